@@ -1,0 +1,51 @@
+/*
+ * corecap_io: one I/O syscall the shim timed and chose to report (by
+ * default every log-class I/O, every fsync-like call, and any call slower
+ * than the threshold). Emitted when the call returns; it began `dur_ns`
+ * earlier. Field reference: docs/events.md.
+ */
+#undef LTTNG_UST_TRACEPOINT_PROVIDER
+#define LTTNG_UST_TRACEPOINT_PROVIDER corecap_io
+
+#undef LTTNG_UST_TRACEPOINT_INCLUDE
+#define LTTNG_UST_TRACEPOINT_INCLUDE <corecap/corecap_io_tp.h>
+
+#if !defined(CORECAP_IO_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
+#define CORECAP_IO_TP_H
+
+#include <lttng/tracepoint.h>
+#include <stdint.h>
+
+LTTNG_UST_TRACEPOINT_ENUM(corecap_io, class,
+	LTTNG_UST_TP_ENUM_VALUES(
+		lttng_ust_field_enum_value("other", 0)
+		lttng_ust_field_enum_value("log", 1)
+		lttng_ust_field_enum_value("data", 2)
+		lttng_ust_field_enum_value("net", 3)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_ENUM(corecap_io, call,
+	LTTNG_UST_TP_ENUM_VALUES(
+		lttng_ust_field_enum_value("read", 0)
+		lttng_ust_field_enum_value("write", 1)
+		lttng_ust_field_enum_value("fsync", 2)
+		lttng_ust_field_enum_value("send", 3)
+		lttng_ust_field_enum_value("recv", 4)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(corecap_io, syscall,
+	LTTNG_UST_TP_ARGS(int, call, int, fd, int, io_class, int64_t, bytes, uint64_t, dur_ns),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_enum(corecap_io, call, uint8_t, call, call)
+		lttng_ust_field_integer(int32_t, fd, fd)
+		lttng_ust_field_enum(corecap_io, class, uint8_t, class, io_class)
+		lttng_ust_field_integer(int64_t, bytes, bytes)
+		lttng_ust_field_integer(uint64_t, dur_ns, dur_ns)
+	)
+)
+
+#endif /* CORECAP_IO_TP_H */
+
+#include <lttng/tracepoint-event.h>
