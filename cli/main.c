@@ -1,0 +1,77 @@
+/*
+ * corecap: one executable, a table of commands (perf and git style).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "command.h"
+#include <corecap/collector.h>
+#include <corecap/analysis.h>
+
+static const struct corecap_command commands[] = {
+	CORECAP_COLLECTOR_COMMANDS
+	CORECAP_ANALYSIS_COMMANDS
+};
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static void print_usage(FILE *out)
+{
+	fprintf(out, "usage: corecap [--version] [--help] <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nSee 'corecap help <command>' for one command's options.\n");
+}
+
+static const struct corecap_command *find_command(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct corecap_command *cmd;
+
+	if (argc < 2) {
+		print_usage(stdout);
+		return 0;
+	}
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "corecap: '%s' is not a corecap command; see 'corecap --help'\n",
+			argv[1]);
+		return 2;
+	}
+	printf("%s\n\n%s", cmd->summary, cmd->usage);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct corecap_command *cmd;
+
+	if (argc < 2) {
+		print_usage(stderr);
+		return 2;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_usage(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("corecap %s\n", CORECAP_VERSION);
+		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0)
+		return cmd_help(argc - 1, argv + 1);
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		fprintf(stderr, "corecap: '%s' is not a corecap command; see 'corecap --help'\n",
+			argv[1]);
+		return 2;
+	}
+	return cmd->fn(argc - 1, argv + 1);
+}
