@@ -1,0 +1,48 @@
+# Helpers for end-to-end tests. Each expect_* records a failure and goes
+# on, so one run shows every broken check; finish exits 1 if any failed.
+# Tests print what they check; a missing prerequisite exits 77 (skipped)
+# with the reason.
+
+_failures=0
+_checks=0
+
+expect_eq() { # what expected actual
+	_checks=$((_checks + 1))
+	if [ "$2" = "$3" ]; then
+		echo "ok: $1 = $3"
+	else
+		echo "FAIL: $1: expected '$2', got '$3'"
+		_failures=$((_failures + 1))
+	fi
+}
+
+expect_true() { # what command...
+	local what=$1
+	shift
+	_checks=$((_checks + 1))
+	if "$@"; then
+		echo "ok: $what"
+	else
+		echo "FAIL: $what ($*)"
+		_failures=$((_failures + 1))
+	fi
+}
+
+expect_file() {
+	expect_true "file '$1' exists" test -e "$1"
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+need_sessiond() {
+	command -v lttng >/dev/null || skip "the lttng client is not installed"
+	lttng list >/dev/null 2>&1 || skip "no LTTng session daemon answers (scripts/sessiond-start)"
+}
+
+finish() {
+	echo "$((_checks - _failures)) passed, $_failures failed"
+	[ "$_failures" -eq 0 ]
+}
