@@ -5,8 +5,26 @@
 #ifndef CORECAP_ANALYSIS_H
 #define CORECAP_ANALYSIS_H
 
-/* Add each command here and to CORECAP_ANALYSIS_COMMANDS once it works. */
+int cmd_report(int argc, char **argv);
 
-#define CORECAP_ANALYSIS_COMMANDS
+#define CORECAP_REPORT_USAGE                                                                       \
+	"usage: corecap report [options] RUN\n"                                                    \
+	"\n"                                                                                       \
+	"Explains a recorded run: where each op's time goes (cpu, lock waits, cond waits,\n"       \
+	"logging, I/O, queueing), thread and pool utilization, the lock table, and the\n"          \
+	"ceiling: the resource that bounds throughput and how much headroom it leaves.\n"          \
+	"\n"                                                                                       \
+	"  --json                  print the report as JSON (keys: docs/report-json.md)\n"         \
+	"  --symfs DIR             look up the daemon's ELF files under DIR (post-mortem)\n"       \
+	"  --log-symbols PATTERNS  comma-separated globs of functions that are logging code\n"     \
+	"                          (default: log_*,ceph::logging::*)\n"                            \
+	"  --top N                 rows of the lock table in the text report (default 10)\n"       \
+	"  --dump-ops FILE         write every op's latency and categories to FILE (TSV)\n"        \
+	"  --check-conservation    fail (exit 1) if any op's categories miss its latency by\n"     \
+	"                          more than 1 us\n"
+
+#define CORECAP_ANALYSIS_COMMANDS                                                                  \
+	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
+	 CORECAP_REPORT_USAGE},
 
 #endif

@@ -1,0 +1,286 @@
+#include "ceiling.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CANDIDATES 4096
+
+struct cand_list {
+	struct ceiling_candidate *v;
+	size_t len;
+};
+
+static void add_cand(struct cand_list *l, enum ceiling_kind kind, const char *name, double u,
+		     const void *ref)
+{
+	struct ceiling_candidate *c;
+
+	if (l->len == MAX_CANDIDATES || u <= 0)
+		return;
+	c = &l->v[l->len++];
+	c->kind = kind;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->utilization = u;
+	c->ref = ref;
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const struct ceiling_candidate *x = a, *y = b;
+
+	if (x->utilization != y->utilization)
+		return x->utilization > y->utilization ? -1 : 1;
+	/* On a tie the narrower resource explains more: lock, thread, pool, cores. */
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int evidence(struct ceiling *c, const char *fmt, ...)
+{
+	char **grown, *line;
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&line, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -ENOMEM;
+	grown = realloc(c->evidence, (c->n_evidence + 1) * sizeof(*grown));
+	if (!grown) {
+		free(line);
+		return -ENOMEM;
+	}
+	c->evidence = grown;
+	c->evidence[c->n_evidence++] = line;
+	return 0;
+}
+
+const char *corecap_ceiling_kind_name(enum ceiling_kind kind)
+{
+	static const char *const names[] = {"none", "lock", "thread", "pool", "cores"};
+
+	return kind <= CEIL_CORES ? names[kind] : "?";
+}
+
+static void thread_label(const struct model_thread *th, char *out, size_t size)
+{
+	snprintf(out, size, "%s (tid %d)", th->name[0] ? th->name : "?", th->tid);
+}
+
+static double pct(double u)
+{
+	return 100.0 * u;
+}
+
+static int lock_evidence(struct ceiling *c, const struct ceiling_inputs *in,
+			 const struct model_lock *l, uint64_t w)
+{
+	const struct model *m = in->model;
+	const struct lock_site *s = corecap_lock_top_site(l);
+	uint64_t hold = corecap_lock_hold_ns(l), ops = m->ops.finished;
+	int ret;
+
+	ret = evidence(c, "held %.3f s of the %.3f s window (%.1f%%), from %s", hold / 1e9, w / 1e9,
+		       pct((double)hold / (double)w),
+		       l->has_stats && l->stats_hold_ns ? "the shim's hold counters"
+							: "hold events");
+	if (!ret && ops)
+		ret = evidence(c, "%.2f us held per op at %.0f ops/s (%.0f ops/s x %.2f us = %.2f)",
+			       (double)hold / (double)ops / 1e3, (double)ops * 1e9 / (double)w,
+			       (double)ops * 1e9 / (double)w, (double)hold / (double)ops / 1e3,
+			       (double)hold / (double)w);
+	if (!ret && l->contentions)
+		ret = evidence(c,
+			       "contended %llu times; waiters spent %.3f s in it (%.2f threads "
+			       "waiting on average)",
+			       (unsigned long long)l->contentions, l->wait_ns / 1e9,
+			       (double)l->wait_ns / (double)w);
+	if (!ret && s && s->symbol)
+		ret = evidence(c, "taken most at %s", s->symbol);
+	return ret;
+}
+
+static int thread_evidence(struct ceiling *c, const struct ceiling_inputs *in,
+			   const struct model_thread *th, uint64_t w)
+{
+	const struct model_pool *pl = NULL;
+	uint64_t span = th->span_ns ? th->span_ns : w;
+	int ret;
+
+	ret = evidence(c, "ran on a CPU %.1f%% of its %.3f s span and waited for one %.1f%%%s",
+		       pct((double)th->cpu_ns / (double)span), span / 1e9,
+		       pct((double)th->runq_ns / (double)span),
+		       th->has_runq ? "" : " (no schedstat: run-queue wait unknown)");
+	for (size_t i = 0; i < in->pools->len && !pl; i++)
+		if (strcmp(in->pools->pools[i].name, th->pool) == 0)
+			pl = &in->pools->pools[i];
+	if (!ret && pl && pl->n_threads == 1)
+		ret = evidence(c, "it is the only thread of its kind (%s): its work cannot spread",
+			       pl->name);
+	else if (!ret && pl)
+		ret = evidence(c, "its pool %s has %zu threads, busy %.1f%% on average", pl->name,
+			       pl->n_threads, pct(pl->busy_util));
+	if (!ret && (th->lock_wait_ns || th->cond_wait_ns))
+		ret = evidence(c, "it waited %.1f%% on locks and %.1f%% on conditions",
+			       pct((double)th->lock_wait_ns / (double)span),
+			       pct((double)th->cond_wait_ns / (double)span));
+	return ret;
+}
+
+static int cores_line(struct ceiling *c, const struct ceiling_inputs *in, uint64_t w)
+{
+	double used = (double)in->pools->cpu_ns / (double)w;
+
+	if (!in->pools->n_sampled)
+		return evidence(c, "cores used: unknown (no threads.tsv)");
+	if (in->cores_available)
+		return evidence(c,
+				"the daemon used %.2f of %d cores; its threads waited for a CPU "
+				"%.3f s in all (%.2f threads runnable on average)",
+				used, in->cores_available, in->pools->runq_ns / 1e9,
+				(double)in->pools->runq_ns / (double)w);
+	return evidence(c, "the daemon used %.2f cores (cores available unknown)", used);
+}
+
+static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t w)
+{
+	double used = in->pools->n_sampled ? (double)in->pools->cpu_ns / (double)w : 0;
+	const struct model_pool *pl;
+	int n = -1;
+
+	switch (c->kind) {
+	case CEIL_LOCK:
+		n = asprintf(&c->verdict,
+			     "%s held %.0f%% of the window: at most %.2fx more throughput; more "
+			     "cores will not help",
+			     c->name, pct(c->utilization), c->headroom);
+		break;
+	case CEIL_THREAD:
+		n = asprintf(&c->verdict,
+			     "thread %s busy %.0f%% of the window: at most %.2fx more throughput; "
+			     "more cores will not help (one thread runs on one core at a time)",
+			     c->name, pct(c->utilization), c->headroom);
+		break;
+	case CEIL_POOL:
+		pl = c->top[0].ref;
+		n = asprintf(&c->verdict,
+			     "pool %s (%zu threads) busy %.0f%%: at most %.2fx more throughput "
+			     "from these threads; more threads in it may help while cores are free "
+			     "(%.2f of %d used)",
+			     c->name, pl->n_threads, pct(c->utilization), c->headroom, used,
+			     in->cores_available);
+		break;
+	case CEIL_CORES:
+		n = asprintf(&c->verdict,
+			     "the daemon used %.0f%% of %d cores: at most %.2fx more throughput "
+			     "on this machine; more cores would help",
+			     pct(c->utilization), in->cores_available, c->headroom);
+		break;
+	case CEIL_NONE:
+		if (c->n_top)
+			n = asprintf(&c->verdict,
+				     "no resource is saturated (the busiest, %s %s, is at %.0f%%): "
+				     "the offered load (the benchmark's concurrency and latency) "
+				     "sets the throughput, not a daemon resource",
+				     corecap_ceiling_kind_name(c->top[0].kind), c->top[0].name,
+				     pct(c->top[0].utilization));
+		else
+			n = asprintf(&c->verdict, "no resource could be measured: no lock holds "
+						  "and no thread CPU figures in this run");
+		break;
+	}
+	return n < 0 ? -ENOMEM : 0;
+}
+
+int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
+{
+	const struct model *m = in->model;
+	uint64_t w = corecap_model_window_ns(m);
+	struct cand_list l = {0};
+	char label[128];
+	int ret = 0;
+
+	*c = (struct ceiling){.kind = CEIL_NONE};
+	if (!w)
+		return verdict(c, in, 1);
+	l.v = calloc(MAX_CANDIDATES, sizeof(*l.v));
+	if (!l.v)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->locks.len; i++) {
+		const struct model_lock *lk = m->locks.all[i];
+
+		corecap_lock_label(lk, label, sizeof(label));
+		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_hold_ns(lk) / (double)w, lk);
+	}
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct model_thread *th = m->threads.all[i];
+
+		thread_label(th, label, sizeof(label));
+		add_cand(&l, CEIL_THREAD, label, corecap_thread_busy_util(th, w), th);
+	}
+	for (size_t i = 0; i < in->pools->len; i++) {
+		const struct model_pool *pl = &in->pools->pools[i];
+
+		if (pl->n_sampled >= 2)
+			add_cand(&l, CEIL_POOL, pl->name, pl->busy_util, pl);
+	}
+	if (in->cores_available && in->pools->n_sampled)
+		add_cand(&l, CEIL_CORES, "cores",
+			 (double)in->pools->cpu_ns / ((double)w * in->cores_available), NULL);
+	qsort(l.v, l.len, sizeof(*l.v), cmp_cand);
+	c->n_top = l.len < CEILING_CANDIDATES ? l.len : CEILING_CANDIDATES;
+	memcpy(c->top, l.v, c->n_top * sizeof(*c->top));
+	free(l.v);
+
+	if (c->n_top) {
+		c->utilization = c->top[0].utilization;
+		c->headroom = 1.0 / c->utilization;
+		if (c->utilization >= CEILING_SATURATED) {
+			c->kind = c->top[0].kind;
+			snprintf(c->name, sizeof(c->name), "%s", c->top[0].name);
+		}
+	}
+	switch (c->kind) {
+	case CEIL_LOCK:
+		ret = lock_evidence(c, in, c->top[0].ref, w);
+		break;
+	case CEIL_THREAD:
+		ret = thread_evidence(c, in, c->top[0].ref, w);
+		break;
+	case CEIL_POOL: {
+		const struct model_pool *pl = c->top[0].ref;
+
+		ret = evidence(c,
+			       "%zu threads ran %.1f%% and waited for a CPU %.1f%% of their spans",
+			       pl->n_sampled, pct(pl->cpu_util), pct(pl->busy_util - pl->cpu_util));
+		if (!ret && pl->busiest)
+			ret = evidence(c, "busiest: %s (tid %d) at %.1f%%", pl->busiest->name,
+				       pl->busiest->tid, pct(pl->busiest_busy));
+		break;
+	}
+	case CEIL_CORES:
+	case CEIL_NONE:
+		break;
+	}
+	if (!ret)
+		ret = cores_line(c, in, w);
+	for (size_t i = 1; !ret && i < c->n_top && i < 3; i++)
+		ret = evidence(c, "next: %s %s at %.1f%%",
+			       corecap_ceiling_kind_name(c->top[i].kind), c->top[i].name,
+			       pct(c->top[i].utilization));
+	return ret ? ret : verdict(c, in, w);
+}
+
+void corecap_ceiling_release(struct ceiling *c)
+{
+	for (size_t i = 0; i < c->n_evidence; i++)
+		free(c->evidence[i]);
+	free(c->evidence);
+	free(c->verdict);
+	*c = (struct ceiling){0};
+}

@@ -1,0 +1,59 @@
+/*
+ * ceiling: the verdict on what bounds the daemon's throughput, by
+ * DESIGN.md's ceiling model. Every candidate resource gets a utilization
+ * over the window W:
+ *   lock    sum of hold times / W (a lock is one server);
+ *   thread  (CPU time + time runnable but waiting for a CPU) / its span;
+ *   pool    the same over all its threads' spans (pools of 2+ threads);
+ *   cores   the daemon's CPU time / (W x cores available).
+ * The binding resource is the one with the highest utilization; by the
+ * utilization law throughput can grow at most 1/U before it saturates.
+ * Below CEILING_SATURATED nothing binds (kind "none"): the load offered,
+ * not the daemon, sets the throughput. The verdict keeps its evidence as
+ * sentences with the numbers behind them, and the runners-up.
+ */
+#ifndef CORECAP_CEILING_H
+#define CORECAP_CEILING_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model.h"
+#include "pool_table.h"
+
+#define CEILING_SATURATED  0.70
+#define CEILING_CANDIDATES 5
+
+enum ceiling_kind { CEIL_NONE, CEIL_LOCK, CEIL_THREAD, CEIL_POOL, CEIL_CORES };
+
+struct ceiling_candidate {
+	enum ceiling_kind kind;
+	char name[128];
+	double utilization;
+	const void *ref; /* struct model_lock, model_thread or model_pool; NULL for cores */
+};
+
+struct ceiling {
+	enum ceiling_kind kind;
+	char name[128];
+	double utilization;
+	double headroom; /* 1 / utilization of the binding (or busiest) resource */
+	char *verdict;	 /* one sentence */
+	char **evidence;
+	size_t n_evidence;
+	struct ceiling_candidate top[CEILING_CANDIDATES]; /* sorted, highest first */
+	size_t n_top;
+};
+
+struct ceiling_inputs {
+	const struct model *model;
+	const struct pool_table *pools;
+	int cores_available; /* 0: unknown */
+	double bench_iops;   /* 0: unknown */
+};
+
+int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in);
+void corecap_ceiling_release(struct ceiling *c);
+const char *corecap_ceiling_kind_name(enum ceiling_kind kind);
+
+#endif

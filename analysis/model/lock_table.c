@@ -1,0 +1,224 @@
+#include "lock_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void corecap_lock_table_init(struct lock_table *t)
+{
+	*t = (struct lock_table){0};
+	corecap_u64map_init(&t->by_addr);
+}
+
+void corecap_lock_table_release(struct lock_table *t)
+{
+	for (size_t i = 0; i < t->len; i++) {
+		struct model_lock *l = t->all[i];
+
+		for (size_t j = 0; j < l->n_sites; j++)
+			free(l->sites[j].symbol);
+		free(l->sites);
+		free(l->stacks);
+		free(l->name);
+		free(l);
+	}
+	free(t->all);
+	corecap_u64map_release(&t->by_addr);
+	*t = (struct lock_table){0};
+}
+
+struct model_lock *corecap_lock_table_get(struct lock_table *t, uint64_t addr)
+{
+	uint64_t *idx = corecap_u64map_find(&t->by_addr, addr);
+	struct model_lock *l, **all;
+
+	if (idx)
+		return t->all[*idx];
+	if (t->len == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 32;
+
+		all = realloc(t->all, cap * sizeof(*all));
+		if (!all)
+			return NULL;
+		t->all = all;
+		t->cap = cap;
+	}
+	l = calloc(1, sizeof(*l));
+	idx = l ? corecap_u64map_upsert(&t->by_addr, addr, NULL) : NULL;
+	if (!idx) {
+		free(l);
+		return NULL;
+	}
+	l->addr = addr;
+	l->kind = LOCK_KIND_UNKNOWN;
+	l->index = (uint32_t)t->len;
+	*idx = t->len;
+	t->all[t->len++] = l;
+	return l;
+}
+
+struct lock_site *corecap_lock_table_site(struct model_lock *lock, uint64_t site, bool *created)
+{
+	struct lock_site *s;
+
+	if (created)
+		*created = false;
+	/* Few sites take any one lock; a linear scan beats hashing here. */
+	for (size_t i = 0; i < lock->n_sites; i++)
+		if (lock->sites[i].site == site)
+			return &lock->sites[i];
+	if (lock->n_sites == lock->cap_sites) {
+		size_t cap = lock->cap_sites ? lock->cap_sites * 2 : 4;
+
+		s = realloc(lock->sites, cap * sizeof(*s));
+		if (!s)
+			return NULL;
+		lock->sites = s;
+		lock->cap_sites = cap;
+	}
+	s = &lock->sites[lock->n_sites++];
+	*s = (struct lock_site){.site = site};
+	if (created)
+		*created = true;
+	return s;
+}
+
+int corecap_lock_table_add_stack(struct model_lock *lock, const uint64_t *frames, uint32_t depth,
+				 uint64_t wait_ns)
+{
+	struct lock_stack *st;
+
+	if (depth > LOCK_STACK_DEPTH)
+		depth = LOCK_STACK_DEPTH;
+	for (size_t i = 0; i < lock->n_stacks; i++) {
+		st = &lock->stacks[i];
+		if (st->depth == depth && !memcmp(st->frames, frames, depth * sizeof(*frames))) {
+			st->count++;
+			st->wait_ns += wait_ns;
+			return 0;
+		}
+	}
+	if (lock->n_stacks == LOCK_STACKS_MAX) {
+		lock->stacks_over_cap++;
+		return 0;
+	}
+	if (!lock->stacks) {
+		lock->stacks = calloc(LOCK_STACKS_MAX, sizeof(*lock->stacks));
+		if (!lock->stacks)
+			return -1;
+	}
+	st = &lock->stacks[lock->n_stacks++];
+	st->count = 1;
+	st->wait_ns = wait_ns;
+	st->depth = depth;
+	memcpy(st->frames, frames, depth * sizeof(*frames));
+	return 0;
+}
+
+static void mark_ambiguous(struct lock_table *t);
+
+void corecap_lock_table_symbolize(struct lock_table *t, lock_namer_fn namer, void *ctx)
+{
+	for (size_t i = 0; i < t->len; i++) {
+		struct model_lock *l = t->all[i];
+
+		free(l->name);
+		l->name = namer(ctx, l->addr, false);
+		for (size_t j = 0; j < l->n_sites; j++) {
+			free(l->sites[j].symbol);
+			l->sites[j].symbol = namer(ctx, l->sites[j].site, true);
+		}
+	}
+	mark_ambiguous(t);
+}
+
+struct labelled {
+	char label[160];
+	struct model_lock *lock;
+};
+
+static int cmp_labelled(const void *a, const void *b)
+{
+	return strcmp(((const struct labelled *)a)->label, ((const struct labelled *)b)->label);
+}
+
+const struct lock_site *corecap_lock_top_site(const struct model_lock *lock)
+{
+	const struct lock_site *best = NULL;
+
+	for (size_t i = 0; i < lock->n_sites; i++) {
+		const struct lock_site *s = &lock->sites[i];
+
+		if (!best || s->wait_ns > best->wait_ns ||
+		    (s->wait_ns == best->wait_ns && s->contentions > best->contentions) ||
+		    (s->wait_ns == best->wait_ns && s->contentions == best->contentions &&
+		     s->hold_ns > best->hold_ns))
+			best = s;
+	}
+	return best;
+}
+
+uint64_t corecap_lock_hold_ns(const struct model_lock *lock)
+{
+	return lock->has_stats && lock->stats_hold_ns ? lock->stats_hold_ns : lock->hold_ns;
+}
+
+const char *corecap_lock_kind_name(uint8_t kind)
+{
+	static const char *const names[] = {"mutex", "rwlock_rd", "rwlock_wr", "spin"};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+}
+
+void corecap_lock_label(const struct model_lock *lock, char *out, size_t size)
+{
+	const struct lock_site *s = corecap_lock_top_site(lock);
+	int n;
+
+	if (lock->name && strncmp(lock->name, "0x", 2) != 0)
+		n = snprintf(out, size, "%s", lock->name);
+	else if (s && s->symbol)
+		n = snprintf(out, size, "lock at %s", s->symbol);
+	else
+		n = snprintf(out, size, "lock %s", lock->name ? lock->name : "?");
+	if (lock->ambiguous && n > 0 && (size_t)n < size)
+		snprintf(out + n, size - (size_t)n, " [0x%llx]", (unsigned long long)lock->addr);
+}
+
+/* Many locks of one kind (per-PG locks) share a site: tell them apart. */
+static void mark_ambiguous(struct lock_table *t)
+{
+	struct labelled *v = calloc(t->len ? t->len : 1, sizeof(*v));
+
+	if (!v)
+		return; /* labels stay ambiguous; nothing is wrong but the names */
+	for (size_t i = 0; i < t->len; i++) {
+		t->all[i]->ambiguous = false;
+		v[i].lock = t->all[i];
+		corecap_lock_label(t->all[i], v[i].label, sizeof(v[i].label));
+	}
+	qsort(v, t->len, sizeof(*v), cmp_labelled);
+	for (size_t i = 1; i < t->len; i++)
+		if (strcmp(v[i - 1].label, v[i].label) == 0)
+			v[i - 1].lock->ambiguous = v[i].lock->ambiguous = true;
+	free(v);
+}
+
+static int cmp_stack(const void *a, const void *b)
+{
+	const struct lock_stack *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns > y->wait_ns ? -1 : 1;
+	return memcmp(x->frames, y->frames, sizeof(x->frames));
+}
+
+void corecap_lock_table_sort_stacks(struct lock_table *t)
+{
+	for (size_t i = 0; i < t->len; i++)
+		if (t->all[i]->n_stacks > 1)
+			qsort(t->all[i]->stacks, t->all[i]->n_stacks, sizeof(struct lock_stack),
+			      cmp_stack);
+}

@@ -1,0 +1,83 @@
+/*
+ * lock_table: every lock the trace or the shim's stats mention, by
+ * address, with its contention (count, total and max wait), its hold time
+ * (from hold events, or the stats file when the shim counted every hold),
+ * its acquisitions (stats only: uncontended acquisitions emit no event),
+ * per call site the same figures, and the most frequent wait stacks.
+ * Sites and stacks per lock are capped; what falls over a cap is counted,
+ * never dropped silently.
+ */
+#ifndef CORECAP_LOCK_TABLE_H
+#define CORECAP_LOCK_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "u64map.h"
+
+#define LOCK_STACK_DEPTH  16
+#define LOCK_STACKS_MAX	  32
+#define LOCK_KIND_UNKNOWN 0xff
+
+struct lock_site {
+	uint64_t site;
+	uint64_t contentions, wait_ns, max_wait_ns;
+	uint64_t holds, hold_ns;
+	bool is_logging;
+	char *symbol; /* filled by corecap_lock_table_symbolize */
+};
+
+struct lock_stack {
+	uint64_t count, wait_ns;
+	uint32_t depth;
+	uint64_t frames[LOCK_STACK_DEPTH];
+};
+
+struct model_lock {
+	uint64_t addr;
+	uint32_t index; /* position in lock_table.all, stable */
+	uint8_t kind;	/* corecap_lock's `kind`, LOCK_KIND_UNKNOWN if never seen */
+	uint64_t contentions, wait_ns, max_wait_ns;
+	uint64_t logging_wait_ns;	      /* of wait_ns: waits at sites in logging code */
+	uint64_t holds, hold_ns, max_hold_ns; /* from hold events */
+	bool has_stats;
+	uint64_t stats_acquisitions, stats_contentions, stats_wait_ns, stats_hold_ns;
+	struct lock_site *sites;
+	size_t n_sites, cap_sites;
+	struct lock_stack *stacks;
+	size_t n_stacks;
+	uint64_t stacks_over_cap; /* sampled stacks not kept: LOCK_STACKS_MAX reached */
+	char *name;		  /* filled by corecap_lock_table_symbolize */
+	bool ambiguous;		  /* its label is another lock's too: add the address */
+};
+
+struct lock_table {
+	struct u64map by_addr; /* addr -> index in all */
+	struct model_lock **all;
+	size_t len, cap;
+};
+
+/* Names an address ("big_lock", "worker_run+0x43"); returns malloc'd text. */
+typedef char *(*lock_namer_fn)(void *ctx, uint64_t addr, bool code);
+
+void corecap_lock_table_init(struct lock_table *t);
+void corecap_lock_table_release(struct lock_table *t);
+struct model_lock *corecap_lock_table_get(struct lock_table *t, uint64_t addr);
+/* The site record of `site` in `lock`, created if new; NULL if out of memory. */
+struct lock_site *corecap_lock_table_site(struct model_lock *lock, uint64_t site, bool *created);
+int corecap_lock_table_add_stack(struct model_lock *lock, const uint64_t *frames, uint32_t depth,
+				 uint64_t wait_ns);
+/* Names every lock and site through `namer`. */
+void corecap_lock_table_symbolize(struct lock_table *t, lock_namer_fn namer, void *ctx);
+/* Orders every lock's stacks by count, most frequent first. */
+void corecap_lock_table_sort_stacks(struct lock_table *t);
+/* The site with the most wait (then contentions, then holds); NULL if none. */
+const struct lock_site *corecap_lock_top_site(const struct model_lock *lock);
+/* A name that says what the lock is: its symbol, else where it is taken most. */
+void corecap_lock_label(const struct model_lock *lock, char *out, size_t size);
+/* Total hold time: the stats file's when present, else the hold events'. */
+uint64_t corecap_lock_hold_ns(const struct model_lock *lock);
+const char *corecap_lock_kind_name(uint8_t kind);
+
+#endif

@@ -1,0 +1,80 @@
+/*
+ * model: turns the stream of decoded events (model/event.h) into thread
+ * states, the per-op attribution, and the lock table, applying DESIGN.md's
+ * attribution rule:
+ *
+ *   An op lives from `begin` to `end`. While some thread has it in
+ *   context (between `enter` and `exit`), the op's time takes the state of
+ *   its owner, the first of those threads: cpu, a lock wait, a cond wait,
+ *   I/O or logging. While no thread has it, its time is `queue`, labelled
+ *   with its last phase. Waits arrive as events at their end, carrying
+ *   their length, so the owner's time is charged lazily: on each wait, the
+ *   stretch since the last charge is cpu and the wait itself its category.
+ *
+ * Every nanosecond of an op's life is charged exactly once, so its
+ * categories sum to its latency; op_table checks that on every op.
+ * Memory stays bounded by threads + locks + ops in flight.
+ */
+#ifndef CORECAP_MODEL_H
+#define CORECAP_MODEL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "event.h"
+#include "lock_table.h"
+#include "op_table.h"
+#include "thread_table.h"
+
+struct model_config {
+	bool has_window; /* else the window is the trace's first..last event */
+	uint64_t window_start_ns, window_end_ns;
+	int32_t pid; /* the daemon; events of other processes are counted, not used */
+	/* Whether a lock-call site lies in logging code; NULL: never. */
+	bool (*site_is_logging)(void *ctx, uint64_t site);
+	void *classify_ctx;
+	FILE *dump_ops; /* optional: one TSV line per finished op */
+};
+
+/* What the input lacked or broke; every count here appears in the report. */
+struct model_quality {
+	uint64_t events, events_other_pid, events_no_tid;
+	uint64_t loss_msgs, discarded_events, discarded_unknown_msgs, discarded_packets;
+	uint64_t ops_tainted, ops_unfinished, ops_without_begin, ops_outside_window;
+	uint64_t ops_replaced, ops_ended_elsewhere;
+	uint64_t enter_twice, exit_unmatched, implicit_exits, log_exit_unmatched;
+	uint64_t log_depth_reset;
+	bool has_ts;
+	uint64_t first_ts, last_ts;
+};
+
+struct model {
+	struct model_config cfg;
+	struct thread_table threads;
+	struct lock_table locks;
+	struct op_table ops;
+	struct model_quality q;
+	bool has_taint;
+	uint64_t taint_until;
+	uint64_t ws, we; /* the effective window, final after corecap_model_finish */
+	struct model_thread *last_th;
+	bool finished;
+};
+
+int corecap_model_init(struct model *m, const struct model_config *cfg);
+void corecap_model_release(struct model *m);
+/* Consumes one event; 0 or -ENOMEM. Events must come in timestamp order. */
+int corecap_model_consume(struct model *m, const struct model_event *ev);
+/* Ends the stream: counts what is left in flight and fixes the window. */
+int corecap_model_finish(struct model *m);
+/* Records threads.tsv's figures for a thread (creating it if the trace did not). */
+int corecap_model_set_thread_cpu(struct model *m, int32_t tid, const char *comm, uint64_t cpu_ns,
+				 uint64_t runq_ns, bool has_runq, uint64_t span_ns);
+/* Records the shim's counters for a lock (deltas over the window). */
+int corecap_model_set_lock_stats(struct model *m, uint64_t addr, uint8_t kind,
+				 uint64_t acquisitions, uint64_t contentions, uint64_t wait_ns,
+				 uint64_t hold_ns);
+uint64_t corecap_model_window_ns(const struct model *m);
+
+#endif

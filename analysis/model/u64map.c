@@ -1,0 +1,125 @@
+#include "u64map.h"
+
+#include <stdlib.h>
+
+static inline size_t slot_of(uint64_t key, size_t cap)
+{
+	/* Fibonacci hashing spreads clustered keys (addresses, sequential ids). */
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
+}
+
+void corecap_u64map_init(struct u64map *m)
+{
+	*m = (struct u64map){0};
+}
+
+void corecap_u64map_release(struct u64map *m)
+{
+	free(m->keys);
+	free(m->vals);
+	free(m->used);
+	*m = (struct u64map){0};
+}
+
+uint64_t *corecap_u64map_find(const struct u64map *m, uint64_t key)
+{
+	size_t i;
+
+	if (!m->cap)
+		return NULL;
+	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
+		if (m->keys[i] == key)
+			return &m->vals[i];
+	return NULL;
+}
+
+static int grow(struct u64map *m)
+{
+	struct u64map bigger = {0};
+	size_t i, j;
+
+	bigger.cap = m->cap ? m->cap * 2 : 16;
+	bigger.keys = malloc(bigger.cap * sizeof(*bigger.keys));
+	bigger.vals = malloc(bigger.cap * sizeof(*bigger.vals));
+	bigger.used = calloc(bigger.cap, 1);
+	if (!bigger.keys || !bigger.vals || !bigger.used) {
+		corecap_u64map_release(&bigger);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		if (!m->used[i])
+			continue;
+		for (j = slot_of(m->keys[i], bigger.cap); bigger.used[j];
+		     j = (j + 1) & (bigger.cap - 1))
+			;
+		bigger.used[j] = 1;
+		bigger.keys[j] = m->keys[i];
+		bigger.vals[j] = m->vals[i];
+	}
+	bigger.len = m->len;
+	corecap_u64map_release(m);
+	*m = bigger;
+	return 0;
+}
+
+uint64_t *corecap_u64map_upsert(struct u64map *m, uint64_t key, bool *inserted)
+{
+	uint64_t *v = corecap_u64map_find(m, key);
+	size_t i;
+
+	if (inserted)
+		*inserted = false;
+	if (v)
+		return v;
+	if ((m->len + 1) * 2 > m->cap && grow(m))
+		return NULL;
+	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
+		;
+	m->used[i] = 1;
+	m->keys[i] = key;
+	m->vals[i] = 0;
+	m->len++;
+	if (inserted)
+		*inserted = true;
+	return &m->vals[i];
+}
+
+bool corecap_u64map_remove(struct u64map *m, uint64_t key)
+{
+	size_t i, j, home, mask = m->cap - 1;
+
+	if (!m->cap)
+		return false;
+	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
+		if (m->keys[i] == key)
+			break;
+	if (!m->used[i])
+		return false;
+	/* Backward shift: pull later members of the cluster into the hole. */
+	for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
+		home = slot_of(m->keys[j], m->cap);
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->used[i] = 0;
+	m->len--;
+	return true;
+}
+
+bool corecap_u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, uint64_t *val)
+{
+	for (; *pos < m->cap; (*pos)++) {
+		if (!m->used[*pos])
+			continue;
+		if (key)
+			*key = m->keys[*pos];
+		if (val)
+			*val = m->vals[*pos];
+		(*pos)++;
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,685 @@
+#include "ctf_reader.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_FIELDS 6
+
+/* How a payload member is read. */
+enum member_type { MT_ABSENT, MT_UNSIGNED, MT_SIGNED, MT_STRING, MT_ARRAY };
+
+/*
+ * A handler: the event it decodes, the payload members it reads (in the
+ * order its fill function expects them), and the fill function.
+ */
+struct handler {
+	const char *name;
+	enum model_event_kind kind;
+	const char *fields[MAX_FIELDS];
+	uint64_t defaults[MAX_FIELDS]; /* values of fields a trace lacks */
+	void (*fill)(struct model_event *ev, const uint64_t *v, const char *const *s,
+		     uint32_t depth);
+};
+
+struct ctf_class_info {
+	const bt_event_class *cls; /* NULL: empty slot */
+	const struct handler *h;   /* NULL: not a corecap event */
+	int64_t ctx_tid, ctx_pid, ctx_comm;
+	enum member_type ctx_tid_t, ctx_pid_t;
+	int64_t idx[MAX_FIELDS];
+	enum member_type type[MAX_FIELDS];
+	bool has_clock;
+	uint64_t freq;
+};
+
+static void fill_op_str(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
+{
+	(void)d;
+	ev->op.id = v[0];
+	ev->op.str = s[1];
+	ev->op.bytes = v[2];
+}
+
+static void fill_op_end(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
+{
+	(void)s, (void)d;
+	ev->op.id = v[0];
+	ev->op.result = (int64_t)v[1];
+}
+
+static void fill_op_id(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
+{
+	(void)s, (void)d;
+	ev->op.id = v[0];
+}
+
+static void fill_none(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
+{
+	(void)ev, (void)v, (void)s, (void)d;
+}
+
+static void fill_lock(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
+{
+	(void)s;
+	ev->lock.addr = v[0];
+	ev->lock.kind = (uint8_t)v[1];
+	ev->lock.site = v[2];
+	ev->lock.dur_ns = v[3];
+	ev->lock.flag = (uint8_t)v[4]; /* contended: acquired (hold: 0, unused) */
+	ev->lock.depth = d;
+}
+
+static void fill_cond_wait(struct model_event *ev, const uint64_t *v, const char *const *s,
+			   uint32_t d)
+{
+	(void)s, (void)d;
+	ev->lock.addr = v[0];
+	ev->lock.mutex = v[1];
+	ev->lock.site = v[2];
+	ev->lock.dur_ns = v[3];
+	ev->lock.flag = (uint8_t)v[4];
+}
+
+static void fill_cond_wake(struct model_event *ev, const uint64_t *v, const char *const *s,
+			   uint32_t d)
+{
+	(void)s, (void)d;
+	ev->lock.addr = v[0];
+	ev->lock.site = v[1];
+	ev->lock.flag = (uint8_t)v[2];
+}
+
+static void fill_io(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
+{
+	(void)s, (void)d;
+	ev->io.call = (uint8_t)v[0];
+	ev->io.fd = (int32_t)v[1];
+	ev->io.io_class = (uint8_t)v[2];
+	ev->io.bytes = (int64_t)v[3];
+	ev->io.dur_ns = v[4];
+}
+
+static void fill_thread(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
+{
+	(void)d;
+	ev->thread.tid = (int32_t)v[0];
+	ev->thread.parent_tid = (int32_t)v[1];
+	ev->thread.name = s[1];
+}
+
+/* The event name -> handler table: every corecap event the analysis reads. */
+static const struct handler handlers[] = {
+	{"corecap_op:begin", MEV_OP_BEGIN, {"op_id", "type", "bytes"}, {0}, fill_op_str},
+	{"corecap_op:phase", MEV_OP_PHASE, {"op_id", "name"}, {0}, fill_op_str},
+	{"corecap_op:end", MEV_OP_END, {"op_id", "result"}, {0}, fill_op_end},
+	{"corecap_op:enter", MEV_OP_ENTER, {"op_id"}, {0}, fill_op_id},
+	{"corecap_op:exit", MEV_OP_EXIT, {"op_id"}, {0}, fill_op_id},
+	{"corecap_op:log_enter", MEV_LOG_ENTER, {NULL}, {0}, fill_none},
+	{"corecap_op:log_exit", MEV_LOG_EXIT, {NULL}, {0}, fill_none},
+	/* `acquired` is absent from traces older than the field: they only had acquisitions. */
+	{"corecap_lock:contended",
+	 MEV_LOCK_CONTENDED,
+	 {"lock", "kind", "site", "wait_ns", "acquired", "stack"},
+	 {[4] = 1},
+	 fill_lock},
+	{"corecap_lock:hold", MEV_LOCK_HOLD, {"lock", "kind", "site", "hold_ns"}, {0}, fill_lock},
+	{"corecap_lock:cond_wait",
+	 MEV_COND_WAIT,
+	 {"cond", "mutex", "site", "wait_ns", "timed_out"},
+	 {0},
+	 fill_cond_wait},
+	{"corecap_lock:cond_wake",
+	 MEV_COND_WAKE,
+	 {"cond", "site", "broadcast"},
+	 {0},
+	 fill_cond_wake},
+	{"corecap_io:syscall", MEV_IO, {"call", "fd", "class", "bytes", "dur_ns"}, {0}, fill_io},
+	{"corecap_thread:name", MEV_THREAD_NAME, {"tid", "name"}, {0}, fill_thread},
+	{"corecap_thread:start", MEV_THREAD_START, {"tid", "parent_tid"}, {0}, fill_thread},
+	{"corecap_thread:exit", MEV_THREAD_EXIT, {"tid"}, {0}, fill_thread},
+};
+
+static void set_error(struct ctf_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	char *msg = NULL;
+
+	if (r->error)
+		return; /* the first error is the one that explains */
+	va_start(ap, fmt);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	va_end(ap);
+	r->error = msg;
+}
+
+/* Appends libbabeltrace2's cause chain (innermost last) to r->error. */
+static void append_bt_causes(struct ctf_reader *r)
+{
+	const bt_error *err = bt_current_thread_take_error();
+	char *msg;
+
+	if (!err)
+		return;
+	for (uint64_t i = 0; i < bt_error_get_cause_count(err); i++) {
+		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
+
+		if (asprintf(&msg, "%s\n  caused by [%s] %s", r->error ? r->error : "",
+			     bt_error_cause_get_module_name(c), bt_error_cause_get_message(c)) < 0)
+			break;
+		free(r->error);
+		r->error = msg;
+	}
+	bt_error_release(err);
+}
+
+static int64_t member_index(const bt_field_class *st, const char *name, enum member_type *type)
+{
+	uint64_t n;
+
+	*type = MT_ABSENT;
+	if (!st || bt_field_class_get_type(st) != BT_FIELD_CLASS_TYPE_STRUCTURE)
+		return -1;
+	n = bt_field_class_structure_get_member_count(st);
+	for (uint64_t i = 0; i < n; i++) {
+		const bt_field_class_structure_member *mb =
+			bt_field_class_structure_borrow_member_by_index_const(st, i);
+		const bt_field_class *fc;
+		bt_field_class_type t;
+
+		if (strcmp(bt_field_class_structure_member_get_name(mb), name) != 0)
+			continue;
+		fc = bt_field_class_structure_member_borrow_field_class_const(mb);
+		t = bt_field_class_get_type(fc);
+		if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_SIGNED_INTEGER))
+			*type = MT_SIGNED;
+		else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_UNSIGNED_INTEGER))
+			*type = MT_UNSIGNED;
+		else if (t == BT_FIELD_CLASS_TYPE_STRING)
+			*type = MT_STRING;
+		else if (bt_field_class_type_is(t, BT_FIELD_CLASS_TYPE_ARRAY))
+			*type = MT_ARRAY;
+		else
+			return -1;
+		return (int64_t)i;
+	}
+	return -1;
+}
+
+static size_t class_slot(const struct ctf_reader *r, const bt_event_class *cls)
+{
+	size_t i = (size_t)(((uintptr_t)cls >> 4) * 0x9E3779B97F4A7C15ull >> 32);
+
+	for (i &= r->cap_classes - 1; r->classes[i].cls && r->classes[i].cls != cls;
+	     i = (i + 1) & (r->cap_classes - 1))
+		;
+	return i;
+}
+
+static int grow_classes(struct ctf_reader *r)
+{
+	struct ctf_class_info *old = r->classes;
+	size_t old_cap = r->cap_classes;
+
+	r->cap_classes = old_cap ? old_cap * 2 : 64;
+	r->classes = calloc(r->cap_classes, sizeof(*r->classes));
+	if (!r->classes) {
+		r->classes = old;
+		r->cap_classes = old_cap;
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].cls)
+			r->classes[class_slot(r, old[i].cls)] = old[i];
+	free(old);
+	return 0;
+}
+
+/* Resolves a class the first time it is seen: its handler and field positions. */
+static struct ctf_class_info *class_info(struct ctf_reader *r, const bt_event_class *cls)
+{
+	struct ctf_class_info *ci;
+	const bt_stream_class *sc;
+	const bt_field_class *ctx, *payload;
+	const bt_clock_class *clock;
+	const char *name;
+
+	if (r->cap_classes) {
+		ci = &r->classes[class_slot(r, cls)];
+		if (ci->cls)
+			return ci;
+	}
+	if ((r->n_classes + 1) * 2 > r->cap_classes && grow_classes(r))
+		return NULL;
+	ci = &r->classes[class_slot(r, cls)];
+	*ci = (struct ctf_class_info){.cls = cls};
+	r->n_classes++;
+	name = bt_event_class_get_name(cls);
+	for (size_t i = 0; name && i < sizeof(handlers) / sizeof(handlers[0]); i++)
+		if (strcmp(handlers[i].name, name) == 0)
+			ci->h = &handlers[i];
+	if (!ci->h)
+		return ci;
+	sc = bt_event_class_borrow_stream_class_const(cls);
+	clock = bt_stream_class_borrow_default_clock_class_const(sc);
+	ci->has_clock = clock != NULL;
+	ci->freq = clock ? bt_clock_class_get_frequency(clock) : 0;
+	ctx = bt_stream_class_borrow_event_common_context_field_class_const(sc);
+	ci->ctx_tid = member_index(ctx, "vtid", &ci->ctx_tid_t);
+	ci->ctx_pid = member_index(ctx, "vpid", &ci->ctx_pid_t);
+	{
+		enum member_type t;
+
+		ci->ctx_comm = member_index(ctx, "procname", &t);
+		if (t != MT_STRING)
+			ci->ctx_comm = -1;
+	}
+	payload = bt_event_class_borrow_payload_field_class_const(cls);
+	for (int i = 0; i < MAX_FIELDS; i++) {
+		ci->idx[i] = -1;
+		if (ci->h->fields[i])
+			ci->idx[i] = member_index(payload, ci->h->fields[i], &ci->type[i]);
+	}
+	return ci;
+}
+
+static uint64_t read_int(const bt_field *f, enum member_type t)
+{
+	return t == MT_SIGNED ? (uint64_t)bt_field_integer_signed_get_value(f)
+			      : bt_field_integer_unsigned_get_value(f);
+}
+
+static uint64_t to_ns(const struct ctf_class_info *ci, uint64_t cycles)
+{
+	if (ci->freq == 1000000000u || !ci->freq)
+		return cycles;
+	return (uint64_t)((unsigned __int128)cycles * 1000000000u / ci->freq);
+}
+
+static int handle_event(struct ctf_reader *r, const bt_message *msg)
+{
+	const bt_event *event = bt_message_event_borrow_event_const(msg);
+	const bt_event_class *cls = bt_event_borrow_class_const(event);
+	struct ctf_class_info *ci = class_info(r, cls);
+	const bt_field *payload, *ctx, *f;
+	struct model_event ev;
+	uint64_t v[MAX_FIELDS];
+	const char *s[MAX_FIELDS] = {NULL};
+	uint32_t depth = 0;
+
+	if (!ci)
+		return -ENOMEM;
+	if (!ci->h) {
+		r->foreign_events++;
+		return 0;
+	}
+	r->events++;
+	memset(&ev, 0, sizeof(ev));
+	ev.kind = ci->h->kind;
+	ev.tid = -1;
+	ev.pid = -1;
+	if (ci->has_clock)
+		ev.ts_ns = to_ns(
+			ci, bt_clock_snapshot_get_value(
+				    bt_message_event_borrow_default_clock_snapshot_const(msg)));
+	ctx = bt_event_borrow_common_context_field_const(event);
+	if (ctx) {
+		if (ci->ctx_tid >= 0)
+			ev.tid = (int32_t)read_int(
+				bt_field_structure_borrow_member_field_by_index_const(
+					ctx, (uint64_t)ci->ctx_tid),
+				ci->ctx_tid_t);
+		if (ci->ctx_pid >= 0)
+			ev.pid = (int32_t)read_int(
+				bt_field_structure_borrow_member_field_by_index_const(
+					ctx, (uint64_t)ci->ctx_pid),
+				ci->ctx_pid_t);
+		if (ci->ctx_comm >= 0)
+			ev.comm = bt_field_string_get_value(
+				bt_field_structure_borrow_member_field_by_index_const(
+					ctx, (uint64_t)ci->ctx_comm));
+	}
+	memcpy(v, ci->h->defaults, sizeof(v));
+	payload = bt_event_borrow_payload_field_const(event);
+	for (int i = 0; payload && i < MAX_FIELDS && ci->h->fields[i]; i++) {
+		if (ci->idx[i] < 0)
+			continue;
+		f = bt_field_structure_borrow_member_field_by_index_const(payload,
+									  (uint64_t)ci->idx[i]);
+		switch (ci->type[i]) {
+		case MT_UNSIGNED:
+		case MT_SIGNED:
+			v[i] = read_int(f, ci->type[i]);
+			break;
+		case MT_STRING:
+			s[i] = bt_field_string_get_value(f);
+			break;
+		case MT_ARRAY:
+			depth = (uint32_t)bt_field_array_get_length(f);
+			if (depth > sizeof(r->stack) / sizeof(r->stack[0]))
+				depth = sizeof(r->stack) / sizeof(r->stack[0]);
+			for (uint32_t k = 0; k < depth; k++)
+				r->stack[k] = bt_field_integer_unsigned_get_value(
+					bt_field_array_borrow_element_field_by_index_const(f, k));
+			break;
+		case MT_ABSENT:
+			break;
+		}
+	}
+	ci->h->fill(&ev, v, s, depth);
+	if (ev.kind == MEV_LOCK_CONTENDED)
+		ev.lock.stack = r->stack;
+	return r->consume(r->ctx, &ev);
+}
+
+static uint64_t snapshot_ns(const bt_clock_snapshot *cs)
+{
+	return cs ? bt_clock_snapshot_get_value(cs) : 0;
+}
+
+static int handle_discarded(struct ctf_reader *r, const bt_message *msg, bool packets)
+{
+	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
+					  : bt_message_discarded_events_borrow_stream_const(msg);
+	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+	struct model_event ev = {.kind = MEV_DISCARDED, .tid = -1, .pid = -1};
+	bt_property_availability avail;
+	uint64_t count = 0;
+
+	ev.loss.packets = packets;
+	if (packets) {
+		avail = bt_message_discarded_packets_get_count(msg, &count);
+		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+			ev.loss.begin_ns = snapshot_ns(
+				bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+					msg));
+			ev.loss.end_ns = snapshot_ns(
+				bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
+					msg));
+		}
+	} else {
+		avail = bt_message_discarded_events_get_count(msg, &count);
+		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+			ev.loss.begin_ns = snapshot_ns(
+				bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+					msg));
+			ev.loss.end_ns = snapshot_ns(
+				bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
+					msg));
+		}
+	}
+	ev.loss.count = avail == BT_PROPERTY_AVAILABILITY_AVAILABLE ? count : UINT64_MAX;
+	ev.ts_ns = ev.loss.begin_ns;
+	return r->consume(r->ctx, &ev);
+}
+
+static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
+								  void *data)
+{
+	struct ctf_reader *r = data;
+	bt_message_array_const msgs;
+	uint64_t count = 0;
+	int ret = 0;
+
+	switch (bt_message_iterator_next(it, &msgs, &count)) {
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+		break;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
+	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
+	default:
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	for (uint64_t i = 0; i < count; i++) {
+		const bt_message *msg = msgs[i];
+
+		r->messages++;
+		if (!ret) {
+			switch (bt_message_get_type(msg)) {
+			case BT_MESSAGE_TYPE_EVENT:
+				ret = handle_event(r, msg);
+				break;
+			case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+				ret = handle_discarded(r, msg, false);
+				break;
+			case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+				ret = handle_discarded(r, msg, true);
+				break;
+			default:
+				break;
+			}
+		}
+		bt_message_put_ref(msg);
+	}
+	if (ret) {
+		r->consume_ret = ret;
+		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	}
+	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+static const bt_plugin *find_plugin(struct ctf_reader *r, const char *name)
+{
+	const bt_plugin *plugin = NULL;
+
+	if (bt_plugin_find(name, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &plugin) !=
+	    BT_PLUGIN_FIND_STATUS_OK) {
+		set_error(r, "cannot find the babeltrace2 plugin '%s' (is babeltrace2 installed?)",
+			  name);
+		append_bt_causes(r);
+		return NULL;
+	}
+	return plugin;
+}
+
+/* The muxer grows a new input port each time one is connected: the last one is free. */
+static const bt_port_input *free_muxer_port(const bt_component_filter *mux)
+{
+	uint64_t n = bt_component_filter_get_input_port_count(mux);
+
+	return n ? bt_component_filter_borrow_input_port_by_index_const(mux, n - 1) : NULL;
+}
+
+static int add_source(struct ctf_reader *r, const bt_component_class_source *cls,
+		      const bt_component_filter *mux, const char *dir, size_t idx)
+{
+	const bt_component_source *src = NULL;
+	bt_value *params = bt_value_map_create(), *inputs = NULL;
+	char name[32];
+	int ret = -EINVAL;
+
+	if (!params || bt_value_map_insert_empty_array_entry(params, "inputs", &inputs) ||
+	    bt_value_array_append_string_element(inputs, dir)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	snprintf(name, sizeof(name), "ctf-%zu", idx);
+	if (bt_graph_add_source_component(r->graph, cls, name, params, BT_LOGGING_LEVEL_NONE,
+					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		set_error(r, "cannot open trace '%s'", dir);
+		append_bt_causes(r);
+		goto out;
+	}
+	for (uint64_t i = 0; i < bt_component_source_get_output_port_count(src); i++) {
+		if (bt_graph_connect_ports(
+			    r->graph, bt_component_source_borrow_output_port_by_index_const(src, i),
+			    free_muxer_port(mux), NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+			set_error(r, "cannot connect trace '%s' to the muxer", dir);
+			append_bt_causes(r);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	bt_value_put_ref(params);
+	return ret;
+}
+
+int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
+			    ctf_reader_consume_fn fn, void *ctx)
+{
+	const bt_plugin *ctf = NULL, *utils = NULL;
+	const bt_component_class_source *fs;
+	const bt_component_class_filter *muxer_cls;
+	const bt_component_filter *mux = NULL;
+	const bt_component_sink *sink = NULL;
+	int ret = -EINVAL;
+
+	*r = (struct ctf_reader){.consume = fn, .ctx = ctx};
+	r->graph = bt_graph_create(0);
+	if (!r->graph) {
+		set_error(r, "cannot create a babeltrace2 graph");
+		return -ENOMEM;
+	}
+	if (!(ctf = find_plugin(r, "ctf")) || !(utils = find_plugin(r, "utils")))
+		goto out;
+	fs = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
+	muxer_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
+	if (!fs || !muxer_cls) {
+		set_error(r, "the babeltrace2 plugins lack source.ctf.fs or filter.utils.muxer");
+		goto out;
+	}
+	if (bt_graph_add_filter_component(r->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
+					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		set_error(r, "cannot create the muxer");
+		append_bt_causes(r);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((ret = add_source(r, fs, mux, dirs[i], i)))
+			goto out;
+	ret = -EINVAL;
+	if (bt_graph_add_simple_sink_component(r->graph, "corecap", NULL, consume, NULL, r,
+					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
+	    bt_graph_connect_ports(r->graph,
+				   bt_component_filter_borrow_output_port_by_index_const(mux, 0),
+				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
+				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+		set_error(r, "cannot connect the reader's sink");
+		append_bt_causes(r);
+		goto out;
+	}
+	ret = 0;
+out:
+	bt_plugin_put_ref(ctf);
+	bt_plugin_put_ref(utils);
+	return ret;
+}
+
+int corecap_ctf_reader_run(struct ctf_reader *r)
+{
+	bt_graph_run_status st;
+
+	do
+		st = bt_graph_run(r->graph);
+	while (st == BT_GRAPH_RUN_STATUS_AGAIN);
+	if (st == BT_GRAPH_RUN_STATUS_OK)
+		return 0;
+	if (r->consume_ret) {
+		bt_current_thread_clear_error();
+		set_error(r, "%s", strerror(-r->consume_ret));
+		return r->consume_ret;
+	}
+	set_error(r, "babeltrace2 failed");
+	append_bt_causes(r);
+	return st == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EIO;
+}
+
+const char *corecap_ctf_reader_error(const struct ctf_reader *r)
+{
+	return r->error;
+}
+
+void corecap_ctf_reader_release(struct ctf_reader *r)
+{
+	bt_graph_put_ref(r->graph);
+	free(r->classes);
+	free(r->error);
+	*r = (struct ctf_reader){0};
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk(const char *dir, char ***dirs, size_t *n, size_t *cap, int depth)
+{
+	DIR *d;
+	struct dirent *de;
+	struct stat st;
+	char *path;
+	int ret = 0;
+
+	if (depth > 16) /* LTTng nests 5 deep; deeper is a loop or not a trace */
+		return 0;
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)) && !ret) {
+		if (de->d_name[0] == '.')
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			ret = walk(path, dirs, n, cap, depth + 1);
+		} else if (strcmp(de->d_name, "metadata") == 0 && S_ISREG(st.st_mode)) {
+			if (*n == *cap) {
+				char **grown =
+					realloc(*dirs, (*cap ? *cap * 2 : 4) * sizeof(**dirs));
+
+				if (!grown) {
+					ret = -ENOMEM;
+				} else {
+					*dirs = grown;
+					*cap = *cap ? *cap * 2 : 4;
+				}
+			}
+			if (!ret && !((*dirs)[(*n)] = strdup(dir)))
+				ret = -ENOMEM;
+			else if (!ret)
+				(*n)++;
+		}
+		free(path);
+	}
+	closedir(d);
+	return ret;
+}
+
+int corecap_ctf_reader_find_traces(const char *root, char ***dirs, size_t *n, char **err)
+{
+	size_t cap = 0;
+	int ret;
+
+	*dirs = NULL;
+	*n = 0;
+	ret = walk(root, dirs, n, &cap, 0);
+	if (ret) {
+		if (asprintf(err, "cannot open trace '%s': %s", root, strerror(-ret)) < 0)
+			*err = NULL;
+		corecap_ctf_reader_free_traces(*dirs, *n);
+		*dirs = NULL;
+		*n = 0;
+		return ret;
+	}
+	qsort(*dirs, *n, sizeof(**dirs), cmp_str);
+	return 0;
+}
+
+void corecap_ctf_reader_free_traces(char **dirs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+}

@@ -1,0 +1,57 @@
+/*
+ * ctf_reader: reads the CTF traces of a run in process with libbabeltrace2
+ * (one source.ctf.fs per trace directory -> filter.utils.muxer -> a
+ * simple sink of ours) and hands every corecap event, decoded into a
+ * struct model_event, to a consumer, in timestamp order. Event classes
+ * are dispatched through a table from event name to handler, resolved
+ * once per class; field positions are resolved once per class too, so
+ * the per-event cost is a pointer-hash lookup and a few field reads.
+ * Discarded-events and discarded-packets messages reach the consumer as
+ * MEV_DISCARDED events. Nothing is buffered: memory does not grow with
+ * the trace. Timestamps are the raw value of each event's default clock
+ * snapshot (LTTng-UST's monotonic clock: CLOCK_MONOTONIC ns).
+ */
+#ifndef CORECAP_CTF_READER_H
+#define CORECAP_CTF_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <babeltrace2/babeltrace.h>
+
+#include "../model/event.h"
+
+/* Returns 0 or a negative errno, which stops the reading. */
+typedef int (*ctf_reader_consume_fn)(void *ctx, const struct model_event *ev);
+
+struct ctf_class_info;
+
+struct ctf_reader {
+	bt_graph *graph;
+	ctf_reader_consume_fn consume;
+	void *ctx;
+	int consume_ret;
+	struct ctf_class_info *classes; /* open-addressed by class pointer */
+	size_t cap_classes, n_classes;
+	uint64_t events, foreign_events, messages;
+	uint64_t stack[64];
+	char *error; /* set when init or run fails */
+};
+
+/*
+ * Finds the CTF trace directories (those holding a `metadata` file) under
+ * root, sorted. 0 with *n = 0 when there are none; a negative errno (and
+ * *err, malloc'd) when root cannot be walked.
+ */
+int corecap_ctf_reader_find_traces(const char *root, char ***dirs, size_t *n, char **err);
+void corecap_ctf_reader_free_traces(char **dirs, size_t n);
+
+int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
+			    ctf_reader_consume_fn fn, void *ctx);
+/* Reads every message; 0, or a negative errno with corecap_ctf_reader_error() set. */
+int corecap_ctf_reader_run(struct ctf_reader *r);
+/* What went wrong, with libbabeltrace2's cause chain; NULL if nothing did. */
+const char *corecap_ctf_reader_error(const struct ctf_reader *r);
+void corecap_ctf_reader_release(struct ctf_reader *r);
+
+#endif

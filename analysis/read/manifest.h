@@ -1,0 +1,53 @@
+/*
+ * manifest: the run directory's manifest.json (docs/run-directory.md),
+ * format version 1. Loading refuses another version, a file that is not
+ * JSON, and a window that is empty, each with an error naming the file.
+ * Optional keys absent from the file read as "unknown" (has_* false, or
+ * NULL), never as zero. The parsed JSON stays owned by the struct, so the
+ * JSON renderer can pass the benchmark summary through unchanged.
+ */
+#ifndef CORECAP_MANIFEST_H
+#define CORECAP_MANIFEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#define MANIFEST_VERSION 1
+
+struct bench_summary {
+	bool has_iops, has_lat, has_ops, has_time, has_p99;
+	double iops_avg, lat_avg_s, ops, total_time_s, lat_p99_s;
+};
+
+struct run_manifest {
+	json_object *root;
+	int version;
+	bool partial;
+	const char *partial_reason;
+	int32_t pid; /* -1 if absent */
+	const char *comm, *exe, *host, *kernel, *tool_version;
+	int nproc; /* 0 if absent */
+	long clk_tck;
+	bool has_window;
+	uint64_t window_start_ns, window_end_ns;
+	bool src_trace, src_threads, src_stats, src_maps;
+	bool has_lttng_loss;
+	uint64_t lttng_discarded_events, lttng_lost_packets;
+	json_object *benchmark;	    /* borrowed from root, or NULL */
+	json_object *bench_command; /* array of strings, or NULL */
+	int bench_exit_status;	    /* -1 if absent */
+	json_object *summary;	    /* borrowed, or NULL */
+	struct bench_summary bench;
+};
+
+void corecap_manifest_init(struct run_manifest *m);
+/*
+ * Loads path. 0; -ENOENT when the file does not exist (a partial run);
+ * another negative errno with *err (malloc'd, naming the file) otherwise.
+ */
+int corecap_manifest_load(struct run_manifest *m, const char *path, char **err);
+void corecap_manifest_release(struct run_manifest *m);
+
+#endif

@@ -1,0 +1,143 @@
+#include "shim_stats.h"
+
+#include <corecap/stats_layout.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../model/u64map.h"
+
+void corecap_shim_stats_init(struct shim_stats *s)
+{
+	*s = (struct shim_stats){0};
+}
+
+void corecap_shim_stats_release(struct shim_stats *s)
+{
+	free(s->locks);
+	*s = (struct shim_stats){0};
+}
+
+static int read_copy(const char *path, void **buf, size_t *len, char **err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	struct stat st;
+	ssize_t n;
+	size_t got = 0;
+
+	*buf = NULL;
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		ret = -EINVAL;
+		goto out;
+	}
+	*buf = malloc((size_t)st.st_size);
+	if (!*buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (got < (size_t)st.st_size &&
+	       (n = read(fd, (char *)*buf + got, (size_t)st.st_size - got)) > 0)
+		got += (size_t)n;
+	*len = got;
+	if (!corecap_stats_valid(*buf, got))
+		ret = -EINVAL;
+out:
+	if (ret && ret != -ENOENT &&
+	    asprintf(err, "'%s': %s", path,
+		     ret == -EINVAL ? "not a corecap stats file of version 1" : strerror(-ret)) < 0)
+		*err = NULL;
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+	}
+	close(fd);
+	return ret;
+}
+
+static uint64_t delta(uint64_t end, uint64_t begin)
+{
+	return end >= begin ? end - begin : end;
+}
+
+int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const char *end_path,
+			    char **err)
+{
+	void *b = NULL, *e = NULL;
+	size_t blen, elen;
+	const struct corecap_stats_header *hb, *he;
+	struct u64map in_begin;
+	int ret;
+
+	*err = NULL;
+	corecap_u64map_init(&in_begin);
+	ret = read_copy(begin_path, &b, &blen, err);
+	if (!ret)
+		ret = read_copy(end_path, &e, &elen, err);
+	if (ret)
+		goto out;
+	hb = b;
+	he = e;
+	if (hb->pid != he->pid) {
+		if (asprintf(err, "'%s' and '%s' belong to different processes (%d, %d)",
+			     begin_path, end_path, hb->pid, he->pid) < 0)
+			*err = NULL;
+		ret = -EINVAL;
+		goto out;
+	}
+	s->pid = he->pid;
+	s->hold_sample_every = he->hold_sample_every;
+	s->locks_dropped = delta(he->locks_dropped, hb->locks_dropped);
+	s->holds_dropped = delta(he->holds_dropped, hb->holds_dropped);
+	s->sites_dropped = delta(he->sites_dropped, hb->sites_dropped);
+	s->threads_dropped = delta(he->threads_dropped, hb->threads_dropped);
+	for (uint32_t i = 0; i < hb->max_locks; i++) {
+		const struct corecap_stats_lock *l = corecap_stats_lock_at(b, i);
+		uint64_t *v;
+
+		if (!l->addr)
+			continue;
+		v = corecap_u64map_upsert(&in_begin, l->addr, NULL);
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		*v = i;
+	}
+	s->locks = calloc(he->max_locks ? he->max_locks : 1, sizeof(*s->locks));
+	if (!s->locks) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < he->max_locks; i++) {
+		const struct corecap_stats_lock *l = corecap_stats_lock_at(e, i), *l0 = NULL;
+		struct shim_lock_delta *d;
+		uint64_t *v;
+
+		if (!l->addr)
+			continue;
+		v = corecap_u64map_find(&in_begin, l->addr);
+		if (v)
+			l0 = corecap_stats_lock_at(b, (uint32_t)*v);
+		d = &s->locks[s->n_locks++];
+		d->addr = l->addr;
+		d->kind = (uint8_t)l->kind;
+		d->hot_since_ns = l->hot_since_ns;
+		d->acquisitions = delta(l->acquisitions, l0 ? l0->acquisitions : 0);
+		d->contentions = delta(l->contentions, l0 ? l0->contentions : 0);
+		d->wait_ns = delta(l->wait_ns, l0 ? l0->wait_ns : 0);
+		d->holds = delta(l->holds, l0 ? l0->holds : 0);
+		d->hold_ns = delta(l->hold_ns, l0 ? l0->hold_ns : 0);
+	}
+out:
+	corecap_u64map_release(&in_begin);
+	free(b);
+	free(e);
+	return ret;
+}

@@ -1,0 +1,39 @@
+/*
+ * shim_stats: the shim's counters at the window's start and end (RUN's
+ * stats-begin and stats-end, copies of /dev/shm/corecap.<pid>, layout
+ * common/include/corecap/stats_layout.h), reduced to what the window did:
+ * per hot lock, the difference end - begin of acquisitions, contentions,
+ * wait and (exclusive) hold time. A lock that became hot inside the window
+ * counts from then on. The copies are held only while loading.
+ */
+#ifndef CORECAP_SHIM_STATS_H
+#define CORECAP_SHIM_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct shim_lock_delta {
+	uint64_t addr;
+	uint8_t kind;
+	uint64_t acquisitions, contentions, wait_ns, holds, hold_ns;
+	uint64_t hot_since_ns; /* when it was first contended */
+};
+
+struct shim_stats {
+	struct shim_lock_delta *locks;
+	size_t n_locks;
+	int32_t pid;
+	uint64_t locks_dropped, holds_dropped, sites_dropped, threads_dropped;
+	uint32_t hold_sample_every;
+};
+
+void corecap_shim_stats_init(struct shim_stats *s);
+/*
+ * 0; -ENOENT when either copy is absent; another negative errno with
+ * *err (malloc'd, naming the file) when a copy is unreadable or invalid.
+ */
+int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const char *end_path,
+			    char **err);
+void corecap_shim_stats_release(struct shim_stats *s);
+
+#endif

@@ -1,0 +1,591 @@
+#include "symbolizer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* libstdc++'s demangler, through its C ABI symbol (there is no C header). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+#define PAGE_MASK_4K (~(uint64_t)0xfff)
+
+struct sym_entry {
+	uint64_t addr, size;
+	const char *name; /* in the ELF's string table (mapped while the Elf lives) */
+	char *demangled;  /* lazily */
+	bool func, global;
+};
+
+struct sym_load {
+	uint64_t off, vaddr, filesz, memsz;
+};
+
+struct sym_module {
+	char *path;	  /* as in maps */
+	const char *base; /* basename of path */
+	bool loaded;	  /* tried to open */
+	bool has_elf;	  /* loads usable */
+	char *problem;	  /* why no symbols, or NULL */
+	int fd, dbg_fd;
+	Elf *elf, *dbg_elf;
+	struct sym_entry *syms;
+	size_t n_syms;
+	struct sym_load *loads;
+	size_t n_loads;
+	bool has_bias;
+	uint64_t bias, lo, hi; /* module's vaddr range, and its load bias */
+};
+
+struct sym_mapping {
+	uint64_t start, end, offset;
+	size_t mod;
+};
+
+static int cmp_mapping(const void *a, const void *b)
+{
+	const struct sym_mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct sym_entry *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->func != y->func) /* functions first, then globals: the better name */
+		return x->func ? -1 : 1;
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static size_t module_index(struct symbolizer *s, const char *path)
+{
+	struct sym_module *mods;
+	const char *slash;
+
+	for (size_t i = 0; i < s->n_mods; i++)
+		if (strcmp(s->mods[i].path, path) == 0)
+			return i;
+	mods = realloc(s->mods, (s->n_mods + 1) * sizeof(*mods));
+	if (!mods)
+		return SIZE_MAX;
+	s->mods = mods;
+	mods[s->n_mods] = (struct sym_module){.path = strdup(path), .fd = -1, .dbg_fd = -1};
+	if (!mods[s->n_mods].path)
+		return SIZE_MAX;
+	slash = strrchr(mods[s->n_mods].path, '/');
+	mods[s->n_mods].base = slash ? slash + 1 : mods[s->n_mods].path;
+	return s->n_mods++;
+}
+
+static int read_maps(struct symbolizer *s, const char *path, char **err)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, *file, perms[8];
+	size_t size = 0, cap = 0, mod;
+	unsigned long long start, end, off;
+	int n, ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		if (ret != -ENOENT &&
+		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+			*err = NULL;
+		return ret;
+	}
+	while (getline(&line, &size, f) >= 0) {
+		line[strcspn(line, "\n")] = '\0';
+		n = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &n) <
+			    4 ||
+		    !n)
+			continue;
+		file = line + n;
+		if (file[0] != '/')
+			continue; /* anonymous, [heap], [stack], [vdso]: nothing to read */
+		if (strlen(file) > 10 && strcmp(file + strlen(file) - 10, " (deleted)") == 0)
+			file[strlen(file) - 10] = '\0';
+		mod = module_index(s, file);
+		if (mod == SIZE_MAX)
+			goto out_nomem;
+		if (s->n_maps == cap) {
+			struct sym_mapping *grown;
+
+			cap = cap ? cap * 2 : 64;
+			grown = realloc(s->maps, cap * sizeof(*grown));
+			if (!grown)
+				goto out_nomem;
+			s->maps = grown;
+		}
+		s->maps[s->n_maps++] = (struct sym_mapping){start, end, off, mod};
+	}
+	qsort(s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
+	goto out;
+out_nomem:
+	ret = -ENOMEM;
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
+
+static void read_buildids(struct symbolizer *s, const char *path)
+{
+	FILE *f = path ? fopen(path, "re") : NULL;
+	char *line = NULL, *tab;
+	size_t size = 0;
+
+	s->buildids = calloc(s->n_mods ? s->n_mods : 1, sizeof(*s->buildids));
+	if (!f || !s->buildids)
+		goto out;
+	while (getline(&line, &size, f) >= 0) {
+		line[strcspn(line, "\n")] = '\0';
+		tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		for (size_t i = 0; i < s->n_mods; i++)
+			if (!s->buildids[i] && strcmp(s->mods[i].path, line) == 0)
+				s->buildids[i] = strdup(tab + 1);
+	}
+out:
+	free(line);
+	if (f)
+		fclose(f);
+}
+
+int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const char *buildids_path,
+			    const char *symfs, char **err)
+{
+	int ret;
+
+	*s = (struct symbolizer){0};
+	*err = NULL;
+	corecap_u64map_init(&s->cache);
+	elf_version(EV_CURRENT);
+	if (symfs && !(s->symfs = strdup(symfs)))
+		return -ENOMEM;
+	ret = read_maps(s, maps_path, err);
+	if (ret)
+		return ret;
+	read_buildids(s, buildids_path);
+	return 0;
+}
+
+static void module_release(struct sym_module *m)
+{
+	for (size_t i = 0; i < m->n_syms; i++)
+		free(m->syms[i].demangled);
+	free(m->syms);
+	free(m->loads);
+	if (m->elf)
+		elf_end(m->elf);
+	if (m->dbg_elf)
+		elf_end(m->dbg_elf);
+	if (m->fd >= 0)
+		close(m->fd);
+	if (m->dbg_fd >= 0)
+		close(m->dbg_fd);
+	free(m->problem);
+	free(m->path);
+}
+
+void corecap_symbolizer_release(struct symbolizer *s)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < s->n_mods; i++) {
+		module_release(&s->mods[i]);
+		if (s->buildids)
+			free(s->buildids[i]);
+	}
+	free(s->buildids);
+	free(s->mods);
+	free(s->maps);
+	free(s->symfs);
+	for (size_t i = 0; corecap_u64map_next(&s->cache, &i, NULL, &v);)
+		free((char *)(uintptr_t)v);
+	corecap_u64map_release(&s->cache);
+	*s = (struct symbolizer){0};
+}
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	Elf *elf;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF) {
+		if (elf)
+			elf_end(elf);
+		close(*fd);
+		*fd = -1;
+		return NULL;
+	}
+	return elf;
+}
+
+/* The GNU build-id of an ELF file as hex, into out (size >= 41); false if none. */
+static bool elf_build_id(Elf *elf, char *out, size_t size)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const unsigned char *desc = (const unsigned char *)data->d_buf + desc_off;
+
+			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+			    memcmp((const char *)data->d_buf + name_off, "GNU", 4) != 0)
+				continue;
+			if (nh.n_descsz * 2 + 1 > size)
+				return false;
+			for (size_t i = 0; i < nh.n_descsz; i++)
+				snprintf(out + 2 * i, 3, "%02x", desc[i]);
+			return true;
+		}
+	}
+	return false;
+}
+
+static char *rooted(const struct symbolizer *s, const char *path)
+{
+	char *out;
+
+	if (asprintf(&out, "%s%s", s->symfs ? s->symfs : "", path) < 0)
+		return NULL;
+	return out;
+}
+
+/* Opens /usr/lib/debug/.build-id/xx/yyyy.debug (under symfs) for a build-id. */
+static Elf *open_debug_file(const struct symbolizer *s, const char *build_id, int *fd)
+{
+	char rel[160], *path;
+	Elf *elf;
+
+	if (!build_id || strlen(build_id) < 3)
+		return NULL;
+	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
+		 build_id + 2);
+	path = rooted(s, rel);
+	elf = path ? open_elf(path, fd) : NULL;
+	free(path);
+	return elf;
+}
+
+static bool has_section(Elf *elf, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	return false;
+}
+
+static int read_symbols(struct sym_module *m, Elf *elf, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+	size_t cap = 0;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+		size_t count;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < count; i++) {
+			int t;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
+			    !sym.st_value)
+				continue;
+			t = GELF_ST_TYPE(sym.st_info);
+			if (t != STT_FUNC && t != STT_OBJECT && t != STT_GNU_IFUNC && t != STT_TLS)
+				continue;
+			if (t == STT_TLS)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || !*name)
+				continue;
+			if (m->n_syms == cap) {
+				struct sym_entry *grown;
+
+				cap = cap ? cap * 2 : 256;
+				grown = realloc(m->syms, cap * sizeof(*grown));
+				if (!grown)
+					return -ENOMEM;
+				m->syms = grown;
+			}
+			m->syms[m->n_syms++] = (struct sym_entry){
+				.addr = sym.st_value,
+				.size = sym.st_size,
+				.name = name,
+				.func = t != STT_OBJECT,
+				.global = GELF_ST_BIND(sym.st_info) != STB_LOCAL,
+			};
+		}
+	}
+	qsort(m->syms, m->n_syms, sizeof(*m->syms), cmp_sym);
+	return 0;
+}
+
+static int read_loads(struct sym_module *m, Elf *elf)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	m->loads = calloc(n ? n : 1, sizeof(*m->loads));
+	if (!m->loads)
+		return -ENOMEM;
+	m->lo = UINT64_MAX;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		m->loads[m->n_loads++] =
+			(struct sym_load){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz};
+		if (ph.p_vaddr < m->lo)
+			m->lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > m->hi)
+			m->hi = ph.p_vaddr + ph.p_memsz;
+	}
+	return m->n_loads ? 0 : -EINVAL;
+}
+
+static void set_problem(struct sym_module *m, const char *why)
+{
+	if (asprintf(&m->problem, "'%s': %s", m->path, why) < 0)
+		m->problem = NULL;
+}
+
+static void load_module(struct symbolizer *s, size_t idx)
+{
+	struct sym_module *m = &s->mods[idx];
+	const char *want = s->buildids ? s->buildids[idx] : NULL;
+	char have[160], *path;
+	Elf *symsrc;
+
+	m->loaded = true;
+	path = rooted(s, m->path);
+	m->elf = path ? open_elf(path, &m->fd) : NULL;
+	if (!m->elf) {
+		set_problem(m, s->symfs ? "cannot read the ELF file under --symfs"
+					: "cannot read the ELF file");
+		goto out;
+	}
+	if (want && (!elf_build_id(m->elf, have, sizeof(have)) || strcmp(have, want) != 0)) {
+		/* The file changed since the recording: its own symbols would lie. */
+		elf_end(m->elf);
+		close(m->fd);
+		m->fd = -1;
+		m->elf = open_debug_file(s, want, &m->dbg_fd);
+		if (!m->elf) {
+			set_problem(m, "build-id differs from the recorded one");
+			goto out;
+		}
+		m->fd = m->dbg_fd;
+		m->dbg_fd = -1;
+	}
+	if (read_loads(m, m->elf)) {
+		set_problem(m, "no loadable segments");
+		goto out;
+	}
+	m->has_elf = true;
+	symsrc = m->elf;
+	if (!has_section(m->elf, SHT_SYMTAB) && elf_build_id(m->elf, have, sizeof(have))) {
+		m->dbg_elf = open_debug_file(s, have, &m->dbg_fd);
+		if (m->dbg_elf && has_section(m->dbg_elf, SHT_SYMTAB))
+			symsrc = m->dbg_elf;
+	}
+	if (read_symbols(m, symsrc, has_section(symsrc, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM))
+		set_problem(m, "cannot read symbols");
+out:
+	free(path);
+}
+
+static const struct sym_mapping *find_mapping(const struct symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->n_maps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < s->maps[mid].start)
+			hi = mid;
+		else if (addr >= s->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &s->maps[mid];
+	}
+	return NULL;
+}
+
+/* The load bias from one mapping of the module: where its vaddr 0 sits in memory. */
+static void set_bias(struct sym_module *m, const struct sym_mapping *map)
+{
+	for (size_t i = 0; i < m->n_loads; i++) {
+		const struct sym_load *l = &m->loads[i];
+
+		if ((l->off & PAGE_MASK_4K) <= map->offset && map->offset < l->off + l->filesz) {
+			m->bias = map->start - (l->vaddr - (l->off - map->offset));
+			m->has_bias = true;
+			return;
+		}
+	}
+}
+
+static const struct sym_entry *find_sym(const struct sym_module *m, uint64_t vaddr)
+{
+	size_t lo = 0, hi = m->n_syms;
+
+	/* The last symbol starting at or before vaddr. */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const struct sym_entry *e = &m->syms[i];
+
+		if (vaddr < e->addr + (e->size ? e->size : 1))
+			return e;
+		/* An enclosing symbol may start earlier than a small one before vaddr. */
+		if (lo - i > 8)
+			break;
+	}
+	return NULL;
+}
+
+static const char *demangled(struct sym_entry *e)
+{
+	int status = -1;
+
+	if (e->demangled)
+		return e->demangled;
+	if (strncmp(e->name, "_Z", 2) != 0)
+		return e->name;
+	e->demangled = __cxa_demangle(e->name, NULL, NULL, &status);
+	if (status != 0 || !e->demangled) {
+		free(e->demangled);
+		e->demangled = strdup(e->name);
+	}
+	return e->demangled ? e->demangled : e->name;
+}
+
+static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_info *info)
+{
+	const struct sym_mapping *map = find_mapping(s, addr);
+	struct sym_module *m = NULL;
+	struct sym_entry *e;
+	uint64_t vaddr;
+
+	*info = (struct sym_info){0};
+	if (map) {
+		m = &s->mods[map->mod];
+		if (!m->loaded)
+			load_module(s, map->mod);
+		if (m->has_elf && !m->has_bias)
+			set_bias(m, map);
+		info->module = m->base;
+		info->offset = addr - map->start + map->offset;
+	} else {
+		/* Data past a file mapping (.bss) belongs to the module whose range covers it. */
+		for (size_t i = 0; i < s->n_mods && !m; i++)
+			if (s->mods[i].has_bias && addr - s->mods[i].bias >= s->mods[i].lo &&
+			    addr - s->mods[i].bias < s->mods[i].hi)
+				m = &s->mods[i];
+		if (!m)
+			return false;
+		info->module = m->base;
+		info->offset = addr - m->bias;
+	}
+	if (!m->has_elf || !m->has_bias)
+		return true;
+	vaddr = addr - m->bias;
+	/* A return address follows its call: look up the call's own byte. */
+	e = (struct sym_entry *)find_sym(m, code && vaddr ? vaddr - 1 : vaddr);
+	if (e) {
+		info->symbol = demangled(e);
+		info->offset = vaddr - e->addr;
+	}
+	return true;
+}
+
+bool corecap_symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *info)
+{
+	return lookup(s, addr, true, info);
+}
+
+const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool code)
+{
+	uint64_t key = addr << 1 | code, *slot;
+	struct sym_info info;
+	char *name = NULL;
+	int n;
+
+	slot = corecap_u64map_find(&s->cache, key);
+	if (slot)
+		return (const char *)(uintptr_t)*slot;
+	s->lookups++;
+	if (!lookup(s, addr, code, &info))
+		n = asprintf(&name, "0x%" PRIx64, addr);
+	else if (info.symbol && (code || info.offset))
+		n = asprintf(&name, "%s+0x%" PRIx64, info.symbol, info.offset);
+	else if (info.symbol)
+		n = asprintf(&name, "%s", info.symbol);
+	else
+		n = asprintf(&name, "%s+0x%" PRIx64, info.module, info.offset);
+	if (n < 0)
+		return "?";
+	if (!info.symbol)
+		s->unresolved++;
+	slot = corecap_u64map_upsert(&s->cache, key, NULL);
+	if (!slot) {
+		free(name);
+		return "?";
+	}
+	*slot = (uint64_t)(uintptr_t)name;
+	return name;
+}
+
+size_t corecap_symbolizer_problems(const struct symbolizer *s, char ***lines)
+{
+	size_t n = 0;
+
+	*lines = calloc(s->n_mods ? s->n_mods : 1, sizeof(**lines));
+	if (!*lines)
+		return 0;
+	for (size_t i = 0; i < s->n_mods; i++)
+		if (s->mods[i].problem)
+			(*lines)[n++] = s->mods[i].problem;
+	return n;
+}

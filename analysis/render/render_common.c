@@ -1,0 +1,70 @@
+#include "render_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static int cmp_lock(const void *a, const void *b)
+{
+	const struct model_lock *x = *(const struct model_lock *const *)a;
+	const struct model_lock *y = *(const struct model_lock *const *)b;
+	uint64_t hx = corecap_lock_hold_ns(x), hy = corecap_lock_hold_ns(y);
+
+	if (hx != hy)
+		return hx > hy ? -1 : 1;
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns > y->wait_ns ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+size_t corecap_render_sorted_locks(const struct report *r, const struct model_lock ***out)
+{
+	const struct lock_table *t = &r->model->locks;
+
+	*out = malloc((t->len ? t->len : 1) * sizeof(**out));
+	if (!*out)
+		return 0;
+	for (size_t i = 0; i < t->len; i++)
+		(*out)[i] = t->all[i];
+	qsort(*out, t->len, sizeof(**out), cmp_lock);
+	return t->len;
+}
+
+static uint64_t sort_window;
+
+static int cmp_thread(const void *a, const void *b)
+{
+	const struct model_thread *x = *(const struct model_thread *const *)a;
+	const struct model_thread *y = *(const struct model_thread *const *)b;
+	double bx = corecap_thread_busy_util(x, sort_window),
+	       by = corecap_thread_busy_util(y, sort_window);
+
+	if (bx != by)
+		return bx > by ? -1 : 1;
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+size_t corecap_render_sorted_threads(const struct report *r, const struct model_thread ***out)
+{
+	const struct thread_table *t = &r->model->threads;
+
+	*out = malloc((t->len ? t->len : 1) * sizeof(**out));
+	if (!*out)
+		return 0;
+	for (size_t i = 0; i < t->len; i++)
+		(*out)[i] = t->all[i];
+	sort_window = corecap_model_window_ns(r->model);
+	qsort(*out, t->len, sizeof(**out), cmp_thread);
+	return t->len;
+}
+
+const char *corecap_render_frame_name(const struct report *r, uint64_t addr)
+{
+	static char buf[24];
+
+	if (r->frame_name)
+		return r->frame_name(r->frame_ctx, addr);
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
+	return buf;
+}

@@ -1,0 +1,458 @@
+/*
+ * The --json rendering: one JSON object with the stable keys documented
+ * in docs/report-json.md. Keys appear in a fixed order; numbers are
+ * rounded (times in us to 3 decimals, fractions to 4) so that a golden
+ * file diffs cleanly.
+ */
+#include "render_common.h"
+#include "report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+/* A number printed with at most `decimals` decimals, trailing zeros dropped. */
+static json_object *jnum(double v, int decimals)
+{
+	char buf[64];
+	size_t n;
+
+	if (!isfinite(v))
+		return NULL;
+	n = (size_t)snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (decimals > 0 && n < sizeof(buf)) {
+		while (n > 1 && buf[n - 1] == '0')
+			buf[--n] = '\0';
+		if (buf[n - 1] == '.')
+			buf[--n] = '\0';
+	}
+	if (strcmp(buf, "-0") == 0)
+		strcpy(buf, "0");
+	return json_object_new_double_s(strtod(buf, NULL), buf);
+}
+
+static json_object *ju64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+/* Adds key to o, or "key [2]", "key [3]" ... when two things share a label. */
+static void put_unique(json_object *o, const char *key, json_object *v)
+{
+	char buf[240];
+
+	if (!json_object_object_get_ex(o, key, NULL)) {
+		put(o, key, v);
+		return;
+	}
+	for (int i = 2;; i++) {
+		snprintf(buf, sizeof(buf), "%.200s [%d]", key, i);
+		if (!json_object_object_get_ex(o, buf, NULL)) {
+			put(o, buf, v);
+			return;
+		}
+	}
+}
+
+static json_object *daemon_obj(const struct report *r)
+{
+	const struct run_manifest *mf = r->manifest;
+	json_object *o = json_object_new_object();
+	uint64_t w = corecap_model_window_ns(r->model);
+
+	put(o, "pid", mf && mf->pid >= 0 ? json_object_new_int(mf->pid) : NULL);
+	put(o, "comm", jstr(mf ? mf->comm : NULL));
+	put(o, "cores_used",
+	    r->pools->n_sampled && w ? jnum((double)r->pools->cpu_ns / (double)w, 3) : NULL);
+	put(o, "cores_available",
+	    r->cores_available ? json_object_new_int(r->cores_available) : NULL);
+	put(o, "threads", json_object_new_int((int)r->model->threads.len));
+	return o;
+}
+
+static json_object *window_obj(const struct report *r)
+{
+	json_object *o = json_object_new_object();
+
+	put(o, "start_ns", ju64(r->model->ws));
+	put(o, "end_ns", ju64(r->model->we));
+	put(o, "duration_s", jnum(corecap_model_window_ns(r->model) / 1e9, 6));
+	put(o, "source", jstr(r->window_from_manifest ? "manifest" : "trace"));
+	return o;
+}
+
+static json_object *benchmark_obj(const struct report *r)
+{
+	const struct run_manifest *mf = r->manifest;
+	json_object *o = json_object_new_object();
+	uint64_t w = corecap_model_window_ns(r->model);
+
+	put(o, "command", mf && mf->bench_command ? json_object_get(mf->bench_command) : NULL);
+	put(o, "exit_status",
+	    mf && mf->bench_exit_status >= 0 ? json_object_new_int(mf->bench_exit_status) : NULL);
+	put(o, "summary", mf && mf->summary ? json_object_get(mf->summary) : NULL);
+	put(o, "traced_ops_per_s",
+	    w ? jnum((double)r->model->ops.finished * 1e9 / (double)w, 1) : NULL);
+	return o;
+}
+
+static json_object *ceiling_obj(const struct report *r)
+{
+	const struct ceiling *c = r->ceiling;
+	json_object *o = json_object_new_object(), *ev = json_object_new_array(),
+		    *cands = json_object_new_array();
+
+	put(o, "kind", jstr(corecap_ceiling_kind_name(c->kind)));
+	put(o, "name", c->kind == CEIL_NONE ? NULL : jstr(c->name));
+	put(o, "utilization", c->n_top ? jnum(c->utilization, 4) : NULL);
+	put(o, "headroom", c->n_top ? jnum(c->headroom, 3) : NULL);
+	put(o, "verdict", jstr(c->verdict));
+	for (size_t i = 0; i < c->n_evidence; i++)
+		json_object_array_add(ev, jstr(c->evidence[i]));
+	put(o, "evidence", ev);
+	for (size_t i = 0; i < c->n_top; i++) {
+		json_object *cd = json_object_new_object();
+
+		put(cd, "kind", jstr(corecap_ceiling_kind_name(c->top[i].kind)));
+		put(cd, "name", jstr(c->top[i].name));
+		put(cd, "utilization", jnum(c->top[i].utilization, 4));
+		json_object_array_add(cands, cd);
+	}
+	put(o, "candidates", cands);
+	return o;
+}
+
+static json_object *hex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)v);
+	return json_object_new_string(buf);
+}
+
+static json_object *lock_obj(const struct report *r, const struct model_lock *l)
+{
+	const struct lock_site *top = corecap_lock_top_site(l);
+	json_object *o = json_object_new_object(), *sites = json_object_new_array(),
+		    *stacks = json_object_new_array();
+	uint64_t w = corecap_model_window_ns(r->model), hold = corecap_lock_hold_ns(l);
+	char label[200];
+
+	corecap_lock_label(l, label, sizeof(label));
+	put(o, "name", jstr(label));
+	put(o, "address", hex(l->addr));
+	put(o, "site", top ? hex(top->site) : NULL);
+	put(o, "symbol", top ? jstr(top->symbol) : NULL);
+	put(o, "kind", jstr(corecap_lock_kind_name(l->kind)));
+	put(o, "acquisitions", l->has_stats ? ju64(l->stats_acquisitions) : NULL);
+	put(o, "contentions",
+	    ju64(l->has_stats && l->stats_contentions > l->contentions ? l->stats_contentions
+								       : l->contentions));
+	put(o, "wait_ns",
+	    ju64(l->has_stats && l->stats_wait_ns > l->wait_ns ? l->stats_wait_ns : l->wait_ns));
+	put(o, "max_wait_ns", ju64(l->max_wait_ns));
+	put(o, "logging_wait_ns", ju64(l->logging_wait_ns));
+	put(o, "holds", ju64(l->holds));
+	put(o, "hold_ns", ju64(hold));
+	put(o, "hold_util", w ? jnum((double)hold / (double)w, 4) : NULL);
+	put(o, "hold_source",
+	    jstr(l->has_stats && l->stats_hold_ns ? "stats"
+		 : l->holds			  ? "events"
+						  : NULL));
+	for (size_t i = 0; i < l->n_sites; i++) {
+		const struct lock_site *s = &l->sites[i];
+		json_object *so = json_object_new_object();
+
+		put(so, "site", hex(s->site));
+		put(so, "symbol", jstr(s->symbol));
+		put(so, "logging", json_object_new_boolean(s->is_logging));
+		put(so, "contentions", ju64(s->contentions));
+		put(so, "wait_ns", ju64(s->wait_ns));
+		put(so, "max_wait_ns", ju64(s->max_wait_ns));
+		put(so, "holds", ju64(s->holds));
+		put(so, "hold_ns", ju64(s->hold_ns));
+		json_object_array_add(sites, so);
+	}
+	put(o, "sites", sites);
+	for (size_t i = 0; i < l->n_stacks; i++) {
+		const struct lock_stack *st = &l->stacks[i];
+		json_object *so = json_object_new_object(), *frames = json_object_new_array();
+
+		put(so, "count", ju64(st->count));
+		put(so, "wait_ns", ju64(st->wait_ns));
+		for (uint32_t k = 0; k < st->depth; k++)
+			json_object_array_add(frames,
+					      jstr(corecap_render_frame_name(r, st->frames[k])));
+		put(so, "frames", frames);
+		json_object_array_add(stacks, so);
+	}
+	put(o, "stacks", stacks);
+	put(o, "stacks_over_cap", ju64(l->stacks_over_cap));
+	return o;
+}
+
+static json_object *locks_arr(const struct report *r)
+{
+	json_object *a = json_object_new_array();
+	const struct model_lock **v;
+	size_t n = corecap_render_sorted_locks(r, &v);
+
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, lock_obj(r, v[i]));
+	free(v);
+	return a;
+}
+
+static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
+
+static json_object *detail_obj(const struct report *r, const struct op_type *t)
+{
+	json_object *o = json_object_new_object(), *locks = json_object_new_object(),
+		    *io = json_object_new_object(), *queue = json_object_new_object(),
+		    *logging = json_object_new_object();
+	const struct model *m = r->model;
+	double n = (double)t->hist.count;
+	char label[200];
+
+	/* Fixed order: walk the ids, not the hash map. */
+	for (size_t i = 0; i < m->locks.len; i++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i));
+
+		if (!v)
+			continue;
+		corecap_lock_label(m->locks.all[i], label, sizeof(label));
+		put_unique(locks, label, jnum((double)*v / n / 1e3, 3));
+	}
+	for (int c = 0; c < IO__COUNT; c++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_IO, c));
+
+		if (v)
+			put(io, io_names[c], jnum((double)*v / n / 1e3, 3));
+	}
+	for (size_t p = 0; p < m->ops.n_phases; p++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p));
+
+		if (v)
+			put(queue, m->ops.phases[p], jnum((double)*v / n / 1e3, 3));
+	}
+	for (int s = 0; s < LOG__COUNT; s++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOGGING, s));
+
+		if (v)
+			put(logging, corecap_log_source_name(s), jnum((double)*v / n / 1e3, 3));
+	}
+	put(o, "lock_wait", locks);
+	put(o, "io", io);
+	put(o, "queue", queue);
+	put(o, "logging", logging);
+	if (t->detail_over_cap_ns)
+		put(o, "unlabelled", jnum((double)t->detail_over_cap_ns / n / 1e3, 3));
+	return o;
+}
+
+static json_object *ops_obj(const struct report *r)
+{
+	const struct model *m = r->model;
+	const struct op_table *ops = &m->ops;
+	json_object *o = json_object_new_object(), *by = json_object_new_object(),
+		    *ex = json_object_new_object(), *cons = json_object_new_object();
+	uint64_t w = corecap_model_window_ns(m);
+
+	put(o, "count", ju64(ops->finished));
+	put(o, "ops_per_s", w ? jnum((double)ops->finished * 1e9 / (double)w, 1) : NULL);
+	for (size_t i = 0; i < ops->n_types; i++) {
+		const struct op_type *t = &ops->types[i];
+		json_object *to, *lat, *bd;
+		double n = (double)t->hist.count;
+
+		if (!t->hist.count)
+			continue;
+		to = json_object_new_object();
+		lat = json_object_new_object();
+		bd = json_object_new_object();
+		put(to, "count", ju64(t->hist.count));
+		put(lat, "avg", jnum((double)t->hist.sum_ns / n / 1e3, 3));
+		put(lat, "p50", jnum(corecap_latency_hist_quantile(&t->hist, 0.50) / 1e3, 3));
+		put(lat, "p99", jnum(corecap_latency_hist_quantile(&t->hist, 0.99) / 1e3, 3));
+		put(lat, "p999", jnum(corecap_latency_hist_quantile(&t->hist, 0.999) / 1e3, 3));
+		put(lat, "min", jnum(t->hist.min_ns / 1e3, 3));
+		put(lat, "max", jnum(t->hist.max_ns / 1e3, 3));
+		put(to, "latency_us", lat);
+		for (int c = 0; c < CAT__COUNT; c++)
+			put(bd, corecap_op_cat_name(c), jnum((double)t->cat_ns[c] / n / 1e3, 3));
+		put(to, "breakdown_us", bd);
+		put(to, "detail_us", detail_obj(r, t));
+		put(by, t->name, to);
+	}
+	put(o, "by_type", by);
+	put(ex, "tainted_by_loss", ju64(m->q.ops_tainted));
+	put(ex, "unfinished", ju64(m->q.ops_unfinished));
+	put(ex, "begun_before_trace", ju64(m->q.ops_without_begin));
+	put(ex, "outside_window", ju64(m->q.ops_outside_window));
+	put(ex, "replaced", ju64(m->q.ops_replaced));
+	put(o, "excluded", ex);
+	put(cons, "checked", ju64(ops->checked));
+	put(cons, "violations", ju64(ops->violations));
+	put(cons, "max_error_ns", ju64(ops->max_err_ns));
+	put(o, "conservation", cons);
+	return o;
+}
+
+static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, uint64_t lock,
+			       uint64_t cond, uint64_t io, uint64_t logging)
+{
+	json_object *o = json_object_new_object();
+	double c = (double)cap, sum;
+
+	if (!cap)
+		return NULL;
+	sum = (double)(cpu + runq + lock + cond + io + logging) / c;
+	put(o, "cpu", jnum(cpu / c, 4));
+	put(o, "runq", jnum(runq / c, 4));
+	put(o, "lock_wait", jnum(lock / c, 4));
+	put(o, "cond_wait", jnum(cond / c, 4));
+	put(o, "io", jnum(io / c, 4));
+	put(o, "logging", jnum(logging / c, 4));
+	put(o, "other", jnum(sum < 1 ? 1 - sum : 0, 4));
+	return o;
+}
+
+static uint64_t io_total(const uint64_t *io_ns)
+{
+	uint64_t sum = 0;
+
+	for (int c = 0; c < IO__COUNT; c++)
+		sum += io_ns[c];
+	return sum;
+}
+
+static json_object *pools_arr(const struct report *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < r->pools->len; i++) {
+		const struct model_pool *p = &r->pools->pools[i];
+		json_object *o = json_object_new_object();
+
+		put(o, "name", jstr(p->name));
+		put(o, "threads", json_object_new_int((int)p->n_threads));
+		put(o, "cpu_util", p->n_sampled ? jnum(p->cpu_util, 4) : NULL);
+		put(o, "busy_util", p->n_sampled ? jnum(p->busy_util, 4) : NULL);
+		put(o, "cpu_ns", ju64(p->cpu_ns));
+		put(o, "states",
+		    states_obj(p->span_ns, p->cpu_ns, p->runq_ns, p->lock_wait_ns, p->cond_wait_ns,
+			       io_total(p->io_ns), p->logging_ns));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+static json_object *threads_arr(const struct report *r)
+{
+	json_object *a = json_object_new_array();
+	const struct model_thread **v;
+	uint64_t w = corecap_model_window_ns(r->model);
+	size_t n = corecap_render_sorted_threads(r, &v);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th = v[i];
+		json_object *o = json_object_new_object(), *io = json_object_new_object();
+
+		put(o, "tid", json_object_new_int(th->tid));
+		put(o, "name", jstr(th->name));
+		put(o, "pool", jstr(th->pool));
+		put(o, "cpu_util",
+		    th->has_samples ? jnum(corecap_thread_cpu_util(th, w), 4) : NULL);
+		put(o, "busy_util",
+		    th->has_samples ? jnum(corecap_thread_busy_util(th, w), 4) : NULL);
+		put(o, "cpu_ns", th->has_samples ? ju64(th->cpu_ns) : NULL);
+		put(o, "runq_ns", th->has_samples && th->has_runq ? ju64(th->runq_ns) : NULL);
+		put(o, "lock_wait_ns", ju64(th->lock_wait_ns));
+		put(o, "cond_wait_ns", ju64(th->cond_wait_ns));
+		put(o, "logging_ns", ju64(th->logging_ns));
+		for (int c = 0; c < IO__COUNT; c++)
+			put(io, io_names[c], ju64(th->io_ns[c]));
+		put(o, "io_ns", io);
+		put(o, "contentions", ju64(th->contentions));
+		put(o, "events", ju64(th->events));
+		json_object_array_add(a, o);
+	}
+	free(v);
+	return a;
+}
+
+static json_object *quality_obj(const struct report *r)
+{
+	const struct model_quality *q = &r->model->q;
+	const struct run_manifest *mf = r->manifest;
+	json_object *o = json_object_new_object(), *miss = json_object_new_array(),
+		    *warn = json_object_new_array(), *seq = json_object_new_object();
+
+	put(o, "partial", json_object_new_boolean(!mf || mf->partial));
+	put(o, "partial_reason", jstr(!mf ? "no manifest.json" : mf->partial_reason));
+	for (size_t i = 0; i < r->n_missing; i++)
+		json_object_array_add(miss, jstr(r->missing[i]));
+	put(o, "missing_sources", miss);
+	put(o, "traces", json_object_new_int((int)r->n_traces));
+	put(o, "events", ju64(q->events));
+	put(o, "events_other_processes", ju64(q->events_other_pid));
+	put(o, "events_without_thread", ju64(q->events_no_tid));
+	put(o, "events_other_providers", ju64(r->foreign_events));
+	put(o, "discarded_events", ju64(q->discarded_events));
+	put(o, "discarded_events_unknown_count", ju64(q->discarded_unknown_msgs));
+	put(o, "discarded_packets", ju64(q->discarded_packets));
+	put(o, "loss_messages", ju64(q->loss_msgs));
+	put(o, "ops_excluded", ju64(q->ops_tainted + q->ops_outside_window));
+	put(seq, "enter_twice", ju64(q->enter_twice));
+	put(seq, "exit_unmatched", ju64(q->exit_unmatched));
+	put(seq, "implicit_exits", ju64(q->implicit_exits));
+	put(seq, "log_exit_unmatched", ju64(q->log_exit_unmatched));
+	put(seq, "log_calls_closed_by_loss", ju64(q->log_depth_reset));
+	put(seq, "ops_ended_elsewhere", ju64(q->ops_ended_elsewhere));
+	put(o, "sequence", seq);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		json_object_array_add(warn, jstr(r->warnings[i]));
+	put(o, "warnings", warn);
+	return o;
+}
+
+int corecap_render_json(const struct report *r, FILE *out)
+{
+	json_object *root = json_object_new_object();
+	const char *text;
+	int ret = 0;
+
+	put(root, "format", jstr("corecap-report"));
+	put(root, "version", json_object_new_int(1));
+	put(root, "run", jstr(r->run_dir));
+	put(root, "daemon", daemon_obj(r));
+	put(root, "window", window_obj(r));
+	put(root, "benchmark", benchmark_obj(r));
+	put(root, "ceiling", ceiling_obj(r));
+	put(root, "locks", locks_arr(r));
+	put(root, "ops", ops_obj(r));
+	put(root, "pools", pools_arr(r));
+	put(root, "threads", threads_arr(r));
+	put(root, "quality", quality_obj(r));
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_SPACED |
+							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (fprintf(out, "%s\n", text) < 0)
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}

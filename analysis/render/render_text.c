@@ -1,0 +1,294 @@
+/*
+ * The readable rendering of a report: the verdict first, then the figures
+ * that back it (cores, pools, threads, locks, per-op breakdown), then
+ * what the data lacked.
+ */
+#include "render_common.h"
+#include "report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_THREADS 12
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void header(const struct report *r, FILE *out)
+{
+	const struct run_manifest *mf = r->manifest;
+	uint64_t w = corecap_model_window_ns(r->model);
+
+	fprintf(out, "corecap report: %s\n\n", r->run_dir);
+	fprintf(out, "daemon     %s", mf && mf->comm ? mf->comm : "?");
+	if (mf && mf->pid >= 0)
+		fprintf(out, " (pid %d)", mf->pid);
+	if (r->cores_available)
+		fprintf(out, ", %d cores available", r->cores_available);
+	fprintf(out, "\nwindow     %.3f s (%s)\n", w / 1e9,
+		r->window_from_manifest ? "recording window" : "first to last event");
+	if (mf && mf->bench_command) {
+		size_t n = json_object_array_length(mf->bench_command);
+
+		fprintf(out, "benchmark ");
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, " %s",
+				json_object_get_string(
+					json_object_array_get_idx(mf->bench_command, i)));
+		if (mf->bench_exit_status >= 0)
+			fprintf(out, " (exit %d)", mf->bench_exit_status);
+		fprintf(out, "\n");
+		if (mf->bench.has_iops || mf->bench.has_lat) {
+			fprintf(out, "           ");
+			if (mf->bench.has_iops)
+				fprintf(out, "%.0f IOPS", mf->bench.iops_avg);
+			if (mf->bench.has_lat)
+				fprintf(out, "%savg latency %.3f ms",
+					mf->bench.has_iops ? ", " : "", mf->bench.lat_avg_s * 1e3);
+			if (mf->bench.has_p99)
+				fprintf(out, ", p99 %.3f ms", mf->bench.lat_p99_s * 1e3);
+			fprintf(out, "\n");
+		}
+	}
+	if (w)
+		fprintf(out, "traced     %llu ops, %.0f ops/s\n",
+			(unsigned long long)r->model->ops.finished,
+			(double)r->model->ops.finished * 1e9 / (double)w);
+	fprintf(out, "\n");
+}
+
+static void ceiling(const struct report *r, FILE *out)
+{
+	const struct ceiling *c = r->ceiling;
+
+	fprintf(out, "CEILING    %s\n", c->verdict ? c->verdict : "?");
+	for (size_t i = 0; i < c->n_evidence; i++)
+		fprintf(out, "  - %s\n", c->evidence[i]);
+	fprintf(out, "\n");
+}
+
+static uint64_t io_sum(const uint64_t *io_ns)
+{
+	uint64_t s = 0;
+
+	for (int c = 0; c < IO__COUNT; c++)
+		s += io_ns[c];
+	return s;
+}
+
+static void pools(const struct report *r, FILE *out)
+{
+	const struct pool_table *p = r->pools;
+	uint64_t w = corecap_model_window_ns(r->model);
+
+	if (p->n_sampled && w)
+		fprintf(out,
+			"cores      the daemon used %.2f%s%.0d; run-queue wait %.2f threads on "
+			"average\n\n",
+			(double)p->cpu_ns / (double)w, r->cores_available ? " of " : "",
+			r->cores_available, (double)p->runq_ns / (double)w);
+	fprintf(out, "pools      %-22s %7s %6s %6s %6s %6s %6s %6s\n", "(% of the pool's time)",
+		"threads", "cpu", "runq", "lock", "cond", "io", "log");
+	for (size_t i = 0; i < p->len; i++) {
+		const struct model_pool *pl = &p->pools[i];
+		uint64_t cap = pl->span_ns;
+
+		fprintf(out, "           %-22s %7zu", pl->name, pl->n_threads);
+		if (!cap) {
+			fprintf(out, "  (no threads.tsv samples)\n");
+			continue;
+		}
+		fprintf(out, " %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f\n", pct(pl->cpu_ns, cap),
+			pct(pl->runq_ns, cap), pct(pl->lock_wait_ns, cap),
+			pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
+			pct(pl->logging_ns, cap));
+	}
+	fprintf(out, "\n");
+}
+
+static void threads(const struct report *r, FILE *out)
+{
+	const struct model_thread **v;
+	uint64_t w = corecap_model_window_ns(r->model);
+	size_t n = corecap_render_sorted_threads(r, &v), shown = n < TOP_THREADS ? n : TOP_THREADS;
+
+	fprintf(out, "threads    %-22s %7s %6s %6s %6s %6s %6s %6s\n", "(busiest first, %)", "tid",
+		"busy", "cpu", "lock", "cond", "io", "log");
+	for (size_t i = 0; i < shown; i++) {
+		const struct model_thread *th = v[i];
+		uint64_t span = th->span_ns ? th->span_ns : w;
+
+		fprintf(out, "           %-22s %7d", th->name[0] ? th->name : "?", th->tid);
+		if (th->has_samples)
+			fprintf(out, " %6.1f %6.1f", 100 * corecap_thread_busy_util(th, w),
+				100 * corecap_thread_cpu_util(th, w));
+		else
+			fprintf(out, " %6s %6s", "-", "-");
+		fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
+			pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
+			pct(th->logging_ns, span));
+	}
+	if (n > shown)
+		fprintf(out, "           ... %zu more threads (--json lists all)\n", n - shown);
+	fprintf(out, "\n");
+	free(v);
+}
+
+static void locks(const struct report *r, FILE *out)
+{
+	const struct model_lock **v;
+	uint64_t w = corecap_model_window_ns(r->model);
+	size_t n = corecap_render_sorted_locks(r, &v), shown = n < r->top_locks ? n : r->top_locks;
+	char label[200];
+
+	if (!n) {
+		fprintf(out, "locks      no contended or tracked lock\n\n");
+		free(v);
+		return;
+	}
+	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n", "(by hold time)", "hold%",
+		"contended", "wait ms", "max us", "kind", "acquisitions");
+	for (size_t i = 0; i < shown; i++) {
+		const struct model_lock *l = v[i];
+		const struct lock_site *top = corecap_lock_top_site(l);
+
+		corecap_lock_label(l, label, sizeof(label));
+		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f %9.1f %8s", label,
+			pct(corecap_lock_hold_ns(l), w), (unsigned long long)l->contentions,
+			l->wait_ns / 1e6, l->max_wait_ns / 1e3, corecap_lock_kind_name(l->kind));
+		if (l->has_stats)
+			fprintf(out, " %12llu\n", (unsigned long long)l->stats_acquisitions);
+		else
+			fprintf(out, " %12s\n", "-");
+		for (size_t s = 0; s < l->n_sites && s < 3; s++) {
+			const struct lock_site *st = &l->sites[s];
+
+			fprintf(out, "             %s %s: %llu waits, %.3f ms%s%s\n",
+				st == top ? "*" : " ", st->symbol ? st->symbol : "?",
+				(unsigned long long)st->contentions, st->wait_ns / 1e6,
+				st->holds ? ", holds" : "",
+				st->is_logging ? " (logging code)" : "");
+		}
+		if (l->n_stacks) {
+			const struct lock_stack *st = &l->stacks[0];
+
+			fprintf(out, "             top stack (%llu waits):",
+				(unsigned long long)st->count);
+			for (uint32_t k = 0; k < st->depth && k < 6; k++)
+				fprintf(out, "%s%s", k ? " <- " : " ",
+					corecap_render_frame_name(r, st->frames[k]));
+			fprintf(out, "\n");
+		}
+	}
+	if (n > shown)
+		fprintf(out, "           ... %zu more locks (--json lists all)\n", n - shown);
+	fprintf(out, "\n");
+	free(v);
+}
+
+static void op_detail(const struct report *r, const struct op_type *t, FILE *out)
+{
+	const struct model *m = r->model;
+	double n = (double)t->hist.count;
+	char label[200];
+	bool any = false;
+
+	for (size_t i = 0; i < m->locks.len; i++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i));
+
+		if (!v)
+			continue;
+		corecap_lock_label(m->locks.all[i], label, sizeof(label));
+		fprintf(out, "%s%s %.1f", any ? ", " : "             lock_wait: ", label,
+			*v / n / 1e3);
+		any = true;
+	}
+	if (any)
+		fprintf(out, "\n");
+	any = false;
+	for (size_t p = 0; p < m->ops.n_phases; p++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p));
+
+		if (!v)
+			continue;
+		fprintf(out, "%s%s %.1f",
+			any ? ", " : "             queue after: ", m->ops.phases[p], *v / n / 1e3);
+		any = true;
+	}
+	if (any)
+		fprintf(out, "\n");
+	any = false;
+	for (int s = 0; s < LOG__COUNT; s++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOGGING, s));
+
+		if (!v)
+			continue;
+		fprintf(out, "%s%s %.1f",
+			any ? ", " : "             logging: ", corecap_log_source_name(s),
+			*v / n / 1e3);
+		any = true;
+	}
+	if (any)
+		fprintf(out, "\n");
+}
+
+static void ops(const struct report *r, FILE *out)
+{
+	const struct op_table *t = &r->model->ops;
+
+	if (!t->finished) {
+		fprintf(out, "ops        none traced (the daemon has no corecap_op annotations, or "
+			     "none completed in the window)\n\n");
+		return;
+	}
+	fprintf(out, "ops        (per op, us; the categories sum to the mean latency)\n");
+	for (size_t i = 0; i < t->n_types; i++) {
+		const struct op_type *ty = &t->types[i];
+		double n = (double)ty->hist.count, avg;
+
+		if (!ty->hist.count)
+			continue;
+		avg = (double)ty->hist.sum_ns / n / 1e3;
+		fprintf(out,
+			"           %s: %llu ops, latency avg %.1f, p50 %.1f, p99 %.1f, p99.9 "
+			"%.1f\n",
+			ty->name, (unsigned long long)ty->hist.count, avg,
+			corecap_latency_hist_quantile(&ty->hist, 0.5) / 1e3,
+			corecap_latency_hist_quantile(&ty->hist, 0.99) / 1e3,
+			corecap_latency_hist_quantile(&ty->hist, 0.999) / 1e3);
+		fprintf(out, "            ");
+		for (int c = 0; c < CAT__COUNT; c++)
+			fprintf(out, " %s %.1f (%.0f%%)", corecap_op_cat_name(c),
+				ty->cat_ns[c] / n / 1e3, pct(ty->cat_ns[c], ty->hist.sum_ns));
+		fprintf(out, "\n");
+		op_detail(r, ty, out);
+	}
+	fprintf(out, "\n");
+}
+
+static void quality(const struct report *r, FILE *out)
+{
+	if (!r->n_warnings) {
+		fprintf(out, "data       complete: no events lost, every source present\n");
+		return;
+	}
+	fprintf(out, "data quality\n");
+	for (size_t i = 0; i < r->n_warnings; i++)
+		fprintf(out, "  ! %s\n", r->warnings[i]);
+}
+
+int corecap_render_text(const struct report *r, FILE *out)
+{
+	header(r, out);
+	ceiling(r, out);
+	pools(r, out);
+	threads(r, out);
+	locks(r, out);
+	ops(r, out);
+	quality(r, out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,44 @@
+/*
+ * report: everything a rendering needs, gathered by the report command
+ * after reading and modelling. Renderers only read it; a new output
+ * format is a new render_*.c over this struct and nothing else.
+ */
+#ifndef CORECAP_REPORT_H
+#define CORECAP_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../model/ceiling.h"
+#include "../model/model.h"
+#include "../model/pool_table.h"
+#include "../read/manifest.h"
+
+struct report {
+	const char *run_dir;
+	const struct run_manifest *manifest; /* NULL: no manifest (partial run) */
+	const struct model *model;
+	const struct pool_table *pools;
+	const struct ceiling *ceiling;
+	int cores_available; /* 0: unknown */
+	bool window_from_manifest;
+	size_t n_traces;
+	uint64_t foreign_events;    /* events of other providers, ignored */
+	const char *const *missing; /* run files absent: "threads.tsv", ... */
+	size_t n_missing;
+	char **warnings; /* data-quality sentences */
+	size_t n_warnings;
+	bool has_stats;
+	size_t top_locks; /* text: rows of the lock table */
+	/* Names a code address (a stack frame) for display. */
+	const char *(*frame_name)(void *ctx, uint64_t addr);
+	void *frame_ctx;
+};
+
+/* Both return 0, or -EIO when writing failed. */
+int corecap_render_text(const struct report *r, FILE *out);
+int corecap_render_json(const struct report *r, FILE *out);
+
+#endif
