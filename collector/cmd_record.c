@@ -1,0 +1,657 @@
+/*
+ * corecap record: records a running daemon for a window (a benchmark's
+ * run, -d seconds, or until Ctrl-C) into a run directory.
+ *
+ * One thread does everything, in one loop: ptrace requires that the thread
+ * that seized a tracee is the one that waits for it and resumes it, and a
+ * single poll() over a self-pipe (woken by SIGCHLD, SIGINT, SIGTERM) and
+ * the benchmark's output keeps every stop of the daemon short. Signal
+ * handlers only set a flag and write to the pipe; the loop cleans up.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <corecap/collector.h>
+
+#include "bench_parse.h"
+#include "bench_runner.h"
+#include "cpu_profile.h"
+#include "diag.h"
+#include "lttng_session.h"
+#include "manifest.h"
+#include "maps_buildid.h"
+#include "proc_sampler.h"
+#include "record_opts.h"
+#include "run_dir.h"
+#include "stats_snapshot.h"
+#include "target.h"
+#include "wall_sampler.h"
+
+#define BENCH_GRACE_MS   5000u /* after SIGINT, before SIGKILL */
+#define DETACH_WAIT_MS   2000u
+#define ALIVE_CHECK_NS   100000000ull
+#define PROGRESS_NS      1000000000ull
+#define CPUPROF_WAIT_MS  3000u
+#define BENCH_OUT_MAX    (64u << 20)
+
+struct record {
+	struct corecap_record_opts opts;
+	struct corecap_target target;
+	struct corecap_run_dir rd;
+	struct corecap_maps_buildid maps;
+	struct corecap_stats_snapshot stats;
+	struct corecap_cpu_profile cpu;
+	struct corecap_proc_sampler threads;
+	struct corecap_wall_sampler wall;
+	struct corecap_lttng_session lttng;
+	struct corecap_bench_runner bench;
+	struct corecap_bench_summary summary;
+	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
+	uint64_t start_ns, end_ns;
+	struct timespec start_realtime;
+	bool complete;
+	char partial_reason[256];
+	bool interrupted;
+	bool daemon_exited;
+	bool progress_tty;
+	bool progress_pending; /* a tty progress line is on screen */
+};
+
+static volatile sig_atomic_t got_signal;
+static volatile sig_atomic_t signal_count;
+static volatile sig_atomic_t forward_signal; /* sent by a process, not the terminal */
+static int wake_pipe[2] = {-1, -1};
+
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+
+	(void)uc;
+	if (sig == SIGINT || sig == SIGTERM) {
+		got_signal = sig;
+		signal_count++;
+		if (si->si_code == SI_USER || si->si_code == SI_QUEUE || sig == SIGTERM)
+			forward_signal = 1;
+		if (signal_count >= 3) {
+			/* The kernel detaches our tracees when we exit; nothing stays stopped. */
+			static const char msg[] = "corecap: forced exit\n";
+
+			if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+				_exit(130);
+			_exit(130);
+		}
+	}
+	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0)
+		errno = saved;
+	errno = saved;
+}
+
+static int install_signals(void)
+{
+	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
+	struct sigaction ign = {.sa_handler = SIG_IGN};
+	int ret = 0;
+
+	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		ret = -errno;
+		corecap_error("cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	got_signal = 0;
+	signal_count = 0;
+	forward_signal = 0;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_NOCLDSTOP: ptrace stops of the daemon must wake us too. */
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGPIPE, &ign, NULL);
+out:
+	return ret;
+}
+
+static void restore_signals(void)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
+
+	sigaction(SIGCHLD, &dfl, NULL);
+	sigaction(SIGINT, &dfl, NULL);
+	sigaction(SIGTERM, &dfl, NULL);
+	for (int i = 0; i < 2; i++) {
+		if (wake_pipe[i] >= 0)
+			close(wake_pipe[i]);
+		wake_pipe[i] = -1;
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static double since_start_s(const struct record *r, uint64_t t)
+{
+	return r->start_ns && t > r->start_ns ? (double)(t - r->start_ns) / 1e9 : 0;
+}
+
+static void set_partial(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void set_partial(struct record *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->complete)
+		return; /* keep the first reason */
+	r->complete = false;
+	va_start(ap, fmt);
+	vsnprintf(r->partial_reason, sizeof(r->partial_reason), fmt, ap);
+	va_end(ap);
+}
+
+/* ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS>, the comm reduced to [A-Za-z0-9._-]. */
+static void default_output(const struct corecap_target *t, char *buf, size_t size)
+{
+	char comm[sizeof(t->comm)], stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i;
+
+	for (i = 0; t->comm[i] && i < sizeof(comm) - 1; i++) {
+		char c = t->comm[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+
+		comm[i] = ok ? c : '_';
+	}
+	comm[i] = '\0';
+	if (comm[0] == '.' || !comm[0])
+		comm[0] = '_';
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, size, "corecap-%s-%d-%s", comm, (int)t->pid, stamp);
+}
+
+static uint64_t tree_bytes(int dirfd, const char *name, int depth)
+{
+	struct dirent *de;
+	uint64_t sum = 0;
+	DIR *d;
+	int fd;
+
+	if (depth > 16)
+		return 0;
+	fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct stat st;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			sum += tree_bytes(fd, de->d_name, depth + 1);
+		else if (S_ISREG(st.st_mode))
+			sum += (uint64_t)st.st_size;
+	}
+	closedir(d);
+	return sum;
+}
+
+static void progress(struct record *r, uint64_t t)
+{
+	char line[512];
+	size_t n = 0;
+
+	if (r->opts.quiet)
+		return;
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "%.1f s", since_start_s(r, t));
+	if (r->have_lttng)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " | trace %.1f MiB",
+				      (double)tree_bytes(r->rd.dirfd, "trace", 0) / 1048576.0);
+	if (r->have_threads)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " | %zu threads, %llu samples",
+				      r->threads.n_threads, (unsigned long long)r->threads.rounds);
+	if (r->have_wall)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu stacks",
+				      (unsigned long long)r->wall.stats.samples);
+	if (r->have_bench && r->bench.last_line[0] && n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n, " | %s", r->bench.last_line);
+	if (r->progress_tty) {
+		fprintf(stderr, "\r\033[Kcorecap: %s", line);
+		r->progress_pending = true;
+	} else {
+		fprintf(stderr, "corecap: %s\n", line);
+	}
+}
+
+static void end_progress(struct record *r)
+{
+	if (r->progress_pending)
+		fputc('\n', stderr);
+	r->progress_pending = false;
+}
+
+static void reap_children(struct record *r)
+{
+	int status;
+	pid_t pid;
+
+	for (;;) {
+		pid = waitpid(-1, &status, __WALL | WNOHANG);
+		if (pid <= 0)
+			break;
+		if (r->have_bench && pid == r->bench.pid)
+			corecap_bench_runner_exited(&r->bench, status);
+		else if (r->have_wall && corecap_wall_sampler_owns(&r->wall, pid))
+			corecap_wall_sampler_handle(&r->wall, pid, status);
+	}
+}
+
+static void drain_wake_pipe(void)
+{
+	char buf[256];
+
+	while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
+		;
+}
+
+static uint64_t period_ns(unsigned hz)
+{
+	return 1000000000ull / hz;
+}
+
+/* Advances a periodic deadline, skipping ticks that are already past. */
+static uint64_t next_tick(uint64_t due, uint64_t period, uint64_t t)
+{
+	due += period;
+	if (due <= t)
+		due = t + period;
+	return due;
+}
+
+/* The window: runs until the benchmark ends, -d elapses, a signal, or the daemon exits. */
+static void run_window(struct record *r)
+{
+	uint64_t t = now_ns();
+	uint64_t end_at = r->opts.duration_s > 0 ? r->start_ns + (uint64_t)(r->opts.duration_s * 1e9)
+						 : UINT64_MAX;
+	uint64_t next_threads = t + period_ns(r->opts.threads_hz);
+	uint64_t next_wall = r->have_wall ? t : UINT64_MAX;
+	uint64_t next_alive = t + ALIVE_CHECK_NS;
+	uint64_t next_progress = t + PROGRESS_NS;
+
+	for (;;) {
+		struct pollfd pfd[2] = {{.fd = wake_pipe[0], .events = POLLIN},
+					{.fd = r->have_bench ? r->bench.out_fd : -1,
+					 .events = POLLIN}};
+		uint64_t next = next_threads;
+		uint64_t wall_wait = r->have_wall ? corecap_wall_sampler_deadline(&r->wall) : UINT64_MAX;
+		int timeout_ms;
+
+		if (next_wall < next)
+			next = next_wall;
+		if (wall_wait < next)
+			next = wall_wait;
+		if (next_alive < next)
+			next = next_alive;
+		if (next_progress < next)
+			next = next_progress;
+		if (end_at < next)
+			next = end_at;
+		t = now_ns();
+		timeout_ms = next > t ? (int)((next - t + 999999) / 1000000) : 0;
+		if (poll(pfd, 2, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
+			drain_wake_pipe();
+		reap_children(r);
+		if (r->have_bench)
+			corecap_bench_runner_pump(&r->bench);
+		t = now_ns();
+		if (got_signal) {
+			r->interrupted = true;
+			break;
+		}
+		if (t >= next_threads) {
+			corecap_proc_sampler_sample(&r->threads);
+			next_threads = next_tick(next_threads, period_ns(r->opts.threads_hz), t);
+		}
+		if (r->have_wall && t >= wall_wait)
+			corecap_wall_sampler_timeout(&r->wall);
+		if (r->have_wall && t >= next_wall) {
+			corecap_wall_sampler_tick(&r->wall);
+			next_wall = next_tick(next_wall, period_ns(r->opts.wall_hz), t);
+		}
+		if (t >= next_alive) {
+			if (!corecap_target_alive(&r->target)) {
+				r->daemon_exited = true;
+				break;
+			}
+			next_alive = t + ALIVE_CHECK_NS;
+		}
+		if (r->have_bench && r->bench.exited)
+			break;
+		if (t >= end_at)
+			break;
+		if (t >= next_progress) {
+			progress(r, t);
+			next_progress = next_tick(next_progress, PROGRESS_NS, t);
+		}
+	}
+	r->end_ns = now_ns();
+	end_progress(r);
+}
+
+static void parse_bench_output(struct record *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	corecap_bench_summary_init(&r->summary);
+	fd = openat(r->rd.dirfd, "bench.out", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	buf = malloc(BENCH_OUT_MAX + 1);
+	if (!buf)
+		goto out_close;
+	while (len < BENCH_OUT_MAX && (n = read(fd, buf + len, BENCH_OUT_MAX - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	corecap_bench_parse(buf, &r->summary);
+	free(buf);
+out_close:
+	close(fd);
+}
+
+/* Everything after the window: in an order that frees the daemon first. */
+static void finish_window(struct record *r)
+{
+	double at_s = since_start_s(r, r->end_ns);
+
+	if (r->have_wall)
+		corecap_wall_sampler_detach(&r->wall, DETACH_WAIT_MS);
+	corecap_cpu_profile_stop(&r->cpu);
+	if (r->daemon_exited) {
+		corecap_error("PID %d (%s) exited %.1f s into the window; the run is partial",
+			      (int)r->target.pid, r->target.comm, at_s);
+		set_partial(r, "daemon exited at +%.1f s", at_s);
+	} else {
+		if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-end") < 0)
+			set_partial(r, "no consistent copy of the shim's counters at the end");
+		corecap_proc_sampler_sample(&r->threads);
+	}
+	if (r->interrupted) {
+		corecap_error("interrupted");
+		/* An open-ended window (no benchmark, no -d) ends with Ctrl-C by design. */
+		if (r->have_bench || r->opts.duration_s > 0)
+			set_partial(r, "interrupted at +%.1f s", at_s);
+	}
+	if (r->have_lttng && corecap_lttng_session_stop(&r->lttng) < 0)
+		set_partial(r, "the LTTng session could not be stopped cleanly");
+	if (r->have_bench) {
+		int code;
+
+		if (!r->bench.exited) {
+			/* -d elapsed, a signal, or the daemon exited: stop the benchmark. */
+			if (!r->interrupted || forward_signal)
+				corecap_bench_runner_signal(&r->bench, SIGINT);
+		}
+		corecap_bench_runner_finish(&r->bench, BENCH_GRACE_MS);
+		parse_bench_output(r);
+		code = corecap_bench_runner_exit_code(&r->bench);
+		if (code != 0 && !r->interrupted && !r->daemon_exited)
+			corecap_error("the benchmark '%s' exited with status %d",
+				      r->opts.bench_argv[0], code);
+	}
+	if (!r->daemon_exited)
+		corecap_cpu_profile_collect(&r->cpu, &r->rd, CPUPROF_WAIT_MS);
+}
+
+static int write_manifest(struct record *r, int argc, char **argv)
+{
+	struct corecap_manifest m = {
+		.complete = r->complete,
+		.start_ns = r->start_ns,
+		.end_ns = r->end_ns,
+		.start_realtime = r->start_realtime,
+		.record_argv = argv,
+		.record_argc = argc,
+		.threads_hz = r->opts.threads_hz,
+		.target = &r->target,
+		.lttng = r->have_lttng ? &r->lttng : NULL,
+		.threads = r->have_threads ? &r->threads : NULL,
+		.wall = r->have_wall ? &r->wall : NULL,
+		.stats = &r->stats,
+		.cpu_prof = &r->cpu,
+		.maps = r->have_maps ? &r->maps : NULL,
+		.bench = r->have_bench ? &r->bench : NULL,
+		.bench_argv = r->opts.bench_argv,
+		.summary = r->have_bench ? &r->summary : NULL,
+	};
+
+	snprintf(m.partial_reason, sizeof(m.partial_reason), "%s", r->partial_reason);
+	return corecap_manifest_write(&m, &r->rd);
+}
+
+/* Sets up everything the window needs; on failure the caller abandons the run. */
+static int prepare(struct record *r)
+{
+	char trace_dir[4200];
+	int ret;
+
+	ret = corecap_maps_buildid_save(&r->maps, r->target.pid, &r->rd);
+	if (ret < 0)
+		goto out;
+	r->have_maps = true;
+	corecap_stats_snapshot_init(&r->stats, r->target.pid);
+	corecap_cpu_profile_init(&r->cpu, &r->target);
+	ret = corecap_proc_sampler_init(&r->threads, r->target.pid, &r->rd);
+	if (ret < 0)
+		goto out;
+	r->have_threads = true;
+	if (r->opts.bench_argv) {
+		ret = corecap_bench_runner_init(&r->bench, &r->rd, !r->opts.quiet);
+		if (ret < 0)
+			goto out;
+		r->have_bench = true;
+	}
+	if (r->opts.trace) {
+		snprintf(trace_dir, sizeof(trace_dir), "%s/trace", r->rd.abs_path);
+		ret = corecap_lttng_session_init(&r->lttng, r->target.pid, trace_dir,
+						 r->opts.events, r->opts.n_events);
+		if (ret < 0) {
+			corecap_error("cannot trace PID %d with LTTng (use --no-trace to record "
+				      "without a trace)",
+				      (int)r->target.pid);
+			goto out;
+		}
+		r->have_lttng = true;
+	}
+	/* Last: from here on the daemon's signals wait for our loop. */
+	if (r->opts.wall_hz) {
+		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz, &r->rd);
+		if (ret < 0)
+			goto out;
+		r->have_wall = true;
+	}
+out:
+	return ret;
+}
+
+static int start_window(struct record *r)
+{
+	int ret = 0;
+
+	if (r->have_lttng) {
+		ret = corecap_lttng_session_start(&r->lttng);
+		if (ret < 0)
+			goto out;
+	}
+	r->start_ns = now_ns();
+	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
+	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
+		set_partial(r, "no consistent copy of the shim's counters at the start");
+	corecap_cpu_profile_start(&r->cpu);
+	corecap_proc_sampler_sample(&r->threads);
+	if (r->have_bench) {
+		ret = corecap_bench_runner_start(&r->bench, r->opts.bench_argv);
+		if (ret < 0) {
+			set_partial(r, "the benchmark could not be started");
+			r->have_bench = false;
+			ret = 0;
+		}
+	}
+	if (!r->opts.quiet) {
+		if (r->have_bench)
+			corecap_note("recording PID %d (%s) while '%s' runs, into '%s'",
+				     (int)r->target.pid, r->target.comm, r->opts.bench_argv[0],
+				     r->rd.path);
+		else if (r->opts.duration_s > 0)
+			corecap_note("recording PID %d (%s) for %g s into '%s'", (int)r->target.pid,
+				     r->target.comm, r->opts.duration_s, r->rd.path);
+		else
+			corecap_note("recording PID %d (%s) into '%s'; Ctrl-C ends the window",
+				     (int)r->target.pid, r->target.comm, r->rd.path);
+	}
+out:
+	return ret;
+}
+
+static void release_all(struct record *r, bool abandon)
+{
+	if (r->have_wall)
+		corecap_wall_sampler_release(&r->wall);
+	if (r->have_threads)
+		corecap_proc_sampler_release(&r->threads);
+	if (r->have_bench)
+		corecap_bench_runner_release(&r->bench);
+	if (r->have_lttng)
+		corecap_lttng_session_release(&r->lttng);
+	r->have_wall = r->have_threads = r->have_bench = r->have_lttng = false;
+	if (r->have_rd) {
+		if (abandon)
+			corecap_run_dir_remove(&r->rd);
+		else
+			corecap_run_dir_release(&r->rd);
+	}
+	r->have_rd = false;
+	if (r->have_target)
+		corecap_target_release(&r->target);
+	r->have_target = false;
+}
+
+int corecap_cmd_record(int argc, char **argv)
+{
+	char output[512];
+	struct record *r;
+	int status = 1;
+	int ret;
+
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		corecap_error("out of memory");
+		goto out;
+	}
+	r->complete = true;
+	ret = corecap_record_opts_parse(&r->opts, argc, argv);
+	if (ret == 1) {
+		fputs(corecap_record_usage, stdout);
+		status = 0;
+		goto out_free;
+	}
+	if (ret < 0) {
+		corecap_error("%s", r->opts.error);
+		fputs(corecap_record_usage, stderr);
+		status = 2;
+		goto out_free;
+	}
+	corecap_diag_quiet = r->opts.quiet;
+	r->progress_tty = isatty(STDERR_FILENO);
+	if (r->opts.pid == getpid()) {
+		corecap_error("PID %d is corecap itself", (int)r->opts.pid);
+		goto out_free;
+	}
+	if (install_signals() < 0)
+		goto out_free;
+	if (corecap_target_open(&r->target, r->opts.pid) < 0)
+		goto out_restore;
+	r->have_target = true;
+	if (!r->opts.output) {
+		default_output(&r->target, output, sizeof(output));
+		r->opts.output = output;
+	}
+	if (corecap_run_dir_create(&r->rd, r->opts.output, r->opts.force) < 0)
+		goto out_release;
+	r->have_rd = true;
+	if (prepare(r) < 0 || got_signal) {
+		if (got_signal) {
+			corecap_error("interrupted");
+			status = 130;
+		}
+		release_all(r, true);
+		goto out_restore;
+	}
+	if (start_window(r) < 0) {
+		release_all(r, true);
+		goto out_restore;
+	}
+	run_window(r);
+	finish_window(r);
+	/* Close the samplers' files before the manifest, which comes last. */
+	if (r->have_wall && corecap_wall_sampler_release(&r->wall) < 0)
+		set_partial(r, "wall.samples could not be written");
+	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
+		set_partial(r, "threads.tsv could not be written");
+	if (write_manifest(r, argc, argv) < 0) {
+		corecap_error("the run in '%s' has no manifest: it is partial", r->rd.path);
+		status = 1;
+	} else {
+		if (!r->opts.quiet || !r->complete)
+			corecap_note("wrote %s run '%s' (%.2f s window)",
+				     r->complete ? "complete" : "partial", r->rd.path,
+				     since_start_s(r, r->end_ns));
+		printf("%s\n", r->rd.path);
+		fflush(stdout);
+		if (r->interrupted)
+			status = 130;
+		else if (r->daemon_exited || !r->complete)
+			status = 1;
+		else if (r->have_bench && corecap_bench_runner_exit_code(&r->bench) != 0)
+			status = 1;
+		else
+			status = 0;
+	}
+	release_all(r, false); /* the samplers' releases are idempotent */
+	goto out_restore;
+
+out_release:
+	release_all(r, false);
+out_restore:
+	restore_signals();
+out_free:
+	free(r);
+out:
+	return status;
+}

@@ -1,0 +1,373 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "diag.h"
+#include "lttng_session.h"
+#include "proc_stat.h"
+
+const char *const corecap_lttng_default_events[] = {
+	"corecap_op:*",
+	"corecap_lock:*",
+	"corecap_io:*",
+	"corecap_thread:*",
+};
+const size_t corecap_lttng_n_default_events =
+	sizeof(corecap_lttng_default_events) / sizeof(corecap_lttng_default_events[0]);
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Starts `lttng-sessiond --daemonize` and waits until it answers. */
+static int start_sessiond(struct corecap_lttng_session *s)
+{
+	int status = 0;
+	int ret = 0;
+	pid_t child;
+
+	child = fork();
+	if (child < 0) {
+		ret = -errno;
+		corecap_error("cannot start lttng-sessiond: %s", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		int null = open("/dev/null", O_RDWR);
+		sigset_t none;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if (null >= 0) {
+			dup2(null, STDIN_FILENO);
+			dup2(null, STDOUT_FILENO);
+		}
+		execlp("lttng-sessiond", "lttng-sessiond", "--daemonize", (char *)NULL);
+		fprintf(stderr, "corecap: cannot run lttng-sessiond: %s\n", strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		corecap_error("lttng-sessiond --daemonize failed (status %d)",
+			      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		ret = -ECHILD;
+		goto out;
+	}
+	for (int i = 0; i < 100 && lttng_session_daemon_alive() != 1; i++)
+		sleep_ms(50);
+	if (lttng_session_daemon_alive() != 1) {
+		corecap_error("lttng-sessiond was started but does not answer");
+		ret = -ETIMEDOUT;
+		goto out;
+	}
+	s->started_sessiond = true;
+	corecap_note("no LTTng session daemon was running: started lttng-sessiond (it keeps "
+		     "running)");
+out:
+	return ret;
+}
+
+/*
+ * Destroys sessions named corecap-*-<collector pid> whose collector is gone:
+ * a collector killed by SIGKILL cannot destroy its own.
+ */
+static void destroy_stale_sessions(void)
+{
+	struct lttng_session *sessions = NULL;
+	int n = lttng_list_sessions(&sessions);
+
+	for (int i = 0; i < n; i++) {
+		const char *name = sessions[i].name;
+		const char *dash = strrchr(name, '-');
+		char *end;
+		long owner;
+
+		if (strncmp(name, "corecap-", 8) != 0 || !dash)
+			continue;
+		owner = strtol(dash + 1, &end, 10);
+		if (*end || owner <= 0 || owner == getpid())
+			continue;
+		if (kill((pid_t)owner, 0) == 0 || errno != ESRCH)
+			continue;
+		if (lttng_destroy_session(name) == 0)
+			corecap_note("destroyed LTTng session '%s' left by a collector that died",
+				     name);
+	}
+	free(sessions);
+}
+
+/* The daemon's PID in its own PID namespace: the one LTTng-UST sees. */
+static pid_t namespace_pid(pid_t pid)
+{
+	char path[64], buf[4096];
+	const char *p;
+	pid_t vpid = pid;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (corecap_read_small_file(AT_FDCWD, path, buf, sizeof(buf)) < 0)
+		return pid;
+	p = strstr(buf, "\nNSpid:");
+	if (!p)
+		return pid;
+	p += 7;
+	for (;;) {
+		char *end;
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		vpid = (pid_t)v;
+		p = end;
+	}
+	return vpid;
+}
+
+static void check_registration(struct corecap_lttng_session *s, pid_t pid, pid_t vpid)
+{
+	/* An app learns of a new session daemon within moments; give it that long. */
+	int tries = s->started_sessiond ? 30 : 1;
+
+	for (int t = 0; t < tries && !s->target_has_probes; t++) {
+		struct lttng_event *evs = NULL;
+		int n;
+
+		if (t)
+			sleep_ms(100);
+		n = lttng_list_tracepoints(s->handle, &evs);
+		for (int i = 0; i < n; i++) {
+			if (evs[i].pid != pid && evs[i].pid != vpid)
+				continue;
+			s->target_registered = true;
+			if (strncmp(evs[i].name, "corecap_", 8) == 0)
+				s->target_has_probes = true;
+		}
+		free(evs);
+	}
+	if (!s->target_registered)
+		corecap_warn("PID %d is not registered with LTTng (not started with `corecap run`, "
+			     "or it does not load lttng-ust): the trace will hold no events from it",
+			     (int)pid);
+	else if (!s->target_has_probes)
+		corecap_warn("PID %d has no corecap tracepoints loaded (start it with `corecap run`): "
+			     "the trace will hold only the events of other providers",
+			     (int)pid);
+}
+
+static int lttng_fail(int code, const char *what, const char *session)
+{
+	corecap_error("cannot %s of LTTng session '%s': %s", what, session,
+		      lttng_strerror(code < 0 ? code : -code));
+	return -EIO;
+}
+
+static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
+		 const char *const *extra, size_t n_extra)
+{
+	struct lttng_domain domain = {.type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID};
+	struct lttng_process_attr_tracker_handle *tracker = NULL;
+	static const enum lttng_event_context_type contexts[] = {
+		LTTNG_EVENT_CONTEXT_VPID,
+		LTTNG_EVENT_CONTEXT_VTID,
+		LTTNG_EVENT_CONTEXT_PROCNAME,
+	};
+	struct lttng_session_descriptor *desc;
+	struct lttng_channel *chan = NULL;
+	pid_t vpid = namespace_pid(pid);
+	enum lttng_error_code code;
+	int ret = 0;
+	int r;
+
+	desc = lttng_session_descriptor_local_create(s->name, trace_dir);
+	if (!desc) {
+		corecap_error("cannot describe LTTng session '%s'", s->name);
+		ret = -ENOMEM;
+		goto out;
+	}
+	code = lttng_create_session_ext(desc);
+	lttng_session_descriptor_destroy(desc);
+	if (code != LTTNG_OK) {
+		corecap_error("cannot create LTTng session '%s': %s", s->name,
+			      lttng_strerror(-(int)code));
+		ret = -EIO;
+		goto out;
+	}
+	s->created = true;
+	s->handle = lttng_create_handle(s->name, &domain);
+	if (!s->handle) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	chan = lttng_channel_create(&domain);
+	if (!chan) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	snprintf(chan->name, sizeof(chan->name), "%s", CORECAP_LTTNG_CHANNEL);
+	chan->attr.overwrite = 0;
+	chan->attr.subbuf_size = CORECAP_LTTNG_SUBBUF_BYTES;
+	chan->attr.num_subbuf = CORECAP_LTTNG_NUM_SUBBUF;
+	r = lttng_enable_channel(s->handle, chan);
+	if (r < 0) {
+		ret = lttng_fail(r, "create the channel", s->name);
+		goto out_destroy_chan;
+	}
+	for (size_t i = 0; i < corecap_lttng_n_default_events + n_extra; i++) {
+		const char *name = i < corecap_lttng_n_default_events
+					   ? corecap_lttng_default_events[i]
+					   : extra[i - corecap_lttng_n_default_events];
+		struct lttng_event *ev = lttng_event_create();
+
+		if (!ev || s->n_events == CORECAP_LTTNG_MAX_EVENTS) {
+			lttng_event_destroy(ev);
+			ret = -ENOMEM;
+			goto out_destroy_chan;
+		}
+		ev->type = LTTNG_EVENT_TRACEPOINT;
+		ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+		snprintf(ev->name, sizeof(ev->name), "%s", name);
+		r = lttng_enable_event_with_exclusions(s->handle, ev, CORECAP_LTTNG_CHANNEL, NULL, 0,
+						       NULL);
+		lttng_event_destroy(ev);
+		if (r < 0) {
+			corecap_error("cannot enable event '%s' in LTTng session '%s': %s", name,
+				      s->name, lttng_strerror(r));
+			ret = -EIO;
+			goto out_destroy_chan;
+		}
+		s->events[s->n_events] = strdup(name);
+		if (s->events[s->n_events])
+			s->n_events++;
+	}
+	for (size_t i = 0; i < sizeof(contexts) / sizeof(contexts[0]); i++) {
+		struct lttng_event_context ctx;
+
+		memset(&ctx, 0, sizeof(ctx));
+		ctx.ctx = contexts[i];
+		r = lttng_add_context(s->handle, &ctx, NULL, CORECAP_LTTNG_CHANNEL);
+		if (r < 0) {
+			ret = lttng_fail(r, "add a context", s->name);
+			goto out_destroy_chan;
+		}
+	}
+	/* Only the daemon is traced: other lttng-ust apps stay out of the buffers. */
+	code = lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
+						LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID, &tracker);
+	if (code != LTTNG_OK ||
+	    lttng_process_attr_tracker_handle_set_tracking_policy(
+		    tracker, LTTNG_TRACKING_POLICY_INCLUDE_SET) !=
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK ||
+	    lttng_process_attr_virtual_process_id_tracker_handle_add_pid(tracker, vpid) !=
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
+		corecap_error("cannot limit LTTng session '%s' to PID %d", s->name, (int)pid);
+		ret = -EIO;
+		goto out_destroy_tracker;
+	}
+	check_registration(s, pid, vpid);
+out_destroy_tracker:
+	lttng_process_attr_tracker_handle_destroy(tracker);
+out_destroy_chan:
+	lttng_channel_destroy(chan);
+out:
+	return ret;
+}
+
+int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
+			       const char *const *extra_events, size_t n_extra)
+{
+	char stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(s->name, sizeof(s->name), "corecap-%d-%s-%d", (int)pid, stamp, (int)getpid());
+	if (lttng_session_daemon_alive() != 1) {
+		ret = start_sessiond(s);
+		if (ret < 0)
+			goto out;
+	}
+	destroy_stale_sessions();
+	ret = setup(s, pid, trace_dir, extra_events, n_extra);
+	if (ret < 0)
+		corecap_lttng_session_release(s);
+out:
+	return ret;
+}
+
+int corecap_lttng_session_start(struct corecap_lttng_session *s)
+{
+	int r = lttng_start_tracing(s->name);
+
+	if (r < 0)
+		return lttng_fail(r, "start the tracing", s->name);
+	s->started = true;
+	return 0;
+}
+
+int corecap_lttng_session_stop(struct corecap_lttng_session *s)
+{
+	struct lttng_channel *chans = NULL;
+	int ret = 0;
+	int n, r;
+
+	if (!s->started)
+		goto out;
+	r = lttng_stop_tracing(s->name);
+	if (r < 0) {
+		ret = lttng_fail(r, "stop the tracing", s->name);
+		goto out;
+	}
+	s->started = false;
+	n = lttng_list_channels(s->handle, &chans);
+	for (int i = 0; i < n; i++) {
+		if (strcmp(chans[i].name, CORECAP_LTTNG_CHANNEL) != 0)
+			continue;
+		if (lttng_channel_get_discarded_event_count(&chans[i], &s->discarded_events) == 0 &&
+		    lttng_channel_get_lost_packet_count(&chans[i], &s->lost_packets) == 0)
+			s->counts_known = true;
+	}
+	free(chans);
+	if (s->discarded_events || s->lost_packets)
+		corecap_warn("LTTng discarded %llu events and lost %llu packets (buffers too small "
+			     "for the event rate)",
+			     (unsigned long long)s->discarded_events,
+			     (unsigned long long)s->lost_packets);
+out:
+	return ret;
+}
+
+void corecap_lttng_session_release(struct corecap_lttng_session *s)
+{
+	if (s->started)
+		lttng_stop_tracing(s->name);
+	s->started = false;
+	if (s->handle)
+		lttng_destroy_handle(s->handle);
+	s->handle = NULL;
+	if (s->created) {
+		int r = lttng_destroy_session(s->name);
+
+		if (r < 0)
+			corecap_warn("cannot destroy LTTng session '%s': %s", s->name,
+				     lttng_strerror(r));
+	}
+	s->created = false;
+	for (size_t i = 0; i < s->n_events; i++)
+		free(s->events[i]);
+	s->n_events = 0;
+}

@@ -1,0 +1,59 @@
+/*
+ * struct corecap_lttng_session: the LTTng-UST recording session of one
+ * `corecap record`, through liblttng-ctl.
+ *
+ * Guarantees: after corecap_lttng_session_init() returns 0 a session
+ * named corecap-<pid>-<YYYYmmdd-HHMMSS>-<collector pid> exists, writing CTF
+ * to `trace_dir` with per-UID buffers, one discard-mode channel "corecap"
+ * (8 sub-buffers of 1 MiB per CPU), the corecap_op/lock/io/thread events
+ * and any extra ones enabled, the vpid, vtid and procname contexts added,
+ * and the virtual-PID tracker limited to the daemon. A session daemon is
+ * started when none answers (and the user is told). Sessions left behind by
+ * a collector that was killed (the PID in their name is gone) are destroyed
+ * first. corecap_lttng_session_release() destroys the session on every
+ * path; counts of discarded events and lost packets are read before that,
+ * by corecap_lttng_session_stop().
+ */
+#ifndef CORECAP_COLLECTOR_LTTNG_SESSION_H
+#define CORECAP_COLLECTOR_LTTNG_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct lttng_handle;
+
+enum { CORECAP_LTTNG_MAX_EVENTS = 40 };
+
+#define CORECAP_LTTNG_CHANNEL      "corecap"
+#define CORECAP_LTTNG_SUBBUF_BYTES (1u << 20)
+#define CORECAP_LTTNG_NUM_SUBBUF   8u
+
+struct corecap_lttng_session {
+	char name[128];
+	struct lttng_handle *handle;
+	bool created;
+	bool started;
+	bool started_sessiond;
+	bool counts_known;
+	bool target_registered; /* the daemon was seen registered with the session daemon */
+	bool target_has_probes; /* ... and it has corecap tracepoints */
+	uint64_t discarded_events;
+	uint64_t lost_packets;
+	size_t n_events;
+	char *events[CORECAP_LTTNG_MAX_EVENTS];
+};
+
+extern const char *const corecap_lttng_default_events[];
+extern const size_t corecap_lttng_n_default_events;
+
+int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
+			       const char *const *extra_events, size_t n_extra);
+int corecap_lttng_session_start(struct corecap_lttng_session *s);
+/* Stops (waiting for the data to be written) and reads the loss counters. */
+int corecap_lttng_session_stop(struct corecap_lttng_session *s);
+/* Destroys the session if it exists. */
+void corecap_lttng_session_release(struct corecap_lttng_session *s);
+
+#endif

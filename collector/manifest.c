@@ -1,0 +1,252 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "bench_runner.h"
+#include "cpu_profile.h"
+#include "diag.h"
+#include "lttng_session.h"
+#include "manifest.h"
+#include "maps_buildid.h"
+#include "proc_sampler.h"
+#include "run_dir.h"
+#include "stats_snapshot.h"
+#include "target.h"
+#include "wall_sampler.h"
+
+static void put(struct json_object *o, const char *key, struct json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+static struct json_object *jstr(const char *s)
+{
+	return s ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *ju64(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static struct json_object *argv_array(char *const *argv)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; argv && argv[i]; i++)
+		json_object_array_add(a, json_object_new_string(argv[i]));
+	return a;
+}
+
+static struct json_object *cmdline_array(const struct corecap_target *t)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t off = 0; off < t->cmdline_len;) {
+		size_t len = strnlen(t->cmdline + off, t->cmdline_len - off);
+
+		json_object_array_add(a, json_object_new_string_len(t->cmdline + off, (int)len));
+		off += len + 1;
+	}
+	return a;
+}
+
+static struct json_object *window(const struct corecap_manifest *m)
+{
+	struct json_object *w = json_object_new_object();
+	char iso[64];
+	struct tm tm;
+
+	gmtime_r(&m->start_realtime.tv_sec, &tm);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	put(w, "start_ns", ju64(m->start_ns));
+	put(w, "end_ns", ju64(m->end_ns));
+	put(w, "duration_s", json_object_new_double((double)(m->end_ns - m->start_ns) / 1e9));
+	put(w, "start_realtime", json_object_new_string(iso));
+	return w;
+}
+
+static struct json_object *sources(const struct corecap_manifest *m)
+{
+	struct json_object *s = json_object_new_object();
+
+	put(s, "trace", json_object_new_boolean(m->lttng != NULL));
+	put(s, "threads", json_object_new_boolean(m->threads && m->threads->rounds > 0));
+	put(s, "stats", json_object_new_boolean(m->stats && m->stats->copies == 2));
+	put(s, "maps", json_object_new_boolean(m->maps != NULL));
+	put(s, "buildids", json_object_new_boolean(m->maps != NULL));
+	put(s, "wall", json_object_new_boolean(m->wall != NULL));
+	put(s, "cpu_prof", json_object_new_boolean(m->cpu_prof && m->cpu_prof->bytes > 0));
+	put(s, "bench", json_object_new_boolean(m->bench != NULL));
+	return s;
+}
+
+static struct json_object *lttng(const struct corecap_lttng_session *l)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *ev = json_object_new_array();
+	struct json_object *ctx = json_object_new_array();
+
+	for (size_t i = 0; i < l->n_events; i++)
+		json_object_array_add(ev, json_object_new_string(l->events[i]));
+	json_object_array_add(ctx, json_object_new_string("vpid"));
+	json_object_array_add(ctx, json_object_new_string("vtid"));
+	json_object_array_add(ctx, json_object_new_string("procname"));
+	put(o, "session", json_object_new_string(l->name));
+	put(o, "events", ev);
+	put(o, "contexts", ctx);
+	put(o, "channel", json_object_new_string(CORECAP_LTTNG_CHANNEL));
+	put(o, "buffers", json_object_new_string("per-uid"));
+	put(o, "subbuf_bytes", ju64(CORECAP_LTTNG_SUBBUF_BYTES));
+	put(o, "num_subbuf", ju64(CORECAP_LTTNG_NUM_SUBBUF));
+	put(o, "target_registered", json_object_new_boolean(l->target_registered));
+	put(o, "target_has_probes", json_object_new_boolean(l->target_has_probes));
+	put(o, "discarded_events", l->counts_known ? ju64(l->discarded_events) : NULL);
+	put(o, "lost_packets", l->counts_known ? ju64(l->lost_packets) : NULL);
+	put(o, "started_sessiond", json_object_new_boolean(l->started_sessiond));
+	return o;
+}
+
+static struct json_object *wallclock(const struct corecap_wall_sampler *w)
+{
+	struct json_object *o = json_object_new_object();
+
+	put(o, "hz", ju64(w->hz));
+	put(o, "rounds", ju64(w->stats.rounds));
+	put(o, "samples", ju64(w->stats.samples));
+	put(o, "missed", ju64(w->stats.missed));
+	put(o, "late_rounds", ju64(w->stats.late_rounds));
+	put(o, "slow_stops", ju64(w->stats.slow_stops));
+	put(o, "unwind_errors", ju64(w->stats.unwind_errors));
+	put(o, "signals_passed", ju64(w->stats.signals));
+	put(o, "max_threads", ju64(w->stats.max_threads));
+	put(o, "stop_ns_median", ju64(w->stats.stop_ns_median));
+	put(o, "stop_ns_p99", ju64(w->stats.stop_ns_p99));
+	put(o, "stop_ns_max", ju64(w->stats.stop_ns_max));
+	return o;
+}
+
+static struct json_object *benchmark(const struct corecap_manifest *m)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *sum = json_object_new_object();
+	int code = corecap_bench_runner_exit_code(m->bench);
+
+	put(o, "command", argv_array(m->bench_argv));
+	put(o, "exit_status", code >= 0 ? json_object_new_int(code) : NULL);
+	put(o, "output_bytes", ju64(m->bench->bytes));
+	put(o, "parser", jstr(m->summary ? m->summary->parser : NULL));
+	for (size_t i = 0; m->summary && i < m->summary->n_items; i++) {
+		const struct corecap_bench_item *it = &m->summary->items[i];
+		struct json_object *v;
+
+		if (it->integral && fabs(it->value) < 9e15)
+			v = json_object_new_int64((int64_t)llround(it->value));
+		else
+			v = json_object_new_double(it->value);
+		put(sum, it->key, v);
+	}
+	put(o, "summary", sum);
+	return o;
+}
+
+static struct json_object *build(const struct corecap_manifest *m)
+{
+	struct json_object *root = json_object_new_object();
+	const struct corecap_target *t = m->target;
+	struct utsname uts;
+	char host[256] = "";
+
+	uname(&uts);
+	gethostname(host, sizeof(host) - 1);
+	put(root, "format", json_object_new_string(CORECAP_RUN_FORMAT));
+	put(root, "version", json_object_new_int(CORECAP_RUN_VERSION));
+	put(root, "tool_version", json_object_new_string(CORECAP_VERSION));
+	put(root, "status", json_object_new_string(m->complete ? "complete" : "partial"));
+	put(root, "partial_reason", m->complete ? NULL : jstr(m->partial_reason));
+	put(root, "pid", json_object_new_int(t->pid));
+	put(root, "comm", json_object_new_string(t->comm));
+	put(root, "cmdline", cmdline_array(t));
+	put(root, "exe", json_object_new_string(t->exe));
+	put(root, "uid", ju64(t->uid));
+	put(root, "host", json_object_new_string(host));
+	put(root, "nproc", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	put(root, "kernel", json_object_new_string(uts.release));
+	put(root, "clk_tck", json_object_new_int((int)sysconf(_SC_CLK_TCK)));
+	put(root, "clock", json_object_new_string("monotonic"));
+	put(root, "window", window(m));
+	put(root, "record_command", argv_array(m->record_argv));
+	put(root, "sources", sources(m));
+	if (m->lttng)
+		put(root, "lttng", lttng(m->lttng));
+	put(root, "threads_hz", json_object_new_int((int)m->threads_hz));
+	if (m->threads) {
+		struct json_object *o = json_object_new_object();
+
+		put(o, "rounds", ju64(m->threads->rounds));
+		put(o, "rows", ju64(m->threads->rows));
+		put(o, "schedstat", json_object_new_boolean(m->threads->have_schedstat));
+		put(root, "threads", o);
+	}
+	if (m->wall)
+		put(root, "wallclock", wallclock(m->wall));
+	if (m->stats && m->stats->present) {
+		struct json_object *o = json_object_new_object();
+
+		put(o, "file", json_object_new_string(m->stats->path));
+		put(o, "bytes", ju64(m->stats->bytes));
+		put(o, "copies", json_object_new_int(m->stats->copies));
+		put(o, "torn", json_object_new_int(m->stats->torn));
+		put(root, "stats", o);
+	}
+	if (m->cpu_prof && m->cpu_prof->available) {
+		struct json_object *o = json_object_new_object();
+
+		put(o, "signal", json_object_new_int(m->cpu_prof->signal));
+		put(o, "cpuprofile", json_object_new_string(m->cpu_prof->base));
+		put(o, "bytes", ju64(m->cpu_prof->bytes));
+		put(root, "cpu_prof", o);
+	}
+	if (m->maps) {
+		struct json_object *o = json_object_new_object();
+
+		put(o, "files", ju64(m->maps->n_files));
+		put(o, "build_ids", ju64(m->maps->n_ids));
+		put(root, "maps", o);
+	}
+	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
+	return root;
+}
+
+int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_dir *rd)
+{
+	static const char tmp[] = "manifest.json.tmp";
+	struct json_object *root = build(m);
+	const char *text;
+	FILE *f = NULL;
+	int ret;
+
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_SPACED |
+							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	ret = corecap_run_dir_fopen(rd, tmp, &f);
+	if (ret < 0)
+		goto out_put;
+	fputs(text, f);
+	fputc('\n', f);
+	if ((ferror(f) | fclose(f)) != 0) {
+		ret = -EIO;
+		corecap_error("cannot write '%s/%s': %s", rd->path, tmp, strerror(errno));
+		unlinkat(rd->dirfd, tmp, 0);
+		goto out_put;
+	}
+	ret = corecap_run_dir_rename(rd, tmp, "manifest.json");
+out_put:
+	json_object_put(root);
+	return ret;
+}

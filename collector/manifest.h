@@ -1,0 +1,54 @@
+/*
+ * struct corecap_manifest: RUN/manifest.json, the description of a run
+ * (format: docs/run-directory.md, version 1).
+ *
+ * Guarantees: corecap_manifest_write() writes manifest.json.tmp and renames
+ * it, so a reader sees either no manifest or a complete one; it is the last
+ * file a recording writes. Pointers to sources that were not recorded are
+ * NULL and their "sources" entry is false.
+ */
+#ifndef CORECAP_COLLECTOR_MANIFEST_H
+#define CORECAP_COLLECTOR_MANIFEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "bench_parse.h"
+
+struct corecap_run_dir;
+struct corecap_target;
+struct corecap_lttng_session;
+struct corecap_proc_sampler;
+struct corecap_wall_sampler;
+struct corecap_stats_snapshot;
+struct corecap_cpu_profile;
+struct corecap_maps_buildid;
+struct corecap_bench_runner;
+
+#define CORECAP_RUN_FORMAT  "corecap-run"
+#define CORECAP_RUN_VERSION 1
+
+struct corecap_manifest {
+	bool complete;
+	char partial_reason[256];
+	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
+	struct timespec start_realtime;
+	char **record_argv; /* how corecap record was called */
+	int record_argc;
+	unsigned threads_hz;
+	const struct corecap_target *target;
+	const struct corecap_lttng_session *lttng;     /* NULL: --no-trace */
+	const struct corecap_proc_sampler *threads;
+	const struct corecap_wall_sampler *wall;       /* NULL: no --wallclock */
+	const struct corecap_stats_snapshot *stats;    /* NULL or !present: no shim */
+	const struct corecap_cpu_profile *cpu_prof;    /* NULL or no bytes: none */
+	const struct corecap_maps_buildid *maps;       /* NULL: maps not saved */
+	const struct corecap_bench_runner *bench;      /* NULL: no benchmark */
+	char **bench_argv;
+	const struct corecap_bench_summary *summary;
+};
+
+int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_dir *rd);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * struct corecap_proc_sampler: per-thread samples from /proc into
+ * RUN/threads.tsv (format: docs/run-directory.md).
+ *
+ * Guarantees: the file starts with the header line; each call to
+ * corecap_proc_sampler_sample() appends one row per live thread, each
+ * stamped with CLOCK_MONOTONIC when that thread was read; a thread that
+ * vanishes while being read is skipped, not half-written.
+ */
+#ifndef CORECAP_COLLECTOR_PROC_SAMPLER_H
+#define CORECAP_COLLECTOR_PROC_SAMPLER_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct corecap_run_dir;
+
+struct corecap_proc_sampler {
+	pid_t pid;
+	DIR *tasks; /* /proc/PID/task */
+	FILE *out;
+	long clk_tck;
+	uint64_t rounds;
+	uint64_t rows;
+	size_t n_threads; /* in the last round */
+	bool have_schedstat;
+};
+
+int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid,
+			      struct corecap_run_dir *rd);
+/* One row per thread; -ESRCH when the process is gone. */
+int corecap_proc_sampler_sample(struct corecap_proc_sampler *s);
+/* Flushes and closes; -errno when the file could not be written. */
+int corecap_proc_sampler_release(struct corecap_proc_sampler *s);
+
+extern const char corecap_threads_tsv_header[];
+
+#endif

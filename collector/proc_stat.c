@@ -1,0 +1,101 @@
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "proc_stat.h"
+
+ssize_t corecap_read_small_file(int dirfd, const char *path, char *buf, size_t size)
+{
+	size_t len = 0;
+	ssize_t ret;
+	int fd;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (len < size - 1) {
+		ret = read(fd, buf + len, size - 1 - len);
+		if (ret < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out_close_fd;
+		}
+		if (ret == 0)
+			break;
+		len += (size_t)ret;
+	}
+	buf[len] = '\0';
+	ret = (ssize_t)len;
+out_close_fd:
+	close(fd);
+	return ret;
+}
+
+int corecap_proc_stat_parse(const char *text, struct corecap_proc_stat *st)
+{
+	const char *open = strchr(text, '(');
+	const char *close = strrchr(text, ')');
+	unsigned long long v;
+	const char *p;
+	size_t n;
+	int field;
+
+	memset(st, 0, sizeof(*st));
+	if (!open || !close || close < open || close[1] != ' ')
+		return -EINVAL;
+	n = (size_t)(close - open - 1);
+	if (n >= sizeof(st->comm))
+		n = sizeof(st->comm) - 1;
+	memcpy(st->comm, open + 1, n);
+	st->comm[n] = '\0';
+	p = close + 2;
+	st->state = *p;
+	if (!st->state || st->state == ' ')
+		return -EINVAL;
+	/* Field 3 is the state; walk the blank-separated fields after it. */
+	for (field = 4; field <= 39; field++) {
+		char *end;
+
+		p = strchr(p, ' ');
+		if (!p)
+			return field > 15 ? 0 : -EINVAL;
+		p++;
+		errno = 0;
+		v = strtoull(p, &end, 10);
+		if (end == p && *p != '-')
+			return -EINVAL;
+		switch (field) {
+		case 9:
+			st->flags = (unsigned long)v;
+			break;
+		case 14:
+			st->utime_ticks = v;
+			break;
+		case 15:
+			st->stime_ticks = v;
+			break;
+		case 22:
+			st->starttime_ticks = v;
+			break;
+		case 39:
+			st->processor = (int)v;
+			break;
+		}
+	}
+	return 0;
+}
+
+int corecap_proc_stat_read(int dirfd, const char *path, struct corecap_proc_stat *st)
+{
+	char buf[1024];
+	ssize_t n;
+
+	n = corecap_read_small_file(dirfd, path, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	return corecap_proc_stat_parse(buf, st);
+}

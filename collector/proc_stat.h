@@ -1,0 +1,32 @@
+/*
+ * struct corecap_proc_stat: the fields corecap uses from /proc/PID/stat or
+ * /proc/PID/task/TID/stat. The parser copes with a comm holding blanks or
+ * parentheses (it splits at the last ')').
+ */
+#ifndef CORECAP_COLLECTOR_PROC_STAT_H
+#define CORECAP_COLLECTOR_PROC_STAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CORECAP_PF_KTHREAD 0x00200000UL /* stat field 9: the task is a kernel thread */
+
+struct corecap_proc_stat {
+	char comm[64];
+	char state;
+	unsigned long flags;
+	uint64_t utime_ticks;
+	uint64_t stime_ticks;
+	uint64_t starttime_ticks;
+	int processor;
+};
+
+/* 0 on success, -EINVAL when the text is not a stat line. */
+int corecap_proc_stat_parse(const char *text, struct corecap_proc_stat *st);
+/* Reads and parses a stat file relative to dirfd (AT_FDCWD for an absolute path). */
+int corecap_proc_stat_read(int dirfd, const char *path, struct corecap_proc_stat *st);
+/* Reads a small file fully into buf (NUL-terminated); returns its length or -errno. */
+ssize_t corecap_read_small_file(int dirfd, const char *path, char *buf, size_t size);
+
+#endif

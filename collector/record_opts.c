@@ -1,0 +1,201 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "record_opts.h"
+
+const char corecap_record_usage[] =
+	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]] [--no-trace]\n"
+	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
+	"                      [-- BENCHMARK ARGS...]\n"
+	"\n"
+	"Records the running process PID for a window: the benchmark's run, or -d\n"
+	"seconds, or until Ctrl-C; the window ends at whichever comes first.\n"
+	"\n"
+	"  -p, --pid PID         the daemon to record\n"
+	"  -o, --output RUN      run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)\n"
+	"  -d, --duration SEC    window length in seconds (a benchmark is interrupted then)\n"
+	"      --wallclock[=HZ]  sample every thread's stack with ptrace (default 50 Hz)\n"
+	"      --no-trace        no LTTng session (no trace/ in the run)\n"
+	"      --event NAME      also enable this LTTng-UST event (repeatable; globs allowed)\n"
+	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
+	"  -q, --quiet           no progress, no benchmark echo on stdout\n"
+	"      --force           replace RUN if it exists and holds a corecap run\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"The run directory format is described in docs/run-directory.md;\n"
+	"see also corecap-record(1).\n";
+
+enum {
+	OPT_WALLCLOCK = 256,
+	OPT_NO_TRACE,
+	OPT_EVENT,
+	OPT_FORCE,
+	OPT_THREADS_HZ,
+};
+
+static const struct option long_opts[] = {
+	{"pid", required_argument, NULL, 'p'},
+	{"output", required_argument, NULL, 'o'},
+	{"duration", required_argument, NULL, 'd'},
+	{"wallclock", optional_argument, NULL, OPT_WALLCLOCK},
+	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
+	{"event", required_argument, NULL, OPT_EVENT},
+	{"threads-hz", required_argument, NULL, OPT_THREADS_HZ},
+	{"quiet", no_argument, NULL, 'q'},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int fail(struct corecap_record_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct corecap_record_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->error, sizeof(o->error), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static bool parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400)
+		return false;
+	*out = v;
+	return true;
+}
+
+int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv)
+{
+	unsigned long v;
+	int ret = 0;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->trace = true;
+	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
+	optind = 0; /* full reinitialisation: the parser may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:o:d:qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (!parse_ulong(optarg, 1, INT_MAX, &v)) {
+				ret = fail(o, "invalid PID '%s'", optarg);
+				goto out;
+			}
+			o->pid = (pid_t)v;
+			break;
+		case 'o':
+			if (!*optarg) {
+				ret = fail(o, "empty run directory name");
+				goto out;
+			}
+			o->output = optarg;
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &o->duration_s)) {
+				ret = fail(o, "invalid duration '%s' (seconds, more than 0, at most 86400)",
+					   optarg);
+				goto out;
+			}
+			break;
+		case OPT_WALLCLOCK:
+			if (!optarg) {
+				o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
+			} else if (parse_ulong(optarg, 1, 1000, &v)) {
+				o->wall_hz = (unsigned)v;
+			} else {
+				ret = fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)", optarg);
+				goto out;
+			}
+			break;
+		case OPT_THREADS_HZ:
+			if (!parse_ulong(optarg, 1, 1000, &v)) {
+				ret = fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)", optarg);
+				goto out;
+			}
+			o->threads_hz = (unsigned)v;
+			break;
+		case OPT_NO_TRACE:
+			o->trace = false;
+			break;
+		case OPT_EVENT:
+			if (!*optarg) {
+				ret = fail(o, "empty --event name");
+				goto out;
+			}
+			if (o->n_events == CORECAP_RECORD_MAX_EVENTS) {
+				ret = fail(o, "too many --event options (at most %d)",
+					   CORECAP_RECORD_MAX_EVENTS);
+				goto out;
+			}
+			o->events[o->n_events++] = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case 'h':
+			ret = 1;
+			goto out;
+		case ':':
+			ret = fail(o, "option '%s' needs an argument", argv[optind - 1]);
+			goto out;
+		default:
+			if (optopt)
+				ret = fail(o, "unknown option '-%c'", optopt);
+			else
+				ret = fail(o, "unknown option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		/* getopt consumed a "--" if there was one; anything left is the benchmark. */
+		if (strcmp(argv[optind - 1], "--") != 0) {
+			ret = fail(o, "unexpected argument '%s' (put the benchmark after '--')",
+				   argv[optind]);
+			goto out;
+		}
+		o->bench_argv = &argv[optind];
+	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
+		ret = fail(o, "no benchmark command after '--'");
+		goto out;
+	}
+	if (o->pid == 0)
+		ret = fail(o, "missing -p PID");
+out:
+	return ret;
+}

@@ -1,0 +1,43 @@
+/*
+ * struct corecap_record_opts: the parsed command line of `corecap record`.
+ *
+ * Guarantees after corecap_record_opts_parse() returns 0: pid > 0;
+ * duration_s is 0 (no limit) or in (0, 86400]; wall_hz is 0 (off) or in
+ * [1, 1000]; threads_hz in [1, 1000]; bench_argv is NULL or a
+ * NULL-terminated slice of the caller's argv (not copied); events holds
+ * the extra --event names (pointers into argv). On a usage error it
+ * returns -EINVAL and leaves the reason in `error` for the caller to print
+ * with the usage text; --help returns 1.
+ */
+#ifndef CORECAP_COLLECTOR_RECORD_OPTS_H
+#define CORECAP_COLLECTOR_RECORD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum { CORECAP_RECORD_MAX_EVENTS = 32 };
+
+#define CORECAP_RECORD_WALL_HZ_DEFAULT    50
+#define CORECAP_RECORD_THREADS_HZ_DEFAULT 10
+
+struct corecap_record_opts {
+	pid_t pid;
+	const char *output; /* NULL: ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> */
+	double duration_s;
+	unsigned wall_hz;
+	unsigned threads_hz;
+	bool trace; /* false with --no-trace */
+	bool quiet;
+	bool force;
+	size_t n_events;
+	const char *events[CORECAP_RECORD_MAX_EVENTS];
+	char **bench_argv;
+	char error[256];
+};
+
+extern const char corecap_record_usage[];
+
+int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv);
+
+#endif

@@ -1,0 +1,147 @@
+/* collector/record_opts.c: `corecap record` options. */
+#include <check.h>
+#include <errno.h>
+#include <string.h>
+
+#include "record_opts.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1)
+
+START_TEST(pid_alone_gives_the_defaults)
+{
+	char *argv[] = {"record", "-p", "1234", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
+	ck_assert_int_eq(o.pid, 1234);
+	ck_assert_ptr_null(o.output);
+	ck_assert(o.duration_s == 0);
+	ck_assert_int_eq(o.wall_hz, 0);
+	ck_assert_int_eq(o.threads_hz, 10);
+	ck_assert(o.trace);
+	ck_assert(!o.quiet && !o.force);
+	ck_assert_int_eq(o.n_events, 0);
+	ck_assert_ptr_null(o.bench_argv);
+}
+END_TEST
+
+START_TEST(every_option_and_the_benchmark_after_dashes)
+{
+	char *argv[] = {"record", "--pid=77", "-o", "out", "-d", "2.5", "--wallclock=200",
+			"--no-trace", "--event", "a:*", "--event=b:c", "--threads-hz", "20", "-q",
+			"--force", "--", "refbench", "-t", "8", "--", "x", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
+	ck_assert_int_eq(o.pid, 77);
+	ck_assert_str_eq(o.output, "out");
+	ck_assert(o.duration_s == 2.5);
+	ck_assert_int_eq(o.wall_hz, 200);
+	ck_assert(!o.trace);
+	ck_assert_int_eq(o.n_events, 2);
+	ck_assert_str_eq(o.events[0], "a:*");
+	ck_assert_str_eq(o.events[1], "b:c");
+	ck_assert_int_eq(o.threads_hz, 20);
+	ck_assert(o.quiet && o.force);
+	ck_assert_ptr_nonnull(o.bench_argv);
+	ck_assert_str_eq(o.bench_argv[0], "refbench");
+	/* The benchmark's own options and "--" are its own. */
+	ck_assert_str_eq(o.bench_argv[1], "-t");
+	ck_assert_str_eq(o.bench_argv[3], "--");
+	ck_assert_ptr_null(o.bench_argv[5]);
+}
+END_TEST
+
+START_TEST(wallclock_without_rate_is_50_hz)
+{
+	char *argv[] = {"record", "--wallclock", "-p", "5", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
+	ck_assert_int_eq(o.wall_hz, 50);
+	ck_assert_int_eq(o.pid, 5);
+}
+END_TEST
+
+static void expect_usage_error(char **argv, int argc, const char *needle)
+{
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, argc, argv), -EINVAL);
+	ck_assert_msg(strstr(o.error, needle), "error '%s' lacks '%s'", o.error, needle);
+}
+
+START_TEST(bad_values_are_usage_errors_that_name_the_value)
+{
+	char *a1[] = {"record", NULL};
+	char *a2[] = {"record", "-p", "12x", NULL};
+	char *a3[] = {"record", "-p", "0", NULL};
+	char *a4[] = {"record", "-p", "-5", NULL};
+	char *a5[] = {"record", "-p", "1", "-d", "0", NULL};
+	char *a6[] = {"record", "-p", "1", "-d", "abc", NULL};
+	char *a7[] = {"record", "-p", "1", "--wallclock=0", NULL};
+	char *a8[] = {"record", "-p", "1", "--wallclock=5000", NULL};
+	char *a9[] = {"record", "-p", "1", "--bogus", NULL};
+	char *a10[] = {"record", "-p", "1", "refbench", NULL};
+	char *a11[] = {"record", "-p", "1", "--", NULL};
+	char *a12[] = {"record", "-p", NULL};
+	char *a13[] = {"record", "-p", "99999999999", NULL};
+
+	expect_usage_error(a1, ARGC(a1), "missing -p PID");
+	expect_usage_error(a2, ARGC(a2), "'12x'");
+	expect_usage_error(a3, ARGC(a3), "'0'");
+	expect_usage_error(a4, ARGC(a4), "'-5'");
+	expect_usage_error(a5, ARGC(a5), "duration '0'");
+	expect_usage_error(a6, ARGC(a6), "'abc'");
+	expect_usage_error(a7, ARGC(a7), "'0'");
+	expect_usage_error(a8, ARGC(a8), "'5000'");
+	expect_usage_error(a9, ARGC(a9), "--bogus");
+	expect_usage_error(a10, ARGC(a10), "after '--'");
+	expect_usage_error(a11, ARGC(a11), "no benchmark");
+	expect_usage_error(a12, ARGC(a12), "needs an argument");
+	expect_usage_error(a13, ARGC(a13), "99999999999");
+}
+END_TEST
+
+START_TEST(help_is_not_an_error)
+{
+	char *argv[] = {"record", "--help", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 1);
+}
+END_TEST
+
+START_TEST(parsing_twice_starts_afresh)
+{
+	char *a[] = {"record", "-p", "3", "-q", NULL};
+	char *b[] = {"record", "-p", "4", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(a), a), 0);
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(b), b), 0);
+	ck_assert_int_eq(o.pid, 4);
+	ck_assert(!o.quiet);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("collector/record_opts");
+	TCase *tc = tcase_create("parse");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, pid_alone_gives_the_defaults);
+	tcase_add_test(tc, every_option_and_the_benchmark_after_dashes);
+	tcase_add_test(tc, wallclock_without_rate_is_50_hz);
+	tcase_add_test(tc, bad_values_are_usage_errors_that_name_the_value);
+	tcase_add_test(tc, help_is_not_an_error);
+	tcase_add_test(tc, parsing_twice_starts_afresh);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,206 @@
+/* collector/run_dir.c: a run directory is created fresh, private, never through a link. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "run_dir.h"
+
+static char base[256];
+static char path[512];
+
+static void setup(void)
+{
+	snprintf(base, sizeof(base), "/tmp/check-run-dir.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(path, sizeof(path), "%s/run", base);
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void touch(const char *dir, const char *name)
+{
+	char p[700];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	fd = open(p, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+}
+
+START_TEST(creates_a_private_directory)
+{
+	struct corecap_run_dir rd;
+	struct stat st;
+	mode_t old = umask(0);
+	int fd;
+
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, false), 0);
+	umask(old);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	ck_assert_str_eq(rd.path, path);
+	ck_assert(rd.abs_path[0] == '/');
+	ck_assert_int_eq(corecap_run_dir_create_file(&rd, "maps", &fd), 0);
+	close(fd);
+	/* A file is never opened twice: O_EXCL. */
+	ck_assert_int_eq(corecap_run_dir_create_file(&rd, "maps", &fd), -EEXIST);
+	corecap_run_dir_release(&rd);
+}
+END_TEST
+
+START_TEST(an_existing_directory_is_refused_without_force)
+{
+	struct corecap_run_dir rd;
+
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	touch(path, "manifest.json");
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, false), -EEXIST);
+	ck_assert_int_eq(access(path, F_OK), 0);
+}
+END_TEST
+
+START_TEST(force_replaces_an_old_run)
+{
+	struct corecap_run_dir rd;
+	char sub[600];
+	struct stat st;
+
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	touch(path, "manifest.json");
+	snprintf(sub, sizeof(sub), "%s/trace", path);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	touch(sub, "metadata");
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, true), 0);
+	ck_assert_int_eq(stat(sub, &st), -1);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0700);
+	corecap_run_dir_release(&rd);
+}
+END_TEST
+
+START_TEST(force_never_removes_what_is_not_a_run)
+{
+	struct corecap_run_dir rd;
+	char p[600];
+
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	touch(path, "precious.txt");
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, true), -ENOTEMPTY);
+	snprintf(p, sizeof(p), "%s/precious.txt", path);
+	ck_assert_int_eq(access(p, F_OK), 0);
+}
+END_TEST
+
+START_TEST(a_symlink_is_refused_even_with_force)
+{
+	struct corecap_run_dir rd;
+	char target[600];
+
+	snprintf(target, sizeof(target), "%s/elsewhere", base);
+	ck_assert_int_eq(mkdir(target, 0755), 0);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, false), -ELOOP);
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, true), -ELOOP);
+	/* A dangling link too: mkdir must not create its target. */
+	ck_assert_int_eq(unlink(path), 0);
+	snprintf(target, sizeof(target), "%s/not-there", base);
+	ck_assert_int_eq(symlink(target, path), 0);
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, false), -ELOOP);
+	ck_assert_int_eq(access(target, F_OK), -1);
+}
+END_TEST
+
+START_TEST(a_link_inside_an_old_run_is_removed_not_followed)
+{
+	struct corecap_run_dir rd;
+	char outside[600], link[700];
+
+	snprintf(outside, sizeof(outside), "%s/outside", base);
+	ck_assert_int_eq(mkdir(outside, 0755), 0);
+	touch(outside, "keep");
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	touch(path, "threads.tsv");
+	snprintf(link, sizeof(link), "%s/trace", path);
+	ck_assert_int_eq(symlink(outside, link), 0);
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, true), 0);
+	snprintf(link, sizeof(link), "%s/keep", outside);
+	ck_assert_int_eq(access(link, F_OK), 0);
+	corecap_run_dir_release(&rd);
+}
+END_TEST
+
+START_TEST(a_regular_file_is_refused)
+{
+	struct corecap_run_dir rd;
+
+	touch(base, "run");
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, true), -EEXIST);
+}
+END_TEST
+
+START_TEST(files_in_it_never_follow_links)
+{
+	struct corecap_run_dir rd;
+	char outside[600], link[700];
+	int fd;
+
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, false), 0);
+	snprintf(outside, sizeof(outside), "%s/victim", base);
+	snprintf(link, sizeof(link), "%s/bench.out", path);
+	ck_assert_int_eq(symlink(outside, link), 0);
+	ck_assert_int_lt(corecap_run_dir_create_file(&rd, "bench.out", &fd), 0);
+	ck_assert_int_eq(access(outside, F_OK), -1);
+	corecap_run_dir_release(&rd);
+}
+END_TEST
+
+START_TEST(remove_deletes_an_abandoned_run)
+{
+	struct corecap_run_dir rd;
+	int fd;
+
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, false), 0);
+	ck_assert_int_eq(corecap_run_dir_create_file(&rd, "maps", &fd), 0);
+	close(fd);
+	ck_assert_int_eq(corecap_run_dir_remove(&rd), 0);
+	ck_assert_int_eq(access(path, F_OK), -1);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("collector/run_dir");
+	TCase *tc = tcase_create("create");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, creates_a_private_directory);
+	tcase_add_test(tc, an_existing_directory_is_refused_without_force);
+	tcase_add_test(tc, force_replaces_an_old_run);
+	tcase_add_test(tc, force_never_removes_what_is_not_a_run);
+	tcase_add_test(tc, a_symlink_is_refused_even_with_force);
+	tcase_add_test(tc, a_link_inside_an_old_run_is_removed_not_followed);
+	tcase_add_test(tc, a_regular_file_is_refused);
+	tcase_add_test(tc, files_in_it_never_follow_links);
+	tcase_add_test(tc, remove_deletes_an_abandoned_run);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

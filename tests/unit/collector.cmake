@@ -1,0 +1,10 @@
+# The collector's Check suites: one per module (collector/<module>.c).
+foreach(_m bench_parse run_dir record_opts launch_env proc_stat maps_buildid)
+	corecap_check_test(check_collector_${_m}
+		SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_${_m}.c
+		LIBS corecap-collector)
+	target_include_directories(check_collector_${_m} PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+	target_compile_definitions(check_collector_${_m} PRIVATE
+		CORECAP_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+	set_tests_properties(unit.check_collector_${_m} PROPERTIES LABELS "unit;collector")
+endforeach()
