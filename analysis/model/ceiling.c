@@ -197,6 +197,36 @@ static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t 
 	return n < 0 ? -ENOMEM : 0;
 }
 
+/*
+ * A thread is a ceiling of its own only if it stands out from its pool:
+ * when its pool, as a whole, is about as busy, the work spreads over the
+ * pool and the pool is what binds (more threads could help; one thread
+ * would not). The pool then moves ahead of the thread.
+ */
+#define POOL_MARGIN 0.05
+
+static void prefer_pool(struct cand_list *l)
+{
+	const struct model_thread *th;
+
+	if (l->len < 2 || l->v[0].kind != CEIL_THREAD)
+		return;
+	th = l->v[0].ref;
+	for (size_t i = 1; i < l->len; i++) {
+		const struct model_pool *pl = l->v[i].ref;
+		struct ceiling_candidate pool;
+
+		if (l->v[i].kind != CEIL_POOL || strcmp(pl->name, th->pool) != 0)
+			continue;
+		if (l->v[i].utilization < l->v[0].utilization - POOL_MARGIN)
+			return;
+		pool = l->v[i];
+		memmove(&l->v[1], &l->v[0], i * sizeof(*l->v));
+		l->v[0] = pool;
+		return;
+	}
+}
+
 int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 {
 	const struct model *m = in->model;
@@ -233,6 +263,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		add_cand(&l, CEIL_CORES, "cores",
 			 (double)in->pools->cpu_ns / ((double)w * in->cores_available), NULL);
 	qsort(l.v, l.len, sizeof(*l.v), cmp_cand);
+	prefer_pool(&l);
 	c->n_top = l.len < CEILING_CANDIDATES ? l.len : CEILING_CANDIDATES;
 	memcpy(c->top, l.v, c->n_top * sizeof(*c->top));
 	free(l.v);

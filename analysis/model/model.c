@@ -189,11 +189,17 @@ static int on_op_enter(struct model *m, struct model_thread *th, const struct mo
 static void on_op_exit(struct model *m, struct model_thread *th, const struct model_event *ev)
 {
 	if (!th->ctx || th->ctx->id != ev->op.id) {
-		/* An exit after the op's end is the usual order, not an error. */
+		/*
+		 * An exit after the op's end is the usual order, and one for an
+		 * op never seen was entered before the trace began: neither is
+		 * an error. An exit for an op in flight elsewhere is.
+		 */
 		if (th->has_ended_ctx && th->ended_ctx_id == ev->op.id)
 			th->has_ended_ctx = false;
-		else
+		else if (corecap_op_table_find(&m->ops, ev->op.id))
 			m->q.exit_unmatched++;
+		else
+			m->q.exit_unknown_op++;
 		return;
 	}
 	detach(th, ev->ts_ns);
@@ -356,11 +362,12 @@ static void on_io(struct model *m, struct model_thread *th, const struct model_e
 
 static void on_log_enter(struct model_thread *th, uint64_t ts)
 {
-	if (!th->log_depth++) {
+	if (!th->log_depth) {
 		th->log_since = ts;
 		if (in_ctx_as_owner(th))
-			charge_base(th, ts);
+			charge_state(th, ts, false);
 	}
+	th->log_depth++;
 }
 
 static void on_log_exit(struct model *m, struct model_thread *th, uint64_t ts)

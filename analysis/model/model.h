@@ -43,7 +43,7 @@ struct model_quality {
 	uint64_t loss_msgs, discarded_events, discarded_unknown_msgs, discarded_packets;
 	uint64_t ops_tainted, ops_unfinished, ops_without_begin, ops_outside_window;
 	uint64_t ops_replaced, ops_ended_elsewhere;
-	uint64_t enter_twice, exit_unmatched, implicit_exits, log_exit_unmatched;
+	uint64_t enter_twice, exit_unmatched, exit_unknown_op, implicit_exits, log_exit_unmatched;
 	uint64_t log_depth_reset;
 	bool has_ts;
 	uint64_t first_ts, last_ts;

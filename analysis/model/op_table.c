@@ -19,7 +19,7 @@ int corecap_op_table_init(struct op_table *t, FILE *dump)
 	t->n_phases = 1;
 	if (dump)
 		fprintf(dump, "op_id\ttype\tbegin_ns\tend_ns\tlatency_ns\tcpu_ns\tlock_wait_ns\t"
-			      "cond_wait_ns\tlogging_ns\tio_ns\tqueue_ns\tother_ns\ttainted\n");
+			      "cond_wait_ns\tlogging_ns\tio_ns\tqueue_ns\tother_ns\texcluded\n");
 	return 0;
 }
 

@@ -419,6 +419,7 @@ static json_object *quality_obj(const struct report *r)
 	put(o, "ops_excluded", ju64(q->ops_tainted + q->ops_outside_window));
 	put(seq, "enter_twice", ju64(q->enter_twice));
 	put(seq, "exit_unmatched", ju64(q->exit_unmatched));
+	put(seq, "exit_unknown_op", ju64(q->exit_unknown_op));
 	put(seq, "implicit_exits", ju64(q->implicit_exits));
 	put(seq, "log_exit_unmatched", ju64(q->log_exit_unmatched));
 	put(seq, "log_calls_closed_by_loss", ju64(q->log_depth_reset));

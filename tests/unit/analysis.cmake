@@ -1,0 +1,15 @@
+# The analysis' Check suites, one per module (analysis/<room>/<module>.c).
+# They include the modules' private headers from analysis/.
+foreach(_m u64map latency_hist model ceiling manifest thread_samples shim_stats symbolizer
+		ctf_reader)
+	if(NOT EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_${_m}.c)
+		continue()
+	endif()
+	corecap_check_test(check_analysis_${_m}
+		SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_${_m}.c
+		LIBS corecap-analysis corecap-common m)
+	target_include_directories(check_analysis_${_m} PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
+	target_compile_definitions(check_analysis_${_m} PRIVATE
+		CORECAP_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+	set_tests_properties(unit.check_analysis_${_m} PROPERTIES LABELS "unit;analysis")
+endforeach()

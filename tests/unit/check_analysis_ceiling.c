@@ -1,0 +1,174 @@
+/*
+ * analysis/model/ceiling.c (with pool_table.c): which resource the
+ * verdict names, from utilizations built by hand.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/ceiling.h"
+
+#define W 1000000000ull /* a 1 s window */
+
+static struct model m;
+static struct pool_table pools;
+static struct ceiling c;
+
+static void setup(void)
+{
+	struct model_config cfg = {
+		.has_window = true, .window_start_ns = W, .window_end_ns = 2 * W, .pid = -1};
+
+	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+}
+
+static void teardown(void)
+{
+	corecap_ceiling_release(&c);
+	corecap_pool_table_release(&pools);
+	corecap_model_release(&m);
+}
+
+static void hold(uint64_t lock, uint64_t ns)
+{
+	struct model_event ev = {.kind = MEV_LOCK_HOLD,
+				 .ts_ns = 2 * W,
+				 .tid = 1,
+				 .pid = 1,
+				 .lock = {.addr = lock, .site = 0x10, .dur_ns = ns}};
+
+	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+}
+
+static void thread(int tid, const char *name, double cpu, double runq)
+{
+	ck_assert_int_eq(corecap_model_set_thread_cpu(&m, tid, name, (uint64_t)(cpu * W),
+						      (uint64_t)(runq * W), true, W),
+			 0);
+}
+
+static void compute(int cores)
+{
+	struct ceiling_inputs in = {.model = &m, .pools = &pools, .cores_available = cores};
+
+	ck_assert_int_eq(corecap_model_finish(&m), 0);
+	ck_assert_int_eq(corecap_pool_table_build(&pools, &m.threads, corecap_model_window_ns(&m)),
+			 0);
+	ck_assert_int_eq(corecap_ceiling_compute(&c, &in), 0);
+}
+
+START_TEST(a_lock_held_most_of_the_window_binds_and_cores_will_not_help)
+{
+	hold(0xa0, W * 93 / 100);
+	hold(0xb0, W / 10);
+	thread(1, "tp_osd_tp", 0.3, 0.1);
+	thread(2, "tp_osd_tp", 0.3, 0.1);
+	compute(2);
+	ck_assert_int_eq(c.kind, CEIL_LOCK);
+	ck_assert(fabs(c.utilization - 0.93) < 1e-9);
+	ck_assert(fabs(c.headroom - 1 / 0.93) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(c.verdict, "more cores will not help"));
+	ck_assert_ptr_nonnull(strstr(c.verdict, "1.08x"));
+	ck_assert_uint_ge(c.n_evidence, 2);
+}
+END_TEST
+
+START_TEST(a_thread_that_stands_out_binds_with_its_runqueue_share_in_evidence)
+{
+	hold(0xa0, W / 2);
+	thread(1, "msgr-worker-0", 0.6, 0.3);
+	thread(2, "tp_osd_tp", 0.2, 0.05);
+	thread(3, "tp_osd_tp", 0.2, 0.05);
+	compute(2);
+	ck_assert_int_eq(c.kind, CEIL_THREAD);
+	ck_assert_ptr_nonnull(strstr(c.name, "msgr-worker-0"));
+	ck_assert(fabs(c.utilization - 0.9) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(c.evidence[0], "waited for one 30.0%"));
+	ck_assert_ptr_nonnull(strstr(c.evidence[1], "only thread"));
+}
+END_TEST
+
+START_TEST(a_pool_as_busy_as_its_busiest_thread_binds_rather_than_the_thread)
+{
+	thread(1, "tp_osd_tp", 0.40, 0.42);
+	thread(2, "tp_osd_tp", 0.40, 0.40);
+	thread(3, "tp_osd_tp", 0.40, 0.40);
+	compute(8);
+	ck_assert_int_eq(c.kind, CEIL_POOL);
+	ck_assert_str_eq(c.name, "tp_osd_tp");
+	ck_assert_ptr_nonnull(strstr(c.verdict, "more threads"));
+}
+END_TEST
+
+START_TEST(a_daemon_using_all_cores_is_bound_by_cores)
+{
+	for (int i = 0; i < 8; i++)
+		thread(10 + i, i % 2 ? "worker" : "shard", 0.24, 0.0);
+	compute(2);
+	ck_assert_int_eq(c.kind, CEIL_CORES);
+	ck_assert(fabs(c.utilization - 0.96) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(c.verdict, "more cores would help"));
+}
+END_TEST
+
+START_TEST(nothing_busy_means_no_ceiling_but_names_the_busiest)
+{
+	hold(0xa0, W / 5);
+	thread(1, "tp_osd_tp", 0.3, 0.0);
+	compute(2);
+	ck_assert_int_eq(c.kind, CEIL_NONE);
+	ck_assert(fabs(c.utilization - 0.3) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(c.verdict, "no resource is saturated"));
+	ck_assert_str_eq(corecap_ceiling_kind_name(c.kind), "none");
+}
+END_TEST
+
+START_TEST(no_figures_at_all_says_so)
+{
+	compute(0);
+	ck_assert_int_eq(c.kind, CEIL_NONE);
+	ck_assert_uint_eq(c.n_top, 0);
+	ck_assert_ptr_nonnull(strstr(c.verdict, "no resource could be measured"));
+}
+END_TEST
+
+START_TEST(pools_group_names_without_trailing_digits_and_separators)
+{
+	char out[32];
+
+	corecap_thread_pool_name("msgr-worker-12", out, sizeof(out));
+	ck_assert_str_eq(out, "msgr-worker");
+	corecap_thread_pool_name("tp_osd_tp", out, sizeof(out));
+	ck_assert_str_eq(out, "tp_osd_tp");
+	corecap_thread_pool_name("bstore_kv_sync", out, sizeof(out));
+	ck_assert_str_eq(out, "bstore_kv_sync");
+	corecap_thread_pool_name("shard_3.1", out, sizeof(out));
+	ck_assert_str_eq(out, "shard");
+	corecap_thread_pool_name("42", out, sizeof(out));
+	ck_assert_str_eq(out, "42");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("analysis_ceiling");
+	TCase *tc = tcase_create("verdict");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, a_lock_held_most_of_the_window_binds_and_cores_will_not_help);
+	tcase_add_test(tc, a_thread_that_stands_out_binds_with_its_runqueue_share_in_evidence);
+	tcase_add_test(tc, a_pool_as_busy_as_its_busiest_thread_binds_rather_than_the_thread);
+	tcase_add_test(tc, a_daemon_using_all_cores_is_bound_by_cores);
+	tcase_add_test(tc, nothing_busy_means_no_ceiling_but_names_the_busiest);
+	tcase_add_test(tc, no_figures_at_all_says_so);
+	tcase_add_test(tc, pools_group_names_without_trailing_digits_and_separators);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,119 @@
+/* analysis/read/thread_samples.c: threads.tsv reduced to per-thread figures. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "read/thread_samples.h"
+
+static char path[64];
+static struct thread_samples s;
+static char *err;
+
+static void setup(void)
+{
+	int fd;
+
+	strcpy(path, "/tmp/check_threads_XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	corecap_thread_samples_init(&s);
+	err = NULL;
+}
+
+static void teardown(void)
+{
+	corecap_thread_samples_release(&s);
+	free(err);
+	unlink(path);
+}
+
+static void write_file(const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+#define HEADER                                                                                     \
+	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n"
+
+START_TEST(first_and_last_rows_in_the_window_give_cpu_and_runq)
+{
+	uint64_t cpu, runq, span;
+	bool has_runq;
+
+	write_file(HEADER "50\t7\tmsgr-worker-0\tR\t0\t0\t0\t0\t0\t0\t0\n"
+			  "100\t7\tmsgr-worker-0\tR\t10000000\t0\t0\t1000\t500\t0\t0\n"
+			  "100\t8\tlog\tS\t0\t0\t1\t-1\t-1\t0\t0\n"
+			  "200\t7\tmsgr-worker-0\tR\t20000000\t10000000\t1\t61000\t2500\t0\t0\n"
+			  "200\t8\tlog\tS\t0\t10000000\t1\t-1\t-1\t0\t0\n"
+			  "300\t7\tmsgr-worker-0\tR\t90000000\t0\t1\t99000\t9999\t0\t0\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 100, 250, &err), 0);
+	ck_assert_uint_eq(s.len, 2);
+	ck_assert_uint_eq(s.rows_outside_window, 2);
+	/* schedstat's run_ns wins over clock ticks when present. */
+	corecap_sampled_thread_figures(&s.threads[0], &cpu, &runq, &has_runq, &span);
+	ck_assert_str_eq(s.threads[0].comm, "msgr-worker-0");
+	ck_assert_uint_eq(cpu, 60000);
+	ck_assert(has_runq);
+	ck_assert_uint_eq(runq, 2000);
+	ck_assert_uint_eq(span, 100);
+	/* Without schedstat: utime + stime, and the run-queue wait is unknown. */
+	corecap_sampled_thread_figures(&s.threads[1], &cpu, &runq, &has_runq, &span);
+	ck_assert_uint_eq(cpu, 10000000);
+	ck_assert(!has_runq);
+}
+END_TEST
+
+START_TEST(a_header_without_a_needed_column_is_refused_naming_file_and_line)
+{
+	write_file("time_ns\ttid\tcomm\n1\t2\tx\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, path));
+	ck_assert_ptr_nonnull(strstr(err, "line 1"));
+	ck_assert_ptr_nonnull(strstr(err, "utime_ns"));
+}
+END_TEST
+
+START_TEST(a_garbled_row_is_refused_naming_the_line)
+{
+	write_file(HEADER "100\t7\tx\tR\t0\t0\t0\t0\t0\t0\t0\n"
+			  "1x0\t7\tx\tR\t0\t0\t0\t0\t0\t0\t0\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err, "line 3"));
+}
+END_TEST
+
+START_TEST(a_missing_file_is_enoent)
+{
+	unlink(path);
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), -ENOENT);
+	ck_assert_ptr_null(err);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *su = suite_create("analysis_thread_samples");
+	TCase *tc = tcase_create("threads.tsv");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, first_and_last_rows_in_the_window_give_cpu_and_runq);
+	tcase_add_test(tc, a_header_without_a_needed_column_is_refused_naming_file_and_line);
+	tcase_add_test(tc, a_garbled_row_is_refused_naming_the_line);
+	tcase_add_test(tc, a_missing_file_is_enoent);
+	suite_add_tcase(su, tc);
+	sr = srunner_create(su);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
