@@ -1,10 +1,12 @@
 /*
  * corecap_lock: what the shim saw of lock contention. Emitted only for
- * contended acquisitions, cond waits, tracked hold times and wake edges;
- * an uncontended lock operation emits nothing. `site` is the return
- * address of the call into pthread (the caller's code); `stack` holds raw
- * instruction pointers, innermost first, for the sampled subset of waits
- * (empty otherwise). Field reference: docs/events.md.
+ * contended acquisitions (and timed attempts that waited, then gave up:
+ * acquired = 0), cond waits, sampled hold times and wake edges towards a
+ * waiting thread; an uncontended lock operation emits nothing. `site` is
+ * the return address of the call into pthread (the caller's code);
+ * `stack` holds return addresses, innermost (= site) first, for the
+ * sampled subset of waits (empty otherwise). Field reference:
+ * docs/events.md.
  */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER corecap_lock
@@ -30,12 +32,13 @@ LTTNG_UST_TRACEPOINT_ENUM(corecap_lock, kind,
 
 LTTNG_UST_TRACEPOINT_EVENT(corecap_lock, contended,
 	LTTNG_UST_TP_ARGS(const void *, lock, int, kind, uint64_t, site, uint64_t, wait_ns,
-		const uint64_t *, stack, uint32_t, depth),
+		int, acquired, const uint64_t *, stack, uint32_t, depth),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer_hex(uint64_t, lock, (uint64_t)(uintptr_t)lock)
 		lttng_ust_field_enum(corecap_lock, kind, uint8_t, kind, kind)
 		lttng_ust_field_integer_hex(uint64_t, site, site)
 		lttng_ust_field_integer(uint64_t, wait_ns, wait_ns)
+		lttng_ust_field_integer(uint8_t, acquired, acquired)
 		lttng_ust_field_sequence_hex(uint64_t, stack, stack, uint32_t, depth)
 	)
 )

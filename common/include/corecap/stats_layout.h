@@ -1,0 +1,377 @@
+/*
+ * corecap/stats_layout.h: the shim's live counters, /dev/shm/corecap.<pid>.
+ *
+ * The shim (libcorecap-preload.so) writes this file while the daemon runs;
+ * the collector copies it raw (RUN/stats-begin, RUN/stats-end); the
+ * analysis parses the copies with this header alone. docs/shim.md, "stats
+ * file format", says the same in prose.
+ *
+ * Guarantees a reader can rely on:
+ *  - The file starts with struct corecap_stats_header: magic, version, the
+ *    size and offset of each table and the stride of its entries. Readers
+ *    locate entries with the offsets and strides of the header, never with
+ *    sizeof, so a later minor revision may append fields to any struct
+ *    without breaking them. `version` changes only when the meaning of an
+ *    existing field changes.
+ *  - All integers are native-endian (the file never leaves the host it was
+ *    written on, except as a copy read on the same architecture), 64-bit
+ *    counters are naturally aligned, every table entry is a multiple of
+ *    64 bytes (one thread's counters never share a cache line with
+ *    another's).
+ *  - Every counter only grows while the file exists, so the difference of
+ *    two copies (end minus begin) is the activity of the window. The one
+ *    exception is a thread slot reused after its thread exited: its
+ *    counters are first folded into header.retired, then cleared (see
+ *    below, and compare tid and start_ns of a slot across copies).
+ *  - Counters are updated without locks: a thread's slot is written only
+ *    by its own thread (plain 64-bit stores), sites and hot locks by atomic
+ *    adds. Each 64-bit field is always read whole if it is read with one
+ *    aligned 64-bit load, which corecap_stats_copy() does.
+ *  - Structural changes (claiming, reusing or renaming a thread slot) are
+ *    bracketed by header.seq: odd while one is in progress, incremented
+ *    again when done. A copy whose seq was odd, or differs between the
+ *    start and the end of the copy, may be torn; corecap_stats_copy()
+ *    retries it. Site and lock entries need no seq: an entry's fields are
+ *    written before its non-zero `addr` is published, and a reader skips
+ *    entries whose addr is 0. A site's stack is published the same way,
+ *    by stack_depth after the frames.
+ *  - Times are nanoseconds of CLOCK_MONOTONIC (header.clock_id), the clock
+ *    LTTng-UST stamps events with, so they line up with the trace.
+ *  - Addresses (site, stack frames, lock) are virtual addresses in the
+ *    process with header.pid. Symbolize them with the run's maps file
+ *    (/proc/<pid>/maps saved by the collector): the shim does not resolve
+ *    modules on its hot or contended paths because the loader lock it
+ *    would need can deadlock against a dlopen in progress. Sites and stack
+ *    frames are return addresses: subtract 1 to land inside the call.
+ *
+ * This header needs only the C library; it has no link-time dependency.
+ */
+#ifndef CORECAP_STATS_LAYOUT_H
+#define CORECAP_STATS_LAYOUT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <time.h>
+
+#define CORECAP_STATS_MAGIC   UINT64_C(0x3174617473706363) /* "ccpstat1" read as bytes */
+#define CORECAP_STATS_VERSION 1
+
+/* Table sizes of version 1; a reader takes the actual ones from the header. */
+#define CORECAP_STATS_MAX_SITES	   2048
+#define CORECAP_STATS_MAX_THREADS  1024
+#define CORECAP_STATS_MAX_LOCKS	   4096
+#define CORECAP_STATS_HIST_BUCKETS 32
+#define CORECAP_STATS_STACK_DEPTH  32
+#define CORECAP_STATS_NAME_LEN	   16
+#define CORECAP_STATS_EXE_LEN	   256
+#define CORECAP_STATS_HEADER_BYTES 4096 /* the header is padded to one page */
+
+/* Kind of a site or lock. 0-3 match the `kind` enum of corecap_lock events. */
+enum corecap_stats_kind {
+	CORECAP_KIND_MUTEX = 0,
+	CORECAP_KIND_RWLOCK_RD = 1,
+	CORECAP_KIND_RWLOCK_WR = 2,
+	CORECAP_KIND_SPIN = 3,
+	CORECAP_KIND_COND = 4, /* a condition-variable wait site */
+	CORECAP_KIND_COUNT = 5,
+};
+
+/* I/O classes; values match the `class` enum of corecap_io events. */
+enum corecap_io_class {
+	CORECAP_IO_OTHER = 0,
+	CORECAP_IO_LOG = 1,
+	CORECAP_IO_DATA = 2,
+	CORECAP_IO_NET = 3,
+	CORECAP_IO_CLASSES = 4,
+};
+
+enum corecap_stats_thread_state {
+	CORECAP_THREAD_FREE = 0,   /* never used: ignore the slot */
+	CORECAP_THREAD_LIVE = 1,   /* its thread runs */
+	CORECAP_THREAD_EXITED = 2, /* its thread exited; counters final until reuse */
+};
+
+/* header.flags */
+#define CORECAP_STATS_F_SHARED	0x1u /* backed by the file (not a private fallback) */
+#define CORECAP_STATS_F_EXITING 0x2u /* the process is exiting; counters are final */
+#define CORECAP_STATS_F_CHILD	0x4u /* created in a fork child; ppid is the parent */
+
+/*
+ * What one thread did. Counted by the thread itself, in its slot; the
+ * process totals are header.retired plus the sum over all non-free slots
+ * (corecap_stats_totals()).
+ */
+struct corecap_stats_counters {
+	uint64_t acquisitions; /* successful lock, trylock, timedlock ... of any kind */
+	uint64_t trylock_busy; /* trylocks that returned EBUSY */
+	uint64_t contentions;  /* acquisitions (or timed attempts) that had to wait */
+	uint64_t lock_wait_ns; /* time spent waiting in them */
+	uint64_t cond_waits;   /* condition-variable waits of any flavour */
+	uint64_t cond_wait_ns; /* time spent in them (includes re-taking the mutex) */
+	uint64_t io_calls[CORECAP_IO_CLASSES];
+	uint64_t io_ns[CORECAP_IO_CLASSES];    /* time inside the I/O calls */
+	uint64_t io_bytes[CORECAP_IO_CLASSES]; /* bytes moved (successful calls) */
+};
+
+struct corecap_stats_thread {
+	uint32_t state;			   /* enum corecap_stats_thread_state */
+	int32_t tid;			   /* kernel thread id */
+	uint64_t pthread_id;		   /* pthread_t, to match pthread_setname_np(other, ...) */
+	uint64_t start_ns;		   /* when the slot was claimed */
+	uint64_t exit_ns;		   /* when the thread exited, 0 while live */
+	char name[CORECAP_STATS_NAME_LEN]; /* comm, NUL-terminated */
+	struct corecap_stats_counters c;
+	uint8_t reserved_[192 - 48 - sizeof(struct corecap_stats_counters)];
+};
+
+/*
+ * One call site: the return address of a call into a pthread lock or wait
+ * function, with the kind of call. Contention figures count every wait at
+ * the site. `acquisitions`, `holds` and the hold times cover the hot locks
+ * only (locks that had been contended at least once when acquired here),
+ * which is what makes the contention ratio and hold utilization of the
+ * locks that matter exact without a per-acquisition cost on the others;
+ * holds sampled with CORECAP_HOLD_SAMPLE add to holds/hold_ns too.
+ * For CORECAP_KIND_COND: contentions = waits, wait_ns = time waited,
+ * timeouts = waits that timed out; acquisitions and holds stay 0.
+ */
+struct corecap_stats_site {
+	uint64_t addr;	       /* return address; 0 = empty entry */
+	uint32_t kind;	       /* enum corecap_stats_kind */
+	uint32_t stack_depth;  /* frames in stack[], 0 until the first sample */
+	uint64_t acquisitions; /* acquisitions of hot locks at this site */
+	uint64_t contentions;  /* waits at this site (acquired or timed out) */
+	uint64_t wait_ns;      /* total time waited */
+	uint64_t max_wait_ns;
+	uint64_t timeouts; /* timed waits that returned ETIMEDOUT */
+	uint64_t holds;	   /* holds measured for locks acquired here */
+	uint64_t hold_ns;  /* their total duration */
+	uint64_t max_hold_ns;
+	uint64_t wait_hist[CORECAP_STATS_HIST_BUCKETS]; /* see corecap_stats_hist_bucket() */
+	uint64_t stack[CORECAP_STATS_STACK_DEPTH];	/* first sampled stack, innermost first */
+	uint8_t reserved_[640 - 80 - 8 * CORECAP_STATS_HIST_BUCKETS -
+			  8 * CORECAP_STATS_STACK_DEPTH];
+};
+
+/*
+ * One hot lock: a lock address that has been contended at least once.
+ * From then on every acquisition and hold of it is counted here, so its
+ * hold utilization over a window W is delta(hold_ns) / W (exclusive
+ * holds; read holds of an rwlock overlap and are kept apart in
+ * shared_hold_ns).
+ */
+struct corecap_stats_lock {
+	uint64_t addr; /* lock address; 0 = empty entry */
+	uint32_t kind; /* MUTEX, RWLOCK_WR (any rwlock) or SPIN */
+	uint32_t reserved0_;
+	uint64_t first_site;   /* site of its first contention */
+	uint64_t hot_since_ns; /* time of its first contention */
+	uint64_t acquisitions; /* acquisitions since it became hot */
+	uint64_t contentions;
+	uint64_t wait_ns;
+	uint64_t holds; /* exclusive holds measured */
+	uint64_t hold_ns;
+	uint64_t max_hold_ns;
+	uint64_t shared_holds; /* read holds of an rwlock */
+	uint64_t shared_hold_ns;
+	uint8_t reserved_[128 - 96];
+};
+
+struct corecap_stats_header {
+	uint64_t magic;	       /* CORECAP_STATS_MAGIC */
+	uint32_t version;      /* CORECAP_STATS_VERSION */
+	uint32_t header_bytes; /* bytes before the first table */
+	uint64_t file_bytes;   /* total size of the file */
+	uint64_t seq;	       /* structural generation; odd while a change is in progress */
+
+	uint64_t sites_offset; /* byte offset of the site table */
+	uint64_t threads_offset;
+	uint64_t locks_offset;
+	uint32_t site_bytes; /* stride of one entry */
+	uint32_t thread_bytes;
+	uint32_t lock_bytes;
+	uint32_t max_sites; /* entries in each table */
+	uint32_t max_threads;
+	uint32_t max_locks;
+	uint32_t hist_buckets;
+	uint32_t stack_depth;
+	uint32_t name_len;
+	uint32_t io_classes;
+
+	int32_t pid;
+	int32_t ppid;
+	uint32_t clock_id;	      /* clockid_t of every *_ns time (CLOCK_MONOTONIC) */
+	uint32_t flags;		      /* CORECAP_STATS_F_* */
+	uint64_t created_ns;	      /* clock_id time when the file was created */
+	uint64_t created_realtime_ns; /* CLOCK_REALTIME at the same moment */
+
+	/* Settings in effect (docs/shim.md), so a reader knows what it sees. */
+	uint64_t delay_site; /* CORECAP_DELAY site, 0 if none */
+	uint64_t delay_ns;
+	uint32_t stack_sample_every; /* CORECAP_STACK_SAMPLE */
+	uint32_t hold_sample_every;  /* CORECAP_HOLD_SAMPLE, 0 = hot locks only */
+
+	/* Losses: nothing is dropped silently. */
+	uint64_t sites_dropped;	  /* waits not recorded per site: site table full */
+	uint64_t locks_dropped;	  /* contended locks not made hot: lock table full */
+	uint64_t threads_dropped; /* threads without a slot: thread table full */
+	uint64_t holds_dropped;	  /* holds not measured: per-thread hold stack full */
+	uint64_t stacks_sampled;  /* stacks captured (each costs an unwind) */
+
+	uint64_t retired_threads;	       /* exited threads whose slot was reused */
+	struct corecap_stats_counters retired; /* their counters */
+
+	char exe[CORECAP_STATS_EXE_LEN]; /* /proc/self/exe at creation, for symbols */
+};
+
+_Static_assert(sizeof(struct corecap_stats_thread) == 192, "thread slot is 3 cache lines");
+_Static_assert(sizeof(struct corecap_stats_site) == 640, "site entry is 10 cache lines");
+_Static_assert(sizeof(struct corecap_stats_lock) == 128, "lock entry is 2 cache lines");
+_Static_assert(sizeof(struct corecap_stats_header) <= CORECAP_STATS_HEADER_BYTES,
+	       "header fits its page");
+
+/* Layout of version 1 as the shim writes it. */
+#define CORECAP_STATS_SITES_OFFSET ((uint64_t)CORECAP_STATS_HEADER_BYTES)
+#define CORECAP_STATS_THREADS_OFFSET                                                               \
+	(CORECAP_STATS_SITES_OFFSET +                                                              \
+	 (uint64_t)CORECAP_STATS_MAX_SITES * sizeof(struct corecap_stats_site))
+#define CORECAP_STATS_LOCKS_OFFSET                                                                 \
+	(CORECAP_STATS_THREADS_OFFSET +                                                            \
+	 (uint64_t)CORECAP_STATS_MAX_THREADS * sizeof(struct corecap_stats_thread))
+#define CORECAP_STATS_FILE_BYTES                                                                   \
+	(CORECAP_STATS_LOCKS_OFFSET +                                                              \
+	 (uint64_t)CORECAP_STATS_MAX_LOCKS * sizeof(struct corecap_stats_lock))
+
+/*
+ * Histogram bucket of a wait: bucket b counts waits with 2^b <= ns < 2^(b+1)
+ * (bucket 0 also holds 0 and 1 ns); the last bucket is open-ended
+ * (>= 2^31 ns, about 2.1 s).
+ */
+static inline unsigned corecap_stats_hist_bucket(uint64_t ns)
+{
+	unsigned b = 63u - (unsigned)__builtin_clzll(ns | 1);
+
+	return b < CORECAP_STATS_HIST_BUCKETS ? b : CORECAP_STATS_HIST_BUCKETS - 1;
+}
+
+/*
+ * Does buf (len bytes, a copy or a mapping) hold a stats file this header
+ * can read? Checks magic, version, and that every table lies inside buf
+ * with strides at least as large as the structs declared here.
+ */
+static inline bool corecap_stats_valid(const void *buf, size_t len)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+
+	if (len < sizeof(*h) || h->magic != CORECAP_STATS_MAGIC ||
+	    h->version != CORECAP_STATS_VERSION || h->file_bytes > len)
+		return false;
+	if (h->header_bytes < sizeof(*h) || h->site_bytes < sizeof(struct corecap_stats_site) ||
+	    h->thread_bytes < sizeof(struct corecap_stats_thread) ||
+	    h->lock_bytes < sizeof(struct corecap_stats_lock))
+		return false;
+	if (h->hist_buckets != CORECAP_STATS_HIST_BUCKETS ||
+	    h->stack_depth != CORECAP_STATS_STACK_DEPTH || h->name_len != CORECAP_STATS_NAME_LEN ||
+	    h->io_classes != CORECAP_IO_CLASSES)
+		return false;
+	if (h->sites_offset + (uint64_t)h->max_sites * h->site_bytes > h->file_bytes ||
+	    h->threads_offset + (uint64_t)h->max_threads * h->thread_bytes > h->file_bytes ||
+	    h->locks_offset + (uint64_t)h->max_locks * h->lock_bytes > h->file_bytes)
+		return false;
+	return true;
+}
+
+static inline const struct corecap_stats_site *corecap_stats_site_at(const void *buf, uint32_t i)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+
+	return (const struct corecap_stats_site *)((const char *)buf + h->sites_offset +
+						   (uint64_t)i * h->site_bytes);
+}
+
+static inline const struct corecap_stats_thread *corecap_stats_thread_at(const void *buf,
+									 uint32_t i)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+
+	return (const struct corecap_stats_thread *)((const char *)buf + h->threads_offset +
+						     (uint64_t)i * h->thread_bytes);
+}
+
+static inline const struct corecap_stats_lock *corecap_stats_lock_at(const void *buf, uint32_t i)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+
+	return (const struct corecap_stats_lock *)((const char *)buf + h->locks_offset +
+						   (uint64_t)i * h->lock_bytes);
+}
+
+static inline void corecap_stats_counters_add(struct corecap_stats_counters *sum,
+					      const struct corecap_stats_counters *c)
+{
+	sum->acquisitions += c->acquisitions;
+	sum->trylock_busy += c->trylock_busy;
+	sum->contentions += c->contentions;
+	sum->lock_wait_ns += c->lock_wait_ns;
+	sum->cond_waits += c->cond_waits;
+	sum->cond_wait_ns += c->cond_wait_ns;
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++) {
+		sum->io_calls[i] += c->io_calls[i];
+		sum->io_ns[i] += c->io_ns[i];
+		sum->io_bytes[i] += c->io_bytes[i];
+	}
+}
+
+/* Process totals: retired threads plus every slot in use. buf must be valid. */
+static inline void corecap_stats_totals(const void *buf, struct corecap_stats_counters *out)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+
+	memset(out, 0, sizeof(*out));
+	corecap_stats_counters_add(out, &h->retired);
+	for (uint32_t i = 0; i < h->max_threads; i++) {
+		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
+
+		if (t->state != CORECAP_THREAD_FREE)
+			corecap_stats_counters_add(out, &t->c);
+	}
+}
+
+/*
+ * Copy a live stats region (src, mapped from the file) into dst, 8 bytes
+ * at a time so that no counter is torn, and only when no structural
+ * change overlapped the copy (seq even and unchanged). len must be a
+ * multiple of 8 and at most the file size. Retries up to `tries` times,
+ * sleeping 100 us between attempts. Returns 0, or -EAGAIN if every
+ * attempt overlapped a change, or -EINVAL if src is not a stats file.
+ */
+static inline int corecap_stats_copy(void *dst, const void *src, size_t len, int tries)
+{
+	const volatile uint64_t *s = (const volatile uint64_t *)src;
+	const volatile uint64_t *seqp =
+		(const volatile uint64_t *)((const char *)src +
+					    offsetof(struct corecap_stats_header, seq));
+	uint64_t *d = (uint64_t *)dst;
+	const struct timespec pause = {0, 100000};
+
+	if (len < sizeof(struct corecap_stats_header) || len % 8 || s[0] != CORECAP_STATS_MAGIC)
+		return -EINVAL;
+	for (int t = 0; t < tries; t++) {
+		uint64_t before = __atomic_load_n(seqp, __ATOMIC_ACQUIRE);
+
+		if (!(before & 1)) {
+			for (size_t i = 0; i < len / 8; i++)
+				d[i] = s[i];
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (__atomic_load_n(seqp, __ATOMIC_RELAXED) == before)
+				return 0;
+		}
+		nanosleep(&pause, NULL);
+	}
+	return -EAGAIN;
+}
+
+#endif /* CORECAP_STATS_LAYOUT_H */

@@ -1,0 +1,54 @@
+/*
+ * fd_table.h: the I/O class of each file descriptor (log, data, net,
+ * other), so that I/O time can be charged per class.
+ *
+ * One byte per descriptor below FD_TABLE_SIZE: 0 means "not known yet",
+ * otherwise class + 1. open/openat/creat mark a path that matches a log
+ * pattern as log; socket/accept mark net; dup* copy; close forgets.
+ * Anything still unknown at its first I/O is classified then, once:
+ * fstat (sockets are net, regular files and block devices data, unless
+ * their path, read back from /proc/self/fd, matches a log pattern),
+ * descriptors 1 and 2 are log, the rest other. Because that lazy path
+ * looks at the descriptor itself, a stale or missed entry heals on the
+ * next close. Descriptors at or above FD_TABLE_SIZE are classified on
+ * every call (rare, and correct).
+ *
+ * The tracer's own descriptors are never classified: the shim's files
+ * use raw syscalls, and LTTng-UST's threads run with the guard up.
+ */
+#ifndef CORECAP_PRELOAD_FD_TABLE_H
+#define CORECAP_PRELOAD_FD_TABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "settings.h"
+
+#define FD_TABLE_SIZE 65536
+
+struct fd_table {
+	uint8_t cls[FD_TABLE_SIZE];	 /* 0 unknown, else enum corecap_io_class + 1 */
+	const struct settings *settings; /* log patterns */
+};
+
+extern struct fd_table g_fds;
+
+void fd_table_init(struct fd_table *t, const struct settings *s);
+
+/* The class of fd (enum corecap_io_class), classifying it if needed. */
+int fd_table_class(struct fd_table *t, int fd);
+
+void fd_table_set(struct fd_table *t, int fd, int io_class);
+void fd_table_forget(struct fd_table *t, int fd);
+void fd_table_copy(struct fd_table *t, int from, int to);
+
+/* A descriptor was opened on path: log if the path matches, else later. */
+void fd_table_opened(struct fd_table *t, int fd, const char *path);
+
+/* Does the path match one of the log patterns? */
+bool fd_table_is_log_path(const struct fd_table *t, const char *path);
+
+/* Shell-style match of '*' and '?' ('*' also matches '/'), no allocation. */
+bool glob_match(const char *pattern, const char *text);
+
+#endif /* CORECAP_PRELOAD_FD_TABLE_H */

@@ -1,0 +1,76 @@
+/*
+ * lock_track.h: what happens after the fast path of a lock wrapper, for
+ * every kind of lock (mutex, rwlock, spin) and for condition waits:
+ *
+ *  - a contended acquisition (the wrapper's trylock said EBUSY) is timed
+ *    around the real blocking call: wait_begin / wait_end. The wait is
+ *    charged to the thread, the site and the lock, which turns hot; the
+ *    hold that follows is measured; one corecap_lock:contended event.
+ *  - an uncontended acquisition of a hot lock (or a sampled one, or one
+ *    at the CORECAP_DELAY site) gets lock_track_acquired(): its hold is
+ *    measured from now on.
+ *  - a release of a lock on the thread's hold stack ends its hold.
+ *  - a condition wait pauses the hold of its mutex (the mutex is free
+ *    while the thread waits) and resumes it when the wait returns: a shim
+ *    that missed the wait would count it as hold time.
+ *
+ * All of these run with tstate.guard up and keep errno.
+ */
+#ifndef CORECAP_PRELOAD_LOCK_TRACK_H
+#define CORECAP_PRELOAD_LOCK_TRACK_H
+
+#include <corecap/stats_layout.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lock_table.h"
+#include "tstate.h"
+
+enum wait_outcome {
+	WAIT_ACQUIRED,	/* the caller now holds the lock */
+	WAIT_TIMED_OUT, /* it waited and gave up (ETIMEDOUT) */
+	WAIT_FAILED,	/* no wait happened (EDEADLK, EINVAL, ...): not counted */
+};
+
+struct wait_ctx {
+	struct tstate *ts;
+	const void *lock;  /* the lock, or the cond for a cond wait */
+	const void *mutex; /* a cond wait's mutex */
+	uint64_t site;
+	struct corecap_stats_site *site_entry;
+	uint32_t kind;
+	uint32_t depth; /* frames in stack[] when this wait was sampled */
+	int saved_errno;
+	uint64_t t0;
+	uint64_t stack[CORECAP_STATS_STACK_DEPTH];
+};
+
+/* Non-zero when CORECAP_HOLD_SAMPLE or CORECAP_DELAY is set: then every
+ * acquisition takes the tracked path. */
+extern int lock_track_extra;
+
+/* The fast path's only test after a successful acquisition. */
+static inline bool lock_track_wanted(const void *lock)
+{
+	return lock_table_maybe_hot(lock) || lock_track_extra;
+}
+
+void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uint64_t site);
+
+void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lock, uint32_t kind,
+			   uint64_t site);
+void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome);
+
+void lock_track_release(struct tstate *ts, const void *lock);
+
+void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
+			   const void *mutex, uint64_t site);
+void lock_track_cond_end(struct wait_ctx *w, int result);
+
+/* Signal/broadcast: a wake event when tracing and someone may be waiting. */
+void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bool broadcast);
+
+/* Forget all hold measurements of this thread (fork child). */
+void lock_track_reset(struct tstate *ts);
+
+#endif /* CORECAP_PRELOAD_LOCK_TRACK_H */

@@ -1,0 +1,235 @@
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "settings.h"
+#include "warn.h"
+
+#define DEFAULT_STACK_SAMPLE 64
+#define DEFAULT_DUMP_TOP     20
+#define DEFAULT_PATTERNS     "*.log:/var/log/*"
+
+void settings_init(struct settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->stack_sample_every = DEFAULT_STACK_SAMPLE;
+	s->stack_depth = 32;
+	s->hold_sample_every = 0;
+	s->io_threshold_ns = UINT64_MAX;
+	s->stats_enabled = true;
+	snprintf(s->stats_dir, sizeof(s->stats_dir), "/dev/shm");
+	snprintf(s->dump_path, sizeof(s->dump_path), "-");
+	s->dump_top = DEFAULT_DUMP_TOP;
+}
+
+/* Decimal digits only: strtoull alone would accept "-1", " 7" and "0x10". */
+int settings_parse_u64(const char *text, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	int ret = -EINVAL;
+
+	if (!text || !isdigit((unsigned char)text[0]))
+		goto out;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno || *end != '\0' || v > max)
+		goto out;
+	*out = v;
+	ret = 0;
+out:
+	return ret;
+}
+
+static const struct {
+	const char *name;
+	int sig;
+} signal_names[] = {
+	{"HUP", SIGHUP},     {"USR1", SIGUSR1}, {"USR2", SIGUSR2},
+	{"WINCH", SIGWINCH}, {"URG", SIGURG},	{"PWR", SIGPWR},
+};
+
+/* A signal a daemon can take without dying or stopping: by name or number. */
+int settings_parse_signal(const char *text, int *out)
+{
+	uint64_t n;
+	int ret = -EINVAL;
+
+	if (!text)
+		goto out;
+	if (settings_parse_u64(text, (uint64_t)SIGRTMAX, &n) == 0) {
+		if (n == 0 || n == SIGKILL || n == SIGSTOP || n == SIGSEGV || n == SIGBUS ||
+		    n == SIGILL || n == SIGFPE || n == SIGABRT)
+			goto out;
+		*out = (int)n;
+		ret = 0;
+		goto out;
+	}
+	if (strncmp(text, "SIG", 3) == 0)
+		text += 3;
+	for (size_t i = 0; i < sizeof(signal_names) / sizeof(signal_names[0]); i++) {
+		if (strcmp(text, signal_names[i].name) == 0) {
+			*out = signal_names[i].sig;
+			ret = 0;
+			break;
+		}
+	}
+out:
+	return ret;
+}
+
+static bool copy_text(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap)
+		return false;
+	memcpy(dst, src, n + 1);
+	return true;
+}
+
+static void bad(int *warnings, const char *name, const char *value, const char *why,
+		const char *dflt)
+{
+	warn_line("ignoring %s='%s': %s; using the default (%s)", name, value, why, dflt);
+	(*warnings)++;
+}
+
+static void load_u32(struct settings *s, settings_getenv_fn get, const char *name, uint32_t *field,
+		     uint64_t min, uint64_t max, int *warnings)
+{
+	const char *v = get(name);
+	uint64_t n;
+	char dflt[24];
+
+	(void)s;
+	if (!v)
+		return;
+	snprintf(dflt, sizeof(dflt), "%u", *field);
+	if (settings_parse_u64(v, max, &n) < 0 || n < min) {
+		char why[64];
+
+		snprintf(why, sizeof(why), "expected a whole number from %llu to %llu",
+			 (unsigned long long)min, (unsigned long long)max);
+		bad(warnings, name, v, why, dflt);
+		return;
+	}
+	*field = (uint32_t)n;
+}
+
+static void load_patterns(struct settings *s, const char *text, int *warnings)
+{
+	const char *v = text ? text : DEFAULT_PATTERNS;
+	char *p;
+
+	if (!copy_text(s->patterns_buf, sizeof(s->patterns_buf), v)) {
+		bad(warnings, "CORECAP_LOG_PATTERNS", v, "longer than 511 bytes", DEFAULT_PATTERNS);
+		copy_text(s->patterns_buf, sizeof(s->patterns_buf), DEFAULT_PATTERNS);
+	}
+	s->n_patterns = 0;
+	p = s->patterns_buf;
+	while (p) {
+		char *colon = strchr(p, ':');
+
+		if (colon)
+			*colon = '\0';
+		if (*p && s->n_patterns == SETTINGS_MAX_PATTERNS) {
+			warn_line("CORECAP_LOG_PATTERNS: using only the first %d patterns",
+				  SETTINGS_MAX_PATTERNS);
+			break;
+		}
+		if (*p)
+			s->pattern[s->n_patterns++] = p;
+		p = colon ? colon + 1 : NULL;
+	}
+}
+
+/* SITE:NS, split at the last colon because C++ symbols contain "::". */
+static void load_delay(struct settings *s, const char *v, int *warnings)
+{
+	const char *colon;
+	uint64_t ns;
+
+	if (!v)
+		return;
+	colon = strrchr(v, ':');
+	if (!colon || colon == v) {
+		bad(warnings, "CORECAP_DELAY", v, "expected SITE:NS", "no delay");
+		return;
+	}
+	if (settings_parse_u64(colon + 1, 10000000000ull, &ns) < 0 || ns == 0) {
+		bad(warnings, "CORECAP_DELAY", v, "NS must be a whole number from 1 to 10^10",
+		    "no delay");
+		return;
+	}
+	if ((size_t)(colon - v) >= sizeof(s->delay_site)) {
+		bad(warnings, "CORECAP_DELAY", v, "site too long", "no delay");
+		return;
+	}
+	memcpy(s->delay_site, v, (size_t)(colon - v));
+	s->delay_site[colon - v] = '\0';
+	s->delay_ns = ns;
+}
+
+int settings_load(struct settings *s, settings_getenv_fn get)
+{
+	int warnings = 0;
+	const char *v;
+
+	settings_init(s);
+	load_u32(s, get, "CORECAP_STACK_SAMPLE", &s->stack_sample_every, 0, 1000000000, &warnings);
+	load_u32(s, get, "CORECAP_STACK_DEPTH", &s->stack_depth, 1, 32, &warnings);
+	load_u32(s, get, "CORECAP_HOLD_SAMPLE", &s->hold_sample_every, 0, 1000000000, &warnings);
+	load_u32(s, get, "CORECAP_DUMP_TOP", &s->dump_top, 1, 1000, &warnings);
+
+	v = get("CORECAP_IO_THRESHOLD_NS");
+	if (v && strcmp(v, "off") != 0) {
+		uint64_t n;
+
+		if (settings_parse_u64(v, UINT64_MAX - 1, &n) < 0)
+			bad(&warnings, "CORECAP_IO_THRESHOLD_NS", v,
+			    "expected nanoseconds or 'off'", "off");
+		else
+			s->io_threshold_ns = n;
+	}
+
+	v = get("CORECAP_STATS");
+	if (v) {
+		if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0)
+			s->stats_enabled = true;
+		else if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+			s->stats_enabled = false;
+		else
+			bad(&warnings, "CORECAP_STATS", v, "expected 'on' or 'off'", "on");
+	}
+
+	v = get("CORECAP_STATS_DIR");
+	if (v) {
+		if (v[0] != '/' || !copy_text(s->stats_dir, sizeof(s->stats_dir), v))
+			bad(&warnings, "CORECAP_STATS_DIR", v,
+			    "expected an absolute path shorter than 256 bytes", "/dev/shm");
+	}
+
+	v = get("CORECAP_DUMP");
+	if (v) {
+		if (strcmp(v, "off") == 0)
+			s->dump_path[0] = '\0';
+		else if (strcmp(v, "stderr") == 0 || strcmp(v, "-") == 0)
+			copy_text(s->dump_path, sizeof(s->dump_path), "-");
+		else if (!*v || !copy_text(s->dump_path, sizeof(s->dump_path), v))
+			bad(&warnings, "CORECAP_DUMP", v,
+			    "expected 'stderr', 'off' or a path shorter than 256 bytes", "stderr");
+	}
+
+	v = get("CORECAP_DUMP_SIGNAL");
+	if (v && settings_parse_signal(v, &s->dump_signal) < 0)
+		bad(&warnings, "CORECAP_DUMP_SIGNAL", v,
+		    "expected a signal number or one of HUP, USR1, USR2, WINCH, URG, PWR", "none");
+
+	load_patterns(s, get("CORECAP_LOG_PATTERNS"), &warnings);
+	load_delay(s, get("CORECAP_DELAY"), &warnings);
+	return warnings;
+}

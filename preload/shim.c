@@ -1,0 +1,105 @@
+#include <pthread.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "delay.h"
+#include "dump.h"
+#include "fd_table.h"
+#include "lock_table.h"
+#include "lock_track.h"
+#include "real.h"
+#include "settings.h"
+#include "shim.h"
+#include "stats_shm.h"
+#include "thread_table.h"
+#include "tstate.h"
+#include "util.h"
+
+struct settings g_settings;
+
+/* Published so that a program (or a test) can tell the shim is loaded. */
+CORECAP_EXPORT const char corecap_preload_version[] = CORECAP_VERSION;
+
+/* The pid the current region belongs to. */
+static pid_t region_pid;
+
+static const char *env_get(const char *name)
+{
+	return getenv(name);
+}
+
+static void publish_settings(void)
+{
+	if (!stats_shm_ready(&g_stats))
+		return;
+	g_stats.hdr->delay_site = g_delay.site;
+	g_stats.hdr->delay_ns = g_delay.ns;
+}
+
+static void atfork_child(void)
+{
+	shim_after_fork_child(false);
+}
+
+/*
+ * Priority 101: before this object's other constructors (the tracepoint
+ * registration), so settings and counters exist when they run. Other
+ * libraries' constructors may have called wrappers already; those found
+ * no region and counted nothing.
+ */
+__attribute__((constructor(101))) static void shim_init(void)
+{
+	struct tstate *ts = &corecap_tstate;
+
+	ts->guard++;
+	load_functions();
+	settings_load(&g_settings, env_get);
+	fd_table_init(&g_fds, &g_settings);
+	delay_init(&g_delay, &g_settings);
+	lock_track_extra = g_delay.site != 0 || g_settings.hold_sample_every != 0;
+	stats_shm_create(&g_stats, &g_settings, false);
+	region_pid = getpid();
+	publish_settings();
+	tstate_setup();
+	pthread_atfork(NULL, NULL, atfork_child);
+	if (g_settings.dump_signal)
+		dump_signal_start(&g_settings);
+	tstate_attach(ts);
+	ts->guard--;
+}
+
+void shim_after_fork_child(bool from_wrapper)
+{
+	struct tstate *ts = &corecap_tstate;
+	pid_t pid = getpid();
+
+	if (pid != region_pid) {
+		ts->guard++;
+		stats_shm_forget_parent(&g_stats);
+		lock_table_reset_filter();
+		lock_track_reset(ts);
+		tstate_reset_after_fork(ts);
+		stats_shm_create(&g_stats, &g_settings, true);
+		region_pid = pid;
+		publish_settings();
+		tstate_attach(ts);
+		ts->guard--;
+	}
+	if (from_wrapper)
+		dump_after_fork_child();
+}
+
+__attribute__((destructor)) static void shim_fini(void)
+{
+	struct tstate *ts = &corecap_tstate;
+
+	/* Left up: this thread is exiting the process; whatever other
+	 * destructors do after this passes straight through. */
+	ts->guard++;
+	if (!stats_shm_ready(&g_stats))
+		return;
+	if (ts->flags & TS_ATTACHED && ts->slot != &tstate_scratch_slot)
+		thread_table_release(&g_stats, ts->slot, now_ns());
+	dump_now("exit");
+	stats_shm_unlink(&g_stats);
+}

@@ -1,0 +1,287 @@
+/*
+ * corecap-stats-dump: prints a stats file (live, by pid, or a copy such
+ * as RUN/stats-end) as tab-separated lines, one record per line, the
+ * record type first: header, site, lock, thread, total. With --copy it
+ * writes a consistent snapshot instead (what the collector must do).
+ * Reads the file with corecap/stats_layout.h alone, as any reader should.
+ *
+ * usage: corecap-stats-dump [--maps FILE] PID|FILE
+ *        corecap-stats-dump --copy OUT PID|FILE
+ */
+#include <corecap/stats_layout.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct mapping {
+	uint64_t start, end, base;
+	char path[256];
+};
+
+struct maps {
+	struct mapping *m;
+	size_t n;
+};
+
+/* base = start of the path's mapping at file offset 0 (where dladdr's dli_fbase is). */
+static int maps_load(struct maps *mp, const char *file)
+{
+	FILE *f = fopen(file, "r");
+	char line[512];
+	size_t cap = 0;
+
+	mp->m = NULL;
+	mp->n = 0;
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perms[8], path[256] = "";
+		struct mapping *m;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %255s", &s, &e, perms, &off, path) <
+			    4 ||
+		    path[0] != '/')
+			continue;
+		if (mp->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			mp->m = realloc(mp->m, cap * sizeof(*mp->m));
+			if (!mp->m) {
+				fclose(f);
+				return -ENOMEM;
+			}
+		}
+		m = &mp->m[mp->n++];
+		m->start = s;
+		m->end = e;
+		m->base = s - off;
+		snprintf(m->path, sizeof(m->path), "%s", path);
+	}
+	fclose(f);
+	for (size_t i = 0; i < mp->n; i++)
+		for (size_t j = 0; j < mp->n; j++)
+			if (strcmp(mp->m[i].path, mp->m[j].path) == 0 &&
+			    mp->m[j].base < mp->m[i].base)
+				mp->m[i].base = mp->m[j].base;
+	return 0;
+}
+
+static void where(const struct maps *mp, uint64_t addr, char *dst, size_t cap)
+{
+	for (size_t i = 0; i < mp->n; i++) {
+		if (addr >= mp->m[i].start && addr < mp->m[i].end) {
+			snprintf(dst, cap, "%s+0x%llx", mp->m[i].path,
+				 (unsigned long long)(addr - mp->m[i].base));
+			return;
+		}
+	}
+	snprintf(dst, cap, "-");
+}
+
+static int is_pid(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* A consistent copy of a live file, or the bytes of a saved one. */
+static int load(const char *arg, void **out, size_t *len, char *maps_file, size_t maps_cap)
+{
+	char path[512];
+	const char *dir = getenv("CORECAP_STATS_DIR");
+	struct stat st;
+	void *map, *buf;
+	int fd, ret;
+
+	if (is_pid(arg)) {
+		snprintf(path, sizeof(path), "%s/corecap.%s", dir ? dir : "/dev/shm", arg);
+		if (maps_file && !maps_file[0])
+			snprintf(maps_file, maps_cap, "/proc/%s/maps", arg);
+	} else {
+		snprintf(path, sizeof(path), "%s", arg);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		ret = -errno;
+		fprintf(stderr, "corecap-stats-dump: cannot open '%s': %s\n", path,
+			strerror(errno));
+		return ret;
+	}
+	*len = (size_t)st.st_size & ~(size_t)7;
+	buf = malloc(*len ? *len : 8);
+	map = *len ? mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+	close(fd);
+	if (!buf || map == MAP_FAILED) {
+		fprintf(stderr, "corecap-stats-dump: cannot read '%s': %s\n", path,
+			*len ? strerror(errno) : "empty file");
+		free(buf);
+		return -EINVAL;
+	}
+	ret = corecap_stats_copy(buf, map, *len, 1000);
+	munmap(map, *len);
+	if (ret < 0 || !corecap_stats_valid(buf, *len)) {
+		fprintf(stderr, "corecap-stats-dump: '%s' is not a corecap stats file v%d%s\n",
+			path, CORECAP_STATS_VERSION,
+			ret == -EAGAIN ? " (or it never held still)" : "");
+		free(buf);
+		return -EINVAL;
+	}
+	*out = buf;
+	return 0;
+}
+
+static void print_counters(const struct corecap_stats_counters *c)
+{
+	printf("\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu", (unsigned long long)c->acquisitions,
+	       (unsigned long long)c->trylock_busy, (unsigned long long)c->contentions,
+	       (unsigned long long)c->lock_wait_ns, (unsigned long long)c->cond_waits,
+	       (unsigned long long)c->cond_wait_ns);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->io_calls[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->io_ns[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->io_bytes[i]);
+}
+
+static const char *kind_name(uint32_t k)
+{
+	static const char *const names[] = {"mutex", "rwlock_rd", "rwlock_wr", "spin", "cond"};
+
+	return k < CORECAP_KIND_COUNT ? names[k] : "?";
+}
+
+static void print_all(const void *buf, const struct maps *mp)
+{
+	const struct corecap_stats_header *h = buf;
+	struct corecap_stats_counters tot;
+	char w[512];
+
+	printf("header\tversion=%u\tpid=%d\tppid=%d\tseq=%llu\tflags=%u\tcreated_ns=%llu\t"
+	       "exe=%s\tsites_dropped=%llu\tlocks_dropped=%llu\tthreads_dropped=%llu\t"
+	       "holds_dropped=%llu\tstacks_sampled=%llu\tdelay_site=0x%llx\tdelay_ns=%llu\n",
+	       h->version, h->pid, h->ppid, (unsigned long long)h->seq, h->flags,
+	       (unsigned long long)h->created_ns, h->exe, (unsigned long long)h->sites_dropped,
+	       (unsigned long long)h->locks_dropped, (unsigned long long)h->threads_dropped,
+	       (unsigned long long)h->holds_dropped, (unsigned long long)h->stacks_sampled,
+	       (unsigned long long)h->delay_site, (unsigned long long)h->delay_ns);
+	printf("# site\taddr\twhere\tkind\tacquisitions\tcontentions\twait_ns\tmax_wait_ns\t"
+	       "timeouts\tholds\thold_ns\tmax_hold_ns\tstack\n");
+	for (uint32_t i = 0; i < h->max_sites; i++) {
+		const struct corecap_stats_site *e = corecap_stats_site_at(buf, i);
+
+		if (!e->addr)
+			continue;
+		where(mp, e->addr, w, sizeof(w));
+		printf("site\t0x%llx\t%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t",
+		       (unsigned long long)e->addr, w, kind_name(e->kind),
+		       (unsigned long long)e->acquisitions, (unsigned long long)e->contentions,
+		       (unsigned long long)e->wait_ns, (unsigned long long)e->max_wait_ns,
+		       (unsigned long long)e->timeouts, (unsigned long long)e->holds,
+		       (unsigned long long)e->hold_ns, (unsigned long long)e->max_hold_ns);
+		for (uint32_t f = 0; f < e->stack_depth && f < h->stack_depth; f++)
+			printf("%s0x%llx", f ? "," : "", (unsigned long long)e->stack[f]);
+		printf("\n");
+	}
+	printf("# lock\taddr\tkind\tfirst_site\tacquisitions\tcontentions\twait_ns\tholds\t"
+	       "hold_ns\tmax_hold_ns\tshared_holds\tshared_hold_ns\thot_since_ns\n");
+	for (uint32_t i = 0; i < h->max_locks; i++) {
+		const struct corecap_stats_lock *e = corecap_stats_lock_at(buf, i);
+
+		if (!e->addr)
+			continue;
+		where(mp, e->first_site, w, sizeof(w));
+		printf("lock\t0x%llx\t%s\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%llu\t%"
+		       "llu\n",
+		       (unsigned long long)e->addr,
+		       e->kind == CORECAP_KIND_RWLOCK_WR ? "rwlock" : kind_name(e->kind), w,
+		       (unsigned long long)e->acquisitions, (unsigned long long)e->contentions,
+		       (unsigned long long)e->wait_ns, (unsigned long long)e->holds,
+		       (unsigned long long)e->hold_ns, (unsigned long long)e->max_hold_ns,
+		       (unsigned long long)e->shared_holds, (unsigned long long)e->shared_hold_ns,
+		       (unsigned long long)e->hot_since_ns);
+	}
+	printf("# thread\ttid\tname\tstate\tacquisitions\ttrylock_busy\tcontentions\t"
+	       "lock_wait_ns\tcond_waits\tcond_wait_ns\tio_calls[other,log,data,net]\t"
+	       "io_ns[...]\tio_bytes[...]\n");
+	for (uint32_t i = 0; i < h->max_threads; i++) {
+		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
+
+		if (t->state == CORECAP_THREAD_FREE)
+			continue;
+		printf("thread\t%d\t%.*s\t%s", t->tid, CORECAP_STATS_NAME_LEN, t->name,
+		       t->state == CORECAP_THREAD_LIVE ? "live" : "exited");
+		print_counters(&t->c);
+		printf("\n");
+	}
+	corecap_stats_totals(buf, &tot);
+	printf("total\t-\t-\t-");
+	print_counters(&tot);
+	printf("\n");
+}
+
+static int write_copy(const char *out, const void *buf, size_t len)
+{
+	int fd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	ssize_t n;
+
+	if (fd < 0) {
+		fprintf(stderr, "corecap-stats-dump: cannot create '%s': %s\n", out,
+			strerror(errno));
+		return 1;
+	}
+	n = write(fd, buf, len);
+	if (n != (ssize_t)len || close(fd) < 0) {
+		fprintf(stderr, "corecap-stats-dump: cannot write '%s': %s\n", out,
+			n < 0 ? strerror(errno) : "short write");
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	char maps_file[512] = "";
+	const char *copy = NULL;
+	struct maps mp = {NULL, 0};
+	void *buf = NULL;
+	size_t len = 0;
+	int i = 1, ret;
+
+	for (; i < argc - 1; i += 2) {
+		if (strcmp(argv[i], "--copy") == 0)
+			copy = argv[i + 1];
+		else if (strcmp(argv[i], "--maps") == 0)
+			snprintf(maps_file, sizeof(maps_file), "%s", argv[i + 1]);
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		fprintf(stderr, "usage: corecap-stats-dump [--maps FILE] PID|FILE\n"
+				"       corecap-stats-dump --copy OUT PID|FILE\n");
+		return 2;
+	}
+	if (load(argv[i], &buf, &len, maps_file, sizeof(maps_file)) < 0)
+		return 1;
+	if (copy) {
+		ret = write_copy(copy, buf, len);
+		goto out;
+	}
+	if (maps_file[0])
+		maps_load(&mp, maps_file); /* without maps, sites print "-" */
+	print_all(buf, &mp);
+	ret = 0;
+out:
+	free(mp.m);
+	free(buf);
+	return ret;
+}

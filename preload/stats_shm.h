@@ -1,0 +1,79 @@
+/*
+ * stats_shm.h: the region that holds the live counters: the file
+ * /dev/shm/corecap.<pid> (CORECAP_STATS_DIR) mapped shared, laid out as
+ * corecap/stats_layout.h says, or, when the file cannot be created or
+ * CORECAP_STATS=off, the same layout in private memory so the exit
+ * summary still works.
+ *
+ * Invariants: hdr is NULL only before creation (or if even private
+ * memory could not be had); once set, the layout never moves. `lock`
+ * serializes structural changes (inserting a site or hot lock, claiming
+ * or renaming a thread slot) among the daemon's threads; readers never
+ * take it, they use header.seq (see the layout header).
+ */
+#ifndef CORECAP_PRELOAD_STATS_SHM_H
+#define CORECAP_PRELOAD_STATS_SHM_H
+
+#include <corecap/stats_layout.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "settings.h"
+
+struct stats_shm {
+	struct corecap_stats_header *hdr;
+	size_t bytes;
+	bool shared; /* file-backed */
+	char path[SETTINGS_PATH_LEN + 32];
+	int lock;		   /* structural spinlock, see above */
+	uint32_t next_free_thread; /* slots below it have been used */
+	uint32_t reuse_cursor;	   /* where the search for an exited slot resumes */
+};
+
+extern struct stats_shm g_stats;
+
+/*
+ * Creates the region for the calling process. When the file cannot be
+ * made it warns once (naming the path and the cause) and falls back to
+ * private memory. Returns 0 if a file backs it, a negative errno if not.
+ */
+int stats_shm_create(struct stats_shm *s, const struct settings *st, bool fork_child);
+
+/* Fork child: drop the parent's mapping (never write into it) and state. */
+void stats_shm_forget_parent(struct stats_shm *s);
+
+/* Removes the file (at exit); the mapping stays valid for late writers. */
+void stats_shm_unlink(struct stats_shm *s);
+
+void stats_shm_lock(struct stats_shm *s);
+void stats_shm_unlock(struct stats_shm *s);
+
+/* Bracket a structural change readers must not see half done (lock held). */
+void stats_shm_seq_begin(struct stats_shm *s);
+void stats_shm_seq_end(struct stats_shm *s);
+
+static inline bool stats_shm_ready(const struct stats_shm *s)
+{
+	return __atomic_load_n(&s->hdr, __ATOMIC_ACQUIRE) != NULL;
+}
+
+static inline struct corecap_stats_site *stats_shm_site(struct stats_shm *s, uint32_t i)
+{
+	return (struct corecap_stats_site *)(void *)((char *)s->hdr + CORECAP_STATS_SITES_OFFSET) +
+	       i;
+}
+
+static inline struct corecap_stats_thread *stats_shm_thread(struct stats_shm *s, uint32_t i)
+{
+	return (struct corecap_stats_thread *)(void *)((char *)s->hdr +
+						       CORECAP_STATS_THREADS_OFFSET) +
+	       i;
+}
+
+static inline struct corecap_stats_lock *stats_shm_lock_entry(struct stats_shm *s, uint32_t i)
+{
+	return (struct corecap_stats_lock *)(void *)((char *)s->hdr + CORECAP_STATS_LOCKS_OFFSET) +
+	       i;
+}
+
+#endif /* CORECAP_PRELOAD_STATS_SHM_H */

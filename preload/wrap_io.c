@@ -1,0 +1,275 @@
+/*
+ * I/O calls: timed (two vDSO clock reads around the real call), charged
+ * to the calling thread by the class of the descriptor (fd_table.h), and
+ * reported as a corecap_io:syscall event when a session listens and the
+ * call is log I/O, an fsync-like call, or slower than
+ * CORECAP_IO_THRESHOLD_NS. Return values and errno are the real call's.
+ *
+ * stdio (fwrite, fprintf) reaches the kernel through glibc's internal
+ * write, which no preload can see; daemons that log through write(2) or
+ * writev(2), like Ceph, are seen.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "events.h"
+#include "fd_table.h"
+#include "real.h"
+#include "settings.h"
+#include "tstate.h"
+#include "util.h"
+
+static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int fd, ssize_t r,
+					      uint64_t t0)
+{
+	uint64_t dur_ns = now_ns() - t0;
+	int saved_errno = errno, cls;
+	struct corecap_stats_counters *c;
+
+	ts->guard++;
+	if (tstate_needs_attach(ts))
+		tstate_attach(ts);
+	cls = fd_table_class(&g_fds, fd);
+	c = &ts->slot->c;
+	own_add(&c->io_calls[cls], 1);
+	own_add(&c->io_ns[cls], dur_ns);
+	if (r > 0)
+		own_add(&c->io_bytes[cls], (uint64_t)r);
+	if (unlikely(events_io_enabled()) &&
+	    (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC || dur_ns >= g_settings.io_threshold_ns))
+		events_io(call, fd, cls, (int64_t)r, dur_ns);
+	events_poll_names();
+	ts->guard--;
+	errno = saved_errno;
+}
+
+/*
+ * One wrapper body for every call: resolve, pass through under the
+ * guard, else time the real call. FALLBACK is the raw syscall used only
+ * while load_functions() is running in this thread.
+ */
+#define IO_WRAP(call, fd, real_expr, fallback_expr)                                                \
+	do {                                                                                       \
+		struct tstate *ts = &corecap_tstate;                                               \
+		uint64_t t0;                                                                       \
+		ssize_t r;                                                                         \
+                                                                                                   \
+		if (unlikely(!real_ptr))                                                           \
+			load_functions();                                                          \
+		if (unlikely(!real_ptr))                                                           \
+			return (fallback_expr);                                                    \
+		if (unlikely(ts->guard))                                                           \
+			return (real_expr);                                                        \
+		t0 = now_ns();                                                                     \
+		r = (real_expr);                                                                   \
+		io_done(ts, (call), (fd), r, t0);                                                  \
+		return r;                                                                          \
+	} while (0)
+
+CORECAP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
+{
+#define real_ptr real_write
+	IO_WRAP(EV_IO_WRITE, fd, real_write(fd, buf, n), syscall(SYS_write, fd, buf, n));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+#define real_ptr real_writev
+	IO_WRAP(EV_IO_WRITE, fd, real_writev(fd, iov, cnt), syscall(SYS_writev, fd, iov, cnt));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
+{
+#define real_ptr real_pwrite
+	IO_WRAP(EV_IO_WRITE, fd, real_pwrite(fd, buf, n, off),
+		syscall(SYS_pwrite64, fd, buf, n, off));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
+{
+#define real_ptr real_pwrite64
+	IO_WRAP(EV_IO_WRITE, fd, real_pwrite64(fd, buf, n, off),
+		syscall(SYS_pwrite64, fd, buf, n, off));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+#define real_ptr real_pwritev
+	IO_WRAP(EV_IO_WRITE, fd, real_pwritev(fd, iov, cnt, off),
+		syscall(SYS_pwritev, fd, iov, cnt, off, 0));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+#define real_ptr real_pwritev64
+	IO_WRAP(EV_IO_WRITE, fd, real_pwritev64(fd, iov, cnt, off),
+		syscall(SYS_pwritev, fd, iov, cnt, off, 0));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t read(int fd, void *buf, size_t n)
+{
+#define real_ptr real_read
+	IO_WRAP(EV_IO_READ, fd, real_read(fd, buf, n), syscall(SYS_read, fd, buf, n));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
+{
+#define real_ptr real_readv
+	IO_WRAP(EV_IO_READ, fd, real_readv(fd, iov, cnt), syscall(SYS_readv, fd, iov, cnt));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
+{
+#define real_ptr real_pread
+	IO_WRAP(EV_IO_READ, fd, real_pread(fd, buf, n, off), syscall(SYS_pread64, fd, buf, n, off));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
+{
+#define real_ptr real_pread64
+	IO_WRAP(EV_IO_READ, fd, real_pread64(fd, buf, n, off),
+		syscall(SYS_pread64, fd, buf, n, off));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
+{
+#define real_ptr real_preadv
+	IO_WRAP(EV_IO_READ, fd, real_preadv(fd, iov, cnt, off),
+		syscall(SYS_preadv, fd, iov, cnt, off, 0));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
+{
+#define real_ptr real_preadv64
+	IO_WRAP(EV_IO_READ, fd, real_preadv64(fd, iov, cnt, off),
+		syscall(SYS_preadv, fd, iov, cnt, off, 0));
+#undef real_ptr
+}
+
+/* The _FORTIFY_SOURCE entry points check buflen, then read: the real
+ * ones do both; without them there is no check to keep, so they fall
+ * back to the plain syscall. */
+CORECAP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
+{
+#define real_ptr real___read_chk
+	IO_WRAP(EV_IO_READ, fd, real___read_chk(fd, buf, n, buflen), syscall(SYS_read, fd, buf, n));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
+{
+#define real_ptr real___pread_chk
+	IO_WRAP(EV_IO_READ, fd, real___pread_chk(fd, buf, n, off, buflen),
+		syscall(SYS_pread64, fd, buf, n, off));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
+{
+#define real_ptr real___pread64_chk
+	IO_WRAP(EV_IO_READ, fd, real___pread64_chk(fd, buf, n, off, buflen),
+		syscall(SYS_pread64, fd, buf, n, off));
+#undef real_ptr
+}
+
+CORECAP_EXPORT int fsync(int fd)
+{
+#define real_ptr real_fsync
+	IO_WRAP(EV_IO_FSYNC, fd, real_fsync(fd), syscall(SYS_fsync, fd));
+#undef real_ptr
+}
+
+CORECAP_EXPORT int fdatasync(int fd)
+{
+#define real_ptr real_fdatasync
+	IO_WRAP(EV_IO_FSYNC, fd, real_fdatasync(fd), syscall(SYS_fdatasync, fd));
+#undef real_ptr
+}
+
+CORECAP_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned int flags)
+{
+#define real_ptr real_sync_file_range
+	IO_WRAP(EV_IO_FSYNC, fd, real_sync_file_range(fd, off, n, flags),
+		syscall(SYS_sync_file_range, fd, off, n, flags));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
+{
+#define real_ptr real_send
+	IO_WRAP(EV_IO_SEND, fd, real_send(fd, buf, n, flags),
+		syscall(SYS_sendto, fd, buf, n, flags, NULL, 0));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
+			      const struct sockaddr *addr, socklen_t addrlen)
+{
+#define real_ptr real_sendto
+	IO_WRAP(EV_IO_SEND, fd, real_sendto(fd, buf, n, flags, addr, addrlen),
+		syscall(SYS_sendto, fd, buf, n, flags, addr, addrlen));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
+{
+#define real_ptr real_sendmsg
+	IO_WRAP(EV_IO_SEND, fd, real_sendmsg(fd, msg, flags), syscall(SYS_sendmsg, fd, msg, flags));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
+{
+#define real_ptr real_recv
+	IO_WRAP(EV_IO_RECV, fd, real_recv(fd, buf, n, flags),
+		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct sockaddr *addr,
+				socklen_t *addrlen)
+{
+#define real_ptr real_recvfrom
+	IO_WRAP(EV_IO_RECV, fd, real_recvfrom(fd, buf, n, flags, addr, addrlen),
+		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
+{
+#define real_ptr real_recvmsg
+	IO_WRAP(EV_IO_RECV, fd, real_recvmsg(fd, msg, flags), syscall(SYS_recvmsg, fd, msg, flags));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
+{
+#define real_ptr real___recv_chk
+	IO_WRAP(EV_IO_RECV, fd, real___recv_chk(fd, buf, n, buflen, flags),
+		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL));
+#undef real_ptr
+}
+
+CORECAP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen, int flags,
+				      struct sockaddr *addr, socklen_t *addrlen)
+{
+#define real_ptr real___recvfrom_chk
+	IO_WRAP(EV_IO_RECV, fd, real___recvfrom_chk(fd, buf, n, buflen, flags, addr, addrlen),
+		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen));
+#undef real_ptr
+}
