@@ -497,11 +497,11 @@ static void job_release(struct report_job *j)
 	free(j->warnings);
 }
 
-static int analyse(struct report_job *j)
+/* Reads and models the run into *r, which points into j. */
+static int build(struct report_job *j, struct report *r)
 {
 	struct stat st;
 	struct ceiling_inputs in;
-	struct report r;
 	int ret;
 
 	if (stat(j->o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
@@ -534,7 +534,7 @@ static int analyse(struct report_job *j)
 	};
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)))
 		return ret;
-	r = (struct report){
+	*r = (struct report){
 		.run_dir = j->o.run,
 		.manifest = j->has_manifest ? &j->manifest : NULL,
 		.model = &j->model,
@@ -553,6 +553,17 @@ static int analyse(struct report_job *j)
 		.frame_name = frame_name,
 		.frame_ctx = j,
 	};
+	return 0;
+}
+
+static int analyse(struct report_job *j)
+{
+	struct report r;
+	int ret;
+
+	ret = build(j, &r);
+	if (ret)
+		return ret;
 	ret = j->o.json ? corecap_render_json(&r, stdout) : corecap_render_text(&r, stdout);
 	if (!ret && fflush(stdout))
 		ret = -EIO;
@@ -590,4 +601,33 @@ int cmd_report(int argc, char **argv)
 	}
 	job_release(&j);
 	return ret ? 1 : 0;
+}
+
+int corecap_report_open(const char *run, const char *symfs, struct report_job **job,
+			struct report *r)
+{
+	struct report_job *j = calloc(1, sizeof(*j));
+	int ret;
+
+	*job = NULL;
+	if (!j)
+		return -ENOMEM;
+	j->o = (struct report_opts){
+		.run = run, .symfs = symfs, .log_symbols = DEFAULT_LOG_SYMBOLS, .top = 10};
+	ret = build(j, r);
+	if (ret) {
+		job_release(j);
+		free(j);
+		return ret;
+	}
+	*job = j;
+	return 0;
+}
+
+void corecap_report_close(struct report_job *j)
+{
+	if (!j)
+		return;
+	job_release(j);
+	free(j);
 }

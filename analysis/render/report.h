@@ -37,6 +37,16 @@ struct report {
 	void *frame_ctx;
 };
 
+/*
+ * For the other analysis commands (html, compare): reads and models RUN as
+ * `corecap report` does (errors go to stderr) and fills *r, valid until
+ * corecap_report_close(*job). 0 or a negative errno.
+ */
+struct report_job;
+int corecap_report_open(const char *run, const char *symfs, struct report_job **job,
+			struct report *r);
+void corecap_report_close(struct report_job *job);
+
 /* Both return 0, or -EIO when writing failed. */
 int corecap_render_text(const struct report *r, FILE *out);
 int corecap_render_json(const struct report *r, FILE *out);
