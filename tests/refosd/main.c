@@ -135,6 +135,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "refosd: cannot start threads: %s\n", strerror(-r));
 		goto out_stop;
 	}
+	/* Level 0, always written; outside any op, but bracketed like every log call. */
+	corecap_log_enter();
 	log_submitf(&d.log, 0, "osd",
 		    "refosd %s pid %d listening on 127.0.0.1:%u msgr-threads %u shards %u "
 		    "threads-per-shard %u pgs %u store %s%s debug %u big-lock %s op-cpu-us %u",
@@ -142,6 +144,7 @@ int main(int argc, char **argv)
 		    d.opts.threads_per_shard, d.opts.pgs, d.opts.store_dir ? "dir:" : "mem",
 		    d.opts.store_dir ? d.opts.store_dir : "", d.opts.debug,
 		    d.opts.big_lock ? "on" : "off", d.opts.op_cpu_us);
+	corecap_log_exit();
 	printf("refosd: listening on 127.0.0.1:%u\n", d.msgr.port);
 	fflush(stdout);
 
@@ -154,11 +157,13 @@ out_stop:
 	messenger_stop(&d.msgr);
 	shards_stop(&d.shards);
 	finisher_stop(&d.finisher);
+	corecap_log_enter();
 	log_submitf(&d.log, 0, "osd",
 		    "refosd stopped: %" PRIuFAST64 " ops done, %" PRIu64 " replies sent, %" PRIu64
 		    " dropped, %" PRIuFAST64 " malformed frames",
 		    atomic_load(&d.osd.ops_done), d.finisher.replies_sent,
 		    d.finisher.replies_dropped, atomic_load(&d.msgr.frames_refused));
+	corecap_log_exit();
 	if (log_stop(&d.log) < 0)
 		status = 1;
 	if (d.opts.pidfile)

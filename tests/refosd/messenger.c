@@ -22,9 +22,10 @@
 #include "protocol.h"
 #include "shards.h"
 
-#define MSGR_RBUF_INITIAL (64u << 10)
-#define MSGR_EVENTS	  64
-#define MSGR_SNDTIMEO_S	  10
+#define MSGR_RBUF_INITIAL    (64u << 10)
+#define MSGR_EVENTS	     64
+#define MSGR_SNDTIMEO_S	     10
+#define MSGR_READS_PER_EVENT 16
 
 /* The op_id source: one counter for the process, so ids are unique among ops in flight. */
 static atomic_uint_fast64_t messenger_next_op_id;
@@ -135,9 +136,12 @@ static void messenger_close_conn(struct messenger_worker *w, struct conn *c, con
 	if (c->next)
 		c->next->prev = c->prev;
 	pthread_mutex_unlock(&m->conns_lock);
-	if (why)
+	if (why && log_enabled(m->log, 1)) {
+		corecap_log_enter();
 		log_submitf(m->log, 1, "ms", "-- 127.0.0.1:%u >> %s conn(%" PRIu64 ") closed: %s",
 			    c->port, c->peer, c->id, why);
+		corecap_log_exit();
+	}
 	conn_put(c);
 }
 
@@ -194,9 +198,14 @@ static void messenger_accept(struct messenger_worker *w)
 			m->conns->prev = c;
 		m->conns = c;
 		pthread_mutex_unlock(&m->conns_lock);
-		log_submitf(m->log, 1, "ms",
-			    "-- 127.0.0.1:%u >> %s conn(%" PRIu64 ") accepted by msgr-worker-%u",
-			    m->port, c->peer, c->id, owner->index);
+		if (log_enabled(m->log, 1)) {
+			corecap_log_enter();
+			log_submitf(m->log, 1, "ms",
+				    "-- 127.0.0.1:%u >> %s conn(%" PRIu64
+				    ") accepted by msgr-worker-%u",
+				    m->port, c->peer, c->id, owner->index);
+			corecap_log_exit();
+		}
 		ev.data.ptr = c;
 		if (epoll_ctl(owner->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 			fprintf(stderr, "refosd: cannot watch connection %s: %s\n", c->peer,
@@ -291,11 +300,16 @@ static int messenger_parse(struct messenger_worker *w, struct conn *c)
 	return r;
 }
 
+/*
+ * Read and decode what c has, MSGR_READS_PER_EVENT reads at most: epoll is
+ * level-triggered, so a client that keeps sending comes back in the next
+ * round instead of starving the worker's other connections.
+ */
 static void messenger_readable(struct messenger_worker *w, struct conn *c)
 {
 	char why[128];
 
-	for (;;) {
+	for (int reads = 0; reads < MSGR_READS_PER_EVENT; reads++) {
 		ssize_t n = recv(c->fd, c->rbuf + c->rlen, c->rcap - c->rlen, MSG_DONTWAIT);
 		int r;
 

@@ -1,0 +1,82 @@
+# refosd's corecap_op annotations, in a real LTTng session: every op has
+# begin and end, and each thread's part comes in the documented order
+# (docs/refosd.md): messenger begin, enter, phase queued, exit; worker phase
+# dequeued, enter, phase committed, exit; finisher enter, end, exit; the
+# phases follow one another; log_enter/log_exit pairs balance per thread
+# and every op-path log burst is bracketed.
+. "$CORECAP_SRC/tests/e2e/refosd_lib.sh"
+need_sessiond
+
+tp="$CORECAP_BUILD/tracepoints/libcorecap-tp.so"
+[ -e "$tp" ] || { echo "FAIL: $tp is not built"; exit 1; }
+session="refosd-annotate-$$"
+trap 'lttng -q destroy "$session" >/dev/null 2>&1 || true; _refosd_cleanup' EXIT
+
+lttng -q create "$session" --output="$WORK/trace"
+lttng -q enable-event -u -s "$session" 'corecap_op:*'
+lttng -q add-context -u -s "$session" -t vtid -t procname
+lttng -q start "$session"
+# The big lock and CPU work keep the op count (and the trace) small.
+LD_PRELOAD="$tp" start_refosd osd --debug 20 --big-lock --op-cpu-us 300
+rc=0
+"$BIN/refbench" -p "$OSD_PORT" -t 4 -b 1 -d 1 --no-progress write >"$WORK/bench.out" 2>&1 || rc=$?
+stop_refosd "$OSD_PID"
+lttng -q stop "$session"
+expect_eq "refbench exit status" 0 "$rc"
+expect_eq "refosd exit status" 0 "$STOP_STATUS"
+ops=$(( $(summary_value "$WORK/bench.out" "Total writes made") + 1 )) # + the metadata object
+babeltrace2 "$WORK/trace" >"$WORK/events.txt"
+
+LC_ALL=C awk -v want_ops="$ops" '
+function role(p) { return p ~ /^msgr-worker-/ ? "M" : p == "tp_osd_tp" ? "W" : p == "finisher" ? "F" : "?" }
+{
+	if (!match($0, /corecap_op:[a-z_]+:/))
+		next
+	ev = substr($0, RSTART + 11, RLENGTH - 12)
+	match($0, /vtid = [0-9]+/); tid = substr($0, RSTART + 7, RLENGTH - 7)
+	match($0, /procname = "[^"]*"/); r = role(substr($0, RSTART + 12, RLENGTH - 13))
+	if (ev == "log_enter" || ev == "log_exit") {
+		if ((ev == "log_enter") == (depth[tid] == 1)) bad_log++
+		depth[tid] = ev == "log_enter"
+		if (ev == "log_enter") log_enters++
+		next
+	}
+	match($0, /op_id = [0-9]+/); id = substr($0, RSTART + 8, RLENGTH - 8)
+	if (ev == "phase") { match($0, /name = "[a-z]+"/); ev = ev ":" substr($0, RSTART + 8, RLENGTH - 9) }
+	seq[id, r] = seq[id, r] " " ev
+	n[id]++
+	pos[id, ev] = n[id]
+	if (ev == "begin") begins++
+	if (ev == "end") ends++
+	ids[id] = 1
+}
+END {
+	for (id in ids) {
+		if (seq[id, "M"] != " begin enter phase:queued exit") bad_m++
+		if (seq[id, "W"] != " phase:dequeued enter phase:committed exit") bad_w++
+		if (seq[id, "F"] != " enter end exit") bad_f++
+		if (seq[id, "?"] != "") bad_role++
+		if (!(pos[id, "begin"] < pos[id, "phase:queued"] && pos[id, "phase:queued"] < pos[id, "phase:dequeued"] &&
+		      pos[id, "phase:dequeued"] < pos[id, "phase:committed"] && pos[id, "phase:committed"] < pos[id, "end"]))
+			bad_order++
+		if (bad_m + bad_w + bad_f + bad_order && !shown++)
+			printf "first bad op %s: M[%s] W[%s] F[%s]\n", id, seq[id, "M"], seq[id, "W"], seq[id, "F"]
+	}
+	for (t in depth) if (depth[t]) bad_log++
+	printf "ops %d begins %d ends %d bad_m %d bad_w %d bad_f %d bad_role %d bad_order %d bad_log %d log_enters %d\n",
+		want_ops, begins, ends, bad_m, bad_w, bad_f, bad_role, bad_order, bad_log, log_enters
+}' "$WORK/events.txt" >"$WORK/check.txt"
+cat "$WORK/check.txt"
+get() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" "$WORK/check.txt"; }
+expect_true "ops were traced ($ops)" test "$ops" -gt 100
+expect_eq "begin events, one per op" "$ops" "$(get begins)"
+expect_eq "end events, one per op" "$ops" "$(get ends)"
+expect_eq "ops whose messenger part is not: begin enter phase:queued exit" 0 "$(get bad_m)"
+expect_eq "ops whose worker part is not: phase:dequeued enter phase:committed exit" 0 "$(get bad_w)"
+expect_eq "ops whose finisher part is not: enter end exit" 0 "$(get bad_f)"
+expect_eq "op events from threads other than messenger, worker, finisher" 0 "$(get bad_role)"
+expect_eq "ops whose begin, phases and end are out of order" 0 "$(get bad_order)"
+expect_eq "unbalanced or nested log_enter/log_exit" 0 "$(get bad_log)"
+expect_true "at --debug 20 each op has its 4 log bursts (messenger, worker x2, finisher)" \
+	test "$(get log_enters)" -ge $((ops * 4))
+finish
