@@ -94,8 +94,11 @@ for round in $(seq 1 "$MAX_ROUNDS"); do
 	free_min=$(calc "$free < $free_min ? $free : $free_min")
 	[ "$clean" -ge 2 ] && break
 done
-[ "$clean" -ge 2 ] ||
+if [ "$clean" -lt 2 ]; then
+	# A failed check stands even on a busy machine; only an undecided test is skipped.
+	[ "$_failures" -eq 0 ] || finish
 	skip "other processes kept more than $OTHERS_MAX cores busy in $MAX_ROUNDS rounds: one core cannot be told from two"
+fi
 expect_true "with the big lock the daemon uses about one core: max $big_max <= $BIG_MAX" \
 	test "$(calc "$big_max <= $BIG_MAX")" = 1
 expect_true "without it, clearly more: min $free_min >= $big_max + $GAP_MIN" \
