@@ -89,6 +89,9 @@ static int lock_evidence(struct ceiling *c, const struct ceiling_inputs *in,
 		       pct((double)hold / (double)w),
 		       l->has_stats && l->stats_hold_ns ? "the shim's hold counters"
 							: "hold events");
+	if (!ret)
+		ret = evidence(c, "a thread was waiting for it %.1f%% of the window",
+			       pct((double)corecap_lock_waited_ns(l) / (double)w));
 	if (!ret && ops)
 		ret = evidence(c, "%.2f us held per op at %.0f ops/s (%.0f ops/s x %.2f us = %.2f)",
 			       (double)hold / (double)ops / 1e3, (double)ops * 1e9 / (double)w,
@@ -147,6 +150,21 @@ static int cores_line(struct ceiling *c, const struct ceiling_inputs *in, uint64
 	return evidence(c, "the daemon used %.2f cores (cores available unknown)", used);
 }
 
+/*
+ * The cores' utilization from the daemon's side: its threads' demand for
+ * a CPU (running, or runnable and waiting for one) over the cores there
+ * are. On a machine the daemon has to itself this is its CPU use; when
+ * the benchmark client or other processes take the cores, the daemon's
+ * threads queue for them, and that shows as run-queue wait. Capped at 1.
+ */
+static double cores_util(const struct ceiling_inputs *in, uint64_t w)
+{
+	double u = (double)(in->pools->cpu_ns + in->pools->runq_ns) /
+		   ((double)w * in->cores_available);
+
+	return u < 1.0 ? u : 1.0;
+}
+
 static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t w)
 {
 	double used = in->pools->n_sampled ? (double)in->pools->cpu_ns / (double)w : 0;
@@ -156,9 +174,11 @@ static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t 
 	switch (c->kind) {
 	case CEIL_LOCK:
 		n = asprintf(&c->verdict,
-			     "%s held %.0f%% of the window: at most %.2fx more throughput; more "
-			     "cores will not help",
-			     c->name, pct(c->utilization), c->headroom);
+			     "%s busy %.0f%% of the window (held %.0f%%): at most %.2fx more "
+			     "throughput; more cores will not help",
+			     c->name, pct(c->utilization),
+			     pct((double)corecap_lock_hold_ns(c->top[0].ref) / (double)w),
+			     c->headroom);
 		break;
 	case CEIL_THREAD:
 		n = asprintf(&c->verdict,
@@ -176,10 +196,20 @@ static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t 
 			     in->cores_available);
 		break;
 	case CEIL_CORES:
-		n = asprintf(&c->verdict,
-			     "the daemon used %.0f%% of %d cores: at most %.2fx more throughput "
-			     "on this machine; more cores would help",
-			     pct(c->utilization), in->cores_available, c->headroom);
+		if (used < 0.9 * in->cores_available)
+			n = asprintf(
+				&c->verdict,
+				"the cores are contended: the daemon ran on %.2f of %d cores and "
+				"its runnable threads waited for one (%.2f threads on average); "
+				"the benchmark client or other processes take the rest: more (or "
+				"quieter) cores would help",
+				used, in->cores_available, (double)in->pools->runq_ns / (double)w);
+		else
+			n = asprintf(
+				&c->verdict,
+				"the daemon used %.2f of %d cores: at most %.2fx more throughput "
+				"on this machine; more cores would help",
+				used, in->cores_available, c->headroom);
 		break;
 	case CEIL_NONE:
 		if (c->n_top)
@@ -245,7 +275,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		const struct model_lock *lk = m->locks.all[i];
 
 		corecap_lock_label(lk, label, sizeof(label));
-		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_hold_ns(lk) / (double)w, lk);
+		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_busy_ns(lk) / (double)w, lk);
 	}
 	for (size_t i = 0; i < m->threads.len; i++) {
 		const struct model_thread *th = m->threads.all[i];
@@ -260,8 +290,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 			add_cand(&l, CEIL_POOL, pl->name, pl->busy_util, pl);
 	}
 	if (in->cores_available && in->pools->n_sampled)
-		add_cand(&l, CEIL_CORES, "cores",
-			 (double)in->pools->cpu_ns / ((double)w * in->cores_available), NULL);
+		add_cand(&l, CEIL_CORES, "cores", cores_util(in, w), NULL);
 	qsort(l.v, l.len, sizeof(*l.v), cmp_cand);
 	prefer_pool(&l);
 	c->n_top = l.len < CEILING_CANDIDATES ? l.len : CEILING_CANDIDATES;

@@ -163,6 +163,57 @@ uint64_t corecap_lock_hold_ns(const struct model_lock *lock)
 	return lock->has_stats && lock->stats_hold_ns ? lock->stats_hold_ns : lock->hold_ns;
 }
 
+void corecap_lock_add_waited(struct model_lock *lock, uint64_t b, uint64_t e)
+{
+	uint32_t i, j, n = lock->n_waited;
+
+	if (b < lock->waited_final_until)
+		b = lock->waited_final_until;
+	if (e <= b)
+		return;
+	/* Sorted, disjoint: find the first interval ending at or after b. */
+	for (i = 0; i < n && lock->waited[i].e < b; i++)
+		;
+	/* Merge every interval that [b, e) touches into one. */
+	for (j = i; j < n && lock->waited[j].b <= e; j++) {
+		if (lock->waited[j].b < b)
+			b = lock->waited[j].b;
+		if (lock->waited[j].e > e)
+			e = lock->waited[j].e;
+	}
+	if (j == i && n == LOCK_WAIT_SPANS) {
+		/* Full: the oldest becomes final. */
+		lock->waited_final_ns += lock->waited[0].e - lock->waited[0].b;
+		lock->waited_final_until = lock->waited[0].e;
+		memmove(&lock->waited[0], &lock->waited[1], (n - 1) * sizeof(lock->waited[0]));
+		n--;
+		i--;
+		j--;
+		if (b < lock->waited_final_until)
+			b = lock->waited_final_until;
+	}
+	memmove(&lock->waited[i + 1], &lock->waited[j], (n - j) * sizeof(lock->waited[0]));
+	lock->waited[i].b = b;
+	lock->waited[i].e = e;
+	lock->n_waited = n - (j - i) + 1;
+}
+
+uint64_t corecap_lock_waited_ns(const struct model_lock *lock)
+{
+	uint64_t sum = lock->waited_final_ns;
+
+	for (uint32_t i = 0; i < lock->n_waited; i++)
+		sum += lock->waited[i].e - lock->waited[i].b;
+	return sum;
+}
+
+uint64_t corecap_lock_busy_ns(const struct model_lock *lock)
+{
+	uint64_t held = corecap_lock_hold_ns(lock), waited = corecap_lock_waited_ns(lock);
+
+	return held > waited ? held : waited;
+}
+
 const char *corecap_lock_kind_name(uint8_t kind)
 {
 	static const char *const names[] = {"mutex", "rwlock_rd", "rwlock_wr", "spin"};

@@ -16,9 +16,11 @@
 
 #include "u64map.h"
 
-#define LOCK_STACK_DEPTH  16
-#define LOCK_STACKS_MAX	  32
-#define LOCK_KIND_UNKNOWN 0xff
+#define LOCK_STACK_DEPTH    16
+#define LOCK_WAIT_SPANS	    16
+#define LOCK_STACKS_MAX	    32
+#define LOCK_KIND_RWLOCK_RD 1 /* read holds overlap: no handoffs */
+#define LOCK_KIND_UNKNOWN   0xff
 
 struct lock_site {
 	uint64_t site;
@@ -41,6 +43,18 @@ struct model_lock {
 	uint64_t contentions, wait_ns, max_wait_ns;
 	uint64_t logging_wait_ns;	      /* of wait_ns: waits at sites in logging code */
 	uint64_t holds, hold_ns, max_hold_ns; /* from hold events */
+	/*
+	 * The union of the wait intervals: time with at least one thread
+	 * waiting for the lock. Waits arrive at their end, in end order, so
+	 * the latest LOCK_WAIT_SPANS merged intervals stay open to merging;
+	 * older ones are final (a wait reaching back past them is clipped,
+	 * so the union is never overcounted).
+	 */
+	struct {
+		uint64_t b, e;
+	} waited[LOCK_WAIT_SPANS];
+	uint32_t n_waited;
+	uint64_t waited_final_ns, waited_final_until;
 	bool has_stats;
 	uint64_t stats_acquisitions, stats_contentions, stats_wait_ns, stats_hold_ns;
 	struct lock_site *sites;
@@ -76,6 +90,19 @@ void corecap_lock_table_sort_stacks(struct lock_table *t);
 const struct lock_site *corecap_lock_top_site(const struct model_lock *lock);
 /* A name that says what the lock is: its symbol, else where it is taken most. */
 void corecap_lock_label(const struct model_lock *lock, char *out, size_t size);
+/*
+ * Adds the wait [b, e) to the lock's waited-on union (the caller clips it
+ * to the window).
+ */
+void corecap_lock_add_waited(struct model_lock *lock, uint64_t b, uint64_t e);
+/* Time with at least one waiter. */
+uint64_t corecap_lock_waited_ns(const struct model_lock *lock);
+/*
+ * How busy the lock was as a server, at least: held, or wanted by a
+ * waiter while being handed over; the larger of the two fractions, since
+ * the shim cannot see the holds that barge in between (docs/methodology.md).
+ */
+uint64_t corecap_lock_busy_ns(const struct model_lock *lock);
 /* Total hold time: the stats file's when present, else the hold events'. */
 uint64_t corecap_lock_hold_ns(const struct model_lock *lock);
 const char *corecap_lock_kind_name(uint8_t kind);

@@ -41,6 +41,16 @@ static uint64_t in_window(const struct model *m, uint64_t b, uint64_t e)
 	return e > b ? e - b : 0;
 }
 
+static void clip_to_window(const struct model *m, uint64_t *b, uint64_t *e)
+{
+	if (!m->cfg.has_window)
+		return;
+	if (*b < m->ws)
+		*b = m->ws;
+	if (*e > m->we)
+		*e = m->we;
+}
+
 static bool in_ctx_as_owner(const struct model_thread *th)
 {
 	return th->ctx && th->ctx->owner == th && th->ctx->begun;
@@ -290,7 +300,7 @@ static int on_contended(struct model *m, struct model_thread *th, const struct m
 {
 	struct model_lock *lock = corecap_lock_table_get(&m->locks, ev->lock.addr);
 	struct lock_site *site;
-	uint64_t dur = ev->lock.dur_ns;
+	uint64_t dur = ev->lock.dur_ns, b = dur < ev->ts_ns ? ev->ts_ns - dur : 0, e = ev->ts_ns;
 	bool created;
 
 	if (!lock)
@@ -312,6 +322,8 @@ static int on_contended(struct model *m, struct model_thread *th, const struct m
 	if (ev->lock.depth &&
 	    corecap_lock_table_add_stack(lock, ev->lock.stack, ev->lock.depth, dur))
 		return -ENOMEM;
+	clip_to_window(m, &b, &e);
+	corecap_lock_add_waited(lock, b, e);
 	th->contentions++;
 	if (site->is_logging) {
 		lock->logging_wait_ns += dur;

@@ -159,7 +159,11 @@ static void set_error(struct ctf_reader *r, const char *fmt, ...)
 	r->error = msg;
 }
 
-/* Appends libbabeltrace2's cause chain (innermost last) to r->error. */
+/*
+ * Appends libbabeltrace2's cause chain to r->error, outermost first, as
+ * its CLI prints it (the library appends causes as the error rises, so
+ * the last cause is the outermost). Each cause's first line only.
+ */
 static void append_bt_causes(struct ctf_reader *r)
 {
 	const bt_error *err = bt_current_thread_take_error();
@@ -167,11 +171,12 @@ static void append_bt_causes(struct ctf_reader *r)
 
 	if (!err)
 		return;
-	for (uint64_t i = 0; i < bt_error_get_cause_count(err); i++) {
+	for (uint64_t i = bt_error_get_cause_count(err); i-- > 0;) {
 		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
+		const char *text = bt_error_cause_get_message(c);
 
-		if (asprintf(&msg, "%s\n  caused by [%s] %s", r->error ? r->error : "",
-			     bt_error_cause_get_module_name(c), bt_error_cause_get_message(c)) < 0)
+		if (asprintf(&msg, "%s\n  caused by [%s] %.*s", r->error ? r->error : "",
+			     bt_error_cause_get_module_name(c), (int)strcspn(text, "\n"), text) < 0)
 			break;
 		free(r->error);
 		r->error = msg;

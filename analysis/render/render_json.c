@@ -169,6 +169,8 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "holds", ju64(l->holds));
 	put(o, "hold_ns", ju64(hold));
 	put(o, "hold_util", w ? jnum((double)hold / (double)w, 4) : NULL);
+	put(o, "waited_ns", ju64(corecap_lock_waited_ns(l)));
+	put(o, "busy_util", w ? jnum((double)corecap_lock_busy_ns(l) / (double)w, 4) : NULL);
 	put(o, "hold_source",
 	    jstr(l->has_stats && l->stats_hold_ns ? "stats"
 		 : l->holds			  ? "events"

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Bad input to `corecap report`: a missing, truncated or corrupt trace, a
+# manifest of an unknown version or with an empty window, bad usage. Each
+# is a clear error naming the file, and exit 1 (2 for usage).
+set -euo pipefail
+. "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
+
+# copy_run NAME: a writable copy of the golden run.
+copy_run() {
+	rm -rf "${WORK:?}/$1"
+	cp -r "$DATA/golden-run" "$WORK/$1"
+	chmod -R u+w "$WORK/$1"
+	echo "$WORK/$1"
+}
+
+expect_fail_naming "missing run directory" "cannot open run directory '$WORK/nope'" \
+	"$CORECAP" report "$WORK/nope"
+
+run=$(copy_run notrace)
+rm -rf "$run/trace"
+expect_fail_naming "run without trace/" "cannot open trace '$run/trace': No such file or directory" \
+	"$CORECAP" report "$run"
+
+run=$(copy_run nometa)
+find "$run/trace" -name metadata -delete
+expect_fail_naming "trace without metadata" "no CTF trace under '$run/trace'" \
+	"$CORECAP" report "$run"
+
+run=$(copy_run truncated)
+stream=$(find "$run/trace" -name 'corecap_*' -type f -size +4k | head -n 1)
+truncate -s 5000 "$stream"
+expect_fail_naming "truncated stream file" "cannot read trace '$run/trace'" \
+	"$CORECAP" report "$run"
+
+run=$(copy_run corrupt)
+meta=$(find "$run/trace" -name metadata)
+printf 'this is not CTF metadata' | dd of="$meta" bs=1 seek=100 conv=notrunc status=none
+expect_fail_naming "corrupt metadata" "$(dirname "$meta")" "$CORECAP" report "$run"
+
+run=$(copy_run version2)
+sed -i 's/"version": 1,/"version": 2,/' "$run/manifest.json"
+expect_fail_naming "manifest of version 2" \
+	"'$run/manifest.json': unsupported run format version 2" "$CORECAP" report "$run"
+
+run=$(copy_run emptywin)
+python3 - "$run/manifest.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["window"]["end_ns"] = d["window"]["start_ns"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+expect_fail_naming "empty window" "'$run/manifest.json': empty measurement window" \
+	"$CORECAP" report "$run"
+
+run=$(copy_run notjson)
+echo '{"version": 1, "window": {' >"$run/manifest.json"
+expect_fail_naming "manifest that is not JSON" "'$run/manifest.json': cannot parse" \
+	"$CORECAP" report "$run"
+
+run=$(copy_run badthreads)
+printf 'time_ns\ttid\n1\t2\n' >"$run/threads.tsv"
+expect_fail_naming "threads.tsv without its columns" "'$run/threads.tsv' line 1" \
+	"$CORECAP" report "$run"
+
+# A run without a manifest is partial: reported, with the window from the trace.
+run=$(copy_run nomanifest)
+rm "$run/manifest.json"
+status=0
+"$CORECAP" report --json "$run" >"$WORK/partial.json" 2>"$WORK/err" || status=$?
+expect_eq "run without manifest: exit status" 0 "$status"
+expect_eq "run without manifest: partial" True "$(json "$WORK/partial.json" "d['quality']['partial']")"
+expect_eq "run without manifest: window from" trace "$(json "$WORK/partial.json" "d['window']['source']")"
+
+status=0
+"$CORECAP" report >/dev/null 2>&1 || status=$?
+expect_eq "no run directory: usage exit status" 2 "$status"
+status=0
+"$CORECAP" report --no-such-option "$DATA/golden-run" >/dev/null 2>&1 || status=$?
+expect_eq "unknown option: usage exit status" 2 "$status"
+status=0
+"$CORECAP" report --top 0 "$DATA/golden-run" >/dev/null 2>"$WORK/err" || status=$?
+expect_eq "--top 0: usage exit status" 2 "$status"
+finish

@@ -1,0 +1,131 @@
+# Helpers for the analysis' end-to-end tests (sourced). Every process
+# started here is killed when the test exits, whatever happens.
+# shellcheck shell=bash
+. "${CORECAP_SRC:?CORECAP_SRC is not set}/tests/e2e/lib.sh"
+
+CORECAP="${CORECAP_BUILD:?CORECAP_BUILD is not set}/cli/corecap"
+TRACEGEN="$CORECAP_BUILD/bench/corecap_tracegen"
+REFOSD="$CORECAP_BUILD/tests/refosd/refosd"
+REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
+DATA="$CORECAP_SRC/tests/data/analysis"
+for _b in "$CORECAP" "$TRACEGEN"; do
+	# Built by this project: missing means broken, not skipped.
+	[ -x "$_b" ] || { echo "FAIL: $_b is not built"; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/analysis-e2e.XXXXXX)
+_pids=()
+_sessions=()
+
+_analysis_cleanup() {
+	local p s
+	for p in "${_pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	for s in "${_sessions[@]}"; do
+		lttng -q destroy "$s" >/dev/null 2>&1 || true
+	done
+	wait 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap _analysis_cleanup EXIT
+
+track() {
+	_pids+=("$1")
+}
+
+# json FILE EXPR: a Python expression over the parsed JSON document `d`.
+json() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# calc EXPR: floating-point arithmetic and comparisons (1/0).
+calc() {
+	awk "BEGIN { print ($*) }"
+}
+
+# expect_calc WHAT EXPR: EXPR (awk) must be true.
+expect_calc() {
+	expect_eq "$1 ($2)" 1 "$(calc "$2")"
+}
+
+# expect_fail_naming WHAT NEEDLE CMD...: CMD exits 1 and its stderr names NEEDLE.
+expect_fail_naming() {
+	local what=$1 needle=$2 status=0
+	shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err" || status=$?
+	expect_eq "$what: exit status" 1 "$status"
+	_checks=$((_checks + 1))
+	if grep -qF -- "$needle" "$WORK/err"; then
+		echo "ok: $what: the error names '$needle'"
+	else
+		echo "FAIL: $what: the error does not name '$needle':"
+		sed 's/^/    /' "$WORK/err"
+		_failures=$((_failures + 1))
+	fi
+}
+
+# need_refosd: the reference daemon and the shim are part of this build.
+need_refosd() {
+	local b
+	for b in "$REFOSD" "$REFBENCH" "$CORECAP_BUILD/preload/libcorecap-preload.so"; do
+		[ -e "$b" ] || { echo "FAIL: $b is not built"; exit 1; }
+	done
+}
+
+# start_refosd NAME [refosd options...]: refosd under `corecap run` (the
+# shim preloaded); sets OSD_PID and OSD_PORT.
+start_refosd() {
+	local name=$1 i
+	shift
+	"$CORECAP" run -- "$REFOSD" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	OSD_PID=$!
+	track "$OSD_PID"
+	OSD_PORT=""
+	for i in $(seq 1 200); do
+		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
+			"$WORK/$name.out")
+		[ -n "$OSD_PORT" ] && return 0
+		if ! kill -0 "$OSD_PID" 2>/dev/null; then
+			echo "FAIL: refosd $* exited at start:"
+			cat "$WORK/$name.err"
+			exit 1
+		fi
+		sleep 0.05
+	done
+	echo "FAIL: refosd did not report its port within 10 s"
+	exit 1
+}
+
+stop_refosd() {
+	kill -TERM "$OSD_PID" 2>/dev/null || true
+	wait "$OSD_PID" 2>/dev/null || true
+}
+
+# record_refbench RUN [refbench options...]: records the running refosd
+# while refbench runs against it, then writes RUN.json (corecap report
+# --json) and RUN.ops (--dump-ops).
+record_refbench() {
+	local run=$1
+	shift
+	"$CORECAP" record -q -p "$OSD_PID" -o "$run" -- \
+		"$REFBENCH" -p "$OSD_PORT" --no-progress "$@" >"$run.record.out" 2>&1 ||
+		{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
+	"$CORECAP" report --json --dump-ops "$run.ops" "$run" >"$run.json" ||
+		{ echo "FAIL: corecap report $run failed"; exit 1; }
+	"$CORECAP" report "$run" >"$run.txt"
+}
+
+# check_conservation WHAT OPS_TSV: every op's categories sum to its latency
+# within 1 us, checked op by op from the --dump-ops file.
+check_conservation() {
+	local what=$1 tsv=$2 out
+	out=$(awk -F'\t' 'NR > 1 {
+		n++; s = $6 + $7 + $8 + $9 + $10 + $11 + $12; d = s - $5; if (d < 0) d = -d
+		if (d > 1000) bad++
+		if (d > max) max = d
+	} END { printf "%d %d %d", n, bad, max }' "$tsv")
+	set -- $out
+	expect_calc "$what: ops dumped" "$1 > 0"
+	expect_eq "$what: ops whose categories miss their latency by > 1 us (of $1, max $3 ns)" 0 "$2"
+}
