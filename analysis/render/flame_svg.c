@@ -168,6 +168,7 @@ static enum flame_cat category(struct svg_ctx *c, const struct folded_node *nd,
 			       enum flame_cat inherited)
 {
 	const char *name = corecap_folded_name(c->f, nd);
+	enum flame_cat cat;
 
 	if (nd->depth == 1 && c->o->root_is_thread)
 		return FC_THREAD;
@@ -180,7 +181,16 @@ static enum flame_cat category(struct svg_ctx *c, const struct folded_node *nd,
 			return op_category(name);
 		return inherited;
 	}
-	return code_category(name);
+	cat = code_category(name);
+	/*
+	 * What a wait, an I/O call or logging code calls is part of it:
+	 * futex calls under a cond wait are that cond wait.
+	 */
+	if ((cat == FC_CODE || (cat == FC_LOCK && inherited == FC_COND)) &&
+	    (inherited == FC_LOCK || inherited == FC_COND || inherited == FC_IO ||
+	     inherited == FC_LOGGING))
+		return inherited;
+	return cat;
 }
 
 static void colour(enum flame_cat cat, const char *name, char *out, size_t size)
@@ -268,13 +278,14 @@ static void draw(struct svg_ctx *c, uint32_t node, double x, enum flame_cat inhe
 	const struct folded_node *nd = &c->f->nodes[node];
 	uint32_t small[256], *kids = small;
 	size_t n = 0, cap = 256;
-	enum flame_cat cat = inherited;
+	enum flame_cat cat = inherited, pass;
 
 	if (node != FOLDED_ROOT) {
 		cat = category(c, nd, inherited);
 		frame(c, corecap_folded_name(c->f, nd), nd->total[c->o->column], x,
 		      (double)nd->total[c->o->column] * c->scale, (int)nd->depth, cat);
 	}
+	pass = cat;
 	for (uint32_t ch = nd->first_child; ch != FOLDED_NONE; ch = c->f->nodes[ch].next_sibling) {
 		if (c->f->nodes[ch].total[c->o->column] == 0)
 			continue;
@@ -293,12 +304,15 @@ static void draw(struct svg_ctx *c, uint32_t node, double x, enum flame_cat inhe
 		}
 		kids[n++] = ch;
 	}
+	/* A thread or lock root frame names who, not what: its callees start afresh. */
+	if (nd->depth == 1 && (c->o->root_is_thread || c->o->root_is_lock))
+		pass = FC_CODE;
 	qsort_r(kids, n, sizeof(*kids), cmp_child, (void *)c->f);
 	for (size_t i = 0; i < n; i++) {
 		double w = (double)c->f->nodes[kids[i]].total[c->o->column] * c->scale;
 
 		if (w >= FLAME_MIN_WIDTH_PX)
-			draw(c, kids[i], x, cat);
+			draw(c, kids[i], x, pass);
 		x += w;
 	}
 out:

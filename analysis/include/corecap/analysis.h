@@ -6,6 +6,8 @@
 #define CORECAP_ANALYSIS_H
 
 int cmd_report(int argc, char **argv);
+int corecap_cmd_flame(int argc, char **argv);
+extern const char corecap_flame_usage[];
 
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [options] RUN\n"                                                    \
@@ -25,6 +27,8 @@ int cmd_report(int argc, char **argv);
 
 #define CORECAP_ANALYSIS_COMMANDS                                                                  \
 	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
-	 CORECAP_REPORT_USAGE},
+	 CORECAP_REPORT_USAGE},                                                                    \
+		{"flame", corecap_cmd_flame, "folded stacks or an SVG flame graph (cpu, wall, lock, op)", \
+		 corecap_flame_usage},
 
 #endif

@@ -1,0 +1,199 @@
+/*
+ * `corecap flame RUN`: the stacks of a run, folded (one line per stack,
+ * the input of flamegraph.pl and speedscope) or drawn as one SVG flame
+ * graph. The stacks come from flame_job (cpu, wall, lock, op); this file
+ * parses the options and picks the output.
+ */
+#include <corecap/analysis.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame_job.h"
+#include "render/flame_svg.h"
+
+const char corecap_flame_usage[] =
+	"usage: corecap flame [--kind cpu|wall|lock|op] [--svg] [-o FILE] [options] RUN\n"
+	"       corecap flame [--svg] [-o FILE] PROFILE\n"
+	"\n"
+	"Prints a run's stacks folded, one line per distinct stack (frames from the root\n"
+	"to the leaf separated by ';', then the weight), sorted: the input of\n"
+	"flamegraph.pl, speedscope and 'corecap compare --folded'. With --svg, draws\n"
+	"the flame graph itself as one SVG document.\n"
+	"\n"
+	"  --kind KIND        what the stacks are (default cpu):\n"
+	"                       cpu   the gperftools CPU profile (RUN/cpu.prof), in samples;\n"
+	"                             equal to google-pprof --collapsed (see docs/flame.md)\n"
+	"                       wall  wall-clock stacks (RUN/wall.samples), in samples; the\n"
+	"                             root frame is the thread (or its pool, --pool)\n"
+	"                       lock  contended lock waits: lock, then the waiting stack, in ns\n"
+	"                       op    op latency: type; category (cpu, lock_wait, logging,\n"
+	"                             io, queue, ...); lock, phase, I/O class; in ns\n"
+	"  --pool             wall: the root frame is the thread's pool\n"
+	"  --svg              draw the flame graph (SVG) instead of printing stacks\n"
+	"  --title TEXT       the SVG's title\n"
+	"  --width PX         the SVG's width (default 1200)\n"
+	"  -o, --output FILE  write to FILE instead of standard output\n"
+	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"\n"
+	"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
+	"from the mappings written at its end. See also corecap-flame(1).\n";
+
+struct flame_opts {
+	const char *run, *output, *title, *symfs;
+	enum flame_kind kind;
+	bool svg, by_pool;
+	int width;
+};
+
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "corecap: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+
+static int parse_args(struct flame_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"kind", required_argument, NULL, 'k'},	 {"svg", no_argument, NULL, 's'},
+		{"output", required_argument, NULL, 'o'}, {"title", required_argument, NULL, 't'},
+		{"width", required_argument, NULL, 'w'},	 {"symfs", required_argument, NULL, 'S'},
+		{"pool", no_argument, NULL, 'p'},	 {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	long v;
+	int c;
+
+	*o = (struct flame_opts){.kind = FLAME_CPU};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'k':
+			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
+				error("invalid --kind '%s': expected cpu, wall, lock or op", optarg);
+				return 2;
+			}
+			break;
+		case 's':
+			o->svg = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 't':
+			o->title = optarg;
+			break;
+		case 'w':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v < 200 || v > 100000) {
+				error("invalid --width '%s': expected 200 to 100000 pixels", optarg);
+				return 2;
+			}
+			o->width = (int)v;
+			break;
+		case 'S':
+			o->symfs = optarg;
+			break;
+		case 'p':
+			o->by_pool = true;
+			break;
+		case 'h':
+			printf("%s", corecap_flame_usage);
+			return -1;
+		default:
+			fprintf(stderr, "%s", corecap_flame_usage);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		error("flame takes one run directory or profile");
+		fprintf(stderr, "%s", corecap_flame_usage);
+		return 2;
+	}
+	o->run = argv[optind];
+	return 0;
+}
+
+static int write_output(const struct flame_opts *o, const struct flame_job *j,
+			const struct flame_stacks *fs)
+{
+	FILE *out = stdout;
+	char title[256];
+	int ret;
+
+	if (o->output && !(out = fopen(o->output, "we"))) {
+		error("cannot create '%s': %s", o->output, strerror(errno));
+		return -errno;
+	}
+	if (o->svg) {
+		struct flame_svg_opts so = {
+			.title = o->title,
+			.subtitle = j->subtitle[0] ? j->subtitle : NULL,
+			.unit = corecap_flame_kind_unit(fs->kind),
+			.palette = fs->kind == FLAME_OP ? FLAME_PALETTE_OP : FLAME_PALETTE_CODE,
+			.root_is_thread = fs->kind == FLAME_WALL,
+			.root_is_lock = fs->kind == FLAME_LOCK,
+			.width = o->width,
+		};
+
+		if (!so.title) {
+			snprintf(title, sizeof(title), "%s flame graph: %s",
+				 corecap_flame_kind_name(fs->kind), o->run);
+			so.title = title;
+		}
+		ret = corecap_flame_svg_render(&fs->folded, &so, out);
+	} else {
+		ret = corecap_folded_write(&fs->folded, out, 1);
+	}
+	if (out != stdout) {
+		if (fclose(out) && !ret)
+			ret = -errno;
+	} else if (fflush(out) && !ret) {
+		ret = -EIO;
+	}
+	if (ret)
+		error("cannot write %s: %s", o->output ? o->output : "the output", strerror(-ret));
+	return ret;
+}
+
+int corecap_cmd_flame(int argc, char **argv)
+{
+	struct flame_opts o;
+	struct flame_job j;
+	struct flame_stacks fs;
+	int ret;
+
+	ret = parse_args(&o, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL))
+		return 1;
+	j.by_pool = o.by_pool;
+	ret = corecap_flame_stacks_init(&fs, o.kind, NULL, NULL);
+	if (!ret)
+		ret = corecap_flame_job_build(&j, &fs, 0);
+	if (!ret) {
+		fprintf(stderr, "corecap: %s: %llu %s", corecap_flame_kind_name(o.kind),
+			(unsigned long long)fs.weight, corecap_flame_kind_unit(o.kind));
+		if (fs.frames)
+			fprintf(stderr, ", %llu of %llu frames unresolved",
+				(unsigned long long)fs.unresolved_frames,
+				(unsigned long long)fs.frames);
+		fprintf(stderr, "\n");
+		ret = write_output(&o, &j, &fs);
+	}
+	corecap_flame_stacks_release(&fs);
+	corecap_flame_job_release(&j);
+	return ret ? 1 : 0;
+}

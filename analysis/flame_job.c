@@ -1,0 +1,521 @@
+#include "flame_job.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "model/lock_table.h"
+#include "model/op_table.h"
+#include "read/gperf_profile.h"
+#include "read/thread_samples.h"
+#include "read/wall_samples.h"
+
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "corecap: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+	char *p = path_in(dir, name);
+	bool ok = p && access(p, F_OK) == 0;
+
+	free(p);
+	return ok;
+}
+
+const char *corecap_flame_kind_unit(enum flame_kind kind)
+{
+	return kind == FLAME_CPU || kind == FLAME_WALL ? "samples" : "ns";
+}
+
+int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs,
+			   const struct report *report)
+{
+	struct stat st;
+
+	*j = (struct flame_job){.run = run, .symfs = symfs, .report = report};
+	if (stat(run, &st) != 0) {
+		error("cannot open '%s': %s", run, strerror(errno));
+		return -ENOENT;
+	}
+	j->run_is_profile = S_ISREG(st.st_mode);
+	return 0;
+}
+
+void corecap_flame_job_release(struct flame_job *j)
+{
+	if (j->has_run_sym)
+		corecap_symbolizer_release(&j->run_sym);
+	corecap_report_close(j->own_job);
+	*j = (struct flame_job){0};
+}
+
+bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
+{
+	if (j->run_is_profile)
+		return kind == FLAME_CPU;
+	switch (kind) {
+	case FLAME_CPU:
+		return exists_in(j->run, "cpu.prof");
+	case FLAME_WALL:
+		return exists_in(j->run, "wall.samples");
+	default:
+		return exists_in(j->run, "trace");
+	}
+}
+
+/* Names a code address by its function alone, so that a function's samples merge. */
+static const char *sym_namer(void *ctx, uint64_t addr, bool exact, char *buf, size_t size,
+			     bool *resolved)
+{
+	struct sym_info info;
+
+	/* The symbolizer looks up addr - 1 (a return address): step over that for an exact PC. */
+	if (ctx && corecap_symbolizer_lookup(ctx, exact ? addr + 1 : addr, &info)) {
+		if (info.symbol) {
+			*resolved = true;
+			return info.symbol;
+		}
+		if (info.module) {
+			snprintf(buf, size, "%s+0x%" PRIx64, info.module,
+				 exact ? info.offset - 1 : info.offset);
+			return buf;
+		}
+	}
+	snprintf(buf, size, "0x%" PRIx64, addr);
+	return buf;
+}
+
+static void print_symbol_problems(const struct flame_job *j, const struct symbolizer *s)
+{
+	char **lines;
+	size_t n;
+
+	if (j->quiet)
+		return;
+	n = corecap_symbolizer_problems(s, &lines);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, "corecap: warning: symbols: %s\n", lines[i]);
+	free(lines);
+}
+
+static int open_run_symbols(struct flame_job *j)
+{
+	char *maps, *ids, *err = NULL;
+	int ret;
+
+	if (j->tried_run_sym)
+		return 0;
+	j->tried_run_sym = true;
+	maps = path_in(j->run, "maps");
+	ids = path_in(j->run, "buildids.tsv");
+	if (!maps || !ids) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = corecap_symbolizer_init(&j->run_sym, maps, ids, j->symfs, &err);
+	if (ret == 0 || ret == -ENOENT)
+		j->has_run_sym = true;
+	if (ret == -ENOENT) {
+		if (!j->quiet)
+			fprintf(stderr, "corecap: warning: '%s' has no maps file: frames are shown "
+					"as addresses\n",
+				j->run);
+		ret = 0;
+	} else if (ret) {
+		error("%s", err ? err : strerror(-ret));
+	}
+out:
+	free(err);
+	free(maps);
+	free(ids);
+	return ret;
+}
+
+static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
+{
+	struct gperf_profile p;
+	struct symbolizer sym;
+	char *path = j->run_is_profile ? strdup(j->run) : path_in(j->run, "cpu.prof");
+	char *ids = j->run_is_profile ? NULL : path_in(j->run, "buildids.tsv");
+	char *maps_tmp = NULL, *err = NULL;
+	bool has_sym = false;
+	int ret;
+
+	corecap_gperf_profile_init(&p);
+	if (!path) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = corecap_gperf_profile_load(&p, path, &err);
+	if (ret == -ENOENT && !j->run_is_profile) {
+		error("'%s' has no cpu.prof: start the daemon with 'corecap run --cpuprofile' so "
+		      "that 'corecap record' profiles it",
+		      j->run);
+		goto out;
+	}
+	if (ret) {
+		error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	corecap_gperf_profile_normalize(&p);
+	/* The profile's own maps hold what was mapped when it stopped; else the run's. */
+	if (p.maps_len) {
+		free(err);
+		err = NULL;
+		ret = corecap_gperf_profile_write_maps(&p, &maps_tmp, &err);
+		if (ret) {
+			error("%s", err ? err : strerror(-ret));
+			goto out;
+		}
+	} else if (!j->run_is_profile && !(maps_tmp = path_in(j->run, "maps"))) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (maps_tmp) {
+		free(err);
+		err = NULL;
+		ret = corecap_symbolizer_init(&sym, maps_tmp, ids, j->symfs, &err);
+		if (p.maps_len)
+			unlink(maps_tmp);
+		has_sym = ret == 0 || ret == -ENOENT;
+		if (ret && ret != -ENOENT) {
+			error("%s", err ? err : strerror(-ret));
+			goto out;
+		}
+	}
+	if (!has_sym && !j->quiet)
+		fprintf(stderr, "corecap: warning: '%s' holds no maps: frames are shown as "
+				"addresses\n",
+			path);
+	ret = 0;
+	fs->skip_profiler_frames = true;
+	fs->namer = sym_namer;
+	fs->namer_ctx = has_sym ? &sym : NULL;
+	for (size_t i = 0; i < p.n_samples && !ret; i++)
+		ret = corecap_flame_stacks_add(fs, NULL, 0, p.pcs + p.samples[i].first,
+					       p.samples[i].depth, true, true, p.samples[i].count,
+					       column);
+	if (ret) {
+		error("cannot fold '%s': %s", path, strerror(-ret));
+		goto out_sym;
+	}
+	snprintf(j->subtitle, sizeof(j->subtitle),
+		 "gperftools CPU profile: %" PRIu64 " samples every %" PRIu64 " us (%.2f s of CPU)",
+		 p.total, p.period_us, (double)p.total * (double)p.period_us / 1e6);
+	if (has_sym)
+		print_symbol_problems(j, &sym);
+out_sym:
+	fs->namer_ctx = NULL;
+	if (has_sym)
+		corecap_symbolizer_release(&sym);
+out:
+	corecap_gperf_profile_release(&p);
+	free(maps_tmp);
+	free(err);
+	free(ids);
+	free(path);
+	return ret;
+}
+
+struct wall_ctx {
+	struct flame_job *j;
+	struct flame_stacks *fs;
+	struct thread_samples names;
+	bool has_names;
+	int column;
+	uint64_t first_ns, last_ns;
+	struct u64map tids;
+};
+
+static int on_wall_sample(void *ctx, const struct wall_sample *s)
+{
+	struct wall_ctx *w = ctx;
+	const char *name = NULL;
+	char buf[40], pool[32];
+	const char *prefix[1];
+	uint64_t *idx;
+	bool inserted;
+
+	if (w->has_names && (idx = corecap_u64map_find(&w->names.by_tid, (uint32_t)s->tid)))
+		name = w->names.threads[*idx].comm;
+	if (!name || !*name) {
+		snprintf(buf, sizeof(buf), "tid %d", s->tid);
+		name = buf;
+	}
+	if (w->j->by_pool) {
+		corecap_thread_pool_name(name, pool, sizeof(pool));
+		name = pool;
+	}
+	prefix[0] = name;
+	if (!w->first_ns || s->time_ns < w->first_ns)
+		w->first_ns = s->time_ns;
+	if (s->time_ns > w->last_ns)
+		w->last_ns = s->time_ns;
+	if (!corecap_u64map_upsert(&w->tids, (uint32_t)s->tid, &inserted))
+		return -ENOMEM;
+	return corecap_flame_stacks_add(w->fs, prefix, 1, s->ips, s->depth, true, false, 1,
+					w->column);
+}
+
+static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
+{
+	struct wall_ctx w = {.j = j, .fs = fs, .column = column};
+	struct wall_samples ws;
+	char *path = path_in(j->run, "wall.samples"), *tsv = path_in(j->run, "threads.tsv");
+	char *err = NULL;
+	int ret;
+
+	corecap_u64map_init(&w.tids);
+	corecap_thread_samples_init(&w.names);
+	corecap_wall_samples_init(&ws);
+	if (!path || !tsv) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (access(path, F_OK) != 0) {
+		error("'%s' has no wall.samples: record with 'corecap record --wallclock'", j->run);
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = corecap_thread_samples_load(&w.names, tsv, 0, 0, &err);
+	w.has_names = ret == 0;
+	if (ret && !j->quiet)
+		fprintf(stderr, "corecap: warning: %s: threads are named by tid\n",
+			ret == -ENOENT ? "no threads.tsv" : err ? err : strerror(-ret));
+	free(err);
+	err = NULL;
+	ret = open_run_symbols(j);
+	if (ret)
+		goto out;
+	fs->namer = sym_namer;
+	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
+	ret = corecap_wall_samples_read(&ws, path, on_wall_sample, &w, &err);
+	if (ret) {
+		error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	if (ws.bad_lines && !j->quiet)
+		fprintf(stderr, "corecap: warning: '%s': %" PRIu64 " malformed lines skipped\n",
+			path, ws.bad_lines);
+	snprintf(j->subtitle, sizeof(j->subtitle),
+		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s",
+		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,
+		 j->by_pool ? "pool" : "thread");
+	if (j->has_run_sym)
+		print_symbol_problems(j, &j->run_sym);
+out:
+	corecap_wall_samples_release(&ws);
+	corecap_thread_samples_release(&w.names);
+	corecap_u64map_release(&w.tids);
+	free(err);
+	free(path);
+	free(tsv);
+	return ret;
+}
+
+static int need_report(struct flame_job *j)
+{
+	int ret;
+
+	if (j->report)
+		return 0;
+	if (j->run_is_profile) {
+		error("'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		return -EINVAL;
+	}
+	if (!exists_in(j->run, "trace")) {
+		error("'%s' has no trace/: record without --no-trace for the lock and op kinds",
+		      j->run);
+		return -ENOENT;
+	}
+	ret = corecap_report_open(j->run, j->symfs, &j->own_job, &j->own_report);
+	if (!ret)
+		j->report = &j->own_report;
+	return ret;
+}
+
+static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
+{
+	const struct lock_table *t;
+	uint64_t total = 0;
+	size_t n_locks = 0;
+	int ret;
+
+	ret = need_report(j);
+	if (!ret)
+		ret = open_run_symbols(j);
+	if (ret)
+		return ret;
+	fs->namer = sym_namer;
+	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
+	t = &j->report->model->locks;
+	for (size_t i = 0; i < t->len && !ret; i++) {
+		const struct model_lock *lk = t->all[i];
+		char label[192];
+		const char *prefix[1] = {label};
+
+		if (!lk->wait_ns)
+			continue;
+		n_locks++;
+		corecap_lock_label(lk, label, sizeof(label));
+		for (size_t s = 0; s < lk->n_sites && !ret; s++) {
+			const struct lock_site *site = &lk->sites[s];
+			uint64_t sampled = 0, left = site->wait_ns;
+			size_t last = SIZE_MAX;
+
+			if (!site->wait_ns)
+				continue;
+			total += site->wait_ns;
+			for (size_t k = 0; k < lk->n_stacks; k++)
+				if (lk->stacks[k].depth && lk->stacks[k].frames[0] == site->site) {
+					sampled += lk->stacks[k].wait_ns;
+					last = k;
+				}
+			if (!sampled) {
+				ret = corecap_flame_stacks_add(fs, prefix, 1, &site->site, 1, false,
+							       false, site->wait_ns, column);
+				continue;
+			}
+			/* The site's wait, spread over its sampled stacks; the last takes the rest. */
+			for (size_t k = 0; k < lk->n_stacks && !ret; k++) {
+				const struct lock_stack *st = &lk->stacks[k];
+				uint64_t w;
+
+				if (!st->depth || st->frames[0] != site->site)
+					continue;
+				w = k == last ? left
+					      : (uint64_t)((double)site->wait_ns *
+							   (double)st->wait_ns / (double)sampled);
+				if (w > left)
+					w = left;
+				left -= w;
+				ret = corecap_flame_stacks_add(fs, prefix, 1, st->frames, st->depth,
+							       false, false, w, column);
+			}
+		}
+	}
+	if (ret) {
+		error("cannot fold the lock stacks: %s", strerror(-ret));
+		return ret;
+	}
+	snprintf(j->subtitle, sizeof(j->subtitle),
+		 "contended lock waits: %.3f s in all on %zu locks (each call site's wait spread "
+		 "over its sampled stacks)",
+		 (double)total / 1e9, n_locks);
+	return 0;
+}
+
+static const char *detail_label(const struct model *m, uint64_t key, char *buf, size_t size)
+{
+	static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
+	uint32_t id = OP_DETAIL_ID(key);
+
+	switch (OP_DETAIL_CAT(key)) {
+	case CAT_LOCK_WAIT:
+		if (id >= m->locks.len)
+			return NULL;
+		corecap_lock_label(m->locks.all[id], buf, size);
+		return buf;
+	case CAT_IO:
+		snprintf(buf, size, "io %s", id < IO__COUNT ? io_names[id] : "?");
+		return buf;
+	case CAT_QUEUE:
+		snprintf(buf, size, "phase %s", id < m->ops.n_phases ? m->ops.phases[id] : "?");
+		return buf;
+	case CAT_LOGGING:
+		snprintf(buf, size, "log %s", corecap_log_source_name((enum log_source)id));
+		return buf;
+	default:
+		return NULL;
+	}
+}
+
+static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
+{
+	const struct model *m;
+	uint64_t total = 0;
+	int ret;
+
+	ret = need_report(j);
+	if (ret)
+		return ret;
+	m = j->report->model;
+	for (size_t i = 0; i < m->ops.n_types && !ret; i++) {
+		const struct op_type *t = &m->ops.types[i];
+
+		for (int c = 0; c < CAT__COUNT && !ret; c++) {
+			const char *frames[3] = {t->name ? t->name : "?",
+						 corecap_op_cat_name((enum op_cat)c)};
+			uint64_t left = t->cat_ns[c], key, ns;
+			char buf[192];
+
+			if (!left)
+				continue;
+			total += left;
+			for (size_t pos = 0; !ret && corecap_u64map_next(&t->detail, &pos, &key, &ns);) {
+				if (OP_DETAIL_CAT(key) != (enum op_cat)c || !ns)
+					continue;
+				frames[2] = detail_label(m, key, buf, sizeof(buf));
+				if (!frames[2])
+					continue;
+				if (ns > left)
+					ns = left;
+				left -= ns;
+				ret = corecap_flame_stacks_add(fs, frames, 3, NULL, 0, false, false, ns,
+							       column);
+			}
+			if (!ret && left)
+				ret = corecap_flame_stacks_add(fs, frames, 2, NULL, 0, false, false,
+							       left, column);
+		}
+	}
+	if (ret) {
+		error("cannot fold the op attribution: %s", strerror(-ret));
+		return ret;
+	}
+	snprintf(j->subtitle, sizeof(j->subtitle),
+		 "op latency by attribution category: %" PRIu64 " ops, %.3f s in all",
+		 m->ops.finished, (double)total / 1e9);
+	return 0;
+}
+
+int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int column)
+{
+	j->subtitle[0] = '\0';
+	if (j->run_is_profile && fs->kind != FLAME_CPU) {
+		error("'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		return -EINVAL;
+	}
+	switch (fs->kind) {
+	case FLAME_CPU:
+		return build_cpu(j, fs, column);
+	case FLAME_WALL:
+		return build_wall(j, fs, column);
+	case FLAME_LOCK:
+		return build_lock(j, fs, column);
+	case FLAME_OP:
+		return build_op(j, fs, column);
+	default:
+		return -EINVAL;
+	}
+}

@@ -1,0 +1,61 @@
+/*
+ * flame_job: builds the stacks of one flame-graph kind from a run
+ * directory, wiring the reading room to flame_stacks (as cmd_report.c
+ * wires it to the report):
+ *
+ *   cpu   RUN/cpu.prof (or a profile file given instead of RUN), pprof's
+ *         rules, symbols from the profile's own maps text (the process's
+ *         mappings when the profile stopped) and RUN/buildids.tsv;
+ *         weight: samples.
+ *   wall  RUN/wall.samples; the root frame is the thread's name (or its
+ *         pool's, by_pool), from threads.tsv; symbols from RUN/maps;
+ *         weight: samples.
+ *   lock  the model's lock table: root frame the lock (as the report
+ *         labels it), then the sampled wait stacks of each call site,
+ *         outermost first; weight: wait ns. The shim samples stacks, so
+ *         a site's total wait is spread over its sampled stacks in
+ *         proportion to their own waits; a site without any sampled stack
+ *         stands alone under its lock.
+ *   op    the model's per-type attribution: op type; category; detail
+ *         (the lock, the queue phase, the I/O class, the logging source);
+ *         weight: ns of op latency, over all finished ops.
+ *
+ * Errors are printed (corecap: ...) where they happen. A source the run
+ * does not have returns -ENOENT, with a message saying how to record it.
+ */
+#ifndef CORECAP_FLAME_JOB_H
+#define CORECAP_FLAME_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/flame_stacks.h"
+#include "read/symbolizer.h"
+#include "render/report.h"
+
+struct flame_job {
+	const char *run; /* a run directory, or a CPU profile file */
+	bool run_is_profile;
+	const char *symfs;
+	bool by_pool;
+	bool quiet; /* no summary line on stderr */
+	const struct report *report; /* for lock and op: borrowed, or own_report */
+	struct report_job *own_job;
+	struct report own_report;
+	struct symbolizer run_sym; /* RUN/maps, for wall */
+	bool has_run_sym, tried_run_sym;
+	char subtitle[256]; /* what the last build drew, for a picture */
+};
+
+/* report may be NULL: it is opened when a kind needs it. */
+int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs,
+			   const struct report *report);
+void corecap_flame_job_release(struct flame_job *j);
+/* Whether the run holds the source of a kind (without reading it). */
+bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind);
+/* Adds the stacks of `kind` into fs (whose kind it must be), weight column `column`. */
+int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int column);
+/* The unit of a kind's weights: "samples" or "ns". */
+const char *corecap_flame_kind_unit(enum flame_kind kind);
+
+#endif

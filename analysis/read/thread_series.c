@@ -1,0 +1,270 @@
+#include "thread_series.h"
+
+#include "../model/thread_table.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C__COUNT };
+
+static const char *const col_names[C__COUNT] = {
+	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns",
+};
+
+void corecap_thread_series_init(struct thread_series *s, uint64_t start_ns, uint64_t end_ns,
+				uint64_t bin_ns)
+{
+	*s = (struct thread_series){.start_ns = start_ns, .end_ns = end_ns,
+				    .bin_ns = bin_ns ? bin_ns : 100000000};
+	corecap_u64map_init(&s->by_tid);
+}
+
+void corecap_thread_series_release(struct thread_series *s)
+{
+	for (size_t i = 0; i < s->n_pools; i++)
+		free(s->pools[i].cpu_ns);
+	free(s->pools);
+	free(s->threads);
+	corecap_u64map_release(&s->by_tid);
+	*s = (struct thread_series){0};
+}
+
+double corecap_thread_series_cores(const struct thread_series *s, size_t p, size_t b)
+{
+	if (p >= s->n_pools || b >= s->n_bins)
+		return 0;
+	return (double)s->pools[p].cpu_ns[b] / (double)s->bin_ns;
+}
+
+static int fail(char **err, const char *path, unsigned long line, const char *why)
+{
+	if (asprintf(err, "'%s' line %lu: %s", path, line, why) < 0)
+		*err = NULL;
+	return -EINVAL;
+}
+
+static int grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+	size_t n = *cap ? *cap : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*arr, n * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = n;
+	return 0;
+}
+
+static int pool_of(struct thread_series *s, const char *comm, size_t *out)
+{
+	char name[32];
+
+	corecap_thread_pool_name(comm, name, sizeof(name));
+	for (size_t i = 0; i < s->n_pools; i++)
+		if (strcmp(s->pools[i].name, name) == 0) {
+			*out = i;
+			return 0;
+		}
+	if (grow((void **)&s->pools, &s->cap_pools, s->n_pools + 1, sizeof(*s->pools)))
+		return -ENOMEM;
+	s->pools[s->n_pools] = (struct series_pool){0};
+	snprintf(s->pools[s->n_pools].name, sizeof(s->pools[s->n_pools].name), "%s", name);
+	if (s->n_bins) {
+		s->pools[s->n_pools].cpu_ns = calloc(s->n_bins, sizeof(uint64_t));
+		if (!s->pools[s->n_pools].cpu_ns)
+			return -ENOMEM;
+	}
+	*out = s->n_pools++;
+	return 0;
+}
+
+/* Makes room for bins up to index `bin` in every pool. */
+static int ensure_bins(struct thread_series *s, size_t bin)
+{
+	size_t n = bin + 1;
+
+	if (n <= s->n_bins)
+		return 0;
+	if (n > (1u << 22))
+		return -E2BIG;
+	for (size_t i = 0; i < s->n_pools; i++) {
+		uint64_t *grown = realloc(s->pools[i].cpu_ns, n * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		memset(grown + s->n_bins, 0, (n - s->n_bins) * sizeof(*grown));
+		s->pools[i].cpu_ns = grown;
+	}
+	s->n_bins = n;
+	return 0;
+}
+
+/* Spreads cpu ns used over [from, to) across the bins of pool p. */
+static int spread(struct thread_series *s, size_t p, uint64_t from, uint64_t to, uint64_t cpu)
+{
+	uint64_t lo, hi, left = cpu;
+	int ret;
+
+	if (s->end_ns && to > s->end_ns) {
+		if (from >= s->end_ns)
+			return 0;
+		cpu = (uint64_t)((double)cpu * (double)(s->end_ns - from) / (double)(to - from));
+		to = s->end_ns;
+		left = cpu;
+	}
+	if (to <= s->start_ns)
+		return 0;
+	if (from < s->start_ns) {
+		cpu = (uint64_t)((double)cpu * (double)(to - s->start_ns) / (double)(to - from));
+		from = s->start_ns;
+		left = cpu;
+	}
+	ret = ensure_bins(s, (size_t)((to - 1 - s->start_ns) / s->bin_ns));
+	if (ret)
+		return ret;
+	for (lo = from; lo < to && left; lo = hi) {
+		size_t b = (size_t)((lo - s->start_ns) / s->bin_ns);
+		uint64_t share;
+
+		hi = s->start_ns + (b + 1) * s->bin_ns;
+		if (hi >= to) {
+			share = left;
+			hi = to;
+		} else {
+			share = (uint64_t)((double)cpu * (double)(hi - lo) / (double)(to - from));
+			if (share > left)
+				share = left;
+		}
+		s->pools[p].cpu_ns[b] += share;
+		left -= share;
+	}
+	s->pools[p].total_cpu_ns += cpu - left;
+	return 0;
+}
+
+static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char *comm,
+		   uint64_t cpu)
+{
+	struct series_thread *th;
+	uint64_t *idx;
+	bool inserted;
+	size_t p;
+	int ret;
+
+	if (!s->start_ns)
+		s->start_ns = t;
+	idx = corecap_u64map_upsert(&s->by_tid, (uint64_t)(uint32_t)tid, &inserted);
+	if (!idx)
+		return -ENOMEM;
+	if (inserted) {
+		if (grow((void **)&s->threads, &s->cap_threads, s->n_threads + 1,
+			 sizeof(*s->threads)))
+			return -ENOMEM;
+		*idx = s->n_threads;
+		s->threads[s->n_threads++] = (struct series_thread){.tid = tid};
+	}
+	th = &s->threads[*idx];
+	ret = pool_of(s, comm, &p);
+	if (ret)
+		return ret;
+	if (inserted || strcmp(th->comm, comm) != 0)
+		snprintf(th->comm, sizeof(th->comm), "%s", comm);
+	if (th->has_last && t > th->last_ns && cpu >= th->last_cpu_ns) {
+		ret = spread(s, p, th->last_ns, t, cpu - th->last_cpu_ns);
+		if (ret)
+			return ret;
+	}
+	th->has_last = true;
+	th->last_ns = t;
+	th->last_cpu_ns = cpu;
+	return 0;
+}
+
+int corecap_thread_series_load(struct thread_series *s, const char *path, char **err)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL, *fields[32];
+	int cols[C__COUNT];
+	size_t size = 0;
+	unsigned long lineno = 0;
+	int ret = 0;
+
+	*err = NULL;
+	if (!f) {
+		ret = -errno;
+		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+			*err = NULL;
+		return ret;
+	}
+	for (int c = 0; c < C__COUNT; c++)
+		cols[c] = -1;
+	while (getline(&line, &size, f) >= 0) {
+		size_t n = 0;
+		char *p = line, *save = NULL, *tok;
+		long long v[C__COUNT];
+		bool ok = true;
+
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		for (tok = strtok_r(p, "\t", &save); tok && n < 32; tok = strtok_r(NULL, "\t", &save))
+			fields[n++] = tok;
+		if (lineno == 1) {
+			for (size_t i = 0; i < n; i++)
+				for (int c = 0; c < C__COUNT; c++)
+					if (strcmp(fields[i], col_names[c]) == 0)
+						cols[c] = (int)i;
+			for (int c = 0; c < C__COUNT; c++)
+				if (cols[c] < 0 && c != C_RUN) {
+					ret = fail(err, path, lineno, "header lacks a required column");
+					goto out;
+				}
+			continue;
+		}
+		for (int c = 0; c < C__COUNT && ok; c++) {
+			char *end;
+
+			if (c == C_COMM || cols[c] < 0)
+				continue;
+			if ((size_t)cols[c] >= n) {
+				ok = false;
+				break;
+			}
+			errno = 0;
+			v[c] = strtoll(fields[cols[c]], &end, 10);
+			ok = !errno && *end == '\0' && end != fields[cols[c]];
+		}
+		if (!ok || (size_t)cols[C_COMM] >= n || v[C_TIME] < 0 || v[C_TID] < 0) {
+			s->bad_rows++;
+			continue;
+		}
+		s->rows++;
+		ret = add_row(s, (uint64_t)v[C_TIME], (int32_t)v[C_TID], fields[cols[C_COMM]],
+			      cols[C_RUN] >= 0 && v[C_RUN] >= 0
+				      ? (uint64_t)v[C_RUN]
+				      : (uint64_t)(v[C_UTIME] + v[C_STIME]));
+		if (ret) {
+			if (asprintf(err, "'%s' line %lu: %s", path, lineno, strerror(-ret)) < 0)
+				*err = NULL;
+			goto out;
+		}
+	}
+	/* A pool's threads: those whose last name is in it. */
+	for (size_t i = 0; i < s->n_threads && !ret; i++) {
+		size_t p;
+
+		ret = pool_of(s, s->threads[i].comm, &p);
+		if (!ret)
+			s->pools[p].n_threads++;
+	}
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}
