@@ -74,8 +74,8 @@ int delay_resolve_site(const char *spec, uint64_t *addr)
 	void *sym;
 	long n;
 
-	if (parse_hex(spec, addr) == 0)
-		return 0;
+	if (strncmp(spec, "0x", 2) == 0)
+		return parse_hex(spec, addr);
 	len = plus ? (size_t)(plus - spec) : strlen(spec);
 	if (len == 0 || len >= sizeof(name) || (plus && parse_hex(plus + 1, &off) < 0))
 		return -EINVAL;

@@ -57,6 +57,8 @@ __attribute__((constructor(101))) static void shim_init(void)
 	fd_table_init(&g_fds, &g_settings);
 	delay_init(&g_delay, &g_settings);
 	lock_track_extra = g_delay.site != 0 || g_settings.hold_sample_every != 0;
+	if (g_settings.stats_enabled)
+		stats_shm_remove_stale(g_settings.stats_dir);
 	stats_shm_create(&g_stats, &g_settings, false);
 	region_pid = getpid();
 	publish_settings();
@@ -87,6 +89,13 @@ void shim_after_fork_child(bool from_wrapper)
 	}
 	if (from_wrapper)
 		dump_after_fork_child();
+}
+
+void shim_before_exit_now(void)
+{
+	/* Only the region's own process: a vfork child shares our memory. */
+	if (region_pid == getpid())
+		stats_shm_unlink(&g_stats);
 }
 
 __attribute__((destructor)) static void shim_fini(void)

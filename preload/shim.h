@@ -17,4 +17,7 @@
  */
 void shim_after_fork_child(bool from_wrapper);
 
+/* _exit runs no destructor: remove the stats file at least. */
+void shim_before_exit_now(void);
+
 #endif /* CORECAP_PRELOAD_SHIM_H */

@@ -1,4 +1,7 @@
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -201,4 +204,34 @@ void stats_shm_seq_end(struct stats_shm *s)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&s->hdr->seq, 1, __ATOMIC_RELEASE);
+}
+
+int stats_shm_remove_stale(const char *dir)
+{
+	char buf[4096], path[SETTINGS_PATH_LEN + 32];
+	int fd, removed = 0;
+	long n;
+
+	fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
+		for (long off = 0; off < n;) {
+			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
+			char *end;
+			long pid;
+
+			off += d->d_reclen;
+			if (strncmp(d->d_name, "corecap.", 8) != 0)
+				continue;
+			pid = strtol(d->d_name + 8, &end, 10);
+			if (*end || pid <= 0 || syscall(SYS_kill, pid, 0) == 0 || errno != ESRCH)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+			if (syscall(SYS_unlink, path) == 0)
+				removed++;
+		}
+	}
+	syscall(SYS_close, fd);
+	return removed;
 }

@@ -45,6 +45,13 @@ void stats_shm_forget_parent(struct stats_shm *s);
 /* Removes the file (at exit); the mapping stays valid for late writers. */
 void stats_shm_unlink(struct stats_shm *s);
 
+/*
+ * Removes the files of processes that no longer exist (killed, or gone
+ * through _exit before the shim could see it): corecap.<pid> in dir
+ * whose pid kill(pid, 0) reports as ESRCH. Returns how many went.
+ */
+int stats_shm_remove_stale(const char *dir);
+
 void stats_shm_lock(struct stats_shm *s);
 void stats_shm_unlock(struct stats_shm *s);
 

@@ -2,7 +2,8 @@
  * Threads and processes: pthread_create (so each thread gets its slot
  * and a start event, and LTTng-UST's own threads are fenced off),
  * pthread_setname_np and prctl(PR_SET_NAME) (names for the slot and the
- * corecap_thread:name event), fork (the child gets its own counters).
+ * corecap_thread:name event), fork (the child gets its own counters),
+ * _exit and _Exit (which skip destructors, so the stats file would stay).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -186,4 +187,18 @@ CORECAP_EXPORT pid_t fork(void)
 	ts->guard--;
 	errno = saved_errno;
 	return pid;
+}
+
+CORECAP_EXPORT void _exit(int status)
+{
+	shim_before_exit_now();
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+CORECAP_EXPORT void _Exit(int status)
+{
+	shim_before_exit_now();
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
 }

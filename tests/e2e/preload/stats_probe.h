@@ -1,0 +1,121 @@
+/*
+ * stats_probe.h: what the shim's tests use to look at the shim from
+ * inside the process it runs in: is it loaded, and what do its live
+ * counters (this process's stats file, mapped read-only) say. Header
+ * only; used by the Check suites that run under LD_PRELOAD and by the
+ * end-to-end helper programs.
+ */
+#ifndef CORECAP_TESTS_STATS_PROBE_H
+#define CORECAP_TESTS_STATS_PROBE_H
+
+#include <corecap/stats_layout.h>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The shim publishes this symbol; without it a suite tests plain glibc. */
+static inline bool probe_shim_loaded(void)
+{
+	return dlsym(RTLD_DEFAULT, "corecap_preload_version") != NULL;
+}
+
+static inline void probe_stats_path(char *buf, size_t cap, pid_t pid)
+{
+	const char *dir = getenv("CORECAP_STATS_DIR");
+
+	snprintf(buf, cap, "%s/corecap.%d", dir ? dir : "/dev/shm", (int)pid);
+}
+
+/*
+ * This process's live stats, mapped read-only (re-mapped after a fork:
+ * the child has its own file). NULL if there is no file.
+ */
+static inline const void *probe_stats(void)
+{
+	static const void *map;
+	static pid_t map_pid;
+	char path[512];
+	struct stat st;
+	void *p;
+	int fd;
+
+	if (map && map_pid == getpid())
+		return map;
+	probe_stats_path(path, sizeof(path), getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED || !corecap_stats_valid(p, (size_t)st.st_size))
+		return NULL;
+	map = p;
+	map_pid = getpid();
+	return map;
+}
+
+/* The slot of a thread by tid (live or exited), or NULL. */
+static inline const struct corecap_stats_thread *probe_thread(const void *s, int tid)
+{
+	const struct corecap_stats_header *h = s;
+
+	for (uint32_t i = 0; s && i < h->max_threads; i++) {
+		const struct corecap_stats_thread *t = corecap_stats_thread_at(s, i);
+
+		if (t->state != CORECAP_THREAD_FREE && t->tid == tid)
+			return t;
+	}
+	return NULL;
+}
+
+static inline const struct corecap_stats_thread *probe_self(void)
+{
+	return probe_thread(probe_stats(), (int)gettid());
+}
+
+static inline const struct corecap_stats_lock *probe_lock(const void *s, const void *lock)
+{
+	const struct corecap_stats_header *h = s;
+
+	for (uint32_t i = 0; s && i < h->max_locks; i++) {
+		const struct corecap_stats_lock *l = corecap_stats_lock_at(s, i);
+
+		if (l->addr == (uint64_t)(uintptr_t)lock)
+			return l;
+	}
+	return NULL;
+}
+
+/*
+ * The site of `kind` whose return address lies in the function named
+ * `fn` (the test binary must export its symbols: ENABLE_EXPORTS), or NULL.
+ */
+static inline const struct corecap_stats_site *probe_site_in(const void *s, const char *fn,
+							     uint32_t kind)
+{
+	const struct corecap_stats_header *h = s;
+
+	for (uint32_t i = 0; s && i < h->max_sites; i++) {
+		const struct corecap_stats_site *e = corecap_stats_site_at(s, i);
+		Dl_info info;
+
+		if (!e->addr || e->kind != kind)
+			continue;
+		if (dladdr((void *)(uintptr_t)(e->addr - 1), &info) && info.dli_sname &&
+		    strcmp(info.dli_sname, fn) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+#endif /* CORECAP_TESTS_STATS_PROBE_H */

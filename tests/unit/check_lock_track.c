@@ -1,0 +1,170 @@
+/*
+ * lock_track, known answer: threads contend one mutex with a known busy
+ * hold, from two call sites. The shim's figures must match the test's own
+ * clock: total wait within 20%, mean hold within 10%, every hold of the
+ * hot lock counted, the two sites apart with their exact acquisition
+ * counts. Runs with the shim in LD_PRELOAD.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "stats_probe.h"
+
+#define THREADS 4
+#define ITERS	60 /* per thread, half at each site */
+#define HOLD_NS 300000
+
+static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t test_wait_ns[THREADS], test_hold_ns[THREADS];
+
+static uint64_t now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The two call sites (exported, so the test can find them by name). */
+__attribute__((noinline)) int known_answer_site_a(pthread_mutex_t *l)
+{
+	int r = pthread_mutex_lock(l);
+
+	__asm__ volatile("" : "+r"(r)); /* no tail call: the site stays here */
+	return r;
+}
+
+__attribute__((noinline)) int known_answer_site_b(pthread_mutex_t *l)
+{
+	int r = pthread_mutex_lock(l);
+
+	__asm__ volatile("" : "+r"(r));
+	return r;
+}
+
+static void *worker(void *p)
+{
+	int id = (int)(intptr_t)p;
+
+	for (int k = 0; k < ITERS; k++) {
+		uint64_t t0 = now(), t1, t2;
+
+		if (k % 2)
+			known_answer_site_a(&m);
+		else
+			known_answer_site_b(&m);
+		t1 = now();
+		do
+			t2 = now();
+		while (t2 - t1 < HOLD_NS);
+		pthread_mutex_unlock(&m);
+		test_wait_ns[id] += t1 - t0;
+		test_hold_ns[id] += t2 - t1;
+		usleep(100); /* let the others in: glibc lets a releaser barge */
+	}
+	return NULL;
+}
+
+static sem_t taken;
+
+static void *hold_5ms(void *unused)
+{
+	pthread_mutex_lock(&m);
+	sem_post(&taken);
+	usleep(5000);
+	pthread_mutex_unlock(&m);
+	return unused;
+}
+
+START_TEST(shim_is_loaded)
+{
+	ck_assert_msg(probe_shim_loaded(), "libcorecap-preload.so is not in LD_PRELOAD");
+	ck_assert_ptr_nonnull(probe_stats());
+}
+END_TEST
+
+START_TEST(contended_mutex_matches_the_tests_own_clock)
+{
+	const struct corecap_stats_site *a, *b;
+	const struct corecap_stats_lock *hot;
+	uint64_t holds0, hold0, wait0, cont0, wait = 0, hold = 0;
+	double shim_mean_hold, test_mean_hold;
+	pthread_t t[THREADS];
+
+	/* Make the lock hot first, so that every worker hold is measured. */
+	sem_init(&taken, 0, 0);
+	pthread_create(&t[0], NULL, hold_5ms, NULL);
+	sem_wait(&taken);
+	pthread_mutex_lock(&m);
+	pthread_mutex_unlock(&m);
+	pthread_join(t[0], NULL);
+	hot = probe_lock(probe_stats(), &m);
+	ck_assert_ptr_nonnull(hot);
+	holds0 = hot->holds;
+	hold0 = hot->hold_ns;
+	wait0 = hot->wait_ns;
+	cont0 = hot->contentions;
+
+	for (int i = 0; i < THREADS; i++)
+		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
+	for (int i = 0; i < THREADS; i++)
+		pthread_join(t[i], NULL);
+	for (int i = 0; i < THREADS; i++) {
+		wait += test_wait_ns[i];
+		hold += test_hold_ns[i];
+	}
+
+	ck_assert_uint_gt(hot->contentions - cont0, 0);
+	ck_assert_uint_eq(hot->holds - holds0, THREADS * ITERS);
+	ck_assert_msg((double)(hot->wait_ns - wait0) > 0.8 * (double)wait &&
+			      (double)(hot->wait_ns - wait0) < 1.2 * (double)wait,
+		      "shim wait %llu ns, test's own %llu ns",
+		      (unsigned long long)(hot->wait_ns - wait0), (unsigned long long)wait);
+	shim_mean_hold = (double)(hot->hold_ns - hold0) / (double)(hot->holds - holds0);
+	test_mean_hold = (double)hold / (THREADS * ITERS);
+	ck_assert_msg(shim_mean_hold > 0.9 * test_mean_hold &&
+			      shim_mean_hold < 1.1 * test_mean_hold,
+		      "shim mean hold %.0f ns, test's own %.0f ns", shim_mean_hold, test_mean_hold);
+
+	a = probe_site_in(probe_stats(), "known_answer_site_a", CORECAP_KIND_MUTEX);
+	b = probe_site_in(probe_stats(), "known_answer_site_b", CORECAP_KIND_MUTEX);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_ne(a, b);
+	ck_assert_uint_eq(a->acquisitions, THREADS * ITERS / 2);
+	ck_assert_uint_eq(b->acquisitions, THREADS * ITERS / 2);
+	ck_assert_uint_gt(a->contentions, 0);
+	ck_assert_uint_gt(b->contentions, 0);
+	ck_assert_uint_eq(a->holds + b->holds, THREADS * ITERS);
+	ck_assert_uint_gt(a->stack_depth, 0); /* the first wait at a site is sampled */
+	ck_assert_uint_eq(a->stack[0], a->addr);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("lock_track");
+	TCase *tc = tcase_create("known_answer");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, shim_is_loaded);
+	tcase_add_test(tc, contended_mutex_matches_the_tests_own_clock);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,48 @@
+# The shim's Check suites (see docs/shim.md, "tests").
+#
+# Module suites link the module's sources directly. The wrap_* and
+# lock_track suites run their binary with the shim in LD_PRELOAD (CTest's
+# ENVIRONMENT property); each asserts first that the shim is loaded, so it
+# fails rather than tests plain glibc if the preload is lost.
+set(_here ${CMAKE_CURRENT_LIST_DIR})
+get_filename_component(_pre ${CMAKE_CURRENT_LIST_DIR}/../../preload ABSOLUTE)
+get_filename_component(_probe ${CMAKE_CURRENT_LIST_DIR}/../e2e/preload ABSOLUTE)
+
+function(corecap_preload_module_test name)
+	corecap_check_test(${name} ${ARGN})
+	target_include_directories(${name} PRIVATE ${_pre})
+	target_compile_options(${name} PRIVATE -U_FORTIFY_SOURCE)
+	target_link_libraries(${name} PRIVATE corecap-common Threads::Threads ${CMAKE_DL_LIBS})
+	set_tests_properties(unit.${name} PROPERTIES LABELS "unit;preload")
+endfunction()
+
+function(corecap_preload_shim_test name)
+	corecap_check_test(${name} ${ARGN})
+	target_include_directories(${name} PRIVATE ${_probe})
+	target_link_libraries(${name} PRIVATE corecap-common Threads::Threads ${CMAKE_DL_LIBS})
+	# dladdr names the test's functions: the sites it checks.
+	set_target_properties(${name} PROPERTIES ENABLE_EXPORTS ON)
+	add_dependencies(${name} corecap-preload)
+	set_tests_properties(unit.${name} PROPERTIES LABELS "unit;preload" ENVIRONMENT
+		"LD_PRELOAD=$<TARGET_FILE:corecap-preload>;CORECAP_DUMP=off")
+endfunction()
+
+corecap_preload_module_test(check_settings
+	SOURCES ${_here}/check_settings.c ${_pre}/settings.c ${_pre}/warn.c)
+corecap_preload_module_test(check_fd_table
+	SOURCES ${_here}/check_fd_table.c ${_pre}/fd_table.c ${_pre}/settings.c ${_pre}/warn.c)
+corecap_preload_module_test(check_stats_layout SOURCES ${_here}/check_stats_layout.c)
+corecap_preload_module_test(check_stats_shm
+	SOURCES ${_here}/check_stats_shm.c ${_pre}/stats_shm.c ${_pre}/site_table.c ${_pre}/lock_table.c
+	${_pre}/thread_table.c ${_pre}/settings.c ${_pre}/warn.c)
+corecap_preload_module_test(check_delay
+	SOURCES ${_here}/check_delay.c ${_pre}/delay.c ${_pre}/settings.c ${_pre}/warn.c)
+set_target_properties(check_delay PROPERTIES ENABLE_EXPORTS ON)
+
+corecap_preload_shim_test(check_wrap_mutex SOURCES ${_here}/check_wrap_mutex.c)
+corecap_preload_shim_test(check_wrap_rwlock SOURCES ${_here}/check_wrap_rwlock.c)
+corecap_preload_shim_test(check_wrap_spin SOURCES ${_here}/check_wrap_spin.c)
+corecap_preload_shim_test(check_wrap_cond SOURCES ${_here}/check_wrap_cond.c)
+corecap_preload_shim_test(check_wrap_thread SOURCES ${_here}/check_wrap_thread.c)
+corecap_preload_shim_test(check_wrap_io SOURCES ${_here}/check_wrap_io.c)
+corecap_preload_shim_test(check_lock_track SOURCES ${_here}/check_lock_track.c)
