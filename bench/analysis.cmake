@@ -2,3 +2,9 @@ add_executable(corecap_tracegen ${CMAKE_CURRENT_SOURCE_DIR}/tracegen.c)
 target_link_libraries(corecap_tracegen PRIVATE corecap-annotate Threads::Threads)
 target_compile_definitions(corecap_tracegen PRIVATE CORECAP_TP_LIB="$<TARGET_FILE:corecap-tp>")
 add_dependencies(corecap_tracegen corecap-tp)
+
+# corecap report against babeltrace2's dummy sink on the same traces.
+add_executable(corecap_report_bench ${CMAKE_CURRENT_SOURCE_DIR}/report_bench.c)
+target_compile_definitions(corecap_report_bench PRIVATE
+	CORECAP_BIN="$<TARGET_FILE:corecap>" CORECAP_TRACEGEN="$<TARGET_FILE:corecap_tracegen>")
+add_dependencies(corecap_report_bench corecap corecap_tracegen)

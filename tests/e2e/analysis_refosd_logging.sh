@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Known answer: logging's cost per op. The same load against refosd at
+# --debug 0 and at --debug 20: the per-op logging time the report finds
+# must account for the difference in mean latency, within 25%:
+#   |(logging_20 - logging_0) - (latency_20 - latency_0)| <= 0.25 x |latency_20 - latency_0|
+set -euo pipefail
+. "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
+need_sessiond
+need_refosd
+
+# mean over op types, weighted by count: mean JSON KEY (latency or logging).
+mean() {
+	json "$1" "sum(t['count'] * (t['latency_us']['avg'] if '$2' == 'latency' else t['breakdown_us']['$2']) for t in d['ops']['by_type'].values()) / d['ops']['count']"
+}
+
+for level in 0 20; do
+	start_refosd "debug$level" --debug "$level"
+	record_refbench "$WORK/debug$level" -t 4 -b 1 -d 3 write
+	stop_refosd
+	check_conservation "debug $level" "$WORK/debug$level.ops"
+done
+lat0=$(mean "$WORK/debug0.json" latency)
+lat20=$(mean "$WORK/debug20.json" latency)
+log0=$(mean "$WORK/debug0.json" logging)
+log20=$(mean "$WORK/debug20.json" logging)
+echo "debug 0: latency $lat0 us, logging $log0 us; debug 20: latency $lat20 us, logging $log20 us"
+dlat=$(calc "$lat20 - $lat0")
+dlog=$(calc "$log20 - $log0")
+expect_calc "debug 20 is slower" "$dlat > 0"
+expect_calc "logging difference ($dlog us) within 25% of the latency difference ($dlat us)" \
+	"($dlog - $dlat) <= 0.25 * $dlat && ($dlat - $dlog) <= 0.25 * $dlat"
+finish
