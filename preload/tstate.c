@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -46,17 +47,24 @@ int tstate_setup(void)
 
 void tstate_attach(struct tstate *ts)
 {
-	char name[CORECAP_STATS_NAME_LEN] = "";
+	char before[CORECAP_STATS_NAME_LEN] = "", now[CORECAP_STATS_NAME_LEN] = "";
 	struct corecap_stats_thread *slot;
 
 	if (!tstate_needs_attach(ts) || !stats_shm_ready(&g_stats))
 		return;
 	ts->tid = (int)syscall(SYS_gettid);
-	syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0);
-	name[sizeof(name) - 1] = '\0';
-	slot = thread_table_claim(&g_stats, ts->tid, (uint64_t)pthread_self(), name, now_ns());
-	if (slot)
+	syscall(SYS_prctl, PR_GET_NAME, before, 0, 0, 0);
+	before[sizeof(before) - 1] = '\0';
+	slot = thread_table_claim(&g_stats, ts->tid, (uint64_t)pthread_self(), before, now_ns());
+	if (slot) {
 		ts->slot = slot;
+		/* Another thread may have renamed us between the read and the
+		 * claim, when it could not find our slot yet: read again. */
+		syscall(SYS_prctl, PR_GET_NAME, now, 0, 0, 0);
+		now[sizeof(now) - 1] = '\0';
+		if (strcmp(before, now) != 0)
+			thread_table_set_name(&g_stats, slot, now);
+	}
 	/* Attached even without a slot: the loss is counted once, not retried. */
 	ts->flags |= TS_ATTACHED;
 	if (exit_key_ok)

@@ -46,6 +46,9 @@ static void *start_thread(void *p)
 		ts->guard++;
 		tstate_attach(ts);
 		events_thread_start(ts->tid, sa.parent_tid);
+		/* Its name so far (inherited, or set by its creator already). */
+		if (ts->slot != &tstate_scratch_slot)
+			events_thread_name(ts->tid, ts->slot->name);
 		ts->guard--;
 	}
 	return sa.fn(sa.arg);

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# A daemon that names its threads (pthread_setname_np on itself and on
+# another thread, prctl(PR_SET_NAME)): its live counters carry every name
+# while it runs, an LTTng session started after it still receives a
+# corecap_thread:name event for each thread, and its stats file is gone
+# once it exits.
+set -euo pipefail
+. "$CORECAP_SRC/tests/e2e/lib.sh"
+. "$CORECAP_SRC/tests/e2e/preload_lib.sh"
+
+work=$(mktemp -d)
+session="corecap-test-names-$$"
+pid=""
+cleanup() {
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null
+	lttng -q destroy "$session" >/dev/null 2>&1 || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+CORECAP_DUMP=off LD_PRELOAD="$shim" "$helpers/preload_named_daemon" >"$work/out" 2>"$work/err" &
+pid=$!
+expect_true "the daemon comes up under the shim" wait_for "$work/out" '^ready$'
+"$stats_dump" "$pid" >"$work/stats.tsv"
+names=(tp_osd_tp-0 tp_osd_tp-1 tp_osd_tp-2 msgr-worker-0 finisher)
+for n in "${names[@]}"; do
+	expect_eq "live slot named $n" 1 \
+		"$(awk -F'\t' -v n="$n" '$1 == "thread" && $3 == n && $4 == "live"' "$work/stats.tsv" | wc -l)"
+done
+
+if lttng list >/dev/null 2>&1; then
+	lttng -q create "$session" --output="$work/trace"
+	lttng -q enable-event -u -s "$session" 'corecap_thread:*'
+	lttng -q start "$session"
+	sleep 0.5 # the session daemon tells the registered daemon
+	kill -USR1 "$pid"
+	sleep 0.5
+	lttng -q stop "$session"
+	babeltrace2 "$work/trace" >"$work/events.txt"
+	for n in "${names[@]}"; do
+		expect_true "corecap_thread:name for $n after a mid-run start" \
+			grep -q "corecap_thread:name: .*name = \"$n\"" "$work/events.txt"
+	done
+else
+	echo "note: no LTTng session daemon; the mid-run name events were not checked"
+fi
+
+kill -TERM "$pid"
+status=0
+wait "$pid" || status=$?
+pid_was=$pid
+pid=""
+expect_eq "the daemon exits cleanly" 0 "$status"
+expect_true "its stats file is removed at exit" test ! -e "/dev/shm/corecap.$pid_was"
+expect_eq "no warnings from the shim" "" "$(cat "$work/err")"
+finish
