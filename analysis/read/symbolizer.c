@@ -2,8 +2,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,12 @@ struct sym_load {
 	uint64_t off, vaddr, filesz, memsz;
 };
 
+/* A variable at a fixed address (DW_OP_addr), from the DWARF index. */
+struct dwarf_var {
+	uint64_t addr;
+	Dwarf_Off die;
+};
+
 struct sym_module {
 	char *path;	  /* as in maps */
 	const char *base; /* basename of path */
@@ -40,6 +49,10 @@ struct sym_module {
 	size_t n_loads;
 	bool has_bias;
 	uint64_t bias, lo, hi; /* module's vaddr range, and its load bias */
+	bool dwarf_tried;      /* the variable index below was built (or failed) */
+	Dwarf *dwarf;
+	struct dwarf_var *vars; /* sorted by addr */
+	size_t n_vars;
 };
 
 struct sym_mapping {
@@ -183,6 +196,9 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 
 static void module_release(struct sym_module *m)
 {
+	if (m->dwarf)
+		dwarf_end(m->dwarf);
+	free(m->vars);
 	for (size_t i = 0; i < m->n_syms; i++)
 		free(m->syms[i].demangled);
 	free(m->syms);
@@ -298,6 +314,22 @@ static bool has_section(Elf *elf, GElf_Word type)
 
 	while ((scn = elf_nextscn(elf, scn)))
 		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return true;
+	return false;
+}
+
+static bool has_section_named(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	size_t shstrndx;
+	const char *n;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return false;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+		    strcmp(n, name) == 0 && sh.sh_type != SHT_NOBITS)
 			return true;
 	return false;
 }
@@ -446,6 +478,22 @@ static const struct sym_mapping *find_mapping(const struct symbolizer *s, uint64
 	return NULL;
 }
 
+/* The last mapping starting below addr, or NULL. */
+static const struct sym_mapping *find_mapping_below(const struct symbolizer *s, uint64_t addr)
+{
+	size_t lo = 0, hi = s->n_maps;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &s->maps[lo - 1] : NULL;
+}
+
 /* The load bias from one mapping of the module: where its vaddr 0 sits in memory. */
 static void set_bias(struct sym_module *m, const struct sym_mapping *map)
 {
@@ -501,7 +549,8 @@ static const char *demangled(struct sym_entry *e)
 	return e->demangled ? e->demangled : e->name;
 }
 
-static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_info *info)
+static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_info *info,
+		   struct sym_module **mod)
 {
 	const struct sym_mapping *map = find_mapping(s, addr);
 	struct sym_module *m = NULL;
@@ -518,7 +567,21 @@ static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_in
 		info->module = m->base;
 		info->offset = addr - map->start + map->offset;
 	} else {
-		/* Data past a file mapping (.bss) belongs to the module whose range covers it. */
+		/*
+		 * Data past a file mapping (.bss, in an anonymous mapping) belongs
+		 * to the module whose range covers it: most likely the module of
+		 * the mapping just below, so make sure that one is loaded.
+		 */
+		const struct sym_mapping *below = find_mapping_below(s, addr);
+
+		if (below) {
+			struct sym_module *bm = &s->mods[below->mod];
+
+			if (!bm->loaded)
+				load_module(s, below->mod);
+			if (bm->has_elf && !bm->has_bias)
+				set_bias(bm, below);
+		}
 		for (size_t i = 0; i < s->n_mods && !m; i++)
 			if (s->mods[i].has_bias && addr - s->mods[i].bias >= s->mods[i].lo &&
 			    addr - s->mods[i].bias < s->mods[i].hi)
@@ -530,6 +593,7 @@ static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_in
 	}
 	if (!m->has_elf || !m->has_bias)
 		return true;
+	*mod = m;
 	vaddr = addr - m->bias;
 	/* A return address follows its call: look up the call's own byte. */
 	e = (struct sym_entry *)find_sym(m, code && vaddr ? vaddr - 1 : vaddr);
@@ -542,7 +606,174 @@ static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_in
 
 bool corecap_symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *info)
 {
-	return lookup(s, addr, true, info);
+	struct sym_module *m;
+
+	return lookup(s, addr, true, info, &m);
+}
+
+/*
+ * Data names from DWARF: a lock inside a global struct reads as the path
+ * to its member ("d.osd.big_lock"), not "d.0+0x1160". The module's
+ * variables at fixed addresses are indexed once, on the first data
+ * address that needs it; a module without DWARF keeps symbol+offset.
+ */
+#define DWARF_MAX_DEPTH 8
+
+static int cmp_var(const void *a, const void *b)
+{
+	const struct dwarf_var *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int index_die(struct sym_module *m, Dwarf_Die *die, size_t *cap)
+{
+	Dwarf_Die child;
+	Dwarf_Attribute at;
+	Dwarf_Op *ops;
+	size_t n_ops;
+
+	if (dwarf_tag(die) == DW_TAG_variable && dwarf_attr(die, DW_AT_location, &at) &&
+	    dwarf_getlocation(&at, &ops, &n_ops) == 0 && n_ops == 1 && ops[0].atom == DW_OP_addr) {
+		if (m->n_vars == *cap) {
+			struct dwarf_var *grown;
+
+			*cap = *cap ? *cap * 2 : 256;
+			grown = realloc(m->vars, *cap * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			m->vars = grown;
+		}
+		m->vars[m->n_vars++] = (struct dwarf_var){ops[0].number, dwarf_dieoffset(die)};
+	}
+	if (dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int t = dwarf_tag(&child);
+
+		/* Variables live at the top, in functions, blocks and namespaces. */
+		if ((t == DW_TAG_variable || t == DW_TAG_subprogram || t == DW_TAG_lexical_block ||
+		     t == DW_TAG_namespace) &&
+		    index_die(m, &child, cap))
+			return -ENOMEM;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return 0;
+}
+
+static void index_dwarf(struct sym_module *m)
+{
+	Elf *elf = m->dbg_elf && has_section_named(m->dbg_elf, ".debug_info") ? m->dbg_elf : m->elf;
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+	Dwarf_Die cu;
+
+	m->dwarf_tried = true;
+	if (!elf || !has_section_named(elf, ".debug_info"))
+		return;
+	m->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	if (!m->dwarf)
+		return;
+	while (dwarf_nextcu(m->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(m->dwarf, off + hsize, &cu) && index_die(m, &cu, &cap))
+			break;
+		off = next;
+	}
+	qsort(m->vars, m->n_vars, sizeof(*m->vars), cmp_var);
+}
+
+static bool append(char *out, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool append(char *out, size_t size, const char *fmt, ...)
+{
+	size_t len = strlen(out);
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out + len, size - len, fmt, ap);
+	va_end(ap);
+	return n >= 0 && (size_t)n < size - len;
+}
+
+/* Descends from a type to the member at `off`, appending ".member" and "[i]". */
+static bool member_at(Dwarf_Die *type, uint64_t off, char *out, size_t size, int depth)
+{
+	Dwarf_Die t, child, mtype;
+	Dwarf_Attribute at;
+	Dwarf_Word moff, msize;
+	int tag;
+
+	if (depth > DWARF_MAX_DEPTH || dwarf_peel_type(type, &t) != 0)
+		return false;
+	tag = dwarf_tag(&t);
+	/*
+	 * At offset 0 the member that starts here is the thing, unless it
+	 * is a plain struct or array, whose first member is more precise.
+	 * Locks stop the descent (pthread_mutex_t is a union underneath).
+	 */
+	if (off == 0 && depth > 0 &&
+	    ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
+	      tag != DW_TAG_array_type) ||
+	     (dwarf_tag(type) == DW_TAG_typedef && dwarf_diename(type) &&
+	      strncmp(dwarf_diename(type), "pthread_", 8) == 0)))
+		return true;
+	if (tag == DW_TAG_array_type) {
+		Dwarf_Die elem;
+		Dwarf_Word esize;
+
+		if (!dwarf_attr(&t, DW_AT_type, &at) || !dwarf_formref_die(&at, &elem) ||
+		    dwarf_aggregate_size(&elem, &esize) != 0 || !esize)
+			return false;
+		return append(out, size, "[%" PRIu64 "]", off / esize) &&
+		       member_at(&elem, off % esize, out, size, depth + 1);
+	}
+	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
+	     tag != DW_TAG_union_type) ||
+	    dwarf_child(&t, &child) != 0)
+		return false;
+	do {
+		if (dwarf_tag(&child) != DW_TAG_member || !dwarf_diename(&child) ||
+		    !dwarf_attr(&child, DW_AT_type, &at) || !dwarf_formref_die(&at, &mtype) ||
+		    dwarf_aggregate_size(&mtype, &msize) != 0)
+			continue;
+		moff = 0;
+		if (dwarf_attr(&child, DW_AT_data_member_location, &at) &&
+		    dwarf_formudata(&at, &moff) != 0)
+			continue;
+		if (off >= moff && off < moff + msize)
+			return append(out, size, ".%s", dwarf_diename(&child)) &&
+			       member_at(&mtype, off - moff, out, size, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static bool dwarf_member_path(struct sym_module *m, uint64_t sym_vaddr, uint64_t off, char *out,
+			      size_t size)
+{
+	size_t lo = 0, hi;
+	Dwarf_Die var, type;
+	Dwarf_Attribute at;
+	const char *name;
+
+	if (!m->dwarf_tried)
+		index_dwarf(m);
+	hi = m->n_vars;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (m->vars[mid].addr < sym_vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == m->n_vars || m->vars[lo].addr != sym_vaddr ||
+	    !dwarf_offdie(m->dwarf, m->vars[lo].die, &var) || !(name = dwarf_diename(&var)))
+		return false;
+	/* A declaration's type may sit on its specification. */
+	if (!dwarf_attr_integrate(&var, DW_AT_type, &at) || !dwarf_formref_die(&at, &type))
+		return false;
+	snprintf(out, size, "%s", name);
+	return member_at(&type, off, out, size, 0);
 }
 
 const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool code)
@@ -552,12 +783,19 @@ const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool co
 	char *name = NULL;
 	int n;
 
+	struct sym_module *m = NULL;
+	char path[256];
+
 	slot = corecap_u64map_find(&s->cache, key);
 	if (slot)
 		return (const char *)(uintptr_t)*slot;
 	s->lookups++;
-	if (!lookup(s, addr, code, &info))
+	if (!lookup(s, addr, code, &info, &m))
 		n = asprintf(&name, "0x%" PRIx64, addr);
+	else if (info.symbol && !code && m &&
+		 dwarf_member_path(m, addr - m->bias - info.offset, info.offset, path,
+				   sizeof(path)))
+		n = asprintf(&name, "%s", path);
 	else if (info.symbol && (code || info.offset))
 		n = asprintf(&name, "%s+0x%" PRIx64, info.symbol, info.offset);
 	else if (info.symbol)

@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,14 @@ __attribute__((noinline, used)) int fake_cpp_fn(int x)
 }
 
 int symbolizer_marker_data[4] = {1, 2, 3, 4};
+struct marker_inner {
+	long x;
+	pthread_mutex_t m;
+};
+struct {
+	int a;
+	struct marker_inner in[3];
+} symbolizer_marker_struct;
 long symbolizer_marker_bss[1024];
 
 static char maps[64], ids[64];
@@ -92,16 +101,28 @@ START_TEST(cpp_names_are_demangled)
 }
 END_TEST
 
-START_TEST(data_addresses_name_their_object_in_data_and_bss)
+START_TEST(data_addresses_name_their_object_and_element_in_data_and_bss)
 {
 	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
 	ck_assert_str_eq(corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_marker_data[0], false),
-			 "symbolizer_marker_data");
+			 "symbolizer_marker_data[0]");
 	ck_assert_str_eq(corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_marker_data[1], false),
-			 "symbolizer_marker_data+0x4");
+			 "symbolizer_marker_data[1]");
 	ck_assert_str_eq(
 		corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_marker_bss[1000], false),
-		"symbolizer_marker_bss+0x1f40");
+		"symbolizer_marker_bss[1000]");
+}
+END_TEST
+
+START_TEST(data_inside_a_struct_reads_as_its_member_path_from_dwarf)
+{
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	ck_assert_str_eq(
+		corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_marker_struct.in[2].m, false),
+		"symbolizer_marker_struct.in[2].m");
+	ck_assert_str_eq(
+		corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_marker_struct.in[1].x, false),
+		"symbolizer_marker_struct.in[1].x");
 }
 END_TEST
 
@@ -164,7 +185,8 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, code_addresses_name_their_function_and_offset);
 	tcase_add_test(tc, cpp_names_are_demangled);
-	tcase_add_test(tc, data_addresses_name_their_object_in_data_and_bss);
+	tcase_add_test(tc, data_addresses_name_their_object_and_element_in_data_and_bss);
+	tcase_add_test(tc, data_inside_a_struct_reads_as_its_member_path_from_dwarf);
 	tcase_add_test(tc, addresses_outside_every_mapping_read_as_hex);
 	tcase_add_test(tc, a_file_whose_build_id_changed_is_not_trusted);
 	tcase_add_test(tc, symfs_roots_the_lookup_and_a_missing_file_is_reported);
