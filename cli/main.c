@@ -69,8 +69,8 @@ int main(int argc, char **argv)
 		return cmd_help(argc - 1, argv + 1);
 	cmd = find_command(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "corecap: '%s' is not a corecap command; see 'corecap --help'\n",
-			argv[1]);
+		fprintf(stderr, "corecap: '%s' is not a corecap command\n\n", argv[1]);
+		print_usage(stderr);
 		return 2;
 	}
 	return cmd->fn(argc - 1, argv + 1);

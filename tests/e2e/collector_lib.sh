@@ -1,0 +1,84 @@
+# Helpers for the collector's end-to-end tests (sourced). Every daemon
+# started here is killed when the test exits, whatever happens.
+# shellcheck shell=bash
+. "${CORECAP_SRC:?CORECAP_SRC is not set}/tests/e2e/lib.sh"
+
+CORECAP="${CORECAP_BUILD:?CORECAP_BUILD is not set}/cli/corecap"
+REFOSD="$CORECAP_BUILD/tests/refosd/refosd"
+REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
+for _b in "$CORECAP" "$REFOSD" "$REFBENCH" "$CORECAP_BUILD/preload/libcorecap-preload.so" \
+	"$CORECAP_BUILD/tracepoints/libcorecap-tp.so"; do
+	# Built by this project: missing means broken, not skipped.
+	[ -e "$_b" ] || { echo "FAIL: $_b is not built"; exit 1; }
+done
+
+WORK=$(mktemp -d /tmp/collector-e2e.XXXXXX)
+chmod 755 "$WORK"
+_pids=()
+
+_collector_cleanup() {
+	local p
+	for p in "${_pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap _collector_cleanup EXIT
+
+# track PID: kill it when the test exits.
+track() {
+	_pids+=("$1")
+}
+
+# start_daemon NAME [corecap run options] -- [refosd options]: refosd under
+# `corecap run`; sets OSD_PID and OSD_PORT. Output in $WORK/NAME.out/.err.
+start_daemon() {
+	local name=$1 i
+	shift
+	local run_opts=()
+	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
+		run_opts+=("$1")
+		shift
+	done
+	[ "${1:-}" = "--" ] && shift
+	"$CORECAP" run "${run_opts[@]}" -- "$REFOSD" --port 0 "$@" \
+		>"$WORK/$name.out" 2>"$WORK/$name.err" &
+	OSD_PID=$!
+	track "$OSD_PID"
+	OSD_PORT=""
+	for i in $(seq 1 200); do
+		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
+		[ -n "$OSD_PORT" ] && return 0
+		if ! kill -0 "$OSD_PID" 2>/dev/null; then
+			echo "FAIL: corecap run ${run_opts[*]} -- refosd $* exited at start:"
+			cat "$WORK/$name.err"
+			exit 1
+		fi
+		sleep 0.05
+	done
+	echo "FAIL: refosd did not report its port within 10 s"
+	exit 1
+}
+
+# json FILE EXPR: a Python expression over the parsed JSON document `d`.
+json() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# stopped_threads PID: the threads of PID in state t or T, one "tid state" per line.
+stopped_threads() {
+	local s
+	for s in /proc/"$1"/task/*/stat; do
+		# The state follows the last ')' (the name may hold blanks).
+		sed -n 's/^\([0-9]*\) (.*) \([tT]\) .*/\1 \2/p' "$s" 2>/dev/null
+	done
+}
+
+# bench_ok PORT: refbench still gets answers (writes made > 0).
+bench_ok() {
+	local n
+	n=$(timeout 20 "$REFBENCH" -p "$1" -t 2 -b 1 -d 1 write 2>/dev/null |
+		awk -F: '/^Total writes made:/ { gsub(/ /, "", $2); print $2 }')
+	[ -n "$n" ] && [ "$n" -gt 0 ]
+}
