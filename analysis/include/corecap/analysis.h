@@ -8,6 +8,8 @@
 int cmd_report(int argc, char **argv);
 int corecap_cmd_flame(int argc, char **argv);
 extern const char corecap_flame_usage[];
+int corecap_cmd_export(int argc, char **argv);
+extern const char corecap_export_usage[];
 
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [options] RUN\n"                                                    \
@@ -29,6 +31,8 @@ extern const char corecap_flame_usage[];
 	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
 	 CORECAP_REPORT_USAGE},                                                                    \
 		{"flame", corecap_cmd_flame, "folded stacks or an SVG flame graph (cpu, wall, lock, op)", \
-		 corecap_flame_usage},
+		 corecap_flame_usage},                                                             \
+		{"export", corecap_cmd_export, "the run as a Chrome trace (Perfetto, chrome://tracing)", \
+		 corecap_export_usage},
 
 #endif

@@ -1,0 +1,287 @@
+/*
+ * `corecap export --chrome RUN`: the run as a Chrome Trace Event JSON file
+ * for Perfetto UI or chrome://tracing (render/chrome_trace.h says what is
+ * in it). The trace streams from the CTF reader straight into the writer;
+ * this file wires the run's files to it.
+ */
+#include <corecap/analysis.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "read/ctf_reader.h"
+#include "read/manifest.h"
+#include "read/symbolizer.h"
+#include "read/thread_samples.h"
+#include "read/thread_series.h"
+#include "render/chrome_trace.h"
+
+const char corecap_export_usage[] =
+	"usage: corecap export --chrome [-o FILE] [--symfs DIR] RUN\n"
+	"\n"
+	"Writes the run as Chrome Trace Event JSON, for Perfetto UI (ui.perfetto.dev,\n"
+	"'Open trace file') or chrome://tracing: one track per thread (named, grouped by\n"
+	"pool) with its lock waits, cond waits, I/O, logging and op work as slices; ops\n"
+	"as async slices from begin to end with their phases nested; the CPU of each\n"
+	"pool over time as a counter.\n"
+	"\n"
+	"  --chrome           Chrome Trace Event JSON (the only format so far)\n"
+	"  -o, --output FILE  write to FILE instead of standard output\n"
+	"  --bin-ms MS        the pool CPU counter's time step (default 100)\n"
+	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"\n"
+	"See also corecap-export(1).\n";
+
+struct export_opts {
+	const char *run, *output, *symfs;
+	bool chrome;
+	unsigned bin_ms;
+};
+
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "corecap: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+static int parse_args(struct export_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"chrome", no_argument, NULL, 'c'},	 {"output", required_argument, NULL, 'o'},
+		{"symfs", required_argument, NULL, 's'}, {"bin-ms", required_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+	};
+	char *end;
+	unsigned long v;
+	int c;
+
+	*o = (struct export_opts){.bin_ms = 100};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->chrome = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 's':
+			o->symfs = optarg;
+			break;
+		case 'b':
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || *end || end == optarg || !v || v > 60000) {
+				error("invalid --bin-ms '%s': expected 1 to 60000", optarg);
+				return 2;
+			}
+			o->bin_ms = (unsigned)v;
+			break;
+		case 'h':
+			printf("%s", corecap_export_usage);
+			return -1;
+		default:
+			fprintf(stderr, "%s", corecap_export_usage);
+			return 2;
+		}
+	}
+	if (!o->chrome) {
+		error("export needs a format: --chrome");
+		fprintf(stderr, "%s", corecap_export_usage);
+		return 2;
+	}
+	if (optind != argc - 1) {
+		error("export takes one run directory");
+		fprintf(stderr, "%s", corecap_export_usage);
+		return 2;
+	}
+	o->run = argv[optind];
+	return 0;
+}
+
+static const char *namer(void *ctx, uint64_t addr, bool code)
+{
+	return corecap_symbolizer_name(ctx, addr, code);
+}
+
+static int consume(void *ctx, const struct model_event *ev)
+{
+	return corecap_chrome_trace_consume(ctx, ev);
+}
+
+/* Names every thread threads.tsv knows, and writes the pool counters. */
+static void add_samples(const struct export_opts *o, struct chrome_trace *t,
+			const struct run_manifest *mf, bool has_mf)
+{
+	struct thread_samples names;
+	struct thread_series series;
+	char *path = path_in(o->run, "threads.tsv"), *err = NULL;
+	int ret;
+
+	if (!path)
+		return;
+	corecap_thread_samples_init(&names);
+	ret = corecap_thread_samples_load(&names, path, 0, 0, &err);
+	for (size_t i = 0; !ret && i < names.len; i++)
+		corecap_chrome_trace_name_thread(t, names.threads[i].tid, names.threads[i].comm);
+	if (ret == -ENOENT)
+		fprintf(stderr, "corecap: warning: no threads.tsv: no pool CPU counters\n");
+	else if (ret)
+		fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
+	corecap_thread_samples_release(&names);
+	free(err);
+	err = NULL;
+	if (!ret) {
+		corecap_thread_series_init(&series, has_mf && mf->has_window ? mf->window_start_ns : 0,
+					   has_mf && mf->has_window ? mf->window_end_ns : 0,
+					   (uint64_t)o->bin_ms * 1000000);
+		ret = corecap_thread_series_load(&series, path, &err);
+		if (ret)
+			fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
+		else
+			corecap_chrome_trace_counters(t, &series);
+		corecap_thread_series_release(&series);
+	}
+	free(err);
+	free(path);
+}
+
+static int export_chrome(const struct export_opts *o, FILE *out)
+{
+	struct run_manifest mf;
+	struct symbolizer sym;
+	struct chrome_trace t;
+	struct ctf_reader r;
+	char *mpath = path_in(o->run, "manifest.json"), *maps = path_in(o->run, "maps");
+	char *ids = path_in(o->run, "buildids.tsv"), *root = path_in(o->run, "trace");
+	char *err = NULL, **traces = NULL;
+	size_t n_traces = 0;
+	bool has_mf = false, has_sym = false;
+	int ret;
+
+	corecap_manifest_init(&mf);
+	if (!mpath || !maps || !ids || !root) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = corecap_manifest_load(&mf, mpath, &err);
+	if (ret && ret != -ENOENT) {
+		error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	has_mf = ret == 0;
+	if (!has_mf)
+		fprintf(stderr, "corecap: warning: no manifest.json (a partial run): the time "
+				"origin is the first event\n");
+	free(err);
+	err = NULL;
+	ret = corecap_symbolizer_init(&sym, maps, ids, o->symfs, &err);
+	has_sym = ret == 0 || ret == -ENOENT;
+	if (ret && ret != -ENOENT)
+		fprintf(stderr, "corecap: warning: %s: addresses are shown in hex\n",
+			err ? err : strerror(-ret));
+	free(err);
+	err = NULL;
+	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf.pid : -1,
+					has_mf && mf.has_window ? mf.window_start_ns : 0,
+					has_mf && mf.has_window ? mf.window_end_ns : 0,
+					has_sym ? namer : NULL, has_sym ? &sym : NULL);
+	if (ret)
+		goto out_trace;
+	if (access(root, F_OK) != 0) {
+		fprintf(stderr, "corecap: warning: '%s' has no trace/: only threads and pool CPU "
+				"are exported\n",
+			o->run);
+	} else {
+		ret = corecap_ctf_reader_find_traces(root, &traces, &n_traces, &err);
+		if (ret) {
+			error("%s", err ? err : strerror(-ret));
+			goto out_trace;
+		}
+		if (!n_traces)
+			fprintf(stderr, "corecap: warning: no CTF trace under '%s'\n", root);
+	}
+	if (n_traces) {
+		ret = corecap_ctf_reader_init(&r, traces, n_traces, consume, &t);
+		if (!ret)
+			ret = corecap_ctf_reader_run(&r);
+		if (ret)
+			error("cannot read trace '%s': %s", root,
+			      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
+							   : strerror(-ret));
+		corecap_ctf_reader_release(&r);
+		if (ret)
+			goto out_trace;
+	}
+	add_samples(o, &t, &mf, has_mf);
+	ret = corecap_chrome_trace_finish(&t, has_mf && mf.comm ? mf.comm : NULL);
+	if (ret)
+		error("cannot write %s: %s", o->output ? o->output : "the output", strerror(-ret));
+	else
+		fprintf(stderr,
+			"corecap: export: %" PRIu64 " trace events written, %" PRIu64
+			" outside the window left out\n",
+			t.events_written, t.events_outside);
+out_trace:
+	corecap_chrome_trace_release(&t);
+	if (has_sym)
+		corecap_symbolizer_release(&sym);
+out:
+	corecap_ctf_reader_free_traces(traces, n_traces);
+	corecap_manifest_release(&mf);
+	free(err);
+	free(mpath);
+	free(maps);
+	free(ids);
+	free(root);
+	return ret;
+}
+
+int corecap_cmd_export(int argc, char **argv)
+{
+	struct export_opts o;
+	struct stat st;
+	FILE *out = stdout;
+	int ret;
+
+	ret = parse_args(&o, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	errno = 0;
+	if (stat(o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		error("cannot open run directory '%s': %s", o.run,
+		      errno ? strerror(errno) : "Not a directory");
+		return 1;
+	}
+	if (o.output && !(out = fopen(o.output, "we"))) {
+		error("cannot create '%s': %s", o.output, strerror(errno));
+		return 1;
+	}
+	ret = export_chrome(&o, out);
+	if (out != stdout && fclose(out) && !ret) {
+		error("cannot write '%s': %s", o.output, strerror(errno));
+		ret = -EIO;
+	}
+	if (ret && o.output)
+		unlink(o.output);
+	return ret ? 1 : 0;
+}
