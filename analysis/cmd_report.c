@@ -343,6 +343,10 @@ static int read_stats(struct report_job *j)
 							   l->acquisitions, l->contentions,
 							   l->wait_ns, l->hold_ns);
 		}
+		for (size_t i = 0; i < st.n_sites && !ret; i++)
+			if (corecap_lock_table_set_site_acquisitions(
+				    &j->model.locks, st.sites[i].addr, st.sites[i].acquisitions))
+				ret = -ENOMEM;
 		if (!ret && st.locks_dropped)
 			ret = warn(j,
 				   "the shim's lock table was full: %llu contended locks have no "

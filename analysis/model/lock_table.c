@@ -8,6 +8,7 @@ void corecap_lock_table_init(struct lock_table *t)
 {
 	*t = (struct lock_table){0};
 	corecap_u64map_init(&t->by_addr);
+	corecap_u64map_init(&t->site_acqs);
 }
 
 void corecap_lock_table_release(struct lock_table *t)
@@ -24,6 +25,7 @@ void corecap_lock_table_release(struct lock_table *t)
 	}
 	free(t->all);
 	corecap_u64map_release(&t->by_addr);
+	corecap_u64map_release(&t->site_acqs);
 	*t = (struct lock_table){0};
 }
 
@@ -272,4 +274,23 @@ void corecap_lock_table_sort_stacks(struct lock_table *t)
 		if (t->all[i]->n_stacks > 1)
 			qsort(t->all[i]->stacks, t->all[i]->n_stacks, sizeof(struct lock_stack),
 			      cmp_stack);
+}
+
+int corecap_lock_table_set_site_acquisitions(struct lock_table *t, uint64_t site, uint64_t acqs)
+{
+	uint64_t *v = corecap_u64map_upsert(&t->site_acqs, site, NULL);
+
+	if (!v)
+		return -1;
+	*v = acqs;
+	return 0;
+}
+
+bool corecap_lock_table_site_acquisitions(const struct lock_table *t, uint64_t site, uint64_t *acqs)
+{
+	const uint64_t *v = corecap_u64map_find(&t->site_acqs, site);
+
+	if (v)
+		*acqs = *v;
+	return v != NULL;
 }

@@ -67,7 +67,8 @@ struct model_lock {
 };
 
 struct lock_table {
-	struct u64map by_addr; /* addr -> index in all */
+	struct u64map by_addr;	 /* addr -> index in all */
+	struct u64map site_acqs; /* site -> acquisitions there (shim stats, hot locks) */
 	struct model_lock **all;
 	size_t len, cap;
 };
@@ -84,6 +85,11 @@ int corecap_lock_table_add_stack(struct model_lock *lock, const uint64_t *frames
 				 uint64_t wait_ns);
 /* Names every lock and site through `namer`. */
 void corecap_lock_table_symbolize(struct lock_table *t, lock_namer_fn namer, void *ctx);
+/* Records the shim's count of acquisitions at a call site. */
+int corecap_lock_table_set_site_acquisitions(struct lock_table *t, uint64_t site, uint64_t acqs);
+/* The shim's count of acquisitions at a call site; false when it has none. */
+bool corecap_lock_table_site_acquisitions(const struct lock_table *t, uint64_t site,
+					  uint64_t *acqs);
 /* Orders every lock's stacks by count, most frequent first. */
 void corecap_lock_table_sort_stacks(struct lock_table *t);
 /* The site with the most wait (then contentions, then holds); NULL if none. */

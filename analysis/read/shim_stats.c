@@ -20,6 +20,7 @@ void corecap_shim_stats_init(struct shim_stats *s)
 void corecap_shim_stats_release(struct shim_stats *s)
 {
 	free(s->locks);
+	free(s->sites);
 	*s = (struct shim_stats){0};
 }
 
@@ -64,6 +65,56 @@ out:
 static uint64_t delta(uint64_t end, uint64_t begin)
 {
 	return end >= begin ? end - begin : end;
+}
+
+/* Site deltas, matched by address between the two copies. */
+static int load_sites(struct shim_stats *s, const void *b, const void *e)
+{
+	const struct corecap_stats_header *hb = b, *he = e;
+	struct u64map in_begin;
+	int ret = 0;
+
+	corecap_u64map_init(&in_begin);
+	for (uint32_t i = 0; i < hb->max_sites; i++) {
+		const struct corecap_stats_site *st = corecap_stats_site_at(b, i);
+		uint64_t *v;
+
+		if (!st->addr)
+			continue;
+		v = corecap_u64map_upsert(&in_begin, st->addr, NULL);
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		*v = i;
+	}
+	s->sites = calloc(he->max_sites ? he->max_sites : 1, sizeof(*s->sites));
+	if (!s->sites) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t i = 0; i < he->max_sites; i++) {
+		const struct corecap_stats_site *st = corecap_stats_site_at(e, i), *st0 = NULL;
+		struct shim_site_delta *d;
+		uint64_t *v;
+
+		if (!st->addr)
+			continue;
+		v = corecap_u64map_find(&in_begin, st->addr);
+		if (v)
+			st0 = corecap_stats_site_at(b, (uint32_t)*v);
+		d = &s->sites[s->n_sites++];
+		d->addr = st->addr;
+		d->kind = (uint8_t)st->kind;
+		d->acquisitions = delta(st->acquisitions, st0 ? st0->acquisitions : 0);
+		d->contentions = delta(st->contentions, st0 ? st0->contentions : 0);
+		d->wait_ns = delta(st->wait_ns, st0 ? st0->wait_ns : 0);
+		d->holds = delta(st->holds, st0 ? st0->holds : 0);
+		d->hold_ns = delta(st->hold_ns, st0 ? st0->hold_ns : 0);
+	}
+out:
+	corecap_u64map_release(&in_begin);
+	return ret;
 }
 
 int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const char *end_path,
@@ -135,6 +186,7 @@ int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const 
 		d->holds = delta(l->holds, l0 ? l0->holds : 0);
 		d->hold_ns = delta(l->hold_ns, l0 ? l0->hold_ns : 0);
 	}
+	ret = load_sites(s, b, e);
 out:
 	corecap_u64map_release(&in_begin);
 	free(b);

@@ -3,8 +3,10 @@
  * stats-begin and stats-end, copies of /dev/shm/corecap.<pid>, layout
  * common/include/corecap/stats_layout.h), reduced to what the window did:
  * per hot lock, the difference end - begin of acquisitions, contentions,
- * wait and (exclusive) hold time. A lock that became hot inside the window
- * counts from then on. The copies are held only while loading.
+ * wait and (exclusive) hold time, and per call site the same (a site's
+ * acquisitions and holds count those of hot locks only). A lock that
+ * became hot inside the window counts from then on. The copies are held
+ * only while loading.
  */
 #ifndef CORECAP_SHIM_STATS_H
 #define CORECAP_SHIM_STATS_H
@@ -19,9 +21,17 @@ struct shim_lock_delta {
 	uint64_t hot_since_ns; /* when it was first contended */
 };
 
+struct shim_site_delta {
+	uint64_t addr;
+	uint8_t kind;
+	uint64_t acquisitions, contentions, wait_ns, holds, hold_ns;
+};
+
 struct shim_stats {
 	struct shim_lock_delta *locks;
 	size_t n_locks;
+	struct shim_site_delta *sites;
+	size_t n_sites;
 	int32_t pid;
 	uint64_t locks_dropped, holds_dropped, sites_dropped, threads_dropped;
 	uint32_t hold_sample_every;

@@ -178,10 +178,15 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	for (size_t i = 0; i < l->n_sites; i++) {
 		const struct lock_site *s = &l->sites[i];
 		json_object *so = json_object_new_object();
+		uint64_t acqs;
 
 		put(so, "site", hex(s->site));
 		put(so, "symbol", jstr(s->symbol));
 		put(so, "logging", json_object_new_boolean(s->is_logging));
+		put(so, "acquisitions",
+		    corecap_lock_table_site_acquisitions(&r->model->locks, s->site, &acqs)
+			    ? ju64(acqs)
+			    : NULL);
 		put(so, "contentions", ju64(s->contentions));
 		put(so, "wait_ns", ju64(s->wait_ns));
 		put(so, "max_wait_ns", ju64(s->max_wait_ns));

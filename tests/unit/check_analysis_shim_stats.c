@@ -84,7 +84,7 @@ static void teardown(void)
 	unlink(end_path);
 }
 
-START_TEST(hot_locks_give_their_window_deltas)
+START_TEST(hot_locks_and_sites_give_their_window_deltas)
 {
 	struct corecap_stats_lock *b = lock_at(begin_buf, 3), *e = lock_at(end_buf, 3), *late;
 
@@ -104,6 +104,17 @@ START_TEST(hot_locks_give_their_window_deltas)
 	late->acquisitions = 7;
 	late->hold_ns = 70;
 	((struct corecap_stats_header *)end_buf)->locks_dropped = 2;
+	{
+		struct corecap_stats_site *sb = (struct corecap_stats_site *)corecap_stats_site_at(
+						  begin_buf, 0),
+					  *se = (struct corecap_stats_site *)corecap_stats_site_at(
+						  end_buf, 5);
+
+		sb->addr = se->addr = 0x401234;
+		sb->acquisitions = 10;
+		se->acquisitions = 510;
+		se->contentions = 4;
+	}
 	save(begin_path, begin_buf, CORECAP_STATS_FILE_BYTES);
 	save(end_path, end_buf, CORECAP_STATS_FILE_BYTES);
 
@@ -119,6 +130,10 @@ START_TEST(hot_locks_give_their_window_deltas)
 	ck_assert_uint_eq(st.locks[1].acquisitions, 7);
 	ck_assert_uint_eq(st.locks_dropped, 2);
 	ck_assert_int_eq(st.pid, 4242);
+	ck_assert_uint_eq(st.n_sites, 1);
+	ck_assert_uint_eq(st.sites[0].addr, 0x401234);
+	ck_assert_uint_eq(st.sites[0].acquisitions, 500);
+	ck_assert_uint_eq(st.sites[0].contentions, 4);
 }
 END_TEST
 
@@ -157,7 +172,7 @@ int main(void)
 	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, hot_locks_give_their_window_deltas);
+	tcase_add_test(tc, hot_locks_and_sites_give_their_window_deltas);
 	tcase_add_test(tc, a_copy_that_is_not_a_stats_file_is_refused_naming_it);
 	tcase_add_test(tc, copies_of_two_processes_are_refused);
 	tcase_add_test(tc, a_missing_copy_is_enoent);
