@@ -10,6 +10,8 @@ int corecap_cmd_flame(int argc, char **argv);
 extern const char corecap_flame_usage[];
 int corecap_cmd_export(int argc, char **argv);
 extern const char corecap_export_usage[];
+int corecap_cmd_html(int argc, char **argv);
+extern const char corecap_html_usage[];
 
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [options] RUN\n"                                                    \
@@ -33,6 +35,8 @@ extern const char corecap_export_usage[];
 		{"flame", corecap_cmd_flame, "folded stacks or an SVG flame graph (cpu, wall, lock, op)", \
 		 corecap_flame_usage},                                                             \
 		{"export", corecap_cmd_export, "the run as a Chrome trace (Perfetto, chrome://tracing)", \
-		 corecap_export_usage},
+		 corecap_export_usage},                                                            \
+		{"html", corecap_cmd_html, "one self-contained HTML page: report, charts, flame graphs", \
+		 corecap_html_usage},
 
 #endif

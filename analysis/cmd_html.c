@@ -1,0 +1,266 @@
+/*
+ * `corecap html RUN -o FILE`: the report, a utilization chart and the
+ * flame graphs of a run in one self-contained HTML page
+ * (render/html_report.h). This file gathers the parts: the report as
+ * `corecap report` builds it, threads.tsv as a time series, and each
+ * flame kind the run has the data for.
+ */
+#include <corecap/analysis.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "flame_job.h"
+#include "read/thread_series.h"
+#include "render/html_report.h"
+#include "render/report.h"
+
+const char corecap_html_usage[] =
+	"usage: corecap html [-o FILE] [--symfs DIR] [--pool] RUN\n"
+	"\n"
+	"Writes one self-contained HTML page (no network fetches, no scripts): the\n"
+	"report's verdict and tables, the CPU each pool used over time, and the flame\n"
+	"graphs the run has data for (cpu: cpu.prof; wall: wall.samples; lock and op:\n"
+	"the trace), as inline SVG.\n"
+	"\n"
+	"  -o, --output FILE  write to FILE instead of standard output\n"
+	"  --pool             wall flame graph: one root frame per pool, not per thread\n"
+	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"\n"
+	"See also corecap-html(1).\n";
+
+struct html_opts {
+	const char *run, *output, *symfs;
+	bool by_pool;
+};
+
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "corecap: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+
+static int parse_args(struct html_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"symfs", required_argument, NULL, 's'},
+		{"pool", no_argument, NULL, 'p'},	  {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	*o = (struct html_opts){0};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 's':
+			o->symfs = optarg;
+			break;
+		case 'p':
+			o->by_pool = true;
+			break;
+		case 'h':
+			printf("%s", corecap_html_usage);
+			return -1;
+		default:
+			fprintf(stderr, "%s", corecap_html_usage);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		error("html takes one run directory");
+		fprintf(stderr, "%s", corecap_html_usage);
+		return 2;
+	}
+	o->run = argv[optind];
+	return 0;
+}
+
+struct html_job {
+	struct html_opts o;
+	struct report_job *rjob;
+	struct report report;
+	char *text;
+	size_t text_len;
+	struct thread_series series;
+	bool has_series;
+	struct flame_job fjob;
+	bool has_fjob;
+	struct flame_stacks stacks[FLAME__COUNT];
+	bool has_stacks[FLAME__COUNT];
+	char titles[FLAME__COUNT][96], subtitles[FLAME__COUNT][256];
+	struct html_report page;
+};
+
+static const char *const missing_note[FLAME__COUNT] = {
+	[FLAME_CPU] = "No CPU flame graph: the run has no cpu.prof (start the daemon with "
+		      "'corecap run --cpuprofile').",
+	[FLAME_WALL] = "No wall-clock flame graph: the run has no wall.samples (record with "
+		       "'corecap record --wallclock').",
+	[FLAME_LOCK] = "No lock flame graph: the run has no trace.",
+	[FLAME_OP] = "No op flame graph: the run has no trace.",
+};
+
+static const char *const headings[FLAME__COUNT] = {
+	[FLAME_CPU] = "Flame graph: CPU (gperftools profile)",
+	[FLAME_WALL] = "Flame graph: wall clock (all threads, sampled stacks)",
+	[FLAME_LOCK] = "Flame graph: contended lock waits (ns)",
+	[FLAME_OP] = "Flame graph: op latency by category (ns)",
+};
+
+static void load_series(struct html_job *j)
+{
+	uint64_t w = corecap_model_window_ns(j->report.model), bin = 100000000;
+	char *path, *err = NULL;
+	int ret;
+
+	/* At most ~600 points per line, at least a 100 ms step. */
+	if (w / 600 > bin)
+		bin = w / 600;
+	if (asprintf(&path, "%s/threads.tsv", j->o.run) < 0)
+		return;
+	corecap_thread_series_init(&j->series, j->report.model->ws, j->report.model->we, bin);
+	ret = corecap_thread_series_load(&j->series, path, &err);
+	if (ret && ret != -ENOENT)
+		fprintf(stderr, "corecap: warning: %s: no utilization chart\n",
+			err ? err : strerror(-ret));
+	j->has_series = ret == 0;
+	free(err);
+	free(path);
+}
+
+static int add_flames(struct html_job *j)
+{
+	int ret;
+
+	ret = corecap_flame_job_init(&j->fjob, j->o.run, j->o.symfs, &j->report);
+	if (ret)
+		return ret;
+	j->has_fjob = true;
+	j->fjob.by_pool = j->o.by_pool;
+	for (int k = 0; k < FLAME__COUNT; k++) {
+		struct html_flame *hf;
+
+		if (!corecap_flame_job_has(&j->fjob, (enum flame_kind)k)) {
+			j->page.notes[j->page.n_notes++] = missing_note[k];
+			continue;
+		}
+		ret = corecap_flame_stacks_init(&j->stacks[k], (enum flame_kind)k, NULL, NULL);
+		if (ret)
+			return ret;
+		j->has_stacks[k] = true;
+		ret = corecap_flame_job_build(&j->fjob, &j->stacks[k], 0);
+		if (ret)
+			return ret;
+		snprintf(j->titles[k], sizeof(j->titles[k]), "%s flame graph",
+			 corecap_flame_kind_name((enum flame_kind)k));
+		snprintf(j->subtitles[k], sizeof(j->subtitles[k]), "%s", j->fjob.subtitle);
+		hf = &j->page.flames[j->page.n_flames++];
+		*hf = (struct html_flame){
+			.heading = headings[k],
+			.folded = &j->stacks[k].folded,
+			.opts = {
+				.title = j->titles[k],
+				.subtitle = j->subtitles[k],
+				.unit = corecap_flame_kind_unit((enum flame_kind)k),
+				.palette = k == FLAME_OP ? FLAME_PALETTE_OP : FLAME_PALETTE_CODE,
+				.root_is_thread = k == FLAME_WALL,
+				.root_is_lock = k == FLAME_LOCK,
+				.width = 1200,
+			},
+		};
+	}
+	return 0;
+}
+
+static int build(struct html_job *j)
+{
+	FILE *mem;
+	int ret;
+
+	ret = corecap_report_open(j->o.run, j->o.symfs, &j->rjob, &j->report);
+	if (ret)
+		return ret;
+	mem = open_memstream(&j->text, &j->text_len);
+	if (!mem)
+		return -ENOMEM;
+	ret = corecap_render_text(&j->report, mem);
+	if (fclose(mem) && !ret)
+		ret = -ENOMEM;
+	if (ret)
+		return ret;
+	load_series(j);
+	ret = add_flames(j);
+	if (ret)
+		return ret;
+	j->page.report = &j->report;
+	j->page.report_text = j->text;
+	j->page.series = j->has_series ? &j->series : NULL;
+	return 0;
+}
+
+static void release(struct html_job *j)
+{
+	for (int k = 0; k < FLAME__COUNT; k++)
+		if (j->has_stacks[k])
+			corecap_flame_stacks_release(&j->stacks[k]);
+	if (j->has_fjob)
+		corecap_flame_job_release(&j->fjob);
+	if (j->has_series)
+		corecap_thread_series_release(&j->series);
+	free(j->text);
+	corecap_report_close(j->rjob);
+}
+
+int corecap_cmd_html(int argc, char **argv)
+{
+	struct html_job *j = calloc(1, sizeof(*j));
+	FILE *out = stdout;
+	int ret;
+
+	if (!j) {
+		error("out of memory");
+		return 1;
+	}
+	ret = parse_args(&j->o, argc, argv);
+	if (ret) {
+		free(j);
+		return ret < 0 ? 0 : ret;
+	}
+	ret = build(j);
+	if (ret)
+		goto out;
+	if (j->o.output && !(out = fopen(j->o.output, "we"))) {
+		ret = -errno;
+		error("cannot create '%s': %s", j->o.output, strerror(-ret));
+		goto out;
+	}
+	ret = corecap_html_report_render(&j->page, out);
+	if (out != stdout && fclose(out) && !ret)
+		ret = -errno;
+	if (ret) {
+		error("cannot write %s: %s", j->o.output ? j->o.output : "the page", strerror(-ret));
+		if (j->o.output)
+			unlink(j->o.output);
+	} else if (j->o.output) {
+		fprintf(stderr, "corecap: wrote %s (%zu flame graphs)\n", j->o.output,
+			j->page.n_flames);
+	}
+out:
+	release(j);
+	free(j);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,361 @@
+#include "html_report.h"
+
+#include "html_escape.h"
+#include "render_common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOP_THREADS 20
+#define TOP_LOCKS   10
+#define CHART_W	    1100
+#define CHART_H	    300
+#define CHART_L	    60 /* left margin: the y axis labels */
+#define CHART_B	    40 /* bottom margin: the x axis labels */
+#define CHART_T	    20
+#define CHART_R	    20
+
+static const char *const series_colours[] = {
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+};
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void esc(FILE *out, const char *s)
+{
+	corecap_html_escape(out, s ? s : "", 0);
+}
+
+static void head(const struct html_report *h, FILE *out)
+{
+	const struct report *r = h->report;
+
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		     "<link rel=\"icon\" href=\"data:,\">\n<title>corecap: ");
+	esc(out, r->run_dir);
+	fputs("</title>\n<style>\n"
+		     "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1240px}\n"
+		     "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}\n"
+		     "table{border-collapse:collapse;font-size:.9em;margin:.4em 0}\n"
+		     "th,td{padding:.15em .6em;border-bottom:1px solid #eee;text-align:right}\n"
+		     "th:first-child,td:first-child{text-align:left}\n"
+		     "th{background:#f3f3f3}\n"
+		     ".verdict{font-size:1.05em;background:#fff6e0;padding:.6em;border-left:4px solid #e0a000}\n"
+		     ".note{color:#8a4b00}\n"
+		     "svg{max-width:100%;height:auto}\n"
+		     "pre{font-size:.8em;background:#f8f8f8;padding:.6em;overflow-x:auto}\n"
+		     "</style>\n</head>\n<body>\n",
+	      out);
+}
+
+static void summary(const struct html_report *h, FILE *out)
+{
+	const struct report *r = h->report;
+	const struct run_manifest *mf = r->manifest;
+	uint64_t w = corecap_model_window_ns(r->model);
+
+	fprintf(out, "<h1>corecap report: ");
+	esc(out, r->run_dir);
+	fprintf(out, "</h1>\n<table>\n<tr><td>daemon</td><td>");
+	esc(out, mf && mf->comm ? mf->comm : "?");
+	if (mf && mf->pid >= 0)
+		fprintf(out, " (pid %d)", mf->pid);
+	if (r->cores_available)
+		fprintf(out, ", %d cores available", r->cores_available);
+	fprintf(out, "</td></tr>\n<tr><td>window</td><td>%.3f s (%s)</td></tr>\n", w / 1e9,
+		r->window_from_manifest ? "recording window" : "first to last event");
+	if (mf && mf->bench_command) {
+		size_t n = json_object_array_length(mf->bench_command);
+
+		fprintf(out, "<tr><td>benchmark</td><td>");
+		for (size_t i = 0; i < n; i++) {
+			esc(out, json_object_get_string(json_object_array_get_idx(mf->bench_command, i)));
+			fputc(' ', out);
+		}
+		fprintf(out, "</td></tr>\n");
+		if (mf->bench.has_iops)
+			fprintf(out, "<tr><td>IOPS</td><td>%.0f</td></tr>\n", mf->bench.iops_avg);
+		if (mf->bench.has_lat)
+			fprintf(out, "<tr><td>average latency</td><td>%.3f ms</td></tr>\n",
+				mf->bench.lat_avg_s * 1e3);
+		if (mf->bench.has_p99)
+			fprintf(out, "<tr><td>p99 latency</td><td>%.3f ms</td></tr>\n",
+				mf->bench.lat_p99_s * 1e3);
+	}
+	if (w)
+		fprintf(out, "<tr><td>traced</td><td>%" PRIu64 " ops, %.0f ops/s</td></tr>\n",
+			r->model->ops.finished, (double)r->model->ops.finished * 1e9 / (double)w);
+	fprintf(out, "</table>\n<p class=\"verdict\"><b>Ceiling:</b> ");
+	esc(out, r->ceiling->verdict ? r->ceiling->verdict : "?");
+	fprintf(out, "</p>\n<ul>\n");
+	for (size_t i = 0; i < r->ceiling->n_evidence; i++) {
+		fprintf(out, "<li>");
+		esc(out, r->ceiling->evidence[i]);
+		fprintf(out, "</li>\n");
+	}
+	fprintf(out, "</ul>\n");
+	for (size_t i = 0; i < r->n_warnings; i++) {
+		fprintf(out, "<p class=\"note\">");
+		esc(out, r->warnings[i]);
+		fprintf(out, "</p>\n");
+	}
+}
+
+static void ops_table(const struct report *r, FILE *out)
+{
+	const struct op_table *t = &r->model->ops;
+
+	fprintf(out, "<h2>Ops: where the latency goes</h2>\n<table>\n<tr><th>type</th><th>ops</th>"
+		     "<th>avg us</th><th>p50 us</th><th>p99 us</th><th>max us</th>");
+	for (int c = 0; c < CAT__COUNT; c++)
+		fprintf(out, "<th>%s us/op</th>", corecap_op_cat_name((enum op_cat)c));
+	fprintf(out, "</tr>\n");
+	for (size_t i = 0; i < t->n_types; i++) {
+		const struct op_type *ty = &t->types[i];
+		double n = (double)ty->hist.count;
+
+		if (!ty->hist.count)
+			continue;
+		fprintf(out, "<tr><td>");
+		esc(out, ty->name);
+		fprintf(out, "</td><td>%" PRIu64 "</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
+			     "<td>%.1f</td>",
+			ty->hist.count, (double)ty->hist.sum_ns / n / 1e3,
+			corecap_latency_hist_quantile(&ty->hist, 0.5) / 1e3,
+			corecap_latency_hist_quantile(&ty->hist, 0.99) / 1e3, ty->hist.max_ns / 1e3);
+		for (int c = 0; c < CAT__COUNT; c++)
+			fprintf(out, "<td>%.1f</td>", (double)ty->cat_ns[c] / n / 1e3);
+		fprintf(out, "</tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
+static uint64_t io_sum(const uint64_t *io_ns)
+{
+	uint64_t s = 0;
+
+	for (int c = 0; c < IO__COUNT; c++)
+		s += io_ns[c];
+	return s;
+}
+
+static void pools_table(const struct report *r, FILE *out)
+{
+	const struct pool_table *p = r->pools;
+
+	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table>\n<tr><th>pool</th>"
+		     "<th>threads</th><th>cpu</th><th>run queue</th><th>lock</th><th>cond</th>"
+		     "<th>io</th><th>log</th></tr>\n");
+	for (size_t i = 0; i < p->len; i++) {
+		const struct model_pool *pl = &p->pools[i];
+		uint64_t cap = pl->span_ns;
+
+		fprintf(out, "<tr><td>");
+		esc(out, pl->name);
+		fprintf(out, "</td><td>%zu</td>", pl->n_threads);
+		if (!cap)
+			fprintf(out, "<td colspan=\"6\">no threads.tsv samples</td></tr>\n");
+		else
+			fprintf(out, "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
+				     "<td>%.1f</td><td>%.1f</td></tr>\n",
+				pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap),
+				pct(pl->lock_wait_ns, cap), pct(pl->cond_wait_ns, cap),
+				pct(io_sum(pl->io_ns), cap), pct(pl->logging_ns, cap));
+	}
+	fprintf(out, "</table>\n");
+}
+
+static void threads_table(const struct report *r, FILE *out)
+{
+	const struct model_thread **v;
+	uint64_t w = corecap_model_window_ns(r->model);
+	size_t n = corecap_render_sorted_threads(r, &v);
+
+	fprintf(out, "<h2>Threads (busiest first, %%)</h2>\n<table>\n<tr><th>thread</th>"
+		     "<th>tid</th><th>busy</th><th>cpu</th><th>lock</th><th>cond</th><th>io</th>"
+		     "<th>log</th></tr>\n");
+	for (size_t i = 0; i < n && i < TOP_THREADS; i++) {
+		const struct model_thread *th = v[i];
+		uint64_t span = th->span_ns ? th->span_ns : w;
+
+		fprintf(out, "<tr><td>");
+		esc(out, th->name[0] ? th->name : "?");
+		fprintf(out, "</td><td>%d</td>", th->tid);
+		if (th->has_samples)
+			fprintf(out, "<td>%.1f</td><td>%.1f</td>",
+				100 * corecap_thread_busy_util(th, w),
+				100 * corecap_thread_cpu_util(th, w));
+		else
+			fprintf(out, "<td>-</td><td>-</td>");
+		fprintf(out, "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td></tr>\n",
+			pct(th->lock_wait_ns, span), pct(th->cond_wait_ns, span),
+			pct(io_sum(th->io_ns), span), pct(th->logging_ns, span));
+	}
+	fprintf(out, "</table>\n");
+	if (n > TOP_THREADS)
+		fprintf(out, "<p>... and %zu more threads (corecap report --json lists all)</p>\n",
+			n - TOP_THREADS);
+	free(v);
+}
+
+static void locks_table(const struct report *r, FILE *out)
+{
+	const struct model_lock **v;
+	uint64_t w = corecap_model_window_ns(r->model);
+	size_t n = corecap_render_sorted_locks(r, &v);
+	char label[200];
+
+	fprintf(out, "<h2>Locks (by hold time)</h2>\n");
+	if (!n) {
+		fprintf(out, "<p>No contended or tracked lock.</p>\n");
+		free(v);
+		return;
+	}
+	fprintf(out, "<table>\n<tr><th>lock</th><th>hold %%</th><th>contended</th>"
+		     "<th>wait ms</th><th>max wait us</th><th>kind</th><th>top site</th></tr>\n");
+	for (size_t i = 0; i < n && i < TOP_LOCKS; i++) {
+		const struct model_lock *l = v[i];
+		const struct lock_site *top = corecap_lock_top_site(l);
+
+		corecap_lock_label(l, label, sizeof(label));
+		fprintf(out, "<tr><td>");
+		esc(out, label);
+		fprintf(out, "</td><td>%.1f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%.1f</td><td>",
+			pct(corecap_lock_hold_ns(l), w), l->contentions, l->wait_ns / 1e6,
+			l->max_wait_ns / 1e3);
+		esc(out, corecap_lock_kind_name(l->kind));
+		fprintf(out, "</td><td>");
+		esc(out, top && top->symbol ? top->symbol : "-");
+		if (top && top->is_logging)
+			fprintf(out, " (logging code)");
+		fprintf(out, "</td></tr>\n");
+	}
+	fprintf(out, "</table>\n");
+	free(v);
+}
+
+/* Cores used per pool over time: one polyline per pool (the busiest 10). */
+static void util_chart(const struct thread_series *s, FILE *out)
+{
+	size_t order[64], n = 0;
+	double ymax = 0.25, plot_w = CHART_W - CHART_L - CHART_R, plot_h = CHART_H - CHART_T - CHART_B;
+	double secs;
+
+	fprintf(out, "<h2>CPU per pool over time (cores)</h2>\n");
+	if (!s || !s->n_bins) {
+		fprintf(out, "<p>No threads.tsv samples: no chart.</p>\n");
+		return;
+	}
+	for (size_t p = 0; p < s->n_pools && n < 64; p++)
+		if (s->pools[p].total_cpu_ns)
+			order[n++] = p;
+	/* Busiest pools first; the chart keeps ten of them. */
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && s->pools[order[k]].total_cpu_ns >
+						    s->pools[order[k - 1]].total_cpu_ns;
+		     k--) {
+			size_t tmp = order[k];
+
+			order[k] = order[k - 1];
+			order[k - 1] = tmp;
+		}
+	if (n > 10)
+		n = 10;
+	for (size_t i = 0; i < n; i++)
+		for (size_t b = 0; b < s->n_bins; b++)
+			if (corecap_thread_series_cores(s, order[i], b) > ymax)
+				ymax = corecap_thread_series_cores(s, order[i], b);
+	ymax = ymax <= 1 ? (double)((int)(ymax * 4 + 0.999)) / 4 : (double)(int)(ymax + 0.999);
+	secs = (double)s->n_bins * (double)s->bin_ns / 1e9;
+	fprintf(out,
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
+		"<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
+		CHART_W, CHART_H + 20 * (int)((n + 4) / 5), CHART_W, CHART_H + 20 * (int)((n + 4) / 5),
+		CHART_W, CHART_H + 20 * (int)((n + 4) / 5));
+	for (int g = 0; g <= 4; g++) {
+		double y = CHART_T + plot_h - plot_h * g / 4;
+
+		fprintf(out,
+			"<line x1=\"%d\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			"<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%.2f</text>\n",
+			CHART_L, y, CHART_L + plot_w, y, CHART_L - 6, y + 4, ymax * g / 4);
+	}
+	for (int g = 0; g <= 5; g++) {
+		double x = CHART_L + plot_w * g / 5;
+
+		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f s</text>\n", x,
+			CHART_T + (int)plot_h + 16, secs * g / 5);
+	}
+	fprintf(out, "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
+		     "text-anchor=\"middle\">cores</text>\n",
+		CHART_T + (int)plot_h / 2, CHART_T + (int)plot_h / 2);
+	for (size_t i = 0; i < n; i++) {
+		const struct series_pool *pl = &s->pools[order[i]];
+		const char *colour = series_colours[i % 10];
+
+		fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" points=\"",
+			colour);
+		for (size_t b = 0; b < s->n_bins; b++)
+			fprintf(out, "%s%.1f,%.1f", b ? " " : "",
+				CHART_L + plot_w * ((double)b + 0.5) / (double)s->n_bins,
+				CHART_T + plot_h -
+					plot_h * corecap_thread_series_cores(s, order[i], b) / ymax);
+		fprintf(out, "\"><title>");
+		esc(out, pl->name);
+		fprintf(out, ": %.2f cores on average</title></polyline>\n",
+			(double)pl->total_cpu_ns / ((double)s->n_bins * (double)s->bin_ns));
+		fprintf(out,
+			"<rect x=\"%zu\" y=\"%zu\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+			"<text x=\"%zu\" y=\"%zu\">",
+			CHART_L + (i % 5) * 200, (size_t)CHART_H + (i / 5) * 20 - 8, colour,
+			CHART_L + (i % 5) * 200 + 16, (size_t)CHART_H + (i / 5) * 20 + 2);
+		esc(out, pl->name);
+		fprintf(out, " (%zu)</text>\n", pl->n_threads);
+	}
+	fprintf(out, "</svg>\n");
+}
+
+int corecap_html_report_render(const struct html_report *h, FILE *out)
+{
+	head(h, out);
+	summary(h, out);
+	for (size_t i = 0; i < h->n_notes; i++) {
+		fprintf(out, "<p class=\"note\">");
+		esc(out, h->notes[i]);
+		fprintf(out, "</p>\n");
+	}
+	ops_table(h->report, out);
+	util_chart(h->series, out);
+	pools_table(h->report, out);
+	threads_table(h->report, out);
+	locks_table(h->report, out);
+	for (size_t i = 0; i < h->n_flames; i++) {
+		struct flame_svg_opts o = h->flames[i].opts;
+
+		fprintf(out, "<h2>");
+		esc(out, h->flames[i].heading);
+		fprintf(out, "</h2>\n");
+		o.embedded = true;
+		if (corecap_flame_svg_render(h->flames[i].folded, &o, out))
+			return -EIO;
+	}
+	if (h->report_text) {
+		fprintf(out, "<h2>The text report</h2>\n<details><summary>corecap report %s</summary>"
+			     "<pre>",
+			"(as printed)");
+		esc(out, h->report_text);
+		fprintf(out, "</pre></details>\n");
+	}
+	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n</body>\n</html>\n",
+		CORECAP_VERSION);
+	if (fflush(out) || ferror(out))
+		return -EIO;
+	return 0;
+}

@@ -1,0 +1,41 @@
+/*
+ * html_report: a run as one self-contained HTML page: the report's
+ * verdict and tables (ops, pools, threads, locks; the whole text report
+ * beside them), the CPU each pool used over time as an inline SVG chart,
+ * and the flame graphs as inline SVG. Nothing is fetched: no script, no
+ * stylesheet, font or image from elsewhere (the favicon is an empty data:
+ * URL, so a browser asks for none); every text is escaped.
+ */
+#ifndef CORECAP_HTML_REPORT_H
+#define CORECAP_HTML_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../model/folded.h"
+#include "../read/thread_series.h"
+#include "flame_svg.h"
+#include "report.h"
+
+#define HTML_MAX_FLAMES 4
+
+struct html_flame {
+	const char *heading;
+	const struct folded *folded;
+	struct flame_svg_opts opts;
+};
+
+struct html_report {
+	const struct report *report;
+	const char *report_text;	/* the text rendering, or NULL */
+	const struct thread_series *series; /* NULL: no threads.tsv */
+	struct html_flame flames[HTML_MAX_FLAMES];
+	size_t n_flames;
+	const char *notes[HTML_MAX_FLAMES + 2]; /* what is missing and why, as sentences */
+	size_t n_notes;
+};
+
+/* 0, or -EIO when writing failed. */
+int corecap_html_report_render(const struct html_report *h, FILE *out);
+
+#endif
