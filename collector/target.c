@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -171,15 +172,44 @@ void corecap_target_release(struct corecap_target *t)
 	t->cmdline_len = t->environ_len = 0;
 }
 
+/* Whether some thread of the process is not a zombie: a leader that called
+ * pthread_exit() is a zombie while its threads run on. */
+static bool any_live_thread(pid_t pid)
+{
+	struct corecap_proc_stat st;
+	struct dirent *de;
+	char path[64];
+	bool live = false;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return false;
+	while (!live && (de = readdir(d))) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/stat", de->d_name);
+		live = corecap_proc_stat_read(dirfd(d), path, &st) == 0 && st.state != 'Z' &&
+		       st.state != 'X';
+	}
+	closedir(d);
+	return live;
+}
+
 bool corecap_target_alive(const struct corecap_target *t)
 {
 	struct corecap_proc_stat st;
 	char path[64];
+	bool alive = false;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)t->pid);
-	if (corecap_proc_stat_read(AT_FDCWD, path, &st) < 0)
-		return false;
-	return st.state != 'Z' && st.state != 'X' && st.starttime_ticks == t->starttime_ticks;
+	if (corecap_proc_stat_read(AT_FDCWD, path, &st) < 0 ||
+	    st.starttime_ticks != t->starttime_ticks)
+		goto out;
+	alive = st.state != 'Z' && st.state != 'X' ? true : any_live_thread(t->pid);
+out:
+	return alive;
 }
 
 const char *corecap_target_getenv(const struct corecap_target *t, const char *name, char *buf,
