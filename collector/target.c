@@ -178,7 +178,7 @@ static bool any_live_thread(pid_t pid)
 {
 	struct corecap_proc_stat st;
 	struct dirent *de;
-	char path[64];
+	char path[300];
 	bool live = false;
 	DIR *d;
 
