@@ -518,9 +518,9 @@ static int start_window(struct record *r)
 	if (r->have_bench) {
 		ret = corecap_bench_runner_start(&r->bench, r->opts.bench_argv);
 		if (ret < 0) {
-			set_partial(r, "the benchmark could not be started");
-			r->have_bench = false;
-			ret = 0;
+			/* No window without its benchmark: undo and give up. */
+			corecap_cpu_profile_stop(&r->cpu);
+			goto out;
 		}
 	}
 	if (!r->opts.quiet) {

@@ -89,8 +89,6 @@ static void compact(struct corecap_wall_sampler *ws)
 	ws->n_threads = n;
 }
 
-static uint64_t now_ns(void);
-
 /* Interrupts the next threads of the round while a turn is free. */
 static void pump(struct corecap_wall_sampler *ws)
 {
