@@ -18,8 +18,8 @@
 enum { MAX_FRAMES = 128 };
 
 /*
- * A round samples one thread at a time: each thread is held only for its
- * own stop and unwind, never while others are unwound. A thread that does
+ * A round samples one thread at a time (one per 32 threads, see pump()):
+ * each thread is held only for its own stop and unwind. A thread that does
  * not reach its stop in STOP_WAIT_NS (in uninterruptible sleep, say) gives
  * its turn to the next one; its stop is still handled when it comes.
  */
@@ -89,12 +89,17 @@ static void compact(struct corecap_wall_sampler *ws)
 	ws->n_threads = n;
 }
 
-/* Interrupts the next threads of the round while a turn is free. */
+/*
+ * Interrupts the next threads of the round while a turn is free. One turn
+ * per 32 threads: a daemon with hundreds of threads still gets its rounds
+ * done within a tick, at the price of a few threads held at once.
+ */
 static void pump(struct corecap_wall_sampler *ws)
 {
+	size_t turns = 1 + ws->n_threads / 32;
 	uint64_t t = now_ns();
 
-	while (ws->in_flight == 0 && ws->round_next < ws->n_threads) {
+	while (ws->in_flight < turns && ws->round_next < ws->n_threads) {
 		struct corecap_wall_thread *th = &ws->threads[ws->round_next++];
 
 		if (th->state == T_INTERRUPTING) {

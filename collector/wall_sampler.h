@@ -7,8 +7,8 @@
  * gets PTRACE_INTERRUPT; when it reports the PTRACE_EVENT_STOP that causes,
  * its stack is unwound with libunwind-ptrace (one address space, global
  * caching), it is resumed at once with PTRACE_CONT, and the next thread is
- * interrupted. So at most one thread is held by us at any time, and only
- * for its own unwind. Threads that appear are seized at the next tick;
+ * interrupted. So at most one thread is held by us at any time (one per
+ * 32 threads in larger daemons), and only for its own unwind. Threads that appear are seized at the next tick;
  * threads that exit are dropped.
  *
  * Guarantees (the collector's safety rules):
