@@ -306,8 +306,10 @@ static void run_window(struct record *r)
 		struct pollfd pfd[2] = {{.fd = wake_pipe[0], .events = POLLIN},
 					{.fd = r->have_bench ? r->bench.out_fd : -1,
 					 .events = POLLIN}};
-		uint64_t next = next_threads;
 		uint64_t wall_wait = r->have_wall ? corecap_wall_sampler_deadline(&r->wall) : UINT64_MAX;
+		/* A postponed /proc sample waits for the round's next event, not a timeout. */
+		uint64_t next = r->have_wall && corecap_wall_sampler_busy(&r->wall) ? UINT64_MAX
+										    : next_threads;
 		int timeout_ms;
 
 		if (next_wall < next)
@@ -332,7 +334,8 @@ static void run_window(struct record *r)
 			r->interrupted = true;
 			break;
 		}
-		if (t >= next_threads) {
+		/* Reading /proc takes a while: not while a thread waits for its unwind. */
+		if (t >= next_threads && !(r->have_wall && corecap_wall_sampler_busy(&r->wall))) {
 			corecap_proc_sampler_sample(&r->threads);
 			next_threads = next_tick(next_threads, period_ns(r->opts.threads_hz), t);
 		}

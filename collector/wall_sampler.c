@@ -252,6 +252,11 @@ int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws)
 	return ret;
 }
 
+bool corecap_wall_sampler_busy(const struct corecap_wall_sampler *ws)
+{
+	return ws->in_flight > 0 || ws->round_next < ws->n_threads;
+}
+
 uint64_t corecap_wall_sampler_deadline(const struct corecap_wall_sampler *ws)
 {
 	for (size_t i = 0; i < ws->n_threads; i++)

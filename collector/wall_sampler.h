@@ -68,6 +68,8 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 			      struct corecap_run_dir *rd);
 /* Starts a round: seizes new threads and interrupts the first running one. */
 int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws);
+/* Whether a round is under way (other slow work had better wait for its end). */
+bool corecap_wall_sampler_busy(const struct corecap_wall_sampler *ws);
 /* When the thread whose stop we wait for should be given up on (UINT64_MAX: none). */
 uint64_t corecap_wall_sampler_deadline(const struct corecap_wall_sampler *ws);
 /* Passes the turn of a thread that is too slow to stop on to the next one. */
