@@ -41,23 +41,26 @@ fi
 
 # A daemon that exits mid-window: partial run, reason, exit 1.
 start_daemon dying --no-shim
-( sleep 1.5; kill -TERM "$OSD_PID" ) &
-killer=$!
-"$CORECAP" record -p "$OSD_PID" -o "$WORK/r2" --wallclock -d 8 >"$WORK/out" 2>"$WORK/err"
+"$CORECAP" record -p "$OSD_PID" -o "$WORK/r2" --wallclock -d 20 >"$WORK/out" 2>"$WORK/err" &
+rec=$!
+wait_window "$WORK/err"
+sleep 1
+kill -TERM "$OSD_PID"
+wait "$rec"
 expect_eq "a daemon that exits mid-window" 1 "$?"
 expect_true "... is named" grep -q "PID $OSD_PID (refosd) exited [0-9.]* s into the window; the run is partial" "$WORK/err"
 expect_eq "... the manifest says partial" partial "$(json "$WORK/r2/manifest.json" 'd["status"]')"
 expect_true "... with the reason" grep -q '"partial_reason": "daemon exited at +[0-9.]* s"' "$WORK/r2/manifest.json"
 expect_true "... threads.tsv is readable" awk -F'\t' 'NR > 1 && NF == 11 { n++ } END { exit !(n > 0) }' "$WORK/r2/threads.tsv"
 expect_true "... babeltrace2 still reads the trace" babeltrace2 -c sink.utils.dummy "$WORK/r2/trace"
-wait "$killer"
 
 # Ctrl-C ends the window: "interrupted", exit 130, the run is written.
 start_daemon osd
 "$CORECAP" record -p "$OSD_PID" -o "$WORK/r3" --wallclock=200 -d 30 -- \
 	"$REFBENCH" -p "$OSD_PORT" -t 4 -b 1 -d 30 write >"$WORK/out" 2>"$WORK/err" &
 rec=$!
-sleep 2
+wait_window "$WORK/err"
+sleep 1
 kill -INT "$rec"
 wait "$rec"
 expect_eq "SIGINT during a benchmark" 130 "$?"
@@ -68,7 +71,8 @@ expect_eq "... the daemon is not left stopped" "" "$(stopped_threads "$OSD_PID")
 
 "$CORECAP" record -p "$OSD_PID" -o "$WORK/r4" --wallclock >"$WORK/out" 2>"$WORK/err" &
 rec=$!
-sleep 1.5
+wait_window "$WORK/err"
+sleep 1
 kill -TERM "$rec"
 wait "$rec"
 expect_eq "SIGTERM of an open-ended window" 130 "$?"

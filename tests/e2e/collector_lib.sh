@@ -82,3 +82,16 @@ bench_ok() {
 		awk -F: '/^Total writes made:/ { gsub(/ /, "", $2); print $2 }')
 	[ -n "$n" ] && [ "$n" -gt 0 ]
 }
+
+# wait_window FILE: wait (at most 30 s) until the recording whose stderr is
+# FILE has started its window.
+wait_window() {
+	local i
+	for i in $(seq 1 300); do
+		grep -q '^corecap: recording PID' "$1" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "FAIL: the recording did not start its window within 30 s:"
+	cat "$1"
+	return 1
+}

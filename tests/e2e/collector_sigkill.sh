@@ -21,11 +21,12 @@ for i in $(seq 1 20); do
 	trace=--no-trace
 	# Two of the kills hit a tracing collector: its LTTng session must be reaped later.
 	[ "$i" -eq 7 ] || [ "$i" -eq 14 ] && trace=
-	"$CORECAP" record -q $trace -p "$OSD_PID" -o "$WORK/k$i" --wallclock=200 -d 30 >/dev/null 2>&1 &
+	"$CORECAP" record $trace -p "$OSD_PID" -o "$WORK/k$i" --wallclock=200 -d 30 \
+		>/dev/null 2>"$WORK/k$i.err" &
 	rec=$!
-	# Let it seize the threads and sample for a random 100-600 ms.
-	sleep "0.$((RANDOM % 5 + 1))$((RANDOM % 10))"
-	[ -n "$trace" ] && sleep 0.8
+	# Kill it at a random moment 0-390 ms into its sampling.
+	wait_window "$WORK/k$i.err" || bad=$((bad + 1))
+	sleep "0.$((RANDOM % 4))$((RANDOM % 10))"
 	kill -KILL "$rec"
 	wait "$rec" 2>/dev/null
 	[ -n "$trace" ] && left_at_kill=$((left_at_kill + $(leftover)))
