@@ -77,8 +77,9 @@ static bool number_at(const char *p, const char *end, double *out, const char **
 
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
-	while (p < end && n < sizeof(buf) - 1 && (isdigit((unsigned char)*p) || *p == '.' ||
-						  *p == '-' || *p == '+' || *p == 'e' || *p == 'E'))
+	while (p < end && n < sizeof(buf) - 1 &&
+	       (isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+' || *p == 'e' ||
+		*p == 'E'))
 		buf[n++] = *p++;
 	buf[n] = '\0';
 	if (n == 0)
@@ -212,7 +213,8 @@ static struct json_object *jobj(struct json_object *o, const char *key)
 {
 	struct json_object *v;
 
-	if (!o || !json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_object))
+	if (!o || !json_object_object_get_ex(o, key, &v) ||
+	    !json_object_is_type(v, json_type_object))
 		return NULL;
 	return v;
 }
@@ -479,8 +481,8 @@ static void fio_text_line(const char *line, size_t len, void *arg)
 			st->runtime_ms = v;
 		return;
 	}
-	if (strncmp(p, "lat (", 5) == 0 && (q = memchr(p, ')', (size_t)(end - p))) &&
-	    q + 1 < end && q[1] == ':') {
+	if (strncmp(p, "lat (", 5) == 0 && (q = memchr(p, ')', (size_t)(end - p))) && q + 1 < end &&
+	    q[1] == ':') {
 		double unit = time_unit_s(p + 5);
 		bool ok = true;
 

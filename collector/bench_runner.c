@@ -12,8 +12,7 @@
 #include "diag.h"
 #include "run_dir.h"
 
-int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd,
-			      bool echo)
+int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd, bool echo)
 {
 	memset(b, 0, sizeof(*b));
 	b->out_fd = -1;
@@ -155,7 +154,8 @@ void corecap_bench_runner_finish(struct corecap_bench_runner *b, unsigned grace_
 
 	for (unsigned waited = 0; b->pid > 0 && !reap(b, WNOHANG); waited += 10) {
 		if (waited >= grace_ms) {
-			corecap_warn("the benchmark (PID %d) did not stop; killing it", (int)b->pid);
+			corecap_warn("the benchmark (PID %d) did not stop; killing it",
+				     (int)b->pid);
 			kill(b->pid, SIGKILL);
 			reap(b, 0);
 			break;

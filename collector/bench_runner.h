@@ -19,8 +19,8 @@
 struct corecap_run_dir;
 
 struct corecap_bench_runner {
-	pid_t pid; /* 0 before start, -1 after it was reaped */
-	int out_fd; /* read end of the child's stdout/stderr pipe, -1 at EOF */
+	pid_t pid;   /* 0 before start, -1 after it was reaped */
+	int out_fd;  /* read end of the child's stdout/stderr pipe, -1 at EOF */
 	int file_fd; /* RUN/bench.out */
 	bool echo;
 	int status; /* waitpid status once exited */

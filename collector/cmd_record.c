@@ -39,12 +39,12 @@
 #include "target.h"
 #include "wall_sampler.h"
 
-#define BENCH_GRACE_MS   5000u /* after SIGINT, before SIGKILL */
-#define DETACH_WAIT_MS   2000u
-#define ALIVE_CHECK_NS   100000000ull
-#define PROGRESS_NS      1000000000ull
-#define CPUPROF_WAIT_MS  3000u
-#define BENCH_OUT_MAX    (64u << 20)
+#define BENCH_GRACE_MS	5000u /* after SIGINT, before SIGKILL */
+#define DETACH_WAIT_MS	2000u
+#define ALIVE_CHECK_NS	100000000ull
+#define PROGRESS_NS	1000000000ull
+#define CPUPROF_WAIT_MS 3000u
+#define BENCH_OUT_MAX	(64u << 20)
 
 struct record {
 	struct corecap_record_opts opts;
@@ -149,7 +149,8 @@ static double since_start_s(const struct record *r, uint64_t t)
 	return r->start_ns && t > r->start_ns ? (double)(t - r->start_ns) / 1e9 : 0;
 }
 
-static void set_partial(struct record *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_partial(struct record *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 static void set_partial(struct record *r, const char *fmt, ...)
 {
@@ -295,18 +296,20 @@ static uint64_t next_tick(uint64_t due, uint64_t period, uint64_t t)
 static void run_window(struct record *r)
 {
 	uint64_t t = now_ns();
-	uint64_t end_at = r->opts.duration_s > 0 ? r->start_ns + (uint64_t)(r->opts.duration_s * 1e9)
-						 : UINT64_MAX;
+	uint64_t end_at = r->opts.duration_s > 0
+				  ? r->start_ns + (uint64_t)(r->opts.duration_s * 1e9)
+				  : UINT64_MAX;
 	uint64_t next_threads = t + period_ns(r->opts.threads_hz);
 	uint64_t next_wall = r->have_wall ? t : UINT64_MAX;
 	uint64_t next_alive = t + ALIVE_CHECK_NS;
 	uint64_t next_progress = t + PROGRESS_NS;
 
 	for (;;) {
-		struct pollfd pfd[2] = {{.fd = wake_pipe[0], .events = POLLIN},
-					{.fd = r->have_bench ? r->bench.out_fd : -1,
-					 .events = POLLIN}};
-		uint64_t wall_wait = r->have_wall ? corecap_wall_sampler_deadline(&r->wall) : UINT64_MAX;
+		struct pollfd pfd[2] = {
+			{.fd = wake_pipe[0], .events = POLLIN},
+			{.fd = r->have_bench ? r->bench.out_fd : -1, .events = POLLIN}};
+		uint64_t wall_wait =
+			r->have_wall ? corecap_wall_sampler_deadline(&r->wall) : UINT64_MAX;
 		/* A postponed /proc sample waits for the round's next event, not a timeout. */
 		uint64_t next = r->have_wall && corecap_wall_sampler_busy(&r->wall) ? UINT64_MAX
 										    : next_threads;
@@ -401,7 +404,8 @@ static void finish_window(struct record *r)
 			      (int)r->target.pid, r->target.comm, at_s);
 		set_partial(r, "daemon exited at +%.1f s", at_s);
 	} else {
-		if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-end") < 0)
+		if (r->stats.present &&
+		    corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-end") < 0)
 			set_partial(r, "no consistent copy of the shim's counters at the end");
 		corecap_proc_sampler_sample(&r->threads);
 	}

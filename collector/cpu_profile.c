@@ -25,7 +25,8 @@ static bool profiler_mapped(pid_t pid)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/libprofiler.so") || strstr(line, "/libtcmalloc_and_profiler.so");
+		found = strstr(line, "/libprofiler.so") ||
+			strstr(line, "/libtcmalloc_and_profiler.so");
 	fclose(f);
 	return found;
 }
@@ -43,8 +44,9 @@ void corecap_cpu_profile_init(struct corecap_cpu_profile *cp, const struct corec
 		return;
 	v = strtol(sig, &end, 10);
 	if (*end || v < 1 || v >= NSIG) {
-		corecap_warn("PID %d has CPUPROFILESIGNAL='%s', not a signal number; no CPU profile",
-			     (int)t->pid, sig);
+		corecap_warn(
+			"PID %d has CPUPROFILESIGNAL='%s', not a signal number; no CPU profile",
+			(int)t->pid, sig);
 		return;
 	}
 	if (!profiler_mapped(t->pid)) {
@@ -165,7 +167,8 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 		usleep(50000);
 	}
 	if (stable < 3) {
-		corecap_warn("no CPU profile from PID %d appeared as '%s.N'", (int)cp->pid, cp->base);
+		corecap_warn("no CPU profile from PID %d appeared as '%s.N'", (int)cp->pid,
+			     cp->base);
 		ret = -ENOENT;
 		goto out;
 	}

@@ -143,10 +143,11 @@ int corecap_launch_env_init(struct corecap_launch_env *env, bool shim, bool cpup
 
 	memset(env, 0, sizeof(*env));
 	if (shim)
-		ret = corecap_find_library("CORECAP_PRELOAD_LIB", "preload", "libcorecap-preload.so",
-					   &lib);
+		ret = corecap_find_library("CORECAP_PRELOAD_LIB", "preload",
+					   "libcorecap-preload.so", &lib);
 	else
-		ret = corecap_find_library("CORECAP_TP_LIB", "tracepoints", "libcorecap-tp.so", &lib);
+		ret = corecap_find_library("CORECAP_TP_LIB", "tracepoints", "libcorecap-tp.so",
+					   &lib);
 	if (ret < 0)
 		goto out_release;
 	ret = add_lib(env, lib);

@@ -15,11 +15,11 @@
 #include <sys/types.h>
 
 /* Fixed paths of the system libraries we preload (Debian, x86_64). */
-#define CORECAP_UST_FORK_LIB  "/usr/lib/x86_64-linux-gnu/liblttng-ust-fork.so"
-#define CORECAP_PROFILER_LIB  "/usr/lib/x86_64-linux-gnu/libprofiler.so.0"
+#define CORECAP_UST_FORK_LIB "/usr/lib/x86_64-linux-gnu/liblttng-ust-fork.so"
+#define CORECAP_PROFILER_LIB "/usr/lib/x86_64-linux-gnu/libprofiler.so.0"
 /* libprofiler toggles on this signal (SIGUSR2); `record` sends it. */
 #define CORECAP_CPUPROFILE_SIGNAL 12
-#define CORECAP_CPUPROFILE_FMT    "/tmp/corecap-cpu.%d.prof"
+#define CORECAP_CPUPROFILE_FMT	  "/tmp/corecap-cpu.%d.prof"
 
 enum { CORECAP_LAUNCH_MAX_LIBS = 4 };
 

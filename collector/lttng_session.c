@@ -157,13 +157,15 @@ static void check_registration(struct corecap_lttng_session *s, pid_t pid, pid_t
 		free(evs);
 	}
 	if (!s->target_registered)
-		corecap_warn("PID %d is not registered with LTTng (not started with `corecap run`, "
-			     "or it does not load lttng-ust): the trace will hold no events from it",
-			     (int)pid);
+		corecap_warn(
+			"PID %d is not registered with LTTng (not started with `corecap run`, "
+			"or it does not load lttng-ust): the trace will hold no events from it",
+			(int)pid);
 	else if (!s->target_has_probes)
-		corecap_warn("PID %d has no corecap tracepoints loaded (start it with `corecap run`): "
-			     "the trace will hold only the events of other providers",
-			     (int)pid);
+		corecap_warn(
+			"PID %d has no corecap tracepoints loaded (start it with `corecap run`): "
+			"the trace will hold only the events of other providers",
+			(int)pid);
 }
 
 static int lttng_fail(int code, const char *what, const char *session)
@@ -238,8 +240,8 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 		ev->type = LTTNG_EVENT_TRACEPOINT;
 		ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
 		snprintf(ev->name, sizeof(ev->name), "%s", name);
-		r = lttng_enable_event_with_exclusions(s->handle, ev, CORECAP_LTTNG_CHANNEL, NULL, 0,
-						       NULL);
+		r = lttng_enable_event_with_exclusions(s->handle, ev, CORECAP_LTTNG_CHANNEL, NULL,
+						       0, NULL);
 		lttng_event_destroy(ev);
 		if (r < 0) {
 			corecap_error("cannot enable event '%s' in LTTng session '%s': %s", name,

@@ -26,7 +26,7 @@ struct lttng_handle;
 
 enum { CORECAP_LTTNG_MAX_EVENTS = 40 };
 
-#define CORECAP_LTTNG_CHANNEL      "corecap"
+#define CORECAP_LTTNG_CHANNEL	   "corecap"
 #define CORECAP_LTTNG_SUBBUF_BYTES (1u << 20)
 #define CORECAP_LTTNG_NUM_SUBBUF   8u
 

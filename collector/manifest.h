@@ -38,13 +38,13 @@ struct corecap_manifest {
 	int record_argc;
 	unsigned threads_hz;
 	const struct corecap_target *target;
-	const struct corecap_lttng_session *lttng;     /* NULL: --no-trace */
+	const struct corecap_lttng_session *lttng; /* NULL: --no-trace */
 	const struct corecap_proc_sampler *threads;
-	const struct corecap_wall_sampler *wall;       /* NULL: no --wallclock */
-	const struct corecap_stats_snapshot *stats;    /* NULL or !present: no shim */
-	const struct corecap_cpu_profile *cpu_prof;    /* NULL or no bytes: none */
-	const struct corecap_maps_buildid *maps;       /* NULL: maps not saved */
-	const struct corecap_bench_runner *bench;      /* NULL: no benchmark */
+	const struct corecap_wall_sampler *wall;    /* NULL: no --wallclock */
+	const struct corecap_stats_snapshot *stats; /* NULL or !present: no shim */
+	const struct corecap_cpu_profile *cpu_prof; /* NULL or no bytes: none */
+	const struct corecap_maps_buildid *maps;    /* NULL: maps not saved */
+	const struct corecap_bench_runner *bench;   /* NULL: no benchmark */
 	char **bench_argv;
 	const struct corecap_bench_summary *summary;
 };

@@ -14,8 +14,8 @@
 struct corecap_run_dir;
 
 struct corecap_maps_buildid {
-	size_t n_files;  /* distinct mapped files */
-	size_t n_ids;    /* of which had a build-id */
+	size_t n_files; /* distinct mapped files */
+	size_t n_ids;	/* of which had a build-id */
 	size_t maps_bytes;
 };
 

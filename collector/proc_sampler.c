@@ -21,8 +21,7 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid,
-			      struct corecap_run_dir *rd)
+int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct corecap_run_dir *rd)
 {
 	char path[64];
 	int ret;

@@ -125,7 +125,9 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case 'd':
 			if (!parse_seconds(optarg, &o->duration_s)) {
-				ret = fail(o, "invalid duration '%s' (seconds, more than 0, at most 86400)",
+				ret = fail(o,
+					   "invalid duration '%s' (seconds, more than 0, at most "
+					   "86400)",
 					   optarg);
 				goto out;
 			}
@@ -136,13 +138,15 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			} else if (parse_ulong(optarg, 1, 1000, &v)) {
 				o->wall_hz = (unsigned)v;
 			} else {
-				ret = fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)", optarg);
+				ret = fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)",
+					   optarg);
 				goto out;
 			}
 			break;
 		case OPT_THREADS_HZ:
 			if (!parse_ulong(optarg, 1, 1000, &v)) {
-				ret = fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)", optarg);
+				ret = fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)",
+					   optarg);
 				goto out;
 			}
 			o->threads_hz = (unsigned)v;

@@ -135,7 +135,8 @@ static int clear_path(const char *path, bool force)
 	if (lstat(path, &st) < 0) {
 		if (errno != ENOENT) {
 			ret = -errno;
-			corecap_error("cannot create run directory '%s': %s", path, strerror(errno));
+			corecap_error("cannot create run directory '%s': %s", path,
+				      strerror(errno));
 		}
 		goto out;
 	}
@@ -146,7 +147,8 @@ static int clear_path(const char *path, bool force)
 		corecap_error("'%s' exists and is not a directory; refusing to replace it", path);
 		ret = -EEXIST;
 	} else if (!force) {
-		corecap_error("run directory '%s' already exists (use --force to replace it)", path);
+		corecap_error("run directory '%s' already exists (use --force to replace it)",
+			      path);
 		ret = -EEXIST;
 	} else {
 		ret = remove_existing(path);

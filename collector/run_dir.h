@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 struct corecap_run_dir {
-	char *path;     /* as the user gave it */
+	char *path;	/* as the user gave it */
 	char *abs_path; /* absolute (LTTng writes there by path) */
 	int dirfd;
 };

@@ -33,7 +33,8 @@ int corecap_stats_snapshot_take(struct corecap_stats_snapshot *ss, struct coreca
 	in = open(ss->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (in < 0) {
 		ret = -errno;
-		corecap_error("cannot open the shim's counters '%s': %s", ss->path, strerror(errno));
+		corecap_error("cannot open the shim's counters '%s': %s", ss->path,
+			      strerror(errno));
 		goto out;
 	}
 	if (fstat(in, &st) < 0 || !S_ISREG(st.st_mode) ||

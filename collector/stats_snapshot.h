@@ -21,8 +21,8 @@ struct corecap_stats_snapshot {
 	char path[64]; /* /dev/shm/corecap.<pid> */
 	bool present;  /* the daemon runs under the shim */
 	size_t bytes;
-	int copies;    /* files written */
-	int torn;      /* copies abandoned because the shim kept changing it */
+	int copies; /* files written */
+	int torn;   /* copies abandoned because the shim kept changing it */
 };
 
 /* Whether the file exists; no error when it does not. */

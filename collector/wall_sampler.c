@@ -26,9 +26,9 @@ enum { MAX_FRAMES = 128 };
 #define STOP_WAIT_NS 20000000ull
 
 enum thread_state {
-	T_RUNNING,      /* seized and running; ours to interrupt */
+	T_RUNNING,	/* seized and running; ours to interrupt */
 	T_INTERRUPTING, /* PTRACE_INTERRUPT sent, its stop not seen yet */
-	T_LISTENING,    /* in a group-stop someone else caused; left stopped */
+	T_LISTENING,	/* in a group-stop someone else caused; left stopped */
 	T_GONE,
 };
 
@@ -179,11 +179,12 @@ static int seize_new(struct corecap_wall_sampler *ws, bool first)
 			pid_t tracer = tracer_of(tid);
 
 			if (r == -EPERM && tracer > 0)
-				corecap_error("cannot attach to PID %d: %s (already traced by PID %d)",
-					      (int)ws->pid, strerror(-r), (int)tracer);
+				corecap_error(
+					"cannot attach to PID %d: %s (already traced by PID %d)",
+					(int)ws->pid, strerror(-r), (int)tracer);
 			else
-				corecap_error("cannot attach to PID %d (thread %d): %s", (int)ws->pid,
-					      (int)tid, strerror(-r));
+				corecap_error("cannot attach to PID %d (thread %d): %s",
+					      (int)ws->pid, (int)tid, strerror(-r));
 			ret = r;
 			break;
 		}
@@ -389,7 +390,8 @@ int corecap_wall_sampler_detach(struct corecap_wall_sampler *ws, unsigned timeou
 
 		if (th->state == T_RUNNING && ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) == 0)
 			th->state = T_INTERRUPTING;
-		else if (th->state == T_LISTENING && ptrace(PTRACE_DETACH, th->tid, NULL, NULL) == 0)
+		else if (th->state == T_LISTENING &&
+			 ptrace(PTRACE_DETACH, th->tid, NULL, NULL) == 0)
 			th->state = T_GONE;
 		else if (th->state == T_RUNNING)
 			th->state = T_GONE; /* exiting: the kernel drops it */

@@ -8,8 +8,8 @@
  * its stack is unwound with libunwind-ptrace (one address space, global
  * caching), it is resumed at once with PTRACE_CONT, and the next thread is
  * interrupted. So at most one thread is held by us at any time (one per
- * 32 threads in larger daemons), and only for its own unwind. Threads that appear are seized at the next tick;
- * threads that exit are dropped.
+ * 32 threads in larger daemons), and only for its own unwind. Threads
+ * that appear are seized at the next tick; threads that exit are dropped.
  *
  * Guarantees (the collector's safety rules):
  * - only an interrupt stop of ours is ever held, and only while unwinding;
@@ -36,12 +36,12 @@ struct corecap_wall_thread;
 
 struct corecap_wall_stats {
 	uint64_t rounds;
-	uint64_t samples;       /* lines written: one thread, one stack */
-	uint64_t missed;        /* a round found the thread still on its way to an older stop */
-	uint64_t late_rounds;   /* a tick came before the last round had reached every thread */
-	uint64_t slow_stops;    /* threads that took over 20 ms to stop (their turn passed on) */
+	uint64_t samples;	/* lines written: one thread, one stack */
+	uint64_t missed;	/* a round found the thread still on its way to an older stop */
+	uint64_t late_rounds;	/* a tick came before the last round had reached every thread */
+	uint64_t slow_stops;	/* threads that took over 20 ms to stop (their turn passed on) */
 	uint64_t unwind_errors; /* stops whose stack could not be unwound at all */
-	uint64_t signals;       /* signal-delivery-stops passed on to the daemon */
+	uint64_t signals;	/* signal-delivery-stops passed on to the daemon */
 	size_t max_threads;
 	uint64_t stop_ns_median;
 	uint64_t stop_ns_p99;

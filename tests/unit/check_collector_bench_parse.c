@@ -37,7 +37,9 @@ static double get(const struct corecap_bench_summary *s, const char *key)
 	return v;
 }
 
-#define ck_near(a, b) ck_assert_msg(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1, fabs((double)(b))), "%.12g != %.12g", (double)(a), (double)(b))
+#define ck_near(a, b)                                                                              \
+	ck_assert_msg(fabs((double)(a) - (double)(b)) <= 1e-9 * fmax(1, fabs((double)(b))),        \
+		      "%.12g != %.12g", (double)(a), (double)(b))
 
 START_TEST(refbench_summary_gives_every_rados_label_and_percentiles)
 {
@@ -211,7 +213,8 @@ START_TEST(labels_tolerate_blanks_crlf_and_case)
 {
 	struct corecap_bench_summary s;
 
-	ck_assert_int_eq(corecap_bench_parse("  average iops:   123\r\nMax latency(s):\t0.5\r\n", &s), 0);
+	ck_assert_int_eq(
+		corecap_bench_parse("  average iops:   123\r\nMax latency(s):\t0.5\r\n", &s), 0);
 	ck_near(get(&s, "iops_avg"), 123);
 	ck_near(get(&s, "lat_max_s"), 0.5);
 }

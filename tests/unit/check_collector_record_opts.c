@@ -27,9 +27,28 @@ END_TEST
 
 START_TEST(every_option_and_the_benchmark_after_dashes)
 {
-	char *argv[] = {"record", "--pid=77", "-o", "out", "-d", "2.5", "--wallclock=200",
-			"--no-trace", "--event", "a:*", "--event=b:c", "--threads-hz", "20", "-q",
-			"--force", "--", "refbench", "-t", "8", "--", "x", NULL};
+	char *argv[] = {"record",
+			"--pid=77",
+			"-o",
+			"out",
+			"-d",
+			"2.5",
+			"--wallclock=200",
+			"--no-trace",
+			"--event",
+			"a:*",
+			"--event=b:c",
+			"--threads-hz",
+			"20",
+			"-q",
+			"--force",
+			"--",
+			"refbench",
+			"-t",
+			"8",
+			"--",
+			"x",
+			NULL};
 	struct corecap_record_opts o;
 
 	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
