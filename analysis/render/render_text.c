@@ -85,12 +85,13 @@ static void pools(const struct report *r, FILE *out)
 	const struct pool_table *p = r->pools;
 	uint64_t w = corecap_model_window_ns(r->model);
 
-	if (p->n_sampled && w)
-		fprintf(out,
-			"cores      the daemon used %.2f%s%.0d; run-queue wait %.2f threads on "
-			"average\n\n",
-			(double)p->cpu_ns / (double)w, r->cores_available ? " of " : "",
-			r->cores_available, (double)p->runq_ns / (double)w);
+	if (p->n_sampled && w) {
+		fprintf(out, "cores      the daemon used %.2f", (double)p->cpu_ns / (double)w);
+		if (r->cores_available)
+			fprintf(out, " of %d", r->cores_available);
+		fprintf(out, "; run-queue wait %.2f threads on average\n\n",
+			(double)p->runq_ns / (double)w);
+	}
 	fprintf(out, "pools      %-22s %7s %6s %6s %6s %6s %6s %6s\n", "(% of the pool's time)",
 		"threads", "cpu", "runq", "lock", "cond", "io", "log");
 	for (size_t i = 0; i < p->len; i++) {
@@ -190,50 +191,73 @@ static void locks(const struct report *r, FILE *out)
 	free(v);
 }
 
+/* One detail line: the largest entries, the rest summed. */
+#define DETAIL_SHOWN 4
+
+struct detail_entry {
+	const char *label;
+	uint64_t ns;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct detail_entry *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+static void detail_line(const char *title, struct detail_entry *v, size_t n, double ops, FILE *out)
+{
+	uint64_t rest = 0;
+
+	if (!n)
+		return;
+	qsort(v, n, sizeof(*v), cmp_entry);
+	fprintf(out, "             %s:", title);
+	for (size_t i = 0; i < n; i++) {
+		if (i < DETAIL_SHOWN)
+			fprintf(out, "%s %s %.1f", i ? "," : "", v[i].label, v[i].ns / ops / 1e3);
+		else
+			rest += v[i].ns;
+	}
+	if (n > DETAIL_SHOWN)
+		fprintf(out, ", %zu more %.1f", n - DETAIL_SHOWN, rest / ops / 1e3);
+	fprintf(out, "\n");
+}
+
 static void op_detail(const struct report *r, const struct op_type *t, FILE *out)
 {
 	const struct model *m = r->model;
-	double n = (double)t->hist.count;
-	char label[200];
-	bool any = false;
+	size_t cap = m->locks.len + m->ops.n_phases + LOG__COUNT + 1, n = 0;
+	struct detail_entry *v = calloc(cap, sizeof(*v));
+	char(*labels)[200] = calloc(m->locks.len + 1, sizeof(*labels));
+	double ops = (double)t->hist.count;
+	uint64_t *ns;
 
+	if (!v || !labels)
+		goto out;
 	for (size_t i = 0; i < m->locks.len; i++) {
-		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i));
-
-		if (!v)
+		if (!(ns = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i))))
 			continue;
-		corecap_lock_label(m->locks.all[i], label, sizeof(label));
-		fprintf(out, "%s%s %.1f", any ? ", " : "             lock_wait: ", label,
-			*v / n / 1e3);
-		any = true;
+		corecap_lock_label(m->locks.all[i], labels[i], sizeof(labels[i]));
+		v[n++] = (struct detail_entry){labels[i], *ns};
 	}
-	if (any)
-		fprintf(out, "\n");
-	any = false;
-	for (size_t p = 0; p < m->ops.n_phases; p++) {
-		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p));
-
-		if (!v)
-			continue;
-		fprintf(out, "%s%s %.1f",
-			any ? ", " : "             queue after: ", m->ops.phases[p], *v / n / 1e3);
-		any = true;
-	}
-	if (any)
-		fprintf(out, "\n");
-	any = false;
-	for (int s = 0; s < LOG__COUNT; s++) {
-		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOGGING, s));
-
-		if (!v)
-			continue;
-		fprintf(out, "%s%s %.1f",
-			any ? ", " : "             logging: ", corecap_log_source_name(s),
-			*v / n / 1e3);
-		any = true;
-	}
-	if (any)
-		fprintf(out, "\n");
+	detail_line("lock_wait", v, n, ops, out);
+	n = 0;
+	for (size_t p = 0; p < m->ops.n_phases; p++)
+		if ((ns = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p))))
+			v[n++] = (struct detail_entry){m->ops.phases[p], *ns};
+	detail_line("queue after", v, n, ops, out);
+	n = 0;
+	for (int s = 0; s < LOG__COUNT; s++)
+		if ((ns = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOGGING, s))))
+			v[n++] = (struct detail_entry){corecap_log_source_name(s), *ns};
+	detail_line("logging", v, n, ops, out);
+out:
+	free(v);
+	free(labels);
 }
 
 static void ops(const struct report *r, FILE *out)
