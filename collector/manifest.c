@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -69,6 +70,21 @@ static struct json_object *window(const struct corecap_manifest *m)
 	put(w, "duration_s", json_object_new_double((double)(m->end_ns - m->start_ns) / 1e9));
 	put(w, "start_realtime", json_object_new_string(iso));
 	return w;
+}
+
+/* What the recording cost in CPU time, so its overhead can be judged. */
+static struct json_object *collector(void)
+{
+	struct json_object *o = json_object_new_object();
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	put(o, "pid", json_object_new_int((int)getpid()));
+	put(o, "cpu_user_s",
+	    json_object_new_double((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6));
+	put(o, "cpu_sys_s",
+	    json_object_new_double((double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6));
+	return o;
 }
 
 static struct json_object *sources(const struct corecap_manifest *m)
@@ -181,6 +197,7 @@ static struct json_object *build(const struct corecap_manifest *m)
 	put(root, "clock", json_object_new_string("monotonic"));
 	put(root, "window", window(m));
 	put(root, "record_command", argv_array(m->record_argv));
+	put(root, "collector", collector());
 	put(root, "sources", sources(m));
 	if (m->lttng)
 		put(root, "lttng", lttng(m->lttng));
