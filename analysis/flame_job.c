@@ -354,6 +354,16 @@ static int need_report(struct flame_job *j)
 	return ret;
 }
 
+/* The report's label of a lock, without the address that tells apart locks of one label. */
+static void lock_name(const struct model_lock *lk, bool merge, char *out, size_t size)
+{
+	char *cut;
+
+	corecap_lock_label(lk, out, size);
+	if (merge && lk->ambiguous && (cut = strstr(out, " [0x")))
+		*cut = '\0';
+}
+
 static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	const struct lock_table *t;
@@ -377,7 +387,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		if (!lk->wait_ns)
 			continue;
 		n_locks++;
-		corecap_lock_label(lk, label, sizeof(label));
+		lock_name(lk, j->merge_lock_instances, label, sizeof(label));
 		for (size_t s = 0; s < lk->n_sites && !ret; s++) {
 			const struct lock_site *site = &lk->sites[s];
 			uint64_t sampled = 0, left = site->wait_ns;
@@ -434,7 +444,7 @@ static const char *detail_label(const struct model *m, uint64_t key, char *buf, 
 	case CAT_LOCK_WAIT:
 		if (id >= m->locks.len)
 			return NULL;
-		corecap_lock_label(m->locks.all[id], buf, size);
+		lock_name(m->locks.all[id], true, buf, size);
 		return buf;
 	case CAT_IO:
 		snprintf(buf, size, "io %s", id < IO__COUNT ? io_names[id] : "?");

@@ -17,8 +17,10 @@
  *         proportion to their own waits; a site without any sampled stack
  *         stands alone under its lock.
  *   op    the model's per-type attribution: op type; category; detail
- *         (the lock, the queue phase, the I/O class, the logging source);
- *         weight: ns of op latency, over all finished ops.
+ *         (the lock by its label without its address, so that locks of one
+ *         kind taken at one site, like per-PG locks, merge; the queue
+ *         phase; the I/O class; the logging source); weight: ns of op
+ *         latency, over all finished ops.
  *
  * Errors are printed (corecap: ...) where they happen. A source the run
  * does not have returns -ENOENT, with a message saying how to record it.
@@ -38,6 +40,8 @@ struct flame_job {
 	bool run_is_profile;
 	const char *symfs;
 	bool by_pool;
+	/* lock: one root frame per lock label, not per lock (per-PG locks merge). */
+	bool merge_lock_instances;
 	bool quiet; /* no summary line on stderr */
 	const struct report *report; /* for lock and op: borrowed, or own_report */
 	struct report_job *own_job;

@@ -12,6 +12,8 @@ int corecap_cmd_export(int argc, char **argv);
 extern const char corecap_export_usage[];
 int corecap_cmd_html(int argc, char **argv);
 extern const char corecap_html_usage[];
+int corecap_cmd_compare(int argc, char **argv);
+extern const char corecap_compare_usage[];
 
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [options] RUN\n"                                                    \
@@ -37,6 +39,8 @@ extern const char corecap_html_usage[];
 		{"export", corecap_cmd_export, "the run as a Chrome trace (Perfetto, chrome://tracing)", \
 		 corecap_export_usage},                                                            \
 		{"html", corecap_cmd_html, "one self-contained HTML page: report, charts, flame graphs", \
-		 corecap_html_usage},
+		 corecap_html_usage},                                                              \
+		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
+		 corecap_compare_usage},
 
 #endif

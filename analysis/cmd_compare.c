@@ -1,0 +1,412 @@
+/*
+ * `corecap compare RUN_A RUN_B`: two runs side by side (the benchmark's
+ * IOPS and latency, the traced ops' latency percentiles and where each
+ * op's time went, the pools' utilization, the ceilings), each figure with
+ * its delta; or, with --folded, the two runs' stacks of one flame kind as
+ * differential folded lines ("stack COUNT_A COUNT_B", what flamegraph.pl's
+ * difffolded.pl writes and flamegraph.pl draws as a differential graph).
+ * Both runs are read and modelled as `corecap report` does.
+ */
+#include <corecap/analysis.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "flame_job.h"
+#include "render/report.h"
+
+const char corecap_compare_usage[] =
+	"usage: corecap compare [--json] [--symfs DIR] RUN_A RUN_B\n"
+	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool] RUN_A RUN_B\n"
+	"\n"
+	"Puts two runs side by side, B against A: the benchmark's IOPS and latency,\n"
+	"the traced ops' latency percentiles and their time per category (cpu, lock\n"
+	"waits, logging, I/O, queueing, ...) in us per op, the CPU and busy share of\n"
+	"each pool, the cores used, and both ceilings; each figure with B - A and B/A.\n"
+	"\n"
+	"  --json          print the comparison as JSON\n"
+	"  --folded        print differential folded stacks, 'stack COUNT_A COUNT_B', as\n"
+	"                  flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)\n"
+	"  --kind KIND     the stacks --folded compares (default op; see corecap flame)\n"
+	"  --pool          --kind wall: one root frame per pool\n"
+	"  --symfs DIR     look up the daemons' ELF files under DIR (post-mortem)\n"
+	"\n"
+	"See also corecap-compare(1).\n";
+
+struct compare_opts {
+	const char *run[2], *symfs;
+	bool json, folded, by_pool;
+	enum flame_kind kind;
+};
+
+struct side {
+	struct report_job *job;
+	struct report r;
+};
+
+/* One compared figure. */
+struct row {
+	char section[64], key[64], label[96];
+	double v[2];
+	bool has[2];
+	int decimals;
+};
+
+struct rows {
+	struct row *v;
+	size_t n, cap;
+};
+
+static void error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "corecap: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n");
+}
+
+static int parse_args(struct compare_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},	 {"folded", no_argument, NULL, 'f'},
+		{"kind", required_argument, NULL, 'k'}, {"pool", no_argument, NULL, 'p'},
+		{"symfs", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	*o = (struct compare_opts){.kind = FLAME_OP};
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o->json = true;
+			break;
+		case 'f':
+			o->folded = true;
+			break;
+		case 'k':
+			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
+				error("invalid --kind '%s': expected cpu, wall, lock or op", optarg);
+				return 2;
+			}
+			break;
+		case 'p':
+			o->by_pool = true;
+			break;
+		case 's':
+			o->symfs = optarg;
+			break;
+		case 'h':
+			printf("%s", corecap_compare_usage);
+			return -1;
+		default:
+			fprintf(stderr, "%s", corecap_compare_usage);
+			return 2;
+		}
+	}
+	if (optind != argc - 2) {
+		error("compare takes two run directories");
+		fprintf(stderr, "%s", corecap_compare_usage);
+		return 2;
+	}
+	if (o->json && o->folded) {
+		error("--json and --folded exclude each other");
+		return 2;
+	}
+	o->run[0] = argv[optind];
+	o->run[1] = argv[optind + 1];
+	return 0;
+}
+
+static struct row *add(struct rows *rs, const char *section, const char *key, const char *label,
+		       int decimals)
+{
+	struct row *r;
+
+	if (rs->n == rs->cap) {
+		size_t cap = rs->cap ? rs->cap * 2 : 64;
+		struct row *grown = realloc(rs->v, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		rs->v = grown;
+		rs->cap = cap;
+	}
+	r = &rs->v[rs->n++];
+	*r = (struct row){.decimals = decimals};
+	snprintf(r->section, sizeof(r->section), "%s", section);
+	snprintf(r->key, sizeof(r->key), "%s", key);
+	snprintf(r->label, sizeof(r->label), "%s", label);
+	return r;
+}
+
+static void set(struct row *r, int side, double v)
+{
+	if (!r)
+		return;
+	r->v[side] = v;
+	r->has[side] = true;
+}
+
+/* The row (section, key), created on first use. */
+static struct row *row(struct rows *rs, const char *section, const char *key, const char *label,
+		       int decimals)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->v[i].section, section) == 0 && strcmp(rs->v[i].key, key) == 0)
+			return &rs->v[i];
+	return add(rs, section, key, label, decimals);
+}
+
+static void bench_rows(struct rows *rs, int s, const struct report *r)
+{
+	static const struct {
+		const char *json, *key, *label;
+		double scale;
+		int decimals;
+	} keys[] = {
+		{"iops_avg", "iops", "IOPS", 1, 0},
+		{"lat_avg_s", "latency_avg_ms", "latency avg ms", 1e3, 3},
+		{"lat_p50_s", "latency_p50_ms", "latency p50 ms", 1e3, 3},
+		{"lat_p99_s", "latency_p99_ms", "latency p99 ms", 1e3, 3},
+		{"lat_p999_s", "latency_p999_ms", "latency p99.9 ms", 1e3, 3},
+		{"lat_max_s", "latency_max_ms", "latency max ms", 1e3, 3},
+	};
+	json_object *sum = r->manifest ? r->manifest->summary : NULL, *v;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys); i++) {
+		struct row *rw = row(rs, "benchmark", keys[i].key, keys[i].label, keys[i].decimals);
+
+		if (sum && json_object_object_get_ex(sum, keys[i].json, &v) &&
+		    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+			set(rw, s, json_object_get_double(v) * keys[i].scale);
+	}
+}
+
+static void op_rows(struct rows *rs, int s, const struct report *r)
+{
+	const struct op_table *t = &r->model->ops;
+	uint64_t w = corecap_model_window_ns(r->model);
+	char section[64];
+
+	set(row(rs, "traced", "ops_per_s", "ops/s", 0), s,
+	    w ? (double)t->finished * 1e9 / (double)w : 0);
+	for (size_t i = 0; i < t->n_types; i++) {
+		const struct op_type *ty = &t->types[i];
+		double n = (double)ty->hist.count;
+
+		if (!ty->hist.count)
+			continue;
+		snprintf(section, sizeof(section), "op %s", ty->name ? ty->name : "?");
+		set(row(rs, section, "count", "ops", 0), s, n);
+		set(row(rs, section, "latency_avg_us", "latency avg us", 1), s,
+		    (double)ty->hist.sum_ns / n / 1e3);
+		set(row(rs, section, "latency_p50_us", "latency p50 us", 1), s,
+		    corecap_latency_hist_quantile(&ty->hist, 0.5) / 1e3);
+		set(row(rs, section, "latency_p99_us", "latency p99 us", 1), s,
+		    corecap_latency_hist_quantile(&ty->hist, 0.99) / 1e3);
+		set(row(rs, section, "latency_p999_us", "latency p99.9 us", 1), s,
+		    corecap_latency_hist_quantile(&ty->hist, 0.999) / 1e3);
+		for (int c = 0; c < CAT__COUNT; c++) {
+			char key[64], label[64];
+
+			snprintf(key, sizeof(key), "%s_us", corecap_op_cat_name((enum op_cat)c));
+			snprintf(label, sizeof(label), "  %s us/op", corecap_op_cat_name((enum op_cat)c));
+			set(row(rs, section, key, label, 1), s, (double)ty->cat_ns[c] / n / 1e3);
+		}
+	}
+}
+
+static void pool_rows(struct rows *rs, int s, const struct report *r)
+{
+	const struct pool_table *p = r->pools;
+	uint64_t w = corecap_model_window_ns(r->model);
+	char section[64];
+
+	if (p->n_sampled && w)
+		set(row(rs, "daemon", "cores_used", "cores used", 2), s,
+		    (double)p->cpu_ns / (double)w);
+	for (size_t i = 0; i < p->len; i++) {
+		const struct model_pool *pl = &p->pools[i];
+
+		if (!pl->span_ns)
+			continue;
+		snprintf(section, sizeof(section), "pool %s", pl->name);
+		set(row(rs, section, "threads", "threads", 0), s, (double)pl->n_threads);
+		set(row(rs, section, "cpu_pct", "cpu % of the pool", 1), s, 100 * pl->cpu_util);
+		set(row(rs, section, "busy_pct", "busy % (cpu + run queue)", 1), s,
+		    100 * pl->busy_util);
+		set(row(rs, section, "logging_pct", "logging %", 1), s,
+		    100.0 * (double)pl->logging_ns / (double)pl->span_ns);
+		set(row(rs, section, "lock_wait_pct", "lock wait %", 1), s,
+		    100.0 * (double)pl->lock_wait_ns / (double)pl->span_ns);
+	}
+}
+
+static void print_value(const struct row *r, int side)
+{
+	if (r->has[side])
+		printf(" %12.*f", r->decimals, r->v[side]);
+	else
+		printf(" %12s", "-");
+}
+
+static void print_text(const struct compare_opts *o, const struct rows *rs, const struct side *sd)
+{
+	const char *section = "";
+
+	printf("corecap compare\n  A  %s\n  B  %s\n", o->run[0], o->run[1]);
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->v[i];
+
+		if (!r->has[0] && !r->has[1])
+			continue;
+		if (strcmp(r->section, section) != 0) {
+			section = r->section;
+			printf("\n%-32s %12s %12s %12s %9s\n", section, "A", "B", "B - A", "B / A");
+		}
+		printf("  %-30s", r->label);
+		print_value(r, 0);
+		print_value(r, 1);
+		if (r->has[0] && r->has[1]) {
+			printf(" %+12.*f", r->decimals, r->v[1] - r->v[0]);
+			if (r->v[0] != 0)
+				printf(" %8.2fx", r->v[1] / r->v[0]);
+		}
+		printf("\n");
+	}
+	printf("\nceiling A  %s\nceiling B  %s\n",
+	       sd[0].r.ceiling->verdict ? sd[0].r.ceiling->verdict : "?",
+	       sd[1].r.ceiling->verdict ? sd[1].r.ceiling->verdict : "?");
+}
+
+static json_object *num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static int print_json(const struct compare_opts *o, const struct rows *rs, const struct side *sd)
+{
+	json_object *root = json_object_new_object(), *sections = json_object_new_object();
+	int ret = 0;
+
+	if (!root || !sections)
+		return -ENOMEM;
+	json_object_object_add(root, "a", json_object_new_string(o->run[0]));
+	json_object_object_add(root, "b", json_object_new_string(o->run[1]));
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct row *r = &rs->v[i];
+		json_object *sec, *fig = json_object_new_object();
+
+		if (!r->has[0] && !r->has[1]) {
+			json_object_put(fig);
+			continue;
+		}
+		if (!json_object_object_get_ex(sections, r->section, &sec)) {
+			sec = json_object_new_object();
+			json_object_object_add(sections, r->section, sec);
+		}
+		json_object_object_add(fig, "a", r->has[0] ? num(r->v[0]) : NULL);
+		json_object_object_add(fig, "b", r->has[1] ? num(r->v[1]) : NULL);
+		json_object_object_add(fig, "delta",
+				       r->has[0] && r->has[1] ? num(r->v[1] - r->v[0]) : NULL);
+		json_object_object_add(fig, "ratio",
+				       r->has[0] && r->has[1] && r->v[0] != 0 ? num(r->v[1] / r->v[0])
+									      : NULL);
+		json_object_object_add(sec, r->key, fig);
+	}
+	json_object_object_add(root, "figures", sections);
+	json_object_object_add(root, "ceiling_a",
+			       json_object_new_string(sd[0].r.ceiling->verdict ? sd[0].r.ceiling->verdict : ""));
+	json_object_object_add(root, "ceiling_b",
+			       json_object_new_string(sd[1].r.ceiling->verdict ? sd[1].r.ceiling->verdict : ""));
+	if (printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}
+
+static int compare_folded(const struct compare_opts *o)
+{
+	struct flame_stacks fs;
+	struct flame_job j[2];
+	bool has[2] = {false, false};
+	int ret;
+
+	ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
+	for (int s = 0; s < 2 && !ret; s++) {
+		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs, NULL);
+		if (ret)
+			break;
+		has[s] = true;
+		j[s].by_pool = o->by_pool;
+		/* Lock addresses differ from run to run: compare locks by label. */
+		j[s].merge_lock_instances = true;
+		ret = corecap_flame_job_build(&j[s], &fs, s);
+	}
+	if (!ret) {
+		ret = corecap_folded_write(&fs.folded, stdout, 2);
+		if (ret)
+			error("cannot write the stacks: %s", strerror(-ret));
+		else
+			fprintf(stderr, "corecap: %s: A %llu, B %llu %s\n",
+				corecap_flame_kind_name(o->kind),
+				(unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
+				(unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
+				corecap_flame_kind_unit(o->kind));
+	}
+	for (int s = 0; s < 2; s++)
+		if (has[s])
+			corecap_flame_job_release(&j[s]);
+	corecap_flame_stacks_release(&fs);
+	return ret;
+}
+
+int corecap_cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o;
+	struct side sd[2] = {0};
+	struct rows rs = {0};
+	int ret;
+
+	ret = parse_args(&o, argc, argv);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	if (o.folded)
+		return compare_folded(&o) ? 1 : 0;
+	for (int s = 0; s < 2 && !ret; s++)
+		ret = corecap_report_open(o.run[s], o.symfs, &sd[s].job, &sd[s].r);
+	for (int s = 0; s < 2 && !ret; s++) {
+		bench_rows(&rs, s, &sd[s].r);
+		op_rows(&rs, s, &sd[s].r);
+		pool_rows(&rs, s, &sd[s].r);
+	}
+	if (!ret) {
+		if (o.json) {
+			ret = print_json(&o, &rs, sd);
+		} else {
+			print_text(&o, &rs, sd);
+			ret = ferror(stdout) ? -EIO : 0;
+		}
+		if (!ret && fflush(stdout))
+			ret = -EIO;
+		if (ret)
+			error("cannot write the comparison: %s", strerror(-ret));
+	}
+	free(rs.v);
+	for (int s = 0; s < 2; s++)
+		corecap_report_close(sd[s].job);
+	return ret ? 1 : 0;
+}
