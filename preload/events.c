@@ -33,19 +33,9 @@ void events_cond_wait(const void *cond, const void *mutex, uint64_t site, uint64
 	lttng_ust_tracepoint(corecap_lock, cond_wait, cond, mutex, site, wait_ns, timed_out);
 }
 
-bool events_cond_wake_enabled(void)
-{
-	return lttng_ust_tracepoint_enabled(corecap_lock, cond_wake);
-}
-
 void events_cond_wake(const void *cond, uint64_t site, bool broadcast)
 {
 	lttng_ust_tracepoint(corecap_lock, cond_wake, cond, site, broadcast);
-}
-
-bool events_io_enabled(void)
-{
-	return lttng_ust_tracepoint_enabled(corecap_io, syscall);
 }
 
 void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns)
@@ -68,18 +58,18 @@ void events_thread_exit(int tid)
 	lttng_ust_tracepoint(corecap_thread, exit, tid);
 }
 
-static int names_seen_enabled;
+int events_names_seen_enabled;
 
-void events_poll_names(void)
+void events_poll_names_slow(void)
 {
 	int on = lttng_ust_tracepoint_enabled(corecap_thread, name) ? 1 : 0;
-	int seen = __atomic_load_n(&names_seen_enabled, __ATOMIC_RELAXED);
+	int seen = __atomic_load_n(&events_names_seen_enabled, __ATOMIC_RELAXED);
 	uint32_t used;
 
-	if (likely(on == seen))
+	if (on == seen)
 		return;
-	if (!__atomic_compare_exchange_n(&names_seen_enabled, &seen, on, false, __ATOMIC_RELAXED,
-					 __ATOMIC_RELAXED) ||
+	if (!__atomic_compare_exchange_n(&events_names_seen_enabled, &seen, on, false,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED) ||
 	    !on || !stats_shm_ready(&g_stats))
 		return;
 	used = __atomic_load_n(&g_stats.next_free_thread, __ATOMIC_ACQUIRE);

@@ -13,6 +13,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <corecap/corecap_io_tp.h>
+#include <corecap/corecap_lock_tp.h>
+#include <corecap/corecap_thread_tp.h>
+
+#include "util.h"
+
 /* Values of the corecap_io `call` field. */
 enum events_io_call {
 	EV_IO_READ = 0,
@@ -27,9 +33,18 @@ void events_lock_contended(const void *lock, int kind, uint64_t site, uint64_t w
 void events_lock_hold(const void *lock, int kind, uint64_t site, uint64_t hold_ns);
 void events_cond_wait(const void *cond, const void *mutex, uint64_t site, uint64_t wait_ns,
 		      bool timed_out);
-bool events_cond_wake_enabled(void);
+/* One load each: callers test before they prepare an event. */
+static inline bool events_cond_wake_enabled(void)
+{
+	return lttng_ust_tracepoint_enabled(corecap_lock, cond_wake);
+}
+
+static inline bool events_io_enabled(void)
+{
+	return lttng_ust_tracepoint_enabled(corecap_io, syscall);
+}
+
 void events_cond_wake(const void *cond, uint64_t site, bool broadcast);
-bool events_io_enabled(void);
 void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns);
 void events_thread_name(int tid, const char *name);
 void events_thread_start(int tid, int parent_tid);
@@ -41,6 +56,15 @@ void events_thread_exit(int tid);
  * this: when corecap_thread:name turns from disabled to enabled, the
  * first thread to notice emits a name event for every live slot.
  */
-void events_poll_names(void);
+void events_poll_names_slow(void);
+
+extern int events_names_seen_enabled;
+
+static inline void events_poll_names(void)
+{
+	if (unlikely((lttng_ust_tracepoint_enabled(corecap_thread, name) ? 1 : 0) !=
+		     __atomic_load_n(&events_names_seen_enabled, __ATOMIC_RELAXED)))
+		events_poll_names_slow();
+}
 
 #endif /* CORECAP_PRELOAD_EVENTS_H */

@@ -8,6 +8,7 @@
 #include "site_table.h"
 #include "stack_sample.h"
 #include "stats_shm.h"
+#include "tick_clock.h"
 #include "util.h"
 
 int lock_track_extra;
@@ -21,6 +22,26 @@ int lock_track_extra;
 #define COND_WAITER_BITS 12
 static uint32_t cond_waiters[1u << COND_WAITER_BITS];
 
+/*
+ * Batching. The holds of hot locks' uncontended acquisitions and the
+ * condition waits are frequent (several per op in a daemon) and their
+ * shared entries are written by every thread: adding each one with
+ * atomics would bounce those cache lines between cores. So a thread sums
+ * them in its own hacc[]/wacc[] and publishes a slot when it has gathered
+ * BATCH events, when the slot is needed for another key, when
+ * FLUSH_AFTER_NS have passed since its last publication (checked at each
+ * such event), and at thread and process exit. The file therefore lags a
+ * running thread by at most ~10 ms of its activity (and an idle thread by
+ * less than one batch per slot). Contended acquisitions, their holds,
+ * and the per-thread counters are published at once.
+ */
+#define BATCH	       32
+#define FLUSH_AFTER_NS 10000000
+
+/* Unwind at most one stack per thread per STACK_GAP_NS beyond the first
+ * wait at each site: 10 unwinds a second of a few us each per thread. */
+#define STACK_GAP_NS 100000000
+
 static int hold_find(const struct tstate *ts, const void *lock)
 {
 	for (int i = (int)ts->hold_depth - 1; i >= 0; i--)
@@ -29,49 +50,162 @@ static int hold_find(const struct tstate *ts, const void *lock)
 	return -1;
 }
 
-static void hold_push(struct tstate *ts, const void *lock, uint32_t kind, uint64_t now,
-		      uint64_t site, struct corecap_stats_site *site_entry,
-		      struct corecap_stats_lock *hot, bool emit)
+static struct hold_entry *hold_push(struct tstate *ts, const void *lock, uint32_t kind,
+				    uint64_t now, uint64_t site)
 {
 	int i = hold_find(ts, lock);
 	struct hold_entry *e;
 
 	if (i >= 0) {
 		ts->holds[i].nest++; /* recursive mutex or repeated read lock */
-		return;
+		return NULL;
 	}
 	if (ts->hold_depth == TSTATE_HOLD_DEPTH) {
 		if (stats_shm_ready(&g_stats))
 			shared_add(&g_stats.hdr->holds_dropped, 1);
-		return;
+		return NULL;
 	}
 	e = &ts->holds[ts->hold_depth++];
 	e->lock = lock;
-	e->acquired_ns = now;
-	e->site = site_entry;
-	e->hot = hot;
+	e->acquired = now;
 	e->site_addr = site;
+	e->site = NULL;
+	e->hot = NULL;
 	e->kind = kind;
 	e->nest = 0;
-	e->emit = emit;
+	e->contended = false;
+	e->sampled = false;
+	e->count_acq = false;
+	return e;
 }
 
-static void hold_account(const struct hold_entry *e, uint64_t hold_ns)
+/* Adds holds to the shared entries (either may be NULL). */
+static void hold_publish(struct corecap_stats_lock *hot, struct corecap_stats_site *site,
+			 uint32_t kind, uint32_t acquisitions, uint32_t holds, uint64_t hold_ns,
+			 uint64_t max_hold_ns)
 {
-	if (e->hot) {
-		if (e->kind == CORECAP_KIND_RWLOCK_RD) {
-			shared_add(&e->hot->shared_holds, 1);
-			shared_add(&e->hot->shared_hold_ns, hold_ns);
+	if (hot) {
+		if (acquisitions)
+			shared_add(&hot->acquisitions, acquisitions);
+		if (kind == CORECAP_KIND_RWLOCK_RD) {
+			shared_add(&hot->shared_holds, holds);
+			shared_add(&hot->shared_hold_ns, hold_ns);
 		} else {
-			shared_add(&e->hot->holds, 1);
-			shared_add(&e->hot->hold_ns, hold_ns);
-			shared_max(&e->hot->max_hold_ns, hold_ns);
+			shared_add(&hot->holds, holds);
+			shared_add(&hot->hold_ns, hold_ns);
+			shared_max(&hot->max_hold_ns, max_hold_ns);
 		}
 	}
-	if (e->site)
-		site_table_add_hold(e->site, hold_ns);
-	if (e->emit)
+	if (site) {
+		if (acquisitions && hot)
+			shared_add(&site->acquisitions, acquisitions);
+		shared_add(&site->holds, holds);
+		shared_add(&site->hold_ns, hold_ns);
+		shared_max(&site->max_hold_ns, max_hold_ns);
+	}
+}
+
+static void hacc_flush(struct hold_acc *a)
+{
+	if (a->holds)
+		hold_publish(a->hot, a->site, a->kind, a->acquisitions, a->holds, a->hold_ns,
+			     a->max_hold_ns);
+	a->acquisitions = 0;
+	a->holds = 0;
+	a->hold_ns = 0;
+	a->max_hold_ns = 0;
+}
+
+static void wacc_flush(struct wait_acc *a)
+{
+	struct corecap_stats_site *e = a->site;
+
+	if (a->waits && e) {
+		shared_add(&e->contentions, a->waits);
+		shared_add(&e->wait_ns, a->wait_ns);
+		shared_max(&e->max_wait_ns, a->max_wait_ns);
+		if (a->timeouts)
+			shared_add(&e->timeouts, a->timeouts);
+		for (int b = 0; b < CORECAP_STATS_HIST_BUCKETS; b++)
+			if (a->hist[b])
+				shared_add(&e->wait_hist[b], a->hist[b]);
+	}
+	a->waits = 0;
+	a->timeouts = 0;
+	a->wait_ns = 0;
+	a->max_wait_ns = 0;
+	memset(a->hist, 0, sizeof(a->hist));
+}
+
+void lock_track_flush(struct tstate *ts, uint64_t now)
+{
+	/* now: ticks */
+	for (int i = 0; i < TSTATE_HOLD_ACC; i++)
+		hacc_flush(&ts->hacc[i]);
+	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
+		wacc_flush(&ts->wacc[i]);
+	ts->acc_flushed = now;
+}
+
+/* now and acc_flushed are ticks. */
+static void maybe_flush(struct tstate *ts, uint64_t now)
+{
+	if (ticks_to_ns(now - ts->acc_flushed) >= FLUSH_AFTER_NS)
+		lock_track_flush(ts, now);
+}
+
+static uint32_t slot_of(uint64_t a, uint64_t b, uint32_t n)
+{
+	uint64_t k = a ^ (b * UINT64_C(0x9E3779B97F4A7C15));
+
+	return (uint32_t)((k >> 4) ^ (k >> 17)) & (n - 1);
+}
+
+static struct hold_acc *hacc_for(struct tstate *ts, const struct hold_entry *e)
+{
+	struct hold_acc *a =
+		&ts->hacc[slot_of((uint64_t)(uintptr_t)e->lock, e->site_addr, TSTATE_HOLD_ACC)];
+
+	if (a->lock != e->lock || a->site_addr != e->site_addr || a->kind != e->kind) {
+		hacc_flush(a);
+		a->lock = e->lock;
+		a->site_addr = e->site_addr;
+		a->kind = e->kind;
+		a->hot = NULL;
+		a->site = NULL;
+	}
+	/* Resolved once per slot; again if the lock turned hot since. */
+	if (!a->hot && stats_shm_ready(&g_stats)) {
+		if (lock_table_maybe_hot(e->lock))
+			a->hot = lock_table_find(&g_stats, e->lock);
+		if (!a->site && e->site_addr && (a->hot || e->sampled))
+			a->site = site_table_get(&g_stats, e->site_addr, e->kind);
+	}
+	return a;
+}
+
+/* A hold ended at `now` (ticks). */
+static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now)
+{
+	uint64_t hold_ns = ticks_to_ns(now - e->acquired);
+	struct hold_acc *a;
+
+	if (e->contended) {
+		hold_publish(e->hot, e->site, e->kind, 0, 1, hold_ns, hold_ns);
 		events_lock_hold(e->lock, (int)e->kind, e->site_addr, hold_ns);
+		return;
+	}
+	a = hacc_for(ts, e);
+	if (!a->hot && !e->sampled)
+		return; /* the filter's false positive: not a hot lock after all */
+	a->acquisitions += e->count_acq && a->hot;
+	a->holds++;
+	a->hold_ns += hold_ns;
+	if (hold_ns > a->max_hold_ns)
+		a->max_hold_ns = hold_ns;
+	if (a->holds >= BATCH)
+		hacc_flush(a);
+	maybe_flush(ts, now);
 }
 
 static bool hold_sample_due(struct tstate *ts)
@@ -87,50 +221,54 @@ static bool hold_sample_due(struct tstate *ts)
 
 void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uint64_t site)
 {
-	int saved_errno = errno;
-	struct corecap_stats_lock *hot = NULL;
-	bool sampled;
+	bool sampled = lock_track_extra && hold_sample_due(ts);
+	struct hold_entry *e;
 
-	ts->guard++;
-	if (!stats_shm_ready(&g_stats))
-		goto out;
-	if (lock_table_maybe_hot(lock))
-		hot = lock_table_find(&g_stats, lock);
-	sampled = hold_sample_due(ts);
-	if (hot || sampled) {
-		uint64_t now = now_ns();
-		struct corecap_stats_site *se = site_table_get(&g_stats, site, kind);
-
-		if (hot) {
-			shared_add(&hot->acquisitions, 1);
-			if (se)
-				shared_add(&se->acquisitions, 1);
+	/*
+	 * Possibly hot (the filter said so) or sampled: time the hold; the
+	 * shared entries are looked up when it is published. Nothing here
+	 * calls out or touches errno, so no guard and no errno saving.
+	 */
+	if (lock_table_maybe_hot(lock) || sampled) {
+		e = hold_push(ts, lock, kind, ticks(), site);
+		if (e) {
+			e->sampled = sampled;
+			e->count_acq = true;
 		}
-		hold_push(ts, lock, kind, now, site, se, hot, sampled);
 	}
-out:
 	if (unlikely(site == g_delay.site))
 		delay_busy(g_delay.ns);
-	ts->guard--;
-	errno = saved_errno;
 }
 
-/* Site entry and, for the sampled waits, the stack; before blocking. */
-static void wait_prepare(struct wait_ctx *w)
+/*
+ * Should this wait unwind a stack? The first wait at a site always
+ * (its entry has none yet), then 1 in CORECAP_STACK_SAMPLE of the
+ * thread's waits, at most one per STACK_GAP_NS.
+ */
+static bool stack_wanted(struct tstate *ts, const struct corecap_stats_site *se)
 {
-	struct corecap_stats_site *se;
+	uint32_t every = g_settings.stack_sample_every;
+	uint64_t now;
 
-	w->site_entry = NULL;
-	w->depth = 0;
-	if (tstate_needs_attach(w->ts))
-		tstate_attach(w->ts);
-	if (!stats_shm_ready(&g_stats))
-		return;
-	se = site_table_get(&g_stats, w->site, w->kind);
-	w->site_entry = se;
-	if (!se || !stack_sample_due(__atomic_load_n(&se->contentions, __ATOMIC_RELAXED),
-				     g_settings.stack_sample_every))
-		return;
+	if (!se)
+		return false;
+	if (__atomic_load_n(&se->stack_depth, __ATOMIC_RELAXED) == 0)
+		return true;
+	if (!every)
+		return false;
+	if (ts->stack_countdown == 0 || ts->stack_countdown > every)
+		ts->stack_countdown = every;
+	if (--ts->stack_countdown)
+		return false;
+	now = ticks();
+	if (ts->last_stack && ticks_to_ns(now - ts->last_stack) < STACK_GAP_NS)
+		return false;
+	ts->last_stack = now;
+	return true;
+}
+
+static void take_stack(struct wait_ctx *w, struct corecap_stats_site *se)
+{
 	w->depth = stack_sample_capture(w->stack, g_settings.stack_depth, w->site);
 	shared_add(&g_stats.hdr->stacks_sampled, 1);
 	if (site_table_claim_stack(se))
@@ -146,19 +284,29 @@ void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lo
 	w->mutex = NULL;
 	w->kind = kind;
 	w->site = site;
+	w->site_entry = NULL;
+	w->depth = 0;
 	ts->guard++;
-	wait_prepare(w);
+	if (tstate_needs_attach(ts))
+		tstate_attach(ts);
+	if (stats_shm_ready(&g_stats)) {
+		w->site_entry = site_table_get(&g_stats, site, kind);
+		/* Before blocking: the unwind overlaps a wait that happens anyway. */
+		if (stack_wanted(ts, w->site_entry))
+			take_stack(w, w->site_entry);
+	}
 	ts->guard--;
-	w->t0 = now_ns();
+	w->t0 = ticks();
 }
 
 void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 {
-	uint64_t t1 = now_ns(), wait_ns = t1 - w->t0;
+	uint64_t t1 = ticks(), wait_ns = ticks_to_ns(t1 - w->t0);
 	struct tstate *ts = w->ts;
 	struct corecap_stats_counters *c = &ts->slot->c;
 	struct corecap_stats_lock *hot = NULL;
 	bool acquired = outcome == WAIT_ACQUIRED;
+	struct hold_entry *e;
 
 	if (outcome == WAIT_FAILED)
 		goto out;
@@ -173,7 +321,7 @@ void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 			shared_add(&w->site_entry->acquisitions, 1);
 	}
 	if (stats_shm_ready(&g_stats)) {
-		hot = lock_table_mark_hot(&g_stats, w->lock, w->kind, w->site, t1);
+		hot = lock_table_mark_hot(&g_stats, w->lock, w->kind, w->site, now_ns());
 		if (hot) {
 			shared_add(&hot->contentions, 1);
 			shared_add(&hot->wait_ns, wait_ns);
@@ -181,8 +329,14 @@ void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 				shared_add(&hot->acquisitions, 1);
 		}
 	}
-	if (acquired)
-		hold_push(ts, w->lock, w->kind, t1, w->site, w->site_entry, hot, true);
+	if (acquired) {
+		e = hold_push(ts, w->lock, w->kind, t1, w->site);
+		if (e) {
+			e->contended = true;
+			e->hot = hot;
+			e->site = w->site_entry;
+		}
+	}
 	events_lock_contended(w->lock, (int)w->kind, w->site, wait_ns, acquired, w->stack,
 			      w->depth);
 	events_poll_names();
@@ -197,6 +351,7 @@ void lock_track_release(struct tstate *ts, const void *lock)
 {
 	int i = hold_find(ts, lock), saved_errno;
 	struct hold_entry *e;
+	uint32_t after;
 
 	if (i < 0)
 		return;
@@ -205,18 +360,40 @@ void lock_track_release(struct tstate *ts, const void *lock)
 		e->nest--;
 		return;
 	}
-	saved_errno = errno;
-	ts->guard++;
-	hold_account(e, now_ns() - e->acquired_ns);
-	memmove(e, e + 1, (ts->hold_depth - (uint32_t)i - 1) * sizeof(*e));
+	if (unlikely(e->contended)) {
+		/* Publishes with an event: guard up, errno kept. */
+		saved_errno = errno;
+		ts->guard++;
+		hold_end(ts, e, ticks());
+		ts->guard--;
+		errno = saved_errno;
+	} else {
+		hold_end(ts, e, ticks());
+	}
+	after = ts->hold_depth - (uint32_t)i - 1;
+	if (after) /* released out of order */
+		memmove(e, e + 1, after * sizeof(*e));
 	ts->hold_depth--;
-	ts->guard--;
-	errno = saved_errno;
+}
+
+static struct wait_acc *wacc_for(struct tstate *ts, uint64_t site)
+{
+	struct wait_acc *a = &ts->wacc[slot_of(site, 0, TSTATE_WAIT_ACC)];
+
+	if (a->site_addr != site) {
+		wacc_flush(a);
+		a->site_addr = site;
+		a->site = NULL;
+	}
+	if (!a->site && stats_shm_ready(&g_stats))
+		a->site = site_table_get(&g_stats, site, CORECAP_KIND_COND);
+	return a;
 }
 
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
 			   const void *mutex, uint64_t site)
 {
+	struct wait_acc *a;
 	int i;
 
 	w->saved_errno = errno;
@@ -225,24 +402,29 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 	w->mutex = mutex;
 	w->kind = CORECAP_KIND_COND;
 	w->site = site;
+	w->site_entry = NULL;
+	w->depth = 0;
 	ts->guard++;
-	wait_prepare(w);
+	if (tstate_needs_attach(ts))
+		tstate_attach(ts);
+	a = wacc_for(ts, site);
+	if (stack_wanted(ts, a->site))
+		take_stack(w, a->site);
 	__atomic_fetch_add(&cond_waiters[addr_hash((uint64_t)(uintptr_t)cond, COND_WAITER_BITS)], 1,
 			   __ATOMIC_RELAXED);
+	w->t0 = ticks();
 	i = hold_find(ts, mutex);
-	if (i >= 0) {
-		/* The wait releases the mutex: its hold ends here. */
-		hold_account(&ts->holds[i], now_ns() - ts->holds[i].acquired_ns);
-	}
+	if (i >= 0) /* the wait releases the mutex: its hold ends here */
+		hold_end(ts, &ts->holds[i], w->t0);
 	ts->guard--;
-	w->t0 = now_ns();
 }
 
 void lock_track_cond_end(struct wait_ctx *w, int result)
 {
-	uint64_t t1 = now_ns(), wait_ns = t1 - w->t0;
+	uint64_t t1 = ticks(), wait_ns = ticks_to_ns(t1 - w->t0);
 	struct tstate *ts = w->ts;
 	struct corecap_stats_counters *c = &ts->slot->c;
+	struct wait_acc *a;
 	int i;
 
 	ts->guard++;
@@ -250,25 +432,37 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 			   1, __ATOMIC_RELAXED);
 	own_add(&c->cond_waits, 1);
 	own_add(&c->cond_wait_ns, wait_ns);
-	if (w->site_entry)
-		site_table_add_wait(w->site_entry, wait_ns, result == ETIMEDOUT);
-	/* The wait re-took the mutex (also on timeout): a new hold starts. */
+	a = wacc_for(ts, w->site);
+	a->waits++;
+	a->timeouts += result == ETIMEDOUT;
+	a->wait_ns += wait_ns;
+	if (wait_ns > a->max_wait_ns)
+		a->max_wait_ns = wait_ns;
+	a->hist[corecap_stats_hist_bucket(wait_ns)]++;
+	if (a->waits >= BATCH)
+		wacc_flush(a);
+	/*
+	 * The wait re-took the mutex (also on timeout): a new hold starts.
+	 * That re-acquisition is the lock's, not a call site's, so the hold
+	 * counts for the lock only.
+	 */
 	i = hold_find(ts, w->mutex);
 	if (i >= 0) {
-		ts->holds[i].acquired_ns = t1;
-		ts->holds[i].emit = false;
-		if (ts->holds[i].hot)
-			shared_add(&ts->holds[i].hot->acquisitions, 1);
-	} else if (lock_table_maybe_hot(w->mutex) && stats_shm_ready(&g_stats)) {
-		struct corecap_stats_lock *hot = lock_table_find(&g_stats, w->mutex);
+		struct hold_entry *e = &ts->holds[i];
 
-		if (hot) {
-			shared_add(&hot->acquisitions, 1);
-			hold_push(ts, w->mutex, CORECAP_KIND_MUTEX, t1, 0, NULL, hot, false);
-		}
+		e->acquired = t1;
+		e->contended = false;
+		e->site_addr = 0;
+		e->count_acq = true;
+	} else if (lock_table_maybe_hot(w->mutex)) {
+		struct hold_entry *e = hold_push(ts, w->mutex, CORECAP_KIND_MUTEX, t1, 0);
+
+		if (e)
+			e->count_acq = true;
 	}
 	events_cond_wait(w->lock, w->mutex, w->site, wait_ns, result == ETIMEDOUT);
 	events_poll_names();
+	maybe_flush(ts, t1);
 	ts->guard--;
 	errno = w->saved_errno;
 }
@@ -287,5 +481,9 @@ void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bo
 void lock_track_reset(struct tstate *ts)
 {
 	ts->hold_depth = 0;
+	/* Pending figures belong to the parent's file: drop them. */
+	memset(ts->hacc, 0, sizeof(ts->hacc));
+	memset(ts->wacc, 0, sizeof(ts->wacc));
+	ts->acc_flushed = 0;
 	memset(cond_waiters, 0, sizeof(cond_waiters));
 }

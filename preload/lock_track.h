@@ -9,7 +9,9 @@
  *  - an uncontended acquisition of a hot lock (or a sampled one, or one
  *    at the CORECAP_DELAY site) gets lock_track_acquired(): its hold is
  *    measured from now on.
- *  - a release of a lock on the thread's hold stack ends its hold.
+ *  - a release of a lock on the thread's hold stack ends its hold; the
+ *    holds of uncontended acquisitions are summed in the thread and
+ *    published to the shared entries in batches (lock_track.c).
  *  - a condition wait pauses the hold of its mutex (the mutex is free
  *    while the thread waits) and resumes it when the wait returns: a shim
  *    that missed the wait would count it as hold time.
@@ -41,7 +43,7 @@ struct wait_ctx {
 	uint32_t kind;
 	uint32_t depth; /* frames in stack[] when this wait was sampled */
 	int saved_errno;
-	uint64_t t0;
+	uint64_t t0; /* ticks */
 	uint64_t stack[CORECAP_STATS_STACK_DEPTH];
 };
 
@@ -69,6 +71,9 @@ void lock_track_cond_end(struct wait_ctx *w, int result);
 
 /* Signal/broadcast: a wake event when tracing and someone may be waiting. */
 void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bool broadcast);
+
+/* Publishes the thread's batched figures (thread exit, process exit); now in ticks. */
+void lock_track_flush(struct tstate *ts, uint64_t now);
 
 /* Forget all hold measurements of this thread (fork child). */
 void lock_track_reset(struct tstate *ts);

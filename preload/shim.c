@@ -12,6 +12,7 @@
 #include "shim.h"
 #include "stats_shm.h"
 #include "thread_table.h"
+#include "tick_clock.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -53,6 +54,7 @@ __attribute__((constructor(101))) static void shim_init(void)
 
 	ts->guard++;
 	load_functions();
+	tick_clock_init();
 	settings_load(&g_settings, env_get);
 	fd_table_init(&g_fds, &g_settings);
 	delay_init(&g_delay, &g_settings);
@@ -107,6 +109,7 @@ __attribute__((destructor)) static void shim_fini(void)
 	ts->guard++;
 	if (!stats_shm_ready(&g_stats))
 		return;
+	lock_track_flush(ts, ticks());
 	if (ts->flags & TS_ATTACHED && ts->slot != &tstate_scratch_slot)
 		thread_table_release(&g_stats, ts->slot, now_ns());
 	dump_now("exit");

@@ -5,8 +5,10 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "lock_track.h"
 #include "stats_shm.h"
 #include "thread_table.h"
+#include "tick_clock.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -26,6 +28,8 @@ static void on_thread_exit(void *unused)
 
 	(void)unused;
 	ts->guard++;
+	lock_track_flush(ts, ticks());
+	ts->hold_depth = 0;
 	if (ts->flags & TS_ATTACHED) {
 		events_thread_exit(ts->tid);
 		if (ts->slot != &tstate_scratch_slot)

@@ -11,7 +11,9 @@
  *    dladdr, setup), for the LTTng-UST threads and the dump thread for
  *    their whole life, and across fork().
  *  - holds[0 .. hold_depth) are the locks this thread holds whose hold
- *    time is being measured, innermost last.
+ *    time is being measured, innermost last; hacc[] and wacc[] the
+ *    figures of ended holds and condition waits not yet published to the
+ *    stats file.
  */
 #ifndef CORECAP_PRELOAD_TSTATE_H
 #define CORECAP_PRELOAD_TSTATE_H
@@ -21,6 +23,8 @@
 #include <stdint.h>
 
 #define TSTATE_HOLD_DEPTH 8
+#define TSTATE_HOLD_ACC	  8
+#define TSTATE_WAIT_ACC	  4
 
 enum tstate_flags {
 	TS_ATTACHED = 0x1, /* owns a slot in the thread table */
@@ -30,13 +34,46 @@ enum tstate_flags {
 
 struct hold_entry {
 	const void *lock;
-	uint64_t acquired_ns;
-	struct corecap_stats_site *site; /* NULL when the site was not recorded */
-	struct corecap_stats_lock *hot;	 /* NULL for a sampled (not hot) lock */
+	uint64_t acquired;  /* ticks (tick_clock.h) */
+	uint64_t site_addr; /* 0: none (a hold that resumed after a cond wait) */
+	/* Entries of a contended acquisition, which is published at once. */
+	struct corecap_stats_site *site;
+	struct corecap_stats_lock *hot;
+	uint32_t kind;
+	uint32_t nest;	/* recursive re-acquisitions on top of this one */
+	bool contended; /* publish at once, with a corecap_lock:hold event */
+	bool sampled;	/* a CORECAP_HOLD_SAMPLE hold (counts for its site) */
+	bool count_acq; /* count the acquisition when the hold ends */
+};
+
+/*
+ * Ended holds not yet published, per (lock, site, kind): the holds of hot
+ * locks' uncontended acquisitions are summed here and published in
+ * batches (lock_track.c), so that the common case touches no shared
+ * cache line. hot and site are resolved when the slot is taken.
+ */
+struct hold_acc {
+	const void *lock;
 	uint64_t site_addr;
 	uint32_t kind;
-	uint32_t nest; /* recursive re-acquisitions on top of this one */
-	bool emit;     /* emit a corecap_lock:hold event at release */
+	uint32_t acquisitions;
+	uint32_t holds;
+	uint32_t reserved_;
+	uint64_t hold_ns;
+	uint64_t max_hold_ns;
+	struct corecap_stats_lock *hot;
+	struct corecap_stats_site *site;
+};
+
+/* Condition waits not yet published, per site, likewise. */
+struct wait_acc {
+	uint64_t site_addr;
+	struct corecap_stats_site *site;
+	uint32_t waits;
+	uint32_t timeouts;
+	uint64_t wait_ns;
+	uint64_t max_wait_ns;
+	uint32_t hist[CORECAP_STATS_HIST_BUCKETS];
 };
 
 struct tstate {
@@ -46,8 +83,13 @@ struct tstate {
 	uint32_t hold_depth;
 	uint32_t hold_countdown; /* CORECAP_HOLD_SAMPLE countdown */
 	int tid;
-	int resolving; /* inside load_functions() */
+	int resolving;		  /* inside load_functions() */
+	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */
+	uint64_t last_stack;	  /* when this thread last unwound a stack (ticks) */
+	uint64_t acc_flushed;	  /* when hacc[] and wacc[] were last published (ticks) */
 	struct hold_entry holds[TSTATE_HOLD_DEPTH];
+	struct hold_acc hacc[TSTATE_HOLD_ACC];
+	struct wait_acc wacc[TSTATE_WAIT_ACC];
 };
 
 extern __thread struct tstate corecap_tstate __attribute__((tls_model("initial-exec")));

@@ -20,18 +20,24 @@
 #include "fd_table.h"
 #include "real.h"
 #include "settings.h"
+#include "tick_clock.h"
 #include "tstate.h"
 #include "util.h"
 
+/*
+ * After the real call: charge it, maybe report it. Nothing on the common
+ * path calls out or touches errno (the lazy classification keeps errno
+ * itself), so errno is saved only around an event.
+ */
 static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int fd, ssize_t r,
 					      uint64_t t0)
 {
-	uint64_t dur_ns = now_ns() - t0;
-	int saved_errno = errno, cls;
+	uint64_t dur_ns = ticks_to_ns(ticks() - t0);
 	struct corecap_stats_counters *c;
+	int cls;
 
 	ts->guard++;
-	if (tstate_needs_attach(ts))
+	if (unlikely(tstate_needs_attach(ts)))
 		tstate_attach(ts);
 	cls = fd_table_class(&g_fds, fd);
 	c = &ts->slot->c;
@@ -39,12 +45,15 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	own_add(&c->io_ns[cls], dur_ns);
 	if (r > 0)
 		own_add(&c->io_bytes[cls], (uint64_t)r);
-	if (unlikely(events_io_enabled()) &&
-	    (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC || dur_ns >= g_settings.io_threshold_ns))
+	if (unlikely(events_io_enabled()) && (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC ||
+					      dur_ns >= g_settings.io_threshold_ns)) {
+		int saved_errno = errno;
+
 		events_io(call, fd, cls, (int64_t)r, dur_ns);
+		errno = saved_errno;
+	}
 	events_poll_names();
 	ts->guard--;
-	errno = saved_errno;
 }
 
 /*
@@ -64,7 +73,7 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 			return (fallback_expr);                                                    \
 		if (unlikely(ts->guard))                                                           \
 			return (real_expr);                                                        \
-		t0 = now_ns();                                                                     \
+		t0 = ticks();                                                                      \
 		r = (real_expr);                                                                   \
 		io_done(ts, (call), (fd), r, t0);                                                  \
 		return r;                                                                          \

@@ -27,6 +27,11 @@
  *    by its own thread (plain 64-bit stores), sites and hot locks by atomic
  *    adds. Each 64-bit field is always read whole if it is read with one
  *    aligned 64-bit load, which corecap_stats_copy() does.
+ *  - Slots are current. Site and lock entries are current for contended
+ *    acquisitions and their holds; the holds of hot locks' uncontended
+ *    acquisitions and condition-wait figures arrive in per-thread batches
+ *    (at most 32 events, or 10 ms of the thread's activity, late; all of
+ *    it at thread and process exit). See docs/shim.md.
  *  - Structural changes (claiming, reusing or renaming a thread slot) are
  *    bracketed by header.seq: odd while one is in progress, incremented
  *    again when done. A copy whose seq was odd, or differs between the

@@ -1,0 +1,9 @@
+# The shim's overhead benchmarks (docs/shim.md, "overhead"): lock_pair
+# (ns per uncontended lock+unlock: glibc, the shim, LTTng-UST's pthread
+# wrapper) and refosd_iops.sh (refosd throughput bare / shim / shim with a
+# session). Benchmarks, not tests: run them by hand.
+add_executable(lock_pair ${CMAKE_CURRENT_SOURCE_DIR}/lock_pair.c)
+target_link_libraries(lock_pair PRIVATE Threads::Threads)
+target_compile_definitions(lock_pair PRIVATE
+	CORECAP_PRELOAD_LIB="$<TARGET_FILE:corecap-preload>")
+add_dependencies(lock_pair corecap-preload)
