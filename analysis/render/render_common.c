@@ -29,14 +29,12 @@ size_t corecap_render_sorted_locks(const struct report *r, const struct model_lo
 	return t->len;
 }
 
-static uint64_t sort_window;
-
-static int cmp_thread(const void *a, const void *b)
+static int cmp_thread(const void *a, const void *b, void *window)
 {
 	const struct model_thread *x = *(const struct model_thread *const *)a;
 	const struct model_thread *y = *(const struct model_thread *const *)b;
-	double bx = corecap_thread_busy_util(x, sort_window),
-	       by = corecap_thread_busy_util(y, sort_window);
+	uint64_t w = *(const uint64_t *)window;
+	double bx = corecap_thread_busy_util(x, w), by = corecap_thread_busy_util(y, w);
 
 	if (bx != by)
 		return bx > by ? -1 : 1;
@@ -48,14 +46,14 @@ static int cmp_thread(const void *a, const void *b)
 size_t corecap_render_sorted_threads(const struct report *r, const struct model_thread ***out)
 {
 	const struct thread_table *t = &r->model->threads;
+	uint64_t w = corecap_model_window_ns(r->model);
 
 	*out = malloc((t->len ? t->len : 1) * sizeof(**out));
 	if (!*out)
 		return 0;
 	for (size_t i = 0; i < t->len; i++)
 		(*out)[i] = t->all[i];
-	sort_window = corecap_model_window_ns(r->model);
-	qsort(*out, t->len, sizeof(**out), cmp_thread);
+	qsort_r(*out, t->len, sizeof(**out), cmp_thread, &w);
 	return t->len;
 }
 
