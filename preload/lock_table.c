@@ -37,7 +37,10 @@ struct corecap_stats_lock *lock_table_mark_hot(struct stats_shm *s, const void *
 
 	if (e)
 		return e;
-	stats_shm_lock(s);
+	if (!stats_shm_lock(s)) {
+		shared_add(&s->hdr->locks_dropped, 1);
+		return NULL;
+	}
 	for (uint32_t i = 0; i < LOCK_MAX_PROBE; i++) {
 		struct corecap_stats_lock *c =
 			stats_shm_lock_entry(s, (h + i) & (CORECAP_STATS_MAX_LOCKS - 1));

@@ -195,6 +195,8 @@ static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now
 		events_lock_hold(e->lock, (int)e->kind, e->site_addr, hold_ns);
 		return;
 	}
+	if (unlikely(e->sampled))
+		events_lock_hold(e->lock, (int)e->kind, e->site_addr, hold_ns);
 	a = hacc_for(ts, e);
 	if (!a->hot && !e->sampled)
 		return; /* the filter's false positive: not a hot lock after all */
@@ -360,8 +362,8 @@ void lock_track_release(struct tstate *ts, const void *lock)
 		e->nest--;
 		return;
 	}
-	if (unlikely(e->contended)) {
-		/* Publishes with an event: guard up, errno kept. */
+	if (unlikely(e->contended || e->sampled)) {
+		/* Emits an event: guard up, errno kept. */
 		saved_errno = errno;
 		ts->guard++;
 		hold_end(ts, e, ticks());

@@ -38,7 +38,10 @@ struct corecap_stats_site *site_table_get(struct stats_shm *s, uint64_t addr, ui
 
 	if (e)
 		return e;
-	stats_shm_lock(s);
+	if (!stats_shm_lock(s)) {
+		shared_add(&s->hdr->sites_dropped, 1);
+		return NULL;
+	}
 	for (uint32_t i = 0; i < SITE_MAX_PROBE; i++) {
 		struct corecap_stats_site *c =
 			stats_shm_site(s, (h + i) & (CORECAP_STATS_MAX_SITES - 1));

@@ -1,5 +1,6 @@
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -120,6 +121,7 @@ int stats_shm_create(struct stats_shm *s, const struct settings *st, bool fork_c
 	s->bytes = CORECAP_STATS_FILE_BYTES;
 	s->shared = false;
 	s->lock = 0;
+	s->lock_owner = 0;
 	s->next_free_thread = 0;
 	s->reuse_cursor = 0;
 	snprintf(s->path, sizeof(s->path), "%s/corecap.%d", st->stats_dir, (int)getpid());
@@ -157,6 +159,7 @@ void stats_shm_forget_parent(struct stats_shm *s)
 	s->shared = false;
 	s->path[0] = '\0';
 	s->lock = 0;
+	s->lock_owner = 0;
 }
 
 void stats_shm_unlink(struct stats_shm *s)
@@ -175,11 +178,14 @@ static inline void cpu_relax(void)
 #endif
 }
 
-void stats_shm_lock(struct stats_shm *s)
+bool stats_shm_lock(struct stats_shm *s)
 {
+	unsigned long self = (unsigned long)pthread_self();
 	unsigned spins = 0;
 
 	while (__atomic_exchange_n(&s->lock, 1, __ATOMIC_ACQUIRE)) {
+		if (__atomic_load_n(&s->lock_owner, __ATOMIC_RELAXED) == self)
+			return false;
 		/* Held for a few hundred ns at most; yield if it is longer
 		 * (its holder may have been preempted on this 2-core box). */
 		if (++spins > 100)
@@ -187,10 +193,13 @@ void stats_shm_lock(struct stats_shm *s)
 		else
 			cpu_relax();
 	}
+	__atomic_store_n(&s->lock_owner, self, __ATOMIC_RELAXED);
+	return true;
 }
 
 void stats_shm_unlock(struct stats_shm *s)
 {
+	__atomic_store_n(&s->lock_owner, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->lock, 0, __ATOMIC_RELEASE);
 }
 

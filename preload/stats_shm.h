@@ -26,6 +26,7 @@ struct stats_shm {
 	bool shared; /* file-backed */
 	char path[SETTINGS_PATH_LEN + 32];
 	int lock;		   /* structural spinlock, see above */
+	unsigned long lock_owner;  /* pthread_self() of its holder */
 	uint32_t next_free_thread; /* slots below it have been used */
 	uint32_t reuse_cursor;	   /* where the search for an exited slot resumes */
 };
@@ -52,7 +53,13 @@ void stats_shm_unlink(struct stats_shm *s);
  */
 int stats_shm_remove_stale(const char *dir);
 
-void stats_shm_lock(struct stats_shm *s);
+/*
+ * Takes the structural lock. Returns false, without it, when the calling
+ * thread holds it already: a signal handler that interrupted a structural
+ * change and made a wrapped call. The caller then skips its change (and
+ * counts the loss) rather than deadlock.
+ */
+bool stats_shm_lock(struct stats_shm *s);
 void stats_shm_unlock(struct stats_shm *s);
 
 /* Bracket a structural change readers must not see half done (lock held). */

@@ -32,7 +32,10 @@ struct corecap_stats_thread *thread_table_claim(struct stats_shm *s, int tid, ui
 	struct corecap_stats_header *h = s->hdr;
 	struct corecap_stats_thread *t = NULL;
 
-	stats_shm_lock(s);
+	if (!stats_shm_lock(s)) {
+		shared_add(&h->threads_dropped, 1);
+		return NULL;
+	}
 	if (s->next_free_thread < CORECAP_STATS_MAX_THREADS) {
 		t = stats_shm_thread(s, s->next_free_thread++);
 		stats_shm_seq_begin(s);
@@ -68,7 +71,8 @@ void thread_table_release(struct stats_shm *s, struct corecap_stats_thread *slot
 
 void thread_table_set_name(struct stats_shm *s, struct corecap_stats_thread *slot, const char *name)
 {
-	stats_shm_lock(s);
+	if (!stats_shm_lock(s))
+		return; /* a signal handler renaming mid-change: keep the old name */
 	stats_shm_seq_begin(s);
 	copy_name(slot->name, name);
 	stats_shm_seq_end(s);
