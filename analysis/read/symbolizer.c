@@ -711,11 +711,10 @@ static bool member_at(Dwarf_Die *type, uint64_t off, char *out, size_t size, int
 	 * is a plain struct or array, whose first member is more precise.
 	 * Locks stop the descent (pthread_mutex_t is a union underneath).
 	 */
-	if (off == 0 && depth > 0 &&
-	    ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
-	      tag != DW_TAG_array_type) ||
-	     (dwarf_tag(type) == DW_TAG_typedef && dwarf_diename(type) &&
-	      strncmp(dwarf_diename(type), "pthread_", 8) == 0)))
+	if (off == 0 && ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
+			  tag != DW_TAG_array_type) ||
+			 (dwarf_tag(type) == DW_TAG_typedef && dwarf_diename(type) &&
+			  strncmp(dwarf_diename(type), "pthread_", 8) == 0)))
 		return true;
 	if (tag == DW_TAG_array_type) {
 		Dwarf_Die elem;

@@ -34,6 +34,7 @@ struct {
 	int a;
 	struct marker_inner in[3];
 } symbolizer_marker_struct;
+pthread_mutex_t symbolizer_marker_mutex = PTHREAD_MUTEX_INITIALIZER;
 long symbolizer_marker_bss[1024];
 
 static char maps[64], ids[64];
