@@ -12,6 +12,8 @@
  *     cond wait (--cond-us), end, exit.
  *   --fast: the same event sequence with no spinning or sleeping, as fast
  *     as the tracer takes it (the benchmark's >= 2 M events).
+ *   --truth FILE: one line per finished op, what it really did: op_id,
+ *     type, spin_ns, lock_ns, queue_ns, io_ns, cond_ns (measured).
  *
  * The tracepoints are defined here with dynamic probe linkage; the probes
  * come from libcorecap-tp.so, which this program loads at start (the path
@@ -113,15 +115,42 @@ __attribute__((noinline)) uint64_t log_submit(void)
 	return pc;
 }
 
+/*
+ * --truth FILE: one line per op as it ends, with what the op really did
+ * (the spin and each sleep, measured around them), for the tests to hold
+ * the report's per-op categories against.
+ */
+static FILE *truth;
+static pthread_mutex_t truth_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct op_truth {
+	uint64_t spin_ns, lock_ns, queue_ns, io_ns, cond_ns;
+};
+
+static void write_truth(uint64_t op_id, const char *type, const struct op_truth *t)
+{
+	pthread_mutex_lock(&truth_lock);
+	fprintf(truth, "%llu\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\n", (unsigned long long)op_id, type,
+		(unsigned long long)t->spin_ns, (unsigned long long)t->lock_ns,
+		(unsigned long long)t->queue_ns, (unsigned long long)t->io_ns,
+		(unsigned long long)t->cond_ns);
+	fflush(truth); /* the tests stop this program with a signal */
+	pthread_mutex_unlock(&truth_lock);
+}
+
 static void run_op(uint64_t op_id, const char *type, uint64_t site, uint64_t log_site)
 {
 	uint64_t wait_ns, t0, stack[2] = {site, log_site};
+	struct op_truth tr = {0};
 
 	lttng_ust_tracepoint(corecap_op, begin, op_id, type, 4096);
 	lttng_ust_tracepoint(corecap_op, enter, op_id);
-	if (!opts.fast)
+	if (!opts.fast) {
+		t0 = now_ns();
 		spin_us(opts.cpu_us);
-	wait_ns = opts.fast ? 1000 : sleep_us(opts.lock_us);
+		tr.spin_ns = now_ns() - t0;
+	}
+	wait_ns = tr.lock_ns = opts.fast ? 1000 : sleep_us(opts.lock_us);
 	lttng_ust_tracepoint(corecap_lock, contended, &lock_a, 0, site, wait_ns, 1, stack, 2);
 	lttng_ust_tracepoint(corecap_lock, hold, &lock_a, 0, site,
 			     opts.fast ? 500 : opts.cpu_us * 1000ull);
@@ -138,15 +167,17 @@ static void run_op(uint64_t op_id, const char *type, uint64_t site, uint64_t log
 	lttng_ust_tracepoint(corecap_op, phase, op_id, "queued");
 	lttng_ust_tracepoint(corecap_op, exit, op_id);
 	if (!opts.fast)
-		sleep_us(opts.queue_us);
+		tr.queue_ns = sleep_us(opts.queue_us);
 	lttng_ust_tracepoint(corecap_op, enter, op_id);
 	lttng_ust_tracepoint(corecap_op, phase, op_id, "dequeued");
-	wait_ns = opts.fast ? 2000 : sleep_us(opts.io_us);
+	wait_ns = tr.io_ns = opts.fast ? 2000 : sleep_us(opts.io_us);
 	lttng_ust_tracepoint(corecap_io, syscall, 2, 7, 2, 4096, wait_ns);
-	wait_ns = opts.fast ? 3000 : sleep_us(opts.cond_us);
+	wait_ns = tr.cond_ns = opts.fast ? 3000 : sleep_us(opts.cond_us);
 	lttng_ust_tracepoint(corecap_lock, cond_wait, &lock_a, &lock_b, site, wait_ns, 0);
 	lttng_ust_tracepoint(corecap_op, end, op_id, 0);
 	lttng_ust_tracepoint(corecap_op, exit, op_id);
+	if (truth)
+		write_truth(op_id, type, &tr);
 }
 
 static void *worker(void *arg)
@@ -189,6 +220,7 @@ int main(int argc, char **argv)
 		{"io-us", required_argument, NULL, 'i'},
 		{"cond-us", required_argument, NULL, 'w'},
 		{"fast", no_argument, NULL, 'f'},
+		{"truth", required_argument, NULL, 'T'},
 		{NULL, 0, NULL, 0},
 	};
 	pthread_t tids[64];
@@ -196,9 +228,18 @@ int main(int argc, char **argv)
 	unsigned long v;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "t:n:c:l:q:i:w:f", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "t:n:c:l:q:i:w:fT:", longopts, NULL)) != -1) {
 		if (c == 'f') {
 			opts.fast = true;
+			continue;
+		}
+		if (c == 'T') {
+			truth = fopen(optarg, "we");
+			if (!truth) {
+				fprintf(stderr, "corecap_tracegen: cannot create '%s': %s\n",
+					optarg, strerror(errno));
+				return 1;
+			}
 			continue;
 		}
 		if (c == '?' || parse_uint(argv[optind - 1], optarg, &v))
