@@ -108,12 +108,12 @@ static void hold_publish(struct corecap_stats_lock *hot, struct corecap_stats_si
 static void hacc_flush(struct hold_acc *a)
 {
 	if (a->holds)
-		hold_publish(a->hot, a->site, a->kind, a->acquisitions, a->holds, a->hold_ns,
-			     a->max_hold_ns);
+		hold_publish(a->hot, a->site, a->kind, a->acquisitions, a->holds,
+			     ticks_to_ns(a->hold_ticks), ticks_to_ns(a->max_hold_ticks));
 	a->acquisitions = 0;
 	a->holds = 0;
-	a->hold_ns = 0;
-	a->max_hold_ns = 0;
+	a->hold_ticks = 0;
+	a->max_hold_ticks = 0;
 }
 
 static void wacc_flush(struct wait_acc *a)
@@ -137,6 +137,14 @@ static void wacc_flush(struct wait_acc *a)
 	memset(a->hist, 0, sizeof(a->hist));
 }
 
+static uint64_t flush_interval_ticks, stack_gap_ticks;
+
+void lock_track_init(void)
+{
+	flush_interval_ticks = ticks_from_ns(FLUSH_AFTER_NS);
+	stack_gap_ticks = ticks_from_ns(STACK_GAP_NS);
+}
+
 void lock_track_flush(struct tstate *ts, uint64_t now)
 {
 	/* now: ticks */
@@ -144,13 +152,13 @@ void lock_track_flush(struct tstate *ts, uint64_t now)
 		hacc_flush(&ts->hacc[i]);
 	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
 		wacc_flush(&ts->wacc[i]);
-	ts->acc_flushed = now;
+	ts->acc_deadline = now + flush_interval_ticks;
 }
 
-/* now and acc_flushed are ticks. */
+/* now: ticks. */
 static void maybe_flush(struct tstate *ts, uint64_t now)
 {
-	if (ticks_to_ns(now - ts->acc_flushed) >= FLUSH_AFTER_NS)
+	if (now >= ts->acc_deadline)
 		lock_track_flush(ts, now);
 }
 
@@ -187,24 +195,26 @@ static struct hold_acc *hacc_for(struct tstate *ts, const struct hold_entry *e)
 /* A hold ended at `now` (ticks). */
 static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now)
 {
-	uint64_t hold_ns = ticks_to_ns(now - e->acquired);
+	uint64_t dt = now - e->acquired;
 	struct hold_acc *a;
 
-	if (e->contended) {
-		hold_publish(e->hot, e->site, e->kind, 0, 1, hold_ns, hold_ns);
+	if (unlikely(e->contended || e->sampled)) {
+		uint64_t hold_ns = ticks_to_ns(dt);
+
 		events_lock_hold(e->lock, (int)e->kind, e->site_addr, hold_ns);
-		return;
+		if (e->contended) {
+			hold_publish(e->hot, e->site, e->kind, 0, 1, hold_ns, hold_ns);
+			return;
+		}
 	}
-	if (unlikely(e->sampled))
-		events_lock_hold(e->lock, (int)e->kind, e->site_addr, hold_ns);
 	a = hacc_for(ts, e);
 	if (!a->hot && !e->sampled)
 		return; /* the filter's false positive: not a hot lock after all */
 	a->acquisitions += e->count_acq && a->hot;
 	a->holds++;
-	a->hold_ns += hold_ns;
-	if (hold_ns > a->max_hold_ns)
-		a->max_hold_ns = hold_ns;
+	a->hold_ticks += dt;
+	if (dt > a->max_hold_ticks)
+		a->max_hold_ticks = dt;
 	if (a->holds >= BATCH)
 		hacc_flush(a);
 	maybe_flush(ts, now);
@@ -263,9 +273,9 @@ static bool stack_wanted(struct tstate *ts, const struct corecap_stats_site *se)
 	if (--ts->stack_countdown)
 		return false;
 	now = ticks();
-	if (ts->last_stack && ticks_to_ns(now - ts->last_stack) < STACK_GAP_NS)
+	if (now < ts->stack_allowed)
 		return false;
-	ts->last_stack = now;
+	ts->stack_allowed = now + stack_gap_ticks;
 	return true;
 }
 
@@ -486,6 +496,6 @@ void lock_track_reset(struct tstate *ts)
 	/* Pending figures belong to the parent's file: drop them. */
 	memset(ts->hacc, 0, sizeof(ts->hacc));
 	memset(ts->wacc, 0, sizeof(ts->wacc));
-	ts->acc_flushed = 0;
+	ts->acc_deadline = 0;
 	memset(cond_waiters, 0, sizeof(cond_waiters));
 }

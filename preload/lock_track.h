@@ -72,6 +72,9 @@ void lock_track_cond_end(struct wait_ctx *w, int result);
 /* Signal/broadcast: a wake event when tracing and someone may be waiting. */
 void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bool broadcast);
 
+/* Converts the intervals to ticks; once, after tick_clock_init(). */
+void lock_track_init(void);
+
 /* Publishes the thread's batched figures (thread exit, process exit); now in ticks. */
 void lock_track_flush(struct tstate *ts, uint64_t now);
 

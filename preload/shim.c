@@ -55,6 +55,7 @@ __attribute__((constructor(101))) static void shim_init(void)
 	ts->guard++;
 	load_functions();
 	tick_clock_init();
+	lock_track_init();
 	settings_load(&g_settings, env_get);
 	fd_table_init(&g_fds, &g_settings);
 	delay_init(&g_delay, &g_settings);

@@ -37,6 +37,12 @@ static inline uint64_t ticks_to_ns(uint64_t t)
 	return tick_mult ? (uint64_t)(((unsigned __int128)t * tick_mult) >> 32) : t;
 }
 
+/* The inverse, for intervals set once (not on a hot path: it divides). */
+static inline uint64_t ticks_from_ns(uint64_t ns)
+{
+	return tick_mult ? (uint64_t)(((unsigned __int128)ns << 32) / tick_mult) : ns;
+}
+
 /*
  * Decides whether the TSC can be used and measures its rate against
  * CLOCK_MONOTONIC over about a millisecond. Returns 1 if ticks are TSC

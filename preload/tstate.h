@@ -59,8 +59,8 @@ struct hold_acc {
 	uint32_t acquisitions;
 	uint32_t holds;
 	uint32_t reserved_;
-	uint64_t hold_ns;
-	uint64_t max_hold_ns;
+	uint64_t hold_ticks; /* converted when published */
+	uint64_t max_hold_ticks;
 	struct corecap_stats_lock *hot;
 	struct corecap_stats_site *site;
 };
@@ -85,8 +85,8 @@ struct tstate {
 	int tid;
 	int resolving;		  /* inside load_functions() */
 	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */
-	uint64_t last_stack;	  /* when this thread last unwound a stack (ticks) */
-	uint64_t acc_flushed;	  /* when hacc[] and wacc[] were last published (ticks) */
+	uint64_t stack_allowed;	  /* no sampled unwind before this (ticks) */
+	uint64_t acc_deadline;	  /* publish hacc[] and wacc[] at this time (ticks) */
 	struct hold_entry holds[TSTATE_HOLD_DEPTH];
 	struct hold_acc hacc[TSTATE_HOLD_ACC];
 	struct wait_acc wacc[TSTATE_WAIT_ACC];
