@@ -13,11 +13,18 @@ session="refosd-annotate-$$"
 trap 'lttng -q destroy "$session" >/dev/null 2>&1 || true; _refosd_cleanup' EXIT
 
 lttng -q create "$session" --output="$WORK/trace"
-lttng -q enable-event -u -s "$session" 'corecap_op:*'
-lttng -q add-context -u -s "$session" -t vtid -t procname
+# Per-process buffers that hold the whole run (about 25 events per op, a
+# few thousand ops): other annotated processes of this user cannot fill
+# them, and a busy machine cannot make the consumer discard events.
+lttng -q enable-channel -u -s "$session" --buffers-pid --subbuf-size=4M --num-subbuf=8 big
+lttng -q enable-event -u -s "$session" -c big 'corecap_op:*'
+lttng -q add-context -u -s "$session" -c big -t vtid -t vpid -t procname
+# Record no process until ours runs: others may be annotated too.
+lttng -q untrack -u -s "$session" --all --vpid
 lttng -q start "$session"
 # The big lock and CPU work keep the op count (and the trace) small.
 LD_PRELOAD="$tp" start_refosd osd --debug 20 --big-lock --op-cpu-us 300
+lttng -q track -u -s "$session" --vpid="$OSD_PID"
 rc=0
 "$BIN/refbench" -p "$OSD_PORT" -t 4 -b 1 -d 1 --no-progress write >"$WORK/bench.out" 2>&1 || rc=$?
 stop_refosd "$OSD_PID"
@@ -25,12 +32,13 @@ lttng -q stop "$session"
 expect_eq "refbench exit status" 0 "$rc"
 expect_eq "refosd exit status" 0 "$STOP_STATUS"
 ops=$(( $(summary_value "$WORK/bench.out" "Total writes made") + 1 )) # + the metadata object
-babeltrace2 "$WORK/trace" >"$WORK/events.txt"
+babeltrace2 "$WORK/trace" >"$WORK/events.txt" 2>"$WORK/babeltrace.err"
+expect_eq "no events discarded by the tracer" "" "$(grep -i 'discarded' "$WORK/babeltrace.err")"
 
-LC_ALL=C awk -v want_ops="$ops" '
+LC_ALL=C awk -v want_ops="$ops" -v pid="$OSD_PID" '
 function role(p) { return p ~ /^msgr-worker-/ ? "M" : p == "tp_osd_tp" ? "W" : p == "finisher" ? "F" : "?" }
 {
-	if (!match($0, /corecap_op:[a-z_]+:/))
+	if (!match($0, /corecap_op:[a-z_]+:/) || !index($0, "vpid = " pid ","))
 		next
 	ev = substr($0, RSTART + 11, RLENGTH - 12)
 	match($0, /vtid = [0-9]+/); tid = substr($0, RSTART + 7, RLENGTH - 7)

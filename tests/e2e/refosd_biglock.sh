@@ -18,7 +18,7 @@
 BIG_MAX=${REFOSD_BIG_MAX:-1.30}
 GAP_MIN=${REFOSD_GAP_MIN:-0.15}
 OTHERS_MAX=${REFOSD_OTHERS_MAX:-0.30}
-MAX_ROUNDS=${REFOSD_MAX_ROUNDS:-5}
+MAX_ROUNDS=${REFOSD_MAX_ROUNDS:-4}
 HZ=$(getconf CLK_TCK)
 nproc=$(nproc)
 [ "$nproc" -ge 2 ] || skip "needs at least 2 CPUs to tell one core from more (have $nproc)"
