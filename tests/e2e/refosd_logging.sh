@@ -39,11 +39,14 @@ analyse() {
 		}' "$WORK/$1.log")"
 }
 
-# --debug 0 and 20 alternate (2 s runs, the best of two each, for the IOPS
-# comparison); the first --debug 20 run also gives the entry checks.
+# --debug 0 and 20 alternate in 2 s runs; IOPS compare the best run of
+# each. Other processes can squeeze any run, so a third round is added when
+# two do not show the cost. The first --debug 20 run also gives the entry
+# checks.
 best0=0
 best20=0
-for round in 1 2; do
+for round in 1 2 3; do
+	[ "$round" = 3 ] && [ "$(calc "$best20 <= 0.95 * $best0")" = 1 ] && break
 	run d0_$round 0 2
 	expect_eq "--debug 0: only the start and stop entries" 2 "$LINES"
 	[ "$IOPS" -gt "$best0" ] && best0=$IOPS
