@@ -532,9 +532,6 @@ static int build(struct report_job *j, struct report *r)
 		.model = &j->model,
 		.pools = &j->pools,
 		.cores_available = j->has_manifest ? j->manifest.nproc : 0,
-		.bench_iops = j->has_manifest && j->manifest.bench.has_iops
-				      ? j->manifest.bench.iops_avg
-				      : 0,
 	};
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)))
 		return ret;

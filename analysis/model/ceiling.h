@@ -49,7 +49,6 @@ struct ceiling_inputs {
 	const struct model *model;
 	const struct pool_table *pools;
 	int cores_available; /* 0: unknown */
-	double bench_iops;   /* 0: unknown */
 };
 
 int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in);

@@ -16,11 +16,10 @@
 
 #include "u64map.h"
 
-#define LOCK_STACK_DEPTH    16
-#define LOCK_WAIT_SPANS	    16
-#define LOCK_STACKS_MAX	    32
-#define LOCK_KIND_RWLOCK_RD 1 /* read holds overlap: no handoffs */
-#define LOCK_KIND_UNKNOWN   0xff
+#define LOCK_STACK_DEPTH  16
+#define LOCK_WAIT_SPANS	  16
+#define LOCK_STACKS_MAX	  32
+#define LOCK_KIND_UNKNOWN 0xff
 
 struct lock_site {
 	uint64_t site;

@@ -173,10 +173,8 @@ int corecap_op_table_finish(struct op_table *t, struct model_op *op, uint64_t en
 			fprintf(t->dump, "\t%" PRIu64, op->cat_ns[c]);
 		fprintf(t->dump, "\t%d\n", exclude ? 1 : 0);
 	}
-	if (exclude || op->type >= t->n_types) {
-		t->excluded_tainted += exclude;
+	if (exclude || op->type >= t->n_types)
 		goto out_free;
-	}
 	type = &t->types[op->type];
 	ret = corecap_latency_hist_add(&type->hist, latency);
 	for (int c = 0; c < CAT__COUNT; c++)

@@ -77,7 +77,7 @@ struct op_table {
 	FILE *dump; /* optional: one line per finished op */
 	/* Conservation, checked on every finished op. */
 	uint64_t checked, violations, max_err_ns;
-	uint64_t finished, excluded_tainted;
+	uint64_t finished;
 };
 
 int corecap_op_table_init(struct op_table *t, FILE *dump);

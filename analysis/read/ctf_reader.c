@@ -447,7 +447,6 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 	for (uint64_t i = 0; i < count; i++) {
 		const bt_message *msg = msgs[i];
 
-		r->messages++;
 		if (!ret) {
 			switch (bt_message_get_type(msg)) {
 			case BT_MESSAGE_TYPE_EVENT:

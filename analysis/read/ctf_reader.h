@@ -33,7 +33,7 @@ struct ctf_reader {
 	int consume_ret;
 	struct ctf_class_info *classes; /* open-addressed by class pointer */
 	size_t cap_classes, n_classes;
-	uint64_t events, foreign_events, messages;
+	uint64_t events, foreign_events;
 	uint64_t stack[64];
 	char *error; /* set when init or run fails */
 };

@@ -788,7 +788,6 @@ const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool co
 	slot = corecap_u64map_find(&s->cache, key);
 	if (slot)
 		return (const char *)(uintptr_t)*slot;
-	s->lookups++;
 	if (!lookup(s, addr, code, &info, &m))
 		n = asprintf(&name, "0x%" PRIx64, addr);
 	else if (info.symbol && !code && m &&
@@ -803,8 +802,6 @@ const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool co
 		n = asprintf(&name, "%s+0x%" PRIx64, info.module, info.offset);
 	if (n < 0)
 		return "?";
-	if (!info.symbol)
-		s->unresolved++;
 	slot = corecap_u64map_upsert(&s->cache, key, NULL);
 	if (!slot) {
 		free(name);

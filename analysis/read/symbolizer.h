@@ -30,7 +30,6 @@ struct symbolizer {
 	size_t n_mods;
 	struct u64map cache; /* (addr << 1 | code) -> malloc'd name */
 	char **buildids;     /* parallel to mods: recorded build-id hex, or NULL */
-	uint64_t lookups, unresolved;
 };
 
 struct sym_info {
