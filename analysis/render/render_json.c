@@ -164,6 +164,7 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 								       : l->contentions));
 	put(o, "wait_ns",
 	    ju64(l->has_stats && l->stats_wait_ns > l->wait_ns ? l->stats_wait_ns : l->wait_ns));
+	put(o, "avg_wait_ns", ju64(l->contentions ? l->wait_ns / l->contentions : 0));
 	put(o, "max_wait_ns", ju64(l->max_wait_ns));
 	put(o, "logging_wait_ns", ju64(l->logging_wait_ns));
 	put(o, "holds", ju64(l->holds));
