@@ -20,7 +20,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-CORECAP_DUMP="$work/dump.txt" LD_PRELOAD="$shim" "$refosd" --port 0 --big-lock --op-cpu-us 20 \
+CORECAP_DUMP="$work/dump.txt" LD_PRELOAD="$shim" "$refosd" --port 0 --big-lock --op-cpu-us 200 \
 	>"$work/osd.out" 2>"$work/osd.err" &
 pid=$!
 wait_for "$work/osd.out" 'listening on 127.0.0.1:' || wait_for "$work/osd.err" 'listening on 127.0.0.1:' ||

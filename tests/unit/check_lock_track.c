@@ -17,7 +17,7 @@
 
 #define THREADS 4
 #define ITERS	60 /* per thread, half at each site */
-#define HOLD_NS 300000
+#define HOLD_NS 1000000 /* long enough that a preemption is noise */
 
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t test_wait_ns[THREADS], test_hold_ns[THREADS];
