@@ -34,6 +34,9 @@ const char corecap_export_usage[] =
 	"\n"
 	"  --chrome           Chrome Trace Event JSON (the only format so far)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
+	"  --from SEC         start SEC seconds into the recording window (default 0)\n"
+	"  --to SEC           end SEC seconds into the window (default: its end); a\n"
+	"                     busy daemon makes ~100 MB of JSON per second recorded\n"
 	"  --bin-ms MS        the pool CPU counter's time step (default 100)\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
 	"\n"
@@ -43,6 +46,7 @@ struct export_opts {
 	const char *run, *output, *symfs;
 	bool chrome;
 	unsigned bin_ms;
+	double from_s, to_s; /* to_s < 0: the window's end */
 };
 
 static void error(const char *fmt, ...)
@@ -68,13 +72,15 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 	static const struct option longopts[] = {
 		{"chrome", no_argument, NULL, 'c'},	 {"output", required_argument, NULL, 'o'},
 		{"symfs", required_argument, NULL, 's'}, {"bin-ms", required_argument, NULL, 'b'},
+		{"from", required_argument, NULL, 'F'},	 {"to", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
 	};
 	char *end;
 	unsigned long v;
+	double *sec;
 	int c;
 
-	*o = (struct export_opts){.bin_ms = 100};
+	*o = (struct export_opts){.bin_ms = 100, .to_s = -1};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
 		switch (c) {
@@ -96,6 +102,17 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 			}
 			o->bin_ms = (unsigned)v;
 			break;
+		case 'F':
+		case 'T':
+			sec = c == 'F' ? &o->from_s : &o->to_s;
+			errno = 0;
+			*sec = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(*sec >= 0) || *sec > 1e6) {
+				error("invalid --%s '%s': expected seconds into the window",
+				      c == 'F' ? "from" : "to", optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			printf("%s", corecap_export_usage);
 			return -1;
@@ -107,6 +124,10 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 	if (!o->chrome) {
 		error("export needs a format: --chrome");
 		fprintf(stderr, "%s", corecap_export_usage);
+		return 2;
+	}
+	if (o->to_s >= 0 && o->to_s <= o->from_s) {
+		error("--to must come after --from");
 		return 2;
 	}
 	if (optind != argc - 1) {
@@ -129,8 +150,8 @@ static int consume(void *ctx, const struct model_event *ev)
 }
 
 /* Names every thread threads.tsv knows, and writes the pool counters. */
-static void add_samples(const struct export_opts *o, struct chrome_trace *t,
-			const struct run_manifest *mf, bool has_mf)
+static void add_samples(const struct export_opts *o, struct chrome_trace *t, uint64_t start_ns,
+			uint64_t end_ns)
 {
 	struct thread_samples names;
 	struct thread_series series;
@@ -151,9 +172,7 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t,
 	free(err);
 	err = NULL;
 	if (!ret) {
-		corecap_thread_series_init(&series, has_mf && mf->has_window ? mf->window_start_ns : 0,
-					   has_mf && mf->has_window ? mf->window_end_ns : 0,
-					   (uint64_t)o->bin_ms * 1000000);
+		corecap_thread_series_init(&series, start_ns, end_ns, (uint64_t)o->bin_ms * 1000000);
 		ret = corecap_thread_series_load(&series, path, &err);
 		if (ret)
 			fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
@@ -176,6 +195,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	char *err = NULL, **traces = NULL;
 	size_t n_traces = 0;
 	bool has_mf = false, has_sym = false;
+	uint64_t start_ns = 0, end_ns = 0;
 	int ret;
 
 	corecap_manifest_init(&mf);
@@ -194,6 +214,22 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 				"origin is the first event\n");
 	free(err);
 	err = NULL;
+	if (has_mf && mf.has_window) {
+		start_ns = mf.window_start_ns + (uint64_t)(o->from_s * 1e9);
+		end_ns = o->to_s >= 0 ? mf.window_start_ns + (uint64_t)(o->to_s * 1e9) : mf.window_end_ns;
+		if (end_ns > mf.window_end_ns)
+			end_ns = mf.window_end_ns;
+		if (start_ns >= end_ns) {
+			error("--from %.3f s is past the %.3f s window of '%s'", o->from_s,
+			      (mf.window_end_ns - mf.window_start_ns) / 1e9, o->run);
+			ret = -EINVAL;
+			goto out;
+		}
+	} else if (o->from_s > 0 || o->to_s >= 0) {
+		error("--from and --to need the recording window, and '%s' has no manifest", o->run);
+		ret = -EINVAL;
+		goto out;
+	}
 	ret = corecap_symbolizer_init(&sym, maps, ids, o->symfs, &err);
 	has_sym = ret == 0 || ret == -ENOENT;
 	if (ret && ret != -ENOENT)
@@ -201,9 +237,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 			err ? err : strerror(-ret));
 	free(err);
 	err = NULL;
-	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf.pid : -1,
-					has_mf && mf.has_window ? mf.window_start_ns : 0,
-					has_mf && mf.has_window ? mf.window_end_ns : 0,
+	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf.pid : -1, start_ns, end_ns,
 					has_sym ? namer : NULL, has_sym ? &sym : NULL);
 	if (ret)
 		goto out_trace;
@@ -232,7 +266,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		if (ret)
 			goto out_trace;
 	}
-	add_samples(o, &t, &mf, has_mf);
+	add_samples(o, &t, start_ns, end_ns);
 	ret = corecap_chrome_trace_finish(&t, has_mf && mf.comm ? mf.comm : NULL);
 	if (ret)
 		error("cannot write %s: %s", o->output ? o->output : "the output", strerror(-ret));

@@ -14,8 +14,9 @@
  *      per pool, from threads.tsv;
  *   i  lost events, where the tracer said it lost some.
  *
- * Timestamps are microseconds from the window start (or the first event);
- * events outside the window are left out and counted. Memory is bounded
+ * Timestamps are microseconds from the start of the span exported (the
+ * recording window, or a part of it; without a window, the first event);
+ * events outside the span are left out and counted. Memory is bounded
  * by threads + ops in flight + distinct op types and phase names.
  * Every string is JSON-escaped; the output is one valid JSON document.
  */

@@ -1,0 +1,160 @@
+# Helpers for the flame-graph and pictures tests (sourced). Every process
+# started here is killed when the test exits, whatever happens.
+# shellcheck shell=bash
+. "${CORECAP_SRC:?CORECAP_SRC is not set}/tests/e2e/lib.sh"
+
+CORECAP="${CORECAP_BUILD:?CORECAP_BUILD is not set}/cli/corecap"
+REFOSD="$CORECAP_BUILD/tests/refosd/refosd"
+REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
+GOLDEN="$CORECAP_SRC/tests/data/analysis"
+FLAME_DATA="$CORECAP_SRC/tests/data/flame"
+CHECK_CHROME="$CORECAP_SRC/tests/e2e/flame_chrome_check.py"
+# Built by this project: missing means broken, not skipped.
+[ -x "$CORECAP" ] || { echo "FAIL: $CORECAP is not built"; exit 1; }
+command -v python3 >/dev/null || skip "python3 is not installed (scripts/install-deps)"
+
+WORK=$(mktemp -d /tmp/flame-e2e.XXXXXX)
+_flame_pids=()
+
+_flame_cleanup() {
+	local p
+	for p in "${_flame_pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	rm -rf "$WORK"
+}
+trap _flame_cleanup EXIT
+
+# json FILE EXPR: a Python expression over the parsed JSON document `d`.
+json() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# calc EXPR: floating-point arithmetic and comparisons (1/0).
+calc() {
+	awk "BEGIN { print ($*) }"
+}
+
+expect_calc() { # what expr
+	expect_eq "$1 ($2)" 1 "$(calc "$2")"
+}
+
+# expect_fail_naming WHAT NEEDLE CMD...: CMD exits 1 and its stderr names NEEDLE.
+expect_fail_naming() {
+	local what=$1 needle=$2 status=0
+	shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err" || status=$?
+	expect_eq "$what: exit status" 1 "$status"
+	_checks=$((_checks + 1))
+	if grep -qF -- "$needle" "$WORK/err"; then
+		echo "ok: $what: the error names '$needle'"
+	else
+		echo "FAIL: $what: the error does not name '$needle':"
+		sed 's/^/    /' "$WORK/err"
+		_failures=$((_failures + 1))
+	fi
+}
+
+# folded_total FILE: the sum of a folded file's weights (last column).
+folded_total() {
+	awk '{ s += $NF } END { printf "%.0f", s }' "$1"
+}
+
+# check_svg WHAT FILE: well-formed XML (python's parser, and xmllint when
+# installed), an <svg> root, a tooltip and a rectangle in every frame
+# group, and no reference outside the document.
+check_svg() {
+	local what=$1 file=$2 out
+	if command -v xmllint >/dev/null; then
+		expect_true "$what: xmllint finds it well-formed" xmllint --noout "$file"
+	fi
+	out=$(python3 - "$file" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+ns = "{http://www.w3.org/2000/svg}"
+try:
+    root = ET.parse(sys.argv[1]).getroot()
+except ET.ParseError as e:
+    print("not well-formed:", e)
+    sys.exit(0)
+if root.tag != ns + "svg":
+    print("root is", root.tag)
+    sys.exit(0)
+groups = root.findall(ns + "g")
+bad = [g for g in groups if g.find(ns + "title") is None or g.find(ns + "rect") is None]
+refs = [el.tag for el in root.iter() for k in el.attrib
+        if k.endswith("href") or el.attrib[k].startswith(("http:", "https:", "url("))]
+scripts = root.findall(".//" + ns + "script") + root.findall(".//" + ns + "image")
+if bad or refs or scripts:
+    print(f"{len(bad)} frames without tooltip or rect, refs {refs}, {len(scripts)} scripts/images")
+else:
+    print(f"ok {len(groups)}")
+EOF
+)
+	_checks=$((_checks + 1))
+	case $out in
+	"ok "*) echo "ok: $what: well-formed SVG, ${out#ok } frames, each with a tooltip, no external reference" ;;
+	*) echo "FAIL: $what: $out"; _failures=$((_failures + 1)) ;;
+	esac
+}
+
+# start_refosd NAME [corecap run options] -- [refosd options]: refosd under
+# `corecap run`; sets OSD_PID and OSD_PORT.
+start_refosd() {
+	local name=$1 i run_opts=()
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		run_opts+=("$1")
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	: >"$WORK/$name.out"
+	"$CORECAP" run "${run_opts[@]}" -- "$REFOSD" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	OSD_PID=$!
+	_flame_pids+=("$OSD_PID")
+	OSD_PORT=""
+	for i in $(seq 1 200); do
+		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
+		[ -n "$OSD_PORT" ] && return 0
+		if ! kill -0 "$OSD_PID" 2>/dev/null; then
+			echo "FAIL: refosd $* exited at start:"
+			cat "$WORK/$name.err"
+			exit 1
+		fi
+		sleep 0.05
+	done
+	echo "FAIL: refosd did not report its port within 10 s"
+	exit 1
+}
+
+stop_refosd() {
+	kill -TERM "$OSD_PID" 2>/dev/null || true
+	wait "$OSD_PID" 2>/dev/null || true
+}
+
+# record RUN [record options] -- [refbench options]: records the running
+# refosd while refbench runs against it (at most 90 s, so that a hung
+# daemon fails the test rather than hanging it).
+record() {
+	local run=$1 rec_opts=() status=0
+	shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		rec_opts+=("$1")
+		shift
+	done
+	[ "${1:-}" = -- ] && shift
+	timeout 90 "$CORECAP" record -q -p "$OSD_PID" -o "$run" "${rec_opts[@]}" -- \
+		"$REFBENCH" -p "$OSD_PORT" --no-progress "$@" >"$run.record.out" 2>&1 || status=$?
+	if [ "$status" -ne 0 ]; then
+		echo "FAIL: corecap record exited with $status:"
+		tail -20 "$run.record.out"
+		exit 1
+	fi
+}
+
+need_refosd() {
+	local b
+	for b in "$REFOSD" "$REFBENCH" "$CORECAP_BUILD/preload/libcorecap-preload.so"; do
+		[ -e "$b" ] || { echo "FAIL: $b is not built"; exit 1; }
+	done
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Every picture of a real recording: refosd under `corecap run --cpuprofile`
+# recorded with --wallclock while refbench writes. The CPU flame graph
+# holds every sample of the run's cpu.prof and refosd's own functions; the
+# wall-clock one has one root frame per thread (per pool with --pool), and
+# refosd's threads by their names; the lock and op graphs add up to the
+# report's figures; every SVG is well-formed; the Chrome trace passes the
+# importer checks; the HTML page embeds the four graphs and the chart.
+set -euo pipefail
+. "$CORECAP_SRC/tests/e2e/flame_lib.sh"
+need_sessiond
+need_refosd
+[ -e /usr/lib/x86_64-linux-gnu/libprofiler.so.0 ] ||
+	skip "gperftools' libprofiler is absent (Debian package libgoogle-perftools4)"
+
+run="$WORK/run"
+start_refosd osd --cpuprofile -- --debug 5
+record "$run" --wallclock=50 -- -t 8 -b 1 -d 3 write
+stop_refosd
+for f in cpu.prof wall.samples threads.tsv maps manifest.json; do
+	expect_file "$run/$f"
+done
+"$CORECAP" report --json "$run" >"$WORK/report.json"
+
+for kind in cpu wall lock op; do
+	status=0
+	"$CORECAP" flame --kind "$kind" "$run" >"$WORK/$kind.folded" 2>"$WORK/$kind.err" || status=$?
+	expect_eq "flame --kind $kind exit status" 0 "$status"
+	expect_calc "flame --kind $kind has stacks" "$(wc -l <"$WORK/$kind.folded") > 0"
+	"$CORECAP" flame --kind "$kind" --svg -o "$WORK/$kind.svg" "$run" 2>/dev/null
+	check_svg "$kind flame SVG" "$WORK/$kind.svg"
+done
+
+# cpu: every sample of the profile, as `corecap flame` counted them on stderr.
+samples=$(sed -n 's/^corecap: cpu: \([0-9]*\) samples.*/\1/p' "$WORK/cpu.err")
+expect_eq "cpu stacks' total = the profile's samples" "$samples" "$(folded_total "$WORK/cpu.folded")"
+expect_calc "the profile has samples ($samples)" "${samples:-0} > 10"
+expect_true "cpu stacks name refosd's functions" \
+	grep -qE ';(shards_worker_main|messenger_worker_main|log_thread_main|finisher_main)(;| )' "$WORK/cpu.folded"
+
+# wall: root frames are thread names; with --pool, pool names.
+roots=$(cut -d';' -f1 "$WORK/wall.folded" | sort -u | tr '\n' ' ')
+echo "wall root frames: $roots"
+for t in tp_osd_tp msgr-worker-0 msgr-worker-2 log finisher; do
+	expect_true "wall root frame '$t'" grep -q "^$t;" "$WORK/wall.folded"
+done
+"$CORECAP" flame --kind wall --pool "$run" >"$WORK/pool.folded" 2>/dev/null
+expect_true "wall --pool root frame 'msgr-worker'" grep -q '^msgr-worker;' "$WORK/pool.folded"
+expect_eq "wall --pool keeps every sample" "$(folded_total "$WORK/wall.folded")" "$(folded_total "$WORK/pool.folded")"
+expect_eq "wall samples = lines of wall.samples" "$(wc -l <"$run/wall.samples")" "$(folded_total "$WORK/wall.folded")"
+
+# lock and op add up to the report.
+expect_eq "lock stacks' total = the locks' total wait" \
+	"$(json "$WORK/report.json" "sum(l['wait_ns'] for l in d['locks'])")" \
+	"$(folded_total "$WORK/lock.folded")"
+expect_calc "op stacks' total = ops x mean latency (within 0.1%)" \
+	"$(folded_total "$WORK/op.folded") / $(json "$WORK/report.json" "sum(t['count'] * t['latency_us']['avg'] * 1000 for t in d['ops']['by_type'].values())") > 0.999 && $(folded_total "$WORK/op.folded") / $(json "$WORK/report.json" "sum(t['count'] * t['latency_us']['avg'] * 1000 for t in d['ops']['by_type'].values())") < 1.001"
+expect_true "op stacks: logging at debug 5" grep -q '^write;logging;' "$WORK/op.folded"
+
+# The Chrome trace, of the window's second half second (a busy daemon makes
+# ~100 MB of JSON per second), and the page.
+"$CORECAP" export --chrome --from 0.5 --to 1 -o "$WORK/trace.json" "$run" 2>/dev/null
+figures=$(python3 "$CHECK_CHROME" "$WORK/trace.json") || { echo "FAIL: $figures"; _failures=$((_failures + 1)); }
+echo "chrome trace: $figures"
+expect_eq "the span exported: 0 to 500 ms" "0.0 500000.0" \
+	"$(json "$WORK/trace.json" "' '.join(str(f(e['ts'] for e in d['traceEvents'] if e['ph'] != 'M')) for f in (min, max))")"
+expect_calc "ops in that span" "$(grep -c '"ph":"b","pid":[0-9]*,"tid":[0-9]*,"ts":[0-9.]*,"name":"write"' "$WORK/trace.json") > 100"
+"$CORECAP" html -o "$WORK/page.html" "$run" 2>/dev/null
+expect_eq "page: the chart and four flame graphs" 5 "$(grep -c '^<svg' "$WORK/page.html")"
+expect_eq "page: no script" 0 "$(grep -ci '<script' "$WORK/page.html" || true)"
+finish
