@@ -237,8 +237,16 @@ static void progress(struct record *r, uint64_t t)
 	if (r->have_wall)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu stacks",
 				      (unsigned long long)r->wall.stats.samples);
-	if (r->have_bench && r->bench.last_line[0] && n < sizeof(line))
-		snprintf(line + n, sizeof(line) - n, " | %s", r->bench.last_line);
+	if (r->have_bench && r->bench.last_line[0] && n + 4 < sizeof(line)) {
+		/* The benchmark's last line, its runs of blanks squeezed. */
+		const char *p = r->bench.last_line;
+
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " |");
+		for (; *p && n + 1 < sizeof(line); p++)
+			if (!(*p == ' ' && line[n - 1] == ' '))
+				line[n++] = *p == '\t' ? ' ' : *p;
+		line[n] = '\0';
+	}
 	if (r->progress_tty) {
 		fprintf(stderr, "\r\033[Kcorecap: %s", line);
 		r->progress_pending = true;
@@ -330,8 +338,13 @@ static void run_window(struct record *r)
 		if (poll(pfd, 2, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
 			drain_wake_pipe();
 		reap_children(r);
-		if (r->have_bench)
+		if (r->have_bench && pfd[1].revents) {
+			/* The benchmark's lines go above the progress line, not into it. */
+			if (r->progress_pending && r->bench.echo)
+				fputs("\r\033[K", stderr);
+			r->progress_pending = false;
 			corecap_bench_runner_pump(&r->bench);
+		}
 		t = now_ns();
 		if (got_signal) {
 			r->interrupted = true;
