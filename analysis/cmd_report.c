@@ -275,6 +275,33 @@ static int read_trace(struct report_job *j)
 	return ret;
 }
 
+/* The model of a run without a trace: threads and lock counters only. */
+static int no_trace(struct report_job *j)
+{
+	struct model_config cfg = {
+		.has_window = j->manifest.has_window,
+		.window_start_ns = j->manifest.window_start_ns,
+		.window_end_ns = j->manifest.window_end_ns,
+		.pid = j->manifest.pid,
+	};
+	int ret;
+
+	if (!j->manifest.has_window) {
+		error("'%s/manifest.json': a run without a trace needs the manifest's window",
+		      j->o.run);
+		return -EINVAL;
+	}
+	j->missing[j->n_missing++] = "trace";
+	ret = corecap_model_init(&j->model, &cfg);
+	if (ret)
+		return ret;
+	j->has_model = true;
+	ret = corecap_model_finish(&j->model);
+	return ret ? ret
+		   : warn(j, "recorded without a trace (--no-trace): no per-op figures; lock "
+			     "figures from the shim's counters only");
+}
+
 static int read_samples(struct report_job *j)
 {
 	struct thread_samples s;
@@ -510,11 +537,18 @@ static int build(struct report_job *j, struct report *r)
 
 	if (stat(j->o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		error("cannot open run directory '%s': %s", j->o.run,
-		      errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "Not a directory");
+		      S_ISDIR(st.st_mode) || errno ? strerror(errno) : "Not a directory");
 		return -ENOENT;
 	}
 	if ((ret = split_patterns(j, j->o.log_symbols)) || (ret = load_manifest(j)) ||
-	    (ret = find_traces(j)) || (ret = load_symbols(j)) || (ret = read_trace(j)))
+	    (ret = load_symbols(j)))
+		return ret;
+	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
+	if (j->has_manifest && !j->manifest.src_trace)
+		ret = no_trace(j);
+	else if (!(ret = find_traces(j)))
+		ret = read_trace(j);
+	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
 		error("'%s/trace': empty window: the trace holds no event of the daemon", j->o.run);

@@ -97,12 +97,13 @@ static int lock_evidence(struct ceiling *c, const struct ceiling_inputs *in,
 			       (double)hold / (double)ops / 1e3, (double)ops * 1e9 / (double)w,
 			       (double)ops * 1e9 / (double)w, (double)hold / (double)ops / 1e3,
 			       (double)hold / (double)w);
-	if (!ret && l->contentions)
+	if (!ret && corecap_lock_contentions(l))
 		ret = evidence(c,
 			       "contended %llu times; waiters spent %.3f s in it (%.2f threads "
 			       "waiting on average)",
-			       (unsigned long long)l->contentions, l->wait_ns / 1e9,
-			       (double)l->wait_ns / (double)w);
+			       (unsigned long long)corecap_lock_contentions(l),
+			       corecap_lock_wait_ns(l) / 1e9,
+			       (double)corecap_lock_wait_ns(l) / (double)w);
 	if (!ret && s && s->symbol)
 		ret = evidence(c, "taken most at %s", s->symbol);
 	return ret;

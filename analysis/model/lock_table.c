@@ -209,6 +209,19 @@ uint64_t corecap_lock_waited_ns(const struct model_lock *lock)
 	return sum;
 }
 
+uint64_t corecap_lock_contentions(const struct model_lock *lock)
+{
+	return lock->has_stats && lock->stats_contentions > lock->contentions
+		       ? lock->stats_contentions
+		       : lock->contentions;
+}
+
+uint64_t corecap_lock_wait_ns(const struct model_lock *lock)
+{
+	return lock->has_stats && lock->stats_wait_ns > lock->wait_ns ? lock->stats_wait_ns
+								      : lock->wait_ns;
+}
+
 uint64_t corecap_lock_busy_ns(const struct model_lock *lock)
 {
 	uint64_t held = corecap_lock_hold_ns(lock), waited = corecap_lock_waited_ns(lock);

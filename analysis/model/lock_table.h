@@ -108,6 +108,13 @@ uint64_t corecap_lock_waited_ns(const struct model_lock *lock);
  * the shim cannot see the holds that barge in between (docs/methodology.md).
  */
 uint64_t corecap_lock_busy_ns(const struct model_lock *lock);
+/*
+ * Contentions and total wait: the larger of what the trace saw and what
+ * the shim counted (the stats see every wait of a hot lock; the trace
+ * also those of locks the stats table had no room for).
+ */
+uint64_t corecap_lock_contentions(const struct model_lock *lock);
+uint64_t corecap_lock_wait_ns(const struct model_lock *lock);
 /* Total hold time: the stats file's when present, else the hold events'. */
 uint64_t corecap_lock_hold_ns(const struct model_lock *lock);
 const char *corecap_lock_kind_name(uint8_t kind);

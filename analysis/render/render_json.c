@@ -159,11 +159,8 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "symbol", top ? jstr(top->symbol) : NULL);
 	put(o, "kind", jstr(corecap_lock_kind_name(l->kind)));
 	put(o, "acquisitions", l->has_stats ? ju64(l->stats_acquisitions) : NULL);
-	put(o, "contentions",
-	    ju64(l->has_stats && l->stats_contentions > l->contentions ? l->stats_contentions
-								       : l->contentions));
-	put(o, "wait_ns",
-	    ju64(l->has_stats && l->stats_wait_ns > l->wait_ns ? l->stats_wait_ns : l->wait_ns));
+	put(o, "contentions", ju64(corecap_lock_contentions(l)));
+	put(o, "wait_ns", ju64(corecap_lock_wait_ns(l)));
 	put(o, "avg_wait_ns", ju64(l->contentions ? l->wait_ns / l->contentions : 0));
 	put(o, "max_wait_ns", ju64(l->max_wait_ns));
 	put(o, "logging_wait_ns", ju64(l->logging_wait_ns));

@@ -159,8 +159,10 @@ static void locks(const struct report *r, FILE *out)
 
 		corecap_lock_label(l, label, sizeof(label));
 		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f %9.1f %8s", label,
-			pct(corecap_lock_hold_ns(l), w), (unsigned long long)l->contentions,
-			l->wait_ns / 1e6, l->max_wait_ns / 1e3, corecap_lock_kind_name(l->kind));
+			pct(corecap_lock_hold_ns(l), w),
+			(unsigned long long)corecap_lock_contentions(l),
+			corecap_lock_wait_ns(l) / 1e6, l->max_wait_ns / 1e3,
+			corecap_lock_kind_name(l->kind));
 		if (l->has_stats)
 			fprintf(out, " %12llu\n", (unsigned long long)l->stats_acquisitions);
 		else

@@ -71,6 +71,24 @@ expect_eq "run without manifest: exit status" 0 "$status"
 expect_eq "run without manifest: partial" True "$(json "$WORK/partial.json" "d['quality']['partial']")"
 expect_eq "run without manifest: window from" trace "$(json "$WORK/partial.json" "d['window']['source']")"
 
+# A run recorded with --no-trace says so in its manifest: reported, without ops.
+run=$(copy_run recorded_notrace)
+rm -rf "$run/trace"
+python3 - "$run/manifest.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sources"]["trace"] = False
+json.dump(d, open(sys.argv[1], "w"))
+PY
+status=0
+"$CORECAP" report --json "$run" >"$WORK/notrace.json" 2>"$WORK/err" || status=$?
+expect_eq "run recorded without a trace: exit status" 0 "$status"
+expect_eq "run recorded without a trace: no ops" 0 "$(json "$WORK/notrace.json" "d['ops']['count']")"
+expect_eq "run recorded without a trace: says so" True \
+	"$(json "$WORK/notrace.json" "'trace' in d['quality']['missing_sources']")"
+expect_calc "run recorded without a trace: threads still there" \
+	"$(json "$WORK/notrace.json" "len([t for t in d['threads'] if t['cpu_util'] is not None])") > 0"
+
 status=0
 "$CORECAP" report >/dev/null 2>&1 || status=$?
 expect_eq "no run directory: usage exit status" 2 "$status"
