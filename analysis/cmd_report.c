@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include <unistd.h>
 
 #include "model/ceiling.h"
+#include "model/lines.h"
 #include "model/model.h"
 #include "model/pool_table.h"
 #include "read/ctf_reader.h"
@@ -63,6 +63,7 @@ struct report_job {
 	FILE *dump;
 };
 
+static void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void error(const char *fmt, ...)
 {
 	va_list ap;
@@ -81,25 +82,16 @@ static char *path_in(const char *dir, const char *name)
 	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
 }
 
+static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int warn(struct report_job *j, const char *fmt, ...)
 {
-	char **grown, *line;
 	va_list ap;
-	int n;
+	int ret;
 
 	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
+	ret = corecap_lines_vadd(&j->warnings, &j->n_warnings, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	grown = realloc(j->warnings, (j->n_warnings + 1) * sizeof(*grown));
-	if (!grown) {
-		free(line);
-		return -ENOMEM;
-	}
-	j->warnings = grown;
-	j->warnings[j->n_warnings++] = line;
-	return 0;
+	return ret;
 }
 
 static int split_patterns(struct report_job *j, const char *list)
@@ -523,9 +515,7 @@ static void job_release(struct report_job *j)
 	for (size_t i = 0; i < j->n_log_patterns; i++)
 		free(j->log_patterns[i]);
 	free(j->log_patterns);
-	for (size_t i = 0; i < j->n_warnings; i++)
-		free(j->warnings[i]);
-	free(j->warnings);
+	corecap_lines_release(&j->warnings, &j->n_warnings);
 }
 
 /* Reads and models the run into *r, which points into j. */

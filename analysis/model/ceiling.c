@@ -1,4 +1,5 @@
 #include "ceiling.h"
+#include "lines.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -39,25 +40,16 @@ static int cmp_cand(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static int evidence(struct ceiling *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int evidence(struct ceiling *c, const char *fmt, ...)
 {
-	char **grown, *line;
 	va_list ap;
-	int n;
+	int ret;
 
 	va_start(ap, fmt);
-	n = vasprintf(&line, fmt, ap);
+	ret = corecap_lines_vadd(&c->evidence, &c->n_evidence, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	grown = realloc(c->evidence, (c->n_evidence + 1) * sizeof(*grown));
-	if (!grown) {
-		free(line);
-		return -ENOMEM;
-	}
-	c->evidence = grown;
-	c->evidence[c->n_evidence++] = line;
-	return 0;
+	return ret;
 }
 
 const char *corecap_ceiling_kind_name(enum ceiling_kind kind)
@@ -339,9 +331,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 
 void corecap_ceiling_release(struct ceiling *c)
 {
-	for (size_t i = 0; i < c->n_evidence; i++)
-		free(c->evidence[i]);
-	free(c->evidence);
+	corecap_lines_release(&c->evidence, &c->n_evidence);
 	free(c->verdict);
 	*c = (struct ceiling){0};
 }
