@@ -120,8 +120,7 @@ out:
 	return r;
 }
 
-/* Unlink c from the messenger's list, close it for the worker and drop the messenger's reference.
- */
+/* Unlink c from the list, close it for its worker, drop the messenger's reference. */
 static void messenger_close_conn(struct messenger_worker *w, struct conn *c, const char *why)
 {
 	struct messenger *m = w->msgr;
@@ -168,8 +167,10 @@ static void messenger_accept(struct messenger_worker *w)
 					strerror(errno));
 			return;
 		}
-		/* Blocking socket: reads use MSG_DONTWAIT, the finisher's sends block (bounded by
-		 * SO_SNDTIMEO). */
+		/*
+		 * A blocking socket: reads use MSG_DONTWAIT, the finisher's sends
+		 * block, for SO_SNDTIMEO at most.
+		 */
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 		c = calloc(1, sizeof(*c));

@@ -65,7 +65,9 @@ struct messenger {
 int messenger_init(struct messenger *m, unsigned nthreads, struct shards *shards, unsigned pgs,
 		   struct log *lg);
 
-/* Listen on 127.0.0.1:port (0: any free port); m->port is the port. Returns 0 or a negative errno.
+/*
+ * Listen on 127.0.0.1:port (0: any free port); m->port is then the port.
+ * Returns 0 or a negative errno.
  */
 int messenger_bind(struct messenger *m, unsigned port);
 

@@ -152,8 +152,10 @@ int osd_options_parse(struct osd_options *o, int argc, char **argv, char *err, s
 			r = -EINVAL;
 			break;
 		default:
-			/* getopt sets optopt to a long option's value when it was given a value it
-			 * takes none of. */
+			/*
+			 * getopt sets optopt to a long option's value when that option
+			 * was given a value it takes none of.
+			 */
 			if (optopt >= OPT_PORT)
 				snprintf(err, errlen, "option '%s' takes no value",
 					 argv[optind - 1]);

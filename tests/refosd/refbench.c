@@ -380,8 +380,7 @@ static int run(struct bench *b, double *elapsed_s)
 
 			finished_at_tick = b->finished;
 			sec++;
-			/* Only the run's whole seconds count; the drain after the deadline does
-			 * not. */
+			/* The run's whole seconds only, not the drain after it. */
 			if (next_tick <= deadline && bench_stats_add_second(&b->stats, cur) < 0)
 				return -ENOMEM;
 			if (b->opts.progress)
@@ -416,7 +415,9 @@ static void summary_u(int width, const char *label, uint64_t v)
 	summary_line(width, label, buf);
 }
 
-/* rados bench's summary: label widths 24 (write) and 22 (seq, rand), %g numbers like C++ streams.
+/*
+ * rados bench's summary: labels padded to 24 columns (write) or 22 (seq,
+ * rand), numbers as %g, which is how C++ streams print them by default.
  */
 static void summary(struct bench *b, double elapsed)
 {

@@ -1,5 +1,7 @@
-/* refbench stats: percentiles within the histogram's precision, exact moments, rados-bench
- * per-second figures. */
+/*
+ * refbench stats: percentiles within the histogram's precision, exact
+ * moments, rados-bench per-second figures.
+ */
 #include <check.h>
 #include <math.h>
 

@@ -1,4 +1,6 @@
-/* refosd log: entries at or under the level are written, in order, and all of them by log_stop().
+/*
+ * refosd log: entries at or under the level are written, in order, and
+ * all of them by log_stop().
  */
 #include <check.h>
 #include <pthread.h>

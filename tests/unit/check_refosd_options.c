@@ -1,5 +1,7 @@
-/* refosd and refbench options: documented defaults, every option parsed, every bad one refused with
- * a reason. */
+/*
+ * refosd and refbench options: documented defaults, every option parsed,
+ * every bad one refused with a reason.
+ */
 #include <check.h>
 #include <errno.h>
 #include <stdarg.h>
