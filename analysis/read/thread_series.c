@@ -17,7 +17,7 @@ void corecap_thread_series_init(struct thread_series *s, uint64_t start_ns, uint
 				uint64_t bin_ns)
 {
 	*s = (struct thread_series){.start_ns = start_ns, .end_ns = end_ns,
-				    .bin_ns = bin_ns ? bin_ns : 100000000};
+				    .bin_ns = bin_ns ? bin_ns : 100000000, .has_start = start_ns != 0};
 	corecap_u64map_init(&s->by_tid);
 }
 
@@ -158,8 +158,10 @@ static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char 
 	size_t p;
 	int ret;
 
-	if (!s->start_ns)
+	if (!s->has_start) {
 		s->start_ns = t;
+		s->has_start = true;
+	}
 	idx = corecap_u64map_upsert(&s->by_tid, (uint64_t)(uint32_t)tid, &inserted);
 	if (!idx)
 		return -ENOMEM;

@@ -33,6 +33,7 @@ struct series_pool {
 
 struct thread_series {
 	uint64_t start_ns, end_ns, bin_ns; /* end_ns 0: as far as rows go */
+	bool has_start;			   /* else start_ns is the first row's */
 	size_t n_bins;
 	struct u64map by_tid; /* tid -> index in threads */
 	struct series_thread *threads;
