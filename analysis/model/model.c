@@ -84,6 +84,12 @@ static void charge_queue(struct model_op *op, uint64_t ts)
 	op->queue_since = ts;
 }
 
+/*
+ * The thread that enters last owns the op: an op moves forward through
+ * threads (a worker hands it to the finisher and then unwinds), so the
+ * newest context is where its work is; the previous owner's stretch is
+ * charged up to here.
+ */
 static void attach(struct model_thread *th, struct model_op *op, uint64_t ts)
 {
 	th->ctx = op;
@@ -91,12 +97,14 @@ static void attach(struct model_thread *th, struct model_op *op, uint64_t ts)
 	th->ctx_next = op->threads;
 	op->threads = th;
 	op->ctx_count++;
-	if (!op->owner) {
+	if (op->owner) {
 		if (op->begun)
-			charge_queue(op, ts);
-		op->owner = th;
-		th->acct_from = ts;
+			charge_base(op->owner, ts);
+	} else if (op->begun) {
+		charge_queue(op, ts);
 	}
+	op->owner = th;
+	th->acct_from = ts;
 }
 
 /* Takes the op out of th's context at ts; ownership passes on, or queueing starts. */

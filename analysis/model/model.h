@@ -5,9 +5,9 @@
  *
  *   An op lives from `begin` to `end`. While some thread has it in
  *   context (between `enter` and `exit`), the op's time takes the state of
- *   its owner, the first of those threads: cpu, a lock wait, a cond wait,
- *   I/O or logging. While no thread has it, its time is `queue`, labelled
- *   with its last phase. Waits arrive as events at their end, carrying
+ *   its owner, the last of those threads to enter: cpu, a lock wait, a
+ *   cond wait, I/O or logging. While no thread has it, its time is
+ *   `queue`, labelled with its last phase. Waits arrive as events at their end, carrying
  *   their length, so the owner's time is charged lazily: on each wait, the
  *   stretch since the last charge is cpu and the wait itself its category.
  *

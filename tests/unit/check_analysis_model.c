@@ -179,24 +179,46 @@ START_TEST(waits_inside_a_log_call_are_logging_and_log_io_and_log_sites_too)
 }
 END_TEST
 
-START_TEST(ownership_passes_to_the_next_thread_in_context)
+START_TEST(the_thread_that_enters_last_owns_the_op)
 {
 	const struct op_type *t;
 
 	BEGIN(0, 10, 1, "read");
 	ENTER(0, 10, 1);
-	ENTER(100, 11, 1);			    /* 11 joins; 10 owns */
-	lock_wait(150, 11, LOCK_A, SITE_WORK, 100); /* not the owner's: ignored */
-	EXIT(200, 10, 1);			    /* cpu 0-200; 11 owns from 200 */
-	lock_wait(300, 11, LOCK_A, SITE_WORK, 150); /* clipped to 200-300 */
-	END(400, 11, 1);			    /* cpu 300-400 */
+	ENTER(100, 11, 1);			    /* 11 owns from 100: 10's cpu 0-100 */
+	lock_wait(150, 11, LOCK_A, SITE_WORK, 100); /* clipped to 100-150 */
+	lock_wait(180, 10, LOCK_A, SITE_WORK, 20);  /* not the owner's: ignored */
+	EXIT(200, 10, 1);			    /* the former owner unwinds: nothing */
+	lock_wait(300, 11, LOCK_A, SITE_WORK, 150); /* cpu 150-150, lock 150-300 */
+	EXIT(350, 11, 1);			    /* cpu 300-350; queue from here */
+	ENTER(400, 10, 1);			    /* queue 350-400 */
+	END(500, 10, 1);			    /* cpu 400-500 */
 	corecap_model_finish(&m);
 
 	t = type_named("read");
-	ck_assert_uint_eq(t->cat_ns[CAT_CPU], 300);
-	ck_assert_uint_eq(t->cat_ns[CAT_LOCK_WAIT], 100);
-	ck_assert_uint_eq(t->cat_ns[CAT_QUEUE], 0);
+	ck_assert_uint_eq(t->cat_ns[CAT_CPU], 100 + 50 + 100);
+	ck_assert_uint_eq(t->cat_ns[CAT_LOCK_WAIT], 50 + 150);
+	ck_assert_uint_eq(t->cat_ns[CAT_QUEUE], 50);
 	ck_assert_uint_eq(m.ops.max_err_ns, 0);
+}
+END_TEST
+
+START_TEST(when_the_owner_exits_the_thread_still_in_context_owns_the_op)
+{
+	const struct op_type *t;
+
+	BEGIN(0, 10, 1, "read");
+	ENTER(0, 10, 1);
+	ENTER(100, 11, 1); /* 11 owns */
+	EXIT(200, 11, 1);  /* 10 still has it: it owns again from 200 */
+	io(300, 10, IO_DATA, 50);
+	END(400, 10, 1);
+	corecap_model_finish(&m);
+
+	t = type_named("read");
+	ck_assert_uint_eq(t->cat_ns[CAT_CPU], 100 + 100 + 50 + 100);
+	ck_assert_uint_eq(t->cat_ns[CAT_IO], 50);
+	ck_assert_uint_eq(t->cat_ns[CAT_QUEUE], 0);
 }
 END_TEST
 
@@ -472,7 +494,8 @@ static Suite *model_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, one_op_on_two_threads_splits_into_every_category);
 	tcase_add_test(tc, waits_inside_a_log_call_are_logging_and_log_io_and_log_sites_too);
-	tcase_add_test(tc, ownership_passes_to_the_next_thread_in_context);
+	tcase_add_test(tc, the_thread_that_enters_last_owns_the_op);
+	tcase_add_test(tc, when_the_owner_exits_the_thread_still_in_context_owns_the_op);
 	tcase_add_test(tc, an_op_ended_by_another_thread_leaves_the_owners_unknown_tail_as_other);
 	tcase_add_test(tc, queue_time_is_labelled_by_the_last_phase);
 	tcase_add_test(tc, an_op_entered_before_its_begin_counts_from_begin);
