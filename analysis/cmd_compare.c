@@ -78,9 +78,12 @@ static void error(const char *fmt, ...)
 static int parse_args(struct compare_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},	 {"folded", no_argument, NULL, 'f'},
-		{"kind", required_argument, NULL, 'k'}, {"pool", no_argument, NULL, 'p'},
-		{"symfs", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"folded", no_argument, NULL, 'f'},
+		{"kind", required_argument, NULL, 'k'},
+		{"pool", no_argument, NULL, 'p'},
+		{"symfs", required_argument, NULL, 's'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -97,7 +100,8 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				error("invalid --kind '%s': expected cpu, wall, lock or op", optarg);
+				error("invalid --kind '%s': expected cpu, wall, lock or op",
+				      optarg);
 				return 2;
 			}
 			break;
@@ -189,7 +193,8 @@ static void bench_rows(struct rows *rs, int s, const struct report *r)
 		struct row *rw = row(rs, "benchmark", keys[i].key, keys[i].label, keys[i].decimals);
 
 		if (sum && json_object_object_get_ex(sum, keys[i].json, &v) &&
-		    (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		    (json_object_is_type(v, json_type_double) ||
+		     json_object_is_type(v, json_type_int)))
 			set(rw, s, json_object_get_double(v) * keys[i].scale);
 	}
 }
@@ -222,7 +227,8 @@ static void op_rows(struct rows *rs, int s, const struct report *r)
 			char key[64], label[64];
 
 			snprintf(key, sizeof(key), "%s_us", corecap_op_cat_name((enum op_cat)c));
-			snprintf(label, sizeof(label), "  %s us/op", corecap_op_cat_name((enum op_cat)c));
+			snprintf(label, sizeof(label), "  %s us/op",
+				 corecap_op_cat_name((enum op_cat)c));
 			set(row(rs, section, key, label, 1), s, (double)ty->cat_ns[c] / n / 1e3);
 		}
 	}
@@ -321,18 +327,21 @@ static int print_json(const struct compare_opts *o, const struct rows *rs, const
 		json_object_object_add(fig, "b", r->has[1] ? num(r->v[1]) : NULL);
 		json_object_object_add(fig, "delta",
 				       r->has[0] && r->has[1] ? num(r->v[1] - r->v[0]) : NULL);
-		json_object_object_add(fig, "ratio",
-				       r->has[0] && r->has[1] && r->v[0] != 0 ? num(r->v[1] / r->v[0])
-									      : NULL);
+		json_object_object_add(
+			fig, "ratio",
+			r->has[0] && r->has[1] && r->v[0] != 0 ? num(r->v[1] / r->v[0]) : NULL);
 		json_object_object_add(sec, r->key, fig);
 	}
 	json_object_object_add(root, "figures", sections);
-	json_object_object_add(root, "ceiling_a",
-			       json_object_new_string(sd[0].r.ceiling->verdict ? sd[0].r.ceiling->verdict : ""));
-	json_object_object_add(root, "ceiling_b",
-			       json_object_new_string(sd[1].r.ceiling->verdict ? sd[1].r.ceiling->verdict : ""));
-	if (printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								      JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+	json_object_object_add(
+		root, "ceiling_a",
+		json_object_new_string(sd[0].r.ceiling->verdict ? sd[0].r.ceiling->verdict : ""));
+	json_object_object_add(
+		root, "ceiling_b",
+		json_object_new_string(sd[1].r.ceiling->verdict ? sd[1].r.ceiling->verdict : ""));
+	if (printf("%s\n",
+		   json_object_to_json_string_ext(
+			   root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 		ret = -EIO;
 	json_object_put(root);
 	return ret;

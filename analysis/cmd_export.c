@@ -172,7 +172,8 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 	free(err);
 	err = NULL;
 	if (!ret) {
-		corecap_thread_series_init(&series, start_ns, end_ns, (uint64_t)o->bin_ms * 1000000);
+		corecap_thread_series_init(&series, start_ns, end_ns,
+					   (uint64_t)o->bin_ms * 1000000);
 		ret = corecap_thread_series_load(&series, path, &err);
 		if (ret)
 			fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
@@ -216,7 +217,8 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	err = NULL;
 	if (has_mf && mf.has_window) {
 		start_ns = mf.window_start_ns + (uint64_t)(o->from_s * 1e9);
-		end_ns = o->to_s >= 0 ? mf.window_start_ns + (uint64_t)(o->to_s * 1e9) : mf.window_end_ns;
+		end_ns = o->to_s >= 0 ? mf.window_start_ns + (uint64_t)(o->to_s * 1e9)
+				      : mf.window_end_ns;
 		if (end_ns > mf.window_end_ns)
 			end_ns = mf.window_end_ns;
 		if (start_ns >= end_ns) {
@@ -226,7 +228,8 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 			goto out;
 		}
 	} else if (o->from_s > 0 || o->to_s >= 0) {
-		error("--from and --to need the recording window, and '%s' has no manifest", o->run);
+		error("--from and --to need the recording window, and '%s' has no manifest",
+		      o->run);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -242,8 +245,9 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	if (ret)
 		goto out_trace;
 	if (access(root, F_OK) != 0) {
-		fprintf(stderr, "corecap: warning: '%s' has no trace/: only threads and pool CPU "
-				"are exported\n",
+		fprintf(stderr,
+			"corecap: warning: '%s' has no trace/: only threads and pool CPU "
+			"are exported\n",
 			o->run);
 	} else {
 		ret = corecap_ctf_reader_find_traces(root, &traces, &n_traces, &err);

@@ -64,10 +64,14 @@ static void error(const char *fmt, ...)
 static int parse_args(struct flame_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"kind", required_argument, NULL, 'k'},	 {"svg", no_argument, NULL, 's'},
-		{"output", required_argument, NULL, 'o'}, {"title", required_argument, NULL, 't'},
-		{"width", required_argument, NULL, 'w'},	 {"symfs", required_argument, NULL, 'S'},
-		{"pool", no_argument, NULL, 'p'},	 {"help", no_argument, NULL, 'h'},
+		{"kind", required_argument, NULL, 'k'},
+		{"svg", no_argument, NULL, 's'},
+		{"output", required_argument, NULL, 'o'},
+		{"title", required_argument, NULL, 't'},
+		{"width", required_argument, NULL, 'w'},
+		{"symfs", required_argument, NULL, 'S'},
+		{"pool", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	char *end;
@@ -80,7 +84,8 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				error("invalid --kind '%s': expected cpu, wall, lock or op", optarg);
+				error("invalid --kind '%s': expected cpu, wall, lock or op",
+				      optarg);
 				return 2;
 			}
 			break;
@@ -97,7 +102,8 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || v < 200 || v > 100000) {
-				error("invalid --width '%s': expected 200 to 100000 pixels", optarg);
+				error("invalid --width '%s': expected 200 to 100000 pixels",
+				      optarg);
 				return 2;
 			}
 			o->width = (int)v;

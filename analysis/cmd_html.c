@@ -53,8 +53,10 @@ static void error(const char *fmt, ...)
 static int parse_args(struct html_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'}, {"symfs", required_argument, NULL, 's'},
-		{"pool", no_argument, NULL, 'p'},	  {"help", no_argument, NULL, 'h'},
+		{"output", required_argument, NULL, 'o'},
+		{"symfs", required_argument, NULL, 's'},
+		{"pool", no_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -172,15 +174,17 @@ static int add_flames(struct html_job *j)
 		*hf = (struct html_flame){
 			.heading = headings[k],
 			.folded = &j->stacks[k].folded,
-			.opts = {
-				.title = j->titles[k],
-				.subtitle = j->subtitles[k],
-				.unit = corecap_flame_kind_unit((enum flame_kind)k),
-				.palette = k == FLAME_OP ? FLAME_PALETTE_OP : FLAME_PALETTE_CODE,
-				.root_is_thread = k == FLAME_WALL,
-				.root_is_lock = k == FLAME_LOCK,
-				.width = 1200,
-			},
+			.opts =
+				{
+					.title = j->titles[k],
+					.subtitle = j->subtitles[k],
+					.unit = corecap_flame_kind_unit((enum flame_kind)k),
+					.palette = k == FLAME_OP ? FLAME_PALETTE_OP
+								 : FLAME_PALETTE_CODE,
+					.root_is_thread = k == FLAME_WALL,
+					.root_is_lock = k == FLAME_LOCK,
+					.width = 1200,
+				},
 		};
 	}
 	return 0;
@@ -252,7 +256,8 @@ int corecap_cmd_html(int argc, char **argv)
 	if (out != stdout && fclose(out) && !ret)
 		ret = -errno;
 	if (ret) {
-		error("cannot write %s: %s", j->o.output ? j->o.output : "the page", strerror(-ret));
+		error("cannot write %s: %s", j->o.output ? j->o.output : "the page",
+		      strerror(-ret));
 		if (j->o.output)
 			unlink(j->o.output);
 	} else if (j->o.output) {

@@ -137,8 +137,9 @@ static int open_run_symbols(struct flame_job *j)
 		j->has_run_sym = true;
 	if (ret == -ENOENT) {
 		if (!j->quiet)
-			fprintf(stderr, "corecap: warning: '%s' has no maps file: frames are shown "
-					"as addresses\n",
+			fprintf(stderr,
+				"corecap: warning: '%s' has no maps file: frames are shown "
+				"as addresses\n",
 				j->run);
 		ret = 0;
 	} else if (ret) {
@@ -204,8 +205,9 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 		}
 	}
 	if (!has_sym && !j->quiet)
-		fprintf(stderr, "corecap: warning: '%s' holds no maps: frames are shown as "
-				"addresses\n",
+		fprintf(stderr,
+			"corecap: warning: '%s' holds no maps: frames are shown as "
+			"addresses\n",
 			path);
 	ret = 0;
 	fs->skip_profiler_frames = true;
@@ -301,7 +303,9 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	w.has_names = ret == 0;
 	if (ret && !j->quiet)
 		fprintf(stderr, "corecap: warning: %s: threads are named by tid\n",
-			ret == -ENOENT ? "no threads.tsv" : err ? err : strerror(-ret));
+			ret == -ENOENT ? "no threads.tsv"
+			: err	       ? err
+				       : strerror(-ret));
 	free(err);
 	err = NULL;
 	ret = open_run_symbols(j);
@@ -406,7 +410,8 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 							       false, site->wait_ns, column);
 				continue;
 			}
-			/* The site's wait, spread over its sampled stacks; the last takes the rest. */
+			/* The site's wait, spread over its sampled stacks; the last takes the rest.
+			 */
 			for (size_t k = 0; k < lk->n_stacks && !ret; k++) {
 				const struct lock_stack *st = &lk->stacks[k];
 				uint64_t w;
@@ -482,7 +487,8 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 			if (!left)
 				continue;
 			total += left;
-			for (size_t pos = 0; !ret && corecap_u64map_next(&t->detail, &pos, &key, &ns);) {
+			for (size_t pos = 0;
+			     !ret && corecap_u64map_next(&t->detail, &pos, &key, &ns);) {
 				if (OP_DETAIL_CAT(key) != (enum op_cat)c || !ns)
 					continue;
 				frames[2] = detail_label(m, key, buf, sizeof(buf));
@@ -491,8 +497,8 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 				if (ns > left)
 					ns = left;
 				left -= ns;
-				ret = corecap_flame_stacks_add(fs, frames, 3, NULL, 0, false, false, ns,
-							       column);
+				ret = corecap_flame_stacks_add(fs, frames, 3, NULL, 0, false, false,
+							       ns, column);
 			}
 			if (!ret && left)
 				ret = corecap_flame_stacks_add(fs, frames, 2, NULL, 0, false, false,

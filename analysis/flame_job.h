@@ -42,7 +42,7 @@ struct flame_job {
 	bool by_pool;
 	/* lock: one root frame per lock label, not per lock (per-PG locks merge). */
 	bool merge_lock_instances;
-	bool quiet; /* no summary line on stderr */
+	bool quiet;		     /* no summary line on stderr */
 	const struct report *report; /* for lock and op: borrowed, or own_report */
 	struct report_job *own_job;
 	struct report own_report;

@@ -119,8 +119,7 @@ static int grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t len,
-				char **err)
+int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t len, char **err)
 {
 	struct slot_reader r = {.buf = buf, .len = len};
 	struct gperf_profile out = {0};

@@ -62,8 +62,7 @@ void corecap_gperf_profile_release(struct gperf_profile *p);
  * corrupt) / -ENOMEM with *err (malloc'd) saying what, and where, without
  * the file's name (the caller adds it).
  */
-int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t len,
-				char **err);
+int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t len, char **err);
 /* Reads and parses path; *err names the file and the cause. */
 int corecap_gperf_profile_load(struct gperf_profile *p, const char *path, char **err);
 /* Applies pprof's address rules (see above) once; idempotent. */

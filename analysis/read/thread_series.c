@@ -16,8 +16,10 @@ static const char *const col_names[C__COUNT] = {
 void corecap_thread_series_init(struct thread_series *s, uint64_t start_ns, uint64_t end_ns,
 				uint64_t bin_ns)
 {
-	*s = (struct thread_series){.start_ns = start_ns, .end_ns = end_ns,
-				    .bin_ns = bin_ns ? bin_ns : 100000000, .has_start = start_ns != 0};
+	*s = (struct thread_series){.start_ns = start_ns,
+				    .end_ns = end_ns,
+				    .bin_ns = bin_ns ? bin_ns : 100000000,
+				    .has_start = start_ns != 0};
 	corecap_u64map_init(&s->by_tid);
 }
 
@@ -149,8 +151,7 @@ static int spread(struct thread_series *s, size_t p, uint64_t from, uint64_t to,
 	return 0;
 }
 
-static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char *comm,
-		   uint64_t cpu)
+static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char *comm, uint64_t cpu)
 {
 	struct series_thread *th;
 	uint64_t *idx;
@@ -201,7 +202,8 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 	*err = NULL;
 	if (!f) {
 		ret = -errno;
-		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+		if (ret != -ENOENT &&
+		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}
@@ -215,7 +217,8 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 
 		lineno++;
 		line[strcspn(line, "\n")] = '\0';
-		for (tok = strtok_r(p, "\t", &save); tok && n < 32; tok = strtok_r(NULL, "\t", &save))
+		for (tok = strtok_r(p, "\t", &save); tok && n < 32;
+		     tok = strtok_r(NULL, "\t", &save))
 			fields[n++] = tok;
 		if (lineno == 1) {
 			for (size_t i = 0; i < n; i++)
@@ -224,7 +227,8 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 						cols[c] = (int)i;
 			for (int c = 0; c < C__COUNT; c++)
 				if (cols[c] < 0 && c != C_RUN) {
-					ret = fail(err, path, lineno, "header lacks a required column");
+					ret = fail(err, path, lineno,
+						   "header lacks a required column");
 					goto out;
 				}
 			continue;

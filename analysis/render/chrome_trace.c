@@ -127,8 +127,7 @@ static void str_field(struct chrome_trace *t, const char *key, const char *value
 	fputc('"', t->out);
 }
 
-static const char *name_of(struct chrome_trace *t, uint64_t addr, bool code, char *buf,
-			   size_t size)
+static const char *name_of(struct chrome_trace *t, uint64_t addr, bool code, char *buf, size_t size)
 {
 	if (t->namer)
 		return t->namer(t->namer_ctx, addr, code);
@@ -200,7 +199,8 @@ static int on_op(struct chrome_trace *t, const struct model_event *ev, struct ch
 	switch (ev->kind) {
 	case MEV_OP_BEGIN:
 		if (v)
-			end_op(t, ev->tid, ev->ts_ns, ev->op.id, *v, ",\"args\":{\"replaced\":true}");
+			end_op(t, ev->tid, ev->ts_ns, ev->op.id, *v,
+			       ",\"args\":{\"replaced\":true}");
 		s = intern(t, ev->op.str);
 		if (s == NO_STRING)
 			return -ENOMEM;
@@ -352,7 +352,8 @@ int corecap_chrome_trace_consume(struct chrome_trace *t, const struct model_even
 			on_io(t, ev);
 		break;
 	case MEV_THREAD_NAME: {
-		struct chrome_thread *named = thread(t, ev->thread.tid >= 0 ? ev->thread.tid : ev->tid);
+		struct chrome_thread *named =
+			thread(t, ev->thread.tid >= 0 ? ev->thread.tid : ev->tid);
 
 		if (!named)
 			return t->err = -ENOMEM;
@@ -361,8 +362,9 @@ int corecap_chrome_trace_consume(struct chrome_trace *t, const struct model_even
 	}
 	case MEV_DISCARDED:
 		begin_event(t, 'i', 0, ev->ts_ns);
-		fprintf(t->out, ",\"s\":\"g\",\"name\":\"events lost\",\"cat\":\"loss\","
-				"\"args\":{\"count\":%" PRId64 ",\"packets\":%s}}",
+		fprintf(t->out,
+			",\"s\":\"g\",\"name\":\"events lost\",\"cat\":\"loss\","
+			"\"args\":{\"count\":%" PRId64 ",\"packets\":%s}}",
 			ev->loss.count == UINT64_MAX ? (int64_t)-1 : (int64_t)ev->loss.count,
 			ev->loss.packets ? "true" : "false");
 		break;
@@ -475,11 +477,13 @@ int corecap_chrome_trace_finish(struct chrome_trace *t, const char *process_name
 		corecap_json_escape(t->out, items[i].th->name[0] ? items[i].th->name : fallback);
 		fputs("\"}}", t->out);
 		begin_event(t, 'M', items[i].tid, t->start_ns);
-		fprintf(t->out, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}", i);
+		fprintf(t->out, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}",
+			i);
 	}
 	free(items);
-	fprintf(t->out, "\n],\"otherData\":{\"generator\":\"corecap\",\"events_outside_window\":%" PRIu64
-			",\"events_of_other_processes\":%" PRIu64 "}}\n",
+	fprintf(t->out,
+		"\n],\"otherData\":{\"generator\":\"corecap\",\"events_outside_window\":%" PRIu64
+		",\"events_of_other_processes\":%" PRIu64 "}}\n",
 		t->events_outside, t->events_other_pid);
 	if (fflush(t->out) || ferror(t->out))
 		return -EIO;

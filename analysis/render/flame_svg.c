@@ -10,12 +10,12 @@
 #include <string.h>
 #include <strings.h>
 
-#define FRAME_H	    16
-#define FONT_PX	    12
-#define CHAR_W	    (FONT_PX * 0.59) /* Verdana's average advance, as flamegraph.pl */
-#define PAD_X	    10
-#define TITLE_H	    56
-#define LEGEND_H    28
+#define FRAME_H	 16
+#define FONT_PX	 12
+#define CHAR_W	 (FONT_PX * 0.59) /* Verdana's average advance, as flamegraph.pl */
+#define PAD_X	 10
+#define TITLE_H	 56
+#define LEGEND_H 28
 
 enum flame_cat {
 	FC_CODE,
@@ -101,11 +101,13 @@ static const char *bare_name(const char *s, char *buf, size_t size)
 static bool is_io_call(const char *name)
 {
 	static const char *const calls[] = {
-		"write", "pwrite", "pwrite64", "writev", "pwritev", "pwritev2", "read", "pread",
-		"pread64", "readv", "preadv", "preadv2", "fsync", "fdatasync", "sync_file_range",
-		"send", "sendto", "sendmsg", "sendmmsg", "recv", "recvfrom", "recvmsg", "recvmmsg",
-		"epoll_wait", "epoll_pwait", "poll", "ppoll", "select", "io_submit", "io_getevents",
-		"io_uring_enter", "syscall_write", "accept", "accept4", "connect",
+		"write",	  "pwrite",	   "pwrite64", "writev",     "pwritev",
+		"pwritev2",	  "read",	   "pread",    "pread64",    "readv",
+		"preadv",	  "preadv2",	   "fsync",    "fdatasync",  "sync_file_range",
+		"send",		  "sendto",	   "sendmsg",  "sendmmsg",   "recv",
+		"recvfrom",	  "recvmsg",	   "recvmmsg", "epoll_wait", "epoll_pwait",
+		"poll",		  "ppoll",	   "select",   "io_submit",  "io_getevents",
+		"io_uring_enter", "syscall_write", "accept",   "accept4",    "connect",
 	};
 	char buf[64];
 
@@ -153,8 +155,8 @@ static enum flame_cat op_category(const char *name)
 		const char *name;
 		enum flame_cat cat;
 	} map[] = {
-		{"cpu", FC_CODE},	  {"lock_wait", FC_LOCK}, {"cond_wait", FC_COND},
-		{"logging", FC_LOGGING}, {"io", FC_IO},	  {"queue", FC_QUEUE},
+		{"cpu", FC_CODE},	 {"lock_wait", FC_LOCK}, {"cond_wait", FC_COND},
+		{"logging", FC_LOGGING}, {"io", FC_IO},		 {"queue", FC_QUEUE},
 		{"other", FC_OTHER},
 	};
 
@@ -358,7 +360,8 @@ int corecap_flame_svg_render(const struct folded *f, const struct flame_svg_opts
 		fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"yes\"?>\n");
 	fprintf(out,
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
-		"height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"Verdana, DejaVu Sans, sans-serif\" "
+		"height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"Verdana, DejaVu Sans, "
+		"sans-serif\" "
 		"font-size=\"%d\">\n",
 		width, c.height, width, c.height, FONT_PX);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f2\"/>\n", width,

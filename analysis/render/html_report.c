@@ -18,8 +18,8 @@
 #define CHART_R	    20
 
 static const char *const series_colours[] = {
-	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-	"#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
+	"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+	"#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf",
 };
 
 static double pct(uint64_t part, uint64_t whole)
@@ -40,17 +40,19 @@ static void head(const struct html_report *h, FILE *out)
 		     "<link rel=\"icon\" href=\"data:,\">\n<title>corecap: ");
 	esc(out, r->run_dir);
 	fputs("</title>\n<style>\n"
-		     "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1240px}\n"
-		     "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}\n"
-		     "table{border-collapse:collapse;font-size:.9em;margin:.4em 0}\n"
-		     "th,td{padding:.15em .6em;border-bottom:1px solid #eee;text-align:right}\n"
-		     "th:first-child,td:first-child{text-align:left}\n"
-		     "th{background:#f3f3f3}\n"
-		     ".verdict{font-size:1.05em;background:#fff6e0;padding:.6em;border-left:4px solid #e0a000}\n"
-		     ".note{color:#8a4b00}\n"
-		     "svg{max-width:100%;height:auto}\n"
-		     "pre{font-size:.8em;background:#f8f8f8;padding:.6em;overflow-x:auto}\n"
-		     "</style>\n</head>\n<body>\n",
+	      "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1240px}\n"
+	      "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid "
+	      "#ccc}\n"
+	      "table{border-collapse:collapse;font-size:.9em;margin:.4em 0}\n"
+	      "th,td{padding:.15em .6em;border-bottom:1px solid #eee;text-align:right}\n"
+	      "th:first-child,td:first-child{text-align:left}\n"
+	      "th{background:#f3f3f3}\n"
+	      ".verdict{font-size:1.05em;background:#fff6e0;padding:.6em;border-left:4px solid "
+	      "#e0a000}\n"
+	      ".note{color:#8a4b00}\n"
+	      "svg{max-width:100%;height:auto}\n"
+	      "pre{font-size:.8em;background:#f8f8f8;padding:.6em;overflow-x:auto}\n"
+	      "</style>\n</head>\n<body>\n",
 	      out);
 }
 
@@ -75,7 +77,8 @@ static void summary(const struct html_report *h, FILE *out)
 
 		fprintf(out, "<tr><td>benchmark</td><td>");
 		for (size_t i = 0; i < n; i++) {
-			esc(out, json_object_get_string(json_object_array_get_idx(mf->bench_command, i)));
+			esc(out, json_object_get_string(
+					 json_object_array_get_idx(mf->bench_command, i)));
 			fputc(' ', out);
 		}
 		fprintf(out, "</td></tr>\n");
@@ -124,11 +127,13 @@ static void ops_table(const struct report *r, FILE *out)
 			continue;
 		fprintf(out, "<tr><td>");
 		esc(out, ty->name);
-		fprintf(out, "</td><td>%" PRIu64 "</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
-			     "<td>%.1f</td>",
+		fprintf(out,
+			"</td><td>%" PRIu64 "</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
+			"<td>%.1f</td>",
 			ty->hist.count, (double)ty->hist.sum_ns / n / 1e3,
 			corecap_latency_hist_quantile(&ty->hist, 0.5) / 1e3,
-			corecap_latency_hist_quantile(&ty->hist, 0.99) / 1e3, ty->hist.max_ns / 1e3);
+			corecap_latency_hist_quantile(&ty->hist, 0.99) / 1e3,
+			ty->hist.max_ns / 1e3);
 		for (int c = 0; c < CAT__COUNT; c++)
 			fprintf(out, "<td>%.1f</td>", (double)ty->cat_ns[c] / n / 1e3);
 		fprintf(out, "</tr>\n");
@@ -162,8 +167,9 @@ static void pools_table(const struct report *r, FILE *out)
 		if (!cap)
 			fprintf(out, "<td colspan=\"6\">no threads.tsv samples</td></tr>\n");
 		else
-			fprintf(out, "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
-				     "<td>%.1f</td><td>%.1f</td></tr>\n",
+			fprintf(out,
+				"<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
+				"<td>%.1f</td><td>%.1f</td></tr>\n",
 				pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap),
 				pct(pl->lock_wait_ns, cap), pct(pl->cond_wait_ns, cap),
 				pct(io_sum(pl->io_ns), cap), pct(pl->logging_ns, cap));
@@ -244,7 +250,8 @@ static void locks_table(const struct report *r, FILE *out)
 static void util_chart(const struct thread_series *s, FILE *out)
 {
 	size_t order[64], n = 0;
-	double ymax = 0.25, plot_w = CHART_W - CHART_L - CHART_R, plot_h = CHART_H - CHART_T - CHART_B;
+	double ymax = 0.25, plot_w = CHART_W - CHART_L - CHART_R,
+	       plot_h = CHART_H - CHART_T - CHART_B;
 	double secs;
 
 	fprintf(out, "<h2>CPU per pool over time (cores)</h2>\n");
@@ -257,8 +264,8 @@ static void util_chart(const struct thread_series *s, FILE *out)
 			order[n++] = p;
 	/* Busiest pools first; the chart keeps ten of them. */
 	for (size_t i = 1; i < n; i++)
-		for (size_t k = i; k > 0 && s->pools[order[k]].total_cpu_ns >
-						    s->pools[order[k - 1]].total_cpu_ns;
+		for (size_t k = i;
+		     k > 0 && s->pools[order[k]].total_cpu_ns > s->pools[order[k - 1]].total_cpu_ns;
 		     k--) {
 			size_t tmp = order[k];
 
@@ -277,8 +284,8 @@ static void util_chart(const struct thread_series *s, FILE *out)
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
 		"viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"11\">\n"
 		"<rect width=\"%d\" height=\"%d\" fill=\"#fff\"/>\n",
-		CHART_W, CHART_H + 20 * (int)((n + 4) / 5), CHART_W, CHART_H + 20 * (int)((n + 4) / 5),
-		CHART_W, CHART_H + 20 * (int)((n + 4) / 5));
+		CHART_W, CHART_H + 20 * (int)((n + 4) / 5), CHART_W,
+		CHART_H + 20 * (int)((n + 4) / 5), CHART_W, CHART_H + 20 * (int)((n + 4) / 5));
 	for (int g = 0; g <= 4; g++) {
 		double y = CHART_T + plot_h - plot_h * g / 4;
 
@@ -293,8 +300,9 @@ static void util_chart(const struct thread_series *s, FILE *out)
 		fprintf(out, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f s</text>\n", x,
 			CHART_T + (int)plot_h + 16, secs * g / 5);
 	}
-	fprintf(out, "<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
-		     "text-anchor=\"middle\">cores</text>\n",
+	fprintf(out,
+		"<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
+		"text-anchor=\"middle\">cores</text>\n",
 		CHART_T + (int)plot_h / 2, CHART_T + (int)plot_h / 2);
 	for (size_t i = 0; i < n; i++) {
 		const struct series_pool *pl = &s->pools[order[i]];
@@ -306,7 +314,8 @@ static void util_chart(const struct thread_series *s, FILE *out)
 			fprintf(out, "%s%.1f,%.1f", b ? " " : "",
 				CHART_L + plot_w * ((double)b + 0.5) / (double)s->n_bins,
 				CHART_T + plot_h -
-					plot_h * corecap_thread_series_cores(s, order[i], b) / ymax);
+					plot_h * corecap_thread_series_cores(s, order[i], b) /
+						ymax);
 		fprintf(out, "\"><title>");
 		esc(out, pl->name);
 		fprintf(out, ": %.2f cores on average</title></polyline>\n",
@@ -347,8 +356,9 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 			return -EIO;
 	}
 	if (h->report_text) {
-		fprintf(out, "<h2>The text report</h2>\n<details><summary>corecap report %s</summary>"
-			     "<pre>",
+		fprintf(out,
+			"<h2>The text report</h2>\n<details><summary>corecap report %s</summary>"
+			"<pre>",
 			"(as printed)");
 		esc(out, h->report_text);
 		fprintf(out, "</pre></details>\n");

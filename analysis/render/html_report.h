@@ -27,7 +27,7 @@ struct html_flame {
 
 struct html_report {
 	const struct report *report;
-	const char *report_text;	/* the text rendering, or NULL */
+	const char *report_text;	    /* the text rendering, or NULL */
 	const struct thread_series *series; /* NULL: no threads.tsv */
 	struct html_flame flames[HTML_MAX_FLAMES];
 	size_t n_flames;

@@ -53,7 +53,8 @@ static json_object *find(json_object *events, const char *ph, const char *name)
 	for (size_t i = 0; i < json_object_array_length(events); i++) {
 		json_object *e = json_object_array_get_idx(events, i), *p, *n;
 
-		if (json_object_object_get_ex(e, "ph", &p) && json_object_object_get_ex(e, "name", &n) &&
+		if (json_object_object_get_ex(e, "ph", &p) &&
+		    json_object_object_get_ex(e, "name", &n) &&
 		    strcmp(json_object_get_string(p), ph) == 0 &&
 		    strcmp(json_object_get_string(n), name) == 0)
 			return e;
@@ -101,10 +102,12 @@ START_TEST(an_op_with_waits_becomes_paired_slices)
 	e.lock.site = 0x123;
 	e.lock.dur_ns = 500000;
 	corecap_chrome_trace_consume(&t, &e);
-	corecap_chrome_trace_consume(&t, &(struct model_event){.kind = MEV_LOG_ENTER, .ts_ns = 2700000,
-								.tid = 7, .pid = PID});
-	corecap_chrome_trace_consume(&t, &(struct model_event){.kind = MEV_LOG_EXIT, .ts_ns = 2800000,
-								.tid = 7, .pid = PID});
+	corecap_chrome_trace_consume(
+		&t, &(struct model_event){
+			    .kind = MEV_LOG_ENTER, .ts_ns = 2700000, .tid = 7, .pid = PID});
+	corecap_chrome_trace_consume(
+		&t, &(struct model_event){
+			    .kind = MEV_LOG_EXIT, .ts_ns = 2800000, .tid = 7, .pid = PID});
 	e = ev(MEV_OP_PHASE, 2900000, 7);
 	e.op.id = 42;
 	e.op.str = "queued";

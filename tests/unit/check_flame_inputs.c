@@ -60,8 +60,8 @@ START_TEST(wall_samples_are_read_and_bad_lines_counted)
 	write_file("100\t7\t5000\t7f00aa 55bb01 55bb02\n"
 		   "garbage line\n"
 		   "200\t8\t4000\tdeadbeef\n"
-		   "300\t9\t10\t\n"       /* no stack */
-		   "400\tx\t10\t1234\n"    /* bad tid */
+		   "300\t9\t10\t\n"	   /* no stack */
+		   "400\tx\t10\t1234\n"	   /* bad tid */
 		   "500\t7\t10\t12zz 34\n" /* bad address */
 		   "600\t7\t6000\t1 2 3 4");
 	corecap_wall_samples_init(&w);
@@ -78,9 +78,9 @@ START_TEST(wall_samples_are_read_and_bad_lines_counted)
 	ck_assert_uint_eq(seen.depths[2], 4); /* the last line has no newline */
 	corecap_wall_samples_release(&w);
 	unlink(path);
-	ck_assert_int_eq(corecap_wall_samples_read(&w, "/nonexistent/wall.samples", on_sample,
-						   &seen, &err),
-			 -ENOENT);
+	ck_assert_int_eq(
+		corecap_wall_samples_read(&w, "/nonexistent/wall.samples", on_sample, &seen, &err),
+		-ENOENT);
 }
 END_TEST
 
@@ -106,7 +106,8 @@ START_TEST(a_callback_error_stops_the_reading)
 }
 END_TEST
 
-#define HDR "time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n"
+#define HDR                                                                                        \
+	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n"
 
 START_TEST(cpu_is_spread_over_the_bins_it_covers)
 {
