@@ -137,6 +137,8 @@ static void wacc_flush(struct wait_acc *a)
 	memset(a->hist, 0, sizeof(a->hist));
 }
 
+static void settle_into_batches(struct tstate *ts);
+
 static uint64_t flush_interval_ticks, stack_gap_ticks;
 
 void lock_track_init(void)
@@ -148,6 +150,8 @@ void lock_track_init(void)
 void lock_track_flush(struct tstate *ts, uint64_t now)
 {
 	/* now: ticks */
+	if (ts->pending)
+		settle_into_batches(ts);
 	for (int i = 0; i < TSTATE_HOLD_ACC; i++)
 		hacc_flush(&ts->hacc[i]);
 	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
@@ -192,11 +196,26 @@ static struct hold_acc *hacc_for(struct tstate *ts, const struct hold_entry *e)
 	return a;
 }
 
+/* Adds an ended, uncontended hold of dt ticks to its batch. */
+static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t dt)
+{
+	struct hold_acc *a = hacc_for(ts, e);
+
+	if (!a->hot && !e->sampled)
+		return; /* the filter's false positive: not a hot lock after all */
+	a->acquisitions += e->count_acq && a->hot;
+	a->holds++;
+	a->hold_ticks += dt;
+	if (dt > a->max_hold_ticks)
+		a->max_hold_ticks = dt;
+	if (a->holds >= BATCH)
+		hacc_flush(a);
+}
+
 /* A hold ended at `now` (ticks). */
 static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now)
 {
 	uint64_t dt = now - e->acquired;
-	struct hold_acc *a;
 
 	if (unlikely(e->contended || e->sampled)) {
 		uint64_t hold_ns = ticks_to_ns(dt);
@@ -207,16 +226,7 @@ static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now
 			return;
 		}
 	}
-	a = hacc_for(ts, e);
-	if (!a->hot && !e->sampled)
-		return; /* the filter's false positive: not a hot lock after all */
-	a->acquisitions += e->count_acq && a->hot;
-	a->holds++;
-	a->hold_ticks += dt;
-	if (dt > a->max_hold_ticks)
-		a->max_hold_ticks = dt;
-	if (a->holds >= BATCH)
-		hacc_flush(a);
+	hold_batch(ts, e, dt);
 	maybe_flush(ts, now);
 }
 
@@ -359,7 +369,7 @@ out:
 	errno = w->saved_errno;
 }
 
-void lock_track_release(struct tstate *ts, const void *lock)
+static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 {
 	int i = hold_find(ts, lock), saved_errno;
 	struct hold_entry *e;
@@ -376,16 +386,57 @@ void lock_track_release(struct tstate *ts, const void *lock)
 		/* Emits an event: guard up, errno kept. */
 		saved_errno = errno;
 		ts->guard++;
-		hold_end(ts, e, ticks());
+		hold_end(ts, e, now);
 		ts->guard--;
 		errno = saved_errno;
 	} else {
-		hold_end(ts, e, ticks());
+		hold_end(ts, e, now);
 	}
 	after = ts->hold_depth - (uint32_t)i - 1;
 	if (after) /* released out of order */
 		memmove(e, e + 1, after * sizeof(*e));
 	ts->hold_depth--;
+}
+
+static void settle(struct tstate *ts);
+
+void lock_track_unlocked(struct tstate *ts, const void *lock, uint64_t now)
+{
+	if (ts->hold_depth)
+		hold_release(ts, lock, now);
+	if (ts->pending)
+		settle(ts);
+}
+
+static struct wait_acc *wacc_for(struct tstate *ts, uint64_t site);
+
+/* The condition wait that returned last, into this thread's batches. */
+static void settle_into_batches(struct tstate *ts)
+{
+	struct cond_pending *p = &ts->pend;
+	struct wait_acc *a;
+
+	ts->pending = 0;
+	a = wacc_for(ts, p->site);
+	a->waits++;
+	a->timeouts += p->timed_out;
+	a->wait_ns += p->wait_ns;
+	if (p->wait_ns > a->max_wait_ns)
+		a->max_wait_ns = p->wait_ns;
+	a->hist[corecap_stats_hist_bucket(p->wait_ns)]++;
+	if (a->waits >= BATCH)
+		wacc_flush(a);
+	if (p->has_hold)
+		hold_batch(ts, &p->hold, p->hold_ticks);
+}
+
+/* ... and published if it is time, now that its mutex is free. */
+static void settle(struct tstate *ts)
+{
+	ts->guard++;
+	settle_into_batches(ts);
+	maybe_flush(ts, ticks());
+	ts->guard--;
 }
 
 static struct wait_acc *wacc_for(struct tstate *ts, uint64_t site)
@@ -416,18 +467,37 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 	w->site = site;
 	w->site_entry = NULL;
 	w->depth = 0;
+	w->has_paused = false;
 	ts->guard++;
 	if (tstate_needs_attach(ts))
 		tstate_attach(ts);
+	if (ts->pending) /* waits again before releasing the mutex */
+		settle_into_batches(ts);
 	a = wacc_for(ts, site);
 	if (stack_wanted(ts, a->site))
 		take_stack(w, a->site);
-	__atomic_fetch_add(&cond_waiters[addr_hash((uint64_t)(uintptr_t)cond, COND_WAITER_BITS)], 1,
-			   __ATOMIC_RELAXED);
+	/* Only while a session wants wake events: it is a shared line. */
+	w->counted = events_cond_wake_enabled();
+	if (w->counted)
+		__atomic_fetch_add(
+			&cond_waiters[addr_hash((uint64_t)(uintptr_t)cond, COND_WAITER_BITS)], 1,
+			__ATOMIC_RELAXED);
 	w->t0 = ticks();
 	i = hold_find(ts, mutex);
-	if (i >= 0) /* the wait releases the mutex: its hold ends here */
-		hold_end(ts, &ts->holds[i], w->t0);
+	if (i >= 0) {
+		/* The wait releases the mutex: its hold ends here. A traced
+		 * hold is published now (its event is timed); the others are
+		 * batched once the mutex is free again (cond_end, settle). */
+		struct hold_entry *e = &ts->holds[i];
+
+		if (e->contended || e->sampled) {
+			hold_end(ts, e, w->t0);
+		} else {
+			w->has_paused = true;
+			w->paused = *e;
+			w->paused_ticks = w->t0 - e->acquired;
+		}
+	}
 	ts->guard--;
 }
 
@@ -436,23 +506,27 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 	uint64_t t1 = ticks(), wait_ns = ticks_to_ns(t1 - w->t0);
 	struct tstate *ts = w->ts;
 	struct corecap_stats_counters *c = &ts->slot->c;
-	struct wait_acc *a;
 	int i;
 
 	ts->guard++;
-	__atomic_fetch_sub(&cond_waiters[addr_hash((uint64_t)(uintptr_t)w->lock, COND_WAITER_BITS)],
-			   1, __ATOMIC_RELAXED);
+	if (w->counted)
+		__atomic_fetch_sub(
+			&cond_waiters[addr_hash((uint64_t)(uintptr_t)w->lock, COND_WAITER_BITS)], 1,
+			__ATOMIC_RELAXED);
 	own_add(&c->cond_waits, 1);
 	own_add(&c->cond_wait_ns, wait_ns);
-	a = wacc_for(ts, w->site);
-	a->waits++;
-	a->timeouts += result == ETIMEDOUT;
-	a->wait_ns += wait_ns;
-	if (wait_ns > a->max_wait_ns)
-		a->max_wait_ns = wait_ns;
-	a->hist[corecap_stats_hist_bucket(wait_ns)]++;
-	if (a->waits >= BATCH)
-		wacc_flush(a);
+	/* The rest waits until the mutex is released (settle). */
+	if (ts->pending)
+		settle_into_batches(ts);
+	ts->pend.site = w->site;
+	ts->pend.wait_ns = wait_ns;
+	ts->pend.timed_out = result == ETIMEDOUT;
+	ts->pend.has_hold = w->has_paused;
+	if (w->has_paused) {
+		ts->pend.hold = w->paused;
+		ts->pend.hold_ticks = w->paused_ticks;
+	}
+	ts->pending = 1;
 	/*
 	 * The wait re-took the mutex (also on timeout): a new hold starts.
 	 * That re-acquisition is the lock's, not a call site's, so the hold
@@ -474,7 +548,6 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 	}
 	events_cond_wait(w->lock, w->mutex, w->site, wait_ns, result == ETIMEDOUT);
 	events_poll_names();
-	maybe_flush(ts, t1);
 	ts->guard--;
 	errno = w->saved_errno;
 }
@@ -493,6 +566,7 @@ void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bo
 void lock_track_reset(struct tstate *ts)
 {
 	ts->hold_depth = 0;
+	ts->pending = 0;
 	/* Pending figures belong to the parent's file: drop them. */
 	memset(ts->hacc, 0, sizeof(ts->hacc));
 	memset(ts->wacc, 0, sizeof(ts->wacc));

@@ -43,6 +43,10 @@ struct wait_ctx {
 	uint32_t kind;
 	uint32_t depth; /* frames in stack[] when this wait was sampled */
 	int saved_errno;
+	bool counted;	 /* counted in the cond's waiters (wake events on) */
+	bool has_paused; /* a cond wait ended this measured hold of its mutex */
+	uint64_t paused_ticks;
+	struct hold_entry paused;
 	uint64_t t0; /* ticks */
 	uint64_t stack[CORECAP_STATS_STACK_DEPTH];
 };
@@ -63,7 +67,19 @@ void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lo
 			   uint64_t site);
 void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome);
 
-void lock_track_release(struct tstate *ts, const void *lock);
+/*
+ * The lock was released (successfully) at `now` (ticks, read before the
+ * real unlock): ends its hold and settles a condition wait that returned
+ * with it. Called after the real unlock, so that this bookkeeping does
+ * not lengthen the critical section.
+ */
+void lock_track_unlocked(struct tstate *ts, const void *lock, uint64_t now);
+
+/* Does an unlock by this thread have anything to do for the shim? */
+static inline bool lock_track_unlock_wanted(const struct tstate *ts)
+{
+	return (ts->hold_depth | ts->pending) && !ts->guard;
+}
 
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
 			   const void *mutex, uint64_t site);

@@ -76,6 +76,21 @@ struct wait_acc {
 	uint32_t hist[CORECAP_STATS_HIST_BUCKETS];
 };
 
+/*
+ * A condition wait's figures (and the hold of its mutex that it ended),
+ * kept until the mutex is next released: the wait returns with the mutex
+ * held, and bookkeeping done then would lengthen the caller's critical
+ * section. Settled by the unlock wrapper after the real unlock.
+ */
+struct cond_pending {
+	uint64_t site;
+	uint64_t wait_ns;
+	uint64_t hold_ticks; /* the ended hold, if has_hold */
+	struct hold_entry hold;
+	bool timed_out;
+	bool has_hold;
+};
+
 struct tstate {
 	int guard;
 	uint32_t flags;
@@ -87,6 +102,8 @@ struct tstate {
 	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */
 	uint64_t stack_allowed;	  /* no sampled unwind before this (ticks) */
 	uint64_t acc_deadline;	  /* publish hacc[] and wacc[] at this time (ticks) */
+	uint32_t pending;	  /* pend holds a wait to settle */
+	struct cond_pending pend;
 	struct hold_entry holds[TSTATE_HOLD_DEPTH];
 	struct hold_acc hacc[TSTATE_HOLD_ACC];
 	struct wait_acc wacc[TSTATE_WAIT_ACC];

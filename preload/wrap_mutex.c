@@ -13,6 +13,7 @@
 
 #include "lock_track.h"
 #include "real.h"
+#include "tick_clock.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -133,7 +134,14 @@ CORECAP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 		if (!real_pthread_mutex_unlock)
 			return bootstrap_mutex_unlock(m);
 	}
-	if (unlikely(ts->hold_depth) && !ts->guard)
-		lock_track_release(ts, m);
+	if (unlikely(lock_track_unlock_wanted(ts))) {
+		/* A hold ends now; the bookkeeping waits until the lock is free. */
+		uint64_t now = ticks();
+		int r = real_pthread_mutex_unlock(m);
+
+		if (r == 0)
+			lock_track_unlocked(ts, m, now);
+		return r;
+	}
 	return real_pthread_mutex_unlock(m);
 }

@@ -10,6 +10,7 @@
 
 #include "lock_track.h"
 #include "real.h"
+#include "tick_clock.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -163,7 +164,14 @@ CORECAP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 		if (!real_pthread_rwlock_unlock)
 			return bootstrap_rwlock_unlock(l);
 	}
-	if (unlikely(ts->hold_depth) && !ts->guard)
-		lock_track_release(ts, l);
+	if (unlikely(lock_track_unlock_wanted(ts))) {
+		/* A hold ends now; the bookkeeping waits until the lock is free. */
+		uint64_t now = ticks();
+		int r = real_pthread_rwlock_unlock(l);
+
+		if (r == 0)
+			lock_track_unlocked(ts, l, now);
+		return r;
+	}
 	return real_pthread_rwlock_unlock(l);
 }

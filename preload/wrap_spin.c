@@ -11,6 +11,7 @@
 
 #include "lock_track.h"
 #include "real.h"
+#include "tick_clock.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -107,7 +108,14 @@ CORECAP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 		if (!real_pthread_spin_unlock)
 			return boot_unlock(s);
 	}
-	if (unlikely(ts->hold_depth) && !ts->guard)
-		lock_track_release(ts, (const void *)s);
+	if (unlikely(lock_track_unlock_wanted(ts))) {
+		/* A hold ends now; the bookkeeping waits until the lock is free. */
+		uint64_t now = ticks();
+		int r = real_pthread_spin_unlock(s);
+
+		if (r == 0)
+			lock_track_unlocked(ts, (const void *)s, now);
+		return r;
+	}
 	return real_pthread_spin_unlock(s);
 }

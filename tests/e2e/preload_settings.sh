@@ -56,8 +56,9 @@ expect_true "the top lock site is the contended one, symbolized ($top)" \
 site=$(printf '%s\n' "$top" | grep -o 'contend_lock_site+0x[0-9a-f]*')
 
 # Delay injection at that site: its lock's holds grow by the delay.
-mean_hold() { # output file -> mean hold in us
-	sed -n 's/.*holds=\([0-9]*\) hold_ns=\([0-9]*\).*/\2 \1/p' "$1" | awk '{ print int($1 / ($2 ? $2 : 1) / 1000) }'
+mean_hold() { # output file -> mean hold at the site, in us
+	sed -n 's/^contend: shim site holds=\([0-9]*\) hold_ns=\([0-9]*\).*/\2 \1/p' "$1" |
+		awk '{ print int($1 / ($2 ? $2 : 1) / 1000) }'
 }
 CORECAP_DUMP=off LD_PRELOAD="$shim" "$prog" 2 50 0 >"$work/nodelay.out"
 CORECAP_DUMP=off CORECAP_DELAY="$site:300000" LD_PRELOAD="$shim" "$prog" 2 50 0 \

@@ -115,6 +115,8 @@ int main(int argc, char **argv)
 	printf("contend: done\n");
 	if (probe_shim_loaded() && probe_stats()) {
 		const struct corecap_stats_lock *l = probe_lock(probe_stats(), &m);
+		const struct corecap_stats_site *site =
+			probe_site_in(probe_stats(), "contend_lock_site", CORECAP_KIND_MUTEX);
 		const struct corecap_stats_thread *self = probe_self();
 
 		printf("contend: shim lock contentions=%llu wait_ns=%llu holds=%llu hold_ns=%llu "
@@ -124,6 +126,9 @@ int main(int argc, char **argv)
 		       l ? (unsigned long long)l->holds : 0ULL,
 		       l ? (unsigned long long)l->hold_ns : 0ULL,
 		       self ? (unsigned long long)self->c.cond_waits : 0ULL);
+		printf("contend: shim site holds=%llu hold_ns=%llu\n",
+		       site ? (unsigned long long)site->holds : 0ULL,
+		       site ? (unsigned long long)site->hold_ns : 0ULL);
 	}
 	fflush(stdout);
 	if (wait_sigterm) {
