@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,8 +145,19 @@ static const char *namer(void *ctx, uint64_t addr, bool code)
 	return corecap_symbolizer_name(ctx, addr, code);
 }
 
+/* Set by SIGINT or SIGTERM: the export stops and removes its partial file. */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
 static int consume(void *ctx, const struct model_event *ev)
 {
+	if (interrupted)
+		return -EINTR;
 	return corecap_chrome_trace_consume(ctx, ev);
 }
 
@@ -262,7 +274,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		ret = corecap_ctf_reader_init(&r, traces, n_traces, consume, &t);
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
-		if (ret)
+		if (ret && ret != -EINTR)
 			error("cannot read trace '%s': %s", root,
 			      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
 							   : strerror(-ret));
@@ -314,12 +326,25 @@ int corecap_cmd_export(int argc, char **argv)
 		error("cannot create '%s': %s", o.output, strerror(errno));
 		return 1;
 	}
+	if (o.output) {
+		struct sigaction sa = {.sa_handler = on_signal};
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	ret = export_chrome(&o, out);
+	if (!ret && interrupted)
+		ret = -EINTR;
 	if (out != stdout && fclose(out) && !ret) {
 		error("cannot write '%s': %s", o.output, strerror(errno));
 		ret = -EIO;
 	}
 	if (ret && o.output)
 		unlink(o.output);
+	if (ret == -EINTR) {
+		fprintf(stderr, "corecap: interrupted: removed the partial '%s'\n", o.output);
+		return 130;
+	}
 	return ret ? 1 : 0;
 }

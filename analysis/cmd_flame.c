@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "flame_job.h"
 #include "render/flame_svg.h"
@@ -168,8 +169,11 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 	} else if (fflush(out) && !ret) {
 		ret = -EIO;
 	}
-	if (ret)
+	if (ret) {
 		error("cannot write %s: %s", o->output ? o->output : "the output", strerror(-ret));
+		if (o->output)
+			unlink(o->output);
+	}
 	return ret;
 }
 
