@@ -98,6 +98,12 @@ static int lock_evidence(struct ceiling *c, const struct ceiling_inputs *in,
 			       (double)corecap_lock_wait_ns(l) / (double)w);
 	if (!ret && s && s->symbol)
 		ret = evidence(c, "taken most at %s", s->symbol);
+	/* Preempted holders stretch every hold: say so when the cores were short. */
+	if (!ret && in->pools->n_sampled && in->pools->runq_ns > w / 2)
+		ret = evidence(c,
+			       "the cores were contended too (%.2f threads waiting for a CPU on "
+			       "average): holds stretch when a holder is preempted",
+			       (double)in->pools->runq_ns / (double)w);
 	return ret;
 }
 
@@ -228,6 +234,32 @@ static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t 
  */
 #define POOL_MARGIN 0.05
 
+/*
+ * Several resources can be saturated at once (on a small machine a big
+ * lock and the cores often are). Among those within SATURATION_MARGIN of
+ * the busiest, the narrowest binds: a lock stays the bound whatever the
+ * cores, a thread whatever its pool. Moves it to the front.
+ */
+#define SATURATION_MARGIN 0.05
+
+static void prefer_narrowest(struct cand_list *l)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < l->len; i++) {
+		if (l->v[i].utilization < l->v[0].utilization - SATURATION_MARGIN)
+			break;
+		if (l->v[i].kind < l->v[best].kind)
+			best = i;
+	}
+	if (best) {
+		struct ceiling_candidate c = l->v[best];
+
+		memmove(&l->v[1], &l->v[0], best * sizeof(*l->v));
+		l->v[0] = c;
+	}
+}
+
 static void prefer_pool(struct cand_list *l)
 {
 	const struct model_thread *th;
@@ -285,6 +317,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 	if (in->cores_available && in->pools->n_sampled)
 		add_cand(&l, CEIL_CORES, "cores", cores_util(in, w), NULL);
 	qsort(l.v, l.len, sizeof(*l.v), cmp_cand);
+	prefer_narrowest(&l);
 	prefer_pool(&l);
 	c->n_top = l.len < CEILING_CANDIDATES ? l.len : CEILING_CANDIDATES;
 	memcpy(c->top, l.v, c->n_top * sizeof(*c->top));

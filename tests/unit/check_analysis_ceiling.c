@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -112,6 +113,37 @@ START_TEST(a_daemon_using_all_cores_is_bound_by_cores)
 }
 END_TEST
 
+START_TEST(a_saturated_lock_binds_rather_than_saturated_cores)
+{
+	hold(0xa0, W * 97 / 100);
+	for (int i = 0; i < 6; i++)
+		thread(10 + i, "tp_osd_tp", 0.2, 0.5); /* demand 4.2 threads on 2 cores */
+	compute(2);
+	ck_assert_int_eq(c.kind, CEIL_LOCK);
+	ck_assert(fabs(c.utilization - 0.97) < 1e-9);
+	ck_assert_ptr_nonnull(strstr(c.verdict, "more cores will not help"));
+	{
+		bool said = false;
+
+		for (size_t i = 0; i < c.n_evidence; i++)
+			said |= strstr(c.evidence[i], "cores were contended too") != NULL;
+		ck_assert(said);
+	}
+	ck_assert_int_eq(c.top[1].kind, CEIL_CORES);
+}
+END_TEST
+
+START_TEST(cores_bind_when_nothing_narrower_is_near_saturation)
+{
+	hold(0xa0, W * 80 / 100);
+	for (int i = 0; i < 6; i++)
+		thread(10 + i, "tp_osd_tp", 0.2, 0.5);
+	compute(2);
+	ck_assert_int_eq(c.kind, CEIL_CORES);
+	ck_assert_ptr_nonnull(strstr(c.verdict, "the cores are contended"));
+}
+END_TEST
+
 START_TEST(nothing_busy_means_no_ceiling_but_names_the_busiest)
 {
 	hold(0xa0, W / 5);
@@ -162,6 +194,8 @@ int main(void)
 	tcase_add_test(tc, a_thread_that_stands_out_binds_with_its_runqueue_share_in_evidence);
 	tcase_add_test(tc, a_pool_as_busy_as_its_busiest_thread_binds_rather_than_the_thread);
 	tcase_add_test(tc, a_daemon_using_all_cores_is_bound_by_cores);
+	tcase_add_test(tc, a_saturated_lock_binds_rather_than_saturated_cores);
+	tcase_add_test(tc, cores_bind_when_nothing_narrower_is_near_saturation);
 	tcase_add_test(tc, nothing_busy_means_no_ceiling_but_names_the_busiest);
 	tcase_add_test(tc, no_figures_at_all_says_so);
 	tcase_add_test(tc, pools_group_names_without_trailing_digits_and_separators);
