@@ -29,18 +29,7 @@ uint64_t corecap_model_window_ns(const struct model *m)
 	return m->we > m->ws ? m->we - m->ws : 0;
 }
 
-/* The part of [b, e) inside the window (all of it while the window is the trace's). */
-static uint64_t in_window(const struct model *m, uint64_t b, uint64_t e)
-{
-	if (m->cfg.has_window) {
-		if (b < m->ws)
-			b = m->ws;
-		if (e > m->we)
-			e = m->we;
-	}
-	return e > b ? e - b : 0;
-}
-
+/* Clips [b, e) to the window (nothing to do while the window is the trace's). */
 static void clip_to_window(const struct model *m, uint64_t *b, uint64_t *e)
 {
 	if (!m->cfg.has_window)
@@ -49,6 +38,13 @@ static void clip_to_window(const struct model *m, uint64_t *b, uint64_t *e)
 		*b = m->ws;
 	if (*e > m->we)
 		*e = m->we;
+}
+
+/* The length of the part of [b, e) inside the window. */
+static uint64_t in_window(const struct model *m, uint64_t b, uint64_t e)
+{
+	clip_to_window(m, &b, &e);
+	return e > b ? e - b : 0;
 }
 
 static bool in_ctx_as_owner(const struct model_thread *th)
