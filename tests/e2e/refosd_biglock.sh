@@ -4,30 +4,34 @@
 # big lock spreads the spin over both cores and uses clearly more. CPU use
 # is the daemon's utime + stime from /proc/PID/stat over the refbench run.
 #
-# Calibration (2 cores, idle otherwise; docs/refosd.md): big lock 1.0-1.2
-# cores, without 1.4-1.5. Asserted: big lock <= BIG_MAX, and without >=
-# big lock + GAP_MIN, over two clean rounds. A lock that is not global
-# (per shard, per PG) behaves like no big lock and fails both.
+# Calibration (2 cores, otherwise idle; docs/refosd.md): big lock 1.17-1.21
+# cores at 11.5-12k IOPS, without it 1.60-1.69 cores at 20-23k IOPS.
+# Asserted: big lock <= BIG_MAX in every round (other processes can only
+# lower the daemon's share, never raise it), and without >= big lock +
+# GAP_MIN over two clean rounds. A lock that is not global (per shard, per
+# PG) behaves like no big lock (1.5-1.65 cores) and fails both.
 #
 # CPU taken by other processes squeezes the run without the big lock (it
 # wants the whole machine), so a round in which others used more than
-# OTHERS_MAX cores is repeated; if no two clean rounds happen in
-# MAX_ROUNDS, the test reports itself skipped and says why.
+# OTHERS_MAX cores does not count for the gap and is repeated; if no two
+# clean rounds happen in MAX_ROUNDS and nothing failed, the test reports
+# itself skipped and says why.
 . "$CORECAP_SRC/tests/e2e/refosd_lib.sh"
 
-BIG_MAX=${REFOSD_BIG_MAX:-1.30}
-GAP_MIN=${REFOSD_GAP_MIN:-0.15}
+BIG_MAX=${REFOSD_BIG_MAX:-1.35}
+GAP_MIN=${REFOSD_GAP_MIN:-0.20}
 OTHERS_MAX=${REFOSD_OTHERS_MAX:-0.30}
 MAX_ROUNDS=${REFOSD_MAX_ROUNDS:-4}
 HZ=$(getconf CLK_TCK)
 nproc=$(nproc)
 [ "$nproc" -ge 2 ] || skip "needs at least 2 CPUs to tell one core from more (have $nproc)"
 
-# machine_busy_ticks: user + nice + system + steal ticks of all CPUs, from
-# /proc/stat. Interrupt and softirq time is left out: much of it is the
-# loopback traffic of the run itself, which no task is charged for.
+# machine_busy_ticks: busy ticks of all CPUs (user, nice, system, irq,
+# softirq, steal), from /proc/stat. Softirq time counts: the loopback
+# traffic's softirq work is charged to the tasks that run it, so leaving it
+# out would make "others" negative on an idle machine.
 machine_busy_ticks() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $9 }' /proc/stat
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
 }
 
 # children_ticks FILE: CPU of this shell's reaped children, in ticks. Bash's
@@ -85,6 +89,8 @@ for round in $(seq 1 "$MAX_ROUNDS"); do
 		"$round" "$big" "$big_w" "$big_o" "$big_iops" "$free" "$free_w" "$free_o" "$free_iops"
 	expect_true "big lock caps IOPS at 1/50us: $big_iops x 50 us <= 1 s" \
 		test "$(calc "$big_iops * 50e-6 <= 1.0")" = 1
+	expect_true "round $round: with the big lock the daemon uses about one core: $big <= $BIG_MAX" \
+		test "$(calc "$big <= $BIG_MAX")" = 1
 	if [ "$(calc "$big_o > $OTHERS_MAX || $free_o > $OTHERS_MAX")" = 1 ]; then
 		echo "round $round disturbed: other processes used more than $OTHERS_MAX cores; repeating"
 		continue
@@ -99,8 +105,6 @@ if [ "$clean" -lt 2 ]; then
 	[ "$_failures" -eq 0 ] || finish
 	skip "other processes kept more than $OTHERS_MAX cores busy in $MAX_ROUNDS rounds: one core cannot be told from two"
 fi
-expect_true "with the big lock the daemon uses about one core: max $big_max <= $BIG_MAX" \
-	test "$(calc "$big_max <= $BIG_MAX")" = 1
 expect_true "without it, clearly more: min $free_min >= $big_max + $GAP_MIN" \
 	test "$(calc "$free_min >= $big_max + $GAP_MIN")" = 1
 finish
