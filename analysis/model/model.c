@@ -81,6 +81,21 @@ static void charge_queue(struct model_op *op, uint64_t ts)
 }
 
 /*
+ * The queue ends because `th` takes the op. Whatever th spent logging (for
+ * other ops) while this one waited for it is logging's cost to this op,
+ * "queued behind" logging; the rest is queue.
+ */
+static void charge_queue_taken(struct model_op *op, struct model_thread *th, uint64_t ts)
+{
+	uint64_t behind = corecap_thread_logging_in(th, op->queue_since, ts);
+
+	corecap_op_table_charge(op, CAT_LOGGING, OP_DETAIL_KEY(CAT_LOGGING, LOG_QUEUED_BEHIND), 0,
+				behind);
+	op->queue_since += behind;
+	charge_queue(op, ts);
+}
+
+/*
  * The thread that enters last owns the op: an op moves forward through
  * threads (a worker hands it to the finisher and then unwinds), so the
  * newest context is where its work is; the previous owner's stretch is
@@ -97,7 +112,7 @@ static void attach(struct model_thread *th, struct model_op *op, uint64_t ts)
 		if (op->begun)
 			charge_base(op->owner, ts);
 	} else if (op->begun) {
-		charge_queue(op, ts);
+		charge_queue_taken(op, th, ts);
 	}
 	op->owner = th;
 	th->acct_from = ts;
@@ -291,6 +306,8 @@ static void on_wait(struct model *m, struct model_thread *th, uint64_t ts, uint6
 	if (th->log_depth)
 		return;
 	*thread_total += in_window(m, b, ts);
+	if (cat == CAT_LOGGING)
+		corecap_thread_log_span(th, b, ts);
 	if (!in_ctx_as_owner(th) || ts <= th->acct_from)
 		return;
 	if (b < th->acct_from)
@@ -395,6 +412,7 @@ static void on_log_exit(struct model *m, struct model_thread *th, uint64_t ts)
 	if (--th->log_depth)
 		return;
 	th->logging_ns += in_window(m, th->log_since, ts);
+	corecap_thread_log_span(th, th->log_since, ts);
 	if (in_ctx_as_owner(th))
 		charge_state(th, ts, true);
 }

@@ -206,7 +206,8 @@ const char *corecap_op_cat_name(enum op_cat cat)
 
 const char *corecap_log_source_name(enum log_source src)
 {
-	static const char *const names[LOG__COUNT] = {"annotated", "io", "lock_wait"};
+	static const char *const names[LOG__COUNT] = {"annotated", "io", "lock_wait",
+						      "queued_behind"};
 
 	return src < LOG__COUNT ? names[src] : "?";
 }

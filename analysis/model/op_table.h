@@ -32,7 +32,7 @@ enum op_cat {
 };
 
 /* Sub-keys of the logging category's detail. */
-enum log_source { LOG_ANNOTATED, LOG_IO, LOG_LOCK_WAIT, LOG__COUNT };
+enum log_source { LOG_ANNOTATED, LOG_IO, LOG_LOCK_WAIT, LOG_QUEUED_BEHIND, LOG__COUNT };
 
 #define OP_DETAIL_KEY(cat, id) (((uint64_t)(cat) << 32) | (uint32_t)(id))
 #define OP_DETAIL_CAT(key)     ((enum op_cat)((key) >> 32))

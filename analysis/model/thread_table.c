@@ -82,3 +82,34 @@ void corecap_thread_table_name(struct model_thread *th, const char *name,
 	th->name_source = src;
 	corecap_thread_pool_name(th->name, th->pool, sizeof(th->pool));
 }
+
+void corecap_thread_log_span(struct model_thread *th, uint64_t b, uint64_t e)
+{
+	uint32_t last = (th->log_head + THREAD_LOG_SPANS - 1) % THREAD_LOG_SPANS;
+
+	/* Keep them disjoint: a wait's start is measured, not exact. */
+	if (th->n_log_spans && b < th->log_spans[last].e)
+		b = th->log_spans[last].e;
+	if (e <= b)
+		return;
+	th->log_spans[th->log_head].b = b;
+	th->log_spans[th->log_head].e = e;
+	th->log_head = (th->log_head + 1) % THREAD_LOG_SPANS;
+	if (th->n_log_spans < THREAD_LOG_SPANS)
+		th->n_log_spans++;
+}
+
+uint64_t corecap_thread_logging_in(const struct model_thread *th, uint64_t b, uint64_t e)
+{
+	uint64_t sum = 0;
+
+	/* Spans are disjoint (one thread logs one thing at a time). */
+	for (uint32_t i = 0; i < th->n_log_spans; i++) {
+		uint64_t lb = th->log_spans[i].b > b ? th->log_spans[i].b : b;
+		uint64_t le = th->log_spans[i].e < e ? th->log_spans[i].e : e;
+
+		if (le > lb)
+			sum += le - lb;
+	}
+	return sum;
+}

@@ -17,6 +17,8 @@
 
 struct model_op;
 
+#define THREAD_LOG_SPANS 32
+
 enum thread_name_source { TNAME_NONE, TNAME_PROCNAME, TNAME_SAMPLES, TNAME_EVENT };
 
 struct model_thread {
@@ -33,6 +35,16 @@ struct model_thread {
 	bool has_ended_ctx;
 	uint32_t log_depth;
 	uint64_t log_since;
+	/*
+	 * The thread's latest logging stretches (log calls, log I/O, waits at
+	 * logging sites), whatever op they were for: when this thread takes
+	 * an op that waited for it, the part of the wait it spent logging is
+	 * what logging cost that op (model.c, attach).
+	 */
+	struct {
+		uint64_t b, e;
+	} log_spans[THREAD_LOG_SPANS];
+	uint32_t log_head, n_log_spans;
 	uint64_t last_ts;
 
 	/* State totals over the window, from the trace. */
@@ -60,6 +72,10 @@ struct model_thread *corecap_thread_table_find(const struct thread_table *t, int
 /* Records a name unless a better source already named the thread. */
 void corecap_thread_table_name(struct model_thread *th, const char *name,
 			       enum thread_name_source src);
+/* Remembers that the thread was logging over [b, e) (the oldest span is forgotten). */
+void corecap_thread_log_span(struct model_thread *th, uint64_t b, uint64_t e);
+/* How much of [b, e) the thread spent logging, by its remembered spans. */
+uint64_t corecap_thread_logging_in(const struct model_thread *th, uint64_t b, uint64_t e);
 /* Writes the pool name of a thread name: "msgr-worker-12" -> "msgr-worker". */
 void corecap_thread_pool_name(const char *name, char *out, size_t size);
 

@@ -262,6 +262,30 @@ START_TEST(queue_time_is_labelled_by_the_last_phase)
 }
 END_TEST
 
+START_TEST(a_wait_for_a_thread_busy_logging_is_logging_queued_behind)
+{
+	const struct op_type *t;
+
+	BEGIN(0, 10, 1, "write");
+	ENTER(0, 10, 1);
+	PHASE(50, 10, 1, "queued");
+	EXIT(50, 10, 1);	 /* cpu 0-50; waits for thread 11 from 50 */
+	log_call(100, 11, true); /* 11 logs for something else: 100-300 */
+	log_call(300, 11, false);
+	io(350, 11, IO_LOG, 20); /* and writes its log: 330-350 */
+	ENTER(400, 11, 1);	 /* 50-400: 220 behind logging, 130 queue */
+	END(500, 11, 1);
+	corecap_model_finish(&m);
+
+	t = type_named("write");
+	ck_assert_uint_eq(t->cat_ns[CAT_LOGGING], 220);
+	ck_assert_uint_eq(detail(t, CAT_LOGGING, LOG_QUEUED_BEHIND), 220);
+	ck_assert_uint_eq(t->cat_ns[CAT_QUEUE], 130);
+	ck_assert_uint_eq(t->cat_ns[CAT_CPU], 150);
+	ck_assert_uint_eq(m.ops.max_err_ns, 0);
+}
+END_TEST
+
 START_TEST(an_op_entered_before_its_begin_counts_from_begin)
 {
 	const struct op_type *t;
@@ -498,6 +522,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, when_the_owner_exits_the_thread_still_in_context_owns_the_op);
 	tcase_add_test(tc, an_op_ended_by_another_thread_leaves_the_owners_unknown_tail_as_other);
 	tcase_add_test(tc, queue_time_is_labelled_by_the_last_phase);
+	tcase_add_test(tc, a_wait_for_a_thread_busy_logging_is_logging_queued_behind);
 	tcase_add_test(tc, an_op_entered_before_its_begin_counts_from_begin);
 	tcase_add_test(tc, ops_the_trace_lost_events_of_are_left_out_and_counted);
 	tcase_add_test(tc, a_lost_log_exit_does_not_leave_a_thread_logging_for_ever);
