@@ -6,7 +6,7 @@ corecap_e2e_test(analysis_tracegen analysis_tracegen.sh TIMEOUT 90 LABELS analys
 corecap_e2e_test(analysis_loss analysis_loss.sh TIMEOUT 90 LABELS analysis)
 corecap_e2e_test(analysis_refosd_biglock analysis_refosd_biglock.sh TIMEOUT 90 LABELS analysis)
 corecap_e2e_test(analysis_refosd_msgr analysis_refosd_msgr.sh TIMEOUT 90 LABELS analysis)
-corecap_e2e_test(analysis_refosd_logging analysis_refosd_logging.sh TIMEOUT 120 LABELS analysis)
+corecap_e2e_test(analysis_refosd_logging analysis_refosd_logging.sh TIMEOUT 180 LABELS analysis)
 # The known answers measure throughput: they must not share the cores with other tests.
 set_tests_properties(e2e.analysis_refosd_biglock e2e.analysis_refosd_msgr
 	e2e.analysis_refosd_logging e2e.analysis_tracegen PROPERTIES RUN_SERIAL TRUE)
