@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "lock_table.h"
+#include "tracer_ranges.h"
 #include "tstate.h"
 
 enum wait_outcome {
@@ -54,6 +55,16 @@ struct wait_ctx {
 /* Non-zero when CORECAP_HOLD_SAMPLE or CORECAP_DELAY is set: then every
  * acquisition takes the tracked path. */
 extern int lock_track_extra;
+
+/*
+ * Must this blocking call pass straight through? The shim's own code and
+ * tracer threads (guard), and calls made by the tracer's code
+ * (tracer_ranges.h).
+ */
+static inline bool lock_track_bypass(const struct tstate *ts, uint64_t site)
+{
+	return ts->guard || tracer_ranges_contain(&g_tracer_ranges, site);
+}
 
 /* The fast path's only test after a successful acquisition. */
 static inline bool lock_track_wanted(const void *lock)

@@ -13,6 +13,7 @@
 #include "stats_shm.h"
 #include "thread_table.h"
 #include "tick_clock.h"
+#include "tracer_ranges.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -56,6 +57,7 @@ __attribute__((constructor(101))) static void shim_init(void)
 	load_functions();
 	tick_clock_init();
 	lock_track_init();
+	tracer_ranges_init(&g_tracer_ranges);
 	settings_load(&g_settings, env_get);
 	fd_table_init(&g_fds, &g_settings);
 	delay_init(&g_delay, &g_settings);

@@ -52,7 +52,7 @@ static int cond_wait_common(const struct real_cond_abi *abi, pthread_cond_t *c, 
 
 	if (unlikely(!abi->wait))
 		load_functions();
-	if (unlikely(ts->guard))
+	if (unlikely(lock_track_bypass(ts, site)))
 		return call_real(abi, c, m, call, clk, abstime);
 	lock_track_cond_begin(&w, ts, c, m, site);
 	r = call_real(abi, c, m, call, clk, abstime);
@@ -71,7 +71,7 @@ static int cond_wake_common(const struct real_cond_abi *abi, pthread_cond_t *c, 
 	fn = broadcast ? abi->broadcast : abi->signal;
 	if (unlikely(!fn))
 		return ENOSYS;
-	if (likely(!ts->guard))
+	if (likely(!lock_track_bypass(ts, site)))
 		lock_track_cond_wake(ts, c, site, broadcast);
 	return fn(c);
 }

@@ -21,6 +21,7 @@
 #include "real.h"
 #include "settings.h"
 #include "tick_clock.h"
+#include "tracer_ranges.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -56,6 +57,12 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	ts->guard--;
 }
 
+/* A call from LTTng-UST's own code (tracer_ranges.h): not the daemon's I/O. */
+static inline bool from_tracer(const void *ra)
+{
+	return tracer_ranges_contain(&g_tracer_ranges, (uint64_t)(uintptr_t)ra);
+}
+
 /*
  * One wrapper body for every call: resolve, pass through under the
  * guard, else time the real call. FALLBACK is the raw syscall used only
@@ -71,7 +78,7 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 			load_functions();                                                          \
 		if (unlikely(!real_ptr))                                                           \
 			return (fallback_expr);                                                    \
-		if (unlikely(ts->guard))                                                           \
+		if (unlikely(ts->guard) || from_tracer(__builtin_return_address(0)))               \
 			return (real_expr);                                                        \
 		t0 = ticks();                                                                      \
 		r = (real_expr);                                                                   \

@@ -57,6 +57,8 @@ static __attribute__((noinline)) int mutex_slow(struct tstate *ts, pthread_mutex
 	struct wait_ctx w;
 	int r;
 
+	if (lock_track_bypass(ts, site))
+		return call_real(m, call, clk, abstime);
 	lock_track_wait_begin(&w, ts, m, CORECAP_KIND_MUTEX, site);
 	r = call_real(m, call, clk, abstime);
 	lock_track_wait_end(&w, r == 0 || r == EOWNERDEAD ? WAIT_ACQUIRED

@@ -67,6 +67,8 @@ static __attribute__((noinline)) int rw_slow(struct tstate *ts, pthread_rwlock_t
 	struct wait_ctx w;
 	int r;
 
+	if (lock_track_bypass(ts, site))
+		return call_real(l, write, call, clk, abstime);
 	lock_track_wait_begin(&w, ts, l, write ? CORECAP_KIND_RWLOCK_WR : CORECAP_KIND_RWLOCK_RD,
 			      site);
 	r = call_real(l, write, call, clk, abstime);

@@ -52,6 +52,8 @@ static __attribute__((noinline)) int spin_slow(struct tstate *ts, pthread_spinlo
 	struct wait_ctx w;
 	int r;
 
+	if (lock_track_bypass(ts, site))
+		return call_lock(s);
 	lock_track_wait_begin(&w, ts, (const void *)s, CORECAP_KIND_SPIN, site);
 	r = call_lock(s);
 	lock_track_wait_end(&w, r == 0 ? WAIT_ACQUIRED : WAIT_FAILED);

@@ -2,7 +2,7 @@
 # preload/, scripts preload_*.sh. The scripts find the shim, the stats
 # reader and these helpers under $CORECAP_BUILD.
 set(_pe ${CMAKE_CURRENT_LIST_DIR}/preload)
-foreach(_h contend named_daemon)
+foreach(_h contend named_daemon thread_churn)
 	add_executable(preload_${_h} ${_pe}/${_h}.c)
 	target_include_directories(preload_${_h} PRIVATE ${_pe})
 	target_link_libraries(preload_${_h} PRIVATE corecap-common Threads::Threads ${CMAKE_DL_LIBS})

@@ -3,6 +3,8 @@
 # corecap_lock:contended events (with wait_ns > 0) that babeltrace2 reads,
 # its cond waits, log writes and thread names come along; the same
 # program without contention produces no corecap_lock:contended event.
+# And threads that leave together while traced (their exit destructors
+# contend on LTTng-UST's own registry lock) do not deadlock the program.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
 . "$CORECAP_SRC/tests/e2e/preload_lib.sh"
@@ -51,4 +53,17 @@ expect_eq "uncontended run: no corecap_lock:contended event" 0 \
 expect_eq "uncontended run: no hold event" 0 \
 	"$(grep -c 'corecap_lock:hold:' "$work/uncontended.txt" || true)"
 expect_true "uncontended run: the program ran" grep -q '^contend: done$' "$work/uncontended.out"
+
+s="corecap-test-lttng-churn-$$"
+sessions+=("$s")
+lttng -q create "$s" --output="$work/churn"
+lttng -q enable-event -u -s "$s" 'corecap_lock:*,corecap_io:*,corecap_thread:*'
+lttng -q start "$s"
+for i in 1 2 3; do
+	status=0
+	CORECAP_DUMP=off LD_PRELOAD="$shim" timeout 20 "$helpers/preload_thread_churn" 30 16 \
+		>"$work/churn.out" 2>&1 || status=$?
+	expect_eq "threads leaving together while traced: run $i finishes" 0 "$status"
+done
+lttng -q stop "$s"
 finish

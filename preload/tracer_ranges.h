@@ -1,0 +1,43 @@
+/*
+ * tracer_ranges.h: where the tracer's own code lives. LTTng-UST takes
+ * pthread locks, waits and writes from the daemon's threads too (its RCU
+ * registry lock in a thread-exit destructor, ring-buffer wakeups), and
+ * a call from there must pass straight through: timing it is harmless,
+ * but emitting an event from it re-enters LTTng-UST, which may take the
+ * very lock it holds (a deadlock seen in refosd's shutdown). So each
+ * slow path checks its return address against the text of the loaded
+ * LTTng-UST libraries and of the probes (libcorecap-tp).
+ *
+ * Filled once by the constructor (these libraries load with the shim),
+ * read without locks afterwards.
+ */
+#ifndef CORECAP_PRELOAD_TRACER_RANGES_H
+#define CORECAP_PRELOAD_TRACER_RANGES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define TRACER_RANGES_MAX 16
+
+struct tracer_ranges {
+	uint32_t n;
+	struct {
+		uint64_t start, end;
+	} r[TRACER_RANGES_MAX];
+};
+
+extern struct tracer_ranges g_tracer_ranges;
+
+/* Records the executable segments of the tracer's libraries; returns how many. */
+int tracer_ranges_init(struct tracer_ranges *t);
+
+/* Is this code address inside the tracer? */
+static inline bool tracer_ranges_contain(const struct tracer_ranges *t, uint64_t addr)
+{
+	for (uint32_t i = 0; i < t->n; i++)
+		if (addr - t->r[i].start < t->r[i].end - t->r[i].start)
+			return true;
+	return false;
+}
+
+#endif /* CORECAP_PRELOAD_TRACER_RANGES_H */
