@@ -23,12 +23,13 @@ traced() { # name threads iterations hold_us
 	sessions+=("$s")
 	lttng -q create "$s" --output="$work/$1"
 	lttng -q enable-event -u -s "$s" 'corecap_lock:*,corecap_io:*,corecap_thread:*'
-	lttng -q add-context -u -s "$s" -t vtid
+	lttng -q add-context -u -s "$s" -t vtid -t procname
 	lttng -q start "$s"
 	CORECAP_DUMP=off LD_PRELOAD="$shim" "$helpers/preload_contend" "$2" "$3" "$4" \
 		--log "$work/$1.log" >"$work/$1.out"
 	lttng -q stop "$s"
-	babeltrace2 "$work/$1" >"$work/$1.txt"
+	# The session records every traced process of this user: keep ours.
+	babeltrace2 "$work/$1" | grep -F 'procname = "preload_contend"' >"$work/$1.txt" || true
 }
 
 traced contended 4 50 200
