@@ -34,9 +34,20 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *data)
 	return 0;
 }
 
+/*
+ * dl_iterate_phdr takes the loader's list lock only while it walks the
+ * list (dlopen holds it briefly, never while running constructors), so,
+ * unlike dladdr, this is safe from any thread at any time.
+ */
 int tracer_ranges_init(struct tracer_ranges *t)
 {
-	t->n = 0;
-	dl_iterate_phdr(add_object, t);
-	return (int)t->n;
+	struct tracer_ranges fresh = {0};
+
+	dl_iterate_phdr(add_object, &fresh);
+	/* Readers may be looking: entries first, then the count. */
+	for (uint32_t i = 0; i < fresh.n; i++)
+		t->r[i] = fresh.r[i];
+	__atomic_store_n(&t->n, fresh.n, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->ready, 1, __ATOMIC_RELEASE);
+	return (int)fresh.n;
 }

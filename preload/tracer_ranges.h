@@ -8,8 +8,7 @@
  * slow path checks its return address against the text of the loaded
  * LTTng-UST libraries and of the probes (libcorecap-tp).
  *
- * Filled once by the constructor (these libraries load with the shim),
- * read without locks afterwards.
+ * Filled once (these libraries load with the shim), read without locks.
  */
 #ifndef CORECAP_PRELOAD_TRACER_RANGES_H
 #define CORECAP_PRELOAD_TRACER_RANGES_H
@@ -21,6 +20,7 @@
 
 struct tracer_ranges {
 	uint32_t n;
+	uint32_t ready; /* set once filled */
 	struct {
 		uint64_t start, end;
 	} r[TRACER_RANGES_MAX];
@@ -28,13 +28,25 @@ struct tracer_ranges {
 
 extern struct tracer_ranges g_tracer_ranges;
 
-/* Records the executable segments of the tracer's libraries; returns how many. */
+/*
+ * Records the executable segments of the tracer's libraries; returns how
+ * many. Called by the constructor, and earlier by pthread_create if
+ * LTTng-UST starts its threads before the shim's constructor has run.
+ */
 int tracer_ranges_init(struct tracer_ranges *t);
+
+static inline void tracer_ranges_ensure(struct tracer_ranges *t)
+{
+	if (!__atomic_load_n(&t->ready, __ATOMIC_ACQUIRE))
+		tracer_ranges_init(t);
+}
 
 /* Is this code address inside the tracer? */
 static inline bool tracer_ranges_contain(const struct tracer_ranges *t, uint64_t addr)
 {
-	for (uint32_t i = 0; i < t->n; i++)
+	uint32_t n = __atomic_load_n(&t->n, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < n; i++)
 		if (addr - t->r[i].start < t->r[i].end - t->r[i].start)
 			return true;
 	return false;

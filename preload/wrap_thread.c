@@ -5,7 +5,6 @@
  * corecap_thread:name event), fork (the child gets its own counters),
  * _exit and _Exit (which skip destructors, so the stats file would stay).
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -20,6 +19,7 @@
 #include "shim.h"
 #include "stats_shm.h"
 #include "thread_table.h"
+#include "tracer_ranges.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -54,13 +54,16 @@ static void *start_thread(void *p)
 	return sa.fn(sa.arg);
 }
 
-/* Is fn the start routine of a thread LTTng-UST creates for itself? */
+/*
+ * Is fn the start routine of a thread LTTng-UST creates for itself?
+ * LTTng-UST starts its listener threads from its own constructor, which
+ * may run before the shim's: the ranges are then made here. (Not dladdr:
+ * it takes the loader lock, which a dlopen holds while constructors run.)
+ */
 static bool is_tracer_routine(void *(*fn)(void *))
 {
-	Dl_info info;
-
-	return dladdr((void *)(uintptr_t)fn, &info) && info.dli_fname &&
-	       strstr(info.dli_fname, "liblttng-ust");
+	tracer_ranges_ensure(&g_tracer_ranges);
+	return tracer_ranges_contain(&g_tracer_ranges, (uint64_t)(uintptr_t)fn);
 }
 
 CORECAP_EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
