@@ -88,7 +88,11 @@ static int sh(const char *fmt, ...)
 	return r;
 }
 
-/* A run directory (trace only: a partial run) of tracegen --fast's events. */
+/*
+ * A run directory (trace only: a partial run) of tracegen --fast's events.
+ * The filter keeps the events of tracegen's threads only: on a shared
+ * machine other annotated processes would swell the trace unevenly.
+ */
 static int make_trace(const char *run, unsigned long ops)
 {
 	char session[64];
@@ -100,7 +104,8 @@ static int make_trace(const char *run, unsigned long ops)
 	if (sh("lttng -q enable-channel -u -s %s --subbuf-size=4M --num-subbuf=8 "
 	       "--blocking-timeout=inf big && "
 	       "lttng -q enable-event -u -s %s -c big "
-	       "'corecap_op:*,corecap_lock:*,corecap_io:*,corecap_thread:*' && "
+	       "'corecap_op:*,corecap_lock:*,corecap_io:*,corecap_thread:*' "
+	       "--filter '$ctx.procname == \"tg-worker-*\"' && "
 	       "lttng -q add-context -u -s %s -c big -t vtid -t vpid -t procname && "
 	       "lttng -q start %s && "
 	       "LTTNG_UST_ALLOW_BLOCKING=1 '%s' --fast -t 2 -n %lu >/dev/null && "
