@@ -13,7 +13,9 @@ _sessions+=("$session")
 mkdir -p "$run"
 lttng -q create "$session" --output="$run/trace"
 lttng -q enable-channel -u -s "$session" --subbuf-size=4096 --num-subbuf=2 tiny
-lttng -q enable-event -u -s "$session" -c tiny 'corecap_op:*,corecap_lock:*,corecap_io:*'
+# tracegen's threads only: other annotated processes may run on this machine.
+lttng -q enable-event -u -s "$session" -c tiny 'corecap_op:*,corecap_lock:*,corecap_io:*' \
+	--filter '$ctx.procname == "tg-worker-*"'
 lttng -q add-context -u -s "$session" -c tiny -t vtid -t vpid -t procname
 lttng -q start "$session"
 "$TRACEGEN" --fast -t 2 -n 100000 >/dev/null
