@@ -428,6 +428,10 @@ static void settle_into_batches(struct tstate *ts)
 		wacc_flush(a);
 	if (p->has_hold)
 		hold_batch(ts, &p->hold, p->hold_ticks);
+	if (a->site && !__atomic_load_n(&a->site->stack_depth, __ATOMIC_RELAXED)) {
+		ts->stack_site = p->site;
+		ts->stack_entry = a->site;
+	}
 }
 
 /* ... and published if it is time, now that its mutex is free. */
@@ -456,7 +460,6 @@ static struct wait_acc *wacc_for(struct tstate *ts, uint64_t site)
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
 			   const void *mutex, uint64_t site)
 {
-	struct wait_acc *a;
 	int i;
 
 	w->saved_errno = errno;
@@ -473,11 +476,18 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 		tstate_attach(ts);
 	if (ts->pending) /* waits again before releasing the mutex */
 		settle_into_batches(ts);
-	a = wacc_for(ts, site);
-	if (stack_wanted(ts, a->site))
-		take_stack(w, a->site);
+	/*
+	 * Inside the caller's critical section: only what cannot wait. The
+	 * site's first stack is unwound at its next wait, once settle() has
+	 * seen it has none (cond_wait events carry no stack, so that one
+	 * representative stack per site is all a cond wait needs).
+	 */
+	if (unlikely(ts->stack_site == site)) {
+		ts->stack_site = 0;
+		take_stack(w, ts->stack_entry);
+	}
 	/* Only while a session wants wake events: it is a shared line. */
-	w->counted = events_cond_wake_enabled();
+	w->counted = g_settings.wake_events && events_cond_wake_enabled();
 	if (w->counted)
 		__atomic_fetch_add(
 			&cond_waiters[addr_hash((uint64_t)(uintptr_t)cond, COND_WAITER_BITS)], 1,
@@ -556,7 +566,8 @@ void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bo
 {
 	uint32_t h = addr_hash((uint64_t)(uintptr_t)cond, COND_WAITER_BITS);
 
-	if (!events_cond_wake_enabled() || !__atomic_load_n(&cond_waiters[h], __ATOMIC_RELAXED))
+	if (!g_settings.wake_events || !events_cond_wake_enabled() ||
+	    !__atomic_load_n(&cond_waiters[h], __ATOMIC_RELAXED))
 		return;
 	ts->guard++;
 	events_cond_wake(cond, site, broadcast);
@@ -567,6 +578,7 @@ void lock_track_reset(struct tstate *ts)
 {
 	ts->hold_depth = 0;
 	ts->pending = 0;
+	ts->stack_site = 0;
 	/* Pending figures belong to the parent's file: drop them. */
 	memset(ts->hacc, 0, sizeof(ts->hacc));
 	memset(ts->wacc, 0, sizeof(ts->wacc));

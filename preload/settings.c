@@ -206,6 +206,16 @@ int settings_load(struct settings *s, settings_getenv_fn get)
 			bad(&warnings, "CORECAP_STATS", v, "expected 'on' or 'off'", "on");
 	}
 
+	v = get("CORECAP_WAKE_EVENTS");
+	if (v) {
+		if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0)
+			s->wake_events = true;
+		else if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+			s->wake_events = false;
+		else
+			bad(&warnings, "CORECAP_WAKE_EVENTS", v, "expected 'on' or 'off'", "off");
+	}
+
 	v = get("CORECAP_STATS_DIR");
 	if (v) {
 		if (v[0] != '/' || !copy_text(s->stats_dir, sizeof(s->stats_dir), v))

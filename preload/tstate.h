@@ -98,11 +98,13 @@ struct tstate {
 	uint32_t hold_depth;
 	uint32_t hold_countdown; /* CORECAP_HOLD_SAMPLE countdown */
 	int tid;
-	int resolving;		  /* inside load_functions() */
-	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */
-	uint64_t stack_allowed;	  /* no sampled unwind before this (ticks) */
-	uint64_t acc_deadline;	  /* publish hacc[] and wacc[] at this time (ticks) */
-	uint32_t pending;	  /* pend holds a wait to settle */
+	int resolving;				/* inside load_functions() */
+	uint32_t stack_countdown;		/* CORECAP_STACK_SAMPLE countdown */
+	uint64_t stack_allowed;			/* no sampled unwind before this (ticks) */
+	uint64_t acc_deadline;			/* publish hacc[] and wacc[] at this time (ticks) */
+	uint32_t pending;			/* pend holds a wait to settle */
+	uint64_t stack_site;			/* a cond wait site that still has no stack */
+	struct corecap_stats_site *stack_entry; /* ...and its entry */
 	struct cond_pending pend;
 	struct hold_entry holds[TSTATE_HOLD_DEPTH];
 	struct hold_acc hacc[TSTATE_HOLD_ACC];

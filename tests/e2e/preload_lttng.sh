@@ -25,8 +25,8 @@ traced() { # name threads iterations hold_us
 	lttng -q enable-event -u -s "$s" 'corecap_lock:*,corecap_io:*,corecap_thread:*'
 	lttng -q add-context -u -s "$s" -t vtid -t procname
 	lttng -q start "$s"
-	CORECAP_DUMP=off LD_PRELOAD="$shim" "$helpers/preload_contend" "$2" "$3" "$4" \
-		--log "$work/$1.log" >"$work/$1.out"
+	CORECAP_DUMP=off CORECAP_WAKE_EVENTS=on LD_PRELOAD="$shim" \
+		"$helpers/preload_contend" "$2" "$3" "$4" --log "$work/$1.log" >"$work/$1.out"
 	lttng -q stop "$s"
 	# The session records every traced process of this user: keep ours.
 	babeltrace2 "$work/$1" | grep -F 'procname = "preload_contend"' >"$work/$1.txt" || true
@@ -42,6 +42,8 @@ expect_true "the first contention carries a stack" \
 expect_true "a hold event follows a contended acquisition" \
 	grep -q 'corecap_lock:hold:.*hold_ns = [1-9]' "$work/contended.txt"
 expect_true "main's cond wait is traced" grep -q 'corecap_lock:cond_wait:' "$work/contended.txt"
+expect_true "with CORECAP_WAKE_EVENTS=on, the workers' broadcast wakes it" \
+	grep -q 'corecap_lock:cond_wake:.*broadcast = 1' "$work/contended.txt"
 expect_eq "every log write is traced (4 threads x 50)" 200 \
 	"$(grep 'corecap_io:syscall:' "$work/contended.txt" | grep -c '"log"' || true)"
 expect_true "thread start events" grep -q 'corecap_thread:start:' "$work/contended.txt"

@@ -44,6 +44,7 @@ START_TEST(defaults_when_nothing_is_set)
 	ck_assert_int_eq(s.dump_signal, 0);
 	ck_assert_uint_eq(s.dump_top, 20);
 	ck_assert_str_eq(s.delay_site, "");
+	ck_assert(!s.wake_events);
 	ck_assert_uint_eq(s.n_patterns, 2);
 	ck_assert_str_eq(s.pattern[0], "*.log");
 	ck_assert_str_eq(s.pattern[1], "/var/log/*");
@@ -57,6 +58,7 @@ START_TEST(good_values_are_taken)
 			      "CORECAP_HOLD_SAMPLE=100",
 			      "CORECAP_IO_THRESHOLD_NS=250000",
 			      "CORECAP_STATS=off",
+			      "CORECAP_WAKE_EVENTS=on",
 			      "CORECAP_STATS_DIR=/tmp",
 			      "CORECAP_DUMP=/tmp/dump.%p",
 			      "CORECAP_DUMP_SIGNAL=SIGUSR1",
@@ -72,6 +74,7 @@ START_TEST(good_values_are_taken)
 	ck_assert_uint_eq(s.hold_sample_every, 100);
 	ck_assert_uint_eq(s.io_threshold_ns, 250000);
 	ck_assert(!s.stats_enabled);
+	ck_assert(s.wake_events);
 	ck_assert_str_eq(s.stats_dir, "/tmp");
 	ck_assert_str_eq(s.dump_path, "/tmp/dump.%p");
 	ck_assert_int_eq(s.dump_signal, SIGUSR1);
@@ -97,10 +100,11 @@ START_TEST(each_malformed_value_warns_once_and_keeps_the_default)
 			      "CORECAP_DUMP_SIGNAL=KILL",
 			      "CORECAP_DUMP_TOP=0",
 			      "CORECAP_DELAY=nodelay",
+			      "CORECAP_WAKE_EVENTS=yes",
 			      NULL};
 	struct settings s;
 
-	ck_assert_int_eq(load(&s, vars), 10);
+	ck_assert_int_eq(load(&s, vars), 11);
 	ck_assert_uint_eq(s.stack_sample_every, 64);
 	ck_assert_uint_eq(s.stack_depth, 32);
 	ck_assert_uint_eq(s.hold_sample_every, 0);
