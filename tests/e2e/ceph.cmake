@@ -1,3 +1,6 @@
 # Real Ceph (Debian's 16.2 packages, scripts/install-deps-ceph): a one-node
 # cluster started by scripts/ceph-minicluster. Skipped when Ceph is absent.
 corecap_e2e_test(ceph_minicluster ceph_minicluster.sh TIMEOUT 300 LABELS ceph)
+# A real ceph-osd under the shim, profiled by corecap record under rados
+# bench: pools against /proc, IOPS against a bare OSD (issue #7).
+corecap_e2e_test(ceph_profile ceph_profile.sh TIMEOUT 600 LABELS ceph)
