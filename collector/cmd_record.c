@@ -27,6 +27,7 @@
 
 #include "bench_parse.h"
 #include "bench_runner.h"
+#include "ceph_asok.h"
 #include "cpu_profile.h"
 #include "diag.h"
 #include "lttng_session.h"
@@ -58,6 +59,8 @@ struct record {
 	struct corecap_lttng_session lttng;
 	struct corecap_bench_runner bench;
 	struct corecap_bench_summary summary;
+	struct corecap_ceph_asok ceph;
+	bool have_ceph;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
 	struct timespec start_realtime;
@@ -421,6 +424,8 @@ static void finish_window(struct record *r)
 		    corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-end") < 0)
 			set_partial(r, "no consistent copy of the shim's counters at the end");
 		corecap_proc_sampler_sample(&r->threads);
+		if (r->have_ceph && corecap_ceph_asok_end(&r->ceph, r->rd.dirfd) < 0)
+			corecap_warn("the Ceph files of the run (RUN/ceph/) are incomplete");
 	}
 	if (r->interrupted) {
 		corecap_error("interrupted");
@@ -509,6 +514,22 @@ static int prepare(struct record *r)
 		}
 		r->have_lttng = true;
 	}
+	if (!r->opts.no_ceph) {
+		char asok[108];
+
+		if (r->opts.ceph_asok) {
+			ret = corecap_ceph_asok_init(&r->ceph, r->opts.ceph_asok);
+			if (ret < 0)
+				goto out;
+			r->have_ceph = true;
+		} else if (strncmp(r->target.comm, "ceph-", 5) == 0 &&
+			   corecap_ceph_asok_find(r->target.pid, asok, sizeof(asok)) &&
+			   corecap_ceph_asok_init(&r->ceph, asok) == 0) {
+			r->have_ceph = true;
+			if (!r->opts.quiet)
+				corecap_note("using %s's admin socket '%s'", r->target.comm, asok);
+		}
+	}
 	/* Last: from here on the daemon's signals wait for our loop. */
 	if (r->opts.wall_hz) {
 		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz, &r->rd);
@@ -533,6 +554,8 @@ static int start_window(struct record *r)
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
 	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
 		set_partial(r, "no consistent copy of the shim's counters at the start");
+	if (r->have_ceph)
+		corecap_ceph_asok_begin(&r->ceph, r->rd.dirfd);
 	corecap_cpu_profile_start(&r->cpu);
 	corecap_proc_sampler_sample(&r->threads);
 	if (r->have_bench) {

@@ -12,6 +12,7 @@
 const char corecap_record_usage[] =
 	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
+	"                      [--ceph-asok PATH | --no-ceph]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
@@ -26,6 +27,9 @@ const char corecap_record_usage[] =
 	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
 	"  -q, --quiet           no progress, no benchmark echo on stdout\n"
 	"      --force           replace RUN if it exists and holds a corecap run\n"
+	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
+	"                        dumps into RUN/ceph/ (found by itself for a ceph-osd)\n"
+	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"
@@ -37,6 +41,8 @@ enum {
 	OPT_EVENT,
 	OPT_FORCE,
 	OPT_THREADS_HZ,
+	OPT_CEPH_ASOK,
+	OPT_NO_CEPH,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +55,8 @@ static const struct option long_opts[] = {
 	{"threads-hz", required_argument, NULL, OPT_THREADS_HZ},
 	{"quiet", no_argument, NULL, 'q'},
 	{"force", no_argument, NULL, OPT_FORCE},
+	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
+	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -171,6 +179,16 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case OPT_FORCE:
 			o->force = true;
+			break;
+		case OPT_CEPH_ASOK:
+			if (!*optarg) {
+				ret = fail(o, "empty --ceph-asok path");
+				goto out;
+			}
+			o->ceph_asok = optarg;
+			break;
+		case OPT_NO_CEPH:
+			o->no_ceph = true;
 			break;
 		case 'h':
 			ret = 1;

@@ -32,6 +32,8 @@ struct corecap_record_opts {
 	bool force;
 	size_t n_events;
 	const char *events[CORECAP_RECORD_MAX_EVENTS];
+	const char *ceph_asok; /* --ceph-asok PATH, or NULL (auto-detected for ceph-osd) */
+	bool no_ceph;	       /* --no-ceph */
 	char **bench_argv;
 	char error[256];
 };

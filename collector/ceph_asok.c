@@ -1,0 +1,276 @@
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ceph_asok.h"
+#include "diag.h"
+
+#define HISTORY_SIZE	 "10000"
+#define HISTORY_DURATION "600"
+#define REPLY_MAX	 (256u << 20)
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static int read_all(int fd, char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t got = read(fd, p, n);
+
+		if (got < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (got == 0)
+			return -EPIPE;
+		p += got;
+		n -= (size_t)got;
+	}
+	return 0;
+}
+
+/* Sends one JSON command; *out (malloc'd, NUL-terminated) holds the reply. */
+static int asok_command(const char *path, const char *cmd, char **out, size_t *len_out)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct timeval tv = {.tv_sec = 30};
+	uint32_t be_len;
+	char *buf = NULL;
+	int fd, ret;
+
+	*out = NULL;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		goto out_close_fd;
+	}
+	ret = write_all(fd, cmd, strlen(cmd) + 1); /* the '\0' ends the command */
+	if (ret < 0)
+		goto out_close_fd;
+	ret = read_all(fd, (char *)&be_len, sizeof(be_len));
+	if (ret < 0)
+		goto out_close_fd;
+	be_len = ntohl(be_len);
+	if (be_len > REPLY_MAX) {
+		ret = -EMSGSIZE;
+		goto out_close_fd;
+	}
+	buf = malloc((size_t)be_len + 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out_close_fd;
+	}
+	ret = read_all(fd, buf, be_len);
+	if (ret < 0) {
+		free(buf);
+		goto out_close_fd;
+	}
+	buf[be_len] = '\0';
+	*out = buf;
+	if (len_out)
+		*len_out = be_len;
+out_close_fd:
+	close(fd);
+	return ret;
+}
+
+/* Runs CMD and writes its reply to RUN/ceph/NAME. */
+static int dump_to(struct corecap_ceph_asok *a, int run_dirfd, const char *cmd, const char *name)
+{
+	char *reply;
+	size_t len = 0;
+	int fd, ret;
+
+	ret = asok_command(a->path, cmd, &reply, &len);
+	if (ret < 0) {
+		corecap_warn("cannot run '%s' on admin socket '%s': %s", cmd, a->path,
+			     strerror(-ret));
+		return ret;
+	}
+	fd = openat(run_dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		corecap_warn("cannot create '%s' in the run directory: %s", name, strerror(-ret));
+		goto out_free;
+	}
+	ret = write_all(fd, reply, len);
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret < 0)
+		corecap_warn("cannot write '%s' in the run directory: %s", name, strerror(-ret));
+out_free:
+	free(reply);
+	return ret;
+}
+
+/* The value of VAR from `config get` ({"VAR": "VALUE"}), or "" */
+static void config_get(const struct corecap_ceph_asok *a, const char *var, char *val, size_t len)
+{
+	char cmd[160], *reply, *p, *q;
+
+	val[0] = '\0';
+	snprintf(cmd, sizeof(cmd), "{\"prefix\": \"config get\", \"var\": \"%s\"}", var);
+	if (asok_command(a->path, cmd, &reply, NULL) < 0)
+		return;
+	p = strstr(reply, "\": \"");
+	if (p) {
+		p += 4;
+		q = strchr(p, '"');
+		if (q && (size_t)(q - p) < len) {
+			memcpy(val, p, (size_t)(q - p));
+			val[q - p] = '\0';
+		}
+	}
+	free(reply);
+}
+
+static int config_set(const struct corecap_ceph_asok *a, const char *var, const char *val)
+{
+	char cmd[200], *reply;
+	int ret;
+
+	snprintf(cmd, sizeof(cmd),
+		 "{\"prefix\": \"config set\", \"var\": \"%s\", \"val\": [\"%s\"]}", var, val);
+	ret = asok_command(a->path, cmd, &reply, NULL);
+	if (ret == 0) {
+		if (!strstr(reply, "success"))
+			ret = -EINVAL;
+		free(reply);
+	}
+	if (ret < 0)
+		corecap_warn("cannot set '%s' to %s through admin socket '%s': %s", var, val,
+			     a->path, ret == -EINVAL ? "refused" : strerror(-ret));
+	return ret;
+}
+
+/* Socket inodes of PID's descriptors, as "socket:[N]" links say. */
+static bool has_socket_inode(pid_t pid, unsigned long ino)
+{
+	char dir[64], link[64], want[64];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	snprintf(want, sizeof(want), "socket:[%lu]", ino);
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		char p[320];
+		ssize_t n;
+
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		n = readlink(p, link, sizeof(link) - 1);
+		if (n > 0) {
+			link[n] = '\0';
+			found = strcmp(link, want) == 0;
+		}
+	}
+	closedir(d);
+	return found;
+}
+
+bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len)
+{
+	char line[512];
+	bool found = false;
+	FILE *f = fopen("/proc/net/unix", "re");
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f)) {
+		unsigned long ino, state;
+		char sock_path[256];
+		size_t n;
+
+		/* Num RefCount Protocol Flags Type St Inode Path */
+		if (sscanf(line, "%*s %*s %*s %*s %*s %lx %lu %255s", &state, &ino, sock_path) != 3)
+			continue;
+		n = strlen(sock_path);
+		if (n < 5 || strcmp(sock_path + n - 5, ".asok") != 0 || n >= len)
+			continue;
+		if (has_socket_inode(pid, ino)) {
+			memcpy(path, sock_path, n + 1);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+int corecap_ceph_asok_init(struct corecap_ceph_asok *a, const char *path)
+{
+	memset(a, 0, sizeof(*a));
+	if (strlen(path) >= sizeof(a->path)) {
+		corecap_error("admin socket path '%s' is too long", path);
+		return -ENAMETOOLONG;
+	}
+	snprintf(a->path, sizeof(a->path), "%s", path);
+	return 0;
+}
+
+int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
+{
+	int ret;
+
+	if (mkdirat(run_dirfd, "ceph", 0700) < 0 && errno != EEXIST) {
+		ret = -errno;
+		corecap_warn("cannot create 'ceph' in the run directory: %s", strerror(-ret));
+		return ret;
+	}
+	a->begun = true;
+	config_get(a, "osd_op_history_size", a->old_size, sizeof(a->old_size));
+	config_get(a, "osd_op_history_duration", a->old_duration, sizeof(a->old_duration));
+	a->raised = config_set(a, "osd_op_history_size", HISTORY_SIZE) == 0;
+	if (a->raised)
+		config_set(a, "osd_op_history_duration", HISTORY_DURATION);
+	return dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", "ceph/perf-begin.json");
+}
+
+int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
+{
+	int ret = 0;
+
+	if (!a->begun)
+		return 0;
+	if (dump_to(a, run_dirfd, "{\"prefix\": \"dump_historic_ops\"}", "ceph/historic_ops.json") < 0)
+		ret = -EIO;
+	if (dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", "ceph/perf-end.json") < 0)
+		ret = -EIO;
+	if (a->raised) {
+		if (a->old_size[0])
+			config_set(a, "osd_op_history_size", a->old_size);
+		if (a->old_duration[0])
+			config_set(a, "osd_op_history_duration", a->old_duration);
+	}
+	return ret;
+}

@@ -1,0 +1,31 @@
+/*
+ * struct corecap_ceph_asok: a Ceph daemon's admin socket, used by
+ * `corecap record` to read the OSD's OpTracker and perf counters around the
+ * window. At the start it raises osd_op_history_size/_duration (keeping the
+ * old values) and writes RUN/ceph/perf-begin.json; at the end it writes
+ * RUN/ceph/historic_ops.json and perf-end.json, then restores the settings.
+ * Every failure is a warning: the run stays usable without these files.
+ *
+ * The protocol: the client sends a JSON command ({"prefix": "..."}) and a
+ * '\0'; the daemon answers a 4-byte big-endian length and that many bytes.
+ */
+#ifndef CORECAP_COLLECTOR_CEPH_ASOK_H
+#define CORECAP_COLLECTOR_CEPH_ASOK_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+struct corecap_ceph_asok {
+	char path[108];
+	char old_size[32], old_duration[32]; /* "" when unknown */
+	bool raised;
+	bool begun;
+};
+
+/* Finds a listening admin socket (*.asok) of PID through /proc; false if none. */
+bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len);
+int corecap_ceph_asok_init(struct corecap_ceph_asok *a, const char *path);
+int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd);
+int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd);
+
+#endif
