@@ -20,6 +20,7 @@
 #include "model/lines.h"
 #include "model/model.h"
 #include "model/pool_table.h"
+#include "read/ceph_files.h"
 #include "read/ctf_reader.h"
 #include "read/manifest.h"
 #include "read/shim_stats.h"
@@ -61,6 +62,7 @@ struct report_job {
 	size_t n_warnings;
 	bool has_stats;
 	FILE *dump;
+	struct ceph_files ceph; /* RUN/ceph/, from a Ceph daemon's admin socket */
 };
 
 static void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -506,6 +508,7 @@ static void job_release(struct report_job *j)
 {
 	corecap_ceiling_release(&j->ceiling);
 	corecap_pool_table_release(&j->pools);
+	corecap_ceph_files_release(&j->ceph);
 	if (j->has_model)
 		corecap_model_release(&j->model);
 	if (j->has_sym)
@@ -557,7 +560,8 @@ static int build(struct report_job *j, struct report *r)
 		.pools = &j->pools,
 		.cores_available = j->has_manifest ? j->manifest.nproc : 0,
 	};
-	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)))
+	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)) ||
+	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)))
 		return ret;
 	*r = (struct report){
 		.run_dir = j->o.run,
@@ -577,6 +581,7 @@ static int build(struct report_job *j, struct report *r)
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
 		.frame_ctx = j,
+		.ceph = &j->ceph,
 	};
 	return 0;
 }

@@ -436,6 +436,64 @@ static json_object *quality_obj(const struct report *r)
 	return o;
 }
 
+/* RUN/ceph/: the OSD's OpTracker history and perf counters (times in us). */
+static json_object *ceph_obj(const struct ceph_files *c)
+{
+	json_object *o = json_object_new_object(), *ot = NULL, *perf = NULL;
+
+	if (c->has_optracker) {
+		json_object *types = json_object_new_array();
+
+		ot = json_object_new_object();
+		put(ot, "ops", ju64(c->n_ops));
+		for (size_t i = 0; i < c->n_types; i++) {
+			const struct ceph_op_type *t = &c->types[i];
+			json_object *to = json_object_new_object(), *ph = json_object_new_array();
+			uint64_t sum = 0;
+
+			for (size_t k = 0; k < t->n_phases; k++)
+				sum += t->phases[k].total_ns;
+			put(to, "type", jstr(t->name));
+			put(to, "count", ju64(t->count));
+			put(to, "lat_avg_us", jnum(t->lat_avg_ns / 1e3, 1));
+			put(to, "lat_p50_us", jnum(t->lat_p50_ns / 1e3, 1));
+			put(to, "lat_p99_us", jnum(t->lat_p99_ns / 1e3, 1));
+			put(to, "span_s", jnum(t->span_ns / 1e9, 6));
+			for (size_t k = 0; k < t->n_phases; k++) {
+				json_object *p = json_object_new_object();
+
+				put(p, "name", jstr(t->phases[k].name));
+				put(p, "avg_us", jnum(t->phases[k].total_ns / (double)t->count / 1e3, 1));
+				put(p, "share",
+				    sum ? jnum(t->phases[k].total_ns / (double)sum, 4) : NULL);
+				json_object_array_add(ph, p);
+			}
+			put(to, "phases", ph);
+			json_object_array_add(types, to);
+		}
+		put(ot, "types", types);
+	}
+	if (c->has_perf) {
+		perf = json_object_new_object();
+		for (size_t i = 0; i < c->n_perf; i++) {
+			const struct ceph_perf_counter *p = &c->perf[i];
+			json_object *po = json_object_new_object();
+
+			put(po, "count", jnum(p->count_delta, 0));
+			if (p->is_avg) {
+				put(po, "sum_s", jnum(p->sum_s_delta, 9));
+				put(po, "avg_us", p->count_delta > 0
+							? jnum(p->sum_s_delta / p->count_delta * 1e6, 1)
+							: NULL);
+			}
+			put(perf, p->name, po);
+		}
+	}
+	put(o, "optracker", ot);
+	put(o, "perf", perf);
+	return o;
+}
+
 int corecap_render_json(const struct report *r, FILE *out)
 {
 	json_object *root = json_object_new_object();
@@ -453,6 +511,8 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "ops", ops_obj(r));
 	put(root, "pools", pools_arr(r));
 	put(root, "threads", threads_arr(r));
+	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
+		put(root, "ceph", ceph_obj(r->ceph));
 	put(root, "quality", quality_obj(r));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_SPACED |

@@ -307,6 +307,49 @@ static void quality(const struct report *r, FILE *out)
 		fprintf(out, "  ! %s\n", r->warnings[i]);
 }
 
+/* RUN/ceph/: the OSD's own view of its ops, beside corecap's. */
+static void ceph(const struct report *r, FILE *out)
+{
+	const struct ceph_files *c = r->ceph;
+	static const char *const keys[] = {"op_latency", "op_process_latency", "op_w_latency",
+					   "op_w_process_latency", "op_r_latency",
+					   "op_r_process_latency"};
+
+	if (!c || !(c->has_optracker || c->has_perf))
+		return;
+	if (c->has_optracker) {
+		fprintf(out, "ceph ops   %zu ops in the OSD's OpTracker history (dump_historic_ops; "
+			     "us per op; a phase runs from its event to the next)\n", c->n_ops);
+		for (size_t i = 0; i < c->n_types; i++) {
+			const struct ceph_op_type *t = &c->types[i];
+
+			fprintf(out, "           %s: %zu ops over %.2f s, latency avg %.1f, p50 %.1f, "
+				     "p99 %.1f\n            ",
+				t->name, t->count, t->span_ns / 1e9, t->lat_avg_ns / 1e3,
+				t->lat_p50_ns / 1e3, t->lat_p99_ns / 1e3);
+			for (size_t k = 0; k < t->n_phases; k++)
+				fprintf(out, " %s %.1f", t->phases[k].name,
+					t->phases[k].total_ns / (double)t->count / 1e3);
+			fprintf(out, "\n");
+		}
+	}
+	if (c->has_perf) {
+		const struct ceph_perf_counter *w = corecap_ceph_files_perf(c, "op_w"),
+					       *rd = corecap_ceph_files_perf(c, "op_r");
+
+		fprintf(out, "ceph perf  over the window (perf dump, end minus begin): op_w %.0f, op_r %.0f\n",
+			w ? w->count_delta : 0, rd ? rd->count_delta : 0);
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			const struct ceph_perf_counter *p = corecap_ceph_files_perf(c, keys[i]);
+
+			if (p && p->is_avg && p->count_delta > 0)
+				fprintf(out, "           %s: %.0f ops, avg %.1f us\n", keys[i],
+					p->count_delta, p->sum_s_delta / p->count_delta * 1e6);
+		}
+	}
+	fprintf(out, "\n");
+}
+
 int corecap_render_text(const struct report *r, FILE *out)
 {
 	header(r, out);
@@ -315,6 +358,7 @@ int corecap_render_text(const struct report *r, FILE *out)
 	threads(r, out);
 	locks(r, out);
 	ops(r, out);
+	ceph(r, out);
 	quality(r, out);
 	return ferror(out) ? -EIO : 0;
 }

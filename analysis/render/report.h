@@ -14,6 +14,7 @@
 #include "../model/ceiling.h"
 #include "../model/model.h"
 #include "../model/pool_table.h"
+#include "../read/ceph_files.h"
 #include "../read/manifest.h"
 
 struct report {
@@ -35,6 +36,7 @@ struct report {
 	/* Names a code address (a stack frame) for display. */
 	const char *(*frame_name)(void *ctx, uint64_t addr);
 	void *frame_ctx;
+	const struct ceph_files *ceph; /* NULL, or empty without RUN/ceph/ */
 };
 
 /*

@@ -1,0 +1,60 @@
+/*
+ * ceph_files: what `corecap record` saved from a Ceph daemon's admin
+ * socket (RUN/ceph/, docs/run-directory.md), summarised for the report.
+ *
+ * The OpTracker part: every op of historic_ops.json, grouped by type (the
+ * first op of an osd_op's [...] list other than set-alloc-hint: write,
+ * read, delete, ...; otherwise the message name, osd_repop), with count,
+ * latency avg/p50/p99 (the op's own duration) and, per phase, the mean time
+ * per op. A phase is named for the OpTracker event that opens it and lasts
+ * until the next event (computed from the events' times, as Ceph's own
+ * per-event durations are, but never negative).
+ *
+ * The perf part: the osd section's op* counters, end minus begin; a
+ * {avgcount, sum} counter gives its mean over the window.
+ */
+#ifndef CORECAP_CEPH_FILES_H
+#define CORECAP_CEPH_FILES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct ceph_phase {
+	char name[40];
+	uint64_t total_ns;
+};
+
+struct ceph_op_type {
+	char name[32];
+	size_t count;
+	uint64_t lat_avg_ns, lat_p50_ns, lat_p99_ns;
+	uint64_t span_ns; /* first initiated to last done over these ops */
+	struct ceph_phase *phases; /* in first-seen order */
+	size_t n_phases;
+};
+
+struct ceph_perf_counter {
+	char name[48];
+	bool is_avg;	     /* {avgcount, sum} */
+	double count_delta;  /* avgcount delta, or the value's delta */
+	double sum_s_delta;  /* is_avg only */
+};
+
+struct ceph_files {
+	bool has_optracker, has_perf;
+	size_t n_ops;
+	struct ceph_op_type *types; /* by count, largest first */
+	size_t n_types;
+	struct ceph_perf_counter *perf;
+	size_t n_perf;
+};
+
+/* 0 also when RUN/ceph/ is absent (nothing is set); a negative errno when a
+ * file exists but cannot be read (the cause is printed). */
+int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir);
+void corecap_ceph_files_release(struct ceph_files *c);
+const struct ceph_perf_counter *corecap_ceph_files_perf(const struct ceph_files *c,
+							 const char *name);
+
+#endif
