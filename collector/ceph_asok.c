@@ -250,6 +250,17 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 	a->begun = true;
 	config_get(a, "osd_op_history_size", a->old_size, sizeof(a->old_size));
 	config_get(a, "osd_op_history_duration", a->old_duration, sizeof(a->old_duration));
+	/*
+	 * Empty the history first: past the size limit Ceph evicts the
+	 * shortest ops, so ops left from before would push this window's
+	 * fast ops out. A size of 0 and a dump (which trims) empties it.
+	 */
+	if (config_set(a, "osd_op_history_size", "0") == 0) {
+		char *reply;
+
+		if (asok_command(a->path, "{\"prefix\": \"dump_historic_ops\"}", &reply, NULL) == 0)
+			free(reply);
+	}
 	a->raised = config_set(a, "osd_op_history_size", HISTORY_SIZE) == 0;
 	if (a->raised)
 		config_set(a, "osd_op_history_duration", HISTORY_DURATION);

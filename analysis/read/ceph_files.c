@@ -117,7 +117,7 @@ static int add_op(struct type_acc **accs, size_t *n, json_object *op)
 	json_object *v, *td, *evs;
 	char type[32];
 	struct type_acc *a = NULL;
-	uint64_t lat_ns, prev_ns = 0;
+	uint64_t lat_ns, prev_ns = 0, first_ns = UINT64_MAX, reply_ns = 0, done_ns = 0;
 	const char *prev_name = NULL;
 	int ret = 0;
 
@@ -167,6 +167,12 @@ static int add_op(struct type_acc **accs, size_t *n, json_object *op)
 			continue;
 		if (i == 0 && (!a->first_ns || t_ns < a->first_ns))
 			a->first_ns = t_ns;
+		if (t_ns < first_ns)
+			first_ns = t_ns;
+		if (strcmp(json_object_get_string(name), "commit_sent") == 0)
+			reply_ns = t_ns;
+		else if (strcmp(json_object_get_string(name), "done") == 0)
+			done_ns = t_ns;
 		if (prev_name)
 			ret = add_phase(&a->t, prev_name, t_ns > prev_ns ? t_ns - prev_ns : 0);
 		prev_name = json_object_get_string(name);
@@ -174,6 +180,10 @@ static int add_op(struct type_acc **accs, size_t *n, json_object *op)
 	}
 	if (prev_ns > a->last_ns)
 		a->last_ns = prev_ns;
+	if (!reply_ns)
+		reply_ns = done_ns;
+	if (reply_ns && first_ns != UINT64_MAX && reply_ns > first_ns)
+		a->t.reply_sum_ns += reply_ns - first_ns;
 	return ret;
 }
 
@@ -202,6 +212,7 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 			for (size_t k = 0; k < a->n_lat; k++)
 				sum += a->lat_ns[k];
 			a->t.lat_avg_ns = sum / a->n_lat;
+			a->t.reply_avg_ns = a->t.reply_sum_ns / a->n_lat;
 			a->t.lat_p50_ns = a->lat_ns[(a->n_lat - 1) / 2];
 			a->t.lat_p99_ns = a->lat_ns[(size_t)((double)(a->n_lat - 1) * 0.99)];
 			a->t.span_ns = a->last_ns > a->first_ns ? a->last_ns - a->first_ns : 0;

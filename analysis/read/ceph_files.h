@@ -29,7 +29,13 @@ struct ceph_op_type {
 	char name[32];
 	size_t count;
 	uint64_t lat_avg_ns, lat_p50_ns, lat_p99_ns;
+	/* Mean from the first event (header_read: the message's arrival) to
+	 * commit_sent, or to done without one: what the perf counters'
+	 * op_*_latency measure (receive stamp to reply), unlike the op's
+	 * duration, which ends when the OpTracker drops the op. */
+	uint64_t reply_avg_ns;
 	uint64_t span_ns; /* first initiated to last done over these ops */
+	uint64_t reply_sum_ns;
 	struct ceph_phase *phases; /* in first-seen order */
 	size_t n_phases;
 };

@@ -458,6 +458,7 @@ static json_object *ceph_obj(const struct ceph_files *c)
 			put(to, "lat_avg_us", jnum(t->lat_avg_ns / 1e3, 1));
 			put(to, "lat_p50_us", jnum(t->lat_p50_ns / 1e3, 1));
 			put(to, "lat_p99_us", jnum(t->lat_p99_ns / 1e3, 1));
+			put(to, "reply_avg_us", jnum(t->reply_avg_ns / 1e3, 1));
 			put(to, "span_s", jnum(t->span_ns / 1e9, 6));
 			for (size_t k = 0; k < t->n_phases; k++) {
 				json_object *p = json_object_new_object();

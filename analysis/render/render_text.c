@@ -324,9 +324,9 @@ static void ceph(const struct report *r, FILE *out)
 			const struct ceph_op_type *t = &c->types[i];
 
 			fprintf(out, "           %s: %zu ops over %.2f s, latency avg %.1f, p50 %.1f, "
-				     "p99 %.1f\n            ",
+				     "p99 %.1f; arrival to reply avg %.1f\n            ",
 				t->name, t->count, t->span_ns / 1e9, t->lat_avg_ns / 1e3,
-				t->lat_p50_ns / 1e3, t->lat_p99_ns / 1e3);
+				t->lat_p50_ns / 1e3, t->lat_p99_ns / 1e3, t->reply_avg_ns / 1e3);
 			for (size_t k = 0; k < t->n_phases; k++)
 				fprintf(out, " %s %.1f", t->phases[k].name,
 					t->phases[k].total_ns / (double)t->count / 1e3);
