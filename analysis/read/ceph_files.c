@@ -194,6 +194,8 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 	size_t n = 0;
 	int ret = 0;
 
+	if (json_object_object_get_ex(h, "size", &ops))
+		c->history_size = (size_t)json_object_get_int64(ops);
 	if (!json_object_object_get_ex(h, "ops", &ops) || !json_object_is_type(ops, json_type_array))
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(ops) && ret == 0; i++)

@@ -50,6 +50,7 @@ struct ceph_perf_counter {
 struct ceph_files {
 	bool has_optracker, has_perf;
 	size_t n_ops;
+	size_t history_size; /* the dump's "size": a history this full lost ops */
 	struct ceph_op_type *types; /* by count, largest first */
 	size_t n_types;
 	struct ceph_perf_counter *perf;

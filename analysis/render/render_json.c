@@ -444,8 +444,13 @@ static json_object *ceph_obj(const struct ceph_files *c)
 	if (c->has_optracker) {
 		json_object *types = json_object_new_array();
 
+		const struct ceph_perf_counter *all = corecap_ceph_files_perf(c, "op");
+
 		ot = json_object_new_object();
 		put(ot, "ops", ju64(c->n_ops));
+		/* Past its size the OSD keeps the slowest ops: a partial history leans slow. */
+		put(ot, "window_ops", all ? jnum(all->count_delta, 0) : NULL);
+		put(ot, "complete", json_object_new_boolean(c->n_ops < c->history_size));
 		for (size_t i = 0; i < c->n_types; i++) {
 			const struct ceph_op_type *t = &c->types[i];
 			json_object *to = json_object_new_object(), *ph = json_object_new_array();

@@ -320,6 +320,14 @@ static void ceph(const struct report *r, FILE *out)
 	if (c->has_optracker) {
 		fprintf(out, "ceph ops   %zu ops in the OSD's OpTracker history (dump_historic_ops; "
 			     "us per op; a phase runs from its event to the next)\n", c->n_ops);
+		{
+			const struct ceph_perf_counter *all = corecap_ceph_files_perf(c, "op");
+
+			if (all && c->n_ops >= c->history_size)
+				fprintf(out, "           partial: the window had %.0f ops; past its size "
+					     "the OSD keeps the slowest, so these figures lean slow\n",
+					all->count_delta);
+		}
 		for (size_t i = 0; i < c->n_types; i++) {
 			const struct ceph_op_type *t = &c->types[i];
 
