@@ -27,7 +27,7 @@ static uint32_t cond_waiters[1u << COND_WAITER_BITS];
  * condition waits are frequent (several per op in a daemon) and their
  * shared entries are written by every thread: adding each one with
  * atomics would bounce those cache lines between cores. So a thread sums
- * them in its own hacc[]/wacc[] and publishes a slot when it has gathered
+ * them in its own lacc[]/sacc[]/wacc[] and publishes a slot when it has gathered
  * BATCH events, when the slot is needed for another key, when
  * FLUSH_AFTER_NS have passed since its last publication (checked at each
  * such event), and at thread and process exit. The file therefore lags a
@@ -105,11 +105,42 @@ static void hold_publish(struct corecap_stats_lock *hot, struct corecap_stats_si
 	}
 }
 
-static void hacc_flush(struct hold_acc *a)
+static void lacc_flush(struct lock_acc *a)
 {
-	if (a->holds)
-		hold_publish(a->hot, a->site, a->kind, a->acquisitions, a->holds,
-			     ticks_to_ns(a->hold_ticks), ticks_to_ns(a->max_hold_ticks));
+	struct corecap_stats_lock *e = a->hot;
+
+	if (e && (a->holds || a->shared_holds)) {
+		if (a->acquisitions)
+			shared_add(&e->acquisitions, a->acquisitions);
+		if (a->holds) {
+			shared_add(&e->holds, a->holds);
+			shared_add(&e->hold_ns, ticks_to_ns(a->hold_ticks));
+			shared_max(&e->max_hold_ns, ticks_to_ns(a->max_hold_ticks));
+		}
+		if (a->shared_holds) {
+			shared_add(&e->shared_holds, a->shared_holds);
+			shared_add(&e->shared_hold_ns, ticks_to_ns(a->shared_hold_ticks));
+		}
+	}
+	a->acquisitions = 0;
+	a->holds = 0;
+	a->shared_holds = 0;
+	a->hold_ticks = 0;
+	a->shared_hold_ticks = 0;
+	a->max_hold_ticks = 0;
+}
+
+static void sacc_flush(struct site_acc *a)
+{
+	struct corecap_stats_site *e = a->site;
+
+	if (e && a->holds) {
+		if (a->acquisitions)
+			shared_add(&e->acquisitions, a->acquisitions);
+		shared_add(&e->holds, a->holds);
+		shared_add(&e->hold_ns, ticks_to_ns(a->hold_ticks));
+		shared_max(&e->max_hold_ns, ticks_to_ns(a->max_hold_ticks));
+	}
 	a->acquisitions = 0;
 	a->holds = 0;
 	a->hold_ticks = 0;
@@ -152,8 +183,10 @@ void lock_track_flush(struct tstate *ts, uint64_t now)
 	/* now: ticks */
 	if (ts->pending)
 		settle_into_batches(ts);
-	for (int i = 0; i < TSTATE_HOLD_ACC; i++)
-		hacc_flush(&ts->hacc[i]);
+	for (int i = 0; i < TSTATE_LOCK_ACC; i++)
+		lacc_flush(&ts->lacc[i]);
+	for (int i = 0; i < TSTATE_SITE_ACC; i++)
+		sacc_flush(&ts->sacc[i]);
 	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
 		wacc_flush(&ts->wacc[i]);
 	ts->acc_deadline = now + flush_interval_ticks;
@@ -173,43 +206,71 @@ static uint32_t slot_of(uint64_t a, uint64_t b, uint32_t n)
 	return (uint32_t)((k >> 4) ^ (k >> 17)) & (n - 1);
 }
 
-static struct hold_acc *hacc_for(struct tstate *ts, const struct hold_entry *e)
+static struct lock_acc *lacc_for(struct tstate *ts, const void *lock)
 {
-	struct hold_acc *a =
-		&ts->hacc[slot_of((uint64_t)(uintptr_t)e->lock, e->site_addr, TSTATE_HOLD_ACC)];
+	struct lock_acc *a = &ts->lacc[addr_hash((uint64_t)(uintptr_t)lock, 6)];
 
-	if (a->lock != e->lock || a->site_addr != e->site_addr || a->kind != e->kind) {
-		hacc_flush(a);
-		a->lock = e->lock;
-		a->site_addr = e->site_addr;
-		a->kind = e->kind;
+	_Static_assert(TSTATE_LOCK_ACC == 64, "lacc hash covers the array");
+	if (a->lock != lock) {
+		lacc_flush(a);
+		a->lock = lock;
 		a->hot = NULL;
-		a->site = NULL;
 	}
-	/* Resolved once per slot; again if the lock turned hot since. */
-	if (!a->hot && stats_shm_ready(&g_stats)) {
-		if (lock_table_maybe_hot(e->lock))
-			a->hot = lock_table_find(&g_stats, e->lock);
-		if (!a->site && e->site_addr && (a->hot || e->sampled))
-			a->site = site_table_get(&g_stats, e->site_addr, e->kind);
-	}
+	/* Resolved once per slot; again while unknown (it may turn hot). */
+	if (!a->hot && lock_table_maybe_hot(lock) && stats_shm_ready(&g_stats))
+		a->hot = lock_table_find(&g_stats, lock);
 	return a;
 }
 
-/* Adds an ended, uncontended hold of dt ticks to its batch. */
+static struct site_acc *sacc_for(struct tstate *ts, uint64_t site, uint32_t kind)
+{
+	struct site_acc *a = &ts->sacc[slot_of(site, kind, TSTATE_SITE_ACC)];
+
+	if (a->site_addr != site || a->kind != kind) {
+		sacc_flush(a);
+		a->site_addr = site;
+		a->kind = kind;
+		a->site = NULL;
+	}
+	if (!a->site && stats_shm_ready(&g_stats))
+		a->site = site_table_get(&g_stats, site, kind);
+	return a;
+}
+
+/* Adds an ended, uncontended hold of dt ticks to its batches. */
 static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t dt)
 {
-	struct hold_acc *a = hacc_for(ts, e);
+	struct lock_acc *la = lacc_for(ts, e->lock);
+	bool hot = la->hot != NULL;
+	uint32_t acq = e->count_acq && hot;
+	struct site_acc *sa;
 
-	if (!a->hot && !e->sampled)
+	if (!hot && !e->sampled)
 		return; /* the filter's false positive: not a hot lock after all */
-	a->acquisitions += e->count_acq && a->hot;
-	a->holds++;
-	a->hold_ticks += dt;
-	if (dt > a->max_hold_ticks)
-		a->max_hold_ticks = dt;
-	if (a->holds >= BATCH)
-		hacc_flush(a);
+	if (hot) {
+		la->acquisitions += acq;
+		if (e->kind == CORECAP_KIND_RWLOCK_RD) {
+			la->shared_holds++;
+			la->shared_hold_ticks += dt;
+		} else {
+			la->holds++;
+			la->hold_ticks += dt;
+			if (dt > la->max_hold_ticks)
+				la->max_hold_ticks = dt;
+		}
+		if (la->holds + la->shared_holds >= BATCH)
+			lacc_flush(la);
+	}
+	if (!e->site_addr)
+		return; /* resumed after a condition wait: the lock's only */
+	sa = sacc_for(ts, e->site_addr, e->kind);
+	sa->acquisitions += acq;
+	sa->holds++;
+	sa->hold_ticks += dt;
+	if (dt > sa->max_hold_ticks)
+		sa->max_hold_ticks = dt;
+	if (sa->holds >= BATCH)
+		sacc_flush(sa);
 }
 
 /* A hold ended at `now` (ticks). */
@@ -580,7 +641,8 @@ void lock_track_reset(struct tstate *ts)
 	ts->pending = 0;
 	ts->stack_site = 0;
 	/* Pending figures belong to the parent's file: drop them. */
-	memset(ts->hacc, 0, sizeof(ts->hacc));
+	memset(ts->lacc, 0, sizeof(ts->lacc));
+	memset(ts->sacc, 0, sizeof(ts->sacc));
 	memset(ts->wacc, 0, sizeof(ts->wacc));
 	ts->acc_deadline = 0;
 	memset(cond_waiters, 0, sizeof(cond_waiters));

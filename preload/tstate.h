@@ -11,7 +11,7 @@
  *    dladdr, setup), for the LTTng-UST threads and the dump thread for
  *    their whole life, and across fork().
  *  - holds[0 .. hold_depth) are the locks this thread holds whose hold
- *    time is being measured, innermost last; hacc[] and wacc[] the
+ *    time is being measured, innermost last; lacc[], sacc[] and wacc[] the
  *    figures of ended holds and condition waits not yet published to the
  *    stats file.
  */
@@ -23,7 +23,8 @@
 #include <stdint.h>
 
 #define TSTATE_HOLD_DEPTH 8
-#define TSTATE_HOLD_ACC	  8
+#define TSTATE_LOCK_ACC	  64
+#define TSTATE_SITE_ACC	  16
 #define TSTATE_WAIT_ACC	  4
 
 enum tstate_flags {
@@ -47,22 +48,34 @@ struct hold_entry {
 };
 
 /*
- * Ended holds not yet published, per (lock, site, kind): the holds of hot
- * locks' uncontended acquisitions are summed here and published in
- * batches (lock_track.c), so that the common case touches no shared
- * cache line. hot and site are resolved when the slot is taken.
+ * Ended holds not yet published: the holds of hot locks' uncontended
+ * acquisitions are summed here, per lock and per site apart (a worker
+ * touches many locks from few sites, e.g. one lock per placement group),
+ * and published in batches (lock_track.c), so that the common case
+ * touches no shared cache line. The entries are resolved when a slot is
+ * taken.
  */
-struct hold_acc {
+struct lock_acc {
 	const void *lock;
+	struct corecap_stats_lock *hot; /* NULL: not hot (as far as known) */
+	uint32_t acquisitions;
+	uint32_t holds;
+	uint32_t shared_holds;
+	uint32_t reserved_;
+	uint64_t hold_ticks; /* converted when published */
+	uint64_t shared_hold_ticks;
+	uint64_t max_hold_ticks;
+};
+
+struct site_acc {
 	uint64_t site_addr;
+	struct corecap_stats_site *site;
 	uint32_t kind;
 	uint32_t acquisitions;
 	uint32_t holds;
 	uint32_t reserved_;
-	uint64_t hold_ticks; /* converted when published */
+	uint64_t hold_ticks;
 	uint64_t max_hold_ticks;
-	struct corecap_stats_lock *hot;
-	struct corecap_stats_site *site;
 };
 
 /* Condition waits not yet published, per site, likewise. */
@@ -98,16 +111,17 @@ struct tstate {
 	uint32_t hold_depth;
 	uint32_t hold_countdown; /* CORECAP_HOLD_SAMPLE countdown */
 	int tid;
-	int resolving;				/* inside load_functions() */
-	uint32_t stack_countdown;		/* CORECAP_STACK_SAMPLE countdown */
-	uint64_t stack_allowed;			/* no sampled unwind before this (ticks) */
-	uint64_t acc_deadline;			/* publish hacc[] and wacc[] at this time (ticks) */
-	uint32_t pending;			/* pend holds a wait to settle */
-	uint64_t stack_site;			/* a cond wait site that still has no stack */
+	int resolving;		  /* inside load_functions() */
+	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */
+	uint64_t stack_allowed;	  /* no sampled unwind before this (ticks) */
+	uint64_t acc_deadline;	  /* publish lacc[], sacc[] and wacc[] at this time (ticks) */
+	uint32_t pending;	  /* pend holds a wait to settle */
+	uint64_t stack_site;	  /* a cond wait site that still has no stack */
 	struct corecap_stats_site *stack_entry; /* ...and its entry */
 	struct cond_pending pend;
 	struct hold_entry holds[TSTATE_HOLD_DEPTH];
-	struct hold_acc hacc[TSTATE_HOLD_ACC];
+	struct lock_acc lacc[TSTATE_LOCK_ACC];
+	struct site_acc sacc[TSTATE_SITE_ACC];
 	struct wait_acc wacc[TSTATE_WAIT_ACC];
 };
 
