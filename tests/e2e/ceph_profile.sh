@@ -182,6 +182,42 @@ for name in tp_osd_tp msgr-worker; do
 		awk -v r="$rep_ns" -v p="$proc_ns" 'BEGIN { exit !(p > 0 && r >= 0.9 * p && r <= 1.1 * p) }'
 done
 
+# The OpTracker import (found by itself: the OSD's admin socket through /proc).
+asok="$work/shim/run/ceph-osd.0.asok"
+for f in historic_ops.json perf-begin.json perf-end.json; do
+	expect_true "RUN/ceph/$f written" test -s "$RUN/ceph/$f"
+done
+expect_eq "osd_op_history_size restored after the window" 20 \
+	"$(ceph --admin-daemon "$asok" config get osd_op_history_size | python3 -c 'import json, sys; print(json.load(sys.stdin)["osd_op_history_size"])')"
+expect_eq "the report's ceph.optracker has write ops with their OpTracker phases" True \
+	"$(python3 -c 'import json, sys
+t = json.load(open(sys.argv[1]))["ceph"]["optracker"]["types"]
+w = [x for x in t if x["type"] == "write"]
+print(bool(w) and w[0]["count"] > 0 and {"queued_for_pg", "reached_pg", "started"} <= {p["name"] for p in w[0]["phases"]})' "$work/report.json")"
+"$mc" rmpool "$work/shim" rec >>"$work/pools.log" 2>&1 || echo "warning: rmpool shim rec failed"
+
+# The OSD's own op_w_latency against the OpTracker's arrival-to-reply mean,
+# on a window short enough (-t 1, 1 s: fewer ops than the history's 10000)
+# that the history holds every op.
+RUN2="$work/run2"
+"$mc" mkpool "$work/shim" lat >>"$work/pools.log" 2>&1 || echo "FAIL: mkpool shim lat"
+rc=0
+(
+	eval "$("$mc" env "$work/shim")"
+	"$CORECAP" record -q -p "$pid_shim" -o "$RUN2" -- \
+		rados -p lat bench 1 write -b 1 -t 1 --no-cleanup >"$work/rec2.out" 2>"$work/rec2.out.err"
+) || rc=$?
+expect_eq "corecap record (-t 1, 1 s) exits" 0 "$rc"
+"$CORECAP" report "$RUN2" --json >"$work/report2.json" 2>"$work/report2.err" || cat "$work/report2.err"
+read -r complete n_ops win_ops reply_us perf_us < <(python3 -c 'import json, sys
+c = json.load(open(sys.argv[1]))["ceph"]
+w = [x for x in c["optracker"]["types"] if x["type"] == "write"][0]
+print(c["optracker"]["complete"], c["optracker"]["ops"], c["optracker"]["window_ops"], w["reply_avg_us"], c["perf"]["op_w_latency"]["avg_us"])' "$work/report2.json" 2>/dev/null || echo "none 0 0 0 0")
+echo "OpTracker: $n_ops ops in the history, $win_ops in the window (perf op); arrival to reply $reply_us us; perf op_w_latency $perf_us us"
+expect_eq "the history holds the whole short window" True "$complete"
+expect_true "OpTracker write latency ($reply_us us) within 20% of op_w_latency ($perf_us us)" \
+	awk -v a="$reply_us" -v b="$perf_us" 'BEGIN { exit !(b > 0 && a >= 0.8 * b && a <= 1.2 * b) }'
+
 "$mc" stop "$work/shim" >/dev/null 2>&1 || echo "warning: stopping the shim cluster failed"
 "$mc" stop "$work/bare" >/dev/null 2>&1 || echo "warning: stopping the bare cluster failed"
 finish
