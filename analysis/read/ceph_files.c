@@ -27,8 +27,7 @@ static json_object *load_json(const char *run_dir, const char *name, int *err)
 		return NULL;
 	o = json_object_from_file(path);
 	if (!o) {
-		fprintf(stderr, "corecap: cannot read '%s': %s\n", path,
-			json_util_get_last_err() ? json_util_get_last_err() : "not JSON");
+		fprintf(stderr, "corecap: cannot read '%s': not valid JSON (truncated?)\n", path);
 		*err = -EINVAL;
 	}
 	return o;

@@ -1,0 +1,156 @@
+/*
+ * analysis/read/ceph_files.c: a run's ceph/ directory, from the real 16.2
+ * dump_historic_ops fixture (three 1-byte writes) and small perf dumps.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "read/ceph_files.h"
+
+static char run[64];
+static char sub[96];
+
+static void put_file(const char *name, const char *text)
+{
+	char p[160];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", sub, name);
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void copy_fixture(const char *from, const char *name)
+{
+	char p[160], buf[4096];
+	FILE *in = fopen(from, "r"), *out;
+	size_t n;
+
+	ck_assert_ptr_nonnull(in);
+	snprintf(p, sizeof(p), "%s/%s", sub, name);
+	out = fopen(p, "w");
+	ck_assert_ptr_nonnull(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		fwrite(buf, 1, n, out);
+	fclose(in);
+	fclose(out);
+}
+
+static void setup(void)
+{
+	strcpy(run, "/tmp/check_ceph_files_XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(run));
+	snprintf(sub, sizeof(sub), "%s/ceph", run);
+	ck_assert_int_eq(mkdir(sub, 0700), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", run);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(a_run_without_ceph_files_has_nothing)
+{
+	struct ceph_files c;
+
+	rmdir(sub);
+	ck_assert_int_eq(corecap_ceph_files_load(&c, run), 0);
+	ck_assert(!c.has_optracker && !c.has_perf);
+	corecap_ceph_files_release(&c);
+}
+END_TEST
+
+START_TEST(historic_ops_give_type_latency_and_phases_from_event_times)
+{
+	struct ceph_files c;
+	const struct ceph_op_type *t;
+	uint64_t queued = 0, throttled = 1;
+
+	copy_fixture(CORECAP_TEST_DATA "/ceph/dump_historic_ops.json", "historic_ops.json");
+	ck_assert_int_eq(corecap_ceph_files_load(&c, run), 0);
+	ck_assert(c.has_optracker);
+	ck_assert_uint_eq(c.n_ops, 3);
+	ck_assert_uint_eq(c.history_size, 10000);
+	ck_assert_uint_eq(c.n_types, 1);
+	t = &c.types[0];
+	ck_assert_str_eq(t->name, "write"); /* set-alloc-hint is skipped */
+	ck_assert_uint_eq(t->count, 3);
+	/* durations 167.24, 143.0, 161.732 us */
+	ck_assert_uint_eq(t->lat_avg_ns, (167240 + 143000 + 161732) / 3);
+	ck_assert_uint_eq(t->lat_p50_ns, 161732);
+	/* first event (header_read may come before initiated) to commit_sent: 125, 105, 125 us */
+	ck_assert_uint_eq(t->reply_avg_ns, 355000 / 3);
+	for (size_t i = 0; i < t->n_phases; i++) {
+		if (strcmp(t->phases[i].name, "queued_for_pg") == 0)
+			queued = t->phases[i].total_ns;
+		if (strcmp(t->phases[i].name, "throttled") == 0)
+			throttled = t->phases[i].total_ns;
+	}
+	ck_assert_uint_eq(queued, (22 + 11 + 16) * 1000);
+	ck_assert_uint_eq(throttled, 0); /* header_read 1 us before: never negative */
+	corecap_ceph_files_release(&c);
+}
+END_TEST
+
+START_TEST(perf_dumps_give_window_deltas_and_means)
+{
+	struct ceph_files c;
+	const struct ceph_perf_counter *w, *lat;
+
+	put_file("perf-begin.json", "{\"osd\": {\"op_w\": 100, \"op_w_latency\": "
+				    "{\"avgcount\": 100, \"sum\": 1.0, \"avgtime\": 0.01}}, "
+				    "\"mempool\": {\"op_w\": 5}}");
+	put_file("perf-end.json", "{\"osd\": {\"op_w\": 110, \"op_w_latency\": "
+				  "{\"avgcount\": 110, \"sum\": 1.002, \"avgtime\": 0.0091}}}");
+	ck_assert_int_eq(corecap_ceph_files_load(&c, run), 0);
+	ck_assert(c.has_perf && !c.has_optracker);
+	w = corecap_ceph_files_perf(&c, "op_w");
+	lat = corecap_ceph_files_perf(&c, "op_w_latency");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_ptr_nonnull(lat);
+	ck_assert(!w->is_avg);
+	ck_assert_double_eq_tol(w->count_delta, 10, 1e-9);
+	ck_assert(lat->is_avg);
+	ck_assert_double_eq_tol(lat->count_delta, 10, 1e-9);
+	ck_assert_double_eq_tol(lat->sum_s_delta / lat->count_delta, 0.0002, 1e-12);
+	corecap_ceph_files_release(&c);
+}
+END_TEST
+
+START_TEST(a_broken_file_is_an_error)
+{
+	struct ceph_files c;
+
+	put_file("historic_ops.json", "{\"ops\": [");
+	ck_assert_int_lt(corecap_ceph_files_load(&c, run), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ceph_files");
+	TCase *tc = tcase_create("load");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, a_run_without_ceph_files_has_nothing);
+	tcase_add_test(tc, historic_ops_give_type_latency_and_phases_from_event_times);
+	tcase_add_test(tc, perf_dumps_give_window_deltas_and_means);
+	tcase_add_test(tc, a_broken_file_is_an_error);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
