@@ -273,7 +273,8 @@ int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
 
 	if (!a->begun)
 		return 0;
-	if (dump_to(a, run_dirfd, "{\"prefix\": \"dump_historic_ops\"}", "ceph/historic_ops.json") < 0)
+	if (dump_to(a, run_dirfd, "{\"prefix\": \"dump_historic_ops\"}", "ceph/historic_ops.json") <
+	    0)
 		ret = -EIO;
 	if (dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", "ceph/perf-end.json") < 0)
 		ret = -EIO;

@@ -195,7 +195,8 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 
 	if (json_object_object_get_ex(h, "size", &ops))
 		c->history_size = (size_t)json_object_get_int64(ops);
-	if (!json_object_object_get_ex(h, "ops", &ops) || !json_object_is_type(ops, json_type_array))
+	if (!json_object_object_get_ex(h, "ops", &ops) ||
+	    !json_object_is_type(ops, json_type_array))
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(ops) && ret == 0; i++)
 		ret = add_op(&accs, &n, json_object_array_get_idx(ops, i));
@@ -306,7 +307,7 @@ void corecap_ceph_files_release(struct ceph_files *c)
 }
 
 const struct ceph_perf_counter *corecap_ceph_files_perf(const struct ceph_files *c,
-							 const char *name)
+							const char *name)
 {
 	for (size_t i = 0; i < c->n_perf; i++)
 		if (strcmp(c->perf[i].name, name) == 0)

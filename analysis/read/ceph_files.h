@@ -42,15 +42,15 @@ struct ceph_op_type {
 
 struct ceph_perf_counter {
 	char name[48];
-	bool is_avg;	     /* {avgcount, sum} */
-	double count_delta;  /* avgcount delta, or the value's delta */
-	double sum_s_delta;  /* is_avg only */
+	bool is_avg;	    /* {avgcount, sum} */
+	double count_delta; /* avgcount delta, or the value's delta */
+	double sum_s_delta; /* is_avg only */
 };
 
 struct ceph_files {
 	bool has_optracker, has_perf;
 	size_t n_ops;
-	size_t history_size; /* the dump's "size": a history this full lost ops */
+	size_t history_size;	    /* the dump's "size": a history this full lost ops */
 	struct ceph_op_type *types; /* by count, largest first */
 	size_t n_types;
 	struct ceph_perf_counter *perf;
@@ -62,6 +62,6 @@ struct ceph_files {
 int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir);
 void corecap_ceph_files_release(struct ceph_files *c);
 const struct ceph_perf_counter *corecap_ceph_files_perf(const struct ceph_files *c,
-							 const char *name);
+							const char *name);
 
 #endif
