@@ -16,7 +16,8 @@
 # (RUN/ceph/): the report's ceph.optracker must show write ops with their
 # phases, osd_op_history_size must be restored, and on a window short
 # enough for the history to hold every op, the OpTracker's arrival-to-reply
-# mean must be within 20% of the OSD's own op_w_latency.
+# mean must be within 20% of the OSD's own op_w_latency. Last, fio (rbd
+# engine) as the benchmark: its JSON summary must reach the report.
 set -uo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
 
@@ -230,6 +231,33 @@ echo "OpTracker: $n_ops ops in the history, $win_ops in the window (perf op); ar
 expect_eq "the history holds the whole short window" True "$complete"
 expect_true "OpTracker write latency ($reply_us us) within 20% of op_w_latency ($perf_us us)" \
 	awk -v a="$reply_us" -v b="$perf_us" 'BEGIN { exit !(b > 0 && a >= 0.8 * b && a <= 1.2 * b) }'
+
+# fio as the benchmark: the rbd engine against an image in the cluster; its
+# JSON output is parsed into the run's summary and the report (IOPS, clat
+# percentiles).
+if command -v fio >/dev/null && command -v rbd >/dev/null && fio --enghelp=rbd >/dev/null 2>&1; then
+	RUN3="$work/run3"
+	"$mc" mkpool "$work/shim" rbd >>"$work/pools.log" 2>&1 || echo "FAIL: mkpool shim rbd"
+	rc=0
+	(
+		eval "$("$mc" env "$work/shim")"
+		rbd create --size 64M rbd/img &&
+			"$CORECAP" record -q -p "$pid_shim" -o "$RUN3" -- fio --name=w --ioengine=rbd \
+				--clientname=admin --pool=rbd --rbdname=img --rw=randwrite --bs=4k \
+				--iodepth=1 --runtime=3 --time_based --output-format=json
+	) >"$work/fio.out" 2>"$work/fio.err" || rc=$?
+	expect_eq "corecap record -- fio --ioengine=rbd exits" 0 "$rc"
+	[ "$rc" -eq 0 ] || tail -n 5 "$work/fio.err"
+	"$CORECAP" report "$RUN3" --json >"$work/report3.json" 2>"$work/report3.err" || cat "$work/report3.err"
+	summary=$(python3 -c 'import json, sys
+b = json.load(open(sys.argv[1]))["benchmark"]["summary"]
+print(b["iops_avg"], b["lat_avg_s"] * 1e3, b["lat_p99_s"] * 1e3)' "$work/report3.json" 2>/dev/null || echo "0 0 0")
+	echo "fio randwrite 4k iodepth 1 under corecap record: IOPS, avg ms, p99 ms: $summary"
+	expect_true "the report has fio's IOPS and p99 latency" \
+		awk -v s="$summary" 'BEGIN { split(s, a, " "); exit !(a[1] > 0 && a[3] > 0) }'
+else
+	echo "NOTE: fio or its rbd engine is missing: no fio step"
+fi
 
 "$mc" stop "$work/shim" >/dev/null 2>&1 || echo "warning: stopping the shim cluster failed"
 "$mc" stop "$work/bare" >/dev/null 2>&1 || echo "warning: stopping the bare cluster failed"
