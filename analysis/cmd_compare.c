@@ -19,6 +19,7 @@
 
 #include <json-c/json.h>
 
+#include "cmd_util.h"
 #include "flame_job.h"
 #include "render/report.h"
 
@@ -64,17 +65,6 @@ struct rows {
 	size_t n, cap;
 };
 
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "corecap: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
-
 static int parse_args(struct compare_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -100,8 +90,9 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				error("invalid --kind '%s': expected cpu, wall, lock or op",
-				      optarg);
+				corecap_analysis_error(
+					"invalid --kind '%s': expected cpu, wall, lock or op",
+					optarg);
 				return 2;
 			}
 			break;
@@ -120,12 +111,12 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 2) {
-		error("compare takes two run directories");
+		corecap_analysis_error("compare takes two run directories");
 		fprintf(stderr, "%s", corecap_compare_usage);
 		return 2;
 	}
 	if (o->json && o->folded) {
-		error("--json and --folded exclude each other");
+		corecap_analysis_error("--json and --folded exclude each other");
 		return 2;
 	}
 	o->run[0] = argv[optind];
@@ -368,7 +359,7 @@ static int compare_folded(const struct compare_opts *o)
 	if (!ret) {
 		ret = corecap_folded_write(&fs.folded, stdout, 2);
 		if (ret)
-			error("cannot write the stacks: %s", strerror(-ret));
+			corecap_analysis_error("cannot write the stacks: %s", strerror(-ret));
 		else
 			fprintf(stderr, "corecap: %s: A %llu, B %llu %s\n",
 				corecap_flame_kind_name(o->kind),
@@ -412,7 +403,7 @@ int corecap_cmd_compare(int argc, char **argv)
 		if (!ret && fflush(stdout))
 			ret = -EIO;
 		if (ret)
-			error("cannot write the comparison: %s", strerror(-ret));
+			corecap_analysis_error("cannot write the comparison: %s", strerror(-ret));
 	}
 	free(rs.v);
 	for (int s = 0; s < 2; s++)

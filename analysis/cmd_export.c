@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd_util.h"
 #include "read/ctf_reader.h"
 #include "read/manifest.h"
 #include "read/symbolizer.h"
@@ -50,24 +51,6 @@ struct export_opts {
 	double from_s, to_s; /* to_s < 0: the window's end */
 };
 
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "corecap: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
-}
-
 static int parse_args(struct export_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -98,7 +81,8 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || !v || v > 60000) {
-				error("invalid --bin-ms '%s': expected 1 to 60000", optarg);
+				corecap_analysis_error("invalid --bin-ms '%s': expected 1 to 60000",
+						       optarg);
 				return 2;
 			}
 			o->bin_ms = (unsigned)v;
@@ -109,8 +93,9 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 			errno = 0;
 			*sec = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(*sec >= 0) || *sec > 1e6) {
-				error("invalid --%s '%s': expected seconds into the window",
-				      c == 'F' ? "from" : "to", optarg);
+				corecap_analysis_error(
+					"invalid --%s '%s': expected seconds into the window",
+					c == 'F' ? "from" : "to", optarg);
 				return 2;
 			}
 			break;
@@ -123,16 +108,16 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 		}
 	}
 	if (!o->chrome) {
-		error("export needs a format: --chrome");
+		corecap_analysis_error("export needs a format: --chrome");
 		fprintf(stderr, "%s", corecap_export_usage);
 		return 2;
 	}
 	if (o->to_s >= 0 && o->to_s <= o->from_s) {
-		error("--to must come after --from");
+		corecap_analysis_error("--to must come after --from");
 		return 2;
 	}
 	if (optind != argc - 1) {
-		error("export takes one run directory");
+		corecap_analysis_error("export takes one run directory");
 		fprintf(stderr, "%s", corecap_export_usage);
 		return 2;
 	}
@@ -167,7 +152,7 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 {
 	struct thread_samples names;
 	struct thread_series series;
-	char *path = path_in(o->run, "threads.tsv"), *err = NULL;
+	char *path = corecap_path_in(o->run, "threads.tsv"), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -203,8 +188,10 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	struct symbolizer sym;
 	struct chrome_trace t;
 	struct ctf_reader r;
-	char *mpath = path_in(o->run, "manifest.json"), *maps = path_in(o->run, "maps");
-	char *ids = path_in(o->run, "buildids.tsv"), *root = path_in(o->run, "trace");
+	char *mpath = corecap_path_in(o->run, "manifest.json"),
+	     *maps = corecap_path_in(o->run, "maps");
+	char *ids = corecap_path_in(o->run, "buildids.tsv"),
+	     *root = corecap_path_in(o->run, "trace");
 	char *err = NULL, **traces = NULL;
 	size_t n_traces = 0;
 	bool has_mf = false, has_sym = false;
@@ -218,7 +205,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	}
 	ret = corecap_manifest_load(&mf, mpath, &err);
 	if (ret && ret != -ENOENT) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	has_mf = ret == 0;
@@ -234,14 +221,16 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		if (end_ns > mf.window_end_ns)
 			end_ns = mf.window_end_ns;
 		if (start_ns >= end_ns) {
-			error("--from %.3f s is past the %.3f s window of '%s'", o->from_s,
-			      (mf.window_end_ns - mf.window_start_ns) / 1e9, o->run);
+			corecap_analysis_error(
+				"--from %.3f s is past the %.3f s window of '%s'", o->from_s,
+				(mf.window_end_ns - mf.window_start_ns) / 1e9, o->run);
 			ret = -EINVAL;
 			goto out;
 		}
 	} else if (o->from_s > 0 || o->to_s >= 0) {
-		error("--from and --to need the recording window, and '%s' has no manifest",
-		      o->run);
+		corecap_analysis_error(
+			"--from and --to need the recording window, and '%s' has no manifest",
+			o->run);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -264,7 +253,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	} else {
 		ret = corecap_ctf_reader_find_traces(root, &traces, &n_traces, &err);
 		if (ret) {
-			error("%s", err ? err : strerror(-ret));
+			corecap_analysis_error("%s", err ? err : strerror(-ret));
 			goto out_trace;
 		}
 		if (!n_traces)
@@ -275,9 +264,10 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
 		if (ret && ret != -EINTR)
-			error("cannot read trace '%s': %s", root,
-			      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
-							   : strerror(-ret));
+			corecap_analysis_error("cannot read trace '%s': %s", root,
+					       corecap_ctf_reader_error(&r)
+						       ? corecap_ctf_reader_error(&r)
+						       : strerror(-ret));
 		corecap_ctf_reader_release(&r);
 		if (ret)
 			goto out_trace;
@@ -285,7 +275,8 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	add_samples(o, &t, start_ns, end_ns);
 	ret = corecap_chrome_trace_finish(&t, has_mf && mf.comm ? mf.comm : NULL);
 	if (ret)
-		error("cannot write %s: %s", o->output ? o->output : "the output", strerror(-ret));
+		corecap_analysis_error("cannot write %s: %s", o->output ? o->output : "the output",
+				       strerror(-ret));
 	else
 		fprintf(stderr,
 			"corecap: export: %" PRIu64 " trace events written, %" PRIu64
@@ -318,12 +309,12 @@ int corecap_cmd_export(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	errno = 0;
 	if (stat(o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		error("cannot open run directory '%s': %s", o.run,
-		      errno ? strerror(errno) : "Not a directory");
+		corecap_analysis_error("cannot open run directory '%s': %s", o.run,
+				       errno ? strerror(errno) : "Not a directory");
 		return 1;
 	}
 	if (o.output && !(out = fopen(o.output, "we"))) {
-		error("cannot create '%s': %s", o.output, strerror(errno));
+		corecap_analysis_error("cannot create '%s': %s", o.output, strerror(errno));
 		return 1;
 	}
 	if (o.output) {
@@ -337,7 +328,7 @@ int corecap_cmd_export(int argc, char **argv)
 	if (!ret && interrupted)
 		ret = -EINTR;
 	if (out != stdout && fclose(out) && !ret) {
-		error("cannot write '%s': %s", o.output, strerror(errno));
+		corecap_analysis_error("cannot write '%s': %s", o.output, strerror(errno));
 		ret = -EIO;
 	}
 	if (ret && o.output)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_util.h"
 #include "flame_job.h"
 #include "render/flame_svg.h"
 
@@ -51,17 +52,6 @@ struct flame_opts {
 	int width;
 };
 
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "corecap: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
-
 static int parse_args(struct flame_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -85,8 +75,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				error("invalid --kind '%s': expected cpu, wall, lock or op",
-				      optarg);
+				corecap_analysis_error(
+					"invalid --kind '%s': expected cpu, wall, lock or op",
+					optarg);
 				return 2;
 			}
 			break;
@@ -103,8 +94,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || v < 200 || v > 100000) {
-				error("invalid --width '%s': expected 200 to 100000 pixels",
-				      optarg);
+				corecap_analysis_error(
+					"invalid --width '%s': expected 200 to 100000 pixels",
+					optarg);
 				return 2;
 			}
 			o->width = (int)v;
@@ -124,7 +116,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		error("flame takes one run directory or profile");
+		corecap_analysis_error("flame takes one run directory or profile");
 		fprintf(stderr, "%s", corecap_flame_usage);
 		return 2;
 	}
@@ -140,7 +132,7 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 	int ret;
 
 	if (o->output && !(out = fopen(o->output, "we"))) {
-		error("cannot create '%s': %s", o->output, strerror(errno));
+		corecap_analysis_error("cannot create '%s': %s", o->output, strerror(errno));
 		return -errno;
 	}
 	if (o->svg) {
@@ -170,7 +162,8 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 		ret = -EIO;
 	}
 	if (ret) {
-		error("cannot write %s: %s", o->output ? o->output : "the output", strerror(-ret));
+		corecap_analysis_error("cannot write %s: %s", o->output ? o->output : "the output",
+				       strerror(-ret));
 		if (o->output)
 			unlink(o->output);
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cmd_util.h"
 #include "flame_job.h"
 #include "read/thread_series.h"
 #include "render/html_report.h"
@@ -38,17 +39,6 @@ struct html_opts {
 	const char *run, *output, *symfs;
 	bool by_pool;
 };
-
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "corecap: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
 
 static int parse_args(struct html_opts *o, int argc, char **argv)
 {
@@ -83,7 +73,7 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		error("html takes one run directory");
+		corecap_analysis_error("html takes one run directory");
 		fprintf(stderr, "%s", corecap_html_usage);
 		return 2;
 	}
@@ -236,7 +226,7 @@ int corecap_cmd_html(int argc, char **argv)
 	int ret;
 
 	if (!j) {
-		error("out of memory");
+		corecap_analysis_error("out of memory");
 		return 1;
 	}
 	ret = parse_args(&j->o, argc, argv);
@@ -249,15 +239,15 @@ int corecap_cmd_html(int argc, char **argv)
 		goto out;
 	if (j->o.output && !(out = fopen(j->o.output, "we"))) {
 		ret = -errno;
-		error("cannot create '%s': %s", j->o.output, strerror(-ret));
+		corecap_analysis_error("cannot create '%s': %s", j->o.output, strerror(-ret));
 		goto out;
 	}
 	ret = corecap_html_report_render(&j->page, out);
 	if (out != stdout && fclose(out) && !ret)
 		ret = -errno;
 	if (ret) {
-		error("cannot write %s: %s", j->o.output ? j->o.output : "the page",
-		      strerror(-ret));
+		corecap_analysis_error("cannot write %s: %s",
+				       j->o.output ? j->o.output : "the page", strerror(-ret));
 		if (j->o.output)
 			unlink(j->o.output);
 	} else if (j->o.output) {

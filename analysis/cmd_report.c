@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmd_util.h"
 #include "model/ceiling.h"
 #include "model/lines.h"
 #include "model/model.h"
@@ -64,25 +65,6 @@ struct report_job {
 	FILE *dump;
 	struct ceph_files ceph; /* RUN/ceph/, from a Ceph daemon's admin socket */
 };
-
-static void error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "corecap: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
-}
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int warn(struct report_job *j, const char *fmt, ...)
@@ -160,7 +142,7 @@ static int consume(void *ctx, const struct model_event *ev)
 
 static int load_manifest(struct report_job *j)
 {
-	char *path = path_in(j->o.run, "manifest.json"), *err = NULL;
+	char *path = corecap_path_in(j->o.run, "manifest.json"), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -172,7 +154,7 @@ static int load_manifest(struct report_job *j)
 		ret = warn(j, "no manifest.json: a partial run; the window is the trace's first to "
 			      "last event and the benchmark is unknown");
 	} else if (ret) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 		ret = -EINVAL;
 	} else {
 		j->has_manifest = true;
@@ -188,22 +170,22 @@ static int load_manifest(struct report_job *j)
 
 static int find_traces(struct report_job *j)
 {
-	char *root = path_in(j->o.run, "trace"), *err = NULL;
+	char *root = corecap_path_in(j->o.run, "trace"), *err = NULL;
 	struct stat st;
 	int ret;
 
 	if (!root)
 		return -ENOMEM;
 	if (stat(root, &st) != 0) {
-		error("cannot open trace '%s': %s", root, strerror(errno));
+		corecap_analysis_error("cannot open trace '%s': %s", root, strerror(errno));
 		ret = -ENOENT;
 		goto out;
 	}
 	ret = corecap_ctf_reader_find_traces(root, &j->traces, &j->n_traces, &err);
 	if (ret) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	} else if (!j->n_traces) {
-		error("no CTF trace under '%s' (no 'metadata' file found)", root);
+		corecap_analysis_error("no CTF trace under '%s' (no 'metadata' file found)", root);
 		ret = -ENOENT;
 	}
 out:
@@ -214,7 +196,8 @@ out:
 
 static int load_symbols(struct report_job *j)
 {
-	char *maps = path_in(j->o.run, "maps"), *ids = path_in(j->o.run, "buildids.tsv");
+	char *maps = corecap_path_in(j->o.run, "maps"),
+	     *ids = corecap_path_in(j->o.run, "buildids.tsv");
 	char *err = NULL;
 	int ret;
 
@@ -229,7 +212,7 @@ static int load_symbols(struct report_job *j)
 		ret = warn(j, "no maps file: addresses are shown in hex, and no lock site can be "
 			      "recognized as logging code");
 	} else if (ret) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	}
 out:
 	free(err);
@@ -260,8 +243,9 @@ static int read_trace(struct report_job *j)
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
-		error("cannot read trace '%s/trace': %s", j->o.run,
-		      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r) : strerror(-ret));
+		corecap_analysis_error("cannot read trace '%s/trace': %s", j->o.run,
+				       corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
+								    : strerror(-ret));
 	j->foreign_events = r.foreign_events;
 	corecap_ctf_reader_release(&r);
 	if (!ret)
@@ -281,8 +265,9 @@ static int no_trace(struct report_job *j)
 	int ret;
 
 	if (!j->manifest.has_window) {
-		error("'%s/manifest.json': a run without a trace needs the manifest's window",
-		      j->o.run);
+		corecap_analysis_error(
+			"'%s/manifest.json': a run without a trace needs the manifest's window",
+			j->o.run);
 		return -EINVAL;
 	}
 	j->missing[j->n_missing++] = "trace";
@@ -299,7 +284,7 @@ static int no_trace(struct report_job *j)
 static int read_samples(struct report_job *j)
 {
 	struct thread_samples s;
-	char *path = path_in(j->o.run, "threads.tsv"), *err = NULL;
+	char *path = corecap_path_in(j->o.run, "threads.tsv"), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -311,7 +296,7 @@ static int read_samples(struct report_job *j)
 		ret = warn(j, "no threads.tsv: thread and pool CPU figures, cores used and the "
 			      "thread/pool/cores ceilings are unknown");
 	} else if (ret) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	} else {
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
@@ -338,7 +323,8 @@ static int read_samples(struct report_job *j)
 static int read_stats(struct report_job *j)
 {
 	struct shim_stats st;
-	char *begin = path_in(j->o.run, "stats-begin"), *end = path_in(j->o.run, "stats-end");
+	char *begin = corecap_path_in(j->o.run, "stats-begin"),
+	     *end = corecap_path_in(j->o.run, "stats-end");
 	char *err = NULL;
 	int ret;
 
@@ -483,7 +469,8 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 			errno = 0;
 			o->top = strtoul(optarg, &end, 10);
 			if (errno || end == optarg || *end || !o->top) {
-				error("invalid --top '%s': expected a positive count", optarg);
+				corecap_analysis_error(
+					"invalid --top '%s': expected a positive count", optarg);
 				return 2;
 			}
 			break;
@@ -496,7 +483,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		error("report takes one run directory");
+		corecap_analysis_error("report takes one run directory");
 		fprintf(stderr, "%s", CORECAP_REPORT_USAGE);
 		return 2;
 	}
@@ -529,8 +516,9 @@ static int build(struct report_job *j, struct report *r)
 	int ret;
 
 	if (stat(j->o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		error("cannot open run directory '%s': %s", j->o.run,
-		      S_ISDIR(st.st_mode) || errno ? strerror(errno) : "Not a directory");
+		corecap_analysis_error("cannot open run directory '%s': %s", j->o.run,
+				       S_ISDIR(st.st_mode) || errno ? strerror(errno)
+								    : "Not a directory");
 		return -ENOENT;
 	}
 	if ((ret = split_patterns(j, j->o.log_symbols)) || (ret = load_manifest(j)) ||
@@ -544,7 +532,9 @@ static int build(struct report_job *j, struct report *r)
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
-		error("'%s/trace': empty window: the trace holds no event of the daemon", j->o.run);
+		corecap_analysis_error(
+			"'%s/trace': empty window: the trace holds no event of the daemon",
+			j->o.run);
 		return -EINVAL;
 	}
 	if ((ret = read_samples(j)) || (ret = read_stats(j)))
@@ -598,7 +588,7 @@ static int analyse(struct report_job *j)
 	if (!ret && fflush(stdout))
 		ret = -EIO;
 	if (ret)
-		error("cannot write the report: %s", strerror(-ret));
+		corecap_analysis_error("cannot write the report: %s", strerror(-ret));
 	return ret;
 }
 
@@ -611,7 +601,7 @@ int cmd_report(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	if (j.o.dump_ops && !(j.dump = fopen(j.o.dump_ops, "we"))) {
-		error("cannot create '%s': %s", j.o.dump_ops, strerror(errno));
+		corecap_analysis_error("cannot create '%s': %s", j.o.dump_ops, strerror(errno));
 		return 1;
 	}
 	ret = analyse(&j);
@@ -626,7 +616,7 @@ int cmd_report(int argc, char **argv)
 			ret = -EDOM;
 	}
 	if (j.dump && fclose(j.dump) && !ret) {
-		error("cannot write '%s': %s", j.o.dump_ops, strerror(errno));
+		corecap_analysis_error("cannot write '%s': %s", j.o.dump_ops, strerror(errno));
 		ret = -EIO;
 	}
 	job_release(&j);

@@ -1,3 +1,4 @@
+#include "cmd_util.h"
 #include "flame_job.h"
 
 #include <errno.h>
@@ -15,27 +16,9 @@
 #include "read/thread_samples.h"
 #include "read/wall_samples.h"
 
-static void error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "corecap: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-}
-
-static char *path_in(const char *dir, const char *name)
-{
-	char *p;
-
-	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
-}
-
 static bool exists_in(const char *dir, const char *name)
 {
-	char *p = path_in(dir, name);
+	char *p = corecap_path_in(dir, name);
 	bool ok = p && access(p, F_OK) == 0;
 
 	free(p);
@@ -54,7 +37,7 @@ int corecap_flame_job_init(struct flame_job *j, const char *run, const char *sym
 
 	*j = (struct flame_job){.run = run, .symfs = symfs, .report = report};
 	if (stat(run, &st) != 0) {
-		error("cannot open '%s': %s", run, strerror(errno));
+		corecap_analysis_error("cannot open '%s': %s", run, strerror(errno));
 		return -ENOENT;
 	}
 	j->run_is_profile = S_ISREG(st.st_mode);
@@ -126,8 +109,8 @@ static int open_run_symbols(struct flame_job *j)
 	if (j->tried_run_sym)
 		return 0;
 	j->tried_run_sym = true;
-	maps = path_in(j->run, "maps");
-	ids = path_in(j->run, "buildids.tsv");
+	maps = corecap_path_in(j->run, "maps");
+	ids = corecap_path_in(j->run, "buildids.tsv");
 	if (!maps || !ids) {
 		ret = -ENOMEM;
 		goto out;
@@ -143,7 +126,7 @@ static int open_run_symbols(struct flame_job *j)
 				j->run);
 		ret = 0;
 	} else if (ret) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	}
 out:
 	free(err);
@@ -156,8 +139,8 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
 	struct symbolizer sym;
-	char *path = j->run_is_profile ? strdup(j->run) : path_in(j->run, "cpu.prof");
-	char *ids = j->run_is_profile ? NULL : path_in(j->run, "buildids.tsv");
+	char *path = j->run_is_profile ? strdup(j->run) : corecap_path_in(j->run, "cpu.prof");
+	char *ids = j->run_is_profile ? NULL : corecap_path_in(j->run, "buildids.tsv");
 	char *maps_tmp = NULL, *err = NULL;
 	bool has_sym = false;
 	int ret;
@@ -169,13 +152,14 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	}
 	ret = corecap_gperf_profile_load(&p, path, &err);
 	if (ret == -ENOENT && !j->run_is_profile) {
-		error("'%s' has no cpu.prof: start the daemon with 'corecap run --cpuprofile' so "
-		      "that 'corecap record' profiles it",
-		      j->run);
+		corecap_analysis_error(
+			"'%s' has no cpu.prof: start the daemon with 'corecap run --cpuprofile' so "
+			"that 'corecap record' profiles it",
+			j->run);
 		goto out;
 	}
 	if (ret) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	corecap_gperf_profile_normalize(&p);
@@ -185,10 +169,10 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 		err = NULL;
 		ret = corecap_gperf_profile_write_maps(&p, &maps_tmp, &err);
 		if (ret) {
-			error("%s", err ? err : strerror(-ret));
+			corecap_analysis_error("%s", err ? err : strerror(-ret));
 			goto out;
 		}
-	} else if (!j->run_is_profile && !(maps_tmp = path_in(j->run, "maps"))) {
+	} else if (!j->run_is_profile && !(maps_tmp = corecap_path_in(j->run, "maps"))) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -200,7 +184,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 			unlink(maps_tmp);
 		has_sym = ret == 0 || ret == -ENOENT;
 		if (ret && ret != -ENOENT) {
-			error("%s", err ? err : strerror(-ret));
+			corecap_analysis_error("%s", err ? err : strerror(-ret));
 			goto out;
 		}
 	}
@@ -218,7 +202,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 					       p.samples[i].depth, true, true, p.samples[i].count,
 					       column);
 	if (ret) {
-		error("cannot fold '%s': %s", path, strerror(-ret));
+		corecap_analysis_error("cannot fold '%s': %s", path, strerror(-ret));
 		goto out_sym;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -283,7 +267,8 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct wall_ctx w = {.j = j, .fs = fs, .column = column};
 	struct wall_samples ws;
-	char *path = path_in(j->run, "wall.samples"), *tsv = path_in(j->run, "threads.tsv");
+	char *path = corecap_path_in(j->run, "wall.samples"),
+	     *tsv = corecap_path_in(j->run, "threads.tsv");
 	char *err = NULL;
 	int ret;
 
@@ -295,7 +280,9 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		goto out;
 	}
 	if (access(path, F_OK) != 0) {
-		error("'%s' has no wall.samples: record with 'corecap record --wallclock'", j->run);
+		corecap_analysis_error(
+			"'%s' has no wall.samples: record with 'corecap record --wallclock'",
+			j->run);
 		ret = -ENOENT;
 		goto out;
 	}
@@ -315,7 +302,7 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
 	ret = corecap_wall_samples_read(&ws, path, on_wall_sample, &w, &err);
 	if (ret) {
-		error("%s", err ? err : strerror(-ret));
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	if (ws.bad_lines && !j->quiet)
@@ -344,12 +331,14 @@ static int need_report(struct flame_job *j)
 	if (j->report)
 		return 0;
 	if (j->run_is_profile) {
-		error("'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		corecap_analysis_error(
+			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
 		return -EINVAL;
 	}
 	if (!exists_in(j->run, "trace")) {
-		error("'%s' has no trace/: record without --no-trace for the lock and op kinds",
-		      j->run);
+		corecap_analysis_error(
+			"'%s' has no trace/: record without --no-trace for the lock and op kinds",
+			j->run);
 		return -ENOENT;
 	}
 	ret = corecap_report_open(j->run, j->symfs, &j->own_job, &j->own_report);
@@ -430,7 +419,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		}
 	}
 	if (ret) {
-		error("cannot fold the lock stacks: %s", strerror(-ret));
+		corecap_analysis_error("cannot fold the lock stacks: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -506,7 +495,7 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 		}
 	}
 	if (ret) {
-		error("cannot fold the op attribution: %s", strerror(-ret));
+		corecap_analysis_error("cannot fold the op attribution: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -519,7 +508,8 @@ int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int co
 {
 	j->subtitle[0] = '\0';
 	if (j->run_is_profile && fs->kind != FLAME_CPU) {
-		error("'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		corecap_analysis_error(
+			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
 		return -EINVAL;
 	}
 	switch (fs->kind) {
