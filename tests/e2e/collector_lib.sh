@@ -61,11 +61,6 @@ start_daemon() {
 	exit 1
 }
 
-# json FILE EXPR: a Python expression over the parsed JSON document `d`.
-json() {
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
-
 # stopped_threads PID: the threads of PID in state t or T, one "tid state" per line.
 stopped_threads() {
 	local s

@@ -32,6 +32,38 @@ expect_file() {
 	expect_true "file '$1' exists" test -e "$1"
 }
 
+# json FILE EXPR: a Python expression over the parsed JSON document `d`.
+json() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# calc EXPR: floating-point arithmetic and comparisons (1/0).
+calc() {
+	awk "BEGIN { print ($*) }"
+}
+
+# expect_calc WHAT EXPR: EXPR (awk) must be true.
+expect_calc() {
+	expect_eq "$1 ($2)" 1 "$(calc "$2")"
+}
+
+# expect_fail_naming WHAT NEEDLE CMD...: CMD exits 1 and its stderr names
+# NEEDLE. Uses the caller's scratch directory $WORK.
+expect_fail_naming() {
+	local what=$1 needle=$2 status=0
+	shift 2
+	"$@" >"$WORK/out" 2>"$WORK/err" || status=$?
+	expect_eq "$what: exit status" 1 "$status"
+	_checks=$((_checks + 1))
+	if grep -qF -- "$needle" "$WORK/err"; then
+		echo "ok: $what: the error names '$needle'"
+	else
+		echo "FAIL: $what: the error does not name '$needle':"
+		sed 's/^/    /' "$WORK/err"
+		_failures=$((_failures + 1))
+	fi
+}
+
 skip() {
 	echo "SKIP: $*"
 	exit 77

@@ -79,7 +79,3 @@ now_s() {
 	date +%s.%N
 }
 
-# calc EXPR: floating-point arithmetic and comparisons (1/0).
-calc() {
-	awk "BEGIN { print ($*) }"
-}
