@@ -13,25 +13,15 @@ for _b in "$CORECAP" "$TRACEGEN"; do
 	[ -x "$_b" ] || { echo "FAIL: $_b is not built"; exit 1; }
 done
 
-WORK=$(mktemp -d /tmp/analysis-e2e.XXXXXX)
-_pids=()
+e2e_workdir analysis
 _sessions=()
 
-_analysis_cleanup() {
-	local p s
-	for p in "${_pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
+# LTTng sessions a test made itself (analysis_loss) are destroyed at exit.
+e2e_cleanup_hook() {
+	local s
 	for s in "${_sessions[@]}"; do
 		lttng -q destroy "$s" >/dev/null 2>&1 || true
 	done
-	wait 2>/dev/null || true
-	rm -rf "$WORK"
-}
-trap _analysis_cleanup EXIT
-
-track() {
-	_pids+=("$1")
 }
 
 # need_refosd: the reference daemon and the shim are part of this build.

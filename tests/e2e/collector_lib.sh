@@ -12,24 +12,8 @@ for _b in "$CORECAP" "$REFOSD" "$REFBENCH" "$CORECAP_BUILD/preload/libcorecap-pr
 	[ -e "$_b" ] || { echo "FAIL: $_b is not built"; exit 1; }
 done
 
-WORK=$(mktemp -d /tmp/collector-e2e.XXXXXX)
+e2e_workdir collector
 chmod 755 "$WORK"
-_pids=()
-
-_collector_cleanup() {
-	local p
-	for p in "${_pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	rm -rf "$WORK"
-}
-trap _collector_cleanup EXIT
-
-# track PID: kill it when the test exits.
-track() {
-	_pids+=("$1")
-}
 
 # start_daemon NAME [corecap run options] -- [refosd options]: refosd under
 # `corecap run`; sets OSD_PID and OSD_PORT. Output in $WORK/NAME.out/.err.

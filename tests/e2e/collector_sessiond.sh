@@ -17,7 +17,7 @@ as_nobody=(setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups env H
 _stop_private_sessiond() {
 	local p
 	p=$(cat "$home/.lttng/lttng-sessiond.pid" 2>/dev/null) && kill "$p" 2>/dev/null
-	_collector_cleanup
+	e2e_cleanup
 }
 trap _stop_private_sessiond EXIT
 

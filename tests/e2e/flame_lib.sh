@@ -13,18 +13,7 @@ CHECK_CHROME="$CORECAP_SRC/tests/e2e/flame_chrome_check.py"
 [ -x "$CORECAP" ] || { echo "FAIL: $CORECAP is not built"; exit 1; }
 command -v python3 >/dev/null || skip "python3 is not installed (scripts/install-deps)"
 
-WORK=$(mktemp -d /tmp/flame-e2e.XXXXXX)
-_flame_pids=()
-
-_flame_cleanup() {
-	local p
-	for p in "${_flame_pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	rm -rf "$WORK"
-}
-trap _flame_cleanup EXIT
+e2e_workdir flame
 
 # folded_total FILE: the sum of a folded file's weights (last column).
 folded_total() {
@@ -81,7 +70,7 @@ start_refosd() {
 	: >"$WORK/$name.out"
 	"$CORECAP" run "${run_opts[@]}" -- "$REFOSD" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 	OSD_PID=$!
-	_flame_pids+=("$OSD_PID")
+	track "$OSD_PID"
 	OSD_PORT=""
 	for i in $(seq 1 200); do
 		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")

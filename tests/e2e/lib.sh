@@ -64,6 +64,32 @@ expect_fail_naming() {
 	fi
 }
 
+# e2e_workdir AREA: a fresh scratch directory in $WORK. At exit, every
+# process given to track is killed, e2e_cleanup_hook runs if the area
+# defines one, and $WORK is removed (e2e_cleanup).
+_e2e_pids=()
+e2e_workdir() {
+	WORK=$(mktemp -d "/tmp/$1-e2e.XXXXXX")
+	trap e2e_cleanup EXIT
+}
+
+# track PID: kill it when the test exits.
+track() {
+	_e2e_pids+=("$1")
+}
+
+e2e_cleanup() {
+	local p
+	for p in "${_e2e_pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	if declare -F e2e_cleanup_hook >/dev/null; then
+		e2e_cleanup_hook
+	fi
+	wait 2>/dev/null || true
+	rm -rf "$WORK"
+}
+
 skip() {
 	echo "SKIP: $*"
 	exit 77

@@ -10,7 +10,7 @@ need_sessiond
 tp="$CORECAP_BUILD/tracepoints/libcorecap-tp.so"
 [ -e "$tp" ] || { echo "FAIL: $tp is not built"; exit 1; }
 session="refosd-annotate-$$"
-trap 'lttng -q destroy "$session" >/dev/null 2>&1 || true; _refosd_cleanup' EXIT
+trap 'lttng -q destroy "$session" >/dev/null 2>&1 || true; e2e_cleanup' EXIT
 
 lttng -q create "$session" --output="$WORK/trace"
 # Per-process buffers that hold the whole run (about 25 events per op, a

@@ -9,18 +9,7 @@ for _b in refosd refbench; do
 	[ -x "$BIN/$_b" ] || { echo "FAIL: $BIN/$_b is not built"; exit 1; }
 done
 
-WORK=$(mktemp -d /tmp/refosd-e2e.XXXXXX)
-_daemons=()
-
-_refosd_cleanup() {
-	local p
-	for p in "${_daemons[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	rm -rf "$WORK"
-}
-trap _refosd_cleanup EXIT
+e2e_workdir refosd
 
 # start_refosd NAME [refosd options...]: sets OSD_PID and OSD_PORT; the
 # daemon's stdout and stderr go to $WORK/NAME.out and $WORK/NAME.err.
@@ -31,7 +20,7 @@ start_refosd() {
 	: >"$WORK/$name.out"
 	"$BIN/refosd" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 	OSD_PID=$!
-	_daemons+=("$OSD_PID")
+	track "$OSD_PID"
 	OSD_PORT=""
 	for i in $(seq 1 200); do
 		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
