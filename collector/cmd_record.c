@@ -64,6 +64,7 @@ struct record {
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
 	struct timespec start_realtime;
+	int64_t realtime_offset_ns;
 	bool complete;
 	char partial_reason[256];
 	bool interrupted;
@@ -461,6 +462,7 @@ static int write_manifest(struct record *r, int argc, char **argv)
 		.start_ns = r->start_ns,
 		.end_ns = r->end_ns,
 		.start_realtime = r->start_realtime,
+		.realtime_offset_ns = r->realtime_offset_ns,
 		.record_argv = argv,
 		.record_argc = argc,
 		.threads_hz = r->opts.threads_hz,
@@ -532,13 +534,41 @@ static int prepare(struct record *r)
 	}
 	/* Last: from here on the daemon's signals wait for our loop. */
 	if (r->opts.wall_hz) {
-		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz, &r->rd);
+		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz,
+						r->opts.wall_threads, &r->rd);
 		if (ret < 0)
 			goto out;
 		r->have_wall = true;
 	}
 out:
 	return ret;
+}
+
+/*
+ * CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns: what turns the window's
+ * monotonic times into the wall-clock times a daemon stamps its own
+ * records with (Ceph's OpTracker). The realtime read is bracketed by two
+ * monotonic reads, and the tightest of five brackets is kept, so the
+ * offset is good to about a microsecond.
+ */
+static int64_t realtime_offset_ns(void)
+{
+	uint64_t best_gap = UINT64_MAX;
+	int64_t best = 0;
+
+	for (int i = 0; i < 5; i++) {
+		struct timespec rt;
+		uint64_t a = now_ns(), b;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		b = now_ns();
+		if (b - a < best_gap) {
+			best_gap = b - a;
+			best = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec) -
+			       (int64_t)(a + (b - a) / 2);
+		}
+	}
+	return best;
 }
 
 static int start_window(struct record *r)
@@ -552,6 +582,7 @@ static int start_window(struct record *r)
 	}
 	r->start_ns = now_ns();
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
+	r->realtime_offset_ns = realtime_offset_ns();
 	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
 		set_partial(r, "no consistent copy of the shim's counters at the start");
 	if (r->have_ceph)

@@ -69,6 +69,7 @@ static struct json_object *window(const struct corecap_manifest *m)
 	put(w, "end_ns", ju64(m->end_ns));
 	put(w, "duration_s", json_object_new_double((double)(m->end_ns - m->start_ns) / 1e9));
 	put(w, "start_realtime", json_object_new_string(iso));
+	put(w, "realtime_offset_ns", json_object_new_int64(m->realtime_offset_ns));
 	return w;
 }
 
@@ -133,6 +134,7 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	struct json_object *o = json_object_new_object();
 
 	put(o, "hz", ju64(w->hz));
+	put(o, "threads", w->names ? json_object_new_string(w->names) : NULL);
 	put(o, "rounds", ju64(w->stats.rounds));
 	put(o, "samples", ju64(w->stats.samples));
 	put(o, "missed", ju64(w->stats.missed));

@@ -34,6 +34,7 @@ struct corecap_manifest {
 	char partial_reason[256];
 	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
 	struct timespec start_realtime;
+	int64_t realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at the start */
 	char **record_argv; /* how corecap record was called */
 	int record_argc;
 	unsigned threads_hz;

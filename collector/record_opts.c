@@ -10,7 +10,8 @@
 #include "record_opts.h"
 
 const char corecap_record_usage[] =
-	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]] [--no-trace]\n"
+	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
+	"                      [--wallclock-threads NAMES] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
 	"                      [--ceph-asok PATH | --no-ceph]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
@@ -22,6 +23,9 @@ const char corecap_record_usage[] =
 	"  -o, --output RUN      run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)\n"
 	"  -d, --duration SEC    window length in seconds (a benchmark is interrupted then)\n"
 	"      --wallclock[=HZ]  sample every thread's stack with ptrace (default 50 Hz)\n"
+	"      --wallclock-threads NAMES\n"
+	"                        sample only threads whose name matches one of these\n"
+	"                        comma-separated globs (implies --wallclock)\n"
 	"      --no-trace        no LTTng session (no trace/ in the run)\n"
 	"      --event NAME      also enable this LTTng-UST event (repeatable; globs allowed)\n"
 	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
@@ -43,6 +47,7 @@ enum {
 	OPT_THREADS_HZ,
 	OPT_CEPH_ASOK,
 	OPT_NO_CEPH,
+	OPT_WALL_THREADS,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +55,7 @@ static const struct option long_opts[] = {
 	{"output", required_argument, NULL, 'o'},
 	{"duration", required_argument, NULL, 'd'},
 	{"wallclock", optional_argument, NULL, OPT_WALLCLOCK},
+	{"wallclock-threads", required_argument, NULL, OPT_WALL_THREADS},
 	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
 	{"event", required_argument, NULL, OPT_EVENT},
 	{"threads-hz", required_argument, NULL, OPT_THREADS_HZ},
@@ -151,6 +157,16 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 				goto out;
 			}
 			break;
+		case OPT_WALL_THREADS:
+			if (!*optarg || strspn(optarg, ",") == strlen(optarg)) {
+				ret = fail(o,
+					   "invalid --wallclock-threads '%s' (thread name globs, "
+					   "comma-separated)",
+					   optarg);
+				goto out;
+			}
+			o->wall_threads = optarg;
+			break;
 		case OPT_THREADS_HZ:
 			if (!parse_ulong(optarg, 1, 1000, &v)) {
 				ret = fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)",
@@ -218,6 +234,8 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	}
 	if (o->pid == 0)
 		ret = fail(o, "missing -p PID");
+	if (o->wall_threads && !o->wall_hz)
+		o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
 out:
 	return ret;
 }

@@ -26,6 +26,7 @@ struct corecap_record_opts {
 	const char *output; /* NULL: ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> */
 	double duration_s;
 	unsigned wall_hz;
+	const char *wall_threads; /* --wallclock-threads globs, or NULL: every thread */
 	unsigned threads_hz;
 	bool trace; /* false with --no-trace */
 	bool quiet;

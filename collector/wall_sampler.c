@@ -1,5 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +158,83 @@ static int seize(struct corecap_wall_sampler *ws, pid_t tid)
 	return 0;
 }
 
+/*
+ * Whether tid is to be sampled: always without globs; else when its name
+ * matches one. A thread that does not is remembered for a second, so that
+ * its name is not read again at every tick. -ENOMEM, 0 or 1.
+ */
+static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
+{
+	char path[64], comm[64] = "";
+	uint64_t t;
+	FILE *f;
+
+	if (!ws->n_globs)
+		return 1;
+	t = now_ns();
+	if (t >= ws->passed_until_ns) {
+		ws->n_passed = 0;
+		ws->passed_until_ns = t + 1000000000ull;
+	}
+	for (size_t i = 0; i < ws->n_passed; i++)
+		if (ws->passed[i] == tid)
+			return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)ws->pid, (int)tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+	}
+	for (size_t i = 0; i < ws->n_globs; i++)
+		if (fnmatch(ws->globs[i], comm, 0) == 0)
+			return 1;
+	if (ws->n_passed == ws->cap_passed) {
+		size_t cap = ws->cap_passed ? 2 * ws->cap_passed : 64;
+		pid_t *p = realloc(ws->passed, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		ws->passed = p;
+		ws->cap_passed = cap;
+	}
+	ws->passed[ws->n_passed++] = tid;
+	return 0;
+}
+
+static void free_globs(struct corecap_wall_sampler *ws)
+{
+	for (size_t i = 0; i < ws->n_globs; i++)
+		free(ws->globs[i]);
+	free(ws->globs);
+	ws->globs = NULL;
+	ws->n_globs = 0;
+}
+
+static int split_globs(struct corecap_wall_sampler *ws, const char *names)
+{
+	char *copy = strdup(names), *tok, *save;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char **g = realloc(ws->globs, (ws->n_globs + 1) * sizeof(*g));
+
+		if (!g) {
+			ret = -ENOMEM;
+			break;
+		}
+		ws->globs = g;
+		if (!(g[ws->n_globs] = strdup(tok)))
+			ret = -ENOMEM;
+		else
+			ws->n_globs++;
+	}
+	free(copy);
+	return ret;
+}
+
 /* Seizes the threads not seized yet. `first`: a failure is an error, not a race. */
 static int seize_new(struct corecap_wall_sampler *ws, bool first)
 {
@@ -171,6 +250,13 @@ static int seize_new(struct corecap_wall_sampler *ws, bool first)
 			continue;
 		tid = (pid_t)strtol(de->d_name, NULL, 10);
 		if (find_thread(ws, tid))
+			continue;
+		r = wanted(ws, tid);
+		if (r < 0) {
+			ret = r;
+			break;
+		}
+		if (!r)
 			continue;
 		r = seize(ws, tid);
 		if (r == -ESRCH || r == 0)
@@ -195,7 +281,7 @@ static int seize_new(struct corecap_wall_sampler *ws, bool first)
 }
 
 int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsigned hz,
-			      struct corecap_run_dir *rd)
+			      const char *names, struct corecap_run_dir *rd)
 {
 	char path[64];
 	int ret;
@@ -203,6 +289,11 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 	memset(ws, 0, sizeof(*ws));
 	ws->pid = pid;
 	ws->hz = hz;
+	ws->names = names;
+	if (names && (ret = split_globs(ws, names)) < 0) {
+		corecap_error("cannot set up the wall-clock sampler: %s", strerror(-ret));
+		goto out;
+	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	ws->tasks = opendir(path);
 	if (!ws->tasks) {
@@ -236,6 +327,8 @@ out_close_tasks:
 	closedir(ws->tasks);
 	ws->tasks = NULL;
 out:
+	if (ret < 0)
+		free_globs(ws);
 	return ret;
 }
 
@@ -476,6 +569,10 @@ int corecap_wall_sampler_release(struct corecap_wall_sampler *ws)
 	ws->tasks = NULL;
 	free(ws->threads);
 	free(ws->stop_ns);
+	free_globs(ws);
+	free(ws->passed);
+	ws->passed = NULL;
+	ws->n_passed = ws->cap_passed = 0;
 	ws->threads = NULL;
 	ws->stop_ns = NULL;
 	ws->n_stop_ns = ws->cap_stop_ns = 0;

@@ -10,6 +10,9 @@
  * interrupted. So at most one thread is held by us at any time (one per
  * 32 threads in larger daemons), and only for its own unwind. Threads
  * that appear are seized at the next tick; threads that exit are dropped.
+ * With name globs, only threads whose name (comm) matches one are seized;
+ * a thread that matched none is looked at again a second later, since
+ * daemons often name their threads after starting them.
  *
  * Guarantees (the collector's safety rules):
  * - only an interrupt stop of ours is ever held, and only while unwinding;
@@ -51,6 +54,12 @@ struct corecap_wall_stats {
 struct corecap_wall_sampler {
 	pid_t pid;
 	unsigned hz;
+	const char *names; /* the comma-separated name globs, or NULL: all threads */
+	char **globs;
+	size_t n_globs;
+	pid_t *passed; /* threads whose names matched no glob, until passed_until_ns */
+	size_t n_passed, cap_passed;
+	uint64_t passed_until_ns;
 	void *as; /* unw_addr_space_t */
 	DIR *tasks;
 	FILE *out;
@@ -63,9 +72,10 @@ struct corecap_wall_sampler {
 	struct corecap_wall_stats stats;
 };
 
-/* Creates RUN/wall.samples and seizes every thread; an error names the PID. */
+/* Creates RUN/wall.samples and seizes every thread (whose name matches one
+ * of names' globs, when names is not NULL); an error names the PID. */
 int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsigned hz,
-			      struct corecap_run_dir *rd);
+			      const char *names, struct corecap_run_dir *rd);
 /* Starts a round: seizes new threads and interrupts the first running one. */
 int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws);
 /* Whether a round is under way (other slow work had better wait for its end). */
