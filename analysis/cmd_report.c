@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ceph_attrib.h"
 #include "cmd_util.h"
 #include "model/ceiling.h"
 #include "model/lines.h"
@@ -29,13 +30,19 @@
 #include "read/thread_samples.h"
 #include "render/report.h"
 
-#define DEFAULT_LOG_SYMBOLS "log_*,ceph::logging::*"
+/* Log calls, Ceph's log code and its entries' streams, and formatting into
+ * a std::ostream (what Ceph's dout does in the op path: operator<< and
+ * gen_prefix(std::ostream&), libstdc++'s inserters). */
+#define DEFAULT_LOG_SYMBOLS                                                                   \
+	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"       \
+	"std::basic_ostream*,std::ostream::*,std::__ostream_insert*,std::num_put*"
 
 struct report_opts {
 	const char *run;
 	bool json;
 	const char *symfs;
 	const char *log_symbols;
+	const char *op_pools;
 	const char *dump_ops;
 	bool check_conservation;
 	unsigned long top;
@@ -64,6 +71,9 @@ struct report_job {
 	bool has_stats;
 	FILE *dump;
 	struct ceph_files ceph; /* RUN/ceph/, from a Ceph daemon's admin socket */
+	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
+	bool has_sampled;
+	const char *sampled_why_not;
 };
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -76,28 +86,6 @@ static int warn(struct report_job *j, const char *fmt, ...)
 	ret = corecap_lines_vadd(&j->warnings, &j->n_warnings, fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-static int split_patterns(struct report_job *j, const char *list)
-{
-	char *copy = strdup(list), *tok, *save;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		char **grown = realloc(j->log_patterns, (j->n_log_patterns + 1) * sizeof(*grown));
-
-		if (!grown || !(grown[j->n_log_patterns] = strdup(tok))) {
-			if (grown)
-				j->log_patterns = grown;
-			free(copy);
-			return -ENOMEM;
-		}
-		j->log_patterns = grown;
-		j->n_log_patterns++;
-	}
-	free(copy);
-	return 0;
 }
 
 /* The logging rule: does the function holding this call site match a pattern? */
@@ -437,6 +425,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"symfs", required_argument, NULL, 's'},
 		{"log-symbols", required_argument, NULL, 'l'},
+		{"op-pools", required_argument, NULL, 'o'},
 		{"dump-ops", required_argument, NULL, 'd'},
 		{"check-conservation", no_argument, NULL, 'c'},
 		{"top", required_argument, NULL, 't'},
@@ -446,7 +435,8 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 	char *end;
 	int c;
 
-	*o = (struct report_opts){.log_symbols = DEFAULT_LOG_SYMBOLS, .top = 10};
+	*o = (struct report_opts){
+		.log_symbols = DEFAULT_LOG_SYMBOLS, .op_pools = CORECAP_DEFAULT_OP_POOLS, .top = 10};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -458,6 +448,9 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 			break;
 		case 'l':
 			o->log_symbols = optarg;
+			break;
+		case 'o':
+			o->op_pools = optarg;
 			break;
 		case 'd':
 			o->dump_ops = optarg;
@@ -491,6 +484,31 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* The OpTracker's ops split into categories by wall-clock samples. */
+static int ceph_sampled(struct report_job *j)
+{
+	struct ceph_attrib_in in = {
+		.run_dir = j->o.run,
+		.manifest = j->has_manifest ? &j->manifest : NULL,
+		.ceph = &j->ceph,
+		.threads = &j->model.threads,
+		.window_ns = corecap_model_window_ns(&j->model),
+		.sym = j->has_sym ? &j->sym : NULL,
+		.log_patterns = j->log_patterns,
+		.n_log_patterns = j->n_log_patterns,
+		.op_pools = j->o.op_pools,
+	};
+	int ret;
+
+	if (!j->ceph.has_optracker)
+		return 0;
+	ret = corecap_ceph_attrib(&j->sampled, &in, &j->sampled_why_not);
+	j->has_sampled = ret == 0;
+	if (ret)
+		corecap_ceph_sampled_release(&j->sampled);
+	return ret < 0 ? ret : 0;
+}
+
 static void job_release(struct report_job *j)
 {
 	corecap_ceiling_release(&j->ceiling);
@@ -502,9 +520,9 @@ static void job_release(struct report_job *j)
 		corecap_symbolizer_release(&j->sym);
 	corecap_manifest_release(&j->manifest);
 	corecap_ctf_reader_free_traces(j->traces, j->n_traces);
-	for (size_t i = 0; i < j->n_log_patterns; i++)
-		free(j->log_patterns[i]);
-	free(j->log_patterns);
+	corecap_list_free(j->log_patterns, j->n_log_patterns);
+	if (j->has_sampled)
+		corecap_ceph_sampled_release(&j->sampled);
 	corecap_lines_release(&j->warnings, &j->n_warnings);
 }
 
@@ -521,7 +539,7 @@ static int build(struct report_job *j, struct report *r)
 								    : "Not a directory");
 		return -ENOENT;
 	}
-	if ((ret = split_patterns(j, j->o.log_symbols)) || (ret = load_manifest(j)) ||
+	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) || (ret = load_manifest(j)) ||
 	    (ret = load_symbols(j)))
 		return ret;
 	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
@@ -551,7 +569,7 @@ static int build(struct report_job *j, struct report *r)
 		.cores_available = j->has_manifest ? j->manifest.nproc : 0,
 	};
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)) ||
-	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)))
+	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)) || (ret = ceph_sampled(j)))
 		return ret;
 	*r = (struct report){
 		.run_dir = j->o.run,
@@ -572,6 +590,8 @@ static int build(struct report_job *j, struct report *r)
 		.frame_name = frame_name,
 		.frame_ctx = j,
 		.ceph = &j->ceph,
+		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
+		.ceph_sampled_why_not = j->sampled_why_not,
 	};
 	return 0;
 }
@@ -633,7 +653,11 @@ int corecap_report_open(const char *run, const char *symfs, struct report_job **
 	if (!j)
 		return -ENOMEM;
 	j->o = (struct report_opts){
-		.run = run, .symfs = symfs, .log_symbols = DEFAULT_LOG_SYMBOLS, .top = 10};
+		.run = run,
+		.symfs = symfs,
+		.log_symbols = DEFAULT_LOG_SYMBOLS,
+		.op_pools = CORECAP_DEFAULT_OP_POOLS,
+		.top = 10};
 	ret = build(j, r);
 	if (ret) {
 		job_release(j);

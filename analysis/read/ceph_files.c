@@ -9,6 +9,11 @@
 
 #include "ceph_files.h"
 
+struct span_acc {
+	struct ceph_op_span *v;
+	size_t n, cap;
+};
+
 struct type_acc {
 	struct ceph_op_type t;
 	uint64_t *lat_ns;
@@ -111,7 +116,29 @@ static int cmp_type(const void *a, const void *b)
 	return (y->count > x->count) - (y->count < x->count);
 }
 
-static int add_op(struct type_acc **accs, size_t *n, json_object *op)
+static int add_span(struct span_acc *sp, uint64_t arrival_ns, uint64_t reply_ns, size_t type)
+{
+	if (sp->n == sp->cap) {
+		size_t cap = sp->cap ? 2 * sp->cap : 256;
+		struct ceph_op_span *nv = realloc(sp->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		sp->v = nv;
+		sp->cap = cap;
+	}
+	sp->v[sp->n++] = (struct ceph_op_span){arrival_ns, reply_ns, (uint32_t)type};
+	return 0;
+}
+
+static int cmp_span(const void *a, const void *b)
+{
+	const struct ceph_op_span *x = a, *y = b;
+
+	return (x->arrival_ns > y->arrival_ns) - (x->arrival_ns < y->arrival_ns);
+}
+
+static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_object *op)
 {
 	json_object *v, *td, *evs;
 	char type[32];
@@ -181,8 +208,11 @@ static int add_op(struct type_acc **accs, size_t *n, json_object *op)
 		a->last_ns = prev_ns;
 	if (!reply_ns)
 		reply_ns = done_ns;
-	if (reply_ns && first_ns != UINT64_MAX && reply_ns > first_ns)
+	if (reply_ns && first_ns != UINT64_MAX && reply_ns > first_ns) {
 		a->t.reply_sum_ns += reply_ns - first_ns;
+		if (!ret)
+			ret = add_span(sp, first_ns, reply_ns, (size_t)(a - *accs));
+	}
 	return ret;
 }
 
@@ -190,6 +220,7 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 {
 	json_object *ops;
 	struct type_acc *accs = NULL;
+	struct span_acc sp = {0};
 	size_t n = 0;
 	int ret = 0;
 
@@ -199,7 +230,7 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 	    !json_object_is_type(ops, json_type_array))
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(ops) && ret == 0; i++)
-		ret = add_op(&accs, &n, json_object_array_get_idx(ops, i));
+		ret = add_op(&accs, &n, &sp, json_object_array_get_idx(ops, i));
 	if (ret == 0 && n > 0) {
 		c->types = calloc(n, sizeof(*c->types));
 		if (!c->types)
@@ -225,12 +256,24 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 		}
 		free(a->lat_ns);
 	}
-	free(accs);
 	if (ret == 0) {
 		c->n_types = n;
 		qsort(c->types, n, sizeof(*c->types), cmp_type);
 		c->has_optracker = n > 0;
+		/* The spans named their type by its place before the sort. */
+		for (size_t i = 0; i < sp.n; i++)
+			for (size_t k = 0; k < n; k++)
+				if (strcmp(c->types[k].name, accs[sp.v[i].type].t.name) == 0) {
+					sp.v[i].type = (uint32_t)k;
+					break;
+				}
+		qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
+		c->spans = sp.v;
+		c->n_spans = sp.n;
+	} else {
+		free(sp.v);
 	}
+	free(accs);
 	return ret;
 }
 
@@ -302,6 +345,7 @@ void corecap_ceph_files_release(struct ceph_files *c)
 	for (size_t i = 0; i < c->n_types; i++)
 		free(c->types[i].phases);
 	free(c->types);
+	free(c->spans);
 	free(c->perf);
 	memset(c, 0, sizeof(*c));
 }

@@ -40,6 +40,14 @@ struct ceph_op_type {
 	size_t n_phases;
 };
 
+/* One op of the history, in the daemon's wall clock (CLOCK_REALTIME ns):
+ * from its first event (the message's arrival) to its reply (commit_sent,
+ * else done). type indexes ceph_files.types. */
+struct ceph_op_span {
+	uint64_t arrival_ns, reply_ns;
+	uint32_t type;
+};
+
 struct ceph_perf_counter {
 	char name[48];
 	bool is_avg;	    /* {avgcount, sum} */
@@ -53,6 +61,8 @@ struct ceph_files {
 	size_t history_size;	    /* the dump's "size": a history this full lost ops */
 	struct ceph_op_type *types; /* by count, largest first */
 	size_t n_types;
+	struct ceph_op_span *spans; /* every op with both stamps, by arrival */
+	size_t n_spans;
 	struct ceph_perf_counter *perf;
 	size_t n_perf;
 };

@@ -71,7 +71,7 @@ static int fail(char **err, int ret, const char *path, const char *why)
 
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 {
-	json_object *root, *window, *sources, *lttng;
+	json_object *root, *window, *sources, *lttng, *wall, *v;
 	const char *format, *status;
 	double d;
 	char why[160];
@@ -130,6 +130,16 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 			return fail(err, -EINVAL, path, why);
 		}
 		m->has_window = true;
+		v = get(window, "realtime_offset_ns");
+		if (v && json_object_is_type(v, json_type_int)) {
+			m->realtime_offset_ns = json_object_get_int64(v);
+			m->has_realtime_offset = true;
+		}
+	}
+	wall = get(root, "wallclock");
+	if (wall) {
+		m->wall_hz = get_num(wall, "hz", &d) ? d : 0;
+		m->wall_rounds = get_u64(wall, "rounds", &m->wall_rounds) ? m->wall_rounds : 0;
 	}
 	sources = get(root, "sources");
 	if (sources) {

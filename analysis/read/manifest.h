@@ -32,6 +32,12 @@ struct run_manifest {
 	long clk_tck;
 	bool has_window;
 	uint64_t window_start_ns, window_end_ns;
+	/* CLOCK_REALTIME - CLOCK_MONOTONIC at the window's start: the wall
+	 * clock of a daemon's own stamps (Ceph's OpTracker) from the window's. */
+	bool has_realtime_offset;
+	int64_t realtime_offset_ns;
+	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
+	uint64_t wall_rounds; /* its rounds over the window */
 	bool src_trace, src_threads, src_stats, src_maps;
 	bool has_lttng_loss;
 	uint64_t lttng_discarded_events, lttng_lost_packets;

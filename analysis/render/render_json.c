@@ -436,8 +436,38 @@ static json_object *quality_obj(const struct report *r)
 	return o;
 }
 
+/* A type's categories from wall-clock samples, us per op (model/ceph_sampled.h). */
+static json_object *sampled_type_obj(const struct ceph_sampled_type *ty)
+{
+	json_object *o = json_object_new_object();
+
+	put(o, "lat_avg_us", jnum(ty->lat_avg_ns / 1e3, 1));
+	for (int c = STACK_CPU; c < STACK__COUNT; c++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_us", corecap_stack_cat_name((enum stack_cat)c));
+		put(o, key, jnum(ty->cat_ns[c] / 1e3, 1));
+	}
+	put(o, "queue_us", jnum(ty->queue_ns / 1e3, 1));
+	put(o, "samples", jnum(ty->samples, 1));
+	put(o, "scaled", json_object_new_boolean(ty->scaled));
+	return o;
+}
+
+static json_object *sampled_obj(const struct ceph_sampled *s)
+{
+	json_object *o = json_object_new_object();
+
+	put(o, "period_us", jnum(s->period_ns / 1e3, 1));
+	put(o, "samples_in_ops", ju64(s->samples_in_ops));
+	put(o, "samples_outside_ops", ju64(s->samples_outside_ops));
+	put(o, "samples_idle", ju64(s->samples_idle));
+	return o;
+}
+
 /* RUN/ceph/: the OSD's OpTracker history and perf counters (times in us). */
-static json_object *ceph_obj(const struct ceph_files *c)
+static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampled *s,
+			     const char *s_why_not)
 {
 	json_object *o = json_object_new_object(), *ot = NULL, *perf = NULL;
 
@@ -475,9 +505,14 @@ static json_object *ceph_obj(const struct ceph_files *c)
 				json_object_array_add(ph, p);
 			}
 			put(to, "phases", ph);
+			if (s && s->types[i].ops)
+				put(to, "categories", sampled_type_obj(&s->types[i]));
 			json_object_array_add(types, to);
 		}
 		put(ot, "types", types);
+		put(ot, "sampled", s ? sampled_obj(s) : NULL);
+		if (!s && s_why_not)
+			put(ot, "sampled_unavailable", jstr(s_why_not));
 	}
 	if (c->has_perf) {
 		perf = json_object_new_object();
@@ -518,7 +553,7 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "pools", pools_arr(r));
 	put(root, "threads", threads_arr(r));
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
-		put(root, "ceph", ceph_obj(r->ceph));
+		put(root, "ceph", ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not));
 	put(root, "quality", quality_obj(r));
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_SPACED |

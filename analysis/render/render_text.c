@@ -307,6 +307,17 @@ static void quality(const struct report *r, FILE *out)
 		fprintf(out, "  ! %s\n", r->warnings[i]);
 }
 
+/* One op type's categories from wall-clock samples (model/ceph_sampled.h). */
+static void sampled_type(const struct ceph_sampled_type *ty, FILE *out)
+{
+	fprintf(out, "             categories of %.1f:", ty->lat_avg_ns / 1e3);
+	for (int c = STACK_CPU; c < STACK__COUNT; c++)
+		fprintf(out, " %s %.1f", corecap_stack_cat_name((enum stack_cat)c),
+			ty->cat_ns[c] / 1e3);
+	fprintf(out, " queue %.1f (%.0f samples%s)\n", ty->queue_ns / 1e3, ty->samples,
+		ty->scaled ? "; scaled down: threads worked in parallel" : "");
+}
+
 /* RUN/ceph/: the OSD's own view of its ops, beside corecap's. */
 static void ceph(const struct report *r, FILE *out)
 {
@@ -328,6 +339,16 @@ static void ceph(const struct report *r, FILE *out)
 					     "the OSD keeps the slowest, so these figures lean slow\n",
 					all->count_delta);
 		}
+		if (r->ceph_sampled)
+			fprintf(out, "           categories (us per op, arrival to reply) from wall-clock "
+				     "samples of op-path threads, one per %.0f us: %llu in ops, %llu "
+				     "outside, %llu idle\n",
+				r->ceph_sampled->period_ns / 1e3,
+				(unsigned long long)r->ceph_sampled->samples_in_ops,
+				(unsigned long long)r->ceph_sampled->samples_outside_ops,
+				(unsigned long long)r->ceph_sampled->samples_idle);
+		else if (r->ceph_sampled_why_not)
+			fprintf(out, "           no categories: %s\n", r->ceph_sampled_why_not);
 		for (size_t i = 0; i < c->n_types; i++) {
 			const struct ceph_op_type *t = &c->types[i];
 
@@ -339,6 +360,8 @@ static void ceph(const struct report *r, FILE *out)
 				fprintf(out, " %s %.1f", t->phases[k].name,
 					t->phases[k].total_ns / (double)t->count / 1e3);
 			fprintf(out, "\n");
+			if (r->ceph_sampled && r->ceph_sampled->types[i].ops)
+				sampled_type(&r->ceph_sampled->types[i], out);
 		}
 	}
 	if (c->has_perf) {

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "../model/ceiling.h"
+#include "../model/ceph_sampled.h"
 #include "../model/model.h"
 #include "../model/pool_table.h"
 #include "../read/ceph_files.h"
@@ -37,6 +38,10 @@ struct report {
 	const char *(*frame_name)(void *ctx, uint64_t addr);
 	void *frame_ctx;
 	const struct ceph_files *ceph; /* NULL, or empty without RUN/ceph/ */
+	/* Its ops' categories from wall-clock samples; NULL with the reason
+	 * in ceph_sampled_why_not (NULL too when there is no history). */
+	const struct ceph_sampled *ceph_sampled;
+	const char *ceph_sampled_why_not;
 };
 
 /*

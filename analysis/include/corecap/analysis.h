@@ -25,7 +25,14 @@ extern const char corecap_compare_usage[];
 	"  --json                  print the report as JSON (keys: docs/report-json.md)\n"         \
 	"  --symfs DIR             look up the daemon's ELF files under DIR (post-mortem)\n"       \
 	"  --log-symbols PATTERNS  comma-separated globs of functions that are logging code\n"     \
-	"                          (default: log_*,ceph::logging::*)\n"                            \
+	"                          (default: log_*,ceph::logging::*,*StackStringStream*,\n"       \
+	"                          *StackStringBuf*,*(std::ostream&*,std::basic_ostream*,\n"      \
+	"                          std::ostream::*,std::__ostream_insert*,std::num_put*:\n"       \
+	"                          Ceph's log code, its entries' streams, and formatting)\n"      \
+	"  --op-pools PATTERNS     Ceph: comma-separated globs of the thread pools that work\n"     \
+	"                          on ops, whose wall-clock samples split the OpTracker's\n"      \
+	"                          ops into categories (default: msgr-worker,tp_osd_tp,\n"        \
+	"                          fn_anonymous,finisher,ms_dispatch,ms_local,bstore_*)\n"         \
 	"  --top N                 rows of the lock table in the text report (default 10)\n"       \
 	"  --dump-ops FILE         write every op's latency and categories to FILE (TSV)\n"        \
 	"  --check-conservation    fail (exit 1) if any op's categories miss its latency by\n"     \

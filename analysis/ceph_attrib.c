@@ -1,0 +1,117 @@
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ceph_attrib.h"
+#include "cmd_util.h"
+#include "model/u64map.h"
+#include "read/wall_samples.h"
+
+struct attrib_ctx {
+	const struct ceph_attrib_in *in;
+	struct ceph_sampled *out;
+	struct stack_class cls;
+	struct u64map on_path; /* tid -> 1 on the op path, 2 not */
+	char **pools;
+	size_t n_pools;
+};
+
+static const char *frame_symbol(void *ctx, uint64_t addr, int exact)
+{
+	struct symbolizer *sym = ctx;
+	struct sym_info info;
+
+	/* The symbolizer looks up addr - 1 (a return address): step over that for a PC. */
+	if (sym && corecap_symbolizer_lookup(sym, exact ? addr + 1 : addr, &info))
+		return info.symbol;
+	return NULL;
+}
+
+/* -ENOMEM, or whether tid's pool is on the op path. */
+static int on_path(struct attrib_ctx *a, int32_t tid)
+{
+	bool inserted;
+	uint64_t *v = corecap_u64map_upsert(&a->on_path, (uint64_t)(uint32_t)tid, &inserted);
+	const struct model_thread *th;
+
+	if (!v)
+		return -ENOMEM;
+	if (inserted) {
+		*v = 2;
+		th = corecap_thread_table_find(a->in->threads, tid);
+		for (size_t i = 0; th && i < a->n_pools && *v == 2; i++)
+			if (fnmatch(a->pools[i], th->pool, 0) == 0)
+				*v = 1;
+	}
+	return *v == 1;
+}
+
+static int on_sample(void *ctx, const struct wall_sample *s)
+{
+	struct attrib_ctx *a = ctx;
+	int ret = on_path(a, s->tid);
+
+	if (ret <= 0)
+		return ret;
+	ret = corecap_stack_class_of(&a->cls, s->ips, s->depth);
+	if (ret < 0)
+		return ret;
+	corecap_ceph_sampled_add(a->out, s->time_ns, (enum stack_cat)ret);
+	return 0;
+}
+
+int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *in,
+			const char **why_not)
+{
+	const struct run_manifest *mf = in->manifest;
+	struct attrib_ctx a = {.in = in, .out = out};
+	struct wall_samples ws;
+	char *path = NULL, *err = NULL;
+	uint64_t period_ns;
+	int ret;
+
+	*why_not = NULL;
+	if (!in->ceph->n_spans)
+		*why_not = "the OpTracker history has no op with both an arrival and a reply";
+	else if (!mf || !mf->wall_hz)
+		*why_not = "no wall-clock samples (record with --wallclock)";
+	else if (!mf->has_realtime_offset)
+		*why_not = "the manifest lacks window.realtime_offset_ns (recorded by an older "
+			   "corecap), so samples cannot be matched with the OpTracker's times";
+	if (*why_not)
+		return 1;
+	period_ns =
+		mf->wall_rounds ? in->window_ns / mf->wall_rounds : (uint64_t)(1e9 / mf->wall_hz);
+	path = corecap_path_in(in->run_dir, "wall.samples");
+	if (!path)
+		return -ENOMEM;
+	corecap_u64map_init(&a.on_path);
+	corecap_stack_class_init(&a.cls, in->log_patterns, in->n_log_patterns, frame_symbol,
+				 in->sym);
+	corecap_wall_samples_init(&ws);
+	ret = corecap_list_split(in->op_pools, &a.pools, &a.n_pools);
+	if (!ret)
+		ret = corecap_ceph_sampled_init(out, in->ceph, mf->realtime_offset_ns, period_ns);
+	if (!ret) {
+		ret = corecap_wall_samples_read(&ws, path, on_sample, &a, &err);
+		if (ret == -ENOENT) {
+			*why_not = "the manifest lists a wall-clock sampler but wall.samples is "
+				   "missing";
+			ret = 1;
+		} else if (ret) {
+			corecap_analysis_error("%s", err ? err : strerror(-ret));
+		} else {
+			corecap_ceph_sampled_finish(out);
+		}
+	}
+	corecap_wall_samples_release(&ws);
+	corecap_stack_class_release(&a.cls);
+	corecap_u64map_release(&a.on_path);
+	corecap_list_free(a.pools, a.n_pools);
+	free(err);
+	free(path);
+	return ret;
+}
