@@ -4,3 +4,7 @@ corecap_e2e_test(ceph_minicluster ceph_minicluster.sh TIMEOUT 300 LABELS ceph)
 # A real ceph-osd under the shim, profiled by corecap record under rados
 # bench: pools against /proc, IOPS against a bare OSD (issue #7).
 corecap_e2e_test(ceph_profile ceph_profile.sh TIMEOUT 600 LABELS ceph)
+# Verbose debug logging on a real ceph-osd: the report's `logging`, from
+# wall-clock samples of the op-path threads matched with the OpTracker's
+# ops, must explain at least half of the latency it adds (issue #7).
+corecap_e2e_test(ceph_logging ceph_logging.sh TIMEOUT 600 LABELS ceph)
