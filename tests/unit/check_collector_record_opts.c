@@ -82,6 +82,43 @@ START_TEST(wallclock_without_rate_is_50_hz)
 }
 END_TEST
 
+START_TEST(wallclock_threads_keeps_its_globs_and_implies_50_hz)
+{
+	char *argv[] = {"record", "-p", "5", "--wallclock-threads", "tp_osd_tp,msgr-worker-*",
+			NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
+	ck_assert_str_eq(o.wall_threads, "tp_osd_tp,msgr-worker-*");
+	ck_assert_int_eq(o.wall_hz, 50);
+}
+END_TEST
+
+START_TEST(wallclock_threads_keeps_an_explicit_rate_in_either_order)
+{
+	char *a[] = {"record", "-p", "5", "--wallclock=200", "--wallclock-threads=tp_*", NULL};
+	char *b[] = {"record", "-p", "5", "--wallclock-threads=tp_*", "--wallclock=200", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(a), a), 0);
+	ck_assert_int_eq(o.wall_hz, 200);
+	ck_assert_str_eq(o.wall_threads, "tp_*");
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(b), b), 0);
+	ck_assert_int_eq(o.wall_hz, 200);
+	ck_assert_str_eq(o.wall_threads, "tp_*");
+}
+END_TEST
+
+START_TEST(without_wallclock_threads_every_thread_is_sampled)
+{
+	char *argv[] = {"record", "-p", "5", "--wallclock", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
+	ck_assert_ptr_null(o.wall_threads);
+}
+END_TEST
+
 static void expect_usage_error(char **argv, int argc, const char *needle)
 {
 	struct corecap_record_opts o;
@@ -105,6 +142,9 @@ START_TEST(bad_values_are_usage_errors_that_name_the_value)
 	char *a11[] = {"record", "-p", "1", "--", NULL};
 	char *a12[] = {"record", "-p", NULL};
 	char *a13[] = {"record", "-p", "99999999999", NULL};
+	char *a14[] = {"record", "-p", "1", "--wallclock-threads", "", NULL};
+	char *a15[] = {"record", "-p", "1", "--wallclock-threads=,,", NULL};
+	char *a16[] = {"record", "-p", "1", "--wallclock-threads", NULL};
 
 	expect_usage_error(a1, ARGC(a1), "missing -p PID");
 	expect_usage_error(a2, ARGC(a2), "'12x'");
@@ -119,6 +159,9 @@ START_TEST(bad_values_are_usage_errors_that_name_the_value)
 	expect_usage_error(a11, ARGC(a11), "no benchmark");
 	expect_usage_error(a12, ARGC(a12), "needs an argument");
 	expect_usage_error(a13, ARGC(a13), "99999999999");
+	expect_usage_error(a14, ARGC(a14), "--wallclock-threads ''");
+	expect_usage_error(a15, ARGC(a15), "--wallclock-threads ',,'");
+	expect_usage_error(a16, ARGC(a16), "needs an argument");
 }
 END_TEST
 
@@ -154,6 +197,9 @@ int main(void)
 	tcase_add_test(tc, pid_alone_gives_the_defaults);
 	tcase_add_test(tc, every_option_and_the_benchmark_after_dashes);
 	tcase_add_test(tc, wallclock_without_rate_is_50_hz);
+	tcase_add_test(tc, wallclock_threads_keeps_its_globs_and_implies_50_hz);
+	tcase_add_test(tc, wallclock_threads_keeps_an_explicit_rate_in_either_order);
+	tcase_add_test(tc, without_wallclock_threads_every_thread_is_sampled);
 	tcase_add_test(tc, bad_values_are_usage_errors_that_name_the_value);
 	tcase_add_test(tc, help_is_not_an_error);
 	tcase_add_test(tc, parsing_twice_starts_afresh);
