@@ -15,6 +15,20 @@ int corecap_ceph_sampled_init(struct ceph_sampled *s, const struct ceph_files *c
 	s->types = calloc(c->n_types ? c->n_types : 1, sizeof(*s->types));
 	if (!s->types)
 		return -ENOMEM;
+	for (size_t i = 0; i < c->n_types; i++) {
+		struct ceph_sampled_type *ty = &s->types[i];
+		size_t n = c->types[i].n_phases * STACK__COUNT;
+
+		ty->n_phases = c->types[i].n_phases;
+		if (!n)
+			continue;
+		ty->phase_thread_ns = calloc(n, sizeof(*ty->phase_thread_ns));
+		ty->phase_cat_ns = calloc(n, sizeof(*ty->phase_cat_ns));
+		if (!ty->phase_thread_ns || !ty->phase_cat_ns) {
+			corecap_ceph_sampled_release(s);
+			return -ENOMEM;
+		}
+	}
 	for (size_t i = 0; i < c->n_spans; i++) {
 		const struct ceph_op_span *sp = &c->spans[i];
 		uint64_t d = sp->reply_ns - sp->arrival_ns;
@@ -31,8 +45,26 @@ int corecap_ceph_sampled_init(struct ceph_sampled *s, const struct ceph_files *c
 
 void corecap_ceph_sampled_release(struct ceph_sampled *s)
 {
+	for (size_t i = 0; s->types && i < s->ceph->n_types; i++) {
+		free(s->types[i].phase_thread_ns);
+		free(s->types[i].phase_cat_ns);
+	}
 	free(s->types);
 	memset(s, 0, sizeof(*s));
+}
+
+/* The phase sp was in at t: the one its last event by t opens; -1: none. */
+static long phase_at(const struct ceph_files *c, const struct ceph_op_span *sp, uint64_t t)
+{
+	long phase = -1;
+
+	for (uint32_t k = 0; k < sp->n_ev && sp->ev0 + k < c->n_events; k++) {
+		const struct ceph_op_event *e = &c->events[sp->ev0 + k];
+
+		if (e->t_ns <= t)
+			phase = e->phase == CEPH_NO_PHASE ? -1 : (long)e->phase;
+	}
+	return phase;
 }
 
 /* The first span that arrives after t (spans are sorted by arrival). */
@@ -77,8 +109,14 @@ void corecap_ceph_sampled_add(struct ceph_sampled *s, uint64_t time_ns, enum sta
 
 		if (sp->reply_ns < t || sp->type >= c->n_types)
 			continue;
-		s->types[sp->type].thread_ns[cat] += w * (double)s->period_ns;
-		s->types[sp->type].samples += w;
+		struct ceph_sampled_type *ty = &s->types[sp->type];
+		long ph = phase_at(c, sp, t);
+
+		ty->thread_ns[cat] += w * (double)s->period_ns;
+		ty->samples += w;
+		if (ph >= 0 && (size_t)ph < ty->n_phases)
+			ty->phase_thread_ns[(size_t)ph * STACK__COUNT + cat] +=
+				w * (double)s->period_ns;
 	}
 }
 
@@ -104,6 +142,9 @@ void corecap_ceph_sampled_finish(struct ceph_sampled *s)
 			ty->cat_ns[c] = (uint64_t)(per_op[c] * scale);
 			given += ty->cat_ns[c];
 		}
+		for (size_t k = 0; k < ty->n_phases * STACK__COUNT; k++)
+			ty->phase_cat_ns[k] =
+				(uint64_t)(ty->phase_thread_ns[k] / (double)ty->ops * scale);
 		/* Rounding never makes the sum exceed the latency. */
 		ty->queue_ns = ty->lat_avg_ns > given ? ty->lat_avg_ns - given : 0;
 	}

@@ -15,7 +15,9 @@
  * for the same ops in parallel), the categories are scaled down to it and
  * `scaled` says so. The categories of a type thus sum to its mean
  * latency, by construction; unlike the annotated attribution, this holds
- * per type and on average, not op by op.
+ * per type and on average, not op by op. A sample's time is also credited
+ * to the phase each op was in at that instant (the OpTracker event it
+ * had passed last), so the categories can be read per phase.
  */
 #ifndef CORECAP_CEPH_SAMPLED_H
 #define CORECAP_CEPH_SAMPLED_H
@@ -35,6 +37,12 @@ struct ceph_sampled_type {
 	/* After finish, per op: the categories (STACK_IDLE unused) and queue. */
 	uint64_t lat_avg_ns, cat_ns[STACK__COUNT], queue_ns;
 	bool scaled;
+	/* Per phase of the type (ceph_op_type.phases): thread time credited
+	 * while the op was in that phase, and after finish its share per op
+	 * (scaled as the type's). n_phases * STACK__COUNT, phase-major. */
+	double *phase_thread_ns;
+	uint64_t *phase_cat_ns;
+	size_t n_phases;
 };
 
 struct ceph_sampled {

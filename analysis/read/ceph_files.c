@@ -12,6 +12,8 @@
 struct span_acc {
 	struct ceph_op_span *v;
 	size_t n, cap;
+	struct ceph_op_event *ev;
+	size_t n_ev, cap_ev;
 };
 
 struct type_acc {
@@ -83,6 +85,7 @@ static void op_type(const char *desc, char *out, size_t len)
 	snprintf(out, len, "%.*s", paren ? (int)(paren - desc) : (int)strlen(desc), desc);
 }
 
+/* The index of the phase, added if new; -ENOMEM. */
 static int add_phase(struct ceph_op_type *t, const char *name, uint64_t ns)
 {
 	struct ceph_phase *p;
@@ -90,7 +93,7 @@ static int add_phase(struct ceph_op_type *t, const char *name, uint64_t ns)
 	for (size_t i = 0; i < t->n_phases; i++)
 		if (strcmp(t->phases[i].name, name) == 0) {
 			t->phases[i].total_ns += ns;
-			return 0;
+			return (int)i;
 		}
 	p = realloc(t->phases, (t->n_phases + 1) * sizeof(*p));
 	if (!p)
@@ -99,7 +102,7 @@ static int add_phase(struct ceph_op_type *t, const char *name, uint64_t ns)
 	p = &t->phases[t->n_phases++];
 	snprintf(p->name, sizeof(p->name), "%s", name);
 	p->total_ns = ns;
-	return 0;
+	return (int)(t->n_phases - 1);
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -116,7 +119,23 @@ static int cmp_type(const void *a, const void *b)
 	return (y->count > x->count) - (y->count < x->count);
 }
 
-static int add_span(struct span_acc *sp, uint64_t arrival_ns, uint64_t reply_ns, size_t type)
+static int add_event(struct span_acc *sp, uint64_t t_ns)
+{
+	if (sp->n_ev == sp->cap_ev) {
+		size_t cap = sp->cap_ev ? 2 * sp->cap_ev : 1024;
+		struct ceph_op_event *ne = realloc(sp->ev, cap * sizeof(*ne));
+
+		if (!ne)
+			return -ENOMEM;
+		sp->ev = ne;
+		sp->cap_ev = cap;
+	}
+	sp->ev[sp->n_ev++] = (struct ceph_op_event){t_ns, CEPH_NO_PHASE};
+	return 0;
+}
+
+static int add_span(struct span_acc *sp, uint64_t arrival_ns, uint64_t reply_ns, size_t type,
+		    size_t ev0)
 {
 	if (sp->n == sp->cap) {
 		size_t cap = sp->cap ? 2 * sp->cap : 256;
@@ -127,7 +146,8 @@ static int add_span(struct span_acc *sp, uint64_t arrival_ns, uint64_t reply_ns,
 		sp->v = nv;
 		sp->cap = cap;
 	}
-	sp->v[sp->n++] = (struct ceph_op_span){arrival_ns, reply_ns, (uint32_t)type};
+	sp->v[sp->n++] = (struct ceph_op_span){arrival_ns, reply_ns, (uint32_t)type, (uint32_t)ev0,
+					       (uint32_t)(sp->n_ev - ev0)};
 	return 0;
 }
 
@@ -145,7 +165,8 @@ static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_o
 	struct type_acc *a = NULL;
 	uint64_t lat_ns, prev_ns = 0, first_ns = UINT64_MAX, reply_ns = 0, done_ns = 0;
 	const char *prev_name = NULL;
-	int ret = 0;
+	size_t ev0 = sp->n_ev;
+	int ret = 0, idx;
 
 	if (!json_object_object_get_ex(op, "description", &v))
 		return 0;
@@ -199,8 +220,15 @@ static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_o
 			reply_ns = t_ns;
 		else if (strcmp(json_object_get_string(name), "done") == 0)
 			done_ns = t_ns;
-		if (prev_name)
-			ret = add_phase(&a->t, prev_name, t_ns > prev_ns ? t_ns - prev_ns : 0);
+		if (prev_name) {
+			idx = add_phase(&a->t, prev_name, t_ns > prev_ns ? t_ns - prev_ns : 0);
+			if (idx < 0)
+				ret = idx;
+			else
+				sp->ev[sp->n_ev - 1].phase = (uint32_t)idx;
+		}
+		if (!ret)
+			ret = add_event(sp, t_ns);
 		prev_name = json_object_get_string(name);
 		prev_ns = t_ns > prev_ns ? t_ns : prev_ns;
 	}
@@ -211,7 +239,9 @@ static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_o
 	if (reply_ns && first_ns != UINT64_MAX && reply_ns > first_ns) {
 		a->t.reply_sum_ns += reply_ns - first_ns;
 		if (!ret)
-			ret = add_span(sp, first_ns, reply_ns, (size_t)(a - *accs));
+			ret = add_span(sp, first_ns, reply_ns, (size_t)(a - *accs), ev0);
+	} else {
+		sp->n_ev = ev0; /* no span: its events go */
 	}
 	return ret;
 }
@@ -270,8 +300,11 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 		qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
 		c->spans = sp.v;
 		c->n_spans = sp.n;
+		c->events = sp.ev;
+		c->n_events = sp.n_ev;
 	} else {
 		free(sp.v);
+		free(sp.ev);
 	}
 	free(accs);
 	return ret;
@@ -346,6 +379,7 @@ void corecap_ceph_files_release(struct ceph_files *c)
 		free(c->types[i].phases);
 	free(c->types);
 	free(c->spans);
+	free(c->events);
 	free(c->perf);
 	memset(c, 0, sizeof(*c));
 }

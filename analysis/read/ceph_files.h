@@ -46,6 +46,15 @@ struct ceph_op_type {
 struct ceph_op_span {
 	uint64_t arrival_ns, reply_ns;
 	uint32_t type;
+	uint32_t ev0, n_ev; /* its events: ceph_files.events[ev0 .. ev0 + n_ev) */
+};
+
+/* An op's event: its time (as the span's) and the phase it opens, an index
+ * into its type's phases (CEPH_NO_PHASE for the last event, which opens none). */
+#define CEPH_NO_PHASE UINT32_MAX
+struct ceph_op_event {
+	uint64_t t_ns;
+	uint32_t phase;
 };
 
 struct ceph_perf_counter {
@@ -63,6 +72,8 @@ struct ceph_files {
 	size_t n_types;
 	struct ceph_op_span *spans; /* every op with both stamps, by arrival */
 	size_t n_spans;
+	struct ceph_op_event *events; /* the spans' events, in each op's order */
+	size_t n_events;
 	struct ceph_perf_counter *perf;
 	size_t n_perf;
 };

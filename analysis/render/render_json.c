@@ -437,9 +437,10 @@ static json_object *quality_obj(const struct report *r)
 }
 
 /* A type's categories from wall-clock samples, us per op (model/ceph_sampled.h). */
-static json_object *sampled_type_obj(const struct ceph_sampled_type *ty)
+static json_object *sampled_type_obj(const struct ceph_op_type *t,
+				     const struct ceph_sampled_type *ty)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *phases = json_object_new_array();
 
 	put(o, "lat_avg_us", jnum(ty->lat_avg_ns / 1e3, 1));
 	for (int c = STACK_CPU; c < STACK__COUNT; c++) {
@@ -451,6 +452,20 @@ static json_object *sampled_type_obj(const struct ceph_sampled_type *ty)
 	put(o, "queue_us", jnum(ty->queue_ns / 1e3, 1));
 	put(o, "samples", jnum(ty->samples, 1));
 	put(o, "scaled", json_object_new_boolean(ty->scaled));
+	for (size_t k = 0; k < ty->n_phases && k < t->n_phases; k++) {
+		json_object *p = json_object_new_object();
+
+		put(p, "name", jstr(t->phases[k].name));
+		for (int c = STACK_CPU; c < STACK__COUNT; c++) {
+			char key[32];
+
+			snprintf(key, sizeof(key), "%s_us",
+				 corecap_stack_cat_name((enum stack_cat)c));
+			put(p, key, jnum(ty->phase_cat_ns[k * STACK__COUNT + c] / 1e3, 1));
+		}
+		json_object_array_add(phases, p);
+	}
+	put(o, "phases", phases);
 	return o;
 }
 
@@ -499,14 +514,15 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 				json_object *p = json_object_new_object();
 
 				put(p, "name", jstr(t->phases[k].name));
-				put(p, "avg_us", jnum(t->phases[k].total_ns / (double)t->count / 1e3, 1));
+				put(p, "avg_us",
+				    jnum(t->phases[k].total_ns / (double)t->count / 1e3, 1));
 				put(p, "share",
 				    sum ? jnum(t->phases[k].total_ns / (double)sum, 4) : NULL);
 				json_object_array_add(ph, p);
 			}
 			put(to, "phases", ph);
 			if (s && s->types[i].ops)
-				put(to, "categories", sampled_type_obj(&s->types[i]));
+				put(to, "categories", sampled_type_obj(t, &s->types[i]));
 			json_object_array_add(types, to);
 		}
 		put(ot, "types", types);
@@ -523,9 +539,10 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 			put(po, "count", jnum(p->count_delta, 0));
 			if (p->is_avg) {
 				put(po, "sum_s", jnum(p->sum_s_delta, 9));
-				put(po, "avg_us", p->count_delta > 0
-							? jnum(p->sum_s_delta / p->count_delta * 1e6, 1)
-							: NULL);
+				put(po, "avg_us",
+				    p->count_delta > 0
+					    ? jnum(p->sum_s_delta / p->count_delta * 1e6, 1)
+					    : NULL);
 			}
 			put(perf, p->name, po);
 		}

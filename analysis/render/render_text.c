@@ -307,8 +307,10 @@ static void quality(const struct report *r, FILE *out)
 		fprintf(out, "  ! %s\n", r->warnings[i]);
 }
 
-/* One op type's categories from wall-clock samples (model/ceph_sampled.h). */
-static void sampled_type(const struct ceph_sampled_type *ty, FILE *out)
+/* One op type's categories from wall-clock samples (model/ceph_sampled.h),
+ * then per phase the part of them spent in it. */
+static void sampled_type(const struct ceph_op_type *t, const struct ceph_sampled_type *ty,
+			 FILE *out)
 {
 	fprintf(out, "             categories of %.1f:", ty->lat_avg_ns / 1e3);
 	for (int c = STACK_CPU; c < STACK__COUNT; c++)
@@ -316,33 +318,54 @@ static void sampled_type(const struct ceph_sampled_type *ty, FILE *out)
 			ty->cat_ns[c] / 1e3);
 	fprintf(out, " queue %.1f (%.0f samples%s)\n", ty->queue_ns / 1e3, ty->samples,
 		ty->scaled ? "; scaled down: threads worked in parallel" : "");
+	for (size_t k = 0; k < ty->n_phases && k < t->n_phases; k++) {
+		const uint64_t *pc = &ty->phase_cat_ns[k * STACK__COUNT];
+		uint64_t sum = 0;
+
+		for (int c = STACK_CPU; c < STACK__COUNT; c++)
+			sum += pc[c];
+		if (sum < 50) /* nothing sampled there (under 0.05 us) */
+			continue;
+		fprintf(out, "               in %s (%.1f):", t->phases[k].name,
+			t->phases[k].total_ns / (double)t->count / 1e3);
+		for (int c = STACK_CPU; c < STACK__COUNT; c++)
+			fprintf(out, " %s %.1f", corecap_stack_cat_name((enum stack_cat)c),
+				pc[c] / 1e3);
+		fprintf(out, "\n");
+	}
 }
 
 /* RUN/ceph/: the OSD's own view of its ops, beside corecap's. */
 static void ceph(const struct report *r, FILE *out)
 {
 	const struct ceph_files *c = r->ceph;
-	static const char *const keys[] = {"op_latency", "op_process_latency", "op_w_latency",
-					   "op_w_process_latency", "op_r_latency",
-					   "op_r_process_latency"};
+	static const char *const keys[] = {"op_latency",   "op_process_latency",
+					   "op_w_latency", "op_w_process_latency",
+					   "op_r_latency", "op_r_process_latency"};
 
 	if (!c || !(c->has_optracker || c->has_perf))
 		return;
 	if (c->has_optracker) {
-		fprintf(out, "ceph ops   %zu ops in the OSD's OpTracker history (dump_historic_ops; "
-			     "us per op; a phase runs from its event to the next)\n", c->n_ops);
+		fprintf(out,
+			"ceph ops   %zu ops in the OSD's OpTracker history (dump_historic_ops; "
+			"us per op; a phase runs from its event to the next)\n",
+			c->n_ops);
 		{
 			const struct ceph_perf_counter *all = corecap_ceph_files_perf(c, "op");
 
 			if (all && c->n_ops >= c->history_size)
-				fprintf(out, "           partial: the window had %.0f ops; past its size "
-					     "the OSD keeps the slowest, so these figures lean slow\n",
+				fprintf(out,
+					"           partial: the window had %.0f ops; past its "
+					"size "
+					"the OSD keeps the slowest, so these figures lean slow\n",
 					all->count_delta);
 		}
 		if (r->ceph_sampled)
-			fprintf(out, "           categories (us per op, arrival to reply) from wall-clock "
-				     "samples of op-path threads, one per %.0f us: %llu in ops, %llu "
-				     "outside, %llu idle\n",
+			fprintf(out,
+				"           categories (us per op, arrival to reply) from "
+				"wall-clock "
+				"samples of op-path threads, one per %.0f us: %llu in ops, %llu "
+				"outside, %llu idle\n",
 				r->ceph_sampled->period_ns / 1e3,
 				(unsigned long long)r->ceph_sampled->samples_in_ops,
 				(unsigned long long)r->ceph_sampled->samples_outside_ops,
@@ -352,8 +375,9 @@ static void ceph(const struct report *r, FILE *out)
 		for (size_t i = 0; i < c->n_types; i++) {
 			const struct ceph_op_type *t = &c->types[i];
 
-			fprintf(out, "           %s: %zu ops over %.2f s, latency avg %.1f, p50 %.1f, "
-				     "p99 %.1f; arrival to reply avg %.1f\n            ",
+			fprintf(out,
+				"           %s: %zu ops over %.2f s, latency avg %.1f, p50 %.1f, "
+				"p99 %.1f; arrival to reply avg %.1f\n            ",
 				t->name, t->count, t->span_ns / 1e9, t->lat_avg_ns / 1e3,
 				t->lat_p50_ns / 1e3, t->lat_p99_ns / 1e3, t->reply_avg_ns / 1e3);
 			for (size_t k = 0; k < t->n_phases; k++)
@@ -361,14 +385,16 @@ static void ceph(const struct report *r, FILE *out)
 					t->phases[k].total_ns / (double)t->count / 1e3);
 			fprintf(out, "\n");
 			if (r->ceph_sampled && r->ceph_sampled->types[i].ops)
-				sampled_type(&r->ceph_sampled->types[i], out);
+				sampled_type(t, &r->ceph_sampled->types[i], out);
 		}
 	}
 	if (c->has_perf) {
 		const struct ceph_perf_counter *w = corecap_ceph_files_perf(c, "op_w"),
 					       *rd = corecap_ceph_files_perf(c, "op_r");
 
-		fprintf(out, "ceph perf  over the window (perf dump, end minus begin): op_w %.0f, op_r %.0f\n",
+		fprintf(out,
+			"ceph perf  over the window (perf dump, end minus begin): op_w %.0f, op_r "
+			"%.0f\n",
 			w ? w->count_delta : 0, rd ? rd->count_delta : 0);
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			const struct ceph_perf_counter *p = corecap_ceph_files_perf(c, keys[i]);

@@ -97,6 +97,23 @@ START_TEST(historic_ops_give_type_latency_and_phases_from_event_times)
 	}
 	ck_assert_uint_eq(queued, (22 + 11 + 16) * 1000);
 	ck_assert_uint_eq(throttled, 0); /* header_read 1 us before: never negative */
+	/* Spans by arrival, each with its 11 events; an event opens the phase
+	 * of its name, the last (done) none. */
+	ck_assert_uint_eq(c.n_spans, 3);
+	ck_assert_uint_eq(c.n_events, 33);
+	for (size_t i = 0; i < c.n_spans; i++) {
+		const struct ceph_op_span *sp = &c.spans[i];
+
+		ck_assert_uint_eq(sp->type, 0);
+		ck_assert_uint_eq(sp->n_ev, 11);
+		ck_assert(i == 0 || sp->arrival_ns > c.spans[i - 1].arrival_ns);
+		for (uint32_t k = 0; k + 1 < sp->n_ev; k++)
+			ck_assert_uint_lt(c.events[sp->ev0 + k].phase, t->n_phases);
+		ck_assert_uint_eq(c.events[sp->ev0 + sp->n_ev - 1].phase, CEPH_NO_PHASE);
+		ck_assert_str_eq(t->phases[c.events[sp->ev0 + 5].phase].name, "queued_for_pg");
+	}
+	/* header_read (the arrival) 1 us before initiated; commit_sent 125 us later */
+	ck_assert_uint_eq(c.spans[1].reply_ns - c.spans[1].arrival_ns, 105000);
 	corecap_ceph_files_release(&c);
 }
 END_TEST
