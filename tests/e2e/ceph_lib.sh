@@ -14,24 +14,8 @@ ceph_need_tools() {
 	[ -x "$CORECAP" ] || { echo "FAIL: $CORECAP is not built"; exit 1; }
 }
 
-ceph_port_free() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v p="$hex" 'NR > 1 { split($2, a, ":"); if (a[2] == p) f = 1 } END { exit !f }'
-}
-
-# A port base whose 50 ports nobody listens on, from $1 up in steps of 100.
-ceph_free_base() {
-	local b=$1 p ok
-	while [ "$b" -lt 60000 ]; do
-		ok=1
-		for p in $(seq "$b" $((b + 49))); do ceph_port_free "$p" || { ok=0; break; }; done
-		[ "$ok" -eq 1 ] && { echo "$b"; return 0; }
-		b=$((b + 100))
-	done
-	return 1
-}
+# A port base whose 50 ports nobody uses, from $1 up in steps of 100.
+ceph_free_base() { "$mc" port-base "$1" 2>/dev/null; }
 
 # ceph_start NAME PORT_BASE [start options]: a fresh cluster in $work/NAME;
 # the test ends (failed) when it does not start.

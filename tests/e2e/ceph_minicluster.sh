@@ -28,18 +28,13 @@ procs_of_dir() {
 	return 0
 }
 
-# A port base whose mon ports nobody listens on (another test, another user).
-port_free() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v p="$hex" 'NR > 1 { split($2, a, ":"); if (a[2] == p) f = 1 } END { exit !f }'
-}
-base=46789
-while ! { port_free "$base" && port_free $((base + 1)); }; do
-	base=$((base + 100))
-	[ "$base" -lt 60000 ] || skip "no free port base for the mon found in 46789..60000"
-done
+# A port base whose ports nobody uses (another test, another user).
+base=$("$mc" port-base 46789) || skip "no free port base found from 46789 up"
+expect_true "port-base prints a port number ($base)" bash -c "[[ '$base' =~ ^[0-9]+$ ]]"
+rc=0
+"$mc" port-base nope >/dev/null 2>"$work/pb.err" || rc=$?
+expect_eq "port-base with a bad number exits 1" 1 "$rc"
+expect_true "and names it" grep -q "'nope' is not a port number" "$work/pb.err"
 
 echo "starting a cluster in $dir (port base $base)"
 rc=0
