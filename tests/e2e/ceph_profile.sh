@@ -2,9 +2,9 @@
 # A real ceph-osd profiled end to end (issue #7). Two one-node clusters run
 # side by side on 127.0.0.1: one OSD bare, one started under
 # `corecap run --` (the shim, default mode). Their rados bench write IOPS are
-# measured in alternating rounds (bare, shim, bare, shim, ...; a fresh pool
-# per round); the ratios are printed against the 95% target and only a
-# gross regression fails (see below why).
+# measured in pairs of short rounds in ABBA order (bare,shim, shim,bare, ...;
+# a fresh pool per round); the median of the pairs' ratios is printed
+# against the 95% target and only a gross regression fails (see below why).
 # Then `corecap record -p OSD -- rados bench` profiles the shimmed OSD, and
 # `corecap report --json` must list the tp_osd_tp and msgr-worker pools with
 # CPU time within 10% of what this test itself reads from
@@ -31,8 +31,8 @@ CORECAP="${CORECAP_BUILD:?}/cli/corecap"
 mc="$CORECAP_SRC/scripts/ceph-minicluster"
 work=$(mktemp -d /tmp/ceph-profile.XXXXXX)
 chmod 755 "$work"
-ROUNDS=${CORECAP_CEPH_ROUNDS:-4}
-BENCH_S=${CORECAP_CEPH_BENCH_S:-5}
+PAIRS=${CORECAP_CEPH_PAIRS:-7}
+BENCH_S=${CORECAP_CEPH_BENCH_S:-2}
 cleanup() {
 	"$mc" stop "$work/bare" >/dev/null 2>&1 || true
 	"$mc" stop "$work/shim" >/dev/null 2>&1 || true
@@ -76,56 +76,93 @@ expect_true "the shimmed OSD ($pid_shim) has the shim mapped" grep -q libcorecap
 expect_true "the bare OSD ($pid_bare) has no shim" bash -c "! grep -q libcorecap-preload /proc/$pid_bare/maps"
 
 iops_of() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
+ops_of() { awk -F: '/^Total writes made/ { gsub(/ /, "", $2); print $2 }' "$1"; }
+# The OSD's utime+stime (all its threads) in clock ticks.
+osd_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+hz=$(getconf CLK_TCK)
+# The machine's "steal total" ticks (/proc/stat): the share of CPU time the
+# hypervisor took from this VM during a round explains most outliers.
+cpu_steal() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print $9, t }' /proc/stat; }
 
-# bench NAME POOL OUTFILE [corecap record prefix...]: one rados bench write
-# round on a fresh pool of cluster NAME.
+# bench NAME POOL OUTFILE [existing]: one rados bench write round on a fresh
+# pool of cluster NAME (or on POOL as it is, with a 4th argument), deleted
+# afterwards; appends "IOPS CPU_us_per_op" to $work/NAME.rounds and prints
+# the round's line.
 bench() {
-	local name=$1 pool=$2 out=$3
-	shift 3
-	"$mc" mkpool "$work/$name" "$pool" >>"$work/pools.log" 2>&1 ||
-		{ echo "FAIL: mkpool $name $pool"; tail "$work/pools.log"; return 1; }
+	local name=$1 pool=$2 out=$3 pid t0 t1 s0 s1 rc=0 load
+	pid=$(cat "$work/$name/osd.0.pid")
+	if [ $# -lt 4 ]; then
+		"$mc" mkpool "$work/$name" "$pool" >>"$work/pools.log" 2>&1 ||
+			{ echo "FAIL: mkpool $name $pool"; tail "$work/pools.log"; return 1; }
+	fi
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	t0=$(osd_ticks "$pid")
+	s0=$(cpu_steal)
 	(
 		eval "$("$mc" env "$work/$name")"
-		"$@" rados -p "$pool" bench "$BENCH_S" write -b 1 -t 10 --no-cleanup >"$out" 2>"$out.err"
-	)
-	local rc=$?
+		rados -p "$pool" bench "$BENCH_S" write -b 1 -t 10 --no-cleanup >"$out" 2>"$out.err"
+	) || rc=$?
+	t1=$(osd_ticks "$pid")
+	s1=$(cpu_steal)
 	"$mc" rmpool "$work/$name" "$pool" >>"$work/pools.log" 2>&1 || echo "warning: rmpool $name $pool failed"
+	[ "$rc" -eq 0 ] || { echo "rados bench on '$name' failed:"; tail -n 3 "$out.err"; }
+	awk -v i="$(iops_of "$out")" -v n="$(ops_of "$out")" -v d=$((t1 - t0)) -v hz="$hz" \
+		-v c="$name" -v p="$pool" -v load="$load" -v f="$work/$name.rounds" -v s0="$s0" -v s1="$s1" 'BEGIN {
+		cpu = (n > 0) ? d / hz * 1e6 / n : 0
+		split(s0, a, " ")
+		split(s1, b, " ")
+		steal = (b[2] > a[2]) ? 100 * (b[1] - a[1]) / (b[2] - a[2]) : 0
+		printf "%d %.1f\n", i, cpu >> f
+		printf "round %-3s %-4s %6d IOPS  %6.1f us OSD CPU/op  (load %s, steal %.0f%%)\n", p, c, i, cpu, load, steal
+	}'
 	return "$rc"
 }
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
-echo "alternating rounds: rados bench $BENCH_S s write -b 1 -t 10, $ROUNDS rounds per configuration"
-iops_bare=() iops_shim=()
-for r in $(seq 1 "$ROUNDS"); do
-	for c in bare shim; do
-		bench "$c" "r$r" "$work/$c.$r.out" || { cat "$work/$c.$r.out.err"; }
-		v=$(iops_of "$work/$c.$r.out")
-		echo "round $r $c: ${v:-none} IOPS (load $(cut -d' ' -f1 /proc/loadavg); per second: $(awk '$1 ~ /^[0-9]+$/ && NF >= 8 { printf "%d ", $4 - f; f = $4 }' "$work/$c.$r.out"))"
-		if [ "$c" = bare ]; then iops_bare+=("${v:-0}"); else iops_shim+=("${v:-0}"); fi
-	done
+# The shim's IOPS cost, in the protocol of bench/ceph_shim_iops.sh: pairs
+# of short rounds in ABBA order (bare,shim, shim,bare, ...), so that a
+# drift of the machine's load weighs on both alike, each on a fresh pool;
+# the figure is the median of the pairs' ratios shim/bare, which one round
+# disturbed by other load cannot move much. First a warm-up round on each
+# cluster (its first pool's objects grow the OSD's heap: ~10 syscalls per
+# op instead of ~6.5), on the pool the cluster starts with, not counted.
+echo "IOPS: rados bench $BENCH_S write -b 1 -t 10, $PAIRS pairs of rounds in ABBA order, a fresh pool per round"
+for c in bare shim; do bench "$c" bench "$work/$c.w.out" existing >/dev/null; done
+rm -f "$work/bare.rounds" "$work/shim.rounds"
+for p in $(seq 1 "$PAIRS"); do
+	order="bare shim"
+	[ $((p % 2)) -eq 0 ] && order="shim bare"
+	for c in $order; do bench "$c" "r$p" "$work/$c.$p.out" || true; done
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-mb=$(median "${iops_bare[@]}")
-ms=$(median "${iops_shim[@]}")
-best() { printf '%s\n' "$@" | sort -n | tail -n 1; }
-bb=$(best "${iops_bare[@]}")
-bs=$(best "${iops_shim[@]}")
-ratio_med=$(awk -v s="$ms" -v b="$mb" 'BEGIN { printf "%.3f", (b > 0) ? s / b : 0 }')
-ratio=$(awk -v s="$bs" -v b="$bb" 'BEGIN { printf "%.3f", (b > 0) ? s / b : 0 }')
-echo "IOPS, bare: ${iops_bare[*]}; shim: ${iops_shim[*]}"
-echo "median IOPS: bare $mb, shim $ms (ratio $ratio_med); best round: bare $bb, shim $bs (ratio $ratio)"
-# The target is 95% of bare (issue #7), but on this 2-core machine rounds
-# vary by up to 2x with other load (bimodal 4k/10k IOPS in one run), and
-# on a quiet run the shim kept 91-93% (docs/ceph.md): a 95% gate would fail
-# CI at random or for a cost not yet fixed. So the test prints the ratios
-# against the target and fails only on a gross regression: the best round
-# under the shim (other load only lowers a round) below 75% of the bare one.
-if awk -v r="$ratio" -v m="$ratio_med" 'BEGIN { exit !(r >= 0.95 && m >= 0.95) }'; then
-	echo "IOPS target met: shim >= 95% of bare (best rounds $ratio, medians $ratio_med)"
+paste -d' ' "$work/shim.rounds" "$work/bare.rounds" >"$work/pairs"
+awk '{ print ($3 > 0) ? $1 / $3 : 0 }' "$work/pairs" >"$work/ratios"
+awk '{ print ($4 > 0) ? $2 / $4 : 0 }' "$work/pairs" >"$work/cpu_ratios"
+ratio=$(median <"$work/ratios" | awk '{ printf "%.3f", $1 }')
+cpu_ratio=$(median <"$work/cpu_ratios" | awk '{ printf "%.3f", $1 }')
+echo "pair ratios shim/bare (IOPS): $(awk '{ printf "%.3f ", $1 }' "$work/ratios")"
+printf 'median IOPS: bare %s, shim %s; median OSD CPU per op: bare %s us, shim %s us\n' \
+	"$(cut -d' ' -f1 "$work/bare.rounds" | median)" "$(cut -d' ' -f1 "$work/shim.rounds" | median)" \
+	"$(cut -d' ' -f2 "$work/bare.rounds" | median)" "$(cut -d' ' -f2 "$work/shim.rounds" | median)"
+printf 'shim/bare: median of %d pair ratios %s (range %.3f-%.3f); OSD CPU per op, median of pair ratios %s\n' \
+	"$PAIRS" "$ratio" "$(sort -g "$work/ratios" | head -n 1)" "$(sort -g "$work/ratios" | tail -n 1)" "$cpu_ratio"
+# The target is shim >= 95% of bare (issue #7). It is not shown, and the
+# measurements say it is not met (docs/ceph.md, bench/ceph_shim_iops.sh):
+# over 16 series of 4-12 pairs, each on a fresh pair of clusters, the
+# medians of pair ratios were 0.83-1.09 (mean 0.94) under the shim, against
+# 0.92-1.07 (mean 1.02) for two bare clusters (8 A/A series); the shimmed
+# OSD spent 8% more CPU per op (A/A: 4% less). One pair of OSDs differs
+# from another by up to 15% in CPU per op whatever the shim does, which
+# no number of rounds in one run removes. A 0.95 gate would fail on that
+# cost and on that noise alike, so the test prints the figure against the
+# target and fails only on a gross regression: a median of pair ratios
+# below 0.80 (the lowest of the 24 series was 0.825).
+if awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95) }'; then
+	echo "NOTE: shim/bare $ratio >= 0.95 in this run, but one run cannot show the 95% target (issue #7): A/A series of this protocol gave 0.92-1.07"
 else
-	echo "NOTE: IOPS target (shim >= 95% of bare) not shown: best rounds $ratio, medians $ratio_med"
+	echo "NOTE: the 95% target (issue #7) is not shown: shim/bare median of pair ratios $ratio (A/A series of this protocol gave 0.92-1.07; the shim 0.83-1.09, mean 0.94)"
 fi
-expect_true "shim IOPS not grossly lower than bare (best rounds: $bs / $bb = $ratio >= 0.75)" \
-	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.75) }'
+expect_true "shim IOPS not grossly lower than bare (median of pair ratios $ratio >= 0.80)" \
+	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.80) }'
 
 # The shimmed OSD's threads' CPU (utime+stime, ns) by tid and name.
 task_cpu() {
