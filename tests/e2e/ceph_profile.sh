@@ -21,14 +21,9 @@
 set -uo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
 
-for t in ceph ceph-mon ceph-osd ceph-authtool monmaptool rados uuidgen python3; do
-	command -v "$t" >/dev/null || skip "$t is not installed (scripts/install-deps-ceph)"
-done
+. "$CORECAP_SRC/tests/e2e/ceph_lib.sh"
+ceph_need_tools
 need_sessiond
-CORECAP="${CORECAP_BUILD:?}/cli/corecap"
-[ -x "$CORECAP" ] || { echo "FAIL: $CORECAP is not built"; exit 1; }
-
-mc="$CORECAP_SRC/scripts/ceph-minicluster"
 work=$(mktemp -d /tmp/ceph-profile.XXXXXX)
 chmod 755 "$work"
 PAIRS=${CORECAP_CEPH_PAIRS:-7}
@@ -41,41 +36,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-port_free() {
-	local hex
-	hex=$(printf '%04X' "$1")
-	! cat /proc/net/tcp /proc/net/tcp6 2>/dev/null |
-		awk -v p="$hex" 'NR > 1 { split($2, a, ":"); if (a[2] == p) f = 1 } END { exit !f }'
-}
-# A port base whose 50 ports nobody listens on, above $1.
-free_base() {
-	local b=$1 p ok
-	while [ "$b" -lt 60000 ]; do
-		ok=1
-		for p in $(seq "$b" $((b + 49))); do port_free "$p" || { ok=0; break; }; done
-		[ "$ok" -eq 1 ] && { echo "$b"; return 0; }
-		b=$((b + 100))
-	done
-	return 1
-}
-base_bare=$(free_base 47189) || skip "no free port range found for the bare cluster"
-base_shim=$(free_base $((base_bare + 100))) || skip "no free port range found for the shim cluster"
-
-start_cluster() { # name port-base [start options]
-	local name=$1 base=$2 rc=0
-	shift 2
-	"$mc" start "$work/$name" --port-base "$base" "$@" >"$work/$name.start" 2>&1 || rc=$?
-	expect_eq "cluster '$name' starts" 0 "$rc"
-	[ "$rc" -eq 0 ] || { cat "$work/$name.start"; finish; exit 1; }
-}
-start_cluster bare "$base_bare"
-start_cluster shim "$base_shim" --osd-wrapper "$CORECAP run --"
+base_bare=$(ceph_free_base 47189) || skip "no free port range found for the bare cluster"
+base_shim=$(ceph_free_base $((base_bare + 100))) || skip "no free port range found for the shim cluster"
+ceph_start bare "$base_bare"
+ceph_start shim "$base_shim" --osd-wrapper "$CORECAP run --"
 pid_shim=$(cat "$work/shim/osd.0.pid")
 pid_bare=$(cat "$work/bare/osd.0.pid")
 expect_true "the shimmed OSD ($pid_shim) has the shim mapped" grep -q libcorecap-preload "/proc/$pid_shim/maps"
 expect_true "the bare OSD ($pid_bare) has no shim" bash -c "! grep -q libcorecap-preload /proc/$pid_bare/maps"
 
-iops_of() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
 ops_of() { awk -F: '/^Total writes made/ { gsub(/ /, "", $2); print $2 }' "$1"; }
 # The OSD's utime+stime (all its threads) in clock ticks.
 osd_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
@@ -106,7 +75,7 @@ bench() {
 	s1=$(cpu_steal)
 	"$mc" rmpool "$work/$name" "$pool" >>"$work/pools.log" 2>&1 || echo "warning: rmpool $name $pool failed"
 	[ "$rc" -eq 0 ] || { echo "rados bench on '$name' failed:"; tail -n 3 "$out.err"; }
-	awk -v i="$(iops_of "$out")" -v n="$(ops_of "$out")" -v d=$((t1 - t0)) -v hz="$hz" \
+	awk -v i="$(ceph_iops_of "$out")" -v n="$(ops_of "$out")" -v d=$((t1 - t0)) -v hz="$hz" \
 		-v c="$name" -v p="$pool" -v load="$load" -v f="$work/$name.rounds" -v s0="$s0" -v s1="$s1" 'BEGIN {
 		cpu = (n > 0) ? d / hz * 1e6 / n : 0
 		split(s0, a, " ")
@@ -194,7 +163,7 @@ rc=0
 task_cpu "$pid_shim" >"$work/cpu.after"
 expect_eq "corecap record -p OSD -- rados bench exits" 0 "$rc"
 [ "$rc" -eq 0 ] || { tail -n 20 "$work/rec.out.err"; finish; exit 1; }
-echo "recorded: $(iops_of "$work/rec.out") IOPS under corecap record"
+echo "recorded: $(ceph_iops_of "$work/rec.out") IOPS under corecap record"
 rc=0
 "$CORECAP" report "$RUN" --json >"$work/report.json" 2>"$work/report.err" || rc=$?
 expect_eq "corecap report --json exits" 0 "$rc"
