@@ -158,6 +158,28 @@ static int seize(struct corecap_wall_sampler *ws, pid_t tid)
 	return 0;
 }
 
+/* Does comm match one of the comma-separated globs? -ENOMEM, 0 or 1. */
+static int name_matches(const char *globs, const char *comm)
+{
+	for (const char *p = globs; *p;) {
+		size_t n = strcspn(p, ",");
+		char *glob;
+		int m;
+
+		if (n) {
+			glob = strndup(p, n);
+			if (!glob)
+				return -ENOMEM;
+			m = fnmatch(glob, comm, 0) == 0;
+			free(glob);
+			if (m)
+				return 1;
+		}
+		p += n + (p[n] == ',');
+	}
+	return 0;
+}
+
 /*
  * Whether tid is to be sampled: always without globs; else when its name
  * matches one. A thread that does not is remembered for a second, so that
@@ -168,8 +190,9 @@ static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
 	char path[64], comm[64] = "";
 	uint64_t t;
 	FILE *f;
+	int m;
 
-	if (!ws->n_globs)
+	if (!ws->names)
 		return 1;
 	t = now_ns();
 	if (t >= ws->passed_until_ns) {
@@ -186,9 +209,9 @@ static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
 			comm[strcspn(comm, "\n")] = '\0';
 		fclose(f);
 	}
-	for (size_t i = 0; i < ws->n_globs; i++)
-		if (fnmatch(ws->globs[i], comm, 0) == 0)
-			return 1;
+	m = name_matches(ws->names, comm);
+	if (m)
+		return m;
 	if (ws->n_passed == ws->cap_passed) {
 		size_t cap = ws->cap_passed ? 2 * ws->cap_passed : 64;
 		pid_t *p = realloc(ws->passed, cap * sizeof(*p));
@@ -200,39 +223,6 @@ static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
 	}
 	ws->passed[ws->n_passed++] = tid;
 	return 0;
-}
-
-static void free_globs(struct corecap_wall_sampler *ws)
-{
-	for (size_t i = 0; i < ws->n_globs; i++)
-		free(ws->globs[i]);
-	free(ws->globs);
-	ws->globs = NULL;
-	ws->n_globs = 0;
-}
-
-static int split_globs(struct corecap_wall_sampler *ws, const char *names)
-{
-	char *copy = strdup(names), *tok, *save;
-	int ret = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
-		char **g = realloc(ws->globs, (ws->n_globs + 1) * sizeof(*g));
-
-		if (!g) {
-			ret = -ENOMEM;
-			break;
-		}
-		ws->globs = g;
-		if (!(g[ws->n_globs] = strdup(tok)))
-			ret = -ENOMEM;
-		else
-			ws->n_globs++;
-	}
-	free(copy);
-	return ret;
 }
 
 /* Seizes the threads not seized yet. `first`: a failure is an error, not a race. */
@@ -290,10 +280,6 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 	ws->pid = pid;
 	ws->hz = hz;
 	ws->names = names;
-	if (names && (ret = split_globs(ws, names)) < 0) {
-		corecap_error("cannot set up the wall-clock sampler: %s", strerror(-ret));
-		goto out;
-	}
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	ws->tasks = opendir(path);
 	if (!ws->tasks) {
@@ -327,8 +313,6 @@ out_close_tasks:
 	closedir(ws->tasks);
 	ws->tasks = NULL;
 out:
-	if (ret < 0)
-		free_globs(ws);
 	return ret;
 }
 
@@ -569,7 +553,6 @@ int corecap_wall_sampler_release(struct corecap_wall_sampler *ws)
 	ws->tasks = NULL;
 	free(ws->threads);
 	free(ws->stop_ns);
-	free_globs(ws);
 	free(ws->passed);
 	ws->passed = NULL;
 	ws->n_passed = ws->cap_passed = 0;

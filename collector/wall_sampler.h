@@ -55,9 +55,7 @@ struct corecap_wall_sampler {
 	pid_t pid;
 	unsigned hz;
 	const char *names; /* the comma-separated name globs, or NULL: all threads */
-	char **globs;
-	size_t n_globs;
-	pid_t *passed; /* threads whose names matched no glob, until passed_until_ns */
+	pid_t *passed;	   /* threads whose names matched no glob, until passed_until_ns */
 	size_t n_passed, cap_passed;
 	uint64_t passed_until_ns;
 	void *as; /* unw_addr_space_t */
