@@ -33,8 +33,8 @@
 /* Log calls, Ceph's log code and its entries' streams, and formatting into
  * a std::ostream (what Ceph's dout does in the op path: operator<< and
  * gen_prefix(std::ostream&), libstdc++'s inserters). */
-#define DEFAULT_LOG_SYMBOLS                                                                   \
-	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"       \
+#define DEFAULT_LOG_SYMBOLS                                                                        \
+	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"            \
 	"std::basic_ostream*,std::ostream::*,std::__ostream_insert*,std::num_put*"
 
 struct report_opts {
@@ -70,7 +70,7 @@ struct report_job {
 	size_t n_warnings;
 	bool has_stats;
 	FILE *dump;
-	struct ceph_files ceph; /* RUN/ceph/, from a Ceph daemon's admin socket */
+	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
 	bool has_sampled;
 	const char *sampled_why_not;
@@ -419,6 +419,14 @@ static int quality_warnings(struct report_job *j)
 	return ret;
 }
 
+/* The defaults, for the command line and for the other commands alike. */
+static void opts_init(struct report_opts *o)
+{
+	*o = (struct report_opts){.log_symbols = DEFAULT_LOG_SYMBOLS,
+				  .op_pools = CORECAP_DEFAULT_OP_POOLS,
+				  .top = 10};
+}
+
 static int parse_args(struct report_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -435,8 +443,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 	char *end;
 	int c;
 
-	*o = (struct report_opts){
-		.log_symbols = DEFAULT_LOG_SYMBOLS, .op_pools = CORECAP_DEFAULT_OP_POOLS, .top = 10};
+	opts_init(o);
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
 		switch (c) {
@@ -539,8 +546,8 @@ static int build(struct report_job *j, struct report *r)
 								    : "Not a directory");
 		return -ENOENT;
 	}
-	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) || (ret = load_manifest(j)) ||
-	    (ret = load_symbols(j)))
+	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
+	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
 	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
 	if (j->has_manifest && !j->manifest.src_trace)
@@ -652,12 +659,9 @@ int corecap_report_open(const char *run, const char *symfs, struct report_job **
 	*job = NULL;
 	if (!j)
 		return -ENOMEM;
-	j->o = (struct report_opts){
-		.run = run,
-		.symfs = symfs,
-		.log_symbols = DEFAULT_LOG_SYMBOLS,
-		.op_pools = CORECAP_DEFAULT_OP_POOLS,
-		.top = 10};
+	opts_init(&j->o);
+	j->o.run = run;
+	j->o.symfs = symfs;
 	ret = build(j, r);
 	if (ret) {
 		job_release(j);

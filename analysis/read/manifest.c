@@ -138,8 +138,9 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	}
 	wall = get(root, "wallclock");
 	if (wall) {
-		m->wall_hz = get_num(wall, "hz", &d) ? d : 0;
-		m->wall_rounds = get_u64(wall, "rounds", &m->wall_rounds) ? m->wall_rounds : 0;
+		/* Absent keys leave them 0 (corecap_manifest_init). */
+		get_num(wall, "hz", &m->wall_hz);
+		get_u64(wall, "rounds", &m->wall_rounds);
 	}
 	sources = get(root, "sources");
 	if (sources) {

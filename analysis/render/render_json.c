@@ -437,18 +437,24 @@ static json_object *quality_obj(const struct report *r)
 }
 
 /* A type's categories from wall-clock samples, us per op (model/ceph_sampled.h). */
+/* "cpu_us", "logging_us", ... of one array of STACK__COUNT times (ns). */
+static void put_cats(json_object *o, const uint64_t *cat_ns)
+{
+	for (int c = STACK_CPU; c < STACK__COUNT; c++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s_us", corecap_stack_cat_name((enum stack_cat)c));
+		put(o, key, jnum(cat_ns[c] / 1e3, 1));
+	}
+}
+
 static json_object *sampled_type_obj(const struct ceph_op_type *t,
 				     const struct ceph_sampled_type *ty)
 {
 	json_object *o = json_object_new_object(), *phases = json_object_new_array();
 
 	put(o, "lat_avg_us", jnum(ty->lat_avg_ns / 1e3, 1));
-	for (int c = STACK_CPU; c < STACK__COUNT; c++) {
-		char key[32];
-
-		snprintf(key, sizeof(key), "%s_us", corecap_stack_cat_name((enum stack_cat)c));
-		put(o, key, jnum(ty->cat_ns[c] / 1e3, 1));
-	}
+	put_cats(o, ty->cat_ns);
 	put(o, "queue_us", jnum(ty->queue_ns / 1e3, 1));
 	put(o, "samples", jnum(ty->samples, 1));
 	put(o, "scaled", json_object_new_boolean(ty->scaled));
@@ -456,13 +462,7 @@ static json_object *sampled_type_obj(const struct ceph_op_type *t,
 		json_object *p = json_object_new_object();
 
 		put(p, "name", jstr(t->phases[k].name));
-		for (int c = STACK_CPU; c < STACK__COUNT; c++) {
-			char key[32];
-
-			snprintf(key, sizeof(key), "%s_us",
-				 corecap_stack_cat_name((enum stack_cat)c));
-			put(p, key, jnum(ty->phase_cat_ns[k * STACK__COUNT + c] / 1e3, 1));
-		}
+		put_cats(p, &ty->phase_cat_ns[k * STACK__COUNT]);
 		json_object_array_add(phases, p);
 	}
 	put(o, "phases", phases);

@@ -309,13 +309,19 @@ static void quality(const struct report *r, FILE *out)
 
 /* One op type's categories from wall-clock samples (model/ceph_sampled.h),
  * then per phase the part of them spent in it. */
+/* " cpu X logging Y ..." of one array of STACK__COUNT times (ns), in us. */
+static void print_cats(FILE *out, const uint64_t *cat_ns)
+{
+	for (int c = STACK_CPU; c < STACK__COUNT; c++)
+		fprintf(out, " %s %.1f", corecap_stack_cat_name((enum stack_cat)c),
+			cat_ns[c] / 1e3);
+}
+
 static void sampled_type(const struct ceph_op_type *t, const struct ceph_sampled_type *ty,
 			 FILE *out)
 {
 	fprintf(out, "             categories of %.1f:", ty->lat_avg_ns / 1e3);
-	for (int c = STACK_CPU; c < STACK__COUNT; c++)
-		fprintf(out, " %s %.1f", corecap_stack_cat_name((enum stack_cat)c),
-			ty->cat_ns[c] / 1e3);
+	print_cats(out, ty->cat_ns);
 	fprintf(out, " queue %.1f (%.0f samples%s)\n", ty->queue_ns / 1e3, ty->samples,
 		ty->scaled ? "; scaled down: threads worked in parallel" : "");
 	for (size_t k = 0; k < ty->n_phases && k < t->n_phases; k++) {
@@ -328,9 +334,7 @@ static void sampled_type(const struct ceph_op_type *t, const struct ceph_sampled
 			continue;
 		fprintf(out, "               in %s (%.1f):", t->phases[k].name,
 			t->phases[k].total_ns / (double)t->count / 1e3);
-		for (int c = STACK_CPU; c < STACK__COUNT; c++)
-			fprintf(out, " %s %.1f", corecap_stack_cat_name((enum stack_cat)c),
-				pc[c] / 1e3);
+		print_cats(out, pc);
 		fprintf(out, "\n");
 	}
 }
