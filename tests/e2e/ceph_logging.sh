@@ -58,14 +58,16 @@ round() {
 	"$CORECAP" report "$run" >"$run.txt" 2>"$run.report.err" &&
 		"$CORECAP" report "$run" --json >"$run.json" 2>>"$run.report.err" ||
 		{ echo "FAIL: corecap report $name" >&2; cat "$run.report.err" >&2; return 1; }
-	python3 - "$run.json" <<'PY'
-import json, sys
+	python3 - "$run.json" "$run/manifest.json" "$pid" <<'PY'
+import json, os, sys
 r = json.load(open(sys.argv[1]))
+wall = json.load(open(sys.argv[2]))["wallclock"]
 ot = r["ceph"]["optracker"]
 w = [t for t in ot["types"] if t["type"] == "write"][0]
 c = w["categories"]
 print(c["lat_avg_us"], c["cpu_us"], c["logging_us"], c["lock_wait_us"], c["io_us"],
-      c["queue_us"], c["samples"], ot["complete"], r["benchmark"]["summary"]["lat_avg_s"] * 1e6)
+      c["queue_us"], c["samples"], ot["complete"], r["benchmark"]["summary"]["lat_avg_s"] * 1e6,
+      wall["max_threads"], len(os.listdir(f"/proc/{sys.argv[3]}/task")))
 PY
 }
 
@@ -75,9 +77,11 @@ for r in $(seq 1 "$ROUNDS"); do
 	for cfg in default verbose; do
 		if [ "$cfg" = default ]; then set_debug 1/5 0/0; else set_debug 20/20 1/1; fi
 		line=$(round "$cfg$r") || { expect_true "round $cfg$r recorded and reported" false; continue; }
-		read -r l cpu lg lw io q n complete blat <<<"$line"
+		read -r l cpu lg lw io q n complete blat sampled all <<<"$line"
 		echo "round $r $cfg: write latency (arrival to reply) $l us = cpu $cpu + logging $lg + lock_wait $lw + io $io + queue $q ($n samples; history complete: $complete; rados bench avg $blat us)"
 		expect_eq "round $r $cfg: the OpTracker history holds every op" True "$complete"
+		expect_true "round $r $cfg: only the op-path threads were sampled ($sampled of the OSD's $all)" \
+			awk -v s="$sampled" -v a="$all" 'BEGIN { exit !(s >= 3 && s < a / 2) }'
 		expect_true "round $r $cfg: the categories sum to the latency ($cpu+$lg+$lw+$io+$q = $l)" \
 			awk -v a="$cpu" -v b="$lg" -v c="$lw" -v d="$io" -v e="$q" -v l="$l" \
 			'BEGIN { s = a + b + c + d + e; exit !(s >= l - 0.6 && s <= l + 0.6) }'
