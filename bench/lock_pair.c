@@ -15,11 +15,19 @@
  * shortcut would compare two different glibc paths. That shortcut is
  * still printed, for information.
  *
- * usage: lock_pair [-r ROUNDS] [-n PAIRS] [--shim PATH]
+ * usage: lock_pair [-r ROUNDS] [-n PAIRS] [--shim PATH] [--ops]
  * The budget (DESIGN.md): the shim at most 1.5x bare glibc.
+ *
+ * --ops measures instead what a Ceph OSD's op does to the shim's hot path
+ * (docs/ceph.md, "The shim's cost in write IOPS"): an "op" takes 65 locks,
+ * 26 of them hot (contended once beforehand, so the shim times their
+ * holds) from 26 call sites over 48 hot locks, the rest from 39 sites over
+ * 64 locks that never were contended; each hold does a little work. It
+ * prints ns per op for glibc and the shim, and the shim's extra ns per op.
  */
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +40,8 @@
 #endif
 #define LTTNG_WRAPPER "/usr/lib/x86_64-linux-gnu/liblttng-ust-pthread-wrapper.so"
 #define INNER_REPS    25
+#define HOT_LOCKS     48
+#define COLD_LOCKS    64
 
 static double now_ns(void)
 {
@@ -88,8 +98,116 @@ static int child(long pairs, int threaded)
 	return 0;
 }
 
+/* --ops: the locks of one "op" (see the top of the file). */
+struct op_lock {
+	pthread_mutex_t m;
+	char pad[64 - sizeof(pthread_mutex_t) % 64];
+};
+
+static struct op_lock hot_locks[HOT_LOCKS], cold_locks[COLD_LOCKS];
+static volatile unsigned long op_work;
+static sem_t go, done;
+
+/* Each expansion is a call site of its own. */
+#define HOLD(set, n, k, op)                                                                        \
+	do {                                                                                       \
+		pthread_mutex_t *m_ = &set[((k)*7 + (op)) % (n)].m;                                \
+		pthread_mutex_lock(m_);                                                            \
+		op_work += (k);                                                                    \
+		op_work ^= (op);                                                                   \
+		pthread_mutex_unlock(m_);                                                          \
+	} while (0)
+#define HOT(k, op)  HOLD(hot_locks, HOT_LOCKS, k, op)
+#define COLD(k, op) HOLD(cold_locks, COLD_LOCKS, k, op)
+#define HOT2(k, op)                                                                                \
+	HOT(k, op);                                                                                \
+	HOT((k) + 1, op)
+#define COLD3(k, op)                                                                               \
+	COLD(k, op);                                                                               \
+	COLD((k) + 1, op);                                                                         \
+	COLD((k) + 2, op)
+
+static void one_op(unsigned long op)
+{
+	HOT2(0, op);
+	COLD3(0, op);
+	HOT2(2, op);
+	COLD3(3, op);
+	HOT2(4, op);
+	COLD3(6, op);
+	HOT2(6, op);
+	COLD3(9, op);
+	HOT2(8, op);
+	COLD3(12, op);
+	HOT2(10, op);
+	COLD3(15, op);
+	HOT2(12, op);
+	COLD3(18, op);
+	HOT2(14, op);
+	COLD3(21, op);
+	HOT2(16, op);
+	COLD3(24, op);
+	HOT2(18, op);
+	COLD3(27, op);
+	HOT2(20, op);
+	COLD3(30, op);
+	HOT2(22, op);
+	COLD3(33, op);
+	HOT2(24, op);
+	COLD3(36, op);
+}
+
+/* Blocks on each hot lock in turn while the main thread holds it. */
+static void *contender(void *unused)
+{
+	for (int i = 0; i < HOT_LOCKS; i++) {
+		sem_wait(&go);
+		pthread_mutex_lock(&hot_locks[i].m);
+		pthread_mutex_unlock(&hot_locks[i].m);
+		sem_post(&done);
+	}
+	return unused;
+}
+
+static int child_ops(long ops)
+{
+	struct timespec pause_ = {0, 2000000};
+	double reps[INNER_REPS];
+	pthread_t t;
+
+	for (int i = 0; i < HOT_LOCKS; i++)
+		pthread_mutex_init(&hot_locks[i].m, NULL);
+	for (int i = 0; i < COLD_LOCKS; i++)
+		pthread_mutex_init(&cold_locks[i].m, NULL);
+	sem_init(&go, 0, 0);
+	sem_init(&done, 0, 0);
+	if (pthread_create(&t, NULL, contender, NULL) != 0)
+		return 1;
+	for (int i = 0; i < HOT_LOCKS; i++) {
+		pthread_mutex_lock(&hot_locks[i].m);
+		sem_post(&go);
+		nanosleep(&pause_, NULL);
+		pthread_mutex_unlock(&hot_locks[i].m);
+		sem_wait(&done);
+	}
+	pthread_join(t, NULL);
+	if (pthread_create(&t, NULL, idle_thread, NULL) != 0)
+		return 1;
+	for (long i = 0; i < ops / 10; i++)
+		one_op((unsigned long)i);
+	for (int r = 0; r < INNER_REPS; r++) {
+		double t0 = now_ns();
+
+		for (long i = 0; i < ops; i++)
+			one_op((unsigned long)i);
+		reps[r] = (now_ns() - t0) / (double)ops;
+	}
+	printf("%.3f\n", median(reps, INNER_REPS));
+	return 0;
+}
+
 /* Runs one configuration; returns ns per pair, or a negative value. */
-static double run(const char *self, const char *preload, long pairs, int threaded)
+static double run(const char *self, const char *preload, long pairs, const char *mode)
 {
 	char arg[32];
 	char buf[64] = "";
@@ -112,7 +230,7 @@ static double run(const char *self, const char *preload, long pairs, int threade
 		else
 			unsetenv("LD_PRELOAD");
 		setenv("CORECAP_DUMP", "off", 1);
-		execl(self, self, threaded ? "--child" : "--child-single", arg, (char *)NULL);
+		execl(self, self, mode, arg, (char *)NULL);
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -124,6 +242,34 @@ static double run(const char *self, const char *preload, long pairs, int threade
 	return strtod(buf, NULL);
 }
 
+/* --ops: glibc and the shim, alternating, per op. */
+static int main_ops(const char *shim, int rounds, long ops)
+{
+	double v[2][64], base, m;
+
+	printf("lock_pair --ops: %ld ops x %d of 65 lock+unlock pairs (26 hot, from 26 sites); "
+	       "%d alternating rounds; thread CPU time\n",
+	       ops, INNER_REPS, rounds);
+	for (int r = 0; r < rounds; r++) {
+		for (int c = 0; c < 2; c++) {
+			v[c][r] = run("/proc/self/exe", c ? shim : NULL, ops, "--child-ops");
+			if (v[c][r] < 0) {
+				fprintf(stderr, "lock_pair: the %s run failed\n",
+					c ? "corecap shim" : "glibc");
+				return 1;
+			}
+			printf("  round %d  %-14s %8.1f ns/op\n", r + 1,
+			       c ? "corecap shim" : "glibc", v[c][r]);
+		}
+	}
+	base = median(v[0], rounds);
+	m = median(v[1], rounds);
+	printf("median: glibc %.1f ns/op, corecap shim %.1f ns/op: ratio %.2fx, the shim adds "
+	       "%.1f ns/op\n",
+	       base, m, m / base, m - base);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *shim =
@@ -132,13 +278,15 @@ int main(int argc, char **argv)
 				"glibc single-threaded"};
 	const char *libs[4];
 	double v[4][64];
-	int rounds = 3, have_lttng;
+	int rounds = 3, have_lttng, ops = 0;
 	long pairs = 400000;
 
 	if (argc == 3 && strcmp(argv[1], "--child") == 0)
 		return child(atol(argv[2]), 1);
 	if (argc == 3 && strcmp(argv[1], "--child-single") == 0)
 		return child(atol(argv[2]), 0);
+	if (argc == 3 && strcmp(argv[1], "--child-ops") == 0)
+		return child_ops(atol(argv[2]));
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "-r") == 0 && i + 1 < argc)
 			rounds = atoi(argv[++i]);
@@ -146,8 +294,11 @@ int main(int argc, char **argv)
 			pairs = atol(argv[++i]);
 		else if (strcmp(argv[i], "--shim") == 0 && i + 1 < argc)
 			shim = argv[++i];
+		else if (strcmp(argv[i], "--ops") == 0)
+			ops = 1;
 		else {
-			fprintf(stderr, "usage: lock_pair [-r ROUNDS] [-n PAIRS] [--shim PATH]\n");
+			fprintf(stderr,
+				"usage: lock_pair [-r ROUNDS] [-n PAIRS] [--shim PATH] [--ops]\n");
 			return 2;
 		}
 	}
@@ -160,6 +311,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 		return 1;
 	}
+	if (ops)
+		return main_ops(shim, rounds, pairs / 50);
 	have_lttng = access(LTTNG_WRAPPER, R_OK) == 0;
 	libs[0] = NULL;
 	libs[1] = shim;
@@ -172,7 +325,8 @@ int main(int argc, char **argv)
 		for (int c = 0; c < 4; c++) {
 			if (c == 2 && !have_lttng)
 				continue;
-			v[c][r] = run("/proc/self/exe", libs[c], pairs, c != 3);
+			v[c][r] = run("/proc/self/exe", libs[c], pairs,
+				      c != 3 ? "--child" : "--child-single");
 			if (v[c][r] < 0) {
 				fprintf(stderr, "lock_pair: the %s run failed\n", names[c]);
 				return 1;

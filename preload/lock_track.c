@@ -50,8 +50,9 @@ static int hold_find(const struct tstate *ts, const void *lock)
 	return -1;
 }
 
+/* now: ticks, read only if timed. */
 static struct hold_entry *hold_push(struct tstate *ts, const void *lock, uint32_t kind,
-				    uint64_t now, uint64_t site)
+				    uint64_t now, uint64_t site, bool timed)
 {
 	int i = hold_find(ts, lock);
 	struct hold_entry *e;
@@ -76,6 +77,8 @@ static struct hold_entry *hold_push(struct tstate *ts, const void *lock, uint32_
 	e->contended = false;
 	e->sampled = false;
 	e->count_acq = false;
+	e->timed = timed;
+	ts->timed_holds += timed;
 	return e;
 }
 
@@ -105,44 +108,81 @@ static void hold_publish(struct corecap_stats_lock *hot, struct corecap_stats_si
 	}
 }
 
-static void lacc_flush(struct lock_acc *a)
+/*
+ * The time of `holds` holds, of which `timed` were timed for `ticks` in
+ * all: their mean times the count. When none was timed, the mean of what
+ * the shared entry has so far (its holds and hold_ns, read as they are).
+ */
+static uint64_t holds_ns(uint64_t ticks, uint32_t holds, uint32_t timed, const uint64_t *shared_n,
+			 const uint64_t *shared_ns)
+{
+	uint64_t n, ns;
+
+	if (timed)
+		return (uint64_t)((unsigned __int128)ticks_to_ns(ticks) * holds / timed);
+	n = __atomic_load_n(shared_n, __ATOMIC_RELAXED);
+	ns = __atomic_load_n(shared_ns, __ATOMIC_RELAXED);
+	return n ? (uint64_t)((unsigned __int128)ns * holds / n) : 0;
+}
+
+/*
+ * A flush that is not forced (a full batch, the periodic one) keeps
+ * holds of which none was timed, so that their time can be estimated
+ * from this thread's own later; a forced one (eviction, thread or
+ * process exit) publishes them with the shared entry's mean.
+ */
+static void lacc_flush(struct lock_acc *a, bool force)
 {
 	struct corecap_stats_lock *e = a->hot;
 
+	if (!force &&
+	    ((a->holds && !a->timed_holds) || (a->shared_holds && !a->timed_shared_holds)))
+		return;
 	if (e && (a->holds || a->shared_holds)) {
 		if (a->acquisitions)
 			shared_add(&e->acquisitions, a->acquisitions);
+		/* Each time before its count: holds_ns() may read both. */
 		if (a->holds) {
+			shared_add(&e->hold_ns, holds_ns(a->hold_ticks, a->holds, a->timed_holds,
+							 &e->holds, &e->hold_ns));
 			shared_add(&e->holds, a->holds);
-			shared_add(&e->hold_ns, ticks_to_ns(a->hold_ticks));
 			shared_max(&e->max_hold_ns, ticks_to_ns(a->max_hold_ticks));
 		}
 		if (a->shared_holds) {
+			shared_add(&e->shared_hold_ns,
+				   holds_ns(a->shared_hold_ticks, a->shared_holds,
+					    a->timed_shared_holds, &e->shared_holds,
+					    &e->shared_hold_ns));
 			shared_add(&e->shared_holds, a->shared_holds);
-			shared_add(&e->shared_hold_ns, ticks_to_ns(a->shared_hold_ticks));
 		}
 	}
 	a->acquisitions = 0;
 	a->holds = 0;
 	a->shared_holds = 0;
+	a->timed_holds = 0;
+	a->timed_shared_holds = 0;
 	a->hold_ticks = 0;
 	a->shared_hold_ticks = 0;
 	a->max_hold_ticks = 0;
 }
 
-static void sacc_flush(struct site_acc *a)
+static void sacc_flush(struct site_acc *a, bool force)
 {
 	struct corecap_stats_site *e = a->site;
 
+	if (!force && a->holds && !a->timed_holds)
+		return;
 	if (e && a->holds) {
 		if (a->acquisitions)
 			shared_add(&e->acquisitions, a->acquisitions);
+		shared_add(&e->hold_ns, holds_ns(a->hold_ticks, a->holds, a->timed_holds, &e->holds,
+						 &e->hold_ns));
 		shared_add(&e->holds, a->holds);
-		shared_add(&e->hold_ns, ticks_to_ns(a->hold_ticks));
 		shared_max(&e->max_hold_ns, ticks_to_ns(a->max_hold_ticks));
 	}
 	a->acquisitions = 0;
 	a->holds = 0;
+	a->timed_holds = 0;
 	a->hold_ticks = 0;
 	a->max_hold_ticks = 0;
 }
@@ -171,32 +211,59 @@ static void wacc_flush(struct wait_acc *a)
 static void settle_into_batches(struct tstate *ts);
 
 static uint64_t flush_interval_ticks, stack_gap_ticks;
+/* A hold is timed when a draw of xorshift32 (1 .. 2^32-1) is at most this. */
+static uint32_t hold_time_below;
 
 void lock_track_init(void)
 {
 	flush_interval_ticks = ticks_from_ns(FLUSH_AFTER_NS);
 	stack_gap_ticks = ticks_from_ns(STACK_GAP_NS);
+	hold_time_below =
+		UINT32_MAX / (g_settings.hold_time_every ? g_settings.hold_time_every : 1);
+}
+
+/* now: ticks */
+static void flush_all(struct tstate *ts, uint64_t now, bool force)
+{
+	if (ts->pending)
+		settle_into_batches(ts);
+	for (int i = 0; i < TSTATE_LOCK_ACC; i++)
+		lacc_flush(&ts->lacc[i], force);
+	for (int i = 0; i < TSTATE_SITE_ACC; i++)
+		sacc_flush(&ts->sacc[i], force);
+	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
+		wacc_flush(&ts->wacc[i]);
+	ts->acc_deadline = now + flush_interval_ticks;
 }
 
 void lock_track_flush(struct tstate *ts, uint64_t now)
 {
-	/* now: ticks */
-	if (ts->pending)
-		settle_into_batches(ts);
-	for (int i = 0; i < TSTATE_LOCK_ACC; i++)
-		lacc_flush(&ts->lacc[i]);
-	for (int i = 0; i < TSTATE_SITE_ACC; i++)
-		sacc_flush(&ts->sacc[i]);
-	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
-		wacc_flush(&ts->wacc[i]);
-	ts->acc_deadline = now + flush_interval_ticks;
+	flush_all(ts, now, true);
 }
 
 /* now: ticks. */
 static void maybe_flush(struct tstate *ts, uint64_t now)
 {
 	if (now >= ts->acc_deadline)
-		lock_track_flush(ts, now);
+		flush_all(ts, now, false);
+}
+
+/*
+ * Is this uncontended hold one of the 1 in CORECAP_HOLD_TIME to time? A
+ * random draw, not a countdown: an op that takes a fixed sequence of
+ * locks would otherwise time the same few of them every time.
+ */
+static bool hold_time_due(struct tstate *ts)
+{
+	uint32_t x = ts->hold_rng;
+
+	if (unlikely(!x))
+		x = ((uint32_t)(uintptr_t)ts ^ (uint32_t)ticks()) | 1;
+	x ^= x << 13;
+	x ^= x >> 17;
+	x ^= x << 5;
+	ts->hold_rng = x;
+	return x <= hold_time_below;
 }
 
 static uint32_t slot_of(uint64_t a, uint64_t b, uint32_t n)
@@ -206,17 +273,30 @@ static uint32_t slot_of(uint64_t a, uint64_t b, uint32_t n)
 	return (uint32_t)((k >> 4) ^ (k >> 17)) & (n - 1);
 }
 
+/*
+ * The accumulators are set-associative, ACC_WAYS entries per set, newest
+ * first: an op of a Ceph OSD holds 20-30 hot locks at as many sites, which
+ * evicted one another from direct-mapped slots, and every eviction
+ * publishes with atomic adds on shared lines. A miss publishes the set's
+ * oldest entry and shifts the others down.
+ */
+#define ACC_WAYS 4
+
 static struct lock_acc *lacc_for(struct tstate *ts, const void *lock)
 {
-	struct lock_acc *a = &ts->lacc[addr_hash((uint64_t)(uintptr_t)lock, 6)];
+	struct lock_acc *set = &ts->lacc[addr_hash((uint64_t)(uintptr_t)lock, 4) * ACC_WAYS], *a;
 
-	_Static_assert(TSTATE_LOCK_ACC == 64, "lacc hash covers the array");
-	if (a->lock != lock) {
-		lacc_flush(a);
-		a->lock = lock;
-		a->hot = NULL;
-	}
-	/* Resolved once per slot; again while unknown (it may turn hot). */
+	_Static_assert(TSTATE_LOCK_ACC == 16 * ACC_WAYS, "lacc hash covers the array");
+	for (a = set; a < set + ACC_WAYS; a++)
+		if (a->lock == lock)
+			goto found;
+	a = set;
+	lacc_flush(&set[ACC_WAYS - 1], true);
+	memmove(set + 1, set, (ACC_WAYS - 1) * sizeof(*set));
+	memset(a, 0, sizeof(*a));
+	a->lock = lock;
+found:
+	/* Resolved once per entry; again while unknown (it may turn hot). */
 	if (!a->hot && lock_table_maybe_hot(lock) && stats_shm_ready(&g_stats))
 		a->hot = lock_table_find(&g_stats, lock);
 	return a;
@@ -224,20 +304,26 @@ static struct lock_acc *lacc_for(struct tstate *ts, const void *lock)
 
 static struct site_acc *sacc_for(struct tstate *ts, uint64_t site, uint32_t kind)
 {
-	struct site_acc *a = &ts->sacc[slot_of(site, kind, TSTATE_SITE_ACC)];
+	struct site_acc
+		*set = &ts->sacc[slot_of(site, kind, TSTATE_SITE_ACC / ACC_WAYS) * ACC_WAYS],
+		*a;
 
-	if (a->site_addr != site || a->kind != kind) {
-		sacc_flush(a);
-		a->site_addr = site;
-		a->kind = kind;
-		a->site = NULL;
-	}
+	for (a = set; a < set + ACC_WAYS; a++)
+		if (a->site_addr == site && a->kind == kind)
+			goto found;
+	a = set;
+	sacc_flush(&set[ACC_WAYS - 1], true);
+	memmove(set + 1, set, (ACC_WAYS - 1) * sizeof(*set));
+	memset(a, 0, sizeof(*a));
+	a->site_addr = site;
+	a->kind = kind;
+found:
 	if (!a->site && stats_shm_ready(&g_stats))
 		a->site = site_table_get(&g_stats, site, kind);
 	return a;
 }
 
-/* Adds an ended, uncontended hold of dt ticks to its batches. */
+/* Adds an ended, uncontended hold of dt ticks (if e->timed) to its batches. */
 static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t dt)
 {
 	struct lock_acc *la = lacc_for(ts, e->lock);
@@ -251,32 +337,35 @@ static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t d
 		la->acquisitions += acq;
 		if (e->kind == CORECAP_KIND_RWLOCK_RD) {
 			la->shared_holds++;
+			la->timed_shared_holds += e->timed;
 			la->shared_hold_ticks += dt;
 		} else {
 			la->holds++;
+			la->timed_holds += e->timed;
 			la->hold_ticks += dt;
 			if (dt > la->max_hold_ticks)
 				la->max_hold_ticks = dt;
 		}
 		if (la->holds + la->shared_holds >= BATCH)
-			lacc_flush(la);
+			lacc_flush(la, false);
 	}
 	if (!e->site_addr)
 		return; /* resumed after a condition wait: the lock's only */
 	sa = sacc_for(ts, e->site_addr, e->kind);
 	sa->acquisitions += acq;
 	sa->holds++;
+	sa->timed_holds += e->timed;
 	sa->hold_ticks += dt;
 	if (dt > sa->max_hold_ticks)
 		sa->max_hold_ticks = dt;
 	if (sa->holds >= BATCH)
-		sacc_flush(sa);
+		sacc_flush(sa, false);
 }
 
-/* A hold ended at `now` (ticks). */
+/* A hold ended at `now` (ticks; read only if e->timed). */
 static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now)
 {
-	uint64_t dt = now - e->acquired;
+	uint64_t dt = e->timed ? now - e->acquired : 0;
 
 	if (unlikely(e->contended || e->sampled)) {
 		uint64_t hold_ns = ticks_to_ns(dt);
@@ -288,7 +377,8 @@ static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now
 		}
 	}
 	hold_batch(ts, e, dt);
-	maybe_flush(ts, now);
+	if (e->timed)
+		maybe_flush(ts, now);
 }
 
 static bool hold_sample_due(struct tstate *ts)
@@ -313,7 +403,10 @@ void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uin
 	 * calls out or touches errno, so no guard and no errno saving.
 	 */
 	if (lock_table_maybe_hot(lock) || sampled) {
-		e = hold_push(ts, lock, kind, ticks(), site);
+		/* The delayed site's holds are all timed: they are the experiment. */
+		bool timed = sampled || site == g_delay.site || hold_time_due(ts);
+
+		e = hold_push(ts, lock, kind, timed ? ticks() : 0, site, timed);
 		if (e) {
 			e->sampled = sampled;
 			e->count_acq = true;
@@ -413,7 +506,7 @@ void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 		}
 	}
 	if (acquired) {
-		e = hold_push(ts, w->lock, w->kind, t1, w->site);
+		e = hold_push(ts, w->lock, w->kind, t1, w->site, true);
 		if (e) {
 			e->contended = true;
 			e->hot = hot;
@@ -453,6 +546,7 @@ static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 	} else {
 		hold_end(ts, e, now);
 	}
+	ts->timed_holds -= e->timed;
 	after = ts->hold_depth - (uint32_t)i - 1;
 	if (after) /* released out of order */
 		memmove(e, e + 1, after * sizeof(*e));
@@ -566,7 +660,7 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 		} else {
 			w->has_paused = true;
 			w->paused = *e;
-			w->paused_ticks = w->t0 - e->acquired;
+			w->paused_ticks = e->timed ? w->t0 - e->acquired : 0;
 		}
 	}
 	ts->guard--;
@@ -611,8 +705,10 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 		e->contended = false;
 		e->site_addr = 0;
 		e->count_acq = true;
+		ts->timed_holds += !e->timed;
+		e->timed = true;
 	} else if (lock_table_maybe_hot(w->mutex)) {
-		struct hold_entry *e = hold_push(ts, w->mutex, CORECAP_KIND_MUTEX, t1, 0);
+		struct hold_entry *e = hold_push(ts, w->mutex, CORECAP_KIND_MUTEX, t1, 0, true);
 
 		if (e)
 			e->count_acq = true;
@@ -638,6 +734,7 @@ void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bo
 void lock_track_reset(struct tstate *ts)
 {
 	ts->hold_depth = 0;
+	ts->timed_holds = 0;
 	ts->pending = 0;
 	ts->stack_site = 0;
 	/* Pending figures belong to the parent's file: drop them. */

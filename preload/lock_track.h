@@ -8,7 +8,10 @@
  *    hold that follows is measured; one corecap_lock:contended event.
  *  - an uncontended acquisition of a hot lock (or a sampled one, or one
  *    at the CORECAP_DELAY site) gets lock_track_acquired(): its hold is
- *    measured from now on.
+ *    counted from now on, and timed if it is one of the 1 in
+ *    CORECAP_HOLD_TIME drawn at random (two TSC reads are a third of the
+ *    shim's cost per hot hold); published hold times are the timed holds'
+ *    mean times the count.
  *  - a release of a lock on the thread's hold stack ends its hold; the
  *    holds of uncontended acquisitions are summed in the thread and
  *    published to the shared entries in batches (lock_track.c).
@@ -26,6 +29,7 @@
 #include <stdint.h>
 
 #include "lock_table.h"
+#include "tick_clock.h"
 #include "tracer_ranges.h"
 #include "tstate.h"
 
@@ -92,6 +96,13 @@ static inline bool lock_track_unlock_wanted(const struct tstate *ts)
 	return (ts->hold_depth | ts->pending) && !ts->guard;
 }
 
+/* The `now` for lock_track_unlocked(), read before the real unlock: only
+ * a timed hold needs it. */
+static inline uint64_t lock_track_unlock_time(const struct tstate *ts)
+{
+	return ts->timed_holds ? ticks() : 0;
+}
+
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
 			   const void *mutex, uint64_t site);
 void lock_track_cond_end(struct wait_ctx *w, int result);
@@ -99,7 +110,8 @@ void lock_track_cond_end(struct wait_ctx *w, int result);
 /* Signal/broadcast: a wake event when tracing and someone may be waiting. */
 void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bool broadcast);
 
-/* Converts the intervals to ticks; once, after tick_clock_init(). */
+/* Converts the intervals to ticks and reads CORECAP_HOLD_TIME; once, after
+ * tick_clock_init() and settings_load(). */
 void lock_track_init(void);
 
 /* Publishes the thread's batched figures (thread exit, process exit); now in ticks. */

@@ -18,6 +18,7 @@ void settings_init(struct settings *s)
 	s->stack_sample_every = DEFAULT_STACK_SAMPLE;
 	s->stack_depth = 32;
 	s->hold_sample_every = 0;
+	s->hold_time_every = SETTINGS_HOLD_TIME_DEFAULT;
 	s->io_threshold_ns = UINT64_MAX;
 	s->stats_enabled = true;
 	snprintf(s->stats_dir, sizeof(s->stats_dir), "/dev/shm");
@@ -183,6 +184,7 @@ int settings_load(struct settings *s, settings_getenv_fn get)
 	load_u32(s, get, "CORECAP_STACK_SAMPLE", &s->stack_sample_every, 0, 1000000000, &warnings);
 	load_u32(s, get, "CORECAP_STACK_DEPTH", &s->stack_depth, 1, 32, &warnings);
 	load_u32(s, get, "CORECAP_HOLD_SAMPLE", &s->hold_sample_every, 0, 1000000000, &warnings);
+	load_u32(s, get, "CORECAP_HOLD_TIME", &s->hold_time_every, 1, 65536, &warnings);
 	load_u32(s, get, "CORECAP_DUMP_TOP", &s->dump_top, 1, 1000, &warnings);
 
 	v = get("CORECAP_IO_THRESHOLD_NS");

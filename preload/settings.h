@@ -11,8 +11,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SETTINGS_MAX_PATTERNS 8
-#define SETTINGS_PATH_LEN     256
+#define SETTINGS_MAX_PATTERNS	   8
+#define SETTINGS_PATH_LEN	   256
+#define SETTINGS_HOLD_TIME_DEFAULT 8
 
 struct settings {
 	uint32_t stack_sample_every; /* CORECAP_STACK_SAMPLE: 1 in N waits per site after the first
@@ -20,6 +21,8 @@ struct settings {
 	uint32_t stack_depth;	     /* CORECAP_STACK_DEPTH: frames per sampled stack */
 	uint32_t
 		hold_sample_every; /* CORECAP_HOLD_SAMPLE: 1 in N acquisitions of any lock, 0 off */
+	uint32_t
+		hold_time_every; /* CORECAP_HOLD_TIME: time 1 in N uncontended holds of hot locks */
 	uint64_t
 		io_threshold_ns; /* CORECAP_IO_THRESHOLD_NS: event for slower I/O; UINT64_MAX off */
 	bool stats_enabled;	 /* CORECAP_STATS: on/off */

@@ -56,9 +56,9 @@ __attribute__((constructor(101))) static void shim_init(void)
 	ts->guard++;
 	load_functions();
 	tick_clock_init();
-	lock_track_init();
 	tracer_ranges_init(&g_tracer_ranges);
 	settings_load(&g_settings, env_get);
+	lock_track_init();
 	fd_table_init(&g_fds, &g_settings);
 	delay_init(&g_delay, &g_settings);
 	lock_track_extra = g_delay.site != 0 || g_settings.hold_sample_every != 0;

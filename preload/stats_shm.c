@@ -107,6 +107,7 @@ static void fill_header(struct corecap_stats_header *h, const struct stats_shm *
 	h->created_realtime_ns = clock_ns(CLOCK_REALTIME);
 	h->stack_sample_every = st->stack_sample_every;
 	h->hold_sample_every = st->hold_sample_every;
+	h->hold_time_every = st->hold_time_every;
 	n = syscall(SYS_readlink, "/proc/self/exe", h->exe, sizeof(h->exe) - 1);
 	h->exe[n > 0 ? n : 0] = '\0';
 	/* Readers check the magic first: publish it last. */

@@ -10,10 +10,10 @@
  *    runs code that may call wrapped functions (tracepoints, unwinding,
  *    dladdr, setup), for the LTTng-UST threads and the dump thread for
  *    their whole life, and across fork().
- *  - holds[0 .. hold_depth) are the locks this thread holds whose hold
- *    time is being measured, innermost last; lacc[], sacc[] and wacc[] the
- *    figures of ended holds and condition waits not yet published to the
- *    stats file.
+ *  - holds[0 .. hold_depth) are the locks this thread holds whose holds
+ *    are being counted, innermost last; timed_holds of them are timed
+ *    (CORECAP_HOLD_TIME); lacc[], sacc[] and wacc[] the figures of ended
+ *    holds and condition waits not yet published to the stats file.
  */
 #ifndef CORECAP_PRELOAD_TSTATE_H
 #define CORECAP_PRELOAD_TSTATE_H
@@ -24,7 +24,7 @@
 
 #define TSTATE_HOLD_DEPTH 8
 #define TSTATE_LOCK_ACC	  64
-#define TSTATE_SITE_ACC	  16
+#define TSTATE_SITE_ACC	  64
 #define TSTATE_WAIT_ACC	  4
 
 enum tstate_flags {
@@ -44,6 +44,7 @@ struct hold_entry {
 	uint32_t nest;	/* recursive re-acquisitions on top of this one */
 	bool contended; /* publish at once, with a corecap_lock:hold event */
 	bool sampled;	/* a CORECAP_HOLD_SAMPLE hold (counts for its site) */
+	bool timed;	/* acquired holds a time (else a hold counted but not timed) */
 	bool count_acq; /* count the acquisition when the hold ends */
 };
 
@@ -53,7 +54,8 @@ struct hold_entry {
  * touches many locks from few sites, e.g. one lock per placement group),
  * and published in batches (lock_track.c), so that the common case
  * touches no shared cache line. The entries are resolved when a slot is
- * taken.
+ * taken. Of the holds counted, timed_* were timed: the others' time is
+ * estimated from theirs when published (CORECAP_HOLD_TIME).
  */
 struct lock_acc {
 	const void *lock;
@@ -61,8 +63,10 @@ struct lock_acc {
 	uint32_t acquisitions;
 	uint32_t holds;
 	uint32_t shared_holds;
+	uint32_t timed_holds;
+	uint32_t timed_shared_holds;
 	uint32_t reserved_;
-	uint64_t hold_ticks; /* converted when published */
+	uint64_t hold_ticks; /* of the timed holds; converted when published */
 	uint64_t shared_hold_ticks;
 	uint64_t max_hold_ticks;
 };
@@ -73,7 +77,7 @@ struct site_acc {
 	uint32_t kind;
 	uint32_t acquisitions;
 	uint32_t holds;
-	uint32_t reserved_;
+	uint32_t timed_holds;
 	uint64_t hold_ticks;
 	uint64_t max_hold_ticks;
 };
@@ -109,7 +113,9 @@ struct tstate {
 	uint32_t flags;
 	struct corecap_stats_thread *slot;
 	uint32_t hold_depth;
+	uint32_t timed_holds;	 /* entries of holds[] with timed set */
 	uint32_t hold_countdown; /* CORECAP_HOLD_SAMPLE countdown */
+	uint32_t hold_rng;	 /* CORECAP_HOLD_TIME's random draws (xorshift32; 0: unseeded) */
 	int tid;
 	int resolving;		  /* inside load_functions() */
 	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */

@@ -138,7 +138,7 @@ CORECAP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 	}
 	if (unlikely(lock_track_unlock_wanted(ts))) {
 		/* A hold ends now; the bookkeeping waits until the lock is free. */
-		uint64_t now = ticks();
+		uint64_t now = lock_track_unlock_time(ts);
 		int r = real_pthread_mutex_unlock(m);
 
 		if (r == 0)

@@ -37,6 +37,7 @@ START_TEST(defaults_when_nothing_is_set)
 	ck_assert_uint_eq(s.stack_sample_every, 64);
 	ck_assert_uint_eq(s.stack_depth, 32);
 	ck_assert_uint_eq(s.hold_sample_every, 0);
+	ck_assert_uint_eq(s.hold_time_every, 8);
 	ck_assert_uint_eq(s.io_threshold_ns, UINT64_MAX);
 	ck_assert(s.stats_enabled);
 	ck_assert_str_eq(s.stats_dir, "/dev/shm");
@@ -56,6 +57,7 @@ START_TEST(good_values_are_taken)
 	const char *vars[] = {"CORECAP_STACK_SAMPLE=10",
 			      "CORECAP_STACK_DEPTH=8",
 			      "CORECAP_HOLD_SAMPLE=100",
+			      "CORECAP_HOLD_TIME=1",
 			      "CORECAP_IO_THRESHOLD_NS=250000",
 			      "CORECAP_STATS=off",
 			      "CORECAP_WAKE_EVENTS=on",
@@ -72,6 +74,7 @@ START_TEST(good_values_are_taken)
 	ck_assert_uint_eq(s.stack_sample_every, 10);
 	ck_assert_uint_eq(s.stack_depth, 8);
 	ck_assert_uint_eq(s.hold_sample_every, 100);
+	ck_assert_uint_eq(s.hold_time_every, 1);
 	ck_assert_uint_eq(s.io_threshold_ns, 250000);
 	ck_assert(!s.stats_enabled);
 	ck_assert(s.wake_events);
@@ -93,6 +96,7 @@ START_TEST(each_malformed_value_warns_once_and_keeps_the_default)
 	const char *vars[] = {"CORECAP_STACK_SAMPLE=-1",
 			      "CORECAP_STACK_DEPTH=33",
 			      "CORECAP_HOLD_SAMPLE=12abc",
+			      "CORECAP_HOLD_TIME=0",
 			      "CORECAP_IO_THRESHOLD_NS=soon",
 			      "CORECAP_STATS=maybe",
 			      "CORECAP_STATS_DIR=relative/dir",
@@ -104,10 +108,11 @@ START_TEST(each_malformed_value_warns_once_and_keeps_the_default)
 			      NULL};
 	struct settings s;
 
-	ck_assert_int_eq(load(&s, vars), 11);
+	ck_assert_int_eq(load(&s, vars), 12);
 	ck_assert_uint_eq(s.stack_sample_every, 64);
 	ck_assert_uint_eq(s.stack_depth, 32);
 	ck_assert_uint_eq(s.hold_sample_every, 0);
+	ck_assert_uint_eq(s.hold_time_every, 8);
 	ck_assert_uint_eq(s.io_threshold_ns, UINT64_MAX);
 	ck_assert(s.stats_enabled);
 	ck_assert_str_eq(s.stats_dir, "/dev/shm");

@@ -230,6 +230,14 @@ struct corecap_stats_header {
 	struct corecap_stats_counters retired; /* their counters */
 
 	char exe[CORECAP_STATS_EXE_LEN]; /* /proc/self/exe at creation, for symbols */
+
+	/*
+	 * CORECAP_HOLD_TIME: 1 in N uncontended holds of a hot lock is timed,
+	 * and the entries' hold_ns are the timed holds' mean times their
+	 * count; 0 (a file from before it existed) means every hold is timed.
+	 */
+	uint32_t hold_time_every;
+	uint32_t reserved_end_;
 };
 
 _Static_assert(sizeof(struct corecap_stats_thread) == 192, "thread slot is 3 cache lines");
