@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# A real ceph-osd profiled end to end (issue #7). Two one-node clusters run
-# side by side on 127.0.0.1: one OSD bare, one started under
-# `corecap run --` (the shim, default mode). Their rados bench write IOPS are
-# measured in pairs of short rounds in ABBA order (bare,shim, shim,bare, ...;
-# a fresh pool per round); the median of the pairs' ratios is printed
-# against the 95% target and only a gross regression fails (see below why).
-# Then `corecap record -p OSD -- rados bench` profiles the shimmed OSD, and
+# A real ceph-osd profiled end to end (issue #7). First the shim's cost:
+# bench/ceph_shim_iops.sh -F runs one-node clusters on 127.0.0.1 side by
+# side, one OSD bare, one started under `corecap run --` (the shim, default
+# mode), a fresh pair for every pair of rados bench write rounds in ABBA
+# order; the median of the pairs' ratios shim/bare is checked against the
+# target (see below). Then, on a cluster whose OSD runs under the shim,
+# `corecap record -p OSD -- rados bench` profiles the OSD, and
 # `corecap report --json` must list the tp_osd_tp and msgr-worker pools with
 # CPU time within 10% of what this test itself reads from
 # /proc/PID/task/*/stat (utime+stime) just before and just after the record.
@@ -26,112 +26,53 @@ ceph_need_tools
 need_sessiond
 work=$(mktemp -d /tmp/ceph-profile.XXXXXX)
 chmod 755 "$work"
-PAIRS=${CORECAP_CEPH_PAIRS:-7}
+PAIRS=${CORECAP_CEPH_PAIRS:-6}
 BENCH_S=${CORECAP_CEPH_BENCH_S:-2}
 cleanup() {
-	"$mc" stop "$work/bare" >/dev/null 2>&1 || true
 	"$mc" stop "$work/shim" >/dev/null 2>&1 || true
 	[ -n "${CORECAP_CEPH_KEEP:-}" ] && { echo "kept $work"; return; }
 	rm -rf "$work"
 }
 trap cleanup EXIT
 
-base_bare=$(ceph_free_base 47189) || skip "no free port range found for the bare cluster"
-base_shim=$(ceph_free_base $((base_bare + 100))) || skip "no free port range found for the shim cluster"
-ceph_start bare "$base_bare"
+# The shim's IOPS cost, measured by bench/ceph_shim_iops.sh -F: for every
+# pair of rounds a fresh pair of clusters (one OSD bare, one under
+# `corecap run --`), a warm-up round on each, then one round on each in
+# ABBA order (bare,shim, shim,bare, ...), each on a fresh pool; the figure
+# is the geometric mean of the pairs' ratios shim/bare. Fresh clusters per pair,
+# because one OSD process differs from another by up to 10% in CPU per op,
+# bare or not, and with one pair of clusters for the whole run that
+# difference weighed on every pair alike (docs/ceph.md).
+base_iops=$(ceph_free_base 47189) || skip "no free port range found for the IOPS benchmark"
+echo "IOPS: bench/ceph_shim_iops.sh -F -n $PAIRS -s $BENCH_S (rados bench write -b 1 -t 10)"
+rc=0
+"$CORECAP_SRC/bench/ceph_shim_iops.sh" -B "$CORECAP_BUILD" -F -n "$PAIRS" -s "$BENCH_S" \
+	-p "$base_iops" >"$work/iops.out" 2>"$work/iops.err" || rc=$?
+grep -v '^starting cluster' "$work/iops.out"
+expect_eq "the IOPS benchmark runs" 0 "$rc"
+[ "$rc" -eq 0 ] || tail -n 5 "$work/iops.err"
+expect_eq "every pair of rounds has its ratio" "$PAIRS" \
+	"$(awk '/^pair ratios/ { getline; print NF }' "$work/iops.out")"
+# The target is shim >= 95% of bare (issue #7). The pairs' ratios spread
+# by about +-10% (one OSD process against another, on a machine shared
+# with other work: two bare clusters gave 0.76-1.19), so a few minutes of
+# measurement cannot show a 5% difference either way, and a plain
+# "median >= 0.95" gate would fail on that noise alone. The test asks
+# instead whether this run's pairs show the target missed: the one-sided
+# 95% upper confidence bound of the geometric mean of the pair ratios,
+# which the benchmark prints, must reach 0.95. The estimate itself, over
+# many runs, is in docs/ceph.md.
+line=$(grep '^geometric mean of the [0-9]* pair ratios shim/bare: ' "$work/iops.out")
+gmean=$(printf '%s\n' "$line" | sed -n 's|.*shim/bare: \([0-9.]*\) .*|\1|p')
+upper=$(printf '%s\n' "$line" | sed -n 's|.* upper \([0-9.]*\);.*|\1|p')
+expect_true "the benchmark gives the geometric mean ($gmean) and its upper bound ($upper)" \
+	test -n "$gmean" -a -n "$upper"
+expect_true "the shim's IOPS are not shown below 95% of bare (upper bound ${upper:-none} >= 0.95)" \
+	awk -v u="${upper:-0}" 'BEGIN { exit !(u >= 0.95) }'
+base_shim=$(ceph_free_base 47189) || skip "no free port range found for the shim cluster"
 ceph_start shim "$base_shim" --osd-wrapper "$CORECAP run --"
 pid_shim=$(cat "$work/shim/osd.0.pid")
-pid_bare=$(cat "$work/bare/osd.0.pid")
 expect_true "the shimmed OSD ($pid_shim) has the shim mapped" grep -q libcorecap-preload "/proc/$pid_shim/maps"
-expect_true "the bare OSD ($pid_bare) has no shim" bash -c "! grep -q libcorecap-preload /proc/$pid_bare/maps"
-
-ops_of() { awk -F: '/^Total writes made/ { gsub(/ /, "", $2); print $2 }' "$1"; }
-# The OSD's utime+stime (all its threads) in clock ticks.
-osd_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
-hz=$(getconf CLK_TCK)
-# The machine's "steal total" ticks (/proc/stat): the share of CPU time the
-# hypervisor took from this VM during a round explains most outliers.
-cpu_steal() { awk '/^cpu / { t = 0; for (i = 2; i <= 9; i++) t += $i; print $9, t }' /proc/stat; }
-
-# bench NAME POOL OUTFILE [existing]: one rados bench write round on a fresh
-# pool of cluster NAME (or on POOL as it is, with a 4th argument), deleted
-# afterwards; appends "IOPS CPU_us_per_op" to $work/NAME.rounds and prints
-# the round's line.
-bench() {
-	local name=$1 pool=$2 out=$3 pid t0 t1 s0 s1 rc=0 load
-	pid=$(cat "$work/$name/osd.0.pid")
-	if [ $# -lt 4 ]; then
-		"$mc" mkpool "$work/$name" "$pool" >>"$work/pools.log" 2>&1 ||
-			{ echo "FAIL: mkpool $name $pool"; tail "$work/pools.log"; return 1; }
-	fi
-	load=$(cut -d' ' -f1 /proc/loadavg)
-	t0=$(osd_ticks "$pid")
-	s0=$(cpu_steal)
-	(
-		eval "$("$mc" env "$work/$name")"
-		rados -p "$pool" bench "$BENCH_S" write -b 1 -t 10 --no-cleanup >"$out" 2>"$out.err"
-	) || rc=$?
-	t1=$(osd_ticks "$pid")
-	s1=$(cpu_steal)
-	"$mc" rmpool "$work/$name" "$pool" >>"$work/pools.log" 2>&1 || echo "warning: rmpool $name $pool failed"
-	[ "$rc" -eq 0 ] || { echo "rados bench on '$name' failed:"; tail -n 3 "$out.err"; }
-	awk -v i="$(ceph_iops_of "$out")" -v n="$(ops_of "$out")" -v d=$((t1 - t0)) -v hz="$hz" \
-		-v c="$name" -v p="$pool" -v load="$load" -v f="$work/$name.rounds" -v s0="$s0" -v s1="$s1" 'BEGIN {
-		cpu = (n > 0) ? d / hz * 1e6 / n : 0
-		split(s0, a, " ")
-		split(s1, b, " ")
-		steal = (b[2] > a[2]) ? 100 * (b[1] - a[1]) / (b[2] - a[2]) : 0
-		printf "%d %.1f\n", i, cpu >> f
-		printf "round %-3s %-4s %6d IOPS  %6.1f us OSD CPU/op  (load %s, steal %.0f%%)\n", p, c, i, cpu, load, steal
-	}'
-	return "$rc"
-}
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-
-# The shim's IOPS cost, in the protocol of bench/ceph_shim_iops.sh: pairs
-# of short rounds in ABBA order (bare,shim, shim,bare, ...), so that a
-# drift of the machine's load weighs on both alike, each on a fresh pool;
-# the figure is the median of the pairs' ratios shim/bare, which one round
-# disturbed by other load cannot move much. First a warm-up round on each
-# cluster (its first pool's objects grow the OSD's heap: ~10 syscalls per
-# op instead of ~6.5), on the pool the cluster starts with, not counted.
-echo "IOPS: rados bench $BENCH_S write -b 1 -t 10, $PAIRS pairs of rounds in ABBA order, a fresh pool per round"
-for c in bare shim; do bench "$c" bench "$work/$c.w.out" existing >/dev/null; done
-rm -f "$work/bare.rounds" "$work/shim.rounds"
-for p in $(seq 1 "$PAIRS"); do
-	order="bare shim"
-	[ $((p % 2)) -eq 0 ] && order="shim bare"
-	for c in $order; do bench "$c" "r$p" "$work/$c.$p.out" || true; done
-done
-paste -d' ' "$work/shim.rounds" "$work/bare.rounds" >"$work/pairs"
-awk '{ print ($3 > 0) ? $1 / $3 : 0 }' "$work/pairs" >"$work/ratios"
-awk '{ print ($4 > 0) ? $2 / $4 : 0 }' "$work/pairs" >"$work/cpu_ratios"
-ratio=$(median <"$work/ratios" | awk '{ printf "%.3f", $1 }')
-cpu_ratio=$(median <"$work/cpu_ratios" | awk '{ printf "%.3f", $1 }')
-echo "pair ratios shim/bare (IOPS): $(awk '{ printf "%.3f ", $1 }' "$work/ratios")"
-printf 'median IOPS: bare %s, shim %s; median OSD CPU per op: bare %s us, shim %s us\n' \
-	"$(cut -d' ' -f1 "$work/bare.rounds" | median)" "$(cut -d' ' -f1 "$work/shim.rounds" | median)" \
-	"$(cut -d' ' -f2 "$work/bare.rounds" | median)" "$(cut -d' ' -f2 "$work/shim.rounds" | median)"
-printf 'shim/bare: median of %d pair ratios %s (range %.3f-%.3f); OSD CPU per op, median of pair ratios %s\n' \
-	"$PAIRS" "$ratio" "$(sort -g "$work/ratios" | head -n 1)" "$(sort -g "$work/ratios" | tail -n 1)" "$cpu_ratio"
-# The target is shim >= 95% of bare (issue #7). It is not shown, and the
-# measurements say it is not met (docs/ceph.md, bench/ceph_shim_iops.sh):
-# over 16 series of 4-12 pairs, each on a fresh pair of clusters, the
-# medians of pair ratios were 0.83-1.09 (mean 0.94) under the shim, against
-# 0.92-1.07 (mean 1.02) for two bare clusters (8 A/A series); the shimmed
-# OSD spent 8% more CPU per op (A/A: 4% less). One pair of OSDs differs
-# from another by up to 15% in CPU per op whatever the shim does, which
-# no number of rounds in one run removes. A 0.95 gate would fail on that
-# cost and on that noise alike, so the test prints the figure against the
-# target and fails only on a gross regression: a median of pair ratios
-# below 0.80 (the lowest of the 24 series was 0.825).
-if awk -v r="$ratio" 'BEGIN { exit !(r >= 0.95) }'; then
-	echo "NOTE: shim/bare $ratio >= 0.95 in this run, but one run cannot show the 95% target (issue #7): A/A series of this protocol gave 0.92-1.07"
-else
-	echo "NOTE: the 95% target (issue #7) is not shown: shim/bare median of pair ratios $ratio (A/A series of this protocol gave 0.92-1.07; the shim 0.83-1.09, mean 0.94)"
-fi
-expect_true "shim IOPS not grossly lower than bare (median of pair ratios $ratio >= 0.80)" \
-	awk -v r="$ratio" 'BEGIN { exit !(r >= 0.80) }'
 
 # The shimmed OSD's threads' CPU (utime+stime, ns) by tid and name.
 task_cpu() {
@@ -266,5 +207,4 @@ else
 fi
 
 "$mc" stop "$work/shim" >/dev/null 2>&1 || echo "warning: stopping the shim cluster failed"
-"$mc" stop "$work/bare" >/dev/null 2>&1 || echo "warning: stopping the bare cluster failed"
 finish
