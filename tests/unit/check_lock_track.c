@@ -14,7 +14,6 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,30 +75,6 @@ static void *worker(void *p)
 	return NULL;
 }
 
-static sem_t taken;
-
-static void *hold_5ms(void *lock)
-{
-	pthread_mutex_lock(lock);
-	sem_post(&taken);
-	usleep(5000);
-	pthread_mutex_unlock(lock);
-	return NULL;
-}
-
-/* Makes l hot: one contended acquisition. */
-static void make_hot(pthread_mutex_t *l)
-{
-	pthread_t t;
-
-	sem_init(&taken, 0, 0);
-	pthread_create(&t, NULL, hold_5ms, l);
-	sem_wait(&taken);
-	pthread_mutex_lock(l);
-	pthread_mutex_unlock(l);
-	pthread_join(t, NULL);
-}
-
 #define SAMPLED_HOLDS 32000
 #define LONG_EVERY    8	    /* one long hold in 8, always in the same place */
 #define LONG_HOLD_NS  20000 /* busy */
@@ -146,8 +121,7 @@ START_TEST(contended_mutex_matches_the_tests_own_clock)
 	pthread_t t[THREADS];
 
 	/* Make the lock hot first, so that every worker hold is measured. */
-	make_hot(&m);
-	hot = probe_lock(probe_stats(), &m);
+	hot = probe_make_hot(&m);
 	ck_assert_ptr_nonnull(hot);
 	holds0 = hot->holds;
 	hold0 = hot->hold_ns;
@@ -200,8 +174,7 @@ START_TEST(sampled_hold_times_count_every_hold_and_estimate_the_time)
 	pthread_t t;
 
 	ck_assert_uint_eq(h->hold_time_every, 8);
-	make_hot(&m2);
-	hot = probe_lock(h, &m2);
+	hot = probe_make_hot(&m2);
 	ck_assert_ptr_nonnull(hot);
 	a = probe_site_in(h, "known_answer_site_a", CORECAP_KIND_MUTEX);
 	b = probe_site_in(h, "known_answer_site_b", CORECAP_KIND_MUTEX);

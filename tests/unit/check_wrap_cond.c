@@ -10,7 +10,6 @@
 #include <check.h>
 #include <errno.h>
 #include <pthread.h>
-#include <semaphore.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
@@ -89,30 +88,6 @@ __attribute__((noinline)) int cond_test_clockwait_site(pthread_cond_t *c, pthrea
 }
 
 static pthread_mutex_t hot_m;
-static sem_t hot_taken;
-
-static void *hold_briefly(void *unused)
-{
-	pthread_mutex_lock(&hot_m);
-	sem_post(&hot_taken);
-	usleep(5000);
-	pthread_mutex_unlock(&hot_m);
-	return unused;
-}
-
-/* Contend the mutex once, so that its holds are measured from then on. */
-static const struct corecap_stats_lock *make_hot(pthread_mutex_t *m)
-{
-	pthread_t t;
-
-	sem_init(&hot_taken, 0, 0);
-	pthread_create(&t, NULL, hold_briefly, NULL);
-	sem_wait(&hot_taken);
-	pthread_mutex_lock(m);
-	pthread_mutex_unlock(m);
-	pthread_join(t, NULL);
-	return probe_lock(probe_stats(), m);
-}
 
 /*
  * The shim publishes a running thread's hot-lock holds in batches, at the
@@ -140,7 +115,7 @@ START_TEST(clockwait_monotonic_times_out_owned_and_counted_consistently)
 	struct timespec until;
 
 	init_errorcheck(&hot_m);
-	hot = make_hot(&hot_m);
+	hot = probe_make_hot(&hot_m);
 	ck_assert_ptr_nonnull(hot);
 	holds = hot->holds;
 	hold_ns = hot->hold_ns;

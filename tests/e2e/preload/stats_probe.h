@@ -11,6 +11,8 @@
 #include <corecap/stats_layout.h>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +96,42 @@ static inline const struct corecap_stats_lock *probe_lock(const void *s, const v
 			return l;
 	}
 	return NULL;
+}
+
+struct probe_hot_arg {
+	pthread_mutex_t *m;
+	sem_t taken;
+};
+
+static inline void *probe_hold_5ms(void *p)
+{
+	struct probe_hot_arg *a = p;
+
+	pthread_mutex_lock(a->m);
+	sem_post(&a->taken);
+	usleep(5000);
+	pthread_mutex_unlock(a->m);
+	return NULL;
+}
+
+/*
+ * Makes m hot: contends it once (another thread holds it for 5 ms while
+ * this one blocks on it), so that the shim measures its holds from then
+ * on. Returns its entry in this process's stats, or NULL.
+ */
+static inline const struct corecap_stats_lock *probe_make_hot(pthread_mutex_t *m)
+{
+	struct probe_hot_arg a = {.m = m};
+	pthread_t t;
+
+	sem_init(&a.taken, 0, 0);
+	pthread_create(&t, NULL, probe_hold_5ms, &a);
+	sem_wait(&a.taken);
+	pthread_mutex_lock(m);
+	pthread_mutex_unlock(m);
+	pthread_join(t, NULL);
+	sem_destroy(&a.taken);
+	return probe_lock(probe_stats(), m);
 }
 
 /*
