@@ -50,9 +50,9 @@ static int hold_find(const struct tstate *ts, const void *lock)
 	return -1;
 }
 
-/* now: ticks, read only if timed. */
+/* now: ticks; weight: how many holds this one stands for. */
 static struct hold_entry *hold_push(struct tstate *ts, const void *lock, uint32_t kind,
-				    uint64_t now, uint64_t site, bool timed)
+				    uint64_t now, uint64_t site, uint32_t weight)
 {
 	int i = hold_find(ts, lock);
 	struct hold_entry *e;
@@ -77,8 +77,7 @@ static struct hold_entry *hold_push(struct tstate *ts, const void *lock, uint32_
 	e->contended = false;
 	e->sampled = false;
 	e->count_acq = false;
-	e->timed = timed;
-	ts->timed_holds += timed;
+	e->weight = weight;
 	return e;
 }
 
@@ -108,81 +107,46 @@ static void hold_publish(struct corecap_stats_lock *hot, struct corecap_stats_si
 	}
 }
 
-/*
- * The time of `holds` holds, of which `timed` were timed for `ticks` in
- * all: their mean times the count. When none was timed, the mean of what
- * the shared entry has so far (its holds and hold_ns, read as they are).
- */
-static uint64_t holds_ns(uint64_t ticks, uint32_t holds, uint32_t timed, const uint64_t *shared_n,
-			 const uint64_t *shared_ns)
-{
-	uint64_t n, ns;
-
-	if (timed)
-		return (uint64_t)((unsigned __int128)ticks_to_ns(ticks) * holds / timed);
-	n = __atomic_load_n(shared_n, __ATOMIC_RELAXED);
-	ns = __atomic_load_n(shared_ns, __ATOMIC_RELAXED);
-	return n ? (uint64_t)((unsigned __int128)ns * holds / n) : 0;
-}
-
-/*
- * A flush that is not forced (a full batch, the periodic one) keeps
- * holds of which none was timed, so that their time can be estimated
- * from this thread's own later; a forced one (eviction, thread or
- * process exit) publishes them with the shared entry's mean.
- */
-static void lacc_flush(struct lock_acc *a, bool force)
+static void lacc_flush(struct lock_acc *a)
 {
 	struct corecap_stats_lock *e = a->hot;
 
-	if (!force &&
-	    ((a->holds && !a->timed_holds) || (a->shared_holds && !a->timed_shared_holds)))
-		return;
 	if (e && (a->holds || a->shared_holds)) {
 		if (a->acquisitions)
 			shared_add(&e->acquisitions, a->acquisitions);
-		/* Each time before its count: holds_ns() may read both. */
 		if (a->holds) {
-			shared_add(&e->hold_ns, holds_ns(a->hold_ticks, a->holds, a->timed_holds,
-							 &e->holds, &e->hold_ns));
 			shared_add(&e->holds, a->holds);
+			shared_add(&e->hold_ns, ticks_to_ns(a->hold_ticks));
 			shared_max(&e->max_hold_ns, ticks_to_ns(a->max_hold_ticks));
 		}
 		if (a->shared_holds) {
-			shared_add(&e->shared_hold_ns,
-				   holds_ns(a->shared_hold_ticks, a->shared_holds,
-					    a->timed_shared_holds, &e->shared_holds,
-					    &e->shared_hold_ns));
 			shared_add(&e->shared_holds, a->shared_holds);
+			shared_add(&e->shared_hold_ns, ticks_to_ns(a->shared_hold_ticks));
 		}
 	}
 	a->acquisitions = 0;
 	a->holds = 0;
 	a->shared_holds = 0;
-	a->timed_holds = 0;
-	a->timed_shared_holds = 0;
+	a->batched = 0;
 	a->hold_ticks = 0;
 	a->shared_hold_ticks = 0;
 	a->max_hold_ticks = 0;
 }
 
-static void sacc_flush(struct site_acc *a, bool force)
+static void sacc_flush(struct site_acc *a)
 {
 	struct corecap_stats_site *e = a->site;
 
-	if (!force && a->holds && !a->timed_holds)
-		return;
 	if (e && a->holds) {
 		if (a->acquisitions)
 			shared_add(&e->acquisitions, a->acquisitions);
-		shared_add(&e->hold_ns, holds_ns(a->hold_ticks, a->holds, a->timed_holds, &e->holds,
-						 &e->hold_ns));
 		shared_add(&e->holds, a->holds);
+		shared_add(&e->hold_ns, ticks_to_ns(a->hold_ticks));
 		shared_max(&e->max_hold_ns, ticks_to_ns(a->max_hold_ticks));
 	}
 	a->acquisitions = 0;
 	a->holds = 0;
-	a->timed_holds = 0;
+	a->batched = 0;
 	a->hold_ticks = 0;
 	a->max_hold_ticks = 0;
 }
@@ -211,26 +175,27 @@ static void wacc_flush(struct wait_acc *a)
 static void settle_into_batches(struct tstate *ts);
 
 static uint64_t flush_interval_ticks, stack_gap_ticks;
-/* A hold is timed when a draw of xorshift32 (1 .. 2^32-1) is at most this. */
-static uint32_t hold_time_below;
+/* An uncontended hold of a hot lock is tracked when a draw of xorshift32
+ * (1 .. 2^32-1) is at most this, and then weighs hold_weight. */
+static uint32_t hold_track_below, hold_weight;
 
 void lock_track_init(void)
 {
 	flush_interval_ticks = ticks_from_ns(FLUSH_AFTER_NS);
 	stack_gap_ticks = ticks_from_ns(STACK_GAP_NS);
-	hold_time_below =
-		UINT32_MAX / (g_settings.hold_time_every ? g_settings.hold_time_every : 1);
+	hold_weight = g_settings.hold_time_every ? g_settings.hold_time_every : 1;
+	hold_track_below = UINT32_MAX / hold_weight;
 }
 
 /* now: ticks */
-static void flush_all(struct tstate *ts, uint64_t now, bool force)
+static void flush_all(struct tstate *ts, uint64_t now)
 {
 	if (ts->pending)
 		settle_into_batches(ts);
 	for (int i = 0; i < TSTATE_LOCK_ACC; i++)
-		lacc_flush(&ts->lacc[i], force);
+		lacc_flush(&ts->lacc[i]);
 	for (int i = 0; i < TSTATE_SITE_ACC; i++)
-		sacc_flush(&ts->sacc[i], force);
+		sacc_flush(&ts->sacc[i]);
 	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
 		wacc_flush(&ts->wacc[i]);
 	ts->acc_deadline = now + flush_interval_ticks;
@@ -238,22 +203,22 @@ static void flush_all(struct tstate *ts, uint64_t now, bool force)
 
 void lock_track_flush(struct tstate *ts, uint64_t now)
 {
-	flush_all(ts, now, true);
+	flush_all(ts, now);
 }
 
 /* now: ticks. */
 static void maybe_flush(struct tstate *ts, uint64_t now)
 {
 	if (now >= ts->acc_deadline)
-		flush_all(ts, now, false);
+		flush_all(ts, now);
 }
 
 /*
- * Is this uncontended hold one of the 1 in CORECAP_HOLD_TIME to time? A
+ * Is this uncontended hold one of the 1 in CORECAP_HOLD_TIME to track? A
  * random draw, not a countdown: an op that takes a fixed sequence of
- * locks would otherwise time the same few of them every time.
+ * locks would otherwise track the same few of them every time.
  */
-static bool hold_time_due(struct tstate *ts)
+static bool hold_track_due(struct tstate *ts)
 {
 	uint32_t x = ts->hold_rng;
 
@@ -263,7 +228,7 @@ static bool hold_time_due(struct tstate *ts)
 	x ^= x >> 17;
 	x ^= x << 5;
 	ts->hold_rng = x;
-	return x <= hold_time_below;
+	return x <= hold_track_below;
 }
 
 static uint32_t slot_of(uint64_t a, uint64_t b, uint32_t n)
@@ -291,7 +256,7 @@ static struct lock_acc *lacc_for(struct tstate *ts, const void *lock)
 		if (a->lock == lock)
 			goto found;
 	a = set;
-	lacc_flush(&set[ACC_WAYS - 1], true);
+	lacc_flush(&set[ACC_WAYS - 1]);
 	memmove(set + 1, set, (ACC_WAYS - 1) * sizeof(*set));
 	memset(a, 0, sizeof(*a));
 	a->lock = lock;
@@ -312,7 +277,7 @@ static struct site_acc *sacc_for(struct tstate *ts, uint64_t site, uint32_t kind
 		if (a->site_addr == site && a->kind == kind)
 			goto found;
 	a = set;
-	sacc_flush(&set[ACC_WAYS - 1], true);
+	sacc_flush(&set[ACC_WAYS - 1]);
 	memmove(set + 1, set, (ACC_WAYS - 1) * sizeof(*set));
 	memset(a, 0, sizeof(*a));
 	a->site_addr = site;
@@ -323,12 +288,16 @@ found:
 	return a;
 }
 
-/* Adds an ended, uncontended hold of dt ticks (if e->timed) to its batches. */
+/*
+ * Adds an ended, uncontended hold of dt ticks to its batches, as e->weight
+ * holds of that length.
+ */
 static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t dt)
 {
 	struct lock_acc *la = lacc_for(ts, e->lock);
 	bool hot = la->hot != NULL;
-	uint32_t acq = e->count_acq && hot;
+	uint32_t w = e->weight, acq = e->count_acq && hot ? w : 0;
+	uint64_t wdt = dt * w;
 	struct site_acc *sa;
 
 	if (!hot && !e->sampled)
@@ -336,36 +305,33 @@ static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t d
 	if (hot) {
 		la->acquisitions += acq;
 		if (e->kind == CORECAP_KIND_RWLOCK_RD) {
-			la->shared_holds++;
-			la->timed_shared_holds += e->timed;
-			la->shared_hold_ticks += dt;
+			la->shared_holds += w;
+			la->shared_hold_ticks += wdt;
 		} else {
-			la->holds++;
-			la->timed_holds += e->timed;
-			la->hold_ticks += dt;
+			la->holds += w;
+			la->hold_ticks += wdt;
 			if (dt > la->max_hold_ticks)
 				la->max_hold_ticks = dt;
 		}
-		if (la->holds + la->shared_holds >= BATCH)
-			lacc_flush(la, false);
+		if (++la->batched >= BATCH)
+			lacc_flush(la);
 	}
 	if (!e->site_addr)
 		return; /* resumed after a condition wait: the lock's only */
 	sa = sacc_for(ts, e->site_addr, e->kind);
 	sa->acquisitions += acq;
-	sa->holds++;
-	sa->timed_holds += e->timed;
-	sa->hold_ticks += dt;
+	sa->holds += w;
+	sa->hold_ticks += wdt;
 	if (dt > sa->max_hold_ticks)
 		sa->max_hold_ticks = dt;
-	if (sa->holds >= BATCH)
-		sacc_flush(sa, false);
+	if (++sa->batched >= BATCH)
+		sacc_flush(sa);
 }
 
-/* A hold ended at `now` (ticks; read only if e->timed). */
+/* A hold ended at `now` (ticks). */
 static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now)
 {
-	uint64_t dt = e->timed ? now - e->acquired : 0;
+	uint64_t dt = now - e->acquired;
 
 	if (unlikely(e->contended || e->sampled)) {
 		uint64_t hold_ns = ticks_to_ns(dt);
@@ -377,8 +343,7 @@ static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now
 		}
 	}
 	hold_batch(ts, e, dt);
-	if (e->timed)
-		maybe_flush(ts, now);
+	maybe_flush(ts, now);
 }
 
 static bool hold_sample_due(struct tstate *ts)
@@ -398,20 +363,29 @@ void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uin
 	struct hold_entry *e;
 
 	/*
-	 * Possibly hot (the filter said so) or sampled: time the hold; the
-	 * shared entries are looked up when it is published. Nothing here
-	 * calls out or touches errno, so no guard and no errno saving.
+	 * Possibly hot (the filter said so) or sampled: track the hold; the
+	 * shared entries are looked up when it is published. Of a hot lock's
+	 * uncontended holds, 1 in CORECAP_HOLD_TIME drawn at random is
+	 * tracked, standing for that many; a re-acquisition of a tracked one
+	 * nests in it. Sampled holds and the delayed site's (the experiment)
+	 * are all tracked. Nothing here calls out or touches errno, so no
+	 * guard and no errno saving.
 	 */
 	if (lock_table_maybe_hot(lock) || sampled) {
-		/* The delayed site's holds are all timed: they are the experiment. */
-		bool timed = sampled || site == g_delay.site || hold_time_due(ts);
+		uint32_t weight = 1;
 
-		e = hold_push(ts, lock, kind, timed ? ticks() : 0, site, timed);
+		if (!sampled && site != g_delay.site) {
+			if (!hold_track_due(ts) && !(ts->hold_depth && hold_find(ts, lock) >= 0))
+				goto out;
+			weight = hold_weight;
+		}
+		e = hold_push(ts, lock, kind, ticks(), site, weight);
 		if (e) {
 			e->sampled = sampled;
 			e->count_acq = true;
 		}
 	}
+out:
 	if (unlikely(site == g_delay.site))
 		delay_busy(g_delay.ns);
 }
@@ -506,7 +480,7 @@ void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 		}
 	}
 	if (acquired) {
-		e = hold_push(ts, w->lock, w->kind, t1, w->site, true);
+		e = hold_push(ts, w->lock, w->kind, t1, w->site, 1);
 		if (e) {
 			e->contended = true;
 			e->hot = hot;
@@ -546,7 +520,6 @@ static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 	} else {
 		hold_end(ts, e, now);
 	}
-	ts->timed_holds -= e->timed;
 	after = ts->hold_depth - (uint32_t)i - 1;
 	if (after) /* released out of order */
 		memmove(e, e + 1, after * sizeof(*e));
@@ -660,7 +633,7 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 		} else {
 			w->has_paused = true;
 			w->paused = *e;
-			w->paused_ticks = e->timed ? w->t0 - e->acquired : 0;
+			w->paused_ticks = w->t0 - e->acquired;
 		}
 	}
 	ts->guard--;
@@ -693,9 +666,10 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 	}
 	ts->pending = 1;
 	/*
-	 * The wait re-took the mutex (also on timeout): a new hold starts.
-	 * That re-acquisition is the lock's, not a call site's, so the hold
-	 * counts for the lock only.
+	 * The wait re-took the mutex (also on timeout): a new hold starts,
+	 * tracked whatever CORECAP_HOLD_TIME (each such hold stands for
+	 * itself). That re-acquisition is the lock's, not a call site's, so
+	 * the hold counts for the lock only.
 	 */
 	i = hold_find(ts, w->mutex);
 	if (i >= 0) {
@@ -705,10 +679,9 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 		e->contended = false;
 		e->site_addr = 0;
 		e->count_acq = true;
-		ts->timed_holds += !e->timed;
-		e->timed = true;
+		e->weight = 1;
 	} else if (lock_table_maybe_hot(w->mutex)) {
-		struct hold_entry *e = hold_push(ts, w->mutex, CORECAP_KIND_MUTEX, t1, 0, true);
+		struct hold_entry *e = hold_push(ts, w->mutex, CORECAP_KIND_MUTEX, t1, 0, 1);
 
 		if (e)
 			e->count_acq = true;
@@ -734,7 +707,6 @@ void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bo
 void lock_track_reset(struct tstate *ts)
 {
 	ts->hold_depth = 0;
-	ts->timed_holds = 0;
 	ts->pending = 0;
 	ts->stack_site = 0;
 	/* Pending figures belong to the parent's file: drop them. */

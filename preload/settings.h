@@ -22,7 +22,7 @@ struct settings {
 	uint32_t
 		hold_sample_every; /* CORECAP_HOLD_SAMPLE: 1 in N acquisitions of any lock, 0 off */
 	uint32_t
-		hold_time_every; /* CORECAP_HOLD_TIME: time 1 in N uncontended holds of hot locks */
+		hold_time_every; /* CORECAP_HOLD_TIME: track 1 in N uncontended holds of hot locks */
 	uint64_t
 		io_threshold_ns; /* CORECAP_IO_THRESHOLD_NS: event for slower I/O; UINT64_MAX off */
 	bool stats_enabled;	 /* CORECAP_STATS: on/off */

@@ -29,8 +29,6 @@ static void on_thread_exit(void *unused)
 	(void)unused;
 	ts->guard++;
 	lock_track_flush(ts, ticks());
-	ts->hold_depth = 0;
-	ts->timed_holds = 0;
 	if (ts->flags & TS_ATTACHED) {
 		events_thread_exit(ts->tid);
 		if (ts->slot != &tstate_scratch_slot)
@@ -39,7 +37,6 @@ static void on_thread_exit(void *unused)
 	ts->slot = &tstate_scratch_slot;
 	ts->flags = (ts->flags & ~(uint32_t)TS_ATTACHED) | TS_DETACHED;
 	ts->hold_depth = 0;
-	ts->timed_holds = 0;
 	ts->guard--;
 }
 
@@ -82,7 +79,6 @@ void tstate_reset_after_fork(struct tstate *ts)
 	ts->slot = &tstate_scratch_slot;
 	ts->flags &= ~(uint32_t)(TS_ATTACHED | TS_DETACHED);
 	ts->hold_depth = 0;
-	ts->timed_holds = 0;
 	ts->hold_countdown = 0;
 	ts->tid = 0;
 }

@@ -11,9 +11,10 @@
  *    dladdr, setup), for the LTTng-UST threads and the dump thread for
  *    their whole life, and across fork().
  *  - holds[0 .. hold_depth) are the locks this thread holds whose holds
- *    are being counted, innermost last; timed_holds of them are timed
- *    (CORECAP_HOLD_TIME); lacc[], sacc[] and wacc[] the figures of ended
- *    holds and condition waits not yet published to the stats file.
+ *    are being tracked, innermost last (of a hot lock's uncontended
+ *    holds, 1 in CORECAP_HOLD_TIME); lacc[], sacc[] and wacc[] the
+ *    figures of ended holds and condition waits not yet published to
+ *    the stats file.
  */
 #ifndef CORECAP_PRELOAD_TSTATE_H
 #define CORECAP_PRELOAD_TSTATE_H
@@ -43,9 +44,9 @@ struct hold_entry {
 	uint32_t kind;
 	uint32_t nest;	/* recursive re-acquisitions on top of this one */
 	bool contended; /* publish at once, with a corecap_lock:hold event */
-	bool sampled;	/* a CORECAP_HOLD_SAMPLE hold (counts for its site) */
-	bool timed;	/* acquired holds a time (else a hold counted but not timed) */
-	bool count_acq; /* count the acquisition when the hold ends */
+	uint32_t weight; /* how many holds this one stands for (CORECAP_HOLD_TIME) */
+	bool sampled;	 /* a CORECAP_HOLD_SAMPLE hold (counts for its site) */
+	bool count_acq;	 /* count the acquisition when the hold ends */
 };
 
 /*
@@ -54,8 +55,9 @@ struct hold_entry {
  * touches many locks from few sites, e.g. one lock per placement group),
  * and published in batches (lock_track.c), so that the common case
  * touches no shared cache line. The entries are resolved when a slot is
- * taken. Of the holds counted, timed_* were timed: the others' time is
- * estimated from theirs when published (CORECAP_HOLD_TIME).
+ * taken. Counts and times are weighted: a tracked hold stands for
+ * `weight` holds of its length (CORECAP_HOLD_TIME); `batched` counts the
+ * tracked holds summed since the last publication.
  */
 struct lock_acc {
 	const void *lock;
@@ -63,10 +65,8 @@ struct lock_acc {
 	uint32_t acquisitions;
 	uint32_t holds;
 	uint32_t shared_holds;
-	uint32_t timed_holds;
-	uint32_t timed_shared_holds;
-	uint32_t reserved_;
-	uint64_t hold_ticks; /* of the timed holds; converted when published */
+	uint32_t batched;
+	uint64_t hold_ticks; /* converted when published */
 	uint64_t shared_hold_ticks;
 	uint64_t max_hold_ticks;
 };
@@ -77,7 +77,7 @@ struct site_acc {
 	uint32_t kind;
 	uint32_t acquisitions;
 	uint32_t holds;
-	uint32_t timed_holds;
+	uint32_t batched;
 	uint64_t hold_ticks;
 	uint64_t max_hold_ticks;
 };
@@ -113,7 +113,6 @@ struct tstate {
 	uint32_t flags;
 	struct corecap_stats_thread *slot;
 	uint32_t hold_depth;
-	uint32_t timed_holds;	 /* entries of holds[] with timed set */
 	uint32_t hold_countdown; /* CORECAP_HOLD_SAMPLE countdown */
 	uint32_t hold_rng;	 /* CORECAP_HOLD_TIME's random draws (xorshift32; 0: unseeded) */
 	int tid;

@@ -163,8 +163,9 @@ struct corecap_stats_site {
 
 /*
  * One hot lock: a lock address that has been contended at least once.
- * From then on every acquisition and hold of it is counted here, so its
- * hold utilization over a window W is delta(hold_ns) / W (exclusive
+ * From then on its acquisitions and holds are counted here (1 in
+ * hold_time_every uncontended ones sampled, weighted), so its hold
+ * utilization over a window W is delta(hold_ns) / W (exclusive
  * holds; read holds of an rwlock overlap and are kept apart in
  * shared_hold_ns).
  */
@@ -232,9 +233,11 @@ struct corecap_stats_header {
 	char exe[CORECAP_STATS_EXE_LEN]; /* /proc/self/exe at creation, for symbols */
 
 	/*
-	 * CORECAP_HOLD_TIME: 1 in N uncontended holds of a hot lock is timed,
-	 * and the entries' hold_ns are the timed holds' mean times their
-	 * count; 0 (a file from before it existed) means every hold is timed.
+	 * CORECAP_HOLD_TIME: 1 in N uncontended holds of a hot lock (drawn
+	 * at random) is tracked and stands for N holds of its length, so the
+	 * entries' acquisitions, holds and hold times are estimates (contended
+	 * holds and those after a cond wait are all tracked, exactly); 1 or 0
+	 * (a file from before it existed) means every hold is tracked.
 	 */
 	uint32_t hold_time_every;
 	uint32_t reserved_end_;
