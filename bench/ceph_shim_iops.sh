@@ -16,8 +16,8 @@
 # load average and the share of the machine's CPU time the hypervisor
 # stole during it (/proc/stat), which explain most outliers, and for the
 # shimmed OSD the shim's own counters (corecap-stats-dump): how many locks
-# are hot (every acquisition of a hot lock is counted, 1 in
-# CORECAP_HOLD_TIME timed) and their holds, all acquisitions and the
+# are hot (of a hot lock's uncontended holds 1 in CORECAP_HOLD_TIME is
+# tracked and stands for that many) and their holds, all acquisitions and the
 # contentions per op.
 #
 # -a runs the same protocol on two bare clusters (A/A): the spread of its
@@ -162,7 +162,7 @@ hz=$(getconf CLK_TCK)
 # The machine's "steal total" ticks (/proc/stat): on a shared VM the host
 # takes CPU from it at times, and a round with steal runs slower.
 # The shim's own counters (shim OSD only): hot locks (those contended at
-# least once: each of their holds is counted), their holds, and all
+# least once: their holds are counted, the uncontended ones sampled), their holds, and all
 # acquisitions and contentions, as "hot_locks holds acquisitions contentions".
 shim_counts() {
 	"$build/preload/corecap-stats-dump" "$1" 2>/dev/null | awk -F'\t' '

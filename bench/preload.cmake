@@ -7,3 +7,9 @@ target_link_libraries(lock_pair PRIVATE Threads::Threads)
 target_compile_definitions(lock_pair PRIVATE
 	CORECAP_PRELOAD_LIB="$<TARGET_FILE:corecap-preload>")
 add_dependencies(lock_pair corecap-preload)
+
+# passthru_preload: interposes the mutex and rwlock calls and only calls
+# glibc's; preloaded in the shim's place, it measures what interposing
+# alone costs (bench/ceph_shim_iops.sh with CORECAP_PRELOAD_LIB).
+add_library(passthru_preload SHARED ${CMAKE_CURRENT_SOURCE_DIR}/passthru_preload.c)
+set_target_properties(passthru_preload PROPERTIES C_VISIBILITY_PRESET hidden)
