@@ -13,3 +13,4 @@ add_dependencies(lock_pair corecap-preload)
 # alone costs (bench/ceph_shim_iops.sh with CORECAP_PRELOAD_LIB).
 add_library(passthru_preload SHARED ${CMAKE_CURRENT_SOURCE_DIR}/passthru_preload.c)
 set_target_properties(passthru_preload PROPERTIES C_VISIBILITY_PRESET hidden)
+target_include_directories(passthru_preload PRIVATE ${CMAKE_SOURCE_DIR}/preload)

@@ -5,6 +5,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "libc_225.h"
 #include "real.h"
 #include "tstate.h"
 #include "util.h"
@@ -16,67 +17,14 @@ CORECAP_REAL_FUNCTIONS(CORECAP_DEFINE_REAL)
 struct real_cond_abi real_cond_current;
 struct real_cond_abi real_cond_old;
 
-/*
- * glibc keeps these aliases for binaries of the LinuxThreads era; binding
- * them by version at link time gives the shim a path to the real lock
- * functions that needs no dlsym.
- */
-extern int libc_mutex_lock_225(pthread_mutex_t *m);
-extern int libc_mutex_trylock_225(pthread_mutex_t *m);
-extern int libc_mutex_unlock_225(pthread_mutex_t *m);
-extern int libc_rwlock_rdlock_225(pthread_rwlock_t *l);
-extern int libc_rwlock_wrlock_225(pthread_rwlock_t *l);
-extern int libc_rwlock_tryrdlock_225(pthread_rwlock_t *l);
-extern int libc_rwlock_trywrlock_225(pthread_rwlock_t *l);
-extern int libc_rwlock_unlock_225(pthread_rwlock_t *l);
-__asm__(".symver libc_mutex_lock_225, __pthread_mutex_lock@GLIBC_2.2.5");
-__asm__(".symver libc_mutex_trylock_225, __pthread_mutex_trylock@GLIBC_2.2.5");
-__asm__(".symver libc_mutex_unlock_225, __pthread_mutex_unlock@GLIBC_2.2.5");
-__asm__(".symver libc_rwlock_rdlock_225, __pthread_rwlock_rdlock@GLIBC_2.2.5");
-__asm__(".symver libc_rwlock_wrlock_225, __pthread_rwlock_wrlock@GLIBC_2.2.5");
-__asm__(".symver libc_rwlock_tryrdlock_225, __pthread_rwlock_tryrdlock@GLIBC_2.2.5");
-__asm__(".symver libc_rwlock_trywrlock_225, __pthread_rwlock_trywrlock@GLIBC_2.2.5");
-__asm__(".symver libc_rwlock_unlock_225, __pthread_rwlock_unlock@GLIBC_2.2.5");
-
-int bootstrap_mutex_lock(pthread_mutex_t *m)
-{
-	return libc_mutex_lock_225(m);
-}
-
-int bootstrap_mutex_trylock(pthread_mutex_t *m)
-{
-	return libc_mutex_trylock_225(m);
-}
-
-int bootstrap_mutex_unlock(pthread_mutex_t *m)
-{
-	return libc_mutex_unlock_225(m);
-}
-
-int bootstrap_rwlock_rdlock(pthread_rwlock_t *l)
-{
-	return libc_rwlock_rdlock_225(l);
-}
-
-int bootstrap_rwlock_wrlock(pthread_rwlock_t *l)
-{
-	return libc_rwlock_wrlock_225(l);
-}
-
-int bootstrap_rwlock_tryrdlock(pthread_rwlock_t *l)
-{
-	return libc_rwlock_tryrdlock_225(l);
-}
-
-int bootstrap_rwlock_trywrlock(pthread_rwlock_t *l)
-{
-	return libc_rwlock_trywrlock_225(l);
-}
-
-int bootstrap_rwlock_unlock(pthread_rwlock_t *l)
-{
-	return libc_rwlock_unlock_225(l);
-}
+/* The bootstrap path to the real lock functions: libc_225.h. */
+#define CORECAP_DEFINE_BOOTSTRAP(name, type)                                                       \
+	int bootstrap_##name(type *l)                                                              \
+	{                                                                                          \
+		return libc_##name##_225(l);                                                       \
+	}
+CORECAP_LIBC_225(CORECAP_DEFINE_BOOTSTRAP)
+#undef CORECAP_DEFINE_BOOTSTRAP
 
 static void resolve_cond_abi(struct real_cond_abi *abi, const char *version)
 {
