@@ -16,6 +16,12 @@ function(corecap_preload_module_test name)
 	set_tests_properties(unit.${name} PROPERTIES LABELS "unit;preload")
 endfunction()
 
+# Runs CTest test `test` with the shim in LD_PRELOAD; more VAR=VALUE after.
+function(corecap_preload_shim_env test)
+	set_tests_properties(${test} PROPERTIES LABELS "unit;preload" ENVIRONMENT
+		"LD_PRELOAD=$<TARGET_FILE:corecap-preload>;CORECAP_DUMP=off;${ARGN}")
+endfunction()
+
 # ENV: more VAR=VALUE for the test's environment.
 function(corecap_preload_shim_test name)
 	cmake_parse_arguments(S "" "" "ENV" ${ARGN})
@@ -25,8 +31,7 @@ function(corecap_preload_shim_test name)
 	# dladdr names the test's functions: the sites it checks.
 	set_target_properties(${name} PROPERTIES ENABLE_EXPORTS ON)
 	add_dependencies(${name} corecap-preload)
-	set_tests_properties(unit.${name} PROPERTIES LABELS "unit;preload" ENVIRONMENT
-		"LD_PRELOAD=$<TARGET_FILE:corecap-preload>;CORECAP_DUMP=off;${S_ENV}")
+	corecap_preload_shim_env(unit.${name} ${S_ENV})
 endfunction()
 
 corecap_preload_module_test(check_settings
@@ -55,5 +60,5 @@ corecap_preload_shim_test(check_lock_track SOURCES ${_here}/check_lock_track.c
 	ENV ${_exact} CK_RUN_CASE=exact)
 target_link_libraries(check_lock_track PRIVATE m)
 add_test(NAME unit.check_lock_track_sampled COMMAND check_lock_track)
-set_tests_properties(unit.check_lock_track_sampled PROPERTIES LABELS "unit;preload" TIMEOUT 120
-	ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:corecap-preload>;CORECAP_DUMP=off;CK_RUN_CASE=sampled")
+set_tests_properties(unit.check_lock_track_sampled PROPERTIES TIMEOUT 120)
+corecap_preload_shim_env(unit.check_lock_track_sampled CK_RUN_CASE=sampled)
