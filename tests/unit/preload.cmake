@@ -80,3 +80,9 @@ target_link_libraries(check_lock_track PRIVATE m)
 add_test(NAME unit.check_lock_track_sampled COMMAND check_lock_track)
 set_tests_properties(unit.check_lock_track_sampled PROPERTIES TIMEOUT 120)
 corecap_preload_shim_env(unit.check_lock_track_sampled CK_RUN_CASE=sampled)
+# Its hold time is a measurement: a preemption inside a hold counts
+# CORECAP_HOLD_TIME (8) times in the shim's sum if the shim tracked that
+# hold and not at all if not, which on a loaded 2-core machine moves the
+# sum past its 20% bound either way (5 of 6 runs failed at a load of 3.6,
+# plain build), so it gets the attempts of the tests labelled measured.
+set_property(TEST unit.check_lock_track_sampled APPEND PROPERTY LABELS measured)
