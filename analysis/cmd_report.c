@@ -538,12 +538,12 @@ static int build(struct report_job *j, struct report *r)
 {
 	struct stat st;
 	struct ceiling_inputs in;
-	int ret;
+	int ret = stat(j->o.run, &st);
 
-	if (stat(j->o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	/* st only when stat succeeded; errno only when it failed. */
+	if (ret != 0 || !S_ISDIR(st.st_mode)) {
 		corecap_analysis_error("cannot open run directory '%s': %s", j->o.run,
-				       S_ISDIR(st.st_mode) || errno ? strerror(errno)
-								    : "Not a directory");
+				       strerror(ret != 0 ? errno : ENOTDIR));
 		return -ENOENT;
 	}
 	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
