@@ -58,7 +58,7 @@ struct hold_entry {
  * Ended holds not yet published: the holds of hot locks' uncontended
  * acquisitions are summed here, per lock and per site apart (a worker
  * touches many locks from few sites, e.g. one lock per placement group),
- * and published in batches (below), so that the common case
+ * and published in batches (lock_track.c), so that the common case
  * touches no shared cache line. The entries are resolved when a slot is
  * taken. Counts and times are weighted: a tracked hold stands for
  * `weight` holds of its length (CORECAP_HOLD_TIME); `batched` counts the
