@@ -28,6 +28,7 @@
 #include "read/shim_stats.h"
 #include "read/symbolizer.h"
 #include "read/thread_samples.h"
+#include "render/out_file.h"
 #include "render/report.h"
 
 /* Log calls, Ceph's log code and its entries' streams, and formatting into
@@ -70,6 +71,7 @@ struct report_job {
 	size_t n_warnings;
 	bool has_stats;
 	FILE *dump;
+	struct out_file dump_file;   /* --dump-ops */
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
 	bool has_sampled;
@@ -627,9 +629,10 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&j.o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (j.o.dump_ops && !(j.dump = fopen(j.o.dump_ops, "we"))) {
-		corecap_analysis_error("cannot create '%s': %s", j.o.dump_ops, strerror(errno));
-		return 1;
+	if (j.o.dump_ops) {
+		if (corecap_out_file_open(&j.dump_file, j.o.dump_ops) < 0)
+			return 1;
+		j.dump = j.dump_file.f;
 	}
 	ret = analyse(&j);
 	if (!ret && j.o.check_conservation) {
@@ -642,10 +645,11 @@ int cmd_report(int argc, char **argv)
 		if (j.model.ops.violations)
 			ret = -EDOM;
 	}
-	if (j.dump && fclose(j.dump) && !ret) {
-		corecap_analysis_error("cannot write '%s': %s", j.o.dump_ops, strerror(errno));
-		ret = -EIO;
-	}
+	/* Ops that break conservation are what the dump is for: keep it then. */
+	if (j.dump && ret && ret != -EDOM)
+		corecap_out_file_abort(&j.dump_file);
+	else if (j.dump)
+		ret = corecap_out_file_commit(&j.dump_file);
 	job_release(&j);
 	return ret ? 1 : 0;
 }
