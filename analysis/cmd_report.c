@@ -244,7 +244,7 @@ static int read_trace(struct report_job *j)
 }
 
 /* The model of a run without a trace: threads and lock counters only. */
-static int no_trace(struct report_job *j)
+static int no_trace(struct report_job *j, const char *why)
 {
 	struct model_config cfg = {
 		.has_window = j->manifest.has_window,
@@ -267,8 +267,42 @@ static int no_trace(struct report_job *j)
 	j->has_model = true;
 	ret = corecap_model_finish(&j->model);
 	return ret ? ret
-		   : warn(j, "recorded without a trace (--no-trace): no per-op figures; lock "
-			     "figures from the shim's counters only");
+		   : warn(j, "%s: no per-op figures; lock figures from the shim's counters only",
+			  why);
+}
+
+/* A partial run with a window: what is missing or unreadable is reported without. */
+static bool partial_with_window(const struct report_job *j)
+{
+	return j->has_manifest && j->manifest.partial && j->manifest.has_window;
+}
+
+static int trace_or_partial(struct report_job *j)
+{
+	char *root = corecap_path_in(j->o.run, "trace");
+	struct stat st;
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	if (partial_with_window(j) && stat(root, &st) != 0) {
+		free(root);
+		return no_trace(j, "no trace/ in this partial run (its collector stopped before "
+				   "the trace was started)");
+	}
+	free(root);
+	ret = find_traces(j);
+	if (!ret)
+		ret = read_trace(j);
+	if (ret && partial_with_window(j)) {
+		/* Killed collectors leave traces cut mid-packet, or still being written. */
+		if (j->has_model)
+			corecap_model_release(&j->model);
+		j->has_model = false;
+		ret = no_trace(j, "the trace of this partial run cannot be read (the error "
+				  "above)");
+	}
+	return ret;
 }
 
 static int read_samples(struct report_job *j)
@@ -288,6 +322,14 @@ static int read_samples(struct report_job *j)
 	} else if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	} else {
+		if (s.torn_last_line) {
+			ret = warn(j, "threads.tsv ends in a torn line (the collector was killed "
+				      "while writing it): read up to its last whole line");
+			if (!j->manifest.partial) {
+				j->manifest.partial = true;
+				j->manifest.partial_reason = "threads.tsv ends in a torn line";
+			}
+		}
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
 			uint64_t cpu, runq, span;
@@ -552,10 +594,17 @@ static int build(struct report_job *j, struct report *r)
 	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
 	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
+	if (j->has_manifest && j->manifest.partial && !j->manifest.has_window) {
+		fprintf(stderr,
+			"corecap: '%s' is a partial run that never started its window "
+			"(%s): nothing was measured\n",
+			j->o.run, j->manifest.partial_reason ? j->manifest.partial_reason : "?");
+		return -ENODATA;
+	}
 	if (j->has_manifest && !j->manifest.src_trace)
-		ret = no_trace(j);
-	else if (!(ret = find_traces(j)))
-		ret = read_trace(j);
+		ret = no_trace(j, "recorded without a trace (--no-trace)");
+	else
+		ret = trace_or_partial(j);
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
@@ -611,6 +660,26 @@ static int analyse(struct report_job *j)
 	int ret;
 
 	ret = build(j, &r);
+	if (ret == -ENODATA && j->o.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "run_dir", json_object_new_string(j->o.run));
+		json_object_object_add(o, "partial", json_object_new_boolean(1));
+		json_object_object_add(o, "partial_reason",
+				       j->manifest.partial_reason
+					       ? json_object_new_string(j->manifest.partial_reason)
+					       : NULL);
+		json_object_object_add(o, "measured", json_object_new_boolean(0));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		json_object_put(o);
+		return 0;
+	}
+	if (ret == -ENODATA) {
+		printf("corecap report: %s\n\npartial run: its window never started; nothing was "
+		       "measured\n",
+		       j->o.run);
+		return 0;
+	}
 	if (ret)
 		return ret;
 	ret = j->o.json ? corecap_render_json(&r, stdout) : corecap_render_text(&r, stdout);

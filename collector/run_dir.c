@@ -253,6 +253,25 @@ out:
 	return ret;
 }
 
+int corecap_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO; /* not seen on files; never loop on it */
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int corecap_run_dir_rename(struct corecap_run_dir *rd, const char *tmp_name, const char *name)
 {
 	int ret = 0;
