@@ -13,6 +13,7 @@
 
 #include "ceph_asok.h"
 #include "diag.h"
+#include "proc_stat.h"
 #include "run_dir.h"
 
 #define HISTORY_SIZE	 "10000"
@@ -156,32 +157,18 @@ static int config_set(const struct corecap_ceph_asok *a, const char *var, const 
 	return ret;
 }
 
-/* Socket inodes of PID's descriptors, as "socket:[N]" links say. */
+static bool is_want(const char *target, const void *want)
+{
+	return strcmp(target, want) == 0;
+}
+
+/* Whether PID has the socket of inode ino open ("socket:[N]" in /proc/PID/fd). */
 static bool has_socket_inode(pid_t pid, unsigned long ino)
 {
-	char dir[64], link[64], want[64];
-	struct dirent *de;
-	bool found = false;
-	DIR *d;
+	char link[64], want[64];
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
 	snprintf(want, sizeof(want), "socket:[%lu]", ino);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		char p[320];
-		ssize_t n;
-
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		n = readlink(p, link, sizeof(link) - 1);
-		if (n > 0) {
-			link[n] = '\0';
-			found = strcmp(link, want) == 0;
-		}
-	}
-	closedir(d);
-	return found;
+	return corecap_proc_fd_find(pid, is_want, want, link, sizeof(link));
 }
 
 bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len)

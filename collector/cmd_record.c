@@ -713,8 +713,6 @@ static void release_all(struct record *r, bool abandon)
 {
 	if (r->have_wall)
 		corecap_wall_sampler_release(&r->wall);
-	if (r->have_wd)
-		corecap_stop_watchdog_release(&r->wd);
 	corecap_cpu_profile_release(&r->cpu);
 	if (r->have_threads)
 		corecap_proc_sampler_release(&r->threads);
@@ -722,6 +720,9 @@ static void release_all(struct record *r, bool abandon)
 		corecap_bench_runner_release(&r->bench);
 	if (r->have_lttng)
 		corecap_lttng_session_release(&r->lttng);
+	/* Last: until the session is destroyed, it destroys it if we are killed. */
+	if (r->have_wd)
+		corecap_stop_watchdog_release(&r->wd);
 	r->have_wall = r->have_threads = r->have_bench = r->have_lttng = r->have_wd = false;
 	if (r->have_rd) {
 		if (abandon)
@@ -797,13 +798,10 @@ int corecap_cmd_record(int argc, char **argv)
 	}
 	run_window(r);
 	finish_window(r);
-	if (r->have_wd) {
-		corecap_stop_watchdog_stop(&r->wd);
-		if (r->wd.page->continued)
-			corecap_warn("corecap record was stopped while PID %d's threads waited for "
-				     "it: its watchdog resumed it (%llu SIGCONT)",
-				     (int)r->target.pid, (unsigned long long)r->wd.page->continued);
-	}
+	if (r->have_wd && r->wd.page->continued)
+		corecap_warn("corecap record was stopped while PID %d's threads waited for it: its "
+			     "watchdog resumed it (%llu SIGCONT)",
+			     (int)r->target.pid, (unsigned long long)r->wd.page->continued);
 	/* Close the samplers' files before the manifest, which comes last. */
 	if (r->have_wall && corecap_wall_sampler_release(&r->wall) < 0)
 		set_partial(r, "wall.samples could not be written");
@@ -819,7 +817,8 @@ int corecap_cmd_record(int argc, char **argv)
 				     since_start_s(r, r->end_ns));
 		printf("%s\n", r->rd.path);
 		fflush(stdout);
-		if (r->interrupted)
+		/* A signal after the window (while finishing) still shows in the status. */
+		if (r->interrupted || got_signal)
 			status = 128 + got_signal;
 		else if (r->daemon_exited || !r->complete)
 			status = 1;

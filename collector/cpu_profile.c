@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -13,6 +12,7 @@
 
 #include "cpu_profile.h"
 #include "diag.h"
+#include "proc_stat.h"
 #include "run_dir.h"
 #include "target.h"
 
@@ -51,41 +51,26 @@ static bool profiler_mapped(pid_t pid)
 	return found;
 }
 
+/* Whether target is BASE.<digits>. */
+static bool is_profile(const char *target, const void *base)
+{
+	size_t blen = strlen(base);
+
+	return strncmp(target, base, blen) == 0 && target[blen] == '.' && target[blen + 1] &&
+	       strspn(target + blen + 1, "0123456789") == strlen(target + blen + 1);
+}
+
 /*
  * Whether the daemon holds a CPUPROFILE.<n> open, i.e. its profiler is
  * on; the file's path into file (may be NULL).
  */
 static bool profiler_on(const struct corecap_cpu_profile *cp, char *file, size_t size)
 {
-	size_t blen = strlen(cp->base);
-	char dir[64], link[PATH_MAX];
-	struct dirent *de;
-	bool on = false;
-	DIR *d;
+	char link[PATH_MAX];
+	bool on = corecap_proc_fd_find(cp->pid, is_profile, cp->base, link, sizeof(link));
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)cp->pid);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while (!on && (de = readdir(d))) {
-		char p[320];
-		ssize_t n;
-
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		n = readlink(p, link, sizeof(link) - 1);
-		if (n <= (ssize_t)blen + 1)
-			continue;
-		link[n] = '\0';
-		if (strncmp(link, cp->base, blen) != 0 || link[blen] != '.' ||
-		    strspn(link + blen + 1, "0123456789") != strlen(link + blen + 1))
-			continue;
-		on = true;
-		if (file)
-			snprintf(file, size, "%s", link);
-	}
-	closedir(d);
+	if (on && file)
+		snprintf(file, size, "%s", link);
 	return on;
 }
 

@@ -23,10 +23,7 @@ static uint64_t now_ns(void)
 
 void corecap_proc_sampler_flush(struct corecap_proc_sampler *s)
 {
-	if (fflush(s->out) != 0 && !s->write_errno) {
-		s->write_errno = errno ? errno : EIO;
-		corecap_error("cannot write threads.tsv: %s", strerror(s->write_errno));
-	}
+	corecap_run_file_flush(s->out, "threads.tsv", &s->write_errno);
 }
 
 int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct corecap_run_dir *rd)
@@ -133,15 +130,8 @@ int corecap_proc_sampler_release(struct corecap_proc_sampler *s)
 {
 	int ret = 0;
 
-	if (s->out) {
-		corecap_proc_sampler_flush(s);
-		if (fclose(s->out) != 0 && !s->write_errno) {
-			s->write_errno = errno;
-			corecap_error("cannot write threads.tsv: %s", strerror(errno));
-		}
-		if (s->write_errno)
-			ret = -s->write_errno;
-	}
+	if (s->out)
+		ret = corecap_run_file_close(s->out, "threads.tsv", &s->write_errno);
 	s->out = NULL;
 	if (s->tasks)
 		closedir(s->tasks);

@@ -186,7 +186,7 @@ bool corecap_stop_watchdog_owns(const struct corecap_stop_watchdog *wd, pid_t pi
 	return wd->pid > 0 && pid == wd->pid;
 }
 
-void corecap_stop_watchdog_stop(struct corecap_stop_watchdog *wd)
+void corecap_stop_watchdog_release(struct corecap_stop_watchdog *wd)
 {
 	if (wd->pid > 0) {
 		kill(wd->pid, SIGKILL);
@@ -194,11 +194,6 @@ void corecap_stop_watchdog_stop(struct corecap_stop_watchdog *wd)
 			;
 	}
 	wd->pid = 0;
-}
-
-void corecap_stop_watchdog_release(struct corecap_stop_watchdog *wd)
-{
-	corecap_stop_watchdog_stop(wd);
 	if (wd->page)
 		munmap((void *)wd->page, sizeof(*wd->page));
 	wd->page = NULL;

@@ -54,8 +54,7 @@ void corecap_stop_watchdog_beat(struct corecap_stop_watchdog *wd);
 void corecap_stop_watchdog_session(struct corecap_stop_watchdog *wd, const char *name);
 void corecap_stop_watchdog_attached(struct corecap_stop_watchdog *wd, bool attached);
 bool corecap_stop_watchdog_owns(const struct corecap_stop_watchdog *wd, pid_t pid);
-/* Stops the watchdog; the page stays readable until release. */
-void corecap_stop_watchdog_stop(struct corecap_stop_watchdog *wd);
+/* Stops the watchdog (it cleans up nothing then) and unmaps its page. */
 void corecap_stop_watchdog_release(struct corecap_stop_watchdog *wd);
 
 #endif

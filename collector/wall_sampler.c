@@ -319,10 +319,7 @@ out:
 
 static void flush(struct corecap_wall_sampler *ws)
 {
-	if (fflush(ws->out) != 0 && !ws->write_errno) {
-		ws->write_errno = errno ? errno : EIO;
-		corecap_error("cannot write wall.samples: %s", strerror(ws->write_errno));
-	}
+	corecap_run_file_flush(ws->out, "wall.samples", &ws->write_errno);
 }
 
 int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws)
@@ -552,15 +549,8 @@ int corecap_wall_sampler_release(struct corecap_wall_sampler *ws)
 		ws->stats.stop_ns_p99 = ws->stop_ns[ws->n_stop_ns * 99 / 100];
 		ws->stats.stop_ns_max = ws->stop_ns[ws->n_stop_ns - 1];
 	}
-	if (ws->out) {
-		flush(ws);
-		if (fclose(ws->out) != 0 && !ws->write_errno) {
-			ws->write_errno = errno;
-			corecap_error("cannot write wall.samples: %s", strerror(errno));
-		}
-		if (ws->write_errno)
-			ret = -ws->write_errno;
-	}
+	if (ws->out)
+		ret = corecap_run_file_close(ws->out, "wall.samples", &ws->write_errno);
 	ws->out = NULL;
 	if (ws->as)
 		unw_destroy_addr_space(ws->as);
