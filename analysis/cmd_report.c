@@ -593,7 +593,7 @@ static int build(struct report_job *j, struct report *r)
 	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
 	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
-	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
+	/* A collector killed before its window leaves nothing to measure: say so. */
 	if (j->has_manifest && j->manifest.partial && !j->manifest.has_window) {
 		fprintf(stderr,
 			"corecap: '%s' is a partial run that never started its window "
@@ -601,6 +601,10 @@ static int build(struct report_job *j, struct report *r)
 			j->o.run, j->manifest.partial_reason ? j->manifest.partial_reason : "?");
 		return -ENODATA;
 	}
+	/*
+	 * A run recorded with --no-trace says so; a trace missing otherwise is
+	 * an error, unless the run is partial.
+	 */
 	if (j->has_manifest && !j->manifest.src_trace)
 		ret = no_trace(j, "recorded without a trace (--no-trace)");
 	else

@@ -103,7 +103,7 @@ int corecap_out_file_open(struct out_file *o, const char *path)
 	}
 	fd = create_beside(o->target, exists ? (st.st_mode & 07777) : 0666, &o->tmp);
 	if (fd < 0) {
-		ret = fail("create a temporary file beside", path, -fd);
+		ret = fail("create", path, -fd);
 		goto out_free;
 	}
 	if (exists)

@@ -14,6 +14,7 @@
  *   written in place, never truncated, renamed over or unlinked;
  * - a directory or a dangling symbolic link is refused; a symbolic link to
  *   a regular file is followed and its target replaced (the link stays).
+ * So writing a file needs the right to create one in its directory.
  * Errors are printed ("corecap: cannot create 'X': cause") and returned as
  * a negative errno.
  */
