@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gperftools' profiler of a `corecap run --cpuprofile` daemon is never
 # harmed by `corecap record`: short windows do not abort it (its two
-# toggles are kept apart; a window under 0.1 s is a usage error), one
+# toggles are kept apart; -d under 0.1 s is a usage error), one
 # recorder at a time owns it (a second is refused by name), and a recorder
 # killed mid-window leaves it on only until the next record, which
 # switches it off, removes the dead window's file and gets its own profile.
@@ -35,6 +35,22 @@ for i in 1 2 3 4 5 6; do
 	fi
 done
 expect_eq "6 records of 0.1 s leave the daemon alive, each with its CPU profile" 6 "$ok"
+# A benchmark that exits at once ends the window within milliseconds: the
+# stop toggle must still wait for the profiler to be on (this aborted the
+# daemon at the first record: "Can't turn on cpu profiling").
+ok=0
+for i in 1 2 3 4 5 6; do
+	rc=$(status "$CORECAP" record -q -p "$OSD_PID" --no-trace -o "$WORK/instant$i" -- true)
+	if [ "$rc" = 0 ] && alive && [ "$(cpu_bytes "$WORK/instant$i")" -gt 0 ]; then
+		ok=$((ok + 1))
+	else
+		echo "instant record $i: exit $rc, daemon alive: $(alive && echo yes || echo no)"
+		sed 's/^/    /' "$WORK/err" "$WORK/osd.err"
+		alive || break
+	fi
+done
+expect_eq "6 records of an instant benchmark leave the daemon alive, each with its CPU profile" 6 "$ok"
+alive || { finish; exit 1; }
 
 # Two recorders: the second is refused by name; --no-cpu-profile lets it record.
 "$CORECAP" record -p "$OSD_PID" --no-trace -d 3 -o "$WORK/first" >/dev/null 2>"$WORK/first.err" &
