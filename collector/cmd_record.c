@@ -335,11 +335,14 @@ static int write_manifest(struct record *r, bool checkpoint);
  */
 static void checkpoint(struct record *r)
 {
+	int ret;
+
 	if (!r->checkpoints)
 		return;
-	if (write_manifest(r, true) < 0) {
-		corecap_warn("cannot write the checkpoint manifest of '%s'; going on without",
-			     r->rd.path);
+	ret = write_manifest(r, true);
+	if (ret < 0) {
+		corecap_warn("cannot write the checkpoint manifest of '%s': %s; going on without",
+			     r->rd.path, strerror(-ret));
 		r->checkpoints = false;
 	}
 }
@@ -808,7 +811,8 @@ int corecap_cmd_record(int argc, char **argv)
 	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
 		set_partial(r, "threads.tsv could not be written");
 	if (write_manifest(r, false) < 0) {
-		corecap_error("the run in '%s' has no manifest: it is partial", r->rd.path);
+		corecap_error("the run in '%s' keeps its last checkpoint manifest: it is partial",
+			      r->rd.path);
 		status = 1;
 	} else {
 		if (!r->opts.quiet || !r->complete)

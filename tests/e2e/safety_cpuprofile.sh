@@ -5,6 +5,7 @@
 # recorder at a time owns it (a second is refused by name), and a recorder
 # killed mid-window leaves it on only until the next record, which
 # switches it off, removes the dead window's file and gets its own profile.
+# A disk that fills up mid-window is named as such.
 set -u
 . "${CORECAP_SRC:?}/tests/e2e/collector_lib.sh"
 
@@ -79,5 +80,24 @@ expect_calc "... and got its own CPU profile" "$(cpu_bytes "$WORK/next") > 0"
 expect_true "... the profiler is off afterwards" test -z "$(profiler_on && echo on)"
 expect_eq "no profile file is left beside CPUPROFILE" "" "$(ls "$prof".* 2>/dev/null)"
 expect_true "the daemon is alive" alive
+
+# A disk that fills up during the window: every failed write is named with
+# "No space left on device" (the profile's copy said "Input/output error").
+if [ "$(id -u)" -eq 0 ] && mkdir "$WORK/small" && mount -t tmpfs -o size=1m tmpfs "$WORK/small" 2>/dev/null; then
+	e2e_cleanup_hook() { umount "$WORK/small" 2>/dev/null || true; }
+	"$CORECAP" record -p "$OSD_PID" --no-trace -d 2 -o "$WORK/small/run" >/dev/null 2>"$WORK/full.err" &
+	rec=$!
+	wait_window "$WORK/full.err"
+	dd if=/dev/zero of="$WORK/small/filler" bs=4k status=none 2>/dev/null
+	wait "$rec"
+	expect_eq "a full disk: record fails" 1 "$?"
+	expect_true "... naming the cause" grep -q "No space left on device" "$WORK/full.err"
+	expect_eq "... never as an I/O error" "" "$(grep -i 'Input/output error' "$WORK/full.err")"
+	expect_true "... the daemon is alive" alive
+	expect_true "... its profiler is off" test -z "$(profiler_on && echo on)"
+	sed 's/^/    /' "$WORK/full.err"
+else
+	echo "note: not root (or no tmpfs mount here): the full-disk check is skipped"
+fi
 kill "$load" 2>/dev/null
 finish
