@@ -17,8 +17,8 @@
 #include "proc_sampler.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
-#include "target.h"
 #include "stop_watchdog.h"
+#include "target.h"
 #include "wall_sampler.h"
 
 static void put(struct json_object *o, const char *key, struct json_object *v)
