@@ -17,6 +17,7 @@
 #include "cmd_util.h"
 #include "flame_job.h"
 #include "render/flame_svg.h"
+#include "render/out_file.h"
 
 const char corecap_flame_usage[] =
 	"usage: corecap flame [--kind cpu|wall|lock|op] [--svg] [-o FILE] [options] RUN\n"
@@ -127,14 +128,13 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 static int write_output(const struct flame_opts *o, const struct flame_job *j,
 			const struct flame_stacks *fs)
 {
-	FILE *out = stdout;
+	struct out_file out;
 	char title[256];
 	int ret;
 
-	if (o->output && !(out = fopen(o->output, "we"))) {
-		corecap_analysis_error("cannot create '%s': %s", o->output, strerror(errno));
-		return -errno;
-	}
+	ret = corecap_out_file_open(&out, o->output);
+	if (ret)
+		return ret;
 	if (o->svg) {
 		struct flame_svg_opts so = {
 			.title = o->title,
@@ -151,21 +151,16 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 				 corecap_flame_kind_name(fs->kind), o->run);
 			so.title = title;
 		}
-		ret = corecap_flame_svg_render(&fs->folded, &so, out);
+		ret = corecap_flame_svg_render(&fs->folded, &so, out.f);
 	} else {
-		ret = corecap_folded_write(&fs->folded, out, 1);
-	}
-	if (out != stdout) {
-		if (fclose(out) && !ret)
-			ret = -errno;
-	} else if (fflush(out) && !ret) {
-		ret = -EIO;
+		ret = corecap_folded_write(&fs->folded, out.f, 1);
 	}
 	if (ret) {
-		corecap_analysis_error("cannot write %s: %s", o->output ? o->output : "the output",
+		corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(&out),
 				       strerror(-ret));
-		if (o->output)
-			unlink(o->output);
+		corecap_out_file_abort(&out);
+	} else {
+		ret = corecap_out_file_commit(&out);
 	}
 	return ret;
 }

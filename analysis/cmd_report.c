@@ -28,6 +28,7 @@
 #include "read/shim_stats.h"
 #include "read/symbolizer.h"
 #include "read/thread_samples.h"
+#include "render/out_file.h"
 #include "render/report.h"
 
 /* Log calls, Ceph's log code and its entries' streams, and formatting into
@@ -70,6 +71,7 @@ struct report_job {
 	size_t n_warnings;
 	bool has_stats;
 	FILE *dump;
+	struct out_file dump_file;   /* --dump-ops */
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
 	bool has_sampled;
@@ -242,7 +244,7 @@ static int read_trace(struct report_job *j)
 }
 
 /* The model of a run without a trace: threads and lock counters only. */
-static int no_trace(struct report_job *j)
+static int no_trace(struct report_job *j, const char *why)
 {
 	struct model_config cfg = {
 		.has_window = j->manifest.has_window,
@@ -265,8 +267,42 @@ static int no_trace(struct report_job *j)
 	j->has_model = true;
 	ret = corecap_model_finish(&j->model);
 	return ret ? ret
-		   : warn(j, "recorded without a trace (--no-trace): no per-op figures; lock "
-			     "figures from the shim's counters only");
+		   : warn(j, "%s: no per-op figures; lock figures from the shim's counters only",
+			  why);
+}
+
+/* A partial run with a window: what is missing or unreadable is reported without. */
+static bool partial_with_window(const struct report_job *j)
+{
+	return j->has_manifest && j->manifest.partial && j->manifest.has_window;
+}
+
+static int trace_or_partial(struct report_job *j)
+{
+	char *root = corecap_path_in(j->o.run, "trace");
+	struct stat st;
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	if (partial_with_window(j) && stat(root, &st) != 0) {
+		free(root);
+		return no_trace(j, "no trace/ in this partial run (its collector stopped before "
+				   "the trace was started)");
+	}
+	free(root);
+	ret = find_traces(j);
+	if (!ret)
+		ret = read_trace(j);
+	if (ret && partial_with_window(j)) {
+		/* Killed collectors leave traces cut mid-packet, or still being written. */
+		if (j->has_model)
+			corecap_model_release(&j->model);
+		j->has_model = false;
+		ret = no_trace(j, "the trace of this partial run cannot be read (the error "
+				  "above)");
+	}
+	return ret;
 }
 
 static int read_samples(struct report_job *j)
@@ -286,6 +322,14 @@ static int read_samples(struct report_job *j)
 	} else if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	} else {
+		if (s.torn_last_line) {
+			ret = warn(j, "threads.tsv ends in a torn line (the collector was killed "
+				      "while writing it): read up to its last whole line");
+			if (!j->manifest.partial) {
+				j->manifest.partial = true;
+				j->manifest.partial_reason = "threads.tsv ends in a torn line";
+			}
+		}
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
 			uint64_t cpu, runq, span;
@@ -549,11 +593,22 @@ static int build(struct report_job *j, struct report *r)
 	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
 	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
-	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
+	/* A collector killed before its window leaves nothing to measure: say so. */
+	if (j->has_manifest && j->manifest.partial && !j->manifest.has_window) {
+		fprintf(stderr,
+			"corecap: '%s' is a partial run that never started its window "
+			"(%s): nothing was measured\n",
+			j->o.run, j->manifest.partial_reason ? j->manifest.partial_reason : "?");
+		return -ENODATA;
+	}
+	/*
+	 * A run recorded with --no-trace says so; a trace missing otherwise is
+	 * an error, unless the run is partial.
+	 */
 	if (j->has_manifest && !j->manifest.src_trace)
-		ret = no_trace(j);
-	else if (!(ret = find_traces(j)))
-		ret = read_trace(j);
+		ret = no_trace(j, "recorded without a trace (--no-trace)");
+	else
+		ret = trace_or_partial(j);
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
@@ -609,6 +664,26 @@ static int analyse(struct report_job *j)
 	int ret;
 
 	ret = build(j, &r);
+	if (ret == -ENODATA && j->o.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "run_dir", json_object_new_string(j->o.run));
+		json_object_object_add(o, "partial", json_object_new_boolean(1));
+		json_object_object_add(o, "partial_reason",
+				       j->manifest.partial_reason
+					       ? json_object_new_string(j->manifest.partial_reason)
+					       : NULL);
+		json_object_object_add(o, "measured", json_object_new_boolean(0));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		json_object_put(o);
+		return 0;
+	}
+	if (ret == -ENODATA) {
+		printf("corecap report: %s\n\npartial run: its window never started; nothing was "
+		       "measured\n",
+		       j->o.run);
+		return 0;
+	}
 	if (ret)
 		return ret;
 	ret = j->o.json ? corecap_render_json(&r, stdout) : corecap_render_text(&r, stdout);
@@ -627,9 +702,10 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&j.o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (j.o.dump_ops && !(j.dump = fopen(j.o.dump_ops, "we"))) {
-		corecap_analysis_error("cannot create '%s': %s", j.o.dump_ops, strerror(errno));
-		return 1;
+	if (j.o.dump_ops) {
+		if (corecap_out_file_open(&j.dump_file, j.o.dump_ops) < 0)
+			return 1;
+		j.dump = j.dump_file.f;
 	}
 	ret = analyse(&j);
 	if (!ret && j.o.check_conservation) {
@@ -642,10 +718,11 @@ int cmd_report(int argc, char **argv)
 		if (j.model.ops.violations)
 			ret = -EDOM;
 	}
-	if (j.dump && fclose(j.dump) && !ret) {
-		corecap_analysis_error("cannot write '%s': %s", j.o.dump_ops, strerror(errno));
-		ret = -EIO;
-	}
+	/* Ops that break conservation are what the dump is for: keep it then. */
+	if (j.dump && ret && ret != -EDOM)
+		corecap_out_file_abort(&j.dump_file);
+	else if (j.dump)
+		ret = corecap_out_file_commit(&j.dump_file);
 	job_release(&j);
 	return ret ? 1 : 0;
 }

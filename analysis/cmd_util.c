@@ -17,6 +17,14 @@ void corecap_analysis_error(const char *fmt, ...)
 	fprintf(stderr, "\n");
 }
 
+void corecap_analysis_warn_torn(const char *path)
+{
+	fprintf(stderr,
+		"corecap: warning: '%s' ends in a torn line (its collector was killed while "
+		"writing it): read up to its last whole line; the run is partial\n",
+		path);
+}
+
 char *corecap_path_in(const char *dir, const char *name)
 {
 	char *p;

@@ -305,6 +305,8 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
+	if (ws.torn_last_line && !j->quiet)
+		corecap_analysis_warn_torn(path);
 	if (ws.bad_lines && !j->quiet)
 		fprintf(stderr, "corecap: warning: '%s': %" PRIu64 " malformed lines skipped\n",
 			path, ws.bad_lines);

@@ -17,6 +17,7 @@
 #include "proc_sampler.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
+#include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
 
@@ -142,6 +143,7 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	put(o, "slow_stops", ju64(w->stats.slow_stops));
 	put(o, "unwind_errors", ju64(w->stats.unwind_errors));
 	put(o, "signals_passed", ju64(w->stats.signals));
+	put(o, "long_stops", ju64(w->stats.long_stops));
 	put(o, "max_threads", ju64(w->stats.max_threads));
 	put(o, "stop_ns_median", ju64(w->stats.stop_ns_median));
 	put(o, "stop_ns_p99", ju64(w->stats.stop_ns_p99));
@@ -157,6 +159,11 @@ static struct json_object *benchmark(const struct corecap_manifest *m)
 
 	put(o, "command", argv_array(m->bench_argv));
 	put(o, "exit_status", code >= 0 ? json_object_new_int(code) : NULL);
+	put(o, "exit_signal",
+	    corecap_bench_runner_killed_by(m->bench)
+		    ? json_object_new_int(corecap_bench_runner_killed_by(m->bench))
+		    : NULL);
+	put(o, "start_error", m->bench->start_errno ? jstr(strerror(m->bench->start_errno)) : NULL);
 	put(o, "output_bytes", ju64(m->bench->bytes));
 	put(o, "parser", jstr(m->summary ? m->summary->parser : NULL));
 	for (size_t i = 0; m->summary && i < m->summary->n_items; i++) {
@@ -197,7 +204,8 @@ static struct json_object *build(const struct corecap_manifest *m)
 	put(root, "kernel", json_object_new_string(uts.release));
 	put(root, "clk_tck", json_object_new_int((int)sysconf(_SC_CLK_TCK)));
 	put(root, "clock", json_object_new_string("monotonic"));
-	put(root, "window", window(m));
+	if (m->start_ns) /* else a checkpoint from before the window started */
+		put(root, "window", window(m));
 	put(root, "record_command", argv_array(m->record_argv));
 	put(root, "collector", collector());
 	put(root, "sources", sources(m));
@@ -239,6 +247,13 @@ static struct json_object *build(const struct corecap_manifest *m)
 		put(root, "maps", o);
 	}
 	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
+	if (m->watchdog) {
+		struct json_object *o = json_object_new_object();
+
+		put(o, "collector_continued", ju64(m->watchdog->continued));
+		put(o, "longest_hold_ns", ju64(m->watchdog->held_ns_max));
+		put(root, "watchdog", o);
+	}
 	return root;
 }
 
@@ -253,14 +268,18 @@ int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_SPACED |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	unlinkat(rd->dirfd, tmp, 0); /* a checkpoint cut short by a signal */
 	ret = corecap_run_dir_fopen(rd, tmp, &f);
 	if (ret < 0)
 		goto out_put;
-	fputs(text, f);
-	fputc('\n', f);
-	if ((ferror(f) | fclose(f)) != 0) {
-		ret = -EIO;
-		corecap_error("cannot write '%s/%s': %s", rd->path, tmp, strerror(errno));
+	errno = 0;
+	if (fputs(text, f) < 0 || fputc('\n', f) == EOF || fflush(f) != 0)
+		ret = -(errno ? errno : EIO);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret) {
+		if (!m->quiet_errors)
+			corecap_error("cannot write '%s/%s': %s", rd->path, tmp, strerror(-ret));
 		unlinkat(rd->dirfd, tmp, 0);
 		goto out_put;
 	}

@@ -13,7 +13,7 @@ const char corecap_record_usage[] =
 	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
 	"                      [--wallclock-threads NAMES] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
-	"                      [--ceph-asok PATH | --no-ceph]\n"
+	"                      [--ceph-asok PATH | --no-ceph] [--no-cpu-profile]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
@@ -34,6 +34,7 @@ const char corecap_record_usage[] =
 	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
 	"                        dumps into RUN/ceph/ (found by itself for a ceph-osd)\n"
 	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
+	"      --no-cpu-profile  leave the daemon's gperftools profiler alone\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"
@@ -48,6 +49,7 @@ enum {
 	OPT_CEPH_ASOK,
 	OPT_NO_CEPH,
 	OPT_WALL_THREADS,
+	OPT_NO_CPU_PROFILE,
 };
 
 static const struct option long_opts[] = {
@@ -63,6 +65,7 @@ static const struct option long_opts[] = {
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
 	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
+	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -104,7 +107,7 @@ static bool parse_seconds(const char *s, double *out)
 		return false;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400)
+	if (errno || *end || !isfinite(v) || v < CORECAP_RECORD_MIN_DURATION_S || v > 86400)
 		return false;
 	*out = v;
 	return true;
@@ -140,9 +143,9 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 		case 'd':
 			if (!parse_seconds(optarg, &o->duration_s)) {
 				ret = fail(o,
-					   "invalid duration '%s' (seconds, more than 0, at most "
+					   "invalid duration '%s' (seconds, at least %g, at most "
 					   "86400)",
-					   optarg);
+					   optarg, CORECAP_RECORD_MIN_DURATION_S);
 				goto out;
 			}
 			break;
@@ -205,6 +208,9 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case OPT_NO_CEPH:
 			o->no_ceph = true;
+			break;
+		case OPT_NO_CPU_PROFILE:
+			o->no_cpu_profile = true;
 			break;
 		case 'h':
 			ret = 1;

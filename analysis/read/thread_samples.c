@@ -100,9 +100,13 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 	for (int c = 0; c < C__COUNT; c++)
 		col_of[c] = -1;
 	while ((len = getline(&line, &size, f)) >= 0) {
+		if (!len || line[len - 1] != '\n') {
+			/* Only the last line can lack its newline: cut by a killed collector. */
+			s->torn_last_line = true;
+			break;
+		}
 		lineno++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
+		line[--len] = '\0';
 		n = 0;
 		/* strsep, not strtok: an empty cell is a cell. */
 		for (rest = line; (field = strsep(&rest, "\t")) && n < 32;)

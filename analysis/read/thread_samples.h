@@ -34,14 +34,16 @@ struct thread_samples {
 	size_t len, cap;
 	uint64_t rows, rows_outside_window, bad_rows;
 	uint64_t first_ns, last_ns; /* of the rows kept */
+	bool torn_last_line;	    /* the file ends mid-line; that line is dropped */
 };
 
 void corecap_thread_samples_init(struct thread_samples *s);
 void corecap_thread_samples_release(struct thread_samples *s);
 /*
  * Reads path, keeping rows with start_ns <= time_ns <= end_ns (all rows
- * when end_ns is 0). 0, -ENOENT when the file does not exist, or another
- * negative errno with *err (malloc'd, naming the file and line).
+ * when end_ns is 0). A last line without its newline (the collector was
+ * killed while writing it) is dropped and torn_last_line set. 0, -ENOENT when the file does not
+ * exist, or another negative errno with *err (malloc'd, naming the file and line).
  */
 int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint64_t start_ns,
 				uint64_t end_ns, char **err);

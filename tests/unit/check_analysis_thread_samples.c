@@ -90,6 +90,28 @@ START_TEST(a_garbled_row_is_refused_naming_the_line)
 }
 END_TEST
 
+START_TEST(a_torn_last_line_is_dropped_and_flagged)
+{
+	/* A collector killed mid-write: the last row stops inside a number. */
+	write_file(HEADER "100\t7\tmsgr-worker-0\tR\t10000000\t0\t0\t1000\t500\t0\t0\n"
+			  "200\t7\tmsgr-worker-0\tR\t20000000\t0\t0\t2000\t600\t0\t0\n"
+			  "300\t7\tmsgr-worker-0\tR\t9");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(s.torn_last_line);
+	ck_assert_uint_eq(s.rows, 2);
+	ck_assert_uint_eq(s.threads[0].last.time_ns, 200);
+}
+END_TEST
+
+START_TEST(a_whole_file_is_not_flagged_torn)
+{
+	write_file(HEADER "100\t7\tlog\tS\t0\t0\t0\t0\t0\t0\t0\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(!s.torn_last_line);
+	ck_assert_uint_eq(s.rows, 1);
+}
+END_TEST
+
 START_TEST(a_missing_file_is_enoent)
 {
 	unlink(path);
@@ -110,6 +132,8 @@ int main(void)
 	tcase_add_test(tc, a_header_without_a_needed_column_is_refused_naming_file_and_line);
 	tcase_add_test(tc, a_garbled_row_is_refused_naming_the_line);
 	tcase_add_test(tc, a_missing_file_is_enoent);
+	tcase_add_test(tc, a_torn_last_line_is_dropped_and_flagged);
+	tcase_add_test(tc, a_whole_file_is_not_flagged_torn);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
