@@ -3,7 +3,7 @@
 # its write IOPS while recorded with kernel events (`record --kernel`) and
 # without (`record --no-kernel`), everything else alike (--no-trace, the
 # /proc sampler on), in alternating pairs of fresh runs (ABBA order: on,off,
-# off,on, ...). It prints every run, the medians, the median of the pairs'
+# off,on, ...), after one warm-up run that is not counted. It prints every run, the medians, the median of the pairs'
 # ratios on/off with a distribution-free 95% interval (sign-test order
 # statistics of the ratios), and the kernel data the runs wrote per second
 # (kernel/events.bin + kernel/stacks.bin, and the raw stack copies, which
@@ -141,6 +141,9 @@ PY
 }
 
 echo "kernel_iops: $target, $( [ "$target" = refosd ] && echo "refbench -t $conc -b 1 -d $secs write, a fresh refosd per run" || echo "rados bench $secs write -b 1 -t $conc, a fresh pool per run"); $pairs pairs in ABBA order; load $(cut -d' ' -f1-3 /proc/loadavg)"
+# One warm-up run, not counted: a fresh cluster's first rounds are slower.
+run off 0 >/dev/null
+: >"$work/rows"
 echo "  cfg      IOPS    kernel B/s   raw stacks B/s  records/op  lost  stacks/s  daemon CPU us/op"
 for p in $(seq 1 "$pairs"); do
 	if [ $((p % 2)) = 1 ]; then order=(on off); else order=(off on); fi

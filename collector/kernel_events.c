@@ -1088,6 +1088,26 @@ static void on_fork(struct corecap_kernel_events *k, const struct sample *s, uin
 	}
 }
 
+/* A record of the thread at the tracepoint, if it is the target's (NULL
+ * otherwise): counted, its tid (first after the header) filled in. */
+static void *own_record(struct corecap_kernel_events *k, const struct sample *s, int ev,
+			uint16_t type, uint16_t size, uint32_t cpu)
+{
+	unsigned char *r;
+	int32_t tid = (int32_t)s->tid;
+
+	if (s->pid != (uint32_t)k->pid) {
+		k->stats.foreign++;
+		return NULL;
+	}
+	r = out_reserve(k, type, size, cpu, s->time_ns);
+	if (r) {
+		memcpy(r + sizeof(struct corecap_krec), &tid, sizeof(tid));
+		k->stats.records[ev]++;
+	}
+	return r;
+}
+
 static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, uint32_t cpu,
 		      const unsigned char *p, size_t len)
 {
@@ -1155,23 +1175,17 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		break;
 	}
 	case CORECAP_KTP_FUTEX_ENTER: {
-		struct corecap_krec_futex_enter *r;
+		struct corecap_krec_futex_enter *r =
+			own_record(k, &s, ev, CORECAP_KREC_FUTEX_ENTER, sizeof(*r), cpu);
 
-		if (s.pid != (uint32_t)k->pid) {
-			k->stats.foreign++;
-			break;
-		}
-		r = out_reserve(k, CORECAP_KREC_FUTEX_ENTER, sizeof(*r), cpu, s.time_ns);
 		if (!r)
 			break;
-		r->tid = (int32_t)s.tid;
 		r->op = (uint32_t)field(k, F_FUTEX_ENTER_OP, &s);
 		r->uaddr = (uint64_t)field(k, F_FUTEX_ENTER_UADDR, &s);
 		r->val = (uint32_t)field(k, F_FUTEX_ENTER_VAL, &s);
 		r->val3 = (uint32_t)field(k, F_FUTEX_ENTER_VAL3, &s);
 		r->uaddr2 = (uint64_t)field(k, F_FUTEX_ENTER_UADDR2, &s);
 		r->utime = (uint64_t)field(k, F_FUTEX_ENTER_UTIME, &s);
-		k->stats.records[ev]++;
 		if (CORECAP_FUTEX_IS_WAIT(r->op)) {
 			remember(k, kc, STACK_FUTEX, r->tid, s.time_ns);
 			kc->seen_in_tick[STACK_FUTEX]++;
@@ -1179,18 +1193,11 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		break;
 	}
 	case CORECAP_KTP_FUTEX_EXIT: {
-		struct corecap_krec_futex_exit *r;
+		struct corecap_krec_futex_exit *r =
+			own_record(k, &s, ev, CORECAP_KREC_FUTEX_EXIT, sizeof(*r), cpu);
 
-		if (s.pid != (uint32_t)k->pid) {
-			k->stats.foreign++;
-			break;
-		}
-		r = out_reserve(k, CORECAP_KREC_FUTEX_EXIT, sizeof(*r), cpu, s.time_ns);
-		if (!r)
-			break;
-		r->tid = (int32_t)s.tid;
-		r->ret = field(k, F_FUTEX_EXIT_RET, &s);
-		k->stats.records[ev]++;
+		if (r)
+			r->ret = field(k, F_FUTEX_EXIT_RET, &s);
 		break;
 	}
 	case CORECAP_KTP_FORK:
@@ -1200,19 +1207,13 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 			k->stats.foreign++;
 		break;
 	case CORECAP_KTP_EXIT: {
-		struct corecap_krec_exit *r;
+		struct corecap_krec_exit *r =
+			own_record(k, &s, ev, CORECAP_KREC_EXIT, sizeof(*r), cpu);
 
-		if (s.pid != (uint32_t)k->pid) {
-			k->stats.foreign++;
-			break;
-		}
-		r = out_reserve(k, CORECAP_KREC_EXIT, sizeof(*r), cpu, s.time_ns);
 		if (!r)
 			break;
-		r->tid = (int32_t)s.tid;
 		r->flags = field(k, F_EXIT_GROUP_DEAD, &s) ? CORECAP_KEXIT_GROUP_DEAD : 0;
 		field_str(k, F_EXIT_COMM, &s, r->comm);
-		k->stats.records[ev]++;
 		break;
 	}
 	case EV_STACK_FUTEX:

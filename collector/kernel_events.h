@@ -11,7 +11,8 @@
  * redirected into that CPU's ring (PERF_EVENT_IOC_SET_OUTPUT), stamped
  * with CLOCK_MONOTONIC (use_clockid). Two more events per CPU take user
  * stack copies (PERF_SAMPLE_STACK_USER + REGS_USER) at futex waits and
- * switch-outs, every Nth one, N adapted every 100 ms to a rate bound.
+ * switch-outs, every Nth one, N set every 50 ms from the observed rates
+ * to stay within a rate bound, and raised at once on a burst.
  * Tracepoint filters (PERF_EVENT_IOC_SET_FILTER, the target's tids as
  * ranges) keep other processes out in the kernel. A perf event's filter
  * cannot be replaced, so when the target gains a thread, every CPU gets a

@@ -165,43 +165,16 @@ const struct corecap_tp_field *corecap_tp_format_field(const struct corecap_tp_f
 bool corecap_tp_field_read(const struct corecap_tp_field *fl, const void *raw, size_t raw_bytes,
 			   int64_t *out)
 {
-	const unsigned char *p;
-	bool ok = fl && (size_t)fl->offset + fl->size <= raw_bytes;
+	uint64_t v = 0;
+	bool ok = fl && (fl->size == 1 || fl->size == 2 || fl->size == 4 || fl->size == 8) &&
+		  (size_t)fl->offset + fl->size <= raw_bytes;
 
-	if (!ok)
-		return false;
-	p = (const unsigned char *)raw + fl->offset;
-	switch (fl->size) {
-	case 1: {
-		uint8_t v;
+	if (ok) {
+		unsigned shift = 64 - 8 * fl->size;
 
-		memcpy(&v, p, 1);
-		*out = fl->is_signed ? (int64_t)(int8_t)v : (int64_t)v;
-		break;
-	}
-	case 2: {
-		uint16_t v;
-
-		memcpy(&v, p, 2);
-		*out = fl->is_signed ? (int64_t)(int16_t)v : (int64_t)v;
-		break;
-	}
-	case 4: {
-		uint32_t v;
-
-		memcpy(&v, p, 4);
-		*out = fl->is_signed ? (int64_t)(int32_t)v : (int64_t)v;
-		break;
-	}
-	case 8: {
-		uint64_t v;
-
-		memcpy(&v, p, 8);
-		*out = (int64_t)v;
-		break;
-	}
-	default:
-		ok = false;
+		/* Little-endian: the low bytes of v. */
+		memcpy(&v, (const unsigned char *)raw + fl->offset, fl->size);
+		*out = fl->is_signed && shift ? (int64_t)(v << shift) >> shift : (int64_t)v;
 	}
 	return ok;
 }
