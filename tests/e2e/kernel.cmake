@@ -11,6 +11,7 @@ corecap_e2e_test(kernel_runnable kernel_runnable.sh TIMEOUT 120 LABELS "kernel;c
 corecap_e2e_test(kernel_loss kernel_loss.sh TIMEOUT 120 LABELS "kernel;collector")
 corecap_e2e_test(kernel_stacks kernel_stacks.sh TIMEOUT 180 LABELS "kernel;collector")
 corecap_e2e_test(kernel_errors kernel_errors.sh TIMEOUT 120 LABELS "kernel;collector")
+corecap_e2e_test(kernel_sigkill kernel_sigkill.sh TIMEOUT 60 LABELS "kernel;collector")
 # Its time shares are measurements on a shared machine (see tests/e2e/CMakeLists.txt).
 set_property(TEST e2e.kernel_futex e2e.kernel_runnable APPEND PROPERTY LABELS measured)
 # The same on a real, bare ceph-osd (about 20 s: a cluster start and 4 s of rados bench).
