@@ -765,7 +765,6 @@ int corecap_cmd_record(int argc, char **argv)
 		set_partial(r, "wall.samples could not be written");
 	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
 		set_partial(r, "threads.tsv could not be written");
-
 	if (write_manifest(r, argc, argv) < 0) {
 		corecap_error("the run in '%s' has no manifest: it is partial", r->rd.path);
 		status = 1;
