@@ -29,12 +29,14 @@
 #include <unistd.h>
 
 #include <corecap/collector.h>
+#include <corecap/kernel_format.h>
 
 #include "bench_parse.h"
 #include "bench_runner.h"
 #include "ceph_asok.h"
 #include "cpu_profile.h"
 #include "diag.h"
+#include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"
 #include "maps_buildid.h"
@@ -66,10 +68,11 @@ struct record {
 	struct corecap_bench_summary summary;
 	struct corecap_ceph_asok ceph;
 	struct corecap_stop_watchdog wd;
-	bool have_ceph, have_wd;
+	bool have_ceph, have_wd, have_kernel;
 	int argc; /* of corecap record, for the manifest */
 	char **argv;
 	bool checkpoints; /* the window's checkpoint manifests are being written */
+	struct corecap_kernel_events kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
 	struct timespec start_realtime;
@@ -473,6 +476,26 @@ static void check_bench(struct record *r)
 			    strerror(r->bench.write_errno));
 }
 
+/* The kernel source after the window: its stacks unwound, a summary line. */
+static void finish_kernel(struct record *r)
+{
+	const struct corecap_kernel_stats *st = &r->kernel.stats;
+	int ret = corecap_kernel_events_unwind(&r->kernel, !r->daemon_exited);
+
+	if (ret < 0)
+		corecap_warn("kernel events: cannot write '%s/%s': %s", r->rd.path,
+			     CORECAP_KERNEL_STACKS_FILE, strerror(-ret));
+	if (!r->opts.quiet)
+		corecap_note("kernel events: %llu switches, %llu wakings, %llu futex calls, "
+			     "%llu of %llu stacks unwound, %llu lost",
+			     (unsigned long long)st->records[CORECAP_KTP_SWITCH],
+			     (unsigned long long)st->records[CORECAP_KTP_WAKING],
+			     (unsigned long long)st->records[CORECAP_KTP_FUTEX_ENTER],
+			     (unsigned long long)st->stacks_unwound,
+			     (unsigned long long)st->stacks_taken,
+			     (unsigned long long)st->lost_total);
+}
+
 /* Everything after the window: in an order that frees the daemon first. */
 static void finish_window(struct record *r)
 {
@@ -480,6 +503,10 @@ static void finish_window(struct record *r)
 
 	if (r->have_wall)
 		corecap_wall_sampler_detach(&r->wall, DETACH_WAIT_MS);
+	if (r->have_kernel) {
+		corecap_kernel_events_stop(&r->kernel);
+		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_END, r->end_ns);
+	}
 	if (r->have_wd)
 		corecap_stop_watchdog_attached(&r->wd, false);
 	/* Not before the detach: the profiler's toggle passes through our ptrace stops. */
@@ -523,6 +550,8 @@ static void finish_window(struct record *r)
 	}
 	if (!r->daemon_exited)
 		corecap_cpu_profile_collect(&r->cpu, &r->rd);
+	if (r->have_kernel)
+		finish_kernel(r);
 }
 
 static int write_manifest(struct record *r, bool checkpoint)
@@ -544,6 +573,7 @@ static int write_manifest(struct record *r, bool checkpoint)
 		.cpu_prof = &r->cpu,
 		.maps = r->have_maps ? &r->maps : NULL,
 		.bench = r->have_bench ? &r->bench : NULL,
+		.kernel = r->have_kernel ? &r->kernel : NULL,
 		.bench_argv = r->opts.bench_argv,
 		.summary = r->have_bench && !checkpoint ? &r->summary : NULL,
 		.watchdog = r->have_wd ? r->wd.page : NULL,
@@ -562,6 +592,27 @@ static int write_manifest(struct record *r, bool checkpoint)
 	else
 		snprintf(m.partial_reason, sizeof(m.partial_reason), "%s", r->partial_reason);
 	return corecap_manifest_write(&m, &r->rd);
+}
+
+/* The kernel source, when permitted; an error only when --kernel asked for it. */
+static int prepare_kernel(struct record *r)
+{
+	bool required = r->opts.kernel == CORECAP_RECORD_KERNEL_REQUIRE;
+	char why[512];
+	int ret = 0;
+
+	if (corecap_kernel_events_permitted(why, sizeof(why)) &&
+	    (ret = corecap_kernel_events_init(&r->kernel, r->target.pid, &r->rd, why,
+					      sizeof(why))) == 0) {
+		r->have_kernel = true;
+	} else if (required) {
+		corecap_error("cannot record kernel events (--kernel): %s", why);
+		ret = ret < 0 ? ret : -EPERM;
+	} else {
+		corecap_warn("recording without kernel events: %s (--no-kernel skips them)", why);
+		ret = 0;
+	}
+	return ret;
 }
 
 /* Sets up everything the window needs; on failure the caller abandons the run. */
@@ -625,6 +676,11 @@ static int prepare(struct record *r)
 				corecap_note("using %s's admin socket '%s'", r->target.comm, asok);
 		}
 	}
+	if (r->opts.kernel != CORECAP_RECORD_KERNEL_OFF) {
+		ret = prepare_kernel(r);
+		if (ret < 0)
+			goto out;
+	}
 	/* Last: from here on the daemon's signals wait for our loop. */
 	if (r->opts.wall_hz) {
 		corecap_stop_watchdog_attached(&r->wd, true);
@@ -670,12 +726,20 @@ static int start_window(struct record *r)
 {
 	int ret = 0;
 
+	/* Kernel events first, so that they cover the whole window. */
+	if (r->have_kernel && corecap_kernel_events_start(&r->kernel) < 0) {
+		corecap_warn("recording without kernel events: cannot start their reader thread");
+		corecap_kernel_events_release(&r->kernel);
+		r->have_kernel = false;
+	}
 	if (r->have_lttng) {
 		ret = corecap_lttng_session_start(&r->lttng);
 		if (ret < 0)
 			goto out;
 	}
 	r->start_ns = now_ns();
+	if (r->have_kernel)
+		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
 	r->realtime_offset_ns = realtime_offset_ns();
 	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
@@ -723,10 +787,13 @@ static void release_all(struct record *r, bool abandon)
 		corecap_bench_runner_release(&r->bench);
 	if (r->have_lttng)
 		corecap_lttng_session_release(&r->lttng);
+	if (r->have_kernel)
+		corecap_kernel_events_release(&r->kernel);
 	/* Last: until the session is destroyed, it destroys it if we are killed. */
 	if (r->have_wd)
 		corecap_stop_watchdog_release(&r->wd);
 	r->have_wall = r->have_threads = r->have_bench = r->have_lttng = r->have_wd = false;
+	r->have_kernel = false;
 	if (r->have_rd) {
 		if (abandon)
 			corecap_run_dir_remove(&r->rd);

@@ -67,13 +67,14 @@ _cpu_total() { awk '/^cpu / { s = 0; for (i = 2; i <= 9; i++) s += $i; print s }
 
 # record_refbench RUN [refbench options...]: records the running refosd
 # while refbench runs against it, then writes RUN.json (corecap report
-# --json) and RUN.ops (--dump-ops).
+# --json) and RUN.ops (--dump-ops). RECORD_OPTS (an array) adds options
+# to `corecap record`.
 record_refbench() {
 	local run=$1 idle0 total0
 	shift
 	idle0=$(_cpu_idle)
 	total0=$(_cpu_total)
-	"$CORECAP" record -q -p "$OSD_PID" -o "$run" -- \
+	"$CORECAP" record -q ${RECORD_OPTS[@]+"${RECORD_OPTS[@]}"} -p "$OSD_PID" -o "$run" -- \
 		"$REFBENCH" -p "$OSD_PORT" --no-progress "$@" >"$run.record.out" 2>&1 ||
 		{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
 	# The known answers assume the cores are the test's: say how idle the
