@@ -74,6 +74,7 @@ struct report_job {
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
 	bool has_sampled;
 	const char *sampled_why_not;
+	const char *no_trace_why; /* why a run with a manifest has no trace */
 };
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -238,10 +239,15 @@ static int read_trace(struct report_job *j)
 	corecap_ctf_reader_release(&r);
 	if (!ret)
 		ret = corecap_model_finish(&j->model);
+	j->model.src.trace = ret == 0;
 	return ret;
 }
 
-/* The model of a run without a trace: threads and lock counters only. */
+/*
+ * The model of a run without a trace (recorded with --no-trace, or of a
+ * daemon not under the shim, whose session recorded nothing): what the
+ * other sources give; the trace's figures are not measured.
+ */
 static int no_trace(struct report_job *j)
 {
 	struct model_config cfg = {
@@ -263,10 +269,30 @@ static int no_trace(struct report_job *j)
 	if (ret)
 		return ret;
 	j->has_model = true;
-	ret = corecap_model_finish(&j->model);
-	return ret ? ret
-		   : warn(j, "recorded without a trace (--no-trace): no per-op figures; lock "
-			     "figures from the shim's counters only");
+	return corecap_model_finish(&j->model);
+}
+
+/* Says what a run without a trace lacks, once the other sources are read. */
+static int no_trace_warning(struct report_job *j)
+{
+	const char *why = j->no_trace_why ? j->no_trace_why : "recorded with --no-trace";
+
+	if (j->model.src.trace)
+		return 0;
+	if (j->model.src.stats || j->model.src.futex)
+		return warn(j,
+			    "no trace (%s): op figures and per-thread lock, cond, I/O and "
+			    "logging times are not measured; locks from %s",
+			    why,
+			    j->model.src.stats && j->model.src.futex ? "the shim's counters and "
+								       "kernel futex events"
+			    : j->model.src.stats		     ? "the shim's counters only"
+								     : "kernel futex events only");
+	return warn(j,
+		    "no trace (%s) and no shim counters: op, lock, cond, I/O and logging figures "
+		    "are not measured (run the daemon under `corecap run`, or record kernel "
+		    "events, for locks)",
+		    why);
 }
 
 static int read_samples(struct report_job *j)
@@ -324,13 +350,17 @@ static int read_stats(struct report_job *j)
 	ret = corecap_shim_stats_load(&st, begin, end, &err);
 	if (ret == -ENOENT) {
 		j->missing[j->n_missing++] = "stats";
-		ret = warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions are "
-			      "unknown and hold times come from hold events alone");
+		/* Without a trace either, no_trace_warning says what that leaves. */
+		ret = j->model.src.trace
+			      ? warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions "
+					"are unknown and hold times come from hold events alone")
+			      : 0;
 	} else if (ret) {
 		/* The counters are a complement: say why they are missing and go on. */
 		ret = warn(j, "shim stats unusable: %s", err ? err : strerror(-ret));
 	} else {
 		j->has_stats = true;
+		j->model.src.stats = true;
 		for (size_t i = 0; i < st.n_locks && !ret; i++) {
 			const struct shim_lock_delta *l = &st.locks[i];
 
@@ -549,11 +579,22 @@ static int build(struct report_job *j, struct report *r)
 	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
 	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
-	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
-	if (j->has_manifest && !j->manifest.src_trace)
+	/*
+	 * A run recorded with --no-trace says so, and so does one of a daemon
+	 * that was not registered with LTTng (not under the shim): the session
+	 * recorded nothing of it, so its trace, if any, is not read. A trace
+	 * missing otherwise is an error: something was lost.
+	 */
+	if (j->has_manifest && !j->manifest.src_trace) {
 		ret = no_trace(j);
-	else if (!(ret = find_traces(j)))
+	} else if (j->has_manifest && j->manifest.has_target_registered &&
+		   !j->manifest.target_registered) {
+		j->no_trace_why = "the daemon was not registered with LTTng: not started under "
+				  "`corecap run`";
+		ret = no_trace(j);
+	} else if (!(ret = find_traces(j))) {
 		ret = read_trace(j);
+	}
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
@@ -562,7 +603,7 @@ static int build(struct report_job *j, struct report *r)
 			j->o.run);
 		return -EINVAL;
 	}
-	if ((ret = read_samples(j)) || (ret = read_stats(j)))
+	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = no_trace_warning(j)))
 		return ret;
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
 	corecap_lock_table_sort_stacks(&j->model.locks);

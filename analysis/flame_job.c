@@ -52,7 +52,9 @@ void corecap_flame_job_release(struct flame_job *j)
 	*j = (struct flame_job){0};
 }
 
-bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
+static int need_report(struct flame_job *j);
+
+bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 {
 	if (j->run_is_profile)
 		return kind == FLAME_CPU;
@@ -62,7 +64,11 @@ bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
 	case FLAME_WALL:
 		return exists_in(j->run, "wall.samples");
 	default:
-		return exists_in(j->run, "trace");
+		/* The model says whether its sources measured locks or ops. */
+		if (!j->report && (!exists_in(j->run, "trace") || need_report(j)))
+			return false;
+		return kind == FLAME_LOCK ? corecap_model_has_locks(j->report->model)
+					  : corecap_model_has_ops(j->report->model);
 	}
 }
 

@@ -355,6 +355,10 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 	}
 	if (!ret)
 		ret = cores_line(c, in, w);
+	if (!ret && !corecap_model_has_locks(m))
+		ret = evidence(c,
+			       "locks: not measured (no trace, no shim counters, no kernel futex "
+			       "events), so no lock could be weighed");
 	for (size_t i = 1; !ret && i < c->n_top && i < 3; i++)
 		ret = evidence(c, "next: %s %s at %.1f%%",
 			       corecap_ceiling_kind_name(c->top[i].kind), c->top[i].name,

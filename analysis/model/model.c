@@ -29,6 +29,27 @@ uint64_t corecap_model_window_ns(const struct model *m)
 	return m->we > m->ws ? m->we - m->ws : 0;
 }
 
+bool corecap_model_has_ops(const struct model *m)
+{
+	return m->src.trace;
+}
+
+bool corecap_model_has_thread_waits(const struct model *m)
+{
+	return m->src.trace;
+}
+
+bool corecap_model_has_locks(const struct model *m)
+{
+	return m->src.trace || m->src.stats || m->src.futex;
+}
+
+bool corecap_lock_has_events(const struct model *m, const struct model_lock *l)
+{
+	(void)l;
+	return m->src.trace;
+}
+
 /* Clips [b, e) to the window (nothing to do while the window is the trace's). */
 static void clip_to_window(const struct model *m, uint64_t *b, uint64_t *e)
 {

@@ -49,8 +49,21 @@ struct model_quality {
 	uint64_t first_ts, last_ts;
 };
 
+/*
+ * Which sources fed the model: a figure that only an absent source could
+ * give is "not measured" (JSON null), never 0 (DESIGN: sources are
+ * optional, never faked). Set by the caller as it reads each source.
+ */
+struct model_sources {
+	bool trace;  /* LTTng events: ops, per-thread waits, I/O, logging, lock events */
+	bool stats;  /* the shim's counters: lock acquisitions, contentions, holds */
+	bool futex;  /* kernel futex events: a lock table of their own (source futex) */
+	bool kernel; /* kernel scheduler events: exact thread states */
+};
+
 struct model {
 	struct model_config cfg;
+	struct model_sources src;
 	struct thread_table threads;
 	struct lock_table locks;
 	struct op_table ops;
@@ -76,5 +89,12 @@ int corecap_model_set_lock_stats(struct model *m, uint64_t addr, uint8_t kind,
 				 uint64_t acquisitions, uint64_t contentions, uint64_t wait_ns,
 				 uint64_t hold_ns);
 uint64_t corecap_model_window_ns(const struct model *m);
+/* Whether op figures, per-thread wait figures and a lock table were measured. */
+bool corecap_model_has_ops(const struct model *m);
+bool corecap_model_has_thread_waits(const struct model *m);
+bool corecap_model_has_locks(const struct model *m);
+/* Whether a lock's per-wait figures (max wait, holds, waited time) were seen
+ * event by event, not only counted by the shim. */
+bool corecap_lock_has_events(const struct model *m, const struct model_lock *l);
 
 #endif

@@ -155,6 +155,9 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (lttng) {
 		m->has_lttng_loss = get_u64(lttng, "discarded_events", &m->lttng_discarded_events);
 		m->has_lttng_loss |= get_u64(lttng, "lost_packets", &m->lttng_lost_packets);
+		v = get(lttng, "target_registered");
+		m->has_target_registered = v && json_object_is_type(v, json_type_boolean);
+		m->target_registered = m->has_target_registered && json_object_get_boolean(v);
 	}
 	m->benchmark = get(root, "benchmark");
 	if (m->benchmark) {

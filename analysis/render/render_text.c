@@ -54,7 +54,9 @@ static void header(const struct report *r, FILE *out)
 			fprintf(out, "\n");
 		}
 	}
-	if (w)
+	if (!corecap_model_has_ops(r->model))
+		fprintf(out, "traced     ops not measured (no trace)\n");
+	else if (w)
 		fprintf(out, "traced     %llu ops, %.0f ops/s\n",
 			(unsigned long long)r->model->ops.finished,
 			(double)r->model->ops.finished * 1e9 / (double)w);
@@ -80,10 +82,18 @@ static uint64_t io_sum(const uint64_t *io_ns)
 	return s;
 }
 
+/* Under a table whose wait columns no source gave. */
+static void not_measured_note(const struct report *r, FILE *out)
+{
+	if (!corecap_model_has_thread_waits(r->model))
+		fprintf(out, "           lock, cond, io, log: not measured (no trace)\n");
+}
+
 static void pools(const struct report *r, FILE *out)
 {
 	const struct pool_table *p = r->pools;
 	uint64_t w = corecap_model_window_ns(r->model);
+	bool waits = corecap_model_has_thread_waits(r->model);
 
 	if (p->n_sampled && w) {
 		fprintf(out, "cores      the daemon used %.2f", (double)p->cpu_ns / (double)w);
@@ -103,11 +113,15 @@ static void pools(const struct report *r, FILE *out)
 			fprintf(out, "  (no threads.tsv samples)\n");
 			continue;
 		}
-		fprintf(out, " %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f\n", pct(pl->cpu_ns, cap),
-			pct(pl->runq_ns, cap), pct(pl->lock_wait_ns, cap),
-			pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
-			pct(pl->logging_ns, cap));
+		fprintf(out, " %6.1f %6.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
+		if (waits)
+			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(pl->lock_wait_ns, cap),
+				pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
+				pct(pl->logging_ns, cap));
+		else
+			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
 	}
+	not_measured_note(r, out);
 	fprintf(out, "\n");
 }
 
@@ -129,12 +143,16 @@ static void threads(const struct report *r, FILE *out)
 				100 * corecap_thread_cpu_util(th, w));
 		else
 			fprintf(out, " %6s %6s", "-", "-");
-		fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
-			pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
-			pct(th->logging_ns, span));
+		if (corecap_model_has_thread_waits(r->model))
+			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
+				pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
+				pct(th->logging_ns, span));
+		else
+			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
 	}
 	if (n > shown)
 		fprintf(out, "           ... %zu more threads (--json lists all)\n", n - shown);
+	not_measured_note(r, out);
 	fprintf(out, "\n");
 	free(v);
 }
@@ -146,6 +164,12 @@ static void locks(const struct report *r, FILE *out)
 	size_t n = corecap_render_sorted_locks(r, &v), shown = n < r->top_locks ? n : r->top_locks;
 	char label[200];
 
+	if (!corecap_model_has_locks(r->model)) {
+		fprintf(out, "locks      not measured (no trace, no shim counters, no kernel futex "
+			     "events)\n\n");
+		free(v);
+		return;
+	}
 	if (!n) {
 		fprintf(out, "locks      no contended or tracked lock\n\n");
 		free(v);
@@ -158,11 +182,15 @@ static void locks(const struct report *r, FILE *out)
 		const struct lock_site *top = corecap_lock_top_site(l);
 
 		corecap_lock_label(l, label, sizeof(label));
-		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f %9.1f %8s", label,
+		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f", label,
 			pct(corecap_lock_hold_ns(l), w),
 			(unsigned long long)corecap_lock_contentions(l),
-			corecap_lock_wait_ns(l) / 1e6, l->max_wait_ns / 1e3,
-			corecap_lock_kind_name(l->kind));
+			corecap_lock_wait_ns(l) / 1e6);
+		if (corecap_lock_has_events(r->model, l))
+			fprintf(out, " %9.1f", l->max_wait_ns / 1e3);
+		else
+			fprintf(out, " %9s", "-");
+		fprintf(out, " %8s", corecap_lock_kind_name(l->kind));
 		if (l->has_stats)
 			fprintf(out, " %12llu\n", (unsigned long long)l->stats_acquisitions);
 		else
@@ -266,6 +294,10 @@ static void ops(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
 
+	if (!corecap_model_has_ops(r->model)) {
+		fprintf(out, "ops        not measured (no trace)\n\n");
+		return;
+	}
 	if (!t->finished) {
 		fprintf(out, "ops        none traced (the daemon has no corecap_op annotations, or "
 			     "none completed in the window)\n\n");
