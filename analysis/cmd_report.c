@@ -18,6 +18,7 @@
 
 #include "ceph_attrib.h"
 #include "cmd_util.h"
+#include "kernel_attrib.h"
 #include "model/ceiling.h"
 #include "model/lines.h"
 #include "model/model.h"
@@ -75,6 +76,8 @@ struct report_job {
 	bool has_sampled;
 	const char *sampled_why_not;
 	const char *no_trace_why; /* why a run with a manifest has no trace */
+	struct kernel_quality kernel;
+	bool has_kernel;
 };
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -270,6 +273,57 @@ static int no_trace(struct report_job *j)
 		return ret;
 	j->has_model = true;
 	return corecap_model_finish(&j->model);
+}
+
+/* RUN/kernel/: exact thread states and the futex lock table. */
+static int read_kernel(struct report_job *j)
+{
+	const struct kernel_quality *k = &j->kernel;
+	char *err = NULL;
+	int ret;
+
+	ret = corecap_kernel_attrib(&j->model, j->o.run, j->has_sym ? &j->sym : NULL, &j->kernel,
+				    &err);
+	if (ret == 1) {
+		/* Absent: missing only where the manifest says it was recorded. */
+		if (j->has_manifest && j->manifest.src_kernel)
+			j->missing[j->n_missing++] = "kernel";
+		ret = j->has_manifest && j->manifest.src_kernel
+			      ? warn(j, "the manifest lists kernel events but kernel/events.bin is "
+					"absent: thread states come from threads.tsv")
+			      : 0;
+		goto out;
+	}
+	if (ret) {
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	j->has_kernel = true;
+	if (k->lost || (j->manifest.has_kernel_lost && j->manifest.kernel_lost))
+		ret = warn(
+			j,
+			"the kernel's ring buffers lost %llu records: thread states and futex "
+			"waits around the losses are approximate, the futex figures lower bounds",
+			(unsigned long long)(k->lost > j->manifest.kernel_lost
+						     ? k->lost
+						     : j->manifest.kernel_lost));
+	if (!ret && k->inconsistent)
+		ret = warn(j,
+			   "%llu scheduler transitions contradicted a thread's state (a lost "
+			   "record); the state was resynchronized",
+			   (unsigned long long)k->inconsistent);
+	if (!ret && k->futex.waits > k->futex.waits_no_sleep && !k->futex.waits_with_stack)
+		ret = warn(j, "no futex wait has a sampled user stack: futex locks are named by "
+			      "address only");
+	if (!ret && (k->unknown_records || k->trailing_bytes))
+		ret = warn(j,
+			   "kernel/: %llu records of unknown types skipped, %llu bytes of a "
+			   "trailing fragment ignored",
+			   (unsigned long long)k->unknown_records,
+			   (unsigned long long)k->trailing_bytes);
+out:
+	free(err);
+	return ret;
 }
 
 /* Says what a run without a trace lacks, once the other sources are read. */
@@ -603,10 +657,13 @@ static int build(struct report_job *j, struct report *r)
 			j->o.run);
 		return -EINVAL;
 	}
-	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = no_trace_warning(j)))
+	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = read_kernel(j)) ||
+	    (ret = no_trace_warning(j)))
 		return ret;
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
 	corecap_lock_table_sort_stacks(&j->model.locks);
+	corecap_lock_table_symbolize(&j->model.futex_locks, name_address, j);
+	corecap_lock_table_sort_stacks(&j->model.futex_locks);
 	ret = corecap_pool_table_build(&j->pools, &j->model.threads,
 				       corecap_model_window_ns(&j->model));
 	if (ret)
@@ -640,6 +697,7 @@ static int build(struct report_job *j, struct report *r)
 		.ceph = &j->ceph,
 		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
 		.ceph_sampled_why_not = j->sampled_why_not,
+		.kernel = j->has_kernel ? &j->kernel : NULL,
 	};
 	return 0;
 }

@@ -1,5 +1,6 @@
 #include "lock_table.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ void corecap_lock_table_release(struct lock_table *t)
 			free(l->sites[j].symbol);
 		free(l->sites);
 		free(l->stacks);
+		free(l->waiters);
+		free(l->holders);
 		free(l->name);
 		free(l);
 	}
@@ -231,7 +234,8 @@ uint64_t corecap_lock_busy_ns(const struct model_lock *lock)
 
 const char *corecap_lock_kind_name(uint8_t kind)
 {
-	static const char *const names[] = {"mutex", "rwlock_rd", "rwlock_wr", "spin"};
+	static const char *const names[] = {"mutex",	  "rwlock_rd",	       "rwlock_wr", "spin",
+					    "futex_wait", "futex_wait_bitset", "futex_pi"};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
 }
@@ -306,4 +310,26 @@ bool corecap_lock_table_site_acquisitions(const struct lock_table *t, uint64_t s
 	if (v)
 		*acqs = *v;
 	return v != NULL;
+}
+
+int corecap_lock_tid_add(struct lock_tid **v, size_t *n, int32_t tid, uint64_t wait_ns)
+{
+	struct lock_tid *grown;
+
+	/* As many entries as threads: a linear scan is enough. */
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].tid == tid) {
+			(*v)[i].waits++;
+			(*v)[i].wait_ns += wait_ns;
+			return 0;
+		}
+	/* Capacity: 4, then doubled whenever n reaches a power of two. */
+	if (!*n || (*n >= 4 && !(*n & (*n - 1)))) {
+		grown = realloc(*v, (*n ? *n * 2 : 4) * sizeof(**v));
+		if (!grown)
+			return -ENOMEM;
+		*v = grown;
+	}
+	(*v)[(*n)++] = (struct lock_tid){.tid = tid, .waits = 1, .wait_ns = wait_ns};
+	return 0;
 }

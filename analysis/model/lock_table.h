@@ -20,13 +20,30 @@
 #define LOCK_WAIT_SPANS	  16
 #define LOCK_STACKS_MAX	  32
 #define LOCK_KIND_UNKNOWN 0xff
+/* Kinds of a futex word, by the futex command its waiters used
+ * (docs/methodology.md: glibc's mutexes wait with FUTEX_WAIT, its condition
+ * variables and timed locks with FUTEX_WAIT_BITSET). */
+#define LOCK_KIND_FUTEX_WAIT	    4
+#define LOCK_KIND_FUTEX_WAIT_BITSET 5
+#define LOCK_KIND_FUTEX_PI	    6
+
+/* Where a lock's figures come from: the shim (its events and counters), or
+ * kernel futex events (model/futex_locks.h). */
+enum lock_source { LOCK_SOURCE_SHIM, LOCK_SOURCE_FUTEX };
+
+/* A thread and how many waits it had (waiter) or ended (holder). */
+struct lock_tid {
+	int32_t tid;
+	uint64_t waits, wait_ns;
+};
 
 struct lock_site {
 	uint64_t site;
 	uint64_t contentions, wait_ns, max_wait_ns;
 	uint64_t holds, hold_ns;
 	bool is_logging;
-	char *symbol; /* filled by corecap_lock_table_symbolize */
+	char *symbol;		/* filled by corecap_lock_table_symbolize */
+	uint64_t sampled_waits; /* futex: waits whose stack was sampled here */
 };
 
 struct lock_stack {
@@ -63,6 +80,12 @@ struct model_lock {
 	uint64_t stacks_over_cap; /* sampled stacks not kept: LOCK_STACKS_MAX reached */
 	char *name;		  /* filled by corecap_lock_table_symbolize */
 	bool ambiguous;		  /* its label is another lock's too: add the address */
+	enum lock_source source;
+	/* futex: the threads that waited, and those whose wake ended a wait
+	 * (the holders handing the lock over); at most one per thread. */
+	struct lock_tid *waiters, *holders;
+	size_t n_waiters, n_holders;
+	uint64_t holder_unknown; /* waits that ended with no identifiable waker */
 };
 
 struct lock_table {
@@ -89,6 +112,8 @@ int corecap_lock_table_set_site_acquisitions(struct lock_table *t, uint64_t site
 /* The shim's count of acquisitions at a call site; false when it has none. */
 bool corecap_lock_table_site_acquisitions(const struct lock_table *t, uint64_t site,
 					  uint64_t *acqs);
+/* Counts a wait of wait_ns for tid in the list *v (grown as needed); 0 or -ENOMEM. */
+int corecap_lock_tid_add(struct lock_tid **v, size_t *n, int32_t tid, uint64_t wait_ns);
 /* Orders every lock's stacks by count, most frequent first. */
 void corecap_lock_table_sort_stacks(struct lock_table *t);
 /* The site with the most wait (then contentions, then holds); NULL if none. */

@@ -66,6 +66,7 @@ struct model {
 	struct model_sources src;
 	struct thread_table threads;
 	struct lock_table locks;
+	struct lock_table futex_locks; /* from kernel futex events (model/futex_locks.h) */
 	struct op_table ops;
 	struct model_quality q;
 	bool has_taint;
@@ -84,6 +85,13 @@ int corecap_model_finish(struct model *m);
 /* Records threads.tsv's figures for a thread (creating it if the trace did not). */
 int corecap_model_set_thread_cpu(struct model *m, int32_t tid, const char *comm, uint64_t cpu_ns,
 				 uint64_t runq_ns, bool has_runq, uint64_t span_ns);
+/*
+ * Records a thread's states from kernel events (creating it if new); they
+ * replace threads.tsv's CPU, run-queue and span figures (the /proc estimate).
+ */
+int corecap_model_set_thread_kstates(struct model *m, int32_t tid, const char *comm,
+				     uint64_t running_ns, uint64_t runnable_ns, uint64_t futex_ns,
+				     uint64_t blocked_ns);
 /* Records the shim's counters for a lock (deltas over the window). */
 int corecap_model_set_lock_stats(struct model *m, uint64_t addr, uint8_t kind,
 				 uint64_t acquisitions, uint64_t contentions, uint64_t wait_ns,

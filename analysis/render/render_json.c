@@ -146,13 +146,47 @@ static json_object *hex(uint64_t v)
 	return json_object_new_string(buf);
 }
 
+/* A lock's waiters or holders, most waits first: [{tid, name, waits, wait_ns}]. */
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct lock_tid *x = a, *y = b;
+
+	if (x->waits != y->waits)
+		return x->waits > y->waits ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static json_object *tids_arr(const struct report *r, const struct lock_tid *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	struct lock_tid *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+	if (!sorted)
+		return a;
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_tid);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th =
+			corecap_thread_table_find(&r->model->threads, sorted[i].tid);
+		json_object *o = json_object_new_object();
+
+		put(o, "tid", json_object_new_int(sorted[i].tid));
+		put(o, "name", th && th->name[0] ? jstr(th->name) : NULL);
+		put(o, "waits", ju64(sorted[i].waits));
+		put(o, "wait_ns", ju64(sorted[i].wait_ns));
+		json_object_array_add(a, o);
+	}
+	free(sorted);
+	return a;
+}
+
 static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 {
 	const struct lock_site *top = corecap_lock_top_site(l);
 	json_object *o = json_object_new_object(), *sites = json_object_new_array(),
 		    *stacks = json_object_new_array();
 	uint64_t w = corecap_model_window_ns(r->model), hold = corecap_lock_hold_ns(l);
-	bool ev = corecap_lock_has_events(r->model, l);
+	bool ev = corecap_lock_has_events(r->model, l), futex = l->source == LOCK_SOURCE_FUTEX;
 	char label[200];
 
 	corecap_lock_label(l, label, sizeof(label));
@@ -161,6 +195,7 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "site", top ? hex(top->site) : NULL);
 	put(o, "symbol", top ? jstr(top->symbol) : NULL);
 	put(o, "kind", jstr(corecap_lock_kind_name(l->kind)));
+	put(o, "source", jstr(futex ? "futex" : "shim"));
 	put(o, "acquisitions", l->has_stats ? ju64(l->stats_acquisitions) : NULL);
 	put(o, "contentions", ju64(corecap_lock_contentions(l)));
 	put(o, "wait_ns", ju64(corecap_lock_wait_ns(l)));
@@ -178,8 +213,12 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "busy_util", w ? jnum((double)corecap_lock_busy_ns(l) / (double)w, 4) : NULL);
 	put(o, "hold_source",
 	    jstr(l->has_stats && l->stats_hold_ns ? "stats"
-		 : l->holds			  ? "events"
+		 : l->holds			  ? (futex ? "futex" : "events")
 						  : NULL));
+	/* Who waited and who handed the lock over: futex events only. */
+	put(o, "waiters", futex ? tids_arr(r, l->waiters, l->n_waiters) : NULL);
+	put(o, "holders", futex ? tids_arr(r, l->holders, l->n_holders) : NULL);
+	put(o, "holder_unknown", futex ? ju64(l->holder_unknown) : NULL);
 	for (size_t i = 0; i < l->n_sites; i++) {
 		const struct lock_site *s = &l->sites[i];
 		json_object *so = json_object_new_object();
@@ -197,6 +236,7 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 		put(so, "max_wait_ns", ju64(s->max_wait_ns));
 		put(so, "holds", ju64(s->holds));
 		put(so, "hold_ns", ju64(s->hold_ns));
+		put(so, "sampled_waits", futex ? ju64(s->sampled_waits) : NULL);
 		json_object_array_add(sites, so);
 	}
 	put(o, "sites", sites);
@@ -363,6 +403,20 @@ static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, bool w
 	return o;
 }
 
+/* Kernel states as fractions of a span: running, runnable, futex, blocked (sum 1). */
+static json_object *kstates_obj(uint64_t span, uint64_t running, uint64_t runnable, uint64_t futex,
+				uint64_t blocked)
+{
+	json_object *o = json_object_new_object();
+	double c = (double)span;
+
+	put(o, "running", jnum(running / c, 4));
+	put(o, "runnable", jnum(runnable / c, 4));
+	put(o, "futex", jnum(futex / c, 4));
+	put(o, "blocked", jnum(blocked / c, 4));
+	return o;
+}
+
 static uint64_t io_total(const uint64_t *io_ns)
 {
 	uint64_t sum = 0;
@@ -389,6 +443,11 @@ static json_object *pools_arr(const struct report *r)
 		    states_obj(p->span_ns, p->cpu_ns, p->runq_ns,
 			       corecap_model_has_thread_waits(r->model), p->lock_wait_ns,
 			       p->cond_wait_ns, io_total(p->io_ns), p->logging_ns));
+		put(o, "kernel_states",
+		    p->n_kstates == p->n_threads && p->k_span_ns
+			    ? kstates_obj(p->k_span_ns, p->cpu_ns, p->runq_ns, p->k_futex_ns,
+					  p->k_blocked_ns)
+			    : NULL);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -426,10 +485,56 @@ static json_object *threads_arr(const struct report *r)
 		put(o, "io_ns", io);
 		put(o, "contentions", waits ? ju64(th->contentions) : NULL);
 		put(o, "events", r->model->src.trace ? ju64(th->events) : NULL);
+		put(o, "states_source",
+		    jstr(th->has_kstates   ? "kernel"
+			 : th->has_samples ? "proc"
+					   : NULL));
+		if (th->has_kstates) {
+			json_object *k = json_object_new_object();
+
+			put(k, "running_ns", ju64(th->k_running_ns));
+			put(k, "runnable_ns", ju64(th->k_runnable_ns));
+			put(k, "futex_ns", ju64(th->k_futex_ns));
+			put(k, "blocked_ns", ju64(th->k_blocked_ns));
+			put(k, "span_ns", ju64(th->span_ns));
+			put(o, "kernel_states", k);
+		} else {
+			put(o, "kernel_states", NULL);
+		}
 		json_object_array_add(a, o);
 	}
 	free(v);
 	return a;
+}
+
+/* What RUN/kernel/ held and how the futex waits paired. */
+static json_object *kernel_obj(const struct kernel_quality *k)
+{
+	json_object *o = json_object_new_object(), *f = json_object_new_object();
+
+	put(o, "records", ju64(k->records));
+	put(o, "lost", ju64(k->lost));
+	put(o, "complete", json_object_new_boolean(!k->lost));
+	put(o, "switches", ju64(k->switches));
+	put(o, "wakings", ju64(k->wakings));
+	put(o, "futex_calls", ju64(k->futex_calls));
+	put(o, "stacks", k->has_stacks ? ju64(k->stacks) : NULL);
+	put(o, "threads", ju64(k->threads));
+	put(o, "inconsistent_transitions", ju64(k->inconsistent));
+	put(o, "unknown_records", ju64(k->unknown_records));
+	put(o, "trailing_bytes", ju64(k->trailing_bytes));
+	put(f, "waits", ju64(k->futex.waits));
+	put(f, "waits_no_sleep", ju64(k->futex.waits_no_sleep));
+	put(f, "waits_timed_out", ju64(k->futex.waits_timed_out));
+	put(f, "waits_with_stack", ju64(k->futex.waits_with_stack));
+	put(f, "wakes", ju64(k->futex.wakes));
+	put(f, "holder_from_waking", ju64(k->futex.holder_from_waking));
+	put(f, "holder_from_wake", ju64(k->futex.holder_from_wake));
+	put(f, "holder_unknown", ju64(k->futex.holder_unknown));
+	put(f, "exits_unpaired", ju64(k->futex.exits_unpaired));
+	put(f, "enters_unpaired", ju64(k->futex.enters_unpaired));
+	put(o, "futex", f);
+	return o;
 }
 
 static json_object *quality_obj(const struct report *r)
@@ -469,6 +574,7 @@ static json_object *quality_obj(const struct report *r)
 		json_object_put(seq);
 		put(o, "sequence", NULL);
 	}
+	put(o, "kernel", r->kernel ? kernel_obj(r->kernel) : NULL);
 	for (size_t i = 0; i < r->n_warnings; i++)
 		json_object_array_add(warn, jstr(r->warnings[i]));
 	put(o, "warnings", warn);
