@@ -65,7 +65,7 @@ bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 		return exists_in(j->run, "wall.samples");
 	default:
 		/* The model says whether its sources measured locks or ops. */
-		if (!j->report && (!exists_in(j->run, "trace") || need_report(j)))
+		if (!j->report && need_report(j))
 			return false;
 		return kind == FLAME_LOCK ? corecap_model_has_locks(j->report->model)
 					  : corecap_model_has_ops(j->report->model);
@@ -341,12 +341,6 @@ static int need_report(struct flame_job *j)
 			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
 		return -EINVAL;
 	}
-	if (!exists_in(j->run, "trace")) {
-		corecap_analysis_error(
-			"'%s' has no trace/: record without --no-trace for the lock and op kinds",
-			j->run);
-		return -ENOENT;
-	}
 	ret = corecap_report_open(j->run, j->symfs, &j->own_job, &j->own_report);
 	if (!ret)
 		j->report = &j->own_report;
@@ -375,9 +369,18 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		ret = open_run_symbols(j);
 	if (ret)
 		return ret;
+	if (!corecap_model_has_locks(j->report->model)) {
+		corecap_analysis_error("'%s' has no lock source: record under `corecap run` (the "
+				       "shim), or with kernel events, for the lock kind",
+				       j->run);
+		return -ENOENT;
+	}
 	fs->namer = sym_namer;
 	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
-	t = &j->report->model->locks;
+	/* Without the shim, the futex words the kernel saw waited on. */
+	t = j->report->model->src.trace || j->report->model->src.stats
+		    ? &j->report->model->locks
+		    : &j->report->model->futex_locks;
 	for (size_t i = 0; i < t->len && !ret; i++) {
 		const struct model_lock *lk = t->all[i];
 		char label[192];
@@ -470,6 +473,13 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		return ret;
 	m = j->report->model;
+	if (!corecap_model_has_ops(m)) {
+		corecap_analysis_error(
+			"'%s' has no trace: ops not measured (record the daemon under "
+			"`corecap run`, without --no-trace, for the op kind)",
+			j->run);
+		return -ENOENT;
+	}
 	for (size_t i = 0; i < m->ops.n_types && !ret; i++) {
 		const struct op_type *t = &m->ops.types[i];
 

@@ -77,10 +77,17 @@ static int lock_evidence(struct ceiling *c, const struct ceiling_inputs *in,
 	uint64_t hold = corecap_lock_hold_ns(l), ops = m->ops.finished;
 	int ret;
 
-	ret = evidence(c, "held %.3f s of the %.3f s window (%.1f%%), from %s", hold / 1e9, w / 1e9,
-		       pct((double)hold / (double)w),
-		       l->has_stats && l->stats_hold_ns ? "the shim's hold counters"
-							: "hold events");
+	if (l->source == LOCK_SOURCE_FUTEX)
+		ret = evidence(c,
+			       "source: futex (kernel futex events, no shim): waited on by %zu "
+			       "threads; hand-overs after a wait held it %.3f s (%.1f%%), a lower "
+			       "bound of its holds",
+			       l->n_waiters, hold / 1e9, pct((double)hold / (double)w));
+	else
+		ret = evidence(c, "held %.3f s of the %.3f s window (%.1f%%), from %s", hold / 1e9,
+			       w / 1e9, pct((double)hold / (double)w),
+			       l->has_stats && l->stats_hold_ns ? "the shim's hold counters"
+								: "hold events");
 	if (!ret)
 		ret = evidence(c, "a thread was waiting for it %.1f%% of the window",
 			       pct((double)corecap_lock_waited_ns(l) / (double)w));
@@ -298,6 +305,13 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		return -ENOMEM;
 	for (size_t i = 0; i < m->locks.len; i++) {
 		const struct model_lock *lk = m->locks.all[i];
+
+		corecap_lock_label(lk, label, sizeof(label));
+		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_busy_ns(lk) / (double)w, lk);
+	}
+	/* Without the shim, the locks are the futex words the kernel saw waited on. */
+	for (size_t i = 0; !m->src.trace && !m->src.stats && i < m->futex_locks.len; i++) {
+		const struct model_lock *lk = m->futex_locks.all[i];
 
 		corecap_lock_label(lk, label, sizeof(label));
 		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_busy_ns(lk) / (double)w, lk);

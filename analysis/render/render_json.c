@@ -120,6 +120,12 @@ static json_object *ceiling_obj(const struct report *r)
 
 	put(o, "kind", jstr(corecap_ceiling_kind_name(c->kind)));
 	put(o, "name", c->kind == CEIL_NONE ? NULL : jstr(c->name));
+	put(o, "source",
+	    c->kind == CEIL_LOCK
+		    ? jstr(((const struct model_lock *)c->top[0].ref)->source == LOCK_SOURCE_FUTEX
+				   ? "futex"
+				   : "shim")
+		    : NULL);
 	put(o, "utilization", c->n_top ? jnum(c->utilization, 4) : NULL);
 	put(o, "headroom", c->n_top ? jnum(c->headroom, 3) : NULL);
 	put(o, "verdict", jstr(c->verdict));
