@@ -24,12 +24,14 @@
 #include <unistd.h>
 
 #include <corecap/collector.h>
+#include <corecap/kernel_format.h>
 
 #include "bench_parse.h"
 #include "bench_runner.h"
 #include "ceph_asok.h"
 #include "cpu_profile.h"
 #include "diag.h"
+#include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"
 #include "maps_buildid.h"
@@ -60,7 +62,8 @@ struct record {
 	struct corecap_bench_runner bench;
 	struct corecap_bench_summary summary;
 	struct corecap_ceph_asok ceph;
-	bool have_ceph;
+	struct corecap_kernel_events kernel;
+	bool have_ceph, have_kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
 	struct timespec start_realtime;
@@ -408,6 +411,26 @@ out_close:
 	close(fd);
 }
 
+/* The kernel source after the window: its stacks unwound, a summary line. */
+static void finish_kernel(struct record *r)
+{
+	const struct corecap_kernel_stats *st = &r->kernel.stats;
+	int ret = corecap_kernel_events_unwind(&r->kernel, !r->daemon_exited);
+
+	if (ret < 0)
+		corecap_warn("kernel events: cannot write '%s/%s': %s", r->rd.path,
+			     CORECAP_KERNEL_STACKS_FILE, strerror(-ret));
+	if (!r->opts.quiet)
+		corecap_note("kernel events: %llu switches, %llu wakings, %llu futex calls, "
+			     "%llu of %llu stacks unwound, %llu lost",
+			     (unsigned long long)st->records[CORECAP_KTP_SWITCH],
+			     (unsigned long long)st->records[CORECAP_KTP_WAKING],
+			     (unsigned long long)st->records[CORECAP_KTP_FUTEX_ENTER],
+			     (unsigned long long)st->stacks_unwound,
+			     (unsigned long long)st->stacks_taken,
+			     (unsigned long long)st->lost_total);
+}
+
 /* Everything after the window: in an order that frees the daemon first. */
 static void finish_window(struct record *r)
 {
@@ -415,6 +438,10 @@ static void finish_window(struct record *r)
 
 	if (r->have_wall)
 		corecap_wall_sampler_detach(&r->wall, DETACH_WAIT_MS);
+	if (r->have_kernel) {
+		corecap_kernel_events_stop(&r->kernel);
+		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_END, r->end_ns);
+	}
 	corecap_cpu_profile_stop(&r->cpu);
 	if (r->daemon_exited) {
 		corecap_error("PID %d (%s) exited %.1f s into the window; the run is partial",
@@ -453,6 +480,8 @@ static void finish_window(struct record *r)
 	}
 	if (!r->daemon_exited)
 		corecap_cpu_profile_collect(&r->cpu, &r->rd, CPUPROF_WAIT_MS);
+	if (r->have_kernel)
+		finish_kernel(r);
 }
 
 static int write_manifest(struct record *r, int argc, char **argv)
@@ -474,12 +503,34 @@ static int write_manifest(struct record *r, int argc, char **argv)
 		.cpu_prof = &r->cpu,
 		.maps = r->have_maps ? &r->maps : NULL,
 		.bench = r->have_bench ? &r->bench : NULL,
+		.kernel = r->have_kernel ? &r->kernel : NULL,
 		.bench_argv = r->opts.bench_argv,
 		.summary = r->have_bench ? &r->summary : NULL,
 	};
 
 	snprintf(m.partial_reason, sizeof(m.partial_reason), "%s", r->partial_reason);
 	return corecap_manifest_write(&m, &r->rd);
+}
+
+/* The kernel source, when permitted; an error only when --kernel asked for it. */
+static int prepare_kernel(struct record *r)
+{
+	bool required = r->opts.kernel == CORECAP_RECORD_KERNEL_REQUIRE;
+	char why[512];
+	int ret = 0;
+
+	if (corecap_kernel_events_permitted(why, sizeof(why)) &&
+	    (ret = corecap_kernel_events_init(&r->kernel, r->target.pid, &r->rd, why,
+					      sizeof(why))) == 0) {
+		r->have_kernel = true;
+	} else if (required) {
+		corecap_error("cannot record kernel events (--kernel): %s", why);
+		ret = ret < 0 ? ret : -EPERM;
+	} else {
+		corecap_warn("recording without kernel events: %s (--no-kernel skips them)", why);
+		ret = 0;
+	}
+	return ret;
 }
 
 /* Sets up everything the window needs; on failure the caller abandons the run. */
@@ -532,6 +583,11 @@ static int prepare(struct record *r)
 				corecap_note("using %s's admin socket '%s'", r->target.comm, asok);
 		}
 	}
+	if (r->opts.kernel != CORECAP_RECORD_KERNEL_OFF) {
+		ret = prepare_kernel(r);
+		if (ret < 0)
+			goto out;
+	}
 	/* Last: from here on the daemon's signals wait for our loop. */
 	if (r->opts.wall_hz) {
 		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz,
@@ -575,12 +631,20 @@ static int start_window(struct record *r)
 {
 	int ret = 0;
 
+	/* Kernel events first, so that they cover the whole window. */
+	if (r->have_kernel && corecap_kernel_events_start(&r->kernel) < 0) {
+		corecap_warn("recording without kernel events: cannot start their reader thread");
+		corecap_kernel_events_release(&r->kernel);
+		r->have_kernel = false;
+	}
 	if (r->have_lttng) {
 		ret = corecap_lttng_session_start(&r->lttng);
 		if (ret < 0)
 			goto out;
 	}
 	r->start_ns = now_ns();
+	if (r->have_kernel)
+		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
 	r->realtime_offset_ns = realtime_offset_ns();
 	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
@@ -623,7 +687,10 @@ static void release_all(struct record *r, bool abandon)
 		corecap_bench_runner_release(&r->bench);
 	if (r->have_lttng)
 		corecap_lttng_session_release(&r->lttng);
+	if (r->have_kernel)
+		corecap_kernel_events_release(&r->kernel);
 	r->have_wall = r->have_threads = r->have_bench = r->have_lttng = false;
+	r->have_kernel = false;
 	if (r->have_rd) {
 		if (abandon)
 			corecap_run_dir_remove(&r->rd);
@@ -698,6 +765,7 @@ int corecap_cmd_record(int argc, char **argv)
 		set_partial(r, "wall.samples could not be written");
 	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
 		set_partial(r, "threads.tsv could not be written");
+
 	if (write_manifest(r, argc, argv) < 0) {
 		corecap_error("the run in '%s' has no manifest: it is partial", r->rd.path);
 		status = 1;

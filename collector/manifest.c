@@ -8,9 +8,12 @@
 
 #include <json-c/json.h>
 
+#include <corecap/kernel_format.h>
+
 #include "bench_runner.h"
 #include "cpu_profile.h"
 #include "diag.h"
+#include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"
 #include "maps_buildid.h"
@@ -100,6 +103,7 @@ static struct json_object *sources(const struct corecap_manifest *m)
 	put(s, "wall", json_object_new_boolean(m->wall != NULL));
 	put(s, "cpu_prof", json_object_new_boolean(m->cpu_prof && m->cpu_prof->bytes > 0));
 	put(s, "bench", json_object_new_boolean(m->bench != NULL));
+	put(s, "kernel", json_object_new_boolean(m->kernel != NULL));
 	return s;
 }
 
@@ -146,6 +150,63 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	put(o, "stop_ns_median", ju64(w->stats.stop_ns_median));
 	put(o, "stop_ns_p99", ju64(w->stats.stop_ns_p99));
 	put(o, "stop_ns_max", ju64(w->stats.stop_ns_max));
+	return o;
+}
+
+static struct json_object *kernel_events(const struct corecap_kernel_events *k)
+{
+	static const char *const names[CORECAP_KTP_N] = {
+		[CORECAP_KTP_SWITCH] = "switch",
+		[CORECAP_KTP_WAKING] = "waking",
+		[CORECAP_KTP_FUTEX_ENTER] = "futex_enter",
+		[CORECAP_KTP_FUTEX_EXIT] = "futex_exit",
+		[CORECAP_KTP_FORK] = "fork",
+		[CORECAP_KTP_EXIT] = "exit",
+	};
+	const struct corecap_kernel_stats *st = &k->stats;
+	struct json_object *o = json_object_new_object();
+	struct json_object *files = json_object_new_object();
+	struct json_object *tps = json_object_new_array();
+	struct json_object *rec = json_object_new_object();
+	struct json_object *lost = json_object_new_object();
+	struct json_object *per_cpu = json_object_new_array();
+	struct json_object *stacks = json_object_new_object();
+	struct json_object *bytes = json_object_new_object();
+
+	put(files, "events", json_object_new_string(CORECAP_KERNEL_EVENTS_FILE));
+	put(files, "stacks", json_object_new_string(CORECAP_KERNEL_STACKS_FILE));
+	put(o, "files", files);
+	put(o, "format_version", json_object_new_int(CORECAP_KERNEL_FORMAT_VERSION));
+	for (int i = 0; i < CORECAP_KTP_N; i++) {
+		json_object_array_add(tps, json_object_new_string(k->fmt[i].name));
+		put(rec, names[i], ju64(st->records[i]));
+	}
+	put(rec, "track", ju64(st->track));
+	put(o, "tracepoints", tps);
+	put(o, "filter", json_object_new_string(st->kernel_filter ? "kernel" : "reader"));
+	put(o, "cpus", json_object_new_int(k->nr_cpus));
+	put(o, "ring_bytes", ju64(CORECAP_KERNEL_RING_BYTES));
+	put(o, "records", rec);
+	for (int c = 0; c < k->nr_cpus; c++)
+		json_object_array_add(per_cpu, ju64(st->lost_per_cpu ? st->lost_per_cpu[c] : 0));
+	put(lost, "total", ju64(st->lost_total));
+	put(lost, "per_cpu", per_cpu);
+	put(o, "lost", lost);
+	put(o, "complete", json_object_new_boolean(st->complete));
+	put(stacks, "stack_user_bytes", ju64(CORECAP_KERNEL_STACK_USER_BYTES));
+	put(stacks, "max_futex_hz", ju64(CORECAP_KERNEL_FUTEX_STACK_HZ));
+	put(stacks, "max_switch_hz", ju64(CORECAP_KERNEL_SWITCH_STACK_HZ));
+	put(stacks, "taken", ju64(st->stacks_taken));
+	put(stacks, "matched", ju64(st->stacks_matched));
+	put(stacks, "unwound", ju64(st->stacks_unwound));
+	put(stacks, "truncated", ju64(st->stacks_truncated));
+	put(stacks, "no_cfi", ju64(st->stacks_no_cfi));
+	put(stacks, "failed", ju64(st->stacks_failed));
+	put(o, "stacks", stacks);
+	put(bytes, "events", ju64(st->events_bytes));
+	put(bytes, "stacks", ju64(st->stacks_bytes));
+	put(bytes, "raw_stacks", ju64(st->raw_bytes));
+	put(o, "bytes", bytes);
 	return o;
 }
 
@@ -214,6 +275,8 @@ static struct json_object *build(const struct corecap_manifest *m)
 	}
 	if (m->wall)
 		put(root, "wallclock", wallclock(m->wall));
+	if (m->kernel)
+		put(root, "kernel_events", kernel_events(m->kernel));
 	if (m->stats && m->stats->present) {
 		struct json_object *o = json_object_new_object();
 

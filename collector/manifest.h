@@ -25,6 +25,7 @@ struct corecap_stats_snapshot;
 struct corecap_cpu_profile;
 struct corecap_maps_buildid;
 struct corecap_bench_runner;
+struct corecap_kernel_events;
 
 #define CORECAP_RUN_FORMAT  "corecap-run"
 #define CORECAP_RUN_VERSION 1
@@ -46,6 +47,7 @@ struct corecap_manifest {
 	const struct corecap_cpu_profile *cpu_prof; /* NULL or no bytes: none */
 	const struct corecap_maps_buildid *maps;    /* NULL: maps not saved */
 	const struct corecap_bench_runner *bench;   /* NULL: no benchmark */
+	const struct corecap_kernel_events *kernel; /* NULL: no kernel events */
 	char **bench_argv;
 	const struct corecap_bench_summary *summary;
 };

@@ -13,7 +13,7 @@ const char corecap_record_usage[] =
 	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
 	"                      [--wallclock-threads NAMES] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
-	"                      [--ceph-asok PATH | --no-ceph]\n"
+	"                      [--ceph-asok PATH | --no-ceph] [--kernel | --no-kernel]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
@@ -34,6 +34,9 @@ const char corecap_record_usage[] =
 	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
 	"                        dumps into RUN/ceph/ (found by itself for a ceph-osd)\n"
 	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
+	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
+	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
+	"      --no-kernel       no kernel events (no kernel/ in the run)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"
@@ -48,6 +51,8 @@ enum {
 	OPT_CEPH_ASOK,
 	OPT_NO_CEPH,
 	OPT_WALL_THREADS,
+	OPT_KERNEL,
+	OPT_NO_KERNEL,
 };
 
 static const struct option long_opts[] = {
@@ -63,6 +68,8 @@ static const struct option long_opts[] = {
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
 	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
+	{"kernel", no_argument, NULL, OPT_KERNEL},
+	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -205,6 +212,17 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case OPT_NO_CEPH:
 			o->no_ceph = true;
+			break;
+		case OPT_KERNEL:
+		case OPT_NO_KERNEL:
+			if (o->kernel != CORECAP_RECORD_KERNEL_AUTO &&
+			    o->kernel != (c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+							  : CORECAP_RECORD_KERNEL_OFF)) {
+				ret = fail(o, "--kernel and --no-kernel exclude each other");
+				goto out;
+			}
+			o->kernel = c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+						    : CORECAP_RECORD_KERNEL_OFF;
 			break;
 		case 'h':
 			ret = 1;

@@ -21,6 +21,13 @@ enum { CORECAP_RECORD_MAX_EVENTS = 32 };
 #define CORECAP_RECORD_WALL_HZ_DEFAULT	  50
 #define CORECAP_RECORD_THREADS_HZ_DEFAULT 10
 
+/* The kernel source: on when permitted (default), required, or off. */
+enum corecap_record_kernel {
+	CORECAP_RECORD_KERNEL_AUTO,
+	CORECAP_RECORD_KERNEL_REQUIRE,
+	CORECAP_RECORD_KERNEL_OFF,
+};
+
 struct corecap_record_opts {
 	pid_t pid;
 	const char *output; /* NULL: ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> */
@@ -35,6 +42,7 @@ struct corecap_record_opts {
 	const char *events[CORECAP_RECORD_MAX_EVENTS];
 	const char *ceph_asok; /* --ceph-asok PATH, or NULL (auto-detected for ceph-osd) */
 	bool no_ceph;	       /* --no-ceph */
+	enum corecap_record_kernel kernel; /* --kernel / --no-kernel */
 	char **bench_argv;
 	char error[256];
 };

@@ -52,8 +52,8 @@
 /* Raw user-stack copies, only while recording (removed once unwound). */
 #define CORECAP_KERNEL_RAW_FILE "kernel/stacks.raw"
 
-#define CORECAP_KERNEL_MAGIC_EVENTS UINT64_C(0x317476656b706363) /* "ccpkevt1" read as bytes */
-#define CORECAP_KERNEL_MAGIC_STACKS UINT64_C(0x316b74736b706363) /* "ccpkstk1" read as bytes */
+#define CORECAP_KERNEL_MAGIC_EVENTS   UINT64_C(0x317476656b706363) /* "ccpkevt1" read as bytes */
+#define CORECAP_KERNEL_MAGIC_STACKS   UINT64_C(0x316b74736b706363) /* "ccpkstk1" read as bytes */
 #define CORECAP_KERNEL_FORMAT_VERSION 1
 
 /* Largest number of frames in one stack record. */
@@ -64,14 +64,14 @@
 
 /* File header, 64 bytes, at offset 0 of events.bin and stacks.bin. */
 struct corecap_kfile_header {
-	uint64_t magic;	       /* CORECAP_KERNEL_MAGIC_EVENTS or _STACKS */
-	uint32_t version;      /* CORECAP_KERNEL_FORMAT_VERSION */
-	uint32_t header_bytes; /* 64: records start here */
-	uint32_t pid;	       /* the target process (tgid) */
-	uint32_t nr_cpus;      /* CPUs recorded (ring buffers); cpu < nr_cpus */
-	uint32_t clock_id;     /* CORECAP_KERNEL_CLOCK_MONOTONIC */
-	uint32_t flags;	       /* CORECAP_KFILE_* */
-	uint64_t created_ns;   /* CLOCK_MONOTONIC when the file was created */
+	uint64_t magic;		   /* CORECAP_KERNEL_MAGIC_EVENTS or _STACKS */
+	uint32_t version;	   /* CORECAP_KERNEL_FORMAT_VERSION */
+	uint32_t header_bytes;	   /* 64: records start here */
+	uint32_t pid;		   /* the target process (tgid) */
+	uint32_t nr_cpus;	   /* CPUs recorded (ring buffers); cpu < nr_cpus */
+	uint32_t clock_id;	   /* CORECAP_KERNEL_CLOCK_MONOTONIC */
+	uint32_t flags;		   /* CORECAP_KFILE_* */
+	uint64_t created_ns;	   /* CLOCK_MONOTONIC when the file was created */
 	uint32_t stack_user_bytes; /* bytes asked per user-stack copy (stacks.bin), else 0 */
 	uint32_t reserved0;
 	uint64_t reserved[2];
@@ -154,7 +154,8 @@ struct corecap_krec_futex_exit {
 	struct corecap_krec h;
 	int32_t tid;
 	uint32_t pad;
-	int64_t ret; /* >= 0, or -errno (-11 EAGAIN: value changed, no sleep; -110 ETIMEDOUT; -4 EINTR) */
+	/* >= 0, or -errno: -11 EAGAIN (the word had changed: no sleep), -110 ETIMEDOUT, -4 EINTR */
+	int64_t ret;
 };
 
 /* Pairing (done by the reader): after sorting by time_ns, a FUTEX_EXIT of
@@ -163,15 +164,18 @@ struct corecap_krec_futex_exit {
  * call when recording started) or an enter without an exit (still inside
  * at the end, or a lost record) is left unpaired. A wait is an enter whose
  * command is a wait (CORECAP_FUTEX_IS_WAIT). */
-#define CORECAP_FUTEX_CMD(op)	  ((op) & 127u)
-#define CORECAP_FUTEX_IS_WAIT(op) \
+#define CORECAP_FUTEX_CMD(op) ((op)&127u)
+#define CORECAP_FUTEX_IS_WAIT(op)                                                                  \
 	(CORECAP_FUTEX_CMD(op) == 0 || CORECAP_FUTEX_CMD(op) == 9 || CORECAP_FUTEX_CMD(op) == 6 || \
 	 CORECAP_FUTEX_CMD(op) == 11 || CORECAP_FUTEX_CMD(op) == 13)
-/* (FUTEX_WAIT 0, FUTEX_WAIT_BITSET 9, FUTEX_LOCK_PI 6, FUTEX_WAIT_REQUEUE_PI 11, FUTEX_LOCK_PI2 13) */
-#define CORECAP_FUTEX_IS_WAKE(op) \
-	(CORECAP_FUTEX_CMD(op) == 1 || CORECAP_FUTEX_CMD(op) == 10 || CORECAP_FUTEX_CMD(op) == 5 || \
-	 CORECAP_FUTEX_CMD(op) == 7 || CORECAP_FUTEX_CMD(op) == 3 || CORECAP_FUTEX_CMD(op) == 4)
-/* (FUTEX_WAKE 1, FUTEX_WAKE_BITSET 10, FUTEX_WAKE_OP 5, FUTEX_UNLOCK_PI 7, FUTEX_REQUEUE 3, FUTEX_CMP_REQUEUE 4) */
+/* (FUTEX_WAIT 0, FUTEX_WAIT_BITSET 9, FUTEX_LOCK_PI 6, FUTEX_WAIT_REQUEUE_PI 11,
+ * FUTEX_LOCK_PI2 13) */
+#define CORECAP_FUTEX_IS_WAKE(op)                                                                  \
+	(CORECAP_FUTEX_CMD(op) == 1 || CORECAP_FUTEX_CMD(op) == 10 ||                              \
+	 CORECAP_FUTEX_CMD(op) == 5 || CORECAP_FUTEX_CMD(op) == 7 || CORECAP_FUTEX_CMD(op) == 3 || \
+	 CORECAP_FUTEX_CMD(op) == 4)
+/* (FUTEX_WAKE 1, FUTEX_WAKE_BITSET 10, FUTEX_WAKE_OP 5, FUTEX_UNLOCK_PI 7, FUTEX_REQUEUE 3,
+ * FUTEX_CMP_REQUEUE 4) */
 
 /* sched_process_fork by a target thread: a new thread (or process) child_tid.
  * 48 bytes. */
@@ -183,8 +187,9 @@ struct corecap_krec_fork {
 	uint32_t flags;	     /* CORECAP_KFORK_* */
 	uint32_t pad;
 };
-#define CORECAP_KFORK_SAME_PROCESS 0x1u /* the child is a thread of the target (its Tgid, read from /proc) */
-#define CORECAP_KFORK_UNKNOWN	   0x2u /* the child was gone before the collector could look */
+#define CORECAP_KFORK_SAME_PROCESS                                                                 \
+	0x1u /* the child is a thread of the target (its Tgid, read from /proc) */
+#define CORECAP_KFORK_UNKNOWN 0x2u /* the child was gone before the collector could look */
 
 /* sched_process_exit of a target thread. 40 bytes. */
 struct corecap_krec_exit {
@@ -244,7 +249,7 @@ struct corecap_krec_stack {
 	uint64_t event_time_ns;
 	int32_t status;	      /* CORECAP_KSTACK_OK, or why the unwinding stopped (below) */
 	uint32_t stack_bytes; /* bytes of user stack the kernel copied */
-	/* uint64_t frames[nframes] follow */
+			      /* uint64_t frames[nframes] follow */
 };
 #define CORECAP_KSTACK_FUTEX  1u /* at sys_enter_futex of a wait */
 #define CORECAP_KSTACK_SWITCH 2u /* at a switch-out of the target's thread */
