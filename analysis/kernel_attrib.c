@@ -5,10 +5,10 @@
 #include <string.h>
 
 #include "model/futex_locks.h"
-#include "read/kernel_events.h"
+#include "read/kernel_reader.h"
 
 struct stack_ctx {
-	const struct kernel_events *k;
+	const struct kernel_reader *k;
 	struct symbolizer *sym;
 };
 
@@ -29,7 +29,7 @@ static uint32_t wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *
 {
 	struct stack_ctx *c = ctx;
 	const struct corecap_krec_stack *s =
-		corecap_kernel_events_stack(c->k, tid, enter_ns, CORECAP_KSTACK_FUTEX);
+		corecap_kernel_reader_stack(c->k, tid, enter_ns, CORECAP_KSTACK_FUTEX);
 	const uint64_t *f;
 	uint32_t from = 0, n = 0;
 	struct sym_info info;
@@ -48,7 +48,7 @@ static uint32_t wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *
 	return n;
 }
 
-static int states(struct model *m, const struct kernel_events *k, struct kernel_quality *out)
+static int states(struct model *m, const struct kernel_reader *k, struct kernel_quality *out)
 {
 	struct kernel_states ks;
 	int ret;
@@ -77,7 +77,7 @@ out:
 	return ret;
 }
 
-static int futexes(struct model *m, const struct kernel_events *k, struct symbolizer *sym,
+static int futexes(struct model *m, const struct kernel_reader *k, struct symbolizer *sym,
 		   struct kernel_quality *out)
 {
 	struct stack_ctx sc = {.k = k, .sym = sym};
@@ -97,12 +97,12 @@ static int futexes(struct model *m, const struct kernel_events *k, struct symbol
 int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,
 			  struct kernel_quality *out, char **err)
 {
-	struct kernel_events k;
+	struct kernel_reader k;
 	int ret;
 
 	*out = (struct kernel_quality){0};
-	corecap_kernel_events_init(&k);
-	ret = corecap_kernel_events_load(&k, run_dir, m->ws, m->we, err);
+	corecap_kernel_reader_init(&k);
+	ret = corecap_kernel_reader_load(&k, run_dir, m->ws, m->we, err);
 	if (ret == -ENOENT) {
 		ret = 1;
 		goto out;
@@ -126,6 +126,6 @@ int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolize
 	m->src.kernel = true;
 	m->src.futex = true;
 out:
-	corecap_kernel_events_release(&k);
+	corecap_kernel_reader_release(&k);
 	return ret;
 }

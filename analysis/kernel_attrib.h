@@ -1,6 +1,6 @@
 /*
  * kernel_attrib: the report's figures from kernel events (RUN/kernel/,
- * read/kernel_events.h): thread states (model/kernel_states.h) into the
+ * read/kernel_reader.h): thread states (model/kernel_states.h) into the
  * model's threads, replacing threads.tsv's estimate, and the futex lock
  * table (model/futex_locks.h) into model.futex_locks, its waits' call
  * sites taken from the sampled user stacks: the first frame outside the

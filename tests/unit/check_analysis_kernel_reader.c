@@ -1,5 +1,5 @@
 /*
- * analysis/read/kernel_events.c: reads RUN/kernel/ written by hand; sorts
+ * analysis/read/kernel_reader.c: reads RUN/kernel/ written by hand; sorts
  * records across CPUs; joins stacks; and refuses hostile files with an
  * error naming the file and the cause (never a crash, never figures).
  */
@@ -11,14 +11,14 @@
 #include <unistd.h>
 
 #include "kernel_records.h"
-#include "read/kernel_events.h"
+#include "read/kernel_reader.h"
 
 #define WS 1000000000ull
 #define WE 2000000000ull
 
 static char dir[64];
 static struct kbuf ev, st;
-static struct kernel_events k;
+static struct kernel_reader k;
 static char *err;
 
 static void setup(void)
@@ -31,7 +31,7 @@ static void setup(void)
 	ck_assert_int_eq(mkdir(path, 0700), 0);
 	ev = st = (struct kbuf){0};
 	kr_file_header(&ev, CORECAP_KERNEL_MAGIC_EVENTS, 42, 2);
-	corecap_kernel_events_init(&k);
+	corecap_kernel_reader_init(&k);
 	err = NULL;
 }
 
@@ -39,7 +39,7 @@ static void teardown(void)
 {
 	char path[128];
 
-	corecap_kernel_events_release(&k);
+	corecap_kernel_reader_release(&k);
 	free(err);
 	free(ev.p);
 	free(st.p);
@@ -69,7 +69,7 @@ static int load(void)
 	put(CORECAP_KERNEL_EVENTS_FILE, &ev, ev.len);
 	if (st.len)
 		put(CORECAP_KERNEL_STACKS_FILE, &st, st.len);
-	return corecap_kernel_events_load(&k, dir, WS, WE, &err);
+	return corecap_kernel_reader_load(&k, dir, WS, WE, &err);
 }
 
 /* The load fails and the error names the file and says `why`. */
@@ -101,17 +101,17 @@ START_TEST(records_are_sorted_across_cpus_and_stacks_joined)
 	ck_assert_uint_eq(k.counts[CORECAP_KREC_SWITCH], 1);
 	ck_assert(k.has_stacks);
 	const struct corecap_krec_stack *s =
-		corecap_kernel_events_stack(&k, 7, WS + 30, CORECAP_KSTACK_FUTEX);
+		corecap_kernel_reader_stack(&k, 7, WS + 30, CORECAP_KSTACK_FUTEX);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_eq(corecap_kernel_stack_frames(s)[2], 0x403000);
-	ck_assert_ptr_null(corecap_kernel_events_stack(&k, 7, WS + 31, CORECAP_KSTACK_FUTEX));
-	ck_assert_ptr_null(corecap_kernel_events_stack(&k, 7, WS + 30, CORECAP_KSTACK_SWITCH));
+	ck_assert_ptr_null(corecap_kernel_reader_stack(&k, 7, WS + 31, CORECAP_KSTACK_FUTEX));
+	ck_assert_ptr_null(corecap_kernel_reader_stack(&k, 7, WS + 30, CORECAP_KSTACK_SWITCH));
 }
 END_TEST
 
 START_TEST(no_kernel_directory_is_enoent)
 {
-	ck_assert_int_eq(corecap_kernel_events_load(&k, "/nonexistent-run", WS, WE, &err), -ENOENT);
+	ck_assert_int_eq(corecap_kernel_reader_load(&k, "/nonexistent-run", WS, WE, &err), -ENOENT);
 	ck_assert_ptr_null(err);
 }
 END_TEST
@@ -125,7 +125,7 @@ START_TEST(unknown_types_and_a_trailing_fragment_are_counted)
 	kr_lost(&ev, 1, WS + 5, 17);
 	kr_switch(&ev, 0, WS + 9, 7, 'R', 0);
 	put(CORECAP_KERNEL_EVENTS_FILE, &ev, ev.len - 8); /* cut the last record */
-	ck_assert_int_eq(corecap_kernel_events_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_int_eq(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
 	ck_assert_uint_eq(k.unknown_records, 1);
 	ck_assert_uint_eq(k.trailing_bytes, 32);
 	ck_assert_uint_eq(k.lost, 17);
@@ -151,7 +151,7 @@ END_TEST
 START_TEST(short_header)
 {
 	put(CORECAP_KERNEL_EVENTS_FILE, &ev, 20);
-	ck_assert_int_lt(corecap_kernel_events_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_int_lt(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err, "shorter than its 64-byte header"));
 }
 END_TEST
@@ -213,7 +213,7 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("kernel_events");
+	Suite *s = suite_create("kernel_reader");
 	TCase *ok = tcase_create("reading"), *bad = tcase_create("hostile");
 	SRunner *sr;
 	int failed;

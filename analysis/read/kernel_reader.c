@@ -1,4 +1,4 @@
-#include "kernel_events.h"
+#include "kernel_reader.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,18 +25,18 @@ static int fail(char **err, int ret, const char *fmt, ...)
 	return ret;
 }
 
-void corecap_kernel_events_init(struct kernel_events *k)
+void corecap_kernel_reader_init(struct kernel_reader *k)
 {
-	*k = (struct kernel_events){0};
+	*k = (struct kernel_reader){0};
 }
 
-void corecap_kernel_events_release(struct kernel_events *k)
+void corecap_kernel_reader_release(struct kernel_reader *k)
 {
 	free(k->ev_buf);
 	free(k->st_buf);
 	free(k->recs);
 	free(k->stacks);
-	*k = (struct kernel_events){0};
+	*k = (struct kernel_reader){0};
 }
 
 /* Reads the whole file into a malloc'd buffer (8-aligned: malloc's). */
@@ -190,7 +190,7 @@ static bool time_ok(uint64_t t, uint64_t ws, uint64_t we)
 	return t + KERNEL_TIME_SLACK_NS >= ws && t <= we + KERNEL_TIME_SLACK_NS;
 }
 
-static int walk_events(struct kernel_events *k, const char *path, uint64_t ws, uint64_t we,
+static int walk_events(struct kernel_reader *k, const char *path, uint64_t ws, uint64_t we,
 		       char **err)
 {
 	size_t off = k->hdr.header_bytes, cap = 0;
@@ -261,7 +261,7 @@ static int cmp_stack(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int walk_stacks(struct kernel_events *k, const char *path, uint64_t ws, uint64_t we,
+static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, uint64_t we,
 		       char **err)
 {
 	struct corecap_kfile_header h;
@@ -323,7 +323,7 @@ static int walk_stacks(struct kernel_events *k, const char *path, uint64_t ws, u
 	return 0;
 }
 
-int corecap_kernel_events_load(struct kernel_events *k, const char *run_dir, uint64_t ws,
+int corecap_kernel_reader_load(struct kernel_reader *k, const char *run_dir, uint64_t ws,
 			       uint64_t we, char **err)
 {
 	char *ev_path = NULL, *st_path = NULL;
@@ -358,7 +358,7 @@ out:
 	return ret;
 }
 
-const struct corecap_krec_stack *corecap_kernel_events_stack(const struct kernel_events *k,
+const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel_reader *k,
 							     int32_t tid, uint64_t event_time_ns,
 							     uint16_t kind)
 {

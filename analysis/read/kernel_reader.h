@@ -1,5 +1,5 @@
 /*
- * kernel_events: a run's kernel records, RUN/kernel/events.bin and
+ * kernel_reader: a run's kernel records, RUN/kernel/events.bin and
  * RUN/kernel/stacks.bin (layouts: common/include/corecap/kernel_format.h),
  * read whole and validated before anything uses them.
  *
@@ -20,8 +20,8 @@
  * hostile file never crashes the reader and never gives figures.
  * Records point into the file buffers, which stay owned by the struct.
  */
-#ifndef CORECAP_KERNEL_EVENTS_H
-#define CORECAP_KERNEL_EVENTS_H
+#ifndef CORECAP_KERNEL_READER_H
+#define CORECAP_KERNEL_READER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,7 +34,7 @@
 #define KERNEL_TIME_SLACK_NS   (60ull * 1000000000ull)
 #define CORECAP_KERNEL_MAX_TID 4194304 /* the kernel's PID_MAX_LIMIT */
 
-struct kernel_events {
+struct kernel_reader {
 	struct corecap_kfile_header hdr;
 	unsigned char *ev_buf, *st_buf; /* the files as read */
 	size_t ev_bytes, st_bytes;
@@ -48,21 +48,21 @@ struct kernel_events {
 	uint64_t counts[CORECAP_KREC_TRACK + 1]; /* records by type */
 };
 
-void corecap_kernel_events_init(struct kernel_events *k);
+void corecap_kernel_reader_init(struct kernel_reader *k);
 /*
  * Loads RUN/kernel/. ws, we: the recording window (we = 0: unknown; times
  * are then not checked). 0; -ENOENT when kernel/events.bin does not exist;
  * another negative errno with *err (malloc'd, naming the file) otherwise.
  * A missing stacks.bin is not an error (has_stacks false).
  */
-int corecap_kernel_events_load(struct kernel_events *k, const char *run_dir, uint64_t ws,
+int corecap_kernel_reader_load(struct kernel_reader *k, const char *run_dir, uint64_t ws,
 			       uint64_t we, char **err);
 /* The stack of kind `kind` taken at tid's record of time event_time_ns, or NULL. */
-const struct corecap_krec_stack *corecap_kernel_events_stack(const struct kernel_events *k,
+const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel_reader *k,
 							     int32_t tid, uint64_t event_time_ns,
 							     uint16_t kind);
 /* A stack's frames (nframes of them, innermost first). */
 const uint64_t *corecap_kernel_stack_frames(const struct corecap_krec_stack *s);
-void corecap_kernel_events_release(struct kernel_events *k);
+void corecap_kernel_reader_release(struct kernel_reader *k);
 
 #endif
