@@ -108,6 +108,7 @@ static int end_hold(struct futex_locks *f, struct futex_thread *t, uint64_t uadd
 		return -ENOMEM;
 	l->holds++;
 	l->hold_ns += e - b;
+	corecap_span_union_add(&l->busy, b, e);
 	if (e - b > l->max_hold_ns)
 		l->max_hold_ns = e - b;
 	return 0;
@@ -236,6 +237,7 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	if (wait_ns > l->max_wait_ns)
 		l->max_wait_ns = wait_ns;
 	corecap_lock_add_waited(l, b, e);
+	corecap_span_union_add(&l->busy, b, e);
 	holder = r->ret == 0 ? holder_of(f, t, r->h.time_ns) : 0;
 	if (r->ret != 0)
 		f->q.holder_unknown++;

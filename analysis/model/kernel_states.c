@@ -128,10 +128,12 @@ static int on_switch(struct kernel_states *k, const struct corecap_krec_switch *
 		if (th->state != KSTATE_RUNNING)
 			k->inconsistent++;
 		decide(th, false);
-		if (r->prev_state_char == 'R' || (r->flags & CORECAP_KSWITCH_PREEMPTED))
+		if (r->prev_state_char == 'R' || (r->flags & CORECAP_KSWITCH_PREEMPTED) ||
+		    th->woken_running)
 			set_state(th, t, KSTATE_RUNNABLE);
 		else
 			set_state(th, t, th->in_futex_wait ? KSTATE_FUTEX : KSTATE_BLOCKED);
+		th->woken_running = false;
 	}
 	if ((r->flags & CORECAP_KSWITCH_NEXT_TARGET) && r->next_tid) {
 		if (!(th = get(k, r->next_tid)))
@@ -151,11 +153,12 @@ static int on_waking(struct kernel_states *k, const struct corecap_krec_waking *
 	if (!th)
 		return -ENOMEM;
 	first(th, KSTATE_BLOCKED);
-	/* A waking of a thread that has not yet switched out changes nothing. */
 	if (th->state == KSTATE_FUTEX || th->state == KSTATE_BLOCKED) {
 		account(th, r->h.time_ns);
 		th->state = KSTATE_RUNNABLE;
 		th->seen = true;
+	} else if (th->state == KSTATE_RUNNING) {
+		th->woken_running = true;
 	}
 	return 0;
 }
@@ -175,6 +178,7 @@ static int on_futex(struct kernel_states *k, int32_t tid, uint64_t t, bool enter
 	}
 	if (enter) {
 		decide(th, false);
+		th->woken_running = false; /* a waking before this call was for an earlier sleep */
 		th->in_futex_wait = CORECAP_FUTEX_IS_WAIT(op);
 	} else {
 		/* The exit of a wait whose enter came before the recording. */

@@ -44,6 +44,9 @@ struct kstate_thread {
 	bool undecided;	       /* blocked since the start: futex or not is not yet known */
 	uint64_t undecided_ns; /* of ns[KSTATE_BLOCKED], the part still undecided */
 	bool in_futex_wait, exited, seen;
+	/* Woken while still on its CPU: the waking can precede the switch-out
+	 * (try_to_wake_up waits for it), which then leaves it runnable. */
+	bool woken_running;
 	uint64_t since;
 };
 

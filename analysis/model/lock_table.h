@@ -52,6 +52,20 @@ struct lock_stack {
 	uint64_t frames[LOCK_STACK_DEPTH];
 };
 
+/*
+ * A union of intervals that arrive in end order: the latest LOCK_WAIT_SPANS
+ * merged intervals stay open to merging; older ones are final (an
+ * interval reaching back past them is clipped, so the union is never
+ * overcounted).
+ */
+struct span_union {
+	struct {
+		uint64_t b, e;
+	} v[LOCK_WAIT_SPANS];
+	uint32_t n;
+	uint64_t final_ns, final_until;
+};
+
 struct model_lock {
 	uint64_t addr;
 	uint32_t index; /* position in lock_table.all, stable */
@@ -59,18 +73,12 @@ struct model_lock {
 	uint64_t contentions, wait_ns, max_wait_ns;
 	uint64_t logging_wait_ns;	      /* of wait_ns: waits at sites in logging code */
 	uint64_t holds, hold_ns, max_hold_ns; /* from hold events */
-	/*
-	 * The union of the wait intervals: time with at least one thread
-	 * waiting for the lock. Waits arrive at their end, in end order, so
-	 * the latest LOCK_WAIT_SPANS merged intervals stay open to merging;
-	 * older ones are final (a wait reaching back past them is clipped,
-	 * so the union is never overcounted).
-	 */
-	struct {
-		uint64_t b, e;
-	} waited[LOCK_WAIT_SPANS];
-	uint32_t n_waited;
-	uint64_t waited_final_ns, waited_final_until;
+	/* The union of the wait intervals: time with at least one thread
+	 * waiting for the lock (waits arrive at their end, in end order). */
+	struct span_union waited;
+	/* futex: the union of the waits and the hand-over holds: time the
+	 * kernel saw the lock held or wanted. */
+	struct span_union busy;
 	bool has_stats;
 	uint64_t stats_acquisitions, stats_contentions, stats_wait_ns, stats_hold_ns;
 	struct lock_site *sites;
@@ -127,10 +135,15 @@ void corecap_lock_label(const struct model_lock *lock, char *out, size_t size);
 void corecap_lock_add_waited(struct model_lock *lock, uint64_t b, uint64_t e);
 /* Time with at least one waiter. */
 uint64_t corecap_lock_waited_ns(const struct model_lock *lock);
+/* Adds [b, e) to a union; its total. */
+void corecap_span_union_add(struct span_union *u, uint64_t b, uint64_t e);
+uint64_t corecap_span_union_ns(const struct span_union *u);
 /*
  * How busy the lock was as a server, at least: held, or wanted by a
  * waiter while being handed over; the larger of the two fractions, since
  * the shim cannot see the holds that barge in between (docs/methodology.md).
+ * A futex word's: the larger of that and the union of its waits and
+ * hand-over holds.
  */
 uint64_t corecap_lock_busy_ns(const struct model_lock *lock);
 /*

@@ -149,6 +149,20 @@ START_TEST(a_contradiction_is_counted)
 }
 END_TEST
 
+/* The waker's CPU records the waking before the sleeper's CPU records its switch-out. */
+START_TEST(a_waking_before_the_switch_out_leaves_it_runnable)
+{
+	kr_futex_enter(&b, 0, WS + 10, 1, 128, 0x1000);
+	kr_waking(&b, 1, WS + 11, 1, 2);
+	kr_switch(&b, 0, WS + 12, 1, 'S', 0);
+	kr_switch(&b, 0, WS + 20, 0, 'S', 1);
+	kr_futex_exit(&b, 0, WS + 21, 1, 0);
+	run();
+	expect(1, 12 + 80, 8, 0, 0);
+	ck_assert_uint_eq(ks.inconsistent, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel_states");
@@ -164,6 +178,7 @@ int main(void)
 	tcase_add_test(tc, a_new_thread_starts_at_its_fork);
 	tcase_add_test(tc, records_outside_the_window_are_clipped);
 	tcase_add_test(tc, a_contradiction_is_counted);
+	tcase_add_test(tc, a_waking_before_the_switch_out_leaves_it_runnable);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
