@@ -63,8 +63,10 @@ struct kernel_stack_ref {
 
 struct kernel_cpu {
 	bool online;
-	int fd[EV_N];
-	uint64_t id[EV_N];
+	int ring_fd;		/* owns the ring; the tracepoint events write into it */
+	int fd[EV_N];		/* the current event set */
+	uint64_t id[EV_N];	/* its sample ids */
+	uint64_t prev_id[EV_N]; /* the previous set's, whose samples may still be in the ring */
 	void *ring;
 	size_t ring_bytes;
 	uint64_t lost;
@@ -92,6 +94,8 @@ struct raw_stack {
 	uint64_t size; /* bytes of stack that follow */
 	uint64_t dyn_size;
 };
+
+static int open_sets(struct corecap_kernel_events *k, bool enabled, char *why, size_t why_size);
 
 static uint64_t now_ns(void)
 {
@@ -190,9 +194,14 @@ static int cmp_tid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static bool has_sorted(const pid_t *v, size_t n, pid_t tid)
+{
+	return tid > 0 && n > 0 && bsearch(&tid, v, n, sizeof(pid_t), cmp_tid) != NULL;
+}
+
 static bool has_tid(const struct corecap_kernel_events *k, pid_t tid)
 {
-	return tid > 0 && bsearch(&tid, k->tids, k->n_tids, sizeof(pid_t), cmp_tid) != NULL;
+	return has_sorted(k->tids, k->n_tids, tid);
 }
 
 static int add_tid(struct corecap_kernel_events *k, pid_t tid)
@@ -214,7 +223,7 @@ static int add_tid(struct corecap_kernel_events *k, pid_t tid)
 		k->tids[i] = k->tids[i - 1];
 	k->tids[i] = tid;
 	k->n_tids++;
-	k->filters_dirty = true;
+	k->tids_changed = true;
 	return 1;
 }
 
@@ -300,8 +309,8 @@ static void track(struct corecap_kernel_events *k, pid_t tid, uint32_t reason)
 	k->stats.track++;
 }
 
-/* Adds the threads of /proc/PID/task not known yet; TRACK records say so. */
-static void scan_tasks(struct corecap_kernel_events *k, uint32_t reason)
+/* Adds the threads of /proc/PID/task not known yet. */
+static void scan_tasks(struct corecap_kernel_events *k)
 {
 	char path[64];
 	struct dirent *de;
@@ -314,8 +323,8 @@ static void scan_tasks(struct corecap_kernel_events *k, uint32_t reason)
 	while ((de = readdir(d))) {
 		long tid = strtol(de->d_name, NULL, 10);
 
-		if (tid > 0 && add_tid(k, (pid_t)tid) == 1)
-			track(k, (pid_t)tid, reason);
+		if (tid > 0)
+			add_tid(k, (pid_t)tid);
 	}
 	closedir(d);
 }
@@ -397,33 +406,22 @@ static bool build_filter(const struct corecap_kernel_events *k, int ev, char *bu
 	return ok;
 }
 
-static void set_filters(struct corecap_kernel_events *k)
+/* The filter of each event for the current tid set; NULL where it does not fit. */
+static void build_filters(const struct corecap_kernel_events *k, char *filters[EV_N])
 {
-	char *buf = malloc(FILTER_MAX_BYTES);
-	bool all = true;
-
-	if (!buf)
-		return;
 	for (int ev = 0; ev < EV_N; ev++) {
-		bool ok = build_filter(k, ev, buf, FILTER_MAX_BYTES);
-
-		for (int c = 0; c < k->nr_cpus; c++) {
-			struct kernel_cpu *kc = &k->cpus[c];
-
-			if (!kc->online)
-				continue;
-			/* Too many tid ranges: every event passes, the reader filters. */
-			if (!ok || ioctl(kc->fd[ev], PERF_EVENT_IOC_SET_FILTER, buf) < 0) {
-				ok = false;
-				snprintf(buf, FILTER_MAX_BYTES, "common_pid!=0||common_pid==0");
-				ioctl(kc->fd[ev], PERF_EVENT_IOC_SET_FILTER, buf);
-			}
+		filters[ev] = malloc(FILTER_MAX_BYTES);
+		if (filters[ev] && !build_filter(k, ev, filters[ev], FILTER_MAX_BYTES)) {
+			free(filters[ev]);
+			filters[ev] = NULL;
 		}
-		all = all && ok;
 	}
-	k->stats.kernel_filter = all;
-	k->filters_dirty = false;
-	free(buf);
+}
+
+static void free_filters(char *filters[EV_N])
+{
+	for (int ev = 0; ev < EV_N; ev++)
+		free(filters[ev]);
 }
 
 /* Perf events. */
@@ -459,74 +457,140 @@ static bool cpu_online(int cpu)
 	return !read_small_file(path, buf, sizeof(buf)) || buf[0] != '0';
 }
 
-static int open_cpu(struct corecap_kernel_events *k, int cpu, char *why, size_t why_size)
+/* Ring bytes per CPU: CORECAP_KERNEL_RING_KB (a power of two, at least
+ * two pages), else the default. */
+static size_t ring_bytes(void)
+{
+	const char *env = getenv("CORECAP_KERNEL_RING_KB");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long kb;
+	char *end;
+
+	if (!env || !*env)
+		return CORECAP_KERNEL_RING_BYTES;
+	errno = 0;
+	kb = strtoul(env, &end, 10);
+	if (errno || *end || kb * 1024 < 2 * page || kb > (1ul << 20) || (kb & (kb - 1))) {
+		corecap_warn("ignoring CORECAP_KERNEL_RING_KB='%s' (a power of two from %zu to "
+			     "1048576); using %u",
+			     env, 2 * page / 1024, CORECAP_KERNEL_RING_BYTES / 1024);
+		return CORECAP_KERNEL_RING_BYTES;
+	}
+	return kb * 1024;
+}
+
+static struct perf_event_attr base_attr(const struct corecap_kernel_events *k)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW,
+		.disabled = 1,
+		.sample_id_all = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+		.watermark = 1,
+		.wakeup_watermark = (uint32_t)(k->ring_bytes / 4),
+	};
+
+	return a;
+}
+
+/*
+ * One set of tracepoint events on a CPU, with the filters in filters[]
+ * (NULL: none), writing into the CPU's ring; disabled. A set is replaced
+ * whole when the target gains a thread, since a perf event's filter
+ * cannot be changed once set (EEXIST).
+ */
+static int open_set(struct corecap_kernel_events *k, int cpu, int fd[EV_N], uint64_t id[EV_N],
+		    char *const filters[EV_N], char *why, size_t why_size)
 {
 	struct kernel_cpu *kc = &k->cpus[cpu];
-	long page = sysconf(_SC_PAGESIZE);
-	size_t ring_pages = CORECAP_KERNEL_RING_BYTES / (size_t)page;
-	int ret = 0;
+	int ev, ret = 0;
 
-	for (int ev = 0; ev < EV_N; ev++) {
+	for (ev = 0; ev < EV_N; ev++)
+		fd[ev] = -1;
+	for (ev = 0; ev < EV_N; ev++) {
 		int tp = ev == EV_STACK_FUTEX	 ? CORECAP_KTP_FUTEX_ENTER
 			 : ev == EV_STACK_SWITCH ? CORECAP_KTP_SWITCH
 						 : ev;
-		struct perf_event_attr a = {
-			.type = PERF_TYPE_TRACEPOINT,
-			.size = sizeof(a),
-			.config = k->fmt[tp].id,
-			.sample_period = 1,
-			.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW,
-			.disabled = 1,
-			.sample_id_all = 1,
-			.use_clockid = 1,
-			.clockid = CLOCK_MONOTONIC,
-			.watermark = 1,
-			.wakeup_watermark = (uint32_t)(CORECAP_KERNEL_RING_BYTES / 4),
-		};
+		struct perf_event_attr a = base_attr(k);
 
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = k->fmt[tp].id;
 		if (ev >= CORECAP_KTP_N) {
 			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
 			a.sample_regs_user = CORECAP_KUNWIND_REGS_MASK;
 			a.sample_stack_user = CORECAP_KERNEL_STACK_USER_BYTES;
 			a.exclude_callchain_kernel = 1;
-			a.sample_period = INITIAL_PERIOD;
+			a.sample_period =
+				kc->period[ev == EV_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH];
 		}
-		kc->fd[ev] = perf_open(&a, cpu);
-		if (kc->fd[ev] < 0) {
+		fd[ev] = perf_open(&a, cpu);
+		if (fd[ev] < 0) {
 			ret = -errno;
 			perf_open_why(errno, k->fmt[tp].name, cpu, why, why_size);
-			goto out;
+			goto out_close;
 		}
-		if (ioctl(kc->fd[ev], PERF_EVENT_IOC_ID, &kc->id[ev]) < 0) {
-			ret = -errno;
-			snprintf(why, why_size, "cannot read the id of a perf event: %s",
-				 strerror(errno));
-			goto out;
-		}
-		if (ev == 0) {
-			kc->ring_bytes = (ring_pages + 1) * (size_t)page;
-			kc->ring = mmap(NULL, kc->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-					kc->fd[0], 0);
-			if (kc->ring == MAP_FAILED) {
-				ret = -errno;
-				kc->ring = NULL;
-				snprintf(why, why_size,
-					 "cannot map a %zu KiB perf ring buffer for CPU %d: %s "
-					 "(kernel.perf_event_mlock_kb may be too small)",
-					 kc->ring_bytes / 1024, cpu, strerror(errno));
-				goto out;
-			}
-		} else if (ioctl(kc->fd[ev], PERF_EVENT_IOC_SET_OUTPUT, kc->fd[0]) < 0) {
+		if (ioctl(fd[ev], PERF_EVENT_IOC_ID, &id[ev]) < 0 ||
+		    ioctl(fd[ev], PERF_EVENT_IOC_SET_OUTPUT, kc->ring_fd) < 0) {
 			ret = -errno;
 			snprintf(why, why_size, "cannot share CPU %d's perf ring buffer: %s", cpu,
 				 strerror(errno));
-			goto out;
+			goto out_close;
 		}
+		/* A filter the kernel refuses (too long, too old a kernel): the reader filters. */
+		if (filters[ev] && ioctl(fd[ev], PERF_EVENT_IOC_SET_FILTER, filters[ev]) < 0)
+			k->stats.kernel_filter = false;
 	}
-	kc->period[STACK_FUTEX] = kc->period[STACK_SWITCH] = INITIAL_PERIOD;
+	goto out;
+out_close:
+	for (ev = 0; ev < EV_N; ev++)
+		if (fd[ev] >= 0)
+			close(fd[ev]);
 out:
 	return ret;
+}
+
+/* The CPU's ring, owned by a dummy software event that is never replaced. */
+static int open_ring(struct corecap_kernel_events *k, int cpu, char *why, size_t why_size)
+{
+	struct kernel_cpu *kc = &k->cpus[cpu];
+	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a = base_attr(k);
+	int ret = 0;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 0;
+	kc->ring_fd = perf_open(&a, cpu);
+	if (kc->ring_fd < 0) {
+		ret = -errno;
+		perf_open_why(errno, "a ring buffer", cpu, why, why_size);
+		goto out;
+	}
+	kc->ring_bytes = k->ring_bytes + (size_t)page;
+	kc->ring = mmap(NULL, kc->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, kc->ring_fd, 0);
+	if (kc->ring == MAP_FAILED) {
+		ret = -errno;
+		kc->ring = NULL;
+		snprintf(why, why_size,
+			 "cannot map a %zu KiB perf ring buffer for CPU %d: %s "
+			 "(kernel.perf_event_mlock_kb may be too small)",
+			 k->ring_bytes / 1024, cpu, strerror(errno));
+	}
+out:
+	return ret;
+}
+
+static void close_set(int fd[EV_N])
+{
+	for (int ev = 0; ev < EV_N; ev++) {
+		if (fd[ev] >= 0)
+			close(fd[ev]);
+		fd[ev] = -1;
+	}
 }
 
 static void close_cpus(struct corecap_kernel_events *k)
@@ -534,14 +598,13 @@ static void close_cpus(struct corecap_kernel_events *k)
 	for (int c = 0; k->cpus && c < k->nr_cpus; c++) {
 		struct kernel_cpu *kc = &k->cpus[c];
 
+		close_set(kc->fd);
 		if (kc->ring)
 			munmap(kc->ring, kc->ring_bytes);
 		kc->ring = NULL;
-		for (int ev = 0; ev < EV_N; ev++) {
-			if (kc->fd[ev] >= 0)
-				close(kc->fd[ev]);
-			kc->fd[ev] = -1;
-		}
+		if (kc->ring_fd >= 0)
+			close(kc->ring_fd);
+		kc->ring_fd = -1;
 	}
 }
 
@@ -575,9 +638,16 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 	for (int tp = 0; tp < CORECAP_KTP_N; tp++) {
 		ret = corecap_tp_format_load(&k->fmt[tp], CORECAP_TRACEFS, tp_names[tp].system,
 					     tp_names[tp].event, why, why_size);
+		if (ret == -EACCES || ret == -EPERM) {
+			size_t n = strlen(why);
+
+			snprintf(why + n, why_size - n,
+				 " (tracefs is readable by root only: run as root)");
+		}
 		if (ret < 0)
 			goto out;
 	}
+	k->ring_bytes = ring_bytes();
 	k->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (k->nr_cpus < 1)
 		k->nr_cpus = 1;
@@ -589,26 +659,31 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 		snprintf(why, why_size, "out of memory");
 		goto out_free;
 	}
-	for (int c = 0; c < k->nr_cpus; c++)
-		for (int ev = 0; ev < EV_N; ev++)
-			k->cpus[c].fd[ev] = -1;
 	for (int c = 0; c < k->nr_cpus; c++) {
-		if (!cpu_online(c))
-			continue;
-		k->cpus[c].online = true;
-		ret = open_cpu(k, c, why, why_size);
-		if (ret < 0)
-			goto out_close;
+		struct kernel_cpu *kc = &k->cpus[c];
+
+		kc->ring_fd = -1;
+		for (int ev = 0; ev < EV_N; ev++)
+			kc->fd[ev] = -1;
+		kc->period[STACK_FUTEX] = kc->period[STACK_SWITCH] = INITIAL_PERIOD;
 	}
-	scan_tasks(k, CORECAP_KTRACK_START);
+	scan_tasks(k);
 	if (k->n_tids == 0) {
 		ret = -ESRCH;
 		snprintf(why, why_size, "cannot list the threads of PID %d", (int)pid);
 		goto out_close;
 	}
-	k->out_len = 0; /* the TRACK records are written again at start() */
-	k->stats.track = 0;
-	set_filters(k);
+	for (int c = 0; c < k->nr_cpus; c++) {
+		if (!cpu_online(c))
+			continue;
+		k->cpus[c].online = true;
+		ret = open_ring(k, c, why, why_size);
+		if (ret < 0)
+			goto out_close;
+	}
+	ret = open_sets(k, false, why, why_size);
+	if (ret < 0)
+		goto out_close;
 	ret = mkdirat(rd->dirfd, CORECAP_KERNEL_DIR, 0700) < 0 ? -errno : 0;
 	if (ret < 0) {
 		snprintf(why, why_size, "cannot create '%s/%s': %s", rd->path, CORECAP_KERNEL_DIR,
@@ -653,6 +728,69 @@ out_free:
 	k->out = NULL;
 out:
 	return ret;
+}
+
+/*
+ * Opens a new event set on every CPU with filters for the current tids and
+ * swaps it in: the old set is disabled, then the new one enabled (when
+ * `enabled`), so a tracepoint hit in between (microseconds) is missed,
+ * never recorded twice. The old set's samples still in a ring are read
+ * with its ids (prev_id).
+ */
+static int open_sets(struct corecap_kernel_events *k, bool enabled, char *why, size_t why_size)
+{
+	char *filters[EV_N];
+	int ret = 0;
+
+	build_filters(k, filters);
+	k->stats.kernel_filter = true;
+	for (int ev = 0; ev < EV_N; ev++)
+		k->stats.kernel_filter = k->stats.kernel_filter && filters[ev];
+	for (int c = 0; c < k->nr_cpus; c++) {
+		struct kernel_cpu *kc = &k->cpus[c];
+		uint64_t id[EV_N];
+		int fd[EV_N];
+
+		if (!kc->online)
+			continue;
+		ret = open_set(k, c, fd, id, filters, why, why_size);
+		if (ret < 0)
+			break;
+		for (int ev = 0; enabled && ev < EV_N; ev++)
+			if (kc->fd[ev] >= 0)
+				ioctl(kc->fd[ev], PERF_EVENT_IOC_DISABLE, 0);
+		for (int ev = 0; enabled && ev < EV_N; ev++)
+			ioctl(fd[ev], PERF_EVENT_IOC_ENABLE, 0);
+		close_set(kc->fd);
+		memcpy(kc->prev_id, kc->id, sizeof(kc->id));
+		memcpy(kc->fd, fd, sizeof(fd));
+		memcpy(kc->id, id, sizeof(id));
+	}
+	free_filters(filters);
+	k->tids_changed = false;
+	return ret;
+}
+
+/* New threads: TRACK records, and events that let them in. */
+static void follow_new_threads(struct corecap_kernel_events *k, uint32_t reason, bool enabled)
+{
+	char why[512];
+
+	if (!k->tids_changed)
+		return;
+	if (open_sets(k, enabled, why, sizeof(why)) < 0 && !k->follow_failed) {
+		corecap_warn("kernel events: cannot follow the target's new threads: %s", why);
+		k->follow_failed = true;
+		k->stats.complete = false;
+	}
+	for (size_t i = 0; i < k->n_tids; i++)
+		if (!k->tracked || !has_sorted(k->tracked, k->n_tracked, k->tids[i]))
+			track(k, k->tids[i], reason);
+	free(k->tracked);
+	k->tracked = malloc(k->n_tids * sizeof(pid_t));
+	if (k->tracked)
+		memcpy(k->tracked, k->tids, k->n_tids * sizeof(pid_t));
+	k->n_tracked = k->tracked ? k->n_tids : 0;
 }
 
 /* Parsing one sample. */
@@ -852,8 +990,7 @@ static void on_fork(struct corecap_kernel_events *k, const struct sample *s, uin
 	if (stat(path, &st) == 0) {
 		r->flags = CORECAP_KFORK_SAME_PROCESS;
 		k->stats.records[CORECAP_KTP_FORK]++;
-		if (add_tid(k, child) == 1)
-			track(k, child, CORECAP_KTRACK_FORK);
+		add_tid(k, child);
 	} else {
 		snprintf(path, sizeof(path), "/proc/%d", (int)child);
 		if (stat(path, &st) < 0)
@@ -872,8 +1009,8 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 	if (len < sizeof(struct perf_event_header) + 8)
 		return;
 	memcpy(&id, p + sizeof(struct perf_event_header), 8);
-	for (int e = 0; e < EV_N; e++)
-		if (kc->id[e] == id)
+	for (int e = 0; e < EV_N && ev < 0; e++)
+		if (kc->id[e] == id || kc->prev_id[e] == id)
 			ev = e;
 	if (ev < 0 || !parse_sample(p, len, ev >= CORECAP_KTP_N, &s))
 		return;
@@ -990,10 +1127,15 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		break;
 	}
 	case EV_STACK_FUTEX:
-	case EV_STACK_SWITCH:
+	case EV_STACK_SWITCH: {
+		int kind = ev == EV_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
+
 		if (s.pid == (uint32_t)k->pid)
-			on_stack(k, kc, ev == EV_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH, &s);
+			on_stack(k, kc, kind, &s);
+		else /* a new process let in by the filter: it weighs on the bound too */
+			kc->seen_in_tick[kind] += kc->period[kind];
 		break;
+	}
 	}
 }
 
@@ -1118,7 +1260,7 @@ static void *reader_main(void *arg)
 	struct pollfd *pfd = calloc((size_t)k->nr_cpus, sizeof(*pfd));
 
 	for (int c = 0; pfd && c < k->nr_cpus; c++) {
-		pfd[c].fd = k->cpus[c].online ? k->cpus[c].fd[0] : -1;
+		pfd[c].fd = k->cpus[c].online ? k->cpus[c].ring_fd : -1;
 		pfd[c].events = POLLIN;
 	}
 	while (!__atomic_load_n(&k->stop, __ATOMIC_ACQUIRE)) {
@@ -1132,11 +1274,10 @@ static void *reader_main(void *arg)
 		drain_all(k);
 		t = now_ns();
 		if (t >= k->next_rescan_ns) {
-			scan_tasks(k, CORECAP_KTRACK_FORK);
+			scan_tasks(k);
 			k->next_rescan_ns = t + RESCAN_NS;
 		}
-		if (k->filters_dirty)
-			set_filters(k);
+		follow_new_threads(k, CORECAP_KTRACK_FORK, true);
 		if (t >= k->next_adjust_ns) {
 			adjust_periods(k, t - (k->next_adjust_ns - ADJUST_NS));
 			k->next_adjust_ns = t + ADJUST_NS;
@@ -1153,15 +1294,13 @@ int corecap_kernel_events_start(struct corecap_kernel_events *k)
 {
 	int ret = 0;
 
-	for (size_t i = 0; i < k->n_tids; i++)
-		track(k, k->tids[i], CORECAP_KTRACK_START);
+	/* Threads created since init(), their filters, then the events. */
+	scan_tasks(k);
+	k->tids_changed = true;
+	follow_new_threads(k, CORECAP_KTRACK_START, false);
 	for (int c = 0; c < k->nr_cpus; c++)
 		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_ENABLE, 0);
-	/* Threads created between the listing and the enable. */
-	scan_tasks(k, CORECAP_KTRACK_FORK);
-	if (k->filters_dirty)
-		set_filters(k);
 	out_flush(k);
 	k->next_rescan_ns = now_ns() + RESCAN_NS;
 	k->next_adjust_ns = now_ns() + ADJUST_NS;
@@ -1342,6 +1481,8 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 	free(k->tids);
 	free(k->out);
 	free(k->stacks);
+	free(k->tracked);
+	k->tracked = NULL;
 	free(k->stats.lost_per_cpu);
 	k->stats.lost_per_cpu = NULL;
 	k->cpus = NULL;

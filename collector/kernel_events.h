@@ -12,10 +12,14 @@
  * with CLOCK_MONOTONIC (use_clockid). Two more events per CPU take user
  * stack copies (PERF_SAMPLE_STACK_USER + REGS_USER) at futex waits and
  * switch-outs, every Nth one, N adapted every 100 ms to a rate bound.
- * Tracepoint filters on the target's tids (PERF_EVENT_IOC_SET_FILTER,
- * tid ranges) keep other processes out in the kernel; a reader thread
- * drains the rings, filters again, writes whole records, follows thread
- * creation (refreshing the filters) and counts PERF_RECORD_LOST per CPU.
+ * Tracepoint filters (PERF_EVENT_IOC_SET_FILTER, the target's tids as
+ * ranges) keep other processes out in the kernel. A perf event's filter
+ * cannot be replaced, so when the target gains a thread, every CPU gets a
+ * new event set with the new filters, swapped in for the old one; each
+ * CPU's ring belongs to a dummy software event that stays. A reader
+ * thread drains the rings, filters again exactly (the sample's pid, the
+ * tid set), writes whole records, follows thread creation (fork records,
+ * and /proc/PID/task once a second) and counts PERF_RECORD_LOST per CPU.
  *
  * Guarantees:
  *  - corecap_kernel_events_init() either succeeds with every event open
@@ -77,11 +81,15 @@ struct corecap_kernel_events {
 	struct kernel_cpu *cpus;
 	struct corecap_tp_format fmt[CORECAP_KTP_N];
 	struct corecap_run_dir *rd;
+	size_t ring_bytes; /* per CPU */
 	int events_fd, raw_fd;
 	/* The target's tids, sorted; the reader thread owns them once started. */
 	pid_t *tids;
 	size_t n_tids, cap_tids;
-	bool filters_dirty;
+	bool tids_changed; /* the event sets' filters lag behind tids */
+	pid_t *tracked;	   /* the tids with a TRACK record, sorted */
+	size_t n_tracked;
+	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */
 	size_t out_len, out_cap;

@@ -185,7 +185,7 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 	put(o, "tracepoints", tps);
 	put(o, "filter", json_object_new_string(st->kernel_filter ? "kernel" : "reader"));
 	put(o, "cpus", json_object_new_int(k->nr_cpus));
-	put(o, "ring_bytes", ju64(CORECAP_KERNEL_RING_BYTES));
+	put(o, "ring_bytes", ju64(k->ring_bytes));
 	put(o, "records", rec);
 	for (int c = 0; c < k->nr_cpus; c++)
 		json_object_array_add(per_cpu, ju64(st->lost_per_cpu ? st->lost_per_cpu[c] : 0));

@@ -100,14 +100,16 @@ int corecap_tp_format_parse(struct corecap_tp_format *f, const char *text)
 			len = sizeof(buf) - 1;
 		memcpy(buf, line, len);
 		buf[len] = '\0';
-		if (strncmp(buf, "ID:", 3) == 0)
+		/* The fields end where the print format (free text) begins. */
+		if (strncmp(buf, "print fmt:", 10) == 0)
+			break;
+		if (strncmp(buf, "ID:", 3) == 0) {
 			have_id = parse_uint_after(buf, "ID:", &f->id);
-		else if (strstr(buf, "field:")) {
+		} else if (strstr(buf, "field:")) {
 			ret = parse_field(f, buf);
 			if (ret < 0)
 				goto out;
-		} else if (strncmp(buf, "print fmt:", 10) == 0)
-			break;
+		}
 		line = nl ? nl + 1 : NULL;
 	}
 	if (!have_id || f->n_fields == 0)
