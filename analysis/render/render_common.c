@@ -22,7 +22,12 @@ static int cmp_busy(const void *a, const void *b)
 	const struct model_lock *x = *(const struct model_lock *const *)a;
 	const struct model_lock *y = *(const struct model_lock *const *)b;
 	uint64_t bx = corecap_lock_busy_ns(x), by = corecap_lock_busy_ns(y);
+	bool cx = x->kind == LOCK_KIND_FUTEX_WAIT_BITSET,
+	     cy = y->kind == LOCK_KIND_FUTEX_WAIT_BITSET;
 
+	/* Mutexes' words first: a condition variable's waiters are idle, not queued. */
+	if (cx != cy)
+		return cx ? 1 : -1;
 	if (bx != by)
 		return bx > by ? -1 : 1;
 	return cmp_lock(a, b);

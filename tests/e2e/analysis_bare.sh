@@ -7,6 +7,7 @@
 # what was measured (threads' CPU) is there. Then the same daemon under
 # the shim with --no-trace: its lock counters are numbers, not nulls.
 set -euo pipefail
+. "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
 need_sessiond
 need_refosd

@@ -1,8 +1,10 @@
-# Helpers for the analysis of runs recorded without the shim (sourced):
-# a daemon started bare, as a user's daemon is, and the checks every
-# analysis command must pass on such a run.
+# Helpers for the analysis of runs recorded without the shim (sourced
+# after analysis_lib.sh or kernel_lib.sh, which set CORECAP, WORK and the
+# cleanup): a daemon started bare, as a user's daemon is, and the checks
+# every analysis command must pass on such a run.
 # shellcheck shell=bash
-. "${CORECAP_SRC:?CORECAP_SRC is not set}/tests/e2e/analysis_lib.sh"
+REFOSD="${REFOSD:-$CORECAP_BUILD/tests/refosd/refosd}"
+REFBENCH="${REFBENCH:-$CORECAP_BUILD/tests/refosd/refbench}"
 
 # start_bare_refosd NAME [refosd options...]: refosd started directly (no
 # `corecap run`, no shim); sets OSD_PID and OSD_PORT.
@@ -48,4 +50,22 @@ expect_all_commands() {
 		"report --json") cp "$run.cmd.out" "$run.json" ;;
 		esac
 	done
+}
+
+# need_kernel_record PID: skips unless `corecap record --kernel` can record
+# PID here (root or CAP_PERFMON, tracefs, the futex tracepoints); the
+# collector's own message says why not.
+need_kernel_record() {
+	local status=0
+	"$CORECAP" record -q --kernel --no-trace -p "$1" -o "$WORK/probe" -d 0.2 \
+		>"$WORK/probe.out" 2>&1 || status=$?
+	rm -rf "$WORK/probe"
+	[ "$status" = 0 ] || skip "no kernel events here: $(grep -m1 'corecap' "$WORK/probe.out")"
+}
+
+# expect_conservation JSON: every thread with kernel states has its four
+# states summing to its span, exactly.
+expect_conservation() {
+	expect_eq "kernel states sum to each thread's span" "[]" \
+		"$(json "$1" "[t['tid'] for t in d['threads'] if t['kernel_states'] and sum(t['kernel_states'][k] for k in ('running_ns', 'runnable_ns', 'futex_ns', 'blocked_ns')) != t['kernel_states']['span_ns']]")"
 }
