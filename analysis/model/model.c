@@ -608,22 +608,22 @@ int corecap_model_set_thread_kstates(struct model *m, int32_t tid, const char *c
 				     uint64_t running_ns, uint64_t runnable_ns, uint64_t futex_ns,
 				     uint64_t blocked_ns)
 {
-	struct model_thread *th = corecap_thread_table_get(&m->threads, tid);
+	struct model_thread *th;
+	int ret;
 
-	if (!th)
-		return -ENOMEM;
-	if (comm && comm[0])
-		corecap_thread_table_name(th, comm, TNAME_SAMPLES);
+	/* The kernel's running and runnable times stand where threads.tsv's CPU
+	 * and run-queue wait were; a thread it names no better keeps its name. */
+	ret = corecap_model_set_thread_cpu(m, tid, comm && comm[0] ? comm : "", running_ns,
+					   runnable_ns, true,
+					   running_ns + runnable_ns + futex_ns + blocked_ns);
+	if (ret)
+		return ret;
+	th = corecap_thread_table_find(&m->threads, tid);
 	th->has_kstates = true;
 	th->k_running_ns = running_ns;
 	th->k_runnable_ns = runnable_ns;
 	th->k_futex_ns = futex_ns;
 	th->k_blocked_ns = blocked_ns;
-	th->has_samples = true;
-	th->has_runq = true;
-	th->cpu_ns = running_ns;
-	th->runq_ns = runnable_ns;
-	th->span_ns = running_ns + runnable_ns + futex_ns + blocked_ns;
 	return 0;
 }
 

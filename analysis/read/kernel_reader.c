@@ -9,10 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Larger files are not a recording of this tool (about 10 MB/s at 10k IOPS). */
-#define KERNEL_FILE_MAX_BYTES (8ull << 30)
-#define KERNEL_MAX_CPUS	      65536
-
 static int fail(char **err, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char **err, int ret, const char *fmt, ...)
 {
@@ -24,6 +20,10 @@ static int fail(char **err, int ret, const char *fmt, ...)
 	va_end(ap);
 	return ret;
 }
+
+/* Larger files are not a recording of this tool (about 10 MB/s at 10k IOPS). */
+#define KERNEL_FILE_MAX_BYTES (8ull << 30)
+#define KERNEL_MAX_CPUS	      65536
 
 void corecap_kernel_reader_init(struct kernel_reader *k)
 {

@@ -7,23 +7,12 @@ REFOSD="${REFOSD:-$CORECAP_BUILD/tests/refosd/refosd}"
 REFBENCH="${REFBENCH:-$CORECAP_BUILD/tests/refosd/refbench}"
 
 # start_bare_refosd NAME [refosd options...]: refosd started directly (no
-# `corecap run`, no shim); sets OSD_PID and OSD_PORT.
+# `corecap run`, no shim: analysis_lib.sh's launch_refosd); sets OSD_PID
+# and OSD_PORT.
 start_bare_refosd() {
-	local name=$1 i
+	local name=$1
 	shift
-	"$REFOSD" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-	OSD_PID=$!
-	track "$OSD_PID"
-	OSD_PORT=""
-	for i in $(seq 1 200); do
-		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
-			"$WORK/$name.out")
-		[ -n "$OSD_PORT" ] && return 0
-		kill -0 "$OSD_PID" 2>/dev/null || { echo "FAIL: refosd $* exited at start:"; cat "$WORK/$name.err"; exit 1; }
-		sleep 0.05
-	done
-	echo "FAIL: refosd did not report its port within 10 s"
-	exit 1
+	launch_refosd "$name" "$REFOSD" --port 0 "$@"
 }
 
 # record_opts_without_kernel: `--no-kernel` when this build's record has a
