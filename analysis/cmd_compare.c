@@ -247,6 +247,13 @@ static void pool_rows(struct rows *rs, int s, const struct report *r)
 		set(row(rs, section, "cpu_pct", "cpu % of the pool", 1), s, 100 * pl->cpu_util);
 		set(row(rs, section, "busy_pct", "busy % (cpu + run queue)", 1), s,
 		    100 * pl->busy_util);
+		if (pl->n_kstates == pl->n_threads && pl->k_span_ns) {
+			/* Exact states from kernel events. */
+			set(row(rs, section, "futex_pct", "futex wait % (kernel)", 1), s,
+			    100.0 * (double)pl->k_futex_ns / (double)pl->k_span_ns);
+			set(row(rs, section, "blocked_pct", "blocked % (kernel)", 1), s,
+			    100.0 * (double)pl->k_blocked_ns / (double)pl->k_span_ns);
+		}
 		if (!corecap_model_has_thread_waits(r->model))
 			continue;
 		set(row(rs, section, "logging_pct", "logging %", 1), s,
