@@ -49,6 +49,55 @@ static const struct {
 	[CORECAP_KTP_EXIT] = {"sched", "sched_process_exit"},
 };
 
+/* The raw fields read, resolved once from the format files. */
+enum {
+	F_FORK_CHILD_PID,
+	F_FORK_PARENT_PID,
+	F_FORK_CHILD_COMM,
+	F_SWITCH_PREV_PID,
+	F_SWITCH_NEXT_PID,
+	F_SWITCH_PREV_STATE,
+	F_WAKING_PID,
+	F_WAKING_COMMON_FLAGS,
+	F_WAKING_TARGET_CPU,
+	F_FUTEX_ENTER_OP,
+	F_FUTEX_ENTER_UADDR,
+	F_FUTEX_ENTER_VAL,
+	F_FUTEX_ENTER_VAL3,
+	F_FUTEX_ENTER_UADDR2,
+	F_FUTEX_ENTER_UTIME,
+	F_FUTEX_EXIT_RET,
+	F_EXIT_GROUP_DEAD,
+	F_EXIT_COMM,
+	F_N,
+};
+
+static const struct {
+	int tp;
+	const char *name;
+} field_names[F_N] = {
+	[F_FORK_CHILD_PID] = {CORECAP_KTP_FORK, "child_pid"},
+	[F_FORK_PARENT_PID] = {CORECAP_KTP_FORK, "parent_pid"},
+	[F_FORK_CHILD_COMM] = {CORECAP_KTP_FORK, "child_comm"},
+	[F_SWITCH_PREV_PID] = {CORECAP_KTP_SWITCH, "prev_pid"},
+	[F_SWITCH_NEXT_PID] = {CORECAP_KTP_SWITCH, "next_pid"},
+	[F_SWITCH_PREV_STATE] = {CORECAP_KTP_SWITCH, "prev_state"},
+	[F_WAKING_PID] = {CORECAP_KTP_WAKING, "pid"},
+	[F_WAKING_COMMON_FLAGS] = {CORECAP_KTP_WAKING, "common_flags"},
+	[F_WAKING_TARGET_CPU] = {CORECAP_KTP_WAKING, "target_cpu"},
+	[F_FUTEX_ENTER_OP] = {CORECAP_KTP_FUTEX_ENTER, "op"},
+	[F_FUTEX_ENTER_UADDR] = {CORECAP_KTP_FUTEX_ENTER, "uaddr"},
+	[F_FUTEX_ENTER_VAL] = {CORECAP_KTP_FUTEX_ENTER, "val"},
+	[F_FUTEX_ENTER_VAL3] = {CORECAP_KTP_FUTEX_ENTER, "val3"},
+	[F_FUTEX_ENTER_UADDR2] = {CORECAP_KTP_FUTEX_ENTER, "uaddr2"},
+	[F_FUTEX_ENTER_UTIME] = {CORECAP_KTP_FUTEX_ENTER, "utime"},
+	[F_FUTEX_EXIT_RET] = {CORECAP_KTP_FUTEX_EXIT, "ret"},
+	[F_EXIT_GROUP_DEAD] = {CORECAP_KTP_EXIT, "group_dead"},
+	[F_EXIT_COMM] = {CORECAP_KTP_EXIT, "comm"},
+};
+
+_Static_assert(F_N == CORECAP_KERNEL_FIELDS, "CORECAP_KERNEL_FIELDS");
+
 /* The futex commands whose enters get a stack: the waits (see kernel_format.h). */
 static const unsigned wait_cmds[] = {0, 6, 9, 11, 13};
 
@@ -72,6 +121,7 @@ struct kernel_cpu {
 	uint64_t lost;
 	uint64_t period[STACK_KINDS];
 	uint64_t seen_in_tick[STACK_KINDS]; /* futex waits, switch-outs since the last adjustment */
+	uint64_t taken_in_tick[STACK_KINDS]; /* stack samples since then */
 	/* The last plain record and the last unmatched stack of each kind, to
 	 * join a stack sample to the record of the same tracepoint hit. */
 	struct {
@@ -570,15 +620,24 @@ static int open_ring(struct corecap_kernel_events *k, int cpu, char *why, size_t
 		perf_open_why(errno, "a ring buffer", cpu, why, why_size);
 		goto out;
 	}
-	kc->ring_bytes = k->ring_bytes + (size_t)page;
-	kc->ring = mmap(NULL, kc->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, kc->ring_fd, 0);
-	if (kc->ring == MAP_FAILED) {
-		ret = -errno;
+	/* Locked memory may be short (kernel.perf_event_mlock_kb for non-root):
+	 * smaller rings, down to 256 KiB, rather than none. */
+	for (;;) {
+		kc->ring_bytes = k->ring_bytes + (size_t)page;
+		kc->ring = mmap(NULL, kc->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+				kc->ring_fd, 0);
+		if (kc->ring != MAP_FAILED)
+			break;
 		kc->ring = NULL;
-		snprintf(why, why_size,
-			 "cannot map a %zu KiB perf ring buffer for CPU %d: %s "
-			 "(kernel.perf_event_mlock_kb may be too small)",
-			 k->ring_bytes / 1024, cpu, strerror(errno));
+		if ((errno != EPERM && errno != ENOMEM) || k->ring_bytes <= 262144 || cpu > 0) {
+			ret = -errno;
+			snprintf(why, why_size,
+				 "cannot map a %zu KiB perf ring buffer for CPU %d: %s "
+				 "(kernel.perf_event_mlock_kb may be too small)",
+				 k->ring_bytes / 1024, cpu, strerror(errno));
+			break;
+		}
+		k->ring_bytes /= 2;
 	}
 out:
 	return ret;
@@ -646,6 +705,16 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 		}
 		if (ret < 0)
 			goto out;
+	}
+	for (int f = 0; f < F_N; f++) {
+		k->fields[f] =
+			corecap_tp_format_field(&k->fmt[field_names[f].tp], field_names[f].name);
+		if (!k->fields[f]) {
+			ret = -EINVAL;
+			snprintf(why, why_size, "this kernel's %s has no field '%s'",
+				 k->fmt[field_names[f].tp].name, field_names[f].name);
+			goto out;
+		}
 	}
 	k->ring_bytes = ring_bytes();
 	k->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
@@ -856,30 +925,24 @@ static bool parse_sample(const unsigned char *p, size_t len, bool with_stack, st
 	return true;
 }
 
-static int64_t field(const struct corecap_kernel_events *k, int tp, const char *name,
-		     const struct sample *s)
+static int64_t field(const struct corecap_kernel_events *k, int f, const struct sample *s)
 {
-	const struct corecap_tp_field *fl = corecap_tp_format_field(&k->fmt[tp], name);
 	int64_t v = 0;
 
-	if (!fl || !corecap_tp_field_read(fl, s->raw, s->raw_bytes, &v))
+	if (!corecap_tp_field_read(k->fields[f], s->raw, s->raw_bytes, &v))
 		v = 0;
 	return v;
 }
 
-static void field_str(const struct corecap_kernel_events *k, int tp, const char *name,
-		      const struct sample *s, char out[16])
+/* A char[16] field, or a __data_loc string (4 bytes: offset | length << 16). */
+static void field_str(const struct corecap_kernel_events *k, int f, const struct sample *s,
+		      char out[16])
 {
-	const struct corecap_tp_field *fl = corecap_tp_format_field(&k->fmt[tp], name);
-	uint32_t off, size;
+	const struct corecap_tp_field *fl = k->fields[f];
+	uint32_t off = fl->offset, size = fl->size;
 
 	memset(out, 0, 16);
-	if (!fl)
-		return;
-	off = fl->offset;
-	size = fl->size;
-	if (fl->size == 4 && strcmp(name, "child_comm") == 0) {
-		/* __data_loc: low 16 bits offset, high 16 bits length. */
+	if (fl->size == 4) {
 		uint32_t loc;
 
 		if ((size_t)off + 4 > s->raw_bytes)
@@ -923,6 +986,32 @@ static void remember(struct corecap_kernel_events *k, struct kernel_cpu *kc, int
 		}
 		kc->pending[kind].valid = false;
 	}
+}
+
+/*
+ * A burst (the rate jumped since the last adjustment): more stack samples
+ * in this interval than four intervals' share of the bound. The period
+ * goes up 16-fold at once, before the 16 KiB copies fill the ring.
+ */
+static void burst_guard(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind)
+{
+	unsigned bound_hz = kind == STACK_FUTEX ? CORECAP_KERNEL_FUTEX_STACK_HZ
+						: CORECAP_KERNEL_SWITCH_STACK_HZ;
+	uint64_t online = 0, limit, p;
+
+	for (int c = 0; c < k->nr_cpus; c++)
+		online += k->cpus[c].online;
+	limit = 4 * bound_hz * ADJUST_NS / 1000000000ull / (online ? online : 1);
+	if (limit < 8)
+		limit = 8;
+	if (++kc->taken_in_tick[kind] <= limit)
+		return;
+	p = kc->period[kind] * 16;
+	if (p <= (1ull << 24) &&
+	    ioctl(kc->fd[kind == STACK_FUTEX ? EV_STACK_FUTEX : EV_STACK_SWITCH],
+		  PERF_EVENT_IOC_PERIOD, &p) == 0)
+		kc->period[kind] = p;
+	kc->taken_in_tick[kind] = 0;
 }
 
 static void on_stack(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind,
@@ -978,14 +1067,14 @@ static void on_fork(struct corecap_kernel_events *k, const struct sample *s, uin
 	struct corecap_krec_fork *r;
 	char path[96];
 	struct stat st;
-	int32_t child = (int32_t)field(k, CORECAP_KTP_FORK, "child_pid", s);
+	int32_t child = (int32_t)field(k, F_FORK_CHILD_PID, s);
 
 	r = out_reserve(k, CORECAP_KREC_FORK, sizeof(*r), cpu, s->time_ns);
 	if (!r)
 		return;
-	r->parent_tid = (int32_t)field(k, CORECAP_KTP_FORK, "parent_pid", s);
+	r->parent_tid = (int32_t)field(k, F_FORK_PARENT_PID, s);
 	r->child_tid = child;
-	field_str(k, CORECAP_KTP_FORK, "child_comm", s, r->child_comm);
+	field_str(k, F_FORK_CHILD_COMM, s, r->child_comm);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)k->pid, (int)child);
 	if (stat(path, &st) == 0) {
 		r->flags = CORECAP_KFORK_SAME_PROCESS;
@@ -1016,8 +1105,8 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		return;
 	switch (ev) {
 	case CORECAP_KTP_SWITCH: {
-		int32_t prev = (int32_t)field(k, ev, "prev_pid", &s);
-		int32_t next = (int32_t)field(k, ev, "next_pid", &s);
+		int32_t prev = (int32_t)field(k, F_SWITCH_PREV_PID, &s);
+		int32_t next = (int32_t)field(k, F_SWITCH_NEXT_PID, &s);
 		bool mine_prev = s.pid == (uint32_t)k->pid, mine_next = has_tid(k, next);
 		struct corecap_krec_switch *r;
 		bool preempted;
@@ -1031,7 +1120,7 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 			break;
 		r->prev_tid = prev;
 		r->next_tid = next;
-		r->prev_state = field(k, ev, "prev_state", &s);
+		r->prev_state = field(k, F_SWITCH_PREV_STATE, &s);
 		r->prev_state_char = (uint8_t)state_char(r->prev_state, &preempted);
 		r->flags = (mine_prev ? CORECAP_KSWITCH_PREV_TARGET : 0) |
 			   (mine_next ? CORECAP_KSWITCH_NEXT_TARGET : 0) |
@@ -1044,8 +1133,8 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		break;
 	}
 	case CORECAP_KTP_WAKING: {
-		int32_t tid = (int32_t)field(k, ev, "pid", &s);
-		int64_t flags = field(k, ev, "common_flags", &s);
+		int32_t tid = (int32_t)field(k, F_WAKING_PID, &s);
+		int64_t flags = field(k, F_WAKING_COMMON_FLAGS, &s);
 		struct corecap_krec_waking *r;
 
 		if (!has_tid(k, tid)) {
@@ -1057,7 +1146,7 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 			break;
 		r->tid = tid;
 		r->waker_tid = (int32_t)s.tid;
-		r->target_cpu = (int32_t)field(k, ev, "target_cpu", &s);
+		r->target_cpu = (int32_t)field(k, F_WAKING_TARGET_CPU, &s);
 		/* trace_flag_type: HARDIRQ 0x08, SOFTIRQ 0x10, NMI 0x40. */
 		r->flags = ((flags & 0x08) ? CORECAP_KWAKING_HARDIRQ : 0) |
 			   ((flags & 0x10) ? CORECAP_KWAKING_SOFTIRQ : 0) |
@@ -1076,12 +1165,12 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		if (!r)
 			break;
 		r->tid = (int32_t)s.tid;
-		r->op = (uint32_t)field(k, ev, "op", &s);
-		r->uaddr = (uint64_t)field(k, ev, "uaddr", &s);
-		r->val = (uint32_t)field(k, ev, "val", &s);
-		r->val3 = (uint32_t)field(k, ev, "val3", &s);
-		r->uaddr2 = (uint64_t)field(k, ev, "uaddr2", &s);
-		r->utime = (uint64_t)field(k, ev, "utime", &s);
+		r->op = (uint32_t)field(k, F_FUTEX_ENTER_OP, &s);
+		r->uaddr = (uint64_t)field(k, F_FUTEX_ENTER_UADDR, &s);
+		r->val = (uint32_t)field(k, F_FUTEX_ENTER_VAL, &s);
+		r->val3 = (uint32_t)field(k, F_FUTEX_ENTER_VAL3, &s);
+		r->uaddr2 = (uint64_t)field(k, F_FUTEX_ENTER_UADDR2, &s);
+		r->utime = (uint64_t)field(k, F_FUTEX_ENTER_UTIME, &s);
 		k->stats.records[ev]++;
 		if (CORECAP_FUTEX_IS_WAIT(r->op)) {
 			remember(k, kc, STACK_FUTEX, r->tid, s.time_ns);
@@ -1100,7 +1189,7 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		if (!r)
 			break;
 		r->tid = (int32_t)s.tid;
-		r->ret = field(k, ev, "ret", &s);
+		r->ret = field(k, F_FUTEX_EXIT_RET, &s);
 		k->stats.records[ev]++;
 		break;
 	}
@@ -1121,8 +1210,8 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		if (!r)
 			break;
 		r->tid = (int32_t)s.tid;
-		r->flags = field(k, ev, "group_dead", &s) ? CORECAP_KEXIT_GROUP_DEAD : 0;
-		field_str(k, ev, "comm", &s, r->comm);
+		r->flags = field(k, F_EXIT_GROUP_DEAD, &s) ? CORECAP_KEXIT_GROUP_DEAD : 0;
+		field_str(k, F_EXIT_COMM, &s, r->comm);
 		k->stats.records[ev]++;
 		break;
 	}
@@ -1130,10 +1219,9 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 	case EV_STACK_SWITCH: {
 		int kind = ev == EV_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
 
+		burst_guard(k, kc, kind);
 		if (s.pid == (uint32_t)k->pid)
 			on_stack(k, kc, kind, &s);
-		else /* a new process let in by the filter: it weighs on the bound too */
-			kc->seen_in_tick[kind] += kc->period[kind];
 		break;
 	}
 	}
@@ -1225,10 +1313,14 @@ static void adjust_periods(struct corecap_kernel_events *k, uint64_t interval_ns
 			uint64_t den = interval_ns * bound_hz[kind];
 			uint64_t p = (num + den - 1) / den;
 
+			/* Down slowly: a burst after a quiet spell must not find period 1. */
+			if (p < kc->period[kind] / 4)
+				p = kc->period[kind] / 4;
 			if (p < 1)
 				p = 1;
 			if (p > (1ull << 24))
 				p = 1ull << 24;
+			kc->taken_in_tick[kind] = 0;
 			if (p != kc->period[kind] &&
 			    ioctl(kc->fd[kind == STACK_FUTEX ? EV_STACK_FUTEX : EV_STACK_SWITCH],
 				  PERF_EVENT_IOC_PERIOD, &p) == 0)

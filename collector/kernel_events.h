@@ -46,7 +46,8 @@ struct corecap_run_dir;
 struct kernel_cpu;
 struct kernel_stack_ref;
 
-#define CORECAP_KERNEL_RING_BYTES	1048576u /* per CPU */
+#define CORECAP_KERNEL_RING_BYTES	4194304u /* per CPU */
+#define CORECAP_KERNEL_FIELDS		18u	 /* raw fields read */
 #define CORECAP_KERNEL_STACK_USER_BYTES 16384u
 #define CORECAP_KERNEL_FUTEX_STACK_HZ	200u /* bound of futex-wait stacks, all CPUs */
 #define CORECAP_KERNEL_SWITCH_STACK_HZ	50u  /* bound of switch-out stacks, all CPUs */
@@ -80,6 +81,7 @@ struct corecap_kernel_events {
 	int nr_cpus; /* CPUs configured; cpus[] has one entry each (offline ones unused) */
 	struct kernel_cpu *cpus;
 	struct corecap_tp_format fmt[CORECAP_KTP_N];
+	const struct corecap_tp_field *fields[CORECAP_KERNEL_FIELDS]; /* into fmt[] */
 	struct corecap_run_dir *rd;
 	size_t ring_bytes; /* per CPU */
 	int events_fd, raw_fd;

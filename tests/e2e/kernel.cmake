@@ -13,3 +13,5 @@ corecap_e2e_test(kernel_stacks kernel_stacks.sh TIMEOUT 180 LABELS "kernel;colle
 corecap_e2e_test(kernel_errors kernel_errors.sh TIMEOUT 120 LABELS "kernel;collector")
 # Its time shares are measurements on a shared machine (see tests/e2e/CMakeLists.txt).
 set_property(TEST e2e.kernel_futex e2e.kernel_runnable APPEND PROPERTY LABELS measured)
+# The same on a real, bare ceph-osd (about 20 s: a cluster start and 4 s of rados bench).
+corecap_e2e_test(kernel_ceph_stacks kernel_ceph_stacks.sh TIMEOUT 300 LABELS "kernel;collector;ceph")

@@ -48,3 +48,35 @@ start_workload() {
 workload_bench() {
 	echo "kill -USR1 $WL_PID; for i in \$(seq 1 600); do grep -q '^done\$' '$WORK/$1.out' && exit 0; sleep 0.05; done; exit 1"
 }
+
+# compare_stacks KREAD_OUT WALL_SAMPLES: of the kernel stacks whose thread
+# the ptrace sampler also saw at the same instruction, prints how many,
+# how many have the very frames of one of those samples, how many are
+# deeper than all of them, how many shallower.
+compare_stacks() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+wall = {}
+for line in open(sys.argv[2]):
+    f = line.rstrip("\n").split("\t")
+    ips = f[3].split(" ")
+    wall.setdefault((f[1], ips[0]), set()).add(tuple(ips))
+pairs = same = deeper = shallower = 0
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] != "stack":
+        continue
+    frames = tuple(f[4:])
+    cands = wall.get((f[1], frames[0]))
+    if not cands:
+        continue
+    pairs += 1
+    if frames in cands:
+        same += 1
+    elif len(frames) > max(len(c) for c in cands):
+        deeper += 1
+    elif len(frames) < min(len(c) for c in cands):
+        shallower += 1
+print(pairs, same, deeper, shallower)
+PY
+}

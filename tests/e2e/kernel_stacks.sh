@@ -29,33 +29,9 @@ echo "kernel stacks: $n, joined $matched, complete $ok, truncated $trunc, no CFI
 expect_calc "stacks were taken" "$n >= 50"
 expect_calc "95% of them reach the outermost frame" "$ok >= 0.95 * $n"
 expect_calc "95% joined to their event record" "$matched >= 0.95 * $n"
-read -r pairs same deeper shallower < <(python3 - "$WORK/k.txt" "$WORK/run/wall.samples" <<'PY'
-import sys
-wall = {}
-for line in open(sys.argv[2]):
-    f = line.rstrip("\n").split("\t")
-    ips = f[3].split(" ")
-    wall.setdefault((f[1], ips[0]), set()).add(tuple(ips))
-pairs = same = deeper = shallower = 0
-for line in open(sys.argv[1]):
-    f = line.split()
-    if f[0] != "stack":
-        continue
-    frames = tuple(f[4:])
-    cands = wall.get((f[1], frames[0]))
-    if not cands:
-        continue
-    pairs += 1
-    if frames in cands:
-        same += 1
-    elif len(frames) > max(len(c) for c in cands):
-        deeper += 1
-    elif len(frames) < min(len(c) for c in cands):
-        shallower += 1
-print(pairs, same, deeper, shallower)
-PY
-)
+read -r pairs same deeper shallower < <(compare_stacks "$WORK/k.txt" "$WORK/run/wall.samples")
 echo "kernel stacks at an instruction where the ptrace sampler also saw that thread: $pairs; same frames: $same, deeper: $deeper, shallower: $shallower"
 expect_calc "kernel and ptrace stacks met" "$pairs >= 20"
 expect_calc "they have the same frames (90%)" "$same >= 0.9 * $pairs"
+expect_calc "they are as deep: shallower than the ptrace sample at most 5%" "$shallower <= 0.05 * $pairs"
 finish
