@@ -151,7 +151,7 @@ static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r
 	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
 
 	/* From an interrupt the "waker" is whoever ran there: not a holder. */
-	if (!t || !t->in_wait || t->waker || !r->waker_tid || r->waker_tid == r->tid ||
+	if (!t || !t->in_wait || t->waker || r->waker_tid <= 0 || r->waker_tid == r->tid ||
 	    (r->flags & (CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI)))
 		return;
 	t->waker = r->waker_tid;

@@ -134,8 +134,11 @@ static const char *bad_tids(const struct corecap_krec *r)
 	case CORECAP_KREC_WAKING: {
 		const struct corecap_krec_waking *w = (const void *)r;
 
-		/* The waker may be the idle task (a wake-up from an interrupt on an idle CPU). */
-		return tid_ok(w->tid, false) && tid_ok(w->waker_tid, true) ? NULL : "bad tid";
+		/* The waker may be the idle task (0), or unknown (-1: perf's tid of an
+		 * interrupt's sample), for a wake-up from an interrupt. */
+		return tid_ok(w->tid, false) && (w->waker_tid == -1 || tid_ok(w->waker_tid, true))
+			       ? NULL
+			       : "bad tid";
 	}
 	case CORECAP_KREC_FUTEX_ENTER:
 		return tid_ok(((const struct corecap_krec_futex_enter *)(const void *)r)->tid,

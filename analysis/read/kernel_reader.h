@@ -7,7 +7,8 @@
  *  - every record in `recs` is one of the known types, lies wholly inside
  *    the file, is at least as large as its struct, has a CPU below the
  *    header's nr_cpus, tids in 1..CORECAP_KERNEL_MAX_TID (0 only where the
- *    idle task is meant: a switch's prev or next), and a time within
+ *    idle task is meant: a switch's prev or next, a waker; -1 for a waker
+ *    perf could not name, from an interrupt), and a time within
  *    KERNEL_TIME_SLACK_NS of the recording window;
  *  - `recs` is sorted by time, records of equal time in file order (the
  *    file is ordered per CPU only);

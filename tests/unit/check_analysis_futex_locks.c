@@ -122,6 +122,7 @@ START_TEST(a_waking_from_an_interrupt_names_nobody)
 {
 	kr_futex_enter(&b, 0, WS + 10, 4, OP_WAIT_BITSET, COND);
 	kr_waking(&b, 1, WS + 20, 4, 9)->flags = CORECAP_KWAKING_HARDIRQ;
+	kr_waking(&b, 1, WS + 20, 4, -1); /* perf could not name the waker */
 	kr_futex_exit(&b, 0, WS + 21, 4, 0);
 	run();
 	ck_assert_uint_eq(lock_at(COND)->n_holders, 0);

@@ -90,11 +90,12 @@ START_TEST(records_are_sorted_across_cpus_and_stacks_joined)
 	kr_futex_enter(&ev, 0, WS + 30, 7, 128, 0x5000);
 	kr_switch(&ev, 0, WS + 40, 7, 'S', 0);
 	kr_waking(&ev, 1, WS + 10, 7, 8);
+	kr_waking(&ev, 1, WS + 12, 7, -1)->flags = CORECAP_KWAKING_HARDIRQ; /* waker unknown */
 	kr_futex_exit(&ev, 1, WS + 35, 8, 0);
 	kr_file_header(&st, CORECAP_KERNEL_MAGIC_STACKS, 42, 2);
 	kr_stack(&st, WS + 30, 7, CORECAP_KSTACK_FUTEX, WS + 30, frames, 3);
 	ck_assert_int_eq(load(), 0);
-	ck_assert_uint_eq(k.n_recs, 4);
+	ck_assert_uint_eq(k.n_recs, 5);
 	for (size_t i = 1; i < k.n_recs; i++)
 		ck_assert_uint_le(k.recs[i - 1]->time_ns, k.recs[i]->time_ns);
 	ck_assert_uint_eq(k.recs[0]->type, CORECAP_KREC_WAKING);
