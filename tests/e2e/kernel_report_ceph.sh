@@ -51,7 +51,7 @@ for pool in tp_osd_tp msgr-worker; do
 	expect_calc "$pool: kernel states sum to 1" \
 		"$(json "$j" "abs(sum($ks.values()) - 1)") < 0.002"
 	expect_calc "$pool: it ran and waited for a CPU" \
-		"$(json "$j" "$ks['running']") > 0 && $(json "$j" "$ks['runnable']") > 0"
+		"$(json "$j" "${ks}['running']") > 0 && $(json "$j" "${ks}['runnable']") > 0"
 done
 expect_calc "tp_osd_tp waits on futexes (its queue's condition, its locks)" \
 	"$(json "$j" "[p for p in d['pools'] if p['name'] == 'tp_osd_tp'][0]['kernel_states']['futex']") > 0.05"

@@ -22,30 +22,30 @@ expect_eq "record exits" 0 "$status"
 expect_all_commands "$run"
 j="$run.json"
 lock="[l for l in d['locks'] if l['address'] == '0x$WL_MUTEX'][0]"
-expect_eq "the mutex's row comes from futex events" futex "$(json "$j" "$lock['source']")"
-expect_eq "named by its data symbol" the_mutex "$(json "$j" "$lock['name']")"
-expect_eq "its kind" futex_wait "$(json "$j" "$lock['kind']")"
+expect_eq "the mutex's row comes from futex events" futex "$(json "$j" "${lock}['source']")"
+expect_eq "named by its data symbol" the_mutex "$(json "$j" "${lock}['name']")"
+expect_eq "its kind" futex_wait "$(json "$j" "${lock}['kind']")"
 prog_ns=$(sed -n 's/^total_wait_ns //p' "$WORK/m.out")
-rep_ns=$(json "$j" "$lock['wait_ns']")
-echo "program's lock wait $prog_ns ns, the report's futex wait $rep_ns ns, $(json "$j" "$lock['contentions']") waits"
+rep_ns=$(json "$j" "${lock}['wait_ns']")
+echo "program's lock wait $prog_ns ns, the report's futex wait $rep_ns ns, $(json "$j" "${lock}['contentions']") waits"
 expect_calc "futex waits within 20% of the program's timing" \
 	"$prog_ns > 100000000 && $rep_ns >= 0.8 * $prog_ns && $rep_ns <= 1.2 * $prog_ns"
 prog_tids=$(awk '/^thread / { print $2 }' "$WORK/m.out" | sort -n | tr '\n' ' ')
 expect_eq "the waiters are the program's threads" "$prog_tids" \
-	"$(json "$j" "' '.join(str(t) for t in sorted(w['tid'] for w in $lock['waiters'])) + ' '")"
+	"$(json "$j" "' '.join(str(t) for t in sorted(w['tid'] for w in ${lock}['waiters'])) + ' '")"
 while read -r _ tid _ wns _ _; do
-	got=$(json "$j" "([w['wait_ns'] for w in $lock['waiters'] if w['tid'] == $tid] or [0])[0]")
+	got=$(json "$j" "([w['wait_ns'] for w in ${lock}['waiters'] if w['tid'] == $tid] or [0])[0]")
 	expect_calc "thread $tid: futex wait $got ns within 20% of its own $wns ns" \
 		"$got >= 0.8 * $wns && $got <= 1.2 * $wns"
 done < <(grep '^thread ' "$WORK/m.out")
 expect_eq "the holders are the program's threads, every one" "$prog_tids" \
-	"$(json "$j" "' '.join(str(t) for t in sorted(h['tid'] for h in $lock['holders'])) + ' '")"
-waits=$(json "$j" "$lock['contentions']")
-named=$(json "$j" "sum(h['waits'] for h in $lock['holders'])")
+	"$(json "$j" "' '.join(str(t) for t in sorted(h['tid'] for h in ${lock}['holders'])) + ' '")"
+waits=$(json "$j" "${lock}['contentions']")
+named=$(json "$j" "sum(h['waits'] for h in ${lock}['holders'])")
 expect_calc "a holder is named for nearly every wait ($named of $waits)" "$named >= 0.95 * $waits"
 expect_calc "the holds seen (hand-overs) are about 1 ms each" \
-	"$(json "$j" "$lock['hold_ns'] / max($lock['holds'], 1)") >= 900000 && $(json "$j" "$lock['hold_ns'] / max($lock['holds'], 1)") <= 3000000"
-expect_true "its top site is in mutex_worker" grep -q '^mutex_worker+' <(json "$j" "$lock['symbol']")
+	"$(json "$j" "${lock}['hold_ns'] / max(${lock}['holds'], 1)") >= 900000 && $(json "$j" "${lock}['hold_ns'] / max(${lock}['holds'], 1)") <= 3000000"
+expect_true "its top site is in mutex_worker" grep -q '^mutex_worker+' <(json "$j" "${lock}['symbol']")
 expect_true "the text shows the futex table" grep -q 'source: futex' "$run.txt"
 expect_conservation "$j"
 finish

@@ -26,15 +26,15 @@ shares=()
 tids=()
 for tid in $(awk '/^thread / { print $2 }' "$WORK/s.out"); do
 	th="[t for t in d['threads'] if t['tid'] == $tid][0]"
-	expect_eq "thread $tid: states from the kernel" kernel "$(json "$j" "$th['states_source']")"
-	k="$th['kernel_states']"
+	expect_eq "thread $tid: states from the kernel" kernel "$(json "$j" "${th}['states_source']")"
+	k="${th}['kernel_states']"
 	# The spinning part of the window: running + runnable (it blocks for good after).
-	rq=$(json "$j" "$k['runnable_ns'] / ($k['running_ns'] + $k['runnable_ns'])")
-	run_share=$(json "$j" "$k['running_ns'] / ($k['running_ns'] + $k['runnable_ns'])")
+	rq=$(json "$j" "${k}['runnable_ns'] / (${k}['running_ns'] + ${k}['runnable_ns'])")
+	run_share=$(json "$j" "${k}['running_ns'] / (${k}['running_ns'] + ${k}['runnable_ns'])")
 	echo "thread $tid: runnable $rq, running $run_share of its spinning time"
 	expect_calc "thread $tid: runnable about half or more (>= 0.4)" "$rq >= 0.4"
 	expect_eq "thread $tid: its report cpu_ns is the kernel's running time" \
-		"$(json "$j" "$k['running_ns']")" "$(json "$j" "$th['cpu_ns']")"
+		"$(json "$j" "${k}['running_ns']")" "$(json "$j" "${th}['cpu_ns']")"
 	shares+=("$run_share")
 	tids+=("$tid")
 done
@@ -44,7 +44,7 @@ for i in 0 1; do
 	me="[t for t in d['threads'] if t['tid'] == ${tids[$i]}][0]['kernel_states']"
 	other="[t for t in d['threads'] if t['tid'] == ${tids[$((1 - i))]}][0]['kernel_states']"
 	expect_calc "thread ${tids[$i]}: runnable >= 0.9 x the other's running" \
-		"$(json "$j" "$me['runnable_ns']") >= 0.9 * $(json "$j" "$other['running_ns']")"
+		"$(json "$j" "${me}['runnable_ns']") >= 0.9 * $(json "$j" "${other}['running_ns']")"
 done
 # One CPU: together they ran at most all of it (runnable time is not running time).
 expect_calc "the two spinners ran at most one CPU's time together (${shares[*]})" \
