@@ -196,6 +196,9 @@ static void op_rows(struct rows *rs, int s, const struct report *r)
 	uint64_t w = corecap_model_window_ns(r->model);
 	char section[64];
 
+	/* A run without a trace has no op figures: its side stays "-" (null). */
+	if (!corecap_model_has_ops(r->model))
+		return;
 	set(row(rs, "traced", "ops_per_s", "ops/s", 0), s,
 	    w ? (double)t->finished * 1e9 / (double)w : 0);
 	for (size_t i = 0; i < t->n_types; i++) {
@@ -244,6 +247,15 @@ static void pool_rows(struct rows *rs, int s, const struct report *r)
 		set(row(rs, section, "cpu_pct", "cpu % of the pool", 1), s, 100 * pl->cpu_util);
 		set(row(rs, section, "busy_pct", "busy % (cpu + run queue)", 1), s,
 		    100 * pl->busy_util);
+		if (pl->n_kstates == pl->n_threads && pl->k_span_ns) {
+			/* Exact states from kernel events. */
+			set(row(rs, section, "futex_pct", "futex wait % (kernel)", 1), s,
+			    100.0 * (double)pl->k_futex_ns / (double)pl->k_span_ns);
+			set(row(rs, section, "blocked_pct", "blocked % (kernel)", 1), s,
+			    100.0 * (double)pl->k_blocked_ns / (double)pl->k_span_ns);
+		}
+		if (!corecap_model_has_thread_waits(r->model))
+			continue;
 		set(row(rs, section, "logging_pct", "logging %", 1), s,
 		    100.0 * (double)pl->logging_ns / (double)pl->span_ns);
 		set(row(rs, section, "lock_wait_pct", "lock wait %", 1), s,
@@ -283,7 +295,13 @@ static void print_text(const struct compare_opts *o, const struct rows *rs, cons
 		}
 		printf("\n");
 	}
-	printf("\nceiling A  %s\nceiling B  %s\n",
+	printf("\n");
+	for (int s = 0; s < 2; s++)
+		if (!corecap_model_has_ops(sd[s].r.model))
+			printf("%c: ops, lock, cond, I/O and logging figures not measured (no "
+			       "trace)\n",
+			       'A' + s);
+	printf("ceiling A  %s\nceiling B  %s\n",
 	       sd[0].r.ceiling->verdict ? sd[0].r.ceiling->verdict : "?",
 	       sd[1].r.ceiling->verdict ? sd[1].r.ceiling->verdict : "?");
 }

@@ -28,7 +28,7 @@ const char corecap_flame_usage[] =
 	"flamegraph.pl, speedscope and 'corecap compare --folded'. With --svg, draws\n"
 	"the flame graph itself as one SVG document.\n"
 	"\n"
-	"  --kind KIND        what the stacks are (default cpu):\n"
+	"  --kind KIND        what the stacks are (default: the first the run has):\n"
 	"                       cpu   the gperftools CPU profile (RUN/cpu.prof), in samples;\n"
 	"                             equal to google-pprof --collapsed (see docs/flame.md)\n"
 	"                       wall  wall-clock stacks (RUN/wall.samples), in samples; the\n"
@@ -49,6 +49,7 @@ const char corecap_flame_usage[] =
 struct flame_opts {
 	const char *run, *output, *title, *symfs;
 	enum flame_kind kind;
+	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
 	bool svg, by_pool;
 	int width;
 };
@@ -81,6 +82,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			o->kind_given = true;
 			break;
 		case 's':
 			o->svg = true;
@@ -165,11 +167,23 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 	return ret;
 }
 
+/* Without --kind: the first kind the run holds; false when it holds none. */
+static bool pick_kind(struct flame_job *j, enum flame_kind *kind)
+{
+	for (int k = 0; k < FLAME__COUNT; k++)
+		if (corecap_flame_job_has(j, (enum flame_kind)k)) {
+			*kind = (enum flame_kind)k;
+			return true;
+		}
+	return false;
+}
+
 int corecap_cmd_flame(int argc, char **argv)
 {
 	struct flame_opts o;
 	struct flame_job j;
 	struct flame_stacks fs;
+	bool none = false;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
@@ -178,10 +192,19 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL))
 		return 1;
 	j.by_pool = o.by_pool;
+	if (!o.kind_given)
+		none = !pick_kind(&j, &o.kind);
 	ret = corecap_flame_stacks_init(&fs, o.kind, NULL, NULL);
-	if (!ret)
+	if (!ret && none)
+		/* Nothing measured: an empty graph that says so, not an error. */
+		snprintf(j.subtitle, sizeof(j.subtitle),
+			 "no stacks: not measured (no cpu.prof, no wall.samples, no lock or op "
+			 "source)");
+	else if (!ret)
 		ret = corecap_flame_job_build(&j, &fs, 0);
 	if (!ret) {
+		if (none)
+			fprintf(stderr, "corecap: flame: '%s': %s\n", o.run, j.subtitle);
 		fprintf(stderr, "corecap: %s: %llu %s", corecap_flame_kind_name(o.kind),
 			(unsigned long long)fs.weight, corecap_flame_kind_unit(o.kind));
 		if (fs.frames)

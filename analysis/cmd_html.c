@@ -103,8 +103,9 @@ static const char *const missing_note[FLAME__COUNT] = {
 		      "'corecap run --cpuprofile').",
 	[FLAME_WALL] = "No wall-clock flame graph: the run has no wall.samples (record with "
 		       "'corecap record --wallclock').",
-	[FLAME_LOCK] = "No lock flame graph: the run has no trace.",
-	[FLAME_OP] = "No op flame graph: the run has no trace.",
+	[FLAME_LOCK] = "No lock flame graph: locks not measured (no trace, no shim counters, no "
+		       "kernel futex events).",
+	[FLAME_OP] = "No op flame graph: ops not measured (no trace).",
 };
 
 static const char *const headings[FLAME__COUNT] = {

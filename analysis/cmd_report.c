@@ -18,6 +18,7 @@
 
 #include "ceph_attrib.h"
 #include "cmd_util.h"
+#include "kernel_attrib.h"
 #include "model/ceiling.h"
 #include "model/lines.h"
 #include "model/model.h"
@@ -76,6 +77,9 @@ struct report_job {
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
 	bool has_sampled;
 	const char *sampled_why_not;
+	const char *no_trace_why; /* why a run with a manifest has no trace */
+	struct kernel_quality kernel;
+	bool has_kernel;
 };
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -240,11 +244,16 @@ static int read_trace(struct report_job *j)
 	corecap_ctf_reader_release(&r);
 	if (!ret)
 		ret = corecap_model_finish(&j->model);
+	j->model.src.trace = ret == 0;
 	return ret;
 }
 
-/* The model of a run without a trace: threads and lock counters only. */
-static int no_trace(struct report_job *j, const char *why)
+/*
+ * The model of a run without a trace (recorded with --no-trace, or of a
+ * daemon not under the shim, whose session recorded nothing): what the
+ * other sources give; the trace's figures are not measured.
+ */
+static int no_trace(struct report_job *j)
 {
 	struct model_config cfg = {
 		.has_window = j->manifest.has_window,
@@ -265,10 +274,7 @@ static int no_trace(struct report_job *j, const char *why)
 	if (ret)
 		return ret;
 	j->has_model = true;
-	ret = corecap_model_finish(&j->model);
-	return ret ? ret
-		   : warn(j, "%s: no per-op figures; lock figures from the shim's counters only",
-			  why);
+	return corecap_model_finish(&j->model);
 }
 
 /* A partial run with a window: what is missing or unreadable is reported without. */
@@ -287,8 +293,9 @@ static int trace_or_partial(struct report_job *j)
 		return -ENOMEM;
 	if (partial_with_window(j) && stat(root, &st) != 0) {
 		free(root);
-		return no_trace(j, "no trace/ in this partial run (its collector stopped before "
-				   "the trace was started)");
+		j->no_trace_why = "no trace/ in this partial run (its collector stopped "
+				  "before the trace was started)";
+		return no_trace(j);
 	}
 	free(root);
 	ret = find_traces(j);
@@ -299,10 +306,85 @@ static int trace_or_partial(struct report_job *j)
 		if (j->has_model)
 			corecap_model_release(&j->model);
 		j->has_model = false;
-		ret = no_trace(j, "the trace of this partial run cannot be read (the error "
-				  "above)");
+		j->no_trace_why = "the trace of this partial run cannot be read (the error "
+				  "above)";
+		ret = no_trace(j);
 	}
 	return ret;
+}
+
+/* RUN/kernel/: exact thread states and the futex lock table. */
+static int read_kernel(struct report_job *j)
+{
+	const struct kernel_quality *k = &j->kernel;
+	char *err = NULL;
+	int ret;
+
+	ret = corecap_kernel_attrib(&j->model, j->o.run, j->has_sym ? &j->sym : NULL, &j->kernel,
+				    &err);
+	if (ret == 1) {
+		/* Absent: missing only where the manifest says it was recorded. */
+		if (j->has_manifest && j->manifest.src_kernel)
+			j->missing[j->n_missing++] = "kernel";
+		ret = j->has_manifest && j->manifest.src_kernel
+			      ? warn(j, "the manifest lists kernel events but kernel/events.bin is "
+					"absent: thread states come from threads.tsv")
+			      : 0;
+		goto out;
+	}
+	if (ret) {
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	j->has_kernel = true;
+	if (k->lost || (j->manifest.has_kernel_lost && j->manifest.kernel_lost))
+		ret = warn(
+			j,
+			"the kernel's ring buffers lost %llu records: thread states and futex "
+			"waits around the losses are approximate, the futex figures lower bounds",
+			(unsigned long long)(k->lost > j->manifest.kernel_lost
+						     ? k->lost
+						     : j->manifest.kernel_lost));
+	if (!ret && k->inconsistent)
+		ret = warn(j,
+			   "%llu scheduler transitions contradicted a thread's state (a lost "
+			   "record); the state was resynchronized",
+			   (unsigned long long)k->inconsistent);
+	if (!ret && k->futex.waits > k->futex.waits_no_sleep && !k->futex.waits_with_stack)
+		ret = warn(j, "no futex wait has a sampled user stack: futex locks are named by "
+			      "address only");
+	if (!ret && (k->unknown_records || k->trailing_bytes))
+		ret = warn(j,
+			   "kernel/: %llu records of unknown types skipped, %llu bytes of a "
+			   "trailing fragment ignored",
+			   (unsigned long long)k->unknown_records,
+			   (unsigned long long)k->trailing_bytes);
+out:
+	free(err);
+	return ret;
+}
+
+/* Says what a run without a trace lacks, once the other sources are read. */
+static int no_trace_warning(struct report_job *j)
+{
+	const char *why = j->no_trace_why ? j->no_trace_why : "recorded with --no-trace";
+
+	if (j->model.src.trace)
+		return 0;
+	if (j->model.src.stats || j->model.src.futex)
+		return warn(j,
+			    "no trace (%s): op figures and per-thread lock, cond, I/O and "
+			    "logging times are not measured; locks from %s",
+			    why,
+			    j->model.src.stats && j->model.src.futex ? "the shim's counters and "
+								       "kernel futex events"
+			    : j->model.src.stats		     ? "the shim's counters only"
+								     : "kernel futex events only");
+	return warn(j,
+		    "no trace (%s) and no shim counters: op, lock, cond, I/O and logging figures "
+		    "are not measured (run the daemon under `corecap run`, or record kernel "
+		    "events, for locks)",
+		    why);
 }
 
 static int read_samples(struct report_job *j)
@@ -368,13 +450,17 @@ static int read_stats(struct report_job *j)
 	ret = corecap_shim_stats_load(&st, begin, end, &err);
 	if (ret == -ENOENT) {
 		j->missing[j->n_missing++] = "stats";
-		ret = warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions are "
-			      "unknown and hold times come from hold events alone");
+		/* Without a trace either, no_trace_warning says what that leaves. */
+		ret = j->model.src.trace
+			      ? warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions "
+					"are unknown and hold times come from hold events alone")
+			      : 0;
 	} else if (ret) {
 		/* The counters are a complement: say why they are missing and go on. */
 		ret = warn(j, "shim stats unusable: %s", err ? err : strerror(-ret));
 	} else {
 		j->has_stats = true;
+		j->model.src.stats = true;
 		for (size_t i = 0; i < st.n_locks && !ret; i++) {
 			const struct shim_lock_delta *l = &st.locks[i];
 
@@ -602,13 +688,22 @@ static int build(struct report_job *j, struct report *r)
 		return -ENODATA;
 	}
 	/*
-	 * A run recorded with --no-trace says so; a trace missing otherwise is
-	 * an error, unless the run is partial.
+	 * A run recorded with --no-trace says so, and so does one of a daemon
+	 * that was not registered with LTTng (not under the shim): the session
+	 * recorded nothing of it, so its trace, if any, is not read. A trace
+	 * missing otherwise is an error (something was lost), unless the run is
+	 * partial: a killed collector may leave no trace or one cut short.
 	 */
-	if (j->has_manifest && !j->manifest.src_trace)
-		ret = no_trace(j, "recorded without a trace (--no-trace)");
-	else
+	if (j->has_manifest && !j->manifest.src_trace) {
+		ret = no_trace(j);
+	} else if (j->has_manifest && j->manifest.has_target_registered &&
+		   !j->manifest.target_registered) {
+		j->no_trace_why = "the daemon was not registered with LTTng: not started under "
+				  "`corecap run`";
+		ret = no_trace(j);
+	} else {
 		ret = trace_or_partial(j);
+	}
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
@@ -617,10 +712,13 @@ static int build(struct report_job *j, struct report *r)
 			j->o.run);
 		return -EINVAL;
 	}
-	if ((ret = read_samples(j)) || (ret = read_stats(j)))
+	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = read_kernel(j)) ||
+	    (ret = no_trace_warning(j)))
 		return ret;
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
 	corecap_lock_table_sort_stacks(&j->model.locks);
+	corecap_lock_table_symbolize(&j->model.futex_locks, name_address, j);
+	corecap_lock_table_sort_stacks(&j->model.futex_locks);
 	ret = corecap_pool_table_build(&j->pools, &j->model.threads,
 				       corecap_model_window_ns(&j->model));
 	if (ret)
@@ -654,6 +752,7 @@ static int build(struct report_job *j, struct report *r)
 		.ceph = &j->ceph,
 		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
 		.ceph_sampled_why_not = j->sampled_why_not,
+		.kernel = j->has_kernel ? &j->kernel : NULL,
 	};
 	return 0;
 }

@@ -52,7 +52,9 @@ void corecap_flame_job_release(struct flame_job *j)
 	*j = (struct flame_job){0};
 }
 
-bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
+static int need_report(struct flame_job *j);
+
+bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 {
 	if (j->run_is_profile)
 		return kind == FLAME_CPU;
@@ -62,7 +64,11 @@ bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
 	case FLAME_WALL:
 		return exists_in(j->run, "wall.samples");
 	default:
-		return exists_in(j->run, "trace");
+		/* The model says whether its sources measured locks or ops. */
+		if (!j->report && need_report(j))
+			return false;
+		return kind == FLAME_LOCK ? corecap_model_has_locks(j->report->model)
+					  : corecap_model_has_ops(j->report->model);
 	}
 }
 
@@ -337,12 +343,6 @@ static int need_report(struct flame_job *j)
 			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
 		return -EINVAL;
 	}
-	if (!exists_in(j->run, "trace")) {
-		corecap_analysis_error(
-			"'%s' has no trace/: record without --no-trace for the lock and op kinds",
-			j->run);
-		return -ENOENT;
-	}
 	ret = corecap_report_open(j->run, j->symfs, &j->own_job, &j->own_report);
 	if (!ret)
 		j->report = &j->own_report;
@@ -371,9 +371,18 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		ret = open_run_symbols(j);
 	if (ret)
 		return ret;
+	if (!corecap_model_has_locks(j->report->model)) {
+		corecap_analysis_error("'%s' has no lock source: record under `corecap run` (the "
+				       "shim), or with kernel events, for the lock kind",
+				       j->run);
+		return -ENOENT;
+	}
 	fs->namer = sym_namer;
 	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
-	t = &j->report->model->locks;
+	/* Without the shim, the futex words the kernel saw waited on. */
+	t = j->report->model->src.trace || j->report->model->src.stats
+		    ? &j->report->model->locks
+		    : &j->report->model->futex_locks;
 	for (size_t i = 0; i < t->len && !ret; i++) {
 		const struct model_lock *lk = t->all[i];
 		char label[192];
@@ -466,6 +475,13 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		return ret;
 	m = j->report->model;
+	if (!corecap_model_has_ops(m)) {
+		corecap_analysis_error(
+			"'%s' has no trace: ops not measured (record the daemon under "
+			"`corecap run`, without --no-trace, for the op kind)",
+			j->run);
+		return -ENOENT;
+	}
 	for (size_t i = 0; i < m->ops.n_types && !ret; i++) {
 		const struct op_type *t = &m->ops.types[i];
 

@@ -55,8 +55,8 @@ struct flame_job {
 int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs,
 			   const struct report *report);
 void corecap_flame_job_release(struct flame_job *j);
-/* Whether the run holds the source of a kind (without reading it). */
-bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind);
+/* Whether the run holds the source of a kind (lock, op: reads the run to know). */
+bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind);
 /* Adds the stacks of `kind` into fs (whose kind it must be), weight column `column`. */
 int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int column);
 /* The unit of a kind's weights: "samples" or "ns". */

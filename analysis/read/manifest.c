@@ -148,6 +148,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		m->src_threads = get_bool(sources, "threads");
 		m->src_stats = get_bool(sources, "stats");
 		m->src_maps = get_bool(sources, "maps");
+		m->src_kernel = get_bool(sources, "kernel");
 	} else {
 		m->src_trace = m->src_threads = m->src_stats = m->src_maps = true;
 	}
@@ -155,7 +156,13 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (lttng) {
 		m->has_lttng_loss = get_u64(lttng, "discarded_events", &m->lttng_discarded_events);
 		m->has_lttng_loss |= get_u64(lttng, "lost_packets", &m->lttng_lost_packets);
+		v = get(lttng, "target_registered");
+		m->has_target_registered = v && json_object_is_type(v, json_type_boolean);
+		m->target_registered = m->has_target_registered && json_object_get_boolean(v);
 	}
+	v = get(root, "kernel_events");
+	if (v && (v = get(v, "lost")))
+		m->has_kernel_lost = get_u64(v, "total", &m->kernel_lost);
 	m->benchmark = get(root, "benchmark");
 	if (m->benchmark) {
 		m->bench_command = get(m->benchmark, "command");

@@ -39,6 +39,12 @@ struct run_manifest {
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
 	uint64_t wall_rounds; /* its rounds over the window */
 	bool src_trace, src_threads, src_stats, src_maps;
+	bool src_kernel; /* sources.kernel: kernel/events.bin covers the window */
+	/* kernel_events.lost.total, when the manifest has it */
+	bool has_kernel_lost;
+	uint64_t kernel_lost;
+	/* lttng.target_registered: false when the session recorded nothing of the daemon */
+	bool has_target_registered, target_registered;
 	bool has_lttng_loss;
 	uint64_t lttng_discarded_events, lttng_lost_packets;
 	json_object *benchmark;	    /* borrowed from root, or NULL */

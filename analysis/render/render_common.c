@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int cmp_lock(const void *a, const void *b)
 {
@@ -16,17 +17,52 @@ static int cmp_lock(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-size_t corecap_render_sorted_locks(const struct report *r, const struct model_lock ***out)
+static int cmp_busy(const void *a, const void *b)
 {
-	const struct lock_table *t = &r->model->locks;
+	const struct model_lock *x = *(const struct model_lock *const *)a;
+	const struct model_lock *y = *(const struct model_lock *const *)b;
+	uint64_t bx = corecap_lock_busy_ns(x), by = corecap_lock_busy_ns(y);
+	bool cx = x->kind == LOCK_KIND_FUTEX_WAIT_BITSET,
+	     cy = y->kind == LOCK_KIND_FUTEX_WAIT_BITSET;
+
+	/* Mutexes' words first: a condition variable's waiters are idle, not queued. */
+	if (cx != cy)
+		return cx ? 1 : -1;
+	if (bx != by)
+		return bx > by ? -1 : 1;
+	return cmp_lock(a, b);
+}
+
+size_t corecap_render_sorted_locks_from(const struct report *r, enum lock_source source,
+					const struct model_lock ***out)
+{
+	const struct lock_table *t =
+		source == LOCK_SOURCE_FUTEX ? &r->model->futex_locks : &r->model->locks;
 
 	*out = malloc((t->len ? t->len : 1) * sizeof(**out));
 	if (!*out)
 		return 0;
 	for (size_t i = 0; i < t->len; i++)
 		(*out)[i] = t->all[i];
-	qsort(*out, t->len, sizeof(**out), cmp_lock);
+	qsort(*out, t->len, sizeof(**out), source == LOCK_SOURCE_FUTEX ? cmp_busy : cmp_lock);
 	return t->len;
+}
+
+size_t corecap_render_sorted_locks(const struct report *r, const struct model_lock ***out)
+{
+	const struct model_lock **shim, **futex, **all;
+	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_SHIM, &shim),
+	       m = corecap_render_sorted_locks_from(r, LOCK_SOURCE_FUTEX, &futex);
+
+	all = shim && futex ? malloc((n + m ? n + m : 1) * sizeof(*all)) : NULL;
+	if (all) {
+		memcpy(all, shim, n * sizeof(*all));
+		memcpy(all + n, futex, m * sizeof(*all));
+	}
+	free(shim);
+	free(futex);
+	*out = all;
+	return all ? n + m : 0;
 }
 
 static int cmp_thread(const void *a, const void *b, void *window)

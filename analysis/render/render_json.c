@@ -106,7 +106,9 @@ static json_object *benchmark_obj(const struct report *r)
 	    mf && mf->bench_exit_status >= 0 ? json_object_new_int(mf->bench_exit_status) : NULL);
 	put(o, "summary", mf && mf->summary ? json_object_get(mf->summary) : NULL);
 	put(o, "traced_ops_per_s",
-	    w ? jnum((double)r->model->ops.finished * 1e9 / (double)w, 1) : NULL);
+	    w && corecap_model_has_ops(r->model)
+		    ? jnum((double)r->model->ops.finished * 1e9 / (double)w, 1)
+		    : NULL);
 	return o;
 }
 
@@ -118,6 +120,12 @@ static json_object *ceiling_obj(const struct report *r)
 
 	put(o, "kind", jstr(corecap_ceiling_kind_name(c->kind)));
 	put(o, "name", c->kind == CEIL_NONE ? NULL : jstr(c->name));
+	put(o, "source",
+	    c->kind == CEIL_LOCK
+		    ? jstr(((const struct model_lock *)c->top[0].ref)->source == LOCK_SOURCE_FUTEX
+				   ? "futex"
+				   : "shim")
+		    : NULL);
 	put(o, "utilization", c->n_top ? jnum(c->utilization, 4) : NULL);
 	put(o, "headroom", c->n_top ? jnum(c->headroom, 3) : NULL);
 	put(o, "verdict", jstr(c->verdict));
@@ -144,12 +152,47 @@ static json_object *hex(uint64_t v)
 	return json_object_new_string(buf);
 }
 
+/* A lock's waiters or holders, most waits first: [{tid, name, waits, wait_ns}]. */
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct lock_tid *x = a, *y = b;
+
+	if (x->waits != y->waits)
+		return x->waits > y->waits ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static json_object *tids_arr(const struct report *r, const struct lock_tid *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	struct lock_tid *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+	if (!sorted)
+		return a;
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_tid);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th =
+			corecap_thread_table_find(&r->model->threads, sorted[i].tid);
+		json_object *o = json_object_new_object();
+
+		put(o, "tid", json_object_new_int(sorted[i].tid));
+		put(o, "name", th && th->name[0] ? jstr(th->name) : NULL);
+		put(o, "waits", ju64(sorted[i].waits));
+		put(o, "wait_ns", ju64(sorted[i].wait_ns));
+		json_object_array_add(a, o);
+	}
+	free(sorted);
+	return a;
+}
+
 static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 {
 	const struct lock_site *top = corecap_lock_top_site(l);
 	json_object *o = json_object_new_object(), *sites = json_object_new_array(),
 		    *stacks = json_object_new_array();
 	uint64_t w = corecap_model_window_ns(r->model), hold = corecap_lock_hold_ns(l);
+	bool ev = corecap_lock_has_events(r->model, l), futex = l->source == LOCK_SOURCE_FUTEX;
 	char label[200];
 
 	corecap_lock_label(l, label, sizeof(label));
@@ -158,21 +201,30 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "site", top ? hex(top->site) : NULL);
 	put(o, "symbol", top ? jstr(top->symbol) : NULL);
 	put(o, "kind", jstr(corecap_lock_kind_name(l->kind)));
+	put(o, "source", jstr(futex ? "futex" : "shim"));
 	put(o, "acquisitions", l->has_stats ? ju64(l->stats_acquisitions) : NULL);
 	put(o, "contentions", ju64(corecap_lock_contentions(l)));
 	put(o, "wait_ns", ju64(corecap_lock_wait_ns(l)));
-	put(o, "avg_wait_ns", ju64(l->contentions ? l->wait_ns / l->contentions : 0));
-	put(o, "max_wait_ns", ju64(l->max_wait_ns));
-	put(o, "logging_wait_ns", ju64(l->logging_wait_ns));
-	put(o, "holds", ju64(l->holds));
-	put(o, "hold_ns", ju64(hold));
-	put(o, "hold_util", w ? jnum((double)hold / (double)w, 4) : NULL);
-	put(o, "waited_ns", ju64(corecap_lock_waited_ns(l)));
+	if (ev)
+		put(o, "avg_wait_ns", ju64(l->contentions ? l->wait_ns / l->contentions : 0));
+	else
+		put(o, "avg_wait_ns",
+		    l->stats_contentions ? ju64(l->stats_wait_ns / l->stats_contentions) : NULL);
+	put(o, "max_wait_ns", ev ? ju64(l->max_wait_ns) : NULL);
+	put(o, "logging_wait_ns", ev ? ju64(l->logging_wait_ns) : NULL);
+	put(o, "holds", ev ? ju64(l->holds) : NULL);
+	put(o, "hold_ns", ev || hold ? ju64(hold) : NULL);
+	put(o, "hold_util", w && (ev || hold) ? jnum((double)hold / (double)w, 4) : NULL);
+	put(o, "waited_ns", ev ? ju64(corecap_lock_waited_ns(l)) : NULL);
 	put(o, "busy_util", w ? jnum((double)corecap_lock_busy_ns(l) / (double)w, 4) : NULL);
 	put(o, "hold_source",
 	    jstr(l->has_stats && l->stats_hold_ns ? "stats"
-		 : l->holds			  ? "events"
+		 : l->holds			  ? (futex ? "futex" : "events")
 						  : NULL));
+	/* Who waited and who handed the lock over: futex events only. */
+	put(o, "waiters", futex ? tids_arr(r, l->waiters, l->n_waiters) : NULL);
+	put(o, "holders", futex ? tids_arr(r, l->holders, l->n_holders) : NULL);
+	put(o, "holder_unknown", futex ? ju64(l->holder_unknown) : NULL);
 	for (size_t i = 0; i < l->n_sites; i++) {
 		const struct lock_site *s = &l->sites[i];
 		json_object *so = json_object_new_object();
@@ -190,6 +242,7 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 		put(so, "max_wait_ns", ju64(s->max_wait_ns));
 		put(so, "holds", ju64(s->holds));
 		put(so, "hold_ns", ju64(s->hold_ns));
+		put(so, "sampled_waits", futex ? ju64(s->sampled_waits) : NULL);
 		json_object_array_add(sites, so);
 	}
 	put(o, "sites", sites);
@@ -212,9 +265,14 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 
 static json_object *locks_arr(const struct report *r)
 {
-	json_object *a = json_object_new_array();
+	json_object *a;
 	const struct model_lock **v;
-	size_t n = corecap_render_sorted_locks(r, &v);
+	size_t n;
+
+	if (!corecap_model_has_locks(r->model))
+		return NULL;
+	a = json_object_new_array();
+	n = corecap_render_sorted_locks(r, &v);
 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(a, lock_obj(r, v[i]));
@@ -277,6 +335,18 @@ static json_object *ops_obj(const struct report *r)
 		    *ex = json_object_new_object(), *cons = json_object_new_object();
 	uint64_t w = corecap_model_window_ns(m);
 
+	if (!corecap_model_has_ops(m)) {
+		/* No op source: every op figure is unknown, not zero. */
+		static const char *const keys[] = {"count", "ops_per_s", "by_type", "excluded",
+						   "conservation"};
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			put(o, keys[i], NULL);
+		json_object_put(by);
+		json_object_put(ex);
+		json_object_put(cons);
+		return o;
+	}
 	put(o, "count", ju64(ops->finished));
 	put(o, "ops_per_s", w ? jnum((double)ops->finished * 1e9 / (double)w, 1) : NULL);
 	for (size_t i = 0; i < ops->n_types; i++) {
@@ -317,7 +387,8 @@ static json_object *ops_obj(const struct report *r)
 	return o;
 }
 
-static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, uint64_t lock,
+/* waits: whether lock, cond, io and logging were measured (else null, and so is other). */
+static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, bool waits, uint64_t lock,
 			       uint64_t cond, uint64_t io, uint64_t logging)
 {
 	json_object *o;
@@ -329,11 +400,25 @@ static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, uint64
 	sum = (double)(cpu + runq + lock + cond + io + logging) / c;
 	put(o, "cpu", jnum(cpu / c, 4));
 	put(o, "runq", jnum(runq / c, 4));
-	put(o, "lock_wait", jnum(lock / c, 4));
-	put(o, "cond_wait", jnum(cond / c, 4));
-	put(o, "io", jnum(io / c, 4));
-	put(o, "logging", jnum(logging / c, 4));
-	put(o, "other", jnum(sum < 1 ? 1 - sum : 0, 4));
+	put(o, "lock_wait", waits ? jnum(lock / c, 4) : NULL);
+	put(o, "cond_wait", waits ? jnum(cond / c, 4) : NULL);
+	put(o, "io", waits ? jnum(io / c, 4) : NULL);
+	put(o, "logging", waits ? jnum(logging / c, 4) : NULL);
+	put(o, "other", waits ? jnum(sum < 1 ? 1 - sum : 0, 4) : NULL);
+	return o;
+}
+
+/* Kernel states as fractions of a span: running, runnable, futex, blocked (sum 1). */
+static json_object *kstates_obj(uint64_t span, uint64_t running, uint64_t runnable, uint64_t futex,
+				uint64_t blocked)
+{
+	json_object *o = json_object_new_object();
+	double c = (double)span;
+
+	put(o, "running", jnum(running / c, 4));
+	put(o, "runnable", jnum(runnable / c, 4));
+	put(o, "futex", jnum(futex / c, 4));
+	put(o, "blocked", jnum(blocked / c, 4));
 	return o;
 }
 
@@ -360,8 +445,14 @@ static json_object *pools_arr(const struct report *r)
 		put(o, "busy_util", p->n_sampled ? jnum(p->busy_util, 4) : NULL);
 		put(o, "cpu_ns", ju64(p->cpu_ns));
 		put(o, "states",
-		    states_obj(p->span_ns, p->cpu_ns, p->runq_ns, p->lock_wait_ns, p->cond_wait_ns,
-			       io_total(p->io_ns), p->logging_ns));
+		    states_obj(p->span_ns, p->cpu_ns, p->runq_ns,
+			       corecap_model_has_thread_waits(r->model), p->lock_wait_ns,
+			       p->cond_wait_ns, io_total(p->io_ns), p->logging_ns));
+		put(o, "kernel_states",
+		    p->n_kstates == p->n_threads && p->k_span_ns
+			    ? kstates_obj(p->k_span_ns, p->cpu_ns, p->runq_ns, p->k_futex_ns,
+					  p->k_blocked_ns)
+			    : NULL);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -373,10 +464,11 @@ static json_object *threads_arr(const struct report *r)
 	const struct model_thread **v;
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v);
+	bool waits = corecap_model_has_thread_waits(r->model);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = v[i];
-		json_object *o = json_object_new_object(), *io = json_object_new_object();
+		json_object *o = json_object_new_object(), *io = NULL;
 
 		put(o, "tid", json_object_new_int(th->tid));
 		put(o, "name", jstr(th->name));
@@ -387,18 +479,67 @@ static json_object *threads_arr(const struct report *r)
 		    th->has_samples ? jnum(corecap_thread_busy_util(th, w), 4) : NULL);
 		put(o, "cpu_ns", th->has_samples ? ju64(th->cpu_ns) : NULL);
 		put(o, "runq_ns", th->has_samples && th->has_runq ? ju64(th->runq_ns) : NULL);
-		put(o, "lock_wait_ns", ju64(th->lock_wait_ns));
-		put(o, "cond_wait_ns", ju64(th->cond_wait_ns));
-		put(o, "logging_ns", ju64(th->logging_ns));
-		for (int c = 0; c < IO__COUNT; c++)
-			put(io, io_names[c], ju64(th->io_ns[c]));
+		put(o, "lock_wait_ns", waits ? ju64(th->lock_wait_ns) : NULL);
+		put(o, "cond_wait_ns", waits ? ju64(th->cond_wait_ns) : NULL);
+		put(o, "logging_ns", waits ? ju64(th->logging_ns) : NULL);
+		if (waits) {
+			io = json_object_new_object();
+			for (int c = 0; c < IO__COUNT; c++)
+				put(io, io_names[c], ju64(th->io_ns[c]));
+		}
 		put(o, "io_ns", io);
-		put(o, "contentions", ju64(th->contentions));
-		put(o, "events", ju64(th->events));
+		put(o, "contentions", waits ? ju64(th->contentions) : NULL);
+		put(o, "events", r->model->src.trace ? ju64(th->events) : NULL);
+		put(o, "states_source",
+		    jstr(th->has_kstates   ? "kernel"
+			 : th->has_samples ? "proc"
+					   : NULL));
+		if (th->has_kstates) {
+			json_object *k = json_object_new_object();
+
+			put(k, "running_ns", ju64(th->k_running_ns));
+			put(k, "runnable_ns", ju64(th->k_runnable_ns));
+			put(k, "futex_ns", ju64(th->k_futex_ns));
+			put(k, "blocked_ns", ju64(th->k_blocked_ns));
+			put(k, "span_ns", ju64(th->span_ns));
+			put(o, "kernel_states", k);
+		} else {
+			put(o, "kernel_states", NULL);
+		}
 		json_object_array_add(a, o);
 	}
 	free(v);
 	return a;
+}
+
+/* What RUN/kernel/ held and how the futex waits paired. */
+static json_object *kernel_obj(const struct kernel_quality *k)
+{
+	json_object *o = json_object_new_object(), *f = json_object_new_object();
+
+	put(o, "records", ju64(k->records));
+	put(o, "lost", ju64(k->lost));
+	put(o, "complete", json_object_new_boolean(!k->lost));
+	put(o, "switches", ju64(k->switches));
+	put(o, "wakings", ju64(k->wakings));
+	put(o, "futex_calls", ju64(k->futex_calls));
+	put(o, "stacks", k->has_stacks ? ju64(k->stacks) : NULL);
+	put(o, "threads", ju64(k->threads));
+	put(o, "inconsistent_transitions", ju64(k->inconsistent));
+	put(o, "unknown_records", ju64(k->unknown_records));
+	put(o, "trailing_bytes", ju64(k->trailing_bytes));
+	put(f, "waits", ju64(k->futex.waits));
+	put(f, "waits_no_sleep", ju64(k->futex.waits_no_sleep));
+	put(f, "waits_timed_out", ju64(k->futex.waits_timed_out));
+	put(f, "waits_with_stack", ju64(k->futex.waits_with_stack));
+	put(f, "wakes", ju64(k->futex.wakes));
+	put(f, "holder_from_waking", ju64(k->futex.holder_from_waking));
+	put(f, "holder_from_wake", ju64(k->futex.holder_from_wake));
+	put(f, "holder_unknown", ju64(k->futex.holder_unknown));
+	put(f, "exits_unpaired", ju64(k->futex.exits_unpaired));
+	put(f, "enters_unpaired", ju64(k->futex.enters_unpaired));
+	put(o, "futex", f);
+	return o;
 }
 
 static json_object *quality_obj(const struct report *r)
@@ -407,6 +548,7 @@ static json_object *quality_obj(const struct report *r)
 	const struct run_manifest *mf = r->manifest;
 	json_object *o = json_object_new_object(), *miss = json_object_new_array(),
 		    *warn = json_object_new_array(), *seq = json_object_new_object();
+	bool tr = r->model->src.trace;
 
 	put(o, "partial", json_object_new_boolean(!mf || mf->partial));
 	put(o, "partial_reason", jstr(!mf ? "no manifest.json" : mf->partial_reason));
@@ -414,15 +556,16 @@ static json_object *quality_obj(const struct report *r)
 		json_object_array_add(miss, jstr(r->missing[i]));
 	put(o, "missing_sources", miss);
 	put(o, "traces", json_object_new_int((int)r->n_traces));
-	put(o, "events", ju64(q->events));
-	put(o, "events_other_processes", ju64(q->events_other_pid));
-	put(o, "events_without_thread", ju64(q->events_no_tid));
-	put(o, "events_other_providers", ju64(r->foreign_events));
-	put(o, "discarded_events", ju64(q->discarded_events));
-	put(o, "discarded_events_unknown_count", ju64(q->discarded_unknown_msgs));
-	put(o, "discarded_packets", ju64(q->discarded_packets));
-	put(o, "loss_messages", ju64(q->loss_msgs));
-	put(o, "ops_excluded", ju64(q->ops_tainted + q->ops_outside_window));
+	/* The trace's own counts: unknown without a trace. */
+	put(o, "events", tr ? ju64(q->events) : NULL);
+	put(o, "events_other_processes", tr ? ju64(q->events_other_pid) : NULL);
+	put(o, "events_without_thread", tr ? ju64(q->events_no_tid) : NULL);
+	put(o, "events_other_providers", tr ? ju64(r->foreign_events) : NULL);
+	put(o, "discarded_events", tr ? ju64(q->discarded_events) : NULL);
+	put(o, "discarded_events_unknown_count", tr ? ju64(q->discarded_unknown_msgs) : NULL);
+	put(o, "discarded_packets", tr ? ju64(q->discarded_packets) : NULL);
+	put(o, "loss_messages", tr ? ju64(q->loss_msgs) : NULL);
+	put(o, "ops_excluded", tr ? ju64(q->ops_tainted + q->ops_outside_window) : NULL);
 	put(seq, "enter_twice", ju64(q->enter_twice));
 	put(seq, "exit_unmatched", ju64(q->exit_unmatched));
 	put(seq, "exit_unknown_op", ju64(q->exit_unknown_op));
@@ -430,7 +573,13 @@ static json_object *quality_obj(const struct report *r)
 	put(seq, "log_exit_unmatched", ju64(q->log_exit_unmatched));
 	put(seq, "log_calls_closed_by_loss", ju64(q->log_depth_reset));
 	put(seq, "ops_ended_elsewhere", ju64(q->ops_ended_elsewhere));
-	put(o, "sequence", seq);
+	if (tr) {
+		put(o, "sequence", seq);
+	} else {
+		json_object_put(seq);
+		put(o, "sequence", NULL);
+	}
+	put(o, "kernel", r->kernel ? kernel_obj(r->kernel) : NULL);
 	for (size_t i = 0; i < r->n_warnings; i++)
 		json_object_array_add(warn, jstr(r->warnings[i]));
 	put(o, "warnings", warn);

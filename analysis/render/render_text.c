@@ -54,7 +54,9 @@ static void header(const struct report *r, FILE *out)
 			fprintf(out, "\n");
 		}
 	}
-	if (w)
+	if (!corecap_model_has_ops(r->model))
+		fprintf(out, "traced     ops not measured (no trace)\n");
+	else if (w)
 		fprintf(out, "traced     %llu ops, %.0f ops/s\n",
 			(unsigned long long)r->model->ops.finished,
 			(double)r->model->ops.finished * 1e9 / (double)w);
@@ -80,10 +82,18 @@ static uint64_t io_sum(const uint64_t *io_ns)
 	return s;
 }
 
+/* Under a table whose wait columns no source gave. */
+static void not_measured_note(const struct report *r, FILE *out)
+{
+	if (!corecap_model_has_thread_waits(r->model))
+		fprintf(out, "           lock, cond, io, log: not measured (no trace)\n");
+}
+
 static void pools(const struct report *r, FILE *out)
 {
 	const struct pool_table *p = r->pools;
 	uint64_t w = corecap_model_window_ns(r->model);
+	bool waits = corecap_model_has_thread_waits(r->model);
 
 	if (p->n_sampled && w) {
 		fprintf(out, "cores      the daemon used %.2f", (double)p->cpu_ns / (double)w);
@@ -103,11 +113,15 @@ static void pools(const struct report *r, FILE *out)
 			fprintf(out, "  (no threads.tsv samples)\n");
 			continue;
 		}
-		fprintf(out, " %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f\n", pct(pl->cpu_ns, cap),
-			pct(pl->runq_ns, cap), pct(pl->lock_wait_ns, cap),
-			pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
-			pct(pl->logging_ns, cap));
+		fprintf(out, " %6.1f %6.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
+		if (waits)
+			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(pl->lock_wait_ns, cap),
+				pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
+				pct(pl->logging_ns, cap));
+		else
+			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
 	}
+	not_measured_note(r, out);
 	fprintf(out, "\n");
 }
 
@@ -129,53 +143,123 @@ static void threads(const struct report *r, FILE *out)
 				100 * corecap_thread_cpu_util(th, w));
 		else
 			fprintf(out, " %6s %6s", "-", "-");
-		fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
-			pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
-			pct(th->logging_ns, span));
+		if (corecap_model_has_thread_waits(r->model))
+			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
+				pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
+				pct(th->logging_ns, span));
+		else
+			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
 	}
 	if (n > shown)
 		fprintf(out, "           ... %zu more threads (--json lists all)\n", n - shown);
+	not_measured_note(r, out);
 	fprintf(out, "\n");
 	free(v);
 }
 
-static void locks(const struct report *r, FILE *out)
+/* Thread states from kernel events, per pool (all of whose threads have them). */
+static void kernel_states(const struct report *r, FILE *out)
 {
-	const struct model_lock **v;
+	const struct pool_table *p = r->pools;
+
+	if (!r->kernel)
+		return;
+	fprintf(out, "states     %-22s %7s %8s %8s %8s %8s\n", "(kernel, % of the pool's time)",
+		"threads", "running", "runnable", "futex", "blocked");
+	for (size_t i = 0; i < p->len; i++) {
+		const struct model_pool *pl = &p->pools[i];
+		uint64_t cap = pl->k_span_ns;
+
+		fprintf(out, "           %-22s %7zu", pl->name, pl->n_threads);
+		if (pl->n_kstates != pl->n_threads || !cap) {
+			fprintf(out, "  (not every thread in the kernel records)\n");
+			continue;
+		}
+		fprintf(out, " %8.1f %8.1f %8.1f %8.1f\n", pct(pl->cpu_ns, cap),
+			pct(pl->runq_ns, cap), pct(pl->k_futex_ns, cap),
+			pct(pl->k_blocked_ns, cap));
+	}
+	fprintf(out, "\n");
+}
+
+static int cmp_holder(const void *a, const void *b)
+{
+	const struct lock_tid *x = a, *y = b;
+
+	if (x->waits != y->waits)
+		return x->waits > y->waits ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* A lock's holders, most waits ended first: "tp_osd_tp 1234 (40%), ...". */
+static void holders_line(const struct report *r, const struct model_lock *l, FILE *out)
+{
+	uint64_t total = l->holder_unknown;
+	struct lock_tid *v;
+
+	for (size_t i = 0; i < l->n_holders; i++)
+		total += l->holders[i].waits;
+	if (!l->n_holders || !total || !(v = malloc(l->n_holders * sizeof(*v))))
+		return;
+	memcpy(v, l->holders, l->n_holders * sizeof(*v));
+	qsort(v, l->n_holders, sizeof(*v), cmp_holder);
+	fprintf(out, "             holders (whose wake ended a wait):");
+	for (size_t k = 0; k < 3 && k < l->n_holders; k++) {
+		const struct model_thread *th =
+			corecap_thread_table_find(&r->model->threads, v[k].tid);
+
+		fprintf(out, "%s %s %d (%.0f%%)", k ? "," : "", th && th->name[0] ? th->name : "?",
+			v[k].tid, pct(v[k].waits, total));
+	}
+	if (l->n_holders > 3)
+		fprintf(out, ", %zu more", l->n_holders - 3);
+	fprintf(out, "; %zu threads waited\n", l->n_waiters);
+	free(v);
+}
+
+/* The rows of one lock table; futex rows have no acquisitions (the kernel
+ * sees only contended calls) and show who handed the lock over. */
+static void lock_rows(const struct report *r, const struct model_lock **v, size_t shown, FILE *out)
+{
 	uint64_t w = corecap_model_window_ns(r->model);
-	size_t n = corecap_render_sorted_locks(r, &v), shown = n < r->top_locks ? n : r->top_locks;
 	char label[200];
 
-	if (!n) {
-		fprintf(out, "locks      no contended or tracked lock\n\n");
-		free(v);
-		return;
-	}
-	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n", "(by hold time)", "hold%",
-		"contended", "wait ms", "max us", "kind", "acquisitions");
 	for (size_t i = 0; i < shown; i++) {
 		const struct model_lock *l = v[i];
 		const struct lock_site *top = corecap_lock_top_site(l);
+		bool futex = l->source == LOCK_SOURCE_FUTEX;
 
 		corecap_lock_label(l, label, sizeof(label));
-		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f %9.1f %8s", label,
-			pct(corecap_lock_hold_ns(l), w),
+		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f", label,
+			pct(futex ? corecap_lock_busy_ns(l) : corecap_lock_hold_ns(l), w),
 			(unsigned long long)corecap_lock_contentions(l),
-			corecap_lock_wait_ns(l) / 1e6, l->max_wait_ns / 1e3,
-			corecap_lock_kind_name(l->kind));
-		if (l->has_stats)
+			corecap_lock_wait_ns(l) / 1e6);
+		if (corecap_lock_has_events(r->model, l))
+			fprintf(out, " %9.1f", l->max_wait_ns / 1e3);
+		else
+			fprintf(out, " %9s", "-");
+		fprintf(out, " %8s", corecap_lock_kind_name(l->kind));
+		if (futex)
+			fprintf(out, " %12zu\n", l->n_waiters);
+		else if (l->has_stats)
 			fprintf(out, " %12llu\n", (unsigned long long)l->stats_acquisitions);
 		else
 			fprintf(out, " %12s\n", "-");
 		for (size_t s = 0; s < l->n_sites && s < 3; s++) {
 			const struct lock_site *st = &l->sites[s];
 
-			fprintf(out, "             %s %s: %llu waits, %.3f ms%s%s\n",
+			fprintf(out, "             %s %s: %llu waits, %.3f ms%s%s",
 				st == top ? "*" : " ", st->symbol ? st->symbol : "?",
 				(unsigned long long)st->contentions, st->wait_ns / 1e6,
 				st->holds ? ", holds" : "",
 				st->is_logging ? " (logging code)" : "");
+			if (futex)
+				fprintf(out, " (%llu sampled)",
+					(unsigned long long)st->sampled_waits);
+			fprintf(out, "\n");
 		}
+		if (futex)
+			holders_line(r, l, out);
 		if (l->n_stacks) {
 			const struct lock_stack *st = &l->stacks[0];
 
@@ -187,6 +271,58 @@ static void locks(const struct report *r, FILE *out)
 			fprintf(out, "\n");
 		}
 	}
+}
+
+/* The futex lock table (source: futex), after the shim's. */
+static void futex_locks(const struct report *r, FILE *out)
+{
+	const struct model_lock **v;
+	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_FUTEX, &v),
+	       shown = n < r->top_locks ? n : r->top_locks;
+
+	if (!r->model->src.futex) {
+		free(v);
+		return;
+	}
+	if (!n) {
+		fprintf(out, "locks      source: futex: no futex wait slept in the window\n\n");
+		free(v);
+		return;
+	}
+	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n",
+		"(source: futex, by busy time)", "busy%", "waits", "wait ms", "max us", "kind",
+		"waiters");
+	lock_rows(r, v, shown, out);
+	if (n > shown)
+		fprintf(out, "           ... %zu more futex words (--json lists all)\n", n - shown);
+	fprintf(out, "\n");
+	free(v);
+}
+
+static void locks(const struct report *r, FILE *out)
+{
+	const struct model_lock **v;
+	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_SHIM, &v),
+	       shown = n < r->top_locks ? n : r->top_locks;
+
+	if (!corecap_model_has_locks(r->model)) {
+		fprintf(out, "locks      not measured (no trace, no shim counters, no kernel futex "
+			     "events)\n\n");
+		free(v);
+		return;
+	}
+	if (!n && !r->model->src.trace && !r->model->src.stats) {
+		free(v); /* no shim: the futex table alone */
+		return;
+	}
+	if (!n) {
+		fprintf(out, "locks      no contended or tracked lock\n\n");
+		free(v);
+		return;
+	}
+	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n", "(by hold time)", "hold%",
+		"contended", "wait ms", "max us", "kind", "acquisitions");
+	lock_rows(r, v, shown, out);
 	if (n > shown)
 		fprintf(out, "           ... %zu more locks (--json lists all)\n", n - shown);
 	fprintf(out, "\n");
@@ -266,6 +402,10 @@ static void ops(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
 
+	if (!corecap_model_has_ops(r->model)) {
+		fprintf(out, "ops        not measured (no trace)\n\n");
+		return;
+	}
 	if (!t->finished) {
 		fprintf(out, "ops        none traced (the daemon has no corecap_op annotations, or "
 			     "none completed in the window)\n\n");
@@ -417,7 +557,9 @@ int corecap_render_text(const struct report *r, FILE *out)
 	ceiling(r, out);
 	pools(r, out);
 	threads(r, out);
+	kernel_states(r, out);
 	locks(r, out);
+	futex_locks(r, out);
 	ops(r, out);
 	ceph(r, out);
 	quality(r, out);

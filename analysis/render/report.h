@@ -13,6 +13,7 @@
 
 #include "../model/ceiling.h"
 #include "../model/ceph_sampled.h"
+#include "../model/kernel_states.h"
 #include "../model/model.h"
 #include "../model/pool_table.h"
 #include "../read/ceph_files.h"
@@ -42,6 +43,7 @@ struct report {
 	 * in ceph_sampled_why_not (NULL too when there is no history). */
 	const struct ceph_sampled *ceph_sampled;
 	const char *ceph_sampled_why_not;
+	const struct kernel_quality *kernel; /* RUN/kernel/'s records; NULL without them */
 };
 
 /*

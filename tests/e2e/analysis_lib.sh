@@ -32,12 +32,12 @@ need_refosd() {
 	done
 }
 
-# start_refosd NAME [refosd options...]: refosd under `corecap run` (the
-# shim preloaded); sets OSD_PID and OSD_PORT.
-start_refosd() {
+# launch_refosd NAME CMD...: runs CMD (refosd, maybe behind a wrapper)
+# and waits for the port it reports; sets OSD_PID and OSD_PORT.
+launch_refosd() {
 	local name=$1 i
 	shift
-	"$CORECAP" run -- "$REFOSD" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 	OSD_PID=$!
 	track "$OSD_PID"
 	OSD_PORT=""
@@ -54,6 +54,14 @@ start_refosd() {
 	done
 	echo "FAIL: refosd did not report its port within 10 s"
 	exit 1
+}
+
+# start_refosd NAME [refosd options...]: refosd under `corecap run` (the
+# shim preloaded); sets OSD_PID and OSD_PORT.
+start_refosd() {
+	local name=$1
+	shift
+	launch_refosd "$name" "$CORECAP" run -- "$REFOSD" --port 0 "$@"
 }
 
 stop_refosd() {
