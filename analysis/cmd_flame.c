@@ -41,6 +41,7 @@ const char corecap_flame_usage[] =
 	"  --width PX         the SVG's width (default 1200)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"  --keep-shim-frames keep the frames of corecap's shim and LTTng-UST in stacks\n"
 	"\n"
 	"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
 	"from the mappings written at its end. See also corecap-flame(1).\n";
@@ -48,7 +49,7 @@ const char corecap_flame_usage[] =
 struct flame_opts {
 	const char *run, *output, *title, *symfs;
 	enum flame_kind kind;
-	bool svg, by_pool;
+	bool svg, by_pool, keep_shim_frames;
 	int width;
 };
 
@@ -62,6 +63,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		{"width", required_argument, NULL, 'w'},
 		{"symfs", required_argument, NULL, 'S'},
 		{"pool", no_argument, NULL, 'p'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -106,6 +108,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			break;
 		case 'p':
 			o->by_pool = true;
+			break;
+		case 'K':
+			o->keep_shim_frames = true;
 			break;
 		case 'h':
 			printf("%s", corecap_flame_usage);
@@ -183,6 +188,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL))
 		return 1;
 	j.by_pool = o.by_pool;
+	j.keep_shim_frames = o.keep_shim_frames;
 	ret = corecap_flame_stacks_init(&fs, o.kind, NULL, NULL);
 	if (!ret)
 		ret = corecap_flame_job_build(&j, &fs, 0);
@@ -193,6 +199,9 @@ int corecap_cmd_flame(int argc, char **argv)
 			fprintf(stderr, ", %llu of %llu frames unresolved",
 				(unsigned long long)fs.unresolved_frames,
 				(unsigned long long)fs.frames);
+		if (fs.shim_frames)
+			fprintf(stderr, ", %llu shim frames cut (--keep-shim-frames keeps them)",
+				(unsigned long long)fs.shim_frames);
 		fprintf(stderr, "\n");
 		ret = write_output(&o, &j, &fs);
 	}

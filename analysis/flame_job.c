@@ -66,26 +66,42 @@ bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
 	}
 }
 
-/* Names a code address by its function alone, so that a function's samples merge. */
-static const char *sym_namer(void *ctx, uint64_t addr, bool exact, char *buf, size_t size,
-			     bool *resolved)
+/*
+ * Names a code address by its function alone, so that a function's
+ * samples merge, with the calls inlined there as frames of their own,
+ * innermost first.
+ */
+static void sym_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *out)
 {
+	struct symbolizer *s = ctx;
+	const struct sym_frame *f;
 	struct sym_info info;
+	size_t n;
 
 	/* The symbolizer looks up addr - 1 (a return address): step over that for an exact PC. */
-	if (ctx && corecap_symbolizer_lookup(ctx, exact ? addr + 1 : addr, &info)) {
-		if (info.symbol) {
-			*resolved = true;
-			return info.symbol;
+	if (s && corecap_symbolizer_lookup(s, exact ? addr + 1 : addr, &info)) {
+		out->shim = info.shim;
+		n = corecap_symbolizer_frames(s, exact ? addr : addr - 1, &f);
+		/* The deepest chains keep their innermost calls and the function holding them. */
+		for (size_t k = 0; k < n; k++) {
+			if (out->n == FLAME_MAX_NAMES - 1 && k < n - 1)
+				continue;
+			out->inlined[out->n] = f[k].inlined;
+			out->names[out->n++] = f[k].function;
+		}
+		if (out->n) {
+			out->resolved = true;
+			return;
 		}
 		if (info.module) {
-			snprintf(buf, size, "%s+0x%" PRIx64, info.module,
+			snprintf(out->buf, sizeof(out->buf), "%s+0x%" PRIx64, info.module,
 				 exact ? info.offset - 1 : info.offset);
-			return buf;
+			out->names[out->n++] = out->buf;
+			return;
 		}
 	}
-	snprintf(buf, size, "0x%" PRIx64, addr);
-	return buf;
+	snprintf(out->buf, sizeof(out->buf), "0x%" PRIx64, addr);
+	out->names[out->n++] = out->buf;
 }
 
 static void print_symbol_problems(const struct flame_job *j, const struct symbolizer *s)
@@ -507,6 +523,7 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	j->subtitle[0] = '\0';
+	fs->keep_shim_frames = j->keep_shim_frames;
 	if (j->run_is_profile && fs->kind != FLAME_CPU) {
 		corecap_analysis_error(
 			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
