@@ -46,8 +46,8 @@ int corecap_flame_job_init(struct flame_job *j, const char *run, const char *sym
 
 void corecap_flame_job_release(struct flame_job *j)
 {
-	if (j->has_run_sym)
-		corecap_symbolizer_release(&j->run_sym);
+	if (j->has_own_sym)
+		corecap_symbolizer_release(&j->own_sym);
 	corecap_report_close(j->own_job);
 	*j = (struct flame_job){0};
 }
@@ -125,15 +125,22 @@ static int open_run_symbols(struct flame_job *j)
 	if (j->tried_run_sym)
 		return 0;
 	j->tried_run_sym = true;
+	/* The report has read RUN/maps already: symbols are loaded once. */
+	if (j->report && j->report->symbolizer) {
+		j->run_sym = j->report->symbolizer;
+		return 0;
+	}
 	maps = corecap_path_in(j->run, "maps");
 	ids = corecap_path_in(j->run, "buildids.tsv");
 	if (!maps || !ids) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = corecap_symbolizer_init(&j->run_sym, maps, ids, j->symfs, &err);
-	if (ret == 0 || ret == -ENOENT)
-		j->has_run_sym = true;
+	ret = corecap_symbolizer_init(&j->own_sym, maps, ids, j->symfs, &err);
+	if (ret == 0 || ret == -ENOENT) {
+		j->has_own_sym = true;
+		j->run_sym = &j->own_sym;
+	}
 	if (ret == -ENOENT) {
 		if (!j->quiet)
 			fprintf(stderr,
@@ -315,7 +322,7 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		goto out;
 	fs->namer = sym_namer;
-	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
+	fs->namer_ctx = j->run_sym;
 	ret = corecap_wall_samples_read(&ws, path, on_wall_sample, &w, &err);
 	if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
@@ -328,8 +335,8 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s",
 		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,
 		 j->by_pool ? "pool" : "thread");
-	if (j->has_run_sym)
-		print_symbol_problems(j, &j->run_sym);
+	if (j->run_sym)
+		print_symbol_problems(j, j->run_sym);
 out:
 	corecap_wall_samples_release(&ws);
 	corecap_thread_samples_release(&w.names);
@@ -386,7 +393,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		return ret;
 	fs->namer = sym_namer;
-	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
+	fs->namer_ctx = j->run_sym;
 	t = &j->report->model->locks;
 	for (size_t i = 0; i < t->len && !ret; i++) {
 		const struct model_lock *lk = t->all[i];

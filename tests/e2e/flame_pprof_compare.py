@@ -5,7 +5,8 @@ one profile, line for line, after the normalisations docs/flame.md lists:
   flame_pprof_compare.py PPROF_OUT CORECAP_OUT LIBC_SYMBOLS
 
 1. pprof's "<address>" tags (nm's start address) are removed, and its lines
-   summed per name stack (pprof prints one line per address stack).
+   summed per name stack (pprof prints one line per address stack); so is
+   the version nm -D appends to a dynamic symbol ("@@GLIBCXX_3.4.11").
 2. An address pprof printed as hex reads without leading zeros.
 3. glibc's aliases of one address read as one name: a frame that starts
    with "_" without "__GI_", leading underscores and a trailing "_N"; a
@@ -34,6 +35,7 @@ def canon(frame):
         return hex(int(frame, 16))
     tail = INLINE if frame.endswith(INLINE) else ""
     name = frame[: -len(tail)] if tail else frame
+    name = re.sub(r"@@?[A-Za-z_]+[0-9.]*$", "", name)
     name = re.sub(r"(\.(part|isra|constprop|cold)(\.[0-9]+)?)+$", "", name)
     name = re.sub(r" \[clone \.[a-z]+(\.[0-9]+)?\]$", "", name)
     m = re.fullmatch(r"(?:__GI_)?_*([A-Za-z][A-Za-z0-9_]*?)(?:_[0-9]+)?", name)
