@@ -365,26 +365,18 @@ static int open_elf(const char *path, Elf **elf)
 static int own_vdso(const struct symbolizer *s, size_t mod)
 {
 	const unsigned char *image = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
 	uint64_t run_size = 0, size;
-	GElf_Ehdr eh;
-	Elf *elf;
 	int fd;
 
-	if (!image || s->symfs)
+	if (!image || s->symfs || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
 		return -1;
 	for (size_t k = 0; k < s->n_maps; k++)
 		if (s->maps[k].mod == mod)
 			run_size += s->maps[k].end - s->maps[k].start;
 	/* The image ends with its section headers. */
-	elf = elf_memory((char *)(uintptr_t)image, 64 * 1024);
-	if (!elf)
-		return -1;
-	if (!gelf_getehdr(elf, &eh)) {
-		elf_end(elf);
-		return -1;
-	}
-	size = eh.e_shoff + (uint64_t)eh.e_shnum * eh.e_shentsize;
-	elf_end(elf);
+	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
 	if (size > run_size || ((size + 0xfff) & PAGE_MASK_4K) != run_size)
 		return -1;
 	fd = memfd_create("corecap-vdso", MFD_CLOEXEC);

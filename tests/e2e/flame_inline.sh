@@ -25,11 +25,7 @@ SHIM_LIBS=("$CORECAP_BUILD/preload/libcorecap-preload.so" "$CORECAP_BUILD/tracep
 
 # The names only the shim and LTTng-UST define (not libc, not the programs):
 # none may be left in a stack unless --keep-shim-frames.
-libc=$(ldd "$CORECAP_BUILD/tests/inline/inline_c" | sed -n 's|.*libc\.so\.6 => \([^ ]*\) .*|\1|p')
-libc_id=$(readelf -n "$libc" | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
-libc_debug=/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug
-[ -e "$libc_debug" ] || { echo "FAIL: libc6-dbg is installed but $libc_debug is absent"; exit 1; }
-nm --defined-only "$libc_debug" >"$WORK/libc.syms"
+libc_symbols "$WORK/libc.syms" || { echo "FAIL: libc6-dbg is installed but libc's debug file is absent"; exit 1; }
 ust=$(ls /usr/lib/x86_64-linux-gnu/liblttng-ust*.so.* 2>/dev/null || true)
 # shellcheck disable=SC2086
 nm -C --defined-only "${SHIM_LIBS[@]}" $ust 2>/dev/null | awk 'NF >= 3 && $2 ~ /[tTwW]/ { $1 = ""; $2 = ""; sub(/^  /, ""); print }' |
@@ -65,15 +61,7 @@ run_one() { # name, the inlined chain its cpu stacks must show, libc functions t
 	# cpu, against pprof (which keeps the shim's frames).
 	"$CORECAP" flame --kind cpu --keep-shim-frames "$run" >"$WORK/$name.cpu.keep" 2>"$WORK/$name.cpu.err"
 	google-pprof --collapsed "$bin" "$run/cpu.prof" >"$WORK/$name.pprof" 2>/dev/null
-	_checks=$((_checks + 1))
-	if out=$(python3 "$CORECAP_SRC/tests/e2e/flame_pprof_compare.py" "$WORK/$name.pprof" \
-		"$WORK/$name.cpu.keep" "$WORK/libc.syms"); then
-		echo "ok: $name: corecap flame = google-pprof --collapsed ($out)"
-	else
-		echo "FAIL: $name: corecap flame differs from google-pprof --collapsed:"
-		echo "$out" | cut -c1-400 | head -40
-		_failures=$((_failures + 1))
-	fi
+	expect_pprof_equal "$name" "$WORK/$name.pprof" "$WORK/$name.cpu.keep" "$WORK/libc.syms"
 	expect_true "$name: the inlined chain $chain" grep -qF -- "$chain" "$WORK/$name.cpu.keep"
 
 	# Every kind: no shim frame by default, the same total, and the shim's

@@ -8,27 +8,19 @@
 # C++ names; it is built -O2 with inlining, then without inlining. Then
 # truncated and garbage profiles must fail with a clear error and no crash.
 set -euo pipefail
-. "$CORECAP_SRC/tests/e2e/lib.sh"
+. "$CORECAP_SRC/tests/e2e/flame_lib.sh"
 
-CORECAP="$CORECAP_BUILD/cli/corecap"
-DATA="$CORECAP_SRC/tests/data/flame"
+DATA="$FLAME_DATA"
 PROFILER=/usr/lib/x86_64-linux-gnu/libprofiler.so.0
-[ -x "$CORECAP" ] || { echo "FAIL: $CORECAP is not built"; exit 1; }
 command -v google-pprof >/dev/null || skip "google-pprof is not installed (Debian package google-perftools)"
 [ -e "$PROFILER" ] || skip "$PROFILER is absent (Debian package libgoogle-perftools4)"
 command -v cc >/dev/null && command -v c++ >/dev/null || skip "no C and C++ compilers (build-essential)"
-command -v python3 >/dev/null || skip "python3 is not installed"
-
-WORK=$(mktemp -d /tmp/flame-pprof.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
 
 # Built twice: without inlining or sibling calls (every frame a real
 # function), and at -O2 with GCC's inlining (pprof's addr2line -i and
 # corecap's DWARF both give the inlined calls as "[inline]" frames).
 LIBC_SYMS="$WORK/libc.syms"
-libc=$(ldd "$CORECAP" | sed -n 's|.*libc\.so\.6 => \([^ ]*\) .*|\1|p')
-libc_id=$(readelf -n "$libc" | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
-nm --defined-only "/usr/lib/debug/.build-id/${libc_id:0:2}/${libc_id:2}.debug" >"$LIBC_SYMS" 2>/dev/null || true
+libc_symbols "$LIBC_SYMS" || true
 build_and_compare() { # what, cflags...
 	local what=$1 dir="$WORK/$1"
 	shift
@@ -47,15 +39,7 @@ build_and_compare() { # what, cflags...
 	"$CORECAP" flame "$dir/cpu.prof" >"$dir/corecap.folded" 2>"$dir/corecap.err" || status=$?
 	expect_eq "$what: corecap flame PROFILE exit status" 0 "$status"
 	google-pprof --collapsed "$dir/prof_target" "$dir/cpu.prof" >"$dir/pprof.raw" 2>/dev/null
-	_checks=$((_checks + 1))
-	if out=$(python3 "$CORECAP_SRC/tests/e2e/flame_pprof_compare.py" "$dir/pprof.raw" \
-		"$dir/corecap.folded" "$LIBC_SYMS"); then
-		echo "ok: $what: corecap flame = google-pprof --collapsed ($out)"
-	else
-		echo "FAIL: $what: corecap flame differs from google-pprof --collapsed:"
-		echo "$out" | head -40
-		_failures=$((_failures + 1))
-	fi
+	expect_pprof_equal "$what" "$dir/pprof.raw" "$dir/corecap.folded" "$LIBC_SYMS"
 }
 build_and_compare O2 -O2 -g -fno-omit-frame-pointer
 expect_true "-O2: inlined calls are frames of their own" \
