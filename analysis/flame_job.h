@@ -48,7 +48,7 @@ struct flame_job {
 	const struct report *report; /* for lock and op: borrowed, or own_report */
 	struct report_job *own_job;
 	struct report own_report;
-	struct symbolizer own_sym; /* RUN/maps, when no report lends its symbolizer */
+	struct symbolizer own_sym;  /* RUN/maps, when no report lends its symbolizer */
 	struct symbolizer *run_sym; /* RUN/maps, for wall and lock: &own_sym or the report's */
 	bool has_own_sym, tried_run_sym;
 	char subtitle[256]; /* what the last build drew, for a picture */

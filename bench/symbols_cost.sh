@@ -33,7 +33,8 @@ trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$wo
 
 if [ -z "$run" ]; then
 	run="$work/run"
-	"$new" run --cpuprofile -- build/tests/refosd/refosd --port 0 --log-file "$work/refosd.log" \
+	# The tree's own build records (its corecap finds the shim beside it).
+	build/cli/corecap run --cpuprofile -- build/tests/refosd/refosd --port 0 --log-file "$work/refosd.log" \
 		>"$work/refosd.out" 2>"$work/refosd.err" &
 	osd=$!
 	pids+=("$osd")
@@ -44,7 +45,7 @@ if [ -z "$run" ]; then
 		sleep 0.1
 	done
 	[ -n "$port" ] || { echo "symbols_cost: refosd did not start" >&2; cat "$work/refosd.err" >&2; exit 1; }
-	"$new" record -q -p "$osd" -o "$run" -d 20 --wallclock -- \
+	build/cli/corecap record -q -p "$osd" -o "$run" -d 20 --wallclock -- \
 		build/tests/refosd/refbench -p "$port" --no-progress -t 16 -b 1 -d 10 write >/dev/null
 	kill "$osd"
 	wait "$osd" 2>/dev/null || true
