@@ -284,6 +284,52 @@ START_TEST(the_shims_modules_are_told_apart)
 }
 END_TEST
 
+/*
+ * A stripped copy of this program with a .gnu_debuglink to its debug file
+ * beside it (objcopy, as Debian's dh_strip makes them): symbols and lines
+ * come from the debug file.
+ */
+START_TEST(a_stripped_file_is_named_from_its_debuglink_file)
+{
+	char dir[] = "/tmp/check_debuglink_XXXXXX", cmd[2048], exe[512], line[1024], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *in, *out;
+	const struct sym_frame *f;
+
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --only-keep-debug '%s' %s/prog.debug && "
+		 "objcopy --strip-all --add-gnu-debuglink=%s/prog.debug '%s' %s/prog",
+		 exe, dir, dir, exe, dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "a_stripped_file_is_named_from_its_debuglink_file: no objcopy\n");
+		return;
+	}
+	/* The run's maps with this program's lines naming the stripped copy. */
+	in = fopen("/proc/self/maps", "r");
+	out = fopen(maps, "w");
+	while (fgets(line, sizeof(line), in)) {
+		slash = strstr(line, exe);
+		if (slash)
+			fprintf(out, "%.*s%s/prog\n", (int)(slash - line), line, dir);
+		else
+			fputs(line, out);
+	}
+	fclose(in);
+	fclose(out);
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	ck_assert_str_eq(corecap_symbolizer_name(&s, (uintptr_t)symbolizer_marker_fn + 4, true),
+			 "symbolizer_marker_fn+0x4");
+	inline_holder_fn();
+	ck_assert_uint_eq(corecap_symbolizer_frames(&s, captured_pc - 1, &f), 2);
+	ck_assert_uint_eq(f[0].line, (unsigned)pc_line);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(a_missing_maps_file_is_enoent)
 {
 	unlink(maps);
@@ -312,6 +358,7 @@ int main(void)
 	tcase_add_test(tc, libc_is_named_from_its_debug_file);
 	tcase_add_test(tc, the_vdso_is_named);
 	tcase_add_test(tc, the_shims_modules_are_told_apart);
+	tcase_add_test(tc, a_stripped_file_is_named_from_its_debuglink_file);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);
