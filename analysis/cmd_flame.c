@@ -42,6 +42,7 @@ const char corecap_flame_usage[] =
 	"  --width PX         the SVG's width (default 1200)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"  --keep-shim-frames keep the frames of corecap's shim and LTTng-UST in stacks\n"
 	"\n"
 	"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
 	"from the mappings written at its end. See also corecap-flame(1).\n";
@@ -50,7 +51,7 @@ struct flame_opts {
 	const char *run, *output, *title, *symfs;
 	enum flame_kind kind;
 	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
-	bool svg, by_pool;
+	bool svg, by_pool, keep_shim_frames;
 	int width;
 };
 
@@ -64,6 +65,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		{"width", required_argument, NULL, 'w'},
 		{"symfs", required_argument, NULL, 'S'},
 		{"pool", no_argument, NULL, 'p'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -109,6 +111,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			break;
 		case 'p':
 			o->by_pool = true;
+			break;
+		case 'K':
+			o->keep_shim_frames = true;
 			break;
 		case 'h':
 			printf("%s", corecap_flame_usage);
@@ -194,6 +199,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	j.by_pool = o.by_pool;
 	if (!o.kind_given)
 		none = !pick_kind(&j, &o.kind);
+	j.keep_shim_frames = o.keep_shim_frames;
 	ret = corecap_flame_stacks_init(&fs, o.kind, NULL, NULL);
 	if (!ret && none)
 		/* Nothing measured: an empty graph that says so, not an error. */
@@ -211,6 +217,9 @@ int corecap_cmd_flame(int argc, char **argv)
 			fprintf(stderr, ", %llu of %llu frames unresolved",
 				(unsigned long long)fs.unresolved_frames,
 				(unsigned long long)fs.frames);
+		if (fs.shim_frames)
+			fprintf(stderr, ", %llu shim frames cut (--keep-shim-frames keeps them)",
+				(unsigned long long)fs.shim_frames);
 		fprintf(stderr, "\n");
 		ret = write_output(&o, &j, &fs);
 	}

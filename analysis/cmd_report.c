@@ -47,6 +47,8 @@ struct report_opts {
 	const char *op_pools;
 	const char *dump_ops;
 	bool check_conservation;
+	bool lines;
+	bool keep_shim_frames;
 	unsigned long top;
 };
 
@@ -127,6 +129,49 @@ static const char *frame_name(void *ctx, uint64_t addr)
 		return corecap_symbolizer_name(&j->sym, addr, true);
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 	return buf;
+}
+
+static size_t frame_sources(void *ctx, uint64_t addr, struct report_frame *out, size_t max)
+{
+	struct report_job *j = ctx;
+	const struct sym_frame *f;
+	size_t n;
+
+	if (!j->has_sym || !addr)
+		return 0;
+	/* A return address: its call is the byte before it. */
+	n = corecap_symbolizer_frames(&j->sym, addr - 1, &f);
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct report_frame){f[i].function, f[i].file, f[i].line, f[i].inlined};
+	return n;
+}
+
+/*
+ * The frames of the shim and LTTng-UST, cut from the sampled wait stacks
+ * (a stack keeps at least its site): they are the profiler's, not the
+ * daemon's.
+ */
+static void cut_shim_frames(struct report_job *j)
+{
+	struct lock_table *t = &j->model.locks;
+
+	if (!j->has_sym || j->o.keep_shim_frames)
+		return;
+	for (size_t i = 0; i < t->len; i++) {
+		struct model_lock *l = t->all[i];
+
+		for (size_t s = 0; s < l->n_stacks; s++) {
+			struct lock_stack *st = &l->stacks[s];
+			uint32_t kept = 0;
+
+			for (uint32_t k = 0; k < st->depth; k++)
+				if (k == 0 || !corecap_symbolizer_is_shim(&j->sym, st->frames[k]))
+					st->frames[kept++] = st->frames[k];
+			st->depth = kept;
+		}
+	}
 }
 
 static int consume(void *ctx, const struct model_event *ev)
@@ -567,6 +612,8 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		{"dump-ops", required_argument, NULL, 'd'},
 		{"check-conservation", no_argument, NULL, 'c'},
 		{"top", required_argument, NULL, 't'},
+		{"lines", no_argument, NULL, 'L'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -594,6 +641,12 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 			break;
 		case 'c':
 			o->check_conservation = true;
+			break;
+		case 'L':
+			o->lines = true;
+			break;
+		case 'K':
+			o->keep_shim_frames = true;
 			break;
 		case 't':
 			errno = 0;
@@ -715,6 +768,7 @@ static int build(struct report_job *j, struct report *r)
 	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = read_kernel(j)) ||
 	    (ret = no_trace_warning(j)))
 		return ret;
+	cut_shim_frames(j);
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
 	corecap_lock_table_sort_stacks(&j->model.locks);
 	corecap_lock_table_symbolize(&j->model.futex_locks, name_address, j);
@@ -748,7 +802,10 @@ static int build(struct report_job *j, struct report *r)
 		.has_stats = j->has_stats,
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
+		.frame_sources = frame_sources,
 		.frame_ctx = j,
+		.lines = j->o.lines,
+		.symbolizer = j->has_sym ? &j->sym : NULL,
 		.ceph = &j->ceph,
 		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
 		.ceph_sampled_why_not = j->sampled_why_not,
@@ -838,6 +895,8 @@ int corecap_report_open(const char *run, const char *symfs, struct report_job **
 	opts_init(&j->o);
 	j->o.run = run;
 	j->o.symfs = symfs;
+	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
+	j->o.keep_shim_frames = true;
 	ret = build(j, r);
 	if (ret) {
 		job_release(j);

@@ -22,7 +22,8 @@
  *         phase; the I/O class; the logging source); weight: ns of op
  *         latency, over all finished ops.
  *
- * Errors are printed (corecap: ...) where they happen. A source the run
+ * Frames of the shim and LTTng-UST are cut from every stack unless
+ * keep_shim_frames. Errors are printed (corecap: ...) where they happen. A source the run
  * does not have returns -ENOENT, with a message saying how to record it.
  */
 #ifndef CORECAP_FLAME_JOB_H
@@ -43,11 +44,13 @@ struct flame_job {
 	/* lock: one root frame per lock label, not per lock (per-PG locks merge). */
 	bool merge_lock_instances;
 	bool quiet;		     /* no summary line on stderr */
+	bool keep_shim_frames;	     /* keep the shim's and LTTng-UST's frames in stacks */
 	const struct report *report; /* for lock and op: borrowed, or own_report */
 	struct report_job *own_job;
 	struct report own_report;
-	struct symbolizer run_sym; /* RUN/maps, for wall */
-	bool has_run_sym, tried_run_sym;
+	struct symbolizer own_sym;  /* RUN/maps, when no report lends its symbolizer */
+	struct symbolizer *run_sym; /* RUN/maps, for wall and lock: &own_sym or the report's */
+	bool has_own_sym, tried_run_sym;
 	char subtitle[256]; /* what the last build drew, for a picture */
 };
 

@@ -226,6 +226,30 @@ static void threads_table(const struct report *r, FILE *out)
 	free(v);
 }
 
+/* A tooltip with a site's inlined calls and source lines, innermost first. */
+static void site_title(const struct report *r, uint64_t site, FILE *out)
+{
+	struct report_frame f[REPORT_MAX_FRAMES];
+	size_t n = corecap_render_frame_sources(r, site, f, REPORT_MAX_FRAMES);
+	char line[24];
+
+	if (!n)
+		return;
+	fprintf(out, " title=\"");
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? " <- " : "", out);
+		esc(out, f[i].function);
+		fputs(f[i].inlined ? " [inline]" : "", out);
+		if (f[i].file) {
+			fputs(" at ", out);
+			esc(out, f[i].file);
+			snprintf(line, sizeof(line), ":%u", f[i].line);
+			fputs(line, out);
+		}
+	}
+	fputs("\"", out);
+}
+
 static void locks_table(const struct report *r, FILE *out)
 {
 	const struct model_lock **v;
@@ -258,7 +282,10 @@ static void locks_table(const struct report *r, FILE *out)
 			pct(corecap_lock_hold_ns(l), w), l->contentions, l->wait_ns / 1e6,
 			l->max_wait_ns / 1e3);
 		esc(out, corecap_lock_kind_name(l->kind));
-		fprintf(out, "</td><td>");
+		fprintf(out, "</td><td");
+		if (top)
+			site_title(r, top->site, out);
+		fprintf(out, ">");
 		esc(out, top && top->symbol ? top->symbol : "-");
 		if (top && top->is_logging)
 			fprintf(out, " (logging code)");

@@ -93,6 +93,12 @@ size_t corecap_render_sorted_threads(const struct report *r, const struct model_
 	return t->len;
 }
 
+size_t corecap_render_frame_sources(const struct report *r, uint64_t addr, struct report_frame *out,
+				    size_t max)
+{
+	return r->frame_sources ? r->frame_sources(r->frame_ctx, addr, out, max) : 0;
+}
+
 const char *corecap_render_frame_name(const struct report *r, uint64_t addr)
 {
 	static char buf[24];

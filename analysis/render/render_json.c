@@ -186,6 +186,25 @@ static json_object *tids_arr(const struct report *r, const struct lock_tid *v, s
 	return a;
 }
 
+/* A return address's inline chain: [{function, file, line, inlined}], innermost first. */
+static json_object *sources(const struct report *r, uint64_t addr)
+{
+	struct report_frame f[REPORT_MAX_FRAMES];
+	size_t n = corecap_render_frame_sources(r, addr, f, REPORT_MAX_FRAMES);
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *fo = json_object_new_object();
+
+		put(fo, "function", jstr(f[i].function));
+		put(fo, "file", jstr(f[i].file));
+		put(fo, "line", f[i].line ? ju64(f[i].line) : NULL);
+		put(fo, "inlined", json_object_new_boolean(f[i].inlined));
+		json_object_array_add(a, fo);
+	}
+	return a;
+}
+
 static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 {
 	const struct lock_site *top = corecap_lock_top_site(l);
@@ -232,6 +251,7 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 
 		put(so, "site", hex(s->site));
 		put(so, "symbol", jstr(s->symbol));
+		put(so, "source", sources(r, s->site));
 		put(so, "logging", json_object_new_boolean(s->is_logging));
 		put(so, "acquisitions",
 		    corecap_lock_table_site_acquisitions(&r->model->locks, s->site, &acqs)
@@ -248,14 +268,18 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "sites", sites);
 	for (size_t i = 0; i < l->n_stacks; i++) {
 		const struct lock_stack *st = &l->stacks[i];
-		json_object *so = json_object_new_object(), *frames = json_object_new_array();
+		json_object *so = json_object_new_object(), *frames = json_object_new_array(),
+			    *srcs = json_object_new_array();
 
 		put(so, "count", ju64(st->count));
 		put(so, "wait_ns", ju64(st->wait_ns));
-		for (uint32_t k = 0; k < st->depth; k++)
+		for (uint32_t k = 0; k < st->depth; k++) {
 			json_object_array_add(frames,
 					      jstr(corecap_render_frame_name(r, st->frames[k])));
+			json_object_array_add(srcs, sources(r, st->frames[k]));
+		}
 		put(so, "frames", frames);
+		put(so, "sources", srcs);
 		json_object_array_add(stacks, so);
 	}
 	put(o, "stacks", stacks);

@@ -157,6 +157,29 @@ static void threads(const struct report *r, FILE *out)
 	free(v);
 }
 
+/*
+ * A return address as --lines shows it: its inlined calls, innermost
+ * first, then its function (by `name`, with its offset), each with its
+ * file:line; `name` alone without --lines or line information.
+ */
+static void put_code(const struct report *r, uint64_t addr, const char *name, FILE *out)
+{
+	struct report_frame f[REPORT_MAX_FRAMES];
+	size_t n = r->lines ? corecap_render_frame_sources(r, addr, f, REPORT_MAX_FRAMES) : 0;
+	const char *base;
+
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s%s%s", i ? " <- " : "", i == n - 1 ? name : f[i].function,
+			f[i].inlined ? "[inline]" : "");
+		if (f[i].file) {
+			base = strrchr(f[i].file, '/');
+			fprintf(out, " (%s:%u)", base ? base + 1 : f[i].file, f[i].line);
+		}
+	}
+	if (!n)
+		fputs(name, out);
+}
+
 /* Thread states from kernel events, per pool (all of whose threads have them). */
 static void kernel_states(const struct report *r, FILE *out)
 {
@@ -248,8 +271,9 @@ static void lock_rows(const struct report *r, const struct model_lock **v, size_
 		for (size_t s = 0; s < l->n_sites && s < 3; s++) {
 			const struct lock_site *st = &l->sites[s];
 
-			fprintf(out, "             %s %s: %llu waits, %.3f ms%s%s",
-				st == top ? "*" : " ", st->symbol ? st->symbol : "?",
+			fprintf(out, "             %s ", st == top ? "*" : " ");
+			put_code(r, st->site, st->symbol ? st->symbol : "?", out);
+			fprintf(out, ": %llu waits, %.3f ms%s%s",
 				(unsigned long long)st->contentions, st->wait_ns / 1e6,
 				st->holds ? ", holds" : "",
 				st->is_logging ? " (logging code)" : "");
@@ -265,9 +289,11 @@ static void lock_rows(const struct report *r, const struct model_lock **v, size_
 
 			fprintf(out, "             top stack (%llu waits):",
 				(unsigned long long)st->count);
-			for (uint32_t k = 0; k < st->depth && k < 6; k++)
-				fprintf(out, "%s%s", k ? " <- " : " ",
-					corecap_render_frame_name(r, st->frames[k]));
+			for (uint32_t k = 0; k < st->depth && k < 6; k++) {
+				fputs(k ? " <- " : " ", out);
+				put_code(r, st->frames[k],
+					 corecap_render_frame_name(r, st->frames[k]), out);
+			}
 			fprintf(out, "\n");
 		}
 	}

@@ -19,6 +19,18 @@
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
 
+struct symbolizer;
+
+/* One frame of a code address: an inlined call or the function holding it. */
+struct report_frame {
+	const char *function;
+	const char *file; /* NULL: DWARF has no line */
+	unsigned line;
+	bool inlined; /* inlined into the next frame */
+};
+
+#define REPORT_MAX_FRAMES 64
+
 struct report {
 	const char *run_dir;
 	const struct run_manifest *manifest; /* NULL: no manifest (partial run) */
@@ -37,7 +49,14 @@ struct report {
 	size_t top_locks; /* text: rows of the lock table */
 	/* Names a code address (a stack frame) for display. */
 	const char *(*frame_name)(void *ctx, uint64_t addr);
+	/*
+	 * The frames of a return address (a stack frame, a lock site),
+	 * innermost first, into out[0..max); 0 when none is known. NULL: none.
+	 */
+	size_t (*frame_sources)(void *ctx, uint64_t addr, struct report_frame *out, size_t max);
 	void *frame_ctx;
+	bool lines; /* text: inlined calls and file:line of stack frames and sites */
+	struct symbolizer *symbolizer; /* the run's (RUN/maps), for other commands; or NULL */
 	const struct ceph_files *ceph; /* NULL, or empty without RUN/ceph/ */
 	/* Its ops' categories from wall-clock samples; NULL with the reason
 	 * in ceph_sampled_why_not (NULL too when there is no history). */

@@ -8,3 +8,6 @@ corecap_e2e_test(ceph_profile ceph_profile.sh TIMEOUT 600 LABELS ceph)
 # wall-clock samples of the op-path threads matched with the OpTracker's
 # ops, must explain at least half of the latency it adds (issue #7).
 corecap_e2e_test(ceph_logging ceph_logging.sh TIMEOUT 600 LABELS ceph)
+# ceph-osd's DWARF from Debian's ceph-osd-dbg: inline frames and source
+# lines in the lock table and the flame graphs (issue #17).
+corecap_e2e_test(ceph_dbg ceph_dbg.sh TIMEOUT 300 LABELS "ceph;ceph-dbg")
