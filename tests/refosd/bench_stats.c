@@ -61,6 +61,28 @@ void bench_stats_add_latency(struct bench_stats *st, uint64_t lat_ns)
 	st->hist[bench_stats_bucket(lat_ns)]++;
 }
 
+/* Chan et al.'s pairwise update of the mean and the sum of squared deviations. */
+void bench_stats_merge(struct bench_stats *to, const struct bench_stats *from)
+{
+	uint64_t n;
+	double delta;
+	size_t i;
+
+	if (!from->count)
+		return;
+	n = to->count + from->count;
+	delta = from->mean_s - to->mean_s;
+	to->m2 += from->m2 + delta * delta * (double)to->count * (double)from->count / (double)n;
+	to->mean_s += delta * (double)from->count / (double)n;
+	to->count = n;
+	if (from->min_ns < to->min_ns)
+		to->min_ns = from->min_ns;
+	if (from->max_ns > to->max_ns)
+		to->max_ns = from->max_ns;
+	for (i = 0; i < BENCH_HIST_BUCKETS; i++)
+		to->hist[i] += from->hist[i];
+}
+
 int bench_stats_add_second(struct bench_stats *st, uint64_t ops)
 {
 	if (st->nsec == st->cap_sec) {

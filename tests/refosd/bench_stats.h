@@ -30,6 +30,12 @@ void bench_stats_release(struct bench_stats *st);
 
 void bench_stats_add_latency(struct bench_stats *st, uint64_t lat_ns);
 
+/*
+ * Add the latencies of `from` (count, mean, stddev, min, max, histogram:
+ * as if each had been added to `to`); its per-second series is not merged.
+ */
+void bench_stats_merge(struct bench_stats *to, const struct bench_stats *from);
+
 /* Record the ops finished in one more whole second. Returns 0 or -ENOMEM. */
 int bench_stats_add_second(struct bench_stats *st, uint64_t ops);
 
