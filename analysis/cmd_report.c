@@ -21,6 +21,7 @@
 #include "model/ceiling.h"
 #include "model/lines.h"
 #include "model/model.h"
+#include "model/net_ops.h"
 #include "model/pool_table.h"
 #include "read/ceph_files.h"
 #include "read/ctf_reader.h"
@@ -37,6 +38,8 @@
 	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"            \
 	"std::basic_ostream*,std::ostream::*,std::__ostream_insert*,std::num_put*"
 
+enum report_ops { OPS_AUTO, OPS_ANNOTATED, OPS_DETECTED };
+
 struct report_opts {
 	const char *run;
 	bool json;
@@ -46,6 +49,7 @@ struct report_opts {
 	const char *dump_ops;
 	bool check_conservation;
 	unsigned long top;
+	enum report_ops ops; /* where ops come from: --ops */
 };
 
 /* Everything one report needs, released in one place. */
@@ -59,6 +63,9 @@ struct report_job {
 	size_t n_log_patterns;
 	struct model model;
 	bool has_model;
+	struct net_ops net;  /* the op detector, when ops are detected */
+	bool detecting;	     /* events go through net */
+	uint64_t net_events; /* the daemon's socket I/O events that moved bytes */
 	struct pool_table pools;
 	struct ceiling ceiling;
 	char **traces;
@@ -125,7 +132,14 @@ static const char *frame_name(void *ctx, uint64_t addr)
 
 static int consume(void *ctx, const struct model_event *ev)
 {
-	return corecap_model_consume(ctx, ev);
+	struct report_job *j = ctx;
+
+	if (j->detecting)
+		return corecap_net_ops_consume(&j->net, ev);
+	if (ev->kind == MEV_IO && ev->io.io_class == IO_NET && ev->io.bytes > 0 &&
+	    (j->model.cfg.pid < 0 || ev->pid == j->model.cfg.pid))
+		j->net_events++;
+	return corecap_model_consume(&j->model, ev);
 }
 
 static int load_manifest(struct report_job *j)
@@ -209,7 +223,8 @@ out:
 	return ret;
 }
 
-static int read_trace(struct report_job *j)
+/* One pass over the trace into a fresh model, detecting ops or not. */
+static int read_pass(struct report_job *j, bool detect)
 {
 	struct ctf_reader r;
 	struct model_config cfg = {
@@ -227,7 +242,10 @@ static int read_trace(struct report_job *j)
 	if (ret)
 		return ret;
 	j->has_model = true;
-	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, &j->model);
+	j->detecting = detect;
+	if (detect)
+		corecap_net_ops_init(&j->net, &j->model);
+	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, j);
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
@@ -239,6 +257,23 @@ static int read_trace(struct report_job *j)
 	if (!ret)
 		ret = corecap_model_finish(&j->model);
 	return ret;
+}
+
+/*
+ * --ops auto reads the annotations; a daemon that made none but whose
+ * socket I/O was traced (CORECAP_NET_EVENTS=on) gets a second pass that
+ * detects its ops from that I/O (model/net_ops.h).
+ */
+static int read_trace(struct report_job *j)
+{
+	int ret = read_pass(j, j->o.ops == OPS_DETECTED);
+
+	if (ret || j->o.ops != OPS_AUTO || j->model.ops.finished || !j->net_events ||
+	    j->model.ops.n_types)
+		return ret;
+	corecap_model_release(&j->model);
+	j->has_model = false;
+	return read_pass(j, true);
 }
 
 /* The model of a run without a trace: threads and lock counters only. */
@@ -437,6 +472,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		{"dump-ops", required_argument, NULL, 'd'},
 		{"check-conservation", no_argument, NULL, 'c'},
 		{"top", required_argument, NULL, 't'},
+		{"ops", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -471,6 +507,21 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 			if (errno || end == optarg || *end || !o->top) {
 				corecap_analysis_error(
 					"invalid --top '%s': expected a positive count", optarg);
+				return 2;
+			}
+			break;
+		case 'O':
+			if (strcmp(optarg, "auto") == 0)
+				o->ops = OPS_AUTO;
+			else if (strcmp(optarg, "annotated") == 0)
+				o->ops = OPS_ANNOTATED;
+			else if (strcmp(optarg, "detected") == 0)
+				o->ops = OPS_DETECTED;
+			else {
+				corecap_analysis_error(
+					"invalid --ops '%s': expected auto, annotated "
+					"or detected",
+					optarg);
 				return 2;
 			}
 			break;
@@ -521,6 +572,8 @@ static void job_release(struct report_job *j)
 	corecap_ceiling_release(&j->ceiling);
 	corecap_pool_table_release(&j->pools);
 	corecap_ceph_files_release(&j->ceph);
+	if (j->detecting)
+		corecap_net_ops_release(&j->net);
 	if (j->has_model)
 		corecap_model_release(&j->model);
 	if (j->has_sym)
@@ -599,6 +652,7 @@ static int build(struct report_job *j, struct report *r)
 		.ceph = &j->ceph,
 		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
 		.ceph_sampled_why_not = j->sampled_why_not,
+		.net_ops = j->detecting ? &j->net : NULL,
 	};
 	return 0;
 }

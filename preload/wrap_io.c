@@ -2,8 +2,11 @@
  * I/O calls: timed (two vDSO clock reads around the real call), charged
  * to the calling thread by the class of the descriptor (fd_table.h), and
  * reported as a corecap_io:syscall event when a session listens and the
- * call is log I/O, an fsync-like call, or slower than
- * CORECAP_IO_THRESHOLD_NS. Return values and errno are the real call's.
+ * call is log I/O, an fsync-like call, slower than
+ * CORECAP_IO_THRESHOLD_NS, or, with CORECAP_NET_EVENTS=on, any socket
+ * call that moved bytes (the requests and replies from which the
+ * analysis detects the ops of a daemon that marks none). Return values and errno are the real
+ * call's.
  *
  * stdio (fwrite, fprintf) reaches the kernel through glibc's internal
  * write, which no preload can see; daemons that log through write(2) or
@@ -46,8 +49,9 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	own_add(&c->io_ns[cls], dur_ns);
 	if (r > 0)
 		own_add(&c->io_bytes[cls], (uint64_t)r);
-	if (unlikely(events_io_enabled()) && (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC ||
-					      dur_ns >= g_settings.io_threshold_ns)) {
+	if (unlikely(events_io_enabled()) &&
+	    (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC || dur_ns >= g_settings.io_threshold_ns ||
+	     (cls == CORECAP_IO_NET && r > 0 && g_settings.net_events))) {
 		int saved_errno = errno;
 
 		events_io(call, fd, cls, (int64_t)r, dur_ns);

@@ -14,6 +14,7 @@
 #include "../model/ceiling.h"
 #include "../model/ceph_sampled.h"
 #include "../model/model.h"
+#include "../model/net_ops.h"
 #include "../model/pool_table.h"
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
@@ -42,6 +43,8 @@ struct report {
 	 * in ceph_sampled_why_not (NULL too when there is no history). */
 	const struct ceph_sampled *ceph_sampled;
 	const char *ceph_sampled_why_not;
+	/* Ops detected from socket I/O (model/net_ops.h); NULL: annotated ops. */
+	const struct net_ops *net_ops;
 };
 
 /*

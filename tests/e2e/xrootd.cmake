@@ -3,3 +3,9 @@
 # Skipped when xrootd is absent. The set takes about 20 s.
 corecap_e2e_test(xrootd_server xrootd_server.sh TIMEOUT 120 LABELS xrootd)
 corecap_e2e_test(xrootd_bench xrootd_bench.sh TIMEOUT 120 LABELS xrootd)
+# Ops detected from socket I/O (analysis/model/net_ops.c): on xrootd against
+# xrdbench's IOPS (a measurement: label measured), and on refosd against its
+# own annotations (two methods on one trace). About 30 s each.
+corecap_e2e_test(xrootd_ops xrootd_ops.sh TIMEOUT 180 LABELS xrootd)
+set_property(TEST e2e.xrootd_ops APPEND PROPERTY LABELS measured)
+corecap_e2e_test(analysis_netops_refosd analysis_netops_refosd.sh TIMEOUT 180 LABELS "analysis;refosd;xrootd")
