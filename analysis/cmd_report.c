@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ceph_attrib.h"
+#include "thread_origin.h"
 #include "cmd_util.h"
 #include "model/ceiling.h"
 #include "model/lines.h"
@@ -542,6 +543,42 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* Threads left with the process's name get their start routine's (thread_origin.h). */
+static int name_threads(struct report_job *j)
+{
+	char *path, *err = NULL;
+	size_t renamed = 0, unnamed = 0;
+	int ret;
+
+	if (!j->has_manifest || !j->manifest.comm || !j->has_sym)
+		return 0;
+	path = corecap_path_in(j->o.run, "wall.samples");
+	if (!path)
+		return -ENOMEM;
+	ret = corecap_thread_origin_name(&j->model.threads, path, j->manifest.comm, j->manifest.pid,
+					 &j->sym, &renamed, &unnamed, &err);
+	if (ret == -ENOENT) {
+		ret = 0;
+		if (unnamed > 1)
+			ret = warn(j,
+				   "%zu threads carry the process's name '%s' (the daemon names "
+				   "none): record with --wallclock to name them by their start "
+				   "routine",
+				   unnamed, j->manifest.comm);
+	} else if (ret) {
+		ret = warn(j, "threads not named by their start routine: %s",
+			   err ? err : strerror(-ret));
+	} else if (unnamed) {
+		ret = warn(j,
+			   "%zu threads keep the process's name '%s': none of their sampled "
+			   "stacks reaches their start routine",
+			   unnamed, j->manifest.comm);
+	}
+	free(err);
+	free(path);
+	return ret;
+}
+
 /* The OpTracker's ops split into categories by wall-clock samples. */
 static int ceph_sampled(struct report_job *j)
 {
@@ -615,7 +652,7 @@ static int build(struct report_job *j, struct report *r)
 			j->o.run);
 		return -EINVAL;
 	}
-	if ((ret = read_samples(j)) || (ret = read_stats(j)))
+	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)))
 		return ret;
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
 	corecap_lock_table_sort_stacks(&j->model.locks);
