@@ -77,6 +77,9 @@ struct report_job {
 	char **warnings;
 	size_t n_warnings;
 	bool has_stats;
+	uint64_t shim_io_calls, shim_contentions, shim_lock_wait_ns;
+	bool has_ctx_switches;
+	uint64_t ctx_switches;
 	FILE *dump;
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
@@ -327,7 +330,13 @@ static int read_samples(struct report_job *j)
 			uint64_t cpu, runq, span;
 			bool has_runq;
 
+			uint64_t cs;
+
 			corecap_sampled_thread_figures(t, &cpu, &runq, &has_runq, &span);
+			if (corecap_sampled_thread_cs(t, &cs)) {
+				j->ctx_switches += cs;
+				j->has_ctx_switches = true;
+			}
 			ret = corecap_model_set_thread_cpu(&j->model, t->tid, t->comm, cpu, runq,
 							   has_runq, span);
 		}
@@ -367,6 +376,9 @@ static int read_stats(struct report_job *j)
 		ret = warn(j, "shim stats unusable: %s", err ? err : strerror(-ret));
 	} else {
 		j->has_stats = true;
+		j->shim_io_calls = st.io_calls;
+		j->shim_contentions = st.contentions;
+		j->shim_lock_wait_ns = st.lock_wait_ns;
 		for (size_t i = 0; i < st.n_locks && !ret; i++) {
 			const struct shim_lock_delta *l = &st.locks[i];
 
@@ -683,6 +695,11 @@ static int build(struct report_job *j, struct report *r)
 		.warnings = j->warnings,
 		.n_warnings = j->n_warnings,
 		.has_stats = j->has_stats,
+		.shim_io_calls = j->shim_io_calls,
+		.shim_contentions = j->shim_contentions,
+		.shim_lock_wait_ns = j->shim_lock_wait_ns,
+		.has_ctx_switches = j->has_ctx_switches,
+		.ctx_switches = j->ctx_switches,
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
 		.frame_ctx = j,

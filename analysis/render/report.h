@@ -43,6 +43,11 @@ struct report {
 	 * in ceph_sampled_why_not (NULL too when there is no history). */
 	const struct ceph_sampled *ceph_sampled;
 	const char *ceph_sampled_why_not;
+	/* The shim's process totals over the window (has_stats), and the
+	 * threads' context switches from threads.tsv (has_ctx_switches). */
+	uint64_t shim_io_calls, shim_contentions, shim_lock_wait_ns;
+	bool has_ctx_switches;
+	uint64_t ctx_switches;
 	/* Ops detected from socket I/O (model/net_ops.h); NULL: annotated ops. */
 	const struct net_ops *net_ops;
 };

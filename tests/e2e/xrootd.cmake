@@ -9,3 +9,5 @@ corecap_e2e_test(xrootd_bench xrootd_bench.sh TIMEOUT 120 LABELS xrootd)
 corecap_e2e_test(xrootd_ops xrootd_ops.sh TIMEOUT 180 LABELS xrootd)
 set_property(TEST e2e.xrootd_ops APPEND PROPERTY LABELS measured)
 corecap_e2e_test(analysis_netops_refosd analysis_netops_refosd.sh TIMEOUT 180 LABELS "analysis;refosd;xrootd")
+# A ceph-osd and an xrootd compared per op (needs Ceph too; about 60 s).
+corecap_e2e_test(xrootd_compare xrootd_compare.sh TIMEOUT 300 LABELS "xrootd;ceph")
