@@ -308,9 +308,7 @@ static void per_op_rows(struct rows *rs, int s, const struct report *r)
 		waits = r->shim_contentions;
 		wait_ns = r->shim_lock_wait_ns;
 	}
-	set(row(rs, sec, "ops", r->model->ops.finished ? "ops (traced)" : "ops (the benchmark's)",
-		0),
-	    s, ops);
+	set(row(rs, sec, "ops", "ops (traced, else bench)", 0), s, ops);
 	if (r->pools->n_sampled)
 		set(row(rs, sec, "cpu_us", "cpu us/op", 1), s,
 		    (double)r->pools->cpu_ns / ops / 1e3);
