@@ -12,7 +12,6 @@
  * run is interrupted; 2 for bad usage.
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -30,7 +29,6 @@
 
 #define MAX_STREAMS 1024
 #define MAX_BYTES   (64u << 20)
-#define MB	    (1024.0 * 1024.0)
 
 enum mode { MODE_READ, MODE_WRITE, MODE_STAT, MODE_PING };
 static const char *const mode_names[] = {"read", "write", "stat", "ping"};
@@ -307,58 +305,13 @@ static void *stream_thread(void *arg)
 	return NULL;
 }
 
-static void summary_line(int width, const char *label, const char *value)
-{
-	int len = (int)strlen(label);
-
-	printf("%s%*s%s\n", label, len < width ? width - len : 1, "", value);
-}
-
-static void summary_g(int width, const char *label, double v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%g", v);
-	summary_line(width, label, buf);
-}
-
-static void summary_u(int width, const char *label, uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	summary_line(width, label, buf);
-}
-
-/* rados bench's summary: labels padded to 24 columns (write) or 22 (others). */
+/* rados bench's summary; stat and ping move no bytes. */
 static void summary(const struct bench *b, const struct bench_stats *st, double elapsed)
 {
 	bool w = b->o.mode == MODE_WRITE;
-	int width = w ? 24 : 22;
-	uint64_t size = b->o.mode == MODE_READ || w ? b->o.bytes : 0;
-	double mb = (double)size / MB;
 
-	summary_g(width, "Total time run:", elapsed);
-	summary_u(width, w ? "Total writes made:" : "Total reads made:", st->count);
-	summary_u(width, w ? "Write size:" : "Read size:", size);
-	summary_u(width, "Object size:", size);
-	summary_g(width, "Bandwidth (MB/sec):", elapsed > 0 ? (double)st->count * mb / elapsed : 0);
-	summary_g(width, "Stddev Bandwidth:", bench_stats_sec_stddev(st, mb));
-	summary_g(width, "Max bandwidth (MB/sec):", bench_stats_sec_max(st, mb));
-	summary_g(width, "Min bandwidth (MB/sec):", bench_stats_sec_min(st, mb));
-	summary_u(width,
-		  "Average IOPS:", elapsed > 0 ? (uint64_t)((double)st->count / elapsed) : 0);
-	summary_g(width, "Stddev IOPS:", bench_stats_sec_stddev(st, 1));
-	summary_g(width, "Max IOPS:", bench_stats_sec_max(st, 1));
-	summary_g(width, "Min IOPS:", bench_stats_sec_min(st, 1));
-	summary_g(width, "Average Latency(s):", bench_stats_mean_s(st));
-	summary_g(width, "Stddev Latency(s):", bench_stats_stddev_s(st));
-	summary_g(width, "Max latency(s):", bench_stats_max_s(st));
-	summary_g(width, "Min latency(s):", bench_stats_min_s(st));
-	summary_g(width, "p50 latency(s):", bench_stats_percentile(st, 0.50));
-	summary_g(width, "p99 latency(s):", bench_stats_percentile(st, 0.99));
-	summary_g(width, "p99.9 latency(s):", bench_stats_percentile(st, 0.999));
-	fflush(stdout);
+	bench_stats_print_summary(stdout, st, w, st->count,
+				  b->o.mode == MODE_READ || w ? b->o.bytes : 0, elapsed);
 }
 
 static uint64_t total_done(const struct bench *b)
