@@ -327,10 +327,8 @@ static int read_samples(struct report_job *j)
 	} else {
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
-			uint64_t cpu, runq, span;
+			uint64_t cpu, runq, span, cs;
 			bool has_runq;
-
-			uint64_t cs;
 
 			corecap_sampled_thread_figures(t, &cpu, &runq, &has_runq, &span);
 			if (corecap_sampled_thread_cs(t, &cs)) {
@@ -582,8 +580,8 @@ static int name_threads(struct report_job *j)
 			   err ? err : strerror(-ret));
 	} else if (unnamed) {
 		ret = warn(j,
-			   "%zu threads keep the process's name '%s': none of their sampled "
-			   "stacks reaches their start routine",
+			   "%zu threads keep the process's name '%s': they were not sampled, "
+			   "or no sampled stack of theirs reaches their start routine",
 			   unnamed, j->manifest.comm);
 	}
 	free(err);
