@@ -21,13 +21,13 @@ struct settings {
 	uint32_t stack_depth;	     /* CORECAP_STACK_DEPTH: frames per sampled stack */
 	uint32_t
 		hold_sample_every; /* CORECAP_HOLD_SAMPLE: 1 in N acquisitions of any lock, 0 off */
-	uint32_t hold_time_every;  /* CORECAP_HOLD_TIME: track 1 in N uncontended holds of hot locks
-				    */
+	uint32_t
+		hold_time_every; /* CORECAP_HOLD_TIME: track 1 in N uncontended holds of hot locks */
 	uint64_t
 		io_threshold_ns; /* CORECAP_IO_THRESHOLD_NS: event for slower I/O; UINT64_MAX off */
 	bool stats_enabled;	 /* CORECAP_STATS: on/off */
 	bool wake_events;	 /* CORECAP_WAKE_EVENTS: corecap_lock:cond_wake on/off */
-	bool net_events; /* CORECAP_NET_EVENTS: an event for every net I/O call that moved bytes */
+	bool net_events;	 /* CORECAP_NET_EVENTS: every net call that moved bytes */
 	char stats_dir[SETTINGS_PATH_LEN];  /* CORECAP_STATS_DIR */
 	char dump_path[SETTINGS_PATH_LEN];  /* CORECAP_DUMP: "" = off, "-" = stderr, else a path */
 	int dump_signal;		    /* CORECAP_DUMP_SIGNAL: 0 = none */

@@ -5,8 +5,8 @@
  * call is log I/O, an fsync-like call, slower than
  * CORECAP_IO_THRESHOLD_NS, or, with CORECAP_NET_EVENTS=on, any socket
  * call that moved bytes (the requests and replies from which the
- * analysis detects the ops of a daemon that marks none). Return values and errno are the real
- * call's.
+ * analysis detects the ops of a daemon that marks none). Return values
+ * and errno are the real call's.
  *
  * stdio (fwrite, fprintf) reaches the kernel through glibc's internal
  * write, which no preload can see; daemons that log through write(2) or
