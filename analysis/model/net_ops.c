@@ -51,9 +51,26 @@ static void size_label(char *buf, size_t len, uint64_t n)
 		snprintf(buf, len, "<=%" PRIu64 "KiB", p >> 10);
 }
 
-void corecap_net_ops_type(char *buf, size_t len, uint64_t in_bytes, uint64_t out_bytes)
+/* XRootD's request ids 3000..3032 (XProtocol.hh, XRequestTypes), by id - 3000. */
+static const char *const xrd_requests[] = {
+	"auth",	    "query",  "chmod",	 "close",  "dirlist", "gpfile",	  "protocol",
+	"login",    "mkdir",  "mv",	 "open",   "ping",    "chkpoint", "read",
+	"rm",	    "rmdir",  "sync",	 "stat",   "set",     "write",	  "fattr",
+	"prepare",  "statx",  "endsess", "bind",   "readv",   "pgwrite",  "locate",
+	"truncate", "sigver", "pgread",	 "writev", "clone",
+};
+
+void corecap_net_ops_type(char *buf, size_t len, uint32_t head, uint64_t in_bytes,
+			  uint64_t out_bytes)
 {
 	char in[24], out[24];
+	uint32_t id = head & 0xffff;
+
+	if (in_bytes >= 24 && id >= 3000 &&
+	    id - 3000 < sizeof(xrd_requests) / sizeof(xrd_requests[0])) {
+		snprintf(buf, len, "kXR_%s", xrd_requests[id - 3000]);
+		return;
+	}
 
 	size_label(in, sizeof(in), in_bytes);
 	size_label(out, sizeof(out), out_bytes);
@@ -145,6 +162,7 @@ static int on_read(struct net_ops *d, const struct model_event *ev)
 		return ret;
 	c->last_read_end = ev->ts_ns;
 	c->last_read_bytes = (uint64_t)ev->io.bytes;
+	c->last_read_head = ev->io.head;
 	c->last_reader = ev->tid;
 	if (c->op_id) {
 		/* More of the same request. */
@@ -161,6 +179,7 @@ static int on_read(struct net_ops *d, const struct model_event *ev)
 	c->op_id = ++d->next_id;
 	c->reader = ev->tid;
 	c->in_bytes = (uint64_t)ev->io.bytes;
+	c->head = ev->io.head;
 	c->n_reads = 1;
 	d->ops_begun++;
 	if ((ret = emit(d, ev, MEV_OP_BEGIN, c->op_id, "net", c->in_bytes)) ||
@@ -196,7 +215,8 @@ static int on_write(struct net_ops *d, const struct model_event *ev)
 	if (late)
 		c->in_bytes -= c->last_read_bytes;
 	if (op) {
-		corecap_net_ops_type(type, sizeof(type), c->in_bytes, (uint64_t)ev->io.bytes);
+		corecap_net_ops_type(type, sizeof(type), c->head, c->in_bytes,
+				     (uint64_t)ev->io.bytes);
 		if (corecap_op_table_set_type(&d->m->ops, op, type))
 			return -ENOMEM;
 	}
@@ -211,6 +231,7 @@ static int on_write(struct net_ops *d, const struct model_event *ev)
 	d->ops_begun++;
 	c->op_id = ++d->next_id;
 	c->in_bytes = c->last_read_bytes;
+	c->head = c->last_read_head;
 	c->n_reads = 1;
 	c->reader = -1;
 	next = (struct model_event){.kind = MEV_OP_BEGIN,

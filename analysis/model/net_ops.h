@@ -22,9 +22,11 @@
  * (the reply was on the wire before the write call returned): a reply
  * whose write began before the op's last read ended closes the op
  * without that read, which begins the next op at its own end (counted as
- * late_replies). An op is typed by the bytes read
- * and written: "req 24B resp 9B" (sizes from 1 KiB on rounded up to a
- * power of two, so that types stay few).
+ * late_replies). An op is typed by its request when the request's first
+ * bytes say what it is: an XRootD request (24 bytes or more, a request id
+ * of 3000..3032 in its bytes 2-3) is named for its id, "kXR_read". Other
+ * ops are typed by the bytes read and written: "req 24B resp 9B" (sizes
+ * from 1 KiB on rounded up to a power of two, so that types stay few).
  *
  * Annotated op events (corecap_op) are dropped while detecting and
  * counted, so that the two methods never mix in one model.
@@ -47,6 +49,8 @@ struct net_ops {
 		uint64_t op_id; /* 0: no op open */
 		int32_t reader; /* tid that read the request */
 		uint64_t in_bytes;
+		uint32_t head; /* the request's first 4 bytes (0: unknown) */
+		uint32_t last_read_head;
 		uint32_t n_reads;	/* reads of the open op's request */
 		uint64_t last_read_end; /* ns */
 		uint64_t last_read_bytes;
@@ -63,7 +67,11 @@ void corecap_net_ops_init(struct net_ops *d, struct model *m);
 void corecap_net_ops_release(struct net_ops *d);
 /* Passes ev (and the op events it implies) to the model; 0 or -ENOMEM. */
 int corecap_net_ops_consume(struct net_ops *d, const struct model_event *ev);
-/* The type name of an op that read in_bytes and wrote out_bytes, into buf. */
-void corecap_net_ops_type(char *buf, size_t len, uint64_t in_bytes, uint64_t out_bytes);
+/*
+ * The type name of an op whose request began with `head` (big-endian, 0:
+ * unknown) and read in_bytes, and whose reply wrote out_bytes, into buf.
+ */
+void corecap_net_ops_type(char *buf, size_t len, uint32_t head, uint64_t in_bytes,
+			  uint64_t out_bytes);
 
 #endif

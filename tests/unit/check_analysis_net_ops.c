@@ -32,11 +32,15 @@ static void teardown(void)
 }
 
 /* call: 0 read, 1 write, 3 send, 4 recv. */
+static uint32_t next_head; /* the head of the next io() */
+
 static void io(uint64_t ts, int tid, uint8_t call, int fd, int64_t bytes, uint64_t dur, int pid,
 	       uint8_t cls)
 {
 	struct model_event ev = {.kind = MEV_IO, .ts_ns = ts, .tid = tid, .pid = pid};
 
+	ev.io.head = next_head;
+	next_head = 0;
 	ev.io.call = call;
 	ev.io.io_class = cls;
 	ev.io.fd = fd;
@@ -165,16 +169,45 @@ START_TEST(writes_without_request_other_processes_and_annotations_start_nothing)
 }
 END_TEST
 
+START_TEST(an_xrootd_request_is_named_for_its_request_id)
+{
+	next_head = 0x00010bc5; /* stream 1, request 3013 */
+	RECV(1000, 10, 5, 24, 10);
+	SEND(2000, 10, 5, 9, 10);
+	next_head = 0x00020bcb; /* kXR_write's header, then its payload */
+	RECV(3000, 10, 5, 24, 10);
+	next_head = 0x61626364;
+	RECV(3100, 10, 5, 4, 10);
+	SEND(4000, 10, 5, 8, 10);
+	next_head = 0x52465131; /* "RFQ1": refosd's magic is no XRootD request */
+	RECV(5000, 10, 5, 54, 10);
+	SEND(6000, 10, 5, 24, 10);
+	next_head = 0x00000bc5; /* 3013 in fewer than 24 bytes: not a request header */
+	RECV(7000, 10, 5, 20, 10);
+	SEND(8000, 10, 5, 16, 10);
+	finish_and_check_conservation();
+	ck_assert_ptr_nonnull(type_named("kXR_read"));
+	ck_assert_ptr_nonnull(type_named("kXR_write"));
+	ck_assert_uint_eq(type_named("kXR_write")->hist.sum_ns, 1000);
+	ck_assert_ptr_nonnull(type_named("req 54B resp 24B"));
+	ck_assert_ptr_nonnull(type_named("req 20B resp 16B"));
+}
+END_TEST
+
 START_TEST(types_round_large_sizes_up_to_powers_of_two)
 {
 	char buf[64];
 
-	corecap_net_ops_type(buf, sizeof(buf), 24, 1023);
+	corecap_net_ops_type(buf, sizeof(buf), 0, 24, 1023);
 	ck_assert_str_eq(buf, "req 24B resp 1023B");
-	corecap_net_ops_type(buf, sizeof(buf), 1024, 1025);
+	corecap_net_ops_type(buf, sizeof(buf), 0, 1024, 1025);
 	ck_assert_str_eq(buf, "req <=1KiB resp <=2KiB");
-	corecap_net_ops_type(buf, sizeof(buf), 4 << 20, (4 << 20) + 1);
+	corecap_net_ops_type(buf, sizeof(buf), 0, 4 << 20, (4 << 20) + 1);
 	ck_assert_str_eq(buf, "req <=4MiB resp <=8MiB");
+	corecap_net_ops_type(buf, sizeof(buf), 0x0bfc, 24, 8); /* 3068: beyond the ids */
+	ck_assert_str_eq(buf, "req 24B resp 8B");
+	corecap_net_ops_type(buf, sizeof(buf), 0x0bd8, 24, 8); /* 3032, the last */
+	ck_assert_str_eq(buf, "kXR_clone");
 }
 END_TEST
 
@@ -192,6 +225,7 @@ int main(void)
 	tcase_add_test(tc, a_late_reply_event_leaves_the_next_request_its_own_op);
 	tcase_add_test(tc, connections_are_apart_and_a_thread_leaves_one_for_another);
 	tcase_add_test(tc, writes_without_request_other_processes_and_annotations_start_nothing);
+	tcase_add_test(tc, an_xrootd_request_is_named_for_its_request_id);
 	tcase_add_test(tc, types_round_large_sizes_up_to_powers_of_two);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
