@@ -40,9 +40,14 @@
  */
 static uint32_t head_of(const void *buf, const struct iovec *iov, size_t cnt)
 {
-	const unsigned char *p = buf;
+	const unsigned char *p = NULL;
 
-	if (!p && iov && cnt && iov[0].iov_len >= 4)
+	/* A buffer of cnt bytes, or cnt iovecs. A call can report more bytes
+	 * than its buffer holds (recv with MSG_TRUNC): only the buffer's own
+	 * length makes reading its first four bytes safe. */
+	if (buf && cnt >= 4)
+		p = buf;
+	else if (!buf && iov && cnt && iov[0].iov_len >= 4)
 		p = iov[0].iov_base;
 	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
 }
@@ -86,8 +91,9 @@ static inline bool from_tracer(const void *ra)
 /*
  * One wrapper body for every call: resolve, pass through under the
  * guard, else time the real call. FALLBACK is the raw syscall used only
- * while load_functions() is running in this thread. BUF, or IOV and CNT,
- * say where the bytes moved are (for a net event's head; NULL/0 if none).
+ * while load_functions() is running in this thread. BUF and its length
+ * CNT, or IOV and its count CNT, say where the bytes moved are (for a net
+ * event's head; NULL, NULL, 0 if nowhere).
  */
 #define IO_WRAP(call, fd, real_expr, fallback_expr, buf, iov, cnt)                                 \
 	do {                                                                                       \
@@ -127,7 +133,7 @@ CORECAP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 #define real_ptr real_pwrite
 	IO_WRAP(EV_IO_WRITE, fd, real_pwrite(fd, buf, n, off),
-		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, 0);
+		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -135,7 +141,7 @@ CORECAP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
 #define real_ptr real_pwrite64
 	IO_WRAP(EV_IO_WRITE, fd, real_pwrite64(fd, buf, n, off),
-		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, 0);
+		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -158,7 +164,7 @@ CORECAP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64
 CORECAP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 #define real_ptr real_read
-	IO_WRAP(EV_IO_READ, fd, real_read(fd, buf, n), syscall(SYS_read, fd, buf, n), buf, NULL, 0);
+	IO_WRAP(EV_IO_READ, fd, real_read(fd, buf, n), syscall(SYS_read, fd, buf, n), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -174,7 +180,7 @@ CORECAP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 #define real_ptr real_pread
 	IO_WRAP(EV_IO_READ, fd, real_pread(fd, buf, n, off), syscall(SYS_pread64, fd, buf, n, off),
-		buf, NULL, 0);
+		buf, NULL, n);
 #undef real_ptr
 }
 
@@ -182,7 +188,7 @@ CORECAP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 #define real_ptr real_pread64
 	IO_WRAP(EV_IO_READ, fd, real_pread64(fd, buf, n, off),
-		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, 0);
+		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -209,7 +215,7 @@ CORECAP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 #define real_ptr real___read_chk
 	IO_WRAP(EV_IO_READ, fd, real___read_chk(fd, buf, n, buflen), syscall(SYS_read, fd, buf, n),
-		buf, NULL, 0);
+		buf, NULL, n);
 #undef real_ptr
 }
 
@@ -217,7 +223,7 @@ CORECAP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_
 {
 #define real_ptr real___pread_chk
 	IO_WRAP(EV_IO_READ, fd, real___pread_chk(fd, buf, n, off, buflen),
-		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, 0);
+		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -225,7 +231,7 @@ CORECAP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, s
 {
 #define real_ptr real___pread64_chk
 	IO_WRAP(EV_IO_READ, fd, real___pread64_chk(fd, buf, n, off, buflen),
-		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, 0);
+		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -255,7 +261,7 @@ CORECAP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
 #define real_ptr real_send
 	IO_WRAP(EV_IO_SEND, fd, real_send(fd, buf, n, flags),
-		syscall(SYS_sendto, fd, buf, n, flags, NULL, 0), buf, NULL, 0);
+		syscall(SYS_sendto, fd, buf, n, flags, NULL, 0), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -264,7 +270,7 @@ CORECAP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 {
 #define real_ptr real_sendto
 	IO_WRAP(EV_IO_SEND, fd, real_sendto(fd, buf, n, flags, addr, addrlen),
-		syscall(SYS_sendto, fd, buf, n, flags, addr, addrlen), buf, NULL, 0);
+		syscall(SYS_sendto, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -280,7 +286,7 @@ CORECAP_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
 #define real_ptr real_recv
 	IO_WRAP(EV_IO_RECV, fd, real_recv(fd, buf, n, flags),
-		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, 0);
+		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -289,7 +295,7 @@ CORECAP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct s
 {
 #define real_ptr real_recvfrom
 	IO_WRAP(EV_IO_RECV, fd, real_recvfrom(fd, buf, n, flags, addr, addrlen),
-		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, 0);
+		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -305,7 +311,7 @@ CORECAP_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, in
 {
 #define real_ptr real___recv_chk
 	IO_WRAP(EV_IO_RECV, fd, real___recv_chk(fd, buf, n, buflen, flags),
-		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, 0);
+		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -314,6 +320,6 @@ CORECAP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen
 {
 #define real_ptr real___recvfrom_chk
 	IO_WRAP(EV_IO_RECV, fd, real___recvfrom_chk(fd, buf, n, buflen, flags, addr, addrlen),
-		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, 0);
+		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }
