@@ -38,7 +38,7 @@ struct options {
 	unsigned port;
 	unsigned streams;
 	unsigned bytes;
-	unsigned seconds;
+	uint64_t run_ms;    /* -d, in milliseconds */
 	const char *prefix; /* files are PREFIX.<pid>.<stream> */
 	const char *user;
 	enum mode mode;
@@ -94,7 +94,7 @@ static void usage(FILE *f)
 		   "  -t N           concurrent streams: one connection and one request in\n"
 		   "                 flight each (default 16, at most 1024)\n"
 		   "  -b BYTES       bytes per kXR_read / kXR_write (default 4096, up to 64 MiB)\n"
-		   "  -d SECONDS     run time (default 10)\n"
+		   "  -d SECONDS     run time, to the millisecond (default 10)\n"
 		   "  -P PREFIX      the files' path prefix on the server (default /xrdbench):\n"
 		   "                 PREFIX.<pid>.<stream>, removed at the end\n"
 		   "  -u USER        login name (default corecap)\n"
@@ -117,6 +117,20 @@ static int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
 	return 0;
 }
 
+/* "SECONDS" or "SECONDS.FRACTION" (to the millisecond), within 0.001..86400 s. */
+static int parse_ms(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.001 && v <= 86400))
+		return -EINVAL;
+	*out = (uint64_t)(v * 1000 + 0.5);
+	return 0;
+}
+
 static int parse_options(struct options *o, int argc, char **argv)
 {
 	int c;
@@ -125,7 +139,7 @@ static int parse_options(struct options *o, int argc, char **argv)
 	*o = (struct options){.host = "127.0.0.1",
 			      .streams = 16,
 			      .bytes = 4096,
-			      .seconds = 10,
+			      .run_ms = 10000,
 			      .prefix = "/xrdbench",
 			      .user = "corecap"};
 	opterr = 0;
@@ -157,8 +171,8 @@ static int parse_options(struct options *o, int argc, char **argv)
 			}
 			break;
 		case 'd':
-			if (parse_uint(optarg, 1, 86400, &o->seconds) < 0) {
-				fprintf(stderr, "xrdbench: -d '%s': not within 1..86400 s\n",
+			if (parse_ms(optarg, &o->run_ms) < 0) {
+				fprintf(stderr, "xrdbench: -d '%s': not within 0.001..86400 s\n",
 					optarg);
 				return -EINVAL;
 			}
@@ -395,14 +409,14 @@ int main(int argc, char **argv)
 			break;
 		}
 	if (!atomic_load(&b.stop)) {
-		printf("Maintaining %u concurrent %ss of %u bytes for up to %u seconds\n",
+		printf("Maintaining %u concurrent %ss of %u bytes for up to %g seconds\n",
 		       b.o.streams, mode_names[b.o.mode],
 		       b.o.mode == MODE_READ || b.o.mode == MODE_WRITE ? b.o.bytes : 0,
-		       b.o.seconds);
+		       (double)b.o.run_ms / 1e3);
 		fflush(stdout);
 	}
 	start = now_ns();
-	b.deadline_ns = start + (uint64_t)b.o.seconds * 1000000000u;
+	b.deadline_ns = start + b.o.run_ms * 1000000u;
 	pthread_barrier_wait(&b.go);
 	if (!atomic_load(&b.stop))
 		tick(&b, &all, start);
