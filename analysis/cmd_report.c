@@ -17,11 +17,13 @@
 #include <unistd.h>
 
 #include "ceph_attrib.h"
+#include "thread_origin.h"
 #include "cmd_util.h"
 #include "kernel_attrib.h"
 #include "model/ceiling.h"
 #include "model/lines.h"
 #include "model/model.h"
+#include "model/net_ops.h"
 #include "model/pool_table.h"
 #include "read/ceph_files.h"
 #include "read/ctf_reader.h"
@@ -39,6 +41,8 @@
 	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"            \
 	"std::basic_ostream*,std::ostream::*,std::__ostream_insert*,std::num_put*"
 
+enum report_ops { OPS_AUTO, OPS_ANNOTATED, OPS_DETECTED };
+
 struct report_opts {
 	const char *run;
 	bool json;
@@ -50,6 +54,7 @@ struct report_opts {
 	bool lines;
 	bool keep_shim_frames;
 	unsigned long top;
+	enum report_ops ops; /* where ops come from: --ops */
 };
 
 /* Everything one report needs, released in one place. */
@@ -63,6 +68,9 @@ struct report_job {
 	size_t n_log_patterns;
 	struct model model;
 	bool has_model;
+	struct net_ops net;  /* the op detector, when ops are detected */
+	bool detecting;	     /* events go through net */
+	uint64_t net_events; /* the daemon's socket I/O events that moved bytes */
 	struct pool_table pools;
 	struct ceiling ceiling;
 	char **traces;
@@ -73,6 +81,9 @@ struct report_job {
 	char **warnings;
 	size_t n_warnings;
 	bool has_stats;
+	uint64_t shim_io_calls, shim_contentions, shim_lock_wait_ns;
+	bool has_ctx_switches;
+	uint64_t ctx_switches;
 	FILE *dump;
 	struct out_file dump_file;   /* --dump-ops */
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
@@ -176,7 +187,14 @@ static void cut_shim_frames(struct report_job *j)
 
 static int consume(void *ctx, const struct model_event *ev)
 {
-	return corecap_model_consume(ctx, ev);
+	struct report_job *j = ctx;
+
+	if (j->detecting)
+		return corecap_net_ops_consume(&j->net, ev);
+	if (ev->kind == MEV_IO && ev->io.io_class == IO_NET && ev->io.bytes > 0 &&
+	    (j->model.cfg.pid < 0 || ev->pid == j->model.cfg.pid))
+		j->net_events++;
+	return corecap_model_consume(&j->model, ev);
 }
 
 static int load_manifest(struct report_job *j)
@@ -260,7 +278,8 @@ out:
 	return ret;
 }
 
-static int read_trace(struct report_job *j)
+/* One pass over the trace into a fresh model, detecting ops or not. */
+static int read_pass(struct report_job *j, bool detect)
 {
 	struct ctf_reader r;
 	struct model_config cfg = {
@@ -278,7 +297,10 @@ static int read_trace(struct report_job *j)
 	if (ret)
 		return ret;
 	j->has_model = true;
-	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, &j->model);
+	j->detecting = detect;
+	if (detect)
+		corecap_net_ops_init(&j->net, &j->model);
+	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, j);
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
@@ -291,6 +313,23 @@ static int read_trace(struct report_job *j)
 		ret = corecap_model_finish(&j->model);
 	j->model.src.trace = ret == 0;
 	return ret;
+}
+
+/*
+ * --ops auto reads the annotations; a daemon that made none but whose
+ * socket I/O was traced (CORECAP_NET_EVENTS=on) gets a second pass that
+ * detects its ops from that I/O (model/net_ops.h).
+ */
+static int read_trace(struct report_job *j)
+{
+	int ret = read_pass(j, j->o.ops == OPS_DETECTED);
+
+	if (ret || j->o.ops != OPS_AUTO || j->model.ops.finished || !j->net_events ||
+	    j->model.ops.n_types)
+		return ret;
+	corecap_model_release(&j->model);
+	j->has_model = false;
+	return read_pass(j, true);
 }
 
 /*
@@ -459,10 +498,14 @@ static int read_samples(struct report_job *j)
 		}
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
-			uint64_t cpu, runq, span;
+			uint64_t cpu, runq, span, cs;
 			bool has_runq;
 
 			corecap_sampled_thread_figures(t, &cpu, &runq, &has_runq, &span);
+			if (corecap_sampled_thread_cs(t, &cs)) {
+				j->ctx_switches += cs;
+				j->has_ctx_switches = true;
+			}
 			ret = corecap_model_set_thread_cpu(&j->model, t->tid, t->comm, cpu, runq,
 							   has_runq, span);
 		}
@@ -506,6 +549,9 @@ static int read_stats(struct report_job *j)
 	} else {
 		j->has_stats = true;
 		j->model.src.stats = true;
+		j->shim_io_calls = st.io_calls;
+		j->shim_contentions = st.contentions;
+		j->shim_lock_wait_ns = st.lock_wait_ns;
 		for (size_t i = 0; i < st.n_locks && !ret; i++) {
 			const struct shim_lock_delta *l = &st.locks[i];
 
@@ -614,6 +660,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		{"top", required_argument, NULL, 't'},
 		{"lines", no_argument, NULL, 'L'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
+		{"ops", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -657,6 +704,21 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'O':
+			if (strcmp(optarg, "auto") == 0)
+				o->ops = OPS_AUTO;
+			else if (strcmp(optarg, "annotated") == 0)
+				o->ops = OPS_ANNOTATED;
+			else if (strcmp(optarg, "detected") == 0)
+				o->ops = OPS_DETECTED;
+			else {
+				corecap_analysis_error(
+					"invalid --ops '%s': expected auto, annotated "
+					"or detected",
+					optarg);
+				return 2;
+			}
+			break;
 		case 'h':
 			printf("%s", CORECAP_REPORT_USAGE);
 			return -1;
@@ -672,6 +734,42 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 	}
 	o->run = argv[optind];
 	return 0;
+}
+
+/* Threads left with the process's name get their start routine's (thread_origin.h). */
+static int name_threads(struct report_job *j)
+{
+	char *path, *err = NULL;
+	size_t renamed = 0, unnamed = 0;
+	int ret;
+
+	if (!j->has_manifest || !j->manifest.comm || !j->has_sym)
+		return 0;
+	path = corecap_path_in(j->o.run, "wall.samples");
+	if (!path)
+		return -ENOMEM;
+	ret = corecap_thread_origin_name(&j->model.threads, path, j->manifest.comm, j->manifest.pid,
+					 &j->sym, &renamed, &unnamed, &err);
+	if (ret == -ENOENT) {
+		ret = 0;
+		if (unnamed > 1)
+			ret = warn(j,
+				   "%zu threads carry the process's name '%s' (the daemon names "
+				   "none): record with --wallclock to name them by their start "
+				   "routine",
+				   unnamed, j->manifest.comm);
+	} else if (ret) {
+		ret = warn(j, "threads not named by their start routine: %s",
+			   err ? err : strerror(-ret));
+	} else if (unnamed) {
+		ret = warn(j,
+			   "%zu threads keep the process's name '%s': they were not sampled, "
+			   "or no sampled stack of theirs reaches their start routine",
+			   unnamed, j->manifest.comm);
+	}
+	free(err);
+	free(path);
+	return ret;
 }
 
 /* The OpTracker's ops split into categories by wall-clock samples. */
@@ -704,6 +802,8 @@ static void job_release(struct report_job *j)
 	corecap_ceiling_release(&j->ceiling);
 	corecap_pool_table_release(&j->pools);
 	corecap_ceph_files_release(&j->ceph);
+	if (j->detecting)
+		corecap_net_ops_release(&j->net);
 	if (j->has_model)
 		corecap_model_release(&j->model);
 	if (j->has_sym)
@@ -765,8 +865,8 @@ static int build(struct report_job *j, struct report *r)
 			j->o.run);
 		return -EINVAL;
 	}
-	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = read_kernel(j)) ||
-	    (ret = no_trace_warning(j)))
+	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)) ||
+	    (ret = read_kernel(j)) || (ret = no_trace_warning(j)))
 		return ret;
 	cut_shim_frames(j);
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
@@ -800,6 +900,11 @@ static int build(struct report_job *j, struct report *r)
 		.warnings = j->warnings,
 		.n_warnings = j->n_warnings,
 		.has_stats = j->has_stats,
+		.shim_io_calls = j->shim_io_calls,
+		.shim_contentions = j->shim_contentions,
+		.shim_lock_wait_ns = j->shim_lock_wait_ns,
+		.has_ctx_switches = j->has_ctx_switches,
+		.ctx_switches = j->ctx_switches,
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
 		.frame_sources = frame_sources,
@@ -810,6 +915,7 @@ static int build(struct report_job *j, struct report *r)
 		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
 		.ceph_sampled_why_not = j->sampled_why_not,
 		.kernel = j->has_kernel ? &j->kernel : NULL,
+		.net_ops = j->detecting ? &j->net : NULL,
 	};
 	return 0;
 }

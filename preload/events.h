@@ -45,7 +45,8 @@ static inline bool events_io_enabled(void)
 }
 
 void events_cond_wake(const void *cond, uint64_t site, bool broadcast);
-void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns);
+/* head: the first four bytes the call moved, big-endian (0 when not recorded). */
+void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, uint32_t head);
 void events_thread_name(int tid, const char *name);
 void events_thread_start(int tid, int parent_tid);
 void events_thread_exit(int tid);

@@ -175,6 +175,21 @@ static void load_delay(struct settings *s, const char *v, int *warnings)
 	s->delay_ns = ns;
 }
 
+/* An on/off variable whose default is off. */
+static void load_onoff(settings_getenv_fn get, const char *name, bool *out, int *warnings)
+{
+	const char *v = get(name);
+
+	if (!v)
+		return;
+	if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0)
+		*out = true;
+	else if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+		*out = false;
+	else
+		bad(warnings, name, v, "expected 'on' or 'off'", "off");
+}
+
 int settings_load(struct settings *s, settings_getenv_fn get)
 {
 	int warnings = 0;
@@ -208,15 +223,8 @@ int settings_load(struct settings *s, settings_getenv_fn get)
 			bad(&warnings, "CORECAP_STATS", v, "expected 'on' or 'off'", "on");
 	}
 
-	v = get("CORECAP_WAKE_EVENTS");
-	if (v) {
-		if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0)
-			s->wake_events = true;
-		else if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
-			s->wake_events = false;
-		else
-			bad(&warnings, "CORECAP_WAKE_EVENTS", v, "expected 'on' or 'off'", "off");
-	}
+	load_onoff(get, "CORECAP_WAKE_EVENTS", &s->wake_events, &warnings);
+	load_onoff(get, "CORECAP_NET_EVENTS", &s->net_events, &warnings);
 
 	v = get("CORECAP_STATS_DIR");
 	if (v) {

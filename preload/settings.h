@@ -27,6 +27,7 @@ struct settings {
 		io_threshold_ns; /* CORECAP_IO_THRESHOLD_NS: event for slower I/O; UINT64_MAX off */
 	bool stats_enabled;	 /* CORECAP_STATS: on/off */
 	bool wake_events;	 /* CORECAP_WAKE_EVENTS: corecap_lock:cond_wake on/off */
+	bool net_events;	 /* CORECAP_NET_EVENTS: every net call that moved bytes */
 	char stats_dir[SETTINGS_PATH_LEN];  /* CORECAP_STATS_DIR */
 	char dump_path[SETTINGS_PATH_LEN];  /* CORECAP_DUMP: "" = off, "-" = stderr, else a path */
 	int dump_signal;		    /* CORECAP_DUMP_SIGNAL: 0 = none */

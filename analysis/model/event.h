@@ -59,6 +59,7 @@ struct model_event {
 			int32_t fd;
 			int64_t bytes;
 			uint64_t dur_ns;
+			uint32_t head; /* first 4 bytes moved, big-endian (net events); 0: unknown */
 		} io;
 		struct {
 			int32_t tid, parent_tid;

@@ -148,6 +148,17 @@ int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const 
 	s->holds_dropped = delta(he->holds_dropped, hb->holds_dropped);
 	s->sites_dropped = delta(he->sites_dropped, hb->sites_dropped);
 	s->threads_dropped = delta(he->threads_dropped, hb->threads_dropped);
+	{
+		struct corecap_stats_counters t0, t1;
+
+		corecap_stats_totals(b, &t0);
+		corecap_stats_totals(e, &t1);
+		for (int k = 0; k < CORECAP_IO_CLASSES; k++)
+			s->io_calls += delta(t1.io_calls[k], t0.io_calls[k]);
+		s->contentions = delta(t1.contentions, t0.contentions);
+		s->lock_wait_ns = delta(t1.lock_wait_ns, t0.lock_wait_ns);
+		s->cond_waits = delta(t1.cond_waits, t0.cond_waits);
+	}
 	for (uint32_t i = 0; i < hb->max_locks; i++) {
 		const struct corecap_stats_lock *l = corecap_stats_lock_at(b, i);
 		uint64_t *v;

@@ -35,6 +35,9 @@ struct shim_stats {
 	int32_t pid;
 	uint64_t locks_dropped, holds_dropped, sites_dropped, threads_dropped;
 	uint32_t hold_sample_every;
+	/* The process's counters over the window (every thread, retired ones too). */
+	uint64_t io_calls; /* I/O calls the shim wrapped, every class */
+	uint64_t contentions, lock_wait_ns, cond_waits;
 };
 
 void corecap_shim_stats_init(struct shim_stats *s);

@@ -19,6 +19,7 @@ struct thread_sample_row {
 	uint64_t time_ns;
 	uint64_t cpu_ns;	 /* utime + stime */
 	int64_t run_ns, wait_ns; /* -1: no schedstat */
+	int64_t cs;		 /* voluntary + involuntary context switches; -1: unknown */
 };
 
 struct sampled_thread {
@@ -48,6 +49,8 @@ void corecap_thread_samples_release(struct thread_samples *s);
 int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint64_t start_ns,
 				uint64_t end_ns, char **err);
 /* The thread's CPU time, run-queue delay and covered span over its samples. */
+/* Context switches over the thread's span; false when not known. */
+bool corecap_sampled_thread_cs(const struct sampled_thread *t, uint64_t *cs);
 void corecap_sampled_thread_figures(const struct sampled_thread *t, uint64_t *cpu_ns,
 				    uint64_t *runq_ns, bool *has_runq, uint64_t *span_ns);
 

@@ -373,6 +373,20 @@ static json_object *ops_obj(const struct report *r)
 	}
 	put(o, "count", ju64(ops->finished));
 	put(o, "ops_per_s", w ? jnum((double)ops->finished * 1e9 / (double)w, 1) : NULL);
+	put(o, "source", json_object_new_string(r->net_ops ? "detected" : "annotated"));
+	if (r->net_ops) {
+		const struct net_ops *d = r->net_ops;
+		json_object *det = json_object_new_object();
+
+		put(det, "net_reads", ju64(d->net_reads));
+		put(det, "net_writes", ju64(d->net_writes));
+		put(det, "ops_begun", ju64(d->ops_begun));
+		put(det, "ops_ended", ju64(d->ops_ended));
+		put(det, "writes_without_op", ju64(d->writes_without_op));
+		put(det, "handoffs", ju64(d->handoffs));
+		put(det, "annotated_events_ignored", ju64(d->annotated_dropped));
+		put(o, "detection", det);
+	}
 	for (size_t i = 0; i < ops->n_types; i++) {
 		const struct op_type *t = &ops->types[i];
 		json_object *to, *lat, *bd;

@@ -434,10 +434,20 @@ static void ops(const struct report *r, FILE *out)
 	}
 	if (!t->finished) {
 		fprintf(out, "ops        none traced (the daemon has no corecap_op annotations, or "
-			     "none completed in the window)\n\n");
+			     "none completed in the window; a daemon without annotations run with "
+			     "CORECAP_NET_EVENTS=on gets its ops detected from its sockets)\n\n");
 		return;
 	}
 	fprintf(out, "ops        (per op, us; the categories sum to the mean latency)\n");
+	if (r->net_ops)
+		fprintf(out,
+			"           detected from socket I/O (no annotations used): %llu requests "
+			"read, %llu replies written, %llu writes outside an op, %llu handed to "
+			"another thread\n",
+			(unsigned long long)r->net_ops->ops_begun,
+			(unsigned long long)r->net_ops->ops_ended,
+			(unsigned long long)r->net_ops->writes_without_op,
+			(unsigned long long)r->net_ops->handoffs);
 	for (size_t i = 0; i < t->n_types; i++) {
 		const struct op_type *ty = &t->types[i];
 		double n = (double)ty->hist.count, avg;

@@ -15,6 +15,7 @@
 #include "../model/ceph_sampled.h"
 #include "../model/kernel_states.h"
 #include "../model/model.h"
+#include "../model/net_ops.h"
 #include "../model/pool_table.h"
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
@@ -63,6 +64,13 @@ struct report {
 	const struct ceph_sampled *ceph_sampled;
 	const char *ceph_sampled_why_not;
 	const struct kernel_quality *kernel; /* RUN/kernel/'s records; NULL without them */
+	/* The shim's process totals over the window (has_stats), and the
+	 * threads' context switches from threads.tsv (has_ctx_switches). */
+	uint64_t shim_io_calls, shim_contentions, shim_lock_wait_ns;
+	bool has_ctx_switches;
+	uint64_t ctx_switches;
+	/* Ops detected from socket I/O (model/net_ops.h); NULL: annotated ops. */
+	const struct net_ops *net_ops;
 };
 
 /*

@@ -71,6 +71,28 @@ START_TEST(first_and_last_rows_in_the_window_give_cpu_and_runq)
 }
 END_TEST
 
+START_TEST(context_switches_are_the_window_delta_and_may_be_unknown)
+{
+	uint64_t cs = 0;
+
+	write_file(HEADER "100\t7\tw\tR\t0\t0\t0\t0\t0\t10\t3\n"
+			  "200\t7\tw\tR\t0\t0\t0\t0\t0\t25\t4\n"
+			  "100\t8\tl\tS\t0\t0\t0\t0\t0\t-1\t-1\n"
+			  "200\t8\tl\tS\t0\t0\t0\t0\t0\t-1\t-1\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(corecap_sampled_thread_cs(&s.threads[0], &cs));
+	ck_assert_uint_eq(cs, 16);
+	ck_assert(!corecap_sampled_thread_cs(&s.threads[1], &cs));
+	corecap_thread_samples_release(&s);
+	corecap_thread_samples_init(&s);
+	/* An older file without the columns still loads; the switches are unknown. */
+	write_file("time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\n"
+		   "100\t7\tw\tR\t0\t0\t0\t0\t0\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(!corecap_sampled_thread_cs(&s.threads[0], &cs));
+}
+END_TEST
+
 START_TEST(a_header_without_a_needed_column_is_refused_naming_file_and_line)
 {
 	write_file("time_ns\ttid\tcomm\n1\t2\tx\n");
@@ -129,6 +151,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, first_and_last_rows_in_the_window_give_cpu_and_runq);
+	tcase_add_test(tc, context_switches_are_the_window_delta_and_may_be_unknown);
 	tcase_add_test(tc, a_header_without_a_needed_column_is_refused_naming_file_and_line);
 	tcase_add_test(tc, a_garbled_row_is_refused_naming_the_line);
 	tcase_add_test(tc, a_missing_file_is_enoent);

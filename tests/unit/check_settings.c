@@ -46,6 +46,7 @@ START_TEST(defaults_when_nothing_is_set)
 	ck_assert_uint_eq(s.dump_top, 20);
 	ck_assert_str_eq(s.delay_site, "");
 	ck_assert(!s.wake_events);
+	ck_assert(!s.net_events);
 	ck_assert_uint_eq(s.n_patterns, 2);
 	ck_assert_str_eq(s.pattern[0], "*.log");
 	ck_assert_str_eq(s.pattern[1], "/var/log/*");
@@ -61,6 +62,7 @@ START_TEST(good_values_are_taken)
 			      "CORECAP_IO_THRESHOLD_NS=250000",
 			      "CORECAP_STATS=off",
 			      "CORECAP_WAKE_EVENTS=on",
+			      "CORECAP_NET_EVENTS=1",
 			      "CORECAP_STATS_DIR=/tmp",
 			      "CORECAP_DUMP=/tmp/dump.%p",
 			      "CORECAP_DUMP_SIGNAL=SIGUSR1",
@@ -78,6 +80,7 @@ START_TEST(good_values_are_taken)
 	ck_assert_uint_eq(s.io_threshold_ns, 250000);
 	ck_assert(!s.stats_enabled);
 	ck_assert(s.wake_events);
+	ck_assert(s.net_events);
 	ck_assert_str_eq(s.stats_dir, "/tmp");
 	ck_assert_str_eq(s.dump_path, "/tmp/dump.%p");
 	ck_assert_int_eq(s.dump_signal, SIGUSR1);
@@ -105,10 +108,11 @@ START_TEST(each_malformed_value_warns_once_and_keeps_the_default)
 			      "CORECAP_DUMP_TOP=0",
 			      "CORECAP_DELAY=nodelay",
 			      "CORECAP_WAKE_EVENTS=yes",
+			      "CORECAP_NET_EVENTS=all",
 			      NULL};
 	struct settings s;
 
-	ck_assert_int_eq(load(&s, vars), 12);
+	ck_assert_int_eq(load(&s, vars), 13);
 	ck_assert_uint_eq(s.stack_sample_every, 64);
 	ck_assert_uint_eq(s.stack_depth, 32);
 	ck_assert_uint_eq(s.hold_sample_every, 0);
@@ -121,6 +125,7 @@ START_TEST(each_malformed_value_warns_once_and_keeps_the_default)
 	ck_assert_uint_eq(s.dump_top, 20);
 	ck_assert_str_eq(s.delay_site, "");
 	ck_assert_uint_eq(s.delay_ns, 0);
+	ck_assert(!s.net_events);
 }
 END_TEST
 
