@@ -202,7 +202,9 @@ void delay_take(struct delay *d, uint64_t now)
 	d->owner_pid = owner;
 	d->lease_end_ns = lease;
 	d->check_at_ns = now + DELAY_CHECK_NS;
-	set_delay(d, true, site, ns);
+	/* A renewal (same site and time) only moves the lease. */
+	if (!d->runtime || d->site != site || d->ns != ns)
+		set_delay(d, true, site, ns);
 out:
 	untake(d);
 	errno = saved_errno;

@@ -674,6 +674,7 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 			__ATOMIC_RELAXED);
 	own_add(&c->cond_waits, 1);
 	own_add(&c->cond_wait_ns, wait_ns);
+	delay_poll(&g_delay); /* a thread woken by new work sees a new control */
 	/* The rest waits until the mutex is released (settle). */
 	if (lt->pending)
 		settle_into_batches(lt);
