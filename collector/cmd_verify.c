@@ -277,11 +277,12 @@ static int run_round(const struct verify_opts *o, struct corecap_delay_control *
 		return -1;
 	}
 	corecap_bench_summary_init(&sum);
-	if (corecap_bench_parse(text, &sum) < 0 || !corecap_bench_summary_get(&sum, "iops_avg",
-									       &res->iops)) {
-		corecap_error("cannot read the throughput of '%s': no summary corecap parses (rados "
-			      "bench, refbench, fio) in its output",
-			      o->bench[0]);
+	if (corecap_bench_parse(text, &sum) < 0 ||
+	    !corecap_bench_summary_get(&sum, "iops_avg", &res->iops)) {
+		corecap_error(
+			"cannot read the throughput of '%s': no summary corecap parses (rados "
+			"bench, refbench, fio) in its output",
+			o->bench[0]);
 		free(text);
 		return -1;
 	}
@@ -311,11 +312,11 @@ static double median(double *v, unsigned n)
  *    binds (U >= the binding threshold) keeps its handoff gaps, so its
  *    term is 1 + lambda*d; one that does not binds once U + lambda*d
  *    passes 1.
- *  - The CPU: the delay is a busy wait, so the daemon's CPU per second
- *    grows from C to C + lambda*d. When the machine's CPUs are busy
- *    (busy >= binding x CPUs) the daemon keeps its share C: the term is
- *    1 + lambda*d / C; otherwise it binds once C + lambda*d passes the
- *    CPUs' count.
+ *  - The CPU: the delay is a busy wait, so the machine's busy CPU per
+ *    second grows from M to M + lambda*d. When the CPUs were all busy
+ *    already (idle under 0.1 CPU) the daemon keeps its share C of them:
+ *    the term is 1 + lambda*d / C; otherwise the delay binds once
+ *    M + lambda*d passes the CPUs' count.
  */
 struct site_stats {
 	double x0, util, lambda, hold_ns, cores, machine;
@@ -327,8 +328,8 @@ static double model_iops(const struct site_stats *s, double d_s, double binding,
 	double cpu = 0;
 
 	if (s->cores > 0)
-		cpu = s->machine >= binding * ncpu ? 1.0 + s->lambda * d_s / s->cores
-						   : (s->cores + s->lambda * d_s) / ncpu;
+		cpu = s->machine >= ncpu - 0.1 ? 1.0 + s->lambda * d_s / s->cores
+					       : (s->machine + s->lambda * d_s) / ncpu;
 	if (cpu > lock)
 		lock = cpu;
 	return s->x0 / (lock > 1.0 ? lock : 1.0);
@@ -386,7 +387,8 @@ static void report(const struct verify_opts *o, struct round_result (*res)[N_CON
 			struct site_stats cs = s;
 			double holds = (double)(b->k1.holds - b->k0.holds);
 
-			cs.util = b->wall_s > 0 ? (double)(b->k1.hold_ns - b->k0.hold_ns) / 1e9 / b->wall_s
+			cs.util = b->wall_s > 0 ? (double)(b->k1.hold_ns - b->k0.hold_ns) / 1e9 /
+							  b->wall_s
 						: 0;
 			cs.lambda = b->wall_s > 0 ? holds / b->wall_s : 0;
 			cpred[r] = (model_iops(&cs, d_s, o->binding_util, ncpu) - s.x0) / d_us;
@@ -525,8 +527,9 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 			errno = 0;
 			o->binding_util = strtod(optarg, &end);
 			if (errno || *end || !(o->binding_util > 0 && o->binding_util <= 1)) {
-				corecap_error("bad --binding-util '%s': expected a number in (0, 1]",
-					      optarg);
+				corecap_error(
+					"bad --binding-util '%s': expected a number in (0, 1]",
+					optarg);
 				return 2;
 			}
 			break;
@@ -539,7 +542,7 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 		}
 	}
 	if (!o->pid || !o->site_spec || optind >= argc) {
-		corecap_error("%s", !o->pid		? "no daemon: -p PID is required"
+		corecap_error("%s", !o->pid	    ? "no daemon: -p PID is required"
 				    : !o->site_spec ? "no site: --site SITE is required"
 						    : "no benchmark: give it after --");
 		return 2;
@@ -585,7 +588,8 @@ int corecap_cmd_verify(int argc, char **argv)
 			if (c == COND_CONTROL && !o.control)
 				continue;
 			if (kill(o.pid, 0) < 0 && errno == ESRCH) {
-				corecap_error("process %d exited during round %u", (int)o.pid, r + 1);
+				corecap_error("process %d exited during round %u", (int)o.pid,
+					      r + 1);
 				goto out;
 			}
 			corecap_note("round %u/%u: %s", r + 1, o.rounds, cond_name[c]);

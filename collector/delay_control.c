@@ -32,8 +32,9 @@ int corecap_delay_control_open(struct corecap_delay_control *dc, pid_t pid)
 	fd = open(dc->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		ret = -errno;
-		corecap_error("cannot open '%s': %s (is process %d running under the corecap shim?)",
-			      dc->path, strerror(errno), (int)pid);
+		corecap_error(
+			"cannot open '%s': %s (is process %d running under the corecap shim?)",
+			dc->path, strerror(errno), (int)pid);
 		return ret;
 	}
 	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct corecap_stats_header)) {
@@ -51,15 +52,17 @@ int corecap_delay_control_open(struct corecap_delay_control *dc, pid_t pid)
 	}
 	if (!corecap_stats_valid(dc->map, dc->bytes)) {
 		ret = -EINVAL;
-		corecap_error("cannot use '%s': not a stats file of this corecap version", dc->path);
+		corecap_error("cannot use '%s': not a stats file of this corecap version",
+			      dc->path);
 		goto out_unmap;
 	}
 	dc->ctl = corecap_stats_control_at(dc->map);
 	if (!dc->ctl) {
 		ret = -ENOTSUP;
-		corecap_error("cannot use '%s': the shim of process %d has no runtime delay control "
-			      "(an older shim)",
-			      dc->path, (int)pid);
+		corecap_error(
+			"cannot use '%s': the shim of process %d has no runtime delay control "
+			"(an older shim)",
+			dc->path, (int)pid);
 		goto out_unmap;
 	}
 	ret = 0;
@@ -84,8 +87,7 @@ static int write_control(struct corecap_delay_control *dc, uint64_t site, uint64
 {
 	for (int i = 0; i < 1000; i++) {
 		if (corecap_stats_control_write(dc->ctl, site, ns, (int32_t)getpid(),
-						site ? mono_ns() + CORECAP_DELAY_LEASE_NS : 0) ==
-		    0)
+						site ? mono_ns() + CORECAP_DELAY_LEASE_NS : 0) == 0)
 			return 0;
 		usleep(100);
 	}

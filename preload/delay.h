@@ -91,14 +91,19 @@ static inline uint64_t delay_site(const struct delay *d)
 	return __atomic_load_n(&d->site, __ATOMIC_RELAXED);
 }
 
-/* An acquisition at the delayed site: checks the owner now and then, then spins. */
-static inline void delay_hit(struct delay *d)
+/*
+ * An acquisition at the delayed site `site`: a runtime delay first polls
+ * the control (a cleared or dropped delay ends here, not at the next slow
+ * path), then spins.
+ */
+static inline void delay_hit(struct delay *d, uint64_t site)
 {
-	uint64_t ns = __atomic_load_n(&d->ns, __ATOMIC_RELAXED);
-
-	if (__builtin_expect(d->runtime, 0))
-		delay_check(d, now_ns());
-	delay_busy(ns);
+	if (__builtin_expect(d->runtime, 0)) {
+		delay_poll(d);
+		if (delay_site(d) != site)
+			return;
+	}
+	delay_busy(__atomic_load_n(&d->ns, __ATOMIC_RELAXED));
 }
 
 /* Resolves s->delay_site; warns once and disables the delay if it cannot. */
@@ -106,6 +111,5 @@ int delay_init(struct delay *d, const struct settings *s);
 
 /* Resolves "0x..", "name+0xOFF" or "name" to an address; 0 or -ENOENT/-EINVAL. */
 int delay_resolve_site(const char *spec, uint64_t *addr);
-
 
 #endif /* CORECAP_PRELOAD_DELAY_H */

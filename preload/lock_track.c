@@ -396,7 +396,7 @@ void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uin
 	}
 out:
 	if (unlikely(site == delay_site(&g_delay)))
-		delay_hit(&g_delay);
+		delay_hit(&g_delay, site);
 }
 
 /*
@@ -504,7 +504,7 @@ void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 			      w->depth);
 	events_poll_names();
 	if (acquired && unlikely(w->site == delay_site(&g_delay)))
-		delay_hit(&g_delay);
+		delay_hit(&g_delay, w->site);
 	ts->guard--;
 out:
 	errno = w->saved_errno;

@@ -128,8 +128,8 @@ START_TEST(a_whole_control_is_applied_and_cleared)
 	control_setup(&d, &ctl, &extra);
 	delay_poll(&d);
 	ck_assert_uint_eq(delay_site(&d), 0);
-	ck_assert_int_eq(corecap_stats_control_write(&ctl, 0x1234, 5000, getpid(), now + 1000000000u),
-			 0);
+	ck_assert_int_eq(
+		corecap_stats_control_write(&ctl, 0x1234, 5000, getpid(), now + 1000000000u), 0);
 	delay_poll(&d);
 	ck_assert_uint_eq(delay_site(&d), 0x1234);
 	ck_assert_uint_eq(d.ns, 5000);
@@ -197,8 +197,8 @@ START_TEST(a_dead_owners_delay_is_refused_or_dropped)
 
 	control_setup(&d, &ctl, &extra);
 	/* Dead on arrival: refused. */
-	ck_assert_int_eq(corecap_stats_control_write(&ctl, 0x10, 100, dead_pid(), now + 1000000000u),
-			 0);
+	ck_assert_int_eq(
+		corecap_stats_control_write(&ctl, 0x10, 100, dead_pid(), now + 1000000000u), 0);
 	delay_poll(&d);
 	ck_assert_uint_eq(delay_site(&d), 0);
 	ck_assert_uint_eq(ctl.refused, 1);

@@ -284,7 +284,7 @@ struct corecap_stats_header {
  * typically within milliseconds in a daemon that serves.
  */
 #define CORECAP_STATS_CONTROL_VERSION 1
-#define CORECAP_STATS_CONTROL_OFFSET  3584 /* in the header page, after the header */
+#define CORECAP_STATS_CONTROL_OFFSET  3584		 /* in the header page, after the header */
 #define CORECAP_STATS_CONTROL_MAX_NS  UINT64_C(10000000) /* 10 ms per acquisition */
 
 struct corecap_stats_control {
