@@ -85,20 +85,15 @@ struct round_result {
 static void cpu_now(pid_t pid, double *daemon_s, double *machine_s)
 {
 	struct corecap_proc_stat st;
-	char path[64], buf[512];
-	unsigned long long v[8] = {0};
-	double hz = (double)sysconf(_SC_CLK_TCK);
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	*daemon_s = corecap_proc_stat_read(AT_FDCWD, path, &st) == 0
-			    ? (double)(st.utime_ticks + st.stime_ticks) / hz
-			    : 0;
-	*machine_s = 0;
-	if (corecap_read_small_file(AT_FDCWD, "/proc/stat", buf, sizeof(buf)) > 0 &&
-	    sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
-		   &v[4], &v[5], &v[6], &v[7]) == 8)
-		/* user nice system (idle iowait) irq softirq steal */
-		*machine_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / hz;
+	*daemon_s =
+		corecap_proc_stat_read(AT_FDCWD, path, &st) == 0
+			? (double)(st.utime_ticks + st.stime_ticks) / (double)sysconf(_SC_CLK_TCK)
+			: 0;
+	if (corecap_machine_busy_s(machine_s) < 0)
+		*machine_s = 0;
 }
 
 static struct corecap_delay_control *g_dc; /* for the signal handler */

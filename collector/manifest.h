@@ -35,7 +35,7 @@ struct corecap_manifest {
 	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
 	struct timespec start_realtime;
 	int64_t realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at the start */
-	char **record_argv; /* how corecap record was called */
+	char **record_argv;	    /* how corecap record was called */
 	int record_argc;
 	unsigned threads_hz;
 	const struct corecap_target *target;
@@ -48,6 +48,8 @@ struct corecap_manifest {
 	const struct corecap_bench_runner *bench;   /* NULL: no benchmark */
 	char **bench_argv;
 	const struct corecap_bench_summary *summary;
+	double machine_busy_s; /* all CPUs' busy time over the window; < 0 unknown */
+	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
 };
 
 int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_dir *rd);

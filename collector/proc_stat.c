@@ -99,3 +99,18 @@ int corecap_proc_stat_read(int dirfd, const char *path, struct corecap_proc_stat
 		return (int)n;
 	return corecap_proc_stat_parse(buf, st);
 }
+
+int corecap_machine_busy_s(double *busy_s)
+{
+	unsigned long long v[8];
+	char buf[512];
+	ssize_t n = corecap_read_small_file(AT_FDCWD, "/proc/stat", buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
+		return -EINVAL;
+	*busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+	return 0;
+}

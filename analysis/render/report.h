@@ -14,6 +14,7 @@
 #include "../model/ceiling.h"
 #include "../model/ceph_sampled.h"
 #include "../model/model.h"
+#include "../model/projection.h"
 #include "../model/pool_table.h"
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
@@ -24,6 +25,7 @@ struct report {
 	const struct model *model;
 	const struct pool_table *pools;
 	const struct ceiling *ceiling;
+	const struct projection *projection; /* NULL: not computed */
 	int cores_available; /* 0: unknown */
 	bool window_from_manifest;
 	size_t n_traces;
