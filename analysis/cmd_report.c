@@ -582,7 +582,10 @@ static int build(struct report_job *j, struct report *r)
 		&(struct projection_inputs){
 			.model = &j->model,
 			.pools = &j->pools,
-			.cores_available = in.cores_available,
+			.cores_available = j->has_manifest && j->manifest.daemon_cpus
+						   ? j->manifest.daemon_cpus
+						   : in.cores_available,
+			.machine_cpus = in.cores_available,
 			.bench_iops = j->has_manifest && j->manifest.bench.has_iops
 					      ? j->manifest.bench.iops_avg
 					      : 0,

@@ -73,8 +73,8 @@ static void verdicts(struct projection *p, double w_s)
 			     "processes %.2f of %d cores (idle %.2f)",
 			     p->cores_bind_here ? "the cores are the limit on this machine"
 						: "the cores are not the limit on this machine",
-			     p->daemon_cores, p->bench_cores, p->other_cores, p->cores_here,
-			     p->cores_here - p->daemon_cores - p->bench_cores - p->other_cores);
+			     p->daemon_cores, p->bench_cores, p->other_cores, p->machine_cpus,
+			     p->machine_cpus - p->daemon_cores - p->bench_cores - p->other_cores);
 	else
 		n = snprintf(p->machine_verdict, sizeof(p->machine_verdict),
 			     "%s: the daemon used %.2f of %d cores (the machine's other CPU use "
@@ -127,6 +127,7 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 	p->valid = true;
 	p->cores_here = in->cores_available > PROJECTION_MAX_CORES ? PROJECTION_MAX_CORES
 								   : in->cores_available;
+	p->machine_cpus = in->machine_cpus ? in->machine_cpus : in->cores_available;
 	p->daemon_cores = (double)in->pools->cpu_ns / (double)w;
 	if (in->bench_cpu_s >= 0)
 		p->bench_cores = in->bench_cpu_s / w_s;
@@ -150,7 +151,15 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 			snprintf(pt->bound_by, sizeof(pt->bound_by), "cores");
 		}
 	}
-	p->cores_bind_here = strcmp(p->at[p->cores_here - 1].bound_by, "cores") == 0;
+	/*
+	 * On this machine the cores were the limit if they had (next to) no
+	 * idle time, or, without the machine's figures, if the projection
+	 * says the cores bind at the daemon's core count.
+	 */
+	if (p->other_cores >= 0)
+		p->cores_bind_here = in->machine_busy_cpu_s / w_s >= 0.95 * p->machine_cpus;
+	else
+		p->cores_bind_here = strcmp(p->at[p->cores_here - 1].bound_by, "cores") == 0;
 	/* Relief at this machine's cores: lift the binding bound, the next one binds. */
 	{
 		double cores_x = p->cpu_s_per_op > 0 ? p->cores_here / p->cpu_s_per_op : 0;

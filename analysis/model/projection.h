@@ -48,7 +48,9 @@ struct projection {
 	const char *why_not;
 	double iops_measured;
 	const char *iops_source; /* "trace" (finished ops) or "benchmark" */
-	int cores_here;
+	int cores_here;		 /* the daemon's CPUs (its affinity), else the machine's */
+	int machine_cpus;	 /* the machine's */
+	double hold_on_cpu;	 /* the factor applied to hold times (projection.c) */
 	double daemon_cores, bench_cores, other_cores; /* < 0: unknown */
 	bool cores_bind_here; /* the cores term is the smallest at cores_here */
 	struct projection_resource res[PROJECTION_RESOURCES]; /* daemon resources, X ascending */
@@ -67,7 +69,8 @@ struct projection {
 struct projection_inputs {
 	const struct model *model;
 	const struct pool_table *pools;
-	int cores_available;	   /* 0: unknown */
+	int cores_available;	   /* the daemon's CPUs; 0: unknown */
+	int machine_cpus;	   /* the machine's; 0: as cores_available */
 	double bench_iops;	   /* the benchmark's own figure; 0: none */
 	double machine_busy_cpu_s; /* < 0: unknown */
 	double bench_cpu_s;	   /* < 0: unknown */

@@ -121,6 +121,8 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (machine) {
 		m->has_machine_busy = get_num(machine, "busy_cpu_s", &m->machine_busy_cpu_s);
 		m->has_bench_cpu = get_num(machine, "bench_cpu_s", &m->bench_cpu_s);
+		if (get_num(machine, "daemon_cpus", &d) && d >= 1)
+			m->daemon_cpus = (int)d;
 	}
 	window = get(root, "window");
 	if (window) {
