@@ -13,12 +13,7 @@ e2e_workdir ceiling
 OTHERS_MAX=${CEILING_OTHERS_MAX:-0.3}
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (one for the daemon, one for the benchmark)"
 command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
-busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
-b0=$(busy)
-sleep 1
-others=$(calc "($(busy) - $b0) / $(getconf CLK_TCK)")
-echo "others: $others cores"
-[ "$(calc "$others <= $OTHERS_MAX")" = 1 ] || skip "other processes keep $others cores busy (over $OTHERS_MAX): what binds on 1 CPU cannot be constructed"
+skip_if_others_busy "$OTHERS_MAX" "what binds on 1 CPU cannot be constructed"
 
 CEILING_OUT="$WORK/runs" CEILING_BENCH_S=2 bash "$CORECAP_SRC/bench/ceiling_projection.sh" "$CORECAP_BUILD" ||
 	{ echo "FAIL: bench/ceiling_projection.sh failed"; exit 1; }

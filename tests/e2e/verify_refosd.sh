@@ -13,12 +13,7 @@
 
 OTHERS_MAX=${VERIFY_OTHERS_MAX:-0.3}
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (the benchmark beside the daemon)"
-busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
-b0=$(busy)
-sleep 1
-others=$(calc "($(busy) - $b0) / $(getconf CLK_TCK)")
-echo "others: $others cores"
-[ "$(calc "$others <= $OTHERS_MAX")" = 1 ] || skip "other processes keep $others cores busy (over $OTHERS_MAX): the slopes cannot be told apart from the load"
+skip_if_others_busy "$OTHERS_MAX" "the slopes cannot be told apart from the load"
 
 start_shimmed osd --big-lock --op-cpu-us 50
 bench_iops 1 >/dev/null
