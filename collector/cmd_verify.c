@@ -225,11 +225,13 @@ static int run_round(const struct verify_opts *o, struct corecap_delay_control *
 	uint64_t ns = cond == COND_BASE ? 0 : o->delay_ns;
 	struct corecap_bench_summary sum;
 	double t0, dcpu0, dcpu1, mcpu0, mcpu1;
+	uint64_t set_seq;
 	char *text;
 	int rc;
 
 	/* The baseline tracks every hold at SITE too (delay 0): the same bookkeeping cost. */
 	rc = corecap_delay_control_set(dc, site, ns);
+	set_seq = corecap_delay_control_seq(dc);
 	if (rc < 0) {
 		corecap_error("cannot set the delay of process %d: %s", (int)o->pid,
 			      rc == -EBUSY ? "another controller owns it" : strerror(-rc));
@@ -237,8 +239,9 @@ static int run_round(const struct verify_opts *o, struct corecap_delay_control *
 	}
 	/*
 	 * The shim takes the control on its slow paths, which an idle daemon
-	 * does not run: the benchmark starts first, and the control must have
-	 * been taken by the time it ends (its first ms may run without).
+	 * does not run: the benchmark starts first, and this round's control
+	 * (or a renewal of it) must have been taken by the time it ends (its
+	 * first ms may run without).
 	 */
 	corecap_site_counters_read(dc, o->site, &res->c0);
 	corecap_site_counters_read(dc, o->control, &res->k0);
@@ -252,7 +255,7 @@ static int run_round(const struct verify_opts *o, struct corecap_delay_control *
 	res->daemon_cores = res->wall_s > 0 ? (dcpu1 - dcpu0) / res->wall_s : 0;
 	res->machine_cores = res->wall_s > 0 ? (mcpu1 - mcpu0) / res->wall_s : 0;
 	if (rc == 0 && !g_stop &&
-	    (corecap_delay_control_wait_applied(dc, 1000) < 0 ||
+	    (corecap_delay_control_wait_applied(dc, set_seq, 1000) < 0 ||
 	     __atomic_load_n(&dc->ctl->active_site, __ATOMIC_RELAXED) != site ||
 	     __atomic_load_n(&dc->ctl->active_ns, __ATOMIC_RELAXED) != ns)) {
 		corecap_error("process %d did not apply the delay (%" PRIu64 " ns at 0x%" PRIx64

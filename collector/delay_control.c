@@ -123,10 +123,14 @@ void corecap_delay_control_clear(struct corecap_delay_control *dc)
 	}
 }
 
-int corecap_delay_control_wait_applied(struct corecap_delay_control *dc, unsigned timeout_ms)
+uint64_t corecap_delay_control_seq(const struct corecap_delay_control *dc)
 {
-	uint64_t want = __atomic_load_n(&dc->ctl->seq, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&dc->ctl->seq, __ATOMIC_ACQUIRE);
+}
 
+int corecap_delay_control_wait_applied(struct corecap_delay_control *dc, uint64_t want,
+				       unsigned timeout_ms)
+{
 	for (unsigned i = 0; i < timeout_ms; i++) {
 		if (__atomic_load_n(&dc->ctl->applied_seq, __ATOMIC_ACQUIRE) >= want)
 			return 0;

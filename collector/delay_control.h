@@ -49,8 +49,11 @@ int corecap_delay_control_set(struct corecap_delay_control *dc, uint64_t site, u
 int corecap_delay_control_renew(struct corecap_delay_control *dc);
 /* Clears the delay (async-signal-safe). */
 void corecap_delay_control_clear(struct corecap_delay_control *dc);
-/* Waits up to timeout_ms for the shim to take the last control; 0 or -ETIMEDOUT. */
-int corecap_delay_control_wait_applied(struct corecap_delay_control *dc, unsigned timeout_ms);
+/* The control's seq now: what the shim has read once its applied_seq reaches it. */
+uint64_t corecap_delay_control_seq(const struct corecap_delay_control *dc);
+/* Waits up to timeout_ms for the shim to read the control of seq `want` or a later one. */
+int corecap_delay_control_wait_applied(struct corecap_delay_control *dc, uint64_t want,
+				       unsigned timeout_ms);
 void corecap_site_counters_read(const struct corecap_delay_control *dc, uint64_t site,
 				struct corecap_site_counters *out);
 void corecap_delay_control_close(struct corecap_delay_control *dc);

@@ -135,7 +135,7 @@ static void untake(struct delay *d)
 /* Sets the delay in effect and says so in the control page. Under taking. */
 static void set_delay(struct delay *d, bool runtime, uint64_t site, uint64_t ns)
 {
-	d->runtime = runtime;
+	__atomic_store_n(&d->runtime, runtime, __ATOMIC_RELAXED);
 	if (!runtime) {
 		site = d->env_site;
 		ns = d->env_ns;

@@ -82,7 +82,7 @@ static inline void delay_poll(struct delay *d)
 		return;
 	if (__builtin_expect(__atomic_load_n(&c->seq, __ATOMIC_RELAXED) != d->seen_seq, 0))
 		delay_take(d, now_ns());
-	else if (__builtin_expect(d->runtime, 0))
+	else if (__builtin_expect(__atomic_load_n(&d->runtime, __ATOMIC_RELAXED), 0))
 		delay_check(d, now_ns());
 }
 
@@ -98,7 +98,7 @@ static inline uint64_t delay_site(const struct delay *d)
  */
 static inline void delay_hit(struct delay *d, uint64_t site)
 {
-	if (__builtin_expect(d->runtime, 0)) {
+	if (__builtin_expect(__atomic_load_n(&d->runtime, __ATOMIC_RELAXED), 0)) {
 		delay_poll(d);
 		if (delay_site(d) != site)
 			return;

@@ -280,8 +280,8 @@ struct corecap_stats_header {
  *    over CORECAP_STATS_CONTROL_MAX_NS, owner gone or lease over on
  *    arrival).
  * The shim reads seq on its slow paths only (contended waits, condition
- * waits, batch flushes): a control takes effect at the next of those,
- * typically within milliseconds in a daemon that serves.
+ * waits, delayed acquisitions): a control takes effect at the next of
+ * those, typically within milliseconds in a daemon that serves.
  */
 #define CORECAP_STATS_CONTROL_VERSION 1
 #define CORECAP_STATS_CONTROL_OFFSET  3584		 /* in the header page, after the header */
