@@ -145,6 +145,8 @@ void corecap_site_counters_read(const struct corecap_delay_control *dc, uint64_t
 	const struct corecap_stats_header *h = dc->map;
 
 	memset(out, 0, sizeof(*out));
+	if (!site)
+		return; /* 0 marks an empty entry */
 	for (uint32_t i = 0; i < h->max_sites; i++) {
 		const struct corecap_stats_site *e = corecap_stats_site_at(dc->map, i);
 
