@@ -26,7 +26,7 @@ struct report {
 	const struct pool_table *pools;
 	const struct ceiling *ceiling;
 	const struct projection *projection; /* NULL: not computed */
-	int cores_available; /* 0: unknown */
+	int cores_available;		     /* 0: unknown */
 	bool window_from_manifest;
 	size_t n_traces;
 	uint64_t foreign_events;    /* events of other providers, ignored */
