@@ -21,6 +21,7 @@
 #include "cmd_util.h"
 #include "kernel_attrib.h"
 #include "model/ceiling.h"
+#include "model/projection.h"
 #include "model/lines.h"
 #include "model/model.h"
 #include "model/net_ops.h"
@@ -73,6 +74,7 @@ struct report_job {
 	uint64_t net_events; /* the daemon's socket I/O events that moved bytes */
 	struct pool_table pools;
 	struct ceiling ceiling;
+	struct projection projection;
 	char **traces;
 	size_t n_traces;
 	uint64_t foreign_events;
@@ -882,6 +884,25 @@ static int build(struct report_job *j, struct report *r)
 		.pools = &j->pools,
 		.cores_available = j->has_manifest ? j->manifest.nproc : 0,
 	};
+	corecap_projection_compute(
+		&j->projection,
+		&(struct projection_inputs){
+			.model = &j->model,
+			.pools = &j->pools,
+			.cores_available = j->has_manifest && j->manifest.daemon_cpus
+						   ? j->manifest.daemon_cpus
+						   : in.cores_available,
+			.machine_cpus = in.cores_available,
+			.bench_iops = j->has_manifest && j->manifest.bench.has_iops
+					      ? j->manifest.bench.iops_avg
+					      : 0,
+			.machine_busy_cpu_s = j->has_manifest && j->manifest.has_machine_busy
+						      ? j->manifest.machine_busy_cpu_s
+						      : -1,
+			.bench_cpu_s = j->has_manifest && j->manifest.has_bench_cpu
+					       ? j->manifest.bench_cpu_s
+					       : -1,
+		});
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)) ||
 	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)) || (ret = ceph_sampled(j)))
 		return ret;
@@ -891,6 +912,7 @@ static int build(struct report_job *j, struct report *r)
 		.model = &j->model,
 		.pools = &j->pools,
 		.ceiling = &j->ceiling,
+		.projection = &j->projection,
 		.cores_available = in.cores_available,
 		.window_from_manifest = j->has_manifest && j->manifest.has_window,
 		.n_traces = j->n_traces,

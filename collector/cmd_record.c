@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -41,6 +42,7 @@
 #include "manifest.h"
 #include "maps_buildid.h"
 #include "proc_sampler.h"
+#include "proc_stat.h"
 #include "record_opts.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
@@ -75,6 +77,9 @@ struct record {
 	struct corecap_kernel_events kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
+	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
+	struct rusage bench_ru;	 /* the benchmark's, once reaped */
+	bool have_bench_ru;
 	struct timespec start_realtime;
 	int64_t realtime_offset_ns;
 	bool complete;
@@ -295,14 +300,18 @@ static void reap_children(struct record *r)
 	pid_t pid;
 
 	for (;;) {
-		pid = waitpid(-1, &status, __WALL | WNOHANG);
+		struct rusage ru;
+
+		pid = wait4(-1, &status, __WALL | WNOHANG, &ru);
 		if (pid <= 0)
 			break;
-		if (r->have_bench && pid == r->bench.pid)
+		if (r->have_bench && pid == r->bench.pid) {
+			r->bench_ru = ru;
+			r->have_bench_ru = true;
 			corecap_bench_runner_exited(&r->bench, status);
-		else if (r->have_wd && corecap_stop_watchdog_owns(&r->wd, pid))
+		} else if (r->have_wd && corecap_stop_watchdog_owns(&r->wd, pid)) {
 			r->wd.pid = 0; /* it should not die before us; the window goes on */
-		else if (r->have_wall && corecap_wall_sampler_owns(&r->wall, pid))
+		} else if (r->have_wall && corecap_wall_sampler_owns(&r->wall, pid))
 			corecap_wall_sampler_handle(&r->wall, pid, status);
 	}
 }
@@ -432,6 +441,8 @@ static void run_window(struct record *r)
 		}
 	}
 	r->end_ns = now_ns();
+	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
+		r->busy0_s = r->busy1_s = -1;
 	end_progress(r);
 }
 
@@ -578,6 +589,13 @@ static int write_manifest(struct record *r, bool checkpoint)
 		.summary = r->have_bench && !checkpoint ? &r->summary : NULL,
 		.watchdog = r->have_wd ? r->wd.page : NULL,
 		.quiet_errors = checkpoint,
+		.machine_busy_s = !checkpoint && r->busy0_s >= 0 ? r->busy1_s - r->busy0_s : -1,
+		.bench_cpu_s = r->have_bench_ru
+				       ? (double)r->bench_ru.ru_utime.tv_sec +
+						 (double)r->bench_ru.ru_utime.tv_usec / 1e6 +
+						 (double)r->bench_ru.ru_stime.tv_sec +
+						 (double)r->bench_ru.ru_stime.tv_usec / 1e6
+				       : -1,
 	};
 
 	if (checkpoint && !r->start_ns)
@@ -737,6 +755,8 @@ static int start_window(struct record *r)
 		if (ret < 0)
 			goto out;
 	}
+	if (corecap_machine_busy_s(&r->busy0_s) < 0)
+		r->busy0_s = -1;
 	r->start_ns = now_ns();
 	if (r->have_kernel)
 		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -241,6 +242,24 @@ static struct json_object *benchmark(const struct corecap_manifest *m)
 	return o;
 }
 
+/* The machine's CPU over the window: who else used the cores. */
+static struct json_object *machine(const struct corecap_manifest *m)
+{
+	struct json_object *o = json_object_new_object();
+	cpu_set_t set;
+
+	put(o, "busy_cpu_s",
+	    m->machine_busy_s >= 0 ? json_object_new_double(m->machine_busy_s) : NULL);
+	put(o, "bench_cpu_s", m->bench_cpu_s >= 0 ? json_object_new_double(m->bench_cpu_s) : NULL);
+	/* The CPUs the daemon may run on (taskset, cgroup cpusets): its cores. */
+	CPU_ZERO(&set);
+	put(o, "daemon_cpus",
+	    m->target && sched_getaffinity(m->target->pid, sizeof(set), &set) == 0
+		    ? json_object_new_int(CPU_COUNT(&set))
+		    : NULL);
+	return o;
+}
+
 static struct json_object *build(const struct corecap_manifest *m)
 {
 	struct json_object *root = json_object_new_object();
@@ -269,6 +288,7 @@ static struct json_object *build(const struct corecap_manifest *m)
 		put(root, "window", window(m));
 	put(root, "record_command", argv_array(m->record_argv));
 	put(root, "collector", collector());
+	put(root, "machine", machine(m));
 	put(root, "sources", sources(m));
 	if (m->lttng)
 		put(root, "lttng", lttng(m->lttng));

@@ -55,6 +55,8 @@ struct corecap_manifest {
 	const struct corecap_bench_summary *summary;
 	const struct corecap_watchdog_page *watchdog; /* NULL: no ptrace watchdog */
 	bool quiet_errors; /* a checkpoint: the caller reports a failure once */
+	double machine_busy_s; /* all CPUs' busy time over the window; < 0 unknown */
+	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
 };
 
 int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_dir *rd);

@@ -128,3 +128,18 @@ bool corecap_proc_fd_find(pid_t pid, bool (*match)(const char *target, const voi
 	closedir(d);
 	return found;
 }
+
+int corecap_machine_busy_s(double *busy_s)
+{
+	unsigned long long v[8];
+	char buf[512];
+	ssize_t n = corecap_read_small_file(AT_FDCWD, "/proc/stat", buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
+		return -EINVAL;
+	*busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+	return 0;
+}

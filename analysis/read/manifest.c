@@ -71,7 +71,7 @@ static int fail(char **err, int ret, const char *path, const char *why)
 
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 {
-	json_object *root, *window, *sources, *lttng, *wall, *v;
+	json_object *root, *window, *machine, *sources, *lttng, *wall, *v;
 	const char *format, *status;
 	double d;
 	char why[160];
@@ -117,6 +117,13 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (get_num(root, "clk_tck", &d))
 		m->clk_tck = (long)d;
 
+	machine = get(root, "machine");
+	if (machine) {
+		m->has_machine_busy = get_num(machine, "busy_cpu_s", &m->machine_busy_cpu_s);
+		m->has_bench_cpu = get_num(machine, "bench_cpu_s", &m->bench_cpu_s);
+		if (get_num(machine, "daemon_cpus", &d) && d >= 1)
+			m->daemon_cpus = (int)d;
+	}
 	window = get(root, "window");
 	if (window) {
 		if (!get_u64(window, "start_ns", &m->window_start_ns) ||

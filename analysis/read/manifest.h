@@ -36,6 +36,10 @@ struct run_manifest {
 	 * clock of a daemon's own stamps (Ceph's OpTracker) from the window's. */
 	bool has_realtime_offset;
 	int64_t realtime_offset_ns;
+	/* The machine's CPU over the window (manifest "machine"), when recorded. */
+	bool has_machine_busy, has_bench_cpu;
+	double machine_busy_cpu_s, bench_cpu_s;
+	int daemon_cpus;      /* the CPUs its affinity allowed; 0 if absent */
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
 	uint64_t wall_rounds; /* its rounds over the window */
 	bool src_trace, src_threads, src_stats, src_maps;

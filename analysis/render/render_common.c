@@ -1,5 +1,6 @@
 #include "render_common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,4 +108,24 @@ const char *corecap_render_frame_name(const struct report *r, uint64_t addr)
 		return r->frame_name(r->frame_ctx, addr);
 	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
 	return buf;
+}
+
+/* A number printed with at most `decimals` decimals, trailing zeros dropped. */
+json_object *corecap_render_json_num(double v, int decimals)
+{
+	char buf[64];
+	size_t n;
+
+	if (!isfinite(v))
+		return NULL;
+	n = (size_t)snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+	if (decimals > 0 && n < sizeof(buf)) {
+		while (n > 1 && buf[n - 1] == '0')
+			buf[--n] = '\0';
+		if (buf[n - 1] == '.')
+			buf[--n] = '\0';
+	}
+	if (strcmp(buf, "-0") == 0)
+		strcpy(buf, "0");
+	return json_object_new_double_s(strtod(buf, NULL), buf);
 }

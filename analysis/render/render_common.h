@@ -4,6 +4,7 @@
 #ifndef CORECAP_RENDER_COMMON_H
 #define CORECAP_RENDER_COMMON_H
 
+#include <json-c/json.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,5 +25,8 @@ const char *corecap_render_frame_name(const struct report *r, uint64_t addr);
 /* The inline chain of a return address (report.frame_sources), or 0. */
 size_t corecap_render_frame_sources(const struct report *r, uint64_t addr, struct report_frame *out,
 				    size_t max);
+
+/* A JSON number printed with at most `decimals` decimals, trailing zeros dropped. */
+json_object *corecap_render_json_num(double v, int decimals);
 
 #endif

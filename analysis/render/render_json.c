@@ -5,6 +5,7 @@
  * file diffs cleanly.
  */
 #include "render_common.h"
+#include "render_projection.h"
 #include "report.h"
 
 #include <errno.h>
@@ -15,24 +16,9 @@
 
 #include <json-c/json.h>
 
-/* A number printed with at most `decimals` decimals, trailing zeros dropped. */
 static json_object *jnum(double v, int decimals)
 {
-	char buf[64];
-	size_t n;
-
-	if (!isfinite(v))
-		return NULL;
-	n = (size_t)snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	if (decimals > 0 && n < sizeof(buf)) {
-		while (n > 1 && buf[n - 1] == '0')
-			buf[--n] = '\0';
-		if (buf[n - 1] == '.')
-			buf[--n] = '\0';
-	}
-	if (strcmp(buf, "-0") == 0)
-		strcpy(buf, "0");
-	return json_object_new_double_s(strtod(buf, NULL), buf);
+	return corecap_render_json_num(v, decimals);
 }
 
 static json_object *ju64(uint64_t v)
@@ -141,6 +127,7 @@ static json_object *ceiling_obj(const struct report *r)
 		json_object_array_add(cands, cd);
 	}
 	put(o, "candidates", cands);
+	corecap_render_projection_json(r->projection, o);
 	return o;
 }
 

@@ -4,6 +4,7 @@
  * what the data lacked.
  */
 #include "render_common.h"
+#include "render_projection.h"
 #include "report.h"
 
 #include <errno.h>
@@ -71,6 +72,7 @@ static void ceiling(const struct report *r, FILE *out)
 	for (size_t i = 0; i < c->n_evidence; i++)
 		fprintf(out, "  - %s\n", c->evidence[i]);
 	fprintf(out, "\n");
+	corecap_render_projection_text(r->projection, out);
 }
 
 static uint64_t io_sum(const uint64_t *io_ns)

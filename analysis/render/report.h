@@ -16,6 +16,7 @@
 #include "../model/kernel_states.h"
 #include "../model/model.h"
 #include "../model/net_ops.h"
+#include "../model/projection.h"
 #include "../model/pool_table.h"
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
@@ -38,7 +39,8 @@ struct report {
 	const struct model *model;
 	const struct pool_table *pools;
 	const struct ceiling *ceiling;
-	int cores_available; /* 0: unknown */
+	const struct projection *projection; /* NULL: not computed */
+	int cores_available;		     /* 0: unknown */
 	bool window_from_manifest;
 	size_t n_traces;
 	uint64_t foreign_events;    /* events of other providers, ignored */

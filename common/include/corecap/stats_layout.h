@@ -241,13 +241,77 @@ struct corecap_stats_header {
 	 */
 	uint32_t hold_time_every;
 	uint32_t reserved_end_;
+
+	/*
+	 * The delay control (struct corecap_stats_control), inside the
+	 * header page at control_offset; 0 in a file from before it existed
+	 * (then there is no runtime control). A reader checks control_bytes
+	 * >= sizeof(struct corecap_stats_control) and control_version.
+	 */
+	uint32_t control_offset;
+	uint32_t control_bytes;
+	uint32_t control_version; /* CORECAP_STATS_CONTROL_VERSION */
+	uint32_t reserved_end2_;
+};
+
+/*
+ * The runtime delay control: another process (corecap verify) asks the
+ * shim to delay every acquisition made at one site by delay_ns, for as
+ * long as it lives and renews its lease. docs/shim.md, "runtime delay
+ * control", says the same in prose.
+ *
+ * The first cache line is the controller's, the second the shim's.
+ *  - A controller writes: seq from even s to s + 1 (compare-and-swap, so
+ *    two controllers never write at once), then site, delay_ns,
+ *    owner_pid and lease_end_ns, then seq = s + 2 (release). The shim
+ *    takes a control only when seq was even and unchanged across its
+ *    read of the fields, so a half-written control is never applied.
+ *  - site = 0 asks for no runtime delay (the CORECAP_DELAY one, if any,
+ *    applies again). delay_ns may be 0: every acquisition at the site is
+ *    then tracked as if delayed, at no delay (a baseline with the same
+ *    bookkeeping cost).
+ *  - The shim drops the delay (as if site were 0) once owner_pid no longer
+ *    exists or CLOCK_MONOTONIC passes lease_end_ns, whichever comes first:
+ *    a controller killed by SIGKILL leaves no delay behind.
+ *  - The shim publishes what is in effect in the second line: applied_seq
+ *    (the control seq it has read, applied or refused), active_site and
+ *    active_ns (0 = no runtime delay), dropped (controls dropped for a
+ *    dead owner or an expired lease), refused (controls refused: delay
+ *    over CORECAP_STATS_CONTROL_MAX_NS, owner gone or lease over on
+ *    arrival).
+ * The shim reads seq on its slow paths only (contended waits, condition
+ * waits, delayed acquisitions): a control takes effect at the next of
+ * those, typically within milliseconds in a daemon that serves.
+ */
+#define CORECAP_STATS_CONTROL_VERSION 1
+#define CORECAP_STATS_CONTROL_OFFSET  3584		 /* in the header page, after the header */
+#define CORECAP_STATS_CONTROL_MAX_NS  UINT64_C(10000000) /* 10 ms per acquisition */
+
+struct corecap_stats_control {
+	uint64_t seq; /* odd while a controller writes */
+	uint64_t site;
+	uint64_t delay_ns;
+	int32_t owner_pid;
+	uint32_t reserved0_;
+	uint64_t lease_end_ns; /* CLOCK_MONOTONIC */
+	uint8_t reserved1_[64 - 40];
+	uint64_t applied_seq;
+	uint64_t active_site;
+	uint64_t active_ns;
+	uint64_t dropped;
+	uint64_t refused;
+	uint8_t reserved2_[64 - 40];
 };
 
 _Static_assert(sizeof(struct corecap_stats_thread) == 192, "thread slot is 3 cache lines");
 _Static_assert(sizeof(struct corecap_stats_site) == 640, "site entry is 10 cache lines");
 _Static_assert(sizeof(struct corecap_stats_lock) == 128, "lock entry is 2 cache lines");
-_Static_assert(sizeof(struct corecap_stats_header) <= CORECAP_STATS_HEADER_BYTES,
-	       "header fits its page");
+_Static_assert(sizeof(struct corecap_stats_header) <= CORECAP_STATS_CONTROL_OFFSET,
+	       "header fits before the control");
+_Static_assert(sizeof(struct corecap_stats_control) == 128, "control is 2 cache lines");
+_Static_assert(CORECAP_STATS_CONTROL_OFFSET + sizeof(struct corecap_stats_control) <=
+		       CORECAP_STATS_HEADER_BYTES,
+	       "control fits the header page");
 
 /* Layout of version 1 as the shim writes it. */
 #define CORECAP_STATS_SITES_OFFSET ((uint64_t)CORECAP_STATS_HEADER_BYTES)
@@ -388,6 +452,41 @@ static inline int corecap_stats_copy(void *dst, const void *src, size_t len, int
 		nanosleep(&pause, NULL);
 	}
 	return -EAGAIN;
+}
+
+/* The delay control of a valid stats file (buf writable for a controller), or NULL. */
+static inline struct corecap_stats_control *corecap_stats_control_at(void *buf)
+{
+	struct corecap_stats_header *h = (struct corecap_stats_header *)buf;
+
+	if (h->control_offset == 0 || h->control_version != CORECAP_STATS_CONTROL_VERSION ||
+	    h->control_bytes < sizeof(struct corecap_stats_control) ||
+	    (uint64_t)h->control_offset + h->control_bytes > h->header_bytes ||
+	    h->control_offset % 64)
+		return NULL;
+	return (struct corecap_stats_control *)(void *)((char *)buf + h->control_offset);
+}
+
+/*
+ * A controller's write of the delay control: seq to odd (only from even,
+ * so two writers never interleave), the fields, seq to even. Returns 0,
+ * or -EBUSY when another writer is in the middle of its write.
+ */
+static inline int corecap_stats_control_write(struct corecap_stats_control *c, uint64_t site,
+					      uint64_t delay_ns, int32_t owner_pid,
+					      uint64_t lease_end_ns)
+{
+	uint64_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+
+	if (s & 1 || !__atomic_compare_exchange_n(&c->seq, &s, s + 1, false, __ATOMIC_ACQ_REL,
+						  __ATOMIC_RELAXED))
+		return -EBUSY;
+	__atomic_store_n(&c->site, site, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->delay_ns, delay_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->owner_pid, owner_pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->lease_end_ns, lease_end_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->seq, s + 2, __ATOMIC_RELEASE);
+	return 0;
 }
 
 #endif /* CORECAP_STATS_LAYOUT_H */
