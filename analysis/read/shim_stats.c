@@ -51,8 +51,9 @@ static int read_copy(const char *path, void **buf, size_t *len, char **err)
 		ret = -EINVAL;
 out:
 	if (ret && ret != -ENOENT &&
-	    asprintf(err, "'%s': %s", path,
-		     ret == -EINVAL ? "not a corecap stats file of version 1" : strerror(-ret)) < 0)
+	    (ret == -EINVAL ? asprintf(err, "'%s': not a corecap stats file of version %d", path,
+				       CORECAP_STATS_VERSION)
+			    : asprintf(err, "'%s': %s", path, strerror(-ret))) < 0)
 		*err = NULL;
 	if (ret) {
 		free(*buf);

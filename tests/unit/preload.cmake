@@ -62,3 +62,19 @@ target_link_libraries(check_lock_track PRIVATE m)
 add_test(NAME unit.check_lock_track_sampled COMMAND check_lock_track)
 set_tests_properties(unit.check_lock_track_sampled PROPERTIES TIMEOUT 120)
 corecap_preload_shim_env(unit.check_lock_track_sampled CK_RUN_CASE=sampled)
+
+# libaio under the shim (issue #21): a real io_submit/io_getevents program
+# on O_DIRECT files under /tmp. Needs libaio-dev (scripts/install-deps).
+corecap_preload_module_test(check_aio_table
+	SOURCES ${_here}/check_aio_table.c ${_pre}/aio_table.c)
+find_library(CORECAP_LIBAIO aio)
+find_path(CORECAP_LIBAIO_H libaio.h)
+if(CORECAP_LIBAIO AND CORECAP_LIBAIO_H)
+	corecap_preload_shim_test(check_wrap_aio SOURCES ${_here}/check_wrap_aio.c
+		LIBS ${CORECAP_LIBAIO})
+else()
+	add_test(NAME unit.check_wrap_aio COMMAND sh -c
+		"echo 'skipped: libaio-dev is not installed (scripts/install-deps)'; exit 77")
+	set_tests_properties(unit.check_wrap_aio PROPERTIES LABELS "unit;preload"
+		SKIP_RETURN_CODE 77)
+endif()
