@@ -222,8 +222,6 @@ static json_object *locks_arr(const struct report *r)
 	return a;
 }
 
-static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
-
 static json_object *detail_obj(const struct report *r, const struct op_type *t)
 {
 	json_object *o = json_object_new_object(), *locks = json_object_new_object(),
@@ -246,7 +244,7 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_IO, c));
 
 		if (v)
-			put(io, io_names[c], jnum((double)*v / n / 1e3, 3));
+			put(io, io_class_name(c), jnum((double)*v / n / 1e3, 3));
 	}
 	for (size_t p = 0; p < m->ops.n_phases; p++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p));
@@ -390,7 +388,7 @@ static json_object *threads_arr(const struct report *r)
 		put(o, "cond_wait_ns", ju64(th->cond_wait_ns));
 		put(o, "logging_ns", ju64(th->logging_ns));
 		for (int c = 0; c < IO__COUNT; c++)
-			put(io, io_names[c], ju64(th->io_ns[c]));
+			put(io, io_class_name(c), ju64(th->io_ns[c]));
 		put(o, "io_ns", io);
 		put(o, "contentions", ju64(th->contentions));
 		put(o, "events", ju64(th->events));
