@@ -14,3 +14,6 @@ corecap_e2e_test(ceph_logging ceph_logging.sh TIMEOUT 600 LABELS ceph)
 corecap_e2e_test(ceph_disk ceph_disk.sh TIMEOUT 300 LABELS ceph)
 # Four memstore OSDs on one box, one pool spanning them (about 30 s).
 corecap_e2e_test(ceph_osds ceph_osds.sh TIMEOUT 300 LABELS ceph)
+# A BlueStore OSD under the shim: its libaio I/O counted by class, the DB
+# file's bytes against BlueFS's own count (about 20 s).
+corecap_e2e_test(ceph_bluestore_shim ceph_bluestore_shim.sh TIMEOUT 300 LABELS ceph)
