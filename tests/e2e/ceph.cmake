@@ -10,7 +10,7 @@ corecap_e2e_test(ceph_profile ceph_profile.sh TIMEOUT 600 LABELS ceph)
 corecap_e2e_test(ceph_logging ceph_logging.sh TIMEOUT 600 LABELS ceph)
 # Disk-backed OSDs (issue #21): BlueStore on sparse files (DB/WAL on a
 # second one) and FileStore with its journal, each started, benchmarked and
-# stopped (about 40 s in all).
+# stopped, FileStore under the shim (about 40-60 s in all).
 corecap_e2e_test(ceph_disk ceph_disk.sh TIMEOUT 300 LABELS ceph)
 # Four memstore OSDs on one box, one pool spanning them (about 30 s).
 corecap_e2e_test(ceph_osds ceph_osds.sh TIMEOUT 300 LABELS ceph)

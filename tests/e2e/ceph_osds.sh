@@ -23,7 +23,7 @@ trap cleanup EXIT
 procs_of_dir() {
 	local p
 	for p in /proc/[0-9]*; do
-		tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$d/" && echo "${p#/proc/}"
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$d/" && echo "${p#/proc/}"
 	done
 	return 0
 }
