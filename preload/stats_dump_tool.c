@@ -157,6 +157,10 @@ static void print_counters(const struct corecap_stats_counters *c)
 		printf("\t%llu", (unsigned long long)c->aio_ns[i]);
 	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
 		printf("\t%llu", (unsigned long long)c->aio_bytes[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->sync_calls[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->sync_ns[i]);
 }
 
 static const char *kind_name(uint32_t k)
@@ -218,7 +222,8 @@ static void print_all(const void *buf, const struct maps *mp)
 	}
 	printf("# thread\ttid\tname\tstate\tacquisitions\ttrylock_busy\tcontentions\t"
 	       "lock_wait_ns\tcond_waits\tcond_wait_ns\tio_calls[other,log,data,net,journal]\t"
-	       "io_ns[...]\tio_bytes[...]\taio_done[...]\taio_ns[...]\taio_bytes[...]\n");
+	       "io_ns[...]\tio_bytes[...]\taio_done[...]\taio_ns[...]\taio_bytes[...]\t"
+	       "sync_calls[...]\tsync_ns[...]\n");
 	for (uint32_t i = 0; i < h->max_threads; i++) {
 		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
 

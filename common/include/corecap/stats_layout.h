@@ -129,6 +129,9 @@ struct corecap_stats_counters {
 	uint64_t aio_done[CORECAP_IO_CLASSES];
 	uint64_t aio_ns[CORECAP_IO_CLASSES];
 	uint64_t aio_bytes[CORECAP_IO_CLASSES]; /* res of completions that succeeded */
+	/* The fsync, fdatasync and sync_file_range calls among io_calls, and their time. */
+	uint64_t sync_calls[CORECAP_IO_CLASSES];
+	uint64_t sync_ns[CORECAP_IO_CLASSES];
 };
 
 struct corecap_stats_thread {
@@ -139,7 +142,7 @@ struct corecap_stats_thread {
 	uint64_t exit_ns;		   /* when the thread exited, 0 while live */
 	char name[CORECAP_STATS_NAME_LEN]; /* comm, NUL-terminated */
 	struct corecap_stats_counters c;
-	uint8_t reserved_[384 - 48 - sizeof(struct corecap_stats_counters)];
+	uint8_t reserved_[448 - 48 - sizeof(struct corecap_stats_counters)];
 };
 
 /*
@@ -257,7 +260,7 @@ struct corecap_stats_header {
 	uint64_t aio_unmatched; /* completions with no submission time (untracked ones) */
 };
 
-_Static_assert(sizeof(struct corecap_stats_thread) == 384, "thread slot is 6 cache lines");
+_Static_assert(sizeof(struct corecap_stats_thread) == 448, "thread slot is 7 cache lines");
 _Static_assert(sizeof(struct corecap_stats_site) == 640, "site entry is 10 cache lines");
 _Static_assert(sizeof(struct corecap_stats_lock) == 128, "lock entry is 2 cache lines");
 _Static_assert(sizeof(struct corecap_stats_header) <= CORECAP_STATS_HEADER_BYTES,
@@ -355,6 +358,8 @@ static inline void corecap_stats_counters_add(struct corecap_stats_counters *sum
 		sum->aio_done[i] += c->aio_done[i];
 		sum->aio_ns[i] += c->aio_ns[i];
 		sum->aio_bytes[i] += c->aio_bytes[i];
+		sum->sync_calls[i] += c->sync_calls[i];
+		sum->sync_ns[i] += c->sync_ns[i];
 	}
 }
 
