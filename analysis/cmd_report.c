@@ -69,6 +69,7 @@ struct report_job {
 	char **warnings;
 	size_t n_warnings;
 	bool has_stats;
+	struct shim_io_delta shim_io[CORECAP_IO_CLASSES];
 	FILE *dump;
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
@@ -331,6 +332,11 @@ static int read_stats(struct report_job *j)
 		ret = warn(j, "shim stats unusable: %s", err ? err : strerror(-ret));
 	} else {
 		j->has_stats = true;
+		memcpy(j->shim_io, st.io, sizeof(j->shim_io));
+		if (st.aio_untimed)
+			ret = warn(j,
+				   "the shim could not time %llu async I/Os (in-flight table full)",
+				   (unsigned long long)st.aio_untimed);
 		for (size_t i = 0; i < st.n_locks && !ret; i++) {
 			const struct shim_lock_delta *l = &st.locks[i];
 
@@ -593,6 +599,7 @@ static int build(struct report_job *j, struct report *r)
 		.warnings = j->warnings,
 		.n_warnings = j->n_warnings,
 		.has_stats = j->has_stats,
+		.shim_io = j->has_stats ? j->shim_io : NULL,
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
 		.frame_ctx = j,

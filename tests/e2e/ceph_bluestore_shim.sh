@@ -87,8 +87,10 @@ echo "data-class aio (block file) during the bench: $d_aio"
 # thread's journal-class I/O (its io_submit and fdatasync calls, events
 # of corecap_io) to its io_ns.
 rc=0
+fs0=$(bluefs_written)
 "$CORECAP" record -q -p "$pid" -o "$work/run" -- \
 	rados -p bench bench 3 write -b 4096 -t 1 >"$work/rec.out" 2>"$work/rec.err" || rc=$?
+fs1=$(bluefs_written)
 expect_eq "corecap record -p OSD -- rados bench exits" 0 "$rc"
 [ "$rc" -eq 0 ] || tail -n 5 "$work/rec.err"
 rc=0
@@ -103,6 +105,16 @@ kv_io=$(json "$work/report.json" \
 	2>/dev/null || echo 0)
 echo "report: bstore_kv_sync journal io_ns $kv_io"
 expect_true "the report charges bstore_kv_sync journal-class I/O" test "${kv_io:-0}" -gt 0
+# The report's I/O by class, from the shim's counters over the window:
+# journal (block.db) syncs and aio per benchmark op, and no more aio bytes
+# to the DB file than BlueFS wrote over a span that holds the window.
+"$CORECAP" report "$work/run" >"$work/report.txt" 2>/dev/null || true
+sed -n '/^I\/O by class/,/^$/p' "$work/report.txt"
+read -r j_sync_us j_aio_done j_aio_bytes < <(json "$work/report.json" "' '.join(str(x) for c in d['io_classes'] if c['class'] == 'journal' for x in (c['per_bench_op']['sync_us'], c['aio_done'], c['aio_bytes']))" 2>/dev/null || echo "0 0 0")
+echo "report io_classes journal: sync ${j_sync_us} us/op, $j_aio_done aio, $j_aio_bytes aio bytes; BlueFS wrote $((fs1 - fs0)) bytes"
+expect_calc "journal-class sync time per op > 0" "${j_sync_us:-0} > 0"
+expect_true "journal-class aio in the window" test "${j_aio_done:-0}" -gt 0
+expect_true "its aio bytes <= BlueFS's bytes written around the window" test "${j_aio_bytes:-0}" -le $((fs1 - fs0))
 
 rc=0
 "$mc" stop "$d" >/dev/null 2>&1 || rc=$?
