@@ -28,30 +28,32 @@ static bool claim(struct aio_entry *e, uint64_t from, uint64_t key, uint64_t sub
 	return true;
 }
 
+/* Claims the first entry of key's window whose key is `from`. */
+static bool claim_in_window(struct aio_table *t, uint64_t from, uint64_t key, uint64_t submit_ticks,
+			    int fd, int io_class, int call)
+{
+	uint32_t h = home((const void *)(uintptr_t)key);
+
+	for (uint32_t i = 0; i < AIO_TABLE_PROBES; i++) {
+		struct aio_entry *e = at(t, h, i);
+
+		if (__atomic_load_n(&e->key, __ATOMIC_RELAXED) == from &&
+		    claim(e, from, key, submit_ticks, fd, io_class, call))
+			return true;
+	}
+	return false;
+}
+
 bool aio_table_put(struct aio_table *t, const void *iocb, uint64_t submit_ticks, int fd,
 		   int io_class, int call)
 {
 	uint64_t key = (uint64_t)(uintptr_t)iocb;
-	uint32_t h = home(iocb);
 
 	if (key <= AIO_TABLE_BUSY)
 		return false;
-	/* An entry this iocb still holds (its completion was never matched). */
-	for (uint32_t i = 0; i < AIO_TABLE_PROBES; i++) {
-		struct aio_entry *e = at(t, h, i);
-
-		if (__atomic_load_n(&e->key, __ATOMIC_RELAXED) == key &&
-		    claim(e, key, key, submit_ticks, fd, io_class, call))
-			return true;
-	}
-	for (uint32_t i = 0; i < AIO_TABLE_PROBES; i++) {
-		struct aio_entry *e = at(t, h, i);
-
-		if (__atomic_load_n(&e->key, __ATOMIC_RELAXED) == 0 &&
-		    claim(e, 0, key, submit_ticks, fd, io_class, call))
-			return true;
-	}
-	return false;
+	/* First an entry this iocb still holds (its completion was never matched). */
+	return claim_in_window(t, key, key, submit_ticks, fd, io_class, call) ||
+	       claim_in_window(t, 0, key, submit_ticks, fd, io_class, call);
 }
 
 bool aio_table_take(struct aio_table *t, const void *iocb, struct aio_entry *out)

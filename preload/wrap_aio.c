@@ -174,6 +174,18 @@ static void reaped(struct tstate *ts, const struct io_event *ev, int r)
 	ts->guard--;
 }
 
+/* The reaping wrappers' tail: count what r reaped, keep errno, return r. */
+static int after_reap(struct tstate *ts, const struct io_event *ev, int r, const void *ra)
+{
+	if (r > 0 && !skip_tracking(ts, ra)) {
+		int saved_errno = errno;
+
+		reaped(ts, ev, r);
+		errno = saved_errno;
+	}
+	return r;
+}
+
 CORECAP_EXPORT int corecap_io_submit(aio_context_t ctx, long nr, struct iocb **iocbs)
 {
 	struct tstate *ts = &corecap_tstate;
@@ -209,12 +221,7 @@ CORECAP_EXPORT int corecap_io_getevents(aio_context_t ctx, long min_nr, long nr,
 		return libaio_ret(syscall(SYS_io_getevents, ctx, min_nr, nr, events, timeout),
 				  saved_errno);
 	r = real_io_getevents(ctx, min_nr, nr, events, timeout);
-	if (r > 0 && !skip_tracking(ts, __builtin_return_address(0))) {
-		saved_errno = errno;
-		reaped(ts, events, r);
-		errno = saved_errno;
-	}
-	return r;
+	return after_reap(ts, events, r, __builtin_return_address(0));
 }
 
 CORECAP_EXPORT int corecap_io_pgetevents(aio_context_t ctx, long min_nr, long nr,
@@ -239,12 +246,7 @@ CORECAP_EXPORT int corecap_io_pgetevents(aio_context_t ctx, long min_nr, long nr
 				  saved_errno);
 	}
 	r = real_io_pgetevents(ctx, min_nr, nr, events, timeout, sigmask);
-	if (r > 0 && !skip_tracking(ts, __builtin_return_address(0))) {
-		saved_errno = errno;
-		reaped(ts, events, r);
-		errno = saved_errno;
-	}
-	return r;
+	return after_reap(ts, events, r, __builtin_return_address(0));
 }
 
 /* A cancelled iocb completes into *result, not through io_getevents. */

@@ -26,14 +26,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Processes whose command line mentions directory $1.
-procs_of_dir() {
-	local p
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$1/" && echo "${p#/proc/}"
-	done
-	return 0
-}
 # perf dump counter: perf_of ASOK 'PYTHON EXPR over d'.
 perf_of() { ceph daemon "$1" perf dump | python3 -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$2"; }
 # Allocated bytes of a file (sparse: less than its size).
@@ -84,7 +76,7 @@ t0=$SECONDS
 "$mc" stop "$d" >/dev/null 2>&1 || rc=$?
 echo "bluestore stop took $((SECONDS - t0)) s"
 expect_eq "stop exit status" 0 "$rc"
-expect_eq "processes of the bluestore cluster left" "" "$(procs_of_dir "$d" | tr '\n' ' ')"
+expect_eq "processes of the bluestore cluster left" "" "$(ceph_procs_of_dir "$d" | tr '\n' ' ')"
 expect_true "the OSD shut down in full" grep -q 'osd.0 [0-9]* shutdown' "$d/log/ceph-osd.0.log"
 
 # FileStore: every write goes to the journal first.
@@ -129,7 +121,7 @@ expect_eq "and their bytes its journal_wr_bytes plus 4 KiB per extra one" \
 rc=0
 "$mc" stop "$d" >/dev/null 2>&1 || rc=$?
 expect_eq "filestore stop exit status" 0 "$rc"
-expect_eq "processes of the filestore cluster left" "" "$(procs_of_dir "$d" | tr '\n' ' ')"
+expect_eq "processes of the filestore cluster left" "" "$(ceph_procs_of_dir "$d" | tr '\n' ' ')"
 
 # Bad options: usage errors (exit 2) naming the value.
 for bad in "--objectstore xfs:'xfs'" "--osds 5:'5'" "--osds 0:'0'" "--bluestore-db ssd:'ssd'"; do

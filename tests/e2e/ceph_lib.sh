@@ -29,3 +29,12 @@ ceph_start() {
 
 # Average IOPS of a rados bench output file.
 ceph_iops_of() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
+
+# The pids of processes whose command line mentions directory $1.
+ceph_procs_of_dir() {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$1/" && echo "${p#/proc/}"
+	done
+	return 0
+}

@@ -20,13 +20,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-procs_of_dir() {
-	local p
-	for p in /proc/[0-9]*; do
-		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$d/" && echo "${p#/proc/}"
-	done
-	return 0
-}
 op_w() { ceph daemon "$d/run/ceph-osd.$1.asok" perf dump | python3 -c 'import json, sys; print(json.load(sys.stdin)["osd"]["op_w"])'; }
 # PGs of pool $2 that OSD $1 holds.
 pgs_on() {
@@ -76,7 +69,7 @@ rc=0
 "$mc" stop "$d" >"$work/stop.out" 2>&1 || rc=$?
 expect_eq "stop exit status" 0 "$rc"
 expect_eq "daemons stopped" 5 "$(grep -c '^ceph-minicluster: stopping' "$work/stop.out")"
-expect_eq "processes of the cluster left (the bystander only)" "$bystander" "$(procs_of_dir | tr -d '\n')"
+expect_eq "processes of the cluster left (the bystander only)" "$bystander" "$(ceph_procs_of_dir "$d" | tr -d '\n')"
 rc=0
 "$mc" status "$d" >/dev/null 2>&1 || rc=$?
 expect_eq "status exit status once stopped" 1 "$rc"
