@@ -113,9 +113,13 @@ static int submitting(struct tstate *ts, long nr, struct iocb **iocbs, uint64_t 
 	attach(ts);
 	for (long i = 0; i < nr; i++) {
 		const struct iocb *cb = iocbs[i];
-		int fd = (int)cb->aio_fildes;
-		int cls = fd_table_class(&g_fds, fd);
+		int fd, cls;
 
+		/* The kernel stops at a NULL iocb (EFAULT); so does the shim. */
+		if (!cb)
+			break;
+		fd = (int)cb->aio_fildes;
+		cls = fd_table_class(&g_fds, fd);
 		if (i == 0)
 			first_cls = cls;
 		if (!aio_table_put(&g_aio, cb, t0, fd, cls, call_of(cb->aio_lio_opcode)))
@@ -133,13 +137,13 @@ static void submitted(struct tstate *ts, long nr, struct iocb **iocbs, int r, in
 	struct aio_entry e;
 
 	ts->guard++;
-	for (long i = r > 0 ? r : 0; i < nr; i++)
+	for (long i = r > 0 ? r : 0; i < nr && iocbs[i]; i++)
 		aio_table_take(&g_aio, iocbs[i], &e);
 	own_add(&c->io_calls[cls], 1);
 	own_add(&c->io_ns[cls], dur_ns);
 	if (unlikely(events_io_enabled()) &&
 	    (cls == CORECAP_IO_LOG || dur_ns >= g_settings.io_threshold_ns))
-		events_io(EV_IO_AIO_SUBMIT, nr > 0 ? (int)iocbs[0]->aio_fildes : -1, cls, r,
+		events_io(EV_IO_AIO_SUBMIT, iocbs[0] ? (int)iocbs[0]->aio_fildes : -1, cls, r,
 			  dur_ns);
 	events_poll_names();
 	ts->guard--;

@@ -263,6 +263,13 @@ START_TEST(results_and_errno_are_libaios)
 	/* Nothing to reap: 0 at once, the table holds nothing of cb[1]. */
 	ck_assert_int_eq(io_getevents(ctx, 0, 2, ev, &zero), 0);
 	ck_assert_uint_eq(hdr()->aio_unmatched, unmatched);
+	/* A NULL iocb: the kernel's EFAULT, no crash. */
+	{
+		struct iocb *none[1] = {NULL};
+
+		ck_assert_int_eq(io_submit(ctx, 1, none), -EFAULT);
+		ck_assert_int_eq(errno, 4321);
+	}
 	/* Cancelling a completed iocb fails as the kernel says (no crash, no count). */
 	ck_assert_int_lt(io_cancel(ctx, &cb[0], &ev[0]), 0);
 	ck_assert_int_eq(errno, 4321);
