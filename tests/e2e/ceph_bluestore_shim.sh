@@ -27,6 +27,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+ceph_need_odirect "$work"
 
 base=$(ceph_free_base 48389) || skip "no free port base found from 48389 up"
 ceph_start blue "$base" --objectstore bluestore --bluestore-db file --osd-wrapper "$CORECAP run --"

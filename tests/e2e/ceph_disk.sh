@@ -25,6 +25,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+ceph_need_odirect "$work"
 
 # perf dump counter: perf_of ASOK 'PYTHON EXPR over d'.
 perf_of() { ceph daemon "$1" perf dump | python3 -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$2"; }

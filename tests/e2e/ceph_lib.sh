@@ -38,3 +38,12 @@ ceph_procs_of_dir() {
 	done
 	return 0
 }
+
+# Skips the test unless directory $1's file system takes O_DIRECT writes
+# (BlueStore and FileStore's journal open their files with it; tmpfs
+# before Linux 6.6 does not).
+ceph_need_odirect() {
+	dd if=/dev/zero of="$1/.odirect-probe" bs=4096 count=1 oflag=direct status=none 2>/dev/null ||
+		skip "$1 does not take O_DIRECT writes (BlueStore and FileStore need them)"
+	rm -f "$1/.odirect-probe"
+}
