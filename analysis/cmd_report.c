@@ -86,6 +86,7 @@ struct report_job {
 	uint64_t shim_io_calls, shim_contentions, shim_lock_wait_ns;
 	bool has_ctx_switches;
 	uint64_t ctx_switches;
+	struct shim_io_delta shim_io[CORECAP_IO_CLASSES];
 	FILE *dump;
 	struct out_file dump_file;   /* --dump-ops */
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
@@ -554,6 +555,11 @@ static int read_stats(struct report_job *j)
 		j->shim_io_calls = st.io_calls;
 		j->shim_contentions = st.contentions;
 		j->shim_lock_wait_ns = st.lock_wait_ns;
+		memcpy(j->shim_io, st.io, sizeof(j->shim_io));
+		if (st.aio_untimed)
+			ret = warn(j,
+				   "the shim could not time %llu async I/Os (in-flight table full)",
+				   (unsigned long long)st.aio_untimed);
 		for (size_t i = 0; i < st.n_locks && !ret; i++) {
 			const struct shim_lock_delta *l = &st.locks[i];
 
@@ -927,6 +933,7 @@ static int build(struct report_job *j, struct report *r)
 		.shim_lock_wait_ns = j->shim_lock_wait_ns,
 		.has_ctx_switches = j->has_ctx_switches,
 		.ctx_switches = j->ctx_switches,
+		.shim_io = j->has_stats ? j->shim_io : NULL,
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
 		.frame_sources = frame_sources,

@@ -465,7 +465,6 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 
 static const char *detail_label(const struct model *m, uint64_t key, char *buf, size_t size)
 {
-	static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
 	uint32_t id = OP_DETAIL_ID(key);
 
 	switch (OP_DETAIL_CAT(key)) {
@@ -475,7 +474,7 @@ static const char *detail_label(const struct model *m, uint64_t key, char *buf, 
 		lock_name(m->locks.all[id], true, buf, size);
 		return buf;
 	case CAT_IO:
-		snprintf(buf, size, "io %s", id < IO__COUNT ? io_names[id] : "?");
+		snprintf(buf, size, "io %s", io_class_name(id));
 		return buf;
 	case CAT_QUEUE:
 		snprintf(buf, size, "phase %s", id < m->ops.n_phases ? m->ops.phases[id] : "?");

@@ -43,6 +43,11 @@ void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, u
 	lttng_ust_tracepoint(corecap_io, syscall, call, fd, io_class, bytes, dur_ns, head);
 }
 
+void events_aio(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, const void *iocb)
+{
+	lttng_ust_tracepoint(corecap_io, aio, call, fd, io_class, bytes, dur_ns, iocb);
+}
+
 void events_thread_name(int tid, const char *name)
 {
 	lttng_ust_tracepoint(corecap_thread, name, tid, name);

@@ -13,6 +13,7 @@
 
 #define SETTINGS_MAX_PATTERNS	   8
 #define SETTINGS_PATH_LEN	   256
+#define SETTINGS_PATTERNS_LEN	   512
 #define SETTINGS_HOLD_TIME_DEFAULT 8
 
 struct settings {
@@ -35,9 +36,13 @@ struct settings {
 	char delay_site[SETTINGS_PATH_LEN]; /* CORECAP_DELAY, site part ("" = no delay) */
 	uint64_t delay_ns;		    /* CORECAP_DELAY, nanoseconds part */
 	/* CORECAP_LOG_PATTERNS, split at ':'; pattern[i] points into patterns_buf. */
-	char patterns_buf[512];
+	char patterns_buf[SETTINGS_PATTERNS_LEN];
 	const char *pattern[SETTINGS_MAX_PATTERNS];
 	uint32_t n_patterns;
+	/* CORECAP_IO_JOURNAL: paths of the journal class (journal, WAL, DB), the same way. */
+	char journal_buf[SETTINGS_PATTERNS_LEN];
+	const char *journal_pattern[SETTINGS_MAX_PATTERNS];
+	uint32_t n_journal_patterns;
 };
 
 /* The shim's settings, loaded by its constructor. */

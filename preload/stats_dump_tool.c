@@ -151,6 +151,16 @@ static void print_counters(const struct corecap_stats_counters *c)
 		printf("\t%llu", (unsigned long long)c->io_ns[i]);
 	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
 		printf("\t%llu", (unsigned long long)c->io_bytes[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->aio_done[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->aio_ns[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->aio_bytes[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->sync_calls[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->sync_ns[i]);
 }
 
 static const char *kind_name(uint32_t k)
@@ -220,8 +230,9 @@ static void print_all(const void *buf, const struct maps *mp)
 		       (unsigned long long)e->hot_since_ns);
 	}
 	printf("# thread\ttid\tname\tstate\tacquisitions\ttrylock_busy\tcontentions\t"
-	       "lock_wait_ns\tcond_waits\tcond_wait_ns\tio_calls[other,log,data,net]\t"
-	       "io_ns[...]\tio_bytes[...]\n");
+	       "lock_wait_ns\tcond_waits\tcond_wait_ns\tio_calls[other,log,data,net,journal]\t"
+	       "io_ns[...]\tio_bytes[...]\taio_done[...]\taio_ns[...]\taio_bytes[...]\t"
+	       "sync_calls[...]\tsync_ns[...]\n");
 	for (uint32_t i = 0; i < h->max_threads; i++) {
 		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
 

@@ -69,6 +69,10 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	own_add(&c->io_ns[cls], dur_ns);
 	if (r > 0)
 		own_add(&c->io_bytes[cls], (uint64_t)r);
+	if (call == EV_IO_FSYNC) {
+		own_add(&c->sync_calls[cls], 1);
+		own_add(&c->sync_ns[cls], dur_ns);
+	}
 	if (unlikely(events_io_enabled()) &&
 	    (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC || dur_ns >= g_settings.io_threshold_ns ||
 	     (cls == CORECAP_IO_NET && r > 0 && g_settings.net_events))) {

@@ -98,6 +98,45 @@ static json_object *benchmark_obj(const struct report *r)
 	return o;
 }
 
+/*
+ * The shim's I/O per class over the window, and per benchmark op when the
+ * benchmark said how many it made; null without shim stats.
+ */
+static json_object *io_classes_arr(const struct report *r)
+{
+	const struct run_manifest *mf = r->manifest;
+	double ops = mf && mf->bench.has_ops && mf->bench.ops > 0 ? mf->bench.ops : 0;
+	json_object *a;
+
+	if (!r->shim_io)
+		return NULL;
+	a = json_object_new_array();
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++) {
+		const struct shim_io_delta *d = &r->shim_io[c];
+		json_object *o = json_object_new_object(), *per = NULL;
+
+		put(o, "class", jstr(io_class_name((unsigned)c)));
+		put(o, "calls", ju64(d->calls));
+		put(o, "io_ns", ju64(d->ns));
+		put(o, "bytes", ju64(d->bytes));
+		put(o, "sync_calls", ju64(d->sync_calls));
+		put(o, "sync_ns", ju64(d->sync_ns));
+		put(o, "aio_done", ju64(d->aio_done));
+		put(o, "aio_ns", ju64(d->aio_ns));
+		put(o, "aio_bytes", ju64(d->aio_bytes));
+		if (ops) {
+			per = json_object_new_object();
+			put(per, "io_us", jnum((double)d->ns / ops / 1e3, 3));
+			put(per, "sync_us", jnum((double)d->sync_ns / ops / 1e3, 3));
+			put(per, "aio_us", jnum((double)d->aio_ns / ops / 1e3, 3));
+			put(per, "aio_done", jnum((double)d->aio_done / ops, 3));
+		}
+		put(o, "per_bench_op", per);
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 static json_object *ceiling_obj(const struct report *r)
 {
 	const struct ceiling *c = r->ceiling;
@@ -291,8 +330,6 @@ static json_object *locks_arr(const struct report *r)
 	return a;
 }
 
-static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
-
 static json_object *detail_obj(const struct report *r, const struct op_type *t)
 {
 	json_object *o = json_object_new_object(), *locks = json_object_new_object(),
@@ -315,7 +352,7 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_IO, c));
 
 		if (v)
-			put(io, io_names[c], jnum((double)*v / n / 1e3, 3));
+			put(io, io_class_name(c), jnum((double)*v / n / 1e3, 3));
 	}
 	for (size_t p = 0; p < m->ops.n_phases; p++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p));
@@ -510,7 +547,7 @@ static json_object *threads_arr(const struct report *r)
 		if (waits) {
 			io = json_object_new_object();
 			for (int c = 0; c < IO__COUNT; c++)
-				put(io, io_names[c], ju64(th->io_ns[c]));
+				put(io, io_class_name(c), ju64(th->io_ns[c]));
 		}
 		put(o, "io_ns", io);
 		put(o, "contentions", waits ? ju64(th->contentions) : NULL);
@@ -744,6 +781,7 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "ops", ops_obj(r));
 	put(root, "pools", pools_arr(r));
 	put(root, "threads", threads_arr(r));
+	put(root, "io_classes", io_classes_arr(r));
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
 		put(root, "ceph", ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not));
 	put(root, "quality", quality_obj(r));

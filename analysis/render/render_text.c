@@ -589,6 +589,41 @@ static void ceph(const struct report *r, FILE *out)
 	fprintf(out, "\n");
 }
 
+/* The shim's I/O per class (classes with activity only), per benchmark op too. */
+static void io_classes(const struct report *r, FILE *out)
+{
+	const struct run_manifest *mf = r->manifest;
+	double ops = mf && mf->bench.has_ops && mf->bench.ops > 0 ? mf->bench.ops : 0;
+	bool any = false;
+
+	if (!r->shim_io)
+		return;
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++) {
+		const struct shim_io_delta *d = &r->shim_io[c];
+
+		if (!d->calls && !d->aio_done)
+			continue;
+		if (!any)
+			fprintf(out,
+				"\nI/O by class (shim counters over the window%s)\n"
+				"  %-8s %9s %10s %9s %10s %9s %11s %10s %10s %10s\n",
+				ops ? "; per op: per benchmark op" : "", "class", "calls", "io_ms",
+				"syncs", "sync_ms", "aio", "aio_mean_us", "io_us/op", "sync_us/op",
+				"aio_us/op");
+		any = true;
+		fprintf(out, "  %-8s %9llu %10.3f %9llu %10.3f %9llu %11.1f",
+			io_class_name((unsigned)c), (unsigned long long)d->calls,
+			(double)d->ns / 1e6, (unsigned long long)d->sync_calls,
+			(double)d->sync_ns / 1e6, (unsigned long long)d->aio_done,
+			d->aio_done ? (double)d->aio_ns / (double)d->aio_done / 1e3 : 0.0);
+		if (ops)
+			fprintf(out, " %10.1f %10.1f %10.1f\n", (double)d->ns / ops / 1e3,
+				(double)d->sync_ns / ops / 1e3, (double)d->aio_ns / ops / 1e3);
+		else
+			fprintf(out, " %10s %10s %10s\n", "-", "-", "-");
+	}
+}
+
 int corecap_render_text(const struct report *r, FILE *out)
 {
 	header(r, out);
@@ -596,6 +631,7 @@ int corecap_render_text(const struct report *r, FILE *out)
 	pools(r, out);
 	threads(r, out);
 	kernel_states(r, out);
+	io_classes(r, out);
 	locks(r, out);
 	futex_locks(r, out);
 	ops(r, out);

@@ -20,6 +20,7 @@
 #include "../model/pool_table.h"
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
+#include "../read/shim_stats.h"
 
 struct symbolizer;
 
@@ -49,6 +50,8 @@ struct report {
 	char **warnings; /* data-quality sentences */
 	size_t n_warnings;
 	bool has_stats;
+	/* The shim's I/O per class over the window ([CORECAP_IO_CLASSES]); NULL: no stats. */
+	const struct shim_io_delta *shim_io;
 	size_t top_locks; /* text: rows of the lock table */
 	/* Names a code address (a stack frame) for display. */
 	const char *(*frame_name)(void *ctx, uint64_t addr);

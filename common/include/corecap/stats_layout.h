@@ -62,9 +62,9 @@
 #include <time.h>
 
 #define CORECAP_STATS_MAGIC   UINT64_C(0x3174617473706363) /* "ccpstat1" read as bytes */
-#define CORECAP_STATS_VERSION 1
+#define CORECAP_STATS_VERSION 2
 
-/* Table sizes of version 1; a reader takes the actual ones from the header. */
+/* Table sizes of version 2; a reader takes the actual ones from the header. */
 #define CORECAP_STATS_MAX_SITES	   2048
 #define CORECAP_STATS_MAX_THREADS  1024
 #define CORECAP_STATS_MAX_LOCKS	   4096
@@ -90,7 +90,8 @@ enum corecap_io_class {
 	CORECAP_IO_LOG = 1,
 	CORECAP_IO_DATA = 2,
 	CORECAP_IO_NET = 3,
-	CORECAP_IO_CLASSES = 4,
+	CORECAP_IO_JOURNAL = 4, /* journal, WAL and DB files (CORECAP_IO_JOURNAL patterns) */
+	CORECAP_IO_CLASSES = 5,
 };
 
 enum corecap_stats_thread_state {
@@ -119,6 +120,18 @@ struct corecap_stats_counters {
 	uint64_t io_calls[CORECAP_IO_CLASSES];
 	uint64_t io_ns[CORECAP_IO_CLASSES];    /* time inside the I/O calls */
 	uint64_t io_bytes[CORECAP_IO_CLASSES]; /* bytes moved (successful calls) */
+	/*
+	 * Asynchronous I/O (libaio's io_submit and io_getevents): each
+	 * completion this thread reaped, by the class of its iocb's
+	 * descriptor, with the time from its submission (by any thread) to
+	 * its reaping. The io_submit call itself counts in io_calls/io_ns.
+	 */
+	uint64_t aio_done[CORECAP_IO_CLASSES];
+	uint64_t aio_ns[CORECAP_IO_CLASSES];
+	uint64_t aio_bytes[CORECAP_IO_CLASSES]; /* res of completions that succeeded */
+	/* The fsync, fdatasync and sync_file_range calls among io_calls, and their time. */
+	uint64_t sync_calls[CORECAP_IO_CLASSES];
+	uint64_t sync_ns[CORECAP_IO_CLASSES];
 };
 
 struct corecap_stats_thread {
@@ -129,7 +142,7 @@ struct corecap_stats_thread {
 	uint64_t exit_ns;		   /* when the thread exited, 0 while live */
 	char name[CORECAP_STATS_NAME_LEN]; /* comm, NUL-terminated */
 	struct corecap_stats_counters c;
-	uint8_t reserved_[192 - 48 - sizeof(struct corecap_stats_counters)];
+	uint8_t reserved_[448 - 48 - sizeof(struct corecap_stats_counters)];
 };
 
 /*
@@ -242,6 +255,10 @@ struct corecap_stats_header {
 	uint32_t hold_time_every;
 	uint32_t reserved_end_;
 
+	/* Asynchronous I/O not timed: nothing is dropped silently. */
+	uint64_t aio_untracked; /* submissions whose time found no room (in-flight table full) */
+	uint64_t aio_unmatched; /* completions with no submission time (untracked ones) */
+
 	/*
 	 * The delay control (struct corecap_stats_control), inside the
 	 * header page at control_offset; 0 in a file from before it existed
@@ -303,7 +320,7 @@ struct corecap_stats_control {
 	uint8_t reserved2_[64 - 40];
 };
 
-_Static_assert(sizeof(struct corecap_stats_thread) == 192, "thread slot is 3 cache lines");
+_Static_assert(sizeof(struct corecap_stats_thread) == 448, "thread slot is 7 cache lines");
 _Static_assert(sizeof(struct corecap_stats_site) == 640, "site entry is 10 cache lines");
 _Static_assert(sizeof(struct corecap_stats_lock) == 128, "lock entry is 2 cache lines");
 _Static_assert(sizeof(struct corecap_stats_header) <= CORECAP_STATS_CONTROL_OFFSET,
@@ -313,7 +330,7 @@ _Static_assert(CORECAP_STATS_CONTROL_OFFSET + sizeof(struct corecap_stats_contro
 		       CORECAP_STATS_HEADER_BYTES,
 	       "control fits the header page");
 
-/* Layout of version 1 as the shim writes it. */
+/* Layout of version 2 as the shim writes it. */
 #define CORECAP_STATS_SITES_OFFSET ((uint64_t)CORECAP_STATS_HEADER_BYTES)
 #define CORECAP_STATS_THREADS_OFFSET                                                               \
 	(CORECAP_STATS_SITES_OFFSET +                                                              \
@@ -402,6 +419,11 @@ static inline void corecap_stats_counters_add(struct corecap_stats_counters *sum
 		sum->io_calls[i] += c->io_calls[i];
 		sum->io_ns[i] += c->io_ns[i];
 		sum->io_bytes[i] += c->io_bytes[i];
+		sum->aio_done[i] += c->aio_done[i];
+		sum->aio_ns[i] += c->aio_ns[i];
+		sum->aio_bytes[i] += c->aio_bytes[i];
+		sum->sync_calls[i] += c->sync_calls[i];
+		sum->sync_ns[i] += c->sync_ns[i];
 	}
 }
 
