@@ -18,6 +18,7 @@
 
 #include "ceph_attrib.h"
 #include "cmd_util.h"
+#include "critical_attrib.h"
 #include "kernel_attrib.h"
 #include "model/ceiling.h"
 #include "model/lines.h"
@@ -78,6 +79,8 @@ struct report_job {
 	const char *no_trace_why; /* why a run with a manifest has no trace */
 	struct kernel_quality kernel;
 	bool has_kernel;
+	struct critical_attrib crit; /* the ops' critical paths, fed with the trace */
+	bool has_crit;
 };
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -129,7 +132,31 @@ static const char *frame_name(void *ctx, uint64_t addr)
 
 static int consume(void *ctx, const struct model_event *ev)
 {
-	return corecap_model_consume(ctx, ev);
+	struct report_job *j = ctx;
+	int ret = j->has_crit ? corecap_critical_attrib_event(&j->crit, ev) : 0;
+
+	return ret ? ret : corecap_model_consume(&j->model, ev);
+}
+
+/* The kernel records, loaded before the trace for the ops' critical paths. */
+static int open_critical(struct report_job *j, struct model_config *cfg)
+{
+	char *err = NULL;
+	int ret;
+
+	if (!cfg->has_window)
+		return 0;
+	ret = corecap_critical_attrib_open(&j->crit, j->o.run, cfg->window_start_ns,
+					   cfg->window_end_ns, cfg->pid, site_is_logging, j, &err);
+	j->has_crit = ret == 0;
+	if (ret < 0)
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+	if (j->has_crit) {
+		cfg->op_end = corecap_critical_attrib_op_end;
+		cfg->op_end_ctx = &j->crit;
+	}
+	free(err);
+	return ret < 0 ? ret : 0;
 }
 
 static int load_manifest(struct report_job *j)
@@ -227,11 +254,13 @@ static int read_trace(struct report_job *j)
 	};
 	int ret;
 
+	if ((ret = open_critical(j, &cfg)))
+		return ret;
 	ret = corecap_model_init(&j->model, &cfg);
 	if (ret)
 		return ret;
 	j->has_model = true;
-	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, &j->model);
+	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, j);
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
@@ -240,6 +269,8 @@ static int read_trace(struct report_job *j)
 								    : strerror(-ret));
 	j->foreign_events = r.foreign_events;
 	corecap_ctf_reader_release(&r);
+	if (!ret && j->has_crit)
+		ret = corecap_critical_attrib_finish(&j->crit);
 	if (!ret)
 		ret = corecap_model_finish(&j->model);
 	j->model.src.trace = ret == 0;
@@ -282,8 +313,14 @@ static int read_kernel(struct report_job *j)
 	char *err = NULL;
 	int ret;
 
-	ret = corecap_kernel_attrib(&j->model, j->o.run, j->has_sym ? &j->sym : NULL, &j->kernel,
-				    &err);
+	if (j->has_crit && j->crit.loaded)
+		ret = corecap_kernel_attrib_loaded(&j->model, &j->crit.k, j->o.run,
+						   j->has_sym ? &j->sym : NULL, &j->kernel, &err);
+	else
+		ret = corecap_kernel_attrib(&j->model, j->o.run, j->has_sym ? &j->sym : NULL,
+					    &j->kernel, &err);
+	if (j->has_crit)
+		corecap_critical_attrib_drop_records(&j->crit);
 	if (ret == 1) {
 		/* Absent: missing only where the manifest says it was recorded. */
 		if (j->has_manifest && j->manifest.src_kernel)
@@ -605,6 +642,8 @@ static void job_release(struct report_job *j)
 	corecap_ceiling_release(&j->ceiling);
 	corecap_pool_table_release(&j->pools);
 	corecap_ceph_files_release(&j->ceph);
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
 	if (j->has_model)
 		corecap_model_release(&j->model);
 	if (j->has_sym)
@@ -698,6 +737,7 @@ static int build(struct report_job *j, struct report *r)
 		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
 		.ceph_sampled_why_not = j->sampled_why_not,
 		.kernel = j->has_kernel ? &j->kernel : NULL,
+		.critical_path = j->has_crit ? &j->crit.cp : NULL,
 	};
 	return 0;
 }

@@ -327,6 +327,40 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 	return o;
 }
 
+/* One op type's critical path (model/critical_path.h): its categories per
+ * op and its top (thread, category) pairs; null without kernel records. */
+static void put_critical_path(const struct report *r, json_object *to, uint32_t type)
+{
+	const struct cp_type *t = r->critical_path
+					  ? corecap_critical_path_type(r->critical_path, type)
+					  : NULL;
+	json_object *bd, *top;
+	struct cp_top v[5];
+	size_t n;
+
+	if (!t) {
+		put(to, "critical_path_us", NULL);
+		put(to, "critical_path_top", NULL);
+		return;
+	}
+	bd = json_object_new_object();
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		put(bd, corecap_cp_cat_name(c), jnum((double)t->ns[c] / (double)t->count / 1e3, 3));
+	put(to, "critical_path_us", bd);
+	top = json_object_new_array();
+	n = corecap_critical_path_top(t, v, 5);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		put(e, "tid", json_object_new_int(v[i].tid));
+		put(e, "thread", jstr(corecap_critical_path_thread_name(r->critical_path, v[i].tid)));
+		put(e, "category", jstr(corecap_cp_cat_name(v[i].cat)));
+		put(e, "us_per_op", jnum((double)v[i].ns / (double)t->count / 1e3, 3));
+		json_object_array_add(top, e);
+	}
+	put(to, "critical_path_top", top);
+}
+
 static json_object *ops_obj(const struct report *r)
 {
 	const struct model *m = r->model;
@@ -370,6 +404,7 @@ static json_object *ops_obj(const struct report *r)
 		for (int c = 0; c < CAT__COUNT; c++)
 			put(bd, corecap_op_cat_name(c), jnum((double)t->cat_ns[c] / n / 1e3, 3));
 		put(to, "breakdown_us", bd);
+		put_critical_path(r, to, (uint32_t)i);
 		put(to, "detail_us", detail_obj(r, t));
 		put(by, t->name, to);
 	}
@@ -384,6 +419,19 @@ static json_object *ops_obj(const struct report *r)
 	put(cons, "violations", ju64(ops->violations));
 	put(cons, "max_error_ns", ju64(ops->max_err_ns));
 	put(o, "conservation", cons);
+	if (r->critical_path) {
+		const struct critical_path *cp = r->critical_path;
+
+		cons = json_object_new_object();
+		put(cons, "checked", ju64(cp->checked));
+		put(cons, "violations", ju64(cp->violations));
+		put(cons, "max_error_ns", ju64(cp->max_err_ns));
+		put(cons, "ops_without_path", ju64(cp->ops_without_path));
+		put(cons, "inconsistent", ju64(cp->inconsistent));
+		put(o, "critical_path_conservation", cons);
+	} else {
+		put(o, "critical_path_conservation", NULL);
+	}
 	return o;
 }
 

@@ -398,6 +398,33 @@ out:
 	free(labels);
 }
 
+/* An op type's critical path beside its breakdown (model/critical_path.h). */
+static void critical_path_lines(const struct report *r, uint32_t type, FILE *out)
+{
+	const struct cp_type *t = r->critical_path
+					  ? corecap_critical_path_type(r->critical_path, type)
+					  : NULL;
+	struct cp_top v[5];
+	size_t n;
+
+	if (!t)
+		return;
+	fprintf(out, "             critical path:");
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		fprintf(out, " %s %.1f", corecap_cp_cat_name(c), t->ns[c] / (double)t->count / 1e3);
+	fprintf(out, "\n");
+	n = corecap_critical_path_top(t, v, 5);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = corecap_critical_path_thread_name(r->critical_path, v[i].tid);
+
+		fprintf(out, "%s%s %d %s %.1f", i ? ", " : "             on the path (us/op): ",
+			name ? name : v[i].tid == 0 ? "idle" : "tid", (int)v[i].tid,
+			corecap_cp_cat_name(v[i].cat), v[i].ns / (double)t->count / 1e3);
+	}
+	if (n)
+		fprintf(out, "\n");
+}
+
 static void ops(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
@@ -431,6 +458,7 @@ static void ops(const struct report *r, FILE *out)
 			fprintf(out, " %s %.1f (%.0f%%)", corecap_op_cat_name(c),
 				ty->cat_ns[c] / n / 1e3, pct(ty->cat_ns[c], ty->hist.sum_ns));
 		fprintf(out, "\n");
+		critical_path_lines(r, (uint32_t)i, out);
 		op_detail(r, ty, out);
 	}
 	fprintf(out, "\n");

@@ -13,6 +13,7 @@
 
 #include "../model/ceiling.h"
 #include "../model/ceph_sampled.h"
+#include "../model/critical_path.h"
 #include "../model/kernel_states.h"
 #include "../model/model.h"
 #include "../model/pool_table.h"
@@ -44,6 +45,8 @@ struct report {
 	const struct ceph_sampled *ceph_sampled;
 	const char *ceph_sampled_why_not;
 	const struct kernel_quality *kernel; /* RUN/kernel/'s records; NULL without them */
+	/* The ops' critical paths (trace and kernel records); NULL without both. */
+	const struct critical_path *critical_path;
 };
 
 /*
