@@ -20,6 +20,8 @@ int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir,
 	a->loaded = true;
 	if ((ret = corecap_critical_path_init(&a->cp, pid, a->k.hdr.nr_cpus)))
 		return ret;
+	a->cp.ws = ws;
+	a->cp.we = we;
 	a->cp.site_is_logging = site_is_logging;
 	a->cp.classify_ctx = classify_ctx;
 	corecap_critical_path_set_records(&a->cp, a->k.recs, a->k.n_recs);

@@ -1,13 +1,18 @@
 #include "critical_path.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "thread_table.h"
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus)
 {
 	*cp = (struct critical_path){.pid = pid, .nr_cpus = nr_cpus};
 	corecap_u64map_init(&cp->by_tid);
+	corecap_u64map_init(&cp->wait_ns);
+	corecap_u64map_init(&cp->wait_n);
 	if (nr_cpus) {
 		cp->cpu_tid = malloc(nr_cpus * sizeof(*cp->cpu_tid));
 		if (!cp->cpu_tid)
@@ -41,6 +46,8 @@ void corecap_critical_path_release(struct critical_path *cp)
 		corecap_u64map_release(&cp->types[i].credit);
 	free(cp->types);
 	free(cp->cpu_tid);
+	corecap_u64map_release(&cp->wait_ns);
+	corecap_u64map_release(&cp->wait_n);
 	corecap_u64map_release(&cp->by_tid);
 	*cp = (struct critical_path){0};
 }
@@ -261,6 +268,32 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 	return 0;
 }
 
+#define WAIT_KEY(from, to, kind) (((uint64_t)(from) << 34) | ((uint64_t)(to) << 4) | (kind))
+
+/* th slept from blocked_since until waker woke it at t: an edge th -> waker. */
+static int add_wait(struct critical_path *cp, const struct cp_thread *th,
+		    const struct cp_thread *waker, uint64_t t)
+{
+	uint64_t b = th->blocked_since, e = t, key, *ns, *n;
+
+	if (cp->we) {
+		if (b < cp->ws)
+			b = cp->ws;
+		if (e > cp->we)
+			e = cp->we;
+	}
+	if (e <= b)
+		return 0;
+	key = WAIT_KEY(th->index, waker->index, th->futex_kind);
+	if (!(ns = corecap_u64map_upsert(&cp->wait_ns, key, NULL)))
+		return -ENOMEM;
+	*ns += e - b;
+	if (!(n = corecap_u64map_upsert(&cp->wait_n, key, NULL)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
 static int on_waking(struct critical_path *cp, const struct corecap_krec_waking *w)
 {
 	uint64_t t = w->h.time_ns;
@@ -268,6 +301,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	bool irq = (w->flags &
 		    (CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI)) ||
 		   w->waker_tid <= 0;
+	int ret;
 
 	if (!th)
 		return -ENOMEM;
@@ -282,6 +316,8 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	waker = irq ? NULL : find(cp, w->waker_tid);
 	if (waker == th)
 		waker = NULL;
+	if (waker && th->state == CPS_BLOCKED && (ret = add_wait(cp, th, waker, t)))
+		return ret;
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
 		advance(cp, waker, t);
@@ -316,6 +352,24 @@ int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_kr
 		return on_switch(cp, (const struct corecap_krec_switch *)r);
 	case CORECAP_KREC_WAKING:
 		return on_waking(cp, (const struct corecap_krec_waking *)r);
+	case CORECAP_KREC_FUTEX_ENTER: {
+		const struct corecap_krec_futex_enter *f = (const void *)r;
+		uint32_t cmd = CORECAP_FUTEX_CMD(f->op);
+
+		if (!CORECAP_FUTEX_IS_WAIT(f->op))
+			return 0;
+		if (!(th = get(cp, f->tid)))
+			return -ENOMEM;
+		th->futex_kind = cmd == 0 || cmd == 6 || cmd == 13 ? CPW_LOCK : CPW_COND;
+		return 0;
+	}
+	case CORECAP_KREC_FUTEX_EXIT: {
+		const struct corecap_krec_futex_exit *f = (const void *)r;
+
+		if ((th = find(cp, f->tid)))
+			th->futex_kind = 0;
+		return 0;
+	}
 	case CORECAP_KREC_TRACK: {
 		const struct corecap_krec_track *k = (const void *)r;
 
@@ -564,6 +618,7 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 				if (err > cp->max_err_ns)
 					cp->max_err_ns = err;
 			}
+			cp->ops_ended++;
 			ret = add_to_type(cp, type, p, lat);
 		}
 	}
@@ -606,4 +661,66 @@ size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, si
 	memcpy(out, all, len * sizeof(*out));
 	free(all);
 	return len;
+}
+
+const char *corecap_cp_wait_kind_name(enum cp_wait_kind k)
+{
+	static const char *const names[] = {"wake", "lock", "cond"};
+
+	return k < CPW__COUNT ? names[k] : "?";
+}
+
+static void pool_of(const struct cp_thread *th, char *out, size_t size)
+{
+	if (th->comm[0])
+		corecap_thread_pool_name(th->comm, out, size);
+	else
+		snprintf(out, size, "tid %d", (int)th->tid);
+}
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct cp_edge *x = a, *y = b;
+	int c;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if ((c = strcmp(x->from, y->from)) || (c = strcmp(x->to, y->to)))
+		return c;
+	return (int)x->kind - (int)y->kind;
+}
+
+int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n)
+{
+	struct cp_edge *v = calloc(cp->wait_ns.len + 1, sizeof(*v));
+	uint64_t key, ns;
+	size_t len = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; corecap_u64map_next(&cp->wait_ns, &i, &key, &ns);) {
+		struct cp_edge e = {.kind = (enum cp_wait_kind)(key & 15), .ns = ns};
+		const uint64_t *wakes = corecap_u64map_find(&cp->wait_n, key);
+		size_t j;
+
+		pool_of(cp->all[key >> 34], e.from, sizeof(e.from));
+		pool_of(cp->all[(key >> 4) & ((1u << 30) - 1)], e.to, sizeof(e.to));
+		e.wakes = wakes ? *wakes : 0;
+		for (j = 0; j < len; j++)
+			if (v[j].kind == e.kind && !strcmp(v[j].from, e.from) &&
+			    !strcmp(v[j].to, e.to))
+				break;
+		if (j < len) {
+			v[j].ns += e.ns;
+			v[j].wakes += e.wakes;
+		} else {
+			v[len++] = e;
+		}
+	}
+	qsort(v, len, sizeof(*v), edge_cmp);
+	*out = v;
+	*n = len;
+	return 0;
 }

@@ -73,6 +73,7 @@ struct cp_thread {
 	bool pending;	    /* woken by nobody of the daemon: pend_b.. awaits its category */
 	uint64_t pend_b, pend_e;
 	uint64_t blocked_since;
+	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
 };
 
 struct cp_op {
@@ -90,6 +91,22 @@ struct cp_type {
 #define CP_CREDIT_KEY(tid, cat) (((uint64_t)(uint32_t)(tid) << 8) | (uint8_t)(cat))
 #define CP_CREDIT_TID(key)	((int32_t)(uint32_t)((key) >> 8))
 #define CP_CREDIT_CAT(key)	((uint32_t)((key)&0xff))
+
+/* Kinds of a wait-for edge: what the woken thread slept in. */
+enum cp_wait_kind {
+	CPW_WAKE, /* any other sleep (poll, I/O, sleep) ended by the waker */
+	CPW_LOCK, /* FUTEX_WAIT or a PI lock: a mutex; the waker unlocked it */
+	CPW_COND, /* the other futex waits: a condition, semaphore, rwlock */
+	CPW__COUNT
+};
+
+/* One wait-for edge between pools: `from` slept until a thread of `to`
+ * woke it, for ns in the window (critical_path_waitfor). */
+struct cp_edge {
+	char from[32], to[32];
+	enum cp_wait_kind kind;
+	uint64_t ns, wakes;
+};
 
 /* One of a type's top (thread, category) pairs. */
 struct cp_top {
@@ -116,6 +133,10 @@ struct critical_path {
 	size_t n_spare;
 	struct cp_type *types; /* by op_table type index */
 	size_t n_types;
+	/* The wait-for graph: (sleeper index, waker index, kind) -> ns, wakes. */
+	struct u64map wait_ns, wait_n;
+	uint64_t ws, we;    /* the window the waits are clipped to (we 0: none) */
+	uint64_t ops_ended; /* ops with a path: the per-op denominator */
 	/* Conservation, per finished op. */
 	uint64_t checked, violations, max_err_ns;
 	uint64_t ops_without_path; /* ended before the kernel records said anything */
@@ -145,6 +166,12 @@ int corecap_critical_path_finish(struct critical_path *cp);
 const struct cp_type *corecap_critical_path_type(const struct critical_path *cp, uint32_t type);
 /* Its top n (thread, category) pairs, largest first, queue left out; how many. */
 size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, size_t n);
+/*
+ * The wait-for graph by pool (thread names without trailing digits), the
+ * heaviest edges first: *out malloc'd, *n edges. 0 or -ENOMEM.
+ */
+int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n);
+const char *corecap_cp_wait_kind_name(enum cp_wait_kind k);
 /* A category's name: op_table's, or "runqueue". */
 const char *corecap_cp_cat_name(uint32_t cat);
 /* A thread's name as the kernel or the trace gave it, or NULL. */

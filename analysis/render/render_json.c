@@ -361,6 +361,36 @@ static void put_critical_path(const struct report *r, json_object *to, uint32_t 
 	put(to, "critical_path_top", top);
 }
 
+/* The wait-for graph between pools (model/critical_path.h); null without
+ * kernel records and a trace. */
+static json_object *waitfor_obj(const struct report *r)
+{
+	const struct critical_path *cp = r->critical_path;
+	json_object *o, *edges;
+	struct cp_edge *v;
+	size_t n;
+
+	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
+		return NULL;
+	o = json_object_new_object();
+	edges = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		put(e, "from", jstr(v[i].from));
+		put(e, "to", jstr(v[i].to));
+		put(e, "kind", jstr(corecap_cp_wait_kind_name(v[i].kind)));
+		put(e, "ms", jnum(v[i].ns / 1e6, 3));
+		put(e, "wakes", ju64(v[i].wakes));
+		put(e, "per_op_us",
+		    cp->ops_ended ? jnum((double)v[i].ns / (double)cp->ops_ended / 1e3, 3) : NULL);
+		json_object_array_add(edges, e);
+	}
+	free(v);
+	put(o, "edges", edges);
+	return o;
+}
+
 static json_object *ops_obj(const struct report *r)
 {
 	const struct model *m = r->model;
@@ -766,6 +796,7 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "ceiling", ceiling_obj(r));
 	put(root, "locks", locks_arr(r));
 	put(root, "ops", ops_obj(r));
+	put(root, "waitfor", waitfor_obj(r));
 	put(root, "pools", pools_arr(r));
 	put(root, "threads", threads_arr(r));
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))

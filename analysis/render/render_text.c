@@ -425,6 +425,28 @@ static void critical_path_lines(const struct report *r, uint32_t type, FILE *out
 		fprintf(out, "\n");
 }
 
+/* The wait-for graph between pools, heaviest edges first (at most 10). */
+static void waitfor_lines(const struct report *r, FILE *out)
+{
+	const struct critical_path *cp = r->critical_path;
+	struct cp_edge *v;
+	size_t n;
+
+	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
+		return;
+	if (n)
+		fprintf(out, "wait-for   (pool slept until a thread of pool woke it: ms in the "
+			     "window, us per op)\n");
+	for (size_t i = 0; i < n && i < 10; i++)
+		fprintf(out, "           %s -> %s (%s): %.1f ms, %.1f us/op, %llu wakes\n",
+			v[i].from, v[i].to, corecap_cp_wait_kind_name(v[i].kind), v[i].ns / 1e6,
+			cp->ops_ended ? (double)v[i].ns / (double)cp->ops_ended / 1e3 : 0.0,
+			(unsigned long long)v[i].wakes);
+	if (n)
+		fprintf(out, "\n");
+	free(v);
+}
+
 static void ops(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
@@ -462,6 +484,7 @@ static void ops(const struct report *r, FILE *out)
 		op_detail(r, ty, out);
 	}
 	fprintf(out, "\n");
+	waitfor_lines(r, out);
 }
 
 static void quality(const struct report *r, FILE *out)

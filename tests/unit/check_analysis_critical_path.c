@@ -127,6 +127,17 @@ START_TEST(blocked_then_woken_follows_the_waker)
 	ck_assert_uint_eq(credit(t, 0, CP_RUNQUEUE), 10);
 	/* A's own 100..120 is not on the path: B's work was. */
 	ck_assert_uint_eq(cp.checked, 1);
+	/* The wait-for graph: A slept 120..200 until B woke it. */
+	struct cp_edge *e;
+	size_t n;
+	ck_assert_int_eq(corecap_critical_path_waitfor(&cp, &e, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(e[0].from, "tid 10");
+	ck_assert_str_eq(e[0].to, "tid 20");
+	ck_assert_int_eq(e[0].kind, CPW_WAKE);
+	ck_assert_uint_eq(e[0].ns, 80);
+	ck_assert_uint_eq(e[0].wakes, 1);
+	free(e);
 }
 END_TEST
 
@@ -181,6 +192,39 @@ START_TEST(woken_by_nobody_is_the_traced_wait_or_queue)
 	ck_assert_uint_eq(credit(t, A, CAT_IO), 50);
 	ck_assert_uint_eq(credit(t, CP_NOBODY, CAT_QUEUE), 50);
 	ck_assert_uint_eq(t->count, 2);
+}
+END_TEST
+
+/* Two worker threads of one pool sleep in a mutex's FUTEX_WAIT and a
+ * condition's FUTEX_WAIT_BITSET until thread B (pool "msgr") wakes them:
+ * one edge per kind, between pools, clipped to the window. */
+START_TEST(waitfor_edges_by_pool_and_kind)
+{
+	kr_track(&b, 1, A, "tp_osd_tp");
+	kr_track(&b, 1, A + 1, "tp_osd_tp");
+	kr_track(&b, 1, B, "msgr-worker-0");
+	kr_switch(&b, 1, 1, 0, 'S', B);
+	kr_futex_enter(&b, 0, 5, A, 0x80 | 0, 0x1000);
+	kr_switch(&b, 0, 10, A, 'S', 0);
+	kr_waking(&b, 1, 40, A, B);
+	kr_futex_enter(&b, 0, 41, A + 1, 0x80 | 9, 0x2000);
+	kr_switch(&b, 0, 42, A + 1, 'S', 0);
+	kr_waking(&b, 1, 67, A + 1, B);
+	start();
+	cp.ws = 20;
+	cp.we = 1000;
+	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0);
+	struct cp_edge *e;
+	size_t n;
+	ck_assert_int_eq(corecap_critical_path_waitfor(&cp, &e, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(e[0].from, "tp_osd_tp");
+	ck_assert_str_eq(e[0].to, "msgr-worker");
+	ck_assert_int_eq(e[0].kind, CPW_COND);
+	ck_assert_uint_eq(e[0].ns, 25);
+	ck_assert_int_eq(e[1].kind, CPW_LOCK);
+	ck_assert_uint_eq(e[1].ns, 20); /* 10..40 clipped to the window's 20 */
+	free(e);
 }
 END_TEST
 
@@ -259,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
+	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
 	tcase_add_test(tc, excluded_and_pathless_ops);
 	tcase_add_test(tc, conservation_on_random_interleavings);
 	suite_add_tcase(s, tc);
