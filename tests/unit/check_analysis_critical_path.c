@@ -85,6 +85,17 @@ static uint64_t credit(const struct cp_type *t, int32_t tid, uint32_t cat)
 	return v ? *v : 0;
 }
 
+/* The wait-for graph, which must have n edges (free it). */
+static struct cp_edge *edges(size_t n)
+{
+	struct cp_edge *e;
+	size_t got;
+
+	ck_assert_int_eq(corecap_critical_path_waitfor(&cp, &e, &got), 0);
+	ck_assert_uint_eq(got, n);
+	return e;
+}
+
 static void expect(const struct cp_type *t, uint64_t cpu, uint64_t logging, uint64_t io,
 		   uint64_t queue, uint64_t runqueue)
 {
@@ -128,10 +139,7 @@ START_TEST(blocked_then_woken_follows_the_waker)
 	/* A's own 100..120 is not on the path: B's work was. */
 	ck_assert_uint_eq(cp.checked, 1);
 	/* The wait-for graph: A slept 120..200 until B woke it. */
-	struct cp_edge *e;
-	size_t n;
-	ck_assert_int_eq(corecap_critical_path_waitfor(&cp, &e, &n), 0);
-	ck_assert_uint_eq(n, 1);
+	struct cp_edge *e = edges(1);
 	ck_assert_str_eq(e[0].from, "tid 10");
 	ck_assert_str_eq(e[0].to, "tid 20");
 	ck_assert_int_eq(e[0].kind, CPW_WAKE);
@@ -214,10 +222,7 @@ START_TEST(waitfor_edges_by_pool_and_kind)
 	cp.ws = 20;
 	cp.we = 1000;
 	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0);
-	struct cp_edge *e;
-	size_t n;
-	ck_assert_int_eq(corecap_critical_path_waitfor(&cp, &e, &n), 0);
-	ck_assert_uint_eq(n, 2);
+	struct cp_edge *e = edges(2);
 	ck_assert_str_eq(e[0].from, "tp_osd_tp");
 	ck_assert_str_eq(e[0].to, "msgr-worker");
 	ck_assert_int_eq(e[0].kind, CPW_COND);
