@@ -629,7 +629,7 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 
 const struct cp_type *corecap_critical_path_type(const struct critical_path *cp, uint32_t type)
 {
-	return type < cp->n_types && cp->types[type].count ? &cp->types[type] : NULL;
+	return cp && type < cp->n_types && cp->types[type].count ? &cp->types[type] : NULL;
 }
 
 static int top_cmp(const void *a, const void *b)

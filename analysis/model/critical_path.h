@@ -162,7 +162,7 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 				 uint64_t end_ns, bool exclude);
 /* Feeds the records left after the trace's last event. */
 int corecap_critical_path_finish(struct critical_path *cp);
-/* A type's figures, or NULL if none of its ops had a path. */
+/* A type's figures, or NULL if none of its ops had a path (or cp is NULL). */
 const struct cp_type *corecap_critical_path_type(const struct critical_path *cp, uint32_t type);
 /* Its top n (thread, category) pairs, largest first, queue left out; how many. */
 size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, size_t n);

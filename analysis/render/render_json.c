@@ -331,9 +331,7 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
  * op and its top (thread, category) pairs; null without kernel records. */
 static void put_critical_path(const struct report *r, json_object *to, uint32_t type)
 {
-	const struct cp_type *t = r->critical_path
-					  ? corecap_critical_path_type(r->critical_path, type)
-					  : NULL;
+	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
 	json_object *bd, *top;
 	struct cp_top v[5];
 	size_t n;
@@ -353,7 +351,8 @@ static void put_critical_path(const struct report *r, json_object *to, uint32_t 
 		json_object *e = json_object_new_object();
 
 		put(e, "tid", json_object_new_int(v[i].tid));
-		put(e, "thread", jstr(corecap_critical_path_thread_name(r->critical_path, v[i].tid)));
+		put(e, "thread",
+		    jstr(corecap_critical_path_thread_name(r->critical_path, v[i].tid)));
 		put(e, "category", jstr(corecap_cp_cat_name(v[i].cat)));
 		put(e, "us_per_op", jnum((double)v[i].ns / (double)t->count / 1e3, 3));
 		json_object_array_add(top, e);

@@ -401,9 +401,7 @@ out:
 /* An op type's critical path beside its breakdown (model/critical_path.h). */
 static void critical_path_lines(const struct report *r, uint32_t type, FILE *out)
 {
-	const struct cp_type *t = r->critical_path
-					  ? corecap_critical_path_type(r->critical_path, type)
-					  : NULL;
+	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
 	struct cp_top v[5];
 	size_t n;
 
@@ -418,8 +416,11 @@ static void critical_path_lines(const struct report *r, uint32_t type, FILE *out
 		const char *name = corecap_critical_path_thread_name(r->critical_path, v[i].tid);
 
 		fprintf(out, "%s%s %d %s %.1f", i ? ", " : "             on the path (us/op): ",
-			name ? name : v[i].tid == 0 ? "idle" : "tid", (int)v[i].tid,
-			corecap_cp_cat_name(v[i].cat), v[i].ns / (double)t->count / 1e3);
+			name		? name
+			: v[i].tid == 0 ? "idle"
+					: "tid",
+			(int)v[i].tid, corecap_cp_cat_name(v[i].cat),
+			v[i].ns / (double)t->count / 1e3);
 	}
 	if (n)
 		fprintf(out, "\n");
