@@ -9,6 +9,10 @@
 #     it: their cpu + queue (+ other) is compared with the path's cpu +
 #     runqueue + queue (+ other); logging, lock_wait, cond_wait and io one
 #     by one. Every op's path sums to its latency (conservation, checked).
+#     The wait-for graph has refosd's hand-overs: the workers (tp_osd_tp)
+#     wait for the messenger's signal and the finisher for the workers'
+#     (kind cond), and its edges never sum to more than the daemon's
+#     threads slept (futex + blocked time from the same records).
 #  2. refosd and a busy-loop hog pinned on one CPU (taskset): runqueue is
 #     on the critical path (at least 10% of the latency) and its largest
 #     holder is the hog.
@@ -61,6 +65,15 @@ for level in 0 20; do
 	check_conservation_path "debug $level" "$WORK/debug$level.json"
 	compare_paths "debug $level" "$WORK/debug$level.json"
 done
+
+j="$WORK/debug0.json"
+json "$j" "'\n'.join('  %s -> %s (%s): %.1f ms' % (e['from'], e['to'], e['kind'], e['ms']) for e in d['waitfor']['edges'][:8])"
+for edge in tp_osd_tp:msgr-worker finisher:tp_osd_tp; do
+	expect_json "wait-for: ${edge%%:*} -> ${edge##*:} (cond) has waits" "$j" \
+		"sum(e['ms'] for e in d['waitfor']['edges'] if (e['from'], e['to'], e['kind']) == ('${edge%%:*}', '${edge##*:}', 'cond')) > 1"
+done
+expect_json "wait-for: the edges sum to at most the threads' sleeping time" "$j" \
+	"sum(e['ms'] for e in d['waitfor']['edges']) <= 1.0001 * sum(t['kernel_states']['futex_ns'] + t['kernel_states']['blocked_ns'] for t in d['threads'] if t['kernel_states']) / 1e6"
 
 # The hog and every thread of the daemon on CPU 0.
 taskset -c 0 sh -c 'while :; do :; done' &
