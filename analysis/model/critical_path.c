@@ -724,3 +724,145 @@ int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge
 	*n = len;
 	return 0;
 }
+
+/* Tarjan's strongly connected components over the pools (a small graph). */
+struct scc {
+	size_t n;
+	const bool *adj; /* n x n */
+	int *index, *low, *comp, *stack;
+	bool *on;
+	int next, sp, n_comp;
+};
+
+static void strongconnect(struct scc *g, size_t v)
+{
+	g->index[v] = g->low[v] = g->next++;
+	g->stack[g->sp++] = (int)v;
+	g->on[v] = true;
+	for (size_t w = 0; w < g->n; w++) {
+		if (!g->adj[v * g->n + w])
+			continue;
+		if (g->index[w] < 0) {
+			strongconnect(g, w);
+			if (g->low[w] < g->low[v])
+				g->low[v] = g->low[w];
+		} else if (g->on[w] && g->index[w] < g->low[v]) {
+			g->low[v] = g->index[w];
+		}
+	}
+	if (g->low[v] == g->index[v]) {
+		int w;
+
+		do {
+			w = g->stack[--g->sp];
+			g->on[w] = false;
+			g->comp[w] = g->n_comp;
+		} while ((size_t)w != v);
+		g->n_comp++;
+	}
+}
+
+static size_t pool_index(char (*names)[32], size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	snprintf(names[*n], sizeof(names[*n]), "%s", name);
+	return (*n)++;
+}
+
+static int knot_cmp(const void *a, const void *b)
+{
+	const struct cp_knot *x = a, *y = b;
+
+	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : strcmp(x->pools[0], y->pools[0]);
+}
+
+int corecap_critical_path_knots(const struct cp_edge *e, size_t n, struct cp_knot **out,
+				size_t *n_out)
+{
+	size_t np = 0, cap = 2 * n + 1, nk = 0;
+	char(*names)[32] = calloc(cap, sizeof(*names));
+	size_t *from = calloc(n + 1, sizeof(*from)), *to = calloc(n + 1, sizeof(*to));
+	bool *adj = NULL, *sink = NULL, *cyclic = NULL;
+	struct scc g = {0};
+	struct cp_knot *k = NULL;
+	uint64_t total = 0;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!names || !from || !to)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		total += e[i].ns;
+		from[i] = pool_index(names, &np, e[i].from);
+		to[i] = pool_index(names, &np, e[i].to);
+	}
+	adj = calloc(np * np + 1, sizeof(*adj));
+	g = (struct scc){.n = np,
+			 .adj = adj,
+			 .index = malloc((np + 1) * sizeof(int)),
+			 .low = malloc((np + 1) * sizeof(int)),
+			 .comp = malloc((np + 1) * sizeof(int)),
+			 .stack = malloc((np + 1) * sizeof(int)),
+			 .on = calloc(np + 1, sizeof(bool))};
+	sink = calloc(np + 1, sizeof(*sink));
+	cyclic = calloc(np + 1, sizeof(*cyclic));
+	k = calloc(np + 1, sizeof(*k));
+	if (!adj || !g.index || !g.low || !g.comp || !g.stack || !g.on || !sink || !cyclic || !k)
+		goto out;
+	/* Weak edges (under 1% of all waits) are left out, as wPerf trims them. */
+	for (size_t i = 0; i < n; i++)
+		if (e[i].ns * 100 >= total)
+			adj[from[i] * np + to[i]] = true;
+	for (size_t v = 0; v < np; v++)
+		g.index[v] = -1;
+	for (size_t v = 0; v < np; v++)
+		if (g.index[v] < 0)
+			strongconnect(&g, v);
+	for (int c = 0; c < g.n_comp; c++)
+		sink[c] = true;
+	for (size_t v = 0; v < np; v++)
+		for (size_t w = 0; w < np; w++)
+			if (adj[v * np + w]) {
+				if (g.comp[v] != g.comp[w])
+					sink[g.comp[v]] = false;
+				else
+					cyclic[g.comp[v]] =
+						true; /* a cycle inside, a self-edge too */
+			}
+	for (int c = 0; c < g.n_comp; c++) {
+		struct cp_knot *kn;
+
+		if (!sink[c] || !cyclic[c])
+			continue;
+		kn = &k[nk++];
+		for (size_t v = 0; v < np; v++)
+			if (g.comp[v] == c && kn->n_pools < CP_KNOT_MAX_POOLS)
+				snprintf(kn->pools[kn->n_pools++], sizeof(kn->pools[0]), "%s",
+					 names[v]);
+		for (size_t i = 0; i < n; i++)
+			if (g.comp[from[i]] == c && g.comp[to[i]] == c && adj[from[i] * np + to[i]])
+				kn->ns += e[i].ns;
+	}
+	qsort(k, nk, sizeof(*k), knot_cmp);
+	*out = k;
+	*n_out = nk;
+	k = NULL;
+	ret = 0;
+out:
+	free(k);
+	free(cyclic);
+	free(sink);
+	free(g.on);
+	free(g.stack);
+	free(g.comp);
+	free(g.low);
+	free(g.index);
+	free(adj);
+	free(to);
+	free(from);
+	free(names);
+	return ret;
+}

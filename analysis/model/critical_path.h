@@ -172,6 +172,22 @@ size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, si
  */
 int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n);
 const char *corecap_cp_wait_kind_name(enum cp_wait_kind k);
+
+/* A knot of the wait-for graph: pools that wait for each other in a cycle
+ * and for no pool outside (a sink strongly connected component). */
+#define CP_KNOT_MAX_POOLS 8
+struct cp_knot {
+	char pools[CP_KNOT_MAX_POOLS][32];
+	size_t n_pools; /* of pools; a larger knot keeps its first CP_KNOT_MAX_POOLS */
+	uint64_t ns;	/* the waits on the edges inside it */
+};
+/*
+ * The knots of edges (as corecap_critical_path_waitfor gives them), edges
+ * lighter than 1% of all the waits left out: *out malloc'd, heaviest first.
+ * 0 or -ENOMEM.
+ */
+int corecap_critical_path_knots(const struct cp_edge *e, size_t n, struct cp_knot **out,
+				size_t *n_out);
 /* A category's name: op_table's, or "runqueue". */
 const char *corecap_cp_cat_name(uint32_t cat);
 /* A thread's name as the kernel or the trace gave it, or NULL. */

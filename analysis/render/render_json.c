@@ -367,7 +367,8 @@ static json_object *waitfor_obj(const struct report *r)
 	const struct critical_path *cp = r->critical_path;
 	json_object *o, *edges;
 	struct cp_edge *v;
-	size_t n;
+	struct cp_knot *k;
+	size_t n, nk;
 
 	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
 		return NULL;
@@ -385,8 +386,23 @@ static json_object *waitfor_obj(const struct report *r)
 		    cp->ops_ended ? jnum((double)v[i].ns / (double)cp->ops_ended / 1e3, 3) : NULL);
 		json_object_array_add(edges, e);
 	}
-	free(v);
 	put(o, "edges", edges);
+	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
+		json_object *knots = json_object_new_array();
+
+		for (size_t i = 0; i < nk; i++) {
+			json_object *e = json_object_new_object(), *pools = json_object_new_array();
+
+			for (size_t p = 0; p < k[i].n_pools; p++)
+				json_object_array_add(pools, jstr(k[i].pools[p]));
+			put(e, "pools", pools);
+			put(e, "ms", jnum(k[i].ns / 1e6, 3));
+			json_object_array_add(knots, e);
+		}
+		put(o, "knots", knots);
+		free(k);
+	}
+	free(v);
 	return o;
 }
 

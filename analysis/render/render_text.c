@@ -431,7 +431,8 @@ static void waitfor_lines(const struct report *r, FILE *out)
 {
 	const struct critical_path *cp = r->critical_path;
 	struct cp_edge *v;
-	size_t n;
+	struct cp_knot *k;
+	size_t n, nk;
 
 	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
 		return;
@@ -443,6 +444,15 @@ static void waitfor_lines(const struct report *r, FILE *out)
 			v[i].from, v[i].to, corecap_cp_wait_kind_name(v[i].kind), v[i].ns / 1e6,
 			cp->ops_ended ? (double)v[i].ns / (double)cp->ops_ended / 1e3 : 0.0,
 			(unsigned long long)v[i].wakes);
+	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
+		for (size_t i = 0; i < nk; i++) {
+			fprintf(out, "           knot (pools waiting for each other only):");
+			for (size_t p = 0; p < k[i].n_pools; p++)
+				fprintf(out, "%s %s", p ? " +" : "", k[i].pools[p]);
+			fprintf(out, ", %.1f ms\n", k[i].ns / 1e6);
+		}
+		free(k);
+	}
 	if (n)
 		fprintf(out, "\n");
 	free(v);

@@ -233,6 +233,34 @@ START_TEST(waitfor_edges_by_pool_and_kind)
 }
 END_TEST
 
+/* Knots: a and b wait for each other, c waits for a: {a, b} is a sink
+ * cycle (c is not in it); an edge under 1% of the waits does not count;
+ * once b waits for d in earnest, {a, b} is no knot (and d has no cycle). */
+START_TEST(knots_are_sink_cycles)
+{
+	struct cp_edge e[] = {
+		{"a", "b", CPW_LOCK, 1000, 1},
+		{"b", "a", CPW_COND, 500, 1},
+		{"c", "a", CPW_COND, 300, 1},
+		{"b", "d", CPW_WAKE, 10, 1},
+	};
+	struct cp_knot *k;
+	size_t n;
+
+	ck_assert_int_eq(corecap_critical_path_knots(e, 4, &k, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(k[0].n_pools, 2);
+	ck_assert_str_eq(k[0].pools[0], "a");
+	ck_assert_str_eq(k[0].pools[1], "b");
+	ck_assert_uint_eq(k[0].ns, 1500);
+	free(k);
+	e[3].ns = 400;
+	ck_assert_int_eq(corecap_critical_path_knots(e, 4, &k, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	free(k);
+}
+END_TEST
+
 /* Ops excluded by the model (outside the window) have no path, and an op
  * ended on a thread never seen has none either (counted). */
 START_TEST(excluded_and_pathless_ops)
@@ -309,6 +337,7 @@ int main(void)
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
 	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
+	tcase_add_test(tc, knots_are_sink_cycles);
 	tcase_add_test(tc, excluded_and_pathless_ops);
 	tcase_add_test(tc, conservation_on_random_interleavings);
 	suite_add_tcase(s, tc);
