@@ -13,13 +13,15 @@ int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir,
 	*a = (struct critical_attrib){0};
 	corecap_kernel_reader_init(&a->k);
 	ret = corecap_kernel_reader_load(&a->k, run_dir, ws, we, err);
-	if (ret == -ENOENT)
-		return 1;
-	if (ret)
-		return ret;
+	if (ret) {
+		corecap_kernel_reader_release(&a->k);
+		return ret == -ENOENT ? 1 : ret;
+	}
 	a->loaded = true;
-	if ((ret = corecap_critical_path_init(&a->cp, pid, a->k.hdr.nr_cpus)))
+	if ((ret = corecap_critical_path_init(&a->cp, pid, a->k.hdr.nr_cpus))) {
+		corecap_critical_attrib_release(a);
 		return ret;
+	}
 	a->cp.ws = ws;
 	a->cp.we = we;
 	a->cp.site_is_logging = site_is_logging;
