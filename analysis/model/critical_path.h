@@ -19,6 +19,11 @@
  * time adds to it; a waking of X by W replaces it by W's. The op's answer
  * is its ending thread's at the end, and sums to the latency exactly
  * (checked on every op). Memory: ops in flight x threads, never events.
+ *
+ * The same wakings give the wait-for graph between pools: a sleep of a
+ * daemon thread ended by another daemon thread is an edge sleeper ->
+ * waker, by what it slept in (a mutex, another futex wait, anything
+ * else); its knots are the pools that wait for each other only.
  */
 #ifndef CORECAP_CRITICAL_PATH_H
 #define CORECAP_CRITICAL_PATH_H
