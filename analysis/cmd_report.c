@@ -19,6 +19,7 @@
 #include "ceph_attrib.h"
 #include "thread_origin.h"
 #include "cmd_util.h"
+#include "critical_attrib.h"
 #include "kernel_attrib.h"
 #include "model/ceiling.h"
 #include "model/projection.h"
@@ -96,6 +97,8 @@ struct report_job {
 	const char *no_trace_why; /* why a run with a manifest has no trace */
 	struct kernel_quality kernel;
 	bool has_kernel;
+	struct critical_attrib crit; /* the ops' critical paths, fed with the trace */
+	bool has_crit;
 };
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -191,13 +194,37 @@ static void cut_shim_frames(struct report_job *j)
 static int consume(void *ctx, const struct model_event *ev)
 {
 	struct report_job *j = ctx;
+	int ret = j->has_crit ? corecap_critical_attrib_event(&j->crit, ev) : 0;
 
+	if (ret)
+		return ret;
 	if (j->detecting)
 		return corecap_net_ops_consume(&j->net, ev);
 	if (ev->kind == MEV_IO && ev->io.io_class == IO_NET && ev->io.bytes > 0 &&
 	    (j->model.cfg.pid < 0 || ev->pid == j->model.cfg.pid))
 		j->net_events++;
 	return corecap_model_consume(&j->model, ev);
+}
+
+/* The kernel records, loaded before the trace for the ops' critical paths. */
+static int open_critical(struct report_job *j, struct model_config *cfg)
+{
+	char *err = NULL;
+	int ret;
+
+	if (!cfg->has_window)
+		return 0;
+	ret = corecap_critical_attrib_open(&j->crit, j->o.run, cfg->window_start_ns,
+					   cfg->window_end_ns, cfg->pid, site_is_logging, j, &err);
+	j->has_crit = ret == 0;
+	if (ret < 0)
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+	if (j->has_crit) {
+		cfg->op_end = corecap_critical_attrib_op_end;
+		cfg->op_end_ctx = &j->crit;
+	}
+	free(err);
+	return ret < 0 ? ret : 0;
 }
 
 static int load_manifest(struct report_job *j)
@@ -296,6 +323,8 @@ static int read_pass(struct report_job *j, bool detect)
 	};
 	int ret;
 
+	if ((ret = open_critical(j, &cfg)))
+		return ret;
 	ret = corecap_model_init(&j->model, &cfg);
 	if (ret)
 		return ret;
@@ -312,6 +341,8 @@ static int read_pass(struct report_job *j, bool detect)
 								    : strerror(-ret));
 	j->foreign_events = r.foreign_events;
 	corecap_ctf_reader_release(&r);
+	if (!ret && j->has_crit)
+		ret = corecap_critical_attrib_finish(&j->crit);
 	if (!ret)
 		ret = corecap_model_finish(&j->model);
 	j->model.src.trace = ret == 0;
@@ -332,6 +363,9 @@ static int read_trace(struct report_job *j)
 		return ret;
 	corecap_model_release(&j->model);
 	j->has_model = false;
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
+	j->has_crit = false;
 	return read_pass(j, true);
 }
 
@@ -407,8 +441,14 @@ static int read_kernel(struct report_job *j)
 	char *err = NULL;
 	int ret;
 
-	ret = corecap_kernel_attrib(&j->model, j->o.run, j->has_sym ? &j->sym : NULL, &j->kernel,
-				    &err);
+	if (j->has_crit && j->crit.loaded)
+		ret = corecap_kernel_attrib_loaded(&j->model, &j->crit.k, j->o.run,
+						   j->has_sym ? &j->sym : NULL, &j->kernel, &err);
+	else
+		ret = corecap_kernel_attrib(&j->model, j->o.run, j->has_sym ? &j->sym : NULL,
+					    &j->kernel, &err);
+	if (j->has_crit)
+		corecap_critical_attrib_drop_records(&j->crit);
 	if (ret == 1) {
 		/* Absent: missing only where the manifest says it was recorded. */
 		if (j->has_manifest && j->manifest.src_kernel)
@@ -812,6 +852,8 @@ static void job_release(struct report_job *j)
 	corecap_ceph_files_release(&j->ceph);
 	if (j->detecting)
 		corecap_net_ops_release(&j->net);
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
 	if (j->has_model)
 		corecap_model_release(&j->model);
 	if (j->has_sym)
@@ -945,6 +987,7 @@ static int build(struct report_job *j, struct report *r)
 		.ceph_sampled_why_not = j->sampled_why_not,
 		.kernel = j->has_kernel ? &j->kernel : NULL,
 		.net_ops = j->detecting ? &j->net : NULL,
+		.critical_path = j->has_crit ? &j->crit.cp : NULL,
 	};
 	return 0;
 }

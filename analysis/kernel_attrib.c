@@ -94,6 +94,32 @@ static int futexes(struct model *m, const struct kernel_reader *k, struct symbol
 	return ret;
 }
 
+int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
+				 const char *run_dir, struct symbolizer *sym,
+				 struct kernel_quality *out, char **err)
+{
+	int ret;
+
+	*out = (struct kernel_quality){0};
+	out->records = k->n_recs;
+	out->lost = k->lost;
+	out->unknown_records = k->unknown_records;
+	out->trailing_bytes = k->trailing_bytes;
+	out->stacks = k->n_stacks;
+	out->has_stacks = k->has_stacks;
+	out->switches = k->counts[CORECAP_KREC_SWITCH];
+	out->wakings = k->counts[CORECAP_KREC_WAKING];
+	out->futex_calls = k->counts[CORECAP_KREC_FUTEX_ENTER];
+	if ((ret = states(m, k, out)) || (ret = futexes(m, k, sym, out))) {
+		if (asprintf(err, "cannot model '%s/kernel': %s", run_dir, strerror(-ret)) < 0)
+			*err = NULL;
+		return ret;
+	}
+	m->src.kernel = true;
+	m->src.futex = true;
+	return 0;
+}
+
 int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,
 			  struct kernel_quality *out, char **err)
 {
@@ -103,29 +129,10 @@ int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolize
 	*out = (struct kernel_quality){0};
 	corecap_kernel_reader_init(&k);
 	ret = corecap_kernel_reader_load(&k, run_dir, m->ws, m->we, err);
-	if (ret == -ENOENT) {
+	if (ret == -ENOENT)
 		ret = 1;
-		goto out;
-	}
-	if (ret)
-		goto out;
-	out->records = k.n_recs;
-	out->lost = k.lost;
-	out->unknown_records = k.unknown_records;
-	out->trailing_bytes = k.trailing_bytes;
-	out->stacks = k.n_stacks;
-	out->has_stacks = k.has_stacks;
-	out->switches = k.counts[CORECAP_KREC_SWITCH];
-	out->wakings = k.counts[CORECAP_KREC_WAKING];
-	out->futex_calls = k.counts[CORECAP_KREC_FUTEX_ENTER];
-	if ((ret = states(m, &k, out)) || (ret = futexes(m, &k, sym, out))) {
-		if (asprintf(err, "cannot model '%s/kernel': %s", run_dir, strerror(-ret)) < 0)
-			*err = NULL;
-		goto out;
-	}
-	m->src.kernel = true;
-	m->src.futex = true;
-out:
+	else if (!ret)
+		ret = corecap_kernel_attrib_loaded(m, &k, run_dir, sym, out, err);
 	corecap_kernel_reader_release(&k);
 	return ret;
 }

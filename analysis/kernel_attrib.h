@@ -15,6 +15,7 @@
 
 #include "model/kernel_states.h"
 #include "model/model.h"
+#include "read/kernel_reader.h"
 #include "read/symbolizer.h"
 
 /*
@@ -24,5 +25,10 @@
  */
 int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,
 			  struct kernel_quality *out, char **err);
+/* The same from records already loaded (critical_attrib.h loads them before
+ * the trace); 0 or a negative errno with *err. */
+int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
+				 const char *run_dir, struct symbolizer *sym,
+				 struct kernel_quality *out, char **err);
 
 #endif

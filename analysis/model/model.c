@@ -311,6 +311,12 @@ static int on_end(struct model *m, struct model_thread *th, const struct model_e
 		m->q.ops_outside_window++;
 		exclude = true;
 	}
+	if (m->cfg.op_end) {
+		int ret = m->cfg.op_end(m->cfg.op_end_ctx, op->id, op->type, th->tid, ts, exclude);
+
+		if (ret)
+			return ret;
+	}
 	return corecap_op_table_finish(&m->ops, op, ts, exclude);
 }
 

@@ -35,6 +35,11 @@ struct model_config {
 	bool (*site_is_logging)(void *ctx, uint64_t site);
 	void *classify_ctx;
 	FILE *dump_ops; /* optional: one TSV line per finished op */
+	/* Optional: told of each op's end on thread tid, before the model
+	 * accounts it (`exclude`: left out); a non-zero return is an error. */
+	int (*op_end)(void *ctx, uint64_t id, uint32_t type, int32_t tid, uint64_t end_ns,
+		      bool exclude);
+	void *op_end_ctx;
 };
 
 /* What the input lacked or broke; every count here appears in the report. */

@@ -375,6 +375,85 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 	return o;
 }
 
+/* One op type's critical path (model/critical_path.h): its categories per
+ * op and its top (thread, category) pairs; null without kernel records. */
+static void put_critical_path(const struct report *r, json_object *to, uint32_t type)
+{
+	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
+	json_object *bd, *top;
+	struct cp_top v[5];
+	size_t n;
+
+	if (!t) {
+		put(to, "critical_path_us", NULL);
+		put(to, "critical_path_top", NULL);
+		return;
+	}
+	bd = json_object_new_object();
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		put(bd, corecap_cp_cat_name(c), jnum((double)t->ns[c] / (double)t->count / 1e3, 3));
+	put(to, "critical_path_us", bd);
+	top = json_object_new_array();
+	n = corecap_critical_path_top(t, v, 5);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		put(e, "tid", json_object_new_int(v[i].tid));
+		put(e, "thread",
+		    jstr(corecap_critical_path_thread_name(r->critical_path, v[i].tid)));
+		put(e, "category", jstr(corecap_cp_cat_name(v[i].cat)));
+		put(e, "us_per_op", jnum((double)v[i].ns / (double)t->count / 1e3, 3));
+		json_object_array_add(top, e);
+	}
+	put(to, "critical_path_top", top);
+}
+
+/* The wait-for graph between pools (model/critical_path.h); null without
+ * kernel records and a trace. */
+static json_object *waitfor_obj(const struct report *r)
+{
+	const struct critical_path *cp = r->critical_path;
+	json_object *o, *edges;
+	struct cp_edge *v;
+	struct cp_knot *k;
+	size_t n, nk;
+
+	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
+		return NULL;
+	o = json_object_new_object();
+	edges = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		put(e, "from", jstr(v[i].from));
+		put(e, "to", jstr(v[i].to));
+		put(e, "kind", jstr(corecap_cp_wait_kind_name(v[i].kind)));
+		put(e, "ms", jnum(v[i].ns / 1e6, 3));
+		put(e, "wakes", ju64(v[i].wakes));
+		put(e, "per_op_us",
+		    cp->ops_ended ? jnum((double)v[i].ns / (double)cp->ops_ended / 1e3, 3) : NULL);
+		json_object_array_add(edges, e);
+	}
+	put(o, "edges", edges);
+	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
+		json_object *knots = json_object_new_array();
+
+		for (size_t i = 0; i < nk; i++) {
+			json_object *e = json_object_new_object(), *pools = json_object_new_array();
+
+			for (size_t p = 0; p < k[i].n_pools; p++)
+				json_object_array_add(pools, jstr(k[i].pools[p]));
+			put(e, "pools", pools);
+			put(e, "ms", jnum(k[i].ns / 1e6, 3));
+			json_object_array_add(knots, e);
+		}
+		put(o, "knots", knots);
+		free(k);
+	}
+	free(v);
+	return o;
+}
+
 static json_object *ops_obj(const struct report *r)
 {
 	const struct model *m = r->model;
@@ -432,6 +511,7 @@ static json_object *ops_obj(const struct report *r)
 		for (int c = 0; c < CAT__COUNT; c++)
 			put(bd, corecap_op_cat_name(c), jnum((double)t->cat_ns[c] / n / 1e3, 3));
 		put(to, "breakdown_us", bd);
+		put_critical_path(r, to, (uint32_t)i);
 		put(to, "detail_us", detail_obj(r, t));
 		put(by, t->name, to);
 	}
@@ -446,6 +526,19 @@ static json_object *ops_obj(const struct report *r)
 	put(cons, "violations", ju64(ops->violations));
 	put(cons, "max_error_ns", ju64(ops->max_err_ns));
 	put(o, "conservation", cons);
+	if (r->critical_path) {
+		const struct critical_path *cp = r->critical_path;
+
+		cons = json_object_new_object();
+		put(cons, "checked", ju64(cp->checked));
+		put(cons, "violations", ju64(cp->violations));
+		put(cons, "max_error_ns", ju64(cp->max_err_ns));
+		put(cons, "ops_without_path", ju64(cp->ops_without_path));
+		put(cons, "inconsistent", ju64(cp->inconsistent));
+		put(o, "critical_path_conservation", cons);
+	} else {
+		put(o, "critical_path_conservation", NULL);
+	}
 	return o;
 }
 
@@ -779,6 +872,7 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "ceiling", ceiling_obj(r));
 	put(root, "locks", locks_arr(r));
 	put(root, "ops", ops_obj(r));
+	put(root, "waitfor", waitfor_obj(r));
 	put(root, "pools", pools_arr(r));
 	put(root, "threads", threads_arr(r));
 	put(root, "io_classes", io_classes_arr(r));

@@ -426,6 +426,66 @@ out:
 	free(labels);
 }
 
+/* An op type's critical path beside its breakdown (model/critical_path.h). */
+static void critical_path_lines(const struct report *r, uint32_t type, FILE *out)
+{
+	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
+	struct cp_top v[5];
+	size_t n;
+
+	if (!t)
+		return;
+	fprintf(out, "             critical path:");
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		fprintf(out, " %s %.1f", corecap_cp_cat_name(c), t->ns[c] / (double)t->count / 1e3);
+	fprintf(out, "\n");
+	n = corecap_critical_path_top(t, v, 5);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = corecap_critical_path_thread_name(r->critical_path, v[i].tid);
+
+		fprintf(out, "%s%s %d %s %.1f", i ? ", " : "             on the path (us/op): ",
+			name		? name
+			: v[i].tid == 0 ? "idle"
+					: "tid",
+			(int)v[i].tid, corecap_cp_cat_name(v[i].cat),
+			v[i].ns / (double)t->count / 1e3);
+	}
+	if (n)
+		fprintf(out, "\n");
+}
+
+/* The wait-for graph between pools, heaviest edges first (at most 10). */
+static void waitfor_lines(const struct report *r, FILE *out)
+{
+	const struct critical_path *cp = r->critical_path;
+	struct cp_edge *v;
+	struct cp_knot *k;
+	size_t n, nk;
+
+	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
+		return;
+	if (n)
+		fprintf(out, "wait-for   (pool slept until a thread of pool woke it: ms in the "
+			     "window, us per op)\n");
+	for (size_t i = 0; i < n && i < 10; i++)
+		fprintf(out, "           %s -> %s (%s): %.1f ms, %.1f us/op, %llu wakes\n",
+			v[i].from, v[i].to, corecap_cp_wait_kind_name(v[i].kind), v[i].ns / 1e6,
+			cp->ops_ended ? (double)v[i].ns / (double)cp->ops_ended / 1e3 : 0.0,
+			(unsigned long long)v[i].wakes);
+	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
+		for (size_t i = 0; i < nk; i++) {
+			fprintf(out, "           knot (pools waiting for each other only):");
+			for (size_t p = 0; p < k[i].n_pools; p++)
+				fprintf(out, "%s %s", p ? " +" : "", k[i].pools[p]);
+			fprintf(out, ", %.1f ms\n", k[i].ns / 1e6);
+		}
+		free(k);
+	}
+	if (n)
+		fprintf(out, "\n");
+	free(v);
+}
+
 static void ops(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
@@ -469,9 +529,11 @@ static void ops(const struct report *r, FILE *out)
 			fprintf(out, " %s %.1f (%.0f%%)", corecap_op_cat_name(c),
 				ty->cat_ns[c] / n / 1e3, pct(ty->cat_ns[c], ty->hist.sum_ns));
 		fprintf(out, "\n");
+		critical_path_lines(r, (uint32_t)i, out);
 		op_detail(r, ty, out);
 	}
 	fprintf(out, "\n");
+	waitfor_lines(r, out);
 }
 
 static void quality(const struct report *r, FILE *out)

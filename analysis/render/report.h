@@ -13,6 +13,7 @@
 
 #include "../model/ceiling.h"
 #include "../model/ceph_sampled.h"
+#include "../model/critical_path.h"
 #include "../model/kernel_states.h"
 #include "../model/model.h"
 #include "../model/net_ops.h"
@@ -76,6 +77,8 @@ struct report {
 	uint64_t ctx_switches;
 	/* Ops detected from socket I/O (model/net_ops.h); NULL: annotated ops. */
 	const struct net_ops *net_ops;
+	/* The ops' critical paths (trace and kernel records); NULL without both. */
+	const struct critical_path *critical_path;
 };
 
 /*

@@ -11,3 +11,8 @@ set_tests_properties(e2e.kernel_report_biglock PROPERTIES RUN_SERIAL TRUE)
 set_property(TEST e2e.kernel_report_biglock APPEND PROPERTY LABELS measured)
 # A bare ceph-osd reported from kernel events (about 40 s; Ceph installed).
 corecap_e2e_test(kernel_report_ceph kernel_report_ceph.sh TIMEOUT 300 LABELS "kernel;ceph;analysis")
+# The ops' critical paths against the annotations, and a CPU hog on the
+# path (about 40 s: three refosd runs of 3 s and their reports).
+corecap_e2e_test(kernel_critical_path kernel_critical_path.sh TIMEOUT 240 LABELS "kernel;analysis")
+set_tests_properties(e2e.kernel_critical_path PROPERTIES RUN_SERIAL TRUE)
+set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS measured)
