@@ -6,6 +6,7 @@
  */
 #include <corecap/analysis.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -146,7 +147,9 @@ static int load_manifest(struct report_job *j)
 		ret = -EINVAL;
 	} else {
 		j->has_manifest = true;
-		if (j->manifest.partial)
+		for (size_t i = 0; i < j->manifest.n_warnings && !ret; i++)
+			ret = warn(j, "%s", j->manifest.warnings[i]);
+		if (!ret && j->manifest.partial)
 			ret = warn(j, "partial run: %s",
 				   j->manifest.partial_reason ? j->manifest.partial_reason
 							      : "the recording did not complete");
@@ -468,7 +471,9 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		case 't':
 			errno = 0;
 			o->top = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || !o->top) {
+			/* strtoul takes "-1" as ULONG_MAX: a sign is refused. */
+			if (errno || end == optarg || *end || !o->top ||
+			    !isdigit((unsigned char)*optarg)) {
 				corecap_analysis_error(
 					"invalid --top '%s': expected a positive count", optarg);
 				return 2;
@@ -536,17 +541,11 @@ static void job_release(struct report_job *j)
 /* Reads and models the run into *r, which points into j. */
 static int build(struct report_job *j, struct report *r)
 {
-	struct stat st;
 	struct ceiling_inputs in;
 	int ret;
 
-	if (stat(j->o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		corecap_analysis_error("cannot open run directory '%s': %s", j->o.run,
-				       S_ISDIR(st.st_mode) || errno ? strerror(errno)
-								    : "Not a directory");
-		return -ENOENT;
-	}
-	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
+	if ((ret = corecap_run_dir_check(j->o.run)) ||
+	    (ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
 	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
 	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
@@ -576,7 +575,11 @@ static int build(struct report_job *j, struct report *r)
 		.cores_available = j->has_manifest ? j->manifest.nproc : 0,
 	};
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)) ||
-	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)) || (ret = ceph_sampled(j)))
+	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)))
+		return ret;
+	for (size_t i = 0; i < j->ceph.n_warnings && !ret; i++)
+		ret = warn(j, "%s", j->ceph.warnings[i]);
+	if (ret || (ret = ceph_sampled(j)))
 		return ret;
 	*r = (struct report){
 		.run_dir = j->o.run,

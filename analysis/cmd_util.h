@@ -12,6 +12,14 @@
 /* Prints "corecap: <formatted message>\n" on stderr. */
 void corecap_analysis_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * Is run a run directory? 0; otherwise a negative errno, with the error
+ * printed: it cannot be opened, it is not a directory (a regular file
+ * given as RUN), or it holds neither manifest.json nor trace/ (an empty
+ * directory, or the wrong one).
+ */
+int corecap_run_dir_check(const char *run);
+
 /* "DIR/NAME", malloc'ed; NULL when out of memory. */
 char *corecap_path_in(const char *dir, const char *name);
 
