@@ -70,6 +70,7 @@ struct report_job {
 	char **warnings;
 	size_t n_warnings;
 	bool has_stats;
+	const char *incomplete_reason; /* the analysis found the run incomplete */
 	FILE *dump;
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
@@ -212,6 +213,24 @@ out:
 	return ret;
 }
 
+/* A stream file cut short (an interrupted recording) loses packets without
+ * an error from the library: the indexes say how many. */
+static int trace_shortfall(struct report_job *j, const struct ctf_reader *r)
+{
+	uint64_t missing = corecap_ctf_reader_missing_packets(r);
+
+	if (!missing)
+		return 0;
+	j->incomplete_reason = "the trace is cut short: packets its indexes list are missing";
+	return warn(j,
+		    "the trace is cut short: %llu of the %llu packets its stream indexes list are "
+		    "missing (%llu bytes; first in '%s'): their events and the ops they touch "
+		    "are not in the figures",
+		    (unsigned long long)missing, (unsigned long long)r->check.index_packets,
+		    (unsigned long long)r->check.missing_bytes,
+		    r->check.streams_cut ? r->check.cut_name : "?");
+}
+
 static int read_trace(struct report_job *j)
 {
 	struct ctf_reader r;
@@ -238,6 +257,8 @@ static int read_trace(struct report_job *j)
 				       corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
 								    : strerror(-ret));
 	j->foreign_events = r.foreign_events;
+	if (!ret)
+		ret = trace_shortfall(j, &r);
 	corecap_ctf_reader_release(&r);
 	if (!ret)
 		ret = corecap_model_finish(&j->model);
@@ -311,6 +332,35 @@ static int read_samples(struct report_job *j)
 	return ret;
 }
 
+/*
+ * The shim counts every contention of a hot lock, and the trace holds an
+ * event for each: a trace with far fewer (a stream cut at a packet
+ * boundary with its index) lost events nobody reported. Only when the
+ * trace has lock events at all and the tracer reported no loss.
+ */
+static int shim_shortfall(struct report_job *j)
+{
+	uint64_t traced = 0, counted = 0;
+
+	for (size_t i = 0; i < j->model.locks.len; i++) {
+		const struct model_lock *l = j->model.locks.all[i];
+
+		if (!l->has_stats)
+			continue;
+		traced += l->contentions;
+		counted += l->stats_contentions;
+	}
+	if (!traced || j->model.q.loss_msgs || counted < 50 || traced >= counted - counted / 10)
+		return 0;
+	if (!j->incomplete_reason)
+		j->incomplete_reason = "the trace lacks events the shim counted";
+	return warn(j,
+		    "the trace holds %llu lock contentions where the shim counted %llu in the "
+		    "window: %.0f%% of the events are missing (a trace cut short?)",
+		    (unsigned long long)traced, (unsigned long long)counted,
+		    100.0 * (double)(counted - traced) / (double)counted);
+}
+
 static int read_stats(struct report_job *j)
 {
 	struct shim_stats st;
@@ -353,6 +403,8 @@ static int read_stats(struct report_job *j)
 		if (!ret && st.holds_dropped)
 			ret = warn(j, "the shim could not time %llu holds (hold stack full)",
 				   (unsigned long long)st.holds_dropped);
+		if (!ret)
+			ret = shim_shortfall(j);
 	}
 	corecap_shim_stats_release(&st);
 out:
@@ -596,6 +648,7 @@ static int build(struct report_job *j, struct report *r)
 		.warnings = j->warnings,
 		.n_warnings = j->n_warnings,
 		.has_stats = j->has_stats,
+		.incomplete_reason = j->incomplete_reason,
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
 		.frame_ctx = j,

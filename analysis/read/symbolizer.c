@@ -1,4 +1,5 @@
 #include "symbolizer.h"
+#include "run_file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -102,7 +103,7 @@ static size_t module_index(struct symbolizer *s, const char *path)
 
 static int read_maps(struct symbolizer *s, const char *path, char **err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = corecap_run_file_fopen(path);
 	char *line = NULL, *file, perms[8];
 	size_t size = 0, cap = 0, mod;
 	unsigned long long start, end, off;
@@ -111,7 +112,7 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 	if (!f) {
 		ret = -errno;
 		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+		    asprintf(err, "cannot open '%s': %s", path, corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}
@@ -153,7 +154,7 @@ out:
 
 static void read_buildids(struct symbolizer *s, const char *path)
 {
-	FILE *f = path ? fopen(path, "re") : NULL;
+	FILE *f = path ? corecap_run_file_fopen(path) : NULL;
 	char *line = NULL, *tab;
 	size_t size = 0;
 

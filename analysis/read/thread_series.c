@@ -1,6 +1,7 @@
 #include "thread_series.h"
 
 #include "../model/thread_table.h"
+#include "run_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -192,7 +193,7 @@ static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char 
 
 int corecap_thread_series_load(struct thread_series *s, const char *path, char **err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = corecap_run_file_fopen(path);
 	char *line = NULL, *fields[32];
 	int cols[C__COUNT];
 	size_t size = 0;
@@ -203,7 +204,7 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 	if (!f) {
 		ret = -errno;
 		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+		    asprintf(err, "cannot open '%s': %s", path, corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}

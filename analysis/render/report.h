@@ -32,6 +32,10 @@ struct report {
 	size_t n_missing;
 	char **warnings; /* data-quality sentences */
 	size_t n_warnings;
+	/* Set when the analysis itself found the run incomplete (a stream file
+	 * shorter than its index, events the shim counted missing from the
+	 * trace), though its manifest says complete: the report is partial. */
+	const char *incomplete_reason;
 	bool has_stats;
 	size_t top_locks; /* text: rows of the lock table */
 	/* Names a code address (a stack frame) for display. */
