@@ -352,7 +352,8 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 	}
 	if (ret == 0) {
 		c->n_types = n;
-		qsort(c->types, n, sizeof(*c->types), cmp_type);
+		if (n) /* qsort(NULL, 0) is undefined */
+			qsort(c->types, n, sizeof(*c->types), cmp_type);
 		c->has_optracker = n > 0;
 		/* The spans named their type by its place before the sort. */
 		for (size_t i = 0; i < sp.n; i++)
@@ -361,7 +362,8 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 					sp.v[i].type = (uint32_t)k;
 					break;
 				}
-		qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
+		if (sp.n)
+			qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
 		c->spans = sp.v;
 		c->n_spans = sp.n;
 		c->events = sp.ev;

@@ -960,7 +960,8 @@ int corecap_ctf_reader_find_traces(const char *root, char ***dirs, size_t *n, ch
 		*n = 0;
 		return ret;
 	}
-	qsort(*dirs, *n, sizeof(**dirs), cmp_str);
+	if (*n) /* qsort(NULL, 0) is undefined */
+		qsort(*dirs, *n, sizeof(**dirs), cmp_str);
 	return 0;
 }
 

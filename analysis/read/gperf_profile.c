@@ -41,6 +41,7 @@ static size_t n_slots(const struct slot_reader *r)
 	return r->len / r->bytes;
 }
 
+static int fail(char **err, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char **err, int ret, const char *fmt, ...)
 {
 	va_list ap;

@@ -111,8 +111,8 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 
 	if (!f) {
 		ret = -errno;
-		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, corecap_run_file_strerror(-ret)) < 0)
+		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
+					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}
@@ -142,7 +142,8 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 		}
 		s->maps[s->n_maps++] = (struct sym_mapping){start, end, off, mod};
 	}
-	qsort(s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
+	if (s->n_maps) /* qsort(NULL, 0) is undefined */
+		qsort(s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
 	goto out;
 out_nomem:
 	ret = -ENOMEM;
@@ -239,9 +240,12 @@ static Elf *open_elf(const char *path, int *fd)
 {
 	Elf *elf;
 
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (*fd < 0)
+	/* A run's maps may name any path: a FIFO there must not block us. */
+	*fd = corecap_run_file_open(path);
+	if (*fd < 0) {
+		*fd = -1;
 		return NULL;
+	}
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		if (elf)

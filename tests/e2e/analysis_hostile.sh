@@ -231,6 +231,12 @@ rm "$stream"
 mkfifo "$stream"
 expect_fail_naming "FIFO as a stream file" "trace file '$stream': not a regular file" \
 	timeout $T "$CORECAP" report "$run"
+# The binaries a run's maps name are opened too: a FIFO there (under --symfs) must not block.
+exe=$(awk '$2 ~ /x/ && $6 ~ /corecap_tracegen/ { print $6; exit }' "$DATA/golden-run/maps")
+mkdir -p "$WORK/fifo-symfs$(dirname "$exe")"
+mkfifo "$WORK/fifo-symfs$exe"
+expect_ok "FIFO as the daemon's binary (symfs)" "corecap report" \
+	timeout $T "$CORECAP" report --symfs "$WORK/fifo-symfs" "$DATA/golden-run"
 run=$(fifo_run fifo-prof cpu.prof)
 expect_fail_naming "FIFO as cpu.prof" "not a regular file" \
 	timeout $T "$CORECAP" flame --kind cpu "$run"
