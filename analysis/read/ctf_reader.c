@@ -450,7 +450,10 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 	default:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
+	/* Our own work (the model, a first symbol lookup loading a large
+	 * binary's DWARF) is no stall of the library: the watchdog waits. */
 	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->in_consumer, true, __ATOMIC_RELAXED);
 	for (uint64_t i = 0; i < count; i++) {
 		const bt_message *msg = msgs[i];
 
@@ -474,6 +477,8 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 		}
 		bt_message_put_ref(msg);
 	}
+	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->in_consumer, false, __ATOMIC_RELAXED);
 	if (ret) {
 		r->consume_ret = ret;
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
@@ -497,6 +502,7 @@ static struct {
 	pthread_cond_t cv;
 	bool stop, running;
 	const uint64_t *progress;
+	const bool *in_consumer;
 	unsigned stall_s;
 } guard = {.stderr_fd = -1, .log_fd = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
 
@@ -585,7 +591,9 @@ static void *watchdog_main(void *arg)
 		if (pthread_cond_timedwait(&guard.cv, &guard.mu, &ts) == 0 || guard.stop)
 			continue;
 		now = __atomic_load_n(guard.progress, __ATOMIC_RELAXED);
-		idle_s = now == seen ? idle_s + 1 : 0;
+		idle_s = now == seen && !__atomic_load_n(guard.in_consumer, __ATOMIC_RELAXED)
+				 ? idle_s + 1
+				 : 0;
 		seen = now;
 		if (idle_s < guard.stall_s)
 			continue;
@@ -609,6 +617,7 @@ static void guard_begin(struct ctf_reader *r, const char *what)
 	struct sigaction sa = {.sa_handler = on_abort};
 
 	guard.what = what;
+	guard.stall_s = stall_limit_s(); /* its warning still reaches the real stderr */
 	if (r->log_fd < 0)
 		r->log_fd = memfd_create("corecap-babeltrace2-log", MFD_CLOEXEC);
 	fflush(stderr);
@@ -621,7 +630,7 @@ static void guard_begin(struct ctf_reader *r, const char *what)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGABRT, &sa, &guard.old_abrt);
 	guard.progress = &r->progress;
-	guard.stall_s = stall_limit_s();
+	guard.in_consumer = &r->in_consumer;
 	guard.stop = false;
 	pthread_cond_init(&guard.cv, NULL);
 	guard.running = pthread_create(&guard.watchdog, NULL, watchdog_main, NULL) == 0;

@@ -14,9 +14,10 @@
  * The library is not trusted with hostile input (read/ctf_check.h says
  * why): each trace is checked first (ctf_check; CORECAP_CTF_CHECK=0 skips
  * that, for tests), and while the library works a watchdog thread ends
- * the process with a clear error when it makes no progress for
- * CORECAP_TRACE_STALL_S seconds (default 60: the library spins inside, so
- * neither a return nor a signal would reach us), and an abort inside it
+ * the process with a clear error when the library (not our consumer)
+ * makes no progress for CORECAP_TRACE_STALL_S seconds (default 60: it
+ * spins inside, so neither a return nor a signal would reach us), and an
+ * abort inside it
  * ends the process with exit status 1 and the library's message. Its
  * error log (the metadata parser's "At line 3 in metadata stream: syntax
  * error") is captured while it runs and added to the cause chain.
@@ -24,6 +25,7 @@
 #ifndef CORECAP_CTF_READER_H
 #define CORECAP_CTF_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +49,7 @@ struct ctf_reader {
 	uint64_t events, foreign_events;
 	uint64_t packets;  /* packet beginnings read, for ctf_check's index figures */
 	uint64_t progress; /* bumped as the library hands over messages (atomic) */
+	bool in_consumer;  /* our consumer runs: not the library's time (atomic) */
 	uint64_t stack[64];
 	char *error;		/* set when init or run fails */
 	struct ctf_check check; /* what the traces' files say, summed */
