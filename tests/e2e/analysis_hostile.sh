@@ -31,18 +31,9 @@ PY
 
 # expect_ok WHAT NEEDLE CMD...: CMD exits 0 and its output (stdout+stderr) names NEEDLE.
 expect_ok() {
-	local what=$1 needle=$2 status=0
+	local what=$1 needle=$2
 	shift 2
-	"$@" >"$WORK/out" 2>"$WORK/err" || status=$?
-	expect_eq "$what: exit status" 0 "$status"
-	_checks=$((_checks + 1))
-	if grep -qF -- "$needle" "$WORK/out" "$WORK/err"; then
-		echo "ok: $what: says '$needle'"
-	else
-		echo "FAIL: $what: does not say '$needle':"
-		sed 's/^/    /' "$WORK/err" | head -20
-		_failures=$((_failures + 1))
-	fi
+	expect_exit_naming "$what" 0 "$needle" "$@"
 }
 
 meta_of() { find "$1/trace" -name metadata; }
