@@ -108,12 +108,14 @@ expect_ok "historic_ops.json of another shape" "no 'ops' array" \
 	timeout $T "$CORECAP" report "$run"
 
 # ---- stats-begin / stats-end ----
-# mkstats FILE SITES_OFFSET: a header-only stats file of version 1 with
-# one table entry each, the site table at SITES_OFFSET.
+# mkstats FILE SITES_OFFSET [LOCK CONTENTIONS]: a stats file of version 1
+# with one table entry each, the site table at SITES_OFFSET, its one hot
+# lock at address LOCK with CONTENTIONS.
 mkstats() {
-	python3 - "$1" "$2" <<'PY'
+	python3 - "$1" "$2" "${3:-0}" "${4:-0}" <<'PY'
 import struct, sys
 path, sites_off = sys.argv[1], eval(sys.argv[2])
+lock, contentions = int(sys.argv[3], 0), int(sys.argv[4])
 size = 4096 + 640 + 192 + 128
 h = bytearray(4096)
 struct.pack_into("<QIIQQQQQIIIIIIIIII", h, 0,
@@ -121,7 +123,10 @@ struct.pack_into("<QIIQQQQQIIIIIIIIII", h, 0,
     sites_off, 4096 + 640, 4096 + 640 + 192,
     640, 192, 128, 1, 1, 1, 32, 32, 16, 4)
 struct.pack_into("<ii", h, 96, 4242, 1)
-open(path, "wb").write(bytes(h) + bytes(size - 4096))
+tables = bytearray(size - 4096)
+# the lock entry: addr, kind, reserved, first_site, hot_since_ns, acquisitions, contentions
+struct.pack_into("<QIIQQQQ", tables, 640 + 192, lock, 0, 0, 0, 1, contentions, contentions)
+open(path, "wb").write(bytes(h) + bytes(tables))
 PY
 }
 run=$(copy_run statswrap)
@@ -135,6 +140,19 @@ mkstats "$run/stats-begin" 4096
 cp "$run/stats-begin" "$run/stats-end"
 expect_ok "well-formed stats (the same builder)" "corecap report" timeout $T "$CORECAP" report "$run"
 expect_true "well-formed stats: used" bash -c "! grep -q 'shim stats unusable' '$WORK/out'"
+
+# The shim counted far more contentions of the golden run's busiest lock than its trace holds.
+lock=$(timeout $T "$CORECAP" report --json "$DATA/golden-run" 2>/dev/null |
+	python3 -c 'import json, sys; print(json.load(sys.stdin)["locks"][0]["address"])')
+mkstats "$run/stats-begin" 4096 "$lock" 0
+mkstats "$run/stats-end" 4096 "$lock" 1000
+timeout $T "$CORECAP" report --json "$run" >"$WORK/shim.json" 2>/dev/null || true
+expect_eq "trace far short of the shim's counts: partial" True "$(json "$WORK/shim.json" "d['quality']['partial']")"
+expect_eq "trace far short of the shim's counts: stated" True \
+	"$(json "$WORK/shim.json" "any('the trace holds 80 lock contentions where the shim counted 1000' in w for w in d['quality']['warnings'])")"
+mkstats "$run/stats-end" 4096 "$lock" 85
+timeout $T "$CORECAP" report --json "$run" >"$WORK/shim.json" 2>/dev/null || true
+expect_eq "trace matching the shim's counts: not partial" False "$(json "$WORK/shim.json" "d['quality']['partial']")"
 
 # ---- CTF metadata ----
 run=$(copy_run metacut)
