@@ -32,9 +32,9 @@ int corecap_run_dir_check(const char *run)
 		return ret;
 	}
 	if (!S_ISDIR(st.st_mode)) {
-		corecap_analysis_error("cannot open run directory '%s': not a directory (a run is "
-				       "the directory `corecap record -o` writes)",
-				       run);
+		corecap_analysis_error("cannot open run directory '%s': %s (a run is the directory "
+				       "`corecap record -o` writes)",
+				       run, strerror(ENOTDIR));
 		return -ENOTDIR;
 	}
 	manifest = corecap_path_in(run, "manifest.json");

@@ -13,6 +13,8 @@
 
 int lock_track_extra;
 
+__thread struct lock_track corecap_lock_track __attribute__((tls_model("initial-exec")));
+
 /*
  * How many threads wait on a cond, hashed by its address (collisions
  * only make a wake event more likely): lets signal/broadcast skip the
@@ -42,31 +44,31 @@ static uint32_t cond_waiters[1u << COND_WAITER_BITS];
  * wait at each site: 10 unwinds a second of a few us each per thread. */
 #define STACK_GAP_NS 100000000
 
-static int hold_find(const struct tstate *ts, const void *lock)
+static int hold_find(const struct lock_track *lt, const void *lock)
 {
-	for (int i = (int)ts->hold_depth - 1; i >= 0; i--)
-		if (ts->holds[i].lock == lock)
+	for (int i = (int)lt->hold_depth - 1; i >= 0; i--)
+		if (lt->holds[i].lock == lock)
 			return i;
 	return -1;
 }
 
 /* now: ticks; weight: how many holds this one stands for. */
-static struct hold_entry *hold_push(struct tstate *ts, const void *lock, uint32_t kind,
+static struct hold_entry *hold_push(struct lock_track *lt, const void *lock, uint32_t kind,
 				    uint64_t now, uint64_t site, uint32_t weight)
 {
-	int i = hold_find(ts, lock);
+	int i = hold_find(lt, lock);
 	struct hold_entry *e;
 
 	if (i >= 0) {
-		ts->holds[i].nest++; /* recursive mutex or repeated read lock */
+		lt->holds[i].nest++; /* recursive mutex or repeated read lock */
 		return NULL;
 	}
-	if (ts->hold_depth == TSTATE_HOLD_DEPTH) {
+	if (lt->hold_depth == LOCK_TRACK_HOLD_DEPTH) {
 		if (stats_shm_ready(&g_stats))
 			shared_add(&g_stats.hdr->holds_dropped, 1);
 		return NULL;
 	}
-	e = &ts->holds[ts->hold_depth++];
+	e = &lt->holds[lt->hold_depth++];
 	e->lock = lock;
 	e->acquired = now;
 	e->site_addr = site;
@@ -172,7 +174,7 @@ static void wacc_flush(struct wait_acc *a)
 	memset(a->hist, 0, sizeof(a->hist));
 }
 
-static void settle_into_batches(struct tstate *ts);
+static void settle_into_batches(struct lock_track *lt);
 
 static uint64_t flush_interval_ticks, stack_gap_ticks;
 /* An uncontended hold of a hot lock is tracked when a draw of xorshift32
@@ -188,29 +190,35 @@ void lock_track_init(void)
 }
 
 /* now: ticks */
-static void flush_all(struct tstate *ts, uint64_t now)
+static void flush_all(struct lock_track *lt, uint64_t now)
 {
-	if (ts->pending)
-		settle_into_batches(ts);
-	for (int i = 0; i < TSTATE_LOCK_ACC; i++)
-		lacc_flush(&ts->lacc[i]);
-	for (int i = 0; i < TSTATE_SITE_ACC; i++)
-		sacc_flush(&ts->sacc[i]);
-	for (int i = 0; i < TSTATE_WAIT_ACC; i++)
-		wacc_flush(&ts->wacc[i]);
-	ts->acc_deadline = now + flush_interval_ticks;
+	if (lt->pending)
+		settle_into_batches(lt);
+	for (int i = 0; i < LOCK_TRACK_LOCK_ACC; i++)
+		lacc_flush(&lt->lacc[i]);
+	for (int i = 0; i < LOCK_TRACK_SITE_ACC; i++)
+		sacc_flush(&lt->sacc[i]);
+	for (int i = 0; i < LOCK_TRACK_WAIT_ACC; i++)
+		wacc_flush(&lt->wacc[i]);
+	lt->acc_deadline = now + flush_interval_ticks;
 }
 
 void lock_track_flush(struct tstate *ts, uint64_t now)
 {
-	flush_all(ts, now);
+	flush_all(&corecap_lock_track, now);
+}
+
+void lock_track_thread_exit(struct tstate *ts)
+{
+	flush_all(&corecap_lock_track, ticks());
+	corecap_lock_track.hold_depth = 0;
 }
 
 /* now: ticks. */
-static void maybe_flush(struct tstate *ts, uint64_t now)
+static void maybe_flush(struct lock_track *lt, uint64_t now)
 {
-	if (now >= ts->acc_deadline)
-		flush_all(ts, now);
+	if (now >= lt->acc_deadline)
+		flush_all(lt, now);
 }
 
 /*
@@ -218,16 +226,16 @@ static void maybe_flush(struct tstate *ts, uint64_t now)
  * random draw, not a countdown: an op that takes a fixed sequence of
  * locks would otherwise track the same few of them every time.
  */
-static bool hold_track_due(struct tstate *ts)
+static bool hold_track_due(struct lock_track *lt)
 {
-	uint32_t x = ts->hold_rng;
+	uint32_t x = lt->hold_rng;
 
 	if (unlikely(!x))
-		x = ((uint32_t)(uintptr_t)ts ^ (uint32_t)ticks()) | 1;
+		x = ((uint32_t)(uintptr_t)lt ^ (uint32_t)ticks()) | 1;
 	x ^= x << 13;
 	x ^= x >> 17;
 	x ^= x << 5;
-	ts->hold_rng = x;
+	lt->hold_rng = x;
 	return x <= hold_track_below;
 }
 
@@ -247,11 +255,11 @@ static uint32_t slot_of(uint64_t a, uint64_t b, uint32_t n)
  */
 #define ACC_WAYS 4
 
-static struct lock_acc *lacc_for(struct tstate *ts, const void *lock)
+static struct lock_acc *lacc_for(struct lock_track *lt, const void *lock)
 {
-	struct lock_acc *set = &ts->lacc[addr_hash((uint64_t)(uintptr_t)lock, 4) * ACC_WAYS], *a;
+	struct lock_acc *set = &lt->lacc[addr_hash((uint64_t)(uintptr_t)lock, 4) * ACC_WAYS], *a;
 
-	_Static_assert(TSTATE_LOCK_ACC == 16 * ACC_WAYS, "lacc hash covers the array");
+	_Static_assert(LOCK_TRACK_LOCK_ACC == 16 * ACC_WAYS, "lacc hash covers the array");
 	for (a = set; a < set + ACC_WAYS; a++)
 		if (a->lock == lock)
 			goto found;
@@ -267,10 +275,10 @@ found:
 	return a;
 }
 
-static struct site_acc *sacc_for(struct tstate *ts, uint64_t site, uint32_t kind)
+static struct site_acc *sacc_for(struct lock_track *lt, uint64_t site, uint32_t kind)
 {
 	struct site_acc
-		*set = &ts->sacc[slot_of(site, kind, TSTATE_SITE_ACC / ACC_WAYS) * ACC_WAYS],
+		*set = &lt->sacc[slot_of(site, kind, LOCK_TRACK_SITE_ACC / ACC_WAYS) * ACC_WAYS],
 		*a;
 
 	for (a = set; a < set + ACC_WAYS; a++)
@@ -292,9 +300,9 @@ found:
  * Adds an ended, uncontended hold of dt ticks to its batches, as e->weight
  * holds of that length.
  */
-static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t dt)
+static void hold_batch(struct lock_track *lt, const struct hold_entry *e, uint64_t dt)
 {
-	struct lock_acc *la = lacc_for(ts, e->lock);
+	struct lock_acc *la = lacc_for(lt, e->lock);
 	bool hot = la->hot != NULL;
 	uint32_t w = e->weight, acq = e->count_acq && hot ? w : 0;
 	uint64_t wdt = dt * w;
@@ -318,7 +326,7 @@ static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t d
 	}
 	if (!e->site_addr)
 		return; /* resumed after a condition wait: the lock's only */
-	sa = sacc_for(ts, e->site_addr, e->kind);
+	sa = sacc_for(lt, e->site_addr, e->kind);
 	sa->acquisitions += acq;
 	sa->holds += w;
 	sa->hold_ticks += wdt;
@@ -329,7 +337,7 @@ static void hold_batch(struct tstate *ts, const struct hold_entry *e, uint64_t d
 }
 
 /* A hold ended at `now` (ticks). */
-static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now)
+static void hold_end(struct lock_track *lt, const struct hold_entry *e, uint64_t now)
 {
 	uint64_t dt = now - e->acquired;
 
@@ -342,24 +350,25 @@ static void hold_end(struct tstate *ts, const struct hold_entry *e, uint64_t now
 			return;
 		}
 	}
-	hold_batch(ts, e, dt);
-	maybe_flush(ts, now);
+	hold_batch(lt, e, dt);
+	maybe_flush(lt, now);
 }
 
-static bool hold_sample_due(struct tstate *ts)
+static bool hold_sample_due(struct lock_track *lt)
 {
 	uint32_t every = g_settings.hold_sample_every;
 
 	if (!every)
 		return false;
-	if (ts->hold_countdown == 0 || ts->hold_countdown > every)
-		ts->hold_countdown = every;
-	return --ts->hold_countdown == 0;
+	if (lt->hold_countdown == 0 || lt->hold_countdown > every)
+		lt->hold_countdown = every;
+	return --lt->hold_countdown == 0;
 }
 
 void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uint64_t site)
 {
-	bool sampled = lock_track_extra && hold_sample_due(ts);
+	struct lock_track *lt = &corecap_lock_track;
+	bool sampled = lock_track_extra && hold_sample_due(lt);
 	struct hold_entry *e;
 
 	/*
@@ -375,11 +384,11 @@ void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uin
 		uint32_t weight = 1;
 
 		if (!sampled && site != g_delay.site) {
-			if (!hold_track_due(ts) && !(ts->hold_depth && hold_find(ts, lock) >= 0))
+			if (!hold_track_due(lt) && !(lt->hold_depth && hold_find(lt, lock) >= 0))
 				goto out;
 			weight = hold_weight;
 		}
-		e = hold_push(ts, lock, kind, ticks(), site, weight);
+		e = hold_push(lt, lock, kind, ticks(), site, weight);
 		if (e) {
 			e->sampled = sampled;
 			e->count_acq = true;
@@ -395,7 +404,7 @@ out:
  * (its entry has none yet), then 1 in CORECAP_STACK_SAMPLE of the
  * thread's waits, at most one per STACK_GAP_NS.
  */
-static bool stack_wanted(struct tstate *ts, const struct corecap_stats_site *se)
+static bool stack_wanted(struct lock_track *lt, const struct corecap_stats_site *se)
 {
 	uint32_t every = g_settings.stack_sample_every;
 	uint64_t now;
@@ -406,14 +415,14 @@ static bool stack_wanted(struct tstate *ts, const struct corecap_stats_site *se)
 		return true;
 	if (!every)
 		return false;
-	if (ts->stack_countdown == 0 || ts->stack_countdown > every)
-		ts->stack_countdown = every;
-	if (--ts->stack_countdown)
+	if (lt->stack_countdown == 0 || lt->stack_countdown > every)
+		lt->stack_countdown = every;
+	if (--lt->stack_countdown)
 		return false;
 	now = ticks();
-	if (now < ts->stack_allowed)
+	if (now < lt->stack_allowed)
 		return false;
-	ts->stack_allowed = now + stack_gap_ticks;
+	lt->stack_allowed = now + stack_gap_ticks;
 	return true;
 }
 
@@ -428,6 +437,8 @@ static void take_stack(struct wait_ctx *w, struct corecap_stats_site *se)
 void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lock, uint32_t kind,
 			   uint64_t site)
 {
+	struct lock_track *lt = &corecap_lock_track;
+
 	w->saved_errno = errno;
 	w->ts = ts;
 	w->lock = lock;
@@ -442,7 +453,7 @@ void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lo
 	if (stats_shm_ready(&g_stats)) {
 		w->site_entry = site_table_get(&g_stats, site, kind);
 		/* Before blocking: the unwind overlaps a wait that happens anyway. */
-		if (stack_wanted(ts, w->site_entry))
+		if (stack_wanted(lt, w->site_entry))
 			take_stack(w, w->site_entry);
 	}
 	ts->guard--;
@@ -451,6 +462,7 @@ void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lo
 
 void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 {
+	struct lock_track *lt = &corecap_lock_track;
 	uint64_t t1 = ticks(), wait_ns = ticks_to_ns(t1 - w->t0);
 	struct tstate *ts = w->ts;
 	struct corecap_stats_counters *c = &ts->slot->c;
@@ -480,7 +492,7 @@ void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 		}
 	}
 	if (acquired) {
-		e = hold_push(ts, w->lock, w->kind, t1, w->site, 1);
+		e = hold_push(lt, w->lock, w->kind, t1, w->site, 1);
 		if (e) {
 			e->contended = true;
 			e->hot = hot;
@@ -499,13 +511,14 @@ out:
 
 static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 {
-	int i = hold_find(ts, lock), saved_errno;
+	struct lock_track *lt = &corecap_lock_track;
+	int i = hold_find(lt, lock), saved_errno;
 	struct hold_entry *e;
 	uint32_t after;
 
 	if (i < 0)
 		return;
-	e = &ts->holds[i];
+	e = &lt->holds[i];
 	if (e->nest) {
 		e->nest--;
 		return;
@@ -514,38 +527,40 @@ static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 		/* Emits an event: guard up, errno kept. */
 		saved_errno = errno;
 		ts->guard++;
-		hold_end(ts, e, now);
+		hold_end(lt, e, now);
 		ts->guard--;
 		errno = saved_errno;
 	} else {
-		hold_end(ts, e, now);
+		hold_end(lt, e, now);
 	}
-	after = ts->hold_depth - (uint32_t)i - 1;
+	after = lt->hold_depth - (uint32_t)i - 1;
 	if (after) /* released out of order */
 		memmove(e, e + 1, after * sizeof(*e));
-	ts->hold_depth--;
+	lt->hold_depth--;
 }
 
 static void settle(struct tstate *ts);
 
 void lock_track_unlocked(struct tstate *ts, const void *lock, uint64_t now)
 {
-	if (ts->hold_depth)
+	struct lock_track *lt = &corecap_lock_track;
+
+	if (lt->hold_depth)
 		hold_release(ts, lock, now);
-	if (ts->pending)
+	if (lt->pending)
 		settle(ts);
 }
 
-static struct wait_acc *wacc_for(struct tstate *ts, uint64_t site);
+static struct wait_acc *wacc_for(struct lock_track *lt, uint64_t site);
 
 /* The condition wait that returned last, into this thread's batches. */
-static void settle_into_batches(struct tstate *ts)
+static void settle_into_batches(struct lock_track *lt)
 {
-	struct cond_pending *p = &ts->pend;
+	struct cond_pending *p = &lt->pend;
 	struct wait_acc *a;
 
-	ts->pending = 0;
-	a = wacc_for(ts, p->site);
+	lt->pending = 0;
+	a = wacc_for(lt, p->site);
 	a->waits++;
 	a->timeouts += p->timed_out;
 	a->wait_ns += p->wait_ns;
@@ -555,25 +570,27 @@ static void settle_into_batches(struct tstate *ts)
 	if (a->waits >= BATCH)
 		wacc_flush(a);
 	if (p->has_hold)
-		hold_batch(ts, &p->hold, p->hold_ticks);
+		hold_batch(lt, &p->hold, p->hold_ticks);
 	if (a->site && !__atomic_load_n(&a->site->stack_depth, __ATOMIC_RELAXED)) {
-		ts->stack_site = p->site;
-		ts->stack_entry = a->site;
+		lt->stack_site = p->site;
+		lt->stack_entry = a->site;
 	}
 }
 
 /* ... and published if it is time, now that its mutex is free. */
 static void settle(struct tstate *ts)
 {
+	struct lock_track *lt = &corecap_lock_track;
+
 	ts->guard++;
-	settle_into_batches(ts);
-	maybe_flush(ts, ticks());
+	settle_into_batches(lt);
+	maybe_flush(lt, ticks());
 	ts->guard--;
 }
 
-static struct wait_acc *wacc_for(struct tstate *ts, uint64_t site)
+static struct wait_acc *wacc_for(struct lock_track *lt, uint64_t site)
 {
-	struct wait_acc *a = &ts->wacc[slot_of(site, 0, TSTATE_WAIT_ACC)];
+	struct wait_acc *a = &lt->wacc[slot_of(site, 0, LOCK_TRACK_WAIT_ACC)];
 
 	if (a->site_addr != site) {
 		wacc_flush(a);
@@ -588,6 +605,7 @@ static struct wait_acc *wacc_for(struct tstate *ts, uint64_t site)
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
 			   const void *mutex, uint64_t site)
 {
+	struct lock_track *lt = &corecap_lock_track;
 	int i;
 
 	w->saved_errno = errno;
@@ -602,17 +620,17 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 	ts->guard++;
 	if (tstate_needs_attach(ts))
 		tstate_attach(ts);
-	if (ts->pending) /* waits again before releasing the mutex */
-		settle_into_batches(ts);
+	if (lt->pending) /* waits again before releasing the mutex */
+		settle_into_batches(lt);
 	/*
 	 * Inside the caller's critical section: only what cannot wait. The
 	 * site's first stack is unwound at its next wait, once settle() has
 	 * seen it has none (cond_wait events carry no stack, so that one
 	 * representative stack per site is all a cond wait needs).
 	 */
-	if (unlikely(ts->stack_site == site)) {
-		ts->stack_site = 0;
-		take_stack(w, ts->stack_entry);
+	if (unlikely(lt->stack_site == site)) {
+		lt->stack_site = 0;
+		take_stack(w, lt->stack_entry);
 	}
 	/* Only while a session wants wake events: it is a shared line. */
 	w->counted = g_settings.wake_events && events_cond_wake_enabled();
@@ -621,15 +639,15 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 			&cond_waiters[addr_hash((uint64_t)(uintptr_t)cond, COND_WAITER_BITS)], 1,
 			__ATOMIC_RELAXED);
 	w->t0 = ticks();
-	i = hold_find(ts, mutex);
+	i = hold_find(lt, mutex);
 	if (i >= 0) {
 		/* The wait releases the mutex: its hold ends here. A traced
 		 * hold is published now (its event is timed); the others are
 		 * batched once the mutex is free again (cond_end, settle). */
-		struct hold_entry *e = &ts->holds[i];
+		struct hold_entry *e = &lt->holds[i];
 
 		if (e->contended || e->sampled) {
-			hold_end(ts, e, w->t0);
+			hold_end(lt, e, w->t0);
 		} else {
 			w->has_paused = true;
 			w->paused = *e;
@@ -641,6 +659,7 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 
 void lock_track_cond_end(struct wait_ctx *w, int result)
 {
+	struct lock_track *lt = &corecap_lock_track;
 	uint64_t t1 = ticks(), wait_ns = ticks_to_ns(t1 - w->t0);
 	struct tstate *ts = w->ts;
 	struct corecap_stats_counters *c = &ts->slot->c;
@@ -654,26 +673,26 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 	own_add(&c->cond_waits, 1);
 	own_add(&c->cond_wait_ns, wait_ns);
 	/* The rest waits until the mutex is released (settle). */
-	if (ts->pending)
-		settle_into_batches(ts);
-	ts->pend.site = w->site;
-	ts->pend.wait_ns = wait_ns;
-	ts->pend.timed_out = result == ETIMEDOUT;
-	ts->pend.has_hold = w->has_paused;
+	if (lt->pending)
+		settle_into_batches(lt);
+	lt->pend.site = w->site;
+	lt->pend.wait_ns = wait_ns;
+	lt->pend.timed_out = result == ETIMEDOUT;
+	lt->pend.has_hold = w->has_paused;
 	if (w->has_paused) {
-		ts->pend.hold = w->paused;
-		ts->pend.hold_ticks = w->paused_ticks;
+		lt->pend.hold = w->paused;
+		lt->pend.hold_ticks = w->paused_ticks;
 	}
-	ts->pending = 1;
+	lt->pending = 1;
 	/*
 	 * The wait re-took the mutex (also on timeout): a new hold starts,
 	 * tracked whatever CORECAP_HOLD_TIME (each such hold stands for
 	 * itself). That re-acquisition is the lock's, not a call site's, so
 	 * the hold counts for the lock only.
 	 */
-	i = hold_find(ts, w->mutex);
+	i = hold_find(lt, w->mutex);
 	if (i >= 0) {
-		struct hold_entry *e = &ts->holds[i];
+		struct hold_entry *e = &lt->holds[i];
 
 		e->acquired = t1;
 		e->contended = false;
@@ -681,7 +700,7 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 		e->count_acq = true;
 		e->weight = 1;
 	} else if (lock_table_maybe_hot(w->mutex)) {
-		struct hold_entry *e = hold_push(ts, w->mutex, CORECAP_KIND_MUTEX, t1, 0, 1);
+		struct hold_entry *e = hold_push(lt, w->mutex, CORECAP_KIND_MUTEX, t1, 0, 1);
 
 		if (e)
 			e->count_acq = true;
@@ -706,13 +725,15 @@ void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bo
 
 void lock_track_reset(struct tstate *ts)
 {
-	ts->hold_depth = 0;
-	ts->pending = 0;
-	ts->stack_site = 0;
+	struct lock_track *lt = &corecap_lock_track;
+
+	lt->hold_depth = 0;
+	lt->pending = 0;
+	lt->stack_site = 0;
 	/* Pending figures belong to the parent's file: drop them. */
-	memset(ts->lacc, 0, sizeof(ts->lacc));
-	memset(ts->sacc, 0, sizeof(ts->sacc));
-	memset(ts->wacc, 0, sizeof(ts->wacc));
-	ts->acc_deadline = 0;
+	memset(lt->lacc, 0, sizeof(lt->lacc));
+	memset(lt->sacc, 0, sizeof(lt->sacc));
+	memset(lt->wacc, 0, sizeof(lt->wacc));
+	lt->acc_deadline = 0;
 	memset(cond_waiters, 0, sizeof(cond_waiters));
 }

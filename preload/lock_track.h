@@ -34,6 +34,113 @@
 #include "tracer_ranges.h"
 #include "tstate.h"
 
+#define LOCK_TRACK_HOLD_DEPTH 8
+#define LOCK_TRACK_LOCK_ACC   64
+#define LOCK_TRACK_SITE_ACC   64
+#define LOCK_TRACK_WAIT_ACC   4
+
+struct hold_entry {
+	const void *lock;
+	uint64_t acquired;  /* ticks (tick_clock.h) */
+	uint64_t site_addr; /* 0: none (a hold that resumed after a cond wait) */
+	/* Entries of a contended acquisition, which is published at once. */
+	struct corecap_stats_site *site;
+	struct corecap_stats_lock *hot;
+	uint32_t kind;
+	uint32_t nest;	 /* recursive re-acquisitions on top of this one */
+	bool contended;	 /* publish at once, with a corecap_lock:hold event */
+	uint32_t weight; /* how many holds this one stands for (CORECAP_HOLD_TIME) */
+	bool sampled;	 /* a CORECAP_HOLD_SAMPLE hold (counts for its site) */
+	bool count_acq;	 /* count the acquisition when the hold ends */
+};
+
+/*
+ * Ended holds not yet published: the holds of hot locks' uncontended
+ * acquisitions are summed here, per lock and per site apart (a worker
+ * touches many locks from few sites, e.g. one lock per placement group),
+ * and published in batches (lock_track.c), so that the common case
+ * touches no shared cache line. The entries are resolved when a slot is
+ * taken. Counts and times are weighted: a tracked hold stands for
+ * `weight` holds of its length (CORECAP_HOLD_TIME); `batched` counts the
+ * tracked holds summed since the last publication.
+ */
+struct lock_acc {
+	const void *lock;
+	struct corecap_stats_lock *hot; /* NULL: not hot (as far as known) */
+	uint32_t acquisitions;
+	uint32_t holds;
+	uint32_t shared_holds;
+	uint32_t batched;
+	uint64_t hold_ticks; /* converted when published */
+	uint64_t shared_hold_ticks;
+	uint64_t max_hold_ticks;
+};
+
+struct site_acc {
+	uint64_t site_addr;
+	struct corecap_stats_site *site;
+	uint32_t kind;
+	uint32_t acquisitions;
+	uint32_t holds;
+	uint32_t batched;
+	uint64_t hold_ticks;
+	uint64_t max_hold_ticks;
+};
+
+/* Condition waits not yet published, per site, likewise. */
+struct wait_acc {
+	uint64_t site_addr;
+	struct corecap_stats_site *site;
+	uint32_t waits;
+	uint32_t timeouts;
+	uint64_t wait_ns;
+	uint64_t max_wait_ns;
+	uint32_t hist[CORECAP_STATS_HIST_BUCKETS];
+};
+
+/*
+ * A condition wait's figures (and the hold of its mutex that it ended),
+ * kept until the mutex is next released: the wait returns with the mutex
+ * held, and bookkeeping done then would lengthen the caller's critical
+ * section. Settled by the unlock wrapper after the real unlock.
+ */
+struct cond_pending {
+	uint64_t site;
+	uint64_t wait_ns;
+	uint64_t hold_ticks; /* the ended hold, if has_hold */
+	struct hold_entry hold;
+	bool timed_out;
+	bool has_hold;
+};
+
+/*
+ * What lock tracking keeps per thread, in initial-exec TLS beside struct
+ * tstate (one %fs-relative load too):
+ *  - holds[0 .. hold_depth) are the locks this thread holds whose holds
+ *    are being tracked, innermost last (of a hot lock's uncontended
+ *    holds, 1 in CORECAP_HOLD_TIME); lacc[], sacc[] and wacc[] the
+ *    figures of ended holds and condition waits not yet published to
+ *    the stats file; pend a condition wait to settle (pending).
+ */
+struct lock_track {
+	uint32_t hold_depth;
+	uint32_t pending;	  /* pend holds a wait to settle */
+	uint32_t hold_countdown;  /* CORECAP_HOLD_SAMPLE countdown */
+	uint32_t hold_rng;	  /* CORECAP_HOLD_TIME's random draws (xorshift32; 0: unseeded) */
+	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */
+	uint64_t stack_allowed;	  /* no sampled unwind before this (ticks) */
+	uint64_t acc_deadline;	  /* publish lacc[], sacc[] and wacc[] at this time (ticks) */
+	uint64_t stack_site;	  /* a cond wait site that still has no stack */
+	struct corecap_stats_site *stack_entry; /* ...and its entry */
+	struct cond_pending pend;
+	struct hold_entry holds[LOCK_TRACK_HOLD_DEPTH];
+	struct lock_acc lacc[LOCK_TRACK_LOCK_ACC];
+	struct site_acc sacc[LOCK_TRACK_SITE_ACC];
+	struct wait_acc wacc[LOCK_TRACK_WAIT_ACC];
+};
+
+extern __thread struct lock_track corecap_lock_track __attribute__((tls_model("initial-exec")));
+
 enum wait_outcome {
 	WAIT_ACQUIRED,	/* the caller now holds the lock */
 	WAIT_TIMED_OUT, /* it waited and gave up (ETIMEDOUT) */
@@ -94,14 +201,14 @@ void lock_track_unlocked(struct tstate *ts, const void *lock, uint64_t now);
 /* Does an unlock by this thread have anything to do for the shim? */
 static inline bool lock_track_unlock_wanted(const struct tstate *ts)
 {
-	return (ts->hold_depth | ts->pending) && !ts->guard;
+	return (corecap_lock_track.hold_depth | corecap_lock_track.pending) && !ts->guard;
 }
 
 /* The `now` for lock_track_unlocked(), read before the real unlock: only
  * a tracked hold needs it. */
 static inline uint64_t lock_track_unlock_time(const struct tstate *ts)
 {
-	return ts->hold_depth ? ticks() : 0;
+	return corecap_lock_track.hold_depth ? ticks() : 0;
 }
 
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
@@ -115,10 +222,14 @@ void lock_track_cond_wake(struct tstate *ts, const void *cond, uint64_t site, bo
  * tick_clock_init() and settings_load(). */
 void lock_track_init(void);
 
-/* Publishes the thread's batched figures (thread exit, process exit); now in ticks. */
+/* Publishes the thread's batched figures (process exit); now in ticks. */
 void lock_track_flush(struct tstate *ts, uint64_t now);
 
-/* Forget all hold measurements of this thread (fork child). */
+/* The thread exits: publishes its figures and forgets its holds
+ * (tstate_setup's at_exit). */
+void lock_track_thread_exit(struct tstate *ts);
+
+/* Forget all hold measurements of this thread and every cond's waiters (fork child). */
 void lock_track_reset(struct tstate *ts);
 
 #endif /* CORECAP_PRELOAD_LOCK_TRACK_H */

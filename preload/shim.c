@@ -67,7 +67,7 @@ __attribute__((constructor(101))) static void shim_init(void)
 	stats_shm_create(&g_stats, &g_settings, false);
 	region_pid = getpid();
 	publish_settings();
-	tstate_setup();
+	tstate_setup(lock_track_thread_exit);
 	pthread_atfork(NULL, NULL, atfork_child);
 	if (g_settings.dump_signal)
 		dump_signal_start(&g_settings);

@@ -5,10 +5,8 @@
 #include <unistd.h>
 
 #include "events.h"
-#include "lock_track.h"
 #include "stats_shm.h"
 #include "thread_table.h"
-#include "tick_clock.h"
 #include "tstate.h"
 #include "util.h"
 
@@ -20,6 +18,7 @@ __thread struct tstate corecap_tstate __attribute__((tls_model("initial-exec")))
 
 static pthread_key_t exit_key;
 static bool exit_key_ok;
+static void (*exit_hook)(struct tstate *ts);
 
 /* Runs as a TLS destructor when an attached thread exits. */
 static void on_thread_exit(void *unused)
@@ -28,7 +27,8 @@ static void on_thread_exit(void *unused)
 
 	(void)unused;
 	ts->guard++;
-	lock_track_flush(ts, ticks());
+	if (exit_hook)
+		exit_hook(ts);
 	if (ts->flags & TS_ATTACHED) {
 		events_thread_exit(ts->tid);
 		if (ts->slot != &tstate_scratch_slot)
@@ -36,14 +36,15 @@ static void on_thread_exit(void *unused)
 	}
 	ts->slot = &tstate_scratch_slot;
 	ts->flags = (ts->flags & ~(uint32_t)TS_ATTACHED) | TS_DETACHED;
-	ts->hold_depth = 0;
 	ts->guard--;
 }
 
-int tstate_setup(void)
+int tstate_setup(void (*at_exit)(struct tstate *ts))
 {
-	int ret = -pthread_key_create(&exit_key, on_thread_exit);
+	int ret;
 
+	exit_hook = at_exit;
+	ret = -pthread_key_create(&exit_key, on_thread_exit);
 	exit_key_ok = ret == 0;
 	return ret;
 }
@@ -78,7 +79,5 @@ void tstate_reset_after_fork(struct tstate *ts)
 {
 	ts->slot = &tstate_scratch_slot;
 	ts->flags &= ~(uint32_t)(TS_ATTACHED | TS_DETACHED);
-	ts->hold_depth = 0;
-	ts->hold_countdown = 0;
 	ts->tid = 0;
 }

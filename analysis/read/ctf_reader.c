@@ -969,7 +969,7 @@ int corecap_ctf_reader_find_traces(const char *root, char ***dirs, size_t *n, ch
 		*n = 0;
 		return ret;
 	}
-	if (*n) /* qsort(NULL, 0) is undefined */
+	if (*n) /* no trace found: *dirs is NULL, which qsort may not be given */
 		qsort(*dirs, *n, sizeof(**dirs), cmp_str);
 	return 0;
 }

@@ -320,11 +320,12 @@ static json_object *ops_obj(const struct report *r)
 static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, uint64_t lock,
 			       uint64_t cond, uint64_t io, uint64_t logging)
 {
-	json_object *o = json_object_new_object();
+	json_object *o;
 	double c = (double)cap, sum;
 
 	if (!cap)
 		return NULL;
+	o = json_object_new_object();
 	sum = (double)(cpu + runq + lock + cond + io + logging) / c;
 	put(o, "cpu", jnum(cpu / c, 4));
 	put(o, "runq", jnum(runq / c, 4));

@@ -15,6 +15,10 @@ copy_run() {
 
 expect_fail_naming "missing run directory" "cannot open run directory '$WORK/nope'" \
 	"$CORECAP" report "$WORK/nope"
+# The cause is the file's, not a stale errno ("Inappropriate ioctl for device").
+echo "not a run" >"$WORK/afile"
+expect_fail_naming "run directory that is a file" \
+	"cannot open run directory '$WORK/afile': Not a directory" "$CORECAP" report "$WORK/afile"
 
 run=$(copy_run notrace)
 rm -rf "$run/trace"

@@ -68,7 +68,7 @@ expect_true "truncated manifest: not json-c's 'continue'" \
 	bash -c "! grep -q 'json_tokener_parse_ex failed' '$WORK/err'"
 
 # ---- RUN itself ----
-expect_fail_naming "RUN a regular file" "cannot open run directory '$DATA/golden-run/manifest.json': not a directory" \
+expect_fail_naming "RUN a regular file" "cannot open run directory '$DATA/golden-run/manifest.json': Not a directory" \
 	timeout $T "$CORECAP" report "$DATA/golden-run/manifest.json"
 expect_true "RUN a regular file: no stale errno" \
 	bash -c "! grep -q 'Inappropriate ioctl' '$WORK/err'"

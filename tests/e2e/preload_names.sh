@@ -3,7 +3,9 @@
 # another thread, prctl(PR_SET_NAME)): its live counters carry every name
 # while it runs, an LTTng session started after it still receives a
 # corecap_thread:name event for each thread, and its stats file is gone
-# once it exits.
+# once it exits. Without an LTTng session daemon the events cannot be
+# checked: the other checks still run, and the test then reports itself
+# skipped, saying why (or failed, if one of them failed).
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
 . "$CORECAP_SRC/tests/e2e/preload_lib.sh"
@@ -28,7 +30,13 @@ for n in "${names[@]}"; do
 		"$(awk -F'\t' -v n="$n" '$1 == "thread" && $3 == n && $4 == "live"' "$work/stats.tsv" | wc -l)"
 done
 
-if lttng list >/dev/null 2>&1; then
+sessiond=""
+if ! command -v lttng >/dev/null; then
+	sessiond="the lttng client is not installed"
+elif ! lttng list >/dev/null 2>&1; then
+	sessiond="no LTTng session daemon answers (scripts/sessiond-start)"
+fi
+if [ -z "$sessiond" ]; then
 	lttng -q create "$session" --output="$work/trace"
 	lttng -q enable-event -u -s "$session" 'corecap_thread:*'
 	lttng -q add-context -u -s "$session" -t vpid
@@ -43,8 +51,6 @@ if lttng list >/dev/null 2>&1; then
 		expect_true "corecap_thread:name for $n after a mid-run start" \
 			grep -q "corecap_thread:name: .*name = \"$n\"" "$work/events.txt"
 	done
-else
-	echo "note: no LTTng session daemon; the mid-run name events were not checked"
 fi
 
 kill -TERM "$pid"
@@ -55,4 +61,7 @@ pid=""
 expect_eq "the daemon exits cleanly" 0 "$status"
 expect_true "its stats file is removed at exit" test ! -e "/dev/shm/corecap.$pid_was"
 expect_eq "no warnings from the shim" "" "$(cat "$work/err")"
+if [ -n "$sessiond" ] && [ "$_failures" -eq 0 ]; then
+	skip "$sessiond: the mid-run corecap_thread:name events were not checked ($_checks other checks passed)"
+fi
 finish

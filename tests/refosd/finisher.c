@@ -9,6 +9,7 @@
 
 #include <corecap/annotate.h>
 
+#include "conn.h"
 #include "log.h"
 #include "messenger.h"
 #include "op.h"

@@ -33,26 +33,6 @@ static atomic_uint_fast64_t messenger_next_op_id;
 /* Marks the listening socket in worker 0's epoll set. */
 static char messenger_listen_tag;
 
-void conn_get(struct conn *c)
-{
-	atomic_fetch_add_explicit(&c->refs, 1, memory_order_relaxed);
-}
-
-void conn_put(struct conn *c)
-{
-	if (atomic_fetch_sub_explicit(&c->refs, 1, memory_order_acq_rel) != 1)
-		return;
-	close(c->fd);
-	free(c->rbuf);
-	free(c);
-}
-
-void conn_kill(struct conn *c)
-{
-	if (!atomic_exchange(&c->dead, true))
-		shutdown(c->fd, SHUT_RDWR);
-}
-
 int messenger_init(struct messenger *m, unsigned nthreads, struct shards *shards, unsigned pgs,
 		   struct log *lg)
 {

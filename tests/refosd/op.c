@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "messenger.h"
+#include "conn.h"
 
 struct op *op_new(const struct proto_request *req, struct conn *conn, uint64_t id, uint32_t pg)
 {

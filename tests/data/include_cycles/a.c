@@ -1,0 +1,4 @@
+#include "a.h"
+#include "b.h"
+
+int a(void) { return b(); }

@@ -1,0 +1,5 @@
+#include <stdio.h>
+
+#include "a.h"
+
+int c(void) { return a(); }

@@ -1,0 +1,1 @@
+#include <fix/y.h>
