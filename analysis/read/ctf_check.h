@@ -35,7 +35,7 @@ struct ctf_check {
 	uint64_t index_packets;	  /* packets the stream indexes list */
 	uint64_t missing_packets; /* of them, past the end of their stream file */
 	uint64_t missing_bytes;
-	size_t streams_cut; /* stream files shorter than their index says */
+	size_t streams_cut;	   /* stream files shorter than their index says */
 	char cut_name[4096 + 256]; /* the first of them */
 };
 

@@ -5,8 +5,9 @@
  * Optional keys absent from the file read as "unknown" (has_* false, or
  * NULL), never as zero. So does an optional key of the wrong JSON type
  * or out of its range (a string for benchmark.command, nproc -2^31): it
- * is skipped with a sentence in warnings, never trusted, never an abort. The parsed JSON stays owned by the struct, so the
- * JSON renderer can pass the benchmark summary through unchanged.
+ * is skipped with a sentence in warnings, never trusted, never an abort.
+ * The parsed JSON stays owned by the struct, so the JSON renderer can
+ * pass the benchmark summary (an object) through unchanged.
  */
 #ifndef CORECAP_MANIFEST_H
 #define CORECAP_MANIFEST_H
@@ -30,7 +31,7 @@ struct run_manifest {
 	const char *partial_reason;
 	int32_t pid; /* -1 if absent */
 	const char *comm, *exe, *host, *kernel, *tool_version;
-	int nproc; /* 0 if absent; else 1 .. MANIFEST_MAX_NPROC */
+	int nproc;    /* 0 if absent; else 1 .. MANIFEST_MAX_NPROC */
 	long clk_tck; /* 0 if absent */
 	bool has_window;
 	uint64_t window_start_ns, window_end_ns;

@@ -68,8 +68,8 @@ int corecap_wall_samples_read(struct wall_samples *w, const char *path, wall_sam
 	*err = NULL;
 	if (!f) {
 		ret = -errno;
-		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, corecap_run_file_strerror(-ret)) < 0)
+		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
+					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}
