@@ -81,7 +81,6 @@ static uint64_t parse_time_ns(const char *s)
 	struct tm tm = {0};
 	char frac[16] = "";
 	uint64_t us = 0;
-
 	time_t secs;
 
 	/* Field widths keep sscanf's conversions inside int; the ranges keep
