@@ -5,7 +5,10 @@
  * its delta; or, with --folded, the two runs' stacks of one flame kind as
  * differential folded lines ("stack COUNT_A COUNT_B", what flamegraph.pl's
  * difffolded.pl writes and flamegraph.pl draws as a differential graph).
- * Both runs are read and modelled as `corecap report` does.
+ * Both runs are read and modelled as `corecap report` does. Runs of
+ * different daemons share no op types, pools or locks: their whole
+ * daemon's costs per op are what compares them, and the headline says
+ * which costs make one costlier.
  */
 #include <corecap/analysis.h>
 
@@ -31,6 +34,9 @@ const char corecap_compare_usage[] =
 	"the traced ops' latency percentiles and their time per category (cpu, lock\n"
 	"waits, logging, I/O, queueing, ...) in us per op, the CPU and busy share of\n"
 	"each pool, the cores used, and both ceilings; each figure with B - A and B/A.\n"
+	"Two different daemons (a ceph-osd and an xrootd) are compared per op, whole\n"
+	"daemon: cpu us/op, lock waits/op, logging us/op, I/O syscalls/op and context\n"
+	"switches/op, with a headline naming what makes one costlier per op.\n"
 	"\n"
 	"  --json          print the comparison as JSON\n"
 	"  --folded        print differential folded stacks, 'stack COUNT_A COUNT_B', as\n"
@@ -196,6 +202,9 @@ static void op_rows(struct rows *rs, int s, const struct report *r)
 	uint64_t w = corecap_model_window_ns(r->model);
 	char section[64];
 
+	/* A run without a trace has no op figures: its side stays "-" (null). */
+	if (!corecap_model_has_ops(r->model))
+		return;
 	set(row(rs, "traced", "ops_per_s", "ops/s", 0), s,
 	    w ? (double)t->finished * 1e9 / (double)w : 0);
 	for (size_t i = 0; i < t->n_types; i++) {
@@ -244,11 +253,169 @@ static void pool_rows(struct rows *rs, int s, const struct report *r)
 		set(row(rs, section, "cpu_pct", "cpu % of the pool", 1), s, 100 * pl->cpu_util);
 		set(row(rs, section, "busy_pct", "busy % (cpu + run queue)", 1), s,
 		    100 * pl->busy_util);
+		if (pl->n_kstates == pl->n_threads && pl->k_span_ns) {
+			/* Exact states from kernel events. */
+			set(row(rs, section, "futex_pct", "futex wait % (kernel)", 1), s,
+			    100.0 * (double)pl->k_futex_ns / (double)pl->k_span_ns);
+			set(row(rs, section, "blocked_pct", "blocked % (kernel)", 1), s,
+			    100.0 * (double)pl->k_blocked_ns / (double)pl->k_span_ns);
+		}
+		if (!corecap_model_has_thread_waits(r->model))
+			continue;
 		set(row(rs, section, "logging_pct", "logging %", 1), s,
 		    100.0 * (double)pl->logging_ns / (double)pl->span_ns);
 		set(row(rs, section, "lock_wait_pct", "lock wait %", 1), s,
 		    100.0 * (double)pl->lock_wait_ns / (double)pl->span_ns);
 	}
+}
+
+/*
+ * What each run's per-op figures divide by: its traced (or detected) ops,
+ * else the ops the benchmark made (its run is the window), else its IOPS
+ * times the window. False when none is known.
+ */
+static bool window_ops(const struct report *r, double *ops)
+{
+	uint64_t w = corecap_model_window_ns(r->model);
+	json_object *sum = r->manifest ? r->manifest->summary : NULL, *v;
+
+	if (r->model->ops.finished) {
+		*ops = (double)r->model->ops.finished;
+		return true;
+	}
+	if (sum && json_object_object_get_ex(sum, "ops", &v) && json_object_get_double(v) > 0) {
+		*ops = json_object_get_double(v);
+		return true;
+	}
+	if (sum && json_object_object_get_ex(sum, "iops_avg", &v) && w) {
+		*ops = json_object_get_double(v) * (double)w / 1e9;
+		return *ops > 0;
+	}
+	return false;
+}
+
+/*
+ * The whole daemon's costs per op, comparable between different daemons:
+ * CPU (threads.tsv), lock waits and their time (the shim's counters, else
+ * the trace), logging (the trace: log I/O, waits at logging sites, log
+ * calls), I/O calls the shim wrapped, context switches (threads.tsv).
+ */
+static void per_op_rows(struct rows *rs, int s, const struct report *r)
+{
+	const char *sec = "per op (whole daemon)";
+	uint64_t logging_ns = 0, waits = 0, wait_ns = 0;
+	const struct model_lock *lk;
+	double ops;
+
+	if (!window_ops(r, &ops))
+		return;
+	for (size_t i = 0; i < r->model->threads.len; i++)
+		logging_ns += r->model->threads.all[i]->logging_ns;
+	for (size_t i = 0; i < r->model->locks.len; i++) {
+		lk = r->model->locks.all[i];
+		waits += lk->contentions;
+		wait_ns += lk->wait_ns;
+	}
+	if (r->has_stats) {
+		waits = r->shim_contentions;
+		wait_ns = r->shim_lock_wait_ns;
+	}
+	set(row(rs, sec, "ops", "ops (traced, else bench)", 0), s, ops);
+	if (r->pools->n_sampled)
+		set(row(rs, sec, "cpu_us", "cpu us/op", 1), s,
+		    (double)r->pools->cpu_ns / ops / 1e3);
+	set(row(rs, sec, "lock_waits", "lock waits/op", 3), s, (double)waits / ops);
+	set(row(rs, sec, "lock_wait_us", "lock wait us/op", 2), s, (double)wait_ns / ops / 1e3);
+	if (r->model->q.events)
+		set(row(rs, sec, "logging_us", "logging us/op", 2), s,
+		    (double)logging_ns / ops / 1e3);
+	if (r->has_stats)
+		set(row(rs, sec, "syscalls", "I/O syscalls/op", 2), s,
+		    (double)r->shim_io_calls / ops);
+	if (r->has_ctx_switches)
+		set(row(rs, sec, "ctx_switches", "context switches/op", 2), s,
+		    (double)r->ctx_switches / ops);
+}
+
+static const char *daemon_name(const struct report *r)
+{
+	return r->manifest && r->manifest->comm ? r->manifest->comm : "?";
+}
+
+static bool same_daemon(const struct side *sd)
+{
+	return strcmp(daemon_name(&sd[0].r), daemon_name(&sd[1].r)) == 0;
+}
+
+static const struct row *find_row(const struct rows *rs, const char *key)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcmp(rs->v[i].section, "per op (whole daemon)") == 0 &&
+		    strcmp(rs->v[i].key, key) == 0 && rs->v[i].has[0] && rs->v[i].has[1])
+			return &rs->v[i];
+	return NULL;
+}
+
+/*
+ * One sentence: which run costs more time per op (cpu + lock waits +
+ * logging), by how much, which of those costs make the difference
+ * (largest first), and the counts per op that go with them.
+ */
+static void headline(const struct rows *rs, const struct side *sd, char *buf, size_t len)
+{
+	static const struct {
+		const char *key, *name;
+	} t[] = {{"cpu_us", "cpu"}, {"lock_wait_us", "lock waits"}, {"logging_us", "logging"}};
+	const struct row *r[3], *c;
+	double cost[2] = {0, 0}, d[3];
+	int hi, lo, order[3] = {0, 1, 2};
+	size_t n = 0;
+
+	for (int i = 0; i < 3; i++) {
+		r[i] = find_row(rs, t[i].key);
+		for (int k = 0; r[i] && k < 2; k++)
+			cost[k] += r[i]->v[k];
+	}
+	if (!r[0]) {
+		snprintf(buf, len, "no per-op CPU for both runs (threads.tsv or ops missing)");
+		return;
+	}
+	hi = cost[1] > cost[0];
+	lo = !hi;
+	for (int i = 0; i < 3; i++)
+		d[i] = r[i] ? r[i]->v[hi] - r[i]->v[lo] : 0;
+	for (int i = 0; i < 3; i++)
+		for (int k = i + 1; k < 3; k++)
+			if (d[order[k]] > d[order[i]]) {
+				int x = order[i];
+				order[i] = order[k];
+				order[k] = x;
+			}
+	n += (size_t)snprintf(
+		buf + n, len - n,
+		"per op, %s (%s) costs %.1f us of cpu, lock waits and logging against "
+		"%s's (%s) %.1f us",
+		hi ? "B" : "A", daemon_name(&sd[hi].r), cost[hi], lo ? "B" : "A",
+		daemon_name(&sd[lo].r), cost[lo]);
+	if (cost[lo] > 0 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, " (%.1fx)", cost[hi] / cost[lo]);
+	for (int i = 0, first = 1; i < 3 && n < len; i++) {
+		int k = order[i];
+
+		if (!r[k] || d[k] < 0.05)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s %s %+.1f us", first ? "; more" : ",",
+				      t[k].name, d[k]);
+		first = 0;
+	}
+	if ((c = find_row(rs, "ctx_switches")) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "; context switches %.1f vs %.1f", c->v[hi],
+				      c->v[lo]);
+	if ((c = find_row(rs, "syscalls")) && n < len)
+		n += (size_t)snprintf(buf + n, len - n, ", I/O syscalls %.1f vs %.1f", c->v[hi],
+				      c->v[lo]);
+	if (n < len)
+		snprintf(buf + n, len - n, " per op");
 }
 
 static void print_value(const struct row *r, int side)
@@ -263,7 +430,16 @@ static void print_text(const struct compare_opts *o, const struct rows *rs, cons
 {
 	const char *section = "";
 
-	printf("corecap compare\n  A  %s\n  B  %s\n", o->run[0], o->run[1]);
+	char head[512];
+
+	printf("corecap compare\n  A  %s (%s)\n  B  %s (%s)\n", o->run[0], daemon_name(&sd[0].r),
+	       o->run[1], daemon_name(&sd[1].r));
+	if (!same_daemon(sd))
+		printf("\ndifferent daemons: %s and %s; their op types, pools and locks are their "
+		       "own, so compare them per op (whole daemon)\n",
+		       daemon_name(&sd[0].r), daemon_name(&sd[1].r));
+	headline(rs, sd, head, sizeof(head));
+	printf("headline: %s\n", head);
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->v[i];
 
@@ -283,7 +459,13 @@ static void print_text(const struct compare_opts *o, const struct rows *rs, cons
 		}
 		printf("\n");
 	}
-	printf("\nceiling A  %s\nceiling B  %s\n",
+	printf("\n");
+	for (int s = 0; s < 2; s++)
+		if (!corecap_model_has_ops(sd[s].r.model))
+			printf("%c: ops, lock, cond, I/O and logging figures not measured (no "
+			       "trace)\n",
+			       'A' + s);
+	printf("ceiling A  %s\nceiling B  %s\n",
 	       sd[0].r.ceiling->verdict ? sd[0].r.ceiling->verdict : "?",
 	       sd[1].r.ceiling->verdict ? sd[1].r.ceiling->verdict : "?");
 }
@@ -296,12 +478,18 @@ static json_object *num(double v)
 static int print_json(const struct compare_opts *o, const struct rows *rs, const struct side *sd)
 {
 	json_object *root = json_object_new_object(), *sections = json_object_new_object();
+	char head[512];
 	int ret = 0;
 
 	if (!root || !sections)
 		return -ENOMEM;
 	json_object_object_add(root, "a", json_object_new_string(o->run[0]));
 	json_object_object_add(root, "b", json_object_new_string(o->run[1]));
+	json_object_object_add(root, "daemon_a", json_object_new_string(daemon_name(&sd[0].r)));
+	json_object_object_add(root, "daemon_b", json_object_new_string(daemon_name(&sd[1].r)));
+	json_object_object_add(root, "same_daemon", json_object_new_boolean(same_daemon(sd)));
+	headline(rs, sd, head, sizeof(head));
+	json_object_object_add(root, "headline", json_object_new_string(head));
 	for (size_t i = 0; i < rs->n; i++) {
 		const struct row *r = &rs->v[i];
 		json_object *sec, *fig = json_object_new_object();
@@ -390,6 +578,7 @@ int corecap_cmd_compare(int argc, char **argv)
 		ret = corecap_report_open(o.run[s], o.symfs, &sd[s].job, &sd[s].r);
 	for (int s = 0; s < 2 && !ret; s++) {
 		bench_rows(&rs, s, &sd[s].r);
+		per_op_rows(&rs, s, &sd[s].r);
 		op_rows(&rs, s, &sd[s].r);
 		pool_rows(&rs, s, &sd[s].r);
 	}

@@ -24,6 +24,7 @@
 #include "read/thread_samples.h"
 #include "read/thread_series.h"
 #include "render/chrome_trace.h"
+#include "render/out_file.h"
 
 const char corecap_export_usage[] =
 	"usage: corecap export --chrome [-o FILE] [--symfs DIR] RUN\n"
@@ -130,7 +131,7 @@ static const char *namer(void *ctx, uint64_t addr, bool code)
 	return corecap_symbolizer_name(ctx, addr, code);
 }
 
-/* Set by SIGINT or SIGTERM: the export stops and removes its partial file. */
+/* Set by SIGINT or SIGTERM: the export stops and removes its temporary file. */
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -159,6 +160,8 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 		return;
 	corecap_thread_samples_init(&names);
 	ret = corecap_thread_samples_load(&names, path, 0, 0, &err);
+	if (!ret && names.torn_last_line)
+		corecap_analysis_warn_torn(path);
 	for (size_t i = 0; !ret && i < names.len; i++)
 		corecap_chrome_trace_name_thread(t, names.threads[i].tid, names.threads[i].comm);
 	if (ret == -ENOENT)
@@ -305,8 +308,8 @@ out:
 int corecap_cmd_export(int argc, char **argv)
 {
 	struct export_opts o;
+	struct out_file out;
 	struct stat st;
-	FILE *out = stdout;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
@@ -318,10 +321,8 @@ int corecap_cmd_export(int argc, char **argv)
 				       errno ? strerror(errno) : "Not a directory");
 		return 1;
 	}
-	if (o.output && !(out = fopen(o.output, "we"))) {
-		corecap_analysis_error("cannot create '%s': %s", o.output, strerror(errno));
+	if (corecap_out_file_open(&out, o.output) < 0)
 		return 1;
-	}
 	if (o.output) {
 		struct sigaction sa = {.sa_handler = on_signal};
 
@@ -329,17 +330,15 @@ int corecap_cmd_export(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	ret = export_chrome(&o, out);
+	ret = export_chrome(&o, out.f);
 	if (!ret && interrupted)
 		ret = -EINTR;
-	if (out != stdout && fclose(out) && !ret) {
-		corecap_analysis_error("cannot write '%s': %s", o.output, strerror(errno));
-		ret = -EIO;
-	}
-	if (ret && o.output)
-		unlink(o.output);
+	if (ret)
+		corecap_out_file_abort(&out);
+	else
+		ret = corecap_out_file_commit(&out);
 	if (ret == -EINTR) {
-		fprintf(stderr, "corecap: interrupted: removed the partial '%s'\n", o.output);
+		fprintf(stderr, "corecap: interrupted: '%s' left as it was\n", o.output);
 		return 130;
 	}
 	return ret ? 1 : 0;

@@ -17,6 +17,7 @@
 #include "cmd_util.h"
 #include "flame_job.h"
 #include "render/flame_svg.h"
+#include "render/out_file.h"
 
 const char corecap_flame_usage[] =
 	"usage: corecap flame [--kind cpu|wall|lock|op] [--svg] [-o FILE] [options] RUN\n"
@@ -27,7 +28,7 @@ const char corecap_flame_usage[] =
 	"flamegraph.pl, speedscope and 'corecap compare --folded'. With --svg, draws\n"
 	"the flame graph itself as one SVG document.\n"
 	"\n"
-	"  --kind KIND        what the stacks are (default cpu):\n"
+	"  --kind KIND        what the stacks are (default: the first the run has):\n"
 	"                       cpu   the gperftools CPU profile (RUN/cpu.prof), in samples;\n"
 	"                             equal to google-pprof --collapsed (see docs/flame.md)\n"
 	"                       wall  wall-clock stacks (RUN/wall.samples), in samples; the\n"
@@ -41,6 +42,7 @@ const char corecap_flame_usage[] =
 	"  --width PX         the SVG's width (default 1200)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"  --keep-shim-frames keep the frames of corecap's shim and LTTng-UST in stacks\n"
 	"\n"
 	"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
 	"from the mappings written at its end. See also corecap-flame(1).\n";
@@ -48,7 +50,8 @@ const char corecap_flame_usage[] =
 struct flame_opts {
 	const char *run, *output, *title, *symfs;
 	enum flame_kind kind;
-	bool svg, by_pool;
+	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
+	bool svg, by_pool, keep_shim_frames;
 	int width;
 };
 
@@ -62,6 +65,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		{"width", required_argument, NULL, 'w'},
 		{"symfs", required_argument, NULL, 'S'},
 		{"pool", no_argument, NULL, 'p'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -80,6 +84,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 					optarg);
 				return 2;
 			}
+			o->kind_given = true;
 			break;
 		case 's':
 			o->svg = true;
@@ -107,6 +112,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		case 'p':
 			o->by_pool = true;
 			break;
+		case 'K':
+			o->keep_shim_frames = true;
+			break;
 		case 'h':
 			printf("%s", corecap_flame_usage);
 			return -1;
@@ -127,14 +135,13 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 static int write_output(const struct flame_opts *o, const struct flame_job *j,
 			const struct flame_stacks *fs)
 {
-	FILE *out = stdout;
+	struct out_file out;
 	char title[256];
 	int ret;
 
-	if (o->output && !(out = fopen(o->output, "we"))) {
-		corecap_analysis_error("cannot create '%s': %s", o->output, strerror(errno));
-		return -errno;
-	}
+	ret = corecap_out_file_open(&out, o->output);
+	if (ret)
+		return ret;
 	if (o->svg) {
 		struct flame_svg_opts so = {
 			.title = o->title,
@@ -151,23 +158,29 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 				 corecap_flame_kind_name(fs->kind), o->run);
 			so.title = title;
 		}
-		ret = corecap_flame_svg_render(&fs->folded, &so, out);
+		ret = corecap_flame_svg_render(&fs->folded, &so, out.f);
 	} else {
-		ret = corecap_folded_write(&fs->folded, out, 1);
-	}
-	if (out != stdout) {
-		if (fclose(out) && !ret)
-			ret = -errno;
-	} else if (fflush(out) && !ret) {
-		ret = -EIO;
+		ret = corecap_folded_write(&fs->folded, out.f, 1);
 	}
 	if (ret) {
-		corecap_analysis_error("cannot write %s: %s", o->output ? o->output : "the output",
+		corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(&out),
 				       strerror(-ret));
-		if (o->output)
-			unlink(o->output);
+		corecap_out_file_abort(&out);
+	} else {
+		ret = corecap_out_file_commit(&out);
 	}
 	return ret;
+}
+
+/* Without --kind: the first kind the run holds; false when it holds none. */
+static bool pick_kind(struct flame_job *j, enum flame_kind *kind)
+{
+	for (int k = 0; k < FLAME__COUNT; k++)
+		if (corecap_flame_job_has(j, (enum flame_kind)k)) {
+			*kind = (enum flame_kind)k;
+			return true;
+		}
+	return false;
 }
 
 int corecap_cmd_flame(int argc, char **argv)
@@ -175,6 +188,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	struct flame_opts o;
 	struct flame_job j;
 	struct flame_stacks fs;
+	bool none = false;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
@@ -183,16 +197,29 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL))
 		return 1;
 	j.by_pool = o.by_pool;
+	if (!o.kind_given)
+		none = !pick_kind(&j, &o.kind);
+	j.keep_shim_frames = o.keep_shim_frames;
 	ret = corecap_flame_stacks_init(&fs, o.kind, NULL, NULL);
-	if (!ret)
+	if (!ret && none)
+		/* Nothing measured: an empty graph that says so, not an error. */
+		snprintf(j.subtitle, sizeof(j.subtitle),
+			 "no stacks: not measured (no cpu.prof, no wall.samples, no lock or op "
+			 "source)");
+	else if (!ret)
 		ret = corecap_flame_job_build(&j, &fs, 0);
 	if (!ret) {
+		if (none)
+			fprintf(stderr, "corecap: flame: '%s': %s\n", o.run, j.subtitle);
 		fprintf(stderr, "corecap: %s: %llu %s", corecap_flame_kind_name(o.kind),
 			(unsigned long long)fs.weight, corecap_flame_kind_unit(o.kind));
 		if (fs.frames)
 			fprintf(stderr, ", %llu of %llu frames unresolved",
 				(unsigned long long)fs.unresolved_frames,
 				(unsigned long long)fs.frames);
+		if (fs.shim_frames)
+			fprintf(stderr, ", %llu shim frames cut (--keep-shim-frames keeps them)",
+				(unsigned long long)fs.shim_frames);
 		fprintf(stderr, "\n");
 		ret = write_output(&o, &j, &fs);
 	}

@@ -19,6 +19,7 @@
 #include "flame_job.h"
 #include "read/thread_series.h"
 #include "render/html_report.h"
+#include "render/out_file.h"
 #include "render/report.h"
 
 const char corecap_html_usage[] =
@@ -102,8 +103,9 @@ static const char *const missing_note[FLAME__COUNT] = {
 		      "'corecap run --cpuprofile').",
 	[FLAME_WALL] = "No wall-clock flame graph: the run has no wall.samples (record with "
 		       "'corecap record --wallclock').",
-	[FLAME_LOCK] = "No lock flame graph: the run has no trace.",
-	[FLAME_OP] = "No op flame graph: the run has no trace.",
+	[FLAME_LOCK] = "No lock flame graph: locks not measured (no trace, no shim counters, no "
+		       "kernel futex events).",
+	[FLAME_OP] = "No op flame graph: ops not measured (no trace).",
 };
 
 static const char *const headings[FLAME__COUNT] = {
@@ -222,7 +224,7 @@ static void release(struct html_job *j)
 int corecap_cmd_html(int argc, char **argv)
 {
 	struct html_job *j = calloc(1, sizeof(*j));
-	FILE *out = stdout;
+	struct out_file out;
 	int ret;
 
 	if (!j) {
@@ -237,20 +239,18 @@ int corecap_cmd_html(int argc, char **argv)
 	ret = build(j);
 	if (ret)
 		goto out;
-	if (j->o.output && !(out = fopen(j->o.output, "we"))) {
-		ret = -errno;
-		corecap_analysis_error("cannot create '%s': %s", j->o.output, strerror(-ret));
+	ret = corecap_out_file_open(&out, j->o.output);
+	if (ret)
 		goto out;
-	}
-	ret = corecap_html_report_render(&j->page, out);
-	if (out != stdout && fclose(out) && !ret)
-		ret = -errno;
+	ret = corecap_html_report_render(&j->page, out.f);
 	if (ret) {
-		corecap_analysis_error("cannot write %s: %s",
-				       j->o.output ? j->o.output : "the page", strerror(-ret));
-		if (j->o.output)
-			unlink(j->o.output);
-	} else if (j->o.output) {
+		corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(&out),
+				       strerror(-ret));
+		corecap_out_file_abort(&out);
+	} else {
+		ret = corecap_out_file_commit(&out);
+	}
+	if (!ret && j->o.output) {
 		fprintf(stderr, "corecap: wrote %s (%zu flame graphs)\n", j->o.output,
 			j->page.n_flames);
 	}

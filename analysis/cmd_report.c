@@ -18,10 +18,15 @@
 #include <unistd.h>
 
 #include "ceph_attrib.h"
+#include "thread_origin.h"
 #include "cmd_util.h"
+#include "critical_attrib.h"
+#include "kernel_attrib.h"
 #include "model/ceiling.h"
+#include "model/projection.h"
 #include "model/lines.h"
 #include "model/model.h"
+#include "model/net_ops.h"
 #include "model/pool_table.h"
 #include "read/ceph_files.h"
 #include "read/ctf_reader.h"
@@ -29,6 +34,7 @@
 #include "read/shim_stats.h"
 #include "read/symbolizer.h"
 #include "read/thread_samples.h"
+#include "render/out_file.h"
 #include "render/report.h"
 
 /* Log calls, Ceph's log code and its entries' streams, and formatting into
@@ -38,6 +44,8 @@
 	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"            \
 	"std::basic_ostream*,std::ostream::*,std::__ostream_insert*,std::num_put*"
 
+enum report_ops { OPS_AUTO, OPS_ANNOTATED, OPS_DETECTED };
+
 struct report_opts {
 	const char *run;
 	bool json;
@@ -46,7 +54,10 @@ struct report_opts {
 	const char *op_pools;
 	const char *dump_ops;
 	bool check_conservation;
+	bool lines;
+	bool keep_shim_frames;
 	unsigned long top;
+	enum report_ops ops; /* where ops come from: --ops */
 };
 
 /* Everything one report needs, released in one place. */
@@ -60,8 +71,12 @@ struct report_job {
 	size_t n_log_patterns;
 	struct model model;
 	bool has_model;
+	struct net_ops net;  /* the op detector, when ops are detected */
+	bool detecting;	     /* events go through net */
+	uint64_t net_events; /* the daemon's socket I/O events that moved bytes */
 	struct pool_table pools;
 	struct ceiling ceiling;
+	struct projection projection;
 	char **traces;
 	size_t n_traces;
 	uint64_t foreign_events;
@@ -71,11 +86,21 @@ struct report_job {
 	size_t n_warnings;
 	bool has_stats;
 	const char *incomplete_reason; /* the analysis found the run incomplete */
+	uint64_t shim_io_calls, shim_contentions, shim_lock_wait_ns;
+	bool has_ctx_switches;
+	uint64_t ctx_switches;
+	struct shim_io_delta shim_io[CORECAP_IO_CLASSES];
 	FILE *dump;
+	struct out_file dump_file;   /* --dump-ops */
 	struct ceph_files ceph;	     /* RUN/ceph/, from a Ceph daemon's admin socket */
 	struct ceph_sampled sampled; /* its ops' categories, from wall samples */
 	bool has_sampled;
 	const char *sampled_why_not;
+	const char *no_trace_why; /* why a run with a manifest has no trace */
+	struct kernel_quality kernel;
+	bool has_kernel;
+	struct critical_attrib crit; /* the ops' critical paths, fed with the trace */
+	bool has_crit;
 };
 
 static int warn(struct report_job *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -125,9 +150,83 @@ static const char *frame_name(void *ctx, uint64_t addr)
 	return buf;
 }
 
+static size_t frame_sources(void *ctx, uint64_t addr, struct report_frame *out, size_t max)
+{
+	struct report_job *j = ctx;
+	const struct sym_frame *f;
+	size_t n;
+
+	if (!j->has_sym || !addr)
+		return 0;
+	/* A return address: its call is the byte before it. */
+	n = corecap_symbolizer_frames(&j->sym, addr - 1, &f);
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (struct report_frame){f[i].function, f[i].file, f[i].line, f[i].inlined};
+	return n;
+}
+
+/*
+ * The frames of the shim and LTTng-UST, cut from the sampled wait stacks
+ * (a stack keeps at least its site): they are the profiler's, not the
+ * daemon's.
+ */
+static void cut_shim_frames(struct report_job *j)
+{
+	struct lock_table *t = &j->model.locks;
+
+	if (!j->has_sym || j->o.keep_shim_frames)
+		return;
+	for (size_t i = 0; i < t->len; i++) {
+		struct model_lock *l = t->all[i];
+
+		for (size_t s = 0; s < l->n_stacks; s++) {
+			struct lock_stack *st = &l->stacks[s];
+			uint32_t kept = 0;
+
+			for (uint32_t k = 0; k < st->depth; k++)
+				if (k == 0 || !corecap_symbolizer_is_shim(&j->sym, st->frames[k]))
+					st->frames[kept++] = st->frames[k];
+			st->depth = kept;
+		}
+	}
+}
+
 static int consume(void *ctx, const struct model_event *ev)
 {
-	return corecap_model_consume(ctx, ev);
+	struct report_job *j = ctx;
+	int ret = j->has_crit ? corecap_critical_attrib_event(&j->crit, ev) : 0;
+
+	if (ret)
+		return ret;
+	if (j->detecting)
+		return corecap_net_ops_consume(&j->net, ev);
+	if (ev->kind == MEV_IO && ev->io.io_class == IO_NET && ev->io.bytes > 0 &&
+	    (j->model.cfg.pid < 0 || ev->pid == j->model.cfg.pid))
+		j->net_events++;
+	return corecap_model_consume(&j->model, ev);
+}
+
+/* The kernel records, loaded before the trace for the ops' critical paths. */
+static int open_critical(struct report_job *j, struct model_config *cfg)
+{
+	char *err = NULL;
+	int ret;
+
+	if (!cfg->has_window)
+		return 0;
+	ret = corecap_critical_attrib_open(&j->crit, j->o.run, cfg->window_start_ns,
+					   cfg->window_end_ns, cfg->pid, site_is_logging, j, &err);
+	j->has_crit = ret == 0;
+	if (ret < 0)
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+	if (j->has_crit) {
+		cfg->op_end = corecap_critical_attrib_op_end;
+		cfg->op_end_ctx = &j->crit;
+	}
+	free(err);
+	return ret < 0 ? ret : 0;
 }
 
 static int load_manifest(struct report_job *j)
@@ -231,7 +330,8 @@ static int trace_shortfall(struct report_job *j, const struct ctf_reader *r)
 		    r->check.streams_cut ? r->check.cut_name : "?");
 }
 
-static int read_trace(struct report_job *j)
+/* One pass over the trace into a fresh model, detecting ops or not. */
+static int read_pass(struct report_job *j, bool detect)
 {
 	struct ctf_reader r;
 	struct model_config cfg = {
@@ -245,11 +345,16 @@ static int read_trace(struct report_job *j)
 	};
 	int ret;
 
+	if ((ret = open_critical(j, &cfg)))
+		return ret;
 	ret = corecap_model_init(&j->model, &cfg);
 	if (ret)
 		return ret;
 	j->has_model = true;
-	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, &j->model);
+	j->detecting = detect;
+	if (detect)
+		corecap_net_ops_init(&j->net, &j->model);
+	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, j);
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
@@ -260,12 +365,39 @@ static int read_trace(struct report_job *j)
 	if (!ret)
 		ret = trace_shortfall(j, &r);
 	corecap_ctf_reader_release(&r);
+	if (!ret && j->has_crit)
+		ret = corecap_critical_attrib_finish(&j->crit);
 	if (!ret)
 		ret = corecap_model_finish(&j->model);
+	j->model.src.trace = ret == 0;
 	return ret;
 }
 
-/* The model of a run without a trace: threads and lock counters only. */
+/*
+ * --ops auto reads the annotations; a daemon that made none but whose
+ * socket I/O was traced (CORECAP_NET_EVENTS=on) gets a second pass that
+ * detects its ops from that I/O (model/net_ops.h).
+ */
+static int read_trace(struct report_job *j)
+{
+	int ret = read_pass(j, j->o.ops == OPS_DETECTED);
+
+	if (ret || j->o.ops != OPS_AUTO || j->model.ops.finished || !j->net_events ||
+	    j->model.ops.n_types)
+		return ret;
+	corecap_model_release(&j->model);
+	j->has_model = false;
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
+	j->has_crit = false;
+	return read_pass(j, true);
+}
+
+/*
+ * The model of a run without a trace (recorded with --no-trace, or of a
+ * daemon not under the shim, whose session recorded nothing): what the
+ * other sources give; the trace's figures are not measured.
+ */
 static int no_trace(struct report_job *j)
 {
 	struct model_config cfg = {
@@ -287,10 +419,123 @@ static int no_trace(struct report_job *j)
 	if (ret)
 		return ret;
 	j->has_model = true;
-	ret = corecap_model_finish(&j->model);
-	return ret ? ret
-		   : warn(j, "recorded without a trace (--no-trace): no per-op figures; lock "
-			     "figures from the shim's counters only");
+	return corecap_model_finish(&j->model);
+}
+
+/* A partial run with a window: what is missing or unreadable is reported without. */
+static bool partial_with_window(const struct report_job *j)
+{
+	return j->has_manifest && j->manifest.partial && j->manifest.has_window;
+}
+
+static int trace_or_partial(struct report_job *j)
+{
+	char *root = corecap_path_in(j->o.run, "trace");
+	struct stat st;
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	if (partial_with_window(j) && stat(root, &st) != 0) {
+		free(root);
+		j->no_trace_why = "no trace/ in this partial run (its collector stopped "
+				  "before the trace was started)";
+		return no_trace(j);
+	}
+	free(root);
+	ret = find_traces(j);
+	if (!ret)
+		ret = read_trace(j);
+	if (ret && partial_with_window(j)) {
+		/* Killed collectors leave traces cut mid-packet, or still being written. */
+		if (j->has_model)
+			corecap_model_release(&j->model);
+		j->has_model = false;
+		j->no_trace_why = "the trace of this partial run cannot be read (the error "
+				  "above)";
+		ret = no_trace(j);
+	}
+	return ret;
+}
+
+/* RUN/kernel/: exact thread states and the futex lock table. */
+static int read_kernel(struct report_job *j)
+{
+	const struct kernel_quality *k = &j->kernel;
+	char *err = NULL;
+	int ret;
+
+	if (j->has_crit && j->crit.loaded)
+		ret = corecap_kernel_attrib_loaded(&j->model, &j->crit.k, j->o.run,
+						   j->has_sym ? &j->sym : NULL, &j->kernel, &err);
+	else
+		ret = corecap_kernel_attrib(&j->model, j->o.run, j->has_sym ? &j->sym : NULL,
+					    &j->kernel, &err);
+	if (j->has_crit)
+		corecap_critical_attrib_drop_records(&j->crit);
+	if (ret == 1) {
+		/* Absent: missing only where the manifest says it was recorded. */
+		if (j->has_manifest && j->manifest.src_kernel)
+			j->missing[j->n_missing++] = "kernel";
+		ret = j->has_manifest && j->manifest.src_kernel
+			      ? warn(j, "the manifest lists kernel events but kernel/events.bin is "
+					"absent: thread states come from threads.tsv")
+			      : 0;
+		goto out;
+	}
+	if (ret) {
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	j->has_kernel = true;
+	if (k->lost || (j->manifest.has_kernel_lost && j->manifest.kernel_lost))
+		ret = warn(
+			j,
+			"the kernel's ring buffers lost %llu records: thread states and futex "
+			"waits around the losses are approximate, the futex figures lower bounds",
+			(unsigned long long)(k->lost > j->manifest.kernel_lost
+						     ? k->lost
+						     : j->manifest.kernel_lost));
+	if (!ret && k->inconsistent)
+		ret = warn(j,
+			   "%llu scheduler transitions contradicted a thread's state (a lost "
+			   "record); the state was resynchronized",
+			   (unsigned long long)k->inconsistent);
+	if (!ret && k->futex.waits > k->futex.waits_no_sleep && !k->futex.waits_with_stack)
+		ret = warn(j, "no futex wait has a sampled user stack: futex locks are named by "
+			      "address only");
+	if (!ret && (k->unknown_records || k->trailing_bytes))
+		ret = warn(j,
+			   "kernel/: %llu records of unknown types skipped, %llu bytes of a "
+			   "trailing fragment ignored",
+			   (unsigned long long)k->unknown_records,
+			   (unsigned long long)k->trailing_bytes);
+out:
+	free(err);
+	return ret;
+}
+
+/* Says what a run without a trace lacks, once the other sources are read. */
+static int no_trace_warning(struct report_job *j)
+{
+	const char *why = j->no_trace_why ? j->no_trace_why : "recorded with --no-trace";
+
+	if (j->model.src.trace)
+		return 0;
+	if (j->model.src.stats || j->model.src.futex)
+		return warn(j,
+			    "no trace (%s): op figures and per-thread lock, cond, I/O and "
+			    "logging times are not measured; locks from %s",
+			    why,
+			    j->model.src.stats && j->model.src.futex ? "the shim's counters and "
+								       "kernel futex events"
+			    : j->model.src.stats		     ? "the shim's counters only"
+								     : "kernel futex events only");
+	return warn(j,
+		    "no trace (%s) and no shim counters: op, lock, cond, I/O and logging figures "
+		    "are not measured (run the daemon under `corecap run`, or record kernel "
+		    "events, for locks)",
+		    why);
 }
 
 static int read_samples(struct report_job *j)
@@ -310,12 +555,24 @@ static int read_samples(struct report_job *j)
 	} else if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	} else {
+		if (s.torn_last_line) {
+			ret = warn(j, "threads.tsv ends in a torn line (the collector was killed "
+				      "while writing it): read up to its last whole line");
+			if (!j->manifest.partial) {
+				j->manifest.partial = true;
+				j->manifest.partial_reason = "threads.tsv ends in a torn line";
+			}
+		}
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
-			uint64_t cpu, runq, span;
+			uint64_t cpu, runq, span, cs;
 			bool has_runq;
 
 			corecap_sampled_thread_figures(t, &cpu, &runq, &has_runq, &span);
+			if (corecap_sampled_thread_cs(t, &cs)) {
+				j->ctx_switches += cs;
+				j->has_ctx_switches = true;
+			}
 			ret = corecap_model_set_thread_cpu(&j->model, t->tid, t->comm, cpu, runq,
 							   has_runq, span);
 		}
@@ -377,13 +634,25 @@ static int read_stats(struct report_job *j)
 	ret = corecap_shim_stats_load(&st, begin, end, &err);
 	if (ret == -ENOENT) {
 		j->missing[j->n_missing++] = "stats";
-		ret = warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions are "
-			      "unknown and hold times come from hold events alone");
+		/* Without a trace either, no_trace_warning says what that leaves. */
+		ret = j->model.src.trace
+			      ? warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions "
+					"are unknown and hold times come from hold events alone")
+			      : 0;
 	} else if (ret) {
 		/* The counters are a complement: say why they are missing and go on. */
 		ret = warn(j, "shim stats unusable: %s", err ? err : strerror(-ret));
 	} else {
 		j->has_stats = true;
+		j->model.src.stats = true;
+		j->shim_io_calls = st.io_calls;
+		j->shim_contentions = st.contentions;
+		j->shim_lock_wait_ns = st.lock_wait_ns;
+		memcpy(j->shim_io, st.io, sizeof(j->shim_io));
+		if (st.aio_untimed)
+			ret = warn(j,
+				   "the shim could not time %llu async I/Os (in-flight table full)",
+				   (unsigned long long)st.aio_untimed);
 		for (size_t i = 0; i < st.n_locks && !ret; i++) {
 			const struct shim_lock_delta *l = &st.locks[i];
 
@@ -492,6 +761,9 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		{"dump-ops", required_argument, NULL, 'd'},
 		{"check-conservation", no_argument, NULL, 'c'},
 		{"top", required_argument, NULL, 't'},
+		{"lines", no_argument, NULL, 'L'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
+		{"ops", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -520,6 +792,12 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		case 'c':
 			o->check_conservation = true;
 			break;
+		case 'L':
+			o->lines = true;
+			break;
+		case 'K':
+			o->keep_shim_frames = true;
+			break;
 		case 't':
 			errno = 0;
 			o->top = strtoul(optarg, &end, 10);
@@ -528,6 +806,21 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 			    !isdigit((unsigned char)*optarg)) {
 				corecap_analysis_error(
 					"invalid --top '%s': expected a positive count", optarg);
+				return 2;
+			}
+			break;
+		case 'O':
+			if (strcmp(optarg, "auto") == 0)
+				o->ops = OPS_AUTO;
+			else if (strcmp(optarg, "annotated") == 0)
+				o->ops = OPS_ANNOTATED;
+			else if (strcmp(optarg, "detected") == 0)
+				o->ops = OPS_DETECTED;
+			else {
+				corecap_analysis_error(
+					"invalid --ops '%s': expected auto, annotated "
+					"or detected",
+					optarg);
 				return 2;
 			}
 			break;
@@ -546,6 +839,42 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 	}
 	o->run = argv[optind];
 	return 0;
+}
+
+/* Threads left with the process's name get their start routine's (thread_origin.h). */
+static int name_threads(struct report_job *j)
+{
+	char *path, *err = NULL;
+	size_t renamed = 0, unnamed = 0;
+	int ret;
+
+	if (!j->has_manifest || !j->manifest.comm || !j->has_sym)
+		return 0;
+	path = corecap_path_in(j->o.run, "wall.samples");
+	if (!path)
+		return -ENOMEM;
+	ret = corecap_thread_origin_name(&j->model.threads, path, j->manifest.comm, j->manifest.pid,
+					 &j->sym, &renamed, &unnamed, &err);
+	if (ret == -ENOENT) {
+		ret = 0;
+		if (unnamed > 1)
+			ret = warn(j,
+				   "%zu threads carry the process's name '%s' (the daemon names "
+				   "none): record with --wallclock to name them by their start "
+				   "routine",
+				   unnamed, j->manifest.comm);
+	} else if (ret) {
+		ret = warn(j, "threads not named by their start routine: %s",
+			   err ? err : strerror(-ret));
+	} else if (unnamed) {
+		ret = warn(j,
+			   "%zu threads keep the process's name '%s': they were not sampled, "
+			   "or no sampled stack of theirs reaches their start routine",
+			   unnamed, j->manifest.comm);
+	}
+	free(err);
+	free(path);
+	return ret;
 }
 
 /* The OpTracker's ops split into categories by wall-clock samples. */
@@ -578,6 +907,10 @@ static void job_release(struct report_job *j)
 	corecap_ceiling_release(&j->ceiling);
 	corecap_pool_table_release(&j->pools);
 	corecap_ceph_files_release(&j->ceph);
+	if (j->detecting)
+		corecap_net_ops_release(&j->net);
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
 	if (j->has_model)
 		corecap_model_release(&j->model);
 	if (j->has_sym)
@@ -600,11 +933,31 @@ static int build(struct report_job *j, struct report *r)
 	    (ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
 	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
-	/* A run recorded with --no-trace says so; a trace missing otherwise is an error. */
-	if (j->has_manifest && !j->manifest.src_trace)
+	/* A collector killed before its window leaves nothing to measure: say so. */
+	if (j->has_manifest && j->manifest.partial && !j->manifest.has_window) {
+		fprintf(stderr,
+			"corecap: '%s' is a partial run that never started its window "
+			"(%s): nothing was measured\n",
+			j->o.run, j->manifest.partial_reason ? j->manifest.partial_reason : "?");
+		return -ENODATA;
+	}
+	/*
+	 * A run recorded with --no-trace says so, and so does one of a daemon
+	 * that was not registered with LTTng (not under the shim): the session
+	 * recorded nothing of it, so its trace, if any, is not read. A trace
+	 * missing otherwise is an error (something was lost), unless the run is
+	 * partial: a killed collector may leave no trace or one cut short.
+	 */
+	if (j->has_manifest && !j->manifest.src_trace) {
 		ret = no_trace(j);
-	else if (!(ret = find_traces(j)))
-		ret = read_trace(j);
+	} else if (j->has_manifest && j->manifest.has_target_registered &&
+		   !j->manifest.target_registered) {
+		j->no_trace_why = "the daemon was not registered with LTTng: not started under "
+				  "`corecap run`";
+		ret = no_trace(j);
+	} else {
+		ret = trace_or_partial(j);
+	}
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
@@ -613,10 +966,14 @@ static int build(struct report_job *j, struct report *r)
 			j->o.run);
 		return -EINVAL;
 	}
-	if ((ret = read_samples(j)) || (ret = read_stats(j)))
+	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)) ||
+	    (ret = read_kernel(j)) || (ret = no_trace_warning(j)))
 		return ret;
+	cut_shim_frames(j);
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
 	corecap_lock_table_sort_stacks(&j->model.locks);
+	corecap_lock_table_symbolize(&j->model.futex_locks, name_address, j);
+	corecap_lock_table_sort_stacks(&j->model.futex_locks);
 	ret = corecap_pool_table_build(&j->pools, &j->model.threads,
 				       corecap_model_window_ns(&j->model));
 	if (ret)
@@ -626,6 +983,25 @@ static int build(struct report_job *j, struct report *r)
 		.pools = &j->pools,
 		.cores_available = j->has_manifest ? j->manifest.nproc : 0,
 	};
+	corecap_projection_compute(
+		&j->projection,
+		&(struct projection_inputs){
+			.model = &j->model,
+			.pools = &j->pools,
+			.cores_available = j->has_manifest && j->manifest.daemon_cpus
+						   ? j->manifest.daemon_cpus
+						   : in.cores_available,
+			.machine_cpus = in.cores_available,
+			.bench_iops = j->has_manifest && j->manifest.bench.has_iops
+					      ? j->manifest.bench.iops_avg
+					      : 0,
+			.machine_busy_cpu_s = j->has_manifest && j->manifest.has_machine_busy
+						      ? j->manifest.machine_busy_cpu_s
+						      : -1,
+			.bench_cpu_s = j->has_manifest && j->manifest.has_bench_cpu
+					       ? j->manifest.bench_cpu_s
+					       : -1,
+		});
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)) ||
 	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)))
 		return ret;
@@ -639,6 +1015,7 @@ static int build(struct report_job *j, struct report *r)
 		.model = &j->model,
 		.pools = &j->pools,
 		.ceiling = &j->ceiling,
+		.projection = &j->projection,
 		.cores_available = in.cores_available,
 		.window_from_manifest = j->has_manifest && j->manifest.has_window,
 		.n_traces = j->n_traces,
@@ -649,12 +1026,24 @@ static int build(struct report_job *j, struct report *r)
 		.n_warnings = j->n_warnings,
 		.has_stats = j->has_stats,
 		.incomplete_reason = j->incomplete_reason,
+		.shim_io_calls = j->shim_io_calls,
+		.shim_contentions = j->shim_contentions,
+		.shim_lock_wait_ns = j->shim_lock_wait_ns,
+		.has_ctx_switches = j->has_ctx_switches,
+		.ctx_switches = j->ctx_switches,
+		.shim_io = j->has_stats ? j->shim_io : NULL,
 		.top_locks = j->o.top,
 		.frame_name = frame_name,
+		.frame_sources = frame_sources,
 		.frame_ctx = j,
+		.lines = j->o.lines,
+		.symbolizer = j->has_sym ? &j->sym : NULL,
 		.ceph = &j->ceph,
 		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
 		.ceph_sampled_why_not = j->sampled_why_not,
+		.kernel = j->has_kernel ? &j->kernel : NULL,
+		.net_ops = j->detecting ? &j->net : NULL,
+		.critical_path = j->has_crit ? &j->crit.cp : NULL,
 	};
 	return 0;
 }
@@ -665,6 +1054,26 @@ static int analyse(struct report_job *j)
 	int ret;
 
 	ret = build(j, &r);
+	if (ret == -ENODATA && j->o.json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "run_dir", json_object_new_string(j->o.run));
+		json_object_object_add(o, "partial", json_object_new_boolean(1));
+		json_object_object_add(o, "partial_reason",
+				       j->manifest.partial_reason
+					       ? json_object_new_string(j->manifest.partial_reason)
+					       : NULL);
+		json_object_object_add(o, "measured", json_object_new_boolean(0));
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
+		json_object_put(o);
+		return 0;
+	}
+	if (ret == -ENODATA) {
+		printf("corecap report: %s\n\npartial run: its window never started; nothing was "
+		       "measured\n",
+		       j->o.run);
+		return 0;
+	}
 	if (ret)
 		return ret;
 	ret = j->o.json ? corecap_render_json(&r, stdout) : corecap_render_text(&r, stdout);
@@ -683,9 +1092,10 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&j.o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (j.o.dump_ops && !(j.dump = fopen(j.o.dump_ops, "we"))) {
-		corecap_analysis_error("cannot create '%s': %s", j.o.dump_ops, strerror(errno));
-		return 1;
+	if (j.o.dump_ops) {
+		if (corecap_out_file_open(&j.dump_file, j.o.dump_ops) < 0)
+			return 1;
+		j.dump = j.dump_file.f;
 	}
 	ret = analyse(&j);
 	if (!ret && j.o.check_conservation) {
@@ -698,10 +1108,11 @@ int cmd_report(int argc, char **argv)
 		if (j.model.ops.violations)
 			ret = -EDOM;
 	}
-	if (j.dump && fclose(j.dump) && !ret) {
-		corecap_analysis_error("cannot write '%s': %s", j.o.dump_ops, strerror(errno));
-		ret = -EIO;
-	}
+	/* Ops that break conservation are what the dump is for: keep it then. */
+	if (j.dump && ret && ret != -EDOM)
+		corecap_out_file_abort(&j.dump_file);
+	else if (j.dump)
+		ret = corecap_out_file_commit(&j.dump_file);
 	job_release(&j);
 	return ret ? 1 : 0;
 }
@@ -718,6 +1129,8 @@ int corecap_report_open(const char *run, const char *symfs, struct report_job **
 	opts_init(&j->o);
 	j->o.run = run;
 	j->o.symfs = symfs;
+	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
+	j->o.keep_shim_frames = true;
 	ret = build(j, r);
 	if (ret) {
 		job_release(j);

@@ -58,6 +58,14 @@ int corecap_run_dir_check(const char *run)
 	return 0;
 }
 
+void corecap_analysis_warn_torn(const char *path)
+{
+	fprintf(stderr,
+		"corecap: warning: '%s' ends in a torn line (its collector was killed while "
+		"writing it): read up to its last whole line; the run is partial\n",
+		path);
+}
+
 char *corecap_path_in(const char *dir, const char *name)
 {
 	char *p;

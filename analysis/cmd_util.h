@@ -20,6 +20,9 @@ void corecap_analysis_error(const char *fmt, ...) __attribute__((format(printf, 
  */
 int corecap_run_dir_check(const char *run);
 
+/* The warning for a run file that ends in a torn line (its collector was killed). */
+void corecap_analysis_warn_torn(const char *path);
+
 /* "DIR/NAME", malloc'ed; NULL when out of memory. */
 char *corecap_path_in(const char *dir, const char *name);
 

@@ -46,13 +46,15 @@ int corecap_flame_job_init(struct flame_job *j, const char *run, const char *sym
 
 void corecap_flame_job_release(struct flame_job *j)
 {
-	if (j->has_run_sym)
-		corecap_symbolizer_release(&j->run_sym);
+	if (j->has_own_sym)
+		corecap_symbolizer_release(&j->own_sym);
 	corecap_report_close(j->own_job);
 	*j = (struct flame_job){0};
 }
 
-bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
+static int need_report(struct flame_job *j);
+
+bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 {
 	if (j->run_is_profile)
 		return kind == FLAME_CPU;
@@ -62,30 +64,50 @@ bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind)
 	case FLAME_WALL:
 		return exists_in(j->run, "wall.samples");
 	default:
-		return exists_in(j->run, "trace");
+		/* The model says whether its sources measured locks or ops. */
+		if (!j->report && need_report(j))
+			return false;
+		return kind == FLAME_LOCK ? corecap_model_has_locks(j->report->model)
+					  : corecap_model_has_ops(j->report->model);
 	}
 }
 
-/* Names a code address by its function alone, so that a function's samples merge. */
-static const char *sym_namer(void *ctx, uint64_t addr, bool exact, char *buf, size_t size,
-			     bool *resolved)
+/*
+ * Names a code address by its function alone, so that a function's
+ * samples merge, with the calls inlined there as frames of their own,
+ * innermost first.
+ */
+static void sym_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *out)
 {
+	struct symbolizer *s = ctx;
+	const struct sym_frame *f;
 	struct sym_info info;
+	size_t n;
 
 	/* The symbolizer looks up addr - 1 (a return address): step over that for an exact PC. */
-	if (ctx && corecap_symbolizer_lookup(ctx, exact ? addr + 1 : addr, &info)) {
-		if (info.symbol) {
-			*resolved = true;
-			return info.symbol;
+	if (s && corecap_symbolizer_lookup(s, exact ? addr + 1 : addr, &info)) {
+		out->shim = info.shim;
+		n = corecap_symbolizer_frames(s, exact ? addr : addr - 1, &f);
+		/* The deepest chains keep their innermost calls and the function holding them. */
+		for (size_t k = 0; k < n; k++) {
+			if (out->n == FLAME_MAX_NAMES - 1 && k < n - 1)
+				continue;
+			out->inlined[out->n] = f[k].inlined;
+			out->names[out->n++] = f[k].function;
+		}
+		if (out->n) {
+			out->resolved = true;
+			return;
 		}
 		if (info.module) {
-			snprintf(buf, size, "%s+0x%" PRIx64, info.module,
+			snprintf(out->buf, sizeof(out->buf), "%s+0x%" PRIx64, info.module,
 				 exact ? info.offset - 1 : info.offset);
-			return buf;
+			out->names[out->n++] = out->buf;
+			return;
 		}
 	}
-	snprintf(buf, size, "0x%" PRIx64, addr);
-	return buf;
+	snprintf(out->buf, sizeof(out->buf), "0x%" PRIx64, addr);
+	out->names[out->n++] = out->buf;
 }
 
 static void print_symbol_problems(const struct flame_job *j, const struct symbolizer *s)
@@ -109,15 +131,22 @@ static int open_run_symbols(struct flame_job *j)
 	if (j->tried_run_sym)
 		return 0;
 	j->tried_run_sym = true;
+	/* The report has read RUN/maps already: symbols are loaded once. */
+	if (j->report && j->report->symbolizer) {
+		j->run_sym = j->report->symbolizer;
+		return 0;
+	}
 	maps = corecap_path_in(j->run, "maps");
 	ids = corecap_path_in(j->run, "buildids.tsv");
 	if (!maps || !ids) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = corecap_symbolizer_init(&j->run_sym, maps, ids, j->symfs, &err);
-	if (ret == 0 || ret == -ENOENT)
-		j->has_run_sym = true;
+	ret = corecap_symbolizer_init(&j->own_sym, maps, ids, j->symfs, &err);
+	if (ret == 0 || ret == -ENOENT) {
+		j->has_own_sym = true;
+		j->run_sym = &j->own_sym;
+	}
 	if (ret == -ENOENT) {
 		if (!j->quiet)
 			fprintf(stderr,
@@ -299,12 +328,14 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		goto out;
 	fs->namer = sym_namer;
-	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
+	fs->namer_ctx = j->run_sym;
 	ret = corecap_wall_samples_read(&ws, path, on_wall_sample, &w, &err);
 	if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
+	if (ws.torn_last_line && !j->quiet)
+		corecap_analysis_warn_torn(path);
 	if (ws.bad_lines && !j->quiet)
 		fprintf(stderr, "corecap: warning: '%s': %" PRIu64 " malformed lines skipped\n",
 			path, ws.bad_lines);
@@ -312,8 +343,8 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s",
 		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,
 		 j->by_pool ? "pool" : "thread");
-	if (j->has_run_sym)
-		print_symbol_problems(j, &j->run_sym);
+	if (j->run_sym)
+		print_symbol_problems(j, j->run_sym);
 out:
 	corecap_wall_samples_release(&ws);
 	corecap_thread_samples_release(&w.names);
@@ -334,12 +365,6 @@ static int need_report(struct flame_job *j)
 		corecap_analysis_error(
 			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
 		return -EINVAL;
-	}
-	if (!exists_in(j->run, "trace")) {
-		corecap_analysis_error(
-			"'%s' has no trace/: record without --no-trace for the lock and op kinds",
-			j->run);
-		return -ENOENT;
 	}
 	ret = corecap_report_open(j->run, j->symfs, &j->own_job, &j->own_report);
 	if (!ret)
@@ -369,9 +394,18 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		ret = open_run_symbols(j);
 	if (ret)
 		return ret;
+	if (!corecap_model_has_locks(j->report->model)) {
+		corecap_analysis_error("'%s' has no lock source: record under `corecap run` (the "
+				       "shim), or with kernel events, for the lock kind",
+				       j->run);
+		return -ENOENT;
+	}
 	fs->namer = sym_namer;
-	fs->namer_ctx = j->has_run_sym ? &j->run_sym : NULL;
-	t = &j->report->model->locks;
+	fs->namer_ctx = j->run_sym;
+	/* Without the shim, the futex words the kernel saw waited on. */
+	t = j->report->model->src.trace || j->report->model->src.stats
+		    ? &j->report->model->locks
+		    : &j->report->model->futex_locks;
 	for (size_t i = 0; i < t->len && !ret; i++) {
 		const struct model_lock *lk = t->all[i];
 		char label[192];
@@ -431,7 +465,6 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 
 static const char *detail_label(const struct model *m, uint64_t key, char *buf, size_t size)
 {
-	static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
 	uint32_t id = OP_DETAIL_ID(key);
 
 	switch (OP_DETAIL_CAT(key)) {
@@ -441,7 +474,7 @@ static const char *detail_label(const struct model *m, uint64_t key, char *buf, 
 		lock_name(m->locks.all[id], true, buf, size);
 		return buf;
 	case CAT_IO:
-		snprintf(buf, size, "io %s", id < IO__COUNT ? io_names[id] : "?");
+		snprintf(buf, size, "io %s", io_class_name(id));
 		return buf;
 	case CAT_QUEUE:
 		snprintf(buf, size, "phase %s", id < m->ops.n_phases ? m->ops.phases[id] : "?");
@@ -464,6 +497,13 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		return ret;
 	m = j->report->model;
+	if (!corecap_model_has_ops(m)) {
+		corecap_analysis_error(
+			"'%s' has no trace: ops not measured (record the daemon under "
+			"`corecap run`, without --no-trace, for the op kind)",
+			j->run);
+		return -ENOENT;
+	}
 	for (size_t i = 0; i < m->ops.n_types && !ret; i++) {
 		const struct op_type *t = &m->ops.types[i];
 
@@ -507,6 +547,7 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	j->subtitle[0] = '\0';
+	fs->keep_shim_frames = j->keep_shim_frames;
 	if (j->run_is_profile && fs->kind != FLAME_CPU) {
 		corecap_analysis_error(
 			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);

@@ -22,7 +22,8 @@
  *         phase; the I/O class; the logging source); weight: ns of op
  *         latency, over all finished ops.
  *
- * Errors are printed (corecap: ...) where they happen. A source the run
+ * Frames of the shim and LTTng-UST are cut from every stack unless
+ * keep_shim_frames. Errors are printed (corecap: ...) where they happen. A source the run
  * does not have returns -ENOENT, with a message saying how to record it.
  */
 #ifndef CORECAP_FLAME_JOB_H
@@ -43,11 +44,13 @@ struct flame_job {
 	/* lock: one root frame per lock label, not per lock (per-PG locks merge). */
 	bool merge_lock_instances;
 	bool quiet;		     /* no summary line on stderr */
+	bool keep_shim_frames;	     /* keep the shim's and LTTng-UST's frames in stacks */
 	const struct report *report; /* for lock and op: borrowed, or own_report */
 	struct report_job *own_job;
 	struct report own_report;
-	struct symbolizer run_sym; /* RUN/maps, for wall */
-	bool has_run_sym, tried_run_sym;
+	struct symbolizer own_sym;  /* RUN/maps, when no report lends its symbolizer */
+	struct symbolizer *run_sym; /* RUN/maps, for wall and lock: &own_sym or the report's */
+	bool has_own_sym, tried_run_sym;
 	char subtitle[256]; /* what the last build drew, for a picture */
 };
 
@@ -55,8 +58,8 @@ struct flame_job {
 int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs,
 			   const struct report *report);
 void corecap_flame_job_release(struct flame_job *j);
-/* Whether the run holds the source of a kind (without reading it). */
-bool corecap_flame_job_has(const struct flame_job *j, enum flame_kind kind);
+/* Whether the run holds the source of a kind (lock, op: reads the run to know). */
+bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind);
 /* Adds the stacks of `kind` into fs (whose kind it must be), weight column `column`. */
 int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int column);
 /* The unit of a kind's weights: "samples" or "ns". */

@@ -22,8 +22,10 @@ int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run
 
 int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 {
-	int fds[2];
+	int fds[2], errfds[2];
+	int child_errno = 0;
 	int ret = 0;
+	ssize_t n;
 	pid_t pid;
 
 	if (pipe2(fds, O_CLOEXEC) < 0) {
@@ -31,15 +33,22 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 		corecap_error("cannot start the benchmark: %s", strerror(errno));
 		goto out;
 	}
+	/* The child's exec error comes back here; a successful exec closes it. */
+	if (pipe2(errfds, O_CLOEXEC) < 0) {
+		ret = -errno;
+		corecap_error("cannot start the benchmark: %s", strerror(errno));
+		goto out_close_pipe;
+	}
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
 		corecap_error("cannot start the benchmark '%s': %s", argv[0], strerror(errno));
-		goto out_close_pipe;
+		goto out_close_errpipe;
 	}
 	if (pid == 0) {
 		struct sigaction dfl = {.sa_handler = SIG_DFL};
 		sigset_t none;
+		int e;
 
 		for (int sig = 1; sig < NSIG; sig++)
 			sigaction(sig, &dfl, NULL);
@@ -48,35 +57,36 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 		dup2(fds[1], STDOUT_FILENO);
 		dup2(fds[1], STDERR_FILENO);
 		execvp(argv[0], argv);
+		e = errno;
 		fprintf(stderr, "corecap: cannot run the benchmark '%s': %s\n", argv[0],
-			strerror(errno));
+			strerror(e));
+		if (write(errfds[1], &e, sizeof(e)) < 0)
+			_exit(127);
 		_exit(127);
 	}
 	close(fds[1]);
+	close(errfds[1]);
+	do
+		n = read(errfds[0], &child_errno, sizeof(child_errno));
+	while (n < 0 && errno == EINTR);
+	close(errfds[0]);
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	b->out_fd = fds[0];
 	b->pid = pid;
+	if (n == sizeof(child_errno)) {
+		b->start_errno = child_errno;
+		corecap_error("cannot run the benchmark '%s': %s", argv[0], strerror(child_errno));
+	}
 	goto out;
 
+out_close_errpipe:
+	close(errfds[0]);
+	close(errfds[1]);
 out_close_pipe:
 	close(fds[0]);
 	close(fds[1]);
 out:
 	return ret;
-}
-
-static void write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
 }
 
 static void track_lines(struct corecap_bench_runner *b, const char *buf, size_t len)
@@ -112,9 +122,16 @@ void corecap_bench_runner_pump(struct corecap_bench_runner *b)
 			b->out_fd = -1;
 			break;
 		}
-		write_all(b->file_fd, buf, (size_t)n);
-		if (b->echo)
-			write_all(STDOUT_FILENO, buf, (size_t)n);
+		if (!b->write_errno) {
+			int r = corecap_write_all(b->file_fd, buf, (size_t)n);
+
+			if (r < 0) {
+				b->write_errno = -r;
+				corecap_error("cannot write bench.out: %s", strerror(-r));
+			}
+		}
+		if (b->echo && corecap_write_all(STDOUT_FILENO, buf, (size_t)n) < 0)
+			b->echo = false; /* our stdout is gone; bench.out still gets it */
 		b->bytes += (size_t)n;
 		track_lines(b, buf, (size_t)n);
 	}
@@ -129,8 +146,8 @@ void corecap_bench_runner_exited(struct corecap_bench_runner *b, int status)
 
 void corecap_bench_runner_signal(struct corecap_bench_runner *b, int sig)
 {
-	if (b->pid > 0 && !b->exited)
-		kill(b->pid, sig);
+	if (b->pid > 0 && !b->exited && kill(b->pid, sig) == 0)
+		b->signalled = true;
 }
 
 static bool reap(struct corecap_bench_runner *b, int flags)
@@ -157,6 +174,7 @@ void corecap_bench_runner_finish(struct corecap_bench_runner *b, unsigned grace_
 			corecap_warn("the benchmark (PID %d) did not stop; killing it",
 				     (int)b->pid);
 			kill(b->pid, SIGKILL);
+			b->signalled = true;
 			reap(b, 0);
 			break;
 		}
@@ -182,6 +200,7 @@ int corecap_bench_runner_release(struct corecap_bench_runner *b)
 
 	if (b->pid > 0) {
 		kill(b->pid, SIGKILL);
+		b->signalled = true;
 		reap(b, 0);
 	}
 	if (b->out_fd >= 0)
@@ -202,4 +221,9 @@ int corecap_bench_runner_exit_code(const struct corecap_bench_runner *b)
 	if (WIFSIGNALED(b->status))
 		return 128 + WTERMSIG(b->status);
 	return -1;
+}
+
+int corecap_bench_runner_killed_by(const struct corecap_bench_runner *b)
+{
+	return b->exited && WIFSIGNALED(b->status) ? WTERMSIG(b->status) : 0;
 }

@@ -29,11 +29,17 @@ struct corecap_bench_runner {
 	char partial[256]; /* the line being assembled */
 	size_t partial_len;
 	size_t bytes;
+	int start_errno; /* its exec failed with this; 0: it started */
+	int write_errno; /* writing bench.out failed with this; 0: all written */
+	bool signalled;	 /* we sent it a signal (-d elapsed, interrupted, killed) */
 };
 
 int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd,
 			      bool echo);
-/* Starts argv; an exec failure shows as exit status 127 with a message. */
+/*
+ * Starts argv. An exec failure is printed and kept in start_errno (the
+ * child exits 127); only a failure to fork or make a pipe returns -errno.
+ */
 int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv);
 /* Copies what is available on out_fd (non-blocking). */
 void corecap_bench_runner_pump(struct corecap_bench_runner *b);
@@ -45,5 +51,7 @@ void corecap_bench_runner_finish(struct corecap_bench_runner *b, unsigned grace_
 int corecap_bench_runner_release(struct corecap_bench_runner *b);
 /* The exit status as a shell shows it: the code, or 128 + signal. */
 int corecap_bench_runner_exit_code(const struct corecap_bench_runner *b);
+/* The signal that killed it, or 0. */
+int corecap_bench_runner_killed_by(const struct corecap_bench_runner *b);
 
 #endif

@@ -13,26 +13,12 @@
 
 #include "ceph_asok.h"
 #include "diag.h"
+#include "proc_stat.h"
+#include "run_dir.h"
 
 #define HISTORY_SIZE	 "10000"
 #define HISTORY_DURATION "600"
 #define REPLY_MAX	 (256u << 20)
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static int read_all(int fd, char *p, size_t n)
 {
@@ -72,7 +58,7 @@ static int asok_command(const char *path, const char *cmd, char **out, size_t *l
 		ret = -errno;
 		goto out_close_fd;
 	}
-	ret = write_all(fd, cmd, strlen(cmd) + 1); /* the '\0' ends the command */
+	ret = corecap_write_all(fd, cmd, strlen(cmd) + 1); /* the '\0' ends the command */
 	if (ret < 0)
 		goto out_close_fd;
 	ret = read_all(fd, (char *)&be_len, sizeof(be_len));
@@ -121,7 +107,7 @@ static int dump_to(struct corecap_ceph_asok *a, int run_dirfd, const char *cmd, 
 		corecap_warn("cannot create '%s' in the run directory: %s", name, strerror(-ret));
 		goto out_free;
 	}
-	ret = write_all(fd, reply, len);
+	ret = corecap_write_all(fd, reply, len);
 	if (close(fd) < 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0)
@@ -171,32 +157,18 @@ static int config_set(const struct corecap_ceph_asok *a, const char *var, const 
 	return ret;
 }
 
-/* Socket inodes of PID's descriptors, as "socket:[N]" links say. */
+static bool is_want(const char *target, const void *want)
+{
+	return strcmp(target, want) == 0;
+}
+
+/* Whether PID has the socket of inode ino open ("socket:[N]" in /proc/PID/fd). */
 static bool has_socket_inode(pid_t pid, unsigned long ino)
 {
-	char dir[64], link[64], want[64];
-	struct dirent *de;
-	bool found = false;
-	DIR *d;
+	char link[64], want[64];
 
-	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
 	snprintf(want, sizeof(want), "socket:[%lu]", ino);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while (!found && (de = readdir(d))) {
-		char p[320];
-		ssize_t n;
-
-		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
-		n = readlink(p, link, sizeof(link) - 1);
-		if (n > 0) {
-			link[n] = '\0';
-			found = strcmp(link, want) == 0;
-		}
-	}
-	closedir(d);
-	return found;
+	return corecap_proc_fd_find(pid, is_want, want, link, sizeof(link));
 }
 
 bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len)
@@ -227,6 +199,33 @@ bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len)
 	return found;
 }
 
+/* Whether path is an admin socket that takes connections; the error printed. */
+static int probe(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct stat st;
+	int fd, ret = 0;
+
+	if (stat(path, &st) < 0) {
+		ret = -errno;
+		corecap_error("cannot use admin socket '%s': %s", path, strerror(errno));
+		return ret;
+	}
+	if (!S_ISSOCK(st.st_mode)) {
+		corecap_error("cannot use admin socket '%s': not a socket", path);
+		return -ENOTSOCK;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		ret = -errno;
+		corecap_error("cannot use admin socket '%s': %s", path, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int corecap_ceph_asok_init(struct corecap_ceph_asok *a, const char *path)
 {
 	memset(a, 0, sizeof(*a));
@@ -235,7 +234,7 @@ int corecap_ceph_asok_init(struct corecap_ceph_asok *a, const char *path)
 		return -ENAMETOOLONG;
 	}
 	snprintf(a->path, sizeof(a->path), "%s", path);
-	return 0;
+	return probe(a->path);
 }
 
 int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)

@@ -24,6 +24,7 @@ struct corecap_ceph_asok {
 
 /* Finds a listening admin socket (*.asok) of PID through /proc; false if none. */
 bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len);
+/* 0 when path is a socket that accepts a connection; else -errno, printed. */
 int corecap_ceph_asok_init(struct corecap_ceph_asok *a, const char *path);
 int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd);
 int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd);

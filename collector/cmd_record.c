@@ -4,9 +4,14 @@
  *
  * One thread does everything, in one loop: ptrace requires that the thread
  * that seized a tracee is the one that waits for it and resumes it, and a
- * single poll() over a self-pipe (woken by SIGCHLD, SIGINT, SIGTERM) and
- * the benchmark's output keeps every stop of the daemon short. Signal
- * handlers only set a flag and write to the pipe; the loop cleans up.
+ * single poll() over a self-pipe (woken by SIGCHLD, SIGINT, SIGTERM,
+ * SIGHUP) and the benchmark's output keeps every stop of the daemon short.
+ * Signal handlers only set a flag and write to the pipe; the loop cleans
+ * up, and the exit status is 128 + the signal. A process beside it (the
+ * stop watchdog) resumes it if it is stopped while the daemon waits for it.
+ * The manifest is written as a "partial" checkpoint when the window starts
+ * and once a second after, so a collector killed outright leaves a run
+ * that says how far it got.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -18,34 +23,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <corecap/collector.h>
+#include <corecap/kernel_format.h>
 
 #include "bench_parse.h"
 #include "bench_runner.h"
 #include "ceph_asok.h"
 #include "cpu_profile.h"
 #include "diag.h"
+#include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"
 #include "maps_buildid.h"
 #include "proc_sampler.h"
+#include "proc_stat.h"
 #include "record_opts.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
+#include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
 
-#define BENCH_GRACE_MS	5000u /* after SIGINT, before SIGKILL */
-#define DETACH_WAIT_MS	2000u
-#define ALIVE_CHECK_NS	100000000ull
-#define PROGRESS_NS	1000000000ull
-#define CPUPROF_WAIT_MS 3000u
-#define BENCH_OUT_MAX	(64u << 20)
+#define BENCH_GRACE_MS 5000u /* after SIGINT, before SIGKILL */
+#define DETACH_WAIT_MS 2000u
+#define ALIVE_CHECK_NS 100000000ull
+#define PROGRESS_NS    1000000000ull
+#define BENCH_OUT_MAX  (64u << 20)
 
 struct record {
 	struct corecap_record_opts opts;
@@ -60,9 +69,17 @@ struct record {
 	struct corecap_bench_runner bench;
 	struct corecap_bench_summary summary;
 	struct corecap_ceph_asok ceph;
-	bool have_ceph;
+	struct corecap_stop_watchdog wd;
+	bool have_ceph, have_wd, have_kernel;
+	int argc; /* of corecap record, for the manifest */
+	char **argv;
+	bool checkpoints; /* the window's checkpoint manifests are being written */
+	struct corecap_kernel_events kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
+	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
+	struct rusage bench_ru;	 /* the benchmark's, once reaped */
+	bool have_bench_ru;
 	struct timespec start_realtime;
 	int64_t realtime_offset_ns;
 	bool complete;
@@ -83,18 +100,20 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 	int saved = errno;
 
 	(void)uc;
-	if (sig == SIGINT || sig == SIGTERM) {
-		got_signal = sig;
+	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+		if (!got_signal)
+			got_signal = sig;
 		signal_count++;
-		if (si->si_code == SI_USER || si->si_code == SI_QUEUE || sig == SIGTERM)
+		/* Ctrl-C reaches the benchmark too (same process group); anything else does not. */
+		if (si->si_code == SI_USER || si->si_code == SI_QUEUE || sig != SIGINT)
 			forward_signal = 1;
 		if (signal_count >= 3) {
 			/* The kernel detaches our tracees when we exit; nothing stays stopped. */
 			static const char msg[] = "corecap: forced exit\n";
 
 			if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
-				_exit(130);
-			_exit(130);
+				_exit(128 + sig);
+			_exit(128 + sig);
 		}
 	}
 	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0)
@@ -121,7 +140,12 @@ static int install_signals(void)
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGPIPE, &ign, NULL);
+	/* Job control would stop us, and a stopped collector holds the daemon. */
+	sigaction(SIGTSTP, &ign, NULL);
+	sigaction(SIGTTIN, &ign, NULL);
+	sigaction(SIGTTOU, &ign, NULL);
 out:
 	return ret;
 }
@@ -133,6 +157,10 @@ static void restore_signals(void)
 	sigaction(SIGCHLD, &dfl, NULL);
 	sigaction(SIGINT, &dfl, NULL);
 	sigaction(SIGTERM, &dfl, NULL);
+	sigaction(SIGHUP, &dfl, NULL);
+	sigaction(SIGTSTP, &dfl, NULL);
+	sigaction(SIGTTIN, &dfl, NULL);
+	sigaction(SIGTTOU, &dfl, NULL);
 	for (int i = 0; i < 2; i++) {
 		if (wake_pipe[i] >= 0)
 			close(wake_pipe[i]);
@@ -272,12 +300,18 @@ static void reap_children(struct record *r)
 	pid_t pid;
 
 	for (;;) {
-		pid = waitpid(-1, &status, __WALL | WNOHANG);
+		struct rusage ru;
+
+		pid = wait4(-1, &status, __WALL | WNOHANG, &ru);
 		if (pid <= 0)
 			break;
-		if (r->have_bench && pid == r->bench.pid)
+		if (r->have_bench && pid == r->bench.pid) {
+			r->bench_ru = ru;
+			r->have_bench_ru = true;
 			corecap_bench_runner_exited(&r->bench, status);
-		else if (r->have_wall && corecap_wall_sampler_owns(&r->wall, pid))
+		} else if (r->have_wd && corecap_stop_watchdog_owns(&r->wd, pid)) {
+			r->wd.pid = 0; /* it should not die before us; the window goes on */
+		} else if (r->have_wall && corecap_wall_sampler_owns(&r->wall, pid))
 			corecap_wall_sampler_handle(&r->wall, pid, status);
 	}
 }
@@ -302,6 +336,27 @@ static uint64_t next_tick(uint64_t due, uint64_t period, uint64_t t)
 	if (due <= t)
 		due = t + period;
 	return due;
+}
+
+static int write_manifest(struct record *r, bool checkpoint);
+
+/*
+ * Rewrites the manifest as "partial", its window ending now: what a reader
+ * finds if this collector dies before its last manifest. After a failure
+ * (a full disk, say) the window goes on without checkpoints.
+ */
+static void checkpoint(struct record *r)
+{
+	int ret;
+
+	if (!r->checkpoints)
+		return;
+	ret = write_manifest(r, true);
+	if (ret < 0) {
+		corecap_warn("cannot write the checkpoint manifest of '%s': %s; going on without",
+			     r->rd.path, strerror(-ret));
+		r->checkpoints = false;
+	}
 }
 
 /* The window: runs until the benchmark ends, -d elapses, a signal, or the daemon exits. */
@@ -350,10 +405,13 @@ static void run_window(struct record *r)
 			corecap_bench_runner_pump(&r->bench);
 		}
 		t = now_ns();
+		if (r->have_wd)
+			corecap_stop_watchdog_beat(&r->wd);
 		if (got_signal) {
 			r->interrupted = true;
 			break;
 		}
+		corecap_cpu_profile_poll(&r->cpu);
 		/* Reading /proc takes a while: not while a thread waits for its unwind. */
 		if (t >= next_threads && !(r->have_wall && corecap_wall_sampler_busy(&r->wall))) {
 			corecap_proc_sampler_sample(&r->threads);
@@ -378,10 +436,13 @@ static void run_window(struct record *r)
 			break;
 		if (t >= next_progress) {
 			progress(r, t);
+			checkpoint(r);
 			next_progress = next_tick(next_progress, PROGRESS_NS, t);
 		}
 	}
 	r->end_ns = now_ns();
+	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
+		r->busy0_s = r->busy1_s = -1;
 	end_progress(r);
 }
 
@@ -408,6 +469,44 @@ out_close:
 	close(fd);
 }
 
+/* A benchmark that did not run, or was killed by a signal we did not send: partial. */
+static void check_bench(struct record *r)
+{
+	int sig = corecap_bench_runner_killed_by(&r->bench);
+
+	if (r->bench.start_errno) {
+		set_partial(r, "the benchmark could not start: cannot run '%s': %s",
+			    r->opts.bench_argv[0], strerror(r->bench.start_errno));
+	} else if (sig && !r->bench.signalled) {
+		corecap_error("the benchmark '%s' was killed by signal %d (%s)",
+			      r->opts.bench_argv[0], sig, strsignal(sig));
+		set_partial(r, "the benchmark was killed by signal %d (%s)", sig, strsignal(sig));
+	}
+	if (r->bench.write_errno)
+		set_partial(r, "bench.out could not be written: %s",
+			    strerror(r->bench.write_errno));
+}
+
+/* The kernel source after the window: its stacks unwound, a summary line. */
+static void finish_kernel(struct record *r)
+{
+	const struct corecap_kernel_stats *st = &r->kernel.stats;
+	int ret = corecap_kernel_events_unwind(&r->kernel, !r->daemon_exited);
+
+	if (ret < 0)
+		corecap_warn("kernel events: cannot write '%s/%s': %s", r->rd.path,
+			     CORECAP_KERNEL_STACKS_FILE, strerror(-ret));
+	if (!r->opts.quiet)
+		corecap_note("kernel events: %llu switches, %llu wakings, %llu futex calls, "
+			     "%llu of %llu stacks unwound, %llu lost",
+			     (unsigned long long)st->records[CORECAP_KTP_SWITCH],
+			     (unsigned long long)st->records[CORECAP_KTP_WAKING],
+			     (unsigned long long)st->records[CORECAP_KTP_FUTEX_ENTER],
+			     (unsigned long long)st->stacks_unwound,
+			     (unsigned long long)st->stacks_taken,
+			     (unsigned long long)st->lost_total);
+}
+
 /* Everything after the window: in an order that frees the daemon first. */
 static void finish_window(struct record *r)
 {
@@ -415,6 +514,13 @@ static void finish_window(struct record *r)
 
 	if (r->have_wall)
 		corecap_wall_sampler_detach(&r->wall, DETACH_WAIT_MS);
+	if (r->have_kernel) {
+		corecap_kernel_events_stop(&r->kernel);
+		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_END, r->end_ns);
+	}
+	if (r->have_wd)
+		corecap_stop_watchdog_attached(&r->wd, false);
+	/* Not before the detach: the profiler's toggle passes through our ptrace stops. */
 	corecap_cpu_profile_stop(&r->cpu);
 	if (r->daemon_exited) {
 		corecap_error("PID %d (%s) exited %.1f s into the window; the run is partial",
@@ -446,25 +552,29 @@ static void finish_window(struct record *r)
 		}
 		corecap_bench_runner_finish(&r->bench, BENCH_GRACE_MS);
 		parse_bench_output(r);
+		check_bench(r);
 		code = corecap_bench_runner_exit_code(&r->bench);
-		if (code != 0 && !r->interrupted && !r->daemon_exited)
+		if (code != 0 && !r->interrupted && !r->daemon_exited && !r->bench.start_errno &&
+		    !corecap_bench_runner_killed_by(&r->bench))
 			corecap_error("the benchmark '%s' exited with status %d",
 				      r->opts.bench_argv[0], code);
 	}
 	if (!r->daemon_exited)
-		corecap_cpu_profile_collect(&r->cpu, &r->rd, CPUPROF_WAIT_MS);
+		corecap_cpu_profile_collect(&r->cpu, &r->rd);
+	if (r->have_kernel)
+		finish_kernel(r);
 }
 
-static int write_manifest(struct record *r, int argc, char **argv)
+static int write_manifest(struct record *r, bool checkpoint)
 {
 	struct corecap_manifest m = {
-		.complete = r->complete,
+		.complete = r->complete && !checkpoint,
 		.start_ns = r->start_ns,
-		.end_ns = r->end_ns,
+		.end_ns = checkpoint && r->start_ns ? now_ns() : r->end_ns,
 		.start_realtime = r->start_realtime,
 		.realtime_offset_ns = r->realtime_offset_ns,
-		.record_argv = argv,
-		.record_argc = argc,
+		.record_argv = r->argv,
+		.record_argc = r->argc,
 		.threads_hz = r->opts.threads_hz,
 		.target = &r->target,
 		.lttng = r->have_lttng ? &r->lttng : NULL,
@@ -474,12 +584,53 @@ static int write_manifest(struct record *r, int argc, char **argv)
 		.cpu_prof = &r->cpu,
 		.maps = r->have_maps ? &r->maps : NULL,
 		.bench = r->have_bench ? &r->bench : NULL,
+		.kernel = r->have_kernel ? &r->kernel : NULL,
 		.bench_argv = r->opts.bench_argv,
-		.summary = r->have_bench ? &r->summary : NULL,
+		.summary = r->have_bench && !checkpoint ? &r->summary : NULL,
+		.watchdog = r->have_wd ? r->wd.page : NULL,
+		.quiet_errors = checkpoint,
+		.machine_busy_s = !checkpoint && r->busy0_s >= 0 ? r->busy1_s - r->busy0_s : -1,
+		.bench_cpu_s = r->have_bench_ru
+				       ? (double)r->bench_ru.ru_utime.tv_sec +
+						 (double)r->bench_ru.ru_utime.tv_usec / 1e6 +
+						 (double)r->bench_ru.ru_stime.tv_sec +
+						 (double)r->bench_ru.ru_stime.tv_usec / 1e6
+				       : -1,
 	};
 
-	snprintf(m.partial_reason, sizeof(m.partial_reason), "%s", r->partial_reason);
+	if (checkpoint && !r->start_ns)
+		snprintf(m.partial_reason, sizeof(m.partial_reason),
+			 "the window never started: the collector was killed, or stopped, while "
+			 "preparing it");
+	else if (checkpoint && r->complete)
+		snprintf(m.partial_reason, sizeof(m.partial_reason),
+			 "cut short: the collector's last checkpoint was at +%.1f s (it was "
+			 "killed, or the machine stopped)",
+			 since_start_s(r, m.end_ns));
+	else
+		snprintf(m.partial_reason, sizeof(m.partial_reason), "%s", r->partial_reason);
 	return corecap_manifest_write(&m, &r->rd);
+}
+
+/* The kernel source, when permitted; an error only when --kernel asked for it. */
+static int prepare_kernel(struct record *r)
+{
+	bool required = r->opts.kernel == CORECAP_RECORD_KERNEL_REQUIRE;
+	char why[512];
+	int ret = 0;
+
+	if (corecap_kernel_events_permitted(why, sizeof(why)) &&
+	    (ret = corecap_kernel_events_init(&r->kernel, r->target.pid, &r->rd, why,
+					      sizeof(why))) == 0) {
+		r->have_kernel = true;
+	} else if (required) {
+		corecap_error("cannot record kernel events (--kernel): %s", why);
+		ret = ret < 0 ? ret : -EPERM;
+	} else {
+		corecap_warn("recording without kernel events: %s (--no-kernel skips them)", why);
+		ret = 0;
+	}
+	return ret;
 }
 
 /* Sets up everything the window needs; on failure the caller abandons the run. */
@@ -494,6 +645,11 @@ static int prepare(struct record *r)
 	r->have_maps = true;
 	corecap_stats_snapshot_init(&r->stats, r->target.pid);
 	corecap_cpu_profile_init(&r->cpu, &r->target);
+	if (r->opts.no_cpu_profile)
+		r->cpu.available = false;
+	ret = corecap_cpu_profile_claim(&r->cpu);
+	if (ret < 0)
+		goto out;
 	ret = corecap_proc_sampler_init(&r->threads, r->target.pid, &r->rd);
 	if (ret < 0)
 		goto out;
@@ -504,6 +660,11 @@ static int prepare(struct record *r)
 			goto out;
 		r->have_bench = true;
 	}
+	/* First: it also cleans up after us if we are killed. */
+	ret = corecap_stop_watchdog_start(&r->wd, r->target.pid);
+	if (ret < 0)
+		goto out;
+	r->have_wd = true;
 	if (r->opts.trace) {
 		snprintf(trace_dir, sizeof(trace_dir), "%s/trace", r->rd.abs_path);
 		ret = corecap_lttng_session_init(&r->lttng, r->target.pid, trace_dir,
@@ -515,6 +676,7 @@ static int prepare(struct record *r)
 			goto out;
 		}
 		r->have_lttng = true;
+		corecap_stop_watchdog_session(&r->wd, r->lttng.name);
 	}
 	if (!r->opts.no_ceph) {
 		char asok[108];
@@ -532,8 +694,14 @@ static int prepare(struct record *r)
 				corecap_note("using %s's admin socket '%s'", r->target.comm, asok);
 		}
 	}
+	if (r->opts.kernel != CORECAP_RECORD_KERNEL_OFF) {
+		ret = prepare_kernel(r);
+		if (ret < 0)
+			goto out;
+	}
 	/* Last: from here on the daemon's signals wait for our loop. */
 	if (r->opts.wall_hz) {
+		corecap_stop_watchdog_attached(&r->wd, true);
 		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz,
 						r->opts.wall_threads, &r->rd);
 		if (ret < 0)
@@ -564,7 +732,8 @@ static int64_t realtime_offset_ns(void)
 		b = now_ns();
 		if (b - a < best_gap) {
 			best_gap = b - a;
-			best = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull + (uint64_t)rt.tv_nsec) -
+			best = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull +
+					 (uint64_t)rt.tv_nsec) -
 			       (int64_t)(a + (b - a) / 2);
 		}
 	}
@@ -575,12 +744,22 @@ static int start_window(struct record *r)
 {
 	int ret = 0;
 
+	/* Kernel events first, so that they cover the whole window. */
+	if (r->have_kernel && corecap_kernel_events_start(&r->kernel) < 0) {
+		corecap_warn("recording without kernel events: cannot start their reader thread");
+		corecap_kernel_events_release(&r->kernel);
+		r->have_kernel = false;
+	}
 	if (r->have_lttng) {
 		ret = corecap_lttng_session_start(&r->lttng);
 		if (ret < 0)
 			goto out;
 	}
+	if (corecap_machine_busy_s(&r->busy0_s) < 0)
+		r->busy0_s = -1;
 	r->start_ns = now_ns();
+	if (r->have_kernel)
+		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
 	r->realtime_offset_ns = realtime_offset_ns();
 	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
@@ -593,10 +772,14 @@ static int start_window(struct record *r)
 		ret = corecap_bench_runner_start(&r->bench, r->opts.bench_argv);
 		if (ret < 0) {
 			/* No window without its benchmark: undo and give up. */
+			if (r->have_wall)
+				corecap_wall_sampler_detach(&r->wall, DETACH_WAIT_MS);
 			corecap_cpu_profile_stop(&r->cpu);
 			goto out;
 		}
 	}
+	r->checkpoints = true;
+	checkpoint(r);
 	if (!r->opts.quiet) {
 		if (r->have_bench)
 			corecap_note("recording PID %d (%s) while '%s' runs, into '%s'",
@@ -617,13 +800,20 @@ static void release_all(struct record *r, bool abandon)
 {
 	if (r->have_wall)
 		corecap_wall_sampler_release(&r->wall);
+	corecap_cpu_profile_release(&r->cpu);
 	if (r->have_threads)
 		corecap_proc_sampler_release(&r->threads);
 	if (r->have_bench)
 		corecap_bench_runner_release(&r->bench);
 	if (r->have_lttng)
 		corecap_lttng_session_release(&r->lttng);
-	r->have_wall = r->have_threads = r->have_bench = r->have_lttng = false;
+	if (r->have_kernel)
+		corecap_kernel_events_release(&r->kernel);
+	/* Last: until the session is destroyed, it destroys it if we are killed. */
+	if (r->have_wd)
+		corecap_stop_watchdog_release(&r->wd);
+	r->have_wall = r->have_threads = r->have_bench = r->have_lttng = r->have_wd = false;
+	r->have_kernel = false;
 	if (r->have_rd) {
 		if (abandon)
 			corecap_run_dir_remove(&r->rd);
@@ -649,6 +839,9 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out;
 	}
 	r->complete = true;
+	r->argc = argc;
+	r->argv = argv;
+	r->cpu.owner_fd = -1;
 	ret = corecap_record_opts_parse(&r->opts, argc, argv);
 	if (ret == 1) {
 		fputs(corecap_record_usage, stdout);
@@ -679,10 +872,12 @@ int corecap_cmd_record(int argc, char **argv)
 	if (corecap_run_dir_create(&r->rd, r->opts.output, r->opts.force) < 0)
 		goto out_release;
 	r->have_rd = true;
+	/* What a reader finds if we die before the window (an abandoned run is removed). */
+	write_manifest(r, true);
 	if (prepare(r) < 0 || got_signal) {
 		if (got_signal) {
 			corecap_error("interrupted");
-			status = 130;
+			status = 128 + got_signal;
 		}
 		release_all(r, true);
 		goto out_restore;
@@ -693,13 +888,18 @@ int corecap_cmd_record(int argc, char **argv)
 	}
 	run_window(r);
 	finish_window(r);
+	if (r->have_wd && r->wd.page->continued)
+		corecap_warn("corecap record was stopped while PID %d's threads waited for it: its "
+			     "watchdog resumed it (%llu SIGCONT)",
+			     (int)r->target.pid, (unsigned long long)r->wd.page->continued);
 	/* Close the samplers' files before the manifest, which comes last. */
 	if (r->have_wall && corecap_wall_sampler_release(&r->wall) < 0)
 		set_partial(r, "wall.samples could not be written");
 	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
 		set_partial(r, "threads.tsv could not be written");
-	if (write_manifest(r, argc, argv) < 0) {
-		corecap_error("the run in '%s' has no manifest: it is partial", r->rd.path);
+	if (write_manifest(r, false) < 0) {
+		corecap_error("the run in '%s' keeps its last checkpoint manifest: it is partial",
+			      r->rd.path);
 		status = 1;
 	} else {
 		if (!r->opts.quiet || !r->complete)
@@ -708,8 +908,9 @@ int corecap_cmd_record(int argc, char **argv)
 				     since_start_s(r, r->end_ns));
 		printf("%s\n", r->rd.path);
 		fflush(stdout);
-		if (r->interrupted)
-			status = 130;
+		/* A signal after the window (while finishing) still shows in the status. */
+		if (r->interrupted || got_signal)
+			status = 128 + got_signal;
 		else if (r->daemon_exited || !r->complete)
 			status = 1;
 		else if (r->have_bench && corecap_bench_runner_exit_code(&r->bench) != 0)

@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -6,13 +5,34 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cpu_profile.h"
 #include "diag.h"
+#include "proc_stat.h"
 #include "run_dir.h"
 #include "target.h"
+
+#define POLL_NS 2000000ull /* how often the window's loop looks for the switch-on */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
 
 static bool profiler_mapped(pid_t pid)
 {
@@ -31,16 +51,40 @@ static bool profiler_mapped(pid_t pid)
 	return found;
 }
 
+/* Whether target is BASE.<digits>. */
+static bool is_profile(const char *target, const void *base)
+{
+	size_t blen = strlen(base);
+
+	return strncmp(target, base, blen) == 0 && target[blen] == '.' && target[blen + 1] &&
+	       strspn(target + blen + 1, "0123456789") == strlen(target + blen + 1);
+}
+
+/*
+ * Whether the daemon holds a CPUPROFILE.<n> open, i.e. its profiler is
+ * on; the file's path into file (may be NULL).
+ */
+static bool profiler_on(const struct corecap_cpu_profile *cp, char *file, size_t size)
+{
+	char link[PATH_MAX];
+	bool on = corecap_proc_fd_find(cp->pid, is_profile, cp->base, link, sizeof(link));
+
+	if (on && file)
+		snprintf(file, size, "%s", link);
+	return on;
+}
+
 void corecap_cpu_profile_init(struct corecap_cpu_profile *cp, const struct corecap_target *t)
 {
-	char sig[32];
+	char sig[32], base[4096], cwd[PATH_MAX];
 	char *end;
 	long v;
 
 	memset(cp, 0, sizeof(*cp));
 	cp->pid = t->pid;
+	cp->owner_fd = -1;
 	if (!corecap_target_getenv(t, "CPUPROFILESIGNAL", sig, sizeof(sig)) ||
-	    !corecap_target_getenv(t, "CPUPROFILE", cp->base, sizeof(cp->base)) || !cp->base[0])
+	    !corecap_target_getenv(t, "CPUPROFILE", base, sizeof(base)) || !base[0])
 		return;
 	v = strtol(sig, &end, 10);
 	if (*end || v < 1 || v >= NSIG) {
@@ -55,8 +99,178 @@ void corecap_cpu_profile_init(struct corecap_cpu_profile *cp, const struct corec
 			     (int)t->pid);
 		return;
 	}
+	if (base[0] != '/') {
+		/* The daemon opens it relative to its own working directory. */
+		char link[64];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/cwd", (int)t->pid);
+		n = readlink(link, cwd, sizeof(cwd) - 1);
+		if (n <= 0) {
+			corecap_warn("cannot resolve PID %d's CPUPROFILE='%s': %s; no CPU profile",
+				     (int)t->pid, base, strerror(errno));
+			return;
+		}
+		cwd[n] = '\0';
+		snprintf(cp->base, sizeof(cp->base), "%.2047s/%.2047s", cwd, base);
+	} else {
+		snprintf(cp->base, sizeof(cp->base), "%s", base);
+	}
 	cp->signal = (int)v;
 	cp->available = true;
+}
+
+/* The PID named in an owner file, or 0. */
+static pid_t owner_pid(int fd)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	long v;
+
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	if (sscanf(buf, "collector %ld", &v) != 1 || v <= 0 || v > INT_MAX)
+		return 0;
+	return (pid_t)v;
+}
+
+/* The profile file a previous owner had on (its second line), or "". */
+static void owner_file(int fd, char *file, size_t size)
+{
+	char buf[4400], *nl, *p;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	file[0] = '\0';
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	p = strstr(buf, "\nprofile ");
+	if (!p)
+		return;
+	p += 9;
+	nl = strchr(p, '\n');
+	if (nl)
+		*nl = '\0';
+	snprintf(file, size, "%s", p);
+}
+
+static int write_owner(struct corecap_cpu_profile *cp)
+{
+	char buf[4400];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "collector %d\nprofile %s\n", (int)getpid(), cp->file);
+	if (ftruncate(cp->owner_fd, 0) < 0 || pwrite(cp->owner_fd, buf, (size_t)n, 0) != n)
+		return -errno;
+	return 0;
+}
+
+/* Sends the toggle and waits until the profiler's state is `on`; false on timeout. */
+static bool toggle_and_wait(struct corecap_cpu_profile *cp, bool on)
+{
+	if (kill(cp->pid, cp->signal) < 0)
+		return false;
+	for (unsigned waited = 0; waited < CORECAP_CPU_PROFILE_SWITCH_MS; waited += 2) {
+		if (profiler_on(cp, NULL, 0) == on)
+			return true;
+		sleep_ms(2);
+	}
+	return false;
+}
+
+/* A profiler on without a live owner: switch it off, remove a dead owner's file. */
+static int repair(struct corecap_cpu_profile *cp, pid_t dead, const char *dead_file)
+{
+	char file[4200];
+
+	if (!profiler_on(cp, file, sizeof(file)))
+		return 0;
+	/* Its start toggle may still be running in the daemon: keep the spacing. */
+	sleep_ms(CORECAP_CPU_PROFILE_MIN_ON_MS);
+	if (!toggle_and_wait(cp, false)) {
+		corecap_error("PID %d's CPU profiler is on and did not switch off within %u ms",
+			      (int)cp->pid, CORECAP_CPU_PROFILE_SWITCH_MS);
+		return -ETIMEDOUT;
+	}
+	/* A dead owner that had not seen it on yet did not write the name down. */
+	if (dead && (!dead_file[0] || strcmp(file, dead_file) == 0)) {
+		unlink(file);
+		corecap_note("switched off PID %d's CPU profiler, left on by corecap record PID %d "
+			     "that died, and removed its '%s'",
+			     (int)cp->pid, (int)dead, file);
+	} else {
+		corecap_warn("PID %d's CPU profiler was on (writing '%s', not switched on by a "
+			     "corecap record): switched it off to profile the window",
+			     (int)cp->pid, file);
+	}
+	return 0;
+}
+
+int corecap_cpu_profile_claim(struct corecap_cpu_profile *cp)
+{
+	char path[4200], dead_file[4200];
+	struct stat a, b;
+	pid_t dead;
+	int ret = 0;
+	int fd = -1;
+
+	if (!cp->available)
+		goto out;
+	snprintf(path, sizeof(path), "%s.owner", cp->base);
+	for (int tries = 0;; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			ret = -errno;
+			corecap_error("cannot open '%s' (the owner of PID %d's CPU profiler): %s",
+				      path, (int)cp->pid, strerror(errno));
+			goto out;
+		}
+		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+			pid_t owner = owner_pid(fd);
+
+			ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
+			if (ret == -EBUSY)
+				corecap_error(
+					"PID %d's CPU profiler is in use by another corecap "
+					"record (PID %d): one recording at a time per "
+					"profiled daemon (--no-cpu-profile records without it)",
+					(int)cp->pid, (int)owner);
+			else
+				corecap_error("cannot lock '%s': %s", path, strerror(-ret));
+			goto out_close;
+		}
+		/* The previous owner may have removed the file between our open and flock. */
+		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev)
+			break;
+		close(fd);
+		fd = -1;
+		if (tries == 10) {
+			ret = -EAGAIN;
+			corecap_error("cannot take '%s': it keeps being replaced", path);
+			goto out;
+		}
+	}
+	/* A file with content that nobody holds: its collector died without cleaning up. */
+	dead = owner_pid(fd);
+	owner_file(fd, dead_file, sizeof(dead_file));
+	ret = repair(cp, dead, dead_file);
+	if (ret < 0)
+		goto out_close;
+	cp->owner_fd = fd;
+	ret = write_owner(cp);
+	if (ret < 0) {
+		corecap_error("cannot write '%s': %s", path, strerror(-ret));
+		cp->owner_fd = -1;
+		goto out_close;
+	}
+	goto out;
+
+out_close:
+	close(fd);
+out:
+	return ret;
 }
 
 int corecap_cpu_profile_start(struct corecap_cpu_profile *cp)
@@ -65,9 +279,7 @@ int corecap_cpu_profile_start(struct corecap_cpu_profile *cp)
 
 	if (!cp->available)
 		goto out;
-	clock_gettime(CLOCK_REALTIME, &cp->started);
-	/* File times have a coarse clock: allow for a tick's worth. */
-	cp->started.tv_sec -= 1;
+	cp->sent_ns = now_ns();
 	if (kill(cp->pid, cp->signal) < 0) {
 		ret = -errno;
 		corecap_warn("cannot signal PID %d to start its CPU profile: %s", (int)cp->pid,
@@ -75,107 +287,90 @@ int corecap_cpu_profile_start(struct corecap_cpu_profile *cp)
 		cp->available = false;
 		goto out;
 	}
-	cp->running = true;
+	cp->state = CPU_PROFILE_STARTING;
+	cp->next_poll_ns = cp->sent_ns + POLL_NS;
 out:
 	return ret;
+}
+
+void corecap_cpu_profile_poll(struct corecap_cpu_profile *cp)
+{
+	uint64_t t;
+
+	if (cp->state != CPU_PROFILE_STARTING)
+		return;
+	t = now_ns();
+	if (t < cp->next_poll_ns)
+		return;
+	cp->next_poll_ns = t + POLL_NS;
+	if (!profiler_on(cp, cp->file, sizeof(cp->file)))
+		return;
+	cp->state = CPU_PROFILE_ON;
+	cp->on_ns = t;
+	/* A collector killed from here on leaves the name for the next one to clean up. */
+	if (cp->owner_fd >= 0)
+		write_owner(cp);
 }
 
 int corecap_cpu_profile_stop(struct corecap_cpu_profile *cp)
 {
+	uint64_t spacing_ns = (uint64_t)CORECAP_CPU_PROFILE_MIN_ON_MS * 1000000u;
+	uint64_t t;
 	int ret = 0;
 
-	if (!cp->running)
-		goto out;
-	cp->running = false;
-	if (kill(cp->pid, cp->signal) < 0) {
-		ret = -errno;
-		corecap_warn("cannot signal PID %d to stop its CPU profile: %s", (int)cp->pid,
-			     strerror(errno));
+	if (cp->state == CPU_PROFILE_STARTING) {
+		for (unsigned waited = 0;
+		     cp->state == CPU_PROFILE_STARTING && waited < CORECAP_CPU_PROFILE_SWITCH_MS;
+		     waited += 2) {
+			cp->next_poll_ns = 0;
+			corecap_cpu_profile_poll(cp);
+			if (cp->state == CPU_PROFILE_STARTING)
+				sleep_ms(2);
+		}
+		if (cp->state == CPU_PROFILE_STARTING) {
+			/* Never a blind second toggle: the next record repairs a late switch-on. */
+			corecap_warn("PID %d's CPU profiler did not switch on within %u ms; no CPU "
+				     "profile",
+				     (int)cp->pid, CORECAP_CPU_PROFILE_SWITCH_MS);
+			cp->state = CPU_PROFILE_OFF;
+			ret = -ETIMEDOUT;
+			goto out;
+		}
 	}
+	if (cp->state != CPU_PROFILE_ON)
+		goto out;
+	t = now_ns();
+	if (t < cp->on_ns + spacing_ns)
+		sleep_ms((unsigned)((cp->on_ns + spacing_ns - t) / 1000000u) + 1);
+	if (!toggle_and_wait(cp, false)) {
+		ret = -ETIMEDOUT;
+		corecap_warn("PID %d's CPU profiler did not switch off within %u ms; no CPU "
+			     "profile",
+			     (int)cp->pid, CORECAP_CPU_PROFILE_SWITCH_MS);
+		cp->state = CPU_PROFILE_OFF;
+		goto out;
+	}
+	cp->state = CPU_PROFILE_STOPPED;
 out:
 	return ret;
 }
 
-/* The newest CPUPROFILE.<n> written since the start; path into out. */
-static bool find_profile(struct corecap_cpu_profile *cp, char *out, size_t size, struct stat *st)
+int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_run_dir *rd)
 {
-	char dir[4096], *slash;
-	const char *base;
-	long best_n = -1;
-	struct dirent *de;
-	size_t blen;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "%s", cp->base);
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		base = cp->base + (slash - dir) + 1;
-		if (!dir[0])
-			snprintf(dir, sizeof(dir), "/");
-	} else {
-		snprintf(dir, sizeof(dir), ".");
-		base = cp->base;
-	}
-	blen = strlen(base);
-	d = opendir(dir);
-	if (!d)
-		return false;
-	while ((de = readdir(d))) {
-		char path[8192];
-		struct stat s;
-		char *end;
-		long n;
-
-		if (strncmp(de->d_name, base, blen) != 0 || de->d_name[blen] != '.')
-			continue;
-		n = strtol(de->d_name + blen + 1, &end, 10);
-		if (*end || end == de->d_name + blen + 1 || n <= best_n)
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (lstat(path, &s) < 0 || !S_ISREG(s.st_mode) ||
-		    s.st_mtim.tv_sec < cp->started.tv_sec)
-			continue;
-		best_n = n;
-		snprintf(out, size, "%s", path);
-		*st = s;
-	}
-	closedir(d);
-	return best_n >= 0;
-}
-
-int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_run_dir *rd,
-				unsigned timeout_ms)
-{
-	char path[8192], buf[65536];
-	off_t last_size = -1;
-	struct stat st;
-	int stable = 0;
+	char buf[65536];
 	int ret = 0;
 	int in, out;
 
 	if (!cp->available)
 		goto out;
-	/* libprofiler writes the file in its signal handler; wait until it stops growing. */
-	for (unsigned waited = 0; waited < timeout_ms; waited += 50) {
-		if (find_profile(cp, path, sizeof(path), &st) && st.st_size > 0) {
-			stable = st.st_size == last_size ? stable + 1 : 0;
-			last_size = st.st_size;
-			if (stable >= 3)
-				break;
-		}
-		usleep(50000);
-	}
-	if (stable < 3) {
-		corecap_warn("no CPU profile from PID %d appeared as '%s.N'", (int)cp->pid,
-			     cp->base);
+	if (cp->state != CPU_PROFILE_STOPPED) {
 		ret = -ENOENT;
 		goto out;
 	}
-	in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	in = open(cp->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (in < 0) {
 		ret = -errno;
-		corecap_warn("cannot read the CPU profile '%s': %s", path, strerror(errno));
+		corecap_warn("cannot read the CPU profile '%s': %s", cp->file, strerror(errno));
 		goto out;
 	}
 	ret = corecap_run_dir_create_file(rd, "cpu.prof", &out);
@@ -191,21 +386,36 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 				ret = -errno;
 			break;
 		}
-		if (write(out, buf, (size_t)n) != n) {
-			ret = -EIO;
+		ret = corecap_write_all(out, buf, (size_t)n);
+		if (ret < 0)
 			break;
-		}
 		cp->bytes += (size_t)n;
 	}
 	if (close(out) < 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0)
-		corecap_error("cannot copy the CPU profile '%s' to '%s/cpu.prof': %s", path,
+		corecap_error("cannot copy the CPU profile '%s' to '%s/cpu.prof': %s", cp->file,
 			      rd->path, strerror(-ret));
 	else
-		unlink(path);
+		unlink(cp->file);
+	if (!ret && !cp->bytes)
+		corecap_warn("PID %d's CPU profile '%s' is empty", (int)cp->pid, cp->file);
 out_close_in:
 	close(in);
 out:
 	return ret;
+}
+
+void corecap_cpu_profile_release(struct corecap_cpu_profile *cp)
+{
+	char path[4200];
+
+	if (cp->owner_fd < 0)
+		return;
+	/* Removed while still locked: a waiter re-checks the inode and starts afresh. */
+	snprintf(path, sizeof(path), "%s.owner", cp->base);
+	if (cp->state == CPU_PROFILE_OFF || cp->state == CPU_PROFILE_STOPPED)
+		unlink(path);
+	close(cp->owner_fd);
+	cp->owner_fd = -1;
 }

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -8,15 +9,19 @@
 
 #include <json-c/json.h>
 
+#include <corecap/kernel_format.h>
+
 #include "bench_runner.h"
 #include "cpu_profile.h"
 #include "diag.h"
+#include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"
 #include "maps_buildid.h"
 #include "proc_sampler.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
+#include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
 
@@ -100,6 +105,7 @@ static struct json_object *sources(const struct corecap_manifest *m)
 	put(s, "wall", json_object_new_boolean(m->wall != NULL));
 	put(s, "cpu_prof", json_object_new_boolean(m->cpu_prof && m->cpu_prof->bytes > 0));
 	put(s, "bench", json_object_new_boolean(m->bench != NULL));
+	put(s, "kernel", json_object_new_boolean(m->kernel != NULL));
 	return s;
 }
 
@@ -142,10 +148,68 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	put(o, "slow_stops", ju64(w->stats.slow_stops));
 	put(o, "unwind_errors", ju64(w->stats.unwind_errors));
 	put(o, "signals_passed", ju64(w->stats.signals));
+	put(o, "long_stops", ju64(w->stats.long_stops));
 	put(o, "max_threads", ju64(w->stats.max_threads));
 	put(o, "stop_ns_median", ju64(w->stats.stop_ns_median));
 	put(o, "stop_ns_p99", ju64(w->stats.stop_ns_p99));
 	put(o, "stop_ns_max", ju64(w->stats.stop_ns_max));
+	return o;
+}
+
+static struct json_object *kernel_events(const struct corecap_kernel_events *k)
+{
+	static const char *const names[CORECAP_KTP_N] = {
+		[CORECAP_KTP_SWITCH] = "switch",
+		[CORECAP_KTP_WAKING] = "waking",
+		[CORECAP_KTP_FUTEX_ENTER] = "futex_enter",
+		[CORECAP_KTP_FUTEX_EXIT] = "futex_exit",
+		[CORECAP_KTP_FORK] = "fork",
+		[CORECAP_KTP_EXIT] = "exit",
+	};
+	const struct corecap_kernel_stats *st = &k->stats;
+	struct json_object *o = json_object_new_object();
+	struct json_object *files = json_object_new_object();
+	struct json_object *tps = json_object_new_array();
+	struct json_object *rec = json_object_new_object();
+	struct json_object *lost = json_object_new_object();
+	struct json_object *per_cpu = json_object_new_array();
+	struct json_object *stacks = json_object_new_object();
+	struct json_object *bytes = json_object_new_object();
+
+	put(files, "events", json_object_new_string(CORECAP_KERNEL_EVENTS_FILE));
+	put(files, "stacks", json_object_new_string(CORECAP_KERNEL_STACKS_FILE));
+	put(o, "files", files);
+	put(o, "format_version", json_object_new_int(CORECAP_KERNEL_FORMAT_VERSION));
+	for (int i = 0; i < CORECAP_KTP_N; i++) {
+		json_object_array_add(tps, json_object_new_string(k->fmt[i].name));
+		put(rec, names[i], ju64(st->records[i]));
+	}
+	put(rec, "track", ju64(st->track));
+	put(o, "tracepoints", tps);
+	put(o, "filter", json_object_new_string(st->kernel_filter ? "kernel" : "reader"));
+	put(o, "cpus", json_object_new_int(k->nr_cpus));
+	put(o, "ring_bytes", ju64(k->ring_bytes));
+	put(o, "records", rec);
+	for (int c = 0; c < k->nr_cpus; c++)
+		json_object_array_add(per_cpu, ju64(st->lost_per_cpu ? st->lost_per_cpu[c] : 0));
+	put(lost, "total", ju64(st->lost_total));
+	put(lost, "per_cpu", per_cpu);
+	put(o, "lost", lost);
+	put(o, "complete", json_object_new_boolean(st->complete));
+	put(stacks, "stack_user_bytes", ju64(CORECAP_KERNEL_STACK_USER_BYTES));
+	put(stacks, "max_futex_hz", ju64(CORECAP_KERNEL_FUTEX_STACK_HZ));
+	put(stacks, "max_switch_hz", ju64(CORECAP_KERNEL_SWITCH_STACK_HZ));
+	put(stacks, "taken", ju64(st->stacks_taken));
+	put(stacks, "matched", ju64(st->stacks_matched));
+	put(stacks, "unwound", ju64(st->stacks_unwound));
+	put(stacks, "truncated", ju64(st->stacks_truncated));
+	put(stacks, "no_cfi", ju64(st->stacks_no_cfi));
+	put(stacks, "failed", ju64(st->stacks_failed));
+	put(o, "stacks", stacks);
+	put(bytes, "events", ju64(st->events_bytes));
+	put(bytes, "stacks", ju64(st->stacks_bytes));
+	put(bytes, "raw_stacks", ju64(st->raw_bytes));
+	put(o, "bytes", bytes);
 	return o;
 }
 
@@ -157,6 +221,11 @@ static struct json_object *benchmark(const struct corecap_manifest *m)
 
 	put(o, "command", argv_array(m->bench_argv));
 	put(o, "exit_status", code >= 0 ? json_object_new_int(code) : NULL);
+	put(o, "exit_signal",
+	    corecap_bench_runner_killed_by(m->bench)
+		    ? json_object_new_int(corecap_bench_runner_killed_by(m->bench))
+		    : NULL);
+	put(o, "start_error", m->bench->start_errno ? jstr(strerror(m->bench->start_errno)) : NULL);
 	put(o, "output_bytes", ju64(m->bench->bytes));
 	put(o, "parser", jstr(m->summary ? m->summary->parser : NULL));
 	for (size_t i = 0; m->summary && i < m->summary->n_items; i++) {
@@ -170,6 +239,24 @@ static struct json_object *benchmark(const struct corecap_manifest *m)
 		put(sum, it->key, v);
 	}
 	put(o, "summary", sum);
+	return o;
+}
+
+/* The machine's CPU over the window: who else used the cores. */
+static struct json_object *machine(const struct corecap_manifest *m)
+{
+	struct json_object *o = json_object_new_object();
+	cpu_set_t set;
+
+	put(o, "busy_cpu_s",
+	    m->machine_busy_s >= 0 ? json_object_new_double(m->machine_busy_s) : NULL);
+	put(o, "bench_cpu_s", m->bench_cpu_s >= 0 ? json_object_new_double(m->bench_cpu_s) : NULL);
+	/* The CPUs the daemon may run on (taskset, cgroup cpusets): its cores. */
+	CPU_ZERO(&set);
+	put(o, "daemon_cpus",
+	    m->target && sched_getaffinity(m->target->pid, sizeof(set), &set) == 0
+		    ? json_object_new_int(CPU_COUNT(&set))
+		    : NULL);
 	return o;
 }
 
@@ -197,9 +284,11 @@ static struct json_object *build(const struct corecap_manifest *m)
 	put(root, "kernel", json_object_new_string(uts.release));
 	put(root, "clk_tck", json_object_new_int((int)sysconf(_SC_CLK_TCK)));
 	put(root, "clock", json_object_new_string("monotonic"));
-	put(root, "window", window(m));
+	if (m->start_ns) /* else a checkpoint from before the window started */
+		put(root, "window", window(m));
 	put(root, "record_command", argv_array(m->record_argv));
 	put(root, "collector", collector());
+	put(root, "machine", machine(m));
 	put(root, "sources", sources(m));
 	if (m->lttng)
 		put(root, "lttng", lttng(m->lttng));
@@ -214,6 +303,8 @@ static struct json_object *build(const struct corecap_manifest *m)
 	}
 	if (m->wall)
 		put(root, "wallclock", wallclock(m->wall));
+	if (m->kernel)
+		put(root, "kernel_events", kernel_events(m->kernel));
 	if (m->stats && m->stats->present) {
 		struct json_object *o = json_object_new_object();
 
@@ -239,6 +330,13 @@ static struct json_object *build(const struct corecap_manifest *m)
 		put(root, "maps", o);
 	}
 	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
+	if (m->watchdog) {
+		struct json_object *o = json_object_new_object();
+
+		put(o, "collector_continued", ju64(m->watchdog->continued));
+		put(o, "longest_hold_ns", ju64(m->watchdog->held_ns_max));
+		put(root, "watchdog", o);
+	}
 	return root;
 }
 
@@ -253,14 +351,18 @@ int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_SPACED |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	unlinkat(rd->dirfd, tmp, 0); /* a checkpoint cut short by a signal */
 	ret = corecap_run_dir_fopen(rd, tmp, &f);
 	if (ret < 0)
 		goto out_put;
-	fputs(text, f);
-	fputc('\n', f);
-	if ((ferror(f) | fclose(f)) != 0) {
-		ret = -EIO;
-		corecap_error("cannot write '%s/%s': %s", rd->path, tmp, strerror(errno));
+	errno = 0;
+	if (fputs(text, f) < 0 || fputc('\n', f) == EOF || fflush(f) != 0)
+		ret = -(errno ? errno : EIO);
+	if (fclose(f) != 0 && !ret)
+		ret = -errno;
+	if (ret) {
+		if (!m->quiet_errors)
+			corecap_error("cannot write '%s/%s': %s", rd->path, tmp, strerror(-ret));
 		unlinkat(rd->dirfd, tmp, 0);
 		goto out_put;
 	}

@@ -3,9 +3,11 @@
  * (format: docs/run-directory.md, version 1).
  *
  * Guarantees: corecap_manifest_write() writes manifest.json.tmp and renames
- * it, so a reader sees either no manifest or a complete one; it is the last
- * file a recording writes. Pointers to sources that were not recorded are
- * NULL and their "sources" entry is false.
+ * it, so a reader sees either no manifest or a whole one. A recording
+ * writes it first as a checkpoint ("partial", the window ending at the
+ * checkpoint) when its window starts and once a second during it, and a
+ * last time, complete or partial, after everything else. Pointers to sources that were not recorded
+ * are NULL and their "sources" entry is false.
  */
 #ifndef CORECAP_COLLECTOR_MANIFEST_H
 #define CORECAP_COLLECTOR_MANIFEST_H
@@ -25,6 +27,8 @@ struct corecap_stats_snapshot;
 struct corecap_cpu_profile;
 struct corecap_maps_buildid;
 struct corecap_bench_runner;
+struct corecap_watchdog_page;
+struct corecap_kernel_events;
 
 #define CORECAP_RUN_FORMAT  "corecap-run"
 #define CORECAP_RUN_VERSION 1
@@ -35,7 +39,7 @@ struct corecap_manifest {
 	uint64_t start_ns, end_ns; /* CLOCK_MONOTONIC */
 	struct timespec start_realtime;
 	int64_t realtime_offset_ns; /* CLOCK_REALTIME - CLOCK_MONOTONIC at the start */
-	char **record_argv; /* how corecap record was called */
+	char **record_argv;	    /* how corecap record was called */
 	int record_argc;
 	unsigned threads_hz;
 	const struct corecap_target *target;
@@ -46,8 +50,13 @@ struct corecap_manifest {
 	const struct corecap_cpu_profile *cpu_prof; /* NULL or no bytes: none */
 	const struct corecap_maps_buildid *maps;    /* NULL: maps not saved */
 	const struct corecap_bench_runner *bench;   /* NULL: no benchmark */
+	const struct corecap_kernel_events *kernel; /* NULL: no kernel events */
 	char **bench_argv;
 	const struct corecap_bench_summary *summary;
+	const struct corecap_watchdog_page *watchdog; /* NULL: no ptrace watchdog */
+	bool quiet_errors; /* a checkpoint: the caller reports a failure once */
+	double machine_busy_s; /* all CPUs' busy time over the window; < 0 unknown */
+	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
 };
 
 int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_dir *rd);

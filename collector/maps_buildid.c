@@ -130,17 +130,9 @@ static int copy_maps(struct corecap_maps_buildid *mb, pid_t pid, struct corecap_
 	ret = corecap_run_dir_create_file(rd, "maps", &out);
 	if (ret < 0)
 		goto out_close_in;
-	for (size_t off = 0; off < len;) {
-		n = write(out, buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			corecap_error("cannot write '%s/maps': %s", rd->path, strerror(errno));
-			break;
-		}
-		off += (size_t)n;
-	}
+	ret = corecap_write_all(out, buf, len);
+	if (ret < 0)
+		corecap_error("cannot write '%s/maps': %s", rd->path, strerror(-ret));
 	if (close(out) < 0 && ret == 0) {
 		ret = -errno;
 		corecap_error("cannot write '%s/maps': %s", rd->path, strerror(errno));

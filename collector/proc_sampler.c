@@ -21,6 +21,11 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+void corecap_proc_sampler_flush(struct corecap_proc_sampler *s)
+{
+	corecap_run_file_flush(s->out, "threads.tsv", &s->write_errno);
+}
+
 int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct corecap_run_dir *rd)
 {
 	char path[64];
@@ -43,7 +48,10 @@ int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct 
 	ret = corecap_run_dir_fopen(rd, "threads.tsv", &s->out);
 	if (ret < 0)
 		goto out_close_tasks;
+	/* A round of a daemon with a thousand threads, and the rest rarely cut mid-line. */
+	setvbuf(s->out, NULL, _IOFBF, 1u << 20);
 	fputs(corecap_threads_tsv_header, s->out);
+	corecap_proc_sampler_flush(s);
 	goto out;
 
 out_close_tasks:
@@ -114,6 +122,7 @@ int corecap_proc_sampler_sample(struct corecap_proc_sampler *s)
 	s->rounds++;
 	s->rows += n;
 	s->n_threads = n;
+	corecap_proc_sampler_flush(s);
 	return n > 0 ? 0 : -ESRCH;
 }
 
@@ -121,10 +130,8 @@ int corecap_proc_sampler_release(struct corecap_proc_sampler *s)
 {
 	int ret = 0;
 
-	if (s->out && (ferror(s->out) | fclose(s->out)) != 0) {
-		ret = -EIO;
-		corecap_error("cannot write threads.tsv: %s", strerror(errno));
-	}
+	if (s->out)
+		ret = corecap_run_file_close(s->out, "threads.tsv", &s->write_errno);
 	s->out = NULL;
 	if (s->tasks)
 		closedir(s->tasks);

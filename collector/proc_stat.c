@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -98,4 +99,47 @@ int corecap_proc_stat_read(int dirfd, const char *path, struct corecap_proc_stat
 	if (n < 0)
 		return (int)n;
 	return corecap_proc_stat_parse(buf, st);
+}
+
+bool corecap_proc_fd_find(pid_t pid, bool (*match)(const char *target, const void *ctx),
+			  const void *ctx, char *link, size_t size)
+{
+	char dir[64], p[320];
+	struct dirent *de;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d))) {
+		ssize_t n;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", dir, de->d_name);
+		n = readlink(p, link, size - 1);
+		if (n <= 0)
+			continue;
+		link[n] = '\0';
+		found = match(link, ctx);
+	}
+	closedir(d);
+	return found;
+}
+
+int corecap_machine_busy_s(double *busy_s)
+{
+	unsigned long long v[8];
+	char buf[512];
+	ssize_t n = corecap_read_small_file(AT_FDCWD, "/proc/stat", buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	if (sscanf(buf, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
+		   &v[4], &v[5], &v[6], &v[7]) != 8)
+		return -EINVAL;
+	*busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+	return 0;
 }

@@ -26,7 +26,19 @@ struct corecap_proc_stat {
 int corecap_proc_stat_parse(const char *text, struct corecap_proc_stat *st);
 /* Reads and parses a stat file relative to dirfd (AT_FDCWD for an absolute path). */
 int corecap_proc_stat_read(int dirfd, const char *path, struct corecap_proc_stat *st);
+/*
+ * The machine's busy CPU time so far, in seconds: /proc/stat's first line,
+ * user + nice + system + irq + softirq + steal (idle and iowait left out).
+ * -errno when it cannot be read.
+ */
+int corecap_machine_busy_s(double *busy_s);
 /* Reads a small file fully into buf (NUL-terminated); returns its length or -errno. */
 ssize_t corecap_read_small_file(int dirfd, const char *path, char *buf, size_t size);
+/*
+ * Whether one of PID's open descriptors links to a target (as
+ * /proc/PID/fd shows it) that match() accepts; that target into link.
+ */
+bool corecap_proc_fd_find(pid_t pid, bool (*match)(const char *target, const void *ctx),
+			  const void *ctx, char *link, size_t size);
 
 #endif

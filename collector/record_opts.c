@@ -13,7 +13,8 @@ const char corecap_record_usage[] =
 	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
 	"                      [--wallclock-threads NAMES] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
-	"                      [--ceph-asok PATH | --no-ceph]\n"
+	"                      [--ceph-asok PATH | --no-ceph] [--no-cpu-profile]\n"
+	"                      [--kernel | --no-kernel]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
@@ -34,6 +35,10 @@ const char corecap_record_usage[] =
 	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
 	"                        dumps into RUN/ceph/ (found by itself for a ceph-osd)\n"
 	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
+	"      --no-cpu-profile  leave the daemon's gperftools profiler alone\n"
+	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
+	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
+	"      --no-kernel       no kernel events (no kernel/ in the run)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"
@@ -48,6 +53,9 @@ enum {
 	OPT_CEPH_ASOK,
 	OPT_NO_CEPH,
 	OPT_WALL_THREADS,
+	OPT_NO_CPU_PROFILE,
+	OPT_KERNEL,
+	OPT_NO_KERNEL,
 };
 
 static const struct option long_opts[] = {
@@ -63,6 +71,9 @@ static const struct option long_opts[] = {
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
 	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
+	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
+	{"kernel", no_argument, NULL, OPT_KERNEL},
+	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -104,7 +115,7 @@ static bool parse_seconds(const char *s, double *out)
 		return false;
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400)
+	if (errno || *end || !isfinite(v) || v < CORECAP_RECORD_MIN_DURATION_S || v > 86400)
 		return false;
 	*out = v;
 	return true;
@@ -140,9 +151,9 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 		case 'd':
 			if (!parse_seconds(optarg, &o->duration_s)) {
 				ret = fail(o,
-					   "invalid duration '%s' (seconds, more than 0, at most "
+					   "invalid duration '%s' (seconds, at least %g, at most "
 					   "86400)",
-					   optarg);
+					   optarg, CORECAP_RECORD_MIN_DURATION_S);
 				goto out;
 			}
 			break;
@@ -205,6 +216,20 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case OPT_NO_CEPH:
 			o->no_ceph = true;
+			break;
+		case OPT_NO_CPU_PROFILE:
+			o->no_cpu_profile = true;
+			break;
+		case OPT_KERNEL:
+		case OPT_NO_KERNEL:
+			if (o->kernel != CORECAP_RECORD_KERNEL_AUTO &&
+			    o->kernel != (c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+							  : CORECAP_RECORD_KERNEL_OFF)) {
+				ret = fail(o, "--kernel and --no-kernel exclude each other");
+				goto out;
+			}
+			o->kernel = c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+						    : CORECAP_RECORD_KERNEL_OFF;
 			break;
 		case 'h':
 			ret = 1;

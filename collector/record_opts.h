@@ -2,7 +2,9 @@
  * struct corecap_record_opts: the parsed command line of `corecap record`.
  *
  * Guarantees after corecap_record_opts_parse() returns 0: pid > 0;
- * duration_s is 0 (no limit) or in (0, 86400]; wall_hz is 0 (off) or in
+ * duration_s is 0 (no limit) or in [CORECAP_RECORD_MIN_DURATION_S, 86400]
+ * (a shorter window measures little, and gperftools' profiler needs its
+ * two toggles apart: see cpu_profile.h); wall_hz is 0 (off) or in
  * [1, 1000]; threads_hz in [1, 1000]; bench_argv is NULL or a
  * NULL-terminated slice of the caller's argv (not copied); events holds
  * the extra --event names (pointers into argv). On a usage error it
@@ -20,6 +22,14 @@ enum { CORECAP_RECORD_MAX_EVENTS = 32 };
 
 #define CORECAP_RECORD_WALL_HZ_DEFAULT	  50
 #define CORECAP_RECORD_THREADS_HZ_DEFAULT 10
+#define CORECAP_RECORD_MIN_DURATION_S	  0.1
+
+/* The kernel source: on when permitted (default), required, or off. */
+enum corecap_record_kernel {
+	CORECAP_RECORD_KERNEL_AUTO,
+	CORECAP_RECORD_KERNEL_REQUIRE,
+	CORECAP_RECORD_KERNEL_OFF,
+};
 
 struct corecap_record_opts {
 	pid_t pid;
@@ -35,6 +45,8 @@ struct corecap_record_opts {
 	const char *events[CORECAP_RECORD_MAX_EVENTS];
 	const char *ceph_asok; /* --ceph-asok PATH, or NULL (auto-detected for ceph-osd) */
 	bool no_ceph;	       /* --no-ceph */
+	bool no_cpu_profile;   /* --no-cpu-profile */
+	enum corecap_record_kernel kernel; /* --kernel / --no-kernel */
 	char **bench_argv;
 	char error[256];
 };

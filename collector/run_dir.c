@@ -253,6 +253,44 @@ out:
 	return ret;
 }
 
+int corecap_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO; /* not seen on files; never loop on it */
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+void corecap_run_file_flush(FILE *f, const char *name, int *write_errno)
+{
+	errno = 0;
+	if (fflush(f) != 0 && !*write_errno) {
+		*write_errno = errno ? errno : EIO;
+		corecap_error("cannot write %s: %s", name, strerror(*write_errno));
+	}
+}
+
+int corecap_run_file_close(FILE *f, const char *name, int *write_errno)
+{
+	corecap_run_file_flush(f, name, write_errno);
+	if (fclose(f) != 0 && !*write_errno) {
+		*write_errno = errno;
+		corecap_error("cannot write %s: %s", name, strerror(errno));
+	}
+	return -*write_errno;
+}
+
 int corecap_run_dir_rename(struct corecap_run_dir *rd, const char *tmp_name, const char *name)
 {
 	int ret = 0;

@@ -27,6 +27,18 @@ struct corecap_run_dir {
 int corecap_run_dir_create(struct corecap_run_dir *rd, const char *path, bool force);
 int corecap_run_dir_create_file(struct corecap_run_dir *rd, const char *name, int *fd_out);
 int corecap_run_dir_fopen(struct corecap_run_dir *rd, const char *name, FILE **out);
+/*
+ * Writes all of buf to fd, retrying short writes and EINTR: 0, or the
+ * -errno of the failed write (a full disk is -ENOSPC, never -EIO).
+ */
+int corecap_write_all(int fd, const void *buf, size_t len);
+/*
+ * A run file written through stdio: flush() writes out what is buffered,
+ * keeping the first failure's errno in *write_errno (printed once, naming
+ * RUN/name); close() flushes and closes, returning -*write_errno or 0.
+ */
+void corecap_run_file_flush(FILE *f, const char *name, int *write_errno);
+int corecap_run_file_close(FILE *f, const char *name, int *write_errno);
 /* Replaces `name` atomically with the bytes written to `tmp_name`. */
 int corecap_run_dir_rename(struct corecap_run_dir *rd, const char *tmp_name, const char *name);
 void corecap_run_dir_release(struct corecap_run_dir *rd);

@@ -67,18 +67,9 @@ int corecap_stats_snapshot_take(struct corecap_stats_snapshot *ss, struct coreca
 	ret = corecap_run_dir_create_file(rd, name, &out);
 	if (ret < 0)
 		goto out_free;
-	for (size_t off = 0; off < len;) {
-		ssize_t n = write(out, (char *)copy + off, len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			ret = -errno;
-			corecap_error("cannot write '%s/%s': %s", rd->path, name, strerror(errno));
-			break;
-		}
-		off += (size_t)n;
-	}
+	ret = corecap_write_all(out, copy, len);
+	if (ret < 0)
+		corecap_error("cannot write '%s/%s': %s", rd->path, name, strerror(-ret));
 	if (close(out) < 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0) {

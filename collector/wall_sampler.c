@@ -297,6 +297,7 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 	ret = corecap_run_dir_fopen(rd, "wall.samples", &ws->out);
 	if (ret < 0)
 		goto out_destroy_as;
+	setvbuf(ws->out, NULL, _IOFBF, 1u << 20);
 	ret = seize_new(ws, true);
 	if (ret < 0)
 		goto out_detach;
@@ -316,12 +317,18 @@ out:
 	return ret;
 }
 
+static void flush(struct corecap_wall_sampler *ws)
+{
+	corecap_run_file_flush(ws->out, "wall.samples", &ws->write_errno);
+}
+
 int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws)
 {
 	int ret;
 
 	if (ws->round_next < ws->n_threads)
 		ws->stats.late_rounds++; /* the last round had not reached every thread */
+	flush(ws);			 /* the last round's lines, whole */
 	compact(ws);
 	ret = seize_new(ws, false);
 	ws->stats.rounds++;
@@ -360,6 +367,8 @@ void corecap_wall_sampler_timeout(struct corecap_wall_sampler *ws)
 
 static void record_stop(struct corecap_wall_sampler *ws, uint64_t stop_ns)
 {
+	if (stop_ns >= CORECAP_WALL_LONG_STOP_NS)
+		ws->stats.long_stops++;
 	if (ws->n_stop_ns == ws->cap_stop_ns) {
 		size_t cap = ws->cap_stop_ns ? 2 * ws->cap_stop_ns : 4096;
 		uint64_t *p = realloc(ws->stop_ns, cap * sizeof(*p));
@@ -540,10 +549,8 @@ int corecap_wall_sampler_release(struct corecap_wall_sampler *ws)
 		ws->stats.stop_ns_p99 = ws->stop_ns[ws->n_stop_ns * 99 / 100];
 		ws->stats.stop_ns_max = ws->stop_ns[ws->n_stop_ns - 1];
 	}
-	if (ws->out && (ferror(ws->out) | fclose(ws->out)) != 0) {
-		ret = -EIO;
-		corecap_error("cannot write wall.samples: %s", strerror(errno));
-	}
+	if (ws->out)
+		ret = corecap_run_file_close(ws->out, "wall.samples", &ws->write_errno);
 	ws->out = NULL;
 	if (ws->as)
 		unw_destroy_addr_space(ws->as);

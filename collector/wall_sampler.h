@@ -37,6 +37,8 @@
 struct corecap_run_dir;
 struct corecap_wall_thread;
 
+#define CORECAP_WALL_LONG_STOP_NS 100000000ull /* 100 ms: a sample held far too long */
+
 struct corecap_wall_stats {
 	uint64_t rounds;
 	uint64_t samples;	/* lines written: one thread, one stack */
@@ -45,6 +47,7 @@ struct corecap_wall_stats {
 	uint64_t slow_stops;	/* threads that took over 20 ms to stop (their turn passed on) */
 	uint64_t unwind_errors; /* stops whose stack could not be unwound at all */
 	uint64_t signals;	/* signal-delivery-stops passed on to the daemon */
+	uint64_t long_stops; /* samples that held their thread CORECAP_WALL_LONG_STOP_NS or more */
 	size_t max_threads;
 	uint64_t stop_ns_median;
 	uint64_t stop_ns_p99;
@@ -68,6 +71,7 @@ struct corecap_wall_sampler {
 	uint64_t *stop_ns; /* one per sample, for the median and maximum */
 	size_t n_stop_ns, cap_stop_ns;
 	struct corecap_wall_stats stats;
+	int write_errno; /* the first failed write's errno; 0: none */
 };
 
 /* Creates RUN/wall.samples and seizes every thread (whose name matches one

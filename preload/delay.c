@@ -103,8 +103,7 @@ int delay_init(struct delay *d, const struct settings *s)
 {
 	int ret = 0;
 
-	d->site = 0;
-	d->ns = 0;
+	memset(d, 0, sizeof(*d));
 	if (!s->delay_site[0])
 		goto out;
 	ret = delay_resolve_site(s->delay_site, &d->site);
@@ -118,7 +117,117 @@ int delay_init(struct delay *d, const struct settings *s)
 	}
 	d->ns = s->delay_ns;
 out:
+	d->env_site = d->site;
+	d->env_ns = d->ns;
 	return ret;
+}
+
+static bool try_take(struct delay *d)
+{
+	return !__atomic_exchange_n(&d->taking, 1, __ATOMIC_ACQUIRE);
+}
+
+static void untake(struct delay *d)
+{
+	__atomic_store_n(&d->taking, 0, __ATOMIC_RELEASE);
+}
+
+/* Sets the delay in effect and says so in the control page. Under taking. */
+static void set_delay(struct delay *d, bool runtime, uint64_t site, uint64_t ns)
+{
+	__atomic_store_n(&d->runtime, runtime, __ATOMIC_RELAXED);
+	if (!runtime) {
+		site = d->env_site;
+		ns = d->env_ns;
+	}
+	/* Site 0 first, so that no thread pairs the new site with the old time for long. */
+	__atomic_store_n(&d->site, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->ns, ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&d->site, site, __ATOMIC_RELEASE);
+	if (d->extra)
+		__atomic_store_n(d->extra, runtime ? 1 : d->extra_base, __ATOMIC_RELAXED);
+	if (d->ctl) {
+		__atomic_store_n(&d->ctl->active_site, runtime ? site : 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&d->ctl->active_ns, runtime ? ns : 0, __ATOMIC_RELAXED);
+	}
+}
+
+void delay_attach_control(struct delay *d, struct corecap_stats_control *ctl, int *extra,
+			  int extra_base)
+{
+	d->ctl = ctl;
+	d->extra = extra;
+	d->extra_base = extra_base;
+	d->seen_seq = 0;
+	set_delay(d, false, 0, 0);
+}
+
+/* Does the process pid exist? (EPERM: it does, owned by someone else.) */
+static bool owner_alive(int32_t pid)
+{
+	return pid > 0 && (syscall(SYS_kill, (long)pid, 0) == 0 || errno == EPERM);
+}
+
+void delay_take(struct delay *d, uint64_t now)
+{
+	struct corecap_stats_control *c = d->ctl;
+	uint64_t s1, s2, site, ns, lease;
+	int32_t owner;
+	int saved_errno = errno;
+
+	if (!c || !try_take(d))
+		return;
+	s1 = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+	if (s1 & 1 || s1 == d->seen_seq)
+		goto out; /* being written (taken at a later poll), or taken already */
+	site = __atomic_load_n(&c->site, __ATOMIC_RELAXED);
+	ns = __atomic_load_n(&c->delay_ns, __ATOMIC_RELAXED);
+	owner = __atomic_load_n(&c->owner_pid, __ATOMIC_RELAXED);
+	lease = __atomic_load_n(&c->lease_end_ns, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	s2 = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+	if (s1 != s2)
+		goto out; /* torn: a controller wrote meanwhile */
+	d->seen_seq = s1;
+	__atomic_store_n(&c->applied_seq, s1, __ATOMIC_RELAXED);
+	if (!site) {
+		set_delay(d, false, 0, 0);
+		goto out;
+	}
+	if (ns > CORECAP_STATS_CONTROL_MAX_NS || lease <= now || !owner_alive(owner)) {
+		shared_add(&c->refused, 1);
+		set_delay(d, false, 0, 0);
+		goto out;
+	}
+	d->owner_pid = owner;
+	d->lease_end_ns = lease;
+	d->check_at_ns = now + DELAY_CHECK_NS;
+	/* A renewal (same site and time) only moves the lease. */
+	if (!d->runtime || d->site != site || d->ns != ns)
+		set_delay(d, true, site, ns);
+out:
+	untake(d);
+	errno = saved_errno;
+}
+
+void delay_check(struct delay *d, uint64_t now)
+{
+	int saved_errno;
+
+	if (now < __atomic_load_n(&d->check_at_ns, __ATOMIC_RELAXED) || !try_take(d))
+		return;
+	saved_errno = errno;
+	if (d->runtime && now < d->check_at_ns) {
+		/* Another thread checked while we were getting here. */
+	} else if (d->runtime && (now >= d->lease_end_ns || !owner_alive(d->owner_pid))) {
+		if (d->ctl)
+			shared_add(&d->ctl->dropped, 1);
+		set_delay(d, false, 0, 0);
+	} else {
+		__atomic_store_n(&d->check_at_ns, now + DELAY_CHECK_NS, __ATOMIC_RELAXED);
+	}
+	untake(d);
+	errno = saved_errno;
 }
 
 void delay_busy(uint64_t ns)

@@ -240,21 +240,23 @@ static void write_threads(struct out *o, struct stats_shm *s, uint32_t top, uint
 	uint32_t n = select_top(s, CORECAP_STATS_MAX_THREADS, thread_key, top, idx);
 
 	out_printf(o, "corecap: threads by time waiting or in I/O (top %u)\n", top);
-	out_printf(o, "%8s %-16s %12s %10s %12s %12s %10s %10s %10s %10s\n", "tid", "name",
+	out_printf(o, "%8s %-16s %12s %10s %12s %12s %10s %10s %10s %10s %10s\n", "tid", "name",
 		   "acquired", "contended", "lockwait_ms", "condwait_ms", "log_ms", "data_ms",
-		   "net_ms", "other_ms");
+		   "net_ms", "journal_ms", "other_ms");
 	for (uint32_t r = 0; r < n; r++) {
 		struct corecap_stats_thread *t = stats_shm_thread(s, idx[r]);
 		char name[CORECAP_STATS_NAME_LEN + 2];
 
 		snprintf(name, sizeof(name), "%.*s%s", CORECAP_STATS_NAME_LEN - 1, t->name,
 			 t->state == CORECAP_THREAD_EXITED ? "*" : "");
-		out_printf(o, "%8d %-16s %12llu %10llu %12.3f %12.3f %10.3f %10.3f %10.3f %10.3f\n",
+		out_printf(o,
+			   "%8d %-16s %12llu %10llu %12.3f %12.3f %10.3f %10.3f %10.3f %10.3f "
+			   "%10.3f\n",
 			   t->tid, name, (unsigned long long)t->c.acquisitions,
 			   (unsigned long long)t->c.contentions, ms(t->c.lock_wait_ns),
 			   ms(t->c.cond_wait_ns), ms(t->c.io_ns[CORECAP_IO_LOG]),
 			   ms(t->c.io_ns[CORECAP_IO_DATA]), ms(t->c.io_ns[CORECAP_IO_NET]),
-			   ms(t->c.io_ns[CORECAP_IO_OTHER]));
+			   ms(t->c.io_ns[CORECAP_IO_JOURNAL]), ms(t->c.io_ns[CORECAP_IO_OTHER]));
 	}
 }
 
@@ -283,11 +285,25 @@ int dump_write(struct stats_shm *s, int fd, uint32_t top, const char *why)
 	corecap_stats_totals(h, &tot);
 	out_printf(&o,
 		   "corecap: totals: %llu acquisitions, %llu contended (%.3f ms waiting), "
-		   "%llu cond waits (%.3f ms), I/O ms log %.3f data %.3f net %.3f other %.3f\n",
+		   "%llu cond waits (%.3f ms), I/O ms log %.3f data %.3f net %.3f journal %.3f "
+		   "other %.3f\n",
 		   (unsigned long long)tot.acquisitions, (unsigned long long)tot.contentions,
 		   ms(tot.lock_wait_ns), (unsigned long long)tot.cond_waits, ms(tot.cond_wait_ns),
 		   ms(tot.io_ns[CORECAP_IO_LOG]), ms(tot.io_ns[CORECAP_IO_DATA]),
-		   ms(tot.io_ns[CORECAP_IO_NET]), ms(tot.io_ns[CORECAP_IO_OTHER]));
+		   ms(tot.io_ns[CORECAP_IO_NET]), ms(tot.io_ns[CORECAP_IO_JOURNAL]),
+		   ms(tot.io_ns[CORECAP_IO_OTHER]));
+	if (tot.aio_done[CORECAP_IO_DATA] || tot.aio_done[CORECAP_IO_JOURNAL] ||
+	    tot.aio_done[CORECAP_IO_OTHER] || h->aio_untracked)
+		out_printf(&o,
+			   "corecap: async I/O: data %llu done (%.3f ms submit to completion), "
+			   "journal %llu (%.3f ms), other %llu (%.3f ms); %llu not timed\n",
+			   (unsigned long long)tot.aio_done[CORECAP_IO_DATA],
+			   ms(tot.aio_ns[CORECAP_IO_DATA]),
+			   (unsigned long long)tot.aio_done[CORECAP_IO_JOURNAL],
+			   ms(tot.aio_ns[CORECAP_IO_JOURNAL]),
+			   (unsigned long long)tot.aio_done[CORECAP_IO_OTHER],
+			   ms(tot.aio_ns[CORECAP_IO_OTHER]),
+			   (unsigned long long)(h->aio_untracked + h->aio_unmatched));
 	if (h->sites_dropped || h->locks_dropped || h->threads_dropped || h->holds_dropped)
 		out_printf(&o,
 			   "corecap: not recorded: %llu waits (site table full), %llu locks "

@@ -38,9 +38,14 @@ void events_cond_wake(const void *cond, uint64_t site, bool broadcast)
 	lttng_ust_tracepoint(corecap_lock, cond_wake, cond, site, broadcast);
 }
 
-void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns)
+void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, uint32_t head)
 {
-	lttng_ust_tracepoint(corecap_io, syscall, call, fd, io_class, bytes, dur_ns);
+	lttng_ust_tracepoint(corecap_io, syscall, call, fd, io_class, bytes, dur_ns, head);
+}
+
+void events_aio(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, const void *iocb)
+{
+	lttng_ust_tracepoint(corecap_io, aio, call, fd, io_class, bytes, dur_ns, iocb);
 }
 
 void events_thread_name(int tid, const char *name)

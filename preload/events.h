@@ -26,6 +26,7 @@ enum events_io_call {
 	EV_IO_FSYNC = 2,
 	EV_IO_SEND = 3,
 	EV_IO_RECV = 4,
+	EV_IO_AIO_SUBMIT = 5,
 };
 
 void events_lock_contended(const void *lock, int kind, uint64_t site, uint64_t wait_ns,
@@ -44,8 +45,15 @@ static inline bool events_io_enabled(void)
 	return lttng_ust_tracepoint_enabled(corecap_io, syscall);
 }
 
+static inline bool events_aio_enabled(void)
+{
+	return lttng_ust_tracepoint_enabled(corecap_io, aio);
+}
+
 void events_cond_wake(const void *cond, uint64_t site, bool broadcast);
-void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns);
+/* head: the first four bytes the call moved, big-endian (0 when not recorded). */
+void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, uint32_t head);
+void events_aio(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, const void *iocb);
 void events_thread_name(int tid, const char *name);
 void events_thread_start(int tid, int parent_tid);
 void events_thread_exit(int tid);

@@ -40,12 +40,27 @@ bool glob_match(const char *p, const char *s)
 	return *p == '\0';
 }
 
-bool fd_table_is_log_path(const struct fd_table *t, const char *path)
+static bool matches_any(const char *const *pattern, uint32_t n, const char *path)
 {
-	for (uint32_t i = 0; t->settings && i < t->settings->n_patterns; i++)
-		if (glob_match(t->settings->pattern[i], path))
+	for (uint32_t i = 0; i < n; i++)
+		if (glob_match(pattern[i], path))
 			return true;
 	return false;
+}
+
+bool fd_table_is_log_path(const struct fd_table *t, const char *path)
+{
+	return t->settings && matches_any(t->settings->pattern, t->settings->n_patterns, path);
+}
+
+int fd_table_path_class(const struct fd_table *t, const char *path)
+{
+	if (fd_table_is_log_path(t, path))
+		return CORECAP_IO_LOG;
+	if (t->settings &&
+	    matches_any(t->settings->journal_pattern, t->settings->n_journal_patterns, path))
+		return CORECAP_IO_JOURNAL;
+	return -1;
 }
 
 /* The lazy classification described in the header; raw syscalls only. */
@@ -66,9 +81,12 @@ static int classify(const struct fd_table *t, int fd)
 	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
 	n = syscall(SYS_readlink, link, path, sizeof(path) - 1);
 	if (n > 0) {
+		int c;
+
 		path[n] = '\0';
-		if (fd_table_is_log_path(t, path))
-			return CORECAP_IO_LOG;
+		c = fd_table_path_class(t, path);
+		if (c >= 0)
+			return c;
 	}
 	return CORECAP_IO_DATA;
 }
@@ -118,8 +136,10 @@ void fd_table_copy(struct fd_table *t, int from, int to)
 
 void fd_table_opened(struct fd_table *t, int fd, const char *path)
 {
-	if (path && fd_table_is_log_path(t, path))
-		fd_table_set(t, fd, CORECAP_IO_LOG);
+	int c = path ? fd_table_path_class(t, path) : -1;
+
+	if (c >= 0)
+		fd_table_set(t, fd, c);
 	else
 		fd_table_forget(t, fd);
 }

@@ -1,13 +1,15 @@
 /*
  * fd_table.h: the I/O class of each file descriptor (log, data, net,
- * other), so that I/O time can be charged per class.
+ * journal, other), so that I/O time can be charged per class.
  *
  * One byte per descriptor below FD_TABLE_SIZE: 0 means "not known yet",
  * otherwise class + 1. open/openat/creat mark a path that matches a log
- * pattern as log; socket/accept mark net; dup* copy; close forgets.
+ * pattern as log, one that matches a journal pattern (and no log one) as
+ * journal; socket/accept mark net; dup* copy; close forgets.
  * Anything still unknown at its first I/O is classified then, once:
  * fstat (sockets are net, regular files and block devices data, unless
- * their path, read back from /proc/self/fd, matches a log pattern),
+ * their path, read back from /proc/self/fd, matches a log or journal
+ * pattern: a symlink's target counts then, its name at open),
  * descriptors 1 and 2 are log, the rest other. Because that lazy path
  * looks at the descriptor itself, a stale or missed entry heals on the
  * next close. Descriptors at or above FD_TABLE_SIZE are classified on
@@ -47,6 +49,9 @@ void fd_table_opened(struct fd_table *t, int fd, const char *path);
 
 /* Does the path match one of the log patterns? */
 bool fd_table_is_log_path(const struct fd_table *t, const char *path);
+
+/* CORECAP_IO_LOG or CORECAP_IO_JOURNAL when the path matches a pattern, else -1. */
+int fd_table_path_class(const struct fd_table *t, const char *path);
 
 /* Shell-style match of '*' and '?' ('*' also matches '/'), no allocation. */
 bool glob_match(const char *pattern, const char *text);

@@ -383,7 +383,7 @@ void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uin
 	if (lock_table_maybe_hot(lock) || sampled) {
 		uint32_t weight = 1;
 
-		if (!sampled && site != g_delay.site) {
+		if (!sampled && site != delay_site(&g_delay)) {
 			if (!hold_track_due(lt) && !(lt->hold_depth && hold_find(lt, lock) >= 0))
 				goto out;
 			weight = hold_weight;
@@ -395,8 +395,8 @@ void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uin
 		}
 	}
 out:
-	if (unlikely(site == g_delay.site))
-		delay_busy(g_delay.ns);
+	if (unlikely(site == delay_site(&g_delay)))
+		delay_hit(&g_delay, site);
 }
 
 /*
@@ -450,6 +450,7 @@ void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lo
 	ts->guard++;
 	if (tstate_needs_attach(ts))
 		tstate_attach(ts);
+	delay_poll(&g_delay); /* the runtime delay control: one load */
 	if (stats_shm_ready(&g_stats)) {
 		w->site_entry = site_table_get(&g_stats, site, kind);
 		/* Before blocking: the unwind overlaps a wait that happens anyway. */
@@ -502,8 +503,8 @@ void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
 	events_lock_contended(w->lock, (int)w->kind, w->site, wait_ns, acquired, w->stack,
 			      w->depth);
 	events_poll_names();
-	if (acquired && unlikely(w->site == g_delay.site))
-		delay_busy(g_delay.ns);
+	if (acquired && unlikely(w->site == delay_site(&g_delay)))
+		delay_hit(&g_delay, w->site);
 	ts->guard--;
 out:
 	errno = w->saved_errno;
@@ -622,6 +623,7 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 		tstate_attach(ts);
 	if (lt->pending) /* waits again before releasing the mutex */
 		settle_into_batches(lt);
+	delay_poll(&g_delay); /* the runtime delay control: one load */
 	/*
 	 * Inside the caller's critical section: only what cannot wait. The
 	 * site's first stack is unwound at its next wait, once settle() has
@@ -672,6 +674,7 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 			__ATOMIC_RELAXED);
 	own_add(&c->cond_waits, 1);
 	own_add(&c->cond_wait_ns, wait_ns);
+	delay_poll(&g_delay); /* a thread woken by new work sees a new control */
 	/* The rest waits until the mutex is released (settle). */
 	if (lt->pending)
 		settle_into_batches(lt);

@@ -11,6 +11,9 @@
 #define DEFAULT_STACK_SAMPLE 64
 #define DEFAULT_DUMP_TOP     20
 #define DEFAULT_PATTERNS     "*.log:/var/log/*"
+/* BlueStore's WAL and DB devices (block.wal, block.db, or symlinks' targets
+ * named so), FileStore's journal file or device link. */
+#define DEFAULT_JOURNAL_PATTERNS "*block.wal:*block.db:*/journal"
 
 void settings_init(struct settings *s)
 {
@@ -121,29 +124,31 @@ static void load_u32(struct settings *s, settings_getenv_fn get, const char *nam
 	*field = (uint32_t)n;
 }
 
-static void load_patterns(struct settings *s, const char *text, int *warnings)
+/* A ':'-separated list of glob patterns (variable `name`) into buf/pattern/n. */
+static void load_patterns(const char *name, const char *text, const char *dflt, char *buf,
+			  const char **pattern, uint32_t *n, int *warnings)
 {
-	const char *v = text ? text : DEFAULT_PATTERNS;
+	const char *v = text ? text : dflt;
 	char *p;
 
-	if (!copy_text(s->patterns_buf, sizeof(s->patterns_buf), v)) {
-		bad(warnings, "CORECAP_LOG_PATTERNS", v, "longer than 511 bytes", DEFAULT_PATTERNS);
-		copy_text(s->patterns_buf, sizeof(s->patterns_buf), DEFAULT_PATTERNS);
+	if (!copy_text(buf, SETTINGS_PATTERNS_LEN, v)) {
+		bad(warnings, name, v, "longer than 511 bytes", dflt);
+		copy_text(buf, SETTINGS_PATTERNS_LEN, dflt);
 	}
-	s->n_patterns = 0;
-	p = s->patterns_buf;
+	*n = 0;
+	p = buf;
 	while (p) {
 		char *colon = strchr(p, ':');
 
 		if (colon)
 			*colon = '\0';
-		if (*p && s->n_patterns == SETTINGS_MAX_PATTERNS) {
-			warn_line("CORECAP_LOG_PATTERNS: using only the first %d patterns",
+		if (*p && *n == SETTINGS_MAX_PATTERNS) {
+			warn_line("%s: using only the first %d patterns", name,
 				  SETTINGS_MAX_PATTERNS);
 			break;
 		}
 		if (*p)
-			s->pattern[s->n_patterns++] = p;
+			pattern[(*n)++] = p;
 		p = colon ? colon + 1 : NULL;
 	}
 }
@@ -173,6 +178,21 @@ static void load_delay(struct settings *s, const char *v, int *warnings)
 	memcpy(s->delay_site, v, (size_t)(colon - v));
 	s->delay_site[colon - v] = '\0';
 	s->delay_ns = ns;
+}
+
+/* An on/off variable whose default is off. */
+static void load_onoff(settings_getenv_fn get, const char *name, bool *out, int *warnings)
+{
+	const char *v = get(name);
+
+	if (!v)
+		return;
+	if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0)
+		*out = true;
+	else if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+		*out = false;
+	else
+		bad(warnings, name, v, "expected 'on' or 'off'", "off");
 }
 
 int settings_load(struct settings *s, settings_getenv_fn get)
@@ -208,15 +228,8 @@ int settings_load(struct settings *s, settings_getenv_fn get)
 			bad(&warnings, "CORECAP_STATS", v, "expected 'on' or 'off'", "on");
 	}
 
-	v = get("CORECAP_WAKE_EVENTS");
-	if (v) {
-		if (strcmp(v, "on") == 0 || strcmp(v, "1") == 0)
-			s->wake_events = true;
-		else if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
-			s->wake_events = false;
-		else
-			bad(&warnings, "CORECAP_WAKE_EVENTS", v, "expected 'on' or 'off'", "off");
-	}
+	load_onoff(get, "CORECAP_WAKE_EVENTS", &s->wake_events, &warnings);
+	load_onoff(get, "CORECAP_NET_EVENTS", &s->net_events, &warnings);
 
 	v = get("CORECAP_STATS_DIR");
 	if (v) {
@@ -241,7 +254,10 @@ int settings_load(struct settings *s, settings_getenv_fn get)
 		bad(&warnings, "CORECAP_DUMP_SIGNAL", v,
 		    "expected a signal number or one of HUP, USR1, USR2, WINCH, URG, PWR", "none");
 
-	load_patterns(s, get("CORECAP_LOG_PATTERNS"), &warnings);
+	load_patterns("CORECAP_LOG_PATTERNS", get("CORECAP_LOG_PATTERNS"), DEFAULT_PATTERNS,
+		      s->patterns_buf, s->pattern, &s->n_patterns, &warnings);
+	load_patterns("CORECAP_IO_JOURNAL", get("CORECAP_IO_JOURNAL"), DEFAULT_JOURNAL_PATTERNS,
+		      s->journal_buf, s->journal_pattern, &s->n_journal_patterns, &warnings);
 	load_delay(s, get("CORECAP_DELAY"), &warnings);
 	return warnings;
 }

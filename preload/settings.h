@@ -13,6 +13,7 @@
 
 #define SETTINGS_MAX_PATTERNS	   8
 #define SETTINGS_PATH_LEN	   256
+#define SETTINGS_PATTERNS_LEN	   512
 #define SETTINGS_HOLD_TIME_DEFAULT 8
 
 struct settings {
@@ -27,6 +28,7 @@ struct settings {
 		io_threshold_ns; /* CORECAP_IO_THRESHOLD_NS: event for slower I/O; UINT64_MAX off */
 	bool stats_enabled;	 /* CORECAP_STATS: on/off */
 	bool wake_events;	 /* CORECAP_WAKE_EVENTS: corecap_lock:cond_wake on/off */
+	bool net_events;	 /* CORECAP_NET_EVENTS: every net call that moved bytes */
 	char stats_dir[SETTINGS_PATH_LEN];  /* CORECAP_STATS_DIR */
 	char dump_path[SETTINGS_PATH_LEN];  /* CORECAP_DUMP: "" = off, "-" = stderr, else a path */
 	int dump_signal;		    /* CORECAP_DUMP_SIGNAL: 0 = none */
@@ -34,9 +36,13 @@ struct settings {
 	char delay_site[SETTINGS_PATH_LEN]; /* CORECAP_DELAY, site part ("" = no delay) */
 	uint64_t delay_ns;		    /* CORECAP_DELAY, nanoseconds part */
 	/* CORECAP_LOG_PATTERNS, split at ':'; pattern[i] points into patterns_buf. */
-	char patterns_buf[512];
+	char patterns_buf[SETTINGS_PATTERNS_LEN];
 	const char *pattern[SETTINGS_MAX_PATTERNS];
 	uint32_t n_patterns;
+	/* CORECAP_IO_JOURNAL: paths of the journal class (journal, WAL, DB), the same way. */
+	char journal_buf[SETTINGS_PATTERNS_LEN];
+	const char *journal_pattern[SETTINGS_MAX_PATTERNS];
+	uint32_t n_journal_patterns;
 };
 
 /* The shim's settings, loaded by its constructor. */

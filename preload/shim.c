@@ -30,12 +30,18 @@ static const char *env_get(const char *name)
 	return getenv(name);
 }
 
+/* Also (re)connects the runtime delay control: a fork child starts without a runtime delay. */
 static void publish_settings(void)
 {
-	if (!stats_shm_ready(&g_stats))
+	bool ready = stats_shm_ready(&g_stats);
+
+	delay_attach_control(&g_delay, ready ? corecap_stats_control_at(g_stats.hdr) : NULL,
+			     &lock_track_extra,
+			     g_delay.env_site != 0 || g_settings.hold_sample_every != 0);
+	if (!ready)
 		return;
-	g_stats.hdr->delay_site = g_delay.site;
-	g_stats.hdr->delay_ns = g_delay.ns;
+	g_stats.hdr->delay_site = g_delay.env_site;
+	g_stats.hdr->delay_ns = g_delay.env_ns;
 }
 
 static void atfork_child(void)

@@ -151,6 +151,16 @@ static void print_counters(const struct corecap_stats_counters *c)
 		printf("\t%llu", (unsigned long long)c->io_ns[i]);
 	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
 		printf("\t%llu", (unsigned long long)c->io_bytes[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->aio_done[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->aio_ns[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->aio_bytes[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->sync_calls[i]);
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		printf("\t%llu", (unsigned long long)c->sync_ns[i]);
 }
 
 static const char *kind_name(uint32_t k)
@@ -163,6 +173,7 @@ static const char *kind_name(uint32_t k)
 static void print_all(const void *buf, const struct maps *mp)
 {
 	const struct corecap_stats_header *h = buf;
+	const struct corecap_stats_control *ctl;
 	struct corecap_stats_counters tot;
 	char w[512];
 
@@ -174,6 +185,14 @@ static void print_all(const void *buf, const struct maps *mp)
 	       (unsigned long long)h->locks_dropped, (unsigned long long)h->threads_dropped,
 	       (unsigned long long)h->holds_dropped, (unsigned long long)h->stacks_sampled,
 	       (unsigned long long)h->delay_site, (unsigned long long)h->delay_ns);
+	ctl = corecap_stats_control_at((void *)(uintptr_t)buf);
+	if (ctl)
+		printf("control\tseq=%llu\tapplied_seq=%llu\towner_pid=%d\tactive_site=0x%llx\t"
+		       "active_ns=%llu\tdropped=%llu\trefused=%llu\n",
+		       (unsigned long long)ctl->seq, (unsigned long long)ctl->applied_seq,
+		       ctl->owner_pid, (unsigned long long)ctl->active_site,
+		       (unsigned long long)ctl->active_ns, (unsigned long long)ctl->dropped,
+		       (unsigned long long)ctl->refused);
 	printf("# site\taddr\twhere\tkind\tacquisitions\tcontentions\twait_ns\tmax_wait_ns\t"
 	       "timeouts\tholds\thold_ns\tmax_hold_ns\tstack\n");
 	for (uint32_t i = 0; i < h->max_sites; i++) {
@@ -211,8 +230,9 @@ static void print_all(const void *buf, const struct maps *mp)
 		       (unsigned long long)e->hot_since_ns);
 	}
 	printf("# thread\ttid\tname\tstate\tacquisitions\ttrylock_busy\tcontentions\t"
-	       "lock_wait_ns\tcond_waits\tcond_wait_ns\tio_calls[other,log,data,net]\t"
-	       "io_ns[...]\tio_bytes[...]\n");
+	       "lock_wait_ns\tcond_waits\tcond_wait_ns\tio_calls[other,log,data,net,journal]\t"
+	       "io_ns[...]\tio_bytes[...]\taio_done[...]\taio_ns[...]\taio_bytes[...]\t"
+	       "sync_calls[...]\tsync_ns[...]\n");
 	for (uint32_t i = 0; i < h->max_threads; i++) {
 		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
 

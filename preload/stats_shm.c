@@ -108,6 +108,9 @@ static void fill_header(struct corecap_stats_header *h, const struct stats_shm *
 	h->stack_sample_every = st->stack_sample_every;
 	h->hold_sample_every = st->hold_sample_every;
 	h->hold_time_every = st->hold_time_every;
+	h->control_offset = CORECAP_STATS_CONTROL_OFFSET;
+	h->control_bytes = sizeof(struct corecap_stats_control);
+	h->control_version = CORECAP_STATS_CONTROL_VERSION;
 	n = syscall(SYS_readlink, "/proc/self/exe", h->exe, sizeof(h->exe) - 1);
 	h->exe[n > 0 ? n : 0] = '\0';
 	/* Readers check the magic first: publish it last. */

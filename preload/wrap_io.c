@@ -2,8 +2,11 @@
  * I/O calls: timed (two vDSO clock reads around the real call), charged
  * to the calling thread by the class of the descriptor (fd_table.h), and
  * reported as a corecap_io:syscall event when a session listens and the
- * call is log I/O, an fsync-like call, or slower than
- * CORECAP_IO_THRESHOLD_NS. Return values and errno are the real call's.
+ * call is log I/O, an fsync-like call, slower than
+ * CORECAP_IO_THRESHOLD_NS, or, with CORECAP_NET_EVENTS=on, any socket
+ * call that moved bytes (the requests and replies from which the
+ * analysis detects the ops of a daemon that marks none). Return values
+ * and errno are the real call's.
  *
  * stdio (fwrite, fprintf) reaches the kernel through glibc's internal
  * write, which no preload can see; daemons that log through write(2) or
@@ -30,8 +33,28 @@
  * path calls out or touches errno (the lazy classification keeps errno
  * itself), so errno is saved only around an event.
  */
+/*
+ * The first four bytes a socket call moved, big-endian, from its buffer
+ * or its first iovec (0 when that holds fewer): a request's first bytes,
+ * from which the analysis can tell its kind (docs/events.md).
+ */
+static uint32_t head_of(const void *buf, const struct iovec *iov, size_t cnt)
+{
+	const unsigned char *p = NULL;
+
+	/* A buffer of cnt bytes, or cnt iovecs. A call can report more bytes
+	 * than its buffer holds (recv with MSG_TRUNC): only the buffer's own
+	 * length makes reading its first four bytes safe. */
+	if (buf && cnt >= 4)
+		p = buf;
+	else if (!buf && iov && cnt && iov[0].iov_len >= 4)
+		p = iov[0].iov_base;
+	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
+}
+
 static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int fd, ssize_t r,
-					      uint64_t t0)
+					      uint64_t t0, const void *buf, const struct iovec *iov,
+					      size_t cnt)
 {
 	uint64_t dur_ns = ticks_to_ns(ticks() - t0);
 	struct corecap_stats_counters *c;
@@ -46,11 +69,17 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	own_add(&c->io_ns[cls], dur_ns);
 	if (r > 0)
 		own_add(&c->io_bytes[cls], (uint64_t)r);
-	if (unlikely(events_io_enabled()) && (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC ||
-					      dur_ns >= g_settings.io_threshold_ns)) {
+	if (call == EV_IO_FSYNC) {
+		own_add(&c->sync_calls[cls], 1);
+		own_add(&c->sync_ns[cls], dur_ns);
+	}
+	if (unlikely(events_io_enabled()) &&
+	    (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC || dur_ns >= g_settings.io_threshold_ns ||
+	     (cls == CORECAP_IO_NET && r > 0 && g_settings.net_events))) {
 		int saved_errno = errno;
+		uint32_t head = cls == CORECAP_IO_NET && r >= 4 ? head_of(buf, iov, cnt) : 0;
 
-		events_io(call, fd, cls, (int64_t)r, dur_ns);
+		events_io(call, fd, cls, (int64_t)r, dur_ns, head);
 		errno = saved_errno;
 	}
 	events_poll_names();
@@ -66,9 +95,11 @@ static inline bool from_tracer(const void *ra)
 /*
  * One wrapper body for every call: resolve, pass through under the
  * guard, else time the real call. FALLBACK is the raw syscall used only
- * while load_functions() is running in this thread.
+ * while load_functions() is running in this thread. BUF and its length
+ * CNT, or IOV and its count CNT, say where the bytes moved are (for a net
+ * event's head; NULL, NULL, 0 if nowhere).
  */
-#define IO_WRAP(call, fd, real_expr, fallback_expr)                                                \
+#define IO_WRAP(call, fd, real_expr, fallback_expr, buf, iov, cnt)                                 \
 	do {                                                                                       \
 		struct tstate *ts = &corecap_tstate;                                               \
 		uint64_t t0;                                                                       \
@@ -82,21 +113,23 @@ static inline bool from_tracer(const void *ra)
 			return (real_expr);                                                        \
 		t0 = ticks();                                                                      \
 		r = (real_expr);                                                                   \
-		io_done(ts, (call), (fd), r, t0);                                                  \
+		io_done(ts, (call), (fd), r, t0, (buf), (iov), (size_t)(cnt));                     \
 		return r;                                                                          \
 	} while (0)
 
 CORECAP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 #define real_ptr real_write
-	IO_WRAP(EV_IO_WRITE, fd, real_write(fd, buf, n), syscall(SYS_write, fd, buf, n));
+	IO_WRAP(EV_IO_WRITE, fd, real_write(fd, buf, n), syscall(SYS_write, fd, buf, n), buf, NULL,
+		0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 #define real_ptr real_writev
-	IO_WRAP(EV_IO_WRITE, fd, real_writev(fd, iov, cnt), syscall(SYS_writev, fd, iov, cnt));
+	IO_WRAP(EV_IO_WRITE, fd, real_writev(fd, iov, cnt), syscall(SYS_writev, fd, iov, cnt), NULL,
+		iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
@@ -104,7 +137,7 @@ CORECAP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 #define real_ptr real_pwrite
 	IO_WRAP(EV_IO_WRITE, fd, real_pwrite(fd, buf, n, off),
-		syscall(SYS_pwrite64, fd, buf, n, off));
+		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -112,7 +145,7 @@ CORECAP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
 #define real_ptr real_pwrite64
 	IO_WRAP(EV_IO_WRITE, fd, real_pwrite64(fd, buf, n, off),
-		syscall(SYS_pwrite64, fd, buf, n, off));
+		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -120,7 +153,7 @@ CORECAP_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t o
 {
 #define real_ptr real_pwritev
 	IO_WRAP(EV_IO_WRITE, fd, real_pwritev(fd, iov, cnt, off),
-		syscall(SYS_pwritev, fd, iov, cnt, off, 0));
+		syscall(SYS_pwritev, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
@@ -128,28 +161,30 @@ CORECAP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64
 {
 #define real_ptr real_pwritev64
 	IO_WRAP(EV_IO_WRITE, fd, real_pwritev64(fd, iov, cnt, off),
-		syscall(SYS_pwritev, fd, iov, cnt, off, 0));
+		syscall(SYS_pwritev, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 #define real_ptr real_read
-	IO_WRAP(EV_IO_READ, fd, real_read(fd, buf, n), syscall(SYS_read, fd, buf, n));
+	IO_WRAP(EV_IO_READ, fd, real_read(fd, buf, n), syscall(SYS_read, fd, buf, n), buf, NULL, n);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 #define real_ptr real_readv
-	IO_WRAP(EV_IO_READ, fd, real_readv(fd, iov, cnt), syscall(SYS_readv, fd, iov, cnt));
+	IO_WRAP(EV_IO_READ, fd, real_readv(fd, iov, cnt), syscall(SYS_readv, fd, iov, cnt), NULL,
+		iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 #define real_ptr real_pread
-	IO_WRAP(EV_IO_READ, fd, real_pread(fd, buf, n, off), syscall(SYS_pread64, fd, buf, n, off));
+	IO_WRAP(EV_IO_READ, fd, real_pread(fd, buf, n, off), syscall(SYS_pread64, fd, buf, n, off),
+		buf, NULL, n);
 #undef real_ptr
 }
 
@@ -157,7 +192,7 @@ CORECAP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 #define real_ptr real_pread64
 	IO_WRAP(EV_IO_READ, fd, real_pread64(fd, buf, n, off),
-		syscall(SYS_pread64, fd, buf, n, off));
+		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -165,7 +200,7 @@ CORECAP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t of
 {
 #define real_ptr real_preadv
 	IO_WRAP(EV_IO_READ, fd, real_preadv(fd, iov, cnt, off),
-		syscall(SYS_preadv, fd, iov, cnt, off, 0));
+		syscall(SYS_preadv, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
@@ -173,7 +208,7 @@ CORECAP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_
 {
 #define real_ptr real_preadv64
 	IO_WRAP(EV_IO_READ, fd, real_preadv64(fd, iov, cnt, off),
-		syscall(SYS_preadv, fd, iov, cnt, off, 0));
+		syscall(SYS_preadv, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
@@ -183,7 +218,8 @@ CORECAP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_
 CORECAP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 #define real_ptr real___read_chk
-	IO_WRAP(EV_IO_READ, fd, real___read_chk(fd, buf, n, buflen), syscall(SYS_read, fd, buf, n));
+	IO_WRAP(EV_IO_READ, fd, real___read_chk(fd, buf, n, buflen), syscall(SYS_read, fd, buf, n),
+		buf, NULL, n);
 #undef real_ptr
 }
 
@@ -191,7 +227,7 @@ CORECAP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_
 {
 #define real_ptr real___pread_chk
 	IO_WRAP(EV_IO_READ, fd, real___pread_chk(fd, buf, n, off, buflen),
-		syscall(SYS_pread64, fd, buf, n, off));
+		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -199,21 +235,21 @@ CORECAP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, s
 {
 #define real_ptr real___pread64_chk
 	IO_WRAP(EV_IO_READ, fd, real___pread64_chk(fd, buf, n, off, buflen),
-		syscall(SYS_pread64, fd, buf, n, off));
+		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
 CORECAP_EXPORT int fsync(int fd)
 {
 #define real_ptr real_fsync
-	IO_WRAP(EV_IO_FSYNC, fd, real_fsync(fd), syscall(SYS_fsync, fd));
+	IO_WRAP(EV_IO_FSYNC, fd, real_fsync(fd), syscall(SYS_fsync, fd), NULL, NULL, 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT int fdatasync(int fd)
 {
 #define real_ptr real_fdatasync
-	IO_WRAP(EV_IO_FSYNC, fd, real_fdatasync(fd), syscall(SYS_fdatasync, fd));
+	IO_WRAP(EV_IO_FSYNC, fd, real_fdatasync(fd), syscall(SYS_fdatasync, fd), NULL, NULL, 0);
 #undef real_ptr
 }
 
@@ -221,7 +257,7 @@ CORECAP_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned int 
 {
 #define real_ptr real_sync_file_range
 	IO_WRAP(EV_IO_FSYNC, fd, real_sync_file_range(fd, off, n, flags),
-		syscall(SYS_sync_file_range, fd, off, n, flags));
+		syscall(SYS_sync_file_range, fd, off, n, flags), NULL, NULL, 0);
 #undef real_ptr
 }
 
@@ -229,7 +265,7 @@ CORECAP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
 #define real_ptr real_send
 	IO_WRAP(EV_IO_SEND, fd, real_send(fd, buf, n, flags),
-		syscall(SYS_sendto, fd, buf, n, flags, NULL, 0));
+		syscall(SYS_sendto, fd, buf, n, flags, NULL, 0), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -238,14 +274,15 @@ CORECAP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 {
 #define real_ptr real_sendto
 	IO_WRAP(EV_IO_SEND, fd, real_sendto(fd, buf, n, flags, addr, addrlen),
-		syscall(SYS_sendto, fd, buf, n, flags, addr, addrlen));
+		syscall(SYS_sendto, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 #define real_ptr real_sendmsg
-	IO_WRAP(EV_IO_SEND, fd, real_sendmsg(fd, msg, flags), syscall(SYS_sendmsg, fd, msg, flags));
+	IO_WRAP(EV_IO_SEND, fd, real_sendmsg(fd, msg, flags), syscall(SYS_sendmsg, fd, msg, flags),
+		NULL, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0);
 #undef real_ptr
 }
 
@@ -253,7 +290,7 @@ CORECAP_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
 #define real_ptr real_recv
 	IO_WRAP(EV_IO_RECV, fd, real_recv(fd, buf, n, flags),
-		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL));
+		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -262,14 +299,15 @@ CORECAP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct s
 {
 #define real_ptr real_recvfrom
 	IO_WRAP(EV_IO_RECV, fd, real_recvfrom(fd, buf, n, flags, addr, addrlen),
-		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen));
+		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 #define real_ptr real_recvmsg
-	IO_WRAP(EV_IO_RECV, fd, real_recvmsg(fd, msg, flags), syscall(SYS_recvmsg, fd, msg, flags));
+	IO_WRAP(EV_IO_RECV, fd, real_recvmsg(fd, msg, flags), syscall(SYS_recvmsg, fd, msg, flags),
+		NULL, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0);
 #undef real_ptr
 }
 
@@ -277,7 +315,7 @@ CORECAP_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, in
 {
 #define real_ptr real___recv_chk
 	IO_WRAP(EV_IO_RECV, fd, real___recv_chk(fd, buf, n, buflen, flags),
-		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL));
+		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, n);
 #undef real_ptr
 }
 
@@ -286,6 +324,6 @@ CORECAP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen
 {
 #define real_ptr real___recvfrom_chk
 	IO_WRAP(EV_IO_RECV, fd, real___recvfrom_chk(fd, buf, n, buflen, flags, addr, addrlen),
-		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen));
+		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }

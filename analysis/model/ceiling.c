@@ -77,10 +77,17 @@ static int lock_evidence(struct ceiling *c, const struct ceiling_inputs *in,
 	uint64_t hold = corecap_lock_hold_ns(l), ops = m->ops.finished;
 	int ret;
 
-	ret = evidence(c, "held %.3f s of the %.3f s window (%.1f%%), from %s", hold / 1e9, w / 1e9,
-		       pct((double)hold / (double)w),
-		       l->has_stats && l->stats_hold_ns ? "the shim's hold counters"
-							: "hold events");
+	if (l->source == LOCK_SOURCE_FUTEX)
+		ret = evidence(c,
+			       "source: futex (kernel futex events, no shim): waited on by %zu "
+			       "threads; hand-overs after a wait held it %.3f s (%.1f%%), a lower "
+			       "bound of its holds",
+			       l->n_waiters, hold / 1e9, pct((double)hold / (double)w));
+	else
+		ret = evidence(c, "held %.3f s of the %.3f s window (%.1f%%), from %s", hold / 1e9,
+			       w / 1e9, pct((double)hold / (double)w),
+			       l->has_stats && l->stats_hold_ns ? "the shim's hold counters"
+								: "hold events");
 	if (!ret)
 		ret = evidence(c, "a thread was waiting for it %.1f%% of the window",
 			       pct((double)corecap_lock_waited_ns(l) / (double)w));
@@ -302,6 +309,21 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		corecap_lock_label(lk, label, sizeof(label));
 		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_busy_ns(lk) / (double)w, lk);
 	}
+	/*
+	 * Without the shim, the locks are the futex words the kernel saw waited
+	 * on with FUTEX_WAIT or a PI lock: glibc's mutexes. Words waited on with
+	 * WAIT_BITSET are mostly condition variables, whose waiters are idle,
+	 * not queued for a server.
+	 */
+	for (size_t i = 0; !m->src.trace && !m->src.stats && i < m->futex_locks.len; i++) {
+		const struct model_lock *lk = m->futex_locks.all[i];
+
+		if (lk->kind == LOCK_KIND_FUTEX_WAIT_BITSET)
+			continue;
+
+		corecap_lock_label(lk, label, sizeof(label));
+		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_busy_ns(lk) / (double)w, lk);
+	}
 	for (size_t i = 0; i < m->threads.len; i++) {
 		const struct model_thread *th = m->threads.all[i];
 
@@ -355,6 +377,10 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 	}
 	if (!ret)
 		ret = cores_line(c, in, w);
+	if (!ret && !corecap_model_has_locks(m))
+		ret = evidence(c,
+			       "locks: not measured (no trace, no shim counters, no kernel futex "
+			       "events), so no lock could be weighed");
 	for (size_t i = 1; !ret && i < c->n_top && i < 3; i++)
 		ret = evidence(c, "next: %s %s at %.1f%%",
 			       corecap_ceiling_kind_name(c->top[i].kind), c->top[i].name,

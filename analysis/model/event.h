@@ -31,7 +31,15 @@ enum model_event_kind {
 };
 
 /* Values of corecap_io's `class` enumeration. */
-enum io_class { IO_OTHER = 0, IO_LOG = 1, IO_DATA = 2, IO_NET = 3, IO__COUNT };
+enum io_class { IO_OTHER = 0, IO_LOG = 1, IO_DATA = 2, IO_NET = 3, IO_JOURNAL = 4, IO__COUNT };
+
+/* The enumeration's labels, as the events name them; "?" out of range. */
+static inline const char *io_class_name(unsigned c)
+{
+	static const char *const names[IO__COUNT] = {"other", "log", "data", "net", "journal"};
+
+	return c < IO__COUNT ? names[c] : "?";
+}
 
 struct model_event {
 	enum model_event_kind kind;
@@ -59,6 +67,7 @@ struct model_event {
 			int32_t fd;
 			int64_t bytes;
 			uint64_t dur_ns;
+			uint32_t head; /* first 4 bytes moved, big-endian (net events); 0: unknown */
 		} io;
 		struct {
 			int32_t tid, parent_tid;

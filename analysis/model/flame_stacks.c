@@ -1,6 +1,7 @@
 #include "flame_stacks.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,41 +59,89 @@ static bool is_profiler_frame(const char *name)
 	return false;
 }
 
+/* Interns "name[inline]". */
+static uint32_t intern_inline(struct folded *f, const char *name)
+{
+	char small[2048], *buf = small;
+	size_t len = strlen(name) + sizeof("[inline]");
+	uint32_t id;
+
+	if (len > sizeof(small) && !(buf = malloc(len)))
+		return FOLDED_NONE;
+	snprintf(buf, len, "%s[inline]", name);
+	id = corecap_folded_intern(f, buf);
+	if (buf != small)
+		free(buf);
+	return id;
+}
+
+/* Doubles the frame id buffer, moving it off the stack the first time. */
+static int grow(uint32_t **ids, const uint32_t *small, size_t used, size_t *cap)
+{
+	uint32_t *grown = malloc(*cap * 2 * sizeof(**ids));
+
+	if (!grown)
+		return -ENOMEM;
+	memcpy(grown, *ids, used * sizeof(**ids));
+	if (*ids != small)
+		free(*ids);
+	*ids = grown;
+	*cap *= 2;
+	return 0;
+}
+
 int corecap_flame_stacks_add(struct flame_stacks *fs, const char *const *prefix, size_t n_prefix,
 			     const uint64_t *pcs, size_t depth, bool first_exact, bool all_exact,
 			     uint64_t weight, int column)
 {
-	uint32_t small[128], *ids = small;
-	size_t n = 0;
-	char buf[256];
+	uint32_t small[256] = {0}, *ids = small;
+	size_t n = 0, cap = sizeof(small) / sizeof(*small);
+	struct flame_names fn;
 	int ret = 0;
 
-	if (n_prefix + depth > sizeof(small) / sizeof(*small)) {
-		ids = malloc((n_prefix + depth) * sizeof(*ids));
-		if (!ids)
-			return -ENOMEM;
-	}
-	for (size_t i = 0; i < n_prefix; i++)
+	for (size_t i = 0; i < n_prefix; i++) {
+		if (n == cap && (ret = grow(&ids, small, n, &cap)))
+			goto out;
 		ids[n++] = corecap_folded_intern(&fs->folded, prefix[i]);
+	}
 	for (size_t i = depth; i-- > 0;) {
-		bool resolved = false, exact = i == 0 ? first_exact : all_exact;
-		const char *name =
-			fs->namer(fs->namer_ctx, pcs[i], exact, buf, sizeof(buf), &resolved);
+		bool exact = i == 0 ? first_exact : all_exact;
 
+		fn.n = 0;
+		fn.resolved = fn.shim = false;
+		fn.buf[0] = '\0';
+		memset(fn.inlined, 0, sizeof(fn.inlined));
+		fs->namer(fs->namer_ctx, pcs[i], exact, &fn);
 		fs->frames++;
-		if (!resolved)
+		if (!fn.resolved)
 			fs->unresolved_frames++;
-		if (resolved && fs->skip_profiler_frames && is_profiler_frame(name)) {
+		if (fn.shim && !fs->keep_shim_frames) {
+			fs->shim_frames++;
+			continue;
+		}
+		/* pprof drops an address by its function (the outermost of its names). */
+		if (fn.resolved && fs->skip_profiler_frames && fn.n &&
+		    is_profiler_frame(fn.names[fn.n - 1])) {
 			fs->skipped_frames++;
 			continue;
 		}
-		ids[n++] = corecap_folded_intern(&fs->folded, name);
+		for (size_t k = fn.n; k-- > 0;) {
+			if (n == cap && (ret = grow(&ids, small, n, &cap)))
+				goto out;
+			ids[n++] = fn.inlined[k] ? intern_inline(&fs->folded, fn.names[k])
+						 : corecap_folded_intern(&fs->folded, fn.names[k]);
+			if (ids[n - 1] == FOLDED_NONE) {
+				ret = -ENOMEM;
+				goto out;
+			}
+		}
 	}
 	ret = corecap_folded_add_ids(&fs->folded, ids, n, weight, column);
 	if (!ret && n) {
 		fs->stacks++;
 		fs->weight += weight;
 	}
+out:
 	if (ids != small)
 		free(ids);
 	return ret;

@@ -8,10 +8,13 @@
  * pool, a lock) followed by the addresses from outermost to innermost;
  * addresses arrive innermost first, as every unwinder gives them.
  * Frames are named by function, without offsets, so that samples at
- * different instructions of one function merge. When skip_profiler_frames
- * is set, the frames of gperftools' own signal handler are dropped by
- * name, as pprof does (see docs/flame.md). Every address named, left
- * unresolved or skipped is counted.
+ * different instructions of one function merge; an address may give
+ * several frames (the calls inlined at it, innermost first, then the
+ * function holding them). When skip_profiler_frames is set, the frames of
+ * gperftools' own signal handler are dropped by name, as pprof does (see
+ * docs/flame.md); an address the namer marks as the tracer's own (the
+ * shim, LTTng-UST) is dropped unless keep_shim_frames. Every address
+ * named, left unresolved or skipped is counted.
  */
 #ifndef CORECAP_FLAME_STACKS_H
 #define CORECAP_FLAME_STACKS_H
@@ -24,14 +27,27 @@
 
 enum flame_kind { FLAME_CPU, FLAME_WALL, FLAME_LOCK, FLAME_OP, FLAME__COUNT };
 
+#define FLAME_MAX_NAMES 64
+
 /*
- * Names the code address addr: exact is true when addr is the address of
- * the instruction itself, false when it is a return address (the caller's
- * next instruction). Returns the name (stable until the next call, or
- * written into buf), and sets *resolved when it names a function.
+ * What a namer says of one address; reset before each call. An inlined
+ * call's frame reads "name[inline]", as google-pprof marks it.
  */
-typedef const char *(*flame_namer_fn)(void *ctx, uint64_t addr, bool exact, char *buf, size_t size,
-				      bool *resolved);
+struct flame_names {
+	const char *names[FLAME_MAX_NAMES]; /* innermost first; n >= 1 */
+	bool inlined[FLAME_MAX_NAMES];	    /* names[i] is a call inlined into names[i + 1] */
+	size_t n;
+	bool resolved; /* names a function */
+	bool shim;     /* a frame of the tracer itself (the shim, LTTng-UST) */
+	char buf[256]; /* room for a name that is not stable (an address) */
+};
+
+/*
+ * Names the code address addr into *out: exact is true when addr is the
+ * address of the instruction itself, false when it is a return address
+ * (the caller's next instruction). Names stay valid until the next call.
+ */
+typedef void (*flame_namer_fn)(void *ctx, uint64_t addr, bool exact, struct flame_names *out);
 
 struct flame_stacks {
 	enum flame_kind kind;
@@ -39,8 +55,9 @@ struct flame_stacks {
 	flame_namer_fn namer;
 	void *namer_ctx;
 	bool skip_profiler_frames;
+	bool keep_shim_frames;
 	uint64_t stacks, weight;
-	uint64_t frames, unresolved_frames, skipped_frames;
+	uint64_t frames, unresolved_frames, skipped_frames, shim_frames;
 };
 
 int corecap_flame_stacks_init(struct flame_stacks *fs, enum flame_kind kind, flame_namer_fn namer,

@@ -1,5 +1,6 @@
 #include "lock_table.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@ void corecap_lock_table_release(struct lock_table *t)
 			free(l->sites[j].symbol);
 		free(l->sites);
 		free(l->stacks);
+		free(l->waiters);
+		free(l->holders);
 		free(l->name);
 		free(l);
 	}
@@ -165,48 +168,58 @@ uint64_t corecap_lock_hold_ns(const struct model_lock *lock)
 	return lock->has_stats && lock->stats_hold_ns ? lock->stats_hold_ns : lock->hold_ns;
 }
 
-void corecap_lock_add_waited(struct model_lock *lock, uint64_t b, uint64_t e)
+void corecap_span_union_add(struct span_union *u, uint64_t b, uint64_t e)
 {
-	uint32_t i, j, n = lock->n_waited;
+	uint32_t i, j, n = u->n;
 
-	if (b < lock->waited_final_until)
-		b = lock->waited_final_until;
+	if (b < u->final_until)
+		b = u->final_until;
 	if (e <= b)
 		return;
 	/* Sorted, disjoint: find the first interval ending at or after b. */
-	for (i = 0; i < n && lock->waited[i].e < b; i++)
+	for (i = 0; i < n && u->v[i].e < b; i++)
 		;
 	/* Merge every interval that [b, e) touches into one. */
-	for (j = i; j < n && lock->waited[j].b <= e; j++) {
-		if (lock->waited[j].b < b)
-			b = lock->waited[j].b;
-		if (lock->waited[j].e > e)
-			e = lock->waited[j].e;
+	for (j = i; j < n && u->v[j].b <= e; j++) {
+		if (u->v[j].b < b)
+			b = u->v[j].b;
+		if (u->v[j].e > e)
+			e = u->v[j].e;
 	}
 	if (j == i && n == LOCK_WAIT_SPANS) {
 		/* Full: the oldest becomes final. */
-		lock->waited_final_ns += lock->waited[0].e - lock->waited[0].b;
-		lock->waited_final_until = lock->waited[0].e;
-		memmove(&lock->waited[0], &lock->waited[1], (n - 1) * sizeof(lock->waited[0]));
+		u->final_ns += u->v[0].e - u->v[0].b;
+		u->final_until = u->v[0].e;
+		memmove(&u->v[0], &u->v[1], (n - 1) * sizeof(u->v[0]));
 		n--;
 		i--;
 		j--;
-		if (b < lock->waited_final_until)
-			b = lock->waited_final_until;
+		if (b < u->final_until)
+			b = u->final_until;
 	}
-	memmove(&lock->waited[i + 1], &lock->waited[j], (n - j) * sizeof(lock->waited[0]));
-	lock->waited[i].b = b;
-	lock->waited[i].e = e;
-	lock->n_waited = n - (j - i) + 1;
+	memmove(&u->v[i + 1], &u->v[j], (n - j) * sizeof(u->v[0]));
+	u->v[i].b = b;
+	u->v[i].e = e;
+	u->n = n - (j - i) + 1;
+}
+
+uint64_t corecap_span_union_ns(const struct span_union *u)
+{
+	uint64_t sum = u->final_ns;
+
+	for (uint32_t i = 0; i < u->n; i++)
+		sum += u->v[i].e - u->v[i].b;
+	return sum;
+}
+
+void corecap_lock_add_waited(struct model_lock *lock, uint64_t b, uint64_t e)
+{
+	corecap_span_union_add(&lock->waited, b, e);
 }
 
 uint64_t corecap_lock_waited_ns(const struct model_lock *lock)
 {
-	uint64_t sum = lock->waited_final_ns;
-
-	for (uint32_t i = 0; i < lock->n_waited; i++)
-		sum += lock->waited[i].e - lock->waited[i].b;
-	return sum;
+	return corecap_span_union_ns(&lock->waited);
 }
 
 uint64_t corecap_lock_contentions(const struct model_lock *lock)
@@ -224,14 +237,18 @@ uint64_t corecap_lock_wait_ns(const struct model_lock *lock)
 
 uint64_t corecap_lock_busy_ns(const struct model_lock *lock)
 {
-	uint64_t held = corecap_lock_hold_ns(lock), waited = corecap_lock_waited_ns(lock);
+	uint64_t held = corecap_lock_hold_ns(lock), waited = corecap_lock_waited_ns(lock),
+		 busy = corecap_span_union_ns(&lock->busy);
 
-	return held > waited ? held : waited;
+	if (waited > held)
+		held = waited;
+	return busy > held ? busy : held;
 }
 
 const char *corecap_lock_kind_name(uint8_t kind)
 {
-	static const char *const names[] = {"mutex", "rwlock_rd", "rwlock_wr", "spin"};
+	static const char *const names[] = {"mutex",	  "rwlock_rd",	       "rwlock_wr", "spin",
+					    "futex_wait", "futex_wait_bitset", "futex_pi"};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
 }
@@ -306,4 +323,26 @@ bool corecap_lock_table_site_acquisitions(const struct lock_table *t, uint64_t s
 	if (v)
 		*acqs = *v;
 	return v != NULL;
+}
+
+int corecap_lock_tid_add(struct lock_tid **v, size_t *n, int32_t tid, uint64_t wait_ns)
+{
+	struct lock_tid *grown;
+
+	/* As many entries as threads: a linear scan is enough. */
+	for (size_t i = 0; i < *n; i++)
+		if ((*v)[i].tid == tid) {
+			(*v)[i].waits++;
+			(*v)[i].wait_ns += wait_ns;
+			return 0;
+		}
+	/* Capacity: 4, then doubled whenever n reaches a power of two. */
+	if (!*n || (*n >= 4 && !(*n & (*n - 1)))) {
+		grown = realloc(*v, (*n ? *n * 2 : 4) * sizeof(**v));
+		if (!grown)
+			return -ENOMEM;
+		*v = grown;
+	}
+	(*v)[(*n)++] = (struct lock_tid){.tid = tid, .waits = 1, .wait_ns = wait_ns};
+	return 0;
 }

@@ -20,19 +20,50 @@
 #define LOCK_WAIT_SPANS	  16
 #define LOCK_STACKS_MAX	  32
 #define LOCK_KIND_UNKNOWN 0xff
+/* Kinds of a futex word, by the futex command its waiters used
+ * (docs/methodology.md: glibc's mutexes wait with FUTEX_WAIT, its condition
+ * variables and timed locks with FUTEX_WAIT_BITSET). */
+#define LOCK_KIND_FUTEX_WAIT	    4
+#define LOCK_KIND_FUTEX_WAIT_BITSET 5
+#define LOCK_KIND_FUTEX_PI	    6
+
+/* Where a lock's figures come from: the shim (its events and counters), or
+ * kernel futex events (model/futex_locks.h). */
+enum lock_source { LOCK_SOURCE_SHIM, LOCK_SOURCE_FUTEX };
+
+/* A thread and how many waits it had (waiter) or ended (holder). */
+struct lock_tid {
+	int32_t tid;
+	uint64_t waits, wait_ns;
+};
 
 struct lock_site {
 	uint64_t site;
 	uint64_t contentions, wait_ns, max_wait_ns;
 	uint64_t holds, hold_ns;
 	bool is_logging;
-	char *symbol; /* filled by corecap_lock_table_symbolize */
+	char *symbol;		/* filled by corecap_lock_table_symbolize */
+	uint64_t sampled_waits; /* futex: waits whose stack was sampled here */
 };
 
 struct lock_stack {
 	uint64_t count, wait_ns;
 	uint32_t depth;
 	uint64_t frames[LOCK_STACK_DEPTH];
+};
+
+/*
+ * A union of intervals that arrive in end order: the latest LOCK_WAIT_SPANS
+ * merged intervals stay open to merging; older ones are final (an
+ * interval reaching back past them is clipped, so the union is never
+ * overcounted).
+ */
+struct span_union {
+	struct {
+		uint64_t b, e;
+	} v[LOCK_WAIT_SPANS];
+	uint32_t n;
+	uint64_t final_ns, final_until;
 };
 
 struct model_lock {
@@ -42,18 +73,12 @@ struct model_lock {
 	uint64_t contentions, wait_ns, max_wait_ns;
 	uint64_t logging_wait_ns;	      /* of wait_ns: waits at sites in logging code */
 	uint64_t holds, hold_ns, max_hold_ns; /* from hold events */
-	/*
-	 * The union of the wait intervals: time with at least one thread
-	 * waiting for the lock. Waits arrive at their end, in end order, so
-	 * the latest LOCK_WAIT_SPANS merged intervals stay open to merging;
-	 * older ones are final (a wait reaching back past them is clipped,
-	 * so the union is never overcounted).
-	 */
-	struct {
-		uint64_t b, e;
-	} waited[LOCK_WAIT_SPANS];
-	uint32_t n_waited;
-	uint64_t waited_final_ns, waited_final_until;
+	/* The union of the wait intervals: time with at least one thread
+	 * waiting for the lock (waits arrive at their end, in end order). */
+	struct span_union waited;
+	/* futex: the union of the waits and the hand-over holds: time the
+	 * kernel saw the lock held or wanted. */
+	struct span_union busy;
 	bool has_stats;
 	uint64_t stats_acquisitions, stats_contentions, stats_wait_ns, stats_hold_ns;
 	struct lock_site *sites;
@@ -63,6 +88,12 @@ struct model_lock {
 	uint64_t stacks_over_cap; /* sampled stacks not kept: LOCK_STACKS_MAX reached */
 	char *name;		  /* filled by corecap_lock_table_symbolize */
 	bool ambiguous;		  /* its label is another lock's too: add the address */
+	enum lock_source source;
+	/* futex: the threads that waited, and those whose wake ended a wait
+	 * (the holders handing the lock over); at most one per thread. */
+	struct lock_tid *waiters, *holders;
+	size_t n_waiters, n_holders;
+	uint64_t holder_unknown; /* waits that ended with no identifiable waker */
 };
 
 struct lock_table {
@@ -89,6 +120,8 @@ int corecap_lock_table_set_site_acquisitions(struct lock_table *t, uint64_t site
 /* The shim's count of acquisitions at a call site; false when it has none. */
 bool corecap_lock_table_site_acquisitions(const struct lock_table *t, uint64_t site,
 					  uint64_t *acqs);
+/* Counts a wait of wait_ns for tid in the list *v (grown as needed); 0 or -ENOMEM. */
+int corecap_lock_tid_add(struct lock_tid **v, size_t *n, int32_t tid, uint64_t wait_ns);
 /* Orders every lock's stacks by count, most frequent first. */
 void corecap_lock_table_sort_stacks(struct lock_table *t);
 /* The site with the most wait (then contentions, then holds); NULL if none. */
@@ -102,10 +135,15 @@ void corecap_lock_label(const struct model_lock *lock, char *out, size_t size);
 void corecap_lock_add_waited(struct model_lock *lock, uint64_t b, uint64_t e);
 /* Time with at least one waiter. */
 uint64_t corecap_lock_waited_ns(const struct model_lock *lock);
+/* Adds [b, e) to a union; its total. */
+void corecap_span_union_add(struct span_union *u, uint64_t b, uint64_t e);
+uint64_t corecap_span_union_ns(const struct span_union *u);
 /*
  * How busy the lock was as a server, at least: held, or wanted by a
  * waiter while being handed over; the larger of the two fractions, since
  * the shim cannot see the holds that barge in between (docs/methodology.md).
+ * A futex word's: the larger of that and the union of its waits and
+ * hand-over holds.
  */
 uint64_t corecap_lock_busy_ns(const struct model_lock *lock);
 /*

@@ -9,6 +9,7 @@ int corecap_model_init(struct model *m, const struct model_config *cfg)
 	*m = (struct model){.cfg = *cfg};
 	corecap_thread_table_init(&m->threads);
 	corecap_lock_table_init(&m->locks);
+	corecap_lock_table_init(&m->futex_locks);
 	if (cfg->has_window) {
 		m->ws = cfg->window_start_ns;
 		m->we = cfg->window_end_ns;
@@ -20,6 +21,7 @@ void corecap_model_release(struct model *m)
 {
 	corecap_op_table_release(&m->ops);
 	corecap_lock_table_release(&m->locks);
+	corecap_lock_table_release(&m->futex_locks);
 	corecap_thread_table_release(&m->threads);
 	*m = (struct model){0};
 }
@@ -27,6 +29,26 @@ void corecap_model_release(struct model *m)
 uint64_t corecap_model_window_ns(const struct model *m)
 {
 	return m->we > m->ws ? m->we - m->ws : 0;
+}
+
+bool corecap_model_has_ops(const struct model *m)
+{
+	return m->src.trace;
+}
+
+bool corecap_model_has_thread_waits(const struct model *m)
+{
+	return m->src.trace;
+}
+
+bool corecap_model_has_locks(const struct model *m)
+{
+	return m->src.trace || m->src.stats || m->src.futex;
+}
+
+bool corecap_lock_has_events(const struct model *m, const struct model_lock *l)
+{
+	return m->src.trace || l->source == LOCK_SOURCE_FUTEX;
 }
 
 /* Clips [b, e) to the window (nothing to do while the window is the trace's). */
@@ -288,6 +310,12 @@ static int on_end(struct model *m, struct model_thread *th, const struct model_e
 	else if (m->cfg.has_window && (op->begin_ns < m->ws || op->begin_ns > m->we)) {
 		m->q.ops_outside_window++;
 		exclude = true;
+	}
+	if (m->cfg.op_end) {
+		int ret = m->cfg.op_end(m->cfg.op_end_ctx, op->id, op->type, th->tid, ts, exclude);
+
+		if (ret)
+			return ret;
 	}
 	return corecap_op_table_finish(&m->ops, op, ts, exclude);
 }
@@ -586,6 +614,29 @@ int corecap_model_set_thread_cpu(struct model *m, int32_t tid, const char *comm,
 	th->runq_ns = runq_ns;
 	th->has_runq = has_runq;
 	th->span_ns = span_ns;
+	return 0;
+}
+
+int corecap_model_set_thread_kstates(struct model *m, int32_t tid, const char *comm,
+				     uint64_t running_ns, uint64_t runnable_ns, uint64_t futex_ns,
+				     uint64_t blocked_ns)
+{
+	struct model_thread *th;
+	int ret;
+
+	/* The kernel's running and runnable times stand where threads.tsv's CPU
+	 * and run-queue wait were; a thread it names no better keeps its name. */
+	ret = corecap_model_set_thread_cpu(m, tid, comm && comm[0] ? comm : "", running_ns,
+					   runnable_ns, true,
+					   running_ns + runnable_ns + futex_ns + blocked_ns);
+	if (ret)
+		return ret;
+	th = corecap_thread_table_find(&m->threads, tid);
+	th->has_kstates = true;
+	th->k_running_ns = running_ns;
+	th->k_runnable_ns = runnable_ns;
+	th->k_futex_ns = futex_ns;
+	th->k_blocked_ns = blocked_ns;
 	return 0;
 }
 

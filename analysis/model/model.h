@@ -35,6 +35,11 @@ struct model_config {
 	bool (*site_is_logging)(void *ctx, uint64_t site);
 	void *classify_ctx;
 	FILE *dump_ops; /* optional: one TSV line per finished op */
+	/* Optional: told of each op's end on thread tid, before the model
+	 * accounts it (`exclude`: left out); a non-zero return is an error. */
+	int (*op_end)(void *ctx, uint64_t id, uint32_t type, int32_t tid, uint64_t end_ns,
+		      bool exclude);
+	void *op_end_ctx;
 };
 
 /* What the input lacked or broke; every count here appears in the report. */
@@ -49,10 +54,24 @@ struct model_quality {
 	uint64_t first_ts, last_ts;
 };
 
+/*
+ * Which sources fed the model: a figure that only an absent source could
+ * give is "not measured" (JSON null), never 0 (DESIGN: sources are
+ * optional, never faked). Set by the caller as it reads each source.
+ */
+struct model_sources {
+	bool trace;  /* LTTng events: ops, per-thread waits, I/O, logging, lock events */
+	bool stats;  /* the shim's counters: lock acquisitions, contentions, holds */
+	bool futex;  /* kernel futex events: a lock table of their own (source futex) */
+	bool kernel; /* kernel scheduler events: exact thread states */
+};
+
 struct model {
 	struct model_config cfg;
+	struct model_sources src;
 	struct thread_table threads;
 	struct lock_table locks;
+	struct lock_table futex_locks; /* from kernel futex events (model/futex_locks.h) */
 	struct op_table ops;
 	struct model_quality q;
 	bool has_taint;
@@ -71,10 +90,24 @@ int corecap_model_finish(struct model *m);
 /* Records threads.tsv's figures for a thread (creating it if the trace did not). */
 int corecap_model_set_thread_cpu(struct model *m, int32_t tid, const char *comm, uint64_t cpu_ns,
 				 uint64_t runq_ns, bool has_runq, uint64_t span_ns);
+/*
+ * Records a thread's states from kernel events (creating it if new); they
+ * replace threads.tsv's CPU, run-queue and span figures (the /proc estimate).
+ */
+int corecap_model_set_thread_kstates(struct model *m, int32_t tid, const char *comm,
+				     uint64_t running_ns, uint64_t runnable_ns, uint64_t futex_ns,
+				     uint64_t blocked_ns);
 /* Records the shim's counters for a lock (deltas over the window). */
 int corecap_model_set_lock_stats(struct model *m, uint64_t addr, uint8_t kind,
 				 uint64_t acquisitions, uint64_t contentions, uint64_t wait_ns,
 				 uint64_t hold_ns);
 uint64_t corecap_model_window_ns(const struct model *m);
+/* Whether op figures, per-thread wait figures and a lock table were measured. */
+bool corecap_model_has_ops(const struct model *m);
+bool corecap_model_has_thread_waits(const struct model *m);
+bool corecap_model_has_locks(const struct model *m);
+/* Whether a lock's per-wait figures (max wait, holds, waited time) were seen
+ * event by event, not only counted by the shim. */
+bool corecap_lock_has_events(const struct model *m, const struct model_lock *l);
 
 #endif

@@ -63,6 +63,12 @@ int corecap_pool_table_build(struct pool_table *p, const struct thread_table *t,
 		pl->logging_ns += th->logging_ns;
 		for (int c = 0; c < IO__COUNT; c++)
 			pl->io_ns[c] += th->io_ns[c];
+		if (th->has_kstates) {
+			pl->n_kstates++;
+			pl->k_span_ns += th->span_ns;
+			pl->k_futex_ns += th->k_futex_ns;
+			pl->k_blocked_ns += th->k_blocked_ns;
+		}
 		if (!th->has_samples)
 			continue;
 		pl->n_sampled++;

@@ -56,6 +56,14 @@ struct model_thread {
 	bool has_samples;
 	uint64_t cpu_ns, runq_ns, span_ns;
 	bool has_runq;
+
+	/*
+	 * From kernel scheduler events (model/kernel_states.h): exact, over the
+	 * thread's span in the window, and the four sum to it. Where present
+	 * they replace threads.tsv's cpu_ns, runq_ns and span_ns.
+	 */
+	bool has_kstates;
+	uint64_t k_running_ns, k_runnable_ns, k_futex_ns, k_blocked_ns;
 };
 
 struct thread_table {

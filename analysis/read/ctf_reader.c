@@ -109,6 +109,7 @@ static void fill_io(struct model_event *ev, const uint64_t *v, const char *const
 	ev->io.io_class = (uint8_t)v[2];
 	ev->io.bytes = (int64_t)v[3];
 	ev->io.dur_ns = v[4];
+	ev->io.head = (uint32_t)v[5];
 }
 
 static void fill_thread(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
@@ -145,7 +146,12 @@ static const struct handler handlers[] = {
 	 {"cond", "site", "broadcast"},
 	 {0},
 	 fill_cond_wake},
-	{"corecap_io:syscall", MEV_IO, {"call", "fd", "class", "bytes", "dur_ns"}, {0}, fill_io},
+	/* `head` is absent from traces older than the field. */
+	{"corecap_io:syscall",
+	 MEV_IO,
+	 {"call", "fd", "class", "bytes", "dur_ns", "head"},
+	 {[5] = 0},
+	 fill_io},
 	{"corecap_thread:name", MEV_THREAD_NAME, {"tid", "name"}, {0}, fill_thread},
 	{"corecap_thread:start", MEV_THREAD_START, {"tid", "parent_tid"}, {0}, fill_thread},
 	{"corecap_thread:exit", MEV_THREAD_EXIT, {"tid"}, {0}, fill_thread},

@@ -220,7 +220,7 @@ static void load_benchmark(struct run_manifest *m, json_object *root)
 
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 {
-	json_object *root, *window, *sources, *lttng, *wall, *v;
+	json_object *root, *window, *machine, *sources, *lttng, *wall, *v;
 	const char *format, *status;
 	int64_t x;
 	double d;
@@ -266,6 +266,15 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (get_int(m, root, "", "clk_tck", 1, 1000000, &x))
 		m->clk_tck = (long)x;
 
+	machine = get_obj(m, root, "", "machine");
+	if (machine) {
+		m->has_machine_busy = get_num(m, machine, "machine.", "busy_cpu_s", 0, 1e12,
+					      &m->machine_busy_cpu_s);
+		m->has_bench_cpu =
+			get_num(m, machine, "machine.", "bench_cpu_s", 0, 1e12, &m->bench_cpu_s);
+		if (get_int(m, machine, "machine.", "daemon_cpus", 1, MANIFEST_MAX_NPROC, &x))
+			m->daemon_cpus = (int)x;
+	}
 	window = get(root, "window");
 	if (window) {
 		/* The window decides every rate: a bad one is an error, not a skip. */
@@ -299,6 +308,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		m->src_threads = get_bool(m, sources, "sources.", "threads");
 		m->src_stats = get_bool(m, sources, "sources.", "stats");
 		m->src_maps = get_bool(m, sources, "sources.", "maps");
+		m->src_kernel = get_bool(m, sources, "sources.", "kernel");
 	} else {
 		m->src_trace = m->src_threads = m->src_stats = m->src_maps = true;
 	}
@@ -308,7 +318,13 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 			get_u64(m, lttng, "lttng.", "discarded_events", &m->lttng_discarded_events);
 		m->has_lttng_loss |=
 			get_u64(m, lttng, "lttng.", "lost_packets", &m->lttng_lost_packets);
+		v = get(lttng, "target_registered");
+		m->has_target_registered = v && json_object_is_type(v, json_type_boolean);
+		m->target_registered = m->has_target_registered && json_object_get_boolean(v);
 	}
+	v = get_obj(m, root, "", "kernel_events");
+	if (v && (v = get_obj(m, v, "kernel_events.", "lost")))
+		m->has_kernel_lost = get_u64(m, v, "kernel_events.lost.", "total", &m->kernel_lost);
 	load_benchmark(m, root);
 	return 0;
 }

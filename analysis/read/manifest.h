@@ -39,9 +39,19 @@ struct run_manifest {
 	 * clock of a daemon's own stamps (Ceph's OpTracker) from the window's. */
 	bool has_realtime_offset;
 	int64_t realtime_offset_ns;
+	/* The machine's CPU over the window (manifest "machine"), when recorded. */
+	bool has_machine_busy, has_bench_cpu;
+	double machine_busy_cpu_s, bench_cpu_s;
+	int daemon_cpus;      /* the CPUs its affinity allowed; 0 if absent */
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
 	uint64_t wall_rounds; /* its rounds over the window */
 	bool src_trace, src_threads, src_stats, src_maps;
+	bool src_kernel; /* sources.kernel: kernel/events.bin covers the window */
+	/* kernel_events.lost.total, when the manifest has it */
+	bool has_kernel_lost;
+	uint64_t kernel_lost;
+	/* lttng.target_registered: false when the session recorded nothing of the daemon */
+	bool has_target_registered, target_registered;
 	bool has_lttng_loss;
 	uint64_t lttng_discarded_events, lttng_lost_packets;
 	json_object *benchmark;	    /* borrowed from root, or NULL */

@@ -60,8 +60,9 @@ static int read_copy(const char *path, void **buf, size_t *len, char **err)
 		ret = -EINVAL;
 out:
 	if (ret && ret != -ENOENT &&
-	    asprintf(err, "'%s': %s", path,
-		     ret == -EINVAL ? "not a corecap stats file of version 1" : strerror(-ret)) < 0)
+	    (ret == -EINVAL ? asprintf(err, "'%s': not a corecap stats file of version %d", path,
+				       CORECAP_STATS_VERSION)
+			    : asprintf(err, "'%s': %s", path, strerror(-ret))) < 0)
 		*err = NULL;
 	if (ret) {
 		free(*buf);
@@ -126,6 +127,29 @@ out:
 	return ret;
 }
 
+static void load_io(struct shim_stats *s, const void *b, const void *e)
+{
+	const struct corecap_stats_header *hb = b, *he = e;
+	struct corecap_stats_counters tb, te;
+
+	corecap_stats_totals(b, &tb);
+	corecap_stats_totals(e, &te);
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++) {
+		struct shim_io_delta *d = &s->io[c];
+
+		d->calls = delta(te.io_calls[c], tb.io_calls[c]);
+		d->ns = delta(te.io_ns[c], tb.io_ns[c]);
+		d->bytes = delta(te.io_bytes[c], tb.io_bytes[c]);
+		d->sync_calls = delta(te.sync_calls[c], tb.sync_calls[c]);
+		d->sync_ns = delta(te.sync_ns[c], tb.sync_ns[c]);
+		d->aio_done = delta(te.aio_done[c], tb.aio_done[c]);
+		d->aio_ns = delta(te.aio_ns[c], tb.aio_ns[c]);
+		d->aio_bytes = delta(te.aio_bytes[c], tb.aio_bytes[c]);
+	}
+	s->aio_untimed =
+		delta(he->aio_untracked + he->aio_unmatched, hb->aio_untracked + hb->aio_unmatched);
+}
+
 int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const char *end_path,
 			    char **err)
 {
@@ -157,6 +181,18 @@ int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const 
 	s->holds_dropped = delta(he->holds_dropped, hb->holds_dropped);
 	s->sites_dropped = delta(he->sites_dropped, hb->sites_dropped);
 	s->threads_dropped = delta(he->threads_dropped, hb->threads_dropped);
+	{
+		struct corecap_stats_counters t0, t1;
+
+		corecap_stats_totals(b, &t0);
+		corecap_stats_totals(e, &t1);
+		for (int k = 0; k < CORECAP_IO_CLASSES; k++)
+			s->io_calls += delta(t1.io_calls[k], t0.io_calls[k]);
+		s->contentions = delta(t1.contentions, t0.contentions);
+		s->lock_wait_ns = delta(t1.lock_wait_ns, t0.lock_wait_ns);
+		s->cond_waits = delta(t1.cond_waits, t0.cond_waits);
+	}
+	load_io(s, b, e);
 	for (uint32_t i = 0; i < hb->max_locks; i++) {
 		const struct corecap_stats_lock *l = corecap_stats_lock_at(b, i);
 		uint64_t *v;

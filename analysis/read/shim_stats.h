@@ -11,6 +11,7 @@
 #ifndef CORECAP_SHIM_STATS_H
 #define CORECAP_SHIM_STATS_H
 
+#include <corecap/stats_layout.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,6 +28,16 @@ struct shim_site_delta {
 	uint64_t acquisitions, contentions, wait_ns, holds, hold_ns;
 };
 
+/*
+ * What the daemon's I/O of one class (enum corecap_io_class) did in the
+ * window, summed over its threads (corecap_stats_totals, end - begin).
+ */
+struct shim_io_delta {
+	uint64_t calls, ns, bytes;	      /* synchronous calls, io_submit included */
+	uint64_t sync_calls, sync_ns;	      /* the fsync-like ones among them */
+	uint64_t aio_done, aio_ns, aio_bytes; /* async completions: submission to reap */
+};
+
 struct shim_stats {
 	struct shim_lock_delta *locks;
 	size_t n_locks;
@@ -35,6 +46,11 @@ struct shim_stats {
 	int32_t pid;
 	uint64_t locks_dropped, holds_dropped, sites_dropped, threads_dropped;
 	uint32_t hold_sample_every;
+	/* The process's counters over the window (every thread, retired ones too). */
+	uint64_t io_calls; /* I/O calls the shim wrapped, every class */
+	uint64_t contentions, lock_wait_ns, cond_waits;
+	struct shim_io_delta io[CORECAP_IO_CLASSES];
+	uint64_t aio_untimed; /* aio_untracked + aio_unmatched in the window */
 };
 
 void corecap_shim_stats_init(struct shim_stats *s);

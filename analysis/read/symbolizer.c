@@ -1,57 +1,60 @@
 #include "symbolizer.h"
 #include "run_file.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <libelf.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* libstdc++'s demangler, through its C ABI symbol (there is no C header). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
 #define PAGE_MASK_4K (~(uint64_t)0xfff)
+#define VDSO_NAME    "[vdso]"
+#define MAX_INLINE   64
 
+/*
+ * A symbol of the module, at its run-time address. libdwfl's own
+ * dwfl_module_addrinfo scans the whole table on every call; a sorted copy
+ * keeps a lookup logarithmic in a daemon as large as ceph-osd.
+ */
 struct sym_entry {
 	uint64_t addr, size;
-	const char *name; /* in the ELF's string table (mapped while the Elf lives) */
-	char *demangled;  /* lazily */
+	const char *name; /* in libdwfl's string tables, alive until dwfl_end */
 	bool func, global;
-};
-
-struct sym_load {
-	uint64_t off, vaddr, filesz, memsz;
 };
 
 /* A variable at a fixed address (DW_OP_addr), from the DWARF index. */
 struct dwarf_var {
-	uint64_t addr;
+	uint64_t addr; /* DWARF address (run-time address - dwbias) */
 	Dwarf_Off die;
 };
 
 struct sym_module {
-	char *path;	  /* as in maps */
+	char *path;	  /* as in maps, or "[vdso]" */
 	const char *base; /* basename of path */
-	bool loaded;	  /* tried to open */
-	bool has_elf;	  /* loads usable */
+	bool loaded;	  /* tried to report it to libdwfl */
+	bool shim;	  /* corecap's shim or LTTng-UST */
+	Dwfl_Module *dm;  /* NULL: no usable ELF file */
 	char *problem;	  /* why no symbols, or NULL */
-	int fd, dbg_fd;
-	Elf *elf, *dbg_elf;
+	uint64_t lo, hi;  /* run-time range libdwfl gives it */
 	struct sym_entry *syms;
 	size_t n_syms;
-	struct sym_load *loads;
-	size_t n_loads;
-	bool has_bias;
-	uint64_t bias, lo, hi; /* module's vaddr range, and its load bias */
-	bool dwarf_tried;      /* the variable index below was built (or failed) */
+	bool dwarf_tried; /* the variable index below was built (or failed) */
 	Dwarf *dwarf;
+	Dwarf_Addr dwbias;
 	struct dwarf_var *vars; /* sorted by addr */
 	size_t n_vars;
 };
@@ -59,6 +62,12 @@ struct sym_module {
 struct sym_mapping {
 	uint64_t start, end, offset;
 	size_t mod;
+};
+
+/* One instruction's frames, as cached. */
+struct sym_frames {
+	size_t n;
+	struct sym_frame f[];
 };
 
 static int cmp_mapping(const void *a, const void *b)
@@ -81,9 +90,15 @@ static int cmp_sym(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+static bool is_shim_file(const char *base)
+{
+	return strncmp(base, "libcorecap-preload.so", 21) == 0 ||
+	       strncmp(base, "libcorecap-tp.so", 16) == 0 || strncmp(base, "liblttng-ust", 12) == 0;
+}
+
 static size_t module_index(struct symbolizer *s, const char *path)
 {
-	struct sym_module *mods;
+	struct sym_module *mods, *m;
 	const char *slash;
 
 	for (size_t i = 0; i < s->n_mods; i++)
@@ -93,11 +108,13 @@ static size_t module_index(struct symbolizer *s, const char *path)
 	if (!mods)
 		return SIZE_MAX;
 	s->mods = mods;
-	mods[s->n_mods] = (struct sym_module){.path = strdup(path), .fd = -1, .dbg_fd = -1};
-	if (!mods[s->n_mods].path)
+	m = &mods[s->n_mods];
+	*m = (struct sym_module){.path = strdup(path)};
+	if (!m->path)
 		return SIZE_MAX;
-	slash = strrchr(mods[s->n_mods].path, '/');
-	mods[s->n_mods].base = slash ? slash + 1 : mods[s->n_mods].path;
+	slash = strrchr(m->path, '/');
+	m->base = slash ? slash + 1 : m->path;
+	m->shim = is_shim_file(m->base);
 	return s->n_mods++;
 }
 
@@ -124,8 +141,9 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 		    !n)
 			continue;
 		file = line + n;
-		if (file[0] != '/')
-			continue; /* anonymous, [heap], [stack], [vdso]: nothing to read */
+		/* Anonymous, [heap], [stack]: nothing to read. */
+		if (file[0] != '/' && strcmp(file, VDSO_NAME) != 0)
+			continue;
 		if (strlen(file) > 10 && strcmp(file + strlen(file) - 10, " (deleted)") == 0)
 			file[strlen(file) - 10] = '\0';
 		mod = module_index(s, file);
@@ -181,14 +199,40 @@ out:
 int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const char *buildids_path,
 			    const char *symfs, char **err)
 {
+	Dwfl_Callbacks *cb;
 	int ret;
 
 	*s = (struct symbolizer){0};
 	*err = NULL;
 	corecap_u64map_init(&s->cache);
+	corecap_u64map_init(&s->frames);
+	corecap_u64map_init(&s->demangled);
 	elf_version(EV_CURRENT);
 	if (symfs && !(s->symfs = strdup(symfs)))
 		return -ENOMEM;
+	/*
+	 * libdwfl's standard search, rooted under --symfs: by build-id in
+	 * DIR/.build-id, then by .gnu_debuglink beside the file, in its
+	 * .debug/ and under DIR (the leading '-' skips the CRC check of a
+	 * debuglink match, which a build-id match already makes).
+	 */
+	if (asprintf(&s->debuginfo_path, "-:.debug:%s/usr/lib/debug", symfs ? symfs : "") < 0) {
+		s->debuginfo_path = NULL;
+		return -ENOMEM;
+	}
+	cb = calloc(1, sizeof(*cb));
+	if (!cb)
+		return -ENOMEM;
+	cb->find_elf = dwfl_build_id_find_elf;
+	cb->find_debuginfo = dwfl_standard_find_debuginfo;
+	cb->debuginfo_path = &s->debuginfo_path;
+	s->callbacks = cb;
+	s->dwfl = dwfl_begin(cb);
+	if (!s->dwfl) {
+		if (asprintf(err, "cannot start libdwfl: %s", dwfl_errmsg(-1)) < 0)
+			*err = NULL;
+		return -ENOMEM;
+	}
 	ret = read_maps(s, maps_path, err);
 	if (ret)
 		return ret;
@@ -198,21 +242,8 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 
 static void module_release(struct sym_module *m)
 {
-	if (m->dwarf)
-		dwarf_end(m->dwarf);
 	free(m->vars);
-	for (size_t i = 0; i < m->n_syms; i++)
-		free(m->syms[i].demangled);
 	free(m->syms);
-	free(m->loads);
-	if (m->elf)
-		elf_end(m->elf);
-	if (m->dbg_elf)
-		elf_end(m->dbg_elf);
-	if (m->fd >= 0)
-		close(m->fd);
-	if (m->dbg_fd >= 0)
-		close(m->dbg_fd);
 	free(m->problem);
 	free(m->path);
 }
@@ -226,65 +257,24 @@ void corecap_symbolizer_release(struct symbolizer *s)
 		if (s->buildids)
 			free(s->buildids[i]);
 	}
+	if (s->dwfl)
+		dwfl_end(s->dwfl);
+	free(s->callbacks);
+	free(s->debuginfo_path);
 	free(s->buildids);
 	free(s->mods);
 	free(s->maps);
 	free(s->symfs);
 	for (size_t i = 0; corecap_u64map_next(&s->cache, &i, NULL, &v);)
 		free((char *)(uintptr_t)v);
+	for (size_t i = 0; corecap_u64map_next(&s->frames, &i, NULL, &v);)
+		free((void *)(uintptr_t)v);
+	for (size_t i = 0; corecap_u64map_next(&s->demangled, &i, NULL, &v);)
+		free((char *)(uintptr_t)v);
 	corecap_u64map_release(&s->cache);
+	corecap_u64map_release(&s->frames);
+	corecap_u64map_release(&s->demangled);
 	*s = (struct symbolizer){0};
-}
-
-static Elf *open_elf(const char *path, int *fd)
-{
-	Elf *elf;
-
-	/* A run's maps may name any path: a FIFO there must not block us. */
-	*fd = corecap_run_file_open(path);
-	if (*fd < 0) {
-		*fd = -1;
-		return NULL;
-	}
-	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
-	if (!elf || elf_kind(elf) != ELF_K_ELF) {
-		if (elf)
-			elf_end(elf);
-		close(*fd);
-		*fd = -1;
-		return NULL;
-	}
-	return elf;
-}
-
-/* The GNU build-id of an ELF file as hex, into out (size >= 41); false if none. */
-static bool elf_build_id(Elf *elf, char *out, size_t size)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		while ((off = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-			const unsigned char *desc = (const unsigned char *)data->d_buf + desc_off;
-
-			if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-			    memcmp((const char *)data->d_buf + name_off, "GNU", 4) != 0)
-				continue;
-			if (nh.n_descsz * 2 + 1 > size)
-				return false;
-			for (size_t i = 0; i < nh.n_descsz; i++)
-				snprintf(out + 2 * i, 3, "%02x", desc[i]);
-			return true;
-		}
-	}
-	return false;
 }
 
 static char *rooted(const struct symbolizer *s, const char *path)
@@ -296,173 +286,220 @@ static char *rooted(const struct symbolizer *s, const char *path)
 	return out;
 }
 
-/* Opens /usr/lib/debug/.build-id/xx/yyyy.debug (under symfs) for a build-id. */
-static Elf *open_debug_file(const struct symbolizer *s, const char *build_id, int *fd)
-{
-	char rel[160], *path;
-	Elf *elf;
-
-	if (!build_id || strlen(build_id) < 3)
-		return NULL;
-	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", build_id,
-		 build_id + 2);
-	path = rooted(s, rel);
-	elf = path ? open_elf(path, fd) : NULL;
-	free(path);
-	return elf;
-}
-
-static bool has_section(Elf *elf, GElf_Word type)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
-			return true;
-	return false;
-}
-
-static bool has_section_named(Elf *elf, const char *name)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t shstrndx;
-	const char *n;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn)))
-		if (gelf_getshdr(scn, &sh) && (n = elf_strptr(elf, shstrndx, sh.sh_name)) &&
-		    strcmp(n, name) == 0 && sh.sh_type != SHT_NOBITS)
-			return true;
-	return false;
-}
-
-static int read_symbols(struct sym_module *m, Elf *elf, GElf_Word type)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym sym;
-	size_t cap = 0;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-		size_t count;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		count = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < count; i++) {
-			int t;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF ||
-			    !sym.st_value)
-				continue;
-			t = GELF_ST_TYPE(sym.st_info);
-			if (t != STT_FUNC && t != STT_OBJECT && t != STT_GNU_IFUNC && t != STT_TLS)
-				continue;
-			if (t == STT_TLS)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || !*name)
-				continue;
-			if (m->n_syms == cap) {
-				struct sym_entry *grown;
-
-				cap = cap ? cap * 2 : 256;
-				grown = realloc(m->syms, cap * sizeof(*grown));
-				if (!grown)
-					return -ENOMEM;
-				m->syms = grown;
-			}
-			m->syms[m->n_syms++] = (struct sym_entry){
-				.addr = sym.st_value,
-				.size = sym.st_size,
-				.name = name,
-				.func = t != STT_OBJECT,
-				.global = GELF_ST_BIND(sym.st_info) != STB_LOCAL,
-			};
-		}
-	}
-	qsort(m->syms, m->n_syms, sizeof(*m->syms), cmp_sym);
-	return 0;
-}
-
-static int read_loads(struct sym_module *m, Elf *elf)
-{
-	size_t n;
-	GElf_Phdr ph;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	m->loads = calloc(n ? n : 1, sizeof(*m->loads));
-	if (!m->loads)
-		return -ENOMEM;
-	m->lo = UINT64_MAX;
-	for (size_t i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		m->loads[m->n_loads++] =
-			(struct sym_load){ph.p_offset, ph.p_vaddr, ph.p_filesz, ph.p_memsz};
-		if (ph.p_vaddr < m->lo)
-			m->lo = ph.p_vaddr;
-		if (ph.p_vaddr + ph.p_memsz > m->hi)
-			m->hi = ph.p_vaddr + ph.p_memsz;
-	}
-	return m->n_loads ? 0 : -EINVAL;
-}
-
 static void set_problem(struct sym_module *m, const char *why)
 {
+	free(m->problem);
 	if (asprintf(&m->problem, "'%s': %s", m->path, why) < 0)
 		m->problem = NULL;
 }
 
+/* The GNU build-id of an open ELF file as hex into out (size >= 2 * 64 + 1); false if none. */
+static bool elf_build_id_hex(Elf *elf, char *out, size_t size)
+{
+	const unsigned char *bits;
+	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&bits);
+
+	if (n <= 0 || (size_t)n * 2 + 1 > size)
+		return false;
+	for (ssize_t i = 0; i < n; i++)
+		snprintf(out + 2 * i, 3, "%02x", bits[i]);
+	return true;
+}
+
+/*
+ * Where vaddr 0 of the file sits in memory, from one of its mappings and
+ * its PT_LOAD headers; false if no mapping matches a segment.
+ */
+static bool load_bias(const struct symbolizer *s, size_t mod, Elf *elf, uint64_t *bias)
+{
+	GElf_Ehdr eh;
+	GElf_Phdr ph;
+	size_t n;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
+		return false;
+	if (eh.e_type == ET_EXEC) {
+		*bias = 0;
+		return true;
+	}
+	for (size_t k = 0; k < s->n_maps; k++) {
+		const struct sym_mapping *map = &s->maps[k];
+
+		if (map->mod != mod)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			if ((ph.p_offset & PAGE_MASK_4K) <= map->offset &&
+			    map->offset < ph.p_offset + ph.p_filesz) {
+				*bias = map->start - (ph.p_vaddr - (ph.p_offset - map->offset));
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
+/* Opens path as ELF: the fd, with *elf set; -1 when it is not readable ELF. */
+static int open_elf(const char *path, Elf **elf)
+{
+	/* A run's maps may name any path: a FIFO there must not block us. */
+	int fd = corecap_run_file_open(path);
+
+	*elf = NULL;
+	if (fd < 0)
+		return -1;
+	*elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
+		if (*elf)
+			elf_end(*elf);
+		*elf = NULL;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * This machine's vDSO as a file libdwfl can read (a memfd holding the
+ * image the kernel maps into every process), when it has the size of the
+ * run's [vdso] mapping; -1 otherwise.
+ */
+static int own_vdso(const struct symbolizer *s, size_t mod)
+{
+	const unsigned char *image = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+	uint64_t run_size = 0, size;
+	int fd;
+
+	if (!image || s->symfs || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -1;
+	for (size_t k = 0; k < s->n_maps; k++)
+		if (s->maps[k].mod == mod)
+			run_size += s->maps[k].end - s->maps[k].start;
+	/* The image ends with its section headers. */
+	size = eh->e_shoff + (uint64_t)eh->e_shnum * eh->e_shentsize;
+	if (size > run_size || ((size + 0xfff) & PAGE_MASK_4K) != run_size)
+		return -1;
+	fd = memfd_create("corecap-vdso", MFD_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (write(fd, image, size) != (ssize_t)size) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int read_symbols(struct sym_module *m)
+{
+	int n = dwfl_module_getsymtab(m->dm);
+	size_t cap = 0;
+
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name =
+			dwfl_module_getsym_info(m->dm, i, &sym, &addr, &shndx, NULL, NULL);
+		int t = GELF_ST_TYPE(sym.st_info);
+
+		if (!name || !*name || shndx == SHN_UNDEF || !sym.st_value ||
+		    (t != STT_FUNC && t != STT_OBJECT && t != STT_GNU_IFUNC))
+			continue;
+		if (m->n_syms == cap) {
+			struct sym_entry *grown;
+
+			cap = cap ? cap * 2 : 256;
+			grown = realloc(m->syms, cap * sizeof(*grown));
+			if (!grown)
+				return -ENOMEM;
+			m->syms = grown;
+		}
+		m->syms[m->n_syms++] = (struct sym_entry){
+			.addr = addr,
+			.size = sym.st_size,
+			.name = name,
+			.func = t != STT_OBJECT,
+			.global = GELF_ST_BIND(sym.st_info) != STB_LOCAL,
+		};
+	}
+	qsort(m->syms, m->n_syms, sizeof(*m->syms), cmp_sym);
+	return n < 0 ? -EINVAL : 0;
+}
+
+/* Reports module idx to libdwfl: the file under symfs, checked against its recorded build-id. */
 static void load_module(struct symbolizer *s, size_t idx)
 {
 	struct sym_module *m = &s->mods[idx];
 	const char *want = s->buildids ? s->buildids[idx] : NULL;
-	char have[160], *path;
-	Elf *symsrc;
+	char have[160], *path = NULL;
+	uint64_t bias;
+	Elf *elf = NULL;
+	int fd = -1;
 
 	m->loaded = true;
-	path = rooted(s, m->path);
-	m->elf = path ? open_elf(path, &m->fd) : NULL;
-	if (!m->elf) {
-		set_problem(m, s->symfs ? "cannot read the ELF file under --symfs"
-					: "cannot read the ELF file");
-		goto out;
+	if (strcmp(m->path, VDSO_NAME) == 0) {
+		fd = own_vdso(s, idx);
+		if (fd >= 0)
+			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		if (!elf) {
+			set_problem(m, s->symfs ? "the vDSO is not read under --symfs"
+						: "this kernel's vDSO is not the run's");
+			goto out;
+		}
+	} else {
+		path = rooted(s, m->path);
+		fd = path ? open_elf(path, &elf) : -1;
+		if (fd < 0) {
+			set_problem(m, s->symfs ? "cannot read the ELF file under --symfs"
+						: "cannot read the ELF file");
+			goto out;
+		}
 	}
-	if (want && (!elf_build_id(m->elf, have, sizeof(have)) || strcmp(have, want) != 0)) {
+	if (want && (!elf_build_id_hex(elf, have, sizeof(have)) || strcmp(have, want) != 0)) {
 		/* The file changed since the recording: its own symbols would lie. */
-		elf_end(m->elf);
-		close(m->fd);
-		m->fd = -1;
-		m->elf = open_debug_file(s, want, &m->dbg_fd);
-		if (!m->elf) {
+		elf_end(elf);
+		close(fd);
+		free(path);
+		path = NULL;
+		fd = -1;
+		if (strlen(want) > 2 && asprintf(&path, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+						 s->symfs ? s->symfs : "", want, want + 2) >= 0)
+			fd = open_elf(path, &elf);
+		else
+			path = NULL;
+		if (fd < 0) {
 			set_problem(m, "build-id differs from the recorded one");
 			goto out;
 		}
-		m->fd = m->dbg_fd;
-		m->dbg_fd = -1;
 	}
-	if (read_loads(m, m->elf)) {
-		set_problem(m, "no loadable segments");
+	if (!load_bias(s, idx, elf, &bias)) {
+		set_problem(m, "no loadable segment matches its mappings");
 		goto out;
 	}
-	m->has_elf = true;
-	symsrc = m->elf;
-	if (!has_section(m->elf, SHT_SYMTAB) && elf_build_id(m->elf, have, sizeof(have))) {
-		m->dbg_elf = open_debug_file(s, have, &m->dbg_fd);
-		if (m->dbg_elf && has_section(m->dbg_elf, SHT_SYMTAB))
-			symsrc = m->dbg_elf;
+	elf_end(elf);
+	elf = NULL;
+	dwfl_report_begin_add(s->dwfl);
+	/* libdwfl takes the descriptor, also on failure of the report itself. */
+	m->dm = dwfl_report_elf(s->dwfl, m->base, path ? path : m->path, fd, bias, true);
+	if (!m->dm)
+		close(fd);
+	fd = -1;
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	if (!m->dm) {
+		set_problem(m, dwfl_errmsg(-1));
+		goto out;
 	}
-	if (read_symbols(m, symsrc, has_section(symsrc, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM))
-		set_problem(m, "cannot read symbols");
+	dwfl_module_info(m->dm, NULL, &m->lo, &m->hi, NULL, NULL, NULL, NULL);
+	if (read_symbols(m) || !m->n_syms)
+		set_problem(m, "no symbols");
 out:
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
 	free(path);
 }
 
@@ -499,77 +536,66 @@ static const struct sym_mapping *find_mapping_below(const struct symbolizer *s, 
 	return lo ? &s->maps[lo - 1] : NULL;
 }
 
-/* The load bias from one mapping of the module: where its vaddr 0 sits in memory. */
-static void set_bias(struct sym_module *m, const struct sym_mapping *map)
-{
-	for (size_t i = 0; i < m->n_loads; i++) {
-		const struct sym_load *l = &m->loads[i];
-
-		if ((l->off & PAGE_MASK_4K) <= map->offset && map->offset < l->off + l->filesz) {
-			m->bias = map->start - (l->vaddr - (l->off - map->offset));
-			m->has_bias = true;
-			return;
-		}
-	}
-}
-
-static const struct sym_entry *find_sym(const struct sym_module *m, uint64_t vaddr)
+static struct sym_entry *find_sym(const struct sym_module *m, uint64_t addr)
 {
 	size_t lo = 0, hi = m->n_syms;
 
-	/* The last symbol starting at or before vaddr. */
+	/* The last symbol starting at or before addr. */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (m->syms[mid].addr <= vaddr)
+		if (m->syms[mid].addr <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	for (size_t i = lo; i-- > 0;) {
-		const struct sym_entry *e = &m->syms[i];
+		struct sym_entry *e = &m->syms[i];
 
-		if (vaddr < e->addr + (e->size ? e->size : 1))
+		if (addr < e->addr + (e->size ? e->size : 1))
 			return e;
-		/* An enclosing symbol may start earlier than a small one before vaddr. */
+		/* An enclosing symbol may start earlier than a small one before addr. */
 		if (lo - i > 8)
 			break;
 	}
 	return NULL;
 }
 
-static const char *demangled(struct sym_entry *e)
+static const char *demangle(struct symbolizer *s, const char *name)
 {
+	uint64_t key = (uint64_t)(uintptr_t)name, *slot;
+	char *d;
 	int status = -1;
 
-	if (e->demangled)
-		return e->demangled;
-	if (strncmp(e->name, "_Z", 2) != 0)
-		return e->name;
-	e->demangled = __cxa_demangle(e->name, NULL, NULL, &status);
-	if (status != 0 || !e->demangled) {
-		free(e->demangled);
-		e->demangled = strdup(e->name);
+	if (strncmp(name, "_Z", 2) != 0)
+		return name;
+	slot = corecap_u64map_find(&s->demangled, key);
+	if (slot)
+		return (const char *)(uintptr_t)*slot;
+	d = __cxa_demangle(name, NULL, NULL, &status);
+	if (status != 0 || !d) {
+		free(d);
+		return name;
 	}
-	return e->demangled ? e->demangled : e->name;
+	slot = corecap_u64map_upsert(&s->demangled, key, NULL);
+	if (!slot) {
+		free(d);
+		return name;
+	}
+	*slot = (uint64_t)(uintptr_t)d;
+	return d;
 }
 
-static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_info *info,
-		   struct sym_module **mod)
+/* The module of addr (loaded), or NULL; info gets the module and file offset. */
+static struct sym_module *module_of(struct symbolizer *s, uint64_t addr, struct sym_info *info)
 {
 	const struct sym_mapping *map = find_mapping(s, addr);
 	struct sym_module *m = NULL;
-	struct sym_entry *e;
-	uint64_t vaddr;
 
-	*info = (struct sym_info){0};
 	if (map) {
 		m = &s->mods[map->mod];
 		if (!m->loaded)
 			load_module(s, map->mod);
-		if (m->has_elf && !m->has_bias)
-			set_bias(m, map);
-		info->module = m->base;
 		info->offset = addr - map->start + map->offset;
 	} else {
 		/*
@@ -579,41 +605,178 @@ static bool lookup(struct symbolizer *s, uint64_t addr, bool code, struct sym_in
 		 */
 		const struct sym_mapping *below = find_mapping_below(s, addr);
 
-		if (below) {
-			struct sym_module *bm = &s->mods[below->mod];
-
-			if (!bm->loaded)
-				load_module(s, below->mod);
-			if (bm->has_elf && !bm->has_bias)
-				set_bias(bm, below);
-		}
+		if (below && !s->mods[below->mod].loaded)
+			load_module(s, below->mod);
 		for (size_t i = 0; i < s->n_mods && !m; i++)
-			if (s->mods[i].has_bias && addr - s->mods[i].bias >= s->mods[i].lo &&
-			    addr - s->mods[i].bias < s->mods[i].hi)
+			if (s->mods[i].dm && addr >= s->mods[i].lo && addr < s->mods[i].hi)
 				m = &s->mods[i];
 		if (!m)
-			return false;
-		info->module = m->base;
-		info->offset = addr - m->bias;
+			return NULL;
+		info->offset = addr - m->lo;
 	}
-	if (!m->has_elf || !m->has_bias)
-		return true;
-	*mod = m;
-	vaddr = addr - m->bias;
+	info->module = m->base;
+	info->shim = m->shim;
+	return m;
+}
+
+/* addr is looked up as is (data, an exact PC) or as addr - 1 (a return address: code). */
+static struct sym_module *lookup(struct symbolizer *s, uint64_t addr, bool code,
+				 struct sym_info *info, struct sym_entry **entry)
+{
+	struct sym_module *m;
+	struct sym_entry *e;
+
+	*info = (struct sym_info){0};
+	*entry = NULL;
+	m = module_of(s, addr, info);
+	if (!m || !m->dm)
+		return m;
 	/* A return address follows its call: look up the call's own byte. */
-	e = (struct sym_entry *)find_sym(m, code && vaddr ? vaddr - 1 : vaddr);
+	e = find_sym(m, code && addr ? addr - 1 : addr);
 	if (e) {
-		info->symbol = demangled(e);
-		info->offset = vaddr - e->addr;
+		info->symbol = demangle(s, e->name);
+		info->offset = addr - e->addr;
+		*entry = e;
 	}
-	return true;
+	return m;
 }
 
 bool corecap_symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *info)
 {
-	struct sym_module *m;
+	struct sym_entry *e;
 
-	return lookup(s, addr, true, info, &m);
+	return lookup(s, addr, true, info, &e) != NULL;
+}
+
+bool corecap_symbolizer_is_shim(struct symbolizer *s, uint64_t addr)
+{
+	struct sym_info info = {0};
+
+	return module_of(s, addr, &info) && info.shim;
+}
+
+/* A DIE's function name: its linkage name demangled (as addr2line -C prints it), else its name. */
+static const char *die_function(struct symbolizer *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *name = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
+		name = dwarf_formstring(&at);
+	if (name)
+		return demangle(s, name);
+	name = dwarf_diename(die);
+	return name ? name : "??";
+}
+
+/* The call site of an inlined call: its file (from the CU's file table) and line. */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct sym_frame *f)
+{
+	Dwarf_Attribute at;
+	Dwarf_Word file, line;
+	Dwarf_Files *files;
+	size_t n;
+
+	if (dwarf_attr(inl, DW_AT_call_file, &at) && dwarf_formudata(&at, &file) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &n) == 0 && file < n)
+		f->file = dwarf_filesrc(files, file, NULL, NULL);
+	if (dwarf_attr(inl, DW_AT_call_line, &at) && dwarf_formudata(&at, &line) == 0)
+		f->line = (uint32_t)line;
+}
+
+static size_t build_frames(struct symbolizer *s, uint64_t pc, struct sym_frame *out, size_t max)
+{
+	struct sym_info info;
+	struct sym_entry *e;
+	struct sym_module *m = lookup(s, pc, false, &info, &e);
+	Dwarf_Die *cu, *scopes = NULL, *sub = NULL;
+	Dwarf_Addr bias;
+	Dwfl_Line *line;
+	size_t n = 0;
+	int ns = 0, lineno;
+
+	if (!m || !m->dm)
+		return 0;
+	/*
+	 * The innermost scope at pc, then its parents in the DIE tree: the
+	 * concrete nesting of inlined calls (dwarf_getscopes itself goes on
+	 * from an inlined call into its abstract origin's scopes).
+	 */
+	cu = dwfl_module_addrdie(m->dm, pc, &bias);
+	if (cu && dwarf_getscopes(cu, pc - bias, &scopes) > 0) {
+		Dwarf_Die inner = scopes[0];
+
+		free(scopes);
+		scopes = NULL;
+		ns = dwarf_getscopes_die(&inner, &scopes);
+	}
+	for (int i = 0; i < ns && n + 1 < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram) {
+			sub = &scopes[i];
+			break;
+		}
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		/* Its file and line, if any, came from its callee's call site. */
+		out[n].function = die_function(s, &scopes[i]);
+		out[n].inlined = true;
+		/* Each caller is at its inlined callee's call site. */
+		call_site(cu, &scopes[i], &out[n + 1]);
+		n++;
+	}
+	if (!e && !sub) {
+		free(scopes);
+		return 0;
+	}
+	/* The function holding pc, by its symbol as elsewhere; its line was set above. */
+	out[n].function = e ? info.symbol : die_function(s, sub);
+	out[n].inlined = false;
+	n++;
+	/* The innermost frame is at pc's own line. */
+	line = dwfl_module_getsrc(m->dm, pc);
+	if (line) {
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+
+		if (file) {
+			out[0].file = file;
+			out[0].line = lineno > 0 ? (uint32_t)lineno : 0;
+		}
+	}
+	free(scopes);
+	return n;
+}
+
+size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc, const struct sym_frame **frames)
+{
+	struct sym_frame tmp[MAX_INLINE + 1];
+	struct sym_frames *fr;
+	uint64_t *slot;
+	size_t n;
+
+	slot = corecap_u64map_find(&s->frames, pc);
+	if (slot) {
+		fr = (struct sym_frames *)(uintptr_t)*slot;
+		*frames = fr->f;
+		return fr->n;
+	}
+	memset(tmp, 0, sizeof(tmp));
+	n = build_frames(s, pc, tmp, MAX_INLINE + 1);
+	fr = malloc(sizeof(*fr) + n * sizeof(fr->f[0]));
+	if (!fr)
+		return 0;
+	fr->n = n;
+	memcpy(fr->f, tmp, n * sizeof(tmp[0]));
+	slot = corecap_u64map_upsert(&s->frames, pc, NULL);
+	if (!slot) {
+		free(fr);
+		return 0;
+	}
+	*slot = (uint64_t)(uintptr_t)fr;
+	*frames = fr->f;
+	return n;
 }
 
 /*
@@ -667,15 +830,12 @@ static int index_die(struct sym_module *m, Dwarf_Die *die, size_t *cap)
 
 static void index_dwarf(struct sym_module *m)
 {
-	Elf *elf = m->dbg_elf && has_section_named(m->dbg_elf, ".debug_info") ? m->dbg_elf : m->elf;
 	Dwarf_Off off = 0, next;
 	size_t hsize, cap = 0;
 	Dwarf_Die cu;
 
 	m->dwarf_tried = true;
-	if (!elf || !has_section_named(elf, ".debug_info"))
-		return;
-	m->dwarf = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+	m->dwarf = dwfl_module_getdwarf(m->dm, &m->dwbias);
 	if (!m->dwarf)
 		return;
 	while (dwarf_nextcu(m->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
@@ -751,26 +911,30 @@ static bool member_at(Dwarf_Die *type, uint64_t off, char *out, size_t size, int
 	return false;
 }
 
-static bool dwarf_member_path(struct sym_module *m, uint64_t sym_vaddr, uint64_t off, char *out,
+static bool dwarf_member_path(struct sym_module *m, uint64_t sym_addr, uint64_t off, char *out,
 			      size_t size)
 {
 	size_t lo = 0, hi;
+	uint64_t want;
 	Dwarf_Die var, type;
 	Dwarf_Attribute at;
 	const char *name;
 
 	if (!m->dwarf_tried)
 		index_dwarf(m);
+	if (!m->dwarf)
+		return false;
+	want = sym_addr - m->dwbias;
 	hi = m->n_vars;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (m->vars[mid].addr < sym_vaddr)
+		if (m->vars[mid].addr < want)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo == m->n_vars || m->vars[lo].addr != sym_vaddr ||
+	if (lo == m->n_vars || m->vars[lo].addr != want ||
 	    !dwarf_offdie(m->dwarf, m->vars[lo].die, &var) || !(name = dwarf_diename(&var)))
 		return false;
 	/* A declaration's type may sit on its specification. */
@@ -783,21 +947,19 @@ static bool dwarf_member_path(struct sym_module *m, uint64_t sym_vaddr, uint64_t
 const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool code)
 {
 	uint64_t key = addr << 1 | code, *slot;
+	struct sym_module *m;
+	struct sym_entry *e;
 	struct sym_info info;
-	char *name = NULL;
+	char *name = NULL, path[256];
 	int n;
-
-	struct sym_module *m = NULL;
-	char path[256];
 
 	slot = corecap_u64map_find(&s->cache, key);
 	if (slot)
 		return (const char *)(uintptr_t)*slot;
-	if (!lookup(s, addr, code, &info, &m))
+	m = lookup(s, addr, code, &info, &e);
+	if (!m)
 		n = asprintf(&name, "0x%" PRIx64, addr);
-	else if (info.symbol && !code && m &&
-		 dwarf_member_path(m, addr - m->bias - info.offset, info.offset, path,
-				   sizeof(path)))
+	else if (e && !code && dwarf_member_path(m, e->addr, info.offset, path, sizeof(path)))
 		n = asprintf(&name, "%s", path);
 	else if (info.symbol && (code || info.offset))
 		n = asprintf(&name, "%s+0x%" PRIx64, info.symbol, info.offset);

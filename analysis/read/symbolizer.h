@@ -2,13 +2,26 @@
  * symbolizer: names the daemon's addresses (lock call sites, stack frames,
  * lock objects) post-mortem, from the run's `maps` (the daemon's
  * /proc/PID/maps at start) and the ELF files it names, looked up under
- * --symfs DIR when given. Symbols come from .symtab, else .dynsym, else
- * the separate debug file found by build-id under /usr/lib/debug; a file
- * whose build-id differs from the one buildids.tsv recorded is not used
- * (its symbols would lie) and is reported. C++ names are demangled with
- * libstdc++'s __cxa_demangle. An address that cannot be named reads
- * "module+0xoffset" (file offset), or "0xaddress" outside every mapping.
- * Results are cached per address; ELF files stay mapped until release.
+ * --symfs DIR when given, through elfutils' libdwfl: symbols from .symtab,
+ * else the separate debug file (by build-id under /usr/lib/debug/.build-id,
+ * else by .gnu_debuglink), else .dynsym and .gnu_debugdata; DWARF from
+ * the file or its debug file (dwz's alternate file too) for inline frames,
+ * source lines and the member paths of data. A file whose build-id
+ * differs from the one buildids.tsv recorded is not used (its symbols
+ * would lie; its debug file by the recorded build-id is, when present)
+ * and is reported. The vDSO is named from the analysing machine's own
+ * when its size matches and no --symfs is given (the run's kernel is then
+ * taken to be this one). C++ names are demangled with libstdc++'s
+ * __cxa_demangle. An address that cannot be named reads "module+0xoffset"
+ * (file offset), or "0xaddress" outside every mapping. Results are cached
+ * per address; files stay open until release.
+ *
+ * Frames (corecap_symbolizer_frames) follow addr2line -i, as pprof and
+ * perf show them: every inlined call at an instruction is a frame of its
+ * own, innermost first, named by its DWARF linkage name (demangled) or
+ * name, with the source line of the instruction for the innermost and the
+ * call's line for each caller; the last frame is the function that holds
+ * the instruction, named by the symbol table like the other calls here.
  */
 #ifndef CORECAP_SYMBOLIZER_H
 #define CORECAP_SYMBOLIZER_H
@@ -21,21 +34,36 @@
 
 struct sym_module;
 struct sym_mapping;
+struct Dwfl;
 
 struct symbolizer {
 	char *symfs; /* NULL: the paths in maps as they are */
+	struct Dwfl *dwfl;
+	void *callbacks;      /* the Dwfl_Callbacks, which must outlive dwfl */
+	char *debuginfo_path; /* where libdwfl looks for debug files */
 	struct sym_mapping *maps;
 	size_t n_maps;
 	struct sym_module *mods;
 	size_t n_mods;
-	struct u64map cache; /* (addr << 1 | code) -> malloc'd name */
-	char **buildids;     /* parallel to mods: recorded build-id hex, or NULL */
+	struct u64map cache;	 /* (addr << 1 | code) -> malloc'd name */
+	struct u64map frames;	 /* pc -> malloc'd struct sym_frames */
+	struct u64map demangled; /* mangled name (pointer) -> malloc'd demangled name */
+	char **buildids;	 /* parallel to mods: recorded build-id hex, or NULL */
 };
 
 struct sym_info {
 	const char *module; /* basename of the mapped file, or NULL */
 	const char *symbol; /* demangled, or NULL */
 	uint64_t offset;    /* from the symbol, else from the start of the file */
+	bool shim;	    /* in corecap's shim or LTTng-UST (corecap_symbolizer_is_shim) */
+};
+
+/* One frame of an instruction's inline chain. */
+struct sym_frame {
+	const char *function; /* demangled; never NULL */
+	const char *file;     /* source file of `line`, NULL when DWARF has none */
+	uint32_t line;	      /* 0: unknown */
+	bool inlined;	      /* an inlined call: the next frame is its caller */
 };
 
 /*
@@ -46,13 +74,29 @@ struct sym_info {
 int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const char *buildids_path,
 			    const char *symfs, char **err);
 void corecap_symbolizer_release(struct symbolizer *s);
-/* Fills *info for addr; false when addr lies in no mapping. */
+/* Fills *info for addr (a return address); false when addr lies in no mapping. */
 bool corecap_symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *info);
 /*
  * The name of addr: "func+0x43" for code (code = true: a return address
- * or site), "object" or "object+0x8" for data; cached, owned by s.
+ * or site), "object" or "object+0x8" for data, or the path to the member
+ * of a global struct that DWARF gives ("d.osd.big_lock"); cached, owned
+ * by s.
  */
 const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool code);
+/*
+ * The frames at the instruction pc (exact: give a return address minus
+ * one), innermost first, into *frames (owned by s, cached). Returns their
+ * number; 0 when no function holds pc (then name it by
+ * corecap_symbolizer_lookup's module and offset).
+ */
+size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc,
+				 const struct sym_frame **frames);
+/*
+ * Whether addr lies in corecap's own shim or tracepoint provider
+ * (libcorecap-preload.so, libcorecap-tp.so) or in LTTng-UST (liblttng-ust*):
+ * frames that the profiling added to the daemon's stacks.
+ */
+bool corecap_symbolizer_is_shim(struct symbolizer *s, uint64_t addr);
 /* Writes one line per module that could not give symbols, for the report. */
 size_t corecap_symbolizer_problems(const struct symbolizer *s, char ***lines);
 

@@ -7,11 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C__COUNT };
+enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C_VCS, C_ICS, C__COUNT };
 
 static const char *const col_names[C__COUNT] = {
-	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns",
+	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns", "vol_cs", "invol_cs",
 };
+
+/* Values a row may lack (-1 or absent); the header may lack only the switches. */
+static bool optional(int c)
+{
+	return c == C_RUN || c == C_WAIT || c == C_VCS || c == C_ICS;
+}
 
 void corecap_thread_samples_init(struct thread_samples *s)
 {
@@ -101,9 +107,13 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 	for (int c = 0; c < C__COUNT; c++)
 		col_of[c] = -1;
 	while ((len = getline(&line, &size, f)) >= 0) {
+		if (!len || line[len - 1] != '\n') {
+			/* Only the last line can lack its newline: cut by a killed collector. */
+			s->torn_last_line = true;
+			break;
+		}
 		lineno++;
-		if (len && line[len - 1] == '\n')
-			line[--len] = '\0';
+		line[--len] = '\0';
 		n = 0;
 		/* strsep, not strtok: an empty cell is a cell. */
 		for (rest = line; (field = strsep(&rest, "\t")) && n < 32;)
@@ -116,7 +126,7 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 					if (strcmp(cells[i], col_names[c]) == 0)
 						col_of[c] = i;
 			for (int c = 0; c <= C_STIME; c++)
-				if (col_of[c] < 0) {
+				if (col_of[c] < 0 && c != C_VCS && c != C_ICS) {
 					snprintf(why, sizeof(why), "header lacks column '%s'",
 						 col_names[c]);
 					ret = fail(err, path, 1, why);
@@ -132,7 +142,7 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 			if (c == C_COMM || col_of[c] < 0)
 				continue;
 			if (col_of[c] >= n || !parse_i64(cells[col_of[c]], &v[c])) {
-				if (c == C_RUN || c == C_WAIT)
+				if (optional(c))
 					continue;
 				snprintf(why, sizeof(why), "bad or missing '%s'", col_names[c]);
 				ret = fail(err, path, lineno, why);
@@ -147,13 +157,15 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 			s->rows_outside_window++;
 			continue;
 		}
-		ret = add_row(s, (int32_t)v[C_TID], col_of[C_COMM] < n ? cells[col_of[C_COMM]] : "",
-			      &(struct thread_sample_row){
-				      .time_ns = (uint64_t)v[C_TIME],
-				      .cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
-				      .run_ns = v[C_RUN],
-				      .wait_ns = v[C_WAIT],
-			      });
+		ret = add_row(
+			s, (int32_t)v[C_TID], col_of[C_COMM] < n ? cells[col_of[C_COMM]] : "",
+			&(struct thread_sample_row){
+				.time_ns = (uint64_t)v[C_TIME],
+				.cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
+				.run_ns = v[C_RUN],
+				.wait_ns = v[C_WAIT],
+				.cs = v[C_VCS] >= 0 && v[C_ICS] >= 0 ? v[C_VCS] + v[C_ICS] : -1,
+			});
 		if (ret)
 			goto out;
 	}
@@ -163,6 +175,14 @@ out:
 	free(line);
 	fclose(f);
 	return ret;
+}
+
+bool corecap_sampled_thread_cs(const struct sampled_thread *t, uint64_t *cs)
+{
+	if (t->first.cs < 0 || t->last.cs < t->first.cs)
+		return false;
+	*cs = (uint64_t)(t->last.cs - t->first.cs);
+	return true;
 }
 
 void corecap_sampled_thread_figures(const struct sampled_thread *t, uint64_t *cpu_ns,

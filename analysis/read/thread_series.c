@@ -204,6 +204,7 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 	int cols[C__COUNT];
 	size_t size = 0;
 	unsigned long lineno = 0;
+	ssize_t len;
 	int ret = 0;
 
 	*err = NULL;
@@ -216,14 +217,19 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 	}
 	for (int c = 0; c < C__COUNT; c++)
 		cols[c] = -1;
-	while (getline(&line, &size, f) >= 0) {
+	while ((len = getline(&line, &size, f)) >= 0) {
 		size_t n = 0;
 		char *p = line, *save = NULL, *tok;
 		long long v[C__COUNT];
 		bool ok = true;
 
+		if (!len || line[len - 1] != '\n') {
+			/* Only the last line can lack its newline: cut by a killed collector. */
+			s->torn_last_line = true;
+			break;
+		}
 		lineno++;
-		line[strcspn(line, "\n")] = '\0';
+		line[len - 1] = '\0';
 		for (tok = strtok_r(p, "\t", &save); tok && n < 32;
 		     tok = strtok_r(NULL, "\t", &save))
 			fields[n++] = tok;

@@ -41,6 +41,7 @@ struct thread_series {
 	struct series_pool *pools;
 	size_t n_pools, cap_pools;
 	uint64_t rows, bad_rows;
+	bool torn_last_line; /* the file ends mid-line; that line is dropped */
 };
 
 /* start_ns = 0: the first row's time. bin_ns must be > 0. */
@@ -48,7 +49,9 @@ void corecap_thread_series_init(struct thread_series *s, uint64_t start_ns, uint
 				uint64_t bin_ns);
 void corecap_thread_series_release(struct thread_series *s);
 /*
- * Reads path. 0; -ENOENT when it does not exist; another negative errno
+ * Reads path. A last line without its newline (the collector was killed
+ * while writing it) is dropped and torn_last_line set. 0; -ENOENT when it
+ * does not exist; another negative errno
  * with *err (malloc'd, naming the file and line).
  */
 int corecap_thread_series_load(struct thread_series *s, const char *path, char **err);

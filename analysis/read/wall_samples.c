@@ -76,8 +76,12 @@ int corecap_wall_samples_read(struct wall_samples *w, const char *path, wall_sam
 	while ((n = getline(&line, &size, f)) >= 0) {
 		struct wall_sample s;
 
-		if (n && line[n - 1] == '\n')
-			line[n - 1] = '\0';
+		if (!n || line[n - 1] != '\n') {
+			/* Only the last line can lack its newline: cut by a killed collector. */
+			w->torn_last_line = true;
+			break;
+		}
+		line[n - 1] = '\0';
 		w->lines++;
 		if (!parse_line(w, line, &s)) {
 			w->bad_lines++;

@@ -10,6 +10,7 @@
 #define CORECAP_WALL_SAMPLES_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #define WALL_MAX_DEPTH 256
@@ -26,12 +27,15 @@ typedef int (*wall_sample_fn)(void *ctx, const struct wall_sample *s);
 
 struct wall_samples {
 	uint64_t lines, samples, bad_lines, truncated_stacks;
+	bool torn_last_line; /* the file ends mid-line; that line is dropped */
 	uint64_t ips[WALL_MAX_DEPTH];
 };
 
 void corecap_wall_samples_init(struct wall_samples *w);
 /*
- * Reads path, calling fn for each sample. 0; -ENOENT when the file does
+ * Reads path, calling fn for each sample. A last line without its newline
+ * (the collector was killed while writing it) is dropped and
+ * torn_last_line set. 0; -ENOENT when the file does
  * not exist; another negative errno with *err (malloc'd, naming the file).
  */
 int corecap_wall_samples_read(struct wall_samples *w, const char *path, wall_sample_fn fn,

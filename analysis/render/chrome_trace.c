@@ -24,8 +24,6 @@ struct chrome_thread {
 	uint64_t last_ts;
 };
 
-static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
-
 int corecap_chrome_trace_init(struct chrome_trace *t, FILE *out, int32_t pid, uint64_t start_ns,
 			      uint64_t end_ns, chrome_namer_fn namer, void *namer_ctx)
 {
@@ -279,7 +277,7 @@ static void on_io(struct chrome_trace *t, const struct model_event *ev)
 	char name[16];
 	int cls = ev->io.io_class < IO__COUNT ? ev->io.io_class : IO_OTHER;
 
-	snprintf(name, sizeof(name), "io %s", io_names[cls]);
+	snprintf(name, sizeof(name), "io %s", io_class_name(cls));
 	slice(t, ev->tid, name, "io", ev->ts_ns - ev->io.dur_ns, ev->ts_ns);
 	fprintf(t->out, ",\"args\":{\"fd\":%d,\"bytes\":%" PRId64 ",\"call\":%u,\"dur_us\":%.3f}}",
 		(int)ev->io.fd, ev->io.bytes, (unsigned)ev->io.call, (double)ev->io.dur_ns / 1e3);

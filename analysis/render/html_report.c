@@ -91,7 +91,9 @@ static void summary(const struct html_report *h, FILE *out)
 			fprintf(out, "<tr><td>p99 latency</td><td>%.3f ms</td></tr>\n",
 				mf->bench.lat_p99_s * 1e3);
 	}
-	if (w)
+	if (!corecap_model_has_ops(r->model))
+		fprintf(out, "<tr><td>traced</td><td>ops not measured (no trace)</td></tr>\n");
+	else if (w)
 		fprintf(out, "<tr><td>traced</td><td>%" PRIu64 " ops, %.0f ops/s</td></tr>\n",
 			r->model->ops.finished, (double)r->model->ops.finished * 1e9 / (double)w);
 	fprintf(out, "</table>\n<p class=\"verdict\"><b>Ceiling:</b> ");
@@ -114,7 +116,12 @@ static void ops_table(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
 
-	fprintf(out, "<h2>Ops: where the latency goes</h2>\n<table>\n<tr><th>type</th><th>ops</th>"
+	fprintf(out, "<h2>Ops: where the latency goes</h2>\n");
+	if (!corecap_model_has_ops(r->model)) {
+		fprintf(out, "<p>Not measured (no trace).</p>\n");
+		return;
+	}
+	fprintf(out, "<table>\n<tr><th>type</th><th>ops</th>"
 		     "<th>avg us</th><th>p50 us</th><th>p99 us</th><th>max us</th>");
 	for (int c = 0; c < CAT__COUNT; c++)
 		fprintf(out, "<th>%s us/op</th>", corecap_op_cat_name((enum op_cat)c));
@@ -153,6 +160,7 @@ static uint64_t io_sum(const uint64_t *io_ns)
 static void pools_table(const struct report *r, FILE *out)
 {
 	const struct pool_table *p = r->pools;
+	bool waits = corecap_model_has_thread_waits(r->model);
 
 	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table>\n<tr><th>pool</th>"
 		     "<th>threads</th><th>cpu</th><th>run queue</th><th>lock</th><th>cond</th>"
@@ -166,13 +174,18 @@ static void pools_table(const struct report *r, FILE *out)
 		fprintf(out, "</td><td>%zu</td>", pl->n_threads);
 		if (!cap)
 			fprintf(out, "<td colspan=\"6\">no threads.tsv samples</td></tr>\n");
-		else
+		else if (waits)
 			fprintf(out,
 				"<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
 				"<td>%.1f</td><td>%.1f</td></tr>\n",
 				pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap),
 				pct(pl->lock_wait_ns, cap), pct(pl->cond_wait_ns, cap),
 				pct(io_sum(pl->io_ns), cap), pct(pl->logging_ns, cap));
+		else
+			fprintf(out,
+				"<td>%.1f</td><td>%.1f</td><td colspan=\"4\">not "
+				"measured</td></tr>\n",
+				pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
 	}
 	fprintf(out, "</table>\n");
 }
@@ -199,15 +212,42 @@ static void threads_table(const struct report *r, FILE *out)
 				100 * corecap_thread_cpu_util(th, w));
 		else
 			fprintf(out, "<td>-</td><td>-</td>");
-		fprintf(out, "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td></tr>\n",
-			pct(th->lock_wait_ns, span), pct(th->cond_wait_ns, span),
-			pct(io_sum(th->io_ns), span), pct(th->logging_ns, span));
+		if (corecap_model_has_thread_waits(r->model))
+			fprintf(out, "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td></tr>\n",
+				pct(th->lock_wait_ns, span), pct(th->cond_wait_ns, span),
+				pct(io_sum(th->io_ns), span), pct(th->logging_ns, span));
+		else
+			fprintf(out, "<td colspan=\"4\">not measured</td></tr>\n");
 	}
 	fprintf(out, "</table>\n");
 	if (n > TOP_THREADS)
 		fprintf(out, "<p>... and %zu more threads (corecap report --json lists all)</p>\n",
 			n - TOP_THREADS);
 	free(v);
+}
+
+/* A tooltip with a site's inlined calls and source lines, innermost first. */
+static void site_title(const struct report *r, uint64_t site, FILE *out)
+{
+	struct report_frame f[REPORT_MAX_FRAMES];
+	size_t n = corecap_render_frame_sources(r, site, f, REPORT_MAX_FRAMES);
+	char line[24];
+
+	if (!n)
+		return;
+	fprintf(out, " title=\"");
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? " <- " : "", out);
+		esc(out, f[i].function);
+		fputs(f[i].inlined ? " [inline]" : "", out);
+		if (f[i].file) {
+			fputs(" at ", out);
+			esc(out, f[i].file);
+			snprintf(line, sizeof(line), ":%u", f[i].line);
+			fputs(line, out);
+		}
+	}
+	fputs("\"", out);
 }
 
 static void locks_table(const struct report *r, FILE *out)
@@ -218,6 +258,12 @@ static void locks_table(const struct report *r, FILE *out)
 	char label[200];
 
 	fprintf(out, "<h2>Locks (by hold time)</h2>\n");
+	if (!corecap_model_has_locks(r->model)) {
+		fprintf(out, "<p>Not measured (no trace, no shim counters, no kernel futex "
+			     "events).</p>\n");
+		free(v);
+		return;
+	}
 	if (!n) {
 		fprintf(out, "<p>No contended or tracked lock.</p>\n");
 		free(v);
@@ -236,7 +282,10 @@ static void locks_table(const struct report *r, FILE *out)
 			pct(corecap_lock_hold_ns(l), w), l->contentions, l->wait_ns / 1e6,
 			l->max_wait_ns / 1e3);
 		esc(out, corecap_lock_kind_name(l->kind));
-		fprintf(out, "</td><td>");
+		fprintf(out, "</td><td");
+		if (top)
+			site_title(r, top->site, out);
+		fprintf(out, ">");
 		esc(out, top && top->symbol ? top->symbol : "-");
 		if (top && top->is_logging)
 			fprintf(out, " (logging code)");

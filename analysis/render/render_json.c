@@ -5,6 +5,7 @@
  * file diffs cleanly.
  */
 #include "render_common.h"
+#include "render_projection.h"
 #include "report.h"
 
 #include <errno.h>
@@ -15,24 +16,9 @@
 
 #include <json-c/json.h>
 
-/* A number printed with at most `decimals` decimals, trailing zeros dropped. */
 static json_object *jnum(double v, int decimals)
 {
-	char buf[64];
-	size_t n;
-
-	if (!isfinite(v))
-		return NULL;
-	n = (size_t)snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-	if (decimals > 0 && n < sizeof(buf)) {
-		while (n > 1 && buf[n - 1] == '0')
-			buf[--n] = '\0';
-		if (buf[n - 1] == '.')
-			buf[--n] = '\0';
-	}
-	if (strcmp(buf, "-0") == 0)
-		strcpy(buf, "0");
-	return json_object_new_double_s(strtod(buf, NULL), buf);
+	return corecap_render_json_num(v, decimals);
 }
 
 static json_object *ju64(uint64_t v)
@@ -106,8 +92,49 @@ static json_object *benchmark_obj(const struct report *r)
 	    mf && mf->bench_exit_status >= 0 ? json_object_new_int(mf->bench_exit_status) : NULL);
 	put(o, "summary", mf && mf->summary ? json_object_get(mf->summary) : NULL);
 	put(o, "traced_ops_per_s",
-	    w ? jnum((double)r->model->ops.finished * 1e9 / (double)w, 1) : NULL);
+	    w && corecap_model_has_ops(r->model)
+		    ? jnum((double)r->model->ops.finished * 1e9 / (double)w, 1)
+		    : NULL);
 	return o;
+}
+
+/*
+ * The shim's I/O per class over the window, and per benchmark op when the
+ * benchmark said how many it made; null without shim stats.
+ */
+static json_object *io_classes_arr(const struct report *r)
+{
+	const struct run_manifest *mf = r->manifest;
+	double ops = mf && mf->bench.has_ops && mf->bench.ops > 0 ? mf->bench.ops : 0;
+	json_object *a;
+
+	if (!r->shim_io)
+		return NULL;
+	a = json_object_new_array();
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++) {
+		const struct shim_io_delta *d = &r->shim_io[c];
+		json_object *o = json_object_new_object(), *per = NULL;
+
+		put(o, "class", jstr(io_class_name((unsigned)c)));
+		put(o, "calls", ju64(d->calls));
+		put(o, "io_ns", ju64(d->ns));
+		put(o, "bytes", ju64(d->bytes));
+		put(o, "sync_calls", ju64(d->sync_calls));
+		put(o, "sync_ns", ju64(d->sync_ns));
+		put(o, "aio_done", ju64(d->aio_done));
+		put(o, "aio_ns", ju64(d->aio_ns));
+		put(o, "aio_bytes", ju64(d->aio_bytes));
+		if (ops) {
+			per = json_object_new_object();
+			put(per, "io_us", jnum((double)d->ns / ops / 1e3, 3));
+			put(per, "sync_us", jnum((double)d->sync_ns / ops / 1e3, 3));
+			put(per, "aio_us", jnum((double)d->aio_ns / ops / 1e3, 3));
+			put(per, "aio_done", jnum((double)d->aio_done / ops, 3));
+		}
+		put(o, "per_bench_op", per);
+		json_object_array_add(a, o);
+	}
+	return a;
 }
 
 static json_object *ceiling_obj(const struct report *r)
@@ -118,6 +145,12 @@ static json_object *ceiling_obj(const struct report *r)
 
 	put(o, "kind", jstr(corecap_ceiling_kind_name(c->kind)));
 	put(o, "name", c->kind == CEIL_NONE ? NULL : jstr(c->name));
+	put(o, "source",
+	    c->kind == CEIL_LOCK
+		    ? jstr(((const struct model_lock *)c->top[0].ref)->source == LOCK_SOURCE_FUTEX
+				   ? "futex"
+				   : "shim")
+		    : NULL);
 	put(o, "utilization", c->n_top ? jnum(c->utilization, 4) : NULL);
 	put(o, "headroom", c->n_top ? jnum(c->headroom, 3) : NULL);
 	put(o, "verdict", jstr(c->verdict));
@@ -133,6 +166,7 @@ static json_object *ceiling_obj(const struct report *r)
 		json_object_array_add(cands, cd);
 	}
 	put(o, "candidates", cands);
+	corecap_render_projection_json(r->projection, o);
 	return o;
 }
 
@@ -144,12 +178,66 @@ static json_object *hex(uint64_t v)
 	return json_object_new_string(buf);
 }
 
+/* A lock's waiters or holders, most waits first: [{tid, name, waits, wait_ns}]. */
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct lock_tid *x = a, *y = b;
+
+	if (x->waits != y->waits)
+		return x->waits > y->waits ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+static json_object *tids_arr(const struct report *r, const struct lock_tid *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	struct lock_tid *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+
+	if (!sorted)
+		return a;
+	memcpy(sorted, v, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_tid);
+	for (size_t i = 0; i < n; i++) {
+		const struct model_thread *th =
+			corecap_thread_table_find(&r->model->threads, sorted[i].tid);
+		json_object *o = json_object_new_object();
+
+		put(o, "tid", json_object_new_int(sorted[i].tid));
+		put(o, "name", th && th->name[0] ? jstr(th->name) : NULL);
+		put(o, "waits", ju64(sorted[i].waits));
+		put(o, "wait_ns", ju64(sorted[i].wait_ns));
+		json_object_array_add(a, o);
+	}
+	free(sorted);
+	return a;
+}
+
+/* A return address's inline chain: [{function, file, line, inlined}], innermost first. */
+static json_object *sources(const struct report *r, uint64_t addr)
+{
+	struct report_frame f[REPORT_MAX_FRAMES];
+	size_t n = corecap_render_frame_sources(r, addr, f, REPORT_MAX_FRAMES);
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *fo = json_object_new_object();
+
+		put(fo, "function", jstr(f[i].function));
+		put(fo, "file", jstr(f[i].file));
+		put(fo, "line", f[i].line ? ju64(f[i].line) : NULL);
+		put(fo, "inlined", json_object_new_boolean(f[i].inlined));
+		json_object_array_add(a, fo);
+	}
+	return a;
+}
+
 static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 {
 	const struct lock_site *top = corecap_lock_top_site(l);
 	json_object *o = json_object_new_object(), *sites = json_object_new_array(),
 		    *stacks = json_object_new_array();
 	uint64_t w = corecap_model_window_ns(r->model), hold = corecap_lock_hold_ns(l);
+	bool ev = corecap_lock_has_events(r->model, l), futex = l->source == LOCK_SOURCE_FUTEX;
 	char label[200];
 
 	corecap_lock_label(l, label, sizeof(label));
@@ -158,21 +246,30 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "site", top ? hex(top->site) : NULL);
 	put(o, "symbol", top ? jstr(top->symbol) : NULL);
 	put(o, "kind", jstr(corecap_lock_kind_name(l->kind)));
+	put(o, "source", jstr(futex ? "futex" : "shim"));
 	put(o, "acquisitions", l->has_stats ? ju64(l->stats_acquisitions) : NULL);
 	put(o, "contentions", ju64(corecap_lock_contentions(l)));
 	put(o, "wait_ns", ju64(corecap_lock_wait_ns(l)));
-	put(o, "avg_wait_ns", ju64(l->contentions ? l->wait_ns / l->contentions : 0));
-	put(o, "max_wait_ns", ju64(l->max_wait_ns));
-	put(o, "logging_wait_ns", ju64(l->logging_wait_ns));
-	put(o, "holds", ju64(l->holds));
-	put(o, "hold_ns", ju64(hold));
-	put(o, "hold_util", w ? jnum((double)hold / (double)w, 4) : NULL);
-	put(o, "waited_ns", ju64(corecap_lock_waited_ns(l)));
+	if (ev)
+		put(o, "avg_wait_ns", ju64(l->contentions ? l->wait_ns / l->contentions : 0));
+	else
+		put(o, "avg_wait_ns",
+		    l->stats_contentions ? ju64(l->stats_wait_ns / l->stats_contentions) : NULL);
+	put(o, "max_wait_ns", ev ? ju64(l->max_wait_ns) : NULL);
+	put(o, "logging_wait_ns", ev ? ju64(l->logging_wait_ns) : NULL);
+	put(o, "holds", ev ? ju64(l->holds) : NULL);
+	put(o, "hold_ns", ev || hold ? ju64(hold) : NULL);
+	put(o, "hold_util", w && (ev || hold) ? jnum((double)hold / (double)w, 4) : NULL);
+	put(o, "waited_ns", ev ? ju64(corecap_lock_waited_ns(l)) : NULL);
 	put(o, "busy_util", w ? jnum((double)corecap_lock_busy_ns(l) / (double)w, 4) : NULL);
 	put(o, "hold_source",
 	    jstr(l->has_stats && l->stats_hold_ns ? "stats"
-		 : l->holds			  ? "events"
+		 : l->holds			  ? (futex ? "futex" : "events")
 						  : NULL));
+	/* Who waited and who handed the lock over: futex events only. */
+	put(o, "waiters", futex ? tids_arr(r, l->waiters, l->n_waiters) : NULL);
+	put(o, "holders", futex ? tids_arr(r, l->holders, l->n_holders) : NULL);
+	put(o, "holder_unknown", futex ? ju64(l->holder_unknown) : NULL);
 	for (size_t i = 0; i < l->n_sites; i++) {
 		const struct lock_site *s = &l->sites[i];
 		json_object *so = json_object_new_object();
@@ -180,6 +277,7 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 
 		put(so, "site", hex(s->site));
 		put(so, "symbol", jstr(s->symbol));
+		put(so, "source", sources(r, s->site));
 		put(so, "logging", json_object_new_boolean(s->is_logging));
 		put(so, "acquisitions",
 		    corecap_lock_table_site_acquisitions(&r->model->locks, s->site, &acqs)
@@ -190,19 +288,24 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 		put(so, "max_wait_ns", ju64(s->max_wait_ns));
 		put(so, "holds", ju64(s->holds));
 		put(so, "hold_ns", ju64(s->hold_ns));
+		put(so, "sampled_waits", futex ? ju64(s->sampled_waits) : NULL);
 		json_object_array_add(sites, so);
 	}
 	put(o, "sites", sites);
 	for (size_t i = 0; i < l->n_stacks; i++) {
 		const struct lock_stack *st = &l->stacks[i];
-		json_object *so = json_object_new_object(), *frames = json_object_new_array();
+		json_object *so = json_object_new_object(), *frames = json_object_new_array(),
+			    *srcs = json_object_new_array();
 
 		put(so, "count", ju64(st->count));
 		put(so, "wait_ns", ju64(st->wait_ns));
-		for (uint32_t k = 0; k < st->depth; k++)
+		for (uint32_t k = 0; k < st->depth; k++) {
 			json_object_array_add(frames,
 					      jstr(corecap_render_frame_name(r, st->frames[k])));
+			json_object_array_add(srcs, sources(r, st->frames[k]));
+		}
 		put(so, "frames", frames);
+		put(so, "sources", srcs);
 		json_object_array_add(stacks, so);
 	}
 	put(o, "stacks", stacks);
@@ -212,17 +315,20 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 
 static json_object *locks_arr(const struct report *r)
 {
-	json_object *a = json_object_new_array();
+	json_object *a;
 	const struct model_lock **v;
-	size_t n = corecap_render_sorted_locks(r, &v);
+	size_t n;
+
+	if (!corecap_model_has_locks(r->model))
+		return NULL;
+	a = json_object_new_array();
+	n = corecap_render_sorted_locks(r, &v);
 
 	for (size_t i = 0; i < n; i++)
 		json_object_array_add(a, lock_obj(r, v[i]));
 	free(v);
 	return a;
 }
-
-static const char *const io_names[IO__COUNT] = {"other", "log", "data", "net"};
 
 static json_object *detail_obj(const struct report *r, const struct op_type *t)
 {
@@ -246,7 +352,7 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_IO, c));
 
 		if (v)
-			put(io, io_names[c], jnum((double)*v / n / 1e3, 3));
+			put(io, io_class_name(c), jnum((double)*v / n / 1e3, 3));
 	}
 	for (size_t p = 0; p < m->ops.n_phases; p++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p));
@@ -269,6 +375,85 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 	return o;
 }
 
+/* One op type's critical path (model/critical_path.h): its categories per
+ * op and its top (thread, category) pairs; null without kernel records. */
+static void put_critical_path(const struct report *r, json_object *to, uint32_t type)
+{
+	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
+	json_object *bd, *top;
+	struct cp_top v[5];
+	size_t n;
+
+	if (!t) {
+		put(to, "critical_path_us", NULL);
+		put(to, "critical_path_top", NULL);
+		return;
+	}
+	bd = json_object_new_object();
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		put(bd, corecap_cp_cat_name(c), jnum((double)t->ns[c] / (double)t->count / 1e3, 3));
+	put(to, "critical_path_us", bd);
+	top = json_object_new_array();
+	n = corecap_critical_path_top(t, v, 5);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		put(e, "tid", json_object_new_int(v[i].tid));
+		put(e, "thread",
+		    jstr(corecap_critical_path_thread_name(r->critical_path, v[i].tid)));
+		put(e, "category", jstr(corecap_cp_cat_name(v[i].cat)));
+		put(e, "us_per_op", jnum((double)v[i].ns / (double)t->count / 1e3, 3));
+		json_object_array_add(top, e);
+	}
+	put(to, "critical_path_top", top);
+}
+
+/* The wait-for graph between pools (model/critical_path.h); null without
+ * kernel records and a trace. */
+static json_object *waitfor_obj(const struct report *r)
+{
+	const struct critical_path *cp = r->critical_path;
+	json_object *o, *edges;
+	struct cp_edge *v;
+	struct cp_knot *k;
+	size_t n, nk;
+
+	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
+		return NULL;
+	o = json_object_new_object();
+	edges = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		put(e, "from", jstr(v[i].from));
+		put(e, "to", jstr(v[i].to));
+		put(e, "kind", jstr(corecap_cp_wait_kind_name(v[i].kind)));
+		put(e, "ms", jnum(v[i].ns / 1e6, 3));
+		put(e, "wakes", ju64(v[i].wakes));
+		put(e, "per_op_us",
+		    cp->ops_ended ? jnum((double)v[i].ns / (double)cp->ops_ended / 1e3, 3) : NULL);
+		json_object_array_add(edges, e);
+	}
+	put(o, "edges", edges);
+	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
+		json_object *knots = json_object_new_array();
+
+		for (size_t i = 0; i < nk; i++) {
+			json_object *e = json_object_new_object(), *pools = json_object_new_array();
+
+			for (size_t p = 0; p < k[i].n_pools; p++)
+				json_object_array_add(pools, jstr(k[i].pools[p]));
+			put(e, "pools", pools);
+			put(e, "ms", jnum(k[i].ns / 1e6, 3));
+			json_object_array_add(knots, e);
+		}
+		put(o, "knots", knots);
+		free(k);
+	}
+	free(v);
+	return o;
+}
+
 static json_object *ops_obj(const struct report *r)
 {
 	const struct model *m = r->model;
@@ -277,8 +462,34 @@ static json_object *ops_obj(const struct report *r)
 		    *ex = json_object_new_object(), *cons = json_object_new_object();
 	uint64_t w = corecap_model_window_ns(m);
 
+	if (!corecap_model_has_ops(m)) {
+		/* No op source: every op figure is unknown, not zero. */
+		static const char *const keys[] = {"count", "ops_per_s", "by_type", "excluded",
+						   "conservation"};
+
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			put(o, keys[i], NULL);
+		json_object_put(by);
+		json_object_put(ex);
+		json_object_put(cons);
+		return o;
+	}
 	put(o, "count", ju64(ops->finished));
 	put(o, "ops_per_s", w ? jnum((double)ops->finished * 1e9 / (double)w, 1) : NULL);
+	put(o, "source", json_object_new_string(r->net_ops ? "detected" : "annotated"));
+	if (r->net_ops) {
+		const struct net_ops *d = r->net_ops;
+		json_object *det = json_object_new_object();
+
+		put(det, "net_reads", ju64(d->net_reads));
+		put(det, "net_writes", ju64(d->net_writes));
+		put(det, "ops_begun", ju64(d->ops_begun));
+		put(det, "ops_ended", ju64(d->ops_ended));
+		put(det, "writes_without_op", ju64(d->writes_without_op));
+		put(det, "handoffs", ju64(d->handoffs));
+		put(det, "annotated_events_ignored", ju64(d->annotated_dropped));
+		put(o, "detection", det);
+	}
 	for (size_t i = 0; i < ops->n_types; i++) {
 		const struct op_type *t = &ops->types[i];
 		json_object *to, *lat, *bd;
@@ -300,6 +511,7 @@ static json_object *ops_obj(const struct report *r)
 		for (int c = 0; c < CAT__COUNT; c++)
 			put(bd, corecap_op_cat_name(c), jnum((double)t->cat_ns[c] / n / 1e3, 3));
 		put(to, "breakdown_us", bd);
+		put_critical_path(r, to, (uint32_t)i);
 		put(to, "detail_us", detail_obj(r, t));
 		put(by, t->name, to);
 	}
@@ -314,10 +526,24 @@ static json_object *ops_obj(const struct report *r)
 	put(cons, "violations", ju64(ops->violations));
 	put(cons, "max_error_ns", ju64(ops->max_err_ns));
 	put(o, "conservation", cons);
+	if (r->critical_path) {
+		const struct critical_path *cp = r->critical_path;
+
+		cons = json_object_new_object();
+		put(cons, "checked", ju64(cp->checked));
+		put(cons, "violations", ju64(cp->violations));
+		put(cons, "max_error_ns", ju64(cp->max_err_ns));
+		put(cons, "ops_without_path", ju64(cp->ops_without_path));
+		put(cons, "inconsistent", ju64(cp->inconsistent));
+		put(o, "critical_path_conservation", cons);
+	} else {
+		put(o, "critical_path_conservation", NULL);
+	}
 	return o;
 }
 
-static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, uint64_t lock,
+/* waits: whether lock, cond, io and logging were measured (else null, and so is other). */
+static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, bool waits, uint64_t lock,
 			       uint64_t cond, uint64_t io, uint64_t logging)
 {
 	json_object *o;
@@ -329,11 +555,25 @@ static json_object *states_obj(uint64_t cap, uint64_t cpu, uint64_t runq, uint64
 	sum = (double)(cpu + runq + lock + cond + io + logging) / c;
 	put(o, "cpu", jnum(cpu / c, 4));
 	put(o, "runq", jnum(runq / c, 4));
-	put(o, "lock_wait", jnum(lock / c, 4));
-	put(o, "cond_wait", jnum(cond / c, 4));
-	put(o, "io", jnum(io / c, 4));
-	put(o, "logging", jnum(logging / c, 4));
-	put(o, "other", jnum(sum < 1 ? 1 - sum : 0, 4));
+	put(o, "lock_wait", waits ? jnum(lock / c, 4) : NULL);
+	put(o, "cond_wait", waits ? jnum(cond / c, 4) : NULL);
+	put(o, "io", waits ? jnum(io / c, 4) : NULL);
+	put(o, "logging", waits ? jnum(logging / c, 4) : NULL);
+	put(o, "other", waits ? jnum(sum < 1 ? 1 - sum : 0, 4) : NULL);
+	return o;
+}
+
+/* Kernel states as fractions of a span: running, runnable, futex, blocked (sum 1). */
+static json_object *kstates_obj(uint64_t span, uint64_t running, uint64_t runnable, uint64_t futex,
+				uint64_t blocked)
+{
+	json_object *o = json_object_new_object();
+	double c = (double)span;
+
+	put(o, "running", jnum(running / c, 4));
+	put(o, "runnable", jnum(runnable / c, 4));
+	put(o, "futex", jnum(futex / c, 4));
+	put(o, "blocked", jnum(blocked / c, 4));
 	return o;
 }
 
@@ -360,8 +600,14 @@ static json_object *pools_arr(const struct report *r)
 		put(o, "busy_util", p->n_sampled ? jnum(p->busy_util, 4) : NULL);
 		put(o, "cpu_ns", ju64(p->cpu_ns));
 		put(o, "states",
-		    states_obj(p->span_ns, p->cpu_ns, p->runq_ns, p->lock_wait_ns, p->cond_wait_ns,
-			       io_total(p->io_ns), p->logging_ns));
+		    states_obj(p->span_ns, p->cpu_ns, p->runq_ns,
+			       corecap_model_has_thread_waits(r->model), p->lock_wait_ns,
+			       p->cond_wait_ns, io_total(p->io_ns), p->logging_ns));
+		put(o, "kernel_states",
+		    p->n_kstates == p->n_threads && p->k_span_ns
+			    ? kstates_obj(p->k_span_ns, p->cpu_ns, p->runq_ns, p->k_futex_ns,
+					  p->k_blocked_ns)
+			    : NULL);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -373,10 +619,11 @@ static json_object *threads_arr(const struct report *r)
 	const struct model_thread **v;
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v);
+	bool waits = corecap_model_has_thread_waits(r->model);
 
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = v[i];
-		json_object *o = json_object_new_object(), *io = json_object_new_object();
+		json_object *o = json_object_new_object(), *io = NULL;
 
 		put(o, "tid", json_object_new_int(th->tid));
 		put(o, "name", jstr(th->name));
@@ -387,18 +634,67 @@ static json_object *threads_arr(const struct report *r)
 		    th->has_samples ? jnum(corecap_thread_busy_util(th, w), 4) : NULL);
 		put(o, "cpu_ns", th->has_samples ? ju64(th->cpu_ns) : NULL);
 		put(o, "runq_ns", th->has_samples && th->has_runq ? ju64(th->runq_ns) : NULL);
-		put(o, "lock_wait_ns", ju64(th->lock_wait_ns));
-		put(o, "cond_wait_ns", ju64(th->cond_wait_ns));
-		put(o, "logging_ns", ju64(th->logging_ns));
-		for (int c = 0; c < IO__COUNT; c++)
-			put(io, io_names[c], ju64(th->io_ns[c]));
+		put(o, "lock_wait_ns", waits ? ju64(th->lock_wait_ns) : NULL);
+		put(o, "cond_wait_ns", waits ? ju64(th->cond_wait_ns) : NULL);
+		put(o, "logging_ns", waits ? ju64(th->logging_ns) : NULL);
+		if (waits) {
+			io = json_object_new_object();
+			for (int c = 0; c < IO__COUNT; c++)
+				put(io, io_class_name(c), ju64(th->io_ns[c]));
+		}
 		put(o, "io_ns", io);
-		put(o, "contentions", ju64(th->contentions));
-		put(o, "events", ju64(th->events));
+		put(o, "contentions", waits ? ju64(th->contentions) : NULL);
+		put(o, "events", r->model->src.trace ? ju64(th->events) : NULL);
+		put(o, "states_source",
+		    jstr(th->has_kstates   ? "kernel"
+			 : th->has_samples ? "proc"
+					   : NULL));
+		if (th->has_kstates) {
+			json_object *k = json_object_new_object();
+
+			put(k, "running_ns", ju64(th->k_running_ns));
+			put(k, "runnable_ns", ju64(th->k_runnable_ns));
+			put(k, "futex_ns", ju64(th->k_futex_ns));
+			put(k, "blocked_ns", ju64(th->k_blocked_ns));
+			put(k, "span_ns", ju64(th->span_ns));
+			put(o, "kernel_states", k);
+		} else {
+			put(o, "kernel_states", NULL);
+		}
 		json_object_array_add(a, o);
 	}
 	free(v);
 	return a;
+}
+
+/* What RUN/kernel/ held and how the futex waits paired. */
+static json_object *kernel_obj(const struct kernel_quality *k)
+{
+	json_object *o = json_object_new_object(), *f = json_object_new_object();
+
+	put(o, "records", ju64(k->records));
+	put(o, "lost", ju64(k->lost));
+	put(o, "complete", json_object_new_boolean(!k->lost));
+	put(o, "switches", ju64(k->switches));
+	put(o, "wakings", ju64(k->wakings));
+	put(o, "futex_calls", ju64(k->futex_calls));
+	put(o, "stacks", k->has_stacks ? ju64(k->stacks) : NULL);
+	put(o, "threads", ju64(k->threads));
+	put(o, "inconsistent_transitions", ju64(k->inconsistent));
+	put(o, "unknown_records", ju64(k->unknown_records));
+	put(o, "trailing_bytes", ju64(k->trailing_bytes));
+	put(f, "waits", ju64(k->futex.waits));
+	put(f, "waits_no_sleep", ju64(k->futex.waits_no_sleep));
+	put(f, "waits_timed_out", ju64(k->futex.waits_timed_out));
+	put(f, "waits_with_stack", ju64(k->futex.waits_with_stack));
+	put(f, "wakes", ju64(k->futex.wakes));
+	put(f, "holder_from_waking", ju64(k->futex.holder_from_waking));
+	put(f, "holder_from_wake", ju64(k->futex.holder_from_wake));
+	put(f, "holder_unknown", ju64(k->futex.holder_unknown));
+	put(f, "exits_unpaired", ju64(k->futex.exits_unpaired));
+	put(f, "enters_unpaired", ju64(k->futex.enters_unpaired));
+	put(o, "futex", f);
+	return o;
 }
 
 static json_object *quality_obj(const struct report *r)
@@ -407,6 +703,7 @@ static json_object *quality_obj(const struct report *r)
 	const struct run_manifest *mf = r->manifest;
 	json_object *o = json_object_new_object(), *miss = json_object_new_array(),
 		    *warn = json_object_new_array(), *seq = json_object_new_object();
+	bool tr = r->model->src.trace;
 
 	put(o, "partial", json_object_new_boolean(!mf || mf->partial || r->incomplete_reason));
 	put(o, "partial_reason",
@@ -417,15 +714,16 @@ static json_object *quality_obj(const struct report *r)
 		json_object_array_add(miss, jstr(r->missing[i]));
 	put(o, "missing_sources", miss);
 	put(o, "traces", json_object_new_int((int)r->n_traces));
-	put(o, "events", ju64(q->events));
-	put(o, "events_other_processes", ju64(q->events_other_pid));
-	put(o, "events_without_thread", ju64(q->events_no_tid));
-	put(o, "events_other_providers", ju64(r->foreign_events));
-	put(o, "discarded_events", ju64(q->discarded_events));
-	put(o, "discarded_events_unknown_count", ju64(q->discarded_unknown_msgs));
-	put(o, "discarded_packets", ju64(q->discarded_packets));
-	put(o, "loss_messages", ju64(q->loss_msgs));
-	put(o, "ops_excluded", ju64(q->ops_tainted + q->ops_outside_window));
+	/* The trace's own counts: unknown without a trace. */
+	put(o, "events", tr ? ju64(q->events) : NULL);
+	put(o, "events_other_processes", tr ? ju64(q->events_other_pid) : NULL);
+	put(o, "events_without_thread", tr ? ju64(q->events_no_tid) : NULL);
+	put(o, "events_other_providers", tr ? ju64(r->foreign_events) : NULL);
+	put(o, "discarded_events", tr ? ju64(q->discarded_events) : NULL);
+	put(o, "discarded_events_unknown_count", tr ? ju64(q->discarded_unknown_msgs) : NULL);
+	put(o, "discarded_packets", tr ? ju64(q->discarded_packets) : NULL);
+	put(o, "loss_messages", tr ? ju64(q->loss_msgs) : NULL);
+	put(o, "ops_excluded", tr ? ju64(q->ops_tainted + q->ops_outside_window) : NULL);
 	put(seq, "enter_twice", ju64(q->enter_twice));
 	put(seq, "exit_unmatched", ju64(q->exit_unmatched));
 	put(seq, "exit_unknown_op", ju64(q->exit_unknown_op));
@@ -433,7 +731,13 @@ static json_object *quality_obj(const struct report *r)
 	put(seq, "log_exit_unmatched", ju64(q->log_exit_unmatched));
 	put(seq, "log_calls_closed_by_loss", ju64(q->log_depth_reset));
 	put(seq, "ops_ended_elsewhere", ju64(q->ops_ended_elsewhere));
-	put(o, "sequence", seq);
+	if (tr) {
+		put(o, "sequence", seq);
+	} else {
+		json_object_put(seq);
+		put(o, "sequence", NULL);
+	}
+	put(o, "kernel", r->kernel ? kernel_obj(r->kernel) : NULL);
 	for (size_t i = 0; i < r->n_warnings; i++)
 		json_object_array_add(warn, jstr(r->warnings[i]));
 	put(o, "warnings", warn);
@@ -571,8 +875,10 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "ceiling", ceiling_obj(r));
 	put(root, "locks", locks_arr(r));
 	put(root, "ops", ops_obj(r));
+	put(root, "waitfor", waitfor_obj(r));
 	put(root, "pools", pools_arr(r));
 	put(root, "threads", threads_arr(r));
+	put(root, "io_classes", io_classes_arr(r));
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
 		put(root, "ceph", ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not));
 	put(root, "quality", quality_obj(r));

@@ -4,6 +4,7 @@
  * what the data lacked.
  */
 #include "render_common.h"
+#include "render_projection.h"
 #include "report.h"
 
 #include <errno.h>
@@ -54,7 +55,9 @@ static void header(const struct report *r, FILE *out)
 			fprintf(out, "\n");
 		}
 	}
-	if (w)
+	if (!corecap_model_has_ops(r->model))
+		fprintf(out, "traced     ops not measured (no trace)\n");
+	else if (w)
 		fprintf(out, "traced     %llu ops, %.0f ops/s\n",
 			(unsigned long long)r->model->ops.finished,
 			(double)r->model->ops.finished * 1e9 / (double)w);
@@ -69,6 +72,7 @@ static void ceiling(const struct report *r, FILE *out)
 	for (size_t i = 0; i < c->n_evidence; i++)
 		fprintf(out, "  - %s\n", c->evidence[i]);
 	fprintf(out, "\n");
+	corecap_render_projection_text(r->projection, out);
 }
 
 static uint64_t io_sum(const uint64_t *io_ns)
@@ -80,10 +84,18 @@ static uint64_t io_sum(const uint64_t *io_ns)
 	return s;
 }
 
+/* Under a table whose wait columns no source gave. */
+static void not_measured_note(const struct report *r, FILE *out)
+{
+	if (!corecap_model_has_thread_waits(r->model))
+		fprintf(out, "           lock, cond, io, log: not measured (no trace)\n");
+}
+
 static void pools(const struct report *r, FILE *out)
 {
 	const struct pool_table *p = r->pools;
 	uint64_t w = corecap_model_window_ns(r->model);
+	bool waits = corecap_model_has_thread_waits(r->model);
 
 	if (p->n_sampled && w) {
 		fprintf(out, "cores      the daemon used %.2f", (double)p->cpu_ns / (double)w);
@@ -103,11 +115,15 @@ static void pools(const struct report *r, FILE *out)
 			fprintf(out, "  (no threads.tsv samples)\n");
 			continue;
 		}
-		fprintf(out, " %6.1f %6.1f %6.1f %6.1f %6.1f %6.1f\n", pct(pl->cpu_ns, cap),
-			pct(pl->runq_ns, cap), pct(pl->lock_wait_ns, cap),
-			pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
-			pct(pl->logging_ns, cap));
+		fprintf(out, " %6.1f %6.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
+		if (waits)
+			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(pl->lock_wait_ns, cap),
+				pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
+				pct(pl->logging_ns, cap));
+		else
+			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
 	}
+	not_measured_note(r, out);
 	fprintf(out, "\n");
 }
 
@@ -129,12 +145,184 @@ static void threads(const struct report *r, FILE *out)
 				100 * corecap_thread_cpu_util(th, w));
 		else
 			fprintf(out, " %6s %6s", "-", "-");
-		fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
-			pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
-			pct(th->logging_ns, span));
+		if (corecap_model_has_thread_waits(r->model))
+			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
+				pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
+				pct(th->logging_ns, span));
+		else
+			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
 	}
 	if (n > shown)
 		fprintf(out, "           ... %zu more threads (--json lists all)\n", n - shown);
+	not_measured_note(r, out);
+	fprintf(out, "\n");
+	free(v);
+}
+
+/*
+ * A return address as --lines shows it: its inlined calls, innermost
+ * first, then its function (by `name`, with its offset), each with its
+ * file:line; `name` alone without --lines or line information.
+ */
+static void put_code(const struct report *r, uint64_t addr, const char *name, FILE *out)
+{
+	struct report_frame f[REPORT_MAX_FRAMES];
+	size_t n = r->lines ? corecap_render_frame_sources(r, addr, f, REPORT_MAX_FRAMES) : 0;
+	const char *base;
+
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s%s%s", i ? " <- " : "", i == n - 1 ? name : f[i].function,
+			f[i].inlined ? "[inline]" : "");
+		if (f[i].file) {
+			base = strrchr(f[i].file, '/');
+			fprintf(out, " (%s:%u)", base ? base + 1 : f[i].file, f[i].line);
+		}
+	}
+	if (!n)
+		fputs(name, out);
+}
+
+/* Thread states from kernel events, per pool (all of whose threads have them). */
+static void kernel_states(const struct report *r, FILE *out)
+{
+	const struct pool_table *p = r->pools;
+
+	if (!r->kernel)
+		return;
+	fprintf(out, "states     %-22s %7s %8s %8s %8s %8s\n", "(kernel, % of the pool's time)",
+		"threads", "running", "runnable", "futex", "blocked");
+	for (size_t i = 0; i < p->len; i++) {
+		const struct model_pool *pl = &p->pools[i];
+		uint64_t cap = pl->k_span_ns;
+
+		fprintf(out, "           %-22s %7zu", pl->name, pl->n_threads);
+		if (pl->n_kstates != pl->n_threads || !cap) {
+			fprintf(out, "  (not every thread in the kernel records)\n");
+			continue;
+		}
+		fprintf(out, " %8.1f %8.1f %8.1f %8.1f\n", pct(pl->cpu_ns, cap),
+			pct(pl->runq_ns, cap), pct(pl->k_futex_ns, cap),
+			pct(pl->k_blocked_ns, cap));
+	}
+	fprintf(out, "\n");
+}
+
+static int cmp_holder(const void *a, const void *b)
+{
+	const struct lock_tid *x = a, *y = b;
+
+	if (x->waits != y->waits)
+		return x->waits > y->waits ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* A lock's holders, most waits ended first: "tp_osd_tp 1234 (40%), ...". */
+static void holders_line(const struct report *r, const struct model_lock *l, FILE *out)
+{
+	uint64_t total = l->holder_unknown;
+	struct lock_tid *v;
+
+	for (size_t i = 0; i < l->n_holders; i++)
+		total += l->holders[i].waits;
+	if (!l->n_holders || !total || !(v = malloc(l->n_holders * sizeof(*v))))
+		return;
+	memcpy(v, l->holders, l->n_holders * sizeof(*v));
+	qsort(v, l->n_holders, sizeof(*v), cmp_holder);
+	fprintf(out, "             holders (whose wake ended a wait):");
+	for (size_t k = 0; k < 3 && k < l->n_holders; k++) {
+		const struct model_thread *th =
+			corecap_thread_table_find(&r->model->threads, v[k].tid);
+
+		fprintf(out, "%s %s %d (%.0f%%)", k ? "," : "", th && th->name[0] ? th->name : "?",
+			v[k].tid, pct(v[k].waits, total));
+	}
+	if (l->n_holders > 3)
+		fprintf(out, ", %zu more", l->n_holders - 3);
+	fprintf(out, "; %zu threads waited\n", l->n_waiters);
+	free(v);
+}
+
+/* The rows of one lock table; futex rows have no acquisitions (the kernel
+ * sees only contended calls) and show who handed the lock over. */
+static void lock_rows(const struct report *r, const struct model_lock **v, size_t shown, FILE *out)
+{
+	uint64_t w = corecap_model_window_ns(r->model);
+	char label[200];
+
+	for (size_t i = 0; i < shown; i++) {
+		const struct model_lock *l = v[i];
+		const struct lock_site *top = corecap_lock_top_site(l);
+		bool futex = l->source == LOCK_SOURCE_FUTEX;
+
+		corecap_lock_label(l, label, sizeof(label));
+		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f", label,
+			pct(futex ? corecap_lock_busy_ns(l) : corecap_lock_hold_ns(l), w),
+			(unsigned long long)corecap_lock_contentions(l),
+			corecap_lock_wait_ns(l) / 1e6);
+		if (corecap_lock_has_events(r->model, l))
+			fprintf(out, " %9.1f", l->max_wait_ns / 1e3);
+		else
+			fprintf(out, " %9s", "-");
+		fprintf(out, " %8s", corecap_lock_kind_name(l->kind));
+		if (futex)
+			fprintf(out, " %12zu\n", l->n_waiters);
+		else if (l->has_stats)
+			fprintf(out, " %12llu\n", (unsigned long long)l->stats_acquisitions);
+		else
+			fprintf(out, " %12s\n", "-");
+		for (size_t s = 0; s < l->n_sites && s < 3; s++) {
+			const struct lock_site *st = &l->sites[s];
+
+			fprintf(out, "             %s ", st == top ? "*" : " ");
+			put_code(r, st->site, st->symbol ? st->symbol : "?", out);
+			fprintf(out, ": %llu waits, %.3f ms%s%s",
+				(unsigned long long)st->contentions, st->wait_ns / 1e6,
+				st->holds ? ", holds" : "",
+				st->is_logging ? " (logging code)" : "");
+			if (futex)
+				fprintf(out, " (%llu sampled)",
+					(unsigned long long)st->sampled_waits);
+			fprintf(out, "\n");
+		}
+		if (futex)
+			holders_line(r, l, out);
+		if (l->n_stacks) {
+			const struct lock_stack *st = &l->stacks[0];
+
+			fprintf(out, "             top stack (%llu waits):",
+				(unsigned long long)st->count);
+			for (uint32_t k = 0; k < st->depth && k < 6; k++) {
+				fputs(k ? " <- " : " ", out);
+				put_code(r, st->frames[k],
+					 corecap_render_frame_name(r, st->frames[k]), out);
+			}
+			fprintf(out, "\n");
+		}
+	}
+}
+
+/* The futex lock table (source: futex), after the shim's. */
+static void futex_locks(const struct report *r, FILE *out)
+{
+	const struct model_lock **v;
+	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_FUTEX, &v),
+	       shown = n < r->top_locks ? n : r->top_locks;
+
+	if (!r->model->src.futex) {
+		free(v);
+		return;
+	}
+	if (!n) {
+		fprintf(out, "locks      source: futex: no futex wait slept in the window\n\n");
+		free(v);
+		return;
+	}
+	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n",
+		"(source: futex, by busy time)", "busy%", "waits", "wait ms", "max us", "kind",
+		"waiters");
+	lock_rows(r, v, shown, out);
+	if (n > shown)
+		fprintf(out, "           ... %zu more futex words (--json lists all)\n", n - shown);
 	fprintf(out, "\n");
 	free(v);
 }
@@ -142,10 +330,19 @@ static void threads(const struct report *r, FILE *out)
 static void locks(const struct report *r, FILE *out)
 {
 	const struct model_lock **v;
-	uint64_t w = corecap_model_window_ns(r->model);
-	size_t n = corecap_render_sorted_locks(r, &v), shown = n < r->top_locks ? n : r->top_locks;
-	char label[200];
+	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_SHIM, &v),
+	       shown = n < r->top_locks ? n : r->top_locks;
 
+	if (!corecap_model_has_locks(r->model)) {
+		fprintf(out, "locks      not measured (no trace, no shim counters, no kernel futex "
+			     "events)\n\n");
+		free(v);
+		return;
+	}
+	if (!n && !r->model->src.trace && !r->model->src.stats) {
+		free(v); /* no shim: the futex table alone */
+		return;
+	}
 	if (!n) {
 		fprintf(out, "locks      no contended or tracked lock\n\n");
 		free(v);
@@ -153,40 +350,7 @@ static void locks(const struct report *r, FILE *out)
 	}
 	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n", "(by hold time)", "hold%",
 		"contended", "wait ms", "max us", "kind", "acquisitions");
-	for (size_t i = 0; i < shown; i++) {
-		const struct model_lock *l = v[i];
-		const struct lock_site *top = corecap_lock_top_site(l);
-
-		corecap_lock_label(l, label, sizeof(label));
-		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f %9.1f %8s", label,
-			pct(corecap_lock_hold_ns(l), w),
-			(unsigned long long)corecap_lock_contentions(l),
-			corecap_lock_wait_ns(l) / 1e6, l->max_wait_ns / 1e3,
-			corecap_lock_kind_name(l->kind));
-		if (l->has_stats)
-			fprintf(out, " %12llu\n", (unsigned long long)l->stats_acquisitions);
-		else
-			fprintf(out, " %12s\n", "-");
-		for (size_t s = 0; s < l->n_sites && s < 3; s++) {
-			const struct lock_site *st = &l->sites[s];
-
-			fprintf(out, "             %s %s: %llu waits, %.3f ms%s%s\n",
-				st == top ? "*" : " ", st->symbol ? st->symbol : "?",
-				(unsigned long long)st->contentions, st->wait_ns / 1e6,
-				st->holds ? ", holds" : "",
-				st->is_logging ? " (logging code)" : "");
-		}
-		if (l->n_stacks) {
-			const struct lock_stack *st = &l->stacks[0];
-
-			fprintf(out, "             top stack (%llu waits):",
-				(unsigned long long)st->count);
-			for (uint32_t k = 0; k < st->depth && k < 6; k++)
-				fprintf(out, "%s%s", k ? " <- " : " ",
-					corecap_render_frame_name(r, st->frames[k]));
-			fprintf(out, "\n");
-		}
-	}
+	lock_rows(r, v, shown, out);
 	if (n > shown)
 		fprintf(out, "           ... %zu more locks (--json lists all)\n", n - shown);
 	fprintf(out, "\n");
@@ -262,16 +426,90 @@ out:
 	free(labels);
 }
 
+/* An op type's critical path beside its breakdown (model/critical_path.h). */
+static void critical_path_lines(const struct report *r, uint32_t type, FILE *out)
+{
+	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
+	struct cp_top v[5];
+	size_t n;
+
+	if (!t)
+		return;
+	fprintf(out, "             critical path:");
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		fprintf(out, " %s %.1f", corecap_cp_cat_name(c), t->ns[c] / (double)t->count / 1e3);
+	fprintf(out, "\n");
+	n = corecap_critical_path_top(t, v, 5);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = corecap_critical_path_thread_name(r->critical_path, v[i].tid);
+
+		fprintf(out, "%s%s %d %s %.1f", i ? ", " : "             on the path (us/op): ",
+			name		? name
+			: v[i].tid == 0 ? "idle"
+					: "tid",
+			(int)v[i].tid, corecap_cp_cat_name(v[i].cat),
+			v[i].ns / (double)t->count / 1e3);
+	}
+	if (n)
+		fprintf(out, "\n");
+}
+
+/* The wait-for graph between pools, heaviest edges first (at most 10). */
+static void waitfor_lines(const struct report *r, FILE *out)
+{
+	const struct critical_path *cp = r->critical_path;
+	struct cp_edge *v;
+	struct cp_knot *k;
+	size_t n, nk;
+
+	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
+		return;
+	if (n)
+		fprintf(out, "wait-for   (pool slept until a thread of pool woke it: ms in the "
+			     "window, us per op)\n");
+	for (size_t i = 0; i < n && i < 10; i++)
+		fprintf(out, "           %s -> %s (%s): %.1f ms, %.1f us/op, %llu wakes\n",
+			v[i].from, v[i].to, corecap_cp_wait_kind_name(v[i].kind), v[i].ns / 1e6,
+			cp->ops_ended ? (double)v[i].ns / (double)cp->ops_ended / 1e3 : 0.0,
+			(unsigned long long)v[i].wakes);
+	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
+		for (size_t i = 0; i < nk; i++) {
+			fprintf(out, "           knot (pools waiting for each other only):");
+			for (size_t p = 0; p < k[i].n_pools; p++)
+				fprintf(out, "%s %s", p ? " +" : "", k[i].pools[p]);
+			fprintf(out, ", %.1f ms\n", k[i].ns / 1e6);
+		}
+		free(k);
+	}
+	if (n)
+		fprintf(out, "\n");
+	free(v);
+}
+
 static void ops(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
 
+	if (!corecap_model_has_ops(r->model)) {
+		fprintf(out, "ops        not measured (no trace)\n\n");
+		return;
+	}
 	if (!t->finished) {
 		fprintf(out, "ops        none traced (the daemon has no corecap_op annotations, or "
-			     "none completed in the window)\n\n");
+			     "none completed in the window; a daemon without annotations run with "
+			     "CORECAP_NET_EVENTS=on gets its ops detected from its sockets)\n\n");
 		return;
 	}
 	fprintf(out, "ops        (per op, us; the categories sum to the mean latency)\n");
+	if (r->net_ops)
+		fprintf(out,
+			"           detected from socket I/O (no annotations used): %llu requests "
+			"read, %llu replies written, %llu writes outside an op, %llu handed to "
+			"another thread\n",
+			(unsigned long long)r->net_ops->ops_begun,
+			(unsigned long long)r->net_ops->ops_ended,
+			(unsigned long long)r->net_ops->writes_without_op,
+			(unsigned long long)r->net_ops->handoffs);
 	for (size_t i = 0; i < t->n_types; i++) {
 		const struct op_type *ty = &t->types[i];
 		double n = (double)ty->hist.count, avg;
@@ -291,9 +529,11 @@ static void ops(const struct report *r, FILE *out)
 			fprintf(out, " %s %.1f (%.0f%%)", corecap_op_cat_name(c),
 				ty->cat_ns[c] / n / 1e3, pct(ty->cat_ns[c], ty->hist.sum_ns));
 		fprintf(out, "\n");
+		critical_path_lines(r, (uint32_t)i, out);
 		op_detail(r, ty, out);
 	}
 	fprintf(out, "\n");
+	waitfor_lines(r, out);
 }
 
 static void quality(const struct report *r, FILE *out)
@@ -411,13 +651,51 @@ static void ceph(const struct report *r, FILE *out)
 	fprintf(out, "\n");
 }
 
+/* The shim's I/O per class (classes with activity only), per benchmark op too. */
+static void io_classes(const struct report *r, FILE *out)
+{
+	const struct run_manifest *mf = r->manifest;
+	double ops = mf && mf->bench.has_ops && mf->bench.ops > 0 ? mf->bench.ops : 0;
+	bool any = false;
+
+	if (!r->shim_io)
+		return;
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++) {
+		const struct shim_io_delta *d = &r->shim_io[c];
+
+		if (!d->calls && !d->aio_done)
+			continue;
+		if (!any)
+			fprintf(out,
+				"\nI/O by class (shim counters over the window%s)\n"
+				"  %-8s %9s %10s %9s %10s %9s %11s %10s %10s %10s\n",
+				ops ? "; per op: per benchmark op" : "", "class", "calls", "io_ms",
+				"syncs", "sync_ms", "aio", "aio_mean_us", "io_us/op", "sync_us/op",
+				"aio_us/op");
+		any = true;
+		fprintf(out, "  %-8s %9llu %10.3f %9llu %10.3f %9llu %11.1f",
+			io_class_name((unsigned)c), (unsigned long long)d->calls,
+			(double)d->ns / 1e6, (unsigned long long)d->sync_calls,
+			(double)d->sync_ns / 1e6, (unsigned long long)d->aio_done,
+			d->aio_done ? (double)d->aio_ns / (double)d->aio_done / 1e3 : 0.0);
+		if (ops)
+			fprintf(out, " %10.1f %10.1f %10.1f\n", (double)d->ns / ops / 1e3,
+				(double)d->sync_ns / ops / 1e3, (double)d->aio_ns / ops / 1e3);
+		else
+			fprintf(out, " %10s %10s %10s\n", "-", "-", "-");
+	}
+}
+
 int corecap_render_text(const struct report *r, FILE *out)
 {
 	header(r, out);
 	ceiling(r, out);
 	pools(r, out);
 	threads(r, out);
+	kernel_states(r, out);
+	io_classes(r, out);
 	locks(r, out);
+	futex_locks(r, out);
 	ops(r, out);
 	ceph(r, out);
 	quality(r, out);

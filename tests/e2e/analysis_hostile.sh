@@ -108,24 +108,26 @@ expect_ok "historic_ops.json of another shape" "no 'ops' array" \
 	timeout $T "$CORECAP" report "$run"
 
 # ---- stats-begin / stats-end ----
-# mkstats FILE SITES_OFFSET [LOCK CONTENTIONS]: a stats file of version 1
-# with one table entry each, the site table at SITES_OFFSET, its one hot
-# lock at address LOCK with CONTENTIONS.
+# mkstats FILE SITES_OFFSET [LOCK CONTENTIONS]: a stats file of the layout
+# in corecap/stats_layout.h (version 2: 448-byte thread slots, 5 I/O
+# classes) with one table entry each, the site table at SITES_OFFSET, its
+# one hot lock at address LOCK with CONTENTIONS.
 mkstats() {
 	python3 - "$1" "$2" "${3:-0}" "${4:-0}" <<'PY'
 import struct, sys
 path, sites_off = sys.argv[1], eval(sys.argv[2])
 lock, contentions = int(sys.argv[3], 0), int(sys.argv[4])
-size = 4096 + 640 + 192 + 128
+site, thread, lk = 640, 448, 128
+size = 4096 + site + thread + lk
 h = bytearray(4096)
 struct.pack_into("<QIIQQQQQIIIIIIIIII", h, 0,
-    0x3174617473706363, 1, 4096, size, 0,
-    sites_off, 4096 + 640, 4096 + 640 + 192,
-    640, 192, 128, 1, 1, 1, 32, 32, 16, 4)
+    0x3174617473706363, 2, 4096, size, 0,
+    sites_off, 4096 + site, 4096 + site + thread,
+    site, thread, lk, 1, 1, 1, 32, 32, 16, 5)
 struct.pack_into("<ii", h, 96, 4242, 1)
 tables = bytearray(size - 4096)
 # the lock entry: addr, kind, reserved, first_site, hot_since_ns, acquisitions, contentions
-struct.pack_into("<QIIQQQQ", tables, 640 + 192, lock, 0, 0, 0, 1, contentions, contentions)
+struct.pack_into("<QIIQQQQ", tables, site + thread, lock, 0, 0, 0, 1, contentions, contentions)
 open(path, "wb").write(bytes(h) + bytes(tables))
 PY
 }

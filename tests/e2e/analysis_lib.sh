@@ -32,12 +32,12 @@ need_refosd() {
 	done
 }
 
-# start_refosd NAME [refosd options...]: refosd under `corecap run` (the
-# shim preloaded); sets OSD_PID and OSD_PORT.
-start_refosd() {
+# launch_refosd NAME CMD...: runs CMD (refosd, maybe behind a wrapper)
+# and waits for the port it reports; sets OSD_PID and OSD_PORT.
+launch_refosd() {
 	local name=$1 i
 	shift
-	"$CORECAP" run -- "$REFOSD" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
 	OSD_PID=$!
 	track "$OSD_PID"
 	OSD_PORT=""
@@ -56,6 +56,14 @@ start_refosd() {
 	exit 1
 }
 
+# start_refosd NAME [refosd options...]: refosd under `corecap run` (the
+# shim preloaded); sets OSD_PID and OSD_PORT.
+start_refosd() {
+	local name=$1
+	shift
+	launch_refosd "$name" "$CORECAP" run -- "$REFOSD" --port 0 "$@"
+}
+
 stop_refosd() {
 	kill -TERM "$OSD_PID" 2>/dev/null || true
 	wait "$OSD_PID" 2>/dev/null || true
@@ -67,13 +75,14 @@ _cpu_total() { awk '/^cpu / { s = 0; for (i = 2; i <= 9; i++) s += $i; print s }
 
 # record_refbench RUN [refbench options...]: records the running refosd
 # while refbench runs against it, then writes RUN.json (corecap report
-# --json) and RUN.ops (--dump-ops).
+# --json) and RUN.ops (--dump-ops). RECORD_OPTS (an array) adds options
+# to `corecap record`.
 record_refbench() {
 	local run=$1 idle0 total0
 	shift
 	idle0=$(_cpu_idle)
 	total0=$(_cpu_total)
-	"$CORECAP" record -q -p "$OSD_PID" -o "$run" -- \
+	"$CORECAP" record -q ${RECORD_OPTS[@]+"${RECORD_OPTS[@]}"} -p "$OSD_PID" -o "$run" -- \
 		"$REFBENCH" -p "$OSD_PORT" --no-progress "$@" >"$run.record.out" 2>&1 ||
 		{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
 	# The known answers assume the cores are the test's: say how idle the

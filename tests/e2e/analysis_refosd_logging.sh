@@ -19,6 +19,11 @@ mean() {
 	json "$1" "sum(t['count'] * (t['latency_us']['avg'] if '$2' == 'latency' else t['breakdown_us']['$2']) for t in d['ops']['by_type'].values()) / d['ops']['count']"
 }
 
+# Without kernel events: they cost the daemon per system call and futex
+# call, and the logging level changes how many it makes, so they add to
+# the latency difference what is not logging (with them: 56 and 71 us of
+# logging for 83 and 95 us of latency difference, on a busy machine).
+RECORD_OPTS=(--no-kernel)
 # Two rounds, alternating, so that a burst of load from elsewhere on the
 # machine does not fall on one level only; the means are over both rounds.
 for round in 1 2; do

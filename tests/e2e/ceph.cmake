@@ -8,3 +8,15 @@ corecap_e2e_test(ceph_profile ceph_profile.sh TIMEOUT 600 LABELS ceph)
 # wall-clock samples of the op-path threads matched with the OpTracker's
 # ops, must explain at least half of the latency it adds (issue #7).
 corecap_e2e_test(ceph_logging ceph_logging.sh TIMEOUT 600 LABELS ceph)
+# ceph-osd's DWARF from Debian's ceph-osd-dbg: inline frames and source
+# lines in the lock table and the flame graphs (issue #17).
+corecap_e2e_test(ceph_dbg ceph_dbg.sh TIMEOUT 300 LABELS "ceph;ceph-dbg")
+# Disk-backed OSDs (issue #21): BlueStore on sparse files (DB/WAL on a
+# second one) and FileStore with its journal, each started, benchmarked and
+# stopped, FileStore under the shim (about 40-60 s in all).
+corecap_e2e_test(ceph_disk ceph_disk.sh TIMEOUT 300 LABELS ceph)
+# Four memstore OSDs on one box, one pool spanning them (about 30 s).
+corecap_e2e_test(ceph_osds ceph_osds.sh TIMEOUT 300 LABELS ceph)
+# A BlueStore OSD under the shim: its libaio I/O counted by class, the DB
+# file's bytes against BlueFS's own count (about 20 s).
+corecap_e2e_test(ceph_bluestore_shim ceph_bluestore_shim.sh TIMEOUT 300 LABELS ceph)

@@ -29,3 +29,21 @@ ceph_start() {
 
 # Average IOPS of a rados bench output file.
 ceph_iops_of() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
+
+# The pids of processes whose command line mentions directory $1.
+ceph_procs_of_dir() {
+	local p
+	for p in /proc/[0-9]*; do
+		tr '\0' ' ' 2>/dev/null <"$p/cmdline" | grep -qF -- "$1/" && echo "${p#/proc/}"
+	done
+	return 0
+}
+
+# Skips the test unless directory $1's file system takes O_DIRECT writes
+# (BlueStore and FileStore's journal open their files with it; tmpfs
+# before Linux 6.6 does not).
+ceph_need_odirect() {
+	dd if=/dev/zero of="$1/.odirect-probe" bs=4096 count=1 oflag=direct status=none 2>/dev/null ||
+		skip "$1 does not take O_DIRECT writes (BlueStore and FileStore need them)"
+	rm -f "$1/.odirect-probe"
+}

@@ -117,3 +117,26 @@ need_refosd() {
 		[ -e "$b" ] || { echo "FAIL: $b is not built"; exit 1; }
 	done
 }
+
+# libc_symbols FILE: nm's list of libc6-dbg's debug file for the libc that
+# corecap runs with (by build-id); false without libc6-dbg.
+libc_symbols() {
+	local libc id
+	libc=$(ldd "$CORECAP" | sed -n 's|.*libc\.so\.6 => \([^ ]*\) .*|\1|p')
+	id=$(readelf -n "$libc" | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
+	nm --defined-only "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" >"$1" 2>/dev/null
+}
+
+# expect_pprof_equal WHAT PPROF_OUT CORECAP_OUT LIBC_SYMBOLS: corecap's folded
+# stacks equal google-pprof --collapsed's, up to docs/flame.md's normalisations.
+expect_pprof_equal() {
+	local out
+	_checks=$((_checks + 1))
+	if out=$(python3 "$CORECAP_SRC/tests/e2e/flame_pprof_compare.py" "$2" "$3" "$4"); then
+		echo "ok: $1: corecap flame = google-pprof --collapsed ($out)"
+	else
+		echo "FAIL: $1: corecap flame differs from google-pprof --collapsed:"
+		echo "$out" | cut -c1-400 | head -40
+		_failures=$((_failures + 1))
+	fi
+}

@@ -113,3 +113,16 @@ finish() {
 	echo "$((_checks - _failures)) passed, $_failures failed"
 	[ "$_failures" -eq 0 ]
 }
+
+# skip_if_others_busy MAX WHY: measures for 1 s the CPU the machine spends
+# (this test runs nothing yet) and reports the test skipped, saying WHY,
+# when it is over MAX cores.
+skip_if_others_busy() {
+	local b0 others
+	b0=$(awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat)
+	sleep 1
+	others=$(awk -v b0="$b0" -v hz="$(getconf CLK_TCK)" \
+		'$1 == "cpu" { print ($2 + $3 + $4 + $7 + $8 + $9 - b0) / hz }' /proc/stat)
+	echo "others: $others cores"
+	[ "$(calc "$others <= $1")" = 1 ] || skip "other processes keep $others cores busy (over $1): $2"
+}

@@ -2,6 +2,7 @@
 #include "bench_stats.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,28 @@ void bench_stats_add_latency(struct bench_stats *st, uint64_t lat_ns)
 	if (lat_ns > st->max_ns)
 		st->max_ns = lat_ns;
 	st->hist[bench_stats_bucket(lat_ns)]++;
+}
+
+/* Chan et al.'s pairwise update of the mean and the sum of squared deviations. */
+void bench_stats_merge(struct bench_stats *to, const struct bench_stats *from)
+{
+	uint64_t n;
+	double delta;
+	size_t i;
+
+	if (!from->count)
+		return;
+	n = to->count + from->count;
+	delta = from->mean_s - to->mean_s;
+	to->m2 += from->m2 + delta * delta * (double)to->count * (double)from->count / (double)n;
+	to->mean_s += delta * (double)from->count / (double)n;
+	to->count = n;
+	if (from->min_ns < to->min_ns)
+		to->min_ns = from->min_ns;
+	if (from->max_ns > to->max_ns)
+		to->max_ns = from->max_ns;
+	for (i = 0; i < BENCH_HIST_BUCKETS; i++)
+		to->hist[i] += from->hist[i];
 }
 
 int bench_stats_add_second(struct bench_stats *st, uint64_t ops)
@@ -163,4 +186,57 @@ double bench_stats_sec_min(const struct bench_stats *st, double factor)
 		if (st->per_sec[i] < m)
 			m = st->per_sec[i];
 	return st->nsec ? (double)m * factor : 0;
+}
+
+static void summary_line(FILE *out, int width, const char *label, const char *value)
+{
+	int len = (int)strlen(label);
+
+	fprintf(out, "%s%*s%s\n", label, len < width ? width - len : 1, "", value);
+}
+
+static void summary_g(FILE *out, int width, const char *label, double v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%g", v);
+	summary_line(out, width, label, buf);
+}
+
+static void summary_u(FILE *out, int width, const char *label, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	summary_line(out, width, label, buf);
+}
+
+void bench_stats_print_summary(FILE *out, const struct bench_stats *st, bool write, uint64_t ops,
+			       uint64_t op_bytes, double elapsed_s)
+{
+	int width = write ? 24 : 22;
+	double mb = (double)op_bytes / (1024.0 * 1024.0);
+
+	summary_g(out, width, "Total time run:", elapsed_s);
+	summary_u(out, width, write ? "Total writes made:" : "Total reads made:", ops);
+	summary_u(out, width, write ? "Write size:" : "Read size:", op_bytes);
+	summary_u(out, width, "Object size:", op_bytes);
+	summary_g(out, width,
+		  "Bandwidth (MB/sec):", elapsed_s > 0 ? (double)ops * mb / elapsed_s : 0);
+	summary_g(out, width, "Stddev Bandwidth:", bench_stats_sec_stddev(st, mb));
+	summary_g(out, width, "Max bandwidth (MB/sec):", bench_stats_sec_max(st, mb));
+	summary_g(out, width, "Min bandwidth (MB/sec):", bench_stats_sec_min(st, mb));
+	summary_u(out, width,
+		  "Average IOPS:", elapsed_s > 0 ? (uint64_t)((double)ops / elapsed_s) : 0);
+	summary_g(out, width, "Stddev IOPS:", bench_stats_sec_stddev(st, 1));
+	summary_g(out, width, "Max IOPS:", bench_stats_sec_max(st, 1));
+	summary_g(out, width, "Min IOPS:", bench_stats_sec_min(st, 1));
+	summary_g(out, width, "Average Latency(s):", bench_stats_mean_s(st));
+	summary_g(out, width, "Stddev Latency(s):", bench_stats_stddev_s(st));
+	summary_g(out, width, "Max latency(s):", bench_stats_max_s(st));
+	summary_g(out, width, "Min latency(s):", bench_stats_min_s(st));
+	summary_g(out, width, "p50 latency(s):", bench_stats_percentile(st, 0.50));
+	summary_g(out, width, "p99 latency(s):", bench_stats_percentile(st, 0.99));
+	summary_g(out, width, "p99.9 latency(s):", bench_stats_percentile(st, 0.999));
+	fflush(out);
 }

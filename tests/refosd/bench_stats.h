@@ -10,8 +10,10 @@
 #ifndef REFOSD_BENCH_STATS_H
 #define REFOSD_BENCH_STATS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define BENCH_HIST_SUB	   64
 #define BENCH_HIST_BUCKETS (BENCH_HIST_SUB * 60)
@@ -30,6 +32,12 @@ void bench_stats_release(struct bench_stats *st);
 
 void bench_stats_add_latency(struct bench_stats *st, uint64_t lat_ns);
 
+/*
+ * Add the latencies of `from` (count, mean, stddev, min, max, histogram:
+ * as if each had been added to `to`); its per-second series is not merged.
+ */
+void bench_stats_merge(struct bench_stats *to, const struct bench_stats *from);
+
 /* Record the ops finished in one more whole second. Returns 0 or -ENOMEM. */
 int bench_stats_add_second(struct bench_stats *st, uint64_t ops);
 
@@ -46,6 +54,15 @@ double bench_stats_max_s(const struct bench_stats *st);
 double bench_stats_sec_stddev(const struct bench_stats *st, double factor);
 double bench_stats_sec_max(const struct bench_stats *st, double factor);
 double bench_stats_sec_min(const struct bench_stats *st, double factor);
+
+/*
+ * Prints rados bench's summary of a run to out: labels padded to 24
+ * columns for writes or 22 otherwise, numbers as %g (how C++ streams
+ * print them), then the p50/p99/p99.9 latencies. ops and op_bytes are
+ * the run's ops and their size, elapsed_s its length.
+ */
+void bench_stats_print_summary(FILE *out, const struct bench_stats *st, bool write, uint64_t ops,
+			       uint64_t op_bytes, double elapsed_s);
 
 /* Histogram bucket of a latency, and the smallest value in a bucket (exposed for tests). */
 size_t bench_stats_bucket(uint64_t ns);

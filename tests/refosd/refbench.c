@@ -392,60 +392,10 @@ static int run(struct bench *b, double *elapsed_s)
 	return 0;
 }
 
-static void summary_line(int width, const char *label, const char *value)
-{
-	int len = (int)strlen(label);
-
-	printf("%s%*s%s\n", label, len < width ? width - len : 1, "", value);
-}
-
-static void summary_g(int width, const char *label, double v)
-{
-	char buf[32];
-
-	fmt_g(buf, sizeof(buf), v);
-	summary_line(width, label, buf);
-}
-
-static void summary_u(int width, const char *label, uint64_t v)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	summary_line(width, label, buf);
-}
-
-/*
- * rados bench's summary: labels padded to 24 columns (write) or 22 (seq,
- * rand), numbers as %g, which is how C++ streams print them by default.
- */
 static void summary(struct bench *b, double elapsed)
 {
-	bool w = b->opts.mode == BENCH_WRITE;
-	int width = w ? 24 : 22;
-	double mb = b->object_size / MB;
-	const struct bench_stats *st = &b->stats;
-
-	summary_g(width, "Total time run:", elapsed);
-	summary_u(width, w ? "Total writes made:" : "Total reads made:", b->finished);
-	summary_u(width, w ? "Write size:" : "Read size:", b->object_size);
-	summary_u(width, "Object size:", b->object_size);
-	summary_g(width, "Bandwidth (MB/sec):", elapsed > 0 ? b->finished * mb / elapsed : 0);
-	summary_g(width, "Stddev Bandwidth:", bench_stats_sec_stddev(st, mb));
-	summary_g(width, "Max bandwidth (MB/sec):", bench_stats_sec_max(st, mb));
-	summary_g(width, "Min bandwidth (MB/sec):", bench_stats_sec_min(st, mb));
-	summary_u(width, "Average IOPS:", elapsed > 0 ? (uint64_t)(b->finished / elapsed) : 0);
-	summary_g(width, "Stddev IOPS:", bench_stats_sec_stddev(st, 1));
-	summary_g(width, "Max IOPS:", bench_stats_sec_max(st, 1));
-	summary_g(width, "Min IOPS:", bench_stats_sec_min(st, 1));
-	summary_g(width, "Average Latency(s):", bench_stats_mean_s(st));
-	summary_g(width, "Stddev Latency(s):", bench_stats_stddev_s(st));
-	summary_g(width, "Max latency(s):", bench_stats_max_s(st));
-	summary_g(width, "Min latency(s):", bench_stats_min_s(st));
-	summary_g(width, "p50 latency(s):", bench_stats_percentile(st, 0.50));
-	summary_g(width, "p99 latency(s):", bench_stats_percentile(st, 0.99));
-	summary_g(width, "p99.9 latency(s):", bench_stats_percentile(st, 0.999));
-	fflush(stdout);
+	bench_stats_print_summary(stdout, &b->stats, b->opts.mode == BENCH_WRITE, b->finished,
+				  b->object_size, elapsed);
 }
 
 static int write_metadata(struct bench *b)

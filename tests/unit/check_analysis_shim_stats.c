@@ -137,6 +137,47 @@ START_TEST(hot_locks_and_sites_give_their_window_deltas)
 }
 END_TEST
 
+static struct corecap_stats_thread *thread_at(void *buf, uint32_t i)
+{
+	return (struct corecap_stats_thread *)corecap_stats_thread_at(buf, i);
+}
+
+/* Totals over threads (a retired one included) and classes, end - begin. */
+START_TEST(io_per_class_gives_its_window_deltas)
+{
+	struct corecap_stats_header *he = end_buf, *hb = begin_buf;
+	struct corecap_stats_thread *kb = thread_at(begin_buf, 0), *ke = thread_at(end_buf, 0),
+				    *aio = thread_at(end_buf, 1);
+
+	kb->state = ke->state = aio->state = CORECAP_THREAD_LIVE;
+	kb->c.io_calls[CORECAP_IO_JOURNAL] = 10;
+	ke->c.io_calls[CORECAP_IO_JOURNAL] = 110;
+	kb->c.io_ns[CORECAP_IO_JOURNAL] = 1000;
+	ke->c.io_ns[CORECAP_IO_JOURNAL] = 51000;
+	ke->c.sync_calls[CORECAP_IO_JOURNAL] = 40;
+	ke->c.sync_ns[CORECAP_IO_JOURNAL] = 30000;
+	aio->c.aio_done[CORECAP_IO_DATA] = 20;
+	aio->c.aio_ns[CORECAP_IO_DATA] = 200000;
+	aio->c.aio_bytes[CORECAP_IO_DATA] = 20 * 4096;
+	he->retired.aio_done[CORECAP_IO_DATA] = 5; /* a thread that exited meanwhile */
+	hb->aio_unmatched = 1;
+	he->aio_unmatched = 3;
+	save(begin_path, begin_buf, CORECAP_STATS_FILE_BYTES);
+	save(end_path, end_buf, CORECAP_STATS_FILE_BYTES);
+
+	ck_assert_int_eq(corecap_shim_stats_load(&st, begin_path, end_path, &err), 0);
+	ck_assert_uint_eq(st.io[CORECAP_IO_JOURNAL].calls, 100);
+	ck_assert_uint_eq(st.io[CORECAP_IO_JOURNAL].ns, 50000);
+	ck_assert_uint_eq(st.io[CORECAP_IO_JOURNAL].sync_calls, 40);
+	ck_assert_uint_eq(st.io[CORECAP_IO_JOURNAL].sync_ns, 30000);
+	ck_assert_uint_eq(st.io[CORECAP_IO_DATA].aio_done, 25);
+	ck_assert_uint_eq(st.io[CORECAP_IO_DATA].aio_ns, 200000);
+	ck_assert_uint_eq(st.io[CORECAP_IO_DATA].aio_bytes, 20 * 4096);
+	ck_assert_uint_eq(st.io[CORECAP_IO_DATA].calls, 0);
+	ck_assert_uint_eq(st.aio_untimed, 2);
+}
+END_TEST
+
 START_TEST(a_copy_that_is_not_a_stats_file_is_refused_naming_it)
 {
 	save(begin_path, begin_buf, CORECAP_STATS_FILE_BYTES);
@@ -173,6 +214,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, hot_locks_and_sites_give_their_window_deltas);
+	tcase_add_test(tc, io_per_class_gives_its_window_deltas);
 	tcase_add_test(tc, a_copy_that_is_not_a_stats_file_is_refused_naming_it);
 	tcase_add_test(tc, copies_of_two_processes_are_refused);
 	tcase_add_test(tc, a_missing_copy_is_enoent);

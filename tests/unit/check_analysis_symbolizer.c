@@ -3,6 +3,7 @@
  * a copy of its /proc/self/maps and its ELF file, as a run would be.
  */
 #include <check.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -36,6 +37,39 @@ struct {
 } symbolizer_marker_struct;
 pthread_mutex_t symbolizer_marker_mutex = PTHREAD_MUTEX_INITIALIZER;
 long symbolizer_marker_bss[1024];
+
+/* An inlined call: the return address of capture_pc lies in its body, at pc_line. */
+static uintptr_t captured_pc;
+static int pc_line, call_line;
+
+__attribute__((noinline)) static void capture_pc(void)
+{
+	captured_pc = (uintptr_t)__builtin_return_address(0);
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((always_inline)) static inline void inlined_marker(void)
+{
+	pc_line = __LINE__ + 1;
+	capture_pc();
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void inline_holder_fn(void)
+{
+	call_line = __LINE__ + 1;
+	inlined_marker();
+	__asm__ volatile("" ::: "memory");
+}
+
+/* A return address inside libc: qsort calls this from its own (local) code. */
+static uintptr_t libc_ra;
+
+__attribute__((noinline)) static int cmp_int(const void *a, const void *b)
+{
+	libc_ra = (uintptr_t)__builtin_return_address(0);
+	return *(const int *)a - *(const int *)b;
+}
 
 static char maps[64], ids[64];
 static struct symbolizer s;
@@ -168,6 +202,134 @@ START_TEST(symfs_roots_the_lookup_and_a_missing_file_is_reported)
 }
 END_TEST
 
+START_TEST(inlined_calls_are_frames_of_their_own_with_source_lines)
+{
+	const struct sym_frame *f;
+	size_t n;
+
+	inline_holder_fn();
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	n = corecap_symbolizer_frames(&s, captured_pc - 1, &f);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(f[0].function, "inlined_marker");
+	ck_assert(f[0].inlined);
+	ck_assert_ptr_nonnull(f[0].file);
+	ck_assert_ptr_nonnull(strstr(f[0].file, "check_analysis_symbolizer.c"));
+	ck_assert_uint_eq(f[0].line, (unsigned)pc_line);
+	ck_assert_str_eq(f[1].function, "inline_holder_fn");
+	ck_assert(!f[1].inlined);
+	ck_assert_uint_eq(f[1].line, (unsigned)call_line);
+	/* Cached: the same frames again. */
+	ck_assert_uint_eq(corecap_symbolizer_frames(&s, captured_pc - 1, &f), 2);
+	ck_assert_uint_eq(corecap_symbolizer_frames(&s, 0x10, &f), 0);
+}
+END_TEST
+
+START_TEST(libc_is_named_from_its_debug_file)
+{
+	int v[64];
+	struct sym_info info;
+	const struct sym_frame *f;
+	size_t n;
+
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	qsort(v, 64, sizeof(*v), cmp_int);
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	ck_assert(corecap_symbolizer_lookup(&s, libc_ra, &info));
+	ck_assert_str_eq(info.module, "libc.so.6");
+	if (access("/usr/lib/debug/.build-id", F_OK) != 0 ||
+	    !strstr(info.symbol ? info.symbol : "", "msort")) {
+		/* Without libc6-dbg only .dynsym names libc: qsort's helpers are local. */
+		fprintf(stderr, "libc_is_named_from_its_debug_file: no libc6-dbg, got %s\n",
+			info.symbol ? info.symbol : "(none)");
+		ck_assert(access("/usr/share/doc/libc6-dbg", F_OK) != 0);
+		return;
+	}
+	n = corecap_symbolizer_frames(&s, libc_ra - 1, &f);
+	ck_assert_uint_ge(n, 1);
+	ck_assert_ptr_nonnull(f[0].file);
+	ck_assert_ptr_nonnull(strstr(f[0].file, "msort.c"));
+}
+END_TEST
+
+START_TEST(the_vdso_is_named)
+{
+	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+	uintptr_t fn = h ? (uintptr_t)dlsym(h, "__vdso_clock_gettime") : 0;
+	const char *name;
+
+	ck_assert_msg(fn, "no vDSO clock_gettime");
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	name = corecap_symbolizer_name(&s, fn + 4, true);
+	ck_assert_msg(strstr(name, "clock_gettime+0x4"), "got %s", name);
+	ck_assert(!corecap_symbolizer_is_shim(&s, fn));
+}
+END_TEST
+
+START_TEST(the_shims_modules_are_told_apart)
+{
+	FILE *f = fopen(maps, "a");
+
+	fprintf(f, "7ff000000000-7ff000010000 r-xp 00000000 00:00 0 "
+		   "/nonexistent/preload/libcorecap-preload.so\n");
+	fprintf(f, "7ff000010000-7ff000020000 r-xp 00000000 00:00 0 "
+		   "/nonexistent/liblttng-ust.so.1.0.0\n");
+	fclose(f);
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	ck_assert(corecap_symbolizer_is_shim(&s, 0x7ff000000100));
+	ck_assert(corecap_symbolizer_is_shim(&s, 0x7ff000010100));
+	ck_assert(!corecap_symbolizer_is_shim(&s, (uintptr_t)symbolizer_marker_fn));
+	ck_assert(!corecap_symbolizer_is_shim(&s, 0x10));
+}
+END_TEST
+
+/*
+ * A stripped copy of this program with a .gnu_debuglink to its debug file
+ * beside it (objcopy, as Debian's dh_strip makes them): symbols and lines
+ * come from the debug file.
+ */
+START_TEST(a_stripped_file_is_named_from_its_debuglink_file)
+{
+	char dir[] = "/tmp/check_debuglink_XXXXXX", cmd[2048], exe[512], line[1024], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	FILE *in, *out;
+	const struct sym_frame *f;
+
+	ck_assert_int_gt(n, 0);
+	exe[n] = '\0';
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --only-keep-debug '%s' %s/prog.debug && "
+		 "objcopy --strip-all --add-gnu-debuglink=%s/prog.debug '%s' %s/prog",
+		 exe, dir, dir, exe, dir);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "a_stripped_file_is_named_from_its_debuglink_file: no objcopy\n");
+		return;
+	}
+	/* The run's maps with this program's lines naming the stripped copy. */
+	in = fopen("/proc/self/maps", "r");
+	out = fopen(maps, "w");
+	while (fgets(line, sizeof(line), in)) {
+		slash = strstr(line, exe);
+		if (slash)
+			fprintf(out, "%.*s%s/prog\n", (int)(slash - line), line, dir);
+		else
+			fputs(line, out);
+	}
+	fclose(in);
+	fclose(out);
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	ck_assert_str_eq(corecap_symbolizer_name(&s, (uintptr_t)symbolizer_marker_fn + 4, true),
+			 "symbolizer_marker_fn+0x4");
+	inline_holder_fn();
+	ck_assert_uint_eq(corecap_symbolizer_frames(&s, captured_pc - 1, &f), 2);
+	ck_assert_uint_eq(f[0].line, (unsigned)pc_line);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(a_missing_maps_file_is_enoent)
 {
 	unlink(maps);
@@ -192,6 +354,11 @@ int main(void)
 	tcase_add_test(tc, a_file_whose_build_id_changed_is_not_trusted);
 	tcase_add_test(tc, symfs_roots_the_lookup_and_a_missing_file_is_reported);
 	tcase_add_test(tc, a_missing_maps_file_is_enoent);
+	tcase_add_test(tc, inlined_calls_are_frames_of_their_own_with_source_lines);
+	tcase_add_test(tc, libc_is_named_from_its_debug_file);
+	tcase_add_test(tc, the_vdso_is_named);
+	tcase_add_test(tc, the_shims_modules_are_told_apart);
+	tcase_add_test(tc, a_stripped_file_is_named_from_its_debuglink_file);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

@@ -71,6 +71,28 @@ START_TEST(first_and_last_rows_in_the_window_give_cpu_and_runq)
 }
 END_TEST
 
+START_TEST(context_switches_are_the_window_delta_and_may_be_unknown)
+{
+	uint64_t cs = 0;
+
+	write_file(HEADER "100\t7\tw\tR\t0\t0\t0\t0\t0\t10\t3\n"
+			  "200\t7\tw\tR\t0\t0\t0\t0\t0\t25\t4\n"
+			  "100\t8\tl\tS\t0\t0\t0\t0\t0\t-1\t-1\n"
+			  "200\t8\tl\tS\t0\t0\t0\t0\t0\t-1\t-1\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(corecap_sampled_thread_cs(&s.threads[0], &cs));
+	ck_assert_uint_eq(cs, 16);
+	ck_assert(!corecap_sampled_thread_cs(&s.threads[1], &cs));
+	corecap_thread_samples_release(&s);
+	corecap_thread_samples_init(&s);
+	/* An older file without the columns still loads; the switches are unknown. */
+	write_file("time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\n"
+		   "100\t7\tw\tR\t0\t0\t0\t0\t0\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(!corecap_sampled_thread_cs(&s.threads[0], &cs));
+}
+END_TEST
+
 START_TEST(a_header_without_a_needed_column_is_refused_naming_file_and_line)
 {
 	write_file("time_ns\ttid\tcomm\n1\t2\tx\n");
@@ -87,6 +109,28 @@ START_TEST(a_garbled_row_is_refused_naming_the_line)
 			  "1x0\t7\tx\tR\t0\t0\t0\t0\t0\t0\t0\n");
 	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "line 3"));
+}
+END_TEST
+
+START_TEST(a_torn_last_line_is_dropped_and_flagged)
+{
+	/* A collector killed mid-write: the last row stops inside a number. */
+	write_file(HEADER "100\t7\tmsgr-worker-0\tR\t10000000\t0\t0\t1000\t500\t0\t0\n"
+			  "200\t7\tmsgr-worker-0\tR\t20000000\t0\t0\t2000\t600\t0\t0\n"
+			  "300\t7\tmsgr-worker-0\tR\t9");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(s.torn_last_line);
+	ck_assert_uint_eq(s.rows, 2);
+	ck_assert_uint_eq(s.threads[0].last.time_ns, 200);
+}
+END_TEST
+
+START_TEST(a_whole_file_is_not_flagged_torn)
+{
+	write_file(HEADER "100\t7\tlog\tS\t0\t0\t0\t0\t0\t0\t0\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert(!s.torn_last_line);
+	ck_assert_uint_eq(s.rows, 1);
 }
 END_TEST
 
@@ -107,9 +151,12 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, first_and_last_rows_in_the_window_give_cpu_and_runq);
+	tcase_add_test(tc, context_switches_are_the_window_delta_and_may_be_unknown);
 	tcase_add_test(tc, a_header_without_a_needed_column_is_refused_naming_file_and_line);
 	tcase_add_test(tc, a_garbled_row_is_refused_naming_the_line);
 	tcase_add_test(tc, a_missing_file_is_enoent);
+	tcase_add_test(tc, a_torn_last_line_is_dropped_and_flagged);
+	tcase_add_test(tc, a_whole_file_is_not_flagged_torn);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

@@ -145,6 +145,7 @@ START_TEST(bad_values_are_usage_errors_that_name_the_value)
 	char *a14[] = {"record", "-p", "1", "--wallclock-threads", "", NULL};
 	char *a15[] = {"record", "-p", "1", "--wallclock-threads=,,", NULL};
 	char *a16[] = {"record", "-p", "1", "--wallclock-threads", NULL};
+	char *a17[] = {"record", "-p", "1", "-d", "0.005", NULL};
 
 	expect_usage_error(a1, ARGC(a1), "missing -p PID");
 	expect_usage_error(a2, ARGC(a2), "'12x'");
@@ -162,6 +163,8 @@ START_TEST(bad_values_are_usage_errors_that_name_the_value)
 	expect_usage_error(a14, ARGC(a14), "--wallclock-threads ''");
 	expect_usage_error(a15, ARGC(a15), "--wallclock-threads ',,'");
 	expect_usage_error(a16, ARGC(a16), "needs an argument");
+	/* Below the bound a profiled daemon's two toggles would come too close. */
+	expect_usage_error(a17, ARGC(a17), "duration '0.005' (seconds, at least 0.1");
 }
 END_TEST
 

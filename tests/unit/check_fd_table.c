@@ -24,6 +24,9 @@ static void setup(void)
 	s.pattern[0] = "*.log";
 	s.pattern[1] = "/var/log/*";
 	s.n_patterns = 2;
+	s.journal_pattern[0] = "*block.wal";
+	s.journal_pattern[1] = "*/journal";
+	s.n_journal_patterns = 2;
 	fd_table_init(&t, &s);
 }
 
@@ -53,6 +56,16 @@ START_TEST(paths_decide_at_open)
 	/* Unknown again after close; a closed number is classified "other". */
 	fd_table_forget(&t, 52);
 	ck_assert_int_eq(fd_table_class(&t, 9999), CORECAP_IO_OTHER);
+	/* Journal patterns: BlueStore's WAL, FileStore's journal; log wins. */
+	fd_table_opened(&t, 53, "/var/lib/ceph/osd/ceph-0/block.wal");
+	ck_assert_int_eq(fd_table_class(&t, 53), CORECAP_IO_JOURNAL);
+	fd_table_opened(&t, 54, "/srv/osd.1/journal");
+	ck_assert_int_eq(fd_table_class(&t, 54), CORECAP_IO_JOURNAL);
+	fd_table_opened(&t, 55, "/srv/journal.log");
+	ck_assert_int_eq(fd_table_class(&t, 55), CORECAP_IO_LOG);
+	ck_assert_int_eq(fd_table_path_class(&t, "/srv/osd.1/journal.bak"), -1);
+	for (int fd = 53; fd <= 55; fd++)
+		fd_table_forget(&t, fd);
 }
 END_TEST
 

@@ -63,19 +63,21 @@ START_TEST(wall_samples_are_read_and_bad_lines_counted)
 		   "300\t9\t10\t\n"	   /* no stack */
 		   "400\tx\t10\t1234\n"	   /* bad tid */
 		   "500\t7\t10\t12zz 34\n" /* bad address */
-		   "600\t7\t6000\t1 2 3 4");
+		   "600\t7\t6000\t1 2 3 4\n"
+		   "700\t7\t6000\t1 2 3"); /* torn: a killed collector's last line */
 	corecap_wall_samples_init(&w);
 	ck_assert_int_eq(corecap_wall_samples_read(&w, path, on_sample, &seen, &err), 0);
 	ck_assert_uint_eq(w.lines, 7);
 	ck_assert_uint_eq(w.samples, 3);
 	ck_assert_uint_eq(w.bad_lines, 4);
+	ck_assert(w.torn_last_line);
 	ck_assert_uint_eq(seen.n, 3);
 	ck_assert_int_eq(seen.tids[0], 7);
 	ck_assert_uint_eq(seen.depths[0], 3);
 	ck_assert_uint_eq(seen.first_ip[0], 0x7f00aa);
 	ck_assert_uint_eq(seen.last_ip[0], 0x55bb02);
 	ck_assert_uint_eq(seen.first_ip[1], 0xdeadbeef);
-	ck_assert_uint_eq(seen.depths[2], 4); /* the last line has no newline */
+	ck_assert_uint_eq(seen.depths[2], 4);
 	corecap_wall_samples_release(&w);
 	unlink(path);
 	ck_assert_int_eq(

@@ -131,19 +131,29 @@ START_TEST(malformed_lines_are_rejected_and_counted)
 }
 END_TEST
 
-static const char *test_namer(void *ctx, uint64_t addr, bool exact, char *buf, size_t size,
-			      bool *resolved)
+/* 0x4: two inlined calls in f4; 0x7000: a shim frame. */
+static void test_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *out)
 {
 	(void)ctx;
 	if (addr == 0xdead) {
-		snprintf(buf, size, "0x%" PRIx64, addr);
-		return buf;
+		snprintf(out->buf, sizeof(out->buf), "0x%" PRIx64, addr);
+		out->names[out->n++] = out->buf;
+		return;
 	}
-	*resolved = true;
-	if (addr == 0x5000)
-		return "CpuProfiler::prof_handler(int, siginfo_t*, void*, void*)";
-	snprintf(buf, size, "f%" PRIx64 "%s", addr, exact ? "" : "r");
-	return buf;
+	out->resolved = true;
+	out->shim = addr == 0x7000;
+	if (addr == 0x5000) {
+		out->names[out->n++] = "CpuProfiler::prof_handler(int, siginfo_t*, void*, void*)";
+		return;
+	}
+	if (addr == 0x4) {
+		out->inlined[out->n] = true;
+		out->names[out->n++] = "leaf";
+		out->inlined[out->n] = true;
+		out->names[out->n++] = "mid";
+	}
+	snprintf(out->buf, sizeof(out->buf), "f%" PRIx64 "%s", addr, exact ? "" : "r");
+	out->names[out->n++] = out->buf;
 }
 
 START_TEST(address_stacks_are_named_outermost_first)
@@ -162,6 +172,30 @@ START_TEST(address_stacks_are_named_outermost_first)
 	ck_assert_uint_eq(fs.unresolved_frames, 1);
 	ck_assert_uint_eq(fs.skipped_frames, 1);
 	ck_assert_uint_eq(fs.weight, 4);
+	free(out);
+	corecap_flame_stacks_release(&fs);
+}
+END_TEST
+
+START_TEST(inlined_calls_are_frames_and_shim_frames_are_cut)
+{
+	struct flame_stacks fs;
+	const uint64_t pcs[] = {0x7000, 0x4, 0x3}; /* innermost first */
+	char *out;
+
+	ck_assert_int_eq(corecap_flame_stacks_init(&fs, FLAME_CPU, test_namer, NULL), 0);
+	ck_assert_int_eq(corecap_flame_stacks_add(&fs, NULL, 0, pcs, 3, true, true, 2, 0), 0);
+	out = written(&fs.folded, 1);
+	ck_assert_str_eq(out, "f3;f4;mid[inline];leaf[inline] 2\n");
+	ck_assert_uint_eq(fs.shim_frames, 1);
+	free(out);
+	corecap_flame_stacks_release(&fs);
+	ck_assert_int_eq(corecap_flame_stacks_init(&fs, FLAME_CPU, test_namer, NULL), 0);
+	fs.keep_shim_frames = true;
+	ck_assert_int_eq(corecap_flame_stacks_add(&fs, NULL, 0, pcs, 3, true, true, 2, 0), 0);
+	out = written(&fs.folded, 1);
+	ck_assert_str_eq(out, "f3;f4;mid[inline];leaf[inline];f7000 2\n");
+	ck_assert_uint_eq(fs.shim_frames, 0);
 	free(out);
 	corecap_flame_stacks_release(&fs);
 }
@@ -191,6 +225,7 @@ int main(void)
 	tcase_add_test(tc, two_columns_keep_stacks_of_either_side);
 	tcase_add_test(tc, malformed_lines_are_rejected_and_counted);
 	tcase_add_test(tc, address_stacks_are_named_outermost_first);
+	tcase_add_test(tc, inlined_calls_are_frames_and_shim_frames_are_cut);
 	tcase_add_test(tc, kinds_have_names);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -71,6 +71,33 @@ START_TEST(mean_and_stddev_are_exact)
 }
 END_TEST
 
+START_TEST(merged_stats_equal_stats_of_all_samples)
+{
+	struct bench_stats all, a, b;
+	uint64_t v;
+
+	bench_stats_init(&all);
+	bench_stats_init(&a);
+	bench_stats_init(&b);
+	for (v = 1; v <= 300; v++) {
+		uint64_t ns = v * v * 1000;
+
+		bench_stats_add_latency(&all, ns);
+		bench_stats_add_latency(v % 3 ? &a : &b, ns);
+	}
+	bench_stats_merge(&a, &b);
+	ck_assert_uint_eq(a.count, all.count);
+	ck_assert_double_eq_tol(bench_stats_mean_s(&a), bench_stats_mean_s(&all), 1e-12);
+	ck_assert_double_eq_tol(bench_stats_stddev_s(&a), bench_stats_stddev_s(&all), 1e-12);
+	ck_assert_double_eq(bench_stats_min_s(&a), bench_stats_min_s(&all));
+	ck_assert_double_eq(bench_stats_max_s(&a), bench_stats_max_s(&all));
+	ck_assert_double_eq(bench_stats_percentile(&a, 0.99), bench_stats_percentile(&all, 0.99));
+	bench_stats_release(&all);
+	bench_stats_release(&a);
+	bench_stats_release(&b);
+}
+END_TEST
+
 START_TEST(no_samples_give_zeros)
 {
 	struct bench_stats st;
@@ -123,6 +150,7 @@ int main(void)
 	tcase_add_test(tc, percentiles_of_a_uniform_spread_are_within_two_percent);
 	tcase_add_test(tc, one_outlier_shows_in_the_tail_only);
 	tcase_add_test(tc, mean_and_stddev_are_exact);
+	tcase_add_test(tc, merged_stats_equal_stats_of_all_samples);
 	tcase_add_test(tc, no_samples_give_zeros);
 	tcase_add_test(tc, per_second_figures_match_rados_bench);
 	suite_add_tcase(s, tc);

@@ -4,6 +4,7 @@
  */
 #include <check.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,9 +47,34 @@ START_TEST(defaults_when_nothing_is_set)
 	ck_assert_uint_eq(s.dump_top, 20);
 	ck_assert_str_eq(s.delay_site, "");
 	ck_assert(!s.wake_events);
+	ck_assert(!s.net_events);
 	ck_assert_uint_eq(s.n_patterns, 2);
 	ck_assert_str_eq(s.pattern[0], "*.log");
 	ck_assert_str_eq(s.pattern[1], "/var/log/*");
+	ck_assert_uint_eq(s.n_journal_patterns, 3);
+	ck_assert_str_eq(s.journal_pattern[0], "*block.wal");
+	ck_assert_str_eq(s.journal_pattern[1], "*block.db");
+	ck_assert_str_eq(s.journal_pattern[2], "*/journal");
+}
+END_TEST
+
+START_TEST(journal_patterns_are_read_like_log_ones)
+{
+	char long_value[600];
+	const char *good[] = {"CORECAP_IO_JOURNAL=/dev/nvme0n1p*:*/wal", NULL};
+	const char *bad[] = {long_value, NULL};
+	struct settings s;
+
+	ck_assert_int_eq(load(&s, good), 0);
+	ck_assert_uint_eq(s.n_journal_patterns, 2);
+	ck_assert_str_eq(s.journal_pattern[0], "/dev/nvme0n1p*");
+	ck_assert_str_eq(s.journal_pattern[1], "*/wal");
+	ck_assert_uint_eq(s.n_patterns, 2); /* the log patterns keep their defaults */
+	/* Too long: one warning, the defaults. */
+	snprintf(long_value, sizeof(long_value), "CORECAP_IO_JOURNAL=%0550d", 0);
+	ck_assert_int_eq(load(&s, bad), 1);
+	ck_assert_uint_eq(s.n_journal_patterns, 3);
+	ck_assert_str_eq(s.journal_pattern[0], "*block.wal");
 }
 END_TEST
 
@@ -61,6 +87,7 @@ START_TEST(good_values_are_taken)
 			      "CORECAP_IO_THRESHOLD_NS=250000",
 			      "CORECAP_STATS=off",
 			      "CORECAP_WAKE_EVENTS=on",
+			      "CORECAP_NET_EVENTS=1",
 			      "CORECAP_STATS_DIR=/tmp",
 			      "CORECAP_DUMP=/tmp/dump.%p",
 			      "CORECAP_DUMP_SIGNAL=SIGUSR1",
@@ -78,6 +105,7 @@ START_TEST(good_values_are_taken)
 	ck_assert_uint_eq(s.io_threshold_ns, 250000);
 	ck_assert(!s.stats_enabled);
 	ck_assert(s.wake_events);
+	ck_assert(s.net_events);
 	ck_assert_str_eq(s.stats_dir, "/tmp");
 	ck_assert_str_eq(s.dump_path, "/tmp/dump.%p");
 	ck_assert_int_eq(s.dump_signal, SIGUSR1);
@@ -105,10 +133,11 @@ START_TEST(each_malformed_value_warns_once_and_keeps_the_default)
 			      "CORECAP_DUMP_TOP=0",
 			      "CORECAP_DELAY=nodelay",
 			      "CORECAP_WAKE_EVENTS=yes",
+			      "CORECAP_NET_EVENTS=all",
 			      NULL};
 	struct settings s;
 
-	ck_assert_int_eq(load(&s, vars), 12);
+	ck_assert_int_eq(load(&s, vars), 13);
 	ck_assert_uint_eq(s.stack_sample_every, 64);
 	ck_assert_uint_eq(s.stack_depth, 32);
 	ck_assert_uint_eq(s.hold_sample_every, 0);
@@ -121,6 +150,7 @@ START_TEST(each_malformed_value_warns_once_and_keeps_the_default)
 	ck_assert_uint_eq(s.dump_top, 20);
 	ck_assert_str_eq(s.delay_site, "");
 	ck_assert_uint_eq(s.delay_ns, 0);
+	ck_assert(!s.net_events);
 }
 END_TEST
 
@@ -179,6 +209,7 @@ static Suite *suite(void)
 
 	tcase_add_test(tc, defaults_when_nothing_is_set);
 	tcase_add_test(tc, good_values_are_taken);
+	tcase_add_test(tc, journal_patterns_are_read_like_log_ones);
 	tcase_add_test(tc, each_malformed_value_warns_once_and_keeps_the_default);
 	tcase_add_test(tc, delay_needs_a_site_and_positive_nanoseconds);
 	tcase_add_test(tc, strict_numbers);

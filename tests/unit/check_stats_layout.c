@@ -53,9 +53,11 @@ START_TEST(foreign_or_damaged_files_are_rejected)
 	h->magic ^= 1;
 	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
 	h->magic ^= 1;
-	h->version = 2;
+	h->version = CORECAP_STATS_VERSION + 1;
 	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
-	h->version = 1;
+	h->version = 1; /* 4 I/O classes, 192-byte slots: another layout */
+	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	h->version = CORECAP_STATS_VERSION;
 	h->site_bytes = 8;
 	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
 	h->site_bytes = sizeof(struct corecap_stats_site);

@@ -81,6 +81,17 @@ START_TEST(log_data_net_other_are_told_apart)
 	ck_assert_uint_eq(bytes(CORECAP_IO_NET), 20);
 	ck_assert_uint_eq(calls(CORECAP_IO_OTHER), 1);
 	ck_assert_uint_gt(probe_self()->c.io_ns[CORECAP_IO_DATA], before.io_ns[CORECAP_IO_DATA]);
+	/* The fsync among them, with its time (part of the class's io_ns). */
+	ck_assert_uint_eq(probe_self()->c.sync_calls[CORECAP_IO_DATA] -
+				  before.sync_calls[CORECAP_IO_DATA],
+			  1);
+	ck_assert_uint_eq(
+		probe_self()->c.sync_calls[CORECAP_IO_LOG] - before.sync_calls[CORECAP_IO_LOG], 0);
+	ck_assert_uint_gt(probe_self()->c.sync_ns[CORECAP_IO_DATA],
+			  before.sync_ns[CORECAP_IO_DATA]);
+	ck_assert_uint_le(probe_self()->c.sync_ns[CORECAP_IO_DATA] -
+				  before.sync_ns[CORECAP_IO_DATA],
+			  probe_self()->c.io_ns[CORECAP_IO_DATA] - before.io_ns[CORECAP_IO_DATA]);
 	close(log);
 	close(data);
 	close(sv[0]);

@@ -86,3 +86,20 @@ corecap_preload_shim_env(unit.check_lock_track_sampled CK_RUN_CASE=sampled)
 # sum past its 20% bound either way (5 of 6 runs failed at a load of 3.6,
 # plain build), so it gets the attempts of the tests labelled measured.
 set_property(TEST unit.check_lock_track_sampled APPEND PROPERTY LABELS measured)
+
+# libaio under the shim (issue #21): a real io_submit/io_getevents program
+# on O_DIRECT files under /tmp. Needs libaio-dev (scripts/install-deps).
+corecap_preload_module_test(check_aio_table
+	SOURCES ${_here}/check_aio_table.c ${_pre}/aio_table.c)
+find_library(CORECAP_LIBAIO aio)
+find_path(CORECAP_LIBAIO_H libaio.h)
+if(CORECAP_LIBAIO AND CORECAP_LIBAIO_H)
+	corecap_preload_shim_test(check_wrap_aio SOURCES ${_here}/check_wrap_aio.c
+		LIBS ${CORECAP_LIBAIO})
+	set_tests_properties(unit.check_wrap_aio PROPERTIES SKIP_RETURN_CODE 77)
+else()
+	add_test(NAME unit.check_wrap_aio COMMAND sh -c
+		"echo 'skipped: libaio-dev is not installed (scripts/install-deps)'; exit 77")
+	set_tests_properties(unit.check_wrap_aio PROPERTIES LABELS "unit;preload"
+		SKIP_RETURN_CODE 77)
+endif()

@@ -34,6 +34,13 @@ extern const char corecap_compare_usage[];
 	"                          ops into categories (default: msgr-worker,tp_osd_tp,\n"        \
 	"                          fn_anonymous,finisher,ms_dispatch,ms_local,bstore_*)\n"         \
 	"  --top N                 rows of the lock table in the text report (default 10)\n"       \
+	"  --lines                 text: lock sites and stack frames with their inlined calls\n"  \
+	"                          and file:line (the JSON always has them)\n"                    \
+	"  --keep-shim-frames      keep the frames of corecap's shim and LTTng-UST in stacks\n"   \
+	"  --ops auto|annotated|detected  where ops come from: the daemon's corecap_op\n"          \
+	"                          annotations, or requests and replies detected on its\n"       \
+	"                          sockets (needs CORECAP_NET_EVENTS=on); auto: detected only\n" \
+	"                          when the daemon annotated none (default auto)\n"              \
 	"  --dump-ops FILE         write every op's latency and categories to FILE (TSV)\n"        \
 	"  --check-conservation    fail (exit 1) if any op's categories miss its latency by\n"     \
 	"                          more than 1 us\n"

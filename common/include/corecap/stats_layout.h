@@ -62,9 +62,9 @@
 #include <time.h>
 
 #define CORECAP_STATS_MAGIC   UINT64_C(0x3174617473706363) /* "ccpstat1" read as bytes */
-#define CORECAP_STATS_VERSION 1
+#define CORECAP_STATS_VERSION 2
 
-/* Table sizes of version 1; a reader takes the actual ones from the header. */
+/* Table sizes of version 2; a reader takes the actual ones from the header. */
 #define CORECAP_STATS_MAX_SITES	   2048
 #define CORECAP_STATS_MAX_THREADS  1024
 #define CORECAP_STATS_MAX_LOCKS	   4096
@@ -90,7 +90,8 @@ enum corecap_io_class {
 	CORECAP_IO_LOG = 1,
 	CORECAP_IO_DATA = 2,
 	CORECAP_IO_NET = 3,
-	CORECAP_IO_CLASSES = 4,
+	CORECAP_IO_JOURNAL = 4, /* journal, WAL and DB files (CORECAP_IO_JOURNAL patterns) */
+	CORECAP_IO_CLASSES = 5,
 };
 
 enum corecap_stats_thread_state {
@@ -119,6 +120,18 @@ struct corecap_stats_counters {
 	uint64_t io_calls[CORECAP_IO_CLASSES];
 	uint64_t io_ns[CORECAP_IO_CLASSES];    /* time inside the I/O calls */
 	uint64_t io_bytes[CORECAP_IO_CLASSES]; /* bytes moved (successful calls) */
+	/*
+	 * Asynchronous I/O (libaio's io_submit and io_getevents): each
+	 * completion this thread reaped, by the class of its iocb's
+	 * descriptor, with the time from its submission (by any thread) to
+	 * its reaping. The io_submit call itself counts in io_calls/io_ns.
+	 */
+	uint64_t aio_done[CORECAP_IO_CLASSES];
+	uint64_t aio_ns[CORECAP_IO_CLASSES];
+	uint64_t aio_bytes[CORECAP_IO_CLASSES]; /* res of completions that succeeded */
+	/* The fsync, fdatasync and sync_file_range calls among io_calls, and their time. */
+	uint64_t sync_calls[CORECAP_IO_CLASSES];
+	uint64_t sync_ns[CORECAP_IO_CLASSES];
 };
 
 struct corecap_stats_thread {
@@ -129,7 +142,7 @@ struct corecap_stats_thread {
 	uint64_t exit_ns;		   /* when the thread exited, 0 while live */
 	char name[CORECAP_STATS_NAME_LEN]; /* comm, NUL-terminated */
 	struct corecap_stats_counters c;
-	uint8_t reserved_[192 - 48 - sizeof(struct corecap_stats_counters)];
+	uint8_t reserved_[448 - 48 - sizeof(struct corecap_stats_counters)];
 };
 
 /*
@@ -241,15 +254,83 @@ struct corecap_stats_header {
 	 */
 	uint32_t hold_time_every;
 	uint32_t reserved_end_;
+
+	/* Asynchronous I/O not timed: nothing is dropped silently. */
+	uint64_t aio_untracked; /* submissions whose time found no room (in-flight table full) */
+	uint64_t aio_unmatched; /* completions with no submission time (untracked ones) */
+
+	/*
+	 * The delay control (struct corecap_stats_control), inside the
+	 * header page at control_offset; 0 in a file from before it existed
+	 * (then there is no runtime control). A reader checks control_bytes
+	 * >= sizeof(struct corecap_stats_control) and control_version.
+	 */
+	uint32_t control_offset;
+	uint32_t control_bytes;
+	uint32_t control_version; /* CORECAP_STATS_CONTROL_VERSION */
+	uint32_t reserved_end2_;
 };
 
-_Static_assert(sizeof(struct corecap_stats_thread) == 192, "thread slot is 3 cache lines");
+/*
+ * The runtime delay control: another process (corecap verify) asks the
+ * shim to delay every acquisition made at one site by delay_ns, for as
+ * long as it lives and renews its lease. docs/shim.md, "runtime delay
+ * control", says the same in prose.
+ *
+ * The first cache line is the controller's, the second the shim's.
+ *  - A controller writes: seq from even s to s + 1 (compare-and-swap, so
+ *    two controllers never write at once), then site, delay_ns,
+ *    owner_pid and lease_end_ns, then seq = s + 2 (release). The shim
+ *    takes a control only when seq was even and unchanged across its
+ *    read of the fields, so a half-written control is never applied.
+ *  - site = 0 asks for no runtime delay (the CORECAP_DELAY one, if any,
+ *    applies again). delay_ns may be 0: every acquisition at the site is
+ *    then tracked as if delayed, at no delay (a baseline with the same
+ *    bookkeeping cost).
+ *  - The shim drops the delay (as if site were 0) once owner_pid no longer
+ *    exists or CLOCK_MONOTONIC passes lease_end_ns, whichever comes first:
+ *    a controller killed by SIGKILL leaves no delay behind.
+ *  - The shim publishes what is in effect in the second line: applied_seq
+ *    (the control seq it has read, applied or refused), active_site and
+ *    active_ns (0 = no runtime delay), dropped (controls dropped for a
+ *    dead owner or an expired lease), refused (controls refused: delay
+ *    over CORECAP_STATS_CONTROL_MAX_NS, owner gone or lease over on
+ *    arrival).
+ * The shim reads seq on its slow paths only (contended waits, condition
+ * waits, delayed acquisitions): a control takes effect at the next of
+ * those, typically within milliseconds in a daemon that serves.
+ */
+#define CORECAP_STATS_CONTROL_VERSION 1
+#define CORECAP_STATS_CONTROL_OFFSET  3584		 /* in the header page, after the header */
+#define CORECAP_STATS_CONTROL_MAX_NS  UINT64_C(10000000) /* 10 ms per acquisition */
+
+struct corecap_stats_control {
+	uint64_t seq; /* odd while a controller writes */
+	uint64_t site;
+	uint64_t delay_ns;
+	int32_t owner_pid;
+	uint32_t reserved0_;
+	uint64_t lease_end_ns; /* CLOCK_MONOTONIC */
+	uint8_t reserved1_[64 - 40];
+	uint64_t applied_seq;
+	uint64_t active_site;
+	uint64_t active_ns;
+	uint64_t dropped;
+	uint64_t refused;
+	uint8_t reserved2_[64 - 40];
+};
+
+_Static_assert(sizeof(struct corecap_stats_thread) == 448, "thread slot is 7 cache lines");
 _Static_assert(sizeof(struct corecap_stats_site) == 640, "site entry is 10 cache lines");
 _Static_assert(sizeof(struct corecap_stats_lock) == 128, "lock entry is 2 cache lines");
-_Static_assert(sizeof(struct corecap_stats_header) <= CORECAP_STATS_HEADER_BYTES,
-	       "header fits its page");
+_Static_assert(sizeof(struct corecap_stats_header) <= CORECAP_STATS_CONTROL_OFFSET,
+	       "header fits before the control");
+_Static_assert(sizeof(struct corecap_stats_control) == 128, "control is 2 cache lines");
+_Static_assert(CORECAP_STATS_CONTROL_OFFSET + sizeof(struct corecap_stats_control) <=
+		       CORECAP_STATS_HEADER_BYTES,
+	       "control fits the header page");
 
-/* Layout of version 1 as the shim writes it. */
+/* Layout of version 2 as the shim writes it. */
 #define CORECAP_STATS_SITES_OFFSET ((uint64_t)CORECAP_STATS_HEADER_BYTES)
 #define CORECAP_STATS_THREADS_OFFSET                                                               \
 	(CORECAP_STATS_SITES_OFFSET +                                                              \
@@ -352,6 +433,11 @@ static inline void corecap_stats_counters_add(struct corecap_stats_counters *sum
 		sum->io_calls[i] += c->io_calls[i];
 		sum->io_ns[i] += c->io_ns[i];
 		sum->io_bytes[i] += c->io_bytes[i];
+		sum->aio_done[i] += c->aio_done[i];
+		sum->aio_ns[i] += c->aio_ns[i];
+		sum->aio_bytes[i] += c->aio_bytes[i];
+		sum->sync_calls[i] += c->sync_calls[i];
+		sum->sync_ns[i] += c->sync_ns[i];
 	}
 }
 
@@ -402,6 +488,41 @@ static inline int corecap_stats_copy(void *dst, const void *src, size_t len, int
 		nanosleep(&pause, NULL);
 	}
 	return -EAGAIN;
+}
+
+/* The delay control of a valid stats file (buf writable for a controller), or NULL. */
+static inline struct corecap_stats_control *corecap_stats_control_at(void *buf)
+{
+	struct corecap_stats_header *h = (struct corecap_stats_header *)buf;
+
+	if (h->control_offset == 0 || h->control_version != CORECAP_STATS_CONTROL_VERSION ||
+	    h->control_bytes < sizeof(struct corecap_stats_control) ||
+	    (uint64_t)h->control_offset + h->control_bytes > h->header_bytes ||
+	    h->control_offset % 64)
+		return NULL;
+	return (struct corecap_stats_control *)(void *)((char *)buf + h->control_offset);
+}
+
+/*
+ * A controller's write of the delay control: seq to odd (only from even,
+ * so two writers never interleave), the fields, seq to even. Returns 0,
+ * or -EBUSY when another writer is in the middle of its write.
+ */
+static inline int corecap_stats_control_write(struct corecap_stats_control *c, uint64_t site,
+					      uint64_t delay_ns, int32_t owner_pid,
+					      uint64_t lease_end_ns)
+{
+	uint64_t s = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+
+	if (s & 1 || !__atomic_compare_exchange_n(&c->seq, &s, s + 1, false, __ATOMIC_ACQ_REL,
+						  __ATOMIC_RELAXED))
+		return -EBUSY;
+	__atomic_store_n(&c->site, site, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->delay_ns, delay_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->owner_pid, owner_pid, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->lease_end_ns, lease_end_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->seq, s + 2, __ATOMIC_RELEASE);
+	return 0;
 }
 
 #endif /* CORECAP_STATS_LAYOUT_H */

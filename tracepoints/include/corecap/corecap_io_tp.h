@@ -1,8 +1,11 @@
 /*
  * corecap_io: one I/O syscall the shim timed and chose to report (by
  * default every log-class I/O, every fsync-like call, and any call slower
- * than the threshold). Emitted when the call returns; it began `dur_ns`
- * earlier. Field reference: docs/events.md.
+ * than the threshold; with CORECAP_NET_EVENTS=on every socket call that
+ * moved bytes, with `head`, its first four bytes). Emitted when the call
+ * returns; it began `dur_ns` earlier. corecap_io:aio: one asynchronous
+ * I/O (libaio) reaped, emitted by the thread that reaped it; it was
+ * submitted `dur_ns` earlier. Field reference: docs/events.md.
  */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER corecap_io
@@ -22,6 +25,7 @@ LTTNG_UST_TRACEPOINT_ENUM(corecap_io, class,
 		lttng_ust_field_enum_value("log", 1)
 		lttng_ust_field_enum_value("data", 2)
 		lttng_ust_field_enum_value("net", 3)
+		lttng_ust_field_enum_value("journal", 4)
 	)
 )
 
@@ -32,17 +36,33 @@ LTTNG_UST_TRACEPOINT_ENUM(corecap_io, call,
 		lttng_ust_field_enum_value("fsync", 2)
 		lttng_ust_field_enum_value("send", 3)
 		lttng_ust_field_enum_value("recv", 4)
+		lttng_ust_field_enum_value("aio_submit", 5)
 	)
 )
 
 LTTNG_UST_TRACEPOINT_EVENT(corecap_io, syscall,
-	LTTNG_UST_TP_ARGS(int, call, int, fd, int, io_class, int64_t, bytes, uint64_t, dur_ns),
+	LTTNG_UST_TP_ARGS(int, call, int, fd, int, io_class, int64_t, bytes, uint64_t, dur_ns,
+			  uint32_t, head),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_enum(corecap_io, call, uint8_t, call, call)
 		lttng_ust_field_integer(int32_t, fd, fd)
 		lttng_ust_field_enum(corecap_io, class, uint8_t, class, io_class)
 		lttng_ust_field_integer(int64_t, bytes, bytes)
 		lttng_ust_field_integer(uint64_t, dur_ns, dur_ns)
+		lttng_ust_field_integer_hex(uint32_t, head, head)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(corecap_io, aio,
+	LTTNG_UST_TP_ARGS(int, call, int, fd, int, io_class, int64_t, bytes, uint64_t, dur_ns,
+		const void *, iocb),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_enum(corecap_io, call, uint8_t, call, call)
+		lttng_ust_field_integer(int32_t, fd, fd)
+		lttng_ust_field_enum(corecap_io, class, uint8_t, class, io_class)
+		lttng_ust_field_integer(int64_t, bytes, bytes)
+		lttng_ust_field_integer(uint64_t, dur_ns, dur_ns)
+		lttng_ust_field_integer_hex(uint64_t, iocb, (uint64_t)(uintptr_t)iocb)
 	)
 )
 

@@ -1,0 +1,44 @@
+/*
+ * critical_attrib: wires the kernel records (read/kernel_reader.h) and the
+ * trace's events into the critical path (model/critical_path.h) in one
+ * time-ordered pass: the records are loaded before the trace is read, and
+ * each trace event first feeds the records up to its time. The loaded
+ * records then serve kernel_attrib too (one read of RUN/kernel/).
+ */
+#ifndef CORECAP_CRITICAL_ATTRIB_H
+#define CORECAP_CRITICAL_ATTRIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "model/critical_path.h"
+#include "model/event.h"
+#include "read/kernel_reader.h"
+
+struct critical_attrib {
+	struct kernel_reader k;
+	bool loaded; /* k holds RUN/kernel/'s records */
+	struct critical_path cp;
+};
+
+/*
+ * Loads RUN/kernel/ for the window [ws, we] of daemon `pid`. 0; 1 when the
+ * run has no kernel/events.bin (nothing to do); a negative errno with
+ * *err (malloc'd, naming the file) otherwise.
+ */
+int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir, uint64_t ws,
+				 uint64_t we, int32_t pid,
+				 bool (*site_is_logging)(void *, uint64_t), void *classify_ctx,
+				 char **err);
+/* One trace event, before the model consumes it. */
+int corecap_critical_attrib_event(struct critical_attrib *a, const struct model_event *ev);
+/* The model's op_end hook (model_config.op_end), ctx = a. */
+int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid,
+				   uint64_t end_ns, bool exclude);
+/* The trace ended: feeds the records left. */
+int corecap_critical_attrib_finish(struct critical_attrib *a);
+/* Frees the records (the critical path's figures stay). */
+void corecap_critical_attrib_drop_records(struct critical_attrib *a);
+void corecap_critical_attrib_release(struct critical_attrib *a);
+
+#endif

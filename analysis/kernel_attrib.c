@@ -1,0 +1,138 @@
+#include "kernel_attrib.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/futex_locks.h"
+#include "read/kernel_reader.h"
+
+struct stack_ctx {
+	const struct kernel_reader *k;
+	struct symbolizer *sym;
+};
+
+/* Frames of the waiting code, not of the lock's implementation. */
+static bool runtime_module(const char *m)
+{
+	static const char *const prefixes[] = {"libc.so",  "libc-",	"libpthread",
+					       "ld-linux", "libstdc++", "libcorecap-preload"};
+
+	for (size_t i = 0; m && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(m, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+static uint32_t wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
+			   uint32_t max)
+{
+	struct stack_ctx *c = ctx;
+	const struct corecap_krec_stack *s =
+		corecap_kernel_reader_stack(c->k, tid, enter_ns, CORECAP_KSTACK_FUTEX);
+	const uint64_t *f;
+	uint32_t from = 0, n = 0;
+	struct sym_info info;
+
+	if (!s || !s->nframes)
+		return 0;
+	f = corecap_kernel_stack_frames(s);
+	/* frames[0] is the instruction after the syscall: a return address's
+	 * lookup (addr - 1) names it as well. Skip the runtime's frames. */
+	if (c->sym)
+		while (from + 1 < s->nframes && corecap_symbolizer_lookup(c->sym, f[from], &info) &&
+		       runtime_module(info.module))
+			from++;
+	for (uint32_t i = from; i < s->nframes && n < max; i++)
+		frames[n++] = f[i];
+	return n;
+}
+
+static int states(struct model *m, const struct kernel_reader *k, struct kernel_quality *out)
+{
+	struct kernel_states ks;
+	int ret;
+
+	corecap_kernel_states_init(&ks, m->ws, m->we);
+	for (size_t i = 0; i < k->n_recs; i++)
+		if ((ret = corecap_kernel_states_consume(&ks, k->recs[i])))
+			goto out;
+	corecap_kernel_states_finish(&ks);
+	for (size_t i = 0; i < ks.len; i++) {
+		const struct kstate_thread *th = ks.all[i];
+
+		if (th->end_ns <= th->start_ns)
+			continue; /* gone before the window */
+		ret = corecap_model_set_thread_kstates(
+			m, th->tid, th->comm, th->ns[KSTATE_RUNNING], th->ns[KSTATE_RUNNABLE],
+			th->ns[KSTATE_FUTEX], th->ns[KSTATE_BLOCKED]);
+		if (ret)
+			goto out;
+		out->threads++;
+	}
+	out->inconsistent = ks.inconsistent;
+	ret = 0;
+out:
+	corecap_kernel_states_release(&ks);
+	return ret;
+}
+
+static int futexes(struct model *m, const struct kernel_reader *k, struct symbolizer *sym,
+		   struct kernel_quality *out)
+{
+	struct stack_ctx sc = {.k = k, .sym = sym};
+	struct futex_locks f;
+	int ret = 0;
+
+	corecap_futex_locks_init(&f, &m->futex_locks, m->ws, m->we, wait_stack, &sc);
+	for (size_t i = 0; i < k->n_recs && !ret; i++)
+		ret = corecap_futex_locks_consume(&f, k->recs[i]);
+	if (!ret)
+		ret = corecap_futex_locks_finish(&f);
+	out->futex = f.q;
+	corecap_futex_locks_release(&f);
+	return ret;
+}
+
+int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
+				 const char *run_dir, struct symbolizer *sym,
+				 struct kernel_quality *out, char **err)
+{
+	int ret;
+
+	*out = (struct kernel_quality){0};
+	out->records = k->n_recs;
+	out->lost = k->lost;
+	out->unknown_records = k->unknown_records;
+	out->trailing_bytes = k->trailing_bytes;
+	out->stacks = k->n_stacks;
+	out->has_stacks = k->has_stacks;
+	out->switches = k->counts[CORECAP_KREC_SWITCH];
+	out->wakings = k->counts[CORECAP_KREC_WAKING];
+	out->futex_calls = k->counts[CORECAP_KREC_FUTEX_ENTER];
+	if ((ret = states(m, k, out)) || (ret = futexes(m, k, sym, out))) {
+		if (asprintf(err, "cannot model '%s/kernel': %s", run_dir, strerror(-ret)) < 0)
+			*err = NULL;
+		return ret;
+	}
+	m->src.kernel = true;
+	m->src.futex = true;
+	return 0;
+}
+
+int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,
+			  struct kernel_quality *out, char **err)
+{
+	struct kernel_reader k;
+	int ret;
+
+	*out = (struct kernel_quality){0};
+	corecap_kernel_reader_init(&k);
+	ret = corecap_kernel_reader_load(&k, run_dir, m->ws, m->we, err);
+	if (ret == -ENOENT)
+		ret = 1;
+	else if (!ret)
+		ret = corecap_kernel_attrib_loaded(m, &k, run_dir, sym, out, err);
+	corecap_kernel_reader_release(&k);
+	return ret;
+}

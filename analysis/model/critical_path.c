@@ -1,0 +1,868 @@
+#include "critical_path.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "thread_table.h"
+
+int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus)
+{
+	*cp = (struct critical_path){.pid = pid, .nr_cpus = nr_cpus};
+	corecap_u64map_init(&cp->by_tid);
+	corecap_u64map_init(&cp->wait_ns);
+	corecap_u64map_init(&cp->wait_n);
+	if (nr_cpus) {
+		cp->cpu_tid = malloc(nr_cpus * sizeof(*cp->cpu_tid));
+		if (!cp->cpu_tid)
+			return -ENOMEM;
+		for (uint32_t c = 0; c < nr_cpus; c++)
+			cp->cpu_tid[c] = CP_NOBODY;
+	}
+	return 0;
+}
+
+static void free_op(struct cp_op *op)
+{
+	if (op) {
+		free(op->paths);
+		free(op);
+	}
+}
+
+void corecap_critical_path_release(struct critical_path *cp)
+{
+	for (size_t i = 0; i < cp->len; i++)
+		free(cp->all[i]);
+	free(cp->all);
+	for (size_t i = 0; i < cp->n_inflight; i++)
+		free_op(cp->inflight[i]);
+	free(cp->inflight);
+	for (size_t i = 0; i < cp->n_spare; i++)
+		free_op(cp->spare[i]);
+	free(cp->spare);
+	for (size_t i = 0; i < cp->n_types; i++)
+		corecap_u64map_release(&cp->types[i].credit);
+	free(cp->types);
+	free(cp->cpu_tid);
+	corecap_u64map_release(&cp->wait_ns);
+	corecap_u64map_release(&cp->wait_n);
+	corecap_u64map_release(&cp->by_tid);
+	*cp = (struct critical_path){0};
+}
+
+void corecap_critical_path_set_records(struct critical_path *cp,
+				       const struct corecap_krec *const *recs, size_t n)
+{
+	cp->recs = recs;
+	cp->n_recs = n;
+	cp->next_rec = 0;
+}
+
+const char *corecap_cp_cat_name(uint32_t cat)
+{
+	return cat == CP_RUNQUEUE ? "runqueue" : corecap_op_cat_name((enum op_cat)cat);
+}
+
+static struct cp_thread *find(const struct critical_path *cp, int32_t tid)
+{
+	uint64_t *idx = tid > 0 ? corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid) : NULL;
+
+	return idx ? cp->all[*idx] : NULL;
+}
+
+const char *corecap_critical_path_thread_name(const struct critical_path *cp, int32_t tid)
+{
+	const struct cp_thread *th = find(cp, tid);
+
+	return th && th->comm[0] ? th->comm : NULL;
+}
+
+/* Every op's paths hold one entry per thread: grow them all together. */
+static int grow_paths(struct critical_path *cp)
+{
+	size_t cap = cp->path_cap ? cp->path_cap * 2 : 64;
+	struct cp_thread **all = realloc(cp->all, cap * sizeof(*all));
+
+	if (!all)
+		return -ENOMEM;
+	cp->all = all;
+	for (int pass = 0; pass < 2; pass++) {
+		struct cp_op **ops = pass ? cp->spare : cp->inflight;
+		size_t n = pass ? cp->n_spare : cp->n_inflight;
+
+		for (size_t i = 0; i < n; i++) {
+			struct cp_path *p = realloc(ops[i]->paths, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			memset(p + cp->path_cap, 0, (cap - cp->path_cap) * sizeof(*p));
+			ops[i]->paths = p;
+		}
+	}
+	cp->path_cap = cap;
+	return 0;
+}
+
+static void set_comm(struct cp_thread *th, const char *comm, size_t max)
+{
+	size_t n = strnlen(comm, max < sizeof(th->comm) ? max : sizeof(th->comm) - 1);
+
+	if (!n)
+		return;
+	memcpy(th->comm, comm, n);
+	th->comm[n] = '\0';
+	th->is_log = strcmp(th->comm, CP_LOG_THREAD) == 0;
+}
+
+static struct cp_thread *get(struct critical_path *cp, int32_t tid)
+{
+	bool inserted;
+	uint64_t *idx;
+	struct cp_thread *th;
+
+	if (tid <= 0)
+		return NULL;
+	idx = corecap_u64map_upsert(&cp->by_tid, (uint64_t)(uint32_t)tid, &inserted);
+	if (!idx)
+		return NULL;
+	if (!inserted)
+		return cp->all[*idx];
+	if ((cp->len == cp->path_cap && grow_paths(cp)) || !(th = calloc(1, sizeof(*th)))) {
+		corecap_u64map_remove(&cp->by_tid, (uint64_t)(uint32_t)tid);
+		return NULL;
+	}
+	idx = corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid);
+	th->tid = tid;
+	th->index = (uint32_t)cp->len;
+	*idx = cp->len;
+	cp->all[cp->len++] = th;
+	return th;
+}
+
+static uint32_t running_cat(const struct cp_thread *th)
+{
+	return th->log_depth || th->is_log ? CAT_LOGGING : CAT_CPU;
+}
+
+static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
+{
+	p->ns[cat] += ns;
+	for (uint32_t i = 0; i < p->n_credit; i++)
+		if (p->credit[i].tid == tid && p->credit[i].cat == cat) {
+			p->credit[i].ns += ns;
+			return;
+		}
+	if (p->n_credit < CP_CREDITS)
+		p->credit[p->n_credit++] = (struct cp_credit){.tid = tid, .cat = cat, .ns = ns};
+	else
+		p->uncredited_ns += ns;
+}
+
+/* Adds th's [from, to) to every op's walk from th, as cat credited to tid
+ * (pending when cat is CP__COUNT: blocked, its category decided later). */
+static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_t from, uint64_t to,
+		   uint32_t cat, int32_t tid)
+{
+	for (size_t i = 0; i < cp->n_inflight; i++) {
+		struct cp_op *op = cp->inflight[i];
+		uint64_t b = from > op->begin_ns ? from : op->begin_ns;
+
+		if (to <= b)
+			continue;
+		if (cat == CP__COUNT)
+			op->paths[th->index].pending_ns += to - b;
+		else
+			path_add(&op->paths[th->index], cat, tid, to - b);
+	}
+}
+
+static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
+{
+	for (size_t i = 0; i < cp->n_inflight; i++) {
+		struct cp_path *p = &cp->inflight[i]->paths[th->index];
+
+		if (p->pending_ns)
+			path_add(p, cat, cat == CAT_QUEUE ? CP_NOBODY : th->tid, p->pending_ns);
+		p->pending_ns = 0;
+	}
+	th->pending = false;
+}
+
+/* Charges th's state from th->since up to t. */
+static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
+{
+	const struct cp_thread *holder;
+	int32_t htid;
+
+	if (t <= th->since)
+		return;
+	switch (th->state) {
+	case CPS_UNKNOWN:
+	case CPS_RUNNING:
+		charge(cp, th, th->since, t, running_cat(th), th->tid);
+		break;
+	case CPS_RUNNABLE:
+		/* Whoever held the CPU it waited for: logging if that was logging. */
+		htid = th->wait_cpu < cp->nr_cpus ? cp->cpu_tid[th->wait_cpu] : CP_NOBODY;
+		holder = find(cp, htid);
+		charge(cp, th, th->since, t,
+		       holder && holder->state == CPS_RUNNING && running_cat(holder) == CAT_LOGGING
+			       ? CAT_LOGGING
+			       : CP_RUNQUEUE,
+		       htid);
+		break;
+	case CPS_BLOCKED:
+		charge(cp, th, th->since, t, CP__COUNT, th->tid);
+		break;
+	}
+	th->since = t;
+}
+
+/* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
+static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
+{
+	for (size_t i = 0; i < cp->len; i++)
+		if (cp->all[i]->state == CPS_RUNNABLE && cp->all[i]->wait_cpu == cpu)
+			advance(cp, cp->all[i], t);
+}
+
+static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
+{
+	uint64_t t = s->h.time_ns;
+	uint32_t cpu = s->h.cpu;
+	struct cp_thread *th;
+
+	if (cpu >= cp->nr_cpus)
+		return 0;
+	flush_waiters(cp, cpu, t);
+	if ((s->flags & CORECAP_KSWITCH_PREV_TARGET) && s->prev_tid > 0) {
+		if (!(th = get(cp, s->prev_tid)))
+			return -ENOMEM;
+		if (th->state == CPS_RUNNABLE || th->state == CPS_BLOCKED)
+			cp->inconsistent++;
+		advance(cp, th, t);
+		if (s->prev_state_char == 'R' || th->woken_running) {
+			th->state = CPS_RUNNABLE;
+			th->wait_cpu = cpu;
+		} else {
+			/* Blocked again before its trace said why it was last time. */
+			if (th->pending)
+				resolve_pending(cp, th, CAT_QUEUE);
+			th->state = CPS_BLOCKED;
+			th->blocked_since = t;
+		}
+		th->woken_running = false;
+	}
+	cp->cpu_tid[cpu] = s->next_tid;
+	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0) {
+		if (!(th = get(cp, s->next_tid)))
+			return -ENOMEM;
+		if (th->state == CPS_RUNNING || th->state == CPS_BLOCKED)
+			cp->inconsistent++;
+		advance(cp, th, t);
+		th->state = CPS_RUNNING;
+		th->woken_running = false;
+	}
+	return 0;
+}
+
+#define WAIT_KEY(from, to, kind) (((uint64_t)(from) << 34) | ((uint64_t)(to) << 4) | (kind))
+
+/* th slept from blocked_since until waker woke it at t: an edge th -> waker. */
+static int add_wait(struct critical_path *cp, const struct cp_thread *th,
+		    const struct cp_thread *waker, uint64_t t)
+{
+	uint64_t b = th->blocked_since, e = t, key, *ns, *n;
+
+	if (cp->we) {
+		if (b < cp->ws)
+			b = cp->ws;
+		if (e > cp->we)
+			e = cp->we;
+	}
+	if (e <= b)
+		return 0;
+	key = WAIT_KEY(th->index, waker->index, th->futex_kind);
+	if (!(ns = corecap_u64map_upsert(&cp->wait_ns, key, NULL)))
+		return -ENOMEM;
+	*ns += e - b;
+	if (!(n = corecap_u64map_upsert(&cp->wait_n, key, NULL)))
+		return -ENOMEM;
+	(*n)++;
+	return 0;
+}
+
+static int on_waking(struct critical_path *cp, const struct corecap_krec_waking *w)
+{
+	uint64_t t = w->h.time_ns;
+	struct cp_thread *th = get(cp, w->tid), *waker;
+	bool irq = (w->flags &
+		    (CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI)) ||
+		   w->waker_tid <= 0;
+	int ret;
+
+	if (!th)
+		return -ENOMEM;
+	if (th->state == CPS_RUNNING) {
+		/* Woken before its own switch-out: it never slept. */
+		th->woken_running = true;
+		return 0;
+	}
+	if (th->state == CPS_RUNNABLE)
+		return 0;
+	advance(cp, th, t);
+	waker = irq ? NULL : find(cp, w->waker_tid);
+	if (waker == th)
+		waker = NULL;
+	if (waker && th->state == CPS_BLOCKED && (ret = add_wait(cp, th, waker, t)))
+		return ret;
+	if (waker) {
+		/* The walk back from th continues on its waker from here. */
+		advance(cp, waker, t);
+		for (size_t i = 0; i < cp->n_inflight; i++) {
+			struct cp_path *p = cp->inflight[i]->paths;
+
+			p[th->index] = p[waker->index];
+			if (p[th->index].pending_ns) {
+				path_add(&p[th->index], CAT_QUEUE, CP_NOBODY,
+					 p[th->index].pending_ns);
+				p[th->index].pending_ns = 0;
+			}
+		}
+		th->pending = false;
+	} else if (th->state == CPS_BLOCKED) {
+		/* Nobody of the daemon: the trace may say what it waited for. */
+		th->pending = true;
+		th->pend_b = th->blocked_since;
+		th->pend_e = t;
+	}
+	th->state = CPS_RUNNABLE;
+	th->wait_cpu = w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX;
+	return 0;
+}
+
+int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_krec *r)
+{
+	struct cp_thread *th;
+
+	switch (r->type) {
+	case CORECAP_KREC_SWITCH:
+		return on_switch(cp, (const struct corecap_krec_switch *)r);
+	case CORECAP_KREC_WAKING:
+		return on_waking(cp, (const struct corecap_krec_waking *)r);
+	case CORECAP_KREC_FUTEX_ENTER: {
+		const struct corecap_krec_futex_enter *f = (const void *)r;
+		uint32_t cmd = CORECAP_FUTEX_CMD(f->op);
+
+		if (!CORECAP_FUTEX_IS_WAIT(f->op))
+			return 0;
+		if (!(th = get(cp, f->tid)))
+			return -ENOMEM;
+		th->futex_kind = cmd == 0 || cmd == 6 || cmd == 13 ? CPW_LOCK : CPW_COND;
+		return 0;
+	}
+	case CORECAP_KREC_FUTEX_EXIT: {
+		const struct corecap_krec_futex_exit *f = (const void *)r;
+
+		if ((th = find(cp, f->tid)))
+			th->futex_kind = 0;
+		return 0;
+	}
+	case CORECAP_KREC_TRACK: {
+		const struct corecap_krec_track *k = (const void *)r;
+
+		if (!(th = get(cp, k->tid)))
+			return -ENOMEM;
+		set_comm(th, k->comm, sizeof(k->comm));
+		return 0;
+	}
+	case CORECAP_KREC_FORK: {
+		const struct corecap_krec_fork *f = (const void *)r;
+
+		if (!(f->flags & CORECAP_KFORK_SAME_PROCESS))
+			return 0;
+		if (!(th = get(cp, f->child_tid)))
+			return -ENOMEM;
+		set_comm(th, f->child_comm, sizeof(f->child_comm));
+		th->state = CPS_RUNNABLE; /* a new thread waits for its first CPU */
+		th->since = r->time_ns;
+		th->wait_cpu = r->cpu;
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static int feed_until(struct critical_path *cp, uint64_t t)
+{
+	int ret;
+
+	while (cp->next_rec < cp->n_recs && cp->recs[cp->next_rec]->time_ns <= t)
+		if ((ret = corecap_critical_path_krec(cp, cp->recs[cp->next_rec++])))
+			return ret;
+	return 0;
+}
+
+int corecap_critical_path_finish(struct critical_path *cp)
+{
+	return feed_until(cp, UINT64_MAX);
+}
+
+static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, size_t *at)
+{
+	for (size_t i = 0; i < cp->n_inflight; i++)
+		if (cp->inflight[i]->id == id) {
+			if (at)
+				*at = i;
+			return cp->inflight[i];
+		}
+	return NULL;
+}
+
+static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
+{
+	struct cp_op *op = find_op(cp, id, NULL);
+
+	if (!op) {
+		if (cp->n_inflight == cp->cap_inflight) {
+			size_t cap = cp->cap_inflight ? cp->cap_inflight * 2 : 16;
+			struct cp_op **v = realloc(cp->inflight, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			cp->inflight = v;
+			if (!(v = realloc(cp->spare, cap * sizeof(*v))))
+				return -ENOMEM;
+			cp->spare = v;
+			cp->cap_inflight = cap;
+		}
+		if (cp->n_spare) {
+			op = cp->spare[--cp->n_spare];
+		} else {
+			if (!(op = calloc(1, sizeof(*op))))
+				return -ENOMEM;
+			if (cp->path_cap &&
+			    !(op->paths = calloc(cp->path_cap, sizeof(*op->paths)))) {
+				free(op);
+				return -ENOMEM;
+			}
+		}
+		cp->inflight[cp->n_inflight++] = op;
+	}
+	if (op->paths)
+		memset(op->paths, 0, cp->len * sizeof(*op->paths));
+	op->id = id;
+	op->begin_ns = ts;
+	return 0;
+}
+
+/* The category of a wait the trace reports on a thread woken by nobody of
+ * the daemon, if the wait covers that blocked stretch; queue otherwise. */
+static uint32_t pending_cat(const struct critical_path *cp, const struct cp_thread *th,
+			    const struct model_event *ev)
+{
+	uint64_t dur;
+	uint32_t cat;
+
+	switch (ev->kind) {
+	case MEV_IO:
+		dur = ev->io.dur_ns;
+		cat = ev->io.io_class == IO_LOG ? CAT_LOGGING : CAT_IO;
+		break;
+	case MEV_LOCK_CONTENDED:
+		dur = ev->lock.dur_ns;
+		cat = cp->site_is_logging && cp->site_is_logging(cp->classify_ctx, ev->lock.site)
+			      ? CAT_LOGGING
+			      : CAT_LOCK_WAIT;
+		break;
+	case MEV_COND_WAIT:
+		dur = ev->lock.dur_ns;
+		cat = CAT_COND_WAIT;
+		break;
+	default:
+		return CAT_QUEUE;
+	}
+	if (dur > ev->ts_ns || ev->ts_ns - dur >= th->pend_e)
+		return CAT_QUEUE;
+	return th->log_depth ? CAT_LOGGING : cat;
+}
+
+int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev)
+{
+	struct cp_thread *th;
+	int ret;
+
+	if ((ret = feed_until(cp, ev->ts_ns)))
+		return ret;
+	if (ev->kind == MEV_DISCARDED) {
+		/* As the model: a lost log_exit must not leave a thread logging. */
+		for (size_t i = 0; i < cp->len; i++)
+			cp->all[i]->log_depth = 0;
+		return 0;
+	}
+	if ((cp->pid >= 0 && ev->pid >= 0 && ev->pid != cp->pid) || ev->tid <= 0)
+		return 0;
+	if (!(th = get(cp, ev->tid)))
+		return -ENOMEM;
+	if (th->state == CPS_BLOCKED || th->state == CPS_RUNNABLE)
+		cp->inconsistent++; /* an event of a thread not on a CPU */
+	advance(cp, th, ev->ts_ns);
+	if (th->pending)
+		resolve_pending(cp, th, pending_cat(cp, th, ev));
+	if (ev->comm && !th->comm[0])
+		set_comm(th, ev->comm, sizeof(th->comm) - 1);
+	switch (ev->kind) {
+	case MEV_OP_BEGIN:
+		return on_begin(cp, ev->op.id, ev->ts_ns);
+	case MEV_LOG_ENTER:
+	case MEV_LOG_EXIT:
+		/* Its CPU's waiters were waiting behind its former category. */
+		if (th->state == CPS_RUNNING)
+			for (uint32_t c = 0; c < cp->nr_cpus; c++)
+				if (cp->cpu_tid[c] == th->tid)
+					flush_waiters(cp, c, ev->ts_ns);
+		if (ev->kind == MEV_LOG_ENTER)
+			th->log_depth++;
+		else if (th->log_depth)
+			th->log_depth--;
+		return 0;
+	case MEV_THREAD_NAME: {
+		struct cp_thread *named = get(cp, ev->thread.tid);
+
+		if (!named)
+			return -ENOMEM;
+		if (ev->thread.name)
+			set_comm(named, ev->thread.name, sizeof(named->comm) - 1);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static struct cp_type *type_at(struct critical_path *cp, uint32_t type)
+{
+	if (type >= cp->n_types) {
+		size_t n = (size_t)type + 1;
+		struct cp_type *v = realloc(cp->types, n * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (size_t i = cp->n_types; i < n; i++) {
+			v[i] = (struct cp_type){0};
+			corecap_u64map_init(&v[i].credit);
+		}
+		cp->types = v;
+		cp->n_types = n;
+	}
+	return &cp->types[type];
+}
+
+static int add_to_type(struct critical_path *cp, uint32_t type, const struct cp_path *p,
+		       uint64_t latency)
+{
+	struct cp_type *t = type_at(cp, type);
+
+	if (!t)
+		return -ENOMEM;
+	t->count++;
+	t->latency_ns += latency;
+	for (int c = 0; c < CP__COUNT; c++)
+		t->ns[c] += p->ns[c];
+	t->uncredited_ns += p->uncredited_ns;
+	for (uint32_t i = 0; i < p->n_credit; i++) {
+		uint64_t *v = corecap_u64map_upsert(
+			&t->credit, CP_CREDIT_KEY(p->credit[i].tid, p->credit[i].cat), NULL);
+
+		if (!v)
+			return -ENOMEM;
+		*v += p->credit[i].ns;
+	}
+	return 0;
+}
+
+int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t type, int32_t tid,
+				 uint64_t end_ns, bool exclude)
+{
+	size_t at;
+	struct cp_op *op = find_op(cp, id, &at);
+	struct cp_thread *th;
+	struct cp_path *p;
+	uint64_t sum = 0, lat, err;
+	int ret = 0;
+
+	if (!op)
+		return 0;
+	cp->inflight[at] = cp->inflight[--cp->n_inflight];
+	if (!exclude && end_ns >= op->begin_ns) {
+		th = find(cp, tid);
+		if (!th || th->index >= cp->len) {
+			cp->ops_without_path++;
+		} else {
+			advance(cp, th, end_ns);
+			p = &op->paths[th->index];
+			if (p->pending_ns) {
+				path_add(p, CAT_QUEUE, CP_NOBODY, p->pending_ns);
+				p->pending_ns = 0;
+			}
+			for (int c = 0; c < CP__COUNT; c++)
+				sum += p->ns[c];
+			lat = end_ns - op->begin_ns;
+			err = sum > lat ? sum - lat : lat - sum;
+			cp->checked++;
+			if (err) {
+				cp->violations++;
+				if (err > cp->max_err_ns)
+					cp->max_err_ns = err;
+			}
+			cp->ops_ended++;
+			ret = add_to_type(cp, type, p, lat);
+		}
+	}
+	/* Kept for a later op (spare has room for every op ever in flight). */
+	cp->spare[cp->n_spare++] = op;
+	return ret;
+}
+
+const struct cp_type *corecap_critical_path_type(const struct critical_path *cp, uint32_t type)
+{
+	return cp && type < cp->n_types && cp->types[type].count ? &cp->types[type] : NULL;
+}
+
+static int top_cmp(const void *a, const void *b)
+{
+	const struct cp_top *x = a, *y = b;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->cat < y->cat ? -1 : x->cat > y->cat;
+}
+
+size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, size_t n)
+{
+	struct cp_top *all = calloc(t->credit.len + 1, sizeof(*all));
+	uint64_t key, v;
+	size_t len = 0;
+
+	if (!all)
+		return 0;
+	for (size_t i = 0; corecap_u64map_next(&t->credit, &i, &key, &v);)
+		if (CP_CREDIT_CAT(key) != CAT_QUEUE && v)
+			all[len++] = (struct cp_top){
+				.tid = CP_CREDIT_TID(key), .cat = CP_CREDIT_CAT(key), .ns = v};
+	qsort(all, len, sizeof(*all), top_cmp);
+	if (len > n)
+		len = n;
+	memcpy(out, all, len * sizeof(*out));
+	free(all);
+	return len;
+}
+
+const char *corecap_cp_wait_kind_name(enum cp_wait_kind k)
+{
+	static const char *const names[] = {"wake", "lock", "cond"};
+
+	return k < CPW__COUNT ? names[k] : "?";
+}
+
+static void pool_of(const struct cp_thread *th, char *out, size_t size)
+{
+	if (th->comm[0])
+		corecap_thread_pool_name(th->comm, out, size);
+	else
+		snprintf(out, size, "tid %d", (int)th->tid);
+}
+
+static int edge_cmp(const void *a, const void *b)
+{
+	const struct cp_edge *x = a, *y = b;
+	int c;
+
+	if (x->ns != y->ns)
+		return x->ns < y->ns ? 1 : -1;
+	if ((c = strcmp(x->from, y->from)) || (c = strcmp(x->to, y->to)))
+		return c;
+	return (int)x->kind - (int)y->kind;
+}
+
+int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n)
+{
+	struct cp_edge *v = calloc(cp->wait_ns.len + 1, sizeof(*v));
+	uint64_t key, ns;
+	size_t len = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; corecap_u64map_next(&cp->wait_ns, &i, &key, &ns);) {
+		struct cp_edge e = {.kind = (enum cp_wait_kind)(key & 15), .ns = ns};
+		const uint64_t *wakes = corecap_u64map_find(&cp->wait_n, key);
+		size_t j;
+
+		pool_of(cp->all[key >> 34], e.from, sizeof(e.from));
+		pool_of(cp->all[(key >> 4) & ((1u << 30) - 1)], e.to, sizeof(e.to));
+		e.wakes = wakes ? *wakes : 0;
+		for (j = 0; j < len; j++)
+			if (v[j].kind == e.kind && !strcmp(v[j].from, e.from) &&
+			    !strcmp(v[j].to, e.to))
+				break;
+		if (j < len) {
+			v[j].ns += e.ns;
+			v[j].wakes += e.wakes;
+		} else {
+			v[len++] = e;
+		}
+	}
+	qsort(v, len, sizeof(*v), edge_cmp);
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+/* Tarjan's strongly connected components over the pools (a small graph). */
+struct scc {
+	size_t n;
+	const bool *adj; /* n x n */
+	int *index, *low, *comp, *stack;
+	bool *on;
+	int next, sp, n_comp;
+};
+
+static void strongconnect(struct scc *g, size_t v)
+{
+	g->index[v] = g->low[v] = g->next++;
+	g->stack[g->sp++] = (int)v;
+	g->on[v] = true;
+	for (size_t w = 0; w < g->n; w++) {
+		if (!g->adj[v * g->n + w])
+			continue;
+		if (g->index[w] < 0) {
+			strongconnect(g, w);
+			if (g->low[w] < g->low[v])
+				g->low[v] = g->low[w];
+		} else if (g->on[w] && g->index[w] < g->low[v]) {
+			g->low[v] = g->index[w];
+		}
+	}
+	if (g->low[v] == g->index[v]) {
+		int w;
+
+		do {
+			w = g->stack[--g->sp];
+			g->on[w] = false;
+			g->comp[w] = g->n_comp;
+		} while ((size_t)w != v);
+		g->n_comp++;
+	}
+}
+
+static size_t pool_index(char (*names)[32], size_t *n, const char *name)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	snprintf(names[*n], sizeof(names[*n]), "%s", name);
+	return (*n)++;
+}
+
+static int knot_cmp(const void *a, const void *b)
+{
+	const struct cp_knot *x = a, *y = b;
+
+	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : strcmp(x->pools[0], y->pools[0]);
+}
+
+int corecap_critical_path_knots(const struct cp_edge *e, size_t n, struct cp_knot **out,
+				size_t *n_out)
+{
+	size_t np = 0, cap = 2 * n + 1, nk = 0;
+	char(*names)[32] = calloc(cap, sizeof(*names));
+	size_t *from = calloc(n + 1, sizeof(*from)), *to = calloc(n + 1, sizeof(*to));
+	bool *adj = NULL, *sink = NULL, *cyclic = NULL;
+	struct scc g = {0};
+	struct cp_knot *k = NULL;
+	uint64_t total = 0;
+	int ret = -ENOMEM;
+
+	*out = NULL;
+	*n_out = 0;
+	if (!names || !from || !to)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		total += e[i].ns;
+		from[i] = pool_index(names, &np, e[i].from);
+		to[i] = pool_index(names, &np, e[i].to);
+	}
+	adj = calloc(np * np + 1, sizeof(*adj));
+	g = (struct scc){.n = np,
+			 .adj = adj,
+			 .index = malloc((np + 1) * sizeof(int)),
+			 .low = malloc((np + 1) * sizeof(int)),
+			 .comp = malloc((np + 1) * sizeof(int)),
+			 .stack = malloc((np + 1) * sizeof(int)),
+			 .on = calloc(np + 1, sizeof(bool))};
+	sink = calloc(np + 1, sizeof(*sink));
+	cyclic = calloc(np + 1, sizeof(*cyclic));
+	k = calloc(np + 1, sizeof(*k));
+	if (!adj || !g.index || !g.low || !g.comp || !g.stack || !g.on || !sink || !cyclic || !k)
+		goto out;
+	/* Weak edges (under 1% of all waits) are left out, as wPerf trims them. */
+	for (size_t i = 0; i < n; i++)
+		if (e[i].ns * 100 >= total)
+			adj[from[i] * np + to[i]] = true;
+	for (size_t v = 0; v < np; v++)
+		g.index[v] = -1;
+	for (size_t v = 0; v < np; v++)
+		if (g.index[v] < 0)
+			strongconnect(&g, v);
+	for (int c = 0; c < g.n_comp; c++)
+		sink[c] = true;
+	for (size_t v = 0; v < np; v++)
+		for (size_t w = 0; w < np; w++)
+			if (adj[v * np + w]) {
+				if (g.comp[v] != g.comp[w])
+					sink[g.comp[v]] = false;
+				else
+					cyclic[g.comp[v]] =
+						true; /* a cycle inside, a self-edge too */
+			}
+	for (int c = 0; c < g.n_comp; c++) {
+		struct cp_knot *kn;
+
+		if (!sink[c] || !cyclic[c])
+			continue;
+		kn = &k[nk++];
+		for (size_t v = 0; v < np; v++)
+			if (g.comp[v] == c && kn->n_pools < CP_KNOT_MAX_POOLS)
+				snprintf(kn->pools[kn->n_pools++], sizeof(kn->pools[0]), "%s",
+					 names[v]);
+		for (size_t i = 0; i < n; i++)
+			if (g.comp[from[i]] == c && g.comp[to[i]] == c && adj[from[i] * np + to[i]])
+				kn->ns += e[i].ns;
+	}
+	qsort(k, nk, sizeof(*k), knot_cmp);
+	*out = k;
+	*n_out = nk;
+	k = NULL;
+	ret = 0;
+out:
+	free(k);
+	free(cyclic);
+	free(sink);
+	free(g.on);
+	free(g.stack);
+	free(g.comp);
+	free(g.low);
+	free(g.index);
+	free(adj);
+	free(to);
+	free(from);
+	free(names);
+	return ret;
+}

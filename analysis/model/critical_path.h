@@ -1,0 +1,201 @@
+/*
+ * critical_path: each annotated op's latency split along its critical
+ * path (docs/methodology.md, "The critical path of an op"), from the
+ * kernel's scheduler records (corecap/kernel_format.h) and the trace's
+ * events, merged in time order in one pass.
+ *
+ * Walking back from an op's end on the thread that ended it: where that
+ * thread ran, the time is its category (cpu, or logging inside a log call
+ * or on a log thread); where it was runnable, `runqueue`, credited to the
+ * thread that held its CPU then (logging when that thread was logging);
+ * where it was blocked and another of the daemon's threads woke it, the
+ * walk continues on the waker from the waking; where nothing of the
+ * daemon woke it (an interrupt, another process), the blocked time is the
+ * wait the trace reports there (io, lock_wait, cond_wait, logging), else
+ * `queue`.
+ *
+ * Computed forward: for every op in flight and every thread X, the
+ * categories of the walk from (X, now) back to the op's begin. X's own
+ * time adds to it; a waking of X by W replaces it by W's. The op's answer
+ * is its ending thread's at the end, and sums to the latency exactly
+ * (checked on every op). Memory: ops in flight x threads, never events.
+ *
+ * The same wakings give the wait-for graph between pools: a sleep of a
+ * daemon thread ended by another daemon thread is an edge sleeper ->
+ * waker, by what it slept in (a mutex, another futex wait, anything
+ * else); its knots are the pools that wait for each other only.
+ */
+#ifndef CORECAP_CRITICAL_PATH_H
+#define CORECAP_CRITICAL_PATH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <corecap/kernel_format.h>
+
+#include "event.h"
+#include "op_table.h"
+#include "u64map.h"
+
+/* Categories: op_table's, then runqueue. */
+#define CP_RUNQUEUE CAT__COUNT
+#define CP__COUNT   (CAT__COUNT + 1)
+/* Distinct (thread, category) credits kept per path; more are uncredited. */
+#define CP_CREDITS 12
+/* The tid of a credit nobody had (queue), and of an unknown CPU holder. */
+#define CP_NOBODY (-1)
+/* The thread name whose CPU counts as logging (refosd's and Ceph's). */
+#define CP_LOG_THREAD "log"
+
+struct cp_credit {
+	int32_t tid;
+	uint32_t cat;
+	uint64_t ns;
+};
+
+/* The walk from one thread back to one op's begin. */
+struct cp_path {
+	uint64_t ns[CP__COUNT];
+	uint64_t pending_ns; /* blocked, its category not known yet */
+	struct cp_credit credit[CP_CREDITS];
+	uint32_t n_credit;
+	uint64_t uncredited_ns;
+};
+
+enum cp_state { CPS_UNKNOWN, CPS_RUNNING, CPS_RUNNABLE, CPS_BLOCKED };
+
+struct cp_thread {
+	int32_t tid;
+	uint32_t index; /* in critical_path.all and every op's paths */
+	char comm[16];
+	bool is_log; /* named CP_LOG_THREAD */
+	enum cp_state state;
+	uint64_t since;	    /* time up to which its paths are charged */
+	uint32_t wait_cpu;  /* runnable: the CPU it waits for */
+	bool woken_running; /* woken before its switch-out: it stays runnable */
+	uint32_t log_depth; /* inside annotated log calls */
+	bool pending;	    /* woken by nobody of the daemon: pend_b.. awaits its category */
+	uint64_t pend_b, pend_e;
+	uint64_t blocked_since;
+	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
+};
+
+struct cp_op {
+	uint64_t id, begin_ns;
+	struct cp_path *paths; /* by thread index; capacity critical_path.path_cap */
+};
+
+/* Per op type: what its ops' critical paths add up to. */
+struct cp_type {
+	uint64_t count, latency_ns;
+	uint64_t ns[CP__COUNT];
+	uint64_t uncredited_ns;
+	struct u64map credit; /* CP_CREDIT_KEY(tid, cat) -> ns */
+};
+#define CP_CREDIT_KEY(tid, cat) (((uint64_t)(uint32_t)(tid) << 8) | (uint8_t)(cat))
+#define CP_CREDIT_TID(key)	((int32_t)(uint32_t)((key) >> 8))
+#define CP_CREDIT_CAT(key)	((uint32_t)((key)&0xff))
+
+/* Kinds of a wait-for edge: what the woken thread slept in. */
+enum cp_wait_kind {
+	CPW_WAKE, /* any other sleep (poll, I/O, sleep) ended by the waker */
+	CPW_LOCK, /* FUTEX_WAIT or a PI lock: a mutex; the waker unlocked it */
+	CPW_COND, /* the other futex waits: a condition, semaphore, rwlock */
+	CPW__COUNT
+};
+
+/* One wait-for edge between pools: `from` slept until a thread of `to`
+ * woke it, for ns in the window (critical_path_waitfor). */
+struct cp_edge {
+	char from[32], to[32];
+	enum cp_wait_kind kind;
+	uint64_t ns, wakes;
+};
+
+/* One of a type's top (thread, category) pairs. */
+struct cp_top {
+	int32_t tid;
+	uint32_t cat;
+	uint64_t ns; /* total over the type's ops */
+};
+
+struct critical_path {
+	int32_t pid; /* the daemon's trace events only; -1: any */
+	bool (*site_is_logging)(void *ctx, uint64_t site);
+	void *classify_ctx;
+	/* Kernel records, sorted by time, fed before each trace event. */
+	const struct corecap_krec *const *recs;
+	size_t n_recs, next_rec;
+	struct u64map by_tid; /* tid -> index in all */
+	struct cp_thread **all;
+	size_t len, path_cap;
+	int32_t *cpu_tid; /* who holds each CPU (last switch-in seen); -1 unknown */
+	uint32_t nr_cpus;
+	struct cp_op **inflight;
+	size_t n_inflight, cap_inflight;
+	struct cp_op **spare; /* finished ops, reused with their paths */
+	size_t n_spare;
+	struct cp_type *types; /* by op_table type index */
+	size_t n_types;
+	/* The wait-for graph: (sleeper index, waker index, kind) -> ns, wakes. */
+	struct u64map wait_ns, wait_n;
+	uint64_t ws, we;    /* the window the waits are clipped to (we 0: none) */
+	uint64_t ops_ended; /* ops with a path: the per-op denominator */
+	/* Conservation, per finished op. */
+	uint64_t checked, violations, max_err_ns;
+	uint64_t ops_without_path; /* ended before the kernel records said anything */
+	uint64_t inconsistent;	   /* events contradicting a thread's state */
+};
+
+int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus);
+void corecap_critical_path_release(struct critical_path *cp);
+/* The kernel records (sorted by time, as kernel_reader gives them), fed in
+ * time order as trace events arrive; they stay owned by the caller. */
+void corecap_critical_path_set_records(struct critical_path *cp,
+				       const struct corecap_krec *const *recs, size_t n);
+/* One kernel record, in time order (what set_records feeds). */
+int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_krec *r);
+/* One trace event, in time order, before the model consumes it. */
+int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev);
+/*
+ * Op `id` of op-table type `type` ended at end_ns on thread tid (the
+ * model's verdict: `exclude` leaves it out). Called by the model before
+ * it finishes the op.
+ */
+int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t type, int32_t tid,
+				 uint64_t end_ns, bool exclude);
+/* Feeds the records left after the trace's last event. */
+int corecap_critical_path_finish(struct critical_path *cp);
+/* A type's figures, or NULL if none of its ops had a path (or cp is NULL). */
+const struct cp_type *corecap_critical_path_type(const struct critical_path *cp, uint32_t type);
+/* Its top n (thread, category) pairs, largest first, queue left out; how many. */
+size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, size_t n);
+/*
+ * The wait-for graph by pool (thread names without trailing digits), the
+ * heaviest edges first: *out malloc'd, *n edges. 0 or -ENOMEM.
+ */
+int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n);
+const char *corecap_cp_wait_kind_name(enum cp_wait_kind k);
+
+/* A knot of the wait-for graph: pools that wait for each other in a cycle
+ * and for no pool outside (a sink strongly connected component). */
+#define CP_KNOT_MAX_POOLS 8
+struct cp_knot {
+	char pools[CP_KNOT_MAX_POOLS][32];
+	size_t n_pools; /* of pools; a larger knot keeps its first CP_KNOT_MAX_POOLS */
+	uint64_t ns;	/* the waits on the edges inside it */
+};
+/*
+ * The knots of edges (as corecap_critical_path_waitfor gives them), edges
+ * lighter than 1% of all the waits left out: *out malloc'd, heaviest first.
+ * 0 or -ENOMEM.
+ */
+int corecap_critical_path_knots(const struct cp_edge *e, size_t n, struct cp_knot **out,
+				size_t *n_out);
+/* A category's name: op_table's, or "runqueue". */
+const char *corecap_cp_cat_name(uint32_t cat);
+/* A thread's name as the kernel or the trace gave it, or NULL. */
+const char *corecap_critical_path_thread_name(const struct critical_path *cp, int32_t tid);
+
+#endif

@@ -1,0 +1,314 @@
+#include "futex_locks.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FUTEX_STACK_MAX 64
+#define ERR_EAGAIN	11
+#define ERR_ETIMEDOUT	110
+
+/* One thread's futex call in progress, and the word it holds after a wait. */
+struct futex_thread {
+	int32_t tid;
+	bool in_call, in_wait;
+	uint32_t op;
+	uint64_t uaddr, enter_ns;
+	int32_t waker; /* from a sched_waking during the wait; 0: none */
+	bool holding;
+	uint64_t hold_uaddr, hold_since;
+};
+
+void corecap_futex_locks_init(struct futex_locks *f, struct lock_table *out, uint64_t ws,
+			      uint64_t we, futex_stack_fn stack_of, void *stack_ctx)
+{
+	*f = (struct futex_locks){
+		.out = out, .ws = ws, .we = we, .stack_of = stack_of, .stack_ctx = stack_ctx};
+	corecap_u64map_init(&f->by_tid);
+	corecap_u64map_init(&f->last_wake_tid);
+	corecap_u64map_init(&f->last_wake_ns);
+}
+
+void corecap_futex_locks_release(struct futex_locks *f)
+{
+	uint64_t v;
+
+	for (size_t i = 0; corecap_u64map_next(&f->by_tid, &i, NULL, &v);)
+		free((struct futex_thread *)(uintptr_t)v);
+	corecap_u64map_release(&f->by_tid);
+	corecap_u64map_release(&f->last_wake_tid);
+	corecap_u64map_release(&f->last_wake_ns);
+}
+
+static struct futex_thread *thread_of(struct futex_locks *f, int32_t tid)
+{
+	bool inserted;
+	uint64_t *v = corecap_u64map_upsert(&f->by_tid, (uint64_t)(uint32_t)tid, &inserted);
+	struct futex_thread *t;
+
+	if (!v)
+		return NULL;
+	if (!inserted)
+		return (struct futex_thread *)(uintptr_t)*v;
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		corecap_u64map_remove(&f->by_tid, (uint64_t)(uint32_t)tid);
+		return NULL;
+	}
+	t->tid = tid;
+	*v = (uint64_t)(uintptr_t)t;
+	return t;
+}
+
+/* [b, e) clipped to the window; false when nothing is left. */
+static bool clip(const struct futex_locks *f, uint64_t *b, uint64_t *e)
+{
+	if (*b < f->ws)
+		*b = f->ws;
+	if (*e > f->we)
+		*e = f->we;
+	return *e > *b;
+}
+
+static uint8_t kind_of(uint32_t op)
+{
+	switch (CORECAP_FUTEX_CMD(op)) {
+	case 0:
+		return LOCK_KIND_FUTEX_WAIT;
+	case 9:
+		return LOCK_KIND_FUTEX_WAIT_BITSET;
+	default:
+		return LOCK_KIND_FUTEX_PI;
+	}
+}
+
+static struct model_lock *word(struct futex_locks *f, uint64_t uaddr, uint32_t op)
+{
+	struct model_lock *l = corecap_lock_table_get(f->out, uaddr);
+
+	if (l && l->kind == LOCK_KIND_UNKNOWN) {
+		l->kind = kind_of(op);
+		l->source = LOCK_SOURCE_FUTEX;
+	}
+	return l;
+}
+
+/* A hold ends at the holder's FUTEX_WAKE on the word it holds. */
+static int end_hold(struct futex_locks *f, struct futex_thread *t, uint64_t uaddr, uint64_t now)
+{
+	struct model_lock *l;
+	uint64_t b = t->hold_since, e = now;
+
+	if (!t->holding || t->hold_uaddr != uaddr)
+		return 0;
+	t->holding = false;
+	if (!clip(f, &b, &e))
+		return 0;
+	if (!(l = corecap_lock_table_get(f->out, uaddr)))
+		return -ENOMEM;
+	l->holds++;
+	l->hold_ns += e - b;
+	corecap_span_union_add(&l->busy, b, e);
+	if (e - b > l->max_hold_ns)
+		l->max_hold_ns = e - b;
+	return 0;
+}
+
+static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex_enter *r)
+{
+	struct futex_thread *t = thread_of(f, r->tid);
+	uint64_t *v;
+
+	if (!t)
+		return -ENOMEM;
+	f->q.calls++;
+	if (t->in_call)
+		f->q.enters_unpaired++; /* its exit was lost */
+	t->in_call = true;
+	t->in_wait = CORECAP_FUTEX_IS_WAIT(r->op);
+	t->op = r->op;
+	t->uaddr = r->uaddr;
+	t->enter_ns = r->h.time_ns;
+	t->waker = 0;
+	/* Waiting again on the word it was handed: it had lost it to a barger. */
+	if (t->in_wait && t->holding && t->hold_uaddr == r->uaddr)
+		t->holding = false;
+	if (!CORECAP_FUTEX_IS_WAKE(r->op))
+		return 0;
+	f->q.wakes++;
+	if (!(v = corecap_u64map_upsert(&f->last_wake_tid, r->uaddr, NULL)))
+		return -ENOMEM;
+	*v = (uint64_t)(uint32_t)r->tid;
+	if (!(v = corecap_u64map_upsert(&f->last_wake_ns, r->uaddr, NULL)))
+		return -ENOMEM;
+	*v = r->h.time_ns;
+	return end_hold(f, t, r->uaddr, r->h.time_ns);
+}
+
+static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r)
+{
+	uint64_t *v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)r->tid);
+	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
+
+	/* From an interrupt the "waker" is whoever ran there: not a holder. */
+	if (!t || !t->in_wait || t->waker || r->waker_tid <= 0 || r->waker_tid == r->tid ||
+	    (r->flags & (CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI)))
+		return;
+	t->waker = r->waker_tid;
+}
+
+/* Who ended t's wait ending at `now`: 0 when nobody can be named. */
+static int32_t holder_of(struct futex_locks *f, const struct futex_thread *t, uint64_t now)
+{
+	uint64_t *tid, *ns;
+
+	if (t->waker) {
+		f->q.holder_from_waking++;
+		return t->waker;
+	}
+	tid = corecap_u64map_find(&f->last_wake_tid, t->uaddr);
+	ns = corecap_u64map_find(&f->last_wake_ns, t->uaddr);
+	if (tid && ns && *ns >= t->enter_ns && *ns <= now && (int32_t)*tid != t->tid) {
+		f->q.holder_from_wake++;
+		return (int32_t)*tid;
+	}
+	f->q.holder_unknown++;
+	return 0;
+}
+
+static int add_site(struct futex_locks *f, struct model_lock *l, const struct futex_thread *t,
+		    uint64_t wait_ns)
+{
+	uint64_t frames[FUTEX_STACK_MAX];
+	uint32_t depth = f->stack_of ? f->stack_of(f->stack_ctx, t->tid, t->enter_ns, frames,
+						   FUTEX_STACK_MAX)
+				     : 0;
+	struct lock_site *s;
+
+	if (!depth)
+		return 0;
+	if (depth > FUTEX_STACK_MAX)
+		depth = FUTEX_STACK_MAX;
+	f->q.waits_with_stack++;
+	if (!(s = corecap_lock_table_site(l, frames[0], NULL)))
+		return -ENOMEM;
+	s->sampled_waits++;
+	s->contentions++;
+	s->wait_ns += wait_ns;
+	if (wait_ns > s->max_wait_ns)
+		s->max_wait_ns = wait_ns;
+	return corecap_lock_table_add_stack(l, frames, depth, wait_ns) ? -ENOMEM : 0;
+}
+
+static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_exit *r)
+{
+	uint64_t *v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)r->tid);
+	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
+	uint64_t b, e, wait_ns;
+	struct model_lock *l;
+	int32_t holder;
+	int ret;
+
+	if (!t || !t->in_call) {
+		f->q.exits_unpaired++;
+		return 0;
+	}
+	t->in_call = false;
+	if (!t->in_wait)
+		return 0;
+	t->in_wait = false;
+	f->q.waits++;
+	if (r->ret == -ERR_EAGAIN) {
+		/* The word changed before the thread slept: no wait. */
+		f->q.waits_no_sleep++;
+		return 0;
+	}
+	if (r->ret == -ERR_ETIMEDOUT)
+		f->q.waits_timed_out++;
+	b = t->enter_ns;
+	e = r->h.time_ns;
+	if (!clip(f, &b, &e))
+		return 0;
+	wait_ns = e - b;
+	if (!(l = word(f, t->uaddr, t->op)))
+		return -ENOMEM;
+	l->contentions++;
+	l->wait_ns += wait_ns;
+	if (wait_ns > l->max_wait_ns)
+		l->max_wait_ns = wait_ns;
+	corecap_lock_add_waited(l, b, e);
+	corecap_span_union_add(&l->busy, b, e);
+	holder = r->ret == 0 ? holder_of(f, t, r->h.time_ns) : 0;
+	if (r->ret != 0)
+		f->q.holder_unknown++;
+	if ((ret = corecap_lock_tid_add(&l->waiters, &l->n_waiters, t->tid, wait_ns)))
+		return ret;
+	if (holder)
+		ret = corecap_lock_tid_add(&l->holders, &l->n_holders, holder, wait_ns);
+	else
+		l->holder_unknown++;
+	if (!ret)
+		ret = add_site(f, l, t, wait_ns);
+	/* Woken from a mutex's word: the waiter now holds it (a hand-over). */
+	if (!ret && r->ret == 0 && CORECAP_FUTEX_CMD(t->op) == 0) {
+		t->holding = true;
+		t->hold_uaddr = t->uaddr;
+		t->hold_since = r->h.time_ns;
+	}
+	return ret;
+}
+
+int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r)
+{
+	switch (r->type) {
+	case CORECAP_KREC_FUTEX_ENTER:
+		return on_futex_enter(f, (const struct corecap_krec_futex_enter *)(const void *)r);
+	case CORECAP_KREC_FUTEX_EXIT:
+		return on_futex_exit(f, (const struct corecap_krec_futex_exit *)(const void *)r);
+	case CORECAP_KREC_WAKING:
+		on_waking(f, (const struct corecap_krec_waking *)(const void *)r);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* A word's sites share its totals by the wait of their sampled waits. */
+static void spread(struct model_lock *l)
+{
+	uint64_t sampled = 0, left_ns = l->wait_ns, left_n = l->contentions;
+	size_t last = 0;
+
+	for (size_t i = 0; i < l->n_sites; i++) {
+		sampled += l->sites[i].wait_ns;
+		last = i;
+	}
+	if (!sampled)
+		return;
+	for (size_t i = 0; i < l->n_sites; i++) {
+		struct lock_site *s = &l->sites[i];
+		double share = (double)s->wait_ns / (double)sampled;
+		uint64_t ns = i == last ? left_ns : (uint64_t)(share * (double)l->wait_ns);
+		uint64_t n = i == last ? left_n : (uint64_t)(share * (double)l->contentions + 0.5);
+
+		s->wait_ns = ns < left_ns ? ns : left_ns;
+		s->contentions = n < left_n ? n : left_n;
+		left_ns -= s->wait_ns;
+		left_n -= s->contentions;
+	}
+}
+
+int corecap_futex_locks_finish(struct futex_locks *f)
+{
+	uint64_t v;
+
+	for (size_t i = 0; corecap_u64map_next(&f->by_tid, &i, NULL, &v);) {
+		const struct futex_thread *t = (const struct futex_thread *)(uintptr_t)v;
+
+		if (t->in_call)
+			f->q.enters_unpaired++;
+	}
+	for (size_t i = 0; i < f->out->len; i++)
+		spread(f->out->all[i]);
+	return 0;
+}

@@ -1,0 +1,77 @@
+/*
+ * futex_locks: a lock table from kernel futex events, for a daemon the
+ * shim does not see (docs/methodology.md, "Locks from futex events").
+ *
+ * Input: the kernel records (common/include/corecap/kernel_format.h) in
+ * time order. Each futex wait of a thread (FUTEX_WAIT, WAIT_BITSET, the PI
+ * locks) that slept is one contention of the futex word at its `uaddr`:
+ * a pthread mutex's word is the mutex itself, so the row's address is the
+ * mutex's, as in the shim's table. Per word: waits, total and max wait
+ * (the time inside the system call, clipped to the window), the time with
+ * at least one waiter, the waiting threads, and the holders: the thread
+ * whose wake ended each wait, from the sched_waking of the waiter while it
+ * was inside the wait (its waker_tid, when not from an interrupt), else
+ * the last FUTEX_WAKE on the same word by another thread during the wait.
+ * A waiter of a FUTEX_WAIT word that was woken then holds the word until
+ * its own next FUTEX_WAKE on it (a contended hand-over: an unlock that had
+ * waiters), which gives the holds the kernel can see.
+ *
+ * Call sites and stacks come from the sampled user stacks: the caller
+ * gives, for a wait, the frames from its call site outward (the first
+ * frame outside the C library), or none. A word's sites share its totals
+ * in proportion to the wait of their sampled waits; `sampled_waits` says
+ * how many waits each stood on. Rows go into a struct lock_table whose
+ * locks all have source LOCK_SOURCE_FUTEX. Memory: threads + words.
+ */
+#ifndef CORECAP_FUTEX_LOCKS_H
+#define CORECAP_FUTEX_LOCKS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <corecap/kernel_format.h>
+
+#include "lock_table.h"
+#include "u64map.h"
+
+/*
+ * The frames of the wait that tid began at enter_ns, from its call site
+ * outward, into frames (at most max); returns how many (0: no stack).
+ */
+typedef uint32_t (*futex_stack_fn)(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
+				   uint32_t max);
+
+struct futex_thread; /* futex_locks.c: one thread's call in progress and hold */
+
+/* What the stream held beyond the waits; each appears in the report. */
+struct futex_quality {
+	uint64_t calls, waits, wakes;
+	uint64_t waits_no_sleep;  /* returned -EAGAIN: the word had changed */
+	uint64_t waits_timed_out; /* -ETIMEDOUT */
+	uint64_t waits_with_stack;
+	uint64_t holder_from_waking, holder_from_wake, holder_unknown;
+	uint64_t exits_unpaired;  /* an exit whose enter came before the recording */
+	uint64_t enters_unpaired; /* still inside at the end, or a lost exit */
+};
+
+struct futex_locks {
+	struct lock_table *out;
+	uint64_t ws, we;
+	futex_stack_fn stack_of;
+	void *stack_ctx;
+	struct u64map by_tid;			   /* tid -> struct futex_thread * */
+	struct u64map last_wake_tid, last_wake_ns; /* uaddr -> the latest FUTEX_WAKE */
+	struct futex_quality q;
+};
+
+/* Rows go into out (initialized by the caller); stack_of may be NULL. */
+void corecap_futex_locks_init(struct futex_locks *f, struct lock_table *out, uint64_t ws,
+			      uint64_t we, futex_stack_fn stack_of, void *stack_ctx);
+void corecap_futex_locks_release(struct futex_locks *f);
+/* One record, in time order (others than futex and waking records are ignored). */
+int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r);
+/* Ends the stream: counts what is left open, spreads the totals over the sites. */
+int corecap_futex_locks_finish(struct futex_locks *f);
+
+#endif

@@ -1,0 +1,193 @@
+#include "projection.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *kind_word(enum ceiling_kind k)
+{
+	return corecap_ceiling_kind_name(k);
+}
+
+static void add_res(struct projection *p, enum ceiling_kind kind, const char *name, double demand,
+		    double servers)
+{
+	struct projection_resource r = {
+		.kind = kind, .demand_s_per_op = demand, .servers = servers};
+	size_t i;
+
+	if (demand <= 0)
+		return;
+	r.iops = servers / demand;
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	/* Kept sorted by X ascending, the PROJECTION_RESOURCES smallest. */
+	for (i = p->n_res; i > 0 && p->res[i - 1].iops > r.iops; i--)
+		if (i < PROJECTION_RESOURCES)
+			p->res[i] = p->res[i - 1];
+	if (i < PROJECTION_RESOURCES) {
+		p->res[i] = r;
+		if (p->n_res < PROJECTION_RESOURCES)
+			p->n_res++;
+	}
+}
+
+static void label(char *out, size_t size, const struct projection_resource *r)
+{
+	snprintf(out, size, "%s %s", kind_word(r->kind), r->name);
+}
+
+static void collect(struct projection *p, const struct projection_inputs *in, double ops)
+{
+	const struct model *m = in->model;
+	char name[128];
+
+	for (size_t i = 0; i < m->locks.len; i++) {
+		corecap_lock_label(m->locks.all[i], name, sizeof(name));
+		add_res(p, CEIL_LOCK, name,
+			(double)corecap_lock_hold_ns(m->locks.all[i]) / 1e9 / ops, 1);
+	}
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct model_thread *th = m->threads.all[i];
+
+		if (!th->has_samples)
+			continue;
+		snprintf(name, sizeof(name), "%s (tid %d)", th->name[0] ? th->name : "?", th->tid);
+		add_res(p, CEIL_THREAD, name, (double)th->cpu_ns / 1e9 / ops, 1);
+	}
+	for (size_t i = 0; i < in->pools->len; i++) {
+		const struct model_pool *pl = &in->pools->pools[i];
+
+		if (pl->n_sampled >= 2)
+			add_res(p, CEIL_POOL, pl->name, (double)pl->cpu_ns / 1e9 / ops,
+				(double)pl->n_sampled);
+	}
+}
+
+static void verdicts(struct projection *p, double w_s)
+{
+	const struct projection_point *here = &p->at[p->cores_here - 1];
+	int n;
+
+	if (p->bench_cores >= 0 && p->other_cores >= 0)
+		n = snprintf(p->machine_verdict, sizeof(p->machine_verdict),
+			     "%s: the daemon used %.2f, the benchmark client %.2f and other "
+			     "processes %.2f of %d cores (idle %.2f)",
+			     p->cores_bind_here ? "the cores are the limit on this machine"
+						: "the cores are not the limit on this machine",
+			     p->daemon_cores, p->bench_cores, p->other_cores, p->machine_cpus,
+			     p->machine_cpus - p->daemon_cores - p->bench_cores - p->other_cores);
+	else
+		n = snprintf(p->machine_verdict, sizeof(p->machine_verdict),
+			     "%s: the daemon used %.2f of %d cores (the machine's other CPU use "
+			     "was not recorded)",
+			     p->cores_bind_here ? "the cores are the limit on this machine"
+						: "the cores are not the limit on this machine",
+			     p->daemon_cores, p->cores_here);
+	(void)n;
+	(void)w_s;
+	if (p->n_res)
+		snprintf(p->daemon_verdict, sizeof(p->daemon_verdict),
+			 "the daemon's own limit is %s %s: %.2f us per op%s saturates it at %.0f "
+			 "ops/s (%.2fx the %.0f measured)%s",
+			 kind_word(p->res[0].kind), p->res[0].name, p->res[0].demand_s_per_op * 1e6,
+			 p->res[0].kind == CEIL_POOL ? " over its threads" : "", p->res[0].iops,
+			 p->res[0].iops / p->iops_measured, p->iops_measured,
+			 here->iops < p->res[0].iops ? "; the cores bind before it here" : "");
+	else
+		snprintf(
+			p->daemon_verdict, sizeof(p->daemon_verdict),
+			"no lock, thread or pool figure per op: the daemon's own limit is unknown");
+}
+
+void corecap_projection_compute(struct projection *p, const struct projection_inputs *in)
+{
+	uint64_t w = corecap_model_window_ns(in->model);
+	double w_s = (double)w / 1e9, ops, best_other;
+
+	memset(p, 0, sizeof(*p));
+	p->daemon_cores = p->bench_cores = p->other_cores = -1;
+	if (!w || !in->pools->n_sampled || !in->cores_available) {
+		p->why_not = !w ? "empty window"
+			     : !in->pools->n_sampled
+				     ? "no thread CPU figures (threads.tsv)"
+				     : "the number of cores is unknown (no manifest)";
+		return;
+	}
+	p->iops_source = "trace";
+	p->iops_measured = (double)in->model->ops.finished / w_s;
+	if (!in->model->ops.finished && in->bench_iops > 0) {
+		p->iops_source = "benchmark";
+		p->iops_measured = in->bench_iops;
+	}
+	if (p->iops_measured <= 0) {
+		p->why_not =
+			"no throughput: neither finished ops in the trace nor a benchmark figure";
+		return;
+	}
+	ops = p->iops_measured * w_s;
+	p->valid = true;
+	p->cores_here = in->cores_available > PROJECTION_MAX_CORES ? PROJECTION_MAX_CORES
+								   : in->cores_available;
+	p->machine_cpus = in->machine_cpus ? in->machine_cpus : in->cores_available;
+	p->daemon_cores = (double)in->pools->cpu_ns / (double)w;
+	if (in->bench_cpu_s >= 0)
+		p->bench_cores = in->bench_cpu_s / w_s;
+	if (in->machine_busy_cpu_s >= 0 && p->bench_cores >= 0) {
+		p->other_cores = in->machine_busy_cpu_s / w_s - p->daemon_cores - p->bench_cores;
+		if (p->other_cores < 0)
+			p->other_cores = 0; /* tick rounding of the three figures */
+	}
+	p->cpu_s_per_op = (double)in->pools->cpu_ns / 1e9 / ops;
+	collect(p, in, ops);
+	for (int n = 1; n <= PROJECTION_MAX_CORES; n++) {
+		struct projection_point *pt = &p->at[n - 1];
+		double cores_x = p->cpu_s_per_op > 0 ? n / p->cpu_s_per_op : 0;
+
+		pt->cores = n;
+		if (p->n_res && (cores_x <= 0 || p->res[0].iops < cores_x)) {
+			pt->iops = p->res[0].iops;
+			label(pt->bound_by, sizeof(pt->bound_by), &p->res[0]);
+		} else {
+			pt->iops = cores_x;
+			snprintf(pt->bound_by, sizeof(pt->bound_by), "cores");
+		}
+	}
+	/*
+	 * On this machine the cores were the limit if they had (next to) no
+	 * idle time, or, without the machine's figures, if the projection
+	 * says the cores bind at the daemon's core count.
+	 */
+	if (p->other_cores >= 0)
+		p->cores_bind_here = in->machine_busy_cpu_s / w_s >= 0.95 * p->machine_cpus;
+	else
+		p->cores_bind_here = strcmp(p->at[p->cores_here - 1].bound_by, "cores") == 0;
+	/* Relief at this machine's cores: lift the binding bound, the next one binds. */
+	{
+		double cores_x = p->cpu_s_per_op > 0 ? p->cores_here / p->cpu_s_per_op : 0;
+		double cur = p->at[p->cores_here - 1].iops;
+
+		if (p->cores_bind_here) {
+			best_other = p->n_res ? p->res[0].iops : cur;
+			snprintf(p->relief[0].resource, sizeof(p->relief[0].resource), "cores");
+			p->relief[0].iops_gain = best_other - cur;
+			p->n_relief = 1;
+			for (size_t i = 0; i < p->n_res && p->n_relief < PROJECTION_RESOURCES + 1;
+			     i++) {
+				label(p->relief[p->n_relief].resource,
+				      sizeof(p->relief[p->n_relief].resource), &p->res[i]);
+				p->relief[p->n_relief++].iops_gain = 0;
+			}
+		} else {
+			best_other =
+				p->n_res > 1 && p->res[1].iops < cores_x ? p->res[1].iops : cores_x;
+			for (size_t i = 0; i < p->n_res; i++) {
+				label(p->relief[p->n_relief].resource,
+				      sizeof(p->relief[p->n_relief].resource), &p->res[i]);
+				p->relief[p->n_relief++].iops_gain = i == 0 ? best_other - cur : 0;
+			}
+			snprintf(p->relief[p->n_relief].resource,
+				 sizeof(p->relief[p->n_relief].resource), "cores");
+			p->relief[p->n_relief++].iops_gain = 0;
+		}
+	}
+	verdicts(p, w_s);
+}

@@ -1,0 +1,81 @@
+/*
+ * projection: the daemon's throughput at N cores, from one run, and the
+ * two verdicts the ceiling keeps apart (docs/methodology.md, "Projection"):
+ *
+ *  - the daemon's own limit: each resource r that one op needs D_r of
+ *    (a lock's hold time per op, one thread's CPU time per op, a pool's
+ *    CPU time per op spread over its k threads) saturates at
+ *    X_r = k_r / D_r; the one with the smallest X_r binds first when the
+ *    cores are not the limit;
+ *  - on this machine: the cores, at X_cores(N) = N / D_cpu for the
+ *    daemon's CPU per op D_cpu, with the shares of the cores the daemon,
+ *    the benchmark client and other processes took (when the run
+ *    recorded the machine's CPU).
+ * X(N) = min(X_cores(N), min_r X_r) for N = 1..PROJECTION_MAX_CORES, with
+ * what binds at each N; relief: for each candidate, the throughput gain at
+ * this machine's cores if its bound were lifted (the next bound's X
+ * minus the current one; zero for a resource that does not bind).
+ */
+#ifndef CORECAP_PROJECTION_H
+#define CORECAP_PROJECTION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ceiling.h"
+#include "model.h"
+#include "pool_table.h"
+
+#define PROJECTION_MAX_CORES 64
+#define PROJECTION_RESOURCES 8
+
+struct projection_resource {
+	enum ceiling_kind kind; /* LOCK, THREAD, POOL or CORES */
+	char name[128];
+	double demand_s_per_op; /* D_r */
+	double servers;		/* k_r: 1, the pool's threads, or the cores N */
+	double iops;		/* X_r (for CORES: at this machine's cores) */
+};
+
+struct projection_point {
+	int cores;
+	double iops;
+	char bound_by[160]; /* "lock X", "thread Y", "cores" */
+};
+
+struct projection {
+	bool valid; /* false: no ops or no CPU figures (why_not says) */
+	const char *why_not;
+	double iops_measured;
+	const char *iops_source; /* "trace" (finished ops) or "benchmark" */
+	int cores_here;		 /* the daemon's CPUs (its affinity), else the machine's */
+	int machine_cpus;	 /* the machine's */
+	double hold_on_cpu;	 /* the factor applied to hold times (projection.c) */
+	double daemon_cores, bench_cores, other_cores; /* < 0: unknown */
+	bool cores_bind_here; /* the cores term is the smallest at cores_here */
+	struct projection_resource res[PROJECTION_RESOURCES]; /* daemon resources, X ascending */
+	size_t n_res;
+	double cpu_s_per_op;
+	struct projection_point at[PROJECTION_MAX_CORES];
+	struct {
+		char resource[160];
+		double iops_gain;
+	} relief[PROJECTION_RESOURCES + 1];
+	size_t n_relief;
+	char machine_verdict[512]; /* on this machine */
+	char daemon_verdict[512];  /* the daemon's own limit */
+};
+
+struct projection_inputs {
+	const struct model *model;
+	const struct pool_table *pools;
+	int cores_available;	   /* the daemon's CPUs; 0: unknown */
+	int machine_cpus;	   /* the machine's; 0: as cores_available */
+	double bench_iops;	   /* the benchmark's own figure; 0: none */
+	double machine_busy_cpu_s; /* < 0: unknown */
+	double bench_cpu_s;	   /* < 0: unknown */
+};
+
+void corecap_projection_compute(struct projection *p, const struct projection_inputs *in);
+
+#endif

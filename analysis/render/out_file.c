@@ -1,0 +1,190 @@
+#include "out_file.h"
+
+#include "../cmd_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static int fail(const char *what, const char *path, int err)
+{
+	corecap_analysis_error("cannot %s '%s': %s", what, path, strerror(err));
+	return -err;
+}
+
+/* Creates DIR/.BASE.corecap-XXXXXX with O_EXCL; the name into *tmp. */
+static int create_beside(const char *target, mode_t mode, char **tmp)
+{
+	const char *slash = strrchr(target, '/');
+	int dir_len = slash ? (int)(slash - target + 1) : 0;
+	const char *base = slash ? slash + 1 : target;
+	struct timespec ts;
+	int fd = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	for (unsigned i = 0; i < 100 && fd < 0; i++) {
+		unsigned long r = (unsigned long)ts.tv_nsec ^ ((unsigned long)getpid() << 16) ^
+				  (i * 2654435761u);
+
+		if (asprintf(tmp, "%.*s.%s.corecap-%06lx", dir_len, target, base, r & 0xffffff) < 0)
+			return -ENOMEM;
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0) {
+			free(*tmp);
+			*tmp = NULL;
+			if (errno != EEXIST)
+				return -errno;
+		}
+	}
+	return fd >= 0 ? fd : -EEXIST;
+}
+
+/* The replacement keeps the file's mode, and its owner when we may set it. */
+static void keep_mode_and_owner(int fd, const struct stat *st)
+{
+	int r = fchmod(fd, st->st_mode & 07777);
+
+	if (r == 0 && geteuid() == 0)
+		r = fchown(fd, st->st_uid, st->st_gid);
+	(void)r; /* best effort: a failure leaves what a new file gets */
+}
+
+int corecap_out_file_open(struct out_file *o, const char *path)
+{
+	struct stat st;
+	bool exists;
+	int fd, ret = 0;
+
+	*o = (struct out_file){0};
+	if (!path || strcmp(path, "-") == 0) {
+		o->f = stdout;
+		o->in_place = true;
+		return 0;
+	}
+	o->path = strdup(path);
+	if (!o->path)
+		return fail("create", path, ENOMEM);
+	exists = stat(path, &st) == 0;
+	if (!exists && errno != ENOENT) {
+		ret = fail("create", path, errno);
+		goto out_free;
+	}
+	if (exists && S_ISDIR(st.st_mode)) {
+		ret = fail("create", path, EISDIR);
+		goto out_free;
+	}
+	if (exists && !S_ISREG(st.st_mode)) {
+		/* A device, FIFO or socket: the reader at the other end is the point. */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
+			ret = fail("open", path, errno);
+			if (fd >= 0)
+				close(fd);
+			goto out_free;
+		}
+		o->in_place = true;
+		return 0;
+	}
+	if (!exists && lstat(path, &st) == 0) {
+		corecap_analysis_error("cannot create '%s': a dangling symbolic link", path);
+		ret = -ENOENT;
+		goto out_free;
+	}
+	/* Replace what a link points to, not the link. */
+	o->target = exists ? realpath(path, NULL) : strdup(path);
+	if (!o->target) {
+		ret = fail("resolve", path, errno ? errno : ENOMEM);
+		goto out_free;
+	}
+	fd = create_beside(o->target, exists ? (st.st_mode & 07777) : 0666, &o->tmp);
+	if (fd < 0) {
+		ret = fail("create", path, -fd);
+		goto out_free;
+	}
+	if (exists)
+		keep_mode_and_owner(fd, &st);
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		ret = fail("open", o->tmp, errno);
+		close(fd);
+		unlink(o->tmp);
+		goto out_free;
+	}
+	return 0;
+
+out_free:
+	free(o->tmp);
+	free(o->target);
+	free(o->path);
+	*o = (struct out_file){0};
+	return ret;
+}
+
+static void release(struct out_file *o)
+{
+	free(o->tmp);
+	free(o->target);
+	free(o->path);
+	*o = (struct out_file){0};
+}
+
+int corecap_out_file_commit(struct out_file *o)
+{
+	int ret = 0;
+
+	if (!o->f)
+		return 0;
+	if (o->in_place) {
+		if (fflush(o->f) != 0 || ferror(o->f))
+			ret = -(errno ? errno : EIO);
+		if (o->f != stdout && fclose(o->f) != 0 && !ret)
+			ret = -errno;
+		if (ret)
+			corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(o),
+					       strerror(-ret));
+		release(o);
+		return ret;
+	}
+	errno = 0;
+	if (fflush(o->f) != 0 || ferror(o->f))
+		ret = -(errno ? errno : EIO);
+	else if (fsync(fileno(o->f)) != 0)
+		ret = -errno;
+	if (fclose(o->f) != 0 && !ret)
+		ret = -errno;
+	o->f = NULL;
+	if (!ret && rename(o->tmp, o->target) != 0)
+		ret = -errno;
+	if (ret) {
+		corecap_analysis_error("cannot write '%s': %s", o->path, strerror(-ret));
+		unlink(o->tmp);
+	}
+	release(o);
+	return ret;
+}
+
+void corecap_out_file_abort(struct out_file *o)
+{
+	if (!o->f)
+		return;
+	if (o->in_place) {
+		if (o->f == stdout)
+			fflush(stdout);
+		else
+			fclose(o->f);
+	} else {
+		fclose(o->f);
+		unlink(o->tmp);
+	}
+	release(o);
+}
+
+const char *corecap_out_file_name(const struct out_file *o)
+{
+	return o->path ? o->path : "standard output";
+}

@@ -1,0 +1,101 @@
+#include "render_projection.h"
+#include "render_common.h"
+
+static json_object *num(double v, int decimals)
+{
+	return corecap_render_json_num(v, decimals);
+}
+
+static void put(json_object *o, const char *key, json_object *v)
+{
+	json_object_object_add(o, key, v);
+}
+
+/* The cores printed: 1, this machine's, and 2x, 4x, 8x of it (at most 64). */
+static bool printed(int n, int here)
+{
+	return n == 1 || n == here || n == 2 * here || n == 4 * here || n == 8 * here;
+}
+
+void corecap_render_projection_text(const struct projection *p, FILE *out)
+{
+	if (!p)
+		return;
+	if (!p->valid) {
+		fprintf(out, "PROJECTION not available: %s\n\n", p->why_not ? p->why_not : "?");
+		return;
+	}
+	fprintf(out, "MACHINE    %s\n", p->machine_verdict);
+	fprintf(out, "DAEMON     %s\n", p->daemon_verdict);
+	for (size_t i = 1; i < p->n_res && i < 3; i++)
+		fprintf(out, "  - then %s %s at %.0f ops/s (%.2f us per op%s)\n",
+			corecap_ceiling_kind_name(p->res[i].kind), p->res[i].name, p->res[i].iops,
+			p->res[i].demand_s_per_op * 1e6,
+			p->res[i].kind == CEIL_POOL ? " over its threads" : "");
+	fprintf(out, "\nPROJECTION (measured %.0f ops/s from the %s; CPU %.2f us per op)\n",
+		p->iops_measured, p->iops_source, p->cpu_s_per_op * 1e6);
+	fprintf(out, "  %5s %12s  %s\n", "cores", "ops/s", "bound by");
+	for (int n = 1; n <= PROJECTION_MAX_CORES; n++)
+		if (printed(n, p->cores_here))
+			fprintf(out, "  %5d %12.0f  %s%s\n", n, p->at[n - 1].iops,
+				p->at[n - 1].bound_by,
+				n == p->cores_here ? "  (this machine)" : "");
+	fprintf(out, "RELIEF at %d cores:", p->cores_here);
+	for (size_t i = 0; i < p->n_relief && i < 4; i++)
+		fprintf(out, "%s %s %+.0f ops/s", i ? ";" : "", p->relief[i].resource,
+			p->relief[i].iops_gain);
+	fprintf(out, "\n\n");
+}
+
+static json_object *share(double v)
+{
+	return v >= 0 ? num(v, 3) : NULL;
+}
+
+void corecap_render_projection_json(const struct projection *p, json_object *ceiling)
+{
+	json_object *machine, *daemon, *proj, *relief;
+
+	if (!p || !p->valid)
+		return;
+	machine = json_object_new_object();
+	put(machine, "verdict", json_object_new_string(p->machine_verdict));
+	put(machine, "cores", json_object_new_int(p->cores_here));
+	put(machine, "cores_bind", json_object_new_boolean(p->cores_bind_here));
+	put(machine, "daemon_cores", share(p->daemon_cores));
+	put(machine, "bench_cores", share(p->bench_cores));
+	put(machine, "other_cores", share(p->other_cores));
+	put(ceiling, "on_this_machine", machine);
+	daemon = json_object_new_object();
+	put(daemon, "verdict", json_object_new_string(p->daemon_verdict));
+	if (p->n_res) {
+		put(daemon, "kind",
+		    json_object_new_string(corecap_ceiling_kind_name(p->res[0].kind)));
+		put(daemon, "name", json_object_new_string(p->res[0].name));
+		put(daemon, "demand_us_per_op", num(p->res[0].demand_s_per_op * 1e6, 3));
+		put(daemon, "servers", num(p->res[0].servers, 0));
+		put(daemon, "iops", num(p->res[0].iops, 1));
+	}
+	put(ceiling, "daemon_limit", daemon);
+	put(ceiling, "iops_measured", num(p->iops_measured, 1));
+	put(ceiling, "cpu_us_per_op", num(p->cpu_s_per_op * 1e6, 3));
+	proj = json_object_new_array();
+	for (int n = 0; n < PROJECTION_MAX_CORES; n++) {
+		json_object *pt = json_object_new_object();
+
+		put(pt, "cores", json_object_new_int(p->at[n].cores));
+		put(pt, "iops", num(p->at[n].iops, 1));
+		put(pt, "bound_by", json_object_new_string(p->at[n].bound_by));
+		json_object_array_add(proj, pt);
+	}
+	put(ceiling, "projection", proj);
+	relief = json_object_new_array();
+	for (size_t i = 0; i < p->n_relief; i++) {
+		json_object *r = json_object_new_object();
+
+		put(r, "resource", json_object_new_string(p->relief[i].resource));
+		put(r, "iops_gain", num(p->relief[i].iops_gain, 1));
+		json_object_array_add(relief, r);
+	}
+	put(ceiling, "relief", relief);
+}

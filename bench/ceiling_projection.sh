@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Known answers for the projection (docs/methodology.md, "Projection"):
+# refosd in five configurations whose bound differs by construction. For
+# each, the daemon runs pinned to CPU 0 (taskset; refbench on CPU 1),
+# `corecap record` + `corecap report --json` project its throughput to 2
+# CPUs and name the bound there; then the daemon runs on CPUs 0-1 and the
+# throughput at 2 is measured. Prints one row per configuration: the
+# constructed bound, the bound named at 2 CPUs, projected vs measured IOPS
+# and their ratio (the target: within 15%).
+#
+# usage: bench/ceiling_projection.sh [BUILD_DIR]   (default ./build)
+#   CEILING_BENCH_S   seconds per benchmark run (default 3)
+#   CEILING_OUT       where the runs are kept (default a temp dir, removed)
+# A benchmark, not a test: it exits 0 unless it cannot measure; the
+# test tests/e2e/ceiling_verdicts.sh runs it and checks the verdicts.
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+corecap="$build/cli/corecap"
+refosd="$build/tests/refosd/refosd"
+refbench="$build/tests/refosd/refbench"
+secs=${CEILING_BENCH_S:-3}
+for b in "$corecap" "$refosd" "$refbench"; do
+	[ -x "$b" ] || { echo "ceiling_projection: $b is not built" >&2; exit 1; }
+done
+command -v taskset >/dev/null || { echo "ceiling_projection: taskset (util-linux) is missing" >&2; exit 1; }
+[ "$(nproc)" -ge 2 ] || { echo "ceiling_projection: needs 2 CPUs (have $(nproc))" >&2; exit 1; }
+if [ -n "${CEILING_OUT:-}" ]; then
+	out=$CEILING_OUT
+	mkdir -p "$out"
+else
+	out=$(mktemp -d /tmp/ceiling-projection.XXXXXX)
+	trap 'rm -rf "$out"' EXIT
+fi
+
+osd_pid=""
+cleanup_osd() {
+	[ -z "$osd_pid" ] || { kill -TERM "$osd_pid" 2>/dev/null || true; wait "$osd_pid" 2>/dev/null || true; }
+	osd_pid=""
+}
+trap 'cleanup_osd; [ -n "${CEILING_OUT:-}" ] || rm -rf "$out"' EXIT
+
+# start CPUS NAME [refosd options]: refosd under the shim on CPUS; osd_pid, osd_port.
+start() {
+	local cpus=$1 name=$2 i
+	shift 2
+	: >"$out/$name.out"
+	taskset -c "$cpus" "$corecap" run -- "$refosd" --port 0 "$@" >"$out/$name.out" 2>"$out/$name.err" &
+	osd_pid=$!
+	for i in $(seq 1 200); do
+		osd_port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$out/$name.out")
+		[ -n "$osd_port" ] && return 0
+		sleep 0.05
+	done
+	echo "ceiling_projection: refosd $* did not start" >&2
+	cat "$out/$name.err" >&2
+	exit 1
+}
+
+busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat; }
+
+json() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# config NAME CONSTRUCTED BENCH_ARGS -- REFOSD_ARGS
+printf '%-9s %-28s %-40s %10s %10s %6s %s\n' config constructed "named at 2 CPUs" projected measured ratio "machine busy (1-CPU run)"
+config() {
+	local name=$1 want=$2 bargs=$3 pj bound meas m0 m1 t0 t1
+	shift 4
+	# 1 CPU for the daemon, the other for refbench.
+	start 0 "$name-1cpu" "$@"
+	read -r m0 _ < <(busy)
+	t0=$(date +%s)
+	"$corecap" record -q -p "$osd_pid" -o "$out/$name" --force -- \
+		taskset -c 1 "$refbench" -p "$osd_port" $bargs -d "$secs" --no-progress write \
+		>"$out/$name.record" 2>&1 || { echo "ceiling_projection: record failed:" >&2; cat "$out/$name.record" >&2; exit 1; }
+	read -r m1 _ < <(busy)
+	t1=$(date +%s)
+	cleanup_osd
+	"$corecap" report --json "$out/$name" >"$out/$name.json"
+	pj=$(json "$out/$name.json" "d['ceiling']['projection'][1]['iops']")
+	bound=$(json "$out/$name.json" "d['ceiling']['projection'][1]['bound_by']")
+	# Measured at 2 CPUs (refbench shares them).
+	start 0-1 "$name-2cpu" "$@"
+	"$refbench" -p "$osd_port" $bargs -d "$secs" --no-progress write >"$out/$name.2cpu.bench" 2>&1
+	cleanup_osd
+	meas=$(awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$out/$name.2cpu.bench")
+	printf '%-9s %-28s %-40s %10.0f %10.0f %6.2f %.2f cores\n' "$name" "$want" "$bound" "$pj" "$meas" \
+		"$(awk -v a="$pj" -v b="$meas" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
+		"$(awk -v a="$m0" -v b="$m1" -v s="$((t1 - t0))" -v hz="$(getconf CLK_TCK)" 'BEGIN { print (b - a) / hz / (s > 0 ? s : 1) }')"
+	echo "$name	$want	$bound	$pj	$meas" >>"$out/verdicts.tsv"
+}
+
+: >"$out/verdicts.tsv"
+config biglock "lock (the big lock)" "-t 16 -b 1" -- --big-lock --op-cpu-us 50 --debug 0
+config msgr "thread msgr-worker-0" "-t 16 -b 64K" -- --msgr-threads 1 --debug 0
+config finisher "thread finisher" "-t 32 -b 1" -- --shards 8 --threads-per-shard 2 --debug 5
+config debug20 "thread log (or its lock)" "-t 16 -b 1" -- --debug 20
+config cpu "cores" "-t 16 -b 1" -- --op-cpu-us 100 --debug 0
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); runs in $out"

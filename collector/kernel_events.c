@@ -1,0 +1,1587 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <corecap/kernel_format.h>
+
+#include "diag.h"
+#include "kernel_events.h"
+#include "kernel_unwind.h"
+#include "run_dir.h"
+
+#define TRACEFS_MAGIC	  0x74726163
+#define DRAIN_TIMEOUT_MS  20
+#define ADJUST_NS	  50000000ull	/* stack sampling periods adapted every 50 ms */
+#define INITIAL_PERIOD	  64u		/* until the first adjustment */
+#define RESCAN_NS	  1000000000ull /* /proc/PID/task re-read once a second */
+#define MATCH_NS	  200000ull	/* a stack sample and its record are this close */
+#define FILTER_MAX_BYTES  4000u		/* the kernel takes less than a page */
+#define CAP_SYS_ADMIN_BIT 21
+#define CAP_PERFMON_BIT	  38
+#define MAX_RECORD_BYTES  65536u
+
+/* Perf events per CPU: one per tracepoint, and the two stack samplers. */
+enum { EV_STACK_FUTEX = CORECAP_KTP_N, EV_STACK_SWITCH, EV_N };
+enum { STACK_FUTEX, STACK_SWITCH, STACK_KINDS };
+
+static const struct {
+	const char *system, *event;
+} tp_names[CORECAP_KTP_N] = {
+	[CORECAP_KTP_SWITCH] = {"sched", "sched_switch"},
+	[CORECAP_KTP_WAKING] = {"sched", "sched_waking"},
+	[CORECAP_KTP_FUTEX_ENTER] = {"syscalls", "sys_enter_futex"},
+	[CORECAP_KTP_FUTEX_EXIT] = {"syscalls", "sys_exit_futex"},
+	[CORECAP_KTP_FORK] = {"sched", "sched_process_fork"},
+	[CORECAP_KTP_EXIT] = {"sched", "sched_process_exit"},
+};
+
+/* The raw fields read, resolved once from the format files. */
+enum {
+	F_FORK_CHILD_PID,
+	F_FORK_PARENT_PID,
+	F_FORK_CHILD_COMM,
+	F_SWITCH_PREV_PID,
+	F_SWITCH_NEXT_PID,
+	F_SWITCH_PREV_STATE,
+	F_WAKING_PID,
+	F_WAKING_COMMON_FLAGS,
+	F_WAKING_TARGET_CPU,
+	F_FUTEX_ENTER_OP,
+	F_FUTEX_ENTER_UADDR,
+	F_FUTEX_ENTER_VAL,
+	F_FUTEX_ENTER_VAL3,
+	F_FUTEX_ENTER_UADDR2,
+	F_FUTEX_ENTER_UTIME,
+	F_FUTEX_EXIT_RET,
+	F_EXIT_GROUP_DEAD,
+	F_EXIT_COMM,
+	F_N,
+};
+
+static const struct {
+	int tp;
+	const char *name;
+} field_names[F_N] = {
+	[F_FORK_CHILD_PID] = {CORECAP_KTP_FORK, "child_pid"},
+	[F_FORK_PARENT_PID] = {CORECAP_KTP_FORK, "parent_pid"},
+	[F_FORK_CHILD_COMM] = {CORECAP_KTP_FORK, "child_comm"},
+	[F_SWITCH_PREV_PID] = {CORECAP_KTP_SWITCH, "prev_pid"},
+	[F_SWITCH_NEXT_PID] = {CORECAP_KTP_SWITCH, "next_pid"},
+	[F_SWITCH_PREV_STATE] = {CORECAP_KTP_SWITCH, "prev_state"},
+	[F_WAKING_PID] = {CORECAP_KTP_WAKING, "pid"},
+	[F_WAKING_COMMON_FLAGS] = {CORECAP_KTP_WAKING, "common_flags"},
+	[F_WAKING_TARGET_CPU] = {CORECAP_KTP_WAKING, "target_cpu"},
+	[F_FUTEX_ENTER_OP] = {CORECAP_KTP_FUTEX_ENTER, "op"},
+	[F_FUTEX_ENTER_UADDR] = {CORECAP_KTP_FUTEX_ENTER, "uaddr"},
+	[F_FUTEX_ENTER_VAL] = {CORECAP_KTP_FUTEX_ENTER, "val"},
+	[F_FUTEX_ENTER_VAL3] = {CORECAP_KTP_FUTEX_ENTER, "val3"},
+	[F_FUTEX_ENTER_UADDR2] = {CORECAP_KTP_FUTEX_ENTER, "uaddr2"},
+	[F_FUTEX_ENTER_UTIME] = {CORECAP_KTP_FUTEX_ENTER, "utime"},
+	[F_FUTEX_EXIT_RET] = {CORECAP_KTP_FUTEX_EXIT, "ret"},
+	[F_EXIT_GROUP_DEAD] = {CORECAP_KTP_EXIT, "group_dead"},
+	[F_EXIT_COMM] = {CORECAP_KTP_EXIT, "comm"},
+};
+
+_Static_assert(F_N == CORECAP_KERNEL_FIELDS, "CORECAP_KERNEL_FIELDS");
+
+/* The futex commands whose enters get a stack: the waits (see kernel_format.h). */
+static const unsigned wait_cmds[] = {0, 6, 9, 11, 13};
+
+struct kernel_stack_ref {
+	uint64_t raw_off; /* in stacks.raw */
+	uint64_t event_time_ns;
+	uint32_t cpu;
+	int32_t tid;
+	uint16_t kind; /* CORECAP_KSTACK_FUTEX or _SWITCH */
+	bool matched;  /* event_time_ns is that of the record of the same hit */
+};
+
+struct kernel_cpu {
+	bool online;
+	int ring_fd;		/* owns the ring; the tracepoint events write into it */
+	int fd[EV_N];		/* the current event set */
+	uint64_t id[EV_N];	/* its sample ids */
+	uint64_t prev_id[EV_N]; /* the previous set's, whose samples may still be in the ring */
+	void *ring;
+	size_t ring_bytes;
+	uint64_t lost;
+	uint64_t period[STACK_KINDS];
+	uint64_t seen_in_tick[STACK_KINDS]; /* futex waits, switch-outs since the last adjustment */
+	uint64_t taken_in_tick[STACK_KINDS]; /* stack samples since then */
+	/* The last plain record and the last unmatched stack of each kind, to
+	 * join a stack sample to the record of the same tracepoint hit. */
+	struct {
+		int32_t tid;
+		uint64_t time_ns;
+		bool valid;
+	} last[STACK_KINDS];
+	struct {
+		size_t idx;
+		bool valid;
+	} pending[STACK_KINDS];
+};
+
+/* Raw stack copy header in stacks.raw (internal: never left in a finished run). */
+struct raw_stack {
+	uint64_t time_ns;
+	int32_t tid;
+	uint32_t cpu;
+	uint64_t regs[CORECAP_KUNWIND_NREGS];
+	uint64_t size; /* bytes of stack that follow */
+	uint64_t dyn_size;
+};
+
+static int open_sets(struct corecap_kernel_events *k, bool enabled, char *why, size_t why_size);
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static bool read_small_file(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+static bool has_cap(int bit)
+{
+	char buf[4096], *p;
+	unsigned long long eff;
+
+	if (!read_small_file("/proc/self/status", buf, sizeof(buf)))
+		return false;
+	p = strstr(buf, "CapEff:");
+	if (!p || sscanf(p + 7, "%llx", &eff) != 1)
+		return false;
+	return (eff >> bit) & 1;
+}
+
+static int perf_paranoid(void)
+{
+	char buf[32];
+
+	return read_small_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) ? atoi(buf)
+											 : 2;
+}
+
+static bool tracefs_mounted(void)
+{
+	struct statfs st;
+
+	return statfs(CORECAP_TRACEFS, &st) == 0 && (unsigned long)st.f_type == TRACEFS_MAGIC;
+}
+
+bool corecap_kernel_events_permitted(char *why, size_t why_size)
+{
+	bool perfmon = geteuid() == 0 || has_cap(CAP_PERFMON_BIT) || has_cap(CAP_SYS_ADMIN_BIT);
+	int paranoid = perf_paranoid();
+
+	if (!perfmon && paranoid > -1) {
+		snprintf(why, why_size,
+			 "kernel events need root or CAP_PERFMON, and corecap runs as uid %d "
+			 "without "
+			 "it while kernel.perf_event_paranoid is %d: run as root, grant "
+			 "CAP_PERFMON, "
+			 "or set kernel.perf_event_paranoid to -1",
+			 (int)geteuid(), paranoid);
+		return false;
+	}
+	if (!tracefs_mounted()) {
+		bool admin = geteuid() == 0 || has_cap(CAP_SYS_ADMIN_BIT);
+
+		if (!admin) {
+			snprintf(why, why_size,
+				 "tracefs is not mounted at %s and mounting it needs root: run "
+				 "'mount -t tracefs nodev %s' as root",
+				 CORECAP_TRACEFS, CORECAP_TRACEFS);
+			return false;
+		}
+		if (mount("nodev", CORECAP_TRACEFS, "tracefs", 0, NULL) < 0) {
+			snprintf(why, why_size,
+				 "tracefs is not mounted at %s and cannot be mounted: %s; mount it "
+				 "with 'mount -t tracefs nodev %s'",
+				 CORECAP_TRACEFS, strerror(errno), CORECAP_TRACEFS);
+			return false;
+		}
+		corecap_note("mounted tracefs at %s", CORECAP_TRACEFS);
+	}
+	return true;
+}
+
+/* Thread ids of the target. */
+
+static int cmp_tid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static bool has_sorted(const pid_t *v, size_t n, pid_t tid)
+{
+	return tid > 0 && n > 0 && bsearch(&tid, v, n, sizeof(pid_t), cmp_tid) != NULL;
+}
+
+static bool has_tid(const struct corecap_kernel_events *k, pid_t tid)
+{
+	return has_sorted(k->tids, k->n_tids, tid);
+}
+
+static int add_tid(struct corecap_kernel_events *k, pid_t tid)
+{
+	size_t i;
+
+	if (has_tid(k, tid))
+		return 0;
+	if (k->n_tids == k->cap_tids) {
+		size_t cap = k->cap_tids ? 2 * k->cap_tids : 256;
+		pid_t *t = realloc(k->tids, cap * sizeof(*t));
+
+		if (!t)
+			return -ENOMEM;
+		k->tids = t;
+		k->cap_tids = cap;
+	}
+	for (i = k->n_tids; i > 0 && k->tids[i - 1] > tid; i--)
+		k->tids[i] = k->tids[i - 1];
+	k->tids[i] = tid;
+	k->n_tids++;
+	k->tids_changed = true;
+	return 1;
+}
+
+static void thread_comm(pid_t pid, pid_t tid, char comm[16])
+{
+	char path[96], buf[64];
+	size_t n;
+
+	memset(comm, 0, 16);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
+	if (!read_small_file(path, buf, sizeof(buf)))
+		return;
+	n = strcspn(buf, "\n");
+	memcpy(comm, buf, n < 15 ? n : 15);
+}
+
+/* Output buffer: whole records, flushed with one write(2). */
+
+static void *out_reserve(struct corecap_kernel_events *k, uint16_t type, uint16_t size,
+			 uint32_t cpu, uint64_t time_ns)
+{
+	struct corecap_krec *h;
+
+	if (k->out_len + size > k->out_cap) {
+		size_t cap = k->out_cap ? 2 * k->out_cap : (1u << 20);
+		unsigned char *p;
+
+		while (cap < k->out_len + size)
+			cap *= 2;
+		p = realloc(k->out, cap);
+		if (!p)
+			return NULL;
+		k->out = p;
+		k->out_cap = cap;
+	}
+	h = (struct corecap_krec *)(k->out + k->out_len);
+	memset(h, 0, size);
+	h->type = type;
+	h->size = size;
+	h->cpu = cpu;
+	h->time_ns = time_ns;
+	k->out_len += size;
+	return h;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void out_flush(struct corecap_kernel_events *k)
+{
+	if (k->out_len == 0)
+		return;
+	if (!k->stats.write_error && write_all(k->events_fd, k->out, k->out_len) == 0)
+		k->stats.events_bytes += k->out_len;
+	else
+		k->stats.write_error = true;
+	k->out_len = 0;
+}
+
+static void track(struct corecap_kernel_events *k, pid_t tid, uint32_t reason)
+{
+	struct corecap_krec_track *t = out_reserve(k, CORECAP_KREC_TRACK, sizeof(*t), 0, now_ns());
+
+	if (!t)
+		return;
+	t->tid = tid;
+	t->reason = reason;
+	thread_comm(k->pid, tid, t->comm);
+	k->stats.track++;
+}
+
+/* Adds the threads of /proc/PID/task not known yet. */
+static void scan_tasks(struct corecap_kernel_events *k)
+{
+	char path[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)k->pid);
+	d = opendir(path);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		long tid = strtol(de->d_name, NULL, 10);
+
+		if (tid > 0)
+			add_tid(k, (pid_t)tid);
+	}
+	closedir(d);
+}
+
+/* Filters: "field RANGES" with the sorted tids folded into ranges. */
+
+static bool append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static bool append(char *buf, size_t size, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*len >= size)
+		return false;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + *len, size - *len, fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= size - *len) {
+		*len = size;
+		return false;
+	}
+	*len += (size_t)n;
+	return true;
+}
+
+static bool tid_expr(const struct corecap_kernel_events *k, const char *field, char *buf,
+		     size_t size, size_t *len)
+{
+	bool ok = append(buf, size, len, "(");
+
+	for (size_t i = 0; ok && i < k->n_tids;) {
+		size_t j = i;
+
+		while (j + 1 < k->n_tids && k->tids[j + 1] == k->tids[j] + 1)
+			j++;
+		if (i > 0)
+			ok = append(buf, size, len, "||");
+		if (ok && j == i)
+			ok = append(buf, size, len, "%s==%d", field, (int)k->tids[i]);
+		else if (ok)
+			ok = append(buf, size, len, "(%s>=%d&&%s<=%d)", field, (int)k->tids[i],
+				    field, (int)k->tids[j]);
+		i = j + 1;
+	}
+	if (ok && k->n_tids == 0)
+		ok = append(buf, size, len, "%s==-1", field);
+	return ok && append(buf, size, len, ")");
+}
+
+static bool build_filter(const struct corecap_kernel_events *k, int ev, char *buf, size_t size)
+{
+	size_t len = 0;
+	bool ok = true;
+
+	switch (ev) {
+	case CORECAP_KTP_SWITCH:
+		ok = tid_expr(k, "prev_pid", buf, size, &len) && append(buf, size, &len, "||") &&
+		     tid_expr(k, "next_pid", buf, size, &len);
+		break;
+	case CORECAP_KTP_WAKING:
+		ok = tid_expr(k, "pid", buf, size, &len);
+		break;
+	case EV_STACK_SWITCH:
+		ok = tid_expr(k, "prev_pid", buf, size, &len);
+		break;
+	case EV_STACK_FUTEX:
+		ok = tid_expr(k, "common_pid", buf, size, &len) && append(buf, size, &len, "&&(");
+		for (size_t i = 0; ok && i < sizeof(wait_cmds) / sizeof(wait_cmds[0]); i++)
+			for (unsigned flags = 0; ok && flags < 4; flags++)
+				ok = append(buf, size, &len, "%sop==%u", i || flags ? "||" : "",
+					    wait_cmds[i] | flags << 7);
+		ok = ok && append(buf, size, &len, ")");
+		break;
+	default:
+		ok = tid_expr(k, "common_pid", buf, size, &len);
+	}
+	return ok;
+}
+
+/* The filter of each event for the current tid set; NULL where it does not fit. */
+static void build_filters(const struct corecap_kernel_events *k, char *filters[EV_N])
+{
+	for (int ev = 0; ev < EV_N; ev++) {
+		filters[ev] = malloc(FILTER_MAX_BYTES);
+		if (filters[ev] && !build_filter(k, ev, filters[ev], FILTER_MAX_BYTES)) {
+			free(filters[ev]);
+			filters[ev] = NULL;
+		}
+	}
+}
+
+static void free_filters(char *filters[EV_N])
+{
+	for (int ev = 0; ev < EV_N; ev++)
+		free(filters[ev]);
+}
+
+/* Perf events. */
+
+static int perf_open(struct perf_event_attr *attr, int cpu)
+{
+	return (int)syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void perf_open_why(int err, const char *what, int cpu, char *why, size_t why_size)
+{
+	if (err == EACCES || err == EPERM)
+		snprintf(why, why_size,
+			 "perf_event_open of %s on CPU %d was refused (%s; "
+			 "kernel.perf_event_paranoid is %d): run as root or with CAP_PERFMON, or "
+			 "set kernel.perf_event_paranoid to -1",
+			 what, cpu, strerror(err), perf_paranoid());
+	else if (err == ENOENT || err == EINVAL || err == EOPNOTSUPP)
+		snprintf(why, why_size,
+			 "this kernel cannot record %s on CPU %d with perf_event_open (%s)", what,
+			 cpu, strerror(err));
+	else
+		snprintf(why, why_size, "perf_event_open of %s on CPU %d failed: %s", what, cpu,
+			 strerror(err));
+}
+
+static bool cpu_online(int cpu)
+{
+	char path[96], buf[8];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", cpu);
+	/* cpu0 often has no such file: it cannot go offline. */
+	return !read_small_file(path, buf, sizeof(buf)) || buf[0] != '0';
+}
+
+/* Ring bytes per CPU: CORECAP_KERNEL_RING_KB (a power of two, at least
+ * two pages), else the default. */
+static size_t ring_bytes(void)
+{
+	const char *env = getenv("CORECAP_KERNEL_RING_KB");
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned long kb;
+	char *end;
+
+	if (!env || !*env)
+		return CORECAP_KERNEL_RING_BYTES;
+	errno = 0;
+	kb = strtoul(env, &end, 10);
+	if (errno || *end || kb * 1024 < 2 * page || kb > (1ul << 20) || (kb & (kb - 1))) {
+		corecap_warn("ignoring CORECAP_KERNEL_RING_KB='%s' (a power of two from %zu to "
+			     "1048576); using %u",
+			     env, 2 * page / 1024, CORECAP_KERNEL_RING_BYTES / 1024);
+		return CORECAP_KERNEL_RING_BYTES;
+	}
+	return kb * 1024;
+}
+
+static struct perf_event_attr base_attr(const struct corecap_kernel_events *k)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW,
+		.disabled = 1,
+		.sample_id_all = 1,
+		.use_clockid = 1,
+		.clockid = CLOCK_MONOTONIC,
+		.watermark = 1,
+		.wakeup_watermark = (uint32_t)(k->ring_bytes / 4),
+	};
+
+	return a;
+}
+
+/*
+ * One set of tracepoint events on a CPU, with the filters in filters[]
+ * (NULL: none), writing into the CPU's ring; disabled. A set is replaced
+ * whole when the target gains a thread, since a perf event's filter
+ * cannot be changed once set (EEXIST).
+ */
+static int open_set(struct corecap_kernel_events *k, int cpu, int fd[EV_N], uint64_t id[EV_N],
+		    char *const filters[EV_N], char *why, size_t why_size)
+{
+	struct kernel_cpu *kc = &k->cpus[cpu];
+	int ev, ret = 0;
+
+	for (ev = 0; ev < EV_N; ev++)
+		fd[ev] = -1;
+	for (ev = 0; ev < EV_N; ev++) {
+		int tp = ev == EV_STACK_FUTEX	 ? CORECAP_KTP_FUTEX_ENTER
+			 : ev == EV_STACK_SWITCH ? CORECAP_KTP_SWITCH
+						 : ev;
+		struct perf_event_attr a = base_attr(k);
+
+		a.type = PERF_TYPE_TRACEPOINT;
+		a.config = k->fmt[tp].id;
+		if (ev >= CORECAP_KTP_N) {
+			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = CORECAP_KUNWIND_REGS_MASK;
+			a.sample_stack_user = CORECAP_KERNEL_STACK_USER_BYTES;
+			a.exclude_callchain_kernel = 1;
+			a.sample_period =
+				kc->period[ev == EV_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH];
+		}
+		fd[ev] = perf_open(&a, cpu);
+		if (fd[ev] < 0) {
+			ret = -errno;
+			perf_open_why(errno, k->fmt[tp].name, cpu, why, why_size);
+			goto out_close;
+		}
+		if (ioctl(fd[ev], PERF_EVENT_IOC_ID, &id[ev]) < 0 ||
+		    ioctl(fd[ev], PERF_EVENT_IOC_SET_OUTPUT, kc->ring_fd) < 0) {
+			ret = -errno;
+			snprintf(why, why_size, "cannot share CPU %d's perf ring buffer: %s", cpu,
+				 strerror(errno));
+			goto out_close;
+		}
+		/* A filter the kernel refuses (too long, too old a kernel): the reader filters. */
+		if (filters[ev] && ioctl(fd[ev], PERF_EVENT_IOC_SET_FILTER, filters[ev]) < 0)
+			k->stats.kernel_filter = false;
+	}
+	goto out;
+out_close:
+	for (ev = 0; ev < EV_N; ev++)
+		if (fd[ev] >= 0)
+			close(fd[ev]);
+out:
+	return ret;
+}
+
+/* The CPU's ring, owned by a dummy software event that is never replaced. */
+static int open_ring(struct corecap_kernel_events *k, int cpu, char *why, size_t why_size)
+{
+	struct kernel_cpu *kc = &k->cpus[cpu];
+	long page = sysconf(_SC_PAGESIZE);
+	struct perf_event_attr a = base_attr(k);
+	int ret = 0;
+
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_DUMMY;
+	a.sample_period = 0;
+	kc->ring_fd = perf_open(&a, cpu);
+	if (kc->ring_fd < 0) {
+		ret = -errno;
+		perf_open_why(errno, "a ring buffer", cpu, why, why_size);
+		goto out;
+	}
+	/* Locked memory may be short (kernel.perf_event_mlock_kb for non-root):
+	 * smaller rings, down to 256 KiB, rather than none. */
+	for (;;) {
+		kc->ring_bytes = k->ring_bytes + (size_t)page;
+		kc->ring = mmap(NULL, kc->ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED,
+				kc->ring_fd, 0);
+		if (kc->ring != MAP_FAILED)
+			break;
+		kc->ring = NULL;
+		if ((errno != EPERM && errno != ENOMEM) || k->ring_bytes <= 262144 || cpu > 0) {
+			ret = -errno;
+			snprintf(why, why_size,
+				 "cannot map a %zu KiB perf ring buffer for CPU %d: %s "
+				 "(kernel.perf_event_mlock_kb may be too small)",
+				 k->ring_bytes / 1024, cpu, strerror(errno));
+			break;
+		}
+		k->ring_bytes /= 2;
+	}
+out:
+	return ret;
+}
+
+static void close_set(int fd[EV_N])
+{
+	for (int ev = 0; ev < EV_N; ev++) {
+		if (fd[ev] >= 0)
+			close(fd[ev]);
+		fd[ev] = -1;
+	}
+}
+
+static void close_cpus(struct corecap_kernel_events *k)
+{
+	for (int c = 0; k->cpus && c < k->nr_cpus; c++) {
+		struct kernel_cpu *kc = &k->cpus[c];
+
+		close_set(kc->fd);
+		if (kc->ring)
+			munmap(kc->ring, kc->ring_bytes);
+		kc->ring = NULL;
+		if (kc->ring_fd >= 0)
+			close(kc->ring_fd);
+		kc->ring_fd = -1;
+	}
+}
+
+static int write_file_header(int fd, uint64_t magic, const struct corecap_kernel_events *k,
+			     uint32_t stack_user_bytes)
+{
+	struct corecap_kfile_header h = {
+		.magic = magic,
+		.version = CORECAP_KERNEL_FORMAT_VERSION,
+		.header_bytes = sizeof(h),
+		.pid = (uint32_t)k->pid,
+		.nr_cpus = (uint32_t)k->nr_cpus,
+		.clock_id = CORECAP_KERNEL_CLOCK_MONOTONIC,
+		.flags = k->stats.kernel_filter ? CORECAP_KFILE_KERNEL_FILTER : 0,
+		.created_ns = now_ns(),
+		.stack_user_bytes = stack_user_bytes,
+	};
+
+	return write_all(fd, &h, sizeof(h));
+}
+
+int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
+			       struct corecap_run_dir *rd, char *why, size_t why_size)
+{
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	k->pid = pid;
+	k->rd = rd;
+	k->events_fd = k->raw_fd = -1;
+	for (int tp = 0; tp < CORECAP_KTP_N; tp++) {
+		ret = corecap_tp_format_load(&k->fmt[tp], CORECAP_TRACEFS, tp_names[tp].system,
+					     tp_names[tp].event, why, why_size);
+		if (ret == -EACCES || ret == -EPERM) {
+			size_t n = strlen(why);
+
+			snprintf(why + n, why_size - n,
+				 " (tracefs is readable by root only: run as root)");
+		}
+		if (ret < 0)
+			goto out;
+	}
+	for (int f = 0; f < F_N; f++) {
+		k->fields[f] =
+			corecap_tp_format_field(&k->fmt[field_names[f].tp], field_names[f].name);
+		if (!k->fields[f]) {
+			ret = -EINVAL;
+			snprintf(why, why_size, "this kernel's %s has no field '%s'",
+				 k->fmt[field_names[f].tp].name, field_names[f].name);
+			goto out;
+		}
+	}
+	k->ring_bytes = ring_bytes();
+	k->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
+	if (k->nr_cpus < 1)
+		k->nr_cpus = 1;
+	k->cpus = calloc((size_t)k->nr_cpus, sizeof(*k->cpus));
+	k->stats.lost_per_cpu = calloc((size_t)k->nr_cpus, sizeof(uint64_t));
+	k->copy = malloc(MAX_RECORD_BYTES);
+	if (!k->cpus || !k->stats.lost_per_cpu || !k->copy) {
+		ret = -ENOMEM;
+		snprintf(why, why_size, "out of memory");
+		goto out_free;
+	}
+	for (int c = 0; c < k->nr_cpus; c++) {
+		struct kernel_cpu *kc = &k->cpus[c];
+
+		kc->ring_fd = -1;
+		for (int ev = 0; ev < EV_N; ev++)
+			kc->fd[ev] = -1;
+		kc->period[STACK_FUTEX] = kc->period[STACK_SWITCH] = INITIAL_PERIOD;
+	}
+	scan_tasks(k);
+	if (k->n_tids == 0) {
+		ret = -ESRCH;
+		snprintf(why, why_size, "cannot list the threads of PID %d", (int)pid);
+		goto out_close;
+	}
+	for (int c = 0; c < k->nr_cpus; c++) {
+		if (!cpu_online(c))
+			continue;
+		k->cpus[c].online = true;
+		ret = open_ring(k, c, why, why_size);
+		if (ret < 0)
+			goto out_close;
+	}
+	ret = open_sets(k, false, why, why_size);
+	if (ret < 0)
+		goto out_close;
+	ret = mkdirat(rd->dirfd, CORECAP_KERNEL_DIR, 0700) < 0 ? -errno : 0;
+	if (ret < 0) {
+		snprintf(why, why_size, "cannot create '%s/%s': %s", rd->path, CORECAP_KERNEL_DIR,
+			 strerror(-ret));
+		goto out_close;
+	}
+	ret = corecap_run_dir_create_file(rd, CORECAP_KERNEL_EVENTS_FILE, &k->events_fd);
+	if (ret == 0)
+		ret = corecap_run_dir_create_file(rd, CORECAP_KERNEL_RAW_FILE, &k->raw_fd);
+	if (ret == 0)
+		ret = write_file_header(k->events_fd, CORECAP_KERNEL_MAGIC_EVENTS, k, 0);
+	if (ret < 0) {
+		snprintf(why, why_size, "cannot write '%s/%s': %s", rd->path,
+			 CORECAP_KERNEL_EVENTS_FILE, strerror(-ret));
+		goto out_close;
+	}
+	k->stats.events_bytes = sizeof(struct corecap_kfile_header);
+	k->stats.complete = true;
+	goto out;
+out_close:
+	if (k->events_fd >= 0) {
+		close(k->events_fd);
+		unlinkat(rd->dirfd, CORECAP_KERNEL_EVENTS_FILE, 0);
+	}
+	if (k->raw_fd >= 0) {
+		close(k->raw_fd);
+		unlinkat(rd->dirfd, CORECAP_KERNEL_RAW_FILE, 0);
+	}
+	unlinkat(rd->dirfd, CORECAP_KERNEL_DIR, AT_REMOVEDIR);
+	k->events_fd = k->raw_fd = -1;
+	close_cpus(k);
+out_free:
+	free(k->cpus);
+	free(k->stats.lost_per_cpu);
+	free(k->copy);
+	free(k->tids);
+	free(k->out);
+	k->cpus = NULL;
+	k->stats.lost_per_cpu = NULL;
+	k->copy = NULL;
+	k->tids = NULL;
+	k->out = NULL;
+out:
+	return ret;
+}
+
+/*
+ * Opens a new event set on every CPU with filters for the current tids and
+ * swaps it in: the old set is disabled, then the new one enabled (when
+ * `enabled`), so a tracepoint hit in between (microseconds) is missed,
+ * never recorded twice. The old set's samples still in a ring are read
+ * with its ids (prev_id).
+ */
+static int open_sets(struct corecap_kernel_events *k, bool enabled, char *why, size_t why_size)
+{
+	char *filters[EV_N];
+	int ret = 0;
+
+	build_filters(k, filters);
+	k->stats.kernel_filter = true;
+	for (int ev = 0; ev < EV_N; ev++)
+		k->stats.kernel_filter = k->stats.kernel_filter && filters[ev];
+	for (int c = 0; c < k->nr_cpus; c++) {
+		struct kernel_cpu *kc = &k->cpus[c];
+		uint64_t id[EV_N];
+		int fd[EV_N];
+
+		if (!kc->online)
+			continue;
+		ret = open_set(k, c, fd, id, filters, why, why_size);
+		if (ret < 0)
+			break;
+		for (int ev = 0; enabled && ev < EV_N; ev++)
+			if (kc->fd[ev] >= 0)
+				ioctl(kc->fd[ev], PERF_EVENT_IOC_DISABLE, 0);
+		for (int ev = 0; enabled && ev < EV_N; ev++)
+			ioctl(fd[ev], PERF_EVENT_IOC_ENABLE, 0);
+		close_set(kc->fd);
+		memcpy(kc->prev_id, kc->id, sizeof(kc->id));
+		memcpy(kc->fd, fd, sizeof(fd));
+		memcpy(kc->id, id, sizeof(id));
+	}
+	free_filters(filters);
+	k->tids_changed = false;
+	return ret;
+}
+
+/* New threads: TRACK records, and events that let them in. */
+static void follow_new_threads(struct corecap_kernel_events *k, uint32_t reason, bool enabled)
+{
+	char why[512];
+
+	if (!k->tids_changed)
+		return;
+	if (open_sets(k, enabled, why, sizeof(why)) < 0 && !k->follow_failed) {
+		corecap_warn("kernel events: cannot follow the target's new threads: %s", why);
+		k->follow_failed = true;
+		k->stats.complete = false;
+	}
+	for (size_t i = 0; i < k->n_tids; i++)
+		if (!k->tracked || !has_sorted(k->tracked, k->n_tracked, k->tids[i]))
+			track(k, k->tids[i], reason);
+	free(k->tracked);
+	k->tracked = malloc(k->n_tids * sizeof(pid_t));
+	if (k->tracked)
+		memcpy(k->tracked, k->tids, k->n_tids * sizeof(pid_t));
+	k->n_tracked = k->tracked ? k->n_tids : 0;
+}
+
+/* Parsing one sample. */
+
+struct sample {
+	uint64_t id;
+	uint32_t pid, tid;
+	uint64_t time_ns;
+	uint32_t cpu;
+	const unsigned char *raw;
+	uint32_t raw_bytes;
+	uint64_t abi;
+	const uint64_t *regs;
+	uint64_t stack_size;
+	const unsigned char *stack;
+	uint64_t dyn_size;
+};
+
+static bool parse_sample(const unsigned char *p, size_t len, bool with_stack, struct sample *s)
+{
+	size_t off = sizeof(struct perf_event_header);
+	uint32_t cpu_res[2];
+
+#define TAKE(dst, n)                                                                               \
+	do {                                                                                       \
+		if (off + (n) > len)                                                               \
+			return false;                                                              \
+		memcpy((dst), p + off, (n));                                                       \
+		off += (n);                                                                        \
+	} while (0)
+	memset(s, 0, sizeof(*s));
+	TAKE(&s->id, 8);
+	TAKE(&s->pid, 4);
+	TAKE(&s->tid, 4);
+	TAKE(&s->time_ns, 8);
+	TAKE(cpu_res, 8);
+	s->cpu = cpu_res[0];
+	TAKE(&s->raw_bytes, 4);
+	if (off + s->raw_bytes > len)
+		return false;
+	s->raw = p + off;
+	off += s->raw_bytes;
+	if (with_stack) {
+		TAKE(&s->abi, 8);
+		if (s->abi) {
+			if (off + 8 * CORECAP_KUNWIND_NREGS > len)
+				return false;
+			s->regs = (const uint64_t *)(p + off);
+			off += 8 * CORECAP_KUNWIND_NREGS;
+		}
+		TAKE(&s->stack_size, 8);
+		if (s->stack_size) {
+			if (off + s->stack_size + 8 > len)
+				return false;
+			s->stack = p + off;
+			off += s->stack_size;
+			TAKE(&s->dyn_size, 8);
+			if (s->dyn_size > s->stack_size)
+				s->dyn_size = s->stack_size;
+		}
+	}
+#undef TAKE
+	return true;
+}
+
+static int64_t field(const struct corecap_kernel_events *k, int f, const struct sample *s)
+{
+	int64_t v = 0;
+
+	if (!corecap_tp_field_read(k->fields[f], s->raw, s->raw_bytes, &v))
+		v = 0;
+	return v;
+}
+
+/* A char[16] field, or a __data_loc string (4 bytes: offset | length << 16). */
+static void field_str(const struct corecap_kernel_events *k, int f, const struct sample *s,
+		      char out[16])
+{
+	const struct corecap_tp_field *fl = k->fields[f];
+	uint32_t off = fl->offset, size = fl->size;
+
+	memset(out, 0, 16);
+	if (fl->size == 4) {
+		uint32_t loc;
+
+		if ((size_t)off + 4 > s->raw_bytes)
+			return;
+		memcpy(&loc, s->raw + off, 4);
+		off = loc & 0xffff;
+		size = loc >> 16;
+	}
+	if ((size_t)off + size > s->raw_bytes)
+		return;
+	memcpy(out, s->raw + off, size < 15 ? size : 15);
+}
+
+static char state_char(int64_t state, bool *preempted)
+{
+	static const char letters[] = "SDTtXZPI";
+	uint64_t v = (uint64_t)state;
+
+	*preempted = (v & 0x100) != 0;
+	if ((v & 0xff) == 0)
+		return 'R';
+	for (int b = 0; b < 8; b++)
+		if (v & (1u << b))
+			return letters[b];
+	return '?';
+}
+
+static void remember(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind, int32_t tid,
+		     uint64_t time_ns)
+{
+	kc->last[kind].tid = tid;
+	kc->last[kind].time_ns = time_ns;
+	kc->last[kind].valid = true;
+	if (kc->pending[kind].valid) {
+		struct kernel_stack_ref *ref = &k->stacks[kc->pending[kind].idx];
+
+		if (ref->tid == tid && time_ns >= ref->event_time_ns &&
+		    time_ns - ref->event_time_ns < MATCH_NS) {
+			ref->event_time_ns = time_ns;
+			ref->matched = true;
+		}
+		kc->pending[kind].valid = false;
+	}
+}
+
+/*
+ * A burst (the rate jumped since the last adjustment): more stack samples
+ * in this interval than four intervals' share of the bound. The period
+ * goes up 16-fold at once, before the 16 KiB copies fill the ring.
+ */
+static void burst_guard(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind)
+{
+	unsigned bound_hz = kind == STACK_FUTEX ? CORECAP_KERNEL_FUTEX_STACK_HZ
+						: CORECAP_KERNEL_SWITCH_STACK_HZ;
+	uint64_t online = 0, limit, p;
+
+	for (int c = 0; c < k->nr_cpus; c++)
+		online += k->cpus[c].online;
+	limit = 4 * bound_hz * ADJUST_NS / 1000000000ull / (online ? online : 1);
+	if (limit < 8)
+		limit = 8;
+	if (++kc->taken_in_tick[kind] <= limit)
+		return;
+	p = kc->period[kind] * 16;
+	if (p <= (1ull << 24) &&
+	    ioctl(kc->fd[kind == STACK_FUTEX ? EV_STACK_FUTEX : EV_STACK_SWITCH],
+		  PERF_EVENT_IOC_PERIOD, &p) == 0)
+		kc->period[kind] = p;
+	kc->taken_in_tick[kind] = 0;
+}
+
+static void on_stack(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind,
+		     const struct sample *s)
+{
+	struct raw_stack rs = {.time_ns = s->time_ns, .tid = (int32_t)s->tid, .cpu = s->cpu};
+	struct kernel_stack_ref *ref;
+
+	if (!s->regs || !s->stack || s->dyn_size == 0 || k->raw_fd < 0)
+		return;
+	if (k->n_stacks == k->cap_stacks) {
+		size_t cap = k->cap_stacks ? 2 * k->cap_stacks : 1024;
+		struct kernel_stack_ref *p = realloc(k->stacks, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		k->stacks = p;
+		k->cap_stacks = cap;
+	}
+	memcpy(rs.regs, s->regs, sizeof(rs.regs));
+	rs.size = (s->dyn_size + 7) & ~(uint64_t)7;
+	if (rs.size > s->stack_size)
+		rs.size = s->stack_size;
+	rs.dyn_size = s->dyn_size;
+	ref = &k->stacks[k->n_stacks];
+	ref->raw_off = k->stats.raw_bytes;
+	ref->tid = (int32_t)s->tid;
+	ref->cpu = s->cpu;
+	ref->kind = (uint16_t)(kind == STACK_FUTEX ? CORECAP_KSTACK_FUTEX : CORECAP_KSTACK_SWITCH);
+	ref->event_time_ns = s->time_ns;
+	ref->matched = false;
+	if (write_all(k->raw_fd, &rs, sizeof(rs)) < 0 ||
+	    write_all(k->raw_fd, s->stack, rs.size) < 0) {
+		k->stats.write_error = true;
+		return;
+	}
+	k->stats.raw_bytes += sizeof(rs) + rs.size;
+	k->stats.stacks_taken++;
+	/* The plain record of the same hit came just before, or comes next. */
+	if (kc->last[kind].valid && kc->last[kind].tid == (int32_t)s->tid &&
+	    s->time_ns - kc->last[kind].time_ns < MATCH_NS) {
+		ref->event_time_ns = kc->last[kind].time_ns;
+		ref->matched = true;
+	} else {
+		kc->pending[kind].idx = k->n_stacks;
+		kc->pending[kind].valid = true;
+	}
+	k->n_stacks++;
+}
+
+static void on_fork(struct corecap_kernel_events *k, const struct sample *s, uint32_t cpu)
+{
+	struct corecap_krec_fork *r;
+	char path[96];
+	struct stat st;
+	int32_t child = (int32_t)field(k, F_FORK_CHILD_PID, s);
+
+	r = out_reserve(k, CORECAP_KREC_FORK, sizeof(*r), cpu, s->time_ns);
+	if (!r)
+		return;
+	r->parent_tid = (int32_t)field(k, F_FORK_PARENT_PID, s);
+	r->child_tid = child;
+	field_str(k, F_FORK_CHILD_COMM, s, r->child_comm);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)k->pid, (int)child);
+	if (stat(path, &st) == 0) {
+		r->flags = CORECAP_KFORK_SAME_PROCESS;
+		k->stats.records[CORECAP_KTP_FORK]++;
+		add_tid(k, child);
+	} else {
+		snprintf(path, sizeof(path), "/proc/%d", (int)child);
+		if (stat(path, &st) < 0)
+			r->flags = CORECAP_KFORK_UNKNOWN;
+		k->stats.records[CORECAP_KTP_FORK]++;
+	}
+}
+
+/* A record of the thread at the tracepoint, if it is the target's (NULL
+ * otherwise): counted, its tid (first after the header) filled in. */
+static void *own_record(struct corecap_kernel_events *k, const struct sample *s, int ev,
+			uint16_t type, uint16_t size, uint32_t cpu)
+{
+	unsigned char *r;
+	int32_t tid = (int32_t)s->tid;
+
+	if (s->pid != (uint32_t)k->pid) {
+		k->stats.foreign++;
+		return NULL;
+	}
+	r = out_reserve(k, type, size, cpu, s->time_ns);
+	if (r) {
+		memcpy(r + sizeof(struct corecap_krec), &tid, sizeof(tid));
+		k->stats.records[ev]++;
+	}
+	return r;
+}
+
+static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, uint32_t cpu,
+		      const unsigned char *p, size_t len)
+{
+	struct sample s;
+	uint64_t id;
+	int ev = -1;
+
+	if (len < sizeof(struct perf_event_header) + 8)
+		return;
+	memcpy(&id, p + sizeof(struct perf_event_header), 8);
+	for (int e = 0; e < EV_N && ev < 0; e++)
+		if (kc->id[e] == id || kc->prev_id[e] == id)
+			ev = e;
+	if (ev < 0 || !parse_sample(p, len, ev >= CORECAP_KTP_N, &s))
+		return;
+	switch (ev) {
+	case CORECAP_KTP_SWITCH: {
+		int32_t prev = (int32_t)field(k, F_SWITCH_PREV_PID, &s);
+		int32_t next = (int32_t)field(k, F_SWITCH_NEXT_PID, &s);
+		bool mine_prev = s.pid == (uint32_t)k->pid, mine_next = has_tid(k, next);
+		struct corecap_krec_switch *r;
+		bool preempted;
+
+		if (!mine_prev && !mine_next) {
+			k->stats.foreign++;
+			break;
+		}
+		r = out_reserve(k, CORECAP_KREC_SWITCH, sizeof(*r), cpu, s.time_ns);
+		if (!r)
+			break;
+		r->prev_tid = prev;
+		r->next_tid = next;
+		r->prev_state = field(k, F_SWITCH_PREV_STATE, &s);
+		r->prev_state_char = (uint8_t)state_char(r->prev_state, &preempted);
+		r->flags = (mine_prev ? CORECAP_KSWITCH_PREV_TARGET : 0) |
+			   (mine_next ? CORECAP_KSWITCH_NEXT_TARGET : 0) |
+			   (preempted ? CORECAP_KSWITCH_PREEMPTED : 0);
+		k->stats.records[ev]++;
+		if (mine_prev) {
+			remember(k, kc, STACK_SWITCH, prev, s.time_ns);
+			kc->seen_in_tick[STACK_SWITCH]++;
+		}
+		break;
+	}
+	case CORECAP_KTP_WAKING: {
+		int32_t tid = (int32_t)field(k, F_WAKING_PID, &s);
+		int64_t flags = field(k, F_WAKING_COMMON_FLAGS, &s);
+		struct corecap_krec_waking *r;
+
+		if (!has_tid(k, tid)) {
+			k->stats.foreign++;
+			break;
+		}
+		r = out_reserve(k, CORECAP_KREC_WAKING, sizeof(*r), cpu, s.time_ns);
+		if (!r)
+			break;
+		r->tid = tid;
+		r->waker_tid = (int32_t)s.tid;
+		r->target_cpu = (int32_t)field(k, F_WAKING_TARGET_CPU, &s);
+		/* trace_flag_type: HARDIRQ 0x08, SOFTIRQ 0x10, NMI 0x40. */
+		r->flags = ((flags & 0x08) ? CORECAP_KWAKING_HARDIRQ : 0) |
+			   ((flags & 0x10) ? CORECAP_KWAKING_SOFTIRQ : 0) |
+			   ((flags & 0x40) ? CORECAP_KWAKING_NMI : 0);
+		k->stats.records[ev]++;
+		break;
+	}
+	case CORECAP_KTP_FUTEX_ENTER: {
+		struct corecap_krec_futex_enter *r =
+			own_record(k, &s, ev, CORECAP_KREC_FUTEX_ENTER, sizeof(*r), cpu);
+
+		if (!r)
+			break;
+		r->op = (uint32_t)field(k, F_FUTEX_ENTER_OP, &s);
+		r->uaddr = (uint64_t)field(k, F_FUTEX_ENTER_UADDR, &s);
+		r->val = (uint32_t)field(k, F_FUTEX_ENTER_VAL, &s);
+		r->val3 = (uint32_t)field(k, F_FUTEX_ENTER_VAL3, &s);
+		r->uaddr2 = (uint64_t)field(k, F_FUTEX_ENTER_UADDR2, &s);
+		r->utime = (uint64_t)field(k, F_FUTEX_ENTER_UTIME, &s);
+		if (CORECAP_FUTEX_IS_WAIT(r->op)) {
+			remember(k, kc, STACK_FUTEX, r->tid, s.time_ns);
+			kc->seen_in_tick[STACK_FUTEX]++;
+		}
+		break;
+	}
+	case CORECAP_KTP_FUTEX_EXIT: {
+		struct corecap_krec_futex_exit *r =
+			own_record(k, &s, ev, CORECAP_KREC_FUTEX_EXIT, sizeof(*r), cpu);
+
+		if (r)
+			r->ret = field(k, F_FUTEX_EXIT_RET, &s);
+		break;
+	}
+	case CORECAP_KTP_FORK:
+		if (s.pid == (uint32_t)k->pid)
+			on_fork(k, &s, cpu);
+		else
+			k->stats.foreign++;
+		break;
+	case CORECAP_KTP_EXIT: {
+		struct corecap_krec_exit *r =
+			own_record(k, &s, ev, CORECAP_KREC_EXIT, sizeof(*r), cpu);
+
+		if (!r)
+			break;
+		r->flags = field(k, F_EXIT_GROUP_DEAD, &s) ? CORECAP_KEXIT_GROUP_DEAD : 0;
+		field_str(k, F_EXIT_COMM, &s, r->comm);
+		break;
+	}
+	case EV_STACK_FUTEX:
+	case EV_STACK_SWITCH: {
+		int kind = ev == EV_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
+
+		burst_guard(k, kc, kind);
+		if (s.pid == (uint32_t)k->pid)
+			on_stack(k, kc, kind, &s);
+		break;
+	}
+	}
+}
+
+static void on_lost(struct corecap_kernel_events *k, uint32_t cpu, const unsigned char *p,
+		    size_t len)
+{
+	/* id, lost, then sample_id: pid/tid, time, cpu/res, identifier. */
+	size_t off = sizeof(struct perf_event_header);
+	uint64_t lost, time_ns = now_ns();
+	struct corecap_krec_lost *r;
+
+	if (off + 16 > len)
+		return;
+	memcpy(&lost, p + off + 8, 8);
+	if (off + 16 + 8 + 8 <= len)
+		memcpy(&time_ns, p + off + 16 + 8, 8);
+	k->stats.lost_total += lost;
+	k->stats.lost_per_cpu[cpu] += lost;
+	r = out_reserve(k, CORECAP_KREC_LOST, sizeof(*r), cpu, time_ns);
+	if (r)
+		r->lost = lost;
+}
+
+static void drain_cpu(struct corecap_kernel_events *k, int cpu)
+{
+	struct kernel_cpu *kc = &k->cpus[cpu];
+	struct perf_event_mmap_page *pg = kc->ring;
+	unsigned char *data;
+	uint64_t head, tail, size;
+
+	if (!pg)
+		return;
+	data = (unsigned char *)pg + pg->data_offset;
+	size = pg->data_size;
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	tail = pg->data_tail;
+	while (tail < head) {
+		struct perf_event_header hdr;
+		uint64_t at = tail % size;
+		const unsigned char *rec;
+
+		if (at + sizeof(hdr) <= size) {
+			memcpy(&hdr, data + at, sizeof(hdr));
+		} else {
+			memcpy(&hdr, data + at, size - at);
+			memcpy((unsigned char *)&hdr + (size - at), data,
+			       sizeof(hdr) - (size - at));
+		}
+		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
+			break;
+		if (at + hdr.size <= size) {
+			rec = data + at;
+		} else {
+			memcpy(k->copy, data + at, size - at);
+			memcpy(k->copy + (size - at), data, hdr.size - (size - at));
+			rec = k->copy;
+		}
+		if (hdr.type == PERF_RECORD_SAMPLE)
+			on_sample(k, kc, (uint32_t)cpu, rec, hdr.size);
+		else if (hdr.type == PERF_RECORD_LOST)
+			on_lost(k, (uint32_t)cpu, rec, hdr.size);
+		tail += hdr.size;
+	}
+	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/*
+ * Keeps each CPU's stack samples near its share of the rate bounds: the
+ * plain records of the last interval say how many futex waits and
+ * switch-outs the CPU saw, and the period (every Nth one gets a stack) is
+ * set so that the next interval at the same rate stays under the bound.
+ */
+static void adjust_periods(struct corecap_kernel_events *k, uint64_t interval_ns)
+{
+	static const unsigned bound_hz[STACK_KINDS] = {CORECAP_KERNEL_FUTEX_STACK_HZ,
+						       CORECAP_KERNEL_SWITCH_STACK_HZ};
+	uint64_t online = 0;
+
+	for (int c = 0; c < k->nr_cpus; c++)
+		online += k->cpus[c].online;
+	for (int c = 0; c < k->nr_cpus && interval_ns > 0; c++) {
+		struct kernel_cpu *kc = &k->cpus[c];
+
+		for (int kind = 0; kind < STACK_KINDS && kc->online; kind++) {
+			/* events/s on this CPU over the per-CPU share of the bound, rounded up */
+			uint64_t num = kc->seen_in_tick[kind] * 1000000000ull * online;
+			uint64_t den = interval_ns * bound_hz[kind];
+			uint64_t p = (num + den - 1) / den;
+
+			/* Down slowly: a burst after a quiet spell must not find period 1. */
+			if (p < kc->period[kind] / 4)
+				p = kc->period[kind] / 4;
+			if (p < 1)
+				p = 1;
+			if (p > (1ull << 24))
+				p = 1ull << 24;
+			kc->taken_in_tick[kind] = 0;
+			if (p != kc->period[kind] &&
+			    ioctl(kc->fd[kind == STACK_FUTEX ? EV_STACK_FUTEX : EV_STACK_SWITCH],
+				  PERF_EVENT_IOC_PERIOD, &p) == 0)
+				kc->period[kind] = p;
+			kc->seen_in_tick[kind] = 0;
+		}
+	}
+}
+
+static void drain_all(struct corecap_kernel_events *k)
+{
+	for (int c = 0; c < k->nr_cpus; c++)
+		drain_cpu(k, c);
+	out_flush(k);
+}
+
+static void window_start(struct corecap_kernel_events *k)
+{
+	uint64_t t = __atomic_exchange_n(&k->window_start_ns, 0, __ATOMIC_ACQ_REL);
+	struct corecap_krec_window *w;
+
+	if (t && (w = out_reserve(k, CORECAP_KREC_WINDOW, sizeof(*w), 0, t)))
+		w->what = CORECAP_KWINDOW_START;
+}
+
+static void *reader_main(void *arg)
+{
+	struct corecap_kernel_events *k = arg;
+	struct pollfd *pfd = calloc((size_t)k->nr_cpus, sizeof(*pfd));
+
+	for (int c = 0; pfd && c < k->nr_cpus; c++) {
+		pfd[c].fd = k->cpus[c].online ? k->cpus[c].ring_fd : -1;
+		pfd[c].events = POLLIN;
+	}
+	while (!__atomic_load_n(&k->stop, __ATOMIC_ACQUIRE)) {
+		uint64_t t;
+
+		if (pfd)
+			poll(pfd, (nfds_t)k->nr_cpus, DRAIN_TIMEOUT_MS);
+		else
+			usleep(DRAIN_TIMEOUT_MS * 1000);
+		window_start(k);
+		drain_all(k);
+		t = now_ns();
+		if (t >= k->next_rescan_ns) {
+			scan_tasks(k);
+			k->next_rescan_ns = t + RESCAN_NS;
+		}
+		follow_new_threads(k, CORECAP_KTRACK_FORK, true);
+		if (t >= k->next_adjust_ns) {
+			adjust_periods(k, t - (k->next_adjust_ns - ADJUST_NS));
+			k->next_adjust_ns = t + ADJUST_NS;
+		}
+		out_flush(k);
+	}
+	window_start(k);
+	drain_all(k);
+	free(pfd);
+	return NULL;
+}
+
+int corecap_kernel_events_start(struct corecap_kernel_events *k)
+{
+	int ret = 0;
+
+	/* Threads created since init(), their filters, then the events. */
+	scan_tasks(k);
+	k->tids_changed = true;
+	follow_new_threads(k, CORECAP_KTRACK_START, false);
+	for (int c = 0; c < k->nr_cpus; c++)
+		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
+			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_ENABLE, 0);
+	out_flush(k);
+	k->next_rescan_ns = now_ns() + RESCAN_NS;
+	k->next_adjust_ns = now_ns() + ADJUST_NS;
+	ret = -pthread_create(&k->reader, NULL, reader_main, k);
+	if (ret == 0)
+		k->reader_running = true;
+	return ret;
+}
+
+void corecap_kernel_events_window(struct corecap_kernel_events *k, uint32_t what, uint64_t time_ns)
+{
+	struct corecap_krec_window *w;
+
+	if (k->events_fd < 0)
+		return;
+	if (k->reader_running) {
+		__atomic_store_n(&k->window_start_ns, time_ns, __ATOMIC_RELEASE);
+		return;
+	}
+	w = out_reserve(k, CORECAP_KREC_WINDOW, sizeof(*w), 0, time_ns);
+	if (w)
+		w->what = what;
+	out_flush(k);
+}
+
+void corecap_kernel_events_stop(struct corecap_kernel_events *k)
+{
+	if (!k->cpus || k->stopped)
+		return;
+	k->stopped = true;
+	for (int c = 0; c < k->nr_cpus; c++)
+		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
+			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_DISABLE, 0);
+	if (k->reader_running) {
+		__atomic_store_n(&k->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(k->reader, NULL);
+		k->reader_running = false;
+	}
+	if (k->stats.lost_total) {
+		corecap_warn("kernel events: %llu records lost (ring buffers overran); the run's "
+			     "kernel figures are incomplete",
+			     (unsigned long long)k->stats.lost_total);
+		k->stats.complete = false;
+	}
+	if (k->stats.write_error) {
+		corecap_warn("kernel events: '%s/%s' could not be written whole", k->rd->path,
+			     CORECAP_KERNEL_EVENTS_FILE);
+		k->stats.complete = false;
+	}
+	close_cpus(k);
+}
+
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	unsigned char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EIO;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+int corecap_kernel_events_unwind(struct corecap_kernel_events *k, bool daemon_alive)
+{
+	struct corecap_kernel_unwind u;
+	unsigned char *stack = NULL, *rec = NULL;
+	char maps_path[4200];
+	int fd = -1, raw = -1, ret;
+
+	if (k->raw_fd < 0)
+		return 0;
+	/* The raw file was created write-only. */
+	raw = openat(k->rd->dirfd, CORECAP_KERNEL_RAW_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (raw < 0)
+		return -errno;
+	ret = corecap_run_dir_create_file(k->rd, CORECAP_KERNEL_STACKS_FILE, &fd);
+	if (ret < 0)
+		goto out;
+	ret = write_file_header(fd, CORECAP_KERNEL_MAGIC_STACKS, k,
+				CORECAP_KERNEL_STACK_USER_BYTES);
+	if (ret < 0)
+		goto out_close;
+	k->stats.stacks_bytes = sizeof(struct corecap_kfile_header);
+	snprintf(maps_path, sizeof(maps_path), "%s/maps", k->rd->abs_path);
+	stack = malloc(CORECAP_KERNEL_STACK_USER_BYTES);
+	rec = malloc(sizeof(struct corecap_krec_stack) + 8 * CORECAP_KERNEL_MAX_FRAMES);
+	if (!stack || !rec) {
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	ret = k->n_stacks ? corecap_kernel_unwind_init(&u, k->pid, daemon_alive, maps_path) : 0;
+	if (ret < 0) {
+		corecap_warn("kernel events: cannot read the modules of PID %d to unwind its "
+			     "stacks: %s",
+			     (int)k->pid, strerror(-ret));
+		k->stats.stacks_failed = k->n_stacks;
+		goto out_close;
+	}
+	for (size_t i = 0; i < k->n_stacks; i++) {
+		const struct kernel_stack_ref *ref = &k->stacks[i];
+		struct corecap_krec_stack *r = (struct corecap_krec_stack *)rec;
+		uint64_t *frames = (uint64_t *)(r + 1);
+		struct raw_stack rs;
+		size_t n = 0;
+		int status;
+
+		if (read_at(raw, &rs, sizeof(rs), ref->raw_off) < 0 ||
+		    rs.size > CORECAP_KERNEL_STACK_USER_BYTES ||
+		    read_at(raw, stack, rs.size, ref->raw_off + sizeof(rs)) < 0) {
+			k->stats.stacks_failed++;
+			continue;
+		}
+		status = corecap_kernel_unwind_stack(&u, rs.tid, rs.regs, stack, rs.dyn_size,
+						     frames, CORECAP_KERNEL_MAX_FRAMES, &n);
+		memset(r, 0, sizeof(*r));
+		r->h.type = CORECAP_KREC_STACK;
+		r->h.size = (uint16_t)(sizeof(*r) + 8 * n);
+		r->h.cpu = rs.cpu;
+		r->h.time_ns = rs.time_ns;
+		r->tid = rs.tid;
+		r->kind = ref->kind;
+		r->nframes = (uint16_t)n;
+		r->event_time_ns = ref->matched ? ref->event_time_ns : 0;
+		r->status = status;
+		r->stack_bytes = (uint32_t)rs.dyn_size;
+		k->stats.stacks_matched += ref->matched;
+		if (status == CORECAP_KSTACK_FAILED)
+			k->stats.stacks_failed++;
+		else
+			k->stats.stacks_unwound++;
+		k->stats.stacks_truncated += status == CORECAP_KSTACK_TRUNCATED;
+		k->stats.stacks_no_cfi += status == CORECAP_KSTACK_NO_CFI;
+		ret = write_all(fd, r, r->h.size);
+		if (ret < 0)
+			break;
+		k->stats.stacks_bytes += r->h.size;
+	}
+	if (k->n_stacks)
+		corecap_kernel_unwind_release(&u);
+out_close:
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret == 0) {
+		/* The addresses are kept; the copies of the daemon's stacks are not. */
+		close(k->raw_fd);
+		k->raw_fd = -1;
+		unlinkat(k->rd->dirfd, CORECAP_KERNEL_RAW_FILE, 0);
+	}
+out:
+	close(raw);
+	free(stack);
+	free(rec);
+	return ret;
+}
+
+int corecap_kernel_events_release(struct corecap_kernel_events *k)
+{
+	int ret = 0;
+
+	corecap_kernel_events_stop(k);
+	if (k->events_fd >= 0 && close(k->events_fd) < 0)
+		ret = -EIO;
+	if (k->raw_fd >= 0)
+		close(k->raw_fd);
+	k->events_fd = k->raw_fd = -1;
+	if (k->stats.write_error)
+		ret = -EIO;
+	free(k->cpus);
+	free(k->copy);
+	free(k->tids);
+	free(k->out);
+	free(k->stacks);
+	free(k->tracked);
+	k->tracked = NULL;
+	free(k->stats.lost_per_cpu);
+	k->stats.lost_per_cpu = NULL;
+	k->cpus = NULL;
+	k->copy = NULL;
+	k->tids = NULL;
+	k->out = NULL;
+	k->stacks = NULL;
+	return ret;
+}

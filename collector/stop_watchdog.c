@@ -1,0 +1,200 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lttng/lttng.h>
+
+#include "diag.h"
+#include "proc_stat.h"
+#include "stop_watchdog.h"
+
+#define POLL_MS 10u
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The state letter of /proc/PID/stat (or of a task under DIRFD), or 0. */
+static char state_of(int dirfd, const char *path)
+{
+	char buf[1024];
+	const char *p;
+
+	if (corecap_read_small_file(dirfd, path, buf, sizeof(buf)) <= 0)
+		return 0;
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Whether a thread of the daemon is in a tracing stop. */
+static bool thread_held(DIR *tasks)
+{
+	struct dirent *de;
+	bool held = false;
+
+	rewinddir(tasks);
+	while (!held && (de = readdir(tasks))) {
+		char path[300];
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "%s/stat", de->d_name);
+		held = state_of(dirfd(tasks), path) == 't';
+	}
+	return held;
+}
+
+static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemon)
+{
+	struct timespec tick = {.tv_nsec = POLL_MS * 1000000l};
+	uint64_t hold_ns = (uint64_t)CORECAP_WATCHDOG_HOLD_MS * 1000000u;
+	uint64_t hang_ns = (uint64_t)CORECAP_WATCHDOG_HANG_MS * 1000000u;
+	uint64_t held_since = 0;
+	char path[64], cpath[64];
+	DIR *tasks;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)daemon);
+	snprintf(cpath, sizeof(cpath), "/proc/%d/stat", (int)collector);
+	tasks = opendir(path);
+	while (getppid() == collector) {
+		uint64_t t, beat;
+		char cstate;
+
+		nanosleep(&tick, NULL);
+		t = now_ns();
+		beat = pg->beat_ns;
+		if (!tasks || !pg->attached || t < beat + hold_ns || !thread_held(tasks)) {
+			held_since = 0;
+			continue;
+		}
+		if (!held_since)
+			held_since = t;
+		if (t - held_since > pg->held_ns_max)
+			pg->held_ns_max = t - held_since;
+		cstate = state_of(AT_FDCWD, cpath);
+		if (cstate == 'T' || cstate == 't') {
+			/* Stopped (SIGSTOP, a debugger): only it can resume the thread. */
+			kill(collector, SIGCONT);
+			pg->continued++;
+		} else if (t >= beat + hang_ns) {
+			/* Hung: the kernel detaches a dead tracer's threads. */
+			pg->killed = 1;
+			kill(collector, SIGKILL);
+		}
+	}
+	/*
+	 * The collector is gone without destroying its session: destroy it
+	 * now, which flushes the buffers and closes the streams, so the run's
+	 * trace is whole up to the collector's end and stops growing.
+	 */
+	if (pg->session[0]) {
+		char name[sizeof(pg->session)];
+
+		memcpy(name, (const char *)pg->session, sizeof(name));
+		name[sizeof(name) - 1] = '\0';
+		lttng_stop_tracing(name);
+		lttng_destroy_session(name);
+	}
+	_exit(0);
+}
+
+int corecap_stop_watchdog_start(struct corecap_stop_watchdog *wd, pid_t daemon)
+{
+	pid_t collector = getpid();
+	int ret = 0;
+	pid_t pid;
+
+	wd->pid = 0;
+	wd->page = mmap(NULL, sizeof(*wd->page), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+			-1, 0);
+	if (wd->page == MAP_FAILED) {
+		ret = -errno;
+		wd->page = NULL;
+		corecap_error("cannot start the ptrace watchdog: %s", strerror(-ret));
+		goto out;
+	}
+	memset((void *)wd->page, 0, sizeof(*wd->page));
+	wd->page->beat_ns = now_ns();
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		corecap_error("cannot start the ptrace watchdog: %s", strerror(-ret));
+		goto out_unmap;
+	}
+	if (pid == 0) {
+		struct sigaction dfl = {.sa_handler = SIG_DFL}, ign = {.sa_handler = SIG_IGN};
+		sigset_t none;
+
+		if (getppid() != collector)
+			_exit(0);
+		/* Out of the terminal's job control, and holding none of our files or locks. */
+		setpgid(0, 0);
+		close_range(3, ~0u, 0);
+		for (int sig = 1; sig < NSIG; sig++)
+			sigaction(sig, &dfl, NULL);
+		sigaction(SIGINT, &ign, NULL);
+		sigaction(SIGHUP, &ign, NULL);
+		sigaction(SIGPIPE, &ign, NULL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		watch(wd->page, collector, daemon);
+	}
+	wd->pid = pid;
+	goto out;
+
+out_unmap:
+	munmap((void *)wd->page, sizeof(*wd->page));
+	wd->page = NULL;
+out:
+	return ret;
+}
+
+void corecap_stop_watchdog_beat(struct corecap_stop_watchdog *wd)
+{
+	if (wd->page)
+		wd->page->beat_ns = now_ns();
+}
+
+void corecap_stop_watchdog_session(struct corecap_stop_watchdog *wd, const char *name)
+{
+	if (wd->page)
+		snprintf((char *)wd->page->session, sizeof(wd->page->session), "%s",
+			 name ? name : "");
+}
+
+void corecap_stop_watchdog_attached(struct corecap_stop_watchdog *wd, bool attached)
+{
+	if (!wd->page)
+		return;
+	wd->page->beat_ns = now_ns();
+	wd->page->attached = attached;
+}
+
+bool corecap_stop_watchdog_owns(const struct corecap_stop_watchdog *wd, pid_t pid)
+{
+	return wd->pid > 0 && pid == wd->pid;
+}
+
+void corecap_stop_watchdog_release(struct corecap_stop_watchdog *wd)
+{
+	if (wd->pid > 0) {
+		kill(wd->pid, SIGKILL);
+		while (waitpid(wd->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	wd->pid = 0;
+	if (wd->page)
+		munmap((void *)wd->page, sizeof(*wd->page));
+	wd->page = NULL;
+}

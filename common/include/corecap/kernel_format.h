@@ -1,0 +1,280 @@
+/*
+ * corecap/kernel_format.h: the kernel source's files in a run directory,
+ * RUN/kernel/events.bin and RUN/kernel/stacks.bin.
+ *
+ * The collector (collector/kernel_events.c) writes them from per-CPU
+ * perf_event_open(2) ring buffers of scheduler and futex tracepoints; the
+ * analysis reads them with this header alone. docs/run-directory.md,
+ * "kernel/", says the same in prose; docs/events.md, "Kernel events",
+ * describes what each record means.
+ *
+ * Guarantees a reader can rely on:
+ *  - Both files start with one struct corecap_kfile_header (64 bytes),
+ *    then records. Every record starts with struct corecap_krec: its type
+ *    and its total size in bytes (header included, a multiple of 8, at
+ *    least 16). Records follow each other with no gap, so a reader walks
+ *    the file by `size` and skips types it does not know.
+ *  - All integers are little-endian with the widths written here; structs
+ *    have explicit padding (no implicit holes), every record starts at an
+ *    offset that is a multiple of 8 and every 64-bit field is 8-aligned
+ *    in the file. The files can be read on any machine.
+ *  - Compatible revisions only append: new record types, new fields at
+ *    the end of a record (its `size` grows). A reader uses
+ *    min(size, sizeof(its struct)) bytes of a record and zero-fills the
+ *    rest. `version` changes only when the meaning of an existing field
+ *    changes; a reader refuses a version it does not know.
+ *  - Records are written whole (one write(2) of whole records): a file of
+ *    a collector that was killed is readable up to its last whole record;
+ *    a trailing fragment shorter than its `size` is to be ignored.
+ *  - Times are CLOCK_MONOTONIC nanoseconds of the recording host
+ *    (perf_event_attr.use_clockid, clockid CLOCK_MONOTONIC): the clock of
+ *    the LTTng trace, threads.tsv and wall.samples.
+ *  - events.bin is ordered by time within one CPU's records, not across
+ *    CPUs (one ring buffer per CPU, drained in turn): sort by time_ns
+ *    (stable) before pairing anything.
+ *  - Thread ids (tid) are kernel tids as in /proc (the daemon's pid
+ *    namespace is not applied); 0 is the idle task of a CPU.
+ *  - Addresses (uaddr, stack frames) are virtual addresses in the target
+ *    process; symbolize frames with RUN/maps and RUN/buildids.tsv, as for
+ *    wall.samples.
+ *
+ * This header needs only the C library; it has no link-time dependency.
+ */
+#ifndef CORECAP_KERNEL_FORMAT_H
+#define CORECAP_KERNEL_FORMAT_H
+
+#include <stdint.h>
+
+/* Files under the run directory. */
+#define CORECAP_KERNEL_DIR	   "kernel"
+#define CORECAP_KERNEL_EVENTS_FILE "kernel/events.bin"
+#define CORECAP_KERNEL_STACKS_FILE "kernel/stacks.bin"
+/* Raw user-stack copies, only while recording (removed once unwound). */
+#define CORECAP_KERNEL_RAW_FILE "kernel/stacks.raw"
+
+#define CORECAP_KERNEL_MAGIC_EVENTS   UINT64_C(0x317476656b706363) /* "ccpkevt1" read as bytes */
+#define CORECAP_KERNEL_MAGIC_STACKS   UINT64_C(0x316b74736b706363) /* "ccpkstk1" read as bytes */
+#define CORECAP_KERNEL_FORMAT_VERSION 1
+
+/* Largest number of frames in one stack record. */
+#define CORECAP_KERNEL_MAX_FRAMES 128
+
+/* Clock of every time_ns (the value of CLOCK_MONOTONIC on Linux). */
+#define CORECAP_KERNEL_CLOCK_MONOTONIC 1
+
+/* File header, 64 bytes, at offset 0 of events.bin and stacks.bin. */
+struct corecap_kfile_header {
+	uint64_t magic;		   /* CORECAP_KERNEL_MAGIC_EVENTS or _STACKS */
+	uint32_t version;	   /* CORECAP_KERNEL_FORMAT_VERSION */
+	uint32_t header_bytes;	   /* 64: records start here */
+	uint32_t pid;		   /* the target process (tgid) */
+	uint32_t nr_cpus;	   /* CPUs recorded (ring buffers); cpu < nr_cpus */
+	uint32_t clock_id;	   /* CORECAP_KERNEL_CLOCK_MONOTONIC */
+	uint32_t flags;		   /* CORECAP_KFILE_* */
+	uint64_t created_ns;	   /* CLOCK_MONOTONIC when the file was created */
+	uint32_t stack_user_bytes; /* bytes asked per user-stack copy (stacks.bin), else 0 */
+	uint32_t reserved0;
+	uint64_t reserved[2];
+};
+
+/* header.flags */
+#define CORECAP_KFILE_KERNEL_FILTER 0x1u /* tracepoint filters were set in the kernel */
+
+/* Record types. */
+enum corecap_krec_type {
+	CORECAP_KREC_SWITCH = 1,      /* sched:sched_switch */
+	CORECAP_KREC_WAKING = 2,      /* sched:sched_waking */
+	CORECAP_KREC_FUTEX_ENTER = 3, /* syscalls:sys_enter_futex */
+	CORECAP_KREC_FUTEX_EXIT = 4,  /* syscalls:sys_exit_futex */
+	CORECAP_KREC_FORK = 5,	      /* sched:sched_process_fork */
+	CORECAP_KREC_EXIT = 6,	      /* sched:sched_process_exit */
+	CORECAP_KREC_LOST = 7,	      /* PERF_RECORD_LOST of one CPU's ring */
+	CORECAP_KREC_WINDOW = 8,      /* the collector's window start or end */
+	CORECAP_KREC_TRACK = 9,	      /* a tid the collector follows from time_ns */
+	CORECAP_KREC_STACK = 16,      /* stacks.bin: one unwound user stack */
+};
+
+/* Common header of every record, 16 bytes. */
+struct corecap_krec {
+	uint16_t type;	  /* enum corecap_krec_type */
+	uint16_t size;	  /* bytes of the whole record, multiple of 8 */
+	uint32_t cpu;	  /* CPU the event happened on (the ring it came from) */
+	uint64_t time_ns; /* CLOCK_MONOTONIC */
+};
+
+/* prev_state_char of a switch: 'R' runnable (preempted or yielded: the
+ * thread still wanted the CPU), else the lowest task-state bit of
+ * prev_state: 'S' interruptible sleep, 'D' uninterruptible, 'T' stopped,
+ * 't' traced, 'X' dead, 'Z' zombie, 'P' parked, 'I' idle; '?' unknown. */
+
+/* sched_switch: the CPU went from prev_tid to next_tid. Kept when either
+ * side is one of the target's threads. 40 bytes. */
+struct corecap_krec_switch {
+	struct corecap_krec h;
+	int32_t prev_tid;
+	int32_t next_tid;
+	int64_t prev_state;	 /* the tracepoint's raw prev_state (kernel task-state bits) */
+	uint8_t prev_state_char; /* see above */
+	uint8_t flags;		 /* CORECAP_KSWITCH_* */
+	uint8_t pad[6];
+};
+#define CORECAP_KSWITCH_PREV_TARGET 0x1u /* prev_tid is the target's */
+#define CORECAP_KSWITCH_NEXT_TARGET 0x2u /* next_tid is the target's */
+#define CORECAP_KSWITCH_PREEMPTED   0x4u /* prev was preempted (prev_state had the "+" bit) */
+
+/* sched_waking: waker_tid (the thread running at the tracepoint, i.e. the
+ * one calling try_to_wake_up) wakes tid. Kept when tid is the target's.
+ * When flags has IRQ bits the waker is whatever thread the interrupt
+ * landed on, not a real waker. 32 bytes. */
+struct corecap_krec_waking {
+	struct corecap_krec h;
+	int32_t tid;	    /* woken thread */
+	int32_t waker_tid;  /* current thread at the tracepoint (common_pid) */
+	int32_t target_cpu; /* CPU the woken thread will run on */
+	uint32_t flags;	    /* CORECAP_KWAKING_* */
+};
+#define CORECAP_KWAKING_HARDIRQ 0x1u /* woken from a hard interrupt */
+#define CORECAP_KWAKING_SOFTIRQ 0x2u /* woken from a softirq */
+#define CORECAP_KWAKING_NMI	0x4u
+
+/* sys_enter_futex of a target thread: the arguments as passed. 56 bytes. */
+struct corecap_krec_futex_enter {
+	struct corecap_krec h;
+	int32_t tid;
+	uint32_t op; /* raw: command | FUTEX_PRIVATE_FLAG (128) | FUTEX_CLOCK_REALTIME (256) */
+	uint64_t uaddr;
+	uint32_t val;
+	uint32_t val3;
+	uint64_t uaddr2;
+	uint64_t utime; /* the timeout pointer (user address): 0 = no timeout */
+};
+
+/* sys_exit_futex of a target thread. 32 bytes. */
+struct corecap_krec_futex_exit {
+	struct corecap_krec h;
+	int32_t tid;
+	uint32_t pad;
+	/* >= 0, or -errno: -11 EAGAIN (the word had changed: no sleep), -110 ETIMEDOUT, -4 EINTR */
+	int64_t ret;
+};
+
+/* Pairing (done by the reader): after sorting by time_ns, a FUTEX_EXIT of
+ * tid T closes T's latest FUTEX_ENTER before it (a thread is in at most
+ * one system call); an exit without an enter (the thread was inside the
+ * call when recording started) or an enter without an exit (still inside
+ * at the end, or a lost record) is left unpaired. A wait is an enter whose
+ * command is a wait (CORECAP_FUTEX_IS_WAIT). */
+#define CORECAP_FUTEX_CMD(op) ((op)&127u)
+#define CORECAP_FUTEX_IS_WAIT(op)                                                                  \
+	(CORECAP_FUTEX_CMD(op) == 0 || CORECAP_FUTEX_CMD(op) == 9 || CORECAP_FUTEX_CMD(op) == 6 || \
+	 CORECAP_FUTEX_CMD(op) == 11 || CORECAP_FUTEX_CMD(op) == 13)
+/* (FUTEX_WAIT 0, FUTEX_WAIT_BITSET 9, FUTEX_LOCK_PI 6, FUTEX_WAIT_REQUEUE_PI 11,
+ * FUTEX_LOCK_PI2 13) */
+#define CORECAP_FUTEX_IS_WAKE(op)                                                                  \
+	(CORECAP_FUTEX_CMD(op) == 1 || CORECAP_FUTEX_CMD(op) == 10 ||                              \
+	 CORECAP_FUTEX_CMD(op) == 5 || CORECAP_FUTEX_CMD(op) == 7 || CORECAP_FUTEX_CMD(op) == 3 || \
+	 CORECAP_FUTEX_CMD(op) == 4)
+/* (FUTEX_WAKE 1, FUTEX_WAKE_BITSET 10, FUTEX_WAKE_OP 5, FUTEX_UNLOCK_PI 7, FUTEX_REQUEUE 3,
+ * FUTEX_CMP_REQUEUE 4) */
+
+/* sched_process_fork by a target thread: a new thread (or process) child_tid.
+ * 48 bytes. */
+struct corecap_krec_fork {
+	struct corecap_krec h;
+	int32_t parent_tid; /* the target's thread that called clone */
+	int32_t child_tid;
+	char child_comm[16]; /* NUL-padded */
+	uint32_t flags;	     /* CORECAP_KFORK_* */
+	uint32_t pad;
+};
+#define CORECAP_KFORK_SAME_PROCESS                                                                 \
+	0x1u /* the child is a thread of the target (its Tgid, read from /proc) */
+#define CORECAP_KFORK_UNKNOWN 0x2u /* the child was gone before the collector could look */
+
+/* sched_process_exit of a target thread. 40 bytes. */
+struct corecap_krec_exit {
+	struct corecap_krec h;
+	int32_t tid;
+	uint32_t flags; /* CORECAP_KEXIT_GROUP_DEAD: the last thread of the process */
+	char comm[16];
+};
+#define CORECAP_KEXIT_GROUP_DEAD 0x1u
+
+/* PERF_RECORD_LOST: `lost` records of CPU h.cpu were dropped (its ring was
+ * full) some time before h.time_ns and after that CPU's previous record.
+ * 24 bytes. */
+struct corecap_krec_lost {
+	struct corecap_krec h;
+	uint64_t lost;
+};
+
+/* The collector's window (as in manifest.json), so that a file without a
+ * manifest still says it. h.cpu is 0. 24 bytes. */
+struct corecap_krec_window {
+	struct corecap_krec h;
+	uint32_t what; /* CORECAP_KWINDOW_START or _END */
+	uint32_t pad;
+};
+#define CORECAP_KWINDOW_START 1u
+#define CORECAP_KWINDOW_END   2u
+
+/* A tid whose events are recorded from h.time_ns on: every thread of the
+ * target when recording starts (reason START), and each new thread when
+ * the collector has added it to the kernel filters (reason FORK; its
+ * events between its fork record and this one may be missing). h.cpu is
+ * 0. 40 bytes. */
+struct corecap_krec_track {
+	struct corecap_krec h;
+	int32_t tid;
+	uint32_t reason; /* CORECAP_KTRACK_* */
+	char comm[16];	 /* at that time, NUL-padded */
+};
+#define CORECAP_KTRACK_START 1u
+#define CORECAP_KTRACK_FORK  2u
+
+/* stacks.bin: one user stack, unwound by DWARF CFI after the window from a
+ * PERF_SAMPLE_STACK_USER + PERF_SAMPLE_REGS_USER copy. h.time_ns is the
+ * sample's own time; event_time_ns that of the events.bin record of the
+ * same tracepoint hit (same tid and kind: a FUTEX_ENTER or a SWITCH with
+ * prev_tid == tid), 0 when none was found. Join on (tid, event_time_ns).
+ * frames[0] is the user instruction pointer at the event (for a system
+ * call: the instruction after the `syscall`); frames[1..] are return
+ * addresses: subtract 1 before symbolizing, as in wall.samples.
+ * 40 + 8 * nframes bytes. */
+struct corecap_krec_stack {
+	struct corecap_krec h;
+	int32_t tid;
+	uint16_t kind;	  /* CORECAP_KSTACK_* */
+	uint16_t nframes; /* <= CORECAP_KERNEL_MAX_FRAMES */
+	uint64_t event_time_ns;
+	int32_t status;	      /* CORECAP_KSTACK_OK, or why the unwinding stopped (below) */
+	uint32_t stack_bytes; /* bytes of user stack the kernel copied */
+			      /* uint64_t frames[nframes] follow */
+};
+#define CORECAP_KSTACK_FUTEX  1u /* at sys_enter_futex of a wait */
+#define CORECAP_KSTACK_SWITCH 2u /* at a switch-out of the target's thread */
+
+/* status */
+#define CORECAP_KSTACK_OK	 0  /* reached the outermost frame (or the frame limit) */
+#define CORECAP_KSTACK_TRUNCATED 1  /* stopped: the next frame lay beyond the stack copy */
+#define CORECAP_KSTACK_NO_CFI	 2  /* stopped: no CFI for an address (unknown module, JIT) */
+#define CORECAP_KSTACK_FAILED	 -1 /* nothing unwound beyond frames[0] (nframes 0 or 1) */
+
+/* The layouts above, checked where the header is compiled. */
+_Static_assert(sizeof(struct corecap_kfile_header) == 64, "kfile header");
+_Static_assert(sizeof(struct corecap_krec) == 16, "krec");
+_Static_assert(sizeof(struct corecap_krec_switch) == 40, "switch");
+_Static_assert(sizeof(struct corecap_krec_waking) == 32, "waking");
+_Static_assert(sizeof(struct corecap_krec_futex_enter) == 56, "futex_enter");
+_Static_assert(sizeof(struct corecap_krec_futex_exit) == 32, "futex_exit");
+_Static_assert(sizeof(struct corecap_krec_fork) == 48, "fork");
+_Static_assert(sizeof(struct corecap_krec_exit) == 40, "exit");
+_Static_assert(sizeof(struct corecap_krec_lost) == 24, "lost");
+_Static_assert(sizeof(struct corecap_krec_window) == 24, "window");
+_Static_assert(sizeof(struct corecap_krec_track) == 40, "track");
+_Static_assert(sizeof(struct corecap_krec_stack) == 40, "stack");
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "corecap/kernel_format.h: the structs are read in place only on little-endian hosts"
+#endif
+
+#endif

@@ -1,0 +1,18 @@
+# The kernel source of `corecap record` (collector/kernel_events.c), end
+# to end: known answers from a workload with a known mutex and from two
+# spinners on one CPU, lost records, stack depth against the ptrace
+# sampler, and the bad-input messages. About 60 s in all on two cores.
+add_executable(kernel_workload ${CMAKE_CURRENT_SOURCE_DIR}/kernel/workload.c)
+target_link_libraries(kernel_workload PRIVATE Threads::Threads)
+add_executable(kernel_read ${CMAKE_CURRENT_SOURCE_DIR}/kernel/kread.c)
+target_link_libraries(kernel_read PRIVATE corecap-common)
+corecap_e2e_test(kernel_futex kernel_futex.sh TIMEOUT 120 LABELS "kernel;collector")
+corecap_e2e_test(kernel_runnable kernel_runnable.sh TIMEOUT 120 LABELS "kernel;collector")
+corecap_e2e_test(kernel_loss kernel_loss.sh TIMEOUT 120 LABELS "kernel;collector")
+corecap_e2e_test(kernel_stacks kernel_stacks.sh TIMEOUT 180 LABELS "kernel;collector")
+corecap_e2e_test(kernel_errors kernel_errors.sh TIMEOUT 120 LABELS "kernel;collector")
+corecap_e2e_test(kernel_sigkill kernel_sigkill.sh TIMEOUT 60 LABELS "kernel;collector")
+# Its time shares are measurements on a shared machine (see tests/e2e/CMakeLists.txt).
+set_property(TEST e2e.kernel_futex e2e.kernel_runnable APPEND PROPERTY LABELS measured)
+# The same on a real, bare ceph-osd (about 20 s: a cluster start and 4 s of rados bench).
+corecap_e2e_test(kernel_ceph_stacks kernel_ceph_stacks.sh TIMEOUT 300 LABELS "kernel;collector;ceph")

@@ -1,0 +1,18 @@
+# The analysis of runs recorded without the shim: without a trace
+# (label analysis), and from kernel events (label kernel: root and tracefs).
+corecap_e2e_test(analysis_bare analysis_bare.sh TIMEOUT 120 LABELS analysis)
+# Known answers of the report from kernel events alone (the workloads of
+# tests/e2e/kernel/, built by tests/e2e/kernel.cmake). Root and tracefs.
+corecap_e2e_test(kernel_report_mutex kernel_report_mutex.sh TIMEOUT 120 LABELS "kernel;analysis")
+corecap_e2e_test(kernel_report_runnable kernel_report_runnable.sh TIMEOUT 120 LABELS "kernel;analysis")
+set_property(TEST e2e.kernel_report_mutex e2e.kernel_report_runnable APPEND PROPERTY LABELS measured)
+corecap_e2e_test(kernel_report_biglock kernel_report_biglock.sh TIMEOUT 150 LABELS "kernel;analysis")
+set_tests_properties(e2e.kernel_report_biglock PROPERTIES RUN_SERIAL TRUE)
+set_property(TEST e2e.kernel_report_biglock APPEND PROPERTY LABELS measured)
+# A bare ceph-osd reported from kernel events (about 40 s; Ceph installed).
+corecap_e2e_test(kernel_report_ceph kernel_report_ceph.sh TIMEOUT 300 LABELS "kernel;ceph;analysis")
+# The ops' critical paths against the annotations, and a CPU hog on the
+# path (about 40 s: three refosd runs of 3 s and their reports).
+corecap_e2e_test(kernel_critical_path kernel_critical_path.sh TIMEOUT 240 LABELS "kernel;analysis")
+set_tests_properties(e2e.kernel_critical_path PROPERTIES RUN_SERIAL TRUE)
+set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS measured)

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Known answers of the ops' critical paths (analysis/model/critical_path.c),
+# refosd under the shim recorded with kernel events (root):
+#  1. at --debug 0 and --debug 20, one op in flight: the critical path's
+#     categories per op type equal the annotation-based breakdown's within
+#     10% of the mean latency (two independent methods: wake-up edges and
+#     scheduler states vs enter/exit annotations). The annotations cannot
+#     split CPU from waiting for it, nor a queue from the wake-up that ends
+#     it: their cpu + queue (+ other) is compared with the path's cpu +
+#     runqueue + queue (+ other); logging, lock_wait, cond_wait and io one
+#     by one. Every op's path sums to its latency (conservation, checked).
+#     The wait-for graph has refosd's hand-overs: the workers (tp_osd_tp)
+#     wait for the messenger's signal and the finisher for the workers'
+#     (kind cond), and its edges never sum to more than the daemon's
+#     threads slept (futex + blocked time from the same records).
+#  2. refosd and a busy-loop hog pinned on one CPU (taskset): runqueue is
+#     on the critical path (at least 10% of the latency) and its largest
+#     holder is the hog.
+set -euo pipefail
+. "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
+. "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
+need_sessiond
+need_refosd
+command -v taskset >/dev/null || skip "taskset is not installed"
+
+# expect_json WHAT JSON EXPR: the Python expression over the report is true.
+expect_json() {
+	expect_eq "$1 ($3)" True "$(json "$2" "$3")"
+}
+
+# check_conservation_path NAME JSON: critical paths computed, each summing
+# to its op's latency.
+check_conservation_path() {
+	local name=$1 j=$2
+	expect_eq "$name: critical paths computed" True \
+		"$(json "$j" "d['ops']['critical_path_conservation'] is not None and d['ops']['critical_path_conservation']['checked'] > 100")"
+	expect_eq "$name: ops whose critical path misses their latency" 0 \
+		"$(json "$j" "d['ops']['critical_path_conservation']['violations']")"
+}
+
+# compare_paths NAME JSON: each op type's two breakdowns.
+compare_paths() {
+	local name=$1 j=$2 ty t
+	for ty in $(json "$j" "' '.join(d['ops']['by_type'])"); do
+		t="d['ops']['by_type']['$ty']"
+		echo "$name $ty: latency $(json "$j" "${t}['latency_us']['avg']") us"
+		echo "  annotations:   $(json "$j" "${t}['breakdown_us']")"
+		echo "  critical path: $(json "$j" "${t}['critical_path_us']")"
+		echo "  on the path:   $(json "$j" "[(e['thread'] or e['tid'], e['category'], e['us_per_op']) for e in ${t}['critical_path_top']]")"
+		for k in logging lock_wait cond_wait io; do
+			expect_json "$name $ty: $k within 10% of the latency" "$j" \
+				"abs(${t}['critical_path_us']['$k'] - ${t}['breakdown_us']['$k']) <= 0.1 * ${t}['latency_us']['avg']"
+		done
+		expect_json "$name $ty: cpu + queue within 10% of the latency" "$j" \
+			"abs(sum(${t}['critical_path_us'][k] for k in ('cpu', 'runqueue', 'queue', 'other')) - sum(${t}['breakdown_us'][k] for k in ('cpu', 'queue', 'other'))) <= 0.1 * ${t}['latency_us']['avg']"
+	done
+}
+
+for level in 0 20; do
+	start_refosd "debug$level" --debug "$level"
+	if [ "$level" = 0 ]; then need_kernel_record "$OSD_PID"; fi
+	record_refbench "$WORK/debug$level" -t 1 -b 1 -d 3 write
+	stop_refosd
+	check_conservation "debug $level" "$WORK/debug$level.ops"
+	check_conservation_path "debug $level" "$WORK/debug$level.json"
+	compare_paths "debug $level" "$WORK/debug$level.json"
+done
+
+j="$WORK/debug0.json"
+json "$j" "'\n'.join('  %s -> %s (%s): %.1f ms' % (e['from'], e['to'], e['kind'], e['ms']) for e in d['waitfor']['edges'][:8])"
+for edge in tp_osd_tp:msgr-worker finisher:tp_osd_tp; do
+	expect_json "wait-for: ${edge%%:*} -> ${edge##*:} (cond) has waits" "$j" \
+		"sum(e['ms'] for e in d['waitfor']['edges'] if (e['from'], e['to'], e['kind']) == ('${edge%%:*}', '${edge##*:}', 'cond')) > 1"
+done
+expect_json "wait-for: the edges sum to at most the threads' sleeping time" "$j" \
+	"sum(e['ms'] for e in d['waitfor']['edges']) <= 1.0001 * sum(t['kernel_states']['futex_ns'] + t['kernel_states']['blocked_ns'] for t in d['threads'] if t['kernel_states']) / 1e6"
+
+# The hog and every thread of the daemon on CPU 0.
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+track "$hog"
+start_refosd hog --debug 0
+taskset -a -p -c 0 "$OSD_PID" >/dev/null
+record_refbench "$WORK/hog" -t 1 -b 1 -d 3 write
+stop_refosd
+kill "$hog" 2>/dev/null || true
+j="$WORK/hog.json"
+check_conservation_path hog "$j"
+t="d['ops']['by_type']['write']"
+echo "hog ($hog): critical path $(json "$j" "${t}['critical_path_us']")"
+echo "  on the path: $(json "$j" "[(e['thread'] or e['tid'], e['category'], e['us_per_op']) for e in ${t}['critical_path_top']]")"
+expect_json "hog: runqueue is at least 10% of the latency" "$j" \
+	"${t}['critical_path_us']['runqueue'] >= 0.1 * ${t}['latency_us']['avg']"
+expect_eq "hog: the largest runqueue holder on the path is the hog ($hog)" "$hog" \
+	"$(json "$j" "[e['tid'] for e in ${t}['critical_path_top'] if e['category'] == 'runqueue'][:1]" | tr -d '[]')"
+finish

@@ -1,0 +1,49 @@
+# Helpers for corecap verify's end-to-end tests (sourced): refosd under
+# the shim, and its sites by function name.
+# shellcheck shell=bash
+. "$CORECAP_SRC/tests/e2e/refosd_lib.sh"
+. "$CORECAP_SRC/tests/e2e/preload_lib.sh"
+
+CORECAP="$CORECAP_BUILD/cli/corecap"
+[ -x "$CORECAP" ] || { echo "FAIL: $CORECAP is not built"; exit 1; }
+command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed"
+
+# start_shimmed NAME [refosd options]: refosd under the shim; OSD_PID, OSD_PORT.
+start_shimmed() {
+	local name=$1 i
+	shift
+	: >"$WORK/$name.out"
+	LD_PRELOAD="$shim" "$BIN/refosd" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	OSD_PID=$!
+	track "$OSD_PID"
+	wait_for "$WORK/$name.out" 'listening on' 10 || { echo "FAIL: refosd $* did not start"; cat "$WORK/$name.err"; exit 1; }
+	OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
+}
+
+# site_of FUNCTION: the shim's site (refosd+0xOFF) whose call is in FUNCTION;
+# the daemon must have waited there at least once.
+site_of() {
+	local addr off
+	"$stats_dump" "$OSD_PID" | awk -F'\t' '$1 == "site" && $4 != "cond" { print $3 }' |
+		sed -n 's/.*refosd+\(0x[0-9a-f]*\)$/\1/p' >"$WORK/sites"
+	while read -r off; do
+		# A return address: the call is the byte before.
+		if [ "$(addr2line -f -e "$BIN/refosd" "$(printf '0x%x' $((off - 1)))" | head -1)" = "$1" ]; then
+			echo "refosd+$off"
+			return 0
+		fi
+	done <"$WORK/sites"
+	return 1
+}
+
+# control_field NAME: a field of the stats file's control line.
+control_field() {
+	"$stats_dump" "$OSD_PID" | awk -F'\t' -v k="$1" '$1 == "control" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }'
+}
+
+# bench_iops SECONDS: refbench's average IOPS against the daemon.
+bench_iops() {
+	"$BIN/refbench" -p "$OSD_PORT" -t 8 -b 1 -d "$1" --no-progress write >"$WORK/bench.out" 2>&1 ||
+		{ echo "FAIL: refbench exited non-zero"; cat "$WORK/bench.out"; exit 1; }
+	summary_value "$WORK/bench.out" "Average IOPS"
+}

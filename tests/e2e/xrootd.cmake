@@ -1,0 +1,17 @@
+# A real xrootd (Debian's 5.5.3, scripts/install-deps-xrootd) run by
+# scripts/xrootd-server and driven by tests/xrootd/xrdbench (docs/xrootd.md).
+# Skipped when xrootd is absent. The set takes 2.5-3 min on two loaded cores.
+corecap_e2e_test(xrootd_server xrootd_server.sh TIMEOUT 120 LABELS xrootd)
+corecap_e2e_test(xrootd_bench xrootd_bench.sh TIMEOUT 120 LABELS xrootd)
+# Ops detected from socket I/O (analysis/model/net_ops.c): on xrootd against
+# xrdbench's IOPS (a measurement: label measured), and on refosd against its
+# own annotations (two methods on one trace). About 30 s each.
+corecap_e2e_test(xrootd_ops xrootd_ops.sh TIMEOUT 180 LABELS xrootd)
+set_property(TEST e2e.xrootd_ops APPEND PROPERTY LABELS measured)
+corecap_e2e_test(analysis_netops_refosd analysis_netops_refosd.sh TIMEOUT 180 LABELS "analysis;refosd;xrootd")
+# A ceph-osd and an xrootd compared per op (needs Ceph too; about 60 s).
+corecap_e2e_test(xrootd_compare xrootd_compare.sh TIMEOUT 300 LABELS "xrootd;ceph")
+# The shim's cost on xrootd's IOPS (a measurement on a shared machine: a
+# gross-regression gate only; about 25 s).
+corecap_e2e_test(xrootd_shim_iops xrootd_shim_iops.sh TIMEOUT 180 LABELS xrootd)
+set_property(TEST e2e.xrootd_shim_iops APPEND PROPERTY LABELS measured)

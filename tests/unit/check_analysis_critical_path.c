@@ -1,0 +1,349 @@
+/*
+ * analysis/model/critical_path.c: critical paths of ops over scheduler
+ * records and trace events built by hand, fed as `corecap report` feeds
+ * them (each event after the records up to its time, then to the model,
+ * whose op_end hook closes the op), with answers computed by hand; and
+ * conservation (an op's categories sum to its latency) on random
+ * interleavings.
+ */
+#include <check.h>
+#include <stdlib.h>
+
+#include "kernel_records.h"
+#include "model/critical_path.h"
+#include "model/model.h"
+
+enum { A = 10, B = 20, L = 30, HOG = 99 };
+
+static struct kbuf b;
+static struct critical_path cp;
+static struct model m;
+static const struct corecap_krec *recs[4096];
+
+static int op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid, uint64_t end_ns, bool ex)
+{
+	return corecap_critical_path_op_end(ctx, id, type, tid, end_ns, ex);
+}
+
+static void setup(void)
+{
+	struct model_config cfg = {.pid = -1, .op_end = op_end, .op_end_ctx = &cp};
+
+	b = (struct kbuf){0};
+	ck_assert_int_eq(corecap_critical_path_init(&cp, -1, 2), 0);
+	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+}
+
+static void teardown(void)
+{
+	corecap_model_release(&m);
+	corecap_critical_path_release(&cp);
+	free(b.p);
+}
+
+/* The kernel records are all written before the first event is fed. */
+static void start(void)
+{
+	corecap_critical_path_set_records(&cp, recs, kr_index(&b, 0, recs, 4096));
+}
+
+static void feed(enum model_event_kind kind, uint64_t t, int32_t tid, uint64_t id)
+{
+	struct model_event ev = {.kind = kind, .ts_ns = t, .tid = tid, .pid = -1};
+
+	ev.op.id = id;
+	ev.op.str = "write";
+	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
+	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+}
+
+static void feed_io(uint64_t t, int32_t tid, uint64_t dur)
+{
+	struct model_event ev = {.kind = MEV_IO, .ts_ns = t, .tid = tid, .pid = -1};
+
+	ev.io.io_class = IO_DATA;
+	ev.io.dur_ns = dur;
+	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
+	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+}
+
+static const struct cp_type *type(void)
+{
+	const struct cp_type *t;
+
+	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0);
+	t = corecap_critical_path_type(&cp, 0);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(cp.violations, 0);
+	return t;
+}
+
+static uint64_t credit(const struct cp_type *t, int32_t tid, uint32_t cat)
+{
+	uint64_t *v = corecap_u64map_find(&t->credit, CP_CREDIT_KEY(tid, cat));
+
+	return v ? *v : 0;
+}
+
+/* The wait-for graph, which must have n edges (free it). */
+static struct cp_edge *edges(size_t n)
+{
+	struct cp_edge *e;
+	size_t got;
+
+	ck_assert_int_eq(corecap_critical_path_waitfor(&cp, &e, &got), 0);
+	ck_assert_uint_eq(got, n);
+	return e;
+}
+
+static void expect(const struct cp_type *t, uint64_t cpu, uint64_t logging, uint64_t io,
+		   uint64_t queue, uint64_t runqueue)
+{
+	uint64_t sum = 0;
+
+	ck_assert_uint_eq(t->ns[CAT_CPU], cpu);
+	ck_assert_uint_eq(t->ns[CAT_LOGGING], logging);
+	ck_assert_uint_eq(t->ns[CAT_IO], io);
+	ck_assert_uint_eq(t->ns[CAT_QUEUE], queue);
+	ck_assert_uint_eq(t->ns[CP_RUNQUEUE], runqueue);
+	for (int c = 0; c < CP__COUNT; c++)
+		sum += t->ns[c];
+	ck_assert_uint_eq(sum, t->latency_ns);
+}
+
+/*
+ * A begins op 1 at 100 and sleeps at 120; B, running all along on CPU 1
+ * (logging 150..170), wakes A at 200; A waits for CPU 0 (idle) until 210
+ * and ends the op at 250. The walk back: A 210..250 cpu, 200..210
+ * runqueue (the idle CPU: a wake-up latency), then B from 200 back to the
+ * begin: cpu 100..150 and 170..200, logging 150..170.
+ */
+START_TEST(blocked_then_woken_follows_the_waker)
+{
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 1, 1, 0, 'S', B);
+	kr_switch(&b, 0, 120, A, 'S', 0);
+	kr_waking(&b, 1, 200, A, B)->target_cpu = 0;
+	kr_switch(&b, 0, 210, 0, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_LOG_ENTER, 150, B, 0);
+	feed(MEV_LOG_EXIT, 170, B, 0);
+	feed(MEV_OP_END, 250, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 40 + 50 + 30, 20, 0, 0, 10);
+	ck_assert_uint_eq(credit(t, A, CAT_CPU), 40);
+	ck_assert_uint_eq(credit(t, B, CAT_CPU), 80);
+	ck_assert_uint_eq(credit(t, B, CAT_LOGGING), 20);
+	ck_assert_uint_eq(credit(t, 0, CP_RUNQUEUE), 10);
+	/* A's own 100..120 is not on the path: B's work was. */
+	ck_assert_uint_eq(cp.checked, 1);
+	/* The wait-for graph: A slept 120..200 until B woke it. */
+	struct cp_edge *e = edges(1);
+	ck_assert_str_eq(e[0].from, "tid 10");
+	ck_assert_str_eq(e[0].to, "tid 20");
+	ck_assert_int_eq(e[0].kind, CPW_WAKE);
+	ck_assert_uint_eq(e[0].ns, 80);
+	ck_assert_uint_eq(e[0].wakes, 1);
+	free(e);
+}
+END_TEST
+
+/*
+ * A runs op 1 from 100; a thread of another process (HOG) preempts it at
+ * 120 until 180, then the log thread L until 190: runqueue 60 credited to
+ * HOG, then 10 of logging credited to L (a log thread's CPU is logging).
+ */
+START_TEST(runnable_is_credited_to_the_cpu_holder)
+{
+	kr_track(&b, 1, L, "log");
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 0, 120, A, 'R', HOG)->flags = CORECAP_KSWITCH_PREV_TARGET;
+	kr_switch(&b, 0, 180, HOG, 'R', L)->flags = CORECAP_KSWITCH_NEXT_TARGET;
+	kr_switch(&b, 0, 190, L, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_END, 220, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 20 + 30, 10, 0, 0, 60);
+	ck_assert_uint_eq(credit(t, HOG, CP_RUNQUEUE), 60);
+	ck_assert_uint_eq(credit(t, L, CAT_LOGGING), 10);
+	struct cp_top top[5];
+	ck_assert_uint_eq(corecap_critical_path_top(t, top, 5), 3);
+	ck_assert_int_eq(top[0].tid, HOG);
+	ck_assert_uint_eq(top[0].cat, CP_RUNQUEUE);
+}
+END_TEST
+
+/*
+ * A sleeps 120..170 and an interrupt wakes it (waker -1): nobody of the
+ * daemon had the op. When the trace then reports an I/O covering the
+ * sleep, the sleep is io; a second op's sleep with no such report is queue.
+ */
+START_TEST(woken_by_nobody_is_the_traced_wait_or_queue)
+{
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 0, 120, A, 'S', 0);
+	kr_waking(&b, 0, 170, A, -1)->target_cpu = 0;
+	kr_switch(&b, 0, 175, 0, 'S', A);
+	kr_switch(&b, 0, 320, A, 'S', 0);
+	kr_waking(&b, 0, 370, A, -1)->target_cpu = 0;
+	kr_switch(&b, 0, 375, 0, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed_io(180, A, 65);
+	feed(MEV_OP_END, 200, A, 1);
+	feed(MEV_OP_BEGIN, 300, A, 2);
+	feed(MEV_OP_END, 400, A, 2);
+	const struct cp_type *t = type();
+	expect(t, (20 + 25) * 2, 0, 50, 50, 5 * 2);
+	ck_assert_uint_eq(credit(t, A, CAT_IO), 50);
+	ck_assert_uint_eq(credit(t, CP_NOBODY, CAT_QUEUE), 50);
+	ck_assert_uint_eq(t->count, 2);
+}
+END_TEST
+
+/* Two worker threads of one pool sleep in a mutex's FUTEX_WAIT and a
+ * condition's FUTEX_WAIT_BITSET until thread B (pool "msgr") wakes them:
+ * one edge per kind, between pools, clipped to the window. */
+START_TEST(waitfor_edges_by_pool_and_kind)
+{
+	kr_track(&b, 1, A, "tp_osd_tp");
+	kr_track(&b, 1, A + 1, "tp_osd_tp");
+	kr_track(&b, 1, B, "msgr-worker-0");
+	kr_switch(&b, 1, 1, 0, 'S', B);
+	kr_futex_enter(&b, 0, 5, A, 0x80 | 0, 0x1000);
+	kr_switch(&b, 0, 10, A, 'S', 0);
+	kr_waking(&b, 1, 40, A, B);
+	kr_futex_enter(&b, 0, 41, A + 1, 0x80 | 9, 0x2000);
+	kr_switch(&b, 0, 42, A + 1, 'S', 0);
+	kr_waking(&b, 1, 67, A + 1, B);
+	start();
+	cp.ws = 20;
+	cp.we = 1000;
+	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0);
+	struct cp_edge *e = edges(2);
+	ck_assert_str_eq(e[0].from, "tp_osd_tp");
+	ck_assert_str_eq(e[0].to, "msgr-worker");
+	ck_assert_int_eq(e[0].kind, CPW_COND);
+	ck_assert_uint_eq(e[0].ns, 25);
+	ck_assert_int_eq(e[1].kind, CPW_LOCK);
+	ck_assert_uint_eq(e[1].ns, 20); /* 10..40 clipped to the window's 20 */
+	free(e);
+}
+END_TEST
+
+/* Knots: a and b wait for each other, c waits for a: {a, b} is a sink
+ * cycle (c is not in it); an edge under 1% of the waits does not count;
+ * once b waits for d in earnest, {a, b} is no knot (and d has no cycle). */
+START_TEST(knots_are_sink_cycles)
+{
+	struct cp_edge e[] = {
+		{"a", "b", CPW_LOCK, 1000, 1},
+		{"b", "a", CPW_COND, 500, 1},
+		{"c", "a", CPW_COND, 300, 1},
+		{"b", "d", CPW_WAKE, 10, 1},
+	};
+	struct cp_knot *k;
+	size_t n;
+
+	ck_assert_int_eq(corecap_critical_path_knots(e, 4, &k, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_uint_eq(k[0].n_pools, 2);
+	ck_assert_str_eq(k[0].pools[0], "a");
+	ck_assert_str_eq(k[0].pools[1], "b");
+	ck_assert_uint_eq(k[0].ns, 1500);
+	free(k);
+	e[3].ns = 400;
+	ck_assert_int_eq(corecap_critical_path_knots(e, 4, &k, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	free(k);
+}
+END_TEST
+
+/* Ops excluded by the model (outside the window) have no path, and an op
+ * ended on a thread never seen has none either (counted). */
+START_TEST(excluded_and_pathless_ops)
+{
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	start();
+	m.cfg.has_window = true;
+	m.ws = 50;
+	m.we = 1000;
+	feed(MEV_OP_BEGIN, 10, A, 1);
+	feed(MEV_OP_END, 60, A, 1);
+	ck_assert_ptr_null(corecap_critical_path_type(&cp, 0));
+	ck_assert_uint_eq(cp.checked, 0);
+	ck_assert_uint_eq(cp.n_inflight, 0);
+}
+END_TEST
+
+/* Random switches and wakings of 5 threads on 2 CPUs, ops begun and ended
+ * on random threads, many in flight: every op's path sums to its latency. */
+START_TEST(conservation_on_random_interleavings)
+{
+	uint64_t t = 1;
+	int32_t on[2] = {0, 0};
+	uint64_t next_id = 1, open[64];
+	size_t n_open = 0;
+
+	srand(12345);
+	for (int i = 0; i < 1500; i++) {
+		uint32_t cpu = (uint32_t)(rand() % 2);
+		int32_t tid = 1 + rand() % 5;
+
+		t += 1 + (uint64_t)(rand() % 50);
+		if (rand() % 3)
+			kr_switch(&b, cpu, t, on[cpu], "RS"[rand() % 2], tid);
+		else
+			kr_waking(&b, cpu, t, tid, rand() % 4 ? on[cpu] : -1)->target_cpu =
+				rand() % 2;
+		on[cpu] = tid;
+	}
+	start();
+	t = 1;
+	for (int i = 0; i < 3000; i++) {
+		int32_t tid = 1 + rand() % 5;
+
+		t += 1 + (uint64_t)(rand() % 25);
+		if (n_open < 64 && (n_open == 0 || rand() % 2)) {
+			open[n_open++] = next_id;
+			feed(MEV_OP_BEGIN, t, tid, next_id++);
+		} else if (rand() % 4 == 0) {
+			feed(rand() % 2 ? MEV_LOG_ENTER : MEV_LOG_EXIT, t, tid, 0);
+		} else {
+			size_t k = (size_t)rand() % n_open;
+
+			feed(MEV_OP_END, t, tid, open[k]);
+			open[k] = open[--n_open];
+		}
+	}
+	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0);
+	ck_assert_uint_gt(cp.checked, 1000);
+	ck_assert_uint_eq(cp.violations, 0);
+	ck_assert_uint_eq(cp.max_err_ns, 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("critical_path");
+	TCase *tc = tcase_create("paths");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
+	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
+	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
+	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
+	tcase_add_test(tc, knots_are_sink_cycles);
+	tcase_add_test(tc, excluded_and_pathless_ops);
+	tcase_add_test(tc, conservation_on_random_interleavings);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

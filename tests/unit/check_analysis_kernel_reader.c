@@ -1,0 +1,244 @@
+/*
+ * analysis/read/kernel_reader.c: reads RUN/kernel/ written by hand; sorts
+ * records across CPUs; joins stacks; and refuses hostile files with an
+ * error naming the file and the cause (never a crash, never figures).
+ */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel_records.h"
+#include "read/kernel_reader.h"
+
+#define WS 1000000000ull
+#define WE 2000000000ull
+
+static char dir[64];
+static struct kbuf ev, st;
+static struct kernel_reader k;
+static char *err;
+
+static void setup(void)
+{
+	char path[128];
+
+	snprintf(dir, sizeof(dir), "/tmp/check-kernel-events.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/kernel", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	ev = st = (struct kbuf){0};
+	kr_file_header(&ev, CORECAP_KERNEL_MAGIC_EVENTS, 42, 2);
+	corecap_kernel_reader_init(&k);
+	err = NULL;
+}
+
+static void teardown(void)
+{
+	char path[128];
+
+	corecap_kernel_reader_release(&k);
+	free(err);
+	free(ev.p);
+	free(st.p);
+	snprintf(path, sizeof(path), "%s/%s", dir, CORECAP_KERNEL_EVENTS_FILE);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s", dir, CORECAP_KERNEL_STACKS_FILE);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/kernel", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
+static void put(const char *name, const struct kbuf *b, size_t len)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(b->p, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+static int load(void)
+{
+	put(CORECAP_KERNEL_EVENTS_FILE, &ev, ev.len);
+	if (st.len)
+		put(CORECAP_KERNEL_STACKS_FILE, &st, st.len);
+	return corecap_kernel_reader_load(&k, dir, WS, WE, &err);
+}
+
+/* The load fails and the error names the file and says `why`. */
+static void expect_error(const char *why)
+{
+	ck_assert_int_lt(load(), 0);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_msg(strstr(err, "kernel/events.bin") || strstr(err, "kernel/stacks.bin"),
+		      "error without the file: %s", err);
+	ck_assert_msg(strstr(err, why), "'%s' does not say '%s'", err, why);
+}
+
+START_TEST(records_are_sorted_across_cpus_and_stacks_joined)
+{
+	uint64_t frames[3] = {0x401000, 0x402000, 0x403000};
+
+	/* CPU 1's ring drained after CPU 0's: the file is in per-CPU order only. */
+	kr_futex_enter(&ev, 0, WS + 30, 7, 128, 0x5000);
+	kr_switch(&ev, 0, WS + 40, 7, 'S', 0);
+	kr_waking(&ev, 1, WS + 10, 7, 8);
+	kr_waking(&ev, 1, WS + 12, 7, -1)->flags = CORECAP_KWAKING_HARDIRQ; /* waker unknown */
+	kr_futex_exit(&ev, 1, WS + 35, 8, 0);
+	kr_file_header(&st, CORECAP_KERNEL_MAGIC_STACKS, 42, 2);
+	kr_stack(&st, WS + 30, 7, CORECAP_KSTACK_FUTEX, WS + 30, frames, 3);
+	ck_assert_int_eq(load(), 0);
+	ck_assert_uint_eq(k.n_recs, 5);
+	for (size_t i = 1; i < k.n_recs; i++)
+		ck_assert_uint_le(k.recs[i - 1]->time_ns, k.recs[i]->time_ns);
+	ck_assert_uint_eq(k.recs[0]->type, CORECAP_KREC_WAKING);
+	ck_assert_uint_eq(k.counts[CORECAP_KREC_SWITCH], 1);
+	ck_assert(k.has_stacks);
+	const struct corecap_krec_stack *s =
+		corecap_kernel_reader_stack(&k, 7, WS + 30, CORECAP_KSTACK_FUTEX);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(corecap_kernel_stack_frames(s)[2], 0x403000);
+	ck_assert_ptr_null(corecap_kernel_reader_stack(&k, 7, WS + 31, CORECAP_KSTACK_FUTEX));
+	ck_assert_ptr_null(corecap_kernel_reader_stack(&k, 7, WS + 30, CORECAP_KSTACK_SWITCH));
+}
+END_TEST
+
+START_TEST(no_kernel_directory_is_enoent)
+{
+	ck_assert_int_eq(corecap_kernel_reader_load(&k, "/nonexistent-run", WS, WE, &err), -ENOENT);
+	ck_assert_ptr_null(err);
+}
+END_TEST
+
+/* Unknown types are skipped, a trailing fragment ignored, losses summed. */
+START_TEST(unknown_types_and_a_trailing_fragment_are_counted)
+{
+	struct corecap_krec *u = kr_add(&ev, 24);
+
+	kr_head(u, 200, 24, 0, WS);
+	kr_lost(&ev, 1, WS + 5, 17);
+	kr_switch(&ev, 0, WS + 9, 7, 'R', 0);
+	put(CORECAP_KERNEL_EVENTS_FILE, &ev, ev.len - 8); /* cut the last record */
+	ck_assert_int_eq(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_uint_eq(k.unknown_records, 1);
+	ck_assert_uint_eq(k.trailing_bytes, 32);
+	ck_assert_uint_eq(k.lost, 17);
+	ck_assert_uint_eq(k.n_recs, 1);
+	ck_assert(!k.has_stacks);
+}
+END_TEST
+
+START_TEST(bad_magic)
+{
+	((struct corecap_kfile_header *)(void *)ev.p)->magic = 1;
+	expect_error("bad magic");
+}
+END_TEST
+
+START_TEST(bad_version)
+{
+	((struct corecap_kfile_header *)(void *)ev.p)->version = 9;
+	expect_error("unsupported kernel format version 9");
+}
+END_TEST
+
+START_TEST(short_header)
+{
+	put(CORECAP_KERNEL_EVENTS_FILE, &ev, 20);
+	ck_assert_int_lt(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err, "shorter than its 64-byte header"));
+}
+END_TEST
+
+START_TEST(size_not_a_multiple_of_8)
+{
+	kr_switch(&ev, 0, WS, 7, 'R', 0)->h.size = 36;
+	expect_error("bad size 36");
+}
+END_TEST
+
+START_TEST(record_smaller_than_its_type)
+{
+	struct corecap_krec *r = kr_add(&ev, 24);
+
+	kr_head(r, CORECAP_KREC_FUTEX_ENTER, 24, 0, WS);
+	expect_error("expected at least 56");
+}
+END_TEST
+
+START_TEST(cpu_beyond_the_header)
+{
+	kr_switch(&ev, 5, WS, 7, 'R', 0);
+	expect_error("CPU 5 of 2");
+}
+END_TEST
+
+START_TEST(negative_tid)
+{
+	kr_futex_exit(&ev, 0, WS, -3, 0);
+	expect_error("bad tid");
+}
+END_TEST
+
+START_TEST(time_far_outside_the_window)
+{
+	kr_switch(&ev, 0, WE + KERNEL_TIME_SLACK_NS + 1, 7, 'R', 0);
+	expect_error("far outside the recording window");
+}
+END_TEST
+
+START_TEST(stack_with_too_many_frames)
+{
+	uint64_t frames[2] = {1, 2};
+
+	kr_file_header(&st, CORECAP_KERNEL_MAGIC_STACKS, 42, 2);
+	kr_stack(&st, WS, 7, CORECAP_KSTACK_FUTEX, WS, frames, 2);
+	((struct corecap_krec_stack *)(void *)(st.p + 64))->nframes = 500;
+	expect_error("500 frames in a record of 56 bytes");
+}
+END_TEST
+
+START_TEST(stacks_of_another_process)
+{
+	kr_file_header(&st, CORECAP_KERNEL_MAGIC_STACKS, 43, 2);
+	expect_error("stacks of pid 43, events of pid 42");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("kernel_reader");
+	TCase *ok = tcase_create("reading"), *bad = tcase_create("hostile");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(ok, setup, teardown);
+	tcase_add_test(ok, records_are_sorted_across_cpus_and_stacks_joined);
+	tcase_add_test(ok, no_kernel_directory_is_enoent);
+	tcase_add_test(ok, unknown_types_and_a_trailing_fragment_are_counted);
+	tcase_add_checked_fixture(bad, setup, teardown);
+	tcase_add_test(bad, bad_magic);
+	tcase_add_test(bad, bad_version);
+	tcase_add_test(bad, short_header);
+	tcase_add_test(bad, size_not_a_multiple_of_8);
+	tcase_add_test(bad, record_smaller_than_its_type);
+	tcase_add_test(bad, cpu_beyond_the_header);
+	tcase_add_test(bad, negative_tid);
+	tcase_add_test(bad, time_far_outside_the_window);
+	tcase_add_test(bad, stack_with_too_many_frames);
+	tcase_add_test(bad, stacks_of_another_process);
+	suite_add_tcase(s, ok);
+	suite_add_tcase(s, bad);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,236 @@
+/*
+ * analysis/model/net_ops.c: ops detected from socket I/O, on hand-made
+ * event sequences with exact answers: a synchronous server (one thread
+ * reads the request and writes the reply), a request read in two parts,
+ * a reply written by another thread, a reply whose event comes after the
+ * next request's read, writes with no request, other processes and
+ * annotations left alone; every detected op's categories sum to its latency.
+ */
+#include <check.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "model/net_ops.h"
+
+#define PID 7
+
+static struct model m;
+static struct net_ops d;
+
+static void setup(void)
+{
+	struct model_config cfg = {.pid = PID};
+
+	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+	corecap_net_ops_init(&d, &m);
+}
+
+static void teardown(void)
+{
+	corecap_net_ops_release(&d);
+	corecap_model_release(&m);
+}
+
+/* call: 0 read, 1 write, 3 send, 4 recv. */
+static uint32_t next_head; /* the head of the next io() */
+
+static void io(uint64_t ts, int tid, uint8_t call, int fd, int64_t bytes, uint64_t dur, int pid,
+	       uint8_t cls)
+{
+	struct model_event ev = {.kind = MEV_IO, .ts_ns = ts, .tid = tid, .pid = pid};
+
+	ev.io.head = next_head;
+	next_head = 0;
+	ev.io.call = call;
+	ev.io.io_class = cls;
+	ev.io.fd = fd;
+	ev.io.bytes = bytes;
+	ev.io.dur_ns = dur;
+	ck_assert_int_eq(corecap_net_ops_consume(&d, &ev), 0);
+}
+
+#define RECV(ts, tid, fd, n, dur) io(ts, tid, 4, fd, n, dur, PID, IO_NET)
+#define SEND(ts, tid, fd, n, dur) io(ts, tid, 1, fd, n, dur, PID, IO_NET)
+
+static const struct op_type *type_named(const char *name)
+{
+	for (size_t i = 0; i < m.ops.n_types; i++)
+		if (strcmp(m.ops.types[i].name, name) == 0)
+			return &m.ops.types[i];
+	return NULL;
+}
+
+static void finish_and_check_conservation(void)
+{
+	ck_assert_int_eq(corecap_model_finish(&m), 0);
+	ck_assert_uint_eq(m.ops.violations, 0);
+	ck_assert_uint_eq(m.ops.checked, m.ops.finished);
+}
+
+START_TEST(synchronous_request_and_reply_make_one_op_owned_by_the_thread)
+{
+	const struct op_type *t;
+
+	RECV(1000, 10, 5, 24, 100); /* request read, ends at 1000 */
+	SEND(4000, 10, 5, 9, 1000); /* reply written 3000..4000 */
+	RECV(9000, 10, 5, 24, 100); /* the next request */
+	SEND(10000, 10, 5, 9, 500);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(m.ops.finished, 2);
+	ck_assert_ptr_nonnull(t = type_named("req 24B resp 9B"));
+	ck_assert_uint_eq(t->hist.count, 2);
+	ck_assert_uint_eq(t->hist.sum_ns, 3000 + 1000);
+	/* cpu until the write, the write itself is the op's net I/O */
+	ck_assert_uint_eq(t->cat_ns[CAT_CPU], 2000 + 500);
+	ck_assert_uint_eq(t->cat_ns[CAT_IO], 1000 + 500);
+	ck_assert_uint_eq(d.ops_begun, 2);
+	ck_assert_uint_eq(d.handoffs, 0);
+}
+END_TEST
+
+START_TEST(a_request_in_two_reads_is_one_op)
+{
+	RECV(1000, 10, 5, 24, 100);
+	RECV(1500, 10, 5, 1, 100); /* the write's payload byte */
+	SEND(3000, 10, 5, 8, 200);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(m.ops.finished, 1);
+	ck_assert_ptr_nonnull(type_named("req 25B resp 8B"));
+	ck_assert_uint_eq(type_named("req 25B resp 8B")->hist.sum_ns, 2000);
+}
+END_TEST
+
+START_TEST(a_reply_by_another_thread_ends_the_op_there)
+{
+	const struct op_type *t;
+
+	RECV(1000, 10, 5, 54, 100); /* messenger thread */
+	SEND(6000, 11, 5, 24, 100); /* finisher thread */
+	finish_and_check_conservation();
+	ck_assert_ptr_nonnull(t = type_named("req 54B resp 24B"));
+	ck_assert_uint_eq(t->hist.sum_ns, 5000);
+	/* The reader's time after its last event is not known: other. */
+	ck_assert_uint_eq(t->cat_ns[CAT_OTHER], 5000);
+	ck_assert_uint_eq(d.handoffs, 1);
+}
+END_TEST
+
+START_TEST(a_late_reply_event_leaves_the_next_request_its_own_op)
+{
+	const struct op_type *t;
+
+	RECV(1000, 10, 5, 54, 100);
+	/* The reply went out at 5000 but its write returned at 7000; the
+	 * client's next request was read meanwhile, at 6000. */
+	RECV(6000, 10, 5, 54, 100);
+	SEND(7000, 11, 5, 24, 2000);
+	SEND(9500, 11, 5, 24, 100);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(m.ops.finished, 2);
+	ck_assert_uint_eq(d.late_replies, 1);
+	ck_assert_uint_eq(d.writes_without_op, 0);
+	ck_assert_ptr_nonnull(t = type_named("req 54B resp 24B"));
+	ck_assert_uint_eq(t->hist.count, 2);
+	ck_assert_uint_eq(t->hist.sum_ns, (7000 - 1000) + (9500 - 6000));
+}
+END_TEST
+
+START_TEST(connections_are_apart_and_a_thread_leaves_one_for_another)
+{
+	RECV(1000, 10, 5, 24, 10);
+	RECV(2000, 10, 6, 24, 10); /* thread 10 serves fd 6 now: leaves fd 5's op */
+	SEND(3000, 10, 6, 9, 10);
+	SEND(4000, 12, 5, 9, 10);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(m.ops.finished, 2);
+	ck_assert_uint_eq(type_named("req 24B resp 9B")->hist.sum_ns,
+			  (4000 - 1000) + (3000 - 2000));
+	ck_assert_uint_eq(m.q.implicit_exits, 0);
+}
+END_TEST
+
+START_TEST(writes_without_request_other_processes_and_annotations_start_nothing)
+{
+	struct model_event ann = {.kind = MEV_OP_BEGIN, .ts_ns = 500, .tid = 10, .pid = PID};
+
+	ann.op.id = 99;
+	ann.op.str = "write";
+	ck_assert_int_eq(corecap_net_ops_consume(&d, &ann), 0);
+	SEND(1000, 10, 5, 9, 10);		     /* nothing asked */
+	io(1500, 20, 4, 5, 24, 10, PID + 1, IO_NET); /* a client process */
+	io(1600, 10, 0, 3, 100, 10, PID, IO_DATA);   /* a file read */
+	RECV(1700, 10, 5, 0, 10);		     /* end of stream */
+	finish_and_check_conservation();
+	ck_assert_uint_eq(m.ops.finished, 0);
+	ck_assert_uint_eq(m.ops.n_types, 0);
+	ck_assert_uint_eq(d.writes_without_op, 1);
+	ck_assert_uint_eq(d.annotated_dropped, 1);
+	ck_assert_uint_eq(d.ops_begun, 0);
+}
+END_TEST
+
+START_TEST(an_xrootd_request_is_named_for_its_request_id)
+{
+	next_head = 0x00010bc5; /* stream 1, request 3013 */
+	RECV(1000, 10, 5, 24, 10);
+	SEND(2000, 10, 5, 9, 10);
+	next_head = 0x00020bcb; /* kXR_write's header, then its payload */
+	RECV(3000, 10, 5, 24, 10);
+	next_head = 0x61626364;
+	RECV(3100, 10, 5, 4, 10);
+	SEND(4000, 10, 5, 8, 10);
+	next_head = 0x52465131; /* "RFQ1": refosd's magic is no XRootD request */
+	RECV(5000, 10, 5, 54, 10);
+	SEND(6000, 10, 5, 24, 10);
+	next_head = 0x00000bc5; /* 3013 in fewer than 24 bytes: not a request header */
+	RECV(7000, 10, 5, 20, 10);
+	SEND(8000, 10, 5, 16, 10);
+	finish_and_check_conservation();
+	ck_assert_ptr_nonnull(type_named("kXR_read"));
+	ck_assert_ptr_nonnull(type_named("kXR_write"));
+	ck_assert_uint_eq(type_named("kXR_write")->hist.sum_ns, 1000);
+	ck_assert_ptr_nonnull(type_named("req 54B resp 24B"));
+	ck_assert_ptr_nonnull(type_named("req 20B resp 16B"));
+}
+END_TEST
+
+START_TEST(types_round_large_sizes_up_to_powers_of_two)
+{
+	char buf[64];
+
+	corecap_net_ops_type(buf, sizeof(buf), 0, 24, 1023);
+	ck_assert_str_eq(buf, "req 24B resp 1023B");
+	corecap_net_ops_type(buf, sizeof(buf), 0, 1024, 1025);
+	ck_assert_str_eq(buf, "req <=1KiB resp <=2KiB");
+	corecap_net_ops_type(buf, sizeof(buf), 0, 4 << 20, (4 << 20) + 1);
+	ck_assert_str_eq(buf, "req <=4MiB resp <=8MiB");
+	corecap_net_ops_type(buf, sizeof(buf), 0x0bfc, 24, 8); /* 3068: beyond the ids */
+	ck_assert_str_eq(buf, "req 24B resp 8B");
+	corecap_net_ops_type(buf, sizeof(buf), 0x0bd8, 24, 8); /* 3032, the last */
+	ck_assert_str_eq(buf, "kXR_clone");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("analysis_net_ops");
+	TCase *tc = tcase_create("net_ops");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, synchronous_request_and_reply_make_one_op_owned_by_the_thread);
+	tcase_add_test(tc, a_request_in_two_reads_is_one_op);
+	tcase_add_test(tc, a_reply_by_another_thread_ends_the_op_there);
+	tcase_add_test(tc, a_late_reply_event_leaves_the_next_request_its_own_op);
+	tcase_add_test(tc, connections_are_apart_and_a_thread_leaves_one_for_another);
+	tcase_add_test(tc, writes_without_request_other_processes_and_annotations_start_nothing);
+	tcase_add_test(tc, an_xrootd_request_is_named_for_its_request_id);
+	tcase_add_test(tc, types_round_large_sizes_up_to_powers_of_two);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,167 @@
+/*
+ * analysis/model/projection.c: the throughput at N cores as the smallest
+ * saturation throughput, what binds at each N, the relief of each
+ * resource, and the two verdicts, from demands built by hand (known
+ * answers computed by hand below).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/projection.h"
+
+#define W 1000000000ull /* a 1 s window */
+
+static struct model m;
+static struct pool_table pools;
+static struct projection p;
+
+static void setup(void)
+{
+	struct model_config cfg = {
+		.has_window = true, .window_start_ns = W, .window_end_ns = 2 * W, .pid = -1};
+
+	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+}
+
+static void teardown(void)
+{
+	corecap_pool_table_release(&pools);
+	corecap_model_release(&m);
+}
+
+static void hold(uint64_t lock, uint64_t ns)
+{
+	struct model_event ev = {.kind = MEV_LOCK_HOLD,
+				 .ts_ns = 2 * W,
+				 .tid = 1,
+				 .pid = 1,
+				 .lock = {.addr = lock, .site = 0x10, .dur_ns = ns}};
+
+	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+}
+
+static void thread(int tid, const char *name, double cpu)
+{
+	ck_assert_int_eq(
+		corecap_model_set_thread_cpu(&m, tid, name, (uint64_t)(cpu * W), 0, true, W), 0);
+}
+
+static void compute(int cores, double iops, double busy_s, double bench_s)
+{
+	struct projection_inputs in = {.model = &m,
+				       .pools = &pools,
+				       .cores_available = cores,
+				       .bench_iops = iops,
+				       .machine_busy_cpu_s = busy_s,
+				       .bench_cpu_s = bench_s};
+
+	ck_assert_int_eq(corecap_model_finish(&m), 0);
+	ck_assert_int_eq(corecap_pool_table_build(&pools, &m.threads, corecap_model_window_ns(&m)),
+			 0);
+	corecap_projection_compute(&p, &in);
+}
+
+static void near(double a, double b)
+{
+	ck_assert_msg(fabs(a - b) < 1e-6 * fabs(b) + 1e-9, "%g != %g", a, b);
+}
+
+/*
+ * 1000 ops/s; a lock held 0.5 s (500 us per op: 2000 ops/s), thread A
+ * 0.3 s (3333), thread B 0.4 s (2500); CPU 0.7 s (700 us per op: 1429
+ * ops/s per core). At 1 core the cores bind, from 2 the lock; lifting
+ * the lock at 2 cores gains up to thread B: +500.
+ */
+START_TEST(the_smallest_saturation_throughput_binds_at_each_core_count)
+{
+	hold(0xa0, W / 2);
+	thread(1, "alpha", 0.3);
+	thread(2, "beta", 0.4);
+	compute(2, 1000, 1.5, 0.2);
+	ck_assert(p.valid);
+	ck_assert_str_eq(p.iops_source, "benchmark");
+	near(p.cpu_s_per_op, 700e-6);
+	near(p.at[0].iops, 1 / 700e-6);
+	ck_assert_str_eq(p.at[0].bound_by, "cores");
+	near(p.at[1].iops, 2000);
+	ck_assert_ptr_nonnull(strstr(p.at[1].bound_by, "lock"));
+	near(p.at[63].iops, 2000);
+	ck_assert_int_eq(p.at[63].cores, 64);
+	ck_assert(!p.cores_bind_here);
+	ck_assert_int_eq(p.res[0].kind, CEIL_LOCK);
+	ck_assert_int_eq(p.res[1].kind, CEIL_THREAD);
+	ck_assert_ptr_nonnull(strstr(p.res[1].name, "beta"));
+	near(p.res[1].iops, 2500);
+	ck_assert_ptr_nonnull(strstr(p.relief[0].resource, "lock"));
+	near(p.relief[0].iops_gain, 500);
+	for (size_t i = 1; i < p.n_relief; i++)
+		near(p.relief[i].iops_gain, 0);
+	/* The machine: daemon 0.7, benchmark 0.2, others 1.5 - 0.7 - 0.2 = 0.6. */
+	near(p.daemon_cores, 0.7);
+	near(p.bench_cores, 0.2);
+	near(p.other_cores, 0.6);
+	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "not the limit"));
+	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "benchmark client 0.20"));
+	ck_assert_ptr_nonnull(strstr(p.daemon_verdict, "lock"));
+	ck_assert_ptr_nonnull(strstr(p.daemon_verdict, "2000 ops/s"));
+}
+END_TEST
+
+/*
+ * A pool of 4 threads, 0.45 s of CPU each at 1000 ops/s: 1.8 ms per op
+ * over 4 threads (2222 ops/s), each thread alone 2222 too; on 1 core the
+ * cores bind (556 ops/s), and relieving them gains up to the pool.
+ */
+START_TEST(cores_bind_on_a_small_machine_and_their_relief_is_the_next_bound)
+{
+	for (int i = 0; i < 4; i++)
+		thread(10 + i, "tp_osd_tp", 0.45);
+	compute(1, 1000, -1, -1);
+	ck_assert(p.valid);
+	ck_assert(p.cores_bind_here);
+	near(p.at[0].iops, 1000 / 1.8);
+	ck_assert_str_eq(p.at[0].bound_by, "cores");
+	near(p.at[3].iops, 4000 / 1.8);
+	ck_assert_str_eq(p.relief[0].resource, "cores");
+	near(p.relief[0].iops_gain, 4000 / 1.8 - 1000 / 1.8);
+	ck_assert(p.bench_cores < 0 && p.other_cores < 0);
+	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "the cores are the limit"));
+	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "not recorded"));
+}
+END_TEST
+
+START_TEST(no_projection_without_cpu_figures_or_throughput)
+{
+	hold(0xa0, W / 2);
+	compute(2, 1000, -1, -1);
+	ck_assert(!p.valid);
+	ck_assert_ptr_nonnull(strstr(p.why_not, "threads.tsv"));
+	teardown();
+	setup();
+	thread(1, "alpha", 0.3);
+	compute(2, 0, -1, -1);
+	ck_assert(!p.valid);
+	ck_assert_ptr_nonnull(strstr(p.why_not, "no throughput"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("projection");
+	TCase *tc = tcase_create("projection");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, the_smallest_saturation_throughput_binds_at_each_core_count);
+	tcase_add_test(tc, cores_bind_on_a_small_machine_and_their_relief_is_the_next_bound);
+	tcase_add_test(tc, no_projection_without_cpu_figures_or_throughput);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,7 @@
+# The kernel source's parsing (collector/tp_format.c): tracefs format
+# files, raw field reads.
+corecap_check_test(check_collector_tp_format
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_tp_format.c
+	LIBS corecap-collector)
+target_include_directories(check_collector_tp_format PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+set_tests_properties(unit.check_collector_tp_format PROPERTIES LABELS "unit;collector;kernel")
