@@ -236,6 +236,9 @@ expect_ok "FIFO as stats-begin" "shim stats unusable" timeout $T "$CORECAP" repo
 run=$(fifo_run fifo-ceph ceph/perf-end.json)
 echo '{"osd": {}}' >"$run/ceph/perf-begin.json"
 expect_fail_naming "FIFO as ceph/perf-end.json" "not a regular file" timeout $T "$CORECAP" report "$run"
+run=$(fifo_run fifo-kernel kernel/events.bin)
+edit_manifest "$run" 'd["sources"]["kernel"] = True'
+expect_fail_naming "FIFO as kernel/events.bin" "not a regular file" timeout $T "$CORECAP" report "$run"
 run=$(copy_run fifo-stream)
 stream=$(find "$run/trace" -name 'corecap_0' -type f)
 rm "$stream"
