@@ -266,6 +266,11 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		ret = corecap_ctf_reader_init(&r, traces, n_traces, consume, &t);
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
+		if (!ret && corecap_ctf_reader_missing_packets(&r))
+			fprintf(stderr,
+				"corecap: warning: the trace is cut short: %" PRIu64
+				" packets its indexes list are missing\n",
+				corecap_ctf_reader_missing_packets(&r));
 		if (ret && ret != -EINTR)
 			corecap_analysis_error("cannot read trace '%s': %s", root,
 					       corecap_ctf_reader_error(&r)

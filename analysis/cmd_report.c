@@ -6,6 +6,7 @@
  */
 #include <corecap/analysis.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <getopt.h>
@@ -84,6 +85,7 @@ struct report_job {
 	char **warnings;
 	size_t n_warnings;
 	bool has_stats;
+	const char *incomplete_reason; /* the analysis found the run incomplete */
 	uint64_t shim_io_calls, shim_contentions, shim_lock_wait_ns;
 	bool has_ctx_switches;
 	uint64_t ctx_switches;
@@ -245,7 +247,9 @@ static int load_manifest(struct report_job *j)
 		ret = -EINVAL;
 	} else {
 		j->has_manifest = true;
-		if (j->manifest.partial)
+		for (size_t i = 0; i < j->manifest.n_warnings && !ret; i++)
+			ret = warn(j, "%s", j->manifest.warnings[i]);
+		if (!ret && j->manifest.partial)
 			ret = warn(j, "partial run: %s",
 				   j->manifest.partial_reason ? j->manifest.partial_reason
 							      : "the recording did not complete");
@@ -308,6 +312,24 @@ out:
 	return ret;
 }
 
+/* A stream file cut short (an interrupted recording) loses packets without
+ * an error from the library: the indexes say how many. */
+static int trace_shortfall(struct report_job *j, const struct ctf_reader *r)
+{
+	uint64_t missing = corecap_ctf_reader_missing_packets(r);
+
+	if (!missing)
+		return 0;
+	j->incomplete_reason = "the trace is cut short: packets its indexes list are missing";
+	return warn(j,
+		    "the trace is cut short: %llu of the %llu packets its stream indexes list are "
+		    "missing (%llu bytes; first in '%s'): their events and the ops they touch "
+		    "are not in the figures",
+		    (unsigned long long)missing, (unsigned long long)r->check.index_packets,
+		    (unsigned long long)r->check.missing_bytes,
+		    r->check.streams_cut ? r->check.cut_name : "?");
+}
+
 /* One pass over the trace into a fresh model, detecting ops or not. */
 static int read_pass(struct report_job *j, bool detect)
 {
@@ -345,6 +367,8 @@ static int read_pass(struct report_job *j, bool detect)
 				       corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
 								    : strerror(-ret));
 	j->foreign_events = r.foreign_events;
+	if (!ret)
+		ret = trace_shortfall(j, &r);
 	corecap_ctf_reader_release(&r);
 	if (!ret && j->has_crit)
 		ret = corecap_critical_attrib_finish(&j->crit);
@@ -570,6 +594,35 @@ static int read_samples(struct report_job *j)
 	return ret;
 }
 
+/*
+ * The shim counts every contention of a hot lock, and the trace holds an
+ * event for each: a trace with far fewer (a stream cut at a packet
+ * boundary with its index) lost events nobody reported. Only when the
+ * trace has lock events at all and the tracer reported no loss.
+ */
+static int shim_shortfall(struct report_job *j)
+{
+	uint64_t traced = 0, counted = 0;
+
+	for (size_t i = 0; i < j->model.locks.len; i++) {
+		const struct model_lock *l = j->model.locks.all[i];
+
+		if (!l->has_stats)
+			continue;
+		traced += l->contentions;
+		counted += l->stats_contentions;
+	}
+	if (!traced || j->model.q.loss_msgs || counted < 50 || traced >= counted - counted / 10)
+		return 0;
+	if (!j->incomplete_reason)
+		j->incomplete_reason = "the trace lacks events the shim counted";
+	return warn(j,
+		    "the trace holds %llu lock contentions where the shim counted %llu in the "
+		    "window: %.0f%% of the events are missing (a trace cut short?)",
+		    (unsigned long long)traced, (unsigned long long)counted,
+		    100.0 * (double)(counted - traced) / (double)counted);
+}
+
 static int read_stats(struct report_job *j)
 {
 	struct shim_stats st;
@@ -624,6 +677,8 @@ static int read_stats(struct report_job *j)
 		if (!ret && st.holds_dropped)
 			ret = warn(j, "the shim could not time %llu holds (hold stack full)",
 				   (unsigned long long)st.holds_dropped);
+		if (!ret)
+			ret = shim_shortfall(j);
 	}
 	corecap_shim_stats_release(&st);
 out:
@@ -751,7 +806,9 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		case 't':
 			errno = 0;
 			o->top = strtoul(optarg, &end, 10);
-			if (errno || end == optarg || *end || !o->top) {
+			/* strtoul takes "-1" as ULONG_MAX: a sign is refused. */
+			if (errno || end == optarg || *end || !o->top ||
+			    !isdigit((unsigned char)*optarg)) {
 				corecap_analysis_error(
 					"invalid --top '%s': expected a positive count", optarg);
 				return 2;
@@ -874,17 +931,11 @@ static void job_release(struct report_job *j)
 /* Reads and models the run into *r, which points into j. */
 static int build(struct report_job *j, struct report *r)
 {
-	struct stat st;
 	struct ceiling_inputs in;
-	int ret = stat(j->o.run, &st);
+	int ret;
 
-	/* st only when stat succeeded; errno only when it failed. */
-	if (ret != 0 || !S_ISDIR(st.st_mode)) {
-		corecap_analysis_error("cannot open run directory '%s': %s", j->o.run,
-				       strerror(ret != 0 ? errno : ENOTDIR));
-		return -ENOENT;
-	}
-	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
+	if ((ret = corecap_run_dir_check(j->o.run)) ||
+	    (ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
 	    (ret = load_manifest(j)) || (ret = load_symbols(j)))
 		return ret;
 	/* A collector killed before its window leaves nothing to measure: say so. */
@@ -957,7 +1008,11 @@ static int build(struct report_job *j, struct report *r)
 					       : -1,
 		});
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)) ||
-	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)) || (ret = ceph_sampled(j)))
+	    (ret = corecap_ceph_files_load(&j->ceph, j->o.run)))
+		return ret;
+	for (size_t i = 0; i < j->ceph.n_warnings && !ret; i++)
+		ret = warn(j, "%s", j->ceph.warnings[i]);
+	if (ret || (ret = ceph_sampled(j)))
 		return ret;
 	*r = (struct report){
 		.run_dir = j->o.run,
@@ -975,6 +1030,7 @@ static int build(struct report_job *j, struct report *r)
 		.warnings = j->warnings,
 		.n_warnings = j->n_warnings,
 		.has_stats = j->has_stats,
+		.incomplete_reason = j->incomplete_reason,
 		.shim_io_calls = j->shim_io_calls,
 		.shim_contentions = j->shim_contentions,
 		.shim_lock_wait_ns = j->shim_lock_wait_ns,

@@ -451,17 +451,24 @@ static void on_log_exit(struct model *m, struct model_thread *th, uint64_t ts)
  * counted). A lost log_exit would leave a thread "logging" for ever, so
  * open log calls are closed here, pessimistically, and counted.
  */
+/* A loss count from a corrupt packet may be near 2^64: sums saturate, never wrap to 0. */
+static void add_sat(uint64_t *sum, uint64_t v)
+{
+	if (__builtin_add_overflow(*sum, v, sum))
+		*sum = UINT64_MAX;
+}
+
 static void on_discarded(struct model *m, const struct model_event *ev)
 {
 	uint64_t v, until = ev->loss.end_ns ? ev->loss.end_ns : ev->ts_ns;
 
 	m->q.loss_msgs++;
 	if (ev->loss.packets)
-		m->q.discarded_packets += ev->loss.count == UINT64_MAX ? 1 : ev->loss.count;
+		add_sat(&m->q.discarded_packets, ev->loss.count == UINT64_MAX ? 1 : ev->loss.count);
 	else if (ev->loss.count == UINT64_MAX)
 		m->q.discarded_unknown_msgs++;
 	else
-		m->q.discarded_events += ev->loss.count;
+		add_sat(&m->q.discarded_events, ev->loss.count);
 	for (size_t i = 0; corecap_u64map_next(&m->ops.inflight, &i, NULL, &v);)
 		((struct model_op *)(uintptr_t)v)->tainted = true;
 	if (!m->has_taint || until > m->taint_until)

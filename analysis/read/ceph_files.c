@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +9,9 @@
 
 #include <json-c/json.h>
 
+#include "../model/lines.h"
 #include "ceph_files.h"
+#include "run_file.h"
 
 struct span_acc {
 	struct ceph_op_span *v;
@@ -23,21 +27,50 @@ struct type_acc {
 	uint64_t first_ns, last_ns;
 };
 
-static json_object *load_json(const char *run_dir, const char *name, int *err)
+static json_object *load_json(const char *run_dir, const char *name, int *ret)
 {
-	char path[4096];
-	json_object *o;
+	char path[4096], *err = NULL;
+	json_object *o = NULL;
 
-	*err = 0;
 	snprintf(path, sizeof(path), "%s/ceph/%s", run_dir, name);
-	if (access(path, F_OK) != 0)
-		return NULL;
-	o = json_object_from_file(path);
-	if (!o) {
-		fprintf(stderr, "corecap: cannot read '%s': not valid JSON (truncated?)\n", path);
-		*err = -EINVAL;
+	*ret = corecap_run_file_json(path, &o, &err);
+	if (*ret == -ENOENT) {
+		*ret = 0;
+	} else if (*ret) {
+		fprintf(stderr, "corecap: cannot read %s\n", err ? err : strerror(-*ret));
+		*ret = -EINVAL;
 	}
+	free(err);
 	return o;
+}
+
+static void warn(struct ceph_files *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct ceph_files *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	corecap_lines_vadd(&c->warnings, &c->n_warnings, fmt, ap); /* out of memory: one less */
+	va_end(ap);
+}
+
+/* A member of type t, or NULL. */
+static json_object *member(json_object *o, const char *key, json_type t)
+{
+	json_object *v;
+
+	return json_object_is_type(o, json_type_object) && json_object_object_get_ex(o, key, &v) &&
+			       json_object_is_type(v, t)
+		       ? v
+		       : NULL;
+}
+
+static bool number_of(json_object *v, double *out)
+{
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))
+		return false;
+	*out = json_object_get_double(v);
+	return isfinite(*out);
 }
 
 /* "2026-11-29T21:11:30.123456+0000" -> ns since the epoch (0 if malformed).
@@ -48,9 +81,16 @@ static uint64_t parse_time_ns(const char *s)
 	struct tm tm = {0};
 	char frac[16] = "";
 	uint64_t us = 0;
+	time_t secs;
 
-	if (!s || sscanf(s, "%d-%d-%dT%d:%d:%d.%15[0-9]", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-			 &tm.tm_hour, &tm.tm_min, &tm.tm_sec, frac) < 7)
+	/* Field widths keep sscanf's conversions inside int; the ranges keep
+	 * timegm() and the product below inside 64 bits. */
+	if (!s || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d.%15[0-9]", &tm.tm_year, &tm.tm_mon,
+			 &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, frac) < 7)
+		return 0;
+	if (tm.tm_year < 1970 || tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 ||
+	    tm.tm_mday > 31 || tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 ||
+	    tm.tm_min > 59 || tm.tm_sec < 0 || tm.tm_sec > 60)
 		return 0;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;
@@ -59,7 +99,10 @@ static uint64_t parse_time_ns(const char *s)
 		end = end || !frac[i];
 		us = us * 10 + (end ? 0 : (uint64_t)(frac[i] - '0'));
 	}
-	return (uint64_t)timegm(&tm) * 1000000000ull + us * 1000ull;
+	secs = timegm(&tm);
+	if (secs <= 0)
+		return 0;
+	return (uint64_t)secs * 1000000000ull + us * 1000ull;
 }
 
 /* The op type of a description (see the header). */
@@ -158,7 +201,13 @@ static int cmp_span(const void *a, const void *b)
 	return (x->arrival_ns > y->arrival_ns) - (x->arrival_ns < y->arrival_ns);
 }
 
-static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_object *op)
+/* The longest op duration taken as real: the OpTracker drops ops long before. */
+#define MAX_OP_DURATION_S 1e6
+
+/* One op of the history. An op without a usable description or duration
+ * (negative, not a number, absurd) is rejected and counted, never averaged. */
+static int add_op(struct ceph_files *c, struct type_acc **accs, size_t *n, struct span_acc *sp,
+		  json_object *op)
 {
 	json_object *v, *td, *evs;
 	char type[32];
@@ -166,10 +215,19 @@ static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_o
 	uint64_t lat_ns, prev_ns = 0, first_ns = UINT64_MAX, reply_ns = 0, done_ns = 0;
 	const char *prev_name = NULL;
 	size_t ev0 = sp->n_ev;
+	double dur_s;
 	int ret = 0, idx;
 
-	if (!json_object_object_get_ex(op, "description", &v))
+	if (!(v = member(op, "description", json_type_string))) {
+		c->ops_rejected++;
 		return 0;
+	}
+	if (!json_object_object_get_ex(op, "duration", &td) || !number_of(td, &dur_s) ||
+	    dur_s < 0 || dur_s > MAX_OP_DURATION_S) {
+		c->ops_rejected++;
+		c->ops_bad_duration++;
+		return 0;
+	}
 	op_type(json_object_get_string(v), type, sizeof(type));
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp((*accs)[i].t.name, type) == 0)
@@ -184,9 +242,7 @@ static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_o
 		memset(a, 0, sizeof(*a));
 		snprintf(a->t.name, sizeof(a->t.name), "%s", type);
 	}
-	lat_ns = json_object_object_get_ex(op, "duration", &v)
-			 ? (uint64_t)(json_object_get_double(v) * 1e9 + 0.5)
-			 : 0;
+	lat_ns = (uint64_t)(dur_s * 1e9 + 0.5);
 	if (a->n_lat == a->cap_lat) {
 		size_t cap = a->cap_lat ? 2 * a->cap_lat : 256;
 		uint64_t *nl = realloc(a->lat_ns, cap * sizeof(*nl));
@@ -198,16 +254,15 @@ static int add_op(struct type_acc **accs, size_t *n, struct span_acc *sp, json_o
 	}
 	a->lat_ns[a->n_lat++] = lat_ns;
 	a->t.count++;
-	if (!json_object_object_get_ex(op, "type_data", &td) ||
-	    !json_object_object_get_ex(td, "events", &evs) ||
-	    !json_object_is_type(evs, json_type_array))
+	if (!(td = member(op, "type_data", json_type_object)) ||
+	    !(evs = member(td, "events", json_type_array)))
 		return 0;
 	for (size_t i = 0; i < json_object_array_length(evs) && ret == 0; i++) {
 		json_object *e = json_object_array_get_idx(evs, i), *name, *time;
 		uint64_t t_ns;
 
-		if (!json_object_object_get_ex(e, "event", &name) ||
-		    !json_object_object_get_ex(e, "time", &time))
+		if (!(name = member(e, "event", json_type_string)) ||
+		    !(time = member(e, "time", json_type_string)))
 			continue;
 		t_ns = parse_time_ns(json_object_get_string(time));
 		if (!t_ns)
@@ -254,13 +309,21 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 	size_t n = 0;
 	int ret = 0;
 
-	if (json_object_object_get_ex(h, "size", &ops))
-		c->history_size = (size_t)json_object_get_int64(ops);
-	if (!json_object_object_get_ex(h, "ops", &ops) ||
-	    !json_object_is_type(ops, json_type_array))
+	if (!json_object_is_type(h, json_type_object) ||
+	    !(ops = member(h, "ops", json_type_array))) {
+		warn(c, "ceph/historic_ops.json has no 'ops' array (not a dump_historic_ops of a "
+			"known layout): the OpTracker section is skipped");
 		return 0;
+	}
 	for (size_t i = 0; i < json_object_array_length(ops) && ret == 0; i++)
-		ret = add_op(&accs, &n, &sp, json_object_array_get_idx(ops, i));
+		ret = add_op(c, &accs, &n, &sp, json_object_array_get_idx(ops, i));
+	if ((ops = member(h, "size", json_type_int)) && json_object_get_int64(ops) > 0)
+		c->history_size = (size_t)json_object_get_int64(ops);
+	if (c->ops_rejected)
+		warn(c,
+		     "ceph/historic_ops.json: %zu ops rejected (%zu with a negative, missing or "
+		     "absurd duration, the others without a description)",
+		     c->ops_rejected, c->ops_bad_duration);
 	if (ret == 0 && n > 0) {
 		c->types = calloc(n, sizeof(*c->types));
 		if (!c->types)
@@ -288,7 +351,8 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 	}
 	if (ret == 0) {
 		c->n_types = n;
-		qsort(c->types, n, sizeof(*c->types), cmp_type);
+		if (n) /* qsort(NULL, 0) is undefined */
+			qsort(c->types, n, sizeof(*c->types), cmp_type);
 		c->has_optracker = n > 0;
 		/* The spans named their type by its place before the sort. */
 		for (size_t i = 0; i < sp.n; i++)
@@ -297,7 +361,8 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 					sp.v[i].type = (uint32_t)k;
 					break;
 				}
-		qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
+		if (sp.n)
+			qsort(sp.v, sp.n, sizeof(*sp.v), cmp_span);
 		c->spans = sp.v;
 		c->n_spans = sp.n;
 		c->events = sp.ev;
@@ -310,64 +375,94 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 	return ret;
 }
 
+/* A counter's delta, end minus begin, if both are numbers of the same shape. */
+static bool perf_delta(json_object *vb, json_object *ve, struct ceph_perf_counter *pc)
+{
+	double cb, ce, sb, se;
+
+	if (json_object_is_type(ve, json_type_object)) {
+		if (!number_of(member(ve, "avgcount", json_type_int), &ce) ||
+		    !number_of(member(vb, "avgcount", json_type_int), &cb))
+			return false;
+		if (!json_object_object_get_ex(ve, "sum", &ve) || !number_of(ve, &se) ||
+		    !json_object_object_get_ex(vb, "sum", &vb) || !number_of(vb, &sb))
+			return false;
+		pc->is_avg = true;
+		pc->count_delta = ce - cb;
+		pc->sum_s_delta = se - sb;
+		return true;
+	}
+	if (!number_of(ve, &ce) || !number_of(vb, &cb))
+		return false;
+	pc->count_delta = ce - cb;
+	return true;
+}
+
 static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 {
-	json_object *ob, *oe;
+	json_object *ob = member(b, "osd", json_type_object),
+		    *oe = member(e, "osd", json_type_object);
+	size_t skipped = 0;
 
-	if (!json_object_object_get_ex(b, "osd", &ob) || !json_object_object_get_ex(e, "osd", &oe))
+	if (!ob || !oe) {
+		warn(c,
+		     "ceph/%s has no 'osd' object (not a perf dump of a known layout): the perf "
+		     "counters are skipped",
+		     !ob ? "perf-begin.json" : "perf-end.json");
 		return 0;
+	}
 	json_object_object_foreach(oe, key, ve)
 	{
 		struct ceph_perf_counter *p, pc = {0};
-		json_object *vb, *cb, *ce, *sb, *se;
+		json_object *vb;
 
 		if (strncmp(key, "op", 2) != 0 || !json_object_object_get_ex(ob, key, &vb))
 			continue;
-		snprintf(pc.name, sizeof(pc.name), "%s", key);
-		if (json_object_is_type(ve, json_type_object)) {
-			if (!json_object_object_get_ex(ve, "avgcount", &ce) ||
-			    !json_object_object_get_ex(vb, "avgcount", &cb) ||
-			    !json_object_object_get_ex(ve, "sum", &se) ||
-			    !json_object_object_get_ex(vb, "sum", &sb))
-				continue;
-			pc.is_avg = true;
-			pc.count_delta = json_object_get_double(ce) - json_object_get_double(cb);
-			pc.sum_s_delta = json_object_get_double(se) - json_object_get_double(sb);
-		} else {
-			pc.count_delta = json_object_get_double(ve) - json_object_get_double(vb);
+		if (!perf_delta(vb, ve, &pc)) {
+			skipped++;
+			continue;
 		}
+		snprintf(pc.name, sizeof(pc.name), "%s", key);
 		p = realloc(c->perf, (c->n_perf + 1) * sizeof(*p));
 		if (!p)
 			return -ENOMEM;
 		c->perf = p;
 		c->perf[c->n_perf++] = pc;
 	}
+	if (skipped)
+		warn(c, "ceph/perf-*.json: %zu op counters of an unknown shape skipped", skipped);
 	c->has_perf = c->n_perf > 0;
 	return 0;
 }
 
 int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir)
 {
-	json_object *h, *b = NULL, *e = NULL;
-	int ret, err;
+	json_object *h, *b, *e;
+	int ret, err_b, err_e;
 
 	memset(c, 0, sizeof(*c));
 	h = load_json(run_dir, "historic_ops.json", &ret);
-	if (h) {
-		ret = load_optracker(c, h);
-		json_object_put(h);
-	}
-	if (ret < 0)
-		goto out;
-	b = load_json(run_dir, "perf-begin.json", &ret);
-	e = load_json(run_dir, "perf-end.json", &err);
-	if (ret == 0)
-		ret = err;
-	if (ret == 0 && b && e)
-		ret = load_perf(c, b, e);
+	b = load_json(run_dir, "perf-begin.json", &err_b);
+	e = load_json(run_dir, "perf-end.json", &err_e);
+	if (!ret)
+		ret = err_b ? err_b : err_e;
+	if (!ret)
+		ret = corecap_ceph_files_parse(c, h, b, e);
+	json_object_put(h);
 	json_object_put(b);
 	json_object_put(e);
-out:
+	return ret;
+}
+
+int corecap_ceph_files_parse(struct ceph_files *c, json_object *historic, json_object *perf_begin,
+			     json_object *perf_end)
+{
+	int ret = 0;
+
+	if (historic)
+		ret = load_optracker(c, historic);
+	if (!ret && perf_begin && perf_end)
+		ret = load_perf(c, perf_begin, perf_end);
 	if (ret < 0)
 		corecap_ceph_files_release(c);
 	return ret;
@@ -381,6 +476,7 @@ void corecap_ceph_files_release(struct ceph_files *c)
 	free(c->spans);
 	free(c->events);
 	free(c->perf);
+	corecap_lines_release(&c->warnings, &c->n_warnings);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -12,6 +12,11 @@
  *
  * The perf part: the osd section's op* counters, end minus begin; a
  * {avgcount, sum} counter gives its mean over the window.
+ *
+ * Any layout is read without harm: a file of another shape (another Ceph
+ * version, a hand-edited one) skips its section with a sentence in
+ * warnings; an op without a description or with a negative, missing or
+ * absurd duration is rejected and counted (ops_rejected), never averaged.
  */
 #ifndef CORECAP_CEPH_FILES_H
 #define CORECAP_CEPH_FILES_H
@@ -19,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <json-c/json.h>
 
 struct ceph_phase {
 	char name[40];
@@ -76,11 +83,18 @@ struct ceph_files {
 	size_t n_events;
 	struct ceph_perf_counter *perf;
 	size_t n_perf;
+	size_t ops_rejected, ops_bad_duration;
+	char **warnings; /* sections or ops skipped, one sentence each */
+	size_t n_warnings;
 };
 
 /* 0 also when RUN/ceph/ is absent (nothing is set); a negative errno when a
  * file exists but cannot be read (the cause is printed). */
 int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir);
+/* The same from parsed files (each may be NULL: absent); c is zeroed first
+ * by the caller. For corecap_ceph_files_load and the fuzz harness. */
+int corecap_ceph_files_parse(struct ceph_files *c, json_object *historic, json_object *perf_begin,
+			     json_object *perf_end);
 void corecap_ceph_files_release(struct ceph_files *c);
 const struct ceph_perf_counter *corecap_ceph_files_perf(const struct ceph_files *c,
 							const char *name);

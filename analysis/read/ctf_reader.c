@@ -2,12 +2,18 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #define MAX_FIELDS 6
 
@@ -450,11 +456,18 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 	default:
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
+	/* Our own work (the model, a first symbol lookup loading a large
+	 * binary's DWARF) is no stall of the library: the watchdog waits. */
+	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->in_consumer, true, __ATOMIC_RELAXED);
 	for (uint64_t i = 0; i < count; i++) {
 		const bt_message *msg = msgs[i];
 
 		if (!ret) {
 			switch (bt_message_get_type(msg)) {
+			case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+				r->packets++;
+				break;
 			case BT_MESSAGE_TYPE_EVENT:
 				ret = handle_event(r, msg);
 				break;
@@ -470,11 +483,241 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 		}
 		bt_message_put_ref(msg);
 	}
+	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->in_consumer, false, __ATOMIC_RELAXED);
 	if (ret) {
 		r->consume_ret = ret;
 		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
 	}
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
+}
+
+/*
+ * The guard around the library: its error log captured in r->log_fd (fd 2
+ * points there while it works), a watchdog thread, and an abort handler.
+ * One reader at a time per process (the commands read their traces one
+ * after another), so the handler's state is a static.
+ */
+static struct {
+	int stderr_fd;	  /* the real stderr while fd 2 is the log */
+	int log_fd;	  /* the captured log, for the abort handler */
+	const char *what; /* the trace being read */
+	struct sigaction old_abrt;
+	pthread_t watchdog;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	bool stop, running;
+	const uint64_t *progress;
+	const bool *in_consumer;
+	unsigned stall_s;
+} guard = {.stderr_fd = -1, .log_fd = -1, .mu = PTHREAD_MUTEX_INITIALIZER};
+
+/* Writes s whole to fd, from a signal handler too. */
+static void put_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, s, n);
+
+		if (k <= 0)
+			return;
+		s += k;
+		n -= (size_t)k;
+	}
+}
+
+static void put_str(int fd, const char *s)
+{
+	put_all(fd, s, strlen(s));
+}
+
+/* The last 4 KiB of the captured log (the library's message) to the real stderr. */
+static void replay_log_tail(void)
+{
+	char buf[4096];
+	off_t end;
+	ssize_t k;
+
+	if (guard.log_fd < 0 || guard.stderr_fd < 0)
+		return;
+	end = lseek(guard.log_fd, 0, SEEK_END);
+	if (end < 0)
+		return;
+	k = pread(guard.log_fd, buf, sizeof(buf),
+		  end > (off_t)sizeof(buf) ? end - (off_t)sizeof(buf) : 0);
+	if (k > 0)
+		put_all(guard.stderr_fd, buf, (size_t)k);
+}
+
+static void on_abort(int sig)
+{
+	(void)sig;
+	replay_log_tail();
+	put_str(guard.stderr_fd >= 0 ? guard.stderr_fd : 2, "corecap: cannot read trace '");
+	put_str(guard.stderr_fd >= 0 ? guard.stderr_fd : 2, guard.what ? guard.what : "?");
+	put_str(guard.stderr_fd >= 0 ? guard.stderr_fd : 2,
+		"': libbabeltrace2 aborted on it (its message is above): the trace is one "
+		"this version cannot read\n");
+	_exit(1);
+}
+
+static unsigned stall_limit_s(void)
+{
+	const char *s = getenv("CORECAP_TRACE_STALL_S");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return 60;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > 86400 || *s == '-') {
+		fprintf(stderr,
+			"corecap: warning: CORECAP_TRACE_STALL_S='%s' is not a number of "
+			"seconds (1-86400): 60 s\n",
+			s);
+		return 60;
+	}
+	return (unsigned)v;
+}
+
+/* Ends the process when the library makes no progress for guard.stall_s seconds. */
+static void *watchdog_main(void *arg)
+{
+	uint64_t seen = __atomic_load_n(guard.progress, __ATOMIC_RELAXED), now;
+	unsigned idle_s = 0;
+	char msg[512];
+
+	(void)arg;
+	pthread_mutex_lock(&guard.mu);
+	while (!guard.stop) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += 1;
+		if (pthread_cond_timedwait(&guard.cv, &guard.mu, &ts) == 0 || guard.stop)
+			continue;
+		now = __atomic_load_n(guard.progress, __ATOMIC_RELAXED);
+		idle_s = now == seen && !__atomic_load_n(guard.in_consumer, __ATOMIC_RELAXED)
+				 ? idle_s + 1
+				 : 0;
+		seen = now;
+		if (idle_s < guard.stall_s)
+			continue;
+		replay_log_tail();
+		snprintf(
+			msg, sizeof(msg),
+			"corecap: cannot read trace '%s': libbabeltrace2 made no progress for %u s "
+			"(a trace it cannot leave, such as metadata cut short): giving up "
+			"(CORECAP_TRACE_STALL_S sets the limit)\n",
+			guard.what ? guard.what : "?", guard.stall_s);
+		put_str(guard.stderr_fd >= 0 ? guard.stderr_fd : 2, msg);
+		_exit(1);
+	}
+	pthread_mutex_unlock(&guard.mu);
+	return NULL;
+}
+
+/* From here to guard_end, the library works under the guard. */
+static void guard_begin(struct ctf_reader *r, const char *what)
+{
+	struct sigaction sa = {.sa_handler = on_abort};
+
+	guard.what = what;
+	guard.stall_s = stall_limit_s(); /* its warning still reaches the real stderr */
+	if (r->log_fd < 0)
+		r->log_fd = memfd_create("corecap-babeltrace2-log", MFD_CLOEXEC);
+	fflush(stderr);
+	if (r->log_fd >= 0 && (guard.stderr_fd = fcntl(2, F_DUPFD_CLOEXEC, 3)) >= 0 &&
+	    dup2(r->log_fd, 2) < 0) {
+		close(guard.stderr_fd);
+		guard.stderr_fd = -1;
+	}
+	guard.log_fd = r->log_fd;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGABRT, &sa, &guard.old_abrt);
+	guard.progress = &r->progress;
+	guard.in_consumer = &r->in_consumer;
+	guard.stop = false;
+	pthread_cond_init(&guard.cv, NULL);
+	guard.running = pthread_create(&guard.watchdog, NULL, watchdog_main, NULL) == 0;
+}
+
+static void guard_end(void)
+{
+	if (guard.running) {
+		pthread_mutex_lock(&guard.mu);
+		guard.stop = true;
+		pthread_cond_signal(&guard.cv);
+		pthread_mutex_unlock(&guard.mu);
+		pthread_join(guard.watchdog, NULL);
+		guard.running = false;
+	}
+	pthread_cond_destroy(&guard.cv);
+	sigaction(SIGABRT, &guard.old_abrt, NULL);
+	fflush(stderr);
+	if (guard.stderr_fd >= 0) {
+		dup2(guard.stderr_fd, 2);
+		close(guard.stderr_fd);
+		guard.stderr_fd = -1;
+	}
+	guard.log_fd = -1;
+	guard.what = NULL;
+}
+
+/*
+ * The captured log's errors (level E or F), appended to r->error as the
+ * innermost causes: "At line 3 in metadata stream: syntax error". A log
+ * line reads "MM-DD HH:MM:SS.mmm PID TID L TAG func@file:line message".
+ */
+static void append_log_causes(struct ctf_reader *r)
+{
+	char *buf, *line, *save = NULL, *msg;
+	off_t end;
+	ssize_t k;
+	int n = 0;
+
+	if (r->log_fd < 0 || (end = lseek(r->log_fd, 0, SEEK_END)) <= 0)
+		return;
+	if (end > 65536)
+		end = 65536;
+	buf = malloc((size_t)end + 1);
+	if (!buf)
+		return;
+	k = pread(r->log_fd, buf, (size_t)end, 0);
+	buf[k > 0 ? k : 0] = '\0';
+	for (line = strtok_r(buf, "\n", &save); line && n < 8; line = strtok_r(NULL, "\n", &save)) {
+		char level = 0, tag[64] = "", where[128] = "";
+		int off = 0;
+
+		if (sscanf(line, "%*s %*s %*d %*d %c %63s %127s %n", &level, tag, where, &off) <
+			    3 ||
+		    !off || (level != 'E' && level != 'F') || !strchr(where, '@'))
+			continue;
+		if (asprintf(&msg, "%s\n  caused by [%s] %s", r->error ? r->error : "", tag,
+			     line + off) < 0)
+			break;
+		free(r->error);
+		r->error = msg;
+		n++;
+	}
+	free(buf);
+}
+
+/* The log of a step that went well still reaches the user. */
+static void replay_log(struct ctf_reader *r)
+{
+	char buf[4096];
+	off_t pos = 0;
+	ssize_t k;
+
+	if (r->log_fd < 0)
+		return;
+	while ((k = pread(r->log_fd, buf, sizeof(buf), pos)) > 0) {
+		fwrite(buf, 1, (size_t)k, stderr);
+		pos += k;
+	}
+	if (ftruncate(r->log_fd, 0) == 0)
+		lseek(r->log_fd, 0, SEEK_SET);
 }
 
 static const bt_plugin *find_plugin(struct ctf_reader *r, const char *name)
@@ -499,11 +742,20 @@ static const bt_port_input *free_muxer_port(const bt_component_filter *mux)
 	return n ? bt_component_filter_borrow_input_port_by_index_const(mux, n - 1) : NULL;
 }
 
+/* CORECAP_CTF_CHECK=0: hand the traces to the library unchecked (tests of the guard). */
+static bool check_disabled(void)
+{
+	const char *s = getenv("CORECAP_CTF_CHECK");
+
+	return s && strcmp(s, "0") == 0;
+}
+
 static int add_source(struct ctf_reader *r, const bt_component_class_source *cls,
 		      const bt_component_filter *mux, const char *dir, size_t idx)
 {
 	const bt_component_source *src = NULL;
 	bt_value *params = bt_value_map_create(), *inputs = NULL;
+	bt_graph_add_component_status st;
 	char name[32];
 	int ret = -EINVAL;
 
@@ -513,12 +765,30 @@ static int add_source(struct ctf_reader *r, const bt_component_class_source *cls
 		goto out;
 	}
 	snprintf(name, sizeof(name), "ctf-%zu", idx);
-	if (bt_graph_add_source_component(r->graph, cls, name, params, BT_LOGGING_LEVEL_NONE,
-					  &src) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+	if (!check_disabled()) {
+		char *err = NULL;
+
+		ret = corecap_ctf_check_trace(dir, &r->check, &err);
+		if (ret) {
+			set_error(r, "%s", err ? err : strerror(-ret));
+			free(err);
+			goto out;
+		}
+		ret = -EINVAL;
+	}
+	/* Errors logged, and captured: the metadata parser's only say where it broke. */
+	guard_begin(r, dir);
+	st = bt_graph_add_source_component(r->graph, cls, name, params, BT_LOGGING_LEVEL_ERROR,
+					   &src);
+	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
+	guard_end();
+	if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
 		set_error(r, "cannot open trace '%s'", dir);
 		append_bt_causes(r);
+		append_log_causes(r);
 		goto out;
 	}
+	replay_log(r);
 	for (uint64_t i = 0; i < bt_component_source_get_output_port_count(src); i++) {
 		if (bt_graph_connect_ports(
 			    r->graph, bt_component_source_borrow_output_port_by_index_const(src, i),
@@ -544,12 +814,17 @@ int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
 	const bt_component_sink *sink = NULL;
 	int ret = -EINVAL;
 
-	*r = (struct ctf_reader){.consume = fn, .ctx = ctx};
+	*r = (struct ctf_reader){
+		.consume = fn, .ctx = ctx, .log_fd = -1, .first_dir = n ? dirs[0] : NULL};
 	r->graph = bt_graph_create(0);
 	if (!r->graph) {
 		set_error(r, "cannot create a babeltrace2 graph");
 		return -ENOMEM;
 	}
+	/* The metadata parser logs at this level, read from the environment when
+	 * the plugin loads, not at the component's: without it a syntax error
+	 * leaves no line number anywhere. */
+	setenv("BABELTRACE_PLUGIN_CTF_METADATA_LOG_LEVEL", "E", 0);
 	if (!(ctf = find_plugin(r, "ctf")) || !(utils = find_plugin(r, "utils")))
 		goto out;
 	fs = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
@@ -589,11 +864,15 @@ int corecap_ctf_reader_run(struct ctf_reader *r)
 {
 	bt_graph_run_status st;
 
+	guard_begin(r, r->first_dir);
 	do
 		st = bt_graph_run(r->graph);
 	while (st == BT_GRAPH_RUN_STATUS_AGAIN);
-	if (st == BT_GRAPH_RUN_STATUS_OK)
+	guard_end();
+	if (st == BT_GRAPH_RUN_STATUS_OK) {
+		replay_log(r);
 		return 0;
+	}
 	if (r->consume_ret) {
 		bt_current_thread_clear_error();
 		set_error(r, "%s", strerror(-r->consume_ret));
@@ -601,7 +880,16 @@ int corecap_ctf_reader_run(struct ctf_reader *r)
 	}
 	set_error(r, "babeltrace2 failed");
 	append_bt_causes(r);
+	append_log_causes(r);
 	return st == BT_GRAPH_RUN_STATUS_MEMORY_ERROR ? -ENOMEM : -EIO;
+}
+
+uint64_t corecap_ctf_reader_missing_packets(const struct ctf_reader *r)
+{
+	uint64_t short_read =
+		r->check.index_packets > r->packets ? r->check.index_packets - r->packets : 0;
+
+	return r->check.missing_packets > short_read ? r->check.missing_packets : short_read;
 }
 
 const char *corecap_ctf_reader_error(const struct ctf_reader *r)
@@ -614,7 +902,9 @@ void corecap_ctf_reader_release(struct ctf_reader *r)
 	bt_graph_put_ref(r->graph);
 	free(r->classes);
 	free(r->error);
-	*r = (struct ctf_reader){0};
+	if (r->log_fd >= 0)
+		close(r->log_fd);
+	*r = (struct ctf_reader){.log_fd = -1};
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -642,7 +932,9 @@ static int walk(const char *dir, char ***dirs, size_t *n, size_t *cap, int depth
 			ret = -ENOMEM;
 			break;
 		}
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (lstat(path, &st) != 0) {
+			/* gone since readdir, or unreadable: not a trace of ours */
+		} else if (S_ISDIR(st.st_mode)) {
 			ret = walk(path, dirs, n, cap, depth + 1);
 		} else if (strcmp(de->d_name, "metadata") == 0 && S_ISREG(st.st_mode)) {
 			if (*n == *cap) {

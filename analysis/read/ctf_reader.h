@@ -10,16 +10,29 @@
  * MEV_DISCARDED events. Nothing is buffered: memory does not grow with
  * the trace. Timestamps are the raw value of each event's default clock
  * snapshot (LTTng-UST's monotonic clock: CLOCK_MONOTONIC ns).
+ *
+ * The library is not trusted with hostile input (read/ctf_check.h says
+ * why): each trace is checked first (ctf_check; CORECAP_CTF_CHECK=0 skips
+ * that, for tests), and while the library works a watchdog thread ends
+ * the process with a clear error when the library (not our consumer)
+ * makes no progress for CORECAP_TRACE_STALL_S seconds (default 60: it
+ * spins inside, so neither a return nor a signal would reach us), and an
+ * abort inside it
+ * ends the process with exit status 1 and the library's message. Its
+ * error log (the metadata parser's "At line 3 in metadata stream: syntax
+ * error") is captured while it runs and added to the cause chain.
  */
 #ifndef CORECAP_CTF_READER_H
 #define CORECAP_CTF_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <babeltrace2/babeltrace.h>
 
 #include "../model/event.h"
+#include "ctf_check.h"
 
 /* Returns 0 or a negative errno, which stops the reading. */
 typedef int (*ctf_reader_consume_fn)(void *ctx, const struct model_event *ev);
@@ -34,8 +47,14 @@ struct ctf_reader {
 	struct ctf_class_info *classes; /* open-addressed by class pointer */
 	size_t cap_classes, n_classes;
 	uint64_t events, foreign_events;
+	uint64_t packets;  /* packet beginnings read, for ctf_check's index figures */
+	uint64_t progress; /* bumped as the library hands over messages (atomic) */
+	bool in_consumer;  /* our consumer runs: not the library's time (atomic) */
 	uint64_t stack[64];
-	char *error; /* set when init or run fails */
+	char *error;		/* set when init or run fails */
+	struct ctf_check check; /* what the traces' files say, summed */
+	int log_fd;		/* memfd: the library's error log, -1 until needed */
+	const char *first_dir;	/* the trace named in the guard's errors (borrowed) */
 };
 
 /*
@@ -50,6 +69,11 @@ int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
 			    ctf_reader_consume_fn fn, void *ctx);
 /* Reads every message; 0, or a negative errno with corecap_ctf_reader_error() set. */
 int corecap_ctf_reader_run(struct ctf_reader *r);
+/*
+ * The packets the stream indexes list but the read did not deliver (a
+ * stream file cut short), after a successful run; 0 when none is missing.
+ */
+uint64_t corecap_ctf_reader_missing_packets(const struct ctf_reader *r);
 /* What went wrong, with libbabeltrace2's cause chain; NULL if nothing did. */
 const char *corecap_ctf_reader_error(const struct ctf_reader *r);
 void corecap_ctf_reader_release(struct ctf_reader *r);

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "run_file.h"
+
 /* A profile is read whole; this bounds what a garbage path can make us allocate. */
 #define GPERF_MAX_FILE_BYTES ((size_t)1 << 32)
 
@@ -39,6 +41,7 @@ static size_t n_slots(const struct slot_reader *r)
 	return r->len / r->bytes;
 }
 
+static int fail(char **err, int ret, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(char **err, int ret, const char *fmt, ...)
 {
 	va_list ap;
@@ -220,18 +223,14 @@ int corecap_gperf_profile_load(struct gperf_profile *p, const char *path, char *
 	int fd, ret = 0;
 
 	*err = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		return fail(err, ret, "cannot read profile '%s': %s", path, strerror(-ret));
-	}
+	/* A FIFO in its place must not block the open: run_file refuses it at once. */
+	fd = corecap_run_file_open(path);
+	if (fd < 0)
+		return fail(err, fd == -ENOTREG_RUN_FILE ? -EINVAL : fd,
+			    "cannot read profile '%s': %s", path, corecap_run_file_strerror(-fd));
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
 		fail(err, ret, "cannot read profile '%s': %s", path, strerror(-ret));
-		goto out_close_fd;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = fail(err, -EINVAL, "cannot read profile '%s': not a regular file", path);
 		goto out_close_fd;
 	}
 	if ((uint64_t)st.st_size > GPERF_MAX_FILE_BYTES) {

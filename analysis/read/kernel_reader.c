@@ -46,7 +46,8 @@ static int slurp(const char *path, unsigned char **buf, size_t *len, char **err)
 	size_t got = 0;
 	int fd, ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO in place of the file must not block the open (docs/robustness.md). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT
 			       ? -ENOENT

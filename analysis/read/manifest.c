@@ -1,10 +1,14 @@
 #include "manifest.h"
 
 #include <errno.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "../model/lines.h"
+#include "run_file.h"
 
 void corecap_manifest_init(struct run_manifest *m)
 {
@@ -14,7 +18,24 @@ void corecap_manifest_init(struct run_manifest *m)
 void corecap_manifest_release(struct run_manifest *m)
 {
 	json_object_put(m->root);
+	corecap_lines_release(&m->warnings, &m->n_warnings);
 	corecap_manifest_init(m);
+}
+
+static void warn(struct run_manifest *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void warn(struct run_manifest *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	corecap_lines_vadd(&m->warnings, &m->n_warnings, fmt, ap); /* out of memory: one less */
+	va_end(ap);
+}
+
+static const char *type_name(json_object *v)
+{
+	return json_type_to_name(json_object_get_type(v));
 }
 
 static json_object *get(json_object *o, const char *key)
@@ -27,39 +48,113 @@ static json_object *get(json_object *o, const char *key)
 	return v;
 }
 
-static const char *get_str(json_object *o, const char *key)
+/* An object member, or NULL (with a warning if it is there but not an object). */
+static json_object *get_obj(struct run_manifest *m, json_object *o, const char *pre,
+			    const char *key)
 {
 	json_object *v = get(o, key);
 
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	if (v && !json_object_is_type(v, json_type_object)) {
+		warn(m, "manifest.json: '%s%s' has JSON type %s, not an object: ignored", pre, key,
+		     type_name(v));
+		return NULL;
+	}
+	return v;
 }
 
-static bool get_num(json_object *o, const char *key, double *out)
+static const char *get_str(struct run_manifest *m, json_object *o, const char *pre, const char *key)
 {
 	json_object *v = get(o, key);
 
-	if (!v ||
-	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+	if (v && !json_object_is_type(v, json_type_string)) {
+		warn(m, "manifest.json: '%s%s' has JSON type %s, not a string: ignored", pre, key,
+		     type_name(v));
+		return NULL;
+	}
+	return v ? json_object_get_string(v) : NULL;
+}
+
+/* A finite number (integer or not) in [lo, hi]; false (and a warning if present) otherwise. */
+static bool get_num(struct run_manifest *m, json_object *o, const char *pre, const char *key,
+		    double lo, double hi, double *out)
+{
+	json_object *v = get(o, key);
+	double d;
+
+	if (!v)
 		return false;
-	*out = json_object_get_double(v);
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+		warn(m, "manifest.json: '%s%s' has JSON type %s, not a number: ignored", pre, key,
+		     type_name(v));
+		return false;
+	}
+	d = json_object_get_double(v);
+	if (!isfinite(d) || d < lo || d > hi) {
+		warn(m, "manifest.json: '%s%s' %g is out of range (%g to %g): ignored", pre, key, d,
+		     lo, hi);
+		return false;
+	}
+	*out = d;
 	return true;
 }
 
-static bool get_u64(json_object *o, const char *key, uint64_t *out)
+/* An integer in [lo, hi]. */
+static bool get_int(struct run_manifest *m, json_object *o, const char *pre, const char *key,
+		    int64_t lo, int64_t hi, int64_t *out)
 {
 	json_object *v = get(o, key);
+	int64_t x;
 
-	if (!v || !json_object_is_type(v, json_type_int))
+	if (!v)
+		return false;
+	if (!json_object_is_type(v, json_type_int)) {
+		warn(m, "manifest.json: '%s%s' has JSON type %s, not an integer: ignored", pre, key,
+		     type_name(v));
+		return false;
+	}
+	x = json_object_get_int64(v);
+	if (x < lo || x > hi) {
+		warn(m, "manifest.json: '%s%s' %lld is out of range (%lld to %lld): ignored", pre,
+		     key, (long long)x, (long long)lo, (long long)hi);
+		return false;
+	}
+	*out = x;
+	return true;
+}
+
+/* A non-negative integer of up to 64 bits; false if absent or not one (no warning). */
+static bool u64_of(json_object *v, uint64_t *out)
+{
+	if (!v || !json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
 		return false;
 	*out = json_object_get_uint64(v);
 	return true;
 }
 
-static bool get_bool(json_object *o, const char *key)
+static bool get_u64(struct run_manifest *m, json_object *o, const char *pre, const char *key,
+		    uint64_t *out)
 {
 	json_object *v = get(o, key);
 
-	return v && json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+	if (!v)
+		return false;
+	if (!u64_of(v, out)) {
+		warn(m, "manifest.json: '%s%s' is not a non-negative integer: ignored", pre, key);
+		return false;
+	}
+	return true;
+}
+
+static bool get_bool(struct run_manifest *m, json_object *o, const char *pre, const char *key)
+{
+	json_object *v = get(o, key);
+
+	if (v && !json_object_is_type(v, json_type_boolean)) {
+		warn(m, "manifest.json: '%s%s' has JSON type %s, not a boolean: taken as false",
+		     pre, key, type_name(v));
+		return false;
+	}
+	return v && json_object_get_boolean(v);
 }
 
 static int fail(char **err, int ret, const char *path, const char *why)
@@ -69,66 +164,125 @@ static int fail(char **err, int ret, const char *path, const char *why)
 	return ret;
 }
 
+/* benchmark.command: an array of strings, else ignored. */
+static json_object *get_command(struct run_manifest *m, json_object *bench)
+{
+	json_object *v = get(bench, "command");
+	size_t n;
+
+	if (!v)
+		return NULL;
+	if (!json_object_is_type(v, json_type_array)) {
+		warn(m,
+		     "manifest.json: 'benchmark.command' has JSON type %s, not an array of "
+		     "strings: "
+		     "ignored",
+		     type_name(v));
+		return NULL;
+	}
+	n = json_object_array_length(v);
+	for (size_t i = 0; i < n; i++)
+		if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) {
+			warn(m,
+			     "manifest.json: 'benchmark.command' item %zu has JSON type %s, not a "
+			     "string: "
+			     "the command is ignored",
+			     i, type_name(json_object_array_get_idx(v, i)));
+			return NULL;
+		}
+	return v;
+}
+
+static void load_benchmark(struct run_manifest *m, json_object *root)
+{
+	struct bench_summary *b = &m->bench;
+	int64_t x;
+
+	m->benchmark = get_obj(m, root, "", "benchmark");
+	if (!m->benchmark)
+		return;
+	m->bench_command = get_command(m, m->benchmark);
+	if (get_int(m, m->benchmark, "benchmark.", "exit_status", 0, 255, &x))
+		m->bench_exit_status = (int)x;
+	m->summary = get_obj(m, m->benchmark, "benchmark.", "summary");
+	/* Rates and times are finite and non-negative; a benchmark's own
+	 * figures are passed through, not trusted for arithmetic otherwise. */
+	b->has_iops =
+		get_num(m, m->summary, "benchmark.summary.", "iops_avg", 0, 1e12, &b->iops_avg);
+	b->has_lat =
+		get_num(m, m->summary, "benchmark.summary.", "lat_avg_s", 0, 1e9, &b->lat_avg_s);
+	b->has_ops = get_num(m, m->summary, "benchmark.summary.", "ops", 0, 1e18, &b->ops);
+	b->has_time = get_num(m, m->summary, "benchmark.summary.", "total_time_s", 0, 1e9,
+			      &b->total_time_s);
+	b->has_p99 =
+		get_num(m, m->summary, "benchmark.summary.", "lat_p99_s", 0, 1e9, &b->lat_p99_s);
+}
+
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 {
 	json_object *root, *window, *machine, *sources, *lttng, *wall, *v;
 	const char *format, *status;
+	int64_t x;
 	double d;
 	char why[160];
+	int ret;
 
 	*err = NULL;
-	if (access(path, F_OK) != 0 && errno == ENOENT)
-		return -ENOENT;
-	root = json_object_from_file(path);
-	if (!root) {
-		snprintf(why, sizeof(why), "cannot parse: %s", json_util_get_last_err());
-		why[strcspn(why, "\n")] = '\0';
-		return fail(err, -EINVAL, path, why);
-	}
+	ret = corecap_run_file_json(path, &root, err);
+	if (ret)
+		return ret;
 	m->root = root;
 	if (!json_object_is_type(root, json_type_object))
 		return fail(err, -EINVAL, path, "not a JSON object");
-	format = get_str(root, "format");
+	format = get_str(m, root, "", "format");
 	if (format && strcmp(format, "corecap-run") != 0) {
-		snprintf(why, sizeof(why), "format '%s' is not a corecap run", format);
+		snprintf(why, sizeof(why), "format '%.64s' is not a corecap run", format);
 		return fail(err, -EINVAL, path, why);
 	}
-	if (!get_num(root, "version", &d))
+	v = get(root, "version");
+	if (!v ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return fail(err, -EINVAL, path, "no format version");
-	m->version = (int)d;
-	if (m->version != MANIFEST_VERSION || d != (double)m->version) {
+	d = json_object_get_double(v);
+	if (d != (double)MANIFEST_VERSION) {
 		snprintf(why, sizeof(why),
 			 "unsupported run format version %g (this corecap reads version %d)", d,
 			 MANIFEST_VERSION);
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
-	status = get_str(root, "status");
+	m->version = MANIFEST_VERSION;
+	status = get_str(m, root, "", "status");
 	m->partial = status && strcmp(status, "complete") != 0;
-	m->partial_reason = get_str(root, "partial_reason");
-	if (get_num(root, "pid", &d))
-		m->pid = (int32_t)d;
-	m->comm = get_str(root, "comm");
-	m->exe = get_str(root, "exe");
-	m->host = get_str(root, "host");
-	m->kernel = get_str(root, "kernel");
-	m->tool_version = get_str(root, "tool_version");
-	if (get_num(root, "nproc", &d))
-		m->nproc = (int)d;
-	if (get_num(root, "clk_tck", &d))
-		m->clk_tck = (long)d;
+	m->partial_reason = get_str(m, root, "", "partial_reason");
+	if (get_int(m, root, "", "pid", 1, INT32_MAX, &x))
+		m->pid = (int32_t)x;
+	m->comm = get_str(m, root, "", "comm");
+	m->exe = get_str(m, root, "", "exe");
+	m->host = get_str(m, root, "", "host");
+	m->kernel = get_str(m, root, "", "kernel");
+	m->tool_version = get_str(m, root, "", "tool_version");
+	if (get_int(m, root, "", "nproc", 1, MANIFEST_MAX_NPROC, &x))
+		m->nproc = (int)x;
+	if (get_int(m, root, "", "clk_tck", 1, 1000000, &x))
+		m->clk_tck = (long)x;
 
-	machine = get(root, "machine");
+	machine = get_obj(m, root, "", "machine");
 	if (machine) {
-		m->has_machine_busy = get_num(machine, "busy_cpu_s", &m->machine_busy_cpu_s);
-		m->has_bench_cpu = get_num(machine, "bench_cpu_s", &m->bench_cpu_s);
-		if (get_num(machine, "daemon_cpus", &d) && d >= 1)
-			m->daemon_cpus = (int)d;
+		m->has_machine_busy = get_num(m, machine, "machine.", "busy_cpu_s", 0, 1e12,
+					      &m->machine_busy_cpu_s);
+		m->has_bench_cpu =
+			get_num(m, machine, "machine.", "bench_cpu_s", 0, 1e12, &m->bench_cpu_s);
+		if (get_int(m, machine, "machine.", "daemon_cpus", 1, MANIFEST_MAX_NPROC, &x))
+			m->daemon_cpus = (int)x;
 	}
 	window = get(root, "window");
 	if (window) {
-		if (!get_u64(window, "start_ns", &m->window_start_ns) ||
-		    !get_u64(window, "end_ns", &m->window_end_ns))
-			return fail(err, -EINVAL, path, "window lacks start_ns or end_ns");
+		/* The window decides every rate: a bad one is an error, not a skip. */
+		if (!json_object_is_type(window, json_type_object) ||
+		    !u64_of(get(window, "start_ns"), &m->window_start_ns) ||
+		    !u64_of(get(window, "end_ns"), &m->window_end_ns))
+			return fail(err, -EINVAL, path,
+				    "window lacks start_ns or end_ns (non-negative integers)");
 		if (m->window_end_ns <= m->window_start_ns) {
 			snprintf(why, sizeof(why),
 				 "empty measurement window (start_ns %llu >= end_ns %llu)",
@@ -137,50 +291,40 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 			return fail(err, -EINVAL, path, why);
 		}
 		m->has_window = true;
-		v = get(window, "realtime_offset_ns");
-		if (v && json_object_is_type(v, json_type_int)) {
-			m->realtime_offset_ns = json_object_get_int64(v);
+		if (get_int(m, window, "window.", "realtime_offset_ns", INT64_MIN, INT64_MAX, &x)) {
+			m->realtime_offset_ns = x;
 			m->has_realtime_offset = true;
 		}
 	}
-	wall = get(root, "wallclock");
+	wall = get_obj(m, root, "", "wallclock");
 	if (wall) {
-		/* Absent keys leave them 0 (corecap_manifest_init). */
-		get_num(wall, "hz", &m->wall_hz);
-		get_u64(wall, "rounds", &m->wall_rounds);
+		/* Absent or bad keys leave them 0 (corecap_manifest_init): not recorded. */
+		get_num(m, wall, "wallclock.", "hz", 1e-3, 1e6, &m->wall_hz);
+		get_u64(m, wall, "wallclock.", "rounds", &m->wall_rounds);
 	}
-	sources = get(root, "sources");
+	sources = get_obj(m, root, "", "sources");
 	if (sources) {
-		m->src_trace = get_bool(sources, "trace");
-		m->src_threads = get_bool(sources, "threads");
-		m->src_stats = get_bool(sources, "stats");
-		m->src_maps = get_bool(sources, "maps");
-		m->src_kernel = get_bool(sources, "kernel");
+		m->src_trace = get_bool(m, sources, "sources.", "trace");
+		m->src_threads = get_bool(m, sources, "sources.", "threads");
+		m->src_stats = get_bool(m, sources, "sources.", "stats");
+		m->src_maps = get_bool(m, sources, "sources.", "maps");
+		m->src_kernel = get_bool(m, sources, "sources.", "kernel");
 	} else {
 		m->src_trace = m->src_threads = m->src_stats = m->src_maps = true;
 	}
-	lttng = get(root, "lttng");
+	lttng = get_obj(m, root, "", "lttng");
 	if (lttng) {
-		m->has_lttng_loss = get_u64(lttng, "discarded_events", &m->lttng_discarded_events);
-		m->has_lttng_loss |= get_u64(lttng, "lost_packets", &m->lttng_lost_packets);
+		m->has_lttng_loss =
+			get_u64(m, lttng, "lttng.", "discarded_events", &m->lttng_discarded_events);
+		m->has_lttng_loss |=
+			get_u64(m, lttng, "lttng.", "lost_packets", &m->lttng_lost_packets);
 		v = get(lttng, "target_registered");
 		m->has_target_registered = v && json_object_is_type(v, json_type_boolean);
 		m->target_registered = m->has_target_registered && json_object_get_boolean(v);
 	}
-	v = get(root, "kernel_events");
-	if (v && (v = get(v, "lost")))
-		m->has_kernel_lost = get_u64(v, "total", &m->kernel_lost);
-	m->benchmark = get(root, "benchmark");
-	if (m->benchmark) {
-		m->bench_command = get(m->benchmark, "command");
-		if (get_num(m->benchmark, "exit_status", &d))
-			m->bench_exit_status = (int)d;
-		m->summary = get(m->benchmark, "summary");
-		m->bench.has_iops = get_num(m->summary, "iops_avg", &m->bench.iops_avg);
-		m->bench.has_lat = get_num(m->summary, "lat_avg_s", &m->bench.lat_avg_s);
-		m->bench.has_ops = get_num(m->summary, "ops", &m->bench.ops);
-		m->bench.has_time = get_num(m->summary, "total_time_s", &m->bench.total_time_s);
-		m->bench.has_p99 = get_num(m->summary, "lat_p99_s", &m->bench.lat_p99_s);
-	}
+	v = get_obj(m, root, "", "kernel_events");
+	if (v && (v = get_obj(m, v, "kernel_events.", "lost")))
+		m->has_kernel_lost = get_u64(m, v, "kernel_events.lost.", "total", &m->kernel_lost);
+	load_benchmark(m, root);
 	return 0;
 }

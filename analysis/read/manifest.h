@@ -3,8 +3,11 @@
  * format version 1. Loading refuses another version, a file that is not
  * JSON, and a window that is empty, each with an error naming the file.
  * Optional keys absent from the file read as "unknown" (has_* false, or
- * NULL), never as zero. The parsed JSON stays owned by the struct, so the
- * JSON renderer can pass the benchmark summary through unchanged.
+ * NULL), never as zero. So does an optional key of the wrong JSON type
+ * or out of its range (a string for benchmark.command, nproc -2^31): it
+ * is skipped with a sentence in warnings, never trusted, never an abort.
+ * The parsed JSON stays owned by the struct, so the JSON renderer can
+ * pass the benchmark summary (an object) through unchanged.
  */
 #ifndef CORECAP_MANIFEST_H
 #define CORECAP_MANIFEST_H
@@ -28,8 +31,8 @@ struct run_manifest {
 	const char *partial_reason;
 	int32_t pid; /* -1 if absent */
 	const char *comm, *exe, *host, *kernel, *tool_version;
-	int nproc; /* 0 if absent */
-	long clk_tck;
+	int nproc;    /* 0 if absent; else 1 .. MANIFEST_MAX_NPROC */
+	long clk_tck; /* 0 if absent */
 	bool has_window;
 	uint64_t window_start_ns, window_end_ns;
 	/* CLOCK_REALTIME - CLOCK_MONOTONIC at the window's start: the wall
@@ -56,7 +59,11 @@ struct run_manifest {
 	int bench_exit_status;	    /* -1 if absent */
 	json_object *summary;	    /* borrowed, or NULL */
 	struct bench_summary bench;
+	char **warnings; /* keys skipped, one sentence each */
+	size_t n_warnings;
 };
+
+#define MANIFEST_MAX_NPROC 65536
 
 void corecap_manifest_init(struct run_manifest *m);
 /*

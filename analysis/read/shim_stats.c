@@ -11,6 +11,10 @@
 #include <unistd.h>
 
 #include "../model/u64map.h"
+#include "run_file.h"
+
+/* A version 1 file is about 2 MiB; a copy far larger is not one. */
+#define SHIM_STATS_MAX_BYTES (256ull << 20)
 
 void corecap_shim_stats_init(struct shim_stats *s)
 {
@@ -26,15 +30,20 @@ void corecap_shim_stats_release(struct shim_stats *s)
 
 static int read_copy(const char *path, void **buf, size_t *len, char **err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), ret = 0;
+	int fd = corecap_run_file_open(path), ret = 0;
 	struct stat st;
 	ssize_t n;
 	size_t got = 0;
 
 	*buf = NULL;
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -errno;
-	if (fstat(fd, &st) || st.st_size <= 0) {
+	if (fd == -ENOENT)
+		return -ENOENT;
+	if (fd < 0) {
+		if (asprintf(err, "'%s': %s", path, corecap_run_file_strerror(-fd)) < 0)
+			*err = NULL;
+		return fd;
+	}
+	if (fstat(fd, &st) || st.st_size <= 0 || (uint64_t)st.st_size > SHIM_STATS_MAX_BYTES) {
 		ret = -EINVAL;
 		goto out;
 	}

@@ -1,4 +1,5 @@
 #include "symbolizer.h"
+#include "run_file.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -119,7 +120,7 @@ static size_t module_index(struct symbolizer *s, const char *path)
 
 static int read_maps(struct symbolizer *s, const char *path, char **err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = corecap_run_file_fopen(path);
 	char *line = NULL, *file, perms[8];
 	size_t size = 0, cap = 0, mod;
 	unsigned long long start, end, off;
@@ -127,8 +128,8 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 
 	if (!f) {
 		ret = -errno;
-		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
+					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}
@@ -159,7 +160,8 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 		}
 		s->maps[s->n_maps++] = (struct sym_mapping){start, end, off, mod};
 	}
-	qsort(s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
+	if (s->n_maps) /* qsort(NULL, 0) is undefined */
+		qsort(s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
 	goto out;
 out_nomem:
 	ret = -ENOMEM;
@@ -171,7 +173,7 @@ out:
 
 static void read_buildids(struct symbolizer *s, const char *path)
 {
-	FILE *f = path ? fopen(path, "re") : NULL;
+	FILE *f = path ? corecap_run_file_fopen(path) : NULL;
 	char *line = NULL, *tab;
 	size_t size = 0;
 
@@ -341,7 +343,8 @@ static bool load_bias(const struct symbolizer *s, size_t mod, Elf *elf, uint64_t
 /* Opens path as ELF: the fd, with *elf set; -1 when it is not readable ELF. */
 static int open_elf(const char *path, Elf **elf)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* A run's maps may name any path: a FIFO there must not block us. */
+	int fd = corecap_run_file_open(path);
 
 	*elf = NULL;
 	if (fd < 0)

@@ -1,4 +1,5 @@
 #include "thread_samples.h"
+#include "run_file.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -85,7 +86,7 @@ static int add_row(struct thread_samples *s, int32_t tid, const char *comm,
 int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint64_t start_ns,
 				uint64_t end_ns, char **err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = corecap_run_file_fopen(path);
 	char *line = NULL, *field, *rest;
 	size_t size = 0;
 	ssize_t len;
@@ -98,8 +99,8 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 	*err = NULL;
 	if (!f) {
 		ret = -errno;
-		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
+					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}

@@ -1,6 +1,7 @@
 #include "thread_series.h"
 
 #include "../model/thread_table.h"
+#include "run_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,6 +9,10 @@
 #include <string.h>
 
 enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C__COUNT };
+
+/* Bins times pools: a hostile threads.tsv (far-apart times, many names)
+ * must not make the page's series take gigabytes (32 MiB at most). */
+#define SERIES_MAX_CELLS (1u << 22)
 
 static const char *const col_names[C__COUNT] = {
 	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns",
@@ -74,6 +79,8 @@ static int pool_of(struct thread_series *s, const char *comm, size_t *out)
 			*out = i;
 			return 0;
 		}
+	if ((s->n_pools + 1) * s->n_bins > SERIES_MAX_CELLS)
+		return -E2BIG;
 	if (grow((void **)&s->pools, &s->cap_pools, s->n_pools + 1, sizeof(*s->pools)))
 		return -ENOMEM;
 	s->pools[s->n_pools] = (struct series_pool){0};
@@ -94,7 +101,7 @@ static int ensure_bins(struct thread_series *s, size_t bin)
 
 	if (n <= s->n_bins)
 		return 0;
-	if (n > (1u << 22))
+	if (n > (1u << 22) || n * (s->n_pools ? s->n_pools : 1) > SERIES_MAX_CELLS)
 		return -E2BIG;
 	for (size_t i = 0; i < s->n_pools; i++) {
 		uint64_t *grown = realloc(s->pools[i].cpu_ns, n * sizeof(*grown));
@@ -192,7 +199,7 @@ static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char 
 
 int corecap_thread_series_load(struct thread_series *s, const char *path, char **err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = corecap_run_file_fopen(path);
 	char *line = NULL, *fields[32];
 	int cols[C__COUNT];
 	size_t size = 0;
@@ -203,8 +210,8 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 	*err = NULL;
 	if (!f) {
 		ret = -errno;
-		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
+					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}

@@ -1,4 +1,5 @@
 #include "wall_samples.h"
+#include "run_file.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -58,7 +59,7 @@ static bool parse_line(struct wall_samples *w, char *line, struct wall_sample *s
 int corecap_wall_samples_read(struct wall_samples *w, const char *path, wall_sample_fn fn,
 			      void *ctx, char **err)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = corecap_run_file_fopen(path);
 	char *line = NULL;
 	size_t size = 0;
 	ssize_t n;
@@ -67,8 +68,8 @@ int corecap_wall_samples_read(struct wall_samples *w, const char *path, wall_sam
 	*err = NULL;
 	if (!f) {
 		ret = -errno;
-		if (ret != -ENOENT &&
-		    asprintf(err, "cannot open '%s': %s", path, strerror(-ret)) < 0)
+		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
+					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}

@@ -705,8 +705,11 @@ static json_object *quality_obj(const struct report *r)
 		    *warn = json_object_new_array(), *seq = json_object_new_object();
 	bool tr = r->model->src.trace;
 
-	put(o, "partial", json_object_new_boolean(!mf || mf->partial));
-	put(o, "partial_reason", jstr(!mf ? "no manifest.json" : mf->partial_reason));
+	put(o, "partial", json_object_new_boolean(!mf || mf->partial || r->incomplete_reason));
+	put(o, "partial_reason",
+	    jstr(!mf		      ? "no manifest.json"
+		 : mf->partial_reason ? mf->partial_reason
+				      : r->incomplete_reason));
 	for (size_t i = 0; i < r->n_missing; i++)
 		json_object_array_add(miss, jstr(r->missing[i]));
 	put(o, "missing_sources", miss);

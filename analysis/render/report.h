@@ -50,6 +50,10 @@ struct report {
 	size_t n_missing;
 	char **warnings; /* data-quality sentences */
 	size_t n_warnings;
+	/* Set when the analysis itself found the run incomplete (a stream file
+	 * shorter than its index, events the shim counted missing from the
+	 * trace), though its manifest says complete: the report is partial. */
+	const char *incomplete_reason;
 	bool has_stats;
 	/* The shim's I/O per class over the window ([CORECAP_IO_CLASSES]); NULL: no stats. */
 	const struct shim_io_delta *shim_io;

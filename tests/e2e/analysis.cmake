@@ -10,3 +10,4 @@ corecap_e2e_test(analysis_refosd_logging analysis_refosd_logging.sh TIMEOUT 180 
 # The known answers measure throughput: they must not share the cores with other tests.
 set_tests_properties(e2e.analysis_refosd_biglock e2e.analysis_refosd_msgr
 	e2e.analysis_refosd_logging e2e.analysis_tracegen PROPERTIES RUN_SERIAL TRUE)
+corecap_e2e_test(analysis_hostile analysis_hostile.sh TIMEOUT 300 LABELS analysis)

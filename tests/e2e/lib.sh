@@ -47,21 +47,30 @@ expect_calc() {
 	expect_eq "$1 ($2)" 1 "$(calc "$2")"
 }
 
-# expect_fail_naming WHAT NEEDLE CMD...: CMD exits 1 and its stderr names
-# NEEDLE. Uses the caller's scratch directory $WORK.
-expect_fail_naming() {
-	local what=$1 needle=$2 status=0
-	shift 2
+# expect_exit_naming WHAT STATUS NEEDLE CMD...: CMD exits STATUS and its
+# stderr (or, for STATUS 0, its stdout: a report's warnings) names NEEDLE.
+# Uses the caller's scratch directory $WORK.
+expect_exit_naming() {
+	local what=$1 want=$2 needle=$3 status=0 files=("$WORK/err")
+	shift 3
 	"$@" >"$WORK/out" 2>"$WORK/err" || status=$?
-	expect_eq "$what: exit status" 1 "$status"
+	expect_eq "$what: exit status" "$want" "$status"
+	[ "$want" -eq 0 ] && files+=("$WORK/out")
 	_checks=$((_checks + 1))
-	if grep -qF -- "$needle" "$WORK/err"; then
-		echo "ok: $what: the error names '$needle'"
+	if grep -qF -- "$needle" "${files[@]}"; then
+		echo "ok: $what: the output names '$needle'"
 	else
-		echo "FAIL: $what: the error does not name '$needle':"
-		sed 's/^/    /' "$WORK/err"
+		echo "FAIL: $what: the output does not name '$needle':"
+		sed 's/^/    /' "$WORK/err" | head -n 40
 		_failures=$((_failures + 1))
 	fi
+}
+
+# expect_fail_naming WHAT NEEDLE CMD...: CMD exits 1 and its stderr names NEEDLE.
+expect_fail_naming() {
+	local what=$1 needle=$2
+	shift 2
+	expect_exit_naming "$what" 1 "$needle" "$@"
 }
 
 # e2e_workdir AREA: a fresh scratch directory in $WORK. At exit, every

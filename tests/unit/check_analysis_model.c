@@ -332,6 +332,27 @@ START_TEST(ops_the_trace_lost_events_of_are_left_out_and_counted)
 }
 END_TEST
 
+START_TEST(discarded_counts_saturate_instead_of_wrapping)
+{
+	/* A corrupt packet counter: 2^63 twice would wrap the sum to 0. */
+	struct model_event loss = {.kind = MEV_DISCARDED,
+				   .ts_ns = 100,
+				   .tid = -1,
+				   .pid = -1,
+				   .loss = {.count = UINT64_C(1) << 63}};
+
+	ck_assert_int_eq(corecap_model_consume(&m, &loss), 0);
+	ck_assert_int_eq(corecap_model_consume(&m, &loss), 0);
+	loss.loss.packets = true;
+	loss.loss.count = UINT64_MAX - 1;
+	ck_assert_int_eq(corecap_model_consume(&m, &loss), 0);
+	ck_assert_int_eq(corecap_model_consume(&m, &loss), 0);
+	corecap_model_finish(&m);
+	ck_assert_uint_eq(m.q.discarded_events, UINT64_MAX);
+	ck_assert_uint_eq(m.q.discarded_packets, UINT64_MAX);
+}
+END_TEST
+
 START_TEST(a_lost_log_exit_does_not_leave_a_thread_logging_for_ever)
 {
 	struct model_event loss = {.kind = MEV_DISCARDED,
@@ -529,6 +550,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, the_window_clips_thread_states_and_selects_ops_by_begin);
 	tcase_add_test(tc, exits_are_judged_by_what_the_op_is);
 	tcase_add_test(tc, an_enter_without_exit_is_an_implicit_exit);
+	tcase_add_test(tc, discarded_counts_saturate_instead_of_wrapping);
 	tcase_add_test(tc, events_of_other_processes_are_counted_not_used);
 	tcase_add_test(tc, thread_names_prefer_name_events_and_pools_strip_digits);
 	tcase_add_loop_test(tc, random_sequences_conserve_every_op, 0, 8);

@@ -67,6 +67,28 @@ START_TEST(foreign_or_damaged_files_are_rejected)
 }
 END_TEST
 
+START_TEST(offsets_that_wrap_or_are_misaligned_are_rejected)
+{
+	struct corecap_stats_header *h = make_file();
+
+	/* offset + n * stride wraps around 2^64 to a small number. */
+	h->max_sites = 1;
+	h->sites_offset = UINT64_MAX - sizeof(struct corecap_stats_site) + 1;
+	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	h->sites_offset = CORECAP_STATS_SITES_OFFSET + 4; /* inside the file, misaligned */
+	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	h->sites_offset = CORECAP_STATS_SITES_OFFSET;
+	h->site_bytes = sizeof(struct corecap_stats_site) + 4; /* misaligned stride */
+	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	h->site_bytes = sizeof(struct corecap_stats_site);
+	h->sites_offset = 8; /* inside the header */
+	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	h->sites_offset = CORECAP_STATS_SITES_OFFSET;
+	ck_assert(corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	free(h);
+}
+END_TEST
+
 START_TEST(entries_are_found_by_offset_and_stride)
 {
 	struct corecap_stats_header *h = make_file();
@@ -194,6 +216,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, a_well_formed_file_is_valid);
 	tcase_add_test(tc, foreign_or_damaged_files_are_rejected);
+	tcase_add_test(tc, offsets_that_wrap_or_are_misaligned_are_rejected);
 	tcase_add_test(tc, entries_are_found_by_offset_and_stride);
 	tcase_add_test(tc, totals_add_retired_and_every_used_slot);
 	tcase_add_test(tc, histogram_buckets_are_powers_of_two);

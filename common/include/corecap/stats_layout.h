@@ -355,9 +355,24 @@ static inline unsigned corecap_stats_hist_bucket(uint64_t ns)
 }
 
 /*
+ * Does a table of n entries of stride bytes at offset lie after the
+ * header and inside the file, with every entry 8-byte aligned? Written
+ * without `offset + n * stride`, which a hostile header can wrap around
+ * 2^64 (n * stride, two 32-bit values, cannot overflow 64 bits).
+ */
+static inline bool corecap_stats_table_valid(const struct corecap_stats_header *h, uint64_t offset,
+					     uint32_t n, uint32_t stride)
+{
+	return offset >= h->header_bytes && offset <= h->file_bytes && offset % 8 == 0 &&
+	       stride % 8 == 0 && (uint64_t)n * stride <= h->file_bytes - offset;
+}
+
+/*
  * Does buf (len bytes, a copy or a mapping) hold a stats file this header
- * can read? Checks magic, version, and that every table lies inside buf
- * with strides at least as large as the structs declared here.
+ * can read? Checks magic, version, and that every table lies inside buf,
+ * after the header, 8-byte aligned, with strides at least as large as the
+ * structs declared here (buf itself must be 8-byte aligned, as malloc's
+ * and mmap's memory is).
  */
 static inline bool corecap_stats_valid(const void *buf, size_t len)
 {
@@ -366,7 +381,8 @@ static inline bool corecap_stats_valid(const void *buf, size_t len)
 	if (len < sizeof(*h) || h->magic != CORECAP_STATS_MAGIC ||
 	    h->version != CORECAP_STATS_VERSION || h->file_bytes > len)
 		return false;
-	if (h->header_bytes < sizeof(*h) || h->site_bytes < sizeof(struct corecap_stats_site) ||
+	if (h->header_bytes < sizeof(*h) || h->header_bytes > h->file_bytes ||
+	    h->site_bytes < sizeof(struct corecap_stats_site) ||
 	    h->thread_bytes < sizeof(struct corecap_stats_thread) ||
 	    h->lock_bytes < sizeof(struct corecap_stats_lock))
 		return false;
@@ -374,11 +390,9 @@ static inline bool corecap_stats_valid(const void *buf, size_t len)
 	    h->stack_depth != CORECAP_STATS_STACK_DEPTH || h->name_len != CORECAP_STATS_NAME_LEN ||
 	    h->io_classes != CORECAP_IO_CLASSES)
 		return false;
-	if (h->sites_offset + (uint64_t)h->max_sites * h->site_bytes > h->file_bytes ||
-	    h->threads_offset + (uint64_t)h->max_threads * h->thread_bytes > h->file_bytes ||
-	    h->locks_offset + (uint64_t)h->max_locks * h->lock_bytes > h->file_bytes)
-		return false;
-	return true;
+	return corecap_stats_table_valid(h, h->sites_offset, h->max_sites, h->site_bytes) &&
+	       corecap_stats_table_valid(h, h->threads_offset, h->max_threads, h->thread_bytes) &&
+	       corecap_stats_table_valid(h, h->locks_offset, h->max_locks, h->lock_bytes);
 }
 
 static inline const struct corecap_stats_site *corecap_stats_site_at(const void *buf, uint32_t i)
