@@ -14,7 +14,9 @@ cleanup() { lttng -q destroy "$session" >/dev/null 2>&1 || true; rm -rf "$work";
 trap cleanup EXIT
 
 lttng -q create "$session" --output="$work/trace"
-lttng -q enable-event -u -s "$session" 'corecap_op:*'
+# Only this program's events: a session catches every process's, and a
+# daemon of an earlier test may still be finishing its ops.
+lttng -q enable-event -u -s "$session" 'corecap_op:*' --filter '$ctx.procname == "annotated_ops"'
 lttng -q add-context -u -s "$session" -t vtid -t procname
 lttng -q start "$session"
 "$prog" 5 >/dev/null                      # no probes: must emit nothing
