@@ -247,7 +247,8 @@ static int walk_events(struct kernel_reader *k, const char *path, uint64_t ws, u
 			k->lost += ((const struct corecap_krec_lost *)(const void *)r)->lost;
 		off += r->size;
 	}
-	qsort(k->recs, k->n_recs, sizeof(*k->recs), cmp_rec);
+	if (k->n_recs)
+		qsort(k->recs, k->n_recs, sizeof(*k->recs), cmp_rec);
 	return 0;
 }
 
@@ -323,7 +324,8 @@ static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, u
 		k->stacks[k->n_stacks++] = s;
 		off += s->h.size;
 	}
-	qsort(k->stacks, k->n_stacks, sizeof(*k->stacks), cmp_stack);
+	if (k->n_stacks)
+		qsort(k->stacks, k->n_stacks, sizeof(*k->stacks), cmp_stack);
 	return 0;
 }
 

@@ -234,8 +234,12 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 		return -ENOMEM;
 	}
 	ret = read_maps(s, maps_path, err);
-	if (ret)
+	if (ret == -ENOENT)
+		return ret; /* usable without maps: the caller keeps it */
+	if (ret) {
+		corecap_symbolizer_release(s); /* unusable: nothing stays allocated */
 		return ret;
+	}
 	read_buildids(s, buildids_path);
 	return 0;
 }

@@ -9,6 +9,17 @@
 
 enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C_VCS, C_ICS, C__COUNT };
 
+/* Voluntary plus involuntary switches; -1 when either is unknown or the sum
+ * would not fit (a hostile file). */
+static int64_t cs_sum(int64_t vcs, int64_t ics)
+{
+	int64_t sum;
+
+	if (vcs < 0 || ics < 0 || __builtin_add_overflow(vcs, ics, &sum))
+		return -1;
+	return sum;
+}
+
 static const char *const col_names[C__COUNT] = {
 	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns", "vol_cs", "invol_cs",
 };
@@ -164,7 +175,7 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 				.cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
 				.run_ns = v[C_RUN],
 				.wait_ns = v[C_WAIT],
-				.cs = v[C_VCS] >= 0 && v[C_ICS] >= 0 ? v[C_VCS] + v[C_ICS] : -1,
+				.cs = cs_sum(v[C_VCS], v[C_ICS]),
 			});
 		if (ret)
 			goto out;

@@ -68,8 +68,10 @@ for t in write read; do
 done
 expect_eq "write lock wait is on lock_a" "['lock_a']" \
 	"$(json "$run.json" "sorted(d['ops']['by_type']['write']['detail_us']['lock_wait'])")"
+# truth_lock (tracegen's own, held around its truth file's fflush) is
+# contended too when two ops end together, as on a slowed (ASan) build.
 expect_eq "locks named from the ELF symbols" "['lock_a', 'lock_b']" \
-	"$(json "$run.json" "sorted(l['name'] for l in d['locks'])")"
+	"$(json "$run.json" "sorted(l['name'] for l in d['locks'] if l['name'] != 'truth_lock')")"
 expect_eq "lock_a's site is in tg_worker_run" True \
 	"$(json "$run.json" "[l['symbol'] for l in d['locks'] if l['name'] == 'lock_a'][0].startswith('tg_worker_run+')")"
 expect_eq "lock_b's site is logging code (log_*)" True \
