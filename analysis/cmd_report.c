@@ -172,10 +172,8 @@ static size_t frame_sources(void *ctx, uint64_t addr, struct report_frame *out, 
  * (a stack keeps at least its site): they are the profiler's, not the
  * daemon's.
  */
-static void cut_shim_frames(struct report_job *j)
+static void cut_shim_frames(struct report_job *j, struct lock_table *t)
 {
-	struct lock_table *t = &j->model.locks;
-
 	if (!j->has_sym || j->o.keep_shim_frames)
 		return;
 	for (size_t i = 0; i < t->len; i++) {
@@ -974,7 +972,8 @@ static int build(struct report_job *j, struct report *r)
 	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)) ||
 	    (ret = read_kernel(j)) || (ret = no_trace_warning(j)))
 		return ret;
-	cut_shim_frames(j);
+	cut_shim_frames(j, &j->model.locks);
+	cut_shim_frames(j, &j->model.futex_locks); /* kernel stacks pass through mutex_slow too */
 	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
 	corecap_lock_table_sort_stacks(&j->model.locks);
 	corecap_lock_table_symbolize(&j->model.futex_locks, name_address, j);
