@@ -1,4 +1,5 @@
 #include "ctf_check.h"
+#include "read_error.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -20,18 +21,6 @@
 #define INDEX_ENTRY_MIN_BYTES 56u /* version 1.0: 7 u64 */
 #define MAX_NESTING	      256
 #define MAX_NAME	      128
-
-static int fail(char **err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(char **err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	if (vasprintf(err, fmt, ap) < 0)
-		*err = NULL;
-	va_end(ap);
-	return -EINVAL;
-}
 
 static uint32_t get_u32(const unsigned char *p, bool big)
 {
@@ -88,9 +77,10 @@ static int next_tok(struct lexer *lx, struct tok *t)
 				if (*lx->p == '\n')
 					lx->line++;
 			if (lx->p + 1 >= lx->end)
-				return fail(lx->err,
-					    "truncated: the comment opened at line %u never closes",
-					    line);
+				return corecap_read_error(
+					lx->err, -EINVAL,
+					"truncated: the comment opened at line %u never closes",
+					line);
 			lx->p += 2;
 			continue;
 		}
@@ -107,7 +97,8 @@ static int next_tok(struct lexer *lx, struct tok *t)
 		return 0;
 	}
 	if (*lx->p == '\0')
-		return fail(lx->err, "a NUL byte in the text at line %u", lx->line);
+		return corecap_read_error(lx->err, -EINVAL, "a NUL byte in the text at line %u",
+					  lx->line);
 	if (*lx->p == '"' || *lx->p == '\'') {
 		char q = *lx->p++;
 
@@ -117,9 +108,10 @@ static int next_tok(struct lexer *lx, struct tok *t)
 			lx->p++;
 		}
 		if (lx->p >= lx->end || *lx->p != q)
-			return fail(lx->err, "%s: the %s opened at line %u does not close",
-				    lx->p >= lx->end ? "truncated" : "syntax error",
-				    q == '"' ? "string" : "character literal", t->line);
+			return corecap_read_error(
+				lx->err, -EINVAL, "%s: the %s opened at line %u does not close",
+				lx->p >= lx->end ? "truncated" : "syntax error",
+				q == '"' ? "string" : "character literal", t->line);
 		lx->p++;
 		t->kind = T_STRING;
 	} else if (is_ident_start(*lx->p)) {
@@ -216,12 +208,13 @@ static void mark_dynamic(struct scan *s)
 /* What a sequence or tagged variant in an event's own context is called, for the error. */
 static int context_refusal(struct scan *s, const struct tok *t, char **err)
 {
-	return fail(err,
-		    "line %u: the context of event '%s' holds a %s, which libbabeltrace2 %u.%u.%u "
-		    "cannot read (it aborts; fixed in 2.0.5)",
-		    t->line, s->event_name[0] ? s->event_name : "?",
-		    tok_is(t, "variant") ? "variant" : "sequence", bt_version_get_major(),
-		    bt_version_get_minor(), bt_version_get_patch());
+	return corecap_read_error(
+		err, -EINVAL,
+		"line %u: the context of event '%s' holds a %s, which libbabeltrace2 %u.%u.%u "
+		"cannot read (it aborts; fixed in 2.0.5)",
+		t->line, s->event_name[0] ? s->event_name : "?",
+		tok_is(t, "variant") ? "variant" : "sequence", bt_version_get_major(),
+		bt_version_get_minor(), bt_version_get_patch());
 }
 
 static int scan_text(const char *text, size_t len, const struct ctf_check_opts *o, char **err)
@@ -242,8 +235,9 @@ static int scan_text(const char *text, size_t len, const struct ctf_check_opts *
 			struct open_bracket *b;
 
 			if (s->depth == MAX_NESTING) {
-				ret = fail(err, "line %u: brackets nested deeper than %d", t.line,
-					   MAX_NESTING);
+				ret = corecap_read_error(err, -EINVAL,
+							 "line %u: brackets nested deeper than %d",
+							 t.line, MAX_NESTING);
 				break;
 			}
 			b = &s->st[s->depth++];
@@ -261,15 +255,17 @@ static int scan_text(const char *text, size_t len, const struct ctf_check_opts *
 			struct open_bracket *b;
 
 			if (!s->depth || s->st[s->depth - 1].c != want) {
-				ret = s->depth ? fail(err,
-						      "syntax error at line %u: '%c' closes the "
-						      "'%c' opened at line %u",
-						      t.line, *t.s, s->st[s->depth - 1].c,
-						      s->st[s->depth - 1].line)
-					       : fail(err,
-						      "syntax error at line %u: '%c' closes "
-						      "nothing",
-						      t.line, *t.s);
+				ret = s->depth ? corecap_read_error(
+							 err, -EINVAL,
+							 "syntax error at line %u: '%c' closes the "
+							 "'%c' opened at line %u",
+							 t.line, *t.s, s->st[s->depth - 1].c,
+							 s->st[s->depth - 1].line)
+					       : corecap_read_error(
+							 err, -EINVAL,
+							 "syntax error at line %u: '%c' closes "
+							 "nothing",
+							 t.line, *t.s);
 				break;
 			}
 			b = &s->st[--s->depth];
@@ -330,16 +326,17 @@ static int scan_text(const char *text, size_t len, const struct ctf_check_opts *
 		s->prev = t;
 	}
 	if (!ret && s->depth)
-		ret = fail(err,
-			   "truncated: the text ends (line %u) with %d bracket%s open, the last "
-			   "'%c' at line %u",
-			   lx.line, s->depth, s->depth > 1 ? "s" : "", s->st[s->depth - 1].c,
-			   s->st[s->depth - 1].line);
+		ret = corecap_read_error(
+			err, -EINVAL,
+			"truncated: the text ends (line %u) with %d bracket%s open, the last "
+			"'%c' at line %u",
+			lx.line, s->depth, s->depth > 1 ? "s" : "", s->st[s->depth - 1].c,
+			s->st[s->depth - 1].line);
 	if (!ret && s->prev.kind == T_EOF)
-		ret = fail(err, "no declaration in the metadata text");
+		ret = corecap_read_error(err, -EINVAL, "no declaration in the metadata text");
 	if (!ret && !(s->prev.kind == T_PUNCT && *s->prev.s == ';'))
-		ret = fail(
-			err,
+		ret = corecap_read_error(
+			err, -EINVAL,
 			"truncated: the text ends (line %u) inside a declaration (no closing ';')",
 			lx.line);
 	name_set_release(&s->dyn);
@@ -364,16 +361,16 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		k++;
 		if (len - off < METADATA_HEADER_BYTES) {
 			free(out);
-			return fail(
-				err,
+			return corecap_read_error(
+				err, -EINVAL,
 				"truncated: metadata packet %zu at byte %zu has %zu bytes, less "
 				"than its %u-byte header",
 				k, off, len - off, METADATA_HEADER_BYTES);
 		}
 		if (get_u32(h, big) != METADATA_MAGIC || memcmp(h + 4, buf + 4, 16) != 0) {
 			free(out);
-			return fail(
-				err,
+			return corecap_read_error(
+				err, -EINVAL,
 				"metadata packet %zu at byte %zu: %s (not a packet boundary, or "
 				"a corrupt file)",
 				k, off,
@@ -384,8 +381,8 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		packet = get_u32(h + 28, big);
 		if (h[32] || h[33] || h[34] || h[35] != 1 || h[36] != 8) {
 			free(out);
-			return fail(
-				err,
+			return corecap_read_error(
+				err, -EINVAL,
 				"metadata packet %zu: compression %u, encryption %u, checksum %u, "
 				"CTF %u.%u (corecap reads uncompressed CTF 1.8)",
 				k, h[32], h[33], h[34], h[35], h[36]);
@@ -393,15 +390,16 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		if (packet % 8 || content % 8 || content > packet ||
 		    content < METADATA_HEADER_BYTES * 8) {
 			free(out);
-			return fail(err,
-				    "metadata packet %zu at byte %zu: inconsistent sizes (content "
-				    "%u bits, packet %u bits)",
-				    k, off, content, packet);
+			return corecap_read_error(
+				err, -EINVAL,
+				"metadata packet %zu at byte %zu: inconsistent sizes (content "
+				"%u bits, packet %u bits)",
+				k, off, content, packet);
 		}
 		if (packet / 8 > len - off) {
 			free(out);
-			return fail(
-				err,
+			return corecap_read_error(
+				err, -EINVAL,
 				"truncated: metadata packet %zu at byte %zu is %u bytes, but the "
 				"file ends %zu bytes after its start",
 				k, off, packet / 8, len - off);
@@ -434,8 +432,10 @@ int corecap_ctf_check_metadata(const unsigned char *buf, size_t len, const struc
 		return ret;
 	}
 	if (len < 6 || memcmp(buf, "/* CTF", 6) != 0)
-		return fail(err, "not CTF metadata (neither packetized nor text beginning with "
-				 "'/* CTF')");
+		return corecap_read_error(
+			err, -EINVAL,
+			"not CTF metadata (neither packetized nor text beginning with "
+			"'/* CTF')");
 	return scan_text((const char *)buf, len, o, err);
 }
 
