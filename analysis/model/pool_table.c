@@ -29,6 +29,40 @@ double corecap_thread_busy_util(const struct model_thread *th, uint64_t window_n
 	return th->has_samples && span ? (double)(th->cpu_ns + th->runq_ns) / (double)span : 0.0;
 }
 
+uint64_t corecap_io_sum(const uint64_t io_ns[IO__COUNT])
+{
+	uint64_t s = 0;
+
+	for (int c = 0; c < IO__COUNT; c++)
+		s += io_ns[c];
+	return s;
+}
+
+/* x * num / den without overflow for the nanosecond figures of a window. */
+static uint64_t scale(uint64_t x, uint64_t num, uint64_t den)
+{
+	return den ? (uint64_t)((unsigned __int128)x * num / den) : 0;
+}
+
+void corecap_thread_waits(const struct model_thread *th, struct thread_waits *w)
+{
+	uint64_t pair = th->lock_wait_ns + th->cond_wait_ns, io = corecap_io_sum(th->io_ns);
+
+	w->lock_ns = th->lock_wait_ns;
+	w->cond_ns = th->cond_wait_ns;
+	w->logging_ns = th->logging_ns;
+	memcpy(w->io_ns, th->io_ns, sizeof(w->io_ns));
+	if (!th->has_kstates)
+		return;
+	if (pair > th->k_futex_ns) {
+		w->lock_ns = scale(th->lock_wait_ns, th->k_futex_ns, pair);
+		w->cond_ns = th->k_futex_ns - w->lock_ns;
+	}
+	if (io > th->k_blocked_ns)
+		for (int c = 0; c < IO__COUNT; c++)
+			w->io_ns[c] = scale(th->io_ns[c], th->k_blocked_ns, io);
+}
+
 static int cmp_pool(const void *a, const void *b)
 {
 	const struct model_pool *x = a, *y = b;
@@ -48,6 +82,7 @@ int corecap_pool_table_build(struct pool_table *p, const struct thread_table *t,
 		const struct model_thread *th = t->all[i];
 		const char *name = th->pool[0] ? th->pool : "?";
 		struct model_pool *pl = NULL;
+		struct thread_waits tw;
 		double busy;
 
 		for (size_t j = 0; j < p->len && !pl; j++)
@@ -58,11 +93,12 @@ int corecap_pool_table_build(struct pool_table *p, const struct thread_table *t,
 			snprintf(pl->name, sizeof(pl->name), "%s", name);
 		}
 		pl->n_threads++;
-		pl->lock_wait_ns += th->lock_wait_ns;
-		pl->cond_wait_ns += th->cond_wait_ns;
-		pl->logging_ns += th->logging_ns;
+		corecap_thread_waits(th, &tw);
+		pl->lock_wait_ns += tw.lock_ns;
+		pl->cond_wait_ns += tw.cond_ns;
+		pl->logging_ns += tw.logging_ns;
 		for (int c = 0; c < IO__COUNT; c++)
-			pl->io_ns[c] += th->io_ns[c];
+			pl->io_ns[c] += tw.io_ns[c];
 		if (th->has_kstates) {
 			pl->n_kstates++;
 			pl->k_span_ns += th->span_ns;

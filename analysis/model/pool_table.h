@@ -35,6 +35,24 @@ struct pool_table {
 	size_t n_sampled;
 };
 
+/*
+ * A thread's waits with one source per state. Without kernel states they
+ * are the shim's (wall time in each kind of call: an I/O call's time
+ * includes its CPU, a cond wait's the run-queue wait after its wake-up).
+ * With them the kernel's four states partition the thread's span and the
+ * shim only labels them: lock and cond share the futex time (scaled down
+ * in their own proportion when the shim's sum exceeds it), and I/O is the
+ * blocked (not futex) time under an I/O call (the shim's I/O time, capped
+ * at it, each class scaled alike). cpu + runq + lock + cond + io then never
+ * exceeds the span. Logging overlaps the others either way (it is a cause,
+ * not a state).
+ */
+struct thread_waits {
+	uint64_t lock_ns, cond_ns, logging_ns, io_ns[IO__COUNT];
+};
+void corecap_thread_waits(const struct model_thread *th, struct thread_waits *w);
+uint64_t corecap_io_sum(const uint64_t io_ns[IO__COUNT]);
+
 /* A thread's busy fraction: (cpu + run-queue wait) over its sampled span. */
 double corecap_thread_busy_util(const struct model_thread *th, uint64_t window_ns);
 double corecap_thread_cpu_util(const struct model_thread *th, uint64_t window_ns);

@@ -148,15 +148,6 @@ static void ops_table(const struct report *r, FILE *out)
 	fprintf(out, "</table>\n");
 }
 
-static uint64_t io_sum(const uint64_t *io_ns)
-{
-	uint64_t s = 0;
-
-	for (int c = 0; c < IO__COUNT; c++)
-		s += io_ns[c];
-	return s;
-}
-
 static void pools_table(const struct report *r, FILE *out)
 {
 	const struct pool_table *p = r->pools;
@@ -180,7 +171,7 @@ static void pools_table(const struct report *r, FILE *out)
 				"<td>%.1f</td><td>%.1f</td></tr>\n",
 				pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap),
 				pct(pl->lock_wait_ns, cap), pct(pl->cond_wait_ns, cap),
-				pct(io_sum(pl->io_ns), cap), pct(pl->logging_ns, cap));
+				pct(corecap_io_sum(pl->io_ns), cap), pct(pl->logging_ns, cap));
 		else
 			fprintf(out,
 				"<td>%.1f</td><td>%.1f</td><td colspan=\"4\">not "
@@ -202,6 +193,7 @@ static void threads_table(const struct report *r, FILE *out)
 	for (size_t i = 0; i < n && i < TOP_THREADS; i++) {
 		const struct model_thread *th = v[i];
 		uint64_t span = th->span_ns ? th->span_ns : w;
+		struct thread_waits tw;
 
 		fprintf(out, "<tr><td>");
 		esc(out, th->name[0] ? th->name : "?");
@@ -212,10 +204,11 @@ static void threads_table(const struct report *r, FILE *out)
 				100 * corecap_thread_cpu_util(th, w));
 		else
 			fprintf(out, "<td>-</td><td>-</td>");
+		corecap_thread_waits(th, &tw);
 		if (corecap_model_has_thread_waits(r->model))
 			fprintf(out, "<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td></tr>\n",
-				pct(th->lock_wait_ns, span), pct(th->cond_wait_ns, span),
-				pct(io_sum(th->io_ns), span), pct(th->logging_ns, span));
+				pct(tw.lock_ns, span), pct(tw.cond_ns, span),
+				pct(corecap_io_sum(tw.io_ns), span), pct(tw.logging_ns, span));
 		else
 			fprintf(out, "<td colspan=\"4\">not measured</td></tr>\n");
 	}

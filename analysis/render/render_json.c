@@ -577,15 +577,6 @@ static json_object *kstates_obj(uint64_t span, uint64_t running, uint64_t runnab
 	return o;
 }
 
-static uint64_t io_total(const uint64_t *io_ns)
-{
-	uint64_t sum = 0;
-
-	for (int c = 0; c < IO__COUNT; c++)
-		sum += io_ns[c];
-	return sum;
-}
-
 static json_object *pools_arr(const struct report *r)
 {
 	json_object *a = json_object_new_array();
@@ -602,7 +593,7 @@ static json_object *pools_arr(const struct report *r)
 		put(o, "states",
 		    states_obj(p->span_ns, p->cpu_ns, p->runq_ns,
 			       corecap_model_has_thread_waits(r->model), p->lock_wait_ns,
-			       p->cond_wait_ns, io_total(p->io_ns), p->logging_ns));
+			       p->cond_wait_ns, corecap_io_sum(p->io_ns), p->logging_ns));
 		put(o, "kernel_states",
 		    p->n_kstates == p->n_threads && p->k_span_ns
 			    ? kstates_obj(p->k_span_ns, p->cpu_ns, p->runq_ns, p->k_futex_ns,
@@ -624,6 +615,7 @@ static json_object *threads_arr(const struct report *r)
 	for (size_t i = 0; i < n; i++) {
 		const struct model_thread *th = v[i];
 		json_object *o = json_object_new_object(), *io = NULL;
+		struct thread_waits tw;
 
 		put(o, "tid", json_object_new_int(th->tid));
 		put(o, "name", jstr(th->name));
@@ -634,13 +626,14 @@ static json_object *threads_arr(const struct report *r)
 		    th->has_samples ? jnum(corecap_thread_busy_util(th, w), 4) : NULL);
 		put(o, "cpu_ns", th->has_samples ? ju64(th->cpu_ns) : NULL);
 		put(o, "runq_ns", th->has_samples && th->has_runq ? ju64(th->runq_ns) : NULL);
-		put(o, "lock_wait_ns", waits ? ju64(th->lock_wait_ns) : NULL);
-		put(o, "cond_wait_ns", waits ? ju64(th->cond_wait_ns) : NULL);
-		put(o, "logging_ns", waits ? ju64(th->logging_ns) : NULL);
+		corecap_thread_waits(th, &tw);
+		put(o, "lock_wait_ns", waits ? ju64(tw.lock_ns) : NULL);
+		put(o, "cond_wait_ns", waits ? ju64(tw.cond_ns) : NULL);
+		put(o, "logging_ns", waits ? ju64(tw.logging_ns) : NULL);
 		if (waits) {
 			io = json_object_new_object();
 			for (int c = 0; c < IO__COUNT; c++)
-				put(io, io_class_name(c), ju64(th->io_ns[c]));
+				put(io, io_class_name(c), ju64(tw.io_ns[c]));
 		}
 		put(o, "io_ns", io);
 		put(o, "contentions", waits ? ju64(th->contentions) : NULL);

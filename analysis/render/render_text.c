@@ -75,15 +75,6 @@ static void ceiling(const struct report *r, FILE *out)
 	corecap_render_projection_text(r->projection, out);
 }
 
-static uint64_t io_sum(const uint64_t *io_ns)
-{
-	uint64_t s = 0;
-
-	for (int c = 0; c < IO__COUNT; c++)
-		s += io_ns[c];
-	return s;
-}
-
 /* Under a table whose wait columns no source gave. */
 static void not_measured_note(const struct report *r, FILE *out)
 {
@@ -118,7 +109,7 @@ static void pools(const struct report *r, FILE *out)
 		fprintf(out, " %6.1f %6.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
 		if (waits)
 			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(pl->lock_wait_ns, cap),
-				pct(pl->cond_wait_ns, cap), pct(io_sum(pl->io_ns), cap),
+				pct(pl->cond_wait_ns, cap), pct(corecap_io_sum(pl->io_ns), cap),
 				pct(pl->logging_ns, cap));
 		else
 			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
@@ -138,6 +129,7 @@ static void threads(const struct report *r, FILE *out)
 	for (size_t i = 0; i < shown; i++) {
 		const struct model_thread *th = v[i];
 		uint64_t span = th->span_ns ? th->span_ns : w;
+		struct thread_waits tw;
 
 		fprintf(out, "           %-22s %7d", th->name[0] ? th->name : "?", th->tid);
 		if (th->has_samples)
@@ -145,10 +137,11 @@ static void threads(const struct report *r, FILE *out)
 				100 * corecap_thread_cpu_util(th, w));
 		else
 			fprintf(out, " %6s %6s", "-", "-");
+		corecap_thread_waits(th, &tw);
 		if (corecap_model_has_thread_waits(r->model))
-			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(th->lock_wait_ns, span),
-				pct(th->cond_wait_ns, span), pct(io_sum(th->io_ns), span),
-				pct(th->logging_ns, span));
+			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(tw.lock_ns, span),
+				pct(tw.cond_ns, span), pct(corecap_io_sum(tw.io_ns), span),
+				pct(tw.logging_ns, span));
 		else
 			fprintf(out, " %6s %6s %6s %6s\n", "-", "-", "-", "-");
 	}
