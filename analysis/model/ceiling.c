@@ -156,20 +156,8 @@ static int cores_line(struct ceiling *c, const struct ceiling_inputs *in, uint64
 	return evidence(c, "the daemon used %.2f cores (cores available unknown)", used);
 }
 
-/*
- * The cores' utilization from the daemon's side: its threads' demand for
- * a CPU (running, or runnable and waiting for one) over the cores there
- * are. On a machine the daemon has to itself this is its CPU use; when
- * the benchmark client or other processes take the cores, the daemon's
- * threads queue for them, and that shows as run-queue wait. Capped at 1.
- */
-static double cores_util(const struct ceiling_inputs *in, uint64_t w)
-{
-	double u = (double)(in->pools->cpu_ns + in->pools->runq_ns) /
-		   ((double)w * in->cores_available);
-
-	return u < 1.0 ? u : 1.0;
-}
+/* A thread's run-queue share of its span from which its verdict says so. */
+#define RUNQ_SHARE 0.10
 
 static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t w)
 {
@@ -186,12 +174,29 @@ static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t 
 			     pct((double)corecap_lock_hold_ns(c->top[0].ref) / (double)w),
 			     c->headroom);
 		break;
-	case CEIL_THREAD:
-		n = asprintf(&c->verdict,
-			     "thread %s busy %.0f%% of the window: at most %.2fx more throughput; "
-			     "more cores will not help (one thread runs on one core at a time)",
-			     c->name, pct(c->utilization), c->headroom);
+	case CEIL_THREAD: {
+		const struct model_thread *th = c->top[0].ref;
+		double on_cpu = corecap_thread_cpu_util(th, w);
+
+		/* Waiting for a CPU is the machine's share of its busy time: more
+		 * cores take that away, and only its running time is its own. */
+		if (c->utilization - on_cpu >= RUNQ_SHARE)
+			n = asprintf(
+				&c->verdict,
+				"thread %s busy %.0f%% of the window (on a CPU %.0f%%, waiting "
+				"for one %.0f%%): at most %.2fx more throughput on these cores; "
+				"more cores help only until its own CPU time saturates it (one "
+				"thread runs on one core at a time)",
+				c->name, pct(c->utilization), pct(on_cpu),
+				pct(c->utilization - on_cpu), c->headroom);
+		else
+			n = asprintf(&c->verdict,
+				     "thread %s busy %.0f%% of the window: at most %.2fx more "
+				     "throughput; more cores will not help (one thread runs on one "
+				     "core at a time)",
+				     c->name, pct(c->utilization), c->headroom);
 		break;
+	}
 	case CEIL_POOL:
 		pl = c->top[0].ref;
 		n = asprintf(&c->verdict,
@@ -201,28 +206,13 @@ static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t 
 			     c->name, pl->n_threads, pct(c->utilization), c->headroom, used,
 			     in->cores_available);
 		break;
-	case CEIL_CORES:
-		if (used < 0.9 * in->cores_available)
-			n = asprintf(
-				&c->verdict,
-				"the cores are contended: the daemon ran on %.2f of %d cores and "
-				"its runnable threads waited for one (%.2f threads on average); "
-				"the benchmark client or other processes take the rest: more (or "
-				"quieter) cores would help",
-				used, in->cores_available, (double)in->pools->runq_ns / (double)w);
-		else
-			n = asprintf(
-				&c->verdict,
-				"the daemon used %.2f of %d cores: at most %.2fx more throughput "
-				"on this machine; more cores would help",
-				used, in->cores_available, c->headroom);
-		break;
+	case CEIL_CORES: /* the machine's verdict (projection.c), never the daemon's */
 	case CEIL_NONE:
 		if (c->n_top)
 			n = asprintf(&c->verdict,
-				     "no resource is saturated (the busiest, %s %s, is at %.0f%%): "
-				     "the offered load (the benchmark's concurrency and latency) "
-				     "sets the throughput, not a daemon resource",
+				     "no resource of the daemon is saturated (the busiest, %s %s, "
+				     "is at %.0f%%): the offered load (the benchmark's concurrency "
+				     "and latency) or the machine sets the throughput",
 				     corecap_ceiling_kind_name(c->top[0].kind), c->top[0].name,
 				     pct(c->top[0].utilization));
 		else
@@ -336,8 +326,6 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		if (pl->n_sampled >= 2)
 			add_cand(&l, CEIL_POOL, pl->name, pl->busy_util, pl);
 	}
-	if (in->cores_available && in->pools->n_sampled)
-		add_cand(&l, CEIL_CORES, "cores", cores_util(in, w), NULL);
 	qsort(l.v, l.len, sizeof(*l.v), cmp_cand);
 	prefer_narrowest(&l);
 	prefer_pool(&l);

@@ -1,16 +1,19 @@
 /*
- * ceiling: the verdict on what bounds the daemon's throughput, by
- * DESIGN.md's ceiling model. Every candidate resource gets a utilization
- * over the window W:
+ * ceiling: the daemon's own limit, the resource of the daemon that binds
+ * first (docs/methodology.md, "The ceiling"). Every candidate resource
+ * gets a utilization over the window W:
  *   lock    sum of hold times / W (a lock is one server);
  *   thread  (CPU time + time runnable but waiting for a CPU) / its span;
- *   pool    the same over all its threads' spans (pools of 2+ threads);
- *   cores   the daemon's CPU time / (W x cores available).
+ *   pool    the same over all its threads' spans (pools of 2+ threads).
  * The binding resource is the one with the highest utilization; by the
  * utilization law throughput can grow at most 1/U before it saturates.
  * Below CEILING_SATURATED nothing binds (kind "none"): the load offered,
- * not the daemon, sets the throughput. The verdict keeps its evidence as
- * sentences with the numbers behind them, and the runners-up.
+ * or the machine, not the daemon, sets the throughput. The cores are not
+ * a candidate: whether this machine's cores bind is the other verdict
+ * (projection.h, "on this machine"), and the two are never conflated (a
+ * daemon's threads queue for CPUs the benchmark client takes, which is
+ * no limit of the daemon's). The verdict keeps its evidence as sentences
+ * with the numbers behind them, and the runners-up.
  */
 #ifndef CORECAP_CEILING_H
 #define CORECAP_CEILING_H

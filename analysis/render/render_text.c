@@ -68,7 +68,7 @@ static void ceiling(const struct report *r, FILE *out)
 {
 	const struct ceiling *c = r->ceiling;
 
-	fprintf(out, "CEILING    %s\n", c->verdict ? c->verdict : "?");
+	fprintf(out, "CEILING    the daemon's own limit: %s\n", c->verdict ? c->verdict : "?");
 	for (size_t i = 0; i < c->n_evidence; i++)
 		fprintf(out, "  - %s\n", c->evidence[i]);
 	fprintf(out, "\n");
