@@ -14,6 +14,8 @@ int corecap_cmd_html(int argc, char **argv);
 extern const char corecap_html_usage[];
 int corecap_cmd_compare(int argc, char **argv);
 extern const char corecap_compare_usage[];
+int corecap_cmd_stat(int argc, char **argv);
+extern const char corecap_stat_usage[];
 
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [options] RUN\n"                                                    \
@@ -55,6 +57,8 @@ extern const char corecap_compare_usage[];
 		{"html", corecap_cmd_html, "one self-contained HTML page: report, charts, flame graphs", \
 		 corecap_html_usage},                                                              \
 		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
-		 corecap_compare_usage},
+		 corecap_compare_usage},                                                           \
+		{"stat", corecap_cmd_stat, "a live view of a daemon under the shim: locks, threads", \
+		 corecap_stat_usage},
 
 #endif
