@@ -9,7 +9,7 @@
 #    figures are the interval's, not the totals (which stay > 0);
 #  - -d/--interval print one line per interval; the text view names the lock;
 #  - a PID that does not exist, a process without the shim, bad options:
-#    clear errors, exit 1 or 2.
+#    clear errors, exit 1 or 2; corecap-stats-dump --help is its usage.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_refosd
@@ -70,4 +70,7 @@ expect_fail_naming "a PID that does not exist" "no process with PID $plain" "$CO
 expect_exit_naming "-p abc" 2 "not a process id" "$CORECAP" stat -p abc --once
 expect_exit_naming "no -p" 2 "-p PID is required" "$CORECAP" stat --once
 expect_exit_naming "--interval 0" 2 "positive number of seconds" "$CORECAP" stat -p 1 --interval 0
+expect_exit_naming "corecap-stats-dump --help: usage on stdout" 0 "usage: corecap-stats-dump" "$DUMP" --help
+expect_true "... which says how its addresses are named" grep -q "addr2line -f -e" "$WORK/out"
+expect_exit_naming "corecap-stats-dump --bogus" 2 "unrecognized option '--bogus'" "$DUMP" --bogus
 finish

@@ -45,7 +45,9 @@ extern const char corecap_stat_usage[];
 	"                          when the daemon annotated none (default auto)\n"              \
 	"  --dump-ops FILE         write every op's latency and categories to FILE (TSV)\n"        \
 	"  --check-conservation    fail (exit 1) if any op's categories miss its latency by\n"     \
-	"                          more than 1 us\n"
+	"                          more than 1 us\n"                                             \
+	"\n"                                                                                       \
+	"See also corecap-report(1), corecap-flame(1), corecap-html(1), corecap-compare(1).\n"
 
 #define CORECAP_ANALYSIS_COMMANDS                                                                  \
 	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
