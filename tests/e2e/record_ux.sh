@@ -4,7 +4,9 @@
 #  - its progress lines (stderr) hold its own figures only, never the
 #    benchmark's columns squeezed into them; the benchmark's lines reach
 #    stdout with their columns intact;
-#  - "samples" means one thing: the wall-clock sampler's stacks.
+#  - "samples" means one thing: the wall-clock sampler's stacks;
+#  - the report says what its daemon-side latency leaves out of the
+#    benchmark's (client, network, messenger), with the benchmark's figure.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_sessiond
@@ -28,4 +30,10 @@ expect_true "refbench's column header reaches stdout intact" \
 expect_eq "'samples' in record's output other than the wall sampler's" "" \
 	"$(grep -o '[^ ]* [0-9]* *samples' "$WORK/err" | grep -v '^wall [0-9]* samples$' || true)"
 expect_true "... which it does say" grep -qE 'wall [0-9]+ samples' "$WORK/progress"
+
+"$CORECAP" report "$WORK/run" >"$WORK/report.txt"
+lat=$(awk -F: '/^Average Latency\(s\):/ { gsub(/ /, "", $2); printf "%.3f", $2 * 1e3 }' "$WORK/out")
+expect_true "refbench gave its average latency ($lat ms)" test -n "$lat"
+expect_true "the report's ops say what the daemon side leaves out of the benchmark's $lat ms" \
+	grep -q "daemon side: from an op's begin .*the benchmark's $lat ms avg also holds .*the client, the network both ways, the messenger" "$WORK/report.txt"
 finish
