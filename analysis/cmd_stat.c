@@ -30,7 +30,7 @@
 
 #include <json-c/json.h>
 
-#include "model/u64map.h"
+#include "read/shim_stats.h"
 #include "read/symbolizer.h"
 
 const char corecap_stat_usage[] =
@@ -81,11 +81,12 @@ struct thread_row {
 
 struct stat_interval {
 	uint64_t interval_ns;
-	struct lock_row *locks, *sites; /* sites reuse lock_row; first_site unused */
+	struct shim_stats shim;		/* the process's deltas, its locks' and sites' */
+	struct lock_row *locks, *sites; /* the same as rows; a site's first_site is 0 */
 	size_t n_locks, n_sites;
 	struct thread_row *threads;
 	size_t n_threads;
-	struct corecap_stats_counters total; /* the process, over the interval */
+	uint64_t io_ns; /* every I/O class */
 };
 
 static volatile sig_atomic_t stop_requested;
@@ -350,6 +351,7 @@ static void interval_release(struct stat_interval *iv)
 	free(iv->locks);
 	free(iv->sites);
 	free(iv->threads);
+	corecap_shim_stats_release(&iv->shim);
 	*iv = (struct stat_interval){0};
 }
 
@@ -379,102 +381,6 @@ static int cmp_threads(const void *a, const void *b)
 	return x->tid - y->tid;
 }
 
-/* addr -> index of the entry in prev's table, for the entries of one table. */
-static int index_by_addr(struct u64map *m, const void *buf, bool sites)
-{
-	const struct corecap_stats_header *h = buf;
-	uint32_t n = sites ? h->max_sites : h->max_locks;
-
-	for (uint32_t i = 0; i < n; i++) {
-		uint64_t a = sites ? corecap_stats_site_at(buf, i)->addr
-				   : corecap_stats_lock_at(buf, i)->addr;
-		uint64_t *v;
-
-		if (!a)
-			continue;
-		v = corecap_u64map_upsert(m, a, NULL);
-		if (!v)
-			return -ENOMEM;
-		*v = i;
-	}
-	return 0;
-}
-
-static int diff_locks(struct stat_interval *iv, const void *p, const void *c)
-{
-	const struct corecap_stats_header *hc = c;
-	struct u64map idx;
-	int ret;
-
-	corecap_u64map_init(&idx);
-	ret = index_by_addr(&idx, p, false);
-	iv->locks = calloc(hc->max_locks ? hc->max_locks : 1, sizeof(*iv->locks));
-	if (ret || !iv->locks) {
-		corecap_u64map_release(&idx);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < hc->max_locks; i++) {
-		const struct corecap_stats_lock *e = corecap_stats_lock_at(c, i), *e0 = NULL;
-		struct lock_row *r;
-		uint64_t *v;
-
-		if (!e->addr)
-			continue;
-		v = corecap_u64map_find(&idx, e->addr);
-		if (v)
-			e0 = corecap_stats_lock_at(p, (uint32_t)*v);
-		r = &iv->locks[iv->n_locks++];
-		r->addr = e->addr;
-		r->first_site = e->first_site;
-		r->kind = e->kind;
-		r->acquisitions = delta(e->acquisitions, e0 ? e0->acquisitions : 0);
-		r->contentions = delta(e->contentions, e0 ? e0->contentions : 0);
-		r->wait_ns = delta(e->wait_ns, e0 ? e0->wait_ns : 0);
-		r->holds = delta(e->holds, e0 ? e0->holds : 0);
-		r->hold_ns = delta(e->hold_ns, e0 ? e0->hold_ns : 0);
-	}
-	corecap_u64map_release(&idx);
-	qsort(iv->locks, iv->n_locks, sizeof(*iv->locks), cmp_rows);
-	return 0;
-}
-
-static int diff_sites(struct stat_interval *iv, const void *p, const void *c)
-{
-	const struct corecap_stats_header *hc = c;
-	struct u64map idx;
-	int ret;
-
-	corecap_u64map_init(&idx);
-	ret = index_by_addr(&idx, p, true);
-	iv->sites = calloc(hc->max_sites ? hc->max_sites : 1, sizeof(*iv->sites));
-	if (ret || !iv->sites) {
-		corecap_u64map_release(&idx);
-		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < hc->max_sites; i++) {
-		const struct corecap_stats_site *e = corecap_stats_site_at(c, i), *e0 = NULL;
-		struct lock_row *r;
-		uint64_t *v;
-
-		if (!e->addr)
-			continue;
-		v = corecap_u64map_find(&idx, e->addr);
-		if (v)
-			e0 = corecap_stats_site_at(p, (uint32_t)*v);
-		r = &iv->sites[iv->n_sites++];
-		r->addr = e->addr;
-		r->kind = e->kind;
-		r->acquisitions = delta(e->acquisitions, e0 ? e0->acquisitions : 0);
-		r->contentions = delta(e->contentions, e0 ? e0->contentions : 0);
-		r->wait_ns = delta(e->wait_ns, e0 ? e0->wait_ns : 0);
-		r->holds = delta(e->holds, e0 ? e0->holds : 0);
-		r->hold_ns = delta(e->hold_ns, e0 ? e0->hold_ns : 0);
-	}
-	corecap_u64map_release(&idx);
-	qsort(iv->sites, iv->n_sites, sizeof(*iv->sites), cmp_rows);
-	return 0;
-}
-
 static uint64_t sum_classes(const uint64_t *v)
 {
 	uint64_t s = 0;
@@ -493,7 +399,6 @@ static uint64_t sum_classes(const uint64_t *v)
 static int diff_threads(struct stat_interval *iv, const void *p, const void *c)
 {
 	const struct corecap_stats_header *hc = c, *hp = p;
-	struct corecap_stats_counters tc, tp;
 
 	iv->threads = calloc(hc->max_threads ? hc->max_threads : 1, sizeof(*iv->threads));
 	if (!iv->threads)
@@ -528,29 +433,61 @@ static int diff_threads(struct stat_interval *iv, const void *p, const void *c)
 		r->io_ns = delta(sum_classes(t->c.io_ns), sum_classes(b->io_ns));
 	}
 	qsort(iv->threads, iv->n_threads, sizeof(*iv->threads), cmp_threads);
-	corecap_stats_totals(c, &tc);
-	corecap_stats_totals(p, &tp);
-	iv->total.contentions = delta(tc.contentions, tp.contentions);
-	iv->total.lock_wait_ns = delta(tc.lock_wait_ns, tp.lock_wait_ns);
-	iv->total.cond_waits = delta(tc.cond_waits, tp.cond_waits);
-	iv->total.cond_wait_ns = delta(tc.cond_wait_ns, tp.cond_wait_ns);
-	iv->total.acquisitions = delta(tc.acquisitions, tp.acquisitions);
-	for (int k = 0; k < CORECAP_IO_CLASSES; k++) {
-		iv->total.io_calls[k] = delta(tc.io_calls[k], tp.io_calls[k]);
-		iv->total.io_ns[k] = delta(tc.io_ns[k], tp.io_ns[k]);
-	}
 	return 0;
 }
 
+/* Locks and sites as rows of one shape, sorted by wait. */
+static int rows_of(struct stat_interval *iv)
+{
+	const struct shim_stats *d = &iv->shim;
+
+	iv->locks = calloc(d->n_locks ? d->n_locks : 1, sizeof(*iv->locks));
+	iv->sites = calloc(d->n_sites ? d->n_sites : 1, sizeof(*iv->sites));
+	if (!iv->locks || !iv->sites)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n_locks; i++) {
+		const struct shim_lock_delta *l = &d->locks[i];
+
+		iv->locks[i] = (struct lock_row){.addr = l->addr,
+						 .first_site = l->first_site,
+						 .kind = l->kind,
+						 .acquisitions = l->acquisitions,
+						 .contentions = l->contentions,
+						 .wait_ns = l->wait_ns,
+						 .holds = l->holds,
+						 .hold_ns = l->hold_ns};
+	}
+	for (size_t i = 0; i < d->n_sites; i++) {
+		const struct shim_site_delta *e = &d->sites[i];
+
+		iv->sites[i] = (struct lock_row){.addr = e->addr,
+						 .kind = e->kind,
+						 .acquisitions = e->acquisitions,
+						 .contentions = e->contentions,
+						 .wait_ns = e->wait_ns,
+						 .holds = e->holds,
+						 .hold_ns = e->hold_ns};
+	}
+	iv->n_locks = d->n_locks;
+	iv->n_sites = d->n_sites;
+	qsort(iv->locks, iv->n_locks, sizeof(*iv->locks), cmp_rows);
+	qsort(iv->sites, iv->n_sites, sizeof(*iv->sites), cmp_rows);
+	return 0;
+}
+
+/* What the interval between two copies did: read/shim_stats' deltas, and the threads'. */
 static int diff_snaps(struct stat_interval *iv, const struct stat_snap *p,
 		      const struct stat_snap *c)
 {
 	*iv = (struct stat_interval){.interval_ns = c->t_ns - p->t_ns};
-	if (diff_locks(iv, p->buf, c->buf) || diff_sites(iv, p->buf, c->buf) ||
+	corecap_shim_stats_init(&iv->shim);
+	if (corecap_shim_stats_diff(&iv->shim, p->buf, c->buf) || rows_of(iv) ||
 	    diff_threads(iv, p->buf, c->buf)) {
 		interval_release(iv);
 		return -ENOMEM;
 	}
+	for (int k = 0; k < CORECAP_IO_CLASSES; k++)
+		iv->io_ns += iv->shim.io[k].ns;
 	return 0;
 }
 
@@ -594,7 +531,7 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 {
 	double iv_ms = ms(iv->interval_ns);
 	char e1[64], e2[64];
-	uint64_t io_calls = sum_classes(iv->total.io_calls), io_ns = sum_classes(iv->total.io_ns);
+	const struct shim_stats *d = &iv->shim;
 	int shown;
 
 	if (redraw)
@@ -604,8 +541,8 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	printf("process: lock wait %.1f ms in %" PRIu64
 	       " contentions, cond wait %.1f ms in %" PRIu64 " waits, I/O %.1f ms in %" PRIu64
 	       " calls (thread time, summed over threads)\n",
-	       ms(iv->total.lock_wait_ns), iv->total.contentions, ms(iv->total.cond_wait_ns),
-	       iv->total.cond_waits, ms(io_ns), io_calls);
+	       ms(d->lock_wait_ns), d->contentions, ms(d->cond_wait_ns), d->cond_waits,
+	       ms(iv->io_ns), d->io_calls);
 	if (h->sites_dropped || h->locks_dropped || h->threads_dropped)
 		printf("shim tables full since start: %" PRIu64 " waits without a site, %" PRIu64
 		       " locks not tracked, %" PRIu64 " threads without a slot\n",
@@ -653,13 +590,13 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	shown = 0;
 	for (size_t i = 0; i < iv->n_threads && shown < o->top; i++) {
 		const struct thread_row *t = &iv->threads[i];
-		double d = iv->interval_ns ? (double)iv->interval_ns : 1.0;
+		double span = iv->interval_ns ? (double)iv->interval_ns : 1.0;
 
 		shown++;
 		printf("%8d %-16s %9.1f %7.1f %9.1f %7.1f %9.1f %7.1f%s\n", t->tid, t->name,
-		       ms(t->lock_wait_ns), 100.0 * (double)t->lock_wait_ns / d,
-		       ms(t->cond_wait_ns), 100.0 * (double)t->cond_wait_ns / d, ms(t->io_ns),
-		       100.0 * (double)t->io_ns / d, t->live ? "" : " (exited)");
+		       ms(t->lock_wait_ns), 100.0 * (double)t->lock_wait_ns / span,
+		       ms(t->cond_wait_ns), 100.0 * (double)t->cond_wait_ns / span, ms(t->io_ns),
+		       100.0 * (double)t->io_ns / span, t->live ? "" : " (exited)");
 	}
 	if (iv->n_threads > (size_t)shown)
 		printf("(%zu more threads)\n", iv->n_threads - (size_t)shown);
@@ -718,13 +655,12 @@ static void print_json(const struct stat_opts *o, const char *comm, const struct
 	json_object_object_add(root, "exiting",
 			       json_object_new_boolean(!!(h->flags & CORECAP_STATS_F_EXITING)));
 	t = json_object_new_object();
-	json_object_object_add(t, "contentions", json_object_new_uint64(iv->total.contentions));
-	json_object_object_add(t, "lock_wait_ns", json_object_new_uint64(iv->total.lock_wait_ns));
-	json_object_object_add(t, "cond_waits", json_object_new_uint64(iv->total.cond_waits));
-	json_object_object_add(t, "cond_wait_ns", json_object_new_uint64(iv->total.cond_wait_ns));
-	json_object_object_add(t, "io_calls",
-			       json_object_new_uint64(sum_classes(iv->total.io_calls)));
-	json_object_object_add(t, "io_ns", json_object_new_uint64(sum_classes(iv->total.io_ns)));
+	json_object_object_add(t, "contentions", json_object_new_uint64(iv->shim.contentions));
+	json_object_object_add(t, "lock_wait_ns", json_object_new_uint64(iv->shim.lock_wait_ns));
+	json_object_object_add(t, "cond_waits", json_object_new_uint64(iv->shim.cond_waits));
+	json_object_object_add(t, "cond_wait_ns", json_object_new_uint64(iv->shim.cond_wait_ns));
+	json_object_object_add(t, "io_calls", json_object_new_uint64(iv->shim.io_calls));
+	json_object_object_add(t, "io_ns", json_object_new_uint64(iv->io_ns));
 	json_object_object_add(root, "process", t);
 	a = json_object_new_array();
 	for (size_t i = 0; i < iv->n_locks; i++)
