@@ -600,9 +600,9 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	}
 	if (iv->n_threads > (size_t)shown)
 		printf("(%zu more threads)\n", iv->n_threads - (size_t)shown);
-	printf("\nLOCK%%, COND%%, IO%%: share of the interval the thread spent waiting for "
-	       "locks,\nin condition waits, in I/O calls. HOLD%%: the lock held exclusively "
-	       "(hot locks only).\n");
+	printf("\nLOCK%%, COND%%, IO%%: share of the interval the thread spent waiting for locks,\n"
+	       "in condition waits, in I/O calls (a wait counts when it ends). HOLD%%: share the\n"
+	       "lock was held exclusively. Differences over the interval, not totals.\n");
 	fflush(stdout);
 }
 

@@ -32,8 +32,8 @@ expect_true "... first contended in osd_handle_op" \
 	grep -q '^osd_handle_op+' <(json "$WORK/load.json" "$big[0]['first_site_symbol']")
 expect_calc "... contended in the interval" "$(json "$WORK/load.json" "$big[0]['contentions']") > 0"
 expect_calc "... with a non-zero wait" "$(json "$WORK/load.json" "$big[0]['wait_ns']") > 0"
-expect_calc "... held most of the interval (one op at a time, 50 us each)" \
-	"$(json "$WORK/load.json" "$big[0]['hold_util']") > 0.3"
+expect_calc "... and held in it (one op at a time, 50 us of CPU each)" \
+	"$(json "$WORK/load.json" "$big[0]['hold_util']") > 0.1"
 expect_calc "interval ~1 s" "$(json "$WORK/load.json" "d['interval_ns']") > 0.9e9 && $(json "$WORK/load.json" "d['interval_ns']") < 1.5e9"
 site="[s for s in d['sites'] if s['symbol'].startswith('osd_handle_op+') and s['kind'] == 'mutex']"
 expect_calc "its site osd_handle_op+... waited" "$(json "$WORK/load.json" "sum(s['wait_ns'] for s in $site)") > 0"
