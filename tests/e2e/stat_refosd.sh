@@ -8,8 +8,10 @@
 #  - after the load, an interval shows the same lock with no wait: the
 #    figures are the interval's, not the totals (which stay > 0);
 #  - -d/--interval print one line per interval; the text view names the lock;
-#  - a PID that does not exist, a process without the shim, bad options:
-#    clear errors, exit 1 or 2; corecap-stats-dump --help is its usage.
+#  - a daemon with CORECAP_STATS_DIR is found there;
+#  - a PID that does not exist, a process without the shim, a segment
+#    that belongs to another PID, bad options: clear errors, exit 1 or 2;
+#    corecap-stats-dump --help is its usage.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_refosd
@@ -56,6 +58,16 @@ expect_eq "... and no contention" 0 "$(json "$WORK/idle.json" "$big[0]['contenti
 expect_eq "the process waited for no lock" 0 "$(json "$WORK/idle.json" "d['process']['lock_wait_ns']")"
 total=$("$DUMP" "$OSD_PID" | awk -F'\t' '$1 == "lock" && $2 == "'"$(json "$WORK/idle.json" "$big[0]['addr']")"'" { print $7 }')
 expect_calc "... while its total wait since start is > 0 (${total:-none} ns)" "${total:-0} > 0"
+"$DUMP" --copy "$WORK/segment-copy" "$OSD_PID"
+stop_refosd
+
+# A daemon whose shim keeps its file elsewhere (CORECAP_STATS_DIR): stat
+# finds it through the daemon's environment.
+mkdir -p "$WORK/statsdir"
+launch_refosd moved env CORECAP_STATS_DIR="$WORK/statsdir" "$CORECAP" run -- "$REFOSD" --port 0 --debug 0
+expect_file "$WORK/statsdir/corecap.$OSD_PID"
+"$CORECAP" stat -p "$OSD_PID" --once --json --interval 0.2 >"$WORK/moved.json" 2>"$WORK/moved.err" || true
+expect_eq "CORECAP_STATS_DIR: stat reads the daemon's segment there" "$OSD_PID" "$(json "$WORK/moved.json" "d['pid']" 2>/dev/null)"
 stop_refosd
 
 # Error paths.
@@ -64,7 +76,15 @@ plain=$!
 track "$plain"
 expect_fail_naming "a process without the shim" "has no shim segment" "$CORECAP" stat -p "$plain" --once
 expect_true "... and says how to get one" grep -q "corecap run" "$WORK/err"
-kill "$plain"
+# A segment that is not the process's own (a copy of refosd's, under the
+# name of another PID): refused, naming both.
+mkdir -p "$WORK/fake"
+CORECAP_STATS_DIR="$WORK/fake" sleep 30 &
+faked=$!
+track "$faked"
+cp "$WORK/segment-copy" "$WORK/fake/corecap.$faked"
+expect_fail_naming "another process's segment" "is the shim segment of PID" "$CORECAP" stat -p "$faked" --once
+kill "$plain" "$faked"
 wait "$plain" 2>/dev/null || true
 expect_fail_naming "a PID that does not exist" "no process with PID $plain" "$CORECAP" stat -p "$plain" --once
 expect_exit_naming "-p abc" 2 "not a process id" "$CORECAP" stat -p abc --once
