@@ -265,8 +265,9 @@ static void progress(struct record *r, uint64_t t)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | trace %.1f MiB",
 				      (double)tree_bytes(r->rd.dirfd, "trace", 0) / 1048576.0);
 	if (r->have_threads)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " | %zu threads, /proc read %llu times",
-				      r->threads.n_threads, (unsigned long long)r->threads.rounds);
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " | %zu threads, /proc read %llu times", r->threads.n_threads,
+				      (unsigned long long)r->threads.rounds);
 	if (r->have_wall)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu samples",
 				      (unsigned long long)r->wall.stats.samples);
@@ -781,8 +782,7 @@ static int start_window(struct record *r)
 		if (r->have_bench)
 			corecap_note("recording PID %d (%s) while '%s' runs, into '%s'",
 				     (int)r->target.pid, r->target.comm,
-				     corecap_bench_label(r->opts.bench_argv),
-				     r->rd.path);
+				     corecap_bench_label(r->opts.bench_argv), r->rd.path);
 		else if (r->opts.duration_s > 0)
 			corecap_note("recording PID %d (%s) for %g s into '%s'", (int)r->target.pid,
 				     r->target.comm, r->opts.duration_s, r->rd.path);
