@@ -53,6 +53,9 @@ const char corecap_stat_usage[] =
 	"On a terminal the view is redrawn in place; otherwise intervals follow each\n"
 	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
 
+/* The shim's file is about 4 MiB (stats_layout.h); one far larger is not one. */
+#define STAT_MAX_SEGMENT_BYTES (256ull << 20)
+
 struct stat_opts {
 	pid_t pid;
 	double duration_s, interval_s;
@@ -286,7 +289,8 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 		return 1;
 	}
 	stats_path(o->pid, path, sizeof(path));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO put in the segment's place must not hang stat. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		int e = errno;
 
@@ -302,9 +306,17 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 			(int)o->pid);
 		return 1;
 	}
-	if (fstat(fd, &st) < 0 || st.st_size < (off_t)sizeof(*h)) {
+	if (fstat(fd, &st) < 0) {
+		stat_error("cannot read '%s': %s", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
+	    (uint64_t)st.st_size > STAT_MAX_SEGMENT_BYTES) {
 		stat_error("'%s': not a corecap stats file (%s)", path,
-			   st.st_size < (off_t)sizeof(*h) ? "too short" : strerror(errno));
+			   !S_ISREG(st.st_mode)		    ? "not a regular file"
+			   : st.st_size < (off_t)sizeof(*h) ? "too short"
+							    : "far too large");
 		close(fd);
 		return 1;
 	}
