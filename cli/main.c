@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "suggest.h"
 #include <corecap/collector.h>
 #include <corecap/analysis.h>
 
@@ -29,6 +30,20 @@ static const struct corecap_command *find_command(const char *name)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
+}
+
+/* One line, git style: "unknown command 'reprot' (did you mean 'report'?)". */
+static void unknown_command(const char *name)
+{
+	const char *names[N_COMMANDS], *near;
+
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		names[i] = commands[i].name;
+	near = corecap_suggest(name, names, N_COMMANDS);
+	if (near)
+		fprintf(stderr, "corecap: unknown command '%s' (did you mean '%s'?)\n", name, near);
+	else
+		fprintf(stderr, "corecap: unknown command '%s'; see 'corecap --help'\n", name);
 }
 
 static int cmd_help(int argc, char **argv)
@@ -69,8 +84,7 @@ int main(int argc, char **argv)
 		return cmd_help(argc - 1, argv + 1);
 	cmd = find_command(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "corecap: '%s' is not a corecap command\n\n", argv[1]);
-		print_usage(stderr);
+		unknown_command(argv[1]);
 		return 2;
 	}
 	return cmd->fn(argc - 1, argv + 1);

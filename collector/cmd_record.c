@@ -32,6 +32,7 @@
 #include <corecap/collector.h>
 #include <corecap/kernel_format.h>
 
+#include "bench_label.h"
 #include "bench_parse.h"
 #include "bench_runner.h"
 #include "ceph_asok.h"
@@ -264,21 +265,18 @@ static void progress(struct record *r, uint64_t t)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | trace %.1f MiB",
 				      (double)tree_bytes(r->rd.dirfd, "trace", 0) / 1048576.0);
 	if (r->have_threads)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " | %zu threads, %llu samples",
-				      r->threads.n_threads, (unsigned long long)r->threads.rounds);
+		n += (size_t)snprintf(line + n, sizeof(line) - n,
+				      " | %zu threads, /proc read %llu times", r->threads.n_threads,
+				      (unsigned long long)r->threads.rounds);
 	if (r->have_wall)
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu stacks",
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu samples",
 				      (unsigned long long)r->wall.stats.samples);
-	if (r->have_bench && r->bench.last_line[0] && n + 4 < sizeof(line)) {
-		/* The benchmark's last line, its runs of blanks squeezed. */
-		const char *p = r->bench.last_line;
-
-		n += (size_t)snprintf(line + n, sizeof(line) - n, " |");
-		for (; *p && n + 1 < sizeof(line); p++)
-			if (!(*p == ' ' && line[n - 1] == ' '))
-				line[n++] = *p == '\t' ? ' ' : *p;
-		line[n] = '\0';
-	}
+	/*
+	 * The benchmark's last line only when its output is not shown
+	 * (stdout gone): shown, it stands above with its columns intact.
+	 */
+	if (r->have_bench && !r->bench.echo && r->bench.last_line[0])
+		snprintf(line + n, sizeof(line) - n, " | benchmark: %s", r->bench.last_line);
 	if (r->progress_tty) {
 		fprintf(stderr, "\r\033[Kcorecap: %s", line);
 		r->progress_pending = true;
@@ -783,8 +781,8 @@ static int start_window(struct record *r)
 	if (!r->opts.quiet) {
 		if (r->have_bench)
 			corecap_note("recording PID %d (%s) while '%s' runs, into '%s'",
-				     (int)r->target.pid, r->target.comm, r->opts.bench_argv[0],
-				     r->rd.path);
+				     (int)r->target.pid, r->target.comm,
+				     corecap_bench_label(r->opts.bench_argv), r->rd.path);
 		else if (r->opts.duration_s > 0)
 			corecap_note("recording PID %d (%s) for %g s into '%s'", (int)r->target.pid,
 				     r->target.comm, r->opts.duration_s, r->rd.path);

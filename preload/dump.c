@@ -238,6 +238,7 @@ static void write_locks(struct out *o, struct stats_shm *s, uint32_t top, uint32
 static void write_threads(struct out *o, struct stats_shm *s, uint32_t top, uint32_t *idx)
 {
 	uint32_t n = select_top(s, CORECAP_STATS_MAX_THREADS, thread_key, top, idx);
+	bool exited = false;
 
 	out_printf(o, "corecap: threads by time waiting or in I/O (top %u)\n", top);
 	out_printf(o, "%8s %-16s %12s %10s %12s %12s %10s %10s %10s %10s %10s\n", "tid", "name",
@@ -249,6 +250,7 @@ static void write_threads(struct out *o, struct stats_shm *s, uint32_t top, uint
 
 		snprintf(name, sizeof(name), "%.*s%s", CORECAP_STATS_NAME_LEN - 1, t->name,
 			 t->state == CORECAP_THREAD_EXITED ? "*" : "");
+		exited |= t->state == CORECAP_THREAD_EXITED;
 		out_printf(o,
 			   "%8d %-16s %12llu %10llu %12.3f %12.3f %10.3f %10.3f %10.3f %10.3f "
 			   "%10.3f\n",
@@ -258,6 +260,8 @@ static void write_threads(struct out *o, struct stats_shm *s, uint32_t top, uint
 			   ms(t->c.io_ns[CORECAP_IO_DATA]), ms(t->c.io_ns[CORECAP_IO_NET]),
 			   ms(t->c.io_ns[CORECAP_IO_JOURNAL]), ms(t->c.io_ns[CORECAP_IO_OTHER]));
 	}
+	if (exited)
+		out_printf(o, "corecap: name* = the thread has exited (its counters are final)\n");
 }
 
 int dump_write(struct stats_shm *s, int fd, uint32_t top, const char *why)
@@ -278,6 +282,9 @@ int dump_write(struct stats_shm *s, int fd, uint32_t top, const char *why)
 	out_printf(&o, "corecap: summary of pid %d (%s) at %s, %.3f s after start%s\n", h->pid,
 		   base_name(h->exe), why, (double)(now - h->created_ns) / 1e9,
 		   h->flags & CORECAP_STATS_F_SHARED ? "" : " (no live counters file)");
+	out_printf(&o, "corecap: sites read function+0xOFF (module) where a dynamic symbol "
+		       "covers them, else module+0xOFF: addr2line -f -e MODULE 0xOFF names it, as "
+		       "corecap report does for a recorded run\n");
 	write_sites(&o, s, top, idx);
 	write_conds(&o, s, top, idx);
 	write_locks(&o, s, top, idx, now);

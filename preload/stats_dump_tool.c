@@ -7,6 +7,7 @@
  *
  * usage: corecap-stats-dump [--maps FILE] PID|FILE
  *        corecap-stats-dump --copy OUT PID|FILE
+ *        corecap-stats-dump --help
  */
 #include <corecap/stats_layout.h>
 #include <errno.h>
@@ -268,6 +269,25 @@ static int write_copy(const char *out, const void *buf, size_t len)
 	return 0;
 }
 
+static const char usage[] =
+	"usage: corecap-stats-dump [--maps FILE] PID|FILE\n"
+	"       corecap-stats-dump --copy OUT PID|FILE\n"
+	"\n"
+	"Prints the shim's counters (the live /dev/shm/corecap.PID of a daemon under\n"
+	"'corecap run', or a copy such as RUN/stats-end) as tab-separated lines, one\n"
+	"record per line, its type first: header, control, site, lock, thread, total.\n"
+	"A line starting with '#' names the columns of the records below it. Counters\n"
+	"are totals since the daemon started; times are in ns.\n"
+	"\n"
+	"  --maps FILE  name addresses with this /proc/PID/maps copy (default for a PID:\n"
+	"               /proc/PID/maps; for a FILE: none, and `where` reads '-')\n"
+	"  --copy OUT   write a consistent copy of the file to OUT instead (new file)\n"
+	"\n"
+	"The `where` column is MODULE+0xOFF (offset in the file): addr2line -f -e\n"
+	"MODULE 0xOFF names the function; stacks are raw addresses. For names, and for\n"
+	"the counters of each interval rather than totals, run 'corecap stat -p PID';\n"
+	"for a recorded run, 'corecap report RUN'. See also corecap-stats-dump(1).\n";
+
 int main(int argc, char **argv)
 {
 	char maps_file[512] = "";
@@ -277,6 +297,14 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	int i = 1, ret;
 
+	for (int a = 1; a < argc; a++) {
+		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (strcmp(argv[a], "--") == 0)
+			break;
+	}
 	for (; i < argc - 1; i += 2) {
 		if (strcmp(argv[i], "--copy") == 0)
 			copy = argv[i + 1];
@@ -285,9 +313,16 @@ int main(int argc, char **argv)
 		else
 			break;
 	}
+	if (i == argc - 2 && strcmp(argv[i], "--") == 0)
+		i++;
+	else if (i < argc && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--copy") != 0 &&
+		 strcmp(argv[i], "--maps") != 0) {
+		fprintf(stderr, "corecap-stats-dump: unrecognized option '%s'\n\n%s", argv[i],
+			usage);
+		return 2;
+	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: corecap-stats-dump [--maps FILE] PID|FILE\n"
-				"       corecap-stats-dump --copy OUT PID|FILE\n");
+		fputs(usage, stderr);
 		return 2;
 	}
 	if (load(argv[i], &buf, &len, maps_file, sizeof(maps_file)) < 0)

@@ -150,31 +150,13 @@ static void load_io(struct shim_stats *s, const void *b, const void *e)
 		delta(he->aio_untracked + he->aio_unmatched, hb->aio_untracked + hb->aio_unmatched);
 }
 
-int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const char *end_path,
-			    char **err)
+int corecap_shim_stats_diff(struct shim_stats *s, const void *b, const void *e)
 {
-	void *b = NULL, *e = NULL;
-	size_t blen, elen;
-	const struct corecap_stats_header *hb, *he;
+	const struct corecap_stats_header *hb = b, *he = e;
 	struct u64map in_begin;
-	int ret;
+	int ret = 0;
 
-	*err = NULL;
 	corecap_u64map_init(&in_begin);
-	ret = read_copy(begin_path, &b, &blen, err);
-	if (!ret)
-		ret = read_copy(end_path, &e, &elen, err);
-	if (ret)
-		goto out;
-	hb = b;
-	he = e;
-	if (hb->pid != he->pid) {
-		if (asprintf(err, "'%s' and '%s' belong to different processes (%d, %d)",
-			     begin_path, end_path, hb->pid, he->pid) < 0)
-			*err = NULL;
-		ret = -EINVAL;
-		goto out;
-	}
 	s->pid = he->pid;
 	s->hold_sample_every = he->hold_sample_every;
 	s->locks_dropped = delta(he->locks_dropped, hb->locks_dropped);
@@ -191,6 +173,7 @@ int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const 
 		s->contentions = delta(t1.contentions, t0.contentions);
 		s->lock_wait_ns = delta(t1.lock_wait_ns, t0.lock_wait_ns);
 		s->cond_waits = delta(t1.cond_waits, t0.cond_waits);
+		s->cond_wait_ns = delta(t1.cond_wait_ns, t0.cond_wait_ns);
 	}
 	load_io(s, b, e);
 	for (uint32_t i = 0; i < hb->max_locks; i++) {
@@ -225,6 +208,7 @@ int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const 
 		d->addr = l->addr;
 		d->kind = (uint8_t)l->kind;
 		d->hot_since_ns = l->hot_since_ns;
+		d->first_site = l->first_site;
 		d->acquisitions = delta(l->acquisitions, l0 ? l0->acquisitions : 0);
 		d->contentions = delta(l->contentions, l0 ? l0->contentions : 0);
 		d->wait_ns = delta(l->wait_ns, l0 ? l0->wait_ns : 0);
@@ -234,6 +218,34 @@ int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const 
 	ret = load_sites(s, b, e);
 out:
 	corecap_u64map_release(&in_begin);
+	return ret;
+}
+
+int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const char *end_path,
+			    char **err)
+{
+	void *b = NULL, *e = NULL;
+	size_t blen, elen;
+	const struct corecap_stats_header *hb, *he;
+	int ret;
+
+	*err = NULL;
+	ret = read_copy(begin_path, &b, &blen, err);
+	if (!ret)
+		ret = read_copy(end_path, &e, &elen, err);
+	if (ret)
+		goto out;
+	hb = b;
+	he = e;
+	if (hb->pid != he->pid) {
+		if (asprintf(err, "'%s' and '%s' belong to different processes (%d, %d)",
+			     begin_path, end_path, hb->pid, he->pid) < 0)
+			*err = NULL;
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = corecap_shim_stats_diff(s, b, e);
+out:
 	free(b);
 	free(e);
 	return ret;

@@ -6,7 +6,7 @@
  * wait and (exclusive) hold time, and per call site the same (a site's
  * acquisitions and holds count those of hot locks only). A lock that
  * became hot inside the window counts from then on. The copies are held
- * only while loading.
+ * only while loading. `corecap stat` diffs two live copies the same way.
  */
 #ifndef CORECAP_SHIM_STATS_H
 #define CORECAP_SHIM_STATS_H
@@ -20,6 +20,7 @@ struct shim_lock_delta {
 	uint8_t kind;
 	uint64_t acquisitions, contentions, wait_ns, holds, hold_ns;
 	uint64_t hot_since_ns; /* when it was first contended */
+	uint64_t first_site;   /* the call site of that contention */
 };
 
 struct shim_site_delta {
@@ -48,7 +49,7 @@ struct shim_stats {
 	uint32_t hold_sample_every;
 	/* The process's counters over the window (every thread, retired ones too). */
 	uint64_t io_calls; /* I/O calls the shim wrapped, every class */
-	uint64_t contentions, lock_wait_ns, cond_waits;
+	uint64_t contentions, lock_wait_ns, cond_waits, cond_wait_ns;
 	struct shim_io_delta io[CORECAP_IO_CLASSES];
 	uint64_t aio_untimed; /* aio_untracked + aio_unmatched in the window */
 };
@@ -60,6 +61,11 @@ void corecap_shim_stats_init(struct shim_stats *s);
  */
 int corecap_shim_stats_load(struct shim_stats *s, const char *begin_path, const char *end_path,
 			    char **err);
+/*
+ * The same from two valid copies in memory (corecap_stats_valid), begin
+ * and end of one process, as `corecap stat` takes them live. 0 or -ENOMEM.
+ */
+int corecap_shim_stats_diff(struct shim_stats *s, const void *begin, const void *end);
 void corecap_shim_stats_release(struct shim_stats *s);
 
 #endif

@@ -494,6 +494,14 @@ static void ops(const struct report *r, FILE *out)
 		return;
 	}
 	fprintf(out, "ops        (per op, us; the categories sum to the mean latency)\n");
+	if (r->manifest && r->manifest->bench.has_lat)
+		fprintf(out,
+			"           daemon side: from an op's begin (its request read) to its end "
+			"(its "
+			"reply sent); the benchmark's %.3f ms avg also holds what that leaves out: "
+			"the client, the network both ways, the messenger until the request is "
+			"read\n",
+			r->manifest->bench.lat_avg_s * 1e3);
 	if (r->net_ops)
 		fprintf(out,
 			"           detected from socket I/O (no annotations used): %llu requests "

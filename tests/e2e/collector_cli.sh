@@ -15,8 +15,11 @@ expect_true "help record shows its usage" grep -q 'usage: corecap record -p PID'
 expect_eq "corecap help run exits" 0 "$(status "$CORECAP" help run)"
 expect_eq "corecap help nosuch exits" 2 "$(status "$CORECAP" help nosuch)"
 expect_eq "an unknown command exits" 2 "$(status "$CORECAP" nosuch)"
-expect_true "an unknown command names itself" grep -q "'nosuch' is not a corecap command" "$WORK/err"
-expect_true "an unknown command prints the usage" grep -q 'usage: corecap' "$WORK/err"
+expect_true "an unknown command names itself" grep -q "unknown command 'nosuch'" "$WORK/err"
+expect_true "... in one line, not the whole usage" sh -c "[ \$(wc -l <'$WORK/err') -eq 1 ] && ! grep -q 'usage: corecap' '$WORK/err'"
+expect_eq "a typo'd command exits" 2 "$(status "$CORECAP" reprot)"
+expect_eq "... and says the command meant" "corecap: unknown command 'reprot' (did you mean 'report'?)" "$(cat "$WORK/err")"
+expect_eq "a command's prefix" "corecap: unknown command 'rec' (did you mean 'record'?)" "$(status "$CORECAP" rec >/dev/null; cat "$WORK/err")"
 expect_eq "no command exits" 2 "$(status "$CORECAP")"
 
 # corecap run: same PID, our libraries first, the old LD_PRELOAD kept.

@@ -54,6 +54,12 @@ top=$(awk '/lock sites by total wait/ { getline; getline; print; exit }' "$dump"
 expect_true "the top lock site is the contended one, symbolized ($top)" \
 	sh -c "printf '%s\n' '$top' | grep -q 'contend_lock_site+0x'"
 site=$(printf '%s\n' "$top" | grep -o 'contend_lock_site+0x[0-9a-f]*')
+expect_true "the exit dump explains how sites are named" grep -q '^corecap: sites read function+0xOFF' "$dump"
+if awk '/threads by time waiting/ { on = 1; getline; next } on && /^ *[0-9]+ [^ ]*\* / { f = 1 } END { exit !f }' "$dump"; then
+	expect_true "... and the * of its exited threads" grep -q '^corecap: name\* = the thread has exited' "$dump"
+else
+	expect_true "no exited thread shown, no legend for one" sh -c "! grep -q 'name\\* = the thread' '$dump'"
+fi
 
 # Delay injection at that site: its lock's holds grow by the delay.
 mean_hold() { # output file -> mean hold at the site, in us

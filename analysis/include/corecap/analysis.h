@@ -14,6 +14,8 @@ int corecap_cmd_html(int argc, char **argv);
 extern const char corecap_html_usage[];
 int corecap_cmd_compare(int argc, char **argv);
 extern const char corecap_compare_usage[];
+int corecap_cmd_stat(int argc, char **argv);
+extern const char corecap_stat_usage[];
 
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [options] RUN\n"                                                    \
@@ -43,7 +45,9 @@ extern const char corecap_compare_usage[];
 	"                          when the daemon annotated none (default auto)\n"              \
 	"  --dump-ops FILE         write every op's latency and categories to FILE (TSV)\n"        \
 	"  --check-conservation    fail (exit 1) if any op's categories miss its latency by\n"     \
-	"                          more than 1 us\n"
+	"                          more than 1 us\n"                                             \
+	"\n"                                                                                       \
+	"See also corecap-report(1), corecap-flame(1), corecap-html(1), corecap-compare(1).\n"
 
 #define CORECAP_ANALYSIS_COMMANDS                                                                  \
 	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
@@ -55,6 +59,8 @@ extern const char corecap_compare_usage[];
 		{"html", corecap_cmd_html, "one self-contained HTML page: report, charts, flame graphs", \
 		 corecap_html_usage},                                                              \
 		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
-		 corecap_compare_usage},
+		 corecap_compare_usage},                                                           \
+		{"stat", corecap_cmd_stat, "a live view of a daemon under the shim: locks, threads", \
+		 corecap_stat_usage},
 
 #endif

@@ -1,0 +1,809 @@
+/*
+ * `corecap stat -p PID`: a live, top-like view of a daemon running under
+ * the shim (`corecap run`). Every interval it copies the shim's shared
+ * memory (/dev/shm/corecap.<pid>, common/include/corecap/stats_layout.h),
+ * subtracts the previous copy, and prints what the interval did: hot
+ * locks and lock call sites by wait, threads by lock, condition and I/O
+ * time, named by the symbolizer over /proc/PID/maps. It lives in
+ * analysis/ rather than collector/ because what it does is the analysis'
+ * (deltas of the stats layout, symbols) and the symbolizer is there; the
+ * only live thing it touches is a read-only mapping of the shim's file
+ * (docs/architecture.md).
+ */
+#include <corecap/analysis.h>
+#include <corecap/stats_layout.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "read/shim_stats.h"
+#include "read/symbolizer.h"
+
+const char corecap_stat_usage[] =
+	"usage: corecap stat -p PID [-d S] [--interval S] [--once] [--json] [--top N]\n"
+	"\n"
+	"A live view of a daemon running under the shim ('corecap run'): every interval,\n"
+	"the hot locks and lock call sites by the time threads waited for them in that\n"
+	"interval, and the threads by lock, condition-variable and I/O time, named from\n"
+	"the daemon's symbols. Figures are differences between two copies of the shim's\n"
+	"counters (/dev/shm/corecap.PID), not totals since the daemon started.\n"
+	"\n"
+	"  -p, --pid PID      the daemon (its shim segment must exist)\n"
+	"  -d, --duration S   stop after S seconds (default: until interrupted)\n"
+	"  -i, --interval S   seconds per interval (default 1)\n"
+	"      --once         print one interval and exit\n"
+	"      --json         one JSON object per interval and line, every hot lock,\n"
+	"                     site and thread (keys: corecap-stat(1))\n"
+	"      --top N        rows per table in the text view (default 10)\n"
+	"\n"
+	"On a terminal the view is redrawn in place; otherwise intervals follow each\n"
+	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
+
+/* The shim's file is about 4 MiB (stats_layout.h); one far larger is not one. */
+#define STAT_MAX_SEGMENT_BYTES (256ull << 20)
+
+struct stat_opts {
+	pid_t pid;
+	double duration_s, interval_s;
+	bool once, json;
+	int top;
+};
+
+/* One copy of the shim's file and when it was taken. */
+struct stat_snap {
+	void *buf;
+	uint64_t t_ns;
+};
+
+struct lock_row {
+	uint64_t addr, first_site;
+	uint32_t kind;
+	uint64_t acquisitions, contentions, wait_ns, holds, hold_ns;
+};
+
+struct thread_row {
+	int32_t tid;
+	char name[CORECAP_STATS_NAME_LEN + 1];
+	bool live;
+	uint64_t contentions, lock_wait_ns, cond_waits, cond_wait_ns, io_calls, io_ns;
+};
+
+struct stat_interval {
+	uint64_t interval_ns;
+	struct shim_stats shim;		/* the process's deltas, its locks' and sites' */
+	struct lock_row *locks, *sites; /* the same as rows; a site's first_site is 0 */
+	size_t n_locks, n_sites;
+	struct thread_row *threads;
+	size_t n_threads;
+	uint64_t io_ns; /* every I/O class */
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void stat_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void stat_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("corecap stat: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t delta(uint64_t cur, uint64_t prev)
+{
+	return cur >= prev ? cur - prev : cur;
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 1e7)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int parse_args(struct stat_opts *o, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"pid", required_argument, NULL, 'p'},
+		{"duration", required_argument, NULL, 'd'},
+		{"interval", required_argument, NULL, 'i'},
+		{"once", no_argument, NULL, 'O'},
+		{"json", no_argument, NULL, 'J'},
+		{"top", required_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	char *end;
+	long v;
+	int c;
+
+	*o = (struct stat_opts){.interval_s = 1.0, .top = 10};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:d:i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > INT32_MAX) {
+				stat_error("-p '%s': not a process id", optarg);
+				return 2;
+			}
+			o->pid = (pid_t)v;
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &o->duration_s)) {
+				stat_error("-d '%s': expected a positive number of seconds",
+					   optarg);
+				return 2;
+			}
+			break;
+		case 'i':
+			if (!parse_seconds(optarg, &o->interval_s)) {
+				stat_error("--interval '%s': expected a positive number of seconds",
+					   optarg);
+				return 2;
+			}
+			break;
+		case 'O':
+			o->once = true;
+			break;
+		case 'J':
+			o->json = true;
+			break;
+		case 'T':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 || v > 100000) {
+				stat_error("--top '%s': expected a positive number of rows",
+					   optarg);
+				return 2;
+			}
+			o->top = (int)v;
+			break;
+		case 'h':
+			fputs(corecap_stat_usage, stdout);
+			return -1;
+		case ':':
+			stat_error("option '%s' needs a value", argv[optind - 1]);
+			fputs(corecap_stat_usage, stderr);
+			return 2;
+		default:
+			stat_error("unrecognized option '%s'", argv[optind - 1]);
+			fputs(corecap_stat_usage, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		stat_error("unexpected argument '%s'", argv[optind]);
+		fputs(corecap_stat_usage, stderr);
+		return 2;
+	}
+	if (!o->pid) {
+		stat_error("-p PID is required");
+		fputs(corecap_stat_usage, stderr);
+		return 2;
+	}
+	return 0;
+}
+
+/* The process's comm, or false when /proc has no such process. */
+static bool process_comm(pid_t pid, char *comm, size_t cap)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (!fgets(comm, (int)cap, f))
+		comm[0] = '\0';
+	comm[strcspn(comm, "\n")] = '\0';
+	fclose(f);
+	return true;
+}
+
+/*
+ * Where the shim of pid keeps its file: its CORECAP_STATS_DIR (from
+ * /proc/PID/environ, as the shim read it at start), else /dev/shm.
+ */
+static void stats_path(pid_t pid, char *path, size_t cap)
+{
+	char env_path[64], *env = NULL, *p;
+	size_t size = 0, n;
+	FILE *f;
+
+	snprintf(env_path, sizeof(env_path), "/proc/%d/environ", (int)pid);
+	f = fopen(env_path, "re");
+	if (f) {
+		n = (size_t)getdelim(&env, &size, '\0', f);
+		while (n != (size_t)-1) {
+			if (strncmp(env, "CORECAP_STATS_DIR=/", 19) == 0) {
+				p = env + 18;
+				snprintf(path, cap, "%s/corecap.%d", p, (int)pid);
+				free(env);
+				fclose(f);
+				return;
+			}
+			n = (size_t)getdelim(&env, &size, '\0', f);
+		}
+		free(env);
+		fclose(f);
+	}
+	snprintf(path, cap, "/dev/shm/corecap.%d", (int)pid);
+}
+
+/*
+ * Maps the shim's file of o->pid read-only. 0, or 1 with the error
+ * printed: no such process, no shim segment, or not this process's.
+ */
+static int open_segment(const struct stat_opts *o, const void **map, size_t *len)
+{
+	char path[320], comm[64] = "";
+	const struct corecap_stats_header *h;
+	struct stat st;
+	void *m;
+	int fd;
+
+	if (!process_comm(o->pid, comm, sizeof(comm))) {
+		stat_error("no process with PID %d", (int)o->pid);
+		return 1;
+	}
+	stats_path(o->pid, path, sizeof(path));
+	/* O_NONBLOCK: a FIFO put in the segment's place must not hang stat. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		int e = errno;
+
+		stat_error("process %d (%s) has no shim segment: cannot open '%s': %s", (int)o->pid,
+			   comm, path, strerror(e));
+		fprintf(stderr,
+			"corecap stat: stat reads the counters of corecap's shim: start the "
+			"daemon under it\n"
+			"  (corecap run -- DAEMON ARGS). Without the shim, 'corecap record -p %d'\n"
+			"  still traces its futex waits and scheduling through the kernel's "
+			"events,\n"
+			"  which stat does not read.\n",
+			(int)o->pid);
+		return 1;
+	}
+	if (fstat(fd, &st) < 0) {
+		stat_error("cannot read '%s': %s", path, strerror(errno));
+		close(fd);
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
+	    (uint64_t)st.st_size > STAT_MAX_SEGMENT_BYTES) {
+		stat_error("'%s': not a corecap stats file (%s)", path,
+			   !S_ISREG(st.st_mode)		    ? "not a regular file"
+			   : st.st_size < (off_t)sizeof(*h) ? "too short"
+							    : "far too large");
+		close(fd);
+		return 1;
+	}
+	*len = (size_t)st.st_size & ~(size_t)7;
+	m = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED) {
+		stat_error("cannot map '%s': %s", path, strerror(errno));
+		return 1;
+	}
+	h = m;
+	if (h->magic != CORECAP_STATS_MAGIC || h->version != CORECAP_STATS_VERSION ||
+	    h->file_bytes > *len) {
+		stat_error("'%s': not a corecap stats file of version %d", path,
+			   CORECAP_STATS_VERSION);
+		munmap(m, *len);
+		return 1;
+	}
+	if (h->pid != o->pid) {
+		stat_error("'%s' is the shim segment of PID %d, not of process %d (%s)", path,
+			   (int)h->pid, (int)o->pid, comm);
+		munmap(m, *len);
+		return 1;
+	}
+	*map = m;
+	return 0;
+}
+
+static int take_snap(const void *map, size_t len, struct stat_snap *s)
+{
+	int ret;
+
+	if (!s->buf && !(s->buf = malloc(len)))
+		return -ENOMEM;
+	ret = corecap_stats_copy(s->buf, map, len, 1000);
+	s->t_ns = now_ns();
+	if (ret == 0 && !corecap_stats_valid(s->buf, len))
+		ret = -EINVAL;
+	return ret;
+}
+
+static void interval_release(struct stat_interval *iv)
+{
+	free(iv->locks);
+	free(iv->sites);
+	free(iv->threads);
+	corecap_shim_stats_release(&iv->shim);
+	*iv = (struct stat_interval){0};
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct lock_row *x = a, *y = b;
+
+	if (x->wait_ns != y->wait_ns)
+		return x->wait_ns < y->wait_ns ? 1 : -1;
+	if (x->contentions != y->contentions)
+		return x->contentions < y->contentions ? 1 : -1;
+	if (x->hold_ns != y->hold_ns)
+		return x->hold_ns < y->hold_ns ? 1 : -1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int cmp_threads(const void *a, const void *b)
+{
+	const struct thread_row *x = a, *y = b;
+
+	if (x->lock_wait_ns != y->lock_wait_ns)
+		return x->lock_wait_ns < y->lock_wait_ns ? 1 : -1;
+	if (x->io_ns != y->io_ns)
+		return x->io_ns < y->io_ns ? 1 : -1;
+	if (x->cond_wait_ns != y->cond_wait_ns)
+		return x->cond_wait_ns < y->cond_wait_ns ? 1 : -1;
+	return x->tid - y->tid;
+}
+
+static uint64_t sum_classes(const uint64_t *v)
+{
+	uint64_t s = 0;
+
+	for (int i = 0; i < CORECAP_IO_CLASSES; i++)
+		s += v[i];
+	return s;
+}
+
+/*
+ * Threads, slot by slot: a slot that holds the same thread (tid and
+ * start time) in both copies gives its difference; a slot claimed in the
+ * interval counts from zero. Exited threads appear in the interval they
+ * exited in.
+ */
+static int diff_threads(struct stat_interval *iv, const void *p, const void *c)
+{
+	const struct corecap_stats_header *hc = c, *hp = p;
+
+	iv->threads = calloc(hc->max_threads ? hc->max_threads : 1, sizeof(*iv->threads));
+	if (!iv->threads)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < hc->max_threads; i++) {
+		const struct corecap_stats_thread *t = corecap_stats_thread_at(c, i), *t0 = NULL;
+		struct thread_row *r;
+		struct corecap_stats_counters zero = {0};
+		const struct corecap_stats_counters *b;
+
+		if (t->state == CORECAP_THREAD_FREE)
+			continue;
+		if (i < hp->max_threads) {
+			t0 = corecap_stats_thread_at(p, i);
+			if (t0->state == CORECAP_THREAD_FREE || t0->tid != t->tid ||
+			    t0->start_ns != t->start_ns)
+				t0 = NULL;
+		}
+		if (t0 && t0->state == CORECAP_THREAD_EXITED)
+			continue; /* exited before the interval */
+		b = t0 ? &t0->c : &zero;
+		r = &iv->threads[iv->n_threads++];
+		r->tid = t->tid;
+		memcpy(r->name, t->name, CORECAP_STATS_NAME_LEN);
+		r->name[CORECAP_STATS_NAME_LEN] = '\0';
+		r->live = t->state == CORECAP_THREAD_LIVE;
+		r->contentions = delta(t->c.contentions, b->contentions);
+		r->lock_wait_ns = delta(t->c.lock_wait_ns, b->lock_wait_ns);
+		r->cond_waits = delta(t->c.cond_waits, b->cond_waits);
+		r->cond_wait_ns = delta(t->c.cond_wait_ns, b->cond_wait_ns);
+		r->io_calls = delta(sum_classes(t->c.io_calls), sum_classes(b->io_calls));
+		r->io_ns = delta(sum_classes(t->c.io_ns), sum_classes(b->io_ns));
+	}
+	qsort(iv->threads, iv->n_threads, sizeof(*iv->threads), cmp_threads);
+	return 0;
+}
+
+/* Locks and sites as rows of one shape, sorted by wait. */
+static int rows_of(struct stat_interval *iv)
+{
+	const struct shim_stats *d = &iv->shim;
+
+	iv->locks = calloc(d->n_locks ? d->n_locks : 1, sizeof(*iv->locks));
+	iv->sites = calloc(d->n_sites ? d->n_sites : 1, sizeof(*iv->sites));
+	if (!iv->locks || !iv->sites)
+		return -ENOMEM;
+	for (size_t i = 0; i < d->n_locks; i++) {
+		const struct shim_lock_delta *l = &d->locks[i];
+
+		iv->locks[i] = (struct lock_row){.addr = l->addr,
+						 .first_site = l->first_site,
+						 .kind = l->kind,
+						 .acquisitions = l->acquisitions,
+						 .contentions = l->contentions,
+						 .wait_ns = l->wait_ns,
+						 .holds = l->holds,
+						 .hold_ns = l->hold_ns};
+	}
+	for (size_t i = 0; i < d->n_sites; i++) {
+		const struct shim_site_delta *e = &d->sites[i];
+
+		iv->sites[i] = (struct lock_row){.addr = e->addr,
+						 .kind = e->kind,
+						 .acquisitions = e->acquisitions,
+						 .contentions = e->contentions,
+						 .wait_ns = e->wait_ns,
+						 .holds = e->holds,
+						 .hold_ns = e->hold_ns};
+	}
+	iv->n_locks = d->n_locks;
+	iv->n_sites = d->n_sites;
+	qsort(iv->locks, iv->n_locks, sizeof(*iv->locks), cmp_rows);
+	qsort(iv->sites, iv->n_sites, sizeof(*iv->sites), cmp_rows);
+	return 0;
+}
+
+/* What the interval between two copies did: read/shim_stats' deltas, and the threads'. */
+static int diff_snaps(struct stat_interval *iv, const struct stat_snap *p,
+		      const struct stat_snap *c)
+{
+	*iv = (struct stat_interval){.interval_ns = c->t_ns - p->t_ns};
+	corecap_shim_stats_init(&iv->shim);
+	if (corecap_shim_stats_diff(&iv->shim, p->buf, c->buf) || rows_of(iv) ||
+	    diff_threads(iv, p->buf, c->buf)) {
+		interval_release(iv);
+		return -ENOMEM;
+	}
+	for (int k = 0; k < CORECAP_IO_CLASSES; k++)
+		iv->io_ns += iv->shim.io[k].ns;
+	return 0;
+}
+
+static const char *kind_name(uint32_t k, bool lock)
+{
+	static const char *const names[] = {"mutex", "rwlock_rd", "rwlock_wr", "spin", "cond"};
+
+	if (lock && k == CORECAP_KIND_RWLOCK_WR)
+		return "rwlock";
+	return k < CORECAP_KIND_COUNT ? names[k] : "?";
+}
+
+/* s cut to at most w columns by eliding its middle ("ab...yz"), into dst. */
+static const char *elide(const char *s, size_t w, char *dst, size_t cap)
+{
+	size_t n = strlen(s), head, tail;
+
+	if (n <= w || w < 8 || w + 1 > cap)
+		return s;
+	head = (w - 3) / 2;
+	tail = w - 3 - head;
+	memcpy(dst, s, head);
+	memcpy(dst + head, "...", 3);
+	memcpy(dst + head + 3, s + n - tail, tail);
+	dst[w] = '\0';
+	return dst;
+}
+
+static double ms(uint64_t ns)
+{
+	return (double)ns / 1e6;
+}
+
+static bool row_active(const struct lock_row *r)
+{
+	return r->contentions || r->wait_ns || r->acquisitions || r->hold_ns;
+}
+
+static void print_text(const struct stat_opts *o, const char *comm, const struct stat_interval *iv,
+		       struct symbolizer *sym, const struct corecap_stats_header *h, bool redraw)
+{
+	double iv_ms = ms(iv->interval_ns);
+	char e1[64], e2[64];
+	const struct shim_stats *d = &iv->shim;
+	int shown;
+
+	if (redraw)
+		fputs("\033[H\033[J", stdout);
+	printf("corecap stat: PID %d (%s), interval %.3f s%s\n", (int)o->pid, comm, iv_ms / 1e3,
+	       h->flags & CORECAP_STATS_F_EXITING ? ", the process is exiting" : "");
+	printf("process: lock wait %.1f ms in %" PRIu64
+	       " contentions, cond wait %.1f ms in %" PRIu64 " waits, I/O %.1f ms in %" PRIu64
+	       " calls (thread time, summed over threads)\n",
+	       ms(d->lock_wait_ns), d->contentions, ms(d->cond_wait_ns), d->cond_waits,
+	       ms(iv->io_ns), d->io_calls);
+	if (h->sites_dropped || h->locks_dropped || h->threads_dropped)
+		printf("shim tables full since start: %" PRIu64 " waits without a site, %" PRIu64
+		       " locks not tracked, %" PRIu64 " threads without a slot\n",
+		       h->sites_dropped, h->locks_dropped, h->threads_dropped);
+
+	printf("\n%-44s %-9s %10s %10s %9s %6s  %s\n", "LOCK", "KIND", "CONTENDED", "WAIT ms",
+	       "AVG us", "HOLD%", "FIRST CONTENDED AT");
+	shown = 0;
+	for (size_t i = 0; i < iv->n_locks && shown < o->top; i++) {
+		const struct lock_row *r = &iv->locks[i];
+
+		if (!row_active(r))
+			continue;
+		shown++;
+		printf("%-44s %-9s %10" PRIu64 " %10.1f %9.1f %6.1f  %s\n",
+		       elide(corecap_symbolizer_name(sym, r->addr, false), 44, e1, sizeof(e1)),
+		       kind_name(r->kind, true), r->contentions, ms(r->wait_ns),
+		       r->contentions ? (double)r->wait_ns / (double)r->contentions / 1e3 : 0.0,
+		       iv->interval_ns ? 100.0 * (double)r->hold_ns / (double)iv->interval_ns : 0.0,
+		       elide(corecap_symbolizer_name(sym, r->first_site, true), 48, e2,
+			     sizeof(e2)));
+	}
+	if (!shown)
+		printf("(no lock was contended or held in the interval)\n");
+
+	printf("\n%-56s %-9s %10s %10s %9s\n", "SITE (where threads waited)", "KIND", "WAITS",
+	       "WAIT ms", "AVG us");
+	shown = 0;
+	for (size_t i = 0; i < iv->n_sites && shown < o->top; i++) {
+		const struct lock_row *r = &iv->sites[i];
+
+		if (!r->contentions && !r->wait_ns)
+			continue;
+		shown++;
+		printf("%-56s %-9s %10" PRIu64 " %10.1f %9.1f\n",
+		       elide(corecap_symbolizer_name(sym, r->addr, true), 56, e1, sizeof(e1)),
+		       kind_name(r->kind, false), r->contentions, ms(r->wait_ns),
+		       r->contentions ? (double)r->wait_ns / (double)r->contentions / 1e3 : 0.0);
+	}
+	if (!shown)
+		printf("(no thread waited at a lock or condition in the interval)\n");
+
+	printf("\n%8s %-16s %9s %7s %9s %7s %9s %7s\n", "TID", "THREAD", "LOCK ms", "LOCK%",
+	       "COND ms", "COND%", "IO ms", "IO%");
+	shown = 0;
+	for (size_t i = 0; i < iv->n_threads && shown < o->top; i++) {
+		const struct thread_row *t = &iv->threads[i];
+		double span = iv->interval_ns ? (double)iv->interval_ns : 1.0;
+
+		shown++;
+		printf("%8d %-16s %9.1f %7.1f %9.1f %7.1f %9.1f %7.1f%s\n", t->tid, t->name,
+		       ms(t->lock_wait_ns), 100.0 * (double)t->lock_wait_ns / span,
+		       ms(t->cond_wait_ns), 100.0 * (double)t->cond_wait_ns / span, ms(t->io_ns),
+		       100.0 * (double)t->io_ns / span, t->live ? "" : " (exited)");
+	}
+	if (iv->n_threads > (size_t)shown)
+		printf("(%zu more threads)\n", iv->n_threads - (size_t)shown);
+	printf("\nLOCK%%, COND%%, IO%%: share of the interval the thread spent waiting for locks,\n"
+	       "in condition waits, in I/O calls (a wait counts when it ends). HOLD%%: share the\n"
+	       "lock was held exclusively. Differences over the interval, not totals.\n");
+	fflush(stdout);
+}
+
+static json_object *jhex(uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
+	return json_object_new_string(buf);
+}
+
+static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, bool lock,
+			 uint64_t interval_ns)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "addr", jhex(r->addr));
+	json_object_object_add(
+		o, lock ? "name" : "symbol",
+		json_object_new_string(corecap_symbolizer_name(sym, r->addr, !lock)));
+	json_object_object_add(o, "kind", json_object_new_string(kind_name(r->kind, lock)));
+	json_object_object_add(o, "contentions", json_object_new_uint64(r->contentions));
+	json_object_object_add(o, "wait_ns", json_object_new_uint64(r->wait_ns));
+	json_object_object_add(o, "acquisitions", json_object_new_uint64(r->acquisitions));
+	json_object_object_add(o, "holds", json_object_new_uint64(r->holds));
+	json_object_object_add(o, "hold_ns", json_object_new_uint64(r->hold_ns));
+	if (lock) {
+		json_object_object_add(
+			o, "hold_util",
+			json_object_new_double(
+				interval_ns ? (double)r->hold_ns / (double)interval_ns : 0.0));
+		json_object_object_add(o, "first_site", jhex(r->first_site));
+		json_object_object_add(
+			o, "first_site_symbol",
+			json_object_new_string(corecap_symbolizer_name(sym, r->first_site, true)));
+	}
+	return o;
+}
+
+static void print_json(const struct stat_opts *o, const char *comm, const struct stat_interval *iv,
+		       struct symbolizer *sym, const struct corecap_stats_header *h,
+		       uint64_t end_ns)
+{
+	json_object *root = json_object_new_object(), *a, *t;
+
+	json_object_object_add(root, "pid", json_object_new_int(o->pid));
+	json_object_object_add(root, "comm", json_object_new_string(comm));
+	json_object_object_add(root, "end_ns", json_object_new_uint64(end_ns));
+	json_object_object_add(root, "interval_ns", json_object_new_uint64(iv->interval_ns));
+	json_object_object_add(root, "exiting",
+			       json_object_new_boolean(!!(h->flags & CORECAP_STATS_F_EXITING)));
+	t = json_object_new_object();
+	json_object_object_add(t, "contentions", json_object_new_uint64(iv->shim.contentions));
+	json_object_object_add(t, "lock_wait_ns", json_object_new_uint64(iv->shim.lock_wait_ns));
+	json_object_object_add(t, "cond_waits", json_object_new_uint64(iv->shim.cond_waits));
+	json_object_object_add(t, "cond_wait_ns", json_object_new_uint64(iv->shim.cond_wait_ns));
+	json_object_object_add(t, "io_calls", json_object_new_uint64(iv->shim.io_calls));
+	json_object_object_add(t, "io_ns", json_object_new_uint64(iv->io_ns));
+	json_object_object_add(root, "process", t);
+	a = json_object_new_array();
+	for (size_t i = 0; i < iv->n_locks; i++)
+		json_object_array_add(a, jrow(&iv->locks[i], sym, true, iv->interval_ns));
+	json_object_object_add(root, "locks", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < iv->n_sites; i++)
+		json_object_array_add(a, jrow(&iv->sites[i], sym, false, iv->interval_ns));
+	json_object_object_add(root, "sites", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < iv->n_threads; i++) {
+		const struct thread_row *r = &iv->threads[i];
+		json_object *j = json_object_new_object();
+
+		json_object_object_add(j, "tid", json_object_new_int(r->tid));
+		json_object_object_add(j, "name", json_object_new_string(r->name));
+		json_object_object_add(j, "live", json_object_new_boolean(r->live));
+		json_object_object_add(j, "contentions", json_object_new_uint64(r->contentions));
+		json_object_object_add(j, "lock_wait_ns", json_object_new_uint64(r->lock_wait_ns));
+		json_object_object_add(j, "cond_waits", json_object_new_uint64(r->cond_waits));
+		json_object_object_add(j, "cond_wait_ns", json_object_new_uint64(r->cond_wait_ns));
+		json_object_object_add(j, "io_calls", json_object_new_uint64(r->io_calls));
+		json_object_object_add(j, "io_ns", json_object_new_uint64(r->io_ns));
+		json_object_array_add(a, j);
+	}
+	json_object_object_add(root, "threads", a);
+	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+	fflush(stdout);
+	json_object_put(root);
+}
+
+/* Sleeps until deadline_ns (CLOCK_MONOTONIC) or a signal asks to stop. */
+static void sleep_until(uint64_t deadline_ns)
+{
+	struct timespec ts = {(time_t)(deadline_ns / 1000000000u),
+			      (long)(deadline_ns % 1000000000u)};
+
+	while (!stop_requested &&
+	       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static int run_stat(const struct stat_opts *o)
+{
+	struct stat_snap snaps[2] = {{NULL, 0}, {NULL, 0}};
+	struct symbolizer sym;
+	const void *map = NULL;
+	char comm[64] = "", maps[64], *err = NULL;
+	size_t len = 0;
+	uint64_t start_ns, step_ns = (uint64_t)(o->interval_s * 1e9), next_ns;
+	bool redraw = !o->json && !o->once && isatty(STDOUT_FILENO), sym_ok;
+	int ret, cur = 0, status = 0;
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	if (open_segment(o, &map, &len))
+		return 1;
+	process_comm(o->pid, comm, sizeof(comm));
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)o->pid);
+	ret = corecap_symbolizer_init(&sym, maps, NULL, NULL, &err);
+	sym_ok = ret == 0 || ret == -ENOENT;
+	if (!sym_ok) {
+		/* Addresses then print as hex; the figures stay right. */
+		fprintf(stderr, "corecap stat: symbols: %s\n",
+			err ? err : "cannot read the process's maps");
+		free(err);
+		corecap_symbolizer_init(&sym, "/nonexistent/maps", NULL, NULL, &err);
+	}
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (step_ns < 1000000)
+		step_ns = 1000000;
+	ret = take_snap(map, len, &snaps[cur]);
+	start_ns = snaps[cur].t_ns;
+	next_ns = start_ns + step_ns;
+	while (ret == 0 && !stop_requested) {
+		struct stat_interval iv;
+		const struct corecap_stats_header *h;
+		bool gone;
+
+		sleep_until(next_ns);
+		if (stop_requested)
+			break;
+		ret = take_snap(map, len, &snaps[!cur]);
+		if (ret)
+			break;
+		cur = !cur;
+		next_ns += step_ns;
+		if (diff_snaps(&iv, &snaps[!cur], &snaps[cur])) {
+			ret = -ENOMEM;
+			break;
+		}
+		h = snaps[cur].buf;
+		if (o->json)
+			print_json(o, comm, &iv, &sym, h, snaps[cur].t_ns);
+		else
+			print_text(o, comm, &iv, &sym, h, redraw);
+		interval_release(&iv);
+		gone = kill(o->pid, 0) < 0 && errno == ESRCH;
+		if (gone || h->flags & CORECAP_STATS_F_EXITING) {
+			fprintf(stderr, "corecap stat: process %d %s\n", (int)o->pid,
+				gone ? "exited" : "is exiting; its counters are final");
+			break;
+		}
+		if (o->once || (o->duration_s > 0 &&
+				(double)(snaps[cur].t_ns - start_ns) >= o->duration_s * 1e9 - 1e6))
+			break;
+		if (!o->json && !redraw)
+			printf("\n");
+	}
+	if (ret == -EAGAIN)
+		stat_error("the shim segment of PID %d never held still for a copy", (int)o->pid);
+	else if (ret == -EINVAL)
+		stat_error("the shim segment of PID %d is no longer a valid stats file",
+			   (int)o->pid);
+	else if (ret)
+		stat_error("%s", strerror(-ret));
+	status = ret ? 1 : 0;
+	corecap_symbolizer_release(&sym);
+	free(snaps[0].buf);
+	free(snaps[1].buf);
+	munmap((void *)(uintptr_t)map, len);
+	return status;
+}
+
+int corecap_cmd_stat(int argc, char **argv)
+{
+	struct stat_opts o;
+	int ret = parse_args(&o, argc, argv);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	return run_stat(&o);
+}
