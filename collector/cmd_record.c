@@ -49,6 +49,7 @@
 #include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
+#include <corecap/run_format.h>
 
 #define BENCH_GRACE_MS 5000u /* after SIGINT, before SIGKILL */
 #define DETACH_WAIT_MS 2000u
@@ -262,7 +263,8 @@ static void progress(struct record *r, uint64_t t)
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "%.1f s", since_start_s(r, t));
 	if (r->have_lttng)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | trace %.1f MiB",
-				      (double)tree_bytes(r->rd.dirfd, "trace", 0) / 1048576.0);
+				      (double)tree_bytes(r->rd.dirfd, CORECAP_RUN_TRACE, 0) /
+					      1048576.0);
 	if (r->have_threads)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | %zu threads, %llu samples",
 				      r->threads.n_threads, (unsigned long long)r->threads.rounds);
@@ -454,7 +456,7 @@ static void parse_bench_output(struct record *r)
 	int fd;
 
 	corecap_bench_summary_init(&r->summary);
-	fd = openat(r->rd.dirfd, "bench.out", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(r->rd.dirfd, CORECAP_RUN_BENCH_OUT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	buf = malloc(BENCH_OUT_MAX + 1);
@@ -483,7 +485,7 @@ static void check_bench(struct record *r)
 		set_partial(r, "the benchmark was killed by signal %d (%s)", sig, strsignal(sig));
 	}
 	if (r->bench.write_errno)
-		set_partial(r, "bench.out could not be written: %s",
+		set_partial(r, CORECAP_RUN_BENCH_OUT " could not be written: %s",
 			    strerror(r->bench.write_errno));
 }
 
@@ -528,11 +530,12 @@ static void finish_window(struct record *r)
 		set_partial(r, "daemon exited at +%.1f s", at_s);
 	} else {
 		if (r->stats.present &&
-		    corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-end") < 0)
+		    corecap_stats_snapshot_take(&r->stats, &r->rd, CORECAP_RUN_STATS_END) < 0)
 			set_partial(r, "no consistent copy of the shim's counters at the end");
 		corecap_proc_sampler_sample(&r->threads);
 		if (r->have_ceph && corecap_ceph_asok_end(&r->ceph, r->rd.dirfd) < 0)
-			corecap_warn("the Ceph files of the run (RUN/ceph/) are incomplete");
+			corecap_warn("the Ceph files of the run (RUN/" CORECAP_RUN_CEPH_DIR
+				     "/) are incomplete");
 	}
 	if (r->interrupted) {
 		corecap_error("interrupted");
@@ -666,7 +669,7 @@ static int prepare(struct record *r)
 		goto out;
 	r->have_wd = true;
 	if (r->opts.trace) {
-		snprintf(trace_dir, sizeof(trace_dir), "%s/trace", r->rd.abs_path);
+		snprintf(trace_dir, sizeof(trace_dir), "%s/" CORECAP_RUN_TRACE, r->rd.abs_path);
 		ret = corecap_lttng_session_init(&r->lttng, r->target.pid, trace_dir,
 						 r->opts.events, r->opts.n_events);
 		if (ret < 0) {
@@ -762,7 +765,8 @@ static int start_window(struct record *r)
 		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
 	r->realtime_offset_ns = realtime_offset_ns();
-	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
+	if (r->stats.present &&
+	    corecap_stats_snapshot_take(&r->stats, &r->rd, CORECAP_RUN_STATS_BEGIN) < 0)
 		set_partial(r, "no consistent copy of the shim's counters at the start");
 	if (r->have_ceph)
 		corecap_ceph_asok_begin(&r->ceph, r->rd.dirfd);
@@ -894,9 +898,9 @@ int corecap_cmd_record(int argc, char **argv)
 			     (int)r->target.pid, (unsigned long long)r->wd.page->continued);
 	/* Close the samplers' files before the manifest, which comes last. */
 	if (r->have_wall && corecap_wall_sampler_release(&r->wall) < 0)
-		set_partial(r, "wall.samples could not be written");
+		set_partial(r, CORECAP_RUN_WALL " could not be written");
 	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
-		set_partial(r, "threads.tsv could not be written");
+		set_partial(r, CORECAP_RUN_THREADS " could not be written");
 	if (write_manifest(r, false) < 0) {
 		corecap_error("the run in '%s' keeps its last checkpoint manifest: it is partial",
 			      r->rd.path);

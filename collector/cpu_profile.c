@@ -15,6 +15,7 @@
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "target.h"
+#include <corecap/run_format.h>
 
 #define POLL_NS 2000000ull /* how often the window's loop looks for the switch-on */
 
@@ -373,7 +374,7 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 		corecap_warn("cannot read the CPU profile '%s': %s", cp->file, strerror(errno));
 		goto out;
 	}
-	ret = corecap_run_dir_create_file(rd, "cpu.prof", &out);
+	ret = corecap_run_dir_create_file(rd, CORECAP_RUN_CPU_PROF, &out);
 	if (ret < 0)
 		goto out_close_in;
 	for (;;) {
@@ -394,8 +395,9 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 	if (close(out) < 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0)
-		corecap_error("cannot copy the CPU profile '%s' to '%s/cpu.prof': %s", cp->file,
-			      rd->path, strerror(-ret));
+		corecap_error("cannot copy the CPU profile '%s' to '%s/" CORECAP_RUN_CPU_PROF
+			      "': %s",
+			      cp->file, rd->path, strerror(-ret));
 	else
 		unlink(cp->file);
 	if (!ret && !cp->bytes)

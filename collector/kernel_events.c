@@ -22,6 +22,7 @@
 #include "kernel_events.h"
 #include "kernel_unwind.h"
 #include "run_dir.h"
+#include <corecap/run_format.h>
 
 #define TRACEFS_MAGIC	  0x74726163
 #define DRAIN_TIMEOUT_MS  20
@@ -1485,7 +1486,7 @@ int corecap_kernel_events_unwind(struct corecap_kernel_events *k, bool daemon_al
 	if (ret < 0)
 		goto out_close;
 	k->stats.stacks_bytes = sizeof(struct corecap_kfile_header);
-	snprintf(maps_path, sizeof(maps_path), "%s/maps", k->rd->abs_path);
+	snprintf(maps_path, sizeof(maps_path), "%s/" CORECAP_RUN_MAPS, k->rd->abs_path);
 	stack = malloc(CORECAP_KERNEL_STACK_USER_BYTES);
 	rec = malloc(sizeof(struct corecap_krec_stack) + 8 * CORECAP_KERNEL_MAX_FRAMES);
 	if (!stack || !rec) {

@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "maps_buildid.h"
 #include "run_dir.h"
+#include <corecap/run_format.h>
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -127,15 +128,17 @@ static int copy_maps(struct corecap_maps_buildid *mb, pid_t pid, struct corecap_
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	ret = corecap_run_dir_create_file(rd, "maps", &out);
+	ret = corecap_run_dir_create_file(rd, CORECAP_RUN_MAPS, &out);
 	if (ret < 0)
 		goto out_close_in;
 	ret = corecap_write_all(out, buf, len);
 	if (ret < 0)
-		corecap_error("cannot write '%s/maps': %s", rd->path, strerror(-ret));
+		corecap_error("cannot write '%s/" CORECAP_RUN_MAPS "': %s", rd->path,
+			      strerror(-ret));
 	if (close(out) < 0 && ret == 0) {
 		ret = -errno;
-		corecap_error("cannot write '%s/maps': %s", rd->path, strerror(errno));
+		corecap_error("cannot write '%s/" CORECAP_RUN_MAPS "': %s", rd->path,
+			      strerror(errno));
 	}
 	mb->maps_bytes = len;
 out_close_in:
@@ -176,7 +179,7 @@ int corecap_maps_buildid_save(struct corecap_maps_buildid *mb, pid_t pid,
 	ret = copy_maps(mb, pid, rd, &text);
 	if (ret < 0)
 		goto out;
-	ret = corecap_run_dir_fopen(rd, "buildids.tsv", &out);
+	ret = corecap_run_dir_fopen(rd, CORECAP_RUN_BUILDIDS, &out);
 	if (ret < 0)
 		goto out_free;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -215,7 +218,8 @@ int corecap_maps_buildid_save(struct corecap_maps_buildid *mb, pid_t pid,
 out_close:
 	if (fclose(out) != 0 && ret == 0) {
 		ret = -errno;
-		corecap_error("cannot write '%s/buildids.tsv': %s", rd->path, strerror(errno));
+		corecap_error("cannot write '%s/" CORECAP_RUN_BUILDIDS "': %s", rd->path,
+			      strerror(errno));
 	}
 out_free:
 	free(seen);

@@ -9,6 +9,7 @@
 #include "proc_sampler.h"
 #include "proc_stat.h"
 #include "run_dir.h"
+#include <corecap/run_format.h>
 
 const char corecap_threads_tsv_header[] =
 	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n";
@@ -23,7 +24,7 @@ static uint64_t now_ns(void)
 
 void corecap_proc_sampler_flush(struct corecap_proc_sampler *s)
 {
-	corecap_run_file_flush(s->out, "threads.tsv", &s->write_errno);
+	corecap_run_file_flush(s->out, CORECAP_RUN_THREADS, &s->write_errno);
 }
 
 int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct corecap_run_dir *rd)
@@ -45,7 +46,7 @@ int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct 
 	}
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
 	s->have_schedstat = access(path, R_OK) == 0;
-	ret = corecap_run_dir_fopen(rd, "threads.tsv", &s->out);
+	ret = corecap_run_dir_fopen(rd, CORECAP_RUN_THREADS, &s->out);
 	if (ret < 0)
 		goto out_close_tasks;
 	/* A round of a daemon with a thousand threads, and the rest rarely cut mid-line. */
@@ -131,7 +132,7 @@ int corecap_proc_sampler_release(struct corecap_proc_sampler *s)
 	int ret = 0;
 
 	if (s->out)
-		ret = corecap_run_file_close(s->out, "threads.tsv", &s->write_errno);
+		ret = corecap_run_file_close(s->out, CORECAP_RUN_THREADS, &s->write_errno);
 	s->out = NULL;
 	if (s->tasks)
 		closedir(s->tasks);

@@ -16,6 +16,7 @@
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "wall_sampler.h"
+#include <corecap/run_format.h>
 
 enum { MAX_FRAMES = 128 };
 
@@ -294,7 +295,7 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 		goto out_close_tasks;
 	}
 	unw_set_caching_policy(ws->as, UNW_CACHE_GLOBAL);
-	ret = corecap_run_dir_fopen(rd, "wall.samples", &ws->out);
+	ret = corecap_run_dir_fopen(rd, CORECAP_RUN_WALL, &ws->out);
 	if (ret < 0)
 		goto out_destroy_as;
 	setvbuf(ws->out, NULL, _IOFBF, 1u << 20);
@@ -319,7 +320,7 @@ out:
 
 static void flush(struct corecap_wall_sampler *ws)
 {
-	corecap_run_file_flush(ws->out, "wall.samples", &ws->write_errno);
+	corecap_run_file_flush(ws->out, CORECAP_RUN_WALL, &ws->write_errno);
 }
 
 int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws)
@@ -550,7 +551,7 @@ int corecap_wall_sampler_release(struct corecap_wall_sampler *ws)
 		ws->stats.stop_ns_max = ws->stop_ns[ws->n_stop_ns - 1];
 	}
 	if (ws->out)
-		ret = corecap_run_file_close(ws->out, "wall.samples", &ws->write_errno);
+		ret = corecap_run_file_close(ws->out, CORECAP_RUN_WALL, &ws->write_errno);
 	ws->out = NULL;
 	if (ws->as)
 		unw_destroy_addr_space(ws->as);

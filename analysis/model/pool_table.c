@@ -61,7 +61,7 @@ int corecap_pool_table_build(struct pool_table *p, const struct thread_table *t,
 		pl->lock_wait_ns += th->lock_wait_ns;
 		pl->cond_wait_ns += th->cond_wait_ns;
 		pl->logging_ns += th->logging_ns;
-		for (int c = 0; c < IO__COUNT; c++)
+		for (int c = 0; c < CORECAP_IO_CLASSES; c++)
 			pl->io_ns[c] += th->io_ns[c];
 		if (th->has_kstates) {
 			pl->n_kstates++;

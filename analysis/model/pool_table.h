@@ -18,7 +18,7 @@ struct model_pool {
 	char name[32];
 	size_t n_threads, n_sampled;
 	uint64_t span_ns; /* sum of the sampled threads' spans: the pool's capacity */
-	uint64_t cpu_ns, runq_ns, lock_wait_ns, cond_wait_ns, logging_ns, io_ns[IO__COUNT];
+	uint64_t cpu_ns, runq_ns, lock_wait_ns, cond_wait_ns, logging_ns, io_ns[CORECAP_IO_CLASSES];
 	/* Threads with kernel states, their span and their futex and other blocked time. */
 	size_t n_kstates;
 	uint64_t k_span_ns, k_futex_ns, k_blocked_ns;

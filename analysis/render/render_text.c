@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <corecap/run_format.h>
 
 #define TOP_THREADS 12
 
@@ -79,7 +80,7 @@ static uint64_t io_sum(const uint64_t *io_ns)
 {
 	uint64_t s = 0;
 
-	for (int c = 0; c < IO__COUNT; c++)
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++)
 		s += io_ns[c];
 	return s;
 }
@@ -112,7 +113,7 @@ static void pools(const struct report *r, FILE *out)
 
 		fprintf(out, "           %-22s %7zu", pl->name, pl->n_threads);
 		if (!cap) {
-			fprintf(out, "  (no threads.tsv samples)\n");
+			fprintf(out, "  (no " CORECAP_RUN_THREADS " samples)\n");
 			continue;
 		}
 		fprintf(out, " %6.1f %6.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
@@ -674,7 +675,7 @@ static void io_classes(const struct report *r, FILE *out)
 				"aio_us/op");
 		any = true;
 		fprintf(out, "  %-8s %9llu %10.3f %9llu %10.3f %9llu %11.1f",
-			io_class_name((unsigned)c), (unsigned long long)d->calls,
+			corecap_io_class_name((unsigned)c), (unsigned long long)d->calls,
 			(double)d->ns / 1e6, (unsigned long long)d->sync_calls,
 			(double)d->sync_ns / 1e6, (unsigned long long)d->aio_done,
 			d->aio_done ? (double)d->aio_ns / (double)d->aio_done / 1e3 : 0.0);
