@@ -49,6 +49,7 @@
 #include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
+#include "mono_clock.h"
 #include <corecap/run_format.h>
 
 #define BENCH_GRACE_MS 5000u /* after SIGINT, before SIGKILL */
@@ -167,14 +168,6 @@ static void restore_signals(void)
 			close(wake_pipe[i]);
 		wake_pipe[i] = -1;
 	}
-}
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static double since_start_s(const struct record *r, uint64_t t)
@@ -364,7 +357,7 @@ static void checkpoint(struct record *r)
 /* The window: runs until the benchmark ends, -d elapses, a signal, or the daemon exits. */
 static void run_window(struct record *r)
 {
-	uint64_t t = now_ns();
+	uint64_t t = corecap_now_ns();
 	uint64_t end_at = r->opts.duration_s > 0
 				  ? r->start_ns + (uint64_t)(r->opts.duration_s * 1e9)
 				  : UINT64_MAX;
@@ -394,7 +387,7 @@ static void run_window(struct record *r)
 			next = next_progress;
 		if (end_at < next)
 			next = end_at;
-		t = now_ns();
+		t = corecap_now_ns();
 		timeout_ms = next > t ? (int)((next - t + 999999) / 1000000) : 0;
 		if (poll(pfd, 2, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
 			drain_wake_pipe();
@@ -406,7 +399,7 @@ static void run_window(struct record *r)
 			r->progress_pending = false;
 			corecap_bench_runner_pump(&r->bench);
 		}
-		t = now_ns();
+		t = corecap_now_ns();
 		if (r->have_wd)
 			corecap_stop_watchdog_beat(&r->wd);
 		if (got_signal) {
@@ -442,7 +435,7 @@ static void run_window(struct record *r)
 			next_progress = next_tick(next_progress, PROGRESS_NS, t);
 		}
 	}
-	r->end_ns = now_ns();
+	r->end_ns = corecap_now_ns();
 	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
 	end_progress(r);
@@ -573,7 +566,7 @@ static int write_manifest(struct record *r, bool checkpoint)
 	struct corecap_manifest m = {
 		.complete = r->complete && !checkpoint,
 		.start_ns = r->start_ns,
-		.end_ns = checkpoint && r->start_ns ? now_ns() : r->end_ns,
+		.end_ns = checkpoint && r->start_ns ? corecap_now_ns() : r->end_ns,
 		.start_realtime = r->start_realtime,
 		.realtime_offset_ns = r->realtime_offset_ns,
 		.record_argv = r->argv,
@@ -729,10 +722,10 @@ static int64_t realtime_offset_ns(void)
 
 	for (int i = 0; i < 5; i++) {
 		struct timespec rt;
-		uint64_t a = now_ns(), b;
+		uint64_t a = corecap_now_ns(), b;
 
 		clock_gettime(CLOCK_REALTIME, &rt);
-		b = now_ns();
+		b = corecap_now_ns();
 		if (b - a < best_gap) {
 			best_gap = b - a;
 			best = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull +
@@ -760,7 +753,7 @@ static int start_window(struct record *r)
 	}
 	if (corecap_machine_busy_s(&r->busy0_s) < 0)
 		r->busy0_s = -1;
-	r->start_ns = now_ns();
+	r->start_ns = corecap_now_ns();
 	if (r->have_kernel)
 		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);

@@ -9,18 +9,11 @@
 #include "proc_sampler.h"
 #include "proc_stat.h"
 #include "run_dir.h"
+#include "mono_clock.h"
 #include <corecap/run_format.h>
 
 const char corecap_threads_tsv_header[] =
 	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n";
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 void corecap_proc_sampler_flush(struct corecap_proc_sampler *s)
 {
@@ -77,7 +70,7 @@ static bool sample_thread(struct corecap_proc_sampler *s, int taskfd, const char
 	long long run_ns = -1, wait_ns = -1;
 	char path[64], buf[4096];
 	long vol = -1, invol = -1;
-	uint64_t t = now_ns();
+	uint64_t t = corecap_now_ns();
 	double ns_per_tick = 1e9 / (double)s->clk_tck;
 
 	snprintf(path, sizeof(path), "%s/stat", tid);

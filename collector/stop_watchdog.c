@@ -14,16 +14,9 @@
 #include "diag.h"
 #include "proc_stat.h"
 #include "stop_watchdog.h"
+#include "mono_clock.h"
 
 #define POLL_MS 10u
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The state letter of /proc/PID/stat (or of a task under DIRFD), or 0. */
 static char state_of(int dirfd, const char *path)
@@ -72,7 +65,7 @@ static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemo
 		char cstate;
 
 		nanosleep(&tick, NULL);
-		t = now_ns();
+		t = corecap_now_ns();
 		beat = pg->beat_ns;
 		if (!tasks || !pg->attached || t < beat + hold_ns || !thread_held(tasks)) {
 			held_since = 0;
@@ -125,7 +118,7 @@ int corecap_stop_watchdog_start(struct corecap_stop_watchdog *wd, pid_t daemon)
 		goto out;
 	}
 	memset((void *)wd->page, 0, sizeof(*wd->page));
-	wd->page->beat_ns = now_ns();
+	wd->page->beat_ns = corecap_now_ns();
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
@@ -163,7 +156,7 @@ out:
 void corecap_stop_watchdog_beat(struct corecap_stop_watchdog *wd)
 {
 	if (wd->page)
-		wd->page->beat_ns = now_ns();
+		wd->page->beat_ns = corecap_now_ns();
 }
 
 void corecap_stop_watchdog_session(struct corecap_stop_watchdog *wd, const char *name)
@@ -177,7 +170,7 @@ void corecap_stop_watchdog_attached(struct corecap_stop_watchdog *wd, bool attac
 {
 	if (!wd->page)
 		return;
-	wd->page->beat_ns = now_ns();
+	wd->page->beat_ns = corecap_now_ns();
 	wd->page->attached = attached;
 }
 
