@@ -328,6 +328,7 @@ static struct json_object *build(const struct corecap_manifest *m)
 
 		put(o, "files", ju64(m->maps->n_files));
 		put(o, "build_ids", ju64(m->maps->n_ids));
+		put(o, "vdso_bytes", ju64(m->maps->vdso_bytes));
 		put(root, "maps", o);
 	}
 	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
