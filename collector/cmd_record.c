@@ -563,6 +563,7 @@ static void finish_window(struct record *r)
 
 static int write_manifest(struct record *r, bool checkpoint)
 {
+	int ret;
 	struct corecap_manifest m = {
 		.complete = r->complete && !checkpoint,
 		.start_ns = r->start_ns,
@@ -605,7 +606,13 @@ static int write_manifest(struct record *r, bool checkpoint)
 			 since_start_s(r, m.end_ns));
 	else
 		snprintf(m.partial_reason, sizeof(m.partial_reason), "%s", r->partial_reason);
-	return corecap_manifest_write(&m, &r->rd);
+	/* Named to the watchdog while it is ours and not renamed: removed if we die meanwhile. */
+	if (r->have_wd)
+		corecap_stop_watchdog_tmp(&r->wd, CORECAP_RUN_MANIFEST_TMP);
+	ret = corecap_manifest_write(&m, &r->rd);
+	if (r->have_wd)
+		corecap_stop_watchdog_tmp(&r->wd, NULL);
+	return ret;
 }
 
 /* The kernel source, when permitted; an error only when --kernel asked for it. */
@@ -661,6 +668,7 @@ static int prepare(struct record *r)
 	if (ret < 0)
 		goto out;
 	r->have_wd = true;
+	corecap_stop_watchdog_run_dir(&r->wd, r->rd.abs_path);
 	if (r->opts.trace) {
 		snprintf(trace_dir, sizeof(trace_dir), "%s/" CORECAP_RUN_TRACE, r->rd.abs_path);
 		ret = corecap_lttng_session_init(&r->lttng, r->target.pid, trace_dir,

@@ -99,6 +99,14 @@ static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemo
 		lttng_stop_tracing(name);
 		lttng_destroy_session(name);
 	}
+	/* The collector's own temporary file, cut off mid-write. */
+	if (pg->run_dir[0] && pg->tmp[0]) {
+		char tmp[sizeof(pg->run_dir) + sizeof(pg->tmp) + 1];
+
+		snprintf(tmp, sizeof(tmp), "%s/%s", (const char *)pg->run_dir,
+			 (const char *)pg->tmp);
+		unlink(tmp);
+	}
 	_exit(0);
 }
 
@@ -172,6 +180,24 @@ void corecap_stop_watchdog_attached(struct corecap_stop_watchdog *wd, bool attac
 		return;
 	wd->page->beat_ns = corecap_now_ns();
 	wd->page->attached = attached;
+}
+
+void corecap_stop_watchdog_run_dir(struct corecap_stop_watchdog *wd, const char *abs_path)
+{
+	if (wd->page && strlen(abs_path) < sizeof(wd->page->run_dir))
+		memcpy((char *)wd->page->run_dir, abs_path, strlen(abs_path) + 1);
+}
+
+void corecap_stop_watchdog_tmp(struct corecap_stop_watchdog *wd, const char *name)
+{
+	if (!wd->page)
+		return;
+	if (!name || strlen(name) >= sizeof(wd->page->tmp)) {
+		__atomic_store_n(&wd->page->tmp[0], '\0', __ATOMIC_SEQ_CST);
+		return;
+	}
+	memcpy((char *)wd->page->tmp, name, strlen(name) + 1);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 bool corecap_stop_watchdog_owns(const struct corecap_stop_watchdog *wd, pid_t pid)
