@@ -9,6 +9,7 @@
 #include "cmd_util.h"
 #include "model/u64map.h"
 #include "read/wall_samples.h"
+#include <corecap/run_format.h>
 
 struct attrib_ctx {
 	const struct ceph_attrib_in *in;
@@ -85,7 +86,7 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 		return 1;
 	period_ns =
 		mf->wall_rounds ? in->window_ns / mf->wall_rounds : (uint64_t)(1e9 / mf->wall_hz);
-	path = corecap_path_in(in->run_dir, "wall.samples");
+	path = corecap_path_in(in->run_dir, CORECAP_RUN_WALL);
 	if (!path)
 		return -ENOMEM;
 	corecap_u64map_init(&a.on_path);
@@ -98,7 +99,8 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 	if (!ret) {
 		ret = corecap_wall_samples_read(&ws, path, on_sample, &a, &err);
 		if (ret == -ENOENT) {
-			*why_not = "the manifest lists a wall-clock sampler but wall.samples is "
+			*why_not = "the manifest lists a wall-clock sampler but " CORECAP_RUN_WALL
+				   " is "
 				   "missing";
 			ret = 1;
 		} else if (ret) {

@@ -25,6 +25,7 @@
 #include "cmd_util.h"
 #include "flame_job.h"
 #include "render/report.h"
+#include <corecap/run_format.h>
 
 const char corecap_compare_usage[] =
 	"usage: corecap compare [--json] [--symfs DIR] RUN_A RUN_B\n"
@@ -377,7 +378,8 @@ static void headline(const struct rows *rs, const struct side *sd, char *buf, si
 			cost[k] += r[i]->v[k];
 	}
 	if (!r[0]) {
-		snprintf(buf, len, "no per-op CPU for both runs (threads.tsv or ops missing)");
+		snprintf(buf, len,
+			 "no per-op CPU for both runs (" CORECAP_RUN_THREADS " or ops missing)");
 		return;
 	}
 	hi = cost[1] > cost[0];

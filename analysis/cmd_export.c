@@ -25,6 +25,7 @@
 #include "read/thread_series.h"
 #include "render/chrome_trace.h"
 #include "render/out_file.h"
+#include <corecap/run_format.h>
 
 const char corecap_export_usage[] =
 	"usage: corecap export --chrome [-o FILE] [--symfs DIR] RUN\n"
@@ -153,7 +154,7 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 {
 	struct thread_samples names;
 	struct thread_series series;
-	char *path = corecap_path_in(o->run, "threads.tsv"), *err = NULL;
+	char *path = corecap_path_in(o->run, CORECAP_RUN_THREADS), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -165,7 +166,8 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 	for (size_t i = 0; !ret && i < names.len; i++)
 		corecap_chrome_trace_name_thread(t, names.threads[i].tid, names.threads[i].comm);
 	if (ret == -ENOENT)
-		fprintf(stderr, "corecap: warning: no threads.tsv: no pool CPU counters\n");
+		fprintf(stderr,
+			"corecap: warning: no " CORECAP_RUN_THREADS ": no pool CPU counters\n");
 	else if (ret)
 		fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
 	corecap_thread_samples_release(&names);
@@ -191,10 +193,10 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	struct symbolizer sym;
 	struct chrome_trace t;
 	struct ctf_reader r;
-	char *mpath = corecap_path_in(o->run, "manifest.json"),
-	     *maps = corecap_path_in(o->run, "maps");
-	char *ids = corecap_path_in(o->run, "buildids.tsv"),
-	     *root = corecap_path_in(o->run, "trace");
+	char *mpath = corecap_path_in(o->run, CORECAP_RUN_MANIFEST),
+	     *maps = corecap_path_in(o->run, CORECAP_RUN_MAPS);
+	char *ids = corecap_path_in(o->run, CORECAP_RUN_BUILDIDS),
+	     *root = corecap_path_in(o->run, CORECAP_RUN_TRACE);
 	char *err = NULL, **traces = NULL;
 	size_t n_traces = 0;
 	bool has_mf = false, has_sym = false;
@@ -213,8 +215,9 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	}
 	has_mf = ret == 0;
 	if (!has_mf)
-		fprintf(stderr, "corecap: warning: no manifest.json (a partial run): the time "
-				"origin is the first event\n");
+		fprintf(stderr,
+			"corecap: warning: no " CORECAP_RUN_MANIFEST " (a partial run): the time "
+			"origin is the first event\n");
 	free(err);
 	err = NULL;
 	if (has_mf && mf.has_window) {
@@ -250,7 +253,8 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		goto out_trace;
 	if (access(root, F_OK) != 0) {
 		fprintf(stderr,
-			"corecap: warning: '%s' has no trace/: only threads and pool CPU "
+			"corecap: warning: '%s' has no " CORECAP_RUN_TRACE
+			"/: only threads and pool CPU "
 			"are exported\n",
 			o->run);
 	} else {

@@ -18,6 +18,7 @@
 #include "flame_job.h"
 #include "render/flame_svg.h"
 #include "render/out_file.h"
+#include <corecap/run_format.h>
 
 const char corecap_flame_usage[] =
 	"usage: corecap flame [--kind cpu|wall|lock|op] [--svg] [-o FILE] [options] RUN\n"
@@ -29,9 +30,11 @@ const char corecap_flame_usage[] =
 	"the flame graph itself as one SVG document.\n"
 	"\n"
 	"  --kind KIND        what the stacks are (default: the first the run has):\n"
-	"                       cpu   the gperftools CPU profile (RUN/cpu.prof), in samples;\n"
+	"                       cpu   the gperftools CPU profile (RUN/" CORECAP_RUN_CPU_PROF
+	"), in samples;\n"
 	"                             equal to google-pprof --collapsed (see docs/flame.md)\n"
-	"                       wall  wall-clock stacks (RUN/wall.samples), in samples; the\n"
+	"                       wall  wall-clock stacks (RUN/" CORECAP_RUN_WALL
+	"), in samples; the\n"
 	"                             root frame is the thread (or its pool, --pool)\n"
 	"                       lock  contended lock waits: lock, then the waiting stack, in ns\n"
 	"                       op    op latency: type; category (cpu, lock_wait, logging,\n"
@@ -204,7 +207,8 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (!ret && none)
 		/* Nothing measured: an empty graph that says so, not an error. */
 		snprintf(j.subtitle, sizeof(j.subtitle),
-			 "no stacks: not measured (no cpu.prof, no wall.samples, no lock or op "
+			 "no stacks: not measured (no " CORECAP_RUN_CPU_PROF
+			 ", no " CORECAP_RUN_WALL ", no lock or op "
 			 "source)");
 	else if (!ret)
 		ret = corecap_flame_job_build(&j, &fs, 0);

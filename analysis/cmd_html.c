@@ -21,13 +21,15 @@
 #include "render/html_report.h"
 #include "render/out_file.h"
 #include "render/report.h"
+#include <corecap/run_format.h>
 
 const char corecap_html_usage[] =
 	"usage: corecap html [-o FILE] [--symfs DIR] [--pool] RUN\n"
 	"\n"
 	"Writes one self-contained HTML page (no network fetches, no scripts): the\n"
 	"report's verdict and tables, the CPU each pool used over time, and the flame\n"
-	"graphs the run has data for (cpu: cpu.prof; wall: wall.samples; lock and op:\n"
+	"graphs the run has data for (cpu: " CORECAP_RUN_CPU_PROF "; wall: " CORECAP_RUN_WALL
+	"; lock and op:\n"
 	"the trace), as inline SVG.\n"
 	"\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
@@ -99,10 +101,12 @@ struct html_job {
 };
 
 static const char *const missing_note[FLAME__COUNT] = {
-	[FLAME_CPU] = "No CPU flame graph: the run has no cpu.prof (start the daemon with "
+	[FLAME_CPU] = "No CPU flame graph: the run has no " CORECAP_RUN_CPU_PROF
+		      " (start the daemon with "
 		      "'corecap run --cpuprofile').",
-	[FLAME_WALL] = "No wall-clock flame graph: the run has no wall.samples (record with "
-		       "'corecap record --wallclock').",
+	[FLAME_WALL] =
+		"No wall-clock flame graph: the run has no " CORECAP_RUN_WALL " (record with "
+		"'corecap record --wallclock').",
 	[FLAME_LOCK] = "No lock flame graph: locks not measured (no trace, no shim counters, no "
 		       "kernel futex events).",
 	[FLAME_OP] = "No op flame graph: ops not measured (no trace).",
@@ -124,7 +128,7 @@ static void load_series(struct html_job *j)
 	/* At most ~600 points per line, at least a 100 ms step. */
 	if (w / 600 > bin)
 		bin = w / 600;
-	if (asprintf(&path, "%s/threads.tsv", j->o.run) < 0)
+	if (asprintf(&path, "%s/" CORECAP_RUN_THREADS, j->o.run) < 0)
 		return;
 	corecap_thread_series_init(&j->series, j->report.model->ws, j->report.model->we, bin);
 	ret = corecap_thread_series_load(&j->series, path, &err);

@@ -36,6 +36,7 @@
 #include "read/thread_samples.h"
 #include "render/out_file.h"
 #include "render/report.h"
+#include <corecap/run_format.h>
 
 /* Log calls, Ceph's log code and its entries' streams, and formatting into
  * a std::ostream (what Ceph's dout does in the op path: operator<< and
@@ -200,7 +201,7 @@ static int consume(void *ctx, const struct model_event *ev)
 		return ret;
 	if (j->detecting)
 		return corecap_net_ops_consume(&j->net, ev);
-	if (ev->kind == MEV_IO && ev->io.io_class == IO_NET && ev->io.bytes > 0 &&
+	if (ev->kind == MEV_IO && ev->io.io_class == CORECAP_IO_NET && ev->io.bytes > 0 &&
 	    (j->model.cfg.pid < 0 || ev->pid == j->model.cfg.pid))
 		j->net_events++;
 	return corecap_model_consume(&j->model, ev);
@@ -229,7 +230,7 @@ static int open_critical(struct report_job *j, struct model_config *cfg)
 
 static int load_manifest(struct report_job *j)
 {
-	char *path = corecap_path_in(j->o.run, "manifest.json"), *err = NULL;
+	char *path = corecap_path_in(j->o.run, CORECAP_RUN_MANIFEST), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -237,8 +238,9 @@ static int load_manifest(struct report_job *j)
 	corecap_manifest_init(&j->manifest);
 	ret = corecap_manifest_load(&j->manifest, path, &err);
 	if (ret == -ENOENT) {
-		j->missing[j->n_missing++] = "manifest.json";
-		ret = warn(j, "no manifest.json: a partial run; the window is the trace's first to "
+		j->missing[j->n_missing++] = CORECAP_RUN_MANIFEST;
+		ret = warn(j, "no " CORECAP_RUN_MANIFEST
+			      ": a partial run; the window is the trace's first to "
 			      "last event and the benchmark is unknown");
 	} else if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
@@ -259,7 +261,7 @@ static int load_manifest(struct report_job *j)
 
 static int find_traces(struct report_job *j)
 {
-	char *root = corecap_path_in(j->o.run, "trace"), *err = NULL;
+	char *root = corecap_path_in(j->o.run, CORECAP_RUN_TRACE), *err = NULL;
 	struct stat st;
 	int ret;
 
@@ -285,8 +287,8 @@ out:
 
 static int load_symbols(struct report_job *j)
 {
-	char *maps = corecap_path_in(j->o.run, "maps"),
-	     *ids = corecap_path_in(j->o.run, "buildids.tsv");
+	char *maps = corecap_path_in(j->o.run, CORECAP_RUN_MAPS),
+	     *ids = corecap_path_in(j->o.run, CORECAP_RUN_BUILDIDS);
 	char *err = NULL;
 	int ret;
 
@@ -297,7 +299,7 @@ static int load_symbols(struct report_job *j)
 	ret = corecap_symbolizer_init(&j->sym, maps, ids, j->o.symfs, &err);
 	j->has_sym = ret == 0 || ret == -ENOENT;
 	if (ret == -ENOENT) {
-		j->missing[j->n_missing++] = "maps";
+		j->missing[j->n_missing++] = CORECAP_RUN_MAPS;
 		ret = warn(j, "no maps file: addresses are shown in hex, and no lock site can be "
 			      "recognized as logging code");
 	} else if (ret) {
@@ -361,7 +363,7 @@ static int read_pass(struct report_job *j, bool detect)
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
-		corecap_analysis_error("cannot read trace '%s/trace': %s", j->o.run,
+		corecap_analysis_error("cannot read trace '%s/" CORECAP_RUN_TRACE "': %s", j->o.run,
 				       corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
 								    : strerror(-ret));
 	j->foreign_events = r.foreign_events;
@@ -412,12 +414,12 @@ static int no_trace(struct report_job *j)
 	int ret;
 
 	if (!j->manifest.has_window) {
-		corecap_analysis_error(
-			"'%s/manifest.json': a run without a trace needs the manifest's window",
-			j->o.run);
+		corecap_analysis_error("'%s/" CORECAP_RUN_MANIFEST
+				       "': a run without a trace needs the manifest's window",
+				       j->o.run);
 		return -EINVAL;
 	}
-	j->missing[j->n_missing++] = "trace";
+	j->missing[j->n_missing++] = CORECAP_RUN_TRACE;
 	ret = corecap_model_init(&j->model, &cfg);
 	if (ret)
 		return ret;
@@ -433,7 +435,7 @@ static bool partial_with_window(const struct report_job *j)
 
 static int trace_or_partial(struct report_job *j)
 {
-	char *root = corecap_path_in(j->o.run, "trace");
+	char *root = corecap_path_in(j->o.run, CORECAP_RUN_TRACE);
 	struct stat st;
 	int ret;
 
@@ -441,8 +443,9 @@ static int trace_or_partial(struct report_job *j)
 		return -ENOMEM;
 	if (partial_with_window(j) && stat(root, &st) != 0) {
 		free(root);
-		j->no_trace_why = "no trace/ in this partial run (its collector stopped "
-				  "before the trace was started)";
+		j->no_trace_why =
+			"no " CORECAP_RUN_TRACE "/ in this partial run (its collector stopped "
+			"before the trace was started)";
 		return no_trace(j);
 	}
 	free(root);
@@ -479,10 +482,11 @@ static int read_kernel(struct report_job *j)
 	if (ret == 1) {
 		/* Absent: missing only where the manifest says it was recorded. */
 		if (j->has_manifest && j->manifest.src_kernel)
-			j->missing[j->n_missing++] = "kernel";
+			j->missing[j->n_missing++] = CORECAP_KERNEL_DIR;
 		ret = j->has_manifest && j->manifest.src_kernel
-			      ? warn(j, "the manifest lists kernel events but kernel/events.bin is "
-					"absent: thread states come from threads.tsv")
+			      ? warn(j, "the manifest lists kernel events "
+					"but " CORECAP_KERNEL_EVENTS_FILE " is "
+					"absent: thread states come from " CORECAP_RUN_THREADS)
 			      : 0;
 		goto out;
 	}
@@ -509,7 +513,8 @@ static int read_kernel(struct report_job *j)
 			      "address only");
 	if (!ret && (k->unknown_records || k->trailing_bytes))
 		ret = warn(j,
-			   "kernel/: %llu records of unknown types skipped, %llu bytes of a "
+			   CORECAP_KERNEL_DIR
+			   "/: %llu records of unknown types skipped, %llu bytes of a "
 			   "trailing fragment ignored",
 			   (unsigned long long)k->unknown_records,
 			   (unsigned long long)k->trailing_bytes);
@@ -544,7 +549,7 @@ static int no_trace_warning(struct report_job *j)
 static int read_samples(struct report_job *j)
 {
 	struct thread_samples s;
-	char *path = corecap_path_in(j->o.run, "threads.tsv"), *err = NULL;
+	char *path = corecap_path_in(j->o.run, CORECAP_RUN_THREADS), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -552,18 +557,21 @@ static int read_samples(struct report_job *j)
 	corecap_thread_samples_init(&s);
 	ret = corecap_thread_samples_load(&s, path, j->model.ws, j->model.we, &err);
 	if (ret == -ENOENT) {
-		j->missing[j->n_missing++] = "threads.tsv";
-		ret = warn(j, "no threads.tsv: thread and pool CPU figures, cores used and the "
+		j->missing[j->n_missing++] = CORECAP_RUN_THREADS;
+		ret = warn(j, "no " CORECAP_RUN_THREADS
+			      ": thread and pool CPU figures, cores used and the "
 			      "thread/pool/cores ceilings are unknown");
 	} else if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
 	} else {
 		if (s.torn_last_line) {
-			ret = warn(j, "threads.tsv ends in a torn line (the collector was killed "
-				      "while writing it): read up to its last whole line");
+			ret = warn(j, CORECAP_RUN_THREADS
+				   " ends in a torn line (the collector was killed "
+				   "while writing it): read up to its last whole line");
 			if (!j->manifest.partial) {
 				j->manifest.partial = true;
-				j->manifest.partial_reason = "threads.tsv ends in a torn line";
+				j->manifest.partial_reason =
+					CORECAP_RUN_THREADS " ends in a torn line";
 			}
 		}
 		for (size_t i = 0; i < s.len && !ret; i++) {
@@ -580,9 +588,10 @@ static int read_samples(struct report_job *j)
 							   has_runq, span);
 		}
 		if (!ret && !s.len)
-			ret = warn(j, "threads.tsv has no sample inside the window");
+			ret = warn(j, CORECAP_RUN_THREADS " has no sample inside the window");
 		else if (!ret && s.last_ns - s.first_ns < corecap_model_window_ns(&j->model) / 2)
-			ret = warn(j, "threads.tsv covers only %.3f s of the %.3f s window",
+			ret = warn(j,
+				   CORECAP_RUN_THREADS " covers only %.3f s of the %.3f s window",
 				   (s.last_ns - s.first_ns) / 1e9,
 				   corecap_model_window_ns(&j->model) / 1e9);
 	}
@@ -624,8 +633,8 @@ static int shim_shortfall(struct report_job *j)
 static int read_stats(struct report_job *j)
 {
 	struct shim_stats st;
-	char *begin = corecap_path_in(j->o.run, "stats-begin"),
-	     *end = corecap_path_in(j->o.run, "stats-end");
+	char *begin = corecap_path_in(j->o.run, CORECAP_RUN_STATS_BEGIN),
+	     *end = corecap_path_in(j->o.run, CORECAP_RUN_STATS_END);
 	char *err = NULL;
 	int ret;
 
@@ -639,7 +648,8 @@ static int read_stats(struct report_job *j)
 		j->missing[j->n_missing++] = "stats";
 		/* Without a trace either, no_trace_warning says what that leaves. */
 		ret = j->model.src.trace
-			      ? warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions "
+			      ? warn(j, "no shim stats (" CORECAP_RUN_STATS_BEGIN
+					"/" CORECAP_RUN_STATS_END "): lock acquisitions "
 					"are unknown and hold times come from hold events alone")
 			      : 0;
 	} else if (ret) {
@@ -853,7 +863,7 @@ static int name_threads(struct report_job *j)
 
 	if (!j->has_manifest || !j->manifest.comm || !j->has_sym)
 		return 0;
-	path = corecap_path_in(j->o.run, "wall.samples");
+	path = corecap_path_in(j->o.run, CORECAP_RUN_WALL);
 	if (!path)
 		return -ENOMEM;
 	ret = corecap_thread_origin_name(&j->model.threads, path, j->manifest.comm, j->manifest.pid,
@@ -964,9 +974,9 @@ static int build(struct report_job *j, struct report *r)
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
-		corecap_analysis_error(
-			"'%s/trace': empty window: the trace holds no event of the daemon",
-			j->o.run);
+		corecap_analysis_error("'%s/" CORECAP_RUN_TRACE
+				       "': empty window: the trace holds no event of the daemon",
+				       j->o.run);
 		return -EINVAL;
 	}
 	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)) ||

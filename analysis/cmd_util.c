@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <corecap/run_format.h>
 
 void corecap_analysis_error(const char *fmt, ...)
 {
@@ -37,8 +38,8 @@ int corecap_run_dir_check(const char *run)
 				       run, strerror(ENOTDIR));
 		return -ENOTDIR;
 	}
-	manifest = corecap_path_in(run, "manifest.json");
-	trace = corecap_path_in(run, "trace");
+	manifest = corecap_path_in(run, CORECAP_RUN_MANIFEST);
+	trace = corecap_path_in(run, CORECAP_RUN_TRACE);
 	if (!manifest || !trace) {
 		free(manifest);
 		free(trace);
@@ -50,8 +51,8 @@ int corecap_run_dir_check(const char *run)
 	free(trace);
 	if (!has_manifest && !has_trace) {
 		corecap_analysis_error(
-			"'%s' is not a run directory: it holds neither manifest.json "
-			"nor trace/ (empty, or not written by `corecap record`)",
+			"'%s' is not a run directory: it holds neither " CORECAP_RUN_MANIFEST " "
+			"nor " CORECAP_RUN_TRACE "/ (empty, or not written by `corecap record`)",
 			run);
 		return -ENOENT;
 	}

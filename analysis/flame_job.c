@@ -15,6 +15,7 @@
 #include "read/gperf_profile.h"
 #include "read/thread_samples.h"
 #include "read/wall_samples.h"
+#include <corecap/run_format.h>
 
 static bool exists_in(const char *dir, const char *name)
 {
@@ -60,9 +61,9 @@ bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 		return kind == FLAME_CPU;
 	switch (kind) {
 	case FLAME_CPU:
-		return exists_in(j->run, "cpu.prof");
+		return exists_in(j->run, CORECAP_RUN_CPU_PROF);
 	case FLAME_WALL:
-		return exists_in(j->run, "wall.samples");
+		return exists_in(j->run, CORECAP_RUN_WALL);
 	default:
 		/* The model says whether its sources measured locks or ops. */
 		if (!j->report && need_report(j))
@@ -136,8 +137,8 @@ static int open_run_symbols(struct flame_job *j)
 		j->run_sym = j->report->symbolizer;
 		return 0;
 	}
-	maps = corecap_path_in(j->run, "maps");
-	ids = corecap_path_in(j->run, "buildids.tsv");
+	maps = corecap_path_in(j->run, CORECAP_RUN_MAPS);
+	ids = corecap_path_in(j->run, CORECAP_RUN_BUILDIDS);
 	if (!maps || !ids) {
 		ret = -ENOMEM;
 		goto out;
@@ -168,8 +169,9 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
 	struct symbolizer sym;
-	char *path = j->run_is_profile ? strdup(j->run) : corecap_path_in(j->run, "cpu.prof");
-	char *ids = j->run_is_profile ? NULL : corecap_path_in(j->run, "buildids.tsv");
+	char *path =
+		j->run_is_profile ? strdup(j->run) : corecap_path_in(j->run, CORECAP_RUN_CPU_PROF);
+	char *ids = j->run_is_profile ? NULL : corecap_path_in(j->run, CORECAP_RUN_BUILDIDS);
 	char *maps_tmp = NULL, *err = NULL;
 	bool has_sym = false;
 	int ret;
@@ -181,10 +183,10 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	}
 	ret = corecap_gperf_profile_load(&p, path, &err);
 	if (ret == -ENOENT && !j->run_is_profile) {
-		corecap_analysis_error(
-			"'%s' has no cpu.prof: start the daemon with 'corecap run --cpuprofile' so "
-			"that 'corecap record' profiles it",
-			j->run);
+		corecap_analysis_error("'%s' has no " CORECAP_RUN_CPU_PROF
+				       ": start the daemon with 'corecap run --cpuprofile' so "
+				       "that 'corecap record' profiles it",
+				       j->run);
 		goto out;
 	}
 	if (ret) {
@@ -201,7 +203,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 			corecap_analysis_error("%s", err ? err : strerror(-ret));
 			goto out;
 		}
-	} else if (!j->run_is_profile && !(maps_tmp = corecap_path_in(j->run, "maps"))) {
+	} else if (!j->run_is_profile && !(maps_tmp = corecap_path_in(j->run, CORECAP_RUN_MAPS))) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -296,8 +298,8 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct wall_ctx w = {.j = j, .fs = fs, .column = column};
 	struct wall_samples ws;
-	char *path = corecap_path_in(j->run, "wall.samples"),
-	     *tsv = corecap_path_in(j->run, "threads.tsv");
+	char *path = corecap_path_in(j->run, CORECAP_RUN_WALL),
+	     *tsv = corecap_path_in(j->run, CORECAP_RUN_THREADS);
 	char *err = NULL;
 	int ret;
 
@@ -309,9 +311,9 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		goto out;
 	}
 	if (access(path, F_OK) != 0) {
-		corecap_analysis_error(
-			"'%s' has no wall.samples: record with 'corecap record --wallclock'",
-			j->run);
+		corecap_analysis_error("'%s' has no " CORECAP_RUN_WALL
+				       ": record with 'corecap record --wallclock'",
+				       j->run);
 		ret = -ENOENT;
 		goto out;
 	}
@@ -319,7 +321,7 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	w.has_names = ret == 0;
 	if (ret && !j->quiet)
 		fprintf(stderr, "corecap: warning: %s: threads are named by tid\n",
-			ret == -ENOENT ? "no threads.tsv"
+			ret == -ENOENT ? "no " CORECAP_RUN_THREADS
 			: err	       ? err
 				       : strerror(-ret));
 	free(err);
@@ -474,7 +476,7 @@ static const char *detail_label(const struct model *m, uint64_t key, char *buf, 
 		lock_name(m->locks.all[id], true, buf, size);
 		return buf;
 	case CAT_IO:
-		snprintf(buf, size, "io %s", io_class_name(id));
+		snprintf(buf, size, "io %s", corecap_io_class_name(id));
 		return buf;
 	case CAT_QUEUE:
 		snprintf(buf, size, "phase %s", id < m->ops.n_phases ? m->ops.phases[id] : "?");

@@ -6,6 +6,7 @@
 
 #include "model/futex_locks.h"
 #include "read/kernel_reader.h"
+#include <corecap/run_format.h>
 
 struct stack_ctx {
 	const struct kernel_reader *k;
@@ -111,7 +112,8 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 	out->wakings = k->counts[CORECAP_KREC_WAKING];
 	out->futex_calls = k->counts[CORECAP_KREC_FUTEX_ENTER];
 	if ((ret = states(m, k, out)) || (ret = futexes(m, k, sym, out))) {
-		if (asprintf(err, "cannot model '%s/kernel': %s", run_dir, strerror(-ret)) < 0)
+		if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
+			     strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}

@@ -11,13 +11,14 @@
 #include "bench_runner.h"
 #include "diag.h"
 #include "run_dir.h"
+#include <corecap/run_format.h>
 
 int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd, bool echo)
 {
 	memset(b, 0, sizeof(*b));
 	b->out_fd = -1;
 	b->echo = echo;
-	return corecap_run_dir_create_file(rd, "bench.out", &b->file_fd);
+	return corecap_run_dir_create_file(rd, CORECAP_RUN_BENCH_OUT, &b->file_fd);
 }
 
 int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
@@ -127,7 +128,8 @@ void corecap_bench_runner_pump(struct corecap_bench_runner *b)
 
 			if (r < 0) {
 				b->write_errno = -r;
-				corecap_error("cannot write bench.out: %s", strerror(-r));
+				corecap_error("cannot write " CORECAP_RUN_BENCH_OUT ": %s",
+					      strerror(-r));
 			}
 		}
 		if (b->echo && corecap_write_all(STDOUT_FILENO, buf, (size_t)n) < 0)

@@ -15,6 +15,7 @@
 #include "diag.h"
 #include "proc_stat.h"
 #include "run_dir.h"
+#include <corecap/run_format.h>
 
 #define HISTORY_SIZE	 "10000"
 #define HISTORY_DURATION "600"
@@ -241,7 +242,7 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 {
 	int ret;
 
-	if (mkdirat(run_dirfd, "ceph", 0700) < 0 && errno != EEXIST) {
+	if (mkdirat(run_dirfd, CORECAP_RUN_CEPH_DIR, 0700) < 0 && errno != EEXIST) {
 		ret = -errno;
 		corecap_warn("cannot create 'ceph' in the run directory: %s", strerror(-ret));
 		return ret;
@@ -263,7 +264,7 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 	a->raised = config_set(a, "osd_op_history_size", HISTORY_SIZE) == 0;
 	if (a->raised)
 		config_set(a, "osd_op_history_duration", HISTORY_DURATION);
-	return dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", "ceph/perf-begin.json");
+	return dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", CORECAP_RUN_CEPH_PERF_BEGIN);
 }
 
 int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
@@ -272,10 +273,10 @@ int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
 
 	if (!a->begun)
 		return 0;
-	if (dump_to(a, run_dirfd, "{\"prefix\": \"dump_historic_ops\"}", "ceph/historic_ops.json") <
-	    0)
+	if (dump_to(a, run_dirfd, "{\"prefix\": \"dump_historic_ops\"}",
+		    CORECAP_RUN_CEPH_HISTORIC_OPS) < 0)
 		ret = -EIO;
-	if (dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", "ceph/perf-end.json") < 0)
+	if (dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", CORECAP_RUN_CEPH_PERF_END) < 0)
 		ret = -EIO;
 	if (a->raised) {
 		if (a->old_size[0])

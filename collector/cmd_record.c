@@ -50,6 +50,8 @@
 #include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
+#include "mono_clock.h"
+#include <corecap/run_format.h>
 
 #define BENCH_GRACE_MS 5000u /* after SIGINT, before SIGKILL */
 #define DETACH_WAIT_MS 2000u
@@ -169,14 +171,6 @@ static void restore_signals(void)
 	}
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static double since_start_s(const struct record *r, uint64_t t)
 {
 	return r->start_ns && t > r->start_ns ? (double)(t - r->start_ns) / 1e9 : 0;
@@ -263,7 +257,8 @@ static void progress(struct record *r, uint64_t t)
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "%.1f s", since_start_s(r, t));
 	if (r->have_lttng)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | trace %.1f MiB",
-				      (double)tree_bytes(r->rd.dirfd, "trace", 0) / 1048576.0);
+				      (double)tree_bytes(r->rd.dirfd, CORECAP_RUN_TRACE, 0) /
+					      1048576.0);
 	if (r->have_threads)
 		n += (size_t)snprintf(line + n, sizeof(line) - n,
 				      " | %zu threads, /proc read %llu times", r->threads.n_threads,
@@ -360,7 +355,7 @@ static void checkpoint(struct record *r)
 /* The window: runs until the benchmark ends, -d elapses, a signal, or the daemon exits. */
 static void run_window(struct record *r)
 {
-	uint64_t t = now_ns();
+	uint64_t t = corecap_now_ns();
 	uint64_t end_at = r->opts.duration_s > 0
 				  ? r->start_ns + (uint64_t)(r->opts.duration_s * 1e9)
 				  : UINT64_MAX;
@@ -390,7 +385,7 @@ static void run_window(struct record *r)
 			next = next_progress;
 		if (end_at < next)
 			next = end_at;
-		t = now_ns();
+		t = corecap_now_ns();
 		timeout_ms = next > t ? (int)((next - t + 999999) / 1000000) : 0;
 		if (poll(pfd, 2, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
 			drain_wake_pipe();
@@ -402,7 +397,7 @@ static void run_window(struct record *r)
 			r->progress_pending = false;
 			corecap_bench_runner_pump(&r->bench);
 		}
-		t = now_ns();
+		t = corecap_now_ns();
 		if (r->have_wd)
 			corecap_stop_watchdog_beat(&r->wd);
 		if (got_signal) {
@@ -438,7 +433,7 @@ static void run_window(struct record *r)
 			next_progress = next_tick(next_progress, PROGRESS_NS, t);
 		}
 	}
-	r->end_ns = now_ns();
+	r->end_ns = corecap_now_ns();
 	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
 	end_progress(r);
@@ -452,7 +447,7 @@ static void parse_bench_output(struct record *r)
 	int fd;
 
 	corecap_bench_summary_init(&r->summary);
-	fd = openat(r->rd.dirfd, "bench.out", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	fd = openat(r->rd.dirfd, CORECAP_RUN_BENCH_OUT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	buf = malloc(BENCH_OUT_MAX + 1);
@@ -481,7 +476,7 @@ static void check_bench(struct record *r)
 		set_partial(r, "the benchmark was killed by signal %d (%s)", sig, strsignal(sig));
 	}
 	if (r->bench.write_errno)
-		set_partial(r, "bench.out could not be written: %s",
+		set_partial(r, CORECAP_RUN_BENCH_OUT " could not be written: %s",
 			    strerror(r->bench.write_errno));
 }
 
@@ -526,11 +521,12 @@ static void finish_window(struct record *r)
 		set_partial(r, "daemon exited at +%.1f s", at_s);
 	} else {
 		if (r->stats.present &&
-		    corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-end") < 0)
+		    corecap_stats_snapshot_take(&r->stats, &r->rd, CORECAP_RUN_STATS_END) < 0)
 			set_partial(r, "no consistent copy of the shim's counters at the end");
 		corecap_proc_sampler_sample(&r->threads);
 		if (r->have_ceph && corecap_ceph_asok_end(&r->ceph, r->rd.dirfd) < 0)
-			corecap_warn("the Ceph files of the run (RUN/ceph/) are incomplete");
+			corecap_warn("the Ceph files of the run (RUN/" CORECAP_RUN_CEPH_DIR
+				     "/) are incomplete");
 	}
 	if (r->interrupted) {
 		corecap_error("interrupted");
@@ -565,10 +561,11 @@ static void finish_window(struct record *r)
 
 static int write_manifest(struct record *r, bool checkpoint)
 {
+	int ret;
 	struct corecap_manifest m = {
 		.complete = r->complete && !checkpoint,
 		.start_ns = r->start_ns,
-		.end_ns = checkpoint && r->start_ns ? now_ns() : r->end_ns,
+		.end_ns = checkpoint && r->start_ns ? corecap_now_ns() : r->end_ns,
 		.start_realtime = r->start_realtime,
 		.realtime_offset_ns = r->realtime_offset_ns,
 		.record_argv = r->argv,
@@ -607,7 +604,13 @@ static int write_manifest(struct record *r, bool checkpoint)
 			 since_start_s(r, m.end_ns));
 	else
 		snprintf(m.partial_reason, sizeof(m.partial_reason), "%s", r->partial_reason);
-	return corecap_manifest_write(&m, &r->rd);
+	/* Named to the watchdog while it is ours and not renamed: removed if we die meanwhile. */
+	if (r->have_wd)
+		corecap_stop_watchdog_tmp(&r->wd, CORECAP_RUN_MANIFEST_TMP);
+	ret = corecap_manifest_write(&m, &r->rd);
+	if (r->have_wd)
+		corecap_stop_watchdog_tmp(&r->wd, NULL);
+	return ret;
 }
 
 /* The kernel source, when permitted; an error only when --kernel asked for it. */
@@ -663,8 +666,9 @@ static int prepare(struct record *r)
 	if (ret < 0)
 		goto out;
 	r->have_wd = true;
+	corecap_stop_watchdog_run_dir(&r->wd, r->rd.abs_path);
 	if (r->opts.trace) {
-		snprintf(trace_dir, sizeof(trace_dir), "%s/trace", r->rd.abs_path);
+		snprintf(trace_dir, sizeof(trace_dir), "%s/" CORECAP_RUN_TRACE, r->rd.abs_path);
 		ret = corecap_lttng_session_init(&r->lttng, r->target.pid, trace_dir,
 						 r->opts.events, r->opts.n_events);
 		if (ret < 0) {
@@ -724,10 +728,10 @@ static int64_t realtime_offset_ns(void)
 
 	for (int i = 0; i < 5; i++) {
 		struct timespec rt;
-		uint64_t a = now_ns(), b;
+		uint64_t a = corecap_now_ns(), b;
 
 		clock_gettime(CLOCK_REALTIME, &rt);
-		b = now_ns();
+		b = corecap_now_ns();
 		if (b - a < best_gap) {
 			best_gap = b - a;
 			best = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull +
@@ -755,12 +759,13 @@ static int start_window(struct record *r)
 	}
 	if (corecap_machine_busy_s(&r->busy0_s) < 0)
 		r->busy0_s = -1;
-	r->start_ns = now_ns();
+	r->start_ns = corecap_now_ns();
 	if (r->have_kernel)
 		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
 	r->realtime_offset_ns = realtime_offset_ns();
-	if (r->stats.present && corecap_stats_snapshot_take(&r->stats, &r->rd, "stats-begin") < 0)
+	if (r->stats.present &&
+	    corecap_stats_snapshot_take(&r->stats, &r->rd, CORECAP_RUN_STATS_BEGIN) < 0)
 		set_partial(r, "no consistent copy of the shim's counters at the start");
 	if (r->have_ceph)
 		corecap_ceph_asok_begin(&r->ceph, r->rd.dirfd);
@@ -892,9 +897,9 @@ int corecap_cmd_record(int argc, char **argv)
 			     (int)r->target.pid, (unsigned long long)r->wd.page->continued);
 	/* Close the samplers' files before the manifest, which comes last. */
 	if (r->have_wall && corecap_wall_sampler_release(&r->wall) < 0)
-		set_partial(r, "wall.samples could not be written");
+		set_partial(r, CORECAP_RUN_WALL " could not be written");
 	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
-		set_partial(r, "threads.tsv could not be written");
+		set_partial(r, CORECAP_RUN_THREADS " could not be written");
 	if (write_manifest(r, false) < 0) {
 		corecap_error("the run in '%s' keeps its last checkpoint manifest: it is partial",
 			      r->rd.path);

@@ -31,6 +31,7 @@
 #include "delay_control.h"
 #include "diag.h"
 #include "proc_stat.h"
+#include "mono_clock.h"
 
 const char corecap_verify_usage[] =
 	"usage: corecap verify -p PID --site SITE [--control SITE] [--delay-ns D]\n"
@@ -122,10 +123,7 @@ static int install_signals(void)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)corecap_now_ns() / 1e9;
 }
 
 /*

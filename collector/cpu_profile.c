@@ -15,16 +15,10 @@
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "target.h"
+#include "mono_clock.h"
+#include <corecap/run_format.h>
 
 #define POLL_NS 2000000ull /* how often the window's loop looks for the switch-on */
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void sleep_ms(unsigned ms)
 {
@@ -279,7 +273,7 @@ int corecap_cpu_profile_start(struct corecap_cpu_profile *cp)
 
 	if (!cp->available)
 		goto out;
-	cp->sent_ns = now_ns();
+	cp->sent_ns = corecap_now_ns();
 	if (kill(cp->pid, cp->signal) < 0) {
 		ret = -errno;
 		corecap_warn("cannot signal PID %d to start its CPU profile: %s", (int)cp->pid,
@@ -299,7 +293,7 @@ void corecap_cpu_profile_poll(struct corecap_cpu_profile *cp)
 
 	if (cp->state != CPU_PROFILE_STARTING)
 		return;
-	t = now_ns();
+	t = corecap_now_ns();
 	if (t < cp->next_poll_ns)
 		return;
 	cp->next_poll_ns = t + POLL_NS;
@@ -339,7 +333,7 @@ int corecap_cpu_profile_stop(struct corecap_cpu_profile *cp)
 	}
 	if (cp->state != CPU_PROFILE_ON)
 		goto out;
-	t = now_ns();
+	t = corecap_now_ns();
 	if (t < cp->on_ns + spacing_ns)
 		sleep_ms((unsigned)((cp->on_ns + spacing_ns - t) / 1000000u) + 1);
 	if (!toggle_and_wait(cp, false)) {
@@ -373,7 +367,7 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 		corecap_warn("cannot read the CPU profile '%s': %s", cp->file, strerror(errno));
 		goto out;
 	}
-	ret = corecap_run_dir_create_file(rd, "cpu.prof", &out);
+	ret = corecap_run_dir_create_file(rd, CORECAP_RUN_CPU_PROF, &out);
 	if (ret < 0)
 		goto out_close_in;
 	for (;;) {
@@ -394,8 +388,9 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 	if (close(out) < 0 && ret == 0)
 		ret = -errno;
 	if (ret < 0)
-		corecap_error("cannot copy the CPU profile '%s' to '%s/cpu.prof': %s", cp->file,
-			      rd->path, strerror(-ret));
+		corecap_error("cannot copy the CPU profile '%s' to '%s/" CORECAP_RUN_CPU_PROF
+			      "': %s",
+			      cp->file, rd->path, strerror(-ret));
 	else
 		unlink(cp->file);
 	if (!ret && !cp->bytes)

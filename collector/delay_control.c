@@ -12,14 +12,7 @@
 
 #include "delay_control.h"
 #include "diag.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
+#include "mono_clock.h"
 
 int corecap_delay_control_open(struct corecap_delay_control *dc, pid_t pid)
 {
@@ -87,7 +80,8 @@ static int write_control(struct corecap_delay_control *dc, uint64_t site, uint64
 {
 	for (int i = 0; i < 1000; i++) {
 		if (corecap_stats_control_write(dc->ctl, site, ns, (int32_t)getpid(),
-						site ? mono_ns() + CORECAP_DELAY_LEASE_NS : 0) == 0)
+						site ? corecap_now_ns() + CORECAP_DELAY_LEASE_NS
+						     : 0) == 0)
 			return 0;
 		usleep(100);
 	}

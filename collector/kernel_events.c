@@ -22,6 +22,8 @@
 #include "kernel_events.h"
 #include "kernel_unwind.h"
 #include "run_dir.h"
+#include "mono_clock.h"
+#include <corecap/run_format.h>
 
 #define TRACEFS_MAGIC	  0x74726163
 #define DRAIN_TIMEOUT_MS  20
@@ -146,14 +148,6 @@ struct raw_stack {
 };
 
 static int open_sets(struct corecap_kernel_events *k, bool enabled, char *why, size_t why_size);
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static bool read_small_file(const char *path, char *buf, size_t size)
 {
@@ -349,7 +343,8 @@ static void out_flush(struct corecap_kernel_events *k)
 
 static void track(struct corecap_kernel_events *k, pid_t tid, uint32_t reason)
 {
-	struct corecap_krec_track *t = out_reserve(k, CORECAP_KREC_TRACK, sizeof(*t), 0, now_ns());
+	struct corecap_krec_track *t =
+		out_reserve(k, CORECAP_KREC_TRACK, sizeof(*t), 0, corecap_now_ns());
 
 	if (!t)
 		return;
@@ -678,7 +673,7 @@ static int write_file_header(int fd, uint64_t magic, const struct corecap_kernel
 		.nr_cpus = (uint32_t)k->nr_cpus,
 		.clock_id = CORECAP_KERNEL_CLOCK_MONOTONIC,
 		.flags = k->stats.kernel_filter ? CORECAP_KFILE_KERNEL_FILTER : 0,
-		.created_ns = now_ns(),
+		.created_ns = corecap_now_ns(),
 		.stack_user_bytes = stack_user_bytes,
 	};
 
@@ -1233,7 +1228,7 @@ static void on_lost(struct corecap_kernel_events *k, uint32_t cpu, const unsigne
 {
 	/* id, lost, then sample_id: pid/tid, time, cpu/res, identifier. */
 	size_t off = sizeof(struct perf_event_header);
-	uint64_t lost, time_ns = now_ns();
+	uint64_t lost, time_ns = corecap_now_ns();
 	struct corecap_krec_lost *r;
 
 	if (off + 16 > len)
@@ -1365,7 +1360,7 @@ static void *reader_main(void *arg)
 			usleep(DRAIN_TIMEOUT_MS * 1000);
 		window_start(k);
 		drain_all(k);
-		t = now_ns();
+		t = corecap_now_ns();
 		if (t >= k->next_rescan_ns) {
 			scan_tasks(k);
 			k->next_rescan_ns = t + RESCAN_NS;
@@ -1395,8 +1390,8 @@ int corecap_kernel_events_start(struct corecap_kernel_events *k)
 		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_ENABLE, 0);
 	out_flush(k);
-	k->next_rescan_ns = now_ns() + RESCAN_NS;
-	k->next_adjust_ns = now_ns() + ADJUST_NS;
+	k->next_rescan_ns = corecap_now_ns() + RESCAN_NS;
+	k->next_adjust_ns = corecap_now_ns() + ADJUST_NS;
 	ret = -pthread_create(&k->reader, NULL, reader_main, k);
 	if (ret == 0)
 		k->reader_running = true;
@@ -1485,7 +1480,7 @@ int corecap_kernel_events_unwind(struct corecap_kernel_events *k, bool daemon_al
 	if (ret < 0)
 		goto out_close;
 	k->stats.stacks_bytes = sizeof(struct corecap_kfile_header);
-	snprintf(maps_path, sizeof(maps_path), "%s/maps", k->rd->abs_path);
+	snprintf(maps_path, sizeof(maps_path), "%s/" CORECAP_RUN_MAPS, k->rd->abs_path);
 	stack = malloc(CORECAP_KERNEL_STACK_USER_BYTES);
 	rec = malloc(sizeof(struct corecap_krec_stack) + 8 * CORECAP_KERNEL_MAX_FRAMES);
 	if (!stack || !rec) {

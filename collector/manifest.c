@@ -24,6 +24,7 @@
 #include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
+#include <corecap/run_format.h>
 
 static void put(struct json_object *o, const char *key, struct json_object *v)
 {
@@ -327,6 +328,7 @@ static struct json_object *build(const struct corecap_manifest *m)
 
 		put(o, "files", ju64(m->maps->n_files));
 		put(o, "build_ids", ju64(m->maps->n_ids));
+		put(o, "vdso_bytes", ju64(m->maps->vdso_bytes));
 		put(root, "maps", o);
 	}
 	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
@@ -342,7 +344,7 @@ static struct json_object *build(const struct corecap_manifest *m)
 
 int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_dir *rd)
 {
-	static const char tmp[] = "manifest.json.tmp";
+	static const char tmp[] = CORECAP_RUN_MANIFEST_TMP;
 	struct json_object *root = build(m);
 	const char *text;
 	FILE *f = NULL;
@@ -366,7 +368,7 @@ int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_
 		unlinkat(rd->dirfd, tmp, 0);
 		goto out_put;
 	}
-	ret = corecap_run_dir_rename(rd, tmp, "manifest.json");
+	ret = corecap_run_dir_rename(rd, tmp, CORECAP_RUN_MANIFEST);
 out_put:
 	json_object_put(root);
 	return ret;

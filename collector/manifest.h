@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include <corecap/run_format.h> /* CORECAP_RUN_FORMAT, CORECAP_RUN_VERSION */
+
 #include "bench_parse.h"
 
 struct corecap_run_dir;
@@ -29,9 +31,6 @@ struct corecap_maps_buildid;
 struct corecap_bench_runner;
 struct corecap_watchdog_page;
 struct corecap_kernel_events;
-
-#define CORECAP_RUN_FORMAT  "corecap-run"
-#define CORECAP_RUN_VERSION 1
 
 struct corecap_manifest {
 	bool complete;

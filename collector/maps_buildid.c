@@ -10,6 +10,7 @@
 #include "diag.h"
 #include "maps_buildid.h"
 #include "run_dir.h"
+#include <corecap/run_format.h>
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -127,15 +128,17 @@ static int copy_maps(struct corecap_maps_buildid *mb, pid_t pid, struct corecap_
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	ret = corecap_run_dir_create_file(rd, "maps", &out);
+	ret = corecap_run_dir_create_file(rd, CORECAP_RUN_MAPS, &out);
 	if (ret < 0)
 		goto out_close_in;
 	ret = corecap_write_all(out, buf, len);
 	if (ret < 0)
-		corecap_error("cannot write '%s/maps': %s", rd->path, strerror(-ret));
+		corecap_error("cannot write '%s/" CORECAP_RUN_MAPS "': %s", rd->path,
+			      strerror(-ret));
 	if (close(out) < 0 && ret == 0) {
 		ret = -errno;
-		corecap_error("cannot write '%s/maps': %s", rd->path, strerror(errno));
+		corecap_error("cannot write '%s/" CORECAP_RUN_MAPS "': %s", rd->path,
+			      strerror(errno));
 	}
 	mb->maps_bytes = len;
 out_close_in:
@@ -162,6 +165,57 @@ static const char *maps_path(char *line)
 	return *p == '/' ? p : NULL;
 }
 
+/*
+ * RUN/vdso.so: the image of the target's [vdso] mapping, read from
+ * /proc/PID/mem at the range its maps line gives (as perf keeps it in its
+ * build-id cache), so the analysis names vDSO frames on any machine. Not
+ * fatal: without it the analysis falls back on its own machine's vDSO.
+ */
+static void save_vdso(struct corecap_maps_buildid *mb, pid_t pid, struct corecap_run_dir *rd,
+		      const char *maps_text)
+{
+	const char *line = strstr(maps_text, " [vdso]\n");
+	unsigned long long start, end;
+	char path[64], *image;
+	ssize_t n;
+	int in, out, ret;
+
+	if (!line)
+		return; /* no vDSO mapped (vdso=0) */
+	while (line > maps_text && line[-1] != '\n')
+		line--;
+	if (sscanf(line, "%llx-%llx", &start, &end) != 2 || end <= start ||
+	    end - start > CORECAP_VDSO_MAX_BYTES)
+		return;
+	image = malloc(end - start);
+	if (!image)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	in = open(path, O_RDONLY | O_CLOEXEC);
+	n = in < 0 ? -1 : pread(in, image, end - start, (off_t)start);
+	if (in >= 0)
+		close(in);
+	if (n != (ssize_t)(end - start) || memcmp(image, "\177ELF", 4) != 0) {
+		corecap_warn("cannot read the vDSO of PID %d: %s (its frames stay unnamed "
+			     "on another machine)",
+			     (int)pid, n < 0 ? strerror(errno) : "not an ELF image");
+		free(image);
+		return;
+	}
+	ret = corecap_run_dir_create_file(rd, CORECAP_RUN_VDSO, &out);
+	if (ret == 0) {
+		ret = corecap_write_all(out, image, (size_t)n);
+		if (close(out) < 0 && ret == 0)
+			ret = -errno;
+	}
+	if (ret < 0)
+		corecap_warn("cannot write '%s/" CORECAP_RUN_VDSO "': %s", rd->path,
+			     strerror(-ret));
+	else
+		mb->vdso_bytes = (size_t)n;
+	free(image);
+}
+
 int corecap_maps_buildid_save(struct corecap_maps_buildid *mb, pid_t pid,
 			      struct corecap_run_dir *rd)
 {
@@ -176,7 +230,8 @@ int corecap_maps_buildid_save(struct corecap_maps_buildid *mb, pid_t pid,
 	ret = copy_maps(mb, pid, rd, &text);
 	if (ret < 0)
 		goto out;
-	ret = corecap_run_dir_fopen(rd, "buildids.tsv", &out);
+	save_vdso(mb, pid, rd, text);
+	ret = corecap_run_dir_fopen(rd, CORECAP_RUN_BUILDIDS, &out);
 	if (ret < 0)
 		goto out_free;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -215,7 +270,8 @@ int corecap_maps_buildid_save(struct corecap_maps_buildid *mb, pid_t pid,
 out_close:
 	if (fclose(out) != 0 && ret == 0) {
 		ret = -errno;
-		corecap_error("cannot write '%s/buildids.tsv': %s", rd->path, strerror(errno));
+		corecap_error("cannot write '%s/" CORECAP_RUN_BUILDIDS "': %s", rd->path,
+			      strerror(errno));
 	}
 out_free:
 	free(seen);

@@ -9,21 +9,15 @@
 #include "proc_sampler.h"
 #include "proc_stat.h"
 #include "run_dir.h"
+#include "mono_clock.h"
+#include <corecap/run_format.h>
 
 const char corecap_threads_tsv_header[] =
 	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n";
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void corecap_proc_sampler_flush(struct corecap_proc_sampler *s)
 {
-	corecap_run_file_flush(s->out, "threads.tsv", &s->write_errno);
+	corecap_run_file_flush(s->out, CORECAP_RUN_THREADS, &s->write_errno);
 }
 
 int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct corecap_run_dir *rd)
@@ -45,7 +39,7 @@ int corecap_proc_sampler_init(struct corecap_proc_sampler *s, pid_t pid, struct 
 	}
 	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
 	s->have_schedstat = access(path, R_OK) == 0;
-	ret = corecap_run_dir_fopen(rd, "threads.tsv", &s->out);
+	ret = corecap_run_dir_fopen(rd, CORECAP_RUN_THREADS, &s->out);
 	if (ret < 0)
 		goto out_close_tasks;
 	/* A round of a daemon with a thousand threads, and the rest rarely cut mid-line. */
@@ -76,7 +70,7 @@ static bool sample_thread(struct corecap_proc_sampler *s, int taskfd, const char
 	long long run_ns = -1, wait_ns = -1;
 	char path[64], buf[4096];
 	long vol = -1, invol = -1;
-	uint64_t t = now_ns();
+	uint64_t t = corecap_now_ns();
 	double ns_per_tick = 1e9 / (double)s->clk_tck;
 
 	snprintf(path, sizeof(path), "%s/stat", tid);
@@ -131,7 +125,7 @@ int corecap_proc_sampler_release(struct corecap_proc_sampler *s)
 	int ret = 0;
 
 	if (s->out)
-		ret = corecap_run_file_close(s->out, "threads.tsv", &s->write_errno);
+		ret = corecap_run_file_close(s->out, CORECAP_RUN_THREADS, &s->write_errno);
 	s->out = NULL;
 	if (s->tasks)
 		closedir(s->tasks);

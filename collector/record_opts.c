@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "record_opts.h"
+#include <corecap/run_format.h>
 
 const char corecap_record_usage[] =
 	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
@@ -27,18 +28,19 @@ const char corecap_record_usage[] =
 	"      --wallclock-threads NAMES\n"
 	"                        sample only threads whose name matches one of these\n"
 	"                        comma-separated globs (implies --wallclock)\n"
-	"      --no-trace        no LTTng session (no trace/ in the run)\n"
+	"      --no-trace        no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)\n"
 	"      --event NAME      also enable this LTTng-UST event (repeatable; globs allowed)\n"
 	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
 	"  -q, --quiet           no progress, no benchmark echo on stdout\n"
 	"      --force           replace RUN if it exists and holds a corecap run\n"
 	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
-	"                        dumps into RUN/ceph/ (found by itself for a ceph-osd)\n"
+	"                        dumps into RUN/" CORECAP_RUN_CEPH_DIR
+	"/ (found by itself for a ceph-osd)\n"
 	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
 	"      --no-cpu-profile  leave the daemon's gperftools profiler alone\n"
 	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
 	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
-	"      --no-kernel       no kernel events (no kernel/ in the run)\n"
+	"      --no-kernel       no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"

@@ -9,10 +9,12 @@
 
 #include "diag.h"
 #include "run_dir.h"
+#include <corecap/run_format.h>
 
 bool corecap_run_dir_looks_like_run(int dirfd)
 {
-	static const char *const markers[] = {"manifest.json", "trace", "threads.tsv"};
+	static const char *const markers[] = {CORECAP_RUN_MANIFEST, CORECAP_RUN_TRACE,
+					      CORECAP_RUN_THREADS};
 	struct dirent *de;
 	bool empty = true;
 	DIR *d;

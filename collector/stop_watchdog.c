@@ -14,16 +14,9 @@
 #include "diag.h"
 #include "proc_stat.h"
 #include "stop_watchdog.h"
+#include "mono_clock.h"
 
 #define POLL_MS 10u
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* The state letter of /proc/PID/stat (or of a task under DIRFD), or 0. */
 static char state_of(int dirfd, const char *path)
@@ -72,7 +65,7 @@ static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemo
 		char cstate;
 
 		nanosleep(&tick, NULL);
-		t = now_ns();
+		t = corecap_now_ns();
 		beat = pg->beat_ns;
 		if (!tasks || !pg->attached || t < beat + hold_ns || !thread_held(tasks)) {
 			held_since = 0;
@@ -106,6 +99,14 @@ static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemo
 		lttng_stop_tracing(name);
 		lttng_destroy_session(name);
 	}
+	/* The collector's own temporary file, cut off mid-write. */
+	if (pg->run_dir[0] && pg->tmp[0]) {
+		char tmp[sizeof(pg->run_dir) + sizeof(pg->tmp) + 1];
+
+		snprintf(tmp, sizeof(tmp), "%s/%s", (const char *)pg->run_dir,
+			 (const char *)pg->tmp);
+		unlink(tmp);
+	}
 	_exit(0);
 }
 
@@ -125,7 +126,7 @@ int corecap_stop_watchdog_start(struct corecap_stop_watchdog *wd, pid_t daemon)
 		goto out;
 	}
 	memset((void *)wd->page, 0, sizeof(*wd->page));
-	wd->page->beat_ns = now_ns();
+	wd->page->beat_ns = corecap_now_ns();
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
@@ -163,7 +164,7 @@ out:
 void corecap_stop_watchdog_beat(struct corecap_stop_watchdog *wd)
 {
 	if (wd->page)
-		wd->page->beat_ns = now_ns();
+		wd->page->beat_ns = corecap_now_ns();
 }
 
 void corecap_stop_watchdog_session(struct corecap_stop_watchdog *wd, const char *name)
@@ -177,8 +178,26 @@ void corecap_stop_watchdog_attached(struct corecap_stop_watchdog *wd, bool attac
 {
 	if (!wd->page)
 		return;
-	wd->page->beat_ns = now_ns();
+	wd->page->beat_ns = corecap_now_ns();
 	wd->page->attached = attached;
+}
+
+void corecap_stop_watchdog_run_dir(struct corecap_stop_watchdog *wd, const char *abs_path)
+{
+	if (wd->page && strlen(abs_path) < sizeof(wd->page->run_dir))
+		memcpy((char *)wd->page->run_dir, abs_path, strlen(abs_path) + 1);
+}
+
+void corecap_stop_watchdog_tmp(struct corecap_stop_watchdog *wd, const char *name)
+{
+	if (!wd->page)
+		return;
+	if (!name || strlen(name) >= sizeof(wd->page->tmp)) {
+		__atomic_store_n(&wd->page->tmp[0], '\0', __ATOMIC_SEQ_CST);
+		return;
+	}
+	memcpy((char *)wd->page->tmp, name, strlen(name) + 1);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 bool corecap_stop_watchdog_owns(const struct corecap_stop_watchdog *wd, pid_t pid)

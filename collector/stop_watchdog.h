@@ -19,8 +19,11 @@
  * counted in the shared page, for the manifest.
  *
  * When the collector dies without stopping it (SIGKILL), the watchdog
- * destroys the collector's LTTng session, if it has one, and exits: the
- * run's trace is then flushed and whole, not left growing by a live
+ * destroys the collector's LTTng session, if it has one, removes the
+ * temporary file the collector was writing in the run directory at that
+ * moment, if any (manifest.json.tmp: named in the page only between its
+ * creation and its rename, so nothing else is ever removed), and exits:
+ * the run's trace is then flushed and whole, not left growing by a live
  * session. A collector that ends normally stops the watchdog first.
  */
 #ifndef CORECAP_COLLECTOR_STOP_WATCHDOG_H
@@ -40,6 +43,8 @@ struct corecap_watchdog_page {
 	volatile uint64_t held_ns_max; /* longest hold of a thread seen with no heartbeat */
 	volatile int killed;	       /* SIGKILL sent to a hung collector */
 	volatile char session[256];    /* the collector's LTTng session, or "" */
+	volatile char run_dir[4096];   /* the run directory (absolute), or "" */
+	volatile char tmp[64];	       /* a temporary file of ours being written in it, or "" */
 };
 
 struct corecap_stop_watchdog {
@@ -53,6 +58,10 @@ void corecap_stop_watchdog_beat(struct corecap_stop_watchdog *wd);
 /* The LTTng session to destroy if the collector dies (NULL: none). */
 void corecap_stop_watchdog_session(struct corecap_stop_watchdog *wd, const char *name);
 void corecap_stop_watchdog_attached(struct corecap_stop_watchdog *wd, bool attached);
+/* The run directory, where the collector's temporary files are. */
+void corecap_stop_watchdog_run_dir(struct corecap_stop_watchdog *wd, const char *abs_path);
+/* A temporary file (a name in the run directory) the collector now writes; NULL: none. */
+void corecap_stop_watchdog_tmp(struct corecap_stop_watchdog *wd, const char *name);
 bool corecap_stop_watchdog_owns(const struct corecap_stop_watchdog *wd, pid_t pid);
 /* Stops the watchdog (it cleans up nothing then) and unmaps its page. */
 void corecap_stop_watchdog_release(struct corecap_stop_watchdog *wd);

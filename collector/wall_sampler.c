@@ -16,6 +16,8 @@
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "wall_sampler.h"
+#include "mono_clock.h"
+#include <corecap/run_format.h>
 
 enum { MAX_FRAMES = 128 };
 
@@ -41,14 +43,6 @@ struct corecap_wall_thread {
 	uint64_t interrupt_ns;
 	bool counted; /* holds the round's in-flight slot */
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static struct corecap_wall_thread *find_thread(const struct corecap_wall_sampler *ws, pid_t tid)
 {
@@ -99,7 +93,7 @@ static void compact(struct corecap_wall_sampler *ws)
 static void pump(struct corecap_wall_sampler *ws)
 {
 	size_t turns = 1 + ws->n_threads / 32;
-	uint64_t t = now_ns();
+	uint64_t t = corecap_now_ns();
 
 	while (ws->in_flight < turns && ws->round_next < ws->n_threads) {
 		struct corecap_wall_thread *th = &ws->threads[ws->round_next++];
@@ -194,7 +188,7 @@ static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
 
 	if (!ws->names)
 		return 1;
-	t = now_ns();
+	t = corecap_now_ns();
 	if (t >= ws->passed_until_ns) {
 		ws->n_passed = 0;
 		ws->passed_until_ns = t + 1000000000ull;
@@ -294,7 +288,7 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 		goto out_close_tasks;
 	}
 	unw_set_caching_policy(ws->as, UNW_CACHE_GLOBAL);
-	ret = corecap_run_dir_fopen(rd, "wall.samples", &ws->out);
+	ret = corecap_run_dir_fopen(rd, CORECAP_RUN_WALL, &ws->out);
 	if (ret < 0)
 		goto out_destroy_as;
 	setvbuf(ws->out, NULL, _IOFBF, 1u << 20);
@@ -319,7 +313,7 @@ out:
 
 static void flush(struct corecap_wall_sampler *ws)
 {
-	corecap_run_file_flush(ws->out, "wall.samples", &ws->write_errno);
+	corecap_run_file_flush(ws->out, CORECAP_RUN_WALL, &ws->write_errno);
 }
 
 int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws)
@@ -352,7 +346,7 @@ uint64_t corecap_wall_sampler_deadline(const struct corecap_wall_sampler *ws)
 
 void corecap_wall_sampler_timeout(struct corecap_wall_sampler *ws)
 {
-	uint64_t t = now_ns();
+	uint64_t t = corecap_now_ns();
 
 	for (size_t i = 0; i < ws->n_threads; i++) {
 		struct corecap_wall_thread *th = &ws->threads[i];
@@ -385,7 +379,7 @@ static void record_stop(struct corecap_wall_sampler *ws, uint64_t stop_ns)
 static void sample(struct corecap_wall_sampler *ws, struct corecap_wall_thread *th)
 {
 	unw_word_t ips[MAX_FRAMES];
-	uint64_t seen = now_ns();
+	uint64_t seen = corecap_now_ns();
 	uint64_t resumed;
 	unw_cursor_t cur;
 	int n = 0;
@@ -400,7 +394,7 @@ static void sample(struct corecap_wall_sampler *ws, struct corecap_wall_thread *
 		} while (n < MAX_FRAMES && unw_step(&cur) > 0);
 	}
 	ptrace(PTRACE_CONT, th->tid, NULL, NULL);
-	resumed = now_ns();
+	resumed = corecap_now_ns();
 	th->state = T_RUNNING;
 	release_turn(ws, th);
 	if (n == 0) {
@@ -466,7 +460,7 @@ void corecap_wall_sampler_handle(struct corecap_wall_sampler *ws, pid_t tid, int
 
 int corecap_wall_sampler_detach(struct corecap_wall_sampler *ws, unsigned timeout_ms)
 {
-	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t deadline = corecap_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	size_t left;
 	int ret = 0;
 
@@ -511,7 +505,7 @@ int corecap_wall_sampler_detach(struct corecap_wall_sampler *ws, unsigned timeou
 				th->state = T_GONE;
 			}
 		}
-		if (left == 0 || now_ns() >= deadline)
+		if (left == 0 || corecap_now_ns() >= deadline)
 			break;
 		usleep(1000);
 	}
@@ -550,7 +544,7 @@ int corecap_wall_sampler_release(struct corecap_wall_sampler *ws)
 		ws->stats.stop_ns_max = ws->stop_ns[ws->n_stop_ns - 1];
 	}
 	if (ws->out)
-		ret = corecap_run_file_close(ws->out, "wall.samples", &ws->write_errno);
+		ret = corecap_run_file_close(ws->out, CORECAP_RUN_WALL, &ws->write_errno);
 	ws->out = NULL;
 	if (ws->as)
 		unw_destroy_addr_space(ws->as);

@@ -19,15 +19,7 @@
 
 #include "util.h"
 
-/* Values of the corecap_io `call` field. */
-enum events_io_call {
-	EV_IO_READ = 0,
-	EV_IO_WRITE = 1,
-	EV_IO_FSYNC = 2,
-	EV_IO_SEND = 3,
-	EV_IO_RECV = 4,
-	EV_IO_AIO_SUBMIT = 5,
-};
+/* Values of the corecap_io `call` field: enum corecap_io_call (run_format.h). */
 
 void events_lock_contended(const void *lock, int kind, uint64_t site, uint64_t wait_ns,
 			   bool acquired, const uint64_t *stack, uint32_t depth);

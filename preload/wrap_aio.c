@@ -84,12 +84,12 @@ static int call_of(unsigned opcode)
 	switch (opcode) {
 	case IOCB_CMD_PREAD:
 	case IOCB_CMD_PREADV:
-		return EV_IO_READ;
+		return CORECAP_IO_CALL_READ;
 	case IOCB_CMD_FSYNC:
 	case IOCB_CMD_FDSYNC:
-		return EV_IO_FSYNC;
+		return CORECAP_IO_CALL_FSYNC;
 	default:
-		return EV_IO_WRITE;
+		return CORECAP_IO_CALL_WRITE;
 	}
 }
 
@@ -143,8 +143,8 @@ static void submitted(struct tstate *ts, long nr, struct iocb **iocbs, int r, in
 	own_add(&c->io_ns[cls], dur_ns);
 	if (unlikely(events_io_enabled()) &&
 	    (cls == CORECAP_IO_LOG || dur_ns >= g_settings.io_threshold_ns))
-		events_io(EV_IO_AIO_SUBMIT, iocbs[0] ? (int)iocbs[0]->aio_fildes : -1, cls, r,
-			  dur_ns, 0);
+		events_io(CORECAP_IO_CALL_AIO_SUBMIT, iocbs[0] ? (int)iocbs[0]->aio_fildes : -1,
+			  cls, r, dur_ns, 0);
 	events_poll_names();
 	ts->guard--;
 }

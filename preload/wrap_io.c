@@ -69,12 +69,13 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	own_add(&c->io_ns[cls], dur_ns);
 	if (r > 0)
 		own_add(&c->io_bytes[cls], (uint64_t)r);
-	if (call == EV_IO_FSYNC) {
+	if (call == CORECAP_IO_CALL_FSYNC) {
 		own_add(&c->sync_calls[cls], 1);
 		own_add(&c->sync_ns[cls], dur_ns);
 	}
 	if (unlikely(events_io_enabled()) &&
-	    (cls == CORECAP_IO_LOG || call == EV_IO_FSYNC || dur_ns >= g_settings.io_threshold_ns ||
+	    (cls == CORECAP_IO_LOG || call == CORECAP_IO_CALL_FSYNC ||
+	     dur_ns >= g_settings.io_threshold_ns ||
 	     (cls == CORECAP_IO_NET && r > 0 && g_settings.net_events))) {
 		int saved_errno = errno;
 		uint32_t head = cls == CORECAP_IO_NET && r >= 4 ? head_of(buf, iov, cnt) : 0;
@@ -120,23 +121,23 @@ static inline bool from_tracer(const void *ra)
 CORECAP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 #define real_ptr real_write
-	IO_WRAP(EV_IO_WRITE, fd, real_write(fd, buf, n), syscall(SYS_write, fd, buf, n), buf, NULL,
-		0);
+	IO_WRAP(CORECAP_IO_CALL_WRITE, fd, real_write(fd, buf, n), syscall(SYS_write, fd, buf, n),
+		buf, NULL, 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t writev(int fd, const struct iovec *iov, int cnt)
 {
 #define real_ptr real_writev
-	IO_WRAP(EV_IO_WRITE, fd, real_writev(fd, iov, cnt), syscall(SYS_writev, fd, iov, cnt), NULL,
-		iov, cnt > 0 ? cnt : 0);
+	IO_WRAP(CORECAP_IO_CALL_WRITE, fd, real_writev(fd, iov, cnt),
+		syscall(SYS_writev, fd, iov, cnt), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 {
 #define real_ptr real_pwrite
-	IO_WRAP(EV_IO_WRITE, fd, real_pwrite(fd, buf, n, off),
+	IO_WRAP(CORECAP_IO_CALL_WRITE, fd, real_pwrite(fd, buf, n, off),
 		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
@@ -144,7 +145,7 @@ CORECAP_EXPORT ssize_t pwrite(int fd, const void *buf, size_t n, off_t off)
 CORECAP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 {
 #define real_ptr real_pwrite64
-	IO_WRAP(EV_IO_WRITE, fd, real_pwrite64(fd, buf, n, off),
+	IO_WRAP(CORECAP_IO_CALL_WRITE, fd, real_pwrite64(fd, buf, n, off),
 		syscall(SYS_pwrite64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
@@ -152,7 +153,7 @@ CORECAP_EXPORT ssize_t pwrite64(int fd, const void *buf, size_t n, off64_t off)
 CORECAP_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 #define real_ptr real_pwritev
-	IO_WRAP(EV_IO_WRITE, fd, real_pwritev(fd, iov, cnt, off),
+	IO_WRAP(CORECAP_IO_CALL_WRITE, fd, real_pwritev(fd, iov, cnt, off),
 		syscall(SYS_pwritev, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
@@ -160,7 +161,7 @@ CORECAP_EXPORT ssize_t pwritev(int fd, const struct iovec *iov, int cnt, off_t o
 CORECAP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 #define real_ptr real_pwritev64
-	IO_WRAP(EV_IO_WRITE, fd, real_pwritev64(fd, iov, cnt, off),
+	IO_WRAP(CORECAP_IO_CALL_WRITE, fd, real_pwritev64(fd, iov, cnt, off),
 		syscall(SYS_pwritev, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
@@ -168,30 +169,31 @@ CORECAP_EXPORT ssize_t pwritev64(int fd, const struct iovec *iov, int cnt, off64
 CORECAP_EXPORT ssize_t read(int fd, void *buf, size_t n)
 {
 #define real_ptr real_read
-	IO_WRAP(EV_IO_READ, fd, real_read(fd, buf, n), syscall(SYS_read, fd, buf, n), buf, NULL, n);
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real_read(fd, buf, n), syscall(SYS_read, fd, buf, n), buf,
+		NULL, n);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t readv(int fd, const struct iovec *iov, int cnt)
 {
 #define real_ptr real_readv
-	IO_WRAP(EV_IO_READ, fd, real_readv(fd, iov, cnt), syscall(SYS_readv, fd, iov, cnt), NULL,
-		iov, cnt > 0 ? cnt : 0);
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real_readv(fd, iov, cnt),
+		syscall(SYS_readv, fd, iov, cnt), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t pread(int fd, void *buf, size_t n, off_t off)
 {
 #define real_ptr real_pread
-	IO_WRAP(EV_IO_READ, fd, real_pread(fd, buf, n, off), syscall(SYS_pread64, fd, buf, n, off),
-		buf, NULL, n);
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real_pread(fd, buf, n, off),
+		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 {
 #define real_ptr real_pread64
-	IO_WRAP(EV_IO_READ, fd, real_pread64(fd, buf, n, off),
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real_pread64(fd, buf, n, off),
 		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
@@ -199,7 +201,7 @@ CORECAP_EXPORT ssize_t pread64(int fd, void *buf, size_t n, off64_t off)
 CORECAP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t off)
 {
 #define real_ptr real_preadv
-	IO_WRAP(EV_IO_READ, fd, real_preadv(fd, iov, cnt, off),
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real_preadv(fd, iov, cnt, off),
 		syscall(SYS_preadv, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
@@ -207,7 +209,7 @@ CORECAP_EXPORT ssize_t preadv(int fd, const struct iovec *iov, int cnt, off_t of
 CORECAP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_t off)
 {
 #define real_ptr real_preadv64
-	IO_WRAP(EV_IO_READ, fd, real_preadv64(fd, iov, cnt, off),
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real_preadv64(fd, iov, cnt, off),
 		syscall(SYS_preadv, fd, iov, cnt, off, 0), NULL, iov, cnt > 0 ? cnt : 0);
 #undef real_ptr
 }
@@ -218,15 +220,15 @@ CORECAP_EXPORT ssize_t preadv64(int fd, const struct iovec *iov, int cnt, off64_
 CORECAP_EXPORT ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen)
 {
 #define real_ptr real___read_chk
-	IO_WRAP(EV_IO_READ, fd, real___read_chk(fd, buf, n, buflen), syscall(SYS_read, fd, buf, n),
-		buf, NULL, n);
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real___read_chk(fd, buf, n, buflen),
+		syscall(SYS_read, fd, buf, n), buf, NULL, n);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_t buflen)
 {
 #define real_ptr real___pread_chk
-	IO_WRAP(EV_IO_READ, fd, real___pread_chk(fd, buf, n, off, buflen),
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real___pread_chk(fd, buf, n, off, buflen),
 		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
@@ -234,7 +236,7 @@ CORECAP_EXPORT ssize_t __pread_chk(int fd, void *buf, size_t n, off_t off, size_
 CORECAP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, size_t buflen)
 {
 #define real_ptr real___pread64_chk
-	IO_WRAP(EV_IO_READ, fd, real___pread64_chk(fd, buf, n, off, buflen),
+	IO_WRAP(CORECAP_IO_CALL_READ, fd, real___pread64_chk(fd, buf, n, off, buflen),
 		syscall(SYS_pread64, fd, buf, n, off), buf, NULL, n);
 #undef real_ptr
 }
@@ -242,21 +244,22 @@ CORECAP_EXPORT ssize_t __pread64_chk(int fd, void *buf, size_t n, off64_t off, s
 CORECAP_EXPORT int fsync(int fd)
 {
 #define real_ptr real_fsync
-	IO_WRAP(EV_IO_FSYNC, fd, real_fsync(fd), syscall(SYS_fsync, fd), NULL, NULL, 0);
+	IO_WRAP(CORECAP_IO_CALL_FSYNC, fd, real_fsync(fd), syscall(SYS_fsync, fd), NULL, NULL, 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT int fdatasync(int fd)
 {
 #define real_ptr real_fdatasync
-	IO_WRAP(EV_IO_FSYNC, fd, real_fdatasync(fd), syscall(SYS_fdatasync, fd), NULL, NULL, 0);
+	IO_WRAP(CORECAP_IO_CALL_FSYNC, fd, real_fdatasync(fd), syscall(SYS_fdatasync, fd), NULL,
+		NULL, 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned int flags)
 {
 #define real_ptr real_sync_file_range
-	IO_WRAP(EV_IO_FSYNC, fd, real_sync_file_range(fd, off, n, flags),
+	IO_WRAP(CORECAP_IO_CALL_FSYNC, fd, real_sync_file_range(fd, off, n, flags),
 		syscall(SYS_sync_file_range, fd, off, n, flags), NULL, NULL, 0);
 #undef real_ptr
 }
@@ -264,7 +267,7 @@ CORECAP_EXPORT int sync_file_range(int fd, off64_t off, off64_t n, unsigned int 
 CORECAP_EXPORT ssize_t send(int fd, const void *buf, size_t n, int flags)
 {
 #define real_ptr real_send
-	IO_WRAP(EV_IO_SEND, fd, real_send(fd, buf, n, flags),
+	IO_WRAP(CORECAP_IO_CALL_SEND, fd, real_send(fd, buf, n, flags),
 		syscall(SYS_sendto, fd, buf, n, flags, NULL, 0), buf, NULL, n);
 #undef real_ptr
 }
@@ -273,7 +276,7 @@ CORECAP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 			      const struct sockaddr *addr, socklen_t addrlen)
 {
 #define real_ptr real_sendto
-	IO_WRAP(EV_IO_SEND, fd, real_sendto(fd, buf, n, flags, addr, addrlen),
+	IO_WRAP(CORECAP_IO_CALL_SEND, fd, real_sendto(fd, buf, n, flags, addr, addrlen),
 		syscall(SYS_sendto, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }
@@ -281,15 +284,16 @@ CORECAP_EXPORT ssize_t sendto(int fd, const void *buf, size_t n, int flags,
 CORECAP_EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 {
 #define real_ptr real_sendmsg
-	IO_WRAP(EV_IO_SEND, fd, real_sendmsg(fd, msg, flags), syscall(SYS_sendmsg, fd, msg, flags),
-		NULL, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0);
+	IO_WRAP(CORECAP_IO_CALL_SEND, fd, real_sendmsg(fd, msg, flags),
+		syscall(SYS_sendmsg, fd, msg, flags), NULL, msg ? msg->msg_iov : NULL,
+		msg ? msg->msg_iovlen : 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t recv(int fd, void *buf, size_t n, int flags)
 {
 #define real_ptr real_recv
-	IO_WRAP(EV_IO_RECV, fd, real_recv(fd, buf, n, flags),
+	IO_WRAP(CORECAP_IO_CALL_RECV, fd, real_recv(fd, buf, n, flags),
 		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, n);
 #undef real_ptr
 }
@@ -298,7 +302,7 @@ CORECAP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct s
 				socklen_t *addrlen)
 {
 #define real_ptr real_recvfrom
-	IO_WRAP(EV_IO_RECV, fd, real_recvfrom(fd, buf, n, flags, addr, addrlen),
+	IO_WRAP(CORECAP_IO_CALL_RECV, fd, real_recvfrom(fd, buf, n, flags, addr, addrlen),
 		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }
@@ -306,15 +310,16 @@ CORECAP_EXPORT ssize_t recvfrom(int fd, void *buf, size_t n, int flags, struct s
 CORECAP_EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 {
 #define real_ptr real_recvmsg
-	IO_WRAP(EV_IO_RECV, fd, real_recvmsg(fd, msg, flags), syscall(SYS_recvmsg, fd, msg, flags),
-		NULL, msg ? msg->msg_iov : NULL, msg ? msg->msg_iovlen : 0);
+	IO_WRAP(CORECAP_IO_CALL_RECV, fd, real_recvmsg(fd, msg, flags),
+		syscall(SYS_recvmsg, fd, msg, flags), NULL, msg ? msg->msg_iov : NULL,
+		msg ? msg->msg_iovlen : 0);
 #undef real_ptr
 }
 
 CORECAP_EXPORT ssize_t __recv_chk(int fd, void *buf, size_t n, size_t buflen, int flags)
 {
 #define real_ptr real___recv_chk
-	IO_WRAP(EV_IO_RECV, fd, real___recv_chk(fd, buf, n, buflen, flags),
+	IO_WRAP(CORECAP_IO_CALL_RECV, fd, real___recv_chk(fd, buf, n, buflen, flags),
 		syscall(SYS_recvfrom, fd, buf, n, flags, NULL, NULL), buf, NULL, n);
 #undef real_ptr
 }
@@ -323,7 +328,8 @@ CORECAP_EXPORT ssize_t __recvfrom_chk(int fd, void *buf, size_t n, size_t buflen
 				      struct sockaddr *addr, socklen_t *addrlen)
 {
 #define real_ptr real___recvfrom_chk
-	IO_WRAP(EV_IO_RECV, fd, real___recvfrom_chk(fd, buf, n, buflen, flags, addr, addrlen),
+	IO_WRAP(CORECAP_IO_CALL_RECV, fd,
+		real___recvfrom_chk(fd, buf, n, buflen, flags, addr, addrlen),
 		syscall(SYS_recvfrom, fd, buf, n, flags, addr, addrlen), buf, NULL, n);
 #undef real_ptr
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <corecap/run_format.h>
 
 #define MAX_CANDIDATES 4096
 
@@ -146,7 +147,7 @@ static int cores_line(struct ceiling *c, const struct ceiling_inputs *in, uint64
 	double used = (double)in->pools->cpu_ns / (double)w;
 
 	if (!in->pools->n_sampled)
-		return evidence(c, "cores used: unknown (no threads.tsv)");
+		return evidence(c, "cores used: unknown (no " CORECAP_RUN_THREADS ")");
 	if (in->cores_available)
 		return evidence(c,
 				"the daemon used %.2f of %d cores; its threads waited for a CPU "

@@ -470,7 +470,7 @@ static uint32_t pending_cat(const struct critical_path *cp, const struct cp_thre
 	switch (ev->kind) {
 	case MEV_IO:
 		dur = ev->io.dur_ns;
-		cat = ev->io.io_class == IO_LOG ? CAT_LOGGING : CAT_IO;
+		cat = ev->io.io_class == CORECAP_IO_LOG ? CAT_LOGGING : CAT_IO;
 		break;
 	case MEV_LOCK_CONTENDED:
 		dur = ev->lock.dur_ns;

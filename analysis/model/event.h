@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include <corecap/run_format.h>
+
 enum model_event_kind {
 	MEV_OP_BEGIN,	    /* op: id, str = type, bytes */
 	MEV_OP_PHASE,	    /* op: id, str = phase name */
@@ -30,16 +32,7 @@ enum model_event_kind {
 	MEV__COUNT
 };
 
-/* Values of corecap_io's `class` enumeration. */
-enum io_class { IO_OTHER = 0, IO_LOG = 1, IO_DATA = 2, IO_NET = 3, IO_JOURNAL = 4, IO__COUNT };
-
-/* The enumeration's labels, as the events name them; "?" out of range. */
-static inline const char *io_class_name(unsigned c)
-{
-	static const char *const names[IO__COUNT] = {"other", "log", "data", "net", "journal"};
-
-	return c < IO__COUNT ? names[c] : "?";
-}
+/* Values of corecap_io's `class` and `call`: run_format.h (enum corecap_io_class). */
 
 struct model_event {
 	enum model_event_kind kind;

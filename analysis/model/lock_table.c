@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <corecap/run_format.h>
+
 void corecap_lock_table_init(struct lock_table *t)
 {
 	*t = (struct lock_table){0};
@@ -247,10 +249,13 @@ uint64_t corecap_lock_busy_ns(const struct model_lock *lock)
 
 const char *corecap_lock_kind_name(uint8_t kind)
 {
-	static const char *const names[] = {"mutex",	  "rwlock_rd",	       "rwlock_wr", "spin",
-					    "futex_wait", "futex_wait_bitset", "futex_pi"};
+	/* From LOCK_KIND_FUTEX_WAIT on: the model's futex kinds (lock_table.h). */
+	static const char *const futex_names[] = {"futex_wait", "futex_wait_bitset", "futex_pi"};
 
-	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown";
+	if (kind < LOCK_KIND_FUTEX_WAIT)
+		return corecap_lock_kind_label(kind);
+	kind -= LOCK_KIND_FUTEX_WAIT;
+	return kind < sizeof(futex_names) / sizeof(futex_names[0]) ? futex_names[kind] : "unknown";
 }
 
 void corecap_lock_label(const struct model_lock *lock, char *out, size_t size)

@@ -410,10 +410,10 @@ static int on_hold(struct model *m, const struct model_event *ev)
 
 static void on_io(struct model *m, struct model_thread *th, const struct model_event *ev)
 {
-	unsigned cls = ev->io.io_class < IO__COUNT ? ev->io.io_class : IO_OTHER;
+	unsigned cls = ev->io.io_class < CORECAP_IO_CLASSES ? ev->io.io_class : CORECAP_IO_OTHER;
 
 	th->ios[cls]++;
-	if (cls == IO_LOG)
+	if (cls == CORECAP_IO_LOG)
 		on_wait(m, th, ev->ts_ns, ev->io.dur_ns, CAT_LOGGING,
 			OP_DETAIL_KEY(CAT_LOGGING, LOG_IO), &th->logging_ns);
 	else

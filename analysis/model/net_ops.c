@@ -269,7 +269,7 @@ int corecap_net_ops_consume(struct net_ops *d, const struct model_event *ev)
 	case MEV_IO:
 		/* The I/O itself first: the op begins at the read's end, and the
 		 * reply's write is part of the op it ends. */
-		if (!ours || ev->io.io_class != IO_NET || ev->io.bytes <= 0)
+		if (!ours || ev->io.io_class != CORECAP_IO_NET || ev->io.bytes <= 0)
 			return corecap_model_consume(d->m, ev);
 		if (is_in(ev->io.call)) {
 			if ((ret = corecap_model_consume(d->m, ev)))

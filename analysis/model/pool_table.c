@@ -29,11 +29,11 @@ double corecap_thread_busy_util(const struct model_thread *th, uint64_t window_n
 	return th->has_samples && span ? (double)(th->cpu_ns + th->runq_ns) / (double)span : 0.0;
 }
 
-uint64_t corecap_io_sum(const uint64_t io_ns[IO__COUNT])
+uint64_t corecap_io_sum(const uint64_t io_ns[CORECAP_IO_CLASSES])
 {
 	uint64_t s = 0;
 
-	for (int c = 0; c < IO__COUNT; c++)
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++)
 		s += io_ns[c];
 	return s;
 }
@@ -59,7 +59,7 @@ void corecap_thread_waits(const struct model_thread *th, struct thread_waits *w)
 		w->cond_ns = th->k_futex_ns - w->lock_ns;
 	}
 	if (io > th->k_blocked_ns)
-		for (int c = 0; c < IO__COUNT; c++)
+		for (int c = 0; c < CORECAP_IO_CLASSES; c++)
 			w->io_ns[c] = scale(th->io_ns[c], th->k_blocked_ns, io);
 }
 
@@ -97,7 +97,7 @@ int corecap_pool_table_build(struct pool_table *p, const struct thread_table *t,
 		pl->lock_wait_ns += tw.lock_ns;
 		pl->cond_wait_ns += tw.cond_ns;
 		pl->logging_ns += tw.logging_ns;
-		for (int c = 0; c < IO__COUNT; c++)
+		for (int c = 0; c < CORECAP_IO_CLASSES; c++)
 			pl->io_ns[c] += tw.io_ns[c];
 		if (th->has_kstates) {
 			pl->n_kstates++;

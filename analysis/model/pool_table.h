@@ -18,7 +18,7 @@ struct model_pool {
 	char name[32];
 	size_t n_threads, n_sampled;
 	uint64_t span_ns; /* sum of the sampled threads' spans: the pool's capacity */
-	uint64_t cpu_ns, runq_ns, lock_wait_ns, cond_wait_ns, logging_ns, io_ns[IO__COUNT];
+	uint64_t cpu_ns, runq_ns, lock_wait_ns, cond_wait_ns, logging_ns, io_ns[CORECAP_IO_CLASSES];
 	/* Threads with kernel states, their span and their futex and other blocked time. */
 	size_t n_kstates;
 	uint64_t k_span_ns, k_futex_ns, k_blocked_ns;
@@ -48,10 +48,10 @@ struct pool_table {
  * not a state).
  */
 struct thread_waits {
-	uint64_t lock_ns, cond_ns, logging_ns, io_ns[IO__COUNT];
+	uint64_t lock_ns, cond_ns, logging_ns, io_ns[CORECAP_IO_CLASSES];
 };
 void corecap_thread_waits(const struct model_thread *th, struct thread_waits *w);
-uint64_t corecap_io_sum(const uint64_t io_ns[IO__COUNT]);
+uint64_t corecap_io_sum(const uint64_t io_ns[CORECAP_IO_CLASSES]);
 
 /* A thread's busy fraction: (cpu + run-queue wait) over its sampled span. */
 double corecap_thread_busy_util(const struct model_thread *th, uint64_t window_ns);

@@ -2,6 +2,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <corecap/run_format.h>
 
 static const char *kind_word(enum ceiling_kind k)
 {
@@ -108,7 +109,7 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 	if (!w || !in->pools->n_sampled || !in->cores_available) {
 		p->why_not = !w ? "empty window"
 			     : !in->pools->n_sampled
-				     ? "no thread CPU figures (threads.tsv)"
+				     ? "no thread CPU figures (" CORECAP_RUN_THREADS ")"
 				     : "the number of cores is unknown (no manifest)";
 		return;
 	}

@@ -48,8 +48,8 @@ struct model_thread {
 	uint64_t last_ts;
 
 	/* State totals over the window, from the trace. */
-	uint64_t lock_wait_ns, cond_wait_ns, logging_ns, io_ns[IO__COUNT];
-	uint64_t contentions, cond_waits, ios[IO__COUNT];
+	uint64_t lock_wait_ns, cond_wait_ns, logging_ns, io_ns[CORECAP_IO_CLASSES];
+	uint64_t contentions, cond_waits, ios[CORECAP_IO_CLASSES];
 	uint64_t events;
 
 	/* From threads.tsv: CPU truth over the sampled span. */

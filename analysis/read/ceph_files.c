@@ -12,6 +12,7 @@
 #include "../model/lines.h"
 #include "ceph_files.h"
 #include "run_file.h"
+#include <corecap/run_format.h>
 
 struct span_acc {
 	struct ceph_op_span *v;
@@ -32,7 +33,7 @@ static json_object *load_json(const char *run_dir, const char *name, int *ret)
 	char path[4096], *err = NULL;
 	json_object *o = NULL;
 
-	snprintf(path, sizeof(path), "%s/ceph/%s", run_dir, name);
+	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_CEPH_DIR "/%s", run_dir, name);
 	*ret = corecap_run_file_json(path, &o, &err);
 	if (*ret == -ENOENT) {
 		*ret = 0;
@@ -311,8 +312,9 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 
 	if (!json_object_is_type(h, json_type_object) ||
 	    !(ops = member(h, "ops", json_type_array))) {
-		warn(c, "ceph/historic_ops.json has no 'ops' array (not a dump_historic_ops of a "
-			"known layout): the OpTracker section is skipped");
+		warn(c, CORECAP_RUN_CEPH_HISTORIC_OPS
+		     " has no 'ops' array (not a dump_historic_ops of a "
+		     "known layout): the OpTracker section is skipped");
 		return 0;
 	}
 	for (size_t i = 0; i < json_object_array_length(ops) && ret == 0; i++)
@@ -321,7 +323,8 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 		c->history_size = (size_t)json_object_get_int64(ops);
 	if (c->ops_rejected)
 		warn(c,
-		     "ceph/historic_ops.json: %zu ops rejected (%zu with a negative, missing or "
+		     CORECAP_RUN_CEPH_HISTORIC_OPS
+		     ": %zu ops rejected (%zu with a negative, missing or "
 		     "absurd duration, the others without a description)",
 		     c->ops_rejected, c->ops_bad_duration);
 	if (ret == 0 && n > 0) {
@@ -406,9 +409,10 @@ static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 
 	if (!ob || !oe) {
 		warn(c,
-		     "ceph/%s has no 'osd' object (not a perf dump of a known layout): the perf "
+		     CORECAP_RUN_CEPH_DIR
+		     "/%s has no 'osd' object (not a perf dump of a known layout): the perf "
 		     "counters are skipped",
-		     !ob ? "perf-begin.json" : "perf-end.json");
+		     !ob ? CORECAP_CEPH_PERF_BEGIN : CORECAP_CEPH_PERF_END);
 		return 0;
 	}
 	json_object_object_foreach(oe, key, ve)
@@ -430,7 +434,10 @@ static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 		c->perf[c->n_perf++] = pc;
 	}
 	if (skipped)
-		warn(c, "ceph/perf-*.json: %zu op counters of an unknown shape skipped", skipped);
+		warn(c,
+		     CORECAP_RUN_CEPH_DIR
+		     "/perf-*.json: %zu op counters of an unknown shape skipped",
+		     skipped);
 	c->has_perf = c->n_perf > 0;
 	return 0;
 }
@@ -441,9 +448,9 @@ int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir)
 	int ret, err_b, err_e;
 
 	memset(c, 0, sizeof(*c));
-	h = load_json(run_dir, "historic_ops.json", &ret);
-	b = load_json(run_dir, "perf-begin.json", &err_b);
-	e = load_json(run_dir, "perf-end.json", &err_e);
+	h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS, &ret);
+	b = load_json(run_dir, CORECAP_CEPH_PERF_BEGIN, &err_b);
+	e = load_json(run_dir, CORECAP_CEPH_PERF_END, &err_e);
 	if (!ret)
 		ret = err_b ? err_b : err_e;
 	if (!ret)

@@ -494,13 +494,21 @@ static int check_metadata_file(const char *dir, char **err)
 /* Packets of stream file name that its index lists past the file's end. */
 static void check_index(const char *dir, const char *name, uint64_t size, struct ctf_check *c)
 {
-	char path[4096];
+	char path[4096], stream[4096 + 256];
+
+	snprintf(path, sizeof(path), "%s/index/%s.idx", dir, name);
+	snprintf(stream, sizeof(stream), "%s/%s", dir, name);
+	corecap_ctf_check_index(path, size, stream, c);
+}
+
+void corecap_ctf_check_index(const char *path, uint64_t size, const char *stream,
+			     struct ctf_check *c)
+{
 	unsigned char hdr[INDEX_HEADER_BYTES], *e = NULL;
 	uint32_t entry_len;
 	uint64_t missing = 0, missing_bytes = 0, n = 0;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/index/%s.idx", dir, name);
 	f = corecap_run_file_fopen(path);
 	if (!f)
 		return; /* no index: nothing to compare with */
@@ -526,7 +534,7 @@ static void check_index(const char *dir, const char *name, uint64_t size, struct
 		c->missing_packets += missing;
 		c->missing_bytes += missing_bytes;
 		if (!c->streams_cut++)
-			snprintf(c->cut_name, sizeof(c->cut_name), "%s/%s", dir, name);
+			snprintf(c->cut_name, sizeof(c->cut_name), "%s", stream);
 	}
 out:
 	free(e);

@@ -58,4 +58,13 @@ int corecap_ctf_check_metadata(const unsigned char *buf, size_t len, const struc
  */
 int corecap_ctf_check_trace(const char *dir, struct ctf_check *c, char **err);
 
+/*
+ * One stream file's index (path: an LTTng CTF index, index/NAME.idx)
+ * against the stream's size in bytes: adds its packets, and those past
+ * the end, to *c (stream names the stream in cut_name). An absent or
+ * unreadable index adds nothing.
+ */
+void corecap_ctf_check_index(const char *path, uint64_t size, const char *stream,
+			     struct ctf_check *c);
+
 #endif

@@ -1,4 +1,5 @@
 #include "ctf_reader.h"
+#include "exit_unlink.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -557,6 +558,7 @@ static void on_abort(int sig)
 	put_str(guard.stderr_fd >= 0 ? guard.stderr_fd : 2,
 		"': libbabeltrace2 aborted on it (its message is above): the trace is one "
 		"this version cannot read\n");
+	corecap_exit_unlink_run(); /* a -o FILE's temporary file */
 	_exit(1);
 }
 
@@ -611,6 +613,7 @@ static void *watchdog_main(void *arg)
 			"(CORECAP_TRACE_STALL_S sets the limit)\n",
 			guard.what ? guard.what : "?", guard.stall_s);
 		put_str(guard.stderr_fd >= 0 ? guard.stderr_fd : 2, msg);
+		corecap_exit_unlink_run(); /* a -o FILE's temporary file */
 		_exit(1);
 	}
 	pthread_mutex_unlock(&guard.mu);

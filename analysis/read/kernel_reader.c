@@ -373,6 +373,41 @@ out:
 	return ret;
 }
 
+/* A copy of n bytes in a malloc'd, 8-aligned buffer, as slurp() gives. */
+static int copy_in(const unsigned char *data, size_t n, unsigned char **buf, size_t *len)
+{
+	*buf = malloc(n + 8);
+	if (!*buf)
+		return -ENOMEM;
+	if (n)
+		memcpy(*buf, data, n);
+	*len = n;
+	return 0;
+}
+
+int corecap_kernel_reader_load_buffers(struct kernel_reader *k, const unsigned char *ev,
+				       size_t n_ev, const unsigned char *st, size_t n_st,
+				       uint64_t ws, uint64_t we, char **err)
+{
+	int ret;
+
+	*err = NULL;
+	ret = copy_in(ev, n_ev, &k->ev_buf, &k->ev_bytes);
+	if (!ret)
+		ret = check_header(k->ev_buf, k->ev_bytes, CORECAP_KERNEL_MAGIC_EVENTS,
+				   CORECAP_KERNEL_EVENTS_FILE, &k->hdr, err);
+	if (!ret)
+		ret = walk_events(k, CORECAP_KERNEL_EVENTS_FILE, ws, we, err);
+	if (ret || !st)
+		return ret;
+	ret = copy_in(st, n_st, &k->st_buf, &k->st_bytes);
+	if (!ret) {
+		k->has_stacks = true;
+		ret = walk_stacks(k, CORECAP_KERNEL_STACKS_FILE, ws, we, err);
+	}
+	return ret;
+}
+
 const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel_reader *k,
 							     int32_t tid, uint64_t event_time_ns,
 							     uint16_t kind)

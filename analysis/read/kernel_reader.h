@@ -58,6 +58,13 @@ void corecap_kernel_reader_init(struct kernel_reader *k);
  */
 int corecap_kernel_reader_load(struct kernel_reader *k, const char *run_dir, uint64_t ws,
 			       uint64_t we, char **err);
+/*
+ * The same from the files' bytes (copied; st NULL: no stacks.bin), with
+ * the same checks and errors (the fuzz harness's entry).
+ */
+int corecap_kernel_reader_load_buffers(struct kernel_reader *k, const unsigned char *ev,
+				       size_t n_ev, const unsigned char *st, size_t n_st,
+				       uint64_t ws, uint64_t we, char **err);
 /* The stack of kind `kind` taken at tid's record of time event_time_ns, or NULL. */
 const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel_reader *k,
 							     int32_t tid, uint64_t event_time_ns,

@@ -9,6 +9,7 @@
 
 #include "../model/lines.h"
 #include "run_file.h"
+#include <corecap/run_format.h>
 
 void corecap_manifest_init(struct run_manifest *m)
 {
@@ -55,8 +56,8 @@ static json_object *get_obj(struct run_manifest *m, json_object *o, const char *
 	json_object *v = get(o, key);
 
 	if (v && !json_object_is_type(v, json_type_object)) {
-		warn(m, "manifest.json: '%s%s' has JSON type %s, not an object: ignored", pre, key,
-		     type_name(v));
+		warn(m, CORECAP_RUN_MANIFEST ": '%s%s' has JSON type %s, not an object: ignored",
+		     pre, key, type_name(v));
 		return NULL;
 	}
 	return v;
@@ -67,8 +68,8 @@ static const char *get_str(struct run_manifest *m, json_object *o, const char *p
 	json_object *v = get(o, key);
 
 	if (v && !json_object_is_type(v, json_type_string)) {
-		warn(m, "manifest.json: '%s%s' has JSON type %s, not a string: ignored", pre, key,
-		     type_name(v));
+		warn(m, CORECAP_RUN_MANIFEST ": '%s%s' has JSON type %s, not a string: ignored",
+		     pre, key, type_name(v));
 		return NULL;
 	}
 	return v ? json_object_get_string(v) : NULL;
@@ -84,14 +85,14 @@ static bool get_num(struct run_manifest *m, json_object *o, const char *pre, con
 	if (!v)
 		return false;
 	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
-		warn(m, "manifest.json: '%s%s' has JSON type %s, not a number: ignored", pre, key,
-		     type_name(v));
+		warn(m, CORECAP_RUN_MANIFEST ": '%s%s' has JSON type %s, not a number: ignored",
+		     pre, key, type_name(v));
 		return false;
 	}
 	d = json_object_get_double(v);
 	if (!isfinite(d) || d < lo || d > hi) {
-		warn(m, "manifest.json: '%s%s' %g is out of range (%g to %g): ignored", pre, key, d,
-		     lo, hi);
+		warn(m, CORECAP_RUN_MANIFEST ": '%s%s' %g is out of range (%g to %g): ignored", pre,
+		     key, d, lo, hi);
 		return false;
 	}
 	*out = d;
@@ -108,14 +109,15 @@ static bool get_int(struct run_manifest *m, json_object *o, const char *pre, con
 	if (!v)
 		return false;
 	if (!json_object_is_type(v, json_type_int)) {
-		warn(m, "manifest.json: '%s%s' has JSON type %s, not an integer: ignored", pre, key,
-		     type_name(v));
+		warn(m, CORECAP_RUN_MANIFEST ": '%s%s' has JSON type %s, not an integer: ignored",
+		     pre, key, type_name(v));
 		return false;
 	}
 	x = json_object_get_int64(v);
 	if (x < lo || x > hi) {
-		warn(m, "manifest.json: '%s%s' %lld is out of range (%lld to %lld): ignored", pre,
-		     key, (long long)x, (long long)lo, (long long)hi);
+		warn(m,
+		     CORECAP_RUN_MANIFEST ": '%s%s' %lld is out of range (%lld to %lld): ignored",
+		     pre, key, (long long)x, (long long)lo, (long long)hi);
 		return false;
 	}
 	*out = x;
@@ -139,7 +141,8 @@ static bool get_u64(struct run_manifest *m, json_object *o, const char *pre, con
 	if (!v)
 		return false;
 	if (!u64_of(v, out)) {
-		warn(m, "manifest.json: '%s%s' is not a non-negative integer: ignored", pre, key);
+		warn(m, CORECAP_RUN_MANIFEST ": '%s%s' is not a non-negative integer: ignored", pre,
+		     key);
 		return false;
 	}
 	return true;
@@ -150,7 +153,9 @@ static bool get_bool(struct run_manifest *m, json_object *o, const char *pre, co
 	json_object *v = get(o, key);
 
 	if (v && !json_object_is_type(v, json_type_boolean)) {
-		warn(m, "manifest.json: '%s%s' has JSON type %s, not a boolean: taken as false",
+		warn(m,
+		     CORECAP_RUN_MANIFEST
+		     ": '%s%s' has JSON type %s, not a boolean: taken as false",
 		     pre, key, type_name(v));
 		return false;
 	}
@@ -174,9 +179,9 @@ static json_object *get_command(struct run_manifest *m, json_object *bench)
 		return NULL;
 	if (!json_object_is_type(v, json_type_array)) {
 		warn(m,
-		     "manifest.json: 'benchmark.command' has JSON type %s, not an array of "
-		     "strings: "
-		     "ignored",
+		     CORECAP_RUN_MANIFEST ": 'benchmark.command' has JSON type %s, not an array of "
+					  "strings: "
+					  "ignored",
 		     type_name(v));
 		return NULL;
 	}
@@ -184,7 +189,8 @@ static json_object *get_command(struct run_manifest *m, json_object *bench)
 	for (size_t i = 0; i < n; i++)
 		if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string)) {
 			warn(m,
-			     "manifest.json: 'benchmark.command' item %zu has JSON type %s, not a "
+			     CORECAP_RUN_MANIFEST
+			     ": 'benchmark.command' item %zu has JSON type %s, not a "
 			     "string: "
 			     "the command is ignored",
 			     i, type_name(json_object_array_get_idx(v, i)));
@@ -235,7 +241,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (!json_object_is_type(root, json_type_object))
 		return fail(err, -EINVAL, path, "not a JSON object");
 	format = get_str(m, root, "", "format");
-	if (format && strcmp(format, "corecap-run") != 0) {
+	if (format && strcmp(format, CORECAP_RUN_FORMAT) != 0) {
 		snprintf(why, sizeof(why), "format '%.64s' is not a corecap run", format);
 		return fail(err, -EINVAL, path, why);
 	}
@@ -244,13 +250,13 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return fail(err, -EINVAL, path, "no format version");
 	d = json_object_get_double(v);
-	if (d != (double)MANIFEST_VERSION) {
+	if (d != (double)CORECAP_RUN_VERSION) {
 		snprintf(why, sizeof(why),
 			 "unsupported run format version %g (this corecap reads version %d)", d,
-			 MANIFEST_VERSION);
+			 CORECAP_RUN_VERSION);
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
-	m->version = MANIFEST_VERSION;
+	m->version = CORECAP_RUN_VERSION;
 	status = get_str(m, root, "", "status");
 	m->partial = status && strcmp(status, "complete") != 0;
 	m->partial_reason = get_str(m, root, "", "partial_reason");

@@ -17,7 +17,7 @@
 
 #include <json-c/json.h>
 
-#define MANIFEST_VERSION 1
+#include <corecap/run_format.h> /* CORECAP_RUN_VERSION, the version it reads */
 
 struct bench_summary {
 	bool has_iops, has_lat, has_ops, has_time, has_p99;

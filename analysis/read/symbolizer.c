@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <corecap/run_format.h>
+
 /* libstdc++'s demangler, through its C ABI symbol (there is no C header). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -196,6 +198,20 @@ out:
 		fclose(f);
 }
 
+/* RUN/vdso.so beside RUN/maps, when the collector saved it. */
+static void vdso_beside(struct symbolizer *s, const char *maps_path)
+{
+	const char *slash = strrchr(maps_path, '/');
+	int dir_len = slash ? (int)(slash - maps_path) : 1;
+
+	if (asprintf(&s->vdso_path, "%.*s/" CORECAP_RUN_VDSO, dir_len, slash ? maps_path : ".") < 0)
+		s->vdso_path = NULL;
+	else if (access(s->vdso_path, R_OK) != 0) {
+		free(s->vdso_path);
+		s->vdso_path = NULL;
+	}
+}
+
 int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const char *buildids_path,
 			    const char *symfs, char **err)
 {
@@ -241,6 +257,7 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 		return ret;
 	}
 	read_buildids(s, buildids_path);
+	vdso_beside(s, maps_path);
 	return 0;
 }
 
@@ -269,6 +286,7 @@ void corecap_symbolizer_release(struct symbolizer *s)
 	free(s->mods);
 	free(s->maps);
 	free(s->symfs);
+	free(s->vdso_path);
 	for (size_t i = 0; corecap_u64map_next(&s->cache, &i, NULL, &v);)
 		free((char *)(uintptr_t)v);
 	for (size_t i = 0; corecap_u64map_next(&s->frames, &i, NULL, &v);)
@@ -445,12 +463,18 @@ static void load_module(struct symbolizer *s, size_t idx)
 
 	m->loaded = true;
 	if (strcmp(m->path, VDSO_NAME) == 0) {
-		fd = own_vdso(s, idx);
-		if (fd >= 0)
-			elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		/* The run's own image first (any machine, --symfs or not), then this machine's. */
+		fd = s->vdso_path ? open_elf(s->vdso_path, &elf) : -1;
+		if (fd < 0) {
+			fd = own_vdso(s, idx);
+			if (fd >= 0)
+				elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		}
 		if (!elf) {
-			set_problem(m, s->symfs ? "the vDSO is not read under --symfs"
-						: "this kernel's vDSO is not the run's");
+			set_problem(m, s->symfs ? "the run has no " CORECAP_RUN_VDSO
+						  " and the vDSO is not read under --symfs"
+						: "the run has no " CORECAP_RUN_VDSO
+						  " and this kernel's vDSO is not the run's");
 			goto out;
 		}
 	} else {

@@ -49,6 +49,7 @@ struct symbolizer {
 	struct u64map frames;	 /* pc -> malloc'd struct sym_frames */
 	struct u64map demangled; /* mangled name (pointer) -> malloc'd demangled name */
 	char **buildids;	 /* parallel to mods: recorded build-id hex, or NULL */
+	char *vdso_path;	 /* the run's saved [vdso] image beside maps (RUN/vdso.so) */
 };
 
 struct sym_info {

@@ -275,9 +275,9 @@ static void on_lock(struct chrome_trace *t, const struct model_event *ev)
 static void on_io(struct chrome_trace *t, const struct model_event *ev)
 {
 	char name[16];
-	int cls = ev->io.io_class < IO__COUNT ? ev->io.io_class : IO_OTHER;
+	int cls = ev->io.io_class < CORECAP_IO_CLASSES ? ev->io.io_class : CORECAP_IO_OTHER;
 
-	snprintf(name, sizeof(name), "io %s", io_class_name(cls));
+	snprintf(name, sizeof(name), "io %s", corecap_io_class_name(cls));
 	slice(t, ev->tid, name, "io", ev->ts_ns - ev->io.dur_ns, ev->ts_ns);
 	fprintf(t->out, ",\"args\":{\"fd\":%d,\"bytes\":%" PRId64 ",\"call\":%u,\"dur_us\":%.3f}}",
 		(int)ev->io.fd, ev->io.bytes, (unsigned)ev->io.call, (double)ev->io.dur_ns / 1e3);

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <corecap/run_format.h>
 
 #define TOP_THREADS 20
 #define TOP_LOCKS   10
@@ -164,7 +165,8 @@ static void pools_table(const struct report *r, FILE *out)
 		esc(out, pl->name);
 		fprintf(out, "</td><td>%zu</td>", pl->n_threads);
 		if (!cap)
-			fprintf(out, "<td colspan=\"6\">no threads.tsv samples</td></tr>\n");
+			fprintf(out,
+				"<td colspan=\"6\">no " CORECAP_RUN_THREADS " samples</td></tr>\n");
 		else if (waits)
 			fprintf(out,
 				"<td>%.1f</td><td>%.1f</td><td>%.1f</td><td>%.1f</td>"
@@ -298,7 +300,7 @@ static void util_chart(const struct thread_series *s, FILE *out)
 
 	fprintf(out, "<h2>CPU per pool over time (cores)</h2>\n");
 	if (!s || !s->n_bins) {
-		fprintf(out, "<p>No threads.tsv samples: no chart.</p>\n");
+		fprintf(out, "<p>No " CORECAP_RUN_THREADS " samples: no chart.</p>\n");
 		return;
 	}
 	for (size_t p = 0; p < s->n_pools && n < 64; p++)

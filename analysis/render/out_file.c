@@ -1,6 +1,7 @@
 #include "out_file.h"
 
 #include "../cmd_util.h"
+#include "../read/exit_unlink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -115,6 +116,8 @@ int corecap_out_file_open(struct out_file *o, const char *path)
 		unlink(o->tmp);
 		goto out_free;
 	}
+	/* Ours (O_EXCL): removed by the trace guard too, should it end the process. */
+	corecap_exit_unlink_add(o->tmp);
 	return 0;
 
 out_free:
@@ -127,6 +130,8 @@ out_free:
 
 static void release(struct out_file *o)
 {
+	if (o->tmp)
+		corecap_exit_unlink_remove(o->tmp);
 	free(o->tmp);
 	free(o->target);
 	free(o->path);
@@ -158,6 +163,8 @@ int corecap_out_file_commit(struct out_file *o)
 	if (fclose(o->f) != 0 && !ret)
 		ret = -errno;
 	o->f = NULL;
+	/* Forgotten before the rename: after it, the name is no longer ours. */
+	corecap_exit_unlink_remove(o->tmp);
 	if (!ret && rename(o->tmp, o->target) != 0)
 		ret = -errno;
 	if (ret) {
@@ -179,6 +186,7 @@ void corecap_out_file_abort(struct out_file *o)
 			fclose(o->f);
 	} else {
 		fclose(o->f);
+		corecap_exit_unlink_remove(o->tmp);
 		unlink(o->tmp);
 	}
 	release(o);

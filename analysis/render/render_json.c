@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include <json-c/json.h>
+#include <corecap/run_format.h>
 
 static json_object *jnum(double v, int decimals)
 {
@@ -115,7 +116,7 @@ static json_object *io_classes_arr(const struct report *r)
 		const struct shim_io_delta *d = &r->shim_io[c];
 		json_object *o = json_object_new_object(), *per = NULL;
 
-		put(o, "class", jstr(io_class_name((unsigned)c)));
+		put(o, "class", jstr(corecap_io_class_name((unsigned)c)));
 		put(o, "calls", ju64(d->calls));
 		put(o, "io_ns", ju64(d->ns));
 		put(o, "bytes", ju64(d->bytes));
@@ -348,11 +349,11 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 		corecap_lock_label(m->locks.all[i], label, sizeof(label));
 		put_unique(locks, label, jnum((double)*v / n / 1e3, 3));
 	}
-	for (int c = 0; c < IO__COUNT; c++) {
+	for (int c = 0; c < CORECAP_IO_CLASSES; c++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_IO, c));
 
 		if (v)
-			put(io, io_class_name(c), jnum((double)*v / n / 1e3, 3));
+			put(io, corecap_io_class_name(c), jnum((double)*v / n / 1e3, 3));
 	}
 	for (size_t p = 0; p < m->ops.n_phases; p++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_QUEUE, p));
@@ -632,8 +633,8 @@ static json_object *threads_arr(const struct report *r)
 		put(o, "logging_ns", waits ? ju64(tw.logging_ns) : NULL);
 		if (waits) {
 			io = json_object_new_object();
-			for (int c = 0; c < IO__COUNT; c++)
-				put(io, io_class_name(c), ju64(tw.io_ns[c]));
+			for (int c = 0; c < CORECAP_IO_CLASSES; c++)
+				put(io, corecap_io_class_name(c), ju64(tw.io_ns[c]));
 		}
 		put(o, "io_ns", io);
 		put(o, "contentions", waits ? ju64(th->contentions) : NULL);
@@ -700,7 +701,7 @@ static json_object *quality_obj(const struct report *r)
 
 	put(o, "partial", json_object_new_boolean(!mf || mf->partial || r->incomplete_reason));
 	put(o, "partial_reason",
-	    jstr(!mf		      ? "no manifest.json"
+	    jstr(!mf		      ? "no " CORECAP_RUN_MANIFEST
 		 : mf->partial_reason ? mf->partial_reason
 				      : r->incomplete_reason));
 	for (size_t i = 0; i < r->n_missing; i++)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <corecap/run_format.h>
 
 #define TOP_THREADS 12
 
@@ -103,7 +104,7 @@ static void pools(const struct report *r, FILE *out)
 
 		fprintf(out, "           %-22s %7zu", pl->name, pl->n_threads);
 		if (!cap) {
-			fprintf(out, "  (no threads.tsv samples)\n");
+			fprintf(out, "  (no " CORECAP_RUN_THREADS " samples)\n");
 			continue;
 		}
 		fprintf(out, " %6.1f %6.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
@@ -675,7 +676,7 @@ static void io_classes(const struct report *r, FILE *out)
 				"aio_us/op");
 		any = true;
 		fprintf(out, "  %-8s %9llu %10.3f %9llu %10.3f %9llu %11.1f",
-			io_class_name((unsigned)c), (unsigned long long)d->calls,
+			corecap_io_class_name((unsigned)c), (unsigned long long)d->calls,
 			(double)d->ns / 1e6, (unsigned long long)d->sync_calls,
 			(double)d->sync_ns / 1e6, (unsigned long long)d->aio_done,
 			d->aio_done ? (double)d->aio_ns / (double)d->aio_done / 1e3 : 0.0);

@@ -22,6 +22,7 @@
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
 #include "../read/shim_stats.h"
+#include <corecap/run_format.h>
 
 struct symbolizer;
 
@@ -46,7 +47,7 @@ struct report {
 	bool window_from_manifest;
 	size_t n_traces;
 	uint64_t foreign_events;    /* events of other providers, ignored */
-	const char *const *missing; /* run files absent: "threads.tsv", ... */
+	const char *const *missing; /* run files absent: CORECAP_RUN_THREADS, ... */
 	size_t n_missing;
 	char **warnings; /* data-quality sentences */
 	size_t n_warnings;

@@ -32,29 +32,7 @@ need_refosd() {
 	done
 }
 
-# launch_refosd NAME CMD...: runs CMD (refosd, maybe behind a wrapper)
-# and waits for the port it reports; sets OSD_PID and OSD_PORT.
-launch_refosd() {
-	local name=$1 i
-	shift
-	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-	OSD_PID=$!
-	track "$OSD_PID"
-	OSD_PORT=""
-	for i in $(seq 1 200); do
-		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
-			"$WORK/$name.out")
-		[ -n "$OSD_PORT" ] && return 0
-		if ! kill -0 "$OSD_PID" 2>/dev/null; then
-			echo "FAIL: refosd $* exited at start:"
-			cat "$WORK/$name.err"
-			exit 1
-		fi
-		sleep 0.05
-	done
-	echo "FAIL: refosd did not report its port within 10 s"
-	exit 1
-}
+# launch_refosd NAME CMD...: tests/e2e/lib.sh.
 
 # start_refosd NAME [refosd options...]: refosd under `corecap run` (the
 # shim preloaded); sets OSD_PID and OSD_PORT.

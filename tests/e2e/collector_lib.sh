@@ -18,7 +18,7 @@ chmod 755 "$WORK"
 # start_daemon NAME [corecap run options] -- [refosd options]: refosd under
 # `corecap run`; sets OSD_PID and OSD_PORT. Output in $WORK/NAME.out/.err.
 start_daemon() {
-	local name=$1 i
+	local name=$1
 	shift
 	local run_opts=()
 	while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -26,23 +26,7 @@ start_daemon() {
 		shift
 	done
 	[ "${1:-}" = "--" ] && shift
-	"$CORECAP" run "${run_opts[@]}" -- "$REFOSD" --port 0 "$@" \
-		>"$WORK/$name.out" 2>"$WORK/$name.err" &
-	OSD_PID=$!
-	track "$OSD_PID"
-	OSD_PORT=""
-	for i in $(seq 1 200); do
-		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
-		[ -n "$OSD_PORT" ] && return 0
-		if ! kill -0 "$OSD_PID" 2>/dev/null; then
-			echo "FAIL: corecap run ${run_opts[*]} -- refosd $* exited at start:"
-			cat "$WORK/$name.err"
-			exit 1
-		fi
-		sleep 0.05
-	done
-	echo "FAIL: refosd did not report its port within 10 s"
-	exit 1
+	launch_refosd "$name" "$CORECAP" run "${run_opts[@]}" -- "$REFOSD" --port 0 "$@"
 }
 
 # stopped_threads PID: the threads of PID in state t or T, one "tid state" per line.

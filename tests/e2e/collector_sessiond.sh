@@ -29,15 +29,7 @@ trap _stop_private_sessiond EXIT
 "${as_nobody[@]}" lttng list >/dev/null 2>&1
 expect_eq "no session daemon answers for nobody at first" 1 "$?"
 
-"${as_nobody[@]}" "$CORECAP" run -- "$REFOSD" --port 0 >"$WORK/osd.out" 2>"$WORK/osd.err" &
-OSD_PID=$!
-track "$OSD_PID"
-for _ in $(seq 1 100); do
-	OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/osd.out")
-	[ -n "$OSD_PORT" ] && break
-	sleep 0.05
-done
-[ -n "$OSD_PORT" ] || { echo "FAIL: refosd as nobody did not start"; cat "$WORK/osd.err"; exit 1; }
+launch_refosd osd "${as_nobody[@]}" "$CORECAP" run -- "$REFOSD" --port 0
 
 "${as_nobody[@]}" "$CORECAP" record -p "$OSD_PID" -o "$WORK/run" -- \
 	"$REFBENCH" -p "$OSD_PORT" -t 2 -b 1 -d 1 write >"$WORK/rec.out" 2>"$WORK/rec.err"

@@ -60,30 +60,14 @@ EOF
 # start_refosd NAME [corecap run options] -- [refosd options]: refosd under
 # `corecap run`; sets OSD_PID and OSD_PORT.
 start_refosd() {
-	local name=$1 i run_opts=()
+	local name=$1 run_opts=()
 	shift
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do
 		run_opts+=("$1")
 		shift
 	done
 	[ "${1:-}" = -- ] && shift
-	: >"$WORK/$name.out"
-	"$CORECAP" run "${run_opts[@]}" -- "$REFOSD" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-	OSD_PID=$!
-	track "$OSD_PID"
-	OSD_PORT=""
-	for i in $(seq 1 200); do
-		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
-		[ -n "$OSD_PORT" ] && return 0
-		if ! kill -0 "$OSD_PID" 2>/dev/null; then
-			echo "FAIL: refosd $* exited at start:"
-			cat "$WORK/$name.err"
-			exit 1
-		fi
-		sleep 0.05
-	done
-	echo "FAIL: refosd did not report its port within 10 s"
-	exit 1
+	launch_refosd "$name" "$CORECAP" run "${run_opts[@]}" -- "$REFOSD" --port 0 "$@"
 }
 
 stop_refosd() {

@@ -10,15 +10,8 @@ need_kernel
 REFOSD="$CORECAP_BUILD/tests/refosd/refosd"
 REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
 
-"$REFOSD" --port 0 --big-lock >"$WORK/osd.out" 2>"$WORK/osd.err" &
-osd=$!
-track "$osd"
-for i in $(seq 1 200); do
-	port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/osd.out")
-	[ -n "$port" ] && break
-	sleep 0.05
-done
-[ -n "$port" ] || { echo "FAIL: refosd did not start"; cat "$WORK/osd.err"; exit 1; }
+launch_refosd osd "$REFOSD" --port 0 --big-lock
+osd=$OSD_PID port=$OSD_PORT
 status=0
 "$CORECAP" record -p "$osd" -o "$WORK/run" --no-trace --kernel --wallclock -q -- \
 	"$REFBENCH" -p "$port" -t 4 -b 1 -d 2 write >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?

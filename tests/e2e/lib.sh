@@ -87,6 +87,35 @@ track() {
 	_e2e_pids+=("$1")
 }
 
+# launch_refosd NAME CMD...: runs CMD (refosd, maybe behind `corecap run`,
+# env or another wrapper that execs it) in the background, tracked, its
+# stdout and stderr in $WORK/NAME.out and .err, and waits (10 s at most)
+# for the port it reports; sets OSD_PID and OSD_PORT. Exits the test with
+# a failure if refosd exits or says nothing in time.
+launch_refosd() {
+	local name=$1 i
+	shift
+	# Created here, not only by the child's redirection, so that polling it never races.
+	: >"$WORK/$name.out"
+	"$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	OSD_PID=$!
+	track "$OSD_PID"
+	OSD_PORT=""
+	for i in $(seq 1 200); do
+		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' \
+			"$WORK/$name.out")
+		[ -n "$OSD_PORT" ] && return 0
+		if ! kill -0 "$OSD_PID" 2>/dev/null; then
+			echo "FAIL: $* exited at start:"
+			cat "$WORK/$name.err"
+			exit 1
+		fi
+		sleep 0.05
+	done
+	echo "FAIL: $* did not report its port within 10 s"
+	exit 1
+}
+
 e2e_cleanup() {
 	local p
 	for p in "${_e2e_pids[@]}"; do

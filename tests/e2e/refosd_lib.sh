@@ -14,26 +14,9 @@ e2e_workdir refosd
 # start_refosd NAME [refosd options...]: sets OSD_PID and OSD_PORT; the
 # daemon's stdout and stderr go to $WORK/NAME.out and $WORK/NAME.err.
 start_refosd() {
-	local name=$1 i
+	local name=$1
 	shift
-	# Created here, not only by the child's redirection, so that polling it never races.
-	: >"$WORK/$name.out"
-	"$BIN/refosd" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-	OSD_PID=$!
-	track "$OSD_PID"
-	OSD_PORT=""
-	for i in $(seq 1 200); do
-		OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
-		[ -n "$OSD_PORT" ] && return 0
-		if ! kill -0 "$OSD_PID" 2>/dev/null; then
-			echo "FAIL: refosd $* exited at start:"
-			cat "$WORK/$name.err"
-			exit 1
-		fi
-		sleep 0.05
-	done
-	echo "FAIL: refosd $* did not report its port within 10 s"
-	exit 1
+	launch_refosd "$name" "$BIN/refosd" --port 0 "$@"
 }
 
 # stop_refosd PID: SIGTERM, then the daemon's exit status in STOP_STATUS.

@@ -87,4 +87,23 @@ if [ "$(id -u)" -eq 0 ] && mknod -m 666 "$WORK/null" c 1 3 2>/dev/null; then
 else
 	echo "note: not root (or no mknod here): the device checks are skipped"
 fi
+
+# A command ended by the trace guard (libbabeltrace2 stalls on metadata cut
+# short; the guard's _exit skips every cleanup) removes its own temporary
+# file and leaves the existing one alone.
+stall="$WORK/stall-run"
+cp -r "$DATA/golden-run" "$stall"
+chmod -R u+w "$stall"
+truncate -s 5000 "$(find "$stall/trace" -name metadata)"
+for c in export flame html report; do
+	keep="$WORK/$c.stall"
+	head -c 3000 /dev/urandom >"$keep"
+	sum=$(sha256sum <"$keep")
+	# shellcheck disable=SC2046
+	expect_fail_naming "$c -o FILE ended by the trace guard" "libbabeltrace2 made no progress" \
+		env CORECAP_CTF_CHECK=0 CORECAP_TRACE_STALL_S=1 timeout 60 $(cmd "$c" "$keep" "$stall")
+	expect_eq "$c ended by the trace guard: the existing file is untouched" "$sum" "$(sha256sum <"$keep")"
+	expect_eq "$c ended by the trace guard: no temporary file is left" "" \
+		"$(find "$WORK" -maxdepth 1 -name '.*corecap-*')"
+done
 finish

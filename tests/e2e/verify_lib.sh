@@ -10,14 +10,9 @@ command -v addr2line >/dev/null || skip "addr2line (binutils) is not installed"
 
 # start_shimmed NAME [refosd options]: refosd under the shim; OSD_PID, OSD_PORT.
 start_shimmed() {
-	local name=$1 i
+	local name=$1
 	shift
-	: >"$WORK/$name.out"
-	LD_PRELOAD="$shim" "$BIN/refosd" --port 0 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
-	OSD_PID=$!
-	track "$OSD_PID"
-	wait_for "$WORK/$name.out" 'listening on' 10 || { echo "FAIL: refosd $* did not start"; cat "$WORK/$name.err"; exit 1; }
-	OSD_PORT=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$WORK/$name.out")
+	launch_refosd "$name" env LD_PRELOAD="$shim" "$BIN/refosd" --port 0 "$@"
 }
 
 # site_of FUNCTION: the shim's site (refosd+0xOFF) whose call is in FUNCTION;

@@ -61,7 +61,7 @@ static void feed_io(uint64_t t, int32_t tid, uint64_t dur)
 {
 	struct model_event ev = {.kind = MEV_IO, .ts_ns = t, .tid = tid, .pid = -1};
 
-	ev.io.io_class = IO_DATA;
+	ev.io.io_class = CORECAP_IO_DATA;
 	ev.io.dur_ns = dur;
 	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
 	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);

@@ -80,7 +80,7 @@ static void cond_wait(uint64_t ts, int tid, uint64_t wait)
 				  .lock = {.addr = 0xc000, .site = SITE_WORK, .dur_ns = wait}});
 }
 
-static void io(uint64_t ts, int tid, enum io_class cls, uint64_t dur)
+static void io(uint64_t ts, int tid, enum corecap_io_class cls, uint64_t dur)
 {
 	feed((struct model_event){.kind = MEV_IO,
 				  .ts_ns = ts,
@@ -117,7 +117,7 @@ START_TEST(one_op_on_two_threads_splits_into_every_category)
 	BEGIN(1000, 10, 1, "write");
 	ENTER(1000, 10, 1);
 	lock_wait(1500, 10, LOCK_A, SITE_WORK, 300); /* cpu 1000-1200, lock 1200-1500 */
-	io(1700, 10, IO_DATA, 100);		     /* cpu 1500-1600, io 1600-1700 */
+	io(1700, 10, CORECAP_IO_DATA, 100);	     /* cpu 1500-1600, io 1600-1700 */
 	PHASE(2000, 10, 1, "queued");
 	EXIT(2000, 10, 1);	  /* cpu 1700-2000 */
 	ENTER(2500, 11, 1);	  /* queue after "queued" 2000-2500 */
@@ -136,7 +136,7 @@ START_TEST(one_op_on_two_threads_splits_into_every_category)
 	ck_assert_uint_eq(t->cat_ns[CAT_QUEUE], 500);
 	ck_assert_uint_eq(t->cat_ns[CAT_LOGGING] + t->cat_ns[CAT_OTHER], 0);
 	ck_assert_uint_eq(detail(t, CAT_QUEUE, corecap_op_table_phase(&m.ops, "queued")), 500);
-	ck_assert_uint_eq(detail(t, CAT_IO, IO_DATA), 100);
+	ck_assert_uint_eq(detail(t, CAT_IO, CORECAP_IO_DATA), 100);
 	ck_assert_uint_eq(detail(t, CAT_LOCK_WAIT, 0), 300);
 	ck_assert_uint_eq(m.ops.violations, 0);
 	ck_assert_uint_eq(m.ops.max_err_ns, 0);
@@ -153,9 +153,9 @@ START_TEST(waits_inside_a_log_call_are_logging_and_log_io_and_log_sites_too)
 	ENTER(0, 10, 7);
 	log_call(100, 10, true);		    /* cpu 0-100 */
 	lock_wait(200, 10, LOCK_A, SITE_WORK, 50);  /* inside the log call: logging */
-	io(250, 10, IO_LOG, 20);		    /* inside: logging */
+	io(250, 10, CORECAP_IO_LOG, 20);	    /* inside: logging */
 	log_call(300, 10, false);		    /* logging 100-300 */
-	io(400, 10, IO_LOG, 40);		    /* cpu 300-360, logging (io) 360-400 */
+	io(400, 10, CORECAP_IO_LOG, 40);	    /* cpu 300-360, logging (io) 360-400 */
 	lock_wait(500, 10, LOCK_LOG, SITE_LOG, 30); /* cpu 400-470, logging (lock) 470-500 */
 	END(600, 10, 7);			    /* cpu 500-600 */
 	EXIT(600, 10, 7);
@@ -172,7 +172,7 @@ START_TEST(waits_inside_a_log_call_are_logging_and_log_io_and_log_sites_too)
 	th = corecap_thread_table_find(&m.threads, 10);
 	ck_assert_uint_eq(th->logging_ns, 270);
 	ck_assert_uint_eq(th->lock_wait_ns, 0);
-	ck_assert_uint_eq(th->io_ns[IO_LOG], 0);
+	ck_assert_uint_eq(th->io_ns[CORECAP_IO_LOG], 0);
 	/* The lock table still sees both waits, and which one was logging's. */
 	ck_assert_uint_eq(corecap_lock_table_get(&m.locks, LOCK_A)->wait_ns, 50);
 	ck_assert_uint_eq(corecap_lock_table_get(&m.locks, LOCK_LOG)->logging_wait_ns, 30);
@@ -211,7 +211,7 @@ START_TEST(when_the_owner_exits_the_thread_still_in_context_owns_the_op)
 	ENTER(0, 10, 1);
 	ENTER(100, 11, 1); /* 11 owns */
 	EXIT(200, 11, 1);  /* 10 still has it: it owns again from 200 */
-	io(300, 10, IO_DATA, 50);
+	io(300, 10, CORECAP_IO_DATA, 50);
 	END(400, 10, 1);
 	corecap_model_finish(&m);
 
@@ -228,9 +228,9 @@ START_TEST(an_op_ended_by_another_thread_leaves_the_owners_unknown_tail_as_other
 
 	BEGIN(0, 10, 1, "write");
 	ENTER(0, 10, 1);
-	io(300, 10, IO_DATA, 100); /* the owner's last event: cpu 0-200, io 200-300 */
-	END(1000, 12, 1);	   /* another thread ends it: 300-1000 unknown */
-	EXIT(1100, 10, 1);	   /* later exit: quiet */
+	io(300, 10, CORECAP_IO_DATA, 100); /* the owner's last event: cpu 0-200, io 200-300 */
+	END(1000, 12, 1);		   /* another thread ends it: 300-1000 unknown */
+	EXIT(1100, 10, 1);		   /* later exit: quiet */
 	corecap_model_finish(&m);
 
 	t = type_named("write");
@@ -272,8 +272,8 @@ START_TEST(a_wait_for_a_thread_busy_logging_is_logging_queued_behind)
 	EXIT(50, 10, 1);	 /* cpu 0-50; waits for thread 11 from 50 */
 	log_call(100, 11, true); /* 11 logs for something else: 100-300 */
 	log_call(300, 11, false);
-	io(350, 11, IO_LOG, 20); /* and writes its log: 330-350 */
-	ENTER(400, 11, 1);	 /* 50-400: 220 behind logging, 130 queue */
+	io(350, 11, CORECAP_IO_LOG, 20); /* and writes its log: 330-350 */
+	ENTER(400, 11, 1);		 /* 50-400: 220 behind logging, 130 queue */
 	END(500, 11, 1);
 	corecap_model_finish(&m);
 
@@ -514,7 +514,7 @@ START_TEST(random_sequences_conserve_every_op)
 			ev.lock.dur_ns = (uint64_t)(random() % 300);
 			break;
 		case MEV_IO:
-			ev.io.io_class = (uint8_t)(random() % IO__COUNT);
+			ev.io.io_class = (uint8_t)(random() % CORECAP_IO_CLASSES);
 			ev.io.dur_ns = (uint64_t)(random() % 300);
 			break;
 		default:

@@ -49,8 +49,8 @@ static void io(uint64_t ts, int tid, uint8_t call, int fd, int64_t bytes, uint64
 	ck_assert_int_eq(corecap_net_ops_consume(&d, &ev), 0);
 }
 
-#define RECV(ts, tid, fd, n, dur) io(ts, tid, 4, fd, n, dur, PID, IO_NET)
-#define SEND(ts, tid, fd, n, dur) io(ts, tid, 1, fd, n, dur, PID, IO_NET)
+#define RECV(ts, tid, fd, n, dur) io(ts, tid, 4, fd, n, dur, PID, CORECAP_IO_NET)
+#define SEND(ts, tid, fd, n, dur) io(ts, tid, 1, fd, n, dur, PID, CORECAP_IO_NET)
 
 static const struct op_type *type_named(const char *name)
 {
@@ -156,10 +156,10 @@ START_TEST(writes_without_request_other_processes_and_annotations_start_nothing)
 	ann.op.id = 99;
 	ann.op.str = "write";
 	ck_assert_int_eq(corecap_net_ops_consume(&d, &ann), 0);
-	SEND(1000, 10, 5, 9, 10);		     /* nothing asked */
-	io(1500, 20, 4, 5, 24, 10, PID + 1, IO_NET); /* a client process */
-	io(1600, 10, 0, 3, 100, 10, PID, IO_DATA);   /* a file read */
-	RECV(1700, 10, 5, 0, 10);		     /* end of stream */
+	SEND(1000, 10, 5, 9, 10);			     /* nothing asked */
+	io(1500, 20, 4, 5, 24, 10, PID + 1, CORECAP_IO_NET); /* a client process */
+	io(1600, 10, 0, 3, 100, 10, PID, CORECAP_IO_DATA);   /* a file read */
+	RECV(1700, 10, 5, 0, 10);			     /* end of stream */
 	finish_and_check_conservation();
 	ck_assert_uint_eq(m.ops.finished, 0);
 	ck_assert_uint_eq(m.ops.n_types, 0);

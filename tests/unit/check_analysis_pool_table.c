@@ -19,8 +19,8 @@ static struct model_thread shim_thread(void)
 	th.lock_wait_ns = 100 * MS;
 	th.cond_wait_ns = 866 * MS; /* includes the run-queue wait after each wake-up */
 	th.logging_ns = 30 * MS;
-	th.io_ns[IO_DATA] = 60 * MS;
-	th.io_ns[IO_NET] = 20 * MS;
+	th.io_ns[CORECAP_IO_DATA] = 60 * MS;
+	th.io_ns[CORECAP_IO_NET] = 20 * MS;
 	return th;
 }
 
@@ -58,8 +58,8 @@ START_TEST(with_kernel_states_lock_and_cond_share_the_futex_time)
 	ck_assert_uint_eq(w.lock_ns + w.cond_ns, 776 * MS);
 	ck_assert_uint_eq(w.lock_ns, 100 * MS * 776 / 966);
 	/* 80 ms of I/O calls, 40 ms of them blocked: each class halved. */
-	ck_assert_uint_eq(w.io_ns[IO_DATA], 30 * MS);
-	ck_assert_uint_eq(w.io_ns[IO_NET], 10 * MS);
+	ck_assert_uint_eq(w.io_ns[CORECAP_IO_DATA], 30 * MS);
+	ck_assert_uint_eq(w.io_ns[CORECAP_IO_NET], 10 * MS);
 	ck_assert_uint_le(th.cpu_ns + th.runq_ns + w.lock_ns + w.cond_ns + corecap_io_sum(w.io_ns),
 			  th.span_ns);
 	ck_assert_uint_eq(w.logging_ns, 30 * MS);

@@ -182,7 +182,7 @@ START_TEST(without_a_window_time_zero_is_the_first_event)
 
 	ck_assert_int_eq(corecap_chrome_trace_init(&t, out, -1, 0, 0, NULL, NULL), 0);
 	e = ev(MEV_IO, 5000000, 3);
-	e.io.io_class = IO_LOG;
+	e.io.io_class = CORECAP_IO_LOG;
 	e.io.dur_ns = 2000;
 	e.io.bytes = 80;
 	corecap_chrome_trace_consume(&t, &e);

@@ -45,12 +45,9 @@
 
 #include <stdint.h>
 
-/* Files under the run directory. */
-#define CORECAP_KERNEL_DIR	   "kernel"
-#define CORECAP_KERNEL_EVENTS_FILE "kernel/events.bin"
-#define CORECAP_KERNEL_STACKS_FILE "kernel/stacks.bin"
-/* Raw user-stack copies, only while recording (removed once unwound). */
-#define CORECAP_KERNEL_RAW_FILE "kernel/stacks.raw"
+#include "run_format.h"
+
+/* Its file names (CORECAP_KERNEL_*_FILE): run_format.h. */
 
 #define CORECAP_KERNEL_MAGIC_EVENTS   UINT64_C(0x317476656b706363) /* "ccpkevt1" read as bytes */
 #define CORECAP_KERNEL_MAGIC_STACKS   UINT64_C(0x316b74736b706363) /* "ccpkstk1" read as bytes */

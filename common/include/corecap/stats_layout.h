@@ -61,6 +61,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "run_format.h"
+
 #define CORECAP_STATS_MAGIC   UINT64_C(0x3174617473706363) /* "ccpstat1" read as bytes */
 #define CORECAP_STATS_VERSION 2
 
@@ -74,25 +76,10 @@
 #define CORECAP_STATS_EXE_LEN	   256
 #define CORECAP_STATS_HEADER_BYTES 4096 /* the header is padded to one page */
 
-/* Kind of a site or lock. 0-3 match the `kind` enum of corecap_lock events. */
-enum corecap_stats_kind {
-	CORECAP_KIND_MUTEX = 0,
-	CORECAP_KIND_RWLOCK_RD = 1,
-	CORECAP_KIND_RWLOCK_WR = 2,
-	CORECAP_KIND_SPIN = 3,
-	CORECAP_KIND_COND = 4, /* a condition-variable wait site */
-	CORECAP_KIND_COUNT = 5,
-};
-
-/* I/O classes; values match the `class` enum of corecap_io events. */
-enum corecap_io_class {
-	CORECAP_IO_OTHER = 0,
-	CORECAP_IO_LOG = 1,
-	CORECAP_IO_DATA = 2,
-	CORECAP_IO_NET = 3,
-	CORECAP_IO_JOURNAL = 4, /* journal, WAL and DB files (CORECAP_IO_JOURNAL patterns) */
-	CORECAP_IO_CLASSES = 5,
-};
+/*
+ * Lock kinds (enum corecap_stats_kind) and I/O classes (enum
+ * corecap_io_class): run_format.h, shared with the events.
+ */
 
 enum corecap_stats_thread_state {
 	CORECAP_THREAD_FREE = 0,   /* never used: ignore the slot */

@@ -16,28 +16,20 @@
 #if !defined(CORECAP_IO_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
 #define CORECAP_IO_TP_H
 
+#include <corecap/run_format.h>
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
+#undef CORECAP_TP_ENUM_VALUE_
+#define CORECAP_TP_ENUM_VALUE_(id, label, v) lttng_ust_field_enum_value(label, v)
+
+/* Values of `class` and `call`: run_format.h. */
 LTTNG_UST_TRACEPOINT_ENUM(corecap_io, class,
-	LTTNG_UST_TP_ENUM_VALUES(
-		lttng_ust_field_enum_value("other", 0)
-		lttng_ust_field_enum_value("log", 1)
-		lttng_ust_field_enum_value("data", 2)
-		lttng_ust_field_enum_value("net", 3)
-		lttng_ust_field_enum_value("journal", 4)
-	)
+	LTTNG_UST_TP_ENUM_VALUES(CORECAP_IO_CLASS_LIST(CORECAP_TP_ENUM_VALUE_))
 )
 
 LTTNG_UST_TRACEPOINT_ENUM(corecap_io, call,
-	LTTNG_UST_TP_ENUM_VALUES(
-		lttng_ust_field_enum_value("read", 0)
-		lttng_ust_field_enum_value("write", 1)
-		lttng_ust_field_enum_value("fsync", 2)
-		lttng_ust_field_enum_value("send", 3)
-		lttng_ust_field_enum_value("recv", 4)
-		lttng_ust_field_enum_value("aio_submit", 5)
-	)
+	LTTNG_UST_TP_ENUM_VALUES(CORECAP_IO_CALL_LIST(CORECAP_TP_ENUM_VALUE_))
 )
 
 LTTNG_UST_TRACEPOINT_EVENT(corecap_io, syscall,

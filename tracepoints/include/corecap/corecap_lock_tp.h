@@ -17,17 +17,16 @@
 #if !defined(CORECAP_LOCK_TP_H) || defined(LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ)
 #define CORECAP_LOCK_TP_H
 
+#include <corecap/run_format.h>
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
-/* Values of the `kind` field; analysis reads the integer. */
+#undef CORECAP_TP_ENUM_VALUE_
+#define CORECAP_TP_ENUM_VALUE_(id, label, v) lttng_ust_field_enum_value(label, v)
+
+/* Values of the `kind` field (run_format.h); analysis reads the integer. */
 LTTNG_UST_TRACEPOINT_ENUM(corecap_lock, kind,
-	LTTNG_UST_TP_ENUM_VALUES(
-		lttng_ust_field_enum_value("mutex", 0)
-		lttng_ust_field_enum_value("rwlock_rd", 1)
-		lttng_ust_field_enum_value("rwlock_wr", 2)
-		lttng_ust_field_enum_value("spin", 3)
-	)
+	LTTNG_UST_TP_ENUM_VALUES(CORECAP_LOCK_KIND_LIST(CORECAP_TP_ENUM_VALUE_))
 )
 
 LTTNG_UST_TRACEPOINT_EVENT(corecap_lock, contended,

@@ -1,0 +1,184 @@
+/*
+ * corecap/run_format.h: the run directory's contract, written once.
+ *
+ * The collector writes a run directory, the analysis reads it, the shim
+ * and the tracepoints emit the events whose values end up in it. Every
+ * name and value they share is defined here and nowhere else:
+ *  - the manifest's format name and version;
+ *  - the name of every file and directory the collector may leave in a
+ *    run directory (RUN/<name>), and corecap_run_files(), the table of
+ *    them all, which a test checks every recorded run against;
+ *  - the values (and labels) of the enumerations the events carry:
+ *    lock kinds, I/O classes, I/O calls.
+ * docs/run-directory.md describes each file; docs/events.md each event.
+ * The layouts of the binary files have their own headers beside this one
+ * (stats_layout.h, kernel_format.h), which include it.
+ *
+ * This header needs only the C library; it has no link-time dependency,
+ * so the tracepoints (the bottom of the component graph) may include it.
+ */
+#ifndef CORECAP_RUN_FORMAT_H
+#define CORECAP_RUN_FORMAT_H
+
+#include <stddef.h>
+#include <string.h>
+
+/* manifest.json: "format" and "version"; a reader refuses any other version. */
+#define CORECAP_RUN_FORMAT  "corecap-run"
+#define CORECAP_RUN_VERSION 1
+
+/* Files and directories under the run directory. */
+#define CORECAP_RUN_MANIFEST	 "manifest.json"
+#define CORECAP_RUN_MANIFEST_TMP "manifest.json.tmp" /* only while it is written */
+#define CORECAP_RUN_TRACE	 "trace"	     /* LTTng's CTF output (a tree) */
+#define CORECAP_RUN_THREADS	 "threads.tsv"
+#define CORECAP_RUN_STATS_BEGIN	 "stats-begin"
+#define CORECAP_RUN_STATS_END	 "stats-end"
+#define CORECAP_RUN_MAPS	 "maps"
+#define CORECAP_RUN_BUILDIDS	 "buildids.tsv"
+#define CORECAP_RUN_VDSO	 "vdso.so" /* the target's [vdso] image, as mapped */
+#define CORECAP_RUN_WALL	 "wall.samples"
+#define CORECAP_RUN_CPU_PROF	 "cpu.prof"
+#define CORECAP_RUN_BENCH_OUT	 "bench.out"
+
+#define CORECAP_KERNEL_DIR	   "kernel"
+#define CORECAP_KERNEL_EVENTS_FILE "kernel/events.bin"
+#define CORECAP_KERNEL_STACKS_FILE "kernel/stacks.bin"
+/* Raw user-stack copies, only while recording (removed once unwound). */
+#define CORECAP_KERNEL_RAW_FILE "kernel/stacks.raw"
+
+/* A Ceph daemon's admin-socket output; the names inside ceph/ come bare too. */
+#define CORECAP_RUN_CEPH_DIR	      "ceph"
+#define CORECAP_CEPH_PERF_BEGIN	      "perf-begin.json"
+#define CORECAP_CEPH_PERF_END	      "perf-end.json"
+#define CORECAP_CEPH_HISTORIC_OPS     "historic_ops.json"
+#define CORECAP_RUN_CEPH_PERF_BEGIN   CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_BEGIN
+#define CORECAP_RUN_CEPH_PERF_END     CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_END
+#define CORECAP_RUN_CEPH_HISTORIC_OPS CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_HISTORIC_OPS
+
+/* A temporary file beside its final name while it is written, renamed on success. */
+#define CORECAP_RUN_TMP_SUFFIX ".tmp"
+
+/* corecap_run_file.flags */
+#define CORECAP_RUN_F_DIR	0x1u /* a directory; its entries are listed on their own */
+#define CORECAP_RUN_F_TREE	0x2u /* a directory whose contents its writer owns (LTTng) */
+#define CORECAP_RUN_F_TRANSIENT 0x4u /* only while recording, or left by a killed collector */
+
+struct corecap_run_file {
+	const char *name; /* relative to the run directory */
+	unsigned flags;	  /* CORECAP_RUN_F_* */
+};
+
+/* Every name the collector may leave in a run directory; *n gets their count. */
+static inline const struct corecap_run_file *corecap_run_files(size_t *n)
+{
+	static const struct corecap_run_file files[] = {
+		{CORECAP_RUN_MANIFEST, 0},
+		{CORECAP_RUN_MANIFEST_TMP, CORECAP_RUN_F_TRANSIENT},
+		{CORECAP_RUN_TRACE, CORECAP_RUN_F_DIR | CORECAP_RUN_F_TREE},
+		{CORECAP_RUN_THREADS, 0},
+		{CORECAP_RUN_STATS_BEGIN, 0},
+		{CORECAP_RUN_STATS_END, 0},
+		{CORECAP_RUN_MAPS, 0},
+		{CORECAP_RUN_BUILDIDS, 0},
+		{CORECAP_RUN_VDSO, 0},
+		{CORECAP_RUN_WALL, 0},
+		{CORECAP_RUN_CPU_PROF, 0},
+		{CORECAP_RUN_BENCH_OUT, 0},
+		{CORECAP_KERNEL_DIR, CORECAP_RUN_F_DIR},
+		{CORECAP_KERNEL_EVENTS_FILE, 0},
+		{CORECAP_KERNEL_STACKS_FILE, 0},
+		{CORECAP_KERNEL_RAW_FILE, CORECAP_RUN_F_TRANSIENT},
+		{CORECAP_RUN_CEPH_DIR, CORECAP_RUN_F_DIR},
+		{CORECAP_RUN_CEPH_PERF_BEGIN, 0},
+		{CORECAP_RUN_CEPH_PERF_END, 0},
+		{CORECAP_RUN_CEPH_HISTORIC_OPS, 0},
+	};
+
+	*n = sizeof(files) / sizeof(files[0]);
+	return files;
+}
+
+/* The table's entry for a relative name, or NULL: a name the analysis does not know. */
+static inline const struct corecap_run_file *corecap_run_file_find(const char *name)
+{
+	size_t n;
+	const struct corecap_run_file *f = corecap_run_files(&n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(f[i].name, name) == 0)
+			return &f[i];
+	return NULL;
+}
+
+/*
+ * Enumerations the events carry, as X-lists (X(SUFFIX, "label", value)) so
+ * the C enums here and the tracepoints' CTF enumerations come from the
+ * same lines (CORECAP_TP_ENUM_VALUE_ in a tracepoint header).
+ */
+
+/* corecap_lock's `kind`; the shim's stats add CORECAP_KIND_COND. */
+#define CORECAP_LOCK_KIND_LIST(X)                                                                  \
+	X(MUTEX, "mutex", 0)                                                                       \
+	X(RWLOCK_RD, "rwlock_rd", 1)                                                               \
+	X(RWLOCK_WR, "rwlock_wr", 2)                                                               \
+	X(SPIN, "spin", 3)
+
+/* corecap_io's `class`. */
+#define CORECAP_IO_CLASS_LIST(X)                                                                   \
+	X(OTHER, "other", 0)                                                                       \
+	X(LOG, "log", 1)                                                                           \
+	X(DATA, "data", 2)                                                                         \
+	X(NET, "net", 3)                                                                           \
+	X(JOURNAL, "journal", 4) /* journal, WAL and DB files (CORECAP_IO_JOURNAL patterns) */
+
+/* corecap_io's `call`. */
+#define CORECAP_IO_CALL_LIST(X)                                                                    \
+	X(READ, "read", 0)                                                                         \
+	X(WRITE, "write", 1)                                                                       \
+	X(FSYNC, "fsync", 2)                                                                       \
+	X(SEND, "send", 3)                                                                         \
+	X(RECV, "recv", 4)                                                                         \
+	X(AIO_SUBMIT, "aio_submit", 5)
+
+#define CORECAP_ENUM_KIND_(id, label, v)  CORECAP_KIND_##id = (v),
+#define CORECAP_ENUM_CLASS_(id, label, v) CORECAP_IO_##id = (v),
+#define CORECAP_ENUM_CALL_(id, label, v)  CORECAP_IO_CALL_##id = (v),
+#define CORECAP_ENUM_LABEL_(id, label, v) [v] = label,
+
+/* Kind of a lock event, of a stats site or lock. */
+enum corecap_stats_kind {
+	CORECAP_LOCK_KIND_LIST(CORECAP_ENUM_KIND_) CORECAP_KIND_COND = 4, /* a cond-wait site */
+	CORECAP_KIND_COUNT = 5,
+};
+
+enum corecap_io_class { CORECAP_IO_CLASS_LIST(CORECAP_ENUM_CLASS_) CORECAP_IO_CLASSES = 5 };
+
+enum corecap_io_call { CORECAP_IO_CALL_LIST(CORECAP_ENUM_CALL_) CORECAP_IO_CALLS = 6 };
+
+/* The enumerations' labels, as the events name them; "?" out of range. */
+static inline const char *corecap_io_class_name(unsigned c)
+{
+	static const char *const names[CORECAP_IO_CLASSES] = {
+		CORECAP_IO_CLASS_LIST(CORECAP_ENUM_LABEL_)};
+
+	return c < CORECAP_IO_CLASSES && names[c] ? names[c] : "?";
+}
+
+static inline const char *corecap_io_call_name(unsigned c)
+{
+	static const char *const names[CORECAP_IO_CALLS] = {
+		CORECAP_IO_CALL_LIST(CORECAP_ENUM_LABEL_)};
+
+	return c < CORECAP_IO_CALLS && names[c] ? names[c] : "?";
+}
+
+static inline const char *corecap_lock_kind_label(unsigned k)
+{
+	static const char *const names[CORECAP_KIND_COND] = {
+		CORECAP_LOCK_KIND_LIST(CORECAP_ENUM_LABEL_)};
+
+	return k < CORECAP_KIND_COND && names[k] ? names[k] : "?";
+}
+
+#endif /* CORECAP_RUN_FORMAT_H */
