@@ -53,7 +53,7 @@
 #include "u64map.h"
 
 /* How long a reply's last write waits for another write before it is the last. */
-#define NET_OPS_HOLD_NS (100ull * 1000 * 1000)
+#define NET_OPS_HOLD_NS (1000ull * 1000 * 1000)
 
 /* An event held back until the replies before it are known to be complete. */
 struct net_held {
