@@ -6,7 +6,7 @@
 # latency. Then 4 MiB reads (refbench seq): the replies' ops, held back
 # until the connection's next request (model/net_ops.h), still match the
 # annotated ones (refosd's blocking sockets take each reply in one writev;
-# xrootd's several writes per reply are e2e.xrootd_op_paths').
+# xrootd's several writes per reply are e2e.xrootd_op_views').
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_sessiond
