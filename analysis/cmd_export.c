@@ -287,7 +287,8 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		ret = export_ops(traces, n_traces, has_mf ? mf.pid : -1, &det, &t);
 		if (ret)
 			goto out_trace;
-		ret = corecap_ctf_reader_init(&r, traces, n_traces, corecap_op_detect_consume, &det);
+		ret = corecap_ctf_reader_init(&r, traces, n_traces, corecap_op_detect_consume,
+					      &det);
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
 		if (!ret)

@@ -31,8 +31,7 @@ static int scan_event(void *ctx, const struct model_event *ev)
 	}
 }
 
-int corecap_op_detect_wanted(char *const *traces, size_t n, int32_t pid, bool *detect,
-			     char **err)
+int corecap_op_detect_wanted(char *const *traces, size_t n, int32_t pid, bool *detect, char **err)
 {
 	struct scan s = {.pid = pid};
 	struct ctf_reader r;

@@ -28,8 +28,7 @@ struct op_detect {
  * ops are to be detected: 0 with *detect set, or the reader's negative
  * errno with *err (malloc'd).
  */
-int corecap_op_detect_wanted(char *const *traces, size_t n, int32_t pid, bool *detect,
-			     char **err);
+int corecap_op_detect_wanted(char *const *traces, size_t n, int32_t pid, bool *detect, char **err);
 /* Events given to corecap_op_detect_consume reach fn(ctx), detected ops among them if on. */
 void corecap_op_detect_init(struct op_detect *o, bool on, int32_t pid,
 			    int (*fn)(void *, const struct model_event *), void *ctx);

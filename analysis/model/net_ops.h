@@ -98,9 +98,9 @@ struct net_ops {
 	/* What the detector saw, for the report. */
 	uint64_t net_reads, net_writes, ops_begun, ops_ended, writes_without_op, annotated_dropped,
 		handoffs, late_replies;
-	uint64_t reply_writes;	    /* writes that continued a reply (more than one per reply) */
-	uint64_t replies_by_hold;   /* replies ended because no write came within the hold */
-	uint64_t held_max;	    /* the most events held back at once */
+	uint64_t reply_writes;	  /* writes that continued a reply (more than one per reply) */
+	uint64_t replies_by_hold; /* replies ended because no write came within the hold */
+	uint64_t held_max;	  /* the most events held back at once */
 };
 
 /* m may be NULL (then a tap sees the events); pid -1: any process. */

@@ -230,8 +230,8 @@ static int on_op(struct chrome_trace *t, const struct model_event *ev, struct ch
 			break;
 		/* A detected op's type is known at its end only (model/net_ops.h). */
 		snprintf(args, sizeof(args), ",\"args\":{\"result\":%" PRId64 "%s%s%s}",
-			 ev->op.result, ev->op.str ? ",\"type\":\"" : "", ev->op.str ? ev->op.str : "",
-			 ev->op.str ? "\"" : "");
+			 ev->op.result, ev->op.str ? ",\"type\":\"" : "",
+			 ev->op.str ? ev->op.str : "", ev->op.str ? "\"" : "");
 		end_op(t, ev->tid, ev->ts_ns, ev->op.id, *v, args);
 		break;
 	case MEV_OP_ENTER:

@@ -202,13 +202,13 @@ START_TEST(a_reply_in_several_writes_ends_at_its_last_write)
 	const struct op_type *t;
 
 	RECV(1000, 10, 5, 24, 100);
-	SEND(2000, 10, 5, 8, 100);	       /* the response header */
+	SEND(2000, 10, 5, 8, 100);		     /* the response header */
 	io(2500, 10, 0, 3, 4096, 300, PID, IO_DATA); /* the file read between */
-	RECV(2600, 11, 6, 24, 10);	       /* another connection's request meanwhile */
-	SEND(3000, 10, 5, 4096, 400);	       /* the data */
+	RECV(2600, 11, 6, 24, 10);		     /* another connection's request meanwhile */
+	SEND(3000, 10, 5, 4096, 400);		     /* the data */
 	SEND(3200, 11, 6, 9, 10);
-	SEND(3500, 10, 5, 4096, 300);	       /* more data */
-	RECV(9000, 10, 5, 24, 100);	       /* the next request: the reply was complete */
+	SEND(3500, 10, 5, 4096, 300); /* more data */
+	RECV(9000, 10, 5, 24, 100);   /* the next request: the reply was complete */
 	SEND(9500, 10, 5, 9, 100);
 	finish_and_check_conservation();
 	ck_assert_uint_eq(m.ops.finished, 3);
@@ -288,7 +288,8 @@ START_TEST(a_tap_sees_every_event_in_time_order_with_the_ends_typed)
 		ev.ts_ns += 10;
 		ck_assert_int_eq(corecap_net_ops_consume(&t, &ev), 0);
 		if (i == 500) {
-			struct model_event n = {.kind = MEV_THREAD_NAME, .ts_ns = ev.ts_ns, .tid = 10, .pid = PID};
+			struct model_event n = {
+				.kind = MEV_THREAD_NAME, .ts_ns = ev.ts_ns, .tid = 10, .pid = PID};
 
 			n.thread.tid = 10;
 			n.thread.name = name;
