@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cmd_util.h"
+#include "op_detect.h"
 #include "read/ctf_reader.h"
 #include "read/manifest.h"
 #include "read/symbolizer.h"
@@ -148,6 +149,25 @@ static int consume(void *ctx, const struct model_event *ev)
 	return corecap_chrome_trace_consume(ctx, ev);
 }
 
+/* The ops of a daemon that marks none are detected (op_detect.h), as report's. */
+static int export_ops(char *const *traces, size_t n, int32_t pid, struct op_detect *det,
+		      struct chrome_trace *t)
+{
+	char *err = NULL;
+	bool detect;
+	int ret = corecap_op_detect_wanted(traces, n, pid, &detect, &err);
+
+	if (ret)
+		corecap_analysis_error("cannot read trace '%s': %s", traces[0],
+				       err ? err : strerror(-ret));
+	else if (detect)
+		fprintf(stderr, "corecap: export: the daemon marks no ops: its ops are detected "
+				"from its socket I/O (docs/xrootd.md)\n");
+	free(err);
+	corecap_op_detect_init(det, !ret && detect, pid, consume, t);
+	return ret;
+}
+
 /* Names every thread threads.tsv knows, and writes the pool counters. */
 static void add_samples(const struct export_opts *o, struct chrome_trace *t, uint64_t start_ns,
 			uint64_t end_ns)
@@ -193,6 +213,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 	struct symbolizer sym;
 	struct chrome_trace t;
 	struct ctf_reader r;
+	struct op_detect det = {0};
 	char *mpath = corecap_path_in(o->run, CORECAP_RUN_MANIFEST),
 	     *maps = corecap_path_in(o->run, CORECAP_RUN_MAPS);
 	char *ids = corecap_path_in(o->run, CORECAP_RUN_BUILDIDS),
@@ -267,9 +288,15 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 			fprintf(stderr, "corecap: warning: no CTF trace under '%s'\n", root);
 	}
 	if (n_traces) {
-		ret = corecap_ctf_reader_init(&r, traces, n_traces, consume, &t);
+		ret = export_ops(traces, n_traces, has_mf ? mf.pid : -1, &det, &t);
+		if (ret)
+			goto out_trace;
+		ret = corecap_ctf_reader_init(&r, traces, n_traces, corecap_op_detect_consume,
+					      &det);
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
+		if (!ret)
+			ret = corecap_op_detect_finish(&det);
 		if (!ret && corecap_ctf_reader_missing_packets(&r))
 			fprintf(stderr,
 				"corecap: warning: the trace is cut short: %" PRIu64
@@ -295,6 +322,7 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 			" outside the window left out\n",
 			t.events_written, t.events_outside);
 out_trace:
+	corecap_op_detect_release(&det);
 	corecap_chrome_trace_release(&t);
 	if (has_sym)
 		corecap_symbolizer_release(&sym);

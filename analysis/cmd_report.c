@@ -195,12 +195,12 @@ static void cut_shim_frames(struct report_job *j, struct lock_table *t)
 static int consume(void *ctx, const struct model_event *ev)
 {
 	struct report_job *j = ctx;
-	int ret = j->has_crit ? corecap_critical_attrib_event(&j->crit, ev) : 0;
+	int ret;
 
-	if (ret)
-		return ret;
-	if (j->detecting)
+	if (j->detecting) /* its events go to the critical path as it passes them on */
 		return corecap_net_ops_consume(&j->net, ev);
+	if (j->has_crit && (ret = corecap_critical_attrib_event(&j->crit, ev)))
+		return ret;
 	if (ev->kind == MEV_IO && ev->io.io_class == CORECAP_IO_NET && ev->io.bytes > 0 &&
 	    (j->model.cfg.pid < 0 || ev->pid == j->model.cfg.pid))
 		j->net_events++;
@@ -345,12 +345,7 @@ static int read_pass(struct report_job *j, bool detect)
 	};
 	int ret;
 
-	/*
-	 * The critical path follows the annotated ops through the model's op_end
-	 * hook; ops detected from socket I/O end elsewhere (model/net_ops.h), so a
-	 * detecting pass has none (its ops' critical_path_us are null).
-	 */
-	if (!detect && (ret = open_critical(j, &cfg)))
+	if ((ret = open_critical(j, &cfg)))
 		return ret;
 	ret = corecap_model_init(&j->model, &cfg);
 	if (ret)
@@ -358,7 +353,9 @@ static int read_pass(struct report_job *j, bool detect)
 	j->has_model = true;
 	j->detecting = detect;
 	if (detect)
-		corecap_net_ops_init(&j->net, &j->model);
+		corecap_net_ops_init(&j->net, &j->model, cfg.pid);
+	if (detect && j->has_crit)
+		corecap_net_ops_tap(&j->net, corecap_critical_attrib_tap, &j->crit);
 	ret = corecap_ctf_reader_init(&r, j->traces, j->n_traces, consume, j);
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
@@ -370,6 +367,8 @@ static int read_pass(struct report_job *j, bool detect)
 	if (!ret)
 		ret = trace_shortfall(j, &r);
 	corecap_ctf_reader_release(&r);
+	if (!ret && detect)
+		ret = corecap_net_ops_finish(&j->net);
 	if (!ret && j->has_crit)
 		ret = corecap_critical_attrib_finish(&j->crit);
 	if (!ret)

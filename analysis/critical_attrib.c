@@ -35,6 +35,11 @@ int corecap_critical_attrib_event(struct critical_attrib *a, const struct model_
 	return corecap_critical_path_event(&a->cp, ev);
 }
 
+int corecap_critical_attrib_tap(void *ctx, const struct model_event *ev)
+{
+	return corecap_critical_path_event(&((struct critical_attrib *)ctx)->cp, ev);
+}
+
 int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid,
 				   uint64_t end_ns, bool exclude)
 {

@@ -32,6 +32,8 @@ int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir,
 				 char **err);
 /* One trace event, before the model consumes it. */
 int corecap_critical_attrib_event(struct critical_attrib *a, const struct model_event *ev);
+/* The same, as a tap (model/net_ops.h), ctx = a. */
+int corecap_critical_attrib_tap(void *ctx, const struct model_event *ev);
 /* The model's op_end hook (model_config.op_end), ctx = a. */
 int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid,
 				   uint64_t end_ns, bool exclude);

@@ -91,18 +91,13 @@ static int classify(const struct fd_table *t, int fd)
 	return CORECAP_IO_DATA;
 }
 
-int fd_table_class(struct fd_table *t, int fd)
+int fd_table_classify(struct fd_table *t, int fd)
 {
 	int c;
 	int saved_errno;
 
 	if (fd < 0)
 		return CORECAP_IO_OTHER;
-	if (fd < FD_TABLE_SIZE) {
-		c = __atomic_load_n(&t->cls[fd], __ATOMIC_RELAXED);
-		if (c)
-			return c - 1;
-	}
 	saved_errno = errno;
 	c = classify(t, fd);
 	errno = saved_errno;

@@ -456,6 +456,14 @@ static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 		memset(op->paths, 0, cp->len * sizeof(*op->paths));
 	op->id = id;
 	op->begin_ns = ts;
+	/*
+	 * An op begun in the past (a detected op whose request was read before
+	 * the reply that revealed it, model/net_ops.h): the threads' time since
+	 * then is charged already, so on their walks it is nobody's (queue).
+	 */
+	for (size_t i = 0; op->paths && i < cp->len; i++)
+		if (cp->all[i]->since > ts)
+			path_add(&op->paths[i], CAT_QUEUE, CP_NOBODY, cp->all[i]->since - ts);
 	return 0;
 }
 

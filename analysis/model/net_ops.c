@@ -20,17 +20,27 @@ static bool is_out(uint8_t call)
 	return call == 1 || call == 3;
 }
 
-void corecap_net_ops_init(struct net_ops *d, struct model *m)
+void corecap_net_ops_init(struct net_ops *d, struct model *m, int32_t pid)
 {
-	*d = (struct net_ops){.m = m};
+	*d = (struct net_ops){.m = m, .pid = pid};
 	corecap_u64map_init(&d->conns);
 	corecap_u64map_init(&d->threads);
+}
+
+void corecap_net_ops_tap(struct net_ops *d, int (*fn)(void *, const struct model_event *),
+			 void *ctx)
+{
+	d->tap = fn;
+	d->tap_ctx = ctx;
 }
 
 void corecap_net_ops_release(struct net_ops *d)
 {
 	corecap_u64map_release(&d->conns);
 	corecap_u64map_release(&d->threads);
+	for (size_t i = d->held_head; i < d->held_end; i++)
+		free(d->held[i].stack);
+	free(d->held);
 	free(d->conn);
 	*d = (struct net_ops){0};
 }
@@ -102,6 +112,122 @@ static struct net_conn *conn_of(struct net_ops *d, int32_t fd)
 	return &d->conn[*v];
 }
 
+/* One event to the tap, then the model (an op end typed first). */
+static int pass(struct net_ops *d, const struct model_event *ev, const struct net_held *h)
+{
+	int ret;
+
+	if (h && ev->kind == MEV_OP_END && d->m) {
+		struct model_op *op = corecap_op_table_find(&d->m->ops, ev->op.id);
+
+		if (op && corecap_op_table_set_type(&d->m->ops, op, h->type))
+			return -ENOMEM;
+	}
+	if (d->tap && (ret = d->tap(d->tap_ctx, ev)))
+		return ret;
+	return d->m ? corecap_model_consume(d->m, ev) : 0;
+}
+
+static void copy_str(char *to, size_t size, const char **s)
+{
+	if (!*s)
+		return;
+	snprintf(to, size, "%s", *s);
+	*s = to;
+}
+
+/* Appends a copy of ev to the held events; NULL on -ENOMEM. */
+static struct net_held *hold(struct net_ops *d, const struct model_event *ev)
+{
+	struct net_held *h;
+
+	if (d->held_end == d->held_cap) {
+		if (d->held_head) {
+			memmove(d->held, d->held + d->held_head,
+				(d->held_end - d->held_head) * sizeof(*d->held));
+			d->held_seq0 += d->held_head;
+			d->held_end -= d->held_head;
+			d->held_head = 0;
+		} else {
+			size_t cap = d->held_cap ? d->held_cap * 2 : 256;
+			struct net_held *v = realloc(d->held, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			d->held = v;
+			d->held_cap = cap;
+		}
+		/* The copies' strings point into their own entries, which moved. */
+		for (size_t i = d->held_head; i < d->held_end; i++) {
+			struct net_held *e = &d->held[i];
+
+			if (e->ev.comm)
+				e->ev.comm = e->comm;
+			if (e->ev.kind == MEV_THREAD_NAME && e->ev.thread.name)
+				e->ev.thread.name = e->name;
+			if (e->ev.kind == MEV_OP_END)
+				e->ev.op.str = e->type;
+		}
+	}
+	h = &d->held[d->held_end++];
+	*h = (struct net_held){.ev = *ev, .fd = -1};
+	copy_str(h->comm, sizeof(h->comm), &h->ev.comm);
+	if (ev->kind == MEV_THREAD_NAME)
+		copy_str(h->name, sizeof(h->name), &h->ev.thread.name);
+	if ((ev->kind == MEV_LOCK_CONTENDED || ev->kind == MEV_LOCK_HOLD ||
+	     ev->kind == MEV_COND_WAIT || ev->kind == MEV_COND_WAKE) &&
+	    ev->lock.stack && ev->lock.depth) {
+		h->stack = malloc(ev->lock.depth * sizeof(*h->stack));
+		if (!h->stack) {
+			d->held_end--;
+			return NULL;
+		}
+		memcpy(h->stack, ev->lock.stack, ev->lock.depth * sizeof(*h->stack));
+		h->ev.lock.stack = h->stack;
+	}
+	if (ev->kind == MEV_OP_END)
+		h->ev.op.str = h->type;
+	if (d->held_end - d->held_head > d->held_max)
+		d->held_max = d->held_end - d->held_head;
+	return h;
+}
+
+static struct net_held *held_at(struct net_ops *d, uint64_t seq)
+{
+	return seq >= d->held_seq0 + d->held_head && seq < d->held_seq0 + d->held_end
+		       ? &d->held[seq - d->held_seq0]
+		       : NULL;
+}
+
+/* An event on, now or after the held ones. */
+static int out(struct net_ops *d, const struct model_event *ev)
+{
+	if (d->held_end == d->held_head)
+		return pass(d, ev, NULL);
+	return hold(d, ev) ? 0 : -ENOMEM;
+}
+
+/* Passes the held events on up to the first tentative op end. */
+static int flush(struct net_ops *d)
+{
+	int ret;
+
+	while (d->held_head < d->held_end && !d->held[d->held_head].tentative) {
+		struct net_held *h = &d->held[d->held_head++];
+
+		ret = h->dropped ? 0 : pass(d, &h->ev, h);
+		free(h->stack);
+		h->stack = NULL;
+		if (ret)
+			return ret;
+	}
+	if (d->held_head == d->held_end) {
+		d->held_seq0 += d->held_end;
+		d->held_head = d->held_end = 0;
+	}
+	return 0;
+}
+
 /* An op event of the detector's own, on behalf of ev's thread at ev's time. */
 static int emit(struct net_ops *d, const struct model_event *ev, enum model_event_kind kind,
 		uint64_t id, const char *str, uint64_t bytes)
@@ -112,28 +238,50 @@ static int emit(struct net_ops *d, const struct model_event *ev, enum model_even
 	o.op.id = id;
 	o.op.str = str;
 	o.op.bytes = bytes;
-	return corecap_model_consume(d->m, &o);
+	return out(d, &o);
+}
+
+/* c's reply is complete: its op ends at its last write (held, in place). */
+static void reply_done(struct net_ops *d, struct net_conn *c)
+{
+	struct net_held *h = held_at(d, c->end_seq);
+
+	if (h) {
+		h->tentative = false;
+		corecap_net_ops_type(h->type, sizeof(h->type), c->head, c->in_bytes, c->out_bytes);
+	}
+	d->n_pending--;
+	d->ops_ended++;
+	c->op_id = 0;
+	c->reader = -1;
+	c->n_writes = 0;
+}
+
+static struct net_conn *conn_at(struct net_ops *d, int32_t fd)
+{
+	uint64_t *ci = corecap_u64map_find(&d->conns, (uint64_t)(uint32_t)fd);
+
+	return ci ? &d->conn[*ci] : NULL;
 }
 
 /*
  * The thread leaves the detected op it has in context on another
- * connection (it went on to serve someone else), if that op is still open.
+ * connection (it went on to serve someone else), if that op is still open
+ * and its reply not begun (a reply's op end takes it out of context).
  */
 static int leave_other(struct net_ops *d, const struct model_event *ev, int32_t fd)
 {
 	uint64_t *v = corecap_u64map_find(&d->threads, (uint64_t)(uint32_t)ev->tid);
 	struct net_conn *c;
 	int32_t other;
-	uint64_t *ci;
 
 	if (!v || !*v)
 		return 0;
 	other = (int32_t)(*v - 1);
 	*v = 0;
-	if (other == fd || !(ci = corecap_u64map_find(&d->conns, (uint64_t)(uint32_t)other)))
+	if (other == fd || !(c = conn_at(d, other)))
 		return 0;
-	c = &d->conn[*ci];
-	if (!c->op_id || c->reader != ev->tid)
+	if (!c->op_id || c->reader != ev->tid || c->n_writes)
 		return 0;
 	c->reader = -1;
 	return emit(d, ev, MEV_OP_EXIT, c->op_id, NULL, 0);
@@ -158,6 +306,8 @@ static int on_read(struct net_ops *d, const struct model_event *ev)
 	if (!c)
 		return -ENOMEM;
 	d->net_reads++;
+	if (c->op_id && c->n_writes)
+		reply_done(d, c); /* the next request: the reply before it is complete */
 	if ((ret = leave_other(d, ev, ev->io.fd)))
 		return ret;
 	c->last_read_end = ev->ts_ns;
@@ -181,6 +331,8 @@ static int on_read(struct net_ops *d, const struct model_event *ev)
 	c->in_bytes = (uint64_t)ev->io.bytes;
 	c->head = ev->io.head;
 	c->n_reads = 1;
+	c->out_bytes = 0;
+	c->n_writes = 0;
 	d->ops_begun++;
 	if ((ret = emit(d, ev, MEV_OP_BEGIN, c->op_id, "net", c->in_bytes)) ||
 	    (ret = emit(d, ev, MEV_OP_ENTER, c->op_id, NULL, 0)))
@@ -188,14 +340,28 @@ static int on_read(struct net_ops *d, const struct model_event *ev)
 	return set_ctx(d, ev->tid, ev->io.fd);
 }
 
+/* The reply's op end, tentative until the reply is known to be complete. */
+static int end_after(struct net_ops *d, struct net_conn *c, const struct model_event *ev)
+{
+	struct model_event e = {
+		.kind = MEV_OP_END, .ts_ns = ev->ts_ns, .tid = ev->tid, .pid = ev->pid};
+	struct net_held *h;
+
+	e.op.id = c->op_id;
+	if (!(h = hold(d, &e)))
+		return -ENOMEM;
+	h->tentative = true;
+	h->fd = c->fd;
+	c->end_seq = d->held_seq0 + d->held_end - 1;
+	return 0;
+}
+
 static int on_write(struct net_ops *d, const struct model_event *ev)
 {
-	uint64_t *ci = corecap_u64map_find(&d->conns, (uint64_t)(uint32_t)ev->io.fd);
-	struct net_conn *c = ci ? &d->conn[*ci] : NULL;
-	struct model_op *op;
+	struct net_conn *c = conn_at(d, ev->io.fd);
+	struct net_held *prev;
 	struct model_event next;
 	uint64_t start;
-	char type[64];
 	bool late;
 	int ret;
 
@@ -204,29 +370,36 @@ static int on_write(struct net_ops *d, const struct model_event *ev)
 		d->writes_without_op++;
 		return 0;
 	}
-	op = corecap_op_table_find(&d->m->ops, c->op_id);
+	if (c->n_writes) {
+		/* More of the reply: its end moves to this write. */
+		if ((prev = held_at(d, c->end_seq))) {
+			prev->dropped = true;
+			prev->tentative = false;
+		}
+		d->reply_writes++;
+		c->n_writes++;
+		c->out_bytes += (uint64_t)ev->io.bytes;
+		return end_after(d, c, ev);
+	}
 	start = ev->io.dur_ns < ev->ts_ns ? ev->ts_ns - ev->io.dur_ns : 0;
 	late = c->n_reads > 1 && c->last_read_end > start;
 	if (c->reader != ev->tid)
 		d->handoffs++;
-	d->ops_ended++;
-	c->op_id = 0;
-	c->reader = -1;
+	c->n_writes = 1;
+	c->out_bytes = (uint64_t)ev->io.bytes;
+	d->n_pending++;
 	if (late)
 		c->in_bytes -= c->last_read_bytes;
-	if (op) {
-		corecap_net_ops_type(type, sizeof(type), c->head, c->in_bytes,
-				     (uint64_t)ev->io.bytes);
-		if (corecap_op_table_set_type(&d->m->ops, op, type))
-			return -ENOMEM;
-	}
-	ret = emit(d, ev, MEV_OP_END, op ? op->id : 0, NULL, 0);
-	if (ret || !late)
+	if ((ret = end_after(d, c, ev)))
 		return ret;
+	if (!late)
+		return 0;
 	/*
-	 * The last read was the next request: its op began when that read
-	 * ended, and no thread has it in context (its reader went on).
+	 * The last read was the next request: this reply is complete, and the
+	 * next op began when that read ended; no thread has it in context (its
+	 * reader went on).
 	 */
+	reply_done(d, c);
 	d->late_replies++;
 	d->ops_begun++;
 	c->op_id = ++d->next_id;
@@ -241,15 +414,39 @@ static int on_write(struct net_ops *d, const struct model_event *ev)
 	next.op.id = c->op_id;
 	next.op.str = "net";
 	next.op.bytes = c->in_bytes;
-	return corecap_model_consume(d->m, &next);
+	return out(d, &next);
+}
+
+/* Replies with no write for NET_OPS_HOLD_NS before now are complete (the
+ * held events are in time order: the scan stops at the first too recent). */
+static void expire(struct net_ops *d, uint64_t now)
+{
+	for (size_t i = d->held_head; i < d->held_end; i++) {
+		struct net_held *h = &d->held[i];
+		struct net_conn *c;
+
+		if (h->ev.ts_ns + NET_OPS_HOLD_NS > now)
+			return;
+		if (!h->tentative)
+			continue;
+		c = conn_at(d, h->fd);
+		if (c && c->op_id && c->n_writes && c->end_seq == d->held_seq0 + i) {
+			d->replies_by_hold++;
+			reply_done(d, c);
+		} else {
+			h->tentative = false; /* cannot happen: left out, to be safe */
+			h->dropped = true;
+		}
+	}
 }
 
 int corecap_net_ops_consume(struct net_ops *d, const struct model_event *ev)
 {
-	const struct model_config *cfg = &d->m->cfg;
-	bool ours = ev->tid >= 0 && (cfg->pid < 0 || ev->pid < 0 || ev->pid == cfg->pid);
+	bool ours = ev->tid >= 0 && (d->pid < 0 || ev->pid < 0 || ev->pid == d->pid);
 	int ret;
 
+	if (d->n_pending)
+		expire(d, ev->ts_ns);
 	switch (ev->kind) {
 	case MEV_OP_BEGIN:
 	case MEV_OP_PHASE:
@@ -259,30 +456,36 @@ int corecap_net_ops_consume(struct net_ops *d, const struct model_event *ev)
 		if (ours)
 			d->annotated_dropped++;
 		/* Counted by the model as an event, used for nothing. */
-		return corecap_model_consume(d->m, &(struct model_event){
-							   .kind = MEV__COUNT,
-							   .ts_ns = ev->ts_ns,
-							   .tid = ev->tid,
-							   .pid = ev->pid,
-							   .comm = ev->comm,
-						   });
+		ret = out(d, &(struct model_event){
+				     .kind = MEV__COUNT,
+				     .ts_ns = ev->ts_ns,
+				     .tid = ev->tid,
+				     .pid = ev->pid,
+				     .comm = ev->comm,
+			     });
+		break;
 	case MEV_IO:
 		/* The I/O itself first: the op begins at the read's end, and the
 		 * reply's write is part of the op it ends. */
-		if (!ours || ev->io.io_class != CORECAP_IO_NET || ev->io.bytes <= 0)
-			return corecap_model_consume(d->m, ev);
-		if (is_in(ev->io.call)) {
-			if ((ret = corecap_model_consume(d->m, ev)))
-				return ret;
-			return on_read(d, ev);
-		}
-		if (is_out(ev->io.call)) {
-			if ((ret = corecap_model_consume(d->m, ev)))
-				return ret;
-			return on_write(d, ev);
-		}
-		return corecap_model_consume(d->m, ev);
+		ret = out(d, ev);
+		if (ret || !ours || ev->io.io_class != CORECAP_IO_NET || ev->io.bytes <= 0)
+			break;
+		if (is_in(ev->io.call))
+			ret = on_read(d, ev);
+		else if (is_out(ev->io.call))
+			ret = on_write(d, ev);
+		break;
 	default:
-		return corecap_model_consume(d->m, ev);
+		ret = out(d, ev);
+		break;
 	}
+	return ret ? ret : flush(d);
+}
+
+int corecap_net_ops_finish(struct net_ops *d)
+{
+	for (size_t i = 0; i < d->n_conn; i++)
+		if (d->conn[i].op_id && d->conn[i].n_writes)
+			reply_done(d, &d->conn[i]);
+	return flush(d);
 }

@@ -10,23 +10,34 @@
  * The rule, per connection (the daemon's descriptor): an op begins when
  * a read returns a request on a connection with no op open (at the
  * read's end: the time the request waited in the socket is not the
- * daemon's) and ends when the first write on that connection after it
- * returns (the reply). Reads before that write belong to the same
- * request. The thread that read the request has the op in context until
- * the reply, or until it does socket I/O on another connection; a reply
- * written by another thread ends the op there, and the reader's time
- * after its last event is `other` (the model's rule for an op ended
- * elsewhere). Writes with no op open (a reply in several writes, pushed
- * data) start nothing and are counted. A reply's event comes when its
- * write returns, which can be after the client's next request was read
- * (the reply was on the wire before the write call returned): a reply
- * whose write began before the op's last read ended closes the op
- * without that read, which begins the next op at its own end (counted as
+ * daemon's) and ends when the last write of its reply returns: the last
+ * write on that connection before the next read on it (the next request),
+ * so that a reply written in several write()/writev() calls is one reply.
+ * Which write was the last is known only later, so from a reply's first
+ * write on, the detector holds the events back (copies, in order) until
+ * the connection's next read, or until NET_OPS_HOLD_NS of trace time
+ * passed without another write on it, or the trace ends
+ * (corecap_net_ops_finish): the op's end then goes in just after its
+ * last write, and the model sees every event in time order. Reads
+ * before the first write belong to the same request. The thread that
+ * read the request has the op in context until the reply, or until it
+ * does socket I/O on another connection; a reply written by another
+ * thread ends the op there, and the reader's time after its last event
+ * is `other` (the model's rule for an op ended elsewhere). Writes with no
+ * op open (pushed data, a reply's tail after the hold) start nothing and
+ * are counted. A reply's event comes when its write returns, which can
+ * be after the client's next request was read (the reply was on the wire
+ * before the write call returned): a reply whose first write began before
+ * the op's last read ended closes the op at that write without that
+ * read, which begins the next op at its own end (counted as
  * late_replies). An op is typed by its request when the request's first
  * bytes say what it is: an XRootD request (24 bytes or more, a request id
  * of 3000..3032 in its bytes 2-3) is named for its id, "kXR_read". Other
  * ops are typed by the bytes read and written: "req 24B resp 9B" (sizes
  * from 1 KiB on rounded up to a power of two, so that types stay few).
+ *
+ * The events go to the model (if any) and, first, to a tap (if any: the
+ * critical path, or an exporter without a model), each in time order.
  *
  * Annotated op events (corecap_op) are dropped while detecting and
  * counted, so that the two methods never mix in one model.
@@ -34,14 +45,32 @@
 #ifndef CORECAP_NET_OPS_H
 #define CORECAP_NET_OPS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "event.h"
 #include "model.h"
 #include "u64map.h"
 
+/* How long a reply's last write waits for another write before it is the last. */
+#define NET_OPS_HOLD_NS (1000ull * 1000 * 1000)
+
+/* An event held back until the replies before it are known to be complete. */
+struct net_held {
+	struct model_event ev;
+	char comm[24], name[24]; /* ev's strings, copied */
+	uint64_t *stack;	 /* ev's lock stack, copied */
+	char type[64];		 /* an op end's type */
+	int32_t fd;		 /* an op end's connection */
+	bool tentative;		 /* an op end that a later write may move */
+	bool dropped;		 /* an op end moved to a later write */
+};
+
 struct net_ops {
-	struct model *m;
+	struct model *m; /* NULL: the events go to the tap only */
+	int32_t pid;	 /* the daemon's events only; -1: any */
+	int (*tap)(void *ctx, const struct model_event *ev);
+	void *tap_ctx;
 	struct u64map conns;   /* fd -> index in conn[] */
 	struct u64map threads; /* tid -> fd of the op it has in context, + 1 */
 	struct net_conn {
@@ -55,18 +84,39 @@ struct net_ops {
 		uint64_t last_read_end; /* ns */
 		uint64_t last_read_bytes;
 		int32_t last_reader;
+		uint64_t out_bytes; /* the reply's, so far */
+		uint32_t n_writes;  /* of the reply, so far (0: none yet) */
+		uint64_t end_seq;   /* the reply's tentative op end in held[] */
 	} * conn;
 	size_t n_conn, cap_conn;
 	uint64_t next_id;
+	/* Held events: held[held_head..held_end), the first at sequence held_seq0 + held_head. */
+	struct net_held *held;
+	size_t held_head, held_end, held_cap;
+	uint64_t held_seq0;
+	size_t n_pending; /* connections whose reply's end is tentative */
 	/* What the detector saw, for the report. */
 	uint64_t net_reads, net_writes, ops_begun, ops_ended, writes_without_op, annotated_dropped,
 		handoffs, late_replies;
+	uint64_t reply_writes;	  /* writes that continued a reply (more than one per reply) */
+	uint64_t replies_by_hold; /* replies ended because no write came within the hold */
+	uint64_t held_max;	  /* the most events held back at once */
 };
 
-void corecap_net_ops_init(struct net_ops *d, struct model *m);
+/* m may be NULL (then a tap sees the events); pid -1: any process. */
+void corecap_net_ops_init(struct net_ops *d, struct model *m, int32_t pid);
+/* Every event goes to fn(ctx, ev) before the model. */
+void corecap_net_ops_tap(struct net_ops *d, int (*fn)(void *, const struct model_event *),
+			 void *ctx);
 void corecap_net_ops_release(struct net_ops *d);
-/* Passes ev (and the op events it implies) to the model; 0 or -ENOMEM. */
+/*
+ * Passes ev (and the op events it implies) on, maybe later (held back
+ * behind a reply not known to be complete); 0, -ENOMEM or the tap's or
+ * model's error.
+ */
 int corecap_net_ops_consume(struct net_ops *d, const struct model_event *ev);
+/* The trace ended: the replies still open end at their last write; passes the rest on. */
+int corecap_net_ops_finish(struct net_ops *d);
 /*
  * The type name of an op whose request began with `head` (big-endian, 0:
  * unknown) and read in_bytes, and whose reply wrote out_bytes, into buf.

@@ -190,7 +190,7 @@ static void end_op(struct chrome_trace *t, int32_t tid, uint64_t ts, uint64_t id
 static int on_op(struct chrome_trace *t, const struct model_event *ev, struct chrome_thread *th)
 {
 	uint64_t *v = corecap_u64map_find(&t->ops, ev->op.id), val;
-	char args[64];
+	char args[160];
 	uint32_t s;
 	bool inserted;
 
@@ -228,7 +228,10 @@ static int on_op(struct chrome_trace *t, const struct model_event *ev, struct ch
 	case MEV_OP_END:
 		if (!v)
 			break;
-		snprintf(args, sizeof(args), ",\"args\":{\"result\":%" PRId64 "}", ev->op.result);
+		/* A detected op's type is known at its end only (model/net_ops.h). */
+		snprintf(args, sizeof(args), ",\"args\":{\"result\":%" PRId64 "%s%s%s}",
+			 ev->op.result, ev->op.str ? ",\"type\":\"" : "",
+			 ev->op.str ? ev->op.str : "", ev->op.str ? "\"" : "");
 		end_op(t, ev->tid, ev->ts_ns, ev->op.id, *v, args);
 		break;
 	case MEV_OP_ENTER:

@@ -487,6 +487,8 @@ static json_object *ops_obj(const struct report *r)
 		put(det, "ops_begun", ju64(d->ops_begun));
 		put(det, "ops_ended", ju64(d->ops_ended));
 		put(det, "writes_without_op", ju64(d->writes_without_op));
+		put(det, "reply_writes", ju64(d->reply_writes));
+		put(det, "replies_by_hold", ju64(d->replies_by_hold));
 		put(det, "handoffs", ju64(d->handoffs));
 		put(det, "annotated_events_ignored", ju64(d->annotated_dropped));
 		put(o, "detection", det);

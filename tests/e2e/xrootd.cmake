@@ -15,3 +15,8 @@ corecap_e2e_test(xrootd_compare xrootd_compare.sh TIMEOUT 300 LABELS "xrootd;cep
 # gross-regression gate only; about 25 s).
 corecap_e2e_test(xrootd_shim_iops xrootd_shim_iops.sh TIMEOUT 180 LABELS xrootd)
 set_property(TEST e2e.xrootd_shim_iops APPEND PROPERTY LABELS measured)
+# Detected ops' critical paths (kernel events: root; about 20 s), and
+# flame --kind op, export --chrome and replies in several writes (1-byte
+# and 4 MiB reads; about 25 s).
+corecap_e2e_test(xrootd_critical_path xrootd_critical_path.sh TIMEOUT 180 LABELS "xrootd;kernel")
+corecap_e2e_test(xrootd_op_views xrootd_op_views.sh TIMEOUT 180 LABELS xrootd)

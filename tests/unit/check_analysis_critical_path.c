@@ -150,6 +150,27 @@ START_TEST(blocked_then_woken_follows_the_waker)
 END_TEST
 
 /*
+ * An op begun in the past (net_ops' op whose request read is known only
+ * when the reply shows it): A runs all along; its I/O event at 300 has
+ * charged it up to 300 when op 1's begin at 200 arrives. The stretch
+ * 200..300, charged before the op existed, is nobody's on its walk
+ * (queue), so that the path still sums to the latency: 100 queue + 100 cpu.
+ */
+START_TEST(an_op_begun_in_the_past_keeps_its_latency)
+{
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	start();
+	feed_io(300, A, 10);
+	feed(MEV_OP_BEGIN, 200, A, 1);
+	feed(MEV_OP_END, 400, A, 1);
+	const struct cp_type *t = type();
+	ck_assert_uint_eq(t->latency_ns, 200);
+	expect(t, 100, 0, 0, 100, 0);
+	ck_assert_uint_eq(credit(t, CP_NOBODY, CAT_QUEUE), 100);
+}
+END_TEST
+
+/*
  * A runs op 1 from 100; a thread of another process (HOG) preempts it at
  * 120 until 180, then the log thread L until 190: runqueue 60 credited to
  * HOG, then 10 of logging credited to L (a log thread's CPU is logging).
@@ -335,6 +356,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
+	tcase_add_test(tc, an_op_begun_in_the_past_keeps_its_latency);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
 	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
 	tcase_add_test(tc, knots_are_sink_cycles);

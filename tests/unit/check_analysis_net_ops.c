@@ -4,7 +4,9 @@
  * reads the request and writes the reply), a request read in two parts,
  * a reply written by another thread, a reply whose event comes after the
  * next request's read, writes with no request, other processes and
- * annotations left alone; every detected op's categories sum to its latency.
+ * annotations left alone, a reply in several writes (held back until the
+ * next request, the hold's end or the trace's), a tap without a model;
+ * every detected op's categories sum to its latency.
  */
 #include <check.h>
 #include <string.h>
@@ -22,7 +24,7 @@ static void setup(void)
 	struct model_config cfg = {.pid = PID};
 
 	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
-	corecap_net_ops_init(&d, &m);
+	corecap_net_ops_init(&d, &m, PID);
 }
 
 static void teardown(void)
@@ -62,6 +64,7 @@ static const struct op_type *type_named(const char *name)
 
 static void finish_and_check_conservation(void)
 {
+	ck_assert_int_eq(corecap_net_ops_finish(&d), 0);
 	ck_assert_int_eq(corecap_model_finish(&m), 0);
 	ck_assert_uint_eq(m.ops.violations, 0);
 	ck_assert_uint_eq(m.ops.checked, m.ops.finished);
@@ -194,6 +197,117 @@ START_TEST(an_xrootd_request_is_named_for_its_request_id)
 }
 END_TEST
 
+START_TEST(a_reply_in_several_writes_ends_at_its_last_write)
+{
+	const struct op_type *t;
+
+	RECV(1000, 10, 5, 24, 100);
+	SEND(2000, 10, 5, 8, 100);		     /* the response header */
+	io(2500, 10, 0, 3, 4096, 300, PID, CORECAP_IO_DATA); /* the file read between */
+	RECV(2600, 11, 6, 24, 10);		     /* another connection's request meanwhile */
+	SEND(3000, 10, 5, 4096, 400);		     /* the data */
+	SEND(3200, 11, 6, 9, 10);
+	SEND(3500, 10, 5, 4096, 300); /* more data */
+	RECV(9000, 10, 5, 24, 100);   /* the next request: the reply was complete */
+	SEND(9500, 10, 5, 9, 100);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(m.ops.finished, 3);
+	ck_assert_ptr_nonnull(t = type_named("req 24B resp <=16KiB"));
+	ck_assert_uint_eq(t->hist.count, 1);
+	ck_assert_uint_eq(t->hist.sum_ns, 3500 - 1000);
+	/* the three writes and the file read are the op's I/O */
+	ck_assert_uint_eq(t->cat_ns[CAT_IO], 100 + 300 + 400 + 300);
+	ck_assert_ptr_nonnull(t = type_named("req 24B resp 9B"));
+	ck_assert_uint_eq(t->hist.count, 2);
+	ck_assert_uint_eq(t->hist.sum_ns, (3200 - 2600) + (9500 - 9000));
+	ck_assert_uint_eq(d.reply_writes, 2);
+	ck_assert_uint_eq(d.writes_without_op, 0);
+	ck_assert_uint_eq(d.ops_ended, 3);
+	ck_assert_uint_eq(d.n_pending, 0);
+	ck_assert_uint_ge(d.held_max, 5);
+}
+END_TEST
+
+START_TEST(a_reply_ends_at_its_last_write_at_the_hold_or_at_the_trace_end)
+{
+	RECV(1000, 10, 5, 24, 100);
+	SEND(2000, 10, 5, 8, 100);
+	SEND(2500, 10, 5, 8, 100);
+	/* No write for longer than the hold: the reply was complete, and a
+	 * late write is one outside any op. */
+	SEND(2500 + NET_OPS_HOLD_NS + 1, 10, 5, 8, 100);
+	RECV(3 * NET_OPS_HOLD_NS, 10, 6, 24, 100);
+	SEND(3 * NET_OPS_HOLD_NS + 700, 10, 6, 9, 100);
+	SEND(3 * NET_OPS_HOLD_NS + 900, 10, 6, 9, 100);
+	finish_and_check_conservation(); /* the trace's end completes fd 6's */
+	ck_assert_uint_eq(m.ops.finished, 2);
+	ck_assert_uint_eq(type_named("req 24B resp 16B")->hist.sum_ns, 1500);
+	ck_assert_uint_eq(type_named("req 24B resp 18B")->hist.sum_ns, 900);
+	ck_assert_uint_eq(d.replies_by_hold, 1);
+	ck_assert_uint_eq(d.writes_without_op, 1);
+}
+END_TEST
+
+/* A tap without a model: what an exporter sees. */
+static uint64_t tap_last_ts, tap_ends, tap_begins;
+static char tap_type[64];
+static int tap(void *ctx, const struct model_event *ev)
+{
+	(void)ctx;
+	ck_assert_uint_ge(ev->ts_ns, tap_last_ts == UINT64_MAX ? 0 : tap_last_ts);
+	tap_last_ts = ev->ts_ns;
+	if (ev->kind == MEV_OP_BEGIN)
+		tap_begins++;
+	if (ev->kind == MEV_OP_END) {
+		tap_ends++;
+		snprintf(tap_type, sizeof(tap_type), "%s", ev->op.str);
+	}
+	if (ev->kind == MEV_THREAD_NAME)
+		ck_assert_str_eq(ev->thread.name, "worker");
+	return 0;
+}
+
+START_TEST(a_tap_sees_every_event_in_time_order_with_the_ends_typed)
+{
+	struct net_ops t;
+	struct model_event ev = {.kind = MEV_IO, .ts_ns = 1000, .tid = 10, .pid = PID};
+	char name[16] = "worker";
+
+	corecap_net_ops_init(&t, NULL, PID);
+	corecap_net_ops_tap(&t, tap, NULL);
+	tap_last_ts = tap_ends = tap_begins = 0;
+	ev.io.io_class = CORECAP_IO_NET;
+	ev.io.fd = 5;
+	ev.io.call = 4;
+	ev.io.bytes = 24;
+	ev.io.head = 0x00010bc5;
+	ck_assert_int_eq(corecap_net_ops_consume(&t, &ev), 0);
+	ev.io.call = 1;
+	ev.io.head = 0;
+	for (int i = 0; i < 1000; i++) { /* enough to move the held events */
+		ev.ts_ns += 10;
+		ck_assert_int_eq(corecap_net_ops_consume(&t, &ev), 0);
+		if (i == 500) {
+			struct model_event n = {
+				.kind = MEV_THREAD_NAME, .ts_ns = ev.ts_ns, .tid = 10, .pid = PID};
+
+			n.thread.tid = 10;
+			n.thread.name = name;
+			ck_assert_int_eq(corecap_net_ops_consume(&t, &n), 0);
+			strcpy(name, "garbage"); /* the reader's buffer, reused */
+		}
+	}
+	ck_assert_uint_eq(tap_ends, 0); /* still held: the reply may go on */
+	ck_assert_int_eq(corecap_net_ops_finish(&t), 0);
+	ck_assert_uint_eq(tap_begins, 1);
+	ck_assert_uint_eq(tap_ends, 1);
+	ck_assert_str_eq(tap_type, "kXR_read");
+	ck_assert_uint_eq(tap_last_ts, 1000 + 10 * 1000);
+	ck_assert_uint_eq(t.reply_writes, 999);
+	corecap_net_ops_release(&t);
+}
+END_TEST
+
 START_TEST(types_round_large_sizes_up_to_powers_of_two)
 {
 	char buf[64];
@@ -226,6 +340,9 @@ int main(void)
 	tcase_add_test(tc, connections_are_apart_and_a_thread_leaves_one_for_another);
 	tcase_add_test(tc, writes_without_request_other_processes_and_annotations_start_nothing);
 	tcase_add_test(tc, an_xrootd_request_is_named_for_its_request_id);
+	tcase_add_test(tc, a_reply_in_several_writes_ends_at_its_last_write);
+	tcase_add_test(tc, a_reply_ends_at_its_last_write_at_the_hold_or_at_the_trace_end);
+	tcase_add_test(tc, a_tap_sees_every_event_in_time_order_with_the_ends_typed);
 	tcase_add_test(tc, types_round_large_sizes_up_to_powers_of_two);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
