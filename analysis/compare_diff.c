@@ -420,7 +420,9 @@ void corecap_compare_headline(const struct compare_totals t[2], char *buf, size_
 	if (t[0].has_iops && t[1].has_iops && t[0].iops > 0)
 		PUT("%.2fx IOPS", t[1].iops / t[0].iops);
 	else
-		PUT("IOPS not measured in %s", t[0].has_iops ? "B" : "A");
+		PUT("IOPS not measured in %s", t[0].has_iops   ? "B"
+					       : t[1].has_iops ? "A"
+							       : "A and B");
 	if (!t[0].has_ops || !t[1].has_ops) {
 		PUT("; latency per op not measured in %s (no traced ops)",
 		    !t[0].has_ops && !t[1].has_ops ? "A and B"

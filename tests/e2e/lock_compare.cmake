@@ -7,3 +7,4 @@ set_tests_properties(e2e.analysis_refosd_locktable PROPERTIES RUN_SERIAL TRUE)
 corecap_e2e_test(analysis_refosd_compare analysis_refosd_compare.sh TIMEOUT 150
 	LABELS "analysis;measured")
 set_tests_properties(e2e.analysis_refosd_compare PROPERTIES RUN_SERIAL TRUE)
+corecap_e2e_test(analysis_compare_ceph analysis_compare_ceph.sh TIMEOUT 60 LABELS analysis)
