@@ -1,6 +1,7 @@
 #include "html_report.h"
 
 #include "html_escape.h"
+#include "html_tables.h"
 #include "name_elide.h"
 #include "render_common.h"
 
@@ -119,10 +120,12 @@ static void ops_table(const struct report *r, FILE *out)
 
 	fprintf(out, "<h2>Ops: where the latency goes</h2>\n");
 	if (!corecap_model_has_ops(r->model)) {
-		fprintf(out, "<p>Not measured (no trace).</p>\n");
+		fprintf(out, "<p>Not measured (no trace)%s.</p>\n",
+			r->ceph && r->ceph->has_optracker ? "; the OSD's own ops (OpTracker) follow"
+							  : "");
 		return;
 	}
-	fprintf(out, "<table>\n<tr><th>type</th><th>ops</th>"
+	fprintf(out, "<table class=\"sortable\">\n<tr><th>type</th><th>ops</th>"
 		     "<th>avg us</th><th>p50 us</th><th>p99 us</th><th>max us</th>");
 	for (int c = 0; c < CAT__COUNT; c++)
 		fprintf(out, "<th>%s us/op</th>", corecap_op_cat_name((enum op_cat)c));
@@ -163,7 +166,8 @@ static void pools_table(const struct report *r, FILE *out)
 	const struct pool_table *p = r->pools;
 	bool waits = corecap_model_has_thread_waits(r->model);
 
-	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table>\n<tr><th>pool</th>"
+	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table class=\"sortable\">\n"
+		     "<tr><th>pool</th>"
 		     "<th>threads</th><th>cpu</th><th>run queue</th><th>lock</th><th>cond</th>"
 		     "<th>io</th><th>log</th></tr>\n");
 	for (size_t i = 0; i < p->len; i++) {
@@ -197,7 +201,8 @@ static void threads_table(const struct report *r, FILE *out)
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v);
 
-	fprintf(out, "<h2>Threads (busiest first, %%)</h2>\n<table>\n<tr><th>thread</th>"
+	fprintf(out, "<h2>Threads (busiest first, %%)</h2>\n<table class=\"sortable\">\n"
+		     "<tr><th>thread</th>"
 		     "<th>tid</th><th>busy</th><th>cpu</th><th>lock</th><th>cond</th><th>io</th>"
 		     "<th>log</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_THREADS; i++) {
@@ -446,6 +451,7 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 		fprintf(out, "</p>\n");
 	}
 	ops_table(h->report, out);
+	corecap_html_ceph_tables(h->report, out);
 	util_chart(h->series, out);
 	pools_table(h->report, out);
 	threads_table(h->report, out);
@@ -468,8 +474,9 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 		esc(out, h->report_text);
 		fprintf(out, "</pre></details>\n");
 	}
-	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n</body>\n</html>\n",
-		CORECAP_VERSION);
+	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n", CORECAP_VERSION);
+	corecap_html_sort_script(out);
+	fprintf(out, "</body>\n</html>\n");
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;
