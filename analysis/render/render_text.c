@@ -336,25 +336,26 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 	}
 }
 
-/* The futex lock table (source: futex), after the shim's. */
-static int futex_locks(const struct report *r, FILE *out)
+/* One lock table: the shim's, or the futex words' (source: futex) after it. */
+static int lock_table(const struct report *r, enum lock_source source, FILE *out)
 {
+	bool futex = source == LOCK_SOURCE_FUTEX;
 	struct lock_rows rows;
 	size_t shown;
 
-	if (!r->model->src.futex)
-		return 0;
-	if (corecap_render_lock_rows(r, LOCK_SOURCE_FUTEX, &rows))
+	if (corecap_render_lock_rows(r, source, &rows))
 		return -ENOMEM;
 	shown = rows.n < r->top_locks ? rows.n : r->top_locks;
 	if (!rows.n) {
-		fprintf(out, "locks      source: futex: no futex wait slept in the window\n\n");
+		fprintf(out, "locks      %s\n\n",
+			futex ? "source: futex: no futex wait slept in the window"
+			      : "no contended or tracked lock");
 	} else {
-		lock_header(r, true, out);
+		lock_header(r, futex, out);
 		lock_rows(r, &rows, shown, out);
 		if (rows.n > shown)
-			fprintf(out, "           ... %zu more futex rows (--json lists all)\n",
-				rows.n - shown);
+			fprintf(out, "           ... %zu more %srows (--json lists all)\n",
+				rows.n - shown, futex ? "futex " : "");
 		fprintf(out, "\n");
 	}
 	corecap_lock_rows_release(&rows);
@@ -363,31 +364,19 @@ static int futex_locks(const struct report *r, FILE *out)
 
 static int locks(const struct report *r, FILE *out)
 {
-	struct lock_rows rows;
-	size_t shown;
+	int ret = 0;
 
 	if (!corecap_model_has_locks(r->model)) {
 		fprintf(out, "locks      not measured (no trace, no shim counters, no kernel futex "
 			     "events)\n\n");
 		return 0;
 	}
-	if (!r->model->src.trace && !r->model->src.stats && !r->model->locks.len)
-		return 0; /* no shim: the futex table alone */
-	if (corecap_render_lock_rows(r, LOCK_SOURCE_SHIM, &rows))
-		return -ENOMEM;
-	shown = rows.n < r->top_locks ? rows.n : r->top_locks;
-	if (!rows.n) {
-		fprintf(out, "locks      no contended or tracked lock\n\n");
-	} else {
-		lock_header(r, false, out);
-		lock_rows(r, &rows, shown, out);
-		if (rows.n > shown)
-			fprintf(out, "           ... %zu more rows (--json lists all)\n",
-				rows.n - shown);
-		fprintf(out, "\n");
-	}
-	corecap_lock_rows_release(&rows);
-	return 0;
+	/* Without the shim, the futex table alone. */
+	if (r->model->src.trace || r->model->src.stats || r->model->locks.len)
+		ret = lock_table(r, LOCK_SOURCE_SHIM, out);
+	if (!ret && r->model->src.futex)
+		ret = lock_table(r, LOCK_SOURCE_FUTEX, out);
+	return ret;
 }
 
 /* One detail line: the largest entries, the rest summed. */
@@ -727,7 +716,7 @@ int corecap_render_text(const struct report *r, FILE *out)
 	threads(r, out);
 	kernel_states(r, out);
 	io_classes(r, out);
-	if (locks(r, out) || futex_locks(r, out))
+	if (locks(r, out))
 		return -ENOMEM;
 	ops(r, out);
 	ceph(r, out);
