@@ -53,7 +53,7 @@ struct compare_diff {
 	struct compare_totals tot[2];
 	char **warnings;
 	size_t n_warnings;
-	char headline[512]; /* different daemons: cost_line */
+	char headline[512];  /* different daemons: cost_line */
 	char cost_line[512]; /* the whole daemon's costs per op (different daemons) */
 };
 
