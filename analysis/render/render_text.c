@@ -244,7 +244,7 @@ static void holders_line(const struct report *r, const struct model_lock *l, FIL
 }
 
 /* Column widths of the lock tables' names and top sites (elided to fit). */
-#define LOCK_NAME_COLS 40
+#define LOCK_NAME_COLS 48
 #define LOCK_SITE_COLS 44
 
 /* The header of a lock table: one unit per column (us for every time). */
@@ -252,12 +252,13 @@ static void lock_header(const struct report *r, bool futex, FILE *out)
 {
 	char title[80];
 
-	snprintf(title, sizeof(title), "(%sby %s)", futex ? "source: futex, " : "",
+	snprintf(title, sizeof(title), "(%sby %s)", futex ? "source: futex, mutexes first, " : "",
 		 corecap_lock_sort_title(r->lock_sort, futex));
 	fprintf(out, "locks      ");
 	corecap_name_put(out, title, LOCK_NAME_COLS);
-	fprintf(out, " %10s %12s %9s %9s %6s %8s  %s\n", futex ? "waits" : "contended", "wait us",
-		"avg us", "max us", futex ? "busy%" : "hold%", "kind", "top site");
+	/* futex kinds are wider: futex_wait_bitset. */
+	fprintf(out, " %10s %12s %9s %9s %6s %*s  %s\n", futex ? "waits" : "contended", "wait us",
+		"avg us", "max us", futex ? "busy%" : "hold%", futex ? 17 : 9, "kind", "top site");
 }
 
 /* A family's members, most wait first: "0x55.. (120.5 us), ...". */
@@ -293,8 +294,8 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 			fprintf(out, " %9.1f", row->max_wait_ns / 1e3);
 		else
 			fprintf(out, " %9s", "-");
-		fprintf(out, " %6.1f %8s  ", pct(futex ? row->busy_ns : row->hold_ns, w),
-			corecap_lock_kind_name(row->kind));
+		fprintf(out, " %6.1f %*s  ", pct(futex ? row->busy_ns : row->hold_ns, w),
+			futex ? 17 : 9, corecap_lock_kind_name(row->kind));
 		corecap_name_elide(row->site && row->site->symbol ? row->site->symbol : "-",
 				   LOCK_SITE_COLS, label, sizeof(label));
 		fprintf(out, "%s\n", label);
