@@ -125,6 +125,11 @@ static void ops_table(const struct report *r, FILE *out)
 							  : "");
 		return;
 	}
+	if (!t->finished && r->ceph && r->ceph->has_optracker) {
+		fprintf(out, "<p>No annotated op (the daemon does not mark its ops for corecap); "
+			     "the OSD's own ops (OpTracker) follow.</p>\n");
+		return;
+	}
 	fprintf(out, "<table class=\"sortable\">\n<tr><th>type</th><th>ops</th>"
 		     "<th>avg us</th><th>p50 us</th><th>p99 us</th><th>max us</th>");
 	for (int c = 0; c < CAT__COUNT; c++)
