@@ -58,7 +58,8 @@ struct report_opts {
 	bool lines;
 	bool keep_shim_frames;
 	unsigned long top;
-	enum report_ops ops; /* where ops come from: --ops */
+	enum lock_sort lock_sort; /* --sort */
+	enum report_ops ops;	  /* where ops come from: --ops */
 };
 
 /* Everything one report needs, released in one place. */
@@ -670,7 +671,7 @@ static int read_stats(struct report_job *j)
 
 			ret = corecap_model_set_lock_stats(&j->model, l->addr, l->kind,
 							   l->acquisitions, l->contentions,
-							   l->wait_ns, l->hold_ns);
+							   l->wait_ns, l->holds, l->hold_ns);
 		}
 		for (size_t i = 0; i < st.n_sites && !ret; i++)
 			if (corecap_lock_table_set_site_acquisitions(
@@ -773,6 +774,7 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 		{"dump-ops", required_argument, NULL, 'd'},
 		{"check-conservation", no_argument, NULL, 'c'},
 		{"top", required_argument, NULL, 't'},
+		{"sort", required_argument, NULL, 'S'},
 		{"lines", no_argument, NULL, 'L'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"ops", required_argument, NULL, 'O'},
@@ -818,6 +820,14 @@ static int parse_args(struct report_opts *o, int argc, char **argv)
 			    !isdigit((unsigned char)*optarg)) {
 				corecap_analysis_error(
 					"invalid --top '%s': expected a positive count", optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			if (!corecap_lock_sort_parse(optarg, &o->lock_sort)) {
+				corecap_analysis_error("invalid --sort '%s': expected wait, "
+						       "contended, hold, avg or max",
+						       optarg);
 				return 2;
 			}
 			break;
@@ -1046,6 +1056,7 @@ static int build(struct report_job *j, struct report *r)
 		.ctx_switches = j->ctx_switches,
 		.shim_io = j->has_stats ? j->shim_io : NULL,
 		.top_locks = j->o.top,
+		.lock_sort = j->o.lock_sort,
 		.frame_name = frame_name,
 		.frame_sources = frame_sources,
 		.frame_ctx = j,

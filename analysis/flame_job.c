@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/ceph_op_stacks.h"
 #include "model/lock_table.h"
 #include "model/op_table.h"
 #include "read/gperf_profile.h"
@@ -55,6 +56,30 @@ void corecap_flame_job_release(struct flame_job *j)
 
 static int need_report(struct flame_job *j);
 
+/* A Ceph OSD's OpTracker history, and no annotated op: the op kind draws its ops. */
+static bool has_optracker(const struct report *r)
+{
+	return !r->model->ops.finished && r->ceph && r->ceph->has_optracker && r->ceph->n_types;
+}
+
+/* The op kind of an OSD that was not annotated: its OpTracker's phases. */
+static int build_ceph_op(struct flame_job *j, struct flame_stacks *fs, int column)
+{
+	const struct report *r = j->report;
+	uint64_t total;
+	int ret = corecap_ceph_op_stacks_add(fs, r->ceph, r->ceph_sampled, column, &total);
+
+	if (ret) {
+		corecap_analysis_error("cannot fold the OpTracker's ops: %s", strerror(-ret));
+		return ret;
+	}
+	snprintf(j->subtitle, sizeof(j->subtitle),
+		 "Ceph OpTracker ops by phase%s: %zu ops, %.3f s in all",
+		 r->ceph_sampled ? " and category (wall-clock samples)" : "", r->ceph->n_ops,
+		 (double)total / 1e9);
+	return 0;
+}
+
 bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 {
 	if (j->run_is_profile)
@@ -69,7 +94,8 @@ bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 		if (!j->report && need_report(j))
 			return false;
 		return kind == FLAME_LOCK ? corecap_model_has_locks(j->report->model)
-					  : corecap_model_has_ops(j->report->model);
+					  : corecap_model_has_ops(j->report->model) ||
+						    has_optracker(j->report);
 	}
 }
 
@@ -499,6 +525,8 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		return ret;
 	m = j->report->model;
+	if (has_optracker(j->report))
+		return build_ceph_op(j, fs, column);
 	if (!corecap_model_has_ops(m)) {
 		corecap_analysis_error(
 			"'%s' has no trace: ops not measured (record the daemon under "

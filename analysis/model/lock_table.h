@@ -81,6 +81,7 @@ struct model_lock {
 	struct span_union busy;
 	bool has_stats;
 	uint64_t stats_acquisitions, stats_contentions, stats_wait_ns, stats_hold_ns;
+	uint64_t stats_holds; /* the holds stats_hold_ns sums (estimates alike: docs/shim.md) */
 	struct lock_site *sites;
 	size_t n_sites, cap_sites;
 	struct lock_stack *stacks;

@@ -642,7 +642,7 @@ int corecap_model_set_thread_kstates(struct model *m, int32_t tid, const char *c
 
 int corecap_model_set_lock_stats(struct model *m, uint64_t addr, uint8_t kind,
 				 uint64_t acquisitions, uint64_t contentions, uint64_t wait_ns,
-				 uint64_t hold_ns)
+				 uint64_t holds, uint64_t hold_ns)
 {
 	struct model_lock *lock = corecap_lock_table_get(&m->locks, addr);
 
@@ -654,6 +654,7 @@ int corecap_model_set_lock_stats(struct model *m, uint64_t addr, uint8_t kind,
 	lock->stats_acquisitions = acquisitions;
 	lock->stats_contentions = contentions;
 	lock->stats_wait_ns = wait_ns;
+	lock->stats_holds = holds;
 	lock->stats_hold_ns = hold_ns;
 	return 0;
 }

@@ -100,7 +100,7 @@ int corecap_model_set_thread_kstates(struct model *m, int32_t tid, const char *c
 /* Records the shim's counters for a lock (deltas over the window). */
 int corecap_model_set_lock_stats(struct model *m, uint64_t addr, uint8_t kind,
 				 uint64_t acquisitions, uint64_t contentions, uint64_t wait_ns,
-				 uint64_t hold_ns);
+				 uint64_t holds, uint64_t hold_ns);
 uint64_t corecap_model_window_ns(const struct model *m);
 /* Whether op figures, per-thread wait figures and a lock table were measured. */
 bool corecap_model_has_ops(const struct model *m);

@@ -1,6 +1,8 @@
 #include "html_report.h"
 
 #include "html_escape.h"
+#include "html_tables.h"
+#include "name_elide.h"
 #include "render_common.h"
 
 #include <errno.h>
@@ -119,10 +121,17 @@ static void ops_table(const struct report *r, FILE *out)
 
 	fprintf(out, "<h2>Ops: where the latency goes</h2>\n");
 	if (!corecap_model_has_ops(r->model)) {
-		fprintf(out, "<p>Not measured (no trace).</p>\n");
+		fprintf(out, "<p>Not measured (no trace)%s.</p>\n",
+			r->ceph && r->ceph->has_optracker ? "; the OSD's own ops (OpTracker) follow"
+							  : "");
 		return;
 	}
-	fprintf(out, "<table>\n<tr><th>type</th><th>ops</th>"
+	if (!t->finished && r->ceph && r->ceph->has_optracker) {
+		fprintf(out, "<p>No annotated op (the daemon does not mark its ops for corecap); "
+			     "the OSD's own ops (OpTracker) follow.</p>\n");
+		return;
+	}
+	fprintf(out, "<table class=\"sortable\">\n<tr><th>type</th><th>ops</th>"
 		     "<th>avg us</th><th>p50 us</th><th>p99 us</th><th>max us</th>");
 	for (int c = 0; c < CAT__COUNT; c++)
 		fprintf(out, "<th>%s us/op</th>", corecap_op_cat_name((enum op_cat)c));
@@ -154,7 +163,8 @@ static void pools_table(const struct report *r, FILE *out)
 	const struct pool_table *p = r->pools;
 	bool waits = corecap_model_has_thread_waits(r->model);
 
-	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table>\n<tr><th>pool</th>"
+	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table class=\"sortable\">\n"
+		     "<tr><th>pool</th>"
 		     "<th>threads</th><th>cpu</th><th>run queue</th><th>lock</th><th>cond</th>"
 		     "<th>io</th><th>log</th></tr>\n");
 	for (size_t i = 0; i < p->len; i++) {
@@ -189,7 +199,8 @@ static void threads_table(const struct report *r, FILE *out)
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v);
 
-	fprintf(out, "<h2>Threads (busiest first, %%)</h2>\n<table>\n<tr><th>thread</th>"
+	fprintf(out, "<h2>Threads (busiest first, %%)</h2>\n<table class=\"sortable\">\n"
+		     "<tr><th>thread</th>"
 		     "<th>tid</th><th>busy</th><th>cpu</th><th>lock</th><th>cond</th><th>io</th>"
 		     "<th>log</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_THREADS; i++) {
@@ -245,49 +256,104 @@ static void site_title(const struct report *r, uint64_t site, FILE *out)
 	fputs("\"", out);
 }
 
-static void locks_table(const struct report *r, FILE *out)
+/* A long name elided to fit (name_elide.h), whole in its title. */
+static void elided(FILE *out, const char *s, size_t width)
 {
-	const struct model_lock **v;
+	char buf[1024];
+
+	corecap_name_elide(s, width, buf, sizeof(buf));
+	fputs("<span title=\"", out);
+	esc(out, s);
+	fputs("\">", out);
+	esc(out, buf);
+	fputs("</span>", out);
+}
+
+/* One table's rows (the shim's or the futex words'); data-v: the sort keys. */
+static void lock_table_rows(const struct report *r, const struct lock_rows *rows, FILE *out)
+{
 	uint64_t w = corecap_model_window_ns(r->model);
-	size_t n = corecap_render_sorted_locks(r, &v);
-	char label[200];
+	char label[400];
 
-	fprintf(out, "<h2>Locks (by hold time)</h2>\n");
-	if (!corecap_model_has_locks(r->model)) {
-		fprintf(out, "<p>Not measured (no trace, no shim counters, no kernel futex "
-			     "events).</p>\n");
-		free(v);
-		return;
-	}
-	if (!n) {
-		fprintf(out, "<p>No contended or tracked lock.</p>\n");
-		free(v);
-		return;
-	}
-	fprintf(out, "<table>\n<tr><th>lock</th><th>hold %%</th><th>contended</th>"
-		     "<th>wait ms</th><th>max wait us</th><th>kind</th><th>top site</th></tr>\n");
-	for (size_t i = 0; i < n && i < TOP_LOCKS; i++) {
-		const struct model_lock *l = v[i];
-		const struct lock_site *top = corecap_lock_top_site(l);
+	for (size_t i = 0; i < rows->n && i < TOP_LOCKS; i++) {
+		const struct lock_row *row = &rows->v[i];
+		bool futex = row->source == LOCK_SOURCE_FUTEX;
+		uint64_t held = futex ? row->busy_ns : row->hold_ns;
 
-		corecap_lock_label(l, label, sizeof(label));
+		corecap_lock_row_label(row, label, sizeof(label));
 		fprintf(out, "<tr><td>");
-		esc(out, label);
-		fprintf(out, "</td><td>%.1f</td><td>%" PRIu64 "</td><td>%.3f</td><td>%.1f</td><td>",
-			pct(corecap_lock_hold_ns(l), w), l->contentions, l->wait_ns / 1e6,
-			l->max_wait_ns / 1e3);
-		esc(out, corecap_lock_kind_name(l->kind));
+		if (row->family) {
+			fprintf(out, "<details><summary>");
+			elided(out, label, 60);
+			fprintf(out, "</summary><ul>");
+			for (size_t k = 0; k < row->n_members; k++)
+				fprintf(out, "<li>0x%" PRIx64 ": %" PRIu64 " waits, %.1f us</li>",
+					row->members[k]->addr,
+					corecap_lock_contentions(row->members[k]),
+					corecap_lock_wait_ns(row->members[k]) / 1e3);
+			fprintf(out, "</ul></details>");
+		} else {
+			elided(out, label, 60);
+		}
+		fprintf(out, "</td><td>%s</td><td>%" PRIu64 "</td><td>%.1f</td><td>%.1f</td>",
+			futex ? "futex" : "shim", row->contentions, row->wait_ns / 1e3,
+			corecap_lock_row_avg_wait_ns(row) / 1e3);
+		if (row->has_max_wait)
+			fprintf(out, "<td>%.1f</td>", row->max_wait_ns / 1e3);
+		else
+			fprintf(out, "<td data-v=\"-1\">-</td>");
+		fprintf(out, "<td>%.1f</td><td>", pct(held, w));
+		esc(out, corecap_lock_kind_name(row->kind));
 		fprintf(out, "</td><td");
-		if (top)
-			site_title(r, top->site, out);
+		if (row->site)
+			site_title(r, row->site->site, out);
 		fprintf(out, ">");
-		esc(out, top && top->symbol ? top->symbol : "-");
-		if (top && top->is_logging)
+		if (row->site && row->site->symbol) {
+			char buf[1024];
+
+			corecap_name_elide(row->site->symbol, 60, buf, sizeof(buf));
+			esc(out, buf);
+		} else {
+			esc(out, "-");
+		}
+		if (row->site && row->site->is_logging)
 			fprintf(out, " (logging code)");
 		fprintf(out, "</td></tr>\n");
 	}
-	fprintf(out, "</table>\n");
-	free(v);
+}
+
+static void locks_table(const struct report *r, FILE *out)
+{
+	struct lock_rows shim, futex;
+
+	fprintf(out, "<h2>Locks (by %s)</h2>\n", corecap_lock_sort_title(r->lock_sort, false));
+	if (!corecap_model_has_locks(r->model)) {
+		fprintf(out, "<p>Not measured (no trace, no shim counters, no kernel futex "
+			     "events).</p>\n");
+		return;
+	}
+	if (corecap_render_lock_rows(r, LOCK_SOURCE_SHIM, &shim))
+		return;
+	if (corecap_render_lock_rows(r, LOCK_SOURCE_FUTEX, &futex)) {
+		corecap_lock_rows_release(&shim);
+		return;
+	}
+	if (!shim.n && !futex.n) {
+		fprintf(out, "<p>No contended or tracked lock.</p>\n");
+	} else {
+		fprintf(out, "<p>Hold %% is the busy %% (held or waited for) for futex words; "
+			     "a row \"SITE xN\" is N heap locks taken at one site (click to "
+			     "list them).</p>\n");
+		fprintf(out, "<table class=\"sortable\">\n<tr><th>lock</th><th>source</th>"
+			     "<th>contended</th><th>total wait us</th><th>avg wait us</th>"
+			     "<th>max wait us</th><th>hold %%</th><th>kind</th><th>top "
+			     "site</th></tr>\n");
+		lock_table_rows(r, &shim, out);
+		lock_table_rows(r, &futex, out);
+		fprintf(out, "</table>\n");
+	}
+	corecap_lock_rows_release(&shim);
+	corecap_lock_rows_release(&futex);
 }
 
 /* Cores used per pool over time: one polyline per pool (the busiest 10). */
@@ -385,6 +451,7 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 		fprintf(out, "</p>\n");
 	}
 	ops_table(h->report, out);
+	corecap_html_ceph_tables(h->report, out);
 	util_chart(h->series, out);
 	pools_table(h->report, out);
 	threads_table(h->report, out);
@@ -407,8 +474,9 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 		esc(out, h->report_text);
 		fprintf(out, "</pre></details>\n");
 	}
-	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n</body>\n</html>\n",
-		CORECAP_VERSION);
+	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n", CORECAP_VERSION);
+	corecap_html_sort_script(out);
+	fprintf(out, "</body>\n</html>\n");
 	if (fflush(out) || ferror(out))
 		return -EIO;
 	return 0;

@@ -5,65 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_lock(const void *a, const void *b)
+int corecap_render_lock_rows(const struct report *r, enum lock_source source,
+			     struct lock_rows *rows)
 {
-	const struct model_lock *x = *(const struct model_lock *const *)a;
-	const struct model_lock *y = *(const struct model_lock *const *)b;
-	uint64_t hx = corecap_lock_hold_ns(x), hy = corecap_lock_hold_ns(y);
-
-	if (hx != hy)
-		return hx > hy ? -1 : 1;
-	if (x->wait_ns != y->wait_ns)
-		return x->wait_ns > y->wait_ns ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-static int cmp_busy(const void *a, const void *b)
-{
-	const struct model_lock *x = *(const struct model_lock *const *)a;
-	const struct model_lock *y = *(const struct model_lock *const *)b;
-	uint64_t bx = corecap_lock_busy_ns(x), by = corecap_lock_busy_ns(y);
-	bool cx = x->kind == LOCK_KIND_FUTEX_WAIT_BITSET,
-	     cy = y->kind == LOCK_KIND_FUTEX_WAIT_BITSET;
-
-	/* Mutexes' words first: a condition variable's waiters are idle, not queued. */
-	if (cx != cy)
-		return cx ? 1 : -1;
-	if (bx != by)
-		return bx > by ? -1 : 1;
-	return cmp_lock(a, b);
-}
-
-size_t corecap_render_sorted_locks_from(const struct report *r, enum lock_source source,
-					const struct model_lock ***out)
-{
-	const struct lock_table *t =
-		source == LOCK_SOURCE_FUTEX ? &r->model->futex_locks : &r->model->locks;
-
-	*out = malloc((t->len ? t->len : 1) * sizeof(**out));
-	if (!*out)
-		return 0;
-	for (size_t i = 0; i < t->len; i++)
-		(*out)[i] = t->all[i];
-	qsort(*out, t->len, sizeof(**out), source == LOCK_SOURCE_FUTEX ? cmp_busy : cmp_lock);
-	return t->len;
-}
-
-size_t corecap_render_sorted_locks(const struct report *r, const struct model_lock ***out)
-{
-	const struct model_lock **shim, **futex, **all;
-	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_SHIM, &shim),
-	       m = corecap_render_sorted_locks_from(r, LOCK_SOURCE_FUTEX, &futex);
-
-	all = shim && futex ? malloc((n + m ? n + m : 1) * sizeof(*all)) : NULL;
-	if (all) {
-		memcpy(all, shim, n * sizeof(*all));
-		memcpy(all + n, futex, m * sizeof(*all));
-	}
-	free(shim);
-	free(futex);
-	*out = all;
-	return all ? n + m : 0;
+	return corecap_lock_rows_build(
+		rows, source == LOCK_SOURCE_FUTEX ? &r->model->futex_locks : &r->model->locks,
+		r->lock_sort, r->model->src.trace);
 }
 
 static int cmp_thread(const void *a, const void *b, void *window)

@@ -10,15 +10,10 @@
 
 #include "report.h"
 
-/* Locks by hold time, then wait time, then address; *out is malloc'd.
- * All of them: the shim's (trace and counters), then the futex table's. */
-size_t corecap_render_sorted_locks(const struct report *r, const struct model_lock ***out);
-/* The locks of one source: the shim's by hold time; the futex table's
- * words waited on with FUTEX_WAIT or PI (mutexes) before those waited on
- * with WAIT_BITSET (mostly condition variables), each by busy time (held
- * or waited for); then wait time, then address. */
-size_t corecap_render_sorted_locks_from(const struct report *r, enum lock_source source,
-					const struct model_lock ***out);
+/* The rows of one lock table, in r->lock_sort order (model/lock_rows.h):
+ * the shim's (source shim) or the kernel's futex words. 0 or -ENOMEM. */
+int corecap_render_lock_rows(const struct report *r, enum lock_source source,
+			     struct lock_rows *rows);
 /* Threads by busy fraction, then CPU time, then tid; *out is malloc'd. */
 size_t corecap_render_sorted_threads(const struct report *r, const struct model_thread ***out);
 const char *corecap_render_frame_name(const struct report *r, uint64_t addr);

@@ -237,7 +237,8 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	const struct lock_site *top = corecap_lock_top_site(l);
 	json_object *o = json_object_new_object(), *sites = json_object_new_array(),
 		    *stacks = json_object_new_array();
-	uint64_t w = corecap_model_window_ns(r->model), hold = corecap_lock_hold_ns(l);
+	uint64_t w = corecap_model_window_ns(r->model), hold = corecap_lock_hold_ns(l),
+		 holds = corecap_lock_holds(l);
 	bool ev = corecap_lock_has_events(r->model, l), futex = l->source == LOCK_SOURCE_FUTEX;
 	char label[200];
 
@@ -258,8 +259,11 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 		    l->stats_contentions ? ju64(l->stats_wait_ns / l->stats_contentions) : NULL);
 	put(o, "max_wait_ns", ev ? ju64(l->max_wait_ns) : NULL);
 	put(o, "logging_wait_ns", ev ? ju64(l->logging_wait_ns) : NULL);
-	put(o, "holds", ev ? ju64(l->holds) : NULL);
+	/* holds and hold_ns from one source (hold_source): their ratio is the mean hold. */
+	put(o, "holds", ev || hold ? ju64(holds) : NULL);
 	put(o, "hold_ns", ev || hold ? ju64(hold) : NULL);
+	put(o, "avg_hold_ns", (ev || hold) && holds ? ju64(hold / holds) : NULL);
+	put(o, "hold_events", ev ? ju64(l->holds) : NULL);
 	put(o, "hold_util", w && (ev || hold) ? jnum((double)hold / (double)w, 4) : NULL);
 	put(o, "waited_ns", ev ? ju64(corecap_lock_waited_ns(l)) : NULL);
 	put(o, "busy_util", w ? jnum((double)corecap_lock_busy_ns(l) / (double)w, 4) : NULL);
@@ -314,21 +318,57 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	return o;
 }
 
-static json_object *locks_arr(const struct report *r)
+/* A row of the lock table: one lock, or a family (several heap locks at one site). */
+static json_object *lock_row_obj(const struct report *r, const struct lock_row *row)
 {
-	json_object *a;
-	const struct model_lock **v;
-	size_t n;
+	json_object *o = json_object_new_object(), *members = json_object_new_array();
+	uint64_t w = corecap_model_window_ns(r->model);
+	char label[400];
 
+	corecap_lock_row_label(row, label, sizeof(label));
+	put(o, "name", jstr(label));
+	put(o, "family", json_object_new_boolean(row->family));
+	for (size_t i = 0; i < row->n_members; i++)
+		json_object_array_add(members, hex(row->members[i]->addr));
+	put(o, "members", members);
+	put(o, "source", jstr(row->source == LOCK_SOURCE_FUTEX ? "futex" : "shim"));
+	put(o, "kind", jstr(corecap_lock_kind_name(row->kind)));
+	put(o, "site", row->site ? hex(row->site->site) : NULL);
+	put(o, "symbol", row->site ? jstr(row->site->symbol) : NULL);
+	put(o, "contentions", ju64(row->contentions));
+	put(o, "wait_ns", ju64(row->wait_ns));
+	put(o, "avg_wait_ns", row->contentions ? ju64(corecap_lock_row_avg_wait_ns(row)) : NULL);
+	put(o, "max_wait_ns", row->has_max_wait ? ju64(row->max_wait_ns) : NULL);
+	put(o, "holds", ju64(row->holds));
+	put(o, "hold_ns", ju64(row->hold_ns));
+	put(o, "avg_hold_ns", row->holds ? ju64(row->hold_ns / row->holds) : NULL);
+	put(o, "hold_util", w ? jnum((double)row->hold_ns / (double)w, 4) : NULL);
+	put(o, "busy_util", w ? jnum((double)row->busy_ns / (double)w, 4) : NULL);
+	return o;
+}
+
+/* Every lock (locks: [lock_obj]) and the table's rows (lock_rows), in row order. */
+static int locks_arrs(const struct report *r, json_object **locks, json_object **rows_out)
+{
+	static const enum lock_source sources[] = {LOCK_SOURCE_SHIM, LOCK_SOURCE_FUTEX};
+	struct lock_rows rows;
+
+	*locks = *rows_out = NULL;
 	if (!corecap_model_has_locks(r->model))
-		return NULL;
-	a = json_object_new_array();
-	n = corecap_render_sorted_locks(r, &v);
-
-	for (size_t i = 0; i < n; i++)
-		json_object_array_add(a, lock_obj(r, v[i]));
-	free(v);
-	return a;
+		return 0;
+	*locks = json_object_new_array();
+	*rows_out = json_object_new_array();
+	for (size_t s = 0; s < 2; s++) {
+		if (corecap_render_lock_rows(r, sources[s], &rows))
+			return -ENOMEM;
+		for (size_t i = 0; i < rows.n; i++) {
+			json_object_array_add(*rows_out, lock_row_obj(r, &rows.v[i]));
+			for (size_t k = 0; k < rows.v[i].n_members; k++)
+				json_object_array_add(*locks, lock_obj(r, rows.v[i].members[k]));
+		}
+		corecap_lock_rows_release(&rows);
+	}
+	return 0;
 }
 
 static json_object *detail_obj(const struct report *r, const struct op_type *t)
@@ -858,9 +898,16 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 
 int corecap_render_json(const struct report *r, FILE *out)
 {
-	json_object *root = json_object_new_object();
+	json_object *root = json_object_new_object(), *locks, *lock_rows;
 	const char *text;
-	int ret = 0;
+	int ret = locks_arrs(r, &locks, &lock_rows);
+
+	if (ret) {
+		json_object_put(locks);
+		json_object_put(lock_rows);
+		json_object_put(root);
+		return ret;
+	}
 
 	put(root, "format", jstr("corecap-report"));
 	put(root, "version", json_object_new_int(1));
@@ -869,7 +916,9 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "window", window_obj(r));
 	put(root, "benchmark", benchmark_obj(r));
 	put(root, "ceiling", ceiling_obj(r));
-	put(root, "locks", locks_arr(r));
+	put(root, "locks", locks);
+	put(root, "lock_sort", jstr(corecap_lock_sort_name(r->lock_sort)));
+	put(root, "lock_rows", lock_rows);
 	put(root, "ops", ops_obj(r));
 	put(root, "waitfor", waitfor_obj(r));
 	put(root, "pools", pools_arr(r));
@@ -881,7 +930,7 @@ int corecap_render_json(const struct report *r, FILE *out)
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_SPACED |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (fprintf(out, "%s\n", text) < 0)
+	if (!text || fprintf(out, "%s\n", text) < 0)
 		ret = -EIO;
 	json_object_put(root);
 	return ret;

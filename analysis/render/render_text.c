@@ -3,6 +3,7 @@
  * that back it (cores, pools, threads, locks, per-op breakdown), then
  * what the data lacked.
  */
+#include "name_elide.h"
 #include "render_common.h"
 #include "render_projection.h"
 #include "report.h"
@@ -236,41 +237,76 @@ static void holders_line(const struct report *r, const struct model_lock *l, FIL
 	free(v);
 }
 
-/* The rows of one lock table; futex rows have no acquisitions (the kernel
- * sees only contended calls) and show who handed the lock over. */
-static void lock_rows(const struct report *r, const struct model_lock **v, size_t shown, FILE *out)
+/* Column widths of the lock tables' names and top sites (elided to fit). */
+#define LOCK_NAME_COLS 48
+#define LOCK_SITE_COLS 44
+
+/* The header of a lock table: one unit per column (us for every time). */
+static void lock_header(const struct report *r, bool futex, FILE *out)
+{
+	char title[80];
+
+	snprintf(title, sizeof(title), "(%sby %s)", futex ? "source: futex, mutexes first, " : "",
+		 corecap_lock_sort_title(r->lock_sort, futex));
+	fprintf(out, "locks      ");
+	corecap_name_put(out, title, LOCK_NAME_COLS);
+	/* futex kinds are wider: futex_wait_bitset. */
+	fprintf(out, " %10s %12s %9s %9s %6s %*s  %s\n", futex ? "waits" : "contended", "wait us",
+		"avg us", "max us", futex ? "busy%" : "hold%", futex ? 17 : 9, "kind", "top site");
+}
+
+/* A family's members, most wait first: "0x55.. (120.5 us), ...". */
+static void members_line(const struct lock_row *row, FILE *out)
+{
+	fprintf(out, "             %zu locks taken here:", row->n_members);
+	for (size_t k = 0; k < row->n_members && k < 4; k++)
+		fprintf(out, "%s 0x%llx (%.1f us)", k ? "," : "",
+			(unsigned long long)row->members[k]->addr,
+			corecap_lock_wait_ns(row->members[k]) / 1e3);
+	if (row->n_members > 4)
+		fprintf(out, ", %zu more (--json lists all)", row->n_members - 4);
+	fprintf(out, "\n");
+}
+
+/* The rows of one lock table; futex rows show who handed the lock over. */
+static void lock_rows(const struct report *r, const struct lock_rows *rows, size_t shown, FILE *out)
 {
 	uint64_t w = corecap_model_window_ns(r->model);
-	char label[200];
+	char label[400];
 
 	for (size_t i = 0; i < shown; i++) {
-		const struct model_lock *l = v[i];
-		const struct lock_site *top = corecap_lock_top_site(l);
-		bool futex = l->source == LOCK_SOURCE_FUTEX;
+		const struct lock_row *row = &rows->v[i];
+		const struct model_lock *l = row->members[0];
+		bool futex = row->source == LOCK_SOURCE_FUTEX;
 
-		corecap_lock_label(l, label, sizeof(label));
-		fprintf(out, "           %-36.36s %6.1f %10llu %10.3f", label,
-			pct(futex ? corecap_lock_busy_ns(l) : corecap_lock_hold_ns(l), w),
-			(unsigned long long)corecap_lock_contentions(l),
-			corecap_lock_wait_ns(l) / 1e6);
-		if (corecap_lock_has_events(r->model, l))
-			fprintf(out, " %9.1f", l->max_wait_ns / 1e3);
+		corecap_lock_row_label(row, label, sizeof(label));
+		fprintf(out, "           ");
+		corecap_name_put(out, label, LOCK_NAME_COLS);
+		fprintf(out, " %10llu %12.1f %9.1f", (unsigned long long)row->contentions,
+			row->wait_ns / 1e3, corecap_lock_row_avg_wait_ns(row) / 1e3);
+		if (row->has_max_wait)
+			fprintf(out, " %9.1f", row->max_wait_ns / 1e3);
 		else
 			fprintf(out, " %9s", "-");
-		fprintf(out, " %8s", corecap_lock_kind_name(l->kind));
-		if (futex)
-			fprintf(out, " %12zu\n", l->n_waiters);
-		else if (l->has_stats)
-			fprintf(out, " %12llu\n", (unsigned long long)l->stats_acquisitions);
-		else
-			fprintf(out, " %12s\n", "-");
+		fprintf(out, " %6.1f %*s  ", pct(futex ? row->busy_ns : row->hold_ns, w),
+			futex ? 17 : 9, corecap_lock_kind_name(row->kind));
+		corecap_name_elide(row->site && row->site->symbol ? row->site->symbol : "-",
+				   LOCK_SITE_COLS, label, sizeof(label));
+		fprintf(out, "%s\n", label);
+		if (row->family) {
+			members_line(row, out);
+			continue;
+		}
+		if (l->has_stats)
+			fprintf(out, "             %llu acquisitions\n",
+				(unsigned long long)l->stats_acquisitions);
 		for (size_t s = 0; s < l->n_sites && s < 3; s++) {
 			const struct lock_site *st = &l->sites[s];
 
-			fprintf(out, "             %s ", st == top ? "*" : " ");
+			fprintf(out, "             %s ", st == row->site ? "*" : " ");
 			put_code(r, st->site, st->symbol ? st->symbol : "?", out);
-			fprintf(out, ": %llu waits, %.3f ms%s%s",
-				(unsigned long long)st->contentions, st->wait_ns / 1e6,
+			fprintf(out, ": %llu waits, %.1f us%s%s",
+				(unsigned long long)st->contentions, st->wait_ns / 1e3,
 				st->holds ? ", holds" : "",
 				st->is_logging ? " (logging code)" : "");
 			if (futex)
@@ -295,60 +331,47 @@ static void lock_rows(const struct report *r, const struct model_lock **v, size_
 	}
 }
 
-/* The futex lock table (source: futex), after the shim's. */
-static void futex_locks(const struct report *r, FILE *out)
+/* One lock table: the shim's, or the futex words' (source: futex) after it. */
+static int lock_table(const struct report *r, enum lock_source source, FILE *out)
 {
-	const struct model_lock **v;
-	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_FUTEX, &v),
-	       shown = n < r->top_locks ? n : r->top_locks;
+	bool futex = source == LOCK_SOURCE_FUTEX;
+	struct lock_rows rows;
+	size_t shown;
 
-	if (!r->model->src.futex) {
-		free(v);
-		return;
+	if (corecap_render_lock_rows(r, source, &rows))
+		return -ENOMEM;
+	shown = rows.n < r->top_locks ? rows.n : r->top_locks;
+	if (!rows.n) {
+		fprintf(out, "locks      %s\n\n",
+			futex ? "source: futex: no futex wait slept in the window"
+			      : "no contended or tracked lock");
+	} else {
+		lock_header(r, futex, out);
+		lock_rows(r, &rows, shown, out);
+		if (rows.n > shown)
+			fprintf(out, "           ... %zu more %srows (--json lists all)\n",
+				rows.n - shown, futex ? "futex " : "");
+		fprintf(out, "\n");
 	}
-	if (!n) {
-		fprintf(out, "locks      source: futex: no futex wait slept in the window\n\n");
-		free(v);
-		return;
-	}
-	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n",
-		"(source: futex, by busy time)", "busy%", "waits", "wait ms", "max us", "kind",
-		"waiters");
-	lock_rows(r, v, shown, out);
-	if (n > shown)
-		fprintf(out, "           ... %zu more futex words (--json lists all)\n", n - shown);
-	fprintf(out, "\n");
-	free(v);
+	corecap_lock_rows_release(&rows);
+	return 0;
 }
 
-static void locks(const struct report *r, FILE *out)
+static int locks(const struct report *r, FILE *out)
 {
-	const struct model_lock **v;
-	size_t n = corecap_render_sorted_locks_from(r, LOCK_SOURCE_SHIM, &v),
-	       shown = n < r->top_locks ? n : r->top_locks;
+	int ret = 0;
 
 	if (!corecap_model_has_locks(r->model)) {
 		fprintf(out, "locks      not measured (no trace, no shim counters, no kernel futex "
 			     "events)\n\n");
-		free(v);
-		return;
+		return 0;
 	}
-	if (!n && !r->model->src.trace && !r->model->src.stats) {
-		free(v); /* no shim: the futex table alone */
-		return;
-	}
-	if (!n) {
-		fprintf(out, "locks      no contended or tracked lock\n\n");
-		free(v);
-		return;
-	}
-	fprintf(out, "locks      %-36s %6s %10s %10s %9s %8s %12s\n", "(by hold time)", "hold%",
-		"contended", "wait ms", "max us", "kind", "acquisitions");
-	lock_rows(r, v, shown, out);
-	if (n > shown)
-		fprintf(out, "           ... %zu more locks (--json lists all)\n", n - shown);
-	fprintf(out, "\n");
-	free(v);
+	/* Without the shim, the futex table alone. */
+	if (r->model->src.trace || r->model->src.stats || r->model->locks.len)
+		ret = lock_table(r, LOCK_SOURCE_SHIM, out);
+	if (!ret && r->model->src.futex)
+		ret = lock_table(r, LOCK_SOURCE_FUTEX, out);
+	return ret;
 }
 
 /* One detail line: the largest entries, the rest summed. */
@@ -696,8 +719,8 @@ int corecap_render_text(const struct report *r, FILE *out)
 	threads(r, out);
 	kernel_states(r, out);
 	io_classes(r, out);
-	locks(r, out);
-	futex_locks(r, out);
+	if (locks(r, out))
+		return -ENOMEM;
 	ops(r, out);
 	ceph(r, out);
 	quality(r, out);

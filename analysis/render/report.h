@@ -15,6 +15,7 @@
 #include "../model/ceph_sampled.h"
 #include "../model/critical_path.h"
 #include "../model/kernel_states.h"
+#include "../model/lock_rows.h"
 #include "../model/model.h"
 #include "../model/net_ops.h"
 #include "../model/projection.h"
@@ -58,7 +59,8 @@ struct report {
 	bool has_stats;
 	/* The shim's I/O per class over the window ([CORECAP_IO_CLASSES]); NULL: no stats. */
 	const struct shim_io_delta *shim_io;
-	size_t top_locks; /* text: rows of the lock table */
+	size_t top_locks;	  /* text: rows of the lock table */
+	enum lock_sort lock_sort; /* the lock tables' order (model/lock_rows.h) */
 	/* Names a code address (a stack frame) for display. */
 	const char *(*frame_name)(void *ctx, uint64_t addr);
 	/*

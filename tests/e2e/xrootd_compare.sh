@@ -35,7 +35,7 @@ rc=0
 expect_eq "compare exits 0" 0 "$rc"
 "$CORECAP" compare --json "$WORK/osd.run" "$WORK/xrd.run" >"$WORK/cmp.json"
 sed -n '1,/^benchmark/p;/^per op/,/^$/p' "$WORK/cmp.txt"
-expect_true "the text says they are different daemons" grep -q "^different daemons: ceph-osd and xrootd" "$WORK/cmp.txt"
+expect_true "the text says they are different daemons" grep -q "^warning: different daemons: ceph-osd and xrootd" "$WORK/cmp.txt"
 expect_eq "JSON: same_daemon" False "$(json "$WORK/cmp.json" "d['same_daemon']")"
 p="d['figures']['per op (whole daemon)']"
 for k in cpu_us lock_waits lock_wait_us logging_us syscalls ctx_switches; do

@@ -36,6 +36,8 @@ extern const char corecap_stat_usage[];
 	"                          ops into categories (default: msgr-worker,tp_osd_tp,\n"        \
 	"                          fn_anonymous,finisher,ms_dispatch,ms_local,bstore_*)\n"         \
 	"  --top N                 rows of the lock table in the text report (default 10)\n"       \
+	"  --sort wait|contended|hold|avg|max  the lock table's order: total wait (default),\n"   \
+	"                          contentions, hold (futex: busy) time, average or max wait\n"  \
 	"  --lines                 text: lock sites and stack frames with their inlined calls\n"  \
 	"                          and file:line (the JSON always has them)\n"                    \
 	"  --keep-shim-frames      keep the frames of corecap's shim and LTTng-UST in stacks\n"   \

@@ -1,0 +1,141 @@
+#include "compare_render.h"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+static void put_value(const struct compare_row *r, int side, FILE *out)
+{
+	if (r->has[side])
+		fprintf(out, " %12.*f", r->decimals, r->v[side]);
+	else
+		fprintf(out, " %12s", "not measured");
+}
+
+static const char *verdict(const struct report *r)
+{
+	return r->ceiling->verdict ? r->ceiling->verdict : "?";
+}
+
+int corecap_compare_render_text(const struct compare_diff *d, const char *const run[2],
+				const struct report *const r[2], FILE *out)
+{
+	const char *section = "";
+
+	fprintf(out, "corecap compare\n  A  %s (%s)\n  B  %s (%s)\n", run[0], d->daemon[0], run[1],
+		d->daemon[1]);
+	for (size_t i = 0; i < d->n_warnings; i++)
+		fprintf(out, "warning: %s\n", d->warnings[i]);
+	fprintf(out, "headline: %s\n", d->headline);
+	if (corecap_compare_same_daemon(d))
+		fprintf(out, "          %s\n", d->cost_line);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct compare_row *rw = &d->v[i];
+
+		if (!rw->has[0] && !rw->has[1])
+			continue;
+		if (strcmp(rw->section, section) != 0) {
+			section = rw->section;
+			fprintf(out, "\n%-32s %12s %12s %12s %9s\n", section, "A", "B", "B - A",
+				"B / A");
+		}
+		fprintf(out, "  %-30s", rw->label);
+		put_value(rw, 0, out);
+		put_value(rw, 1, out);
+		if (rw->has[0] && rw->has[1]) {
+			fprintf(out, " %+12.*f", rw->decimals, rw->v[1] - rw->v[0]);
+			if (rw->v[0] != 0)
+				fprintf(out, " %8.2fx", rw->v[1] / rw->v[0]);
+		}
+		fprintf(out, "\n");
+	}
+	fprintf(out, "\n");
+	for (int s = 0; s < 2; s++)
+		if (!corecap_model_has_ops(r[s]->model))
+			fprintf(out,
+				"%c: ops, lock, cond, I/O and logging figures not measured (no "
+				"trace)\n",
+				'A' + s);
+	fprintf(out, "ceiling A  %s\nceiling B  %s\n", verdict(r[0]), verdict(r[1]));
+	return ferror(out) ? -EIO : 0;
+}
+
+static json_object *num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static json_object *sources_obj(const struct compare_sources *s)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "trace", json_object_new_boolean(s->trace));
+	json_object_object_add(o, "shim", json_object_new_boolean(s->shim));
+	json_object_object_add(o, "kernel", json_object_new_boolean(s->kernel));
+	json_object_object_add(o, "optracker", json_object_new_boolean(s->optracker));
+	return o;
+}
+
+int corecap_compare_render_json(const struct compare_diff *d, const char *const run[2],
+				const struct report *const r[2], FILE *out)
+{
+	json_object *root = json_object_new_object(), *sections = json_object_new_object(),
+		    *warnings = json_object_new_array();
+	const char *text;
+	int ret = 0;
+
+	if (!root || !sections || !warnings) {
+		json_object_put(root);
+		json_object_put(sections);
+		json_object_put(warnings);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "a", json_object_new_string(run[0]));
+	json_object_object_add(root, "b", json_object_new_string(run[1]));
+	json_object_object_add(root, "daemon_a", json_object_new_string(d->daemon[0]));
+	json_object_object_add(root, "daemon_b", json_object_new_string(d->daemon[1]));
+	json_object_object_add(root, "same_daemon",
+			       json_object_new_boolean(corecap_compare_same_daemon(d)));
+	json_object_object_add(root, "sources_a", sources_obj(&d->src[0]));
+	json_object_object_add(root, "sources_b", sources_obj(&d->src[1]));
+	for (size_t i = 0; i < d->n_warnings; i++)
+		json_object_array_add(warnings, json_object_new_string(d->warnings[i]));
+	json_object_object_add(root, "warnings", warnings);
+	json_object_object_add(root, "headline", json_object_new_string(d->headline));
+	json_object_object_add(root, "cost_per_op", json_object_new_string(d->cost_line));
+	for (size_t i = 0; i < d->n; i++) {
+		const struct compare_row *rw = &d->v[i];
+		json_object *sec, *fig;
+
+		if (!rw->has[0] && !rw->has[1])
+			continue;
+		if (!json_object_object_get_ex(sections, rw->section, &sec)) {
+			sec = json_object_new_object();
+			json_object_object_add(sections, rw->section, sec);
+		}
+		fig = json_object_new_object();
+		json_object_object_add(fig, "a", rw->has[0] ? num(rw->v[0]) : NULL);
+		json_object_object_add(fig, "b", rw->has[1] ? num(rw->v[1]) : NULL);
+		json_object_object_add(fig, "delta",
+				       rw->has[0] && rw->has[1] ? num(rw->v[1] - rw->v[0]) : NULL);
+		json_object_object_add(fig, "ratio",
+				       rw->has[0] && rw->has[1] && rw->v[0] != 0
+					       ? num(rw->v[1] / rw->v[0])
+					       : NULL);
+		json_object_object_add(sec, rw->key, fig);
+	}
+	json_object_object_add(root, "figures", sections);
+	for (int s = 0; s < 2; s++)
+		json_object_object_add(root, s ? "ceiling_b" : "ceiling_a",
+				       json_object_new_string(r[s]->ceiling->verdict
+								      ? r[s]->ceiling->verdict
+								      : ""));
+	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+							    JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!text || fprintf(out, "%s\n", text) < 0)
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}
