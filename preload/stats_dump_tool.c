@@ -10,6 +10,7 @@
  *        corecap-stats-dump --help
  */
 #include <corecap/stats_layout.h>
+#include <corecap/run_format.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -274,7 +275,7 @@ static const char usage[] =
 	"       corecap-stats-dump --copy OUT PID|FILE\n"
 	"\n"
 	"Prints the shim's counters (the live /dev/shm/corecap.PID of a daemon under\n"
-	"'corecap run', or a copy such as RUN/stats-end) as tab-separated lines, one\n"
+	"'corecap run', or a copy such as RUN/" CORECAP_RUN_STATS_END ") as tab-separated lines, one\n"
 	"record per line, its type first: header, control, site, lock, thread, total.\n"
 	"A line starting with '#' names the columns of the records below it. Counters\n"
 	"are totals since the daemon started; times are in ns.\n"
