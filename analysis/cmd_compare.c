@@ -28,7 +28,8 @@
 
 const char corecap_compare_usage[] =
 	"usage: corecap compare [--json] [--symfs DIR] RUN_A RUN_B\n"
-	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool] RUN_A RUN_B\n"
+	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool] [--keep-shim-frames]\n"
+	"                       RUN_A RUN_B\n"
 	"\n"
 	"Puts two runs side by side, B against A: the benchmark's IOPS and latency,\n"
 	"the traced ops' latency percentiles and their time per category (cpu, lock\n"
@@ -43,13 +44,14 @@ const char corecap_compare_usage[] =
 	"                  flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)\n"
 	"  --kind KIND     the stacks --folded compares (default op; see corecap flame)\n"
 	"  --pool          --kind wall: one root frame per pool\n"
+	"  --keep-shim-frames  --folded: keep the frames of corecap's shim and LTTng-UST\n"
 	"  --symfs DIR     look up the daemons' ELF files under DIR (post-mortem)\n"
 	"\n"
 	"See also corecap-compare(1).\n";
 
 struct compare_opts {
 	const char *run[2], *symfs;
-	bool json, folded, by_pool;
+	bool json, folded, by_pool, keep_shim_frames;
 	enum flame_kind kind;
 };
 
@@ -79,6 +81,7 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 		{"kind", required_argument, NULL, 'k'},
 		{"pool", no_argument, NULL, 'p'},
 		{"symfs", required_argument, NULL, 's'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -107,6 +110,9 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 's':
 			o->symfs = optarg;
+			break;
+		case 'K':
+			o->keep_shim_frames = true;
 			break;
 		case 'h':
 			printf("%s", corecap_compare_usage);
@@ -540,6 +546,7 @@ static int compare_folded(const struct compare_opts *o)
 			break;
 		has[s] = true;
 		j[s].by_pool = o->by_pool;
+		j[s].keep_shim_frames = o->keep_shim_frames;
 		/* Lock addresses differ from run to run: compare locks by label. */
 		j[s].merge_lock_instances = true;
 		ret = corecap_flame_job_build(&j[s], &fs, s);
