@@ -158,11 +158,19 @@ static int note_path(struct flame_stacks *fs, uint32_t leaf, const struct frame_
 		in->unresolved |= fr->unresolved;
 		if (!fr->line)
 			continue;
-		if (!in->line) {
+		/* The line holding most of the weight (a majority vote, weighted). */
+		if (in->line == fr->line && in->file == fr->file) {
+			in->line_weight += weight;
+			continue;
+		}
+		if (in->line)
+			in->other_lines = true;
+		if (in->line_weight >= weight) {
+			in->line_weight -= weight;
+		} else {
+			in->line_weight = weight - in->line_weight;
 			in->file = fr->file;
 			in->line = fr->line;
-		} else if (in->line != fr->line || in->file != fr->file) {
-			in->other_lines = true;
 		}
 	}
 	return 0;

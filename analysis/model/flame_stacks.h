@@ -60,8 +60,13 @@ typedef void (*flame_namer_fn)(void *ctx, uint64_t addr, bool exact, struct flam
  */
 struct flame_node_info {
 	uint64_t class_weight[STACK__COUNT];
-	uint32_t file;	  /* folded name index of the source file; FOLDED_NONE: none */
-	uint32_t line;	  /* 0: unknown */
+	/*
+	 * Its source line: the one holding more than half of its weight when
+	 * one does (a weighted majority vote), else one of them.
+	 */
+	uint32_t file; /* folded name index of the source file; FOLDED_NONE: none */
+	uint32_t line; /* 0: unknown */
+	uint64_t line_weight;
 	bool other_lines; /* the frame was seen at other lines too */
 	bool unresolved;  /* no function names it (an address) */
 	bool classified;  /* class_weight is set */
