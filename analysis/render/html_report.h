@@ -2,9 +2,10 @@
  * html_report: a run as one self-contained HTML page: the report's
  * verdict and tables (ops, pools, threads, locks; the whole text report
  * beside them), the CPU each pool used over time as an inline SVG chart,
- * and the flame graphs as inline SVG. Nothing is fetched: no script, no
- * stylesheet, font or image from elsewhere (the favicon is an empty data:
- * URL, so a browser asks for none); every text is escaped.
+ * and the flame graphs as inline SVG (each with its own inline script:
+ * flame_svg.h). Nothing is fetched: no script, stylesheet, font or image
+ * from elsewhere (the favicon is an empty data: URL, so a browser asks for
+ * none); every text is escaped.
  */
 #ifndef CORECAP_HTML_REPORT_H
 #define CORECAP_HTML_REPORT_H

@@ -31,6 +31,19 @@ static char *render(const struct folded *f, const struct flame_svg_opts *o)
 	return buf;
 }
 
+/* The picture of one stack of weight 1. */
+static char *render_one(const char *const *stack, size_t n, const struct flame_svg_opts *o)
+{
+	struct folded f;
+	char *svg;
+
+	ck_assert_int_eq(corecap_folded_init(&f), 0);
+	ck_assert_int_eq(corecap_folded_add(&f, stack, n, 1, 0), 0);
+	svg = render(&f, o);
+	corecap_folded_release(&f);
+	return svg;
+}
+
 static size_t count(const char *hay, const char *needle)
 {
 	size_t n = 0;
@@ -40,18 +53,23 @@ static size_t count(const char *hay, const char *needle)
 	return n;
 }
 
-/* The width attribute of the rect that follows the title starting with `title`. */
-static double frame_width(const char *svg, const char *title)
+/* The value of attribute attr (`width="`) of the rect after the title starting with `title`. */
+static const char *frame_attr(const char *svg, const char *title, const char *attr)
 {
 	char want[256];
-	const char *p, *w;
+	const char *p, *v;
 
 	snprintf(want, sizeof(want), "<title>%s", title);
 	p = strstr(svg, want);
 	ck_assert_msg(p != NULL, "no frame titled '%s'", title);
-	w = strstr(p, "width=\"");
-	ck_assert_ptr_nonnull(w);
-	return strtod(w + 7, NULL);
+	v = strstr(p, attr);
+	ck_assert_ptr_nonnull(v);
+	return v + strlen(attr);
+}
+
+static double frame_width(const char *svg, const char *title)
+{
+	return strtod(frame_attr(svg, title, "width=\""), NULL);
 }
 
 START_TEST(widths_are_proportional_and_every_frame_has_a_tooltip)
@@ -122,35 +140,22 @@ END_TEST
 
 START_TEST(names_are_escaped)
 {
-	struct folded f;
 	const char *s[] = {"std::map<int, char>::find(int const&)", "a\"b'c", "bad\xff\xfeutf8"};
 	struct flame_svg_opts o = {.title = "<&>", .width = 4000};
-	char *svg;
+	char *svg = render_one(s, 3, &o);
 
-	ck_assert_int_eq(corecap_folded_init(&f), 0);
-	corecap_folded_add(&f, s, 3, 1, 0);
-	svg = render(&f, &o);
 	ck_assert_ptr_nonnull(strstr(svg, "std::map&lt;int, char&gt;::find(int const&amp;)"));
 	ck_assert_ptr_nonnull(strstr(svg, "a&quot;b&#39;c"));
 	ck_assert_ptr_nonnull(strstr(svg, "bad\xef\xbf\xbd\xef\xbf\xbdutf8"));
 	ck_assert_ptr_nonnull(strstr(svg, ">&lt;&amp;&gt;</text>"));
 	free(svg);
-	corecap_folded_release(&f);
 }
 END_TEST
 
 /* The fill of the frame whose tooltip starts with title. */
 static void frame_fill(const char *svg, const char *title, int *r, int *g, int *b)
 {
-	char want[256];
-	const char *p, *fill;
-
-	snprintf(want, sizeof(want), "<title>%s", title);
-	p = strstr(svg, want);
-	ck_assert_msg(p != NULL, "no frame titled '%s'", title);
-	fill = strstr(p, "fill=\"rgb(");
-	ck_assert_ptr_nonnull(fill);
-	ck_assert_int_eq(sscanf(fill, "fill=\"rgb(%d,%d,%d)", r, g, b), 3);
+	ck_assert_int_eq(sscanf(frame_attr(svg, title, "fill=\"rgb("), "%d,%d,%d)", r, g, b), 3);
 }
 
 /* Whether a frame's fill lies in a palette's range (base .. base + delta). */
@@ -299,38 +304,29 @@ START_TEST(colours_follow_the_analysis_classes_not_names)
 
 	/* Without classes, names colour nothing: Log::flush is cpu. */
 	{
-		struct folded f;
 		const char *log[] = {"log", "Log::flush", "pthread_mutex_lock"};
 
-		ck_assert_int_eq(corecap_folded_init(&f), 0);
-		corecap_folded_add(&f, log, 3, 1, 0);
 		o = (struct flame_svg_opts){.title = "t", .width = 2000};
-		svg = render(&f, &o);
+		svg = render_one(log, 3, &o);
 		ck_assert(IS_CPU(svg, "Log::flush ("));
 		ck_assert(IS_CPU(svg, "pthread_mutex_lock ("));
 		ck_assert_ptr_null(strstr(svg, ">logging</text>"));
 		free(svg);
-		corecap_folded_release(&f);
 	}
 }
 END_TEST
 
 START_TEST(the_op_palette_colours_by_category)
 {
-	struct folded f;
 	const char *op[] = {"write", "logging", "io"};
 	struct flame_svg_opts o = {.title = "t", .palette = FLAME_PALETTE_OP, .width = 2000};
-	char *svg;
-
 	/* The op palette: the category frame colours its callees. */
-	ck_assert_int_eq(corecap_folded_init(&f), 0);
-	corecap_folded_add(&f, op, 3, 1, 0);
-	svg = render(&f, &o);
+	char *svg = render_one(op, 3, &o);
+
 	ck_assert_ptr_nonnull(strstr(svg, ">op type</text>"));
 	ck_assert_ptr_nonnull(strstr(svg, ">logging</text>"));
 	ck_assert_ptr_null(strstr(svg, ">I/O</text>"));
 	free(svg);
-	corecap_folded_release(&f);
 }
 END_TEST
 
