@@ -161,8 +161,6 @@ int corecap_stack_class_from(struct stack_class *s, const uint64_t *ips, size_t 
 	if ((leaf = traits(s, ips[0], true)) < 0)
 		return leaf;
 	any = leaf;
-	if (leaf & T_LOGGING)
-		log_at = 0;
 	for (size_t i = 1; i < depth; i++) {
 		if ((t = traits(s, ips[i], false)) < 0)
 			return t;
