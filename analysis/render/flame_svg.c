@@ -54,7 +54,7 @@ static const struct {
 	[FC_CODE] = {"cpu", 205, 80, 0, 50, 150, 55},
 	[FC_LOCK] = {"lock wait", 200, 40, 40, 40, 40, 40},
 	[FC_COND] = {"cond wait", 215, 120, 170, 30, 40, 40},
-	[FC_IDLE] = {"idle wait", 160, 190, 210, 30, 30, 30},
+	[FC_IDLE] = {"idle wait", 175, 215, 215, 25, 25, 25},
 	[FC_LOGGING] = {"logging", 140, 100, 210, 40, 40, 30},
 	[FC_IO] = {"I/O", 70, 130, 215, 30, 50, 30},
 	[FC_QUEUE] = {"queue", 80, 175, 80, 40, 40, 40},

@@ -171,7 +171,7 @@ static bool fill_in(const char *svg, const char *title, int r0, int g0, int b0, 
 #define IS_CPU(svg, t)	      fill_in(svg, t, 205, 80, 0, 50, 150, 55)
 #define IS_LOCK(svg, t)	      fill_in(svg, t, 200, 40, 40, 40, 40, 40)
 #define IS_LOGGING(svg, t)    fill_in(svg, t, 140, 100, 210, 40, 40, 30)
-#define IS_IDLE(svg, t)	      fill_in(svg, t, 160, 190, 210, 30, 30, 30)
+#define IS_IDLE(svg, t)	      fill_in(svg, t, 175, 215, 215, 25, 25, 25)
 #define IS_UNRESOLVED(svg, t) fill_in(svg, t, 175, 175, 175, 20, 20, 20)
 
 /* A namer and a symbol table over the addresses 1..: names[addr - 1]. */
