@@ -28,8 +28,8 @@
 
 const char corecap_compare_usage[] =
 	"usage: corecap compare [--json] [--symfs DIR] RUN_A RUN_B\n"
-	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool] [--keep-shim-frames]\n"
-	"                       RUN_A RUN_B\n"
+	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool]\n"
+	"                       [--keep-shim-frames] RUN_A RUN_B\n"
 	"\n"
 	"Puts two runs side by side, B against A: the benchmark's IOPS and latency,\n"
 	"the traced ops' latency percentiles and their time per category (cpu, lock\n"

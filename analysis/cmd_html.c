@@ -23,9 +23,10 @@
 #include "render/report.h"
 
 const char corecap_html_usage[] =
-	"usage: corecap html [-o FILE] [--symfs DIR] [--pool] [--idle] [--keep-shim-frames] RUN\n"
+	"usage: corecap html [-o FILE] [--symfs DIR] [--pool] [--idle]\n"
+	"                    [--keep-shim-frames] RUN\n"
 	"\n"
-	"Writes one self-contained HTML page (no network fetches; inline scripts only): the\n"
+	"Writes one self-contained HTML page (no network fetch; inline scripts only): the\n"
 	"report's verdict and tables, the CPU each pool used over time, and the flame\n"
 	"graphs the run has data for (cpu: cpu.prof; wall: wall.samples; lock and op:\n"
 	"the trace), as inline SVG.\n"
@@ -34,8 +35,9 @@ const char corecap_html_usage[] =
 	"  --pool             wall flame graph: one root frame per pool, not per thread\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
 	"  --idle             wall flame graph: keep the stacks of threads idle in their\n"
-	"                     wait for work (dropped by default; see corecap flame --no-idle)\n"
-	"  --keep-shim-frames flame graphs: keep the frames of corecap's shim and LTTng-UST\n"
+	"                     wait for work (left out by default: flame --no-idle)\n"
+	"  --keep-shim-frames flame graphs: keep the frames of corecap's shim and\n"
+	"                     LTTng-UST\n"
 	"\n"
 	"See also corecap-html(1).\n";
 
