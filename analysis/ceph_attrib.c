@@ -20,17 +20,6 @@ struct attrib_ctx {
 	size_t n_pools;
 };
 
-static const char *frame_symbol(void *ctx, uint64_t addr, int exact)
-{
-	struct symbolizer *sym = ctx;
-	struct sym_info info;
-
-	/* The symbolizer looks up addr - 1 (a return address): step over that for a PC. */
-	if (sym && corecap_symbolizer_lookup(sym, exact ? addr + 1 : addr, &info))
-		return info.symbol;
-	return NULL;
-}
-
 /* -ENOMEM, or whether tid's pool is on the op path. */
 static int on_path(struct attrib_ctx *a, int32_t tid)
 {
@@ -90,8 +79,8 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 	if (!path)
 		return -ENOMEM;
 	corecap_u64map_init(&a.on_path);
-	corecap_stack_class_init(&a.cls, in->log_patterns, in->n_log_patterns, frame_symbol,
-				 in->sym);
+	corecap_stack_class_init(&a.cls, in->log_patterns, in->n_log_patterns,
+				 corecap_symbolizer_function, in->sym);
 	corecap_wall_samples_init(&ws);
 	ret = corecap_list_split(in->op_pools, &a.pools, &a.n_pools);
 	if (!ret)

@@ -30,7 +30,7 @@
 const char corecap_compare_usage[] =
 	"usage: corecap compare [--json] [--symfs DIR] RUN_A RUN_B\n"
 	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool] [--per-op|--absolute]\n"
-	"                       RUN_A RUN_B\n"
+	"                       [--keep-shim-frames] RUN_A RUN_B\n"
 	"\n"
 	"Puts two runs side by side, B against A, under a headline (\"B: 0.46x IOPS;\n"
 	"latency +282.7 us/op, of which queue +181, logging +68.7, cpu +21.6\"): the\n"
@@ -51,13 +51,14 @@ const char corecap_compare_usage[] =
 	"  --per-op        --folded: scale B's column by A's ops / B's ops, so that the\n"
 	"                  columns compare per op (default for the op and cpu kinds)\n"
 	"  --absolute      --folded: the runs' totals as they are (default for wall, lock)\n"
+	"  --keep-shim-frames  --folded: keep the frames of corecap's shim and LTTng-UST\n"
 	"  --symfs DIR     look up the daemons' ELF files under DIR (post-mortem)\n"
 	"\n"
 	"See also corecap-compare(1).\n";
 
 struct compare_opts {
 	const char *run[2], *symfs;
-	bool json, folded, by_pool;
+	bool json, folded, by_pool, keep_shim_frames;
 	enum flame_kind kind;
 	int per_op; /* --folded: 1 --per-op, 0 --absolute, -1 by kind (op, cpu: per op) */
 };
@@ -72,6 +73,7 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 		{"symfs", required_argument, NULL, 's'},
 		{"per-op", no_argument, NULL, 'P'},
 		{"absolute", no_argument, NULL, 'A'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -106,6 +108,9 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 'A':
 			o->per_op = 0;
+			break;
+		case 'K':
+			o->keep_shim_frames = true;
 			break;
 		case 'h':
 			printf("%s", corecap_compare_usage);
@@ -200,6 +205,7 @@ static int compare_folded(const struct compare_opts *o)
 			break;
 		has[s] = true;
 		j[s].by_pool = o->by_pool;
+		j[s].keep_shim_frames = o->keep_shim_frames;
 		/* Lock addresses differ from run to run: compare locks by label. */
 		j[s].merge_lock_instances = true;
 		ret = corecap_flame_job_build(&j[s], &fs, s);

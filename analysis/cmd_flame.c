@@ -27,7 +27,7 @@ const char corecap_flame_usage[] =
 	"Prints a run's stacks folded, one line per distinct stack (frames from the root\n"
 	"to the leaf separated by ';', then the weight), sorted: the input of\n"
 	"flamegraph.pl, speedscope and 'corecap compare --folded'. With --svg, draws\n"
-	"the flame graph itself as one SVG document.\n"
+	"the flame graph itself as one SVG document, with search and click to zoom.\n"
 	"\n"
 	"  --kind KIND        what the stacks are (default: the first the run has):\n"
 	"                       cpu   the gperftools CPU profile (RUN/" CORECAP_RUN_CPU_PROF
@@ -40,6 +40,9 @@ const char corecap_flame_usage[] =
 	"                       op    op latency: type; category (cpu, lock_wait, logging,\n"
 	"                             io, queue, ...); lock, phase, I/O class; in ns\n"
 	"  --pool             wall: the root frame is the thread's pool\n"
+	"  --no-idle          wall: leave out the stacks of threads idle in their wait\n"
+	"                     for work (epoll_wait, poll, a condition or futex wait, a\n"
+	"                     sleep; see docs/flame.md)\n"
 	"  --svg              draw the flame graph (SVG) instead of printing stacks\n"
 	"  --title TEXT       the SVG's title\n"
 	"  --width PX         the SVG's width (default 1200)\n"
@@ -54,7 +57,7 @@ struct flame_opts {
 	const char *run, *output, *title, *symfs;
 	enum flame_kind kind;
 	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
-	bool svg, by_pool, keep_shim_frames;
+	bool svg, by_pool, keep_shim_frames, no_idle;
 	int width;
 };
 
@@ -69,6 +72,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		{"symfs", required_argument, NULL, 'S'},
 		{"pool", no_argument, NULL, 'p'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
+		{"no-idle", no_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -118,6 +122,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		case 'K':
 			o->keep_shim_frames = true;
 			break;
+		case 'I':
+			o->no_idle = true;
+			break;
 		case 'h':
 			printf("%s", corecap_flame_usage);
 			return -1;
@@ -129,6 +136,10 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 	if (optind != argc - 1) {
 		corecap_analysis_error("flame takes one run directory or profile");
 		fprintf(stderr, "%s", corecap_flame_usage);
+		return 2;
+	}
+	if (o->no_idle && o->kind_given && o->kind != FLAME_WALL) {
+		corecap_analysis_error("--no-idle applies to --kind wall only");
 		return 2;
 	}
 	o->run = argv[optind];
@@ -150,10 +161,12 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 			.title = o->title,
 			.subtitle = j->subtitle[0] ? j->subtitle : NULL,
 			.unit = corecap_flame_kind_unit(fs->kind),
-			.palette = fs->kind == FLAME_OP ? FLAME_PALETTE_OP : FLAME_PALETTE_CODE,
+			.palette = fs->kind == FLAME_OP ? FLAME_PALETTE_OP : FLAME_PALETTE_CLASS,
 			.root_is_thread = fs->kind == FLAME_WALL,
 			.root_is_lock = fs->kind == FLAME_LOCK,
 			.width = o->width,
+			.info = fs->info,
+			.n_info = fs->n_info,
 		};
 
 		if (!so.title) {
@@ -203,6 +216,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (!o.kind_given)
 		none = !pick_kind(&j, &o.kind);
 	j.keep_shim_frames = o.keep_shim_frames;
+	j.no_idle = o.no_idle;
 	ret = corecap_flame_stacks_init(&fs, o.kind, NULL, NULL);
 	if (!ret && none)
 		/* Nothing measured: an empty graph that says so, not an error. */
@@ -221,6 +235,10 @@ int corecap_cmd_flame(int argc, char **argv)
 			fprintf(stderr, ", %llu of %llu frames unresolved",
 				(unsigned long long)fs.unresolved_frames,
 				(unsigned long long)fs.frames);
+		if (fs.idle_stacks)
+			fprintf(stderr, ", %llu idle %s left out (--no-idle)",
+				(unsigned long long)fs.idle_weight,
+				corecap_flame_kind_unit(o.kind));
 		if (fs.shim_frames)
 			fprintf(stderr, ", %llu shim frames cut (--keep-shim-frames keeps them)",
 				(unsigned long long)fs.shim_frames);

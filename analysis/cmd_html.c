@@ -24,9 +24,10 @@
 #include <corecap/run_format.h>
 
 const char corecap_html_usage[] =
-	"usage: corecap html [-o FILE] [--symfs DIR] [--pool] RUN\n"
+	"usage: corecap html [-o FILE] [--symfs DIR] [--pool] [--idle]\n"
+	"                    [--keep-shim-frames] RUN\n"
 	"\n"
-	"Writes one self-contained HTML page (no network fetches, no scripts): the\n"
+	"Writes one self-contained HTML page (no network fetch; inline scripts only): the\n"
 	"report's verdict and tables, the CPU each pool used over time, and the flame\n"
 	"graphs the run has data for (cpu: " CORECAP_RUN_CPU_PROF "; wall: " CORECAP_RUN_WALL
 	"; lock and op:\n"
@@ -35,12 +36,16 @@ const char corecap_html_usage[] =
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --pool             wall flame graph: one root frame per pool, not per thread\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"  --idle             wall flame graph: keep the stacks of threads idle in their\n"
+	"                     wait for work (left out by default: flame --no-idle)\n"
+	"  --keep-shim-frames flame graphs: keep the frames of corecap's shim and\n"
+	"                     LTTng-UST\n"
 	"\n"
 	"See also corecap-html(1).\n";
 
 struct html_opts {
 	const char *run, *output, *symfs;
-	bool by_pool;
+	bool by_pool, idle, keep_shim_frames;
 };
 
 static int parse_args(struct html_opts *o, int argc, char **argv)
@@ -49,6 +54,8 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"symfs", required_argument, NULL, 's'},
 		{"pool", no_argument, NULL, 'p'},
+		{"idle", no_argument, NULL, 'i'},
+		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -66,6 +73,12 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 			break;
 		case 'p':
 			o->by_pool = true;
+			break;
+		case 'i':
+			o->idle = true;
+			break;
+		case 'K':
+			o->keep_shim_frames = true;
 			break;
 		case 'h':
 			printf("%s", corecap_html_usage);
@@ -149,6 +162,8 @@ static int add_flames(struct html_job *j)
 		return ret;
 	j->has_fjob = true;
 	j->fjob.by_pool = j->o.by_pool;
+	j->fjob.keep_shim_frames = j->o.keep_shim_frames;
+	j->fjob.no_idle = !j->o.idle;
 	for (int k = 0; k < FLAME__COUNT; k++) {
 		struct html_flame *hf;
 
@@ -176,10 +191,12 @@ static int add_flames(struct html_job *j)
 					.subtitle = j->subtitles[k],
 					.unit = corecap_flame_kind_unit((enum flame_kind)k),
 					.palette = k == FLAME_OP ? FLAME_PALETTE_OP
-								 : FLAME_PALETTE_CODE,
+								 : FLAME_PALETTE_CLASS,
 					.root_is_thread = k == FLAME_WALL,
 					.root_is_lock = k == FLAME_LOCK,
 					.width = 1200,
+					.info = j->stacks[k].info,
+					.n_info = j->stacks[k].n_info,
 				},
 		};
 	}

@@ -38,12 +38,7 @@
 #include "render/report.h"
 #include <corecap/run_format.h>
 
-/* Log calls, Ceph's log code and its entries' streams, and formatting into
- * a std::ostream (what Ceph's dout does in the op path: operator<< and
- * gen_prefix(std::ostream&), libstdc++'s inserters). */
-#define DEFAULT_LOG_SYMBOLS                                                                        \
-	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"            \
-	"std::basic_ostream*,std::ostream::*,std::__ostream_insert*,std::num_put*"
+#define DEFAULT_LOG_SYMBOLS CORECAP_DEFAULT_LOG_SYMBOLS /* model/stack_class.h */
 
 enum report_ops { OPS_AUTO, OPS_ANNOTATED, OPS_DETECTED };
 

@@ -120,6 +120,8 @@ static void sym_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *
 			if (out->n == FLAME_MAX_NAMES - 1 && k < n - 1)
 				continue;
 			out->inlined[out->n] = f[k].inlined;
+			out->files[out->n] = f[k].file;
+			out->lines[out->n] = f[k].line;
 			out->names[out->n++] = f[k].function;
 		}
 		if (out->n) {
@@ -135,6 +137,37 @@ static void sym_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *
 	}
 	snprintf(out->buf, sizeof(out->buf), "0x%" PRIx64, addr);
 	out->names[out->n++] = out->buf;
+}
+
+/* The report's classification of stacks (stack_class), for the pictures' colours. */
+struct job_class {
+	struct stack_class cls;
+	char **patterns;
+	size_t n_patterns;
+	bool on;
+};
+
+static int class_begin(struct job_class *c, struct flame_stacks *fs, struct symbolizer *sym)
+{
+	int ret = corecap_list_split(CORECAP_DEFAULT_LOG_SYMBOLS, &c->patterns, &c->n_patterns);
+
+	if (ret)
+		return ret;
+	corecap_stack_class_init(&c->cls, c->patterns, c->n_patterns, corecap_symbolizer_function,
+				 sym);
+	c->on = true;
+	fs->classify = &c->cls;
+	return 0;
+}
+
+static void class_end(struct job_class *c, struct flame_stacks *fs)
+{
+	if (!c->on)
+		return;
+	fs->classify = NULL;
+	corecap_stack_class_release(&c->cls);
+	corecap_list_free(c->patterns, c->n_patterns);
+	c->on = false;
 }
 
 static void print_symbol_problems(const struct flame_job *j, const struct symbolizer *s)
@@ -195,6 +228,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
 	struct symbolizer sym;
+	struct job_class jc = {0};
 	char *path =
 		j->run_is_profile ? strdup(j->run) : corecap_path_in(j->run, CORECAP_RUN_CPU_PROF);
 	char *ids = j->run_is_profile ? NULL : corecap_path_in(j->run, CORECAP_RUN_BUILDIDS);
@@ -254,6 +288,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	fs->skip_profiler_frames = true;
 	fs->namer = sym_namer;
 	fs->namer_ctx = has_sym ? &sym : NULL;
+	ret = class_begin(&jc, fs, has_sym ? &sym : NULL);
 	for (size_t i = 0; i < p.n_samples && !ret; i++)
 		ret = corecap_flame_stacks_add(fs, NULL, 0, p.pcs + p.samples[i].first,
 					       p.samples[i].depth, true, true, p.samples[i].count,
@@ -268,6 +303,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (has_sym)
 		print_symbol_problems(j, &sym);
 out_sym:
+	class_end(&jc, fs);
 	fs->namer_ctx = NULL;
 	if (has_sym)
 		corecap_symbolizer_release(&sym);
@@ -323,6 +359,7 @@ static int on_wall_sample(void *ctx, const struct wall_sample *s)
 static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct wall_ctx w = {.j = j, .fs = fs, .column = column};
+	struct job_class jc = {0};
 	struct wall_samples ws;
 	char *path = corecap_path_in(j->run, CORECAP_RUN_WALL),
 	     *tsv = corecap_path_in(j->run, CORECAP_RUN_THREADS);
@@ -357,6 +394,10 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		goto out;
 	fs->namer = sym_namer;
 	fs->namer_ctx = j->run_sym;
+	fs->drop_idle = j->no_idle;
+	ret = class_begin(&jc, fs, j->run_sym);
+	if (ret)
+		goto out;
 	ret = corecap_wall_samples_read(&ws, path, on_wall_sample, &w, &err);
 	if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
@@ -368,12 +409,19 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		fprintf(stderr, "corecap: warning: '%s': %" PRIu64 " malformed lines skipped\n",
 			path, ws.bad_lines);
 	snprintf(j->subtitle, sizeof(j->subtitle),
-		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s",
+		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s%s",
 		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,
-		 j->by_pool ? "pool" : "thread");
+		 j->by_pool ? "pool" : "thread", j->no_idle ? "; idle waits left out" : "");
+	if (j->no_idle && ws.samples)
+		snprintf(j->subtitle + strlen(j->subtitle),
+			 sizeof(j->subtitle) - strlen(j->subtitle),
+			 " (%" PRIu64 " samples, %.1f%%)", fs->idle_weight,
+			 100.0 * (double)fs->idle_weight / (double)ws.samples);
 	if (j->run_sym)
 		print_symbol_problems(j, j->run_sym);
 out:
+	class_end(&jc, fs);
+	fs->drop_idle = false;
 	corecap_wall_samples_release(&ws);
 	corecap_thread_samples_release(&w.names);
 	corecap_u64map_release(&w.tids);
@@ -430,6 +478,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 	}
 	fs->namer = sym_namer;
 	fs->namer_ctx = j->run_sym;
+	fs->fixed_class = STACK_LOCK_WAIT; /* every ns of it is a lock wait */
 	/* Without the shim, the futex words the kernel saw waited on. */
 	t = j->report->model->src.trace || j->report->model->src.stats
 		    ? &j->report->model->locks

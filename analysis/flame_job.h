@@ -23,8 +23,12 @@
  *         latency, over all finished ops.
  *
  * Frames of the shim and LTTng-UST are cut from every stack unless
- * keep_shim_frames. Errors are printed (corecap: ...) where they happen. A source the run
- * does not have returns -ENOENT, with a message saying how to record it.
+ * keep_shim_frames. The cpu and wall stacks are classified as the report
+ * classifies wall-clock samples (model/stack_class.h, with the report's
+ * default log symbols), the lock stacks are lock waits, for the
+ * pictures' colours; no_idle drops the wall stacks classified idle. Errors are printed (corecap:
+ * ...) where they happen. A source the run does not have returns -ENOENT, with a message saying how
+ * to record it.
  */
 #ifndef CORECAP_FLAME_JOB_H
 #define CORECAP_FLAME_JOB_H
@@ -45,6 +49,7 @@ struct flame_job {
 	bool merge_lock_instances;
 	bool quiet;		     /* no summary line on stderr */
 	bool keep_shim_frames;	     /* keep the shim's and LTTng-UST's frames in stacks */
+	bool no_idle;		     /* wall: drop the stacks stack_class calls idle */
 	const struct report *report; /* for lock and op: borrowed, or own_report */
 	struct report_job *own_job;
 	struct report own_report;

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "folded.h"
+#include "stack_class.h"
 
 enum flame_kind { FLAME_CPU, FLAME_WALL, FLAME_LOCK, FLAME_OP, FLAME__COUNT };
 
@@ -37,9 +38,11 @@ struct flame_names {
 	const char *names[FLAME_MAX_NAMES]; /* innermost first; n >= 1 */
 	bool inlined[FLAME_MAX_NAMES];	    /* names[i] is a call inlined into names[i + 1] */
 	size_t n;
-	bool resolved; /* names a function */
-	bool shim;     /* a frame of the tracer itself (the shim, LTTng-UST) */
-	char buf[256]; /* room for a name that is not stable (an address) */
+	const char *files[FLAME_MAX_NAMES]; /* source file of lines[i]; NULL: DWARF has none */
+	uint32_t lines[FLAME_MAX_NAMES];    /* the line in names[i]: 0 when unknown */
+	bool resolved;			    /* names a function */
+	bool shim;			    /* a frame of the tracer itself (the shim, LTTng-UST) */
+	char buf[256];			    /* room for a name that is not stable (an address) */
 };
 
 /*
@@ -48,6 +51,26 @@ struct flame_names {
  * (the caller's next instruction). Names stay valid until the next call.
  */
 typedef void (*flame_namer_fn)(void *ctx, uint64_t addr, bool exact, struct flame_names *out);
+
+/*
+ * What a picture shows of a frame beside its weight (column 0 only): the
+ * weight of the stacks through it by the class the analysis gives them
+ * (stack_class: the frames from where a class begins to the leaf carry
+ * it, those below are cpu), and its source line.
+ */
+struct flame_node_info {
+	uint64_t class_weight[STACK__COUNT];
+	/*
+	 * Its source line: the one holding more than half of its weight when
+	 * one does (a weighted majority vote), else one of them.
+	 */
+	uint32_t file; /* folded name index of the source file; FOLDED_NONE: none */
+	uint32_t line; /* 0: unknown */
+	uint64_t line_weight;
+	bool other_lines; /* the frame was seen at other lines too */
+	bool unresolved;  /* no function names it (an address) */
+	bool classified;  /* class_weight is set */
+};
 
 struct flame_stacks {
 	enum flame_kind kind;
@@ -58,6 +81,18 @@ struct flame_stacks {
 	bool keep_shim_frames;
 	uint64_t stacks, weight;
 	uint64_t frames, unresolved_frames, skipped_frames, shim_frames;
+	/*
+	 * Classification, column 0: classify (NULL: none) names each stack's
+	 * class from its addresses; fixed_class >= 0 gives every stack that
+	 * class instead (a lock wait stack). drop_idle leaves out the stacks
+	 * classified idle (counted in idle_stacks, idle_weight).
+	 */
+	struct stack_class *classify;
+	int fixed_class;
+	bool drop_idle;
+	uint64_t idle_stacks, idle_weight;
+	struct flame_node_info *info; /* [n_info]: per folded node */
+	size_t n_info;
 };
 
 int corecap_flame_stacks_init(struct flame_stacks *fs, enum flame_kind kind, flame_namer_fn namer,
@@ -73,6 +108,9 @@ void corecap_flame_stacks_release(struct flame_stacks *fs);
 int corecap_flame_stacks_add(struct flame_stacks *fs, const char *const *prefix, size_t n_prefix,
 			     const uint64_t *pcs, size_t depth, bool first_exact, bool all_exact,
 			     uint64_t weight, int column);
+/* The info of a folded node; NULL when none was gathered. */
+const struct flame_node_info *corecap_flame_stacks_info(const struct flame_stacks *fs,
+							uint32_t node);
 const char *corecap_flame_kind_name(enum flame_kind kind);
 /* The kind named name ("cpu", "wall", "lock", "op"); false if none. */
 bool corecap_flame_kind_parse(const char *name, enum flame_kind *kind);

@@ -138,8 +138,16 @@ static uint32_t child(struct folded *f, uint32_t parent, uint32_t name)
 int corecap_folded_add_ids(struct folded *f, const uint32_t *ids, size_t n, uint64_t weight,
 			   int column)
 {
+	return corecap_folded_add_path(f, ids, n, weight, column, NULL);
+}
+
+int corecap_folded_add_path(struct folded *f, const uint32_t *ids, size_t n, uint64_t weight,
+			    int column, uint32_t *leaf)
+{
 	uint32_t node = FOLDED_ROOT;
 
+	if (leaf)
+		*leaf = FOLDED_NONE;
 	if (column < 0 || column >= FOLDED_COLUMNS)
 		return -EINVAL;
 	if (weight == 0 || n == 0)
@@ -154,6 +162,8 @@ int corecap_folded_add_ids(struct folded *f, const uint32_t *ids, size_t n, uint
 	f->nodes[node].self[column] += weight;
 	for (uint32_t at = node; at != FOLDED_NONE; at = f->nodes[at].parent)
 		f->nodes[at].total[column] += weight;
+	if (leaf)
+		*leaf = node;
 	return 0;
 }
 

@@ -51,6 +51,9 @@ uint32_t corecap_folded_intern(struct folded *f, const char *name);
 /* Adds weight to a stack of interned names, root first. 0 or -ENOMEM. */
 int corecap_folded_add_ids(struct folded *f, const uint32_t *ids, size_t n, uint64_t weight,
 			   int column);
+/* The same, giving the node of the stack's leaf in *leaf (FOLDED_NONE when nothing was added). */
+int corecap_folded_add_path(struct folded *f, const uint32_t *ids, size_t n, uint64_t weight,
+			    int column, uint32_t *leaf);
 /* The same with names, root first. */
 int corecap_folded_add(struct folded *f, const char *const *names, size_t n, uint64_t weight,
 		       int column);

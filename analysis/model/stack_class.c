@@ -12,6 +12,7 @@ enum {
 	T_IDLE_LEAF = 1u << 3,
 	T_IO_LEAF = 1u << 4,
 	T_LOCK_FUNC = 1u << 5, /* pthread_mutex_* / pthread_rwlock_* */
+	T_COND_FUNC = 1u << 6, /* pthread_cond_*: a wait for work */
 };
 
 /* glibc's names for where a blocked thread sits, with and without the
@@ -104,6 +105,8 @@ static unsigned name_traits(const struct stack_class *s, const char *name, bool 
 	if (strstr(name, "pthread_mutex_") || strstr(name, "pthread_rwlock_") ||
 	    strstr(name, "mutex_slow"))
 		t |= T_LOCK_FUNC;
+	if (strstr(name, "pthread_cond_"))
+		t |= T_COND_FUNC;
 	if (!leaf)
 		return t;
 	/* Versioned or suffixed names (write@@GLIBC_2.2.5, write_nocancel). */
@@ -142,8 +145,17 @@ static int traits(struct stack_class *s, uint64_t addr, bool leaf)
 
 int corecap_stack_class_of(struct stack_class *s, const uint64_t *ips, size_t depth)
 {
-	int leaf, t, any = 0, lock_near = 0;
+	size_t from;
 
+	return corecap_stack_class_from(s, ips, depth, &from);
+}
+
+int corecap_stack_class_from(struct stack_class *s, const uint64_t *ips, size_t depth, size_t *from)
+{
+	int leaf, t, any = 0, lock_near = 0;
+	size_t log_at = 0, lock_at = 0, cond_at = 0;
+
+	*from = 0;
 	if (!depth)
 		return STACK_CPU;
 	if ((leaf = traits(s, ips[0], true)) < 0)
@@ -153,16 +165,28 @@ int corecap_stack_class_of(struct stack_class *s, const uint64_t *ips, size_t de
 		if ((t = traits(s, ips[i], false)) < 0)
 			return t;
 		any |= t;
+		if (t & T_LOGGING)
+			log_at = i;
 		/* A futex wait is a lock's when a lock function is within a few frames. */
-		if (i <= 4 && (t & T_LOCK_FUNC))
+		if (i <= 4 && (t & T_LOCK_FUNC)) {
 			lock_near = 1;
+			lock_at = i;
+		}
+		if (i <= 4 && (t & T_COND_FUNC))
+			cond_at = i;
 	}
-	if (any & T_LOGGING)
+	if (any & T_LOGGING) {
+		*from = log_at;
 		return STACK_LOGGING;
-	if ((leaf & T_LOCK_LEAF) || ((leaf & T_FUTEX_LEAF) && lock_near))
+	}
+	if ((leaf & T_LOCK_LEAF) || ((leaf & T_FUTEX_LEAF) && lock_near)) {
+		*from = lock_at;
 		return STACK_LOCK_WAIT;
-	if (leaf & (T_FUTEX_LEAF | T_IDLE_LEAF))
+	}
+	if (leaf & (T_FUTEX_LEAF | T_IDLE_LEAF)) {
+		*from = cond_at;
 		return STACK_IDLE;
+	}
 	if (leaf & T_IO_LEAF)
 		return STACK_IO;
 	return STACK_CPU;

@@ -26,6 +26,14 @@
 
 #include "u64map.h"
 
+/* Log calls, Ceph's log code and its entries' streams, and formatting into
+ * a std::ostream (what Ceph's dout does in the op path: operator<< and
+ * gen_prefix(std::ostream&), libstdc++'s inserters): `report --log-symbols`'
+ * default, and what the flame graphs call logging. */
+#define CORECAP_DEFAULT_LOG_SYMBOLS                                                                \
+	"log_*,ceph::logging::*,*StackStringStream*,*StackStringBuf*,*(std::ostream&*,"            \
+	"std::basic_ostream*,std::ostream::*,std::__ostream_insert*,std::num_put*"
+
 enum stack_cat {
 	STACK_IDLE,
 	STACK_CPU,
@@ -52,5 +60,15 @@ void corecap_stack_class_init(struct stack_class *s, char *const *log_patterns, 
 void corecap_stack_class_release(struct stack_class *s);
 /* ips[0] is the PC, ips[1..] return addresses. -ENOMEM, or a stack_cat. */
 int corecap_stack_class_of(struct stack_class *s, const uint64_t *ips, size_t depth);
+/*
+ * The same, with the frame where the class begins in *from (an index in
+ * ips: the outermost logging frame; the lock function (pthread_mutex_*,
+ * pthread_rwlock_*) or the condition wait (pthread_cond_*) within four
+ * frames of the leaf, else the leaf; the leaf for I/O; 0 for cpu): the
+ * frames from it to the leaf are what the class names, those below it
+ * the code that got there (the flame graphs colour them so).
+ */
+int corecap_stack_class_from(struct stack_class *s, const uint64_t *ips, size_t depth,
+			     size_t *from);
 
 #endif

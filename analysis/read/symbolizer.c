@@ -669,6 +669,17 @@ static struct sym_module *lookup(struct symbolizer *s, uint64_t addr, bool code,
 	return m;
 }
 
+const char *corecap_symbolizer_function(void *ctx, uint64_t addr, int exact)
+{
+	struct symbolizer *sym = ctx;
+	struct sym_info info;
+
+	/* The lookup takes a return address (it looks at addr - 1): step over that for a PC. */
+	if (sym && corecap_symbolizer_lookup(sym, exact ? addr + 1 : addr, &info))
+		return info.symbol;
+	return NULL;
+}
+
 bool corecap_symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct sym_info *info)
 {
 	struct sym_entry *e;

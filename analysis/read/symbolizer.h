@@ -98,6 +98,12 @@ size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc,
  * frames that the profiling added to the daemon's stacks.
  */
 bool corecap_symbolizer_is_shim(struct symbolizer *s, uint64_t addr);
+/*
+ * The function holding addr, demangled, or NULL (exact: addr is a PC, not
+ * a return address). ctx is a struct symbolizer * (may be NULL): the shape
+ * of stack_class's symbol callback.
+ */
+const char *corecap_symbolizer_function(void *ctx, uint64_t addr, int exact);
 /* Writes one line per module that could not give symbols, for the report. */
 size_t corecap_symbolizer_problems(const struct symbolizer *s, char ***lines);
 

@@ -105,6 +105,13 @@ static struct chrome_thread *thread(struct chrome_trace *t, int32_t tid)
 	return th;
 }
 
+/*
+ * Chrome's own traces give metadata events the category "__metadata";
+ * importers that build a model of every event (@tracerbench/trace-model)
+ * need a category on each.
+ */
+#define META_CAT "\"cat\":\"__metadata\","
+
 static double us(const struct chrome_trace *t, uint64_t ts)
 {
 	return ts <= t->start_ns ? 0.0 : (double)(ts - t->start_ns) / 1e3;
@@ -398,7 +405,7 @@ void corecap_chrome_trace_counters(struct chrome_trace *t, const struct thread_s
 		if (ts < t->start_ns || (t->has_window && ts > t->end_ns))
 			continue;
 		begin_event(t, 'C', 0, ts);
-		fprintf(t->out, ",\"name\":\"pool CPU (cores)\",\"args\":{");
+		fprintf(t->out, ",\"cat\":\"cpu\",\"name\":\"pool CPU (cores)\",\"args\":{");
 		for (size_t p = 0; p < s->n_pools; p++) {
 			if (!s->pools[p].total_cpu_ns)
 				continue;
@@ -463,7 +470,7 @@ int corecap_chrome_trace_finish(struct chrome_trace *t, const char *process_name
 		end_op(t, 0, end, id, v, ",\"args\":{\"unfinished\":true}");
 	}
 	begin_event(t, 'M', 0, t->start_ns);
-	fprintf(t->out, ",\"name\":\"process_name\",\"args\":{\"name\":\"");
+	fprintf(t->out, ",%s\"name\":\"process_name\",\"args\":{\"name\":\"", META_CAT);
 	corecap_json_escape(t->out, process_name ? process_name : "daemon");
 	fputs("\"}}", t->out);
 	/* Threads of one pool next to each other, in tid order. */
@@ -473,13 +480,13 @@ int corecap_chrome_trace_finish(struct chrome_trace *t, const char *process_name
 
 		snprintf(fallback, sizeof(fallback), "tid %d", items[i].tid);
 		begin_event(t, 'M', items[i].tid, t->start_ns);
-		fprintf(t->out, ",\"name\":\"thread_name\",\"args\":{");
+		fprintf(t->out, ",%s\"name\":\"thread_name\",\"args\":{", META_CAT);
 		fprintf(t->out, "\"name\":\"");
 		corecap_json_escape(t->out, items[i].th->name[0] ? items[i].th->name : fallback);
 		fputs("\"}}", t->out);
 		begin_event(t, 'M', items[i].tid, t->start_ns);
-		fprintf(t->out, ",\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}",
-			i);
+		fprintf(t->out, ",%s\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}",
+			META_CAT, i);
 	}
 	free(items);
 	fprintf(t->out,

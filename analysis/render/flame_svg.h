@@ -3,10 +3,21 @@
  * one SVG document: a title, one rectangle per frame with its width
  * proportional to its weight (the root at the bottom, callees above,
  * siblings in name order as flamegraph.pl draws them), a tooltip per frame
- * (<title>: name, weight, share of the total), colours by category with a
- * legend. The output is well-formed XML with no external reference (no
- * fonts, images, scripts or stylesheets from elsewhere) and no script, so
- * it can be embedded as is into an HTML page.
+ * (<title>: "name (weight unit, share%)", then its source line and its
+ * class when known, one per line), colours by the class the analysis gave
+ * the frame's stacks (flame_stacks' node info) with a legend.
+ *
+ * Labels fit their frame by the advance widths of DejaVu Sans (the
+ * font named first): the whole name, or at least FLAME_MIN_LABEL_CHARS of
+ * it and "..", else none. An inline script (no network, no external
+ * reference) makes it interactive as flamegraph.pl's pictures are: Search
+ * (a button, or Ctrl-F / F3 in a picture of its own; a regular
+ * expression) highlights the frames it matches and says "Matched: N%" of
+ * the total, click a frame to zoom (it takes the full width with its
+ * callees, its callers stay below, dimmed, the rest is hidden), Reset Zoom;
+ * the script refits the labels by the browser's own text measure. Without
+ * script the picture is the same, static. The script finds its picture
+ * from itself, so several can share one HTML page.
  *
  * Frames narrower than FLAME_MIN_WIDTH_PX are not drawn, nor their
  * callees; the tooltip of their parent still counts them.
@@ -17,14 +28,16 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "../model/flame_stacks.h"
 #include "../model/folded.h"
 
-#define FLAME_MIN_WIDTH_PX 0.1
+#define FLAME_MIN_WIDTH_PX    0.1
+#define FLAME_MIN_LABEL_CHARS 6 /* a cut label keeps at least these characters */
 
 /* How frames are coloured. */
 enum flame_palette {
-	FLAME_PALETTE_CODE, /* by what a function name says: lock, logging, I/O, code */
-	FLAME_PALETTE_OP,   /* op type, then its attribution category, inherited upwards */
+	FLAME_PALETTE_CLASS, /* by the class of the frame's stacks (info), else code */
+	FLAME_PALETTE_OP,    /* op type, then its attribution category, inherited upwards */
 };
 
 struct flame_svg_opts {
@@ -37,6 +50,9 @@ struct flame_svg_opts {
 	bool embedded;	     /* no XML declaration: for inlining into HTML */
 	int width;	     /* px; 0: 1200 */
 	int column;	     /* the weight column drawn */
+	/* Per folded node (flame_stacks.info): classes, lines; NULL: none. */
+	const struct flame_node_info *info;
+	size_t n_info;
 };
 
 /* 0, -ENOMEM, or -EIO when writing failed. */

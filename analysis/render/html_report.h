@@ -2,10 +2,11 @@
  * html_report: a run as one self-contained HTML page: the report's
  * verdict and tables (ops, pools, threads, locks; the whole text report
  * beside them), the CPU each pool used over time as an inline SVG chart,
- * and the flame graphs as inline SVG; its tables sort when a header is
- * clicked (one inline script, html_tables.h). Nothing is fetched: no
- * script, stylesheet, font or image from elsewhere (the favicon is an
- * empty data: URL, so a browser asks for none); every text is escaped.
+ * and the flame graphs as inline SVG (each with its own inline script:
+ * flame_svg.h); its tables sort when a header is clicked (one inline
+ * script, html_tables.h). Nothing is fetched: no script, stylesheet, font
+ * or image from elsewhere (the favicon is an empty data: URL, so a
+ * browser asks for none); every text is escaped.
  */
 #ifndef CORECAP_HTML_REPORT_H
 #define CORECAP_HTML_REPORT_H

@@ -94,12 +94,52 @@ EOF
 		"sum(1 for l in d['locks'] for s in l['sites'] for f in s['source'] if f['file'] and f['line'])") > 0"
 	"$CORECAP" report --lines "$run" >"$WORK/$name.txt"
 	expect_true "$name: report --lines prints file:line" grep -qE "\\($name\\.c(pp)?:[0-9]+\\)" "$WORK/$name.txt"
+
+	# html and compare --folded take --keep-shim-frames as flame does.
+	"$CORECAP" html --idle -o "$WORK/$name.cut.html" "$run" 2>/dev/null
+	"$CORECAP" html --idle --keep-shim-frames -o "$WORK/$name.keep.html" "$run" 2>/dev/null
+	page_frames "$WORK/$name.cut.html" >"$WORK/$name.cut.page"
+	page_frames "$WORK/$name.keep.html" >"$WORK/$name.keep.page"
+	expect_eq "$name html: no shim frame in the page's flame graphs" 0 "$(shim_frames "$WORK/$name.cut.page")"
+	expect_calc "$name html --keep-shim-frames: the shim's frames in the page's flame graphs" \
+		"$(shim_frames "$WORK/$name.keep.page") > 0"
+	for k in wall lock; do
+		"$CORECAP" compare --folded --kind "$k" "$run" "$run" 2>/dev/null | sed 's/ \([0-9]*\) [0-9]*$/ \1/' >"$WORK/$name.$k.cmp.cut"
+		"$CORECAP" compare --folded --kind "$k" --keep-shim-frames "$run" "$run" 2>/dev/null |
+			sed 's/ \([0-9]*\) [0-9]*$/ \1/' >"$WORK/$name.$k.cmp.keep"
+		# (compare names locks without their addresses: lock stacks may merge.)
+		expect_eq "$name compare --folded --kind $k --keep-shim-frames: the shim's frames of flame --keep-shim-frames" \
+			"$(shim_frames "$WORK/$name.$k.keep")" "$(shim_frames "$WORK/$name.$k.cmp.keep")"
+		expect_eq "$name compare --folded --kind $k: no shim frame" 0 "$(shim_frames "$WORK/$name.$k.cmp.cut")"
+	done
+	expect_eq "$name compare --folded --kind wall --keep-shim-frames: run A's stacks = flame --keep-shim-frames'" \
+		"$(md5sum <"$WORK/$name.wall.keep")" "$(md5sum <"$WORK/$name.wall.cmp.keep")"
+
+	# The SVG tooltips' source lines.
+	"$CORECAP" flame --kind cpu --svg -o "$WORK/$name.cpu.svg" "$run" 2>/dev/null
+	expect_calc "$name SVG: tooltips with $name's file:line" \
+		"$(grep -cE "(^|/)$name\\.c(pp)?:[0-9]+" "$WORK/$name.cpu.svg") > 3"
+}
+
+# page_frames PAGE: every flame graph frame of an HTML page, one per line, as
+# a folded line of one frame (for shim_frames).
+page_frames() {
+	python3 - "$1" <<'EOF'
+import html, re, sys
+for m in re.finditer(r'<g class="f"><title>(.*?) \([0-9,]+ [^()\n]*\)', open(sys.argv[1]).read()):
+    print(html.unescape(m.group(1)).replace(";", ":") + " 1")
+EOF
 }
 
 # libc's local functions (in libc6-dbg's .symtab only, and DWARF's inlined
 # calls): qsort's and snprintf's helpers; where a blocked thread waits.
 run_one inline_c "worker_main;encode_batch[inline];hash_record[inline];mix_word[inline]" \
 	'__vsnprintf_internal|__printf_fp_l|msort_with_tmp'
+# encode_batch calls hash_record at one line (the source says which), where
+# nearly all of its samples are: its tooltip says that line.
+call_line=$(grep -n 'hash_record(recs, i + 1)' "$CORECAP_SRC/tests/inline/inline_c.c" | cut -d: -f1)
+expect_true "C SVG: encode_batch's tooltip names the line of its call to hash_record (inline_c.c:$call_line)" \
+	grep -qE "(^|/)inline_c\.c:$call_line( |<|$)" <(grep -A1 '<title>encode_batch\[inline\] (' "$WORK/inline_c.cpu.svg")
 run_one inline_cpp "ceph::osd::ShardedOpWQ<ceph::osd::Op>::process(ceph::osd::Op const&)[inline];ceph::osd::PG::do_op(ceph::osd::Op const&)[inline]" \
 	'__futex_abstimed_wait_common|futex_wait\[inline\]'
 expect_true "C++: the lock's site names PG::do_op's inlined call" \

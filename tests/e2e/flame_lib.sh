@@ -22,7 +22,8 @@ folded_total() {
 
 # check_svg WHAT FILE: well-formed XML (python's parser, and xmllint when
 # installed), an <svg> root, a tooltip and a rectangle in every frame
-# group, and no reference outside the document.
+# group, no reference outside the document, and at most one script, inline
+# (no src, no href), with no network call in it.
 check_svg() {
 	local what=$1 file=$2 out
 	if command -v xmllint >/dev/null; then
@@ -43,9 +44,14 @@ groups = root.findall(ns + "g")
 bad = [g for g in groups if g.find(ns + "title") is None or g.find(ns + "rect") is None]
 refs = [el.tag for el in root.iter() for k in el.attrib
         if k.endswith("href") or el.attrib[k].startswith(("http:", "https:", "url("))]
-scripts = root.findall(".//" + ns + "script") + root.findall(".//" + ns + "image")
-if bad or refs or scripts:
-    print(f"{len(bad)} frames without tooltip or rect, refs {refs}, {len(scripts)} scripts/images")
+scripts = root.findall(".//" + ns + "script")
+images = root.findall(".//" + ns + "image")
+net = [s.attrib for s in scripts if s.attrib.keys() - {"type"}
+       or any(w in (s.text or "").replace("'http://www.w3.org/2000/svg'", "")
+              for w in ("fetch(", "XMLHttpRequest", "import(", "http:", "https:"))]
+if bad or refs or images or len(scripts) > 1 or net:
+    print(f"{len(bad)} frames without tooltip or rect, refs {refs}, {len(images)} images, "
+          f"{len(scripts)} scripts, {len(net)} of them with a source or a network call")
 else:
     print(f"ok {len(groups)}")
 EOF

@@ -75,5 +75,44 @@ expect_eq "what is unfinished ends at 500 ms" "" \
 expect_calc "ops in that span" "$(grep -c '"ph":"b","pid":[0-9]*,"tid":[0-9]*,"ts":[0-9.]*,"name":"write"' "$WORK/trace.json") > 100"
 "$CORECAP" html -o "$WORK/page.html" "$run" 2>/dev/null
 expect_eq "page: the chart and four flame graphs" 5 "$(grep -c '^<svg' "$WORK/page.html")"
-expect_eq "page: no script from elsewhere" 0 "$(grep -ciE '<script[^>]* src=' "$WORK/page.html" || true)"
+expect_eq "page: no script loaded from elsewhere" 0 "$(grep -ciE '<script[^>]* (src|href)=' "$WORK/page.html" || true)"
+expect_true "page: the wall graph leaves idle waits out by default" grep -q 'idle waits left out' "$WORK/page.html"
+
+# --no-idle: the idle threads' stacks leave, every other sample stays.
+"$CORECAP" flame --kind wall --no-idle "$run" >"$WORK/busy.folded" 2>"$WORK/busy.err"
+idle=$(sed -n 's/.*, \([0-9]*\) idle samples left out.*/\1/p' "$WORK/busy.err")
+echo "wall: $(folded_total "$WORK/wall.folded") samples, $idle idle left out"
+expect_calc "--no-idle leaves idle samples out ($idle)" "${idle:-0} > 0"
+expect_eq "--no-idle: kept + left out = every sample" "$(folded_total "$WORK/wall.folded")" \
+	"$(( $(folded_total "$WORK/busy.folded") + ${idle:-0} ))"
+# What is left out, read from the stacks themselves: a leaf in epoll_wait, or
+# a cond wait's futex wait within the last frames (not under logging, nor
+# retaking the mutex: that is a lock wait).
+idle_stacks() {
+	python3 - "$@" <<'EOF'
+import re, sys
+n = 0
+for line in open(sys.argv[1]):
+    frames = line.rsplit(" ", 1)[0].split(";")
+    if any(f.startswith("log_") for f in frames):
+        continue
+    cond = any(re.search(r"pthread_cond_(timed|clock)?wait", f) for f in frames[-5:])
+    # In the futex wait itself: a thread on CPU in pthread_cond_wait's own code,
+    # or in a signal handler that interrupted the wait (gperftools'), is cpu.
+    futex = "futex" in frames[-1]
+    if re.search(r"epoll_wait|epoll_pwait", frames[-1]) or (cond and futex and not any("lll_lock_wait" in f for f in frames[-3:])):
+        n += 1
+        if sys.argv[2:]:
+            print("idle stack kept:", line[-300:].rstrip(), file=sys.stderr)
+print(n)
+EOF
+}
+expect_calc "the same reading finds idle stacks in the whole wall graph" "$(idle_stacks "$WORK/wall.folded") > 0"
+bad=$(idle_stacks "$WORK/busy.folded" show)
+expect_eq "--no-idle: no stack left waiting in epoll_wait or a cond wait" 0 "$bad"
+expect_true "--no-idle keeps the op threads' work" grep -q '^tp_osd_tp;.*shards_worker_main' "$WORK/busy.folded"
+status=0
+"$CORECAP" flame --kind cpu --no-idle "$run" >/dev/null 2>"$WORK/err" || status=$?
+expect_eq "--no-idle with another kind is a usage error" 2 "$status"
+expect_true "and says so" grep -q -- "--no-idle applies to --kind wall only" "$WORK/err"
 finish

@@ -124,6 +124,34 @@ START_TEST(any_logging_frame_wins_over_everything)
 }
 END_TEST
 
+/* Where the class of the stack of these addresses (leaf first) begins, as an index. */
+static size_t from_of(const uint64_t *ips, size_t n, int want)
+{
+	size_t from = 99;
+
+	ck_assert_int_eq(corecap_stack_class_from(&cls, ips, n, &from), want);
+	return from;
+}
+#define FROM_OF(want, ...)                                                                         \
+	from_of((const uint64_t[]){__VA_ARGS__}, LEN(((const uint64_t[]){__VA_ARGS__})), want)
+
+START_TEST(a_class_begins_where_its_frames_are)
+{
+	/* The lock function near the leaf, else the leaf. */
+	ck_assert_uint_eq(FROM_OF(STACK_LOCK_WAIT, LLL_LOCK_WAIT, MUTEX_LOCK, DO_OP), 1);
+	ck_assert_uint_eq(FROM_OF(STACK_LOCK_WAIT, LLL_LOCK_WAIT, DO_OP), 0);
+	ck_assert_uint_eq(FROM_OF(STACK_LOCK_WAIT, FUTEX_WAIT, DO_OP, RWLOCK_RDLOCK, DO_OP), 2);
+	/* The condition wait near the leaf, else the leaf. */
+	ck_assert_uint_eq(FROM_OF(STACK_IDLE, FUTEX_WAIT, COND_WAIT, DO_OP), 1);
+	ck_assert_uint_eq(FROM_OF(STACK_IDLE, EPOLL_WAIT, DO_OP), 0);
+	/* The outermost logging frame: all it calls is logging. */
+	ck_assert_uint_eq(FROM_OF(STACK_LOGGING, SENDMSG, SUBMIT_ENTRY, OSTREAM_OP, DO_OP), 2);
+	ck_assert_uint_eq(FROM_OF(STACK_LOGGING, SUBMIT_ENTRY, DO_OP), 0);
+	ck_assert_uint_eq(FROM_OF(STACK_IO, SENDMSG, DO_OP), 0);
+	ck_assert_uint_eq(FROM_OF(STACK_CPU, DO_OP, DO_OP), 0);
+}
+END_TEST
+
 START_TEST(epoll_wait_is_idle)
 {
 	ck_assert_int_eq(CLASS_OF(EPOLL_WAIT, DO_OP), STACK_IDLE);
@@ -211,6 +239,7 @@ int main(void)
 	tcase_add_test(tc, each_address_is_named_once);
 	tcase_add_test(tc, only_the_leaf_is_named_as_an_exact_address);
 	tcase_add_test(tc, categories_have_their_report_names);
+	tcase_add_test(tc, a_class_begins_where_its_frames_are);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
