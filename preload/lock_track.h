@@ -232,10 +232,17 @@ static inline bool lock_track_unlock_wanted(const struct tstate *ts)
 }
 
 /* The `now` for lock_track_unlocked(), read before the real unlock: only
- * a tracked hold needs it. */
-static inline uint64_t lock_track_unlock_time(const struct tstate *ts)
+ * the release of a tracked hold needs it (while a tracked hold is on the
+ * stack, most unlocks are of other locks: no clock read for those). */
+static inline uint64_t lock_track_unlock_time(const struct tstate *ts, const void *lock)
 {
-	return corecap_lock_track.hold_depth ? ticks() : 0;
+	const struct lock_track *lt = &corecap_lock_track;
+
+	(void)ts;
+	for (uint32_t i = lt->hold_depth; i-- > 0;)
+		if (lt->holds[i].lock == lock)
+			return ticks();
+	return 0;
 }
 
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,

@@ -152,7 +152,7 @@ CORECAP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 static __attribute__((noinline)) int mutex_unlock_tracked(struct tstate *ts, pthread_mutex_t *m)
 {
 	/* A hold ends now; the bookkeeping waits until the lock is free. */
-	uint64_t now = lock_track_unlock_time(ts);
+	uint64_t now = lock_track_unlock_time(ts, m);
 	int r = real_pthread_mutex_unlock(m);
 
 	if (r == 0)

@@ -171,7 +171,7 @@ CORECAP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	}
 	if (unlikely(lock_track_unlock_wanted(ts))) {
 		/* A hold ends now; the bookkeeping waits until the lock is free. */
-		uint64_t now = lock_track_unlock_time(ts);
+		uint64_t now = lock_track_unlock_time(ts, l);
 		int r = real_pthread_rwlock_unlock(l);
 
 		if (r == 0)

@@ -118,7 +118,7 @@ CORECAP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 	}
 	if (unlikely(lock_track_unlock_wanted(ts))) {
 		/* A hold ends now; the bookkeeping waits until the lock is free. */
-		uint64_t now = lock_track_unlock_time(ts);
+		uint64_t now = lock_track_unlock_time(ts, (const void *)s);
 		int r = real_pthread_spin_unlock(s);
 
 		if (r == 0)
