@@ -39,14 +39,14 @@ expect_eq "the daemon was registered with its probes" True "$(json "$M" 'd["lttn
 # One pass over babeltrace2's text: the event names and vpids seen.
 babeltrace2 "$RUN/trace" 2>"$WORK/bt.err" | awk '
 	{ if (match($0, / corecap_op:[a-z_]+:/)) ops[substr($0, RSTART + 1, RLENGTH - 2)]++
-	  if (match($0, /vpid = [0-9]+, vtid = [0-9]+, procname = "/)) { ctx++
+	  if (match($0, /vpid = [0-9]+, vtid = [0-9]+ }/)) { ctx++
 		split(substr($0, RSTART, RLENGTH), f, /[ ,]+/); vpid[f[3]]++ } }
 	END { for (o in ops) print "op", o, ops[o]; for (v in vpid) print "vpid", v; print "ctx", ctx + 0 }' \
 	>"$WORK/trace.txt"
 expect_eq "babeltrace2 reads the trace" 0 "${PIPESTATUS[0]}"
 expect_true "the trace holds corecap_op:begin events" grep -q '^op corecap_op:begin [1-9]' "$WORK/trace.txt"
 expect_true "the trace holds corecap_op:end events" grep -q '^op corecap_op:end [1-9]' "$WORK/trace.txt"
-expect_true "events carry the vpid, vtid and procname contexts" grep -q '^ctx [1-9]' "$WORK/trace.txt"
+expect_true "events carry the vpid and vtid contexts" grep -q '^ctx [1-9]' "$WORK/trace.txt"
 expect_eq "only the daemon is traced" "vpid $OSD_PID" "$(grep '^vpid ' "$WORK/trace.txt" | tr '\n' ' ' | sed 's/ $//')"
 
 # threads.tsv: the op and messenger threads used CPU during the window.
