@@ -36,18 +36,25 @@ expect_eq "LTTng loss counters are known" True "$(json "$M" 'd["lttng"]["discard
 expect_eq "the daemon was registered with its probes" True "$(json "$M" 'd["lttng"]["target_has_probes"]')"
 
 # trace/: babeltrace2 reads it, with corecap_op events of this daemon.
-# One pass over babeltrace2's text: the event names and vpids seen.
+# One pass over babeltrace2's text: the event names and vtids seen.
 babeltrace2 "$RUN/trace" 2>"$WORK/bt.err" | awk '
 	{ if (match($0, / corecap_op:[a-z_]+:/)) ops[substr($0, RSTART + 1, RLENGTH - 2)]++
-	  if (match($0, /vpid = [0-9]+, vtid = [0-9]+ }/)) { ctx++
-		split(substr($0, RSTART, RLENGTH), f, /[ ,]+/); vpid[f[3]]++ } }
-	END { for (o in ops) print "op", o, ops[o]; for (v in vpid) print "vpid", v; print "ctx", ctx + 0 }' \
+	  if (match($0, /\{ vtid = [0-9]+ \}/)) { ctx++
+		split(substr($0, RSTART, RLENGTH), f, /[ ]+/); vtid[f[4]]++ } }
+	END { for (o in ops) print "op", o, ops[o]; for (v in vtid) print "vtid", v; print "ctx", ctx + 0 }' \
 	>"$WORK/trace.txt"
 expect_eq "babeltrace2 reads the trace" 0 "${PIPESTATUS[0]}"
 expect_true "the trace holds corecap_op:begin events" grep -q '^op corecap_op:begin [1-9]' "$WORK/trace.txt"
 expect_true "the trace holds corecap_op:end events" grep -q '^op corecap_op:end [1-9]' "$WORK/trace.txt"
-expect_true "events carry the vpid and vtid contexts" grep -q '^ctx [1-9]' "$WORK/trace.txt"
-expect_eq "only the daemon is traced" "vpid $OSD_PID" "$(grep '^vpid ' "$WORK/trace.txt" | tr '\n' ' ' | sed 's/ $//')"
+expect_true "events carry the vtid context (alone)" grep -q '^ctx [1-9]' "$WORK/trace.txt"
+# Only the daemon is traced: every thread of the trace is one of its
+# threads (threads.tsv samples the daemon's /proc/PID/task; refbench's
+# threads are another process).
+awk -F'\t' 'NR > 1 { print $2 }' "$RUN/threads.tsv" | sort -u >"$WORK/daemon_tids"
+sed -n 's/^vtid //p' "$WORK/trace.txt" | sort -u >"$WORK/trace_tids"
+expect_true "the trace has threads" test -s "$WORK/trace_tids"
+expect_eq "only the daemon is traced (trace threads not the daemon's)" "" \
+	"$(comm -23 "$WORK/trace_tids" "$WORK/daemon_tids" | tr '\n' ' ')"
 
 # threads.tsv: the op and messenger threads used CPU during the window.
 T="$RUN/threads.tsv"
