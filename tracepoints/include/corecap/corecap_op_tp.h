@@ -38,6 +38,37 @@ LTTNG_UST_TRACEPOINT_EVENT(corecap_op, phase,
 	)
 )
 
+/*
+ * Two events in one where a daemon emits them back to back (the analysis
+ * reads each as the two): begin + enter where an op arrives, phase +
+ * enter where a thread picks an op up, end + exit where the op is done.
+ * Same fields as begin, phase and end.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(corecap_op, begin_enter,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, type, uint64_t, bytes),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, op_id, op_id)
+		lttng_ust_field_string(type, type)
+		lttng_ust_field_integer(uint64_t, bytes, bytes)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(corecap_op, phase_enter,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, name),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, op_id, op_id)
+		lttng_ust_field_string(name, name)
+	)
+)
+
+LTTNG_UST_TRACEPOINT_EVENT(corecap_op, end_exit,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, int64_t, result),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, op_id, op_id)
+		lttng_ust_field_integer(int64_t, result, result)
+	)
+)
+
 LTTNG_UST_TRACEPOINT_EVENT(corecap_op, end,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id, int64_t, result),
 	LTTNG_UST_TP_FIELDS(
