@@ -1,6 +1,6 @@
 /*
  * struct corecap_manifest: RUN/manifest.json, the description of a run
- * (format: docs/run-directory.md, version 1).
+ * (format: docs/run-directory.md, version 2).
  *
  * Guarantees: corecap_manifest_write() writes manifest.json.tmp and renames
  * it, so a reader sees either no manifest or a whole one. A recording
@@ -31,7 +31,10 @@ struct corecap_watchdog_page;
 struct corecap_kernel_events;
 
 #define CORECAP_RUN_FORMAT  "corecap-run"
-#define CORECAP_RUN_VERSION 1
+/* 2: the trace's events carry vtid alone (no vpid, procname) and may be
+ * the paired corecap_op events (begin_enter, phase_enter, end_exit), which
+ * a reader of version 1 would not know. */
+#define CORECAP_RUN_VERSION 2
 
 struct corecap_manifest {
 	bool complete;

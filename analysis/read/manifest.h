@@ -1,6 +1,8 @@
 /*
  * manifest: the run directory's manifest.json (docs/run-directory.md),
- * format version 1. Loading refuses another version, a file that is not
+ * format versions 1 and 2 (2: the trace's events carry vtid alone and may
+ * be the paired corecap_op events; docs/events.md). Loading refuses
+ * another version, a file that is not
  * JSON, and a window that is empty, each with an error naming the file.
  * Optional keys absent from the file read as "unknown" (has_* false, or
  * NULL), never as zero. So does an optional key of the wrong JSON type
@@ -17,7 +19,8 @@
 
 #include <json-c/json.h>
 
-#define MANIFEST_VERSION 1
+#define MANIFEST_VERSION	 2 /* the newest this reads */
+#define MANIFEST_VERSION_OLDEST 1
 
 struct bench_summary {
 	bool has_iops, has_lat, has_ops, has_time, has_p99;

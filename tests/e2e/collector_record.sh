@@ -20,7 +20,7 @@ expect_eq "the run directory is private" 700 "$(stat -c %a "$RUN")"
 
 M="$RUN/manifest.json"
 expect_true "manifest.json parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$M"
-expect_eq "manifest format" "corecap-run 1" "$(json "$M" 'd["format"], d["version"]' | tr -d "(),'")"
+expect_eq "manifest format" "corecap-run 2" "$(json "$M" 'd["format"], d["version"]' | tr -d "(),'")"
 expect_eq "manifest status" complete "$(json "$M" 'd["status"]')"
 expect_eq "manifest pid" "$OSD_PID" "$(json "$M" 'd["pid"]')"
 expect_eq "manifest comm" refosd "$(json "$M" 'd["comm"]')"
@@ -44,8 +44,9 @@ babeltrace2 "$RUN/trace" 2>"$WORK/bt.err" | awk '
 	END { for (o in ops) print "op", o, ops[o]; for (v in vtid) print "vtid", v; print "ctx", ctx + 0 }' \
 	>"$WORK/trace.txt"
 expect_eq "babeltrace2 reads the trace" 0 "${PIPESTATUS[0]}"
-expect_true "the trace holds corecap_op:begin events" grep -q '^op corecap_op:begin [1-9]' "$WORK/trace.txt"
-expect_true "the trace holds corecap_op:end events" grep -q '^op corecap_op:end [1-9]' "$WORK/trace.txt"
+# refosd emits begin and end paired with its enter and exit (docs/events.md).
+expect_true "the trace holds corecap_op:begin_enter events" grep -q '^op corecap_op:begin_enter [1-9]' "$WORK/trace.txt"
+expect_true "the trace holds corecap_op:end_exit events" grep -q '^op corecap_op:end_exit [1-9]' "$WORK/trace.txt"
 expect_true "events carry the vtid context (alone)" grep -q '^ctx [1-9]' "$WORK/trace.txt"
 # Only the daemon is traced: every thread of the trace is one of its
 # threads (threads.tsv samples the daemon's /proc/PID/task; refbench's
