@@ -35,6 +35,7 @@ trap cleanup EXIT
 
 echo "trace_bytes: refosd (defaults) under corecap run, corecap record -- refbench -t $conc -b 1 -d $secs write; build $build"
 for r in $(seq 1 "$rounds"); do
+	: >"$work/osd.out" # there before the daemon's shell opens it
 	"$corecap" run -- "$refosd" --port 0 >"$work/osd.out" 2>&1 &
 	osd=$!
 	port=
