@@ -97,8 +97,9 @@ static void paired_ratios(const char *name, const double *num, const double *den
 	qsort(r, (size_t)n, sizeof(*r), cmp_double);
 	if (k == 0)
 		k = 1;
-	printf("median of the %d round ratios %s/glibc: %.3f (95%% interval %.3f-%.3f%s)\n", n, name,
-	       median(r, n), r[k - 1], r[n - k], n < 6 ? ": all rounds, under 95% with fewer than 6" : "");
+	printf("median of the %d round ratios %s/glibc: %.3f (95%% interval %.3f-%.3f%s)\n", n,
+	       name, median(r, n), r[k - 1], r[n - k],
+	       n < 6 ? ": all rounds, under 95% with fewer than 6" : "");
 }
 
 static void *idle_thread(void *unused)

@@ -30,7 +30,7 @@ struct corecap_bench_runner;
 struct corecap_watchdog_page;
 struct corecap_kernel_events;
 
-#define CORECAP_RUN_FORMAT  "corecap-run"
+#define CORECAP_RUN_FORMAT "corecap-run"
 /* 2: the trace's events carry vtid alone (no vpid, procname) and may be
  * the paired corecap_op events (begin_enter, phase_enter, end_exit), which
  * a reader of version 1 would not know. */

@@ -36,7 +36,7 @@ struct handler {
 struct ctf_class_info {
 	const bt_event_class *cls; /* NULL: empty slot */
 	const struct handler *h;   /* NULL: not a corecap event */
-	bool has_then; /* a pairs[] event: a second model event of kind then */
+	bool has_then;		   /* a pairs[] event: a second model event of kind then */
 	enum model_event_kind then;
 	int64_t ctx_tid, ctx_pid, ctx_comm;
 	enum member_type ctx_tid_t, ctx_pid_t;

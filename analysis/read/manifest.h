@@ -19,7 +19,7 @@
 
 #include <json-c/json.h>
 
-#define MANIFEST_VERSION	 2 /* the newest this reads */
+#define MANIFEST_VERSION	2 /* the newest this reads */
 #define MANIFEST_VERSION_OLDEST 1
 
 struct bench_summary {
