@@ -163,10 +163,14 @@ static __attribute__((noinline)) int mutex_unlock_tracked(struct tstate *ts, pth
 /* An unlock before the real functions are known. */
 static __attribute__((noinline)) int mutex_unlock_unresolved(pthread_mutex_t *m)
 {
+	struct tstate *ts = &corecap_tstate;
+
 	load_functions();
 	if (!real_pthread_mutex_unlock)
 		return bootstrap_mutex_unlock(m);
-	return pthread_mutex_unlock(m);
+	if (lock_track_unlock_wanted(ts))
+		return mutex_unlock_tracked(ts, m);
+	return real_pthread_mutex_unlock(m);
 }
 
 CORECAP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
