@@ -6,7 +6,7 @@
  * named corecap-<pid>-<YYYYmmdd-HHMMSS>-<collector pid> exists, writing CTF
  * to `trace_dir` with per-UID buffers, one discard-mode channel "corecap"
  * (8 sub-buffers of 1 MiB per CPU), the corecap_op/lock/io/thread events
- * and any extra ones enabled, the vpid, vtid and procname contexts added,
+ * and any extra ones enabled, the vtid context added,
  * and the virtual-PID tracker limited to the daemon. A session daemon is
  * started when none answers (and the user is told). Sessions left behind by
  * a collector that was killed (the PID in their name is gone) are destroyed

@@ -118,9 +118,7 @@ static struct json_object *lttng(const struct corecap_lttng_session *l)
 
 	for (size_t i = 0; i < l->n_events; i++)
 		json_object_array_add(ev, json_object_new_string(l->events[i]));
-	json_object_array_add(ctx, json_object_new_string("vpid"));
 	json_object_array_add(ctx, json_object_new_string("vtid"));
-	json_object_array_add(ctx, json_object_new_string("procname"));
 	put(o, "session", json_object_new_string(l->name));
 	put(o, "events", ev);
 	put(o, "contexts", ctx);

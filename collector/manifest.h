@@ -1,6 +1,6 @@
 /*
  * struct corecap_manifest: RUN/manifest.json, the description of a run
- * (format: docs/run-directory.md, version 1).
+ * (format: docs/run-directory.md, version 2).
  *
  * Guarantees: corecap_manifest_write() writes manifest.json.tmp and renames
  * it, so a reader sees either no manifest or a whole one. A recording

@@ -24,7 +24,7 @@
 
 #define LOCK_FILTER_BITS 15
 
-extern uint64_t lock_filter[(1u << LOCK_FILTER_BITS) / 64];
+extern CORECAP_HIDDEN uint64_t lock_filter[(1u << LOCK_FILTER_BITS) / 64];
 
 /* Might this lock be hot? One load, no call: the fast path's test. */
 static inline bool lock_table_maybe_hot(const void *lock)

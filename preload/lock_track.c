@@ -177,16 +177,18 @@ static void wacc_flush(struct wait_acc *a)
 static void settle_into_batches(struct lock_track *lt);
 
 static uint64_t flush_interval_ticks, stack_gap_ticks;
-/* An uncontended hold of a hot lock is tracked when a draw of xorshift32
- * (1 .. 2^32-1) is at most this, and then weighs hold_weight. */
-static uint32_t hold_track_below, hold_weight;
+/* An uncontended hold of a hot lock is tracked when its draw
+ * (hold_draw.h) is at most lock_track_hold_below, and then weighs
+ * hold_weight. */
+uint32_t lock_track_hold_below;
+static uint32_t hold_weight;
 
 void lock_track_init(void)
 {
 	flush_interval_ticks = ticks_from_ns(FLUSH_AFTER_NS);
 	stack_gap_ticks = ticks_from_ns(STACK_GAP_NS);
 	hold_weight = g_settings.hold_time_every ? g_settings.hold_time_every : 1;
-	hold_track_below = UINT32_MAX / hold_weight;
+	lock_track_hold_below = hold_draw_threshold(hold_weight);
 }
 
 /* now: ticks */
@@ -219,24 +221,6 @@ static void maybe_flush(struct lock_track *lt, uint64_t now)
 {
 	if (now >= lt->acc_deadline)
 		flush_all(lt, now);
-}
-
-/*
- * Is this uncontended hold one of the 1 in CORECAP_HOLD_TIME to track? A
- * random draw, not a countdown: an op that takes a fixed sequence of
- * locks would otherwise track the same few of them every time.
- */
-static bool hold_track_due(struct lock_track *lt)
-{
-	uint32_t x = lt->hold_rng;
-
-	if (unlikely(!x))
-		x = ((uint32_t)(uintptr_t)lt ^ (uint32_t)ticks()) | 1;
-	x ^= x << 13;
-	x ^= x >> 17;
-	x ^= x << 5;
-	lt->hold_rng = x;
-	return x <= hold_track_below;
 }
 
 static uint32_t slot_of(uint64_t a, uint64_t b, uint32_t n)
@@ -365,37 +349,40 @@ static bool hold_sample_due(struct lock_track *lt)
 	return --lt->hold_countdown == 0;
 }
 
-void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uint64_t site)
+void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uint64_t site,
+			 enum lock_track_due due)
 {
 	struct lock_track *lt = &corecap_lock_track;
-	bool sampled = lock_track_extra && hold_sample_due(lt);
+	bool sampled = due == DUE_EXTRA && hold_sample_due(lt);
 	struct hold_entry *e;
+	uint32_t weight = hold_weight;
 
 	/*
 	 * Possibly hot (the filter said so) or sampled: track the hold; the
 	 * shared entries are looked up when it is published. Of a hot lock's
-	 * uncontended holds, 1 in CORECAP_HOLD_TIME drawn at random is
-	 * tracked, standing for that many; a re-acquisition of a tracked one
-	 * nests in it. Sampled holds and the delayed site's (the experiment)
-	 * are all tracked. Nothing here calls out or touches errno, so no
-	 * guard and no errno saving.
+	 * uncontended holds, 1 in CORECAP_HOLD_TIME drawn at random
+	 * (lock_track_due) is tracked, standing for that many; a
+	 * re-acquisition of a tracked one nests in it. Sampled holds and the
+	 * delayed site's (the experiment) are all tracked. Nothing here calls
+	 * out or touches errno, so no guard and no errno saving.
 	 */
-	if (lock_table_maybe_hot(lock) || sampled) {
-		uint32_t weight = 1;
-
-		if (!sampled && site != delay_site(&g_delay)) {
-			if (!hold_track_due(lt) && !(lt->hold_depth && hold_find(lt, lock) >= 0))
-				goto out;
-			weight = hold_weight;
-		}
-		e = hold_push(lt, lock, kind, ticks(), site, weight);
-		if (e) {
-			e->sampled = sampled;
-			e->count_acq = true;
-		}
+	if (due == DUE_EXTRA) {
+		if (!lock_table_maybe_hot(lock) && !sampled)
+			goto out;
+		if (sampled || site == delay_site(&g_delay))
+			weight = 1;
+		else if (!hold_draw(&lt->hold_rng, lock_track_hold_below))
+			due = DUE_NEST;
+	}
+	if (due == DUE_NEST && !(lt->hold_depth && hold_find(lt, lock) >= 0))
+		goto out;
+	e = hold_push(lt, lock, kind, ticks(), site, weight);
+	if (e) {
+		e->sampled = sampled;
+		e->count_acq = true;
 	}
 out:
-	if (unlikely(site == delay_site(&g_delay)))
+	if (unlikely(due == DUE_EXTRA && site == delay_site(&g_delay)))
 		delay_hit(&g_delay, site);
 }
 

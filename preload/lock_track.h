@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hold_draw.h"
 #include "lock_table.h"
 #include "tick_clock.h"
 #include "tracer_ranges.h"
@@ -166,7 +167,7 @@ struct wait_ctx {
 
 /* Non-zero when CORECAP_HOLD_SAMPLE or CORECAP_DELAY is set: then every
  * acquisition takes the tracked path. */
-extern int lock_track_extra;
+extern CORECAP_HIDDEN int lock_track_extra;
 
 /*
  * Must this blocking call pass straight through? The shim's own code and
@@ -178,13 +179,39 @@ static inline bool lock_track_bypass(const struct tstate *ts, uint64_t site)
 	return ts->guard || tracer_ranges_contain(&g_tracer_ranges, site);
 }
 
-/* The fast path's only test after a successful acquisition. */
-static inline bool lock_track_wanted(const void *lock)
+/* The draw's threshold for CORECAP_HOLD_TIME (hold_draw.h), set by lock_track_init(). */
+extern CORECAP_HIDDEN uint32_t lock_track_hold_below;
+
+/* What lock_track_acquired() is called for (lock_track_due()). */
+enum lock_track_due {
+	DUE_NONE,  /* nothing to do */
+	DUE_DRAWN, /* a hot lock's hold drawn for tracking */
+	DUE_NEST,  /* not drawn, but it may re-acquire a tracked lock */
+	DUE_EXTRA, /* CORECAP_HOLD_SAMPLE or CORECAP_DELAY: decide there */
+};
+
+/*
+ * The fast path's only test after a successful acquisition: the filter
+ * bit, and for a hot lock the draw, inline; only the 1 in
+ * CORECAP_HOLD_TIME drawn (or a thread that has a tracked hold on its
+ * stack, or a mode that tracks more) calls lock_track_acquired().
+ */
+static inline enum lock_track_due lock_track_due(const void *lock)
 {
-	return lock_table_maybe_hot(lock) || lock_track_extra;
+	struct lock_track *lt = &corecap_lock_track;
+
+	if (__builtin_expect(lock_track_extra, 0))
+		return DUE_EXTRA;
+	if (__builtin_expect(!lock_table_maybe_hot(lock), 1))
+		return DUE_NONE;
+	if (hold_draw(&lt->hold_rng, lock_track_hold_below))
+		return DUE_DRAWN;
+	return lt->hold_depth ? DUE_NEST : DUE_NONE;
 }
 
-void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uint64_t site);
+/* due: lock_track_due()'s answer, not DUE_NONE. */
+void lock_track_acquired(struct tstate *ts, const void *lock, uint32_t kind, uint64_t site,
+			 enum lock_track_due due);
 
 void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lock, uint32_t kind,
 			   uint64_t site);
@@ -205,10 +232,17 @@ static inline bool lock_track_unlock_wanted(const struct tstate *ts)
 }
 
 /* The `now` for lock_track_unlocked(), read before the real unlock: only
- * a tracked hold needs it. */
-static inline uint64_t lock_track_unlock_time(const struct tstate *ts)
+ * the release of a tracked hold needs it (while a tracked hold is on the
+ * stack, most unlocks are of other locks: no clock read for those). */
+static inline uint64_t lock_track_unlock_time(const struct tstate *ts, const void *lock)
 {
-	return corecap_lock_track.hold_depth ? ticks() : 0;
+	const struct lock_track *lt = &corecap_lock_track;
+
+	(void)ts;
+	for (uint32_t i = lt->hold_depth; i-- > 0;)
+		if (lt->holds[i].lock == lock)
+			return ticks();
+	return 0;
 }
 
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,

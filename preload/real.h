@@ -26,6 +26,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "util.h"
+
 /* Fortified entry points, declared here because glibc only declares them
  * when _FORTIFY_SOURCE is on, and the shim is built with it off. */
 ssize_t __read_chk(int fd, void *buf, size_t n, size_t buflen);
@@ -107,7 +109,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	X(dup3)                                                                                    \
 	X(close)
 
-#define CORECAP_DECLARE_REAL(fn) extern __typeof__(&fn) real_##fn;
+#define CORECAP_DECLARE_REAL(fn) extern CORECAP_HIDDEN __typeof__(&fn) real_##fn;
 CORECAP_REAL_FUNCTIONS(CORECAP_DECLARE_REAL)
 #undef CORECAP_DECLARE_REAL
 

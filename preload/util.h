@@ -18,6 +18,11 @@
 /* What the shim interposes or publishes; everything else is hidden. */
 #define CORECAP_EXPORT __attribute__((visibility("default")))
 
+/* On the declaration of a variable the fast paths read: hidden there
+ * too, the compiler addresses it directly (one load) instead of through
+ * the GOT. */
+#define CORECAP_HIDDEN __attribute__((visibility("hidden")))
+
 /* CLOCK_MONOTONIC through the vDSO: no syscall, the clock LTTng uses. */
 static inline uint64_t now_ns(void)
 {

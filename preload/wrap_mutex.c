@@ -21,9 +21,12 @@
 
 static inline void acquired_fast(struct tstate *ts, pthread_mutex_t *m, uint64_t site)
 {
+	enum lock_track_due due;
+
 	own_add(&ts->slot->c.acquisitions, 1);
-	if (unlikely(lock_track_wanted(m)))
-		lock_track_acquired(ts, m, CORECAP_KIND_MUTEX, site);
+	due = lock_track_due(m);
+	if (unlikely(due))
+		lock_track_acquired(ts, m, CORECAP_KIND_MUTEX, site, due);
 }
 
 static int (*resolve_trylock(void))(pthread_mutex_t *)
@@ -67,8 +70,32 @@ static __attribute__((noinline)) int mutex_slow(struct tstate *ts, pthread_mutex
 	return r;
 }
 
-static inline int mutex_acquire(pthread_mutex_t *m, enum mutex_call call, clockid_t clk,
-				const struct timespec *abstime, uint64_t site)
+/* What the trylock of mutex_acquire() did not settle: out of line, so
+ * that the fast path saves few registers. */
+static __attribute__((noinline)) int mutex_not_acquired(int r, pthread_mutex_t *m,
+							enum mutex_call call, clockid_t clk,
+							const struct timespec *abstime,
+							uint64_t site)
+{
+	struct tstate *ts = &corecap_tstate;
+
+	if (r == EOWNERDEAD) {
+		/* Robust mutex of a dead owner: acquired, the caller repairs it. */
+		acquired_fast(ts, m, site);
+		return r;
+	}
+	if (r != EBUSY)
+		return r;
+	return mutex_slow(ts, m, call, clk, abstime, site);
+}
+
+/*
+ * Inlined in each wrapper, so SITE is the wrapper's return address, read
+ * where it is used rather than kept in a register across the trylock.
+ */
+static inline __attribute__((always_inline)) int mutex_acquire(pthread_mutex_t *m,
+							       enum mutex_call call, clockid_t clk,
+							       const struct timespec *abstime)
 {
 	struct tstate *ts = &corecap_tstate;
 	int (*trylock)(pthread_mutex_t *) = real_pthread_mutex_trylock;
@@ -80,33 +107,26 @@ static inline int mutex_acquire(pthread_mutex_t *m, enum mutex_call call, clocki
 		return call_real(m, call, clk, abstime); /* the shim's own or a tracer thread */
 	r = trylock(m);
 	if (likely(r == 0)) {
-		acquired_fast(ts, m, site);
+		acquired_fast(ts, m, SITE);
 		return 0;
 	}
-	if (r == EOWNERDEAD) {
-		/* Robust mutex of a dead owner: acquired, the caller repairs it. */
-		acquired_fast(ts, m, site);
-		return r;
-	}
-	if (r != EBUSY)
-		return r;
-	return mutex_slow(ts, m, call, clk, abstime, site);
+	return mutex_not_acquired(r, m, call, clk, abstime, SITE);
 }
 
 CORECAP_EXPORT int pthread_mutex_lock(pthread_mutex_t *m)
 {
-	return mutex_acquire(m, CALL_LOCK, CLOCK_REALTIME, NULL, SITE);
+	return mutex_acquire(m, CALL_LOCK, CLOCK_REALTIME, NULL);
 }
 
 CORECAP_EXPORT int pthread_mutex_timedlock(pthread_mutex_t *m, const struct timespec *abstime)
 {
-	return mutex_acquire(m, CALL_TIMED, CLOCK_REALTIME, abstime, SITE);
+	return mutex_acquire(m, CALL_TIMED, CLOCK_REALTIME, abstime);
 }
 
 CORECAP_EXPORT int pthread_mutex_clocklock(pthread_mutex_t *m, clockid_t clk,
 					   const struct timespec *abstime)
 {
-	return mutex_acquire(m, CALL_CLOCK, clk, abstime, SITE);
+	return mutex_acquire(m, CALL_CLOCK, clk, abstime);
 }
 
 CORECAP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
@@ -127,23 +147,39 @@ CORECAP_EXPORT int pthread_mutex_trylock(pthread_mutex_t *m)
 	return r;
 }
 
+/* An unlock with a tracked hold on the thread's stack or a condition
+ * wait to settle: out of line, so that the common unlock is a tail call. */
+static __attribute__((noinline)) int mutex_unlock_tracked(struct tstate *ts, pthread_mutex_t *m)
+{
+	/* A hold ends now; the bookkeeping waits until the lock is free. */
+	uint64_t now = lock_track_unlock_time(ts, m);
+	int r = real_pthread_mutex_unlock(m);
+
+	if (r == 0)
+		lock_track_unlocked(ts, m, now);
+	return r;
+}
+
+/* An unlock before the real functions are known. */
+static __attribute__((noinline)) int mutex_unlock_unresolved(pthread_mutex_t *m)
+{
+	struct tstate *ts = &corecap_tstate;
+
+	load_functions();
+	if (!real_pthread_mutex_unlock)
+		return bootstrap_mutex_unlock(m);
+	if (lock_track_unlock_wanted(ts))
+		return mutex_unlock_tracked(ts, m);
+	return real_pthread_mutex_unlock(m);
+}
+
 CORECAP_EXPORT int pthread_mutex_unlock(pthread_mutex_t *m)
 {
 	struct tstate *ts = &corecap_tstate;
 
-	if (unlikely(!real_pthread_mutex_unlock)) {
-		load_functions();
-		if (!real_pthread_mutex_unlock)
-			return bootstrap_mutex_unlock(m);
-	}
-	if (unlikely(lock_track_unlock_wanted(ts))) {
-		/* A hold ends now; the bookkeeping waits until the lock is free. */
-		uint64_t now = lock_track_unlock_time(ts);
-		int r = real_pthread_mutex_unlock(m);
-
-		if (r == 0)
-			lock_track_unlocked(ts, m, now);
-		return r;
-	}
+	if (unlikely(!real_pthread_mutex_unlock))
+		return mutex_unlock_unresolved(m);
+	if (unlikely(lock_track_unlock_wanted(ts)))
+		return mutex_unlock_tracked(ts, m);
 	return real_pthread_mutex_unlock(m);
 }

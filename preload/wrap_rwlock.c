@@ -55,9 +55,12 @@ static int call_try(pthread_rwlock_t *l, bool write)
 static inline void acquired_fast(struct tstate *ts, pthread_rwlock_t *l, uint32_t kind,
 				 uint64_t site)
 {
+	enum lock_track_due due;
+
 	own_add(&ts->slot->c.acquisitions, 1);
-	if (unlikely(lock_track_wanted(l)))
-		lock_track_acquired(ts, l, kind, site);
+	due = lock_track_due(l);
+	if (unlikely(due))
+		lock_track_acquired(ts, l, kind, site, due);
 }
 
 static __attribute__((noinline)) int rw_slow(struct tstate *ts, pthread_rwlock_t *l, bool write,
@@ -168,7 +171,7 @@ CORECAP_EXPORT int pthread_rwlock_unlock(pthread_rwlock_t *l)
 	}
 	if (unlikely(lock_track_unlock_wanted(ts))) {
 		/* A hold ends now; the bookkeeping waits until the lock is free. */
-		uint64_t now = lock_track_unlock_time(ts);
+		uint64_t now = lock_track_unlock_time(ts, l);
 		int r = real_pthread_rwlock_unlock(l);
 
 		if (r == 0)

@@ -60,6 +60,16 @@ static __attribute__((noinline)) int spin_slow(struct tstate *ts, pthread_spinlo
 	return r;
 }
 
+static inline void acquired_fast(struct tstate *ts, pthread_spinlock_t *s, uint64_t site)
+{
+	enum lock_track_due due;
+
+	own_add(&ts->slot->c.acquisitions, 1);
+	due = lock_track_due((const void *)s);
+	if (unlikely(due))
+		lock_track_acquired(ts, (const void *)s, CORECAP_KIND_SPIN, site, due);
+}
+
 CORECAP_EXPORT int pthread_spin_lock(pthread_spinlock_t *s)
 {
 	struct tstate *ts = &corecap_tstate;
@@ -71,9 +81,7 @@ CORECAP_EXPORT int pthread_spin_lock(pthread_spinlock_t *s)
 		return call_lock(s);
 	r = call_try(s);
 	if (likely(r == 0)) {
-		own_add(&ts->slot->c.acquisitions, 1);
-		if (unlikely(lock_track_wanted((const void *)s)))
-			lock_track_acquired(ts, (const void *)s, CORECAP_KIND_SPIN, SITE);
+		acquired_fast(ts, s, SITE);
 		return 0;
 	}
 	if (r != EBUSY)
@@ -92,9 +100,7 @@ CORECAP_EXPORT int pthread_spin_trylock(pthread_spinlock_t *s)
 	if (unlikely(ts->guard))
 		return r;
 	if (r == 0) {
-		own_add(&ts->slot->c.acquisitions, 1);
-		if (unlikely(lock_track_wanted((const void *)s)))
-			lock_track_acquired(ts, (const void *)s, CORECAP_KIND_SPIN, SITE);
+		acquired_fast(ts, s, SITE);
 	} else if (r == EBUSY) {
 		own_add(&ts->slot->c.trylock_busy, 1);
 	}
@@ -112,7 +118,7 @@ CORECAP_EXPORT int pthread_spin_unlock(pthread_spinlock_t *s)
 	}
 	if (unlikely(lock_track_unlock_wanted(ts))) {
 		/* A hold ends now; the bookkeeping waits until the lock is free. */
-		uint64_t now = lock_track_unlock_time(ts);
+		uint64_t now = lock_track_unlock_time(ts, (const void *)s);
 		int r = real_pthread_spin_unlock(s);
 
 		if (r == 0)

@@ -37,6 +37,8 @@ struct handler {
 struct ctf_class_info {
 	const bt_event_class *cls; /* NULL: empty slot */
 	const struct handler *h;   /* NULL: not a corecap event */
+	bool has_then;		   /* a pairs[] event: a second model event of kind then */
+	enum model_event_kind then;
 	int64_t ctx_tid, ctx_pid, ctx_comm;
 	enum member_type ctx_tid_t, ctx_pid_t;
 	int64_t idx[MAX_FIELDS];
@@ -126,6 +128,9 @@ static const struct handler handlers[] = {
 	{"corecap_op:begin", MEV_OP_BEGIN, {"op_id", "type", "bytes"}, {0}, fill_op_str},
 	{"corecap_op:phase", MEV_OP_PHASE, {"op_id", "name"}, {0}, fill_op_str},
 	{"corecap_op:end", MEV_OP_END, {"op_id", "result"}, {0}, fill_op_end},
+	{"corecap_op:begin_enter", MEV_OP_BEGIN, {"op_id", "type", "bytes"}, {0}, fill_op_str},
+	{"corecap_op:phase_enter", MEV_OP_PHASE, {"op_id", "name"}, {0}, fill_op_str},
+	{"corecap_op:end_exit", MEV_OP_END, {"op_id", "result"}, {0}, fill_op_end},
 	{"corecap_op:enter", MEV_OP_ENTER, {"op_id"}, {0}, fill_op_id},
 	{"corecap_op:exit", MEV_OP_EXIT, {"op_id"}, {0}, fill_op_id},
 	{"corecap_op:log_enter", MEV_LOG_ENTER, {NULL}, {0}, fill_none},
@@ -156,6 +161,19 @@ static const struct handler handlers[] = {
 	{"corecap_thread:name", MEV_THREAD_NAME, {"tid", "name"}, {0}, fill_thread},
 	{"corecap_thread:start", MEV_THREAD_START, {"tid", "parent_tid"}, {0}, fill_thread},
 	{"corecap_thread:exit", MEV_THREAD_EXIT, {"tid"}, {0}, fill_thread},
+};
+
+/*
+ * Events that stand for two model events at one instant: their handler's,
+ * then this one, for the same op (docs/events.md).
+ */
+static const struct {
+	const char *name;
+	enum model_event_kind then;
+} pairs[] = {
+	{"corecap_op:begin_enter", MEV_OP_ENTER},
+	{"corecap_op:phase_enter", MEV_OP_ENTER},
+	{"corecap_op:end_exit", MEV_OP_EXIT},
 };
 
 static void set_error(struct ctf_reader *r, const char *fmt, ...)
@@ -284,6 +302,11 @@ static struct ctf_class_info *class_info(struct ctf_reader *r, const bt_event_cl
 			ci->h = &handlers[i];
 	if (!ci->h)
 		return ci;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++)
+		if (strcmp(pairs[i].name, name) == 0) {
+			ci->has_then = true;
+			ci->then = pairs[i].then;
+		}
 	sc = bt_event_class_borrow_stream_class_const(cls);
 	clock = bt_stream_class_borrow_default_clock_class_const(sc);
 	ci->has_clock = clock != NULL;
@@ -393,6 +416,16 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg)
 	ci->h->fill(&ev, v, s, depth);
 	if (ev.kind == MEV_LOCK_CONTENDED)
 		ev.lock.stack = r->stack;
+	if (ci->has_then) {
+		int ret = r->consume(r->ctx, &ev);
+
+		if (ret)
+			return ret;
+		ev.kind = ci->then;
+		ev.op.str = NULL;
+		ev.op.bytes = 0;
+		ev.op.result = 0;
+	}
 	return r->consume(r->ctx, &ev);
 }
 

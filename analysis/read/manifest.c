@@ -250,13 +250,13 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return fail(err, -EINVAL, path, "no format version");
 	d = json_object_get_double(v);
-	if (d != (double)CORECAP_RUN_VERSION) {
+	if (d != (double)(int)d || d < CORECAP_RUN_VERSION_OLDEST || d > CORECAP_RUN_VERSION) {
 		snprintf(why, sizeof(why),
-			 "unsupported run format version %g (this corecap reads version %d)", d,
-			 CORECAP_RUN_VERSION);
+			 "unsupported run format version %g (this corecap reads versions %d-%d)", d,
+			 CORECAP_RUN_VERSION_OLDEST, CORECAP_RUN_VERSION);
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
-	m->version = CORECAP_RUN_VERSION;
+	m->version = (int)d;
 	status = get_str(m, root, "", "status");
 	m->partial = status && strcmp(status, "complete") != 0;
 	m->partial_reason = get_str(m, root, "", "partial_reason");

@@ -1,6 +1,8 @@
 /*
  * manifest: the run directory's manifest.json (docs/run-directory.md),
- * format version 1. Loading refuses another version, a file that is not
+ * format versions 1 and 2 (2: the trace's events carry vtid alone and may
+ * be the paired corecap_op events; docs/events.md). Loading refuses
+ * another version, a file that is not
  * JSON, and a window that is empty, each with an error naming the file.
  * Optional keys absent from the file read as "unknown" (has_* false, or
  * NULL), never as zero. So does an optional key of the wrong JSON type
@@ -17,7 +19,7 @@
 
 #include <json-c/json.h>
 
-#include <corecap/run_format.h> /* CORECAP_RUN_VERSION, the version it reads */
+#include <corecap/run_format.h> /* CORECAP_RUN_VERSION(_OLDEST): the versions it reads */
 
 struct bench_summary {
 	bool has_iops, has_lat, has_ops, has_time, has_p99;

@@ -20,7 +20,7 @@ expect_eq "the run directory is private" 700 "$(stat -c %a "$RUN")"
 
 M="$RUN/manifest.json"
 expect_true "manifest.json parses" python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$M"
-expect_eq "manifest format" "corecap-run 1" "$(json "$M" 'd["format"], d["version"]' | tr -d "(),'")"
+expect_eq "manifest format" "corecap-run 2" "$(json "$M" 'd["format"], d["version"]' | tr -d "(),'")"
 expect_eq "manifest status" complete "$(json "$M" 'd["status"]')"
 expect_eq "manifest pid" "$OSD_PID" "$(json "$M" 'd["pid"]')"
 expect_eq "manifest comm" refosd "$(json "$M" 'd["comm"]')"
@@ -36,18 +36,26 @@ expect_eq "LTTng loss counters are known" True "$(json "$M" 'd["lttng"]["discard
 expect_eq "the daemon was registered with its probes" True "$(json "$M" 'd["lttng"]["target_has_probes"]')"
 
 # trace/: babeltrace2 reads it, with corecap_op events of this daemon.
-# One pass over babeltrace2's text: the event names and vpids seen.
+# One pass over babeltrace2's text: the event names and vtids seen.
 babeltrace2 "$RUN/trace" 2>"$WORK/bt.err" | awk '
 	{ if (match($0, / corecap_op:[a-z_]+:/)) ops[substr($0, RSTART + 1, RLENGTH - 2)]++
-	  if (match($0, /vpid = [0-9]+, vtid = [0-9]+, procname = "/)) { ctx++
-		split(substr($0, RSTART, RLENGTH), f, /[ ,]+/); vpid[f[3]]++ } }
-	END { for (o in ops) print "op", o, ops[o]; for (v in vpid) print "vpid", v; print "ctx", ctx + 0 }' \
+	  if (match($0, /\{ vtid = [0-9]+ \}/)) { ctx++
+		split(substr($0, RSTART, RLENGTH), f, /[ ]+/); vtid[f[4]]++ } }
+	END { for (o in ops) print "op", o, ops[o]; for (v in vtid) print "vtid", v; print "ctx", ctx + 0 }' \
 	>"$WORK/trace.txt"
 expect_eq "babeltrace2 reads the trace" 0 "${PIPESTATUS[0]}"
-expect_true "the trace holds corecap_op:begin events" grep -q '^op corecap_op:begin [1-9]' "$WORK/trace.txt"
-expect_true "the trace holds corecap_op:end events" grep -q '^op corecap_op:end [1-9]' "$WORK/trace.txt"
-expect_true "events carry the vpid, vtid and procname contexts" grep -q '^ctx [1-9]' "$WORK/trace.txt"
-expect_eq "only the daemon is traced" "vpid $OSD_PID" "$(grep '^vpid ' "$WORK/trace.txt" | tr '\n' ' ' | sed 's/ $//')"
+# refosd emits begin and end paired with its enter and exit (docs/events.md).
+expect_true "the trace holds corecap_op:begin_enter events" grep -q '^op corecap_op:begin_enter [1-9]' "$WORK/trace.txt"
+expect_true "the trace holds corecap_op:end_exit events" grep -q '^op corecap_op:end_exit [1-9]' "$WORK/trace.txt"
+expect_true "events carry the vtid context (alone)" grep -q '^ctx [1-9]' "$WORK/trace.txt"
+# Only the daemon is traced: every thread of the trace is one of its
+# threads (threads.tsv samples the daemon's /proc/PID/task; refbench's
+# threads are another process).
+awk -F'\t' 'NR > 1 { print $2 }' "$RUN/threads.tsv" | sort -u >"$WORK/daemon_tids"
+sed -n 's/^vtid //p' "$WORK/trace.txt" | sort -u >"$WORK/trace_tids"
+expect_true "the trace has threads" test -s "$WORK/trace_tids"
+expect_eq "only the daemon is traced (trace threads not the daemon's)" "" \
+	"$(comm -23 "$WORK/trace_tids" "$WORK/daemon_tids" | tr '\n' ' ')"
 
 # threads.tsv: the op and messenger threads used CPU during the window.
 T="$RUN/threads.tsv"

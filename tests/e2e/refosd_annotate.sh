@@ -1,7 +1,8 @@
 # refosd's corecap_op annotations, in a real LTTng session: every op has
 # begin and end, and each thread's part comes in the documented order
 # (docs/refosd.md): messenger begin, enter, phase queued, exit; worker phase
-# dequeued, enter, phase committed, exit; finisher enter, end, exit; the
+# dequeued, enter, phase committed, exit; finisher enter, end, exit (the
+# back-to-back pairs as one begin_enter, phase_enter, end_exit event); the
 # phases follow one another; log_enter/log_exit pairs balance per thread
 # and every op-path log burst is bracketed.
 . "$CORECAP_SRC/tests/e2e/refosd_lib.sh"
@@ -50,7 +51,14 @@ function role(p) { return p ~ /^msgr-worker-/ ? "M" : p == "tp_osd_tp" ? "W" : p
 		next
 	}
 	match($0, /op_id = [0-9]+/); id = substr($0, RSTART + 8, RLENGTH - 8)
-	if (ev == "phase") { match($0, /name = "[a-z]+"/); ev = ev ":" substr($0, RSTART + 8, RLENGTH - 9) }
+	if (ev == "phase" || ev == "phase_enter") { match($0, /name = "[a-z]+"/); name = substr($0, RSTART + 8, RLENGTH - 9) }
+	# The paired events stand for two, as the analysis reads them (docs/events.md).
+	if (ev == "begin_enter") { add(id, r, "begin"); add(id, r, "enter") }
+	else if (ev == "phase_enter") { add(id, r, "phase:" name); add(id, r, "enter") }
+	else if (ev == "end_exit") { add(id, r, "end"); add(id, r, "exit") }
+	else add(id, r, ev == "phase" ? "phase:" name : ev)
+}
+function add(id, r, ev) {
 	seq[id, r] = seq[id, r] " " ev
 	n[id]++
 	pos[id, ev] = n[id]

@@ -126,9 +126,9 @@ static void finisher_finish(struct finisher *f, struct op *op)
 		f->replies_sent++;
 	else
 		f->replies_dropped++;
-	corecap_op_end(id, r < 0 ? r : op->result);
+	/* The exit goes with the end: after the end, an exit is ignored anyway. */
+	corecap_op_end_exit(id, r < 0 ? r : op->result);
 	op_free(op);
-	corecap_op_exit(id);
 }
 
 static void *finisher_main(void *arg)

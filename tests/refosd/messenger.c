@@ -205,12 +205,10 @@ static int messenger_dispatch(struct messenger_worker *w, struct conn *c,
 	uint32_t pg = (uint32_t)(hash_name(req->name, req->name_len) % m->pgs);
 	struct op *op;
 
-	corecap_op_begin(id, proto_op_name(req->op), req->data_len);
-	corecap_op_enter(id);
+	corecap_op_begin_enter(id, proto_op_name(req->op), req->data_len);
 	op = op_new(req, c, id, pg);
 	if (!op) {
-		corecap_op_end(id, -ENOMEM);
-		corecap_op_exit(id);
+		corecap_op_end_exit(id, -ENOMEM);
 		return -ENOMEM;
 	}
 	if (log_enabled(m->log, 5)) {

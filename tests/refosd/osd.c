@@ -211,8 +211,7 @@ void osd_handle_op(void *ctx, struct op *op)
 	size_t len = 0;
 	int r;
 
-	corecap_op_phase(id, "dequeued");
-	corecap_op_enter(id);
+	corecap_op_phase_enter(id, "dequeued");
 	if (osd->big_lock_on)
 		pthread_mutex_lock(&osd->big_lock);
 	pthread_mutex_lock(&pg->lock);

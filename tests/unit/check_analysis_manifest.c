@@ -86,9 +86,10 @@ END_TEST
 
 START_TEST(another_version_is_refused_naming_the_file)
 {
-	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 2}"), -EPROTONOSUPPORT);
+	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 3}"), -EPROTONOSUPPORT);
 	ck_assert_ptr_nonnull(strstr(err, path));
-	ck_assert_ptr_nonnull(strstr(err, "unsupported run format version 2"));
+	ck_assert_ptr_nonnull(strstr(err, "unsupported run format version 3"));
+	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 1.5}"), -EPROTONOSUPPORT);
 }
 END_TEST
 

@@ -63,6 +63,8 @@ corecap_preload_module_test(check_stats_shm
 corecap_preload_module_test(check_delay
 	SOURCES ${_here}/check_delay.c ${_pre}/delay.c ${_pre}/settings.c ${_pre}/warn.c)
 set_target_properties(check_delay PROPERTIES ENABLE_EXPORTS ON)
+# The sampled hold figures' error against exact sums (hold_draw.h): arithmetic only.
+corecap_preload_module_test(check_hold_draw SOURCES ${_here}/check_hold_draw.c LIBS m)
 
 # The wrappers' suites count holds exactly: CORECAP_HOLD_TIME=1 tracks
 # every one (by default 1 in 8 of a hot lock's uncontended holds stands

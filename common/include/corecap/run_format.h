@@ -23,9 +23,16 @@
 #include <stddef.h>
 #include <string.h>
 
-/* manifest.json: "format" and "version"; a reader refuses any other version. */
-#define CORECAP_RUN_FORMAT  "corecap-run"
-#define CORECAP_RUN_VERSION 1
+/*
+ * manifest.json: "format" and "version"; a reader refuses a version outside
+ * [CORECAP_RUN_VERSION_OLDEST, CORECAP_RUN_VERSION]. 2: the trace's events
+ * carry vtid alone (no vpid, procname) and may be the paired corecap_op
+ * events (begin_enter, phase_enter, end_exit), which a reader of version 1
+ * would not know.
+ */
+#define CORECAP_RUN_FORMAT	   "corecap-run"
+#define CORECAP_RUN_VERSION	   2
+#define CORECAP_RUN_VERSION_OLDEST 1
 
 /* Files and directories under the run directory. */
 #define CORECAP_RUN_MANIFEST	 "manifest.json"

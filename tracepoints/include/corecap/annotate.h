@@ -32,6 +32,9 @@
 #define corecap_op_end(op_id, result)        ((void)0)
 #define corecap_op_enter(op_id)              ((void)0)
 #define corecap_op_exit(op_id)               ((void)0)
+#define corecap_op_begin_enter(op_id, type, bytes) ((void)0)
+#define corecap_op_phase_enter(op_id, name)  ((void)0)
+#define corecap_op_end_exit(op_id, result)   ((void)0)
 #define corecap_log_enter()                  ((void)0)
 #define corecap_log_exit()                   ((void)0)
 
@@ -50,6 +53,13 @@
 	lttng_ust_tracepoint(corecap_op, end, (uint64_t)(op_id), (int64_t)(result))
 #define corecap_op_enter(op_id) lttng_ust_tracepoint(corecap_op, enter, (uint64_t)(op_id))
 #define corecap_op_exit(op_id)  lttng_ust_tracepoint(corecap_op, exit, (uint64_t)(op_id))
+/* begin + enter, phase + enter, end + exit back to back, in one event each. */
+#define corecap_op_begin_enter(op_id, type, bytes)                                              \
+	lttng_ust_tracepoint(corecap_op, begin_enter, (uint64_t)(op_id), (type), (uint64_t)(bytes))
+#define corecap_op_phase_enter(op_id, name)                                                     \
+	lttng_ust_tracepoint(corecap_op, phase_enter, (uint64_t)(op_id), (name))
+#define corecap_op_end_exit(op_id, result)                                                      \
+	lttng_ust_tracepoint(corecap_op, end_exit, (uint64_t)(op_id), (int64_t)(result))
 #define corecap_log_enter()     lttng_ust_tracepoint(corecap_op, log_enter)
 #define corecap_log_exit()      lttng_ust_tracepoint(corecap_op, log_exit)
 

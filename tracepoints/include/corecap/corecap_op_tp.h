@@ -21,7 +21,14 @@
 #include <lttng/tracepoint.h>
 #include <stdint.h>
 
-LTTNG_UST_TRACEPOINT_EVENT(corecap_op, begin,
+/*
+ * begin, phase and end each have a second instance that also stands for
+ * the calling thread's enter or exit at the same instant, for the calls a
+ * daemon makes back to back: begin_enter where an op arrives, phase_enter
+ * where a thread picks an op up, end_exit where the op is done (the
+ * analysis reads each as the two events).
+ */
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(corecap_op, op_begin,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, type, uint64_t, bytes),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, op_id, op_id)
@@ -29,22 +36,34 @@ LTTNG_UST_TRACEPOINT_EVENT(corecap_op, begin,
 		lttng_ust_field_integer(uint64_t, bytes, bytes)
 	)
 )
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_begin, corecap_op, begin,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, type, uint64_t, bytes))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_begin, corecap_op, begin_enter,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, type, uint64_t, bytes))
 
-LTTNG_UST_TRACEPOINT_EVENT(corecap_op, phase,
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(corecap_op, op_named,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, name),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, op_id, op_id)
 		lttng_ust_field_string(name, name)
 	)
 )
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_named, corecap_op, phase,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, name))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_named, corecap_op, phase_enter,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, const char *, name))
 
-LTTNG_UST_TRACEPOINT_EVENT(corecap_op, end,
+LTTNG_UST_TRACEPOINT_EVENT_CLASS(corecap_op, op_end,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id, int64_t, result),
 	LTTNG_UST_TP_FIELDS(
 		lttng_ust_field_integer(uint64_t, op_id, op_id)
 		lttng_ust_field_integer(int64_t, result, result)
 	)
 )
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_end, corecap_op, end,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, int64_t, result))
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_end, corecap_op, end_exit,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, int64_t, result))
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(corecap_op, op_only,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id),
