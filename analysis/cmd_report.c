@@ -198,7 +198,7 @@ static int consume(void *ctx, const struct model_event *ev)
 	if (j->has_crit && (ret = corecap_critical_attrib_event(&j->crit, ev)))
 		return ret;
 	if (ev->kind == MEV_IO && ev->io.io_class == CORECAP_IO_NET && ev->io.bytes > 0 &&
-	    (j->model.cfg.pid < 0 || ev->pid == j->model.cfg.pid))
+	    (j->model.cfg.pid < 0 || ev->pid < 0 || ev->pid == j->model.cfg.pid))
 		j->net_events++;
 	return corecap_model_consume(&j->model, ev);
 }
