@@ -23,7 +23,9 @@
 #include <json-c/json.h>
 
 #include "cmd_util.h"
-#include "flame_job.h"
+#include "build/flame_job.h"
+#include "build/report_build.h"
+#include "read/run.h"
 #include "render/report.h"
 
 const char corecap_compare_usage[] =
@@ -54,7 +56,8 @@ struct compare_opts {
 };
 
 struct side {
-	struct report_job *job;
+	struct run run;
+	struct report_build b;
 	struct report r;
 };
 
@@ -535,7 +538,7 @@ static int compare_folded(const struct compare_opts *o)
 
 	ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
 	for (int s = 0; s < 2 && !ret; s++) {
-		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs, NULL);
+		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs, NULL, NULL);
 		if (ret)
 			break;
 		has[s] = true;
@@ -562,6 +565,25 @@ static int compare_folded(const struct compare_opts *o)
 	return ret;
 }
 
+/* One run, read and modelled as `corecap report` does. */
+static int open_side(struct side *sd, const char *run, const char *symfs)
+{
+	struct run_opts ro = {.symfs = symfs, .model = true};
+	struct report_opts o;
+	char *err = NULL;
+	int ret;
+
+	ret = corecap_run_open(&sd->run, run, &ro, &err);
+	if (ret) {
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		free(err);
+		return ret;
+	}
+	corecap_report_opts_init(&o);
+	o.keep_shim_frames = true;
+	return corecap_report_build(&sd->b, &sd->run, &o, &sd->r);
+}
+
 int corecap_cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
@@ -575,7 +597,7 @@ int corecap_cmd_compare(int argc, char **argv)
 	if (o.folded)
 		return compare_folded(&o) ? 1 : 0;
 	for (int s = 0; s < 2 && !ret; s++)
-		ret = corecap_report_open(o.run[s], o.symfs, &sd[s].job, &sd[s].r);
+		ret = open_side(&sd[s], o.run[s], o.symfs);
 	for (int s = 0; s < 2 && !ret; s++) {
 		bench_rows(&rs, s, &sd[s].r);
 		per_op_rows(&rs, s, &sd[s].r);
@@ -595,7 +617,9 @@ int corecap_cmd_compare(int argc, char **argv)
 			corecap_analysis_error("cannot write the comparison: %s", strerror(-ret));
 	}
 	free(rs.v);
-	for (int s = 0; s < 2; s++)
-		corecap_report_close(sd[s].job);
+	for (int s = 0; s < 2; s++) {
+		corecap_report_build_release(&sd[s].b);
+		corecap_run_close(&sd[s].run);
+	}
 	return ret ? 1 : 0;
 }

@@ -14,13 +14,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd_util.h"
 #include "read/ctf_reader.h"
-#include "read/manifest.h"
-#include "read/symbolizer.h"
+#include "read/run.h"
 #include "read/thread_samples.h"
 #include "read/thread_series.h"
 #include "render/chrome_trace.h"
@@ -148,12 +145,12 @@ static int consume(void *ctx, const struct model_event *ev)
 }
 
 /* Names every thread threads.tsv knows, and writes the pool counters. */
-static void add_samples(const struct export_opts *o, struct chrome_trace *t, uint64_t start_ns,
-			uint64_t end_ns)
+static void add_samples(const struct export_opts *o, const struct run *run, struct chrome_trace *t,
+			uint64_t start_ns, uint64_t end_ns)
 {
 	struct thread_samples names;
 	struct thread_series series;
-	char *path = corecap_path_in(o->run, "threads.tsv"), *err = NULL;
+	char *path = corecap_run_path(run, "threads.tsv"), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -185,48 +182,38 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 	free(path);
 }
 
-static int export_chrome(const struct export_opts *o, FILE *out)
+static int export_chrome(const struct export_opts *o, struct run *run, FILE *out)
 {
-	struct run_manifest mf;
-	struct symbolizer sym;
+	const struct run_manifest *mf = &run->manifest;
+	struct symbolizer *sym;
 	struct chrome_trace t;
 	struct ctf_reader r;
-	char *mpath = corecap_path_in(o->run, "manifest.json"),
-	     *maps = corecap_path_in(o->run, "maps");
-	char *ids = corecap_path_in(o->run, "buildids.tsv"),
-	     *root = corecap_path_in(o->run, "trace");
-	char *err = NULL, **traces = NULL;
-	size_t n_traces = 0;
-	bool has_mf = false, has_sym = false;
+	char *root = corecap_run_path(run, "trace"), *err = NULL;
+	bool has_mf;
 	uint64_t start_ns = 0, end_ns = 0;
 	int ret;
 
-	corecap_manifest_init(&mf);
-	if (!mpath || !maps || !ids || !root) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = corecap_manifest_load(&mf, mpath, &err);
-	if (ret && ret != -ENOENT) {
+	if (!root)
+		return -ENOMEM;
+	ret = corecap_run_load_manifest(run, &err);
+	if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
-	has_mf = ret == 0;
+	has_mf = run->has_manifest;
 	if (!has_mf)
 		fprintf(stderr, "corecap: warning: no manifest.json (a partial run): the time "
 				"origin is the first event\n");
-	free(err);
-	err = NULL;
-	if (has_mf && mf.has_window) {
-		start_ns = mf.window_start_ns + (uint64_t)(o->from_s * 1e9);
-		end_ns = o->to_s >= 0 ? mf.window_start_ns + (uint64_t)(o->to_s * 1e9)
-				      : mf.window_end_ns;
-		if (end_ns > mf.window_end_ns)
-			end_ns = mf.window_end_ns;
+	if (has_mf && mf->has_window) {
+		start_ns = mf->window_start_ns + (uint64_t)(o->from_s * 1e9);
+		end_ns = o->to_s >= 0 ? mf->window_start_ns + (uint64_t)(o->to_s * 1e9)
+				      : mf->window_end_ns;
+		if (end_ns > mf->window_end_ns)
+			end_ns = mf->window_end_ns;
 		if (start_ns >= end_ns) {
 			corecap_analysis_error(
 				"--from %.3f s is past the %.3f s window of '%s'", o->from_s,
-				(mf.window_end_ns - mf.window_start_ns) / 1e9, o->run);
+				(mf->window_end_ns - mf->window_start_ns) / 1e9, o->run);
 			ret = -EINVAL;
 			goto out;
 		}
@@ -237,33 +224,32 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = corecap_symbolizer_init(&sym, maps, ids, o->symfs, &err);
-	has_sym = ret == 0 || ret == -ENOENT;
-	if (ret && ret != -ENOENT)
+	sym = corecap_run_symbols(run, &ret, &err);
+	if (ret)
 		fprintf(stderr, "corecap: warning: %s: addresses are shown in hex\n",
 			err ? err : strerror(-ret));
 	free(err);
 	err = NULL;
-	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf.pid : -1, start_ns, end_ns,
-					has_sym ? namer : NULL, has_sym ? &sym : NULL);
+	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf->pid : -1, start_ns, end_ns,
+					sym ? namer : NULL, sym);
 	if (ret)
 		goto out_trace;
-	if (access(root, F_OK) != 0) {
+	if (run->src[RUN_TRACE].state == RUN_ABSENT) {
 		fprintf(stderr,
 			"corecap: warning: '%s' has no trace/: only threads and pool CPU "
 			"are exported\n",
 			o->run);
 	} else {
-		ret = corecap_ctf_reader_find_traces(root, &traces, &n_traces, &err);
+		ret = corecap_run_list_traces(run, &err);
 		if (ret) {
 			corecap_analysis_error("%s", err ? err : strerror(-ret));
 			goto out_trace;
 		}
-		if (!n_traces)
+		if (!run->n_traces)
 			fprintf(stderr, "corecap: warning: no CTF trace under '%s'\n", root);
 	}
-	if (n_traces) {
-		ret = corecap_ctf_reader_init(&r, traces, n_traces, consume, &t);
+	if (run->n_traces) {
+		ret = corecap_ctf_reader_init(&r, run->traces, run->n_traces, consume, &t);
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
 		if (!ret && corecap_ctf_reader_missing_packets(&r))
@@ -280,8 +266,8 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 		if (ret)
 			goto out_trace;
 	}
-	add_samples(o, &t, start_ns, end_ns);
-	ret = corecap_chrome_trace_finish(&t, has_mf && mf.comm ? mf.comm : NULL);
+	add_samples(o, run, &t, start_ns, end_ns);
+	ret = corecap_chrome_trace_finish(&t, has_mf && mf->comm ? mf->comm : NULL);
 	if (ret)
 		corecap_analysis_error("cannot write %s: %s", o->output ? o->output : "the output",
 				       strerror(-ret));
@@ -292,15 +278,8 @@ static int export_chrome(const struct export_opts *o, FILE *out)
 			t.events_written, t.events_outside);
 out_trace:
 	corecap_chrome_trace_release(&t);
-	if (has_sym)
-		corecap_symbolizer_release(&sym);
 out:
-	corecap_ctf_reader_free_traces(traces, n_traces);
-	corecap_manifest_release(&mf);
 	free(err);
-	free(mpath);
-	free(maps);
-	free(ids);
 	free(root);
 	return ret;
 }
@@ -308,21 +287,27 @@ out:
 int corecap_cmd_export(int argc, char **argv)
 {
 	struct export_opts o;
+	struct run_opts ro;
 	struct out_file out;
-	struct stat st;
+	struct run run;
+	char *err = NULL;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	errno = 0;
-	if (stat(o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		corecap_analysis_error("cannot open run directory '%s': %s", o.run,
-				       errno ? strerror(errno) : "Not a directory");
+	ro = (struct run_opts){.symfs = o.symfs};
+	ret = corecap_run_open(&run, o.run, &ro, &err);
+	if (ret) {
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		free(err);
+		corecap_run_close(&run);
 		return 1;
 	}
-	if (corecap_out_file_open(&out, o.output) < 0)
+	if (corecap_out_file_open(&out, o.output) < 0) {
+		corecap_run_close(&run);
 		return 1;
+	}
 	if (o.output) {
 		struct sigaction sa = {.sa_handler = on_signal};
 
@@ -330,7 +315,8 @@ int corecap_cmd_export(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	ret = export_chrome(&o, out.f);
+	ret = export_chrome(&o, &run, out.f);
+	corecap_run_close(&run);
 	if (!ret && interrupted)
 		ret = -EINTR;
 	if (ret)

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cmd_util.h"
-#include "flame_job.h"
+#include "build/flame_job.h"
 #include "render/flame_svg.h"
 #include "render/out_file.h"
 
@@ -194,7 +194,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL))
+	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL))
 		return 1;
 	j.by_pool = o.by_pool;
 	if (!o.kind_given)

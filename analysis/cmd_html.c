@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cmd_util.h"
-#include "flame_job.h"
+#include "build/flame_job.h"
+#include "build/report_build.h"
+#include "read/run.h"
 #include "read/thread_series.h"
 #include "render/html_report.h"
 #include "render/out_file.h"
@@ -84,7 +86,8 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 
 struct html_job {
 	struct html_opts o;
-	struct report_job *rjob;
+	struct run run;
+	struct report_build rb;
 	struct report report;
 	char *text;
 	size_t text_len;
@@ -124,7 +127,7 @@ static void load_series(struct html_job *j)
 	/* At most ~600 points per line, at least a 100 ms step. */
 	if (w / 600 > bin)
 		bin = w / 600;
-	if (asprintf(&path, "%s/threads.tsv", j->o.run) < 0)
+	if (!(path = corecap_run_path(&j->run, "threads.tsv")))
 		return;
 	corecap_thread_series_init(&j->series, j->report.model->ws, j->report.model->we, bin);
 	ret = corecap_thread_series_load(&j->series, path, &err);
@@ -140,7 +143,7 @@ static int add_flames(struct html_job *j)
 {
 	int ret;
 
-	ret = corecap_flame_job_init(&j->fjob, j->o.run, j->o.symfs, &j->report);
+	ret = corecap_flame_job_init(&j->fjob, j->o.run, j->o.symfs, &j->run, &j->report);
 	if (ret)
 		return ret;
 	j->has_fjob = true;
@@ -187,7 +190,20 @@ static int build(struct html_job *j)
 	FILE *mem;
 	int ret;
 
-	ret = corecap_report_open(j->o.run, j->o.symfs, &j->rjob, &j->report);
+	struct run_opts ro = {.symfs = j->o.symfs, .model = true};
+	struct report_opts o;
+	char *err = NULL;
+
+	ret = corecap_run_open(&j->run, j->o.run, &ro, &err);
+	if (ret) {
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		free(err);
+		return ret;
+	}
+	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
+	corecap_report_opts_init(&o);
+	o.keep_shim_frames = true;
+	ret = corecap_report_build(&j->rb, &j->run, &o, &j->report);
 	if (ret)
 		return ret;
 	mem = open_memstream(&j->text, &j->text_len);
@@ -218,7 +234,8 @@ static void release(struct html_job *j)
 	if (j->has_series)
 		corecap_thread_series_release(&j->series);
 	free(j->text);
-	corecap_report_close(j->rjob);
+	corecap_report_build_release(&j->rb);
+	corecap_run_close(&j->run);
 }
 
 int corecap_cmd_html(int argc, char **argv)

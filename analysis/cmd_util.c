@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 void corecap_analysis_error(const char *fmt, ...)
 {
@@ -17,45 +16,6 @@ void corecap_analysis_error(const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
-}
-
-int corecap_run_dir_check(const char *run)
-{
-	struct stat st;
-	char *manifest, *trace;
-	bool has_manifest, has_trace;
-
-	if (stat(run, &st) != 0) {
-		int ret = -errno;
-
-		corecap_analysis_error("cannot open run directory '%s': %s", run, strerror(-ret));
-		return ret;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		corecap_analysis_error("cannot open run directory '%s': %s (a run is the directory "
-				       "`corecap record -o` writes)",
-				       run, strerror(ENOTDIR));
-		return -ENOTDIR;
-	}
-	manifest = corecap_path_in(run, "manifest.json");
-	trace = corecap_path_in(run, "trace");
-	if (!manifest || !trace) {
-		free(manifest);
-		free(trace);
-		return -ENOMEM;
-	}
-	has_manifest = lstat(manifest, &st) == 0 || errno != ENOENT;
-	has_trace = lstat(trace, &st) == 0 || errno != ENOENT;
-	free(manifest);
-	free(trace);
-	if (!has_manifest && !has_trace) {
-		corecap_analysis_error(
-			"'%s' is not a run directory: it holds neither manifest.json "
-			"nor trace/ (empty, or not written by `corecap record`)",
-			run);
-		return -ENOENT;
-	}
-	return 0;
 }
 
 void corecap_analysis_warn_torn(const char *path)

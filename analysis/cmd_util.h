@@ -12,14 +12,6 @@
 /* Prints "corecap: <formatted message>\n" on stderr. */
 void corecap_analysis_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/*
- * Is run a run directory? 0; otherwise a negative errno, with the error
- * printed: it cannot be opened, it is not a directory (a regular file
- * given as RUN), or it holds neither manifest.json nor trace/ (an empty
- * directory, or the wrong one).
- */
-int corecap_run_dir_check(const char *run);
-
 /* The warning for a run file that ends in a torn line (its collector was killed). */
 void corecap_analysis_warn_torn(const char *path);
 

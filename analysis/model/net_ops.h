@@ -38,7 +38,7 @@
 
 #include "event.h"
 #include "model.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 struct net_ops {
 	struct model *m;

@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "u64map.h"
+#include "../util/u64map.h"
 
 enum stack_cat {
 	STACK_IDLE,

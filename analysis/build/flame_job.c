@@ -16,39 +16,44 @@
 #include "read/thread_samples.h"
 #include "read/wall_samples.h"
 
-static bool exists_in(const char *dir, const char *name)
-{
-	char *p = corecap_path_in(dir, name);
-	bool ok = p && access(p, F_OK) == 0;
-
-	free(p);
-	return ok;
-}
-
 const char *corecap_flame_kind_unit(enum flame_kind kind)
 {
 	return kind == FLAME_CPU || kind == FLAME_WALL ? "samples" : "ns";
 }
 
-int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs,
+int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs, struct run *rd,
 			   const struct report *report)
 {
+	struct run_opts ro = {.symfs = symfs};
 	struct stat st;
+	char *err = NULL;
+	int ret;
 
-	*j = (struct flame_job){.run = run, .symfs = symfs, .report = report};
+	*j = (struct flame_job){.run = run, .symfs = symfs, .rd = rd, .report = report};
+	if (rd)
+		return 0;
 	if (stat(run, &st) != 0) {
 		corecap_analysis_error("cannot open '%s': %s", run, strerror(errno));
 		return -ENOENT;
 	}
 	j->run_is_profile = S_ISREG(st.st_mode);
-	return 0;
+	if (j->run_is_profile)
+		return 0;
+	ret = corecap_run_open(&j->own_run, run, &ro, &err);
+	j->has_own_run = true;
+	j->rd = &j->own_run;
+	if (ret)
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+	free(err);
+	return ret;
 }
 
 void corecap_flame_job_release(struct flame_job *j)
 {
-	if (j->has_own_sym)
-		corecap_symbolizer_release(&j->own_sym);
-	corecap_report_close(j->own_job);
+	if (j->has_own_build)
+		corecap_report_build_release(&j->own_build);
+	if (j->has_own_run)
+		corecap_run_close(&j->own_run);
 	*j = (struct flame_job){0};
 }
 
@@ -60,9 +65,9 @@ bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 		return kind == FLAME_CPU;
 	switch (kind) {
 	case FLAME_CPU:
-		return exists_in(j->run, "cpu.prof");
+		return j->rd->src[RUN_CPU_PROF].state != RUN_ABSENT;
 	case FLAME_WALL:
-		return exists_in(j->run, "wall.samples");
+		return j->rd->src[RUN_WALL].state != RUN_ABSENT;
 	default:
 		/* The model says whether its sources measured locks or ops. */
 		if (!j->report && need_report(j))
@@ -123,55 +128,35 @@ static void print_symbol_problems(const struct flame_job *j, const struct symbol
 	free(lines);
 }
 
+/* The run's symbols (read/run.h loads them once for every kind and the report). */
 static int open_run_symbols(struct flame_job *j)
 {
-	char *maps, *ids, *err = NULL;
+	char *err = NULL;
 	int ret;
 
 	if (j->tried_run_sym)
 		return 0;
 	j->tried_run_sym = true;
-	/* The report has read RUN/maps already: symbols are loaded once. */
-	if (j->report && j->report->symbolizer) {
-		j->run_sym = j->report->symbolizer;
-		return 0;
-	}
-	maps = corecap_path_in(j->run, "maps");
-	ids = corecap_path_in(j->run, "buildids.tsv");
-	if (!maps || !ids) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = corecap_symbolizer_init(&j->own_sym, maps, ids, j->symfs, &err);
-	if (ret == 0 || ret == -ENOENT) {
-		j->has_own_sym = true;
-		j->run_sym = &j->own_sym;
-	}
-	if (ret == -ENOENT) {
-		if (!j->quiet)
-			fprintf(stderr,
-				"corecap: warning: '%s' has no maps file: frames are shown "
-				"as addresses\n",
-				j->run);
-		ret = 0;
-	} else if (ret) {
+	j->run_sym = corecap_run_symbols(j->rd, &ret, &err);
+	if (ret) {
 		corecap_analysis_error("%s", err ? err : strerror(-ret));
+	} else if (j->rd->src[RUN_MAPS].state == RUN_ABSENT && !j->report && !j->quiet) {
+		fprintf(stderr,
+			"corecap: warning: '%s' has no maps file: frames are shown as addresses\n",
+			j->run);
 	}
-out:
 	free(err);
-	free(maps);
-	free(ids);
 	return ret;
 }
 
 static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
-	struct symbolizer sym;
+	struct symbolizer own, *sym = NULL;
 	char *path = j->run_is_profile ? strdup(j->run) : corecap_path_in(j->run, "cpu.prof");
 	char *ids = j->run_is_profile ? NULL : corecap_path_in(j->run, "buildids.tsv");
 	char *maps_tmp = NULL, *err = NULL;
-	bool has_sym = false;
+	bool has_own = false;
 	int ret;
 
 	corecap_gperf_profile_init(&p);
@@ -201,23 +186,22 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 			corecap_analysis_error("%s", err ? err : strerror(-ret));
 			goto out;
 		}
-	} else if (!j->run_is_profile && !(maps_tmp = corecap_path_in(j->run, "maps"))) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (maps_tmp) {
 		free(err);
 		err = NULL;
-		ret = corecap_symbolizer_init(&sym, maps_tmp, ids, j->symfs, &err);
-		if (p.maps_len)
-			unlink(maps_tmp);
-		has_sym = ret == 0 || ret == -ENOENT;
-		if (ret && ret != -ENOENT) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
-			goto out;
-		}
+		ret = corecap_symbolizer_init(&own, maps_tmp, ids, j->symfs, &err);
+		unlink(maps_tmp);
+		has_own = ret == 0 || ret == -ENOENT;
+		sym = has_own ? &own : NULL;
+	} else if (!j->run_is_profile) {
+		free(err);
+		err = NULL;
+		sym = corecap_run_symbols(j->rd, &ret, &err);
 	}
-	if (!has_sym && !j->quiet)
+	if (ret && ret != -ENOENT) {
+		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	if (!sym && !j->quiet)
 		fprintf(stderr,
 			"corecap: warning: '%s' holds no maps: frames are shown as "
 			"addresses\n",
@@ -225,7 +209,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	ret = 0;
 	fs->skip_profiler_frames = true;
 	fs->namer = sym_namer;
-	fs->namer_ctx = has_sym ? &sym : NULL;
+	fs->namer_ctx = sym;
 	for (size_t i = 0; i < p.n_samples && !ret; i++)
 		ret = corecap_flame_stacks_add(fs, NULL, 0, p.pcs + p.samples[i].first,
 					       p.samples[i].depth, true, true, p.samples[i].count,
@@ -237,12 +221,12 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	snprintf(j->subtitle, sizeof(j->subtitle),
 		 "gperftools CPU profile: %" PRIu64 " samples every %" PRIu64 " us (%.2f s of CPU)",
 		 p.total, p.period_us, (double)p.total * (double)p.period_us / 1e6);
-	if (has_sym)
-		print_symbol_problems(j, &sym);
+	if (sym)
+		print_symbol_problems(j, sym);
 out_sym:
 	fs->namer_ctx = NULL;
-	if (has_sym)
-		corecap_symbolizer_release(&sym);
+	if (has_own)
+		corecap_symbolizer_release(&own);
 out:
 	corecap_gperf_profile_release(&p);
 	free(maps_tmp);
@@ -357,6 +341,7 @@ out:
 
 static int need_report(struct flame_job *j)
 {
+	struct report_opts o;
 	int ret;
 
 	if (j->report)
@@ -366,7 +351,13 @@ static int need_report(struct flame_job *j)
 			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
 		return -EINVAL;
 	}
-	ret = corecap_report_open(j->run, j->symfs, &j->own_job, &j->own_report);
+	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
+	corecap_report_opts_init(&o);
+	o.keep_shim_frames = true;
+	if (j->has_own_build)
+		corecap_report_build_release(&j->own_build); /* it failed: again, as asked */
+	j->has_own_build = true;
+	ret = corecap_report_build(&j->own_build, j->rd, &o, &j->own_report);
 	if (!ret)
 		j->report = &j->own_report;
 	return ret;

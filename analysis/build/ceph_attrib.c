@@ -7,7 +7,7 @@
 
 #include "ceph_attrib.h"
 #include "cmd_util.h"
-#include "model/u64map.h"
+#include "util/u64map.h"
 #include "read/wall_samples.h"
 
 struct attrib_ctx {
