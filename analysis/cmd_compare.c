@@ -99,9 +99,8 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				corecap_analysis_error(
-					"invalid --kind '%s': expected cpu, wall, lock or op",
-					optarg);
+				corecap_error("invalid --kind '%s': expected cpu, wall, lock or op",
+					      optarg);
 				return 2;
 			}
 			break;
@@ -119,13 +118,10 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 2) {
-		corecap_analysis_error("compare takes two run directories");
-		fprintf(stderr, "%s", corecap_compare_usage);
+	if (corecap_cmd_operands(argc, 2, "two run directories", corecap_compare_usage))
 		return 2;
-	}
 	if (o->json && o->folded) {
-		corecap_analysis_error("--json and --folded exclude each other");
+		corecap_error("--json and --folded exclude each other");
 		return 2;
 	}
 	o->run[0] = argv[optind];
@@ -550,13 +546,12 @@ static int compare_folded(const struct compare_opts *o)
 	if (!ret) {
 		ret = corecap_folded_write(&fs.folded, stdout, 2);
 		if (ret)
-			corecap_analysis_error("cannot write the stacks: %s", strerror(-ret));
+			corecap_error("cannot write the stacks: %s", strerror(-ret));
 		else
-			fprintf(stderr, "corecap: %s: A %llu, B %llu %s\n",
-				corecap_flame_kind_name(o->kind),
-				(unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
-				(unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
-				corecap_flame_kind_unit(o->kind));
+			corecap_note("%s: A %llu, B %llu %s", corecap_flame_kind_name(o->kind),
+				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
+				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
+				     corecap_flame_kind_unit(o->kind));
 	}
 	for (int s = 0; s < 2; s++)
 		if (has[s])
@@ -575,7 +570,7 @@ static int open_side(struct side *sd, const char *run, const char *symfs)
 
 	ret = corecap_run_open(&sd->run, run, &ro, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		free(err);
 		return ret;
 	}
@@ -614,7 +609,7 @@ int corecap_cmd_compare(int argc, char **argv)
 		if (!ret && fflush(stdout))
 			ret = -EIO;
 		if (ret)
-			corecap_analysis_error("cannot write the comparison: %s", strerror(-ret));
+			corecap_error("cannot write the comparison: %s", strerror(-ret));
 	}
 	free(rs.v);
 	for (int s = 0; s < 2; s++) {

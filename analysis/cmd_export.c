@@ -79,8 +79,7 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || !v || v > 60000) {
-				corecap_analysis_error("invalid --bin-ms '%s': expected 1 to 60000",
-						       optarg);
+				corecap_error("invalid --bin-ms '%s': expected 1 to 60000", optarg);
 				return 2;
 			}
 			o->bin_ms = (unsigned)v;
@@ -91,9 +90,8 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 			errno = 0;
 			*sec = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(*sec >= 0) || *sec > 1e6) {
-				corecap_analysis_error(
-					"invalid --%s '%s': expected seconds into the window",
-					c == 'F' ? "from" : "to", optarg);
+				corecap_error("invalid --%s '%s': expected seconds into the window",
+					      c == 'F' ? "from" : "to", optarg);
 				return 2;
 			}
 			break;
@@ -106,19 +104,16 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 		}
 	}
 	if (!o->chrome) {
-		corecap_analysis_error("export needs a format: --chrome");
+		corecap_error("export needs a format: --chrome");
 		fprintf(stderr, "%s", corecap_export_usage);
 		return 2;
 	}
 	if (o->to_s >= 0 && o->to_s <= o->from_s) {
-		corecap_analysis_error("--to must come after --from");
+		corecap_error("--to must come after --from");
 		return 2;
 	}
-	if (optind != argc - 1) {
-		corecap_analysis_error("export takes one run directory");
-		fprintf(stderr, "%s", corecap_export_usage);
+	if (corecap_cmd_operands(argc, 1, "one run directory", corecap_export_usage))
 		return 2;
-	}
 	o->run = argv[optind];
 	return 0;
 }
@@ -162,9 +157,9 @@ static void add_samples(const struct export_opts *o, const struct run *run, stru
 	for (size_t i = 0; !ret && i < names.len; i++)
 		corecap_chrome_trace_name_thread(t, names.threads[i].tid, names.threads[i].comm);
 	if (ret == -ENOENT)
-		fprintf(stderr, "corecap: warning: no threads.tsv: no pool CPU counters\n");
+		corecap_warn("no threads.tsv: no pool CPU counters");
 	else if (ret)
-		fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
+		corecap_warn("%s", err ? err : strerror(-ret));
 	corecap_thread_samples_release(&names);
 	free(err);
 	err = NULL;
@@ -173,7 +168,7 @@ static void add_samples(const struct export_opts *o, const struct run *run, stru
 					   (uint64_t)o->bin_ms * 1000000);
 		ret = corecap_thread_series_load(&series, path, &err);
 		if (ret)
-			fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
+			corecap_warn("%s", err ? err : strerror(-ret));
 		else
 			corecap_chrome_trace_counters(t, &series);
 		corecap_thread_series_release(&series);
@@ -197,13 +192,13 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 		return -ENOMEM;
 	ret = corecap_run_load_manifest(run, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	has_mf = run->has_manifest;
 	if (!has_mf)
-		fprintf(stderr, "corecap: warning: no manifest.json (a partial run): the time "
-				"origin is the first event\n");
+		corecap_warn("no manifest.json (a partial run): the time "
+			     "origin is the first event");
 	if (has_mf && mf->has_window) {
 		start_ns = mf->window_start_ns + (uint64_t)(o->from_s * 1e9);
 		end_ns = o->to_s >= 0 ? mf->window_start_ns + (uint64_t)(o->to_s * 1e9)
@@ -211,23 +206,20 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 		if (end_ns > mf->window_end_ns)
 			end_ns = mf->window_end_ns;
 		if (start_ns >= end_ns) {
-			corecap_analysis_error(
-				"--from %.3f s is past the %.3f s window of '%s'", o->from_s,
-				(mf->window_end_ns - mf->window_start_ns) / 1e9, o->run);
+			corecap_error("--from %.3f s is past the %.3f s window of '%s'", o->from_s,
+				      (mf->window_end_ns - mf->window_start_ns) / 1e9, o->run);
 			ret = -EINVAL;
 			goto out;
 		}
 	} else if (o->from_s > 0 || o->to_s >= 0) {
-		corecap_analysis_error(
-			"--from and --to need the recording window, and '%s' has no manifest",
-			o->run);
+		corecap_error("--from and --to need the recording window, and '%s' has no manifest",
+			      o->run);
 		ret = -EINVAL;
 		goto out;
 	}
 	sym = corecap_run_symbols(run, &ret, &err);
 	if (ret)
-		fprintf(stderr, "corecap: warning: %s: addresses are shown in hex\n",
-			err ? err : strerror(-ret));
+		corecap_warn("%s: addresses are shown in hex", err ? err : strerror(-ret));
 	free(err);
 	err = NULL;
 	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf->pid : -1, start_ns, end_ns,
@@ -235,33 +227,30 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 	if (ret)
 		goto out_trace;
 	if (run->src[RUN_TRACE].state == RUN_ABSENT) {
-		fprintf(stderr,
-			"corecap: warning: '%s' has no trace/: only threads and pool CPU "
-			"are exported\n",
-			o->run);
+		corecap_warn("'%s' has no trace/: only threads and pool CPU "
+			     "are exported",
+			     o->run);
 	} else {
 		ret = corecap_run_list_traces(run, &err);
 		if (ret) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
+			corecap_error("%s", err ? err : strerror(-ret));
 			goto out_trace;
 		}
 		if (!run->n_traces)
-			fprintf(stderr, "corecap: warning: no CTF trace under '%s'\n", root);
+			corecap_warn("no CTF trace under '%s'", root);
 	}
 	if (run->n_traces) {
 		ret = corecap_ctf_reader_init(&r, run->traces, run->n_traces, consume, &t);
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
 		if (!ret && corecap_ctf_reader_missing_packets(&r))
-			fprintf(stderr,
-				"corecap: warning: the trace is cut short: %" PRIu64
-				" packets its indexes list are missing\n",
-				corecap_ctf_reader_missing_packets(&r));
+			corecap_warn("the trace is cut short: %" PRIu64
+				     " packets its indexes list are missing",
+				     corecap_ctf_reader_missing_packets(&r));
 		if (ret && ret != -EINTR)
-			corecap_analysis_error("cannot read trace '%s': %s", root,
-					       corecap_ctf_reader_error(&r)
-						       ? corecap_ctf_reader_error(&r)
-						       : strerror(-ret));
+			corecap_error("cannot read trace '%s': %s", root,
+				      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
+								   : strerror(-ret));
 		corecap_ctf_reader_release(&r);
 		if (ret)
 			goto out_trace;
@@ -269,13 +258,12 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 	add_samples(o, run, &t, start_ns, end_ns);
 	ret = corecap_chrome_trace_finish(&t, has_mf && mf->comm ? mf->comm : NULL);
 	if (ret)
-		corecap_analysis_error("cannot write %s: %s", o->output ? o->output : "the output",
-				       strerror(-ret));
+		corecap_error("cannot write %s: %s", o->output ? o->output : "the output",
+			      strerror(-ret));
 	else
-		fprintf(stderr,
-			"corecap: export: %" PRIu64 " trace events written, %" PRIu64
-			" outside the window left out\n",
-			t.events_written, t.events_outside);
+		corecap_note("export: %" PRIu64 " trace events written, %" PRIu64
+			     " outside the window left out",
+			     t.events_written, t.events_outside);
 out_trace:
 	corecap_chrome_trace_release(&t);
 out:
@@ -299,7 +287,7 @@ int corecap_cmd_export(int argc, char **argv)
 	ro = (struct run_opts){.symfs = o.symfs};
 	ret = corecap_run_open(&run, o.run, &ro, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		free(err);
 		corecap_run_close(&run);
 		return 1;
@@ -324,7 +312,7 @@ int corecap_cmd_export(int argc, char **argv)
 	else
 		ret = corecap_out_file_commit(&out);
 	if (ret == -EINTR) {
-		fprintf(stderr, "corecap: interrupted: '%s' left as it was\n", o.output);
+		corecap_error("interrupted: '%s' left as it was", o.output);
 		return 130;
 	}
 	return ret ? 1 : 0;

@@ -75,11 +75,8 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		corecap_analysis_error("html takes one run directory");
-		fprintf(stderr, "%s", corecap_html_usage);
+	if (corecap_cmd_operands(argc, 1, "one run directory", corecap_html_usage))
 		return 2;
-	}
 	o->run = argv[optind];
 	return 0;
 }
@@ -132,8 +129,7 @@ static void load_series(struct html_job *j)
 	corecap_thread_series_init(&j->series, j->report.model->ws, j->report.model->we, bin);
 	ret = corecap_thread_series_load(&j->series, path, &err);
 	if (ret && ret != -ENOENT)
-		fprintf(stderr, "corecap: warning: %s: no utilization chart\n",
-			err ? err : strerror(-ret));
+		corecap_warn("%s: no utilization chart", err ? err : strerror(-ret));
 	j->has_series = ret == 0;
 	free(err);
 	free(path);
@@ -196,7 +192,7 @@ static int build(struct html_job *j)
 
 	ret = corecap_run_open(&j->run, j->o.run, &ro, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		free(err);
 		return ret;
 	}
@@ -245,7 +241,7 @@ int corecap_cmd_html(int argc, char **argv)
 	int ret;
 
 	if (!j) {
-		corecap_analysis_error("out of memory");
+		corecap_error("out of memory");
 		return 1;
 	}
 	ret = parse_args(&j->o, argc, argv);
@@ -261,15 +257,13 @@ int corecap_cmd_html(int argc, char **argv)
 		goto out;
 	ret = corecap_html_report_render(&j->page, out.f);
 	if (ret) {
-		corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(&out),
-				       strerror(-ret));
+		corecap_error("cannot write %s: %s", corecap_out_file_name(&out), strerror(-ret));
 		corecap_out_file_abort(&out);
 	} else {
 		ret = corecap_out_file_commit(&out);
 	}
 	if (!ret && j->o.output) {
-		fprintf(stderr, "corecap: wrote %s (%zu flame graphs)\n", j->o.output,
-			j->page.n_flames);
+		corecap_note("wrote %s (%zu flame graphs)", j->o.output, j->page.n_flames);
 	}
 out:
 	release(j);

@@ -89,8 +89,8 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 			/* strtoul takes "-1" as ULONG_MAX: a sign is refused. */
 			if (errno || end == optarg || *end || !o->build.top ||
 			    !isdigit((unsigned char)*optarg)) {
-				corecap_analysis_error(
-					"invalid --top '%s': expected a positive count", optarg);
+				corecap_error("invalid --top '%s': expected a positive count",
+					      optarg);
 				return 2;
 			}
 			break;
@@ -102,10 +102,9 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 			else if (strcmp(optarg, "detected") == 0)
 				o->build.ops = OPS_DETECTED;
 			else {
-				corecap_analysis_error(
-					"invalid --ops '%s': expected auto, annotated "
-					"or detected",
-					optarg);
+				corecap_error("invalid --ops '%s': expected auto, annotated "
+					      "or detected",
+					      optarg);
 				return 2;
 			}
 			break;
@@ -117,11 +116,8 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		corecap_analysis_error("report takes one run directory");
-		fprintf(stderr, "%s", CORECAP_REPORT_USAGE);
+	if (corecap_cmd_operands(argc, 1, "one run directory", CORECAP_REPORT_USAGE))
 		return 2;
-	}
 	o->run = argv[optind];
 	return 0;
 }
@@ -135,7 +131,7 @@ static int analyse(struct report_job *j)
 
 	ret = corecap_run_open(&j->run, j->o.run, &ro, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		free(err);
 		return ret;
 	}
@@ -167,7 +163,7 @@ static int analyse(struct report_job *j)
 	if (!ret && fflush(stdout))
 		ret = -EIO;
 	if (ret)
-		corecap_analysis_error("cannot write the report: %s", strerror(-ret));
+		corecap_error("cannot write the report: %s", strerror(-ret));
 	return ret;
 }
 
@@ -186,12 +182,11 @@ int cmd_report(int argc, char **argv)
 	}
 	ret = analyse(&j);
 	if (!ret && j.o.check_conservation) {
-		fprintf(stderr,
-			"corecap: conservation: %llu ops checked, %llu off by more than 1 us "
-			"(max error %llu ns)\n",
-			(unsigned long long)j.b.model.ops.checked,
-			(unsigned long long)j.b.model.ops.violations,
-			(unsigned long long)j.b.model.ops.max_err_ns);
+		corecap_note("conservation: %llu ops checked, %llu off by more than 1 us "
+			     "(max error %llu ns)",
+			     (unsigned long long)j.b.model.ops.checked,
+			     (unsigned long long)j.b.model.ops.violations,
+			     (unsigned long long)j.b.model.ops.max_err_ns);
 		if (j.b.model.ops.violations)
 			ret = -EDOM;
 	}

@@ -1,29 +1,29 @@
 #include "cmd_util.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-void corecap_analysis_error(const char *fmt, ...)
+int corecap_cmd_operands(int argc, int n, const char *what, const char *usage)
 {
-	va_list ap;
+	int got = argc - optind;
 
-	fprintf(stderr, "corecap: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
+	if (got == n)
+		return 0;
+	corecap_error("expected %s, got %d argument%s", what, got, got == 1 ? "" : "s");
+	fputs(usage, stderr);
+	return 2;
 }
 
 void corecap_analysis_warn_torn(const char *path)
 {
-	fprintf(stderr,
-		"corecap: warning: '%s' ends in a torn line (its collector was killed while "
-		"writing it): read up to its last whole line; the run is partial\n",
-		path);
+	corecap_warn("'%s' ends in a torn line (its collector was killed while writing it): "
+		     "read up to its last whole line; the run is partial",
+		     path);
 }
 
 char *corecap_path_in(const char *dir, const char *name)

@@ -1,16 +1,21 @@
 /*
- * cmd_util: what every analysis command needs around its work: the error
- * line on stderr ("corecap: <message>", house style) and paths inside the
- * run directory. Kept apart from the collector's diag.c, since analysis
- * includes no collector code.
+ * cmd_util: what every analysis command needs around its work, beside the
+ * messages of corecap/diag.h (included here): the end of the option loop,
+ * the torn-line warning, paths inside the run directory, comma lists.
  */
 #ifndef CORECAP_ANALYSIS_CMD_UTIL_H
 #define CORECAP_ANALYSIS_CMD_UTIL_H
 
 #include <stddef.h>
 
-/* Prints "corecap: <formatted message>\n" on stderr. */
-void corecap_analysis_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include <corecap/diag.h>
+
+/*
+ * The end of a command's option loop: 0 when exactly n operands follow the
+ * options (getopt's optind); otherwise says so ("expected WHAT"), prints
+ * the usage on stderr and returns 2, the usage error's exit status.
+ */
+int corecap_cmd_operands(int argc, int n, const char *what, const char *usage);
 
 /* The warning for a run file that ends in a torn line (its collector was killed). */
 void corecap_analysis_warn_torn(const char *path);

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "delay_control.h"
-#include "diag.h"
+#include <corecap/diag.h>
 
 static uint64_t mono_ns(void)
 {

@@ -13,7 +13,7 @@
 
 #include "bench_runner.h"
 #include "cpu_profile.h"
-#include "diag.h"
+#include <corecap/diag.h>
 #include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "run_dir.h"
 
 bool corecap_run_dir_looks_like_run(int dirfd)

@@ -102,7 +102,7 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 				   "missing";
 			ret = 1;
 		} else if (ret) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
+			corecap_error("%s", err ? err : strerror(-ret));
 		} else {
 			corecap_ceph_sampled_finish(out);
 		}

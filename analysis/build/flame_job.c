@@ -33,7 +33,7 @@ int corecap_flame_job_init(struct flame_job *j, const char *run, const char *sym
 	if (rd)
 		return 0;
 	if (stat(run, &st) != 0) {
-		corecap_analysis_error("cannot open '%s': %s", run, strerror(errno));
+		corecap_error("cannot open '%s': %s", run, strerror(errno));
 		return -ENOENT;
 	}
 	j->run_is_profile = S_ISREG(st.st_mode);
@@ -43,7 +43,7 @@ int corecap_flame_job_init(struct flame_job *j, const char *run, const char *sym
 	j->has_own_run = true;
 	j->rd = &j->own_run;
 	if (ret)
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 	free(err);
 	return ret;
 }
@@ -124,7 +124,7 @@ static void print_symbol_problems(const struct flame_job *j, const struct symbol
 		return;
 	n = corecap_symbolizer_problems(s, &lines);
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "corecap: warning: symbols: %s\n", lines[i]);
+		corecap_warn("symbols: %s", lines[i]);
 	free(lines);
 }
 
@@ -139,11 +139,9 @@ static int open_run_symbols(struct flame_job *j)
 	j->tried_run_sym = true;
 	j->run_sym = corecap_run_symbols(j->rd, &ret, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 	} else if (j->rd->src[RUN_MAPS].state == RUN_ABSENT && !j->report && !j->quiet) {
-		fprintf(stderr,
-			"corecap: warning: '%s' has no maps file: frames are shown as addresses\n",
-			j->run);
+		corecap_warn("'%s' has no maps file: frames are shown as addresses", j->run);
 	}
 	free(err);
 	return ret;
@@ -166,14 +164,14 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	}
 	ret = corecap_gperf_profile_load(&p, path, &err);
 	if (ret == -ENOENT && !j->run_is_profile) {
-		corecap_analysis_error(
+		corecap_error(
 			"'%s' has no cpu.prof: start the daemon with 'corecap run --cpuprofile' so "
 			"that 'corecap record' profiles it",
 			j->run);
 		goto out;
 	}
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	corecap_gperf_profile_normalize(&p);
@@ -183,7 +181,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 		err = NULL;
 		ret = corecap_gperf_profile_write_maps(&p, &maps_tmp, &err);
 		if (ret) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
+			corecap_error("%s", err ? err : strerror(-ret));
 			goto out;
 		}
 		free(err);
@@ -198,14 +196,13 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 		sym = corecap_run_symbols(j->rd, &ret, &err);
 	}
 	if (ret && ret != -ENOENT) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	if (!sym && !j->quiet)
-		fprintf(stderr,
-			"corecap: warning: '%s' holds no maps: frames are shown as "
-			"addresses\n",
-			path);
+		corecap_warn("'%s' holds no maps: frames are shown as "
+			     "addresses",
+			     path);
 	ret = 0;
 	fs->skip_profiler_frames = true;
 	fs->namer = sym_namer;
@@ -215,7 +212,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 					       p.samples[i].depth, true, true, p.samples[i].count,
 					       column);
 	if (ret) {
-		corecap_analysis_error("cannot fold '%s': %s", path, strerror(-ret));
+		corecap_error("cannot fold '%s': %s", path, strerror(-ret));
 		goto out_sym;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -293,19 +290,17 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		goto out;
 	}
 	if (access(path, F_OK) != 0) {
-		corecap_analysis_error(
-			"'%s' has no wall.samples: record with 'corecap record --wallclock'",
-			j->run);
+		corecap_error("'%s' has no wall.samples: record with 'corecap record --wallclock'",
+			      j->run);
 		ret = -ENOENT;
 		goto out;
 	}
 	ret = corecap_thread_samples_load(&w.names, tsv, 0, 0, &err);
 	w.has_names = ret == 0;
 	if (ret && !j->quiet)
-		fprintf(stderr, "corecap: warning: %s: threads are named by tid\n",
-			ret == -ENOENT ? "no threads.tsv"
-			: err	       ? err
-				       : strerror(-ret));
+		corecap_warn("%s: threads are named by tid", ret == -ENOENT ? "no threads.tsv"
+							     : err	    ? err
+									    : strerror(-ret));
 	free(err);
 	err = NULL;
 	ret = open_run_symbols(j);
@@ -315,14 +310,13 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	fs->namer_ctx = j->run_sym;
 	ret = corecap_wall_samples_read(&ws, path, on_wall_sample, &w, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	if (ws.torn_last_line && !j->quiet)
 		corecap_analysis_warn_torn(path);
 	if (ws.bad_lines && !j->quiet)
-		fprintf(stderr, "corecap: warning: '%s': %" PRIu64 " malformed lines skipped\n",
-			path, ws.bad_lines);
+		corecap_warn("'%s': %" PRIu64 " malformed lines skipped", path, ws.bad_lines);
 	snprintf(j->subtitle, sizeof(j->subtitle),
 		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s",
 		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,
@@ -347,8 +341,8 @@ static int need_report(struct flame_job *j)
 	if (j->report)
 		return 0;
 	if (j->run_is_profile) {
-		corecap_analysis_error(
-			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		corecap_error("'%s' is a profile, not a run directory: only --kind cpu reads it",
+			      j->run);
 		return -EINVAL;
 	}
 	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
@@ -386,9 +380,9 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		return ret;
 	if (!corecap_model_has_locks(j->report->model)) {
-		corecap_analysis_error("'%s' has no lock source: record under `corecap run` (the "
-				       "shim), or with kernel events, for the lock kind",
-				       j->run);
+		corecap_error("'%s' has no lock source: record under `corecap run` (the "
+			      "shim), or with kernel events, for the lock kind",
+			      j->run);
 		return -ENOENT;
 	}
 	fs->namer = sym_namer;
@@ -444,7 +438,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		}
 	}
 	if (ret) {
-		corecap_analysis_error("cannot fold the lock stacks: %s", strerror(-ret));
+		corecap_error("cannot fold the lock stacks: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -489,10 +483,9 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 		return ret;
 	m = j->report->model;
 	if (!corecap_model_has_ops(m)) {
-		corecap_analysis_error(
-			"'%s' has no trace: ops not measured (record the daemon under "
-			"`corecap run`, without --no-trace, for the op kind)",
-			j->run);
+		corecap_error("'%s' has no trace: ops not measured (record the daemon under "
+			      "`corecap run`, without --no-trace, for the op kind)",
+			      j->run);
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < m->ops.n_types && !ret; i++) {
@@ -526,7 +519,7 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 		}
 	}
 	if (ret) {
-		corecap_analysis_error("cannot fold the op attribution: %s", strerror(-ret));
+		corecap_error("cannot fold the op attribution: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -540,8 +533,8 @@ int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int co
 	j->subtitle[0] = '\0';
 	fs->keep_shim_frames = j->keep_shim_frames;
 	if (j->run_is_profile && fs->kind != FLAME_CPU) {
-		corecap_analysis_error(
-			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		corecap_error("'%s' is a profile, not a run directory: only --kind cpu reads it",
+			      j->run);
 		return -EINVAL;
 	}
 	switch (fs->kind) {

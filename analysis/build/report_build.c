@@ -131,7 +131,7 @@ static int open_critical(struct report_build *j, struct model_config *cfg)
 					   cfg->window_end_ns, cfg->pid, site_is_logging, j, &err);
 	j->has_crit = ret == 0;
 	if (ret < 0)
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 	if (j->has_crit) {
 		cfg->op_end = corecap_critical_attrib_op_end;
 		cfg->op_end_ctx = &j->crit;
@@ -191,9 +191,9 @@ static int read_pass(struct report_build *j, bool detect)
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
-		corecap_analysis_error("cannot read trace '%s/trace': %s", j->run->dir,
-				       corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
-								    : strerror(-ret));
+		corecap_error("cannot read trace '%s/trace': %s", j->run->dir,
+			      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
+							   : strerror(-ret));
 	j->foreign_events = r.foreign_events;
 	if (!ret)
 		ret = trace_shortfall(j, &r);
@@ -242,7 +242,7 @@ static int no_trace(struct report_build *j)
 	int ret;
 
 	if (!j->run->manifest.has_window) {
-		corecap_analysis_error(
+		corecap_error(
 			"'%s/manifest.json': a run without a trace needs the manifest's window",
 			j->run->dir);
 		return -EINVAL;
@@ -269,7 +269,7 @@ static int trace_or_partial(struct report_build *j)
 	if (run->src[RUN_TRACE].state == RUN_ABSENT)
 		return no_trace(j);
 	if (run->trace_error) {
-		corecap_analysis_error("%s", run->trace_error);
+		corecap_error("%s", run->trace_error);
 		return no_trace(j);
 	}
 	ret = read_trace(j);
@@ -312,7 +312,7 @@ static int read_kernel(struct report_build *j)
 		goto out;
 	}
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	j->has_kernel = true;
@@ -382,7 +382,7 @@ static int read_samples(struct report_build *j)
 		ret = warn(j, "no threads.tsv: thread and pool CPU figures, cores used and the "
 			      "thread/pool/cores ceilings are unknown");
 	} else if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 	} else {
 		if (s.torn_last_line) {
 			ret = warn(j, "threads.tsv ends in a torn line (the collector was killed "
@@ -674,7 +674,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 	*j = (struct report_build){.o = *o, .run = run};
 	ret = corecap_run_load_model(run, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		free(err);
 		return ret;
 	}
@@ -683,20 +683,18 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		return ret;
 	/* A collector killed before its window leaves nothing to measure: say so. */
 	if (run->never_started) {
-		fprintf(stderr,
-			"corecap: '%s' is a partial run that never started its window "
-			"(%s): nothing was measured\n",
-			run->dir,
-			run->manifest.partial_reason ? run->manifest.partial_reason : "?");
+		corecap_note("'%s' is a partial run that never started its window "
+			     "(%s): nothing was measured",
+			     run->dir,
+			     run->manifest.partial_reason ? run->manifest.partial_reason : "?");
 		return -ENODATA;
 	}
 	ret = trace_or_partial(j);
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
-		corecap_analysis_error(
-			"'%s/trace': empty window: the trace holds no event of the daemon",
-			j->run->dir);
+		corecap_error("'%s/trace': empty window: the trace holds no event of the daemon",
+			      j->run->dir);
 		return -EINVAL;
 	}
 	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)) ||

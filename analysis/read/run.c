@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "ctf_reader.h"
-#include "read_error.h"
+#include <corecap/diag.h>
 
 /* The file of each source, whose presence says the source's. */
 static const char *const source_file[RUN__SOURCES] = {
@@ -67,19 +67,19 @@ static int check_dir(const struct run *r, bool model, char **err)
 	struct stat st;
 
 	if (stat(r->dir, &st) != 0)
-		return corecap_read_error(err, -errno, "cannot open run directory '%s': %s", r->dir,
-					  strerror(errno));
+		return corecap_err(err, -errno, "cannot open run directory '%s': %s", r->dir,
+				   strerror(errno));
 	if (!S_ISDIR(st.st_mode))
-		return corecap_read_error(err, -ENOTDIR,
-					  "cannot open run directory '%s': %s (a run is the "
-					  "directory `corecap record -o` writes)",
-					  r->dir, strerror(ENOTDIR));
+		return corecap_err(err, -ENOTDIR,
+				   "cannot open run directory '%s': %s (a run is the "
+				   "directory `corecap record -o` writes)",
+				   r->dir, strerror(ENOTDIR));
 	if (model && !r->src[RUN_MANIFEST].state && !r->src[RUN_TRACE].state)
-		return corecap_read_error(err, -ENOENT,
-					  "'%s' is not a run directory: it holds neither "
-					  "manifest.json nor trace/ (empty, or not written by "
-					  "`corecap record`)",
-					  r->dir);
+		return corecap_err(err, -ENOENT,
+				   "'%s' is not a run directory: it holds neither "
+				   "manifest.json nor trace/ (empty, or not written by "
+				   "`corecap record`)",
+				   r->dir);
 	return 0;
 }
 
@@ -166,8 +166,8 @@ int corecap_run_list_traces(struct run *r, char **err)
 	if (!root)
 		return -ENOMEM;
 	if (stat(root, &st) != 0)
-		ret = corecap_read_error(err, -ENOENT, "cannot open trace '%s': %s", root,
-					 strerror(errno));
+		ret = corecap_err(err, -ENOENT, "cannot open trace '%s': %s", root,
+				  strerror(errno));
 	else
 		ret = corecap_ctf_reader_find_traces(root, &r->traces, &r->n_traces, err);
 	free(root);
@@ -183,8 +183,8 @@ static int find_traces(struct run *r, char **err)
 		return -ENOMEM;
 	ret = corecap_run_list_traces(r, err);
 	if (!ret && !r->n_traces)
-		ret = corecap_read_error(
-			err, -ENOENT, "no CTF trace under '%s' (no 'metadata' file found)", root);
+		ret = corecap_err(err, -ENOENT,
+				  "no CTF trace under '%s' (no 'metadata' file found)", root);
 	free(root);
 	return ret;
 }
@@ -272,7 +272,10 @@ int corecap_run_load_model(struct run *r, char **err)
 		return r->model_ret;
 	}
 	r->model_loaded = true;
-	ret = load_model(r, err);
+	ret = check_dir(r, true, err);
+	/* The directory's own error names it; what is in it gets the run as context. */
+	if (!ret && (ret = load_model(r, err)))
+		corecap_err_wrap(err, ret, "cannot read run '%s'", r->dir);
 	r->model_ret = ret;
 	if (ret && *err)
 		r->model_error = strdup(*err);
@@ -283,7 +286,7 @@ static int load_model(struct run *r, char **err)
 {
 	int ret;
 
-	if ((ret = check_dir(r, true, err)) || (ret = corecap_run_load_manifest(r, err)))
+	if ((ret = corecap_run_load_manifest(r, err)))
 		return ret;
 	corecap_run_symbols(r, &ret, err);
 	if (ret)

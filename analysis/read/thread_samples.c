@@ -1,6 +1,8 @@
 #include "thread_samples.h"
 #include "run_file.h"
 
+#include <corecap/diag.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -45,10 +47,8 @@ void corecap_thread_samples_release(struct thread_samples *s)
 
 static int fail(char **err, const char *path, unsigned long line, const char *why)
 {
-	if ((line ? asprintf(err, "'%s' line %lu: %s", path, line, why)
-		  : asprintf(err, "'%s': %s", path, why)) < 0)
-		*err = NULL;
-	return -EINVAL;
+	return line ? corecap_err(err, -EINVAL, "'%s' line %lu: %s", path, line, why)
+		    : corecap_err(err, -EINVAL, "'%s': %s", path, why);
 }
 
 static bool parse_i64(const char *s, int64_t *out)
@@ -168,15 +168,14 @@ int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint
 			s->rows_outside_window++;
 			continue;
 		}
-		ret = add_row(
-			s, (int32_t)v[C_TID], col_of[C_COMM] < n ? cells[col_of[C_COMM]] : "",
-			&(struct thread_sample_row){
-				.time_ns = (uint64_t)v[C_TIME],
-				.cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
-				.run_ns = v[C_RUN],
-				.wait_ns = v[C_WAIT],
-				.cs = cs_sum(v[C_VCS], v[C_ICS]),
-			});
+		ret = add_row(s, (int32_t)v[C_TID], col_of[C_COMM] < n ? cells[col_of[C_COMM]] : "",
+			      &(struct thread_sample_row){
+				      .time_ns = (uint64_t)v[C_TIME],
+				      .cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
+				      .run_ns = v[C_RUN],
+				      .wait_ns = v[C_WAIT],
+				      .cs = cs_sum(v[C_VCS], v[C_ICS]),
+			      });
 		if (ret)
 			goto out;
 	}
