@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "run_file.h"
+#include "../util/grow.h"
 
 /* A profile is read whole; this bounds what a garbage path can make us allocate. */
 #define GPERF_MAX_FILE_BYTES ((size_t)1 << 32)
@@ -96,23 +97,6 @@ static int detect_layout(struct slot_reader *r, char **err)
 	return 0;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t len, char **err)
 {
 	struct slot_reader r = {.buf = buf, .len = len};
@@ -170,9 +154,10 @@ int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t
 			trailer = true;
 			break;
 		}
-		if (grow((void **)&out.samples, &cap_samples, out.n_samples + 1,
-			 sizeof(*out.samples)) ||
-		    grow((void **)&out.pcs, &cap_pcs, out.n_pcs + depth, sizeof(*out.pcs))) {
+		if (corecap_grow((void **)&out.samples, &cap_samples, out.n_samples + 1,
+				 sizeof(*out.samples)) ||
+		    corecap_grow((void **)&out.pcs, &cap_pcs, out.n_pcs + depth,
+				 sizeof(*out.pcs))) {
 			ret = corecap_err(err, -ENOMEM, "out of memory after %zu samples",
 					  out.n_samples);
 			goto out_free;
