@@ -153,7 +153,7 @@ static void add_samples(const struct export_opts *o, const struct run *run, stru
 	corecap_thread_samples_init(&names);
 	ret = corecap_thread_samples_load(&names, path, 0, 0, &err);
 	if (!ret && names.torn_last_line)
-		corecap_analysis_warn_torn(path);
+		corecap_warn(CORECAP_RUN_TORN_WARNING, path);
 	for (size_t i = 0; !ret && i < names.len; i++)
 		corecap_chrome_trace_name_thread(t, names.threads[i].tid, names.threads[i].comm);
 	if (ret == -ENOENT)

@@ -1,5 +1,6 @@
-#include "cmd_util.h"
 #include "flame_job.h"
+
+#include <corecap/diag.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -151,8 +152,8 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
 	struct symbolizer own, *sym = NULL;
-	char *path = j->run_is_profile ? strdup(j->run) : corecap_path_in(j->run, "cpu.prof");
-	char *ids = j->run_is_profile ? NULL : corecap_path_in(j->run, "buildids.tsv");
+	char *path = j->run_is_profile ? strdup(j->run) : corecap_run_path(j->rd, "cpu.prof");
+	char *ids = j->run_is_profile ? NULL : corecap_run_path(j->rd, "buildids.tsv");
 	char *maps_tmp = NULL, *err = NULL;
 	bool has_own = false;
 	int ret;
@@ -277,8 +278,8 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct wall_ctx w = {.j = j, .fs = fs, .column = column};
 	struct wall_samples ws;
-	char *path = corecap_path_in(j->run, "wall.samples"),
-	     *tsv = corecap_path_in(j->run, "threads.tsv");
+	char *path = corecap_run_path(j->rd, "wall.samples"),
+	     *tsv = corecap_run_path(j->rd, "threads.tsv");
 	char *err = NULL;
 	int ret;
 
@@ -314,7 +315,7 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		goto out;
 	}
 	if (ws.torn_last_line && !j->quiet)
-		corecap_analysis_warn_torn(path);
+		corecap_warn(CORECAP_RUN_TORN_WARNING, path);
 	if (ws.bad_lines && !j->quiet)
 		corecap_warn("'%s': %" PRIu64 " malformed lines skipped", path, ws.bad_lines);
 	snprintf(j->subtitle, sizeof(j->subtitle),

@@ -1,5 +1,7 @@
 #include "report_build.h"
 
+#include <corecap/diag.h>
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -9,7 +11,6 @@
 
 #include "build/kernel_attrib.h"
 #include "build/thread_origin.h"
-#include "cmd_util.h"
 #include "model/lines.h"
 #include "read/ctf_reader.h"
 #include "read/thread_samples.h"
@@ -624,7 +625,7 @@ void corecap_report_build_release(struct report_build *j)
 		corecap_critical_attrib_release(&j->crit);
 	if (j->has_model)
 		corecap_model_release(&j->model);
-	corecap_list_free(j->log_patterns, j->n_log_patterns);
+	corecap_lines_release(&j->log_patterns, &j->n_log_patterns);
 	if (j->has_sampled)
 		corecap_ceph_sampled_release(&j->sampled);
 	corecap_lines_release(&j->warnings, &j->n_warnings);
@@ -678,7 +679,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		free(err);
 		return ret;
 	}
-	if ((ret = corecap_list_split(j->o.log_symbols, &j->log_patterns, &j->n_log_patterns)) ||
+	if ((ret = corecap_lines_split(&j->log_patterns, &j->n_log_patterns, j->o.log_symbols)) ||
 	    (ret = run_warnings(j)))
 		return ret;
 	/* A collector killed before its window leaves nothing to measure: say so. */

@@ -81,6 +81,11 @@ struct run {
 	char *stats_error;	 /* RUN_STATS partial: why the counters are unusable */
 };
 
+/* The warning of a run file read up to its last whole line (its collector was killed). */
+#define CORECAP_RUN_TORN_WARNING                                                                   \
+	"'%s' ends in a torn line (its collector was killed while writing it): read up to its "    \
+	"last whole line; the run is partial"
+
 /* 0, or a negative errno with *err (malloc'd). corecap_run_close() in both cases. */
 int corecap_run_open(struct run *r, const char *dir, const struct run_opts *o, char **err);
 /* Loads what a model needs (see run_opts.model), once; 0 or a negative errno with *err. */

@@ -1,6 +1,6 @@
 #include "out_file.h"
 
-#include "../cmd_util.h"
+#include <corecap/diag.h>
 
 #include <errno.h>
 #include <fcntl.h>
