@@ -560,25 +560,6 @@ static int compare_folded(const struct compare_opts *o)
 	return ret;
 }
 
-/* One run, read and modelled as `corecap report` does. */
-static int open_side(struct side *sd, const char *run, const char *symfs)
-{
-	struct run_opts ro = {.symfs = symfs, .model = true};
-	struct report_opts o;
-	char *err = NULL;
-	int ret;
-
-	ret = corecap_run_open(&sd->run, run, &ro, &err);
-	if (ret) {
-		corecap_error("%s", err ? err : strerror(-ret));
-		free(err);
-		return ret;
-	}
-	corecap_report_opts_init(&o);
-	o.keep_shim_frames = true;
-	return corecap_report_build(&sd->b, &sd->run, &o, &sd->r);
-}
-
 int corecap_cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
@@ -592,7 +573,8 @@ int corecap_cmd_compare(int argc, char **argv)
 	if (o.folded)
 		return compare_folded(&o) ? 1 : 0;
 	for (int s = 0; s < 2 && !ret; s++)
-		ret = open_side(&sd[s], o.run[s], o.symfs);
+		ret = corecap_report_build_dir(&sd[s].b, &sd[s].run, o.run[s], o.symfs, NULL,
+					       &sd[s].r);
 	for (int s = 0; s < 2 && !ret; s++) {
 		bench_rows(&rs, s, &sd[s].r);
 		per_op_rows(&rs, s, &sd[s].r);

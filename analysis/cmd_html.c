@@ -186,20 +186,7 @@ static int build(struct html_job *j)
 	FILE *mem;
 	int ret;
 
-	struct run_opts ro = {.symfs = j->o.symfs, .model = true};
-	struct report_opts o;
-	char *err = NULL;
-
-	ret = corecap_run_open(&j->run, j->o.run, &ro, &err);
-	if (ret) {
-		corecap_error("%s", err ? err : strerror(-ret));
-		free(err);
-		return ret;
-	}
-	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
-	corecap_report_opts_init(&o);
-	o.keep_shim_frames = true;
-	ret = corecap_report_build(&j->rb, &j->run, &o, &j->report);
+	ret = corecap_report_build_dir(&j->rb, &j->run, j->o.run, j->o.symfs, NULL, &j->report);
 	if (ret)
 		return ret;
 	mem = open_memstream(&j->text, &j->text_len);

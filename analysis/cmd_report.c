@@ -126,16 +126,8 @@ static int analyse(struct report_job *j)
 {
 	struct report r;
 	int ret;
-	struct run_opts ro = {.symfs = j->o.symfs, .model = true};
-	char *err = NULL;
 
-	ret = corecap_run_open(&j->run, j->o.run, &ro, &err);
-	if (ret) {
-		corecap_error("%s", err ? err : strerror(-ret));
-		free(err);
-		return ret;
-	}
-	ret = corecap_report_build(&j->b, &j->run, &j->o.build, &r);
+	ret = corecap_report_build_dir(&j->b, &j->run, j->o.run, j->o.symfs, &j->o.build, &r);
 	if (ret == -ENODATA && j->o.json) {
 		json_object *o = json_object_new_object();
 

@@ -632,6 +632,29 @@ void corecap_report_build_release(struct report_build *j)
 	*j = (struct report_build){0};
 }
 
+int corecap_report_build_dir(struct report_build *b, struct run *run, const char *dir,
+			     const char *symfs, const struct report_opts *o, struct report *r)
+{
+	struct run_opts ro = {.symfs = symfs, .model = true};
+	struct report_opts dflt;
+	char *err = NULL;
+	int ret;
+
+	*b = (struct report_build){0};
+	ret = corecap_run_open(run, dir, &ro, &err);
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		return ret;
+	}
+	if (!o) {
+		corecap_report_opts_init(&dflt);
+		dflt.keep_shim_frames = true;
+		o = &dflt;
+	}
+	return corecap_report_build(b, run, o, r);
+}
+
 void corecap_report_opts_init(struct report_opts *o)
 {
 	*o = (struct report_opts){.log_symbols = CORECAP_DEFAULT_LOG_SYMBOLS,

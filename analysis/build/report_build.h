@@ -93,6 +93,14 @@ void corecap_report_opts_init(struct report_opts *o);
  */
 int corecap_report_build(struct report_build *b, struct run *run, const struct report_opts *o,
 			 struct report *r);
+/*
+ * What a command does: opens the run directory dir into *run and builds its
+ * report (errors printed). o NULL: the defaults, with every frame kept (the
+ * flame graphs cut the shim's by their own option). Release b, then close
+ * run, in all cases.
+ */
+int corecap_report_build_dir(struct report_build *b, struct run *run, const char *dir,
+			     const char *symfs, const struct report_opts *o, struct report *r);
 void corecap_report_build_release(struct report_build *b);
 
 #endif
