@@ -3,13 +3,13 @@
 #include <corecap/diag.h>
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "build/kernel_attrib.h"
+#include "build/report_quality.h"
 #include "build/thread_origin.h"
 #include "model/lines.h"
 #include "read/ctf_reader.h"
@@ -25,84 +25,6 @@ static int warn(struct report_build *j, const char *fmt, ...)
 	ret = corecap_lines_vadd(&j->warnings, &j->n_warnings, fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-/* The logging rule: does the function holding this call site match a pattern? */
-static bool site_is_logging(void *ctx, uint64_t site)
-{
-	struct report_build *j = ctx;
-	struct sym_info info;
-
-	if (!j->run->has_sym || !corecap_symbolizer_lookup(&j->run->sym, site, &info) ||
-	    !info.symbol)
-		return false;
-	for (size_t i = 0; i < j->n_log_patterns; i++)
-		if (fnmatch(j->log_patterns[i], info.symbol, 0) == 0)
-			return true;
-	return false;
-}
-
-static char *name_address(void *ctx, uint64_t addr, bool code)
-{
-	struct report_build *j = ctx;
-	char *s;
-
-	if (j->run->has_sym)
-		return strdup(corecap_symbolizer_name(&j->run->sym, addr, code));
-	return asprintf(&s, "0x%llx", (unsigned long long)addr) < 0 ? NULL : s;
-}
-
-static const char *frame_name(void *ctx, uint64_t addr)
-{
-	struct report_build *j = ctx;
-	static char buf[24];
-
-	if (j->run->has_sym)
-		return corecap_symbolizer_name(&j->run->sym, addr, true);
-	snprintf(buf, sizeof(buf), "0x%llx", (unsigned long long)addr);
-	return buf;
-}
-
-static size_t frame_sources(void *ctx, uint64_t addr, struct report_frame *out, size_t max)
-{
-	struct report_build *j = ctx;
-	const struct sym_frame *f;
-	size_t n;
-
-	if (!j->run->has_sym || !addr)
-		return 0;
-	/* A return address: its call is the byte before it. */
-	n = corecap_symbolizer_frames(&j->run->sym, addr - 1, &f);
-	if (n > max)
-		n = max;
-	for (size_t i = 0; i < n; i++)
-		out[i] = (struct report_frame){f[i].function, f[i].file, f[i].line, f[i].inlined};
-	return n;
-}
-
-/*
- * The frames of the shim and LTTng-UST, cut from the sampled wait stacks
- * (a stack keeps at least its site): they are the profiler's, not the
- * daemon's.
- */
-static void cut_shim_frames(struct report_build *j, struct lock_table *t)
-{
-	if (!j->run->has_sym || j->o.keep_shim_frames)
-		return;
-	for (size_t i = 0; i < t->len; i++) {
-		struct model_lock *l = t->all[i];
-
-		for (size_t s = 0; s < l->n_stacks; s++) {
-			struct lock_stack *st = &l->stacks[s];
-			uint32_t kept = 0;
-
-			for (uint32_t k = 0; k < st->depth; k++)
-				if (k == 0 ||
-				    !corecap_symbolizer_is_shim(&j->run->sym, st->frames[k]))
-					st->frames[kept++] = st->frames[k];
-			st->depth = kept;
-		}
-	}
 }
 
 static int consume(void *ctx, const struct model_event *ev)
@@ -129,7 +51,8 @@ static int open_critical(struct report_build *j, struct model_config *cfg)
 	if (!cfg->has_window)
 		return 0;
 	ret = corecap_critical_attrib_open(&j->crit, j->run->dir, cfg->window_start_ns,
-					   cfg->window_end_ns, cfg->pid, site_is_logging, j, &err);
+					   cfg->window_end_ns, cfg->pid,
+					   corecap_report_site_is_logging, &j->syms, &err);
 	j->has_crit = ret == 0;
 	if (ret < 0)
 		corecap_error("%s", err ? err : strerror(-ret));
@@ -168,8 +91,8 @@ static int read_pass(struct report_build *j, bool detect)
 		.window_start_ns = j->run->manifest.window_start_ns,
 		.window_end_ns = j->run->manifest.window_end_ns,
 		.pid = j->run->has_manifest ? j->run->manifest.pid : -1,
-		.site_is_logging = site_is_logging,
-		.classify_ctx = j,
+		.site_is_logging = corecap_report_site_is_logging,
+		.classify_ctx = &j->syms,
 		.dump_ops = j->o.dump_ops,
 	};
 	int ret;
@@ -492,66 +415,6 @@ static int read_stats(struct report_build *j)
 	return ret ? ret : shim_shortfall(j);
 }
 
-static int quality_warnings(struct report_build *j)
-{
-	const struct model_quality *q = &j->model.q;
-	const struct run_manifest *mf = &j->run->manifest;
-	char **problems;
-	size_t n;
-	int ret = 0;
-
-	if (q->loss_msgs)
-		ret = warn(
-			j,
-			"the tracer lost events (%llu discarded events%s, %llu discarded packets): "
-			"%llu ops in flight then were left out of the op figures",
-			(unsigned long long)q->discarded_events,
-			q->discarded_unknown_msgs ? " plus losses of unknown size" : "",
-			(unsigned long long)q->discarded_packets,
-			(unsigned long long)q->ops_tainted);
-	if (!ret && j->run->has_manifest && mf->has_lttng_loss &&
-	    (mf->lttng_discarded_events || mf->lttng_lost_packets) && !q->loss_msgs)
-		ret = warn(j, "the session reported %llu discarded events and %llu lost packets",
-			   (unsigned long long)mf->lttng_discarded_events,
-			   (unsigned long long)mf->lttng_lost_packets);
-	if (!ret && q->events_no_tid)
-		ret = warn(j, "%llu events lack the vtid context and were not used",
-			   (unsigned long long)q->events_no_tid);
-	if (!ret && q->ops_unfinished)
-		ret = warn(j, "%llu ops had not ended when the trace stopped (left out)",
-			   (unsigned long long)q->ops_unfinished);
-	if (!ret && q->ops_without_begin)
-		ret = warn(j, "%llu ops began before the trace did (left out)",
-			   (unsigned long long)q->ops_without_begin);
-	if (!ret &&
-	    (q->exit_unmatched || q->implicit_exits || q->enter_twice || q->log_exit_unmatched))
-		ret = warn(j,
-			   "annotation sequences broken: %llu exits without enter, %llu enters "
-			   "without exit, %llu double enters, %llu log_exit without log_enter",
-			   (unsigned long long)q->exit_unmatched,
-			   (unsigned long long)q->implicit_exits,
-			   (unsigned long long)q->enter_twice,
-			   (unsigned long long)q->log_exit_unmatched);
-	if (!ret && q->ops_ended_elsewhere)
-		ret = warn(j,
-			   "%llu ops ended on another thread while their owner still had them: the "
-			   "owner's time after its last event is `other`",
-			   (unsigned long long)q->ops_ended_elsewhere);
-	if (!ret && j->run->has_manifest && mf->bench_exit_status > 0)
-		ret = warn(j, "the benchmark exited with status %d", mf->bench_exit_status);
-	if (!ret && j->model.ops.violations)
-		ret = warn(j, "%llu ops break conservation by more than 1 us (max %llu ns)",
-			   (unsigned long long)j->model.ops.violations,
-			   (unsigned long long)j->model.ops.max_err_ns);
-	if (!ret && j->run->has_sym) {
-		n = corecap_symbolizer_problems(&j->run->sym, &problems);
-		for (size_t i = 0; i < n && !ret; i++)
-			ret = warn(j, "symbols: %s", problems[i]);
-		free(problems);
-	}
-	return ret;
-}
-
 /* Threads left with the process's name get their start routine's (thread_origin.h). */
 static int name_threads(struct report_build *j)
 {
@@ -599,8 +462,8 @@ static int ceph_sampled(struct report_build *j)
 		.threads = &j->model.threads,
 		.window_ns = corecap_model_window_ns(&j->model),
 		.sym = j->run->has_sym ? &j->run->sym : NULL,
-		.log_patterns = j->log_patterns,
-		.n_log_patterns = j->n_log_patterns,
+		.log_patterns = j->syms.log_patterns,
+		.n_log_patterns = j->syms.n_log_patterns,
 		.op_pools = j->o.op_pools,
 	};
 	int ret;
@@ -625,7 +488,7 @@ void corecap_report_build_release(struct report_build *j)
 		corecap_critical_attrib_release(&j->crit);
 	if (j->has_model)
 		corecap_model_release(&j->model);
-	corecap_lines_release(&j->log_patterns, &j->n_log_patterns);
+	corecap_report_symbols_release(&j->syms);
 	if (j->has_sampled)
 		corecap_ceph_sampled_release(&j->sampled);
 	corecap_lines_release(&j->warnings, &j->n_warnings);
@@ -702,7 +565,8 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		free(err);
 		return ret;
 	}
-	if ((ret = corecap_lines_split(&j->log_patterns, &j->n_log_patterns, j->o.log_symbols)) ||
+	if ((ret = corecap_report_symbols_init(&j->syms, run->has_sym ? &run->sym : NULL,
+					       j->o.log_symbols)) ||
 	    (ret = run_warnings(j)))
 		return ret;
 	/* A collector killed before its window leaves nothing to measure: say so. */
@@ -724,11 +588,14 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)) ||
 	    (ret = read_kernel(j)) || (ret = no_trace_warning(j)))
 		return ret;
-	cut_shim_frames(j, &j->model.locks);
-	cut_shim_frames(j, &j->model.futex_locks); /* kernel stacks pass through mutex_slow too */
-	corecap_lock_table_symbolize(&j->model.locks, name_address, j);
+	if (!j->o.keep_shim_frames) {
+		corecap_report_cut_shim_frames(&j->syms, &j->model.locks);
+		/* kernel stacks pass through mutex_slow too */
+		corecap_report_cut_shim_frames(&j->syms, &j->model.futex_locks);
+	} /* kernel stacks pass through mutex_slow too */
+	corecap_lock_table_symbolize(&j->model.locks, corecap_report_name_address, &j->syms);
 	corecap_lock_table_sort_stacks(&j->model.locks);
-	corecap_lock_table_symbolize(&j->model.futex_locks, name_address, j);
+	corecap_lock_table_symbolize(&j->model.futex_locks, corecap_report_name_address, &j->syms);
 	corecap_lock_table_sort_stacks(&j->model.futex_locks);
 	ret = corecap_pool_table_build(&j->pools, &j->model.threads,
 				       corecap_model_window_ns(&j->model));
@@ -759,7 +626,8 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 					       ? j->run->manifest.bench_cpu_s
 					       : -1,
 		});
-	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) || (ret = quality_warnings(j)) ||
+	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) ||
+	    (ret = corecap_report_quality(&j->warnings, &j->n_warnings, &j->model, j->run)) ||
 	    (ret = corecap_ceph_files_load(&j->ceph, j->run->dir)))
 		return ret;
 	for (size_t i = 0; i < j->ceph.n_warnings && !ret; i++)
@@ -790,9 +658,9 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.ctx_switches = j->ctx_switches,
 		.shim_io = j->has_stats ? j->shim_io : NULL,
 		.top_locks = j->o.top,
-		.frame_name = frame_name,
-		.frame_sources = frame_sources,
-		.frame_ctx = j,
+		.frame_name = corecap_report_frame_name,
+		.frame_sources = corecap_report_frame_sources,
+		.frame_ctx = &j->syms,
 		.lines = j->o.lines,
 		.symbolizer = j->run->has_sym ? &j->run->sym : NULL,
 		.ceph = &j->ceph,

@@ -18,6 +18,7 @@
 
 #include "build/ceph_attrib.h"
 #include "build/critical_attrib.h"
+#include "build/report_symbols.h"
 #include "model/ceiling.h"
 #include "model/ceph_sampled.h"
 #include "model/model.h"
@@ -51,8 +52,7 @@ struct report_opts {
 struct report_build {
 	struct report_opts o;
 	struct run *run; /* borrowed: its manifest may be marked partial */
-	char **log_patterns;
-	size_t n_log_patterns;
+	struct report_symbols syms;
 	struct model model;
 	bool has_model;
 	struct net_ops net;  /* the op detector, when ops are detected */
