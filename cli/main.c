@@ -5,12 +5,14 @@
 #include <string.h>
 
 #include "command.h"
-#include <corecap/analysis.h>
 #include <corecap/collector.h>
+#include <corecap/analysis.h>
 #include <corecap/diag.h>
 
 static const struct corecap_command commands[] = {
-	CORECAP_COLLECTOR_COMMANDS CORECAP_ANALYSIS_COMMANDS};
+	CORECAP_COLLECTOR_COMMANDS
+	CORECAP_ANALYSIS_COMMANDS
+};
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -105,11 +105,12 @@ int corecap_run_load_manifest(struct run *r, char **err)
 
 	if (r->tried_manifest)
 		return 0;
-	r->tried_manifest = true;
 	if (!(path = corecap_run_path(r, "manifest.json")))
 		return -ENOMEM;
 	ret = corecap_manifest_load(&r->manifest, path, err);
 	free(path);
+	/* A failure is said again to the next caller. */
+	r->tried_manifest = ret == 0 || ret == -ENOENT;
 	if (ret == -ENOENT) {
 		r->src[RUN_MANIFEST] = (struct run_source_state){RUN_ABSENT, "a partial run"};
 		return 0;
@@ -132,9 +133,8 @@ struct symbolizer *corecap_run_symbols(struct run *r, int *ret, char **err)
 	char *maps, *ids;
 
 	*ret = 0;
-	if (r->tried_sym)
-		return r->has_sym ? &r->sym : NULL;
-	r->tried_sym = true;
+	if (r->has_sym)
+		return &r->sym;
 	maps = corecap_run_path(r, "maps");
 	ids = corecap_run_path(r, "buildids.tsv");
 	if (!maps || !ids)

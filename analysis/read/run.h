@@ -71,7 +71,7 @@ struct run {
 	 * nothing was measured (the trace and stats are not loaded). */
 	bool never_started;
 	struct symbolizer sym; /* RUN/maps; addresses in hex when absent */
-	bool has_sym, tried_sym;
+	bool has_sym;
 	char **traces; /* the CTF traces under trace/, when RUN_TRACE is present */
 	size_t n_traces;
 	/* A partial run's trace that cannot be listed: the error (the trace is
@@ -97,7 +97,7 @@ int corecap_run_list_traces(struct run *r, char **err);
 /*
  * The run's symbolizer, loaded on first use (RUN/maps absent: one that
  * names nothing, RUN_MAPS absent); NULL with *err and *ret when RUN/maps
- * cannot be read.
+ * cannot be read (asked again, it tries again).
  */
 struct symbolizer *corecap_run_symbols(struct run *r, int *ret, char **err);
 /* Marks a source partial (a run file that ends in a torn line): the run is then partial. */
