@@ -23,7 +23,7 @@
  *         latency, over all finished ops.
  *
  * Frames of the shim and LTTng-UST are cut from every stack unless
- * keep_shim_frames. Errors are printed (corecap: ...) where they happen. A source the run
+ * keep_shim_frames. Errors are printed (corecap/diag.h) where they happen. A source the run
  * does not have returns -ENOENT, with a message saying how to record it.
  */
 #ifndef CORECAP_FLAME_JOB_H
