@@ -23,7 +23,9 @@
 #include "cmd_util.h"
 #include "compare_diff.h"
 #include "compare_render.h"
-#include "flame_job.h"
+#include "build/flame_job.h"
+#include "build/report_build.h"
+#include "read/run.h"
 #include "render/report.h"
 #include <corecap/run_format.h>
 
@@ -91,7 +93,7 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				corecap_analysis_error(
+				corecap_error(
 					"invalid --kind '%s': expected cpu, wall, lock or op",
 					optarg);
 				return 2;
@@ -120,17 +122,14 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 2) {
-		corecap_analysis_error("compare takes two run directories");
-		fprintf(stderr, "%s", corecap_compare_usage);
+	if (corecap_cmd_operands(argc, 2, "two run directories", corecap_compare_usage))
 		return 2;
-	}
 	if (o->per_op >= 0 && !o->folded) {
-		corecap_analysis_error("--per-op and --absolute go with --folded");
+		corecap_error("--per-op and --absolute go with --folded");
 		return 2;
 	}
 	if (o->json && o->folded) {
-		corecap_analysis_error("--json and --folded exclude each other");
+		corecap_error("--json and --folded exclude each other");
 		return 2;
 	}
 	o->run[0] = argv[optind];
@@ -187,20 +186,25 @@ static int compare_folded(const struct compare_opts *o)
 {
 	struct flame_stacks fs;
 	struct flame_job j[2];
-	struct report_job *rj[2] = {NULL, NULL};
+	struct run run[2] = {0};
+	struct report_build b[2] = {0};
 	struct report rr[2];
 	const struct report *r[2] = {NULL, NULL};
-	bool has[2] = {false, false};
+	bool has[2] = {false, false}, opened[2] = {false, false};
 	int ret;
 
 	ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
 	/* The reports give the op counts (and serve the op and lock kinds). */
 	for (int s = 0; s < 2 && !ret; s++)
-		if (is_run_dir(o->run[s]) &&
-		    corecap_report_open(o->run[s], o->symfs, &rj[s], &rr[s]) == 0)
-			r[s] = &rr[s];
+		if (is_run_dir(o->run[s])) {
+			opened[s] = true;
+			if (corecap_report_build_dir(&b[s], &run[s], o->run[s], o->symfs, NULL,
+						     &rr[s]) == 0)
+				r[s] = &rr[s];
+		}
 	for (int s = 0; s < 2 && !ret; s++) {
-		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs, r[s]);
+		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs,
+					     opened[s] ? &run[s] : NULL, r[s]);
 		if (ret)
 			break;
 		has[s] = true;
@@ -214,19 +218,21 @@ static int compare_folded(const struct compare_opts *o)
 		per_op_scale(o, r, &fs);
 		ret = corecap_folded_write(&fs.folded, stdout, 2);
 		if (ret)
-			corecap_analysis_error("cannot write the stacks: %s", strerror(-ret));
+			corecap_error("cannot write the stacks: %s", strerror(-ret));
 		else
-			fprintf(stderr, "corecap: %s: A %llu, B %llu %s\n",
-				corecap_flame_kind_name(o->kind),
-				(unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
-				(unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
-				corecap_flame_kind_unit(o->kind));
+			corecap_note("%s: A %llu, B %llu %s", corecap_flame_kind_name(o->kind),
+				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
+				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
+				     corecap_flame_kind_unit(o->kind));
 	}
 	for (int s = 0; s < 2; s++)
 		if (has[s])
 			corecap_flame_job_release(&j[s]);
 	for (int s = 0; s < 2; s++)
-		corecap_report_close(rj[s]);
+		if (opened[s]) {
+			corecap_report_build_release(&b[s]);
+			corecap_run_close(&run[s]);
+		}
 	corecap_flame_stacks_release(&fs);
 	return ret;
 }
@@ -234,7 +240,8 @@ static int compare_folded(const struct compare_opts *o)
 int corecap_cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
-	struct report_job *job[2] = {NULL, NULL};
+	struct run run[2] = {0};
+	struct report_build b[2] = {0};
 	struct report rr[2];
 	const struct report *r[2] = {&rr[0], &rr[1]};
 	struct compare_diff d = {0};
@@ -246,11 +253,11 @@ int corecap_cmd_compare(int argc, char **argv)
 	if (o.folded)
 		return compare_folded(&o) ? 1 : 0;
 	for (int s = 0; s < 2 && !ret; s++)
-		ret = corecap_report_open(o.run[s], o.symfs, &job[s], &rr[s]);
+		ret = corecap_report_build_dir(&b[s], &run[s], o.run[s], o.symfs, NULL, &rr[s]);
 	if (!ret) {
 		ret = corecap_compare_diff_build(&d, r[0], r[1]);
 		if (ret)
-			corecap_analysis_error("cannot compare: %s", strerror(-ret));
+			corecap_error("cannot compare: %s", strerror(-ret));
 	}
 	if (!ret) {
 		ret = o.json ? corecap_compare_render_json(&d, o.run, r, stdout)
@@ -258,10 +265,12 @@ int corecap_cmd_compare(int argc, char **argv)
 		if (!ret && fflush(stdout))
 			ret = -EIO;
 		if (ret)
-			corecap_analysis_error("cannot write the comparison: %s", strerror(-ret));
+			corecap_error("cannot write the comparison: %s", strerror(-ret));
 	}
 	corecap_compare_diff_release(&d);
-	for (int s = 0; s < 2; s++)
-		corecap_report_close(job[s]);
+	for (int s = 0; s < 2; s++) {
+		corecap_report_build_release(&b[s]);
+		corecap_run_close(&run[s]);
+	}
 	return ret ? 1 : 0;
 }

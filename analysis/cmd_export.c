@@ -14,14 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cmd_util.h"
-#include "op_detect.h"
+#include "build/op_detect.h"
 #include "read/ctf_reader.h"
-#include "read/manifest.h"
-#include "read/symbolizer.h"
+#include "read/run.h"
 #include "read/thread_samples.h"
 #include "read/thread_series.h"
 #include "render/chrome_trace.h"
@@ -84,8 +81,7 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
 			if (errno || *end || end == optarg || !v || v > 60000) {
-				corecap_analysis_error("invalid --bin-ms '%s': expected 1 to 60000",
-						       optarg);
+				corecap_error("invalid --bin-ms '%s': expected 1 to 60000", optarg);
 				return 2;
 			}
 			o->bin_ms = (unsigned)v;
@@ -96,9 +92,8 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 			errno = 0;
 			*sec = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(*sec >= 0) || *sec > 1e6) {
-				corecap_analysis_error(
-					"invalid --%s '%s': expected seconds into the window",
-					c == 'F' ? "from" : "to", optarg);
+				corecap_error("invalid --%s '%s': expected seconds into the window",
+					      c == 'F' ? "from" : "to", optarg);
 				return 2;
 			}
 			break;
@@ -111,19 +106,16 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 		}
 	}
 	if (!o->chrome) {
-		corecap_analysis_error("export needs a format: --chrome");
+		corecap_error("export needs a format: --chrome");
 		fprintf(stderr, "%s", corecap_export_usage);
 		return 2;
 	}
 	if (o->to_s >= 0 && o->to_s <= o->from_s) {
-		corecap_analysis_error("--to must come after --from");
+		corecap_error("--to must come after --from");
 		return 2;
 	}
-	if (optind != argc - 1) {
-		corecap_analysis_error("export takes one run directory");
-		fprintf(stderr, "%s", corecap_export_usage);
+	if (corecap_cmd_operands(argc, 1, "one run directory", corecap_export_usage))
 		return 2;
-	}
 	o->run = argv[optind];
 	return 0;
 }
@@ -158,23 +150,22 @@ static int export_ops(char *const *traces, size_t n, int32_t pid, struct op_dete
 	int ret = corecap_op_detect_wanted(traces, n, pid, &detect, &err);
 
 	if (ret)
-		corecap_analysis_error("cannot read trace '%s': %s", traces[0],
-				       err ? err : strerror(-ret));
+		corecap_error("cannot read trace '%s': %s", traces[0], err ? err : strerror(-ret));
 	else if (detect)
-		fprintf(stderr, "corecap: export: the daemon marks no ops: its ops are detected "
-				"from its socket I/O (docs/xrootd.md)\n");
+		corecap_note("the daemon marks no ops: its ops are detected from its socket I/O "
+			     "(docs/xrootd.md)");
 	free(err);
 	corecap_op_detect_init(det, !ret && detect, pid, consume, t);
 	return ret;
 }
 
 /* Names every thread threads.tsv knows, and writes the pool counters. */
-static void add_samples(const struct export_opts *o, struct chrome_trace *t, uint64_t start_ns,
-			uint64_t end_ns)
+static void add_samples(const struct export_opts *o, const struct run *run, struct chrome_trace *t,
+			uint64_t start_ns, uint64_t end_ns)
 {
 	struct thread_samples names;
 	struct thread_series series;
-	char *path = corecap_path_in(o->run, CORECAP_RUN_THREADS), *err = NULL;
+	char *path = corecap_run_path(run, CORECAP_RUN_THREADS), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -182,14 +173,13 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 	corecap_thread_samples_init(&names);
 	ret = corecap_thread_samples_load(&names, path, 0, 0, &err);
 	if (!ret && names.torn_last_line)
-		corecap_analysis_warn_torn(path);
+		corecap_warn(CORECAP_RUN_TORN_WARNING, path);
 	for (size_t i = 0; !ret && i < names.len; i++)
 		corecap_chrome_trace_name_thread(t, names.threads[i].tid, names.threads[i].comm);
 	if (ret == -ENOENT)
-		fprintf(stderr,
-			"corecap: warning: no " CORECAP_RUN_THREADS ": no pool CPU counters\n");
+		corecap_warn("no " CORECAP_RUN_THREADS ": no pool CPU counters");
 	else if (ret)
-		fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
+		corecap_warn("%s", err ? err : strerror(-ret));
 	corecap_thread_samples_release(&names);
 	free(err);
 	err = NULL;
@@ -198,7 +188,7 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 					   (uint64_t)o->bin_ms * 1000000);
 		ret = corecap_thread_series_load(&series, path, &err);
 		if (ret)
-			fprintf(stderr, "corecap: warning: %s\n", err ? err : strerror(-ret));
+			corecap_warn("%s", err ? err : strerror(-ret));
 		else
 			corecap_chrome_trace_counters(t, &series);
 		corecap_thread_series_release(&series);
@@ -207,132 +197,105 @@ static void add_samples(const struct export_opts *o, struct chrome_trace *t, uin
 	free(path);
 }
 
-static int export_chrome(const struct export_opts *o, FILE *out)
+static int export_chrome(const struct export_opts *o, struct run *run, FILE *out)
 {
-	struct run_manifest mf;
-	struct symbolizer sym;
+	const struct run_manifest *mf = &run->manifest;
+	struct symbolizer *sym;
 	struct chrome_trace t;
 	struct ctf_reader r;
 	struct op_detect det = {0};
-	char *mpath = corecap_path_in(o->run, CORECAP_RUN_MANIFEST),
-	     *maps = corecap_path_in(o->run, CORECAP_RUN_MAPS);
-	char *ids = corecap_path_in(o->run, CORECAP_RUN_BUILDIDS),
-	     *root = corecap_path_in(o->run, CORECAP_RUN_TRACE);
-	char *err = NULL, **traces = NULL;
-	size_t n_traces = 0;
-	bool has_mf = false, has_sym = false;
+	char *root = corecap_run_path(run, CORECAP_RUN_TRACE), *err = NULL;
+	bool has_mf;
 	uint64_t start_ns = 0, end_ns = 0;
 	int ret;
 
-	corecap_manifest_init(&mf);
-	if (!mpath || !maps || !ids || !root) {
-		ret = -ENOMEM;
+	if (!root)
+		return -ENOMEM;
+	ret = corecap_run_load_manifest(run, &err);
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
-	ret = corecap_manifest_load(&mf, mpath, &err);
-	if (ret && ret != -ENOENT) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
-		goto out;
-	}
-	has_mf = ret == 0;
+	has_mf = run->has_manifest;
 	if (!has_mf)
-		fprintf(stderr,
-			"corecap: warning: no " CORECAP_RUN_MANIFEST " (a partial run): the time "
-			"origin is the first event\n");
-	free(err);
-	err = NULL;
-	if (has_mf && mf.has_window) {
-		start_ns = mf.window_start_ns + (uint64_t)(o->from_s * 1e9);
-		end_ns = o->to_s >= 0 ? mf.window_start_ns + (uint64_t)(o->to_s * 1e9)
-				      : mf.window_end_ns;
-		if (end_ns > mf.window_end_ns)
-			end_ns = mf.window_end_ns;
+		corecap_warn("no " CORECAP_RUN_MANIFEST " (a partial run): the time "
+			     "origin is the first event");
+	if (has_mf && mf->has_window) {
+		start_ns = mf->window_start_ns + (uint64_t)(o->from_s * 1e9);
+		end_ns = o->to_s >= 0 ? mf->window_start_ns + (uint64_t)(o->to_s * 1e9)
+				      : mf->window_end_ns;
+		if (end_ns > mf->window_end_ns)
+			end_ns = mf->window_end_ns;
 		if (start_ns >= end_ns) {
-			corecap_analysis_error(
-				"--from %.3f s is past the %.3f s window of '%s'", o->from_s,
-				(mf.window_end_ns - mf.window_start_ns) / 1e9, o->run);
+			corecap_error("--from %.3f s is past the %.3f s window of '%s'", o->from_s,
+				      (mf->window_end_ns - mf->window_start_ns) / 1e9, o->run);
 			ret = -EINVAL;
 			goto out;
 		}
 	} else if (o->from_s > 0 || o->to_s >= 0) {
-		corecap_analysis_error(
-			"--from and --to need the recording window, and '%s' has no manifest",
-			o->run);
+		corecap_error("--from and --to need the recording window, and '%s' has no manifest",
+			      o->run);
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = corecap_symbolizer_init(&sym, maps, ids, o->symfs, &err);
-	has_sym = ret == 0 || ret == -ENOENT;
-	if (ret && ret != -ENOENT)
-		fprintf(stderr, "corecap: warning: %s: addresses are shown in hex\n",
-			err ? err : strerror(-ret));
+	sym = corecap_run_symbols(run, &ret, &err);
+	if (ret)
+		corecap_warn("%s: addresses are shown in hex", err ? err : strerror(-ret));
 	free(err);
 	err = NULL;
-	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf.pid : -1, start_ns, end_ns,
-					has_sym ? namer : NULL, has_sym ? &sym : NULL);
+	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf->pid : -1, start_ns, end_ns,
+					sym ? namer : NULL, sym);
 	if (ret)
 		goto out_trace;
-	if (access(root, F_OK) != 0) {
-		fprintf(stderr,
-			"corecap: warning: '%s' has no " CORECAP_RUN_TRACE
-			"/: only threads and pool CPU "
-			"are exported\n",
-			o->run);
+	if (run->src[RUN_TRACE].state == RUN_ABSENT) {
+		corecap_warn("'%s' has no trace/: only threads and pool CPU "
+			     "are exported",
+			     o->run);
 	} else {
-		ret = corecap_ctf_reader_find_traces(root, &traces, &n_traces, &err);
+		ret = corecap_run_list_traces(run, &err);
 		if (ret) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
+			corecap_error("%s", err ? err : strerror(-ret));
 			goto out_trace;
 		}
-		if (!n_traces)
-			fprintf(stderr, "corecap: warning: no CTF trace under '%s'\n", root);
+		if (!run->n_traces)
+			corecap_warn("no CTF trace under '%s'", root);
 	}
-	if (n_traces) {
-		ret = export_ops(traces, n_traces, has_mf ? mf.pid : -1, &det, &t);
+	if (run->n_traces) {
+		ret = export_ops(run->traces, run->n_traces, has_mf ? mf->pid : -1, &det, &t);
 		if (ret)
 			goto out_trace;
-		ret = corecap_ctf_reader_init(&r, traces, n_traces, corecap_op_detect_consume,
-					      &det);
+		ret = corecap_ctf_reader_init(&r, run->traces, run->n_traces,
+					      corecap_op_detect_consume, &det);
 		if (!ret)
 			ret = corecap_ctf_reader_run(&r);
 		if (!ret)
 			ret = corecap_op_detect_finish(&det);
 		if (!ret && corecap_ctf_reader_missing_packets(&r))
-			fprintf(stderr,
-				"corecap: warning: the trace is cut short: %" PRIu64
-				" packets its indexes list are missing\n",
-				corecap_ctf_reader_missing_packets(&r));
+			corecap_warn("the trace is cut short: %" PRIu64
+				     " packets its indexes list are missing",
+				     corecap_ctf_reader_missing_packets(&r));
 		if (ret && ret != -EINTR)
-			corecap_analysis_error("cannot read trace '%s': %s", root,
-					       corecap_ctf_reader_error(&r)
-						       ? corecap_ctf_reader_error(&r)
-						       : strerror(-ret));
+			corecap_error("cannot read trace '%s': %s", root,
+				      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
+								   : strerror(-ret));
 		corecap_ctf_reader_release(&r);
 		if (ret)
 			goto out_trace;
 	}
-	add_samples(o, &t, start_ns, end_ns);
-	ret = corecap_chrome_trace_finish(&t, has_mf && mf.comm ? mf.comm : NULL);
+	add_samples(o, run, &t, start_ns, end_ns);
+	ret = corecap_chrome_trace_finish(&t, has_mf && mf->comm ? mf->comm : NULL);
 	if (ret)
-		corecap_analysis_error("cannot write %s: %s", o->output ? o->output : "the output",
-				       strerror(-ret));
+		corecap_error("cannot write %s: %s", o->output ? o->output : "the output",
+			      strerror(-ret));
 	else
-		fprintf(stderr,
-			"corecap: export: %" PRIu64 " trace events written, %" PRIu64
-			" outside the window left out\n",
-			t.events_written, t.events_outside);
+		corecap_note("export: %" PRIu64 " trace events written, %" PRIu64
+			     " outside the window left out",
+			     t.events_written, t.events_outside);
 out_trace:
 	corecap_op_detect_release(&det);
 	corecap_chrome_trace_release(&t);
-	if (has_sym)
-		corecap_symbolizer_release(&sym);
 out:
-	corecap_ctf_reader_free_traces(traces, n_traces);
-	corecap_manifest_release(&mf);
 	free(err);
-	free(mpath);
-	free(maps);
-	free(ids);
 	free(root);
 	return ret;
 }
@@ -340,21 +303,27 @@ out:
 int corecap_cmd_export(int argc, char **argv)
 {
 	struct export_opts o;
+	struct run_opts ro;
 	struct out_file out;
-	struct stat st;
+	struct run run;
+	char *err = NULL;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	errno = 0;
-	if (stat(o.run, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		corecap_analysis_error("cannot open run directory '%s': %s", o.run,
-				       errno ? strerror(errno) : "Not a directory");
+	ro = (struct run_opts){.symfs = o.symfs};
+	ret = corecap_run_open(&run, o.run, &ro, &err);
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		corecap_run_close(&run);
 		return 1;
 	}
-	if (corecap_out_file_open(&out, o.output) < 0)
+	if (corecap_out_file_open(&out, o.output) < 0) {
+		corecap_run_close(&run);
 		return 1;
+	}
 	if (o.output) {
 		struct sigaction sa = {.sa_handler = on_signal};
 
@@ -362,7 +331,8 @@ int corecap_cmd_export(int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 	}
-	ret = export_chrome(&o, out.f);
+	ret = export_chrome(&o, &run, out.f);
+	corecap_run_close(&run);
 	if (!ret && interrupted)
 		ret = -EINTR;
 	if (ret)
@@ -370,7 +340,7 @@ int corecap_cmd_export(int argc, char **argv)
 	else
 		ret = corecap_out_file_commit(&out);
 	if (ret == -EINTR) {
-		fprintf(stderr, "corecap: interrupted: '%s' left as it was\n", o.output);
+		corecap_error("interrupted: '%s' left as it was", o.output);
 		return 130;
 	}
 	return ret ? 1 : 0;

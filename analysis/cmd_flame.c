@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "cmd_util.h"
-#include "flame_job.h"
+#include "build/flame_job.h"
 #include "render/flame_svg.h"
 #include "render/out_file.h"
 #include <corecap/run_format.h>
@@ -86,9 +86,8 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				corecap_analysis_error(
-					"invalid --kind '%s': expected cpu, wall, lock or op",
-					optarg);
+				corecap_error("invalid --kind '%s': expected cpu, wall, lock or op",
+					      optarg);
 				return 2;
 			}
 			o->kind_given = true;
@@ -106,9 +105,8 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || v < 200 || v > 100000) {
-				corecap_analysis_error(
-					"invalid --width '%s': expected 200 to 100000 pixels",
-					optarg);
+				corecap_error("invalid --width '%s': expected 200 to 100000 pixels",
+					      optarg);
 				return 2;
 			}
 			o->width = (int)v;
@@ -133,13 +131,10 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		corecap_analysis_error("flame takes one run directory or profile");
-		fprintf(stderr, "%s", corecap_flame_usage);
+	if (corecap_cmd_operands(argc, 1, "one run directory or profile", corecap_flame_usage))
 		return 2;
-	}
 	if (o->no_idle && o->kind_given && o->kind != FLAME_WALL) {
-		corecap_analysis_error("--no-idle applies to --kind wall only");
+		corecap_error("--no-idle applies to --kind wall only");
 		return 2;
 	}
 	o->run = argv[optind];
@@ -179,13 +174,32 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 		ret = corecap_folded_write(&fs->folded, out.f, 1);
 	}
 	if (ret) {
-		corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(&out),
-				       strerror(-ret));
+		corecap_error("cannot write %s: %s", corecap_out_file_name(&out), strerror(-ret));
 		corecap_out_file_abort(&out);
 	} else {
 		ret = corecap_out_file_commit(&out);
 	}
 	return ret;
+}
+
+/* "cpu: N samples, U of F frames unresolved, S shim frames cut", on stderr. */
+static void summary(const struct flame_opts *o, const struct flame_stacks *fs)
+{
+	char unresolved[80] = "", idle[80] = "", shim[96] = "";
+
+	if (fs->frames)
+		snprintf(unresolved, sizeof(unresolved), ", %llu of %llu frames unresolved",
+			 (unsigned long long)fs->unresolved_frames, (unsigned long long)fs->frames);
+	if (fs->idle_stacks)
+		snprintf(idle, sizeof(idle), ", %llu idle %s left out (--no-idle)",
+			 (unsigned long long)fs->idle_weight, corecap_flame_kind_unit(o->kind));
+	if (fs->shim_frames)
+		snprintf(shim, sizeof(shim),
+			 ", %llu shim frames cut (--keep-shim-frames keeps them)",
+			 (unsigned long long)fs->shim_frames);
+	corecap_note("%s: %llu %s%s%s%s", corecap_flame_kind_name(o->kind),
+		     (unsigned long long)fs->weight, corecap_flame_kind_unit(o->kind), unresolved,
+		     idle, shim);
 }
 
 /* Without --kind: the first kind the run holds; false when it holds none. */
@@ -210,7 +224,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL))
+	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL))
 		return 1;
 	j.by_pool = o.by_pool;
 	if (!o.kind_given)
@@ -228,21 +242,8 @@ int corecap_cmd_flame(int argc, char **argv)
 		ret = corecap_flame_job_build(&j, &fs, 0);
 	if (!ret) {
 		if (none)
-			fprintf(stderr, "corecap: flame: '%s': %s\n", o.run, j.subtitle);
-		fprintf(stderr, "corecap: %s: %llu %s", corecap_flame_kind_name(o.kind),
-			(unsigned long long)fs.weight, corecap_flame_kind_unit(o.kind));
-		if (fs.frames)
-			fprintf(stderr, ", %llu of %llu frames unresolved",
-				(unsigned long long)fs.unresolved_frames,
-				(unsigned long long)fs.frames);
-		if (fs.idle_stacks)
-			fprintf(stderr, ", %llu idle %s left out (--no-idle)",
-				(unsigned long long)fs.idle_weight,
-				corecap_flame_kind_unit(o.kind));
-		if (fs.shim_frames)
-			fprintf(stderr, ", %llu shim frames cut (--keep-shim-frames keeps them)",
-				(unsigned long long)fs.shim_frames);
-		fprintf(stderr, "\n");
+			corecap_note("'%s': %s", o.run, j.subtitle);
+		summary(&o, &fs);
 		ret = write_output(&o, &j, &fs);
 	}
 	corecap_flame_stacks_release(&fs);

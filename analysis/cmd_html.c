@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "cmd_util.h"
-#include "flame_job.h"
+#include "build/flame_job.h"
+#include "build/report_build.h"
+#include "read/run.h"
 #include "read/thread_series.h"
 #include "render/html_report.h"
 #include "render/out_file.h"
@@ -88,18 +90,16 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc - 1) {
-		corecap_analysis_error("html takes one run directory");
-		fprintf(stderr, "%s", corecap_html_usage);
+	if (corecap_cmd_operands(argc, 1, "one run directory", corecap_html_usage))
 		return 2;
-	}
 	o->run = argv[optind];
 	return 0;
 }
 
 struct html_job {
 	struct html_opts o;
-	struct report_job *rjob;
+	struct run run;
+	struct report_build rb;
 	struct report report;
 	char *text;
 	size_t text_len;
@@ -141,13 +141,12 @@ static void load_series(struct html_job *j)
 	/* At most ~600 points per line, at least a 100 ms step. */
 	if (w / 600 > bin)
 		bin = w / 600;
-	if (asprintf(&path, "%s/" CORECAP_RUN_THREADS, j->o.run) < 0)
+	if (!(path = corecap_run_path(&j->run, CORECAP_RUN_THREADS)))
 		return;
 	corecap_thread_series_init(&j->series, j->report.model->ws, j->report.model->we, bin);
 	ret = corecap_thread_series_load(&j->series, path, &err);
 	if (ret && ret != -ENOENT)
-		fprintf(stderr, "corecap: warning: %s: no utilization chart\n",
-			err ? err : strerror(-ret));
+		corecap_warn("%s: no utilization chart", err ? err : strerror(-ret));
 	j->has_series = ret == 0;
 	free(err);
 	free(path);
@@ -157,7 +156,7 @@ static int add_flames(struct html_job *j)
 {
 	int ret;
 
-	ret = corecap_flame_job_init(&j->fjob, j->o.run, j->o.symfs, &j->report);
+	ret = corecap_flame_job_init(&j->fjob, j->o.run, j->o.symfs, &j->run, &j->report);
 	if (ret)
 		return ret;
 	j->has_fjob = true;
@@ -208,7 +207,7 @@ static int build(struct html_job *j)
 	FILE *mem;
 	int ret;
 
-	ret = corecap_report_open(j->o.run, j->o.symfs, &j->rjob, &j->report);
+	ret = corecap_report_build_dir(&j->rb, &j->run, j->o.run, j->o.symfs, NULL, &j->report);
 	if (ret)
 		return ret;
 	mem = open_memstream(&j->text, &j->text_len);
@@ -239,7 +238,8 @@ static void release(struct html_job *j)
 	if (j->has_series)
 		corecap_thread_series_release(&j->series);
 	free(j->text);
-	corecap_report_close(j->rjob);
+	corecap_report_build_release(&j->rb);
+	corecap_run_close(&j->run);
 }
 
 int corecap_cmd_html(int argc, char **argv)
@@ -249,7 +249,7 @@ int corecap_cmd_html(int argc, char **argv)
 	int ret;
 
 	if (!j) {
-		corecap_analysis_error("out of memory");
+		corecap_error("out of memory");
 		return 1;
 	}
 	ret = parse_args(&j->o, argc, argv);
@@ -265,15 +265,13 @@ int corecap_cmd_html(int argc, char **argv)
 		goto out;
 	ret = corecap_html_report_render(&j->page, out.f);
 	if (ret) {
-		corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(&out),
-				       strerror(-ret));
+		corecap_error("cannot write %s: %s", corecap_out_file_name(&out), strerror(-ret));
 		corecap_out_file_abort(&out);
 	} else {
 		ret = corecap_out_file_commit(&out);
 	}
 	if (!ret && j->o.output) {
-		fprintf(stderr, "corecap: wrote %s (%zu flame graphs)\n", j->o.output,
-			j->page.n_flames);
+		corecap_note("wrote %s (%zu flame graphs)", j->o.output, j->page.n_flames);
 	}
 out:
 	release(j);

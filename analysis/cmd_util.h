@@ -1,34 +1,18 @@
 /*
- * cmd_util: what every analysis command needs around its work: the error
- * line on stderr ("corecap: <message>", house style) and paths inside the
- * run directory. Kept apart from the collector's diag.c, since analysis
- * includes no collector code.
+ * cmd_util: what the analysis commands share around their work, beside
+ * the messages of corecap/diag.h (included here): the end of the option
+ * loop.
  */
 #ifndef CORECAP_ANALYSIS_CMD_UTIL_H
 #define CORECAP_ANALYSIS_CMD_UTIL_H
 
-#include <stddef.h>
-
-/* Prints "corecap: <formatted message>\n" on stderr. */
-void corecap_analysis_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include <corecap/diag.h>
 
 /*
- * Is run a run directory? 0; otherwise a negative errno, with the error
- * printed: it cannot be opened, it is not a directory (a regular file
- * given as RUN), or it holds neither manifest.json nor trace/ (an empty
- * directory, or the wrong one).
+ * The end of a command's option loop: 0 when exactly n operands follow the
+ * options (getopt's optind); otherwise says so ("expected WHAT"), prints
+ * the usage on stderr and returns 2, the usage error's exit status.
  */
-int corecap_run_dir_check(const char *run);
-
-/* The warning for a run file that ends in a torn line (its collector was killed). */
-void corecap_analysis_warn_torn(const char *path);
-
-/* "DIR/NAME", malloc'ed; NULL when out of memory. */
-char *corecap_path_in(const char *dir, const char *name);
-
-/* Appends the items of a comma-separated list to (*out, *n), each
- * malloc'ed; 0 or -ENOMEM. corecap_list_free() frees them all. */
-int corecap_list_split(const char *list, char ***out, size_t *n);
-void corecap_list_free(char **v, size_t n);
+int corecap_cmd_operands(int argc, int n, const char *what, const char *usage);
 
 #endif

@@ -8,6 +8,7 @@
 #include "suggest.h"
 #include <corecap/collector.h>
 #include <corecap/analysis.h>
+#include <corecap/diag.h>
 
 static const struct corecap_command commands[] = {
 	CORECAP_COLLECTOR_COMMANDS
@@ -64,6 +65,20 @@ static int cmd_help(int argc, char **argv)
 	return 0;
 }
 
+/*
+ * One command, its messages prefixed "corecap <command>: " (corecap/diag.h),
+ * getopt's too (its argv[0]); the warning count said at its end.
+ */
+static int run_command(const struct corecap_command *cmd, int argc, char **argv)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "corecap %s", cmd->name);
+	argv[0] = name;
+	corecap_diag_begin(cmd->name);
+	return corecap_diag_end(cmd->fn(argc, argv));
+}
+
 int main(int argc, char **argv)
 {
 	const struct corecap_command *cmd;
@@ -87,5 +102,5 @@ int main(int argc, char **argv)
 		unknown_command(argv[1]);
 		return 2;
 	}
-	return cmd->fn(argc - 1, argv + 1);
+	return run_command(cmd, argc - 1, argv + 1);
 }

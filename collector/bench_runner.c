@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "bench_runner.h"
-#include "diag.h"
+#include <corecap/diag.h>
 #include "run_dir.h"
 #include <corecap/run_format.h>
 
@@ -59,8 +59,8 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 		dup2(fds[1], STDERR_FILENO);
 		execvp(argv[0], argv);
 		e = errno;
-		fprintf(stderr, "corecap: cannot run the benchmark '%s': %s\n", argv[0],
-			strerror(e));
+		fprintf(stderr, "%s: cannot run the benchmark '%s': %s\n", corecap_diag_prefix(),
+			argv[0], strerror(e));
 		if (write(errfds[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "ceph_asok.h"
-#include "diag.h"
+#include <corecap/diag.h>
 #include "proc_stat.h"
 #include "run_dir.h"
 #include <corecap/run_format.h>

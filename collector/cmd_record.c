@@ -37,7 +37,7 @@
 #include "bench_runner.h"
 #include "ceph_asok.h"
 #include "cpu_profile.h"
-#include "diag.h"
+#include <corecap/diag.h>
 #include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"
@@ -273,10 +273,10 @@ static void progress(struct record *r, uint64_t t)
 	if (r->have_bench && !r->bench.echo && r->bench.last_line[0])
 		snprintf(line + n, sizeof(line) - n, " | benchmark: %s", r->bench.last_line);
 	if (r->progress_tty) {
-		fprintf(stderr, "\r\033[Kcorecap: %s", line);
+		fprintf(stderr, "\r\033[K%s: %s", corecap_diag_prefix(), line);
 		r->progress_pending = true;
 	} else {
-		fprintf(stderr, "corecap: %s\n", line);
+		fprintf(stderr, "%s: %s\n", corecap_diag_prefix(), line);
 	}
 }
 

@@ -10,7 +10,7 @@
 
 #include <corecap/collector.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "launch_env.h"
 
 const char corecap_run_usage[] =

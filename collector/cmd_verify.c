@@ -29,7 +29,7 @@
 
 #include "bench_parse.h"
 #include "delay_control.h"
-#include "diag.h"
+#include <corecap/diag.h>
 #include "proc_stat.h"
 #include "mono_clock.h"
 
@@ -162,7 +162,8 @@ static int run_bench(char **argv, struct corecap_delay_control *dc, char **out)
 		dup2(pfd[1], 1);
 		dup2(pfd[1], 2);
 		execvp(argv[0], argv);
-		fprintf(stderr, "corecap verify: cannot run '%s': %s\n", argv[0], strerror(errno));
+		fprintf(stderr, "%s: cannot run '%s': %s\n", corecap_diag_prefix(), argv[0],
+			strerror(errno));
 		_exit(127);
 	}
 	close(pfd[1]);

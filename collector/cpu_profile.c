@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cpu_profile.h"
-#include "diag.h"
+#include <corecap/diag.h>
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "target.h"

@@ -11,7 +11,8 @@
 #include <unistd.h>
 
 #include "delay_control.h"
-#include "diag.h"
+#include <corecap/diag.h>
+
 #include "mono_clock.h"
 
 int corecap_delay_control_open(struct corecap_delay_control *dc, pid_t pid)

@@ -18,7 +18,7 @@
 
 #include <corecap/kernel_format.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "kernel_events.h"
 #include "kernel_unwind.h"
 #include "run_dir.h"

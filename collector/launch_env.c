@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "launch_env.h"
 
 #ifndef CORECAP_INSTALL_LIBDIR

@@ -10,7 +10,7 @@
 
 #include <lttng/lttng.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "lttng_session.h"
 #include "proc_stat.h"
 
@@ -41,7 +41,7 @@ static int start_sessiond(struct corecap_lttng_session *s)
 	child = fork();
 	if (child < 0) {
 		ret = -errno;
-		corecap_error("cannot start lttng-sessiond: %s", strerror(errno));
+		corecap_cause("cannot start lttng-sessiond: %s", strerror(errno));
 		goto out;
 	}
 	if (child == 0) {
@@ -55,13 +55,14 @@ static int start_sessiond(struct corecap_lttng_session *s)
 			dup2(null, STDOUT_FILENO);
 		}
 		execlp("lttng-sessiond", "lttng-sessiond", "--daemonize", (char *)NULL);
-		fprintf(stderr, "corecap: cannot run lttng-sessiond: %s\n", strerror(errno));
+		fprintf(stderr, "%s: cannot run lttng-sessiond: %s\n", corecap_diag_prefix(),
+			strerror(errno));
 		_exit(127);
 	}
 	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
 		;
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		corecap_error("lttng-sessiond --daemonize failed (status %d)",
+		corecap_cause("lttng-sessiond --daemonize failed (status %d)",
 			      WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		ret = -ECHILD;
 		goto out;
@@ -69,7 +70,7 @@ static int start_sessiond(struct corecap_lttng_session *s)
 	for (int i = 0; i < 100 && lttng_session_daemon_alive() != 1; i++)
 		sleep_ms(50);
 	if (lttng_session_daemon_alive() != 1) {
-		corecap_error("lttng-sessiond was started but does not answer");
+		corecap_cause("lttng-sessiond was started but does not answer");
 		ret = -ETIMEDOUT;
 		goto out;
 	}
@@ -168,6 +169,14 @@ static void check_registration(struct corecap_lttng_session *s, pid_t pid, pid_t
 			(int)pid);
 }
 
+/* A cause of the error the caller prints (corecap/diag.h): setting up the session. */
+static int lttng_cause(int code, const char *what, const char *session)
+{
+	corecap_cause("cannot %s of LTTng session '%s': %s", what, session,
+		      lttng_strerror(code < 0 ? code : -code));
+	return -EIO;
+}
+
 static int lttng_fail(int code, const char *what, const char *session)
 {
 	corecap_error("cannot %s of LTTng session '%s': %s", what, session,
@@ -200,14 +209,14 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 
 	desc = lttng_session_descriptor_local_create(s->name, trace_dir);
 	if (!desc) {
-		corecap_error("cannot describe LTTng session '%s'", s->name);
+		corecap_cause("cannot describe LTTng session '%s'", s->name);
 		ret = -ENOMEM;
 		goto out;
 	}
 	code = lttng_create_session_ext(desc);
 	lttng_session_descriptor_destroy(desc);
 	if (code != LTTNG_OK) {
-		corecap_error("cannot create LTTng session '%s': %s", s->name,
+		corecap_cause("cannot create LTTng session '%s': %s", s->name,
 			      lttng_strerror(-(int)code));
 		ret = -EIO;
 		goto out;
@@ -229,7 +238,7 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 	chan->attr.num_subbuf = CORECAP_LTTNG_NUM_SUBBUF;
 	r = lttng_enable_channel(s->handle, chan);
 	if (r < 0) {
-		ret = lttng_fail(r, "create the channel", s->name);
+		ret = lttng_cause(r, "create the channel", s->name);
 		goto out_destroy_chan;
 	}
 	for (size_t i = 0; i < corecap_lttng_n_default_events + n_extra; i++) {
@@ -250,7 +259,7 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 						       0, NULL);
 		lttng_event_destroy(ev);
 		if (r < 0) {
-			corecap_error("cannot enable event '%s' in LTTng session '%s': %s", name,
+			corecap_cause("cannot enable event '%s' in LTTng session '%s': %s", name,
 				      s->name, lttng_strerror(r));
 			ret = -EIO;
 			goto out_destroy_chan;
@@ -266,7 +275,7 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 		ctx.ctx = contexts[i];
 		r = lttng_add_context(s->handle, &ctx, NULL, CORECAP_LTTNG_CHANNEL);
 		if (r < 0) {
-			ret = lttng_fail(r, "add a context", s->name);
+			ret = lttng_cause(r, "add a context", s->name);
 			goto out_destroy_chan;
 		}
 	}
@@ -279,7 +288,7 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK ||
 	    lttng_process_attr_virtual_process_id_tracker_handle_add_pid(tracker, vpid) !=
 		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
-		corecap_error("cannot limit LTTng session '%s' to PID %d", s->name, (int)pid);
+		corecap_cause("cannot limit LTTng session '%s' to PID %d", s->name, (int)pid);
 		ret = -EIO;
 		goto out_destroy_tracker;
 	}

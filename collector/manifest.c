@@ -13,7 +13,7 @@
 
 #include "bench_runner.h"
 #include "cpu_profile.h"
-#include "diag.h"
+#include <corecap/diag.h>
 #include "kernel_events.h"
 #include "lttng_session.h"
 #include "manifest.h"
@@ -362,7 +362,7 @@ int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_
 		ret = -errno;
 	if (ret) {
 		if (!m->quiet_errors)
-			corecap_error("cannot write '%s/%s': %s", rd->path, tmp, strerror(-ret));
+			corecap_cause("cannot write '%s/%s': %s", rd->path, tmp, strerror(-ret));
 		unlinkat(rd->dirfd, tmp, 0);
 		goto out_put;
 	}

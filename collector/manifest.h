@@ -53,7 +53,8 @@ struct corecap_manifest {
 	char **bench_argv;
 	const struct corecap_bench_summary *summary;
 	const struct corecap_watchdog_page *watchdog; /* NULL: no ptrace watchdog */
-	bool quiet_errors; /* a checkpoint: the caller reports a failure once */
+	bool quiet_errors;     /* a checkpoint: the caller reports a failure once; else a cause
+				  (corecap/diag.h) */
 	double machine_busy_s; /* all CPUs' busy time over the window; < 0 unknown */
 	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
 };

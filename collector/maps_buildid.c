@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "maps_buildid.h"
 #include "run_dir.h"
 #include <corecap/run_format.h>

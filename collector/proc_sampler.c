@@ -5,7 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "proc_sampler.h"
 #include "proc_stat.h"
 #include "run_dir.h"

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "run_dir.h"
 #include <corecap/run_format.h>
 

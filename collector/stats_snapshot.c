@@ -9,7 +9,7 @@
 
 #include <corecap/stats_layout.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "run_dir.h"
 #include "stats_snapshot.h"
 

@@ -11,7 +11,7 @@
 
 #include <lttng/lttng.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "proc_stat.h"
 #include "stop_watchdog.h"
 #include "mono_clock.h"

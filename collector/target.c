@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "proc_stat.h"
 #include "target.h"
 

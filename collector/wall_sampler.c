@@ -12,7 +12,7 @@
 
 #include <libunwind-ptrace.h>
 
-#include "diag.h"
+#include <corecap/diag.h>
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "wall_sampler.h"

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../read/ceph_files.h"
+#include "../util/ceph_ops.h"
 #include "stack_class.h"
 
 struct ceph_sampled_type {

@@ -36,7 +36,7 @@
 
 #include "event.h"
 #include "op_table.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 /* Categories: op_table's, then runqueue. */
 #define CP_RUNQUEUE CAT__COUNT

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
+
 static uint64_t hash_name(const char *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
@@ -14,29 +16,12 @@ static uint64_t hash_name(const char *s)
 	return h;
 }
 
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 int corecap_folded_init(struct folded *f)
 {
 	*f = (struct folded){0};
 	corecap_u64map_init(&f->name_index);
 	corecap_u64map_init(&f->children);
-	if (grow((void **)&f->nodes, &f->cap_nodes, 1, sizeof(*f->nodes)))
+	if (corecap_grow((void **)&f->nodes, &f->cap_nodes, 1, sizeof(*f->nodes)))
 		return -ENOMEM;
 	f->nodes[0] = (struct folded_node){.name = FOLDED_NONE,
 					   .parent = FOLDED_NONE,
@@ -92,7 +77,7 @@ uint32_t corecap_folded_intern(struct folded *f, const char *name)
 		}
 	}
 	if (f->n_names >= FOLDED_NONE ||
-	    grow((void **)&f->names, &f->cap_names, f->n_names + 1, sizeof(*f->names)))
+	    corecap_grow((void **)&f->names, &f->cap_names, f->n_names + 1, sizeof(*f->names)))
 		goto out_nomem;
 	slot = corecap_u64map_upsert(&f->name_index, key, &inserted);
 	if (!slot)
@@ -115,7 +100,7 @@ static uint32_t child(struct folded *f, uint32_t parent, uint32_t name)
 	if (slot)
 		return (uint32_t)*slot;
 	if (f->n_nodes >= FOLDED_NONE ||
-	    grow((void **)&f->nodes, &f->cap_nodes, f->n_nodes + 1, sizeof(*f->nodes)))
+	    corecap_grow((void **)&f->nodes, &f->cap_nodes, f->n_nodes + 1, sizeof(*f->nodes)))
 		return FOLDED_NONE;
 	slot = corecap_u64map_upsert(&f->children, key, &inserted);
 	if (!slot)
@@ -302,7 +287,7 @@ int corecap_folded_write(const struct folded *f, FILE *out, int columns)
 			const char *name = f->names[nd->name];
 			size_t at = len_at[nd->depth - 1], nl = strlen(name);
 
-			if (grow((void **)&path, &path_cap, at + nl + 2, 1))
+			if (corecap_grow((void **)&path, &path_cap, at + nl + 2, 1))
 				goto out_nomem;
 			if (at)
 				path[at++] = ';';
@@ -320,8 +305,8 @@ int corecap_folded_write(const struct folded *f, FILE *out, int columns)
 					k = asprintf(&line, "%s %" PRIu64, path, nd->self[0]);
 				if (k < 0)
 					goto out_nomem;
-				if (grow((void **)&lines, &cap_lines, n_lines + 1,
-					 sizeof(*lines))) {
+				if (corecap_grow((void **)&lines, &cap_lines, n_lines + 1,
+						 sizeof(*lines))) {
 					free(line);
 					goto out_nomem;
 				}

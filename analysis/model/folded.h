@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "u64map.h"
+#include "../util/u64map.h"
 
 #define FOLDED_ROOT    0 /* node index of the (nameless) root */
 #define FOLDED_NONE    UINT32_MAX

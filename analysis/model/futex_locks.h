@@ -33,7 +33,7 @@
 #include <corecap/kernel_format.h>
 
 #include "lock_table.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 /*
  * The frames of the wait that tid began at enter_ns, from its call site

@@ -30,7 +30,7 @@
 #include <corecap/kernel_format.h>
 
 #include "futex_locks.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 enum kstate { KSTATE_RUNNING, KSTATE_RUNNABLE, KSTATE_FUTEX, KSTATE_BLOCKED, KSTATE__COUNT };
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int corecap_lines_vadd(char ***v, size_t *n, const char *fmt, va_list ap)
 {
@@ -27,4 +28,28 @@ void corecap_lines_release(char ***v, size_t *n)
 	free(*v);
 	*v = NULL;
 	*n = 0;
+}
+
+int corecap_lines_split(char ***v, size_t *n, const char *list)
+{
+	char *copy = strdup(list), *tok, *save;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save)) {
+		char **grown = realloc(*v, (*n + 1) * sizeof(*grown));
+
+		if (!grown) {
+			ret = -ENOMEM;
+			break;
+		}
+		*v = grown;
+		if (!(grown[*n] = strdup(tok)))
+			ret = -ENOMEM;
+		else
+			(*n)++;
+	}
+	free(copy);
+	return ret;
 }

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "u64map.h"
+#include "../util/u64map.h"
 
 #define LOCK_STACK_DEPTH  16
 #define LOCK_WAIT_SPANS	  16

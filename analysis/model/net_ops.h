@@ -50,7 +50,7 @@
 
 #include "event.h"
 #include "model.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 /* How long a reply's last write waits for another write before it is the last. */
 #define NET_OPS_HOLD_NS (1000ull * 1000 * 1000)

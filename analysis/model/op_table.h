@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "latency_hist.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 struct model_thread;
 

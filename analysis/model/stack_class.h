@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "u64map.h"
+#include "../util/u64map.h"
 
 /* Log calls, Ceph's log code and its entries' streams, and formatting into
  * a std::ostream (what Ceph's dout does in the op path: operator<< and

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "event.h"
-#include "u64map.h"
+#include "../util/u64map.h"
 
 struct model_op;
 

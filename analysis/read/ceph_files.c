@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <corecap/diag.h>
 #include <json-c/json.h>
 
 #include "../model/lines.h"
@@ -38,7 +39,7 @@ static json_object *load_json(const char *run_dir, const char *name, int *ret)
 	if (*ret == -ENOENT) {
 		*ret = 0;
 	} else if (*ret) {
-		fprintf(stderr, "corecap: cannot read %s\n", err ? err : strerror(-*ret));
+		corecap_error("cannot read %s", err ? err : strerror(-*ret));
 		*ret = -EINVAL;
 	}
 	free(err);

@@ -27,66 +27,7 @@
 
 #include <json-c/json.h>
 
-struct ceph_phase {
-	char name[40];
-	uint64_t total_ns;
-};
-
-struct ceph_op_type {
-	char name[32];
-	size_t count;
-	uint64_t lat_avg_ns, lat_p50_ns, lat_p99_ns;
-	/* Mean from the first event (header_read: the message's arrival) to
-	 * commit_sent, or to done without one: what the perf counters'
-	 * op_*_latency measure (receive stamp to reply), unlike the op's
-	 * duration, which ends when the OpTracker drops the op. */
-	uint64_t reply_avg_ns;
-	uint64_t span_ns; /* first initiated to last done over these ops */
-	uint64_t reply_sum_ns;
-	struct ceph_phase *phases; /* in first-seen order */
-	size_t n_phases;
-};
-
-/* One op of the history, in the daemon's wall clock (CLOCK_REALTIME ns):
- * from its first event (the message's arrival) to its reply (commit_sent,
- * else done). type indexes ceph_files.types. */
-struct ceph_op_span {
-	uint64_t arrival_ns, reply_ns;
-	uint32_t type;
-	uint32_t ev0, n_ev; /* its events: ceph_files.events[ev0 .. ev0 + n_ev) */
-};
-
-/* An op's event: its time (as the span's) and the phase it opens, an index
- * into its type's phases (CEPH_NO_PHASE for the last event, which opens none). */
-#define CEPH_NO_PHASE UINT32_MAX
-struct ceph_op_event {
-	uint64_t t_ns;
-	uint32_t phase;
-};
-
-struct ceph_perf_counter {
-	char name[48];
-	bool is_avg;	    /* {avgcount, sum} */
-	double count_delta; /* avgcount delta, or the value's delta */
-	double sum_s_delta; /* is_avg only */
-};
-
-struct ceph_files {
-	bool has_optracker, has_perf;
-	size_t n_ops;
-	size_t history_size;	    /* the dump's "size": a history this full lost ops */
-	struct ceph_op_type *types; /* by count, largest first */
-	size_t n_types;
-	struct ceph_op_span *spans; /* every op with both stamps, by arrival */
-	size_t n_spans;
-	struct ceph_op_event *events; /* the spans' events, in each op's order */
-	size_t n_events;
-	struct ceph_perf_counter *perf;
-	size_t n_perf;
-	size_t ops_rejected, ops_bad_duration;
-	char **warnings; /* sections or ops skipped, one sentence each */
-	size_t n_warnings;
-};
+#include "../util/ceph_ops.h"
 
 /* 0 also when RUN/ceph/ is absent (nothing is set); a negative errno when a
  * file exists but cannot be read (the cause is printed). */

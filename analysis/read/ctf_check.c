@@ -1,5 +1,5 @@
 #include "ctf_check.h"
-#include "read_error.h"
+#include <corecap/diag.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -77,7 +77,7 @@ static int next_tok(struct lexer *lx, struct tok *t)
 				if (*lx->p == '\n')
 					lx->line++;
 			if (lx->p + 1 >= lx->end)
-				return corecap_read_error(
+				return corecap_err(
 					lx->err, -EINVAL,
 					"truncated: the comment opened at line %u never closes",
 					line);
@@ -97,8 +97,7 @@ static int next_tok(struct lexer *lx, struct tok *t)
 		return 0;
 	}
 	if (*lx->p == '\0')
-		return corecap_read_error(lx->err, -EINVAL, "a NUL byte in the text at line %u",
-					  lx->line);
+		return corecap_err(lx->err, -EINVAL, "a NUL byte in the text at line %u", lx->line);
 	if (*lx->p == '"' || *lx->p == '\'') {
 		char q = *lx->p++;
 
@@ -108,10 +107,10 @@ static int next_tok(struct lexer *lx, struct tok *t)
 			lx->p++;
 		}
 		if (lx->p >= lx->end || *lx->p != q)
-			return corecap_read_error(
-				lx->err, -EINVAL, "%s: the %s opened at line %u does not close",
-				lx->p >= lx->end ? "truncated" : "syntax error",
-				q == '"' ? "string" : "character literal", t->line);
+			return corecap_err(lx->err, -EINVAL,
+					   "%s: the %s opened at line %u does not close",
+					   lx->p >= lx->end ? "truncated" : "syntax error",
+					   q == '"' ? "string" : "character literal", t->line);
 		lx->p++;
 		t->kind = T_STRING;
 	} else if (is_ident_start(*lx->p)) {
@@ -208,7 +207,7 @@ static void mark_dynamic(struct scan *s)
 /* What a sequence or tagged variant in an event's own context is called, for the error. */
 static int context_refusal(struct scan *s, const struct tok *t, char **err)
 {
-	return corecap_read_error(
+	return corecap_err(
 		err, -EINVAL,
 		"line %u: the context of event '%s' holds a %s, which libbabeltrace2 %u.%u.%u "
 		"cannot read (it aborts; fixed in 2.0.5)",
@@ -235,9 +234,9 @@ static int scan_text(const char *text, size_t len, const struct ctf_check_opts *
 			struct open_bracket *b;
 
 			if (s->depth == MAX_NESTING) {
-				ret = corecap_read_error(err, -EINVAL,
-							 "line %u: brackets nested deeper than %d",
-							 t.line, MAX_NESTING);
+				ret = corecap_err(err, -EINVAL,
+						  "line %u: brackets nested deeper than %d", t.line,
+						  MAX_NESTING);
 				break;
 			}
 			b = &s->st[s->depth++];
@@ -255,17 +254,16 @@ static int scan_text(const char *text, size_t len, const struct ctf_check_opts *
 			struct open_bracket *b;
 
 			if (!s->depth || s->st[s->depth - 1].c != want) {
-				ret = s->depth ? corecap_read_error(
+				ret = s->depth ? corecap_err(
 							 err, -EINVAL,
 							 "syntax error at line %u: '%c' closes the "
 							 "'%c' opened at line %u",
 							 t.line, *t.s, s->st[s->depth - 1].c,
 							 s->st[s->depth - 1].line)
-					       : corecap_read_error(
-							 err, -EINVAL,
-							 "syntax error at line %u: '%c' closes "
-							 "nothing",
-							 t.line, *t.s);
+					       : corecap_err(err, -EINVAL,
+							     "syntax error at line %u: '%c' closes "
+							     "nothing",
+							     t.line, *t.s);
 				break;
 			}
 			b = &s->st[--s->depth];
@@ -326,16 +324,16 @@ static int scan_text(const char *text, size_t len, const struct ctf_check_opts *
 		s->prev = t;
 	}
 	if (!ret && s->depth)
-		ret = corecap_read_error(
+		ret = corecap_err(
 			err, -EINVAL,
 			"truncated: the text ends (line %u) with %d bracket%s open, the last "
 			"'%c' at line %u",
 			lx.line, s->depth, s->depth > 1 ? "s" : "", s->st[s->depth - 1].c,
 			s->st[s->depth - 1].line);
 	if (!ret && s->prev.kind == T_EOF)
-		ret = corecap_read_error(err, -EINVAL, "no declaration in the metadata text");
+		ret = corecap_err(err, -EINVAL, "no declaration in the metadata text");
 	if (!ret && !(s->prev.kind == T_PUNCT && *s->prev.s == ';'))
-		ret = corecap_read_error(
+		ret = corecap_err(
 			err, -EINVAL,
 			"truncated: the text ends (line %u) inside a declaration (no closing ';')",
 			lx.line);
@@ -361,7 +359,7 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		k++;
 		if (len - off < METADATA_HEADER_BYTES) {
 			free(out);
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"truncated: metadata packet %zu at byte %zu has %zu bytes, less "
 				"than its %u-byte header",
@@ -369,7 +367,7 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		}
 		if (get_u32(h, big) != METADATA_MAGIC || memcmp(h + 4, buf + 4, 16) != 0) {
 			free(out);
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"metadata packet %zu at byte %zu: %s (not a packet boundary, or "
 				"a corrupt file)",
@@ -381,7 +379,7 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		packet = get_u32(h + 28, big);
 		if (h[32] || h[33] || h[34] || h[35] != 1 || h[36] != 8) {
 			free(out);
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"metadata packet %zu: compression %u, encryption %u, checksum %u, "
 				"CTF %u.%u (corecap reads uncompressed CTF 1.8)",
@@ -390,7 +388,7 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		if (packet % 8 || content % 8 || content > packet ||
 		    content < METADATA_HEADER_BYTES * 8) {
 			free(out);
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"metadata packet %zu at byte %zu: inconsistent sizes (content "
 				"%u bits, packet %u bits)",
@@ -398,7 +396,7 @@ static int depacketize(const unsigned char *buf, size_t len, char **text, size_t
 		}
 		if (packet / 8 > len - off) {
 			free(out);
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"truncated: metadata packet %zu at byte %zu is %u bytes, but the "
 				"file ends %zu bytes after its start",
@@ -432,10 +430,9 @@ int corecap_ctf_check_metadata(const unsigned char *buf, size_t len, const struc
 		return ret;
 	}
 	if (len < 6 || memcmp(buf, "/* CTF", 6) != 0)
-		return corecap_read_error(
-			err, -EINVAL,
-			"not CTF metadata (neither packetized nor text beginning with "
-			"'/* CTF')");
+		return corecap_err(err, -EINVAL,
+				   "not CTF metadata (neither packetized nor text beginning with "
+				   "'/* CTF')");
 	return scan_text((const char *)buf, len, o, err);
 }
 

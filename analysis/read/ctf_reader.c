@@ -1,6 +1,8 @@
 #include "ctf_reader.h"
 #include "exit_unlink.h"
 
+#include <corecap/diag.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -606,10 +608,9 @@ static unsigned stall_limit_s(void)
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || v < 1 || v > 86400 || *s == '-') {
-		fprintf(stderr,
-			"corecap: warning: CORECAP_TRACE_STALL_S='%s' is not a number of "
-			"seconds (1-86400): 60 s\n",
-			s);
+		corecap_warn("CORECAP_TRACE_STALL_S='%s' is not a number of "
+			     "seconds (1-86400): 60 s",
+			     s);
 		return 60;
 	}
 	return (unsigned)v;

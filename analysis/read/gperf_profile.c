@@ -1,5 +1,5 @@
 #include "gperf_profile.h"
-#include "read_error.h"
+#include <corecap/diag.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "run_file.h"
+#include "../util/grow.h"
 
 /* A profile is read whole; this bounds what a garbage path can make us allocate. */
 #define GPERF_MAX_FILE_BYTES ((size_t)1 << 32)
@@ -62,57 +63,37 @@ static int detect_layout(struct slot_reader *r, char **err)
 	const unsigned char *b = r->buf;
 
 	if (r->len == 0)
-		return corecap_read_error(err, -EINVAL, "empty file");
+		return corecap_err(err, -EINVAL, "empty file");
 	if (r->len >= 13 && memcmp(b, "heap profile:", 13) == 0)
-		return corecap_read_error(err, -EINVAL, "a heap profile, not a CPU profile");
+		return corecap_err(err, -EINVAL, "a heap profile, not a CPU profile");
 	if (r->len >= 3 && memcmp(b, "---", 3) == 0)
-		return corecap_read_error(
+		return corecap_err(
 			err, -EINVAL,
 			"a text or symbolized profile; only the binary CPU profile is read");
 	if (r->len < 8)
-		return corecap_read_error(err, -EINVAL, "truncated header (%zu bytes)", r->len);
+		return corecap_err(err, -EINVAL, "truncated header (%zu bytes)", r->len);
 	if (memcmp(b, zero, 8) == 0) {
 		r->bytes = 8;
 		if (r->len < 16)
-			return corecap_read_error(err, -EINVAL, "truncated header (%zu bytes)",
-						  r->len);
+			return corecap_err(err, -EINVAL, "truncated header (%zu bytes)", r->len);
 		if (memcmp(b + 12, zero, 4) == 0)
 			r->big_endian = false;
 		else if (memcmp(b + 8, zero, 4) == 0)
 			r->big_endian = true;
 		else
-			return corecap_read_error(err, -EINVAL,
-						  "not a CPU profile (header size >= 2^32)");
+			return corecap_err(err, -EINVAL, "not a CPU profile (header size >= 2^32)");
 	} else {
 		r->bytes = 4;
 		if (memcmp(b, zero, 4) != 0)
-			return corecap_read_error(err, -EINVAL,
-						  "not a CPU profile (its first word is not 0)");
+			return corecap_err(err, -EINVAL,
+					   "not a CPU profile (its first word is not 0)");
 		if (memcmp(b + 6, zero, 2) == 0)
 			r->big_endian = false;
 		else if (memcmp(b + 4, zero, 2) == 0)
 			r->big_endian = true;
 		else
-			return corecap_read_error(err, -EINVAL,
-						  "not a CPU profile (header size >= 2^16)");
+			return corecap_err(err, -EINVAL, "not a CPU profile (header size >= 2^16)");
 	}
-	return 0;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 64;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
 	return 0;
 }
 
@@ -134,17 +115,17 @@ int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t
 	out.big_endian = r.big_endian;
 	hdr_words = slot_at(&r, 1);
 	if (hdr_words < 3 || hdr_words > 1u << 16)
-		return corecap_read_error(err, -EINVAL,
-					  "corrupt header (%" PRIu64 " header words; expected 3)",
-					  hdr_words);
+		return corecap_err(err, -EINVAL,
+				   "corrupt header (%" PRIu64 " header words; expected 3)",
+				   hdr_words);
 	if (n < 2 + hdr_words)
-		return corecap_read_error(err, -EINVAL, "truncated header (%zu bytes)", len);
+		return corecap_err(err, -EINVAL, "truncated header (%zu bytes)", len);
 	out.version = slot_at(&r, 2);
 	out.period_us = slot_at(&r, 3);
 	if (out.version > UINT32_MAX || out.period_us > UINT32_MAX)
-		return corecap_read_error(
-			err, -EINVAL, "corrupt header (version %" PRIu64 ", period %" PRIu64 " us)",
-			out.version, out.period_us);
+		return corecap_err(err, -EINVAL,
+				   "corrupt header (version %" PRIu64 ", period %" PRIu64 " us)",
+				   out.version, out.period_us);
 	i = 2 + hdr_words;
 	while (i < n) {
 		uint64_t count, depth;
@@ -154,18 +135,17 @@ int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t
 		count = slot_at(&r, i);
 		depth = slot_at(&r, i + 1);
 		if (depth == 0 || depth > GPERF_MAX_DEPTH) {
-			ret = corecap_read_error(
-				err, -EINVAL,
-				"corrupt sample record at byte %zu (stack depth %" PRIu64 ")",
-				i * r.bytes, depth);
+			ret = corecap_err(err, -EINVAL,
+					  "corrupt sample record at byte %zu (stack depth %" PRIu64
+					  ")",
+					  i * r.bytes, depth);
 			goto out_free;
 		}
 		if (i + 2 + depth > n) {
-			ret = corecap_read_error(
-				err, -EINVAL,
-				"truncated sample record at byte %zu (depth %" PRIu64
-				", %zu bytes left)",
-				i * r.bytes, depth, len - i * r.bytes);
+			ret = corecap_err(err, -EINVAL,
+					  "truncated sample record at byte %zu (depth %" PRIu64
+					  ", %zu bytes left)",
+					  i * r.bytes, depth, len - i * r.bytes);
 			goto out_free;
 		}
 		/* As pprof: a first PC of 0 ends the data (libprofiler writes 0 1 0). */
@@ -174,11 +154,12 @@ int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t
 			trailer = true;
 			break;
 		}
-		if (grow((void **)&out.samples, &cap_samples, out.n_samples + 1,
-			 sizeof(*out.samples)) ||
-		    grow((void **)&out.pcs, &cap_pcs, out.n_pcs + depth, sizeof(*out.pcs))) {
-			ret = corecap_read_error(err, -ENOMEM, "out of memory after %zu samples",
-						 out.n_samples);
+		if (corecap_grow((void **)&out.samples, &cap_samples, out.n_samples + 1,
+				 sizeof(*out.samples)) ||
+		    corecap_grow((void **)&out.pcs, &cap_pcs, out.n_pcs + depth,
+				 sizeof(*out.pcs))) {
+			ret = corecap_err(err, -ENOMEM, "out of memory after %zu samples",
+					  out.n_samples);
 			goto out_free;
 		}
 		out.samples[out.n_samples++] =
@@ -189,7 +170,7 @@ int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t
 		i += 2 + depth;
 	}
 	if (!trailer) {
-		ret = corecap_read_error(
+		ret = corecap_err(
 			err, -EINVAL,
 			"truncated: no end-of-data trailer (0 1 0) after %zu sample records "
 			"(%zu bytes)",
@@ -200,7 +181,7 @@ int corecap_gperf_profile_parse(struct gperf_profile *p, const void *buf, size_t
 	out.maps_len = len - maps_off;
 	out.maps = malloc(out.maps_len + 1);
 	if (!out.maps) {
-		ret = corecap_read_error(err, -ENOMEM, "out of memory for the maps text");
+		ret = corecap_err(err, -ENOMEM, "out of memory for the maps text");
 		goto out_free;
 	}
 	memcpy(out.maps, (const char *)buf + maps_off, out.maps_len);
@@ -225,23 +206,21 @@ int corecap_gperf_profile_load(struct gperf_profile *p, const char *path, char *
 	/* A FIFO in its place must not block the open: run_file refuses it at once. */
 	fd = corecap_run_file_open(path);
 	if (fd < 0)
-		return corecap_read_error(err, fd == -ENOTREG_RUN_FILE ? -EINVAL : fd,
-					  "cannot read profile '%s': %s", path,
-					  corecap_run_file_strerror(-fd));
+		return corecap_err(err, fd == -ENOTREG_RUN_FILE ? -EINVAL : fd,
+				   "cannot read profile '%s': %s", path,
+				   corecap_run_file_strerror(-fd));
 	if (fstat(fd, &st) < 0) {
 		ret = -errno;
-		corecap_read_error(err, ret, "cannot read profile '%s': %s", path, strerror(-ret));
+		corecap_err(err, ret, "cannot read profile '%s': %s", path, strerror(-ret));
 		goto out_close_fd;
 	}
 	if ((uint64_t)st.st_size > GPERF_MAX_FILE_BYTES) {
-		ret = corecap_read_error(err, -EFBIG, "cannot read profile '%s': larger than 4 GiB",
-					 path);
+		ret = corecap_err(err, -EFBIG, "cannot read profile '%s': larger than 4 GiB", path);
 		goto out_close_fd;
 	}
 	buf = malloc((size_t)st.st_size + 1);
 	if (!buf) {
-		ret = corecap_read_error(err, -ENOMEM, "cannot read profile '%s': out of memory",
-					 path);
+		ret = corecap_err(err, -ENOMEM, "cannot read profile '%s': out of memory", path);
 		goto out_close_fd;
 	}
 	while (got < (size_t)st.st_size) {
@@ -251,8 +230,7 @@ int corecap_gperf_profile_load(struct gperf_profile *p, const char *path, char *
 			continue;
 		if (k < 0) {
 			ret = -errno;
-			corecap_read_error(err, ret, "cannot read profile '%s': %s", path,
-					   strerror(-ret));
+			corecap_err(err, ret, "cannot read profile '%s': %s", path, strerror(-ret));
 			goto out_free_buf;
 		}
 		if (k == 0)
@@ -261,8 +239,8 @@ int corecap_gperf_profile_load(struct gperf_profile *p, const char *path, char *
 	}
 	ret = corecap_gperf_profile_parse(p, buf, got, &why);
 	if (ret)
-		corecap_read_error(err, ret, "cannot read profile '%s': %s", path,
-				   why ? why : "out of memory");
+		corecap_err(err, ret, "cannot read profile '%s': %s", path,
+			    why ? why : "out of memory");
 	free(why);
 out_free_buf:
 	free(buf);
@@ -337,12 +315,12 @@ int corecap_gperf_profile_write_maps(const struct gperf_profile *p, char **path,
 	*err = NULL;
 	if (asprintf(path, "%s/corecap-maps-XXXXXX", dir && *dir ? dir : "/tmp") < 0) {
 		*path = NULL;
-		return corecap_read_error(err, -ENOMEM, "out of memory");
+		return corecap_err(err, -ENOMEM, "out of memory");
 	}
 	fd = mkstemp(*path);
 	if (fd < 0) {
 		ret = -errno;
-		corecap_read_error(err, ret, "cannot create '%s': %s", *path, strerror(-ret));
+		corecap_err(err, ret, "cannot create '%s': %s", *path, strerror(-ret));
 		goto out_free_path;
 	}
 	while (done < p->maps_len) {
@@ -352,8 +330,7 @@ int corecap_gperf_profile_write_maps(const struct gperf_profile *p, char **path,
 			continue;
 		if (k < 0) {
 			ret = -errno;
-			corecap_read_error(err, ret, "cannot write '%s': %s", *path,
-					   strerror(-ret));
+			corecap_err(err, ret, "cannot write '%s': %s", *path, strerror(-ret));
 			unlink(*path);
 			close(fd);
 			goto out_free_path;

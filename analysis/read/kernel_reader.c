@@ -1,5 +1,5 @@
 #include "kernel_reader.h"
-#include "read_error.h"
+#include <corecap/diag.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,23 +39,22 @@ static int slurp(const char *path, unsigned char **buf, size_t *len, char **err)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT ? -ENOENT
-				       : corecap_read_error(err, -errno, "cannot open '%s': %s",
-							    path, strerror(errno));
+				       : corecap_err(err, -errno, "cannot open '%s': %s", path,
+						     strerror(errno));
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		ret = corecap_read_error(err, -EINVAL, "cannot read '%s': %s", path,
-					 S_ISREG(st.st_mode) ? strerror(errno)
-							     : "not a regular file");
+		ret = corecap_err(err, -EINVAL, "cannot read '%s': %s", path,
+				  S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
 		goto out;
 	}
 	if ((uint64_t)st.st_size > KERNEL_FILE_MAX_BYTES) {
-		ret = corecap_read_error(
-			err, -EFBIG, "cannot read '%s': %lld bytes, more than a recording holds",
-			path, (long long)st.st_size);
+		ret = corecap_err(err, -EFBIG,
+				  "cannot read '%s': %lld bytes, more than a recording holds", path,
+				  (long long)st.st_size);
 		goto out;
 	}
 	*buf = malloc((size_t)st.st_size + 8);
 	if (!*buf) {
-		ret = corecap_read_error(err, -ENOMEM, "cannot read '%s': out of memory", path);
+		ret = corecap_err(err, -ENOMEM, "cannot read '%s': out of memory", path);
 		goto out;
 	}
 	while (got < (size_t)st.st_size) {
@@ -64,9 +63,8 @@ static int slurp(const char *path, unsigned char **buf, size_t *len, char **err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ret = corecap_read_error(
-				err, n < 0 ? -errno : -EIO, "cannot read '%s': %s", path,
-				n < 0 ? strerror(errno) : "file shrank while read");
+			ret = corecap_err(err, n < 0 ? -errno : -EIO, "cannot read '%s': %s", path,
+					  n < 0 ? strerror(errno) : "file shrank while read");
 			goto out;
 		}
 		got += (size_t)n;
@@ -81,26 +79,23 @@ static int check_header(const unsigned char *buf, size_t len, uint64_t magic, co
 			struct corecap_kfile_header *h, char **err)
 {
 	if (len < sizeof(*h))
-		return corecap_read_error(err, -EINVAL,
-					  "'%s': %zu bytes, shorter than its 64-byte header", path,
-					  len);
+		return corecap_err(err, -EINVAL, "'%s': %zu bytes, shorter than its 64-byte header",
+				   path, len);
 	memcpy(h, buf, sizeof(*h));
 	if (h->magic != magic)
-		return corecap_read_error(err, -EINVAL,
-					  "'%s': not a corecap kernel file (bad magic)", path);
+		return corecap_err(err, -EINVAL, "'%s': not a corecap kernel file (bad magic)",
+				   path);
 	if (h->version != CORECAP_KERNEL_FORMAT_VERSION)
-		return corecap_read_error(err, -EINVAL,
-					  "'%s': unsupported kernel format version %u", path,
-					  h->version);
+		return corecap_err(err, -EINVAL, "'%s': unsupported kernel format version %u", path,
+				   h->version);
 	if (h->header_bytes < sizeof(*h) || h->header_bytes % 8 || h->header_bytes > len)
-		return corecap_read_error(err, -EINVAL, "'%s': bad header size %u", path,
-					  h->header_bytes);
+		return corecap_err(err, -EINVAL, "'%s': bad header size %u", path, h->header_bytes);
 	if (h->clock_id != CORECAP_KERNEL_CLOCK_MONOTONIC)
-		return corecap_read_error(err, -EINVAL, "'%s': clock %u, not CLOCK_MONOTONIC", path,
-					  h->clock_id);
+		return corecap_err(err, -EINVAL, "'%s': clock %u, not CLOCK_MONOTONIC", path,
+				   h->clock_id);
 	if (!h->nr_cpus || h->nr_cpus > KERNEL_MAX_CPUS)
-		return corecap_read_error(err, -EINVAL, "'%s': implausible CPU count %u", path,
-					  h->nr_cpus);
+		return corecap_err(err, -EINVAL, "'%s': implausible CPU count %u", path,
+				   h->nr_cpus);
 	return 0;
 }
 
@@ -207,30 +202,27 @@ static int walk_events(struct kernel_reader *k, const char *path, uint64_t ws, u
 			break;
 		}
 		if (r->size < sizeof(*r) || r->size % 8)
-			return corecap_read_error(err, -EINVAL,
-						  "'%s': record at offset %zu: bad size %u", path,
-						  off, r->size);
+			return corecap_err(err, -EINVAL, "'%s': record at offset %zu: bad size %u",
+					   path, off, r->size);
 		if (r->type > CORECAP_KREC_TRACK || !min_size[r->type]) {
 			k->unknown_records++;
 			off += r->size;
 			continue;
 		}
 		if (r->size < min_size[r->type])
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"'%s': record at offset %zu: type %u of %u bytes, expected at "
 				"least %u",
 				path, off, r->type, r->size, min_size[r->type]);
 		if (r->cpu >= k->hdr.nr_cpus)
-			return corecap_read_error(err, -EINVAL,
-						  "'%s': record at offset %zu: CPU %u of %u", path,
-						  off, r->cpu, k->hdr.nr_cpus);
+			return corecap_err(err, -EINVAL, "'%s': record at offset %zu: CPU %u of %u",
+					   path, off, r->cpu, k->hdr.nr_cpus);
 		if ((why = bad_tids(r)))
-			return corecap_read_error(err, -EINVAL,
-						  "'%s': record at offset %zu (type %u): %s", path,
-						  off, r->type, why);
+			return corecap_err(err, -EINVAL, "'%s': record at offset %zu (type %u): %s",
+					   path, off, r->type, why);
 		if (!time_ok(r->time_ns, ws, we))
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"'%s': record at offset %zu: time %llu ns lies far outside the "
 				"recording window",
@@ -240,8 +232,7 @@ static int walk_events(struct kernel_reader *k, const char *path, uint64_t ws, u
 			const struct corecap_krec **v = realloc(k->recs, ncap * sizeof(*v));
 
 			if (!v)
-				return corecap_read_error(err, -ENOMEM, "'%s': out of memory",
-							  path);
+				return corecap_err(err, -ENOMEM, "'%s': out of memory", path);
 			k->recs = v;
 			cap = ncap;
 		}
@@ -281,41 +272,39 @@ static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, u
 	if (ret)
 		return ret;
 	if (h.pid != k->hdr.pid)
-		return corecap_read_error(err, -EINVAL, "'%s': stacks of pid %u, events of pid %u",
-					  path, h.pid, k->hdr.pid);
+		return corecap_err(err, -EINVAL, "'%s': stacks of pid %u, events of pid %u", path,
+				   h.pid, k->hdr.pid);
 	for (off = h.header_bytes; off < k->st_bytes;) {
 		const struct corecap_krec_stack *s = (const void *)(k->st_buf + off);
 
 		if (k->st_bytes - off < sizeof(s->h) || s->h.size > k->st_bytes - off)
 			break; /* a trailing fragment */
 		if (s->h.size < sizeof(s->h) || s->h.size % 8)
-			return corecap_read_error(err, -EINVAL,
-						  "'%s': record at offset %zu: bad size %u", path,
-						  off, s->h.size);
+			return corecap_err(err, -EINVAL, "'%s': record at offset %zu: bad size %u",
+					   path, off, s->h.size);
 		if (s->h.type != CORECAP_KREC_STACK) {
 			k->unknown_records++;
 			off += s->h.size;
 			continue;
 		}
 		if (s->h.size < sizeof(*s))
-			return corecap_read_error(
-				err, -EINVAL,
-				"'%s': stack at offset %zu: %u bytes, expected at "
-				"least %zu",
-				path, off, s->h.size, sizeof(*s));
+			return corecap_err(err, -EINVAL,
+					   "'%s': stack at offset %zu: %u bytes, expected at "
+					   "least %zu",
+					   path, off, s->h.size, sizeof(*s));
 		if (s->nframes > CORECAP_KERNEL_MAX_FRAMES ||
 		    s->h.size < sizeof(*s) + 8u * s->nframes)
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"'%s': stack at offset %zu: %u frames in a record of %u bytes",
 				path, off, s->nframes, s->h.size);
 		if ((s->kind != CORECAP_KSTACK_FUTEX && s->kind != CORECAP_KSTACK_SWITCH) ||
 		    !tid_ok(s->tid, false))
-			return corecap_read_error(
-				err, -EINVAL, "'%s': stack at offset %zu: bad kind %u or tid %d",
-				path, off, s->kind, s->tid);
+			return corecap_err(err, -EINVAL,
+					   "'%s': stack at offset %zu: bad kind %u or tid %d", path,
+					   off, s->kind, s->tid);
 		if (!time_ok(s->h.time_ns, ws, we))
-			return corecap_read_error(
+			return corecap_err(
 				err, -EINVAL,
 				"'%s': stack at offset %zu: time %llu ns lies far outside the "
 				"recording window",
@@ -325,8 +314,7 @@ static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, u
 			const struct corecap_krec_stack **v = realloc(k->stacks, ncap * sizeof(*v));
 
 			if (!v)
-				return corecap_read_error(err, -ENOMEM, "'%s': out of memory",
-							  path);
+				return corecap_err(err, -ENOMEM, "'%s': out of memory", path);
 			k->stacks = v;
 			cap = ncap;
 		}

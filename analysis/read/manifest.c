@@ -1,5 +1,7 @@
 #include "manifest.h"
 
+#include <corecap/diag.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -164,9 +166,7 @@ static bool get_bool(struct run_manifest *m, json_object *o, const char *pre, co
 
 static int fail(char **err, int ret, const char *path, const char *why)
 {
-	if (asprintf(err, "'%s': %s", path, why) < 0)
-		*err = NULL;
-	return ret;
+	return corecap_err(err, ret, "'%s': %s", path, why);
 }
 
 /* benchmark.command: an array of strings, else ignored. */

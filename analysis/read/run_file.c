@@ -1,5 +1,7 @@
 #include "run_file.h"
 
+#include <corecap/diag.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -59,21 +61,17 @@ const char *corecap_run_file_strerror(int err)
 	return strerror(err);
 }
 
+/* The error "'PATH': <why>". */
 static int fail(char **err, int ret, const char *path, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 static int fail(char **err, int ret, const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	char *why = NULL;
 
 	va_start(ap, fmt);
-	if (vasprintf(&why, fmt, ap) < 0)
-		why = NULL;
+	corecap_verr(err, ret, fmt, ap);
 	va_end(ap);
-	if (!why || asprintf(err, "'%s': %s", path, why) < 0)
-		*err = NULL;
-	free(why);
-	return ret;
+	return corecap_err_wrap(err, ret, "'%s'", path);
 }
 
 /* Reads fd whole into a NUL-terminated buffer; 0 or a negative errno. */

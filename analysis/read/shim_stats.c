@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../model/u64map.h"
+#include "../util/u64map.h"
 #include "run_file.h"
 
 /* A version 1 file is about 2 MiB; a copy far larger is not one. */

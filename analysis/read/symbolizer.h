@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../model/u64map.h"
+#include "../util/u64map.h"
 
 struct sym_module;
 struct sym_mapping;

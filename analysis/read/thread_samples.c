@@ -1,34 +1,11 @@
 #include "thread_samples.h"
-#include "run_file.h"
 
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C_VCS, C_ICS, C__COUNT };
-
-/* Voluntary plus involuntary switches; -1 when either is unknown or the sum
- * would not fit (a hostile file). */
-static int64_t cs_sum(int64_t vcs, int64_t ics)
-{
-	int64_t sum;
-
-	if (vcs < 0 || ics < 0 || __builtin_add_overflow(vcs, ics, &sum))
-		return -1;
-	return sum;
-}
-
-static const char *const col_names[C__COUNT] = {
-	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns", "vol_cs", "invol_cs",
-};
-
-/* Values a row may lack (-1 or absent); the header may lack only the switches. */
-static bool optional(int c)
-{
-	return c == C_RUN || c == C_WAIT || c == C_VCS || c == C_ICS;
-}
+#include "threads_tsv.h"
 
 void corecap_thread_samples_init(struct thread_samples *s)
 {
@@ -41,23 +18,6 @@ void corecap_thread_samples_release(struct thread_samples *s)
 	free(s->threads);
 	corecap_u64map_release(&s->by_tid);
 	*s = (struct thread_samples){0};
-}
-
-static int fail(char **err, const char *path, unsigned long line, const char *why)
-{
-	if ((line ? asprintf(err, "'%s' line %lu: %s", path, line, why)
-		  : asprintf(err, "'%s': %s", path, why)) < 0)
-		*err = NULL;
-	return -EINVAL;
-}
-
-static bool parse_i64(const char *s, int64_t *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtoll(s, &end, 10);
-	return !errno && end != s && *end == '\0';
 }
 
 static int add_row(struct thread_samples *s, int32_t tid, const char *comm,
@@ -94,97 +54,39 @@ static int add_row(struct thread_samples *s, int32_t tid, const char *comm,
 	return 0;
 }
 
+struct window {
+	struct thread_samples *s;
+	uint64_t start_ns, end_ns;
+};
+
+static int on_row(void *ctx, const struct threads_tsv_row *r)
+{
+	struct window *w = ctx;
+
+	if (w->end_ns && (r->time_ns < w->start_ns || r->time_ns > w->end_ns)) {
+		w->s->rows_outside_window++;
+		return 0;
+	}
+	return add_row(w->s, r->tid, r->comm,
+		       &(struct thread_sample_row){
+			       .time_ns = r->time_ns,
+			       .cpu_ns = r->cpu_ns,
+			       .run_ns = r->run_ns,
+			       .wait_ns = r->wait_ns,
+			       .cs = r->cs,
+		       });
+}
+
 int corecap_thread_samples_load(struct thread_samples *s, const char *path, uint64_t start_ns,
 				uint64_t end_ns, char **err)
 {
-	FILE *f = corecap_run_file_fopen(path);
-	char *line = NULL, *field, *rest;
-	size_t size = 0;
-	ssize_t len;
-	unsigned long lineno = 0;
-	int col_of[C__COUNT], ret = 0, n;
-	const char *cells[32];
-	int64_t v[C__COUNT];
-	char why[128];
+	struct window w = {s, start_ns, end_ns};
+	struct threads_tsv t = {0};
+	int ret = corecap_threads_tsv_read(&t, path, on_row, &w, err);
 
-	*err = NULL;
-	if (!f) {
-		ret = -errno;
-		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
-					       corecap_run_file_strerror(-ret)) < 0)
-			*err = NULL;
-		return ret;
-	}
-	for (int c = 0; c < C__COUNT; c++)
-		col_of[c] = -1;
-	while ((len = getline(&line, &size, f)) >= 0) {
-		if (!len || line[len - 1] != '\n') {
-			/* Only the last line can lack its newline: cut by a killed collector. */
-			s->torn_last_line = true;
-			break;
-		}
-		lineno++;
-		line[--len] = '\0';
-		n = 0;
-		/* strsep, not strtok: an empty cell is a cell. */
-		for (rest = line; (field = strsep(&rest, "\t")) && n < 32;)
-			cells[n++] = field;
-		if (n == 1 && !*cells[0])
-			n = 0;
-		if (lineno == 1) {
-			for (int i = 0; i < n; i++)
-				for (int c = 0; c < C__COUNT; c++)
-					if (strcmp(cells[i], col_names[c]) == 0)
-						col_of[c] = i;
-			for (int c = 0; c <= C_STIME; c++)
-				if (col_of[c] < 0 && c != C_VCS && c != C_ICS) {
-					snprintf(why, sizeof(why), "header lacks column '%s'",
-						 col_names[c]);
-					ret = fail(err, path, 1, why);
-					goto out;
-				}
-			continue;
-		}
-		if (n == 0)
-			continue;
-		s->rows++;
-		for (int c = 0; c < C__COUNT; c++) {
-			v[c] = -1;
-			if (c == C_COMM || col_of[c] < 0)
-				continue;
-			if (col_of[c] >= n || !parse_i64(cells[col_of[c]], &v[c])) {
-				if (optional(c))
-					continue;
-				snprintf(why, sizeof(why), "bad or missing '%s'", col_names[c]);
-				ret = fail(err, path, lineno, why);
-				goto out;
-			}
-		}
-		if (v[C_TIME] < 0 || v[C_TID] <= 0 || v[C_UTIME] < 0 || v[C_STIME] < 0) {
-			s->bad_rows++;
-			continue;
-		}
-		if (end_ns && ((uint64_t)v[C_TIME] < start_ns || (uint64_t)v[C_TIME] > end_ns)) {
-			s->rows_outside_window++;
-			continue;
-		}
-		ret = add_row(
-			s, (int32_t)v[C_TID], col_of[C_COMM] < n ? cells[col_of[C_COMM]] : "",
-			&(struct thread_sample_row){
-				.time_ns = (uint64_t)v[C_TIME],
-				.cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
-				.run_ns = v[C_RUN],
-				.wait_ns = v[C_WAIT],
-				.cs = cs_sum(v[C_VCS], v[C_ICS]),
-			});
-		if (ret)
-			goto out;
-	}
-	if (lineno == 0)
-		ret = fail(err, path, 0, "empty file (no header)");
-out:
-	free(line);
-	fclose(f);
+	s->rows += t.rows;
+	s->bad_rows += t.bad_rows;
+	s->torn_last_line = t.torn_last_line;
 	return ret;
 }
 

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../model/u64map.h"
+#include "../util/u64map.h"
 
 struct thread_sample_row {
 	uint64_t time_ns;

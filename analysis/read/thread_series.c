@@ -1,22 +1,18 @@
 #include "thread_series.h"
 
 #include "../model/thread_table.h"
-#include "run_file.h"
+#include "threads_tsv.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C__COUNT };
+#include "../util/grow.h"
 
 /* Bins times pools: a hostile threads.tsv (far-apart times, many names)
  * must not make the page's series take gigabytes (32 MiB at most). */
 #define SERIES_MAX_CELLS (1u << 22)
-
-static const char *const col_names[C__COUNT] = {
-	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns",
-};
 
 void corecap_thread_series_init(struct thread_series *s, uint64_t start_ns, uint64_t end_ns,
 				uint64_t bin_ns)
@@ -45,30 +41,6 @@ double corecap_thread_series_cores(const struct thread_series *s, size_t p, size
 	return (double)s->pools[p].cpu_ns[b] / (double)s->bin_ns;
 }
 
-static int fail(char **err, const char *path, unsigned long line, const char *why)
-{
-	if (asprintf(err, "'%s' line %lu: %s", path, line, why) < 0)
-		*err = NULL;
-	return -EINVAL;
-}
-
-static int grow(void **arr, size_t *cap, size_t need, size_t elem)
-{
-	size_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*arr, n * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = n;
-	return 0;
-}
-
 static int pool_of(struct thread_series *s, const char *comm, size_t *out)
 {
 	char name[32];
@@ -81,7 +53,7 @@ static int pool_of(struct thread_series *s, const char *comm, size_t *out)
 		}
 	if ((s->n_pools + 1) * s->n_bins > SERIES_MAX_CELLS)
 		return -E2BIG;
-	if (grow((void **)&s->pools, &s->cap_pools, s->n_pools + 1, sizeof(*s->pools)))
+	if (corecap_grow((void **)&s->pools, &s->cap_pools, s->n_pools + 1, sizeof(*s->pools)))
 		return -ENOMEM;
 	s->pools[s->n_pools] = (struct series_pool){0};
 	snprintf(s->pools[s->n_pools].name, sizeof(s->pools[s->n_pools].name), "%s", name);
@@ -174,8 +146,8 @@ static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char 
 	if (!idx)
 		return -ENOMEM;
 	if (inserted) {
-		if (grow((void **)&s->threads, &s->cap_threads, s->n_threads + 1,
-			 sizeof(*s->threads)))
+		if (corecap_grow((void **)&s->threads, &s->cap_threads, s->n_threads + 1,
+				 sizeof(*s->threads)))
 			return -ENOMEM;
 		*idx = s->n_threads;
 		s->threads[s->n_threads++] = (struct series_thread){.tid = tid};
@@ -197,83 +169,23 @@ static int add_row(struct thread_series *s, uint64_t t, int32_t tid, const char 
 	return 0;
 }
 
+static int on_row(void *ctx, const struct threads_tsv_row *r)
+{
+	struct thread_series *s = ctx;
+
+	s->rows++;
+	return add_row(s, r->time_ns, r->tid, r->comm,
+		       r->run_ns >= 0 ? (uint64_t)r->run_ns : r->cpu_ns);
+}
+
 int corecap_thread_series_load(struct thread_series *s, const char *path, char **err)
 {
-	FILE *f = corecap_run_file_fopen(path);
-	char *line = NULL, *fields[32];
-	int cols[C__COUNT];
-	size_t size = 0;
-	unsigned long lineno = 0;
-	ssize_t len;
-	int ret = 0;
+	/* A picture: rows it cannot read are left out, not an error. */
+	struct threads_tsv t = {.skip_unreadable = true};
+	int ret = corecap_threads_tsv_read(&t, path, on_row, s, err);
 
-	*err = NULL;
-	if (!f) {
-		ret = -errno;
-		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
-					       corecap_run_file_strerror(-ret)) < 0)
-			*err = NULL;
-		return ret;
-	}
-	for (int c = 0; c < C__COUNT; c++)
-		cols[c] = -1;
-	while ((len = getline(&line, &size, f)) >= 0) {
-		size_t n = 0;
-		char *p = line, *save = NULL, *tok;
-		long long v[C__COUNT];
-		bool ok = true;
-
-		if (!len || line[len - 1] != '\n') {
-			/* Only the last line can lack its newline: cut by a killed collector. */
-			s->torn_last_line = true;
-			break;
-		}
-		lineno++;
-		line[len - 1] = '\0';
-		for (tok = strtok_r(p, "\t", &save); tok && n < 32;
-		     tok = strtok_r(NULL, "\t", &save))
-			fields[n++] = tok;
-		if (lineno == 1) {
-			for (size_t i = 0; i < n; i++)
-				for (int c = 0; c < C__COUNT; c++)
-					if (strcmp(fields[i], col_names[c]) == 0)
-						cols[c] = (int)i;
-			for (int c = 0; c < C__COUNT; c++)
-				if (cols[c] < 0 && c != C_RUN) {
-					ret = fail(err, path, lineno,
-						   "header lacks a required column");
-					goto out;
-				}
-			continue;
-		}
-		for (int c = 0; c < C__COUNT && ok; c++) {
-			char *end;
-
-			if (c == C_COMM || cols[c] < 0)
-				continue;
-			if ((size_t)cols[c] >= n) {
-				ok = false;
-				break;
-			}
-			errno = 0;
-			v[c] = strtoll(fields[cols[c]], &end, 10);
-			ok = !errno && *end == '\0' && end != fields[cols[c]];
-		}
-		if (!ok || (size_t)cols[C_COMM] >= n || v[C_TIME] < 0 || v[C_TID] < 0) {
-			s->bad_rows++;
-			continue;
-		}
-		s->rows++;
-		ret = add_row(s, (uint64_t)v[C_TIME], (int32_t)v[C_TID], fields[cols[C_COMM]],
-			      cols[C_RUN] >= 0 && v[C_RUN] >= 0
-				      ? (uint64_t)v[C_RUN]
-				      : (uint64_t)(v[C_UTIME] + v[C_STIME]));
-		if (ret) {
-			if (asprintf(err, "'%s' line %lu: %s", path, lineno, strerror(-ret)) < 0)
-				*err = NULL;
-			goto out;
-		}
-	}
+	s->bad_rows += t.bad_rows;
+	s->torn_last_line = t.torn_last_line;
 	/* A pool's threads: those whose last name is in it. */
 	for (size_t i = 0; i < s->n_threads && !ret; i++) {
 		size_t p;
@@ -282,8 +194,5 @@ int corecap_thread_series_load(struct thread_series *s, const char *path, char *
 		if (!ret)
 			s->pools[p].n_threads++;
 	}
-out:
-	free(line);
-	fclose(f);
 	return ret;
 }

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../model/u64map.h"
+#include "../util/u64map.h"
 
 struct series_thread {
 	int32_t tid;

@@ -29,7 +29,7 @@
 #include <stdio.h>
 
 #include "../model/event.h"
-#include "../model/u64map.h"
+#include "../util/u64map.h"
 
 struct thread_series;
 

@@ -1,6 +1,7 @@
 #include "out_file.h"
 
-#include "../cmd_util.h"
+#include <corecap/diag.h>
+
 #include "../read/exit_unlink.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 
 static int fail(const char *what, const char *path, int err)
 {
-	corecap_analysis_error("cannot %s '%s': %s", what, path, strerror(err));
+	corecap_error("cannot %s '%s': %s", what, path, strerror(err));
 	return -err;
 }
 
@@ -92,7 +93,7 @@ int corecap_out_file_open(struct out_file *o, const char *path)
 		return 0;
 	}
 	if (!exists && lstat(path, &st) == 0) {
-		corecap_analysis_error("cannot create '%s': a dangling symbolic link", path);
+		corecap_error("cannot create '%s': a dangling symbolic link", path);
 		ret = -ENOENT;
 		goto out_free;
 	}
@@ -150,8 +151,8 @@ int corecap_out_file_commit(struct out_file *o)
 		if (o->f != stdout && fclose(o->f) != 0 && !ret)
 			ret = -errno;
 		if (ret)
-			corecap_analysis_error("cannot write %s: %s", corecap_out_file_name(o),
-					       strerror(-ret));
+			corecap_error("cannot write %s: %s", corecap_out_file_name(o),
+				      strerror(-ret));
 		release(o);
 		return ret;
 	}
@@ -168,7 +169,7 @@ int corecap_out_file_commit(struct out_file *o)
 	if (!ret && rename(o->tmp, o->target) != 0)
 		ret = -errno;
 	if (ret) {
-		corecap_analysis_error("cannot write '%s': %s", o->path, strerror(-ret));
+		corecap_error("cannot write '%s': %s", o->path, strerror(-ret));
 		unlink(o->tmp);
 	}
 	release(o);

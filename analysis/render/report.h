@@ -1,5 +1,5 @@
 /*
- * report: everything a rendering needs, gathered by the report command
+ * report: everything a rendering needs, gathered by build/report_build.h
  * after reading and modelling. Renderers only read it; a new output
  * format is a new render_*.c over this struct and nothing else.
  */
@@ -87,16 +87,6 @@ struct report {
 	/* The ops' critical paths (trace and kernel records); NULL without both. */
 	const struct critical_path *critical_path;
 };
-
-/*
- * For the other analysis commands (html, compare): reads and models RUN as
- * `corecap report` does (errors go to stderr) and fills *r, valid until
- * corecap_report_close(*job). 0 or a negative errno.
- */
-struct report_job;
-int corecap_report_open(const char *run, const char *symfs, struct report_job **job,
-			struct report *r);
-void corecap_report_close(struct report_job *job);
 
 /* Both return 0, or -EIO when writing failed. */
 int corecap_render_text(const struct report *r, FILE *out);

@@ -64,7 +64,7 @@ sleep 1
 kill -INT "$rec"
 wait "$rec"
 expect_eq "SIGINT during a benchmark" 130 "$?"
-expect_true "... says interrupted" grep -q '^corecap: interrupted$' "$WORK/err"
+expect_true "... says interrupted" grep -q '^corecap record: interrupted$' "$WORK/err"
 expect_eq "... the run is partial" partial "$(json "$WORK/r3/manifest.json" 'd["status"]')"
 expect_true "... the benchmark was stopped too and printed its summary" grep -q '^Total writes made:' "$WORK/r3/bench.out"
 expect_eq "... the daemon is not left stopped" "" "$(stopped_threads "$OSD_PID")"

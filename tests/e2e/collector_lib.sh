@@ -51,7 +51,7 @@ bench_ok() {
 wait_window() {
 	local i
 	for i in $(seq 1 300); do
-		grep -q '^corecap: recording PID' "$1" 2>/dev/null && return 0
+		grep -q '^corecap record: recording PID' "$1" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	echo "FAIL: the recording did not start its window within 30 s:"

@@ -15,7 +15,7 @@ expect_eq "record exits" 0 "$rc"
 [ "$rc" -eq 0 ] || cat "$WORK/rec.err"
 expect_true "the benchmark's output is echoed" grep -q '^Average IOPS:' "$WORK/rec.out"
 expect_eq "the run directory is the last line on stdout" "$RUN" "$(tail -n 1 "$WORK/rec.out")"
-expect_true "progress is shown on stderr" grep -q '^corecap: [0-9.]* s |' "$WORK/rec.err"
+expect_true "progress is shown on stderr" grep -q '^corecap record: [0-9.]* s |' "$WORK/rec.err"
 expect_eq "the run directory is private" 700 "$(stat -c %a "$RUN")"
 
 M="$RUN/manifest.json"

@@ -32,7 +32,7 @@ for kind in cpu wall lock op; do
 done
 
 # cpu: every sample of the profile, as `corecap flame` counted them on stderr.
-samples=$(sed -n 's/^corecap: cpu: \([0-9]*\) samples.*/\1/p' "$WORK/cpu.err")
+samples=$(sed -n 's/^corecap flame: cpu: \([0-9]*\) samples.*/\1/p' "$WORK/cpu.err")
 expect_eq "cpu stacks' total = the profile's samples" "$samples" "$(folded_total "$WORK/cpu.folded")"
 expect_calc "the profile has samples ($samples)" "${samples:-0} > 10"
 expect_true "cpu stacks name refosd's functions" \

@@ -1,8 +1,8 @@
-/* analysis/thread_origin.c: an unnamed thread's start routine from its stack's outermost frames. */
+/* analysis/build/thread_origin.c: an unnamed thread's start routine from its stack's outermost frames. */
 #include <string.h>
 #include <check.h>
 
-#include "thread_origin.h"
+#include "build/thread_origin.h"
 
 START_TEST(the_routine_above_the_trampolines_names_the_thread)
 {

@@ -1,8 +1,8 @@
-/* analysis/model/u64map.c: the hash map under every table of the model. */
+/* analysis/util/u64map.c: the hash map under every table of the model. */
 #include <check.h>
 #include <stdlib.h>
 
-#include "model/u64map.h"
+#include "util/u64map.h"
 
 START_TEST(inserted_keys_are_found_and_zero_is_a_key)
 {

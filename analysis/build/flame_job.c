@@ -1,5 +1,6 @@
-#include "cmd_util.h"
 #include "flame_job.h"
+
+#include <corecap/diag.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -13,44 +14,50 @@
 #include "model/ceph_op_stacks.h"
 #include "model/lock_table.h"
 #include "model/op_table.h"
+#include "model/lines.h"
 #include "read/gperf_profile.h"
 #include "read/thread_samples.h"
 #include "read/wall_samples.h"
 #include <corecap/run_format.h>
-
-static bool exists_in(const char *dir, const char *name)
-{
-	char *p = corecap_path_in(dir, name);
-	bool ok = p && access(p, F_OK) == 0;
-
-	free(p);
-	return ok;
-}
 
 const char *corecap_flame_kind_unit(enum flame_kind kind)
 {
 	return kind == FLAME_CPU || kind == FLAME_WALL ? "samples" : "ns";
 }
 
-int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs,
+int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs, struct run *rd,
 			   const struct report *report)
 {
+	struct run_opts ro = {.symfs = symfs};
 	struct stat st;
+	char *err = NULL;
+	int ret;
 
-	*j = (struct flame_job){.run = run, .symfs = symfs, .report = report};
+	*j = (struct flame_job){.run = run, .symfs = symfs, .rd = rd, .report = report};
+	if (rd)
+		return 0;
 	if (stat(run, &st) != 0) {
-		corecap_analysis_error("cannot open '%s': %s", run, strerror(errno));
+		corecap_error("cannot open '%s': %s", run, strerror(errno));
 		return -ENOENT;
 	}
 	j->run_is_profile = S_ISREG(st.st_mode);
-	return 0;
+	if (j->run_is_profile)
+		return 0;
+	ret = corecap_run_open(&j->own_run, run, &ro, &err);
+	j->has_own_run = true;
+	j->rd = &j->own_run;
+	if (ret)
+		corecap_error("%s", err ? err : strerror(-ret));
+	free(err);
+	return ret;
 }
 
 void corecap_flame_job_release(struct flame_job *j)
 {
-	if (j->has_own_sym)
-		corecap_symbolizer_release(&j->own_sym);
-	corecap_report_close(j->own_job);
+	if (j->has_own_build)
+		corecap_report_build_release(&j->own_build);
+	if (j->has_own_run)
+		corecap_run_close(&j->own_run);
 	*j = (struct flame_job){0};
 }
 
@@ -70,7 +77,7 @@ static int build_ceph_op(struct flame_job *j, struct flame_stacks *fs, int colum
 	int ret = corecap_ceph_op_stacks_add(fs, r->ceph, r->ceph_sampled, column, &total);
 
 	if (ret) {
-		corecap_analysis_error("cannot fold the OpTracker's ops: %s", strerror(-ret));
+		corecap_error("cannot fold the OpTracker's ops: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -86,9 +93,9 @@ bool corecap_flame_job_has(struct flame_job *j, enum flame_kind kind)
 		return kind == FLAME_CPU;
 	switch (kind) {
 	case FLAME_CPU:
-		return exists_in(j->run, CORECAP_RUN_CPU_PROF);
+		return j->rd->src[RUN_CPU_PROF].state != RUN_ABSENT;
 	case FLAME_WALL:
-		return exists_in(j->run, CORECAP_RUN_WALL);
+		return j->rd->src[RUN_WALL].state != RUN_ABSENT;
 	default:
 		/* The model says whether its sources measured locks or ops. */
 		if (!j->report && need_report(j))
@@ -149,7 +156,7 @@ struct job_class {
 
 static int class_begin(struct job_class *c, struct flame_stacks *fs, struct symbolizer *sym)
 {
-	int ret = corecap_list_split(CORECAP_DEFAULT_LOG_SYMBOLS, &c->patterns, &c->n_patterns);
+	int ret = corecap_lines_split(&c->patterns, &c->n_patterns, CORECAP_DEFAULT_LOG_SYMBOLS);
 
 	if (ret)
 		return ret;
@@ -166,7 +173,7 @@ static void class_end(struct job_class *c, struct flame_stacks *fs)
 		return;
 	fs->classify = NULL;
 	corecap_stack_class_release(&c->cls);
-	corecap_list_free(c->patterns, c->n_patterns);
+	corecap_lines_release(&c->patterns, &c->n_patterns);
 	c->on = false;
 }
 
@@ -179,61 +186,38 @@ static void print_symbol_problems(const struct flame_job *j, const struct symbol
 		return;
 	n = corecap_symbolizer_problems(s, &lines);
 	for (size_t i = 0; i < n; i++)
-		fprintf(stderr, "corecap: warning: symbols: %s\n", lines[i]);
+		corecap_warn("symbols: %s", lines[i]);
 	free(lines);
 }
 
+/* The run's symbols (read/run.h loads them once for every kind and the report). */
 static int open_run_symbols(struct flame_job *j)
 {
-	char *maps, *ids, *err = NULL;
+	char *err = NULL;
 	int ret;
 
 	if (j->tried_run_sym)
 		return 0;
 	j->tried_run_sym = true;
-	/* The report has read RUN/maps already: symbols are loaded once. */
-	if (j->report && j->report->symbolizer) {
-		j->run_sym = j->report->symbolizer;
-		return 0;
+	j->run_sym = corecap_run_symbols(j->rd, &ret, &err);
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+	} else if (j->rd->src[RUN_MAPS].state == RUN_ABSENT && !j->report && !j->quiet) {
+		corecap_warn("'%s' has no maps file: frames are shown as addresses", j->run);
 	}
-	maps = corecap_path_in(j->run, CORECAP_RUN_MAPS);
-	ids = corecap_path_in(j->run, CORECAP_RUN_BUILDIDS);
-	if (!maps || !ids) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = corecap_symbolizer_init(&j->own_sym, maps, ids, j->symfs, &err);
-	if (ret == 0 || ret == -ENOENT) {
-		j->has_own_sym = true;
-		j->run_sym = &j->own_sym;
-	}
-	if (ret == -ENOENT) {
-		if (!j->quiet)
-			fprintf(stderr,
-				"corecap: warning: '%s' has no maps file: frames are shown "
-				"as addresses\n",
-				j->run);
-		ret = 0;
-	} else if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
-	}
-out:
 	free(err);
-	free(maps);
-	free(ids);
 	return ret;
 }
 
 static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
-	struct symbolizer sym;
+	struct symbolizer own, *sym = NULL;
 	struct job_class jc = {0};
-	char *path =
-		j->run_is_profile ? strdup(j->run) : corecap_path_in(j->run, CORECAP_RUN_CPU_PROF);
-	char *ids = j->run_is_profile ? NULL : corecap_path_in(j->run, CORECAP_RUN_BUILDIDS);
+	char *path = j->run_is_profile ? strdup(j->run) : corecap_run_path(j->rd, CORECAP_RUN_CPU_PROF);
+	char *ids = j->run_is_profile ? NULL : corecap_run_path(j->rd, CORECAP_RUN_BUILDIDS);
 	char *maps_tmp = NULL, *err = NULL;
-	bool has_sym = false;
+	bool has_own = false;
 	int ret;
 
 	corecap_gperf_profile_init(&p);
@@ -243,14 +227,14 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	}
 	ret = corecap_gperf_profile_load(&p, path, &err);
 	if (ret == -ENOENT && !j->run_is_profile) {
-		corecap_analysis_error("'%s' has no " CORECAP_RUN_CPU_PROF
-				       ": start the daemon with 'corecap run --cpuprofile' so "
-				       "that 'corecap record' profiles it",
-				       j->run);
+		corecap_error(
+			"'%s' has no " CORECAP_RUN_CPU_PROF ": start the daemon with 'corecap run --cpuprofile' so "
+			"that 'corecap record' profiles it",
+			j->run);
 		goto out;
 	}
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	corecap_gperf_profile_normalize(&p);
@@ -260,53 +244,51 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 		err = NULL;
 		ret = corecap_gperf_profile_write_maps(&p, &maps_tmp, &err);
 		if (ret) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
+			corecap_error("%s", err ? err : strerror(-ret));
 			goto out;
 		}
-	} else if (!j->run_is_profile && !(maps_tmp = corecap_path_in(j->run, CORECAP_RUN_MAPS))) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (maps_tmp) {
 		free(err);
 		err = NULL;
-		ret = corecap_symbolizer_init(&sym, maps_tmp, ids, j->symfs, &err);
-		if (p.maps_len)
-			unlink(maps_tmp);
-		has_sym = ret == 0 || ret == -ENOENT;
-		if (ret && ret != -ENOENT) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
-			goto out;
-		}
+		ret = corecap_symbolizer_init(&own, maps_tmp, ids, j->symfs, &err);
+		unlink(maps_tmp);
+		has_own = ret == 0 || ret == -ENOENT;
+		sym = has_own ? &own : NULL;
+	} else if (!j->run_is_profile) {
+		free(err);
+		err = NULL;
+		sym = corecap_run_symbols(j->rd, &ret, &err);
 	}
-	if (!has_sym && !j->quiet)
-		fprintf(stderr,
-			"corecap: warning: '%s' holds no maps: frames are shown as "
-			"addresses\n",
-			path);
+	if (ret && ret != -ENOENT) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	if (!sym && !j->quiet)
+		corecap_warn("'%s' holds no maps: frames are shown as "
+			     "addresses",
+			     path);
 	ret = 0;
 	fs->skip_profiler_frames = true;
 	fs->namer = sym_namer;
-	fs->namer_ctx = has_sym ? &sym : NULL;
-	ret = class_begin(&jc, fs, has_sym ? &sym : NULL);
+	fs->namer_ctx = sym;
+	ret = class_begin(&jc, fs, sym);
 	for (size_t i = 0; i < p.n_samples && !ret; i++)
 		ret = corecap_flame_stacks_add(fs, NULL, 0, p.pcs + p.samples[i].first,
 					       p.samples[i].depth, true, true, p.samples[i].count,
 					       column);
 	if (ret) {
-		corecap_analysis_error("cannot fold '%s': %s", path, strerror(-ret));
+		corecap_error("cannot fold '%s': %s", path, strerror(-ret));
 		goto out_sym;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
 		 "gperftools CPU profile: %" PRIu64 " samples every %" PRIu64 " us (%.2f s of CPU)",
 		 p.total, p.period_us, (double)p.total * (double)p.period_us / 1e6);
-	if (has_sym)
-		print_symbol_problems(j, &sym);
+	if (sym)
+		print_symbol_problems(j, sym);
 out_sym:
 	class_end(&jc, fs);
 	fs->namer_ctx = NULL;
-	if (has_sym)
-		corecap_symbolizer_release(&sym);
+	if (has_own)
+		corecap_symbolizer_release(&own);
 out:
 	corecap_gperf_profile_release(&p);
 	free(maps_tmp);
@@ -361,8 +343,8 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	struct wall_ctx w = {.j = j, .fs = fs, .column = column};
 	struct job_class jc = {0};
 	struct wall_samples ws;
-	char *path = corecap_path_in(j->run, CORECAP_RUN_WALL),
-	     *tsv = corecap_path_in(j->run, CORECAP_RUN_THREADS);
+	char *path = corecap_run_path(j->rd, CORECAP_RUN_WALL),
+	     *tsv = corecap_run_path(j->rd, CORECAP_RUN_THREADS);
 	char *err = NULL;
 	int ret;
 
@@ -374,19 +356,18 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		goto out;
 	}
 	if (access(path, F_OK) != 0) {
-		corecap_analysis_error("'%s' has no " CORECAP_RUN_WALL
-				       ": record with 'corecap record --wallclock'",
-				       j->run);
+		corecap_error("'%s' has no " CORECAP_RUN_WALL
+			      ": record with 'corecap record --wallclock'",
+			      j->run);
 		ret = -ENOENT;
 		goto out;
 	}
 	ret = corecap_thread_samples_load(&w.names, tsv, 0, 0, &err);
 	w.has_names = ret == 0;
 	if (ret && !j->quiet)
-		fprintf(stderr, "corecap: warning: %s: threads are named by tid\n",
-			ret == -ENOENT ? "no " CORECAP_RUN_THREADS
-			: err	       ? err
-				       : strerror(-ret));
+		corecap_warn("%s: threads are named by tid", ret == -ENOENT ? "no " CORECAP_RUN_THREADS
+							     : err	    ? err
+									    : strerror(-ret));
 	free(err);
 	err = NULL;
 	ret = open_run_symbols(j);
@@ -400,14 +381,13 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		goto out;
 	ret = corecap_wall_samples_read(&ws, path, on_wall_sample, &w, &err);
 	if (ret) {
-		corecap_analysis_error("%s", err ? err : strerror(-ret));
+		corecap_error("%s", err ? err : strerror(-ret));
 		goto out;
 	}
 	if (ws.torn_last_line && !j->quiet)
-		corecap_analysis_warn_torn(path);
+		corecap_warn(CORECAP_RUN_TORN_WARNING, path);
 	if (ws.bad_lines && !j->quiet)
-		fprintf(stderr, "corecap: warning: '%s': %" PRIu64 " malformed lines skipped\n",
-			path, ws.bad_lines);
+		corecap_warn("'%s': %" PRIu64 " malformed lines skipped", path, ws.bad_lines);
 	snprintf(j->subtitle, sizeof(j->subtitle),
 		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s%s",
 		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,
@@ -433,16 +413,23 @@ out:
 
 static int need_report(struct flame_job *j)
 {
+	struct report_opts o;
 	int ret;
 
 	if (j->report)
 		return 0;
 	if (j->run_is_profile) {
-		corecap_analysis_error(
-			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		corecap_error("'%s' is a profile, not a run directory: only --kind cpu reads it",
+			      j->run);
 		return -EINVAL;
 	}
-	ret = corecap_report_open(j->run, j->symfs, &j->own_job, &j->own_report);
+	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
+	corecap_report_opts_init(&o);
+	o.keep_shim_frames = true;
+	if (j->has_own_build)
+		corecap_report_build_release(&j->own_build); /* it failed: again, as asked */
+	j->has_own_build = true;
+	ret = corecap_report_build(&j->own_build, j->rd, &o, &j->own_report);
 	if (!ret)
 		j->report = &j->own_report;
 	return ret;
@@ -471,9 +458,9 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (ret)
 		return ret;
 	if (!corecap_model_has_locks(j->report->model)) {
-		corecap_analysis_error("'%s' has no lock source: record under `corecap run` (the "
-				       "shim), or with kernel events, for the lock kind",
-				       j->run);
+		corecap_error("'%s' has no lock source: record under `corecap run` (the "
+			      "shim), or with kernel events, for the lock kind",
+			      j->run);
 		return -ENOENT;
 	}
 	fs->namer = sym_namer;
@@ -530,7 +517,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		}
 	}
 	if (ret) {
-		corecap_analysis_error("cannot fold the lock stacks: %s", strerror(-ret));
+		corecap_error("cannot fold the lock stacks: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -577,10 +564,9 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 	if (has_optracker(j->report))
 		return build_ceph_op(j, fs, column);
 	if (!corecap_model_has_ops(m)) {
-		corecap_analysis_error(
-			"'%s' has no trace: ops not measured (record the daemon under "
-			"`corecap run`, without --no-trace, for the op kind)",
-			j->run);
+		corecap_error("'%s' has no trace: ops not measured (record the daemon under "
+			      "`corecap run`, without --no-trace, for the op kind)",
+			      j->run);
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < m->ops.n_types && !ret; i++) {
@@ -614,7 +600,7 @@ static int build_op(struct flame_job *j, struct flame_stacks *fs, int column)
 		}
 	}
 	if (ret) {
-		corecap_analysis_error("cannot fold the op attribution: %s", strerror(-ret));
+		corecap_error("cannot fold the op attribution: %s", strerror(-ret));
 		return ret;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
@@ -628,8 +614,8 @@ int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int co
 	j->subtitle[0] = '\0';
 	fs->keep_shim_frames = j->keep_shim_frames;
 	if (j->run_is_profile && fs->kind != FLAME_CPU) {
-		corecap_analysis_error(
-			"'%s' is a profile, not a run directory: only --kind cpu reads it", j->run);
+		corecap_error("'%s' is a profile, not a run directory: only --kind cpu reads it",
+			      j->run);
 		return -EINVAL;
 	}
 	switch (fs->kind) {

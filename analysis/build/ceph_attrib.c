@@ -6,8 +6,10 @@
 #include <string.h>
 
 #include "ceph_attrib.h"
-#include "cmd_util.h"
-#include "model/u64map.h"
+
+#include <corecap/diag.h>
+#include "model/lines.h"
+#include "util/u64map.h"
 #include "read/wall_samples.h"
 #include <corecap/run_format.h>
 
@@ -75,14 +77,15 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 		return 1;
 	period_ns =
 		mf->wall_rounds ? in->window_ns / mf->wall_rounds : (uint64_t)(1e9 / mf->wall_hz);
-	path = corecap_path_in(in->run_dir, CORECAP_RUN_WALL);
+	if (asprintf(&path, "%s/" CORECAP_RUN_WALL, in->run_dir) < 0)
+		path = NULL;
 	if (!path)
 		return -ENOMEM;
 	corecap_u64map_init(&a.on_path);
 	corecap_stack_class_init(&a.cls, in->log_patterns, in->n_log_patterns,
 				 corecap_symbolizer_function, in->sym);
 	corecap_wall_samples_init(&ws);
-	ret = corecap_list_split(in->op_pools, &a.pools, &a.n_pools);
+	ret = corecap_lines_split(&a.pools, &a.n_pools, in->op_pools);
 	if (!ret)
 		ret = corecap_ceph_sampled_init(out, in->ceph, mf->realtime_offset_ns, period_ns);
 	if (!ret) {
@@ -93,7 +96,7 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 				   "missing";
 			ret = 1;
 		} else if (ret) {
-			corecap_analysis_error("%s", err ? err : strerror(-ret));
+			corecap_error("%s", err ? err : strerror(-ret));
 		} else {
 			corecap_ceph_sampled_finish(out);
 		}
@@ -101,7 +104,7 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 	corecap_wall_samples_release(&ws);
 	corecap_stack_class_release(&a.cls);
 	corecap_u64map_release(&a.on_path);
-	corecap_list_free(a.pools, a.n_pools);
+	corecap_lines_release(&a.pools, &a.n_pools);
 	free(err);
 	free(path);
 	return ret;

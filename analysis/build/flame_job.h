@@ -26,9 +26,9 @@
  * keep_shim_frames. The cpu and wall stacks are classified as the report
  * classifies wall-clock samples (model/stack_class.h, with the report's
  * default log symbols), the lock stacks are lock waits, for the
- * pictures' colours; no_idle drops the wall stacks classified idle. Errors are printed (corecap:
- * ...) where they happen. A source the run does not have returns -ENOENT, with a message saying how
- * to record it.
+ * pictures' colours; no_idle drops the wall stacks classified idle.
+ * Errors are printed (corecap/diag.h) where they happen. A source the run
+ * does not have returns -ENOENT, with a message saying how to record it.
  */
 #ifndef CORECAP_FLAME_JOB_H
 #define CORECAP_FLAME_JOB_H
@@ -36,7 +36,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "build/report_build.h"
 #include "model/flame_stacks.h"
+#include "read/run.h"
 #include "read/symbolizer.h"
 #include "render/report.h"
 
@@ -47,20 +49,26 @@ struct flame_job {
 	bool by_pool;
 	/* lock: one root frame per lock label, not per lock (per-PG locks merge). */
 	bool merge_lock_instances;
-	bool quiet;		     /* no summary line on stderr */
-	bool keep_shim_frames;	     /* keep the shim's and LTTng-UST's frames in stacks */
-	bool no_idle;		     /* wall: drop the stacks stack_class calls idle */
+	bool quiet;	       /* no summary line on stderr */
+	bool keep_shim_frames; /* keep the shim's and LTTng-UST's frames in stacks */
+	bool no_idle;	       /* wall: drop the stacks stack_class calls idle */
+	struct run *rd;	       /* the run directory: borrowed, or &own_run */
+	struct run own_run;
 	const struct report *report; /* for lock and op: borrowed, or own_report */
-	struct report_job *own_job;
+	struct report_build own_build;
 	struct report own_report;
-	struct symbolizer own_sym;  /* RUN/maps, when no report lends its symbolizer */
-	struct symbolizer *run_sym; /* RUN/maps, for wall and lock: &own_sym or the report's */
-	bool has_own_sym, tried_run_sym;
+	bool has_own_run, has_own_build;
+	struct symbolizer *run_sym; /* RUN/maps (the run's), for cpu, wall and lock */
+	bool tried_run_sym;
 	char subtitle[256]; /* what the last build drew, for a picture */
 };
 
-/* report may be NULL: it is opened when a kind needs it. */
-int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs,
+/*
+ * run (a path: a run directory or a profile file) is opened unless rd, an
+ * open run of it, is lent; report (of rd) may be NULL: it is built when a
+ * kind needs it.
+ */
+int corecap_flame_job_init(struct flame_job *j, const char *run, const char *symfs, struct run *rd,
 			   const struct report *report);
 void corecap_flame_job_release(struct flame_job *j);
 /* Whether the run holds the source of a kind (lock, op: reads the run to know). */

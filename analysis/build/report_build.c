@@ -1,0 +1,675 @@
+#include "report_build.h"
+
+#include <corecap/diag.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build/kernel_attrib.h"
+#include "build/report_quality.h"
+#include "build/thread_origin.h"
+#include "model/lines.h"
+#include "read/ctf_reader.h"
+#include "read/thread_samples.h"
+
+static int warn(struct report_build *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int warn(struct report_build *j, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = corecap_lines_vadd(&j->warnings, &j->n_warnings, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+static int consume(void *ctx, const struct model_event *ev)
+{
+	struct report_build *j = ctx;
+	int ret;
+
+	if (j->detecting) /* its events go to the critical path as it passes them on */
+		return corecap_net_ops_consume(&j->net, ev);
+	if (j->has_crit && (ret = corecap_critical_attrib_event(&j->crit, ev)))
+		return ret;
+	/* A trace of run format 2 has no vpid (-1): its events are the daemon's. */
+	if (ev->kind == MEV_IO && ev->io.io_class == CORECAP_IO_NET && ev->io.bytes > 0 &&
+	    (j->model.cfg.pid < 0 || ev->pid < 0 || ev->pid == j->model.cfg.pid))
+		j->net_events++;
+	return corecap_model_consume(&j->model, ev);
+}
+
+/* The kernel records, loaded before the trace for the ops' critical paths. */
+static int open_critical(struct report_build *j, struct model_config *cfg)
+{
+	char *err = NULL;
+	int ret;
+
+	if (!cfg->has_window)
+		return 0;
+	ret = corecap_critical_attrib_open(&j->crit, j->run->dir, cfg->window_start_ns,
+					   cfg->window_end_ns, cfg->pid,
+					   corecap_report_site_is_logging, &j->syms, &err);
+	j->has_crit = ret == 0;
+	if (ret < 0)
+		corecap_error("%s", err ? err : strerror(-ret));
+	if (j->has_crit) {
+		cfg->op_end = corecap_critical_attrib_op_end;
+		cfg->op_end_ctx = &j->crit;
+	}
+	free(err);
+	return ret < 0 ? ret : 0;
+}
+
+/* A stream file cut short (an interrupted recording) loses packets without
+ * an error from the library: the indexes say how many. */
+static int trace_shortfall(struct report_build *j, const struct ctf_reader *r)
+{
+	uint64_t missing = corecap_ctf_reader_missing_packets(r);
+
+	if (!missing)
+		return 0;
+	j->incomplete_reason = "the trace is cut short: packets its indexes list are missing";
+	return warn(j,
+		    "the trace is cut short: %llu of the %llu packets its stream indexes list are "
+		    "missing (%llu bytes; first in '%s'): their events and the ops they touch "
+		    "are not in the figures",
+		    (unsigned long long)missing, (unsigned long long)r->check.index_packets,
+		    (unsigned long long)r->check.missing_bytes,
+		    r->check.streams_cut ? r->check.cut_name : "?");
+}
+
+/* One pass over the trace into a fresh model, detecting ops or not. */
+static int read_pass(struct report_build *j, bool detect)
+{
+	struct ctf_reader r;
+	struct model_config cfg = {
+		.has_window = j->run->has_manifest && j->run->manifest.has_window,
+		.window_start_ns = j->run->manifest.window_start_ns,
+		.window_end_ns = j->run->manifest.window_end_ns,
+		.pid = j->run->has_manifest ? j->run->manifest.pid : -1,
+		.site_is_logging = corecap_report_site_is_logging,
+		.classify_ctx = &j->syms,
+		.dump_ops = j->o.dump_ops,
+	};
+	int ret;
+
+	if ((ret = open_critical(j, &cfg)))
+		return ret;
+	ret = corecap_model_init(&j->model, &cfg);
+	if (ret)
+		return ret;
+	j->has_model = true;
+	j->detecting = detect;
+	if (detect)
+		corecap_net_ops_init(&j->net, &j->model, cfg.pid);
+	if (detect && j->has_crit)
+		corecap_net_ops_tap(&j->net, corecap_critical_attrib_tap, &j->crit);
+	ret = corecap_ctf_reader_init(&r, j->run->traces, j->run->n_traces, consume, j);
+	if (!ret)
+		ret = corecap_ctf_reader_run(&r);
+	if (ret)
+		corecap_error("cannot read trace '%s/trace': %s", j->run->dir,
+			      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
+							   : strerror(-ret));
+	j->foreign_events = r.foreign_events;
+	if (!ret)
+		ret = trace_shortfall(j, &r);
+	corecap_ctf_reader_release(&r);
+	if (!ret && detect)
+		ret = corecap_net_ops_finish(&j->net);
+	if (!ret && j->has_crit)
+		ret = corecap_critical_attrib_finish(&j->crit);
+	if (!ret)
+		ret = corecap_model_finish(&j->model);
+	j->model.src.trace = ret == 0;
+	return ret;
+}
+
+/*
+ * --ops auto reads the annotations; a daemon that made none but whose
+ * socket I/O was traced (CORECAP_NET_EVENTS=on) gets a second pass that
+ * detects its ops from that I/O (model/net_ops.h).
+ */
+static int read_trace(struct report_build *j)
+{
+	int ret = read_pass(j, j->o.ops == OPS_DETECTED);
+
+	if (ret || j->o.ops != OPS_AUTO || j->model.ops.finished || !j->net_events ||
+	    j->model.ops.n_types)
+		return ret;
+	corecap_model_release(&j->model);
+	j->has_model = false;
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
+	j->has_crit = false;
+	return read_pass(j, true);
+}
+
+/*
+ * The model of a run without a trace (recorded with --no-trace, or of a
+ * daemon not under the shim, whose session recorded nothing): what the
+ * other sources give; the trace's figures are not measured.
+ */
+static int no_trace(struct report_build *j)
+{
+	struct model_config cfg = {
+		.has_window = j->run->manifest.has_window,
+		.window_start_ns = j->run->manifest.window_start_ns,
+		.window_end_ns = j->run->manifest.window_end_ns,
+		.pid = j->run->manifest.pid,
+	};
+	int ret;
+
+	if (!j->run->manifest.has_window) {
+		corecap_error(
+			"'%s/manifest.json': a run without a trace needs the manifest's window",
+			j->run->dir);
+		return -EINVAL;
+	}
+	j->missing[j->n_missing++] = "trace";
+	ret = corecap_model_init(&j->model, &cfg);
+	if (ret)
+		return ret;
+	j->has_model = true;
+	return corecap_model_finish(&j->model);
+}
+
+/*
+ * The trace, when the run has one to read (read/run.h decides). A partial
+ * run is analysed without a trace it cannot list or read: killed
+ * collectors leave traces cut mid-packet, or still being written.
+ */
+static int trace_or_partial(struct report_build *j)
+{
+	struct run *run = j->run;
+	bool partial = run->has_manifest && run->manifest.partial && run->manifest.has_window;
+	int ret;
+
+	if (run->src[RUN_TRACE].state == RUN_ABSENT)
+		return no_trace(j);
+	if (run->trace_error) {
+		corecap_error("%s", run->trace_error);
+		return no_trace(j);
+	}
+	ret = read_trace(j);
+	if (ret && partial) {
+		if (j->has_model)
+			corecap_model_release(&j->model);
+		j->has_model = false;
+		run->src[RUN_TRACE] = (struct run_source_state){
+			RUN_PARTIAL,
+			"the trace of this partial run cannot be read (the error above)"};
+		ret = no_trace(j);
+	}
+	return ret;
+}
+
+/* RUN/kernel/: exact thread states and the futex lock table. */
+static int read_kernel(struct report_build *j)
+{
+	const struct kernel_quality *k = &j->kernel;
+	char *err = NULL;
+	int ret;
+
+	if (j->has_crit && j->crit.loaded)
+		ret = corecap_kernel_attrib_loaded(&j->model, &j->crit.k, j->run->dir,
+						   j->run->has_sym ? &j->run->sym : NULL,
+						   &j->kernel, &err);
+	else
+		ret = corecap_kernel_attrib(&j->model, j->run->dir,
+					    j->run->has_sym ? &j->run->sym : NULL, &j->kernel,
+					    &err);
+	if (j->has_crit)
+		corecap_critical_attrib_drop_records(&j->crit);
+	if (ret == 1) {
+		/* Absent: missing only where the manifest says it was recorded (read/run.h). */
+		const char *why = j->run->src[RUN_KERNEL].why;
+
+		if (why)
+			j->missing[j->n_missing++] = "kernel";
+		ret = why ? warn(j, "%s", why) : 0;
+		goto out;
+	}
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		goto out;
+	}
+	j->has_kernel = true;
+	if (k->lost || (j->run->manifest.has_kernel_lost && j->run->manifest.kernel_lost))
+		ret = warn(
+			j,
+			"the kernel's ring buffers lost %llu records: thread states and futex "
+			"waits around the losses are approximate, the futex figures lower bounds",
+			(unsigned long long)(k->lost > j->run->manifest.kernel_lost
+						     ? k->lost
+						     : j->run->manifest.kernel_lost));
+	if (!ret && k->inconsistent)
+		ret = warn(j,
+			   "%llu scheduler transitions contradicted a thread's state (a lost "
+			   "record); the state was resynchronized",
+			   (unsigned long long)k->inconsistent);
+	if (!ret && k->futex.waits > k->futex.waits_no_sleep && !k->futex.waits_with_stack)
+		ret = warn(j, "no futex wait has a sampled user stack: futex locks are named by "
+			      "address only");
+	if (!ret && (k->unknown_records || k->trailing_bytes))
+		ret = warn(j,
+			   "kernel/: %llu records of unknown types skipped, %llu bytes of a "
+			   "trailing fragment ignored",
+			   (unsigned long long)k->unknown_records,
+			   (unsigned long long)k->trailing_bytes);
+out:
+	free(err);
+	return ret;
+}
+
+/* Says what a run without a trace lacks, once the other sources are read. */
+static int no_trace_warning(struct report_build *j)
+{
+	const char *why = j->run->src[RUN_TRACE].why ? j->run->src[RUN_TRACE].why
+						     : "recorded with --no-trace";
+
+	if (j->model.src.trace)
+		return 0;
+	if (j->model.src.stats || j->model.src.futex)
+		return warn(j,
+			    "no trace (%s): op figures and per-thread lock, cond, I/O and "
+			    "logging times are not measured; locks from %s",
+			    why,
+			    j->model.src.stats && j->model.src.futex ? "the shim's counters and "
+								       "kernel futex events"
+			    : j->model.src.stats		     ? "the shim's counters only"
+								     : "kernel futex events only");
+	return warn(j,
+		    "no trace (%s) and no shim counters: op, lock, cond, I/O and logging figures "
+		    "are not measured (run the daemon under `corecap run`, or record kernel "
+		    "events, for locks)",
+		    why);
+}
+
+static int read_samples(struct report_build *j)
+{
+	struct thread_samples s;
+	char *path = corecap_run_path(j->run, "threads.tsv"), *err = NULL;
+	int ret;
+
+	if (!path)
+		return -ENOMEM;
+	corecap_thread_samples_init(&s);
+	ret = corecap_thread_samples_load(&s, path, j->model.ws, j->model.we, &err);
+	if (ret == -ENOENT) {
+		j->missing[j->n_missing++] = "threads.tsv";
+		ret = warn(j, "no threads.tsv: thread and pool CPU figures, cores used and the "
+			      "thread/pool/cores ceilings are unknown");
+	} else if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+	} else {
+		if (s.torn_last_line) {
+			ret = warn(j, "threads.tsv ends in a torn line (the collector was killed "
+				      "while writing it): read up to its last whole line");
+			corecap_run_mark_partial(j->run, RUN_THREADS,
+						 "threads.tsv ends in a torn line");
+		}
+		for (size_t i = 0; i < s.len && !ret; i++) {
+			const struct sampled_thread *t = &s.threads[i];
+			uint64_t cpu, runq, span, cs;
+			bool has_runq;
+
+			corecap_sampled_thread_figures(t, &cpu, &runq, &has_runq, &span);
+			if (corecap_sampled_thread_cs(t, &cs)) {
+				j->ctx_switches += cs;
+				j->has_ctx_switches = true;
+			}
+			ret = corecap_model_set_thread_cpu(&j->model, t->tid, t->comm, cpu, runq,
+							   has_runq, span);
+		}
+		if (!ret && !s.len)
+			ret = warn(j, "threads.tsv has no sample inside the window");
+		else if (!ret && s.last_ns - s.first_ns < corecap_model_window_ns(&j->model) / 2)
+			ret = warn(j, "threads.tsv covers only %.3f s of the %.3f s window",
+				   (s.last_ns - s.first_ns) / 1e9,
+				   corecap_model_window_ns(&j->model) / 1e9);
+	}
+	corecap_thread_samples_release(&s);
+	free(err);
+	free(path);
+	return ret;
+}
+
+/*
+ * The shim counts every contention of a hot lock, and the trace holds an
+ * event for each: a trace with far fewer (a stream cut at a packet
+ * boundary with its index) lost events nobody reported. Only when the
+ * trace has lock events at all and the tracer reported no loss.
+ */
+static int shim_shortfall(struct report_build *j)
+{
+	uint64_t traced = 0, counted = 0;
+
+	for (size_t i = 0; i < j->model.locks.len; i++) {
+		const struct model_lock *l = j->model.locks.all[i];
+
+		if (!l->has_stats)
+			continue;
+		traced += l->contentions;
+		counted += l->stats_contentions;
+	}
+	if (!traced || j->model.q.loss_msgs || counted < 50 || traced >= counted - counted / 10)
+		return 0;
+	if (!j->incomplete_reason)
+		j->incomplete_reason = "the trace lacks events the shim counted";
+	return warn(j,
+		    "the trace holds %llu lock contentions where the shim counted %llu in the "
+		    "window: %.0f%% of the events are missing (a trace cut short?)",
+		    (unsigned long long)traced, (unsigned long long)counted,
+		    100.0 * (double)(counted - traced) / (double)counted);
+}
+
+/* The shim's counters (stats-begin, stats-end), loaded with the run. */
+static int read_stats(struct report_build *j)
+{
+	const struct shim_stats *st = &j->run->stats;
+	int ret = 0;
+
+	if (j->run->src[RUN_STATS].state == RUN_ABSENT) {
+		j->missing[j->n_missing++] = "stats";
+		/* Without a trace either, no_trace_warning says what that leaves. */
+		return j->model.src.trace
+			       ? warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions "
+					 "are unknown and hold times come from hold events alone")
+			       : 0;
+	}
+	if (j->run->src[RUN_STATS].state == RUN_PARTIAL)
+		/* The counters are a complement: say why they are missing and go on. */
+		return warn(j, "shim stats unusable: %s", j->run->src[RUN_STATS].why);
+	j->has_stats = true;
+	j->model.src.stats = true;
+	j->shim_io_calls = st->io_calls;
+	j->shim_contentions = st->contentions;
+	j->shim_lock_wait_ns = st->lock_wait_ns;
+	memcpy(j->shim_io, st->io, sizeof(j->shim_io));
+	if (st->aio_untimed)
+		ret = warn(j, "the shim could not time %llu async I/Os (in-flight table full)",
+			   (unsigned long long)st->aio_untimed);
+	for (size_t i = 0; i < st->n_locks && !ret; i++) {
+		const struct shim_lock_delta *l = &st->locks[i];
+
+		ret = corecap_model_set_lock_stats(&j->model, l->addr, l->kind, l->acquisitions,
+						   l->contentions, l->wait_ns, l->holds, l->hold_ns);
+	}
+	for (size_t i = 0; i < st->n_sites && !ret; i++)
+		if (corecap_lock_table_set_site_acquisitions(&j->model.locks, st->sites[i].addr,
+							     st->sites[i].acquisitions))
+			ret = -ENOMEM;
+	if (!ret && st->locks_dropped)
+		ret = warn(j,
+			   "the shim's lock table was full: %llu contended locks have no counters",
+			   (unsigned long long)st->locks_dropped);
+	if (!ret && st->holds_dropped)
+		ret = warn(j, "the shim could not time %llu holds (hold stack full)",
+			   (unsigned long long)st->holds_dropped);
+	return ret ? ret : shim_shortfall(j);
+}
+
+/* Threads left with the process's name get their start routine's (thread_origin.h). */
+static int name_threads(struct report_build *j)
+{
+	char *path, *err = NULL;
+	size_t renamed = 0, unnamed = 0;
+	int ret;
+
+	if (!j->run->has_manifest || !j->run->manifest.comm || !j->run->has_sym)
+		return 0;
+	path = corecap_run_path(j->run, "wall.samples");
+	if (!path)
+		return -ENOMEM;
+	ret = corecap_thread_origin_name(&j->model.threads, path, j->run->manifest.comm,
+					 j->run->manifest.pid, &j->run->sym, &renamed, &unnamed,
+					 &err);
+	if (ret == -ENOENT) {
+		ret = 0;
+		if (unnamed > 1)
+			ret = warn(j,
+				   "%zu threads carry the process's name '%s' (the daemon names "
+				   "none): record with --wallclock to name them by their start "
+				   "routine",
+				   unnamed, j->run->manifest.comm);
+	} else if (ret) {
+		ret = warn(j, "threads not named by their start routine: %s",
+			   err ? err : strerror(-ret));
+	} else if (unnamed) {
+		ret = warn(j,
+			   "%zu threads keep the process's name '%s': they were not sampled, "
+			   "or no sampled stack of theirs reaches their start routine",
+			   unnamed, j->run->manifest.comm);
+	}
+	free(err);
+	free(path);
+	return ret;
+}
+
+/* The OpTracker's ops split into categories by wall-clock samples. */
+static int ceph_sampled(struct report_build *j)
+{
+	struct ceph_attrib_in in = {
+		.run_dir = j->run->dir,
+		.manifest = j->run->has_manifest ? &j->run->manifest : NULL,
+		.ceph = &j->ceph,
+		.threads = &j->model.threads,
+		.window_ns = corecap_model_window_ns(&j->model),
+		.sym = j->run->has_sym ? &j->run->sym : NULL,
+		.log_patterns = j->syms.log_patterns,
+		.n_log_patterns = j->syms.n_log_patterns,
+		.op_pools = j->o.op_pools,
+	};
+	int ret;
+
+	if (!j->ceph.has_optracker)
+		return 0;
+	ret = corecap_ceph_attrib(&j->sampled, &in, &j->sampled_why_not);
+	j->has_sampled = ret == 0;
+	if (ret)
+		corecap_ceph_sampled_release(&j->sampled);
+	return ret < 0 ? ret : 0;
+}
+
+void corecap_report_build_release(struct report_build *j)
+{
+	corecap_ceiling_release(&j->ceiling);
+	corecap_pool_table_release(&j->pools);
+	corecap_ceph_files_release(&j->ceph);
+	if (j->detecting)
+		corecap_net_ops_release(&j->net);
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
+	if (j->has_model)
+		corecap_model_release(&j->model);
+	corecap_report_symbols_release(&j->syms);
+	if (j->has_sampled)
+		corecap_ceph_sampled_release(&j->sampled);
+	corecap_lines_release(&j->warnings, &j->n_warnings);
+	*j = (struct report_build){0};
+}
+
+int corecap_report_build_dir(struct report_build *b, struct run *run, const char *dir,
+			     const char *symfs, const struct report_opts *o, struct report *r)
+{
+	struct run_opts ro = {.symfs = symfs, .model = true};
+	struct report_opts dflt;
+	char *err = NULL;
+	int ret;
+
+	*b = (struct report_build){0};
+	ret = corecap_run_open(run, dir, &ro, &err);
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		return ret;
+	}
+	if (!o) {
+		corecap_report_opts_init(&dflt);
+		dflt.keep_shim_frames = true;
+		o = &dflt;
+	}
+	return corecap_report_build(b, run, o, r);
+}
+
+void corecap_report_opts_init(struct report_opts *o)
+{
+	*o = (struct report_opts){.log_symbols = CORECAP_DEFAULT_LOG_SYMBOLS,
+				  .op_pools = CORECAP_DEFAULT_OP_POOLS,
+				  .top = 10};
+}
+
+/* What the run's manifest and symbols say of it (read/run.h), as warnings. */
+static int run_warnings(struct report_build *j)
+{
+	const struct run *run = j->run;
+	int ret = 0;
+
+	if (!run->has_manifest) {
+		j->missing[j->n_missing++] = "manifest.json";
+		ret = warn(j, "no manifest.json: a partial run; the window is the trace's first to "
+			      "last event and the benchmark is unknown");
+	}
+	for (size_t i = 0; i < run->manifest.n_warnings && !ret; i++)
+		ret = warn(j, "%s", run->manifest.warnings[i]);
+	if (!ret && run->has_manifest && run->manifest.partial)
+		ret = warn(j, "partial run: %s",
+			   run->manifest.partial_reason ? run->manifest.partial_reason
+							: "the recording did not complete");
+	if (!ret && run->src[RUN_MAPS].state == RUN_ABSENT) {
+		j->missing[j->n_missing++] = "maps";
+		ret = warn(j, "no maps file: addresses are shown in hex, and no lock site can be "
+			      "recognized as logging code");
+	}
+	return ret;
+}
+
+/* Reads and models the run into *r, which points into j. */
+int corecap_report_build(struct report_build *j, struct run *run, const struct report_opts *o,
+			 struct report *r)
+{
+	struct ceiling_inputs in;
+	char *err = NULL;
+	int ret;
+
+	*j = (struct report_build){.o = *o, .run = run};
+	ret = corecap_run_load_model(run, &err);
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		return ret;
+	}
+	if ((ret = corecap_report_symbols_init(&j->syms, run->has_sym ? &run->sym : NULL,
+					       j->o.log_symbols)) ||
+	    (ret = run_warnings(j)))
+		return ret;
+	/* A collector killed before its window leaves nothing to measure: say so. */
+	if (run->never_started) {
+		corecap_note("'%s' is a partial run that never started its window "
+			     "(%s): nothing was measured",
+			     run->dir,
+			     run->manifest.partial_reason ? run->manifest.partial_reason : "?");
+		return -ENODATA;
+	}
+	ret = trace_or_partial(j);
+	if (ret)
+		return ret;
+	if (!corecap_model_window_ns(&j->model)) {
+		corecap_error("'%s/trace': empty window: the trace holds no event of the daemon",
+			      j->run->dir);
+		return -EINVAL;
+	}
+	if ((ret = read_samples(j)) || (ret = read_stats(j)) || (ret = name_threads(j)) ||
+	    (ret = read_kernel(j)) || (ret = no_trace_warning(j)))
+		return ret;
+	if (!j->o.keep_shim_frames) {
+		corecap_report_cut_shim_frames(&j->syms, &j->model.locks);
+		/* kernel stacks pass through mutex_slow too */
+		corecap_report_cut_shim_frames(&j->syms, &j->model.futex_locks);
+	} /* kernel stacks pass through mutex_slow too */
+	corecap_lock_table_symbolize(&j->model.locks, corecap_report_name_address, &j->syms);
+	corecap_lock_table_sort_stacks(&j->model.locks);
+	corecap_lock_table_symbolize(&j->model.futex_locks, corecap_report_name_address, &j->syms);
+	corecap_lock_table_sort_stacks(&j->model.futex_locks);
+	ret = corecap_pool_table_build(&j->pools, &j->model.threads,
+				       corecap_model_window_ns(&j->model));
+	if (ret)
+		return ret;
+	in = (struct ceiling_inputs){
+		.model = &j->model,
+		.pools = &j->pools,
+		.cores_available = j->run->has_manifest ? j->run->manifest.nproc : 0,
+	};
+	corecap_projection_compute(
+		&j->projection,
+		&(struct projection_inputs){
+			.model = &j->model,
+			.pools = &j->pools,
+			.cores_available = j->run->has_manifest && j->run->manifest.daemon_cpus
+						   ? j->run->manifest.daemon_cpus
+						   : in.cores_available,
+			.machine_cpus = in.cores_available,
+			.bench_iops = j->run->has_manifest && j->run->manifest.bench.has_iops
+					      ? j->run->manifest.bench.iops_avg
+					      : 0,
+			.machine_busy_cpu_s =
+				j->run->has_manifest && j->run->manifest.has_machine_busy
+					? j->run->manifest.machine_busy_cpu_s
+					: -1,
+			.bench_cpu_s = j->run->has_manifest && j->run->manifest.has_bench_cpu
+					       ? j->run->manifest.bench_cpu_s
+					       : -1,
+		});
+	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) ||
+	    (ret = corecap_report_quality(&j->warnings, &j->n_warnings, &j->model, j->run)) ||
+	    (ret = corecap_ceph_files_load(&j->ceph, j->run->dir)))
+		return ret;
+	for (size_t i = 0; i < j->ceph.n_warnings && !ret; i++)
+		ret = warn(j, "%s", j->ceph.warnings[i]);
+	if (ret || (ret = ceph_sampled(j)))
+		return ret;
+	*r = (struct report){
+		.run_dir = j->run->dir,
+		.manifest = j->run->has_manifest ? &j->run->manifest : NULL,
+		.model = &j->model,
+		.pools = &j->pools,
+		.ceiling = &j->ceiling,
+		.projection = &j->projection,
+		.cores_available = in.cores_available,
+		.window_from_manifest = j->run->has_manifest && j->run->manifest.has_window,
+		.n_traces = j->run->n_traces,
+		.foreign_events = j->foreign_events,
+		.missing = j->missing,
+		.n_missing = j->n_missing,
+		.warnings = j->warnings,
+		.n_warnings = j->n_warnings,
+		.has_stats = j->has_stats,
+		.incomplete_reason = j->incomplete_reason,
+		.shim_io_calls = j->shim_io_calls,
+		.shim_contentions = j->shim_contentions,
+		.shim_lock_wait_ns = j->shim_lock_wait_ns,
+		.has_ctx_switches = j->has_ctx_switches,
+		.ctx_switches = j->ctx_switches,
+		.shim_io = j->has_stats ? j->shim_io : NULL,
+		.top_locks = j->o.top,
+		.lock_sort = j->o.lock_sort,
+		.frame_name = corecap_report_frame_name,
+		.frame_sources = corecap_report_frame_sources,
+		.frame_ctx = &j->syms,
+		.lines = j->o.lines,
+		.symbolizer = j->run->has_sym ? &j->run->sym : NULL,
+		.ceph = &j->ceph,
+		.ceph_sampled = j->has_sampled ? &j->sampled : NULL,
+		.ceph_sampled_why_not = j->sampled_why_not,
+		.kernel = j->has_kernel ? &j->kernel : NULL,
+		.net_ops = j->detecting ? &j->net : NULL,
+		.critical_path = j->has_crit ? &j->crit.cp : NULL,
+	};
+	return 0;
+}

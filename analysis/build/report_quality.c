@@ -1,0 +1,85 @@
+#include "report_quality.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+
+#include "model/lines.h"
+
+struct lines_out {
+	char ***v;
+	size_t *n;
+};
+
+static int warn(struct lines_out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int warn(struct lines_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = corecap_lines_vadd(o->v, o->n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct model *m,
+			   const struct run *run)
+{
+	struct lines_out j = {warnings, n_warnings};
+	const struct model_quality *q = &m->q;
+	const struct run_manifest *mf = &run->manifest;
+	char **problems;
+	size_t n;
+	int ret = 0;
+
+	if (q->loss_msgs)
+		ret = warn(
+			&j,
+			"the tracer lost events (%llu discarded events%s, %llu discarded packets): "
+			"%llu ops in flight then were left out of the op figures",
+			(unsigned long long)q->discarded_events,
+			q->discarded_unknown_msgs ? " plus losses of unknown size" : "",
+			(unsigned long long)q->discarded_packets,
+			(unsigned long long)q->ops_tainted);
+	if (!ret && run->has_manifest && mf->has_lttng_loss &&
+	    (mf->lttng_discarded_events || mf->lttng_lost_packets) && !q->loss_msgs)
+		ret = warn(&j, "the session reported %llu discarded events and %llu lost packets",
+			   (unsigned long long)mf->lttng_discarded_events,
+			   (unsigned long long)mf->lttng_lost_packets);
+	if (!ret && q->events_no_tid)
+		ret = warn(&j, "%llu events lack the vtid context and were not used",
+			   (unsigned long long)q->events_no_tid);
+	if (!ret && q->ops_unfinished)
+		ret = warn(&j, "%llu ops had not ended when the trace stopped (left out)",
+			   (unsigned long long)q->ops_unfinished);
+	if (!ret && q->ops_without_begin)
+		ret = warn(&j, "%llu ops began before the trace did (left out)",
+			   (unsigned long long)q->ops_without_begin);
+	if (!ret &&
+	    (q->exit_unmatched || q->implicit_exits || q->enter_twice || q->log_exit_unmatched))
+		ret = warn(&j,
+			   "annotation sequences broken: %llu exits without enter, %llu enters "
+			   "without exit, %llu double enters, %llu log_exit without log_enter",
+			   (unsigned long long)q->exit_unmatched,
+			   (unsigned long long)q->implicit_exits,
+			   (unsigned long long)q->enter_twice,
+			   (unsigned long long)q->log_exit_unmatched);
+	if (!ret && q->ops_ended_elsewhere)
+		ret = warn(&j,
+			   "%llu ops ended on another thread while their owner still had them: the "
+			   "owner's time after its last event is `other`",
+			   (unsigned long long)q->ops_ended_elsewhere);
+	if (!ret && run->has_manifest && mf->bench_exit_status > 0)
+		ret = warn(&j, "the benchmark exited with status %d", mf->bench_exit_status);
+	if (!ret && m->ops.violations)
+		ret = warn(&j, "%llu ops break conservation by more than 1 us (max %llu ns)",
+			   (unsigned long long)m->ops.violations,
+			   (unsigned long long)m->ops.max_err_ns);
+	if (!ret && run->has_sym) {
+		n = corecap_symbolizer_problems(&run->sym, &problems);
+		for (size_t i = 0; i < n && !ret; i++)
+			ret = warn(&j, "symbols: %s", problems[i]);
+		free(problems);
+	}
+	return ret;
+}

@@ -1,0 +1,317 @@
+#include "run.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "ctf_reader.h"
+#include <corecap/diag.h>
+
+/* The file of each source, whose presence says the source's. */
+static const char *const source_file[RUN__SOURCES] = {
+	[RUN_MANIFEST] = "manifest.json",
+	[RUN_TRACE] = "trace",
+	[RUN_MAPS] = "maps",
+	[RUN_THREADS] = "threads.tsv",
+	[RUN_STATS] = "stats-end",
+	[RUN_KERNEL] = "kernel/events.bin",
+	[RUN_WALL] = "wall.samples",
+	[RUN_CPU_PROF] = "cpu.prof",
+	[RUN_CEPH] = "ceph",
+};
+
+char *corecap_run_path(const struct run *r, const char *name)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", r->dir, name) < 0 ? NULL : p;
+}
+
+/* Something at NAME (a dangling link, a file that cannot be read: present all the same). */
+static bool exists_in(const struct run *r, const char *name)
+{
+	char *p = corecap_run_path(r, name);
+	struct stat st;
+	bool ok = p && (lstat(p, &st) == 0 || errno != ENOENT);
+
+	free(p);
+	return ok;
+}
+
+/* NAME can be stat'ed (a link to a directory too). */
+static bool exists(const struct run *r, const char *name)
+{
+	char *p = corecap_run_path(r, name);
+	struct stat st;
+	bool ok = p && stat(p, &st) == 0;
+
+	free(p);
+	return ok;
+}
+
+void corecap_run_mark_partial(struct run *r, enum run_source s, const char *why)
+{
+	r->src[s] = (struct run_source_state){RUN_PARTIAL, why};
+	if (!r->manifest.partial) {
+		r->manifest.partial = true;
+		r->manifest.partial_reason = why;
+	}
+}
+
+/* A run directory: it exists, is a directory and holds manifest.json or trace/. */
+static int check_dir(const struct run *r, bool model, char **err)
+{
+	struct stat st;
+
+	if (stat(r->dir, &st) != 0)
+		return corecap_err(err, -errno, "cannot open run directory '%s': %s", r->dir,
+				   strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return corecap_err(err, -ENOTDIR,
+				   "cannot open run directory '%s': %s (a run is the "
+				   "directory `corecap record -o` writes)",
+				   r->dir, strerror(ENOTDIR));
+	if (model && !r->src[RUN_MANIFEST].state && !r->src[RUN_TRACE].state)
+		return corecap_err(err, -ENOENT,
+				   "'%s' is not a run directory: it holds neither "
+				   "manifest.json nor trace/ (empty, or not written by "
+				   "`corecap record`)",
+				   r->dir);
+	return 0;
+}
+
+int corecap_run_open(struct run *r, const char *dir, const struct run_opts *o, char **err)
+{
+	int ret;
+
+	*r = (struct run){.dir = dir, .symfs = o ? o->symfs : NULL};
+	corecap_manifest_init(&r->manifest);
+	corecap_shim_stats_init(&r->stats);
+	for (int s = 0; s < RUN__SOURCES; s++)
+		r->src[s].state = exists_in(r, source_file[s]) ? RUN_PRESENT : RUN_ABSENT;
+	ret = check_dir(r, o && o->model, err);
+	if (!ret && o && o->model)
+		ret = corecap_run_load_model(r, err);
+	return ret;
+}
+
+int corecap_run_load_manifest(struct run *r, char **err)
+{
+	char *path;
+	int ret;
+
+	if (r->tried_manifest)
+		return 0;
+	if (!(path = corecap_run_path(r, "manifest.json")))
+		return -ENOMEM;
+	ret = corecap_manifest_load(&r->manifest, path, err);
+	free(path);
+	/* A failure is said again to the next caller. */
+	r->tried_manifest = ret == 0 || ret == -ENOENT;
+	if (ret == -ENOENT) {
+		r->src[RUN_MANIFEST] = (struct run_source_state){RUN_ABSENT, "a partial run"};
+		return 0;
+	}
+	if (ret) {
+		if (!*err)
+			*err = strdup(strerror(-ret));
+		return -EINVAL;
+	}
+	r->has_manifest = true;
+	if (r->manifest.partial)
+		r->src[RUN_MANIFEST] = (struct run_source_state){
+			RUN_PARTIAL, r->manifest.partial_reason ? r->manifest.partial_reason
+								: "the recording did not complete"};
+	return 0;
+}
+
+struct symbolizer *corecap_run_symbols(struct run *r, int *ret, char **err)
+{
+	char *maps, *ids;
+
+	*ret = 0;
+	if (r->has_sym)
+		return &r->sym;
+	maps = corecap_run_path(r, "maps");
+	ids = corecap_run_path(r, "buildids.tsv");
+	if (!maps || !ids)
+		*ret = -ENOMEM;
+	else
+		*ret = corecap_symbolizer_init(&r->sym, maps, ids, r->symfs, err);
+	free(maps);
+	free(ids);
+	r->has_sym = *ret == 0 || *ret == -ENOENT;
+	if (*ret == -ENOENT) {
+		r->src[RUN_MAPS] = (struct run_source_state){RUN_ABSENT, "addresses are in hex"};
+		*ret = 0;
+	}
+	return r->has_sym ? &r->sym : NULL;
+}
+
+/* A partial run with a window: what is missing or unreadable is analysed without. */
+static bool partial_with_window(const struct run *r)
+{
+	return r->has_manifest && r->manifest.partial && r->manifest.has_window;
+}
+
+int corecap_run_list_traces(struct run *r, char **err)
+{
+	char *root = corecap_run_path(r, "trace");
+	struct stat st;
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	if (stat(root, &st) != 0)
+		ret = corecap_err(err, -ENOENT, "cannot open trace '%s': %s", root,
+				  strerror(errno));
+	else
+		ret = corecap_ctf_reader_find_traces(root, &r->traces, &r->n_traces, err);
+	free(root);
+	return ret;
+}
+
+static int find_traces(struct run *r, char **err)
+{
+	char *root = corecap_run_path(r, "trace");
+	int ret;
+
+	if (!root)
+		return -ENOMEM;
+	ret = corecap_run_list_traces(r, err);
+	if (!ret && !r->n_traces)
+		ret = corecap_err(err, -ENOENT,
+				  "no CTF trace under '%s' (no 'metadata' file found)", root);
+	free(root);
+	return ret;
+}
+
+/*
+ * Whether the trace is to be read. A run recorded with --no-trace says
+ * so, and so does one of a daemon that was not registered with LTTng (not
+ * under the shim): the session recorded nothing of it, so its trace, if
+ * any, is not read. A trace missing otherwise is an error (something was
+ * lost), unless the run is partial: a killed collector may leave no trace
+ * or one that cannot be listed.
+ */
+static int decide_trace(struct run *r, char **err)
+{
+	struct run_source_state *t = &r->src[RUN_TRACE];
+	int ret;
+
+	if (r->has_manifest && !r->manifest.src_trace) {
+		*t = (struct run_source_state){RUN_ABSENT, "recorded with --no-trace"};
+		return 0;
+	}
+	if (r->has_manifest && r->manifest.has_target_registered &&
+	    !r->manifest.target_registered) {
+		*t = (struct run_source_state){RUN_ABSENT,
+					       "the daemon was not registered with LTTng: not "
+					       "started under `corecap run`"};
+		return 0;
+	}
+	if (partial_with_window(r) && !exists(r, "trace")) {
+		*t = (struct run_source_state){RUN_ABSENT,
+					       "no trace/ in this partial run (its collector "
+					       "stopped before the trace was started)"};
+		return 0;
+	}
+	ret = find_traces(r, err);
+	if (ret && partial_with_window(r) && ret != -ENOMEM) {
+		/* Kept for the analysis to say, which goes on without the trace. */
+		r->trace_error = *err ? *err : strdup(strerror(-ret));
+		*err = NULL;
+		*t = (struct run_source_state){RUN_PARTIAL,
+					       "the trace of this partial run cannot be read (the "
+					       "error above)"};
+		return 0;
+	}
+	if (!ret)
+		t->state = RUN_PRESENT;
+	return ret;
+}
+
+static int load_stats(struct run *r)
+{
+	char *begin = corecap_run_path(r, "stats-begin"), *end = corecap_run_path(r, "stats-end");
+	int ret = -ENOMEM;
+
+	if (begin && end)
+		ret = corecap_shim_stats_load(&r->stats, begin, end, &r->stats_error);
+	free(begin);
+	free(end);
+	if (ret == -ENOENT) {
+		r->src[RUN_STATS] = (struct run_source_state){RUN_ABSENT, NULL};
+		return 0;
+	}
+	if (ret && ret != -ENOMEM) {
+		/* The counters are a complement: the analysis says why and goes on. */
+		if (!r->stats_error)
+			r->stats_error = strdup(strerror(-ret));
+		r->src[RUN_STATS] = (struct run_source_state){RUN_PARTIAL, r->stats_error};
+		return 0;
+	}
+	if (!ret)
+		r->src[RUN_STATS].state = RUN_PRESENT;
+	return ret;
+}
+
+static int load_model(struct run *r, char **err);
+
+int corecap_run_load_model(struct run *r, char **err)
+{
+	int ret;
+
+	if (r->model_loaded) {
+		/* The same answer to every caller. */
+		if (r->model_ret && r->model_error)
+			*err = strdup(r->model_error);
+		return r->model_ret;
+	}
+	r->model_loaded = true;
+	ret = check_dir(r, true, err);
+	/* The directory's own error names it; what is in it gets the run as context. */
+	if (!ret && (ret = load_model(r, err)))
+		corecap_err_wrap(err, ret, "cannot read run '%s'", r->dir);
+	r->model_ret = ret;
+	if (ret && *err)
+		r->model_error = strdup(*err);
+	return ret;
+}
+
+static int load_model(struct run *r, char **err)
+{
+	int ret;
+
+	if ((ret = corecap_run_load_manifest(r, err)))
+		return ret;
+	corecap_run_symbols(r, &ret, err);
+	if (ret)
+		return ret;
+	r->never_started = r->has_manifest && r->manifest.partial && !r->manifest.has_window;
+	if (r->never_started)
+		return 0;
+	/* Kernel events are missing only where the manifest says they were recorded. */
+	if (r->src[RUN_KERNEL].state == RUN_ABSENT && r->has_manifest && r->manifest.src_kernel)
+		r->src[RUN_KERNEL].why = "the manifest lists kernel events but kernel/events.bin "
+					 "is absent: thread states come from threads.tsv";
+	if ((ret = decide_trace(r, err)))
+		return ret;
+	return load_stats(r);
+}
+
+void corecap_run_close(struct run *r)
+{
+	if (r->has_sym)
+		corecap_symbolizer_release(&r->sym);
+	corecap_manifest_release(&r->manifest);
+	corecap_shim_stats_release(&r->stats);
+	corecap_ctf_reader_free_traces(r->traces, r->n_traces);
+	free(r->trace_error);
+	free(r->stats_error);
+	free(r->model_error);
+	*r = (struct run){0};
+}

@@ -1,0 +1,159 @@
+#include "threads_tsv.h"
+
+#include <corecap/diag.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run_file.h"
+
+enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C_VCS, C_ICS, C__COUNT };
+
+static const char *const col_names[C__COUNT] = {
+	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns", "vol_cs", "invol_cs",
+};
+
+#define MAX_CELLS 32
+
+/* Values a row may lack (-1 or absent); the header may lack these too. */
+static bool optional(int c)
+{
+	return c == C_RUN || c == C_WAIT || c == C_VCS || c == C_ICS;
+}
+
+/* Voluntary plus involuntary switches; -1 when either is unknown or the sum
+ * would not fit (a hostile file). */
+static int64_t cs_sum(int64_t vcs, int64_t ics)
+{
+	int64_t sum;
+
+	if (vcs < 0 || ics < 0 || __builtin_add_overflow(vcs, ics, &sum))
+		return -1;
+	return sum;
+}
+
+static bool parse_i64(const char *s, int64_t *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 10);
+	return !errno && end != s && *end == '\0';
+}
+
+static int bad_line(char **err, const char *path, unsigned long line, const char *why)
+{
+	return corecap_err(err, -EINVAL, "'%s' line %lu: %s", path, line, why);
+}
+
+static int header(int *col_of, char **cells, int n, const char *path, char **err)
+{
+	char why[64];
+
+	for (int c = 0; c < C__COUNT; c++)
+		col_of[c] = -1;
+	for (int i = 0; i < n; i++)
+		for (int c = 0; c < C__COUNT; c++)
+			if (strcmp(cells[i], col_names[c]) == 0)
+				col_of[c] = i;
+	for (int c = 0; c < C__COUNT; c++)
+		if (col_of[c] < 0 && !optional(c)) {
+			snprintf(why, sizeof(why), "header lacks column '%s'", col_names[c]);
+			return bad_line(err, path, 1, why);
+		}
+	return 0;
+}
+
+/* One data row: 0 and *ok; or an error naming the line (unreadable, not skipped). */
+static int row(struct threads_tsv *t, const int *col_of, char **cells, int n, const char *path,
+	       unsigned long lineno, struct threads_tsv_row *out, bool *ok, char **err)
+{
+	int64_t v[C__COUNT];
+	char why[64];
+
+	*ok = false;
+	for (int c = 0; c < C__COUNT; c++) {
+		v[c] = -1;
+		if (c == C_COMM || col_of[c] < 0)
+			continue;
+		if (col_of[c] >= n || !parse_i64(cells[col_of[c]], &v[c])) {
+			if (optional(c))
+				continue;
+			if (t->skip_unreadable) {
+				t->bad_rows++;
+				return 0;
+			}
+			snprintf(why, sizeof(why), "bad or missing '%s'", col_names[c]);
+			return bad_line(err, path, lineno, why);
+		}
+	}
+	if (v[C_TIME] < 0 || v[C_TID] <= 0 || v[C_TID] > INT32_MAX || v[C_UTIME] < 0 ||
+	    v[C_STIME] < 0) {
+		t->bad_rows++;
+		return 0;
+	}
+	*out = (struct threads_tsv_row){
+		.time_ns = (uint64_t)v[C_TIME],
+		.tid = (int32_t)v[C_TID],
+		.comm = col_of[C_COMM] < n ? cells[col_of[C_COMM]] : "",
+		.cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
+		.run_ns = v[C_RUN],
+		.wait_ns = v[C_WAIT],
+		.cs = cs_sum(v[C_VCS], v[C_ICS]),
+	};
+	*ok = true;
+	return 0;
+}
+
+int corecap_threads_tsv_read(struct threads_tsv *t, const char *path, threads_tsv_row_fn fn,
+			     void *ctx, char **err)
+{
+	FILE *f = corecap_run_file_fopen(path);
+	char *line = NULL, *field, *rest, *cells[MAX_CELLS];
+	size_t size = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+	int col_of[C__COUNT], ret = 0, n;
+	struct threads_tsv_row r;
+	bool ok;
+
+	*err = NULL;
+	if (!f) {
+		ret = -errno;
+		return ret == -ENOENT ? ret
+				      : corecap_err(err, ret, "cannot open '%s': %s", path,
+						    corecap_run_file_strerror(-ret));
+	}
+	while (!ret && (len = getline(&line, &size, f)) >= 0) {
+		if (!len || line[len - 1] != '\n') {
+			/* Only the last line can lack its newline: cut by a killed collector. */
+			t->torn_last_line = true;
+			break;
+		}
+		lineno++;
+		line[--len] = '\0';
+		n = 0;
+		/* strsep, not strtok: an empty cell is a cell. */
+		for (rest = line; (field = strsep(&rest, "\t")) && n < MAX_CELLS;)
+			cells[n++] = field;
+		if (n == 1 && !*cells[0])
+			n = 0;
+		if (lineno == 1) {
+			ret = header(col_of, cells, n, path, err);
+			continue;
+		}
+		if (n == 0)
+			continue;
+		t->rows++;
+		ret = row(t, col_of, cells, n, path, lineno, &r, &ok, err);
+		if (!ret && ok && (ret = fn(ctx, &r)))
+			corecap_err(err, ret, "'%s' line %lu: %s", path, lineno, strerror(-ret));
+	}
+	if (!ret && lineno == 0)
+		ret = corecap_err(err, -EINVAL, "'%s': empty file (no header)", path);
+	free(line);
+	fclose(f);
+	return ret;
+}
