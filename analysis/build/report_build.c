@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <corecap/run_format.h>
+
 #include "build/kernel_attrib.h"
 #include "build/report_quality.h"
 #include "build/thread_origin.h"
@@ -113,7 +115,7 @@ static int read_pass(struct report_build *j, bool detect)
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)
-		corecap_error("cannot read trace '%s/trace': %s", j->run->dir,
+		corecap_error("cannot read trace '%s/" CORECAP_RUN_TRACE "': %s", j->run->dir,
 			      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
 							   : strerror(-ret));
 	j->foreign_events = r.foreign_events;
@@ -166,12 +168,12 @@ static int no_trace(struct report_build *j)
 	int ret;
 
 	if (!j->run->manifest.has_window) {
-		corecap_error(
-			"'%s/manifest.json': a run without a trace needs the manifest's window",
-			j->run->dir);
+		corecap_error("'%s/" CORECAP_RUN_MANIFEST
+			      "': a run without a trace needs the manifest's window",
+			      j->run->dir);
 		return -EINVAL;
 	}
-	j->missing[j->n_missing++] = "trace";
+	j->missing[j->n_missing++] = CORECAP_RUN_TRACE;
 	ret = corecap_model_init(&j->model, &cfg);
 	if (ret)
 		return ret;
@@ -231,7 +233,7 @@ static int read_kernel(struct report_build *j)
 		const char *why = j->run->src[RUN_KERNEL].why;
 
 		if (why)
-			j->missing[j->n_missing++] = "kernel";
+			j->missing[j->n_missing++] = CORECAP_KERNEL_DIR;
 		ret = why ? warn(j, "%s", why) : 0;
 		goto out;
 	}
@@ -258,7 +260,8 @@ static int read_kernel(struct report_build *j)
 			      "address only");
 	if (!ret && (k->unknown_records || k->trailing_bytes))
 		ret = warn(j,
-			   "kernel/: %llu records of unknown types skipped, %llu bytes of a "
+			   CORECAP_KERNEL_DIR
+			   "/: %llu records of unknown types skipped, %llu bytes of a "
 			   "trailing fragment ignored",
 			   (unsigned long long)k->unknown_records,
 			   (unsigned long long)k->trailing_bytes);
@@ -294,7 +297,7 @@ static int no_trace_warning(struct report_build *j)
 static int read_samples(struct report_build *j)
 {
 	struct thread_samples s;
-	char *path = corecap_run_path(j->run, "threads.tsv"), *err = NULL;
+	char *path = corecap_run_path(j->run, CORECAP_RUN_THREADS), *err = NULL;
 	int ret;
 
 	if (!path)
@@ -302,17 +305,19 @@ static int read_samples(struct report_build *j)
 	corecap_thread_samples_init(&s);
 	ret = corecap_thread_samples_load(&s, path, j->model.ws, j->model.we, &err);
 	if (ret == -ENOENT) {
-		j->missing[j->n_missing++] = "threads.tsv";
-		ret = warn(j, "no threads.tsv: thread and pool CPU figures, cores used and the "
+		j->missing[j->n_missing++] = CORECAP_RUN_THREADS;
+		ret = warn(j, "no " CORECAP_RUN_THREADS
+			      ": thread and pool CPU figures, cores used and the "
 			      "thread/pool/cores ceilings are unknown");
 	} else if (ret) {
 		corecap_error("%s", err ? err : strerror(-ret));
 	} else {
 		if (s.torn_last_line) {
-			ret = warn(j, "threads.tsv ends in a torn line (the collector was killed "
-				      "while writing it): read up to its last whole line");
+			ret = warn(j, CORECAP_RUN_THREADS
+				   " ends in a torn line (the collector was killed "
+				   "while writing it): read up to its last whole line");
 			corecap_run_mark_partial(j->run, RUN_THREADS,
-						 "threads.tsv ends in a torn line");
+						 CORECAP_RUN_THREADS " ends in a torn line");
 		}
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
@@ -328,9 +333,10 @@ static int read_samples(struct report_build *j)
 							   has_runq, span);
 		}
 		if (!ret && !s.len)
-			ret = warn(j, "threads.tsv has no sample inside the window");
+			ret = warn(j, CORECAP_RUN_THREADS " has no sample inside the window");
 		else if (!ret && s.last_ns - s.first_ns < corecap_model_window_ns(&j->model) / 2)
-			ret = warn(j, "threads.tsv covers only %.3f s of the %.3f s window",
+			ret = warn(j,
+				   CORECAP_RUN_THREADS " covers only %.3f s of the %.3f s window",
 				   (s.last_ns - s.first_ns) / 1e9,
 				   corecap_model_window_ns(&j->model) / 1e9);
 	}
@@ -379,7 +385,8 @@ static int read_stats(struct report_build *j)
 		j->missing[j->n_missing++] = "stats";
 		/* Without a trace either, no_trace_warning says what that leaves. */
 		return j->model.src.trace
-			       ? warn(j, "no shim stats (stats-begin/stats-end): lock acquisitions "
+			       ? warn(j, "no shim stats (" CORECAP_RUN_STATS_BEGIN
+					 "/" CORECAP_RUN_STATS_END "): lock acquisitions "
 					 "are unknown and hold times come from hold events alone")
 			       : 0;
 	}
@@ -399,7 +406,8 @@ static int read_stats(struct report_build *j)
 		const struct shim_lock_delta *l = &st->locks[i];
 
 		ret = corecap_model_set_lock_stats(&j->model, l->addr, l->kind, l->acquisitions,
-						   l->contentions, l->wait_ns, l->holds, l->hold_ns);
+						   l->contentions, l->wait_ns, l->holds,
+						   l->hold_ns);
 	}
 	for (size_t i = 0; i < st->n_sites && !ret; i++)
 		if (corecap_lock_table_set_site_acquisitions(&j->model.locks, st->sites[i].addr,
@@ -424,7 +432,7 @@ static int name_threads(struct report_build *j)
 
 	if (!j->run->has_manifest || !j->run->manifest.comm || !j->run->has_sym)
 		return 0;
-	path = corecap_run_path(j->run, "wall.samples");
+	path = corecap_run_path(j->run, CORECAP_RUN_WALL);
 	if (!path)
 		return -ENOMEM;
 	ret = corecap_thread_origin_name(&j->model.threads, path, j->run->manifest.comm,
@@ -532,8 +540,9 @@ static int run_warnings(struct report_build *j)
 	int ret = 0;
 
 	if (!run->has_manifest) {
-		j->missing[j->n_missing++] = "manifest.json";
-		ret = warn(j, "no manifest.json: a partial run; the window is the trace's first to "
+		j->missing[j->n_missing++] = CORECAP_RUN_MANIFEST;
+		ret = warn(j, "no " CORECAP_RUN_MANIFEST
+			      ": a partial run; the window is the trace's first to "
 			      "last event and the benchmark is unknown");
 	}
 	for (size_t i = 0; i < run->manifest.n_warnings && !ret; i++)
@@ -543,7 +552,7 @@ static int run_warnings(struct report_build *j)
 			   run->manifest.partial_reason ? run->manifest.partial_reason
 							: "the recording did not complete");
 	if (!ret && run->src[RUN_MAPS].state == RUN_ABSENT) {
-		j->missing[j->n_missing++] = "maps";
+		j->missing[j->n_missing++] = CORECAP_RUN_MAPS;
 		ret = warn(j, "no maps file: addresses are shown in hex, and no lock site can be "
 			      "recognized as logging code");
 	}
@@ -581,7 +590,8 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 	if (ret)
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
-		corecap_error("'%s/trace': empty window: the trace holds no event of the daemon",
+		corecap_error("'%s/" CORECAP_RUN_TRACE
+			      "': empty window: the trace holds no event of the daemon",
 			      j->run->dir);
 		return -EINVAL;
 	}

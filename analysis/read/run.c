@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <corecap/run_format.h>
 #include <sys/stat.h>
 
 #include "ctf_reader.h"
@@ -12,15 +14,11 @@
 
 /* The file of each source, whose presence says the source's. */
 static const char *const source_file[RUN__SOURCES] = {
-	[RUN_MANIFEST] = "manifest.json",
-	[RUN_TRACE] = "trace",
-	[RUN_MAPS] = "maps",
-	[RUN_THREADS] = "threads.tsv",
-	[RUN_STATS] = "stats-end",
-	[RUN_KERNEL] = "kernel/events.bin",
-	[RUN_WALL] = "wall.samples",
-	[RUN_CPU_PROF] = "cpu.prof",
-	[RUN_CEPH] = "ceph",
+	[RUN_MANIFEST] = CORECAP_RUN_MANIFEST, [RUN_TRACE] = CORECAP_RUN_TRACE,
+	[RUN_MAPS] = CORECAP_RUN_MAPS,	       [RUN_THREADS] = CORECAP_RUN_THREADS,
+	[RUN_STATS] = CORECAP_RUN_STATS_END,   [RUN_KERNEL] = CORECAP_KERNEL_EVENTS_FILE,
+	[RUN_WALL] = CORECAP_RUN_WALL,	       [RUN_CPU_PROF] = CORECAP_RUN_CPU_PROF,
+	[RUN_CEPH] = CORECAP_RUN_CEPH_DIR,
 };
 
 char *corecap_run_path(const struct run *r, const char *name)
@@ -75,11 +73,12 @@ static int check_dir(const struct run *r, bool model, char **err)
 				   "directory `corecap record -o` writes)",
 				   r->dir, strerror(ENOTDIR));
 	if (model && !r->src[RUN_MANIFEST].state && !r->src[RUN_TRACE].state)
-		return corecap_err(err, -ENOENT,
-				   "'%s' is not a run directory: it holds neither "
-				   "manifest.json nor trace/ (empty, or not written by "
-				   "`corecap record`)",
-				   r->dir);
+		return corecap_err(
+			err, -ENOENT,
+			"'%s' is not a run directory: it holds neither " CORECAP_RUN_MANIFEST
+			" nor trace/ (empty, or not written by "
+			"`corecap record`)",
+			r->dir);
 	return 0;
 }
 
@@ -105,7 +104,7 @@ int corecap_run_load_manifest(struct run *r, char **err)
 
 	if (r->tried_manifest)
 		return 0;
-	if (!(path = corecap_run_path(r, "manifest.json")))
+	if (!(path = corecap_run_path(r, CORECAP_RUN_MANIFEST)))
 		return -ENOMEM;
 	ret = corecap_manifest_load(&r->manifest, path, err);
 	free(path);
@@ -135,8 +134,8 @@ struct symbolizer *corecap_run_symbols(struct run *r, int *ret, char **err)
 	*ret = 0;
 	if (r->has_sym)
 		return &r->sym;
-	maps = corecap_run_path(r, "maps");
-	ids = corecap_run_path(r, "buildids.tsv");
+	maps = corecap_run_path(r, CORECAP_RUN_MAPS);
+	ids = corecap_run_path(r, CORECAP_RUN_BUILDIDS);
 	if (!maps || !ids)
 		*ret = -ENOMEM;
 	else
@@ -159,7 +158,7 @@ static bool partial_with_window(const struct run *r)
 
 int corecap_run_list_traces(struct run *r, char **err)
 {
-	char *root = corecap_run_path(r, "trace");
+	char *root = corecap_run_path(r, CORECAP_RUN_TRACE);
 	struct stat st;
 	int ret;
 
@@ -176,7 +175,7 @@ int corecap_run_list_traces(struct run *r, char **err)
 
 static int find_traces(struct run *r, char **err)
 {
-	char *root = corecap_run_path(r, "trace");
+	char *root = corecap_run_path(r, CORECAP_RUN_TRACE);
 	int ret;
 
 	if (!root)
@@ -213,7 +212,7 @@ static int decide_trace(struct run *r, char **err)
 					       "started under `corecap run`"};
 		return 0;
 	}
-	if (partial_with_window(r) && !exists(r, "trace")) {
+	if (partial_with_window(r) && !exists(r, CORECAP_RUN_TRACE)) {
 		*t = (struct run_source_state){RUN_ABSENT,
 					       "no trace/ in this partial run (its collector "
 					       "stopped before the trace was started)"};
@@ -236,7 +235,8 @@ static int decide_trace(struct run *r, char **err)
 
 static int load_stats(struct run *r)
 {
-	char *begin = corecap_run_path(r, "stats-begin"), *end = corecap_run_path(r, "stats-end");
+	char *begin = corecap_run_path(r, CORECAP_RUN_STATS_BEGIN),
+	     *end = corecap_run_path(r, CORECAP_RUN_STATS_END);
 	int ret = -ENOMEM;
 
 	if (begin && end)
@@ -296,8 +296,9 @@ static int load_model(struct run *r, char **err)
 		return 0;
 	/* Kernel events are missing only where the manifest says they were recorded. */
 	if (r->src[RUN_KERNEL].state == RUN_ABSENT && r->has_manifest && r->manifest.src_kernel)
-		r->src[RUN_KERNEL].why = "the manifest lists kernel events but kernel/events.bin "
-					 "is absent: thread states come from threads.tsv";
+		r->src[RUN_KERNEL].why =
+			"the manifest lists kernel events but " CORECAP_KERNEL_EVENTS_FILE " "
+			"is absent: thread states come from " CORECAP_RUN_THREADS;
 	if ((ret = decide_trace(r, err)))
 		return ret;
 	return load_stats(r);
