@@ -20,10 +20,10 @@ stop_refosd
 sed 's/^/    /' "$WORK/err"
 
 expect_true "the banner names refbench, not nice" \
-	grep -q "^corecap: recording PID $OSD_PID (refosd) while '$REFBENCH' runs" "$WORK/err"
-grep -E '^corecap: [0-9]+\.[0-9] s' "$WORK/err" >"$WORK/progress" || true
+	grep -q "^corecap record: recording PID $OSD_PID (refosd) while '$REFBENCH' runs" "$WORK/err"
+grep -E '^corecap record: [0-9]+\.[0-9] s' "$WORK/err" >"$WORK/progress" || true
 expect_calc "progress lines ($(wc -l <"$WORK/progress"))" "$(wc -l <"$WORK/progress") >= 2"
-own='^corecap: [0-9]+\.[0-9] s( \| (trace [0-9.]+ MiB|[0-9]+ threads, /proc read [0-9]+ times|wall [0-9]+ samples))*$'
+own='^corecap record: [0-9]+\.[0-9] s( \| (trace [0-9.]+ MiB|[0-9]+ threads, /proc read [0-9]+ times|wall [0-9]+ samples))*$'
 expect_eq "progress lines holding anything but record's own figures" "" "$(grep -vE "$own" "$WORK/progress" || true)"
 expect_true "refbench's column header reaches stdout intact" \
 	grep -q '^  sec Cur ops   started  finished  avg MB/s  cur MB/s last lat(s)  avg lat(s)$' "$WORK/out"
