@@ -12,12 +12,12 @@
 /* corecap_io `call` values: read 0, write 1, fsync 2, send 3, recv 4. */
 static bool is_in(uint8_t call)
 {
-	return call == 0 || call == 4;
+	return call == CORECAP_IO_CALL_READ || call == CORECAP_IO_CALL_RECV;
 }
 
 static bool is_out(uint8_t call)
 {
-	return call == 1 || call == 3;
+	return call == CORECAP_IO_CALL_WRITE || call == CORECAP_IO_CALL_SEND;
 }
 
 void corecap_net_ops_init(struct net_ops *d, struct model *m, int32_t pid)

@@ -172,14 +172,6 @@ static inline const char *corecap_io_class_name(unsigned c)
 	return c < CORECAP_IO_CLASSES && names[c] ? names[c] : "?";
 }
 
-static inline const char *corecap_io_call_name(unsigned c)
-{
-	static const char *const names[CORECAP_IO_CALLS] = {
-		CORECAP_IO_CALL_LIST(CORECAP_ENUM_LABEL_)};
-
-	return c < CORECAP_IO_CALLS && names[c] ? names[c] : "?";
-}
-
 static inline const char *corecap_lock_kind_label(unsigned k)
 {
 	static const char *const names[CORECAP_KIND_COND] = {
