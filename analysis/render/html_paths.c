@@ -431,7 +431,7 @@ static void paths_top(const struct report *r, FILE *out)
 			fprintf(out, "\"><td>");
 			esc(out, t->types[i].name);
 			fprintf(out, "</td><td>");
-			esc(out, name ? name : v[k].tid == 0 ? "idle" : "?");
+			esc(out, name ? name : v[k].tid == 0 ? "idle" : "unnamed");
 			fprintf(out,
 				"</td><td>%d</td><td>%s</td><td data-v=\"%.3f\">%.1f</td></tr>\n",
 				(int)v[k].tid, corecap_cp_cat_name(v[k].cat),
@@ -453,8 +453,12 @@ static void paths_section(const struct report *r, FILE *out)
 		return;
 	}
 	if (!t->finished) {
-		fprintf(out, "<p class=\"note\" id=\"critical-path-missing\">Not computed: no "
-			     "annotated op finished in the window.</p>\n");
+		fprintf(out,
+			"<p class=\"note\" id=\"critical-path-missing\">Not computed: no "
+			"annotated op finished in the window%s.</p>\n",
+			r->ceph && r->ceph->has_optracker ? " (the paths follow annotated ops; the "
+							    "OSD's OpTracker ops have none)"
+							  : "");
 		return;
 	}
 	fprintf(out,
