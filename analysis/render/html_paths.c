@@ -290,6 +290,15 @@ static double per_op_us(uint64_t ns, uint64_t count)
 	return count ? (double)ns / (double)count / 1e3 : 0.0;
 }
 
+/* Op type i, or NULL when none of its ops finished; *cp: its path, or NULL. */
+static const struct op_type *op_type(const struct report *r, size_t i, const struct cp_type **cp)
+{
+	const struct op_type *ty = &r->model->ops.types[i];
+
+	*cp = corecap_critical_path_type(r->critical_path, (uint32_t)i);
+	return ty->hist.count ? ty : NULL;
+}
+
 /* One row of the paths table: a type's annotations (cp NULL) or its path. */
 static void path_row(const struct op_type *ty, const struct cp_type *cp, FILE *out)
 {
@@ -352,11 +361,10 @@ static void paths_bars(const struct report *r, FILE *out)
 	char label[300];
 
 	for (size_t i = 0; i < t->n_types; i++) {
-		const struct op_type *ty = &t->types[i];
-		const struct cp_type *cp =
-			corecap_critical_path_type(r->critical_path, (uint32_t)i);
+		const struct cp_type *cp;
+		const struct op_type *ty = op_type(r, i, &cp);
 
-		if (!ty->hist.count)
+		if (!ty)
 			continue;
 		rows += cp ? 2 : 1;
 		if (per_op_us(ty->hist.sum_ns, ty->hist.count) > scale)
@@ -371,12 +379,11 @@ static void paths_bars(const struct report *r, FILE *out)
 		BAR_L + BAR_W + 20, 10 + (double)rows * (BAR_H + 6) + 50, BAR_L + BAR_W + 20,
 		10 + (double)rows * (BAR_H + 6) + 50);
 	for (size_t i = 0; i < t->n_types; i++) {
-		const struct op_type *ty = &t->types[i];
-		const struct cp_type *cp =
-			corecap_critical_path_type(r->critical_path, (uint32_t)i);
+		const struct cp_type *cp;
+		const struct op_type *ty = op_type(r, i, &cp);
 		uint64_t ann[CP__COUNT] = {0};
 
-		if (!ty->hist.count)
+		if (!ty)
 			continue;
 		memcpy(ann, ty->cat_ns, sizeof(ty->cat_ns));
 		snprintf(label, sizeof(label), "%s: annotations", ty->name);
@@ -414,12 +421,12 @@ static void paths_top(const struct report *r, FILE *out)
 		"<th>thread</th><th>tid</th><th>category</th><th>us/op</th></tr>\n",
 		TOP_PAIRS);
 	for (size_t i = 0; i < t->n_types; i++) {
-		const struct cp_type *cp =
-			corecap_critical_path_type(r->critical_path, (uint32_t)i);
+		const struct cp_type *cp;
+		const struct op_type *ty = op_type(r, i, &cp);
 		struct cp_top v[TOP_PAIRS];
 		size_t n;
 
-		if (!cp || !t->types[i].hist.count)
+		if (!ty || !cp)
 			continue;
 		n = corecap_critical_path_top(cp, v, TOP_PAIRS);
 		for (size_t k = 0; k < n; k++) {
@@ -427,9 +434,9 @@ static void paths_top(const struct report *r, FILE *out)
 				corecap_critical_path_thread_name(r->critical_path, v[k].tid);
 
 			fprintf(out, "<tr data-type=\"");
-			esc(out, t->types[i].name);
+			esc(out, ty->name);
 			fprintf(out, "\"><td>");
-			esc(out, t->types[i].name);
+			esc(out, ty->name);
 			fprintf(out, "</td><td>");
 			esc(out, name ? name : v[k].tid == 0 ? "idle" : "unnamed");
 			fprintf(out,
@@ -474,11 +481,10 @@ static void paths_section(const struct report *r, FILE *out)
 		fprintf(out, "<th>%s</th>", corecap_cp_cat_name(cat_order[i]));
 	fprintf(out, "</tr>\n");
 	for (size_t i = 0; i < t->n_types; i++) {
-		const struct op_type *ty = &t->types[i];
-		const struct cp_type *cp =
-			corecap_critical_path_type(r->critical_path, (uint32_t)i);
+		const struct cp_type *cp;
+		const struct op_type *ty = op_type(r, i, &cp);
 
-		if (!ty->hist.count)
+		if (!ty)
 			continue;
 		path_row(ty, NULL, out);
 		if (cp) {
