@@ -116,7 +116,7 @@ PY
 }
 
 # Without kernel events first: it needs no root.
-RECORD_OPTS=($(record_opts_without_kernel))
+read -r -a RECORD_OPTS <<<"$(record_opts_without_kernel)"
 start_refosd nokernel --debug 0
 record_refbench "$WORK/nokernel" -t 1 -b 1 -d 1 write
 stop_refosd
