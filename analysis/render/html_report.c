@@ -1,6 +1,7 @@
 #include "html_report.h"
 
 #include "html_escape.h"
+#include "html_paths.h"
 #include "html_tables.h"
 #include "name_elide.h"
 #include "render_common.h"
@@ -451,6 +452,8 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 		fprintf(out, "</p>\n");
 	}
 	ops_table(h->report, out);
+	if (corecap_html_paths(h->report, out))
+		return -EIO;
 	corecap_html_ceph_tables(h->report, out);
 	util_chart(h->series, out);
 	pools_table(h->report, out);

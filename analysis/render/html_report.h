@@ -1,7 +1,8 @@
 /*
  * html_report: a run as one self-contained HTML page: the report's
  * verdict and tables (ops, pools, threads, locks; the whole text report
- * beside them), the CPU each pool used over time as an inline SVG chart,
+ * beside them), the ops' critical paths and the wait-for graph
+ * (html_paths.h), the CPU each pool used over time as an inline SVG chart,
  * and the flame graphs as inline SVG (each with its own inline script:
  * flame_svg.h); its tables sort when a header is clicked (one inline
  * script, html_tables.h). Nothing is fetched: no script, stylesheet, font
