@@ -204,10 +204,14 @@ static int add_flames(struct html_job *j)
 
 static int build(struct html_job *j)
 {
+	struct report_opts ro;
 	FILE *mem;
 	int ret;
 
-	ret = corecap_report_build_dir(&j->rb, &j->run, j->o.run, j->o.symfs, NULL, &j->report);
+	/* The embedded text report cuts the shim's frames as the pictures do. */
+	corecap_report_opts_init(&ro);
+	ro.keep_shim_frames = j->o.keep_shim_frames;
+	ret = corecap_report_build_dir(&j->rb, &j->run, j->o.run, j->o.symfs, &ro, &j->report);
 	if (ret)
 		return ret;
 	mem = open_memstream(&j->text, &j->text_len);

@@ -101,6 +101,8 @@ EOF
 	page_frames "$WORK/$name.cut.html" >"$WORK/$name.cut.page"
 	page_frames "$WORK/$name.keep.html" >"$WORK/$name.keep.page"
 	expect_eq "$name html: no shim frame in the page's flame graphs" 0 "$(shim_frames "$WORK/$name.cut.page")"
+	expect_eq "$name html: no shim frame anywhere in the page (its text report too)" 0 \
+		"$(grep -cE 'mutex_slow|lock_track_|corecap_cond_wait_current' "$WORK/$name.cut.html" || true)"
 	expect_calc "$name html --keep-shim-frames: the shim's frames in the page's flame graphs" \
 		"$(shim_frames "$WORK/$name.keep.page") > 0"
 	for k in wall lock; do
