@@ -11,6 +11,8 @@
 #include "aio_table.h"
 #include "util.h"
 
+#include "check_run.h"
+
 static struct aio_table t;
 
 static void reset(void)
@@ -95,17 +97,11 @@ int main(void)
 {
 	Suite *s = suite_create("aio_table");
 	TCase *tc = tcase_create("table");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, put_then_take_once);
 	tcase_add_test(tc, resubmission_reuses_its_entry);
 	tcase_add_test(tc, a_full_window_refuses_and_recovers);
 	tcase_add_test(tc, null_keys_are_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

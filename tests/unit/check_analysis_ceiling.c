@@ -10,6 +10,8 @@
 
 #include "model/ceiling.h"
 
+#include "check_run.h"
+
 #define W 1000000000ull /* a 1 s window */
 
 static struct model m;
@@ -190,8 +192,6 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_ceiling");
 	TCase *tc = tcase_create("verdict");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_lock_held_most_of_the_window_binds_and_cores_will_not_help);
@@ -204,9 +204,5 @@ int main(void)
 	tcase_add_test(tc, no_figures_at_all_says_so);
 	tcase_add_test(tc, pools_group_names_without_trailing_digits_and_separators);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -11,6 +11,8 @@
 
 #include "read/ceph_files.h"
 
+#include "check_run.h"
+
 static char run[64];
 static char sub[96];
 
@@ -156,8 +158,6 @@ int main(void)
 {
 	Suite *s = suite_create("ceph_files");
 	TCase *tc = tcase_create("load");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_run_without_ceph_files_has_nothing);
@@ -165,9 +165,5 @@ int main(void)
 	tcase_add_test(tc, perf_dumps_give_window_deltas_and_means);
 	tcase_add_test(tc, a_broken_file_is_an_error);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -9,6 +9,8 @@
 
 #include "model/ceph_sampled.h"
 
+#include "check_run.h"
+
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 enum { WRITE, READ, DELETE };
@@ -339,8 +341,6 @@ int main(void)
 	Suite *s = suite_create("ceph_sampled");
 	TCase *credit = tcase_create("credit");
 	TCase *finish = tcase_create("finish");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(credit, one_op_in_flight_gets_the_whole_period);
 	tcase_add_test(credit, an_op_is_in_flight_from_its_arrival_to_its_reply_inclusive);
@@ -356,9 +356,5 @@ int main(void)
 	tcase_add_test(finish, scaling_rounds_down_and_the_queue_takes_the_remainder);
 	suite_add_tcase(s, credit);
 	suite_add_tcase(s, finish);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

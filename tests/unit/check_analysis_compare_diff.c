@@ -10,6 +10,8 @@
 
 #include "compare_diff.h"
 
+#include "check_run.h"
+
 static struct compare_totals t[2];
 static char buf[512];
 
@@ -112,8 +114,6 @@ int main(void)
 {
 	Suite *s = suite_create("compare_diff");
 	TCase *tc = tcase_create("headline");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, the_headline_names_the_change_and_its_parts);
@@ -123,9 +123,5 @@ int main(void)
 	tcase_add_test(tc, small_changes_are_left_out);
 	tcase_add_test(tc, scaling_a_column_keeps_totals_consistent);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

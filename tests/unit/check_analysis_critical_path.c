@@ -13,6 +13,8 @@
 #include "model/critical_path.h"
 #include "model/model.h"
 
+#include "check_run.h"
+
 enum { A = 10, B = 20, L = 30, HOG = 99 };
 
 static struct kbuf b;
@@ -350,8 +352,6 @@ int main(void)
 {
 	Suite *s = suite_create("critical_path");
 	TCase *tc = tcase_create("paths");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
@@ -363,9 +363,5 @@ int main(void)
 	tcase_add_test(tc, excluded_and_pathless_ops);
 	tcase_add_test(tc, conservation_on_random_interleavings);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

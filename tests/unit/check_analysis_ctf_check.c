@@ -11,6 +11,8 @@
 
 #include "read/ctf_check.h"
 
+#include "check_run.h"
+
 #define GOLDEN CORECAP_TEST_DATA "/analysis/golden-run/trace/ust/uid/0/64-bit"
 
 static const struct ctf_check_opts refuse = {.refuse_context_sequence = true};
@@ -226,8 +228,6 @@ int main(void)
 {
 	Suite *s = suite_create("ctf_check");
 	TCase *tc = tcase_create("ctf_check");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, the_golden_metadata_passes_packetized_and_as_text);
 	tcase_add_test(tc, metadata_cut_inside_a_packet_or_its_text_is_refused);
@@ -236,9 +236,5 @@ int main(void)
 	tcase_add_test(tc, a_sequence_through_a_named_struct_or_typealias_is_found);
 	tcase_add_test(tc, the_golden_trace_has_every_indexed_packet);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

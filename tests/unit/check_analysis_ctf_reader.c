@@ -12,6 +12,8 @@
 
 #include "read/ctf_reader.h"
 
+#include "check_run.h"
+
 #define GOLDEN_TRACE CORECAP_TEST_DATA "/analysis/golden-run/trace"
 
 struct tally {
@@ -120,16 +122,10 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_ctf_reader");
 	TCase *tc = tcase_create("reader");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, the_golden_trace_reads_every_kind_in_order);
 	tcase_add_test(tc, a_missing_trace_directory_is_an_error_naming_it);
 	tcase_add_test(tc, a_consumer_error_stops_the_reading);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -9,6 +9,8 @@
 #include "kernel_records.h"
 #include "model/futex_locks.h"
 
+#include "check_run.h"
+
 #define WS   1000
 #define WE   2000
 #define LOCK 0x5000
@@ -177,8 +179,6 @@ int main(void)
 {
 	Suite *s = suite_create("futex_locks");
 	TCase *tc = tcase_create("locks");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_hand_over_names_the_holder_and_the_hold);
@@ -187,9 +187,5 @@ int main(void)
 	tcase_add_test(tc, what_is_not_a_wait);
 	tcase_add_test(tc, waits_are_clipped_and_their_union_counted_once);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

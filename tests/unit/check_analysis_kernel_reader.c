@@ -13,6 +13,8 @@
 #include "kernel_records.h"
 #include "read/kernel_reader.h"
 
+#include "check_run.h"
+
 #define WS 1000000000ull
 #define WE 2000000000ull
 
@@ -216,8 +218,6 @@ int main(void)
 {
 	Suite *s = suite_create("kernel_reader");
 	TCase *ok = tcase_create("reading"), *bad = tcase_create("hostile");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(ok, setup, teardown);
 	tcase_add_test(ok, records_are_sorted_across_cpus_and_stacks_joined);
@@ -236,9 +236,5 @@ int main(void)
 	tcase_add_test(bad, stacks_of_another_process);
 	suite_add_tcase(s, ok);
 	suite_add_tcase(s, bad);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -9,6 +9,8 @@
 #include "kernel_records.h"
 #include "model/kernel_states.h"
 
+#include "check_run.h"
+
 #define WS 1000
 #define WE 1100
 
@@ -167,8 +169,6 @@ int main(void)
 {
 	Suite *s = suite_create("kernel_states");
 	TCase *tc = tcase_create("states");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, two_threads_on_one_cpu_are_half_runnable);
@@ -180,9 +180,5 @@ int main(void)
 	tcase_add_test(tc, a_contradiction_is_counted);
 	tcase_add_test(tc, a_waking_before_the_switch_out_leaves_it_runnable);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

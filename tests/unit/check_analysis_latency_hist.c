@@ -5,6 +5,8 @@
 
 #include "model/latency_hist.h"
 
+#include "check_run.h"
+
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -63,15 +65,9 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_latency_hist");
 	TCase *tc = tcase_create("hist");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, small_values_are_exact);
 	tcase_add_test(tc, large_values_are_within_half_a_sub_bucket);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -11,6 +11,8 @@
 
 #include "model/lock_rows.h"
 
+#include "check_run.h"
+
 static struct lock_table t;
 
 /* A lock at addr taken at site, with its figures (events seen). */
@@ -188,8 +190,6 @@ int main(void)
 {
 	Suite *s = suite_create("lock_rows");
 	TCase *tc = tcase_create("rows");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, the_default_order_is_total_wait);
@@ -201,9 +201,5 @@ int main(void)
 	tcase_add_test(tc, holds_come_from_the_hold_times_source);
 	tcase_add_test(tc, without_events_no_max_wait);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -11,6 +11,8 @@
 
 #include "read/manifest.h"
 
+#include "check_run.h"
+
 static char path[64];
 static struct run_manifest mf;
 static char *err;
@@ -121,8 +123,6 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_manifest");
 	TCase *tc = tcase_create("manifest");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_complete_manifest_gives_every_field);
@@ -132,9 +132,5 @@ int main(void)
 	tcase_add_test(tc, text_that_is_not_json_is_refused);
 	tcase_add_test(tc, a_missing_file_is_enoent_without_error_text);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

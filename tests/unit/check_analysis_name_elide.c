@@ -11,6 +11,8 @@
 
 #include "render/name_elide.h"
 
+#include "check_run.h"
+
 #define ELL "\xe2\x80\xa6"
 
 static char out[512];
@@ -106,8 +108,6 @@ int main(void)
 {
 	Suite *s = suite_create("name_elide");
 	TCase *tc = tcase_create("elide");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, a_short_name_is_kept_whole);
 	tcase_add_test(tc, a_long_name_keeps_its_start_and_end);
@@ -116,9 +116,5 @@ int main(void)
 	tcase_add_test(tc, one_token_too_long_is_kept_whole);
 	tcase_add_test(tc, widths_count_characters_not_bytes);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

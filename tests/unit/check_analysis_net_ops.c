@@ -14,6 +14,8 @@
 #include "model/model.h"
 #include "model/net_ops.h"
 
+#include "check_run.h"
+
 #define PID 7
 
 static struct model m;
@@ -202,10 +204,10 @@ START_TEST(a_reply_in_several_writes_ends_at_its_last_write)
 	const struct op_type *t;
 
 	RECV(1000, 10, 5, 24, 100);
-	SEND(2000, 10, 5, 8, 100);		     /* the response header */
+	SEND(2000, 10, 5, 8, 100);			     /* the response header */
 	io(2500, 10, 0, 3, 4096, 300, PID, CORECAP_IO_DATA); /* the file read between */
-	RECV(2600, 11, 6, 24, 10);		     /* another connection's request meanwhile */
-	SEND(3000, 10, 5, 4096, 400);		     /* the data */
+	RECV(2600, 11, 6, 24, 10);    /* another connection's request meanwhile */
+	SEND(3000, 10, 5, 4096, 400); /* the data */
 	SEND(3200, 11, 6, 9, 10);
 	SEND(3500, 10, 5, 4096, 300); /* more data */
 	RECV(9000, 10, 5, 24, 100);   /* the next request: the reply was complete */
@@ -329,8 +331,6 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_net_ops");
 	TCase *tc = tcase_create("net_ops");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, synchronous_request_and_reply_make_one_op_owned_by_the_thread);
@@ -345,9 +345,5 @@ int main(void)
 	tcase_add_test(tc, a_tap_sees_every_event_in_time_order_with_the_ends_typed);
 	tcase_add_test(tc, types_round_large_sizes_up_to_powers_of_two);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

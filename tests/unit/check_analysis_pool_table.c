@@ -8,6 +8,8 @@
 
 #include "model/pool_table.h"
 
+#include "check_run.h"
+
 #define MS 1000000ull
 
 static struct model_thread shim_thread(void)
@@ -111,17 +113,11 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_pool_table");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, without_kernel_states_the_shim_figures_stand);
 	tcase_add_test(tc, with_kernel_states_lock_and_cond_share_the_futex_time);
 	tcase_add_test(tc, waits_within_the_kernels_time_are_kept);
 	tcase_add_test(tc, a_pool_of_kernel_threads_never_passes_its_time);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -11,6 +11,8 @@
 
 #include "model/projection.h"
 
+#include "check_run.h"
+
 #define W 1000000000ull /* a 1 s window */
 
 static struct model m;
@@ -151,17 +153,11 @@ int main(void)
 {
 	Suite *s = suite_create("projection");
 	TCase *tc = tcase_create("projection");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, the_smallest_saturation_throughput_binds_at_each_core_count);
 	tcase_add_test(tc, cores_bind_on_a_small_machine_and_their_relief_is_the_next_bound);
 	tcase_add_test(tc, no_projection_without_cpu_figures_or_throughput);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

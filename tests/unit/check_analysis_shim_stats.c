@@ -12,6 +12,8 @@
 
 #include "read/shim_stats.h"
 
+#include "check_run.h"
+
 static char begin_path[64], end_path[64];
 static void *begin_buf, *end_buf;
 static struct shim_stats st;
@@ -209,8 +211,6 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_shim_stats");
 	TCase *tc = tcase_create("stats");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, hot_locks_and_sites_give_their_window_deltas);
@@ -219,9 +219,5 @@ int main(void)
 	tcase_add_test(tc, copies_of_two_processes_are_refused);
 	tcase_add_test(tc, a_missing_copy_is_enoent);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

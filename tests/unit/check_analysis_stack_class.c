@@ -9,6 +9,8 @@
 
 #include "model/stack_class.h"
 
+#include "check_run.h"
+
 #define LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 enum {
@@ -223,8 +225,6 @@ int main(void)
 {
 	Suite *s = suite_create("stack_class");
 	TCase *tc = tcase_create("classify");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_thread_in_the_lock_wait_leaf_is_waiting_for_a_lock);
@@ -241,9 +241,5 @@ int main(void)
 	tcase_add_test(tc, categories_have_their_report_names);
 	tcase_add_test(tc, a_class_begins_where_its_frames_are);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -1,8 +1,11 @@
-/* analysis/build/thread_origin.c: an unnamed thread's start routine from its stack's outermost frames. */
+/* analysis/build/thread_origin.c: an unnamed thread's start routine from its stack's outermost
+ * frames. */
 #include <string.h>
 #include <check.h>
 
 #include "build/thread_origin.h"
+
+#include "check_run.h"
 
 START_TEST(the_routine_above_the_trampolines_names_the_thread)
 {
@@ -48,15 +51,9 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_thread_origin");
 	TCase *tc = tcase_create("thread_origin");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, the_routine_above_the_trampolines_names_the_thread);
 	tcase_add_test(tc, a_stack_cut_short_or_unknown_names_nothing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -4,6 +4,8 @@
 
 #include "util/u64map.h"
 
+#include "check_run.h"
+
 START_TEST(inserted_keys_are_found_and_zero_is_a_key)
 {
 	struct u64map m;
@@ -71,15 +73,9 @@ int main(void)
 {
 	Suite *s = suite_create("analysis_u64map");
 	TCase *tc = tcase_create("map");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, inserted_keys_are_found_and_zero_is_a_key);
 	tcase_add_test(tc, random_inserts_and_removes_match_a_reference);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -13,6 +13,8 @@
 
 #include "render/chrome_trace.h"
 
+#include "check_run.h"
+
 #define PID 100
 
 static struct model_event ev(enum model_event_kind kind, uint64_t ts, int32_t tid)
@@ -205,15 +207,9 @@ int main(void)
 {
 	Suite *s = suite_create("chrome_trace");
 	TCase *tc = tcase_create("events");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, an_op_with_waits_becomes_paired_slices);
 	tcase_add_test(tc, without_a_window_time_zero_is_the_first_event);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -3,6 +3,8 @@
 
 #include "suggest.h"
 
+#include "check_run.h"
+
 static const char *const cmds[] = {"run",    "record", "verify",  "report", "flame",
 				   "export", "html",   "compare", "stat"};
 #define N (sizeof(cmds) / sizeof(cmds[0]))
@@ -38,16 +40,10 @@ int main(void)
 {
 	Suite *s = suite_create("cli/suggest");
 	TCase *tc = tcase_create("suggest");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, typos_find_their_command);
 	tcase_add_test(tc, a_prefix_finds_its_command);
 	tcase_add_test(tc, nothing_near_suggests_nothing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -4,6 +4,8 @@
 
 #include "bench_label.h"
 
+#include "check_run.h"
+
 #define LABEL(...) corecap_bench_label((char *const[]){__VA_ARGS__, NULL})
 
 START_TEST(a_plain_command_is_itself)
@@ -50,17 +52,11 @@ int main(void)
 {
 	Suite *s = suite_create("collector/bench_label");
 	TCase *tc = tcase_create("label");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, a_plain_command_is_itself);
 	tcase_add_test(tc, wrappers_and_their_options_are_skipped);
 	tcase_add_test(tc, wrappers_nest);
 	tcase_add_test(tc, a_wrapper_without_a_command_is_itself);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

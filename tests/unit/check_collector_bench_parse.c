@@ -8,6 +8,8 @@
 
 #include "bench_parse.h"
 
+#include "check_run.h"
+
 static char *slurp(const char *name)
 {
 	char path[512];
@@ -243,8 +245,6 @@ int main(void)
 {
 	Suite *s = suite_create("collector/bench_parse");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, refbench_summary_gives_every_rados_label_and_percentiles);
 	tcase_add_test(tc, old_rados_labels_are_read_and_missing_ones_stay_absent);
@@ -258,9 +258,5 @@ int main(void)
 	tcase_add_test(tc, labels_tolerate_blanks_crlf_and_case);
 	tcase_add_test(tc, summary_set_replaces_and_reports_full);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

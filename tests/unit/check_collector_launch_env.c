@@ -6,6 +6,8 @@
 
 #include "launch_env.h"
 
+#include "check_run.h"
+
 static char *join(const char *const *libs, size_t n, const char *existing)
 {
 	char *out = NULL;
@@ -82,17 +84,11 @@ int main(void)
 {
 	Suite *s = suite_create("collector/launch_env");
 	TCase *tc = tcase_create("preload");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, ours_come_first_then_what_was_there);
 	tcase_add_test(tc, a_library_already_preloaded_is_not_repeated);
 	tcase_add_test(tc, paths_ld_preload_cannot_carry_are_refused);
 	tcase_add_test(tc, the_environment_override_wins_and_must_exist);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -8,6 +8,8 @@
 
 #include "maps_buildid.h"
 
+#include "check_run.h"
+
 /* What binutils says, or "" when readelf is missing. */
 static void readelf_build_id(const char *path, char *out, size_t size)
 {
@@ -87,17 +89,11 @@ int main(void)
 {
 	Suite *s = suite_create("collector/maps_buildid");
 	TCase *tc = tcase_create("build-id");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, our_own_executable_matches_readelf);
 	tcase_add_test(tc, libc_matches_readelf);
 	tcase_add_test(tc, a_text_file_has_none);
 	tcase_add_test(tc, a_short_buffer_is_refused);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

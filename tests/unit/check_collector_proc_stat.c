@@ -9,6 +9,8 @@
 
 #include "proc_stat.h"
 
+#include "check_run.h"
+
 /* A real line of a kernel thread (kthreadd), 52 fields; utime and stime set to 3 and 7. */
 static const char kthreadd[] =
 	"2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 3 7 0 0 20 0 1 0 22 0 0 "
@@ -70,17 +72,11 @@ int main(void)
 {
 	Suite *s = suite_create("collector/proc_stat");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, fields_of_a_real_line);
 	tcase_add_test(tc, a_name_with_blanks_and_parentheses);
 	tcase_add_test(tc, garbage_is_refused);
 	tcase_add_test(tc, our_own_stat_file);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

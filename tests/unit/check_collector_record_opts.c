@@ -5,6 +5,8 @@
 
 #include "record_opts.h"
 
+#include "check_run.h"
+
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])) - 1)
 
 START_TEST(pid_alone_gives_the_defaults)
@@ -194,8 +196,6 @@ int main(void)
 {
 	Suite *s = suite_create("collector/record_opts");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, pid_alone_gives_the_defaults);
 	tcase_add_test(tc, every_option_and_the_benchmark_after_dashes);
@@ -207,9 +207,5 @@ int main(void)
 	tcase_add_test(tc, help_is_not_an_error);
 	tcase_add_test(tc, parsing_twice_starts_afresh);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -10,6 +10,8 @@
 
 #include "run_dir.h"
 
+#include "check_run.h"
+
 static char base[256];
 static char path[512];
 
@@ -184,8 +186,6 @@ int main(void)
 {
 	Suite *s = suite_create("collector/run_dir");
 	TCase *tc = tcase_create("create");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, creates_a_private_directory);
@@ -198,9 +198,5 @@ int main(void)
 	tcase_add_test(tc, files_in_it_never_follow_links);
 	tcase_add_test(tc, remove_deletes_an_abandoned_run);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -8,6 +8,8 @@
 
 #include "tp_format.h"
 
+#include "check_run.h"
+
 /* Real format files of a 6.18 kernel (x86-64). */
 static const char sched_switch[] =
 	"name: sched_switch\n"
@@ -158,8 +160,6 @@ int main(void)
 {
 	Suite *s = suite_create("collector/tp_format");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, fields_at_the_offsets_given);
 	tcase_add_test(tc, declarations_with_pointers_and_data_loc);
@@ -167,9 +167,5 @@ int main(void)
 	tcase_add_test(tc, reads_sign_extend_and_stay_inside);
 	tcase_add_test(tc, this_kernels_files);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -8,6 +8,8 @@
 
 #include <corecap/diag.h>
 
+#include "check_run.h"
+
 static char out[4096];
 
 /* Runs fn with stderr into a temporary file, whose text lands in out. */
@@ -109,17 +111,11 @@ int main(void)
 {
 	Suite *s = suite_create("common_diag");
 	TCase *tc = tcase_create("diag");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, causes_follow_the_error_outermost_first_then_are_cleared);
 	tcase_add_test(tc, warnings_are_counted_and_the_count_said_at_the_end);
 	tcase_add_test(tc, a_cause_nobody_printed_is_printed_at_the_end);
 	tcase_add_test(tc, error_values_wrap_their_context);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -14,6 +14,8 @@
 #include "read/thread_series.h"
 #include "read/wall_samples.h"
 
+#include "check_run.h"
+
 static char path[64];
 
 static void write_file(const char *text)
@@ -199,8 +201,6 @@ int main(void)
 {
 	Suite *s = suite_create("flame_inputs");
 	TCase *tc = tcase_create("inputs");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, wall_samples_are_read_and_bad_lines_counted);
 	tcase_add_test(tc, a_callback_error_stops_the_reading);
@@ -209,9 +209,5 @@ int main(void)
 	tcase_add_test(tc, without_schedstat_utime_and_stime_count);
 	tcase_add_test(tc, a_header_without_the_columns_is_an_error_naming_the_line);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -19,6 +19,8 @@
 #include "render/flame_svg.h"
 #include "render/html_escape.h"
 
+#include "check_run.h"
+
 static char *render(const struct folded *f, const struct flame_svg_opts *o)
 {
 	char *buf = NULL;
@@ -418,8 +420,6 @@ int main(void)
 {
 	Suite *s = suite_create("flame_svg");
 	TCase *tc = tcase_create("svg");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, widths_are_proportional_and_every_frame_has_a_tooltip);
 	tcase_add_test(tc, frames_too_narrow_are_left_out_with_their_callees);
@@ -430,9 +430,5 @@ int main(void)
 	tcase_add_test(tc, an_empty_graph_says_so);
 	tcase_add_test(tc, escaping_drops_what_xml_forbids);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

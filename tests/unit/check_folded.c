@@ -14,6 +14,8 @@
 #include "model/flame_stacks.h"
 #include "model/folded.h"
 
+#include "check_run.h"
+
 /* The written form of f, as one string. */
 static char *written(const struct folded *f, int columns)
 {
@@ -216,8 +218,6 @@ int main(void)
 {
 	Suite *s = suite_create("folded");
 	TCase *tc = tcase_create("folded");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, equal_stacks_merge_and_output_is_sorted);
 	tcase_add_test(tc, separators_in_names_cannot_split_frames);
@@ -228,9 +228,5 @@ int main(void)
 	tcase_add_test(tc, inlined_calls_are_frames_and_shim_frames_are_cut);
 	tcase_add_test(tc, kinds_have_names);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

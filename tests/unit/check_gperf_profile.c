@@ -14,6 +14,8 @@
 
 #include "read/gperf_profile.h"
 
+#include "check_run.h"
+
 #ifndef FLAME_DATA_DIR
 #error "FLAME_DATA_DIR must name tests/data/flame"
 #endif
@@ -388,8 +390,6 @@ int main(void)
 {
 	Suite *s = suite_create("gperf_profile");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, reads_64_bit_little_endian);
@@ -407,9 +407,5 @@ int main(void)
 	tcase_add_test(tc, reads_a_real_libprofiler_file);
 	tcase_add_test(tc, a_missing_file_is_named_in_the_error);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

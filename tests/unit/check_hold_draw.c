@@ -28,6 +28,8 @@
 
 #include "hold_draw.h"
 
+#include "check_run.h"
+
 #define EVERY	8     /* CORECAP_HOLD_TIME's default */
 #define HOLDS	32000 /* per window */
 #define WINDOWS 400
@@ -195,8 +197,6 @@ int main(void)
 {
 	Suite *s = suite_create("hold_draw");
 	TCase *tc = tcase_create("estimator");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, draw_rate);
@@ -206,9 +206,5 @@ int main(void)
 	tcase_add_test(tc, stated_error_of_the_count);
 	tcase_add_test(tc, countdown_would_fail);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -12,6 +12,8 @@
 
 #include "render/html_paths.h"
 
+#include "check_run.h"
+
 static struct cp_edge edge(const char *from, const char *to, enum cp_wait_kind kind, double ms)
 {
 	struct cp_edge e = {.kind = kind, .ns = (uint64_t)(ms * 1e6), .wakes = 10};
@@ -188,17 +190,11 @@ int main(void)
 {
 	Suite *s = suite_create("html_paths");
 	TCase *tc = tcase_create("waitfor");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, layout_nodes_in_name_order_on_a_circle);
 	tcase_add_test(tc, svg_edges_point_at_the_pool_waited_for);
 	tcase_add_test(tc, svg_is_the_same_every_time_and_keeps_the_heaviest);
 	tcase_add_test(tc, svg_of_no_edge);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "check_run.h"
+
 #define SCRIPT	CORECAP_SRC "/scripts/include-cycles"
 #define FIXTURE CORECAP_SRC "/tests/data/include_cycles"
 
@@ -78,8 +80,6 @@ int main(void)
 {
 	Suite *s = suite_create("include_cycles");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, the_fixtures_module_cycle_is_named);
@@ -87,9 +87,5 @@ int main(void)
 	tcase_add_test(tc, this_tree_has_no_cycle);
 	tcase_add_test(tc, a_build_without_compile_commands_is_an_error);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(s);
 }

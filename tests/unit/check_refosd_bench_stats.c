@@ -7,6 +7,8 @@
 
 #include "bench_stats.h"
 
+#include "check_run.h"
+
 START_TEST(buckets_are_monotonic_and_cover_their_values)
 {
 	size_t prev = 0;
@@ -143,8 +145,6 @@ int main(void)
 {
 	Suite *s = suite_create("refosd_bench_stats");
 	TCase *tc = tcase_create("stats");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, buckets_are_monotonic_and_cover_their_values);
 	tcase_add_test(tc, percentiles_of_a_uniform_spread_are_within_two_percent);
@@ -154,9 +154,5 @@ int main(void)
 	tcase_add_test(tc, no_samples_give_zeros);
 	tcase_add_test(tc, per_second_figures_match_rados_bench);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -11,6 +11,8 @@
 
 #include "log.h"
 
+#include "check_run.h"
+
 static char path[64];
 
 static void make_path(void)
@@ -272,8 +274,6 @@ int main(void)
 {
 	Suite *s = suite_create("refosd_log");
 	TCase *tc = tcase_create("queue");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, only_entries_at_or_under_the_level_are_written);
@@ -285,9 +285,5 @@ int main(void)
 	tcase_add_test(tc, stop_flushes_entries_still_queued);
 	tcase_add_test(tc, unopenable_file_is_an_error);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

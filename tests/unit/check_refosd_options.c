@@ -10,6 +10,8 @@
 #include "bench_options.h"
 #include "options.h"
 
+#include "check_run.h"
+
 #define MAX_ARGS 32
 
 /* Parse a NULL-terminated argument list (argv[0] included) into o; err gets the reason. */
@@ -235,8 +237,6 @@ int main(void)
 {
 	Suite *s = suite_create("refosd_options");
 	TCase *osd = tcase_create("refosd"), *bench = tcase_create("refbench");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(osd, osd_defaults_are_a_small_osd);
 	tcase_add_test(osd, osd_every_option_is_parsed);
@@ -249,9 +249,5 @@ int main(void)
 			    sizeof(bench_bad) / sizeof(bench_bad[0]));
 	suite_add_tcase(s, osd);
 	suite_add_tcase(s, bench);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -6,6 +6,8 @@
 
 #include "protocol.h"
 
+#include "check_run.h"
+
 /* Build a whole request frame into buf; returns its size. */
 static size_t build_request(uint8_t *buf, uint8_t op, uint64_t tag, const char *name,
 			    const void *data, uint32_t len)
@@ -219,8 +221,6 @@ int main(void)
 {
 	Suite *s = suite_create("refosd_protocol");
 	TCase *tc = tcase_create("frames");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, write_request_round_trips);
 	tcase_add_test(tc, read_request_round_trips);
@@ -235,9 +235,5 @@ int main(void)
 	tcase_add_test(tc, back_to_back_frames_decode_one_at_a_time);
 	tcase_add_test(tc, errors_have_names);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

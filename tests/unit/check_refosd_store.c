@@ -10,6 +10,8 @@
 
 #include "store.h"
 
+#include "check_run.h"
+
 static char tmpdir[] = "/tmp/check_refosd_store.XXXXXX";
 
 static void make_dir(void)
@@ -200,8 +202,6 @@ int main(void)
 {
 	Suite *s = suite_create("refosd_store");
 	TCase *mem = tcase_create("mem"), *dir = tcase_create("dir");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(mem, mem_reads_back_what_was_written);
 	tcase_add_test(mem, mem_keeps_every_object_as_tables_grow);
@@ -212,9 +212,5 @@ int main(void)
 	tcase_add_test(dir, dir_store_on_a_missing_directory_fails);
 	suite_add_tcase(s, mem);
 	suite_add_tcase(s, dir);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }

@@ -6,6 +6,8 @@
 
 #include "xrd_proto.h"
 
+#include "check_run.h"
+
 static const uint8_t fh[4] = {0xde, 0xad, 0xbe, 0xef};
 
 START_TEST(handshake_is_five_words_ending_4_and_2012)
@@ -157,8 +159,6 @@ int main(void)
 {
 	Suite *s = suite_create("xrootd_proto");
 	TCase *tc = tcase_create("proto");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, handshake_is_five_words_ending_4_and_2012);
 	tcase_add_test(tc, handshake_reply_gives_version_and_type);
@@ -168,9 +168,5 @@ int main(void)
 	tcase_add_test(tc, error_body_gives_number_and_message);
 	tcase_add_test(tc, names_of_requests_and_statuses);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return corecap_check_run(s);
 }
