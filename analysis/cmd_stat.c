@@ -627,20 +627,12 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	fflush(stdout);
 }
 
-static json_object *jhex(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_object_new_string(buf);
-}
-
 static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, bool lock,
 			 uint64_t interval_ns)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "addr", jhex(r->addr));
+	json_object_object_add(o, "addr", corecap_stat_json_hex(r->addr));
 	json_object_object_add(
 		o, lock ? "name" : "symbol",
 		json_object_new_string(corecap_symbolizer_name(sym, r->addr, !lock)));
@@ -655,7 +647,7 @@ static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, bool 
 			o, "hold_util",
 			json_object_new_double(
 				interval_ns ? (double)r->hold_ns / (double)interval_ns : 0.0));
-		json_object_object_add(o, "first_site", jhex(r->first_site));
+		json_object_object_add(o, "first_site", corecap_stat_json_hex(r->first_site));
 		json_object_object_add(
 			o, "first_site_symbol",
 			json_object_new_string(corecap_symbolizer_name(sym, r->first_site, true)));

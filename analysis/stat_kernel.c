@@ -23,6 +23,7 @@
 #include "model/thread_table.h"
 #include "read/kernel_reader.h"
 #include "read/symbolizer.h"
+#include "render/name_elide.h"
 
 static const struct corecap_stat_kernel_source *kernel_source;
 
@@ -267,18 +268,6 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-/* s cut to w columns by eliding its middle, into dst (cap > w). */
-static const char *fit(const char *s, size_t w, char *dst, size_t cap)
-{
-	size_t n = strlen(s), head;
-
-	if (n <= w || w < 8 || w + 1 > cap)
-		return s;
-	head = (w - 3) / 2;
-	snprintf(dst, cap, "%.*s...%s", (int)head, s, s + n - (w - 3 - head));
-	return dst;
-}
-
 static const char *top_site_name(const struct model_lock *l, struct symbolizer *sym)
 {
 	const struct lock_site *s = corecap_lock_top_site(l);
@@ -290,7 +279,7 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 		       struct symbolizer *sym)
 {
 	uint64_t len = iv->we - iv->ws;
-	char e1[64], e2[64];
+	char site[256];
 	int shown = 0;
 
 	if (o->redraw)
@@ -312,8 +301,9 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	for (size_t i = 0; i < iv->n_pools && (int)i < o->top; i++) {
 		const struct kpool_row *p = &iv->pools[i];
 
-		printf("%-20s %7zu %7.1f %7.1f %7.1f %7.1f\n", fit(p->name, 20, e1, sizeof(e1)),
-		       p->n_threads, pct(p->ns[KSTATE_RUNNING], p->span_ns),
+		corecap_name_put(stdout, p->name, 20);
+		printf(" %7zu %7.1f %7.1f %7.1f %7.1f\n", p->n_threads,
+		       pct(p->ns[KSTATE_RUNNING], p->span_ns),
 		       pct(p->ns[KSTATE_RUNNABLE], p->span_ns),
 		       pct(p->ns[KSTATE_FUTEX], p->span_ns),
 		       pct(p->ns[KSTATE_BLOCKED], p->span_ns));
@@ -324,8 +314,9 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	for (size_t i = 0; i < iv->n_threads && shown < o->top; i++, shown++) {
 		const struct kthread_row *t = &iv->threads[i];
 
-		printf("%8d %-16s %-16s %7.1f %7.1f %7.1f %7.1f%s\n", t->tid, t->name,
-		       fit(t->pool, 16, e1, sizeof(e1)), pct(t->ns[KSTATE_RUNNING], len),
+		printf("%8d %-16s ", t->tid, t->name);
+		corecap_name_put(stdout, t->pool, 16);
+		printf(" %7.1f %7.1f %7.1f %7.1f%s\n", pct(t->ns[KSTATE_RUNNING], len),
 		       pct(t->ns[KSTATE_RUNNABLE], len), pct(t->ns[KSTATE_FUTEX], len),
 		       pct(t->ns[KSTATE_BLOCKED], len), t->exited ? " (exited)" : "");
 	}
@@ -338,11 +329,11 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	for (size_t i = 0; i < iv->n_rows && shown < o->top; i++, shown++) {
 		const struct model_lock *l = iv->rows[i];
 
-		printf("%-32s %-17s %8" PRIu64 " %9.1f %8.1f %7zu  %s\n",
-		       fit(corecap_symbolizer_name(sym, l->addr, false), 32, e1, sizeof(e1)),
+		corecap_name_elide(top_site_name(l, sym), 48, site, sizeof(site));
+		corecap_name_put(stdout, corecap_symbolizer_name(sym, l->addr, false), 32);
+		printf(" %-17s %8" PRIu64 " %9.1f %8.1f %7zu  %s\n",
 		       corecap_lock_kind_name(l->kind), l->contentions, ms(l->wait_ns),
-		       (double)l->wait_ns / (double)l->contentions / 1e3, l->n_waiters,
-		       fit(top_site_name(l, sym), 48, e2, sizeof(e2)));
+		       (double)l->wait_ns / (double)l->contentions / 1e3, l->n_waiters, site);
 	}
 	if (!shown)
 		printf("(no thread slept in a futex wait in the interval)\n");
@@ -354,7 +345,7 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	fflush(stdout);
 }
 
-static json_object *jhex(uint64_t v)
+json_object *corecap_stat_json_hex(uint64_t v)
 {
 	char buf[24];
 
@@ -379,7 +370,7 @@ static json_object *jword(const struct model_lock *l, struct symbolizer *sym)
 	json_object *j = json_object_new_object();
 	const struct lock_site *s = corecap_lock_top_site(l);
 
-	json_object_object_add(j, "addr", jhex(l->addr));
+	json_object_object_add(j, "addr", corecap_stat_json_hex(l->addr));
 	json_object_object_add(
 		j, "name", json_object_new_string(corecap_symbolizer_name(sym, l->addr, false)));
 	json_object_object_add(j, "kind", json_object_new_string(corecap_lock_kind_name(l->kind)));
@@ -389,7 +380,7 @@ static json_object *jword(const struct model_lock *l, struct symbolizer *sym)
 	add_u64(j, "busy_ns", corecap_lock_busy_ns(l));
 	add_u64(j, "waiters", l->n_waiters);
 	if (s && s->site) {
-		json_object_object_add(j, "top_site", jhex(s->site));
+		json_object_object_add(j, "top_site", corecap_stat_json_hex(s->site));
 		json_object_object_add(
 			j, "top_site_symbol",
 			json_object_new_string(corecap_symbolizer_name(sym, s->site, true)));

@@ -12,9 +12,11 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <corecap/analysis.h>
+#include <json-c/json.h>
 
 struct stat_kernel_opts {
 	pid_t pid;
@@ -32,5 +34,8 @@ const struct corecap_stat_kernel_source *corecap_stat_kernel_source(void);
  * exit; returns the exit status (0, or 1 with the error printed).
  */
 int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig_atomic_t *stop);
+
+/* v as a JSON string "0x..." (an address), for both of stat's views. */
+json_object *corecap_stat_json_hex(uint64_t v);
 
 #endif
