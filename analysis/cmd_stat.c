@@ -8,7 +8,8 @@
  * analysis/ rather than collector/ because what it does is the analysis'
  * (deltas of the stats layout, symbols) and the symbolizer is there; the
  * only live thing it touches is a read-only mapping of the shim's file
- * (docs/architecture.md).
+ * (docs/architecture.md). A daemon without the shim, or any with
+ * --kernel, gets the kernel view instead (stat_kernel.h).
  */
 #include <corecap/analysis.h>
 #include <corecap/stats_layout.h>
@@ -757,7 +758,6 @@ static int run_stat(const struct stat_opts *o)
 		return run_kernel(o, comm, !o->kernel);
 	if (open_segment(o, &map, &len))
 		return 1;
-	process_comm(o->pid, comm, sizeof(comm));
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)o->pid);
 	ret = corecap_symbolizer_init(&sym, maps, NULL, NULL, &err);
 	sym_ok = ret == 0 || ret == -ENOENT;

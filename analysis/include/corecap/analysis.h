@@ -5,6 +5,11 @@
 #ifndef CORECAP_ANALYSIS_H
 #define CORECAP_ANALYSIS_H
 
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 int cmd_report(int argc, char **argv);
 int corecap_cmd_flame(int argc, char **argv);
 extern const char corecap_flame_usage[];
@@ -16,11 +21,6 @@ int corecap_cmd_compare(int argc, char **argv);
 extern const char corecap_compare_usage[];
 int corecap_cmd_stat(int argc, char **argv);
 extern const char corecap_stat_usage[];
-
-#include <signal.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <sys/types.h>
 
 /*
  * Where `corecap stat --kernel` gets a process's kernel events: one
