@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "command.h"
-#include "stat_kernel.h"
+#include "stat_source.h"
 #include "suggest.h"
 #include <corecap/collector.h>
 #include <corecap/analysis.h>

@@ -4,7 +4,7 @@
  * (corecap/kernel_capture.h). cli/ is the one place that links both
  * libraries, so it is where the two meet; neither includes the other.
  */
-#include "stat_kernel.h"
+#include "stat_source.h"
 
 #include <corecap/analysis.h>
 #include <corecap/kernel_capture.h>
