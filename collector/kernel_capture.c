@@ -126,10 +126,10 @@ int corecap_kernel_capture_interval(struct corecap_kernel_capture *c, uint64_t d
 	we = corecap_now_ns();
 	corecap_kernel_events_stop(&k);
 	corecap_kernel_events_window(&k, CORECAP_KWINDOW_END, we);
-	if (full) {
-		/* The stacks are unwound from /proc while the process lives; when
-		 * it is gone they stay unwound-less and the words keep their figures. */
-		ret = corecap_kernel_events_unwind(&k, kill(c->pid, 0) == 0 || errno != ESRCH);
+	/* The stacks are unwound from /proc/PID; when the process has exited
+	 * they are left out (removed with the directory), its events stay. */
+	if (full && !(kill(c->pid, 0) < 0 && errno == ESRCH)) {
+		ret = corecap_kernel_events_unwind(&k, true);
 		if (ret < 0)
 			snprintf(why, why_size, "cannot write '%s/%s': %s", c->path,
 				 CORECAP_KERNEL_STACKS_FILE, strerror(-ret));

@@ -11,6 +11,7 @@
 #  - -d/--interval give one line per interval; without the shim the
 #    kernel view is chosen by itself; SIGINT ends stat cleanly (exit 0,
 #    "interrupted") and no temporary file stays behind;
+#  - the daemon exiting mid-interval: that interval printed, exit 0;
 #  - errors: a PID that does not exist; as nobody (no CAP_PERFMON) the
 #    error names the shim, the cause and the remedy.
 set -euo pipefail
@@ -97,7 +98,19 @@ if command -v setpriv >/dev/null && getent passwd nobody >/dev/null; then
 else
 	echo "note: setpriv or user nobody missing: the unprivileged error is not checked"
 fi
+# The daemon exits during an interval: that interval is still printed,
+# its threads marked exited, and stat ends with exit 0.
+"$CORECAP" stat -p "$OSD_PID" --interval 2 -d 10 --json >"$WORK/exit.json" 2>"$WORK/exit.err" &
+st=$!
+track "$st"
+sleep 0.7
 stop_refosd
+status=0
+wait "$st" || status=$?
+expect_eq "the daemon exits mid-interval: stat exits 0" 0 "$status"
+expect_true "... saying so" grep -q "process $OSD_PID exited" "$WORK/exit.err"
+expect_eq "... after printing that interval, its threads exited" "1 True" \
+	"$(python3 -c 'import json, sys; l = open(sys.argv[1]).readlines(); d = json.loads(l[0]); print(len(l), all(t["exited"] for t in d["threads"]) and len(d["threads"]) > 0)' "$WORK/exit.json")"
 sleep 30 &
 gone=$!
 kill "$gone"
