@@ -662,6 +662,7 @@ static void print_json(const struct stat_opts *o, const char *comm, const struct
 {
 	json_object *root = json_object_new_object(), *a, *t;
 
+	json_object_object_add(root, "source", json_object_new_string("shim"));
 	json_object_object_add(root, "pid", json_object_new_int(o->pid));
 	json_object_object_add(root, "comm", json_object_new_string(comm));
 	json_object_object_add(root, "end_ns", json_object_new_uint64(end_ns));
