@@ -8,7 +8,8 @@
  * analysis/ rather than collector/ because what it does is the analysis'
  * (deltas of the stats layout, symbols) and the symbolizer is there; the
  * only live thing it touches is a read-only mapping of the shim's file
- * (docs/architecture.md).
+ * (docs/architecture.md). A daemon without the shim, or any with
+ * --kernel, gets the kernel view instead (stat_kernel.h).
  */
 #include <corecap/analysis.h>
 #include <corecap/stats_layout.h>
@@ -32,23 +33,29 @@
 
 #include "read/shim_stats.h"
 #include "read/symbolizer.h"
+#include "stat_kernel.h"
 
 const char corecap_stat_usage[] =
 	"usage: corecap stat -p PID [-d S] [--interval S] [--once] [--json] [--top N]\n"
+	"                    [--kernel]\n"
 	"\n"
 	"A live view of a daemon running under the shim ('corecap run'): every interval,\n"
 	"the hot locks and lock call sites by the time threads waited for them in that\n"
 	"interval, and the threads by lock, condition-variable and I/O time, named from\n"
 	"the daemon's symbols. Figures are differences between two copies of the shim's\n"
 	"counters (/dev/shm/corecap.PID), not totals since the daemon started.\n"
+	"A daemon without the shim (or any with --kernel) is watched through kernel\n"
+	"events instead (root and tracefs): its threads by running, runnable, futex\n"
+	"wait and other blocked time, and the futex words waited on most.\n"
 	"\n"
-	"  -p, --pid PID      the daemon (its shim segment must exist)\n"
+	"  -p, --pid PID      the daemon\n"
 	"  -d, --duration S   stop after S seconds (default: until interrupted)\n"
 	"  -i, --interval S   seconds per interval (default 1)\n"
 	"      --once         print one interval and exit\n"
 	"      --json         one JSON object per interval and line, every hot lock,\n"
 	"                     site and thread (keys: corecap-stat(1))\n"
 	"      --top N        rows per table in the text view (default 10)\n"
+	"      --kernel       kernel events even when the daemon runs under the shim\n"
 	"\n"
 	"On a terminal the view is redrawn in place; otherwise intervals follow each\n"
 	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
@@ -59,7 +66,7 @@ const char corecap_stat_usage[] =
 struct stat_opts {
 	pid_t pid;
 	double duration_s, interval_s;
-	bool once, json;
+	bool once, json, kernel;
 	int top;
 };
 
@@ -148,6 +155,7 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 		{"once", no_argument, NULL, 'O'},
 		{"json", no_argument, NULL, 'J'},
 		{"top", required_argument, NULL, 'T'},
+		{"kernel", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -188,6 +196,9 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			break;
 		case 'J':
 			o->json = true;
+			break;
+		case 'K':
+			o->kernel = true;
 			break;
 		case 'T':
 			errno = 0;
@@ -299,10 +310,9 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 		fprintf(stderr,
 			"corecap stat: stat reads the counters of corecap's shim: start the "
 			"daemon under it\n"
-			"  (corecap run -- DAEMON ARGS). Without the shim, 'corecap record -p %d'\n"
-			"  still traces its futex waits and scheduling through the kernel's "
-			"events,\n"
-			"  which stat does not read.\n",
+			"  (corecap run -- DAEMON ARGS). Without the shim,\n"
+			"  'corecap stat --kernel -p %d' shows its threads' states and futex\n"
+			"  waits from the kernel's events.\n",
 			(int)o->pid);
 		return 1;
 	}
@@ -618,20 +628,12 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	fflush(stdout);
 }
 
-static json_object *jhex(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_object_new_string(buf);
-}
-
 static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, bool lock,
 			 uint64_t interval_ns)
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "addr", jhex(r->addr));
+	json_object_object_add(o, "addr", corecap_stat_json_hex(r->addr));
 	json_object_object_add(
 		o, lock ? "name" : "symbol",
 		json_object_new_string(corecap_symbolizer_name(sym, r->addr, !lock)));
@@ -646,7 +648,7 @@ static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, bool 
 			o, "hold_util",
 			json_object_new_double(
 				interval_ns ? (double)r->hold_ns / (double)interval_ns : 0.0));
-		json_object_object_add(o, "first_site", jhex(r->first_site));
+		json_object_object_add(o, "first_site", corecap_stat_json_hex(r->first_site));
 		json_object_object_add(
 			o, "first_site_symbol",
 			json_object_new_string(corecap_symbolizer_name(sym, r->first_site, true)));
@@ -660,6 +662,7 @@ static void print_json(const struct stat_opts *o, const char *comm, const struct
 {
 	json_object *root = json_object_new_object(), *a, *t;
 
+	json_object_object_add(root, "source", json_object_new_string("shim"));
 	json_object_object_add(root, "pid", json_object_new_int(o->pid));
 	json_object_object_add(root, "comm", json_object_new_string(comm));
 	json_object_object_add(root, "end_ns", json_object_new_uint64(end_ns));
@@ -715,21 +718,47 @@ static void sleep_until(uint64_t deadline_ns)
 		;
 }
 
+/* The kernel view (stat_kernel.h), for a daemon without the shim or with --kernel. */
+static int run_kernel(const struct stat_opts *o, const char *comm, bool no_shim)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	struct stat_kernel_opts k = {.pid = o->pid,
+				     .comm = comm,
+				     .duration_s = o->duration_s,
+				     .interval_s = o->interval_s,
+				     .once = o->once,
+				     .json = o->json,
+				     .redraw = !o->json && !o->once && isatty(STDOUT_FILENO),
+				     .no_shim = no_shim,
+				     .top = o->top};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	return corecap_stat_kernel_run(&k, &stop_requested);
+}
+
 static int run_stat(const struct stat_opts *o)
 {
 	struct stat_snap snaps[2] = {{NULL, 0}, {NULL, 0}};
 	struct symbolizer sym;
 	const void *map = NULL;
-	char comm[64] = "", maps[64], *err = NULL;
+	char comm[64] = "", maps[64], seg[320], *err = NULL;
 	size_t len = 0;
 	uint64_t start_ns, step_ns = (uint64_t)(o->interval_s * 1e9), next_ns;
 	bool redraw = !o->json && !o->once && isatty(STDOUT_FILENO), sym_ok;
 	int ret, cur = 0, status = 0;
 	struct sigaction sa = {.sa_handler = on_signal};
 
+	if (!process_comm(o->pid, comm, sizeof(comm))) {
+		stat_error("no process with PID %d", (int)o->pid);
+		return 1;
+	}
+	stats_path(o->pid, seg, sizeof(seg));
+	if (o->kernel || (corecap_stat_kernel_source() && access(seg, F_OK) < 0 && errno == ENOENT))
+		return run_kernel(o, comm, !o->kernel);
 	if (open_segment(o, &map, &len))
 		return 1;
-	process_comm(o->pid, comm, sizeof(comm));
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)o->pid);
 	ret = corecap_symbolizer_init(&sym, maps, NULL, NULL, &err);
 	sym_ok = ret == 0 || ret == -ENOENT;

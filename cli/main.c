@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "command.h"
+#include "stat_source.h"
 #include "suggest.h"
 #include <corecap/collector.h>
 #include <corecap/analysis.h>
@@ -97,6 +98,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "help") == 0)
 		return cmd_help(argc - 1, argv + 1);
+	corecap_cli_stat_kernel_setup();
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		unknown_command(argv[1]);

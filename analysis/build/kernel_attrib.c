@@ -8,11 +8,6 @@
 #include "read/kernel_reader.h"
 #include <corecap/run_format.h>
 
-struct stack_ctx {
-	const struct kernel_reader *k;
-	struct symbolizer *sym;
-};
-
 /* Frames of the waiting code, not of the lock's implementation. */
 static bool runtime_module(const char *m)
 {
@@ -25,10 +20,10 @@ static bool runtime_module(const char *m)
 	return false;
 }
 
-static uint32_t wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
-			   uint32_t max)
+uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
+				   uint32_t max)
 {
-	struct stack_ctx *c = ctx;
+	struct kernel_wait_stack_ctx *c = ctx;
 	const struct corecap_krec_stack *s =
 		corecap_kernel_reader_stack(c->k, tid, enter_ns, CORECAP_KSTACK_FUTEX);
 	const uint64_t *f;
@@ -81,11 +76,11 @@ out:
 static int futexes(struct model *m, const struct kernel_reader *k, struct symbolizer *sym,
 		   struct kernel_quality *out)
 {
-	struct stack_ctx sc = {.k = k, .sym = sym};
+	struct kernel_wait_stack_ctx sc = {.k = k, .sym = sym};
 	struct futex_locks f;
 	int ret = 0;
 
-	corecap_futex_locks_init(&f, &m->futex_locks, m->ws, m->we, wait_stack, &sc);
+	corecap_futex_locks_init(&f, &m->futex_locks, m->ws, m->we, corecap_kernel_wait_stack, &sc);
 	for (size_t i = 0; i < k->n_recs && !ret; i++)
 		ret = corecap_futex_locks_consume(&f, k->recs[i]);
 	if (!ret)

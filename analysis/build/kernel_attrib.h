@@ -31,4 +31,17 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 				 const char *run_dir, struct symbolizer *sym,
 				 struct kernel_quality *out, char **err);
 
+/*
+ * A futex wait's call site outward (model/futex_locks.h's futex_stack_fn):
+ * its sampled user stack without the frames of the C library, the C++
+ * runtime and the shim. ctx is a struct kernel_wait_stack_ctx (sym may be
+ * NULL: no frame is skipped). `corecap stat --kernel` uses it too.
+ */
+struct kernel_wait_stack_ctx {
+	const struct kernel_reader *k;
+	struct symbolizer *sym;
+};
+uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
+				   uint32_t max);
+
 #endif

@@ -5,6 +5,11 @@
 #ifndef CORECAP_ANALYSIS_H
 #define CORECAP_ANALYSIS_H
 
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
 int cmd_report(int argc, char **argv);
 int corecap_cmd_flame(int argc, char **argv);
 extern const char corecap_flame_usage[];
@@ -16,6 +21,24 @@ int corecap_cmd_compare(int argc, char **argv);
 extern const char corecap_compare_usage[];
 int corecap_cmd_stat(int argc, char **argv);
 extern const char corecap_stat_usage[];
+
+/*
+ * Where `corecap stat --kernel` gets a process's kernel events: one
+ * interval at a time, as a run directory holding only kernel/. The
+ * analysis does not include the collector, so the program that links both
+ * (cli/) gives stat this source; without one, stat has the shim's view
+ * only. open and interval return 0 or a negative errno with one sentence
+ * in why; interval's run_dir stays valid until the next call or close,
+ * which removes every file the source made.
+ */
+struct corecap_stat_kernel_source {
+	int (*open)(void **ctx, pid_t pid, char *why, size_t why_size);
+	int (*interval)(void *ctx, uint64_t duration_ns, const volatile sig_atomic_t *stop,
+			const char **run_dir, uint64_t *ws_ns, uint64_t *we_ns, char *why,
+			size_t why_size);
+	void (*close)(void *ctx);
+};
+void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src);
 
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [options] RUN\n"                                                    \
@@ -62,7 +85,7 @@ extern const char corecap_stat_usage[];
 		 corecap_html_usage},                                                              \
 		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
 		 corecap_compare_usage},                                                           \
-		{"stat", corecap_cmd_stat, "a live view of a daemon under the shim: locks, threads", \
+		{"stat", corecap_cmd_stat, "a live view of a daemon: locks, threads (shim or kernel events)", \
 		 corecap_stat_usage},
 
 #endif
