@@ -148,16 +148,26 @@ static uint32_t running_cat(const struct cp_thread *th)
 
 static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
 {
+	struct cp_credit *c = &p->credit[p->last_credit];
+
 	p->ns[cat] += ns;
+	/* A thread's walk mostly grows by the same credit again. */
+	if (p->last_credit < p->n_credit && c->tid == tid && c->cat == cat) {
+		c->ns += ns;
+		return;
+	}
 	for (uint32_t i = 0; i < p->n_credit; i++)
 		if (p->credit[i].tid == tid && p->credit[i].cat == cat) {
 			p->credit[i].ns += ns;
+			p->last_credit = i;
 			return;
 		}
-	if (p->n_credit < CP_CREDITS)
+	if (p->n_credit < CP_CREDITS) {
+		p->last_credit = p->n_credit;
 		p->credit[p->n_credit++] = (struct cp_credit){.tid = tid, .cat = cat, .ns = ns};
-	else
+	} else {
 		p->uncredited_ns += ns;
+	}
 }
 
 /* Adds th's [from, to) to every op's walk from th, as cat credited to tid

@@ -58,8 +58,9 @@ struct cp_credit {
 struct cp_path {
 	uint64_t ns[CP__COUNT];
 	uint64_t pending_ns; /* blocked, its category not known yet */
-	struct cp_credit credit[CP_CREDITS];
 	uint32_t n_credit;
+	uint32_t last_credit; /* the credit added to last: the likeliest next */
+	struct cp_credit credit[CP_CREDITS];
 	uint64_t uncredited_ns;
 };
 

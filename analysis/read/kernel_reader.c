@@ -185,6 +185,75 @@ static int cmp_rec(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* True if record x goes before y: earlier, or at the same time first in the file. */
+static bool rec_before(const struct corecap_krec *x, const struct corecap_krec *y)
+{
+	return x->time_ns != y->time_ns ? x->time_ns < y->time_ns : x < y;
+}
+
+/*
+ * Sorts k->recs (in file order) as cmp_rec does, by merging each CPU's
+ * records, which the collector writes in time order per ring: a linear
+ * pass with a min over the CPUs' heads instead of an n log n sort (2-4%
+ * of a report's CPU on a kernel-heavy run). 0, or -1 if some CPU's records
+ * are out of order (or memory is short): the caller sorts then.
+ */
+#define MERGE_MAX_RINGS 16
+static int merge_by_cpu(struct kernel_reader *k)
+{
+	uint32_t nc = k->hdr.nr_cpus;
+	size_t n = k->n_recs, *start = calloc((size_t)nc + 1, sizeof(*start)), *at;
+	const struct corecap_krec **by_cpu = malloc(n * sizeof(*by_cpu));
+	const struct corecap_krec **last;
+	uint32_t active[MERGE_MAX_RINGS], n_active = 0;
+	int ret = -1;
+
+	at = calloc((size_t)nc + 1, sizeof(*at));
+	last = calloc((size_t)nc + 1, sizeof(*last));
+	if (!start || !by_cpu || !at || !last)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct corecap_krec *r = k->recs[i];
+
+		if (last[r->cpu] && r->time_ns < last[r->cpu]->time_ns)
+			goto out; /* not in time order on its ring */
+		last[r->cpu] = r;
+		start[r->cpu + 1]++;
+	}
+	for (uint32_t c = 0; c < nc; c++)
+		start[c + 1] += start[c];
+	memcpy(at, start, ((size_t)nc + 1) * sizeof(*at));
+	for (size_t i = 0; i < n; i++)
+		by_cpu[at[k->recs[i]->cpu]++] = k->recs[i];
+	memcpy(at, start, ((size_t)nc + 1) * sizeof(*at));
+	/* The rings that have records; a min over more than a few costs more than the sort. */
+	for (uint32_t c = 0; c < nc; c++)
+		if (start[c + 1] > start[c]) {
+			if (n_active == MERGE_MAX_RINGS)
+				goto out;
+			active[n_active++] = c;
+		}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t best = nc;
+
+		for (uint32_t j = 0; j < n_active; j++) {
+			uint32_t c = active[j];
+
+			if (at[c] < start[c + 1] &&
+			    (best == nc || rec_before(by_cpu[at[c]], by_cpu[at[best]])))
+				best = c;
+		}
+		k->recs[i] = by_cpu[at[best]++];
+	}
+	ret = 0;
+out:
+	free(last);
+	free(at);
+	free(by_cpu);
+	free(start);
+	return ret;
+}
+
 static bool time_ok(uint64_t t, uint64_t ws, uint64_t we)
 {
 	if (!we)
@@ -251,7 +320,7 @@ static int walk_events(struct kernel_reader *k, const char *path, uint64_t ws, u
 			k->lost += ((const struct corecap_krec_lost *)(const void *)r)->lost;
 		off += r->size;
 	}
-	if (k->n_recs)
+	if (k->n_recs && merge_by_cpu(k))
 		qsort(k->recs, k->n_recs, sizeof(*k->recs), cmp_rec);
 	return 0;
 }
