@@ -188,8 +188,30 @@ static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_
 	}
 }
 
+/*
+ * A running thread's consecutive stretches of one category are added to
+ * the paths as one (charge() per trace event was most of the analysis'
+ * CPU): the same sums and the same credit order, because nothing else
+ * touches th's paths before flush_run, which every reader of them and
+ * every change of the ops in flight calls first.
+ */
+static void flush_run(struct critical_path *cp, struct cp_thread *th)
+{
+	if (th->run_open) {
+		th->run_open = false;
+		charge(cp, th, th->run_from, th->run_to, th->run_cat, th->tid);
+	}
+}
+
+static void flush_runs(struct critical_path *cp)
+{
+	for (size_t i = 0; i < cp->len; i++)
+		flush_run(cp, cp->all[i]);
+}
+
 static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
 {
+	flush_run(cp, th);
 	for (size_t i = 0; i < cp->n_inflight; i++) {
 		struct cp_path *p = &cp->inflight[i]->paths[th->index];
 
@@ -204,14 +226,26 @@ static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint
 static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 {
 	const struct cp_thread *holder;
+	uint32_t cat;
 	int32_t htid;
 
 	if (t <= th->since)
 		return;
+	if (th->state != CPS_UNKNOWN && th->state != CPS_RUNNING)
+		flush_run(cp, th);
 	switch (th->state) {
 	case CPS_UNKNOWN:
 	case CPS_RUNNING:
-		charge(cp, th, th->since, t, running_cat(th), th->tid);
+		cat = running_cat(th);
+		if (th->run_open && th->run_cat == cat && th->run_to == th->since) {
+			th->run_to = t;
+		} else {
+			flush_run(cp, th);
+			th->run_open = true;
+			th->run_cat = cat;
+			th->run_from = th->since;
+			th->run_to = t;
+		}
 		break;
 	case CPS_RUNNABLE:
 		/* Whoever held the CPU it waited for: logging if that was logging. */
@@ -331,6 +365,8 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
 		advance(cp, waker, t);
+		flush_run(cp, th);
+		flush_run(cp, waker);
 		for (size_t i = 0; i < cp->n_inflight; i++) {
 			struct cp_path *p = cp->inflight[i]->paths;
 
@@ -434,7 +470,10 @@ static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, size_t
 
 static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 {
-	struct cp_op *op = find_op(cp, id, NULL);
+	struct cp_op *op;
+
+	flush_runs(cp); /* the runs so far are the ops' in flight, not this one's */
+	op = find_op(cp, id, NULL);
 
 	if (!op) {
 		if (cp->n_inflight == cp->cap_inflight) {
@@ -614,6 +653,8 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 
 	if (!op)
 		return 0;
+	if ((th = find(cp, tid)))
+		flush_run(cp, th); /* its running time so far is this op's too */
 	cp->inflight[at] = cp->inflight[--cp->n_inflight];
 	if (!exclude && end_ns >= op->begin_ns) {
 		th = find(cp, tid);

@@ -80,6 +80,11 @@ struct cp_thread {
 	uint64_t pend_b, pend_e;
 	uint64_t blocked_since;
 	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
+	/* Its running time [run_from, run_to) as run_cat, not yet added to
+	 * the ops' paths: added once when the run ends or a path is read. */
+	bool run_open;
+	uint32_t run_cat;
+	uint64_t run_from, run_to;
 };
 
 struct cp_op {
