@@ -194,62 +194,72 @@ static bool rec_before(const struct corecap_krec *x, const struct corecap_krec *
 /*
  * Sorts k->recs (in file order) as cmp_rec does, by merging each CPU's
  * records, which the collector writes in time order per ring: a linear
- * pass with a min over the CPUs' heads instead of an n log n sort (2-4%
- * of a report's CPU on a kernel-heavy run). 0, or -1 if some CPU's records
- * are out of order (or memory is short): the caller sorts then.
+ * pass with a min over the rings' heads instead of an n log n sort (2-4%
+ * of a report's CPU on a kernel-heavy run). A record earlier than the one
+ * before it on its ring (the collector's window marks) goes to one more
+ * run, sorted on its own. Each run is in (time, file) order, so the merge
+ * is the sort's order exactly. 0, or -1 (more than MERGE_MAX_RUNS runs,
+ * or memory short): the caller sorts then.
  */
-#define MERGE_MAX_RINGS 16
+#define MERGE_MAX_RUNS 16
 static int merge_by_cpu(struct kernel_reader *k)
 {
-	uint32_t nc = k->hdr.nr_cpus;
-	size_t n = k->n_recs, *start = calloc((size_t)nc + 1, sizeof(*start)), *at;
-	const struct corecap_krec **by_cpu = malloc(n * sizeof(*by_cpu));
-	const struct corecap_krec **last;
-	uint32_t active[MERGE_MAX_RINGS], n_active = 0;
+	uint32_t nc = k->hdr.nr_cpus, run[MERGE_MAX_RUNS], n_run = 0;
+	size_t n = k->n_recs, *start = calloc((size_t)nc + 2, sizeof(*start)), *at;
+	const struct corecap_krec **by_run = malloc(n * sizeof(*by_run));
+	uint64_t *last;
 	int ret = -1;
 
-	at = calloc((size_t)nc + 1, sizeof(*at));
+	at = calloc((size_t)nc + 2, sizeof(*at));
 	last = calloc((size_t)nc + 1, sizeof(*last));
-	if (!start || !by_cpu || !at || !last)
+	if (!start || !by_run || !at || !last)
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		const struct corecap_krec *r = k->recs[i];
+	/* Run nc holds the strays; pass 0 counts each run, pass 1 fills them. */
+	for (int pass = 0; pass < 2; pass++) {
+		memset(last, 0, ((size_t)nc + 1) * sizeof(*last));
+		for (size_t i = 0; i < n; i++) {
+			const struct corecap_krec *r = k->recs[i];
+			uint32_t c = r->time_ns < last[r->cpu] ? nc : r->cpu;
 
-		if (last[r->cpu] && r->time_ns < last[r->cpu]->time_ns)
-			goto out; /* not in time order on its ring */
-		last[r->cpu] = r;
-		start[r->cpu + 1]++;
-	}
-	for (uint32_t c = 0; c < nc; c++)
-		start[c + 1] += start[c];
-	memcpy(at, start, ((size_t)nc + 1) * sizeof(*at));
-	for (size_t i = 0; i < n; i++)
-		by_cpu[at[k->recs[i]->cpu]++] = k->recs[i];
-	memcpy(at, start, ((size_t)nc + 1) * sizeof(*at));
-	/* The rings that have records; a min over more than a few costs more than the sort. */
-	for (uint32_t c = 0; c < nc; c++)
-		if (start[c + 1] > start[c]) {
-			if (n_active == MERGE_MAX_RINGS)
-				goto out;
-			active[n_active++] = c;
+			if (c != nc)
+				last[c] = r->time_ns;
+			if (pass)
+				by_run[at[c]++] = r;
+			else
+				start[c + 1]++;
 		}
+		if (!pass) {
+			for (uint32_t c = 0; c <= nc; c++)
+				start[c + 1] += start[c];
+			memcpy(at, start, ((size_t)nc + 2) * sizeof(*at));
+		}
+	}
+	for (uint32_t c = 0; c <= nc; c++)
+		if (start[c + 1] > start[c]) {
+			if (n_run == MERGE_MAX_RUNS)
+				goto out;
+			run[n_run++] = c;
+		}
+	if (start[nc + 1] > start[nc])
+		qsort(by_run + start[nc], start[nc + 1] - start[nc], sizeof(*by_run), cmp_rec);
+	memcpy(at, start, ((size_t)nc + 2) * sizeof(*at));
 	for (size_t i = 0; i < n; i++) {
-		uint32_t best = nc;
+		uint32_t best = UINT32_MAX;
 
-		for (uint32_t j = 0; j < n_active; j++) {
-			uint32_t c = active[j];
+		for (uint32_t j = 0; j < n_run; j++) {
+			uint32_t c = run[j];
 
 			if (at[c] < start[c + 1] &&
-			    (best == nc || rec_before(by_cpu[at[c]], by_cpu[at[best]])))
+			    (best == UINT32_MAX || rec_before(by_run[at[c]], by_run[at[best]])))
 				best = c;
 		}
-		k->recs[i] = by_cpu[at[best]++];
+		k->recs[i] = by_run[at[best]++];
 	}
 	ret = 0;
 out:
 	free(last);
 	free(at);
-	free(by_cpu);
+	free(by_run);
 	free(start);
 	return ret;
 }
