@@ -36,6 +36,7 @@ void corecap_critical_path_release(struct critical_path *cp)
 	for (size_t i = 0; i < cp->len; i++)
 		free(cp->all[i]);
 	free(cp->all);
+	free(cp->runnable);
 	for (size_t i = 0; i < cp->n_inflight; i++)
 		free_op(cp->inflight[i]);
 	free(cp->inflight);
@@ -84,10 +85,14 @@ static int grow_paths(struct critical_path *cp)
 {
 	size_t cap = cp->path_cap ? cp->path_cap * 2 : 64;
 	struct cp_thread **all = realloc(cp->all, cap * sizeof(*all));
+	uint32_t *runnable;
 
 	if (!all)
 		return -ENOMEM;
 	cp->all = all;
+	if (!(runnable = realloc(cp->runnable, cap * sizeof(*runnable))))
+		return -ENOMEM;
+	cp->runnable = runnable;
 	for (int pass = 0; pass < 2; pass++) {
 		struct cp_op **ops = pass ? cp->spare : cp->inflight;
 		size_t n = pass ? cp->n_spare : cp->n_inflight;
@@ -139,6 +144,22 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	*idx = cp->len;
 	cp->all[cp->len++] = th;
 	return th;
+}
+
+/* Sets th's state, keeping the list of runnable threads (flush_waiters'). */
+static void set_state(struct critical_path *cp, struct cp_thread *th, enum cp_state state)
+{
+	if (state == CPS_RUNNABLE && !th->runnable_at) {
+		cp->runnable[cp->n_runnable++] = th->index;
+		th->runnable_at = (uint32_t)cp->n_runnable;
+	} else if (state != CPS_RUNNABLE && th->runnable_at) {
+		uint32_t last = cp->runnable[--cp->n_runnable];
+
+		cp->runnable[th->runnable_at - 1] = last;
+		cp->all[last]->runnable_at = th->runnable_at;
+		th->runnable_at = 0;
+	}
+	th->state = state;
 }
 
 static uint32_t running_cat(const struct cp_thread *th)
@@ -267,9 +288,12 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 /* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
 static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
 {
-	for (size_t i = 0; i < cp->len; i++)
-		if (cp->all[i]->state == CPS_RUNNABLE && cp->all[i]->wait_cpu == cpu)
-			advance(cp, cp->all[i], t);
+	for (size_t i = 0; i < cp->n_runnable; i++) {
+		struct cp_thread *th = cp->all[cp->runnable[i]];
+
+		if (th->wait_cpu == cpu)
+			advance(cp, th, t);
+	}
 }
 
 static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
@@ -288,13 +312,13 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 			cp->inconsistent++;
 		advance(cp, th, t);
 		if (s->prev_state_char == 'R' || th->woken_running) {
-			th->state = CPS_RUNNABLE;
+			set_state(cp, th, CPS_RUNNABLE);
 			th->wait_cpu = cpu;
 		} else {
 			/* Blocked again before its trace said why it was last time. */
 			if (th->pending)
 				resolve_pending(cp, th, CAT_QUEUE);
-			th->state = CPS_BLOCKED;
+			set_state(cp, th, CPS_BLOCKED);
 			th->blocked_since = t;
 		}
 		th->woken_running = false;
@@ -306,7 +330,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		if (th->state == CPS_RUNNING || th->state == CPS_BLOCKED)
 			cp->inconsistent++;
 		advance(cp, th, t);
-		th->state = CPS_RUNNING;
+		set_state(cp, th, CPS_RUNNING);
 		th->woken_running = false;
 	}
 	return 0;
@@ -384,7 +408,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		th->pend_b = th->blocked_since;
 		th->pend_e = t;
 	}
-	th->state = CPS_RUNNABLE;
+	set_state(cp, th, CPS_RUNNABLE);
 	th->wait_cpu = w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX;
 	return 0;
 }
@@ -432,7 +456,7 @@ int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_kr
 		if (!(th = get(cp, f->child_tid)))
 			return -ENOMEM;
 		set_comm(th, f->child_comm, sizeof(f->child_comm));
-		th->state = CPS_RUNNABLE; /* a new thread waits for its first CPU */
+		set_state(cp, th, CPS_RUNNABLE); /* a new thread waits for its first CPU */
 		th->since = r->time_ns;
 		th->wait_cpu = r->cpu;
 		return 0;

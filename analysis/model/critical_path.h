@@ -82,6 +82,7 @@ struct cp_thread {
 	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
 	/* Its running time [run_from, run_to) as run_cat, not yet added to
 	 * the ops' paths: added once when the run ends or a path is read. */
+	uint32_t runnable_at; /* 1 + its place in critical_path.runnable, 0 if not runnable */
 	bool run_open;
 	uint32_t run_cat;
 	uint64_t run_from, run_to;
@@ -136,6 +137,8 @@ struct critical_path {
 	struct u64map by_tid; /* tid -> index in all */
 	struct cp_thread **all;
 	size_t len, path_cap;
+	uint32_t *runnable; /* the runnable threads' indices, any order; capacity path_cap */
+	size_t n_runnable;
 	int32_t *cpu_tid; /* who holds each CPU (last switch-in seen); -1 unknown */
 	uint32_t nr_cpus;
 	struct cp_op **inflight;
