@@ -191,6 +191,13 @@ static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
 	}
 }
 
+/* *to = *from, but for the credits past n_credit, never read (a waking copies
+ * one path per op in flight). */
+static void path_copy(struct cp_path *to, const struct cp_path *from)
+{
+	memcpy(to, from, offsetof(struct cp_path, credit) + from->n_credit * sizeof(from->credit[0]));
+}
+
 /* Adds th's [from, to) to every op's walk from th, as cat credited to tid
  * (pending when cat is CP__COUNT: blocked, its category decided later). */
 static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_t from, uint64_t to,
@@ -394,7 +401,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		for (size_t i = 0; i < cp->n_inflight; i++) {
 			struct cp_path *p = cp->inflight[i]->paths;
 
-			p[th->index] = p[waker->index];
+			path_copy(&p[th->index], &p[waker->index]);
 			if (p[th->index].pending_ns) {
 				path_add(&p[th->index], CAT_QUEUE, CP_NOBODY,
 					 p[th->index].pending_ns);

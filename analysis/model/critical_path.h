@@ -58,10 +58,10 @@ struct cp_credit {
 struct cp_path {
 	uint64_t ns[CP__COUNT];
 	uint64_t pending_ns; /* blocked, its category not known yet */
+	uint64_t uncredited_ns;
 	uint32_t n_credit;
 	uint32_t last_credit; /* the credit added to last: the likeliest next */
-	struct cp_credit credit[CP_CREDITS];
-	uint64_t uncredited_ns;
+	struct cp_credit credit[CP_CREDITS]; /* last: copies stop at n_credit */
 };
 
 enum cp_state { CPS_UNKNOWN, CPS_RUNNING, CPS_RUNNABLE, CPS_BLOCKED };
