@@ -195,7 +195,8 @@ static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
  * one path per op in flight). */
 static void path_copy(struct cp_path *to, const struct cp_path *from)
 {
-	memcpy(to, from, offsetof(struct cp_path, credit) + from->n_credit * sizeof(from->credit[0]));
+	memcpy(to, from,
+	       offsetof(struct cp_path, credit) + from->n_credit * sizeof(from->credit[0]));
 }
 
 /* Adds th's [from, to) to every op's walk from th, as cat credited to tid
@@ -218,8 +219,8 @@ static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_
 
 /*
  * A running thread's consecutive stretches of one category are added to
- * the paths as one (charge() per trace event was most of the analysis'
- * CPU): the same sums and the same credit order, because nothing else
+ * the paths as one, not one charge() over every op in flight per trace
+ * event: the same sums and the same credit order, because nothing else
  * touches th's paths before flush_run, which every reader of them and
  * every change of the ops in flight calls first.
  */

@@ -60,7 +60,7 @@ struct cp_path {
 	uint64_t pending_ns; /* blocked, its category not known yet */
 	uint64_t uncredited_ns;
 	uint32_t n_credit;
-	uint32_t last_credit; /* the credit added to last: the likeliest next */
+	uint32_t last_credit;		     /* the credit added to last: the likeliest next */
 	struct cp_credit credit[CP_CREDITS]; /* last: copies stop at n_credit */
 };
 
