@@ -35,7 +35,9 @@ shift $((OPTIND - 1))
 corecap="$build/cli/corecap"
 refosd="$build/tests/refosd/refosd"
 refbench="$build/tests/refosd/refbench"
-for f in "$corecap" "$refosd" "$refbench"; do
+need=("$corecap")
+[ "$record" = 1 ] && need+=("$refosd" "$refbench")
+for f in "${need[@]}"; do
 	[ -x "$f" ] || { echo "report_cpu: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
 done
 command -v babeltrace2 >/dev/null || { echo "report_cpu: babeltrace2 is not installed" >&2; exit 1; }
