@@ -191,6 +191,20 @@ static bool rec_before(const struct corecap_krec *x, const struct corecap_krec *
 	return x->time_ns != y->time_ns ? x->time_ns < y->time_ns : x < y;
 }
 
+static const struct corecap_krec *rec_at(const unsigned char *buf, uint32_t word)
+{
+	return (const void *)(buf + (size_t)word * 8);
+}
+
+/* cmp_rec on records given as words into the buffer ctx. */
+static int cmp_word(const void *a, const void *b, void *ctx)
+{
+	const struct corecap_krec *x = rec_at(ctx, *(const uint32_t *)a);
+	const struct corecap_krec *y = rec_at(ctx, *(const uint32_t *)b);
+
+	return cmp_rec(&x, &y);
+}
+
 /*
  * Sorts k->recs (in file order) as cmp_rec does, by merging each CPU's
  * records, which the collector writes in time order per ring: a linear
@@ -206,7 +220,8 @@ static int merge_by_cpu(struct kernel_reader *k)
 {
 	uint32_t nc = k->hdr.nr_cpus, run[MERGE_MAX_RUNS], n_run = 0;
 	size_t n = k->n_recs, *start = calloc((size_t)nc + 2, sizeof(*start)), *at;
-	const struct corecap_krec **by_run = malloc(n * sizeof(*by_run));
+	/* Each run's records as 8-byte words into ev_buf: half a pointer array. */
+	uint32_t *by_run = k->ev_bytes / 8 <= UINT32_MAX ? malloc(n * sizeof(*by_run)) : NULL;
 	uint64_t *last;
 	int ret = -1;
 
@@ -224,7 +239,8 @@ static int merge_by_cpu(struct kernel_reader *k)
 			if (c != nc)
 				last[c] = r->time_ns;
 			if (pass)
-				by_run[at[c]++] = r;
+				by_run[at[c]++] =
+					(uint32_t)(((const unsigned char *)r - k->ev_buf) / 8);
 			else
 				start[c + 1]++;
 		}
@@ -241,7 +257,8 @@ static int merge_by_cpu(struct kernel_reader *k)
 			run[n_run++] = c;
 		}
 	if (start[nc + 1] > start[nc])
-		qsort(by_run + start[nc], start[nc + 1] - start[nc], sizeof(*by_run), cmp_rec);
+		qsort_r(by_run + start[nc], start[nc + 1] - start[nc], sizeof(*by_run), cmp_word,
+			k->ev_buf);
 	memcpy(at, start, ((size_t)nc + 2) * sizeof(*at));
 	for (size_t i = 0; i < n; i++) {
 		uint32_t best = UINT32_MAX;
@@ -250,10 +267,11 @@ static int merge_by_cpu(struct kernel_reader *k)
 			uint32_t c = run[j];
 
 			if (at[c] < start[c + 1] &&
-			    (best == UINT32_MAX || rec_before(by_run[at[c]], by_run[at[best]])))
+			    (best == UINT32_MAX || rec_before(rec_at(k->ev_buf, by_run[at[c]]),
+							      rec_at(k->ev_buf, by_run[at[best]]))))
 				best = c;
 		}
-		k->recs[i] = by_run[at[best]++];
+		k->recs[i] = rec_at(k->ev_buf, by_run[at[best]++]);
 	}
 	ret = 0;
 out:
