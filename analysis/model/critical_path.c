@@ -36,6 +36,7 @@ void corecap_critical_path_release(struct critical_path *cp)
 	for (size_t i = 0; i < cp->len; i++)
 		free(cp->all[i]);
 	free(cp->all);
+	free(cp->runnable);
 	for (size_t i = 0; i < cp->n_inflight; i++)
 		free_op(cp->inflight[i]);
 	free(cp->inflight);
@@ -84,10 +85,14 @@ static int grow_paths(struct critical_path *cp)
 {
 	size_t cap = cp->path_cap ? cp->path_cap * 2 : 64;
 	struct cp_thread **all = realloc(cp->all, cap * sizeof(*all));
+	uint32_t *runnable;
 
 	if (!all)
 		return -ENOMEM;
 	cp->all = all;
+	if (!(runnable = realloc(cp->runnable, cap * sizeof(*runnable))))
+		return -ENOMEM;
+	cp->runnable = runnable;
 	for (int pass = 0; pass < 2; pass++) {
 		struct cp_op **ops = pass ? cp->spare : cp->inflight;
 		size_t n = pass ? cp->n_spare : cp->n_inflight;
@@ -141,6 +146,22 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	return th;
 }
 
+/* Sets th's state, keeping the list of runnable threads (flush_waiters'). */
+static void set_state(struct critical_path *cp, struct cp_thread *th, enum cp_state state)
+{
+	if (state == CPS_RUNNABLE && !th->runnable_at) {
+		cp->runnable[cp->n_runnable++] = th->index;
+		th->runnable_at = (uint32_t)cp->n_runnable;
+	} else if (state != CPS_RUNNABLE && th->runnable_at) {
+		uint32_t last = cp->runnable[--cp->n_runnable];
+
+		cp->runnable[th->runnable_at - 1] = last;
+		cp->all[last]->runnable_at = th->runnable_at;
+		th->runnable_at = 0;
+	}
+	th->state = state;
+}
+
 static uint32_t running_cat(const struct cp_thread *th)
 {
 	return th->log_depth || th->is_log ? CAT_LOGGING : CAT_CPU;
@@ -148,16 +169,34 @@ static uint32_t running_cat(const struct cp_thread *th)
 
 static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
 {
+	struct cp_credit *c = &p->credit[p->last_credit];
+
 	p->ns[cat] += ns;
+	/* A thread's walk mostly grows by the same credit again. */
+	if (p->last_credit < p->n_credit && c->tid == tid && c->cat == cat) {
+		c->ns += ns;
+		return;
+	}
 	for (uint32_t i = 0; i < p->n_credit; i++)
 		if (p->credit[i].tid == tid && p->credit[i].cat == cat) {
 			p->credit[i].ns += ns;
+			p->last_credit = i;
 			return;
 		}
-	if (p->n_credit < CP_CREDITS)
+	if (p->n_credit < CP_CREDITS) {
+		p->last_credit = p->n_credit;
 		p->credit[p->n_credit++] = (struct cp_credit){.tid = tid, .cat = cat, .ns = ns};
-	else
+	} else {
 		p->uncredited_ns += ns;
+	}
+}
+
+/* *to = *from, but for the credits past n_credit, never read (a waking copies
+ * one path per op in flight). */
+static void path_copy(struct cp_path *to, const struct cp_path *from)
+{
+	memcpy(to, from,
+	       offsetof(struct cp_path, credit) + from->n_credit * sizeof(from->credit[0]));
 }
 
 /* Adds th's [from, to) to every op's walk from th, as cat credited to tid
@@ -178,8 +217,30 @@ static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_
 	}
 }
 
+/*
+ * A running thread's consecutive stretches of one category are added to
+ * the paths as one, not one charge() over every op in flight per trace
+ * event: the same sums and the same credit order, because nothing else
+ * touches th's paths before flush_run, which every reader of them and
+ * every change of the ops in flight calls first.
+ */
+static void flush_run(struct critical_path *cp, struct cp_thread *th)
+{
+	if (th->run_open) {
+		th->run_open = false;
+		charge(cp, th, th->run_from, th->run_to, th->run_cat, th->tid);
+	}
+}
+
+static void flush_runs(struct critical_path *cp)
+{
+	for (size_t i = 0; i < cp->len; i++)
+		flush_run(cp, cp->all[i]);
+}
+
 static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
 {
+	flush_run(cp, th);
 	for (size_t i = 0; i < cp->n_inflight; i++) {
 		struct cp_path *p = &cp->inflight[i]->paths[th->index];
 
@@ -194,14 +255,26 @@ static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint
 static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 {
 	const struct cp_thread *holder;
+	uint32_t cat;
 	int32_t htid;
 
 	if (t <= th->since)
 		return;
+	if (th->state != CPS_UNKNOWN && th->state != CPS_RUNNING)
+		flush_run(cp, th);
 	switch (th->state) {
 	case CPS_UNKNOWN:
 	case CPS_RUNNING:
-		charge(cp, th, th->since, t, running_cat(th), th->tid);
+		cat = running_cat(th);
+		if (th->run_open && th->run_cat == cat && th->run_to == th->since) {
+			th->run_to = t;
+		} else {
+			flush_run(cp, th);
+			th->run_open = true;
+			th->run_cat = cat;
+			th->run_from = th->since;
+			th->run_to = t;
+		}
 		break;
 	case CPS_RUNNABLE:
 		/* Whoever held the CPU it waited for: logging if that was logging. */
@@ -223,9 +296,12 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 /* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
 static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
 {
-	for (size_t i = 0; i < cp->len; i++)
-		if (cp->all[i]->state == CPS_RUNNABLE && cp->all[i]->wait_cpu == cpu)
-			advance(cp, cp->all[i], t);
+	for (size_t i = 0; i < cp->n_runnable; i++) {
+		struct cp_thread *th = cp->all[cp->runnable[i]];
+
+		if (th->wait_cpu == cpu)
+			advance(cp, th, t);
+	}
 }
 
 static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
@@ -244,13 +320,13 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 			cp->inconsistent++;
 		advance(cp, th, t);
 		if (s->prev_state_char == 'R' || th->woken_running) {
-			th->state = CPS_RUNNABLE;
+			set_state(cp, th, CPS_RUNNABLE);
 			th->wait_cpu = cpu;
 		} else {
 			/* Blocked again before its trace said why it was last time. */
 			if (th->pending)
 				resolve_pending(cp, th, CAT_QUEUE);
-			th->state = CPS_BLOCKED;
+			set_state(cp, th, CPS_BLOCKED);
 			th->blocked_since = t;
 		}
 		th->woken_running = false;
@@ -262,7 +338,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		if (th->state == CPS_RUNNING || th->state == CPS_BLOCKED)
 			cp->inconsistent++;
 		advance(cp, th, t);
-		th->state = CPS_RUNNING;
+		set_state(cp, th, CPS_RUNNING);
 		th->woken_running = false;
 	}
 	return 0;
@@ -321,10 +397,12 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
 		advance(cp, waker, t);
+		flush_run(cp, th);
+		flush_run(cp, waker);
 		for (size_t i = 0; i < cp->n_inflight; i++) {
 			struct cp_path *p = cp->inflight[i]->paths;
 
-			p[th->index] = p[waker->index];
+			path_copy(&p[th->index], &p[waker->index]);
 			if (p[th->index].pending_ns) {
 				path_add(&p[th->index], CAT_QUEUE, CP_NOBODY,
 					 p[th->index].pending_ns);
@@ -338,7 +416,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		th->pend_b = th->blocked_since;
 		th->pend_e = t;
 	}
-	th->state = CPS_RUNNABLE;
+	set_state(cp, th, CPS_RUNNABLE);
 	th->wait_cpu = w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX;
 	return 0;
 }
@@ -386,7 +464,7 @@ int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_kr
 		if (!(th = get(cp, f->child_tid)))
 			return -ENOMEM;
 		set_comm(th, f->child_comm, sizeof(f->child_comm));
-		th->state = CPS_RUNNABLE; /* a new thread waits for its first CPU */
+		set_state(cp, th, CPS_RUNNABLE); /* a new thread waits for its first CPU */
 		th->since = r->time_ns;
 		th->wait_cpu = r->cpu;
 		return 0;
@@ -424,7 +502,10 @@ static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, size_t
 
 static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 {
-	struct cp_op *op = find_op(cp, id, NULL);
+	struct cp_op *op;
+
+	flush_runs(cp); /* the runs so far are the ops' in flight, not this one's */
+	op = find_op(cp, id, NULL);
 
 	if (!op) {
 		if (cp->n_inflight == cp->cap_inflight) {
@@ -452,8 +533,9 @@ static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 		}
 		cp->inflight[cp->n_inflight++] = op;
 	}
-	if (op->paths)
-		memset(op->paths, 0, cp->len * sizeof(*op->paths));
+	/* Zeroed up to the credits (never read past n_credit): a third of a path. */
+	for (size_t i = 0; op->paths && i < cp->len; i++)
+		memset(&op->paths[i], 0, offsetof(struct cp_path, credit));
 	op->id = id;
 	op->begin_ns = ts;
 	/*
@@ -604,6 +686,8 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 
 	if (!op)
 		return 0;
+	if ((th = find(cp, tid)))
+		flush_run(cp, th); /* its running time so far is this op's too */
 	cp->inflight[at] = cp->inflight[--cp->n_inflight];
 	if (!exclude && end_ns >= op->begin_ns) {
 		th = find(cp, tid);

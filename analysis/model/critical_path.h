@@ -58,9 +58,10 @@ struct cp_credit {
 struct cp_path {
 	uint64_t ns[CP__COUNT];
 	uint64_t pending_ns; /* blocked, its category not known yet */
-	struct cp_credit credit[CP_CREDITS];
-	uint32_t n_credit;
 	uint64_t uncredited_ns;
+	uint32_t n_credit;
+	uint32_t last_credit;		     /* the credit added to last: the likeliest next */
+	struct cp_credit credit[CP_CREDITS]; /* last: copies stop at n_credit */
 };
 
 enum cp_state { CPS_UNKNOWN, CPS_RUNNING, CPS_RUNNABLE, CPS_BLOCKED };
@@ -79,6 +80,12 @@ struct cp_thread {
 	uint64_t pend_b, pend_e;
 	uint64_t blocked_since;
 	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
+	/* Its running time [run_from, run_to) as run_cat, not yet added to
+	 * the ops' paths: added once when the run ends or a path is read. */
+	uint32_t runnable_at; /* 1 + its place in critical_path.runnable, 0 if not runnable */
+	bool run_open;
+	uint32_t run_cat;
+	uint64_t run_from, run_to;
 };
 
 struct cp_op {
@@ -130,6 +137,8 @@ struct critical_path {
 	struct u64map by_tid; /* tid -> index in all */
 	struct cp_thread **all;
 	size_t len, path_cap;
+	uint32_t *runnable; /* the runnable threads' indices, any order; capacity path_cap */
+	size_t n_runnable;
 	int32_t *cpu_tid; /* who holds each CPU (last switch-in seen); -1 unknown */
 	uint32_t nr_cpus;
 	struct cp_op **inflight;

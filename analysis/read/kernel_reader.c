@@ -180,6 +180,103 @@ static int cmp_rec(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* True if record x goes before y: earlier, or at the same time first in the file. */
+static bool rec_before(const struct corecap_krec *x, const struct corecap_krec *y)
+{
+	return x->time_ns != y->time_ns ? x->time_ns < y->time_ns : x < y;
+}
+
+static const struct corecap_krec *rec_at(const unsigned char *buf, uint32_t word)
+{
+	return (const void *)(buf + (size_t)word * 8);
+}
+
+/* cmp_rec on records given as words into the buffer ctx. */
+static int cmp_word(const void *a, const void *b, void *ctx)
+{
+	const struct corecap_krec *x = rec_at(ctx, *(const uint32_t *)a);
+	const struct corecap_krec *y = rec_at(ctx, *(const uint32_t *)b);
+
+	return cmp_rec(&x, &y);
+}
+
+/*
+ * Sorts k->recs (in file order) as cmp_rec does, by merging each CPU's
+ * records, which the collector writes in time order per ring: a linear
+ * pass with a min over the rings' heads instead of an n log n sort (2-4%
+ * of a report's CPU on a kernel-heavy run). A record earlier than the one
+ * before it on its ring (the collector's window marks) goes to one more
+ * run, sorted on its own. Each run is in (time, file) order, so the merge
+ * is the sort's order exactly. 0, or -1 (more than MERGE_MAX_RUNS runs,
+ * or memory short): the caller sorts then.
+ */
+#define MERGE_MAX_RUNS 16
+static int merge_by_cpu(struct kernel_reader *k)
+{
+	uint32_t nc = k->hdr.nr_cpus, run[MERGE_MAX_RUNS], n_run = 0;
+	size_t n = k->n_recs, *start = calloc((size_t)nc + 2, sizeof(*start)), *at;
+	/* Each run's records as 8-byte words into ev_buf: half a pointer array. */
+	uint32_t *by_run = k->ev_bytes / 8 <= UINT32_MAX ? malloc(n * sizeof(*by_run)) : NULL;
+	uint64_t *last;
+	int ret = -1;
+
+	at = calloc((size_t)nc + 2, sizeof(*at));
+	last = calloc((size_t)nc + 1, sizeof(*last));
+	if (!start || !by_run || !at || !last)
+		goto out;
+	/* Run nc holds the strays; pass 0 counts each run, pass 1 fills them. */
+	for (int pass = 0; pass < 2; pass++) {
+		memset(last, 0, ((size_t)nc + 1) * sizeof(*last));
+		for (size_t i = 0; i < n; i++) {
+			const struct corecap_krec *r = k->recs[i];
+			uint32_t c = r->time_ns < last[r->cpu] ? nc : r->cpu;
+
+			if (c != nc)
+				last[c] = r->time_ns;
+			if (pass)
+				by_run[at[c]++] =
+					(uint32_t)(((const unsigned char *)r - k->ev_buf) / 8);
+			else
+				start[c + 1]++;
+		}
+		if (!pass) {
+			for (uint32_t c = 0; c <= nc; c++)
+				start[c + 1] += start[c];
+			memcpy(at, start, ((size_t)nc + 2) * sizeof(*at));
+		}
+	}
+	for (uint32_t c = 0; c <= nc; c++)
+		if (start[c + 1] > start[c]) {
+			if (n_run == MERGE_MAX_RUNS)
+				goto out;
+			run[n_run++] = c;
+		}
+	if (start[nc + 1] > start[nc])
+		qsort_r(by_run + start[nc], start[nc + 1] - start[nc], sizeof(*by_run), cmp_word,
+			k->ev_buf);
+	memcpy(at, start, ((size_t)nc + 2) * sizeof(*at));
+	for (size_t i = 0; i < n; i++) {
+		uint32_t best = UINT32_MAX;
+
+		for (uint32_t j = 0; j < n_run; j++) {
+			uint32_t c = run[j];
+
+			if (at[c] < start[c + 1] &&
+			    (best == UINT32_MAX || rec_before(rec_at(k->ev_buf, by_run[at[c]]),
+							      rec_at(k->ev_buf, by_run[at[best]]))))
+				best = c;
+		}
+		k->recs[i] = rec_at(k->ev_buf, by_run[at[best]++]);
+	}
+	ret = 0;
+out:
+	free(last);
+	free(at);
+	free(by_run);
+	free(start);
+	return ret;
+}
+
 static bool time_ok(uint64_t t, uint64_t ws, uint64_t we)
 {
 	if (!we)
@@ -242,7 +339,7 @@ static int walk_events(struct kernel_reader *k, const char *path, uint64_t ws, u
 			k->lost += ((const struct corecap_krec_lost *)(const void *)r)->lost;
 		off += r->size;
 	}
-	if (k->n_recs)
+	if (k->n_recs && merge_by_cpu(k))
 		qsort(k->recs, k->n_recs, sizeof(*k->recs), cmp_rec);
 	return 0;
 }

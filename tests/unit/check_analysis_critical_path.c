@@ -199,6 +199,34 @@ START_TEST(runnable_is_credited_to_the_cpu_holder)
 END_TEST
 
 /*
+ * Three threads wait for CPU 0 and leave its queue in another order than
+ * they joined it (the list of runnable threads removes from its middle): B
+ * and C are woken at 105 and 106, A (op 1 from 100) is preempted for B at
+ * 110, C runs 130..150, A again from 150 to its end at 170. A's runqueue
+ * time is credited to each holder in turn: B 110..130, C 130..150.
+ */
+START_TEST(runnable_threads_leave_the_queue_in_any_order)
+{
+	const int32_t C = 40;
+
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_waking(&b, 1, 105, B, -1)->flags = CORECAP_KWAKING_HARDIRQ;
+	kr_waking(&b, 1, 106, C, -1)->flags = CORECAP_KWAKING_HARDIRQ;
+	kr_switch(&b, 0, 110, A, 'R', B);
+	kr_switch(&b, 0, 130, B, 'S', C);
+	kr_switch(&b, 0, 150, C, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_END, 170, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 30, 0, 0, 0, 40);
+	ck_assert_uint_eq(credit(t, B, CP_RUNQUEUE), 20);
+	ck_assert_uint_eq(credit(t, C, CP_RUNQUEUE), 20);
+	ck_assert_uint_eq(cp.n_runnable, 0);
+}
+END_TEST
+
+/*
  * A sleeps 120..170 and an interrupt wakes it (waker -1): nobody of the
  * daemon had the op. When the trace then reports an I/O covering the
  * sleep, the sleep is io; a second op's sleep with no such report is queue.
@@ -356,6 +384,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
+	tcase_add_test(tc, runnable_threads_leave_the_queue_in_any_order);
 	tcase_add_test(tc, an_op_begun_in_the_past_keeps_its_latency);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
 	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);

@@ -112,6 +112,54 @@ START_TEST(records_are_sorted_across_cpus_and_stacks_joined)
 }
 END_TEST
 
+/* k.recs in (time, file) order: the order of a stable sort by time. */
+static void expect_time_then_file_order(size_t n)
+{
+	ck_assert_uint_eq(k.n_recs, n);
+	for (size_t i = 1; i < k.n_recs; i++) {
+		ck_assert_uint_le(k.recs[i - 1]->time_ns, k.recs[i]->time_ns);
+		if (k.recs[i - 1]->time_ns == k.recs[i]->time_ns)
+			ck_assert((const void *)k.recs[i - 1] < (const void *)k.recs[i]);
+	}
+}
+
+/* The rings merged: ties across and within rings, and records earlier than
+ * their ring's previous one (as the collector's window marks are) in between. */
+START_TEST(rings_are_merged_in_time_then_file_order)
+{
+	uint64_t t[2] = {WS, WS};
+	size_t n = 0;
+
+	for (int i = 0; i < 600; i++) {
+		uint32_t cpu = (uint32_t)(i * 7 % 3 == 0);
+
+		t[cpu] += (uint64_t)(i * 13 % 5); /* steps of 0 give ties */
+		if (i % 97 == 50)
+			kr_futex_exit(&ev, cpu, t[cpu] - 40, 8, 0); /* a stray */
+		else
+			kr_futex_exit(&ev, cpu, t[cpu], 8, 0);
+		n++;
+	}
+	ck_assert_int_eq(load(), 0);
+	expect_time_then_file_order(n);
+}
+END_TEST
+
+/* More rings than the merge takes: sorted all the same. */
+START_TEST(many_rings_are_sorted)
+{
+	size_t n = 0;
+
+	free(ev.p);
+	ev = (struct kbuf){0};
+	kr_file_header(&ev, CORECAP_KERNEL_MAGIC_EVENTS, 42, 40);
+	for (int i = 0; i < 400; i++, n++)
+		kr_futex_exit(&ev, (uint32_t)(i % 40), WS + (uint64_t)(i * 31 % 17), 8, 0);
+	ck_assert_int_eq(load(), 0);
+	expect_time_then_file_order(n);
+}
+END_TEST
+
 START_TEST(no_kernel_directory_is_enoent)
 {
 	ck_assert_int_eq(corecap_kernel_reader_load(&k, "/nonexistent-run", WS, WE, &err), -ENOENT);
@@ -221,6 +269,8 @@ int main(void)
 
 	tcase_add_checked_fixture(ok, setup, teardown);
 	tcase_add_test(ok, records_are_sorted_across_cpus_and_stacks_joined);
+	tcase_add_test(ok, rings_are_merged_in_time_then_file_order);
+	tcase_add_test(ok, many_rings_are_sorted);
 	tcase_add_test(ok, no_kernel_directory_is_enoent);
 	tcase_add_test(ok, unknown_types_and_a_trailing_fragment_are_counted);
 	tcase_add_checked_fixture(bad, setup, teardown);
