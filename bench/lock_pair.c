@@ -16,7 +16,7 @@
  * still printed, for information.
  *
  * usage: lock_pair [-r ROUNDS] [-n PAIRS] [--shim PATH] [--ops]
- * The budget (DESIGN.md): the shim at most 1.5x bare glibc; issue #19's
+ * The overhead budget: the shim at most 1.5x bare glibc; issue #19's
  * target 1.2x. Each round's configurations run one after the other, so
  * the ratio is also taken round by round (the shim's run over the glibc
  * run of the same round) and printed with the median of those ratios and

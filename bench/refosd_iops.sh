@@ -12,7 +12,7 @@
 # the daemon is what the shim adds to, and holds still.
 #
 # usage: bench/refosd_iops.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-t CONCURRENCY]
-# Budget (DESIGN.md): shim >= 97% of bare, shim + session >= 90%.
+# Budget (docs/shim.md): shim >= 97% of bare, shim + session >= 90%.
 # EVENTS overrides the recorded events (e.g. EVENTS='corecap_*' adds the
 # daemon's corecap_op annotations).
 set -euo pipefail

@@ -6,7 +6,7 @@
  * session (no event discarded). For each size it runs both, alternating,
  * REPS times, and prints the medians of wall time, CPU time (user + sys)
  * and peak RSS, all from wait4's rusage, and the ratios. The target
- * (DESIGN.md): report <= 1.3x the dummy read, and RSS flat as the trace
+ * (the overhead budget): report <= 1.3x the dummy read, and RSS flat as the trace
  * grows (memory bounded by threads + locks + ops in flight).
  *
  * usage: corecap_report_bench [OPS_PER_THREAD...]   (default 8000 32000 65000,

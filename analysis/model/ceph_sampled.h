@@ -1,5 +1,5 @@
 /*
- * ceph_sampled: DESIGN.md's attribution rule for ops that a daemon records
+ * ceph_sampled: the attribution rule (docs/methodology.md, "Per-op attribution") for ops that a daemon records
  * itself but does not annotate (Ceph's OpTracker history), estimated from
  * wall-clock samples of the threads on the op path (docs/methodology.md,
  * "Ops without annotations").

@@ -1,7 +1,7 @@
 /*
  * model: turns the stream of decoded events (model/event.h) into thread
- * states, the per-op attribution, and the lock table, applying DESIGN.md's
- * attribution rule:
+ * states, the per-op attribution, and the lock table, applying the
+ * attribution rule (docs/methodology.md, "Per-op attribution"):
  *
  *   An op lives from `begin` to `end`. While some thread has it in
  *   context (between `enter` and `exit`), the op's time takes the state of

@@ -1,5 +1,5 @@
 /*
- * analysis/model/model.c: DESIGN.md's attribution rule on hand-made event
+ * analysis/model/model.c: the attribution rule (docs/methodology.md, "Per-op attribution") on hand-made event
  * sequences with exact answers, and conservation (every op's categories
  * sum to its latency) on random ones.
  */
