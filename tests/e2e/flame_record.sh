@@ -100,7 +100,9 @@ for line in open(sys.argv[1]):
     cond = any(re.search(r"pthread_cond_(timed|clock)?wait", f) for f in frames[-5:])
     # In the futex wait itself: a thread on CPU in pthread_cond_wait's own code,
     # or in a signal handler that interrupted the wait (gperftools'), is cpu.
-    futex = "futex" in frames[-1]
+    # (A futex wake inside the cond wait, __condvar_dec_grefs' futex_wake, is
+    # work on a CPU, not a wait.)
+    futex = "futex" in frames[-1] and "wake" not in frames[-1]
     if re.search(r"epoll_wait|epoll_pwait", frames[-1]) or (cond and futex and not any("lll_lock_wait" in f for f in frames[-3:])):
         n += 1
         if sys.argv[2:]:
