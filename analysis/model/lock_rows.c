@@ -144,8 +144,10 @@ int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, 
 		corecap_lock_rows_release(rows);
 		return -ENOMEM;
 	}
-	memcpy(rows->members, t->all, t->len * sizeof(*rows->members));
-	qsort(rows->members, t->len, sizeof(*rows->members), cmp_family);
+	if (t->len) { /* (memcpy and qsort take no NULL, even for 0 bytes) */
+		memcpy(rows->members, t->all, t->len * sizeof(*rows->members));
+		qsort(rows->members, t->len, sizeof(*rows->members), cmp_family);
+	}
 	for (size_t i = 0; i < t->len;) {
 		struct lock_row *row = &rows->v[n++];
 		size_t j = i + 1;

@@ -250,7 +250,9 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return fail(err, -EINVAL, path, "no format version");
 	d = json_object_get_double(v);
-	if (d != (double)(int)d || d < CORECAP_RUN_VERSION_OLDEST || d > CORECAP_RUN_VERSION) {
+	/* In range (NaN is not) before the cast: (int) of a double out of its range
+	 * is undefined. */
+	if (!(d >= CORECAP_RUN_VERSION_OLDEST && d <= CORECAP_RUN_VERSION) || d != (double)(int)d) {
 		snprintf(why, sizeof(why),
 			 "unsupported run format version %g (this corecap reads versions %d-%d)", d,
 			 CORECAP_RUN_VERSION_OLDEST, CORECAP_RUN_VERSION);
