@@ -106,13 +106,23 @@ sb0=$(shim_journal 36)
 rados -p bench bench 3 write -b 4096 -t 1 >"$work/file.bench" 2>&1 || true
 grep -E '^(Total writes made|Average IOPS|Average Latency)' "$work/file.bench" || tail "$work/file.bench"
 writes=$(awk -F: '/^Total writes made/ { gsub(/ /, "", $2); print $2 }' "$work/file.bench")
-j1=$(perf_of "$asok" 'd["filestore"]["journal_wr"]')
+# The four end figures come from separate reads (two perf dumps, two stats
+# dumps) while the OSD may still write its journal (a sync after the bench):
+# read them until two passes agree, so that they describe one moment.
+end_figures() {
+	echo "$(perf_of "$asok" 'd["filestore"]["journal_wr"]') $(perf_of "$asok" 'd["filestore"]["journal_wr_bytes"]["sum"]') $(shim_journal 26) $(shim_journal 36)"
+}
+prev=$(end_figures)
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	sleep 0.3
+	cur=$(end_figures)
+	[ "$cur" = "$prev" ] && break
+	prev=$cur
+done
+read -r j1 jb1 sa1 sb1 <<<"$cur"
 echo "filestore.journal_wr: $j0 -> $j1 (rados bench made ${writes:-?} writes)"
 expect_true "rados bench on filestore made writes" test "${writes:-0}" -gt 0
 expect_true "the journal took at least one write per write made" test "$j1" -ge $((j0 + ${writes:-1}))
-jb1=$(perf_of "$asok" 'd["filestore"]["journal_wr_bytes"]["sum"]')
-sa1=$(shim_journal 26)
-sb1=$(shim_journal 36)
 echo "shim journal class: $((sa1 - sa0)) aio, $((sb1 - sb0)) bytes; filestore: $((j1 - j0)) journal writes, $((jb1 - jb0)) bytes"
 extra=$(((sa1 - sa0) - (j1 - j0)))
 expect_true "the shim's journal-class aio completions are FileStore's journal writes, +0..4 ($extra)" \
