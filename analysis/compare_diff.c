@@ -1,4 +1,6 @@
 #include "compare_diff.h"
+#include "model/lines.h"
+#include "util/grow.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,15 +19,8 @@ static struct compare_row *add(struct compare_diff *d, const char *section, cons
 {
 	struct compare_row *r;
 
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 64;
-		struct compare_row *grown = realloc(d->v, cap * sizeof(*grown));
-
-		if (!grown)
-			return NULL;
-		d->v = grown;
-		d->cap = cap;
-	}
+	if (corecap_grow((void **)&d->v, &d->cap, d->n + 1, sizeof(*d->v)))
+		return NULL;
 	r = &d->v[d->n++];
 	*r = (struct compare_row){.decimals = decimals};
 	snprintf(r->section, sizeof(r->section), "%s", section);
@@ -335,22 +330,16 @@ static void sources_of(const struct report *r, struct compare_sources *s)
 	s->optracker = r->ceph && r->ceph->has_optracker;
 }
 
+static int warn(struct compare_diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static int warn(struct compare_diff *d, const char *fmt, ...)
 {
-	char **grown = realloc(d->warnings, (d->n_warnings + 1) * sizeof(*grown));
 	va_list ap;
-	int n;
+	int ret;
 
-	if (!grown)
-		return -ENOMEM;
-	d->warnings = grown;
 	va_start(ap, fmt);
-	n = vasprintf(&d->warnings[d->n_warnings], fmt, ap);
+	ret = corecap_lines_vadd(&d->warnings, &d->n_warnings, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return -ENOMEM;
-	d->n_warnings++;
-	return 0;
+	return ret;
 }
 
 /* "the shim, the trace" for what a has and b lacks; "" when nothing. */
@@ -587,9 +576,7 @@ int corecap_compare_diff_build(struct compare_diff *d, const struct report *a,
 
 void corecap_compare_diff_release(struct compare_diff *d)
 {
-	for (size_t i = 0; i < d->n_warnings; i++)
-		free(d->warnings[i]);
-	free(d->warnings);
+	corecap_lines_release(&d->warnings, &d->n_warnings);
 	free(d->v);
 	*d = (struct compare_diff){0};
 }
