@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "target.h"
+#include "toggle_thread.h"
 #include "mono_clock.h"
 #include <corecap/run_format.h>
 
@@ -160,10 +162,33 @@ static int write_owner(struct corecap_cpu_profile *cp)
 	return 0;
 }
 
+/*
+ * Sends the toggle to a thread that may take it (toggle_thread.h), waiting
+ * up to CORECAP_CPU_PROFILE_SWITCH_MS for one: 0, -EAGAIN when none came,
+ * or kill's error.
+ */
+static int send_toggle(struct corecap_cpu_profile *cp)
+{
+	for (unsigned waited = 0; waited < CORECAP_CPU_PROFILE_SWITCH_MS; waited += 2) {
+		pid_t tid = corecap_toggle_thread_find(cp->pid, cp->signal);
+
+		if (tid > 0) {
+			if (syscall(SYS_tgkill, cp->pid, tid, cp->signal) == 0)
+				return 0;
+			if (errno != ESRCH)
+				return -errno;
+		} else if (kill(cp->pid, 0) < 0) {
+			return -errno;
+		}
+		sleep_ms(2);
+	}
+	return -EAGAIN;
+}
+
 /* Sends the toggle and waits until the profiler's state is `on`; false on timeout. */
 static bool toggle_and_wait(struct corecap_cpu_profile *cp, bool on)
 {
-	if (kill(cp->pid, cp->signal) < 0)
+	if (send_toggle(cp) < 0)
 		return false;
 	for (unsigned waited = 0; waited < CORECAP_CPU_PROFILE_SWITCH_MS; waited += 2) {
 		if (profiler_on(cp, NULL, 0) == on)
@@ -273,14 +298,20 @@ int corecap_cpu_profile_start(struct corecap_cpu_profile *cp)
 
 	if (!cp->available)
 		goto out;
-	cp->sent_ns = corecap_now_ns();
-	if (kill(cp->pid, cp->signal) < 0) {
-		ret = -errno;
-		corecap_warn("cannot signal PID %d to start its CPU profile: %s", (int)cp->pid,
-			     strerror(errno));
+	ret = send_toggle(cp);
+	if (ret < 0) {
+		if (ret == -EAGAIN)
+			corecap_warn("no thread of PID %d was asleep in a system call where its CPU "
+				     "profiler may be toggled safely within %u ms (or its "
+				     "/proc/PID/task/TID/syscall is not readable); no CPU profile",
+				     (int)cp->pid, CORECAP_CPU_PROFILE_SWITCH_MS);
+		else
+			corecap_warn("cannot signal PID %d to start its CPU profile: %s",
+				     (int)cp->pid, strerror(-ret));
 		cp->available = false;
 		goto out;
 	}
+	cp->sent_ns = corecap_now_ns();
 	cp->state = CPU_PROFILE_STARTING;
 	cp->next_poll_ns = cp->sent_ns + POLL_NS;
 out:

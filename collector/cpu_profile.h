@@ -16,11 +16,13 @@
  *   collector holds it; a profiler found on without a live owner (a
  *   collector killed mid-window) is switched off first, and the file that
  *   dead collector's window left is removed;
+ * - each toggle goes to one thread asleep where libprofiler's SIGPROF
+ *   handler cannot be (toggle_thread.h): a toggle taken inside that handler
+ *   deadlocks the thread that took it;
  * - the stop toggle is sent only once the profiler is seen on, and no
- *   sooner than CORECAP_CPU_PROFILE_MIN_ON_MS after: libprofiler's signal
- *   handler runs on whichever thread takes the signal, and a second toggle
- *   taken by another thread while the first still runs makes it abort the
- *   daemon ("Can't turn on cpu profiling");
+ *   sooner than CORECAP_CPU_PROFILE_MIN_ON_MS after: a second toggle taken
+ *   by another thread while the first still runs makes libprofiler abort
+ *   the daemon ("Can't turn on cpu profiling");
  * - the profile copied into RUN/cpu.prof is the one the daemon closed
  *   after our stop toggle; the profiler's own file is then removed. A
  *   profile that does not appear is a warning, not an error.

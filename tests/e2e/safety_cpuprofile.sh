@@ -64,7 +64,8 @@ expect_eq "... with --no-cpu-profile it records" 0 "$(status "$CORECAP" record -
 expect_eq "... without a profile" False "$(json "$WORK/third/manifest.json" "d['sources']['cpu_prof']")"
 wait "$first"
 expect_eq "the first recorder" 0 "$?"
-expect_calc "... got its CPU profile" "$(cpu_bytes "$WORK/first") > 0"
+expect_calc "... got its CPU profile" "$(cpu_bytes "$WORK/first") > 0" ||
+	sed 's/^/    /' "$WORK/first.err" "$WORK/osd.err"
 
 # A recorder killed mid-window leaves the profiler on; the next one repairs it.
 "$CORECAP" record -p "$OSD_PID" --no-trace -d 20 -o "$WORK/killed" >/dev/null 2>"$WORK/killed.err" &
