@@ -20,3 +20,6 @@ set_property(TEST e2e.xrootd_shim_iops APPEND PROPERTY LABELS measured)
 # and 4 MiB reads; about 25 s).
 corecap_e2e_test(xrootd_critical_path xrootd_critical_path.sh TIMEOUT 180 LABELS "xrootd;kernel")
 corecap_e2e_test(xrootd_op_views xrootd_op_views.sh TIMEOUT 180 LABELS xrootd)
+# XRootD's framing: ops named for their request id with the driver's
+# counts (write 64K, stat, ping, read 4M with kXR_oksofar chunks); about 20 s.
+corecap_e2e_test(xrootd_frame xrootd_frame.sh TIMEOUT 120 LABELS xrootd)
