@@ -12,7 +12,7 @@ corecap_e2e_test(analysis_netops_refosd analysis_netops_refosd.sh TIMEOUT 180 LA
 # A ceph-osd and an xrootd compared per op (needs Ceph too; about 60 s).
 corecap_e2e_test(xrootd_compare xrootd_compare.sh TIMEOUT 300 LABELS "xrootd;ceph")
 # The shim's cost on xrootd's IOPS (a measurement on a shared machine: a
-# gross-regression gate only; about 25 s).
+# gross-regression gate only; three servers, 6 blocks of 1 s rounds: about 25 s).
 corecap_e2e_test(xrootd_shim_iops xrootd_shim_iops.sh TIMEOUT 180 LABELS xrootd)
 set_property(TEST e2e.xrootd_shim_iops APPEND PROPERTY LABELS measured)
 # Detected ops' critical paths (kernel events: root; about 20 s), and
