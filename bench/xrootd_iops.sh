@@ -11,9 +11,10 @@
 # Prints every block, and for b/a and c/a: the median of the blocks'
 # ratios with a 95% bootstrap interval and a 95% sign-test interval, and
 # the geometric mean with a one-sided 95% lower bound (t over the log
-# ratios); xrootd's CPU time per op (utime + stime from /proc over the
-# round's ops), which holds stiller on a shared machine when IOPS swing
-# with the other tenants. -P adds a perf profile of the shim's server over
+# ratios); and the same for xrootd's CPU time per op (the sum of its
+# threads' run time, /proc/PID/task/*/schedstat in ns, over the round's
+# ops), which holds stiller on a shared machine when IOPS swing with the
+# other tenants. -P adds a perf profile of the shim's server over
 # one more round (3 s at least): the shim's share of xrootd's CPU samples,
 # by object.
 #
@@ -122,15 +123,15 @@ servers=(a b c)
 servers=("${servers[@]:0:${#names[@]}}")
 port_of() { sed -n 's/^xrootd port: //p' "$work/$1.start"; }
 pid_of() { sed -n 's/^xrootd pid: //p' "$work/$1.start"; }
-cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
-hz=$(getconf CLK_TCK)
+# The run time of all of PID's threads, ns (schedstat's first field).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
 
 # round SERVER: one xrdbench round; prints "IOPS CPU_US_PER_OP".
 round() {
 	local s=$1 pid port c0 c1 iops ops out=$work/round.out
 	pid=$(pid_of "$s")
 	port=$(port_of "$s")
-	c0=$(cpu_ticks "$pid")
+	c0=$(cpu_ns "$pid")
 	if [ "$net" -eq 1 ]; then
 		rm -rf "$work/run"
 		"$corecap" record -q -p "$pid" -o "$work/run" -- \
@@ -139,11 +140,11 @@ round() {
 	else
 		"${drv_pin[@]}" "$xrdbench" -p "$port" -t "$conc" -b "$bytes" -d "$secs" "$mode" >"$out"
 	fi
-	c1=$(cpu_ticks "$pid")
+	c1=$(cpu_ns "$pid")
 	iops=$(awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$out")
 	ops=$(awk -F: '/^Total (reads|writes) made/ { gsub(/ /, "", $2); print $2 }' "$out")
-	awk -v i="$iops" -v n="$ops" -v c=$((c1 - c0)) -v hz="$hz" \
-		'BEGIN { printf "%d %.2f\n", i, n ? c * 1e6 / hz / n : 0 }'
+	awk -v i="$iops" -v n="$ops" -v c=$((c1 - c0)) \
+		'BEGIN { printf "%d %.3f\n", i, n ? c / 1e3 / n : 0 }'
 }
 
 echo "xrdbench -t $conc -b $bytes -d $secs $mode; $pairs blocks of ${#names[@]} rounds ($(
@@ -167,11 +168,11 @@ for p in $(seq 1 "$pairs"); do
 	echo "$line" >>"$work/blocks"
 	read -r ia ca <<<"${res[a]}"
 	read -r ib cb <<<"${res[b]}"
-	msg=$(printf 'block %2d (%s): %s %7d IOPS %6.2f us cpu/op   %s %7d IOPS %6.2f us cpu/op' \
+	msg=$(printf 'block %2d (%s): %s %7d IOPS %6.3f us cpu/op   %s %7d IOPS %6.3f us cpu/op' \
 		"$p" "${order// /}" "${names[0]}" "$ia" "$ca" "${names[1]}" "$ib" "$cb")
 	if [ -n "${res[c]:-}" ]; then
 		read -r ic cc <<<"${res[c]}"
-		msg+=$(printf '   %s %7d IOPS %6.2f us cpu/op' "${names[2]}" "$ic" "$cc")
+		msg+=$(printf '   %s %7d IOPS %6.3f us cpu/op' "${names[2]}" "$ic" "$cc")
 	fi
 	echo "$msg"
 	unset res
@@ -195,7 +196,7 @@ ttab = [6.314, 2.920, 2.353, 2.132, 2.015, 1.943, 1.895, 1.860, 1.833, 1.812, 1.
 
 
 def sign_interval(x):
-    """The widest order statistics [x_(k), x_(n-k+1)] holding the median with >= 95%."""
+    """The narrowest order statistics [x_(k), x_(n-k+1)] holding the median with >= 95%."""
     x, n = sorted(x), len(x)
     best = None
     for k in range(1, n // 2 + 1):
@@ -205,34 +206,36 @@ def sign_interval(x):
     return best
 
 
-def report(i):
-    r = [b / a for a, b in zip(iops[0], iops[i]) if a > 0]
+def report(i, series, what):
+    r = [b / a for a, b in zip(series[0], series[i]) if a > 0]
     n = len(r)
     med = statistics.median(r)
     rng = random.Random(12345)
     boots = sorted(statistics.median(rng.choices(r, k=n)) for _ in range(10000))
     lo, hi = boots[249], boots[9749]
-    logs = [math.log(v) for v in r]
-    m = sum(logs) / n
-    sd = statistics.stdev(logs) if n > 1 else 0
+    logs = [math.log(v) for v in r if v > 0]
+    m = sum(logs) / len(logs)
+    sd = statistics.stdev(logs) if len(logs) > 1 else 0
     t = ttab[n - 2] if 2 <= n <= len(ttab) + 1 else 1.645
     s = sign_interval(r)
     sign = f"[{s[0]:.4f}, {s[1]:.4f}] ({100 * s[2]:.1f}%)" if s else "none (too few blocks)"
-    print(f"{names[i]} / {names[0]} IOPS: median {med:.4f} over {n} blocks, bootstrap 95% "
+    print(f"{names[i]} / {names[0]} {what}: median {med:.4f} over {n} blocks, bootstrap 95% "
           f"[{lo:.4f}, {hi:.4f}], sign test {sign}; blocks' ratios {min(r):.4f}-{max(r):.4f}")
-    print(f"{names[i]} / {names[0]} IOPS: geometric mean {math.exp(m):.4f} over {n} pairs "
-          f"(one-sided 95% lower bound {math.exp(m - t * sd / math.sqrt(n)):.4f})")
+    if what == "IOPS":
+        print(f"{names[i]} / {names[0]} IOPS: geometric mean {math.exp(m):.4f} over {n} pairs "
+              f"(one-sided 95% lower bound {math.exp(m - t * sd / math.sqrt(n)):.4f})")
     return math.exp(m), min(lo, s[0]) if s else None
 
 
 for i in range(len(names)):
     print(f"{names[i]}: IOPS median {statistics.median(iops[i]):.0f}, CPU per op median "
-          f"{statistics.median(cpu[i]):.2f} us ({min(cpu[i]):.2f}-{max(cpu[i]):.2f})")
-gm, lo = report(1)
+          f"{statistics.median(cpu[i]):.3f} us ({min(cpu[i]):.3f}-{max(cpu[i]):.3f})")
+gm, lo = report(1, iops, "IOPS")
 if len(names) > 2:
-    report(2)
-    cr = [c / a for a, c in zip(cpu[0], cpu[1]) if a > 0]
-    print(f"{names[1]} / {names[0]} CPU per op: median {statistics.median(cr):.4f}")
+    report(2, iops, "IOPS")
+report(1, cpu, "CPU per op")
+if len(names) > 2:
+    report(2, cpu, "CPU per op")
 # The verdict needs both intervals (so 6 blocks at least) above 0.97.
 if lo is None:
     verdict = "not shown (too few blocks for a sign-test interval: 6 at least)"

@@ -361,7 +361,7 @@ static int on_read(struct net_ops *d, const struct model_event *ev)
 			c->next_bytes += (uint64_t)ev->io.bytes;
 		} else if (whole_before && framed) {
 			c->next_pending = true;
-			c->next_id = id;
+			c->next_req_id = id;
 			c->next_begin_ns = ev->ts_ns;
 			c->next_bytes = (uint64_t)ev->io.bytes;
 			c->next_reader = ev->tid;
@@ -495,7 +495,7 @@ static int on_write(struct net_ops *d, const struct model_event *ev)
 	c->op_id = ++d->next_id;
 	if (c->framed) {
 		c->in_bytes = c->next_bytes;
-		c->req_id = c->next_id;
+		c->req_id = c->next_req_id;
 		c->req_whole = corecap_xrd_frame_at_boundary(&c->rq);
 		next = (struct model_event){.kind = MEV_OP_BEGIN,
 					    .ts_ns = c->next_begin_ns,

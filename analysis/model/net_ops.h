@@ -105,7 +105,7 @@ struct net_ops {
 		bool await_final;    /* its reply had partial responses, not its final one */
 		bool next_pending;   /* a framed read began the next request (next_*) */
 		bool handshake_seen; /* the client's handshake was read */
-		uint16_t next_id;
+		uint16_t next_req_id;
 		uint64_t next_begin_ns, next_bytes;
 		int32_t next_reader;
 		struct xrd_frame rq, rs; /* the request and reply streams */
