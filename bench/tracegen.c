@@ -159,7 +159,8 @@ static void run_op(uint64_t op_id, const char *type, uint64_t site, uint64_t log
 	t0 = now_ns();
 	if (write(devnull, "x", 1) < 0)
 		perror("corecap_tracegen: write /dev/null");
-	lttng_ust_tracepoint(corecap_io, syscall, 1, devnull, 1, 1, now_ns() - t0, 0);
+	lttng_ust_tracepoint(corecap_io, syscall, 1, devnull, 1, 1, now_ns() - t0,
+			     (const uint8_t *)"", 0);
 	lttng_ust_tracepoint(corecap_lock, contended, &lock_b, 0, log_site, opts.fast ? 100 : 0, 1,
 			     stack, 0);
 	lttng_ust_tracepoint(corecap_op, log_exit);
@@ -171,7 +172,7 @@ static void run_op(uint64_t op_id, const char *type, uint64_t site, uint64_t log
 	lttng_ust_tracepoint(corecap_op, enter, op_id);
 	lttng_ust_tracepoint(corecap_op, phase, op_id, "dequeued");
 	wait_ns = tr.io_ns = opts.fast ? 2000 : sleep_us(opts.io_us);
-	lttng_ust_tracepoint(corecap_io, syscall, 2, 7, 2, 4096, wait_ns, 0);
+	lttng_ust_tracepoint(corecap_io, syscall, 2, 7, 2, 4096, wait_ns, (const uint8_t *)"", 0);
 	wait_ns = tr.cond_ns = opts.fast ? 3000 : sleep_us(opts.cond_us);
 	lttng_ust_tracepoint(corecap_lock, cond_wait, &lock_a, &lock_b, site, wait_ns, 0);
 	lttng_ust_tracepoint(corecap_op, end, op_id, 0);

@@ -38,9 +38,10 @@ void events_cond_wake(const void *cond, uint64_t site, bool broadcast)
 	lttng_ust_tracepoint(corecap_lock, cond_wake, cond, site, broadcast);
 }
 
-void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, uint32_t head)
+void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, const uint8_t *hdr,
+	       size_t hdr_len)
 {
-	lttng_ust_tracepoint(corecap_io, syscall, call, fd, io_class, bytes, dur_ns, head);
+	lttng_ust_tracepoint(corecap_io, syscall, call, fd, io_class, bytes, dur_ns, hdr, hdr_len);
 }
 
 void events_aio(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, const void *iocb)

@@ -11,6 +11,7 @@
 #define CORECAP_PRELOAD_EVENTS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <corecap/corecap_io_tp.h>
@@ -43,8 +44,9 @@ static inline bool events_aio_enabled(void)
 }
 
 void events_cond_wake(const void *cond, uint64_t site, bool broadcast);
-/* head: the first four bytes the call moved, big-endian (0 when not recorded). */
-void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, uint32_t head);
+/* hdr: the first hdr_len bytes the call moved (a net call's; 0 otherwise). */
+void events_io(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, const uint8_t *hdr,
+	       size_t hdr_len);
 void events_aio(int call, int fd, int io_class, int64_t bytes, uint64_t dur_ns, const void *iocb);
 void events_thread_name(int tid, const char *name);
 void events_thread_start(int tid, int parent_tid);

@@ -144,7 +144,7 @@ static void submitted(struct tstate *ts, long nr, struct iocb **iocbs, int r, in
 	if (unlikely(events_io_enabled()) &&
 	    (cls == CORECAP_IO_LOG || dur_ns >= g_settings.io_threshold_ns))
 		events_io(CORECAP_IO_CALL_AIO_SUBMIT, iocbs[0] ? (int)iocbs[0]->aio_fildes : -1,
-			  cls, r, dur_ns, 0);
+			  cls, r, dur_ns, (const uint8_t *)"", 0);
 	events_poll_names();
 	ts->guard--;
 }

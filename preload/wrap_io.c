@@ -34,22 +34,29 @@
  * itself), so errno is saved only around an event.
  */
 /*
- * The first four bytes a socket call moved, big-endian, from its buffer
- * or its first iovec (0 when that holds fewer): a request's first bytes,
- * from which the analysis can tell its kind (docs/events.md).
+ * The first bytes a socket call moved, up to max of them, from its buffer
+ * (of cnt bytes) or its cnt iovecs, into out; how many. A request's or
+ * reply's header, from which the analysis frames and types it
+ * (docs/events.md, `hdr`). A call can report more bytes than its buffer
+ * holds (recv with MSG_TRUNC): only the buffer's own length bounds the copy.
  */
-static uint32_t head_of(const void *buf, const struct iovec *iov, size_t cnt)
+static size_t hdr_of(uint8_t *out, size_t max, ssize_t r, const void *buf, const struct iovec *iov,
+		     size_t cnt)
 {
-	const unsigned char *p = NULL;
+	size_t want = (size_t)r < max ? (size_t)r : max, n = 0;
 
-	/* A buffer of cnt bytes, or cnt iovecs. A call can report more bytes
-	 * than its buffer holds (recv with MSG_TRUNC): only the buffer's own
-	 * length makes reading its first four bytes safe. */
-	if (buf && cnt >= 4)
-		p = buf;
-	else if (!buf && iov && cnt && iov[0].iov_len >= 4)
-		p = iov[0].iov_base;
-	return p ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3] : 0;
+	if (buf) {
+		n = want < cnt ? want : cnt;
+		__builtin_memcpy(out, buf, n);
+		return n;
+	}
+	for (size_t i = 0; iov && i < cnt && n < want; i++) {
+		size_t k = iov[i].iov_len < want - n ? iov[i].iov_len : want - n;
+
+		__builtin_memcpy(out + n, iov[i].iov_base, k);
+		n += k;
+	}
+	return n;
 }
 
 static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int fd, ssize_t r,
@@ -78,9 +85,17 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	     dur_ns >= g_settings.io_threshold_ns ||
 	     (cls == CORECAP_IO_NET && r > 0 && g_settings.net_events))) {
 		int saved_errno = errno;
-		uint32_t head = cls == CORECAP_IO_NET && r >= 4 ? head_of(buf, iov, cnt) : 0;
+		uint8_t hdr[CORECAP_IO_HDR_IN];
+		size_t hdr_len = 0;
 
-		events_io(call, fd, cls, (int64_t)r, dur_ns, head);
+		if (cls == CORECAP_IO_NET && r > 0)
+			hdr_len =
+				hdr_of(hdr,
+				       call == CORECAP_IO_CALL_READ || call == CORECAP_IO_CALL_RECV
+					       ? CORECAP_IO_HDR_IN
+					       : CORECAP_IO_HDR_OUT,
+				       r, buf, iov, cnt);
+		events_io(call, fd, cls, (int64_t)r, dur_ns, hdr, hdr_len);
 		errno = saved_errno;
 	}
 	events_poll_names();
@@ -98,7 +113,7 @@ static inline bool from_tracer(const void *ra)
  * guard, else time the real call. FALLBACK is the raw syscall used only
  * while load_functions() is running in this thread. BUF and its length
  * CNT, or IOV and its count CNT, say where the bytes moved are (for a net
- * event's head; NULL, NULL, 0 if nowhere).
+ * event's hdr; NULL, NULL, 0 if nowhere).
  */
 #define IO_WRAP(call, fd, real_expr, fallback_expr, buf, iov, cnt)                                 \
 	do {                                                                                       \
@@ -122,7 +137,7 @@ CORECAP_EXPORT ssize_t write(int fd, const void *buf, size_t n)
 {
 #define real_ptr real_write
 	IO_WRAP(CORECAP_IO_CALL_WRITE, fd, real_write(fd, buf, n), syscall(SYS_write, fd, buf, n),
-		buf, NULL, 0);
+		buf, NULL, n);
 #undef real_ptr
 }
 

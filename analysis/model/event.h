@@ -60,7 +60,8 @@ struct model_event {
 			int32_t fd;
 			int64_t bytes;
 			uint64_t dur_ns;
-			uint32_t head; /* first 4 bytes moved, big-endian (net events); 0: unknown */
+			uint8_t hdr_len; /* bytes of hdr known (net events; 0: none) */
+			uint8_t hdr[24]; /* the first bytes moved (docs/events.md, `hdr`) */
 		} io;
 		struct {
 			int32_t tid, parent_tid;

@@ -61,27 +61,16 @@ static void size_label(char *buf, size_t len, uint64_t n)
 		snprintf(buf, len, "<=%" PRIu64 "KiB", p >> 10);
 }
 
-/* XRootD's request ids 3000..3032 (XProtocol.hh, XRequestTypes), by id - 3000. */
-static const char *const xrd_requests[] = {
-	"auth",	    "query",  "chmod",	 "close",  "dirlist", "gpfile",	  "protocol",
-	"login",    "mkdir",  "mv",	 "open",   "ping",    "chkpoint", "read",
-	"rm",	    "rmdir",  "sync",	 "stat",   "set",     "write",	  "fattr",
-	"prepare",  "statx",  "endsess", "bind",   "readv",   "pgwrite",  "locate",
-	"truncate", "sigver", "pgread",	 "writev", "clone",
-};
-
-void corecap_net_ops_type(char *buf, size_t len, uint32_t head, uint64_t in_bytes,
+void corecap_net_ops_type(char *buf, size_t len, uint16_t req_id, uint64_t in_bytes,
 			  uint64_t out_bytes)
 {
+	const char *name = req_id ? corecap_xrd_request_name(req_id) : NULL;
 	char in[24], out[24];
-	uint32_t id = head & 0xffff;
 
-	if (in_bytes >= 24 && id >= 3000 &&
-	    id - 3000 < sizeof(xrd_requests) / sizeof(xrd_requests[0])) {
-		snprintf(buf, len, "kXR_%s", xrd_requests[id - 3000]);
+	if (name) {
+		snprintf(buf, len, req_id == XRD_FRAME_ID_HANDSHAKE ? "%s" : "kXR_%s", name);
 		return;
 	}
-
 	size_label(in, sizeof(in), in_bytes);
 	size_label(out, sizeof(out), out_bytes);
 	snprintf(buf, len, "req %s resp %s", in, out);
@@ -107,6 +96,8 @@ static struct net_conn *conn_of(struct net_ops *d, int32_t fd)
 			d->cap_conn = cap;
 		}
 		d->conn[d->n_conn] = (struct net_conn){.fd = fd};
+		corecap_xrd_frame_init(&d->conn[d->n_conn].rq, true);
+		corecap_xrd_frame_init(&d->conn[d->n_conn].rs, false);
 		*v = d->n_conn++;
 	}
 	return &d->conn[*v];
@@ -248,13 +239,15 @@ static void reply_done(struct net_ops *d, struct net_conn *c)
 
 	if (h) {
 		h->tentative = false;
-		corecap_net_ops_type(h->type, sizeof(h->type), c->head, c->in_bytes, c->out_bytes);
+		corecap_net_ops_type(h->type, sizeof(h->type), c->req_id, c->in_bytes,
+				     c->out_bytes);
 	}
 	d->n_pending--;
 	d->ops_ended++;
 	c->op_id = 0;
 	c->reader = -1;
 	c->n_writes = 0;
+	c->await_final = false;
 }
 
 static struct net_conn *conn_at(struct net_ops *d, int32_t fd)
@@ -298,26 +291,83 @@ static int set_ctx(struct net_ops *d, int32_t tid, int32_t fd)
 	return 0;
 }
 
+/*
+ * The XRootD request id of a request read without framing: bytes 2-3 of
+ * a read of 24 bytes or more, in XRootD's range (traces older than `hdr`).
+ */
+static uint16_t unframed_id(const struct model_event *ev)
+{
+	uint16_t id;
+
+	if (ev->io.hdr_len < 4 || ev->io.bytes < XRD_FRAME_REQ_HDR)
+		return 0;
+	id = (uint16_t)(ev->io.hdr[2] << 8 | ev->io.hdr[3]);
+	return id >= XRD_FRAME_ID_MIN && id <= XRD_FRAME_ID_MAX ? id : 0;
+}
+
+/* Feeds a call's bytes to a stream, read again from here if starts and lost. */
+static void feed(struct net_ops *d, struct xrd_frame *f, const struct model_event *ev, bool starts,
+		 struct xrd_frame_step *st)
+{
+	bool was_lost = f->lost;
+
+	if (starts && f->lost)
+		corecap_xrd_frame_resync(f);
+	corecap_xrd_frame_feed(f, ev->io.hdr, ev->io.hdr_len, (uint64_t)ev->io.bytes, st);
+	if (st->lost && !was_lost)
+		d->frames_lost++;
+}
+
 static int on_read(struct net_ops *d, const struct model_event *ev)
 {
 	struct net_conn *c = conn_of(d, ev->io.fd);
+	struct xrd_frame_step st;
+	bool framed, whole_before;
+	uint16_t id;
 	int ret;
 
 	if (!c)
 		return -ENOMEM;
 	d->net_reads++;
-	if (c->op_id && c->n_writes)
+	whole_before = c->op_id && c->framed && c->req_whole;
+	feed(d, &c->rq, ev, !c->op_id || c->n_writes, &st);
+	framed = st.at_boundary && st.headers && !st.lost;
+	id = framed ? st.first_id : unframed_id(ev);
+	if (framed && id == XRD_FRAME_ID_HANDSHAKE) {
+		/* A client sends one: a second is the first read again (xrootd
+		 * peeks at it with MSG_PEEK, answers it, then reads it). */
+		if (c->handshake_seen && !c->op_id) {
+			d->handshake_rereads++;
+			return 0;
+		}
+		c->handshake_seen = true;
+	}
+	if (c->op_id && c->n_writes) {
+		if (c->await_final)
+			d->replies_cut++;
 		reply_done(d, c); /* the next request: the reply before it is complete */
+	}
 	if ((ret = leave_other(d, ev, ev->io.fd)))
 		return ret;
 	c->last_read_end = ev->ts_ns;
 	c->last_read_bytes = (uint64_t)ev->io.bytes;
-	c->last_read_head = ev->io.head;
+	c->last_read_id = id;
 	c->last_reader = ev->tid;
 	if (c->op_id) {
-		/* More of the same request. */
+		/* More of the same request, or (framed) the next one's first bytes. */
 		c->n_reads++;
 		c->in_bytes += (uint64_t)ev->io.bytes;
+		if (c->next_pending) {
+			c->next_bytes += (uint64_t)ev->io.bytes;
+		} else if (whole_before && framed) {
+			c->next_pending = true;
+			c->next_req_id = id;
+			c->next_begin_ns = ev->ts_ns;
+			c->next_bytes = (uint64_t)ev->io.bytes;
+			c->next_reader = ev->tid;
+		}
+		if (!c->next_pending)
+			c->req_whole = c->framed && corecap_xrd_frame_at_boundary(&c->rq);
 		if (c->reader != ev->tid) {
 			c->reader = ev->tid;
 			d->handoffs++;
@@ -329,11 +379,15 @@ static int on_read(struct net_ops *d, const struct model_event *ev)
 	c->op_id = ++d->next_id;
 	c->reader = ev->tid;
 	c->in_bytes = (uint64_t)ev->io.bytes;
-	c->head = ev->io.head;
+	c->req_id = id;
+	c->framed = framed;
+	c->req_whole = framed && corecap_xrd_frame_at_boundary(&c->rq);
+	c->next_pending = false;
 	c->n_reads = 1;
 	c->out_bytes = 0;
 	c->n_writes = 0;
 	d->ops_begun++;
+	d->framed_ops += framed;
 	if ((ret = emit(d, ev, MEV_OP_BEGIN, c->op_id, "net", c->in_bytes)) ||
 	    (ret = emit(d, ev, MEV_OP_ENTER, c->op_id, NULL, 0)))
 		return ret;
@@ -356,18 +410,44 @@ static int end_after(struct net_ops *d, struct net_conn *c, const struct model_e
 	return 0;
 }
 
+/*
+ * A framed reply's bytes: whether they ended its final response (the
+ * reply is complete); a partial response leaves the op waiting for it.
+ */
+static bool reply_framed_end(struct net_ops *d, struct net_conn *c, const struct model_event *ev,
+			     bool starts)
+{
+	struct xrd_frame_step st;
+
+	feed(d, &c->rs, ev, starts, &st);
+	if (st.lost || !c->framed)
+		return false;
+	d->partial_responses += st.partials;
+	if (st.finals && corecap_xrd_frame_at_boundary(&c->rs)) {
+		d->replies_by_frame++;
+		return true;
+	}
+	if (st.partials)
+		c->await_final = true;
+	return false;
+}
+
 static int on_write(struct net_ops *d, const struct model_event *ev)
 {
 	struct net_conn *c = conn_at(d, ev->io.fd);
 	struct net_held *prev;
 	struct model_event next;
 	uint64_t start;
-	bool late;
+	bool late, done;
 	int ret;
 
 	d->net_writes++;
 	if (!c || !c->op_id) {
+		struct xrd_frame_step st;
+
 		d->writes_without_op++;
+		if (c)
+			feed(d, &c->rs, ev, false, &st); /* a reply's tail, or the server's own */
 		return 0;
 	}
 	if (c->n_writes) {
@@ -379,38 +459,60 @@ static int on_write(struct net_ops *d, const struct model_event *ev)
 		d->reply_writes++;
 		c->n_writes++;
 		c->out_bytes += (uint64_t)ev->io.bytes;
-		return end_after(d, c, ev);
+		done = reply_framed_end(d, c, ev, false);
+		if ((ret = end_after(d, c, ev)))
+			return ret;
+		if (done)
+			reply_done(d, c);
+		return 0;
 	}
 	start = ev->io.dur_ns < ev->ts_ns ? ev->ts_ns - ev->io.dur_ns : 0;
-	late = c->n_reads > 1 && c->last_read_end > start;
+	/* The last read was the next request: framed, it began a frame after
+	 * the request was whole; else it ended after this write began. */
+	late = c->framed ? c->next_pending : c->n_reads > 1 && c->last_read_end > start;
 	if (c->reader != ev->tid)
 		d->handoffs++;
 	c->n_writes = 1;
 	c->out_bytes = (uint64_t)ev->io.bytes;
 	d->n_pending++;
+	done = reply_framed_end(d, c, ev, true);
 	if (late)
-		c->in_bytes -= c->last_read_bytes;
+		c->in_bytes -= c->framed ? c->next_bytes : c->last_read_bytes;
 	if ((ret = end_after(d, c, ev)))
 		return ret;
-	if (!late)
+	if (!late) {
+		if (done)
+			reply_done(d, c);
 		return 0;
+	}
 	/*
-	 * The last read was the next request: this reply is complete, and the
-	 * next op began when that read ended; no thread has it in context (its
-	 * reader went on).
+	 * The next op began when its first read ended; no thread has it in
+	 * context (its reader went on). This reply is complete.
 	 */
 	reply_done(d, c);
 	d->late_replies++;
 	d->ops_begun++;
 	c->op_id = ++d->next_id;
-	c->in_bytes = c->last_read_bytes;
-	c->head = c->last_read_head;
+	if (c->framed) {
+		c->in_bytes = c->next_bytes;
+		c->req_id = c->next_req_id;
+		c->req_whole = corecap_xrd_frame_at_boundary(&c->rq);
+		next = (struct model_event){.kind = MEV_OP_BEGIN,
+					    .ts_ns = c->next_begin_ns,
+					    .tid = c->next_reader,
+					    .pid = ev->pid};
+		d->framed_ops++;
+	} else {
+		c->in_bytes = c->last_read_bytes;
+		c->req_id = c->last_read_id;
+		next = (struct model_event){.kind = MEV_OP_BEGIN,
+					    .ts_ns = c->last_read_end,
+					    .tid = c->last_reader,
+					    .pid = ev->pid};
+	}
+	c->next_pending = false;
 	c->n_reads = 1;
 	c->reader = -1;
-	next = (struct model_event){.kind = MEV_OP_BEGIN,
-				    .ts_ns = c->last_read_end,
-				    .tid = c->last_reader,
-				    .pid = ev->pid};
 	next.op.id = c->op_id;
 	next.op.str = "net";
 	next.op.bytes = c->in_bytes;
@@ -430,6 +532,8 @@ static void expire(struct net_ops *d, uint64_t now)
 		if (!h->tentative)
 			continue;
 		c = conn_at(d, h->fd);
+		if (c && c->await_final && h->ev.ts_ns + NET_OPS_FINAL_HOLD_NS > now)
+			return; /* a framed reply waits for its final response */
 		if (c && c->op_id && c->n_writes && c->end_seq == d->held_seq0 + i) {
 			d->replies_by_hold++;
 			reply_done(d, c);

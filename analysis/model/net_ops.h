@@ -31,10 +31,27 @@
  * the op's last read ended closes the op at that write without that
  * read, which begins the next op at its own end (counted as
  * late_replies). An op is typed by its request when the request's first
- * bytes say what it is: an XRootD request (24 bytes or more, a request id
- * of 3000..3032 in its bytes 2-3) is named for its id, "kXR_read". Other
- * ops are typed by the bytes read and written: "req 24B resp 9B" (sizes
- * from 1 KiB on rounded up to a power of two, so that types stay few).
+ * bytes say what it is: an XRootD request is named for its request id,
+ * "kXR_read". Other ops are typed by the bytes read and written: "req
+ * 24B resp 9B" (sizes from 1 KiB on rounded up to a power of two, so that
+ * types stay few).
+ *
+ * XRootD's framing (xrd_frame.h), per connection and direction, from the
+ * events' first bytes (`hdr`): while a connection's bytes parse as
+ * XRootD frames, its request is the header read and dlen bytes of
+ * payload, however many reads they take; a read that begins a new
+ * request after the op's request was whole is the next request (the
+ * reply's write event had not come yet: a late reply, found by framing
+ * and not by time); and a reply ends at the end of its final response
+ * (not kXR_oksofar), at once, without waiting for the next read or the
+ * hold, which does not end a reply waiting for its final response
+ * (unless NET_OPS_FINAL_HOLD_NS passed).
+ * A handshake read again after it was answered (xrootd peeks at it with
+ * MSG_PEEK, answers, then reads it) is no op of its own.
+ * A connection whose bytes are not XRootD's (another protocol, a header
+ * beyond the recorded bytes, a trace older than `hdr`) keeps the rule
+ * above, and is read again from where that rule says a request or reply
+ * begins.
  *
  * The events go to the model (if any) and, first, to a tap (if any: the
  * critical path, or an exporter without a model), each in time order.
@@ -50,10 +67,13 @@
 
 #include "event.h"
 #include "model.h"
+#include "xrd_frame.h"
 #include "../util/u64map.h"
 
 /* How long a reply's last write waits for another write before it is the last. */
 #define NET_OPS_HOLD_NS (1000ull * 1000 * 1000)
+/* How long a framed reply waits for its final response after a partial one. */
+#define NET_OPS_FINAL_HOLD_NS (10 * NET_OPS_HOLD_NS)
 
 /* An event held back until the replies before it are known to be complete. */
 struct net_held {
@@ -78,10 +98,19 @@ struct net_ops {
 		uint64_t op_id; /* 0: no op open */
 		int32_t reader; /* tid that read the request */
 		uint64_t in_bytes;
-		uint32_t head; /* the request's first 4 bytes (0: unknown) */
-		uint32_t last_read_head;
-		uint32_t n_reads;	/* reads of the open op's request */
-		uint64_t last_read_end; /* ns */
+		uint16_t req_id; /* the request's XRootD id (0: unknown) */
+		uint16_t last_read_id;
+		bool framed;	     /* the open op's request began an XRootD frame */
+		bool req_whole;	     /* and all of it was read */
+		bool await_final;    /* its reply had partial responses, not its final one */
+		bool next_pending;   /* a framed read began the next request (next_*) */
+		bool handshake_seen; /* the client's handshake was read */
+		uint16_t next_req_id;
+		uint64_t next_begin_ns, next_bytes;
+		int32_t next_reader;
+		struct xrd_frame rq, rs; /* the request and reply streams */
+		uint32_t n_reads;	 /* reads of the open op's request */
+		uint64_t last_read_end;	 /* ns */
 		uint64_t last_read_bytes;
 		int32_t last_reader;
 		uint64_t out_bytes; /* the reply's, so far */
@@ -101,6 +130,11 @@ struct net_ops {
 	uint64_t reply_writes;	  /* writes that continued a reply (more than one per reply) */
 	uint64_t replies_by_hold; /* replies ended because no write came within the hold */
 	uint64_t held_max;	  /* the most events held back at once */
+	/* XRootD's framing: ops whose request began a frame, replies ended by
+	 * their final response, partial responses, frames lost (resyncs),
+	 * replies left by a read before their final response. */
+	uint64_t framed_ops, replies_by_frame, partial_responses, frames_lost, replies_cut;
+	uint64_t handshake_rereads; /* a peeked handshake read again: no op of its own */
 };
 
 /* m may be NULL (then a tap sees the events); pid -1: any process. */
@@ -118,10 +152,10 @@ int corecap_net_ops_consume(struct net_ops *d, const struct model_event *ev);
 /* The trace ended: the replies still open end at their last write; passes the rest on. */
 int corecap_net_ops_finish(struct net_ops *d);
 /*
- * The type name of an op whose request began with `head` (big-endian, 0:
- * unknown) and read in_bytes, and whose reply wrote out_bytes, into buf.
+ * The type name of an op whose request has XRootD id req_id (0: unknown)
+ * and read in_bytes, and whose reply wrote out_bytes, into buf.
  */
-void corecap_net_ops_type(char *buf, size_t len, uint32_t head, uint64_t in_bytes,
+void corecap_net_ops_type(char *buf, size_t len, uint16_t req_id, uint64_t in_bytes,
 			  uint64_t out_bytes);
 
 #endif

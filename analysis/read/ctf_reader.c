@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_FIELDS 6
+#define MAX_FIELDS 7
 
 /* How a payload member is read. */
 enum member_type { MT_ABSENT, MT_UNSIGNED, MT_SIGNED, MT_STRING, MT_ARRAY };
@@ -114,7 +114,12 @@ static void fill_io(struct model_event *ev, const uint64_t *v, const char *const
 	ev->io.io_class = (uint8_t)v[2];
 	ev->io.bytes = (int64_t)v[3];
 	ev->io.dur_ns = v[4];
-	ev->io.head = (uint32_t)v[5];
+	/* A trace older than `hdr` has `head`, the first 4 bytes (UINT64_MAX: absent). */
+	if (v[6] != UINT64_MAX && ev->io.bytes >= 4) {
+		for (int i = 0; i < 4; i++)
+			ev->io.hdr[i] = (uint8_t)(v[6] >> (24 - 8 * i));
+		ev->io.hdr_len = 4;
+	}
 }
 
 static void fill_thread(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
@@ -154,11 +159,11 @@ static const struct handler handlers[] = {
 	 {"cond", "site", "broadcast"},
 	 {0},
 	 fill_cond_wake},
-	/* `head` is absent from traces older than the field. */
+	/* `hdr` replaced `head`, which older traces have, or lack (run_format.h). */
 	{"corecap_io:syscall",
 	 MEV_IO,
-	 {"call", "fd", "class", "bytes", "dur_ns", "head"},
-	 {[5] = 0},
+	 {"call", "fd", "class", "bytes", "dur_ns", "hdr", "head"},
+	 {[6] = UINT64_MAX},
 	 fill_io},
 	{"corecap_thread:name", MEV_THREAD_NAME, {"tid", "name"}, {0}, fill_thread},
 	{"corecap_thread:start", MEV_THREAD_START, {"tid", "parent_tid"}, {0}, fill_thread},
@@ -418,6 +423,13 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg)
 	ci->h->fill(&ev, v, s, depth);
 	if (ev.kind == MEV_LOCK_CONTENDED)
 		ev.lock.stack = r->stack;
+	if (ev.kind == MEV_IO && depth) {
+		if (depth > sizeof(ev.io.hdr))
+			depth = sizeof(ev.io.hdr);
+		for (uint32_t k = 0; k < depth; k++)
+			ev.io.hdr[k] = (uint8_t)r->stack[k];
+		ev.io.hdr_len = (uint8_t)depth;
+	}
 	if (ci->has_then) {
 		int ret = r->consume(r->ctx, &ev);
 

@@ -530,6 +530,13 @@ static json_object *ops_obj(const struct report *r)
 		put(det, "reply_writes", ju64(d->reply_writes));
 		put(det, "replies_by_hold", ju64(d->replies_by_hold));
 		put(det, "handoffs", ju64(d->handoffs));
+		put(det, "late_replies", ju64(d->late_replies));
+		put(det, "framed_ops", ju64(d->framed_ops));
+		put(det, "replies_by_frame", ju64(d->replies_by_frame));
+		put(det, "partial_responses", ju64(d->partial_responses));
+		put(det, "frames_lost", ju64(d->frames_lost));
+		put(det, "replies_cut", ju64(d->replies_cut));
+		put(det, "handshake_rereads", ju64(d->handshake_rereads));
 		put(det, "annotated_events_ignored", ju64(d->annotated_dropped));
 		put(o, "detection", det);
 	}

@@ -535,6 +535,14 @@ static void ops(const struct report *r, FILE *out)
 			(unsigned long long)r->net_ops->ops_ended,
 			(unsigned long long)r->net_ops->writes_without_op,
 			(unsigned long long)r->net_ops->handoffs);
+	if (r->net_ops && r->net_ops->framed_ops)
+		fprintf(out,
+			"           XRootD framing: %llu requests framed, %llu replies ended by "
+			"their "
+			"final response, %llu partial responses (kXR_oksofar)\n",
+			(unsigned long long)r->net_ops->framed_ops,
+			(unsigned long long)r->net_ops->replies_by_frame,
+			(unsigned long long)r->net_ops->partial_responses);
 	for (size_t i = 0; i < t->n_types; i++) {
 		const struct op_type *ty = &t->types[i];
 		double n = (double)ty->hist.count, avg;

@@ -36,15 +36,32 @@ static void teardown(void)
 }
 
 /* call: 0 read, 1 write, 3 send, 4 recv. */
-static uint32_t next_head; /* the head of the next io() */
+/* The first bytes of the next io(): 4 of them (a trace older than `hdr`)... */
+static uint32_t next_head;
+/* ... or up to 24 (next_hdr_len of them). */
+static uint8_t next_hdr[24];
+static size_t next_hdr_len;
+
+static void set_head4(struct model_event *ev, uint32_t head)
+{
+	for (int i = 0; i < 4; i++)
+		ev->io.hdr[i] = (uint8_t)(head >> (24 - 8 * i));
+	ev->io.hdr_len = 4;
+}
 
 static void io(uint64_t ts, int tid, uint8_t call, int fd, int64_t bytes, uint64_t dur, int pid,
 	       uint8_t cls)
 {
 	struct model_event ev = {.kind = MEV_IO, .ts_ns = ts, .tid = tid, .pid = pid};
 
-	ev.io.head = next_head;
+	if (next_head)
+		set_head4(&ev, next_head);
+	if (next_hdr_len) {
+		memcpy(ev.io.hdr, next_hdr, next_hdr_len);
+		ev.io.hdr_len = (uint8_t)next_hdr_len;
+	}
 	next_head = 0;
+	next_hdr_len = 0;
 	ev.io.call = call;
 	ev.io.io_class = cls;
 	ev.io.fd = fd;
@@ -55,6 +72,34 @@ static void io(uint64_t ts, int tid, uint8_t call, int fd, int64_t bytes, uint64
 
 #define RECV(ts, tid, fd, n, dur) io(ts, tid, 4, fd, n, dur, PID, CORECAP_IO_NET)
 #define SEND(ts, tid, fd, n, dur) io(ts, tid, 1, fd, n, dur, PID, CORECAP_IO_NET)
+
+/* The next io() moved an XRootD request header (24 bytes known)... */
+static void xreq(uint16_t sid, uint16_t id, uint32_t dlen)
+{
+	memset(next_hdr, 0, sizeof(next_hdr));
+	next_hdr[0] = (uint8_t)(sid >> 8), next_hdr[1] = (uint8_t)sid;
+	next_hdr[2] = (uint8_t)(id >> 8), next_hdr[3] = (uint8_t)id;
+	for (int i = 0; i < 4; i++)
+		next_hdr[20 + i] = (uint8_t)(dlen >> (24 - 8 * i));
+	next_hdr_len = 24;
+}
+
+/* ... or a response header (8 bytes known). */
+static void xresp(uint16_t sid, uint16_t status, uint32_t dlen)
+{
+	next_hdr[0] = (uint8_t)(sid >> 8), next_hdr[1] = (uint8_t)sid;
+	next_hdr[2] = (uint8_t)(status >> 8), next_hdr[3] = (uint8_t)status;
+	for (int i = 0; i < 4; i++)
+		next_hdr[4 + i] = (uint8_t)(dlen >> (24 - 8 * i));
+	next_hdr_len = 8;
+}
+
+/* ... or payload bytes that look like a header (they must not be read as one). */
+static void xjunk(void)
+{
+	memset(next_hdr, 0x0b, sizeof(next_hdr));
+	next_hdr_len = 24;
+}
 
 static const struct op_type *type_named(const char *name)
 {
@@ -282,10 +327,10 @@ START_TEST(a_tap_sees_every_event_in_time_order_with_the_ends_typed)
 	ev.io.fd = 5;
 	ev.io.call = 4;
 	ev.io.bytes = 24;
-	ev.io.head = 0x00010bc5;
+	set_head4(&ev, 0x00010bc5);
 	ck_assert_int_eq(corecap_net_ops_consume(&t, &ev), 0);
 	ev.io.call = 1;
-	ev.io.head = 0;
+	ev.io.hdr_len = 0;
 	for (int i = 0; i < 1000; i++) { /* enough to move the held events */
 		ev.ts_ns += 10;
 		ck_assert_int_eq(corecap_net_ops_consume(&t, &ev), 0);
@@ -327,6 +372,140 @@ START_TEST(types_round_large_sizes_up_to_powers_of_two)
 }
 END_TEST
 
+START_TEST(framed_a_request_spans_its_reads_by_dlen_and_its_final_reply_ends_it)
+{
+	const struct op_type *t;
+
+	xreq(1, 3019, 65536); /* kXR_write: its header, then 64 KiB in three reads */
+	RECV(1000, 10, 5, 24, 10);
+	xjunk();
+	RECV(1100, 10, 5, 30000, 10);
+	xjunk();
+	RECV(1200, 10, 5, 30000, 10);
+	xjunk();
+	RECV(1300, 10, 5, 5536, 10);
+	xresp(1, 0, 0); /* kXR_ok */
+	SEND(2000, 10, 5, 8, 10);
+	/* Ended by its final response: no next read, no hold, no trace end. */
+	ck_assert_uint_eq(m.ops.finished, 1);
+	ck_assert_uint_eq(d.replies_by_frame, 1);
+	t = type_named("kXR_write");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->hist.sum_ns, 1000);
+	xreq(1, 3011, 0); /* kXR_ping */
+	RECV(3000, 10, 5, 24, 10);
+	xresp(1, 0, 0);
+	SEND(3500, 10, 5, 8, 10);
+	ck_assert_uint_eq(m.ops.finished, 2);
+	xreq(1, 3017, 0); /* kXR_stat: header and body in one writev */
+	RECV(4000, 10, 5, 24, 10);
+	xresp(1, 0, 30);
+	SEND(4700, 10, 5, 38, 10);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(m.ops.finished, 3);
+	ck_assert_uint_eq(d.framed_ops, 3);
+	ck_assert_uint_eq(d.replies_by_frame, 3);
+	ck_assert_uint_eq(type_named("kXR_ping")->hist.sum_ns, 500);
+	ck_assert_uint_eq(type_named("kXR_stat")->hist.sum_ns, 700);
+	ck_assert_uint_eq(d.frames_lost, 0);
+}
+END_TEST
+
+START_TEST(framed_partial_responses_keep_the_op_open_past_the_hold)
+{
+	const struct op_type *t;
+	uint64_t gap = 2 * NET_OPS_HOLD_NS;
+
+	xreq(1, 3013, 0); /* kXR_read of 4 MiB: two kXR_oksofar, then kXR_ok */
+	RECV(1000, 10, 5, 24, 10);
+	xresp(1, 4000, 2 << 20);
+	SEND(2000, 10, 5, 8 + (2 << 20), 10);
+	/* The next chunk comes after more than the hold: the op waits. */
+	xresp(1, 4000, 1 << 20);
+	SEND(2000 + gap, 10, 5, 8, 10);
+	xjunk();
+	SEND(2100 + gap, 10, 5, 1 << 20, 10);
+	ck_assert_uint_eq(m.ops.finished, 0);
+	xresp(1, 0, 1 << 20);
+	SEND(3000 + gap, 10, 5, 8 + (1 << 20), 10);
+	ck_assert_uint_eq(m.ops.finished, 1);
+	finish_and_check_conservation();
+	t = type_named("kXR_read");
+	ck_assert_ptr_nonnull(t);
+	ck_assert_uint_eq(t->hist.count, 1);
+	ck_assert_uint_eq(t->hist.sum_ns, 2000 + gap);
+	ck_assert_uint_eq(d.partial_responses, 2);
+	ck_assert_uint_eq(d.replies_by_hold, 0);
+	ck_assert_uint_eq(d.replies_by_frame, 1);
+}
+END_TEST
+
+START_TEST(framed_the_next_request_read_before_the_reply_event_is_its_own_op)
+{
+	xreq(1, 3011, 0); /* kXR_ping, whole */
+	RECV(1000, 10, 5, 24, 10);
+	xreq(1, 3017, 5); /* kXR_stat, read before the ping's reply event came */
+	RECV(1500, 10, 5, 24, 10);
+	xjunk();
+	RECV(1600, 10, 5, 5, 10);
+	/* The ping's reply began after those reads ended (so time alone does
+	 * not say they were the next request: framing does). */
+	xresp(1, 0, 0);
+	SEND(2000, 11, 5, 8, 100);
+	xresp(1, 0, 20);
+	SEND(3000, 11, 5, 28, 100);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(d.late_replies, 1);
+	ck_assert_uint_eq(type_named("kXR_ping")->hist.count, 1);
+	ck_assert_uint_eq(type_named("kXR_ping")->hist.sum_ns, 1000);
+	ck_assert_uint_eq(type_named("kXR_stat")->hist.count, 1);
+	ck_assert_uint_eq(type_named("kXR_stat")->hist.sum_ns, 1500);
+}
+END_TEST
+
+START_TEST(bytes_that_are_not_xrootds_keep_the_generic_rule)
+{
+	/* The handshake, answered (a frame of its own), then a protocol that
+	 * is not XRootD's on another connection. */
+	memset(next_hdr, 0, 20);
+	next_hdr[15] = 4, next_hdr[18] = 2012 >> 8, next_hdr[19] = 2012 & 0xff;
+	next_hdr_len = 20;
+	RECV(1000, 10, 5, 20, 10);
+	xresp(0, 0, 8);
+	SEND(1200, 10, 5, 16, 10);
+	ck_assert_uint_eq(m.ops.finished, 1);
+	/* xrootd peeked at it (the read above) and now reads it: no op. */
+	memset(next_hdr, 0, 20);
+	next_hdr[15] = 4, next_hdr[18] = 2012 >> 8, next_hdr[19] = 2012 & 0xff;
+	next_hdr_len = 20;
+	RECV(1300, 10, 5, 20, 10);
+	xreq(1, 3006, 0); /* kXR_protocol */
+	RECV(1400, 10, 5, 24, 10);
+	xresp(1, 0, 8);
+	SEND(1450, 10, 5, 16, 10);
+	ck_assert_uint_eq(m.ops.finished, 2);
+	ck_assert_uint_eq(d.handshake_rereads, 1);
+	memcpy(next_hdr, "RFQ1abcdefghijklmnopqrst", 24);
+	next_hdr_len = 24;
+	RECV(2000, 10, 6, 54, 10);
+	memcpy(next_hdr, "RFR1abcd", 8);
+	next_hdr_len = 8;
+	SEND(2500, 10, 6, 9, 10);
+	ck_assert_uint_eq(m.ops.finished, 2); /* held: the reply may go on */
+	memcpy(next_hdr, "RFQ1abcdefghijklmnopqrst", 24);
+	next_hdr_len = 24;
+	RECV(3000, 10, 6, 54, 10);
+	SEND(3300, 10, 6, 9, 10);
+	finish_and_check_conservation();
+	ck_assert_uint_eq(type_named("handshake")->hist.sum_ns, 200);
+	ck_assert_uint_eq(type_named("req 54B resp 9B")->hist.count, 2);
+	ck_assert_uint_eq(type_named("kXR_protocol")->hist.sum_ns, 50);
+	ck_assert_uint_eq(d.late_replies, 0);
+	ck_assert_uint_eq(d.framed_ops, 2);
+	ck_assert_uint_eq(d.frames_lost, 2); /* each direction of fd 6, once */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analysis_net_ops");
@@ -344,6 +523,10 @@ int main(void)
 	tcase_add_test(tc, a_reply_ends_at_its_last_write_at_the_hold_or_at_the_trace_end);
 	tcase_add_test(tc, a_tap_sees_every_event_in_time_order_with_the_ends_typed);
 	tcase_add_test(tc, types_round_large_sizes_up_to_powers_of_two);
+	tcase_add_test(tc, framed_a_request_spans_its_reads_by_dlen_and_its_final_reply_ends_it);
+	tcase_add_test(tc, framed_partial_responses_keep_the_op_open_past_the_hold);
+	tcase_add_test(tc, framed_the_next_request_read_before_the_reply_event_is_its_own_op);
+	tcase_add_test(tc, bytes_that_are_not_xrootds_keep_the_generic_rule);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

@@ -13,3 +13,9 @@ corecap_check_test(check_analysis_thread_origin
 	LIBS corecap-analysis corecap-common m)
 target_include_directories(check_analysis_thread_origin PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
 set_tests_properties(unit.check_analysis_thread_origin PROPERTIES LABELS "unit;analysis;xrootd")
+# XRootD's framing of socket bytes (analysis/model/xrd_frame.c).
+corecap_check_test(check_analysis_xrd_frame
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_xrd_frame.c
+	LIBS corecap-analysis corecap-common m)
+target_include_directories(check_analysis_xrd_frame PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
+set_tests_properties(unit.check_analysis_xrd_frame PROPERTIES LABELS "unit;analysis;xrootd")

@@ -148,6 +148,16 @@ static inline const struct corecap_run_file *corecap_run_file_find(const char *n
 	X(RECV, "recv", 4)                                                                         \
 	X(AIO_SUBMIT, "aio_submit", 5)
 
+/*
+ * corecap_io:syscall's `hdr`: how many of the first bytes of a net call
+ * the event carries: a read's 24 (an XRootD request header), a write's 8
+ * (a response header). The field replaced `head` (a u32 of the first 4
+ * bytes, big-endian) within run format 2: a reader takes `hdr` when the
+ * trace has it, else the 4 bytes of `head` (docs/events.md).
+ */
+#define CORECAP_IO_HDR_IN  24
+#define CORECAP_IO_HDR_OUT 8
+
 #define CORECAP_ENUM_KIND_(id, label, v)  CORECAP_KIND_##id = (v),
 #define CORECAP_ENUM_CLASS_(id, label, v) CORECAP_IO_##id = (v),
 #define CORECAP_ENUM_CALL_(id, label, v)  CORECAP_IO_CALL_##id = (v),
