@@ -6,7 +6,7 @@ corecap_e2e_test(analysis_bare analysis_bare.sh TIMEOUT 120 LABELS analysis)
 corecap_e2e_test(kernel_report_mutex kernel_report_mutex.sh TIMEOUT 120 LABELS "kernel;analysis")
 corecap_e2e_test(kernel_report_runnable kernel_report_runnable.sh TIMEOUT 120 LABELS "kernel;analysis")
 set_property(TEST e2e.kernel_report_mutex e2e.kernel_report_runnable APPEND PROPERTY LABELS measured)
-corecap_e2e_test(kernel_report_biglock kernel_report_biglock.sh TIMEOUT 150 LABELS "kernel;analysis")
+corecap_e2e_test(kernel_report_biglock kernel_report_biglock.sh TIMEOUT 240 LABELS "kernel;analysis")
 set_tests_properties(e2e.kernel_report_biglock PROPERTIES RUN_SERIAL TRUE)
 set_property(TEST e2e.kernel_report_biglock APPEND PROPERTY LABELS measured)
 # A bare ceph-osd reported from kernel events (about 40 s; Ceph installed).
