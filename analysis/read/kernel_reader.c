@@ -1,4 +1,5 @@
 #include "kernel_reader.h"
+#include "../util/grow.h"
 #include <corecap/diag.h>
 
 #include <errno.h>
@@ -303,15 +304,8 @@ static int add_side(struct kernel_reader *k, const struct corecap_krec *r, uint6
 
 	if (k->n_side == SIDE_MAX)
 		return -E2BIG;
-	if (k->n_side == k->cap_side) {
-		size_t ncap = k->cap_side ? 2 * k->cap_side : 64;
-		struct kernel_side_rec *v = realloc(k->side, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		k->side = v;
-		k->cap_side = ncap;
-	}
+	if (corecap_grow((void **)&k->side, &k->cap_side, k->n_side + 1, sizeof(*k->side)))
+		return -ENOMEM;
 	if (!(copy = malloc(r->size)))
 		return -ENOMEM;
 	memcpy(copy, r, r->size);
@@ -350,15 +344,8 @@ static int add_to_span(struct kernel_reader *k, uint32_t c, bool same_span, uint
 		for (uint32_t i = 0; i < k->hdr.nr_cpus; i++)
 			*n_spans += k->spans[i].len;
 	}
-	if (s->len == s->cap) {
-		size_t ncap = s->cap ? 2 * s->cap : 16;
-		struct kernel_span *v = realloc(s->v, ncap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = ncap;
-	}
+	if (corecap_grow((void **)&s->v, &s->cap, s->len + 1, sizeof(*s->v)))
+		return -ENOMEM;
 	s->v[s->len++] = (struct kernel_span){off, end};
 	(*n_spans)++;
 	return 0;

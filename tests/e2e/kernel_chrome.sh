@@ -19,9 +19,7 @@ command -v node >/dev/null || skip "node is not installed (scripts/install-deps-
 start_bare_refosd bare --op-cpu-us 20 --debug 0
 need_kernel_record "$OSD_PID"
 run="$WORK/bare"
-"$CORECAP" record -q --kernel -p "$OSD_PID" -o "$run" -- \
-	"$REFBENCH" -p "$OSD_PORT" --no-progress -t 8 -b 1 -d 2 write >"$run.record.out" 2>&1 ||
-	{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
+record_kernel "$run" -t 8 -b 1 -d 2 write
 stop_refosd
 "$CORECAP" report --json "$run" >"$run.json"
 status=0

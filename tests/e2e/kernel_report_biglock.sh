@@ -30,9 +30,7 @@ for round in $(seq 1 "$MAX_ROUNDS"); do
 	[ "$round" -gt 1 ] || need_kernel_record "$OSD_PID"
 	run="$WORK/bare$round"
 	others_mark "$OSD_PID"
-	"$CORECAP" record -q --kernel -p "$OSD_PID" -o "$run" -- \
-		"$REFBENCH" -p "$OSD_PORT" --no-progress -t 8 -b 1 -d 4 write >"$run.record.out" 2>&1 ||
-		{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
+	record_kernel "$run" -t 8 -b 1 -d 4 write
 	others_end "$OSD_PID"
 	stop_refosd
 	echo "bare round $round: other processes used $OTHERS cores"
@@ -63,9 +61,7 @@ expect_conservation "$j"
 
 start_refosd shim "${cfg[@]}"
 run="$WORK/shim"
-"$CORECAP" record -q --kernel -p "$OSD_PID" -o "$run" -- \
-	"$REFBENCH" -p "$OSD_PORT" --no-progress -t 8 -b 1 -d 4 write >"$run.record.out" 2>&1 ||
-	{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
+record_kernel "$run" -t 8 -b 1 -d 4 write
 stop_refosd
 "$CORECAP" report --json "$run" >"$run.json"
 j="$run.json"
