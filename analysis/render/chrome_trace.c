@@ -469,6 +469,32 @@ int corecap_chrome_trace_kstate(struct chrome_trace *t, int32_t tid, const char 
 	return 0;
 }
 
+int corecap_chrome_trace_kwake(struct chrome_trace *t, int32_t holder, int32_t waiter,
+			       uint64_t wake_ns, uint64_t end_ns)
+{
+	struct chrome_thread *h, *w;
+
+	if (t->has_window && (wake_ns < t->start_ns || end_ns > t->end_ns)) {
+		t->events_outside++;
+		return 0;
+	}
+	if (!(h = thread(t, holder)) || !(w = thread(t, waiter)))
+		return -ENOMEM;
+	h->kstates = w->kstates = true;
+	t->flows++;
+	begin_event_of(t, kernel_pid(t), 's', holder, wake_ns);
+	fprintf(t->out, ",\"id\":%" PRIu64, t->flows);
+	str_field(t, "name", "futex wake");
+	str_field(t, "cat", "kernel");
+	fputc('}', t->out);
+	begin_event_of(t, kernel_pid(t), 'f', waiter, end_ns);
+	fprintf(t->out, ",\"bp\":\"e\",\"id\":%" PRIu64, t->flows);
+	str_field(t, "name", "futex wake");
+	str_field(t, "cat", "kernel");
+	fputc('}', t->out);
+	return 0;
+}
+
 /* The kernel states' process and thread names (the daemon's threads' names
  * and order), when it has slices. */
 static void kernel_metadata(struct chrome_trace *t, const char *process_name,

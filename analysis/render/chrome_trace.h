@@ -17,7 +17,9 @@
  *      (cat "kernel": running, runnable, futex, blocked) as slices that
  *      tile its span, in a second process "<daemon> kernel thread states"
  *      (pid + CHROME_KERNEL_PID_OFFSET, the same tids and names), since
- *      they overlap the trace's slices without nesting in them.
+ *      they overlap the trace's slices without nesting in them;
+ *   s/f there too: each futex wait whose holder the kernel records name,
+ *      a flow from the holder's wake to the waiter's return.
  *
  * Timestamps are microseconds from the start of the span exported (the
  * recording window, or a part of it; without a window, the first event);
@@ -56,6 +58,7 @@ struct chrome_trace {
 	char **strings;	       /* interned op types and phase names */
 	size_t n_strings, cap_strings;
 	uint64_t events_written, events_outside, events_other_pid, enter_unmatched;
+	uint64_t flows; /* futex wake flows written (their ids) */
 	int err;
 };
 
@@ -73,6 +76,11 @@ void corecap_chrome_trace_counters(struct chrome_trace *t, const struct thread_s
 /* One kernel state slice [from_ns, to_ns) of thread tid; 0 or -ENOMEM. */
 int corecap_chrome_trace_kstate(struct chrome_trace *t, int32_t tid, const char *state,
 				uint64_t from_ns, uint64_t to_ns);
+/* A futex wait's end as a flow (ph s, f; cat "kernel", "futex wake") in the
+ * kernel states' process: from the holder at its wake (wake_ns) to the
+ * waiter's return (end_ns). 0 or -ENOMEM. */
+int corecap_chrome_trace_kwake(struct chrome_trace *t, int32_t holder, int32_t waiter,
+			       uint64_t wake_ns, uint64_t end_ns);
 /* Closes open slices at the window's end, writes the metadata, ends the document. */
 int corecap_chrome_trace_finish(struct chrome_trace *t, const char *process_name);
 void corecap_chrome_trace_release(struct chrome_trace *t);

@@ -6,8 +6,9 @@
 # no overlap), their sums per state equal the report's kernel_states of
 # the same run to the nanosecond (two outputs of one model, written by two
 # different writers), and @tracerbench/trace-model's buildModel imports
-# the file with every slice, thread name and category (as
-# e2e.flame_trace_model does for the golden run).
+# the file with every slice, flow (futex wake edges: holder's wake ->
+# waiter's return), thread name and category (as e2e.flame_trace_model
+# does for the golden run).
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
@@ -90,4 +91,8 @@ expect_eq "threads in the model = threads named in the file" "$(count "e['ph'] =
 	"$(json "$WORK/model.json" "d['named_threads']")"
 expect_eq "every thread named" "$(json "$WORK/model.json" "d['threads']")" "$(json "$WORK/model.json" "d['named_threads']")"
 expect_eq "events without a category" 0 "$(json "$WORK/model.json" "d['without_cat']")"
+# Futex wake edges: flows from the holder's wake to the waiter's return.
+expect_calc "futex wake flows" "$(count "e['ph'] == 's'") > 100"
+expect_eq "each flow ends (s = f)" "$(count "e['ph'] == 's'")" "$(count "e['ph'] == 'f'")"
+expect_eq "flows in the model = in the file" "$(count "e['ph'] == 's'")" "$(json "$WORK/model.json" "d['flows']")"
 finish
