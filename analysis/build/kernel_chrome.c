@@ -1,4 +1,5 @@
 #include "kernel_chrome.h"
+#include <corecap/diag.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -81,6 +82,11 @@ int corecap_kernel_chrome(struct chrome_trace *t, const char *run_dir, uint64_t 
 		if (!ret)
 			ret = c.err;
 	}
+	if (!ret && k.lost)
+		corecap_warn(
+			"the kernel's ring buffers lost %llu records: the kernel thread states "
+			"and futex wake-ups around the losses are approximate",
+			(unsigned long long)k.lost);
 	if (ret && asprintf(err, "cannot export '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
 			    strerror(-ret)) < 0)
 		*err = NULL;
