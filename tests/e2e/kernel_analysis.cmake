@@ -22,5 +22,5 @@ set_tests_properties(e2e.kernel_critical_path PROPERTIES RUN_SERIAL TRUE)
 # the test is `unmet`, out of scripts/check's default run.
 set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS "measured;unmet")
 # Kernel thread states in `export --chrome`: slices equal to the report's
-# states, imported by @tracerbench/trace-model (about 10 s; node).
-corecap_e2e_test(kernel_chrome kernel_chrome.sh TIMEOUT 90 LABELS "kernel;analysis;flame")
+# states, imported by @tracerbench/trace-model (15 s quiet, 60 s on a loaded machine; node).
+corecap_e2e_test(kernel_chrome kernel_chrome.sh TIMEOUT 120 LABELS "kernel;analysis;flame")
