@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd_util.h"
+#include "build/kernel_chrome.h"
 #include "build/op_detect.h"
 #include "read/ctf_reader.h"
 #include "read/run.h"
@@ -32,7 +33,9 @@ const char corecap_export_usage[] =
 	"'Open trace file') or chrome://tracing: one track per thread (named, grouped by\n"
 	"pool) with its lock waits, cond waits, I/O, logging and op work as slices; ops\n"
 	"as async slices from begin to end with their phases nested; the CPU of each\n"
-	"pool over time as a counter.\n"
+	"pool over time as a counter; with kernel events, each thread's kernel states\n"
+	"(running, runnable, futex, blocked) as slices in a second process, and\n"
+	"futex wake-ups as flows from the holder to the waiter.\n"
 	"\n"
 	"  --chrome           Chrome Trace Event JSON (the only format so far)\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
@@ -197,6 +200,24 @@ static void add_samples(const struct export_opts *o, const struct run *run, stru
 	free(path);
 }
 
+/* The kernel's thread states, when the run has kernel events and a window. */
+static int add_kernel_states(const struct run *run, struct chrome_trace *t, uint64_t start_ns,
+			     uint64_t end_ns)
+{
+	const struct run_manifest *mf = &run->manifest;
+	char *err = NULL;
+	int ret;
+
+	if (!run->has_manifest || !mf->has_window)
+		return 0; /* the states need the window; without a manifest it was warned */
+	ret = corecap_kernel_chrome(t, run->dir, mf->window_start_ns, mf->window_end_ns, start_ns,
+				    end_ns, &err);
+	if (ret < 0)
+		corecap_error("%s", err ? err : strerror(-ret));
+	free(err);
+	return ret < 0 ? ret : 0;
+}
+
 static int export_chrome(const struct export_opts *o, struct run *run, FILE *out)
 {
 	const struct run_manifest *mf = &run->manifest;
@@ -283,6 +304,8 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 			goto out_trace;
 	}
 	add_samples(o, run, &t, start_ns, end_ns);
+	if ((ret = add_kernel_states(run, &t, start_ns, end_ns)))
+		goto out_trace;
 	ret = corecap_chrome_trace_finish(&t, has_mf && mf->comm ? mf->comm : NULL);
 	if (ret)
 		corecap_error("cannot write %s: %s", o->output ? o->output : "the output",

@@ -158,6 +158,11 @@ static int add_pool(struct kstat_interval *iv, const struct kthread_row *t)
 	return 0;
 }
 
+static int states_consume(void *ks, const struct corecap_krec *r)
+{
+	return corecap_kernel_states_consume(ks, r);
+}
+
 /* The threads' states, and their pools. */
 static int model_states(struct kstat_interval *iv, pid_t pid)
 {
@@ -165,8 +170,7 @@ static int model_states(struct kstat_interval *iv, pid_t pid)
 	int ret = 0;
 
 	corecap_kernel_states_init(&ks, iv->ws, iv->we);
-	for (size_t i = 0; i < iv->kr.n_recs && !ret; i++)
-		ret = corecap_kernel_states_consume(&ks, iv->kr.recs[i]);
+	ret = corecap_kernel_reader_each(&iv->kr, states_consume, &ks);
 	if (ret)
 		goto out;
 	corecap_kernel_states_finish(&ks);
@@ -202,6 +206,11 @@ out:
 	return ret;
 }
 
+static int words_consume(void *f, const struct corecap_krec *r)
+{
+	return corecap_futex_locks_consume(f, r);
+}
+
 /* The futex words waited on, their waits' sites from the sampled stacks. */
 static int model_words(struct kstat_interval *iv, struct symbolizer *sym)
 {
@@ -210,8 +219,7 @@ static int model_words(struct kstat_interval *iv, struct symbolizer *sym)
 	int ret = 0;
 
 	corecap_futex_locks_init(&f, &iv->words, iv->ws, iv->we, corecap_kernel_wait_stack, &sc);
-	for (size_t i = 0; i < iv->kr.n_recs && !ret; i++)
-		ret = corecap_futex_locks_consume(&f, iv->kr.recs[i]);
+	ret = corecap_kernel_reader_each(&iv->kr, words_consume, &f);
 	if (!ret)
 		ret = corecap_futex_locks_finish(&f);
 	iv->fq = f.q;

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <corecap/diag.h>
+
 int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir, uint64_t ws,
 				 uint64_t we, int32_t pid,
 				 bool (*site_is_logging)(void *, uint64_t), void *classify_ctx,
@@ -26,18 +28,47 @@ int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir,
 	a->cp.we = we;
 	a->cp.site_is_logging = site_is_logging;
 	a->cp.classify_ctx = classify_ctx;
-	corecap_critical_path_set_records(&a->cp, a->k.recs, a->k.n_recs);
+	if ((ret = corecap_kernel_cursor_open(&a->cur, &a->k)) == 0) {
+		a->streaming = true;
+		ret = corecap_kernel_cursor_next(&a->cur, &a->next);
+	}
+	if (ret < 0) {
+		corecap_critical_attrib_release(a);
+		return corecap_err(err, ret, "cannot read '%s/%s': %s", run_dir,
+				   CORECAP_KERNEL_EVENTS_FILE, strerror(-ret));
+	}
+	if (!ret)
+		a->next = NULL;
+	return 0;
+}
+
+/* The records up to time t into the critical path: the cursor's order is
+ * the critical path's (set_records is not used: the records stream). */
+static int feed_until(struct critical_attrib *a, uint64_t t)
+{
+	int ret;
+
+	while (a->next && a->next->time_ns <= t) {
+		if ((ret = corecap_critical_path_krec(&a->cp, a->next)))
+			return ret;
+		if ((ret = corecap_kernel_cursor_next(&a->cur, &a->next)) < 0)
+			return ret;
+		if (!ret)
+			a->next = NULL;
+	}
 	return 0;
 }
 
 int corecap_critical_attrib_event(struct critical_attrib *a, const struct model_event *ev)
 {
-	return corecap_critical_path_event(&a->cp, ev);
+	int ret = feed_until(a, ev->ts_ns);
+
+	return ret ? ret : corecap_critical_path_event(&a->cp, ev);
 }
 
 int corecap_critical_attrib_tap(void *ctx, const struct model_event *ev)
 {
-	return corecap_critical_path_event(&((struct critical_attrib *)ctx)->cp, ev);
+	return corecap_critical_attrib_event(ctx, ev);
 }
 
 int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid,
@@ -50,12 +81,17 @@ int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_
 
 int corecap_critical_attrib_finish(struct critical_attrib *a)
 {
-	return corecap_critical_path_finish(&a->cp);
+	int ret = feed_until(a, UINT64_MAX);
+
+	return ret ? ret : corecap_critical_path_finish(&a->cp);
 }
 
 void corecap_critical_attrib_drop_records(struct critical_attrib *a)
 {
-	corecap_critical_path_set_records(&a->cp, NULL, 0);
+	if (a->streaming)
+		corecap_kernel_cursor_close(&a->cur);
+	a->streaming = false;
+	a->next = NULL;
 	if (a->loaded)
 		corecap_kernel_reader_release(&a->k);
 	a->loaded = false;

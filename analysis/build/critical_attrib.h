@@ -1,9 +1,9 @@
 /*
  * critical_attrib: wires the kernel records (read/kernel_reader.h) and the
  * trace's events into the critical path (model/critical_path.h) in one
- * time-ordered pass: the records are loaded before the trace is read, and
- * each trace event first feeds the records up to its time. The loaded
- * records then serve kernel_attrib too (one read of RUN/kernel/).
+ * time-ordered pass: RUN/kernel/ is loaded (checked) before the trace is
+ * read, and each trace event first feeds the records up to its time from
+ * a cursor. The loaded reader then serves kernel_attrib too.
  */
 #ifndef CORECAP_CRITICAL_ATTRIB_H
 #define CORECAP_CRITICAL_ATTRIB_H
@@ -18,6 +18,9 @@
 struct critical_attrib {
 	struct kernel_reader k;
 	bool loaded; /* k holds RUN/kernel/'s records */
+	struct kernel_cursor cur;
+	bool streaming;			 /* cur is open */
+	const struct corecap_krec *next; /* cur's next record, not fed yet; NULL: none */
 	struct critical_path cp;
 };
 
@@ -39,7 +42,7 @@ int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_
 				   uint64_t end_ns, bool exclude);
 /* The trace ended: feeds the records left. */
 int corecap_critical_attrib_finish(struct critical_attrib *a);
-/* Frees the records (the critical path's figures stay). */
+/* Closes the records (the critical path's figures stay). */
 void corecap_critical_attrib_drop_records(struct critical_attrib *a);
 void corecap_critical_attrib_release(struct critical_attrib *a);
 

@@ -44,18 +44,28 @@ uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, ui
 	return n;
 }
 
-static int states(struct model *m, const struct kernel_reader *k, struct kernel_quality *out)
-{
+/* One pass over the records feeds both the states and the futex locks. */
+struct kernel_pass {
 	struct kernel_states ks;
+	struct futex_locks f;
+};
+
+static int pass_consume(void *ctx, const struct corecap_krec *r)
+{
+	struct kernel_pass *p = ctx;
+	int ret = corecap_kernel_states_consume(&p->ks, r);
+
+	return ret ? ret : corecap_futex_locks_consume(&p->f, r);
+}
+
+/* The threads' states into the model. */
+static int states(struct model *m, struct kernel_states *ks, struct kernel_quality *out)
+{
 	int ret;
 
-	corecap_kernel_states_init(&ks, m->ws, m->we);
-	for (size_t i = 0; i < k->n_recs; i++)
-		if ((ret = corecap_kernel_states_consume(&ks, k->recs[i])))
-			goto out;
-	corecap_kernel_states_finish(&ks);
-	for (size_t i = 0; i < ks.len; i++) {
-		const struct kstate_thread *th = ks.all[i];
+	corecap_kernel_states_finish(ks);
+	for (size_t i = 0; i < ks->len; i++) {
+		const struct kstate_thread *th = ks->all[i];
 
 		if (th->end_ns <= th->start_ns)
 			continue; /* gone before the window */
@@ -63,30 +73,32 @@ static int states(struct model *m, const struct kernel_reader *k, struct kernel_
 			m, th->tid, th->comm, th->ns[KSTATE_RUNNING], th->ns[KSTATE_RUNNABLE],
 			th->ns[KSTATE_FUTEX], th->ns[KSTATE_BLOCKED]);
 		if (ret)
-			goto out;
+			return ret;
 		out->threads++;
 	}
-	out->inconsistent = ks.inconsistent;
-	ret = 0;
-out:
-	corecap_kernel_states_release(&ks);
-	return ret;
+	out->inconsistent = ks->inconsistent;
+	return 0;
 }
 
-static int futexes(struct model *m, const struct kernel_reader *k, struct symbolizer *sym,
-		   struct kernel_quality *out)
+/* The thread states and the futex lock table, in one pass. */
+static int model_kernel(struct model *m, const struct kernel_reader *k, struct symbolizer *sym,
+			struct kernel_quality *out)
 {
 	struct kernel_wait_stack_ctx sc = {.k = k, .sym = sym};
-	struct futex_locks f;
-	int ret = 0;
+	struct kernel_pass p;
+	int ret;
 
-	corecap_futex_locks_init(&f, &m->futex_locks, m->ws, m->we, corecap_kernel_wait_stack, &sc);
-	for (size_t i = 0; i < k->n_recs && !ret; i++)
-		ret = corecap_futex_locks_consume(&f, k->recs[i]);
+	corecap_kernel_states_init(&p.ks, m->ws, m->we);
+	corecap_futex_locks_init(&p.f, &m->futex_locks, m->ws, m->we, corecap_kernel_wait_stack,
+				 &sc);
+	ret = corecap_kernel_reader_each(k, pass_consume, &p);
 	if (!ret)
-		ret = corecap_futex_locks_finish(&f);
-	out->futex = f.q;
-	corecap_futex_locks_release(&f);
+		ret = states(m, &p.ks, out);
+	if (!ret)
+		ret = corecap_futex_locks_finish(&p.f);
+	out->futex = p.f.q;
+	corecap_futex_locks_release(&p.f);
+	corecap_kernel_states_release(&p.ks);
 	return ret;
 }
 
@@ -106,7 +118,7 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 	out->switches = k->counts[CORECAP_KREC_SWITCH];
 	out->wakings = k->counts[CORECAP_KREC_WAKING];
 	out->futex_calls = k->counts[CORECAP_KREC_FUTEX_ENTER];
-	if ((ret = states(m, k, out)) || (ret = futexes(m, k, sym, out))) {
+	if ((ret = model_kernel(m, k, sym, out))) {
 		if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
 			     strerror(-ret)) < 0)
 			*err = NULL;

@@ -15,6 +15,7 @@ struct futex_thread {
 	uint32_t op;
 	uint64_t uaddr, enter_ns;
 	int32_t waker; /* from a sched_waking during the wait; 0: none */
+	uint64_t waker_ns;
 	bool holding;
 	uint64_t hold_uaddr, hold_since;
 };
@@ -155,21 +156,26 @@ static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r
 	    (r->flags & (CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI)))
 		return;
 	t->waker = r->waker_tid;
+	t->waker_ns = r->h.time_ns;
 }
 
-/* Who ended t's wait ending at `now`: 0 when nobody can be named. */
-static int32_t holder_of(struct futex_locks *f, const struct futex_thread *t, uint64_t now)
+/* Who ended t's wait ending at `now`, and when (*wake_ns): 0 when nobody
+ * can be named. */
+static int32_t holder_of(struct futex_locks *f, const struct futex_thread *t, uint64_t now,
+			 uint64_t *wake_ns)
 {
 	uint64_t *tid, *ns;
 
 	if (t->waker) {
 		f->q.holder_from_waking++;
+		*wake_ns = t->waker_ns;
 		return t->waker;
 	}
 	tid = corecap_u64map_find(&f->last_wake_tid, t->uaddr);
 	ns = corecap_u64map_find(&f->last_wake_ns, t->uaddr);
 	if (tid && ns && *ns >= t->enter_ns && *ns <= now && (int32_t)*tid != t->tid) {
 		f->q.holder_from_wake++;
+		*wake_ns = *ns;
 		return (int32_t)*tid;
 	}
 	f->q.holder_unknown++;
@@ -204,7 +210,7 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 {
 	uint64_t *v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)r->tid);
 	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
-	uint64_t b, e, wait_ns;
+	uint64_t b, e, wait_ns, wake_ns = 0;
 	struct model_lock *l;
 	int32_t holder;
 	int ret;
@@ -238,9 +244,11 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 		l->max_wait_ns = wait_ns;
 	corecap_lock_add_waited(l, b, e);
 	corecap_span_union_add(&l->busy, b, e);
-	holder = r->ret == 0 ? holder_of(f, t, r->h.time_ns) : 0;
+	holder = r->ret == 0 ? holder_of(f, t, r->h.time_ns, &wake_ns) : 0;
 	if (r->ret != 0)
 		f->q.holder_unknown++;
+	if (holder && f->on_wake)
+		f->on_wake(f->wake_ctx, t->tid, holder, wake_ns, r->h.time_ns);
 	if ((ret = corecap_lock_tid_add(&l->waiters, &l->n_waiters, t->tid, wait_ns)))
 		return ret;
 	if (holder)

@@ -63,6 +63,11 @@ struct futex_locks {
 	struct u64map by_tid;			   /* tid -> struct futex_thread * */
 	struct u64map last_wake_tid, last_wake_ns; /* uaddr -> the latest FUTEX_WAKE */
 	struct futex_quality q;
+	/* Optional (export --chrome): each wait whose holder is named, as the
+	 * holder's wake at wake_ns and the waiter's return at end_ns. */
+	void (*on_wake)(void *ctx, int32_t waiter, int32_t holder, uint64_t wake_ns,
+			uint64_t end_ns);
+	void *wake_ctx;
 };
 
 /* Rows go into out (initialized by the caller); stack_of may be NULL. */

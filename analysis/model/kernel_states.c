@@ -62,7 +62,7 @@ fail:
 }
 
 /* Charges the current state from `since` to `now`, inside the thread's span. */
-static void account(struct kstate_thread *th, uint64_t now)
+static void account(const struct kernel_states *k, struct kstate_thread *th, uint64_t now)
 {
 	uint64_t b = th->since > th->start_ns ? th->since : th->start_ns;
 	uint64_t e = now < th->end_ns ? now : th->end_ns;
@@ -70,7 +70,9 @@ static void account(struct kstate_thread *th, uint64_t now)
 	if (th->state >= 0 && e > b) {
 		th->ns[th->state] += e - b;
 		if (th->undecided && th->state == KSTATE_BLOCKED)
-			th->undecided_ns += e - b;
+			th->undecided_ns += e - b; /* its slice waits for decide() */
+		else if (k->on_slice)
+			k->on_slice(k->slice_ctx, th, (enum kstate)th->state, b, e);
 	}
 	if (now > th->since)
 		th->since = now;
@@ -86,9 +88,10 @@ static void first(struct kstate_thread *th, int before)
 	th->undecided = before == KSTATE_BLOCKED;
 }
 
-static void set_state(struct kstate_thread *th, uint64_t now, int state)
+static void set_state(const struct kernel_states *k, struct kstate_thread *th, uint64_t now,
+		      int state)
 {
-	account(th, now);
+	account(k, th, now);
 	if (th->undecided && state != KSTATE_BLOCKED)
 		th->undecided = false; /* what it was blocked on is decided elsewhere */
 	th->state = state;
@@ -96,10 +99,14 @@ static void set_state(struct kstate_thread *th, uint64_t now, int state)
 }
 
 /* The initial block was a futex wait begun before the recording. */
-static void decide(struct kstate_thread *th, bool futex)
+static void decide(const struct kernel_states *k, struct kstate_thread *th, bool futex)
 {
 	if (!th->undecided_ns && !th->undecided)
 		return;
+	/* The initial block, [start_ns, start_ns + undecided_ns): now known. */
+	if (k->on_slice && th->undecided_ns)
+		k->on_slice(k->slice_ctx, th, futex ? KSTATE_FUTEX : KSTATE_BLOCKED, th->start_ns,
+			    th->start_ns + th->undecided_ns);
 	if (futex) {
 		th->ns[KSTATE_BLOCKED] -= th->undecided_ns;
 		th->ns[KSTATE_FUTEX] += th->undecided_ns;
@@ -127,12 +134,12 @@ static int on_switch(struct kernel_states *k, const struct corecap_krec_switch *
 		first(th, KSTATE_RUNNING);
 		if (th->state != KSTATE_RUNNING)
 			k->inconsistent++;
-		decide(th, false);
+		decide(k, th, false);
 		if (r->prev_state_char == 'R' || (r->flags & CORECAP_KSWITCH_PREEMPTED) ||
 		    th->woken_running)
-			set_state(th, t, KSTATE_RUNNABLE);
+			set_state(k, th, t, KSTATE_RUNNABLE);
 		else
-			set_state(th, t, th->in_futex_wait ? KSTATE_FUTEX : KSTATE_BLOCKED);
+			set_state(k, th, t, th->in_futex_wait ? KSTATE_FUTEX : KSTATE_BLOCKED);
 		th->woken_running = false;
 	}
 	if ((r->flags & CORECAP_KSWITCH_NEXT_TARGET) && r->next_tid) {
@@ -141,7 +148,7 @@ static int on_switch(struct kernel_states *k, const struct corecap_krec_switch *
 		first(th, KSTATE_RUNNABLE);
 		if (th->state != KSTATE_RUNNABLE)
 			k->inconsistent++;
-		set_state(th, t, KSTATE_RUNNING);
+		set_state(k, th, t, KSTATE_RUNNING);
 	}
 	return 0;
 }
@@ -154,7 +161,7 @@ static int on_waking(struct kernel_states *k, const struct corecap_krec_waking *
 		return -ENOMEM;
 	first(th, KSTATE_BLOCKED);
 	if (th->state == KSTATE_FUTEX || th->state == KSTATE_BLOCKED) {
-		account(th, r->h.time_ns);
+		account(k, th, r->h.time_ns);
 		th->state = KSTATE_RUNNABLE;
 		th->seen = true;
 	} else if (th->state == KSTATE_RUNNING) {
@@ -173,17 +180,17 @@ static int on_futex(struct kernel_states *k, int32_t tid, uint64_t t, bool enter
 	if (th->state != KSTATE_RUNNING) {
 		/* A system call is made on a CPU: a switch-in was lost. */
 		k->inconsistent++;
-		decide(th, false);
-		set_state(th, t, KSTATE_RUNNING);
+		decide(k, th, false);
+		set_state(k, th, t, KSTATE_RUNNING);
 	}
 	if (enter) {
-		decide(th, false);
+		decide(k, th, false);
 		th->woken_running = false; /* a waking before this call was for an earlier sleep */
 		th->in_futex_wait = CORECAP_FUTEX_IS_WAIT(op);
 	} else {
 		/* The exit of a wait whose enter came before the recording. */
 		if (!th->in_futex_wait && th->undecided_ns)
-			decide(th, true);
+			decide(k, th, true);
 		th->in_futex_wait = false;
 	}
 	th->seen = true;
@@ -231,7 +238,7 @@ int corecap_kernel_states_consume(struct kernel_states *k, const struct corecap_
 			return -ENOMEM;
 		copy_comm(th, x->comm);
 		first(th, KSTATE_RUNNING);
-		account(th, r->time_ns);
+		account(k, th, r->time_ns);
 		if (r->time_ns < th->end_ns)
 			th->end_ns = r->time_ns > th->start_ns ? r->time_ns : th->start_ns;
 		th->exited = true;
@@ -264,7 +271,7 @@ void corecap_kernel_states_finish(struct kernel_states *k)
 			th->since = th->start_ns;
 		}
 		if (!th->exited)
-			account(th, th->end_ns);
-		decide(th, false);
+			account(k, th, th->end_ns);
+		decide(k, th, false);
 	}
 }

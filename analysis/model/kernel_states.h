@@ -56,6 +56,11 @@ struct kernel_states {
 	struct kstate_thread **all;
 	size_t len, cap;
 	uint64_t inconsistent; /* transitions the state did not allow */
+	/* Optional (export --chrome): each stretch [from_ns, to_ns) of one
+	 * state, once known; they tile each thread's span, in no set order. */
+	void (*on_slice)(void *ctx, const struct kstate_thread *th, enum kstate s, uint64_t from_ns,
+			 uint64_t to_ns);
+	void *slice_ctx;
 };
 
 /* What a run's kernel records were, for the report's quality section. */

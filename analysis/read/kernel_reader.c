@@ -1,4 +1,5 @@
 #include "kernel_reader.h"
+#include "../util/grow.h"
 #include <corecap/diag.h>
 
 #include <errno.h>
@@ -10,22 +11,39 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Larger files are not a recording of this tool (about 10 MB/s at 10k IOPS). */
-#define KERNEL_FILE_MAX_BYTES (8ull << 30)
+/* Larger files are not a recording of this tool (27 MB/s on refosd at 12k IOPS,
+ * for hours); the reader's memory does not depend on it. */
+#define KERNEL_FILE_MAX_BYTES (1ull << 40)
 #define KERNEL_MAX_CPUS	      65536
+/* The loading pass's buffer, and each CPU stream's: more than a record's
+ * largest size (65535 bytes). */
+#define SCAN_BYTES   (1u << 20)
+#define STREAM_BYTES (128u << 10)
+/* Marks and strays kept in memory, at most (about one per thread). */
+#define SIDE_MAX (1u << 20)
 
 void corecap_kernel_reader_init(struct kernel_reader *k)
 {
 	*k = (struct kernel_reader){0};
+	k->ev_fd = -1;
 }
 
 void corecap_kernel_reader_release(struct kernel_reader *k)
 {
-	free(k->ev_buf);
+	if (k->ev_fd >= 0)
+		close(k->ev_fd);
+	free(k->ev_path);
+	free(k->ev_mem);
+	if (k->spans)
+		for (uint32_t c = 0; c < k->hdr.nr_cpus; c++)
+			free(k->spans[c].v);
+	free(k->spans);
+	for (size_t i = 0; i < k->n_side; i++)
+		free(k->side[i].r);
+	free(k->side);
 	free(k->st_buf);
-	free(k->recs);
 	free(k->stacks);
-	*k = (struct kernel_reader){0};
+	corecap_kernel_reader_init(k);
 }
 
 /* Reads the whole file into a malloc'd buffer (8-aligned: malloc's). */
@@ -169,114 +187,6 @@ static const char *bad_tids(const struct corecap_krec *r)
 	}
 }
 
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct corecap_krec *x = *(const struct corecap_krec *const *)a;
-	const struct corecap_krec *y = *(const struct corecap_krec *const *)b;
-
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	/* Same time: file order (the pointers' order), so that the sort is stable. */
-	return x < y ? -1 : x > y;
-}
-
-/* True if record x goes before y: earlier, or at the same time first in the file. */
-static bool rec_before(const struct corecap_krec *x, const struct corecap_krec *y)
-{
-	return x->time_ns != y->time_ns ? x->time_ns < y->time_ns : x < y;
-}
-
-static const struct corecap_krec *rec_at(const unsigned char *buf, uint32_t word)
-{
-	return (const void *)(buf + (size_t)word * 8);
-}
-
-/* cmp_rec on records given as words into the buffer ctx. */
-static int cmp_word(const void *a, const void *b, void *ctx)
-{
-	const struct corecap_krec *x = rec_at(ctx, *(const uint32_t *)a);
-	const struct corecap_krec *y = rec_at(ctx, *(const uint32_t *)b);
-
-	return cmp_rec(&x, &y);
-}
-
-/*
- * Sorts k->recs (in file order) as cmp_rec does, by merging each CPU's
- * records, which the collector writes in time order per ring: a linear
- * pass with a min over the rings' heads instead of an n log n sort (2-4%
- * of a report's CPU on a kernel-heavy run). A record earlier than the one
- * before it on its ring (the collector's window marks) goes to one more
- * run, sorted on its own. Each run is in (time, file) order, so the merge
- * is the sort's order exactly. 0, or -1 (more than MERGE_MAX_RUNS runs,
- * or memory short): the caller sorts then.
- */
-#define MERGE_MAX_RUNS 16
-static int merge_by_cpu(struct kernel_reader *k)
-{
-	uint32_t nc = k->hdr.nr_cpus, run[MERGE_MAX_RUNS], n_run = 0;
-	size_t n = k->n_recs, *start = calloc((size_t)nc + 2, sizeof(*start)), *at;
-	/* Each run's records as 8-byte words into ev_buf: half a pointer array. */
-	uint32_t *by_run = k->ev_bytes / 8 <= UINT32_MAX ? malloc(n * sizeof(*by_run)) : NULL;
-	uint64_t *last;
-	int ret = -1;
-
-	at = calloc((size_t)nc + 2, sizeof(*at));
-	last = calloc((size_t)nc + 1, sizeof(*last));
-	if (!start || !by_run || !at || !last)
-		goto out;
-	/* Run nc holds the strays; pass 0 counts each run, pass 1 fills them. */
-	for (int pass = 0; pass < 2; pass++) {
-		memset(last, 0, ((size_t)nc + 1) * sizeof(*last));
-		for (size_t i = 0; i < n; i++) {
-			const struct corecap_krec *r = k->recs[i];
-			uint32_t c = r->time_ns < last[r->cpu] ? nc : r->cpu;
-
-			if (c != nc)
-				last[c] = r->time_ns;
-			if (pass)
-				by_run[at[c]++] =
-					(uint32_t)(((const unsigned char *)r - k->ev_buf) / 8);
-			else
-				start[c + 1]++;
-		}
-		if (!pass) {
-			for (uint32_t c = 0; c <= nc; c++)
-				start[c + 1] += start[c];
-			memcpy(at, start, ((size_t)nc + 2) * sizeof(*at));
-		}
-	}
-	for (uint32_t c = 0; c <= nc; c++)
-		if (start[c + 1] > start[c]) {
-			if (n_run == MERGE_MAX_RUNS)
-				goto out;
-			run[n_run++] = c;
-		}
-	if (start[nc + 1] > start[nc])
-		qsort_r(by_run + start[nc], start[nc + 1] - start[nc], sizeof(*by_run), cmp_word,
-			k->ev_buf);
-	memcpy(at, start, ((size_t)nc + 2) * sizeof(*at));
-	for (size_t i = 0; i < n; i++) {
-		uint32_t best = UINT32_MAX;
-
-		for (uint32_t j = 0; j < n_run; j++) {
-			uint32_t c = run[j];
-
-			if (at[c] < start[c + 1] &&
-			    (best == UINT32_MAX || rec_before(rec_at(k->ev_buf, by_run[at[c]]),
-							      rec_at(k->ev_buf, by_run[at[best]]))))
-				best = c;
-		}
-		k->recs[i] = rec_at(k->ev_buf, by_run[at[best]++]);
-	}
-	ret = 0;
-out:
-	free(last);
-	free(at);
-	free(by_run);
-	free(start);
-	return ret;
-}
-
 static bool time_ok(uint64_t t, uint64_t ws, uint64_t we)
 {
 	if (!we)
@@ -284,64 +194,304 @@ static bool time_ok(uint64_t t, uint64_t ws, uint64_t we)
 	return t + KERNEL_TIME_SLACK_NS >= ws && t <= we + KERNEL_TIME_SLACK_NS;
 }
 
-static int walk_events(struct kernel_reader *k, const char *path, uint64_t ws, uint64_t we,
-		       char **err)
+/* The collector's own marks: written on CPU 0's ring's behalf at the
+ * collector's time, not in that ring's order. Kept in memory. */
+static bool side_type(uint16_t type)
 {
-	size_t off = k->hdr.header_bytes, cap = 0;
+	return type == CORECAP_KREC_WINDOW || type == CORECAP_KREC_TRACK;
+}
 
+/* Up to len bytes of events.bin at off into buf: how many, or -errno. */
+static ssize_t ev_read(const struct kernel_reader *k, uint64_t off, unsigned char *buf, size_t len)
+{
+	if (off >= k->ev_bytes)
+		return 0;
+	if (len > k->ev_bytes - off)
+		len = (size_t)(k->ev_bytes - off);
+	if (k->ev_mem) {
+		memcpy(buf, k->ev_mem + off, len);
+		return (ssize_t)len;
+	}
+	for (;;) {
+		ssize_t n = pread(k->ev_fd, buf, len, (off_t)off);
+
+		if (n >= 0 || errno != EINTR)
+			return n < 0 ? -errno : n;
+	}
+}
+
+/* A window of events.bin in a fixed buffer. */
+struct win {
+	unsigned char *buf;
+	size_t cap, len;
+	uint64_t base; /* file offset of buf[0] */
+};
+
+/*
+ * Points *p at `need` bytes of events.bin at off, reading ahead up to
+ * limit (need <= limit - off <= cap). 0, -EIO when the file has fewer
+ * bytes than it had (it shrank), or another negative errno.
+ */
+static int win_get(const struct kernel_reader *k, struct win *w, uint64_t off, size_t need,
+		   uint64_t limit, const unsigned char **p)
+{
+	if (off < w->base || off + need > w->base + w->len) {
+		if (off >= w->base && off <= w->base + w->len) {
+			size_t keep = (size_t)(w->base + w->len - off);
+
+			memmove(w->buf, w->buf + (off - w->base), keep);
+			w->len = keep;
+		} else {
+			w->len = 0;
+		}
+		w->base = off;
+		while (w->len < need) {
+			uint64_t want = limit - (w->base + w->len);
+			ssize_t n;
+
+			if (want > w->cap - w->len)
+				want = w->cap - w->len;
+			n = ev_read(k, w->base + w->len, w->buf + w->len, (size_t)want);
+			if (n < 0)
+				return (int)n;
+			if (n == 0)
+				return -EIO;
+			w->len += (size_t)n;
+		}
+	}
+	*p = w->buf + (off - w->base);
+	return 0;
+}
+
+/*
+ * The checks of one record r at off: 0, 1 when its type is unknown (to
+ * skip), or a negative errno with *err naming the file, offset and cause.
+ */
+static int check_rec(const struct kernel_reader *k, const struct corecap_krec *r, uint64_t off,
+		     const char *path, char **err)
+{
+	const char *why;
+
+	if (r->size < sizeof(*r) || r->size % 8)
+		return corecap_err(err, -EINVAL, "'%s': record at offset %llu: bad size %u", path,
+				   (unsigned long long)off, r->size);
+	if (r->type > CORECAP_KREC_TRACK || !min_size[r->type])
+		return 1;
+	if (r->size < min_size[r->type])
+		return corecap_err(err, -EINVAL,
+				   "'%s': record at offset %llu: type %u of %u bytes, expected at "
+				   "least %u",
+				   path, (unsigned long long)off, r->type, r->size,
+				   min_size[r->type]);
+	if (r->cpu >= k->hdr.nr_cpus)
+		return corecap_err(err, -EINVAL, "'%s': record at offset %llu: CPU %u of %u", path,
+				   (unsigned long long)off, r->cpu, k->hdr.nr_cpus);
+	if ((why = bad_tids(r)))
+		return corecap_err(err, -EINVAL, "'%s': record at offset %llu (type %u): %s", path,
+				   (unsigned long long)off, r->type, why);
+	if (!time_ok(r->time_ns, k->ws, k->we))
+		return corecap_err(err, -EINVAL,
+				   "'%s': record at offset %llu: time %llu ns lies far outside the "
+				   "recording window",
+				   path, (unsigned long long)off, (unsigned long long)r->time_ns);
+	return 0;
+}
+
+/* Keeps a copy of record r (at off) in memory. */
+static int add_side(struct kernel_reader *k, const struct corecap_krec *r, uint64_t off)
+{
+	struct corecap_krec *copy;
+
+	if (k->n_side == SIDE_MAX)
+		return -E2BIG;
+	if (corecap_grow((void **)&k->side, &k->cap_side, k->n_side + 1, sizeof(*k->side)))
+		return -ENOMEM;
+	if (!(copy = malloc(r->size)))
+		return -ENOMEM;
+	memcpy(copy, r, r->size);
+	k->side[k->n_side++] = (struct kernel_side_rec){off, copy};
+	return 0;
+}
+
+/* Halves the index: each CPU's spans joined in pairs. */
+static void join_spans(struct kernel_reader *k)
+{
+	for (uint32_t c = 0; c < k->hdr.nr_cpus; c++) {
+		struct kernel_cpu_spans *s = &k->spans[c];
+		size_t n = 0;
+
+		for (size_t i = 0; i < s->len; i += 2, n++)
+			s->v[n] = (struct kernel_span){
+				s->v[i].start, i + 1 < s->len ? s->v[i + 1].end : s->v[i].end};
+		s->len = n;
+	}
+	k->joins++;
+}
+
+/* Record r at off, of CPU c, goes to c's stream: into its index. */
+static int add_to_span(struct kernel_reader *k, uint32_t c, bool same_span, uint64_t off,
+		       uint64_t end, size_t *n_spans)
+{
+	struct kernel_cpu_spans *s = &k->spans[c];
+
+	if (same_span && s->len) {
+		s->v[s->len - 1].end = end;
+		return 0;
+	}
+	if ((*n_spans + 1) * sizeof(struct kernel_span) > KERNEL_INDEX_MAX_BYTES) {
+		join_spans(k);
+		*n_spans = 0;
+		for (uint32_t i = 0; i < k->hdr.nr_cpus; i++)
+			*n_spans += k->spans[i].len;
+	}
+	if (corecap_grow((void **)&s->v, &s->cap, s->len + 1, sizeof(*s->v)))
+		return -ENOMEM;
+	s->v[s->len++] = (struct kernel_span){off, end};
+	(*n_spans)++;
+	return 0;
+}
+
+/* (time, file offset) order: a stable sort by time. */
+static bool before(const struct corecap_krec *x, uint64_t x_off, const struct corecap_krec *y,
+		   uint64_t y_off)
+{
+	return x->time_ns != y->time_ns ? x->time_ns < y->time_ns : x_off < y_off;
+}
+
+static int cmp_side(const void *a, const void *b)
+{
+	const struct kernel_side_rec *x = a, *y = b;
+
+	if (before(x->r, x->off, y->r, y->off))
+		return -1;
+	return before(y->r, y->off, x->r, x->off);
+}
+
+/*
+ * The loading pass: every record checked, counted, and either indexed in
+ * its CPU's spans or (a mark, or earlier than its CPU's previous record)
+ * copied aside. A CPU's stream is then in time order by construction.
+ */
+static int walk_events(struct kernel_reader *k, const char *path, char **err)
+{
+	struct win w = {.cap = SCAN_BYTES};
+	uint64_t off = k->hdr.header_bytes;
+	uint32_t cur = UINT32_MAX; /* the CPU of the span last added to */
+	size_t n_spans = 0;
+	int ret = 0;
+
+	k->spans = calloc(k->hdr.nr_cpus, sizeof(*k->spans));
+	w.buf = malloc(SCAN_BYTES);
+	if (!k->spans || !w.buf) {
+		ret = corecap_err(err, -ENOMEM, "'%s': out of memory", path);
+		goto out;
+	}
+	w.base = off;
 	while (off < k->ev_bytes) {
-		const struct corecap_krec *r = (const void *)(k->ev_buf + off);
-		const char *why;
+		const struct corecap_krec *r;
+		const unsigned char *p;
+		uint64_t left = k->ev_bytes - off;
+		bool known;
 
-		if (k->ev_bytes - off < sizeof(*r) || r->size > k->ev_bytes - off) {
-			/* A collector killed mid-write: the fragment is ignored. */
-			k->trailing_bytes = k->ev_bytes - off;
-			break;
-		}
-		if (r->size < sizeof(*r) || r->size % 8)
-			return corecap_err(err, -EINVAL, "'%s': record at offset %zu: bad size %u",
-					   path, off, r->size);
-		if (r->type > CORECAP_KREC_TRACK || !min_size[r->type]) {
+		if (left < sizeof(*r))
+			goto trailing;
+		if ((ret = win_get(k, &w, off, sizeof(*r), k->ev_bytes, &p)))
+			goto io;
+		r = (const void *)p;
+		if (r->size > left)
+			goto trailing;
+		if ((ret = win_get(k, &w, off, r->size < sizeof(*r) ? sizeof(*r) : r->size,
+				   k->ev_bytes, &p)))
+			goto io;
+		r = (const void *)p;
+		ret = check_rec(k, r, off, path, err);
+		if (ret < 0)
+			goto out;
+		known = ret == 0;
+		if (!known) {
 			k->unknown_records++;
-			off += r->size;
-			continue;
+		} else if (side_type(r->type) || r->time_ns < k->spans[r->cpu].last_ns) {
+			if ((ret = add_side(k, r, off))) {
+				ret = corecap_err(err, ret, "'%s': %s", path,
+						  ret == -E2BIG
+							  ? "too many records out of time order"
+							  : "out of memory");
+				goto out;
+			}
+		} else {
+			k->spans[r->cpu].last_ns = r->time_ns;
+			if ((ret = add_to_span(k, r->cpu, cur == r->cpu, off, off + r->size,
+					       &n_spans))) {
+				ret = corecap_err(err, ret, "'%s': out of memory", path);
+				goto out;
+			}
+			cur = r->cpu;
 		}
-		if (r->size < min_size[r->type])
-			return corecap_err(
-				err, -EINVAL,
-				"'%s': record at offset %zu: type %u of %u bytes, expected at "
-				"least %u",
-				path, off, r->type, r->size, min_size[r->type]);
-		if (r->cpu >= k->hdr.nr_cpus)
-			return corecap_err(err, -EINVAL, "'%s': record at offset %zu: CPU %u of %u",
-					   path, off, r->cpu, k->hdr.nr_cpus);
-		if ((why = bad_tids(r)))
-			return corecap_err(err, -EINVAL, "'%s': record at offset %zu (type %u): %s",
-					   path, off, r->type, why);
-		if (!time_ok(r->time_ns, ws, we))
-			return corecap_err(
-				err, -EINVAL,
-				"'%s': record at offset %zu: time %llu ns lies far outside the "
-				"recording window",
-				path, off, (unsigned long long)r->time_ns);
-		if (k->n_recs == cap) {
-			size_t ncap = cap ? cap * 2 : 4096;
-			const struct corecap_krec **v = realloc(k->recs, ncap * sizeof(*v));
-
-			if (!v)
-				return corecap_err(err, -ENOMEM, "'%s': out of memory", path);
-			k->recs = v;
-			cap = ncap;
+		if (known) {
+			k->n_recs++;
+			k->counts[r->type]++;
+			if (r->type == CORECAP_KREC_LOST)
+				k->lost +=
+					((const struct corecap_krec_lost *)(const void *)r)->lost;
 		}
-		k->recs[k->n_recs++] = r;
-		k->counts[r->type]++;
-		if (r->type == CORECAP_KREC_LOST)
-			k->lost += ((const struct corecap_krec_lost *)(const void *)r)->lost;
+		ret = 0;
 		off += r->size;
 	}
-	if (k->n_recs && merge_by_cpu(k))
-		qsort(k->recs, k->n_recs, sizeof(*k->recs), cmp_rec);
+	goto done;
+trailing:
+	/* A collector killed mid-write: the fragment is ignored. */
+	k->trailing_bytes = k->ev_bytes - off;
+done:
+	k->ev_end = off;
+	if (k->n_side > 1)
+		qsort(k->side, k->n_side, sizeof(*k->side), cmp_side);
+	goto out;
+io:
+	ret = corecap_err(err, ret, "cannot read '%s': %s", path,
+			  ret == -EIO ? "file shrank while read" : strerror(-ret));
+out:
+	free(w.buf);
+	return ret;
+}
+
+/* Opens events.bin for the cursors: a regular file, its size. */
+static int open_events(struct kernel_reader *k, const char *path, char **err)
+{
+	struct stat st;
+
+	/* O_NONBLOCK: a FIFO in place of the file must not block the open (docs/robustness.md). */
+	k->ev_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (k->ev_fd < 0)
+		return errno == ENOENT ? -ENOENT
+				       : corecap_err(err, -errno, "cannot open '%s': %s", path,
+						     strerror(errno));
+	if (fstat(k->ev_fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return corecap_err(err, -EINVAL, "cannot read '%s': %s", path,
+				   S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+	if ((uint64_t)st.st_size > KERNEL_FILE_MAX_BYTES)
+		return corecap_err(err, -EFBIG,
+				   "cannot read '%s': %lld bytes, more than a recording holds",
+				   path, (long long)st.st_size);
+	k->ev_bytes = (uint64_t)st.st_size;
 	return 0;
+}
+
+/* The header of events.bin, then its records (k->ev_fd or k->ev_mem set). */
+static int load_events(struct kernel_reader *k, const char *path, char **err)
+{
+	unsigned char h[sizeof(struct corecap_kfile_header)];
+	ssize_t n = ev_read(k, 0, h, sizeof(h));
+	int ret;
+
+	if (n < 0)
+		return corecap_err(err, (int)n, "cannot read '%s': %s", path, strerror((int)-n));
+	if ((uint64_t)n < sizeof(h) && (uint64_t)n < k->ev_bytes)
+		return corecap_err(err, -EIO, "cannot read '%s': file shrank while read", path);
+	/* Its sizes checked against the file's. */
+	if ((ret = check_header(h, (size_t)k->ev_bytes, CORECAP_KERNEL_MAGIC_EVENTS, path, &k->hdr,
+				err)))
+		return ret;
+	return walk_events(k, path, err);
 }
 
 static int cmp_stack(const void *a, const void *b)
@@ -426,21 +576,21 @@ static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, u
 int corecap_kernel_reader_load(struct kernel_reader *k, const char *run_dir, uint64_t ws,
 			       uint64_t we, char **err)
 {
-	char *ev_path = NULL, *st_path = NULL;
+	char *st_path = NULL;
 	int ret;
 
 	*err = NULL;
-	if (asprintf(&ev_path, "%s/%s", run_dir, CORECAP_KERNEL_EVENTS_FILE) < 0 ||
+	k->ws = ws;
+	k->we = we;
+	if (asprintf(&k->ev_path, "%s/%s", run_dir, CORECAP_KERNEL_EVENTS_FILE) < 0 ||
 	    asprintf(&st_path, "%s/%s", run_dir, CORECAP_KERNEL_STACKS_FILE) < 0) {
+		k->ev_path = NULL;
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = slurp(ev_path, &k->ev_buf, &k->ev_bytes, err);
+	ret = open_events(k, k->ev_path, err);
 	if (!ret)
-		ret = check_header(k->ev_buf, k->ev_bytes, CORECAP_KERNEL_MAGIC_EVENTS, ev_path,
-				   &k->hdr, err);
-	if (!ret)
-		ret = walk_events(k, ev_path, ws, we, err);
+		ret = load_events(k, k->ev_path, err);
 	if (ret)
 		goto out;
 	ret = slurp(st_path, &k->st_buf, &k->st_bytes, err);
@@ -453,7 +603,6 @@ int corecap_kernel_reader_load(struct kernel_reader *k, const char *run_dir, uin
 		ret = walk_stacks(k, st_path, ws, we, err);
 	}
 out:
-	free(ev_path);
 	free(st_path);
 	return ret;
 }
@@ -474,15 +623,16 @@ int corecap_kernel_reader_load_buffers(struct kernel_reader *k, const unsigned c
 				       size_t n_ev, const unsigned char *st, size_t n_st,
 				       uint64_t ws, uint64_t we, char **err)
 {
+	size_t len = 0;
 	int ret;
 
 	*err = NULL;
-	ret = copy_in(ev, n_ev, &k->ev_buf, &k->ev_bytes);
+	k->ws = ws;
+	k->we = we;
+	ret = copy_in(ev, n_ev, &k->ev_mem, &len);
+	k->ev_bytes = len;
 	if (!ret)
-		ret = check_header(k->ev_buf, k->ev_bytes, CORECAP_KERNEL_MAGIC_EVENTS,
-				   CORECAP_KERNEL_EVENTS_FILE, &k->hdr, err);
-	if (!ret)
-		ret = walk_events(k, CORECAP_KERNEL_EVENTS_FILE, ws, we, err);
+		ret = load_events(k, CORECAP_KERNEL_EVENTS_FILE, err);
 	if (ret || !st)
 		return ret;
 	ret = copy_in(st, n_st, &k->st_buf, &k->st_bytes);
@@ -519,4 +669,178 @@ const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel
 const uint64_t *corecap_kernel_stack_frames(const struct corecap_krec_stack *s)
 {
 	return (const uint64_t *)(const void *)(s + 1);
+}
+
+/* Cursors. */
+
+/* Moves CPU c's stream to its next record (in its spans, in file order,
+ * neither a mark nor a stray): 0 (s->head NULL at the end) or -errno. */
+static int stream_next(const struct kernel_reader *k, struct kernel_cpu_stream *s, uint32_t c)
+{
+	const struct kernel_cpu_spans *sp = &k->spans[c];
+	struct win w = {s->buf, STREAM_BYTES, s->len, s->base};
+	uint64_t off = s->head ? s->head_off + s->head->size : 0;
+	int ret = 0;
+
+	s->head = NULL;
+	while (s->span < sp->len) {
+		const struct kernel_span *span = &sp->v[s->span];
+		const struct corecap_krec *r;
+		const unsigned char *p;
+		char *why = NULL;
+
+		if (off < span->start)
+			off = span->start;
+		if (off >= span->end) {
+			s->span++;
+			continue;
+		}
+		if (span->end > k->ev_end || span->end - off < sizeof(*r) ||
+		    (ret = win_get(k, &w, off, sizeof(*r), span->end, &p)))
+			break;
+		r = (const void *)p;
+		if (r->size < sizeof(*r) || r->size > span->end - off ||
+		    (ret = win_get(k, &w, off, r->size, span->end, &p)))
+			break;
+		r = (const void *)p;
+		/* Checked again: the file may have changed since it was loaded. */
+		ret = check_rec(k, r, off, k->ev_path ? k->ev_path : CORECAP_KERNEL_EVENTS_FILE,
+				&why);
+		free(why);
+		if (ret < 0)
+			break;
+		if (ret == 0 && r->cpu == c && !side_type(r->type) && r->time_ns >= s->last_ns) {
+			s->last_ns = r->time_ns;
+			s->head = r;
+			s->head_off = off;
+			break;
+		}
+		ret = 0;
+		off += r->size;
+	}
+	s->len = w.len;
+	s->base = w.base;
+	if (ret < 0 || (!s->head && s->span < sp->len))
+		return ret < 0 && ret != -EINVAL ? ret : -EIO;
+	return 0;
+}
+
+static bool heap_less(const struct kernel_cursor *c, uint32_t a, uint32_t b)
+{
+	return before(c->cpu[a].head, c->cpu[a].head_off, c->cpu[b].head, c->cpu[b].head_off);
+}
+
+static void heap_down(struct kernel_cursor *c, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, m = i, t;
+
+		if (l < c->n_heap && heap_less(c, c->heap[l], c->heap[m]))
+			m = l;
+		if (l + 1 < c->n_heap && heap_less(c, c->heap[l + 1], c->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = c->heap[i];
+		c->heap[i] = c->heap[m];
+		c->heap[m] = t;
+		i = m;
+	}
+}
+
+int corecap_kernel_cursor_open(struct kernel_cursor *c, const struct kernel_reader *k)
+{
+	uint32_t nc = k->hdr.nr_cpus;
+	int ret;
+
+	*c = (struct kernel_cursor){.k = k, .from = -2};
+	if (!k->spans)
+		return 0; /* nothing loaded */
+	c->cpu = calloc(nc, sizeof(*c->cpu));
+	c->heap = calloc(nc, sizeof(*c->heap));
+	if (!c->cpu || !c->heap) {
+		corecap_kernel_cursor_close(c);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < nc; i++) {
+		struct kernel_cpu_stream *s = &c->cpu[i];
+
+		if (!k->spans[i].len)
+			continue;
+		if (!(s->buf = malloc(STREAM_BYTES))) {
+			corecap_kernel_cursor_close(c);
+			return -ENOMEM;
+		}
+		if ((ret = stream_next(k, s, i))) {
+			corecap_kernel_cursor_close(c);
+			return ret;
+		}
+		if (s->head)
+			c->heap[c->n_heap++] = i;
+	}
+	for (uint32_t i = c->n_heap / 2; i-- > 0;)
+		heap_down(c, i);
+	return 0;
+}
+
+int corecap_kernel_cursor_next(struct kernel_cursor *c, const struct corecap_krec **r)
+{
+	const struct kernel_reader *k = c->k;
+	const struct kernel_side_rec *side;
+	int ret;
+
+	if (c->from >= 0) {
+		if ((ret = stream_next(k, &c->cpu[c->from], (uint32_t)c->from)))
+			return ret;
+		if (!c->cpu[c->from].head)
+			c->heap[0] = c->heap[--c->n_heap];
+		heap_down(c, 0);
+	} else if (c->from == -1) {
+		c->next_side++;
+	}
+	side = c->next_side < k->n_side ? &k->side[c->next_side] : NULL;
+	if (c->n_heap) {
+		const struct kernel_cpu_stream *s = &c->cpu[c->heap[0]];
+
+		if (!side || before(s->head, s->head_off, side->r, side->off)) {
+			c->from = (int)c->heap[0];
+			*r = s->head;
+			c->off = s->head_off;
+			c->given++;
+			return 1;
+		}
+	}
+	if (side) {
+		c->from = -1;
+		*r = side->r;
+		c->off = side->off;
+		c->given++;
+		return 1;
+	}
+	c->from = -2;
+	/* Fewer records than loading counted: the file changed. */
+	return c->given == k->n_recs ? 0 : -EIO;
+}
+
+void corecap_kernel_cursor_close(struct kernel_cursor *c)
+{
+	if (c->cpu)
+		for (uint32_t i = 0; i < c->k->hdr.nr_cpus; i++)
+			free(c->cpu[i].buf);
+	free(c->cpu);
+	free(c->heap);
+	*c = (struct kernel_cursor){.from = -2};
+}
+
+int corecap_kernel_reader_each(const struct kernel_reader *k,
+			       int (*fn)(void *ctx, const struct corecap_krec *r), void *ctx)
+{
+	struct kernel_cursor c;
+	const struct corecap_krec *r;
+	int ret = corecap_kernel_cursor_open(&c, k);
+
+	while (!ret && (ret = corecap_kernel_cursor_next(&c, &r)) == 1)
+		ret = fn(ctx, r);
+	corecap_kernel_cursor_close(&c);
+	return ret;
 }

@@ -22,6 +22,7 @@ struct chrome_thread {
 	uint64_t op_since, op_id;
 	uint32_t op_type; /* interned at enter: the op may end before the exit */
 	uint64_t last_ts;
+	bool kstates; /* has kernel state slices (corecap_chrome_trace_kstate) */
 };
 
 int corecap_chrome_trace_init(struct chrome_trace *t, FILE *out, int32_t pid, uint64_t start_ns,
@@ -117,12 +118,24 @@ static double us(const struct chrome_trace *t, uint64_t ts)
 	return ts <= t->start_ns ? 0.0 : (double)(ts - t->start_ns) / 1e3;
 }
 
-/* Starts one event object: the separator, then `{"ph":"X","pid":..,"tid":..,"ts":..`. */
-static void begin_event(struct chrome_trace *t, char ph, int32_t tid, uint64_t ts)
+/* Starts one event object of process pid: `{"ph":"X","pid":..,"tid":..,"ts":..`. */
+static void begin_event_of(struct chrome_trace *t, int32_t pid, char ph, int32_t tid, uint64_t ts)
 {
 	fprintf(t->out, "%s\n{\"ph\":\"%c\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f",
-		t->events_written ? "," : "", ph, (int)t->pid, (int)tid, us(t, ts));
+		t->events_written ? "," : "", ph, (int)pid, (int)tid, us(t, ts));
 	t->events_written++;
+}
+
+/* The same, of the daemon's process. */
+static void begin_event(struct chrome_trace *t, char ph, int32_t tid, uint64_t ts)
+{
+	begin_event_of(t, t->pid, ph, tid, ts);
+}
+
+/* The kernel states' process: the daemon's pid beyond any pid's range. */
+static int32_t kernel_pid(const struct chrome_trace *t)
+{
+	return t->pid + CHROME_KERNEL_PID_OFFSET;
 }
 
 static void str_field(struct chrome_trace *t, const char *key, const char *value)
@@ -432,6 +445,87 @@ static int cmp_item(const void *a, const void *b)
 	return c ? c : (x->tid > y->tid) - (x->tid < y->tid);
 }
 
+int corecap_chrome_trace_kstate(struct chrome_trace *t, int32_t tid, const char *state,
+				uint64_t from_ns, uint64_t to_ns)
+{
+	struct chrome_thread *th;
+
+	if (t->has_window && (to_ns <= t->start_ns || from_ns >= t->end_ns)) {
+		t->events_outside++;
+		return 0;
+	}
+	if (!(th = thread(t, tid)))
+		return -ENOMEM;
+	th->kstates = true;
+	if (t->has_window && to_ns > t->end_ns)
+		to_ns = t->end_ns;
+	if (t->start_ns > from_ns)
+		from_ns = t->start_ns;
+	begin_event_of(t, kernel_pid(t), 'X', tid, from_ns);
+	fprintf(t->out, ",\"dur\":%.3f", (double)(to_ns - from_ns) / 1e3);
+	str_field(t, "name", state);
+	str_field(t, "cat", "kernel");
+	fputc('}', t->out);
+	return 0;
+}
+
+int corecap_chrome_trace_kwake(struct chrome_trace *t, int32_t holder, int32_t waiter,
+			       uint64_t wake_ns, uint64_t end_ns)
+{
+	struct chrome_thread *h, *w;
+
+	if (t->has_window && (wake_ns < t->start_ns || end_ns > t->end_ns)) {
+		t->events_outside++;
+		return 0;
+	}
+	if (!(h = thread(t, holder)) || !(w = thread(t, waiter)))
+		return -ENOMEM;
+	h->kstates = w->kstates = true;
+	t->flows++;
+	begin_event_of(t, kernel_pid(t), 's', holder, wake_ns);
+	fprintf(t->out, ",\"id\":%" PRIu64, t->flows);
+	str_field(t, "name", "futex wake");
+	str_field(t, "cat", "kernel");
+	fputc('}', t->out);
+	begin_event_of(t, kernel_pid(t), 'f', waiter, end_ns);
+	fprintf(t->out, ",\"bp\":\"e\",\"id\":%" PRIu64, t->flows);
+	str_field(t, "name", "futex wake");
+	str_field(t, "cat", "kernel");
+	fputc('}', t->out);
+	return 0;
+}
+
+/* The kernel states' process and thread names (the daemon's threads' names
+ * and order), when it has slices. */
+static void kernel_metadata(struct chrome_trace *t, const char *process_name,
+			    const struct sort_item *items, size_t n)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n && !any; i++)
+		any = items[i].th->kstates;
+	if (!any)
+		return;
+	begin_event_of(t, kernel_pid(t), 'M', 0, t->start_ns);
+	fprintf(t->out, ",%s\"name\":\"process_name\",\"args\":{\"name\":\"", META_CAT);
+	corecap_json_escape(t->out, process_name ? process_name : "daemon");
+	fputs(" kernel thread states\"}}", t->out);
+	for (size_t i = 0; i < n; i++) {
+		char fallback[32];
+
+		if (!items[i].th->kstates)
+			continue;
+		snprintf(fallback, sizeof(fallback), "tid %d", items[i].tid);
+		begin_event_of(t, kernel_pid(t), 'M', items[i].tid, t->start_ns);
+		fprintf(t->out, ",%s\"name\":\"thread_name\",\"args\":{\"name\":\"", META_CAT);
+		corecap_json_escape(t->out, items[i].th->name[0] ? items[i].th->name : fallback);
+		fputs("\"}}", t->out);
+		begin_event_of(t, kernel_pid(t), 'M', items[i].tid, t->start_ns);
+		fprintf(t->out, ",%s\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}",
+			META_CAT, i);
+	}
+}
+
 int corecap_chrome_trace_finish(struct chrome_trace *t, const char *process_name)
 {
 	struct sort_item *items = calloc(t->threads.len ? t->threads.len : 1, sizeof(*items));
@@ -488,6 +582,7 @@ int corecap_chrome_trace_finish(struct chrome_trace *t, const char *process_name
 		fprintf(t->out, ",%s\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":%zu}}",
 			META_CAT, i);
 	}
+	kernel_metadata(t, process_name, items, n);
 	free(items);
 	fprintf(t->out,
 		"\n],\"otherData\":{\"generator\":\"corecap\",\"events_outside_window\":%" PRIu64

@@ -12,7 +12,14 @@
  *      their phases as nested async slices;
  *   C  "pool CPU (cores)": the CPU each pool used per time bin, one series
  *      per pool, from threads.tsv;
- *   i  lost events, where the tracer said it lost some.
+ *   i  lost events, where the tracer said it lost some;
+ *   X  with kernel records (RUN/kernel/): each thread's kernel states
+ *      (cat "kernel": running, runnable, futex, blocked) as slices that
+ *      tile its span, in a second process "<daemon> kernel thread states"
+ *      (pid + CHROME_KERNEL_PID_OFFSET, the same tids and names), since
+ *      they overlap the trace's slices without nesting in them;
+ *   s/f there too: each futex wait whose holder the kernel records name,
+ *      a flow from the holder's wake to the waiter's return.
  *
  * Timestamps are microseconds from the start of the span exported (the
  * recording window, or a part of it; without a window, the first event);
@@ -51,6 +58,7 @@ struct chrome_trace {
 	char **strings;	       /* interned op types and phase names */
 	size_t n_strings, cap_strings;
 	uint64_t events_written, events_outside, events_other_pid, enter_unmatched;
+	uint64_t flows; /* futex wake flows written (their ids) */
 	int err;
 };
 
@@ -63,6 +71,16 @@ int corecap_chrome_trace_consume(struct chrome_trace *t, const struct model_even
 int corecap_chrome_trace_name_thread(struct chrome_trace *t, int32_t tid, const char *name);
 /* Writes the pool CPU counters of a series. */
 void corecap_chrome_trace_counters(struct chrome_trace *t, const struct thread_series *s);
+/* The kernel states' process id: the daemon's plus this (above PID_MAX_LIMIT). */
+#define CHROME_KERNEL_PID_OFFSET 4194304
+/* One kernel state slice [from_ns, to_ns) of thread tid; 0 or -ENOMEM. */
+int corecap_chrome_trace_kstate(struct chrome_trace *t, int32_t tid, const char *state,
+				uint64_t from_ns, uint64_t to_ns);
+/* A futex wait's end as a flow (ph s, f; cat "kernel", "futex wake") in the
+ * kernel states' process: from the holder at its wake (wake_ns) to the
+ * waiter's return (end_ns). 0 or -ENOMEM. */
+int corecap_chrome_trace_kwake(struct chrome_trace *t, int32_t holder, int32_t waiter,
+			       uint64_t wake_ns, uint64_t end_ns);
 /* Closes open slices at the window's end, writes the metadata, ends the document. */
 int corecap_chrome_trace_finish(struct chrome_trace *t, const char *process_name);
 void corecap_chrome_trace_release(struct chrome_trace *t);

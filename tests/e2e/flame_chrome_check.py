@@ -32,12 +32,13 @@ def main():
     phases = collections.Counter()
     slices = collections.defaultdict(list)
     open_async = collections.defaultdict(list)
+    flows = {}  # (cat, id) of flows started, not ended: their start ts
     named = set()
     used = set()
     for i, e in enumerate(events):
         ph = e.get("ph")
         phases[ph] += 1
-        if ph not in ("X", "b", "e", "n", "M", "C", "i"):
+        if ph not in ("X", "b", "e", "n", "M", "C", "i", "s", "f"):
             bad(f"event {i}: unexpected phase {ph!r}")
             continue
         for key in ("pid", "tid"):
@@ -55,7 +56,7 @@ def main():
                 if not e.get("args", {}).get("name"):
                     bad(f"event {i}: thread_name without a name")
             continue
-        if ph in ("X", "i"):
+        if ph in ("X", "i", "s", "f"):
             used.add((e["pid"], e["tid"]))
         if ph == "X":
             dur = e.get("dur")
@@ -78,11 +79,26 @@ def main():
                     bad(f"event {i}: 'e' of {e['name']!r} closes {name!r} (id {e['id']})")
                 if ts < begun:
                     bad(f"event {i}: async {name!r} ends before it begins")
+        elif ph in ("s", "f"):
+            # A flow: one start, then one end of the same id, not earlier.
+            if not e.get("cat") or "id" not in e:
+                bad(f"event {i}: flow event without cat or id")
+                continue
+            if ph == "s":
+                if (e["cat"], e["id"]) in flows:
+                    bad(f"event {i}: flow id {e['id']} started twice")
+                flows[(e["cat"], e["id"])] = ts
+            elif (e["cat"], e["id"]) not in flows:
+                bad(f"event {i}: flow id {e['id']} ends before it starts")
+            elif ts < flows.pop((e["cat"], e["id"])):
+                bad(f"event {i}: flow id {e['id']} ends before its start's time")
         elif ph == "C":
             args = e.get("args")
             if not isinstance(args, dict) or not args or not all(
                     isinstance(v, (int, float)) for v in args.values()):
                 bad(f"event {i}: counter without numeric args")
+    if flows:
+        bad(f"{len(flows)} flows never ended")
     for key, stack in open_async.items():
         if stack:
             bad(f"async {key}: {len(stack)} slices never ended")

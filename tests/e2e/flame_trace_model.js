@@ -2,7 +2,7 @@
 // buildModel (the model Tracerbench builds of every event: metadata,
 // complete, async and counter events) and prints what it holds as one JSON
 // line: "processes", "threads" (named), "events", "slices" (X), "async"
-// (b/e pairs), "counters" (C), or an error and exit status 1 when the
+// (b/e pairs), "counters" (C), "flows" (s), or an error and exit status 1 when the
 // import throws. Usage: node flame_trace_model.js TRACE.json
 'use strict';
 const fs = require('fs');
@@ -25,7 +25,7 @@ try {
 	process.exit(1);
 }
 const out = { processes: model.processes.length, process_name: model.processes.map((p) => p.name).join(','), threads: 0, named_threads: 0, events: model.events.length,
-	slices: 0, async: 0, counters: 0, metadata: 0, without_cat: 0 };
+	slices: 0, async: 0, counters: 0, flows: 0, metadata: 0, without_cat: 0 };
 for (const p of model.processes) {
 	for (const t of p.threads) {
 		out.threads++;
@@ -38,5 +38,6 @@ for (const e of model.events) {
 	else if (e.ph === 'X') out.slices++;
 	else if (e.ph === 'b') out.async++;
 	else if (e.ph === 'C') out.counters++;
+	else if (e.isFlowBegin()) out.flows++;
 }
 console.log(JSON.stringify(out));

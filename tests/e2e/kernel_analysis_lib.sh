@@ -41,6 +41,16 @@ expect_all_commands() {
 	done
 }
 
+# record_kernel RUN [refbench options...]: records the running refosd
+# (OSD_PID, OSD_PORT) with kernel events into RUN while refbench runs.
+record_kernel() {
+	local run=$1
+	shift
+	"$CORECAP" record -q --kernel -p "$OSD_PID" -o "$run" -- \
+		"$REFBENCH" -p "$OSD_PORT" --no-progress "$@" >"$run.record.out" 2>&1 ||
+		{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
+}
+
 # need_kernel_record PID: skips unless `corecap record --kernel` can record
 # PID here (root or CAP_PERFMON, tracefs, the futex tracepoints); the
 # collector's own message says why not.

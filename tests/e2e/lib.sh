@@ -143,6 +143,38 @@ finish() {
 	[ "$_failures" -eq 0 ]
 }
 
+# machine_busy_ticks: busy ticks of all CPUs (user, nice, system, irq,
+# softirq, steal), from /proc/stat. Softirq time counts: the loopback
+# traffic's softirq work is charged to the tasks that run it, so leaving it
+# out would make "others" negative on an idle machine.
+machine_busy_ticks() {
+	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
+}
+
+# children_ticks FILE: CPU of this shell's reaped children, in ticks. Bash's
+# `times` must run in this shell (a $(...) subshell has no such children),
+# hence the file.
+children_ticks() {
+	times >"$1"
+	awk -v hz="${HZ:-$(getconf CLK_TCK)}" 'NR == 2 {
+		split($1, u, /[ms]/); split($2, s, /[ms]/)
+		printf "%.0f\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * hz }' "$1"
+}
+
+# others_mark PID, then others_end PID: OTHERS, the cores that processes
+# other than PID and this shell's children reaped in between (a benchmark,
+# corecap record) used meanwhile: the machine's load, not the test's. Both
+# run in this shell (children_ticks needs it); PID must still run at the end.
+others_mark() {
+	{ machine_busy_ticks; awk '{ print $14 + $15 }' "/proc/$1/stat"; children_ticks "$WORK/others.times"; date +%s.%N; } >"$WORK/others.0"
+}
+others_end() {
+	{ machine_busy_ticks; awk '{ print $14 + $15 }' "/proc/$1/stat"; children_ticks "$WORK/others.times"; date +%s.%N; } >"$WORK/others.1"
+	OTHERS=$(paste "$WORK/others.0" "$WORK/others.1" | awk -v hz="${HZ:-$(getconf CLK_TCK)}" '
+		{ d[NR] = $2 - $1 }
+		END { printf "%.3f\n", (d[1] - d[2] - d[3]) / (d[4] * hz) }')
+}
+
 # skip_if_others_busy MAX WHY: measures for 1 s the CPU the machine spends
 # (this test runs nothing yet) and reports the test skipped, saying WHY,
 # when it is over MAX cores.

@@ -26,24 +26,6 @@ HZ=$(getconf CLK_TCK)
 nproc=$(nproc)
 [ "$nproc" -ge 2 ] || skip "needs at least 2 CPUs to tell one core from more (have $nproc)"
 
-# machine_busy_ticks: busy ticks of all CPUs (user, nice, system, irq,
-# softirq, steal), from /proc/stat. Softirq time counts: the loopback
-# traffic's softirq work is charged to the tasks that run it, so leaving it
-# out would make "others" negative on an idle machine.
-machine_busy_ticks() {
-	awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat
-}
-
-# children_ticks FILE: CPU of this shell's reaped children, in ticks. Bash's
-# `times` must run in this shell (a $(...) subshell has no such children),
-# hence the file.
-children_ticks() {
-	times >"$1"
-	awk -v hz="$HZ" 'NR == 2 {
-		split($1, u, /[ms]/); split($2, s, /[ms]/)
-		printf "%.0f\n", (u[1] * 60 + u[2] + s[1] * 60 + s[2]) * hz }' "$1"
-}
-
 # run NAME [refosd options]: sets CORES (daemon), WORKERS (its tp_osd_tp
 # threads), IOPS and OTHERS (cores used by neither refosd nor refbench).
 run() {

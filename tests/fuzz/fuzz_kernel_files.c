@@ -5,7 +5,7 @@
  * KERNEL_SEP, then stacks.bin (without the separator: no stacks.bin). Loaded with
  * no window (times unchecked) and with a window around the header's
  * creation time; every record and stack the reader accepts is then read
- * whole, and each stack looked up again by its key.
+ * whole (the records through a cursor, in time order), and each stack looked up again by its key.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,11 +27,21 @@ static void load(const uint8_t *ev, size_t n_ev, const uint8_t *st, size_t n_st,
 
 	corecap_kernel_reader_init(&k);
 	if (corecap_kernel_reader_load_buffers(&k, ev, n_ev, st, n_st, ws, we, &err) == 0) {
-		for (size_t i = 0; i < k.n_recs; i++) {
-			const unsigned char *b = (const unsigned char *)k.recs[i];
+		struct kernel_cursor c;
+		const struct corecap_krec *r;
+		size_t n = 0;
 
-			for (size_t j = 0; j < k.recs[i]->size; j++)
-				sum += b[j];
+		if (corecap_kernel_cursor_open(&c, &k) == 0) {
+			while (corecap_kernel_cursor_next(&c, &r) == 1) {
+				const unsigned char *b = (const unsigned char *)r;
+
+				for (size_t j = 0; j < r->size; j++)
+					sum += b[j];
+				n++;
+			}
+			if (n != k.n_recs)
+				abort(); /* every record accepted is given once */
+			corecap_kernel_cursor_close(&c);
 		}
 		for (size_t i = 0; i < k.n_stacks; i++) {
 			const struct corecap_krec_stack *s = k.stacks[i];

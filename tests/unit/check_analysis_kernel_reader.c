@@ -54,6 +54,31 @@ static void teardown(void)
 	rmdir(dir);
 }
 
+/* The records a cursor gives, in its order. */
+#define MAX_RECS 1024
+static size_t n_got;
+static uint64_t got_time[MAX_RECS], got_off[MAX_RECS];
+static uint16_t got_type[MAX_RECS];
+
+static void read_all(void)
+{
+	struct kernel_cursor c;
+	const struct corecap_krec *r;
+	int ret;
+
+	n_got = 0;
+	ck_assert_int_eq(corecap_kernel_cursor_open(&c, &k), 0);
+	while ((ret = corecap_kernel_cursor_next(&c, &r)) == 1) {
+		ck_assert_uint_lt(n_got, MAX_RECS);
+		got_time[n_got] = r->time_ns;
+		got_type[n_got] = r->type;
+		got_off[n_got++] = c.off;
+	}
+	ck_assert_int_eq(ret, 0);
+	corecap_kernel_cursor_close(&c);
+	ck_assert_uint_eq(n_got, k.n_recs);
+}
+
 static void put(const char *name, const struct kbuf *b, size_t len)
 {
 	char path[128];
@@ -98,9 +123,10 @@ START_TEST(records_are_sorted_across_cpus_and_stacks_joined)
 	kr_stack(&st, WS + 30, 7, CORECAP_KSTACK_FUTEX, WS + 30, frames, 3);
 	ck_assert_int_eq(load(), 0);
 	ck_assert_uint_eq(k.n_recs, 5);
-	for (size_t i = 1; i < k.n_recs; i++)
-		ck_assert_uint_le(k.recs[i - 1]->time_ns, k.recs[i]->time_ns);
-	ck_assert_uint_eq(k.recs[0]->type, CORECAP_KREC_WAKING);
+	read_all();
+	for (size_t i = 1; i < n_got; i++)
+		ck_assert_uint_le(got_time[i - 1], got_time[i]);
+	ck_assert_uint_eq(got_type[0], CORECAP_KREC_WAKING);
 	ck_assert_uint_eq(k.counts[CORECAP_KREC_SWITCH], 1);
 	ck_assert(k.has_stacks);
 	const struct corecap_krec_stack *s =
@@ -112,14 +138,16 @@ START_TEST(records_are_sorted_across_cpus_and_stacks_joined)
 }
 END_TEST
 
-/* k.recs in (time, file) order: the order of a stable sort by time. */
+/* The cursor's records in (time, file) order: the order of a stable sort
+ * by time; every record once. */
 static void expect_time_then_file_order(size_t n)
 {
 	ck_assert_uint_eq(k.n_recs, n);
-	for (size_t i = 1; i < k.n_recs; i++) {
-		ck_assert_uint_le(k.recs[i - 1]->time_ns, k.recs[i]->time_ns);
-		if (k.recs[i - 1]->time_ns == k.recs[i]->time_ns)
-			ck_assert((const void *)k.recs[i - 1] < (const void *)k.recs[i]);
+	read_all();
+	for (size_t i = 1; i < n_got; i++) {
+		ck_assert_uint_le(got_time[i - 1], got_time[i]);
+		if (got_time[i - 1] == got_time[i])
+			ck_assert_uint_lt(got_off[i - 1], got_off[i]);
 	}
 }
 
@@ -157,6 +185,65 @@ START_TEST(many_rings_are_sorted)
 		kr_futex_exit(&ev, (uint32_t)(i % 40), WS + (uint64_t)(i * 31 % 17), 8, 0);
 	ck_assert_int_eq(load(), 0);
 	expect_time_then_file_order(n);
+}
+END_TEST
+
+/* A file whose CPUs alternate record by record: more stretches than the
+ * index holds, so they are joined (reading more, never holding more), and
+ * the order is the same; the collector's marks come out in between. */
+START_TEST(an_index_beyond_its_bound_is_joined)
+{
+	size_t n = 0, stretches = KERNEL_INDEX_MAX_BYTES / sizeof(struct kernel_span) + 1000;
+	struct kernel_cursor c;
+	const struct corecap_krec *r;
+	uint64_t last_t = 0, last_off = 0;
+	size_t got = 0, marks = 0;
+	int ret;
+
+	for (size_t i = 0; i < stretches; i++, n++) {
+		kr_futex_exit(&ev, (uint32_t)(i % 2), WS + i / 4, 8, 0);
+		if (i % 100000 == 7) {
+			kr_track(&ev, WS + i / 2, 9, "x"); /* ahead of the rings' times */
+			n++;
+		}
+	}
+	ck_assert_int_eq(load(), 0);
+	ck_assert_uint_eq(k.n_recs, n);
+	ck_assert_uint_gt(k.joins, 0);
+	ck_assert_int_eq(corecap_kernel_cursor_open(&c, &k), 0);
+	while ((ret = corecap_kernel_cursor_next(&c, &r)) == 1) {
+		ck_assert(r->time_ns > last_t || (r->time_ns == last_t && c.off > last_off));
+		last_t = r->time_ns;
+		last_off = c.off;
+		marks += r->type == CORECAP_KREC_TRACK;
+		got++;
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_uint_eq(got, n);
+	ck_assert_uint_eq(marks, k.counts[CORECAP_KREC_TRACK]);
+	corecap_kernel_cursor_close(&c);
+}
+END_TEST
+
+/* events.bin cut after loading: the cursor fails, it never gives records
+ * that were not checked, nor a short stream as if it were whole. */
+START_TEST(a_file_changed_after_loading_fails_the_cursor)
+{
+	char path[160];
+	struct kernel_cursor c;
+	const struct corecap_krec *r;
+	int ret;
+
+	for (int i = 0; i < 20000; i++)
+		kr_futex_exit(&ev, (uint32_t)(i % 2), WS + (uint64_t)i, 8, 0);
+	ck_assert_int_eq(load(), 0);
+	snprintf(path, sizeof(path), "%s/%s", dir, CORECAP_KERNEL_EVENTS_FILE);
+	ck_assert_int_eq(truncate(path, (off_t)(ev.len / 2)), 0);
+	ck_assert_int_eq(corecap_kernel_cursor_open(&c, &k), 0);
+	while ((ret = corecap_kernel_cursor_next(&c, &r)) == 1)
+		;
+	ck_assert_int_eq(ret, -EIO);
+	corecap_kernel_cursor_close(&c);
 }
 END_TEST
 
@@ -271,6 +358,8 @@ int main(void)
 	tcase_add_test(ok, records_are_sorted_across_cpus_and_stacks_joined);
 	tcase_add_test(ok, rings_are_merged_in_time_then_file_order);
 	tcase_add_test(ok, many_rings_are_sorted);
+	tcase_add_test(ok, an_index_beyond_its_bound_is_joined);
+	tcase_add_test(ok, a_file_changed_after_loading_fails_the_cursor);
 	tcase_add_test(ok, no_kernel_directory_is_enoent);
 	tcase_add_test(ok, unknown_types_and_a_trailing_fragment_are_counted);
 	tcase_add_checked_fixture(bad, setup, teardown);
