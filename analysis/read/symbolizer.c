@@ -694,6 +694,21 @@ bool corecap_symbolizer_is_shim(struct symbolizer *s, uint64_t addr)
 	return module_of(s, addr, &info) && info.shim;
 }
 
+struct Dwfl_Module *corecap_symbolizer_module(struct symbolizer *s, uint64_t addr,
+					      const char **path)
+{
+	struct sym_info info = {0};
+	struct sym_module *m = module_of(s, addr, &info);
+
+	*path = m ? m->path : NULL;
+	return m ? m->dm : NULL;
+}
+
+const char *corecap_symbolizer_demangle(struct symbolizer *s, const char *name)
+{
+	return demangle(s, name);
+}
+
 /* A DIE's function name: its linkage name demangled (as addr2line -C prints it), else its name. */
 static const char *die_function(struct symbolizer *s, Dwarf_Die *die)
 {

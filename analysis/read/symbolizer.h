@@ -35,6 +35,7 @@
 struct sym_module;
 struct sym_mapping;
 struct Dwfl;
+struct Dwfl_Module;
 
 struct symbolizer {
 	char *symfs; /* NULL: the paths in maps as they are */
@@ -104,6 +105,16 @@ bool corecap_symbolizer_is_shim(struct symbolizer *s, uint64_t addr);
  * of stack_class's symbol callback.
  */
 const char *corecap_symbolizer_function(void *ctx, uint64_t addr, int exact);
+/*
+ * The module holding addr (exact: an address, not a return address): its
+ * libdwfl module (NULL when its file gave none), with *path its path as
+ * the maps name it ("[vdso]" for the vDSO), before --symfs; NULL when addr
+ * lies in no mapping. For naming policies of their own (pprof_names.h).
+ */
+struct Dwfl_Module *corecap_symbolizer_module(struct symbolizer *s, uint64_t addr,
+					      const char **path);
+/* name demangled (as addr2line -C and nm -C print it) when C++ mangled, else name; owned by s. */
+const char *corecap_symbolizer_demangle(struct symbolizer *s, const char *name);
 /* Writes one line per module that could not give symbols, for the report. */
 size_t corecap_symbolizer_problems(const struct symbolizer *s, char ***lines);
 

@@ -62,6 +62,8 @@ run_one() { # name, the inlined chain its cpu stacks must show, libc functions t
 	"$CORECAP" flame --kind cpu --keep-shim-frames "$run" >"$WORK/$name.cpu.keep" 2>"$WORK/$name.cpu.err"
 	google-pprof --collapsed "$bin" "$run/cpu.prof" >"$WORK/$name.pprof" 2>/dev/null
 	expect_pprof_equal "$name" "$WORK/$name.pprof" "$WORK/$name.cpu.keep" "$WORK/libc.syms"
+	"$CORECAP" flame --kind cpu --keep-shim-frames --names pprof "$run" >"$WORK/$name.cpu.pprof-names" 2>/dev/null
+	expect_pprof_equal "$name, --names pprof" "$WORK/$name.pprof" "$WORK/$name.cpu.pprof-names"
 	expect_true "$name: the inlined chain $chain" grep -qF -- "$chain" "$WORK/$name.cpu.keep"
 
 	# Every kind: no shim frame by default, the same total, and the shim's

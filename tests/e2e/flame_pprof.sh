@@ -40,6 +40,8 @@ build_and_compare() { # what, cflags...
 	expect_eq "$what: corecap flame PROFILE exit status" 0 "$status"
 	google-pprof --collapsed "$dir/prof_target" "$dir/cpu.prof" >"$dir/pprof.raw" 2>/dev/null
 	expect_pprof_equal "$what" "$dir/pprof.raw" "$dir/corecap.folded" "$LIBC_SYMS"
+	"$CORECAP" flame --names pprof "$dir/cpu.prof" >"$dir/pprof-names.folded" 2>/dev/null
+	expect_pprof_equal "$what, --names pprof" "$dir/pprof.raw" "$dir/pprof-names.folded"
 }
 build_and_compare O2 -O2 -g -fno-omit-frame-pointer
 expect_true "-O2: inlined calls are frames of their own" \
