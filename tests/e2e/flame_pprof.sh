@@ -81,4 +81,9 @@ fails_with "random bytes" "cannot read profile '$WORK/random.prof'" "$WORK/rando
 fails_with "empty file" "cannot read profile '$WORK/empty.prof': empty file" "$WORK/empty.prof"
 fails_with "an ELF file" "not a CPU profile" "$WORK/no-inline/prof_target"
 fails_with "a missing file" "No such file or directory" "$WORK/none.prof"
+# --names: pprof or corecap, and pprof's names are for cpu stacks.
+expect_exit_naming "--names bogus" 2 "invalid --names 'bogus': expected pprof or corecap" \
+	"$CORECAP" flame --names bogus "$WORK/no-inline/cpu.prof"
+expect_exit_naming "--names pprof --kind wall" 2 "--names pprof applies to --kind cpu only" \
+	"$CORECAP" flame --names pprof --kind wall "$WORK/no-inline/cpu.prof"
 finish
