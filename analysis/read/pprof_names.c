@@ -1,5 +1,4 @@
 #include "pprof_names.h"
-#include "run_file.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -211,24 +210,6 @@ static int build_regions(struct pprof_image *im, struct nm_sym *v, size_t n)
 	return 0;
 }
 
-/* Opens path as ELF; the fd (elf set) or -1. */
-static int open_elf(const char *path, Elf **elf)
-{
-	int fd = corecap_run_file_open(path);
-
-	*elf = NULL;
-	if (fd < 0)
-		return -1;
-	*elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!*elf || elf_kind(*elf) != ELF_K_ELF) {
-		if (*elf)
-			elf_end(*elf);
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* pprof's DebuggingLibrary: /usr/lib/debug/PATH or /usr/lib/debug/PATH.debug, else PATH. */
 static char *nm_image(const char *symfs, const char *path)
 {
@@ -256,7 +237,7 @@ static struct pprof_image *load_image(const struct symbolizer *s, const char *pa
 	struct nm_sym *v = NULL;
 	size_t n = 0;
 	Elf *elf;
-	int fd = file ? open_elf(file, &elf) : -1, ret = 0;
+	int fd = file ? corecap_symbolizer_open_elf(file, &elf) : -1, ret = 0;
 
 	free(file);
 	if (!im) {

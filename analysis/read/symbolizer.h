@@ -36,6 +36,7 @@ struct sym_module;
 struct sym_mapping;
 struct Dwfl;
 struct Dwfl_Module;
+struct Elf;
 
 struct symbolizer {
 	char *symfs; /* NULL: the paths in maps as they are */
@@ -113,6 +114,11 @@ const char *corecap_symbolizer_function(void *ctx, uint64_t addr, int exact);
  */
 struct Dwfl_Module *corecap_symbolizer_module(struct symbolizer *s, uint64_t addr,
 					      const char **path);
+/*
+ * Opens path as ELF for reading (a FIFO does not block): the fd, with *elf
+ * set (elf_end it, then close the fd); -1 when it is not readable ELF.
+ */
+int corecap_symbolizer_open_elf(const char *path, struct Elf **elf);
 /* name demangled (as addr2line -C and nm -C print it) when C++ mangled, else name; owned by s. */
 const char *corecap_symbolizer_demangle(struct symbolizer *s, const char *name);
 /* Writes one line per module that could not give symbols, for the report. */
