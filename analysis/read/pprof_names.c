@@ -28,10 +28,21 @@ struct nm_region {
 	char *name;   /* as printed: without the tag and the version */
 };
 
+/* A symbol bfd's elf_find_function may pick (maybe_function_sym). */
+struct fn_sym {
+	uint64_t off, size; /* file address; size >= 1 */
+	const char *name;   /* in libdwfl's string tables */
+	uint32_t idx, shndx;
+	int type;
+};
+
 struct pprof_image {
 	struct nm_region *r; /* by start */
 	size_t n;
 	bool fini; /* nm's output has _fini: pprof runs addr2line -i */
+	struct fn_sym *fns; /* by section, address, then symbol table order */
+	size_t n_fns;
+	bool fns_read;
 };
 
 /* One address's frames, as cached: the names live in the symbolizer, the image or hex. */
@@ -64,6 +75,7 @@ static void image_free(struct pprof_image *im)
 		free(im->r[i].name);
 	}
 	free(im->r);
+	free(im->fns);
 	free(im);
 }
 
@@ -431,41 +443,100 @@ static bool better_fit(const struct fit *c, uint64_t off, uint64_t size, int typ
 	return size < c->size;
 }
 
-/*
- * bfd's elf_find_function: the symbol table's function for mpc in section
- * shndx, as addr2line names it when DWARF gives no linkage name; NULL if none.
- */
-static const char *find_function(struct pprof_names *p, Dwfl_Module *dm, uint64_t bias,
-				 uint64_t mpc, size_t shndx)
+static int cmp_fn_sym(const void *a, const void *b)
+{
+	const struct fn_sym *x = a, *y = b;
+
+	if (x->shndx != y->shndx)
+		return x->shndx < y->shndx ? -1 : 1;
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* The module's symbols that bfd's maybe_function_sym accepts, sorted; -1 on no memory. */
+static int read_fn_syms(struct pprof_image *im, Dwfl_Module *dm, uint64_t bias)
 {
 	int n = dwfl_module_getsymtab(dm);
-	struct fit c = {0};
+	size_t cap = 0;
 
+	im->fns_read = true;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr;
 		GElf_Word sec;
 		const char *name = dwfl_module_getsym_info(dm, i, &sym, &addr, &sec, NULL, NULL);
 		int type = GELF_ST_TYPE(sym.st_info);
-		uint64_t off = addr - bias, size = sym.st_size;
 
 		if (!name || type == STT_SECTION || type == STT_FILE || type == STT_OBJECT ||
-		    type == STT_TLS || sec != shndx)
+		    type == STT_TLS || sec == SHN_UNDEF)
 			continue;
 		/* annobin's markers: hidden local untyped symbols of no size. */
-		if (!size && GELF_ST_BIND(sym.st_info) == STB_LOCAL && type == STT_NOTYPE &&
+		if (!sym.st_size && GELF_ST_BIND(sym.st_info) == STB_LOCAL && type == STT_NOTYPE &&
 		    GELF_ST_VISIBILITY(sym.st_other) == STV_HIDDEN)
 			continue;
-		size = size ? size : 1;
-		if (better_fit(&c, off, size, type, mpc)) {
-			c = (struct fit){.name = name,
-					 .off = off,
-					 .size = size,
-					 .type = type,
-					 .found = true};
-		} else if (off > mpc && c.found && off > c.off && off < c.off + c.size) {
-			c.size = off - c.off;
+		if (im->n_fns == cap) {
+			struct fn_sym *grown;
+
+			cap = cap ? 2 * cap : 1024;
+			grown = realloc(im->fns, cap * sizeof(*grown));
+			if (!grown)
+				return -1;
+			im->fns = grown;
 		}
+		im->fns[im->n_fns++] = (struct fn_sym){
+			.off = addr - bias,
+			.size = sym.st_size ? sym.st_size : 1,
+			.name = name,
+			.idx = (uint32_t)i,
+			.shndx = sec,
+			.type = type,
+		};
+	}
+	qsort(im->fns, im->n_fns, sizeof(*im->fns), cmp_fn_sym);
+	return 0;
+}
+
+/*
+ * bfd's elf_find_function: the symbol table's function for mpc in section
+ * shndx, as addr2line names it when DWARF gives no linkage name; NULL if
+ * none. better_fit always takes a symbol closer below mpc, so the choice
+ * is among those at the closest address, in the table's order (bfd's
+ * shrinking of a candidate by a symbol past mpc is not followed).
+ */
+static const char *find_function(struct pprof_names *p, struct pprof_image *im, Dwfl_Module *dm,
+				 uint64_t bias, uint64_t mpc, size_t shndx)
+{
+	size_t lo = 0, hi, first;
+	struct fit c = {0};
+
+	if (!im->fns_read && read_fn_syms(im, dm, bias))
+		return NULL;
+	hi = im->n_fns;
+	/* The first symbol past (shndx, mpc). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct fn_sym *f = &im->fns[mid];
+
+		if (f->shndx < shndx || (f->shndx == shndx && f->off <= mpc))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || im->fns[lo - 1].shndx != shndx)
+		return NULL;
+	for (first = lo - 1; first > 0 && im->fns[first - 1].shndx == shndx &&
+			     im->fns[first - 1].off == im->fns[lo - 1].off;)
+		first--;
+	for (size_t i = first; i < lo; i++) {
+		const struct fn_sym *f = &im->fns[i];
+
+		if (better_fit(&c, f->off, f->size, f->type, mpc))
+			c = (struct fit){.name = f->name,
+					 .off = f->off,
+					 .size = f->size,
+					 .type = f->type,
+					 .found = true};
 	}
 	return c.name ? corecap_symbolizer_demangle(p->sym, c.name) : NULL;
 }
@@ -524,7 +595,7 @@ static void best_subprogram(Dwarf_Die *cu, uint64_t pc, Dwarf_Die *best)
  * addr2line -f -C [-i]'s function names at pc, innermost first, into
  * names ("??" where it has none); their number.
  */
-static size_t addr2line(struct pprof_names *p, Dwfl_Module *dm, uint64_t pc, bool inlines,
+static size_t addr2line(struct pprof_names *p, struct pprof_image *im, Dwfl_Module *dm, uint64_t pc,
 			const char **names, size_t max)
 {
 	Dwarf_Addr bias = 0, dbias;
@@ -561,12 +632,12 @@ static size_t addr2line(struct pprof_names *p, Dwfl_Module *dm, uint64_t pc, boo
 	if (n)
 		inner = dwarf_function(p, fn[0], lang, &linkage);
 	if (!linkage) {
-		const char *sym = find_function(p, dm, bias, pc - bias, shndx);
+		const char *sym = find_function(p, im, dm, bias, pc - bias, shndx);
 
 		inner = sym ? sym : inner;
 	}
 	names[0] = inner ? inner : "??";
-	if (!inlines || !n) {
+	if (!im->fini || !n) {
 		free(scopes);
 		return 1;
 	}
@@ -615,7 +686,7 @@ static size_t pprof_frames(struct pprof_names *p, uint64_t pc, const char **name
 	    !(im = image_of(p, dm, path)))
 		return 0;
 	r = nm_lookup(im, pc - bias);
-	n = addr2line(p, dm, pc, im->fini, names, max);
+	n = addr2line(p, im, dm, pc, names, max);
 	for (size_t k = 0; k < n; k++) {
 		char *sn;
 
