@@ -47,7 +47,7 @@ def canon(frame):
         return hex(int(frame, 16))
     tail = INLINE if frame.endswith(INLINE) else ""
     name = frame[: -len(tail)] if tail else frame
-    name = re.sub(r"@@?[A-Za-z_]+[0-9.]*$", "", name)
+    name = re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", name)
     name = ALIAS.get(name, name)
     name = re.sub(r"(\.(part|isra|constprop|cold)(\.[0-9]+)?)+$", "", name)
     name = re.sub(r" \[clone \.[a-z]+(\.[0-9]+)?\]$", "", name)
@@ -59,14 +59,16 @@ def canon(frame):
     return name + tail
 
 
-def read(path):
+def read(path, tags):
+    """A folded file's stacks; tags: drop nm's "<address>" tags (16 hex digits)."""
     stacks = collections.Counter()
     for line in open(path):
         line = line.rstrip("\n")
         if not line:
             continue
         stack, count = line.rsplit(" ", 1)
-        stack = re.sub(r"<[0-9a-f]+>", "", stack)
+        if tags:
+            stack = re.sub(r"<[0-9a-f]{16}>", "", stack)
         stacks[tuple(stack.split(";"))] += int(count)
     return stacks
 
@@ -96,7 +98,7 @@ def undecorated(frame):
         return hex(int(frame, 16))
     tail = INLINE if frame.endswith(INLINE) else ""
     name = frame[: -len(tail)] if tail else frame
-    return re.sub(r"@@?[A-Za-z_]+[0-9.]*$", "", name) + tail
+    return re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", name) + tail
 
 
 def report(left_p, left_c):
@@ -125,7 +127,7 @@ def main_pprof_names(pprof, corecap):
 
 
 def main():
-    pprof, corecap = read(sys.argv[1]), read(sys.argv[2])
+    pprof, corecap = read(sys.argv[1], True), read(sys.argv[2], False)
     if len(sys.argv) == 3:
         return main_pprof_names(pprof, corecap)
     by_addr = collections.defaultdict(list)
