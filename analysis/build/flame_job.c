@@ -154,19 +154,20 @@ static void pprof_namer(void *ctx, uint64_t addr, bool exact, struct flame_names
 	struct sym_info info;
 	size_t n;
 
-	if (!p->sym) {
-		snprintf(out->buf, sizeof(out->buf), "0x%016" PRIx64, addr);
+	n = p->sym ? corecap_pprof_names_frames(p, exact ? addr : addr - 1, &f) : 0;
+	if (!n) {
+		/* pprof prints a caller's address as it looks it up: one byte back. */
+		snprintf(out->buf, sizeof(out->buf), "0x%016" PRIx64, exact ? addr : addr - 1);
 		out->names[out->n++] = out->buf;
 		return;
 	}
 	if (corecap_symbolizer_lookup(p->sym, exact ? addr + 1 : addr, &info))
 		out->shim = info.shim;
-	n = corecap_pprof_names_frames(p, exact ? addr : addr - 1, &f);
 	for (size_t k = n > FLAME_MAX_NAMES ? n - FLAME_MAX_NAMES : 0; k < n; k++) {
 		out->inlined[out->n] = f[k].inlined;
 		out->names[out->n++] = f[k].function;
 	}
-	out->resolved = n && strncmp(f[0].function, "0x", 2) != 0;
+	out->resolved = strncmp(f[0].function, "0x", 2) != 0;
 }
 
 /* The report's classification of stacks (stack_class), for the pictures' colours. */

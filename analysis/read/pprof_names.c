@@ -691,10 +691,16 @@ static size_t pprof_frames(struct pprof_names *p, uint64_t pc, const char **name
 		char *sn;
 
 		if (strcmp(names[k], "??") == 0) {
-			if (!r)
-				return im->n ? 0 : (names[0] = "??:0", 1);
-			names[k] = r->name;
-			continue;
+			if (r) {
+				names[k] = r->name;
+				continue;
+			}
+			if (im->n)
+				return 0; /* nm's "0x<address>" */
+			/* Neither nm nor addr2line: pprof prints addr2line's "??:0". */
+			names[0] = "??:0";
+			*unnamed = false;
+			return 1;
 		}
 		sn = r ? short_name(names[k]) : NULL;
 		if (sn && strncmp(r->tagged, sn, strlen(sn)) == 0)
