@@ -49,6 +49,10 @@ const char corecap_flame_usage[] =
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
 	"  --keep-shim-frames keep the frames of corecap's shim and LTTng-UST in stacks\n"
+	"  --names pprof      cpu: name frames as google-pprof --collapsed names them\n"
+	"                     (nm's and addr2line's names, as gperftools 2.10's pprof\n"
+	"                     joins them; with --keep-shim-frames, the same lines)\n"
+	"  --names corecap    the default: DWARF inline frames and symbol-table names\n"
 	"\n"
 	"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
 	"from the mappings written at its end. See also corecap-flame(1).\n";
@@ -57,7 +61,7 @@ struct flame_opts {
 	const char *run, *output, *title, *symfs;
 	enum flame_kind kind;
 	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
-	bool svg, by_pool, keep_shim_frames, no_idle;
+	bool svg, by_pool, keep_shim_frames, no_idle, names_pprof;
 	int width;
 };
 
@@ -73,6 +77,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		{"pool", no_argument, NULL, 'p'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"no-idle", no_argument, NULL, 'I'},
+		{"names", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -122,6 +127,14 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			break;
 		case 'I':
 			o->no_idle = true;
+			break;
+		case 'N':
+			if (strcmp(optarg, "pprof") != 0 && strcmp(optarg, "corecap") != 0) {
+				corecap_error("invalid --names '%s': expected pprof or corecap",
+					      optarg);
+				return 2;
+			}
+			o->names_pprof = strcmp(optarg, "pprof") == 0;
 			break;
 		case 'h':
 			printf("%s", corecap_flame_usage);
@@ -229,6 +242,12 @@ int corecap_cmd_flame(int argc, char **argv)
 	j.by_pool = o.by_pool;
 	if (!o.kind_given)
 		none = !pick_kind(&j, &o.kind);
+	if (o.names_pprof && o.kind != FLAME_CPU) {
+		corecap_error("--names pprof applies to --kind cpu only");
+		corecap_flame_job_release(&j);
+		return 2;
+	}
+	j.names_pprof = o.names_pprof;
 	j.keep_shim_frames = o.keep_shim_frames;
 	j.no_idle = o.no_idle;
 	ret = corecap_flame_stacks_init(&fs, o.kind, NULL, NULL);

@@ -146,6 +146,30 @@ static void sym_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *
 	out->names[out->n++] = out->buf;
 }
 
+/* cpu with pprof's names (names_pprof): the run's symbolizer, named through pprof_names. */
+static void pprof_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *out)
+{
+	struct pprof_names *p = ctx;
+	const struct sym_frame *f;
+	struct sym_info info;
+	size_t n;
+
+	n = p->sym ? corecap_pprof_names_frames(p, exact ? addr : addr - 1, &f) : 0;
+	if (!n) {
+		/* pprof prints a caller's address as it looks it up: one byte back. */
+		snprintf(out->buf, sizeof(out->buf), "0x%016" PRIx64, exact ? addr : addr - 1);
+		out->names[out->n++] = out->buf;
+		return;
+	}
+	if (corecap_symbolizer_lookup(p->sym, exact ? addr + 1 : addr, &info))
+		out->shim = info.shim;
+	for (size_t k = n > FLAME_MAX_NAMES ? n - FLAME_MAX_NAMES : 0; k < n; k++) {
+		out->inlined[out->n] = f[k].inlined;
+		out->names[out->n++] = f[k].function;
+	}
+	out->resolved = strncmp(f[0].function, "0x", 2) != 0;
+}
+
 /* The report's classification of stacks (stack_class), for the pictures' colours. */
 struct job_class {
 	struct stack_class cls;
@@ -213,6 +237,7 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
 	struct symbolizer own, *sym = NULL;
+	struct pprof_names pn = {0};
 	struct job_class jc = {0};
 	char *path = j->run_is_profile ? strdup(j->run) : corecap_run_path(j->rd, CORECAP_RUN_CPU_PROF);
 	char *ids = j->run_is_profile ? NULL : corecap_run_path(j->rd, CORECAP_RUN_BUILDIDS);
@@ -270,6 +295,11 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 	fs->skip_profiler_frames = true;
 	fs->namer = sym_namer;
 	fs->namer_ctx = sym;
+	if (j->names_pprof) {
+		corecap_pprof_names_init(&pn, sym);
+		fs->namer = pprof_namer;
+		fs->namer_ctx = &pn;
+	}
 	ret = class_begin(&jc, fs, sym);
 	for (size_t i = 0; i < p.n_samples && !ret; i++)
 		ret = corecap_flame_stacks_add(fs, NULL, 0, p.pcs + p.samples[i].first,
@@ -287,6 +317,8 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 out_sym:
 	class_end(&jc, fs);
 	fs->namer_ctx = NULL;
+	if (j->names_pprof)
+		corecap_pprof_names_release(&pn);
 	if (has_own)
 		corecap_symbolizer_release(&own);
 out:

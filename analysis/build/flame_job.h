@@ -38,6 +38,7 @@
 
 #include "build/report_build.h"
 #include "model/flame_stacks.h"
+#include "read/pprof_names.h"
 #include "read/run.h"
 #include "read/symbolizer.h"
 #include "render/report.h"
@@ -52,6 +53,7 @@ struct flame_job {
 	bool quiet;	       /* no summary line on stderr */
 	bool keep_shim_frames; /* keep the shim's and LTTng-UST's frames in stacks */
 	bool no_idle;	       /* wall: drop the stacks stack_class calls idle */
+	bool names_pprof;      /* cpu: frames named as google-pprof names them (pprof_names.h) */
 	struct run *rd;	       /* the run directory: borrowed, or &own_run */
 	struct run own_run;
 	const struct report *report; /* for lock and op: borrowed, or own_report */

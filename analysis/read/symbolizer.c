@@ -362,8 +362,7 @@ static bool load_bias(const struct symbolizer *s, size_t mod, Elf *elf, uint64_t
 	return false;
 }
 
-/* Opens path as ELF: the fd, with *elf set; -1 when it is not readable ELF. */
-static int open_elf(const char *path, Elf **elf)
+int corecap_symbolizer_open_elf(const char *path, Elf **elf)
 {
 	/* A run's maps may name any path: a FIFO there must not block us. */
 	int fd = corecap_run_file_open(path);
@@ -464,7 +463,7 @@ static void load_module(struct symbolizer *s, size_t idx)
 	m->loaded = true;
 	if (strcmp(m->path, VDSO_NAME) == 0) {
 		/* The run's own image first (any machine, --symfs or not), then this machine's. */
-		fd = s->vdso_path ? open_elf(s->vdso_path, &elf) : -1;
+		fd = s->vdso_path ? corecap_symbolizer_open_elf(s->vdso_path, &elf) : -1;
 		if (fd < 0) {
 			fd = own_vdso(s, idx);
 			if (fd >= 0)
@@ -479,7 +478,7 @@ static void load_module(struct symbolizer *s, size_t idx)
 		}
 	} else {
 		path = rooted(s, m->path);
-		fd = path ? open_elf(path, &elf) : -1;
+		fd = path ? corecap_symbolizer_open_elf(path, &elf) : -1;
 		if (fd < 0) {
 			set_problem(m, s->symfs ? "cannot read the ELF file under --symfs"
 						: "cannot read the ELF file");
@@ -495,7 +494,7 @@ static void load_module(struct symbolizer *s, size_t idx)
 		fd = -1;
 		if (strlen(want) > 2 && asprintf(&path, "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
 						 s->symfs ? s->symfs : "", want, want + 2) >= 0)
-			fd = open_elf(path, &elf);
+			fd = corecap_symbolizer_open_elf(path, &elf);
 		else
 			path = NULL;
 		if (fd < 0) {
@@ -692,6 +691,21 @@ bool corecap_symbolizer_is_shim(struct symbolizer *s, uint64_t addr)
 	struct sym_info info = {0};
 
 	return module_of(s, addr, &info) && info.shim;
+}
+
+struct Dwfl_Module *corecap_symbolizer_module(struct symbolizer *s, uint64_t addr,
+					      const char **path)
+{
+	struct sym_info info = {0};
+	struct sym_module *m = module_of(s, addr, &info);
+
+	*path = m ? m->path : NULL;
+	return m ? m->dm : NULL;
+}
+
+const char *corecap_symbolizer_demangle(struct symbolizer *s, const char *name)
+{
+	return demangle(s, name);
 }
 
 /* A DIE's function name: its linkage name demangled (as addr2line -C prints it), else its name. */

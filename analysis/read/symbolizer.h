@@ -35,6 +35,8 @@
 struct sym_module;
 struct sym_mapping;
 struct Dwfl;
+struct Dwfl_Module;
+struct Elf;
 
 struct symbolizer {
 	char *symfs; /* NULL: the paths in maps as they are */
@@ -104,6 +106,21 @@ bool corecap_symbolizer_is_shim(struct symbolizer *s, uint64_t addr);
  * of stack_class's symbol callback.
  */
 const char *corecap_symbolizer_function(void *ctx, uint64_t addr, int exact);
+/*
+ * The module holding addr (exact: an address, not a return address): its
+ * libdwfl module (NULL when its file gave none), with *path its path as
+ * the maps name it ("[vdso]" for the vDSO), before --symfs; NULL when addr
+ * lies in no mapping. For naming policies of their own (pprof_names.h).
+ */
+struct Dwfl_Module *corecap_symbolizer_module(struct symbolizer *s, uint64_t addr,
+					      const char **path);
+/*
+ * Opens path as ELF for reading (a FIFO does not block): the fd, with *elf
+ * set (elf_end it, then close the fd); -1 when it is not readable ELF.
+ */
+int corecap_symbolizer_open_elf(const char *path, struct Elf **elf);
+/* name demangled (as addr2line -C and nm -C print it) when C++ mangled, else name; owned by s. */
+const char *corecap_symbolizer_demangle(struct symbolizer *s, const char *name);
 /* Writes one line per module that could not give symbols, for the report. */
 size_t corecap_symbolizer_problems(const struct symbolizer *s, char ***lines);
 

@@ -62,6 +62,14 @@ run_one() { # name, the inlined chain its cpu stacks must show, libc functions t
 	"$CORECAP" flame --kind cpu --keep-shim-frames "$run" >"$WORK/$name.cpu.keep" 2>"$WORK/$name.cpu.err"
 	google-pprof --collapsed "$bin" "$run/cpu.prof" >"$WORK/$name.pprof" 2>/dev/null
 	expect_pprof_equal "$name" "$WORK/$name.pprof" "$WORK/$name.cpu.keep" "$WORK/libc.syms"
+	"$CORECAP" flame --kind cpu --keep-shim-frames --names pprof "$run" >"$WORK/$name.cpu.pprof-names" 2>/dev/null
+	expect_pprof_equal "$name, --names pprof" "$WORK/$name.pprof" "$WORK/$name.cpu.pprof-names"
+	expect_calc "$name --names pprof: frames named in libc's symbol table (libc6-dbg)" "$(python3 - "$WORK/libc.syms" "$WORK/$name.cpu.pprof-names" <<'EOF'
+import sys
+libc = set(l.split()[2] for l in open(sys.argv[1]) if len(l.split()) == 3)
+print(sum(f in libc for l in open(sys.argv[2]) for f in l.rsplit(" ", 1)[0].split(";")))
+EOF
+) > 0"
 	expect_true "$name: the inlined chain $chain" grep -qF -- "$chain" "$WORK/$name.cpu.keep"
 
 	# Every kind: no shim frame by default, the same total, and the shim's

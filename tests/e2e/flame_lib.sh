@@ -117,12 +117,14 @@ libc_symbols() {
 	nm --defined-only "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" >"$1" 2>/dev/null
 }
 
-# expect_pprof_equal WHAT PPROF_OUT CORECAP_OUT LIBC_SYMBOLS: corecap's folded
-# stacks equal google-pprof --collapsed's, up to docs/flame.md's normalisations.
+# expect_pprof_equal WHAT PPROF_OUT CORECAP_OUT [LIBC_SYMBOLS]: corecap's folded
+# stacks equal google-pprof --collapsed's, up to docs/flame.md's normalisations:
+# of pprof's decorations only (CORECAP_OUT from --names pprof), or all of them
+# (corecap's own names, with LIBC_SYMBOLS).
 expect_pprof_equal() {
 	local out
 	_checks=$((_checks + 1))
-	if out=$(python3 "$CORECAP_SRC/tests/e2e/flame_pprof_compare.py" "$2" "$3" "$4"); then
+	if out=$(python3 "$CORECAP_SRC/tests/e2e/flame_pprof_compare.py" "$2" "$3" ${4:+"$4"}); then
 		echo "ok: $1: corecap flame = google-pprof --collapsed ($out)"
 	else
 		echo "FAIL: $1: corecap flame differs from google-pprof --collapsed:"

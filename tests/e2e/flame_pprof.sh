@@ -40,6 +40,8 @@ build_and_compare() { # what, cflags...
 	expect_eq "$what: corecap flame PROFILE exit status" 0 "$status"
 	google-pprof --collapsed "$dir/prof_target" "$dir/cpu.prof" >"$dir/pprof.raw" 2>/dev/null
 	expect_pprof_equal "$what" "$dir/pprof.raw" "$dir/corecap.folded" "$LIBC_SYMS"
+	"$CORECAP" flame --names pprof "$dir/cpu.prof" >"$dir/pprof-names.folded" 2>/dev/null
+	expect_pprof_equal "$what, --names pprof" "$dir/pprof.raw" "$dir/pprof-names.folded"
 }
 build_and_compare O2 -O2 -g -fno-omit-frame-pointer
 expect_true "-O2: inlined calls are frames of their own" \
@@ -79,4 +81,9 @@ fails_with "random bytes" "cannot read profile '$WORK/random.prof'" "$WORK/rando
 fails_with "empty file" "cannot read profile '$WORK/empty.prof': empty file" "$WORK/empty.prof"
 fails_with "an ELF file" "not a CPU profile" "$WORK/no-inline/prof_target"
 fails_with "a missing file" "No such file or directory" "$WORK/none.prof"
+# --names: pprof or corecap, and pprof's names are for cpu stacks.
+expect_exit_naming "--names bogus" 2 "invalid --names 'bogus': expected pprof or corecap" \
+	"$CORECAP" flame --names bogus "$WORK/no-inline/cpu.prof"
+expect_exit_naming "--names pprof --kind wall" 2 "--names pprof applies to --kind cpu only" \
+	"$CORECAP" flame --names pprof --kind wall "$WORK/no-inline/cpu.prof"
 finish

@@ -2,12 +2,17 @@
 """Compares `corecap flame --kind cpu` with `google-pprof --collapsed` on
 one profile, line for line, after the normalisations docs/flame.md lists:
 
-  flame_pprof_compare.py PPROF_OUT CORECAP_OUT LIBC_SYMBOLS
+  flame_pprof_compare.py PPROF_OUT CORECAP_OUT            (--names pprof)
+  flame_pprof_compare.py PPROF_OUT CORECAP_OUT LIBC_SYMBOLS  (corecap's names)
+
+corecap's output of `--names pprof` gets only the normalisations of
+pprof's decorations (1 and 2); corecap's own names (the default) all five:
 
 1. pprof's lines are summed per name stack (pprof prints one line per
    address stack).
 2. pprof's decorations go: the "<address>" tags (nm's start address) and
-   the version nm -D appends to a dynamic symbol ("@@GLIBCXX_3.4.11").
+   the version nm -D appends to a dynamic symbol ("@@GLIBCXX_3.4.11");
+   hex addresses are read as numbers (pprof pads them to 16 digits).
 3. glibc's aliases of one address read as one name: the first in
    LIBC_SYMBOLS (nm's output for libc6-dbg's debug file) of the names at
    that address; a frame that starts with "_" without "__GI_", leading
@@ -42,7 +47,7 @@ def canon(frame):
         return hex(int(frame, 16))
     tail = INLINE if frame.endswith(INLINE) else ""
     name = frame[: -len(tail)] if tail else frame
-    name = re.sub(r"@@?[A-Za-z_]+[0-9.]*$", "", name)
+    name = re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", name)
     name = ALIAS.get(name, name)
     name = re.sub(r"(\.(part|isra|constprop|cold)(\.[0-9]+)?)+$", "", name)
     name = re.sub(r" \[clone \.[a-z]+(\.[0-9]+)?\]$", "", name)
@@ -54,14 +59,16 @@ def canon(frame):
     return name + tail
 
 
-def read(path):
+def read(path, tags):
+    """A folded file's stacks; tags: drop nm's "<address>" tags (16 hex digits)."""
     stacks = collections.Counter()
     for line in open(path):
         line = line.rstrip("\n")
         if not line:
             continue
         stack, count = line.rsplit(" ", 1)
-        stack = re.sub(r"<[0-9a-f]+>", "", stack)
+        if tags:
+            stack = re.sub(r"<[0-9a-f]{16}>", "", stack)
         stacks[tuple(stack.split(";"))] += int(count)
     return stacks
 
@@ -85,8 +92,44 @@ def collapse_libc(frames, libc):
 UNNAMED = re.compile(r"^[^;]+\+0x[0-9a-f]+$")
 
 
+def undecorated(frame):
+    """Rule 2 alone: pprof's version suffixes and hex padding."""
+    if re.fullmatch(r"0x[0-9a-f]+", frame):
+        return hex(int(frame, 16))
+    tail = INLINE if frame.endswith(INLINE) else ""
+    name = frame[: -len(tail)] if tail else frame
+    return re.sub(r"@@?[A-Za-z_][A-Za-z0-9_.]*$", "", name) + tail
+
+
+def report(left_p, left_c):
+    print("stacks only in (or counted differently by) pprof:")
+    for st, n in sorted(left_p.items()):
+        print("  ", ";".join(st), n)
+    print("stacks only in (or counted differently by) corecap:")
+    for st, n in sorted(left_c.items()):
+        print("  ", ";".join(st), n)
+    return 1
+
+
+def main_pprof_names(pprof, corecap):
+    """--names pprof: equal stack for stack after rules 1 and 2 only."""
+    p, c = collections.Counter(), collections.Counter()
+    for st, n in pprof.items():
+        p[tuple(undecorated(f) for f in st)] += n
+    for st, n in corecap.items():
+        c[tuple(undecorated(f) for f in st)] += n
+    left_p = collections.Counter({st: n for st, n in p.items() if c.get(st) != n})
+    left_c = collections.Counter({st: n for st, n in c.items() if p.get(st) != n})
+    if left_p or left_c:
+        return report(left_p, left_c)
+    print(f"{len(c)} stacks, {sum(c.values())} samples, names as pprof's")
+    return 0
+
+
 def main():
-    pprof, corecap = read(sys.argv[1]), read(sys.argv[2])
+    pprof, corecap = read(sys.argv[1], True), read(sys.argv[2], False)
+    if len(sys.argv) == 3:
+        return main_pprof_names(pprof, corecap)
     by_addr = collections.defaultdict(list)
     for line in open(sys.argv[3]):
         f = line.split()
@@ -137,13 +180,7 @@ def main():
             for side, st in g[2]:
                 del (left_p if side == "p" else left_c)[st]
     if left_p or left_c:
-        print("stacks only in (or counted differently by) pprof:")
-        for st, n in sorted(left_p.items()):
-            print("  ", ";".join(st), n)
-        print("stacks only in (or counted differently by) corecap:")
-        for st, n in sorted(left_c.items()):
-            print("  ", ";".join(st), n)
-        return 1
+        return report(left_p, left_c)
     print(f"{len(c)} stacks, {sum(c.values())} samples")
     return 0
 

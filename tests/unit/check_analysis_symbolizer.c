@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/pprof_names.h"
 #include "read/symbolizer.h"
 
 /* Things to find: a function, a C++-mangled one, a data object in .data and .bss. */
@@ -37,6 +38,17 @@ struct {
 } symbolizer_marker_struct;
 pthread_mutex_t symbolizer_marker_mutex = PTHREAD_MUTEX_INITIALIZER;
 long symbolizer_marker_bss[1024];
+
+/*
+ * A local function with a global alias at its address: nm prints both
+ * (t zz_pprof_fn, T zz_pprof_fn_alias); pprof keeps the later T and takes
+ * it over addr2line's DWARF name, which it starts with (pprof_names).
+ */
+__attribute__((noinline, used)) static int zz_pprof_fn(int x)
+{
+	return x * 5 + 3;
+}
+int zz_pprof_fn_alias(int x) __attribute__((alias("zz_pprof_fn")));
 
 /* An inlined call: the return address of capture_pc lies in its body, at pc_line. */
 static uintptr_t captured_pc;
@@ -253,6 +265,53 @@ START_TEST(libc_is_named_from_its_debug_file)
 }
 END_TEST
 
+/* pprof_names over this symbolizer: the names google-pprof gives these addresses. */
+START_TEST(pprof_names_a_t_alias_that_starts_with_the_dwarf_name)
+{
+	struct pprof_names p;
+	const struct sym_frame *f;
+
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	corecap_pprof_names_init(&p, &s);
+	ck_assert_uint_eq(corecap_pprof_names_frames(&p, (uintptr_t)zz_pprof_fn + 1, &f), 1);
+	ck_assert_str_eq(f[0].function, "zz_pprof_fn_alias");
+	ck_assert(!f[0].inlined);
+	ck_assert_int_eq(zz_pprof_fn_alias(1), 8);
+	corecap_pprof_names_release(&p);
+}
+END_TEST
+
+START_TEST(pprof_names_inline_frames_only_in_a_file_with_fini)
+{
+	int v[64];
+	struct pprof_names p;
+	const struct sym_frame *f;
+	char hex[32];
+
+	inline_holder_fn();
+	for (int i = 0; i < 64; i++)
+		v[i] = (i * 37) % 64;
+	qsort(v, 64, sizeof(*v), cmp_int);
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	corecap_pprof_names_init(&p, &s);
+	/* This program has _fini: addr2line -i's chain. */
+	ck_assert_uint_eq(corecap_pprof_names_frames(&p, captured_pc - 1, &f), 2);
+	ck_assert_str_eq(f[0].function, "inlined_marker");
+	ck_assert(f[0].inlined);
+	ck_assert_str_eq(f[1].function, "inline_holder_fn");
+	ck_assert(!f[1].inlined);
+	/* libc has none: one frame per address. */
+	ck_assert_uint_eq(corecap_pprof_names_frames(&p, libc_ra - 1, &f), 1);
+	ck_assert(strncmp(f[0].function, "0x", 2) != 0);
+	ck_assert(!f[0].inlined);
+	/* No file: pprof's 16 hex digits. */
+	snprintf(hex, sizeof(hex), "0x%016x", 0x10);
+	ck_assert_uint_eq(corecap_pprof_names_frames(&p, 0x10, &f), 1);
+	ck_assert_str_eq(f[0].function, hex);
+	corecap_pprof_names_release(&p);
+}
+END_TEST
+
 START_TEST(the_vdso_is_named)
 {
 	void *h = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -359,6 +418,8 @@ int main(void)
 	tcase_add_test(tc, the_vdso_is_named);
 	tcase_add_test(tc, the_shims_modules_are_told_apart);
 	tcase_add_test(tc, a_stripped_file_is_named_from_its_debuglink_file);
+	tcase_add_test(tc, pprof_names_a_t_alias_that_starts_with_the_dwarf_name);
+	tcase_add_test(tc, pprof_names_inline_frames_only_in_a_file_with_fini);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

@@ -77,7 +77,7 @@ static void *worker_main(void *arg)
 				break;
 			case 1:
 				recurse((int)(k % 5));
-				lib_hash_block(200);
+				lib_hash_block(3000);
 				break;
 			default:
 				cpp_entry(300);
