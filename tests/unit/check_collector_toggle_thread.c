@@ -2,6 +2,7 @@
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
@@ -25,34 +26,68 @@ static void line_of(char *buf, size_t size, long nr)
 		 nr);
 }
 
+static enum corecap_toggle_verdict judge(const char *line, int sig)
+{
+	uint64_t sp = 0;
+
+	return corecap_toggle_thread_judge(line, status_text, sig, &sp);
+}
+
 START_TEST(a_quiet_call_is_safe)
 {
 	char line[128];
 
 	line_of(line, sizeof(line), SYS_epoll_wait);
-	ck_assert(corecap_toggle_thread_safe(line, status_text, SIGUSR2));
+	ck_assert_int_eq(judge(line, SIGUSR2), CORECAP_TOGGLE_YES);
 	line_of(line, sizeof(line), SYS_rt_sigtimedwait);
-	ck_assert(corecap_toggle_thread_safe(line, status_text, SIGUSR2));
+	ck_assert_int_eq(judge(line, SIGUSR2), CORECAP_TOGGLE_YES);
 	line_of(line, sizeof(line), SYS_accept4);
-	ck_assert(corecap_toggle_thread_safe(line, status_text, SIGUSR2));
+	ck_assert_int_eq(judge(line, SIGUSR2), CORECAP_TOGGLE_YES);
 }
 END_TEST
 
-/* The SIGPROF handler's spin lock sleeps in futex (or nanosleep): never those. */
-START_TEST(futex_running_and_others_are_not)
+/* The SIGPROF handler's spin lock sleeps in futex or nanosleep: those need the stack. */
+START_TEST(futex_needs_its_stack_looked_at)
+{
+	char line[128];
+	uint64_t sp = 0;
+
+	line_of(line, sizeof(line), SYS_futex);
+	ck_assert_int_eq(corecap_toggle_thread_judge(line, status_text, SIGUSR2, &sp),
+			 CORECAP_TOGGLE_IF_STACK_CLEAN);
+	ck_assert_uint_eq(sp, 0x7f1e2a8);
+	line_of(line, sizeof(line), SYS_nanosleep);
+	ck_assert_int_eq(judge(line, SIGUSR2), CORECAP_TOGGLE_IF_STACK_CLEAN);
+	/* A futex line cut short has no stack pointer to look at. */
+	ck_assert_int_eq(judge("202 0xb 0x7f1e2c0\n", SIGUSR2), CORECAP_TOGGLE_NO);
+}
+END_TEST
+
+START_TEST(running_and_other_calls_are_not)
 {
 	char line[128];
 
-	line_of(line, sizeof(line), SYS_futex);
-	ck_assert(!corecap_toggle_thread_safe(line, status_text, SIGUSR2));
-	line_of(line, sizeof(line), SYS_nanosleep);
-	ck_assert(!corecap_toggle_thread_safe(line, status_text, SIGUSR2));
 	line_of(line, sizeof(line), SYS_write);
-	ck_assert(!corecap_toggle_thread_safe(line, status_text, SIGUSR2));
-	ck_assert(!corecap_toggle_thread_safe("running\n", status_text, SIGUSR2));
-	ck_assert(!corecap_toggle_thread_safe("-1 0x7ffd1 0x7f3a0e\n", status_text, SIGUSR2));
-	ck_assert(!corecap_toggle_thread_safe("", status_text, SIGUSR2));
-	ck_assert(!corecap_toggle_thread_safe("232x 0x1\n", status_text, SIGUSR2));
+	ck_assert_int_eq(judge(line, SIGUSR2), CORECAP_TOGGLE_NO);
+	ck_assert_int_eq(judge("running\n", SIGUSR2), CORECAP_TOGGLE_NO);
+	ck_assert_int_eq(judge("-1 0x7ffd1 0x7f3a0e\n", SIGUSR2), CORECAP_TOGGLE_NO);
+	ck_assert_int_eq(judge("", SIGUSR2), CORECAP_TOGGLE_NO);
+	ck_assert_int_eq(judge("232x 0x1\n", SIGUSR2), CORECAP_TOGGLE_NO);
+}
+END_TEST
+
+/* A word in libprofiler's code anywhere in the words makes the stack unclean. */
+START_TEST(a_profiler_address_on_the_stack)
+{
+	const struct corecap_toggle_range code[] = {{0x7f00001000, 0x7f00009000},
+						    {0x7f10000000, 0x7f10001000}};
+	uint64_t words[] = {0, 0x7f00000fff, 0x7f00009000, 0x55d1a2700b50, 0x7f10000fff};
+
+	ck_assert(corecap_toggle_stack_clean(words, 4, code, 2));
+	ck_assert(!corecap_toggle_stack_clean(words, 5, code, 2));
+	words[0] = 0x7f00001000;
+	ck_assert(!corecap_toggle_stack_clean(words, 1, code, 2));
+	ck_assert(corecap_toggle_stack_clean(words, 1, code, 0));
 }
 END_TEST
 
@@ -60,13 +95,16 @@ START_TEST(a_blocked_or_ignored_signal_is_not)
 {
 	char line[128];
 
+	uint64_t sp;
+
 	line_of(line, sizeof(line), SYS_epoll_wait);
-	ck_assert(!corecap_toggle_thread_safe(line, status_text, SIGINT));
-	ck_assert(!corecap_toggle_thread_safe(line, status_text, SIGPIPE));
-	ck_assert(!corecap_toggle_thread_safe(line, status_text, 0));
-	ck_assert(!corecap_toggle_thread_safe(line, status_text, 65));
+	ck_assert_int_eq(judge(line, SIGINT), CORECAP_TOGGLE_NO);
+	ck_assert_int_eq(judge(line, SIGPIPE), CORECAP_TOGGLE_NO);
+	ck_assert_int_eq(judge(line, 0), CORECAP_TOGGLE_NO);
+	ck_assert_int_eq(judge(line, 65), CORECAP_TOGGLE_NO);
 	/* A status without the masks is taken as blocking everything. */
-	ck_assert(!corecap_toggle_thread_safe(line, "Name:\tx\n", SIGUSR2));
+	ck_assert_int_eq(corecap_toggle_thread_judge(line, "Name:\tx\n", SIGUSR2, &sp),
+			 CORECAP_TOGGLE_NO);
 }
 END_TEST
 
@@ -110,7 +148,9 @@ int main(void)
 	TCase *tc = tcase_create("choice");
 
 	tcase_add_test(tc, a_quiet_call_is_safe);
-	tcase_add_test(tc, futex_running_and_others_are_not);
+	tcase_add_test(tc, futex_needs_its_stack_looked_at);
+	tcase_add_test(tc, running_and_other_calls_are_not);
+	tcase_add_test(tc, a_profiler_address_on_the_stack);
 	tcase_add_test(tc, a_blocked_or_ignored_signal_is_not);
 	tcase_add_test(tc, finds_the_thread_in_epoll_wait);
 	suite_add_tcase(s, tc);
