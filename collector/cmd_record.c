@@ -44,6 +44,7 @@
 #include "maps_buildid.h"
 #include "proc_sampler.h"
 #include "proc_stat.h"
+#include "record_multi.h"
 #include "record_opts.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
@@ -365,9 +366,11 @@ static void run_window(struct record *r)
 	uint64_t next_progress = t + PROGRESS_NS;
 
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{.fd = wake_pipe[0], .events = POLLIN},
-			{.fd = r->have_bench ? r->bench.out_fd : -1, .events = POLLIN}};
+			{.fd = r->have_bench ? r->bench.out_fd : -1, .events = POLLIN},
+			/* A multi-daemon record's child: its parent ends the window. */
+			{.fd = r->opts.sync_rfd, .events = POLLIN}};
 		uint64_t wall_wait =
 			r->have_wall ? corecap_wall_sampler_deadline(&r->wall) : UINT64_MAX;
 		/* A postponed /proc sample waits for the round's next event, not a timeout. */
@@ -387,8 +390,10 @@ static void run_window(struct record *r)
 			next = end_at;
 		t = corecap_now_ns();
 		timeout_ms = next > t ? (int)((next - t + 999999) / 1000000) : 0;
-		if (poll(pfd, 2, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
+		if (poll(pfd, 3, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
 			drain_wake_pipe();
+		if (pfd[2].revents)
+			break;
 		reap_children(r);
 		if (r->have_bench && pfd[1].revents) {
 			/* The benchmark's lines go above the progress line, not into it. */
@@ -437,29 +442,6 @@ static void run_window(struct record *r)
 	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
 	end_progress(r);
-}
-
-static void parse_bench_output(struct record *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	corecap_bench_summary_init(&r->summary);
-	fd = openat(r->rd.dirfd, CORECAP_RUN_BENCH_OUT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	buf = malloc(BENCH_OUT_MAX + 1);
-	if (!buf)
-		goto out_close;
-	while (len < BENCH_OUT_MAX && (n = read(fd, buf + len, BENCH_OUT_MAX - len)) > 0)
-		len += (size_t)n;
-	buf[len] = '\0';
-	corecap_bench_parse(buf, &r->summary);
-	free(buf);
-out_close:
-	close(fd);
 }
 
 /* A benchmark that did not run, or was killed by a signal we did not send: partial. */
@@ -545,7 +527,7 @@ static void finish_window(struct record *r)
 				corecap_bench_runner_signal(&r->bench, SIGINT);
 		}
 		corecap_bench_runner_finish(&r->bench, BENCH_GRACE_MS);
-		parse_bench_output(r);
+		corecap_bench_summary_read(r->rd.dirfd, BENCH_OUT_MAX, &r->summary);
 		check_bench(r);
 		code = corecap_bench_runner_exit_code(&r->bench);
 		if (code != 0 && !r->interrupted && !r->daemon_exited && !r->bench.start_errno &&
@@ -714,34 +696,6 @@ out:
 	return ret;
 }
 
-/*
- * CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns: what turns the window's
- * monotonic times into the wall-clock times a daemon stamps its own
- * records with (Ceph's OpTracker). The realtime read is bracketed by two
- * monotonic reads, and the tightest of five brackets is kept, so the
- * offset is good to about a microsecond.
- */
-static int64_t realtime_offset_ns(void)
-{
-	uint64_t best_gap = UINT64_MAX;
-	int64_t best = 0;
-
-	for (int i = 0; i < 5; i++) {
-		struct timespec rt;
-		uint64_t a = corecap_now_ns(), b;
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		b = corecap_now_ns();
-		if (b - a < best_gap) {
-			best_gap = b - a;
-			best = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull +
-					 (uint64_t)rt.tv_nsec) -
-			       (int64_t)(a + (b - a) / 2);
-		}
-	}
-	return best;
-}
-
 static int start_window(struct record *r)
 {
 	int ret = 0;
@@ -763,7 +717,7 @@ static int start_window(struct record *r)
 	if (r->have_kernel)
 		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
-	r->realtime_offset_ns = realtime_offset_ns();
+	r->realtime_offset_ns = corecap_realtime_offset_ns();
 	if (r->stats.present &&
 	    corecap_stats_snapshot_take(&r->stats, &r->rd, CORECAP_RUN_STATS_BEGIN) < 0)
 		set_partial(r, "no consistent copy of the shim's counters at the start");
@@ -829,6 +783,32 @@ static void release_all(struct record *r, bool abandon)
 	r->have_target = false;
 }
 
+/*
+ * A multi-daemon record's child (--sync-fds): says it is ready, then waits
+ * for its parent's go, handling the daemon's ptrace stops meanwhile. 0 on
+ * the go; -1 when the parent gave up (the run is then abandoned).
+ */
+static int child_wait_go(struct record *r)
+{
+	char c = 0;
+
+	if (corecap_record_multi_say(r->opts.sync_wfd, CORECAP_MULTI_READY) < 0)
+		return -1;
+	while (!got_signal) {
+		struct pollfd pfd[2] = {{.fd = wake_pipe[0], .events = POLLIN},
+					{.fd = r->opts.sync_rfd, .events = POLLIN}};
+
+		if (poll(pfd, 2, 1000) > 0 && (pfd[0].revents & POLLIN))
+			drain_wake_pipe();
+		reap_children(r);
+		if (r->have_wd)
+			corecap_stop_watchdog_beat(&r->wd);
+		if (pfd[1].revents)
+			return read(r->opts.sync_rfd, &c, 1) == 1 && c == CORECAP_MULTI_GO ? 0 : -1;
+	}
+	return -1;
+}
+
 int corecap_cmd_record(int argc, char **argv)
 {
 	char output[512];
@@ -858,6 +838,10 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out_free;
 	}
 	corecap_diag_quiet = r->opts.quiet;
+	if (r->opts.n_pids > 1 || r->opts.ceph_osds) {
+		status = corecap_record_multi(&r->opts, argc, argv);
+		goto out_free;
+	}
 	r->progress_tty = isatty(STDERR_FILENO);
 	if (r->opts.pid == getpid()) {
 		corecap_error("PID %d is corecap itself", (int)r->opts.pid);
@@ -877,7 +861,7 @@ int corecap_cmd_record(int argc, char **argv)
 	r->have_rd = true;
 	/* What a reader finds if we die before the window (an abandoned run is removed). */
 	write_manifest(r, true);
-	if (prepare(r) < 0 || got_signal) {
+	if (prepare(r) < 0 || got_signal || (r->opts.sync_rfd >= 0 && child_wait_go(r) < 0)) {
 		if (got_signal) {
 			corecap_error("interrupted");
 			status = 128 + got_signal;
@@ -889,6 +873,8 @@ int corecap_cmd_record(int argc, char **argv)
 		release_all(r, true);
 		goto out_restore;
 	}
+	if (r->opts.sync_wfd >= 0)
+		corecap_record_multi_say(r->opts.sync_wfd, CORECAP_MULTI_STARTED);
 	run_window(r);
 	finish_window(r);
 	if (r->have_wd && r->wd.page->continued)
