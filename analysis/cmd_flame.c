@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/multi_run.h"
 #include "cmd_util.h"
 #include "build/flame_job.h"
 #include "render/flame_svg.h"
@@ -224,6 +225,12 @@ int corecap_cmd_flame(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (corecap_multi_run_is(o.run)) {
+		corecap_error("'%s' is a run of several daemons: a flame graph is one daemon's, "
+			      "name it as RUN:PID",
+			      o.run);
+		return 1;
+	}
 	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL))
 		return 1;
 	j.by_pool = o.by_pool;
