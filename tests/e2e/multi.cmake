@@ -5,3 +5,6 @@ corecap_e2e_test(multi_errors multi_errors.sh TIMEOUT 120 LABELS collector multi
 # every OSD's pools, merged cores = the daemons' sum, the box's verdict
 # (about 60 s: the cluster's start, a 5 s bench, four reports).
 corecap_e2e_test(ceph_multi_osds ceph_multi_osds.sh TIMEOUT 300 LABELS ceph measured multi)
+# Two reference daemons under the shim in one record (trace, wall, kernel,
+# shim stats), the benchmark driving one: each source the right daemon's (~20 s).
+corecap_e2e_test(multi_refosd multi_refosd.sh TIMEOUT 180 LABELS analysis multi)
