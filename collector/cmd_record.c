@@ -838,6 +838,13 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out_free;
 	}
 	corecap_diag_quiet = r->opts.quiet;
+	if (r->opts.sync_rfd >= 0) {
+		/* A multi-daemon record's child: its messages name its daemon. */
+		static char command[48];
+
+		snprintf(command, sizeof(command), "record [PID %d]", (int)r->opts.pid);
+		corecap_diag_begin(command);
+	}
 	if (r->opts.n_pids > 1 || r->opts.ceph_osds) {
 		status = corecap_record_multi(&r->opts, argc, argv);
 		goto out_free;
