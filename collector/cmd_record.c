@@ -192,27 +192,13 @@ static void set_partial(struct record *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS>, the comm reduced to [A-Za-z0-9._-]. */
+/* ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> (run_dir.h). */
 static void default_output(const struct corecap_target *t, char *buf, size_t size)
 {
-	char comm[sizeof(t->comm)], stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t i;
+	char pid[16];
 
-	for (i = 0; t->comm[i] && i < sizeof(comm) - 1; i++) {
-		char c = t->comm[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-
-		comm[i] = ok ? c : '_';
-	}
-	comm[i] = '\0';
-	if (comm[0] == '.' || !comm[0])
-		comm[0] = '_';
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, size, "corecap-%s-%d-%s", comm, (int)t->pid, stamp);
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	corecap_run_dir_default_name(t->comm, pid, buf, size);
 }
 
 static uint64_t tree_bytes(int dirfd, const char *name, int depth)

@@ -222,24 +222,10 @@ static int find_daemons(struct multi *m)
 /* ./corecap-<comm>-x<N>-<YYYYmmdd-HHMMSS>: the first daemon's comm, the count. */
 static void default_output(const struct multi *m, char *buf, size_t size)
 {
-	char comm[64], stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t i;
+	char tag[24];
 
-	for (i = 0; m->d[0].target.comm[i] && i < sizeof(comm) - 1; i++) {
-		char c = m->d[0].target.comm[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-
-		comm[i] = ok ? c : '_';
-	}
-	comm[i] = '\0';
-	if (comm[0] == '.' || !comm[0])
-		comm[0] = '_';
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, size, "corecap-%s-x%zu-%s", comm, m->n, stamp);
+	snprintf(tag, sizeof(tag), "x%zu", m->n);
+	corecap_run_dir_default_name(m->d[0].target.comm, tag, buf, size);
 }
 
 static void add_arg(char **a, size_t *n, const char *s)

@@ -50,16 +50,7 @@ static void header_text(const struct multi_report *m, FILE *out)
 		fprintf(out, "partial    %s\n",
 			mf->partial_reason ? mf->partial_reason : "the recording did not complete");
 	if (mf->bench_command) {
-		size_t n = json_object_array_length(mf->bench_command);
-
-		fprintf(out, "benchmark ");
-		for (size_t i = 0; i < n; i++)
-			fprintf(out, " %s",
-				json_object_get_string(
-					json_object_array_get_idx(mf->bench_command, i)));
-		if (mf->bench_exit_status >= 0)
-			fprintf(out, " (exit %d)", mf->bench_exit_status);
-		fprintf(out, "\n");
+		corecap_render_bench_line(mf, out);
 		if (mf->bench.has_iops)
 			fprintf(out, "           %.0f IOPS for the box, %.0f per daemon\n",
 				mf->bench.iops_avg, m->n ? mf->bench.iops_avg / (double)m->n : 0);
