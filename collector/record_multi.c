@@ -426,17 +426,23 @@ out:
 	return ok;
 }
 
-/* Ends every child's window (closing its pipe) and waits for them all. */
-static void end_children(struct multi *m)
+/* Ends every child's window, at once: each sees its pipe closed. */
+static void end_windows(struct multi *m)
 {
-	uint64_t give_up = corecap_now_ns() + (uint64_t)CHILD_END_WAIT_S * 1000000000ull;
-	bool termed = false;
-
 	for (size_t i = 0; i < m->n; i++) {
 		if (m->d[i].go_fd >= 0)
 			close(m->d[i].go_fd);
 		m->d[i].go_fd = -1;
 	}
+}
+
+/* Ends every child's window (end_windows) and waits for them all to finish. */
+static void end_children(struct multi *m)
+{
+	uint64_t give_up = corecap_now_ns() + (uint64_t)CHILD_END_WAIT_S * 1000000000ull;
+	bool termed = false;
+
+	end_windows(m);
 	for (;;) {
 		size_t running = 0;
 
@@ -543,7 +549,7 @@ static void finish_bench(struct multi *m)
 			    m->o->bench_argv[0], strerror(m->bench.start_errno));
 	else if (sig && !m->bench.signalled)
 		set_partial(m, "the benchmark was killed by signal %d (%s)", sig, strsignal(sig));
-	else if (corecap_bench_runner_exit_code(&m->bench) > 0 && !m->interrupted)
+	else if (corecap_bench_runner_exit_code(&m->bench) > 0 && !m->interrupted && !sig)
 		corecap_error("the benchmark '%s' exited with status %d", m->o->bench_argv[0],
 			      corecap_bench_runner_exit_code(&m->bench));
 	if (m->bench.write_errno)
@@ -739,8 +745,10 @@ static int record(struct multi *m)
 		if (m->have_bench || o->duration_s > 0)
 			set_partial(m, "interrupted at +%.1f s", at_s(m, m->end_ns));
 	}
-	end_children(m);
+	/* The windows end with the parent's; the benchmark stops before the children finish. */
+	end_windows(m);
 	finish_bench(m);
+	end_children(m);
 	read_daemon_runs(m);
 	if (write_manifest(m, false) < 0) {
 		corecap_error("the run in '%s' keeps its last checkpoint manifest: it is partial",
