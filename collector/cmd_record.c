@@ -46,6 +46,7 @@
 #include "proc_stat.h"
 #include "record_multi.h"
 #include "record_opts.h"
+#include "record_signals.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
 #include "stop_watchdog.h"
@@ -93,84 +94,6 @@ struct record {
 	bool progress_tty;
 	bool progress_pending; /* a tty progress line is on screen */
 };
-
-static volatile sig_atomic_t got_signal;
-static volatile sig_atomic_t signal_count;
-static volatile sig_atomic_t forward_signal; /* sent by a process, not the terminal */
-static int wake_pipe[2] = {-1, -1};
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-
-	(void)uc;
-	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-		if (!got_signal)
-			got_signal = sig;
-		signal_count++;
-		/* Ctrl-C reaches the benchmark too (same process group); anything else does not. */
-		if (si->si_code == SI_USER || si->si_code == SI_QUEUE || sig != SIGINT)
-			forward_signal = 1;
-		if (signal_count >= 3) {
-			/* The kernel detaches our tracees when we exit; nothing stays stopped. */
-			static const char msg[] = "corecap: forced exit\n";
-
-			if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
-				_exit(128 + sig);
-			_exit(128 + sig);
-		}
-	}
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0)
-		errno = saved;
-	errno = saved;
-}
-
-static int install_signals(void)
-{
-	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
-	struct sigaction ign = {.sa_handler = SIG_IGN};
-	int ret = 0;
-
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		ret = -errno;
-		corecap_error("cannot create a pipe: %s", strerror(errno));
-		goto out;
-	}
-	got_signal = 0;
-	signal_count = 0;
-	forward_signal = 0;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_NOCLDSTOP: ptrace stops of the daemon must wake us too. */
-	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &ign, NULL);
-	/* Job control would stop us, and a stopped collector holds the daemon. */
-	sigaction(SIGTSTP, &ign, NULL);
-	sigaction(SIGTTIN, &ign, NULL);
-	sigaction(SIGTTOU, &ign, NULL);
-out:
-	return ret;
-}
-
-static void restore_signals(void)
-{
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-
-	sigaction(SIGCHLD, &dfl, NULL);
-	sigaction(SIGINT, &dfl, NULL);
-	sigaction(SIGTERM, &dfl, NULL);
-	sigaction(SIGHUP, &dfl, NULL);
-	sigaction(SIGTSTP, &dfl, NULL);
-	sigaction(SIGTTIN, &dfl, NULL);
-	sigaction(SIGTTOU, &dfl, NULL);
-	for (int i = 0; i < 2; i++) {
-		if (wake_pipe[i] >= 0)
-			close(wake_pipe[i]);
-		wake_pipe[i] = -1;
-	}
-}
 
 static double since_start_s(const struct record *r, uint64_t t)
 {
@@ -296,14 +219,6 @@ static void reap_children(struct record *r)
 	}
 }
 
-static void drain_wake_pipe(void)
-{
-	char buf[256];
-
-	while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
-
 static uint64_t period_ns(unsigned hz)
 {
 	return 1000000000ull / hz;
@@ -353,7 +268,7 @@ static void run_window(struct record *r)
 
 	for (;;) {
 		struct pollfd pfd[3] = {
-			{.fd = wake_pipe[0], .events = POLLIN},
+			{.fd = corecap_record_wake_fd(), .events = POLLIN},
 			{.fd = r->have_bench ? r->bench.out_fd : -1, .events = POLLIN},
 			/* A multi-daemon record's child: its parent ends the window. */
 			{.fd = r->opts.sync_rfd, .events = POLLIN}};
@@ -377,7 +292,7 @@ static void run_window(struct record *r)
 		t = corecap_now_ns();
 		timeout_ms = next > t ? (int)((next - t + 999999) / 1000000) : 0;
 		if (poll(pfd, 3, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
-			drain_wake_pipe();
+			corecap_record_signals_drain();
 		if (pfd[2].revents)
 			break;
 		reap_children(r);
@@ -391,7 +306,7 @@ static void run_window(struct record *r)
 		t = corecap_now_ns();
 		if (r->have_wd)
 			corecap_stop_watchdog_beat(&r->wd);
-		if (got_signal) {
+		if (corecap_record_got_signal) {
 			r->interrupted = true;
 			break;
 		}
@@ -509,7 +424,7 @@ static void finish_window(struct record *r)
 
 		if (!r->bench.exited) {
 			/* -d elapsed, a signal, or the daemon exited: stop the benchmark. */
-			if (!r->interrupted || forward_signal)
+			if (!r->interrupted || corecap_record_forward_signal)
 				corecap_bench_runner_signal(&r->bench, SIGINT);
 		}
 		corecap_bench_runner_finish(&r->bench, BENCH_GRACE_MS);
@@ -780,12 +695,12 @@ static int child_wait_go(struct record *r)
 
 	if (corecap_record_multi_say(r->opts.sync_wfd, CORECAP_MULTI_READY) < 0)
 		return -1;
-	while (!got_signal) {
-		struct pollfd pfd[2] = {{.fd = wake_pipe[0], .events = POLLIN},
+	while (!corecap_record_got_signal) {
+		struct pollfd pfd[2] = {{.fd = corecap_record_wake_fd(), .events = POLLIN},
 					{.fd = r->opts.sync_rfd, .events = POLLIN}};
 
 		if (poll(pfd, 2, 1000) > 0 && (pfd[0].revents & POLLIN))
-			drain_wake_pipe();
+			corecap_record_signals_drain();
 		reap_children(r);
 		if (r->have_wd)
 			corecap_stop_watchdog_beat(&r->wd);
@@ -840,7 +755,7 @@ int corecap_cmd_record(int argc, char **argv)
 		corecap_error("PID %d is corecap itself", (int)r->opts.pid);
 		goto out_free;
 	}
-	if (install_signals() < 0)
+	if (corecap_record_signals_install() < 0)
 		goto out_free;
 	if (corecap_target_open(&r->target, r->opts.pid) < 0)
 		goto out_restore;
@@ -854,10 +769,11 @@ int corecap_cmd_record(int argc, char **argv)
 	r->have_rd = true;
 	/* What a reader finds if we die before the window (an abandoned run is removed). */
 	write_manifest(r, true);
-	if (prepare(r) < 0 || got_signal || (r->opts.sync_rfd >= 0 && child_wait_go(r) < 0)) {
-		if (got_signal) {
+	if (prepare(r) < 0 || corecap_record_got_signal ||
+	    (r->opts.sync_rfd >= 0 && child_wait_go(r) < 0)) {
+		if (corecap_record_got_signal) {
 			corecap_error("interrupted");
-			status = 128 + got_signal;
+			status = 128 + corecap_record_got_signal;
 		}
 		release_all(r, true);
 		goto out_restore;
@@ -891,8 +807,8 @@ int corecap_cmd_record(int argc, char **argv)
 		printf("%s\n", r->rd.path);
 		fflush(stdout);
 		/* A signal after the window (while finishing) still shows in the status. */
-		if (r->interrupted || got_signal)
-			status = 128 + got_signal;
+		if (r->interrupted || corecap_record_got_signal)
+			status = 128 + corecap_record_got_signal;
 		else if (r->daemon_exited || !r->complete)
 			status = 1;
 		else if (r->have_bench && corecap_bench_runner_exit_code(&r->bench) != 0)
@@ -906,7 +822,7 @@ int corecap_cmd_record(int argc, char **argv)
 out_release:
 	release_all(r, false);
 out_restore:
-	restore_signals();
+	corecap_record_signals_restore();
 out_free:
 	free(r);
 out:

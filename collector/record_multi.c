@@ -29,6 +29,7 @@
 #include "mono_clock.h"
 #include "proc_stat.h"
 #include "record_multi.h"
+#include "record_signals.h"
 #include "run_dir.h"
 #include "target.h"
 
@@ -71,61 +72,6 @@ struct multi {
 	bool complete, interrupted;
 	char partial_reason[256];
 };
-
-static volatile sig_atomic_t got_signal;
-static int wake_pipe[2] = {-1, -1};
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-
-	if (sig != SIGCHLD && !got_signal)
-		got_signal = sig;
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0)
-		errno = saved;
-	errno = saved;
-}
-
-static int install_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
-	struct sigaction ign = {.sa_handler = SIG_IGN};
-
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		corecap_error("cannot create a pipe: %s", strerror(errno));
-		return -1;
-	}
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &ign, NULL);
-	return 0;
-}
-
-static void restore_signals(void)
-{
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-
-	sigaction(SIGCHLD, &dfl, NULL);
-	sigaction(SIGINT, &dfl, NULL);
-	sigaction(SIGTERM, &dfl, NULL);
-	sigaction(SIGHUP, &dfl, NULL);
-	for (int i = 0; i < 2; i++) {
-		if (wake_pipe[i] >= 0)
-			close(wake_pipe[i]);
-		wake_pipe[i] = -1;
-	}
-}
-
-static void drain_wake_pipe(void)
-{
-	char buf[64];
-
-	while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
 
 int corecap_record_multi_say(int fd, char c)
 {
@@ -395,7 +341,7 @@ static bool wait_all(struct multi *m, bool started)
 	for (;;) {
 		size_t waiting = 0;
 
-		pfd[0] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
+		pfd[0] = (struct pollfd){.fd = corecap_record_wake_fd(), .events = POLLIN};
 		for (size_t i = 0; i < m->n; i++) {
 			bool done = started ? m->d[i].started : m->d[i].ready;
 
@@ -408,8 +354,8 @@ static bool wait_all(struct multi *m, bool started)
 			break;
 		}
 		if (poll(pfd, m->n + 1, -1) > 0 && (pfd[0].revents & POLLIN))
-			drain_wake_pipe();
-		if (got_signal) {
+			corecap_record_signals_drain();
+		if (corecap_record_got_signal) {
 			corecap_error("interrupted");
 			break;
 		}
@@ -460,8 +406,8 @@ static void end_children(struct multi *m)
 					kill(m->d[i].child, SIGTERM);
 			termed = true;
 		}
-		poll(&(struct pollfd){.fd = wake_pipe[0], .events = POLLIN}, 1, 100);
-		drain_wake_pipe();
+		poll(&(struct pollfd){.fd = corecap_record_wake_fd(), .events = POLLIN}, 1, 100);
+		corecap_record_signals_drain();
 	}
 	for (size_t i = 0; i < m->n; i++)
 		if (m->d[i].said_fd >= 0) {
@@ -487,14 +433,14 @@ static void run_window(struct multi *m)
 			      : end_at > t	   ? (int)((end_at - t + 999999) / 1000000)
 						   : 0;
 
-		pfd[0] = (struct pollfd){.fd = wake_pipe[0], .events = POLLIN};
+		pfd[0] = (struct pollfd){.fd = corecap_record_wake_fd(), .events = POLLIN};
 		pfd[1] = (struct pollfd){.fd = m->have_bench ? m->bench.out_fd : -1,
 					 .events = POLLIN};
 		for (size_t i = 0; i < m->n; i++)
 			pfd[i + 2] = (struct pollfd){.fd = m->d[i].said_fd, .events = POLLIN};
 		if (poll(pfd, m->n + 2, timeout > 1000 ? 1000 : timeout) > 0 &&
 		    (pfd[0].revents & POLLIN))
-			drain_wake_pipe();
+			corecap_record_signals_drain();
 		reap(m);
 		if (m->have_bench && pfd[1].revents)
 			corecap_bench_runner_pump(&m->bench);
@@ -519,7 +465,7 @@ static void run_window(struct multi *m)
 			}
 			live += !d->ended;
 		}
-		if (got_signal) {
+		if (corecap_record_got_signal) {
 			m->interrupted = true;
 			break;
 		}
@@ -731,13 +677,13 @@ static int record(struct multi *m)
 		}
 	if (!wait_all(m, false)) {
 		abandon(m);
-		return got_signal ? 128 + got_signal : 1;
+		return corecap_record_got_signal ? 128 + corecap_record_got_signal : 1;
 	}
 	for (size_t i = 0; i < m->n; i++)
 		corecap_record_multi_say(m->d[i].go_fd, CORECAP_MULTI_GO);
 	if (!wait_all(m, true) || start_window(m) < 0) {
 		abandon(m);
-		return got_signal ? 128 + got_signal : 1;
+		return corecap_record_got_signal ? 128 + corecap_record_got_signal : 1;
 	}
 	run_window(m);
 	if (m->interrupted) {
@@ -761,8 +707,8 @@ static int record(struct multi *m)
 			     at_s(m, m->end_ns));
 	printf("%s\n", m->rd.path);
 	fflush(stdout);
-	if (m->interrupted || got_signal)
-		status = 128 + (got_signal ? got_signal : SIGINT);
+	if (m->interrupted || corecap_record_got_signal)
+		status = 128 + (corecap_record_got_signal ? corecap_record_got_signal : SIGINT);
 	else if (!m->complete)
 		status = 1;
 	else if (m->have_bench && corecap_bench_runner_exit_code(&m->bench) != 0)
@@ -777,8 +723,7 @@ int corecap_record_multi(const struct corecap_record_opts *o, int argc, char **a
 	struct multi m = {.o = o, .argc = argc, .argv = argv, .complete = true, .busy0_s = -1};
 	int status;
 
-	got_signal = 0;
-	if (install_signals() < 0)
+	if (corecap_record_signals_install() < 0)
 		return 1;
 	status = record(&m);
 	if (m.have_bench)
@@ -789,6 +734,6 @@ int corecap_record_multi(const struct corecap_record_opts *o, int argc, char **a
 		if (m.d[i].have_target)
 			corecap_target_release(&m.d[i].target);
 	free(m.d);
-	restore_signals();
+	corecap_record_signals_restore();
 	return status;
 }
