@@ -157,7 +157,8 @@ static int find_daemons(struct multi *m)
 			if (m->d[j].target.pid == d->target.pid) {
 				/* Two TIDs of one process: the same daemon twice. */
 				corecap_error("PID %d and PID %d are one process (PID %d)",
-					      (int)o->pids[j], (int)pid, (int)d->target.pid);
+					      (int)(o->ceph_osds ? osds[j].pid : o->pids[j]),
+					      (int)pid, (int)d->target.pid);
 				return -1;
 			}
 		snprintf(d->dir, sizeof(d->dir), CORECAP_RUN_DAEMONS_DIR "/%d", (int)d->target.pid);
