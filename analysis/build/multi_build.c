@@ -125,10 +125,19 @@ static void verdict(struct multi_report *v)
 		v->cap_kind = "cores";
 		snprintf(v->cap_name, sizeof(v->cap_name), "the box's %d cores", v->nproc);
 		v->cap_utilization = v->busy_cores / v->nproc;
-		snprintf(v->verdict, sizeof(v->verdict),
-			 "the box's cores: %.2f of %d busy (%.0f%%); more daemons or more load "
-			 "cannot add throughput here, only fewer cores per op",
-			 v->busy_cores, v->nproc, 100 * v->cap_utilization);
+		char bench[32] = "?";
+
+		if (v->bench_cores >= 0)
+			snprintf(bench, sizeof(bench), "%.2f", v->bench_cores);
+		snprintf(
+			v->verdict, sizeof(v->verdict),
+			"the box's cores: %.2f of %d busy (%.0f%%: the daemons %.2f, the benchmark "
+			"%s, other processes %.2f); more daemons or more load cannot add "
+			"throughput "
+			"here, only fewer cores per op%s",
+			v->busy_cores, v->nproc, 100 * v->cap_utilization, v->cores_used, bench,
+			v->other_cores,
+			v->other_cores > v->cores_used ? " or less other work on the box" : "");
 	} else if (best && best->utilization >= CEILING_SATURATED) {
 		v->cap_kind = corecap_ceiling_kind_name(best->kind);
 		snprintf(v->cap_name, sizeof(v->cap_name), "%s", best->name);
