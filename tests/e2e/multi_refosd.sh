@@ -44,6 +44,8 @@ expect_eq "and B, idle, has none" 0 "$(ops "$b")"
 expect_calc "the shim's counters: A's socket I/O is 10x B's" "$(net "$a") > 10 * $(net "$b")"
 expect_calc "the kernel events: A's threads ran 5x B's" "$(running "$a") > 5 * $(running "$b")"
 expect_calc "the wall sampler took both" "$(wall "$a") > 0 && $(wall "$b") > 0"
+"$CORECAP" flame --kind wall -o "a.folded" "run:$a" 2>/dev/null
+expect_true "flame RUN:PID: A's wall-clock stacks" test -s a.folded
 "$CORECAP" report --json run >run.json
 expect_eq "the merged report lists A then B" "$a $b" "$(json run.json '" ".join(str(x["pid"]) for x in d["daemons"])')"
 expect_calc "and gives A the cores" \
