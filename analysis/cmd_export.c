@@ -22,6 +22,7 @@
 #include "read/run.h"
 #include "read/thread_samples.h"
 #include "read/thread_series.h"
+#include "read/multi_run.h"
 #include "render/chrome_trace.h"
 #include "render/out_file.h"
 #include <corecap/run_format.h>
@@ -52,6 +53,9 @@ struct export_opts {
 	bool chrome;
 	unsigned bin_ms;
 	double from_s, to_s; /* to_s < 0: the window's end */
+	/* One daemon of a run of several: the run's window and a process name. */
+	uint64_t run_start_ns, run_end_ns; /* 0: the daemon's own window */
+	const char *process_name;
 };
 
 static int parse_args(struct export_opts *o, int argc, char **argv)
@@ -242,11 +246,13 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 		corecap_warn("no " CORECAP_RUN_MANIFEST " (a partial run): the time "
 			     "origin is the first event");
 	if (has_mf && mf->has_window) {
-		start_ns = mf->window_start_ns + (uint64_t)(o->from_s * 1e9);
-		end_ns = o->to_s >= 0 ? mf->window_start_ns + (uint64_t)(o->to_s * 1e9)
-				      : mf->window_end_ns;
-		if (end_ns > mf->window_end_ns)
-			end_ns = mf->window_end_ns;
+		uint64_t w0 = o->run_end_ns ? o->run_start_ns : mf->window_start_ns;
+		uint64_t w1 = o->run_end_ns ? o->run_end_ns : mf->window_end_ns;
+
+		start_ns = w0 + (uint64_t)(o->from_s * 1e9);
+		end_ns = o->to_s >= 0 ? w0 + (uint64_t)(o->to_s * 1e9) : w1;
+		if (end_ns > w1)
+			end_ns = w1;
 		if (start_ns >= end_ns) {
 			corecap_error("--from %.3f s is past the %.3f s window of '%s'", o->from_s,
 				      (mf->window_end_ns - mf->window_start_ns) / 1e9, o->run);
@@ -306,7 +312,9 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 	add_samples(o, run, &t, start_ns, end_ns);
 	if ((ret = add_kernel_states(run, &t, start_ns, end_ns)))
 		goto out_trace;
-	ret = corecap_chrome_trace_finish(&t, has_mf && mf->comm ? mf->comm : NULL);
+	ret = corecap_chrome_trace_finish(&t, o->process_name	   ? o->process_name
+					      : has_mf && mf->comm ? mf->comm
+								   : NULL);
 	if (ret)
 		corecap_error("cannot write %s: %s", o->output ? o->output : "the output",
 			      strerror(-ret));
@@ -323,6 +331,81 @@ out:
 	return ret;
 }
 
+/*
+ * A run of several daemons: each daemon's export over the run's window,
+ * one process each (its PID, named "comm pid N"), spliced into one
+ * document: the events of each between its "traceEvents":[ and its end.
+ */
+static int export_multi(const struct export_opts *o, FILE *out)
+{
+	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+	static const char tail[] = "\n],\"otherData\":";
+	struct multi_run m;
+	char *err = NULL;
+	size_t written = 0;
+	int ret = corecap_multi_run_open(&m, o->run, &err);
+
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		corecap_multi_run_close(&m);
+		return ret;
+	}
+	fputs(head, out);
+	for (size_t i = 0; i < m.n_daemons && !ret; i++) {
+		const struct multi_daemon *d = &m.daemons[i];
+		struct export_opts sub = *o;
+		struct run_opts ro = {.symfs = o->symfs};
+		char name[96], *buf = NULL, *end;
+		size_t len = 0;
+		struct run run;
+		FILE *mem;
+
+		if (strcmp(d->status, "missing") == 0) {
+			corecap_warn("PID %d is left out: no run of it was written", d->pid);
+			continue;
+		}
+		snprintf(name, sizeof(name), "%s pid %d", d->comm, d->pid);
+		sub.run = d->dir;
+		sub.process_name = name;
+		if (m.manifest.has_window) {
+			sub.run_start_ns = m.manifest.window_start_ns;
+			sub.run_end_ns = m.manifest.window_end_ns;
+		}
+		mem = open_memstream(&buf, &len);
+		if (!mem) {
+			ret = -errno;
+			break;
+		}
+		ret = corecap_run_open(&run, d->dir, &ro, &err);
+		if (ret)
+			corecap_error("%s", err ? err : strerror(-ret));
+		else
+			ret = export_chrome(&sub, &run, mem);
+		corecap_run_close(&run);
+		free(err);
+		err = NULL;
+		if (fclose(mem) && !ret)
+			ret = -EIO;
+		end = buf ? strstr(buf, tail) : NULL;
+		if (!ret && (!end || strncmp(buf, head, sizeof(head) - 1) != 0))
+			ret = -EPROTO;
+		if (!ret && end > buf + sizeof(head) - 1) {
+			/* Each part's first event has no separator of its own. */
+			fputs(written++ ? "," : "", out);
+			fwrite(buf + sizeof(head) - 1, 1, (size_t)(end - buf) - (sizeof(head) - 1),
+			       out);
+		}
+		free(buf);
+	}
+	fprintf(out, "\n],\"otherData\":{\"generator\":\"corecap\",\"daemons\":%zu}}\n",
+		m.n_daemons);
+	if (!ret && ferror(out))
+		ret = -EIO;
+	corecap_multi_run_close(&m);
+	return ret;
+}
+
 int corecap_cmd_export(int argc, char **argv)
 {
 	struct export_opts o;
@@ -336,6 +419,16 @@ int corecap_cmd_export(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	ro = (struct run_opts){.symfs = o.symfs};
+	if (corecap_multi_run_is(o.run)) {
+		if (corecap_out_file_open(&out, o.output) < 0)
+			return 1;
+		ret = export_multi(&o, out.f);
+		if (ret)
+			corecap_out_file_abort(&out);
+		else
+			ret = corecap_out_file_commit(&out);
+		return ret ? 1 : 0;
+	}
 	ret = corecap_run_open(&run, o.run, &ro, &err);
 	if (ret) {
 		corecap_error("%s", err ? err : strerror(-ret));

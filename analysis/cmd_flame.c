@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "read/multi_run.h"
 #include "cmd_util.h"
 #include "build/flame_job.h"
 #include "render/flame_svg.h"
@@ -232,13 +233,31 @@ int corecap_cmd_flame(int argc, char **argv)
 	struct flame_job j;
 	struct flame_stacks fs;
 	bool none = false;
+	char *sub, *err;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL))
+	if (corecap_multi_run_is(o.run)) {
+		corecap_error("'%s' is a run of several daemons: a flame graph is one daemon's, "
+			      "name it as RUN:PID",
+			      o.run);
 		return 1;
+	}
+	/* RUN:PID: one daemon of a run of several, read as its own run. */
+	sub = corecap_multi_run_resolve(o.run, &err);
+	if (err) {
+		corecap_error("%s", err);
+		free(err);
+		return 1;
+	}
+	if (sub)
+		o.run = sub;
+	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL)) {
+		free(sub);
+		return 1;
+	}
 	j.by_pool = o.by_pool;
 	if (!o.kind_given)
 		none = !pick_kind(&j, &o.kind);
@@ -267,5 +286,6 @@ int corecap_cmd_flame(int argc, char **argv)
 	}
 	corecap_flame_stacks_release(&fs);
 	corecap_flame_job_release(&j);
+	free(sub);
 	return ret ? 1 : 0;
 }

@@ -17,6 +17,7 @@
 
 #include "cmd_util.h"
 #include "build/flame_job.h"
+#include "build/multi_build.h"
 #include "build/report_build.h"
 #include "read/run.h"
 #include "read/thread_series.h"
@@ -246,6 +247,30 @@ static void release(struct html_job *j)
 	corecap_run_close(&j->run);
 }
 
+/* A run of several daemons: the merged view and each daemon's report, one page. */
+static int html_multi(const struct html_opts *o)
+{
+	const struct multi_report *m;
+	struct multi_build mb;
+	struct out_file out;
+	int ret = corecap_multi_build(&mb, o->run, o->symfs, NULL, &m);
+
+	if (!ret)
+		ret = corecap_out_file_open(&out, o->output);
+	if (!ret) {
+		ret = corecap_render_multi_html(m, out.f);
+		if (ret) {
+			corecap_error("cannot write %s: %s", corecap_out_file_name(&out),
+				      strerror(-ret));
+			corecap_out_file_abort(&out);
+		} else {
+			ret = corecap_out_file_commit(&out);
+		}
+	}
+	corecap_multi_build_release(&mb);
+	return ret;
+}
+
 int corecap_cmd_html(int argc, char **argv)
 {
 	struct html_job *j = calloc(1, sizeof(*j));
@@ -260,6 +285,11 @@ int corecap_cmd_html(int argc, char **argv)
 	if (ret) {
 		free(j);
 		return ret < 0 ? 0 : ret;
+	}
+	if (corecap_multi_run_is(j->o.run)) {
+		ret = html_multi(&j->o);
+		free(j);
+		return ret ? 1 : 0;
 	}
 	ret = build(j);
 	if (ret)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build/multi_build.h"
 #include "build/report_build.h"
 #include "cmd_util.h"
 #include "read/run.h"
@@ -98,9 +99,10 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 			break;
 		case 'S':
 			if (!corecap_lock_sort_parse(optarg, &o->build.lock_sort)) {
-				corecap_error("invalid --sort '%s': expected wait, contended, hold, "
-					      "avg or max",
-					      optarg);
+				corecap_error(
+					"invalid --sort '%s': expected wait, contended, hold, "
+					"avg or max",
+					optarg);
 				return 2;
 			}
 			break;
@@ -169,6 +171,32 @@ static int analyse(struct report_job *j)
 	return ret;
 }
 
+/* A run of several daemons: the merged view of the box, then each daemon's report. */
+static int report_multi(const struct report_cmd_opts *o)
+{
+	const struct multi_report *m;
+	struct multi_build mb;
+	int ret;
+
+	if (o->dump_ops || o->check_conservation) {
+		corecap_error("'%s' is a run of several daemons: --dump-ops and "
+			      "--check-conservation take one of them, as RUN:PID",
+			      o->run);
+		return 2;
+	}
+	ret = corecap_multi_build(&mb, o->run, o->symfs, &o->build, &m);
+	if (!ret) {
+		ret = o->json ? corecap_render_multi_json(m, stdout)
+			      : corecap_render_multi_text(m, stdout);
+		if (!ret && fflush(stdout))
+			ret = -EIO;
+		if (ret)
+			corecap_error("cannot write the report: %s", strerror(-ret));
+	}
+	corecap_multi_build_release(&mb);
+	return ret ? 1 : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_job j = {0};
@@ -177,6 +205,8 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&j.o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (corecap_multi_run_is(j.o.run))
+		return report_multi(&j.o);
 	if (j.o.dump_ops) {
 		if (corecap_out_file_open(&j.dump_file, j.o.dump_ops) < 0)
 			return 1;

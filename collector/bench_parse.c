@@ -1,14 +1,17 @@
 #include <ctype.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <json-c/json.h>
 
 #include "bench_parse.h"
+#include <corecap/run_format.h>
 
 void corecap_bench_summary_init(struct corecap_bench_summary *s)
 {
@@ -550,4 +553,27 @@ int corecap_bench_parse(const char *text, struct corecap_bench_summary *s)
 	ret = corecap_bench_parse_fio_text(text, s);
 out:
 	return ret;
+}
+
+void corecap_bench_summary_read(int run_dirfd, size_t max, struct corecap_bench_summary *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	corecap_bench_summary_init(s);
+	fd = openat(run_dirfd, CORECAP_RUN_BENCH_OUT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	buf = malloc(max + 1);
+	if (!buf)
+		goto out_close;
+	while (len < max && (n = read(fd, buf + len, max - len)) > 0)
+		len += (size_t)n;
+	buf[len] = '\0';
+	corecap_bench_parse(buf, s);
+	free(buf);
+out_close:
+	close(fd);
 }

@@ -45,5 +45,7 @@ int corecap_bench_parse_fio_json(const char *text, struct corecap_bench_summary 
 int corecap_bench_parse_fio_text(const char *text, struct corecap_bench_summary *s);
 /* Tries fio JSON, rados, then fio text. */
 int corecap_bench_parse(const char *text, struct corecap_bench_summary *s);
+/* Parses RUN/bench.out (its first max bytes) into s, initialised first; nothing if absent. */
+void corecap_bench_summary_read(int run_dirfd, size_t max, struct corecap_bench_summary *s);
 
 #endif

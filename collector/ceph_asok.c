@@ -200,6 +200,121 @@ bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len)
 	return found;
 }
 
+void corecap_ceph_asok_default_dir(char *dir, size_t len)
+{
+	char line[512] = "";
+	FILE *f =
+		popen("ceph-conf --name osd.0 --show-config-value admin_socket 2>/dev/null", "re");
+	char *slash;
+
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = '\0';
+		if (pclose(f) != 0)
+			line[0] = '\0';
+	}
+	line[strcspn(line, "\n")] = '\0';
+	slash = strrchr(line, '/');
+	if (line[0] == '/' && slash) {
+		*slash = '\0';
+		snprintf(dir, len, "%s", slash == line ? "/" : line);
+	} else {
+		snprintf(dir, len, "/var/run/ceph");
+	}
+}
+
+/* N when name is "<cluster>-osd.N.asok", else -1. */
+static int osd_id_of(const char *name)
+{
+	const char *p = strstr(name, "-osd.");
+	char *end;
+	long id;
+
+	if (!p || p == name)
+		return -1;
+	p += 5;
+	if (*p < '0' || *p > '9')
+		return -1;
+	id = strtol(p, &end, 10);
+	return strcmp(end, ".asok") == 0 && id <= 1000000 ? (int)id : -1;
+}
+
+/* The ceph-osd that has socket inode ino open, or 0. */
+static pid_t osd_owning(unsigned long ino)
+{
+	struct dirent *de;
+	pid_t found = 0;
+	DIR *d = opendir("/proc");
+
+	if (!d)
+		return 0;
+	while (!found && (de = readdir(d))) {
+		char path[64], comm[32] = "";
+		pid_t pid = (pid_t)atoi(de->d_name);
+		FILE *f;
+
+		if (pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(comm, sizeof(comm), f))
+			comm[0] = '\0';
+		fclose(f);
+		if (strcmp(comm, "ceph-osd\n") == 0 && has_socket_inode(pid, ino))
+			found = pid;
+	}
+	closedir(d);
+	return found;
+}
+
+static int cmp_osd(const void *a, const void *b)
+{
+	const struct corecap_ceph_osd *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+int corecap_ceph_osds_find(const char *dir, struct corecap_ceph_osd *out, size_t max)
+{
+	char line[512];
+	size_t n = 0, dlen = strlen(dir);
+	FILE *f = fopen("/proc/net/unix", "re");
+
+	while (dlen > 1 && dir[dlen - 1] == '/')
+		dlen--;
+	if (!f)
+		return -errno;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long ino, state;
+		char sock_path[256];
+		const char *base;
+		pid_t pid;
+		int id;
+
+		/* Num RefCount Protocol Flags Type St Inode Path; St 01: listening. */
+		if (sscanf(line, "%*s %*s %*s %*s %*s %lx %lu %255s", &state, &ino, sock_path) !=
+			    3 ||
+		    state != 1)
+			continue;
+		base = strrchr(sock_path, '/');
+		if (!base || (size_t)(base - sock_path) != dlen ||
+		    strncmp(sock_path, dir, dlen) != 0)
+			continue;
+		id = osd_id_of(base + 1);
+		if (id < 0 || strlen(sock_path) >= sizeof(out[n].asok) || !(pid = osd_owning(ino)))
+			continue;
+		out[n].pid = pid;
+		out[n].id = id;
+		snprintf(out[n].asok, sizeof(out[n].asok), "%s", sock_path);
+		n++;
+	}
+	fclose(f);
+	qsort(out, n, sizeof(*out), cmp_osd);
+	return (int)n;
+}
+
 /* Whether path is an admin socket that takes connections; the error printed. */
 static int probe(const char *path)
 {

@@ -22,6 +22,25 @@ struct corecap_ceph_asok {
 	bool begun;
 };
 
+/* A running ceph-osd and its admin socket, as --ceph-osds finds them. */
+struct corecap_ceph_osd {
+	pid_t pid;
+	int id; /* N of osd.N */
+	char asok[108];
+};
+
+/*
+ * The admin socket directory of the Ceph configuration: the directory of
+ * what `ceph-conf --name osd.0 --show-config-value admin_socket` prints
+ * (CEPH_CONF honoured), else Ceph's default /var/run/ceph. Into dir.
+ */
+void corecap_ceph_asok_default_dir(char *dir, size_t len);
+/*
+ * Every running ceph-osd listening on an admin socket DIR/<cluster>-osd.N.asok,
+ * by N, into out[0..max); their count, or -errno (/proc unreadable).
+ */
+int corecap_ceph_osds_find(const char *dir, struct corecap_ceph_osd *out, size_t max);
+
 /* Finds a listening admin socket (*.asok) of PID through /proc; false if none. */
 bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len);
 /* 0 when path is a socket that accepts a connection; else -errno, printed. */

@@ -44,7 +44,9 @@
 #include "maps_buildid.h"
 #include "proc_sampler.h"
 #include "proc_stat.h"
+#include "record_multi.h"
 #include "record_opts.h"
+#include "record_signals.h"
 #include "run_dir.h"
 #include "stats_snapshot.h"
 #include "stop_watchdog.h"
@@ -93,84 +95,6 @@ struct record {
 	bool progress_pending; /* a tty progress line is on screen */
 };
 
-static volatile sig_atomic_t got_signal;
-static volatile sig_atomic_t signal_count;
-static volatile sig_atomic_t forward_signal; /* sent by a process, not the terminal */
-static int wake_pipe[2] = {-1, -1};
-
-static void on_signal(int sig, siginfo_t *si, void *uc)
-{
-	int saved = errno;
-
-	(void)uc;
-	if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
-		if (!got_signal)
-			got_signal = sig;
-		signal_count++;
-		/* Ctrl-C reaches the benchmark too (same process group); anything else does not. */
-		if (si->si_code == SI_USER || si->si_code == SI_QUEUE || sig != SIGINT)
-			forward_signal = 1;
-		if (signal_count >= 3) {
-			/* The kernel detaches our tracees when we exit; nothing stays stopped. */
-			static const char msg[] = "corecap: forced exit\n";
-
-			if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
-				_exit(128 + sig);
-			_exit(128 + sig);
-		}
-	}
-	if (wake_pipe[1] >= 0 && write(wake_pipe[1], "x", 1) < 0)
-		errno = saved;
-	errno = saved;
-}
-
-static int install_signals(void)
-{
-	struct sigaction sa = {.sa_sigaction = on_signal, .sa_flags = SA_SIGINFO | SA_RESTART};
-	struct sigaction ign = {.sa_handler = SIG_IGN};
-	int ret = 0;
-
-	if (pipe2(wake_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
-		ret = -errno;
-		corecap_error("cannot create a pipe: %s", strerror(errno));
-		goto out;
-	}
-	got_signal = 0;
-	signal_count = 0;
-	forward_signal = 0;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_NOCLDSTOP: ptrace stops of the daemon must wake us too. */
-	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGPIPE, &ign, NULL);
-	/* Job control would stop us, and a stopped collector holds the daemon. */
-	sigaction(SIGTSTP, &ign, NULL);
-	sigaction(SIGTTIN, &ign, NULL);
-	sigaction(SIGTTOU, &ign, NULL);
-out:
-	return ret;
-}
-
-static void restore_signals(void)
-{
-	struct sigaction dfl = {.sa_handler = SIG_DFL};
-
-	sigaction(SIGCHLD, &dfl, NULL);
-	sigaction(SIGINT, &dfl, NULL);
-	sigaction(SIGTERM, &dfl, NULL);
-	sigaction(SIGHUP, &dfl, NULL);
-	sigaction(SIGTSTP, &dfl, NULL);
-	sigaction(SIGTTIN, &dfl, NULL);
-	sigaction(SIGTTOU, &dfl, NULL);
-	for (int i = 0; i < 2; i++) {
-		if (wake_pipe[i] >= 0)
-			close(wake_pipe[i]);
-		wake_pipe[i] = -1;
-	}
-}
-
 static double since_start_s(const struct record *r, uint64_t t)
 {
 	return r->start_ns && t > r->start_ns ? (double)(t - r->start_ns) / 1e9 : 0;
@@ -191,27 +115,13 @@ static void set_partial(struct record *r, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS>, the comm reduced to [A-Za-z0-9._-]. */
+/* ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> (run_dir.h). */
 static void default_output(const struct corecap_target *t, char *buf, size_t size)
 {
-	char comm[sizeof(t->comm)], stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	size_t i;
+	char pid[16];
 
-	for (i = 0; t->comm[i] && i < sizeof(comm) - 1; i++) {
-		char c = t->comm[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
-
-		comm[i] = ok ? c : '_';
-	}
-	comm[i] = '\0';
-	if (comm[0] == '.' || !comm[0])
-		comm[0] = '_';
-	localtime_r(&now, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, size, "corecap-%s-%d-%s", comm, (int)t->pid, stamp);
+	snprintf(pid, sizeof(pid), "%d", (int)t->pid);
+	corecap_run_dir_default_name(t->comm, pid, buf, size);
 }
 
 static uint64_t tree_bytes(int dirfd, const char *name, int depth)
@@ -309,14 +219,6 @@ static void reap_children(struct record *r)
 	}
 }
 
-static void drain_wake_pipe(void)
-{
-	char buf[256];
-
-	while (read(wake_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
-
 static uint64_t period_ns(unsigned hz)
 {
 	return 1000000000ull / hz;
@@ -365,9 +267,11 @@ static void run_window(struct record *r)
 	uint64_t next_progress = t + PROGRESS_NS;
 
 	for (;;) {
-		struct pollfd pfd[2] = {
-			{.fd = wake_pipe[0], .events = POLLIN},
-			{.fd = r->have_bench ? r->bench.out_fd : -1, .events = POLLIN}};
+		struct pollfd pfd[3] = {
+			{.fd = corecap_record_wake_fd(), .events = POLLIN},
+			{.fd = r->have_bench ? r->bench.out_fd : -1, .events = POLLIN},
+			/* A multi-daemon record's child: its parent ends the window. */
+			{.fd = r->opts.sync_rfd, .events = POLLIN}};
 		uint64_t wall_wait =
 			r->have_wall ? corecap_wall_sampler_deadline(&r->wall) : UINT64_MAX;
 		/* A postponed /proc sample waits for the round's next event, not a timeout. */
@@ -387,8 +291,10 @@ static void run_window(struct record *r)
 			next = end_at;
 		t = corecap_now_ns();
 		timeout_ms = next > t ? (int)((next - t + 999999) / 1000000) : 0;
-		if (poll(pfd, 2, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
-			drain_wake_pipe();
+		if (poll(pfd, 3, timeout_ms) > 0 && (pfd[0].revents & POLLIN))
+			corecap_record_signals_drain();
+		if (pfd[2].revents)
+			break;
 		reap_children(r);
 		if (r->have_bench && pfd[1].revents) {
 			/* The benchmark's lines go above the progress line, not into it. */
@@ -400,7 +306,7 @@ static void run_window(struct record *r)
 		t = corecap_now_ns();
 		if (r->have_wd)
 			corecap_stop_watchdog_beat(&r->wd);
-		if (got_signal) {
+		if (corecap_record_got_signal) {
 			r->interrupted = true;
 			break;
 		}
@@ -437,29 +343,6 @@ static void run_window(struct record *r)
 	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
 	end_progress(r);
-}
-
-static void parse_bench_output(struct record *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	ssize_t n;
-	int fd;
-
-	corecap_bench_summary_init(&r->summary);
-	fd = openat(r->rd.dirfd, CORECAP_RUN_BENCH_OUT, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	buf = malloc(BENCH_OUT_MAX + 1);
-	if (!buf)
-		goto out_close;
-	while (len < BENCH_OUT_MAX && (n = read(fd, buf + len, BENCH_OUT_MAX - len)) > 0)
-		len += (size_t)n;
-	buf[len] = '\0';
-	corecap_bench_parse(buf, &r->summary);
-	free(buf);
-out_close:
-	close(fd);
 }
 
 /* A benchmark that did not run, or was killed by a signal we did not send: partial. */
@@ -541,11 +424,11 @@ static void finish_window(struct record *r)
 
 		if (!r->bench.exited) {
 			/* -d elapsed, a signal, or the daemon exited: stop the benchmark. */
-			if (!r->interrupted || forward_signal)
+			if (!r->interrupted || corecap_record_forward_signal)
 				corecap_bench_runner_signal(&r->bench, SIGINT);
 		}
 		corecap_bench_runner_finish(&r->bench, BENCH_GRACE_MS);
-		parse_bench_output(r);
+		corecap_bench_summary_read(r->rd.dirfd, BENCH_OUT_MAX, &r->summary);
 		check_bench(r);
 		code = corecap_bench_runner_exit_code(&r->bench);
 		if (code != 0 && !r->interrupted && !r->daemon_exited && !r->bench.start_errno &&
@@ -714,34 +597,6 @@ out:
 	return ret;
 }
 
-/*
- * CLOCK_REALTIME minus CLOCK_MONOTONIC, in ns: what turns the window's
- * monotonic times into the wall-clock times a daemon stamps its own
- * records with (Ceph's OpTracker). The realtime read is bracketed by two
- * monotonic reads, and the tightest of five brackets is kept, so the
- * offset is good to about a microsecond.
- */
-static int64_t realtime_offset_ns(void)
-{
-	uint64_t best_gap = UINT64_MAX;
-	int64_t best = 0;
-
-	for (int i = 0; i < 5; i++) {
-		struct timespec rt;
-		uint64_t a = corecap_now_ns(), b;
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		b = corecap_now_ns();
-		if (b - a < best_gap) {
-			best_gap = b - a;
-			best = (int64_t)((uint64_t)rt.tv_sec * 1000000000ull +
-					 (uint64_t)rt.tv_nsec) -
-			       (int64_t)(a + (b - a) / 2);
-		}
-	}
-	return best;
-}
-
 static int start_window(struct record *r)
 {
 	int ret = 0;
@@ -763,7 +618,7 @@ static int start_window(struct record *r)
 	if (r->have_kernel)
 		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);
 	clock_gettime(CLOCK_REALTIME, &r->start_realtime);
-	r->realtime_offset_ns = realtime_offset_ns();
+	r->realtime_offset_ns = corecap_realtime_offset_ns();
 	if (r->stats.present &&
 	    corecap_stats_snapshot_take(&r->stats, &r->rd, CORECAP_RUN_STATS_BEGIN) < 0)
 		set_partial(r, "no consistent copy of the shim's counters at the start");
@@ -829,6 +684,32 @@ static void release_all(struct record *r, bool abandon)
 	r->have_target = false;
 }
 
+/*
+ * A multi-daemon record's child (--sync-fds): says it is ready, then waits
+ * for its parent's go, handling the daemon's ptrace stops meanwhile. 0 on
+ * the go; -1 when the parent gave up (the run is then abandoned).
+ */
+static int child_wait_go(struct record *r)
+{
+	char c = 0;
+
+	if (corecap_record_multi_say(r->opts.sync_wfd, CORECAP_MULTI_READY) < 0)
+		return -1;
+	while (!corecap_record_got_signal) {
+		struct pollfd pfd[2] = {{.fd = corecap_record_wake_fd(), .events = POLLIN},
+					{.fd = r->opts.sync_rfd, .events = POLLIN}};
+
+		if (poll(pfd, 2, 1000) > 0 && (pfd[0].revents & POLLIN))
+			corecap_record_signals_drain();
+		reap_children(r);
+		if (r->have_wd)
+			corecap_stop_watchdog_beat(&r->wd);
+		if (pfd[1].revents)
+			return read(r->opts.sync_rfd, &c, 1) == 1 && c == CORECAP_MULTI_GO ? 0 : -1;
+	}
+	return -1;
+}
+
 int corecap_cmd_record(int argc, char **argv)
 {
 	char output[512];
@@ -858,12 +739,23 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out_free;
 	}
 	corecap_diag_quiet = r->opts.quiet;
+	if (r->opts.sync_rfd >= 0) {
+		/* A multi-daemon record's child: its messages name its daemon. */
+		static char command[48];
+
+		snprintf(command, sizeof(command), "record [PID %d]", (int)r->opts.pid);
+		corecap_diag_begin(command);
+	}
+	if (r->opts.n_pids > 1 || r->opts.ceph_osds) {
+		status = corecap_record_multi(&r->opts, argc, argv);
+		goto out_free;
+	}
 	r->progress_tty = isatty(STDERR_FILENO);
 	if (r->opts.pid == getpid()) {
 		corecap_error("PID %d is corecap itself", (int)r->opts.pid);
 		goto out_free;
 	}
-	if (install_signals() < 0)
+	if (corecap_record_signals_install() < 0)
 		goto out_free;
 	if (corecap_target_open(&r->target, r->opts.pid) < 0)
 		goto out_restore;
@@ -877,10 +769,11 @@ int corecap_cmd_record(int argc, char **argv)
 	r->have_rd = true;
 	/* What a reader finds if we die before the window (an abandoned run is removed). */
 	write_manifest(r, true);
-	if (prepare(r) < 0 || got_signal) {
-		if (got_signal) {
+	if (prepare(r) < 0 || corecap_record_got_signal ||
+	    (r->opts.sync_rfd >= 0 && child_wait_go(r) < 0)) {
+		if (corecap_record_got_signal) {
 			corecap_error("interrupted");
-			status = 128 + got_signal;
+			status = 128 + corecap_record_got_signal;
 		}
 		release_all(r, true);
 		goto out_restore;
@@ -889,6 +782,8 @@ int corecap_cmd_record(int argc, char **argv)
 		release_all(r, true);
 		goto out_restore;
 	}
+	if (r->opts.sync_wfd >= 0)
+		corecap_record_multi_say(r->opts.sync_wfd, CORECAP_MULTI_STARTED);
 	run_window(r);
 	finish_window(r);
 	if (r->have_wd && r->wd.page->continued)
@@ -912,8 +807,8 @@ int corecap_cmd_record(int argc, char **argv)
 		printf("%s\n", r->rd.path);
 		fflush(stdout);
 		/* A signal after the window (while finishing) still shows in the status. */
-		if (r->interrupted || got_signal)
-			status = 128 + got_signal;
+		if (r->interrupted || corecap_record_got_signal)
+			status = 128 + corecap_record_got_signal;
 		else if (r->daemon_exited || !r->complete)
 			status = 1;
 		else if (r->have_bench && corecap_bench_runner_exit_code(&r->bench) != 0)
@@ -927,7 +822,7 @@ int corecap_cmd_record(int argc, char **argv)
 out_release:
 	release_all(r, false);
 out_restore:
-	restore_signals();
+	corecap_record_signals_restore();
 out_free:
 	free(r);
 out:

@@ -259,6 +259,48 @@ static struct json_object *machine(const struct corecap_manifest *m)
 	return o;
 }
 
+/* A run of several daemons: what they share, and where each one's run is. */
+static struct json_object *build_multi(const struct corecap_manifest *m, struct json_object *root,
+				       const char *host, const char *release)
+{
+	struct json_object *a = json_object_new_array();
+
+	put(root, "version", json_object_new_int(CORECAP_RUN_VERSION_MULTI));
+	put(root, "tool_version", json_object_new_string(CORECAP_VERSION));
+	put(root, "status", json_object_new_string(m->complete ? "complete" : "partial"));
+	put(root, "partial_reason", m->complete ? NULL : jstr(m->partial_reason));
+	put(root, "host", json_object_new_string(host));
+	put(root, "nproc", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	put(root, "kernel", json_object_new_string(release));
+	put(root, "clk_tck", json_object_new_int((int)sysconf(_SC_CLK_TCK)));
+	put(root, "clock", json_object_new_string("monotonic"));
+	if (m->start_ns)
+		put(root, "window", window(m));
+	put(root, "record_command", argv_array(m->record_argv));
+	put(root, "collector", collector());
+	put(root, "machine", machine(m));
+	for (size_t i = 0; i < m->n_daemons; i++) {
+		const struct corecap_manifest_daemon *d = &m->daemons[i];
+		struct json_object *o = json_object_new_object();
+
+		put(o, "pid", json_object_new_int(d->pid));
+		put(o, "comm", jstr(d->comm));
+		put(o, "dir", jstr(d->dir));
+		put(o, "status", jstr(d->status));
+		put(o, "partial_reason", jstr(d->partial_reason));
+		put(o, "collector_exit_status",
+		    d->exit_status >= 0 ? json_object_new_int(d->exit_status) : NULL);
+		if (d->ceph_asok) {
+			put(o, "ceph_asok", jstr(d->ceph_asok));
+			put(o, "ceph_osd_id", json_object_new_int(d->ceph_osd_id));
+		}
+		json_object_array_add(a, o);
+	}
+	put(root, "daemons", a);
+	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
+	return root;
+}
+
 static struct json_object *build(const struct corecap_manifest *m)
 {
 	struct json_object *root = json_object_new_object();
@@ -269,6 +311,8 @@ static struct json_object *build(const struct corecap_manifest *m)
 	uname(&uts);
 	gethostname(host, sizeof(host) - 1);
 	put(root, "format", json_object_new_string(CORECAP_RUN_FORMAT));
+	if (m->daemons)
+		return build_multi(m, root, host, uts.release);
 	put(root, "version", json_object_new_int(CORECAP_RUN_VERSION));
 	put(root, "tool_version", json_object_new_string(CORECAP_VERSION));
 	put(root, "status", json_object_new_string(m->complete ? "complete" : "partial"));

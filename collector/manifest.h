@@ -32,6 +32,18 @@ struct corecap_bench_runner;
 struct corecap_watchdog_page;
 struct corecap_kernel_events;
 
+/* One daemon of a run of several (version CORECAP_RUN_VERSION_MULTI). */
+struct corecap_manifest_daemon {
+	int pid;
+	const char *comm;
+	const char *dir;	    /* its single-daemon run, relative: daemons/<pid> */
+	const char *ceph_asok;	    /* --ceph-osds: its admin socket; else NULL */
+	int ceph_osd_id;	    /* --ceph-osds: N of osd.N; else -1 */
+	const char *status;	    /* "complete", "partial", or "missing" (no run written) */
+	const char *partial_reason; /* NULL when complete */
+	int exit_status;	    /* its collector's; -1 while it runs */
+};
+
 struct corecap_manifest {
 	bool complete;
 	char partial_reason[256];
@@ -57,6 +69,9 @@ struct corecap_manifest {
 				  (corecap/diag.h) */
 	double machine_busy_s; /* all CPUs' busy time over the window; < 0 unknown */
 	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
+	/* A run of several daemons: target is NULL, these are listed instead. */
+	const struct corecap_manifest_daemon *daemons;
+	size_t n_daemons;
 };
 
 int corecap_manifest_write(const struct corecap_manifest *m, struct corecap_run_dir *rd);

@@ -11,7 +11,8 @@
 #include <corecap/run_format.h>
 
 const char corecap_record_usage[] =
-	"usage: corecap record -p PID [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
+	"usage: corecap record -p PID[,PID...] | --ceph-osds[=DIR]\n"
+	"                      [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
 	"                      [--wallclock-threads NAMES] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
 	"                      [--ceph-asok PATH | --no-ceph] [--no-cpu-profile]\n"
@@ -21,7 +22,11 @@ const char corecap_record_usage[] =
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
 	"seconds, or until Ctrl-C; the window ends at whichever comes first.\n"
 	"\n"
-	"  -p, --pid PID         the daemon to record\n"
+	"  -p, --pid PID         the daemon to record; PID1,PID2,... several daemons in\n"
+	"                        one window, one run (RUN/" CORECAP_RUN_DAEMONS_DIR "/PID/ each)\n"
+	"      --ceph-osds[=DIR] every ceph-osd whose admin socket is in DIR (default: the\n"
+	"                        directory of the Ceph configuration's 'admin socket',\n"
+	"                        CEPH_CONF honoured, else /var/run/ceph)\n"
 	"  -o, --output RUN      run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)\n"
 	"  -d, --duration SEC    window length in seconds (a benchmark is interrupted then)\n"
 	"      --wallclock[=HZ]  sample every thread's stack with ptrace (default 50 Hz)\n"
@@ -58,6 +63,8 @@ enum {
 	OPT_NO_CPU_PROFILE,
 	OPT_KERNEL,
 	OPT_NO_KERNEL,
+	OPT_CEPH_OSDS,
+	OPT_SYNC_FDS,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +83,9 @@ static const struct option long_opts[] = {
 	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
 	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	{"ceph-osds", optional_argument, NULL, OPT_CEPH_OSDS},
+	/* Not in the usage: how a multi-daemon record talks to its children. */
+	{"sync-fds", required_argument, NULL, OPT_SYNC_FDS},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
 };
@@ -123,6 +133,38 @@ static bool parse_seconds(const char *s, double *out)
 	return true;
 }
 
+/* -p PID[,PID...]: distinct PIDs, each named in its error. */
+static int parse_pids(struct corecap_record_opts *o, const char *arg)
+{
+	const char *p = arg;
+	unsigned long v;
+
+	if (o->n_pids)
+		return fail(o, "-p given twice (list several daemons as -p PID1,PID2)");
+	for (;;) {
+		char one[32];
+		size_t len = strcspn(p, ",");
+
+		if (len == 0 || len >= sizeof(one))
+			return fail(o, "invalid PID list '%s' (expected PID1,PID2,...)", arg);
+		memcpy(one, p, len);
+		one[len] = '\0';
+		if (!parse_ulong(one, 1, INT_MAX, &v))
+			return fail(o, "invalid PID '%s'", one);
+		for (size_t i = 0; i < o->n_pids; i++)
+			if (o->pids[i] == (pid_t)v)
+				return fail(o, "PID %lu is given twice in '%s'", v, arg);
+		if (o->n_pids == CORECAP_RECORD_MAX_PIDS)
+			return fail(o, "too many PIDs (at most %d)", CORECAP_RECORD_MAX_PIDS);
+		o->pids[o->n_pids++] = (pid_t)v;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	o->pid = o->pids[0];
+	return 0;
+}
+
 int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv)
 {
 	unsigned long v;
@@ -130,6 +172,7 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->sync_rfd = o->sync_wfd = -1;
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	optind = 0; /* full reinitialisation: the parser may run more than once */
@@ -137,12 +180,30 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	while ((c = getopt_long(argc, argv, "+:p:o:d:qh", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (!parse_ulong(optarg, 1, INT_MAX, &v)) {
-				ret = fail(o, "invalid PID '%s'", optarg);
+			ret = parse_pids(o, optarg);
+			if (ret < 0)
+				goto out;
+			break;
+		case OPT_CEPH_OSDS:
+			if (optarg && !*optarg) {
+				ret = fail(o, "empty --ceph-osds directory");
 				goto out;
 			}
-			o->pid = (pid_t)v;
+			o->ceph_osds = true;
+			o->ceph_osds_dir = optarg;
 			break;
+		case OPT_SYNC_FDS: {
+			int rfd, wfd, n = -1;
+
+			if (sscanf(optarg, "%d,%d%n", &rfd, &wfd, &n) != 2 || n < 0 || optarg[n] ||
+			    rfd < 0 || wfd < 0) {
+				ret = fail(o, "invalid --sync-fds '%s'", optarg);
+				goto out;
+			}
+			o->sync_rfd = rfd;
+			o->sync_wfd = wfd;
+			break;
+		}
 		case 'o':
 			if (!*optarg) {
 				ret = fail(o, "empty run directory name");
@@ -259,7 +320,15 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 		ret = fail(o, "no benchmark command after '--'");
 		goto out;
 	}
-	if (o->pid == 0)
+	if (o->ceph_osds && o->n_pids)
+		ret = fail(o, "-p and --ceph-osds exclude each other");
+	else if (o->ceph_osds && o->ceph_asok)
+		ret = fail(o, "--ceph-osds finds each OSD's admin socket: no --ceph-asok");
+	else if (o->ceph_osds && o->no_ceph)
+		ret = fail(o, "--ceph-osds and --no-ceph exclude each other");
+	else if (o->n_pids > 1 && o->ceph_asok)
+		ret = fail(o, "--ceph-asok names one daemon's socket: not with several PIDs");
+	else if (o->pid == 0 && !o->ceph_osds)
 		ret = fail(o, "missing -p PID");
 	if (o->wall_threads && !o->wall_hz)
 		o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;

@@ -1,7 +1,8 @@
 /*
  * struct corecap_record_opts: the parsed command line of `corecap record`.
  *
- * Guarantees after corecap_record_opts_parse() returns 0: pid > 0;
+ * Guarantees after corecap_record_opts_parse() returns 0: pid > 0 (the
+ * first of n_pids distinct PIDs), or --ceph-osds and pid 0;
  * duration_s is 0 (no limit) or in [CORECAP_RECORD_MIN_DURATION_S, 86400]
  * (a shorter window measures little, and gperftools' profiler needs its
  * two toggles apart: see cpu_profile.h); wall_hz is 0 (off) or in
@@ -18,7 +19,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-enum { CORECAP_RECORD_MAX_EVENTS = 32 };
+enum { CORECAP_RECORD_MAX_EVENTS = 32, CORECAP_RECORD_MAX_PIDS = 64 };
 
 #define CORECAP_RECORD_WALL_HZ_DEFAULT	  50
 #define CORECAP_RECORD_THREADS_HZ_DEFAULT 10
@@ -32,8 +33,14 @@ enum corecap_record_kernel {
 };
 
 struct corecap_record_opts {
-	pid_t pid;
-	const char *output; /* NULL: ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> */
+	pid_t pid; /* the first of pids (or 0 with --ceph-osds) */
+	/* -p PID1,PID2,...: every daemon, distinct, in the order given. */
+	pid_t pids[CORECAP_RECORD_MAX_PIDS];
+	size_t n_pids;
+	bool ceph_osds;		   /* --ceph-osds[=DIR]: every OSD with an admin socket */
+	const char *ceph_osds_dir; /* its DIR, or NULL: the Ceph configuration's */
+	int sync_rfd, sync_wfd;	   /* --sync-fds R,W (a multi-daemon record's child); -1 */
+	const char *output;	   /* NULL: ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> */
 	double duration_s;
 	unsigned wall_hz;
 	const char *wall_threads; /* --wallclock-threads globs, or NULL: every thread */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <corecap/diag.h>
@@ -326,4 +327,26 @@ int corecap_run_dir_remove(struct corecap_run_dir *rd)
 		corecap_error("cannot remove '%s': %s", rd->path, strerror(-ret));
 	corecap_run_dir_release(rd);
 	return ret;
+}
+
+void corecap_run_dir_default_name(const char *comm, const char *tag, char *buf, size_t size)
+{
+	char clean[64], stamp[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t i;
+
+	for (i = 0; comm[i] && i < sizeof(clean) - 1; i++) {
+		char c = comm[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+
+		clean[i] = ok ? c : '_';
+	}
+	clean[i] = '\0';
+	if (clean[0] == '.' || !clean[0])
+		clean[0] = '_';
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+	snprintf(buf, size, "corecap-%s-%s-%s", clean, tag, stamp);
 }

@@ -45,6 +45,12 @@ void corecap_run_dir_release(struct corecap_run_dir *rd);
 /* Removes the directory and everything in it (a recording abandoned before its window). */
 int corecap_run_dir_remove(struct corecap_run_dir *rd);
 
+/*
+ * The default run directory name, ./corecap-<comm>-<tag>-<YYYYmmdd-HHMMSS>,
+ * the comm reduced to [A-Za-z0-9._-] (tag: the PID, or x<N> for N daemons).
+ */
+void corecap_run_dir_default_name(const char *comm, const char *tag, char *buf, size_t size);
+
 /* Whether the directory open at dirfd is empty or holds a corecap run. */
 bool corecap_run_dir_looks_like_run(int dirfd);
 

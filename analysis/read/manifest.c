@@ -252,7 +252,19 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	d = json_object_get_double(v);
 	/* In range (NaN is not) before the cast: (int) of a double out of its range
 	 * is undefined. */
-	if (!(d >= CORECAP_RUN_VERSION_OLDEST && d <= CORECAP_RUN_VERSION) || d != (double)(int)d) {
+	if (d == CORECAP_RUN_VERSION_MULTI && !m->accept_multi) {
+		v = get(root, "daemons");
+		snprintf(why, sizeof(why),
+			 "a run of %zu daemons (format version %d): name one as RUN:PID or "
+			 "RUN/" CORECAP_RUN_DAEMONS_DIR "/PID",
+			 v && json_object_is_type(v, json_type_array) ? json_object_array_length(v)
+								      : (size_t)0,
+			 CORECAP_RUN_VERSION_MULTI);
+		return fail(err, -EPROTONOSUPPORT, path, why);
+	}
+	if (m->accept_multi ? d != CORECAP_RUN_VERSION_MULTI
+			    : !(d >= CORECAP_RUN_VERSION_OLDEST && d <= CORECAP_RUN_VERSION) ||
+				      d != (double)(int)d) {
 		snprintf(why, sizeof(why),
 			 "unsupported run format version %g (this corecap reads versions %d-%d)", d,
 			 CORECAP_RUN_VERSION_OLDEST, CORECAP_RUN_VERSION);

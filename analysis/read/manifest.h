@@ -29,6 +29,9 @@ struct bench_summary {
 struct run_manifest {
 	json_object *root;
 	int version;
+	/* Set before corecap_manifest_load: a run of several daemons (version
+	 * CORECAP_RUN_VERSION_MULTI) is read too (read/multi_run.h), not refused. */
+	bool accept_multi;
 	bool partial;
 	const char *partial_reason;
 	int32_t pid; /* -1 if absent */

@@ -1,4 +1,5 @@
 #include "run.h"
+#include "multi_run.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -84,11 +85,14 @@ static int check_dir(const struct run *r, bool model, char **err)
 
 int corecap_run_open(struct run *r, const char *dir, const struct run_opts *o, char **err)
 {
+	char *sub = corecap_multi_run_resolve(dir, err);
 	int ret;
 
-	*r = (struct run){.dir = dir, .symfs = o ? o->symfs : NULL};
+	*r = (struct run){.dir = sub ? sub : dir, .owned_dir = sub, .symfs = o ? o->symfs : NULL};
 	corecap_manifest_init(&r->manifest);
 	corecap_shim_stats_init(&r->stats);
+	if (*err)
+		return -ENOENT;
 	for (int s = 0; s < RUN__SOURCES; s++)
 		r->src[s].state = exists_in(r, source_file[s]) ? RUN_PRESENT : RUN_ABSENT;
 	ret = check_dir(r, o && o->model, err);
@@ -314,5 +318,6 @@ void corecap_run_close(struct run *r)
 	free(r->trace_error);
 	free(r->stats_error);
 	free(r->model_error);
+	free(r->owned_dir);
 	*r = (struct run){0};
 }

@@ -60,6 +60,7 @@ struct run_opts {
 
 struct run {
 	const char *dir;
+	char *owned_dir; /* dir when given as RUN:PID (read/multi_run.h) */
 	const char *symfs;
 	struct run_source_state src[RUN__SOURCES];
 	bool model_loaded;
@@ -86,7 +87,10 @@ struct run {
 	"'%s' ends in a torn line (its collector was killed while writing it): read up to its "    \
 	"last whole line; the run is partial"
 
-/* 0, or a negative errno with *err (malloc'd). corecap_run_close() in both cases. */
+/*
+ * 0, or a negative errno with *err (malloc'd). corecap_run_close() in both
+ * cases. dir may name one daemon of a run of several as RUN:PID.
+ */
 int corecap_run_open(struct run *r, const char *dir, const struct run_opts *o, char **err);
 /* Loads what a model needs (see run_opts.model), once; 0 or a negative errno with *err. */
 int corecap_run_load_model(struct run *r, char **err);

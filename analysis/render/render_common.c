@@ -76,3 +76,16 @@ json_object *corecap_render_json_num(double v, int decimals)
 		strcpy(buf, "0");
 	return json_object_new_double_s(strtod(buf, NULL), buf);
 }
+
+void corecap_render_bench_line(const struct run_manifest *mf, FILE *out)
+{
+	size_t n = json_object_array_length(mf->bench_command);
+
+	fprintf(out, "benchmark ");
+	for (size_t i = 0; i < n; i++)
+		fprintf(out, " %s",
+			json_object_get_string(json_object_array_get_idx(mf->bench_command, i)));
+	if (mf->bench_exit_status >= 0)
+		fprintf(out, " (exit %d)", mf->bench_exit_status);
+	fprintf(out, "\n");
+}

@@ -21,6 +21,9 @@ const char *corecap_render_frame_name(const struct report *r, uint64_t addr);
 size_t corecap_render_frame_sources(const struct report *r, uint64_t addr, struct report_frame *out,
 				    size_t max);
 
+/* "benchmark  CMD ARGS (exit N)\n": the manifest's benchmark command, which it must have. */
+void corecap_render_bench_line(const struct run_manifest *mf, FILE *out);
+
 /* A JSON number printed with at most `decimals` decimals, trailing zeros dropped. */
 json_object *corecap_render_json_num(double v, int decimals);
 

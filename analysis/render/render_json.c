@@ -903,19 +903,17 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 	return o;
 }
 
-int corecap_render_json(const struct report *r, FILE *out)
+json_object *corecap_render_json_object(const struct report *r, int *ret)
 {
-	json_object *root = json_object_new_object(), *locks, *lock_rows;
-	const char *text;
-	int ret = locks_arrs(r, &locks, &lock_rows);
+	json_object *root, *locks, *lock_rows;
 
-	if (ret) {
+	*ret = locks_arrs(r, &locks, &lock_rows);
+	if (*ret) {
 		json_object_put(locks);
 		json_object_put(lock_rows);
-		json_object_put(root);
-		return ret;
+		return NULL;
 	}
-
+	root = json_object_new_object();
 	put(root, "format", jstr("corecap-report"));
 	put(root, "version", json_object_new_int(1));
 	put(root, "run", jstr(r->run_dir));
@@ -934,6 +932,17 @@ int corecap_render_json(const struct report *r, FILE *out)
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
 		put(root, "ceph", ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not));
 	put(root, "quality", quality_obj(r));
+	return root;
+}
+
+int corecap_render_json(const struct report *r, FILE *out)
+{
+	const char *text;
+	int ret;
+	json_object *root = corecap_render_json_object(r, &ret);
+
+	if (!root)
+		return ret;
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_SPACED |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);

@@ -35,16 +35,7 @@ static void header(const struct report *r, FILE *out)
 	fprintf(out, "\nwindow     %.3f s (%s)\n", w / 1e9,
 		r->window_from_manifest ? "recording window" : "first to last event");
 	if (mf && mf->bench_command) {
-		size_t n = json_object_array_length(mf->bench_command);
-
-		fprintf(out, "benchmark ");
-		for (size_t i = 0; i < n; i++)
-			fprintf(out, " %s",
-				json_object_get_string(
-					json_object_array_get_idx(mf->bench_command, i)));
-		if (mf->bench_exit_status >= 0)
-			fprintf(out, " (exit %d)", mf->bench_exit_status);
-		fprintf(out, "\n");
+		corecap_render_bench_line(mf, out);
 		if (mf->bench.has_iops || mf->bench.has_lat) {
 			fprintf(out, "           ");
 			if (mf->bench.has_iops)

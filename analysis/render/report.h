@@ -91,5 +91,8 @@ struct report {
 /* Both return 0, or -EIO when writing failed. */
 int corecap_render_text(const struct report *r, FILE *out);
 int corecap_render_json(const struct report *r, FILE *out);
+/* The JSON report as an object (the caller puts it); NULL with *ret a negative errno. */
+struct json_object;
+struct json_object *corecap_render_json_object(const struct report *r, int *ret);
 
 #endif

@@ -41,10 +41,10 @@ meta=$(find "$run/trace" -name metadata)
 printf 'this is not CTF metadata' | dd of="$meta" bs=1 seek=100 conv=notrunc status=none
 expect_fail_naming "corrupt metadata" "$(dirname "$meta")" "$CORECAP" report "$run"
 
-run=$(copy_run version3)
-sed -i 's/"version": 1,/"version": 3,/' "$run/manifest.json"
-expect_fail_naming "manifest of version 3" \
-	"'$run/manifest.json': unsupported run format version 3" "$CORECAP" report "$run"
+run=$(copy_run version4)
+sed -i 's/"version": 1,/"version": 4,/' "$run/manifest.json"
+expect_fail_naming "manifest of version 4" \
+	"'$run/manifest.json': unsupported run format version 4" "$CORECAP" report "$run"
 
 run=$(copy_run emptywin)
 python3 - "$run/manifest.json" <<'PY'

@@ -93,9 +93,15 @@ END_TEST
 
 START_TEST(another_version_is_refused_naming_the_file)
 {
-	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 3}"), -EPROTONOSUPPORT);
+	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 4}"), -EPROTONOSUPPORT);
 	ck_assert_ptr_nonnull(strstr(err, path));
-	ck_assert_ptr_nonnull(strstr(err, "unsupported run format version 3"));
+	ck_assert_ptr_nonnull(strstr(err, "unsupported run format version 4"));
+	/* Version 3 is a run of several daemons: refused, naming the way to one. */
+	ck_assert_int_eq(
+		load("{\"format\": \"corecap-run\", \"version\": 3, \"daemons\": [{}, {}]}"),
+		-EPROTONOSUPPORT);
+	ck_assert_ptr_nonnull(
+		strstr(err, "a run of 2 daemons (format version 3): name one as RUN:PID"));
 	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 1.5}"), -EPROTONOSUPPORT);
 	/* Beyond int's range (fuzz.manifest: UBSan flagged the cast). */
 	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 7777777771}"),

@@ -27,6 +27,66 @@ START_TEST(pid_alone_gives_the_defaults)
 }
 END_TEST
 
+START_TEST(several_pids_and_ceph_osds)
+{
+	char *several[] = {"record", "-p", "10,20,30", NULL};
+	char *osds[] = {"record", "--ceph-osds=/tmp/c/run", "--", "rados", NULL};
+	char *osds_default[] = {"record", "--ceph-osds", NULL};
+	char *child[] = {"record", "-p", "5", "--sync-fds", "3,4", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(several), several), 0);
+	ck_assert_int_eq(o.n_pids, 3);
+	ck_assert_int_eq(o.pid, 10);
+	ck_assert_int_eq(o.pids[2], 30);
+	ck_assert(!o.ceph_osds);
+	ck_assert_int_eq(o.sync_rfd, -1);
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(osds), osds), 0);
+	ck_assert(o.ceph_osds);
+	ck_assert_str_eq(o.ceph_osds_dir, "/tmp/c/run");
+	ck_assert_int_eq(o.pid, 0);
+	ck_assert_str_eq(o.bench_argv[0], "rados");
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(osds_default), osds_default), 0);
+	ck_assert(o.ceph_osds);
+	ck_assert_ptr_null(o.ceph_osds_dir);
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(child), child), 0);
+	ck_assert_int_eq(o.sync_rfd, 3);
+	ck_assert_int_eq(o.sync_wfd, 4);
+}
+END_TEST
+
+START_TEST(bad_pid_lists_name_the_pid)
+{
+	static const struct {
+		const char *args[6];
+		const char *error;
+	} cases[] = {
+		{{"-p", "7,8,7"}, "PID 7 is given twice in '7,8,7'"},
+		{{"-p", "7,,8"}, "invalid PID list '7,,8'"},
+		{{"-p", "7,"}, "invalid PID list '7,'"},
+		{{"-p", "7,x"}, "invalid PID 'x'"},
+		{{"-p", "7", "-p", "8"}, "-p given twice"},
+		{{"-p", "7,8", "--ceph-osds"}, "-p and --ceph-osds exclude each other"},
+		{{"--ceph-osds", "--ceph-asok", "/a.asok"}, "no --ceph-asok"},
+		{{"--ceph-osds", "--no-ceph"}, "--ceph-osds and --no-ceph exclude each other"},
+		{{"-p", "7,8", "--ceph-asok", "/a.asok"}, "not with several PIDs"},
+		{{"--ceph-osds="}, "empty --ceph-osds directory"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[8] = {"record"};
+		int argc = 1;
+		struct corecap_record_opts o;
+
+		for (size_t k = 0; k < 6 && cases[i].args[k]; k++)
+			argv[argc++] = (char *)cases[i].args[k];
+		ck_assert_int_eq(corecap_record_opts_parse(&o, argc, argv), -EINVAL);
+		ck_assert_msg(strstr(o.error, cases[i].error), "case %zu: '%s' lacks '%s'", i,
+			      o.error, cases[i].error);
+	}
+}
+END_TEST
+
 START_TEST(every_option_and_the_benchmark_after_dashes)
 {
 	char *argv[] = {"record",
@@ -206,6 +266,8 @@ int main(void)
 	tcase_add_test(tc, bad_values_are_usage_errors_that_name_the_value);
 	tcase_add_test(tc, help_is_not_an_error);
 	tcase_add_test(tc, parsing_twice_starts_afresh);
+	tcase_add_test(tc, several_pids_and_ceph_osds);
+	tcase_add_test(tc, bad_pid_lists_name_the_pid);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

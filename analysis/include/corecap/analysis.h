@@ -46,6 +46,8 @@ void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src
 	"Explains a recorded run: where each op's time goes (cpu, lock waits, cond waits,\n"       \
 	"logging, I/O, queueing), thread and pool utilization, the lock table, and the\n"          \
 	"ceiling: the resource that bounds throughput and how much headroom it leaves.\n"          \
+	"A run of several daemons (record -p PID1,PID2) is reported merged (what caps the\n"       \
+	"box, the pools and cores of all) and then per daemon; RUN:PID names one daemon.\n"        \
 	"\n"                                                                                       \
 	"  --json                  print the report as JSON (keys: docs/report-json.md)\n"         \
 	"  --symfs DIR             look up the daemon's ELF files under DIR (post-mortem)\n"       \

@@ -33,6 +33,13 @@
 #define CORECAP_RUN_FORMAT	   "corecap-run"
 #define CORECAP_RUN_VERSION	   2
 #define CORECAP_RUN_VERSION_OLDEST 1
+/*
+ * A run of several daemons (`corecap record -p PID1,PID2` or --ceph-osds):
+ * its manifest says version 3 and lists "daemons", each a complete
+ * single-daemon run (version CORECAP_RUN_VERSION) under daemons/<pid>/.
+ * A reader of single-daemon runs refuses it, naming the way to one daemon.
+ */
+#define CORECAP_RUN_VERSION_MULTI 3
 
 /* Files and directories under the run directory. */
 #define CORECAP_RUN_MANIFEST	 "manifest.json"
@@ -62,6 +69,9 @@
 #define CORECAP_RUN_CEPH_PERF_BEGIN   CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_BEGIN
 #define CORECAP_RUN_CEPH_PERF_END     CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_END
 #define CORECAP_RUN_CEPH_HISTORIC_OPS CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_HISTORIC_OPS
+
+/* A run of several daemons: one single-daemon run per daemon, daemons/<pid>/. */
+#define CORECAP_RUN_DAEMONS_DIR "daemons"
 
 /* A temporary file beside its final name while it is written, renamed on success. */
 #define CORECAP_RUN_TMP_SUFFIX ".tmp"
@@ -100,6 +110,8 @@ static inline const struct corecap_run_file *corecap_run_files(size_t *n)
 		{CORECAP_RUN_CEPH_PERF_BEGIN, 0},
 		{CORECAP_RUN_CEPH_PERF_END, 0},
 		{CORECAP_RUN_CEPH_HISTORIC_OPS, 0},
+		/* A run of several daemons: each entry a run of its own (checked alike). */
+		{CORECAP_RUN_DAEMONS_DIR, CORECAP_RUN_F_DIR | CORECAP_RUN_F_TREE},
 	};
 
 	*n = sizeof(files) / sizeof(files[0]);

@@ -1,0 +1,161 @@
+#include "multi_run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <corecap/diag.h>
+#include <corecap/run_format.h>
+
+static char *manifest_path(const char *dir)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/" CORECAP_RUN_MANIFEST, dir) < 0)
+		return NULL;
+	return p;
+}
+
+bool corecap_multi_run_is(const char *dir)
+{
+	char *path = manifest_path(dir);
+	json_object *root, *v;
+	bool yes = false;
+
+	if (!path)
+		return false;
+	root = json_object_from_file(path);
+	free(path);
+	if (!root)
+		return false;
+	v = json_object_is_type(root, json_type_object) ? json_object_object_get(root, "version")
+							: NULL;
+	yes = v && json_object_is_type(v, json_type_int) &&
+	      json_object_get_int(v) == CORECAP_RUN_VERSION_MULTI;
+	json_object_put(root);
+	return yes;
+}
+
+static const char *str_of(json_object *o, const char *key)
+{
+	json_object *v = json_object_object_get(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err)
+{
+	char *path = manifest_path(dir);
+	json_object *a;
+	int ret;
+
+	*m = (struct multi_run){.dir = dir};
+	*err = NULL;
+	corecap_manifest_init(&m->manifest);
+	m->manifest.accept_multi = true;
+	if (!path)
+		return -ENOMEM;
+	ret = corecap_manifest_load(&m->manifest, path, err);
+	if (ret) {
+		free(path);
+		return ret;
+	}
+	a = json_object_object_get(m->manifest.root, "daemons");
+	if (!a || !json_object_is_type(a, json_type_array) || !json_object_array_length(a)) {
+		ret = corecap_err(err, -EINVAL, "'%s': a run of several daemons without 'daemons'",
+				  path);
+		free(path);
+		return ret;
+	}
+	m->daemons = calloc(json_object_array_length(a), sizeof(*m->daemons));
+	if (!m->daemons) {
+		free(path);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i), *v;
+		struct multi_daemon *d = &m->daemons[m->n_daemons];
+		int pid;
+
+		v = o && json_object_is_type(o, json_type_object) ? json_object_object_get(o, "pid")
+								  : NULL;
+		pid = v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : 0;
+		if (pid <= 0) {
+			ret = corecap_err(err, -EINVAL, "'%s': daemons[%zu] has no pid", path, i);
+			free(path);
+			return ret;
+		}
+		d->pid = pid;
+		d->comm = str_of(o, "comm") ? str_of(o, "comm") : "?";
+		d->status = str_of(o, "status") ? str_of(o, "status") : "partial";
+		d->partial_reason = str_of(o, "partial_reason");
+		v = json_object_object_get(o, "ceph_osd_id");
+		d->ceph_osd_id =
+			v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : -1;
+		/* The directory by the PID alone: a manifest cannot point outside the run. */
+		if (asprintf(&d->dir, "%s/" CORECAP_RUN_DAEMONS_DIR "/%d", dir, pid) < 0) {
+			d->dir = NULL;
+			free(path);
+			return -ENOMEM;
+		}
+		m->n_daemons++;
+	}
+	free(path);
+	return 0;
+}
+
+void corecap_multi_run_close(struct multi_run *m)
+{
+	for (size_t i = 0; i < m->n_daemons; i++)
+		free(m->daemons[i].dir);
+	free(m->daemons);
+	corecap_manifest_release(&m->manifest);
+	*m = (struct multi_run){0};
+}
+
+const struct multi_daemon *corecap_multi_run_daemon(const struct multi_run *m, int pid)
+{
+	for (size_t i = 0; i < m->n_daemons; i++)
+		if (m->daemons[i].pid == pid)
+			return &m->daemons[i];
+	return NULL;
+}
+
+char *corecap_multi_run_resolve(const char *arg, char **err)
+{
+	const char *colon = strrchr(arg, ':');
+	struct multi_run m;
+	struct stat st;
+	char *run, *end, *out = NULL;
+	long pid;
+
+	*err = NULL;
+	if (!colon || colon == arg || stat(arg, &st) == 0)
+		return NULL;
+	errno = 0;
+	pid = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || pid <= 0 || pid > INT_MAX)
+		return NULL;
+	run = strndup(arg, (size_t)(colon - arg));
+	if (!run || !corecap_multi_run_is(run)) {
+		free(run);
+		return NULL;
+	}
+	if (corecap_multi_run_open(&m, run, err) == 0) {
+		const struct multi_daemon *d = corecap_multi_run_daemon(&m, (int)pid);
+
+		if (d)
+			out = strdup(d->dir);
+		else
+			corecap_err(err, -ENOENT,
+				    "'%s' has no daemon of PID %ld (its daemons: see "
+				    "corecap report %s)",
+				    run, pid, run);
+	}
+	corecap_multi_run_close(&m);
+	free(run);
+	return out;
+}
