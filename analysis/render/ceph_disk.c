@@ -110,7 +110,7 @@ static json_object *num(double v, int decimals)
 	return corecap_render_json_num(v, decimals);
 }
 
-json_object *corecap_ceph_disk_json(const struct report *r)
+static json_object *disk_obj(const struct report *r)
 {
 	struct ceph_disk d;
 	json_object *o, *classes;
@@ -138,6 +138,14 @@ json_object *corecap_ceph_disk_json(const struct report *r)
 	json_object_object_add(o, "journal_phase_us",
 			       d.has_journal_phase ? num(d.journal_phase_us, 3) : NULL);
 	return o;
+}
+
+void corecap_ceph_disk_json_put(const struct report *r, json_object *root)
+{
+	json_object *ceph;
+
+	if (json_object_object_get_ex(root, "ceph", &ceph) && ceph)
+		json_object_object_add(ceph, "disk", disk_obj(r));
 }
 
 void corecap_ceph_disk_html(const struct report *r, FILE *out)

@@ -46,8 +46,8 @@ struct ceph_disk {
 /* Fills *d; false when the run has no shim counters or no write ops. */
 bool corecap_ceph_disk_of(const struct report *r, struct ceph_disk *d);
 void corecap_ceph_disk_text(const struct report *r, FILE *out);
-/* The report's `ceph.disk` object, or NULL. */
-json_object *corecap_ceph_disk_json(const struct report *r);
+/* Adds the report's `ceph.disk` object (null without figures) to root's `ceph`, if any. */
+void corecap_ceph_disk_json_put(const struct report *r, json_object *root);
 void corecap_ceph_disk_html(const struct report *r, FILE *out);
 
 #endif

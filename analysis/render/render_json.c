@@ -925,13 +925,10 @@ int corecap_render_json(const struct report *r, FILE *out)
 	put(root, "pools", pools_arr(r));
 	put(root, "threads", threads_arr(r));
 	put(root, "io_classes", io_classes_arr(r));
-	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf)) {
-		json_object *ceph = ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not);
-
-		put(ceph, "disk", corecap_ceph_disk_json(r));
-		put(root, "ceph", ceph);
-	}
+	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
+		put(root, "ceph", ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not));
 	put(root, "quality", quality_obj(r));
+	corecap_ceph_disk_json_put(r, root);
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_SPACED |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
