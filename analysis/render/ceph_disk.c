@@ -26,11 +26,22 @@ static double write_ops(const struct report *r, const char **from)
 	return 0;
 }
 
+static bool class_active(const struct report *r, unsigned c)
+{
+	return r->shim_io[c].calls || r->shim_io[c].aio_done;
+}
+
 bool corecap_ceph_disk_of(const struct report *r, struct ceph_disk *d)
 {
+	bool any = false;
+
 	memset(d, 0, sizeof(*d));
 	if (!r->shim_io || !r->ceph || !(r->ceph->has_perf || r->ceph->has_optracker))
 		return false;
+	for (size_t i = 0; i < N_DISK_CLASSES; i++)
+		any |= class_active(r, disk_classes[i]);
+	if (!any)
+		return false; /* a memstore OSD: no disk */
 	d->ops = write_ops(r, &d->ops_from);
 	if (d->ops <= 0)
 		return false;
@@ -60,15 +71,9 @@ bool corecap_ceph_disk_of(const struct report *r, struct ceph_disk *d)
 	return true;
 }
 
-static bool class_active(const struct report *r, unsigned c)
-{
-	return r->shim_io[c].calls || r->shim_io[c].aio_done;
-}
-
 void corecap_ceph_disk_text(const struct report *r, FILE *out)
 {
 	struct ceph_disk d;
-	bool any = false;
 
 	if (!corecap_ceph_disk_of(r, &d))
 		return;
@@ -82,15 +87,12 @@ void corecap_ceph_disk_text(const struct report *r, FILE *out)
 
 		if (!class_active(r, c))
 			continue;
-		any = true;
 		fprintf(out,
 			"           %s: aio %.1f us/op (%llu aio, mean %.1f us), sync %.1f us/op "
 			"(%llu syncs), calls %.1f us/op\n",
 			corecap_io_class_name(c), k->aio_us, (unsigned long long)k->aio_done,
 			k->aio_mean_us, k->sync_us, (unsigned long long)k->sync_calls, k->io_us);
 	}
-	if (!any)
-		fprintf(out, "           no journal or data I/O (a memstore OSD writes no disk)\n");
 	if (d.has_journal_phase)
 		fprintf(out,
 			"           journal write (FileStore's phase %s): %.1f us per write op\n",

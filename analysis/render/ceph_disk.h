@@ -43,7 +43,8 @@ struct ceph_disk {
 	double journal_phase_us; /* FileStore's journal write, per op of type write */
 };
 
-/* Fills *d; false when the run has no shim counters or no write ops. */
+/* Fills *d; false when the run has no shim counters, no write ops, or
+ * no journal or data I/O (a memstore OSD). */
 bool corecap_ceph_disk_of(const struct report *r, struct ceph_disk *d);
 void corecap_ceph_disk_text(const struct report *r, FILE *out);
 /* Adds the report's `ceph.disk` object (null without figures) to root's `ceph`, if any. */

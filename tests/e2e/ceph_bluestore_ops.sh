@@ -32,20 +32,7 @@ set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/ceph_lib.sh"
 ceph_need_tools
 need_sessiond
-work=$(mktemp -d /tmp/ceph-bsops.XXXXXX)
-chmod 755 "$work"
-WORK=$work
-cleanup() {
-	"$mc" stop "$work/blue" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-ceph_need_odirect "$work"
-
-base=$(ceph_free_base 48589) || skip "no free port base found from 48589 up"
-ceph_start blue "$base" --objectstore bluestore --bluestore-db file --osd-wrapper "$CORECAP run --"
-d="$work/blue"
-pid=$(cat "$d/osd.0.pid")
+ceph_bluestore_under_shim ceph-bsops 48589
 expect_true "the OSD runs under the shim" grep -q libcorecap-preload "/proc/$pid/maps"
 eval "$("$mc" env "$d")"
 
@@ -66,26 +53,26 @@ done
 
 # The OpTracker writes' sampled categories: io > 0, and all sum to the latency.
 w="[t for t in d['ceph']['optracker']['types'] if t['type'] == 'write'][0]"
-read -r lat io sum < <(json "$work/report.json" "' '.join(str(x) for x in (lambda c: (c['lat_avg_us'], c['io_us'], round(c['cpu_us'] + c['logging_us'] + c['lock_wait_us'] + c['io_us'] + c['queue_us'], 1)))($w['categories']))" 2>/dev/null || echo "0 0 -1")
+read -r lat io sum < <(json "$work/report.json" "' '.join(str(x) for x in (lambda c: (c['lat_avg_us'], c['io_us'], round(c['cpu_us'] + c['logging_us'] + c['lock_wait_us'] + c['io_us'] + c['queue_us'], 1)))(${w}['categories']))" 2>/dev/null || echo "0 0 -1")
 echo "write (OpTracker, sampled): latency $lat us, io $io us, categories sum to $sum us"
 expect_calc "the writes' io category > 0" "${io:-0} > 0"
 expect_calc "the categories sum to the latency ($sum vs $lat, rounding 0.5)" \
 	"${sum:--1} - ${lat:-0} <= 0.5 && ${lat:-0} - ${sum:--1} <= 0.5"
 # Their critical path (issue #13's ceph.optracker.types[].critical_path), when the report has it.
-has_cp=$(json "$work/report.json" "$w.get('critical_path') is not None" 2>/dev/null || echo False)
+has_cp=$(json "$work/report.json" "${w}.get('critical_path') is not None" 2>/dev/null || echo False)
 if [ "$has_cp" = True ]; then
-	read -r clat cio csum < <(json "$work/report.json" "' '.join(str(x) for x in (lambda c: (c['lat_avg_us'], c['us']['io'], round(sum(c['us'].values()), 1)))($w['critical_path']))")
+	read -r clat cio csum < <(json "$work/report.json" "' '.join(str(x) for x in (lambda c: (c['lat_avg_us'], c['us']['io'], round(sum(c['us'].values()), 1)))(${w}['critical_path']))" 2>/dev/null || echo "0 0 -1")
 	echo "write (critical path): latency $clat us, io $cio us, categories sum to $csum us"
-	expect_calc "the critical path's io > 0" "$cio > 0"
+	expect_calc "the critical path's io > 0" "${cio:-0} > 0"
 	expect_calc "its categories sum to the latency ($csum vs $clat, rounding 1)" \
-		"$csum - $clat <= 1 && $clat - $csum <= 1"
+		"${csum:--1} - ${clat:-0} <= 1 && ${clat:-0} - ${csum:--1} <= 1"
 else
 	echo "note: this report has no critical path of OpTracker ops (issue #13): not checked"
 fi
 
 # The disk per write op: the shim's counters by class.
 disk="d['ceph']['disk']"
-read -r ops jsync jaio jaio_n daio_n daio_mean < <(json "$work/report.json" "' '.join(str(x) for x in ($disk['write_ops'], $disk['classes']['journal']['sync_us_per_op'], $disk['classes']['journal']['aio_us_per_op'], $disk['classes']['journal']['aio_done'], $disk['classes']['data']['aio_done'], $disk['classes']['data']['aio_mean_us']))" 2>/dev/null || echo "0 0 0 0 0 0")
+read -r ops jsync jaio jaio_n daio_n daio_mean < <(json "$work/report.json" "' '.join(str(x) for x in (${disk}['write_ops'], ${disk}['classes']['journal']['sync_us_per_op'], ${disk}['classes']['journal']['aio_us_per_op'], ${disk}['classes']['journal']['aio_done'], ${disk}['classes']['data']['aio_done'], ${disk}['classes']['data']['aio_mean_us']))" 2>/dev/null || echo "0 0 0 0 0 0")
 echo "disk per write op ($ops ops): journal sync $jsync us, aio $jaio us ($jaio_n aio); data $daio_n aio, mean $daio_mean us"
 expect_true "write ops in the window" test "${ops:-0}" -gt 0
 expect_calc "fsync/fdatasync time per write op (journal class) > 0" "${jsync:-0} > 0"
@@ -93,7 +80,7 @@ expect_true "journal-class (DB/WAL) aio" test "${jaio_n:-0}" -gt 0
 expect_true "data-class (block) aio" test "${daio_n:-0}" -gt 0
 
 perf="d['ceph']['perf']"
-read -r dfr_avg dfr_n dwo kv_sum < <(json "$work/report.json" "' '.join(str(x) for x in ($perf['bluestore.state_deferred_aio_wait_lat']['avg_us'], $perf['bluestore.state_deferred_aio_wait_lat']['count'], $perf['bluestore.deferred_write_ops']['count'], $perf['bluestore.kv_sync_lat']['sum_s']))" 2>/dev/null || echo "0 0 0 0")
+read -r dfr_avg dfr_n dwo kv_sum < <(json "$work/report.json" "' '.join(str(x) for x in (${perf}['bluestore.state_deferred_aio_wait_lat']['avg_us'], ${perf}['bluestore.state_deferred_aio_wait_lat']['count'], ${perf}['bluestore.deferred_write_ops']['count'], ${perf}['bluestore.kv_sync_lat']['sum_s']))" 2>/dev/null || echo "0 0 0 0")
 echo "perf dump: state_deferred_aio_wait_lat avg $dfr_avg us ($dfr_n txcs), deferred_write_ops $dwo, kv_sync_lat $kv_sum s"
 expect_calc "data-class aio mean ($daio_mean us) within 20% of state_deferred_aio_wait_lat's ($dfr_avg us)" \
 	"${dfr_avg:-0} > 0 && ${daio_mean:-0} >= 0.8 * $dfr_avg && ${daio_mean:-0} <= 1.2 * $dfr_avg"

@@ -19,21 +19,8 @@ ceph_need_tools
 need_sessiond
 stats_dump="$CORECAP_BUILD/preload/corecap-stats-dump"
 [ -x "$stats_dump" ] || { echo "FAIL: $stats_dump is not built"; exit 1; }
-work=$(mktemp -d /tmp/ceph-bsshim.XXXXXX)
-chmod 755 "$work"
-WORK=$work
-cleanup() {
-	"$mc" stop "$work/blue" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-ceph_need_odirect "$work"
-
-base=$(ceph_free_base 48389) || skip "no free port base found from 48389 up"
-ceph_start blue "$base" --objectstore bluestore --bluestore-db file --osd-wrapper "$CORECAP run --"
-d="$work/blue"
+ceph_bluestore_under_shim ceph-bsshim 48389
 asok="$d/run/ceph-osd.0.asok"
-pid=$(cat "$d/osd.0.pid")
 expect_true "the OSD runs under the shim" grep -q libcorecap-preload "/proc/$pid/maps"
 eval "$("$mc" env "$d")"
 

@@ -3,7 +3,7 @@
  * built by hand (the shim's counters by class, the OSD's op_w and store
  * counters, a FileStore write type with its journal phase), as text, JSON
  * and HTML, with the figures computed by hand; and nothing without the
- * shim's counters or without write ops.
+ * shim's counters, without disk I/O (memstore) or without write ops.
  */
 #include <check.h>
 #include <stdio.h>
@@ -130,7 +130,7 @@ START_TEST(html_has_one_row_per_class)
 }
 END_TEST
 
-START_TEST(nothing_without_the_shims_counters_or_write_ops)
+START_TEST(nothing_without_the_shims_counters_disk_io_or_write_ops)
 {
 	struct ceph_disk d;
 	char *t;
@@ -141,6 +141,12 @@ START_TEST(nothing_without_the_shims_counters_or_write_ops)
 	ck_assert_str_eq(t, "");
 	free(t);
 	r.shim_io = io;
+	/* A memstore OSD: I/O, but none of the journal or data class. */
+	io[CORECAP_IO_JOURNAL] = io[CORECAP_IO_DATA] = (struct shim_io_delta){0};
+	io[CORECAP_IO_NET].calls = 5000;
+	ck_assert(!corecap_ceph_disk_of(&r, &d));
+	io[CORECAP_IO_DATA].calls = 1;
+	ck_assert(corecap_ceph_disk_of(&r, &d));
 	perf[0].count_delta = 0; /* no op_w, and no benchmark ops (no manifest) */
 	ck_assert(!corecap_ceph_disk_of(&r, &d));
 	t = render(corecap_ceph_disk_html);
@@ -159,7 +165,7 @@ int main(void)
 	tcase_add_test(tc, text_names_the_classes_the_phase_and_the_store_counters);
 	tcase_add_test(tc, json_goes_into_the_ceph_object);
 	tcase_add_test(tc, html_has_one_row_per_class);
-	tcase_add_test(tc, nothing_without_the_shims_counters_or_write_ops);
+	tcase_add_test(tc, nothing_without_the_shims_counters_disk_io_or_write_ops);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
