@@ -46,10 +46,7 @@ rc=0
 "$CORECAP" report "$work/run" --json >"$work/report.json" 2>"$work/report.err" || rc=$?
 expect_eq "corecap report --json exits" 0 "$rc"
 
-for pool in bstore_kv_sync bstore_aio; do
-	expect_eq "the report lists pool $pool" True "$(json "$work/report.json" \
-		"any(p['name'] == '$pool' for p in d.get('pools', []))" 2>/dev/null || echo False)"
-done
+ceph_expect_bstore_pools "$work/report.json"
 
 # The OpTracker writes' sampled categories: io > 0, and all sum to the latency.
 w="[t for t in d['ceph']['optracker']['types'] if t['type'] == 'write'][0]"

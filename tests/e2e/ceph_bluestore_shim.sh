@@ -84,10 +84,7 @@ expect_eq "corecap record -p OSD -- rados bench exits" 0 "$rc"
 rc=0
 "$CORECAP" report "$work/run" --json >"$work/report.json" 2>"$work/report.err" || rc=$?
 expect_eq "corecap report --json exits" 0 "$rc"
-for pool in bstore_kv_sync bstore_aio; do
-	expect_eq "the report lists pool $pool" True "$(json "$work/report.json" \
-		"any(p['name'] == '$pool' for p in d.get('pools', []))" 2>/dev/null || echo False)"
-done
+ceph_expect_bstore_pools "$work/report.json"
 kv_io=$(json "$work/report.json" \
 	"sum(t['io_ns'].get('journal', 0) for t in d.get('threads', []) if t.get('name') == 'bstore_kv_sync')" \
 	2>/dev/null || echo 0)

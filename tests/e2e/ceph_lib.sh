@@ -65,3 +65,12 @@ ceph_bluestore_under_shim() {
 	d="$work/blue"
 	pid=$(cat "$d/osd.0.pid")
 }
+
+# BlueStore's kv_sync and aio threads must be pools of report JSON $1.
+ceph_expect_bstore_pools() {
+	local pool
+	for pool in bstore_kv_sync bstore_aio; do
+		expect_eq "the report lists pool $pool" True "$(json "$1" \
+			"any(p['name'] == '$pool' for p in d.get('pools', []))" 2>/dev/null || echo False)"
+	done
+}
