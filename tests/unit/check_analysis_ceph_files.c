@@ -155,9 +155,8 @@ START_TEST(perf_dumps_give_the_stores_disk_counters)
 		 "{\"osd\": {\"op_w\": 1}, \"bluestore\": {\"kv_commit_lat\": "
 		 "{\"avgcount\": 4, \"sum\": 0.002}, \"onode_hits\": 3}, "
 		 "\"filestore\": {\"journal_latency\": {\"avgcount\": 1, \"sum\": 0.5}}}");
-	put_file("perf-end.json",
-		 "{\"osd\": {\"op_w\": 3}, \"bluestore\": {\"kv_commit_lat\": "
-		 "{\"avgcount\": 6, \"sum\": 0.0032}, \"onode_hits\": 9}}");
+	put_file("perf-end.json", "{\"osd\": {\"op_w\": 3}, \"bluestore\": {\"kv_commit_lat\": "
+				  "{\"avgcount\": 6, \"sum\": 0.0032}, \"onode_hits\": 9}}");
 	ck_assert_int_eq(corecap_ceph_files_load(&c, run), 0);
 	kv = corecap_ceph_files_perf(&c, "bluestore.kv_commit_lat");
 	ck_assert_ptr_nonnull(kv);
