@@ -251,6 +251,40 @@ static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint
 	th->pending = false;
 }
 
+/*
+ * An aio reaped by th, which nobody of the daemon woke (the device's
+ * completion did): of its blocked stretch, the part since the aio's
+ * submission is io, the part before it queue, since the walk cannot go on
+ * to the submitter from here. Each op's pending part is the stretch's tail
+ * from the op's begin, so its io part is that tail from the submission.
+ */
+static void resolve_pending_aio(struct critical_path *cp, struct cp_thread *th,
+				const struct model_event *ev)
+{
+	uint64_t submit, from, io_ns;
+	uint32_t cat;
+
+	if (ev->io.dur_ns > ev->ts_ns || (submit = ev->ts_ns - ev->io.dur_ns) >= th->pend_e) {
+		resolve_pending(cp, th, CAT_QUEUE);
+		return;
+	}
+	cat = th->log_depth || ev->io.io_class == CORECAP_IO_LOG ? CAT_LOGGING : CAT_IO;
+	from = submit > th->pend_b ? submit : th->pend_b;
+	io_ns = th->pend_e - from;
+	flush_run(cp, th);
+	for (size_t i = 0; i < cp->n_inflight; i++) {
+		struct cp_path *p = &cp->inflight[i]->paths[th->index];
+		uint64_t io = p->pending_ns < io_ns ? p->pending_ns : io_ns;
+
+		if (io)
+			path_add(p, cat, th->tid, io);
+		if (p->pending_ns > io)
+			path_add(p, CAT_QUEUE, CP_NOBODY, p->pending_ns - io);
+		p->pending_ns = 0;
+	}
+	th->pending = false;
+}
+
 /* Charges th's state from th->since up to t. */
 static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 {
@@ -600,7 +634,9 @@ int corecap_critical_path_event(struct critical_path *cp, const struct model_eve
 	if (th->state == CPS_BLOCKED || th->state == CPS_RUNNABLE)
 		cp->inconsistent++; /* an event of a thread not on a CPU */
 	advance(cp, th, ev->ts_ns);
-	if (th->pending)
+	if (th->pending && ev->kind == MEV_AIO)
+		resolve_pending_aio(cp, th, ev);
+	else if (th->pending)
 		resolve_pending(cp, th, pending_cat(cp, th, ev));
 	if (ev->comm && !th->comm[0])
 		set_comm(th, ev->comm, sizeof(th->comm) - 1);

@@ -12,7 +12,8 @@
  * walk continues on the waker from the waking; where nothing of the
  * daemon woke it (an interrupt, another process), the blocked time is the
  * wait the trace reports there (io, lock_wait, cond_wait, logging), else
- * `queue`.
+ * `queue`; an asynchronous I/O it reaped there (corecap_io:aio) makes the
+ * blocked time since that I/O's submission io, and the rest `queue`.
  *
  * Computed forward: for every op in flight and every thread X, the
  * categories of the walk from (X, now) back to the op's begin. X's own

@@ -13,6 +13,8 @@ enum {
 	T_IO_LEAF = 1u << 4,
 	T_LOCK_FUNC = 1u << 5, /* pthread_mutex_* / pthread_rwlock_* */
 	T_COND_FUNC = 1u << 6, /* pthread_cond_*: a wait for work */
+	T_AIO_REAP = 1u << 7,  /* a wait for aio completions: io_getevents and its callers */
+	T_SYSCALL_LEAF = 1u << 8,
 };
 
 /* glibc's names for where a blocked thread sits, with and without the
@@ -40,10 +42,10 @@ static const char *const idle_leaves[] = {"epoll_wait",
 					  "msgrcv",
 					  NULL};
 static const char *const io_leaves[] = {
-	"read",	  "write",     "readv",		  "writev",    "pread",	       "pread64",
-	"pwrite", "pwrite64",  "preadv",	  "preadv2",   "pwritev",      "pwritev2",
-	"send",	  "sendto",    "sendmsg",	  "recv",      "recvfrom",     "recvmsg",
-	"fsync",  "fdatasync", "sync_file_range", "io_submit", "io_getevents", NULL};
+	"read",	  "write",     "readv",		  "writev",    "pread",	   "pread64",
+	"pwrite", "pwrite64",  "preadv",	  "preadv2",   "pwritev",  "pwritev2",
+	"send",	  "sendto",    "sendmsg",	  "recv",      "recvfrom", "recvmsg",
+	"fsync",  "fdatasync", "sync_file_range", "io_submit", NULL};
 
 static const char *bare(const char *name)
 {
@@ -107,6 +109,12 @@ static unsigned name_traits(const struct stack_class *s, const char *name, bool 
 		t |= T_LOCK_FUNC;
 	if (strstr(name, "pthread_cond_"))
 		t |= T_COND_FUNC;
+	/* libaio's reaping call (which the symbolizer may not name: Debian's
+	 * libaio has no symbol table) and Ceph's KernelDevice reaper over it. */
+	if (strncmp(bare(name), "io_getevents", 12) == 0 ||
+	    strncmp(bare(name), "io_pgetevents", 13) == 0 ||
+	    strstr(name, "aio_queue_t::get_next_completed"))
+		t |= T_AIO_REAP;
 	if (!leaf)
 		return t;
 	/* Versioned or suffixed names (write@@GLIBC_2.2.5, write_nocancel). */
@@ -126,6 +134,8 @@ static unsigned name_traits(const struct stack_class *s, const char *name, bool 
 		t |= T_IDLE_LEAF;
 	else if (in(io_leaves, base))
 		t |= T_IO_LEAF;
+	else if (strcmp(base, "syscall") == 0)
+		t |= T_SYSCALL_LEAF;
 	return t;
 }
 
@@ -152,7 +162,7 @@ int corecap_stack_class_of(struct stack_class *s, const uint64_t *ips, size_t de
 
 int corecap_stack_class_from(struct stack_class *s, const uint64_t *ips, size_t depth, size_t *from)
 {
-	int leaf, t, any = 0, lock_near = 0;
+	int leaf, t, any = 0, lock_near = 0, reap_near = 0;
 	size_t log_at = 0, lock_at = 0, cond_at = 0;
 
 	*from = 0;
@@ -174,6 +184,8 @@ int corecap_stack_class_from(struct stack_class *s, const uint64_t *ips, size_t 
 		}
 		if (i <= 4 && (t & T_COND_FUNC))
 			cond_at = i;
+		if (i <= 3 && (t & T_AIO_REAP))
+			reap_near = 1;
 	}
 	if (any & T_LOGGING) {
 		*from = log_at;
@@ -183,6 +195,11 @@ int corecap_stack_class_from(struct stack_class *s, const uint64_t *ips, size_t 
 		*from = lock_at;
 		return STACK_LOCK_WAIT;
 	}
+	/* A reaper waiting for completions: in io_getevents, or in the raw
+	 * syscall that libaio's io_getevents makes (a few frames below a
+	 * reaping function: the unnamed libaio frame between them). */
+	if ((leaf & T_AIO_REAP) || ((leaf & T_SYSCALL_LEAF) && reap_near))
+		return STACK_IDLE;
 	if (leaf & (T_FUTEX_LEAF | T_IDLE_LEAF)) {
 		*from = cond_at;
 		return STACK_IDLE;

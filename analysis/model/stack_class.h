@@ -11,7 +11,13 @@
  *              futex wait under pthread_mutex / pthread_rwlock);
  *   idle       blocked waiting for work: a condition or futex wait,
  *              epoll_wait, poll, select, a sleep (not part of any op);
- *   io         inside a read/write/send/recv-family call, or fsync;
+ *              and a reaper waiting for asynchronous I/O completions
+ *              (libaio's io_getevents, directly or in the raw syscall
+ *              just under it: BlueStore's bstore_aio), whether or not
+ *              any I/O is outstanding, which a stack cannot tell: the
+ *              aio's own time is the shim's (submission to completion);
+ *   io         inside a read/write/send/recv-family call, fsync, or
+ *              io_submit;
  *   cpu        anything else.
  *
  * A frame's name comes from a callback (the symbolizer's demangled name,

@@ -402,6 +402,43 @@ static bool perf_delta(json_object *vb, json_object *ve, struct ceph_perf_counte
 	return true;
 }
 
+/*
+ * The object store's counters that time its disk I/O, kept as
+ * "SECTION.KEY" where both dumps have them: BlueStore's kv_sync thread
+ * (flush, commit, the two together) and its aio waits, FileStore's
+ * journal. Another store, or an older layout, simply has none.
+ */
+static int load_store_perf(struct ceph_files *c, json_object *b, json_object *e)
+{
+	static const char *const keys[][2] = {
+		{"bluestore", "kv_flush_lat"},
+		{"bluestore", "kv_commit_lat"},
+		{"bluestore", "kv_sync_lat"},
+		{"bluestore", "state_aio_wait_lat"},
+		{"bluestore", "state_deferred_aio_wait_lat"},
+		{"bluestore", "deferred_write_ops"},
+		{"filestore", "journal_latency"},
+		{"filestore", "journal_wr"},
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		json_object *sb = member(b, keys[i][0], json_type_object),
+			    *se = member(e, keys[i][0], json_type_object), *vb, *ve;
+		struct ceph_perf_counter *p, pc = {0};
+
+		if (!sb || !se || !json_object_object_get_ex(sb, keys[i][1], &vb) ||
+		    !json_object_object_get_ex(se, keys[i][1], &ve) || !perf_delta(vb, ve, &pc))
+			continue;
+		snprintf(pc.name, sizeof(pc.name), "%s.%s", keys[i][0], keys[i][1]);
+		p = realloc(c->perf, (c->n_perf + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		c->perf = p;
+		c->perf[c->n_perf++] = pc;
+	}
+	return 0;
+}
+
 static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 {
 	json_object *ob = member(b, "osd", json_type_object),
@@ -439,6 +476,8 @@ static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 		     CORECAP_RUN_CEPH_DIR
 		     "/perf-*.json: %zu op counters of an unknown shape skipped",
 		     skipped);
+	if (load_store_perf(c, b, e))
+		return -ENOMEM;
 	c->has_perf = c->n_perf > 0;
 	return 0;
 }

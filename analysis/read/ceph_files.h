@@ -11,7 +11,9 @@
  * per-event durations are, but never negative).
  *
  * The perf part: the osd section's op* counters, end minus begin; a
- * {avgcount, sum} counter gives its mean over the window.
+ * {avgcount, sum} counter gives its mean over the window. The object
+ * store's counters that time its disk I/O follow, named "SECTION.KEY"
+ * (bluestore.kv_commit_lat, filestore.journal_latency, ...).
  *
  * Any layout is read without harm: a file of another shape (another Ceph
  * version, a hand-edited one) skips its section with a sentence in

@@ -165,6 +165,8 @@ static const struct handler handlers[] = {
 	 {"call", "fd", "class", "bytes", "dur_ns", "hdr", "head"},
 	 {[6] = UINT64_MAX},
 	 fill_io},
+	/* One libaio completion, emitted by the thread that reaped it. */
+	{"corecap_io:aio", MEV_AIO, {"call", "fd", "class", "bytes", "dur_ns"}, {0}, fill_io},
 	{"corecap_thread:name", MEV_THREAD_NAME, {"tid", "name"}, {0}, fill_thread},
 	{"corecap_thread:start", MEV_THREAD_START, {"tid", "parent_tid"}, {0}, fill_thread},
 	{"corecap_thread:exit", MEV_THREAD_EXIT, {"tid"}, {0}, fill_thread},

@@ -1,6 +1,7 @@
 #include "html_tables.h"
 
 #include "../model/stack_class.h"
+#include "ceph_disk.h"
 #include "html_escape.h"
 
 static void esc(FILE *out, const char *s)
@@ -168,4 +169,5 @@ void corecap_html_ceph_tables(const struct report *r, FILE *out)
 	}
 	if (c->has_perf)
 		perf_table(c, out);
+	corecap_ceph_disk_html(r, out);
 }

@@ -4,6 +4,7 @@
  * rounded (times in us to 3 decimals, fractions to 4) so that a golden
  * file diffs cleanly.
  */
+#include "ceph_disk.h"
 #include "render_common.h"
 #include "render_projection.h"
 #include "report.h"
@@ -932,6 +933,7 @@ json_object *corecap_render_json_object(const struct report *r, int *ret)
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
 		put(root, "ceph", ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not));
 	put(root, "quality", quality_obj(r));
+	corecap_ceph_disk_json_put(r, root);
 	return root;
 }
 

@@ -4,6 +4,7 @@
  * what the data lacked.
  */
 #include "name_elide.h"
+#include "ceph_disk.h"
 #include "render_common.h"
 #include "render_projection.h"
 #include "report.h"
@@ -672,6 +673,7 @@ static void ceph(const struct report *r, FILE *out)
 					p->count_delta, p->sum_s_delta / p->count_delta * 1e6);
 		}
 	}
+	corecap_ceph_disk_text(r, out);
 	fprintf(out, "\n");
 }
 

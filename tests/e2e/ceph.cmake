@@ -20,3 +20,8 @@ corecap_e2e_test(ceph_osds ceph_osds.sh TIMEOUT 300 LABELS ceph)
 # A BlueStore OSD under the shim: its libaio I/O counted by class, the DB
 # file's bytes against BlueFS's own count (about 20 s).
 corecap_e2e_test(ceph_bluestore_shim ceph_bluestore_shim.sh TIMEOUT 300 LABELS ceph)
+# Known answers of a BlueStore OSD's 4 KiB writes at -t 1 (issue #21): the
+# OpTracker writes' io and categories against their latency, fsync time per
+# op, the kv_sync/aio pools, and the shim's aio wait against BlueStore's
+# state_deferred_aio_wait_lat and kv_sync_lat (about 45-60 s).
+corecap_e2e_test(ceph_bluestore_ops ceph_bluestore_ops.sh TIMEOUT 300 LABELS "ceph;measured")

@@ -19,21 +19,8 @@ ceph_need_tools
 need_sessiond
 stats_dump="$CORECAP_BUILD/preload/corecap-stats-dump"
 [ -x "$stats_dump" ] || { echo "FAIL: $stats_dump is not built"; exit 1; }
-work=$(mktemp -d /tmp/ceph-bsshim.XXXXXX)
-chmod 755 "$work"
-WORK=$work
-cleanup() {
-	"$mc" stop "$work/blue" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
-ceph_need_odirect "$work"
-
-base=$(ceph_free_base 48389) || skip "no free port base found from 48389 up"
-ceph_start blue "$base" --objectstore bluestore --bluestore-db file --osd-wrapper "$CORECAP run --"
-d="$work/blue"
+ceph_bluestore_under_shim ceph-bsshim 48389
 asok="$d/run/ceph-osd.0.asok"
-pid=$(cat "$d/osd.0.pid")
 expect_true "the OSD runs under the shim" grep -q libcorecap-preload "/proc/$pid/maps"
 eval "$("$mc" env "$d")"
 
@@ -97,10 +84,7 @@ expect_eq "corecap record -p OSD -- rados bench exits" 0 "$rc"
 rc=0
 "$CORECAP" report "$work/run" --json >"$work/report.json" 2>"$work/report.err" || rc=$?
 expect_eq "corecap report --json exits" 0 "$rc"
-for pool in bstore_kv_sync bstore_aio; do
-	expect_eq "the report lists pool $pool" True "$(json "$work/report.json" \
-		"any(p['name'] == '$pool' for p in d.get('pools', []))" 2>/dev/null || echo False)"
-done
+ceph_expect_bstore_pools "$work/report.json"
 kv_io=$(json "$work/report.json" \
 	"sum(t['io_ns'].get('journal', 0) for t in d.get('threads', []) if t.get('name') == 'bstore_kv_sync')" \
 	2>/dev/null || echo 0)

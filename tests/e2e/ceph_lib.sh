@@ -47,3 +47,30 @@ ceph_need_odirect() {
 		skip "$1 does not take O_DIRECT writes (BlueStore and FileStore need them)"
 	rm -f "$1/.odirect-probe"
 }
+
+# ceph_bluestore_under_shim PREFIX PORT_FROM: a scratch directory $work
+# (and $WORK; readable by all, for the OSD) under /tmp, removed at exit
+# with the cluster in it stopped, and a BlueStore cluster "blue" there
+# (DB/WAL on a second file) whose OSD runs under the shim: sets $d and
+# $pid. Skips when /tmp takes no O_DIRECT or no port base is free.
+ceph_bluestore_under_shim() {
+	local base
+	work=$(mktemp -d "/tmp/$1.XXXXXX")
+	chmod 755 "$work"
+	WORK=$work
+	trap '"$mc" stop "$work/blue" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+	ceph_need_odirect "$work"
+	base=$(ceph_free_base "$2") || skip "no free port base found from $2 up"
+	ceph_start blue "$base" --objectstore bluestore --bluestore-db file --osd-wrapper "$CORECAP run --"
+	d="$work/blue"
+	pid=$(cat "$d/osd.0.pid")
+}
+
+# BlueStore's kv_sync and aio threads must be pools of report JSON $1.
+ceph_expect_bstore_pools() {
+	local pool
+	for pool in bstore_kv_sync bstore_aio; do
+		expect_eq "the report lists pool $pool" True "$(json "$1" \
+			"any(p['name'] == '$pool' for p in d.get('pools', []))" 2>/dev/null || echo False)"
+	done
+}

@@ -145,6 +145,33 @@ START_TEST(perf_dumps_give_window_deltas_and_means)
 }
 END_TEST
 
+/* The store's disk-timing counters, as "SECTION.KEY"; others are left out. */
+START_TEST(perf_dumps_give_the_stores_disk_counters)
+{
+	struct ceph_files c;
+	const struct ceph_perf_counter *kv, *jl;
+
+	put_file("perf-begin.json",
+		 "{\"osd\": {\"op_w\": 1}, \"bluestore\": {\"kv_commit_lat\": "
+		 "{\"avgcount\": 4, \"sum\": 0.002}, \"onode_hits\": 3}, "
+		 "\"filestore\": {\"journal_latency\": {\"avgcount\": 1, \"sum\": 0.5}}}");
+	put_file("perf-end.json", "{\"osd\": {\"op_w\": 3}, \"bluestore\": {\"kv_commit_lat\": "
+				  "{\"avgcount\": 6, \"sum\": 0.0032}, \"onode_hits\": 9}}");
+	ck_assert_int_eq(corecap_ceph_files_load(&c, run), 0);
+	kv = corecap_ceph_files_perf(&c, "bluestore.kv_commit_lat");
+	ck_assert_ptr_nonnull(kv);
+	ck_assert(kv->is_avg);
+	ck_assert_double_eq_tol(kv->count_delta, 2, 1e-9);
+	ck_assert_double_eq_tol(kv->sum_s_delta / kv->count_delta, 0.0006, 1e-12);
+	ck_assert_ptr_null(corecap_ceph_files_perf(&c, "bluestore.onode_hits"));
+	/* In one dump only: not a delta. */
+	jl = corecap_ceph_files_perf(&c, "filestore.journal_latency");
+	ck_assert_ptr_null(jl);
+	ck_assert_int_eq((int)c.n_perf, 2);
+	corecap_ceph_files_release(&c);
+}
+END_TEST
+
 START_TEST(a_broken_file_is_an_error)
 {
 	struct ceph_files c;
@@ -163,6 +190,7 @@ int main(void)
 	tcase_add_test(tc, a_run_without_ceph_files_has_nothing);
 	tcase_add_test(tc, historic_ops_give_type_latency_and_phases_from_event_times);
 	tcase_add_test(tc, perf_dumps_give_window_deltas_and_means);
+	tcase_add_test(tc, perf_dumps_give_the_stores_disk_counters);
 	tcase_add_test(tc, a_broken_file_is_an_error);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);

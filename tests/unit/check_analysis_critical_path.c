@@ -254,6 +254,43 @@ START_TEST(woken_by_nobody_is_the_traced_wait_or_queue)
 }
 END_TEST
 
+/*
+ * An aio on the path: A begins op 1 at 100, submits an aio at 110 and
+ * sleeps at 120 until the reaper R wakes it at 320; R slept from 50 until
+ * the device's completion woke it at 300 (no waker), ran from 305 and
+ * reaped the aio at 310 (submitted 200 earlier). The walk back: A
+ * 325..350 cpu, 320..325 runqueue, then R: 305..320 cpu, 300..305
+ * runqueue, 110..300 io (the aio, credited to R), 100..110 queue (before
+ * the submission: not the aio's). A synchronous I/O event would have made
+ * the whole 100..300 io.
+ */
+START_TEST(an_aio_reaped_is_io_from_its_submission)
+{
+	enum { R = 40 };
+	struct model_event ev = {.kind = MEV_AIO, .ts_ns = 310, .tid = R, .pid = -1};
+
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 1, 1, 0, 'S', R);
+	kr_switch(&b, 1, 50, R, 'S', 0);
+	kr_switch(&b, 0, 120, A, 'S', 0);
+	kr_waking(&b, 1, 300, R, -1)->target_cpu = 1;
+	kr_switch(&b, 1, 305, 0, 'S', R);
+	kr_waking(&b, 1, 320, A, R)->target_cpu = 0;
+	kr_switch(&b, 0, 325, 0, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	ev.io.io_class = CORECAP_IO_JOURNAL;
+	ev.io.dur_ns = 200;
+	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
+	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+	feed(MEV_OP_END, 350, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 25 + 15, 0, 190, 10, 5 + 5);
+	ck_assert_uint_eq(credit(t, R, CAT_IO), 190);
+	ck_assert_uint_eq(credit(t, CP_NOBODY, CAT_QUEUE), 10);
+}
+END_TEST
+
 /* Two worker threads of one pool sleep in a mutex's FUTEX_WAIT and a
  * condition's FUTEX_WAIT_BITSET until thread B (pool "msgr") wakes them:
  * one edge per kind, between pools, clipped to the window. */
@@ -387,6 +424,7 @@ int main(void)
 	tcase_add_test(tc, runnable_threads_leave_the_queue_in_any_order);
 	tcase_add_test(tc, an_op_begun_in_the_past_keeps_its_latency);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
+	tcase_add_test(tc, an_aio_reaped_is_io_from_its_submission);
 	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
 	tcase_add_test(tc, knots_are_sink_cycles);
 	tcase_add_test(tc, excluded_and_pathless_ops);
