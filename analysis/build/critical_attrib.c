@@ -32,12 +32,16 @@ int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir,
 
 int corecap_critical_attrib_event(struct critical_attrib *a, const struct model_event *ev)
 {
+	int ret;
+
+	if (a->ceph && (ret = corecap_ceph_critical_feed(a->ceph, ev->ts_ns)))
+		return ret;
 	return corecap_critical_path_event(&a->cp, ev);
 }
 
 int corecap_critical_attrib_tap(void *ctx, const struct model_event *ev)
 {
-	return corecap_critical_path_event(&((struct critical_attrib *)ctx)->cp, ev);
+	return corecap_critical_attrib_event(ctx, ev);
 }
 
 int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid,
@@ -50,6 +54,10 @@ int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_
 
 int corecap_critical_attrib_finish(struct critical_attrib *a)
 {
+	int ret;
+
+	if (a->ceph && (ret = corecap_ceph_critical_finish(a->ceph)))
+		return ret;
 	return corecap_critical_path_finish(&a->cp);
 }
 

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/ceph_critical.h"
 #include "model/critical_path.h"
 #include "model/event.h"
 #include "read/kernel_reader.h"
@@ -19,6 +20,7 @@ struct critical_attrib {
 	struct kernel_reader k;
 	bool loaded; /* k holds RUN/kernel/'s records */
 	struct critical_path cp;
+	struct ceph_critical *ceph; /* the OpTracker's ops, fed with the trace; or NULL */
 };
 
 /*

@@ -20,3 +20,7 @@ corecap_e2e_test(ceph_osds ceph_osds.sh TIMEOUT 300 LABELS ceph)
 # A BlueStore OSD under the shim: its libaio I/O counted by class, the DB
 # file's bytes against BlueFS's own count (about 20 s).
 corecap_e2e_test(ceph_bluestore_shim ceph_bluestore_shim.sh TIMEOUT 300 LABELS ceph)
+# The critical path of a real ceph-osd's OpTracker ops under verbose
+# logging (issue #13): kernel events, root; about 90 s (3 x 2 rounds).
+corecap_e2e_test(ceph_critical ceph_critical.sh TIMEOUT 300 LABELS "ceph;kernel;measured")
+set_tests_properties(e2e.ceph_critical PROPERTIES RUN_SERIAL TRUE)
