@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,20 +204,71 @@ const struct cp_type *corecap_ceph_critical_type(const struct ceph_critical *cc,
 	return corecap_critical_path_ext_type(cc->cp, cc->slot0[ti] + (uint32_t)phase);
 }
 
-/* tid's share of logging among its running samples, 0 without any. */
-static double log_share(const struct u64map *thread_cats, int32_t tid)
-{
-	const uint64_t *cpu =
-		corecap_u64map_find(thread_cats, CORECAP_CC_SAMPLE_KEY(tid, STACK_CPU));
-	const uint64_t *lg =
-		corecap_u64map_find(thread_cats, CORECAP_CC_SAMPLE_KEY(tid, STACK_LOGGING));
-	uint64_t c = cpu ? *cpu : 0, l = lg ? *lg : 0;
+/* One pool's running samples: its threads' cpu and logging ones. */
+struct pool_share {
+	char pool[32];
+	uint64_t cpu, logging;
+};
 
-	return c + l ? (double)l / (double)(c + l) : 0;
+static void pool_of_tid(const struct critical_path *cp, int32_t tid, char *out, size_t size)
+{
+	const char *name = corecap_critical_path_thread_name(cp, tid);
+
+	if (name)
+		corecap_thread_pool_name(name, out, size);
+	else
+		snprintf(out, size, "tid %d", (int)tid);
 }
 
-static int share_type(struct ceph_critical *cc, struct cp_type *t, const struct u64map *thread_cats,
-		      bool whole)
+/* The samples of thread_cats summed by pool (threads of a pool do the
+ * same work: more samples, less noise): *out malloc'd. 0 or -ENOMEM. */
+static int pool_shares(const struct critical_path *cp, const struct u64map *thread_cats,
+		       struct pool_share **out, size_t *n)
+{
+	struct pool_share *v = calloc(thread_cats->len + 1, sizeof(*v));
+	uint64_t key, cnt;
+	size_t len = 0, j;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; corecap_u64map_next(thread_cats, &i, &key, &cnt);) {
+		uint64_t cat = key & 7;
+		char pool[32];
+
+		if (cat != STACK_CPU && cat != STACK_LOGGING)
+			continue;
+		pool_of_tid(cp, (int32_t)(uint32_t)(key >> 3), pool, sizeof(pool));
+		for (j = 0; j < len && strcmp(v[j].pool, pool); j++)
+			;
+		if (j == len)
+			snprintf(v[len++].pool, sizeof(v[0].pool), "%s", pool);
+		if (cat == STACK_CPU)
+			v[j].cpu += cnt;
+		else
+			v[j].logging += cnt;
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+/* tid's pool's share of logging among its running samples, 0 without any. */
+static double log_share(const struct critical_path *cp, const struct pool_share *v, size_t n,
+			int32_t tid)
+{
+	char pool[32];
+
+	pool_of_tid(cp, tid, pool, sizeof(pool));
+	for (size_t j = 0; j < n; j++)
+		if (!strcmp(v[j].pool, pool))
+			return v[j].cpu + v[j].logging
+				       ? (double)v[j].logging / (double)(v[j].cpu + v[j].logging)
+				       : 0;
+	return 0;
+}
+
+static int share_type(struct ceph_critical *cc, struct cp_type *t, const struct pool_share *pools,
+		      size_t n_pools, bool whole)
 {
 	struct cp_credit *v = malloc((t->credit.len + 1) * sizeof(*v));
 	uint64_t key, ns, *to;
@@ -228,7 +280,8 @@ static int share_type(struct ceph_critical *cc, struct cp_type *t, const struct 
 		if (CP_CREDIT_CAT(key) == CAT_CPU || CP_CREDIT_CAT(key) == CP_RUNQUEUE)
 			v[n++] = (struct cp_credit){CP_CREDIT_TID(key), CP_CREDIT_CAT(key), ns};
 	for (size_t i = 0; i < n; i++) {
-		uint64_t moved = (uint64_t)((double)v[i].ns * log_share(thread_cats, v[i].tid));
+		uint64_t moved =
+			(uint64_t)((double)v[i].ns * log_share(cc->cp, pools, n_pools, v[i].tid));
 
 		if (!moved)
 			continue;
@@ -250,16 +303,23 @@ static int share_type(struct ceph_critical *cc, struct cp_type *t, const struct 
 
 int corecap_ceph_critical_logging_share(struct ceph_critical *cc, const struct u64map *thread_cats)
 {
-	int ret;
+	struct pool_share *pools;
+	size_t n_pools;
+	int ret = pool_shares(cc->cp, thread_cats, &pools, &n_pools);
+
+	if (ret)
+		return ret;
 
 	for (size_t ti = 0; ti < cc->ceph->n_types; ti++)
 		for (size_t k = 0; k <= cc->ceph->types[ti].n_phases; k++) {
 			uint32_t slot = cc->slot0[ti] + (uint32_t)k;
 
 			if (slot < cc->cp->n_ext_types &&
-			    (ret = share_type(cc, &cc->cp->ext_types[slot], thread_cats, !k)))
-				return ret;
+			    (ret = share_type(cc, &cc->cp->ext_types[slot], pools, n_pools, !k)))
+				goto out;
 		}
 	cc->log_share = true;
-	return 0;
+out:
+	free(pools);
+	return ret;
 }

@@ -75,9 +75,10 @@ int corecap_ceph_critical_finish(struct ceph_critical *cc);
 /*
  * Ceph's threads format their log entries themselves (no annotation says
  * when): the cpu and runqueue that each thread's credits on the paths
- * hold are split by the share of that thread's running samples (cpu and
- * logging classes of stack_class, counted by CORECAP_CC_SAMPLE_KEY) in
- * logging code, the logging part moved to logging. Sums are kept exactly.
+ * hold are split by the share of its pool's running samples (cpu and
+ * logging classes of stack_class, counted per thread by
+ * CORECAP_CC_SAMPLE_KEY) in logging code, the logging part moved to
+ * logging. Sums are kept exactly.
  * 0 or -ENOMEM.
  */
 int corecap_ceph_critical_logging_share(struct ceph_critical *cc, const struct u64map *thread_cats);

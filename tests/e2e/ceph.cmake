@@ -22,5 +22,8 @@ corecap_e2e_test(ceph_osds ceph_osds.sh TIMEOUT 300 LABELS ceph)
 corecap_e2e_test(ceph_bluestore_shim ceph_bluestore_shim.sh TIMEOUT 300 LABELS ceph)
 # The critical path of a real ceph-osd's OpTracker ops under verbose
 # logging (issue #13): kernel events, root; about 90 s (3 x 2 rounds).
-corecap_e2e_test(ceph_critical ceph_critical.sh TIMEOUT 300 LABELS "ceph;kernel;measured")
+corecap_e2e_test(ceph_critical ceph_critical.sh TIMEOUT 420 LABELS "ceph;kernel;measured")
 set_tests_properties(e2e.ceph_critical PROPERTIES RUN_SERIAL TRUE)
+# The wait-for graph of a bare ceph-osd at rados bench -t 10 (issue #13):
+# kernel events, root; about 35 s.
+corecap_e2e_test(ceph_waitfor ceph_waitfor.sh TIMEOUT 240 LABELS "ceph;kernel;measured")
