@@ -202,6 +202,12 @@ static void path_copy(struct cp_path *to, const struct cp_path *from)
 	       offsetof(struct cp_path, credit) + from->n_credit * sizeof(from->credit[0]));
 }
 
+/* charge()'s categories of a wait for a CPU that the annotations see
+ * otherwise (cp_path.runq_logging_ns, runq_in_log_ns): logging and
+ * runqueue, counted apart too. */
+#define CP_RUNQ_LOGGING (CP__COUNT + 1)
+#define CP_RUNQ_IN_LOG	(CP__COUNT + 2)
+
 /* Adds th's [from, to) to every op's walk from th, as cat credited to tid
  * (pending when cat is CP__COUNT: blocked, its category decided later). */
 static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_t from, uint64_t to,
@@ -213,10 +219,17 @@ static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_
 
 		if (to <= b)
 			continue;
-		if (cat == CP__COUNT)
+		if (cat == CP__COUNT) {
 			op->paths[th->index].pending_ns += to - b;
-		else
+		} else if (cat == CP_RUNQ_LOGGING) {
+			path_add(&op->paths[th->index], CAT_LOGGING, tid, to - b);
+			op->paths[th->index].runq_logging_ns += to - b;
+		} else if (cat == CP_RUNQ_IN_LOG) {
+			path_add(&op->paths[th->index], CP_RUNQUEUE, tid, to - b);
+			op->paths[th->index].runq_in_log_ns += to - b;
+		} else {
 			path_add(&op->paths[th->index], cat, tid, to - b);
+		}
 	}
 }
 
@@ -260,6 +273,7 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 	const struct cp_thread *holder;
 	uint32_t cat;
 	int32_t htid;
+	bool logger;
 
 	if (t <= th->since)
 		return;
@@ -283,11 +297,13 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 		/* Whoever held the CPU it waited for: logging if that was logging. */
 		htid = th->wait_cpu < cp->nr_cpus ? cp->cpu_tid[th->wait_cpu] : CP_NOBODY;
 		holder = find(cp, htid);
-		charge(cp, th, th->since, t,
-		       holder && holder->state == CPS_RUNNING && running_cat(holder) == CAT_LOGGING
-			       ? CAT_LOGGING
-			       : CP_RUNQUEUE,
-		       htid);
+		logger = holder && holder->state == CPS_RUNNING &&
+			 running_cat(holder) == CAT_LOGGING;
+		if (logger)
+			cat = th->log_depth ? CAT_LOGGING : CP_RUNQ_LOGGING;
+		else
+			cat = th->log_depth ? CP_RUNQ_IN_LOG : CP_RUNQUEUE;
+		charge(cp, th, th->since, t, cat, htid);
 		break;
 	case CPS_BLOCKED:
 		if (th->stopped)
@@ -689,6 +705,8 @@ static int add_to_type(struct critical_path *cp, bool ext, uint32_t type, const 
 	for (int c = 0; c < CP__COUNT; c++)
 		t->ns[c] += p->ns[c];
 	t->uncredited_ns += p->uncredited_ns;
+	t->runq_logging_ns += p->runq_logging_ns;
+	t->runq_in_log_ns += p->runq_in_log_ns;
 	for (uint32_t i = 0; i < p->n_credit; i++) {
 		uint64_t *v = corecap_u64map_upsert(
 			&t->credit, CP_CREDIT_KEY(p->credit[i].tid, p->credit[i].cat), NULL);

@@ -59,6 +59,10 @@ struct cp_path {
 	uint64_t ns[CP__COUNT];
 	uint64_t pending_ns; /* blocked, its category not known yet */
 	uint64_t uncredited_ns;
+	/* What the annotations see otherwise: of ns[CAT_LOGGING], waits for a
+	 * CPU a logging thread held outside a log call of the waiter's (its
+	 * cpu there); of ns[CP_RUNQUEUE], waits inside one (its logging). */
+	uint64_t runq_logging_ns, runq_in_log_ns;
 	uint32_t n_credit;
 	uint32_t last_credit;		     /* the credit added to last: the likeliest next */
 	struct cp_credit credit[CP_CREDITS]; /* last: copies stop at n_credit */
@@ -102,7 +106,8 @@ struct cp_type {
 	uint64_t count, latency_ns;
 	uint64_t ns[CP__COUNT];
 	uint64_t uncredited_ns;
-	struct u64map credit; /* CP_CREDIT_KEY(tid, cat) -> ns */
+	uint64_t runq_logging_ns, runq_in_log_ns; /* the paths' (cp_path) */
+	struct u64map credit;			  /* CP_CREDIT_KEY(tid, cat) -> ns */
 };
 #define CP_CREDIT_KEY(tid, cat) (((uint64_t)(uint32_t)(tid) << 8) | (uint8_t)(cat))
 #define CP_CREDIT_TID(key)	((int32_t)(uint32_t)((key) >> 8))

@@ -458,6 +458,11 @@ static void put_critical_path(const struct report *r, json_object *to, uint32_t 
 		return;
 	}
 	put(to, "critical_path_us", cp_cats_obj(t, t->count));
+	/* Where the annotations see the path's waits for a CPU otherwise. */
+	put(to, "critical_path_runqueue_logging_us",
+	    jnum((double)t->runq_logging_ns / (double)t->count / 1e3, 3));
+	put(to, "critical_path_runqueue_in_log_us",
+	    jnum((double)t->runq_in_log_ns / (double)t->count / 1e3, 3));
 	put(to, "critical_path_top", cp_top_arr(r->critical_path, t, t->count));
 }
 

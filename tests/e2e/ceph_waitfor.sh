@@ -54,6 +54,11 @@ pools = ("msgr-worker", "tp_osd_tp")
 s = sum(x["ms"] for x in e if x["from"] in pools)
 b = sum((t["kernel_states"]["futex_ns"] + t["kernel_states"]["blocked_ns"]) / 1e6
         for t in r["threads"] if t["pool"] in pools and t["kernel_states"])
+for p in pools:
+    pe = sum(x["ms"] for x in e if x["from"] == p)
+    pb = sum((t["kernel_states"]["futex_ns"] + t["kernel_states"]["blocked_ns"]) / 1e6
+             for t in r["threads"] if t["pool"] == p and t["kernel_states"])
+    print("  %s: edges %.1f ms of %.1f ms blocked (%.2f)" % (p, pe, pb, pe / pb if pb else 0), file=sys.stderr)
 print(round(m2t, 1), round(t2f, 1), round(s, 1), round(b, 1))
 PY
 )"

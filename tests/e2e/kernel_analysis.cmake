@@ -15,9 +15,12 @@ corecap_e2e_test(kernel_report_ceph kernel_report_ceph.sh TIMEOUT 300 LABELS "ke
 # path (about 40 s: three refosd runs of 3 s and their reports).
 corecap_e2e_test(kernel_critical_path kernel_critical_path.sh TIMEOUT 240 LABELS "kernel;analysis")
 set_tests_properties(e2e.kernel_critical_path PROPERTIES RUN_SERIAL TRUE)
-# At --debug 20 the path's logging and the annotations' differ by more than
-# 10% of the latency in 2 of 3 attempts on a quiet CI machine (preempted
-# time inside log calls is runqueue on the path, logging in the
-# annotations): the known answer of issue #13 is not met reliably yet, so
-# the test is `unmet`, out of scripts/check's default run.
-set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS "measured;unmet")
+# At --debug 20 the path's logging and the annotations' differed by more
+# than 10% of the latency in 2 of 3 attempts on a quiet CI machine:
+# preempted time inside a log call is runqueue on the path, logging for the
+# annotations (and a wait behind the log thread the other way round). The
+# test now compares them in the annotations' view (the path's
+# critical_path_runqueue_in_log_us and _logging_us moved): gaps of 2.5-5 us
+# on 105-127 us latencies in 4 runs on a loaded machine. Measured: three
+# attempts.
+set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS "measured")
