@@ -233,6 +233,7 @@ static int trace_or_partial(struct report_build *j)
 		if (j->has_model)
 			corecap_model_release(&j->model);
 		j->has_model = false;
+		release_critical(j);
 		run->src[RUN_TRACE] = (struct run_source_state){
 			RUN_PARTIAL,
 			"the trace of this partial run cannot be read (the error above)"};
@@ -504,9 +505,8 @@ static int ceph_sampled(struct report_build *j)
 		.n_log_patterns = j->syms.n_log_patterns,
 		.op_pools = j->o.op_pools,
 	};
-	int ret;
-
 	struct u64map thread_cats;
+	int ret;
 
 	if (!j->ceph.has_optracker)
 		return 0;

@@ -252,19 +252,29 @@ static int pool_shares(const struct critical_path *cp, const struct u64map *thre
 	return 0;
 }
 
-/* tid's pool's share of logging among its running samples, 0 without any. */
+/* tid's pool's share of logging among its running samples; that of all
+ * the sampled pools when its own are fewer than CC_MIN_SAMPLES; 0 for a
+ * pool never sampled (not on the op path). */
+#define CC_MIN_SAMPLES 20
 static double log_share(const struct critical_path *cp, const struct pool_share *v, size_t n,
 			int32_t tid)
 {
+	uint64_t cpu = 0, logging = 0;
 	char pool[32];
+	size_t j;
 
 	pool_of_tid(cp, tid, pool, sizeof(pool));
-	for (size_t j = 0; j < n; j++)
-		if (!strcmp(v[j].pool, pool))
-			return v[j].cpu + v[j].logging
-				       ? (double)v[j].logging / (double)(v[j].cpu + v[j].logging)
-				       : 0;
-	return 0;
+	for (j = 0; j < n && strcmp(v[j].pool, pool); j++)
+		;
+	if (j == n)
+		return 0;
+	if (v[j].cpu + v[j].logging >= CC_MIN_SAMPLES)
+		return (double)v[j].logging / (double)(v[j].cpu + v[j].logging);
+	for (j = 0; j < n; j++) {
+		cpu += v[j].cpu;
+		logging += v[j].logging;
+	}
+	return cpu + logging ? (double)logging / (double)(cpu + logging) : 0;
 }
 
 static int share_type(struct ceph_critical *cc, struct cp_type *t, const struct pool_share *pools,

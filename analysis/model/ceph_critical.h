@@ -77,8 +77,9 @@ int corecap_ceph_critical_finish(struct ceph_critical *cc);
  * when): the cpu and runqueue that each thread's credits on the paths
  * hold are split by the share of its pool's running samples (cpu and
  * logging classes of stack_class, counted per thread by
- * CORECAP_CC_SAMPLE_KEY) in logging code, the logging part moved to
- * logging. Sums are kept exactly.
+ * CORECAP_CC_SAMPLE_KEY) in logging code (all the sampled pools' share
+ * when its own are fewer than 20), the logging part moved to logging.
+ * Sums are kept exactly.
  * 0 or -ENOMEM.
  */
 int corecap_ceph_critical_logging_share(struct ceph_critical *cc, const struct u64map *thread_cats);
