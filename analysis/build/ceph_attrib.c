@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ceph_attrib.h"
+#include "model/ceph_critical.h"
 
 #include <corecap/diag.h>
 #include "model/lines.h"
@@ -51,6 +52,14 @@ static int on_sample(void *ctx, const struct wall_sample *s)
 	ret = corecap_stack_class_of(&a->cls, s->ips, s->depth);
 	if (ret < 0)
 		return ret;
+	if (a->in->thread_cats) {
+		uint64_t *n = corecap_u64map_upsert(a->in->thread_cats,
+						    CORECAP_CC_SAMPLE_KEY(s->tid, ret), NULL);
+
+		if (!n)
+			return -ENOMEM;
+		(*n)++;
+	}
 	corecap_ceph_sampled_add(a->out, s->time_ns, (enum stack_cat)ret);
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "model/ceph_sampled.h"
+#include "util/u64map.h"
 #include "model/thread_table.h"
 #include "read/manifest.h"
 #include "read/symbolizer.h"
@@ -29,6 +30,9 @@ struct ceph_attrib_in {
 	char *const *log_patterns;
 	size_t n_log_patterns;
 	const char *op_pools; /* comma-separated fnmatch patterns over pool names */
+	/* If set: each op-path thread's samples by class, counted at
+	 * CORECAP_CC_SAMPLE_KEY(tid, cat) (model/ceph_critical.h). */
+	struct u64map *thread_cats;
 };
 
 /*

@@ -5,6 +5,25 @@
 
 #include <corecap/diag.h>
 
+/* The records up to time t into the critical path: the cursor's order is
+ * the critical path's (set_records is not used: the records stream, pulled
+ * by the critical path itself before each event, op mark and pick). */
+static int feed_until(void *ctx, uint64_t t)
+{
+	struct critical_attrib *a = ctx;
+	int ret;
+
+	while (a->next && a->next->time_ns <= t) {
+		if ((ret = corecap_critical_path_krec(&a->cp, a->next)))
+			return ret;
+		if ((ret = corecap_kernel_cursor_next(&a->cur, &a->next)) < 0)
+			return ret;
+		if (!ret)
+			a->next = NULL;
+	}
+	return 0;
+}
+
 int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir, uint64_t ws,
 				 uint64_t we, int32_t pid,
 				 bool (*site_is_logging)(void *, uint64_t), void *classify_ctx,
@@ -39,31 +58,18 @@ int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir,
 	}
 	if (!ret)
 		a->next = NULL;
-	return 0;
-}
-
-/* The records up to time t into the critical path: the cursor's order is
- * the critical path's (set_records is not used: the records stream). */
-static int feed_until(struct critical_attrib *a, uint64_t t)
-{
-	int ret;
-
-	while (a->next && a->next->time_ns <= t) {
-		if ((ret = corecap_critical_path_krec(&a->cp, a->next)))
-			return ret;
-		if ((ret = corecap_kernel_cursor_next(&a->cur, &a->next)) < 0)
-			return ret;
-		if (!ret)
-			a->next = NULL;
-	}
+	a->cp.pull = feed_until;
+	a->cp.pull_ctx = a;
 	return 0;
 }
 
 int corecap_critical_attrib_event(struct critical_attrib *a, const struct model_event *ev)
 {
-	int ret = feed_until(a, ev->ts_ns);
+	int ret;
 
-	return ret ? ret : corecap_critical_path_event(&a->cp, ev);
+	if (a->ceph && (ret = corecap_ceph_critical_feed(a->ceph, ev->ts_ns)))
+		return ret;
+	return corecap_critical_path_event(&a->cp, ev);
 }
 
 int corecap_critical_attrib_tap(void *ctx, const struct model_event *ev)
@@ -81,9 +87,11 @@ int corecap_critical_attrib_op_end(void *ctx, uint64_t id, uint32_t type, int32_
 
 int corecap_critical_attrib_finish(struct critical_attrib *a)
 {
-	int ret = feed_until(a, UINT64_MAX);
+	int ret;
 
-	return ret ? ret : corecap_critical_path_finish(&a->cp);
+	if (a->ceph && (ret = corecap_ceph_critical_finish(a->ceph)))
+		return ret;
+	return corecap_critical_path_finish(&a->cp);
 }
 
 void corecap_critical_attrib_drop_records(struct critical_attrib *a)

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/ceph_critical.h"
 #include "model/critical_path.h"
 #include "model/event.h"
 #include "read/kernel_reader.h"
@@ -22,6 +23,7 @@ struct critical_attrib {
 	bool streaming;			 /* cur is open */
 	const struct corecap_krec *next; /* cur's next record, not fed yet; NULL: none */
 	struct critical_path cp;
+	struct ceph_critical *ceph; /* the OpTracker's ops, fed with the trace; or NULL */
 };
 
 /*

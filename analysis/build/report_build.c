@@ -45,6 +45,33 @@ static int consume(void *ctx, const struct model_event *ev)
 	return corecap_model_consume(&j->model, ev);
 }
 
+/* The OpTracker's ops of the window join the critical path (model/ceph_critical.h). */
+static int open_ceph_critical(struct report_build *j)
+{
+	const struct run_manifest *mf = &j->run->manifest;
+	int ret;
+
+	if (!j->ceph.n_spans || !j->run->has_manifest || !mf->has_realtime_offset)
+		return 0;
+	ret = corecap_ceph_critical_init(&j->ceph_crit, &j->ceph, &j->crit.cp,
+					 mf->realtime_offset_ns, j->o.op_pools);
+	if (ret)
+		return ret;
+	j->has_ceph_crit = true;
+	j->crit.ceph = &j->ceph_crit;
+	return 0;
+}
+
+static void release_critical(struct report_build *j)
+{
+	if (j->has_crit)
+		corecap_critical_attrib_release(&j->crit);
+	j->has_crit = false;
+	if (j->has_ceph_crit)
+		corecap_ceph_critical_release(&j->ceph_crit);
+	j->has_ceph_crit = false;
+}
+
 /* The kernel records, loaded before the trace for the ops' critical paths. */
 static int open_critical(struct report_build *j, struct model_config *cfg)
 {
@@ -64,7 +91,9 @@ static int open_critical(struct report_build *j, struct model_config *cfg)
 		cfg->op_end_ctx = &j->crit;
 	}
 	free(err);
-	return ret < 0 ? ret : 0;
+	if (ret < 0)
+		return ret;
+	return j->has_crit ? open_ceph_critical(j) : 0;
 }
 
 /* A stream file cut short (an interrupted recording) loses packets without
@@ -146,9 +175,7 @@ static int read_trace(struct report_build *j)
 		return ret;
 	corecap_model_release(&j->model);
 	j->has_model = false;
-	if (j->has_crit)
-		corecap_critical_attrib_release(&j->crit);
-	j->has_crit = false;
+	release_critical(j);
 	return read_pass(j, true);
 }
 
@@ -178,7 +205,10 @@ static int no_trace(struct report_build *j)
 	if (ret)
 		return ret;
 	j->has_model = true;
-	return corecap_model_finish(&j->model);
+	/* No trace, but the kernel records still give the OpTracker ops' paths. */
+	if (!(ret = open_critical(j, &cfg)) && j->has_crit)
+		ret = corecap_critical_attrib_finish(&j->crit);
+	return ret ? ret : corecap_model_finish(&j->model);
 }
 
 /*
@@ -203,6 +233,7 @@ static int trace_or_partial(struct report_build *j)
 		if (j->has_model)
 			corecap_model_release(&j->model);
 		j->has_model = false;
+		release_critical(j);
 		run->src[RUN_TRACE] = (struct run_source_state){
 			RUN_PARTIAL,
 			"the trace of this partial run cannot be read (the error above)"};
@@ -474,14 +505,21 @@ static int ceph_sampled(struct report_build *j)
 		.n_log_patterns = j->syms.n_log_patterns,
 		.op_pools = j->o.op_pools,
 	};
+	struct u64map thread_cats;
 	int ret;
 
 	if (!j->ceph.has_optracker)
 		return 0;
+	corecap_u64map_init(&thread_cats);
+	in.thread_cats = j->has_ceph_crit ? &thread_cats : NULL;
 	ret = corecap_ceph_attrib(&j->sampled, &in, &j->sampled_why_not);
 	j->has_sampled = ret == 0;
 	if (ret)
 		corecap_ceph_sampled_release(&j->sampled);
+	/* The same samples say how much of the paths' cpu was logging. */
+	if (!ret && j->has_ceph_crit)
+		ret = corecap_ceph_critical_logging_share(&j->ceph_crit, &thread_cats);
+	corecap_u64map_release(&thread_cats);
 	return ret < 0 ? ret : 0;
 }
 
@@ -492,8 +530,7 @@ void corecap_report_build_release(struct report_build *j)
 	corecap_ceph_files_release(&j->ceph);
 	if (j->detecting)
 		corecap_net_ops_release(&j->net);
-	if (j->has_crit)
-		corecap_critical_attrib_release(&j->crit);
+	release_critical(j);
 	if (j->has_model)
 		corecap_model_release(&j->model);
 	corecap_report_symbols_release(&j->syms);
@@ -586,8 +623,8 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 			     run->manifest.partial_reason ? run->manifest.partial_reason : "?");
 		return -ENODATA;
 	}
-	ret = trace_or_partial(j);
-	if (ret)
+	/* Before the trace: the OpTracker's ops join the critical path as it is read. */
+	if ((ret = corecap_ceph_files_load(&j->ceph, j->run->dir)) || (ret = trace_or_partial(j)))
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
 		corecap_error("'%s/" CORECAP_RUN_TRACE
@@ -637,8 +674,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 					       : -1,
 		});
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) ||
-	    (ret = corecap_report_quality(&j->warnings, &j->n_warnings, &j->model, j->run)) ||
-	    (ret = corecap_ceph_files_load(&j->ceph, j->run->dir)))
+	    (ret = corecap_report_quality(&j->warnings, &j->n_warnings, &j->model, j->run)))
 		return ret;
 	for (size_t i = 0; i < j->ceph.n_warnings && !ret; i++)
 		ret = warn(j, "%s", j->ceph.warnings[i]);
@@ -680,6 +716,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.kernel = j->has_kernel ? &j->kernel : NULL,
 		.net_ops = j->detecting ? &j->net : NULL,
 		.critical_path = j->has_crit ? &j->crit.cp : NULL,
+		.ceph_critical = j->has_ceph_crit ? &j->ceph_crit : NULL,
 	};
 	return 0;
 }

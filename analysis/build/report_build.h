@@ -77,6 +77,8 @@ struct report_build {
 	bool has_kernel;
 	struct critical_attrib crit; /* the ops' critical paths, fed with the trace */
 	bool has_crit;
+	struct ceph_critical ceph_crit; /* the OpTracker ops' critical paths, in crit */
+	bool has_ceph_crit;
 };
 
 /* The defaults of `corecap report`, for the other commands alike. */

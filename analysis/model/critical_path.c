@@ -46,6 +46,9 @@ void corecap_critical_path_release(struct critical_path *cp)
 	for (size_t i = 0; i < cp->n_types; i++)
 		corecap_u64map_release(&cp->types[i].credit);
 	free(cp->types);
+	for (size_t i = 0; i < cp->n_ext_types; i++)
+		corecap_u64map_release(&cp->ext_types[i].credit);
+	free(cp->ext_types);
 	free(cp->cpu_tid);
 	corecap_u64map_release(&cp->wait_ns);
 	corecap_u64map_release(&cp->wait_n);
@@ -199,6 +202,12 @@ static void path_copy(struct cp_path *to, const struct cp_path *from)
 	       offsetof(struct cp_path, credit) + from->n_credit * sizeof(from->credit[0]));
 }
 
+/* charge()'s categories of a wait for a CPU that the annotations see
+ * otherwise (cp_path.runq_logging_ns, runq_in_log_ns): logging and
+ * runqueue, counted apart too. */
+#define CP_RUNQ_LOGGING (CP__COUNT + 1)
+#define CP_RUNQ_IN_LOG	(CP__COUNT + 2)
+
 /* Adds th's [from, to) to every op's walk from th, as cat credited to tid
  * (pending when cat is CP__COUNT: blocked, its category decided later). */
 static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_t from, uint64_t to,
@@ -210,10 +219,17 @@ static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_
 
 		if (to <= b)
 			continue;
-		if (cat == CP__COUNT)
+		if (cat == CP__COUNT) {
 			op->paths[th->index].pending_ns += to - b;
-		else
+		} else if (cat == CP_RUNQ_LOGGING) {
+			path_add(&op->paths[th->index], CAT_LOGGING, tid, to - b);
+			op->paths[th->index].runq_logging_ns += to - b;
+		} else if (cat == CP_RUNQ_IN_LOG) {
+			path_add(&op->paths[th->index], CP_RUNQUEUE, tid, to - b);
+			op->paths[th->index].runq_in_log_ns += to - b;
+		} else {
 			path_add(&op->paths[th->index], cat, tid, to - b);
+		}
 	}
 }
 
@@ -291,6 +307,7 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 	const struct cp_thread *holder;
 	uint32_t cat;
 	int32_t htid;
+	bool logger;
 
 	if (t <= th->since)
 		return;
@@ -314,14 +331,19 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 		/* Whoever held the CPU it waited for: logging if that was logging. */
 		htid = th->wait_cpu < cp->nr_cpus ? cp->cpu_tid[th->wait_cpu] : CP_NOBODY;
 		holder = find(cp, htid);
-		charge(cp, th, th->since, t,
-		       holder && holder->state == CPS_RUNNING && running_cat(holder) == CAT_LOGGING
-			       ? CAT_LOGGING
-			       : CP_RUNQUEUE,
-		       htid);
+		logger = holder && holder->state == CPS_RUNNING &&
+			 running_cat(holder) == CAT_LOGGING;
+		if (logger)
+			cat = th->log_depth ? CAT_LOGGING : CP_RUNQ_LOGGING;
+		else
+			cat = th->log_depth ? CP_RUNQ_IN_LOG : CP_RUNQUEUE;
+		charge(cp, th, th->since, t, cat, htid);
 		break;
 	case CPS_BLOCKED:
-		charge(cp, th, th->since, t, CP__COUNT, th->tid);
+		if (th->stopped)
+			charge(cp, th, th->since, t, running_cat(th), th->tid);
+		else
+			charge(cp, th, th->since, t, CP__COUNT, th->tid);
 		break;
 	}
 	th->since = t;
@@ -353,6 +375,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		if (th->state == CPS_RUNNABLE || th->state == CPS_BLOCKED)
 			cp->inconsistent++;
 		advance(cp, th, t);
+		th->off_ns = t;
 		if (s->prev_state_char == 'R' || th->woken_running) {
 			set_state(cp, th, CPS_RUNNABLE);
 			th->wait_cpu = cpu;
@@ -362,6 +385,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 				resolve_pending(cp, th, CAT_QUEUE);
 			set_state(cp, th, CPS_BLOCKED);
 			th->blocked_since = t;
+			th->stopped = s->prev_state_char == 't' || s->prev_state_char == 'T';
 		}
 		th->woken_running = false;
 	}
@@ -374,6 +398,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		advance(cp, th, t);
 		set_state(cp, th, CPS_RUNNING);
 		th->woken_running = false;
+		th->stopped = false;
 	}
 	return 0;
 }
@@ -423,6 +448,13 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	if (th->state == CPS_RUNNABLE)
 		return 0;
 	advance(cp, th, t);
+	if (th->stopped) {
+		/* Resumed by its tracer (the sampler): no wait, no edge. */
+		th->stopped = false;
+		set_state(cp, th, CPS_RUNNABLE);
+		th->wait_cpu = w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX;
+		return 0;
+	}
 	waker = irq ? NULL : find(cp, w->waker_tid);
 	if (waker == th)
 		waker = NULL;
@@ -512,10 +544,17 @@ static int feed_until(struct critical_path *cp, uint64_t t)
 {
 	int ret;
 
+	if (cp->pull)
+		return cp->pull(cp->pull_ctx, t);
 	while (cp->next_rec < cp->n_recs && cp->recs[cp->next_rec]->time_ns <= t)
 		if ((ret = corecap_critical_path_krec(cp, cp->recs[cp->next_rec++])))
 			return ret;
 	return 0;
+}
+
+int corecap_critical_path_feed(struct critical_path *cp, uint64_t t)
+{
+	return feed_until(cp, t);
 }
 
 int corecap_critical_path_finish(struct critical_path *cp)
@@ -523,10 +562,10 @@ int corecap_critical_path_finish(struct critical_path *cp)
 	return feed_until(cp, UINT64_MAX);
 }
 
-static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, size_t *at)
+static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, bool ext, size_t *at)
 {
 	for (size_t i = 0; i < cp->n_inflight; i++)
-		if (cp->inflight[i]->id == id) {
+		if (cp->inflight[i]->id == id && cp->inflight[i]->ext == ext) {
 			if (at)
 				*at = i;
 			return cp->inflight[i];
@@ -534,12 +573,12 @@ static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, size_t
 	return NULL;
 }
 
-static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
+static int on_begin(struct critical_path *cp, uint64_t id, bool ext, uint64_t ts)
 {
 	struct cp_op *op;
 
 	flush_runs(cp); /* the runs so far are the ops' in flight, not this one's */
-	op = find_op(cp, id, NULL);
+	op = find_op(cp, id, ext, NULL);
 
 	if (!op) {
 		if (cp->n_inflight == cp->cap_inflight) {
@@ -571,6 +610,7 @@ static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 	for (size_t i = 0; op->paths && i < cp->len; i++)
 		memset(&op->paths[i], 0, offsetof(struct cp_path, credit));
 	op->id = id;
+	op->ext = ext;
 	op->begin_ns = ts;
 	/*
 	 * An op begun in the past (a detected op whose request was read before
@@ -642,7 +682,7 @@ int corecap_critical_path_event(struct critical_path *cp, const struct model_eve
 		set_comm(th, ev->comm, sizeof(th->comm) - 1);
 	switch (ev->kind) {
 	case MEV_OP_BEGIN:
-		return on_begin(cp, ev->op.id, ev->ts_ns);
+		return on_begin(cp, ev->op.id, false, ev->ts_ns);
 	case MEV_LOG_ENTER:
 	case MEV_LOG_EXIT:
 		/* Its CPU's waiters were waiting behind its former category. */
@@ -669,28 +709,32 @@ int corecap_critical_path_event(struct critical_path *cp, const struct model_eve
 	}
 }
 
-static struct cp_type *type_at(struct critical_path *cp, uint32_t type)
+/* The annotated ops' types, or the ext ops' slots. */
+static struct cp_type *type_at(struct critical_path *cp, bool ext, uint32_t type)
 {
-	if (type >= cp->n_types) {
+	struct cp_type **types = ext ? &cp->ext_types : &cp->types;
+	size_t *n_types = ext ? &cp->n_ext_types : &cp->n_types;
+
+	if (type >= *n_types) {
 		size_t n = (size_t)type + 1;
-		struct cp_type *v = realloc(cp->types, n * sizeof(*v));
+		struct cp_type *v = realloc(*types, n * sizeof(*v));
 
 		if (!v)
 			return NULL;
-		for (size_t i = cp->n_types; i < n; i++) {
+		for (size_t i = *n_types; i < n; i++) {
 			v[i] = (struct cp_type){0};
 			corecap_u64map_init(&v[i].credit);
 		}
-		cp->types = v;
-		cp->n_types = n;
+		*types = v;
+		*n_types = n;
 	}
-	return &cp->types[type];
+	return &(*types)[type];
 }
 
-static int add_to_type(struct critical_path *cp, uint32_t type, const struct cp_path *p,
+static int add_to_type(struct critical_path *cp, bool ext, uint32_t type, const struct cp_path *p,
 		       uint64_t latency)
 {
-	struct cp_type *t = type_at(cp, type);
+	struct cp_type *t = type_at(cp, ext, type);
 
 	if (!t)
 		return -ENOMEM;
@@ -699,6 +743,8 @@ static int add_to_type(struct critical_path *cp, uint32_t type, const struct cp_
 	for (int c = 0; c < CP__COUNT; c++)
 		t->ns[c] += p->ns[c];
 	t->uncredited_ns += p->uncredited_ns;
+	t->runq_logging_ns += p->runq_logging_ns;
+	t->runq_in_log_ns += p->runq_in_log_ns;
 	for (uint32_t i = 0; i < p->n_credit; i++) {
 		uint64_t *v = corecap_u64map_upsert(
 			&t->credit, CP_CREDIT_KEY(p->credit[i].tid, p->credit[i].cat), NULL);
@@ -710,11 +756,11 @@ static int add_to_type(struct critical_path *cp, uint32_t type, const struct cp_
 	return 0;
 }
 
-int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t type, int32_t tid,
-				 uint64_t end_ns, bool exclude)
+static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type, int32_t tid,
+		  uint64_t end_ns, bool exclude)
 {
 	size_t at;
-	struct cp_op *op = find_op(cp, id, &at);
+	struct cp_op *op = find_op(cp, id, ext, &at);
 	struct cp_thread *th;
 	struct cp_path *p;
 	uint64_t sum = 0, lat, err;
@@ -722,8 +768,12 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 
 	if (!op)
 		return 0;
-	if ((th = find(cp, tid)))
-		flush_run(cp, th); /* its running time so far is this op's too */
+	if ((th = find(cp, tid))) {
+		/* Its time so far is this op's too (an ext op's end comes between
+		 * events: the thread is charged up to it here). */
+		advance(cp, th, end_ns);
+		flush_run(cp, th);
+	}
 	cp->inflight[at] = cp->inflight[--cp->n_inflight];
 	if (!exclude && end_ns >= op->begin_ns) {
 		th = find(cp, tid);
@@ -747,7 +797,7 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 					cp->max_err_ns = err;
 			}
 			cp->ops_ended++;
-			ret = add_to_type(cp, type, p, lat);
+			ret = add_to_type(cp, ext, type, p, lat);
 		}
 	}
 	/* Kept for a later op (spare has room for every op ever in flight). */
@@ -755,9 +805,66 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 	return ret;
 }
 
+int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t type, int32_t tid,
+				 uint64_t end_ns, bool exclude)
+{
+	return end_op(cp, id, false, type, tid, end_ns, exclude);
+}
+
+int corecap_critical_path_ext_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
+{
+	int ret = feed_until(cp, ts);
+
+	return ret ? ret : on_begin(cp, id, true, ts);
+}
+
+int corecap_critical_path_ext_end(struct critical_path *cp, uint64_t id, uint32_t slot, int32_t tid,
+				  uint64_t end_ns)
+{
+	int ret = feed_until(cp, end_ns);
+
+	return ret ? ret : end_op(cp, id, true, slot, tid, end_ns, false);
+}
+
+int32_t corecap_critical_path_pick(const struct critical_path *cp, uint64_t t, uint64_t max_ago_ns,
+				   int (*rank)(void *ctx, const char *comm), void *ctx)
+{
+	const struct cp_thread *best = NULL, *late = NULL;
+	int best_rank = 0, late_rank = 0, r;
+
+	for (uint32_t c = 0; c < cp->nr_cpus; c++) {
+		const struct cp_thread *th = find(cp, cp->cpu_tid[c]);
+
+		if (th && th->state == CPS_RUNNING && (r = rank(ctx, th->comm)) > best_rank) {
+			best = th;
+			best_rank = r;
+		}
+	}
+	for (size_t i = 0; !best && i < cp->len; i++) {
+		const struct cp_thread *th = cp->all[i];
+
+		if (!th->off_ns || th->off_ns > t || t - th->off_ns > max_ago_ns ||
+		    (r = rank(ctx, th->comm)) <= 0)
+			continue;
+		if (!late || r > late_rank || (r == late_rank && th->off_ns > late->off_ns)) {
+			late = th;
+			late_rank = r;
+		}
+	}
+	if (!best)
+		best = late;
+	return best ? best->tid : 0;
+}
+
 const struct cp_type *corecap_critical_path_type(const struct critical_path *cp, uint32_t type)
 {
 	return cp && type < cp->n_types && cp->types[type].count ? &cp->types[type] : NULL;
+}
+
+const struct cp_type *corecap_critical_path_ext_type(const struct critical_path *cp, uint32_t slot)
+{
+	return cp && slot < cp->n_ext_types && cp->ext_types[slot].count ? &cp->ext_types[slot]
+									 : NULL;
 }
 
 static int top_cmp(const void *a, const void *b)

@@ -60,6 +60,10 @@ struct cp_path {
 	uint64_t ns[CP__COUNT];
 	uint64_t pending_ns; /* blocked, its category not known yet */
 	uint64_t uncredited_ns;
+	/* What the annotations see otherwise: of ns[CAT_LOGGING], waits for a
+	 * CPU a logging thread held outside a log call of the waiter's (its
+	 * cpu there); of ns[CP_RUNQUEUE], waits inside one (its logging). */
+	uint64_t runq_logging_ns, runq_in_log_ns;
 	uint32_t n_credit;
 	uint32_t last_credit;		     /* the credit added to last: the likeliest next */
 	struct cp_credit credit[CP_CREDITS]; /* last: copies stop at n_credit */
@@ -84,6 +88,9 @@ struct cp_thread {
 	/* Its running time [run_from, run_to) as run_cat, not yet added to
 	 * the ops' paths: added once when the run ends or a path is read. */
 	uint32_t runnable_at; /* 1 + its place in critical_path.runnable, 0 if not runnable */
+	uint64_t off_ns;      /* its last switch-out (corecap_critical_path_pick) */
+	bool stopped;	      /* blocked in a ptrace or job-control stop ('t', 'T'): the
+			       * sampler's; its time is what it was doing, as running */
 	bool run_open;
 	uint32_t run_cat;
 	uint64_t run_from, run_to;
@@ -91,6 +98,7 @@ struct cp_thread {
 
 struct cp_op {
 	uint64_t id, begin_ns;
+	bool ext;	       /* begun by corecap_critical_path_ext_begin: its own ids and types */
 	struct cp_path *paths; /* by thread index; capacity critical_path.path_cap */
 };
 
@@ -99,7 +107,8 @@ struct cp_type {
 	uint64_t count, latency_ns;
 	uint64_t ns[CP__COUNT];
 	uint64_t uncredited_ns;
-	struct u64map credit; /* CP_CREDIT_KEY(tid, cat) -> ns */
+	uint64_t runq_logging_ns, runq_in_log_ns; /* the paths' (cp_path) */
+	struct u64map credit;			  /* CP_CREDIT_KEY(tid, cat) -> ns */
 };
 #define CP_CREDIT_KEY(tid, cat) (((uint64_t)(uint32_t)(tid) << 8) | (uint8_t)(cat))
 #define CP_CREDIT_TID(key)	((int32_t)(uint32_t)((key) >> 8))
@@ -132,9 +141,12 @@ struct critical_path {
 	int32_t pid; /* the daemon's trace events only; -1: any */
 	bool (*site_is_logging)(void *ctx, uint64_t site);
 	void *classify_ctx;
-	/* Kernel records, sorted by time, fed before each trace event. */
+	/* Kernel records, sorted by time, fed before each trace event: from
+	 * recs, or through pull (records up to t into krec) when it is set. */
 	const struct corecap_krec *const *recs;
 	size_t n_recs, next_rec;
+	int (*pull)(void *ctx, uint64_t t);
+	void *pull_ctx;
 	struct u64map by_tid; /* tid -> index in all */
 	struct cp_thread **all;
 	size_t len, path_cap;
@@ -148,6 +160,8 @@ struct critical_path {
 	size_t n_spare;
 	struct cp_type *types; /* by op_table type index */
 	size_t n_types;
+	struct cp_type *ext_types; /* the ext ops', by the caller's slot */
+	size_t n_ext_types;
 	/* The wait-for graph: (sleeper index, waker index, kind) -> ns, wakes. */
 	struct u64map wait_ns, wait_n;
 	uint64_t ws, we;    /* the window the waits are clipped to (we 0: none) */
@@ -175,6 +189,26 @@ int corecap_critical_path_event(struct critical_path *cp, const struct model_eve
  */
 int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t type, int32_t tid,
 				 uint64_t end_ns, bool exclude);
+/*
+ * Ops that no trace event begins or ends (Ceph's OpTracker ops,
+ * build/ceph_critical.h): their own ids, and their figures by the caller's
+ * slot (corecap_critical_path_ext_type). Each feeds the records up to its
+ * time first, so it may come between two trace events, in time order.
+ */
+int corecap_critical_path_ext_begin(struct critical_path *cp, uint64_t id, uint64_t ts);
+int corecap_critical_path_ext_end(struct critical_path *cp, uint64_t id, uint32_t slot, int32_t tid,
+				  uint64_t end_ns);
+const struct cp_type *corecap_critical_path_ext_type(const struct critical_path *cp, uint32_t slot);
+/* Feeds the records up to time t. */
+int corecap_critical_path_feed(struct critical_path *cp, uint64_t t);
+/*
+ * The daemon's thread that rank (> 0: accepted, higher: preferred) puts
+ * first among those on a CPU at time t (fed up to t); if
+ * none is, among those that left a CPU in the max_ago_ns before t, the
+ * latest of the best rank. 0 if none.
+ */
+int32_t corecap_critical_path_pick(const struct critical_path *cp, uint64_t t, uint64_t max_ago_ns,
+				   int (*rank)(void *ctx, const char *comm), void *ctx);
 /* Feeds the records left after the trace's last event. */
 int corecap_critical_path_finish(struct critical_path *cp);
 /* A type's figures, or NULL if none of its ops had a path (or cp is NULL). */

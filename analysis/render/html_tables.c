@@ -134,6 +134,39 @@ static void phases_table(const struct report *r, size_t i, FILE *out)
 	fprintf(out, "</table>\n");
 }
 
+/* A type's critical path and its phases' (model/ceph_critical.h), us per op. */
+static void ceph_critical_table(const struct report *r, size_t i, FILE *out)
+{
+	const struct ceph_critical *cc = r->ceph_critical;
+	const struct cp_type *t = corecap_ceph_critical_type(cc, i, 0);
+	const struct ceph_op_type *ty = &r->ceph->types[i];
+
+	if (!t)
+		return;
+	fprintf(out, "<h3>Critical path of ");
+	esc(out, ty->name);
+	fprintf(out,
+		" (%llu ops, arrival to reply %.1f us; kernel records)</h3>\n<table "
+		"class=\"sortable\">\n<tr><th>phase</th>",
+		(unsigned long long)t->count, t->latency_ns / (double)t->count / 1e3);
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		fprintf(out, "<th>%s us/op</th>", corecap_cp_cat_name(c));
+	fprintf(out, "</tr>\n");
+	for (size_t k = 0; k <= ty->n_phases; k++) {
+		const struct cp_type *pt = corecap_ceph_critical_type(cc, i, k);
+
+		if (!pt)
+			continue;
+		fprintf(out, "<tr><td>");
+		esc(out, k ? ty->phases[k - 1].name : "(whole op)");
+		fprintf(out, "</td>");
+		for (uint32_t c = 0; c < CP__COUNT; c++)
+			fprintf(out, "<td>%.1f</td>", pt->ns[c] / (double)t->count / 1e3);
+		fprintf(out, "</tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
 static void perf_table(const struct ceph_files *c, FILE *out)
 {
 	size_t shown = 0;
@@ -164,8 +197,11 @@ void corecap_html_ceph_tables(const struct report *r, FILE *out)
 		return;
 	if (c->has_optracker) {
 		types_table(r, out);
-		for (size_t i = 0; i < c->n_types; i++)
+		for (size_t i = 0; i < c->n_types; i++) {
 			phases_table(r, i, out);
+			if (r->ceph_critical)
+				ceph_critical_table(r, i, out);
+		}
 	}
 	if (c->has_perf)
 		perf_table(c, out);

@@ -417,37 +417,54 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 	return o;
 }
 
+/* A critical path's categories (model/critical_path.h), us per op of `ops`. */
+static json_object *cp_cats_obj(const struct cp_type *t, uint64_t ops)
+{
+	json_object *bd = json_object_new_object();
+
+	for (uint32_t c = 0; c < CP__COUNT; c++)
+		put(bd, corecap_cp_cat_name(c), jnum((double)t->ns[c] / (double)ops / 1e3, 3));
+	return bd;
+}
+
+/* Its top 5 (thread, category) pairs, us per op of `ops`. */
+static json_object *cp_top_arr(const struct critical_path *cp, const struct cp_type *t,
+			       uint64_t ops)
+{
+	json_object *top = json_object_new_array();
+	struct cp_top v[5];
+	size_t n = corecap_critical_path_top(t, v, 5);
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_new_object();
+
+		put(e, "tid", json_object_new_int(v[i].tid));
+		put(e, "thread", jstr(corecap_critical_path_thread_name(cp, v[i].tid)));
+		put(e, "category", jstr(corecap_cp_cat_name(v[i].cat)));
+		put(e, "us_per_op", jnum((double)v[i].ns / (double)ops / 1e3, 3));
+		json_object_array_add(top, e);
+	}
+	return top;
+}
+
 /* One op type's critical path (model/critical_path.h): its categories per
  * op and its top (thread, category) pairs; null without kernel records. */
 static void put_critical_path(const struct report *r, json_object *to, uint32_t type)
 {
 	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
-	json_object *bd, *top;
-	struct cp_top v[5];
-	size_t n;
 
 	if (!t) {
 		put(to, "critical_path_us", NULL);
 		put(to, "critical_path_top", NULL);
 		return;
 	}
-	bd = json_object_new_object();
-	for (uint32_t c = 0; c < CP__COUNT; c++)
-		put(bd, corecap_cp_cat_name(c), jnum((double)t->ns[c] / (double)t->count / 1e3, 3));
-	put(to, "critical_path_us", bd);
-	top = json_object_new_array();
-	n = corecap_critical_path_top(t, v, 5);
-	for (size_t i = 0; i < n; i++) {
-		json_object *e = json_object_new_object();
-
-		put(e, "tid", json_object_new_int(v[i].tid));
-		put(e, "thread",
-		    jstr(corecap_critical_path_thread_name(r->critical_path, v[i].tid)));
-		put(e, "category", jstr(corecap_cp_cat_name(v[i].cat)));
-		put(e, "us_per_op", jnum((double)v[i].ns / (double)t->count / 1e3, 3));
-		json_object_array_add(top, e);
-	}
-	put(to, "critical_path_top", top);
+	put(to, "critical_path_us", cp_cats_obj(t, t->count));
+	/* Where the annotations see the path's waits for a CPU otherwise. */
+	put(to, "critical_path_runqueue_logging_us",
+	    jnum((double)t->runq_logging_ns / (double)t->count / 1e3, 3));
+	put(to, "critical_path_runqueue_in_log_us",
+	    jnum((double)t->runq_in_log_ns / (double)t->count / 1e3, 3));
+	put(to, "critical_path_top", cp_top_arr(r->critical_path, t, t->count));
 }
 
 /* The wait-for graph between pools (model/critical_path.h); null without
@@ -832,9 +849,55 @@ static json_object *sampled_obj(const struct ceph_sampled *s)
 	return o;
 }
 
+/*
+ * An OpTracker type's critical path (model/ceph_critical.h): its ops with
+ * a path, their mean latency, categories and top pairs per op, and per
+ * phase the same per op of the type (a phase's ops: those that had it, with
+ * a path); null without kernel records or none of its ops in the window.
+ */
+static json_object *ceph_critical_obj(const struct ceph_critical *cc, size_t ti)
+{
+	const struct cp_type *t = corecap_ceph_critical_type(cc, ti, 0);
+	json_object *o, *phases;
+
+	if (!t)
+		return NULL;
+	o = json_object_new_object();
+	phases = json_object_new_array();
+	put(o, "ops", ju64(t->count));
+	put(o, "lat_avg_us", jnum((double)t->latency_ns / (double)t->count / 1e3, 3));
+	put(o, "us", cp_cats_obj(t, t->count));
+	put(o, "top", cp_top_arr(cc->cp, t, t->count));
+	for (size_t k = 0; k < cc->ceph->types[ti].n_phases; k++) {
+		const struct cp_type *pt = corecap_ceph_critical_type(cc, ti, k + 1);
+		json_object *p = json_object_new_object();
+
+		put(p, "name", jstr(cc->ceph->types[ti].phases[k].name));
+		put(p, "ops", ju64(pt ? pt->count : 0));
+		put(p, "us", pt ? cp_cats_obj(pt, t->count) : NULL);
+		json_object_array_add(phases, p);
+	}
+	put(o, "phases", phases);
+	return o;
+}
+
+/* The OpTracker ops' critical paths: how many had one, how many not. */
+static json_object *ceph_critical_summary(const struct ceph_critical *cc)
+{
+	json_object *o = json_object_new_object();
+
+	put(o, "ops_in_window", ju64(cc->ops));
+	put(o, "ops_outside_window", ju64(cc->ops_out));
+	put(o, "ends_without_thread", ju64(cc->unpicked));
+	put(o, "logging_from_samples", json_object_new_boolean(cc->log_share));
+	put(o, "logging_from_samples_us",
+	    cc->ops ? jnum((double)cc->log_share_ns / (double)cc->ops / 1e3, 3) : NULL);
+	return o;
+}
+
 /* RUN/ceph/: the OSD's OpTracker history and perf counters (times in us). */
 static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampled *s,
-			     const char *s_why_not)
+			     const char *s_why_not, const struct ceph_critical *cc)
 {
 	json_object *o = json_object_new_object(), *ot = NULL, *perf = NULL;
 
@@ -875,10 +938,12 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 			put(to, "phases", ph);
 			if (s && s->types[i].ops)
 				put(to, "categories", sampled_type_obj(t, &s->types[i]));
+			put(to, "critical_path", ceph_critical_obj(cc, i));
 			json_object_array_add(types, to);
 		}
 		put(ot, "types", types);
 		put(ot, "sampled", s ? sampled_obj(s) : NULL);
+		put(ot, "critical_path", cc ? ceph_critical_summary(cc) : NULL);
 		if (!s && s_why_not)
 			put(ot, "sampled_unavailable", jstr(s_why_not));
 	}
@@ -931,7 +996,8 @@ json_object *corecap_render_json_object(const struct report *r, int *ret)
 	put(root, "threads", threads_arr(r));
 	put(root, "io_classes", io_classes_arr(r));
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
-		put(root, "ceph", ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not));
+		put(root, "ceph",
+		    ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not, r->ceph_critical));
 	put(root, "quality", quality_obj(r));
 	corecap_ceph_disk_json_put(r, root);
 	return root;

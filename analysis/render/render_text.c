@@ -435,22 +435,21 @@ out:
 	free(labels);
 }
 
-/* An op type's critical path beside its breakdown (model/critical_path.h). */
-static void critical_path_lines(const struct report *r, uint32_t type, FILE *out)
+/* " cpu X logging Y ... runqueue Z" of a critical path, us per op of `ops`. */
+static void cp_cats(const struct cp_type *t, uint64_t ops, FILE *out)
 {
-	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
-	struct cp_top v[5];
-	size_t n;
-
-	if (!t)
-		return;
-	fprintf(out, "             critical path:");
 	for (uint32_t c = 0; c < CP__COUNT; c++)
-		fprintf(out, " %s %.1f", corecap_cp_cat_name(c), t->ns[c] / (double)t->count / 1e3);
-	fprintf(out, "\n");
-	n = corecap_critical_path_top(t, v, 5);
+		fprintf(out, " %s %.1f", corecap_cp_cat_name(c), t->ns[c] / (double)ops / 1e3);
+}
+
+/* Its top (thread, category) pairs on one line. */
+static void cp_top_line(const struct critical_path *cp, const struct cp_type *t, FILE *out)
+{
+	struct cp_top v[5];
+	size_t n = corecap_critical_path_top(t, v, 5);
+
 	for (size_t i = 0; i < n; i++) {
-		const char *name = corecap_critical_path_thread_name(r->critical_path, v[i].tid);
+		const char *name = corecap_critical_path_thread_name(cp, v[i].tid);
 
 		fprintf(out, "%s%s %d %s %.1f", i ? ", " : "             on the path (us/op): ",
 			name		? name
@@ -461,6 +460,43 @@ static void critical_path_lines(const struct report *r, uint32_t type, FILE *out
 	}
 	if (n)
 		fprintf(out, "\n");
+}
+
+/* An op type's critical path beside its breakdown (model/critical_path.h). */
+static void critical_path_lines(const struct report *r, uint32_t type, FILE *out)
+{
+	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
+
+	if (!t)
+		return;
+	fprintf(out, "             critical path:");
+	cp_cats(t, t->count, out);
+	fprintf(out, "\n");
+	cp_top_line(r->critical_path, t, out);
+}
+
+/* An OpTracker type's critical path, then per phase (model/ceph_critical.h). */
+static void ceph_critical_lines(const struct ceph_critical *cc, size_t ti, FILE *out)
+{
+	const struct cp_type *t = corecap_ceph_critical_type(cc, ti, 0);
+	const struct ceph_op_type *ty = &cc->ceph->types[ti];
+
+	if (!t)
+		return;
+	fprintf(out, "             critical path of %llu ops (arrival to reply, %.1f):",
+		(unsigned long long)t->count, t->latency_ns / (double)t->count / 1e3);
+	cp_cats(t, t->count, out);
+	fprintf(out, "\n");
+	cp_top_line(cc->cp, t, out);
+	for (size_t k = 0; k < ty->n_phases; k++) {
+		const struct cp_type *pt = corecap_ceph_critical_type(cc, ti, k + 1);
+
+		if (!pt)
+			continue;
+		fprintf(out, "               in %s:", ty->phases[k].name);
+		cp_cats(pt, t->count, out);
+		fprintf(out, "\n");
+	}
 }
 
 /* The wait-for graph between pools, heaviest edges first (at most 10). */
@@ -655,6 +691,8 @@ static void ceph(const struct report *r, FILE *out)
 			fprintf(out, "\n");
 			if (r->ceph_sampled && r->ceph_sampled->types[i].ops)
 				sampled_type(t, &r->ceph_sampled->types[i], out);
+			if (r->ceph_critical)
+				ceph_critical_lines(r->ceph_critical, i, out);
 		}
 	}
 	if (c->has_perf) {

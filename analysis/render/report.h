@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "../model/ceiling.h"
+#include "../model/ceph_critical.h"
 #include "../model/ceph_sampled.h"
 #include "../model/critical_path.h"
 #include "../model/kernel_states.h"
@@ -86,6 +87,8 @@ struct report {
 	const struct net_ops *net_ops;
 	/* The ops' critical paths (trace and kernel records); NULL without both. */
 	const struct critical_path *critical_path;
+	/* The OpTracker ops' critical paths in it; NULL without a Ceph history. */
+	const struct ceph_critical *ceph_critical;
 };
 
 /* Both return 0, or -EIO when writing failed. */

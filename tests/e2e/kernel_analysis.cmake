@@ -15,12 +15,16 @@ corecap_e2e_test(kernel_report_ceph kernel_report_ceph.sh TIMEOUT 300 LABELS "ke
 # path (about 40 s: three refosd runs of 3 s and their reports).
 corecap_e2e_test(kernel_critical_path kernel_critical_path.sh TIMEOUT 240 LABELS "kernel;analysis")
 set_tests_properties(e2e.kernel_critical_path PROPERTIES RUN_SERIAL TRUE)
-# At --debug 20 the path's logging and the annotations' differ by more than
-# 10% of the latency in 2 of 3 attempts on a quiet CI machine (preempted
-# time inside log calls is runqueue on the path, logging in the
-# annotations): the known answer of issue #13 is not met reliably yet, so
-# the test is `unmet`, out of scripts/check's default run.
-set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS "measured;unmet")
+# At --debug 20 the path's logging and the annotations' differed by more
+# than 10% of the latency in 2 of 3 attempts on a quiet CI machine:
+# preempted time inside a log call is runqueue on the path, logging for the
+# annotations (and a wait behind the log thread the other way round). The
+# test now compares them in the annotations' view (the path's
+# critical_path_runqueue_in_log_us and _logging_us moved): logging gaps of
+# 4.8, 2.5 and 0.4 us on 127, 105 and 92 us latencies (bound 10%; 5.0,
+# 5.2 and 8.4 us uncorrected) in 3 of 3 runs on a loaded machine.
+# Measured: three attempts.
+set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS "measured")
 # Kernel thread states in `export --chrome`: slices equal to the report's
 # states, imported by @tracerbench/trace-model (15 s quiet, 60 s on a loaded machine; node).
 corecap_e2e_test(kernel_chrome kernel_chrome.sh TIMEOUT 120 LABELS "kernel;analysis;flame")

@@ -191,6 +191,9 @@ START_TEST(runnable_is_credited_to_the_cpu_holder)
 	expect(t, 20 + 30, 10, 0, 0, 60);
 	ck_assert_uint_eq(credit(t, HOG, CP_RUNQUEUE), 60);
 	ck_assert_uint_eq(credit(t, L, CAT_LOGGING), 10);
+	/* Of its logging, the wait behind L outside a log call of A's. */
+	ck_assert_uint_eq(t->runq_logging_ns, 10);
+	ck_assert_uint_eq(t->runq_in_log_ns, 0);
 	struct cp_top top[5];
 	ck_assert_uint_eq(corecap_critical_path_top(t, top, 5), 3);
 	ck_assert_int_eq(top[0].tid, HOG);

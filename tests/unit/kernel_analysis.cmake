@@ -2,7 +2,7 @@
 # models over it (analysis/read/kernel_reader.c, model/kernel_states.c,
 # model/futex_locks.c, model/critical_path.c), over records built by hand
 # (kernel_records.h).
-foreach(_m kernel_reader kernel_states futex_locks critical_path)
+foreach(_m kernel_reader kernel_states futex_locks critical_path ceph_critical)
 	corecap_check_test(check_analysis_${_m}
 		SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_${_m}.c
 		LIBS corecap-analysis corecap-common m)

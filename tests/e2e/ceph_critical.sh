@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# The critical path of a real ceph-osd's OpTracker ops (issue #13,
+# docs/methodology.md, "The critical path of an OpTracker op"). One
+# ceph-osd runs under the shim; its debug levels are switched through the
+# admin socket between alternating rounds of `rados bench write -b 1 -t 1`
+# recorded with kernel events: the 16.2 defaults (debug_osd 1/5, debug_ms
+# 0/0) and verbose (20/20, 1/1). Known answers:
+#  - every op's critical path sums to its latency (arrival to reply), and
+#    so does every phase's; the phases' paths add up to the op's;
+#  - the critical path's `logging` explains 0.8-1.2 of the latency verbose
+#    logging adds, on the means over the rounds;
+#  - `queue` (no thread of the daemon had the op) is at most 15% of the
+#    verbose latency.
+set -uo pipefail
+. "$CORECAP_SRC/tests/e2e/lib.sh"
+. "$CORECAP_SRC/tests/e2e/ceph_lib.sh"
+ceph_need_tools
+need_sessiond
+work=$(mktemp -d /tmp/ceph-critical.XXXXXX)
+chmod 755 "$work"
+WORK=$work
+
+ROUNDS=${CORECAP_CEPH_ROUNDS:-3}
+BENCH_S=${CORECAP_CEPH_BENCH_S:-2}
+# Wall-clock samples of the op-path threads: their share of logging code
+# splits the paths' cpu (Ceph formats its log entries in the caller).
+HZ=${CORECAP_CEPH_WALL_HZ:-500}
+OP_THREADS='msgr-worker-*,tp_osd_tp,fn_anonymous,finisher'
+cleanup() {
+	"$mc" stop "$work/osd" >/dev/null 2>&1 || true
+	[ -n "${CORECAP_CEPH_KEEP:-}" ] && { echo "kept $work"; return; }
+	rm -rf "$work"
+}
+trap cleanup EXIT
+. "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
+
+base=$(ceph_free_base 48389) || skip "no free port range found for the cluster"
+ceph_start osd "$base" --osd-wrapper "$CORECAP run --"
+pid=$(cat "$work/osd/osd.0.pid")
+asok="$work/osd/run/ceph-osd.0.asok"
+need_kernel_record "$pid"
+
+set_debug() { # osd-level ms-level
+	ceph --admin-daemon "$asok" config set debug_osd "$1" >/dev/null &&
+		ceph --admin-daemon "$asok" config set debug_ms "$2" >/dev/null
+}
+
+# round NAME: one recorded rados bench on a fresh pool; prints
+# "lat_us logging_us queue_us ops max_phase_err_us conserved".
+round() {
+	local name=$1 run="$work/$1" rc=0
+	"$mc" mkpool "$work/osd" "$name" >>"$work/pools.log" 2>&1 || { echo "FAIL: mkpool $name" >&2; return 1; }
+	(
+		eval "$("$mc" env "$work/osd")"
+		"$CORECAP" record -q -p "$pid" --kernel --wallclock="$HZ" --wallclock-threads "$OP_THREADS" \
+			-o "$run" -- \
+			rados -p "$name" bench "$BENCH_S" write -b 1 -t 1 --no-cleanup
+	) >"$run.out" 2>"$run.err" || rc=$?
+	"$mc" rmpool "$work/osd" "$name" >>"$work/pools.log" 2>&1 || echo "warning: rmpool $name failed" >&2
+	[ "$rc" -eq 0 ] || { echo "FAIL: corecap record ($name) exited $rc" >&2; tail -n 5 "$run.err" >&2; return 1; }
+	"$CORECAP" report "$run" --json >"$run.json" 2>"$run.report.err" ||
+		{ echo "FAIL: corecap report $name" >&2; cat "$run.report.err" >&2; return 1; }
+	python3 - "$run.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+ot = r["ceph"]["optracker"]
+w = [t for t in ot["types"] if t["type"] == "write"][0]
+cp = w["critical_path"]
+us = cp["us"]
+# The phases' paths, per op of the type, add up to the op's (each phase
+# is a walk of its own; an op whose phase found no thread to end on
+# leaves a gap, so the sum is at most the op's).
+ph = sum(sum(p["us"].values()) for p in cp["phases"] if p["us"])
+cons = r["ops"]["critical_path_conservation"]
+print(cp["lat_avg_us"], us["logging"], us["queue"], cp["ops"],
+      round(cp["lat_avg_us"] - ph, 3), cons["violations"] == 0 and cons["checked"] > 0,
+      ot["critical_path"]["ends_without_thread"],
+      " ".join("%s=%s" % (k, v) for k, v in us.items() if v))
+PY
+}
+
+declare -A lat log que
+n_ok=0
+for r in $(seq 1 "$ROUNDS"); do
+	for cfg in default verbose; do
+		if [ "$cfg" = default ]; then set_debug 1/5 0/0; else set_debug 20/20 1/1; fi
+		line=$(round "$cfg$r") || { expect_true "round $cfg$r recorded and reported" false; continue; }
+		read -r l lg q n gap cons unpicked cats <<<"$line"
+		echo "round $r $cfg: write latency $l us over $n ops; critical path: $cats (ends without a thread: $unpicked)"
+		expect_eq "round $r $cfg: every op's and phase's path sums to its latency" True "$cons"
+		expect_true "round $r $cfg: at least 100 write ops have a path ($n)" \
+			awk -v n="$n" 'BEGIN { exit !(n >= 100) }'
+		expect_true "round $r $cfg: the phases cover the op's path (gap $gap us of $l)" \
+			awk -v g="$gap" -v l="$l" 'BEGIN { exit !(g >= -0.01 && g <= 0.02 * l) }'
+		lat[$cfg]="${lat[$cfg]:-} $l"
+		log[$cfg]="${log[$cfg]:-} $lg"
+		que[$cfg]="${que[$cfg]:-} $q"
+		n_ok=$((n_ok + 1))
+	done
+done
+set_debug 1/5 0/0
+[ "$n_ok" -eq $((2 * ROUNDS)) ] || { finish; exit 1; }
+mean() { printf '%s\n' $1 | awk '{ s += $1; n++ } END { printf "%.1f", s / n }'; }
+ld=$(mean "${lat[default]}") lv=$(mean "${lat[verbose]}")
+gd=$(mean "${log[default]}") gv=$(mean "${log[verbose]}")
+qv=$(mean "${que[verbose]}")
+added=$(awk -v a="$lv" -v b="$ld" 'BEGIN { printf "%.1f", a - b }')
+explained=$(awk -v a="$gv" -v b="$gd" 'BEGIN { printf "%.1f", a - b }')
+share=$(awk -v e="$explained" -v a="$added" 'BEGIN { printf "%.2f", (a > 0 ? e / a : 0) }')
+echo "means over $ROUNDS rounds: latency default $ld us, verbose $lv us (+$added us); critical-path logging default $gd us, verbose $gv us (+$explained us): it explains $share; verbose queue $qv us"
+expect_true "verbose logging adds latency ($ld -> $lv us)" awk -v a="$added" 'BEGIN { exit !(a > 20) }'
+expect_true "the critical path's logging explains 0.8-1.2 of the added latency ($share)" \
+	awk -v s="$share" 'BEGIN { exit !(s >= 0.8 && s <= 1.2) }'
+expect_true "queue is at most 15% of the verbose latency ($qv of $lv us)" \
+	awk -v q="$qv" -v l="$lv" 'BEGIN { exit !(q <= 0.15 * l) }'
+"$CORECAP" report "$work/verbose1" 2>/dev/null | sed -n '/^ceph ops/,/^$/p'
+finish
