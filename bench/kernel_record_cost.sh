@@ -9,7 +9,9 @@
 #   count   perf stat -a counts the collector's four tracepoints with the
 #           collector's tid filters (hits and filters, no sample written);
 #   on      corecap record --kernel --no-trace (what the collector does).
-# Over each span (its edges trimmed) it takes the workload's CPU time per
+# Over each span (its edges trimmed by 0.2 s; the span is the record's
+# window for `on`, since a recorder's start-up and teardown would count
+# as recorded) it takes the workload's CPU time per
 # iteration; the medians give ns per record = (on - off) / (records per
 # iteration), split into the counting part (count - off) and the samples'
 # (on - count). The records per iteration come from the run's manifest.
@@ -96,7 +98,8 @@ for mode in $modes; do
 					-e syscalls:sys_exit_futex --filter "$(tid_or common_pid)" \
 					-- sleep "$secs" >/dev/null 2>"$work/stat.err" ||
 					{ echo "kernel_record_cost: perf stat failed: $(tail -n 1 "$work/stat.err")" >&2; exit 1; }
-				echo "count $((a + 300000000)) $(mono) 0" >>"$work/spans"
+				# perf stat counts from after its start-up (trimmed: 0.5 s more)
+				echo "count $((a + 500000000)) $(mono) 0" >>"$work/spans"
 				;;
 			on)
 				rm -rf "$work/run"
