@@ -167,6 +167,13 @@ if ratios:
     k = max(0, int(math.floor((m - 1.96 * math.sqrt(m)) / 2)))
     print("ratio on/off (median of %d pairs): %.3f, 95%% interval %.3f-%.3f%s (target >= 0.98)" %
           (m, med(ratios), ratios[k], ratios[m - 1 - k], "" if k > 0 else " (too few pairs: the range)"))
+# An "on" run that lost records wrote fewer samples, so it cost less: the
+# ratio again over the pairs whose "on" run lost nothing.
+whole = sorted(float(on[i][1]) / float(off[i][1]) for i in range(n)
+               if float(off[i][1]) > 0 and int(on[i][5]) == 0)
+if whole and len(whole) < len(ratios):
+    print("ratio on/off over the %d pairs whose 'on' run lost nothing: median %.3f (range %.3f-%.3f)" %
+          (len(whole), med(whole), whole[0], whole[-1]))
 print("kernel data: %.0f B/s in the run directory (median), %.0f B/s of raw stack copies while recording; %.2f records per op; %.1f stacks/s; lost %d" %
       (med([float(r[2]) for r in on]), med([float(r[3]) for r in on]), med([float(r[4]) for r in on]),
        med([float(r[6]) for r in on]), sum(int(r[5]) for r in on)))

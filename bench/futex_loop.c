@@ -1,0 +1,106 @@
+/*
+ * futex_loop: a workload whose every iteration hits the kernel source's
+ * tracepoints a known way, for bench/kernel_record_cost.sh. It runs for
+ * SECONDS and prints, every 100 ms, the CLOCK_MONOTONIC time (ns), the
+ * iterations so far and the process' CPU time so far (ns), one line each,
+ * so that the script can take the CPU per iteration over any span.
+ *
+ *   wake      FUTEX_WAKE of a private word nobody waits on: one
+ *             sys_enter_futex and one sys_exit_futex per iteration, no
+ *             switch;
+ *   pingpong  two threads pinned to one CPU hand a token back and forth
+ *             through a futex: per iteration (one round trip) two
+ *             switches, two wakings and four futex calls.
+ *
+ * usage: futex_loop wake|pingpong SECONDS
+ */
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+static _Atomic int turn; /* 1: the partner's move, 0: main's */
+
+static long futex(_Atomic int *w, int op, int v)
+{
+	return syscall(SYS_futex, (int *)w, op, v, NULL, NULL, 0);
+}
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec t;
+
+	clock_gettime(c, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+static void *partner(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		while (atomic_load(&turn) != 1)
+			futex(&turn, FUTEX_WAIT_PRIVATE, 0);
+		atomic_store(&turn, 0);
+		futex(&turn, FUTEX_WAKE_PRIVATE, 1);
+	}
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	_Atomic int word = 0;
+	bool pingpong;
+	double secs;
+	uint64_t end, next, n = 0;
+	cpu_set_t cpus;
+	pthread_t t;
+
+	if (argc != 3 || (strcmp(argv[1], "wake") && strcmp(argv[1], "pingpong")) ||
+	    (secs = atof(argv[2])) <= 0) {
+		fprintf(stderr, "usage: futex_loop wake|pingpong SECONDS\n");
+		return 2;
+	}
+	pingpong = !strcmp(argv[1], "pingpong");
+	/* One CPU: the ping-pong then switches on every hand-over. */
+	CPU_ZERO(&cpus);
+	CPU_SET(0, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus) < 0)
+		perror("futex_loop: sched_setaffinity");
+	if (pingpong && pthread_create(&t, NULL, partner, NULL)) {
+		fprintf(stderr, "futex_loop: cannot start a thread\n");
+		return 1;
+	}
+	next = now_ns(CLOCK_MONOTONIC);
+	end = next + (uint64_t)(secs * 1e9);
+	for (;;) {
+		uint64_t t_ns = now_ns(CLOCK_MONOTONIC);
+
+		if (t_ns >= next) {
+			printf("%llu %llu %llu\n", (unsigned long long)t_ns, (unsigned long long)n,
+			       (unsigned long long)now_ns(CLOCK_PROCESS_CPUTIME_ID));
+			fflush(stdout);
+			next += 100000000ull;
+		}
+		if (t_ns >= end)
+			break;
+		for (int i = 0; i < 256; i++, n++) {
+			if (!pingpong) {
+				futex(&word, FUTEX_WAKE_PRIVATE, 1);
+				continue;
+			}
+			atomic_store(&turn, 1);
+			futex(&turn, FUTEX_WAKE_PRIVATE, 1);
+			while (atomic_load(&turn) != 0)
+				futex(&turn, FUTEX_WAIT_PRIVATE, 1);
+		}
+	}
+	return 0;
+}
