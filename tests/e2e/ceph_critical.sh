@@ -16,9 +16,7 @@ set -uo pipefail
 . "$CORECAP_SRC/tests/e2e/ceph_lib.sh"
 ceph_need_tools
 need_sessiond
-work=$(mktemp -d /tmp/ceph-critical.XXXXXX)
-chmod 755 "$work"
-WORK=$work
+ceph_work ceph-critical
 
 ROUNDS=${CORECAP_CEPH_ROUNDS:-3}
 BENCH_S=${CORECAP_CEPH_BENCH_S:-2}
@@ -26,12 +24,6 @@ BENCH_S=${CORECAP_CEPH_BENCH_S:-2}
 # splits the paths' cpu (Ceph formats its log entries in the caller).
 HZ=${CORECAP_CEPH_WALL_HZ:-500}
 OP_THREADS='msgr-worker-*,tp_osd_tp,fn_anonymous,finisher'
-cleanup() {
-	"$mc" stop "$work/osd" >/dev/null 2>&1 || true
-	[ -n "${CORECAP_CEPH_KEEP:-}" ] && { echo "kept $work"; return; }
-	rm -rf "$work"
-}
-trap cleanup EXIT
 . "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
 
 base=$(ceph_free_base 48389) || skip "no free port range found for the cluster"

@@ -74,3 +74,32 @@ ceph_expect_bstore_pools() {
 			"any(p['name'] == '$pool' for p in d.get('pools', []))" 2>/dev/null || echo False)"
 	done
 }
+
+# ceph_work NAME: a scratch directory $work (also $WORK) for a cluster at
+# $work/osd, which is stopped, and the directory removed, at exit (kept
+# with CORECAP_CEPH_KEEP=1).
+ceph_work() {
+	work=$(mktemp -d "/tmp/$1.XXXXXX")
+	chmod 755 "$work"
+	WORK=$work
+	trap ceph_work_cleanup EXIT
+}
+ceph_work_cleanup() {
+	"$mc" stop "$work/osd" >/dev/null 2>&1 || true
+	[ -n "${CORECAP_CEPH_KEEP:-}" ] && { echo "kept $work"; return; }
+	rm -rf "$work"
+}
+
+# ceph_record_kernel_bench RUN PID THREADS: `record --kernel` of the bare
+# OSD PID of $work/osd during 3 s of `rados bench` 4 KiB writes at -t
+# THREADS; the test ends there if record fails.
+ceph_record_kernel_bench() {
+	local run=$1 pid=$2 threads=$3 rc=0
+	(
+		eval "$("$mc" env "$work/osd")"
+		"$CORECAP" record -q --kernel -p "$pid" -o "$run" -- \
+			rados -p bench bench 3 write -b 4096 -t "$threads" --no-cleanup
+	) >"$run.out" 2>"$run.err" || rc=$?
+	expect_eq "record exits" 0 "$rc"
+	[ "$rc" -eq 0 ] || { tail -n 5 "$run.err"; finish; exit 1; }
+}

@@ -17,8 +17,7 @@ set -uo pipefail
 . "$CORECAP_SRC/tests/e2e/ceph_lib.sh"
 ceph_need_tools
 need_sessiond
-work=$(mktemp -d /tmp/ceph-logging.XXXXXX)
-chmod 755 "$work"
+ceph_work ceph-logging
 
 ROUNDS=${CORECAP_CEPH_ROUNDS:-3}
 # 2 s rounds: at up to ~3.5k IOPS the OSD's OpTracker history (10000 ops
@@ -26,12 +25,6 @@ ROUNDS=${CORECAP_CEPH_ROUNDS:-3}
 BENCH_S=${CORECAP_CEPH_BENCH_S:-2}
 HZ=${CORECAP_CEPH_WALL_HZ:-200}
 OP_THREADS='msgr-worker-*,tp_osd_tp,fn_anonymous'
-cleanup() {
-	"$mc" stop "$work/osd" >/dev/null 2>&1 || true
-	[ -n "${CORECAP_CEPH_KEEP:-}" ] && { echo "kept $work"; return; }
-	rm -rf "$work"
-}
-trap cleanup EXIT
 
 base=$(ceph_free_base 48189) || skip "no free port range found for the cluster"
 ceph_start osd "$base" --osd-wrapper "$CORECAP run --"

@@ -9,14 +9,7 @@ set -uo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
 . "$CORECAP_SRC/tests/e2e/ceph_lib.sh"
 ceph_need_tools
-work=$(mktemp -d /tmp/kernel-report-ceph.XXXXXX)
-chmod 755 "$work"
-WORK=$work
-cleanup() {
-	"$mc" stop "$work/osd" >/dev/null 2>&1 || true
-	rm -rf "$work"
-}
-trap cleanup EXIT
+ceph_work kernel-report-ceph
 . "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
 
 base=$(ceph_free_base 52289) || skip "no free port range found for the cluster"
@@ -24,14 +17,7 @@ ceph_start osd "$base"
 pid=$(cat "$work/osd/osd.0.pid")
 need_kernel_record "$pid"
 run="$work/run"
-rc=0
-(
-	eval "$("$mc" env "$work/osd")"
-	"$CORECAP" record -q --kernel -p "$pid" -o "$run" -- \
-		rados -p bench bench 3 write -b 4096 -t 16 --no-cleanup
-) >"$run.out" 2>"$run.err" || rc=$?
-expect_eq "record exits" 0 "$rc"
-[ "$rc" -eq 0 ] || { tail -n 5 "$run.err"; finish; exit 1; }
+ceph_record_kernel_bench "$run" "$pid" 16
 for cmd in "report" "report --json" "html -o $run.html"; do
 	rc=0
 	# shellcheck disable=SC2086
