@@ -9,7 +9,7 @@
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus)
 {
-	*cp = (struct critical_path){.pid = pid, .nr_cpus = nr_cpus};
+	*cp = (struct critical_path){.pid = pid, .nr_cpus = nr_cpus, .nodes_max = CP_NODES_MAX};
 	corecap_u64map_init(&cp->by_tid);
 	corecap_u64map_init(&cp->wait_ns);
 	corecap_u64map_init(&cp->wait_n);
@@ -47,6 +47,8 @@ void corecap_critical_path_release(struct critical_path *cp)
 		corecap_u64map_release(&cp->types[i].credit);
 	free(cp->types);
 	free(cp->cpu_tid);
+	free(cp->nodes);
+	free(cp->adds);
 	corecap_u64map_release(&cp->wait_ns);
 	corecap_u64map_release(&cp->wait_n);
 	corecap_u64map_release(&cp->by_tid);
@@ -199,22 +201,210 @@ static void path_copy(struct cp_path *to, const struct cp_path *from)
 	       offsetof(struct cp_path, credit) + from->n_credit * sizeof(from->credit[0]));
 }
 
-/* Adds th's [from, to) to every op's walk from th, as cat credited to tid
- * (pending when cat is CP__COUNT: blocked, its category decided later). */
-static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_t from, uint64_t to,
-		   uint32_t cat, int32_t tid)
+/* The node at 1 + index h, or NULL when it is gone (older than every op in flight). */
+static struct cp_node *node_at(const struct critical_path *cp, uint64_t h)
 {
+	return h > cp->lo && h - 1 - cp->lo < cp->n_nodes ? &cp->nodes[h - 1 - cp->lo] : NULL;
+}
+
+static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x,
+		  struct cp_path *out);
+
+/* Drops the nodes no op in flight reaches: every op's walk stops at its anchor. */
+static void drop_nodes(struct critical_path *cp)
+{
+	uint64_t min = cp->lo + cp->n_nodes;
+	size_t drop;
+
+	for (size_t i = 0; i < cp->n_inflight; i++)
+		if (cp->inflight[i]->anchor < min)
+			min = cp->inflight[i]->anchor;
+	drop = (size_t)(min - cp->lo);
+	memmove(cp->nodes, cp->nodes + drop, (cp->n_nodes - drop) * sizeof(*cp->nodes));
+	cp->n_nodes -= drop;
+	cp->lo = min;
+}
+
+/* Room for a node: the unreached ones dropped, else the array grown; when
+ * the rest would pass nodes_max, the ops holding the older half start over
+ * at the newest node, their paths replayed there. */
+static int node_room(struct critical_path *cp)
+{
+	uint64_t end = cp->lo + cp->n_nodes, cut;
+
+	drop_nodes(cp);
+	if (cp->cap_nodes && cp->n_nodes * 2 <= cp->cap_nodes)
+		return 0;
+	if (cp->cap_nodes < cp->nodes_max) {
+		size_t cap = cp->cap_nodes ? cp->cap_nodes * 2 : 1024;
+		struct cp_node *v;
+
+		if (cap > cp->nodes_max)
+			cap = cp->nodes_max;
+		if (cap > cp->n_nodes) {
+			if (!(v = realloc(cp->nodes, cap * sizeof(*v))))
+				return -ENOMEM;
+			cp->nodes = v;
+			cp->cap_nodes = cap;
+			return 0;
+		}
+	}
+	/* Full at nodes_max: an op in flight for long (its end lost) holds them. */
+	cut = cp->lo + cp->n_nodes / 2;
 	for (size_t i = 0; i < cp->n_inflight; i++) {
 		struct cp_op *op = cp->inflight[i];
-		uint64_t b = from > op->begin_ns ? from : op->begin_ns;
+		struct cp_path *now;
 
-		if (to <= b)
+		if (op->anchor >= cut)
 			continue;
-		if (cat == CP__COUNT)
-			op->paths[th->index].pending_ns += to - b;
-		else
-			path_add(&op->paths[th->index], cat, tid, to - b);
+		if (!(now = malloc((cp->len + 1) * sizeof(*now))))
+			return -ENOMEM;
+		for (uint32_t x = 0; x < cp->len; x++)
+			if (replay(cp, op, x, &now[x])) {
+				free(now);
+				return -ENOMEM;
+			}
+		memcpy(op->paths, now, cp->len * sizeof(*now));
+		free(now);
+		op->anchor = end;
+		cp->last_anchor = end;
+		cp->restarts++;
 	}
+	drop_nodes(cp);
+	return cp->n_nodes < cp->cap_nodes ? 0 : -ENOMEM;
+}
+
+/* A new node at the head of th's chain (NULL: out of memory, cp->oom set). */
+static struct cp_node *node_push(struct critical_path *cp, struct cp_thread *th, uint8_t kind)
+{
+	struct cp_node *n;
+
+	if (cp->n_nodes == cp->cap_nodes && node_room(cp)) {
+		cp->oom = true;
+		return NULL;
+	}
+	n = &cp->nodes[cp->n_nodes++];
+	*n = (struct cp_node){.prev = th->head, .kind = kind};
+	th->head = cp->lo + cp->n_nodes;
+	th->head_shared = false;
+	return n;
+}
+
+/* Adds th's [from, to) to every op's walk from th, as cat credited to tid
+ * (pending when cat is CP__COUNT: blocked, its category decided later):
+ * a node on th's chain, or the newest one grown when it is the same
+ * stretch continued (no op begun since, no waking going on from it). */
+static void charge(struct critical_path *cp, struct cp_thread *th, uint64_t from, uint64_t to,
+		   uint32_t cat, int32_t tid)
+{
+	uint8_t kind = cat == CP__COUNT ? CPN_PENDING : CPN_CHARGE;
+	struct cp_node *n;
+
+	if (!cp->n_inflight || to <= from)
+		return;
+	n = th->head_shared || th->head <= cp->last_anchor ? NULL : node_at(cp, th->head);
+	if (n && n->kind == kind && n->to == from && n->tid == tid && n->cat == cat) {
+		n->to = to;
+		return;
+	}
+	if (!(n = node_push(cp, th, kind)))
+		return;
+	n->from = from;
+	n->to = to;
+	n->tid = tid;
+	n->cat = (uint8_t)cat;
+}
+
+static int add_cmp_seq(const struct cp_add *a, const struct cp_add *b)
+{
+	return a->seq > b->seq;
+}
+
+/*
+ * Op op's path from thread x now: its chain walked back to the op's
+ * anchor (across wakings onto the wakers' chains), then the path there
+ * plus the additions met, in the order they were made; pending time goes
+ * to the category of the RESOLVE or JOIN after it, and stays pending
+ * past the newest one.
+ */
+static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, struct cp_path *out)
+{
+	uint64_t h = cp->all[x]->head, pend = 0, open_pend = 0, res_seq = 0;
+	uint32_t cur = x, res_cat = 0;
+	int32_t res_tid = 0;
+	bool open = true;
+	size_t n = 0;
+
+	while (h > op->anchor) {
+		const struct cp_node *nd = node_at(cp, h);
+		uint64_t b;
+
+		if (!nd)
+			break;
+		if (n + 1 >= cp->cap_adds) {
+			size_t cap = cp->cap_adds ? cp->cap_adds * 2 : 256;
+			struct cp_add *v = realloc(cp->adds, cap * sizeof(*v));
+
+			if (!v)
+				return -ENOMEM;
+			cp->adds = v;
+			cp->cap_adds = cap;
+		}
+		b = nd->from > op->begin_ns ? nd->from : op->begin_ns;
+		switch (nd->kind) {
+		case CPN_CHARGE:
+			if (nd->to > b)
+				cp->adds[n++] = (struct cp_add){
+					.seq = h, .ns = nd->to - b, .tid = nd->tid, .cat = nd->cat};
+			break;
+		case CPN_PENDING:
+			if (nd->to > b)
+				pend += nd->to - b;
+			break;
+		default: /* RESOLVE, JOIN: the pending time after it is decided */
+			if (open)
+				open_pend += pend;
+			else if (pend)
+				cp->adds[n++] = (struct cp_add){
+					.seq = res_seq, .ns = pend, .tid = res_tid, .cat = res_cat};
+			pend = 0;
+			open = false;
+			res_seq = h;
+			res_cat = nd->kind == CPN_JOIN ? CAT_QUEUE : nd->cat;
+			res_tid = nd->kind == CPN_JOIN ? CP_NOBODY : nd->tid;
+			if (nd->kind == CPN_JOIN)
+				cur = nd->waker;
+			break;
+		}
+		h = nd->prev;
+	}
+	path_copy(out, &op->paths[cur]);
+	pend += out->pending_ns;
+	out->pending_ns = 0;
+	if (open)
+		open_pend += pend;
+	else if (pend)
+		cp->adds[n++] =
+			(struct cp_add){.seq = res_seq, .ns = pend, .tid = res_tid, .cat = res_cat};
+	/* Met newest first, but for the decided pending times: oldest first, in place. */
+	for (size_t i = 0; i < n / 2; i++) {
+		struct cp_add t = cp->adds[i];
+
+		cp->adds[i] = cp->adds[n - 1 - i];
+		cp->adds[n - 1 - i] = t;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct cp_add t = cp->adds[i];
+		size_t j = i;
+
+		for (; j > 0 && add_cmp_seq(&cp->adds[j - 1], &t); j--)
+			cp->adds[j] = cp->adds[j - 1];
+		cp->adds[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		path_add(out, cp->adds[i].cat, cp->adds[i].tid, cp->adds[i].ns);
+	out->pending_ns = open_pend;
+	return 0;
 }
 
 /*
@@ -240,13 +430,12 @@ static void flush_runs(struct critical_path *cp)
 
 static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
 {
-	flush_run(cp, th);
-	for (size_t i = 0; i < cp->n_inflight; i++) {
-		struct cp_path *p = &cp->inflight[i]->paths[th->index];
+	struct cp_node *n;
 
-		if (p->pending_ns)
-			path_add(p, cat, cat == CAT_QUEUE ? CP_NOBODY : th->tid, p->pending_ns);
-		p->pending_ns = 0;
+	flush_run(cp, th);
+	if (cp->n_inflight && (n = node_push(cp, th, CPN_RESOLVE))) {
+		n->cat = (uint8_t)cat;
+		n->tid = cat == CAT_QUEUE ? CP_NOBODY : th->tid;
 	}
 	th->pending = false;
 }
@@ -396,18 +585,16 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		return ret;
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
+		struct cp_node *n;
+
 		advance(cp, waker, t);
 		flush_run(cp, th);
 		flush_run(cp, waker);
-		for (size_t i = 0; i < cp->n_inflight; i++) {
-			struct cp_path *p = cp->inflight[i]->paths;
-
-			path_copy(&p[th->index], &p[waker->index]);
-			if (p[th->index].pending_ns) {
-				path_add(&p[th->index], CAT_QUEUE, CP_NOBODY,
-					 p[th->index].pending_ns);
-				p[th->index].pending_ns = 0;
-			}
+		/* Its pending time so far is queue: nobody's. */
+		if (cp->n_inflight && (n = node_push(cp, th, CPN_JOIN))) {
+			n->prev = waker->head;
+			n->waker = waker->index;
+			waker->head_shared = true;
 		}
 		th->pending = false;
 	} else if (th->state == CPS_BLOCKED) {
@@ -421,7 +608,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	return 0;
 }
 
-int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_krec *r)
+static int krec(struct critical_path *cp, const struct corecap_krec *r)
 {
 	struct cp_thread *th;
 
@@ -472,6 +659,13 @@ int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_kr
 	default:
 		return 0;
 	}
+}
+
+int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_krec *r)
+{
+	int ret = krec(cp, r);
+
+	return ret ? ret : cp->oom ? -ENOMEM : 0;
 }
 
 static int feed_until(struct critical_path *cp, uint64_t t)
@@ -538,6 +732,8 @@ static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 		memset(&op->paths[i], 0, offsetof(struct cp_path, credit));
 	op->id = id;
 	op->begin_ns = ts;
+	op->anchor = cp->lo + cp->n_nodes;
+	cp->last_anchor = op->anchor;
 	/*
 	 * An op begun in the past (a detected op whose request was read before
 	 * the reply that revealed it, model/net_ops.h): the threads' time since
@@ -580,7 +776,7 @@ static uint32_t pending_cat(const struct critical_path *cp, const struct cp_thre
 	return th->log_depth ? CAT_LOGGING : cat;
 }
 
-int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev)
+static int event(struct critical_path *cp, const struct model_event *ev)
 {
 	struct cp_thread *th;
 	int ret;
@@ -633,6 +829,13 @@ int corecap_critical_path_event(struct critical_path *cp, const struct model_eve
 	}
 }
 
+int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev)
+{
+	int ret = event(cp, ev);
+
+	return ret ? ret : cp->oom ? -ENOMEM : 0;
+}
+
 static struct cp_type *type_at(struct critical_path *cp, uint32_t type)
 {
 	if (type >= cp->n_types) {
@@ -680,7 +883,7 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 	size_t at;
 	struct cp_op *op = find_op(cp, id, &at);
 	struct cp_thread *th;
-	struct cp_path *p;
+	struct cp_path path, *p = &path;
 	uint64_t sum = 0, lat, err;
 	int ret = 0;
 
@@ -688,6 +891,9 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 		return 0;
 	if ((th = find(cp, tid)))
 		flush_run(cp, th); /* its running time so far is this op's too */
+	if (cp->oom || (!exclude && end_ns >= op->begin_ns && th && th->index < cp->len &&
+			replay(cp, op, th->index, &path)))
+		return -ENOMEM;
 	cp->inflight[at] = cp->inflight[--cp->n_inflight];
 	if (!exclude && end_ns >= op->begin_ns) {
 		th = find(cp, tid);
@@ -695,7 +901,6 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 			cp->ops_without_path++;
 		} else {
 			advance(cp, th, end_ns);
-			p = &op->paths[th->index];
 			if (p->pending_ns) {
 				path_add(p, CAT_QUEUE, CP_NOBODY, p->pending_ns);
 				p->pending_ns = 0;
