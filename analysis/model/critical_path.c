@@ -70,8 +70,12 @@ const char *corecap_cp_cat_name(uint32_t cat)
 
 static struct cp_thread *find(const struct critical_path *cp, int32_t tid)
 {
-	uint64_t *idx = tid > 0 ? corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid) : NULL;
+	struct cp_thread *th = tid > 0 ? cp->recent[(uint32_t)tid % CP_RECENT] : NULL;
+	uint64_t *idx;
 
+	if (th && th->tid == tid)
+		return th;
+	idx = tid > 0 ? corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid) : NULL;
 	return idx ? cp->all[*idx] : NULL;
 }
 
@@ -131,11 +135,14 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 
 	if (tid <= 0)
 		return NULL;
+	th = cp->recent[(uint32_t)tid % CP_RECENT];
+	if (th && th->tid == tid)
+		return th;
 	idx = corecap_u64map_upsert(&cp->by_tid, (uint64_t)(uint32_t)tid, &inserted);
 	if (!idx)
 		return NULL;
 	if (!inserted)
-		return cp->all[*idx];
+		return cp->recent[(uint32_t)tid % CP_RECENT] = cp->all[*idx];
 	if ((cp->len == cp->path_cap && grow_paths(cp)) || !(th = calloc(1, sizeof(*th)))) {
 		corecap_u64map_remove(&cp->by_tid, (uint64_t)(uint32_t)tid);
 		return NULL;
@@ -145,6 +152,7 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	th->index = (uint32_t)cp->len;
 	*idx = cp->len;
 	cp->all[cp->len++] = th;
+	cp->recent[(uint32_t)tid % CP_RECENT] = th;
 	return th;
 }
 
@@ -315,11 +323,6 @@ static void charge(struct critical_path *cp, struct cp_thread *th, uint64_t from
 	n->cat = (uint8_t)cat;
 }
 
-static int add_cmp_seq(const struct cp_add *a, const struct cp_add *b)
-{
-	return a->seq > b->seq;
-}
-
 /*
  * Op op's path from thread x now: its chain walked back to the op's
  * anchor (across wakings onto the wakers' chains), then the path there
@@ -332,7 +335,7 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 	uint64_t h = cp->all[x]->head, pend = 0, open_pend = 0, res_seq = 0;
 	uint32_t cur = x, res_cat = 0;
 	int32_t res_tid = 0;
-	bool open = true;
+	bool open = true, sorted = true;
 	size_t n = 0;
 
 	while (h > op->anchor) {
@@ -364,9 +367,11 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 		default: /* RESOLVE, JOIN: the pending time after it is decided */
 			if (open)
 				open_pend += pend;
-			else if (pend)
+			else if (pend) {
 				cp->adds[n++] = (struct cp_add){
 					.seq = res_seq, .ns = pend, .tid = res_tid, .cat = res_cat};
+				sorted = false;
+			}
 			pend = 0;
 			open = false;
 			res_seq = h;
@@ -381,28 +386,31 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 	path_copy(out, &op->paths[cur]);
 	pend += out->pending_ns;
 	out->pending_ns = 0;
-	if (open)
+	if (open) {
 		open_pend += pend;
-	else if (pend)
+	} else if (pend) {
 		cp->adds[n++] =
 			(struct cp_add){.seq = res_seq, .ns = pend, .tid = res_tid, .cat = res_cat};
-	/* Met newest first, but for the decided pending times: oldest first, in place. */
-	for (size_t i = 0; i < n / 2; i++) {
-		struct cp_add t = cp->adds[i];
-
-		cp->adds[i] = cp->adds[n - 1 - i];
-		cp->adds[n - 1 - i] = t;
+		sorted = false;
 	}
-	for (size_t i = 1; i < n; i++) {
+	/* Met newest first; a decided pending time is met after older ones: sort then. */
+	for (size_t i = 1; !sorted && i < n; i++) {
 		struct cp_add t = cp->adds[i];
 		size_t j = i;
 
-		for (; j > 0 && add_cmp_seq(&cp->adds[j - 1], &t); j--)
+		for (; j > 0 && cp->adds[j - 1].seq < t.seq; j--)
 			cp->adds[j] = cp->adds[j - 1];
 		cp->adds[j] = t;
 	}
-	for (size_t i = 0; i < n; i++)
-		path_add(out, cp->adds[i].cat, cp->adds[i].tid, cp->adds[i].ns);
+	/* Oldest first; a run of the same credit is one addition (the same sums and credits). */
+	for (size_t i = n; i > 0;) {
+		const struct cp_add *a = &cp->adds[--i];
+		uint64_t ns = a->ns;
+
+		for (; i > 0 && cp->adds[i - 1].tid == a->tid && cp->adds[i - 1].cat == a->cat; i--)
+			ns += cp->adds[i - 1].ns;
+		path_add(out, a->cat, a->tid, ns);
+	}
 	out->pending_ns = open_pend;
 	return 0;
 }

@@ -53,6 +53,8 @@
 #define CP__COUNT   (CAT__COUNT + 1)
 /* Distinct (thread, category) credits kept per path; more are uncredited. */
 #define CP_CREDITS 12
+/* Threads looked up by tid without the map: the last one of each tid % CP_RECENT. */
+#define CP_RECENT 64
 /* Live chain nodes kept before the oldest ops in flight start over (40 B each). */
 #define CP_NODES_MAX (1u << 18)
 /* The tid of a credit nobody had (queue), and of an unknown CPU holder. */
@@ -174,7 +176,8 @@ struct critical_path {
 	/* Kernel records, sorted by time, fed before each trace event. */
 	const struct corecap_krec *const *recs;
 	size_t n_recs, next_rec;
-	struct u64map by_tid; /* tid -> index in all */
+	struct u64map by_tid;		     /* tid -> index in all */
+	struct cp_thread *recent[CP_RECENT]; /* by tid % CP_RECENT: the last found there */
 	struct cp_thread **all;
 	size_t len, path_cap;
 	uint32_t *runnable; /* the runnable threads' indices, any order; capacity path_cap */
