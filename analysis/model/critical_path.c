@@ -273,6 +273,7 @@ static int node_room(struct critical_path *cp)
 				return -ENOMEM;
 			}
 		memcpy(op->paths, now, cp->len * sizeof(*now));
+		op->base_set = true;
 		free(now);
 		op->anchor = end;
 		cp->last_anchor = end;
@@ -488,6 +489,8 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 		break;
 	}
 	th->since = t;
+	if (t > cp->max_since)
+		cp->max_since = t;
 }
 
 /* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
@@ -661,6 +664,8 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 		set_comm(th, f->child_comm, sizeof(f->child_comm));
 		set_state(cp, th, CPS_RUNNABLE); /* a new thread waits for its first CPU */
 		th->since = r->time_ns;
+		if (th->since > cp->max_since)
+			cp->max_since = th->since;
 		th->wait_cpu = r->cpu;
 		return 0;
 	}
@@ -735,9 +740,11 @@ static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 		}
 		cp->inflight[cp->n_inflight++] = op;
 	}
-	/* Zeroed up to the credits (never read past n_credit): a third of a path. */
-	for (size_t i = 0; op->paths && i < cp->len; i++)
+	/* Zeroed up to the credits (never read past n_credit): a third of a path;
+	 * only when written (an op begun in the past, or started over). */
+	for (size_t i = 0; op->base_set && i < cp->len; i++)
 		memset(&op->paths[i], 0, offsetof(struct cp_path, credit));
+	op->base_set = false;
 	op->id = id;
 	op->begin_ns = ts;
 	op->anchor = cp->lo + cp->n_nodes;
@@ -747,9 +754,11 @@ static int on_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
 	 * the reply that revealed it, model/net_ops.h): the threads' time since
 	 * then is charged already, so on their walks it is nobody's (queue).
 	 */
-	for (size_t i = 0; op->paths && i < cp->len; i++)
-		if (cp->all[i]->since > ts)
+	for (size_t i = 0; op->paths && ts < cp->max_since && i < cp->len; i++)
+		if (cp->all[i]->since > ts) {
 			path_add(&op->paths[i], CAT_QUEUE, CP_NOBODY, cp->all[i]->since - ts);
+			op->base_set = true;
+		}
 	return 0;
 }
 

@@ -108,6 +108,7 @@ struct cp_thread {
 struct cp_op {
 	uint64_t id, begin_ns;
 	uint64_t anchor; /* the index of the first node after its begin (or its last restart) */
+	bool base_set;	 /* some of paths are not zero (zeroed at the next begin) */
 	/* Each thread's path at the anchor, by thread index; capacity critical_path.path_cap. */
 	struct cp_path *paths;
 };
@@ -195,6 +196,7 @@ struct critical_path {
 	size_t nodes_max;     /* more live nodes than this: the oldest ops start over */
 	uint64_t restarts;    /* ops started over */
 	uint64_t last_anchor; /* the newest op's anchor: nodes before it are not extended */
+	uint64_t max_since;   /* the latest thread's since: an op begun before it is in the past */
 	struct cp_add *adds;  /* replay's scratch */
 	size_t cap_adds;
 	bool oom;	       /* a node could not be kept: the next call fails with -ENOMEM */
