@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "thread_table.h"
+#include "../util/grow.h"
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus)
 {
@@ -345,15 +346,10 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 
 		if (!nd)
 			break;
-		if (n + 1 >= cp->cap_adds) {
-			size_t cap = cp->cap_adds ? cp->cap_adds * 2 : 256;
-			struct cp_add *v = realloc(cp->adds, cap * sizeof(*v));
-
-			if (!v)
-				return -ENOMEM;
-			cp->adds = v;
-			cp->cap_adds = cap;
-		}
+		/* Room for this node's addition and the last pending time's. */
+		if (n + 1 >= cp->cap_adds &&
+		    corecap_grow((void **)&cp->adds, &cp->cap_adds, n + 2, sizeof(*cp->adds)))
+			return -ENOMEM;
 		b = nd->from > op->begin_ns ? nd->from : op->begin_ns;
 		switch (nd->kind) {
 		case CPN_CHARGE:
