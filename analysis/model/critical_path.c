@@ -229,7 +229,8 @@ static void drop_nodes(struct critical_path *cp)
 		if (cp->inflight[i]->anchor < min)
 			min = cp->inflight[i]->anchor;
 	drop = (size_t)(min - cp->lo);
-	memmove(cp->nodes, cp->nodes + drop, (cp->n_nodes - drop) * sizeof(*cp->nodes));
+	if (drop) /* never with nodes NULL (before the first) */
+		memmove(cp->nodes, cp->nodes + drop, (cp->n_nodes - drop) * sizeof(*cp->nodes));
 	cp->n_nodes -= drop;
 	cp->lo = min;
 }
