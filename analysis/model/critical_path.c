@@ -202,8 +202,8 @@ static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
 	}
 }
 
-/* *to = *from, but for the credits past n_credit, never read (a waking copies
- * one path per op in flight). */
+/* *to = *from, but for the credits past n_credit, never read (a replay
+ * starts from the path at the op's anchor). */
 static void path_copy(struct cp_path *to, const struct cp_path *from)
 {
 	memcpy(to, from,
@@ -415,10 +415,10 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 
 /*
  * A running thread's consecutive stretches of one category are added to
- * the paths as one, not one charge() over every op in flight per trace
- * event: the same sums and the same credit order, because nothing else
- * touches th's paths before flush_run, which every reader of them and
- * every change of the ops in flight calls first.
+ * the paths as one, not one charge() (one node) per trace event: the
+ * same sums and the same credit order, because nothing else touches th's
+ * paths before flush_run, which every reader of them and every change of
+ * the ops in flight calls first.
  */
 static void flush_run(struct critical_path *cp, struct cp_thread *th)
 {
