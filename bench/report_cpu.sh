@@ -8,13 +8,19 @@
 # directories given as arguments are measured too. User CPU, not wall
 # time: on a loaded machine it is what holds still.
 #
+# -H also measures `corecap html RUN` (the report, the four flame graphs
+# and the charts) against `corecap report RUN`, alternating in the same
+# rounds; the run it records then has every flame graph's source
+# (`corecap run --cpuprofile`, `corecap record --wallclock`).
+#
 # Prints every round, the medians, and the median of the rounds' ratios
 # with its interval: the smallest and largest ratio, which hold the true
 # median ratio with the confidence printed (1 - 2^(1-ROUNDS)).
 #
-# usage: bench/report_cpu.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [RUN_DIR...]
+# usage: bench/report_cpu.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [-H] [RUN_DIR...]
 #   -n: record nothing, measure the given run directories only.
-# Target (issue #19): report <= 1.1x the dummy sink, memory flat in trace length.
+# Targets (issue #19): report <= 1.1x the dummy sink, memory flat in trace
+# length; html <= 1.2x report.
 # A benchmark, not a test: it exits 0 unless it cannot measure at all.
 set -euo pipefail
 
@@ -22,13 +28,15 @@ build=${CORECAP_BUILD:-$(cd "$(dirname "$0")/.." && pwd)/build}
 rounds=5
 secs=3
 record=1
-while getopts "B:r:d:n" o; do
+html=0
+while getopts "B:r:d:nH" o; do
 	case $o in
 	B) build=$OPTARG ;;
 	r) rounds=$OPTARG ;;
 	d) secs=$OPTARG ;;
 	n) record=0 ;;
-	*) echo "usage: $0 [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [RUN_DIR...]" >&2; exit 2 ;;
+	H) html=1 ;;
+	*) echo "usage: $0 [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [-H] [RUN_DIR...]" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -53,9 +61,10 @@ trap cleanup EXIT
 
 # record_run DIR: refosd under `corecap run`, recorded while refbench writes.
 record_run() {
-	local dir=$1 port="" i
+	local dir=$1 port="" i run_opts=() rec_opts=()
+	[ "$html" = 1 ] && run_opts=(--cpuprofile) && rec_opts=(--wallclock)
 	: >"$work/osd.out"
-	"$corecap" run -- "$refosd" --port 0 >"$work/osd.out" 2>"$work/osd.err" &
+	"$corecap" run "${run_opts[@]}" -- "$refosd" --port 0 >"$work/osd.out" 2>"$work/osd.err" &
 	pid=$!
 	for i in $(seq 1 200); do
 		port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/osd.out")
@@ -64,11 +73,11 @@ record_run() {
 		sleep 0.05
 	done
 	[ -n "$port" ] || { echo "report_cpu: refosd did not start:" >&2; cat "$work/osd.err" >&2; exit 1; }
-	if ! "$corecap" record -q --kernel -p "$pid" -o "$dir" -- \
+	if ! "$corecap" record -q --kernel "${rec_opts[@]}" -p "$pid" -o "$dir" -- \
 		"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$secs" write >"$work/rec.out" 2>&1; then
 		echo "report_cpu: no kernel events ($(tail -1 "$work/rec.out")): recording without" >&2
 		rm -rf "$dir"
-		"$corecap" record -q -p "$pid" -o "$dir" -- \
+		"$corecap" record -q "${rec_opts[@]}" -p "$pid" -o "$dir" -- \
 			"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$secs" write >"$work/rec.out" 2>&1 ||
 			{ echo "report_cpu: corecap record failed:" >&2; cat "$work/rec.out" >&2; exit 1; }
 	fi
@@ -90,14 +99,29 @@ print("%.3f %d" % (ru.ru_utime, ru.ru_maxrss))' "$@"
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# ratio_line NAME FILE TARGET: the median of FILE's ratios and their interval.
+ratio_line() {
+	printf 'ratio %s (user CPU): median %s, interval [%s, %s] (%.0f%% confidence); target <= %s\n' \
+		"$1" "$(median <"$2")" "$(sort -g "$2" | head -1)" "$(sort -g "$2" | tail -1)" \
+		"$(awk -v n="$rounds" 'BEGIN { print 100 * (1 - 2 ^ (1 - n)) }')" "$3"
+}
+
 bench_run() {
-	local dir=$1 r b c
+	local dir=$1 r b c h
 	[ -d "$dir/trace" ] || { echo "report_cpu: '$dir' has no trace directory" >&2; exit 1; }
 	: >"$work/bt"
 	: >"$work/cc"
+	: >"$work/ht"
 	: >"$work/ratio"
+	: >"$work/hratio"
 	echo "report_cpu: $dir (trace $(du -sm "$dir/trace" | cut -f1) MB, kernel events" \
 		"$(du -sm "$dir/kernel" 2>/dev/null | cut -f1 || echo 0) MB); $rounds alternating rounds"
+	if [ "$html" = 1 ]; then
+		# Once unmeasured, for what the page holds ("wrote FILE (N flame graphs)").
+		"$corecap" html -o "$work/page.html" "$dir" >/dev/null 2>"$work/html.err" ||
+			{ echo "report_cpu: corecap html failed:" >&2; cat "$work/html.err" >&2; exit 1; }
+		echo "  html: $(grep -o '[0-9]* flame graphs' "$work/html.err" || echo "no flame graph")"
+	fi
 	for r in $(seq 1 "$rounds"); do
 		b=$(measure babeltrace2 "$dir/trace" -c sink.utils.dummy)
 		c=$(measure "$corecap" report "$dir")
@@ -106,13 +130,21 @@ bench_run() {
 		awk -v b="${b% *}" -v c="${c% *}" 'BEGIN { printf "%.3f\n", (b > 0 ? c / b : 0) }' >>"$work/ratio"
 		printf '  round %d  babeltrace2 dummy %7.2f s %7d kB   corecap report %7.2f s %7d kB   ratio %s\n' \
 			"$r" "${b% *}" "${b#* }" "${c% *}" "${c#* }" "$(tail -1 "$work/ratio")"
+		[ "$html" = 1 ] || continue
+		h=$(measure "$corecap" html -o "$work/page.html" "$dir")
+		echo "$h" >>"$work/ht"
+		awk -v c="${c% *}" -v h="${h% *}" 'BEGIN { printf "%.3f\n", (c > 0 ? h / c : 0) }' >>"$work/hratio"
+		printf '           corecap html %7.2f s %7d kB   html/report %s\n' \
+			"${h% *}" "${h#* }" "$(tail -1 "$work/hratio")"
 	done
 	printf 'median: babeltrace2 dummy %.2f s user, %d kB; corecap report %.2f s user, %d kB\n' \
 		"$(cut -d' ' -f1 "$work/bt" | median)" "$(cut -d' ' -f2 "$work/bt" | median)" \
 		"$(cut -d' ' -f1 "$work/cc" | median)" "$(cut -d' ' -f2 "$work/cc" | median)"
-	printf 'ratio report/dummy (user CPU): median %s, interval [%s, %s] (%.0f%% confidence); target <= 1.1\n' \
-		"$(median <"$work/ratio")" "$(sort -g "$work/ratio" | head -1)" "$(sort -g "$work/ratio" | tail -1)" \
-		"$(awk -v n="$rounds" 'BEGIN { print 100 * (1 - 2 ^ (1 - n)) }')"
+	ratio_line report/dummy "$work/ratio" 1.1
+	[ "$html" = 1 ] || return 0
+	printf 'median: corecap html %.2f s user, %d kB\n' \
+		"$(cut -d' ' -f1 "$work/ht" | median)" "$(cut -d' ' -f2 "$work/ht" | median)"
+	ratio_line html/report "$work/hratio" 1.2
 }
 
 if [ "$record" = 1 ]; then

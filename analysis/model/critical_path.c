@@ -6,10 +6,11 @@
 #include <string.h>
 
 #include "thread_table.h"
+#include "../util/grow.h"
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus)
 {
-	*cp = (struct critical_path){.pid = pid, .nr_cpus = nr_cpus};
+	*cp = (struct critical_path){.pid = pid, .nr_cpus = nr_cpus, .nodes_max = CP_NODES_MAX};
 	corecap_u64map_init(&cp->by_tid);
 	corecap_u64map_init(&cp->wait_ns);
 	corecap_u64map_init(&cp->wait_n);
@@ -50,6 +51,8 @@ void corecap_critical_path_release(struct critical_path *cp)
 		corecap_u64map_release(&cp->ext_types[i].credit);
 	free(cp->ext_types);
 	free(cp->cpu_tid);
+	free(cp->nodes);
+	free(cp->adds);
 	corecap_u64map_release(&cp->wait_ns);
 	corecap_u64map_release(&cp->wait_n);
 	corecap_u64map_release(&cp->by_tid);
@@ -71,8 +74,12 @@ const char *corecap_cp_cat_name(uint32_t cat)
 
 static struct cp_thread *find(const struct critical_path *cp, int32_t tid)
 {
-	uint64_t *idx = tid > 0 ? corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid) : NULL;
+	struct cp_thread *th = tid > 0 ? cp->recent[(uint32_t)tid % CP_RECENT] : NULL;
+	uint64_t *idx;
 
+	if (th && th->tid == tid)
+		return th;
+	idx = tid > 0 ? corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid) : NULL;
 	return idx ? cp->all[*idx] : NULL;
 }
 
@@ -132,11 +139,14 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 
 	if (tid <= 0)
 		return NULL;
+	th = cp->recent[(uint32_t)tid % CP_RECENT];
+	if (th && th->tid == tid)
+		return th;
 	idx = corecap_u64map_upsert(&cp->by_tid, (uint64_t)(uint32_t)tid, &inserted);
 	if (!idx)
 		return NULL;
 	if (!inserted)
-		return cp->all[*idx];
+		return cp->recent[(uint32_t)tid % CP_RECENT] = cp->all[*idx];
 	if ((cp->len == cp->path_cap && grow_paths(cp)) || !(th = calloc(1, sizeof(*th)))) {
 		corecap_u64map_remove(&cp->by_tid, (uint64_t)(uint32_t)tid);
 		return NULL;
@@ -146,6 +156,7 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	th->index = (uint32_t)cp->len;
 	*idx = cp->len;
 	cp->all[cp->len++] = th;
+	cp->recent[(uint32_t)tid % CP_RECENT] = th;
 	return th;
 }
 
@@ -194,8 +205,8 @@ static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
 	}
 }
 
-/* *to = *from, but for the credits past n_credit, never read (a waking copies
- * one path per op in flight). */
+/* *to = *from, but for the credits past n_credit, never read (a replay
+ * starts from the path at the op's anchor). */
 static void path_copy(struct cp_path *to, const struct cp_path *from)
 {
 	memcpy(to, from,
@@ -208,37 +219,245 @@ static void path_copy(struct cp_path *to, const struct cp_path *from)
 #define CP_RUNQ_LOGGING (CP__COUNT + 1)
 #define CP_RUNQ_IN_LOG	(CP__COUNT + 2)
 
-/* Adds th's [from, to) to every op's walk from th, as cat credited to tid
- * (pending when cat is CP__COUNT: blocked, its category decided later). */
-static void charge(struct critical_path *cp, const struct cp_thread *th, uint64_t from, uint64_t to,
-		   uint32_t cat, int32_t tid)
+/* The node at 1 + index h, or NULL when it is gone (older than every op in flight). */
+static struct cp_node *node_at(const struct critical_path *cp, uint64_t h)
 {
-	for (size_t i = 0; i < cp->n_inflight; i++) {
-		struct cp_op *op = cp->inflight[i];
-		uint64_t b = from > op->begin_ns ? from : op->begin_ns;
+	return h > cp->lo && h - 1 - cp->lo < cp->n_nodes ? &cp->nodes[h - 1 - cp->lo] : NULL;
+}
 
-		if (to <= b)
-			continue;
-		if (cat == CP__COUNT) {
-			op->paths[th->index].pending_ns += to - b;
-		} else if (cat == CP_RUNQ_LOGGING) {
-			path_add(&op->paths[th->index], CAT_LOGGING, tid, to - b);
-			op->paths[th->index].runq_logging_ns += to - b;
-		} else if (cat == CP_RUNQ_IN_LOG) {
-			path_add(&op->paths[th->index], CP_RUNQUEUE, tid, to - b);
-			op->paths[th->index].runq_in_log_ns += to - b;
-		} else {
-			path_add(&op->paths[th->index], cat, tid, to - b);
+static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x,
+		  struct cp_path *out);
+
+/* Drops the nodes no op in flight reaches: every op's walk stops at its anchor. */
+static void drop_nodes(struct critical_path *cp)
+{
+	uint64_t min = cp->lo + cp->n_nodes;
+	size_t drop;
+
+	for (size_t i = 0; i < cp->n_inflight; i++)
+		if (cp->inflight[i]->anchor < min)
+			min = cp->inflight[i]->anchor;
+	drop = (size_t)(min - cp->lo);
+	if (drop) /* never with nodes NULL (before the first) */
+		memmove(cp->nodes, cp->nodes + drop, (cp->n_nodes - drop) * sizeof(*cp->nodes));
+	cp->n_nodes -= drop;
+	cp->lo = min;
+}
+
+/* Room for a node: the unreached ones dropped, else the array grown; when
+ * the rest would pass nodes_max, the ops holding the older half start over
+ * at the newest node, their paths replayed there. */
+static int node_room(struct critical_path *cp)
+{
+	uint64_t end = cp->lo + cp->n_nodes, cut;
+
+	drop_nodes(cp);
+	if (cp->cap_nodes && cp->n_nodes * 2 <= cp->cap_nodes)
+		return 0;
+	if (cp->cap_nodes < cp->nodes_max) {
+		size_t cap = cp->cap_nodes ? cp->cap_nodes * 2 : 1024;
+		struct cp_node *v;
+
+		if (cap > cp->nodes_max)
+			cap = cp->nodes_max;
+		if (cap > cp->n_nodes) {
+			if (!(v = realloc(cp->nodes, cap * sizeof(*v))))
+				return -ENOMEM;
+			cp->nodes = v;
+			cp->cap_nodes = cap;
+			return 0;
 		}
 	}
+	/* Full at nodes_max: an op in flight for long (its end lost) holds them. */
+	cut = cp->lo + cp->n_nodes / 2;
+	for (size_t i = 0; i < cp->n_inflight; i++) {
+		struct cp_op *op = cp->inflight[i];
+		struct cp_path *now;
+
+		if (op->anchor >= cut)
+			continue;
+		if (!(now = malloc((cp->len + 1) * sizeof(*now))))
+			return -ENOMEM;
+		for (uint32_t x = 0; x < cp->len; x++)
+			if (replay(cp, op, x, &now[x])) {
+				free(now);
+				return -ENOMEM;
+			}
+		memcpy(op->paths, now, cp->len * sizeof(*now));
+		op->base_set = true;
+		free(now);
+		op->anchor = end;
+		cp->last_anchor = end;
+		cp->restarts++;
+	}
+	drop_nodes(cp);
+	return cp->n_nodes < cp->cap_nodes ? 0 : -ENOMEM;
+}
+
+/* A new node at the head of th's chain (NULL: out of memory, cp->oom set). */
+static struct cp_node *node_push(struct critical_path *cp, struct cp_thread *th, uint8_t kind)
+{
+	struct cp_node *n;
+
+	if (cp->n_nodes == cp->cap_nodes && node_room(cp)) {
+		cp->oom = true;
+		return NULL;
+	}
+	n = &cp->nodes[cp->n_nodes++];
+	*n = (struct cp_node){.prev = th->head, .kind = kind};
+	th->head = cp->lo + cp->n_nodes;
+	th->head_shared = false;
+	return n;
+}
+
+/* Adds th's [from, to) to every op's walk from th, as cat credited to tid
+ * (pending when cat is CP__COUNT: blocked, its category decided later):
+ * a node on th's chain, or the newest one grown when it is the same
+ * stretch continued (no op begun since, no waking going on from it). */
+static void charge(struct critical_path *cp, struct cp_thread *th, uint64_t from, uint64_t to,
+		   uint32_t cat, int32_t tid)
+{
+	uint8_t kind = cat == CP__COUNT ? CPN_PENDING : CPN_CHARGE;
+	struct cp_node *n;
+
+	if (!cp->n_inflight || to <= from)
+		return;
+	n = th->head_shared || th->head <= cp->last_anchor ? NULL : node_at(cp, th->head);
+	if (n && n->kind == kind && n->to == from && n->tid == tid && n->cat == cat) {
+		n->to = to;
+		return;
+	}
+	if (!(n = node_push(cp, th, kind)))
+		return;
+	n->from = from;
+	n->to = to;
+	n->tid = tid;
+	n->cat = (uint8_t)cat;
+}
+
+/* A path's share of a charge: the waits for a CPU that the annotations
+ * see otherwise are counted apart too (CP_RUNQ_LOGGING, CP_RUNQ_IN_LOG). */
+static void path_charge(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
+{
+	if (cat == CP_RUNQ_LOGGING) {
+		path_add(p, CAT_LOGGING, tid, ns);
+		p->runq_logging_ns += ns;
+	} else if (cat == CP_RUNQ_IN_LOG) {
+		path_add(p, CP_RUNQUEUE, tid, ns);
+		p->runq_in_log_ns += ns;
+	} else {
+		path_add(p, cat, tid, ns);
+	}
+}
+
+/* The pending time pend decided by the resolve at seq: at most io_max of
+ * it as cat credited to tid (an aio's stretch since its submission), the
+ * rest queue; adds up to two additions to adds[n..]. */
+static size_t add_decided(struct cp_add *adds, size_t n, uint64_t seq, uint64_t pend,
+			  uint32_t cat, int32_t tid, uint64_t io_max)
+{
+	uint64_t io = pend < io_max ? pend : io_max;
+
+	if (pend > io)
+		adds[n++] = (struct cp_add){.seq = seq, .ns = pend - io, .tid = CP_NOBODY,
+					    .cat = CAT_QUEUE};
+	if (io)
+		adds[n++] = (struct cp_add){.seq = seq, .ns = io, .tid = tid, .cat = cat};
+	return n;
+}
+
+/*
+ * Op op's path from thread x now: its chain walked back to the op's
+ * anchor (across wakings onto the wakers' chains), then the path there
+ * plus the additions met, in the order they were made; pending time goes
+ * to the category of the RESOLVE or JOIN after it, and stays pending
+ * past the newest one.
+ */
+static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, struct cp_path *out)
+{
+	uint64_t h = cp->all[x]->head, pend = 0, open_pend = 0, res_seq = 0, res_io = UINT64_MAX;
+	uint32_t cur = x, res_cat = 0;
+	int32_t res_tid = 0;
+	bool open = true, sorted = true;
+	size_t n = 0;
+
+	while (h > op->anchor) {
+		const struct cp_node *nd = node_at(cp, h);
+		uint64_t b;
+
+		if (!nd)
+			break;
+		/* Room for this node's addition and the last pending time's two. */
+		if (n + 2 >= cp->cap_adds &&
+		    corecap_grow((void **)&cp->adds, &cp->cap_adds, n + 3, sizeof(*cp->adds)))
+			return -ENOMEM;
+		b = nd->from > op->begin_ns ? nd->from : op->begin_ns;
+		switch (nd->kind) {
+		case CPN_CHARGE:
+			if (nd->to > b)
+				cp->adds[n++] = (struct cp_add){
+					.seq = h, .ns = nd->to - b, .tid = nd->tid, .cat = nd->cat};
+			break;
+		case CPN_PENDING:
+			if (nd->to > b)
+				pend += nd->to - b;
+			break;
+		default: /* RESOLVE, RESOLVE_IO, JOIN: the pending time after it is decided */
+			if (open)
+				open_pend += pend;
+			else if (pend) {
+				n = add_decided(cp->adds, n, res_seq, pend, res_cat, res_tid, res_io);
+				sorted = false;
+			}
+			pend = 0;
+			open = false;
+			res_seq = h;
+			res_cat = nd->kind == CPN_JOIN ? CAT_QUEUE : nd->cat;
+			res_tid = nd->kind == CPN_JOIN ? CP_NOBODY : nd->tid;
+			res_io = nd->kind == CPN_RESOLVE_IO ? nd->to : UINT64_MAX;
+			if (nd->kind == CPN_JOIN)
+				cur = nd->waker;
+			break;
+		}
+		h = nd->prev;
+	}
+	path_copy(out, &op->paths[cur]);
+	pend += out->pending_ns;
+	out->pending_ns = 0;
+	if (open) {
+		open_pend += pend;
+	} else if (pend) {
+		n = add_decided(cp->adds, n, res_seq, pend, res_cat, res_tid, res_io);
+		sorted = false;
+	}
+	/* Met newest first; a decided pending time is met after older ones: sort then. */
+	for (size_t i = 1; !sorted && i < n; i++) {
+		struct cp_add t = cp->adds[i];
+		size_t j = i;
+
+		for (; j > 0 && cp->adds[j - 1].seq < t.seq; j--)
+			cp->adds[j] = cp->adds[j - 1];
+		cp->adds[j] = t;
+	}
+	/* Oldest first; a run of the same credit is one addition (the same sums and credits). */
+	for (size_t i = n; i > 0;) {
+		const struct cp_add *a = &cp->adds[--i];
+		uint64_t ns = a->ns;
+
+		for (; i > 0 && cp->adds[i - 1].tid == a->tid && cp->adds[i - 1].cat == a->cat; i--)
+			ns += cp->adds[i - 1].ns;
+		path_charge(out, a->cat, a->tid, ns);
+	}
+	out->pending_ns = open_pend;
+	return 0;
 }
 
 /*
  * A running thread's consecutive stretches of one category are added to
- * the paths as one, not one charge() over every op in flight per trace
- * event: the same sums and the same credit order, because nothing else
- * touches th's paths before flush_run, which every reader of them and
- * every change of the ops in flight calls first.
+ * the paths as one, not one charge() (one node) per trace event: the
+ * same sums and the same credit order, because nothing else touches th's
+ * paths before flush_run, which every reader of them and every change of
+ * the ops in flight calls first.
  */
 static void flush_run(struct critical_path *cp, struct cp_thread *th)
 {
@@ -256,13 +475,12 @@ static void flush_runs(struct critical_path *cp)
 
 static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
 {
-	flush_run(cp, th);
-	for (size_t i = 0; i < cp->n_inflight; i++) {
-		struct cp_path *p = &cp->inflight[i]->paths[th->index];
+	struct cp_node *n;
 
-		if (p->pending_ns)
-			path_add(p, cat, cat == CAT_QUEUE ? CP_NOBODY : th->tid, p->pending_ns);
-		p->pending_ns = 0;
+	flush_run(cp, th);
+	if (cp->n_inflight && (n = node_push(cp, th, CPN_RESOLVE))) {
+		n->cat = (uint8_t)cat;
+		n->tid = cat == CAT_QUEUE ? CP_NOBODY : th->tid;
 	}
 	th->pending = false;
 }
@@ -277,26 +495,20 @@ static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint
 static void resolve_pending_aio(struct critical_path *cp, struct cp_thread *th,
 				const struct model_event *ev)
 {
-	uint64_t submit, from, io_ns;
-	uint32_t cat;
+	uint64_t submit, from;
+	struct cp_node *n;
 
 	if (ev->io.dur_ns > ev->ts_ns || (submit = ev->ts_ns - ev->io.dur_ns) >= th->pend_e) {
 		resolve_pending(cp, th, CAT_QUEUE);
 		return;
 	}
-	cat = th->log_depth || ev->io.io_class == CORECAP_IO_LOG ? CAT_LOGGING : CAT_IO;
 	from = submit > th->pend_b ? submit : th->pend_b;
-	io_ns = th->pend_e - from;
 	flush_run(cp, th);
-	for (size_t i = 0; i < cp->n_inflight; i++) {
-		struct cp_path *p = &cp->inflight[i]->paths[th->index];
-		uint64_t io = p->pending_ns < io_ns ? p->pending_ns : io_ns;
-
-		if (io)
-			path_add(p, cat, th->tid, io);
-		if (p->pending_ns > io)
-			path_add(p, CAT_QUEUE, CP_NOBODY, p->pending_ns - io);
-		p->pending_ns = 0;
+	/* Each op's pending part is at most th->pend_e - from of io (replay). */
+	if (cp->n_inflight && (n = node_push(cp, th, CPN_RESOLVE_IO))) {
+		n->cat = th->log_depth || ev->io.io_class == CORECAP_IO_LOG ? CAT_LOGGING : CAT_IO;
+		n->tid = th->tid;
+		n->to = th->pend_e - from;
 	}
 	th->pending = false;
 }
@@ -347,6 +559,8 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 		break;
 	}
 	th->since = t;
+	if (t > cp->max_since)
+		cp->max_since = t;
 }
 
 /* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
@@ -462,18 +676,16 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		return ret;
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
+		struct cp_node *n;
+
 		advance(cp, waker, t);
 		flush_run(cp, th);
 		flush_run(cp, waker);
-		for (size_t i = 0; i < cp->n_inflight; i++) {
-			struct cp_path *p = cp->inflight[i]->paths;
-
-			path_copy(&p[th->index], &p[waker->index]);
-			if (p[th->index].pending_ns) {
-				path_add(&p[th->index], CAT_QUEUE, CP_NOBODY,
-					 p[th->index].pending_ns);
-				p[th->index].pending_ns = 0;
-			}
+		/* Its pending time so far is queue: nobody's. */
+		if (cp->n_inflight && (n = node_push(cp, th, CPN_JOIN))) {
+			n->prev = waker->head;
+			n->waker = waker->index;
+			waker->head_shared = true;
 		}
 		th->pending = false;
 	} else if (th->state == CPS_BLOCKED) {
@@ -487,7 +699,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	return 0;
 }
 
-int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_krec *r)
+static int krec(struct critical_path *cp, const struct corecap_krec *r)
 {
 	struct cp_thread *th;
 
@@ -532,12 +744,21 @@ int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_kr
 		set_comm(th, f->child_comm, sizeof(f->child_comm));
 		set_state(cp, th, CPS_RUNNABLE); /* a new thread waits for its first CPU */
 		th->since = r->time_ns;
+		if (th->since > cp->max_since)
+			cp->max_since = th->since;
 		th->wait_cpu = r->cpu;
 		return 0;
 	}
 	default:
 		return 0;
 	}
+}
+
+int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_krec *r)
+{
+	int ret = krec(cp, r);
+
+	return ret ? ret : cp->oom ? -ENOMEM : 0;
 }
 
 static int feed_until(struct critical_path *cp, uint64_t t)
@@ -606,20 +827,26 @@ static int on_begin(struct critical_path *cp, uint64_t id, bool ext, uint64_t ts
 		}
 		cp->inflight[cp->n_inflight++] = op;
 	}
-	/* Zeroed up to the credits (never read past n_credit): a third of a path. */
-	for (size_t i = 0; op->paths && i < cp->len; i++)
+	/* Zeroed up to the credits (never read past n_credit): a third of a path;
+	 * only when written (an op begun in the past, or started over). */
+	for (size_t i = 0; op->base_set && i < cp->len; i++)
 		memset(&op->paths[i], 0, offsetof(struct cp_path, credit));
+	op->base_set = false;
 	op->id = id;
 	op->ext = ext;
 	op->begin_ns = ts;
+	op->anchor = cp->lo + cp->n_nodes;
+	cp->last_anchor = op->anchor;
 	/*
 	 * An op begun in the past (a detected op whose request was read before
 	 * the reply that revealed it, model/net_ops.h): the threads' time since
 	 * then is charged already, so on their walks it is nobody's (queue).
 	 */
-	for (size_t i = 0; op->paths && i < cp->len; i++)
-		if (cp->all[i]->since > ts)
+	for (size_t i = 0; op->paths && ts < cp->max_since && i < cp->len; i++)
+		if (cp->all[i]->since > ts) {
 			path_add(&op->paths[i], CAT_QUEUE, CP_NOBODY, cp->all[i]->since - ts);
+			op->base_set = true;
+		}
 	return 0;
 }
 
@@ -654,7 +881,7 @@ static uint32_t pending_cat(const struct critical_path *cp, const struct cp_thre
 	return th->log_depth ? CAT_LOGGING : cat;
 }
 
-int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev)
+static int event(struct critical_path *cp, const struct model_event *ev)
 {
 	struct cp_thread *th;
 	int ret;
@@ -707,6 +934,13 @@ int corecap_critical_path_event(struct critical_path *cp, const struct model_eve
 	default:
 		return 0;
 	}
+}
+
+int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev)
+{
+	int ret = event(cp, ev);
+
+	return ret ? ret : cp->oom ? -ENOMEM : 0;
 }
 
 /* The annotated ops' types, or the ext ops' slots. */
@@ -762,7 +996,7 @@ static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type
 	size_t at;
 	struct cp_op *op = find_op(cp, id, ext, &at);
 	struct cp_thread *th;
-	struct cp_path *p;
+	struct cp_path path, *p = &path;
 	uint64_t sum = 0, lat, err;
 	int ret = 0;
 
@@ -774,6 +1008,9 @@ static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type
 		advance(cp, th, end_ns);
 		flush_run(cp, th);
 	}
+	if (cp->oom || (!exclude && end_ns >= op->begin_ns && th && th->index < cp->len &&
+			replay(cp, op, th->index, &path)))
+		return -ENOMEM;
 	cp->inflight[at] = cp->inflight[--cp->n_inflight];
 	if (!exclude && end_ns >= op->begin_ns) {
 		th = find(cp, tid);
@@ -781,7 +1018,6 @@ static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type
 			cp->ops_without_path++;
 		} else {
 			advance(cp, th, end_ns);
-			p = &op->paths[th->index];
 			if (p->pending_ns) {
 				path_add(p, CAT_QUEUE, CP_NOBODY, p->pending_ns);
 				p->pending_ns = 0;

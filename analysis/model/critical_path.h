@@ -21,6 +21,16 @@
  * is its ending thread's at the end, and sums to the latency exactly
  * (checked on every op). Memory: ops in flight x threads, never events.
  *
+ * Charged lazily: the walk from (X, now) is the same for every op in
+ * flight, each op's being the part after its begin. So a charge is one
+ * node on X's chain (a persistent list, newest first), a waking points
+ * the woken thread's chain at its waker's, and an op's path is replayed
+ * from its ending thread's chain at its end, in the order the charges
+ * were made (the same sums and the same credits as charging every op in
+ * flight at each step). Nodes older than the oldest op in flight are
+ * dropped; an op that pins more than nodes_max of them has its paths
+ * computed then and starts over from there (memory stays bounded).
+ *
  * The same wakings give the wait-for graph between pools: a sleep of a
  * daemon thread ended by another daemon thread is an edge sleeper ->
  * waker, by what it slept in (a mutex, another futex wait, anything
@@ -44,6 +54,10 @@
 #define CP__COUNT   (CAT__COUNT + 1)
 /* Distinct (thread, category) credits kept per path; more are uncredited. */
 #define CP_CREDITS 12
+/* Threads looked up by tid without the map: the last one of each tid % CP_RECENT. */
+#define CP_RECENT 64
+/* Live chain nodes kept before the oldest ops in flight start over (40 B each). */
+#define CP_NODES_MAX (1u << 18)
 /* The tid of a credit nobody had (queue), and of an unknown CPU holder. */
 #define CP_NOBODY (-1)
 /* The thread name whose CPU counts as logging (refosd's and Ceph's). */
@@ -85,6 +99,9 @@ struct cp_thread {
 	uint64_t pend_b, pend_e;
 	uint64_t blocked_since;
 	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
+	/* Its chain: 1 + the index of its newest node (critical_path.nodes), 0: none. */
+	uint64_t head;
+	bool head_shared; /* a woken thread's chain goes on from the head: it stays as it is */
 	/* Its running time [run_from, run_to) as run_cat, not yet added to
 	 * the ops' paths: added once when the run ends or a path is read. */
 	uint32_t runnable_at; /* 1 + its place in critical_path.runnable, 0 if not runnable */
@@ -98,8 +115,36 @@ struct cp_thread {
 
 struct cp_op {
 	uint64_t id, begin_ns;
-	bool ext;	       /* begun by corecap_critical_path_ext_begin: its own ids and types */
-	struct cp_path *paths; /* by thread index; capacity critical_path.path_cap */
+	bool ext; /* begun by corecap_critical_path_ext_begin: its own ids and types */
+	uint64_t anchor; /* the index of the first node after its begin (or its last restart) */
+	bool base_set;	 /* some of paths are not zero (zeroed at the next begin) */
+	/* Each thread's path at the anchor, by thread index; capacity critical_path.path_cap. */
+	struct cp_path *paths;
+};
+
+/* What a node of a thread's chain says (critical_path.nodes). */
+enum cp_node_kind {
+	CPN_CHARGE,  /* [from, to) as cat, credited to tid */
+	CPN_PENDING, /* [from, to) blocked, its category decided by a later RESOLVE or JOIN */
+	CPN_RESOLVE, /* the pending time before it is cat, credited to tid */
+	CPN_JOIN,    /* woken by thread `waker`: the chain goes on with the waker's */
+	CPN_RESOLVE_IO, /* the pending time before it: at most `to` of it cat (an aio's
+			   stretch since its submission), the rest queue */
+};
+
+struct cp_node {
+	uint64_t from, to;
+	uint64_t prev; /* 1 + the index of the chain's next older node, 0: none */
+	int32_t tid;
+	uint32_t waker; /* JOIN: the waker's index */
+	uint8_t kind, cat;
+};
+
+/* One addition to a path, in replay (its node's index orders them). */
+struct cp_add {
+	uint64_t seq, ns;
+	int32_t tid;
+	uint32_t cat;
 };
 
 /* Per op type: what its ops' critical paths add up to. */
@@ -147,7 +192,8 @@ struct critical_path {
 	size_t n_recs, next_rec;
 	int (*pull)(void *ctx, uint64_t t);
 	void *pull_ctx;
-	struct u64map by_tid; /* tid -> index in all */
+	struct u64map by_tid;		     /* tid -> index in all */
+	struct cp_thread *recent[CP_RECENT]; /* by tid % CP_RECENT: the last found there */
 	struct cp_thread **all;
 	size_t len, path_cap;
 	uint32_t *runnable; /* the runnable threads' indices, any order; capacity path_cap */
@@ -158,6 +204,17 @@ struct critical_path {
 	size_t n_inflight, cap_inflight;
 	struct cp_op **spare; /* finished ops, reused with their paths */
 	size_t n_spare;
+	/* The threads' chains: nodes[i] is node lo + i; next index lo + n_nodes. */
+	struct cp_node *nodes;
+	uint64_t lo;
+	size_t n_nodes, cap_nodes;
+	size_t nodes_max;     /* more live nodes than this: the oldest ops start over */
+	uint64_t restarts;    /* ops started over */
+	uint64_t last_anchor; /* the newest op's anchor: nodes before it are not extended */
+	uint64_t max_since;   /* the latest thread's since: an op begun before it is in the past */
+	struct cp_add *adds;  /* replay's scratch */
+	size_t cap_adds;
+	bool oom;	       /* a node could not be kept: the next call fails with -ENOMEM */
 	struct cp_type *types; /* by op_table type index */
 	size_t n_types;
 	struct cp_type *ext_types; /* the ext ops', by the caller's slot */

@@ -15,8 +15,7 @@ void corecap_u64map_init(struct u64map *m)
 
 void corecap_u64map_release(struct u64map *m)
 {
-	free(m->keys);
-	free(m->vals);
+	free(m->slots);
 	free(m->used);
 	*m = (struct u64map){0};
 }
@@ -28,8 +27,8 @@ uint64_t *corecap_u64map_find(const struct u64map *m, uint64_t key)
 	if (!m->cap)
 		return NULL;
 	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
-		if (m->keys[i] == key)
-			return &m->vals[i];
+		if (m->slots[i].key == key)
+			return &m->slots[i].val;
 	return NULL;
 }
 
@@ -39,22 +38,20 @@ static int grow(struct u64map *m)
 	size_t i, j;
 
 	bigger.cap = m->cap ? m->cap * 2 : 16;
-	bigger.keys = malloc(bigger.cap * sizeof(*bigger.keys));
-	bigger.vals = malloc(bigger.cap * sizeof(*bigger.vals));
+	bigger.slots = malloc(bigger.cap * sizeof(*bigger.slots));
 	bigger.used = calloc(bigger.cap, 1);
-	if (!bigger.keys || !bigger.vals || !bigger.used) {
+	if (!bigger.slots || !bigger.used) {
 		corecap_u64map_release(&bigger);
 		return -1;
 	}
 	for (i = 0; i < m->cap; i++) {
 		if (!m->used[i])
 			continue;
-		for (j = slot_of(m->keys[i], bigger.cap); bigger.used[j];
+		for (j = slot_of(m->slots[i].key, bigger.cap); bigger.used[j];
 		     j = (j + 1) & (bigger.cap - 1))
 			;
 		bigger.used[j] = 1;
-		bigger.keys[j] = m->keys[i];
-		bigger.vals[j] = m->vals[i];
+		bigger.slots[j] = m->slots[i];
 	}
 	bigger.len = m->len;
 	corecap_u64map_release(m);
@@ -76,12 +73,11 @@ uint64_t *corecap_u64map_upsert(struct u64map *m, uint64_t key, bool *inserted)
 	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
 		;
 	m->used[i] = 1;
-	m->keys[i] = key;
-	m->vals[i] = 0;
+	m->slots[i] = (struct u64map_slot){.key = key};
 	m->len++;
 	if (inserted)
 		*inserted = true;
-	return &m->vals[i];
+	return &m->slots[i].val;
 }
 
 bool corecap_u64map_remove(struct u64map *m, uint64_t key)
@@ -91,16 +87,15 @@ bool corecap_u64map_remove(struct u64map *m, uint64_t key)
 	if (!m->cap)
 		return false;
 	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
-		if (m->keys[i] == key)
+		if (m->slots[i].key == key)
 			break;
 	if (!m->used[i])
 		return false;
 	/* Backward shift: pull later members of the cluster into the hole. */
 	for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-		home = slot_of(m->keys[j], m->cap);
+		home = slot_of(m->slots[j].key, m->cap);
 		if (((j - home) & mask) >= ((j - i) & mask)) {
-			m->keys[i] = m->keys[j];
-			m->vals[i] = m->vals[j];
+			m->slots[i] = m->slots[j];
 			i = j;
 		}
 	}
@@ -115,9 +110,9 @@ bool corecap_u64map_next(const struct u64map *m, size_t *pos, uint64_t *key, uin
 		if (!m->used[*pos])
 			continue;
 		if (key)
-			*key = m->keys[*pos];
+			*key = m->slots[*pos].key;
 		if (val)
-			*val = m->vals[*pos];
+			*val = m->slots[*pos].val;
 		(*pos)++;
 		return true;
 	}

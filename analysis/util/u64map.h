@@ -13,9 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A key and its value side by side: a lookup that hits reads one cache line. */
+struct u64map_slot {
+	uint64_t key, val;
+};
+
 struct u64map {
-	uint64_t *keys;
-	uint64_t *vals;
+	struct u64map_slot *slots;
 	uint8_t *used;
 	size_t cap; /* a power of two, or 0 before the first insertion */
 	size_t len;

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "kernel_records.h"
 #include "model/critical_path.h"
@@ -370,15 +371,15 @@ START_TEST(excluded_and_pathless_ops)
 END_TEST
 
 /* Random switches and wakings of 5 threads on 2 CPUs, ops begun and ended
- * on random threads, many in flight: every op's path sums to its latency. */
-START_TEST(conservation_on_random_interleavings)
+ * on random threads, many in flight, some of the sleeps traced waits. */
+static void random_interleaving(unsigned seed)
 {
 	uint64_t t = 1;
 	int32_t on[2] = {0, 0};
 	uint64_t next_id = 1, open[64];
 	size_t n_open = 0;
 
-	srand(12345);
+	srand(seed);
 	for (int i = 0; i < 1500; i++) {
 		uint32_t cpu = (uint32_t)(rand() % 2);
 		int32_t tid = 1 + rand() % 5;
@@ -402,6 +403,8 @@ START_TEST(conservation_on_random_interleavings)
 			feed(MEV_OP_BEGIN, t, tid, next_id++);
 		} else if (rand() % 4 == 0) {
 			feed(rand() % 2 ? MEV_LOG_ENTER : MEV_LOG_EXIT, t, tid, 0);
+		} else if (rand() % 5 == 0) {
+			feed_io(t, tid, (uint64_t)(rand() % 200));
 		} else {
 			size_t k = (size_t)rand() % n_open;
 
@@ -410,9 +413,70 @@ START_TEST(conservation_on_random_interleavings)
 		}
 	}
 	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0);
+}
+
+/* Every op's path sums to its latency. */
+START_TEST(conservation_on_random_interleavings)
+{
+	random_interleaving(12345);
 	ck_assert_uint_gt(cp.checked, 1000);
 	ck_assert_uint_eq(cp.violations, 0);
 	ck_assert_uint_eq(cp.max_err_ns, 0);
+}
+END_TEST
+
+/* What type 0's paths add up to, credits in key order. */
+struct snapshot {
+	uint64_t count, latency_ns, ns[CP__COUNT], uncredited_ns, checked;
+	uint64_t keys[256], vals[256];
+	size_t n;
+};
+
+static void take(struct snapshot *sn)
+{
+	const struct cp_type *t = corecap_critical_path_type(&cp, 0);
+	uint64_t key, v;
+
+	ck_assert_ptr_nonnull(t);
+	*sn = (struct snapshot){.count = t->count,
+				.latency_ns = t->latency_ns,
+				.uncredited_ns = t->uncredited_ns,
+				.checked = cp.checked};
+	memcpy(sn->ns, t->ns, sizeof(sn->ns));
+	for (size_t i = 0; corecap_u64map_next(&t->credit, &i, &key, &v);) {
+		size_t j = sn->n++;
+
+		ck_assert_uint_lt(j, 256);
+		for (; j > 0 && sn->keys[j - 1] > key; j--) {
+			sn->keys[j] = sn->keys[j - 1];
+			sn->vals[j] = sn->vals[j - 1];
+		}
+		sn->keys[j] = key;
+		sn->vals[j] = v;
+	}
+}
+
+/*
+ * The ops that hold more chain nodes than nodes_max start over from
+ * their paths replayed then: the same figures, to the nanosecond and the
+ * credit, as with room for every node.
+ */
+START_TEST(restarts_keep_the_figures)
+{
+	struct snapshot all, few;
+
+	random_interleaving(777);
+	ck_assert_uint_eq(cp.restarts, 0);
+	take(&all);
+	teardown();
+	setup();
+	cp.nodes_max = 16;
+	random_interleaving(777);
+	ck_assert_uint_gt(cp.restarts, 10);
+	take(&few);
+	ck_assert_uint_gt(all.checked, 500);
+	ck_assert_uint_gt(all.n, 5);
+	ck_assert_mem_eq(&all, &few, sizeof(all));
 }
 END_TEST
 
@@ -432,6 +496,7 @@ int main(void)
 	tcase_add_test(tc, knots_are_sink_cycles);
 	tcase_add_test(tc, excluded_and_pathless_ops);
 	tcase_add_test(tc, conservation_on_random_interleavings);
+	tcase_add_test(tc, restarts_keep_the_figures);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
