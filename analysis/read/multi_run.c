@@ -1,4 +1,5 @@
 #include "multi_run.h"
+#include "run_file.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,14 +23,19 @@ static char *manifest_path(const char *dir)
 bool corecap_multi_run_is(const char *dir)
 {
 	char *path = manifest_path(dir);
-	json_object *root, *v;
+	json_object *root = NULL, *v;
+	char *why = NULL;
 	bool yes = false;
+	int ret;
 
 	if (!path)
 		return false;
-	root = json_object_from_file(path);
+	/* Through run_file: a FIFO or a device in its place must not block
+	 * (the single-daemon reader then says what is wrong with it). */
+	ret = corecap_run_file_json(path, &root, &why);
 	free(path);
-	if (!root)
+	free(why);
+	if (ret)
 		return false;
 	v = json_object_is_type(root, json_type_object) ? json_object_object_get(root, "version")
 							: NULL;
