@@ -15,72 +15,30 @@
 # Target (issue #13): with kernel events at most 1.3x the report without.
 # A benchmark, not a test: it exits 0 unless it cannot measure at all.
 set -euo pipefail
+prog=kernel_report
+. "$(dirname "$0")/bench_lib.sh"
 
-build=${CORECAP_BUILD:-$(cd "$(dirname "$0")/.." && pwd)/build}
-rounds=5
-secs=3
-record=1
-while getopts "B:r:d:n" o; do
-	case $o in
-	B) build=$OPTARG ;;
-	r) rounds=$OPTARG ;;
-	d) secs=$OPTARG ;;
-	n) record=0 ;;
-	*) echo "usage: $0 [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [RUN_DIR...]" >&2; exit 2 ;;
-	esac
-done
+rounds=5 secs=3 record=1
+bench_option() { case $1 in n) record=0 ;; *) return 1 ;; esac; }
+bench_options "B:r:d:n" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [RUN_DIR...]" "$@"
 shift $((OPTIND - 1))
-corecap="$build/cli/corecap"
-refosd="$build/tests/refosd/refosd"
-refbench="$build/tests/refosd/refbench"
-need=("$corecap")
-[ "$record" = 1 ] && need+=("$refosd" "$refbench")
-for f in "${need[@]}"; do
-	[ -x "$f" ] || { echo "kernel_report: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
-done
+bench_need "$corecap"
+[ "$record" = 0 ] || bench_need "$refosd" "$refbench"
 [ "$record" = 1 ] || [ $# -gt 0 ] || { echo "kernel_report: -n needs a RUN_DIR" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/corecap-kernel-report.XXXXXX)
-pid=""
-cleanup() {
-	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_work /tmp/corecap-kernel-report.XXXXXX
 
 # record_run DIR: refosd under `corecap run`, recorded with kernel events
 # while refbench writes.
 record_run() {
-	local dir=$1 port="" i
-	"$corecap" run -- "$refosd" --port 0 >"$work/osd.out" 2>"$work/osd.err" &
-	pid=$!
-	for i in $(seq 1 200); do
-		port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/osd.out")
-		[ -n "$port" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	[ -n "$port" ] || { echo "kernel_report: refosd did not start:" >&2; cat "$work/osd.err" >&2; exit 1; }
-	"$corecap" record -q --kernel -p "$pid" -o "$dir" -- \
-		"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$secs" write >"$work/rec.out" 2>&1 ||
+	bench_refosd_start "$corecap" run --
+	bench_record "$1" "$secs" --kernel ||
 		{ echo "kernel_report: corecap record --kernel failed:" >&2; tail -3 "$work/rec.out" >&2; exit 1; }
-	kill -TERM "$pid"
-	wait "$pid" 2>/dev/null || true
-	pid=""
+	bench_refosd_stop
 }
 
-# measure CMD...: the command's user CPU seconds (its output dropped), from wait4.
-measure() {
-	python3 -c '
-import os, subprocess, sys
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, ru = os.wait4(p.pid, 0)
-if os.waitstatus_to_exitcode(status):
-    sys.exit("kernel_report: failed: " + " ".join(sys.argv[1:]))
-print("%.3f" % ru.ru_utime)' "$@"
-}
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# measure CMD...: the command's user CPU seconds (its output dropped).
+measure() { bench_measure "$@" | awk '{ printf "%.3f\n", $1 }'; }
 
 bench_run() {
 	local dir=$1 bare="$work/bare.$RANDOM" r k b f
@@ -103,16 +61,10 @@ bench_run() {
 		printf '  round %d  without kernel events %7.2f s   with %7.2f s   ratio %s\n' \
 			"$r" "$b" "$k" "$(tail -1 "$work/ratio")"
 	done
-	printf 'median: without %.2f s user, with %.2f s user\n' "$(median <"$work/b")" "$(median <"$work/k")"
+	printf 'median: without %.2f s user, with %.2f s user\n' "$(bench_median <"$work/b")" "$(bench_median <"$work/k")"
 	printf 'ratio with/without kernel events (user CPU): median %s, interval [%s, %s]; target <= 1.3\n' \
-		"$(median <"$work/ratio")" "$(sort -g "$work/ratio" | head -1)" "$(sort -g "$work/ratio" | tail -1)"
+		"$(bench_median <"$work/ratio")" "$(sort -g "$work/ratio" | head -1)" "$(sort -g "$work/ratio" | tail -1)"
 	rm -rf "$bare"
 }
 
-if [ "$record" = 1 ]; then
-	record_run "$work/run"
-	bench_run "$work/run"
-fi
-for d in "$@"; do
-	bench_run "$d"
-done
+bench_main "$@"

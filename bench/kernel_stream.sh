@@ -16,70 +16,29 @@
 #   streamed (e.g. `git worktree add /tmp/base afa5625` and build it there).
 # A benchmark, not a test: it exits 0 unless it cannot measure at all.
 set -euo pipefail
+prog=kernel_stream
+. "$(dirname "$0")/bench_lib.sh"
 
-build=${CORECAP_BUILD:-$(cd "$(dirname "$0")/.." && pwd)/build}
-base=""
-rounds=5
-secs=3
-while getopts "b:B:r:d:" o; do
-	case $o in
-	b) base=$OPTARG ;;
-	B) build=$OPTARG ;;
-	r) rounds=$OPTARG ;;
-	d) secs=$OPTARG ;;
-	*) echo "usage: $0 -b BASE_CORECAP [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [SHORT_RUN LONG_RUN]" >&2; exit 2 ;;
-	esac
-done
+base="" rounds=5 secs=3
+bench_option() { case $1 in b) base=$OPTARG ;; *) return 1 ;; esac; }
+bench_options "b:B:r:d:" "-b BASE_CORECAP [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [SHORT_RUN LONG_RUN]" "$@"
 shift $((OPTIND - 1))
-corecap="$build/cli/corecap"
-refosd="$build/tests/refosd/refosd"
-refbench="$build/tests/refosd/refbench"
 [ -n "$base" ] && [ -x "$base" ] || { echo "kernel_stream: -b BASE_CORECAP: a corecap binary to compare with" >&2; exit 2; }
-for f in "$corecap" "$refosd" "$refbench"; do
-	[ -x "$f" ] || { echo "kernel_stream: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
-done
+bench_need "$corecap" "$refosd" "$refbench"
 [ $# -eq 0 ] || [ $# -eq 2 ] || { echo "kernel_stream: give both SHORT_RUN and LONG_RUN, or neither" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/corecap-kernel-stream.XXXXXX)
-pid=""
-cleanup() {
-	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_work /tmp/corecap-kernel-stream.XXXXXX
 
 # record_run DIR SECONDS: refosd under `corecap run`, kernel events required.
 record_run() {
-	local dir=$1 s=$2 port="" i
-	"$corecap" run -- "$refosd" --port 0 >"$work/osd.out" 2>"$work/osd.err" &
-	pid=$!
-	for i in $(seq 1 200); do
-		port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/osd.out")
-		[ -n "$port" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	[ -n "$port" ] || { echo "kernel_stream: refosd did not start:" >&2; cat "$work/osd.err" >&2; exit 1; }
-	"$corecap" record -q --kernel -p "$pid" -o "$dir" -- \
-		"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$s" write >"$work/rec.out" 2>&1 ||
+	bench_refosd_start "$corecap" run --
+	bench_record "$1" "$2" --kernel ||
 		{ echo "kernel_stream: corecap record --kernel failed:" >&2; cat "$work/rec.out" >&2; exit 1; }
-	kill -TERM "$pid"
-	wait "$pid" 2>/dev/null || true
-	pid=""
+	bench_refosd_stop
 }
 
 # measure CMD...: "cpu_s maxrss_kb" (user + system CPU) of the command, its output dropped.
-measure() {
-	python3 -c '
-import os, subprocess, sys
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, ru = os.wait4(p.pid, 0)
-if os.waitstatus_to_exitcode(status):
-    sys.exit("kernel_stream: failed: " + " ".join(sys.argv[1:]))
-print("%.3f %d" % (ru.ru_utime + ru.ru_stime, ru.ru_maxrss))' "$@"
-}
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+measure() { bench_measure "$@" | awk '{ printf "%.3f %d\n", $1 + $2, $3 }'; }
 
 # bench_run NAME DIR: alternating rounds of the base and this build; "cpu rss" medians into $work/NAME.{base,new}.
 bench_run() {
@@ -96,8 +55,8 @@ bench_run() {
 		printf '  round %d  base %6.2f s %7d kB   streaming %6.2f s %7d kB\n' \
 			"$r" "${b% *}" "${b#* }" "${n% *}" "${n#* }"
 	done
-	echo "$(cut -d' ' -f1 "$work/b" | median) $(cut -d' ' -f2 "$work/b" | median)" >"$work/$name.base"
-	echo "$(cut -d' ' -f1 "$work/n" | median) $(cut -d' ' -f2 "$work/n" | median)" >"$work/$name.new"
+	echo "$(cut -d' ' -f1 "$work/b" | bench_median) $(cut -d' ' -f2 "$work/b" | bench_median)" >"$work/$name.base"
+	echo "$(cut -d' ' -f1 "$work/n" | bench_median) $(cut -d' ' -f2 "$work/n" | bench_median)" >"$work/$name.new"
 	read -r bc bm <"$work/$name.base"
 	read -r nc nm <"$work/$name.new"
 	awk -v bc="$bc" -v bm="$bm" -v nc="$nc" -v nm="$nm" -v name="$name" 'BEGIN {

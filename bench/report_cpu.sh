@@ -23,86 +23,47 @@
 # length; html <= 1.2x report.
 # A benchmark, not a test: it exits 0 unless it cannot measure at all.
 set -euo pipefail
+prog=report_cpu
+. "$(dirname "$0")/bench_lib.sh"
 
-build=${CORECAP_BUILD:-$(cd "$(dirname "$0")/.." && pwd)/build}
-rounds=5
-secs=3
-record=1
-html=0
-while getopts "B:r:d:nH" o; do
-	case $o in
-	B) build=$OPTARG ;;
-	r) rounds=$OPTARG ;;
-	d) secs=$OPTARG ;;
+rounds=5 secs=3 record=1 html=0
+bench_option() {
+	case $1 in
 	n) record=0 ;;
 	H) html=1 ;;
-	*) echo "usage: $0 [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [-H] [RUN_DIR...]" >&2; exit 2 ;;
+	*) return 1 ;;
 	esac
-done
+}
+bench_options "B:r:d:nH" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [-H] [RUN_DIR...]" "$@"
 shift $((OPTIND - 1))
-corecap="$build/cli/corecap"
-refosd="$build/tests/refosd/refosd"
-refbench="$build/tests/refosd/refbench"
-need=("$corecap")
-[ "$record" = 1 ] && need+=("$refosd" "$refbench")
-for f in "${need[@]}"; do
-	[ -x "$f" ] || { echo "report_cpu: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
-done
+bench_need "$corecap"
+[ "$record" = 0 ] || bench_need "$refosd" "$refbench"
 command -v babeltrace2 >/dev/null || { echo "report_cpu: babeltrace2 is not installed" >&2; exit 1; }
 [ "$record" = 1 ] || [ $# -gt 0 ] || { echo "report_cpu: -n needs a RUN_DIR" >&2; exit 2; }
 
-work=$(mktemp -d /tmp/corecap-report-cpu.XXXXXX)
-pid=""
-cleanup() {
-	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+bench_work /tmp/corecap-report-cpu.XXXXXX
 
 # record_run DIR: refosd under `corecap run`, recorded while refbench writes.
 record_run() {
-	local dir=$1 port="" i run_opts=() rec_opts=()
+	local dir=$1 run_opts=() rec_opts=()
 	[ "$html" = 1 ] && run_opts=(--cpuprofile) && rec_opts=(--wallclock)
-	: >"$work/osd.out"
-	"$corecap" run "${run_opts[@]}" -- "$refosd" --port 0 >"$work/osd.out" 2>"$work/osd.err" &
-	pid=$!
-	for i in $(seq 1 200); do
-		port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/osd.out")
-		[ -n "$port" ] && break
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.05
-	done
-	[ -n "$port" ] || { echo "report_cpu: refosd did not start:" >&2; cat "$work/osd.err" >&2; exit 1; }
-	if ! "$corecap" record -q --kernel "${rec_opts[@]}" -p "$pid" -o "$dir" -- \
-		"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$secs" write >"$work/rec.out" 2>&1; then
+	bench_refosd_start "$corecap" run "${run_opts[@]}" --
+	if ! bench_record "$dir" "$secs" --kernel "${rec_opts[@]}"; then
 		echo "report_cpu: no kernel events ($(tail -1 "$work/rec.out")): recording without" >&2
 		rm -rf "$dir"
-		"$corecap" record -q "${rec_opts[@]}" -p "$pid" -o "$dir" -- \
-			"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$secs" write >"$work/rec.out" 2>&1 ||
+		bench_record "$dir" "$secs" "${rec_opts[@]}" ||
 			{ echo "report_cpu: corecap record failed:" >&2; cat "$work/rec.out" >&2; exit 1; }
 	fi
-	kill -TERM "$pid"
-	wait "$pid" 2>/dev/null || true
-	pid=""
+	bench_refosd_stop
 }
 
-# measure CMD...: "user_s maxrss_kb" of the command (its output dropped), from wait4.
-measure() {
-	python3 -c '
-import os, subprocess, sys
-p = subprocess.Popen(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-_, status, ru = os.wait4(p.pid, 0)
-if os.waitstatus_to_exitcode(status):
-    sys.exit("report_cpu: failed: " + " ".join(sys.argv[1:]))
-print("%.3f %d" % (ru.ru_utime, ru.ru_maxrss))' "$@"
-}
-
-median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# measure CMD...: "user_s maxrss_kb" of the command (its output dropped).
+measure() { bench_measure "$@" | awk '{ printf "%.3f %d\n", $1, $3 }'; }
 
 # ratio_line NAME FILE TARGET: the median of FILE's ratios and their interval.
 ratio_line() {
 	printf 'ratio %s (user CPU): median %s, interval [%s, %s] (%.0f%% confidence); target <= %s\n' \
-		"$1" "$(median <"$2")" "$(sort -g "$2" | head -1)" "$(sort -g "$2" | tail -1)" \
+		"$1" "$(bench_median <"$2")" "$(sort -g "$2" | head -1)" "$(sort -g "$2" | tail -1)" \
 		"$(awk -v n="$rounds" 'BEGIN { print 100 * (1 - 2 ^ (1 - n)) }')" "$3"
 }
 
@@ -138,19 +99,13 @@ bench_run() {
 			"${h% *}" "${h#* }" "$(tail -1 "$work/hratio")"
 	done
 	printf 'median: babeltrace2 dummy %.2f s user, %d kB; corecap report %.2f s user, %d kB\n' \
-		"$(cut -d' ' -f1 "$work/bt" | median)" "$(cut -d' ' -f2 "$work/bt" | median)" \
-		"$(cut -d' ' -f1 "$work/cc" | median)" "$(cut -d' ' -f2 "$work/cc" | median)"
+		"$(cut -d' ' -f1 "$work/bt" | bench_median)" "$(cut -d' ' -f2 "$work/bt" | bench_median)" \
+		"$(cut -d' ' -f1 "$work/cc" | bench_median)" "$(cut -d' ' -f2 "$work/cc" | bench_median)"
 	ratio_line report/dummy "$work/ratio" 1.1
 	[ "$html" = 1 ] || return 0
 	printf 'median: corecap html %.2f s user, %d kB\n' \
-		"$(cut -d' ' -f1 "$work/ht" | median)" "$(cut -d' ' -f2 "$work/ht" | median)"
+		"$(cut -d' ' -f1 "$work/ht" | bench_median)" "$(cut -d' ' -f2 "$work/ht" | bench_median)"
 	ratio_line html/report "$work/hratio" 1.2
 }
 
-if [ "$record" = 1 ]; then
-	record_run "$work/run"
-	bench_run "$work/run"
-fi
-for d in "$@"; do
-	bench_run "$d"
-done
+bench_main "$@"

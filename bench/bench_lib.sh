@@ -1,0 +1,119 @@
+# Helpers of the bench/ scripts that start refosd and measure what runs
+# on its recordings, sourced after the script sets $prog (the prefix of
+# its messages, on stderr). bench_options sets $build, $corecap, $refosd
+# and $refbench, bench_work the scratch directory $work (or the script
+# makes its own), bench_refosd_start the daemon's $pid and $port; the
+# other helpers use them.
+# shellcheck shell=bash
+
+# bench_options OPTSTRING USAGE ARG...: the script's options, getopts
+# OPTSTRING over ARG...: -B BUILD_DIR, -r ROUNDS and -d SECONDS set $build
+# (by default $CORECAP_BUILD, else build/ in the source tree), $rounds and
+# $secs; any other letter goes to the script's `bench_option LETTER` (with
+# $OPTARG), which returns 1 for one it does not take: then "usage: $0
+# USAGE" and exit 2. Sets $corecap, $refosd and $refbench in $build; the
+# caller shifts $((OPTIND - 1)).
+bench_options() {
+	local optstring=$1 usage=$2 o
+	shift 2
+	build=${CORECAP_BUILD:-$(cd "$(dirname "$0")/.." && pwd)/build}
+	while getopts "$optstring" o; do
+		case $o in
+		B) build=$OPTARG ;;
+		r) rounds=$OPTARG ;;
+		d) secs=$OPTARG ;;
+		*) bench_option "$o" || { echo "usage: $0 $usage" >&2; exit 2; } ;;
+		esac
+	done
+	corecap="$build/cli/corecap"
+	refosd="$build/tests/refosd/refosd"
+	refbench="$build/tests/refosd/refbench"
+}
+
+# bench_need FILE...: exits 1 naming the first that is not executable.
+bench_need() {
+	local f
+	for f in "$@"; do
+		[ -x "$f" ] || { echo "$prog: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
+	done
+}
+
+# bench_work TEMPLATE: a fresh $work (mktemp -d TEMPLATE), no daemon yet,
+# and bench_cleanup on exit.
+bench_work() {
+	work=$(mktemp -d "$1")
+	pid=""
+	trap bench_cleanup EXIT
+}
+
+# bench_cleanup: stops the daemon if one runs, removes $work.
+bench_cleanup() {
+	[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+	rm -rf "$work"
+}
+
+# bench_refosd_start [PREFIX...]: `PREFIX... $refosd --port 0` in the
+# background (e.g. `"$corecap" run --`, which execs refosd, or `env
+# LD_PRELOAD=...`: $pid is the daemon's either way), its output in
+# $work/osd.out and osd.err; sets $port from its "refosd: listening on
+# 127.0.0.1:PORT" line, or exits 1 with its errors when it does not listen
+# within 10 s or exits first.
+bench_refosd_start() {
+	port=""
+	: >"$work/osd.out" # there before the daemon's shell opens it
+	"$@" "$refosd" --port 0 >"$work/osd.out" 2>"$work/osd.err" &
+	pid=$!
+	for _ in $(seq 1 200); do
+		port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/osd.out")
+		[ -n "$port" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.05
+	done
+	[ -n "$port" ] || { echo "$prog: refosd did not start:" >&2; cat "$work/osd.err" >&2; exit 1; }
+}
+
+# bench_refosd_stop: SIGTERM to the daemon, and waits for it.
+bench_refosd_stop() {
+	kill -TERM "$pid"
+	wait "$pid" 2>/dev/null || true
+	pid=""
+}
+
+# bench_record DIR SECONDS [RECORD_OPTION...]: `corecap record -q
+# RECORD_OPTION... -p $pid -o DIR` while refbench writes to $port for
+# SECONDS (-t 16 -b 1), their output in $work/rec.out; record's status.
+bench_record() {
+	local dir=$1 s=$2
+	shift 2
+	"$corecap" record -q "$@" -p "$pid" -o "$dir" -- \
+		"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$s" write >"$work/rec.out" 2>&1
+}
+
+# bench_measure CMD...: "user_s sys_s maxrss_kb" of the command (its output
+# dropped), from wait4; exits 1 when the command fails.
+bench_measure() {
+	python3 -c '
+import os, subprocess, sys
+p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+_, status, ru = os.wait4(p.pid, 0)
+if os.waitstatus_to_exitcode(status):
+    sys.exit(sys.argv[1] + ": failed: " + " ".join(sys.argv[2:]))
+print("%.6f %.6f %d" % (ru.ru_utime, ru.ru_stime, ru.ru_maxrss))' "$prog" "$@"
+}
+
+# bench_main RUN_DIR...: unless -n ($record 0), the script's `record_run
+# DIR` into $work/run and its `bench_run DIR` on it; then bench_run on each
+# RUN_DIR.
+bench_main() {
+	local d
+	if [ "$record" = 1 ]; then
+		record_run "$work/run"
+		bench_run "$work/run"
+	fi
+	for d in "$@"; do
+		bench_run "$d"
+	done
+}
+
+# bench_median: the median of the numbers on stdin, one a line.
+bench_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
