@@ -58,9 +58,9 @@ corecap="$build/cli/corecap"
 refosd="$build/tests/refosd/refosd"
 refbench="$build/tests/refosd/refbench"
 mc="$src/scripts/ceph-minicluster"
-for f in "$corecap" "$refosd" "$refbench"; do
-	[ -x "$f" ] || { echo "kernel_iops: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
-done
+prog=kernel_iops
+. "$(dirname "$0")/bench_lib.sh"
+bench_need "$corecap" "$refosd" "$refbench"
 [ "$(id -u)" = 0 ] || echo "kernel_iops: not root: the 'on' runs may have no kernel events" >&2
 
 work=$(mktemp -d /tmp/kernel-iops-XXXXXX)
@@ -94,14 +94,8 @@ run() {
 	local -a bench
 	[ "$cfg" = on ] && flag=--kernel
 	if [ "$target" = refosd ]; then
-		"$refosd" --port 0 >"$work/osd.out" 2>&1 &
-		osd=$!
-		for _ in $(seq 1 200); do
-			port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9]*\)$/\1/p' "$work/osd.out")
-			[ -n "$port" ] && break
-			sleep 0.05
-		done
-		[ -n "$port" ] || { echo "kernel_iops: refosd did not start" >&2; exit 1; }
+		bench_refosd_start
+		osd=$pid
 		bench=("$refbench" -p "$port" -t "$conc" -b 1 -d "$secs" --no-progress write)
 	else
 		"$mc" mkpool "$work/ceph" "$pool" >/dev/null 2>&1 || { echo "kernel_iops: mkpool failed" >&2; exit 1; }
@@ -130,8 +124,7 @@ else:
     print(sys.argv[2], iops, 0, 0, 0, 0, 0, cpu_us / ops)
 PY
 	if [ "$target" = refosd ]; then
-		kill "$osd" 2>/dev/null
-		wait "$osd" 2>/dev/null
+		bench_refosd_stop
 		osd=""
 	else
 		"$mc" rmpool "$work/ceph" "$pool" >/dev/null 2>&1

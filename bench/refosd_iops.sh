@@ -37,6 +37,8 @@ shim="$build/preload/libcorecap-preload.so"
 for f in "$refosd" "$refbench" "$shim"; do
 	[ -e "$f" ] || { echo "refosd_iops: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
 done
+prog=refosd_iops
+. "$(dirname "$0")/bench_lib.sh"
 tracing=1
 if ! lttng list >/dev/null 2>&1; then
 	echo "refosd_iops: no LTTng session daemon (scripts/sessiond-start): the traced runs are skipped" >&2
@@ -68,15 +70,7 @@ run() {
 		lttng -q start "$session"
 		;;
 	esac
-	: >"$work/osd.out"
-	"${env[@]}" "$refosd" --port 0 >"$work/osd.out" 2>&1 &
-	pid=$!
-	for _ in $(seq 1 200); do
-		grep -q 'listening on 127.0.0.1:' "$work/osd.out" && break
-		sleep 0.05
-	done
-	port=$(sed -n 's/.*listening on 127.0.0.1:\([0-9]*\).*/\1/p' "$work/osd.out" | head -1)
-	[ -n "$port" ] || { echo "refosd_iops: refosd did not start:" >&2; cat "$work/osd.out" >&2; exit 1; }
+	bench_refosd_start "${env[@]}"
 	"$refbench" -p "$port" -t "$conc" -b 1 -d "$secs" --no-progress write >"$work/bench.out"
 	iops=$(sed -n 's/^Average IOPS: *\([0-9.]*\).*/\1/p' "$work/bench.out")
 	ops=$(sed -n 's/^Total writes made: *\([0-9]*\).*/\1/p' "$work/bench.out")
@@ -84,9 +78,7 @@ run() {
 	ticks=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')
 	awk -v t="$ticks" -v hz="$(getconf CLK_TCK)" -v n="${ops:-0}" \
 		'BEGIN { printf "%.2f\n", n ? t / hz * 1e6 / n : 0 }' >>"$work/$cfg.cpu"
-	kill -TERM "$pid"
-	wait "$pid" 2>/dev/null || true
-	pid=""
+	bench_refosd_stop
 	if [ "$cfg" = traced ]; then
 		lttng -q stop "$session"
 		echo "$(du -sm "$work/trace-$session" | cut -f1)" >>"$work/trace_mb"
@@ -96,8 +88,6 @@ run() {
 	fi
 	echo "${iops:-0}"
 }
-
-median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 configs=(bare shim)
 [ "$tracing" = 1 ] && configs+=(traced)
@@ -109,13 +99,13 @@ for r in $(seq 1 "$rounds"); do
 		echo "$v" >>"$work/$c"
 	done
 done
-base=$(median <"$work/bare")
-cbase=$(median <"$work/bare.cpu")
+base=$(bench_median <"$work/bare")
+cbase=$(bench_median <"$work/bare.cpu")
 printf 'median: bare    %10.1f IOPS  %8.2f us CPU/op\n' "$base" "$cbase"
 for c in shim traced; do
 	[ -e "$work/$c" ] || continue
-	m=$(median <"$work/$c")
-	cm=$(median <"$work/$c.cpu")
+	m=$(bench_median <"$work/$c")
+	cm=$(bench_median <"$work/$c.cpu")
 	budget=97
 	[ "$c" = traced ] && budget=90
 	awk -v m="$m" -v b="$base" -v c="$c" -v budget="$budget" -v cm="$cm" -v cb="$cbase" 'BEGIN {
@@ -123,5 +113,5 @@ for c in shim traced; do
 		printf "median: %-7s %10.1f IOPS  %5.1f%% of bare  (budget %d%%: %s)  %8.2f us CPU/op  %.2fx bare\n", c, m, r, budget, (r >= budget) ? "met" : "NOT met", cm, (cb > 0) ? cm / cb : 0
 	}'
 done
-[ -e "$work/trace_mb" ] && echo "trace size per traced run: $(median <"$work/trace_mb") MB (median) for $secs s"
+[ -e "$work/trace_mb" ] && echo "trace size per traced run: $(bench_median <"$work/trace_mb") MB (median) for $secs s"
 exit 0

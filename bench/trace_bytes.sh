@@ -22,35 +22,23 @@ while getopts "B:t:s:r:e" o; do
 	esac
 done
 corecap=$build/cli/corecap refosd=$build/tests/refosd/refosd refbench=$build/tests/refosd/refbench
-for f in "$corecap" "$refosd" "$refbench"; do
-	[ -x "$f" ] || { echo "trace_bytes: cannot find '$f' (build first, or -B BUILD_DIR)" >&2; exit 1; }
-done
+prog=trace_bytes
+. "$(dirname "$0")/bench_lib.sh"
+bench_need "$corecap" "$refosd" "$refbench"
 work=$(mktemp -d /tmp/trace-bytes-XXXXXX)
-osd=
+pid=
 cleanup() {
-	[ -n "$osd" ] && kill "$osd" 2>/dev/null && wait "$osd" 2>/dev/null
+	[ -n "$pid" ] && kill "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
 	[ -n "${TRACE_BYTES_KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
 
 echo "trace_bytes: refosd (defaults) under corecap run, corecap record -- refbench -t $conc -b 1 -d $secs write; build $build"
 for r in $(seq 1 "$rounds"); do
-	: >"$work/osd.out" # there before the daemon's shell opens it
-	"$corecap" run -- "$refosd" --port 0 >"$work/osd.out" 2>&1 &
-	osd=$!
-	port=
-	for _ in $(seq 1 100); do
-		port=$(sed -n 's/^refosd: listening on 127\.0\.0\.1:\([0-9][0-9]*\)$/\1/p' "$work/osd.out")
-		[ -n "$port" ] && break
-		sleep 0.1
-	done
-	[ -n "$port" ] || { echo "trace_bytes: refosd did not start:" >&2; cat "$work/osd.out" >&2; exit 1; }
-	# corecap run execs refosd: the pid is the daemon's.
-	"$corecap" record -q --no-kernel --no-cpu-profile -p "$osd" -o "$work/run$r" -- \
+	bench_refosd_start "$corecap" run --
+	"$corecap" record -q --no-kernel --no-cpu-profile -p "$pid" -o "$work/run$r" -- \
 		"$refbench" -p "$port" -t "$conc" -b 1 -d "$secs" --no-progress write >"$work/bench$r.out" 2>&1
-	kill "$osd"
-	wait "$osd" 2>/dev/null || true
-	osd=
+	bench_refosd_stop
 	ops=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["benchmark"]["summary"]["ops"])' \
 		"$work/run$r/manifest.json" 2>/dev/null || true)
 	[ -n "$ops" ] && [ "$ops" -gt 0 ] || { echo "trace_bytes: no op count in the run's manifest.json (benchmark.summary.ops):" >&2; cat "$work/run$r/bench.out" >&2; exit 1; }
