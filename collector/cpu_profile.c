@@ -301,10 +301,11 @@ int corecap_cpu_profile_start(struct corecap_cpu_profile *cp)
 	ret = send_toggle(cp);
 	if (ret < 0) {
 		if (ret == -EAGAIN)
-			corecap_warn("no thread of PID %d was asleep in a system call where its CPU "
-				     "profiler may be toggled safely within %u ms (or its "
-				     "/proc/PID/task/TID/syscall is not readable); no CPU profile",
-				     (int)cp->pid, CORECAP_CPU_PROFILE_SWITCH_MS);
+			corecap_warn(
+				"no thread of PID %d was asleep in a system call where its CPU "
+				"profiler may be toggled safely within %u ms (or its "
+				"/proc/PID/task/TID/syscall is not readable); no CPU profile",
+				(int)cp->pid, CORECAP_CPU_PROFILE_SWITCH_MS);
 		else
 			corecap_warn("cannot signal PID %d to start its CPU profile: %s",
 				     (int)cp->pid, strerror(-ret));

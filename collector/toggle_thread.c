@@ -83,8 +83,7 @@ static bool lock_call(long nr)
 }
 
 enum corecap_toggle_verdict corecap_toggle_thread_judge(const char *syscall_line,
-							 const char *status, int sig,
-							 uint64_t *sp)
+							const char *status, int sig, uint64_t *sp)
 {
 	unsigned long long bit, v[9];
 	const char *p = syscall_line;
@@ -155,7 +154,8 @@ static size_t profiler_code(pid_t pid, struct corecap_toggle_range *r)
 		uint64_t lo, hi;
 		char perms[8];
 
-		if (!strstr(line, "/libprofiler.so") && !strstr(line, "/libtcmalloc_and_profiler.so"))
+		if (!strstr(line, "/libprofiler.so") &&
+		    !strstr(line, "/libtcmalloc_and_profiler.so"))
 			continue;
 		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s", &lo, &hi, perms) == 3 &&
 		    perms[2] == 'x')

@@ -55,8 +55,7 @@ struct corecap_toggle_range {
  * stack pointer when the verdict is CORECAP_TOGGLE_IF_STACK_CLEAN.
  */
 enum corecap_toggle_verdict corecap_toggle_thread_judge(const char *syscall_line,
-							 const char *status, int sig,
-							 uint64_t *sp);
+							const char *status, int sig, uint64_t *sp);
 /* Whether none of the n words falls in one of the nr ranges. */
 bool corecap_toggle_stack_clean(const uint64_t *words, size_t n,
 				const struct corecap_toggle_range *r, size_t nr);

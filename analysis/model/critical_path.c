@@ -353,14 +353,14 @@ static void path_charge(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t n
 /* The pending time pend decided by the resolve at seq: at most io_max of
  * it as cat credited to tid (an aio's stretch since its submission), the
  * rest queue; adds up to two additions to adds[n..]. */
-static size_t add_decided(struct cp_add *adds, size_t n, uint64_t seq, uint64_t pend,
-			  uint32_t cat, int32_t tid, uint64_t io_max)
+static size_t add_decided(struct cp_add *adds, size_t n, uint64_t seq, uint64_t pend, uint32_t cat,
+			  int32_t tid, uint64_t io_max)
 {
 	uint64_t io = pend < io_max ? pend : io_max;
 
 	if (pend > io)
-		adds[n++] = (struct cp_add){.seq = seq, .ns = pend - io, .tid = CP_NOBODY,
-					    .cat = CAT_QUEUE};
+		adds[n++] = (struct cp_add){
+			.seq = seq, .ns = pend - io, .tid = CP_NOBODY, .cat = CAT_QUEUE};
 	if (io)
 		adds[n++] = (struct cp_add){.seq = seq, .ns = io, .tid = tid, .cat = cat};
 	return n;
@@ -406,7 +406,8 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 			if (open)
 				open_pend += pend;
 			else if (pend) {
-				n = add_decided(cp->adds, n, res_seq, pend, res_cat, res_tid, res_io);
+				n = add_decided(cp->adds, n, res_seq, pend, res_cat, res_tid,
+						res_io);
 				sorted = false;
 			}
 			pend = 0;

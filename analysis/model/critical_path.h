@@ -115,7 +115,7 @@ struct cp_thread {
 
 struct cp_op {
 	uint64_t id, begin_ns;
-	bool ext; /* begun by corecap_critical_path_ext_begin: its own ids and types */
+	bool ext;	 /* begun by corecap_critical_path_ext_begin: its own ids and types */
 	uint64_t anchor; /* the index of the first node after its begin (or its last restart) */
 	bool base_set;	 /* some of paths are not zero (zeroed at the next begin) */
 	/* Each thread's path at the anchor, by thread index; capacity critical_path.path_cap. */
@@ -124,10 +124,10 @@ struct cp_op {
 
 /* What a node of a thread's chain says (critical_path.nodes). */
 enum cp_node_kind {
-	CPN_CHARGE,  /* [from, to) as cat, credited to tid */
-	CPN_PENDING, /* [from, to) blocked, its category decided by a later RESOLVE or JOIN */
-	CPN_RESOLVE, /* the pending time before it is cat, credited to tid */
-	CPN_JOIN,    /* woken by thread `waker`: the chain goes on with the waker's */
+	CPN_CHARGE,	/* [from, to) as cat, credited to tid */
+	CPN_PENDING,	/* [from, to) blocked, its category decided by a later RESOLVE or JOIN */
+	CPN_RESOLVE,	/* the pending time before it is cat, credited to tid */
+	CPN_JOIN,	/* woken by thread `waker`: the chain goes on with the waker's */
 	CPN_RESOLVE_IO, /* the pending time before it: at most `to` of it cat (an aio's
 			   stretch since its submission), the rest queue */
 };

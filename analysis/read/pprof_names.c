@@ -39,7 +39,7 @@ struct fn_sym {
 struct pprof_image {
 	struct nm_region *r; /* by start */
 	size_t n;
-	bool fini; /* nm's output has _fini: pprof runs addr2line -i */
+	bool fini;	    /* nm's output has _fini: pprof runs addr2line -i */
 	struct fn_sym *fns; /* by section, address, then symbol table order */
 	size_t n_fns;
 	bool fns_read;
