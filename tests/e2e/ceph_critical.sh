@@ -60,8 +60,11 @@ w = [t for t in ot["types"] if t["type"] == "write"][0]
 cp = w["critical_path"]
 us = cp["us"]
 # The phases' paths, per op of the type, add up to the op's (each phase
-# is a walk of its own; an op whose phase found no thread to end on
-# leaves a gap, so the sum is at most the op's).
+# is a walk of its own). An end that found no thread to end on leaves
+# either way: a phase without one leaves a gap (the sum below the op's),
+# an op without one (then its last phase, which ends at the same stamp,
+# has none either) leaves its other phases counted without it (the sum
+# above the op's): the bound is exact only when every end found a thread.
 ph = sum(sum(p["us"].values()) for p in cp["phases"] if p["us"])
 cons = r["ops"]["critical_path_conservation"]
 print(cp["lat_avg_us"], us["logging"], us["queue"], cp["ops"],
@@ -82,8 +85,9 @@ for r in $(seq 1 "$ROUNDS"); do
 		expect_eq "round $r $cfg: every op's and phase's path sums to its latency" True "$cons"
 		expect_true "round $r $cfg: at least 100 write ops have a path ($n)" \
 			awk -v n="$n" 'BEGIN { exit !(n >= 100) }'
-		expect_true "round $r $cfg: the phases cover the op's path (gap $gap us of $l)" \
-			awk -v g="$gap" -v l="$l" 'BEGIN { exit !(g >= -0.01 && g <= 0.02 * l) }'
+		expect_true "round $r $cfg: the phases cover the op's path (gap $gap us of $l, $unpicked ends without a thread)" \
+			awk -v g="$gap" -v l="$l" -v u="$unpicked" \
+			'BEGIN { exit !(g >= (u > 0 ? -0.02 * l : -0.01) && g <= 0.02 * l) }'
 		lat[$cfg]="${lat[$cfg]:-} $l"
 		log[$cfg]="${log[$cfg]:-} $lg"
 		que[$cfg]="${que[$cfg]:-} $q"
