@@ -32,11 +32,6 @@ pid=$(cat "$work/osd/osd.0.pid")
 asok="$work/osd/run/ceph-osd.0.asok"
 need_kernel_record "$pid"
 
-set_debug() { # osd-level ms-level
-	ceph --admin-daemon "$asok" config set debug_osd "$1" >/dev/null &&
-		ceph --admin-daemon "$asok" config set debug_ms "$2" >/dev/null
-}
-
 # round NAME: one recorded rados bench on a fresh pool; prints
 # "lat_us logging_us queue_us ops max_phase_err_us conserved".
 round() {
@@ -78,7 +73,7 @@ declare -A lat log que
 n_ok=0
 for r in $(seq 1 "$ROUNDS"); do
 	for cfg in default verbose; do
-		if [ "$cfg" = default ]; then set_debug 1/5 0/0; else set_debug 20/20 1/1; fi
+		if [ "$cfg" = default ]; then ceph_set_debug "$asok" 1/5 0/0; else ceph_set_debug "$asok" 20/20 1/1; fi
 		line=$(round "$cfg$r") || { expect_true "round $cfg$r recorded and reported" false; continue; }
 		read -r l lg q n gap cons unpicked cats <<<"$line"
 		echo "round $r $cfg: write latency $l us over $n ops; critical path: $cats (ends without a thread: $unpicked)"
@@ -94,7 +89,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		n_ok=$((n_ok + 1))
 	done
 done
-set_debug 1/5 0/0
+ceph_set_debug "$asok" 1/5 0/0
 [ "$n_ok" -eq $((2 * ROUNDS)) ] || { finish; exit 1; }
 mean() { printf '%s\n' $1 | awk '{ s += $1; n++ } END { printf "%.1f", s / n }'; }
 ld=$(mean "${lat[default]}") lv=$(mean "${lat[verbose]}")

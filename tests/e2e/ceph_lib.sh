@@ -103,3 +103,10 @@ ceph_record_kernel_bench() {
 	expect_eq "record exits" 0 "$rc"
 	[ "$rc" -eq 0 ] || { tail -n 5 "$run.err"; finish; exit 1; }
 }
+
+# ceph_set_debug ASOK OSD_LEVEL MS_LEVEL: the OSD's debug_osd and debug_ms,
+# through its admin socket.
+ceph_set_debug() {
+	ceph --admin-daemon "$1" config set debug_osd "$2" >/dev/null &&
+		ceph --admin-daemon "$1" config set debug_ms "$3" >/dev/null
+}

@@ -31,11 +31,6 @@ ceph_start osd "$base" --osd-wrapper "$CORECAP run --"
 pid=$(cat "$work/osd/osd.0.pid")
 asok="$work/osd/run/ceph-osd.0.asok"
 
-set_debug() { # osd-level ms-level
-	ceph --admin-daemon "$asok" config set debug_osd "$1" >/dev/null &&
-		ceph --admin-daemon "$asok" config set debug_ms "$2" >/dev/null
-}
-
 # round NAME: one recorded rados bench on a fresh pool; prints
 # "lat_us cpu_us logging_us lock_wait_us io_us queue_us samples complete bench_lat_us".
 round() {
@@ -68,7 +63,7 @@ declare -A lat log
 n_ok=0
 for r in $(seq 1 "$ROUNDS"); do
 	for cfg in default verbose; do
-		if [ "$cfg" = default ]; then set_debug 1/5 0/0; else set_debug 20/20 1/1; fi
+		if [ "$cfg" = default ]; then ceph_set_debug "$asok" 1/5 0/0; else ceph_set_debug "$asok" 20/20 1/1; fi
 		line=$(round "$cfg$r") || { expect_true "round $cfg$r recorded and reported" false; continue; }
 		read -r l cpu lg lw io q n complete blat sampled all <<<"$line"
 		echo "round $r $cfg: write latency (arrival to reply) $l us = cpu $cpu + logging $lg + lock_wait $lw + io $io + queue $q ($n samples; history complete: $complete; rados bench avg $blat us)"
@@ -85,7 +80,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		n_ok=$((n_ok + 1))
 	done
 done
-set_debug 1/5 0/0
+ceph_set_debug "$asok" 1/5 0/0
 [ "$n_ok" -eq $((2 * ROUNDS)) ] || { finish; exit 1; }
 mean() { printf '%s\n' $1 | awk '{ s += $1; n++ } END { printf "%.1f", s / n }'; }
 ld=$(mean "${lat[default]}") lv=$(mean "${lat[verbose]}")
