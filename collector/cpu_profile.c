@@ -30,21 +30,12 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
+/* Whether the daemon has libprofiler's code mapped. */
 static bool profiler_mapped(pid_t pid)
 {
-	char path[64], line[4096];
-	bool found = false;
-	FILE *f;
+	struct corecap_toggle_range r;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, "/libprofiler.so") ||
-			strstr(line, "/libtcmalloc_and_profiler.so");
-	fclose(f);
-	return found;
+	return corecap_toggle_profiler_code(pid, &r, 1) > 0;
 }
 
 /* Whether target is BASE.<digits>. */

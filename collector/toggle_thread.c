@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "proc_stat.h"
 #include "toggle_thread.h"
 
 /* System calls libprofiler's SIGPROF handler never makes. */
@@ -124,23 +125,7 @@ bool corecap_toggle_stack_clean(const uint64_t *words, size_t n,
 	return true;
 }
 
-static bool read_text(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "re");
-	size_t n;
-
-	if (!f)
-		return false;
-	n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return n > 0;
-}
-
-#define MAX_RANGES 8
-
-/* The executable mappings of libprofiler in pid's maps; how many. */
-static size_t profiler_code(pid_t pid, struct corecap_toggle_range *r)
+size_t corecap_toggle_profiler_code(pid_t pid, struct corecap_toggle_range *r, size_t max)
 {
 	char path[64], line[4096];
 	size_t n = 0;
@@ -150,7 +135,7 @@ static size_t profiler_code(pid_t pid, struct corecap_toggle_range *r)
 	f = fopen(path, "re");
 	if (!f)
 		return 0;
-	while (n < MAX_RANGES && fgets(line, sizeof(line), f)) {
+	while (n < max && fgets(line, sizeof(line), f)) {
 		uint64_t lo, hi;
 		char perms[8];
 
@@ -182,7 +167,7 @@ static bool stack_clean(int mem, uint64_t sp, const struct corecap_toggle_range 
 pid_t corecap_toggle_thread_find(pid_t pid, int sig)
 {
 	char dir[64], path[128], line[512], status[4096];
-	struct corecap_toggle_range code[MAX_RANGES];
+	struct corecap_toggle_range code[CORECAP_TOGGLE_MAX_RANGES];
 	struct dirent *de;
 	pid_t found = 0;
 	int mem = -2; /* opened at the first thread whose stack must be looked at */
@@ -200,10 +185,10 @@ pid_t corecap_toggle_thread_find(pid_t pid, int sig)
 		if (tid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%ld/status", dir, tid);
-		if (!read_text(path, status, sizeof(status)))
+		if (corecap_read_small_file(AT_FDCWD, path, status, sizeof(status)) <= 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%ld/syscall", dir, tid);
-		if (!read_text(path, line, sizeof(line)))
+		if (corecap_read_small_file(AT_FDCWD, path, line, sizeof(line)) <= 0)
 			continue;
 		switch (corecap_toggle_thread_judge(line, status, sig, &sp)) {
 		case CORECAP_TOGGLE_YES:
@@ -211,7 +196,8 @@ pid_t corecap_toggle_thread_find(pid_t pid, int sig)
 			break;
 		case CORECAP_TOGGLE_IF_STACK_CLEAN:
 			if (mem == -2) {
-				nr = profiler_code(pid, code);
+				nr = corecap_toggle_profiler_code(pid, code,
+								  CORECAP_TOGGLE_MAX_RANGES);
 				snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
 				mem = open(path, O_RDONLY | O_CLOEXEC);
 			}

@@ -59,6 +59,14 @@ enum corecap_toggle_verdict corecap_toggle_thread_judge(const char *syscall_line
 /* Whether none of the n words falls in one of the nr ranges. */
 bool corecap_toggle_stack_clean(const uint64_t *words, size_t n,
 				const struct corecap_toggle_range *r, size_t nr);
+/* The most executable mappings of libprofiler looked at. */
+#define CORECAP_TOGGLE_MAX_RANGES 8
+/*
+ * The executable mappings of libprofiler (or libtcmalloc_and_profiler) in
+ * pid's /proc/PID/maps, at most max of them into r; how many (0: none, or
+ * the maps are unreadable).
+ */
+size_t corecap_toggle_profiler_code(pid_t pid, struct corecap_toggle_range *r, size_t max);
 /* A thread of pid that may take sig now, or 0 when none may. */
 pid_t corecap_toggle_thread_find(pid_t pid, int sig);
 
