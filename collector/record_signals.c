@@ -16,6 +16,18 @@ volatile sig_atomic_t corecap_record_got_signal;
 static volatile sig_atomic_t signal_count;
 volatile sig_atomic_t corecap_record_forward_signal;
 static int wake_pipe[2] = {-1, -1};
+/* Caught: they end the window (SIGCHLD also when a ptrace stop wakes us). */
+static const int caught[] = {SIGCHLD, SIGINT, SIGTERM, SIGHUP};
+/* Ignored while recording: job control would stop us, and a stopped
+ * collector holds the daemon. */
+static const int job_control[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+
+/* Sets the action of every signal in sigs. */
+static void set_all(const int *sigs, size_t n, const struct sigaction *sa)
+{
+	for (size_t i = 0; i < n; i++)
+		sigaction(sigs[i], sa, NULL);
+}
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
 {
@@ -59,15 +71,9 @@ int corecap_record_signals_install(void)
 	corecap_record_forward_signal = 0;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_NOCLDSTOP: ptrace stops of the daemon must wake us too. */
-	sigaction(SIGCHLD, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	set_all(caught, sizeof(caught) / sizeof(caught[0]), &sa);
 	sigaction(SIGPIPE, &ign, NULL);
-	/* Job control would stop us, and a stopped collector holds the daemon. */
-	sigaction(SIGTSTP, &ign, NULL);
-	sigaction(SIGTTIN, &ign, NULL);
-	sigaction(SIGTTOU, &ign, NULL);
+	set_all(job_control, sizeof(job_control) / sizeof(job_control[0]), &ign);
 out:
 	return ret;
 }
@@ -76,13 +82,8 @@ void corecap_record_signals_restore(void)
 {
 	struct sigaction dfl = {.sa_handler = SIG_DFL};
 
-	sigaction(SIGCHLD, &dfl, NULL);
-	sigaction(SIGINT, &dfl, NULL);
-	sigaction(SIGTERM, &dfl, NULL);
-	sigaction(SIGHUP, &dfl, NULL);
-	sigaction(SIGTSTP, &dfl, NULL);
-	sigaction(SIGTTIN, &dfl, NULL);
-	sigaction(SIGTTOU, &dfl, NULL);
+	set_all(caught, sizeof(caught) / sizeof(caught[0]), &dfl);
+	set_all(job_control, sizeof(job_control) / sizeof(job_control[0]), &dfl);
 	for (int i = 0; i < 2; i++) {
 		if (wake_pipe[i] >= 0)
 			close(wake_pipe[i]);
