@@ -402,7 +402,7 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 			if (nd->to > b)
 				pend += nd->to - b;
 			break;
-		default: /* RESOLVE, RESOLVE_IO, JOIN: the pending time after it is decided */
+		default: /* RESOLVE, JOIN: the pending time after it is decided */
 			if (open)
 				open_pend += pend;
 			else if (pend) {
@@ -415,7 +415,7 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 			res_seq = h;
 			res_cat = nd->kind == CPN_JOIN ? CAT_QUEUE : nd->cat;
 			res_tid = nd->kind == CPN_JOIN ? CP_NOBODY : nd->tid;
-			res_io = nd->kind == CPN_RESOLVE_IO ? nd->to : UINT64_MAX;
+			res_io = nd->kind == CPN_RESOLVE ? nd->to : UINT64_MAX;
 			if (nd->kind == CPN_JOIN)
 				cur = nd->waker;
 			break;
@@ -474,7 +474,10 @@ static void flush_runs(struct critical_path *cp)
 		flush_run(cp, cp->all[i]);
 }
 
-static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
+/* th's pending stretch decided: at most io_max of each op's part of it is
+ * cat (UINT64_MAX: all of it), the rest queue. */
+static void resolve_pending_upto(struct critical_path *cp, struct cp_thread *th, uint32_t cat,
+				 uint64_t io_max)
 {
 	struct cp_node *n;
 
@@ -482,8 +485,14 @@ static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint
 	if (cp->n_inflight && (n = node_push(cp, th, CPN_RESOLVE))) {
 		n->cat = (uint8_t)cat;
 		n->tid = cat == CAT_QUEUE ? CP_NOBODY : th->tid;
+		n->to = io_max;
 	}
 	th->pending = false;
+}
+
+static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
+{
+	resolve_pending_upto(cp, th, cat, UINT64_MAX);
 }
 
 /*
@@ -497,21 +506,15 @@ static void resolve_pending_aio(struct critical_path *cp, struct cp_thread *th,
 				const struct model_event *ev)
 {
 	uint64_t submit, from;
-	struct cp_node *n;
 
 	if (ev->io.dur_ns > ev->ts_ns || (submit = ev->ts_ns - ev->io.dur_ns) >= th->pend_e) {
 		resolve_pending(cp, th, CAT_QUEUE);
 		return;
 	}
 	from = submit > th->pend_b ? submit : th->pend_b;
-	flush_run(cp, th);
-	/* Each op's pending part is at most th->pend_e - from of io (replay). */
-	if (cp->n_inflight && (n = node_push(cp, th, CPN_RESOLVE_IO))) {
-		n->cat = th->log_depth || ev->io.io_class == CORECAP_IO_LOG ? CAT_LOGGING : CAT_IO;
-		n->tid = th->tid;
-		n->to = th->pend_e - from;
-	}
-	th->pending = false;
+	resolve_pending_upto(
+		cp, th, th->log_depth || ev->io.io_class == CORECAP_IO_LOG ? CAT_LOGGING : CAT_IO,
+		th->pend_e - from);
 }
 
 /* Charges th's state from th->since up to t. */

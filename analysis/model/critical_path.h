@@ -124,12 +124,12 @@ struct cp_op {
 
 /* What a node of a thread's chain says (critical_path.nodes). */
 enum cp_node_kind {
-	CPN_CHARGE,	/* [from, to) as cat, credited to tid */
-	CPN_PENDING,	/* [from, to) blocked, its category decided by a later RESOLVE or JOIN */
-	CPN_RESOLVE,	/* the pending time before it is cat, credited to tid */
-	CPN_JOIN,	/* woken by thread `waker`: the chain goes on with the waker's */
-	CPN_RESOLVE_IO, /* the pending time before it: at most `to` of it cat (an aio's
-			   stretch since its submission), the rest queue */
+	CPN_CHARGE,  /* [from, to) as cat, credited to tid */
+	CPN_PENDING, /* [from, to) blocked, its category decided by a later RESOLVE or JOIN */
+	CPN_RESOLVE, /* the pending time before it: at most `to` of it cat, credited to
+			tid (UINT64_MAX: all; an aio's stretch since its submission), the
+			rest queue */
+	CPN_JOIN,    /* woken by thread `waker`: the chain goes on with the waker's */
 };
 
 struct cp_node {
