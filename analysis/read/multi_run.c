@@ -55,6 +55,22 @@ static const char *str_of(json_object *o, const char *key)
 int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err)
 {
 	char *path = manifest_path(dir);
+	int ret;
+
+	if (!path) {
+		*m = (struct multi_run){.dir = dir};
+		*err = NULL;
+		corecap_manifest_init(&m->manifest);
+		return -ENOMEM;
+	}
+	ret = corecap_multi_run_open_manifest(m, dir, path, err);
+	free(path);
+	return ret;
+}
+
+int corecap_multi_run_open_manifest(struct multi_run *m, const char *dir, const char *path,
+				    char **err)
+{
 	json_object *a;
 	int ret;
 
@@ -62,25 +78,16 @@ int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err)
 	*err = NULL;
 	corecap_manifest_init(&m->manifest);
 	m->manifest.accept_multi = true;
-	if (!path)
-		return -ENOMEM;
 	ret = corecap_manifest_load(&m->manifest, path, err);
-	if (ret) {
-		free(path);
+	if (ret)
 		return ret;
-	}
 	a = json_object_object_get(m->manifest.root, "daemons");
-	if (!a || !json_object_is_type(a, json_type_array) || !json_object_array_length(a)) {
-		ret = corecap_err(err, -EINVAL, "'%s': a run of several daemons without 'daemons'",
-				  path);
-		free(path);
-		return ret;
-	}
+	if (!a || !json_object_is_type(a, json_type_array) || !json_object_array_length(a))
+		return corecap_err(err, -EINVAL, "'%s': a run of several daemons without 'daemons'",
+				   path);
 	m->daemons = calloc(json_object_array_length(a), sizeof(*m->daemons));
-	if (!m->daemons) {
-		free(path);
+	if (!m->daemons)
 		return -ENOMEM;
-	}
 	for (size_t i = 0; i < json_object_array_length(a); i++) {
 		json_object *o = json_object_array_get_idx(a, i), *v;
 		struct multi_daemon *d = &m->daemons[m->n_daemons];
@@ -89,11 +96,8 @@ int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err)
 		v = o && json_object_is_type(o, json_type_object) ? json_object_object_get(o, "pid")
 								  : NULL;
 		pid = v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : 0;
-		if (pid <= 0) {
-			ret = corecap_err(err, -EINVAL, "'%s': daemons[%zu] has no pid", path, i);
-			free(path);
-			return ret;
-		}
+		if (pid <= 0)
+			return corecap_err(err, -EINVAL, "'%s': daemons[%zu] has no pid", path, i);
 		d->pid = pid;
 		d->comm = str_of(o, "comm") ? str_of(o, "comm") : "?";
 		d->status = str_of(o, "status") ? str_of(o, "status") : "partial";
@@ -104,12 +108,10 @@ int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err)
 		/* The directory by the PID alone: a manifest cannot point outside the run. */
 		if (asprintf(&d->dir, "%s/" CORECAP_RUN_DAEMONS_DIR "/%d", dir, pid) < 0) {
 			d->dir = NULL;
-			free(path);
 			return -ENOMEM;
 		}
 		m->n_daemons++;
 	}
-	free(path);
 	return 0;
 }
 

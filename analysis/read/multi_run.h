@@ -34,6 +34,9 @@ struct multi_run {
 bool corecap_multi_run_is(const char *dir);
 /* 0, or a negative errno with *err (malloc'd). corecap_multi_run_close() in both cases. */
 int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err);
+/* The same from the manifest at path (dir's own, or a copy of it: the fuzz harness). */
+int corecap_multi_run_open_manifest(struct multi_run *m, const char *dir, const char *path,
+				    char **err);
 void corecap_multi_run_close(struct multi_run *m);
 /* The daemon of PID pid, or NULL. */
 const struct multi_daemon *corecap_multi_run_daemon(const struct multi_run *m, int pid);
