@@ -11,6 +11,7 @@
 # usage: bench/ceiling_projection.sh [BUILD_DIR]   (default ./build)
 #   CEILING_BENCH_S   seconds per benchmark run (default 3)
 #   CEILING_OUT       where the runs are kept (default a temp dir, removed)
+#   CEILING_CONFIGS   the configurations to run (default all five)
 # A benchmark, not a test: it exits 0 unless it cannot measure; the
 # test tests/e2e/ceiling_verdicts.sh runs it and checks the verdicts.
 set -euo pipefail
@@ -22,6 +23,8 @@ secs=${CEILING_BENCH_S:-3}
 for b in "$corecap" "$refosd" "$refbench"; do
 	[ -x "$b" ] || { echo "ceiling_projection: $b is not built" >&2; exit 1; }
 done
+# A daemon started before the session daemon is not registered with LTTng.
+"$(dirname "$0")/../scripts/sessiond-start"
 command -v taskset >/dev/null || { echo "ceiling_projection: taskset (util-linux) is missing" >&2; exit 1; }
 [ "$(nproc)" -ge 2 ] || { echo "ceiling_projection: needs 2 CPUs (have $(nproc))" >&2; exit 1; }
 if [ -n "${CEILING_OUT:-}" ]; then
@@ -67,6 +70,7 @@ printf '%-9s %-28s %-40s %10s %10s %6s %s\n' config constructed "named at 2 CPUs
 config() {
 	local name=$1 want=$2 bargs=$3 pj bound meas m0 m1 t0 t1
 	shift 4
+	case " ${CEILING_CONFIGS:-$name} " in *" $name "*) ;; *) return 0 ;; esac
 	# 1 CPU for the daemon, the other for refbench.
 	start 0 "$name-1cpu" "$@"
 	read -r m0 _ < <(busy)
