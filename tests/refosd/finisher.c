@@ -9,6 +9,7 @@
 
 #include <corecap/annotate.h>
 
+#include "burn.h"
 #include "conn.h"
 #include "log.h"
 #include "messenger.h"
@@ -115,6 +116,7 @@ static void finisher_finish(struct finisher *f, struct op *op)
 			    op->recv_stamp.tv_nsec);
 		corecap_log_exit();
 	}
+	burn_cpu_us(f->cpu_us);
 	if (!conn_is_dead(c)) {
 		r = finisher_send_reply(op);
 		if (r < 0)

@@ -28,6 +28,7 @@ struct finisher {
 	pthread_t thread;
 	uint64_t replies_sent;	  /* finisher thread only */
 	uint64_t replies_dropped; /* finisher thread only */
+	unsigned cpu_us;	  /* burnt per reply (--finisher-cpu-us) */
 };
 
 void finisher_init(struct finisher *f, struct log *lg);

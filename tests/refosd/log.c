@@ -11,6 +11,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "burn.h"
+
 #define LOG_IOV_MAX (IOV_MAX < 1024 ? IOV_MAX : 1024)
 
 /* Per-thread caches: the thread id, and the date part of the timestamp for the current second. */
@@ -74,6 +76,7 @@ static void log_write_batch(struct log *lg, struct log_entry *e)
 		for (n = 0; e && n < LOG_IOV_MAX; e = e->next, n++) {
 			iov[n].iov_base = e->line;
 			iov[n].iov_len = e->len;
+			burn_cpu_us(lg->cpu_us);
 		}
 		r = log_write_iov(lg, iov, n);
 		if (r < 0 && !lg->write_error) {

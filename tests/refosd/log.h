@@ -55,6 +55,7 @@ struct log {
 	pthread_t thread;
 	/* Written by the log thread only; read after log_stop(). */
 	uint64_t entries_written;
+	unsigned cpu_us; /* the log thread burns this per entry written (--log-cpu-us) */
 	uint64_t bytes_written;
 	int write_error; /* first write error, as a negative errno */
 };

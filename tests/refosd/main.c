@@ -20,6 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "burn.h"
 #include "finisher.h"
 #include "log.h"
 #include "messenger.h"
@@ -94,7 +95,10 @@ int main(int argc, char **argv)
 			d.opts.store_dir ? d.opts.store_dir : "mem", strerror(-r));
 		goto out_log;
 	}
+	burn_calibrate();
+	d.log.cpu_us = d.opts.log_cpu_us;
 	finisher_init(&d.finisher, &d.log);
+	d.finisher.cpu_us = d.opts.finisher_cpu_us;
 	r = osd_init(&d.osd, d.opts.pgs, d.opts.big_lock, d.opts.op_cpu_us, &d.store, &d.log,
 		     &d.finisher);
 	if (r == 0)
@@ -109,6 +113,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "refosd: cannot set up the messenger: %s\n", strerror(-r));
 		goto out_msgr;
 	}
+	d.msgr.cpu_us = d.opts.msgr_cpu_us;
 	r = messenger_bind(&d.msgr, d.opts.port);
 	if (r < 0) {
 		fprintf(stderr, "refosd: cannot listen on 127.0.0.1:%u: %s\n", d.opts.port,

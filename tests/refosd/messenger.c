@@ -16,6 +16,7 @@
 
 #include <corecap/annotate.h>
 
+#include "burn.h"
 #include "hash.h"
 #include "log.h"
 #include "op.h"
@@ -237,6 +238,7 @@ static int messenger_dispatch(struct messenger_worker *w, struct conn *c,
 			    (long)op->recv_stamp.tv_sec, op->recv_stamp.tv_nsec);
 		corecap_log_exit();
 	}
+	burn_cpu_us(m->cpu_us);
 	corecap_op_phase(id, "queued");
 	shards_queue(m->shards, op);
 	corecap_op_exit(id);

@@ -46,6 +46,7 @@ struct messenger {
 	struct conn *conns;
 	uint64_t next_conn_id; /* under conns_lock */
 	atomic_uint_fast64_t frames_refused;
+	unsigned cpu_us; /* burnt per request before it is queued (--msgr-cpu-us) */
 };
 
 /* Returns 0 or a negative errno. */

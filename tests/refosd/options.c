@@ -20,6 +20,9 @@ enum {
 	OPT_LOG_FILE,
 	OPT_BIG_LOCK,
 	OPT_OP_CPU_US,
+	OPT_MSGR_CPU_US,
+	OPT_FINISHER_CPU_US,
+	OPT_LOG_CPU_US,
 	OPT_HELP,
 };
 
@@ -36,6 +39,9 @@ static const struct option long_options[] = {
 	{"log-file", required_argument, NULL, OPT_LOG_FILE},
 	{"big-lock", no_argument, NULL, OPT_BIG_LOCK},
 	{"op-cpu-us", required_argument, NULL, OPT_OP_CPU_US},
+	{"msgr-cpu-us", required_argument, NULL, OPT_MSGR_CPU_US},
+	{"finisher-cpu-us", required_argument, NULL, OPT_FINISHER_CPU_US},
+	{"log-cpu-us", required_argument, NULL, OPT_LOG_CPU_US},
 	{"help", no_argument, NULL, OPT_HELP},
 	{NULL, 0, NULL, 0},
 };
@@ -68,6 +74,9 @@ void osd_options_usage(FILE *f)
 	      "  --log-file PATH        log file (default: entries go to /dev/null)\n"
 	      "  --big-lock             hold one global mutex around each op\n"
 	      "  --op-cpu-us U          burn U us of CPU per op, 0-1000000 (default 0)\n"
+	      "  --msgr-cpu-us U        the messenger burns U us per request, 0-1000000 (default 0)\n"
+	      "  --finisher-cpu-us U    the finisher burns U us per reply, 0-1000000 (default 0)\n"
+	      "  --log-cpu-us U         the log thread burns U us per entry, 0-1000000 (default 0)\n"
 	      "  --help                 print this and exit\n",
 	      f);
 }
@@ -143,6 +152,17 @@ int osd_options_parse(struct osd_options *o, int argc, char **argv, char *err, s
 			break;
 		case OPT_OP_CPU_US:
 			r = opt_uint("--op-cpu-us", optarg, 0, 1000000, &o->op_cpu_us, err, errlen);
+			break;
+		case OPT_MSGR_CPU_US:
+			r = opt_uint("--msgr-cpu-us", optarg, 0, 1000000, &o->msgr_cpu_us, err,
+				     errlen);
+			break;
+		case OPT_FINISHER_CPU_US:
+			r = opt_uint("--finisher-cpu-us", optarg, 0, 1000000, &o->finisher_cpu_us,
+				     err, errlen);
+			break;
+		case OPT_LOG_CPU_US:
+			r = opt_uint("--log-cpu-us", optarg, 0, 1000000, &o->log_cpu_us, err, errlen);
 			break;
 		case OPT_HELP:
 			o->help = true;

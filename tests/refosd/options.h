@@ -27,6 +27,9 @@ struct osd_options {
 	const char *log_file;	    /* NULL: entries are written to /dev/null */
 	bool big_lock;		    /* one global mutex around each op */
 	unsigned op_cpu_us;	    /* CPU burnt per op */
+	unsigned msgr_cpu_us;	    /* by the messenger per request */
+	unsigned finisher_cpu_us;   /* by the finisher per reply */
+	unsigned log_cpu_us;	    /* by the log thread per entry written */
 	bool help;		    /* --help: print usage, exit 0 */
 };
 

@@ -9,6 +9,7 @@
 
 #include <corecap/annotate.h>
 
+#include "burn.h"
 #include "finisher.h"
 #include "log.h"
 #include "messenger.h"
@@ -17,62 +18,6 @@
 #include "store.h"
 
 #define OSD_EPOCH 35u
-
-static volatile uint64_t osd_spin_sink;
-
-static uint64_t osd_thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Pure CPU work the compiler cannot drop (xorshift into a volatile sink). */
-static void osd_spin(uint64_t iters)
-{
-	uint64_t x = osd_spin_sink | 1;
-
-	for (uint64_t i = 0; i < iters; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-	}
-	osd_spin_sink = x;
-}
-
-static uint64_t osd_calibrate(void)
-{
-	uint64_t iters = 200000, best_ns = UINT64_MAX;
-
-	for (int i = 0; i < 5; i++) {
-		uint64_t t0 = osd_thread_cpu_ns(), dt;
-
-		osd_spin(iters);
-		dt = osd_thread_cpu_ns() - t0;
-		if (dt && dt < best_ns)
-			best_ns = dt;
-	}
-	if (best_ns == UINT64_MAX)
-		return 1000;
-	return iters * 1000 / best_ns ? iters * 1000 / best_ns : 1;
-}
-
-/*
- * Spin the calibrated amount for what is left, then check the thread's CPU
- * clock, and repeat until it says the work is done: the clock decides, so
- * preemption and frequency changes do not shorten the work. Calibration
- * keeps the fastest of its runs, so a chunk rarely overshoots, and an op
- * costs two or three clock reads (system calls) rather than one every few
- * microseconds.
- */
-void osd_burn_cpu(struct osd *osd, unsigned cpu_us)
-{
-	uint64_t start = osd_thread_cpu_ns(), target = (uint64_t)cpu_us * 1000, done;
-
-	while ((done = osd_thread_cpu_ns() - start) < target)
-		osd_spin(osd->spin_per_us * ((target - done + 999) / 1000));
-}
 
 int osd_init(struct osd *osd, unsigned pgs, bool big_lock, unsigned op_cpu_us, struct store *st,
 	     struct log *lg, struct finisher *fin)
@@ -90,7 +35,6 @@ int osd_init(struct osd *osd, unsigned pgs, bool big_lock, unsigned op_cpu_us, s
 		return -ENOMEM;
 	for (unsigned i = 0; i < pgs; i++)
 		pthread_mutex_init(&osd->pgs[i].lock, NULL);
-	osd->spin_per_us = op_cpu_us ? osd_calibrate() : 1;
 	return 0;
 }
 
@@ -231,8 +175,7 @@ void osd_handle_op(void *ctx, struct op *op)
 			r = -EFBIG;
 		}
 	}
-	if (osd->op_cpu_us)
-		osd_burn_cpu(osd, osd->op_cpu_us);
+	burn_cpu_us(osd->op_cpu_us);
 	if (r == 0)
 		pg->version++;
 	op->result = r;

@@ -36,11 +36,10 @@ struct osd {
 	bool big_lock_on;
 	pthread_mutex_t big_lock;
 	unsigned op_cpu_us;
-	uint64_t spin_per_us; /* calibrated iterations of osd_spin() per microsecond */
 	atomic_uint_fast64_t ops_done;
 };
 
-/* Returns 0 or -ENOMEM. Calibrates the CPU burner when op_cpu_us > 0. */
+/* Returns 0 or -ENOMEM. (main calibrates the CPU burner, burn.h.) */
 int osd_init(struct osd *osd, unsigned pgs, bool big_lock, unsigned op_cpu_us, struct store *st,
 	     struct log *lg, struct finisher *fin);
 
@@ -50,6 +49,5 @@ void osd_release(struct osd *osd);
 void osd_handle_op(void *ctx, struct op *op);
 
 /* Burn cpu_us microseconds of this thread's CPU time. */
-void osd_burn_cpu(struct osd *osd, unsigned cpu_us);
 
 #endif /* REFOSD_OSD_H */
