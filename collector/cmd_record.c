@@ -52,6 +52,7 @@
 #include "stop_watchdog.h"
 #include "target.h"
 #include "wall_sampler.h"
+#include "wake_probe.h"
 #include "mono_clock.h"
 #include <corecap/run_format.h>
 
@@ -83,6 +84,7 @@ struct record {
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
 	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
+	double wake_ns;		 /* after the window (wake_probe.h); < 0 unknown */
 	struct rusage bench_ru;	 /* the benchmark's, once reaped */
 	bool have_bench_ru;
 	struct timespec start_realtime;
@@ -342,6 +344,7 @@ static void run_window(struct record *r)
 	r->end_ns = corecap_now_ns();
 	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
+	r->wake_ns = corecap_wake_probe_ns();
 	end_progress(r);
 }
 
@@ -468,6 +471,7 @@ static int write_manifest(struct record *r, bool checkpoint)
 		.watchdog = r->have_wd ? r->wd.page : NULL,
 		.quiet_errors = checkpoint,
 		.machine_busy_s = !checkpoint && r->busy0_s >= 0 ? r->busy1_s - r->busy0_s : -1,
+		.wake_ns = checkpoint ? -1 : r->wake_ns,
 		.bench_cpu_s = r->have_bench_ru
 				       ? (double)r->bench_ru.ru_utime.tv_sec +
 						 (double)r->bench_ru.ru_utime.tv_usec / 1e6 +
@@ -614,6 +618,7 @@ static int start_window(struct record *r)
 	}
 	if (corecap_machine_busy_s(&r->busy0_s) < 0)
 		r->busy0_s = -1;
+	r->wake_ns = -1;
 	r->start_ns = corecap_now_ns();
 	if (r->have_kernel)
 		corecap_kernel_events_window(&r->kernel, CORECAP_KWINDOW_START, r->start_ns);

@@ -250,6 +250,8 @@ static struct json_object *machine(const struct corecap_manifest *m)
 	put(o, "busy_cpu_s",
 	    m->machine_busy_s >= 0 ? json_object_new_double(m->machine_busy_s) : NULL);
 	put(o, "bench_cpu_s", m->bench_cpu_s >= 0 ? json_object_new_double(m->bench_cpu_s) : NULL);
+	/* A cross-core wake-up, the price of a lock hand-off (wake_probe.h). */
+	put(o, "wake_ns", m->wake_ns >= 0 ? json_object_new_double(m->wake_ns) : NULL);
 	/* The CPUs the daemon may run on (taskset, cgroup cpusets): its cores. */
 	CPU_ZERO(&set);
 	put(o, "daemon_cpus",

@@ -69,6 +69,7 @@ struct corecap_manifest {
 				  (corecap/diag.h) */
 	double machine_busy_s; /* all CPUs' busy time over the window; < 0 unknown */
 	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
+	double wake_ns;	       /* corecap_wake_probe_ns(); < 0 unknown */
 	/* A run of several daemons: target is NULL, these are listed instead. */
 	const struct corecap_manifest_daemon *daemons;
 	size_t n_daemons;

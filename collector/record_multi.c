@@ -32,6 +32,7 @@
 #include "record_signals.h"
 #include "run_dir.h"
 #include "target.h"
+#include "wake_probe.h"
 
 #define BENCH_GRACE_MS	 5000u
 #define CHILD_END_WAIT_S 600 /* a child's finish (unwinding kernel stacks) before SIGTERM */
@@ -69,6 +70,7 @@ struct multi {
 	struct timespec start_realtime;
 	int64_t realtime_offset_ns;
 	double busy0_s, busy1_s;
+	double wake_ns; /* after the window (wake_probe.h); < 0 unknown */
 	bool complete, interrupted;
 	char partial_reason[256];
 };
@@ -477,6 +479,7 @@ static void run_window(struct multi *m)
 	m->end_ns = corecap_now_ns();
 	if (m->busy0_s < 0 || corecap_machine_busy_s(&m->busy1_s) < 0)
 		m->busy0_s = m->busy1_s = -1;
+	m->wake_ns = corecap_wake_probe_ns();
 }
 
 static void finish_bench(struct multi *m)
@@ -560,6 +563,7 @@ static int write_manifest(struct multi *m, bool checkpoint)
 		.summary = m->have_bench && !checkpoint ? &m->summary : NULL,
 		.quiet_errors = checkpoint,
 		.machine_busy_s = !checkpoint && m->busy0_s >= 0 ? m->busy1_s - m->busy0_s : -1,
+		.wake_ns = checkpoint ? -1 : m->wake_ns,
 		.bench_cpu_s = m->have_bench_ru
 				       ? (double)m->bench_ru.ru_utime.tv_sec +
 						 (double)m->bench_ru.ru_utime.tv_usec / 1e6 +
@@ -619,6 +623,7 @@ static int start_window(struct multi *m)
 {
 	if (corecap_machine_busy_s(&m->busy0_s) < 0)
 		m->busy0_s = -1;
+	m->wake_ns = -1;
 	m->start_ns = corecap_now_ns();
 	clock_gettime(CLOCK_REALTIME, &m->start_realtime);
 	m->realtime_offset_ns = corecap_realtime_offset_ns();

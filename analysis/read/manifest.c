@@ -292,6 +292,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 					      &m->machine_busy_cpu_s);
 		m->has_bench_cpu =
 			get_num(m, machine, "machine.", "bench_cpu_s", 0, 1e12, &m->bench_cpu_s);
+		m->has_wake = get_num(m, machine, "machine.", "wake_ns", 0, 1e9, &m->wake_ns);
 		if (get_int(m, machine, "machine.", "daemon_cpus", 1, MANIFEST_MAX_NPROC, &x))
 			m->daemon_cpus = (int)x;
 	}

@@ -45,8 +45,9 @@ struct run_manifest {
 	bool has_realtime_offset;
 	int64_t realtime_offset_ns;
 	/* The machine's CPU over the window (manifest "machine"), when recorded. */
-	bool has_machine_busy, has_bench_cpu;
+	bool has_machine_busy, has_bench_cpu, has_wake;
 	double machine_busy_cpu_s, bench_cpu_s;
+	double wake_ns; /* machine.wake_ns: a cross-core wake-up, measured after the window */
 	int daemon_cpus;      /* the CPUs its affinity allowed; 0 if absent */
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
 	uint64_t wall_rounds; /* its rounds over the window */
