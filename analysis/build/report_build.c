@@ -672,6 +672,9 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 			.bench_cpu_s = j->run->has_manifest && j->run->manifest.has_bench_cpu
 					       ? j->run->manifest.bench_cpu_s
 					       : -1,
+			.wake_ns = j->run->has_manifest && j->run->manifest.has_wake
+					   ? j->run->manifest.wake_ns
+					   : -1,
 		});
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) ||
 	    (ret = corecap_report_quality(&j->warnings, &j->n_warnings, &j->model, j->run)))

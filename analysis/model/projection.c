@@ -36,15 +36,34 @@ static void label(char *out, size_t size, const struct projection_resource *r)
 	snprintf(out, size, "%s %s", kind_word(r->kind), r->name);
 }
 
+/* min(n / cpu_per_op, the smallest X_r), naming what binds. */
+static double bound_at(const struct projection *p, double cpu_per_op, int n, char *bound,
+		       size_t size)
+{
+	double cores_x = cpu_per_op > 0 ? n / cpu_per_op : 0;
+
+	if (p->n_res && (cores_x <= 0 || p->res[0].iops < cores_x)) {
+		label(bound, size, &p->res[0]);
+		return p->res[0].iops;
+	}
+	snprintf(bound, size, "cores");
+	return cores_x;
+}
+
 static void collect(struct projection *p, const struct projection_inputs *in, double ops)
 {
 	const struct model *m = in->model;
 	char name[128];
 
 	for (size_t i = 0; i < m->locks.len; i++) {
-		corecap_lock_label(m->locks.all[i], name, sizeof(name));
-		add_res(p, CEIL_LOCK, name,
-			(double)corecap_lock_hold_ns(m->locks.all[i]) / 1e9 / ops, 1);
+		const struct model_lock *l = m->locks.all[i];
+		double acqs = (double)(l->has_stats ? l->stats_acquisitions : l->holds);
+		double hold = (double)corecap_lock_hold_ns(l) / 1e9;
+		/* Hand-offs cost a saturated lock only if held longer than a wake-up (projection.h). */
+		double handoff = acqs > 0 && hold / acqs >= p->wake_s ? acqs * p->wake_s : 0;
+
+		corecap_lock_label(l, name, sizeof(name));
+		add_res(p, CEIL_LOCK, name, hold > 0 ? (hold + handoff) / ops : 0, 1);
 	}
 	for (size_t i = 0; i < m->threads.len; i++) {
 		const struct model_thread *th = m->threads.all[i];
@@ -138,26 +157,30 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 			p->other_cores = 0; /* tick rounding of the three figures */
 	}
 	p->cpu_s_per_op = (double)in->pools->cpu_ns / 1e9 / ops;
+	p->client_s_per_op = in->bench_cpu_s >= 0 ? in->bench_cpu_s / ops : -1;
+	p->wake_s = in->wake_ns > 0 ? in->wake_ns / 1e9 : 0;
 	collect(p, in, ops);
 	for (int n = 1; n <= PROJECTION_MAX_CORES; n++) {
 		struct projection_point *pt = &p->at[n - 1];
-		double cores_x = p->cpu_s_per_op > 0 ? n / p->cpu_s_per_op : 0;
 
 		pt->cores = n;
-		if (p->n_res && (cores_x <= 0 || p->res[0].iops < cores_x)) {
-			pt->iops = p->res[0].iops;
-			label(pt->bound_by, sizeof(pt->bound_by), &p->res[0]);
-		} else {
-			pt->iops = cores_x;
-			snprintf(pt->bound_by, sizeof(pt->bound_by), "cores");
-		}
+		pt->iops = bound_at(p, p->cpu_s_per_op, n, pt->bound_by, sizeof(pt->bound_by));
+		pt->iops_with_client =
+			p->client_s_per_op < 0
+				? -1
+				: bound_at(p, p->cpu_s_per_op + p->client_s_per_op, n,
+					   pt->bound_with_client, sizeof(pt->bound_with_client));
 	}
 	/*
 	 * On this machine the cores were the limit if they had (next to) no
-	 * idle time, or, without the machine's figures, if the projection
-	 * says the cores bind at the daemon's core count.
+	 * idle time, or the daemon filled the CPUs its affinity allows (a
+	 * daemon pinned to fewer than the machine's), or, without the
+	 * machine's figures, if the projection says the cores bind at the
+	 * daemon's core count.
 	 */
-	if (p->other_cores >= 0)
+	if (p->daemon_cores >= 0.95 * p->cores_here)
+		p->cores_bind_here = true;
+	else if (p->other_cores >= 0)
 		p->cores_bind_here = in->machine_busy_cpu_s / w_s >= 0.95 * p->machine_cpus;
 	else
 		p->cores_bind_here = strcmp(p->at[p->cores_here - 1].bound_by, "cores") == 0;

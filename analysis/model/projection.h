@@ -12,7 +12,17 @@
  *    the benchmark client and other processes took (when the run
  *    recorded the machine's CPU).
  * X(N) = min(X_cores(N), min_r X_r) for N = 1..PROJECTION_MAX_CORES, with
- * what binds at each N; relief: for each candidate, the throughput gain at
+ * what binds at each N. A saturated lock is handed from holder to waiter
+ * at each acquisition, and the waiter, asleep, must first be woken on
+ * its core: a lock's D_r is its hold per op plus its acquisitions per op
+ * times the machine's cross-core wake-up (the run's machine.wake_ns),
+ * which a run on one CPU cannot show. Only for a lock held longer than a
+ * wake-up on average: a lock held briefly is taken in the gap by a
+ * running thread that barges in (glibc's mutexes allow it), so its
+ * hand-offs cost the lock nothing (docs/methodology.md, "Projection"). Where the benchmark client ran on
+ * the same machine, each point also says the throughput with the client
+ * on the same N cores (X_cores = N / (D_cpu + D_client)): what a
+ * measurement on a single box sees. Relief: for each candidate, the throughput gain at
  * this machine's cores if its bound were lifted (the next bound's X
  * minus the current one; zero for a resource that does not bind).
  */
@@ -41,6 +51,9 @@ struct projection_point {
 	int cores;
 	double iops;
 	char bound_by[160]; /* "lock X", "thread Y", "cores" */
+	/* With the benchmark client on the same cores; iops < 0: its CPU unknown. */
+	double iops_with_client;
+	char bound_with_client[160];
 };
 
 struct projection {
@@ -50,12 +63,13 @@ struct projection {
 	const char *iops_source; /* "trace" (finished ops) or "benchmark" */
 	int cores_here;		 /* the daemon's CPUs (its affinity), else the machine's */
 	int machine_cpus;	 /* the machine's */
-	double hold_on_cpu;	 /* the factor applied to hold times (projection.c) */
+	double wake_s;		 /* the hand-off charged per lock acquisition; 0: unknown */
 	double daemon_cores, bench_cores, other_cores; /* < 0: unknown */
 	bool cores_bind_here; /* the cores term is the smallest at cores_here */
 	struct projection_resource res[PROJECTION_RESOURCES]; /* daemon resources, X ascending */
 	size_t n_res;
 	double cpu_s_per_op;
+	double client_s_per_op; /* the benchmark client's CPU per op; < 0 unknown */
 	struct projection_point at[PROJECTION_MAX_CORES];
 	struct {
 		char resource[160];
@@ -74,6 +88,7 @@ struct projection_inputs {
 	double bench_iops;	   /* the benchmark's own figure; 0: none */
 	double machine_busy_cpu_s; /* < 0: unknown */
 	double bench_cpu_s;	   /* < 0: unknown */
+	double wake_ns;		   /* a cross-core wake-up; < 0: unknown */
 };
 
 void corecap_projection_compute(struct projection *p, const struct projection_inputs *in);

@@ -34,12 +34,31 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 			p->res[i].kind == CEIL_POOL ? " over its threads" : "");
 	fprintf(out, "\nPROJECTION (measured %.0f ops/s from the %s; CPU %.2f us per op)\n",
 		p->iops_measured, p->iops_source, p->cpu_s_per_op * 1e6);
-	fprintf(out, "  %5s %12s  %s\n", "cores", "ops/s", "bound by");
-	for (int n = 1; n <= PROJECTION_MAX_CORES; n++)
-		if (printed(n, p->cores_here))
-			fprintf(out, "  %5d %12.0f  %s%s\n", n, p->at[n - 1].iops,
-				p->at[n - 1].bound_by,
-				n == p->cores_here ? "  (this machine)" : "");
+	if (p->wake_s > 0)
+		fprintf(out, "  a lock's demand adds a %.1f us hand-off per acquisition (a cross-core "
+			     "wake-up, measured after the window)\n",
+			p->wake_s * 1e6);
+	if (p->client_s_per_op >= 0)
+		fprintf(out, "  the benchmark client took %.2f us of CPU per op: 'with client' is "
+			     "the throughput with it on the same cores\n",
+			p->client_s_per_op * 1e6);
+	/* The bound is padded only when the client's columns follow it. */
+	int pad = p->client_s_per_op >= 0 ? 40 : 0;
+
+	fprintf(out, "  %5s %12s  %-*s", "cores", "ops/s", pad, "bound by");
+	if (pad)
+		fprintf(out, " %12s  %s", "with client", "bound by");
+	fputc('\n', out);
+	for (int n = 1; n <= PROJECTION_MAX_CORES; n++) {
+		const struct projection_point *pt = &p->at[n - 1];
+
+		if (!printed(n, p->cores_here))
+			continue;
+		fprintf(out, "  %5d %12.0f  %-*s", n, pt->iops, pad, pt->bound_by);
+		if (pad)
+			fprintf(out, " %12.0f  %s", pt->iops_with_client, pt->bound_with_client);
+		fprintf(out, "%s\n", n == p->cores_here ? "  (this machine)" : "");
+	}
 	fprintf(out, "RELIEF at %d cores:", p->cores_here);
 	for (size_t i = 0; i < p->n_relief && i < 4; i++)
 		fprintf(out, "%s %s %+.0f ops/s", i ? ";" : "", p->relief[i].resource,
@@ -79,6 +98,9 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 	put(ceiling, "daemon_limit", daemon);
 	put(ceiling, "iops_measured", num(p->iops_measured, 1));
 	put(ceiling, "cpu_us_per_op", num(p->cpu_s_per_op * 1e6, 3));
+	put(ceiling, "client_cpu_us_per_op",
+	    p->client_s_per_op >= 0 ? num(p->client_s_per_op * 1e6, 3) : NULL);
+	put(ceiling, "handoff_us", p->wake_s > 0 ? num(p->wake_s * 1e6, 3) : NULL);
 	proj = json_object_new_array();
 	for (int n = 0; n < PROJECTION_MAX_CORES; n++) {
 		json_object *pt = json_object_new_object();
@@ -86,6 +108,11 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 		put(pt, "cores", json_object_new_int(p->at[n].cores));
 		put(pt, "iops", num(p->at[n].iops, 1));
 		put(pt, "bound_by", json_object_new_string(p->at[n].bound_by));
+		if (p->at[n].iops_with_client >= 0) {
+			put(pt, "iops_with_client", num(p->at[n].iops_with_client, 1));
+			put(pt, "bound_with_client",
+			    json_object_new_string(p->at[n].bound_with_client));
+		}
 		json_object_array_add(proj, pt);
 	}
 	put(ceiling, "projection", proj);

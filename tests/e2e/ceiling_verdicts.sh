@@ -15,7 +15,7 @@ OTHERS_MAX=${CEILING_OTHERS_MAX:-0.3}
 command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
 skip_if_others_busy "$OTHERS_MAX" "what binds on 1 CPU cannot be constructed"
 
-CEILING_OUT="$WORK/runs" CEILING_BENCH_S=2 bash "$CORECAP_SRC/bench/ceiling_projection.sh" "$CORECAP_BUILD" ||
+CEILING_OUT="$WORK/runs" CEILING_BENCH_S=2 CEILING_ROUNDS=1 bash "$CORECAP_SRC/bench/ceiling_projection.sh" "$CORECAP_BUILD" ||
 	{ echo "FAIL: bench/ceiling_projection.sh failed"; exit 1; }
 v="$WORK/runs/verdicts.tsv"
 named() { awk -F'\t' -v n="$1" '$1 == n { print $3 }' "$v"; }

@@ -50,19 +50,23 @@ static void thread(int tid, const char *name, double cpu)
 		corecap_model_set_thread_cpu(&m, tid, name, (uint64_t)(cpu * W), 0, true, W), 0);
 }
 
-static void compute(int cores, double iops, double busy_s, double bench_s)
+static void compute_in(struct projection_inputs in)
 {
-	struct projection_inputs in = {.model = &m,
-				       .pools = &pools,
-				       .cores_available = cores,
-				       .bench_iops = iops,
-				       .machine_busy_cpu_s = busy_s,
-				       .bench_cpu_s = bench_s};
-
+	in.model = &m;
+	in.pools = &pools;
 	ck_assert_int_eq(corecap_model_finish(&m), 0);
 	ck_assert_int_eq(corecap_pool_table_build(&pools, &m.threads, corecap_model_window_ns(&m)),
 			 0);
 	corecap_projection_compute(&p, &in);
+}
+
+static void compute(int cores, double iops, double busy_s, double bench_s)
+{
+	compute_in((struct projection_inputs){.cores_available = cores,
+					      .bench_iops = iops,
+					      .machine_busy_cpu_s = busy_s,
+					      .bench_cpu_s = bench_s,
+					      .wake_ns = -1});
 }
 
 static void near(double a, double b)
@@ -108,6 +112,71 @@ START_TEST(the_smallest_saturation_throughput_binds_at_each_core_count)
 	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "benchmark client 0.20"));
 	ck_assert_ptr_nonnull(strstr(p.daemon_verdict, "lock"));
 	ck_assert_ptr_nonnull(strstr(p.daemon_verdict, "2000 ops/s"));
+	/*
+	 * With the client on the same cores, 700 + 200 us of CPU per op:
+	 * 1111 ops/s at 1 core, and at 2 cores 2222, above the lock's 2000.
+	 */
+	near(p.client_s_per_op, 200e-6);
+	near(p.at[0].iops_with_client, 1 / 900e-6);
+	ck_assert_str_eq(p.at[0].bound_with_client, "cores");
+	near(p.at[1].iops_with_client, 2000);
+	ck_assert_ptr_nonnull(strstr(p.at[1].bound_with_client, "lock"));
+}
+END_TEST
+
+/*
+ * A 10 us cross-core wake-up. 1000 ops/s. Lock 0xa0: 1000 holds of
+ * 400 us, longer than a wake-up, so each hand-off adds one: 410 us per op
+ * (2439 ops/s). Lock 0xb0: 10000 holds of 2 us, shorter than a wake-up
+ * (barging threads take it in the gap): 20 us per op, no hand-off (50000).
+ * Without the wake-up figure, holds only: 2500.
+ */
+START_TEST(a_saturated_lock_pays_a_wake_up_per_hand_off_only_if_held_longer)
+{
+	struct projection_inputs in = {
+		.cores_available = 64, .bench_iops = 1000, .machine_busy_cpu_s = -1,
+		.bench_cpu_s = -1, .wake_ns = 10000};
+
+	for (int i = 0; i < 1000; i++)
+		hold(0xa0, 400000);
+	for (int i = 0; i < 10000; i++)
+		hold(0xb0, 2000);
+	thread(1, "alpha", 0.1);
+	compute_in(in);
+	ck_assert(p.valid);
+	near(p.wake_s, 10e-6);
+	ck_assert_int_eq(p.res[0].kind, CEIL_LOCK);
+	near(p.res[0].demand_s_per_op, 410e-6);
+	near(p.res[0].iops, 1 / 410e-6);
+	for (size_t i = 1; i < p.n_res; i++)
+		if (p.res[i].kind == CEIL_LOCK)
+			near(p.res[i].demand_s_per_op, 20e-6);
+	ck_assert(p.at[0].iops_with_client < 0); /* no client CPU figure */
+	corecap_projection_compute(&p, &(struct projection_inputs){
+		.model = &m, .pools = &pools, .cores_available = 64, .bench_iops = 1000,
+		.machine_busy_cpu_s = -1, .bench_cpu_s = -1, .wake_ns = -1});
+	near(p.res[0].demand_s_per_op, 400e-6);
+	near(p.wake_s, 0);
+}
+END_TEST
+
+/*
+ * A daemon pinned to 1 CPU of 2 that fills it: the cores bind here, though
+ * the machine has an idle CPU.
+ */
+START_TEST(a_pinned_daemon_that_fills_its_cpus_is_bound_by_the_cores)
+{
+	thread(1, "alpha", 0.98);
+	compute_in((struct projection_inputs){.cores_available = 1,
+					      .machine_cpus = 2,
+					      .bench_iops = 1000,
+					      .machine_busy_cpu_s = 1.2,
+					      .bench_cpu_s = 0.1,
+					      .wake_ns = -1});
+	ck_assert(p.valid);
+	ck_assert(p.cores_bind_here);
+	ck_assert_str_eq(p.relief[0].resource, "cores");
+	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "the cores are the limit"));
 }
 END_TEST
 
@@ -158,6 +227,8 @@ int main(void)
 	tcase_add_test(tc, the_smallest_saturation_throughput_binds_at_each_core_count);
 	tcase_add_test(tc, cores_bind_on_a_small_machine_and_their_relief_is_the_next_bound);
 	tcase_add_test(tc, no_projection_without_cpu_figures_or_throughput);
+	tcase_add_test(tc, a_saturated_lock_pays_a_wake_up_per_hand_off_only_if_held_longer);
+	tcase_add_test(tc, a_pinned_daemon_that_fills_its_cpus_is_bound_by_the_cores);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
