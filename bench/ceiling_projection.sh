@@ -18,6 +18,8 @@
 # A benchmark, not a test: it exits 0 unless it cannot measure; the
 # test tests/e2e/ceiling_verdicts.sh runs it and checks the verdicts.
 set -euo pipefail
+prog=ceiling_projection
+. "$(dirname "$0")/bench_lib.sh"
 build=$(cd "${1:-build}" && pwd)
 corecap="$build/cli/corecap"
 refosd="$build/tests/refosd/refosd"
@@ -78,7 +80,7 @@ busy_cores() {
 }
 
 # median of the arguments
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { printf '%s\n' "$@" | bench_median; }
 
 rounds=${CEILING_ROUNDS:-3}
 printf '%-9s %-28s %-36s %10s %10s %6s %s\n' config constructed "named at 2 CPUs" projected measured ratio \
@@ -116,7 +118,7 @@ config() {
 		meas=$(awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$run.2cpu.bench")
 		[ -n "$meas" ] || { echo "ceiling_projection: refbench printed no IOPS:" >&2; cat "$run.2cpu.bench" >&2; exit 1; }
 		pjs+=("$pj") meass+=("$meas")
-		ratios+=("$(awk -v a="$pj" -v b="$meas" 'BEGIN { print (b > 0) ? a / b : 0 }')")
+		ratios+=("$(awk -v a="$pj" -v b="$meas" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')")
 		echo "$name	$r	$bound	$pj	$meas" >>"$out/rounds.tsv"
 	done
 	pj=$(median "${pjs[@]}") meas=$(median "${meass[@]}")

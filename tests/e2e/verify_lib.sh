@@ -31,6 +31,20 @@ site_of() {
 	return 1
 }
 
+# site_in FUNCTION: the site (refosd+0xOFF, the return address) of FUNCTION's
+# first call to pthread_mutex_lock, from the binary: a site need not have
+# been contended to take a delay (the shim tracks every hold at the delayed
+# site).
+site_in() {
+	command -v objdump >/dev/null || skip "objdump (binutils) is not installed"
+	objdump -d --no-show-raw-insn "$BIN/refosd" | awk -v fn="<$1>:" '
+		$2 == fn { inside = 1; next }
+		inside && /^$/ { exit }
+		inside && want { sub(/:$/, "", $1); print "refosd+0x" $1; exit }
+		inside && /call.*<pthread_mutex_lock@plt>/ { want = 1 }' | grep . ||
+		{ echo "FAIL: no call to pthread_mutex_lock in $1 (refosd)" >&2; return 1; }
+}
+
 # control_field NAME: a field of the stats file's control line.
 control_field() {
 	"$stats_dump" "$OSD_PID" | awk -F'\t' -v k="$1" '$1 == "control" { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }'

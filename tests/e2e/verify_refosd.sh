@@ -18,7 +18,7 @@ skip_if_others_busy "$OTHERS_MAX" "the slopes cannot be told apart from the load
 start_shimmed osd --big-lock --op-cpu-us 50
 bench_iops 1 >/dev/null
 big=$(site_of osd_handle_op) || { echo "FAIL: no shim site in osd_handle_op (the big lock)"; exit 1; }
-ctl=$(site_of log_submit_entry) || skip "the log queue's lock was never contended: no site for it"
+ctl=$(site_in log_submit_entry) || exit 1
 "$CORECAP" verify -p "$OSD_PID" --site "$big" --control "$ctl" --delay-ns 20000 --rounds 3 -- \
 	"$BIN/refbench" -p "$OSD_PORT" -t 8 -b 1 -d 2 --no-progress write >"$WORK/verify.out" 2>"$WORK/verify.err" ||
 	{ echo "FAIL: corecap verify exited non-zero"; cat "$WORK/verify.err"; exit 1; }
