@@ -115,5 +115,17 @@ bench_main() {
 	done
 }
 
+# json FILE EXPR: a Python expression over the parsed JSON document `d`.
+json() {
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# bench_projected2 REPORT_JSON: "IOPS BOUND..." at 2 cores from a `corecap
+# report --json`'s projection, with the benchmark client on those cores
+# when the run knows its CPU (the measurement on a 2-CPU box shares them).
+bench_projected2() {
+	json "$1" "(lambda p: '%s %s' % (p.get('iops_with_client', p['iops']), p.get('bound_with_client', p['bound_by'])))(d['ceiling']['projection'][1])"
+}
+
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -42,9 +42,6 @@ osd=$(sed -n 's/^osd\.0 pid: \([0-9]*\)$/\1/p' "$work/start.out")
 [ -n "$osd" ] || { echo "$prog: no OSD pid in the cluster's start output" >&2; exit 1; }
 eval "$("$mc" env "$work/c")"
 
-json() {
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
-}
 iops_of() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
 
 # One warm-up run on both CPUs, not counted.
@@ -57,8 +54,7 @@ for r in $(seq 1 "$rounds"); do
 		taskset -c 1 rados -p bench bench "$secs" write -b 1 -t 10 --no-cleanup >"$work/record.$r" 2>&1 ||
 		{ echo "$prog: record failed:" >&2; tail -n 20 "$work/record.$r" >&2; exit 1; }
 	"$corecap" report --json "$work/run.$r" >"$work/run.$r.json"
-	pj=$(json "$work/run.$r.json" "d['ceiling']['projection'][1].get('iops_with_client', d['ceiling']['projection'][1]['iops'])")
-	bound=$(json "$work/run.$r.json" "d['ceiling']['projection'][1].get('bound_with_client', d['ceiling']['projection'][1]['bound_by'])")
+	read -r pj bound < <(bench_projected2 "$work/run.$r.json")
 	taskset -a -p -c 0-1 "$osd" >/dev/null
 	rados -p bench bench "$secs" write -b 1 -t 10 --no-cleanup >"$work/measure.$r" 2>&1 ||
 		{ echo "$prog: rados bench failed:" >&2; tail -n 5 "$work/measure.$r" >&2; exit 1; }
