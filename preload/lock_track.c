@@ -39,10 +39,10 @@ static uint32_t cond_waiters[1u << COND_WAITER_BITS];
  * its last publication: otherwise a worker that goes idle at the end of
  * a benchmark would keep up to BATCH - 1 tracked holds (x
  * CORECAP_HOLD_TIME) per lock and per site unpublished for as long as it
- * sleeps, and a copy of the file taken meanwhile would miss them. The file therefore lags a running thread by
- * at most ~10 ms of its activity, and a blocked one by at most
- * BLOCK_GAP_NS of its activity before it blocked. Contended acquisitions,
- * their holds, and the per-thread counters are published at once.
+ * sleeps, and a copy of the file taken meanwhile would miss them. The file therefore lags a running
+ * thread by at most ~10 ms of its activity, and a blocked one by at most BLOCK_GAP_NS of its
+ * activity before it blocked. Contended acquisitions, their holds, and the per-thread counters are
+ * published at once.
  */
 #define BATCH	       32
 #define FLUSH_AFTER_NS 10000000
@@ -234,8 +234,10 @@ uint64_t lock_track_block_flush(struct tstate *ts)
 {
 	int saved_errno = errno;
 
-	ts->guard++;
+	ts->guard++; /* and a signal fence: see hold_release */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	flush_all(&corecap_lock_track, ticks());
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	ts->guard--;
 	errno = saved_errno;
 	return ticks();
@@ -553,16 +555,23 @@ static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 		e->nest--;
 		return;
 	}
+	/*
+	 * Guard up, as a signal fence: a signal handler's read or poll
+	 * (async-signal-safe, and a point that publishes the batches before
+	 * blocking) must pass through while hold_end changes the batches.
+	 */
+	ts->guard++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(e->contended || e->sampled)) {
-		/* Emits an event: guard up, errno kept. */
+		/* Emits an event: errno kept. */
 		saved_errno = errno;
-		ts->guard++;
 		hold_end(lt, e, now);
-		ts->guard--;
 		errno = saved_errno;
 	} else {
 		hold_end(lt, e, now);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts->guard--;
 	after = lt->hold_depth - (uint32_t)i - 1;
 	if (after) /* released out of order */
 		memmove(e, e + 1, after * sizeof(*e));
