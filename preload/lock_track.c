@@ -39,10 +39,11 @@ static uint32_t cond_waiters[1u << COND_WAITER_BITS];
  * its last publication: otherwise a worker that goes idle at the end of
  * a benchmark would keep up to BATCH - 1 tracked holds (x
  * CORECAP_HOLD_TIME) per lock and per site unpublished for as long as it
- * sleeps, and a copy of the file taken meanwhile would miss them. The file therefore lags a running
- * thread by at most ~10 ms of its activity, and a blocked one by at most BLOCK_GAP_NS of its
- * activity before it blocked. Contended acquisitions, their holds, and the per-thread counters are
- * published at once.
+ * sleeps, and a copy of the file taken meanwhile would miss them. The
+ * file therefore lags a running thread by at most ~10 ms of its
+ * activity, and a blocked one by at most BLOCK_GAP_NS of its activity
+ * before it blocked. Contended acquisitions, their holds, and the
+ * per-thread counters are published at once.
  */
 #define BATCH	       32
 #define FLUSH_AFTER_NS 10000000

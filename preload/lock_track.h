@@ -132,9 +132,10 @@ struct lock_track {
 	uint64_t stack_allowed;	  /* no sampled unwind before this (ticks) */
 	uint64_t acc_deadline;	  /* publish lacc[], sacc[] and wacc[] at this time (ticks) */
 	/* Publish them before blocking from this time on (ticks; UINT64_MAX:
-	 * nothing batched since the last publication, block_armed otherwise). */
+	 * nothing batched since the last publication, else block_armed, the
+	 * last publication's time + BLOCK_GAP_NS). */
 	uint64_t block_deadline;
-	uint64_t block_armed;			/* the last publication's time + BLOCK_GAP_NS */
+	uint64_t block_armed;
 	uint64_t stack_site;			/* a cond wait site that still has no stack */
 	struct corecap_stats_site *stack_entry; /* ...and its entry */
 	struct cond_pending pend;
@@ -251,8 +252,9 @@ static inline uint64_t lock_track_unlock_time(const struct tstate *ts, const voi
 
 /*
  * The thread is about to block (a contended lock wait, a condition wait,
- * a read, an epoll_wait or poll): must it publish its batches first, so that they do not stay
- * unpublished while it sleeps? now: ticks. One compare, no shared line.
+ * a read, an epoll_wait or poll): must it publish its batches first, so
+ * that they do not stay unpublished while it sleeps? now: ticks. One
+ * compare, no shared line.
  */
 static inline bool lock_track_block_due(uint64_t now)
 {

@@ -15,19 +15,20 @@
  *    holds come in a fixed period that a countdown would alias with.
  *
  * Both cases also check that a thread about to block publishes what it
- * batched: workers take a hot lock a few times (fewer than a batch), sleep
- * past the shim's pre-block interval, then block (a condition wait, a
- * contended mutex, a read of an empty pipe, epoll_wait, poll); while they are blocked the
- * stats file must show every hold (exactly with CORECAP_HOLD_TIME=1,
- * within 4.5 standard deviations with 8). A shim that publishes only at
- * the next event or at exit shows one batch's worth less per thread.
+ * batched: workers take a hot lock a few times (fewer than a batch),
+ * sleep past the shim's pre-block interval, then block (a condition
+ * wait, a contended mutex, a read of an empty pipe, epoll_wait, poll);
+ * while they are blocked the stats file must show every hold (exactly
+ * with CORECAP_HOLD_TIME=1, within 4.5 standard deviations with 8). A
+ * shim that publishes only at the next event or at exit shows all but
+ * the first of each thread's holds missing.
  */
 #include <check.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
