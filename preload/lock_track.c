@@ -32,13 +32,29 @@ static uint32_t cond_waiters[1u << COND_WAITER_BITS];
  * them in its own lacc[]/sacc[]/wacc[] and publishes a slot when it has gathered
  * BATCH events, when the slot is needed for another key, when
  * FLUSH_AFTER_NS have passed since its last publication (checked at each
- * such event), and at thread and process exit. The file therefore lags a
- * running thread by at most ~10 ms of its activity (and an idle thread by
- * less than one batch per slot). Contended acquisitions, their holds,
- * and the per-thread counters are published at once.
+ * such event), and at thread and process exit. And a thread about to
+ * block (a contended lock wait, a condition wait, a read, a blocking
+ * io_getevents, epoll_wait or poll: lock_track_block_due) publishes
+ * everything if it batched anything and BLOCK_GAP_NS have passed since
+ * its last publication: otherwise a worker that goes idle at the end of
+ * a benchmark would keep up to BATCH - 1 tracked holds (x
+ * CORECAP_HOLD_TIME) per lock and per site unpublished for as long as it
+ * sleeps, and a copy of the file taken meanwhile would miss them. The
+ * file therefore lags a running thread by at most ~10 ms of its
+ * activity, and a blocked one by at most BLOCK_GAP_NS of its activity
+ * before it blocked. Contended acquisitions, their holds, and the
+ * per-thread counters are published at once.
  */
 #define BATCH	       32
 #define FLUSH_AFTER_NS 10000000
+/*
+ * The pre-block publication's rate limit: a thread that blocks often
+ * (every op, on a queue's condition) publishes at most once per 1 ms
+ * there, so its batches still save most of the shared-line atomics (an
+ * op of a Ceph OSD takes tens of us), while what a blocked thread holds
+ * back is bounded by 1 ms of its activity.
+ */
+#define BLOCK_GAP_NS 1000000
 
 /* Unwind at most one stack per thread per STACK_GAP_NS beyond the first
  * wait at each site: 10 unwinds a second of a few us each per thread. */
@@ -176,7 +192,7 @@ static void wacc_flush(struct wait_acc *a)
 
 static void settle_into_batches(struct lock_track *lt);
 
-static uint64_t flush_interval_ticks, stack_gap_ticks;
+static uint64_t flush_interval_ticks, stack_gap_ticks, block_gap_ticks;
 /* An uncontended hold of a hot lock is tracked when its draw
  * (hold_draw.h) is at most lock_track_hold_below, and then weighs
  * hold_weight. */
@@ -187,6 +203,7 @@ void lock_track_init(void)
 {
 	flush_interval_ticks = ticks_from_ns(FLUSH_AFTER_NS);
 	stack_gap_ticks = ticks_from_ns(STACK_GAP_NS);
+	block_gap_ticks = ticks_from_ns(BLOCK_GAP_NS);
 	hold_weight = g_settings.hold_time_every ? g_settings.hold_time_every : 1;
 	lock_track_hold_below = hold_draw_threshold(hold_weight);
 }
@@ -203,6 +220,28 @@ static void flush_all(struct lock_track *lt, uint64_t now)
 	for (int i = 0; i < LOCK_TRACK_WAIT_ACC; i++)
 		wacc_flush(&lt->wacc[i]);
 	lt->acc_deadline = now + flush_interval_ticks;
+	lt->block_deadline = UINT64_MAX; /* nothing left to publish */
+	lt->block_armed = now + block_gap_ticks;
+}
+
+/* Something was batched: publish it before blocking, once BLOCK_GAP_NS
+ * have passed since the last publication. */
+static inline void block_arm(struct lock_track *lt)
+{
+	lt->block_deadline = lt->block_armed;
+}
+
+uint64_t lock_track_block_flush(struct tstate *ts)
+{
+	int saved_errno = errno;
+
+	ts->guard++; /* and a signal fence: see hold_release */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	flush_all(&corecap_lock_track, ticks());
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts->guard--;
+	errno = saved_errno;
+	return ticks();
 }
 
 void lock_track_flush(struct tstate *ts, uint64_t now)
@@ -294,6 +333,7 @@ static void hold_batch(struct lock_track *lt, const struct hold_entry *e, uint64
 
 	if (!hot && !e->sampled)
 		return; /* the filter's false positive: not a hot lock after all */
+	block_arm(lt);
 	if (hot) {
 		la->acquisitions += acq;
 		if (e->kind == CORECAP_KIND_RWLOCK_RD) {
@@ -446,6 +486,11 @@ void lock_track_wait_begin(struct wait_ctx *w, struct tstate *ts, const void *lo
 	}
 	ts->guard--;
 	w->t0 = ticks();
+	/* It blocks on the lock: publish first (lock_track_block_due). The
+	 * lock is busy anyway, so this mostly overlaps the wait; the wait is
+	 * timed from after it. */
+	if (unlikely(lock_track_block_due(w->t0)))
+		w->t0 = lock_track_block_flush(ts);
 }
 
 void lock_track_wait_end(struct wait_ctx *w, enum wait_outcome outcome)
@@ -511,16 +556,23 @@ static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 		e->nest--;
 		return;
 	}
+	/*
+	 * Guard up, as a signal fence: a signal handler's read or poll
+	 * (async-signal-safe, and a point that publishes the batches before
+	 * blocking) must pass through while hold_end changes the batches.
+	 */
+	ts->guard++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(e->contended || e->sampled)) {
-		/* Emits an event: guard up, errno kept. */
+		/* Emits an event: errno kept. */
 		saved_errno = errno;
-		ts->guard++;
 		hold_end(lt, e, now);
-		ts->guard--;
 		errno = saved_errno;
 	} else {
 		hold_end(lt, e, now);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ts->guard--;
 	after = lt->hold_depth - (uint32_t)i - 1;
 	if (after) /* released out of order */
 		memmove(e, e + 1, after * sizeof(*e));
@@ -548,6 +600,7 @@ static void settle_into_batches(struct lock_track *lt)
 	struct wait_acc *a;
 
 	lt->pending = 0;
+	block_arm(lt);
 	a = wacc_for(lt, p->site);
 	a->waits++;
 	a->timeouts += p->timed_out;
@@ -643,6 +696,27 @@ void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *co
 			w->paused_ticks = w->t0 - e->acquired;
 		}
 	}
+	/*
+	 * The thread may sleep here for as long as it is idle: publish its
+	 * batches first (lock_track_block_due), the ended hold of the mutex
+	 * with them. This runs inside the caller's critical section, as the
+	 * real wait releases the mutex only when it blocks: there is no later
+	 * point before the sleep. It is fine: it happens at most once per
+	 * BLOCK_GAP_NS per thread and only if the thread batched something
+	 * since; it is a scan of the thread's own accumulators and the atomic
+	 * adds of the non-empty ones, which the batches would have made
+	 * anyway at their next publication; and the mutex's measured hold
+	 * ended at t0 before it while the wait starts after it, so neither
+	 * the daemon's hold nor its wait figures include it.
+	 */
+	if (unlikely(lock_track_block_due(w->t0))) {
+		if (w->has_paused) {
+			hold_batch(lt, &w->paused, w->paused_ticks);
+			w->has_paused = false;
+		}
+		flush_all(lt, w->t0);
+		w->t0 = ticks();
+	}
 	ts->guard--;
 }
 
@@ -674,6 +748,7 @@ void lock_track_cond_end(struct wait_ctx *w, int result)
 		lt->pend.hold_ticks = w->paused_ticks;
 	}
 	lt->pending = 1;
+	block_arm(lt); /* a block before the mutex's release publishes it too */
 	/*
 	 * The wait re-took the mutex (also on timeout): a new hold starts,
 	 * tracked whatever CORECAP_HOLD_TIME (each such hold stands for
@@ -725,5 +800,7 @@ void lock_track_reset(struct tstate *ts)
 	memset(lt->sacc, 0, sizeof(lt->sacc));
 	memset(lt->wacc, 0, sizeof(lt->wacc));
 	lt->acc_deadline = 0;
+	lt->block_deadline = UINT64_MAX;
+	lt->block_armed = 0;
 	memset(cond_waiters, 0, sizeof(cond_waiters));
 }

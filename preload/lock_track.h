@@ -131,7 +131,12 @@ struct lock_track {
 	uint32_t stack_countdown; /* CORECAP_STACK_SAMPLE countdown */
 	uint64_t stack_allowed;	  /* no sampled unwind before this (ticks) */
 	uint64_t acc_deadline;	  /* publish lacc[], sacc[] and wacc[] at this time (ticks) */
-	uint64_t stack_site;	  /* a cond wait site that still has no stack */
+	/* Publish them before blocking from this time on (ticks; UINT64_MAX:
+	 * nothing batched since the last publication, else block_armed, the
+	 * last publication's time + BLOCK_GAP_NS). */
+	uint64_t block_deadline;
+	uint64_t block_armed;
+	uint64_t stack_site;			/* a cond wait site that still has no stack */
 	struct corecap_stats_site *stack_entry; /* ...and its entry */
 	struct cond_pending pend;
 	struct hold_entry holds[LOCK_TRACK_HOLD_DEPTH];
@@ -244,6 +249,21 @@ static inline uint64_t lock_track_unlock_time(const struct tstate *ts, const voi
 			return ticks();
 	return 0;
 }
+
+/*
+ * The thread is about to block (a contended lock wait, a condition wait,
+ * a read, an epoll_wait or poll): must it publish its batches first, so
+ * that they do not stay unpublished while it sleeps? now: ticks. One
+ * compare, no shared line.
+ */
+static inline bool lock_track_block_due(uint64_t now)
+{
+	return now >= corecap_lock_track.block_deadline;
+}
+
+/* ... then this publishes them (guard up, errno kept) and returns the
+ * time after it (ticks): the caller's new start of the blocking call. */
+uint64_t lock_track_block_flush(struct tstate *ts);
 
 void lock_track_cond_begin(struct wait_ctx *w, struct tstate *ts, const void *cond,
 			   const void *mutex, uint64_t site);

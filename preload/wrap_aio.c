@@ -33,6 +33,7 @@
 #include "aio_table.h"
 #include "events.h"
 #include "fd_table.h"
+#include "lock_track.h"
 #include "real.h"
 #include "settings.h"
 #include "stats_shm.h"
@@ -178,6 +179,14 @@ static void reaped(struct tstate *ts, const struct io_event *ev, int r)
 	ts->guard--;
 }
 
+/* Before a reap that may sleep until completions come: the thread
+ * publishes its lock batches first when they are due. */
+static inline void before_reap(struct tstate *ts, long min_nr, const void *ra)
+{
+	if (min_nr > 0 && !skip_tracking(ts, ra) && unlikely(lock_track_block_due(ticks())))
+		lock_track_block_flush(ts);
+}
+
 /* The reaping wrappers' tail: count what r reaped, keep errno, return r. */
 static int after_reap(struct tstate *ts, const struct io_event *ev, int r, const void *ra)
 {
@@ -224,6 +233,7 @@ CORECAP_EXPORT int corecap_io_getevents(aio_context_t ctx, long min_nr, long nr,
 	if (unlikely(!real_io_getevents))
 		return libaio_ret(syscall(SYS_io_getevents, ctx, min_nr, nr, events, timeout),
 				  saved_errno);
+	before_reap(ts, min_nr, __builtin_return_address(0));
 	r = real_io_getevents(ctx, min_nr, nr, events, timeout);
 	return after_reap(ts, events, r, __builtin_return_address(0));
 }
@@ -249,6 +259,7 @@ CORECAP_EXPORT int corecap_io_pgetevents(aio_context_t ctx, long min_nr, long nr
 					  sigmask ? &sig : NULL),
 				  saved_errno);
 	}
+	before_reap(ts, min_nr, __builtin_return_address(0));
 	r = real_io_pgetevents(ctx, min_nr, nr, events, timeout, sigmask);
 	return after_reap(ts, events, r, __builtin_return_address(0));
 }

@@ -21,6 +21,7 @@
 
 #include "events.h"
 #include "fd_table.h"
+#include "lock_track.h"
 #include "real.h"
 #include "settings.h"
 #include "tick_clock.h"
@@ -113,7 +114,9 @@ static inline bool from_tracer(const void *ra)
  * guard, else time the real call. FALLBACK is the raw syscall used only
  * while load_functions() is running in this thread. BUF and its length
  * CNT, or IOV and its count CNT, say where the bytes moved are (for a net
- * event's hdr; NULL, NULL, 0 if nowhere).
+ * event's hdr; NULL, NULL, 0 if nowhere). A read or receive may sleep
+ * until input comes (a socket, a pipe): the thread publishes its lock
+ * batches first when they are due (lock_track_block_due).
  */
 #define IO_WRAP(call, fd, real_expr, fallback_expr, buf, iov, cnt)                                 \
 	do {                                                                                       \
@@ -128,6 +131,9 @@ static inline bool from_tracer(const void *ra)
 		if (unlikely(ts->guard) || from_tracer(__builtin_return_address(0)))               \
 			return (real_expr);                                                        \
 		t0 = ticks();                                                                      \
+		if (((call) == CORECAP_IO_CALL_READ || (call) == CORECAP_IO_CALL_RECV) &&          \
+		    unlikely(lock_track_block_due(t0)))                                            \
+			t0 = lock_track_block_flush(ts);                                           \
 		r = (real_expr);                                                                   \
 		io_done(ts, (call), (fd), r, t0, (buf), (iov), (size_t)(cnt));                     \
 		return r;                                                                          \
