@@ -34,16 +34,15 @@ static uint32_t cond_waiters[1u << COND_WAITER_BITS];
  * FLUSH_AFTER_NS have passed since its last publication (checked at each
  * such event), and at thread and process exit. And a thread about to
  * block (a contended lock wait, a condition wait, a read, a blocking
- * io_getevents, epoll_wait or poll: lock_track_block_due) publishes
- * everything if it batched anything and BLOCK_GAP_NS have passed since
- * its last publication: otherwise a worker that goes idle at the end of
- * a benchmark would keep up to BATCH - 1 tracked holds (x
- * CORECAP_HOLD_TIME) per lock and per site unpublished for as long as it
- * sleeps, and a copy of the file taken meanwhile would miss them. The
- * file therefore lags a running thread by at most ~10 ms of its
- * activity, and a blocked one by at most BLOCK_GAP_NS of its activity
- * before it blocked. Contended acquisitions, their holds, and the
- * per-thread counters are published at once.
+ * io_getevents: lock_track_block_due) publishes everything if it batched
+ * anything and BLOCK_GAP_NS have passed since its last publication:
+ * otherwise a worker that goes idle at the end of a benchmark would keep
+ * up to BATCH - 1 tracked holds (x CORECAP_HOLD_TIME) per lock and per
+ * site unpublished for as long as it sleeps, and a copy of the file taken
+ * meanwhile would miss them. The file therefore lags a running thread by
+ * at most ~10 ms of its activity, and a blocked one by at most
+ * BLOCK_GAP_NS of its activity before it blocked. Contended acquisitions,
+ * their holds, and the per-thread counters are published at once.
  */
 #define BATCH	       32
 #define FLUSH_AFTER_NS 10000000

@@ -252,9 +252,8 @@ static inline uint64_t lock_track_unlock_time(const struct tstate *ts, const voi
 
 /*
  * The thread is about to block (a contended lock wait, a condition wait,
- * a read, an epoll_wait or poll): must it publish its batches first, so
- * that they do not stay unpublished while it sleeps? now: ticks. One
- * compare, no shared line.
+ * a read): must it publish its batches first, so that they do not stay
+ * unpublished while it sleeps? now: ticks. One compare, no shared line.
  */
 static inline bool lock_track_block_due(uint64_t now)
 {

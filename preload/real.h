@@ -19,9 +19,7 @@
 #define CORECAP_PRELOAD_REAL_H
 
 #include <fcntl.h>
-#include <poll.h>
 #include <pthread.h>
-#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/types.h>
@@ -109,11 +107,7 @@ int __openat64_2(int dirfd, const char *path, int flags);
 	X(dup)                                                                                     \
 	X(dup2)                                                                                    \
 	X(dup3)                                                                                    \
-	X(close)                                                                                   \
-	X(epoll_wait)                                                                              \
-	X(epoll_pwait)                                                                             \
-	X(poll)                                                                                    \
-	X(ppoll)
+	X(close)
 
 #define CORECAP_DECLARE_REAL(fn) extern CORECAP_HIDDEN __typeof__(&fn) real_##fn;
 CORECAP_REAL_FUNCTIONS(CORECAP_DECLARE_REAL)

@@ -3,18 +3,13 @@
  * descriptor's class (log by path pattern or stdout/stderr, data for
  * regular files, net for sockets, other for the rest), calls and bytes
  * included, classes follow dup and close, and return values and errno
- * are the real calls'. The idle waits (epoll_wait, epoll_pwait, poll,
- * ppoll) are the shim's and pass through with the real results. Runs
- * with the shim in LD_PRELOAD.
+ * are the real calls'. Runs with the shim in LD_PRELOAD.
  */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -194,63 +189,6 @@ START_TEST(results_and_errno_are_the_real_calls)
 }
 END_TEST
 
-/* Is `name` resolved to the shim's definition? */
-static bool is_the_shims(const char *name)
-{
-	void *fn = dlsym(RTLD_DEFAULT, name);
-	Dl_info info;
-
-	return fn && dladdr(fn, &info) && info.dli_fname &&
-	       strstr(info.dli_fname, "libcorecap-preload") != NULL;
-}
-
-START_TEST(idle_waits_pass_through)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.u32 = 42}, got;
-	struct timespec tmo = {0, 5000000};
-	struct pollfd pfd = {.events = POLLIN};
-	int p[2], ep;
-	sigset_t mask;
-
-	ck_assert(is_the_shims("epoll_wait"));
-	ck_assert(is_the_shims("epoll_pwait"));
-	ck_assert(is_the_shims("poll"));
-	ck_assert(is_the_shims("ppoll"));
-	ck_assert_int_eq(pipe(p), 0);
-	pfd.fd = p[0];
-	ep = epoll_create1(EPOLL_CLOEXEC);
-	ck_assert_int_ge(ep, 0);
-	ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev), 0);
-	/* Nothing to read: they time out. */
-	ck_assert_int_eq(poll(&pfd, 1, 5), 0);
-	ck_assert_int_eq(ppoll(&pfd, 1, &tmo, NULL), 0);
-	ck_assert_int_eq(tmo.tv_nsec, 5000000); /* the caller's timeout is left alone */
-	ck_assert_int_eq(epoll_wait(ep, &got, 1, 5), 0);
-	/* Readable: they say so. */
-	ck_assert_int_eq(write(p[1], "x", 1), 1);
-	errno = 777;
-	ck_assert_int_eq(poll(&pfd, 1, -1), 1);
-	ck_assert_int_eq(pfd.revents, POLLIN);
-	ck_assert_int_eq(ppoll(&pfd, 1, NULL, NULL), 1);
-	ck_assert_int_eq(epoll_wait(ep, &got, 1, -1), 1);
-	ck_assert_uint_eq(got.data.u32, 42);
-	sigemptyset(&mask);
-	got.data.u32 = 0;
-	ck_assert_int_eq(epoll_pwait(ep, &got, 1, -1, &mask), 1);
-	ck_assert_uint_eq(got.data.u32, 42);
-	ck_assert_int_eq(errno, 777);
-	/* Errors are the real calls'. */
-	ck_assert_int_eq(epoll_wait(-1, &got, 1, 0), -1);
-	ck_assert_int_eq(errno, EBADF);
-	errno = 0;
-	ck_assert_int_eq(epoll_pwait(ep, &got, 0, 0, NULL), -1);
-	ck_assert_int_eq(errno, EINVAL);
-	close(ep);
-	close(p[0]);
-	close(p[1]);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("wrap_io");
@@ -264,7 +202,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, classes_follow_dup_and_close);
 	tcase_add_test(tc, relative_paths_and_stderr_are_log);
 	tcase_add_test(tc, results_and_errno_are_the_real_calls);
-	tcase_add_test(tc, idle_waits_pass_through);
 	suite_add_tcase(s, tc);
 	return s;
 }
