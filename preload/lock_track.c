@@ -556,7 +556,7 @@ static void hold_release(struct tstate *ts, const void *lock, uint64_t now)
 		return;
 	}
 	/*
-	 * Guard up, as a signal fence: a signal handler's read or poll
+	 * Guard up, as a signal fence: a signal handler's read
 	 * (async-signal-safe, and a point that publishes the batches before
 	 * blocking) must pass through while hold_end changes the batches.
 	 */
