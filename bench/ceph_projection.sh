@@ -8,7 +8,8 @@
 # (taskset -a -p) and the same benchmark, unpinned, measures it. Rounds
 # alternate the two on one cluster; prints each round and the medians.
 #
-# usage: bench/ceph_projection.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-p PORT_BASE]
+# usage: bench/ceph_projection.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-p PORT_BASE] [-k]
+# -k keeps the work directory (the runs, their reports, the benchmarks' output).
 # A benchmark, not a test: it exits 0 whatever the ratio (1 if it cannot
 # measure). Figures: docs/methodology.md, "Projection".
 set -euo pipefail
@@ -17,13 +18,15 @@ prog=ceph_projection
 rounds=3
 secs=5
 port_base=""
+keep=0
 bench_option() {
 	case $1 in
 	p) port_base=$OPTARG ;;
+	k) keep=1 ;;
 	*) return 1 ;;
 	esac
 }
-bench_options "B:r:d:p:" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-p PORT_BASE]" "$@"
+bench_options "B:r:d:p:k" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-p PORT_BASE] [-k]" "$@"
 bench_need "$corecap"
 for t in ceph ceph-osd rados taskset python3; do
 	command -v "$t" >/dev/null || { echo "$prog: '$t' is not installed (scripts/install-deps-ceph)" >&2; exit 1; }
@@ -34,7 +37,7 @@ mc="$src/scripts/ceph-minicluster"
 "$src/scripts/sessiond-start"
 work=$(mktemp -d /tmp/ceph-projection.XXXXXX)
 chmod 755 "$work"
-trap '"$mc" stop "$work/c" >/dev/null 2>&1; rm -rf "$work"' EXIT
+trap '"$mc" stop "$work/c" >/dev/null 2>&1; if [ "$keep" = 1 ]; then echo "kept $work" >&2; else rm -rf "$work"; fi' EXIT
 [ -n "$port_base" ] || port_base=$("$mc" port-base)
 "$mc" start "$work/c" --port-base "$port_base" --osd-wrapper "$corecap run --" >"$work/start.out" 2>&1 ||
 	{ echo "$prog: the cluster did not start:" >&2; tail -n 20 "$work/start.out" >&2; exit 1; }
