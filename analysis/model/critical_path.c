@@ -604,6 +604,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 			set_state(cp, th, CPS_BLOCKED);
 			th->blocked_since = t;
 			th->stopped = s->prev_state_char == 't' || s->prev_state_char == 'T';
+			th->exited = s->prev_state_char == 'X' || s->prev_state_char == 'Z';
 		}
 		th->woken_running = false;
 	}
@@ -622,10 +623,20 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 }
 
 #define WAIT_KEY(from, to, kind) (((uint64_t)(from) << 34) | ((uint64_t)(to) << 4) | (kind))
+#define WAIT_TO_MASK		 ((1u << 30) - 1)
+/*
+ * The waker of a sleep that no daemon thread ended, as wPerf's pseudo
+ * threads: an interrupt (the network's softirq, a timer's expiry) or
+ * another process (a client writing to a loopback socket): indices no
+ * thread has.
+ */
+#define WAIT_TO_IRQ	  WAIT_TO_MASK
+#define WAIT_TO_OTHER	  (WAIT_TO_MASK - 1)
+#define WAIT_TO_NOT_WOKEN (WAIT_TO_MASK - 2) /* still asleep when the window ended */
 
-/* th slept from blocked_since until waker woke it at t: an edge th -> waker. */
-static int add_wait(struct critical_path *cp, const struct cp_thread *th,
-		    const struct cp_thread *waker, uint64_t t)
+/* th slept from blocked_since until `to` (a thread's index, or WAIT_TO_*)
+ * woke it at t: an edge th -> to. */
+static int add_wait(struct critical_path *cp, const struct cp_thread *th, uint32_t to, uint64_t t)
 {
 	uint64_t b = th->blocked_since, e = t, key, *ns, *n;
 
@@ -637,7 +648,7 @@ static int add_wait(struct critical_path *cp, const struct cp_thread *th,
 	}
 	if (e <= b)
 		return 0;
-	key = WAIT_KEY(th->index, waker->index, th->futex_kind);
+	key = WAIT_KEY(th->index, to, th->futex_kind);
 	if (!(ns = corecap_u64map_upsert(&cp->wait_ns, key, NULL)))
 		return -ENOMEM;
 	*ns += e - b;
@@ -676,7 +687,14 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	waker = irq ? NULL : find(cp, w->waker_tid);
 	if (waker == th)
 		waker = NULL;
-	if (waker && th->state == CPS_BLOCKED && (ret = add_wait(cp, th, waker, t)))
+	/* A thread first seen being woken slept from before the window. */
+	if (th->state == CPS_UNKNOWN && cp->we) {
+		th->blocked_since = cp->ws;
+		th->futex_kind = 0;
+	}
+	if ((th->state == CPS_BLOCKED || (th->state == CPS_UNKNOWN && cp->we)) &&
+	    w->waker_tid != th->tid &&
+	    (ret = add_wait(cp, th, waker ? waker->index : irq ? WAIT_TO_IRQ : WAIT_TO_OTHER, t)))
 		return ret;
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
@@ -782,9 +800,38 @@ int corecap_critical_path_feed(struct critical_path *cp, uint64_t t)
 	return feed_until(cp, t);
 }
 
+/*
+ * The sleeps the window's end cut: a thread blocked then (or never
+ * scheduled in the window at all) waited for nothing the window shows.
+ * Their edges make every pool's edges sum to its blocked time.
+ */
+static int close_sleeps(struct critical_path *cp)
+{
+	int ret;
+
+	if (!cp->we || cp->closed)
+		return 0;
+	cp->closed = true;
+	for (size_t i = 0; i < cp->len; i++) {
+		struct cp_thread *th = cp->all[i];
+
+		if (th->state == CPS_UNKNOWN) {
+			th->blocked_since = cp->ws;
+			th->futex_kind = 0;
+		} else if (th->state != CPS_BLOCKED || th->exited || th->stopped) {
+			continue;
+		}
+		if ((ret = add_wait(cp, th, WAIT_TO_NOT_WOKEN, cp->we)))
+			return ret;
+	}
+	return 0;
+}
+
 int corecap_critical_path_finish(struct critical_path *cp)
 {
-	return feed_until(cp, UINT64_MAX);
+	int ret = feed_until(cp, UINT64_MAX);
+
+	return ret ? ret : close_sleeps(cp);
 }
 
 static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, bool ext, size_t *at)
@@ -1145,12 +1192,36 @@ const char *corecap_cp_wait_kind_name(enum cp_wait_kind k)
 	return k < CPW__COUNT ? names[k] : "?";
 }
 
-static void pool_of(const struct cp_thread *th, char *out, size_t size)
+static void pool_of(const struct critical_path *cp, uint32_t index, char *out, size_t size)
 {
+	const struct cp_thread *th;
+
+	if (index >= WAIT_TO_NOT_WOKEN) {
+		snprintf(out, size, "%s",
+			 index == WAIT_TO_IRQ	  ? CP_POOL_INTERRUPT
+			 : index == WAIT_TO_OTHER ? CP_POOL_OTHER_PROCESS
+						  : CP_POOL_NOT_WOKEN);
+		return;
+	}
+	th = cp->all[index];
 	if (th->comm[0])
 		corecap_thread_pool_name(th->comm, out, size);
 	else
 		snprintf(out, size, "tid %d", (int)th->tid);
+}
+
+bool corecap_cp_edge_idle(const struct cp_edge *e)
+{
+	return !strcmp(e->to, CP_POOL_NOT_WOKEN);
+}
+
+size_t corecap_cp_edges_waiting(const struct cp_edge *e, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && !corecap_cp_edge_idle(&e[i]))
+		i++;
+	return i;
 }
 
 static int edge_cmp(const void *a, const void *b)
@@ -1158,6 +1229,8 @@ static int edge_cmp(const void *a, const void *b)
 	const struct cp_edge *x = a, *y = b;
 	int c;
 
+	if (corecap_cp_edge_idle(x) != corecap_cp_edge_idle(y))
+		return corecap_cp_edge_idle(x) ? 1 : -1;
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
 	if ((c = strcmp(x->from, y->from)) || (c = strcmp(x->to, y->to)))
@@ -1180,8 +1253,8 @@ int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge
 		const uint64_t *wakes = corecap_u64map_find(&cp->wait_n, key);
 		size_t j;
 
-		pool_of(cp->all[key >> 34], e.from, sizeof(e.from));
-		pool_of(cp->all[(key >> 4) & ((1u << 30) - 1)], e.to, sizeof(e.to));
+		pool_of(cp, (uint32_t)(key >> 34), e.from, sizeof(e.from));
+		pool_of(cp, (uint32_t)(key >> 4) & WAIT_TO_MASK, e.to, sizeof(e.to));
 		e.wakes = wakes ? *wakes : 0;
 		for (j = 0; j < len; j++)
 			if (v[j].kind == e.kind && !strcmp(v[j].from, e.from) &&
@@ -1269,6 +1342,7 @@ int corecap_critical_path_knots(const struct cp_edge *e, size_t n, struct cp_kno
 	*n_out = 0;
 	if (!names || !from || !to)
 		goto out;
+	n = corecap_cp_edges_waiting(e, n); /* idle threads wait for no pool */
 	for (size_t i = 0; i < n; i++) {
 		total += e[i].ns;
 		from[i] = pool_index(names, &np, e[i].from);

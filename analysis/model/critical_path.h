@@ -106,6 +106,7 @@ struct cp_thread {
 	 * the ops' paths: added once when the run ends or a path is read. */
 	uint32_t runnable_at; /* 1 + its place in critical_path.runnable, 0 if not runnable */
 	uint64_t off_ns;      /* its last switch-out (corecap_critical_path_pick) */
+	bool exited;	      /* switched out dead ('X', 'Z'): no sleep after it */
 	bool stopped;	      /* blocked in a ptrace or job-control stop ('t', 'T'): the
 			       * sampler's; its time is what it was doing, as running */
 	bool run_open;
@@ -169,8 +170,13 @@ enum cp_wait_kind {
 
 /* One wait-for edge between pools: `from` slept until a thread of `to`
  * woke it, for ns in the window (critical_path_waitfor). */
+/* The pseudo pools of the wait-for graph: sleeps no daemon thread ended. */
+#define CP_POOL_INTERRUPT     "(interrupt)"
+#define CP_POOL_OTHER_PROCESS "(other process)"
+#define CP_POOL_NOT_WOKEN     "(not woken)" /* asleep at the window's end */
+
 struct cp_edge {
-	char from[32], to[32];
+	char from[32], to[32]; /* pools; `to` may be a CP_POOL_* pseudo pool */
 	enum cp_wait_kind kind;
 	uint64_t ns, wakes;
 };
@@ -222,6 +228,7 @@ struct critical_path {
 	/* The wait-for graph: (sleeper index, waker index, kind) -> ns, wakes. */
 	struct u64map wait_ns, wait_n;
 	uint64_t ws, we;    /* the window the waits are clipped to (we 0: none) */
+	bool closed;	    /* the sleeps cut by the window's end have their edges */
 	uint64_t ops_ended; /* ops with a path: the per-op denominator */
 	/* Conservation, per finished op. */
 	uint64_t checked, violations, max_err_ns;
@@ -276,7 +283,16 @@ size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, si
  * The wait-for graph by pool (thread names without trailing digits), the
  * heaviest edges first: *out malloc'd, *n edges. 0 or -ENOMEM.
  */
+/*
+ * The wait-for graph's edges, heaviest first, then the sleeps the window's
+ * end cut (to CP_POOL_NOT_WOKEN: idle threads), which a picture or a knot
+ * leaves out; every pool's edges sum to its blocked time in the window.
+ */
 int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n);
+/* An edge to CP_POOL_NOT_WOKEN: waiting for nothing the window shows. */
+bool corecap_cp_edge_idle(const struct cp_edge *e);
+/* How many of the n edges (sorted as waitfor's) come before the idle ones. */
+size_t corecap_cp_edges_waiting(const struct cp_edge *e, size_t n);
 const char *corecap_cp_wait_kind_name(enum cp_wait_kind k);
 
 /* A knot of the wait-for graph: pools that wait for each other in a cycle

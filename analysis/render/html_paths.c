@@ -65,6 +65,7 @@ static bool has_node(const struct waitfor_node *v, size_t n, const char *name)
 int corecap_waitfor_layout(const struct cp_edge *e, size_t n, struct waitfor_layout *l)
 {
 	memset(l, 0, sizeof(*l));
+	n = corecap_cp_edges_waiting(e, n); /* idle threads are not drawn */
 	l->n_edges = n < WAITFOR_MAX_EDGES ? n : WAITFOR_MAX_EDGES;
 	l->edges = e;
 	l->width = WF_W;

@@ -505,18 +505,25 @@ static void waitfor_lines(const struct report *r, FILE *out)
 	const struct critical_path *cp = r->critical_path;
 	struct cp_edge *v;
 	struct cp_knot *k;
-	size_t n, nk;
+	size_t n, nk, nw;
+	uint64_t idle = 0;
 
 	if (!cp || corecap_critical_path_waitfor(cp, &v, &n))
 		return;
+	nw = corecap_cp_edges_waiting(v, n);
 	if (n)
 		fprintf(out, "wait-for   (pool slept until a thread of pool woke it: ms in the "
 			     "window, us per op)\n");
-	for (size_t i = 0; i < n && i < 10; i++)
+	for (size_t i = nw; i < n; i++)
+		idle += v[i].ns;
+	for (size_t i = 0; i < nw && i < 10; i++)
 		fprintf(out, "           %s -> %s (%s): %.1f ms, %.1f us/op, %llu wakes\n",
 			v[i].from, v[i].to, corecap_cp_wait_kind_name(v[i].kind), v[i].ns / 1e6,
 			cp->ops_ended ? (double)v[i].ns / (double)cp->ops_ended / 1e3 : 0.0,
 			(unsigned long long)v[i].wakes);
+	if (idle)
+		fprintf(out, "           asleep at the window's end, woken by nothing in it: %.1f ms\n",
+			idle / 1e6);
 	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
 		for (size_t i = 0; i < nk; i++) {
 			fprintf(out, "           knot (pools waiting for each other only):");

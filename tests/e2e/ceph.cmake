@@ -38,7 +38,3 @@ set_property(TEST e2e.ceph_critical APPEND PROPERTY LABELS unmet)
 # The wait-for graph of a bare ceph-osd at rados bench -t 10 (issue #13):
 # kernel events, root; about 35 s.
 corecap_e2e_test(ceph_waitfor ceph_waitfor.sh TIMEOUT 240 LABELS "ceph;kernel;measured")
-# Unmet: the messengers' sleeps end on the network (epoll, no daemon
-# waker: no edge) and the workers' timed waits on a timer, so the edges
-# sum to about half of the two pools' blocked time (12.3 of 27.2 s here).
-set_property(TEST e2e.ceph_waitfor APPEND PROPERTY LABELS unmet)

@@ -97,7 +97,11 @@ if m:
     root = ET.fromstring(m.group(0))
     got = [(g.get("data-from"), g.get("data-to"), g.get("data-kind"), float(g.get("data-ms")))
            for g in root.iter(ns + "g") if g.get("class") == "edge"]
-    want = [(e["from"], e["to"], e["kind"], e["ms"]) for e in d["waitfor"]["edges"][:24]]
+    # The idle threads' edges (to "(not woken)", listed last) are not drawn.
+    want = [(e["from"], e["to"], e["kind"], e["ms"]) for e in d["waitfor"]["edges"]
+            if e["to"] != "(not woken)"][:24]
+    idle = [e["to"] == "(not woken)" for e in d["waitfor"]["edges"]]
+    check("the JSON's idle edges come last", idle == sorted(idle), "")
     check(f"the SVG's {len(got)} edges are the JSON's heaviest, in order",
           len(got) == len(want) and all(a[:3] == b[:3] and close(a[3], b[3]) for a, b in zip(got, want)),
           f"{got[:4]} vs {want[:4]}")

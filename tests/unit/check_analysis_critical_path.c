@@ -325,6 +325,51 @@ START_TEST(waitfor_edges_by_pool_and_kind)
 }
 END_TEST
 
+/*
+ * Sleeps no daemon thread ended go to wPerf-like pseudo pools: A sleeps
+ * 10..40 until a hardware interrupt (a timer, the network) wakes it, and
+ * 50..70 until a thread of another process (tid 999, never the daemon's)
+ * does; its own wake (a signal to itself) is no edge. It sleeps again
+ * from 95 to the window's end (1000), and A + 5 sleeps through the whole
+ * window (1..1000): both wait for nothing the window shows, so that every
+ * blocked ns is on one edge.
+ */
+START_TEST(waitfor_sleeps_ended_outside_the_daemon)
+{
+	kr_track(&b, 1, A, "tp_osd_tp");
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 0, 10, A, 'S', 0);
+	kr_waking(&b, 0, 40, A, -1)->flags = CORECAP_KWAKING_HARDIRQ;
+	kr_switch(&b, 0, 41, 0, 'S', A);
+	kr_switch(&b, 0, 50, A, 'S', 0);
+	kr_waking(&b, 1, 70, A, 999);
+	kr_switch(&b, 0, 71, 0, 'S', A);
+	kr_switch(&b, 0, 80, A, 'S', 0);
+	kr_waking(&b, 0, 90, A, A);
+	kr_switch(&b, 0, 91, 0, 'S', A);
+	kr_switch(&b, 0, 95, A, 'S', 0);
+	kr_track(&b, 1, A + 5, "tp_osd_tp");
+	start();
+	cp.ws = 1;
+	cp.we = 1000;
+	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0);
+	ck_assert_int_eq(corecap_critical_path_finish(&cp), 0); /* closed once */
+	struct cp_edge *e = edges(3);
+	/* The idle threads' edge last, though heaviest: a picture leaves it out. */
+	ck_assert_str_eq(e[0].from, "tp_osd_tp");
+	ck_assert_str_eq(e[0].to, CP_POOL_INTERRUPT);
+	ck_assert_uint_eq(e[0].ns, 30);
+	ck_assert_str_eq(e[1].to, CP_POOL_OTHER_PROCESS);
+	ck_assert_uint_eq(e[1].ns, 20);
+	ck_assert_uint_eq(e[1].wakes, 1);
+	ck_assert_str_eq(e[2].to, CP_POOL_NOT_WOKEN);
+	ck_assert_uint_eq(e[2].ns, (1000 - 95) + (1000 - 1));
+	ck_assert(corecap_cp_edge_idle(&e[2]) && !corecap_cp_edge_idle(&e[1]));
+	ck_assert_uint_eq(corecap_cp_edges_waiting(e, 3), 2);
+	free(e);
+}
+END_TEST
+
 /* Knots: a and b wait for each other, c waits for a: {a, b} is a sink
  * cycle (c is not in it); an edge under 1% of the waits does not count;
  * once b waits for d in earnest, {a, b} is no knot (and d has no cycle). */
@@ -493,6 +538,7 @@ int main(void)
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
 	tcase_add_test(tc, an_aio_reaped_is_io_from_its_submission);
 	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
+	tcase_add_test(tc, waitfor_sleeps_ended_outside_the_daemon);
 	tcase_add_test(tc, knots_are_sink_cycles);
 	tcase_add_test(tc, excluded_and_pathless_ops);
 	tcase_add_test(tc, conservation_on_random_interleavings);
