@@ -127,5 +127,8 @@ bench_projected2() {
 	json "$1" "(lambda p: '%s %s' % (p.get('iops_with_client', p['iops']), p.get('bound_with_client', p['bound_by'])))(d['ceiling']['projection'][1])"
 }
 
+# bench_iops FILE: the "Average IOPS:" of a refbench or rados bench summary.
+bench_iops() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
+
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

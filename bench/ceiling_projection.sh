@@ -68,7 +68,6 @@ start() {
 
 busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6 }' /proc/stat; }
 
-
 # busy_cores T0_BUSY T0_S: the machine's busy cores since (busy, seconds).
 busy_cores() {
 	local m1 t1
@@ -92,7 +91,7 @@ measure2() {
 	start 0-1 "$name" "$@"
 	"$refbench" -p "$osd_port" $bargs -d "$secs" --no-progress write >"$out/$name.bench" 2>&1
 	cleanup_osd
-	iops=$(awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$out/$name.bench")
+	iops=$(bench_iops "$out/$name.bench")
 	[ -n "$iops" ] || { echo "ceiling_projection: refbench printed no IOPS:" >&2; cat "$out/$name.bench" >&2; exit 1; }
 	echo "$iops"
 }

@@ -45,7 +45,6 @@ osd=$(sed -n 's/^osd\.0 pid: \([0-9]*\)$/\1/p' "$work/start.out")
 [ -n "$osd" ] || { echo "$prog: no OSD pid in the cluster's start output" >&2; exit 1; }
 eval "$("$mc" env "$work/c")"
 
-iops_of() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
 
 # One warm-up run on both CPUs, not counted.
 rados -p bench bench 2 write -b 1 -t 10 --no-cleanup >/dev/null 2>&1 || true
@@ -61,7 +60,7 @@ for r in $(seq 1 "$rounds"); do
 	taskset -a -p -c 0-1 "$osd" >/dev/null
 	rados -p bench bench "$secs" write -b 1 -t 10 --no-cleanup >"$work/measure.$r" 2>&1 ||
 		{ echo "$prog: rados bench failed:" >&2; tail -n 5 "$work/measure.$r" >&2; exit 1; }
-	meas=$(iops_of "$work/measure.$r")
+	meas=$(bench_iops "$work/measure.$r")
 	printf '%-5s %10.0f %10.0f %6.2f  %s\n' "$r" "$pj" "$meas" "$(awk -v a="$pj" -v b="$meas" 'BEGIN { print a / b }')" "$bound"
 	pjs+=("$pj") meass+=("$meas")
 done

@@ -72,7 +72,7 @@ run() {
 	esac
 	bench_refosd_start "${env[@]}"
 	"$refbench" -p "$port" -t "$conc" -b 1 -d "$secs" --no-progress write >"$work/bench.out"
-	iops=$(sed -n 's/^Average IOPS: *\([0-9.]*\).*/\1/p' "$work/bench.out")
+	iops=$(bench_iops "$work/bench.out")
 	ops=$(sed -n 's/^Total writes made: *\([0-9]*\).*/\1/p' "$work/bench.out")
 	# utime + stime (fields 14, 15 after the command name) in clock ticks.
 	ticks=$(sed 's/.*) //' "/proc/$pid/stat" | awk '{ print $12 + $13 }')
