@@ -634,6 +634,20 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 #define WAIT_TO_OTHER	  (WAIT_TO_MASK - 1)
 #define WAIT_TO_NOT_WOKEN (WAIT_TO_MASK - 2) /* still asleep when the window ended */
 
+/*
+ * A thread of unknown state that a window is clipped to (first seen being
+ * woken, or never scheduled): asleep since the window's start, in no futex
+ * wait known. False when there is no window to start from.
+ */
+static bool asleep_since_window(struct critical_path *cp, struct cp_thread *th)
+{
+	if (th->state != CPS_UNKNOWN || !cp->we)
+		return false;
+	th->blocked_since = cp->ws;
+	th->futex_kind = 0;
+	return true;
+}
+
 /* th slept from blocked_since until `to` (a thread's index, or WAIT_TO_*)
  * woke it at t: an edge th -> to. */
 static int add_wait(struct critical_path *cp, const struct cp_thread *th, uint32_t to, uint64_t t)
@@ -688,12 +702,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	if (waker == th)
 		waker = NULL;
 	/* A thread first seen being woken slept from before the window. */
-	if (th->state == CPS_UNKNOWN && cp->we) {
-		th->blocked_since = cp->ws;
-		th->futex_kind = 0;
-	}
-	if ((th->state == CPS_BLOCKED || (th->state == CPS_UNKNOWN && cp->we)) &&
-	    w->waker_tid != th->tid &&
+	if ((th->state == CPS_BLOCKED || asleep_since_window(cp, th)) && w->waker_tid != th->tid &&
 	    (ret = add_wait(cp, th, waker ? waker->index : irq ? WAIT_TO_IRQ : WAIT_TO_OTHER, t)))
 		return ret;
 	if (waker) {
@@ -814,14 +823,10 @@ static int close_sleeps(struct critical_path *cp)
 	cp->closed = true;
 	for (size_t i = 0; i < cp->len; i++) {
 		struct cp_thread *th = cp->all[i];
+		bool asleep = th->state == CPS_BLOCKED && !th->exited && !th->stopped;
 
-		if (th->state == CPS_UNKNOWN) {
-			th->blocked_since = cp->ws;
-			th->futex_kind = 0;
-		} else if (th->state != CPS_BLOCKED || th->exited || th->stopped) {
-			continue;
-		}
-		if ((ret = add_wait(cp, th, WAIT_TO_NOT_WOKEN, cp->we)))
+		if ((asleep || asleep_since_window(cp, th)) &&
+		    (ret = add_wait(cp, th, WAIT_TO_NOT_WOKEN, cp->we)))
 			return ret;
 	}
 	return 0;

@@ -19,11 +19,11 @@
  * which a run on one CPU cannot show. Only for a lock held longer than a
  * wake-up on average: a lock held briefly is taken in the gap by a
  * running thread that barges in (glibc's mutexes allow it), so its
- * hand-offs cost the lock nothing (docs/methodology.md, "Projection"). Where the benchmark client ran on
- * the same machine, each point also says the throughput with the client
- * on the same N cores (X_cores = N / (D_cpu + D_client)): what a
- * measurement on a single box sees. Relief: for each candidate, the throughput gain at
- * this machine's cores if its bound were lifted (the next bound's X
+ * hand-offs cost the lock nothing (docs/methodology.md, "Projection").
+ * Where the benchmark client ran on the same machine, each point also
+ * says the throughput with the client on the same N cores (X_cores = N /
+ * (D_cpu + D_client)): what a measurement on a single box sees. Relief:
+ * for each candidate, the throughput gain at this machine's cores if its bound were lifted (the next bound's X
  * minus the current one; zero for a resource that does not bind).
  */
 #ifndef CORECAP_PROJECTION_H
