@@ -3,6 +3,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -20,6 +21,7 @@ struct probe {
 	int ball; /* BALL_HOME: the prober's turn; BALL_AWAY: the peer's */
 	int cpus[2];
 	int rounds;
+	bool peer_unpinned; /* the peer could not be pinned: no figure */
 };
 
 static long futex(int *addr, int op, int val)
@@ -49,8 +51,8 @@ static void *peer(void *arg)
 {
 	struct probe *p = arg;
 
-	if (pin(p->cpus[1]) != 0)
-		return NULL;
+	/* Unpinned, it still plays every round: the prober waits for it. */
+	p->peer_unpinned = pin(p->cpus[1]) != 0;
 	for (int i = 0; i < p->rounds; i++)
 		catch_and_throw(p, BALL_AWAY, BALL_HOME);
 	return NULL;
@@ -96,6 +98,8 @@ double corecap_wake_probe_ns(void)
 	}
 	pthread_join(th, NULL);
 	pthread_setaffinity_np(pthread_self(), sizeof(old), &old);
+	if (p.peer_unpinned)
+		return -1;
 	qsort(rt, ROUNDS, sizeof(rt[0]), cmp_u64);
 	return (double)rt[ROUNDS / 2] / 2;
 }
