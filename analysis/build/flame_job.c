@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "model/ceph_op_stacks.h"
+#include "build/ceph_op_stacks.h"
 #include "model/lock_table.h"
 #include "model/op_table.h"
 #include "model/lines.h"

@@ -69,6 +69,38 @@ START_TEST(this_tree_has_no_cycle)
 }
 END_TEST
 
+/* The layers docs/architecture.md draws: the analysis' rooms, lowest
+ * first, and the components (collector, analysis and bench are peers). */
+#define LAYERS                                                                             \
+	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/build " \
+	"--layers common,tracepoints,preload,collector+analysis+bench,cli"
+
+START_TEST(an_include_against_the_layers_is_named)
+{
+	/* lib/x.h includes <fix/y.h>: upward when lib is below include. */
+	ck_assert_int_eq(run("-I '" FIXTURE "/lib' -I '" FIXTURE "/include' --layers lib,include '" FIXTURE "'"), 1);
+	assert_says("layer: lib/x -> include/fix/y\n");
+	assert_says("lib/x.h:1: #include <fix/y.h>\n");
+	assert_says("include-cycles: 1 include(s) against the layers");
+	/* The other way round, that include goes downward and y.h's "x.h" up. */
+	ck_assert_int_eq(run("-I '" FIXTURE "/lib' -I '" FIXTURE "/include' --layers include,lib '" FIXTURE "'"), 1);
+	assert_says("layer: include/fix/y -> lib/x\n");
+	ck_assert_ptr_null(strstr(out, "layer: lib/x"));
+	/* Peers on one level may not include each other. */
+	ck_assert_int_eq(run("-I '" FIXTURE "/lib' -I '" FIXTURE "/include' --layers lib+include '" FIXTURE "'"), 1);
+	assert_says("layer: lib/x -> include/fix/y\n");
+}
+END_TEST
+
+START_TEST(this_tree_keeps_its_layers)
+{
+	int st = run("--build '" CORECAP_BUILD "' " LAYERS " '" CORECAP_SRC "'");
+
+	ck_assert_msg(st == 0, "include-cycles exited %d:\n%s", st, out);
+	ck_assert_ptr_null(strstr(out, "layer:"));
+}
+END_TEST
+
 START_TEST(a_build_without_compile_commands_is_an_error)
 {
 	ck_assert_int_eq(run("--build '" FIXTURE "' '" FIXTURE "'"), 2);
@@ -85,6 +117,8 @@ int main(void)
 	tcase_add_test(tc, the_fixtures_module_cycle_is_named);
 	tcase_add_test(tc, a_header_cycle_through_the_include_path_is_named);
 	tcase_add_test(tc, this_tree_has_no_cycle);
+	tcase_add_test(tc, an_include_against_the_layers_is_named);
+	tcase_add_test(tc, this_tree_keeps_its_layers);
 	tcase_add_test(tc, a_build_without_compile_commands_is_an_error);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);

@@ -2,7 +2,7 @@
 
 #include <stdio.h>
 
-#include "stack_class.h"
+#include "model/stack_class.h"
 
 /* One phase of type t (index k): by category when sampled, else whole. */
 static int add_phase(struct flame_stacks *fs, const struct ceph_op_type *t, size_t k,

@@ -1,6 +1,7 @@
 /*
  * ceph_op_stacks: the op flame graph of a Ceph OSD that corecap did not
- * annotate, from its OpTracker history (read/ceph_files.h): per op type,
+ * annotate, from its OpTracker history (read/ceph_files.h, which is why it
+ * lives in build/ and not model/): per op type,
  * the time of each phase (a phase runs from its event to the next), and,
  * when wall-clock samples split the ops (model/ceph_sampled.h), each
  * phase's time per category. Stacks are "TYPE;CATEGORY;phase NAME" (the
@@ -14,9 +15,9 @@
 
 #include <stdint.h>
 
-#include "../read/ceph_files.h"
-#include "ceph_sampled.h"
-#include "flame_stacks.h"
+#include "read/ceph_files.h"
+#include "model/ceph_sampled.h"
+#include "model/flame_stacks.h"
 
 /* Adds the stacks into fs (kind op), weight column `column`; sampled may be
  * NULL. *total_ns: the time added. 0 or -ENOMEM. */
