@@ -116,8 +116,8 @@ static int op_rows(struct compare_diff *d, int s, const struct report *r)
 	ret = declare(d, "traced", "ops_per_s", "ops/s", 0);
 	if (ret || !corecap_model_has_ops(r->model))
 		return ret;
-	ret = set(d, s, "traced", "ops_per_s", "ops/s", 0,
-		  w ? (double)t->finished * 1e9 / (double)w : 0);
+	tot->ops_per_s = w ? (double)t->finished * 1e9 / (double)w : 0;
+	ret = set(d, s, "traced", "ops_per_s", "ops/s", 0, tot->ops_per_s);
 	for (int c = 0; c < CAT__COUNT; c++)
 		tot->cat_measured[c] = cat_measured(&d->src[s], (enum op_cat)c);
 	for (size_t i = 0; i < t->n_types && !ret; i++) {
@@ -409,6 +409,10 @@ void corecap_compare_headline(const struct compare_totals t[2], char *buf, size_
 	PUT("B: ");
 	if (t[0].has_iops && t[1].has_iops && t[0].iops > 0)
 		PUT("%.2fx IOPS", t[1].iops / t[0].iops);
+	else if (t[0].ops_per_s > 0 && t[1].ops_per_s > 0)
+		PUT("%.2fx traced ops/s (the benchmark's IOPS not measured in %s)",
+		    t[1].ops_per_s / t[0].ops_per_s,
+		    t[0].has_iops ? "B" : t[1].has_iops ? "A" : "A and B");
 	else
 		PUT("IOPS not measured in %s", t[0].has_iops   ? "B"
 					       : t[1].has_iops ? "A"
@@ -495,8 +499,8 @@ static void cost_line(const struct compare_diff *d, char *buf, size_t len)
 			cost[k] += r[i]->v[k];
 	}
 	if (!r[0]) {
-		snprintf(buf, len,
-			 "no per-op CPU for both runs (" CORECAP_RUN_THREADS " or ops missing)");
+		snprintf(buf, len, "per-op CPU not measured in %s (" CORECAP_RUN_THREADS " or ops missing)",
+			 measured_in(d, t[0].key));
 		return;
 	}
 	hi = cost[1] > cost[0];

@@ -39,7 +39,7 @@ struct compare_sources {
 /* The headline's inputs, per run; has_*: known. */
 struct compare_totals {
 	bool has_iops, has_ops;
-	double iops;
+	double iops, ops_per_s; /* the benchmark's; the trace's (0: none) */
 	double ops, latency_ns;	       /* traced ops, their summed latency */
 	double cat_ns[CAT__COUNT];     /* summed per category */
 	bool cat_measured[CAT__COUNT]; /* whether the run measures the category */

@@ -58,8 +58,7 @@ static int cmd_help(int argc, char **argv)
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
-		fprintf(stderr, "corecap: '%s' is not a corecap command; see 'corecap --help'\n",
-			argv[1]);
+		unknown_command(argv[1]);
 		return 2;
 	}
 	printf("%s\n\n%s", cmd->summary, cmd->usage);

@@ -297,10 +297,12 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 
 			fprintf(out, "             %s ", st == row->site ? "*" : " ");
 			put_code(r, st->site, st->symbol ? st->symbol : "?", out);
-			fprintf(out, ": %llu waits, %.1f us%s%s",
-				(unsigned long long)st->contentions, st->wait_ns / 1e3,
-				st->holds ? ", holds" : "",
-				st->is_logging ? " (logging code)" : "");
+			fprintf(out, ": %llu waits, %.1f us waited",
+				(unsigned long long)st->contentions, st->wait_ns / 1e3);
+			if (st->holds)
+				fprintf(out, "; %llu holds, %.1f us held", (unsigned long long)st->holds,
+					st->hold_ns / 1e3);
+			fprintf(out, "%s", st->is_logging ? " (logging code)" : "");
 			if (futex)
 				fprintf(out, " (%llu sampled)",
 					(unsigned long long)st->sampled_waits);

@@ -82,6 +82,25 @@ START_TEST(no_traced_ops_in_one_run)
 }
 END_TEST
 
+START_TEST(without_the_benchmarks_iops_the_traced_rate_is_compared)
+{
+	t[0].has_iops = t[1].has_iops = false;
+	t[0].ops_per_s = 79;
+	t[1].ops_per_s = 39.5;
+	corecap_compare_headline(t, buf, sizeof(buf));
+	ck_assert_msg(strncmp(buf, "B: 0.50x traced ops/s (the benchmark's IOPS not measured in A and B);",
+			      69) == 0,
+		      "%s", buf);
+	t[1].has_iops = true;
+	corecap_compare_headline(t, buf, sizeof(buf));
+	ck_assert(strstr(buf, "(the benchmark's IOPS not measured in A)") != NULL);
+	/* A run without a trace: nothing to fall back on. */
+	t[1].ops_per_s = 0;
+	corecap_compare_headline(t, buf, sizeof(buf));
+	ck_assert(strncmp(buf, "B: IOPS not measured in A;", 26) == 0);
+}
+END_TEST
+
 START_TEST(small_changes_are_left_out)
 {
 	t[1].cat_ns[CAT_OTHER] = 500 * 0.01e3; /* +0.01 us: noise */
@@ -120,6 +139,7 @@ int main(void)
 	tcase_add_test(tc, a_faster_b_reads_negative);
 	tcase_add_test(tc, a_category_one_run_lacks_is_not_measured);
 	tcase_add_test(tc, no_traced_ops_in_one_run);
+	tcase_add_test(tc, without_the_benchmarks_iops_the_traced_rate_is_compared);
 	tcase_add_test(tc, small_changes_are_left_out);
 	tcase_add_test(tc, scaling_a_column_keeps_totals_consistent);
 	suite_add_tcase(s, tc);
