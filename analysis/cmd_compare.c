@@ -10,6 +10,7 @@
  * compare_render.c's; --folded scales B per op (per_op_scale).
  */
 #include <corecap/analysis.h>
+#include <corecap/diag.h>
 
 #include <errno.h>
 #include <getopt.h>
@@ -165,23 +166,20 @@ static void per_op_scale(const struct compare_opts *o, const struct report *cons
 
 	if (!known) {
 		if (o->per_op == 1)
-			fprintf(stderr, "corecap compare: warning: --per-op: the op counts are "
-					"unknown; the columns are absolute totals\n");
+			corecap_warn("--per-op: the op counts are unknown; the columns are "
+				     "absolute totals");
 		return;
 	}
 	if (ops[0] == ops[1] || ops[1] <= 0)
 		return;
 	if (want) {
 		corecap_compare_scale_column(&fs->folded, 1, ops[0] / ops[1]);
-		fprintf(stderr,
-			"corecap compare: per op: B's column scaled by A's %.0f ops / B's %.0f "
-			"ops (%.3f)\n",
-			ops[0], ops[1], ops[0] / ops[1]);
+		corecap_note("per op: B's column scaled by A's %.0f ops / B's %.0f ops (%.3f)",
+			     ops[0], ops[1], ops[0] / ops[1]);
 	} else {
-		fprintf(stderr,
-			"corecap compare: warning: the op counts differ (A %.0f, B %.0f) and the "
-			"columns are absolute totals: --per-op compares per op\n",
-			ops[0], ops[1]);
+		corecap_warn("the op counts differ (A %.0f, B %.0f) and the columns are "
+			     "absolute totals: --per-op compares per op",
+			     ops[0], ops[1]);
 	}
 }
 

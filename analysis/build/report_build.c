@@ -624,7 +624,12 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		return -ENODATA;
 	}
 	/* Before the trace: the OpTracker's ops join the critical path as it is read. */
-	if ((ret = corecap_ceph_files_load(&j->ceph, j->run->dir)) || (ret = trace_or_partial(j)))
+	if ((ret = corecap_ceph_files_load(&j->ceph, j->run->dir, &err))) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		return ret;
+	}
+	if ((ret = trace_or_partial(j)))
 		return ret;
 	if (!corecap_model_window_ns(&j->model)) {
 		corecap_error("'%s/" CORECAP_RUN_TRACE

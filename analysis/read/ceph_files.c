@@ -29,20 +29,22 @@ struct type_acc {
 	uint64_t first_ns, last_ns;
 };
 
-static json_object *load_json(const char *run_dir, const char *name, int *ret)
+/* NULL when absent (*ret 0); *ret < 0 and *err (if not set yet) when unreadable. */
+static json_object *load_json(const char *run_dir, const char *name, int *ret, char **err)
 {
-	char path[4096], *err = NULL;
+	char path[4096], *why = NULL;
 	json_object *o = NULL;
 
 	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_CEPH_DIR "/%s", run_dir, name);
-	*ret = corecap_run_file_json(path, &o, &err);
+	*ret = corecap_run_file_json(path, &o, &why);
 	if (*ret == -ENOENT) {
 		*ret = 0;
 	} else if (*ret) {
-		corecap_error("cannot read %s", err ? err : strerror(-*ret));
+		if (!*err)
+			corecap_err(err, *ret, "cannot read %s", why ? why : strerror(-*ret));
 		*ret = -EINVAL;
 	}
-	free(err);
+	free(why);
 	return o;
 }
 
@@ -482,19 +484,20 @@ static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 	return 0;
 }
 
-int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir)
+int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir, char **err)
 {
 	json_object *h, *b, *e;
 	int ret, err_b, err_e;
 
 	memset(c, 0, sizeof(*c));
-	h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS, &ret);
-	b = load_json(run_dir, CORECAP_CEPH_PERF_BEGIN, &err_b);
-	e = load_json(run_dir, CORECAP_CEPH_PERF_END, &err_e);
+	*err = NULL;
+	h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS, &ret, err);
+	b = load_json(run_dir, CORECAP_CEPH_PERF_BEGIN, &err_b, err);
+	e = load_json(run_dir, CORECAP_CEPH_PERF_END, &err_e, err);
 	if (!ret)
 		ret = err_b ? err_b : err_e;
-	if (!ret)
-		ret = corecap_ceph_files_parse(c, h, b, e);
+	if (!ret && (ret = corecap_ceph_files_parse(c, h, b, e)))
+		corecap_err(err, ret, "cannot read '%s/" CORECAP_RUN_CEPH_DIR "'", run_dir);
 	json_object_put(h);
 	json_object_put(b);
 	json_object_put(e);

@@ -31,9 +31,10 @@
 
 #include "../util/ceph_ops.h"
 
-/* 0 also when RUN/ceph/ is absent (nothing is set); a negative errno when a
- * file exists but cannot be read (the cause is printed). */
-int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir);
+/* 0 also when RUN/ceph/ is absent (nothing is set); a negative errno and
+ * *err (corecap/diag.h's error value, the caller frees it) when a file
+ * exists but cannot be read. */
+int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir, char **err);
 /* The same from parsed files (each may be NULL: absent); c is zeroed first
  * by the caller. For corecap_ceph_files_load and the fuzz harness. */
 int corecap_ceph_files_parse(struct ceph_files *c, json_object *historic, json_object *perf_begin,

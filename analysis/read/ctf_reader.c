@@ -202,7 +202,8 @@ static void set_error(struct ctf_reader *r, const char *fmt, ...)
 /*
  * Appends libbabeltrace2's cause chain to r->error, outermost first, as
  * its CLI prints it (the library appends causes as the error rises, so
- * the last cause is the outermost). Each cause's first line only.
+ * the last cause is the outermost), on the message's one line
+ * (corecap/diag.h): ": caused by [MODULE] text", each cause's first line.
  */
 static void append_bt_causes(struct ctf_reader *r)
 {
@@ -215,7 +216,7 @@ static void append_bt_causes(struct ctf_reader *r)
 		const bt_error_cause *c = bt_error_borrow_cause_by_index(err, i);
 		const char *text = bt_error_cause_get_message(c);
 
-		if (asprintf(&msg, "%s\n  caused by [%s] %.*s", r->error ? r->error : "",
+		if (asprintf(&msg, "%s: caused by [%s] %.*s", r->error ? r->error : "",
 			     bt_error_cause_get_module_name(c), (int)strcspn(text, "\n"), text) < 0)
 			break;
 		free(r->error);
