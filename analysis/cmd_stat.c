@@ -13,6 +13,7 @@
  */
 #include <corecap/analysis.h>
 #include <corecap/stats_layout.h>
+#include <corecap/stats_path.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -254,36 +255,6 @@ static bool process_comm(pid_t pid, char *comm, size_t cap)
 }
 
 /*
- * Where the shim of pid keeps its file: its CORECAP_STATS_DIR (from
- * /proc/PID/environ, as the shim read it at start), else /dev/shm.
- */
-static void stats_path(pid_t pid, char *path, size_t cap)
-{
-	char env_path[64], *env = NULL, *p;
-	size_t size = 0, n;
-	FILE *f;
-
-	snprintf(env_path, sizeof(env_path), "/proc/%d/environ", (int)pid);
-	f = fopen(env_path, "re");
-	if (f) {
-		n = (size_t)getdelim(&env, &size, '\0', f);
-		while (n != (size_t)-1) {
-			if (strncmp(env, "CORECAP_STATS_DIR=/", 19) == 0) {
-				p = env + 18;
-				snprintf(path, cap, "%s/corecap.%d", p, (int)pid);
-				free(env);
-				fclose(f);
-				return;
-			}
-			n = (size_t)getdelim(&env, &size, '\0', f);
-		}
-		free(env);
-		fclose(f);
-	}
-	snprintf(path, cap, "/dev/shm/corecap.%d", (int)pid);
-}
-
-/*
  * Maps the shim's file of o->pid read-only. 0, or 1 with the error
  * printed: no such process, no shim segment, or not this process's.
  */
@@ -299,7 +270,7 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 		stat_error("no process with PID %d", (int)o->pid);
 		return 1;
 	}
-	stats_path(o->pid, path, sizeof(path));
+	corecap_stats_path(o->pid, path, sizeof(path));
 	/* O_NONBLOCK: a FIFO put in the segment's place must not hang stat. */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
@@ -754,7 +725,7 @@ static int run_stat(const struct stat_opts *o)
 		stat_error("no process with PID %d", (int)o->pid);
 		return 1;
 	}
-	stats_path(o->pid, seg, sizeof(seg));
+	corecap_stats_path(o->pid, seg, sizeof(seg));
 	if (o->kernel || (corecap_stat_kernel_source() && access(seg, F_OK) < 0 && errno == ENOENT))
 		return run_kernel(o, comm, !o->kernel);
 	if (open_segment(o, &map, &len))

@@ -12,6 +12,7 @@
 
 #include "delay_control.h"
 #include <corecap/diag.h>
+#include <corecap/stats_path.h>
 
 #include "mono_clock.h"
 
@@ -22,7 +23,7 @@ int corecap_delay_control_open(struct corecap_delay_control *dc, pid_t pid)
 
 	memset(dc, 0, sizeof(*dc));
 	dc->pid = pid;
-	snprintf(dc->path, sizeof(dc->path), "/dev/shm/corecap.%d", (int)pid);
+	corecap_stats_path(pid, dc->path, sizeof(dc->path));
 	fd = open(dc->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0) {
 		ret = -errno;

@@ -13,6 +13,8 @@
 #ifndef CORECAP_COLLECTOR_DELAY_CONTROL_H
 #define CORECAP_COLLECTOR_DELAY_CONTROL_H
 
+#include <corecap/stats_path.h>
+
 #include <corecap/stats_layout.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,7 +26,7 @@
 
 struct corecap_delay_control {
 	pid_t pid;
-	char path[64];
+	char path[CORECAP_STATS_PATH_MAX];
 	void *map;
 	size_t bytes;
 	struct corecap_stats_control *ctl;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <corecap/stats_layout.h>
+#include <corecap/stats_path.h>
 
 #include <corecap/diag.h>
 #include "run_dir.h"
@@ -16,7 +17,7 @@
 void corecap_stats_snapshot_init(struct corecap_stats_snapshot *ss, pid_t pid)
 {
 	memset(ss, 0, sizeof(*ss));
-	snprintf(ss->path, sizeof(ss->path), "/dev/shm/corecap.%d", (int)pid);
+	corecap_stats_path(pid, ss->path, sizeof(ss->path));
 	ss->present = access(ss->path, F_OK) == 0;
 }
 

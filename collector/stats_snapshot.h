@@ -11,6 +11,8 @@
 #ifndef CORECAP_COLLECTOR_STATS_SNAPSHOT_H
 #define CORECAP_COLLECTOR_STATS_SNAPSHOT_H
 
+#include <corecap/stats_path.h>
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -18,7 +20,7 @@
 struct corecap_run_dir;
 
 struct corecap_stats_snapshot {
-	char path[64]; /* /dev/shm/corecap.<pid> */
+	char path[CORECAP_STATS_PATH_MAX]; /* corecap/stats_path.h */
 	bool present;  /* the daemon runs under the shim */
 	size_t bytes;
 	int copies; /* files written */

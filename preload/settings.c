@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <corecap/stats_path.h>
+
 #include "settings.h"
 #include "warn.h"
 
@@ -24,7 +26,7 @@ void settings_init(struct settings *s)
 	s->hold_time_every = SETTINGS_HOLD_TIME_DEFAULT;
 	s->io_threshold_ns = UINT64_MAX;
 	s->stats_enabled = true;
-	snprintf(s->stats_dir, sizeof(s->stats_dir), "/dev/shm");
+	snprintf(s->stats_dir, sizeof(s->stats_dir), CORECAP_STATS_DIR_DEFAULT);
 	snprintf(s->dump_path, sizeof(s->dump_path), "-");
 	s->dump_top = DEFAULT_DUMP_TOP;
 }

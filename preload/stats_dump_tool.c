@@ -11,6 +11,7 @@
  */
 #include <corecap/stats_layout.h>
 #include <corecap/run_format.h>
+#include <corecap/stats_path.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -99,13 +100,12 @@ static int is_pid(const char *s)
 static int load(const char *arg, void **out, size_t *len, char *maps_file, size_t maps_cap)
 {
 	char path[512];
-	const char *dir = getenv("CORECAP_STATS_DIR");
 	struct stat st;
 	void *map, *buf;
 	int fd, ret;
 
 	if (is_pid(arg)) {
-		snprintf(path, sizeof(path), "%s/corecap.%s", dir ? dir : "/dev/shm", arg);
+		corecap_stats_path((pid_t)atoi(arg), path, sizeof(path));
 		if (maps_file && !maps_file[0])
 			snprintf(maps_file, maps_cap, "/proc/%s/maps", arg);
 	} else {

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <corecap/stats_path.h>
+
 #include "stats_shm.h"
 #include "util.h"
 #include "warn.h"
@@ -128,7 +130,7 @@ int stats_shm_create(struct stats_shm *s, const struct settings *st, bool fork_c
 	s->lock_owner = 0;
 	s->next_free_thread = 0;
 	s->reuse_cursor = 0;
-	snprintf(s->path, sizeof(s->path), "%s/corecap.%d", st->stats_dir, (int)getpid());
+	snprintf(s->path, sizeof(s->path), CORECAP_STATS_FILE_FMT, st->stats_dir, (int)getpid());
 	if (st->stats_enabled) {
 		ret = map_file(s, &h);
 		if (ret < 0)

@@ -38,6 +38,22 @@ expect_eq "no stats dir: one warning" 1 \
 expect_true "no stats dir: the exit summary still comes" \
 	grep -q 'corecap: summary of pid .* at exit.*(no live counters file)' "$work/nodir.err"
 
+# A stats directory of the daemon's own: found from outside, through its
+# environment, by corecap-stats-dump PID (and record, verify, stat alike).
+mkdir "$work/stats"
+CORECAP_DUMP=off CORECAP_STATS_DIR="$work/stats" LD_PRELOAD="$shim" \
+	"$prog" 2 50 10 --wait-sigterm >"$work/dir.out" 2>"$work/dir.err" &
+pid=$!
+expect_true "stats dir run: the work is done" wait_for "$work/dir.out" '^contend: done$' 30
+expect_true "stats dir: the file is there" test -f "$work/stats/corecap.$pid"
+status=0
+env -u CORECAP_STATS_DIR "$CORECAP_BUILD/preload/corecap-stats-dump" "$pid" >"$work/dir.dump" 2>&1 || status=$?
+expect_eq "stats dir: corecap-stats-dump PID finds it" 0 "$status"
+expect_true "... and prints its header" grep -q '^header' "$work/dir.dump"
+kill -TERM "$pid"
+wait "$pid" || true
+pid=""
+
 # Dumps on a signal and at exit, to a file named after the pid.
 CORECAP_DUMP="$work/dump.%p" CORECAP_DUMP_SIGNAL=USR2 LD_PRELOAD="$shim" \
 	"$prog" 4 100 50 --wait-sigterm >"$work/sig.out" 2>"$work/sig.err" &
