@@ -7,6 +7,9 @@
  */
 #include "stat_kernel.h"
 
+#include <corecap/diag.h>
+#include <corecap/stats_path.h>
+
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -473,30 +476,29 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 	int ret, status = 0;
 
 	if (!src) {
-		fprintf(stderr, "corecap stat: this corecap was built without a kernel source\n");
+		corecap_error("this corecap was built without a kernel source");
 		return 1;
 	}
 	ret = src->open(&ctx, o->pid, why, sizeof(why));
 	if (ret) {
-		if (o->no_shim)
-			fprintf(stderr,
-				"corecap stat: process %d (%s) runs without the shim (no segment "
-				"'/dev/shm/corecap.%d'), and its kernel events cannot be read: %s\n"
-				"corecap stat: start the daemon under 'corecap run' for the shim's "
-				"view, or run stat where kernel events are allowed\n",
-				(int)o->pid, o->comm, (int)o->pid, why);
-		else
-			fprintf(stderr,
-				"corecap stat: cannot read the kernel events of PID %d (%s): %s\n",
-				(int)o->pid, o->comm, why);
+		if (o->no_shim) {
+			corecap_error("process %d (%s) runs without the shim (no segment "
+				      "'" CORECAP_STATS_FILE_FMT "'), and its kernel events cannot be "
+				      "read: %s",
+				      (int)o->pid, o->comm, CORECAP_STATS_DIR_DEFAULT, (int)o->pid, why);
+			corecap_note("start the daemon under 'corecap run' for the shim's view, or run "
+				     "stat where kernel events are allowed");
+		} else {
+			corecap_error("cannot read the kernel events of PID %d (%s): %s",
+				      (int)o->pid, o->comm, why);
+		}
 		return 1;
 	}
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)o->pid);
 	ret = corecap_symbolizer_init(&sym, maps, NULL, NULL, &err);
 	if (ret && ret != -ENOENT) {
 		/* Addresses then print as hex; the figures stay right. */
-		fprintf(stderr, "corecap stat: symbols: %s\n",
-			err ? err : "cannot read the process's maps");
+		corecap_warn("symbols: %s", err ? err : "cannot read the process's maps");
 		free(err);
 		err = NULL;
 		corecap_symbolizer_init(&sym, "/nonexistent/maps", NULL, NULL, &err);
@@ -513,10 +515,9 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 			break;
 		if (ret) {
 			if (process_gone(o->pid)) {
-				fprintf(stderr, "corecap stat: process %d exited\n", (int)o->pid);
+				corecap_note("process %d exited", (int)o->pid);
 			} else {
-				fprintf(stderr, "corecap stat: kernel events of PID %d: %s\n",
-					(int)o->pid, why);
+				corecap_error("kernel events of PID %d: %s", (int)o->pid, why);
 				status = 1;
 			}
 			break;
@@ -525,7 +526,7 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 			first_ns = ws;
 		ret = model_interval(&iv, dir, ws, we, o->pid, &sym, &err);
 		if (ret) {
-			fprintf(stderr, "corecap stat: %s\n", err ? err : strerror(-ret));
+			corecap_error("%s", err ? err : strerror(-ret));
 			free(err);
 			interval_release(&iv);
 			status = 1;
@@ -537,7 +538,7 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 			print_text(o, &iv, &sym);
 		interval_release(&iv);
 		if (process_gone(o->pid)) {
-			fprintf(stderr, "corecap stat: process %d exited\n", (int)o->pid);
+			corecap_note("process %d exited", (int)o->pid);
 			break;
 		}
 		if (o->once ||
@@ -547,7 +548,7 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 			printf("\n");
 	}
 	if (*stop)
-		fprintf(stderr, "corecap stat: interrupted\n");
+		corecap_note("interrupted");
 	src->close(ctx);
 	corecap_symbolizer_release(&sym);
 	return status;
