@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
+
 static const char *const kind_names[FLAME__COUNT] = {
 	[FLAME_CPU] = "cpu",
 	[FLAME_WALL] = "wall",
@@ -93,22 +95,9 @@ struct frame_src {
 static int grow(uint32_t **ids, struct frame_src **src, const uint32_t *small_ids,
 		const struct frame_src *small_src, size_t used, size_t *cap)
 {
-	uint32_t *gi = malloc(*cap * 2 * sizeof(**ids));
-	struct frame_src *gs = malloc(*cap * 2 * sizeof(**src));
-
-	if (!gi || !gs) {
-		free(gi);
-		free(gs);
+	if (corecap_grow_off_stack((void **)ids, small_ids, used, *cap * 2, sizeof(**ids)) ||
+	    corecap_grow_off_stack((void **)src, small_src, used, *cap * 2, sizeof(**src)))
 		return -ENOMEM;
-	}
-	memcpy(gi, *ids, used * sizeof(**ids));
-	memcpy(gs, *src, used * sizeof(**src));
-	if (*ids != small_ids)
-		free(*ids);
-	if (*src != small_src)
-		free(*src);
-	*ids = gi;
-	*src = gs;
 	*cap *= 2;
 	return 0;
 }

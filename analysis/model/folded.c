@@ -218,16 +218,10 @@ int corecap_folded_add_line(struct folded *f, const char *line, int column)
 		return -ENOMEM;
 	for (tok = strtok_r(stack, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
 		if (n == cap) {
-			uint32_t *grown = malloc(cap * 2 * sizeof(*grown));
-
-			if (!grown) {
+			if (corecap_grow_off_stack((void **)&ids, small, n, cap * 2, sizeof(*ids))) {
 				ret = -ENOMEM;
 				goto out_free;
 			}
-			memcpy(grown, ids, n * sizeof(*ids));
-			if (ids != small)
-				free(ids);
-			ids = grown;
 			cap *= 2;
 		}
 		ids[n++] = corecap_folded_intern(f, tok);

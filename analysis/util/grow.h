@@ -11,4 +11,9 @@
  * with *arr and *cap unchanged. */
 int corecap_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/* For a buffer that starts on the caller's stack (`small`): moves the
+ * `used` elements of *arr into a new heap array of `cap` elements, freeing
+ * the old one unless it is `small`; 0, or -ENOMEM with *arr unchanged. */
+int corecap_grow_off_stack(void **arr, const void *small, size_t used, size_t cap, size_t elem);
+
 #endif

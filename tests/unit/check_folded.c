@@ -115,6 +115,25 @@ START_TEST(two_columns_keep_stacks_of_either_side)
 }
 END_TEST
 
+/* A stack deeper than the parser's stack buffer (64 frames) moves to the heap whole. */
+START_TEST(a_deep_line_reads_back_identically)
+{
+	char line[4096], *out;
+	size_t n = 0;
+	struct folded f;
+
+	for (int i = 0; i < 300; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "%sf%d", i ? ";" : "", i);
+	snprintf(line + n, sizeof(line) - n, " 7\n");
+	ck_assert_int_eq(corecap_folded_init(&f), 0);
+	ck_assert_int_eq(corecap_folded_add_line(&f, line, 0), 0);
+	out = written(&f, 1);
+	ck_assert_str_eq(out, line);
+	free(out);
+	corecap_folded_release(&f);
+}
+END_TEST
+
 START_TEST(malformed_lines_are_rejected_and_counted)
 {
 	struct folded f;
@@ -223,6 +242,7 @@ int main(void)
 	tcase_add_test(tc, separators_in_names_cannot_split_frames);
 	tcase_add_test(tc, written_lines_read_back_identically);
 	tcase_add_test(tc, two_columns_keep_stacks_of_either_side);
+	tcase_add_test(tc, a_deep_line_reads_back_identically);
 	tcase_add_test(tc, malformed_lines_are_rejected_and_counted);
 	tcase_add_test(tc, address_stacks_are_named_outermost_first);
 	tcase_add_test(tc, inlined_calls_are_frames_and_shim_frames_are_cut);
