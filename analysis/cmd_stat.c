@@ -32,6 +32,7 @@
 
 #include <json-c/json.h>
 
+#include "model/lock_rows.h"
 #include "read/shim_stats.h"
 #include "read/symbolizer.h"
 #include "stat_kernel.h"
@@ -77,8 +78,8 @@ struct stat_snap {
 	uint64_t t_ns;
 };
 
-struct lock_row {
-	uint64_t addr, first_site;
+struct site_row {
+	uint64_t addr;
 	uint32_t kind;
 	uint64_t acquisitions, contentions, wait_ns, holds, hold_ns;
 };
@@ -92,9 +93,13 @@ struct thread_row {
 
 struct stat_interval {
 	uint64_t interval_ns;
-	struct shim_stats shim;		/* the process's deltas, its locks' and sites' */
-	struct lock_row *locks, *sites; /* the same as rows; a site's first_site is 0 */
-	size_t n_locks, n_sites;
+	struct shim_stats shim; /* the process's deltas, its locks' and sites' */
+	/* The locks' deltas as report's lock table and its rows (model/lock_rows.h):
+	 * heap locks first contended at one site are one family row, as in report. */
+	struct lock_table lock_table;
+	struct lock_rows lock_rows;
+	struct site_row *sites;
+	size_t n_sites;
 	struct thread_row *threads;
 	size_t n_threads;
 	uint64_t io_ns; /* every I/O class */
@@ -341,16 +346,17 @@ static int take_snap(const void *map, size_t len, struct stat_snap *s)
 
 static void interval_release(struct stat_interval *iv)
 {
-	free(iv->locks);
+	corecap_lock_rows_release(&iv->lock_rows);
+	corecap_lock_table_release(&iv->lock_table);
 	free(iv->sites);
 	free(iv->threads);
 	corecap_shim_stats_release(&iv->shim);
 	*iv = (struct stat_interval){0};
 }
 
-static int cmp_rows(const void *a, const void *b)
+static int cmp_sites(const void *a, const void *b)
 {
-	const struct lock_row *x = a, *y = b;
+	const struct site_row *x = a, *y = b;
 
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns < y->wait_ns ? 1 : -1;
@@ -429,31 +435,52 @@ static int diff_threads(struct stat_interval *iv, const void *p, const void *c)
 	return 0;
 }
 
-/* Locks and sites as rows of one shape, sorted by wait. */
-static int rows_of(struct stat_interval *iv)
+static char *name_of(void *ctx, uint64_t addr, bool code)
+{
+	return strdup(corecap_symbolizer_name(ctx, addr, code));
+}
+
+/*
+ * The locks as a lock table, one site each (where the lock was first
+ * contended, the only site the shim keeps per lock), named and grouped
+ * into rows by wait as report's; the sites sorted by wait.
+ */
+static int rows_of(struct stat_interval *iv, struct symbolizer *sym)
 {
 	const struct shim_stats *d = &iv->shim;
 
-	iv->locks = calloc(d->n_locks ? d->n_locks : 1, sizeof(*iv->locks));
 	iv->sites = calloc(d->n_sites ? d->n_sites : 1, sizeof(*iv->sites));
-	if (!iv->locks || !iv->sites)
+	if (!iv->sites)
 		return -ENOMEM;
 	for (size_t i = 0; i < d->n_locks; i++) {
 		const struct shim_lock_delta *l = &d->locks[i];
+		struct model_lock *m = corecap_lock_table_get(&iv->lock_table, l->addr);
+		struct lock_site *site;
 
-		iv->locks[i] = (struct lock_row){.addr = l->addr,
-						 .first_site = l->first_site,
-						 .kind = l->kind,
-						 .acquisitions = l->acquisitions,
-						 .contentions = l->contentions,
-						 .wait_ns = l->wait_ns,
-						 .holds = l->holds,
-						 .hold_ns = l->hold_ns};
+		if (!m)
+			return -ENOMEM;
+		m->kind = l->kind;
+		m->has_stats = true;
+		m->stats_acquisitions = l->acquisitions;
+		m->stats_contentions = l->contentions;
+		m->stats_wait_ns = l->wait_ns;
+		m->stats_holds = l->holds;
+		m->stats_hold_ns = l->hold_ns;
+		if (!l->first_site)
+			continue;
+		site = corecap_lock_table_site(m, l->first_site, NULL);
+		if (!site)
+			return -ENOMEM;
+		site->contentions = l->contentions;
+		site->wait_ns = l->wait_ns;
 	}
+	corecap_lock_table_symbolize(&iv->lock_table, name_of, sym);
+	if (corecap_lock_rows_build(&iv->lock_rows, &iv->lock_table, LOCK_SORT_WAIT, false))
+		return -ENOMEM;
 	for (size_t i = 0; i < d->n_sites; i++) {
 		const struct shim_site_delta *e = &d->sites[i];
 
-		iv->sites[i] = (struct lock_row){.addr = e->addr,
+		iv->sites[i] = (struct site_row){.addr = e->addr,
 						 .kind = e->kind,
 						 .acquisitions = e->acquisitions,
 						 .contentions = e->contentions,
@@ -461,20 +488,19 @@ static int rows_of(struct stat_interval *iv)
 						 .holds = e->holds,
 						 .hold_ns = e->hold_ns};
 	}
-	iv->n_locks = d->n_locks;
 	iv->n_sites = d->n_sites;
-	qsort(iv->locks, iv->n_locks, sizeof(*iv->locks), cmp_rows);
-	qsort(iv->sites, iv->n_sites, sizeof(*iv->sites), cmp_rows);
+	qsort(iv->sites, iv->n_sites, sizeof(*iv->sites), cmp_sites);
 	return 0;
 }
 
 /* What the interval between two copies did: read/shim_stats' deltas, and the threads'. */
 static int diff_snaps(struct stat_interval *iv, const struct stat_snap *p,
-		      const struct stat_snap *c)
+		      const struct stat_snap *c, struct symbolizer *sym)
 {
 	*iv = (struct stat_interval){.interval_ns = c->t_ns - p->t_ns};
 	corecap_shim_stats_init(&iv->shim);
-	if (corecap_shim_stats_diff(&iv->shim, p->buf, c->buf) || rows_of(iv) ||
+	corecap_lock_table_init(&iv->lock_table);
+	if (corecap_shim_stats_diff(&iv->shim, p->buf, c->buf) || rows_of(iv, sym) ||
 	    diff_threads(iv, p->buf, c->buf)) {
 		interval_release(iv);
 		return -ENOMEM;
@@ -514,9 +540,25 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
+/* The acquisitions of a row's locks (the shim's count: lock_rows has none). */
+static uint64_t row_acquisitions(const struct lock_row *r)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < r->n_members; i++)
+		n += r->members[i]->stats_acquisitions;
+	return n;
+}
+
 static bool row_active(const struct lock_row *r)
 {
-	return r->contentions || r->wait_ns || r->acquisitions || r->hold_ns;
+	return r->contentions || r->wait_ns || r->hold_ns || row_acquisitions(r);
+}
+
+/* Where the row's locks were first contended; 0 when the shim saw no contention. */
+static uint64_t row_first_site(const struct lock_row *r)
+{
+	return r->site ? r->site->site : 0;
 }
 
 static void print_text(const struct stat_opts *o, const char *comm, const struct stat_interval *iv,
@@ -544,18 +586,19 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	printf("\n%-44s %-9s %10s %10s %9s %6s  %s\n", "LOCK", "KIND", "CONTENDED", "WAIT ms",
 	       "AVG us", "HOLD%", "FIRST CONTENDED AT");
 	shown = 0;
-	for (size_t i = 0; i < iv->n_locks && shown < o->top; i++) {
-		const struct lock_row *r = &iv->locks[i];
+	for (size_t i = 0; i < iv->lock_rows.n && shown < o->top; i++) {
+		const struct lock_row *r = &iv->lock_rows.v[i];
+		char label[192];
 
 		if (!row_active(r))
 			continue;
 		shown++;
+		corecap_lock_row_label(r, label, sizeof(label));
 		printf("%-44s %-9s %10" PRIu64 " %10.1f %9.1f %6.1f  %s\n",
-		       elide(corecap_symbolizer_name(sym, r->addr, false), 44, e1, sizeof(e1)),
-		       kind_name(r->kind, true), r->contentions, ms(r->wait_ns),
-		       r->contentions ? (double)r->wait_ns / (double)r->contentions / 1e3 : 0.0,
+		       elide(label, 44, e1, sizeof(e1)), kind_name(r->kind, true), r->contentions,
+		       ms(r->wait_ns), (double)corecap_lock_row_avg_wait_ns(r) / 1e3,
 		       iv->interval_ns ? 100.0 * (double)r->hold_ns / (double)iv->interval_ns : 0.0,
-		       elide(corecap_symbolizer_name(sym, r->first_site, true), 48, e2,
+		       elide(corecap_symbolizer_name(sym, row_first_site(r), true), 48, e2,
 			     sizeof(e2)));
 	}
 	if (!shown)
@@ -565,7 +608,7 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	       "WAIT ms", "AVG us");
 	shown = 0;
 	for (size_t i = 0; i < iv->n_sites && shown < o->top; i++) {
-		const struct lock_row *r = &iv->sites[i];
+		const struct site_row *r = &iv->sites[i];
 
 		if (!r->contentions && !r->wait_ns)
 			continue;
@@ -599,31 +642,79 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	fflush(stdout);
 }
 
-static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, bool lock,
-			 uint64_t interval_ns)
+static json_object *jsite(const struct site_row *r, struct symbolizer *sym)
 {
 	json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "addr", corecap_stat_json_hex(r->addr));
-	json_object_object_add(
-		o, lock ? "name" : "symbol",
-		json_object_new_string(corecap_symbolizer_name(sym, r->addr, !lock)));
-	json_object_object_add(o, "kind", json_object_new_string(kind_name(r->kind, lock)));
+	json_object_object_add(o, "symbol",
+			       json_object_new_string(corecap_symbolizer_name(sym, r->addr, true)));
+	json_object_object_add(o, "kind", json_object_new_string(kind_name(r->kind, false)));
 	json_object_object_add(o, "contentions", json_object_new_uint64(r->contentions));
 	json_object_object_add(o, "wait_ns", json_object_new_uint64(r->wait_ns));
 	json_object_object_add(o, "acquisitions", json_object_new_uint64(r->acquisitions));
 	json_object_object_add(o, "holds", json_object_new_uint64(r->holds));
 	json_object_object_add(o, "hold_ns", json_object_new_uint64(r->hold_ns));
-	if (lock) {
-		json_object_object_add(
-			o, "hold_util",
-			json_object_new_double(
-				interval_ns ? (double)r->hold_ns / (double)interval_ns : 0.0));
-		json_object_object_add(o, "first_site", corecap_stat_json_hex(r->first_site));
-		json_object_object_add(
-			o, "first_site_symbol",
-			json_object_new_string(corecap_symbolizer_name(sym, r->first_site, true)));
+	return o;
+}
+
+/* The figures a lock and a family of locks share (the family's summed). */
+static void jlock_figures(json_object *o, uint32_t kind, uint64_t contentions, uint64_t wait_ns,
+			  uint64_t acquisitions, uint64_t holds, uint64_t hold_ns,
+			  uint64_t first_site, struct symbolizer *sym, uint64_t interval_ns)
+{
+	json_object_object_add(o, "kind", json_object_new_string(kind_name(kind, true)));
+	json_object_object_add(o, "contentions", json_object_new_uint64(contentions));
+	json_object_object_add(o, "wait_ns", json_object_new_uint64(wait_ns));
+	json_object_object_add(o, "acquisitions", json_object_new_uint64(acquisitions));
+	json_object_object_add(o, "holds", json_object_new_uint64(holds));
+	json_object_object_add(o, "hold_ns", json_object_new_uint64(hold_ns));
+	json_object_object_add(
+		o, "hold_util",
+		json_object_new_double(interval_ns ? (double)hold_ns / (double)interval_ns : 0.0));
+	json_object_object_add(o, "first_site", corecap_stat_json_hex(first_site));
+	json_object_object_add(
+		o, "first_site_symbol",
+		json_object_new_string(corecap_symbolizer_name(sym, first_site, true)));
+}
+
+static json_object *jlock(const struct model_lock *l, struct symbolizer *sym, uint64_t interval_ns)
+{
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "addr", corecap_stat_json_hex(l->addr));
+	json_object_object_add(
+		o, "name", json_object_new_string(corecap_symbolizer_name(sym, l->addr, false)));
+	jlock_figures(o, l->kind, l->stats_contentions, l->stats_wait_ns, l->stats_acquisitions,
+		      l->stats_holds, l->stats_hold_ns, l->n_sites ? l->sites[0].site : 0, sym,
+		      interval_ns);
+	return o;
+}
+
+/*
+ * A lone lock as itself; a family as one object named "SITE xN" with its
+ * members' summed figures and the members, most wait first.
+ */
+static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, uint64_t interval_ns)
+{
+	json_object *o, *members;
+	char label[192];
+	uint64_t holds = 0;
+
+	if (!r->family)
+		return jlock(r->members[0], sym, interval_ns);
+	o = json_object_new_object();
+	corecap_lock_row_label(r, label, sizeof(label));
+	json_object_object_add(o, "name", json_object_new_string(label));
+	json_object_object_add(o, "family", json_object_new_boolean(true));
+	members = json_object_new_array();
+	for (size_t i = 0; i < r->n_members; i++) {
+		holds += r->members[i]->stats_holds;
+		json_object_array_add(members, jlock(r->members[i], sym, interval_ns));
 	}
+	jlock_figures(o, r->kind, r->contentions, r->wait_ns, row_acquisitions(r), holds,
+		      r->hold_ns, row_first_site(r), sym, interval_ns);
+	json_object_object_add(o, "members", members);
 	return o;
 }
 
@@ -649,12 +740,12 @@ static void print_json(const struct stat_opts *o, const char *comm, const struct
 	json_object_object_add(t, "io_ns", json_object_new_uint64(iv->io_ns));
 	json_object_object_add(root, "process", t);
 	a = json_object_new_array();
-	for (size_t i = 0; i < iv->n_locks; i++)
-		json_object_array_add(a, jrow(&iv->locks[i], sym, true, iv->interval_ns));
+	for (size_t i = 0; i < iv->lock_rows.n; i++)
+		json_object_array_add(a, jrow(&iv->lock_rows.v[i], sym, iv->interval_ns));
 	json_object_object_add(root, "locks", a);
 	a = json_object_new_array();
 	for (size_t i = 0; i < iv->n_sites; i++)
-		json_object_array_add(a, jrow(&iv->sites[i], sym, false, iv->interval_ns));
+		json_object_array_add(a, jsite(&iv->sites[i], sym));
 	json_object_object_add(root, "sites", a);
 	a = json_object_new_array();
 	for (size_t i = 0; i < iv->n_threads; i++) {
@@ -761,7 +852,7 @@ static int run_stat(const struct stat_opts *o)
 			break;
 		cur = !cur;
 		next_ns += step_ns;
-		if (diff_snaps(&iv, &snaps[!cur], &snaps[cur])) {
+		if (diff_snaps(&iv, &snaps[!cur], &snaps[cur], &sym)) {
 			ret = -ENOMEM;
 			break;
 		}

@@ -8,6 +8,10 @@
 #  - after the load, an interval shows the same lock with no wait: the
 #    figures are the interval's, not the totals (which stay > 0);
 #  - -d/--interval print one line per interval; the text view names the lock;
+#  - the shards' queue locks (heap locks, one per shard, each first
+#    contended in shards_queue or shards_worker_main) are grouped by that
+#    site as report groups them: a family row "shards_...+0x.. xN" in
+#    text, and in JSON with its members, whose waits sum to the row's;
 #  - a daemon with CORECAP_STATS_DIR is found there;
 #  - a PID that does not exist, a process without the shim (where kernel
 #    events are not allowed), a segment
@@ -18,7 +22,7 @@ set -euo pipefail
 need_refosd
 DUMP="$CORECAP_BUILD/preload/corecap-stats-dump"
 
-start_refosd big --big-lock --op-cpu-us 50 --debug 0 --msgr-threads 1 --shards 2 \
+start_refosd big --big-lock --op-cpu-us 50 --debug 0 --msgr-threads 1 --shards 4 \
 	--threads-per-shard 2
 "$REFBENCH" -p "$OSD_PORT" -t 8 -b 1 -d 4 --no-progress write >"$WORK/bench.out" 2>&1 &
 bench=$!
@@ -48,6 +52,15 @@ echo "lock wait in the interval: process $proc ns, sites $sites ns"
 expect_calc "the process waited for locks" "$proc > 0"
 expect_calc "sites' lock wait within 5% of the process's" "$sites >= 0.95 * $proc && $sites <= 1.05 * $proc"
 expect_true "the text view names the big lock" grep -q '^d\.osd\.big_lock ' "$WORK/load.txt"
+fam="[l for l in d['locks'] if l.get('family') and l['first_site_symbol'].startswith('shards_')]"
+expect_calc "the shards' queue locks are grouped into a family row" "$(json "$WORK/load.json" "len($fam)") >= 1"
+expect_calc "... of 2 or more locks" "$(json "$WORK/load.json" "len($fam[0]['members'])") >= 2"
+expect_true "... named SITE xN" grep -Eq '^shards_[a-z_]+\+0x[0-9a-f]+ x[0-9]+$' \
+	<(json "$WORK/load.json" "$fam[0]['name']")
+expect_eq "... whose wait is its members' sum" "$(json "$WORK/load.json" "$fam[0]['wait_ns']")" \
+	"$(json "$WORK/load.json" "sum(m['wait_ns'] for m in $fam[0]['members'])")"
+expect_true "the text view has the family row" grep -Eq '^shards_[a-z_]+\+0x[0-9a-f]+ x[0-9]+ ' "$WORK/load.txt"
+expect_eq "... and no bare heap-lock row" 0 "$(grep -Ec '^0x[0-9a-f]+ ' "$WORK/load.txt" || true)"
 n=$(wc -l <"$WORK/lines.json")
 expect_calc "-d 1 --interval 0.25: 3 to 5 intervals (got $n)" "$n >= 3 && $n <= 5"
 
