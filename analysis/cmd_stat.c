@@ -12,6 +12,7 @@
  * --kernel, gets the kernel view instead (stat_kernel.h).
  */
 #include <corecap/analysis.h>
+#include <corecap/diag.h>
 #include <corecap/stats_layout.h>
 #include <corecap/stats_path.h>
 
@@ -21,7 +22,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,19 +113,6 @@ static void on_signal(int sig)
 	stop_requested = 1;
 }
 
-static void stat_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static void stat_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("corecap stat: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -178,21 +165,21 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || v <= 0 || v > INT32_MAX) {
-				stat_error("-p '%s': not a process id", optarg);
+				corecap_error("-p '%s': not a process id", optarg);
 				return 2;
 			}
 			o->pid = (pid_t)v;
 			break;
 		case 'd':
 			if (!parse_seconds(optarg, &o->duration_s)) {
-				stat_error("-d '%s': expected a positive number of seconds",
+				corecap_error("-d '%s': expected a positive number of seconds",
 					   optarg);
 				return 2;
 			}
 			break;
 		case 'i':
 			if (!parse_seconds(optarg, &o->interval_s)) {
-				stat_error("--interval '%s': expected a positive number of seconds",
+				corecap_error("--interval '%s': expected a positive number of seconds",
 					   optarg);
 				return 2;
 			}
@@ -210,7 +197,7 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || v <= 0 || v > 100000) {
-				stat_error("--top '%s': expected a positive number of rows",
+				corecap_error("--top '%s': expected a positive number of rows",
 					   optarg);
 				return 2;
 			}
@@ -220,22 +207,22 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			fputs(corecap_stat_usage, stdout);
 			return -1;
 		case ':':
-			stat_error("option '%s' needs a value", argv[optind - 1]);
+			corecap_error("option '%s' needs a value", argv[optind - 1]);
 			fputs(corecap_stat_usage, stderr);
 			return 2;
 		default:
-			stat_error("unrecognized option '%s'", argv[optind - 1]);
+			corecap_error("unrecognized option '%s'", argv[optind - 1]);
 			fputs(corecap_stat_usage, stderr);
 			return 2;
 		}
 	}
 	if (optind < argc) {
-		stat_error("unexpected argument '%s'", argv[optind]);
+		corecap_error("unexpected argument '%s'", argv[optind]);
 		fputs(corecap_stat_usage, stderr);
 		return 2;
 	}
 	if (!o->pid) {
-		stat_error("-p PID is required");
+		corecap_error("-p PID is required");
 		fputs(corecap_stat_usage, stderr);
 		return 2;
 	}
@@ -272,7 +259,7 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 	int fd;
 
 	if (!process_comm(o->pid, comm, sizeof(comm))) {
-		stat_error("no process with PID %d", (int)o->pid);
+		corecap_error("no process with PID %d", (int)o->pid);
 		return 1;
 	}
 	corecap_stats_path(o->pid, path, sizeof(path));
@@ -281,25 +268,23 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 	if (fd < 0) {
 		int e = errno;
 
-		stat_error("process %d (%s) has no shim segment: cannot open '%s': %s", (int)o->pid,
+		corecap_error("process %d (%s) has no shim segment: cannot open '%s': %s", (int)o->pid,
 			   comm, path, strerror(e));
-		fprintf(stderr,
-			"corecap stat: stat reads the counters of corecap's shim: start the "
-			"daemon under it\n"
-			"  (corecap run -- DAEMON ARGS). Without the shim,\n"
-			"  'corecap stat --kernel -p %d' shows its threads' states and futex\n"
-			"  waits from the kernel's events.\n",
-			(int)o->pid);
+		corecap_note("stat reads the counters of corecap's shim: start the daemon under "
+			     "it (corecap run -- DAEMON ARGS); without the shim, 'corecap stat "
+			     "--kernel -p %d' shows its threads' states and futex waits from the "
+			     "kernel's events",
+			     (int)o->pid);
 		return 1;
 	}
 	if (fstat(fd, &st) < 0) {
-		stat_error("cannot read '%s': %s", path, strerror(errno));
+		corecap_error("cannot read '%s': %s", path, strerror(errno));
 		close(fd);
 		return 1;
 	}
 	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
 	    (uint64_t)st.st_size > STAT_MAX_SEGMENT_BYTES) {
-		stat_error("'%s': not a corecap stats file (%s)", path,
+		corecap_error("'%s': not a corecap stats file (%s)", path,
 			   !S_ISREG(st.st_mode)		    ? "not a regular file"
 			   : st.st_size < (off_t)sizeof(*h) ? "too short"
 							    : "far too large");
@@ -310,19 +295,19 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 	m = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
-		stat_error("cannot map '%s': %s", path, strerror(errno));
+		corecap_error("cannot map '%s': %s", path, strerror(errno));
 		return 1;
 	}
 	h = m;
 	if (h->magic != CORECAP_STATS_MAGIC || h->version != CORECAP_STATS_VERSION ||
 	    h->file_bytes > *len) {
-		stat_error("'%s': not a corecap stats file of version %d", path,
+		corecap_error("'%s': not a corecap stats file of version %d", path,
 			   CORECAP_STATS_VERSION);
 		munmap(m, *len);
 		return 1;
 	}
 	if (h->pid != o->pid) {
-		stat_error("'%s' is the shim segment of PID %d, not of process %d (%s)", path,
+		corecap_error("'%s' is the shim segment of PID %d, not of process %d (%s)", path,
 			   (int)h->pid, (int)o->pid, comm);
 		munmap(m, *len);
 		return 1;
@@ -813,7 +798,7 @@ static int run_stat(const struct stat_opts *o)
 	struct sigaction sa = {.sa_handler = on_signal};
 
 	if (!process_comm(o->pid, comm, sizeof(comm))) {
-		stat_error("no process with PID %d", (int)o->pid);
+		corecap_error("no process with PID %d", (int)o->pid);
 		return 1;
 	}
 	corecap_stats_path(o->pid, seg, sizeof(seg));
@@ -826,8 +811,7 @@ static int run_stat(const struct stat_opts *o)
 	sym_ok = ret == 0 || ret == -ENOENT;
 	if (!sym_ok) {
 		/* Addresses then print as hex; the figures stay right. */
-		fprintf(stderr, "corecap stat: symbols: %s\n",
-			err ? err : "cannot read the process's maps");
+		corecap_warn("symbols: %s", err ? err : "cannot read the process's maps");
 		free(err);
 		corecap_symbolizer_init(&sym, "/nonexistent/maps", NULL, NULL, &err);
 	}
@@ -864,8 +848,8 @@ static int run_stat(const struct stat_opts *o)
 		interval_release(&iv);
 		gone = kill(o->pid, 0) < 0 && errno == ESRCH;
 		if (gone || h->flags & CORECAP_STATS_F_EXITING) {
-			fprintf(stderr, "corecap stat: process %d %s\n", (int)o->pid,
-				gone ? "exited" : "is exiting; its counters are final");
+			corecap_note("process %d %s", (int)o->pid,
+				     gone ? "exited" : "is exiting; its counters are final");
 			break;
 		}
 		if (o->once || (o->duration_s > 0 &&
@@ -875,12 +859,12 @@ static int run_stat(const struct stat_opts *o)
 			printf("\n");
 	}
 	if (ret == -EAGAIN)
-		stat_error("the shim segment of PID %d never held still for a copy", (int)o->pid);
+		corecap_error("the shim segment of PID %d never held still for a copy", (int)o->pid);
 	else if (ret == -EINVAL)
-		stat_error("the shim segment of PID %d is no longer a valid stats file",
+		corecap_error("the shim segment of PID %d is no longer a valid stats file",
 			   (int)o->pid);
 	else if (ret)
-		stat_error("%s", strerror(-ret));
+		corecap_error("%s", strerror(-ret));
 	status = ret ? 1 : 0;
 	corecap_symbolizer_release(&sym);
 	free(snaps[0].buf);
