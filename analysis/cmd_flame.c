@@ -233,7 +233,6 @@ int corecap_cmd_flame(int argc, char **argv)
 	struct flame_job j;
 	struct flame_stacks fs;
 	bool none = false;
-	char *sub, *err;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
@@ -245,19 +244,9 @@ int corecap_cmd_flame(int argc, char **argv)
 			      o.run);
 		return 1;
 	}
-	/* RUN:PID: one daemon of a run of several, read as its own run. */
-	sub = corecap_multi_run_resolve(o.run, &err);
-	if (err) {
-		corecap_error("%s", err);
-		free(err);
+	/* RUN:PID (one daemon of a run of several) is read as its own run. */
+	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL))
 		return 1;
-	}
-	if (sub)
-		o.run = sub;
-	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL)) {
-		free(sub);
-		return 1;
-	}
 	j.by_pool = o.by_pool;
 	if (!o.kind_given)
 		none = !pick_kind(&j, &o.kind);
@@ -286,6 +275,5 @@ int corecap_cmd_flame(int argc, char **argv)
 	}
 	corecap_flame_stacks_release(&fs);
 	corecap_flame_job_release(&j);
-	free(sub);
 	return ret ? 1 : 0;
 }

@@ -36,11 +36,8 @@ int corecap_flame_job_init(struct flame_job *j, const char *run, const char *sym
 	*j = (struct flame_job){.run = run, .symfs = symfs, .rd = rd, .report = report};
 	if (rd)
 		return 0;
-	if (stat(run, &st) != 0) {
-		corecap_error("cannot open '%s': %s", run, strerror(errno));
-		return -ENOENT;
-	}
-	j->run_is_profile = S_ISREG(st.st_mode);
+	/* A gperftools profile file, or a run (RUN:PID too: read/run.c resolves it). */
+	j->run_is_profile = stat(run, &st) == 0 && S_ISREG(st.st_mode);
 	if (j->run_is_profile)
 		return 0;
 	ret = corecap_run_open(&j->own_run, run, &ro, &err);
