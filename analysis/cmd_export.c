@@ -1,8 +1,9 @@
 /*
  * `corecap export --chrome RUN`: the run as a Chrome Trace Event JSON file
  * for Perfetto UI or chrome://tracing (render/chrome_trace.h says what is
- * in it). The trace streams from the CTF reader straight into the writer;
- * this file wires the run's files to it.
+ * in it). The trace streams from the CTF reader straight into the writer,
+ * through build/export_build.h; this file parses the options, opens the
+ * run, sets the exported span and finishes the document.
  */
 #include <corecap/analysis.h>
 
@@ -16,12 +17,8 @@
 #include <string.h>
 
 #include "cmd_util.h"
-#include "build/kernel_chrome.h"
-#include "build/op_detect.h"
-#include "read/ctf_reader.h"
+#include "build/export_build.h"
 #include "read/run.h"
-#include "read/thread_samples.h"
-#include "read/thread_series.h"
 #include "read/multi_run.h"
 #include "render/chrome_trace.h"
 #include "render/out_file.h"
@@ -141,101 +138,17 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-static int consume(void *ctx, const struct model_event *ev)
-{
-	if (interrupted)
-		return -EINTR;
-	return corecap_chrome_trace_consume(ctx, ev);
-}
-
-/* The ops of a daemon that marks none are detected (op_detect.h), as report's. */
-static int export_ops(char *const *traces, size_t n, int32_t pid, struct op_detect *det,
-		      struct chrome_trace *t)
-{
-	char *err = NULL;
-	bool detect;
-	int ret = corecap_op_detect_wanted(traces, n, pid, &detect, &err);
-
-	if (ret)
-		corecap_error("cannot read trace '%s': %s", traces[0], err ? err : strerror(-ret));
-	else if (detect)
-		corecap_note("the daemon marks no ops: its ops are detected from its socket I/O "
-			     "(docs/xrootd.md)");
-	free(err);
-	corecap_op_detect_init(det, !ret && detect, pid, consume, t);
-	return ret;
-}
-
-/* Names every thread threads.tsv knows, and writes the pool counters. */
-static void add_samples(const struct export_opts *o, const struct run *run, struct chrome_trace *t,
-			uint64_t start_ns, uint64_t end_ns)
-{
-	struct thread_samples names;
-	struct thread_series series;
-	char *path = corecap_run_path(run, CORECAP_RUN_THREADS), *err = NULL;
-	int ret;
-
-	if (!path)
-		return;
-	corecap_thread_samples_init(&names);
-	ret = corecap_thread_samples_load(&names, path, 0, 0, &err);
-	if (!ret && names.torn_last_line)
-		corecap_warn(CORECAP_RUN_TORN_WARNING, path);
-	for (size_t i = 0; !ret && i < names.len; i++)
-		corecap_chrome_trace_name_thread(t, names.threads[i].tid, names.threads[i].comm);
-	if (ret == -ENOENT)
-		corecap_warn("no " CORECAP_RUN_THREADS ": no pool CPU counters");
-	else if (ret)
-		corecap_warn("%s", err ? err : strerror(-ret));
-	corecap_thread_samples_release(&names);
-	free(err);
-	err = NULL;
-	if (!ret) {
-		corecap_thread_series_init(&series, start_ns, end_ns,
-					   (uint64_t)o->bin_ms * 1000000);
-		ret = corecap_thread_series_load(&series, path, &err);
-		if (ret)
-			corecap_warn("%s", err ? err : strerror(-ret));
-		else
-			corecap_chrome_trace_counters(t, &series);
-		corecap_thread_series_release(&series);
-	}
-	free(err);
-	free(path);
-}
-
-/* The kernel's thread states, when the run has kernel events and a window. */
-static int add_kernel_states(const struct run *run, struct chrome_trace *t, uint64_t start_ns,
-			     uint64_t end_ns)
-{
-	const struct run_manifest *mf = &run->manifest;
-	char *err = NULL;
-	int ret;
-
-	if (!run->has_manifest || !mf->has_window)
-		return 0; /* the states need the window; without a manifest it was warned */
-	ret = corecap_kernel_chrome(t, run->dir, mf->window_start_ns, mf->window_end_ns, start_ns,
-				    end_ns, &err);
-	if (ret < 0)
-		corecap_error("%s", err ? err : strerror(-ret));
-	free(err);
-	return ret < 0 ? ret : 0;
-}
-
 static int export_chrome(const struct export_opts *o, struct run *run, FILE *out)
 {
 	const struct run_manifest *mf = &run->manifest;
 	struct symbolizer *sym;
 	struct chrome_trace t;
-	struct ctf_reader r;
-	struct op_detect det = {0};
-	char *root = corecap_run_path(run, CORECAP_RUN_TRACE), *err = NULL;
+	struct export_build b;
+	char *err = NULL;
 	bool has_mf;
 	uint64_t start_ns = 0, end_ns = 0;
 	int ret;
 
-	if (!root)
-		return -ENOMEM;
 	ret = corecap_run_load_manifest(run, &err);
 	if (ret) {
 		corecap_error("%s", err ? err : strerror(-ret));
@@ -272,45 +185,11 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 	err = NULL;
 	ret = corecap_chrome_trace_init(&t, out, has_mf ? mf->pid : -1, start_ns, end_ns,
 					sym ? namer : NULL, sym);
+	corecap_export_build_init(&b, run, o->run, &t, start_ns, end_ns,
+				  (uint64_t)o->bin_ms * 1000000, &interrupted);
 	if (ret)
 		goto out_trace;
-	if (run->src[RUN_TRACE].state == RUN_ABSENT) {
-		corecap_warn("'%s' has no trace/: only threads and pool CPU "
-			     "are exported",
-			     o->run);
-	} else {
-		ret = corecap_run_list_traces(run, &err);
-		if (ret) {
-			corecap_error("%s", err ? err : strerror(-ret));
-			goto out_trace;
-		}
-		if (!run->n_traces)
-			corecap_warn("no CTF trace under '%s'", root);
-	}
-	if (run->n_traces) {
-		ret = export_ops(run->traces, run->n_traces, has_mf ? mf->pid : -1, &det, &t);
-		if (ret)
-			goto out_trace;
-		ret = corecap_ctf_reader_init(&r, run->traces, run->n_traces,
-					      corecap_op_detect_consume, &det);
-		if (!ret)
-			ret = corecap_ctf_reader_run(&r);
-		if (!ret)
-			ret = corecap_op_detect_finish(&det);
-		if (!ret && corecap_ctf_reader_missing_packets(&r))
-			corecap_warn("the trace is cut short: %" PRIu64
-				     " packets its indexes list are missing",
-				     corecap_ctf_reader_missing_packets(&r));
-		if (ret && ret != -EINTR)
-			corecap_error("cannot read trace '%s': %s", root,
-				      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
-								   : strerror(-ret));
-		corecap_ctf_reader_release(&r);
-		if (ret)
-			goto out_trace;
-	}
-	add_samples(o, run, &t, start_ns, end_ns);
-	if ((ret = add_kernel_states(run, &t, start_ns, end_ns)))
+	if ((ret = corecap_export_build_run(&b)))
 		goto out_trace;
 	ret = corecap_chrome_trace_finish(&t, o->process_name	   ? o->process_name
 					      : has_mf && mf->comm ? mf->comm
@@ -323,11 +202,10 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 			     " outside the window left out",
 			     t.events_written, t.events_outside);
 out_trace:
-	corecap_op_detect_release(&det);
+	corecap_export_build_release(&b);
 	corecap_chrome_trace_release(&t);
 out:
 	free(err);
-	free(root);
 	return ret;
 }
 

@@ -136,21 +136,20 @@ static const char *const headings[FLAME__COUNT] = {
 static void load_series(struct html_job *j)
 {
 	uint64_t w = corecap_model_window_ns(j->report.model), bin = 100000000;
-	char *path, *err = NULL;
+	char *err = NULL;
 	int ret;
 
 	/* At most ~600 points per line, at least a 100 ms step. */
 	if (w / 600 > bin)
 		bin = w / 600;
-	if (!(path = corecap_run_path(&j->run, CORECAP_RUN_THREADS)))
-		return;
-	corecap_thread_series_init(&j->series, j->report.model->ws, j->report.model->we, bin);
-	ret = corecap_thread_series_load(&j->series, path, &err);
+	ret = corecap_run_thread_series(&j->run, j->report.model->ws, j->report.model->we, bin,
+					&j->series, &err);
 	if (ret && ret != -ENOENT)
 		corecap_warn("%s: no utilization chart", err ? err : strerror(-ret));
 	j->has_series = ret == 0;
+	if (!j->has_series)
+		corecap_thread_series_release(&j->series);
 	free(err);
-	free(path);
 }
 
 static int add_flames(struct html_job *j)

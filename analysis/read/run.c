@@ -286,6 +286,46 @@ int corecap_run_load_model(struct run *r, char **err)
 	return ret;
 }
 
+/* What a torn threads.tsv makes of the run, whichever reader met it. */
+static void threads_read(struct run *r, int ret, bool torn)
+{
+	if (ret == -ENOENT)
+		r->src[RUN_THREADS] = (struct run_source_state){RUN_ABSENT, NULL};
+	else if (!ret && torn)
+		corecap_run_mark_partial(r, RUN_THREADS,
+					 CORECAP_RUN_THREADS " ends in a torn line");
+}
+
+int corecap_run_thread_samples(struct run *r, uint64_t start_ns, uint64_t end_ns,
+			       struct thread_samples *s, char **err)
+{
+	char *path = corecap_run_path(r, CORECAP_RUN_THREADS);
+	int ret;
+
+	corecap_thread_samples_init(s);
+	if (!path)
+		return -ENOMEM;
+	ret = corecap_thread_samples_load(s, path, start_ns, end_ns, err);
+	threads_read(r, ret, s->torn_last_line);
+	free(path);
+	return ret;
+}
+
+int corecap_run_thread_series(struct run *r, uint64_t start_ns, uint64_t end_ns, uint64_t bin_ns,
+			      struct thread_series *s, char **err)
+{
+	char *path = corecap_run_path(r, CORECAP_RUN_THREADS);
+	int ret;
+
+	corecap_thread_series_init(s, start_ns, end_ns, bin_ns);
+	if (!path)
+		return -ENOMEM;
+	ret = corecap_thread_series_load(s, path, err);
+	threads_read(r, ret, s->torn_last_line);
+	free(path);
+	return ret;
+}
+
 static int load_model(struct run *r, char **err)
 {
 	int ret;

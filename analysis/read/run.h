@@ -24,6 +24,8 @@
 #include "manifest.h"
 #include "shim_stats.h"
 #include "symbolizer.h"
+#include "thread_samples.h"
+#include "thread_series.h"
 
 enum run_source {
 	RUN_MANIFEST, /* manifest.json */
@@ -104,6 +106,23 @@ int corecap_run_list_traces(struct run *r, char **err);
  * cannot be read (asked again, it tries again).
  */
 struct symbolizer *corecap_run_symbols(struct run *r, int *ret, char **err);
+/*
+ * threads.tsv, the run's one reader of it for every command: each thread's
+ * first and last row from start_ns to end_ns (all rows when end_ns is 0;
+ * thread_samples.h), into *s, initialised here. 0; -ENOENT when the run
+ * has none (RUN_THREADS absent; no *err); another negative errno with *err.
+ * *s is to be released in every case. A torn last line marks RUN_THREADS
+ * partial (and s->torn_last_line says so; the caller warns).
+ */
+int corecap_run_thread_samples(struct run *r, uint64_t start_ns, uint64_t end_ns,
+			       struct thread_samples *s, char **err);
+/*
+ * threads.tsv as CPU per pool over time (thread_series.h) from start_ns
+ * to end_ns in bins of bin_ns, into *s, initialised here; the answers, the
+ * release and a torn last line as corecap_run_thread_samples().
+ */
+int corecap_run_thread_series(struct run *r, uint64_t start_ns, uint64_t end_ns, uint64_t bin_ns,
+			      struct thread_series *s, char **err);
 /* Marks a source partial (a run file that ends in a torn line): the run is then partial. */
 void corecap_run_mark_partial(struct run *r, enum run_source s, const char *why);
 /* "DIR/NAME", malloc'd; NULL when out of memory. */
