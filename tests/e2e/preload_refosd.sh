@@ -2,7 +2,8 @@
 # refosd --big-lock under the shim, driven by refbench: while it runs, its
 # live counters show the big lock's call site as the top waiter, the
 # lock as the hot lock held most, and refosd's named threads; the exit
-# summary agrees; the stats file is removed when refosd exits.
+# summary agrees, naming refosd's own functions from its .symtab; the
+# stats file is removed when refosd exits.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
 . "$CORECAP_SRC/tests/e2e/preload_lib.sh"
@@ -48,4 +49,10 @@ pid_was=$pid
 pid=""
 expect_true "an exit summary was written" grep -q 'at exit' "$work/dump.txt"
 expect_true "the stats file is removed at exit" test ! -e "/dev/shm/corecap.$pid_was"
+# osd_handle_op is in refosd's .symtab only (no dynamic symbol): the
+# summary names it from there, in the form CORECAP_DELAY reads.
+expect_true "the exit summary names refosd's own function from its .symtab" \
+	grep -Eq 'osd_handle_op\+0x[0-9a-f]+ \(refosd\)' "$work/dump.txt"
+expect_true "... and says what stays unnamed" \
+	grep -q "^corecap: sites read function+0xOFF (module), named from the module's dynamic symbols or its .symtab" "$work/dump.txt"
 finish

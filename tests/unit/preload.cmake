@@ -54,6 +54,8 @@ endfunction()
 
 corecap_preload_module_test(check_settings
 	SOURCES ${_here}/check_settings.c ${_pre}/settings.c ${_pre}/warn.c)
+corecap_preload_module_test(check_elf_sym
+	SOURCES ${_here}/check_elf_sym.c ${_pre}/elf_sym.c)
 corecap_preload_module_test(check_fd_table
 	SOURCES ${_here}/check_fd_table.c ${_pre}/fd_table.c ${_pre}/settings.c ${_pre}/warn.c)
 corecap_preload_module_test(check_stats_layout SOURCES ${_here}/check_stats_layout.c)
