@@ -78,11 +78,12 @@ out:
 }
 
 /*
- * addr in the symbols' terms: for ET_DYN, base is where the loader put the
- * page of the first PT_LOAD (glibc's l_map_start), whose vaddr is 0 in a
+ * What to subtract from a run-time address to get it in the symbols'
+ * terms: 0 for ET_EXEC; for ET_DYN, base (where the loader put the page of
+ * the first PT_LOAD, glibc's l_map_start) less that page's vaddr, 0 in a
  * PIE or a usual shared object.
  */
-static bool file_addr(const struct elf_sym_module *m, uint64_t addr, uint64_t base, uint64_t *off)
+static bool load_bias(const struct elf_sym_module *m, uint64_t base, uint64_t *bias)
 {
 	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
 	const Elf64_Phdr *ph;
@@ -90,69 +91,119 @@ static bool file_addr(const struct elf_sym_module *m, uint64_t addr, uint64_t ba
 	bool ok = false;
 
 	if (eh->e_type == ET_EXEC) {
-		*off = addr;
+		*bias = 0;
 		return true;
 	}
-	if (eh->e_type != ET_DYN || addr < base || eh->e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh->e_phoff % 8 != 0 ||
+	if (eh->e_type != ET_DYN || eh->e_phentsize != sizeof(Elf64_Phdr) || eh->e_phoff % 8 != 0 ||
 	    !in_file(eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr), m->size))
 		return false;
 	ph = (const Elf64_Phdr *)(m->map + eh->e_phoff);
 	for (uint32_t i = 0; i < eh->e_phnum; i++) {
 		if (ph[i].p_type != PT_LOAD)
 			continue;
-		*off = addr - base + (ph[i].p_vaddr & ~(page - 1));
+		*bias = base - (ph[i].p_vaddr & ~(page - 1));
 		ok = true;
 		break;
 	}
 	return ok;
 }
 
+/* The symbol table's section header and its string table's, if both are sound. */
+static bool symtab_of(const struct elf_sym_module *m, uint32_t s, const Elf64_Shdr **symtab,
+		      const Elf64_Shdr **strtab)
+{
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)m->map;
+	const Elf64_Shdr *sh = (const Elf64_Shdr *)(m->map + eh->e_shoff);
+	const Elf64_Shdr *str;
+
+	if (sh[s].sh_type != SHT_SYMTAB || sh[s].sh_link >= eh->e_shnum ||
+	    sh[s].sh_entsize != sizeof(Elf64_Sym) || sh[s].sh_offset % 8 != 0 ||
+	    !in_file(sh[s].sh_offset, sh[s].sh_size, m->size))
+		return false;
+	str = &sh[sh[s].sh_link];
+	if (str->sh_type != SHT_STRTAB || str->sh_size == 0 ||
+	    !in_file(str->sh_offset, str->sh_size, m->size))
+		return false;
+	*symtab = &sh[s];
+	*strtab = str;
+	return true;
+}
+
+/* The symbol's name if it lies, NUL-terminated, inside its string table. */
+static const char *name_of(const struct elf_sym_module *m, const Elf64_Shdr *str,
+			   const Elf64_Sym *y)
+{
+	const char *nm;
+
+	if (y->st_name == 0 || y->st_name >= str->sh_size)
+		return NULL;
+	nm = (const char *)(m->map + str->sh_offset + y->st_name);
+	return memchr(nm, '\0', str->sh_size - y->st_name) ? nm : NULL;
+}
+
+bool elf_sym_address(struct elf_sym *es, const char *path, const char *name, uint64_t base,
+		     uint64_t *addr)
+{
+	struct elf_sym_module *m = module_of(es, path);
+	const Elf64_Shdr *symtab, *str;
+	bool found = false;
+	uint64_t bias;
+
+	if (!m || !load_bias(m, base, &bias))
+		return false;
+	for (uint32_t s = 0; s < ((const Elf64_Ehdr *)m->map)->e_shnum && !found; s++) {
+		const Elf64_Sym *syms;
+		uint64_t nsym;
+
+		if (!symtab_of(m, s, &symtab, &str))
+			continue;
+		syms = (const Elf64_Sym *)(m->map + symtab->sh_offset);
+		nsym = symtab->sh_size / sizeof(Elf64_Sym);
+		for (uint64_t i = 0; i < nsym && !found; i++) {
+			const char *nm = name_of(m, str, &syms[i]);
+
+			if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC ||
+			    syms[i].st_shndx == SHN_UNDEF || !nm || strcmp(nm, name) != 0)
+				continue;
+			*addr = syms[i].st_value + bias;
+			found = true;
+		}
+	}
+	return found;
+}
+
 bool elf_sym_lookup(struct elf_sym *es, const char *path, uint64_t addr, uint64_t base,
 		    const char **name, uint64_t *sym_off)
 {
 	struct elf_sym_module *m = module_of(es, path);
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
+	const Elf64_Shdr *symtab, *str;
 	bool found = false;
-	uint64_t off;
+	uint64_t bias, off;
 
-	if (!m || !file_addr(m, addr, base, &off))
+	if (!m || !load_bias(m, base, &bias) || addr < bias)
 		return false;
-	eh = (const Elf64_Ehdr *)m->map;
-	sh = (const Elf64_Shdr *)(m->map + eh->e_shoff);
-	for (uint32_t s = 0; s < eh->e_shnum && !found; s++) {
-		const Elf64_Shdr *str;
+	off = addr - bias;
+	for (uint32_t s = 0; s < ((const Elf64_Ehdr *)m->map)->e_shnum && !found; s++) {
 		const Elf64_Sym *syms;
 		uint64_t nsym;
 
-		if (sh[s].sh_type != SHT_SYMTAB || sh[s].sh_link >= eh->e_shnum ||
-		    sh[s].sh_entsize != sizeof(Elf64_Sym) || sh[s].sh_offset % 8 != 0 ||
-		    !in_file(sh[s].sh_offset, sh[s].sh_size, m->size))
+		if (!symtab_of(m, s, &symtab, &str))
 			continue;
-		str = &sh[sh[s].sh_link];
-		if (str->sh_type != SHT_STRTAB || str->sh_size == 0 ||
-		    !in_file(str->sh_offset, str->sh_size, m->size))
-			continue;
-		syms = (const Elf64_Sym *)(m->map + sh[s].sh_offset);
-		nsym = sh[s].sh_size / sizeof(Elf64_Sym);
-		for (uint64_t i = 0; i < nsym; i++) {
+		syms = (const Elf64_Sym *)(m->map + symtab->sh_offset);
+		nsym = symtab->sh_size / sizeof(Elf64_Sym);
+		for (uint64_t i = 0; i < nsym && !found; i++) {
 			const Elf64_Sym *y = &syms[i];
 			const char *nm;
 
 			if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF ||
-			    y->st_size == 0 || off < y->st_value ||
-			    off - y->st_value >= y->st_size || y->st_name == 0 ||
-			    y->st_name >= str->sh_size)
+			    y->st_size == 0 || off < y->st_value || off - y->st_value >= y->st_size)
 				continue;
-			nm = (const char *)(m->map + str->sh_offset + y->st_name);
-			/* The name must end inside its string table. */
-			if (!memchr(nm, '\0', str->sh_size - y->st_name))
+			nm = name_of(m, str, y);
+			if (!nm)
 				continue;
 			*name = nm;
 			*sym_off = off - y->st_value;
 			found = true;
-			break;
 		}
 	}
 	return found;

@@ -46,4 +46,11 @@ void elf_sym_release(struct elf_sym *es);
 bool elf_sym_lookup(struct elf_sym *es, const char *path, uint64_t addr, uint64_t base,
 		    const char **name, uint64_t *sym_off);
 
+/*
+ * The reverse, for CORECAP_DELAY: whether the file at path, loaded at
+ * base, has an STT_FUNC symbol called name; if so its run-time address.
+ */
+bool elf_sym_address(struct elf_sym *es, const char *path, const char *name, uint64_t base,
+		     uint64_t *addr);
+
 #endif /* CORECAP_PRELOAD_ELF_SYM_H */

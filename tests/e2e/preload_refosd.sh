@@ -55,4 +55,17 @@ expect_true "the exit summary names refosd's own function from its .symtab" \
 	grep -Eq 'osd_handle_op\+0x[0-9a-f]+ \(refosd\)' "$work/dump.txt"
 expect_true "... and says what stays unnamed" \
 	grep -q "^corecap: sites read function+0xOFF (module), named from the module's dynamic symbols or its .symtab" "$work/dump.txt"
+
+# That name is a CORECAP_DELAY site: it resolves (no warning, a site in the header).
+sym=$(grep -Eo 'osd_handle_op\+0x[0-9a-f]+' "$work/dump.txt" | head -1)
+CORECAP_DUMP=off CORECAP_DELAY="$sym:1000" LD_PRELOAD="$shim" "$refosd" --port 0 \
+	>"$work/delay.out" 2>"$work/delay.err" &
+pid=$!
+wait_for "$work/delay.out" 'listening on 127.0.0.1:' || wait_for "$work/delay.err" 'listening on 127.0.0.1:' || true
+"$stats_dump" "$pid" >"$work/delay.tsv" || true
+kill -TERM "$pid"
+wait "$pid" || true
+pid=""
+expect_true "CORECAP_DELAY=$sym resolves" sh -c "! grep -q 'ignoring CORECAP_DELAY' '$work/delay.err'"
+expect_true "... to a site in the header" sh -c "grep -q 'delay_site=0x[1-9a-f]' '$work/delay.tsv'"
 finish
