@@ -4,10 +4,12 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "delay.h"
+#include "elf_sym.h"
 #include "util.h"
 #include "warn.h"
 
@@ -64,6 +66,27 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *data)
 	return 1;
 }
 
+/*
+ * A function of the main program known only to its .symtab (a static
+ * function, as the summary names it): its run-time address, or 0.
+ */
+static uint64_t main_program_symbol(const char *name)
+{
+	static struct elf_sym es; /* 4 KiB: off the stack; resolution runs once at load */
+	unsigned long entry = getauxval(AT_ENTRY);
+	uint64_t addr = 0;
+	Dl_info info;
+
+	if (!entry || !dladdr((void *)entry, &info))
+		return 0;
+	elf_sym_init(&es);
+	if (!elf_sym_address(&es, "/proc/self/exe", name, (uint64_t)(uintptr_t)info.dli_fbase,
+			     &addr))
+		addr = 0;
+	elf_sym_release(&es);
+	return addr;
+}
+
 int delay_resolve_site(const char *spec, uint64_t *addr)
 {
 	char name[SETTINGS_PATH_LEN];
@@ -82,9 +105,11 @@ int delay_resolve_site(const char *spec, uint64_t *addr)
 	memcpy(name, spec, len);
 	name[len] = '\0';
 	sym = dlsym(RTLD_DEFAULT, name);
+	if (!sym)
+		base = main_program_symbol(name);
 	if (sym) {
 		base = (uint64_t)(uintptr_t)sym;
-	} else {
+	} else if (!base) {
 		memset(&q, 0, sizeof(q));
 		q.name = name;
 		q.len = len;

@@ -9,7 +9,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <sys/auxv.h>
+
 #include "dump.h"
+#include "elf_sym.h"
 #include "real.h"
 #include "tstate.h"
 #include "util.h"
@@ -21,6 +24,7 @@ struct out {
 	size_t len;
 	int err;
 	char buf[4096];
+	struct elf_sym syms; /* module mappings, for this one dump */
 };
 
 static void out_flush(struct out *o)
@@ -54,25 +58,51 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+/* Whether the module loaded at fbase is the main program (its name is argv[0]). */
+static bool is_main_program(const void *fbase)
+{
+	Dl_info info;
+	unsigned long entry = getauxval(AT_ENTRY);
+
+	return entry && dladdr((void *)entry, &info) && info.dli_fbase == fbase;
+}
+
 /*
  * "symbol+0xOFF (module)" or "module+0xOFF", the forms CORECAP_DELAY
- * accepts back. The lookup uses addr - 1: a return address right after a
- * call that ends its function belongs to the function of the call.
+ * accepts back. A dynamic symbol from dladdr comes first; else the
+ * module's .symtab names static functions (the main program is read
+ * through /proc/self/exe, as argv[0] may be relative or gone); else the
+ * bare module offset. The lookup uses addr - 1: a return address right
+ * after a call that ends its function belongs to the function of the call.
  */
-static void symbolize(char *dst, size_t cap, uint64_t addr)
+static void symbolize(struct out *o, char *dst, size_t cap, uint64_t addr)
 {
 	Dl_info info;
 
 	if (addr && dladdr((void *)(uintptr_t)(addr - 1), &info) && info.dli_fname) {
 		const char *mod = base_name(info.dli_fname);
+		const char *path = info.dli_fname;
+		const char *sname;
+		uint64_t soff;
 
-		if (info.dli_sname && info.dli_saddr)
+		if (!mod[0])
+			mod = "?";
+		if (info.dli_sname && info.dli_saddr) {
 			snprintf(dst, cap, "%s+0x%llx (%s)", info.dli_sname,
 				 (unsigned long long)(addr - (uint64_t)(uintptr_t)info.dli_saddr),
-				 mod[0] ? mod : "?");
-		else
-			snprintf(dst, cap, "%s+0x%llx", mod[0] ? mod : "?",
-				 (unsigned long long)(addr - (uint64_t)(uintptr_t)info.dli_fbase));
+				 mod);
+			return;
+		}
+		if (is_main_program(info.dli_fbase))
+			path = "/proc/self/exe";
+		if (path[0] && elf_sym_lookup(&o->syms, path, addr - 1,
+					      (uint64_t)(uintptr_t)info.dli_fbase, &sname, &soff)) {
+			snprintf(dst, cap, "%s+0x%llx (%s)", sname, (unsigned long long)(soff + 1),
+				 mod);
+			return;
+		}
+		snprintf(dst, cap, "%s+0x%llx", mod,
+			 (unsigned long long)(addr - (uint64_t)(uintptr_t)info.dli_fbase));
 		return;
 	}
 	snprintf(dst, cap, "0x%llx", (unsigned long long)addr);
@@ -179,7 +209,7 @@ static void write_sites(struct out *o, struct stats_shm *s, uint32_t top, uint32
 	for (uint32_t r = 0; r < n; r++) {
 		struct corecap_stats_site *e = stats_shm_site(s, idx[r]);
 
-		symbolize(where, sizeof(where), e->addr);
+		symbolize(o, where, sizeof(where), e->addr);
 		out_printf(o, "%4u %-9s %12llu %10llu %12.3f %10.1f %10.1f %12.3f  %s\n", r + 1,
 			   kind_name(e->kind), (unsigned long long)e->acquisitions,
 			   (unsigned long long)e->contentions, ms(e->wait_ns),
@@ -201,7 +231,7 @@ static void write_conds(struct out *o, struct stats_shm *s, uint32_t top, uint32
 	for (uint32_t r = 0; r < n; r++) {
 		struct corecap_stats_site *e = stats_shm_site(s, idx[r]);
 
-		symbolize(where, sizeof(where), e->addr);
+		symbolize(o, where, sizeof(where), e->addr);
 		out_printf(o, "%4u %12llu %10llu %12.3f %10.1f %10.1f  %s\n", r + 1,
 			   (unsigned long long)e->contentions, (unsigned long long)e->timeouts,
 			   ms(e->wait_ns), e->contentions ? us(e->wait_ns / e->contentions) : 0.0,
@@ -225,7 +255,7 @@ static void write_locks(struct out *o, struct stats_shm *s, uint32_t top, uint32
 		struct corecap_stats_lock *e = stats_shm_lock_entry(s, idx[r]);
 		uint64_t span = now > e->hot_since_ns ? now - e->hot_since_ns : 1;
 
-		symbolize(where, sizeof(where), e->first_site);
+		symbolize(o, where, sizeof(where), e->first_site);
 		out_printf(o, "%4u 0x%016llx %-9s %12llu %10llu %12.3f %12.3f %7.1f  %s\n", r + 1,
 			   (unsigned long long)e->addr,
 			   e->kind == CORECAP_KIND_RWLOCK_WR ? "rwlock" : kind_name(e->kind),
@@ -279,12 +309,14 @@ int dump_write(struct stats_shm *s, int fd, uint32_t top, const char *why)
 	o.fd = fd;
 	o.len = 0;
 	o.err = 0;
+	elf_sym_init(&o.syms);
 	out_printf(&o, "corecap: summary of pid %d (%s) at %s, %.3f s after start%s\n", h->pid,
 		   base_name(h->exe), why, (double)(now - h->created_ns) / 1e9,
 		   h->flags & CORECAP_STATS_F_SHARED ? "" : " (no live counters file)");
-	out_printf(&o, "corecap: sites read function+0xOFF (module) where a dynamic symbol "
-		       "covers them, else module+0xOFF: addr2line -f -e MODULE 0xOFF names it, as "
-		       "corecap report does for a recorded run\n");
+	out_printf(&o, "corecap: sites read function+0xOFF (module), named from the module's "
+		       "dynamic symbols or its .symtab; a site left as module+0xOFF lies in a "
+		       "module without a .symtab (stripped, or unreadable) or outside every "
+		       "function symbol\n");
 	write_sites(&o, s, top, idx);
 	write_conds(&o, s, top, idx);
 	write_locks(&o, s, top, idx, now);
@@ -321,6 +353,7 @@ int dump_write(struct stats_shm *s, int fd, uint32_t top, const char *why)
 			   (unsigned long long)h->threads_dropped,
 			   (unsigned long long)h->holds_dropped);
 	out_flush(&o);
+	elf_sym_release(&o.syms);
 	return o.err;
 }
 

@@ -2,7 +2,8 @@
 # refosd --big-lock under the shim, driven by refbench: while it runs, its
 # live counters show the big lock's call site as the top waiter, the
 # lock as the hot lock held most, and refosd's named threads; the exit
-# summary agrees; the stats file is removed when refosd exits.
+# summary agrees, naming refosd's own functions from its .symtab; the
+# stats file is removed when refosd exits.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
 . "$CORECAP_SRC/tests/e2e/preload_lib.sh"
@@ -48,4 +49,23 @@ pid_was=$pid
 pid=""
 expect_true "an exit summary was written" grep -q 'at exit' "$work/dump.txt"
 expect_true "the stats file is removed at exit" test ! -e "/dev/shm/corecap.$pid_was"
+# osd_handle_op is in refosd's .symtab only (no dynamic symbol): the
+# summary names it from there, in the form CORECAP_DELAY reads.
+expect_true "the exit summary names refosd's own function from its .symtab" \
+	grep -Eq 'osd_handle_op\+0x[0-9a-f]+ \(refosd\)' "$work/dump.txt"
+expect_true "... and says what stays unnamed" \
+	grep -q "^corecap: sites read function+0xOFF (module), named from the module's dynamic symbols or its .symtab" "$work/dump.txt"
+
+# That name is a CORECAP_DELAY site: it resolves (no warning, a site in the header).
+sym=$(grep -Eo 'osd_handle_op\+0x[0-9a-f]+' "$work/dump.txt" | head -1)
+CORECAP_DUMP=off CORECAP_DELAY="$sym:1000" LD_PRELOAD="$shim" "$refosd" --port 0 \
+	>"$work/delay.out" 2>"$work/delay.err" &
+pid=$!
+wait_for "$work/delay.out" 'listening on 127.0.0.1:' || wait_for "$work/delay.err" 'listening on 127.0.0.1:' || true
+"$stats_dump" "$pid" >"$work/delay.tsv" || true
+kill -TERM "$pid"
+wait "$pid" || true
+pid=""
+expect_true "CORECAP_DELAY=$sym resolves" sh -c "! grep -q 'ignoring CORECAP_DELAY' '$work/delay.err'"
+expect_true "... to a site in the header" sh -c "grep -q 'delay_site=0x[1-9a-f]' '$work/delay.tsv'"
 finish

@@ -54,6 +54,8 @@ endfunction()
 
 corecap_preload_module_test(check_settings
 	SOURCES ${_here}/check_settings.c ${_pre}/settings.c ${_pre}/warn.c)
+corecap_preload_module_test(check_elf_sym
+	SOURCES ${_here}/check_elf_sym.c ${_pre}/elf_sym.c)
 corecap_preload_module_test(check_fd_table
 	SOURCES ${_here}/check_fd_table.c ${_pre}/fd_table.c ${_pre}/settings.c ${_pre}/warn.c)
 corecap_preload_module_test(check_stats_layout SOURCES ${_here}/check_stats_layout.c)
@@ -61,7 +63,7 @@ corecap_preload_module_test(check_stats_shm
 	SOURCES ${_here}/check_stats_shm.c ${_pre}/stats_shm.c ${_pre}/site_table.c ${_pre}/lock_table.c
 	${_pre}/thread_table.c ${_pre}/settings.c ${_pre}/warn.c)
 corecap_preload_module_test(check_delay
-	SOURCES ${_here}/check_delay.c ${_pre}/delay.c ${_pre}/settings.c ${_pre}/warn.c)
+	SOURCES ${_here}/check_delay.c ${_pre}/delay.c ${_pre}/elf_sym.c ${_pre}/settings.c ${_pre}/warn.c)
 set_target_properties(check_delay PROPERTIES ENABLE_EXPORTS ON)
 # The sampled hold figures' error against exact sums (hold_draw.h): arithmetic only.
 corecap_preload_module_test(check_hold_draw SOURCES ${_here}/check_hold_draw.c LIBS m)
