@@ -69,10 +69,13 @@ static bool is_main_program(const void *fbase)
 
 /*
  * "symbol+0xOFF (module)" or "module+0xOFF", the forms CORECAP_DELAY
- * accepts back. A dynamic symbol from dladdr comes first; else the
- * module's .symtab names static functions (the main program is read
- * through /proc/self/exe, as argv[0] may be relative or gone); else the
- * bare module offset. The lookup uses addr - 1: a return address right
+ * accepts back. A dynamic symbol from dladdr comes first; else, in the
+ * main program, its .symtab names static functions (read through
+ * /proc/self/exe, as argv[0] may be relative or gone); else the bare
+ * module offset. Only the main program's file is mapped: the kernel
+ * refuses to open a running executable for writing (ETXTBSY), so it
+ * cannot be truncated under the mapping and fault the daemon (SIGBUS),
+ * while a shared library's file can. The lookup uses addr - 1: a return address right
  * after a call that ends its function belongs to the function of the call.
  */
 static void symbolize(struct out *o, char *dst, size_t cap, uint64_t addr)
@@ -81,7 +84,6 @@ static void symbolize(struct out *o, char *dst, size_t cap, uint64_t addr)
 
 	if (addr && dladdr((void *)(uintptr_t)(addr - 1), &info) && info.dli_fname) {
 		const char *mod = base_name(info.dli_fname);
-		const char *path = info.dli_fname;
 		const char *sname;
 		uint64_t soff;
 
@@ -93,10 +95,9 @@ static void symbolize(struct out *o, char *dst, size_t cap, uint64_t addr)
 				 mod);
 			return;
 		}
-		if (is_main_program(info.dli_fbase))
-			path = "/proc/self/exe";
-		if (path[0] && elf_sym_lookup(&o->syms, path, addr - 1,
-					      (uint64_t)(uintptr_t)info.dli_fbase, &sname, &soff)) {
+		if (is_main_program(info.dli_fbase) &&
+		    elf_sym_lookup(&o->syms, "/proc/self/exe", addr - 1,
+				   (uint64_t)(uintptr_t)info.dli_fbase, &sname, &soff)) {
 			snprintf(dst, cap, "%s+0x%llx (%s)", sname, (unsigned long long)(soff + 1),
 				 mod);
 			return;
@@ -316,7 +317,8 @@ int dump_write(struct stats_shm *s, int fd, uint32_t top, const char *why)
 	out_printf(&o, "corecap: sites read function+0xOFF (module), named from the module's "
 		       "dynamic symbols or its .symtab; a site left as module+0xOFF lies in a "
 		       "module without a .symtab (stripped, or unreadable) or outside every "
-		       "function symbol\n");
+		       "function symbol, or is a shared library's static function (corecap "
+		       "stat and report name those)\n");
 	write_sites(&o, s, top, idx);
 	write_conds(&o, s, top, idx);
 	write_locks(&o, s, top, idx, now);

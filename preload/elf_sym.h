@@ -8,7 +8,10 @@
  * elf_sym_release. It uses only open, mmap, munmap and close: no
  * allocation, no stdio, so it may run at exit or in the dump thread.
  * Every offset read from a file is checked against the file's size: a
- * truncated or corrupt file gives "not found", never a fault.
+ * truncated or corrupt file gives "not found", never a fault. A file cut
+ * short while it is mapped would fault (SIGBUS), so the shim maps only
+ * the running executable, which the kernel keeps from being written
+ * (ETXTBSY; dump.c).
  */
 #ifndef CORECAP_PRELOAD_ELF_SYM_H
 #define CORECAP_PRELOAD_ELF_SYM_H
