@@ -9,6 +9,8 @@
 
 #include "model/model.h"
 
+#include "check_run.h"
+
 #define LOCK_A	  0xa000
 #define LOCK_LOG  0xb000
 #define SITE_WORK 0x1000
@@ -560,11 +562,5 @@ static Suite *model_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(model_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(model_suite());
 }

@@ -10,6 +10,8 @@
 
 #include "render/out_file.h"
 
+#include "check_run.h"
+
 static char dir[64];
 static char target[128];
 
@@ -178,8 +180,6 @@ int main(void)
 {
 	Suite *suite = suite_create("analysis/out_file");
 	TCase *tc = tcase_create("out_file");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, an_aborted_write_leaves_the_file_as_it_was);
@@ -190,9 +190,5 @@ int main(void)
 	tcase_add_test(tc, a_directory_and_a_dangling_link_are_refused);
 	tcase_add_test(tc, dash_is_standard_output);
 	suite_add_tcase(suite, tc);
-	sr = srunner_create(suite);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite);
 }

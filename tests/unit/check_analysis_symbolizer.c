@@ -14,6 +14,8 @@
 #include "read/pprof_names.h"
 #include "read/symbolizer.h"
 
+#include "check_run.h"
+
 /* Things to find: a function, a C++-mangled one, a data object in .data and .bss. */
 __attribute__((noinline, used)) int symbolizer_marker_fn(int x)
 {
@@ -401,8 +403,6 @@ int main(void)
 {
 	Suite *su = suite_create("analysis_symbolizer");
 	TCase *tc = tcase_create("symbols");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, code_addresses_name_their_function_and_offset);
@@ -421,9 +421,5 @@ int main(void)
 	tcase_add_test(tc, pprof_names_a_t_alias_that_starts_with_the_dwarf_name);
 	tcase_add_test(tc, pprof_names_inline_frames_only_in_a_file_with_fini);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(su);
 }

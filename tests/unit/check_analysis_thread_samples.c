@@ -8,6 +8,8 @@
 
 #include "read/thread_samples.h"
 
+#include "check_run.h"
+
 static char path[64];
 static struct thread_samples s;
 static char *err;
@@ -146,8 +148,6 @@ int main(void)
 {
 	Suite *su = suite_create("analysis_thread_samples");
 	TCase *tc = tcase_create("threads.tsv");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, first_and_last_rows_in_the_window_give_cpu_and_runq);
@@ -158,9 +158,5 @@ int main(void)
 	tcase_add_test(tc, a_torn_last_line_is_dropped_and_flagged);
 	tcase_add_test(tc, a_whole_file_is_not_flagged_torn);
 	suite_add_tcase(su, tc);
-	sr = srunner_create(su);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(su);
 }

@@ -20,6 +20,8 @@
 
 #include "delay.h"
 
+#include "check_run.h"
+
 struct settings g_settings;
 
 /* Exported (ENABLE_EXPORTS), so dlsym finds it as a symbol would be found. */
@@ -283,11 +285,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }

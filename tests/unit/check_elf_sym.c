@@ -18,6 +18,8 @@
 
 #include "elf_sym.h"
 
+#include "check_run.h"
+
 static char copy_path[64];
 static unsigned char *image;
 static size_t image_size;
@@ -169,11 +171,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }

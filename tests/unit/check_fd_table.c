@@ -14,6 +14,8 @@
 
 #include "fd_table.h"
 
+#include "check_run.h"
+
 struct settings g_settings;
 static struct fd_table t;
 static struct settings s;
@@ -168,11 +170,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }

@@ -34,6 +34,8 @@
 
 #include "stats_probe.h"
 
+#include "check_run.h"
+
 #define THREADS 4
 #define ITERS	60	/* per thread, half at each site */
 #define HOLD_NS 1000000 /* long enough that a preemption is noise */
@@ -447,11 +449,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }

@@ -10,6 +10,8 @@
 
 #include "settings.h"
 
+#include "check_run.h"
+
 struct settings g_settings; /* the shim's global, unused here */
 
 static const char *const *env;
@@ -220,11 +222,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_run.h"
+
 static void *make_file(void)
 {
 	struct corecap_stats_header *h = calloc(1, CORECAP_STATS_FILE_BYTES);
@@ -228,11 +230,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }

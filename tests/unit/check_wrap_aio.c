@@ -27,6 +27,8 @@
 
 #include "stats_probe.h"
 
+#include "check_run.h"
+
 #define BLK 4096
 
 static char dir[] = "/tmp/corecap-aio-XXXXXX";
@@ -317,20 +319,16 @@ static bool tmp_takes_o_direct(void)
 
 int main(void)
 {
-	SRunner *sr;
-	int failed;
+	int status;
 	char cmd[700];
 
 	if (!tmp_takes_o_direct()) {
 		printf("skipped: /tmp does not take O_DIRECT\n");
 		return 77;
 	}
-	sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = corecap_check_run(suite());
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (strncmp(dir, "/tmp/corecap-aio-", 17) == 0 && system(cmd) != 0)
 		return EXIT_FAILURE;
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

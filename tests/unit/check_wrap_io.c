@@ -17,6 +17,8 @@
 
 #include "stats_probe.h"
 
+#include "check_run.h"
+
 static char dir[] = "/tmp/corecap-io-XXXXXX";
 static char path[600];
 
@@ -208,15 +210,12 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
+	int status;
 	char cmd[700];
 
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
+	status = corecap_check_run(suite());
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (strncmp(dir, "/tmp/corecap-io-", 16) == 0 && system(cmd) != 0)
 		return EXIT_FAILURE;
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return status;
 }

@@ -14,6 +14,8 @@
 
 #include "stats_probe.h"
 
+#include "check_run.h"
+
 static struct timespec in_ms(clockid_t clk, long ms)
 {
 	struct timespec ts;
@@ -333,11 +335,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }

@@ -13,6 +13,8 @@
 
 #include "stats_probe.h"
 
+#include "check_run.h"
+
 static pthread_spinlock_t spin;
 static sem_t taken;
 
@@ -98,11 +100,5 @@ static Suite *suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return corecap_check_run(suite());
 }
