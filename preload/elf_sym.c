@@ -141,17 +141,17 @@ static const char *name_of(const struct elf_sym_module *m, const Elf64_Shdr *str
 	return memchr(nm, '\0', str->sh_size - y->st_name) ? nm : NULL;
 }
 
-bool elf_sym_address(struct elf_sym *es, const char *path, const char *name, uint64_t base,
-		     uint64_t *addr)
+/*
+ * The first defined function symbol of the module's symbol tables, with a
+ * sound name, that match accepts for key; its name in *name. NULL: none.
+ */
+static const Elf64_Sym *find_func(const struct elf_sym_module *m,
+				  bool (*match)(const Elf64_Sym *y, const char *nm, const void *key),
+				  const void *key, const char **name)
 {
-	struct elf_sym_module *m = module_of(es, path);
 	const Elf64_Shdr *symtab, *str;
-	bool found = false;
-	uint64_t bias;
 
-	if (!m || !load_bias(m, base, &bias))
-		return false;
-	for (uint32_t s = 0; s < ((const Elf64_Ehdr *)m->map)->e_shnum && !found; s++) {
+	for (uint32_t s = 0; s < ((const Elf64_Ehdr *)m->map)->e_shnum; s++) {
 		const Elf64_Sym *syms;
 		uint64_t nsym;
 
@@ -159,52 +159,59 @@ bool elf_sym_address(struct elf_sym *es, const char *path, const char *name, uin
 			continue;
 		syms = (const Elf64_Sym *)(m->map + symtab->sh_offset);
 		nsym = symtab->sh_size / sizeof(Elf64_Sym);
-		for (uint64_t i = 0; i < nsym && !found; i++) {
-			const char *nm = name_of(m, str, &syms[i]);
+		for (uint64_t i = 0; i < nsym; i++) {
+			const Elf64_Sym *y = &syms[i];
+			const char *nm;
 
-			if (ELF64_ST_TYPE(syms[i].st_info) != STT_FUNC ||
-			    syms[i].st_shndx == SHN_UNDEF || !nm || strcmp(nm, name) != 0)
+			if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF ||
+			    !(nm = name_of(m, str, y)) || !match(y, nm, key))
 				continue;
-			*addr = syms[i].st_value + bias;
-			found = true;
+			*name = nm;
+			return y;
 		}
 	}
-	return found;
+	return NULL;
+}
+
+static bool is_named(const Elf64_Sym *y, const char *nm, const void *key)
+{
+	(void)y;
+	return strcmp(nm, key) == 0;
+}
+
+/* Whether the symbol's [st_value, st_value + st_size) holds the offset *key. */
+static bool covers(const Elf64_Sym *y, const char *nm, const void *key)
+{
+	uint64_t off = *(const uint64_t *)key;
+
+	(void)nm;
+	return y->st_size && off >= y->st_value && off - y->st_value < y->st_size;
+}
+
+bool elf_sym_address(struct elf_sym *es, const char *path, const char *name, uint64_t base,
+		     uint64_t *addr)
+{
+	struct elf_sym_module *m = module_of(es, path);
+	const Elf64_Sym *y = NULL;
+	const char *nm;
+	uint64_t bias;
+
+	if (m && load_bias(m, base, &bias) && (y = find_func(m, is_named, name, &nm)))
+		*addr = y->st_value + bias;
+	return y != NULL;
 }
 
 bool elf_sym_lookup(struct elf_sym *es, const char *path, uint64_t addr, uint64_t base,
 		    const char **name, uint64_t *sym_off)
 {
 	struct elf_sym_module *m = module_of(es, path);
-	const Elf64_Shdr *symtab, *str;
-	bool found = false;
+	const Elf64_Sym *y = NULL;
 	uint64_t bias, off;
 
-	if (!m || !load_bias(m, base, &bias) || addr < bias)
-		return false;
-	off = addr - bias;
-	for (uint32_t s = 0; s < ((const Elf64_Ehdr *)m->map)->e_shnum && !found; s++) {
-		const Elf64_Sym *syms;
-		uint64_t nsym;
-
-		if (!symtab_of(m, s, &symtab, &str))
-			continue;
-		syms = (const Elf64_Sym *)(m->map + symtab->sh_offset);
-		nsym = symtab->sh_size / sizeof(Elf64_Sym);
-		for (uint64_t i = 0; i < nsym && !found; i++) {
-			const Elf64_Sym *y = &syms[i];
-			const char *nm;
-
-			if (ELF64_ST_TYPE(y->st_info) != STT_FUNC || y->st_shndx == SHN_UNDEF ||
-			    y->st_size == 0 || off < y->st_value || off - y->st_value >= y->st_size)
-				continue;
-			nm = name_of(m, str, y);
-			if (!nm)
-				continue;
-			*name = nm;
+	if (m && load_bias(m, base, &bias) && addr >= bias) {
+		off = addr - bias;
+		if ((y = find_func(m, covers, &off, name)))
 			*sym_off = off - y->st_value;
-			found = true;
-		}
 	}
-	return found;
+	return y != NULL;
 }
