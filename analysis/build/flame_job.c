@@ -372,15 +372,14 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	struct wall_ctx w = {.j = j, .fs = fs, .column = column};
 	struct job_class jc = {0};
 	struct wall_samples ws;
-	char *path = corecap_run_path(j->rd, CORECAP_RUN_WALL),
-	     *tsv = corecap_run_path(j->rd, CORECAP_RUN_THREADS);
+	char *path = corecap_run_path(j->rd, CORECAP_RUN_WALL);
 	char *err = NULL;
 	int ret;
 
 	corecap_u64map_init(&w.tids);
 	corecap_thread_samples_init(&w.names);
 	corecap_wall_samples_init(&ws);
-	if (!path || !tsv) {
+	if (!path) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -391,7 +390,7 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = corecap_thread_samples_load(&w.names, tsv, 0, 0, &err);
+	ret = corecap_run_thread_samples(j->rd, 0, 0, &w.names, &err);
 	w.has_names = ret == 0;
 	if (ret && !j->quiet)
 		corecap_warn("%s: threads are named by tid", ret == -ENOENT ? "no " CORECAP_RUN_THREADS
@@ -436,7 +435,6 @@ out:
 	corecap_u64map_release(&w.tids);
 	free(err);
 	free(path);
-	free(tsv);
 	return ret;
 }
 

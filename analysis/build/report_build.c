@@ -328,13 +328,10 @@ static int no_trace_warning(struct report_build *j)
 static int read_samples(struct report_build *j)
 {
 	struct thread_samples s;
-	char *path = corecap_run_path(j->run, CORECAP_RUN_THREADS), *err = NULL;
+	char *err = NULL;
 	int ret;
 
-	if (!path)
-		return -ENOMEM;
-	corecap_thread_samples_init(&s);
-	ret = corecap_thread_samples_load(&s, path, j->model.ws, j->model.we, &err);
+	ret = corecap_run_thread_samples(j->run, j->model.ws, j->model.we, &s, &err);
 	if (ret == -ENOENT) {
 		j->missing[j->n_missing++] = CORECAP_RUN_THREADS;
 		ret = warn(j, "no " CORECAP_RUN_THREADS
@@ -347,8 +344,6 @@ static int read_samples(struct report_build *j)
 			ret = warn(j, CORECAP_RUN_THREADS
 				   " ends in a torn line (the collector was killed "
 				   "while writing it): read up to its last whole line");
-			corecap_run_mark_partial(j->run, RUN_THREADS,
-						 CORECAP_RUN_THREADS " ends in a torn line");
 		}
 		for (size_t i = 0; i < s.len && !ret; i++) {
 			const struct sampled_thread *t = &s.threads[i];
@@ -373,7 +368,6 @@ static int read_samples(struct report_build *j)
 	}
 	corecap_thread_samples_release(&s);
 	free(err);
-	free(path);
 	return ret;
 }
 
