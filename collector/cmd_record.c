@@ -84,6 +84,7 @@ struct record {
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
 	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
+	double steal0_s, steal1_s; /* of which the hypervisor's steal */
 	double wake_ns;		 /* after the window (wake_probe.h); < 0 unknown */
 	struct rusage bench_ru;	 /* the benchmark's, once reaped */
 	bool have_bench_ru;
@@ -342,7 +343,7 @@ static void run_window(struct record *r)
 		}
 	}
 	r->end_ns = corecap_now_ns();
-	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s) < 0)
+	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s, &r->steal1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
 	r->wake_ns = corecap_wake_probe_ns();
 	end_progress(r);
@@ -471,6 +472,7 @@ static int write_manifest(struct record *r, bool checkpoint)
 		.watchdog = r->have_wd ? r->wd.page : NULL,
 		.quiet_errors = checkpoint,
 		.machine_busy_s = !checkpoint && r->busy0_s >= 0 ? r->busy1_s - r->busy0_s : -1,
+		.machine_steal_s = !checkpoint && r->busy0_s >= 0 ? r->steal1_s - r->steal0_s : -1,
 		.wake_ns = checkpoint ? -1 : r->wake_ns,
 		.bench_cpu_s = r->have_bench_ru
 				       ? (double)r->bench_ru.ru_utime.tv_sec +
@@ -616,7 +618,7 @@ static int start_window(struct record *r)
 		if (ret < 0)
 			goto out;
 	}
-	if (corecap_machine_busy_s(&r->busy0_s) < 0)
+	if (corecap_machine_busy_s(&r->busy0_s, &r->steal0_s) < 0)
 		r->busy0_s = -1;
 	r->wake_ns = -1;
 	r->start_ns = corecap_now_ns();

@@ -93,7 +93,7 @@ static void cpu_now(pid_t pid, double *daemon_s, double *machine_s)
 		corecap_proc_stat_read(AT_FDCWD, path, &st) == 0
 			? (double)(st.utime_ticks + st.stime_ticks) / (double)sysconf(_SC_CLK_TCK)
 			: 0;
-	if (corecap_machine_busy_s(machine_s) < 0)
+	if (corecap_machine_busy_s(machine_s, NULL) < 0)
 		*machine_s = 0;
 }
 

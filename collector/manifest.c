@@ -249,6 +249,9 @@ static struct json_object *machine(const struct corecap_manifest *m)
 
 	put(o, "busy_cpu_s",
 	    m->machine_busy_s >= 0 ? json_object_new_double(m->machine_busy_s) : NULL);
+	/* Of busy_cpu_s, the time the hypervisor did not run a vCPU that wanted to run. */
+	put(o, "steal_cpu_s",
+	    m->machine_steal_s >= 0 ? json_object_new_double(m->machine_steal_s) : NULL);
 	put(o, "bench_cpu_s", m->bench_cpu_s >= 0 ? json_object_new_double(m->bench_cpu_s) : NULL);
 	/* A cross-core wake-up, the price of a lock hand-off (wake_probe.h). */
 	put(o, "wake_ns", m->wake_ns >= 0 ? json_object_new_double(m->wake_ns) : NULL);

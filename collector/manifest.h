@@ -68,6 +68,7 @@ struct corecap_manifest {
 	bool quiet_errors;     /* a checkpoint: the caller reports a failure once; else a cause
 				  (corecap/diag.h) */
 	double machine_busy_s; /* all CPUs' busy time over the window; < 0 unknown */
+	double machine_steal_s; /* of which the hypervisor's steal; < 0 unknown */
 	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
 	double wake_ns;	       /* corecap_wake_probe_ns(); < 0 unknown */
 	/* A run of several daemons: target is NULL, these are listed instead. */

@@ -129,7 +129,7 @@ bool corecap_proc_fd_find(pid_t pid, bool (*match)(const char *target, const voi
 	return found;
 }
 
-int corecap_machine_busy_s(double *busy_s)
+int corecap_machine_busy_s(double *busy_s, double *steal_s)
 {
 	unsigned long long v[8];
 	char buf[512];
@@ -141,5 +141,7 @@ int corecap_machine_busy_s(double *busy_s)
 		   &v[4], &v[5], &v[6], &v[7]) != 8)
 		return -EINVAL;
 	*busy_s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+	if (steal_s)
+		*steal_s = (double)v[7] / (double)sysconf(_SC_CLK_TCK);
 	return 0;
 }

@@ -28,10 +28,12 @@ int corecap_proc_stat_parse(const char *text, struct corecap_proc_stat *st);
 int corecap_proc_stat_read(int dirfd, const char *path, struct corecap_proc_stat *st);
 /*
  * The machine's busy CPU time so far, in seconds: /proc/stat's first line,
- * user + nice + system + irq + softirq + steal (idle and iowait left out).
- * -errno when it cannot be read.
+ * user + nice + system + irq + softirq + steal (idle and iowait left out);
+ * and, if steal_s is not NULL, the steal alone: the time the hypervisor
+ * ran something else while a vCPU of this machine wanted to run. -errno
+ * when it cannot be read.
  */
-int corecap_machine_busy_s(double *busy_s);
+int corecap_machine_busy_s(double *busy_s, double *steal_s);
 /* Reads a small file fully into buf (NUL-terminated); returns its length or -errno. */
 ssize_t corecap_read_small_file(int dirfd, const char *path, char *buf, size_t size);
 /*

@@ -70,6 +70,7 @@ struct multi {
 	struct timespec start_realtime;
 	int64_t realtime_offset_ns;
 	double busy0_s, busy1_s;
+	double steal0_s, steal1_s; /* of which the hypervisor's steal */
 	double wake_ns; /* after the window (wake_probe.h); < 0 unknown */
 	bool complete, interrupted;
 	char partial_reason[256];
@@ -477,7 +478,7 @@ static void run_window(struct multi *m)
 	}
 	free(pfd);
 	m->end_ns = corecap_now_ns();
-	if (m->busy0_s < 0 || corecap_machine_busy_s(&m->busy1_s) < 0)
+	if (m->busy0_s < 0 || corecap_machine_busy_s(&m->busy1_s, &m->steal1_s) < 0)
 		m->busy0_s = m->busy1_s = -1;
 	m->wake_ns = corecap_wake_probe_ns();
 }
@@ -563,6 +564,7 @@ static int write_manifest(struct multi *m, bool checkpoint)
 		.summary = m->have_bench && !checkpoint ? &m->summary : NULL,
 		.quiet_errors = checkpoint,
 		.machine_busy_s = !checkpoint && m->busy0_s >= 0 ? m->busy1_s - m->busy0_s : -1,
+		.machine_steal_s = !checkpoint && m->busy0_s >= 0 ? m->steal1_s - m->steal0_s : -1,
 		.wake_ns = checkpoint ? -1 : m->wake_ns,
 		.bench_cpu_s = m->have_bench_ru
 				       ? (double)m->bench_ru.ru_utime.tv_sec +
@@ -621,7 +623,7 @@ static void abandon(struct multi *m)
 
 static int start_window(struct multi *m)
 {
-	if (corecap_machine_busy_s(&m->busy0_s) < 0)
+	if (corecap_machine_busy_s(&m->busy0_s, &m->steal0_s) < 0)
 		m->busy0_s = -1;
 	m->wake_ns = -1;
 	m->start_ns = corecap_now_ns();

@@ -668,6 +668,10 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 				j->run->has_manifest && j->run->manifest.has_machine_busy
 					? j->run->manifest.machine_busy_cpu_s
 					: -1,
+			.machine_steal_cpu_s =
+				j->run->has_manifest && j->run->manifest.has_machine_steal
+					? j->run->manifest.machine_steal_cpu_s
+					: -1,
 			.bench_cpu_s = j->run->has_manifest && j->run->manifest.has_bench_cpu
 					       ? j->run->manifest.bench_cpu_s
 					       : -1,

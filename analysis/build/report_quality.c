@@ -22,6 +22,9 @@ static int warn(struct lines_out *o, const char *fmt, ...)
 	return ret;
 }
 
+/* The steal share of the window's CPU time from which a run says so. */
+#define STEAL_WARN_SHARE 0.05
+
 int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct model *m,
 			   const struct run *run)
 {
@@ -69,6 +72,19 @@ int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct mo
 			   "%llu ops ended on another thread while their owner still had them: the "
 			   "owner's time after its last event is `other`",
 			   (unsigned long long)q->ops_ended_elsewhere);
+	/* Steal: the host did not run this machine's vCPUs when they wanted to run. */
+	if (!ret && run->has_manifest && mf->has_machine_steal && mf->has_window && mf->nproc > 0 &&
+	    mf->window_end_ns > mf->window_start_ns) {
+		double share = mf->machine_steal_cpu_s /
+			       ((double)(mf->window_end_ns - mf->window_start_ns) / 1e9 * mf->nproc);
+
+		if (share >= STEAL_WARN_SHARE)
+			ret = warn(&j,
+				   "the hypervisor took %.1f%% of the machine's CPU time in the window "
+				   "(steal): the daemon's threads went unrun that long, so its "
+				   "throughput, latencies and hold times measure the shared host too",
+				   100 * share);
+	}
 	if (!ret && run->has_manifest && mf->bench_exit_status > 0)
 		ret = warn(&j, "the benchmark exited with status %d", mf->bench_exit_status);
 	if (!ret && m->ops.violations)

@@ -87,14 +87,21 @@ static void verdicts(struct projection *p, double w_s)
 	const struct projection_point *here = &p->at[p->cores_here - 1];
 	int n;
 
+	double stolen = p->stolen_cores > 0 ? p->stolen_cores : 0;
+	char steal[96] = "";
+
+	/* Shown from a hundredth of a core: the figure is in clock ticks. */
+	if (stolen >= 0.01)
+		snprintf(steal, sizeof(steal), ", the hypervisor took %.2f (steal)", stolen);
 	if (p->bench_cores >= 0 && p->other_cores >= 0)
 		n = snprintf(p->machine_verdict, sizeof(p->machine_verdict),
 			     "%s: the daemon used %.2f, the benchmark client %.2f and other "
-			     "processes %.2f of %d cores (idle %.2f)",
+			     "processes %.2f of %d cores%s (idle %.2f)",
 			     p->cores_bind_here ? "the cores are the limit on this machine"
 						: "the cores are not the limit on this machine",
-			     p->daemon_cores, p->bench_cores, p->other_cores, p->machine_cpus,
-			     p->machine_cpus - p->daemon_cores - p->bench_cores - p->other_cores);
+			     p->daemon_cores, p->bench_cores, p->other_cores, p->machine_cpus, steal,
+			     p->machine_cpus - p->daemon_cores - p->bench_cores - p->other_cores -
+				     stolen);
 	else
 		n = snprintf(p->machine_verdict, sizeof(p->machine_verdict),
 			     "%s: the daemon used %.2f of %d cores (the machine's other CPU use "
@@ -124,7 +131,7 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 	double w_s = (double)w / 1e9, ops, best_other;
 
 	memset(p, 0, sizeof(*p));
-	p->daemon_cores = p->bench_cores = p->other_cores = -1;
+	p->daemon_cores = p->bench_cores = p->other_cores = p->stolen_cores = -1;
 	if (!w || !in->pools->n_sampled || !in->cores_available) {
 		p->why_not = !w ? "empty window"
 			     : !in->pools->n_sampled
@@ -151,8 +158,11 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 	p->daemon_cores = (double)in->pools->cpu_ns / (double)w;
 	if (in->bench_cpu_s >= 0)
 		p->bench_cores = in->bench_cpu_s / w_s;
+	if (in->machine_busy_cpu_s >= 0 && in->machine_steal_cpu_s >= 0)
+		p->stolen_cores = in->machine_steal_cpu_s / w_s;
 	if (in->machine_busy_cpu_s >= 0 && p->bench_cores >= 0) {
-		p->other_cores = in->machine_busy_cpu_s / w_s - p->daemon_cores - p->bench_cores;
+		p->other_cores = in->machine_busy_cpu_s / w_s - p->daemon_cores - p->bench_cores -
+				 (p->stolen_cores > 0 ? p->stolen_cores : 0);
 		if (p->other_cores < 0)
 			p->other_cores = 0; /* tick rounding of the three figures */
 	}

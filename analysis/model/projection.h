@@ -65,6 +65,7 @@ struct projection {
 	int machine_cpus;	 /* the machine's */
 	double wake_s;		 /* the hand-off charged per lock acquisition; 0: unknown */
 	double daemon_cores, bench_cores, other_cores; /* < 0: unknown */
+	double stolen_cores; /* the hypervisor's steal, in cores; < 0: unknown */
 	bool cores_bind_here; /* the cores term is the smallest at cores_here */
 	struct projection_resource res[PROJECTION_RESOURCES]; /* daemon resources, X ascending */
 	size_t n_res;
@@ -87,6 +88,7 @@ struct projection_inputs {
 	int machine_cpus;	   /* the machine's; 0: as cores_available */
 	double bench_iops;	   /* the benchmark's own figure; 0: none */
 	double machine_busy_cpu_s; /* < 0: unknown */
+	double machine_steal_cpu_s; /* of it, the hypervisor's steal; < 0: unknown */
 	double bench_cpu_s;	   /* < 0: unknown */
 	double wake_ns;		   /* a cross-core wake-up; < 0: unknown */
 };

@@ -290,6 +290,8 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (machine) {
 		m->has_machine_busy = get_num(m, machine, "machine.", "busy_cpu_s", 0, 1e12,
 					      &m->machine_busy_cpu_s);
+		m->has_machine_steal = get_num(m, machine, "machine.", "steal_cpu_s", 0, 1e12,
+					       &m->machine_steal_cpu_s);
 		m->has_bench_cpu =
 			get_num(m, machine, "machine.", "bench_cpu_s", 0, 1e12, &m->bench_cpu_s);
 		m->has_wake = get_num(m, machine, "machine.", "wake_ns", 0, 1e9, &m->wake_ns);

@@ -45,8 +45,9 @@ struct run_manifest {
 	bool has_realtime_offset;
 	int64_t realtime_offset_ns;
 	/* The machine's CPU over the window (manifest "machine"), when recorded. */
-	bool has_machine_busy, has_bench_cpu, has_wake;
+	bool has_machine_busy, has_machine_steal, has_bench_cpu, has_wake;
 	double machine_busy_cpu_s, bench_cpu_s;
+	double machine_steal_cpu_s; /* of busy: the hypervisor's steal (machine.steal_cpu_s) */
 	double wake_ns; /* machine.wake_ns: a cross-core wake-up, measured after the window */
 	int daemon_cpus;      /* the CPUs its affinity allowed; 0 if absent */
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */

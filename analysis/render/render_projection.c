@@ -84,6 +84,7 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 	put(machine, "daemon_cores", share(p->daemon_cores));
 	put(machine, "bench_cores", share(p->bench_cores));
 	put(machine, "other_cores", share(p->other_cores));
+	put(machine, "stolen_cores", share(p->stolen_cores));
 	put(ceiling, "on_this_machine", machine);
 	daemon = json_object_new_object();
 	put(daemon, "verdict", json_object_new_string(p->daemon_verdict));

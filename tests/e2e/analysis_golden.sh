@@ -26,4 +26,20 @@ done
 expect_calc "golden run size (KiB)" "$(du -sk golden-run | cut -f1) < 200"
 expect_eq "JSON ceiling kind" none "$(json "$WORK/out.json" "d['ceiling']['kind']")"
 expect_eq "every op conserved" 0 "$(json "$WORK/out.json" "d['ops']['conservation']['violations']")"
+# The hypervisor's steal (manifest machine.steal_cpu_s): a fifth of the
+# window's CPU time gets a warning that names it; the golden run's own
+# manifest has none, and no warning.
+cp -r golden-run "$WORK/stolen"
+python3 - "$WORK/stolen/manifest.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d.setdefault("machine", {})["steal_cpu_s"] = 0.2 * d["window"]["duration_s"] * d["nproc"]
+json.dump(d, open(p, "w"))
+PY
+"$CORECAP" report --symfs golden-symfs --json "$WORK/stolen" >"$WORK/stolen.json"
+expect_eq "a fifth of the CPU stolen: the report warns" 1 \
+	"$(json "$WORK/stolen.json" "sum('the hypervisor took 20.0% of the machine' in w for w in d['quality']['warnings'])")"
+expect_eq "the golden run: no steal warning" 0 \
+	"$(json "$WORK/out.json" "sum('hypervisor' in w for w in d['quality']['warnings'])")"
 finish

@@ -4,15 +4,17 @@
 # should bind (kind thread, busy >= 0.85). When something else binds on
 # this machine (the finisher, the cores shared with refbench), the report
 # must say what, with evidence, and still report the messenger thread.
+# A round in which the hypervisor took the cores is recorded again
+# (analysis_lib.sh's record_refosd_quiet); if every round was, the report
+# must say so (a steal warning) and what binds is not checked.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_sessiond
 need_refosd
 
-start_refosd msgr --msgr-threads 1 --shards 8 --threads-per-shard 1 --debug 0
 run="$WORK/msgr"
-record_refbench "$run" -t 32 -b 1 -d 4 write
-stop_refosd
+record_refosd_quiet msgr "$run" --msgr-threads 1 --shards 8 --threads-per-shard 1 --debug 0 -- \
+	-t 32 -b 1 -d 4 write
 
 j="$run.json"
 kind=$(json "$j" "d['ceiling']['kind']")
@@ -22,7 +24,9 @@ msgr=$(json "$j" "[t['busy_util'] for t in d['threads'] if t['name'].startswith(
 echo "refbench: $(json "$j" "d['benchmark']['summary']['iops_avg']") IOPS; verdict: $(json "$j" "d['ceiling']['verdict']")"
 json "$j" "'\n'.join('  - ' + e for e in d['ceiling']['evidence'])"
 echo "msgr-worker busy: $msgr"
-if [ "$kind" = thread ] && [[ "$name" == msgr-worker* ]]; then
+if [ "$DISTURBED" = 1 ]; then
+	echo "note: the hypervisor took $STOLEN% of the machine in every round: what binds is not checked"
+elif [ "$kind" = thread ] && [[ "$name" == msgr-worker* ]]; then
 	expect_calc "the msgr-worker thread binds, busy >= 0.85" "$util >= 0.85"
 else
 	echo "note: the messenger thread does not bind here; the report names $kind '$name'"

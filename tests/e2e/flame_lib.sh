@@ -108,13 +108,22 @@ need_refosd() {
 	done
 }
 
-# libc_symbols FILE: nm's list of libc6-dbg's debug file for the libc that
-# corecap runs with (by build-id); false without libc6-dbg.
+# libc_symbols FILE: nm's list of libc6-dbg's debug files for the libc and
+# the dynamic loader that corecap runs with (by build-id); false without
+# libc6-dbg. The loader's addresses get the prefix "ld.", so that no
+# address of one file reads as an alias of the other's.
 libc_symbols() {
-	local libc id
-	libc=$(ldd "$CORECAP" | sed -n 's|.*libc\.so\.6 => \([^ ]*\) .*|\1|p')
-	id=$(readelf -n "$libc" | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
-	nm --defined-only "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" >"$1" 2>/dev/null
+	local lib id prefix
+	: >"$1"
+	for lib in $(ldd "$CORECAP" | sed -n -e 's|.*libc\.so\.6 => \([^ ]*\) .*|\1|p' \
+		-e 's|^[[:space:]]*\(/[^ ]*ld-linux[^ ]*\) .*|\1|p'); do
+		id=$(readelf -n "$(readlink -f "$lib")" | sed -n 's/.*Build ID: \([0-9a-f]*\)/\1/p')
+		case $lib in *ld-linux*) prefix=ld. ;; *) prefix= ;; esac
+		nm --defined-only "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" 2>/dev/null |
+			sed "s/^/$prefix/" >>"$1"
+		[ "${PIPESTATUS[0]}" = 0 ] || return 1
+	done
+	[ -s "$1" ]
 }
 
 # expect_pprof_equal WHAT PPROF_OUT CORECAP_OUT [LIBC_SYMBOLS]: corecap's folded

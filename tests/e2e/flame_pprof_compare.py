@@ -21,10 +21,11 @@ pprof's decorations (1 and 2); corecap's own names (the default) all five:
    since addr2line gives the DWARF name and nm the clone's symbol; and
    glibc's memcpy_* and memmove_* variants, which share their code.
 4. pprof runs addr2line -i only for a file whose nm output has _fini:
-   libc.so.6 has none (nor does libc6-dbg's debug file), so pprof names
-   each libc address by the innermost function addr2line finds there, with
-   no [inline] frames. corecap's frames of one libc address (its function,
-   named in LIBC_SYMBOLS, then the inlined calls) read as that one name.
+   libc.so.6 and ld-linux-x86-64.so.2 have none (nor do libc6-dbg's debug
+   files), so pprof names each glibc address by the innermost function
+   addr2line finds there, with no [inline] frames. corecap's frames of one
+   glibc address (its function, named in LIBC_SYMBOLS, then the inlined
+   calls) read as that one name.
 5. A frame corecap leaves unnamed (module+0xOFFSET: no symbol covers it)
    matches whatever pprof printed there (pprof takes the nearest dynamic
    symbol below, whatever its size, e.g. in stripped libstdc++), and an
@@ -74,14 +75,19 @@ def read(path, tags):
 
 
 def collapse_libc(frames, libc):
-    """Rule 4: one libc address's frames -> the innermost name."""
+    """Rule 4: one glibc address's frames -> the innermost name. libc: the
+    names of LIBC_SYMBOLS as nm prints them; a frame is glibc's if its name
+    is one, or is one without its leading "_" (the loader's DWARF names:
+    corecap's dl_sort_maps is nm's _dl_sort_maps). Versioned names
+    (pthread_mutex_lock@@GLIBC_2.2.5) do not match: the shim defines
+    functions of those names too."""
     out = []
     i = 0
     while i < len(frames):
         j = i + 1
         while j < len(frames) and frames[j].endswith(INLINE):
             j += 1
-        if frames[i] in libc and j > i + 1:
+        if (frames[i] in libc or "_" + frames[i] in libc) and j > i + 1:
             out.append(frames[j - 1][: -len(INLINE)])
         else:
             out.extend(frames[i:j])
@@ -135,10 +141,10 @@ def main():
         f = line.split()
         if len(f) == 3 and f[1] in "tTiIwW":
             by_addr[f[0]].append(f[2])
-    libc = set(n for names in by_addr.values() for n in names)
     for names in by_addr.values():
         for n in names:
             ALIAS[n] = min(names)
+    libc = set(n for names in by_addr.values() for n in names)
     p = collections.Counter()
     for st, n in pprof.items():
         p[tuple("*" if re.fullmatch(r"0x[0-9a-f]+", f) else canon(f) for f in st)] += n

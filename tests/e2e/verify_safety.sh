@@ -38,10 +38,23 @@ kill_tree() {
 	[ -z "$kids" ] || { kill -INT $kids 2>/dev/null; sleep 0.3; kill -KILL $kids 2>/dev/null; } || true
 }
 
+# recovered_iops SECONDS: the best of up to three benchmark runs, stopping
+# at the first that reaches 0.6 x the baseline: a delay left behind holds
+# every run down, a burst of the hypervisor's steal (lib.sh) only one.
+recovered_iops() {
+	local best=0 i v
+	for i in 1 2 3; do
+		v=$(bench_iops "$1")
+		[ "$(calc "$v > $best")" = 1 ] && best=$v
+		[ "$(calc "$best >= 0.6 * $base")" = 1 ] && break
+	done
+	echo "$best"
+}
+
 verify_delayed kill.log
 dropped0=$(control_field dropped)
 kill_tree KILL "$VPID"
-after=$(bench_iops 2)
+after=$(recovered_iops 2)
 expect_eq "after SIGKILL the shim drops the delay: no active site" 0x0 "$(control_field active_site)"
 expect_calc "the dead owner's delay was dropped by the shim" "$(control_field dropped) > $dropped0"
 expect_calc "throughput recovers after SIGKILL: $after >= 0.6 x $base" "$after >= 0.6 * $base"
@@ -50,7 +63,7 @@ verify_delayed term.log
 kill_tree TERM "$VPID"
 expect_eq "SIGTERM: verify exits 128 + 15" 143 "$STATUS"
 expect_true "SIGTERM: verify says the delay is off" grep -q 'the delay is off' "$WORK/term.log"
-after=$(bench_iops 1)
+after=$(recovered_iops 1)
 expect_eq "after SIGTERM no delay is active" 0x0 "$(control_field active_site)"
 expect_calc "throughput recovers after SIGTERM: $after >= 0.6 x $base" "$after >= 0.6 * $base"
 

@@ -169,6 +169,9 @@ out_stop:
 		    atomic_load(&d.osd.ops_done), d.finisher.replies_sent,
 		    d.finisher.replies_dropped, atomic_load(&d.msgr.frames_refused));
 	corecap_log_exit();
+	if (d.opts.big_lock)
+		fprintf(stderr, "refosd: the big lock was held %" PRIuFAST64 " ns in %" PRIuFAST64 " holds\n",
+			atomic_load(&d.osd.big_lock_held_ns), atomic_load(&d.osd.big_lock_holds));
 	if (log_stop(&d.log) < 0)
 		status = 1;
 	if (d.opts.pidfile)

@@ -47,6 +47,14 @@ void osd_release(struct osd *osd)
 	pthread_mutex_destroy(&osd->big_lock);
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec;
+}
+
 static double osd_age_s(const struct op *op)
 {
 	struct timespec now;
@@ -153,11 +161,14 @@ void osd_handle_op(void *ctx, struct op *op)
 	struct pg *pg = &osd->pgs[op->pg % osd->npgs];
 	void *data = NULL;
 	size_t len = 0;
+	uint64_t held_from = 0;
 	int r;
 
 	corecap_op_phase_enter(id, "dequeued");
-	if (osd->big_lock_on)
+	if (osd->big_lock_on) {
 		pthread_mutex_lock(&osd->big_lock);
+		held_from = monotonic_ns();
+	}
 	pthread_mutex_lock(&pg->lock);
 	if (log_enabled(osd->log, 10)) {
 		corecap_log_enter();
@@ -187,8 +198,12 @@ void osd_handle_op(void *ctx, struct op *op)
 		corecap_log_exit();
 	}
 	pthread_mutex_unlock(&pg->lock);
-	if (osd->big_lock_on)
+	if (osd->big_lock_on) {
+		atomic_fetch_add_explicit(&osd->big_lock_held_ns, monotonic_ns() - held_from,
+					  memory_order_relaxed);
+		atomic_fetch_add_explicit(&osd->big_lock_holds, 1, memory_order_relaxed);
 		pthread_mutex_unlock(&osd->big_lock);
+	}
 	atomic_fetch_add_explicit(&osd->ops_done, 1, memory_order_relaxed);
 	corecap_op_phase(id, "committed");
 	finisher_queue(osd->finisher, op);

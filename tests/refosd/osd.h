@@ -37,6 +37,11 @@ struct osd {
 	pthread_mutex_t big_lock;
 	unsigned op_cpu_us;
 	atomic_uint_fast64_t ops_done;
+	/* The big lock's holds as refosd times them itself (CLOCK_MONOTONIC,
+	 * from its lock's return to its unlock): main prints them at exit, for
+	 * the tests to set against the shim's hold counters. */
+	atomic_uint_fast64_t big_lock_holds;
+	atomic_uint_fast64_t big_lock_held_ns;
 };
 
 /* Returns 0 or -ENOMEM. (main calibrates the CPU burner, burn.h.) */

@@ -181,6 +181,28 @@ START_TEST(a_pinned_daemon_that_fills_its_cpus_is_bound_by_the_cores)
 END_TEST
 
 /*
+ * The hypervisor's steal is counted apart: of 1.5 s busy in a 1 s window
+ * on 2 CPUs, 0.4 s was steal, 0.5 s the daemon's and 0.1 s the client's,
+ * so other processes used 0.5 cores, not 0.9, and the verdict says what
+ * the hypervisor took.
+ */
+START_TEST(steal_is_the_hypervisors_not_other_processes)
+{
+	thread(1, "alpha", 0.5);
+	compute_in((struct projection_inputs){.cores_available = 2,
+					      .bench_iops = 1000,
+					      .machine_busy_cpu_s = 1.5,
+					      .machine_steal_cpu_s = 0.4,
+					      .bench_cpu_s = 0.1,
+					      .wake_ns = -1});
+	ck_assert(p.valid);
+	near(p.stolen_cores, 0.4);
+	near(p.other_cores, 0.5);
+	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "the hypervisor took 0.40 (steal) (idle 0.50)"));
+}
+END_TEST
+
+/*
  * A pool of 4 threads, 0.45 s of CPU each at 1000 ops/s: 1.8 ms per op
  * over 4 threads (2222 ops/s), each thread alone 2222 too; on 1 core the
  * cores bind (556 ops/s), and relieving them gains up to the pool.
@@ -229,6 +251,7 @@ int main(void)
 	tcase_add_test(tc, no_projection_without_cpu_figures_or_throughput);
 	tcase_add_test(tc, a_saturated_lock_pays_a_wake_up_per_hand_off_only_if_held_longer);
 	tcase_add_test(tc, a_pinned_daemon_that_fills_its_cpus_is_bound_by_the_cores);
+	tcase_add_test(tc, steal_is_the_hypervisors_not_other_processes);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
