@@ -58,6 +58,27 @@ static int pass_consume(void *ctx, const struct corecap_krec *r)
 	return ret ? ret : corecap_futex_locks_consume(&p->f, r);
 }
 
+/*
+ * How far a thread's kernel running time may exceed its schedstat CPU
+ * from threads.tsv: the samples miss up to a period (0.1 s) at each edge
+ * of the window, and a tenth for the samplers' timing.
+ */
+#define SCHEDSTAT_SLACK_NS 250000000ull
+
+/*
+ * The kernel says th ran far longer than the thread's own schedstat
+ * counted: a switch-out of it is missing from the records (a thread
+ * seen switched in and never out "runs" to the window's end).
+ */
+static bool disagrees_with_schedstat(const struct model *m, const struct kstate_thread *th)
+{
+	const struct model_thread *mt = corecap_thread_table_find(&m->threads, th->tid);
+	uint64_t running = th->ns[KSTATE_RUNNING];
+
+	return mt && mt->has_samples && mt->has_runq &&
+	       running > mt->cpu_ns + mt->cpu_ns / 10 + SCHEDSTAT_SLACK_NS;
+}
+
 /* The threads' states into the model. */
 static int states(struct model *m, struct kernel_states *ks, struct kernel_quality *out)
 {
@@ -69,6 +90,10 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 
 		if (th->end_ns <= th->start_ns)
 			continue; /* gone before the window */
+		if (disagrees_with_schedstat(m, th)) {
+			out->schedstat_disagree++;
+			continue;
+		}
 		ret = corecap_model_set_thread_kstates(
 			m, th->tid, th->comm, th->ns[KSTATE_RUNNING], th->ns[KSTATE_RUNNABLE],
 			th->ns[KSTATE_FUTEX], th->ns[KSTATE_BLOCKED]);

@@ -286,6 +286,12 @@ static int read_kernel(struct report_build *j)
 			   "%llu scheduler transitions contradicted a thread's state (a lost "
 			   "record); the state was resynchronized",
 			   (unsigned long long)k->inconsistent);
+	if (!ret && k->schedstat_disagree)
+		ret = warn(j,
+			   "%llu threads ran longer by the kernel's records than by their own "
+			   "schedstat (" CORECAP_RUN_THREADS "; a switch-out not recorded): their "
+			   "CPU and run-queue figures are schedstat's",
+			   (unsigned long long)k->schedstat_disagree);
 	if (!ret && k->futex.waits > k->futex.waits_no_sleep && !k->futex.waits_with_stack)
 		ret = warn(j, "no futex wait has a sampled user stack: futex locks are named by "
 			      "address only");

@@ -68,6 +68,10 @@ struct kernel_quality {
 	uint64_t records, lost, unknown_records, trailing_bytes;
 	uint64_t stacks, switches, wakings, futex_calls;
 	uint64_t threads, inconsistent;
+	/* Threads whose kernel running time exceeded their own schedstat's
+	 * (threads.tsv) past the samplers' edges: their records are
+	 * incomplete, so threads.tsv's figures stand for them. */
+	uint64_t schedstat_disagree;
 	bool has_stacks;
 	struct futex_quality futex;
 };

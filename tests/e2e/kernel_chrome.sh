@@ -95,4 +95,23 @@ expect_eq "events without a category" 0 "$(json "$WORK/model.json" "d['without_c
 expect_calc "futex wake flows" "$(count "e['ph'] == 's'") > 100"
 expect_eq "each flow ends (s = f)" "$(count "e['ph'] == 's'")" "$(count "e['ph'] == 'f'")"
 expect_eq "flows in the model = in the file" "$(count "e['ph'] == 's'")" "$(json "$WORK/model.json" "d['flows']")"
+
+# Kernel records against schedstat: a copy of the run whose threads.tsv
+# says the busiest thread never ran (run_ns, utime and stime frozen at its
+# first sample) must warn of one thread, and give that thread
+# threads.tsv's figures (no kernel states), not the kernel's.
+busiest=$(json "$run.json" "max(d['threads'], key=lambda t: t['cpu_ns'])['tid']")
+cp -r "$run" "$WORK/frozen"
+awk -F'\t' -v OFS='\t' -v tid="$busiest" '
+	NR > 1 && $2 == tid { if (!(tid in f)) { f[tid] = $5 OFS $6 OFS $8 } split(f[tid], v, OFS); $5 = v[1]; $6 = v[2]; $8 = v[3] }
+	{ print }' "$run/threads.tsv" >"$WORK/frozen/threads.tsv"
+"$CORECAP" report --json "$WORK/frozen" >"$WORK/frozen.json"
+expect_eq "a thread that ran by the kernel's records and not by schedstat: counted" 1 \
+	"$(json "$WORK/frozen.json" "d['quality']['kernel']['threads_schedstat_disagree']")"
+expect_eq "... and warned of" 1 \
+	"$(json "$WORK/frozen.json" "sum('than by their own schedstat' in w for w in d['quality']['warnings'])")"
+expect_eq "... its figures are threads.tsv's" "None 0" \
+	"$(json "$WORK/frozen.json" "' '.join(str(x) for t in d['threads'] if t['tid'] == $busiest for x in (t['kernel_states'], t['cpu_ns']))")"
+expect_eq "the run itself: no thread disagrees" 0 \
+	"$(json "$run.json" "d['quality']['kernel']['threads_schedstat_disagree']")"
 finish
