@@ -204,10 +204,10 @@ steal_pct() {
 # wait_quiet: for a test labelled measured (CORECAP_MEASURED=1, set by
 # tests/e2e/CMakeLists.txt), waits until a one-second probe that keeps
 # both cores busy loses at most QUIET_STEAL_MAX (3) percent of them to the
-# hypervisor, for QUIET_WAIT_S (60) seconds at most; then measures anyway,
+# hypervisor, for QUIET_WAIT_S (30) seconds at most; then measures anyway,
 # saying so. Prints each probe.
 wait_quiet() {
-	local max=${QUIET_STEAL_MAX:-3} deadline=$((SECONDS + ${QUIET_WAIT_S:-60})) pct
+	local max=${QUIET_STEAL_MAX:-3} deadline=$((SECONDS + ${QUIET_WAIT_S:-30})) pct
 	while :; do
 		steal_mark
 		timeout 1 sh -c 'while :; do :; done' &
