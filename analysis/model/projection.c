@@ -85,10 +85,9 @@ static void collect(struct projection *p, const struct projection_inputs *in, do
 static void verdicts(struct projection *p, double w_s)
 {
 	const struct projection_point *here = &p->at[p->cores_here - 1];
-	int n;
-
 	double stolen = p->stolen_cores > 0 ? p->stolen_cores : 0;
 	char steal[96] = "";
+	int n;
 
 	/* Shown from a hundredth of a core: the figure is in clock ticks. */
 	if (stolen >= 0.01)

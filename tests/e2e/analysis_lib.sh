@@ -79,7 +79,7 @@ record_refbench() {
 # starts refosd (start_refosd NAME), records it under refbench
 # (record_refbench RUN) and stops it; all again, up to QUIET_ROUNDS (3)
 # rounds, while the report says the hypervisor took the cores (its steal
-# warning, docs/report.md): such a round measures the host, not the
+# warning, docs/methodology.md): such a round measures the host, not the
 # daemon. The last round stands; sets STOLEN (record_refbench) and
 # DISTURBED (1 if the report warns of steal, else 0). A report that does
 # not warn at 10% steal or over, or warns under 2%, fails the test.
