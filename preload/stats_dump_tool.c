@@ -284,8 +284,9 @@ static const char usage[] =
 	"               /proc/PID/maps; for a FILE: none, and `where` reads '-')\n"
 	"  --copy OUT   write a consistent copy of the file to OUT instead (new file)\n"
 	"\n"
-	"The `where` column is MODULE+0xOFF (offset in the file): addr2line -f -e\n"
-	"MODULE 0xOFF names the function; stacks are raw addresses. For names, and for\n"
+	"The `where` column is MODULE+0xOFF (offset in the file); a site is a call's\n"
+	"return address, so addr2line -f -e MODULE at 0xOFF - 1 names the function of\n"
+	"the call; stacks are raw addresses. For names, and for\n"
 	"the counters of each interval rather than totals, run 'corecap stat -p PID';\n"
 	"for a recorded run, 'corecap report RUN'. See also corecap-stats-dump(1).\n";
 

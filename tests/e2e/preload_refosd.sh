@@ -31,14 +31,22 @@ port=$(cat "$work/osd.out" "$work/osd.err" | sed -n 's/.*listening on 127.0.0.1:
 expect_true "refbench completed ops" grep -q 'Average IOPS' "$work/bench.out"
 "$stats_dump" "$pid" >"$work/stats.tsv"
 
+# call_fn MODULE+0xOFF: the function of the call whose return address a
+# site is: addr2line at OFF - 1 (the return address itself can be the
+# first instruction of code inlined after the call, refosd's clock read
+# after its lock).
+call_fn() {
+	addr2line -f -e "${1%+0x*}" "$(printf '0x%x' $((0x${1##*+0x} - 1)))" | head -1
+}
+
 # The mutex site with the most total wait, and where it is.
 top=$(awk -F'\t' '$1 == "site" && $4 == "mutex"' "$work/stats.tsv" | sort -t$'\t' -k7,7nr | head -1)
 where=$(field "$top" 3)
-fn=$(addr2line -f -e "${where%+0x*}" "0x${where##*+0x}" | head -1)
+fn=$(call_fn "$where")
 expect_eq "the top waiting site is the big lock's (in osd_handle_op)" osd_handle_op "$fn"
 expect_true "it waited ($(field "$top" 7) ns over $(field "$top" 6) waits)" test "$(field "$top" 6)" -gt 0
 hot=$(awk -F'\t' '$1 == "lock"' "$work/stats.tsv" | sort -t$'\t' -k9,9nr | head -1)
-hfn=$(addr2line -f -e "${where%+0x*}" "0x$(field "$hot" 4 | sed 's/.*+0x//')" | head -1)
+hfn=$(call_fn "${where%+0x*}+0x$(field "$hot" 4 | sed 's/.*+0x//')")
 expect_eq "the lock held longest was first contended there" osd_handle_op "$hfn"
 expect_true "refosd's workers are named" grep -Pq '^thread\t[0-9]+\ttp_osd_tp' "$work/stats.tsv"
 expect_true "refosd's messengers are named" grep -Pq '^thread\t[0-9]+\tmsgr-worker-' "$work/stats.tsv"
