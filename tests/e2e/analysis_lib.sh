@@ -47,29 +47,23 @@ stop_refosd() {
 	wait "$OSD_PID" 2>/dev/null || true
 }
 
-# cpu_ticks_idle / cpu_ticks_total: the machine's idle and total jiffies.
-_cpu_idle() { awk '/^cpu / { print $5 + $6 }' /proc/stat; }
-_cpu_total() { awk '/^cpu / { s = 0; for (i = 2; i <= 9; i++) s += $i; print s }' /proc/stat; }
-
 # record_refbench RUN [refbench options...]: records the running refosd
 # while refbench runs against it, then writes RUN.json (corecap report
 # --json) and RUN.ops (--dump-ops). RECORD_OPTS (an array) adds options
 # to `corecap record`. Sets STOLEN: the percent of the machine's time the
-# hypervisor took during the recording (lib.sh's steal_pct).
+# hypervisor took during the recording (lib.sh's cpu_since).
 record_refbench() {
-	local run=$1 idle0 total0
+	local run=$1
 	shift
-	idle0=$(_cpu_idle)
-	total0=$(_cpu_total)
-	steal_mark
+	cpu_mark
 	"$CORECAP" record -q ${RECORD_OPTS[@]+"${RECORD_OPTS[@]}"} -p "$OSD_PID" -o "$run" -- \
 		"$REFBENCH" -p "$OSD_PORT" --no-progress "$@" >"$run.record.out" 2>&1 ||
 		{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
 	# The known answers assume the cores are the test's: say how idle the
 	# machine was (100% = both cores idle), so a failure on a busy machine reads as such.
-	STOLEN=$(steal_pct)
-	echo "machine idle during the run: $(calc "100 * ($(_cpu_idle) - $idle0) / ($(_cpu_total) - $total0)")%," \
-		"stolen by the hypervisor: $STOLEN%"
+	cpu_since
+	STOLEN=$STEAL_PCT
+	echo "machine idle during the run: $IDLE_PCT%, stolen by the hypervisor: $STOLEN%"
 	"$CORECAP" report --json --dump-ops "$run.ops" "$run" >"$run.json" ||
 		{ echo "FAIL: corecap report $run failed"; exit 1; }
 	"$CORECAP" report "$run" >"$run.txt"

@@ -192,13 +192,17 @@ skip_if_others_busy() {
 # few seconds, does not run a busy vCPU for a fifth to a third of the time
 # (/proc/stat's steal). Inside a hold that stretches the hold; across the
 # daemon it halves its throughput; no known answer of a measurement holds
-# through it. steal_mark / steal_pct: the share of the machine's time the
-# hypervisor took since the mark, in percent.
-_steal_jiffies() { awk '/^cpu / { s = 0; for (i = 2; i <= 9; i++) s += $i; print $9, s }' /proc/stat; }
-steal_mark() { _steal0=($(_steal_jiffies)); }
-steal_pct() {
-	local now=($(_steal_jiffies))
-	calc "100 * (${now[0]} - ${_steal0[0]}) / (${now[1]} - ${_steal0[1]} + (${now[1]} == ${_steal0[1]}))"
+# through it. cpu_mark / cpu_since: the shares of the machine's time
+# (/proc/stat's first line, user to steal) since the mark, in percent, in
+# IDLE_PCT (idle and iowait) and STEAL_PCT (what the hypervisor took), from
+# one reading.
+_cpu_jiffies() { awk '/^cpu / { s = 0; for (i = 2; i <= 9; i++) s += $i; print $5 + $6, $9, s }' /proc/stat; }
+cpu_mark() { _cpu0=($(_cpu_jiffies)); }
+cpu_since() {
+	local now=($(_cpu_jiffies)) total
+	total="(${now[2]} - ${_cpu0[2]} + (${now[2]} == ${_cpu0[2]}))"
+	IDLE_PCT=$(calc "100 * (${now[0]} - ${_cpu0[0]}) / $total")
+	STEAL_PCT=$(calc "100 * (${now[1]} - ${_cpu0[1]}) / $total")
 }
 
 # wait_quiet: for a test labelled measured (CORECAP_MEASURED=1, set by
@@ -209,11 +213,12 @@ steal_pct() {
 wait_quiet() {
 	local max=${QUIET_STEAL_MAX:-3} deadline=$((SECONDS + ${QUIET_WAIT_S:-30})) pct
 	while :; do
-		steal_mark
+		cpu_mark
 		timeout 1 sh -c 'while :; do :; done' &
 		timeout 1 sh -c 'while :; do :; done' &
 		wait
-		pct=$(steal_pct)
+		cpu_since
+		pct=$STEAL_PCT
 		if [ "$(calc "$pct <= $max")" = 1 ]; then
 			echo "quiet machine: a busy second lost $pct% to the hypervisor"
 			return 0
