@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Known answers for the projection (docs/methodology.md, "Projection"):
-# refosd in five configurations whose bound differs by construction. For
+# refosd in six configurations whose bound differs by construction (the
+# sixth, a benchmark with one op in flight: its closed loop). For
 # each, the daemon runs pinned to CPU 0 (taskset; refbench on CPU 1),
 # `corecap record` + `corecap report --json` project its throughput to 2
 # CPUs with the client on the same cores (ceiling.projection[1]
@@ -14,7 +15,7 @@
 # usage: bench/ceiling_projection.sh [BUILD_DIR]   (default ./build)
 #   CEILING_BENCH_S   seconds per benchmark run (default 3)
 #   CEILING_OUT       where the runs are kept (default a temp dir, removed)
-#   CEILING_CONFIGS   the configurations to run (default all five)
+#   CEILING_CONFIGS   the configurations to run (default all six)
 #   CEILING_ROUNDS    rounds per configuration (default 3): the table gives
 #                     the medians of the projected and the measured IOPS
 # A benchmark, not a test: it exits 0 unless it cannot measure; the
@@ -151,4 +152,5 @@ config msgr "thread msgr-worker-0" "-t 16 -b 1" "--msgr-cpu-us 60" -- --msgr-thr
 config finisher "thread finisher" "-t 32 -b 1" "--finisher-cpu-us 60" -- --shards 8 --threads-per-shard 2 --finisher-cpu-us 60 --debug 5
 config debug20 "thread log (or its lock)" "-t 16 -b 1" "--log-cpu-us 10" -- --debug 20 --log-cpu-us 10
 config cpu "cores" "-t 16 -b 1" - -- --op-cpu-us 100 --debug 0
+config loop "the closed loop (-t 1)" "-t 1 -b 1" - -- --op-cpu-us 50 --debug 0
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); runs in $out"

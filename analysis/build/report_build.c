@@ -597,9 +597,29 @@ static int run_warnings(struct report_build *j)
 }
 
 /* Reads and models the run into *r, which points into j. */
+/* The ops' critical paths summed over their types (the trace's ops, else
+ * the OpTracker's), for the projection's closed loop. */
+static void path_totals(const struct report_build *j, struct projection_inputs *in)
+{
+	const struct critical_path *cp = &j->crit.cp;
+
+	for (int ext = 0; j->has_crit && ext < 2 && !in->path_ops; ext++) {
+		size_t n = ext ? cp->n_ext_types : cp->n_types;
+
+		for (size_t i = 0; i < n; i++) {
+			const struct cp_type *t = ext ? &cp->ext_types[i] : &cp->types[i];
+
+			in->path_ops += t->count;
+			in->path_latency_ns += t->latency_ns;
+			in->path_runq_ns += t->ns[CP_RUNQUEUE];
+		}
+	}
+}
+
 int corecap_report_build(struct report_build *j, struct run *run, const struct report_opts *o,
 			 struct report *r)
 {
+	struct projection_inputs pin;
 	struct ceiling_inputs in;
 	char *err = NULL;
 	int ret;
@@ -658,9 +678,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.pools = &j->pools,
 		.cores_available = j->run->has_manifest ? j->run->manifest.nproc : 0,
 	};
-	corecap_projection_compute(
-		&j->projection,
-		&(struct projection_inputs){
+	pin = (struct projection_inputs){
 			.model = &j->model,
 			.pools = &j->pools,
 			.cores_available = j->run->has_manifest && j->run->manifest.daemon_cpus
@@ -684,7 +702,12 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 			.wake_ns = j->run->has_manifest && j->run->manifest.has_wake
 					   ? j->run->manifest.wake_ns
 					   : -1,
-		});
+			.bench_lat_s = j->run->has_manifest && j->run->manifest.bench.has_lat
+					       ? j->run->manifest.bench.lat_avg_s
+					       : 0,
+		};
+	path_totals(j, &pin);
+	corecap_projection_compute(&j->projection, &pin);
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) ||
 	    (ret = corecap_report_quality(&j->warnings, &j->n_warnings, &j->model, j->run)))
 		return ret;

@@ -82,6 +82,51 @@ static void collect(struct projection *p, const struct projection_inputs *in, do
 	}
 }
 
+/* The benchmark's closed loop (projection.h), when it keeps one op in flight. */
+static void closed_loop(struct projection *p, const struct projection_inputs *in)
+{
+	double more;
+
+	p->loop.why_not = NULL;
+	if (in->bench_iops <= 0 || in->bench_lat_s <= 0) {
+		p->loop.why_not = "the benchmark's summary gives no IOPS and mean latency";
+		return;
+	}
+	p->loop.in_flight = in->bench_iops * in->bench_lat_s;
+	p->loop.client_lat_s = in->bench_lat_s;
+	if (p->loop.in_flight >= PROJECTION_LOOP_MAX) {
+		p->loop.why_not = "the benchmark keeps more than one op in flight: each op's "
+				  "path holds the others' work";
+		return;
+	}
+	if (!in->path_ops) {
+		p->loop.why_not = "no critical path (no kernel events)";
+		return;
+	}
+	p->loop.path_lat_s = (double)in->path_latency_ns / 1e9 / (double)in->path_ops;
+	p->loop.runq_s = (double)in->path_runq_ns / 1e9 / (double)in->path_ops;
+	more = p->loop.client_lat_s - p->loop.runq_s;
+	if (more <= 0) {
+		p->loop.why_not = "the ops' paths are all run-queue wait";
+		return;
+	}
+	p->loop.valid = true;
+	p->loop.lat_more_s = more;
+	p->loop.iops_here = p->loop.in_flight / p->loop.client_lat_s;
+	p->loop.iops_more = p->loop.in_flight / more;
+}
+
+/* A point's throughput against the closed loop's at its cores. */
+static void loop_bound(const struct projection *p, int n, double *iops, char *bound, size_t size)
+{
+	double x = n > p->cores_here ? p->loop.iops_more : p->loop.iops_here;
+
+	if (p->loop.valid && *iops >= 0 && x < *iops) {
+		*iops = x;
+		snprintf(bound, size, "%s", PROJECTION_LOOP_BOUND);
+	}
+}
+
 static void verdicts(struct projection *p, double w_s)
 {
 	const struct projection_point *here = &p->at[p->cores_here - 1];
@@ -117,7 +162,10 @@ static void verdicts(struct projection *p, double w_s)
 			 kind_word(p->res[0].kind), p->res[0].name, p->res[0].demand_s_per_op * 1e6,
 			 p->res[0].kind == CEIL_POOL ? " over its threads" : "", p->res[0].iops,
 			 p->res[0].iops / p->iops_measured, p->iops_measured,
-			 here->iops < p->res[0].iops ? "; the cores bind before it here" : "");
+			 strcmp(here->bound_by, PROJECTION_LOOP_BOUND) == 0
+				 ? "; the benchmark's one op in flight binds before it here"
+			 : here->iops < p->res[0].iops ? "; the cores bind before it here"
+						       : "");
 	else
 		snprintf(
 			p->daemon_verdict, sizeof(p->daemon_verdict),
@@ -169,6 +217,7 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 	p->client_s_per_op = in->bench_cpu_s >= 0 ? in->bench_cpu_s / ops : -1;
 	p->wake_s = in->wake_ns > 0 ? in->wake_ns / 1e9 : 0;
 	collect(p, in, ops);
+	closed_loop(p, in);
 	for (int n = 1; n <= PROJECTION_MAX_CORES; n++) {
 		struct projection_point *pt = &p->at[n - 1];
 
@@ -179,6 +228,9 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 				? -1
 				: bound_at(p, p->cpu_s_per_op + p->client_s_per_op, n,
 					   pt->bound_with_client, sizeof(pt->bound_with_client));
+		loop_bound(p, n, &pt->iops, pt->bound_by, sizeof(pt->bound_by));
+		loop_bound(p, n, &pt->iops_with_client, pt->bound_with_client,
+			   sizeof(pt->bound_with_client));
 	}
 	/*
 	 * On this machine the cores were the limit if they had (next to) no
@@ -198,7 +250,24 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 		double cores_x = p->cpu_s_per_op > 0 ? p->cores_here / p->cpu_s_per_op : 0;
 		double cur = p->at[p->cores_here - 1].iops;
 
-		if (p->cores_bind_here) {
+		if (strcmp(p->at[p->cores_here - 1].bound_by, PROJECTION_LOOP_BOUND) == 0) {
+			/* More ops in flight would lift it: up to the model's bound here. */
+			char b[sizeof(p->at[0].bound_by)];
+
+			snprintf(p->relief[0].resource, sizeof(p->relief[0].resource),
+				 "the closed loop");
+			p->relief[0].iops_gain =
+				bound_at(p, p->cpu_s_per_op, p->cores_here, b, sizeof(b)) - cur;
+			p->n_relief = 1;
+			for (size_t i = 0; i < p->n_res && p->n_relief < PROJECTION_RESOURCES; i++) {
+				label(p->relief[p->n_relief].resource,
+				      sizeof(p->relief[p->n_relief].resource), &p->res[i]);
+				p->relief[p->n_relief++].iops_gain = 0;
+			}
+			snprintf(p->relief[p->n_relief].resource,
+				 sizeof(p->relief[p->n_relief].resource), "cores");
+			p->relief[p->n_relief++].iops_gain = 0;
+		} else if (p->cores_bind_here) {
 			best_other = p->n_res ? p->res[0].iops : cur;
 			snprintf(p->relief[0].resource, sizeof(p->relief[0].resource), "cores");
 			p->relief[0].iops_gain = best_other - cur;

@@ -23,14 +23,24 @@
  * Where the benchmark client ran on the same machine, each point also
  * says the throughput with the client on the same N cores (X_cores = N /
  * (D_cpu + D_client)): what a measurement on a single box sees. Relief:
- * for each candidate, the throughput gain at this machine's cores if its bound were lifted (the next bound's X
- * minus the current one; zero for a resource that does not bind).
+ * for each candidate, the throughput gain at this machine's cores if its
+ * bound were lifted (the next bound's X minus the current one; zero for a
+ * resource that does not bind).
+ *
+ * The closed loop: a benchmark that keeps one op in flight (its IOPS x
+ * its mean latency, Little's law, under PROJECTION_LOOP_MAX) waits for
+ * each reply before it sends the next, so X <= 1 / R for its latency R,
+ * whatever the cores. With the ops' critical paths, R at more cores than
+ * here is R less the paths' run-queue wait (a CPU another thread held):
+ * the point at N takes the smaller of the two, and names the loop when
+ * it binds.
  */
 #ifndef CORECAP_PROJECTION_H
 #define CORECAP_PROJECTION_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ceiling.h"
 #include "model.h"
@@ -38,6 +48,10 @@
 
 #define PROJECTION_MAX_CORES 64
 #define PROJECTION_RESOURCES 8
+/* A benchmark with fewer ops in flight than this keeps one: its ops' paths are their own. */
+#define PROJECTION_LOOP_MAX 1.5
+/* The bound a point names when the closed loop binds. */
+#define PROJECTION_LOOP_BOUND "the closed loop (one op in flight)"
 
 struct projection_resource {
 	enum ceiling_kind kind; /* LOCK, THREAD, POOL or CORES */
@@ -77,6 +91,16 @@ struct projection {
 		double iops_gain;
 	} relief[PROJECTION_RESOURCES + 1];
 	size_t n_relief;
+	/* The benchmark's closed loop; valid false: why_not says why it is not modelled. */
+	struct {
+		bool valid;
+		const char *why_not;
+		double in_flight;	     /* the benchmark's ops in flight: IOPS x mean latency */
+		double client_lat_s;	     /* the benchmark's mean latency */
+		double path_lat_s, runq_s;   /* per op on the critical paths */
+		double lat_more_s;	     /* the client's latency at more cores than here */
+		double iops_here, iops_more; /* in_flight over each latency */
+	} loop;
 	char machine_verdict[512]; /* on this machine */
 	char daemon_verdict[512];  /* the daemon's own limit */
 };
@@ -91,6 +115,9 @@ struct projection_inputs {
 	double machine_steal_cpu_s; /* of it, the hypervisor's steal; < 0: unknown */
 	double bench_cpu_s;	   /* < 0: unknown */
 	double wake_ns;		   /* a cross-core wake-up; < 0: unknown */
+	double bench_lat_s;	   /* the benchmark's mean latency; 0: none */
+	/* The ops' critical paths, summed over the op types; path_ops 0: none. */
+	uint64_t path_ops, path_latency_ns, path_runq_ns;
 };
 
 void corecap_projection_compute(struct projection *p, const struct projection_inputs *in);

@@ -42,6 +42,15 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 		fprintf(out, "  the benchmark client took %.2f us of CPU per op: 'with client' is "
 			     "the throughput with it on the same cores\n",
 			p->client_s_per_op * 1e6);
+	if (p->loop.valid) {
+		fprintf(out, "  the benchmark keeps %.2f ops in flight (its IOPS x mean latency): at "
+			     "%.1f us per op it cannot pass %.0f ops/s; on more cores than here, its "
+			     "latency less the paths' run-queue wait (%.1f us)",
+			p->loop.in_flight, p->loop.client_lat_s * 1e6, p->loop.iops_here,
+			p->loop.runq_s * 1e6);
+		fprintf(out, ": %.1f us, %.0f ops/s\n", p->loop.lat_more_s * 1e6,
+			p->loop.iops_more);
+	}
 	/* The bound is padded only when the client's columns follow it. */
 	int pad = p->client_s_per_op >= 0 ? 40 : 0;
 
@@ -73,7 +82,7 @@ static json_object *share(double v)
 
 void corecap_render_projection_json(const struct projection *p, json_object *ceiling)
 {
-	json_object *machine, *daemon, *proj, *relief;
+	json_object *machine, *daemon, *loop, *proj, *relief;
 
 	if (!p || !p->valid)
 		return;
@@ -102,6 +111,19 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 	put(ceiling, "client_cpu_us_per_op",
 	    p->client_s_per_op >= 0 ? num(p->client_s_per_op * 1e6, 3) : NULL);
 	put(ceiling, "handoff_us", p->wake_s > 0 ? num(p->wake_s * 1e6, 3) : NULL);
+	loop = json_object_new_object();
+	put(loop, "modelled", json_object_new_boolean(p->loop.valid));
+	put(loop, "why_not", p->loop.why_not ? json_object_new_string(p->loop.why_not) : NULL);
+	if (p->loop.valid) {
+		put(loop, "in_flight", num(p->loop.in_flight, 3));
+		put(loop, "latency_us", num(p->loop.client_lat_s * 1e6, 3));
+		put(loop, "path_latency_us", num(p->loop.path_lat_s * 1e6, 3));
+		put(loop, "runqueue_us", num(p->loop.runq_s * 1e6, 3));
+		put(loop, "latency_more_cores_us", num(p->loop.lat_more_s * 1e6, 3));
+		put(loop, "iops_here", num(p->loop.iops_here, 1));
+		put(loop, "iops_more_cores", num(p->loop.iops_more, 1));
+	}
+	put(ceiling, "closed_loop", loop);
 	proj = json_object_new_array();
 	for (int n = 0; n < PROJECTION_MAX_CORES; n++) {
 		json_object *pt = json_object_new_object();

@@ -225,6 +225,59 @@ START_TEST(cores_bind_on_a_small_machine_and_their_relief_is_the_next_bound)
 }
 END_TEST
 
+/*
+ * A benchmark with one op in flight (1000 IOPS at 1 ms: Little's law, 1.0)
+ * on a daemon whose CPU alone allows 3333 ops/s on 1 core: the loop binds
+ * at 1000 here. Its ops' paths: 600 us each, 200 us of it run-queue wait:
+ * on more cores its latency is 1000 - 200 = 800 us, 1250 ops/s (from 2
+ * cores when recorded on 1, from 3 when recorded on 2). With
+ * 16 ops in flight each op's path holds the others' work: not modelled.
+ */
+START_TEST(a_closed_loop_with_one_op_in_flight_binds_at_its_latency)
+{
+	struct projection_inputs in = {.cores_available = 1,
+				       .bench_iops = 1000,
+				       .bench_lat_s = 1e-3,
+				       .machine_busy_cpu_s = -1,
+				       .bench_cpu_s = -1,
+				       .wake_ns = -1,
+				       .path_ops = 1000,
+				       .path_latency_ns = 1000 * 600000ull,
+				       .path_runq_ns = 1000 * 200000ull};
+
+	thread(1, "alpha", 0.3);
+	compute_in(in);
+	ck_assert(p.valid && p.loop.valid);
+	near(p.loop.in_flight, 1);
+	near(p.loop.lat_more_s, 800e-6);
+	near(p.at[0].iops, 1000);
+	ck_assert_str_eq(p.at[0].bound_by, PROJECTION_LOOP_BOUND);
+	near(p.at[1].iops, 1250);
+	ck_assert_str_eq(p.at[7].bound_by, PROJECTION_LOOP_BOUND);
+	ck_assert_str_eq(p.relief[0].resource, "the closed loop");
+	near(p.relief[0].iops_gain, 1 / 300e-6 - 1000);
+	ck_assert_ptr_nonnull(strstr(p.daemon_verdict, "one op in flight binds before it here"));
+	teardown();
+	setup();
+	thread(1, "alpha", 0.3);
+	in.cores_available = 2;
+	compute_in(in);
+	ck_assert(p.loop.valid);
+	near(p.at[1].iops, 1000);
+	near(p.at[2].iops, 1250);
+	teardown();
+	setup();
+	thread(1, "alpha", 0.3);
+	in.cores_available = 1;
+	in.bench_lat_s = 16e-3;
+	compute_in(in);
+	ck_assert(!p.loop.valid);
+	ck_assert_ptr_nonnull(strstr(p.loop.why_not, "more than one op in flight"));
+	near(p.at[0].iops, 1 / 300e-6);
+	ck_assert_str_eq(p.at[0].bound_by, "cores");
+}
+END_TEST
+
 START_TEST(no_projection_without_cpu_figures_or_throughput)
 {
 	hold(0xa0, W / 2);
@@ -252,6 +305,7 @@ int main(void)
 	tcase_add_test(tc, a_saturated_lock_pays_a_wake_up_per_hand_off_only_if_held_longer);
 	tcase_add_test(tc, a_pinned_daemon_that_fills_its_cpus_is_bound_by_the_cores);
 	tcase_add_test(tc, steal_is_the_hypervisors_not_other_processes);
+	tcase_add_test(tc, a_closed_loop_with_one_op_in_flight_binds_at_its_latency);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
