@@ -69,6 +69,8 @@ struct corecap_kernel_stats {
 	uint64_t lost_total;
 	uint64_t *lost_per_cpu; /* nr_cpus entries */
 	uint64_t foreign;	/* samples of other processes dropped by the reader */
+	uint64_t set_swaps;	/* event sets replaced on a CPU (new threads) while recording */
+	uint64_t duplicates;	/* second copies of a hit while two event sets overlapped */
 	uint64_t stacks_taken, stacks_matched, stacks_unwound, stacks_truncated, stacks_no_cfi,
 		stacks_failed;
 	uint64_t events_bytes, stacks_bytes, raw_bytes;

@@ -195,6 +195,8 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 	put(lost, "per_cpu", per_cpu);
 	put(o, "lost", lost);
 	put(o, "complete", json_object_new_boolean(st->complete));
+	put(o, "set_swaps", ju64(st->set_swaps));
+	put(o, "duplicates_dropped", ju64(st->duplicates));
 	put(stacks, "stack_user_bytes", ju64(CORECAP_KERNEL_STACK_USER_BYTES));
 	put(stacks, "max_futex_hz", ju64(CORECAP_KERNEL_FUTEX_STACK_HZ));
 	put(stacks, "max_switch_hz", ju64(CORECAP_KERNEL_SWITCH_STACK_HZ));

@@ -102,6 +102,7 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 		out->threads++;
 	}
 	out->inconsistent = ks->inconsistent;
+	out->lost_switch_outs = ks->lost_switch_outs;
 	return 0;
 }
 

@@ -679,33 +679,33 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.cores_available = j->run->has_manifest ? j->run->manifest.nproc : 0,
 	};
 	pin = (struct projection_inputs){
-			.model = &j->model,
-			.pools = &j->pools,
-			.cores_available = j->run->has_manifest && j->run->manifest.daemon_cpus
-						   ? j->run->manifest.daemon_cpus
-						   : in.cores_available,
-			.machine_cpus = in.cores_available,
-			.bench_iops = j->run->has_manifest && j->run->manifest.bench.has_iops
-					      ? j->run->manifest.bench.iops_avg
-					      : 0,
-			.machine_busy_cpu_s =
-				j->run->has_manifest && j->run->manifest.has_machine_busy
-					? j->run->manifest.machine_busy_cpu_s
-					: -1,
-			.machine_steal_cpu_s =
-				j->run->has_manifest && j->run->manifest.has_machine_steal
-					? j->run->manifest.machine_steal_cpu_s
-					: -1,
-			.bench_cpu_s = j->run->has_manifest && j->run->manifest.has_bench_cpu
-					       ? j->run->manifest.bench_cpu_s
-					       : -1,
-			.wake_ns = j->run->has_manifest && j->run->manifest.has_wake
-					   ? j->run->manifest.wake_ns
-					   : -1,
-			.bench_lat_s = j->run->has_manifest && j->run->manifest.bench.has_lat
-					       ? j->run->manifest.bench.lat_avg_s
-					       : 0,
-		};
+		.model = &j->model,
+		.pools = &j->pools,
+		.cores_available = j->run->has_manifest && j->run->manifest.daemon_cpus
+					   ? j->run->manifest.daemon_cpus
+					   : in.cores_available,
+		.machine_cpus = in.cores_available,
+		.bench_iops = j->run->has_manifest && j->run->manifest.bench.has_iops
+				      ? j->run->manifest.bench.iops_avg
+				      : 0,
+		.machine_busy_cpu_s =
+			j->run->has_manifest && j->run->manifest.has_machine_busy
+				? j->run->manifest.machine_busy_cpu_s
+				: -1,
+		.machine_steal_cpu_s =
+			j->run->has_manifest && j->run->manifest.has_machine_steal
+				? j->run->manifest.machine_steal_cpu_s
+				: -1,
+		.bench_cpu_s = j->run->has_manifest && j->run->manifest.has_bench_cpu
+				       ? j->run->manifest.bench_cpu_s
+				       : -1,
+		.wake_ns = j->run->has_manifest && j->run->manifest.has_wake
+				   ? j->run->manifest.wake_ns
+				   : -1,
+		.bench_lat_s = j->run->has_manifest && j->run->manifest.bench.has_lat
+				       ? j->run->manifest.bench.lat_avg_s
+				       : 0,
+	};
 	path_totals(j, &pin);
 	corecap_projection_compute(&j->projection, &pin);
 	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) ||

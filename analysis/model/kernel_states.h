@@ -48,7 +48,18 @@ struct kstate_thread {
 	 * (try_to_wake_up waits for it), which then leaves it runnable. */
 	bool woken_running;
 	uint64_t since;
+	uint32_t cpu; /* running: the CPU of its last switch-in */
 };
+
+/* What the records last said of one CPU (kernel_states.c, observe()). */
+struct kstate_cpu {
+	bool known;
+	int32_t tid;	  /* the thread current there (any process's; 0: idle) */
+	uint64_t last_ns; /* the CPU's last record while it was current */
+};
+
+/* CPUs followed for the lost switch-outs; records of higher CPUs are not. */
+#define KSTATE_MAX_CPUS 4096
 
 struct kernel_states {
 	uint64_t ws, we;
@@ -56,6 +67,11 @@ struct kernel_states {
 	struct kstate_thread **all;
 	size_t len, cap;
 	uint64_t inconsistent; /* transitions the state did not allow */
+	/* Switch-outs of the target's threads inferred: another thread was
+	 * current on the CPU it was running on, by the CPU's own records. */
+	uint64_t lost_switch_outs;
+	struct kstate_cpu *cpus;
+	size_t n_cpus;
 	/* Optional (export --chrome): each stretch [from_ns, to_ns) of one
 	 * state, once known; they tile each thread's span, in no set order. */
 	void (*on_slice)(void *ctx, const struct kstate_thread *th, enum kstate s, uint64_t from_ns,
@@ -67,7 +83,7 @@ struct kernel_states {
 struct kernel_quality {
 	uint64_t records, lost, unknown_records, trailing_bytes;
 	uint64_t stacks, switches, wakings, futex_calls;
-	uint64_t threads, inconsistent;
+	uint64_t threads, inconsistent, lost_switch_outs;
 	/* Threads whose kernel running time exceeded their own schedstat's
 	 * (threads.tsv) past the samplers' edges: their records are
 	 * incomplete, so threads.tsv's figures stand for them. */

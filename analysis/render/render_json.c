@@ -742,6 +742,7 @@ static json_object *kernel_obj(const struct kernel_quality *k)
 	put(o, "stacks", k->has_stacks ? ju64(k->stacks) : NULL);
 	put(o, "threads", ju64(k->threads));
 	put(o, "inconsistent_transitions", ju64(k->inconsistent));
+	put(o, "lost_switch_outs", ju64(k->lost_switch_outs));
 	put(o, "threads_schedstat_disagree", ju64(k->schedstat_disagree));
 	put(o, "unknown_records", ju64(k->unknown_records));
 	put(o, "trailing_bytes", ju64(k->trailing_bytes));

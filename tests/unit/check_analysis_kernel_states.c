@@ -165,6 +165,29 @@ START_TEST(a_waking_before_the_switch_out_leaves_it_runnable)
 }
 END_TEST
 
+/*
+ * Thread 1's switch-out on CPU 0 is lost (perf drops a hit now and then):
+ * at 50 CPU 0 switches from the idle task to thread 2, so 1 had left, after
+ * CPU 0's last record of it (its futex wait at 20): asleep on the futex
+ * from there, not running to the window's end. Thread 4 runs on CPU 1 all
+ * along: CPU 0's records say nothing of it.
+ */
+START_TEST(a_lost_switch_out_is_inferred_from_its_cpu)
+{
+	kr_switch(&b, 0, WS + 10, 0, 'S', 1);
+	kr_futex_enter(&b, 0, WS + 20, 1, 128, 0x1000);
+	kr_switch(&b, 1, WS + 25, 0, 'S', 4);
+	/* lost: kr_switch(&b, 0, WS + 30, 1, 'S', 0) */
+	kr_switch(&b, 0, WS + 50, 0, 'S', 2);
+	kr_switch(&b, 0, WS + 60, 2, 'S', 0);
+	run();
+	ck_assert_uint_eq(ks.lost_switch_outs, 1);
+	expect(1, 10, 10, 80, 0);
+	expect(2, 10, 50, 0, 40);
+	expect(4, 75, 25, 0, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel_states");
@@ -179,6 +202,7 @@ int main(void)
 	tcase_add_test(tc, records_outside_the_window_are_clipped);
 	tcase_add_test(tc, a_contradiction_is_counted);
 	tcase_add_test(tc, a_waking_before_the_switch_out_leaves_it_runnable);
+	tcase_add_test(tc, a_lost_switch_out_is_inferred_from_its_cpu);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
