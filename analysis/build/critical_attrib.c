@@ -14,12 +14,15 @@ static int feed_until(void *ctx, uint64_t t)
 	int ret;
 
 	while (a->next && a->next->time_ns <= t) {
-		if ((ret = corecap_critical_path_krec(&a->cp, a->next)))
+		if ((ret = corecap_critical_path_krec(&a->cp, a->next)) ||
+		    (a->on_krec && (ret = a->on_krec(a->krec_ctx, a->next))))
 			return ret;
 		if ((ret = corecap_kernel_cursor_next(&a->cur, &a->next)) < 0)
 			return ret;
-		if (!ret)
+		if (!ret) {
 			a->next = NULL;
+			a->fed_all = true;
+		}
 	}
 	return 0;
 }
@@ -56,8 +59,10 @@ int corecap_critical_attrib_open(struct critical_attrib *a, const char *run_dir,
 		return corecap_err(err, ret, "cannot read '%s/%s': %s", run_dir,
 				   CORECAP_KERNEL_EVENTS_FILE, strerror(-ret));
 	}
-	if (!ret)
+	if (!ret) {
 		a->next = NULL;
+		a->fed_all = true;
+	}
 	a->cp.pull = feed_until;
 	a->cp.pull_ctx = a;
 	return 0;

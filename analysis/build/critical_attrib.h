@@ -24,6 +24,12 @@ struct critical_attrib {
 	const struct corecap_krec *next; /* cur's next record, not fed yet; NULL: none */
 	struct critical_path cp;
 	struct ceph_critical *ceph; /* the OpTracker's ops, fed with the trace; or NULL */
+	/* Optional: each record as it is fed, in the cursor's order (the
+	 * thread states and futex locks of kernel_attrib.h, read in the same
+	 * pass); fed_all once the cursor has given every record. */
+	int (*on_krec)(void *ctx, const struct corecap_krec *r);
+	void *krec_ctx;
+	bool fed_all;
 };
 
 /*

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/futex_locks.h"
 #include "read/kernel_reader.h"
 #include <corecap/run_format.h>
 
@@ -44,18 +43,28 @@ uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, ui
 	return n;
 }
 
-/* One pass over the records feeds both the states and the futex locks. */
-struct kernel_pass {
-	struct kernel_states ks;
-	struct futex_locks f;
-};
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
+			      const struct kernel_reader *k, struct symbolizer *sym)
+{
+	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
+	corecap_kernel_states_init(&p->ks, m->ws, m->we);
+	corecap_futex_locks_init(&p->f, &m->futex_locks, m->ws, m->we, corecap_kernel_wait_stack,
+				 &p->sc);
+}
 
-static int pass_consume(void *ctx, const struct corecap_krec *r)
+/* One pass over the records feeds both the states and the futex locks. */
+int corecap_kernel_pass_consume(void *ctx, const struct corecap_krec *r)
 {
 	struct kernel_pass *p = ctx;
 	int ret = corecap_kernel_states_consume(&p->ks, r);
 
 	return ret ? ret : corecap_futex_locks_consume(&p->f, r);
+}
+
+void corecap_kernel_pass_release(struct kernel_pass *p)
+{
+	corecap_futex_locks_release(&p->f);
+	corecap_kernel_states_release(&p->ks);
 }
 
 /*
@@ -106,30 +115,8 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 	return 0;
 }
 
-/* The thread states and the futex lock table, in one pass. */
-static int model_kernel(struct model *m, const struct kernel_reader *k, struct symbolizer *sym,
-			struct kernel_quality *out)
-{
-	struct kernel_wait_stack_ctx sc = {.k = k, .sym = sym};
-	struct kernel_pass p;
-	int ret;
-
-	corecap_kernel_states_init(&p.ks, m->ws, m->we);
-	corecap_futex_locks_init(&p.f, &m->futex_locks, m->ws, m->we, corecap_kernel_wait_stack,
-				 &sc);
-	ret = corecap_kernel_reader_each(k, pass_consume, &p);
-	if (!ret)
-		ret = states(m, &p.ks, out);
-	if (!ret)
-		ret = corecap_futex_locks_finish(&p.f);
-	out->futex = p.f.q;
-	corecap_futex_locks_release(&p.f);
-	corecap_kernel_states_release(&p.ks);
-	return ret;
-}
-
-int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
-				 const char *run_dir, struct symbolizer *sym,
+int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
+				 const struct kernel_reader *k, const char *run_dir,
 				 struct kernel_quality *out, char **err)
 {
 	int ret;
@@ -144,7 +131,12 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 	out->switches = k->counts[CORECAP_KREC_SWITCH];
 	out->wakings = k->counts[CORECAP_KREC_WAKING];
 	out->futex_calls = k->counts[CORECAP_KREC_FUTEX_ENTER];
-	if ((ret = model_kernel(m, k, sym, out))) {
+	ret = states(m, &p->ks, out);
+	if (!ret)
+		ret = corecap_futex_locks_finish(&p->f);
+	out->futex = p->f.q;
+	corecap_kernel_pass_release(p);
+	if (ret) {
 		if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
 			     strerror(-ret)) < 0)
 			*err = NULL;
@@ -153,6 +145,26 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 	m->src.kernel = true;
 	m->src.futex = true;
 	return 0;
+}
+
+int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
+				 const char *run_dir, struct symbolizer *sym,
+				 struct kernel_quality *out, char **err)
+{
+	struct kernel_pass p;
+	int ret;
+
+	corecap_kernel_pass_init(&p, m, k, sym);
+	ret = corecap_kernel_reader_each(k, corecap_kernel_pass_consume, &p);
+	if (ret) {
+		corecap_kernel_pass_release(&p);
+		*out = (struct kernel_quality){0};
+		if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
+			     strerror(-ret)) < 0)
+			*err = NULL;
+		return ret;
+	}
+	return corecap_kernel_attrib_passed(m, &p, k, run_dir, out, err);
 }
 
 int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "model/futex_locks.h"
 #include "model/kernel_states.h"
 #include "model/model.h"
 #include "read/kernel_reader.h"
@@ -32,15 +33,35 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 				 struct kernel_quality *out, char **err);
 
 /*
- * A futex wait's call site outward (model/futex_locks.h's futex_stack_fn):
- * its sampled user stack without the frames of the C library, the C++
- * runtime and the shim. ctx is a struct kernel_wait_stack_ctx (sym may be
- * NULL: no frame is skipped). `corecap stat --kernel` uses it too.
+ * The same fed record by record by another pass over them (the critical
+ * path's, critical_attrib.h's on_krec), so that they are read once: init
+ * once the model has its window, consume each record in the cursor's
+ * order, then corecap_kernel_attrib_passed (which releases the pass) once
+ * every record was fed, or corecap_kernel_pass_release when not.
  */
 struct kernel_wait_stack_ctx {
 	const struct kernel_reader *k;
 	struct symbolizer *sym;
 };
+struct kernel_pass {
+	struct kernel_wait_stack_ctx sc;
+	struct kernel_states ks;
+	struct futex_locks f;
+};
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
+			      const struct kernel_reader *k, struct symbolizer *sym);
+int corecap_kernel_pass_consume(void *p, const struct corecap_krec *r);
+int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
+				 const struct kernel_reader *k, const char *run_dir,
+				 struct kernel_quality *out, char **err);
+void corecap_kernel_pass_release(struct kernel_pass *p);
+
+/*
+ * A futex wait's call site outward (model/futex_locks.h's futex_stack_fn):
+ * its sampled user stack without the frames of the C library, the C++
+ * runtime and the shim. ctx is a struct kernel_wait_stack_ctx (sym may be
+ * NULL: no frame is skipped). `corecap stat --kernel` uses it too.
+ */
 uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
 				   uint32_t max);
 

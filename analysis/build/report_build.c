@@ -64,12 +64,28 @@ static int open_ceph_critical(struct report_build *j)
 
 static void release_critical(struct report_build *j)
 {
+	if (j->has_kpass)
+		corecap_kernel_pass_release(&j->kpass);
+	j->has_kpass = false;
 	if (j->has_crit)
 		corecap_critical_attrib_release(&j->crit);
 	j->has_crit = false;
 	if (j->has_ceph_crit)
 		corecap_ceph_critical_release(&j->ceph_crit);
 	j->has_ceph_crit = false;
+}
+
+/* The model's thread states and futex locks fed by the critical path's
+ * pass over the records (once the model has its window): one reading. */
+static void tap_kernel(struct report_build *j)
+{
+	if (!j->has_crit || !j->crit.loaded)
+		return;
+	corecap_kernel_pass_init(&j->kpass, &j->model, &j->crit.k,
+				 j->run->has_sym ? &j->run->sym : NULL);
+	j->has_kpass = true;
+	j->crit.on_krec = corecap_kernel_pass_consume;
+	j->crit.krec_ctx = &j->kpass;
 }
 
 /* The kernel records, loaded before the trace for the ops' critical paths. */
@@ -135,6 +151,7 @@ static int read_pass(struct report_build *j, bool detect)
 	if (ret)
 		return ret;
 	j->has_model = true;
+	tap_kernel(j);
 	j->detecting = detect;
 	if (detect)
 		corecap_net_ops_init(&j->net, &j->model, cfg.pid);
@@ -206,8 +223,10 @@ static int no_trace(struct report_build *j)
 		return ret;
 	j->has_model = true;
 	/* No trace, but the kernel records still give the OpTracker ops' paths. */
-	if (!(ret = open_critical(j, &cfg)) && j->has_crit)
+	if (!(ret = open_critical(j, &cfg)) && j->has_crit) {
+		tap_kernel(j);
 		ret = corecap_critical_attrib_finish(&j->crit);
+	}
 	return ret ? ret : corecap_model_finish(&j->model);
 }
 
@@ -249,7 +268,18 @@ static int read_kernel(struct report_build *j)
 	char *err = NULL;
 	int ret;
 
-	if (j->has_crit && j->crit.loaded)
+	if (j->has_kpass && !j->crit.fed_all) {
+		/* A pass cut short: read the records again, from an empty lock table. */
+		corecap_kernel_pass_release(&j->kpass);
+		j->has_kpass = false;
+		corecap_lock_table_release(&j->model.futex_locks);
+		corecap_lock_table_init(&j->model.futex_locks);
+	}
+	if (j->has_kpass) {
+		j->has_kpass = false;
+		ret = corecap_kernel_attrib_passed(&j->model, &j->kpass, &j->crit.k, j->run->dir,
+						   &j->kernel, &err);
+	} else if (j->has_crit && j->crit.loaded)
 		ret = corecap_kernel_attrib_loaded(&j->model, &j->crit.k, j->run->dir,
 						   j->run->has_sym ? &j->run->sym : NULL,
 						   &j->kernel, &err);

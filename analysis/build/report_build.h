@@ -18,6 +18,7 @@
 
 #include "build/ceph_attrib.h"
 #include "build/critical_attrib.h"
+#include "build/kernel_attrib.h"
 #include "build/report_symbols.h"
 #include "model/ceiling.h"
 #include "model/ceph_sampled.h"
@@ -79,6 +80,8 @@ struct report_build {
 	bool has_crit;
 	struct ceph_critical ceph_crit; /* the OpTracker ops' critical paths, in crit */
 	bool has_ceph_crit;
+	struct kernel_pass kpass; /* the thread states and futex locks, fed by crit */
+	bool has_kpass;
 };
 
 /* The defaults of `corecap report`, for the other commands alike. */
