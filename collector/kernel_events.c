@@ -132,9 +132,11 @@ struct kernel_cpu {
 		uint64_t time_ns;
 		bool valid;
 	} last[STACK_KINDS];
-	/* The last sample, for the copies of a hit two overlapping sets recorded. */
+	/* The last sample, for the copies of a hit two overlapping sets recorded;
+	 * looked at only from a swap to the end of the drain after it (`check`),
+	 * which reads whatever the old set wrote before it was disabled. */
 	struct {
-		bool valid, old;
+		bool check, valid, old;
 		int ev;
 		uint64_t hash, time_ns;
 	} dup;
@@ -833,6 +835,8 @@ static int open_sets(struct corecap_kernel_events *k, bool enabled, char *why, s
 		for (int ev = 0; enabled && ev < EV_N; ev++)
 			ioctl(fd[ev], PERF_EVENT_IOC_ENABLE, 0);
 		k->stats.set_swaps += enabled;
+		kc->dup.check = enabled;
+		kc->dup.valid = false;
 		for (int ev = 0; enabled && ev < EV_N; ev++)
 			if (kc->fd[ev] >= 0)
 				ioctl(kc->fd[ev], PERF_EVENT_IOC_DISABLE, 0);
@@ -1157,7 +1161,7 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		}
 	if (ev < 0 || !parse_sample(p, len, ev >= CORECAP_KTP_N, &s))
 		return;
-	if (duplicate(kc, ev, old, &s)) {
+	if (kc->dup.check && duplicate(kc, ev, old, &s)) {
 		k->stats.duplicates++;
 		return;
 	}
@@ -1327,6 +1331,7 @@ static void drain_cpu(struct corecap_kernel_events *k, int cpu)
 		tail += hdr.size;
 	}
 	__atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+	kc->dup.check = false; /* the old set's samples are all read */
 }
 
 /*

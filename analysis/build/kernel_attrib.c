@@ -112,6 +112,7 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 	}
 	out->inconsistent = ks->inconsistent;
 	out->lost_switch_outs = ks->lost_switch_outs;
+	out->lost_switch_ins = ks->lost_switch_ins;
 	return 0;
 }
 

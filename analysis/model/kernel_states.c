@@ -134,10 +134,12 @@ static void copy_comm(struct kstate_thread *th, const char *comm)
  * not run on for the rest of the window. `after` is current from t on
  * (a switch's next; else cur).
  */
-static int observe(struct kernel_states *k, uint32_t cpu, int32_t cur, int32_t after, uint64_t t)
+static int observe(struct kernel_states *k, uint32_t cpu, int32_t cur, int32_t after, uint64_t t,
+		   uint64_t *before_ns)
 {
 	struct kstate_cpu *c;
 
+	*before_ns = 0;
 	if (cpu >= KSTATE_MAX_CPUS)
 		return 0;
 	if (cpu >= k->n_cpus) {
@@ -162,6 +164,8 @@ static int observe(struct kernel_states *k, uint32_t cpu, int32_t cur, int32_t a
 			k->lost_switch_outs++;
 		}
 	}
+	if (c->known)
+		*before_ns = c->last_ns;
 	c->known = true;
 	c->tid = after;
 	c->last_ns = t;
@@ -171,8 +175,8 @@ static int observe(struct kernel_states *k, uint32_t cpu, int32_t cur, int32_t a
 static int on_switch(struct kernel_states *k, const struct corecap_krec_switch *r)
 {
 	struct kstate_thread *th;
-	uint64_t t = r->h.time_ns;
-	int ret = observe(k, r->h.cpu, r->prev_tid, r->next_tid, t);
+	uint64_t t = r->h.time_ns, before;
+	int ret = observe(k, r->h.cpu, r->prev_tid, r->next_tid, t, &before);
 
 	if (ret)
 		return ret;
@@ -181,8 +185,20 @@ static int on_switch(struct kernel_states *k, const struct corecap_krec_switch *
 		if (!(th = get(k, r->prev_tid)))
 			return -ENOMEM;
 		first(th, KSTATE_RUNNING);
-		if (th->state != KSTATE_RUNNING)
+		if (th->state != KSTATE_RUNNING) {
+			/* Switched out, never in: woken, it came on after the CPU's
+			 * last record (the kernel's own stream lacks some of the idle
+			 * task's switches to a woken thread, docs/methodology.md).
+			 * Asleep by the records (its waking lost too), when is not
+			 * known: it stays asleep to here. */
 			k->inconsistent++;
+			if (th->state == KSTATE_RUNNABLE && before < t) {
+				if (before < th->since)
+					before = th->since;
+				set_state(k, th, before, KSTATE_RUNNING);
+				k->lost_switch_ins++;
+			}
+		}
 		decide(k, th, false);
 		if (r->prev_state_char == 'R' || (r->flags & CORECAP_KSWITCH_PREEMPTED) ||
 		    th->woken_running)
@@ -207,7 +223,9 @@ static int on_waking(struct kernel_states *k, const struct corecap_krec_waking *
 {
 	struct kstate_thread *th;
 
-	if (observe(k, r->h.cpu, r->waker_tid, r->waker_tid, r->h.time_ns) ||
+	uint64_t before;
+
+	if (observe(k, r->h.cpu, r->waker_tid, r->waker_tid, r->h.time_ns, &before) ||
 	    !(th = get(k, r->tid)))
 		return -ENOMEM;
 	first(th, KSTATE_BLOCKED);
@@ -226,14 +244,23 @@ static int on_futex(struct kernel_states *k, uint32_t cpu, int32_t tid, uint64_t
 {
 	struct kstate_thread *th;
 
-	if (observe(k, cpu, tid, tid, t) || !(th = get(k, tid)))
+	uint64_t before;
+
+	if (observe(k, cpu, tid, tid, t, &before) || !(th = get(k, tid)))
 		return -ENOMEM;
 	first(th, KSTATE_RUNNING);
 	if (th->state != KSTATE_RUNNING) {
-		/* A system call is made on a CPU: a switch-in was lost. */
+		/* A system call is made on a CPU: a switch-in was lost, after the CPU's last record. */
 		k->inconsistent++;
 		decide(k, th, false);
-		set_state(k, th, t, KSTATE_RUNNING);
+		if (th->state == KSTATE_RUNNABLE && before < t) {
+			if (before < th->since)
+				before = th->since;
+			k->lost_switch_ins++;
+		} else {
+			before = t;
+		}
+		set_state(k, th, before, KSTATE_RUNNING);
 	}
 	th->cpu = cpu;
 	if (enter) {
@@ -253,6 +280,7 @@ static int on_futex(struct kernel_states *k, uint32_t cpu, int32_t tid, uint64_t
 int corecap_kernel_states_consume(struct kernel_states *k, const struct corecap_krec *r)
 {
 	struct kstate_thread *th;
+	uint64_t before;
 
 	switch (r->type) {
 	case CORECAP_KREC_SWITCH:
@@ -271,7 +299,7 @@ int corecap_kernel_states_consume(struct kernel_states *k, const struct corecap_
 	case CORECAP_KREC_FORK: {
 		const struct corecap_krec_fork *f = (const void *)r;
 
-		if (observe(k, r->cpu, f->parent_tid, f->parent_tid, r->time_ns))
+		if (observe(k, r->cpu, f->parent_tid, f->parent_tid, r->time_ns, &before))
 			return -ENOMEM;
 		if (!(f->flags & CORECAP_KFORK_SAME_PROCESS))
 			return 0;
@@ -290,7 +318,8 @@ int corecap_kernel_states_consume(struct kernel_states *k, const struct corecap_
 	case CORECAP_KREC_EXIT: {
 		const struct corecap_krec_exit *x = (const void *)r;
 
-		if (observe(k, r->cpu, x->tid, x->tid, r->time_ns) || !(th = get(k, x->tid)))
+		if (observe(k, r->cpu, x->tid, x->tid, r->time_ns, &before) ||
+		    !(th = get(k, x->tid)))
 			return -ENOMEM;
 		copy_comm(th, x->comm);
 		first(th, KSTATE_RUNNING);

@@ -70,6 +70,9 @@ struct kernel_states {
 	/* Switch-outs of the target's threads inferred: another thread was
 	 * current on the CPU it was running on, by the CPU's own records. */
 	uint64_t lost_switch_outs;
+	/* Switch-ins inferred: a switch-out of a thread not running by the
+	 * records; it came on after its CPU's last record before it. */
+	uint64_t lost_switch_ins;
 	struct kstate_cpu *cpus;
 	size_t n_cpus;
 	/* Optional (export --chrome): each stretch [from_ns, to_ns) of one
@@ -83,7 +86,7 @@ struct kernel_states {
 struct kernel_quality {
 	uint64_t records, lost, unknown_records, trailing_bytes;
 	uint64_t stacks, switches, wakings, futex_calls;
-	uint64_t threads, inconsistent, lost_switch_outs;
+	uint64_t threads, inconsistent, lost_switch_outs, lost_switch_ins;
 	/* Threads whose kernel running time exceeded their own schedstat's
 	 * (threads.tsv) past the samplers' edges: their records are
 	 * incomplete, so threads.tsv's figures stand for them. */

@@ -743,6 +743,7 @@ static json_object *kernel_obj(const struct kernel_quality *k)
 	put(o, "threads", ju64(k->threads));
 	put(o, "inconsistent_transitions", ju64(k->inconsistent));
 	put(o, "lost_switch_outs", ju64(k->lost_switch_outs));
+	put(o, "lost_switch_ins", ju64(k->lost_switch_ins));
 	put(o, "threads_schedstat_disagree", ju64(k->schedstat_disagree));
 	put(o, "unknown_records", ju64(k->unknown_records));
 	put(o, "trailing_bytes", ju64(k->trailing_bytes));

@@ -188,6 +188,24 @@ START_TEST(a_lost_switch_out_is_inferred_from_its_cpu)
 }
 END_TEST
 
+/*
+ * Thread 1 is switched out at 60 on CPU 0 without a switch-in: the
+ * kernel's stream lacks some of the idle task's switches to a thread a
+ * timer woke. It came on after CPU 0's last record (its waking by the
+ * idle task at 40): running 40..60, not runnable.
+ */
+START_TEST(a_switch_out_without_a_switch_in_ran_from_the_cpus_last_record)
+{
+	kr_switch(&b, 0, WS + 10, 1, 'S', 0);
+	kr_waking(&b, 0, WS + 40, 1, 0);
+	/* not in the stream: kr_switch(&b, 0, WS + 45, 0, 'S', 1) */
+	kr_switch(&b, 0, WS + 60, 1, 'S', 0);
+	run();
+	ck_assert_uint_eq(ks.lost_switch_ins, 1);
+	expect(1, 10 + 20, 0, 0, 30 + 40);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel_states");
@@ -203,6 +221,7 @@ int main(void)
 	tcase_add_test(tc, a_contradiction_is_counted);
 	tcase_add_test(tc, a_waking_before_the_switch_out_leaves_it_runnable);
 	tcase_add_test(tc, a_lost_switch_out_is_inferred_from_its_cpu);
+	tcase_add_test(tc, a_switch_out_without_a_switch_in_ran_from_the_cpus_last_record);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
