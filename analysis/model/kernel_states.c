@@ -128,11 +128,11 @@ static void copy_comm(struct kstate_thread *th, const char *comm)
  * Thread `cur` is current on CPU `cpu` at t, by a record of that CPU (a
  * switch's prev, a waking's waker, a system call's caller). If the records
  * last put another of the target's threads on that CPU and it is still
- * running by them, its switch-out was lost (perf drops a few tracepoint
- * samples silently, docs/methodology.md, "Kernel events"): it left after
- * the CPU's last record of it, and is blocked from there, so that it does
- * not run on for the rest of the window. `after` is current from t on
- * (a switch's next; else cur).
+ * running by them, its switch-out was lost (docs/methodology.md, "Thread
+ * states from the kernel"): it left after the CPU's last record of it,
+ * and is asleep from there, so that it does not run on for the rest of
+ * the window. `after` is current from t on (a switch's next; else cur);
+ * *before_ns is the CPU's last record before this one (0: none).
  */
 static int observe(struct kernel_states *k, uint32_t cpu, int32_t cur, int32_t after, uint64_t t,
 		   uint64_t *before_ns)
@@ -222,7 +222,6 @@ static int on_switch(struct kernel_states *k, const struct corecap_krec_switch *
 static int on_waking(struct kernel_states *k, const struct corecap_krec_waking *r)
 {
 	struct kstate_thread *th;
-
 	uint64_t before;
 
 	if (observe(k, r->h.cpu, r->waker_tid, r->waker_tid, r->h.time_ns, &before) ||
@@ -243,14 +242,14 @@ static int on_futex(struct kernel_states *k, uint32_t cpu, int32_t tid, uint64_t
 		    uint32_t op)
 {
 	struct kstate_thread *th;
-
 	uint64_t before;
 
 	if (observe(k, cpu, tid, tid, t, &before) || !(th = get(k, tid)))
 		return -ENOMEM;
 	first(th, KSTATE_RUNNING);
 	if (th->state != KSTATE_RUNNING) {
-		/* A system call is made on a CPU: a switch-in was lost, after the CPU's last record. */
+		/* A system call is made on a CPU: a switch-in was lost, after the
+		 * CPU's last record when it had been woken. */
 		k->inconsistent++;
 		decide(k, th, false);
 		if (th->state == KSTATE_RUNNABLE && before < t) {
