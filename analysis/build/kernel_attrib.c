@@ -116,6 +116,15 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 	return 0;
 }
 
+/* ret (negative), with *err naming the run's kernel directory. */
+static int model_error(char **err, const char *run_dir, int ret)
+{
+	if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
+		     strerror(-ret)) < 0)
+		*err = NULL;
+	return ret;
+}
+
 int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
 				 const struct kernel_reader *k, const char *run_dir,
 				 struct kernel_quality *out, char **err)
@@ -138,10 +147,7 @@ int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
 	out->futex = p->f.q;
 	corecap_kernel_pass_release(p);
 	if (ret) {
-		if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
-			     strerror(-ret)) < 0)
-			*err = NULL;
-		return ret;
+		return model_error(err, run_dir, ret);
 	}
 	m->src.kernel = true;
 	m->src.futex = true;
@@ -160,10 +166,7 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 	if (ret) {
 		corecap_kernel_pass_release(&p);
 		*out = (struct kernel_quality){0};
-		if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
-			     strerror(-ret)) < 0)
-			*err = NULL;
-		return ret;
+		return model_error(err, run_dir, ret);
 	}
 	return corecap_kernel_attrib_passed(m, &p, k, run_dir, out, err);
 }

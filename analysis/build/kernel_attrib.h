@@ -32,6 +32,10 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 				 const char *run_dir, struct symbolizer *sym,
 				 struct kernel_quality *out, char **err);
 
+struct kernel_wait_stack_ctx {
+	const struct kernel_reader *k;
+	struct symbolizer *sym;
+};
 /*
  * The same fed record by record by another pass over them (the critical
  * path's, critical_attrib.h's on_krec), so that they are read once: init
@@ -39,10 +43,6 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
  * order, then corecap_kernel_attrib_passed (which releases the pass) once
  * every record was fed, or corecap_kernel_pass_release when not.
  */
-struct kernel_wait_stack_ctx {
-	const struct kernel_reader *k;
-	struct symbolizer *sym;
-};
 struct kernel_pass {
 	struct kernel_wait_stack_ctx sc;
 	struct kernel_states ks;

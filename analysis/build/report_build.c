@@ -626,7 +626,6 @@ static int run_warnings(struct report_build *j)
 	return ret;
 }
 
-/* Reads and models the run into *r, which points into j. */
 /* The ops' critical paths summed over their types (the trace's ops, else
  * the OpTracker's), for the projection's closed loop. */
 static void path_totals(const struct report_build *j, struct projection_inputs *in)
@@ -646,6 +645,7 @@ static void path_totals(const struct report_build *j, struct projection_inputs *
 	}
 }
 
+/* Reads and models the run into *r, which points into j. */
 int corecap_report_build(struct report_build *j, struct run *run, const struct report_opts *o,
 			 struct report *r)
 {
