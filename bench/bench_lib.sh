@@ -130,5 +130,27 @@ bench_projected2() {
 # bench_iops FILE: the "Average IOPS:" of a refbench or rados bench summary.
 bench_iops() { awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$1"; }
 
+# bench_interval: "LO HI CONFIDENCE" for the median of the numbers on
+# stdin, one a line: the narrowest order statistics [x_(k), x_(n+1-k)]
+# that hold it with at least 95% (the sign test's interval, free of any
+# assumption on the distribution), CONFIDENCE their coverage in percent.
+# Under 6 numbers none reach 95%: the range, with its 1 - 2^(1-n).
+bench_interval() {
+	python3 -c '
+import sys
+from math import comb
+x = sorted(float(l) for l in sys.stdin if l.strip())
+n = len(x)
+if not n:
+    sys.exit("bench_interval: no numbers")
+k, cover = 1, 1 - 2.0 ** (1 - n)
+for j in range(2, n // 2 + 1):
+    c = 1 - 2 * sum(comb(n, i) for i in range(j)) / 2 ** n
+    if c < 0.95:
+        break
+    k, cover = j, c
+print("%g %g %.1f" % (x[k - 1], x[n - k], 100 * cover))'
+}
+
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

@@ -4,8 +4,7 @@
 # without (`record --no-kernel`), everything else alike (--no-trace, the
 # /proc sampler on), in alternating pairs of fresh runs (ABBA order: on,off,
 # off,on, ...), after one warm-up run that is not counted. It prints every run, the medians, the median of the pairs'
-# ratios on/off with a distribution-free 95% interval (sign-test order
-# statistics of the ratios), and the kernel data the runs wrote per second
+# ratios on/off with its sign-test interval (bench_interval), and the kernel data the runs wrote per second
 # (kernel/events.bin + kernel/stacks.bin, and the raw stack copies, which
 # exist only while recording) with the records per op, and the daemon's
 # CPU time per op (utime + stime over the run: the tracepoints' cost is
@@ -144,8 +143,8 @@ for p in $(seq 1 "$pairs"); do
 		run "$c" "$p" | awk '{ printf "  %-4s %10.0f %13.0f %16.0f %11.2f %5d %9.1f %17.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
 	done
 done
-python3 - "$work/rows" <<'PY'
-import math, statistics, sys
+python3 - "$work/rows" "$work/ratios" "$(dirname "$0")/bench_lib.sh" <<'PY'
+import statistics, subprocess, sys
 rows = [l.split() for l in open(sys.argv[1])]
 on = [r for r in rows if r[0] == "on"]
 off = [r for r in rows if r[0] == "off"]
@@ -156,10 +155,12 @@ print("median IOPS: on %.0f, off %.0f; daemon CPU per op: on %.2f us, off %.2f u
     med([float(r[1]) for r in on]), med([float(r[1]) for r in off]),
     med([float(r[7]) for r in on]), med([float(r[7]) for r in off])))
 if ratios:
-    m = len(ratios)
-    k = max(0, int(math.floor((m - 1.96 * math.sqrt(m)) / 2)))
-    print("ratio on/off (median of %d pairs): %.3f, 95%% interval %.3f-%.3f%s (target >= 0.98)" %
-          (m, med(ratios), ratios[k], ratios[m - 1 - k], "" if k > 0 else " (too few pairs: the range)"))
+    print("ratio on/off (median of %d pairs): %.3f," % (len(ratios), med(ratios)), end=" ", flush=True)
+    with open(sys.argv[2], "w") as f:
+        f.write("".join("%.6f\n" % r for r in ratios))
+    subprocess.run(["bash", "-c", '. "$1"; read lo hi conf < <(bench_interval <"$2"); '
+                    'printf "interval %.3f-%.3f (%s%% confidence, sign test; target >= 0.98)\\n" $lo $hi $conf',
+                    "-", sys.argv[3], sys.argv[2]], check=True)
 # An "on" run that lost records wrote fewer samples, so it cost less: the
 # ratio again over the pairs whose "on" run lost nothing.
 whole = sorted(float(on[i][1]) / float(off[i][1]) for i in range(n)

@@ -14,8 +14,9 @@
 # (`corecap run --cpuprofile`, `corecap record --wallclock`).
 #
 # Prints every round, the medians, and the median of the rounds' ratios
-# with its interval: the smallest and largest ratio, which hold the true
-# median ratio with the confidence printed (1 - 2^(1-ROUNDS)).
+# with its sign-test interval (bench_interval: 95% or more from 6 rounds
+# on; the range below that). Odd rounds run dummy, report, html; even
+# rounds html, report, dummy.
 #
 # usage: bench/report_cpu.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [-H] [RUN_DIR...]
 #   -n: record nothing, measure the given run directories only.
@@ -60,11 +61,12 @@ record_run() {
 # measure CMD...: "user_s maxrss_kb" of the command (its output dropped).
 measure() { bench_measure "$@" | awk '{ printf "%.3f %d\n", $1, $3 }'; }
 
-# ratio_line NAME FILE TARGET: the median of FILE's ratios and their interval.
+# ratio_line NAME FILE TARGET: the median of FILE's ratios and its interval.
 ratio_line() {
-	printf 'ratio %s (user CPU): median %s, interval [%s, %s] (%.0f%% confidence); target <= %s\n' \
-		"$1" "$(bench_median <"$2")" "$(sort -g "$2" | head -1)" "$(sort -g "$2" | tail -1)" \
-		"$(awk -v n="$rounds" 'BEGIN { print 100 * (1 - 2 ^ (1 - n)) }')" "$3"
+	local iv
+	iv=$(bench_interval <"$2")
+	printf 'ratio %s (user CPU): median %s, interval [%s, %s] (%s%% confidence, sign test); target <= %s\n' \
+		"$1" "$(bench_median <"$2")" $iv "$3"
 }
 
 bench_run() {
@@ -84,15 +86,19 @@ bench_run() {
 		echo "  html: $(grep -o '[0-9]* flame graphs' "$work/html.err" || echo "no flame graph")"
 	fi
 	for r in $(seq 1 "$rounds"); do
+		# Even rounds run the three the other way round: no one of them
+		# always comes first (a cold cache, a neighbour's burst).
+		[ $((r % 2)) = 0 ] && [ "$html" = 1 ] && h=$(measure "$corecap" html -o "$work/page.html" "$dir")
+		[ $((r % 2)) = 0 ] && c=$(measure "$corecap" report "$dir")
 		b=$(measure babeltrace2 "$dir/trace" -c sink.utils.dummy)
-		c=$(measure "$corecap" report "$dir")
+		[ $((r % 2)) = 1 ] && c=$(measure "$corecap" report "$dir")
 		echo "$b" >>"$work/bt"
 		echo "$c" >>"$work/cc"
 		awk -v b="${b% *}" -v c="${c% *}" 'BEGIN { printf "%.3f\n", (b > 0 ? c / b : 0) }' >>"$work/ratio"
 		printf '  round %d  babeltrace2 dummy %7.2f s %7d kB   corecap report %7.2f s %7d kB   ratio %s\n' \
 			"$r" "${b% *}" "${b#* }" "${c% *}" "${c#* }" "$(tail -1 "$work/ratio")"
 		[ "$html" = 1 ] || continue
-		h=$(measure "$corecap" html -o "$work/page.html" "$dir")
+		[ $((r % 2)) = 1 ] && h=$(measure "$corecap" html -o "$work/page.html" "$dir")
 		echo "$h" >>"$work/ht"
 		awk -v c="${c% *}" -v h="${h% *}" 'BEGIN { printf "%.3f\n", (c > 0 ? h / c : 0) }' >>"$work/hratio"
 		printf '           corecap html %7.2f s %7d kB   html/report %s\n' \
