@@ -4,17 +4,26 @@
 # filter and how much the sample written to the ring. A futex_loop
 # workload (bench/futex_loop.c: `wake`, two futex records per iteration;
 # `pingpong`, switches, wakings and futex calls) runs throughout while
-# three configurations take turns, in rotated order, ROUNDS times:
+# four configurations take turns, in rotated order, ROUNDS times:
 #   off     nothing recorded;
 #   count   perf stat -a counts the collector's four tracepoints with the
 #           collector's tid filters (hits and filters, no sample written);
-#   on      corecap record --kernel --no-trace (what the collector does).
+#   on      corecap record --kernel --no-trace (what the collector does);
+#   bpf     the same events from eBPF programs on the raw tracepoints,
+#           filtered in the kernel to the workload's process and written
+#           as 32-byte records to a BPF ring buffer (bench/bpf_record.c
+#           and bpf_record.bpf.c, built here): what an eBPF producer
+#           would cost. Left out, with a line saying why, without clang,
+#           bpftool and libbpf-dev (apt-get install bpftool libbpf-dev),
+#           BTF or x86_64.
 # Over each span (its edges trimmed by 0.2 s; the span is the record's
 # window for `on`, since a recorder's start-up and teardown would count
 # as recorded) it takes the workload's CPU time per
 # iteration; the medians give ns per record = (on - off) / (records per
 # iteration), split into the counting part (count - off) and the samples'
-# (on - count). The records per iteration come from the run's manifest.
+# (on - count), and bpf's own (bpf - off) / (its records per iteration).
+# The records per iteration come from the run's manifest and bpf_record's
+# count.
 # CPU time per iteration is steadier than throughput on a shared machine,
 # but a loaded host still moves it: use several rounds.
 #
@@ -60,6 +69,41 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+
+# build_bpf: bpf_record into $work/bpf, or a line on stdout saying why not.
+build_bpf() {
+	local d="$work/bpf" t
+	[ "$(uname -m)" = x86_64 ] || { echo "not x86_64"; return; }
+	[ -r /sys/kernel/btf/vmlinux ] || { echo "the kernel has no BTF (/sys/kernel/btf/vmlinux)"; return; }
+	for t in clang bpftool; do
+		command -v "$t" >/dev/null || { echo "'$t' is not installed (apt-get install clang bpftool libbpf-dev)"; return; }
+	done
+	[ -r /usr/include/bpf/libbpf.h ] || { echo "libbpf-dev is not installed"; return; }
+	mkdir -p "$d"
+	{ bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$d/vmlinux.h" &&
+		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$d" -c "$src/bench/bpf_record.bpf.c" -o "$d/bpf_record.bpf.o" &&
+		bpftool gen skeleton "$d/bpf_record.bpf.o" name bpf_record_bpf >"$d/bpf_record.skel.h" &&
+		cc -O2 -Wall -I"$d" -o "$d/bpf_record" "$src/bench/bpf_record.c" -lbpf; } >"$d/build.log" 2>&1 ||
+		{ echo "it did not build: $(tail -n 1 "$d/build.log")"; return; }
+	"$d/bpf_record" $$ 0.01 >"$d/probe.out" 2>&1 ||
+		{ echo "it cannot attach here: $(tail -n 1 "$d/probe.out")"; return; }
+}
+bpf_why=$(build_bpf)
+# rotate K WORD...: the words from the K-th on (modulo their count), then the first K.
+rotate() {
+	local k=$1 i j out=""
+	shift
+	for ((i = 0; i < $#; i++)); do
+		j=$(((i + k) % $# + 1))
+		out="$out${out:+ }${!j}"
+	done
+	echo "$out"
+}
+configs="off count on bpf"
+if [ -n "$bpf_why" ]; then
+	echo "kernel_record_cost: the bpf configuration is left out: $bpf_why"
+	configs="off count on"
+fi
 mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 
 # The collector's filters (collector/kernel_events.c, build_filter) for the tids in $tids.
@@ -70,18 +114,14 @@ tid_or() {
 }
 
 for mode in $modes; do
-	total=$(((rounds * 3) * (secs + 3) + 5))
+	total=$(((rounds * 4) * (secs + 3) + 5))
 	"$loop" "$mode" "$total" >"$work/loop.out" &
 	lp=$!
 	sleep 0.5
 	tids=$(ls "/proc/$lp/task" | tr '\n' ' ')
 	: >"$work/spans"
 	for r in $(seq 1 "$rounds"); do
-		case $((r % 3)) in
-		1) order="off count on" ;;
-		2) order="count on off" ;;
-		0) order="on off count" ;;
-		esac
+		order=$(rotate $((r - 1)) $configs)
 		for c in $order; do
 			case $c in
 			off)
@@ -113,6 +153,11 @@ k = d["kernel_events"]
 print("on", d["window"]["start_ns"], d["window"]["end_ns"], sum(k["records"].values()), k["lost"]["total"])
 PY
 				;;
+			bpf)
+				"$work/bpf/bpf_record" "$lp" "$secs" >"$work/bpf.out" 2>&1 ||
+					{ echo "kernel_record_cost: bpf_record failed: $(tail -n 1 "$work/bpf.out")" >&2; exit 1; }
+				awk '/^attached/ { a = $2 } /^detached/ { print "bpf", a, $2, $4, $6 }' "$work/bpf.out" >>"$work/spans"
+				;;
 			esac
 		done
 	done
@@ -125,9 +170,9 @@ mode = sys.argv[1]
 pts = [tuple(map(int, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 3]
 ts = [p[0] for p in pts]
 TRIM = 200000000
-per = {"off": [], "count": [], "on": []}
-rec = []
-lost = 0
+per = {"off": [], "count": [], "on": [], "bpf": []}
+rec = {"on": [], "bpf": []}
+lost = {"on": 0, "bpf": 0}
 for l in open(sys.argv[3]):
     f = l.split()
     c, a, b, n = f[0], int(f[1]) + TRIM, int(f[2]) - TRIM, int(f[3])
@@ -138,23 +183,29 @@ for l in open(sys.argv[3]):
     if it <= 0:
         continue
     per[c].append((pts[j][2] - pts[i][2]) / it)
-    if c == "on":
-        lost += int(f[4])
+    if c in rec:
+        lost[c] += int(f[4])
         # records over the window's iterations (untrimmed window)
         i0 = bisect.bisect_left(ts, a - TRIM)
         j0 = bisect.bisect_right(ts, b + TRIM) - 1
         if j0 > i0 and pts[j0][1] > pts[i0][1]:
-            rec.append(n / (pts[j0][1] - pts[i0][1]))
+            rec[c].append(n / (pts[j0][1] - pts[i0][1]))
 med = {c: statistics.median(v) for c, v in per.items() if v}
-if len(med) < 3 or not rec:
+if any(c not in med for c in ("off", "count", "on")) or not rec["on"]:
     print("kernel_record_cost: %s: too few spans measured" % mode)
     sys.exit(0)
-r = statistics.median(rec)
-print("%s: CPU ns per iteration (medians of %d rounds): off %.0f, count %.0f, on %.0f; %.2f records per iteration%s" %
-      (mode, min(len(v) for v in per.values()), med["off"], med["count"], med["on"], r,
-       "; lost %d (the figure is low)" % lost if lost else ""))
+r = statistics.median(rec["on"])
+def lost_note(c):
+    return "; %s lost %d records (its figure is low)" % (c, lost[c]) if lost[c] else ""
+print("%s: CPU ns per iteration (medians of %d rounds): off %.0f, count %.0f, on %.0f%s; %.2f records per iteration%s%s" %
+      (mode, min(len(per[c]) for c in med), med["off"], med["count"], med["on"],
+       ", bpf %.0f" % med["bpf"] if "bpf" in med else "", r, lost_note("on"), lost_note("bpf")))
 print("%s: ns per record: %.0f, of which tracepoints and filters (count - off) %.0f, samples written (on - count) %.0f" %
       (mode, (med["on"] - med["off"]) / r, (med["count"] - med["off"]) / r, (med["on"] - med["count"]) / r))
+if "bpf" in med and rec["bpf"]:
+    rb = statistics.median(rec["bpf"])
+    print("%s: eBPF ring buffer instead (%.2f records per iteration): ns per record %.0f, %.2f of the perf samples' cost" %
+          (mode, rb, (med["bpf"] - med["off"]) / rb, ((med["bpf"] - med["off"]) / rb) / ((med["on"] - med["off"]) / r)))
 PY
 done
 exit 0
