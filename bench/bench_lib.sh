@@ -152,5 +152,28 @@ for j in range(2, n // 2 + 1):
 print("%g %g %.1f" % (x[k - 1], x[n - k], 100 * cover))'
 }
 
+# bench_build_bpf DIR: builds bench/bpf_record (the eBPF programs of
+# bpf_record.bpf.c and their loader) into DIR/bpf_record and checks that
+# it attaches here; if it cannot, prints on stdout why (one line), for
+# the caller to say that its bpf configuration is left out.
+bench_build_bpf() {
+	local d=$1 t b
+	b=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+	[ "$(uname -m)" = x86_64 ] || { echo "not x86_64"; return; }
+	[ -r /sys/kernel/btf/vmlinux ] || { echo "the kernel has no BTF (/sys/kernel/btf/vmlinux)"; return; }
+	for t in clang bpftool; do
+		command -v "$t" >/dev/null || { echo "'$t' is not installed (apt-get install clang bpftool libbpf-dev)"; return; }
+	done
+	[ -r /usr/include/bpf/libbpf.h ] || { echo "libbpf-dev is not installed"; return; }
+	mkdir -p "$d"
+	{ bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$d/vmlinux.h" &&
+		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$d" -c "$b/bpf_record.bpf.c" -o "$d/bpf_record.bpf.o" &&
+		bpftool gen skeleton "$d/bpf_record.bpf.o" name bpf_record_bpf >"$d/bpf_record.skel.h" &&
+		cc -O2 -Wall -I"$d" -o "$d/bpf_record" "$b/bpf_record.c" -lbpf; } >"$d/build.log" 2>&1 ||
+		{ echo "it did not build: $(tail -n 1 "$d/build.log")"; return; }
+	"$d/bpf_record" $$ 0.01 >"$d/probe.out" 2>&1 ||
+		{ echo "it cannot attach here: $(tail -n 1 "$d/probe.out")"; return; }
+}
+
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

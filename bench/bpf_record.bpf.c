@@ -4,7 +4,9 @@
  * The events are the collector's (collector/kernel_events.c): switches,
  * wakings and futex calls' entries and exits, each filtered in the
  * kernel to one process (its tgid) and written as one 32-byte record to
- * a BPF ring buffer, which bench/bpf_record.c drains. Raw tracepoints,
+ * a BPF ring buffer (one for all CPUs), or with per_cpu set to the
+ * CPU's own perf buffer (bpf_perf_event_output), which bench/bpf_record.c
+ * drains. Raw tracepoints,
  * not the perf-type ones: they hand the program the kernel's arguments
  * without building the tracepoint's record first. x86_64 only (the
  * futex call's number, orig_ax). Not part of corecap: a measurement.
@@ -20,11 +22,18 @@
 char LICENSE[] SEC("license") = "GPL";
 
 const volatile __u32 target_tgid;
+const volatile bool per_cpu;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 32 << 20);
 } ring SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} cpu_bufs SEC(".maps");
 
 /* Records the ring had no room for. */
 struct {
@@ -46,16 +55,23 @@ struct bpf_rec {
 	__u64 c;
 };
 
-static __always_inline int emit(__u32 kind, __u32 a, __u32 b, __u64 c)
+static __always_inline void count_lost(void)
 {
-	struct bpf_rec *r = bpf_ringbuf_reserve(&ring, sizeof(*r), 0);
+	__u32 zero = 0;
+	__u64 *n = bpf_map_lookup_elem(&lost, &zero);
 
-	if (!r) {
-		__u32 zero = 0;
-		__u64 *n = bpf_map_lookup_elem(&lost, &zero);
+	if (n)
+		(*n)++;
+}
 
-		if (n)
-			(*n)++;
+static __always_inline int emit(void *ctx, __u32 kind, __u32 a, __u32 b, __u64 c)
+{
+	struct bpf_rec *r, local;
+
+	if (per_cpu) {
+		r = &local;
+	} else if (!(r = bpf_ringbuf_reserve(&ring, sizeof(*r), 0))) {
+		count_lost();
 		return 0;
 	}
 	r->time_ns = bpf_ktime_get_ns(); /* CLOCK_MONOTONIC */
@@ -64,6 +80,11 @@ static __always_inline int emit(__u32 kind, __u32 a, __u32 b, __u64 c)
 	r->a = a;
 	r->b = b;
 	r->c = c;
+	if (per_cpu) {
+		if (bpf_perf_event_output(ctx, &cpu_bufs, BPF_F_CURRENT_CPU, r, sizeof(*r)))
+			count_lost();
+		return 0;
+	}
 	/* No wake-up: the reader polls, as the collector's watermark does. */
 	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
 	return 0;
@@ -81,7 +102,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (BPF_CORE_READ(prev, tgid) != (int)target_tgid &&
 	    BPF_CORE_READ(next, tgid) != (int)target_tgid)
 		return 0;
-	return emit(REC_SWITCH, BPF_CORE_READ(next, pid), prev_state, BPF_CORE_READ(prev, pid));
+	return emit(ctx, REC_SWITCH, BPF_CORE_READ(next, pid), prev_state,
+		    BPF_CORE_READ(prev, pid));
 }
 
 SEC("raw_tp/sched_waking")
@@ -89,7 +111,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 {
 	if (BPF_CORE_READ(p, tgid) != (int)target_tgid)
 		return 0;
-	return emit(REC_WAKING, BPF_CORE_READ(p, pid), 0, 0);
+	return emit(ctx, REC_WAKING, BPF_CORE_READ(p, pid), 0, 0);
 }
 
 SEC("raw_tp/sys_enter")
@@ -97,7 +119,8 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	if (id != NR_FUTEX || !current_is_target())
 		return 0;
-	return emit(REC_FUTEX_ENTER, (__u32)PT_REGS_PARM2_CORE(regs), 0, PT_REGS_PARM1_CORE(regs));
+	return emit(ctx, REC_FUTEX_ENTER, (__u32)PT_REGS_PARM2_CORE(regs), 0,
+		    PT_REGS_PARM1_CORE(regs));
 }
 
 SEC("raw_tp/sys_exit")
@@ -105,5 +128,5 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	if (!current_is_target() || BPF_CORE_READ(regs, orig_ax) != NR_FUTEX)
 		return 0;
-	return emit(REC_FUTEX_EXIT, 0, 0, (__u64)ret);
+	return emit(ctx, REC_FUTEX_EXIT, 0, 0, (__u64)ret);
 }

@@ -15,9 +15,19 @@
 #              write (-t 2 gives about 10k IOPS on the 2-core machine)
 #   -T ceph    one bare one-node Ceph cluster (scripts/ceph-minicluster),
 #              rados bench S write -b 1 -t T on a fresh pool per run
+#   -k bpf     the `on` runs take the same events with eBPF programs
+#              instead (bench/bpf_record, as kernel_record_cost.sh's bpf
+#              configuration: tgid filter in the kernel, 32-byte records
+#              in a BPF ring buffer, no stacks, nothing written), attached
+#              around a `record --no-kernel`: the in-kernel part of what an
+#              eBPF producer would cost. Its kernel B/s are the ring's.
+#   -k hooks   the same programs attached, filtering for another process
+#              (init, pid 1): what the hooks and their filters cost the
+#              daemon with no record written (the syscall tracepoints put
+#              every system call of every thread on the traced path).
 #
-# usage: bench/kernel_iops.sh [-B BUILD_DIR] [-T refosd|ceph] [-n PAIRS]
-#                             [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]
+# usage: bench/kernel_iops.sh [-B BUILD_DIR] [-T refosd|ceph] [-k perf|bpf|hooks]
+#                             [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]
 # Target (issue 12): on >= 0.98 of off. A benchmark, not a test: it exits 0
 # whatever the ratio; figures in docs/events.md, "Kernel events: cost".
 # Needs root (the kernel source needs it, or CAP_PERFMON).
@@ -30,14 +40,16 @@ pairs=6
 secs=4
 conc=""
 port_base=53000
+producer=perf
 usage() {
-	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]" >&2
+	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-k perf|bpf|hooks] [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]" >&2
 	exit 2
 }
-while getopts "B:T:n:s:t:p:" o; do
+while getopts "B:T:k:n:s:t:p:" o; do
 	case $o in
 	B) build=$OPTARG ;;
 	T) target=$OPTARG ;;
+	k) case $OPTARG in perf | bpf | hooks) producer=$OPTARG ;; *) usage ;; esac ;;
 	n) pairs=$OPTARG ;;
 	s) secs=$OPTARG ;;
 	t) conc=$OPTARG ;;
@@ -71,6 +83,10 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
+if [ "$producer" != perf ]; then
+	why=$(bench_build_bpf "$work/bpf")
+	[ -z "$why" ] || { echo "kernel_iops: -k $producer: bpf_record $why" >&2; exit 1; }
+fi
 
 if [ "$target" = ceph ]; then
 	for t in ceph ceph-osd rados python3; do
@@ -90,8 +106,8 @@ osd_ticks() { sed 's/.*) //' "/proc/$osd/stat" | awk '{ print $12 + $13 }'; }
 run() {
 	local cfg=$1 n=$2 port="" flag=--no-kernel
 	local rd="$work/run-$cfg-$n" pool="kb$n$cfg"
-	local -a bench
-	[ "$cfg" = on ] && flag=--kernel
+	local -a bench extra=()
+	[ "$cfg" = on ] && [ "$producer" = perf ] && flag=--kernel
 	if [ "$target" = refosd ]; then
 		bench_refosd_start
 		osd=$pid
@@ -100,11 +116,24 @@ run() {
 		"$mc" mkpool "$work/ceph" "$pool" >/dev/null 2>&1 || { echo "kernel_iops: mkpool failed" >&2; exit 1; }
 		bench=(rados -p "$pool" bench "$secs" write -b 1 -t "$conc" --no-cleanup)
 	fi
+	local bp=""
+	if [ "$cfg" = on ] && [ "$producer" != perf ]; then
+		"$work/bpf/bpf_record" "$([ "$producer" = bpf ] && echo "$osd" || echo 1)" $((secs + 60)) >"$work/bpf.out" 2>&1 &
+		bp=$!
+		# attached once it says so
+		for _ in $(seq 100); do grep -q '^attached' "$work/bpf.out" && break; sleep 0.05; done
+	fi
 	t0=$(osd_ticks)
 	"$corecap" record -p "$osd" -o "$rd" --no-trace --no-ceph -q "$flag" -- "${bench[@]}" \
 		>"$work/rec.out" 2>"$work/rec.err" || echo "kernel_iops: record ($cfg) failed: $(tail -n 1 "$work/rec.err")" >&2
 	t1=$(osd_ticks)
-	python3 - "$rd/manifest.json" "$cfg" "$((t1 - t0))" "$(getconf CLK_TCK)" >>"$work/rows" <<'PY'
+	if [ -n "$bp" ]; then
+		kill -INT "$bp"
+		wait "$bp"
+		read -r -a extra < <(awk '/^detached/ { print $4, $6 }' "$work/bpf.out")
+		[ ${#extra[@]} = 2 ] || { echo "kernel_iops: bpf_record failed: $(tail -n 1 "$work/bpf.out")" >&2; exit 1; }
+	fi
+	python3 - "$rd/manifest.json" "$cfg" "$((t1 - t0))" "$(getconf CLK_TCK)" "${extra[@]}" >>"$work/rows" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 cpu_us = int(sys.argv[3]) / int(sys.argv[4]) * 1e6
@@ -119,6 +148,9 @@ if k:
     b = k["bytes"]
     print(sys.argv[2], iops, (b["events"] + b["stacks"]) / w, b["raw_stacks"] / w, rec / ops,
           k["lost"]["total"], k["stacks"]["taken"] / w, cpu_us / ops)
+elif len(sys.argv) == 7:  # bpf_record's records and losses, 40 bytes each in its ring
+    rec, lost = int(sys.argv[5]), int(sys.argv[6])
+    print(sys.argv[2], iops, rec * 40 / w, 0, rec / ops, lost, 0, cpu_us / ops)
 else:
     print(sys.argv[2], iops, 0, 0, 0, 0, 0, cpu_us / ops)
 PY
@@ -132,7 +164,7 @@ PY
 	tail -n 1 "$work/rows"
 }
 
-echo "kernel_iops: $target, $( [ "$target" = refosd ] && echo "refbench -t $conc -b 1 -d $secs write, a fresh refosd per run" || echo "rados bench $secs write -b 1 -t $conc, a fresh pool per run"); $pairs pairs in ABBA order; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "kernel_iops: $target, kernel events by $producer, $( [ "$target" = refosd ] && echo "refbench -t $conc -b 1 -d $secs write, a fresh refosd per run" || echo "rados bench $secs write -b 1 -t $conc, a fresh pool per run"); $pairs pairs in ABBA order; load $(cut -d' ' -f1-3 /proc/loadavg)"
 # One warm-up run, not counted: a fresh cluster's first rounds are slower.
 run off 0 >/dev/null
 : >"$work/rows"

@@ -62,6 +62,8 @@ done
 command -v perf >/dev/null || { echo "kernel_record_cost: 'perf' is not installed (linux-perf)" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "kernel_record_cost: needs root (kernel events, perf stat -a)" >&2; exit 1; }
 
+prog=kernel_record_cost
+. "$src/bench/bench_lib.sh"
 work=$(mktemp -d /tmp/kernel-record-cost-XXXXXX)
 lp=""
 cleanup() {
@@ -70,25 +72,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# build_bpf: bpf_record into $work/bpf, or a line on stdout saying why not.
-build_bpf() {
-	local d="$work/bpf" t
-	[ "$(uname -m)" = x86_64 ] || { echo "not x86_64"; return; }
-	[ -r /sys/kernel/btf/vmlinux ] || { echo "the kernel has no BTF (/sys/kernel/btf/vmlinux)"; return; }
-	for t in clang bpftool; do
-		command -v "$t" >/dev/null || { echo "'$t' is not installed (apt-get install clang bpftool libbpf-dev)"; return; }
-	done
-	[ -r /usr/include/bpf/libbpf.h ] || { echo "libbpf-dev is not installed"; return; }
-	mkdir -p "$d"
-	{ bpftool btf dump file /sys/kernel/btf/vmlinux format c >"$d/vmlinux.h" &&
-		clang -O2 -g -target bpf -D__TARGET_ARCH_x86 -I"$d" -c "$src/bench/bpf_record.bpf.c" -o "$d/bpf_record.bpf.o" &&
-		bpftool gen skeleton "$d/bpf_record.bpf.o" name bpf_record_bpf >"$d/bpf_record.skel.h" &&
-		cc -O2 -Wall -I"$d" -o "$d/bpf_record" "$src/bench/bpf_record.c" -lbpf; } >"$d/build.log" 2>&1 ||
-		{ echo "it did not build: $(tail -n 1 "$d/build.log")"; return; }
-	"$d/bpf_record" $$ 0.01 >"$d/probe.out" 2>&1 ||
-		{ echo "it cannot attach here: $(tail -n 1 "$d/probe.out")"; return; }
-}
-bpf_why=$(build_bpf)
+bpf_why=$(bench_build_bpf "$work/bpf")
 # rotate K WORD...: the words from the K-th on (modulo their count), then the first K.
 rotate() {
 	local k=$1 i j out=""
