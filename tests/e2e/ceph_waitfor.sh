@@ -26,7 +26,7 @@ rc=0
 "$CORECAP" report --json "$run" >"$run.json" 2>"$run.report.err" || rc=$?
 expect_eq "corecap report --json exits" 0 "$rc"
 [ "$rc" -eq 0 ] || { cat "$run.report.err"; finish; exit 1; }
-read -r m2t t2f sum blocked <<<"$(python3 - "$run.json" <<'PY'
+read -r m2t t2f sum blocked n_unstated unstated_max <<<"$(python3 - "$run.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 e = r["waitfor"]["edges"]
@@ -44,13 +44,17 @@ for p in pools:
     pb = sum((t["kernel_states"]["futex_ns"] + t["kernel_states"]["blocked_ns"]) / 1e6
              for t in r["threads"] if t["pool"] == p and t["kernel_states"])
     print("  %s: edges %.1f ms of %.1f ms blocked (%.2f)" % (p, pe, pb, pe / pb if pb else 0), file=sys.stderr)
-print(round(m2t, 1), round(t2f, 1), round(s, 1), round(b, 1))
+# A thread whose kernel running time disagrees with its schedstat CPU has
+# no kernel_states (threads_schedstat_disagree) but its waits are edges:
+# it may have been asleep the whole window, no more.
+n = sum(1 for t in r["threads"] if t["pool"] in pools and not t["kernel_states"])
+print(round(m2t, 1), round(t2f, 1), round(s, 1), round(b, 1), n, round(1e3 * r["window"]["duration_s"] * n, 1))
 PY
 )"
 echo "msgr-worker -> tp_osd_tp $m2t ms; tp_osd_tp -> finisher/lock holder $t2f ms; the two pools' edges $sum ms of their $blocked ms blocked"
 expect_true "an edge msgr-worker -> tp_osd_tp ($m2t ms)" awk -v m="$m2t" 'BEGIN { exit !(m > 0) }'
 expect_true "an edge tp_osd_tp -> the finisher or the store's lock holder ($t2f ms)" \
 	awk -v m="$t2f" 'BEGIN { exit !(m > 0) }'
-expect_true "the pools' edges sum within 10% of their blocked time ($sum of $blocked ms)" \
-	awk -v s="$sum" -v b="$blocked" 'BEGIN { exit !(b > 0 && s >= 0.9 * b && s <= 1.1 * b) }'
+expect_true "the pools' edges sum within 10% of their blocked time ($sum of $blocked ms; $n_unstated threads without kernel states, up to $unstated_max ms more)" \
+	awk -v s="$sum" -v b="$blocked" -v u="$unstated_max" 'BEGIN { exit !(b > 0 && s >= 0.9 * b && s <= 1.1 * (b + u)) }'
 finish
