@@ -84,8 +84,9 @@ done
 # A thread whose kernel running time disagrees with its schedstat CPU has
 # no kernel_states (docs/report-json.md, threads_schedstat_disagree), but
 # its waits are edges still: it counts as asleep the whole window at most.
-sleep_ms="(sum(t['kernel_states']['futex_ns'] + t['kernel_states']['blocked_ns'] for t in d['threads'] if t['kernel_states']) / 1e6 + 1e3 * d['window']['duration_s'] * sum(1 for t in d['threads'] if not t['kernel_states']))"
-json "$j" "'edges %.3f ms, sleeping %.3f ms, threads without kernel states %d' % (sum(e['ms'] for e in d['waitfor']['edges']), $sleep_ms, sum(1 for t in d['threads'] if not t['kernel_states']))"
+unstated="sum(1 for t in d['threads'] if not t['kernel_states'])"
+sleep_ms="(sum(t['kernel_states']['futex_ns'] + t['kernel_states']['blocked_ns'] for t in d['threads'] if t['kernel_states']) / 1e6 + 1e3 * d['window']['duration_s'] * $unstated)"
+json "$j" "'edges %.3f ms, sleeping %.3f ms, threads without kernel states %d' % (sum(e['ms'] for e in d['waitfor']['edges']), $sleep_ms, $unstated)"
 expect_json "wait-for: the edges sum to at most the threads' sleeping time" "$j" \
 	"sum(e['ms'] for e in d['waitfor']['edges']) <= 1.0001 * $sleep_ms"
 

@@ -196,14 +196,14 @@ skip_if_others_busy() {
 # through it. cpu_mark / cpu_since: the shares of the machine's time
 # (/proc/stat's first line, user to steal) since the mark, in percent, in
 # IDLE_PCT (idle and iowait) and STEAL_PCT (what the hypervisor took), from
-# one reading.
+# one reading; `cpu_since MARK` since a mark kept apart ($(_cpu_jiffies)).
 _cpu_jiffies() { awk '/^cpu / { s = 0; for (i = 2; i <= 9; i++) s += $i; print $5 + $6, $9, s }' /proc/stat; }
 cpu_mark() { _cpu0=($(_cpu_jiffies)); }
 cpu_since() {
-	local now=($(_cpu_jiffies)) total
-	total="(${now[2]} - ${_cpu0[2]} + (${now[2]} == ${_cpu0[2]}))"
-	IDLE_PCT=$(calc "100 * (${now[0]} - ${_cpu0[0]}) / $total")
-	STEAL_PCT=$(calc "100 * (${now[1]} - ${_cpu0[1]}) / $total")
+	local now=($(_cpu_jiffies)) m=(${1:-${_cpu0[*]}}) total
+	total="(${now[2]} - ${m[2]} + (${now[2]} == ${m[2]}))"
+	IDLE_PCT=$(calc "100 * (${now[0]} - ${m[0]}) / $total")
+	STEAL_PCT=$(calc "100 * (${now[1]} - ${m[1]}) / $total")
 }
 
 # wait_quiet: for a test labelled measured (CORECAP_MEASURED=1, set by
@@ -241,9 +241,9 @@ wait_quiet() {
 # failures stand.
 skip_if_stolen() {
 	[ "${CORECAP_MEASURED:-}" = 1 ] && [ -n "${_measured0:-}" ] || return 0
-	local now=($(_cpu_jiffies)) m0=($_measured0) busy pct
-	busy="(${now[2]} - ${m0[2]} - (${now[0]} - ${m0[0]}))"
-	pct=$(calc "$busy > 0 ? 100 * (${now[1]} - ${m0[1]}) / $busy : 0")
+	local pct
+	cpu_since "$_measured0"
+	pct=$(calc "$IDLE_PCT < 100 ? 100 * $STEAL_PCT / (100 - $IDLE_PCT) : 0")
 	echo "the hypervisor took $pct% of the machine's busy time during this test"
 	[ "$(calc "$pct >= ${MEASURED_STEAL_MAX:-10}")" = 1 ] || return 0
 	skip "$_failures check(s) of this measured test failed while the hypervisor took $pct% of the busy time (at least ${MEASURED_STEAL_MAX:-10}%): the figures are the host's, not the daemon's"
