@@ -76,8 +76,10 @@ bench_need "$corecap" "$refosd" "$refbench"
 
 work=$(mktemp -d /tmp/kernel-iops-XXXXXX)
 chmod 755 "$work"
-osd=""
+osd="" bp=""
 cleanup() {
+	# bpf_record, if a run was cut short: its programs would cost the daemon until its deadline
+	[ -n "$bp" ] && kill -INT "$bp" 2>/dev/null
 	[ -n "$osd" ] && [ "$target" = refosd ] && kill "$osd" 2>/dev/null
 	[ -e "$work/ceph/.ceph-minicluster" ] && "$mc" stop "$work/ceph" >/dev/null 2>&1
 	rm -rf "$work"
@@ -116,7 +118,7 @@ run() {
 		"$mc" mkpool "$work/ceph" "$pool" >/dev/null 2>&1 || { echo "kernel_iops: mkpool failed" >&2; exit 1; }
 		bench=(rados -p "$pool" bench "$secs" write -b 1 -t "$conc" --no-cleanup)
 	fi
-	local bp=""
+	bp=""
 	if [ "$cfg" = on ] && [ "$producer" != perf ]; then
 		"$work/bpf/bpf_record" "$([ "$producer" = bpf ] && echo "$osd" || echo 1)" $((secs + 60)) >"$work/bpf.out" 2>&1 &
 		bp=$!
@@ -130,6 +132,7 @@ run() {
 	if [ -n "$bp" ]; then
 		kill -INT "$bp"
 		wait "$bp"
+		bp=""
 		read -r -a extra < <(awk '/^detached/ { print $4, $6 }' "$work/bpf.out")
 		[ ${#extra[@]} = 2 ] || { echo "kernel_iops: bpf_record failed: $(tail -n 1 "$work/bpf.out")" >&2; exit 1; }
 	fi
@@ -172,7 +175,9 @@ echo "  cfg      IOPS    kernel B/s   raw stacks B/s  records/op  lost  stacks/s
 for p in $(seq 1 "$pairs"); do
 	if [ $((p % 2)) = 1 ]; then order=(on off); else order=(off on); fi
 	for c in "${order[@]}"; do
-		run "$c" "$p" | awk '{ printf "  %-4s %10.0f %13.0f %16.0f %11.2f %5d %9.1f %17.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }'
+		# Not in a pipeline: run sets $osd and $bp for cleanup in this shell.
+		run "$c" "$p" >"$work/row"
+		awk '{ printf "  %-4s %10.0f %13.0f %16.0f %11.2f %5d %9.1f %17.2f\n", $1, $2, $3, $4, $5, $6, $7, $8 }' "$work/row"
 	done
 done
 python3 - "$work/rows" "$work/ratios" "$(dirname "$0")/bench_lib.sh" <<'PY'
