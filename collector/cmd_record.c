@@ -509,9 +509,14 @@ static int prepare_kernel(struct record *r)
 	char why[512];
 	int ret = 0;
 
+	const char *via = r->opts.kernel_via;
+
 	if (corecap_kernel_events_permitted(why, sizeof(why)) &&
-	    (ret = corecap_kernel_events_init(&r->kernel, r->target.pid, &r->rd, why,
-					      sizeof(why))) == 0) {
+	    (ret = corecap_kernel_events_init(&r->kernel, r->target.pid, &r->rd,
+					      !strcmp(via, "perf")  ? CORECAP_KERNEL_VIA_PERF
+					      : !strcmp(via, "bpf") ? CORECAP_KERNEL_VIA_BPF
+								    : CORECAP_KERNEL_VIA_AUTO,
+					      why, sizeof(why))) == 0) {
 		r->have_kernel = true;
 	} else if (required) {
 		corecap_error("cannot record kernel events (--kernel): %s", why);

@@ -19,6 +19,7 @@
 #include <corecap/kernel_format.h>
 
 #include <corecap/diag.h>
+#include "kernel_bpf.h"
 #include "kernel_events.h"
 #include "kernel_unwind.h"
 #include "run_dir.h"
@@ -689,8 +690,53 @@ static int write_file_header(int fd, uint64_t magic, const struct corecap_kernel
 	return write_all(fd, &h, sizeof(h));
 }
 
+const char *corecap_kernel_events_producer(const struct corecap_kernel_events *k)
+{
+	return k->bpf ? "bpf" : "perf";
+}
+
+/* The eBPF producer's one ring: the perf rings' bytes of every online CPU,
+ * rounded up to a power of two. */
+static size_t bpf_ring_bytes(const struct corecap_kernel_events *k)
+{
+	size_t want = k->ring_bytes * (size_t)(k->nr_cpus > 0 ? k->nr_cpus : 1), n = 4096;
+
+	while (n < want)
+		n *= 2;
+	return n;
+}
+
+/* The eBPF producer, when `via` lets it and it loads: 0 (k->bpf set, or
+ * left NULL for perf under AUTO), or -errno when BPF was required. */
+static int open_bpf(struct corecap_kernel_events *k, enum corecap_kernel_via via, char *why,
+		    size_t why_size)
+{
+	char bwhy[512];
+	int ret;
+
+	if (via == CORECAP_KERNEL_VIA_PERF)
+		return 0;
+	ret = corecap_kernel_bpf_open(&k->bpf, k->pid, bpf_ring_bytes(k), bwhy, sizeof(bwhy));
+	/* Attached once and at once detached: what cannot attach fails here,
+	 * where perf can still take over, rather than at the window's start. */
+	if (ret == 0 && (ret = corecap_kernel_bpf_attach(k->bpf, bwhy, sizeof(bwhy))) == 0) {
+		corecap_kernel_bpf_detach(k->bpf);
+		return 0;
+	}
+	corecap_kernel_bpf_close(k->bpf);
+	k->bpf = NULL;
+	if (via == CORECAP_KERNEL_VIA_BPF) {
+		snprintf(why, why_size, "%s", bwhy);
+		return ret;
+	}
+	if (ret != -ENOTSUP)
+		corecap_note("kernel events through perf_event_open(2): %s", bwhy);
+	return 0;
+}
+
 int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
-			       struct corecap_run_dir *rd, char *why, size_t why_size)
+			       struct corecap_run_dir *rd, enum corecap_kernel_via via, char *why,
+			       size_t why_size)
 {
 	int ret;
 
@@ -746,17 +792,22 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 		snprintf(why, why_size, "cannot list the threads of PID %d", (int)pid);
 		goto out_close;
 	}
+	ret = open_bpf(k, via, why, why_size);
+	if (ret < 0)
+		goto out_close;
 	for (int c = 0; c < k->nr_cpus; c++) {
 		if (!cpu_online(c))
 			continue;
 		k->cpus[c].online = true;
-		ret = open_ring(k, c, why, why_size);
-		if (ret < 0)
+		if (!k->bpf && (ret = open_ring(k, c, why, why_size)) < 0)
 			goto out_close;
 	}
-	ret = open_sets(k, false, why, why_size);
-	if (ret < 0)
+	if (k->bpf) {
+		k->ring_bytes = bpf_ring_bytes(k);
+		k->stats.kernel_filter = true; /* the programs' tgid test */
+	} else if ((ret = open_sets(k, false, why, why_size)) < 0) {
 		goto out_close;
+	}
 	ret = mkdirat(rd->dirfd, CORECAP_KERNEL_DIR, 0700) < 0 ? -errno : 0;
 	if (ret < 0) {
 		snprintf(why, why_size, "cannot create '%s/%s': %s", rd->path, CORECAP_KERNEL_DIR,
@@ -788,6 +839,8 @@ out_close:
 	unlinkat(rd->dirfd, CORECAP_KERNEL_DIR, AT_REMOVEDIR);
 	k->events_fd = k->raw_fd = -1;
 	close_cpus(k);
+	corecap_kernel_bpf_close(k->bpf);
+	k->bpf = NULL;
 out_free:
 	free(k->cpus);
 	free(k->stats.lost_per_cpu);
@@ -857,7 +910,7 @@ static void follow_new_threads(struct corecap_kernel_events *k, uint32_t reason,
 
 	if (!k->tids_changed)
 		return;
-	if (open_sets(k, enabled, why, sizeof(why)) < 0 && !k->follow_failed) {
+	if (!k->bpf && open_sets(k, enabled, why, sizeof(why)) < 0 && !k->follow_failed) {
 		corecap_warn("kernel events: cannot follow the target's new threads: %s", why);
 		k->follow_failed = true;
 		k->stats.complete = false;
@@ -1024,52 +1077,69 @@ static void burst_guard(struct corecap_kernel_events *k, struct kernel_cpu *kc, 
 	kc->taken_in_tick[kind] = 0;
 }
 
-static void on_stack(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind,
-		     const struct sample *s)
+/*
+ * A user-stack copy into stacks.raw, to unwind after the window: dyn_size
+ * bytes of stack (of stack_size copied) with regs, of the hit at time_ns;
+ * its ref is the last of k->stacks. False when it was not kept.
+ */
+static bool store_stack(struct corecap_kernel_events *k, int kind, int32_t tid, uint32_t cpu,
+			uint64_t time_ns, const uint64_t regs[CORECAP_KUNWIND_NREGS],
+			const unsigned char *stack, uint64_t stack_size, uint64_t dyn_size)
 {
-	struct raw_stack rs = {.time_ns = s->time_ns, .tid = (int32_t)s->tid, .cpu = s->cpu};
+	struct raw_stack rs = {.time_ns = time_ns, .tid = tid, .cpu = cpu};
 	struct kernel_stack_ref *ref;
 
-	if (!s->regs || !s->stack || s->dyn_size == 0 || k->raw_fd < 0)
-		return;
+	if (!regs || !stack || dyn_size == 0 || k->raw_fd < 0)
+		return false;
 	if (k->n_stacks == k->cap_stacks) {
 		size_t cap = k->cap_stacks ? 2 * k->cap_stacks : 1024;
 		struct kernel_stack_ref *p = realloc(k->stacks, cap * sizeof(*p));
 
 		if (!p)
-			return;
+			return false;
 		k->stacks = p;
 		k->cap_stacks = cap;
 	}
-	memcpy(rs.regs, s->regs, sizeof(rs.regs));
-	rs.size = (s->dyn_size + 7) & ~(uint64_t)7;
-	if (rs.size > s->stack_size)
-		rs.size = s->stack_size;
-	rs.dyn_size = s->dyn_size;
+	memcpy(rs.regs, regs, sizeof(rs.regs));
+	rs.size = (dyn_size + 7) & ~(uint64_t)7;
+	if (rs.size > stack_size)
+		rs.size = stack_size;
+	rs.dyn_size = dyn_size;
 	ref = &k->stacks[k->n_stacks];
 	ref->raw_off = k->stats.raw_bytes;
-	ref->tid = (int32_t)s->tid;
-	ref->cpu = s->cpu;
+	ref->tid = tid;
+	ref->cpu = cpu;
 	ref->kind = (uint16_t)(kind == STACK_FUTEX ? CORECAP_KSTACK_FUTEX : CORECAP_KSTACK_SWITCH);
-	ref->event_time_ns = s->time_ns;
+	ref->event_time_ns = time_ns;
 	ref->matched = false;
-	if (write_all(k->raw_fd, &rs, sizeof(rs)) < 0 ||
-	    write_all(k->raw_fd, s->stack, rs.size) < 0) {
+	if (write_all(k->raw_fd, &rs, sizeof(rs)) < 0 || write_all(k->raw_fd, stack, rs.size) < 0) {
 		k->stats.write_error = true;
-		return;
+		return false;
 	}
 	k->stats.raw_bytes += sizeof(rs) + rs.size;
 	k->stats.stacks_taken++;
+	k->n_stacks++;
+	return true;
+}
+
+static void on_stack(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind,
+		     const struct sample *s)
+{
+	struct kernel_stack_ref *ref;
+
+	if (!store_stack(k, kind, (int32_t)s->tid, s->cpu, s->time_ns, s->regs, s->stack,
+			 s->stack_size, s->dyn_size))
+		return;
+	ref = &k->stacks[k->n_stacks - 1];
 	/* The plain record of the same hit came just before, or comes next. */
 	if (kc->last[kind].valid && kc->last[kind].tid == (int32_t)s->tid &&
 	    s->time_ns - kc->last[kind].time_ns < MATCH_NS) {
 		ref->event_time_ns = kc->last[kind].time_ns;
 		ref->matched = true;
 	} else {
-		kc->pending[kind].idx = k->n_stacks;
+		kc->pending[kind].idx = k->n_stacks - 1;
 		kc->pending[kind].valid = true;
 	}
-	k->n_stacks++;
 }
 
 static void on_fork(struct corecap_kernel_events *k, const struct sample *s, uint32_t cpu)
@@ -1374,9 +1444,290 @@ static void adjust_periods(struct corecap_kernel_events *k, uint64_t interval_ns
 	}
 }
 
+/* The eBPF producer's records. */
+
+/*
+ * sched_switch's prev_state as its tracepoint reports it
+ * (__trace_sched_switch_state): TASK_REPORT_MAX (0x100) when preempted,
+ * else the highest bit of the reported state (TASK_REPORT 0x7f of the
+ * task's and its exit state; TASK_IDLE 0x402 reports as 0x80, a
+ * TASK_RTLOCK_WAIT 0x1000 sleep as D).
+ */
+static int64_t reported_state(uint32_t state, uint32_t exit_state, bool preempt)
+{
+	uint32_t r = (state | exit_state) & 0x7f;
+
+	if (preempt)
+		return 0x100;
+	if (state == 0x402)
+		r = 0x80;
+	if (state & 0x1000)
+		r = 0x2;
+	return r ? (int64_t)1 << (31 - __builtin_clz(r)) : 0;
+}
+
+static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec *r)
+{
+	struct corecap_krec_switch *o =
+		out_reserve(k, CORECAP_KREC_SWITCH, sizeof(*o), r->cpu, r->time_ns);
+	bool preempted;
+
+	if (!o)
+		return;
+	o->prev_tid = r->tid;
+	o->next_tid = r->a;
+	o->prev_state = reported_state(r->b, r->c, r->flags & KBPF_PREEMPT);
+	o->prev_state_char = (uint8_t)state_char(o->prev_state, &preempted);
+	o->flags = ((r->flags & KBPF_PREV_TARGET) ? CORECAP_KSWITCH_PREV_TARGET : 0) |
+		   ((r->flags & KBPF_NEXT_TARGET) ? CORECAP_KSWITCH_NEXT_TARGET : 0) |
+		   (preempted ? CORECAP_KSWITCH_PREEMPTED : 0);
+	k->stats.records[CORECAP_KTP_SWITCH]++;
+}
+
+static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *r)
+{
+	struct corecap_krec_fork *o =
+		out_reserve(k, CORECAP_KREC_FORK, sizeof(*o), r->cpu, r->time_ns);
+
+	if (!o)
+		return;
+	o->parent_tid = r->tid;
+	o->child_tid = r->a;
+	memcpy(o->child_comm, r->comm, sizeof(o->child_comm) - 1);
+	k->stats.records[CORECAP_KTP_FORK]++;
+	if (r->flags & KBPF_SAME) {
+		o->flags = CORECAP_KFORK_SAME_PROCESS;
+		add_tid(k, r->a);
+	}
+}
+
+/* One record of the ring, rewritten as the run's (on_sample's work for perf). */
+static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
+{
+	struct corecap_kernel_events *k = ctx;
+	uint32_t cpu = r->cpu;
+
+	if (cpu >= (uint32_t)k->nr_cpus)
+		return;
+	switch (r->kind) {
+	case KBPF_SWITCH:
+		on_bpf_switch(k, r);
+		break;
+	case KBPF_WAKING: {
+		struct corecap_krec_waking *o =
+			out_reserve(k, CORECAP_KREC_WAKING, sizeof(*o), cpu, r->time_ns);
+
+		if (!o)
+			break;
+		o->tid = r->a;
+		o->waker_tid = r->tid;
+		o->target_cpu = (int32_t)r->b;
+		o->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
+		k->stats.records[CORECAP_KTP_WAKING]++;
+		break;
+	}
+	case KBPF_FUTEX_ENTER: {
+		struct corecap_krec_futex_enter *o =
+			out_reserve(k, CORECAP_KREC_FUTEX_ENTER, sizeof(*o), cpu, r->time_ns);
+
+		if (!o)
+			break;
+		o->tid = r->tid;
+		o->op = r->b;
+		o->val = r->c;
+		o->uaddr = r->d;
+		o->uaddr2 = r->e;
+		o->utime = r->f;
+		o->val3 = r->g;
+		k->stats.records[CORECAP_KTP_FUTEX_ENTER]++;
+		break;
+	}
+	case KBPF_FUTEX_EXIT: {
+		struct corecap_krec_futex_exit *o =
+			out_reserve(k, CORECAP_KREC_FUTEX_EXIT, sizeof(*o), cpu, r->time_ns);
+
+		if (!o)
+			break;
+		o->tid = r->tid;
+		o->ret = (int64_t)r->d;
+		k->stats.records[CORECAP_KTP_FUTEX_EXIT]++;
+		break;
+	}
+	case KBPF_FORK:
+		on_bpf_fork(k, r);
+		break;
+	case KBPF_EXIT: {
+		struct corecap_krec_exit *o =
+			out_reserve(k, CORECAP_KREC_EXIT, sizeof(*o), cpu, r->time_ns);
+
+		if (!o)
+			break;
+		o->tid = r->tid;
+		o->flags = (r->flags & KBPF_GROUP_DEAD) ? CORECAP_KEXIT_GROUP_DEAD : 0;
+		memcpy(o->comm, r->comm, sizeof(o->comm) - 1);
+		k->stats.records[CORECAP_KTP_EXIT]++;
+		break;
+	}
+	case KBPF_STACK: {
+		const struct kbpf_stack *st = (const void *)r;
+		int kind = r->b == KBPF_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
+
+		/* Stamped with its record's time: matched by construction. */
+		if (size >= sizeof(*st) &&
+		    store_stack(k, kind, r->tid, cpu, r->time_ns, (const uint64_t *)st->regs,
+				st->stack, sizeof(st->stack), r->d))
+			k->stacks[k->n_stacks - 1].matched = true;
+		break;
+	}
+	}
+}
+
+struct rec_pos {
+	uint32_t cpu;
+	uint16_t size;
+	uint64_t time_ns;
+	size_t off;
+};
+
+static int cmp_pos(const void *a, const void *b)
+{
+	const struct rec_pos *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off; /* stable */
+}
+
+/*
+ * The records from out[from] on, sorted by CPU, then time: the one ring
+ * holds every CPU's records in the order they were reserved, and
+ * events.bin keeps each CPU's records in time order and together, as a
+ * drain of the perf rings writes them. Left as they are when memory runs
+ * short (the reader then sorts; only its spans grow).
+ */
+static void sort_out(struct corecap_kernel_events *k, size_t from)
+{
+	size_t n = 0, len = k->out_len - from;
+	struct rec_pos *v;
+	unsigned char *tmp;
+
+	for (size_t off = from; off < k->out_len;
+	     off += ((struct corecap_krec *)(k->out + off))->size)
+		n++;
+	if (n < 2)
+		return;
+	v = malloc(n * sizeof(*v));
+	tmp = malloc(len);
+	if (v && tmp) {
+		size_t i = 0, at = 0;
+
+		for (size_t off = from; off < k->out_len; i++) {
+			const struct corecap_krec *h = (const void *)(k->out + off);
+
+			v[i] = (struct rec_pos){h->cpu, h->size, h->time_ns, off};
+			off += h->size;
+		}
+		qsort(v, n, sizeof(*v), cmp_pos);
+		for (i = 0; i < n; i++) {
+			memcpy(tmp + at, k->out + v[i].off, v[i].size);
+			at += v[i].size;
+		}
+		memcpy(k->out + from, tmp, len);
+	}
+	free(v);
+	free(tmp);
+}
+
+/* The programs' lost records since the last look, as LOST records. */
+static void bpf_losses(struct corecap_kernel_events *k, const struct kbpf_counts *c)
+{
+	uint64_t now = corecap_now_ns(), unreadable = 0;
+
+	for (int i = 0; i < k->nr_cpus; i++) {
+		uint64_t lost = c[i].lost > k->stats.lost_per_cpu[i]
+					? c[i].lost - k->stats.lost_per_cpu[i]
+					: 0;
+		struct corecap_krec_lost *r;
+
+		unreadable += c[i].stack_failed[0] + c[i].stack_failed[1];
+		if (!lost)
+			continue;
+		k->stats.lost_total += lost;
+		k->stats.lost_per_cpu[i] += lost;
+		if ((r = out_reserve(k, CORECAP_KREC_LOST, sizeof(*r), (uint32_t)i, now)))
+			r->lost = lost;
+	}
+	k->stats.stacks_unreadable = unreadable;
+}
+
+static void drain_bpf(struct corecap_kernel_events *k)
+{
+	size_t from = k->out_len;
+	struct kbpf_counts *c = calloc((size_t)k->nr_cpus, sizeof(*c));
+	int ret = corecap_kernel_bpf_drain(k->bpf, on_bpf, k);
+
+	if (ret < 0 && !k->stats.write_error) {
+		corecap_warn("kernel events: cannot read the eBPF ring buffer: %s", strerror(-ret));
+		k->stats.write_error = true;
+	}
+	if (c && corecap_kernel_bpf_counts(k->bpf, c, k->nr_cpus) == 0)
+		bpf_losses(k, c);
+	free(c);
+	sort_out(k, from);
+}
+
+/* Stack periods under eBPF: adjust_periods' rule, with one period for all
+ * CPUs (the programs count every CPU's hits alike) and the burst bound
+ * enforced by the programs themselves, per CPU and tick. */
+static uint32_t bpf_limit(unsigned bound_hz, uint64_t online)
+{
+	uint64_t limit = 4 * bound_hz * ADJUST_NS / 1000000000ull / (online ? online : 1);
+
+	return limit < 8 ? 8 : (uint32_t)limit;
+}
+
+static void adjust_bpf(struct corecap_kernel_events *k, uint64_t interval_ns)
+{
+	static const unsigned bound_hz[STACK_KINDS] = {CORECAP_KERNEL_FUTEX_STACK_HZ,
+						       CORECAP_KERNEL_SWITCH_STACK_HZ};
+	struct kbpf_counts *c = calloc((size_t)k->nr_cpus, sizeof(*c));
+	uint64_t online = 0;
+
+	for (int i = 0; i < k->nr_cpus; i++)
+		online += k->cpus[i].online;
+	if (c && interval_ns > 0 && corecap_kernel_bpf_counts(k->bpf, c, k->nr_cpus) == 0) {
+		for (int kind = 0; kind < STACK_KINDS; kind++) {
+			uint64_t seen = 0, num, den, p;
+
+			for (int i = 0; i < k->nr_cpus; i++)
+				seen += c[i].seen[kind];
+			num = (seen - k->bpf_seen[kind]) * 1000000000ull;
+			den = interval_ns * bound_hz[kind];
+			p = (num + den - 1) / den;
+			if (p < k->bpf_period[kind] / 4)
+				p = k->bpf_period[kind] / 4;
+			if (p < 1)
+				p = 1;
+			if (p > (1ull << 24))
+				p = 1ull << 24;
+			k->bpf_period[kind] = (uint32_t)p;
+			k->bpf_seen[kind] = seen;
+		}
+	}
+	free(c);
+	corecap_kernel_bpf_set_stacks(k->bpf, k->bpf_period[STACK_FUTEX],
+				      k->bpf_period[STACK_SWITCH],
+				      bpf_limit(bound_hz[STACK_FUTEX], online),
+				      bpf_limit(bound_hz[STACK_SWITCH], online));
+}
+
 static void drain_all(struct corecap_kernel_events *k)
 {
-	for (int c = 0; c < k->nr_cpus; c++)
+	if (k->bpf)
+		drain_bpf(k);
+	for (int c = 0; c < k->nr_cpus && !k->bpf; c++)
 		drain_cpu(k, c);
 	out_flush(k);
 }
@@ -1415,7 +1766,10 @@ static void *reader_main(void *arg)
 		}
 		follow_new_threads(k, CORECAP_KTRACK_FORK, true);
 		if (t >= k->next_adjust_ns) {
-			adjust_periods(k, t - (k->next_adjust_ns - ADJUST_NS));
+			if (k->bpf)
+				adjust_bpf(k, t - (k->next_adjust_ns - ADJUST_NS));
+			else
+				adjust_periods(k, t - (k->next_adjust_ns - ADJUST_NS));
 			k->next_adjust_ns = t + ADJUST_NS;
 		}
 		out_flush(k);
@@ -1434,7 +1788,17 @@ int corecap_kernel_events_start(struct corecap_kernel_events *k)
 	scan_tasks(k);
 	k->tids_changed = true;
 	follow_new_threads(k, CORECAP_KTRACK_START, false);
-	for (int c = 0; c < k->nr_cpus; c++)
+	if (k->bpf) {
+		char why[512];
+
+		k->bpf_period[STACK_FUTEX] = k->bpf_period[STACK_SWITCH] = INITIAL_PERIOD;
+		adjust_bpf(k, 0);
+		if ((ret = corecap_kernel_bpf_attach(k->bpf, why, sizeof(why))) < 0) {
+			corecap_warn("kernel events: %s", why);
+			return ret;
+		}
+	}
+	for (int c = 0; c < k->nr_cpus && !k->bpf; c++)
 		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_ENABLE, 0);
 	out_flush(k);
@@ -1467,7 +1831,8 @@ void corecap_kernel_events_stop(struct corecap_kernel_events *k)
 	if (!k->cpus || k->stopped)
 		return;
 	k->stopped = true;
-	for (int c = 0; c < k->nr_cpus; c++)
+	corecap_kernel_bpf_detach(k->bpf);
+	for (int c = 0; c < k->nr_cpus && !k->bpf; c++)
 		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_DISABLE, 0);
 	if (k->reader_running) {
@@ -1612,6 +1977,8 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 	k->events_fd = k->raw_fd = -1;
 	if (k->stats.write_error)
 		ret = -EIO;
+	corecap_kernel_bpf_close(k->bpf);
+	k->bpf = NULL;
 	free(k->cpus);
 	free(k->copy);
 	free(k->tids);

@@ -22,6 +22,14 @@
  * tid set), writes whole records, follows thread creation (fork records,
  * and /proc/PID/task once a second) and counts PERF_RECORD_LOST per CPU.
  *
+ * Or, by default where it loads, through eBPF (kernel_bpf.h): programs on
+ * the same tracepoints (raw), filtered to the target's tgid in the kernel
+ * (so new threads need no new filter), write the events and the sampled
+ * stack copies to one BPF ring buffer, which the reader drains as it
+ * drains the perf rings, sorting each pass by CPU and time, and rewrites
+ * into the same records: the run directory does not say which producer
+ * wrote it, except in the manifest (`sources.kernel.producer`).
+ *
  * Guarantees:
  *  - corecap_kernel_events_init() either succeeds with every event open
  *    (still disabled) and the files created, or fails with one sentence
@@ -43,6 +51,7 @@
 
 #include "tp_format.h"
 
+struct corecap_kernel_bpf;
 struct corecap_run_dir;
 struct kernel_cpu;
 struct kernel_stack_ref;
@@ -63,6 +72,13 @@ enum corecap_kernel_tp {
 	CORECAP_KTP_N,
 };
 
+/* Which producer records the events. */
+enum corecap_kernel_via {
+	CORECAP_KERNEL_VIA_AUTO, /* eBPF where it loads, else perf_event_open */
+	CORECAP_KERNEL_VIA_PERF,
+	CORECAP_KERNEL_VIA_BPF,
+};
+
 struct corecap_kernel_stats {
 	uint64_t records[CORECAP_KTP_N]; /* written to events.bin, by tracepoint */
 	uint64_t track;			 /* TRACK records */
@@ -73,6 +89,7 @@ struct corecap_kernel_stats {
 	uint64_t duplicates;	/* second copies of a hit while two event sets overlapped */
 	uint64_t stacks_taken, stacks_matched, stacks_unwound, stacks_truncated, stacks_no_cfi,
 		stacks_failed;
+	uint64_t stacks_unreadable; /* eBPF: stack copies the kernel could not read */
 	uint64_t events_bytes, stacks_bytes, raw_bytes;
 	bool kernel_filter; /* every filter was set in the kernel */
 	bool write_error;   /* events.bin could not be written whole */
@@ -86,7 +103,10 @@ struct corecap_kernel_events {
 	struct corecap_tp_format fmt[CORECAP_KTP_N];
 	const struct corecap_tp_field *fields[CORECAP_KERNEL_FIELDS]; /* into fmt[] */
 	struct corecap_run_dir *rd;
-	size_t ring_bytes; /* per CPU */
+	struct corecap_kernel_bpf *bpf; /* the eBPF producer, or NULL: perf's */
+	uint64_t bpf_seen[2];		/* its futex waits, switch-outs at the last adjustment */
+	uint32_t bpf_period[2];		/* its stack periods */
+	size_t ring_bytes; /* per CPU (eBPF: the one ring's) */
 	int events_fd, raw_fd;
 	/* The target's tids, sorted; the reader thread owns them once started. */
 	pid_t *tids;
@@ -112,10 +132,14 @@ struct corecap_kernel_events {
 /* Whether corecap may record kernel events here; false leaves the reason
  * (and the remedy) in why. Mounts tracefs when it is absent and we may. */
 bool corecap_kernel_events_permitted(char *why, size_t why_size);
-/* Opens every event for the target pid (disabled) and creates
- * RUN/kernel/. Returns -errno with the reason in why. */
+/* Opens every event for the target pid (disabled), through the producer
+ * `via` asks for, and creates RUN/kernel/. Returns -errno with the reason
+ * in why. */
 int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
-			       struct corecap_run_dir *rd, char *why, size_t why_size);
+			       struct corecap_run_dir *rd, enum corecap_kernel_via via, char *why,
+			       size_t why_size);
+/* "bpf" or "perf". */
+const char *corecap_kernel_events_producer(const struct corecap_kernel_events *k);
 /* Enables the events and starts the reader thread. */
 int corecap_kernel_events_start(struct corecap_kernel_events *k);
 /* A WINDOW record (CORECAP_KWINDOW_START / _END) at time_ns; while the

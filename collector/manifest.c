@@ -185,6 +185,7 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 	}
 	put(rec, "track", ju64(st->track));
 	put(o, "tracepoints", tps);
+	put(o, "producer", json_object_new_string(corecap_kernel_events_producer(k)));
 	put(o, "filter", json_object_new_string(st->kernel_filter ? "kernel" : "reader"));
 	put(o, "cpus", json_object_new_int(k->nr_cpus));
 	put(o, "ring_bytes", ju64(k->ring_bytes));
@@ -206,6 +207,7 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 	put(stacks, "truncated", ju64(st->stacks_truncated));
 	put(stacks, "no_cfi", ju64(st->stacks_no_cfi));
 	put(stacks, "failed", ju64(st->stacks_failed));
+	put(stacks, "unreadable", ju64(st->stacks_unreadable));
 	put(o, "stacks", stacks);
 	put(bytes, "events", ju64(st->events_bytes));
 	put(bytes, "stacks", ju64(st->stacks_bytes));

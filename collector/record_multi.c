@@ -231,6 +231,8 @@ static void child_argv(const struct multi *m, const struct daemon *d, char **a, 
 		add_arg(a, &n, "--kernel");
 	if (o->kernel == CORECAP_RECORD_KERNEL_OFF)
 		add_arg(a, &n, "--no-kernel");
+	add_arg(a, &n, "--kernel-via");
+	add_arg(a, &n, o->kernel_via);
 	a[n] = NULL;
 }
 

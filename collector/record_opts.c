@@ -46,6 +46,9 @@ const char corecap_record_usage[] =
 	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
 	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
 	"      --no-kernel       no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)\n"
+	"      --kernel-via auto|perf|bpf\n"
+	"                        how: eBPF programs (bpf, the cheaper), perf_event_open's\n"
+	"                        tracepoint samples (perf), or eBPF where it loads (auto)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"
@@ -63,6 +66,7 @@ enum {
 	OPT_NO_CPU_PROFILE,
 	OPT_KERNEL,
 	OPT_NO_KERNEL,
+	OPT_KERNEL_VIA,
 	OPT_CEPH_OSDS,
 	OPT_SYNC_FDS,
 };
@@ -83,6 +87,7 @@ static const struct option long_opts[] = {
 	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
 	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	{"kernel-via", required_argument, NULL, OPT_KERNEL_VIA},
 	{"ceph-osds", optional_argument, NULL, OPT_CEPH_OSDS},
 	/* Not in the usage: how a multi-daemon record talks to its children. */
 	{"sync-fds", required_argument, NULL, OPT_SYNC_FDS},
@@ -173,6 +178,7 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 
 	memset(o, 0, sizeof(*o));
 	o->sync_rfd = o->sync_wfd = -1;
+	o->kernel_via = "auto";
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	optind = 0; /* full reinitialisation: the parser may run more than once */
@@ -293,6 +299,13 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			}
 			o->kernel = c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
 						    : CORECAP_RECORD_KERNEL_OFF;
+			break;
+		case OPT_KERNEL_VIA:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "bpf")) {
+				ret = fail(o, "--kernel-via takes auto, perf or bpf, not '%s'", optarg);
+				goto out;
+			}
+			o->kernel_via = optarg;
 			break;
 		case 'h':
 			ret = 1;

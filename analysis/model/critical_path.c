@@ -676,9 +676,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 {
 	uint64_t t = w->h.time_ns;
 	struct cp_thread *th = get(cp, w->tid), *waker;
-	bool irq = (w->flags &
-		    (CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI)) ||
-		   w->waker_tid <= 0;
+	bool irq = (w->flags & CORECAP_KWAKING_ANY_IRQ) || w->waker_tid <= 0;
 	int ret;
 
 	if (!th)

@@ -153,7 +153,7 @@ static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r
 
 	/* From an interrupt the "waker" is whoever ran there: not a holder. */
 	if (!t || !t->in_wait || t->waker || r->waker_tid <= 0 || r->waker_tid == r->tid ||
-	    (r->flags & (CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI)))
+	    (r->flags & CORECAP_KWAKING_ANY_IRQ))
 		return;
 	t->waker = r->waker_tid;
 	t->waker_ns = r->h.time_ns;

@@ -133,6 +133,12 @@ struct corecap_krec_waking {
 #define CORECAP_KWAKING_HARDIRQ 0x1u /* woken from a hard interrupt */
 #define CORECAP_KWAKING_SOFTIRQ 0x2u /* woken from a softirq */
 #define CORECAP_KWAKING_NMI	0x4u
+/* From an interrupt, hard or soft, without saying which: the eBPF
+ * producer's (it sees the CPU on its interrupt stack, or in ksoftirqd). */
+#define CORECAP_KWAKING_IRQ 0x8u
+/* Any of them: the waker is not the thread the CPU ran. */
+#define CORECAP_KWAKING_ANY_IRQ                                                                    \
+	(CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI | CORECAP_KWAKING_IRQ)
 
 /* sys_enter_futex of a target thread: the arguments as passed. 56 bytes. */
 struct corecap_krec_futex_enter {
