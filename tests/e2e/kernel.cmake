@@ -14,5 +14,17 @@ corecap_e2e_test(kernel_errors kernel_errors.sh TIMEOUT 120 LABELS "kernel;colle
 corecap_e2e_test(kernel_sigkill kernel_sigkill.sh TIMEOUT 60 LABELS "kernel;collector")
 # Its time shares are measurements on a shared machine (see tests/e2e/CMakeLists.txt).
 set_property(TEST e2e.kernel_futex e2e.kernel_runnable APPEND PROPERTY LABELS measured)
+# Each producer of the kernel source (collector/kernel_events.h): the eBPF
+# programs (the default where they load) and perf_event_open's samples.
+# The tests above record with the one CORECAP_TEST_KERNEL_VIA names and
+# check the manifest says so.
+foreach(_t kernel_futex kernel_runnable kernel_loss kernel_stacks)
+	get_test_property(e2e.${_t} TIMEOUT _timeout)
+	get_test_property(e2e.${_t} LABELS _labels)
+	list(REMOVE_ITEM _labels e2e)
+	corecap_e2e_test(${_t}_perf ${_t}.sh TIMEOUT ${_timeout} LABELS "${_labels}")
+	set_property(TEST e2e.${_t} APPEND PROPERTY ENVIRONMENT CORECAP_TEST_KERNEL_VIA=bpf)
+	set_property(TEST e2e.${_t}_perf APPEND PROPERTY ENVIRONMENT CORECAP_TEST_KERNEL_VIA=perf)
+endforeach()
 # The same on a real, bare ceph-osd (about 20 s: a cluster start and 4 s of rados bench).
 corecap_e2e_test(kernel_ceph_stacks kernel_ceph_stacks.sh TIMEOUT 300 LABELS "kernel;collector;ceph")

@@ -46,7 +46,7 @@ expect_all_commands() {
 record_kernel() {
 	local run=$1
 	shift
-	"$CORECAP" record -q --kernel -p "$OSD_PID" -o "$run" -- \
+	"$CORECAP" record -q --kernel "${KERNEL_VIA[@]}" -p "$OSD_PID" -o "$run" -- \
 		"$REFBENCH" -p "$OSD_PORT" --no-progress "$@" >"$run.record.out" 2>&1 ||
 		{ echo "FAIL: corecap record failed:"; cat "$run.record.out"; exit 1; }
 }

@@ -8,9 +8,10 @@ need_kernel
 
 start_workload m "$WORKLOAD" mutex 8 20 1
 status=0
-CORECAP_KERNEL_RING_KB=8 "$CORECAP" record -p "$WL_PID" -o "$WORK/run" --no-trace --kernel -- \
+CORECAP_KERNEL_RING_KB=8 "$CORECAP" record -p "$WL_PID" -o "$WORK/run" --no-trace --kernel "${KERNEL_VIA[@]}" -- \
 	sh -c "$(workload_bench m)" >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
 expect_eq "record exits" 0 "$status"
+expect_producer "$WORK/run"
 m="$WORK/run/manifest.json"
 lost=$(json "$m" 'd["kernel_events"]["lost"]["total"]')
 per_cpu=$(json "$m" 'sum(d["kernel_events"]["lost"]["per_cpu"])')

@@ -15,9 +15,10 @@ need_kernel
 start_workload m "$WORKLOAD" mutex 4 1000 2
 run="$WORK/run"
 status=0
-"$CORECAP" record -p "$WL_PID" -o "$run" --no-trace --kernel -q -- \
+"$CORECAP" record -p "$WL_PID" -o "$run" --no-trace --kernel "${KERNEL_VIA[@]}" -q -- \
 	sh -c "$(workload_bench m)" >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
 expect_eq "record exits" 0 "$status"
+expect_producer "$run"
 [ "$status" = 0 ] || { cat "$WORK/rec.err"; exit 1; }
 expect_all_commands "$run"
 j="$run.json"

@@ -10,9 +10,10 @@ command -v taskset >/dev/null || skip "taskset is not installed"
 
 start_workload s taskset -c 0 "$WORKLOAD" spin 2
 status=0
-"$CORECAP" record -p "$WL_PID" -o "$WORK/run" --no-trace --kernel -q -- \
+"$CORECAP" record -p "$WL_PID" -o "$WORK/run" --no-trace --kernel "${KERNEL_VIA[@]}" -q -- \
 	sh -c "$(workload_bench s)" >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
 expect_eq "record exits" 0 "$status"
+expect_producer "$WORK/run"
 "$KREAD" "$WORK/run" >"$WORK/k.txt"
 for tid in $(awk '/^thread / { print $2 }' "$WORK/s.out"); do
 	read -r _ _ run_ns rq_ns r_outs s_outs < <(grep "^thread $tid " "$WORK/k.txt")

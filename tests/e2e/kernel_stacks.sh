@@ -13,9 +13,10 @@ REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
 launch_refosd osd "$REFOSD" --port 0 --big-lock
 osd=$OSD_PID port=$OSD_PORT
 status=0
-"$CORECAP" record -p "$osd" -o "$WORK/run" --no-trace --kernel --wallclock -q -- \
+"$CORECAP" record -p "$osd" -o "$WORK/run" --no-trace --kernel "${KERNEL_VIA[@]}" --wallclock -q -- \
 	"$REFBENCH" -p "$port" -t 4 -b 1 -d 2 write >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
 expect_eq "record exits" 0 "$status"
+expect_producer "$WORK/run"
 "$KREAD" "$WORK/run" >"$WORK/k.txt"
 read -r _ n matched ok trunc nocfi failed max median < <(grep '^stacks ' "$WORK/k.txt")
 echo "kernel stacks: $n, joined $matched, complete $ok, truncated $trunc, no CFI $nocfi, failed $failed, depth max $max median $median"

@@ -33,6 +33,20 @@ expect_file() {
 }
 
 # json FILE EXPR: a Python expression over the parsed JSON document `d`.
+# The kernel source's producer a test records with: CTest sets
+# CORECAP_TEST_KERNEL_VIA (bpf or perf) for the tests registered once per
+# producer; unset, the collector's default (auto).
+KERNEL_VIA=(--kernel-via "${CORECAP_TEST_KERNEL_VIA:-auto}")
+
+# expect_producer RUN: the run's kernel events came from the producer asked
+# for (a corecap built without eBPF fails the bpf variant: it must not
+# test perf_event_open twice unseen).
+expect_producer() {
+	[ -z "${CORECAP_TEST_KERNEL_VIA:-}" ] ||
+		expect_eq "the kernel events' producer" "$CORECAP_TEST_KERNEL_VIA" \
+			"$(json "$1/manifest.json" 'd["kernel_events"]["producer"]')"
+}
+
 json() {
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
