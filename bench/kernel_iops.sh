@@ -15,6 +15,10 @@
 #              write (-t 2 gives about 10k IOPS on the 2-core machine)
 #   -T ceph    one bare one-node Ceph cluster (scripts/ceph-minicluster),
 #              rados bench S write -b 1 -t T on a fresh pool per run
+#   -k collector  (default) the collector's own producer, its eBPF programs
+#              (`record --kernel --kernel-via bpf`: every record and the
+#              sampled stacks written to the run, as a user records)
+#   -k perf    the collector through perf_event_open (`--kernel-via perf`)
 #   -k bpf     the `on` runs take the same events with eBPF programs
 #              instead (bench/bpf_record, as kernel_record_cost.sh's bpf
 #              configuration: tgid filter in the kernel, 32-byte records
@@ -26,7 +30,7 @@
 #              daemon with no record written (the syscall tracepoints put
 #              every system call of every thread on the traced path).
 #
-# usage: bench/kernel_iops.sh [-B BUILD_DIR] [-T refosd|ceph] [-k perf|bpf|hooks]
+# usage: bench/kernel_iops.sh [-B BUILD_DIR] [-T refosd|ceph] [-k collector|perf|bpf|hooks]
 #                             [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]
 # Target (issue 12): on >= 0.98 of off. A benchmark, not a test: it exits 0
 # whatever the ratio; figures in docs/events.md, "Kernel events: cost".
@@ -40,16 +44,16 @@ pairs=6
 secs=4
 conc=""
 port_base=53000
-producer=perf
+producer=collector
 usage() {
-	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-k perf|bpf|hooks] [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]" >&2
+	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-k collector|perf|bpf|hooks] [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]" >&2
 	exit 2
 }
 while getopts "B:T:k:n:s:t:p:" o; do
 	case $o in
 	B) build=$OPTARG ;;
 	T) target=$OPTARG ;;
-	k) case $OPTARG in perf | bpf | hooks) producer=$OPTARG ;; *) usage ;; esac ;;
+	k) case $OPTARG in collector | perf | bpf | hooks) producer=$OPTARG ;; *) usage ;; esac ;;
 	n) pairs=$OPTARG ;;
 	s) secs=$OPTARG ;;
 	t) conc=$OPTARG ;;
@@ -85,7 +89,7 @@ cleanup() {
 	rm -rf "$work"
 }
 trap cleanup EXIT
-if [ "$producer" != perf ]; then
+if [ "$producer" = bpf ] || [ "$producer" = hooks ]; then
 	why=$(bench_build_bpf "$work/bpf")
 	[ -z "$why" ] || { echo "kernel_iops: -k $producer: bpf_record $why" >&2; exit 1; }
 fi
@@ -108,8 +112,11 @@ osd_ticks() { sed 's/.*) //' "/proc/$osd/stat" | awk '{ print $12 + $13 }'; }
 run() {
 	local cfg=$1 n=$2 port="" flag=--no-kernel
 	local rd="$work/run-$cfg-$n" pool="kb$n$cfg"
-	local -a bench extra=()
-	[ "$cfg" = on ] && [ "$producer" = perf ] && flag=--kernel
+	local -a bench extra=() via=()
+	if [ "$cfg" = on ] && { [ "$producer" = perf ] || [ "$producer" = collector ]; }; then
+		flag=--kernel
+		via=(--kernel-via "$([ "$producer" = perf ] && echo perf || echo bpf)")
+	fi
 	if [ "$target" = refosd ]; then
 		bench_refosd_start
 		osd=$pid
@@ -119,14 +126,14 @@ run() {
 		bench=(rados -p "$pool" bench "$secs" write -b 1 -t "$conc" --no-cleanup)
 	fi
 	bp=""
-	if [ "$cfg" = on ] && [ "$producer" != perf ]; then
+	if [ "$cfg" = on ] && { [ "$producer" = bpf ] || [ "$producer" = hooks ]; }; then
 		"$work/bpf/bpf_record" "$([ "$producer" = bpf ] && echo "$osd" || echo 1)" $((secs + 60)) >"$work/bpf.out" 2>&1 &
 		bp=$!
 		# attached once it says so
 		for _ in $(seq 100); do grep -q '^attached' "$work/bpf.out" && break; sleep 0.05; done
 	fi
 	t0=$(osd_ticks)
-	"$corecap" record -p "$osd" -o "$rd" --no-trace --no-ceph -q "$flag" -- "${bench[@]}" \
+	"$corecap" record -p "$osd" -o "$rd" --no-trace --no-ceph -q "$flag" "${via[@]}" -- "${bench[@]}" \
 		>"$work/rec.out" 2>"$work/rec.err" || echo "kernel_iops: record ($cfg) failed: $(tail -n 1 "$work/rec.err")" >&2
 	t1=$(osd_ticks)
 	if [ -n "$bp" ]; then

@@ -8,7 +8,11 @@
 #   off     nothing recorded;
 #   count   perf stat -a counts the collector's four tracepoints with the
 #           collector's tid filters (hits and filters, no sample written);
-#   on      corecap record --kernel --no-trace (what the collector does);
+#   on      corecap record --kernel --kernel-via perf --no-trace (the
+#           collector through perf_event_open);
+#   onbpf   the same with --kernel-via bpf (the collector's eBPF
+#           producer, its default: everything recorded and written as
+#           `on` does, stacks included);
 #   bpf     the same events from eBPF programs on the raw tracepoints,
 #           filtered in the kernel to the workload's process and written
 #           as 32-byte records to a BPF ring buffer (bench/bpf_record.c
@@ -83,10 +87,10 @@ rotate() {
 	done
 	echo "$out"
 }
-configs="off count on bpf"
+configs="off count on onbpf bpf"
 if [ -n "$bpf_why" ]; then
 	echo "kernel_record_cost: the bpf configuration is left out: $bpf_why"
-	configs="off count on"
+	configs="off count on onbpf"
 fi
 mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 
@@ -98,7 +102,7 @@ tid_or() {
 }
 
 for mode in $modes; do
-	total=$(((rounds * 4) * (secs + 3) + 5))
+	total=$(((rounds * 5) * (secs + 3) + 5))
 	"$loop" "$mode" "$total" >"$work/loop.out" &
 	lp=$!
 	sleep 0.5
@@ -125,16 +129,17 @@ for mode in $modes; do
 				# perf stat counts from after its start-up (trimmed: 0.5 s more)
 				echo "count $((a + 500000000)) $(mono) 0" >>"$work/spans"
 				;;
-			on)
+			on | onbpf)
 				rm -rf "$work/run"
-				"$corecap" record -p "$lp" -o "$work/run" --no-trace --no-ceph -q --kernel -- sleep "$secs" \
+				"$corecap" record -p "$lp" -o "$work/run" --no-trace --no-ceph -q --kernel \
+					--kernel-via "$([ "$c" = on ] && echo perf || echo bpf)" -- sleep "$secs" \
 					>/dev/null 2>"$work/rec.err" ||
 					{ echo "kernel_record_cost: record failed: $(tail -n 1 "$work/rec.err")" >&2; exit 1; }
-				python3 - "$work/run/manifest.json" >>"$work/spans" <<'PY'
+				python3 - "$work/run/manifest.json" "$c" >>"$work/spans" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 k = d["kernel_events"]
-print("on", d["window"]["start_ns"], d["window"]["end_ns"], sum(k["records"].values()), k["lost"]["total"])
+print(sys.argv[2], d["window"]["start_ns"], d["window"]["end_ns"], sum(k["records"].values()), k["lost"]["total"])
 PY
 				;;
 			bpf)
@@ -154,9 +159,9 @@ mode = sys.argv[1]
 pts = [tuple(map(int, l.split())) for l in open(sys.argv[2]) if len(l.split()) == 3]
 ts = [p[0] for p in pts]
 TRIM = 200000000
-per = {"off": [], "count": [], "on": [], "bpf": []}
-rec = {"on": [], "bpf": []}
-lost = {"on": 0, "bpf": 0}
+per = {"off": [], "count": [], "on": [], "onbpf": [], "bpf": []}
+rec = {"on": [], "onbpf": [], "bpf": []}
+lost = {"on": 0, "onbpf": 0, "bpf": 0}
 for l in open(sys.argv[3]):
     f = l.split()
     c, a, b, n = f[0], int(f[1]) + TRIM, int(f[2]) - TRIM, int(f[3])
@@ -186,6 +191,10 @@ print("%s: CPU ns per iteration (medians of %d rounds): off %.0f, count %.0f, on
        ", bpf %.0f" % med["bpf"] if "bpf" in med else "", r, lost_note("on"), lost_note("bpf")))
 print("%s: ns per record: %.0f, of which tracepoints and filters (count - off) %.0f, samples written (on - count) %.0f" %
       (mode, (med["on"] - med["off"]) / r, (med["count"] - med["off"]) / r, (med["on"] - med["count"]) / r))
+if "onbpf" in med and rec["onbpf"]:
+    rc = statistics.median(rec["onbpf"])
+    print("%s: the collector's eBPF producer (%.2f records per iteration): ns per record %.0f, %.2f of the perf samples' cost%s" %
+          (mode, rc, (med["onbpf"] - med["off"]) / rc, ((med["onbpf"] - med["off"]) / rc) / ((med["on"] - med["off"]) / r), lost_note("onbpf")))
 if "bpf" in med and rec["bpf"]:
     rb = statistics.median(rec["bpf"])
     print("%s: eBPF ring buffer instead (%.2f records per iteration): ns per record %.0f, %.2f of the perf samples' cost" %

@@ -8,8 +8,9 @@
  * (kernel_bpf_rec.h), which the collector drains and rewrites as the run
  * directory's records.
  *
- * Raw tracepoints: they hand the program the kernel's own arguments,
- * without building a tracepoint record first. A waking from an interrupt
+ * BTF-typed raw tracepoints (tp_btf): they hand the program the kernel's
+ * own arguments, without building a tracepoint record first, as pointers
+ * it may read directly (not through a helper call per field). A waking from an interrupt
  * is told by the CPU's stack: x86_64 runs hard and soft interrupts on a
  * per-CPU interrupt stack, so a program whose own frame lies outside the
  * current task's stack runs in one (the per-CPU preempt count would say
@@ -133,23 +134,23 @@ static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int 
 	s->h.cpu = bpf_get_smp_processor_id();
 	s->h.tid = (__s32)bpf_get_current_pid_tgid();
 	s->h.b = kind == 0 ? KBPF_STACK_FUTEX : KBPF_STACK_SWITCH;
-	s->regs[0] = BPF_CORE_READ(regs, ax);
-	s->regs[1] = BPF_CORE_READ(regs, bx);
-	s->regs[2] = BPF_CORE_READ(regs, cx);
-	s->regs[3] = BPF_CORE_READ(regs, dx);
-	s->regs[4] = BPF_CORE_READ(regs, si);
-	s->regs[5] = BPF_CORE_READ(regs, di);
-	s->regs[6] = BPF_CORE_READ(regs, bp);
-	s->regs[7] = BPF_CORE_READ(regs, sp);
-	s->regs[8] = BPF_CORE_READ(regs, ip);
-	s->regs[9] = BPF_CORE_READ(regs, r8);
-	s->regs[10] = BPF_CORE_READ(regs, r9);
-	s->regs[11] = BPF_CORE_READ(regs, r10);
-	s->regs[12] = BPF_CORE_READ(regs, r11);
-	s->regs[13] = BPF_CORE_READ(regs, r12);
-	s->regs[14] = BPF_CORE_READ(regs, r13);
-	s->regs[15] = BPF_CORE_READ(regs, r14);
-	s->regs[16] = BPF_CORE_READ(regs, r15);
+	s->regs[0] = regs->ax;
+	s->regs[1] = regs->bx;
+	s->regs[2] = regs->cx;
+	s->regs[3] = regs->dx;
+	s->regs[4] = regs->si;
+	s->regs[5] = regs->di;
+	s->regs[6] = regs->bp;
+	s->regs[7] = regs->sp;
+	s->regs[8] = regs->ip;
+	s->regs[9] = regs->r8;
+	s->regs[10] = regs->r9;
+	s->regs[11] = regs->r10;
+	s->regs[12] = regs->r11;
+	s->regs[13] = regs->r12;
+	s->regs[14] = regs->r13;
+	s->regs[15] = regs->r14;
+	s->regs[16] = regs->r15;
 	sp = s->regs[7];
 	if (!bpf_probe_read_user(s->stack, KBPF_STACK_BYTES, (void *)sp))
 		s->h.d = KBPF_STACK_BYTES;
@@ -173,12 +174,12 @@ static __always_inline bool current_is_target(void)
 	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
 }
 
-SEC("raw_tp/sched_switch")
+SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
-	bool mine_prev = BPF_CORE_READ(prev, tgid) == (int)target_tgid;
-	bool mine_next = BPF_CORE_READ(next, tgid) == (int)target_tgid;
+	bool mine_prev = prev->tgid == (int)target_tgid;
+	bool mine_next = next->tgid == (int)target_tgid;
 	struct kbpf_rec *r;
 	__u64 t;
 
@@ -186,10 +187,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		return 0;
 	if (!(r = reserve(KBPF_SWITCH)))
 		return 0;
-	r->tid = BPF_CORE_READ(prev, pid);
-	r->a = BPF_CORE_READ(next, pid);
+	r->tid = prev->pid;
+	r->a = next->pid;
 	r->b = prev_state;
-	r->c = BPF_CORE_READ(prev, exit_state);
+	r->c = prev->exit_state;
 	r->flags = (mine_prev ? KBPF_PREV_TARGET : 0) | (mine_next ? KBPF_NEXT_TARGET : 0) |
 		   (preempt ? KBPF_PREEMPT : 0);
 	t = r->time_ns;
@@ -205,7 +206,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 static __always_inline bool in_interrupt_context(void)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
-	__u64 base = (__u64)BPF_CORE_READ(t, stack), sp = 0;
+	__u64 base = (__u64)t->stack, sp = 0;
 	void *frame = &base;
 	char comm[10];
 
@@ -214,7 +215,7 @@ static __always_inline bool in_interrupt_context(void)
 	bpf_probe_read_kernel(&sp, sizeof(sp), &frame);
 	if (sp - base >= THREAD_SIZE)
 		return true;
-	if (!(BPF_CORE_READ(t, flags) & PF_KTHREAD))
+	if (!(t->flags & PF_KTHREAD))
 		return false;
 	bpf_probe_read_kernel(comm, sizeof(comm), &t->comm);
 	return comm[0] == 'k' && comm[1] == 's' && comm[2] == 'o' && comm[3] == 'f' &&
@@ -222,22 +223,22 @@ static __always_inline bool in_interrupt_context(void)
 	       comm[8] == 'd';
 }
 
-SEC("raw_tp/sched_waking")
+SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
 	struct kbpf_rec *r;
 
-	if (BPF_CORE_READ(p, tgid) != (int)target_tgid || !(r = reserve(KBPF_WAKING)))
+	if (p->tgid != (int)target_tgid || !(r = reserve(KBPF_WAKING)))
 		return 0;
-	r->a = BPF_CORE_READ(p, pid);
-	r->b = BPF_CORE_READ(p, thread_info.cpu);
+	r->a = p->pid;
+	r->b = p->thread_info.cpu;
 	if (in_interrupt_context())
 		r->flags = KBPF_IRQ;
 	submit(r);
 	return 0;
 }
 
-SEC("raw_tp/sys_enter")
+SEC("tp_btf/sys_enter")
 int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 {
 	struct kbpf_rec *r;
@@ -246,12 +247,12 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 
 	if (id != NR_FUTEX || !current_is_target() || !(r = reserve(KBPF_FUTEX_ENTER)))
 		return 0;
-	r->d = BPF_CORE_READ(regs, di);
-	r->b = (__u32)BPF_CORE_READ(regs, si);
-	r->c = (__u32)BPF_CORE_READ(regs, dx);
-	r->f = BPF_CORE_READ(regs, r10);
-	r->e = BPF_CORE_READ(regs, r8);
-	r->g = (__u32)BPF_CORE_READ(regs, r9);
+	r->d = regs->di;
+	r->b = (__u32)regs->si;
+	r->c = (__u32)regs->dx;
+	r->f = regs->r10;
+	r->e = regs->r8;
+	r->g = (__u32)regs->r9;
 	cmd = r->b & 127;
 	t = r->time_ns;
 	submit(r);
@@ -261,12 +262,12 @@ int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
 	return 0;
 }
 
-SEC("raw_tp/sys_exit")
+SEC("tp_btf/sys_exit")
 int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 {
 	struct kbpf_rec *r;
 
-	if (!current_is_target() || BPF_CORE_READ(regs, orig_ax) != NR_FUTEX ||
+	if (!current_is_target() || regs->orig_ax != NR_FUTEX ||
 	    !(r = reserve(KBPF_FUTEX_EXIT)))
 		return 0;
 	r->d = (__u64)ret;
@@ -274,31 +275,31 @@ int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-SEC("raw_tp/sched_process_fork")
+SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct kbpf_rec *r;
 
 	if (!current_is_target() || !(r = reserve(KBPF_FORK)))
 		return 0;
-	r->a = BPF_CORE_READ(child, pid);
-	if (BPF_CORE_READ(child, tgid) == (int)target_tgid)
+	r->a = child->pid;
+	if (child->tgid == (int)target_tgid)
 		r->flags = KBPF_SAME;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), &child->comm);
 	submit(r);
 	return 0;
 }
 
-SEC("raw_tp/sched_process_exit")
+SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
 	struct kbpf_rec *r;
 
-	if (BPF_CORE_READ(p, tgid) != (int)target_tgid || !(r = reserve(KBPF_EXIT)))
+	if (p->tgid != (int)target_tgid || !(r = reserve(KBPF_EXIT)))
 		return 0;
-	r->tid = BPF_CORE_READ(p, pid);
+	r->tid = p->pid;
 	/* do_exit() took the thread off signal->live just before. */
-	if (BPF_CORE_READ(p, signal, live.counter) == 0)
+	if (p->signal->live.counter == 0)
 		r->flags = KBPF_GROUP_DEAD;
 	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), &p->comm);
 	submit(r);

@@ -32,9 +32,12 @@
  *
  * Guarantees:
  *  - corecap_kernel_events_init() either succeeds with every event open
- *    (still disabled) and the files created, or fails with one sentence
+ *    (still disabled; eBPF: the programs loaded, attached once and
+ *    detached, so that what cannot attach fails here) and the files created, or fails with one sentence
  *    in `why` naming the cause and its remedy, having created nothing;
- *  - the daemon is never stopped or signalled: perf events only observe;
+ *  - the daemon is never stopped or signalled: perf events and the eBPF
+ *    programs only observe (a killed collector's programs go with its
+ *    file descriptors);
  *  - records reach events.bin whole, in one write(2) per drain pass, so a
  *    killed collector leaves a file readable up to its last record;
  *  - every lost record is counted (stats.lost_total, per CPU, and LOST
