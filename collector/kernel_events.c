@@ -28,6 +28,7 @@
 
 #define TRACEFS_MAGIC	  0x74726163
 #define DRAIN_TIMEOUT_MS  20
+#define DRAIN_BUSY_MS	  2		/* the eBPF ring's drain when it fills fast */
 #define ADJUST_NS	  50000000ull	/* stack sampling periods adapted every 50 ms */
 #define INITIAL_PERIOD	  64u		/* until the first adjustment */
 #define RESCAN_NS	  1000000000ull /* /proc/PID/task re-read once a second */
@@ -695,11 +696,12 @@ const char *corecap_kernel_events_producer(const struct corecap_kernel_events *k
 	return k->bpf ? "bpf" : "perf";
 }
 
-/* The eBPF producer's one ring: the perf rings' bytes of every online CPU,
+/* The eBPF producer's one ring: twice the perf rings' bytes of every CPU
+ * (its records are 80 bytes, perf's 32 to 56 with their sample headers),
  * rounded up to a power of two. */
 static size_t bpf_ring_bytes(const struct corecap_kernel_events *k)
 {
-	size_t want = k->ring_bytes * (size_t)(k->nr_cpus > 0 ? k->nr_cpus : 1), n = 4096;
+	size_t want = 2 * k->ring_bytes * (size_t)(k->nr_cpus > 0 ? k->nr_cpus : 1), n = 4096;
 
 	while (n < want)
 		n *= 2;
@@ -1507,6 +1509,7 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 	struct corecap_kernel_events *k = ctx;
 	uint32_t cpu = r->cpu;
 
+	k->bpf_drained += size;
 	if (cpu >= (uint32_t)k->nr_cpus)
 		return;
 	switch (r->kind) {
@@ -1666,7 +1669,10 @@ static void drain_bpf(struct corecap_kernel_events *k)
 {
 	size_t from = k->out_len;
 	struct kbpf_counts *c = calloc((size_t)k->nr_cpus, sizeof(*c));
-	int ret = corecap_kernel_bpf_drain(k->bpf, on_bpf, k);
+	int ret;
+
+	k->bpf_drained = 0;
+	ret = corecap_kernel_bpf_drain(k->bpf, on_bpf, k);
 
 	if (ret < 0 && !k->stats.write_error) {
 		corecap_warn("kernel events: cannot read the eBPF ring buffer: %s", strerror(-ret));
@@ -1751,12 +1757,16 @@ static void *reader_main(void *arg)
 		pfd[c].events = POLLIN;
 	}
 	while (!__atomic_load_n(&k->stop, __ATOMIC_ACQUIRE)) {
+		/* The eBPF ring wakes nobody: when the last drain found it an
+		 * eighth full, the next comes sooner, before it overruns. */
+		int wait_ms = k->bpf && k->bpf_drained > k->ring_bytes / 8 ? DRAIN_BUSY_MS
+									   : DRAIN_TIMEOUT_MS;
 		uint64_t t;
 
 		if (pfd)
-			poll(pfd, (nfds_t)k->nr_cpus, DRAIN_TIMEOUT_MS);
+			poll(pfd, (nfds_t)k->nr_cpus, wait_ms);
 		else
-			usleep(DRAIN_TIMEOUT_MS * 1000);
+			usleep((useconds_t)wait_ms * 1000);
 		window_start(k);
 		drain_all(k);
 		t = corecap_now_ns();

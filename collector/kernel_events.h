@@ -33,8 +33,9 @@
  * Guarantees:
  *  - corecap_kernel_events_init() either succeeds with every event open
  *    (still disabled; eBPF: the programs loaded, attached once and
- *    detached, so that what cannot attach fails here) and the files created, or fails with one sentence
- *    in `why` naming the cause and its remedy, having created nothing;
+ *    detached, so that what cannot attach fails here) and the files
+ *    created, or fails with one sentence in `why` naming the cause and
+ *    its remedy, having created nothing;
  *  - the daemon is never stopped or signalled: perf events and the eBPF
  *    programs only observe (a killed collector's programs go with its
  *    file descriptors);
@@ -109,7 +110,8 @@ struct corecap_kernel_events {
 	struct corecap_kernel_bpf *bpf; /* the eBPF producer, or NULL: perf's */
 	uint64_t bpf_seen[2];		/* its futex waits, switch-outs at the last adjustment */
 	uint32_t bpf_period[2];		/* its stack periods */
-	size_t ring_bytes; /* per CPU (eBPF: the one ring's) */
+	size_t bpf_drained;		/* bytes its last drain read from the ring */
+	size_t ring_bytes;		/* per CPU (eBPF: the one ring's) */
 	int events_fd, raw_fd;
 	/* The target's tids, sorted; the reader thread owns them once started. */
 	pid_t *tids;
