@@ -25,12 +25,15 @@
 #              in a BPF ring buffer, no stacks, nothing written), attached
 #              around a `record --no-kernel`: the in-kernel part of what an
 #              eBPF producer would cost. Its kernel B/s are the ring's.
+#   -b perf    the `off` runs record kernel events too, with the collector's
+#              perf producer: the ratio is then `-k`'s producer against
+#              perf's, side by side (e.g. -k collector -b perf)
 #   -k hooks   the same programs attached, filtering for another process
 #              (init, pid 1): what the hooks and their filters cost the
 #              daemon with no record written (the syscall tracepoints put
 #              every system call of every thread on the traced path).
 #
-# usage: bench/kernel_iops.sh [-B BUILD_DIR] [-T refosd|ceph] [-k collector|perf|bpf|hooks]
+# usage: bench/kernel_iops.sh [-B BUILD_DIR] [-T refosd|ceph] [-k collector|perf|bpf|hooks] [-b none|perf]
 #                             [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]
 # Target (issue 12): on >= 0.98 of off. A benchmark, not a test: it exits 0
 # whatever the ratio; figures in docs/events.md, "Kernel events: cost".
@@ -45,15 +48,17 @@ secs=4
 conc=""
 port_base=53000
 producer=collector
+base=none
 usage() {
-	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-k collector|perf|bpf|hooks] [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]" >&2
+	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-k collector|perf|bpf|hooks] [-b none|perf] [-n PAIRS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE]" >&2
 	exit 2
 }
-while getopts "B:T:k:n:s:t:p:" o; do
+while getopts "B:T:k:b:n:s:t:p:" o; do
 	case $o in
 	B) build=$OPTARG ;;
 	T) target=$OPTARG ;;
 	k) case $OPTARG in collector | perf | bpf | hooks) producer=$OPTARG ;; *) usage ;; esac ;;
+	b) case $OPTARG in none | perf) base=$OPTARG ;; *) usage ;; esac ;;
 	n) pairs=$OPTARG ;;
 	s) secs=$OPTARG ;;
 	t) conc=$OPTARG ;;
@@ -116,6 +121,9 @@ run() {
 	if [ "$cfg" = on ] && { [ "$producer" = perf ] || [ "$producer" = collector ]; }; then
 		flag=--kernel
 		via=(--kernel-via "$([ "$producer" = perf ] && echo perf || echo bpf)")
+	elif [ "$cfg" = off ] && [ "$base" = perf ]; then
+		flag=--kernel
+		via=(--kernel-via perf)
 	fi
 	if [ "$target" = refosd ]; then
 		bench_refosd_start
@@ -174,7 +182,7 @@ PY
 	tail -n 1 "$work/rows"
 }
 
-echo "kernel_iops: $target, kernel events by $producer, $( [ "$target" = refosd ] && echo "refbench -t $conc -b 1 -d $secs write, a fresh refosd per run" || echo "rados bench $secs write -b 1 -t $conc, a fresh pool per run"); $pairs pairs in ABBA order; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "kernel_iops: $target, kernel events by $producer$([ "$base" = perf ] && echo " (off: by perf)"), $( [ "$target" = refosd ] && echo "refbench -t $conc -b 1 -d $secs write, a fresh refosd per run" || echo "rados bench $secs write -b 1 -t $conc, a fresh pool per run"); $pairs pairs in ABBA order; load $(cut -d' ' -f1-3 /proc/loadavg)"
 # One warm-up run, not counted: a fresh cluster's first rounds are slower.
 run off 0 >/dev/null
 : >"$work/rows"

@@ -2,8 +2,9 @@
  * corecap/kernel_format.h: the kernel source's files in a run directory,
  * RUN/kernel/events.bin and RUN/kernel/stacks.bin.
  *
- * The collector (collector/kernel_events.c) writes them from per-CPU
- * perf_event_open(2) ring buffers of scheduler and futex tracepoints; the
+ * The collector (collector/kernel_events.c) writes them from eBPF
+ * programs on the scheduler's and the futex call's tracepoints, or from
+ * per-CPU perf_event_open(2) ring buffers of the same tracepoints; the
  * analysis reads them with this header alone. docs/run-directory.md,
  * "kernel/", says the same in prose; docs/events.md, "Kernel events",
  * describes what each record means.
@@ -27,10 +28,12 @@
  *    a collector that was killed is readable up to its last whole record;
  *    a trailing fragment shorter than its `size` is to be ignored.
  *  - Times are CLOCK_MONOTONIC nanoseconds of the recording host
- *    (perf_event_attr.use_clockid, clockid CLOCK_MONOTONIC): the clock of
+ *    (perf_event_attr.use_clockid, clockid CLOCK_MONOTONIC; eBPF:
+ *    bpf_ktime_get_ns): the clock of
  *    the LTTng trace, threads.tsv and wall.samples.
  *  - events.bin is ordered by time within one CPU's records, not across
- *    CPUs (one ring buffer per CPU, drained in turn): sort by time_ns
+ *    CPUs (perf: one ring buffer per CPU, drained in turn; eBPF: one
+ *    ring, each drain sorted by CPU and time): sort by time_ns
  *    (stable) before pairing anything.
  *  - Thread ids (tid) are kernel tids as in /proc (the daemon's pid
  *    namespace is not applied); 0 is the idle task of a CPU.
