@@ -1058,18 +1058,50 @@ static void remember(struct corecap_kernel_events *k, struct kernel_cpu *kc, int
  * in this interval than four intervals' share of the bound. The period
  * goes up 16-fold at once, before the 16 KiB copies fill the ring.
  */
-static void burst_guard(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind)
+static const unsigned stack_bound_hz[STACK_KINDS] = {CORECAP_KERNEL_FUTEX_STACK_HZ,
+						     CORECAP_KERNEL_SWITCH_STACK_HZ};
+
+static uint64_t online_cpus(const struct corecap_kernel_events *k)
 {
-	unsigned bound_hz = kind == STACK_FUTEX ? CORECAP_KERNEL_FUTEX_STACK_HZ
-						: CORECAP_KERNEL_SWITCH_STACK_HZ;
-	uint64_t online = 0, limit, p;
+	uint64_t online = 0;
 
 	for (int c = 0; c < k->nr_cpus; c++)
 		online += k->cpus[c].online;
-	limit = 4 * bound_hz * ADJUST_NS / 1000000000ull / (online ? online : 1);
-	if (limit < 8)
-		limit = 8;
-	if (++kc->taken_in_tick[kind] <= limit)
+	return online;
+}
+
+/* A burst's bound: stacks of a kind per CPU in one 50 ms interval. */
+static uint64_t burst_limit(const struct corecap_kernel_events *k, int kind)
+{
+	uint64_t online = online_cpus(k), limit = 4 * stack_bound_hz[kind] * ADJUST_NS /
+						  1000000000ull / (online ? online : 1);
+
+	return limit < 8 ? 8 : limit;
+}
+
+/*
+ * The next stack period: `events` hits over interval_ns, of which the
+ * bound's 1/`share` may have a stack, rounded up; down at most 4-fold
+ * from `old` (a burst after a quiet spell must not find period 1).
+ */
+static uint64_t next_period(uint64_t events, uint64_t interval_ns, uint64_t share, int kind,
+			    uint64_t old)
+{
+	uint64_t num = events * 1000000000ull * share, den = interval_ns * stack_bound_hz[kind];
+	uint64_t p = (num + den - 1) / den;
+
+	if (p < old / 4)
+		p = old / 4;
+	if (p < 1)
+		p = 1;
+	return p > (1ull << 24) ? 1ull << 24 : p;
+}
+
+static void burst_guard(struct corecap_kernel_events *k, struct kernel_cpu *kc, int kind)
+{
+	uint64_t p;
+
+	if (++kc->taken_in_tick[kind] <= burst_limit(k, kind))
 		return;
 	p = kc->period[kind] * 16;
 	if (p <= (1ull << 24) &&
@@ -1414,28 +1446,16 @@ static void drain_cpu(struct corecap_kernel_events *k, int cpu)
  */
 static void adjust_periods(struct corecap_kernel_events *k, uint64_t interval_ns)
 {
-	static const unsigned bound_hz[STACK_KINDS] = {CORECAP_KERNEL_FUTEX_STACK_HZ,
-						       CORECAP_KERNEL_SWITCH_STACK_HZ};
-	uint64_t online = 0;
+	uint64_t online = online_cpus(k);
 
-	for (int c = 0; c < k->nr_cpus; c++)
-		online += k->cpus[c].online;
 	for (int c = 0; c < k->nr_cpus && interval_ns > 0; c++) {
 		struct kernel_cpu *kc = &k->cpus[c];
 
 		for (int kind = 0; kind < STACK_KINDS && kc->online; kind++) {
-			/* events/s on this CPU over the per-CPU share of the bound, rounded up */
-			uint64_t num = kc->seen_in_tick[kind] * 1000000000ull * online;
-			uint64_t den = interval_ns * bound_hz[kind];
-			uint64_t p = (num + den - 1) / den;
+			/* this CPU's events against its share of the bound */
+			uint64_t p = next_period(kc->seen_in_tick[kind], interval_ns, online, kind,
+						 kc->period[kind]);
 
-			/* Down slowly: a burst after a quiet spell must not find period 1. */
-			if (p < kc->period[kind] / 4)
-				p = kc->period[kind] / 4;
-			if (p < 1)
-				p = 1;
-			if (p > (1ull << 24))
-				p = 1ull << 24;
 			kc->taken_in_tick[kind] = 0;
 			if (p != kc->period[kind] &&
 			    ioctl(kc->fd[kind == STACK_FUTEX ? EV_STACK_FUTEX : EV_STACK_SWITCH],
@@ -1468,10 +1488,21 @@ static int64_t reported_state(uint32_t state, uint32_t exit_state, bool preempt)
 	return r ? (int64_t)1 << (31 - __builtin_clz(r)) : 0;
 }
 
+/* The run's record for ring record r, counted as tracepoint tp's. */
+static void *bpf_out(struct corecap_kernel_events *k, const struct kbpf_rec *r, uint16_t type,
+		     uint16_t size, int tp)
+{
+	void *o = out_reserve(k, type, size, r->cpu, r->time_ns);
+
+	if (o)
+		k->stats.records[tp]++;
+	return o;
+}
+
 static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec *r)
 {
 	struct corecap_krec_switch *o =
-		out_reserve(k, CORECAP_KREC_SWITCH, sizeof(*o), r->cpu, r->time_ns);
+		bpf_out(k, r, CORECAP_KREC_SWITCH, sizeof(*o), CORECAP_KTP_SWITCH);
 	bool preempted;
 
 	if (!o)
@@ -1483,20 +1514,18 @@ static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec
 	o->flags = ((r->flags & KBPF_PREV_TARGET) ? CORECAP_KSWITCH_PREV_TARGET : 0) |
 		   ((r->flags & KBPF_NEXT_TARGET) ? CORECAP_KSWITCH_NEXT_TARGET : 0) |
 		   (preempted ? CORECAP_KSWITCH_PREEMPTED : 0);
-	k->stats.records[CORECAP_KTP_SWITCH]++;
 }
 
 static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *r)
 {
 	struct corecap_krec_fork *o =
-		out_reserve(k, CORECAP_KREC_FORK, sizeof(*o), r->cpu, r->time_ns);
+		bpf_out(k, r, CORECAP_KREC_FORK, sizeof(*o), CORECAP_KTP_FORK);
 
 	if (!o)
 		return;
 	o->parent_tid = r->tid;
 	o->child_tid = r->a;
 	memcpy(o->child_comm, r->comm, sizeof(o->child_comm) - 1);
-	k->stats.records[CORECAP_KTP_FORK]++;
 	if (r->flags & KBPF_SAME) {
 		o->flags = CORECAP_KFORK_SAME_PROCESS;
 		add_tid(k, r->a);
@@ -1507,77 +1536,62 @@ static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *
 static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 {
 	struct corecap_kernel_events *k = ctx;
-	uint32_t cpu = r->cpu;
+	struct corecap_krec_waking *w;
+	struct corecap_krec_futex_enter *fe;
+	struct corecap_krec_futex_exit *fx;
+	struct corecap_krec_exit *x;
 
 	k->bpf_drained += size;
-	if (cpu >= (uint32_t)k->nr_cpus)
+	if (r->cpu >= (uint32_t)k->nr_cpus)
 		return;
 	switch (r->kind) {
 	case KBPF_SWITCH:
 		on_bpf_switch(k, r);
 		break;
-	case KBPF_WAKING: {
-		struct corecap_krec_waking *o =
-			out_reserve(k, CORECAP_KREC_WAKING, sizeof(*o), cpu, r->time_ns);
-
-		if (!o)
+	case KBPF_WAKING:
+		if (!(w = bpf_out(k, r, CORECAP_KREC_WAKING, sizeof(*w), CORECAP_KTP_WAKING)))
 			break;
-		o->tid = r->a;
-		o->waker_tid = r->tid;
-		o->target_cpu = (int32_t)r->b;
-		o->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
-		k->stats.records[CORECAP_KTP_WAKING]++;
+		w->tid = r->a;
+		w->waker_tid = r->tid;
+		w->target_cpu = (int32_t)r->b;
+		w->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
 		break;
-	}
-	case KBPF_FUTEX_ENTER: {
-		struct corecap_krec_futex_enter *o =
-			out_reserve(k, CORECAP_KREC_FUTEX_ENTER, sizeof(*o), cpu, r->time_ns);
-
-		if (!o)
+	case KBPF_FUTEX_ENTER:
+		if (!(fe = bpf_out(k, r, CORECAP_KREC_FUTEX_ENTER, sizeof(*fe),
+				   CORECAP_KTP_FUTEX_ENTER)))
 			break;
-		o->tid = r->tid;
-		o->op = r->b;
-		o->val = r->c;
-		o->uaddr = r->d;
-		o->uaddr2 = r->e;
-		o->utime = r->f;
-		o->val3 = r->g;
-		k->stats.records[CORECAP_KTP_FUTEX_ENTER]++;
+		fe->tid = r->tid;
+		fe->op = r->b;
+		fe->val = r->c;
+		fe->uaddr = r->d;
+		fe->uaddr2 = r->e;
+		fe->utime = r->f;
+		fe->val3 = r->g;
 		break;
-	}
-	case KBPF_FUTEX_EXIT: {
-		struct corecap_krec_futex_exit *o =
-			out_reserve(k, CORECAP_KREC_FUTEX_EXIT, sizeof(*o), cpu, r->time_ns);
-
-		if (!o)
+	case KBPF_FUTEX_EXIT:
+		if (!(fx = bpf_out(k, r, CORECAP_KREC_FUTEX_EXIT, sizeof(*fx),
+				   CORECAP_KTP_FUTEX_EXIT)))
 			break;
-		o->tid = r->tid;
-		o->ret = (int64_t)r->d;
-		k->stats.records[CORECAP_KTP_FUTEX_EXIT]++;
+		fx->tid = r->tid;
+		fx->ret = (int64_t)r->d;
 		break;
-	}
 	case KBPF_FORK:
 		on_bpf_fork(k, r);
 		break;
-	case KBPF_EXIT: {
-		struct corecap_krec_exit *o =
-			out_reserve(k, CORECAP_KREC_EXIT, sizeof(*o), cpu, r->time_ns);
-
-		if (!o)
+	case KBPF_EXIT:
+		if (!(x = bpf_out(k, r, CORECAP_KREC_EXIT, sizeof(*x), CORECAP_KTP_EXIT)))
 			break;
-		o->tid = r->tid;
-		o->flags = (r->flags & KBPF_GROUP_DEAD) ? CORECAP_KEXIT_GROUP_DEAD : 0;
-		memcpy(o->comm, r->comm, sizeof(o->comm) - 1);
-		k->stats.records[CORECAP_KTP_EXIT]++;
+		x->tid = r->tid;
+		x->flags = (r->flags & KBPF_GROUP_DEAD) ? CORECAP_KEXIT_GROUP_DEAD : 0;
+		memcpy(x->comm, r->comm, sizeof(x->comm) - 1);
 		break;
-	}
 	case KBPF_STACK: {
 		const struct kbpf_stack *st = (const void *)r;
 		int kind = r->b == KBPF_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
 
 		/* Stamped with its record's time: matched by construction. */
 		if (size >= sizeof(*st) &&
-		    store_stack(k, kind, r->tid, cpu, r->time_ns, (const uint64_t *)st->regs,
+		    store_stack(k, kind, r->tid, r->cpu, r->time_ns, (const uint64_t *)st->regs,
 				st->stack, sizeof(st->stack), r->d))
 			k->stacks[k->n_stacks - 1].matched = true;
 		break;
@@ -1687,46 +1701,26 @@ static void drain_bpf(struct corecap_kernel_events *k)
 /* Stack periods under eBPF: adjust_periods' rule, with one period for all
  * CPUs (the programs count every CPU's hits alike) and the burst bound
  * enforced by the programs themselves, per CPU and tick. */
-static uint32_t bpf_limit(unsigned bound_hz, uint64_t online)
-{
-	uint64_t limit = 4 * bound_hz * ADJUST_NS / 1000000000ull / (online ? online : 1);
-
-	return limit < 8 ? 8 : (uint32_t)limit;
-}
-
 static void adjust_bpf(struct corecap_kernel_events *k, uint64_t interval_ns)
 {
-	static const unsigned bound_hz[STACK_KINDS] = {CORECAP_KERNEL_FUTEX_STACK_HZ,
-						       CORECAP_KERNEL_SWITCH_STACK_HZ};
 	struct kbpf_counts *c = calloc((size_t)k->nr_cpus, sizeof(*c));
-	uint64_t online = 0;
 
-	for (int i = 0; i < k->nr_cpus; i++)
-		online += k->cpus[i].online;
 	if (c && interval_ns > 0 && corecap_kernel_bpf_counts(k->bpf, c, k->nr_cpus) == 0) {
 		for (int kind = 0; kind < STACK_KINDS; kind++) {
-			uint64_t seen = 0, num, den, p;
+			uint64_t seen = 0;
 
 			for (int i = 0; i < k->nr_cpus; i++)
 				seen += c[i].seen[kind];
-			num = (seen - k->bpf_seen[kind]) * 1000000000ull;
-			den = interval_ns * bound_hz[kind];
-			p = (num + den - 1) / den;
-			if (p < k->bpf_period[kind] / 4)
-				p = k->bpf_period[kind] / 4;
-			if (p < 1)
-				p = 1;
-			if (p > (1ull << 24))
-				p = 1ull << 24;
-			k->bpf_period[kind] = (uint32_t)p;
+			k->bpf_period[kind] =
+				(uint32_t)next_period(seen - k->bpf_seen[kind], interval_ns, 1,
+						      kind, k->bpf_period[kind]);
 			k->bpf_seen[kind] = seen;
 		}
 	}
 	free(c);
-	corecap_kernel_bpf_set_stacks(k->bpf, k->bpf_period[STACK_FUTEX],
-				      k->bpf_period[STACK_SWITCH],
-				      bpf_limit(bound_hz[STACK_FUTEX], online),
-				      bpf_limit(bound_hz[STACK_SWITCH], online));
+	corecap_kernel_bpf_set_stacks(
+		k->bpf, k->bpf_period[STACK_FUTEX], k->bpf_period[STACK_SWITCH],
+		(uint32_t)burst_limit(k, STACK_FUTEX), (uint32_t)burst_limit(k, STACK_SWITCH));
 }
 
 static void drain_all(struct corecap_kernel_events *k)
