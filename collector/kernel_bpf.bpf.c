@@ -8,15 +8,16 @@
  * (kernel_bpf_rec.h), which the collector drains and rewrites as the run
  * directory's records.
  *
- * BTF-typed raw tracepoints (tp_btf): they hand the program the kernel's
- * own arguments, without building a tracepoint record first, as pointers
- * it may read directly (not through a helper call per field). A waking from an interrupt
+ * BTF-typed raw tracepoints (tp_btf) for the scheduler's events: they
+ * hand the program the kernel's own arguments, without building a
+ * tracepoint record first, as pointers it may read directly (not through
+ * a helper call per field); the futex call's own tracepoints (below). A waking from an interrupt
  * is told by the CPU's stack: x86_64 runs hard and soft interrupts on a
  * per-CPU interrupt stack, so a program whose own frame lies outside the
  * current task's stack runs in one (the per-CPU preempt count would say
  * which kind, but its address is not in kallsyms here, and a classic
  * tracepoint's common_flags are hidden from programs). x86_64 only: the
- * futex call's number, the stacks and the registers of a stack copy.
+ * kernel's stacks and the registers of a stack copy.
  */
 #include "vmlinux.h"
 
@@ -26,7 +27,6 @@
 
 #include "kernel_bpf_rec.h"
 
-#define NR_FUTEX 202 /* x86_64 */
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -238,39 +238,46 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	return 0;
 }
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(on_sys_enter, struct pt_regs *regs, long id)
+/*
+ * The futex call's own tracepoints (syscalls:sys_enter_futex and
+ * sys_exit_futex), not the raw sys_enter and sys_exit: a program there
+ * would run at every system call of every process, and the kernel calls
+ * these only for futex (its per-call bitmap), as it does perf's events.
+ * Their records hold the call's arguments and result.
+ */
+SEC("tp/syscalls/sys_enter_futex")
+int on_futex_enter(struct syscall_trace_enter *ctx)
 {
 	struct kbpf_rec *r;
 	__u32 cmd;
 	__u64 t;
 
-	if (id != NR_FUTEX || !current_is_target() || !(r = reserve(KBPF_FUTEX_ENTER)))
+	if (!current_is_target() || !(r = reserve(KBPF_FUTEX_ENTER)))
 		return 0;
-	r->d = regs->di;
-	r->b = (__u32)regs->si;
-	r->c = (__u32)regs->dx;
-	r->f = regs->r10;
-	r->e = regs->r8;
-	r->g = (__u32)regs->r9;
+	r->d = ctx->args[0];	    /* uaddr */
+	r->b = (__u32)ctx->args[1]; /* op */
+	r->c = (__u32)ctx->args[2]; /* val */
+	r->f = ctx->args[3];	    /* utime */
+	r->e = ctx->args[4];	    /* uaddr2 */
+	r->g = (__u32)ctx->args[5]; /* val3 */
 	cmd = r->b & 127;
 	t = r->time_ns;
 	submit(r);
-	/* The waits: FUTEX_WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2. */
+	/* The waits: FUTEX_WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2;
+	 * their user registers are those the system call saved. */
 	if ((cmd == 0 || cmd == 6 || cmd == 9 || cmd == 11 || cmd == 13) && take_stack(0))
-		emit_stack(regs, t, 0);
+		emit_stack((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), t, 0);
 	return 0;
 }
 
-SEC("tp_btf/sys_exit")
-int BPF_PROG(on_sys_exit, struct pt_regs *regs, long ret)
+SEC("tp/syscalls/sys_exit_futex")
+int on_futex_exit(struct syscall_trace_exit *ctx)
 {
 	struct kbpf_rec *r;
 
-	if (!current_is_target() || regs->orig_ax != NR_FUTEX ||
-	    !(r = reserve(KBPF_FUTEX_EXIT)))
+	if (!current_is_target() || !(r = reserve(KBPF_FUTEX_EXIT)))
 		return 0;
-	r->d = (__u64)ret;
+	r->d = (__u64)ctx->ret;
 	submit(r);
 	return 0;
 }

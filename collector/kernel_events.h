@@ -22,8 +22,8 @@
  * tid set), writes whole records, follows thread creation (fork records,
  * and /proc/PID/task once a second) and counts PERF_RECORD_LOST per CPU.
  *
- * Or, by default where it loads, through eBPF (kernel_bpf.h): programs on
- * the same tracepoints (raw), filtered to the target's tgid in the kernel
+ * Or, with --kernel-via bpf (or auto, where it loads), through eBPF
+ * (kernel_bpf.h): programs on the same tracepoints, filtered to the target's tgid in the kernel
  * (so new threads need no new filter), write the events and the sampled
  * stack copies to one BPF ring buffer, which the reader drains as it
  * drains the perf rings, sorting each pass by CPU and time, and rewrites
