@@ -11,12 +11,14 @@
  * BTF-typed raw tracepoints (tp_btf) for the scheduler's events: they
  * hand the program the kernel's own arguments, without building a
  * tracepoint record first, as pointers it may read directly (not through
- * a helper call per field); the futex call's own tracepoints (below). A waking from an interrupt
- * is told by the CPU's stack: x86_64 runs hard and soft interrupts on a
- * per-CPU interrupt stack, so a program whose own frame lies outside the
- * current task's stack runs in one (the per-CPU preempt count would say
- * which kind, but its address is not in kallsyms here, and a classic
- * tracepoint's common_flags are hidden from programs). x86_64 only: the
+ * a helper call per field); the futex call's own tracepoints (below).
+ *
+ * A waking from an interrupt is told by the CPU's stack: x86_64 runs hard
+ * and soft interrupts on a per-CPU interrupt stack, so a program whose
+ * own frame lies outside the current task's stack runs in one (the
+ * per-CPU preempt count would say which kind, but its address is not in
+ * kallsyms here, and a classic tracepoint's common_flags are hidden from
+ * programs). x86_64 only: the
  * kernel's stacks and the registers of a stack copy.
  */
 #include "vmlinux.h"
@@ -26,7 +28,6 @@
 #include <bpf/bpf_tracing.h>
 
 #include "kernel_bpf_rec.h"
-
 
 char LICENSE[] SEC("license") = "GPL";
 

@@ -26,7 +26,7 @@ struct corecap_kernel_bpf {
 	struct kbpf_counts *counts; /* n_possible entries, for the map's lookups */
 };
 
-/* libbpf's last warning, for `why` (its messages are not printed). */
+/* libbpf's first warning, for `why` (its messages are not printed). */
 static __thread char last_warning[256];
 
 static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -40,12 +40,9 @@ static int keep_warning(enum libbpf_print_level level, const char *fmt, va_list 
 	vsnprintf(last_warning, sizeof(last_warning), fmt, ap);
 	n = strcspn(last_warning, "\n");
 	last_warning[n] = '\0';
+	if (strncmp(last_warning, "libbpf: ", 8) == 0)
+		memmove(last_warning, last_warning + 8, n - 8 + 1);
 	return 0;
-}
-
-bool corecap_kernel_bpf_built(void)
-{
-	return true;
 }
 
 static void say(char *why, size_t why_size, const char *what, int err)
@@ -176,11 +173,6 @@ void corecap_kernel_bpf_close(struct corecap_kernel_bpf *b)
 }
 
 #else /* built without eBPF */
-
-bool corecap_kernel_bpf_built(void)
-{
-	return false;
-}
 
 int corecap_kernel_bpf_open(struct corecap_kernel_bpf **out, pid_t tgid, size_t ring_bytes,
 			    char *why, size_t why_size)

@@ -19,7 +19,6 @@
 #define CORECAP_COLLECTOR_KERNEL_BPF_H
 
 #include <linux/types.h>
-#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -32,8 +31,6 @@ struct corecap_kernel_bpf;
  * its kind is KBPF_STACK (size says how many bytes are there). */
 typedef void (*corecap_kernel_bpf_fn)(void *ctx, const struct kbpf_rec *r, size_t size);
 
-/* Whether this corecap has the eBPF producer built in. */
-bool corecap_kernel_bpf_built(void);
 /* Loads the programs for process tgid with a ring of ring_bytes (a power
  * of two, page multiple). 0, or -errno with the reason in why. */
 int corecap_kernel_bpf_open(struct corecap_kernel_bpf **out, pid_t tgid, size_t ring_bytes,

@@ -303,7 +303,7 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case OPT_KERNEL_VIA:
 			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "bpf")) {
-				ret = fail(o, "--kernel-via takes auto, perf or bpf, not '%s'", optarg);
+				ret = fail(o, "--kernel-via takes perf, bpf or auto, not '%s'", optarg);
 				goto out;
 			}
 			o->kernel_via = optarg;

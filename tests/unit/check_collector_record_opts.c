@@ -24,6 +24,21 @@ START_TEST(pid_alone_gives_the_defaults)
 	ck_assert(!o.quiet && !o.force);
 	ck_assert_int_eq(o.n_events, 0);
 	ck_assert_ptr_null(o.bench_argv);
+	ck_assert_str_eq(o.kernel_via, "perf");
+}
+END_TEST
+
+START_TEST(kernel_via_takes_its_three_producers)
+{
+	static const char *const via[] = {"perf", "bpf", "auto"};
+
+	for (size_t i = 0; i < 3; i++) {
+		char *argv[] = {"record", "-p", "1", "--kernel-via", (char *)via[i], NULL};
+		struct corecap_record_opts o;
+
+		ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
+		ck_assert_str_eq(o.kernel_via, via[i]);
+	}
 }
 END_TEST
 
@@ -208,6 +223,7 @@ START_TEST(bad_values_are_usage_errors_that_name_the_value)
 	char *a15[] = {"record", "-p", "1", "--wallclock-threads=,,", NULL};
 	char *a16[] = {"record", "-p", "1", "--wallclock-threads", NULL};
 	char *a17[] = {"record", "-p", "1", "-d", "0.005", NULL};
+	char *a18[] = {"record", "-p", "1", "--kernel-via", "ebpf", NULL};
 
 	expect_usage_error(a1, ARGC(a1), "missing -p PID");
 	expect_usage_error(a2, ARGC(a2), "'12x'");
@@ -227,6 +243,7 @@ START_TEST(bad_values_are_usage_errors_that_name_the_value)
 	expect_usage_error(a16, ARGC(a16), "needs an argument");
 	/* Below the bound a profiled daemon's two toggles would come too close. */
 	expect_usage_error(a17, ARGC(a17), "duration '0.005' (seconds, at least 0.1");
+	expect_usage_error(a18, ARGC(a18), "--kernel-via takes perf, bpf or auto, not 'ebpf'");
 }
 END_TEST
 
@@ -267,6 +284,7 @@ int main(void)
 	tcase_add_test(tc, help_is_not_an_error);
 	tcase_add_test(tc, parsing_twice_starts_afresh);
 	tcase_add_test(tc, several_pids_and_ceph_osds);
+	tcase_add_test(tc, kernel_via_takes_its_three_producers);
 	tcase_add_test(tc, bad_pid_lists_name_the_pid);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
