@@ -302,8 +302,10 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 						    : CORECAP_RECORD_KERNEL_OFF;
 			break;
 		case OPT_KERNEL_VIA:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "bpf")) {
-				ret = fail(o, "--kernel-via takes perf, bpf or auto, not '%s'", optarg);
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
+			    strcmp(optarg, "bpf")) {
+				ret = fail(o, "--kernel-via takes perf, bpf or auto, not '%s'",
+					   optarg);
 				goto out;
 			}
 			o->kernel_via = optarg;
