@@ -723,10 +723,19 @@ static int open_bpf(struct corecap_kernel_events *k, enum corecap_kernel_via via
 	 * where perf can still take over, rather than at the window's start. */
 	if (ret == 0 && (ret = corecap_kernel_bpf_attach(k->bpf, bwhy, sizeof(bwhy))) == 0) {
 		corecap_kernel_bpf_detach(k->bpf);
-		return 0;
+		k->bpf_counts = calloc((size_t)k->nr_cpus, sizeof(*k->bpf_counts));
+		if (k->bpf_counts) {
+			k->ring_bytes = bpf_ring_bytes(k);
+			k->stats.kernel_filter = true; /* the programs' tgid test */
+			return 0;
+		}
+		ret = -ENOMEM;
+		snprintf(bwhy, sizeof(bwhy), "out of memory");
 	}
 	corecap_kernel_bpf_close(k->bpf);
 	k->bpf = NULL;
+	free(k->bpf_counts);
+	k->bpf_counts = NULL;
 	if (via == CORECAP_KERNEL_VIA_BPF) {
 		snprintf(why, why_size, "%s", bwhy);
 		return ret;
@@ -804,12 +813,8 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 		if (!k->bpf && (ret = open_ring(k, c, why, why_size)) < 0)
 			goto out_close;
 	}
-	if (k->bpf) {
-		k->ring_bytes = bpf_ring_bytes(k);
-		k->stats.kernel_filter = true; /* the programs' tgid test */
-	} else if ((ret = open_sets(k, false, why, why_size)) < 0) {
+	if (!k->bpf && (ret = open_sets(k, false, why, why_size)) < 0)
 		goto out_close;
-	}
 	ret = mkdirat(rd->dirfd, CORECAP_KERNEL_DIR, 0700) < 0 ? -errno : 0;
 	if (ret < 0) {
 		snprintf(why, why_size, "cannot create '%s/%s': %s", rd->path, CORECAP_KERNEL_DIR,
@@ -843,6 +848,8 @@ out_close:
 	close_cpus(k);
 	corecap_kernel_bpf_close(k->bpf);
 	k->bpf = NULL;
+	free(k->bpf_counts);
+	k->bpf_counts = NULL;
 out_free:
 	free(k->cpus);
 	free(k->stats.lost_per_cpu);
@@ -1682,42 +1689,39 @@ static void bpf_losses(struct corecap_kernel_events *k, const struct kbpf_counts
 static void drain_bpf(struct corecap_kernel_events *k)
 {
 	size_t from = k->out_len;
-	struct kbpf_counts *c = calloc((size_t)k->nr_cpus, sizeof(*c));
 	int ret;
 
 	k->bpf_drained = 0;
 	ret = corecap_kernel_bpf_drain(k->bpf, on_bpf, k);
-
 	if (ret < 0 && !k->stats.write_error) {
 		corecap_warn("kernel events: cannot read the eBPF ring buffer: %s", strerror(-ret));
 		k->stats.write_error = true;
 	}
-	if (c && corecap_kernel_bpf_counts(k->bpf, c, k->nr_cpus) == 0)
-		bpf_losses(k, c);
-	free(c);
+	/* Read once per drain, for the losses here and the periods after. */
+	k->bpf_counts_read = corecap_kernel_bpf_counts(k->bpf, k->bpf_counts, k->nr_cpus) == 0;
+	if (k->bpf_counts_read)
+		bpf_losses(k, k->bpf_counts);
 	sort_out(k, from);
 }
 
 /* Stack periods under eBPF: adjust_periods' rule, with one period for all
  * CPUs (the programs count every CPU's hits alike) and the burst bound
- * enforced by the programs themselves, per CPU and tick. */
+ * enforced by the programs themselves, per CPU and tick. The counts are
+ * the drain's just before (reader_main). */
 static void adjust_bpf(struct corecap_kernel_events *k, uint64_t interval_ns)
 {
-	struct kbpf_counts *c = calloc((size_t)k->nr_cpus, sizeof(*c));
-
-	if (c && interval_ns > 0 && corecap_kernel_bpf_counts(k->bpf, c, k->nr_cpus) == 0) {
+	if (interval_ns > 0 && k->bpf_counts_read) {
 		for (int kind = 0; kind < STACK_KINDS; kind++) {
 			uint64_t seen = 0;
 
 			for (int i = 0; i < k->nr_cpus; i++)
-				seen += c[i].seen[kind];
+				seen += k->bpf_counts[i].seen[kind];
 			k->bpf_period[kind] =
 				(uint32_t)next_period(seen - k->bpf_seen[kind], interval_ns, 1,
 						      kind, k->bpf_period[kind]);
 			k->bpf_seen[kind] = seen;
 		}
 	}
-	free(c);
 	corecap_kernel_bpf_set_stacks(
 		k->bpf, k->bpf_period[STACK_FUTEX], k->bpf_period[STACK_SWITCH],
 		(uint32_t)burst_limit(k, STACK_FUTEX), (uint32_t)burst_limit(k, STACK_SWITCH));
@@ -1983,6 +1987,8 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 		ret = -EIO;
 	corecap_kernel_bpf_close(k->bpf);
 	k->bpf = NULL;
+	free(k->bpf_counts);
+	k->bpf_counts = NULL;
 	free(k->cpus);
 	free(k->copy);
 	free(k->tids);

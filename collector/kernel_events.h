@@ -57,6 +57,7 @@
 
 struct corecap_kernel_bpf;
 struct corecap_run_dir;
+struct kbpf_counts;
 struct kernel_cpu;
 struct kernel_stack_ref;
 
@@ -111,7 +112,10 @@ struct corecap_kernel_events {
 	uint64_t bpf_seen[2];		/* its futex waits, switch-outs at the last adjustment */
 	uint32_t bpf_period[2];		/* its stack periods */
 	size_t bpf_drained;		/* bytes its last drain read from the ring */
-	size_t ring_bytes;		/* per CPU (eBPF: the one ring's) */
+	/* Its programs' counters per CPU, as the last drain read them. */
+	struct kbpf_counts *bpf_counts;
+	bool bpf_counts_read; /* that read succeeded */
+	size_t ring_bytes;    /* per CPU (eBPF: the one ring's) */
 	int events_fd, raw_fd;
 	/* The target's tids, sorted; the reader thread owns them once started. */
 	pid_t *tids;
