@@ -112,7 +112,6 @@ static __always_inline bool take_stack(int kind)
 	if (c->taken_in_tick[kind & 1] >= tick_limit[kind & 1])
 		return false;
 	c->taken_in_tick[kind & 1]++;
-	c->taken[kind & 1]++;
 	return true;
 }
 

@@ -71,7 +71,6 @@ struct kbpf_stack {
 struct kbpf_counts {
 	__u64 lost;		/* records the ring had no room for */
 	__u64 seen[2];		/* futex waits, switch-outs of the target's threads */
-	__u64 taken[2];		/* of which with a stack */
 	__u64 stack_failed[2];	/* stack copies the kernel could not read */
 	__u64 tick;		/* the collector's tick the next two belong to */
 	__u64 taken_in_tick[2]; /* stacks taken in that tick (the burst bound) */
