@@ -11,7 +11,7 @@
 #   on      corecap record --kernel --kernel-via perf --no-trace (the
 #           collector through perf_event_open);
 #   onbpf   the same with --kernel-via bpf (the collector's eBPF
-#           producer, its default: everything recorded and written as
+#           producer: everything recorded and written as
 #           `on` does, stacks included);
 #   bpf     the same events from eBPF programs on the raw tracepoints,
 #           filtered in the kernel to the workload's process and written
