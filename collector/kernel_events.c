@@ -1475,6 +1475,9 @@ static void adjust_periods(struct corecap_kernel_events *k, uint64_t interval_ns
 
 /* The eBPF producer's records. */
 
+_Static_assert(KBPF_STACK_BYTES == CORECAP_KERNEL_STACK_USER_BYTES, "the programs' stack copy");
+_Static_assert(KBPF_NREGS == CORECAP_KUNWIND_NREGS, "the programs' registers, the unwinder's");
+
 /*
  * sched_switch's prev_state as its tracepoint reports it
  * (__trace_sched_switch_state): TASK_REPORT_MAX (0x100) when preempted,
