@@ -15,6 +15,7 @@
 #include <corecap/diag.h>
 #include "proc_stat.h"
 #include "run_dir.h"
+#include "vdso_unwind.h"
 #include "wall_sampler.h"
 #include "mono_clock.h"
 #include <corecap/run_format.h>
@@ -43,6 +44,47 @@ struct corecap_wall_thread {
 	uint64_t interrupt_ns;
 	bool counted; /* holds the round's in-flight slot */
 };
+
+/*
+ * libunwind's search of an .eh_frame_hdr table in the target's memory,
+ * which _UPT_find_proc_info uses for a file's table: exported by
+ * libunwind but not declared in its headers (perf's unwind-libunwind
+ * declares it so too).
+ */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as, unw_word_t ip,
+					      unw_dyn_info_t *di, unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+
+/*
+ * The vDSO table of the process whose thread sample() unwinds: set for
+ * that one synchronous unwind. A file-level pointer, because libunwind
+ * hands the accessors the argument of unw_init_remote, and
+ * libunwind-ptrace's functions hand theirs on: the argument must stay
+ * libunwind-ptrace's own state.
+ */
+static const struct corecap_vdso_unwind *unwinding_vdso;
+
+/* _UPT_find_proc_info, but for a frame in the vDSO, which it finds no
+ * table for (vdso_unwind.h): that table, in the target's memory. */
+static int find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+			  int need_unwind_info, void *arg)
+{
+	const struct corecap_vdso_unwind *v = unwinding_vdso;
+	unw_dyn_info_t di;
+
+	if (!v || !v->n_fdes || ip < v->text_start || ip >= v->text_end)
+		return _UPT_find_proc_info(as, ip, pi, need_unwind_info, arg);
+	memset(&di, 0, sizeof(di));
+	di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	di.start_ip = v->text_start;
+	di.end_ip = v->text_end;
+	di.u.rti.segbase = v->hdr_addr; /* the table's offsets are from the header */
+	di.u.rti.table_data = v->table_addr;
+	di.u.rti.table_len = v->n_fdes * 8 / sizeof(unw_word_t);
+	return UNW_OBJ(dwarf_search_unwind_table)(as, ip, &di, pi, need_unwind_info, arg);
+}
+
+static unw_accessors_t accessors;
 
 static struct corecap_wall_thread *find_thread(const struct corecap_wall_sampler *ws, pid_t tid)
 {
@@ -281,7 +323,11 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 		corecap_error("cannot list the threads of PID %d: %s", (int)pid, strerror(errno));
 		goto out;
 	}
-	ws->as = unw_create_addr_space(&_UPT_accessors, 0);
+	/* Without it, vDSO frames unwind as before (by the frame pointer). */
+	corecap_vdso_unwind_init(&ws->vdso, pid);
+	accessors = _UPT_accessors;
+	accessors.find_proc_info = find_proc_info;
+	ws->as = unw_create_addr_space(&accessors, 0);
 	if (!ws->as) {
 		ret = -ENOMEM;
 		corecap_error("cannot create a libunwind address space");
@@ -384,6 +430,7 @@ static void sample(struct corecap_wall_sampler *ws, struct corecap_wall_thread *
 	unw_cursor_t cur;
 	int n = 0;
 
+	unwinding_vdso = &ws->vdso;
 	if (th->upt && unw_init_remote(&cur, ws->as, th->upt) == 0) {
 		do {
 			unw_word_t ip;
@@ -393,6 +440,7 @@ static void sample(struct corecap_wall_sampler *ws, struct corecap_wall_thread *
 			ips[n++] = ip;
 		} while (n < MAX_FRAMES && unw_step(&cur) > 0);
 	}
+	unwinding_vdso = NULL;
 	ptrace(PTRACE_CONT, th->tid, NULL, NULL);
 	resumed = corecap_now_ns();
 	th->state = T_RUNNING;

@@ -34,6 +34,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "vdso_unwind.h"
+
 struct corecap_run_dir;
 struct corecap_wall_thread;
 
@@ -62,6 +64,7 @@ struct corecap_wall_sampler {
 	size_t n_passed, cap_passed;
 	uint64_t passed_until_ns;
 	void *as; /* unw_addr_space_t */
+	struct corecap_vdso_unwind vdso; /* its unwind table, for libunwind */
 	DIR *tasks;
 	FILE *out;
 	struct corecap_wall_thread *threads;

@@ -46,28 +46,42 @@ expect_eq "vdso.so is the live process's [vdso] image" same "$(cat "$WORK/same")
 expect_eq "the manifest gives its size" "$(stat -c %s "$RUN/vdso.so")" \
 	"$(json "$RUN/manifest.json" 'd["maps"]["vdso_bytes"]')"
 
-# vDSO leaves: the samples whose last frame is a vDSO function.
-vdso_leaves() {
-	awk '{ n = split($1, f, ";"); if (f[n] ~ /^(__vdso_)?(clock_gettime|gettimeofday)$/) s += $2 }
+# vDSO samples: those whose leaf is a vDSO frame, named or not ([vdso]+0x...);
+# named ones: whose leaf is a vDSO function, or an unnamed stretch of the
+# vDSO called from one (Linux 6.18's clock read out of line, which has no
+# symbol of its own: the sampler must unwind through the vDSO to its caller).
+vdso_fn='^(__vdso_)?(clock_gettime|gettimeofday)$'
+vdso_samples() {
+	awk -v fn="$vdso_fn" '{ n = split($1, f, ";"); if (f[n] ~ fn || f[n] ~ /^\[vdso\]\+0x/) s += $2 }
+		END { print s + 0 }' "$1"
+}
+vdso_named() {
+	awk -v fn="$vdso_fn" '{ n = split($1, f, ";")
+		if (f[n] ~ fn || (f[n] ~ /^\[vdso\]\+0x/ && n > 1 && f[n - 1] ~ fn)) s += $2 }
 		END { print s + 0 }' "$1"
 }
 mkdir "$WORK/empty-symfs"
 "$CORECAP" flame --kind wall --symfs "$WORK/empty-symfs" "$RUN" >"$WORK/saved.folded" 2>"$WORK/saved.err"
 expect_eq "flame exits" 0 "$?"
 total=$(awk '{ s += $NF } END { print s + 0 }' "$WORK/saved.folded")
-named=$(vdso_leaves "$WORK/saved.folded")
-echo "wall samples: $total, with a named vDSO leaf: $named"
+in_vdso=$(vdso_samples "$WORK/saved.folded")
+named=$(vdso_named "$WORK/saved.folded")
+echo "wall samples: $total, in the vDSO: $in_vdso, with a vDSO function named: $named"
 # Two threads sampled alike: the spinner's half of the samples is in the vDSO
 # nearly always (a few land in libc's wrapper or the loop).
-expect_calc "a third of the samples or more end in a vDSO function named from the run's image" "$named * 3 > $total && $total >= 20"
+expect_calc "a third of the samples or more end in the vDSO" "$in_vdso * 3 > $total && $total >= 20"
+expect_calc "nine in ten of them or more name their vDSO function from the run's image" \
+	"$named * 10 >= $in_vdso * 9"
 
 cp -r "$RUN" "$WORK/run-novdso"
 rm "$WORK/run-novdso/vdso.so"
 "$CORECAP" flame --kind wall --symfs "$WORK/empty-symfs" "$WORK/run-novdso" \
 	>"$WORK/none.folded" 2>"$WORK/none.err"
-expect_eq "without vdso.so under --symfs, no vDSO frame is named" 0 "$(vdso_leaves "$WORK/none.folded")"
+expect_eq "without vdso.so under --symfs, no vDSO frame is named" 0 \
+	"$(awk -v fn="$vdso_fn" '{ n = split($1, f, ";"); for (i = 1; i <= n; i++) if (f[i] ~ fn) { s += $2; break } }
+		END { print s + 0 }' "$WORK/none.folded")"
 unnamed=$(awk '{ n = split($1, f, ";"); if (f[n] ~ /^\[vdso\]\+0x/) s += $2 } END { print s + 0 }' "$WORK/none.folded")
-expect_eq "the same samples are then unnamed [vdso] leaves" "$named" "$unnamed"
+expect_eq "the same samples are then unnamed [vdso] leaves" "$in_vdso" "$unnamed"
 expect_true "and the analysis says why" grep -q "'\[vdso\]': the run has no vdso.so" "$WORK/none.err"
 
 finish
