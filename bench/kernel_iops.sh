@@ -103,8 +103,8 @@ if [ "$target" = ceph ]; then
 	for t in ceph ceph-osd rados python3; do
 		command -v "$t" >/dev/null || { echo "kernel_iops: '$t' is not installed (scripts/install-deps-ceph)" >&2; exit 1; }
 	done
-	base=$("$mc" port-base "$port_base")
-	"$mc" start "$work/ceph" --port-base "$base" >"$work/ceph.start" 2>&1 ||
+	ports=$("$mc" port-base "$port_base")
+	"$mc" start "$work/ceph" --port-base "$ports" >"$work/ceph.start" 2>&1 ||
 		{ echo "kernel_iops: the cluster did not start:" >&2; cat "$work/ceph.start" >&2; exit 1; }
 	osd=$(sed -n 's/^osd.0 pid: //p' "$work/ceph.start")
 	eval "$("$mc" env "$work/ceph")"
