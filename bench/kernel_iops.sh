@@ -15,7 +15,7 @@
 #              write (-t 2 gives about 10k IOPS on the 2-core machine)
 #   -T ceph    one bare one-node Ceph cluster (scripts/ceph-minicluster),
 #              rados bench S write -b 1 -t T on a fresh pool per run
-#   -k collector  (default) the collector's eBPF producer
+#   -k collector  (default) the collector's eBPF producer (its own default)
 #              (`record --kernel --kernel-via bpf`: every record and the
 #              sampled stacks written to the run, as a user records)
 #   -k perf    the collector through perf_event_open (`--kernel-via perf`)

@@ -110,7 +110,7 @@ int corecap_kernel_capture_interval(struct corecap_kernel_capture *c, uint64_t d
 		return ret;
 	}
 	c->have_rd = true;
-	ret = corecap_kernel_events_init(&k, c->pid, &c->rd, CORECAP_KERNEL_VIA_PERF, why,
+	ret = corecap_kernel_events_init(&k, c->pid, &c->rd, CORECAP_KERNEL_VIA_AUTO, why,
 					 why_size);
 	if (ret < 0)
 		goto out_drop;

@@ -22,7 +22,7 @@
  * tid set), writes whole records, follows thread creation (fork records,
  * and /proc/PID/task once a second) and counts PERF_RECORD_LOST per CPU.
  *
- * Or, with --kernel-via bpf (or auto, where it loads), through eBPF
+ * Or, where it loads (--kernel-via auto, the default, or bpf), through eBPF
  * (kernel_bpf.h): programs on the same tracepoints, filtered to the target's tgid in the kernel
  * (so new threads need no new filter), write the events and the sampled
  * stack copies to one BPF ring buffer, which the reader drains as it

@@ -46,10 +46,10 @@ const char corecap_record_usage[] =
 	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
 	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
 	"      --no-kernel       no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)\n"
-	"      --kernel-via perf|bpf|auto\n"
-	"                        how: perf_event_open's tracepoint samples (perf, the\n"
-	"                        default), eBPF programs (bpf: a fifth of perf's cost\n"
-	"                        per record), or eBPF where it loads (auto)\n"
+	"      --kernel-via auto|bpf|perf\n"
+	"                        how: eBPF programs (bpf: a fifth of perf's cost per\n"
+	"                        record), perf_event_open's tracepoint samples (perf),\n"
+	"                        or eBPF where it loads, else perf (auto, the default)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"
@@ -179,7 +179,7 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 
 	memset(o, 0, sizeof(*o));
 	o->sync_rfd = o->sync_wfd = -1;
-	o->kernel_via = "perf";
+	o->kernel_via = "auto";
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	optind = 0; /* full reinitialisation: the parser may run more than once */

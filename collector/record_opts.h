@@ -54,7 +54,7 @@ struct corecap_record_opts {
 	bool no_ceph;	       /* --no-ceph */
 	bool no_cpu_profile;   /* --no-cpu-profile */
 	enum corecap_record_kernel kernel; /* --kernel / --no-kernel */
-	const char *kernel_via;		   /* --kernel-via: "perf" (default), "bpf" or "auto" */
+	const char *kernel_via;		   /* --kernel-via: "auto" (default), "bpf" or "perf" */
 	char **bench_argv;
 	char error[256];
 };

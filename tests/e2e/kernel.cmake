@@ -15,7 +15,7 @@ corecap_e2e_test(kernel_sigkill kernel_sigkill.sh TIMEOUT 60 LABELS "kernel;coll
 # Its time shares are measurements on a shared machine (see tests/e2e/CMakeLists.txt).
 set_property(TEST e2e.kernel_futex e2e.kernel_runnable APPEND PROPERTY LABELS measured)
 # Each producer of the kernel source (collector/kernel_events.h):
-# perf_event_open's samples (the default) and the eBPF programs.
+# eBPF programs (the default where they load) and perf_event_open's samples.
 # The tests above record with the one CORECAP_TEST_KERNEL_VIA names and
 # check the manifest says so.
 foreach(_t kernel_futex kernel_runnable kernel_loss kernel_stacks)

@@ -35,8 +35,8 @@ expect_file() {
 # json FILE EXPR: a Python expression over the parsed JSON document `d`.
 # The kernel source's producer a test records with: CTest sets
 # CORECAP_TEST_KERNEL_VIA (bpf or perf) for the tests registered once per
-# producer; unset, the collector's default (perf).
-KERNEL_VIA=(--kernel-via "${CORECAP_TEST_KERNEL_VIA:-perf}")
+# producer; unset, the collector's default (auto: eBPF where it loads).
+KERNEL_VIA=(--kernel-via "${CORECAP_TEST_KERNEL_VIA:-auto}")
 
 # expect_producer RUN: the run's kernel events came from the producer asked
 # for (a corecap built without eBPF fails the bpf variant: it must not

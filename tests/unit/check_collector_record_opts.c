@@ -24,7 +24,7 @@ START_TEST(pid_alone_gives_the_defaults)
 	ck_assert(!o.quiet && !o.force);
 	ck_assert_int_eq(o.n_events, 0);
 	ck_assert_ptr_null(o.bench_argv);
-	ck_assert_str_eq(o.kernel_via, "perf");
+	ck_assert_str_eq(o.kernel_via, "auto");
 }
 END_TEST
 
