@@ -1,8 +1,9 @@
 /*
  * kernel_bpf.bpf.c: the kernel source's eBPF programs (collector/
  * kernel_bpf.h): the same events as its perf tracepoints (switches,
- * wakings, futex calls' entries and exits, thread creation and exit) and
- * user-stack copies of every Nth futex wait and switch-out, filtered in
+ * wakings, thread creation and exit, the futex calls that slept or woke
+ * a thread) and user-stack copies of every Nth futex wait and switch-out,
+ * filtered in
  * the kernel to one process by its tgid (so its new threads need nothing
  * new) and written to one BPF ring buffer as struct kbpf_rec
  * (kernel_bpf_rec.h), which the collector drains and rewrites as the run
@@ -11,7 +12,9 @@
  * BTF-typed raw tracepoints (tp_btf) for the scheduler's events: they
  * hand the program the kernel's own arguments, without building a
  * tracepoint record first, as pointers it may read directly (not through
- * a helper call per field); the futex call's own tracepoints (below).
+ * a helper call per field). No system-call tracepoint: a futex call is
+ * read from the registers its thread's system call saved, when the
+ * thread sleeps in it or wakes another with it (below).
  *
  * A waking from an interrupt is told by the CPU's stack: x86_64 runs hard
  * and soft interrupts on a per-CPU interrupt stack, so a program whose
@@ -28,6 +31,9 @@
 #include <bpf/bpf_tracing.h>
 
 #include "kernel_bpf_rec.h"
+
+#define NR_FUTEX     202 /* x86_64's futex system call */
+#define TASK_RUNNING 0
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -174,17 +180,84 @@ static __always_inline bool current_is_target(void)
 	return (bpf_get_current_pid_tgid() >> 32) == target_tgid;
 }
 
+/*
+ * The futex call a thread is inside, from the user registers its system
+ * call saved (orig_ax the call's number, then its arguments in di, si,
+ * dx, r10, r8, r9), as the record kind asks: a wait (FUTEX_WAIT,
+ * LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2) or a wake (FUTEX_WAKE,
+ * WAKE_BITSET, WAKE_OP, UNLOCK_PI, REQUEUE, CMP_REQUEUE).
+ */
+static __always_inline bool in_futex(struct pt_regs *regs, bool wait)
+{
+	__u32 cmd;
+
+	if (regs->orig_ax != NR_FUTEX)
+		return false;
+	cmd = (__u32)regs->si & 127;
+	if (wait)
+		return cmd == 0 || cmd == 6 || cmd == 9 || cmd == 11 || cmd == 13;
+	return cmd == 1 || cmd == 10 || cmd == 5 || cmd == 7 || cmd == 3 || cmd == 4;
+}
+
+/* A futex call's entry for thread tid, its arguments from regs: the
+ * record's time, or 0 when the ring had no room. */
+static __always_inline __u64 futex_enter(struct pt_regs *regs, __s32 tid)
+{
+	struct kbpf_rec *r = reserve(KBPF_FUTEX_ENTER);
+	__u64 t;
+
+	if (!r)
+		return 0;
+	r->tid = tid;
+	r->d = regs->di;	      /* uaddr */
+	r->b = (__u32)regs->si;	      /* op */
+	r->c = (__u32)regs->dx;	      /* val */
+	r->f = regs->r10;	      /* utime */
+	r->e = regs->r8;	      /* uaddr2 */
+	r->g = (__u32)regs->r9;	      /* val3 */
+	t = r->time_ns;
+	submit(r);
+	return t;
+}
+
+/* The end of thread tid's futex call, its result not known (the call
+ * has not returned yet). */
+static __always_inline void futex_exit(__s32 tid)
+{
+	struct kbpf_rec *r = reserve(KBPF_FUTEX_EXIT);
+
+	if (!r)
+		return;
+	r->tid = tid;
+	r->flags = KBPF_RESULT_UNKNOWN;
+	submit(r);
+}
+
+/*
+ * A switch. A thread of the target's that goes to sleep inside a futex
+ * wait has the wait's entry recorded just before (and, every Nth time,
+ * the stack that called it); one switched in inside a futex wait has its
+ * end recorded just after (it was woken, or the call was interrupted: it
+ * returns from there). A futex wait that does not sleep (the word had
+ * changed) is not recorded.
+ */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
 	     unsigned int prev_state)
 {
 	bool mine_prev = prev->tgid == (int)target_tgid;
 	bool mine_next = next->tgid == (int)target_tgid;
+	struct pt_regs *regs;
 	struct kbpf_rec *r;
 	__u64 t;
 
 	if (!mine_prev && !mine_next)
 		return 0;
+	/* prev is still current here: its user registers and stack. */
+	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+	if (mine_prev && !preempt && prev_state != TASK_RUNNING && in_futex(regs, true) &&
+	    (t = futex_enter(regs, prev->pid)) && take_stack(0))
+		emit_stack(regs, t, 0);
 	if (!(r = reserve(KBPF_SWITCH)))
 		return 0;
 	r->tid = prev->pid;
@@ -195,9 +268,10 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		   (preempt ? KBPF_PREEMPT : 0);
 	t = r->time_ns;
 	submit(r);
-	/* prev is still current here: its user registers and stack. */
 	if (mine_prev && take_stack(1))
-		emit_stack((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), t, 1);
+		emit_stack(regs, t, 1);
+	if (mine_next && in_futex((struct pt_regs *)bpf_task_pt_regs(next), true))
+		futex_exit(next->pid);
 	return 0;
 }
 
@@ -223,62 +297,37 @@ static __always_inline bool in_interrupt_context(void)
 	       comm[8] == 'd';
 }
 
+/*
+ * A waking. When a thread of the target's wakes it with a futex call (not
+ * an interrupt on that thread's CPU), the call's entry is recorded just
+ * before and its end just after: a FUTEX_WAKE that wakes several threads
+ * is recorded once per thread it wakes, one that wakes none not at all.
+ */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
+	struct task_struct *cur;
+	struct pt_regs *regs;
 	struct kbpf_rec *r;
+	bool irq, wake = false;
 
-	if (p->tgid != (int)target_tgid || !(r = reserve(KBPF_WAKING)))
+	if (p->tgid != (int)target_tgid)
 		return 0;
-	r->a = p->pid;
-	r->b = p->thread_info.cpu;
-	if (in_interrupt_context())
-		r->flags = KBPF_IRQ;
-	submit(r);
-	return 0;
-}
-
-/*
- * The futex call's own tracepoints (syscalls:sys_enter_futex and
- * sys_exit_futex), not the raw sys_enter and sys_exit: a program there
- * would run at every system call of every process, and the kernel calls
- * these only for futex (its per-call bitmap), as it does perf's events.
- * Their records hold the call's arguments and result.
- */
-SEC("tp/syscalls/sys_enter_futex")
-int on_futex_enter(struct syscall_trace_enter *ctx)
-{
-	struct kbpf_rec *r;
-	__u32 cmd;
-	__u64 t;
-
-	if (!current_is_target() || !(r = reserve(KBPF_FUTEX_ENTER)))
-		return 0;
-	r->d = ctx->args[0];	    /* uaddr */
-	r->b = (__u32)ctx->args[1]; /* op */
-	r->c = (__u32)ctx->args[2]; /* val */
-	r->f = ctx->args[3];	    /* utime */
-	r->e = ctx->args[4];	    /* uaddr2 */
-	r->g = (__u32)ctx->args[5]; /* val3 */
-	cmd = r->b & 127;
-	t = r->time_ns;
-	submit(r);
-	/* The waits: FUTEX_WAIT, LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2;
-	 * their user registers are those the system call saved. */
-	if ((cmd == 0 || cmd == 6 || cmd == 9 || cmd == 11 || cmd == 13) && take_stack(0))
-		emit_stack((struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf()), t, 0);
-	return 0;
-}
-
-SEC("tp/syscalls/sys_exit_futex")
-int on_futex_exit(struct syscall_trace_exit *ctx)
-{
-	struct kbpf_rec *r;
-
-	if (!current_is_target() || !(r = reserve(KBPF_FUTEX_EXIT)))
-		return 0;
-	r->d = (__u64)ctx->ret;
-	submit(r);
+	irq = in_interrupt_context();
+	if (!irq && current_is_target()) {
+		cur = bpf_get_current_task_btf();
+		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+		wake = in_futex(regs, false) && futex_enter(regs, cur->pid);
+	}
+	if ((r = reserve(KBPF_WAKING))) {
+		r->a = p->pid;
+		r->b = p->thread_info.cpu;
+		if (irq)
+			r->flags = KBPF_IRQ;
+		submit(r);
+	}
+	if (wake)
+		futex_exit(cur->pid);
 	return 0;
 }
 

@@ -26,6 +26,7 @@ enum kbpf_kind {
 #define KBPF_NEXT_TARGET 0x2u  /* switch: next is the target's */
 #define KBPF_PREEMPT	 0x4u  /* switch: prev was preempted */
 #define KBPF_IRQ	 0x8u  /* waking: from an interrupt, hard or soft */
+#define KBPF_RESULT_UNKNOWN 0x10u /* futex_exit: the call has not returned: no result */
 #define KBPF_SAME	 0x40u /* fork: the child is a thread of the target */
 #define KBPF_GROUP_DEAD	 0x80u /* exit: the last thread of the process */
 
@@ -35,8 +36,9 @@ enum kbpf_kind {
  *  switch: a = next tid, b = prev's task state (raw __state), c = prev's
  *          exit_state;
  *  waking: a = the woken tid, b = its CPU;
- *  futex_enter: b = op, c = val, d = uaddr, e = uaddr2, f = utime, g = val3;
- *  futex_exit: d = the result;
+ *  futex_enter: b = op, c = val, d = uaddr, e = uaddr2, f = utime, g = val3
+ *               (tid the caller: the sleeper, or the waker);
+ *  futex_exit: flags KBPF_RESULT_UNKNOWN (tid the caller);
  *  fork: a = the child's tid, comm its name;
  *  exit: comm the thread's name.
  */

@@ -1584,6 +1584,8 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 			break;
 		fx->tid = r->tid;
 		fx->ret = (int64_t)r->d;
+		if (r->flags & KBPF_RESULT_UNKNOWN)
+			fx->flags = CORECAP_KFUTEX_RESULT_UNKNOWN;
 		break;
 	case KBPF_FORK:
 		on_bpf_fork(k, r);

@@ -23,7 +23,9 @@
  * and /proc/PID/task once a second) and counts PERF_RECORD_LOST per CPU.
  *
  * Or, where it loads (--kernel-via auto, the default, or bpf), through eBPF
- * (kernel_bpf.h): programs on the same tracepoints, filtered to the target's tgid in the kernel
+ * (kernel_bpf.h): programs on the scheduler's tracepoints (the futex
+ * calls that sleep or wake read from the threads' saved registers),
+ * filtered to the target's tgid in the kernel
  * (so new threads need no new filter), write the events and the sampled
  * stack copies to one BPF ring buffer, which the reader drains as it
  * drains the perf rings, sorting each pass by CPU and time, and rewrites

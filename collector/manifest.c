@@ -180,7 +180,12 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 	put(o, "files", files);
 	put(o, "format_version", json_object_new_int(CORECAP_KERNEL_FORMAT_VERSION));
 	for (int i = 0; i < CORECAP_KTP_N; i++) {
-		json_object_array_add(tps, json_object_new_string(k->fmt[i].name));
+		/* The eBPF programs read futex calls from the scheduler's
+		 * tracepoints (kernel_bpf.bpf.c): no system-call tracepoint. */
+		bool syscall = i == CORECAP_KTP_FUTEX_ENTER || i == CORECAP_KTP_FUTEX_EXIT;
+
+		if (!(k->bpf && syscall))
+			json_object_array_add(tps, json_object_new_string(k->fmt[i].name));
 		put(rec, names[i], ju64(st->records[i]));
 	}
 	put(rec, "track", ju64(st->track));

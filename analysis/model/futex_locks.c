@@ -16,6 +16,8 @@ struct futex_thread {
 	uint64_t uaddr, enter_ns;
 	int32_t waker; /* from a sched_waking during the wait; 0: none */
 	uint64_t waker_ns;
+	bool woken;	/* a sched_waking came during the wait */
+	bool irq_woken; /* the first one, from an interrupt */
 	bool holding;
 	uint64_t hold_uaddr, hold_since;
 };
@@ -131,6 +133,7 @@ static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex
 	t->uaddr = r->uaddr;
 	t->enter_ns = r->h.time_ns;
 	t->waker = 0;
+	t->woken = t->irq_woken = false;
 	/* Waiting again on the word it was handed: it had lost it to a barger. */
 	if (t->in_wait && t->holding && t->hold_uaddr == r->uaddr)
 		t->holding = false;
@@ -151,9 +154,16 @@ static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r
 	uint64_t *v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)r->tid);
 	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
 
+	if (!t || !t->in_wait || t->waker)
+		return;
+	/* The first waking ends the sleep: from an interrupt, the wait timed
+	 * out (or was signalled), since futex wakes are system calls. */
+	if (!t->woken) {
+		t->woken = true;
+		t->irq_woken = r->flags & CORECAP_KWAKING_ANY_IRQ;
+	}
 	/* From an interrupt the "waker" is whoever ran there: not a holder. */
-	if (!t || !t->in_wait || t->waker || r->waker_tid <= 0 || r->waker_tid == r->tid ||
-	    (r->flags & CORECAP_KWAKING_ANY_IRQ))
+	if (r->waker_tid <= 0 || r->waker_tid == r->tid || (r->flags & CORECAP_KWAKING_ANY_IRQ))
 		return;
 	t->waker = r->waker_tid;
 	t->waker_ns = r->h.time_ns;
@@ -212,6 +222,7 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
 	uint64_t b, e, wait_ns, wake_ns = 0;
 	struct model_lock *l;
+	int64_t result = r->ret;
 	int32_t holder;
 	int ret;
 
@@ -224,12 +235,16 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 		return 0;
 	t->in_wait = false;
 	f->q.waits++;
-	if (r->ret == -ERR_EAGAIN) {
+	/* Without the call's result (the eBPF producer's, kernel_format.h): a
+	 * wait it recorded slept, and woken by an interrupt, it timed out. */
+	if (r->flags & CORECAP_KFUTEX_RESULT_UNKNOWN)
+		result = t->irq_woken ? -ERR_ETIMEDOUT : 0;
+	if (result == -ERR_EAGAIN) {
 		/* The word changed before the thread slept: no wait. */
 		f->q.waits_no_sleep++;
 		return 0;
 	}
-	if (r->ret == -ERR_ETIMEDOUT)
+	if (result == -ERR_ETIMEDOUT)
 		f->q.waits_timed_out++;
 	b = t->enter_ns;
 	e = r->h.time_ns;
@@ -244,8 +259,8 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 		l->max_wait_ns = wait_ns;
 	corecap_lock_add_waited(l, b, e);
 	corecap_span_union_add(&l->busy, b, e);
-	holder = r->ret == 0 ? holder_of(f, t, r->h.time_ns, &wake_ns) : 0;
-	if (r->ret != 0)
+	holder = result == 0 ? holder_of(f, t, r->h.time_ns, &wake_ns) : 0;
+	if (result != 0)
 		f->q.holder_unknown++;
 	if (holder && f->on_wake)
 		f->on_wake(f->wake_ctx, t->tid, holder, wake_ns, r->h.time_ns);
@@ -258,7 +273,7 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	if (!ret)
 		ret = add_site(f, l, t, wait_ns);
 	/* Woken from a mutex's word: the waiter now holds it (a hand-over). */
-	if (!ret && r->ret == 0 && CORECAP_FUTEX_CMD(t->op) == 0) {
+	if (!ret && result == 0 && CORECAP_FUTEX_CMD(t->op) == 0) {
 		t->holding = true;
 		t->hold_uaddr = t->uaddr;
 		t->hold_since = r->h.time_ns;

@@ -152,6 +152,37 @@ START_TEST(what_is_not_a_wait)
 }
 END_TEST
 
+/* The eBPF producer's exits carry no result: a wait whose first waking
+ * came from an interrupt timed out (a later waking does not end that
+ * sleep); one a thread woke was handed over by it. */
+START_TEST(without_a_result_the_first_waking_decides)
+{
+	const uint32_t unknown = CORECAP_KFUTEX_RESULT_UNKNOWN;
+
+	kr_futex_enter(&b, 0, WS + 10, 4, OP_WAIT_BITSET, COND);
+	kr_waking(&b, 1, WS + 20, 4, 9)->flags = CORECAP_KWAKING_IRQ;
+	kr_waking(&b, 1, WS + 21, 4, 5);
+	kr_futex_exit(&b, 0, WS + 30, 4, 0)->flags = unknown;
+	kr_futex_enter(&b, 0, WS + 40, 1, OP_WAIT, LOCK);
+	kr_futex_enter(&b, 1, WS + 48, 2, OP_WAKE, LOCK);
+	kr_waking(&b, 1, WS + 49, 1, 2);
+	kr_futex_exit(&b, 1, WS + 49, 2, 0)->flags = unknown;
+	kr_futex_exit(&b, 0, WS + 50, 1, 0)->flags = unknown;
+	kr_futex_enter(&b, 0, WS + 70, 1, OP_WAKE, LOCK);
+	kr_futex_exit(&b, 0, WS + 71, 1, 0)->flags = unknown;
+	run();
+	ck_assert_uint_eq(f.q.waits, 2);
+	ck_assert_uint_eq(f.q.waits_timed_out, 1);
+	ck_assert_uint_eq(lock_at(COND)->wait_ns, 20);
+	ck_assert_uint_eq(lock_at(COND)->n_holders, 0);
+	ck_assert_uint_eq(lock_at(COND)->holder_unknown, 1);
+	ck_assert_uint_eq(lock_at(LOCK)->wait_ns, 10);
+	ck_assert_int_eq(lock_at(LOCK)->holders[0].tid, 2);
+	ck_assert_uint_eq(lock_at(LOCK)->holds, 1);
+	ck_assert_uint_eq(lock_at(LOCK)->hold_ns, 20);
+}
+END_TEST
+
 /* Waits are clipped to the window; overlapping waits count once in waited time. */
 START_TEST(waits_are_clipped_and_their_union_counted_once)
 {
@@ -185,6 +216,7 @@ int main(void)
 	tcase_add_test(tc, without_a_waking_the_last_wake_is_the_holder);
 	tcase_add_test(tc, a_waking_from_an_interrupt_names_nobody);
 	tcase_add_test(tc, what_is_not_a_wait);
+	tcase_add_test(tc, without_a_result_the_first_waking_decides);
 	tcase_add_test(tc, waits_are_clipped_and_their_union_counted_once);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);

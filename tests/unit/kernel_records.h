@@ -91,13 +91,15 @@ static inline void kr_futex_enter(struct kbuf *b, uint32_t cpu, uint64_t t, int3
 	r->uaddr = uaddr;
 }
 
-static inline void kr_futex_exit(struct kbuf *b, uint32_t cpu, uint64_t t, int32_t tid, int64_t ret)
+static inline struct corecap_krec_futex_exit *kr_futex_exit(struct kbuf *b, uint32_t cpu,
+							     uint64_t t, int32_t tid, int64_t ret)
 {
 	struct corecap_krec_futex_exit *r = kr_add(b, sizeof(*r));
 
 	kr_head(&r->h, CORECAP_KREC_FUTEX_EXIT, sizeof(*r), cpu, t);
 	r->tid = tid;
 	r->ret = ret;
+	return r;
 }
 
 static inline void kr_track(struct kbuf *b, uint64_t t, int32_t tid, const char *comm)

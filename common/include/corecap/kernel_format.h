@@ -143,7 +143,11 @@ struct corecap_krec_waking {
 #define CORECAP_KWAKING_ANY_IRQ                                                                    \
 	(CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI | CORECAP_KWAKING_IRQ)
 
-/* sys_enter_futex of a target thread: the arguments as passed. 56 bytes. */
+/* A futex call of a target thread: the arguments as passed. perf: every
+ * call (sys_enter_futex); eBPF: the waits that sleep (recorded just
+ * before the thread's switch-out, from the registers its system call
+ * saved) and the wakes that wake a thread (just before each waking they
+ * cause: a wake of several threads is recorded once per thread). 56 bytes. */
 struct corecap_krec_futex_enter {
 	struct corecap_krec h;
 	int32_t tid;
@@ -155,14 +159,19 @@ struct corecap_krec_futex_enter {
 	uint64_t utime; /* the timeout pointer (user address): 0 = no timeout */
 };
 
-/* sys_exit_futex of a target thread. 32 bytes. */
+/* The end of a futex call of a target thread. perf: sys_exit_futex, with
+ * the call's result; eBPF: a sleeping wait's end, just after the
+ * thread's switch-in, and a wake's, just after its waking, both without a
+ * result (flags CORECAP_KFUTEX_RESULT_UNKNOWN, ret 0: the call had not
+ * returned). 32 bytes. */
 struct corecap_krec_futex_exit {
 	struct corecap_krec h;
 	int32_t tid;
-	uint32_t pad;
+	uint32_t flags; /* CORECAP_KFUTEX_* (0 in files written before it existed) */
 	/* >= 0, or -errno: -11 EAGAIN (the word had changed: no sleep), -110 ETIMEDOUT, -4 EINTR */
 	int64_t ret;
 };
+#define CORECAP_KFUTEX_RESULT_UNKNOWN 0x1u /* ret is not the call's result */
 
 /* Pairing (done by the reader): after sorting by time_ns, a FUTEX_EXIT of
  * tid T closes T's latest FUTEX_ENTER before it (a thread is in at most
@@ -257,7 +266,7 @@ struct corecap_krec_stack {
 	uint32_t stack_bytes; /* bytes of user stack the kernel copied */
 			      /* uint64_t frames[nframes] follow */
 };
-#define CORECAP_KSTACK_FUTEX  1u /* at sys_enter_futex of a wait */
+#define CORECAP_KSTACK_FUTEX  1u /* at a futex wait's enter (eBPF: its switch-out) */
 #define CORECAP_KSTACK_SWITCH 2u /* at a switch-out of the target's thread */
 
 /* status */
