@@ -3,9 +3,8 @@
  * kernel_bpf.h): the same events as its perf tracepoints (switches,
  * wakings, thread creation and exit, the futex calls that slept or woke
  * a thread) and user-stack copies of every Nth futex wait and switch-out,
- * filtered in
- * the kernel to one process by its tgid (so its new threads need nothing
- * new) and written to one BPF ring buffer as struct kbpf_rec
+ * filtered in the kernel to one process by its tgid (so its new threads
+ * need nothing new) and written to one BPF ring buffer as struct kbpf_rec
  * (kernel_bpf_rec.h), which the collector drains and rewrites as the run
  * directory's records.
  *
@@ -40,9 +39,9 @@ char LICENSE[] SEC("license") = "GPL";
 const volatile __u32 target_tgid;
 
 /* Set by the collector while the programs run (kernel_bpf.c). */
-volatile __u32 period[2];  /* every Nth futex wait, switch-out gets a stack; 0: none */
+volatile __u32 period[2];     /* every Nth futex wait, switch-out gets a stack; 0: none */
 volatile __u32 tick_limit[2]; /* stacks of each kind per CPU per tick, at most */
-volatile __u64 tick;	   /* the collector's tick (50 ms) */
+volatile __u64 tick;	      /* the collector's tick (50 ms) */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -209,12 +208,12 @@ static __always_inline __u64 futex_enter(struct pt_regs *regs, __s32 tid)
 	if (!r)
 		return 0;
 	r->tid = tid;
-	r->d = regs->di;	      /* uaddr */
-	r->b = (__u32)regs->si;	      /* op */
-	r->c = (__u32)regs->dx;	      /* val */
-	r->f = regs->r10;	      /* utime */
-	r->e = regs->r8;	      /* uaddr2 */
-	r->g = (__u32)regs->r9;	      /* val3 */
+	r->d = regs->di;	/* uaddr */
+	r->b = (__u32)regs->si; /* op */
+	r->c = (__u32)regs->dx; /* val */
+	r->f = regs->r10;	/* utime */
+	r->e = regs->r8;	/* uaddr2 */
+	r->g = (__u32)regs->r9; /* val3 */
 	t = r->time_ns;
 	submit(r);
 	return t;

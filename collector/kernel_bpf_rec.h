@@ -22,13 +22,13 @@ enum kbpf_kind {
 };
 
 /* kbpf_rec.flags */
-#define KBPF_PREV_TARGET 0x1u  /* switch: prev is the target's */
-#define KBPF_NEXT_TARGET 0x2u  /* switch: next is the target's */
-#define KBPF_PREEMPT	 0x4u  /* switch: prev was preempted */
-#define KBPF_IRQ	 0x8u  /* waking: from an interrupt, hard or soft */
+#define KBPF_PREV_TARGET    0x1u  /* switch: prev is the target's */
+#define KBPF_NEXT_TARGET    0x2u  /* switch: next is the target's */
+#define KBPF_PREEMPT	    0x4u  /* switch: prev was preempted */
+#define KBPF_IRQ	    0x8u  /* waking: from an interrupt, hard or soft */
 #define KBPF_RESULT_UNKNOWN 0x10u /* futex_exit: the call has not returned: no result */
-#define KBPF_SAME	 0x40u /* fork: the child is a thread of the target */
-#define KBPF_GROUP_DEAD	 0x80u /* exit: the last thread of the process */
+#define KBPF_SAME	    0x40u /* fork: the child is a thread of the target */
+#define KBPF_GROUP_DEAD	    0x80u /* exit: the last thread of the process */
 
 /*
  * One event, 80 bytes. tid is the thread at the tracepoint (a switch's

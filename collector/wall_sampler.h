@@ -63,7 +63,7 @@ struct corecap_wall_sampler {
 	pid_t *passed;	   /* threads whose names matched no glob, until passed_until_ns */
 	size_t n_passed, cap_passed;
 	uint64_t passed_until_ns;
-	void *as; /* unw_addr_space_t */
+	void *as;			 /* unw_addr_space_t */
 	struct corecap_vdso_unwind vdso; /* its unwind table, for libunwind */
 	DIR *tasks;
 	FILE *out;

@@ -92,7 +92,7 @@ static inline void kr_futex_enter(struct kbuf *b, uint32_t cpu, uint64_t t, int3
 }
 
 static inline struct corecap_krec_futex_exit *kr_futex_exit(struct kbuf *b, uint32_t cpu,
-							     uint64_t t, int32_t tid, int64_t ret)
+							    uint64_t t, int32_t tid, int64_t ret)
 {
 	struct corecap_krec_futex_exit *r = kr_add(b, sizeof(*r));
 

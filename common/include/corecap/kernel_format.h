@@ -141,7 +141,8 @@ struct corecap_krec_waking {
 #define CORECAP_KWAKING_IRQ 0x8u
 /* Any of them: the waker is not the thread the CPU ran. */
 #define CORECAP_KWAKING_ANY_IRQ                                                                    \
-	(CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI | CORECAP_KWAKING_IRQ)
+	(CORECAP_KWAKING_HARDIRQ | CORECAP_KWAKING_SOFTIRQ | CORECAP_KWAKING_NMI |                 \
+	 CORECAP_KWAKING_IRQ)
 
 /* A futex call of a target thread: the arguments as passed. perf: every
  * call (sys_enter_futex); eBPF: the waits that sleep (recorded just
