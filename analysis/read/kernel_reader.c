@@ -227,48 +227,60 @@ struct win {
 	uint64_t base; /* file offset of buf[0] */
 };
 
+/* win_get's refill: the bytes from off moved to the buffer's start, the
+ * rest read until need bytes are there. */
+static int __attribute__((noinline))
+win_fill(const struct kernel_reader *k, struct win *w, uint64_t off, size_t need, uint64_t limit)
+{
+	if (off >= w->base && off <= w->base + w->len) {
+		size_t keep = (size_t)(w->base + w->len - off);
+
+		memmove(w->buf, w->buf + (off - w->base), keep);
+		w->len = keep;
+	} else {
+		w->len = 0;
+	}
+	w->base = off;
+	while (w->len < need) {
+		uint64_t want = limit - (w->base + w->len);
+		ssize_t n;
+
+		if (want > w->cap - w->len)
+			want = w->cap - w->len;
+		n = ev_read(k, w->base + w->len, w->buf + w->len, (size_t)want);
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			return -EIO;
+		w->len += (size_t)n;
+	}
+	return 0;
+}
+
 /*
  * Points *p at `need` bytes of events.bin at off, reading ahead up to
  * limit (need <= limit - off <= cap). 0, -EIO when the file has fewer
- * bytes than it had (it shrank), or another negative errno.
+ * bytes than it had (it shrank), or another negative errno. Inline: it
+ * runs twice for every record of each pass, and mostly finds the bytes
+ * already there.
  */
-static int win_get(const struct kernel_reader *k, struct win *w, uint64_t off, size_t need,
-		   uint64_t limit, const unsigned char **p)
+static inline int win_get(const struct kernel_reader *k, struct win *w, uint64_t off, size_t need,
+			  uint64_t limit, const unsigned char **p)
 {
 	if (off < w->base || off + need > w->base + w->len) {
-		if (off >= w->base && off <= w->base + w->len) {
-			size_t keep = (size_t)(w->base + w->len - off);
+		int ret = win_fill(k, w, off, need, limit);
 
-			memmove(w->buf, w->buf + (off - w->base), keep);
-			w->len = keep;
-		} else {
-			w->len = 0;
-		}
-		w->base = off;
-		while (w->len < need) {
-			uint64_t want = limit - (w->base + w->len);
-			ssize_t n;
-
-			if (want > w->cap - w->len)
-				want = w->cap - w->len;
-			n = ev_read(k, w->base + w->len, w->buf + w->len, (size_t)want);
-			if (n < 0)
-				return (int)n;
-			if (n == 0)
-				return -EIO;
-			w->len += (size_t)n;
-		}
+		if (ret)
+			return ret;
 	}
 	*p = w->buf + (off - w->base);
 	return 0;
 }
 
-/*
- * The checks of one record r at off: 0, 1 when its type is unknown (to
- * skip), or a negative errno with *err naming the file, offset and cause.
- */
-static int check_rec(const struct kernel_reader *k, const struct corecap_krec *r, uint64_t off,
-		     const char *path, char **err)
+/* check_rec's verdict on a record that is not plainly valid. */
+static int __attribute__((noinline))
+check_rec_slow(const struct kernel_reader *k, const struct corecap_krec *r, uint64_t off,
+	       const char *path, char **err)
 {
 	const char *why;
 
@@ -295,6 +307,22 @@ static int check_rec(const struct kernel_reader *k, const struct corecap_krec *r
 				   "recording window",
 				   path, (unsigned long long)off, (unsigned long long)r->time_ns);
 	return 0;
+}
+
+/*
+ * The checks of one record r at off: 0, 1 when its type is unknown (to
+ * skip), or a negative errno with *err naming the file, offset and cause.
+ * The valid record's tests inline (each pass checks every record), the
+ * rest in check_rec_slow.
+ */
+static inline int check_rec(const struct kernel_reader *k, const struct corecap_krec *r,
+			    uint64_t off, const char *path, char **err)
+{
+	if (r->size >= sizeof(*r) && !(r->size % 8) && r->type <= CORECAP_KREC_TRACK &&
+	    min_size[r->type] && r->size >= min_size[r->type] && r->cpu < k->hdr.nr_cpus &&
+	    !bad_tids(r) && time_ok(r->time_ns, k->ws, k->we))
+		return 0;
+	return check_rec_slow(k, r, off, path, err);
 }
 
 /* Keeps a copy of record r (at off) in memory. */
@@ -496,8 +524,7 @@ static int load_events(struct kernel_reader *k, const char *path, char **err)
 
 static int cmp_stack(const void *a, const void *b)
 {
-	const struct corecap_krec_stack *x = *(const struct corecap_krec_stack *const *)a;
-	const struct corecap_krec_stack *y = *(const struct corecap_krec_stack *const *)b;
+	const struct kernel_stack_ref *x = a, *y = b;
 
 	if (x->tid != y->tid)
 		return x->tid < y->tid ? -1 : 1;
@@ -505,7 +532,7 @@ static int cmp_stack(const void *a, const void *b)
 		return x->event_time_ns < y->event_time_ns ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	return x < y ? -1 : x > y;
+	return x->s < y->s ? -1 : x->s > y->s;
 }
 
 static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, uint64_t we,
@@ -558,14 +585,15 @@ static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, u
 				path, off, (unsigned long long)s->h.time_ns);
 		if (k->n_stacks == cap) {
 			size_t ncap = cap ? cap * 2 : 1024;
-			const struct corecap_krec_stack **v = realloc(k->stacks, ncap * sizeof(*v));
+			struct kernel_stack_ref *v = realloc(k->stacks, ncap * sizeof(*v));
 
 			if (!v)
 				return corecap_err(err, -ENOMEM, "'%s': out of memory", path);
 			k->stacks = v;
 			cap = ncap;
 		}
-		k->stacks[k->n_stacks++] = s;
+		k->stacks[k->n_stacks++] =
+			(struct kernel_stack_ref){s->event_time_ns, s->tid, s->kind, s};
 		off += s->h.size;
 	}
 	if (k->n_stacks)
@@ -651,7 +679,7 @@ const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct corecap_krec_stack *s = k->stacks[mid];
+		const struct kernel_stack_ref *s = &k->stacks[mid];
 
 		if (s->tid < tid ||
 		    (s->tid == tid && (s->event_time_ns < event_time_ns ||
@@ -660,9 +688,9 @@ const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel
 		else
 			hi = mid;
 	}
-	if (lo < k->n_stacks && k->stacks[lo]->tid == tid &&
-	    k->stacks[lo]->event_time_ns == event_time_ns && k->stacks[lo]->kind == kind)
-		return k->stacks[lo];
+	if (lo < k->n_stacks && k->stacks[lo].tid == tid &&
+	    k->stacks[lo].event_time_ns == event_time_ns && k->stacks[lo].kind == kind)
+		return k->stacks[lo].s;
 	return NULL;
 }
 
@@ -706,7 +734,8 @@ static int stream_next(const struct kernel_reader *k, struct kernel_cpu_stream *
 		/* Checked again: the file may have changed since it was loaded. */
 		ret = check_rec(k, r, off, k->ev_path ? k->ev_path : CORECAP_KERNEL_EVENTS_FILE,
 				&why);
-		free(why);
+		if (why)
+			free(why);
 		if (ret < 0)
 			break;
 		if (ret == 0 && r->cpu == c && !side_type(r->type) && r->time_ns >= s->last_ns) {

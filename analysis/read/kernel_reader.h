@@ -72,6 +72,15 @@ struct kernel_side_rec {
 	struct corecap_krec *r; /* malloc'd copy */
 };
 
+/* A stack of stacks.bin by its key, the key beside it: the lookups' binary
+ * search reads the index alone. */
+struct kernel_stack_ref {
+	uint64_t event_time_ns;
+	int32_t tid;
+	uint32_t kind;
+	const struct corecap_krec_stack *s;
+};
+
 struct kernel_reader {
 	struct corecap_kfile_header hdr;
 	char *ev_path;			/* events.bin, for the cursors' errors */
@@ -85,7 +94,7 @@ struct kernel_reader {
 	size_t n_side, cap_side;
 	unsigned char *st_buf; /* stacks.bin as read */
 	size_t st_bytes;
-	const struct corecap_krec_stack **stacks; /* sorted by (tid, event_time_ns, kind) */
+	struct kernel_stack_ref *stacks; /* sorted by (tid, event_time_ns, kind) */
 	size_t n_stacks;
 	bool has_stacks; /* stacks.bin was there */
 	size_t n_recs;	 /* known records a cursor gives */

@@ -2,12 +2,6 @@
 
 #include <stdlib.h>
 
-static inline size_t slot_of(uint64_t key, size_t cap)
-{
-	/* Fibonacci hashing spreads clustered keys (addresses, sequential ids). */
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (cap - 1);
-}
-
 void corecap_u64map_init(struct u64map *m)
 {
 	*m = (struct u64map){0};
@@ -18,18 +12,6 @@ void corecap_u64map_release(struct u64map *m)
 	free(m->slots);
 	free(m->used);
 	*m = (struct u64map){0};
-}
-
-uint64_t *corecap_u64map_find(const struct u64map *m, uint64_t key)
-{
-	size_t i;
-
-	if (!m->cap)
-		return NULL;
-	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
-		if (m->slots[i].key == key)
-			return &m->slots[i].val;
-	return NULL;
 }
 
 static int grow(struct u64map *m)
@@ -47,7 +29,7 @@ static int grow(struct u64map *m)
 	for (i = 0; i < m->cap; i++) {
 		if (!m->used[i])
 			continue;
-		for (j = slot_of(m->slots[i].key, bigger.cap); bigger.used[j];
+		for (j = corecap_u64map_slot_of(m->slots[i].key, bigger.cap); bigger.used[j];
 		     j = (j + 1) & (bigger.cap - 1))
 			;
 		bigger.used[j] = 1;
@@ -59,24 +41,17 @@ static int grow(struct u64map *m)
 	return 0;
 }
 
-uint64_t *corecap_u64map_upsert(struct u64map *m, uint64_t key, bool *inserted)
+uint64_t *corecap_u64map_insert(struct u64map *m, uint64_t key)
 {
-	uint64_t *v = corecap_u64map_find(m, key);
 	size_t i;
 
-	if (inserted)
-		*inserted = false;
-	if (v)
-		return v;
 	if ((m->len + 1) * 2 > m->cap && grow(m))
 		return NULL;
-	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
+	for (i = corecap_u64map_slot_of(key, m->cap); m->used[i]; i = (i + 1) & (m->cap - 1))
 		;
 	m->used[i] = 1;
 	m->slots[i] = (struct u64map_slot){.key = key};
 	m->len++;
-	if (inserted)
-		*inserted = true;
 	return &m->slots[i].val;
 }
 
@@ -86,14 +61,14 @@ bool corecap_u64map_remove(struct u64map *m, uint64_t key)
 
 	if (!m->cap)
 		return false;
-	for (i = slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
+	for (i = corecap_u64map_slot_of(key, m->cap); m->used[i]; i = (i + 1) & mask)
 		if (m->slots[i].key == key)
 			break;
 	if (!m->used[i])
 		return false;
 	/* Backward shift: pull later members of the cluster into the hole. */
 	for (j = (i + 1) & mask; m->used[j]; j = (j + 1) & mask) {
-		home = slot_of(m->slots[j].key, m->cap);
+		home = corecap_u64map_slot_of(m->slots[j].key, m->cap);
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			m->slots[i] = m->slots[j];
 			i = j;
