@@ -230,6 +230,26 @@ static int open_run_symbols(struct flame_job *j)
 	return ret;
 }
 
+/*
+ * The run's symbolizer in place of *sym, the profile's own, when the run's
+ * maps cover the profile's (the same process, no code mapped since the
+ * recording began): the same names, and the files and DWARF that the
+ * report already read (html) are not read a second time.
+ */
+static void share_run_symbols(struct flame_job *j, struct symbolizer **sym, bool *has_own)
+{
+	char *err = NULL;
+	int ret;
+	struct symbolizer *run_sym = corecap_run_symbols(j->rd, &ret, &err);
+
+	free(err);
+	if (ret || !run_sym || !run_sym->n_maps || !corecap_symbolizer_covers(run_sym, *sym))
+		return;
+	corecap_symbolizer_release(*sym);
+	*has_own = false;
+	*sym = run_sym;
+}
+
 static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 {
 	struct gperf_profile p;
@@ -275,6 +295,8 @@ static int build_cpu(struct flame_job *j, struct flame_stacks *fs, int column)
 		unlink(maps_tmp);
 		has_own = ret == 0 || ret == -ENOENT;
 		sym = has_own ? &own : NULL;
+		if (ret == 0 && !j->run_is_profile)
+			share_run_symbols(j, &sym, &has_own);
 	} else if (!j->run_is_profile) {
 		free(err);
 		err = NULL;

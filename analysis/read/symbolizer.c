@@ -64,6 +64,7 @@ struct sym_module {
 struct sym_mapping {
 	uint64_t start, end, offset;
 	size_t mod;
+	bool exec; /* mapped executable: where code addresses lie */
 };
 
 /* One instruction's frames, as cached. */
@@ -160,7 +161,7 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 				goto out_nomem;
 			s->maps = grown;
 		}
-		s->maps[s->n_maps++] = (struct sym_mapping){start, end, off, mod};
+		s->maps[s->n_maps++] = (struct sym_mapping){start, end, off, mod, perms[2] == 'x'};
 	}
 	if (s->n_maps) /* qsort(NULL, 0) is undefined */
 		qsort(s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
@@ -1029,6 +1030,23 @@ const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool co
 	}
 	*slot = (uint64_t)(uintptr_t)name;
 	return name;
+}
+
+bool corecap_symbolizer_covers(const struct symbolizer *s, const struct symbolizer *sub)
+{
+	if (!s->symfs != !sub->symfs || (s->symfs && strcmp(s->symfs, sub->symfs) != 0))
+		return false;
+	for (size_t i = 0; i < sub->n_maps; i++) {
+		const struct sym_mapping *m = &sub->maps[i], *hit;
+
+		if (!m->exec)
+			continue;
+		hit = bsearch(m, s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
+		if (!hit || hit->end != m->end || hit->offset != m->offset ||
+		    strcmp(s->mods[hit->mod].path, sub->mods[m->mod].path) != 0)
+			return false;
+	}
+	return true;
 }
 
 size_t corecap_symbolizer_problems(const struct symbolizer *s, char ***lines)

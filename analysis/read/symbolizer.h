@@ -121,6 +121,16 @@ struct Dwfl_Module *corecap_symbolizer_module(struct symbolizer *s, uint64_t add
 int corecap_symbolizer_open_elf(const char *path, struct Elf **elf);
 /* name demangled (as addr2line -C and nm -C print it) when C++ mangled, else name; owned by s. */
 const char *corecap_symbolizer_demangle(struct symbolizer *s, const char *name);
+/*
+ * Whether s names every code address of sub as sub does: each of sub's
+ * executable mappings is one of s's (its range, file offset and file),
+ * under the same --symfs. For a CPU profile's own maps that the run's
+ * cover, whose symbolizer (its files and DWARF already read) can then
+ * name the profile's PCs; data mappings (a trace buffer mapped later)
+ * hold none. Build-ids are not compared: both must have read the same
+ * buildids.tsv.
+ */
+bool corecap_symbolizer_covers(const struct symbolizer *s, const struct symbolizer *sub);
 /* Writes one line per module that could not give symbols, for the report. */
 size_t corecap_symbolizer_problems(const struct symbolizer *s, char ***lines);
 

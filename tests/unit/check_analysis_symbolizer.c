@@ -391,6 +391,75 @@ START_TEST(a_stripped_file_is_named_from_its_debuglink_file)
 }
 END_TEST
 
+/* The first executable mapping of a file in maps, as its line. */
+static void exec_line(char *line, size_t size)
+{
+	FILE *f = fopen(maps, "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, (int)size, f))
+		if (strstr(line, " r-xp ") && strchr(line, '/'))
+			break;
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(line, " r-xp "));
+}
+
+/* A symbolizer of a maps file holding these lines, under symfs. */
+static void sub_of(struct symbolizer *sub, const char *lines, const char *symfs)
+{
+	char path[] = "/tmp/check_sub_maps_XXXXXX";
+	int fd = mkstemp(path);
+	FILE *f = fdopen(fd, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(lines, f);
+	fclose(f);
+	ck_assert_int_eq(corecap_symbolizer_init(sub, path, NULL, symfs, &err), 0);
+	unlink(path);
+}
+
+START_TEST(a_profiles_maps_are_covered_when_its_code_mappings_are_the_runs)
+{
+	char line[512], lines[1536];
+	unsigned long long start, end, off;
+	char path[256];
+	struct symbolizer sub;
+
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	exec_line(line, sizeof(line));
+	ck_assert_int_eq(sscanf(line, "%llx-%llx %*s %llx %*s %*s %255s", &start, &end, &off, path),
+			 4);
+	/* Its code mapping, and a data mapping the run's maps lack (a trace buffer). */
+	snprintf(lines, sizeof(lines),
+		 "%s7f0000000000-7f0000100000 rw-s 00000000 00:19 7 /dev/shm/buf\n", line);
+	sub_of(&sub, lines, NULL);
+	ck_assert(corecap_symbolizer_covers(&s, &sub));
+	corecap_symbolizer_release(&sub);
+	/* A code mapping the run's lack. */
+	snprintf(lines, sizeof(lines),
+		 "%s7f0000000000-7f0000100000 r-xp 00000000 00:19 7 /usr/lib/x.so\n", line);
+	sub_of(&sub, lines, NULL);
+	ck_assert(!corecap_symbolizer_covers(&s, &sub));
+	corecap_symbolizer_release(&sub);
+	/* The same range of the same file at another offset. */
+	snprintf(lines, sizeof(lines), "%llx-%llx r-xp %llx 00:19 7 %s\n", start, end, off + 0x1000,
+		 path);
+	sub_of(&sub, lines, NULL);
+	ck_assert(!corecap_symbolizer_covers(&s, &sub));
+	corecap_symbolizer_release(&sub);
+	/* The same mapping of another file. */
+	snprintf(lines, sizeof(lines), "%llx-%llx r-xp %llx 00:19 7 /usr/lib/other.so\n", start,
+		 end, off);
+	sub_of(&sub, lines, NULL);
+	ck_assert(!corecap_symbolizer_covers(&s, &sub));
+	corecap_symbolizer_release(&sub);
+	/* Files looked up under another root. */
+	sub_of(&sub, line, "/nonexistent-symfs");
+	ck_assert(!corecap_symbolizer_covers(&s, &sub));
+	corecap_symbolizer_release(&sub);
+}
+END_TEST
+
 START_TEST(a_missing_maps_file_is_enoent)
 {
 	unlink(maps);
@@ -413,6 +482,7 @@ int main(void)
 	tcase_add_test(tc, a_file_whose_build_id_changed_is_not_trusted);
 	tcase_add_test(tc, symfs_roots_the_lookup_and_a_missing_file_is_reported);
 	tcase_add_test(tc, a_missing_maps_file_is_enoent);
+	tcase_add_test(tc, a_profiles_maps_are_covered_when_its_code_mappings_are_the_runs);
 	tcase_add_test(tc, inlined_calls_are_frames_of_their_own_with_source_lines);
 	tcase_add_test(tc, libc_is_named_from_its_debug_file);
 	tcase_add_test(tc, the_vdso_is_named);
