@@ -9,7 +9,8 @@
 # bench_options OPTSTRING USAGE ARG...: the script's options, getopts
 # OPTSTRING over ARG...: -B BUILD_DIR, -r ROUNDS and -d SECONDS set $build
 # (by default $CORECAP_BUILD, else build/ in the source tree), $rounds and
-# $secs; any other letter goes to the script's `bench_option LETTER` (with
+# $secs, -c CPU $bench_cpu (bench_measure's CPU); any other letter goes to
+# the script's `bench_option LETTER` (with
 # $OPTARG), which returns 1 for one it does not take: then "usage: $0
 # USAGE" and exit 2. Sets $corecap, $refosd and $refbench in $build; the
 # caller shifts $((OPTIND - 1)).
@@ -22,6 +23,7 @@ bench_options() {
 		B) build=$OPTARG ;;
 		r) rounds=$OPTARG ;;
 		d) secs=$OPTARG ;;
+		c) bench_cpu=$OPTARG ;;
 		*) bench_option "$o" || { echo "usage: $0 $usage" >&2; exit 2; } ;;
 		esac
 	done
@@ -90,15 +92,23 @@ bench_record() {
 }
 
 # bench_measure CMD...: "user_s sys_s maxrss_kb" of the command (its output
-# dropped), from wait4; exits 1 when the command fails.
+# dropped), from wait4; exits 1 when the command fails. With $bench_cpu
+# (-c CPU) the command runs on that CPU alone: the vCPUs of a shared VM
+# need not run at one speed (one of this machine's two took 1.65x the
+# other's user time for the same report), and a command left to the
+# scheduler lands on either, which measures the CPUs rather than the
+# commands.
 bench_measure() {
 	python3 -c '
 import os, subprocess, sys
-p = subprocess.Popen(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+cpu = sys.argv[2]
+pin = (lambda: os.sched_setaffinity(0, {int(cpu)})) if cpu else None
+p = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                     preexec_fn=pin)
 _, status, ru = os.wait4(p.pid, 0)
 if os.waitstatus_to_exitcode(status):
-    sys.exit(sys.argv[1] + ": failed: " + " ".join(sys.argv[2:]))
-print("%.6f %.6f %d" % (ru.ru_utime, ru.ru_stime, ru.ru_maxrss))' "$prog" "$@"
+    sys.exit(sys.argv[1] + ": failed: " + " ".join(sys.argv[3:]))
+print("%.6f %.6f %d" % (ru.ru_utime, ru.ru_stime, ru.ru_maxrss))' "$prog" "${bench_cpu:-}" "$@"
 }
 
 # bench_main RUN_DIR...: unless -n ($record 0), the script's `record_run

@@ -11,7 +11,8 @@
 # arguments are measured too. User CPU, not wall time: on a loaded machine
 # it is what holds still.
 #
-# usage: bench/kernel_report.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [RUN_DIR...]
+# usage: bench/kernel_report.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [-n] [RUN_DIR...]
+#   -c: run every measured command on that CPU (bench_measure).
 #   -n: record nothing, measure the given run directories only.
 # Target (issue #13): with kernel events at most 1.3x the report without.
 # A benchmark, not a test: it exits 0 unless it cannot measure at all.
@@ -21,7 +22,7 @@ prog=kernel_report
 
 rounds=5 secs=3 record=1
 bench_option() { case $1 in n) record=0 ;; *) return 1 ;; esac; }
-bench_options "B:r:d:n" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [RUN_DIR...]" "$@"
+bench_options "B:r:d:c:n" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [-n] [RUN_DIR...]" "$@"
 shift $((OPTIND - 1))
 bench_need "$corecap"
 [ "$record" = 0 ] || bench_need "$refosd" "$refbench"

@@ -11,7 +11,8 @@
 # flat in the trace's length (issue #12).
 #
 # usage: bench/kernel_stream.sh -b BASE_CORECAP [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS]
-#                               [SHORT_RUN LONG_RUN]
+#                               [-c CPU] [SHORT_RUN LONG_RUN]
+#   -c: run every measured command on that CPU (bench_measure).
 #   BASE_CORECAP: a corecap binary built from the commit before the reader
 #   streamed (e.g. `git worktree add /tmp/base afa5625` and build it there).
 # A benchmark, not a test: it exits 0 unless it cannot measure at all.
@@ -21,7 +22,7 @@ prog=kernel_stream
 
 base="" rounds=5 secs=3
 bench_option() { case $1 in b) base=$OPTARG ;; *) return 1 ;; esac; }
-bench_options "b:B:r:d:" "-b BASE_CORECAP [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [SHORT_RUN LONG_RUN]" "$@"
+bench_options "b:B:r:d:c:" "-b BASE_CORECAP [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [SHORT_RUN LONG_RUN]" "$@"
 shift $((OPTIND - 1))
 [ -n "$base" ] && [ -x "$base" ] || { echo "kernel_stream: -b BASE_CORECAP: a corecap binary to compare with" >&2; exit 2; }
 bench_need "$corecap" "$refosd" "$refbench"

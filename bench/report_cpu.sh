@@ -18,7 +18,8 @@
 # on; the range below that). Odd rounds run dummy, report, html; even
 # rounds html, report, dummy.
 #
-# usage: bench/report_cpu.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [-H] [RUN_DIR...]
+# usage: bench/report_cpu.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [-n] [-H] [RUN_DIR...]
+#   -c: run every measured command on that CPU (bench_measure).
 #   -n: record nothing, measure the given run directories only.
 # Targets (issue #19): report <= 1.1x the dummy sink, memory flat in trace
 # length; html <= 1.2x report.
@@ -35,7 +36,7 @@ bench_option() {
 	*) return 1 ;;
 	esac
 }
-bench_options "B:r:d:nH" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-n] [-H] [RUN_DIR...]" "$@"
+bench_options "B:r:d:c:nH" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [-n] [-H] [RUN_DIR...]" "$@"
 shift $((OPTIND - 1))
 bench_need "$corecap"
 [ "$record" = 0 ] || bench_need "$refosd" "$refbench"
