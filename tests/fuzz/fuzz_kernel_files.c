@@ -44,8 +44,12 @@ static void load(const uint8_t *ev, size_t n_ev, const uint8_t *st, size_t n_st,
 			corecap_kernel_cursor_close(&c);
 		}
 		for (size_t i = 0; i < k.n_stacks; i++) {
-			const struct corecap_krec_stack *s = k.stacks[i];
+			const struct corecap_krec_stack *s = k.stacks[i].s;
 			const uint64_t *f = corecap_kernel_stack_frames(s);
+
+			if (k.stacks[i].tid != s->tid || k.stacks[i].event_time_ns != s->event_time_ns ||
+			    k.stacks[i].kind != s->kind)
+				abort(); /* the index's keys are its stacks' */
 
 			for (uint32_t j = 0; j < s->nframes; j++)
 				sum += f[j];
