@@ -1298,6 +1298,8 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		r->flags = (mine_prev ? CORECAP_KSWITCH_PREV_TARGET : 0) |
 			   (mine_next ? CORECAP_KSWITCH_NEXT_TARGET : 0) |
 			   (preempted ? CORECAP_KSWITCH_PREEMPTED : 0);
+		if (!mine_next)
+			kernel_holders_meet(&k->holders, next);
 		k->stats.records[ev]++;
 		if (mine_prev) {
 			remember(k, kc, STACK_SWITCH, prev, s.time_ns);
@@ -1524,6 +1526,8 @@ static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec
 	o->flags = ((r->flags & KBPF_PREV_TARGET) ? CORECAP_KSWITCH_PREV_TARGET : 0) |
 		   ((r->flags & KBPF_NEXT_TARGET) ? CORECAP_KSWITCH_NEXT_TARGET : 0) |
 		   (preempted ? CORECAP_KSWITCH_PREEMPTED : 0);
+	if (!(r->flags & KBPF_NEXT_TARGET))
+		kernel_holders_meet(&k->holders, (int32_t)r->a);
 }
 
 static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *r)
@@ -1732,12 +1736,41 @@ static void adjust_bpf(struct corecap_kernel_events *k, uint64_t interval_ns)
 		(uint32_t)burst_limit(k, STACK_FUTEX), (uint32_t)burst_limit(k, STACK_SWITCH));
 }
 
+/* HOLDER records: for the threads met since the last pass, or (again)
+ * for every one whose name changed since it was written (an exec after
+ * the collector first looked). */
+static void name_holders(struct corecap_kernel_events *k, bool again)
+{
+	struct kernel_holders *h = &k->holders;
+	size_t n = again ? h->n : h->n_fresh;
+
+	for (size_t i = 0; i < n; i++) {
+		int32_t tid = again ? h->tid[i] : h->fresh[i], tgid;
+		long at = again ? (long)i : kernel_holders_find(h, tid);
+		struct corecap_krec_holder *r;
+		char comm[16];
+
+		if (at < 0 || !kernel_holders_lookup(tid, comm, &tgid) ||
+		    !memcmp(comm, h->comm[at], sizeof(comm)))
+			continue;
+		if (!(r = out_reserve(k, CORECAP_KREC_HOLDER, sizeof(*r), 0, corecap_now_ns())))
+			break;
+		r->tid = tid;
+		r->tgid = tgid;
+		memcpy(r->comm, comm, sizeof(r->comm));
+		memcpy(h->comm[at], comm, sizeof(comm));
+		k->stats.holders++;
+	}
+	h->n_fresh = 0;
+}
+
 static void drain_all(struct corecap_kernel_events *k)
 {
 	if (k->bpf)
 		drain_bpf(k);
 	for (int c = 0; c < k->nr_cpus && !k->bpf; c++)
 		drain_cpu(k, c);
+	name_holders(k, false);
 	out_flush(k);
 }
 
@@ -1789,6 +1822,8 @@ static void *reader_main(void *arg)
 	}
 	window_start(k);
 	drain_all(k);
+	name_holders(k, true);
+	out_flush(k);
 	free(pfd);
 	return NULL;
 }
@@ -2001,6 +2036,7 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 	free(k->stacks);
 	free(k->tracked);
 	k->tracked = NULL;
+	kernel_holders_release(&k->holders);
 	free(k->stats.lost_per_cpu);
 	k->stats.lost_per_cpu = NULL;
 	k->cpus = NULL;

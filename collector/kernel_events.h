@@ -55,6 +55,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kernel_holders.h"
 #include "tp_format.h"
 
 struct corecap_kernel_bpf;
@@ -89,6 +90,7 @@ enum corecap_kernel_via {
 struct corecap_kernel_stats {
 	uint64_t records[CORECAP_KTP_N]; /* written to events.bin, by tracepoint */
 	uint64_t track;			 /* TRACK records */
+	uint64_t holders;		 /* HOLDER records */
 	uint64_t lost_total;
 	uint64_t *lost_per_cpu; /* nr_cpus entries */
 	uint64_t foreign;	/* samples of other processes dropped by the reader */
@@ -125,6 +127,7 @@ struct corecap_kernel_events {
 	bool tids_changed; /* the event sets' filters lag behind tids */
 	pid_t *tracked;	   /* the tids with a TRACK record, sorted */
 	size_t n_tracked;
+	struct kernel_holders holders; /* other processes' threads that took a CPU */
 	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */

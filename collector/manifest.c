@@ -189,6 +189,7 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 		put(rec, names[i], ju64(st->records[i]));
 	}
 	put(rec, "track", ju64(st->track));
+	put(rec, "holder", ju64(st->holders));
 	put(o, "tracepoints", tps);
 	put(o, "producer", json_object_new_string(corecap_kernel_events_producer(k)));
 	put(o, "filter", json_object_new_string(st->kernel_filter ? "kernel" : "reader"));

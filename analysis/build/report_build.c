@@ -103,6 +103,8 @@ static int open_critical(struct report_build *j, struct model_config *cfg)
 	if (ret < 0)
 		corecap_error("%s", err ? err : strerror(-ret));
 	if (j->has_crit) {
+		j->crit.cp.collector_pid =
+			j->run->has_manifest ? j->run->manifest.collector_pid : 0;
 		cfg->op_end = corecap_critical_attrib_op_end;
 		cfg->op_end_ctx = &j->crit;
 	}

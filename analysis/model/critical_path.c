@@ -14,6 +14,7 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_u64map_init(&cp->by_tid);
 	corecap_u64map_init(&cp->wait_ns);
 	corecap_u64map_init(&cp->wait_n);
+	corecap_u64map_init(&cp->holder_at);
 	if (nr_cpus) {
 		cp->cpu_tid = malloc(nr_cpus * sizeof(*cp->cpu_tid));
 		if (!cp->cpu_tid)
@@ -56,6 +57,8 @@ void corecap_critical_path_release(struct critical_path *cp)
 	corecap_u64map_release(&cp->wait_ns);
 	corecap_u64map_release(&cp->wait_n);
 	corecap_u64map_release(&cp->by_tid);
+	corecap_u64map_release(&cp->holder_at);
+	free(cp->holders);
 	*cp = (struct critical_path){0};
 }
 
@@ -86,8 +89,33 @@ static struct cp_thread *find(const struct critical_path *cp, int32_t tid)
 const char *corecap_critical_path_thread_name(const struct critical_path *cp, int32_t tid)
 {
 	const struct cp_thread *th = find(cp, tid);
+	const uint64_t *at;
 
-	return th && th->comm[0] ? th->comm : NULL;
+	if (th)
+		return th->comm[0] ? th->comm : NULL;
+	at = tid > 0 ? corecap_u64map_find(&cp->holder_at, (uint64_t)tid) : NULL;
+	return at && cp->holders[*at - 1].comm[0] ? cp->holders[*at - 1].comm : NULL;
+}
+
+/* Another process's thread named (its last HOLDER record wins). */
+static int on_holder(struct critical_path *cp, const struct corecap_krec_holder *h)
+{
+	uint64_t *at;
+
+	if (h->tid <= 0)
+		return 0;
+	if (!(at = corecap_u64map_upsert(&cp->holder_at, (uint64_t)h->tid, NULL)))
+		return -ENOMEM;
+	if (!*at) {
+		if (corecap_grow((void **)&cp->holders, &cp->cap_holders, cp->n_holders + 1,
+				 sizeof(*cp->holders)))
+			return -ENOMEM;
+		*at = ++cp->n_holders;
+	}
+	cp->holders[*at - 1].tgid = h->tgid;
+	memcpy(cp->holders[*at - 1].comm, h->comm, sizeof(h->comm));
+	cp->holders[*at - 1].comm[sizeof(h->comm) - 1] = '\0';
+	return 0;
 }
 
 /* Every op's paths hold one entry per thread: grow them all together. */
@@ -755,6 +783,8 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 			th->futex_kind = 0;
 		return 0;
 	}
+	case CORECAP_KREC_HOLDER:
+		return on_holder(cp, (const struct corecap_krec_holder *)r);
 	case CORECAP_KREC_TRACK: {
 		const struct corecap_krec_track *k = (const void *)r;
 
@@ -1186,6 +1216,42 @@ size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, si
 	memcpy(out, all, len * sizeof(*out));
 	free(all);
 	return len;
+}
+
+/* Whether tid is a thread of the collector that recorded the run. */
+static bool is_collector(const struct critical_path *cp, int32_t tid)
+{
+	const uint64_t *at = corecap_u64map_find(&cp->holder_at, (uint64_t)tid);
+
+	return at && cp->collector_pid > 0 && cp->holders[*at - 1].tgid == cp->collector_pid;
+}
+
+void corecap_critical_path_runq_behind(const struct critical_path *cp, const struct cp_type *t,
+				       uint64_t out[CPB__COUNT])
+{
+	uint64_t key, v, credited = 0;
+
+	memset(out, 0, CPB__COUNT * sizeof(*out));
+	for (size_t i = 0; corecap_u64map_next(&t->credit, &i, &key, &v);) {
+		int32_t tid = CP_CREDIT_TID(key);
+
+		if (CP_CREDIT_CAT(key) != CP_RUNQUEUE || tid == CP_NOBODY)
+			continue;
+		out[tid == 0		    ? CPB_IDLE
+		    : find(cp, tid)	    ? CPB_DAEMON
+		    : is_collector(cp, tid) ? CPB_COLLECTOR
+					    : CPB_OTHER] += v;
+		credited += v;
+	}
+	out[CPB_UNKNOWN] = t->ns[CP_RUNQUEUE] > credited ? t->ns[CP_RUNQUEUE] - credited : 0;
+}
+
+const char *corecap_cp_behind_name(enum cp_behind b)
+{
+	static const char *const names[] = {"daemon", "collector", "other_processes", "idle_cpu",
+					    "unknown"};
+
+	return b < CPB__COUNT ? names[b] : "?";
 }
 
 const char *corecap_cp_wait_kind_name(enum cp_wait_kind k)

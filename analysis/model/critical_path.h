@@ -114,6 +114,12 @@ struct cp_thread {
 	uint64_t run_from, run_to;
 };
 
+/* Another process's thread that held a CPU, as its HOLDER record names it. */
+struct cp_holder {
+	int32_t tgid;
+	char comm[16];
+};
+
 struct cp_op {
 	uint64_t id, begin_ns;
 	bool ext;	 /* begun by corecap_critical_path_ext_begin: its own ids and types */
@@ -206,6 +212,11 @@ struct critical_path {
 	size_t n_runnable;
 	int32_t *cpu_tid; /* who holds each CPU (last switch-in seen); -1 unknown */
 	uint32_t nr_cpus;
+	/* Other processes' threads named by HOLDER records: tid -> 1 + index. */
+	struct u64map holder_at;
+	struct cp_holder *holders;
+	size_t n_holders, cap_holders;
+	int32_t collector_pid; /* the recording's collector (manifest), 0: unknown */
 	struct cp_op **inflight;
 	size_t n_inflight, cap_inflight;
 	struct cp_op **spare; /* finished ops, reused with their paths */
@@ -279,6 +290,17 @@ int corecap_critical_path_finish(struct critical_path *cp);
 const struct cp_type *corecap_critical_path_type(const struct critical_path *cp, uint32_t type);
 /* Its top n (thread, category) pairs, largest first, queue left out; how many. */
 size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, size_t n);
+/* Whom a type's runqueue waited behind: the daemon's threads, the
+ * collector recording it (a thread of collector_pid: the profiler's own
+ * cost on the path), another process's (a client, a CPU hog), an idle CPU
+ * (the woken thread's wake-up latency), or nobody known (a CPU not
+ * switched yet in the window, and runqueue left uncredited past
+ * CP_CREDITS). */
+enum cp_behind { CPB_DAEMON, CPB_COLLECTOR, CPB_OTHER, CPB_IDLE, CPB_UNKNOWN, CPB__COUNT };
+/* out[CPB_*], summing to t->ns[CP_RUNQUEUE]. */
+void corecap_critical_path_runq_behind(const struct critical_path *cp, const struct cp_type *t,
+				       uint64_t out[CPB__COUNT]);
+const char *corecap_cp_behind_name(enum cp_behind b);
 /*
  * The wait-for graph by pool (thread names without trailing digits), the
  * heaviest edges first: *out malloc'd, *n edges. 0 or -ENOMEM.

@@ -117,7 +117,7 @@ static int check_header(const unsigned char *buf, size_t len, uint64_t magic, co
 	return 0;
 }
 
-static const uint16_t min_size[CORECAP_KREC_TRACK + 1] = {
+static const uint16_t min_size[KERNEL_REC_TYPES] = {
 	[CORECAP_KREC_SWITCH] = sizeof(struct corecap_krec_switch),
 	[CORECAP_KREC_WAKING] = sizeof(struct corecap_krec_waking),
 	[CORECAP_KREC_FUTEX_ENTER] = sizeof(struct corecap_krec_futex_enter),
@@ -127,6 +127,7 @@ static const uint16_t min_size[CORECAP_KREC_TRACK + 1] = {
 	[CORECAP_KREC_LOST] = sizeof(struct corecap_krec_lost),
 	[CORECAP_KREC_WINDOW] = sizeof(struct corecap_krec_window),
 	[CORECAP_KREC_TRACK] = sizeof(struct corecap_krec_track),
+	[CORECAP_KREC_HOLDER] = sizeof(struct corecap_krec_holder),
 };
 
 static bool tid_ok(int32_t tid, bool idle_ok)
@@ -175,6 +176,11 @@ static const char *bad_tids(const struct corecap_krec *r)
 		return tid_ok(((const struct corecap_krec_track *)(const void *)r)->tid, false)
 			       ? NULL
 			       : "bad tid";
+	case CORECAP_KREC_HOLDER: {
+		const struct corecap_krec_holder *h = (const void *)r;
+
+		return tid_ok(h->tid, false) && tid_ok(h->tgid, false) ? NULL : "bad tid";
+	}
 	case CORECAP_KREC_WINDOW: {
 		uint32_t what = ((const struct corecap_krec_window *)(const void *)r)->what;
 
@@ -198,7 +204,8 @@ static bool time_ok(uint64_t t, uint64_t ws, uint64_t we)
  * collector's time, not in that ring's order. Kept in memory. */
 static bool side_type(uint16_t type)
 {
-	return type == CORECAP_KREC_WINDOW || type == CORECAP_KREC_TRACK;
+	return type == CORECAP_KREC_WINDOW || type == CORECAP_KREC_TRACK ||
+	       type == CORECAP_KREC_HOLDER;
 }
 
 /* Up to len bytes of events.bin at off into buf: how many, or -errno. */
@@ -287,7 +294,7 @@ check_rec_slow(const struct kernel_reader *k, const struct corecap_krec *r, uint
 	if (r->size < sizeof(*r) || r->size % 8)
 		return corecap_err(err, -EINVAL, "'%s': record at offset %llu: bad size %u", path,
 				   (unsigned long long)off, r->size);
-	if (r->type > CORECAP_KREC_TRACK || !min_size[r->type])
+	if (r->type >= KERNEL_REC_TYPES || !min_size[r->type])
 		return 1;
 	if (r->size < min_size[r->type])
 		return corecap_err(err, -EINVAL,
@@ -318,7 +325,7 @@ check_rec_slow(const struct kernel_reader *k, const struct corecap_krec *r, uint
 static inline int check_rec(const struct kernel_reader *k, const struct corecap_krec *r,
 			    uint64_t off, const char *path, char **err)
 {
-	if (r->size >= sizeof(*r) && !(r->size % 8) && r->type <= CORECAP_KREC_TRACK &&
+	if (r->size >= sizeof(*r) && !(r->size % 8) && r->type < KERNEL_REC_TYPES &&
 	    min_size[r->type] && r->size >= min_size[r->type] && r->cpu < k->hdr.nr_cpus &&
 	    !bad_tids(r) && time_ok(r->time_ns, k->ws, k->we))
 		return 0;

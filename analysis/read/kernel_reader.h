@@ -7,8 +7,9 @@
  * record; it keeps only what is small: the counts, an index of each CPU's
  * stretches of the file (the collector drains one ring at a time, so a
  * CPU's records come in runs), and the few records out of their CPU's time
- * order (the collector's window and track marks, strays), copied. A
- * cursor (corecap_kernel_cursor_*) then gives the records in time order:
+ * order (the collector's window and track marks, the other processes'
+ * names, strays), copied. A cursor (corecap_kernel_cursor_*) then gives
+ * the records in time order:
  * one fixed buffer per CPU, reading that CPU's stretches, merged by a heap
  * over the CPUs' heads. Memory is flat in the trace's length: the buffers,
  * the index (16 bytes a stretch, at most KERNEL_INDEX_MAX_BYTES: beyond,
@@ -52,6 +53,8 @@
  * follow it (drained after it ends); farther than this is not this run. */
 #define KERNEL_TIME_SLACK_NS   (60ull * 1000000000ull)
 #define CORECAP_KERNEL_MAX_TID 4194304 /* the kernel's PID_MAX_LIMIT */
+/* Record types this reader knows are below this; it skips the others. */
+#define KERNEL_REC_TYPES (CORECAP_KREC_HOLDER + 1)
 /* The index of the CPUs' stretches of events.bin, at most. */
 #define KERNEL_INDEX_MAX_BYTES (4u << 20)
 
@@ -100,7 +103,7 @@ struct kernel_reader {
 	size_t n_recs;	 /* known records a cursor gives */
 	uint64_t lost;	 /* records the rings dropped (lost records) */
 	uint64_t unknown_records, trailing_bytes;
-	uint64_t counts[CORECAP_KREC_TRACK + 1]; /* records by type */
+	uint64_t counts[KERNEL_REC_TYPES]; /* records by type */
 	uint32_t joins; /* times the index was halved (KERNEL_INDEX_MAX_BYTES) */
 };
 

@@ -226,7 +226,7 @@ static void load_benchmark(struct run_manifest *m, json_object *root)
 
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 {
-	json_object *root, *window, *machine, *sources, *lttng, *wall, *v;
+	json_object *root, *window, *machine, *collector, *sources, *lttng, *wall, *v;
 	const char *format, *status;
 	int64_t x;
 	double d;
@@ -286,6 +286,9 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (get_int(m, root, "", "clk_tck", 1, 1000000, &x))
 		m->clk_tck = (long)x;
 
+	collector = get_obj(m, root, "", "collector");
+	if (collector && get_int(m, collector, "collector.", "pid", 1, INT32_MAX, &x))
+		m->collector_pid = (int32_t)x;
 	machine = get_obj(m, root, "", "machine");
 	if (machine) {
 		m->has_machine_busy = get_num(m, machine, "machine.", "busy_cpu_s", 0, 1e12,

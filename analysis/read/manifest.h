@@ -34,7 +34,8 @@ struct run_manifest {
 	bool accept_multi;
 	bool partial;
 	const char *partial_reason;
-	int32_t pid; /* -1 if absent */
+	int32_t pid;	       /* -1 if absent */
+	int32_t collector_pid; /* collector.pid: the recording corecap's; 0 if absent */
 	const char *comm, *exe, *host, *kernel, *tool_version;
 	int nproc;    /* 0 if absent; else 1 .. MANIFEST_MAX_NPROC */
 	long clk_tck; /* 0 if absent */

@@ -427,6 +427,19 @@ static json_object *cp_cats_obj(const struct cp_type *t, uint64_t ops)
 	return bd;
 }
 
+/* Whom its runqueue waited behind, us per op of `ops` (summing to its runqueue). */
+static json_object *cp_behind_obj(const struct critical_path *cp, const struct cp_type *t,
+				  uint64_t ops)
+{
+	json_object *o = json_object_new_object();
+	uint64_t v[CPB__COUNT];
+
+	corecap_critical_path_runq_behind(cp, t, v);
+	for (uint32_t b = 0; b < CPB__COUNT; b++)
+		put(o, corecap_cp_behind_name(b), jnum((double)v[b] / (double)ops / 1e3, 3));
+	return o;
+}
+
 /* Its top 5 (thread, category) pairs, us per op of `ops`. */
 static json_object *cp_top_arr(const struct critical_path *cp, const struct cp_type *t,
 			       uint64_t ops)
@@ -456,9 +469,11 @@ static void put_critical_path(const struct report *r, json_object *to, uint32_t 
 	if (!t) {
 		put(to, "critical_path_us", NULL);
 		put(to, "critical_path_top", NULL);
+		put(to, "critical_path_runqueue_behind_us", NULL);
 		return;
 	}
 	put(to, "critical_path_us", cp_cats_obj(t, t->count));
+	put(to, "critical_path_runqueue_behind_us", cp_behind_obj(r->critical_path, t, t->count));
 	/* Where the annotations see the path's waits for a CPU otherwise. */
 	put(to, "critical_path_runqueue_logging_us",
 	    jnum((double)t->runq_logging_ns / (double)t->count / 1e3, 3));
@@ -870,6 +885,7 @@ static json_object *ceph_critical_obj(const struct ceph_critical *cc, size_t ti)
 	put(o, "ops", ju64(t->count));
 	put(o, "lat_avg_us", jnum((double)t->latency_ns / (double)t->count / 1e3, 3));
 	put(o, "us", cp_cats_obj(t, t->count));
+	put(o, "runqueue_behind_us", cp_behind_obj(cc->cp, t, t->count));
 	put(o, "top", cp_top_arr(cc->cp, t, t->count));
 	for (size_t k = 0; k < cc->ceph->types[ti].n_phases; k++) {
 		const struct cp_type *pt = corecap_ceph_critical_type(cc, ti, k + 1);

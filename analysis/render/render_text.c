@@ -444,6 +444,22 @@ static void cp_cats(const struct cp_type *t, uint64_t ops, FILE *out)
 		fprintf(out, " %s %.1f", corecap_cp_cat_name(c), t->ns[c] / (double)ops / 1e3);
 }
 
+/* Whom its runqueue waited behind, on one line (none without runqueue). */
+static void cp_behind_line(const struct critical_path *cp, const struct cp_type *t, FILE *out)
+{
+	static const char *const what[CPB__COUNT] = {"the daemon's threads", "the collector",
+						     "other processes", "an idle CPU", "unknown"};
+	uint64_t v[CPB__COUNT];
+
+	if (!t->ns[CP_RUNQUEUE])
+		return;
+	corecap_critical_path_runq_behind(cp, t, v);
+	fprintf(out, "             runqueue behind (us/op):");
+	for (uint32_t b = 0; b < CPB__COUNT; b++)
+		fprintf(out, "%s %s %.1f", b ? "," : "", what[b], v[b] / (double)t->count / 1e3);
+	fprintf(out, "\n");
+}
+
 /* Its top (thread, category) pairs on one line. */
 static void cp_top_line(const struct critical_path *cp, const struct cp_type *t, FILE *out)
 {
@@ -474,6 +490,7 @@ static void critical_path_lines(const struct report *r, uint32_t type, FILE *out
 	fprintf(out, "             critical path:");
 	cp_cats(t, t->count, out);
 	fprintf(out, "\n");
+	cp_behind_line(r->critical_path, t, out);
 	cp_top_line(r->critical_path, t, out);
 }
 
@@ -489,6 +506,7 @@ static void ceph_critical_lines(const struct ceph_critical *cc, size_t ti, FILE 
 		(unsigned long long)t->count, t->latency_ns / (double)t->count / 1e3);
 	cp_cats(t, t->count, out);
 	fprintf(out, "\n");
+	cp_behind_line(cc->cp, t, out);
 	cp_top_line(cc->cp, t, out);
 	for (size_t k = 0; k < ty->n_phases; k++) {
 		const struct cp_type *pt = corecap_ceph_critical_type(cc, ti, k + 1);

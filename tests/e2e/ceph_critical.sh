@@ -6,7 +6,8 @@
 # recorded with kernel events: the 16.2 defaults (debug_osd 1/5, debug_ms
 # 0/0) and verbose (20/20, 1/1). Known answers:
 #  - every op's critical path sums to its latency (arrival to reply), and
-#    so does every phase's; the phases' paths add up to the op's;
+#    so does every phase's; the phases' paths add up to the op's; the
+#    runqueue split by whom it waited behind adds up to the runqueue;
 #  - the critical path's `logging` explains 0.8-1.2 of the latency verbose
 #    logging adds, on the means over the rounds;
 #  - `queue` (no thread of the daemon had the op) is at most 15% of the
@@ -62,10 +63,15 @@ us = cp["us"]
 # above the op's): the bound is exact only when every end found a thread.
 ph = sum(sum(p["us"].values()) for p in cp["phases"] if p["us"])
 cons = r["ops"]["critical_path_conservation"]
+# Whom the runqueue waited behind sums to it.
+behind = cp["runqueue_behind_us"]
+cons_ok = cons["violations"] == 0 and cons["checked"] > 0 and \
+    abs(sum(behind.values()) - us["runqueue"]) <= 0.01 + 1e-3 * us["runqueue"]
 print(cp["lat_avg_us"], us["logging"], us["queue"], cp["ops"],
-      round(cp["lat_avg_us"] - ph, 3), cons["violations"] == 0 and cons["checked"] > 0,
+      round(cp["lat_avg_us"] - ph, 3), cons_ok,
       ot["critical_path"]["ends_without_thread"],
-      " ".join("%s=%s" % (k, v) for k, v in us.items() if v))
+      " ".join("%s=%s" % (k, v) for k, v in us.items() if v) + " (runqueue behind: " +
+      " ".join("%s=%s" % (k, v) for k, v in behind.items()) + ")")
 PY
 }
 
@@ -77,7 +83,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		line=$(round "$cfg$r") || { expect_true "round $cfg$r recorded and reported" false; continue; }
 		read -r l lg q n gap cons unpicked cats <<<"$line"
 		echo "round $r $cfg: write latency $l us over $n ops; critical path: $cats (ends without a thread: $unpicked)"
-		expect_eq "round $r $cfg: every op's and phase's path sums to its latency" True "$cons"
+		expect_eq "round $r $cfg: every op's and phase's path sums to its latency, its runqueue's holders to its runqueue" True "$cons"
 		expect_true "round $r $cfg: at least 100 write ops have a path ($n)" \
 			awk -v n="$n" 'BEGIN { exit !(n >= 100) }'
 		expect_true "round $r $cfg: the phases cover the op's path (gap $gap us of $l, $unpicked ends without a thread)" \

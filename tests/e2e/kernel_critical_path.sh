@@ -108,4 +108,14 @@ expect_json "hog: runqueue is at least 10% of the latency" "$j" \
 	"${t}['critical_path_us']['runqueue'] >= 0.1 * ${t}['latency_us']['avg']"
 expect_eq "hog: the largest runqueue holder on the path is the hog ($hog)" "$hog" \
 	"$(json "$j" "[e['tid'] for e in ${t}['critical_path_top'] if e['category'] == 'runqueue'][:1]" | tr -d '[]')"
+expect_eq "hog: the collector named the hog's thread (HOLDER records)" sh \
+	"$(json "$j" "[e['thread'] for e in ${t}['critical_path_top'] if e['tid'] == $hog][0]")"
+# The hog is another process: most of the runqueue waited behind other
+# processes, and the split sums to the runqueue.
+b="${t}['critical_path_runqueue_behind_us']"
+echo "  runqueue behind: $(json "$j" "$b")"
+expect_json "hog: the runqueue's holders sum to it" "$j" \
+	"abs(sum(${b}.values()) - ${t}['critical_path_us']['runqueue']) <= 0.01 + 1e-3 * ${t}['critical_path_us']['runqueue']"
+expect_json "hog: over half of the runqueue waited behind other processes" "$j" \
+	"${b}['other_processes'] > 0.5 * ${t}['critical_path_us']['runqueue']"
 finish

@@ -203,6 +203,51 @@ START_TEST(runnable_is_credited_to_the_cpu_holder)
 END_TEST
 
 /*
+ * A (op 1 from 100) is preempted on CPU 0 at 110 by HOG, a thread of
+ * another process (its switches carry no target flag), then COL, a thread
+ * of the collector (process 500, the manifest's collector.pid), holds the
+ * CPU from 120, C, a daemon thread, from 130; C sleeps at 150 and the CPU
+ * idles until A runs at 160; A ends the op at 180. Its runqueue (50)
+ * waited behind another process 110..120, the collector 120..130, the
+ * daemon 130..150 and an idle CPU 150..160. The names and processes come
+ * from the collector's HOLDER records.
+ */
+START_TEST(runqueue_behind_the_daemon_other_processes_or_idle)
+{
+	const int32_t C = 40, COL = 50;
+	uint64_t v[CPB__COUNT];
+
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 0, 110, A, 'R', HOG)->flags = CORECAP_KSWITCH_PREV_TARGET;
+	kr_switch(&b, 0, 120, HOG, 'R', COL)->flags = 0;
+	kr_switch(&b, 0, 130, COL, 'R', C)->flags = CORECAP_KSWITCH_NEXT_TARGET;
+	kr_switch(&b, 0, 150, C, 'S', 0);
+	kr_switch(&b, 0, 160, 0, 'S', A);
+	/* HOG named by the collector, twice (it exec'd): the last name holds. */
+	kr_holder(&b, 190, HOG, HOG, "sh");
+	kr_holder(&b, 200, HOG, HOG, "hog");
+	kr_holder(&b, 200, COL, 500, "corecap");
+	cp.collector_pid = 500;
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_END, 180, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 30, 0, 0, 0, 50);
+	ck_assert_str_eq(corecap_critical_path_thread_name(&cp, HOG), "hog");
+	ck_assert_ptr_null(corecap_critical_path_thread_name(&cp, C));
+	ck_assert_ptr_null(corecap_critical_path_thread_name(&cp, 77));
+	corecap_critical_path_runq_behind(&cp, t, v);
+	ck_assert_uint_eq(v[CPB_DAEMON], 20);
+	ck_assert_uint_eq(v[CPB_COLLECTOR], 10);
+	ck_assert_uint_eq(v[CPB_OTHER], 10);
+	ck_assert_uint_eq(v[CPB_IDLE], 10);
+	ck_assert_uint_eq(v[CPB_UNKNOWN], 0);
+	ck_assert_str_eq(corecap_cp_behind_name(CPB_OTHER), "other_processes");
+	ck_assert_str_eq(corecap_critical_path_thread_name(&cp, COL), "corecap");
+}
+END_TEST
+
+/*
  * Three threads wait for CPU 0 and leave its queue in another order than
  * they joined it (the list of runnable threads removes from its middle): B
  * and C are woken at 105 and 106, A (op 1 from 100) is preempted for B at
@@ -534,6 +579,7 @@ int main(void)
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
 	tcase_add_test(tc, runnable_threads_leave_the_queue_in_any_order);
+	tcase_add_test(tc, runqueue_behind_the_daemon_other_processes_or_idle);
 	tcase_add_test(tc, an_op_begun_in_the_past_keeps_its_latency);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
 	tcase_add_test(tc, an_aio_reaped_is_io_from_its_submission);

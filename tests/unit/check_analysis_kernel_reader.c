@@ -324,6 +324,31 @@ START_TEST(negative_tid)
 }
 END_TEST
 
+/* Another process's thread named: its process too must be a valid tid. */
+START_TEST(holder_with_a_bad_process)
+{
+	kr_holder(&ev, WS, 7, 0, "rados");
+	expect_error("bad tid");
+}
+END_TEST
+
+/* A holder's name is a mark, given in time order among the rings'
+ * records whatever its place in the file. */
+START_TEST(holders_are_marks_in_time_order)
+{
+	kr_switch(&ev, 0, WS + 10, 7, 'R', 300);
+	kr_holder(&ev, WS + 30, 300, 299, "rados");
+	kr_switch(&ev, 0, WS + 20, 300, 'R', 7);
+	ck_assert_int_eq(load(), 0);
+	ck_assert_uint_eq(k.counts[CORECAP_KREC_HOLDER], 1);
+	ck_assert_uint_eq(k.n_side, 1);
+	read_all();
+	ck_assert_uint_eq(n_got, 3);
+	ck_assert_uint_eq(got_type[2], CORECAP_KREC_HOLDER);
+	ck_assert_uint_eq(got_time[2], WS + 30);
+}
+END_TEST
+
 START_TEST(time_far_outside_the_window)
 {
 	kr_switch(&ev, 0, WE + KERNEL_TIME_SLACK_NS + 1, 7, 'R', 0);
@@ -362,6 +387,7 @@ int main(void)
 	tcase_add_test(ok, a_file_changed_after_loading_fails_the_cursor);
 	tcase_add_test(ok, no_kernel_directory_is_enoent);
 	tcase_add_test(ok, unknown_types_and_a_trailing_fragment_are_counted);
+	tcase_add_test(ok, holders_are_marks_in_time_order);
 	tcase_add_checked_fixture(bad, setup, teardown);
 	tcase_add_test(bad, bad_magic);
 	tcase_add_test(bad, bad_version);
@@ -370,6 +396,7 @@ int main(void)
 	tcase_add_test(bad, record_smaller_than_its_type);
 	tcase_add_test(bad, cpu_beyond_the_header);
 	tcase_add_test(bad, negative_tid);
+	tcase_add_test(bad, holder_with_a_bad_process);
 	tcase_add_test(bad, time_far_outside_the_window);
 	tcase_add_test(bad, stack_with_too_many_frames);
 	tcase_add_test(bad, stacks_of_another_process);

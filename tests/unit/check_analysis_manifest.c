@@ -56,6 +56,7 @@ START_TEST(a_complete_manifest_gives_every_field)
 	ck_assert_int_eq(
 		load("{\"format\": \"corecap-run\", \"version\": 1, \"status\": \"complete\","
 		     " \"pid\": 1234, \"comm\": \"refosd\", \"nproc\": 2, \"some_new_key\": [1],"
+		     " \"collector\": {\"pid\": 4321, \"cpu_user_s\": 0.5},"
 		     " \"window\": {\"start_ns\": 1000, \"end_ns\": 5000},"
 		     " \"sources\": {\"trace\": true, \"threads\": true, \"stats\": false},"
 		     " \"lttng\": {\"discarded_events\": 3, \"lost_packets\": 0},"
@@ -64,6 +65,7 @@ START_TEST(a_complete_manifest_gives_every_field)
 		     " \"summary\": {\"iops_avg\": 2000, \"lat_avg_s\": 0.008}}}"),
 		0);
 	ck_assert_int_eq(mf.pid, 1234);
+	ck_assert_int_eq(mf.collector_pid, 4321);
 	ck_assert_str_eq(mf.comm, "refosd");
 	ck_assert_int_eq(mf.nproc, 2);
 	ck_assert(!mf.partial);

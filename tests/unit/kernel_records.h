@@ -112,6 +112,17 @@ static inline void kr_track(struct kbuf *b, uint64_t t, int32_t tid, const char 
 	strncpy(r->comm, comm, sizeof(r->comm) - 1);
 }
 
+static inline void kr_holder(struct kbuf *b, uint64_t t, int32_t tid, int32_t tgid,
+			     const char *comm)
+{
+	struct corecap_krec_holder *r = kr_add(b, sizeof(*r));
+
+	kr_head(&r->h, CORECAP_KREC_HOLDER, sizeof(*r), 0, t);
+	r->tid = tid;
+	r->tgid = tgid;
+	strncpy(r->comm, comm, sizeof(r->comm) - 1);
+}
+
 static inline void kr_fork(struct kbuf *b, uint32_t cpu, uint64_t t, int32_t parent, int32_t child,
 			   const char *comm)
 {

@@ -91,6 +91,7 @@ enum corecap_krec_type {
 	CORECAP_KREC_LOST = 7,	      /* PERF_RECORD_LOST of one CPU's ring */
 	CORECAP_KREC_WINDOW = 8,      /* the collector's window start or end */
 	CORECAP_KREC_TRACK = 9,	      /* a tid the collector follows from time_ns */
+	CORECAP_KREC_HOLDER = 10,     /* another process's thread that took a CPU */
 	CORECAP_KREC_STACK = 16,      /* stacks.bin: one unwound user stack */
 };
 
@@ -248,6 +249,19 @@ struct corecap_krec_track {
 #define CORECAP_KTRACK_START 1u
 #define CORECAP_KTRACK_FORK  2u
 
+/* A thread of another process that took a CPU from the target's (the next
+ * thread of a switch record without CORECAP_KSWITCH_NEXT_TARGET), named
+ * from /proc when the collector first met it, and again after the window
+ * when its name changed since (an exec): the last record of a tid is its
+ * name. A thread gone before the collector looked has none. h.cpu is 0.
+ * 40 bytes. */
+struct corecap_krec_holder {
+	struct corecap_krec h;
+	int32_t tid;
+	int32_t tgid;  /* its process */
+	char comm[16]; /* NUL-padded */
+};
+
 /* stacks.bin: one user stack, unwound by DWARF CFI after the window from a
  * PERF_SAMPLE_STACK_USER + PERF_SAMPLE_REGS_USER copy. h.time_ns is the
  * sample's own time; event_time_ns that of the events.bin record of the
@@ -288,6 +302,7 @@ _Static_assert(sizeof(struct corecap_krec_exit) == 40, "exit");
 _Static_assert(sizeof(struct corecap_krec_lost) == 24, "lost");
 _Static_assert(sizeof(struct corecap_krec_window) == 24, "window");
 _Static_assert(sizeof(struct corecap_krec_track) == 40, "track");
+_Static_assert(sizeof(struct corecap_krec_holder) == 40, "holder");
 _Static_assert(sizeof(struct corecap_krec_stack) == 40, "stack");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "corecap/kernel_format.h: the structs are read in place only on little-endian hosts"
