@@ -449,6 +449,42 @@ static void paths_top(const struct report *r, FILE *out)
 	fprintf(out, "</table>\n");
 }
 
+/* Whom each type's runqueue waited behind (critical_path_runq_behind), us per op. */
+static void paths_behind(const struct report *r, FILE *out)
+{
+	static const char *const head[CPB__COUNT] = {"the daemon's threads", "the collector",
+						     "other processes", "an idle CPU", "unknown"};
+	const struct op_table *t = &r->model->ops;
+
+	fprintf(out, "<p>Whom the <i>runqueue</i> waited behind (us per op): the collector is "
+		     "the profiler's own cost on the path; an idle CPU, the wake-up's "
+		     "latency.</p>\n<table class=\"sortable\" id=\"critical-path-behind\">\n"
+		     "<tr><th>type</th>");
+	for (uint32_t b = 0; b < CPB__COUNT; b++)
+		fprintf(out, "<th>%s</th>", head[b]);
+	fprintf(out, "</tr>\n");
+	for (size_t i = 0; i < t->n_types; i++) {
+		const struct cp_type *cp;
+		const struct op_type *ty = op_type(r, i, &cp);
+		uint64_t v[CPB__COUNT];
+
+		if (!ty || !cp)
+			continue;
+		corecap_critical_path_runq_behind(r->critical_path, cp, v);
+		fprintf(out, "<tr data-type=\"");
+		esc(out, ty->name);
+		fprintf(out, "\"><td>");
+		esc(out, ty->name);
+		fprintf(out, "</td>");
+		for (uint32_t b = 0; b < CPB__COUNT; b++)
+			fprintf(out, "<td data-behind=\"%s\" data-v=\"%.3f\">%.1f</td>",
+				corecap_cp_behind_name(b), per_op_us(v[b], cp->count),
+				per_op_us(v[b], cp->count));
+		fprintf(out, "</tr>\n");
+	}
+	fprintf(out, "</table>\n");
+}
+
 static void paths_section(const struct report *r, FILE *out)
 {
 	const struct op_table *t = &r->model->ops;
@@ -504,6 +540,7 @@ static void paths_section(const struct report *r, FILE *out)
 	fprintf(out, "</table>\n");
 	paths_bars(r, out);
 	paths_top(r, out);
+	paths_behind(r, out);
 }
 
 static int waitfor_section(const struct report *r, FILE *out)

@@ -4,7 +4,8 @@
 # shim recorded with kernel events (root, tracefs), its page has the
 # critical-path table whose figures per op type and category are the
 # JSON's (`ops.by_type[T].breakdown_us`, `critical_path_us`,
-# `critical_path_top`), and an inline wait-for SVG, well-formed on its own
+# `critical_path_top`, `critical_path_runqueue_behind_us`), and an inline
+# wait-for SVG, well-formed on its own
 # (xmllint), whose edges are the JSON's `waitfor.edges` (the heaviest, in
 # order), refosd's hand-overs among them (tp_osd_tp -> msgr-worker and
 # finisher -> tp_osd_tp, cond). A run recorded without kernel events gets
@@ -88,6 +89,12 @@ for t in types:
     check(f"{t}: the threads on the path are the JSON's ({len(want)})",
           len(top) == len(want) and all(a[:2] == b[:2] and close(a[2], b[2]) for a, b in zip(top, want)),
           f"{top} vs {want}")
+    behind = [{a["data-behind"]: a["data-v"] for a, _ in tds if "data-behind" in a}
+              for tr, tds in p.tables.get("critical-path-behind", [])[1:] if tr.get("data-type") == t]
+    want = types[t]["critical_path_runqueue_behind_us"]
+    check(f"{t}: whom the runqueue waited behind is the JSON's",
+          len(behind) == 1 and set(behind[0]) == set(want) and all(close(behind[0][k], v) for k, v in want.items()),
+          f"{behind} vs {want}")
 
 m = re.search(r'<svg [^>]*id="waitfor".*?</svg>', page, re.S)
 check("the page has the wait-for SVG", m is not None, "none")
