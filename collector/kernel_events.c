@@ -22,6 +22,7 @@
 #include "kernel_bpf.h"
 #include "kernel_events.h"
 #include "kernel_unwind.h"
+#include "proc_stat.h"
 #include "run_dir.h"
 #include "mono_clock.h"
 #include <corecap/run_format.h>
@@ -160,19 +161,10 @@ struct raw_stack {
 
 static int open_sets(struct corecap_kernel_events *k, bool enabled, char *why, size_t why_size);
 
+/* A small file read whole (proc_stat.h), as a yes or no. */
 static bool read_small_file(const char *path, char *buf, size_t size)
 {
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return true;
+	return corecap_read_small_file(AT_FDCWD, path, buf, size) >= 0;
 }
 
 static bool has_cap(int bit)
@@ -284,15 +276,10 @@ static int add_tid(struct corecap_kernel_events *k, pid_t tid)
 
 static void thread_comm(pid_t pid, pid_t tid, char comm[16])
 {
-	char path[96], buf[64];
-	size_t n;
+	char path[96];
 
-	memset(comm, 0, 16);
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, (int)tid);
-	if (!read_small_file(path, buf, sizeof(buf)))
-		return;
-	n = strcspn(buf, "\n");
-	memcpy(comm, buf, n < 15 ? n : 15);
+	corecap_read_comm(path, comm);
 }
 
 /* Output buffer: whole records, flushed with one write(2). */

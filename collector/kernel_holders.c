@@ -8,7 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+
+#include "proc_stat.h"
 
 /* The first place whose tid is >= tid. */
 static size_t lower_bound(const struct kernel_holders *h, int32_t tid)
@@ -67,10 +68,8 @@ void kernel_holders_meet(struct kernel_holders *h, int32_t tid)
 	i = lower_bound(h, tid);
 	if (i < h->n && h->tid[i] == tid)
 		return;
-	if (h->n == KERNEL_HOLDERS_MAX || !grow(h)) {
-		h->beyond++;
+	if (h->n == KERNEL_HOLDERS_MAX || !grow(h))
 		return;
-	}
 	memmove(h->tid + i + 1, h->tid + i, (h->n - i) * sizeof(*h->tid));
 	memmove(h->comm + i + 1, h->comm + i, (h->n - i) * sizeof(*h->comm));
 	h->tid[i] = tid;
@@ -79,40 +78,18 @@ void kernel_holders_meet(struct kernel_holders *h, int32_t tid)
 	h->fresh[h->n_fresh++] = tid; /* n_fresh <= n <= cap */
 }
 
-/* Up to size - 1 bytes of a /proc file, NUL-terminated. */
-static bool read_proc(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
 bool kernel_holders_lookup(int32_t tid, char comm[16], int32_t *tgid)
 {
 	char path[64], buf[1024];
 	const char *t;
-	size_t n;
 
 	/* /proc/TID/ names any thread, not only a process's first. */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	if (!read_proc(path, buf, sizeof(buf)) || !(t = strstr(buf, "\nTgid:")))
+	if (corecap_read_small_file(AT_FDCWD, path, buf, sizeof(buf)) < 0 ||
+	    !(t = strstr(buf, "\nTgid:")) || (*tgid = (int32_t)strtol(t + 6, NULL, 10)) <= 0)
 		return false;
-	*tgid = (int32_t)strtol(t + 6, NULL, 10);
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
-	if (!read_proc(path, buf, sizeof(buf)) || *tgid <= 0)
-		return false;
-	n = strcspn(buf, "\n");
-	memset(comm, 0, 16);
-	memcpy(comm, buf, n < 15 ? n : 15);
-	return true;
+	return corecap_read_comm(path, comm);
 }
 
 void kernel_holders_release(struct kernel_holders *h)

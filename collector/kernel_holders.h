@@ -9,7 +9,8 @@
  * Meeting a thread costs a comparison when it is the one met last (a
  * switch-out's next thread mostly is), else a binary search; a new one is
  * inserted in order and queued to be named after the drain pass. At most
- * KERNEL_HOLDERS_MAX are kept; those met beyond are counted, not named.
+ * KERNEL_HOLDERS_MAX are kept; those met beyond (or when memory runs
+ * short) are not named.
  */
 #ifndef CORECAP_COLLECTOR_KERNEL_HOLDERS_H
 #define CORECAP_COLLECTOR_KERNEL_HOLDERS_H
@@ -26,8 +27,7 @@ struct kernel_holders {
 	size_t n, cap;
 	int32_t *fresh; /* met since the last naming, in the order met */
 	size_t n_fresh;
-	int32_t last;	 /* the tid met last */
-	uint64_t beyond; /* met past KERNEL_HOLDERS_MAX, or when memory ran short */
+	int32_t last; /* the tid met last */
 };
 
 /* Notes that tid (> 0) took a CPU from the target. */

@@ -36,6 +36,19 @@ out_close_fd:
 	return ret;
 }
 
+bool corecap_read_comm(const char *path, char comm[16])
+{
+	char buf[64];
+	size_t n;
+
+	memset(comm, 0, 16);
+	if (corecap_read_small_file(AT_FDCWD, path, buf, sizeof(buf)) < 0)
+		return false;
+	n = strcspn(buf, "\n");
+	memcpy(comm, buf, n < 15 ? n : 15);
+	return true;
+}
+
 int corecap_proc_stat_parse(const char *text, struct corecap_proc_stat *st)
 {
 	const char *open = strchr(text, '(');

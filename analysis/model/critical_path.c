@@ -93,18 +93,16 @@ const char *corecap_critical_path_thread_name(const struct critical_path *cp, in
 
 	if (th)
 		return th->comm[0] ? th->comm : NULL;
-	at = tid > 0 ? corecap_u64map_find(&cp->holder_at, (uint64_t)tid) : NULL;
+	at = corecap_u64map_find(&cp->holder_at, (uint64_t)(uint32_t)tid);
 	return at && cp->holders[*at - 1].comm[0] ? cp->holders[*at - 1].comm : NULL;
 }
 
 /* Another process's thread named (its last HOLDER record wins). */
 static int on_holder(struct critical_path *cp, const struct corecap_krec_holder *h)
 {
-	uint64_t *at;
+	uint64_t *at = corecap_u64map_upsert(&cp->holder_at, (uint64_t)(uint32_t)h->tid, NULL);
 
-	if (h->tid <= 0)
-		return 0;
-	if (!(at = corecap_u64map_upsert(&cp->holder_at, (uint64_t)h->tid, NULL)))
+	if (!at)
 		return -ENOMEM;
 	if (!*at) {
 		if (corecap_grow((void **)&cp->holders, &cp->cap_holders, cp->n_holders + 1,
@@ -1221,7 +1219,7 @@ size_t corecap_critical_path_top(const struct cp_type *t, struct cp_top *out, si
 /* Whether tid is a thread of the collector that recorded the run. */
 static bool is_collector(const struct critical_path *cp, int32_t tid)
 {
-	const uint64_t *at = corecap_u64map_find(&cp->holder_at, (uint64_t)tid);
+	const uint64_t *at = corecap_u64map_find(&cp->holder_at, (uint64_t)(uint32_t)tid);
 
 	return at && cp->collector_pid > 0 && cp->holders[*at - 1].tgid == cp->collector_pid;
 }
@@ -1252,6 +1250,14 @@ const char *corecap_cp_behind_name(enum cp_behind b)
 					    "unknown"};
 
 	return b < CPB__COUNT ? names[b] : "?";
+}
+
+const char *corecap_cp_behind_label(enum cp_behind b)
+{
+	static const char *const labels[] = {"the daemon's threads", "the collector",
+					     "other processes", "an idle CPU", "unknown"};
+
+	return b < CPB__COUNT ? labels[b] : "?";
 }
 
 const char *corecap_cp_wait_kind_name(enum cp_wait_kind k)

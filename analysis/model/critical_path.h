@@ -300,7 +300,9 @@ enum cp_behind { CPB_DAEMON, CPB_COLLECTOR, CPB_OTHER, CPB_IDLE, CPB_UNKNOWN, CP
 /* out[CPB_*], summing to t->ns[CP_RUNQUEUE]. */
 void corecap_critical_path_runq_behind(const struct critical_path *cp, const struct cp_type *t,
 				       uint64_t out[CPB__COUNT]);
+/* Its JSON key ("other_processes"), and its words for text and HTML ("other processes"). */
 const char *corecap_cp_behind_name(enum cp_behind b);
+const char *corecap_cp_behind_label(enum cp_behind b);
 /*
  * The wait-for graph by pool (thread names without trailing digits), the
  * heaviest edges first: *out malloc'd, *n edges. 0 or -ENOMEM.

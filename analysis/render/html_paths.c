@@ -452,8 +452,6 @@ static void paths_top(const struct report *r, FILE *out)
 /* Whom each type's runqueue waited behind (critical_path_runq_behind), us per op. */
 static void paths_behind(const struct report *r, FILE *out)
 {
-	static const char *const head[CPB__COUNT] = {"the daemon's threads", "the collector",
-						     "other processes", "an idle CPU", "unknown"};
 	const struct op_table *t = &r->model->ops;
 
 	fprintf(out, "<p>Whom the <i>runqueue</i> waited behind (us per op): the collector is "
@@ -461,7 +459,7 @@ static void paths_behind(const struct report *r, FILE *out)
 		     "latency.</p>\n<table class=\"sortable\" id=\"critical-path-behind\">\n"
 		     "<tr><th>type</th>");
 	for (uint32_t b = 0; b < CPB__COUNT; b++)
-		fprintf(out, "<th>%s</th>", head[b]);
+		fprintf(out, "<th>%s</th>", corecap_cp_behind_label(b));
 	fprintf(out, "</tr>\n");
 	for (size_t i = 0; i < t->n_types; i++) {
 		const struct cp_type *cp;

@@ -447,8 +447,6 @@ static void cp_cats(const struct cp_type *t, uint64_t ops, FILE *out)
 /* Whom its runqueue waited behind, on one line (none without runqueue). */
 static void cp_behind_line(const struct critical_path *cp, const struct cp_type *t, FILE *out)
 {
-	static const char *const what[CPB__COUNT] = {"the daemon's threads", "the collector",
-						     "other processes", "an idle CPU", "unknown"};
 	uint64_t v[CPB__COUNT];
 
 	if (!t->ns[CP_RUNQUEUE])
@@ -456,7 +454,8 @@ static void cp_behind_line(const struct critical_path *cp, const struct cp_type 
 	corecap_critical_path_runq_behind(cp, t, v);
 	fprintf(out, "             runqueue behind (us/op):");
 	for (uint32_t b = 0; b < CPB__COUNT; b++)
-		fprintf(out, "%s %s %.1f", b ? "," : "", what[b], v[b] / (double)t->count / 1e3);
+		fprintf(out, "%s %s %.1f", b ? "," : "", corecap_cp_behind_label(b),
+			v[b] / (double)t->count / 1e3);
 	fprintf(out, "\n");
 }
 
