@@ -138,8 +138,14 @@ static pid_t namespace_pid(pid_t pid)
 
 static void check_registration(struct corecap_lttng_session *s, pid_t pid, pid_t vpid)
 {
-	/* An app learns of a new session daemon within moments; give it that long. */
-	int tries = s->started_sessiond ? 30 : 1;
+	/*
+	 * An app learns of a new session daemon when it wakes the apps' wait
+	 * futex, mostly within moments; but lttng-ust sleeps 5 s before it
+	 * retries when a connection failed after such a wake (its listener's
+	 * failure / wait / failure sequence), so wait past that. A run of
+	 * 2026-12-04's CI gave up after 3 s with the daemon not yet there.
+	 */
+	int tries = s->started_sessiond ? 70 : 1;
 
 	for (int t = 0; t < tries && !s->target_has_probes; t++) {
 		struct lttng_event *evs = NULL;
