@@ -101,13 +101,22 @@ void corecap_thread_log_span(struct model_thread *th, uint64_t b, uint64_t e)
 
 uint64_t corecap_thread_logging_in(const struct model_thread *th, uint64_t b, uint64_t e)
 {
+	uint32_t at = th->log_head;
 	uint64_t sum = 0;
 
-	/* Spans are disjoint (one thread logs one thing at a time). */
-	for (uint32_t i = 0; i < th->n_log_spans; i++) {
-		uint64_t lb = th->log_spans[i].b > b ? th->log_spans[i].b : b;
-		uint64_t le = th->log_spans[i].e < e ? th->log_spans[i].e : e;
+	/*
+	 * Spans are disjoint and in time order (corecap_thread_log_span):
+	 * walked newest first, the first one that ends by b ends the walk,
+	 * so a recent window costs a span or two, not all of them.
+	 */
+	for (uint32_t k = 0; k < th->n_log_spans; k++) {
+		uint64_t lb, le;
 
+		at = (at + THREAD_LOG_SPANS - 1) % THREAD_LOG_SPANS;
+		if (th->log_spans[at].e <= b)
+			break;
+		lb = th->log_spans[at].b > b ? th->log_spans[at].b : b;
+		le = th->log_spans[at].e < e ? th->log_spans[at].e : e;
 		if (le > lb)
 			sum += le - lb;
 	}

@@ -480,6 +480,41 @@ START_TEST(thread_names_prefer_name_events_and_pools_strip_digits)
 }
 END_TEST
 
+/*
+ * A thread's logging inside a window, against a sum over every span kept:
+ * spans of random lengths and gaps (some overlapping the one before, which
+ * log_span trims), past the ring's THREAD_LOG_SPANS so that it wraps, and
+ * windows that begin before, inside and after them.
+ */
+START_TEST(logging_in_a_window_sums_the_spans_kept_in_it)
+{
+	struct model_thread th;
+	uint64_t t = 100;
+
+	memset(&th, 0, sizeof(th));
+	srandom(7);
+	for (int n = 0; n < 3 * THREAD_LOG_SPANS; n++) {
+		uint64_t b = t - (uint64_t)(random() % 5), e = t + 1 + (uint64_t)(random() % 40);
+
+		corecap_thread_log_span(&th, b, e);
+		t = e + (uint64_t)(random() % 30);
+		for (int w = 0; w < 20; w++) {
+			uint64_t wb = (uint64_t)(random() % (t + 20)), we = wb + (uint64_t)(random() % 300);
+			uint64_t want = 0;
+
+			for (uint32_t i = 0; i < th.n_log_spans; i++) {
+				uint64_t lb = th.log_spans[i].b > wb ? th.log_spans[i].b : wb;
+				uint64_t le = th.log_spans[i].e < we ? th.log_spans[i].e : we;
+
+				want += le > lb ? le - lb : 0;
+			}
+			ck_assert_uint_eq(corecap_thread_logging_in(&th, wb, we), want);
+		}
+	}
+	ck_assert_uint_eq(th.n_log_spans, THREAD_LOG_SPANS);
+}
+END_TEST
+
 /* Random interleavings of every event kind: no op may break conservation. */
 START_TEST(random_sequences_conserve_every_op)
 {
@@ -555,6 +590,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, discarded_counts_saturate_instead_of_wrapping);
 	tcase_add_test(tc, events_of_other_processes_are_counted_not_used);
 	tcase_add_test(tc, thread_names_prefer_name_events_and_pools_strip_digits);
+	tcase_add_test(tc, logging_in_a_window_sums_the_spans_kept_in_it);
 	tcase_add_loop_test(tc, random_sequences_conserve_every_op, 0, 8);
 	suite_add_tcase(s, tc);
 	return s;
