@@ -5,11 +5,19 @@
 # is the daemon's utime + stime from /proc/PID/stat over the refbench run.
 #
 # Calibration (2 cores, otherwise idle; docs/refosd.md): big lock 1.17-1.21
-# cores at 11.5-12k IOPS, without it 1.60-1.69 cores at 20-23k IOPS.
+# cores at 11.5-12k IOPS, without it 1.60-1.69 cores at 20-23k IOPS; on
+# 2026-12-04, 1.14-1.17 against 1.48-1.50 on the quiet machine, and in an
+# hour when the vCPUs ran slower (no other process, no steal) 1.12-1.26
+# against 1.32-1.44, the two runs of a round moving together.
 # Asserted: big lock <= BIG_MAX in every round (other processes can only
-# lower the daemon's share, never raise it), and without >= big lock +
-# GAP_MIN over two clean rounds. A lock that is not global (per shard, per
-# PG) behaves like no big lock (1.5-1.65 cores) and fails both.
+# lower the daemon's share, never raise it), and without - big lock, taken
+# within each round (back to back, one state of the machine) and averaged
+# over two clean rounds, >= GAP_MIN. A lock that is not global (per
+# shard, per PG) behaves like no big lock (a difference near 0) and fails
+# it. The largest big lock against the smallest run without it, across
+# rounds, mixed two states of the machine: in the slow hour its
+# difference fell to 0.11-0.16 in three attempts of three, where the
+# rounds' own differences averaged 0.18-0.24.
 #
 # CPU taken by other processes squeezes the run without the big lock (it
 # wants the whole machine), so a round in which others used more than
@@ -19,7 +27,7 @@
 . "$CORECAP_SRC/tests/e2e/refosd_lib.sh"
 
 BIG_MAX=${REFOSD_BIG_MAX:-1.35}
-GAP_MIN=${REFOSD_GAP_MIN:-0.20}
+GAP_MIN=${REFOSD_GAP_MIN:-0.15}
 OTHERS_MAX=${REFOSD_OTHERS_MAX:-0.30}
 MAX_ROUNDS=${REFOSD_MAX_ROUNDS:-4}
 HZ=$(getconf CLK_TCK)
@@ -59,8 +67,8 @@ run() {
 }
 
 clean=0
-big_max=0
-free_min=99
+gap_sum=0
+gaps=
 for round in $(seq 1 "$MAX_ROUNDS"); do
 	# The two runs back to back, so that a round sees one state of the machine.
 	run big$round --big-lock
@@ -78,8 +86,9 @@ for round in $(seq 1 "$MAX_ROUNDS"); do
 		continue
 	fi
 	clean=$((clean + 1))
-	big_max=$(calc "$big > $big_max ? $big : $big_max")
-	free_min=$(calc "$free < $free_min ? $free : $free_min")
+	gap=$(calc "$free - $big")
+	gap_sum=$(calc "$gap_sum + $gap")
+	gaps="$gaps $(printf '%.2f' "$gap")"
 	[ "$clean" -ge 2 ] && break
 done
 if [ "$clean" -lt 2 ]; then
@@ -87,6 +96,7 @@ if [ "$clean" -lt 2 ]; then
 	[ "$_failures" -eq 0 ] || finish
 	skip "other processes kept more than $OTHERS_MAX cores busy in $MAX_ROUNDS rounds: one core cannot be told from two"
 fi
-expect_true "without it, clearly more: min $free_min >= $big_max + $GAP_MIN" \
-	test "$(calc "$free_min >= $big_max + $GAP_MIN")" = 1
+gap=$(calc "$gap_sum / $clean")
+expect_true "without it, clearly more: the rounds' differences$gaps average $(printf '%.2f' "$gap") >= $GAP_MIN" \
+	test "$(calc "$gap >= $GAP_MIN")" = 1
 finish
