@@ -249,20 +249,14 @@ static pid_t osd_owning(unsigned long ino)
 	if (!d)
 		return 0;
 	while (!found && (de = readdir(d))) {
-		char path[64], comm[32] = "";
+		char path[64], comm[16];
 		pid_t pid = (pid_t)atoi(de->d_name);
-		FILE *f;
 
 		if (pid <= 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		f = fopen(path, "re");
-		if (!f)
-			continue;
-		if (!fgets(comm, sizeof(comm), f))
-			comm[0] = '\0';
-		fclose(f);
-		if (strcmp(comm, "ceph-osd\n") == 0 && has_socket_inode(pid, ino))
+		if (corecap_read_comm(path, comm) && strcmp(comm, "ceph-osd") == 0 &&
+		    has_socket_inode(pid, ino))
 			found = pid;
 	}
 	closedir(d);

@@ -223,9 +223,8 @@ static int name_matches(const char *globs, const char *comm)
  */
 static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
 {
-	char path[64], comm[64] = "";
+	char path[64], comm[16];
 	uint64_t t;
-	FILE *f;
 	int m;
 
 	if (!ws->names)
@@ -239,12 +238,7 @@ static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
 		if (ws->passed[i] == tid)
 			return 0;
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)ws->pid, (int)tid);
-	f = fopen(path, "re");
-	if (f) {
-		if (fgets(comm, sizeof(comm), f))
-			comm[strcspn(comm, "\n")] = '\0';
-		fclose(f);
-	}
+	corecap_read_comm(path, comm); /* "" when the thread is gone */
 	m = name_matches(ws->names, comm);
 	if (m)
 		return m;
