@@ -43,8 +43,12 @@ struct ctf_class_info {
 	enum model_event_kind then;
 	int64_t ctx_tid, ctx_pid, ctx_comm;
 	enum member_type ctx_tid_t, ctx_pid_t;
-	int64_t idx[MAX_FIELDS];
-	enum member_type type[MAX_FIELDS];
+	uint8_t n_reads; /* the handler's fields the class has, in handler order */
+	struct {
+		uint8_t slot; /* in the handler's fields[] */
+		uint8_t type;
+		uint32_t idx; /* in the payload */
+	} reads[MAX_FIELDS];
 	bool has_clock;
 	uint64_t freq;
 };
@@ -332,10 +336,16 @@ static struct ctf_class_info *class_info(struct ctf_reader *r, const bt_event_cl
 			ci->ctx_comm = -1;
 	}
 	payload = bt_event_class_borrow_payload_field_class_const(cls);
-	for (int i = 0; i < MAX_FIELDS; i++) {
-		ci->idx[i] = -1;
-		if (ci->h->fields[i])
-			ci->idx[i] = member_index(payload, ci->h->fields[i], &ci->type[i]);
+	for (int i = 0; i < MAX_FIELDS && ci->h->fields[i]; i++) {
+		enum member_type t;
+		int64_t idx = member_index(payload, ci->h->fields[i], &t);
+
+		if (idx < 0)
+			continue; /* the handler's default stands */
+		ci->reads[ci->n_reads].slot = (uint8_t)i;
+		ci->reads[ci->n_reads].type = (uint8_t)t;
+		ci->reads[ci->n_reads].idx = (uint32_t)idx;
+		ci->n_reads++;
 	}
 	return ci;
 }
@@ -398,15 +408,15 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg)
 	}
 	memcpy(v, ci->h->defaults, sizeof(v));
 	payload = bt_event_borrow_payload_field_const(event);
-	for (int i = 0; payload && i < MAX_FIELDS && ci->h->fields[i]; i++) {
-		if (ci->idx[i] < 0)
-			continue;
+	for (uint8_t j = 0; payload && j < ci->n_reads; j++) {
+		int i = ci->reads[j].slot;
+
 		f = bt_field_structure_borrow_member_field_by_index_const(payload,
-									  (uint64_t)ci->idx[i]);
-		switch (ci->type[i]) {
+									  ci->reads[j].idx);
+		switch (ci->reads[j].type) {
 		case MT_UNSIGNED:
 		case MT_SIGNED:
-			v[i] = read_int(f, ci->type[i]);
+			v[i] = read_int(f, ci->reads[j].type);
 			break;
 		case MT_STRING:
 			s[i] = bt_field_string_get_value(f);
