@@ -178,8 +178,9 @@ void corecap_span_union_add(struct span_union *u, uint64_t b, uint64_t e)
 		b = u->final_until;
 	if (e <= b)
 		return;
-	/* Sorted, disjoint: find the first interval ending at or after b. */
-	for (i = 0; i < n && u->v[i].e < b; i++)
+	/* Sorted and disjoint, so the ends rise: the first interval ending at
+	 * or after b, searched from the latest (where arrivals in end order land). */
+	for (i = n; i > 0 && u->v[i - 1].e >= b; i--)
 		;
 	/* Merge every interval that [b, e) touches into one. */
 	for (j = i; j < n && u->v[j].b <= e; j++) {
