@@ -45,6 +45,14 @@ static int consume(void *ctx, const struct model_event *ev)
 	return corecap_model_consume(&j->model, ev);
 }
 
+/* Op detection hands the events' names on; the model wants them until named. */
+static bool wants_comm(void *ctx, int32_t tid)
+{
+	const struct report_build *j = ctx;
+
+	return j->detecting || corecap_model_wants_comm(&j->model, tid);
+}
+
 /* The OpTracker's ops of the window join the critical path (model/ceph_critical.h). */
 static int open_ceph_critical(struct report_build *j)
 {
@@ -160,6 +168,7 @@ static int read_pass(struct report_build *j, bool detect)
 	if (detect && j->has_crit)
 		corecap_net_ops_tap(&j->net, corecap_critical_attrib_tap, &j->crit);
 	ret = corecap_ctf_reader_init(&r, j->run->traces, j->run->n_traces, consume, j);
+	r.wants_comm = wants_comm;
 	if (!ret)
 		ret = corecap_ctf_reader_run(&r);
 	if (ret)

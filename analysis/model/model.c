@@ -573,6 +573,15 @@ int corecap_model_consume(struct model *m, const struct model_event *ev)
 	return ret;
 }
 
+bool corecap_model_wants_comm(const struct model *m, int32_t tid)
+{
+	const struct model_thread *th = m->last_th && m->last_th->tid == tid
+						? m->last_th
+						: corecap_thread_table_find(&m->threads, tid);
+
+	return !th || th->name_source <= TNAME_PROCNAME;
+}
+
 int corecap_model_finish(struct model *m)
 {
 	uint64_t v;

@@ -85,6 +85,12 @@ int corecap_model_init(struct model *m, const struct model_config *cfg);
 void corecap_model_release(struct model *m);
 /* Consumes one event; 0 or -ENOMEM. Events must come in timestamp order. */
 int corecap_model_consume(struct model *m, const struct model_event *ev);
+/*
+ * Whether an event of tid should carry its procname: the model names a
+ * thread from it only while no better source (threads.tsv, a name event)
+ * has named it, so a reader may skip the field otherwise.
+ */
+bool corecap_model_wants_comm(const struct model *m, int32_t tid);
 /* Ends the stream: counts what is left in flight and fixes the window. */
 int corecap_model_finish(struct model *m);
 /* Records threads.tsv's figures for a thread (creating it if the trace did not). */

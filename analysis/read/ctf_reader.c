@@ -401,7 +401,7 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg)
 				bt_field_structure_borrow_member_field_by_index_const(
 					ctx, (uint64_t)ci->ctx_pid),
 				ci->ctx_pid_t);
-		if (ci->ctx_comm >= 0)
+		if (ci->ctx_comm >= 0 && (!r->wants_comm || r->wants_comm(r->ctx, ev.tid)))
 			ev.comm = bt_field_string_get_value(
 				bt_field_structure_borrow_member_field_by_index_const(
 					ctx, (uint64_t)ci->ctx_comm));

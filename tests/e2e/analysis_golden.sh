@@ -42,4 +42,20 @@ expect_eq "a fifth of the CPU stolen: the report warns" 1 \
 	"$(json "$WORK/stolen.json" "sum('the hypervisor took 20.0% of the machine' in w for w in d['quality']['warnings'])")"
 expect_eq "the golden run: no steal warning" 0 \
 	"$(json "$WORK/out.json" "sum('hypervisor' in w for w in d['quality']['warnings'])")"
+# Thread names: without threads.tsv each thread is named by its events'
+# procname; with it, the sampled comm wins over the procname (the report
+# reads the procname only while a thread has no better name).
+names="sorted((t['tid'], t['name'], t['pool']) for t in d['threads'] if t['tid'] in (17467, 17468))"
+cp -r golden-run "$WORK/nothreads"
+rm "$WORK/nothreads/threads.tsv"
+"$CORECAP" report --symfs golden-symfs --json "$WORK/nothreads" >"$WORK/nothreads.json"
+expect_eq "no threads.tsv: named by the procname" \
+	"[(17467, 'tg-worker-0', 'tg-worker'), (17468, 'tg-worker-1', 'tg-worker')]" \
+	"$(json "$WORK/nothreads.json" "$names")"
+cp -r golden-run "$WORK/sampled"
+sed -i 's/\ttg-worker-0\t/\tsampled-w0\t/' "$WORK/sampled/threads.tsv"
+"$CORECAP" report --symfs golden-symfs --json "$WORK/sampled" >"$WORK/sampled.json"
+expect_eq "threads.tsv's comm names a thread before the procname" \
+	"[(17467, 'sampled-w0', 'sampled-w'), (17468, 'tg-worker-1', 'tg-worker')]" \
+	"$(json "$WORK/sampled.json" "$names")"
 finish
