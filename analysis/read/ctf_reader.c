@@ -46,7 +46,7 @@ struct ctf_class_info {
 	uint8_t n_reads; /* the handler's fields the class has, in handler order */
 	struct {
 		uint8_t slot; /* in the handler's fields[] */
-		uint8_t type;
+		enum member_type type;
 		uint32_t idx; /* in the payload */
 	} reads[MAX_FIELDS];
 	bool has_clock;
@@ -343,7 +343,7 @@ static struct ctf_class_info *class_info(struct ctf_reader *r, const bt_event_cl
 		if (idx < 0)
 			continue; /* the handler's default stands */
 		ci->reads[ci->n_reads].slot = (uint8_t)i;
-		ci->reads[ci->n_reads].type = (uint8_t)t;
+		ci->reads[ci->n_reads].type = t;
 		ci->reads[ci->n_reads].idx = (uint32_t)idx;
 		ci->n_reads++;
 	}
@@ -429,7 +429,7 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg)
 				r->stack[k] = bt_field_integer_unsigned_get_value(
 					bt_field_array_borrow_element_field_by_index_const(f, k));
 			break;
-		case MT_ABSENT:
+		case MT_ABSENT: /* never listed: class_info leaves absent fields out */
 			break;
 		}
 	}
