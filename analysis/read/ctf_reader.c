@@ -364,19 +364,17 @@ static uint64_t to_ns(const struct ctf_class_info *ci, uint64_t cycles)
 	return (uint64_t)((unsigned __int128)cycles * 1000000000u / ci->freq);
 }
 
-static int handle_event(struct ctf_reader *r, const bt_message *msg)
+/* An event message, its class's info and its time as message_key found them. */
+static int handle_event(struct ctf_reader *r, const bt_message *msg, struct ctf_class_info *ci,
+			uint64_t ts_ns)
 {
 	const bt_event *event = bt_message_event_borrow_event_const(msg);
-	const bt_event_class *cls = bt_event_borrow_class_const(event);
-	struct ctf_class_info *ci = class_info(r, cls);
 	const bt_field *payload, *ctx, *f;
 	struct model_event ev;
 	uint64_t v[MAX_FIELDS];
 	const char *s[MAX_FIELDS] = {NULL};
 	uint32_t depth = 0;
 
-	if (!ci)
-		return -ENOMEM;
 	if (!ci->h) {
 		r->foreign_events++;
 		return 0;
@@ -386,14 +384,10 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg)
 	 * `rep stos` here, whose start-up costs more than the event's fields. */
 	memset(&ev.op, 0, sizeof(ev) - offsetof(struct model_event, op));
 	ev.kind = ci->h->kind;
-	ev.ts_ns = 0;
+	ev.ts_ns = ci->has_clock ? ts_ns : 0;
 	ev.tid = -1;
 	ev.pid = -1;
 	ev.comm = NULL;
-	if (ci->has_clock)
-		ev.ts_ns = to_ns(
-			ci, bt_clock_snapshot_get_value(
-				    bt_message_event_borrow_default_clock_snapshot_const(msg)));
 	ctx = bt_event_borrow_common_context_field_const(event);
 	if (ctx) {
 		if (ci->ctx_tid >= 0)
@@ -502,60 +496,121 @@ static int handle_discarded(struct ctf_reader *r, const bt_message *msg, bool pa
 	return r->consume(r->ctx, &ev);
 }
 
-static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
-								  void *data)
+/*
+ * The merge's key of msg (ctf_merge_key_fn): an event's time (the raw
+ * value of its clock snapshot, in ns) with its class's info as aux; a
+ * loss's beginning when its stream class has one; none for the rest
+ * (stream and packet boundaries).
+ */
+static int message_key(void *ctx, const bt_message *msg, uint64_t *key, void **aux)
 {
-	struct ctf_reader *r = data;
-	bt_message_array_const msgs;
-	uint64_t count = 0;
-	int ret = 0;
+	struct ctf_reader *r = ctx;
+	const bt_stream_class *sc;
 
-	switch (bt_message_iterator_next(it, &msgs, &count)) {
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
-		break;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_END;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_AGAIN;
-	case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_MEMORY_ERROR;
-	default:
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_EVENT: {
+		struct ctf_class_info *ci = class_info(
+			r, bt_event_borrow_class_const(bt_message_event_borrow_event_const(msg)));
+
+		if (!ci)
+			return -ENOMEM;
+		*aux = ci;
+		if (!ci->has_clock)
+			return 0;
+		*key = to_ns(ci,
+			     bt_clock_snapshot_get_value(
+				     bt_message_event_borrow_default_clock_snapshot_const(msg)));
+		return 1;
 	}
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_events_borrow_stream_const(msg));
+		if (!bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
+			return 0;
+		*key = snapshot_ns(
+			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg));
+		return 1;
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		sc = bt_stream_borrow_class_const(
+			bt_message_discarded_packets_borrow_stream_const(msg));
+		if (!bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
+			return 0;
+		*key = snapshot_ns(
+			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg));
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static int handle_message(struct ctf_reader *r, const bt_message *msg, void *aux, uint64_t key)
+{
+	switch (bt_message_get_type(msg)) {
+	case BT_MESSAGE_TYPE_PACKET_BEGINNING:
+		r->packets++;
+		return 0;
+	case BT_MESSAGE_TYPE_EVENT:
+		return handle_event(r, msg, aux, key);
+	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
+		return handle_discarded(r, msg, false);
+	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
+		return handle_discarded(r, msg, true);
+	default:
+		return 0;
+	}
+}
+
+/* Messages handled per call of the sink's consuming method. */
+#define SINK_BATCH 256
+
+static bt_component_class_sink_consume_method_status sink_consume(bt_self_component_sink *self)
+{
+	struct ctf_reader *r =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+	const bt_message *msg;
+	void *aux = NULL;
+	uint64_t key = 0;
+	int ret = 1;
+
 	/* Our own work (the model, a first symbol lookup loading a large
 	 * binary's DWARF) is no stall of the library: the watchdog waits. */
 	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->in_consumer, true, __ATOMIC_RELAXED);
-	for (uint64_t i = 0; i < count; i++) {
-		const bt_message *msg = msgs[i];
-
-		if (!ret) {
-			switch (bt_message_get_type(msg)) {
-			case BT_MESSAGE_TYPE_PACKET_BEGINNING:
-				r->packets++;
-				break;
-			case BT_MESSAGE_TYPE_EVENT:
-				ret = handle_event(r, msg);
-				break;
-			case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-				ret = handle_discarded(r, msg, false);
-				break;
-			case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-				ret = handle_discarded(r, msg, true);
-				break;
-			default:
-				break;
-			}
-		}
+	for (int n = 0; n < SINK_BATCH && ret == 1; n++) {
+		if ((ret = corecap_ctf_merge_next(&r->merge, &msg, &aux, &key)) != 1)
+			break;
+		__atomic_store_n(&r->in_consumer, true, __ATOMIC_RELAXED);
+		if ((ret = handle_message(r, msg, aux, key)) == 0)
+			ret = 1;
+		else
+			r->consume_ret = ret;
+		__atomic_store_n(&r->in_consumer, false, __ATOMIC_RELAXED);
 		bt_message_put_ref(msg);
 	}
 	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&r->in_consumer, false, __ATOMIC_RELAXED);
-	if (ret) {
+	if (r->consume_ret) /* the consumer's error: corecap_ctf_reader_run names it */
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	switch (ret) {
+	case 1:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_OK;
+	case 0:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_END;
+	case -EAGAIN:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_AGAIN;
+	case -ERANGE:
+		set_error(r,
+			  "trace '%s': a message at %llu ns follows one at %llu ns: a stream out "
+			  "of time order",
+			  r->input_dirs[r->merge.heap[0]], (unsigned long long)key,
+			  (unsigned long long)r->merge.last_key);
 		r->consume_ret = ret;
-		return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_ERROR;
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
+	case -ENOMEM:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_MEMORY_ERROR;
+	default:
+		return BT_COMPONENT_CLASS_SINK_CONSUME_METHOD_STATUS_ERROR;
 	}
-	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
 /*
@@ -801,14 +856,6 @@ static const bt_plugin *find_plugin(struct ctf_reader *r, const char *name)
 	return plugin;
 }
 
-/* The muxer grows a new input port each time one is connected: the last one is free. */
-static const bt_port_input *free_muxer_port(const bt_component_filter *mux)
-{
-	uint64_t n = bt_component_filter_get_input_port_count(mux);
-
-	return n ? bt_component_filter_borrow_input_port_by_index_const(mux, n - 1) : NULL;
-}
-
 /* CORECAP_CTF_CHECK=0: hand the traces to the library unchecked (tests of the guard). */
 static bool check_disabled(void)
 {
@@ -817,10 +864,10 @@ static bool check_disabled(void)
 	return s && strcmp(s, "0") == 0;
 }
 
-static int add_source(struct ctf_reader *r, const bt_component_class_source *cls,
-		      const bt_component_filter *mux, const char *dir, size_t idx)
+/* Trace dir's source, added as *src. */
+static int add_source(struct ctf_reader *r, const bt_component_class_source *cls, const char *dir,
+		      size_t idx, const bt_component_source **src)
 {
-	const bt_component_source *src = NULL;
 	bt_value *params = bt_value_map_create(), *inputs = NULL;
 	bt_graph_add_component_status st;
 	char name[32];
@@ -846,7 +893,7 @@ static int add_source(struct ctf_reader *r, const bt_component_class_source *cls
 	/* Errors logged, and captured: the metadata parser's only say where it broke. */
 	guard_begin(r, dir);
 	st = bt_graph_add_source_component(r->graph, cls, name, params, BT_LOGGING_LEVEL_ERROR,
-					   &src);
+					   src);
 	__atomic_add_fetch(&r->progress, 1, __ATOMIC_RELAXED);
 	guard_end();
 	if (st != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
@@ -856,33 +903,121 @@ static int add_source(struct ctf_reader *r, const bt_component_class_source *cls
 		goto out;
 	}
 	replay_log(r);
-	for (uint64_t i = 0; i < bt_component_source_get_output_port_count(src); i++) {
-		if (bt_graph_connect_ports(
-			    r->graph, bt_component_source_borrow_output_port_by_index_const(src, i),
-			    free_muxer_port(mux), NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-			set_error(r, "cannot connect trace '%s' to the muxer", dir);
-			append_bt_causes(r);
-			goto out;
-		}
-	}
 	ret = 0;
 out:
 	bt_value_put_ref(params);
 	return ret;
 }
 
+/* The sink's initializing method: one input port per output port of the sources. */
+static bt_component_class_initialize_method_status
+sink_init(bt_self_component_sink *self, bt_self_component_sink_configuration *config,
+	  const bt_value *params, void *data)
+{
+	struct ctf_reader *r = data;
+	char name[32];
+
+	(void)config, (void)params;
+	bt_self_component_set_data(bt_self_component_sink_as_self_component(self), r);
+	for (uint32_t i = 0; i < r->n_inputs; i++) {
+		snprintf(name, sizeof(name), "in%u", i);
+		switch (bt_self_component_sink_add_input_port(self, name, NULL, NULL)) {
+		case BT_SELF_COMPONENT_ADD_PORT_STATUS_OK:
+			break;
+		case BT_SELF_COMPONENT_ADD_PORT_STATUS_MEMORY_ERROR:
+			return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_ERROR;
+		}
+	}
+	return BT_COMPONENT_CLASS_INITIALIZE_METHOD_STATUS_OK;
+}
+
+/* Once connected: a message iterator on each input port, the merge's inputs. */
+static bt_component_class_sink_graph_is_configured_method_status
+sink_configured(bt_self_component_sink *self)
+{
+	struct ctf_reader *r =
+		bt_self_component_get_data(bt_self_component_sink_as_self_component(self));
+
+	for (uint32_t i = 0; i < r->n_inputs; i++) {
+		bt_message_iterator *it = NULL;
+
+		switch (bt_message_iterator_create_from_sink_component(
+			self, bt_self_component_sink_borrow_input_port_by_index(self, i), &it)) {
+		case BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_OK:
+			corecap_ctf_merge_set_input(&r->merge, i, it);
+			break;
+		case BT_MESSAGE_ITERATOR_CREATE_FROM_SINK_COMPONENT_STATUS_MEMORY_ERROR:
+			return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_MEMORY_ERROR;
+		default:
+			return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_ERROR;
+		}
+	}
+	return BT_COMPONENT_CLASS_SINK_GRAPH_IS_CONFIGURED_METHOD_STATUS_OK;
+}
+
+/* Our sink, with an input port per output port of srcs[0..n), connected to them. */
+static int add_sink(struct ctf_reader *r, const bt_component_source *const *srcs, size_t n,
+		    char *const *dirs)
+{
+	bt_component_class_sink *cls = NULL;
+	const bt_component_sink *sink = NULL;
+	uint32_t k = 0;
+	int ret = -ENOMEM;
+
+	for (size_t i = 0; i < n; i++)
+		r->n_inputs += (uint32_t)bt_component_source_get_output_port_count(srcs[i]);
+	if (!(r->input_dirs = calloc(r->n_inputs ? r->n_inputs : 1, sizeof(*r->input_dirs))) ||
+	    corecap_ctf_merge_init(&r->merge, r->n_inputs, message_key, r) ||
+	    !(cls = bt_component_class_sink_create("corecap", sink_consume)) ||
+	    bt_component_class_sink_set_initialize_method(cls, sink_init) ||
+	    bt_component_class_sink_set_graph_is_configured_method(cls, sink_configured)) {
+		set_error(r, "cannot create the reader's sink: %s", strerror(ENOMEM));
+		goto out;
+	}
+	ret = -EINVAL;
+	if (bt_graph_add_sink_component_with_initialize_method_data(
+		    r->graph, cls, "corecap", NULL, r, BT_LOGGING_LEVEL_NONE, &sink) !=
+	    BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
+		set_error(r, "cannot create the reader's sink");
+		append_bt_causes(r);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t p = 0; p < bt_component_source_get_output_port_count(srcs[i]); p++) {
+			r->input_dirs[k] = dirs[i];
+			if (bt_graph_connect_ports(
+				    r->graph,
+				    bt_component_source_borrow_output_port_by_index_const(srcs[i],
+											  p),
+				    bt_component_sink_borrow_input_port_by_index_const(sink, k++),
+				    NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
+				set_error(r, "cannot connect trace '%s' to the reader's sink",
+					  dirs[i]);
+				append_bt_causes(r);
+				goto out;
+			}
+		}
+	ret = 0;
+out:
+	bt_component_class_sink_put_ref(cls);
+	return ret;
+}
+
 int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
 			    ctf_reader_consume_fn fn, void *ctx)
 {
-	const bt_plugin *ctf = NULL, *utils = NULL;
+	const bt_plugin *ctf = NULL;
 	const bt_component_class_source *fs;
-	const bt_component_class_filter *muxer_cls;
-	const bt_component_filter *mux = NULL;
-	const bt_component_sink *sink = NULL;
+	const bt_component_source **srcs = NULL;
 	int ret = -EINVAL;
 
-	*r = (struct ctf_reader){
-		.consume = fn, .ctx = ctx, .log_fd = -1, .first_dir = n ? dirs[0] : NULL};
+	*r = (struct ctf_reader){.consume = fn,
+				 .ctx = ctx,
+				 .log_fd = -1,
+				 .first_dir = n ? dirs[0] : NULL,
+				 .merge = {.stale = -1}};
 	r->graph = bt_graph_create(0);
 	if (!r->graph) {
 		set_error(r, "cannot create a babeltrace2 graph");
@@ -892,38 +1027,25 @@ int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
 	 * the plugin loads, not at the component's: without it a syntax error
 	 * leaves no line number anywhere. */
 	setenv("BABELTRACE_PLUGIN_CTF_METADATA_LOG_LEVEL", "E", 0);
-	if (!(ctf = find_plugin(r, "ctf")) || !(utils = find_plugin(r, "utils")))
+	if (!(ctf = find_plugin(r, "ctf")))
 		goto out;
 	fs = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
-	muxer_cls = bt_plugin_borrow_filter_component_class_by_name_const(utils, "muxer");
-	if (!fs || !muxer_cls) {
-		set_error(r, "the babeltrace2 plugins lack source.ctf.fs or filter.utils.muxer");
+	if (!fs) {
+		set_error(r, "the babeltrace2 plugins lack source.ctf.fs");
 		goto out;
 	}
-	if (bt_graph_add_filter_component(r->graph, muxer_cls, "muxer", NULL, BT_LOGGING_LEVEL_NONE,
-					  &mux) != BT_GRAPH_ADD_COMPONENT_STATUS_OK) {
-		set_error(r, "cannot create the muxer");
-		append_bt_causes(r);
+	if (!(srcs = calloc(n ? n : 1, sizeof(*srcs)))) {
+		set_error(r, "cannot read the traces: %s", strerror(ENOMEM));
+		ret = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		if ((ret = add_source(r, fs, mux, dirs[i], i)))
+		if ((ret = add_source(r, fs, dirs[i], i, &srcs[i])))
 			goto out;
-	ret = -EINVAL;
-	if (bt_graph_add_simple_sink_component(r->graph, "corecap", NULL, consume, NULL, r,
-					       &sink) != BT_GRAPH_ADD_COMPONENT_STATUS_OK ||
-	    bt_graph_connect_ports(r->graph,
-				   bt_component_filter_borrow_output_port_by_index_const(mux, 0),
-				   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-				   NULL) != BT_GRAPH_CONNECT_PORTS_STATUS_OK) {
-		set_error(r, "cannot connect the reader's sink");
-		append_bt_causes(r);
-		goto out;
-	}
-	ret = 0;
+	ret = add_sink(r, srcs, n, dirs);
 out:
+	free(srcs);
 	bt_plugin_put_ref(ctf);
-	bt_plugin_put_ref(utils);
 	return ret;
 }
 
@@ -966,6 +1088,8 @@ const char *corecap_ctf_reader_error(const struct ctf_reader *r)
 
 void corecap_ctf_reader_release(struct ctf_reader *r)
 {
+	corecap_ctf_merge_release(&r->merge); /* its iterators before their graph */
+	free(r->input_dirs);
 	bt_graph_put_ref(r->graph);
 	free(r->classes);
 	free(r->error);

@@ -1,8 +1,9 @@
 /*
  * ctf_reader: reads the CTF traces of a run in process with libbabeltrace2
- * (one source.ctf.fs per trace directory -> filter.utils.muxer -> a
- * simple sink of ours) and hands every corecap event, decoded into a
- * struct model_event, to a consumer, in timestamp order. Event classes
+ * (one source.ctf.fs per trace directory -> a sink of ours, which merges
+ * the sources' ports in time order itself: ctf_merge) and hands every
+ * corecap event, decoded into a struct model_event, to a consumer, in
+ * timestamp order. Event classes
  * are dispatched through a table from event name to handler, resolved
  * once per class; field positions are resolved once per class too, so
  * the per-event cost is a pointer-hash lookup and a few field reads.
@@ -33,6 +34,7 @@
 
 #include "../model/event.h"
 #include "ctf_check.h"
+#include "ctf_merge.h"
 
 /* Returns 0 or a negative errno, which stops the reading. */
 typedef int (*ctf_reader_consume_fn)(void *ctx, const struct model_event *ev);
@@ -60,6 +62,9 @@ struct ctf_reader {
 	struct ctf_check check; /* what the traces' files say, summed */
 	int log_fd;		/* memfd: the library's error log, -1 until needed */
 	const char *first_dir;	/* the trace named in the guard's errors (borrowed) */
+	struct ctf_merge merge; /* the sink's inputs: every output port of the sources */
+	const char **input_dirs; /* each input's trace directory (borrowed) */
+	uint32_t n_inputs;
 };
 
 /*

@@ -1,0 +1,153 @@
+#include "ctf_merge.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+int corecap_ctf_merge_init(struct ctf_merge *m, uint32_t n, ctf_merge_key_fn key, void *ctx)
+{
+	*m = (struct ctf_merge){.n_in = n, .stale = -1, .key = key, .ctx = ctx};
+	m->in = calloc(n ? n : 1, sizeof(*m->in));
+	m->heap = calloc(n ? n : 1, sizeof(*m->heap));
+	if (!m->in || !m->heap) {
+		corecap_ctf_merge_release(m);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void corecap_ctf_merge_set_input(struct ctf_merge *m, uint32_t i, bt_message_iterator *it)
+{
+	m->in[i].it = it;
+}
+
+static bool less(const struct ctf_merge *m, uint32_t a, uint32_t b)
+{
+	return m->in[a].key < m->in[b].key || (m->in[a].key == m->in[b].key && a < b);
+}
+
+static void sift_down(struct ctf_merge *m, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, s = i, t;
+
+		if (l < m->n_heap && less(m, m->heap[l], m->heap[s]))
+			s = l;
+		if (l + 1 < m->n_heap && less(m, m->heap[l + 1], m->heap[s]))
+			s = l + 1;
+		if (s == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[s];
+		m->heap[s] = t;
+		i = s;
+	}
+}
+
+/*
+ * Input i's head loaded (its next batch asked for when the current one
+ * is used up) and its key taken: 1 when it has one, 0 when it ended
+ * (its iterator put), or a negative errno (an AGAIN leaves it to retry).
+ */
+static int load_head(struct ctf_merge *m, uint32_t i)
+{
+	struct ctf_merge_input *in = &m->in[i];
+	int ret;
+
+	while (in->pos == in->count) {
+		if (!in->it)
+			return 0;
+		switch (bt_message_iterator_next(in->it, &in->msgs, &in->count)) {
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_OK:
+			in->pos = 0;
+			break;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_END:
+			in->count = in->pos = 0;
+			bt_message_iterator_put_ref(in->it);
+			in->it = NULL;
+			return 0;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_AGAIN:
+			in->count = in->pos = 0;
+			return -EAGAIN;
+		case BT_MESSAGE_ITERATOR_NEXT_STATUS_MEMORY_ERROR:
+			in->count = in->pos = 0;
+			return -ENOMEM;
+		default:
+			in->count = in->pos = 0;
+			return -EIO;
+		}
+	}
+	in->aux = NULL;
+	ret = m->key(m->ctx, in->msgs[in->pos], &in->key, &in->aux);
+	if (ret < 0)
+		return ret;
+	if (ret == 0)
+		in->key = m->last_key;
+	return 1;
+}
+
+/* Every input's first head, and the heap over them. */
+static int start(struct ctf_merge *m)
+{
+	int ret;
+
+	for (uint32_t i = 0; i < m->n_in; i++) {
+		/* A retry after an AGAIN: the inputs already in the heap keep their place. */
+		bool in_heap = false;
+
+		for (uint32_t j = 0; j < m->n_heap; j++)
+			in_heap = in_heap || m->heap[j] == i;
+		if (in_heap)
+			continue;
+		if ((ret = load_head(m, i)) < 0)
+			return ret;
+		if (ret)
+			m->heap[m->n_heap++] = i;
+	}
+	for (uint32_t i = m->n_heap / 2; i-- > 0;)
+		sift_down(m, i);
+	m->started = true;
+	return 0;
+}
+
+int corecap_ctf_merge_next(struct ctf_merge *m, const bt_message **msg, void **aux, uint64_t *key)
+{
+	struct ctf_merge_input *in;
+	int ret;
+
+	if (!m->started && (ret = start(m)))
+		return ret;
+	if (m->stale >= 0) {
+		/* The root's head was given: its next one takes its place. */
+		if ((ret = load_head(m, (uint32_t)m->stale)) < 0)
+			return ret;
+		if (!ret)
+			m->heap[0] = m->heap[--m->n_heap];
+		m->stale = -1;
+		sift_down(m, 0);
+	}
+	if (!m->n_heap)
+		return 0;
+	in = &m->in[m->heap[0]];
+	*key = in->key;
+	if (in->key < m->last_key)
+		return -ERANGE;
+	m->last_key = in->key;
+	*msg = in->msgs[in->pos++];
+	*aux = in->aux;
+	m->stale = m->heap[0];
+	return 1;
+}
+
+void corecap_ctf_merge_release(struct ctf_merge *m)
+{
+	for (uint32_t i = 0; m->in && i < m->n_in; i++) {
+		struct ctf_merge_input *in = &m->in[i];
+
+		for (; in->pos < in->count; in->pos++)
+			bt_message_put_ref(in->msgs[in->pos]);
+		bt_message_iterator_put_ref(in->it);
+	}
+	free(m->in);
+	free(m->heap);
+	*m = (struct ctf_merge){.stale = -1};
+}
