@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "../util/heap.h"
+
 int corecap_ctf_merge_init(struct ctf_merge *m, uint32_t n, ctf_merge_key_fn key, void *ctx)
 {
 	*m = (struct ctf_merge){.n_in = n, .stale = -1, .key = key, .ctx = ctx};
@@ -20,27 +22,16 @@ void corecap_ctf_merge_set_input(struct ctf_merge *m, uint32_t i, bt_message_ite
 	m->in[i].it = it;
 }
 
-static bool less(const struct ctf_merge *m, uint32_t a, uint32_t b)
+static bool less(const void *ctx, uint32_t a, uint32_t b)
 {
+	const struct ctf_merge *m = ctx;
+
 	return m->in[a].key < m->in[b].key || (m->in[a].key == m->in[b].key && a < b);
 }
 
 static void sift_down(struct ctf_merge *m, uint32_t i)
 {
-	for (;;) {
-		uint32_t l = 2 * i + 1, s = i, t;
-
-		if (l < m->n_heap && less(m, m->heap[l], m->heap[s]))
-			s = l;
-		if (l + 1 < m->n_heap && less(m, m->heap[l + 1], m->heap[s]))
-			s = l + 1;
-		if (s == i)
-			return;
-		t = m->heap[i];
-		m->heap[i] = m->heap[s];
-		m->heap[s] = t;
-		i = s;
-	}
+	corecap_heap_down(m->heap, m->n_heap, i, less, m);
 }
 
 /*

@@ -460,37 +460,46 @@ static uint64_t snapshot_ns(const bt_clock_snapshot *cs)
 	return cs ? bt_clock_snapshot_get_value(cs) : 0;
 }
 
-static int handle_discarded(struct ctf_reader *r, const bt_message *msg, bool packets)
+/*
+ * A loss message's range, [*begin, *end] (raw clock values), when its
+ * stream class gives losses times: true; false (both 0) otherwise.
+ */
+static bool loss_range(const bt_message *msg, bool packets, uint64_t *begin, uint64_t *end)
 {
 	const bt_stream *stream = packets ? bt_message_discarded_packets_borrow_stream_const(msg)
 					  : bt_message_discarded_events_borrow_stream_const(msg);
 	const bt_stream_class *sc = bt_stream_borrow_class_const(stream);
+
+	*begin = *end = 0;
+	if (packets && bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
+		*begin = snapshot_ns(
+			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
+				msg));
+		*end = snapshot_ns(
+			bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(msg));
+		return true;
+	}
+	if (!packets && bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
+		*begin = snapshot_ns(
+			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
+				msg));
+		*end = snapshot_ns(
+			bt_message_discarded_events_borrow_end_default_clock_snapshot_const(msg));
+		return true;
+	}
+	return false;
+}
+
+static int handle_discarded(struct ctf_reader *r, const bt_message *msg, bool packets)
+{
 	struct model_event ev = {.kind = MEV_DISCARDED, .tid = -1, .pid = -1};
 	bt_property_availability avail;
 	uint64_t count = 0;
 
 	ev.loss.packets = packets;
-	if (packets) {
-		avail = bt_message_discarded_packets_get_count(msg, &count);
-		if (bt_stream_class_discarded_packets_have_default_clock_snapshots(sc)) {
-			ev.loss.begin_ns = snapshot_ns(
-				bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
-					msg));
-			ev.loss.end_ns = snapshot_ns(
-				bt_message_discarded_packets_borrow_end_default_clock_snapshot_const(
-					msg));
-		}
-	} else {
-		avail = bt_message_discarded_events_get_count(msg, &count);
-		if (bt_stream_class_discarded_events_have_default_clock_snapshots(sc)) {
-			ev.loss.begin_ns = snapshot_ns(
-				bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
-					msg));
-			ev.loss.end_ns = snapshot_ns(
-				bt_message_discarded_events_borrow_end_default_clock_snapshot_const(
-					msg));
-		}
-	}
+	avail = packets ? bt_message_discarded_packets_get_count(msg, &count)
+			: bt_message_discarded_events_get_count(msg, &count);
+	loss_range(msg, packets, &ev.loss.begin_ns, &ev.loss.end_ns);
 	ev.loss.count = avail == BT_PROPERTY_AVAILABILITY_AVAILABLE ? count : UINT64_MAX;
 	ev.ts_ns = ev.loss.begin_ns;
 	return r->consume(r->ctx, &ev);
@@ -505,7 +514,7 @@ static int handle_discarded(struct ctf_reader *r, const bt_message *msg, bool pa
 static int message_key(void *ctx, const bt_message *msg, uint64_t *key, void **aux)
 {
 	struct ctf_reader *r = ctx;
-	const bt_stream_class *sc;
+	uint64_t end;
 
 	switch (bt_message_get_type(msg)) {
 	case BT_MESSAGE_TYPE_EVENT: {
@@ -523,23 +532,9 @@ static int message_key(void *ctx, const bt_message *msg, uint64_t *key, void **a
 		return 1;
 	}
 	case BT_MESSAGE_TYPE_DISCARDED_EVENTS:
-		sc = bt_stream_borrow_class_const(
-			bt_message_discarded_events_borrow_stream_const(msg));
-		if (!bt_stream_class_discarded_events_have_default_clock_snapshots(sc))
-			return 0;
-		*key = snapshot_ns(
-			bt_message_discarded_events_borrow_beginning_default_clock_snapshot_const(
-				msg));
-		return 1;
+		return loss_range(msg, false, key, &end);
 	case BT_MESSAGE_TYPE_DISCARDED_PACKETS:
-		sc = bt_stream_borrow_class_const(
-			bt_message_discarded_packets_borrow_stream_const(msg));
-		if (!bt_stream_class_discarded_packets_have_default_clock_snapshots(sc))
-			return 0;
-		*key = snapshot_ns(
-			bt_message_discarded_packets_borrow_beginning_default_clock_snapshot_const(
-				msg));
-		return 1;
+		return loss_range(msg, true, key, &end);
 	default:
 		return 0;
 	}

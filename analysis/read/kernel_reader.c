@@ -1,5 +1,6 @@
 #include "kernel_reader.h"
 #include "../util/grow.h"
+#include "../util/heap.h"
 #include <corecap/diag.h>
 
 #include <errno.h>
@@ -761,27 +762,16 @@ static int stream_next(const struct kernel_reader *k, struct kernel_cpu_stream *
 	return 0;
 }
 
-static bool heap_less(const struct kernel_cursor *c, uint32_t a, uint32_t b)
+static bool heap_less(const void *ctx, uint32_t a, uint32_t b)
 {
+	const struct kernel_cursor *c = ctx;
+
 	return before(c->cpu[a].head, c->cpu[a].head_off, c->cpu[b].head, c->cpu[b].head_off);
 }
 
 static void heap_down(struct kernel_cursor *c, uint32_t i)
 {
-	for (;;) {
-		uint32_t l = 2 * i + 1, m = i, t;
-
-		if (l < c->n_heap && heap_less(c, c->heap[l], c->heap[m]))
-			m = l;
-		if (l + 1 < c->n_heap && heap_less(c, c->heap[l + 1], c->heap[m]))
-			m = l + 1;
-		if (m == i)
-			return;
-		t = c->heap[i];
-		c->heap[i] = c->heap[m];
-		c->heap[m] = t;
-		i = m;
-	}
+	corecap_heap_down(c->heap, c->n_heap, i, heap_less, c);
 }
 
 int corecap_kernel_cursor_open(struct kernel_cursor *c, const struct kernel_reader *k)
