@@ -76,27 +76,20 @@ static int load_head(struct ctf_merge *m, uint32_t i)
 	return 1;
 }
 
-/* Every input's first head, and the heap over them. */
+/* Every input's first head, and the heap over them; after an AGAIN, the
+ * inputs not started yet (those before keep their place in the heap). */
 static int start(struct ctf_merge *m)
 {
 	int ret;
 
-	for (uint32_t i = 0; i < m->n_in; i++) {
-		/* A retry after an AGAIN: the inputs already in the heap keep their place. */
-		bool in_heap = false;
-
-		for (uint32_t j = 0; j < m->n_heap; j++)
-			in_heap = in_heap || m->heap[j] == i;
-		if (in_heap)
-			continue;
-		if ((ret = load_head(m, i)) < 0)
+	for (; m->n_started < m->n_in; m->n_started++) {
+		if ((ret = load_head(m, m->n_started)) < 0)
 			return ret;
 		if (ret)
-			m->heap[m->n_heap++] = i;
+			m->heap[m->n_heap++] = m->n_started;
 	}
 	for (uint32_t i = m->n_heap / 2; i-- > 0;)
 		sift_down(m, i);
-	m->started = true;
 	return 0;
 }
 
@@ -105,7 +98,7 @@ int corecap_ctf_merge_next(struct ctf_merge *m, const bt_message **msg, void **a
 	struct ctf_merge_input *in;
 	int ret;
 
-	if (!m->started && (ret = start(m)))
+	if (m->n_started < m->n_in && (ret = start(m)))
 		return ret;
 	if (m->stale >= 0) {
 		/* The root's head was given: its next one takes its place. */

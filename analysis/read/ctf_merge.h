@@ -49,7 +49,7 @@ struct ctf_merge {
 	uint32_t n_heap;
 	uint64_t last_key; /* of the last message given */
 	int64_t stale;	   /* the input whose head was given (its next not loaded), or -1 */
-	bool started;
+	uint32_t n_started; /* inputs whose first head was asked for (start) */
 	ctf_merge_key_fn key;
 	void *ctx;
 };

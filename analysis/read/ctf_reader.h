@@ -3,14 +3,14 @@
  * (one source.ctf.fs per trace directory -> a sink of ours, which merges
  * the sources' ports in time order itself: ctf_merge) and hands every
  * corecap event, decoded into a struct model_event, to a consumer, in
- * timestamp order. Event classes
- * are dispatched through a table from event name to handler, resolved
- * once per class; field positions are resolved once per class too, so
- * the per-event cost is a pointer-hash lookup and a few field reads.
- * Discarded-events and discarded-packets messages reach the consumer as
- * MEV_DISCARDED events. Nothing is buffered: memory does not grow with
- * the trace. Timestamps are the raw value of each event's default clock
- * snapshot (LTTng-UST's monotonic clock: CLOCK_MONOTONIC ns).
+ * timestamp order. Event classes are dispatched through a table from
+ * event name to handler, resolved once per class; field positions are
+ * resolved once per class too, so the per-event cost is a pointer-hash
+ * lookup and a few field reads. Discarded-events and discarded-packets
+ * messages reach the consumer as MEV_DISCARDED events. Nothing is
+ * buffered: memory does not grow with the trace. Timestamps are the raw
+ * value of each event's default clock snapshot (LTTng-UST's monotonic
+ * clock: CLOCK_MONOTONIC ns).
  *
  * The library is not trusted with hostile input (read/ctf_check.h says
  * why): each trace is checked first (ctf_check; CORECAP_CTF_CHECK=0 skips
