@@ -44,6 +44,7 @@ void corecap_kernel_reader_release(struct kernel_reader *k)
 	free(k->side);
 	free(k->st_buf);
 	free(k->stacks);
+	free(k->stack_bits);
 	corecap_kernel_reader_init(k);
 }
 
@@ -530,6 +531,45 @@ static int load_events(struct kernel_reader *k, const char *path, char **err)
 	return walk_events(k, path, err);
 }
 
+/* The bit of a stack's key in stack_bits. */
+static uint64_t stack_bit(const struct kernel_reader *k, int32_t tid, uint64_t event_time_ns,
+			  uint16_t kind)
+{
+	uint64_t h =
+		(event_time_ns ^ ((uint64_t)(uint32_t)tid << 32) ^ kind) * 0x9E3779B97F4A7C15ull;
+
+	return h >> (64 - k->stack_bits_log2);
+}
+
+static bool stack_bit_set(const struct kernel_reader *k, int32_t tid, uint64_t event_time_ns,
+			  uint16_t kind)
+{
+	uint64_t b = stack_bit(k, tid, event_time_ns, kind);
+
+	return k->stack_bits[b / 64] >> (b % 64) & 1;
+}
+
+/* stack_bits for the stacks loaded: 0 or -ENOMEM. */
+static int index_stacks(struct kernel_reader *k)
+{
+	uint32_t log2 = 6;
+
+	if (!k->n_stacks)
+		return 0;
+	while (log2 < 40 && (1ull << log2) < 16 * (uint64_t)k->n_stacks)
+		log2++;
+	if (!(k->stack_bits = calloc((size_t)1 << (log2 - 6), sizeof(*k->stack_bits))))
+		return -ENOMEM;
+	k->stack_bits_log2 = log2;
+	for (size_t i = 0; i < k->n_stacks; i++) {
+		const struct kernel_stack_ref *r = &k->stacks[i];
+		uint64_t b = stack_bit(k, r->tid, r->event_time_ns, (uint16_t)r->kind);
+
+		k->stack_bits[b / 64] |= 1ull << (b % 64);
+	}
+	return 0;
+}
+
 static int cmp_stack(const void *a, const void *b)
 {
 	const struct kernel_stack_ref *x = a, *y = b;
@@ -606,7 +646,7 @@ static int walk_stacks(struct kernel_reader *k, const char *path, uint64_t ws, u
 	}
 	if (k->n_stacks)
 		qsort(k->stacks, k->n_stacks, sizeof(*k->stacks), cmp_stack);
-	return 0;
+	return index_stacks(k) ? corecap_err(err, -ENOMEM, "'%s': out of memory", path) : 0;
 }
 
 int corecap_kernel_reader_load(struct kernel_reader *k, const char *run_dir, uint64_t ws,
@@ -684,6 +724,9 @@ const struct corecap_krec_stack *corecap_kernel_reader_stack(const struct kernel
 							     uint16_t kind)
 {
 	size_t lo = 0, hi = k->n_stacks;
+
+	if (!k->stack_bits || !stack_bit_set(k, tid, event_time_ns, kind))
+		return NULL;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

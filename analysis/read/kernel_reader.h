@@ -99,6 +99,10 @@ struct kernel_reader {
 	size_t st_bytes;
 	struct kernel_stack_ref *stacks; /* sorted by (tid, event_time_ns, kind) */
 	size_t n_stacks;
+	/* A bit per hash of each stack's key (16 bits a stack): most futex
+	 * waits have no stack, and a clear bit says so without the search. */
+	uint64_t *stack_bits;
+	uint32_t stack_bits_log2;
 	bool has_stacks; /* stacks.bin was there */
 	size_t n_recs;	 /* known records a cursor gives */
 	uint64_t lost;	 /* records the rings dropped (lost records) */
