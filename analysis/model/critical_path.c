@@ -17,7 +17,8 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_u64map_init(&cp->holder_at);
 	if (nr_cpus) {
 		cp->cpu_tid = malloc(nr_cpus * sizeof(*cp->cpu_tid));
-		if (!cp->cpu_tid)
+		cp->n_waiting = calloc(nr_cpus, sizeof(*cp->n_waiting));
+		if (!cp->cpu_tid || !cp->n_waiting)
 			return -ENOMEM;
 		for (uint32_t c = 0; c < nr_cpus; c++)
 			cp->cpu_tid[c] = CP_NOBODY;
@@ -52,6 +53,7 @@ void corecap_critical_path_release(struct critical_path *cp)
 		corecap_u64map_release(&cp->ext_types[i].credit);
 	free(cp->ext_types);
 	free(cp->cpu_tid);
+	free(cp->n_waiting);
 	free(cp->nodes);
 	free(cp->adds);
 	corecap_u64map_release(&cp->wait_ns);
@@ -77,10 +79,10 @@ const char *corecap_cp_cat_name(uint32_t cat)
 
 static struct cp_thread *find(const struct critical_path *cp, int32_t tid)
 {
-	struct cp_thread *th = tid > 0 ? cp->recent[(uint32_t)tid % CP_RECENT] : NULL;
+	struct cp_thread *th = tid > 0 ? corecap_tid_cache_get(&cp->recent, tid) : NULL;
 	uint64_t *idx;
 
-	if (th && th->tid == tid)
+	if (th)
 		return th;
 	idx = tid > 0 ? corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid) : NULL;
 	return idx ? cp->all[*idx] : NULL;
@@ -165,14 +167,13 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 
 	if (tid <= 0)
 		return NULL;
-	th = cp->recent[(uint32_t)tid % CP_RECENT];
-	if (th && th->tid == tid)
+	if ((th = corecap_tid_cache_get(&cp->recent, tid)))
 		return th;
 	idx = corecap_u64map_upsert(&cp->by_tid, (uint64_t)(uint32_t)tid, &inserted);
 	if (!idx)
 		return NULL;
 	if (!inserted)
-		return cp->recent[(uint32_t)tid % CP_RECENT] = cp->all[*idx];
+		return corecap_tid_cache_put(&cp->recent, tid, cp->all[*idx]);
 	if ((cp->len == cp->path_cap && grow_paths(cp)) || !(th = calloc(1, sizeof(*th)))) {
 		corecap_u64map_remove(&cp->by_tid, (uint64_t)(uint32_t)tid);
 		return NULL;
@@ -182,24 +183,38 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	th->index = (uint32_t)cp->len;
 	*idx = cp->len;
 	cp->all[cp->len++] = th;
-	cp->recent[(uint32_t)tid % CP_RECENT] = th;
-	return th;
+	return corecap_tid_cache_put(&cp->recent, tid, th);
 }
 
-/* Sets th's state, keeping the list of runnable threads (flush_waiters'). */
+/* Sets th's state, keeping the list of runnable threads and the count of
+ * each CPU's waiters (flush_waiters'). */
 static void set_state(struct critical_path *cp, struct cp_thread *th, enum cp_state state)
 {
 	if (state == CPS_RUNNABLE && !th->runnable_at) {
 		cp->runnable[cp->n_runnable++] = th->index;
 		th->runnable_at = (uint32_t)cp->n_runnable;
+		th->wait_cpu = UINT32_MAX;
 	} else if (state != CPS_RUNNABLE && th->runnable_at) {
 		uint32_t last = cp->runnable[--cp->n_runnable];
 
 		cp->runnable[th->runnable_at - 1] = last;
 		cp->all[last]->runnable_at = th->runnable_at;
 		th->runnable_at = 0;
+		if (th->wait_cpu < cp->nr_cpus)
+			cp->n_waiting[th->wait_cpu]--;
 	}
 	th->state = state;
+}
+
+/* th waits for CPU cpu (UINT32_MAX: unknown). */
+static void set_runnable(struct critical_path *cp, struct cp_thread *th, uint32_t cpu)
+{
+	set_state(cp, th, CPS_RUNNABLE);
+	if (th->wait_cpu < cp->nr_cpus)
+		cp->n_waiting[th->wait_cpu]--;
+	th->wait_cpu = cpu;
+	if (cpu < cp->nr_cpus)
+		cp->n_waiting[cpu]++;
 }
 
 static uint32_t running_cat(const struct cp_thread *th)
@@ -207,9 +222,46 @@ static uint32_t running_cat(const struct cp_thread *th)
 	return th->log_depth || th->is_log ? CAT_LOGGING : CAT_CPU;
 }
 
-static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
+/* A path's credits by (tid, cat), for a replay's many additions: 1 + the
+ * credit's place in a slot its key hashes to (linear probing), 0: free. */
+#define CP_CREDIT_SLOTS 64
+struct cp_credit_index {
+	uint8_t at[CP_CREDIT_SLOTS];
+};
+
+static uint32_t credit_slot(int32_t tid, uint32_t cat)
+{
+	return (uint32_t)((CP_CREDIT_KEY(tid, cat) * 0x9E3779B97F4A7C15ull) >> 58);
+}
+
+/* The slot of (tid, cat) in ix: its credit's, or the free one it would take. */
+static uint32_t credit_find(const struct cp_path *p, const struct cp_credit_index *ix, int32_t tid,
+			    uint32_t cat)
+{
+	uint32_t s = credit_slot(tid, cat);
+
+	for (; ix->at[s]; s = (s + 1) % CP_CREDIT_SLOTS) {
+		const struct cp_credit *c = &p->credit[ix->at[s] - 1];
+
+		if (c->tid == tid && c->cat == cat)
+			break;
+	}
+	return s;
+}
+
+static void index_credits(const struct cp_path *p, struct cp_credit_index *ix)
+{
+	memset(ix, 0, sizeof(*ix));
+	for (uint32_t i = 0; i < p->n_credit; i++)
+		ix->at[credit_find(p, ix, p->credit[i].tid, p->credit[i].cat)] = (uint8_t)(i + 1);
+}
+
+/* Adds ns of cat credited to tid to p; ix (NULL: none) indexes p's credits. */
+static void path_add(struct cp_path *p, struct cp_credit_index *ix, uint32_t cat, int32_t tid,
+		     uint64_t ns)
 {
 	struct cp_credit *c = &p->credit[p->last_credit];
+	uint32_t s = 0, i;
 
 	p->ns[cat] += ns;
 	/* A thread's walk mostly grows by the same credit again. */
@@ -217,15 +269,22 @@ static void path_add(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
 		c->ns += ns;
 		return;
 	}
-	for (uint32_t i = 0; i < p->n_credit; i++)
-		if (p->credit[i].tid == tid && p->credit[i].cat == cat) {
-			p->credit[i].ns += ns;
-			p->last_credit = i;
-			return;
-		}
-	if (p->n_credit < CP_CREDITS) {
+	if (ix) {
+		s = credit_find(p, ix, tid, cat);
+		i = ix->at[s] ? ix->at[s] - 1u : p->n_credit;
+	} else {
+		for (i = 0; i < p->n_credit; i++)
+			if (p->credit[i].tid == tid && p->credit[i].cat == cat)
+				break;
+	}
+	if (i < p->n_credit) {
+		p->credit[i].ns += ns;
+		p->last_credit = i;
+	} else if (p->n_credit < CP_CREDITS) {
 		p->last_credit = p->n_credit;
 		p->credit[p->n_credit++] = (struct cp_credit){.tid = tid, .cat = cat, .ns = ns};
+		if (ix)
+			ix->at[s] = (uint8_t)p->n_credit;
 	} else {
 		p->uncredited_ns += ns;
 	}
@@ -363,16 +422,17 @@ static void charge(struct critical_path *cp, struct cp_thread *th, uint64_t from
 
 /* A path's share of a charge: the waits for a CPU that the annotations
  * see otherwise are counted apart too (CP_RUNQ_LOGGING, CP_RUNQ_IN_LOG). */
-static void path_charge(struct cp_path *p, uint32_t cat, int32_t tid, uint64_t ns)
+static void path_charge(struct cp_path *p, struct cp_credit_index *ix, uint32_t cat, int32_t tid,
+			uint64_t ns)
 {
 	if (cat == CP_RUNQ_LOGGING) {
-		path_add(p, CAT_LOGGING, tid, ns);
+		path_add(p, ix, CAT_LOGGING, tid, ns);
 		p->runq_logging_ns += ns;
 	} else if (cat == CP_RUNQ_IN_LOG) {
-		path_add(p, CP_RUNQUEUE, tid, ns);
+		path_add(p, ix, CP_RUNQUEUE, tid, ns);
 		p->runq_in_log_ns += ns;
 	} else {
-		path_add(p, cat, tid, ns);
+		path_add(p, ix, cat, tid, ns);
 	}
 }
 
@@ -404,6 +464,7 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 	uint64_t h = cp->all[x]->head, pend = 0, open_pend = 0, res_seq = 0, res_io = UINT64_MAX;
 	uint32_t cur = x, res_cat = 0;
 	int32_t res_tid = 0;
+	struct cp_credit_index ix;
 	bool open = true, sorted = true;
 	size_t n = 0;
 
@@ -467,13 +528,14 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 		cp->adds[j] = t;
 	}
 	/* Oldest first; a run of the same credit is one addition (the same sums and credits). */
+	index_credits(out, &ix);
 	for (size_t i = n; i > 0;) {
 		const struct cp_add *a = &cp->adds[--i];
 		uint64_t ns = a->ns;
 
 		for (; i > 0 && cp->adds[i - 1].tid == a->tid && cp->adds[i - 1].cat == a->cat; i--)
 			ns += cp->adds[i - 1].ns;
-		path_charge(out, a->cat, a->tid, ns);
+		path_charge(out, &ix, a->cat, a->tid, ns);
 	}
 	out->pending_ns = open_pend;
 	return 0;
@@ -596,11 +658,15 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 /* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
 static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
 {
-	for (size_t i = 0; i < cp->n_runnable; i++) {
+	uint32_t left = cp->n_waiting[cpu];
+
+	for (size_t i = 0; left && i < cp->n_runnable; i++) {
 		struct cp_thread *th = cp->all[cp->runnable[i]];
 
-		if (th->wait_cpu == cpu)
+		if (th->wait_cpu == cpu) {
 			advance(cp, th, t);
+			left--;
+		}
 	}
 }
 
@@ -621,8 +687,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		advance(cp, th, t);
 		th->off_ns = t;
 		if (s->prev_state_char == 'R' || th->woken_running) {
-			set_state(cp, th, CPS_RUNNABLE);
-			th->wait_cpu = cpu;
+			set_runnable(cp, th, cpu);
 		} else {
 			/* Blocked again before its trace said why it was last time. */
 			if (th->pending)
@@ -718,8 +783,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	if (th->stopped) {
 		/* Resumed by its tracer (the sampler): no wait, no edge. */
 		th->stopped = false;
-		set_state(cp, th, CPS_RUNNABLE);
-		th->wait_cpu = w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX;
+		set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
 		return 0;
 	}
 	waker = irq ? NULL : find(cp, w->waker_tid);
@@ -749,8 +813,7 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		th->pend_b = th->blocked_since;
 		th->pend_e = t;
 	}
-	set_state(cp, th, CPS_RUNNABLE);
-	th->wait_cpu = w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX;
+	set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
 	return 0;
 }
 
@@ -799,11 +862,10 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 		if (!(th = get(cp, f->child_tid)))
 			return -ENOMEM;
 		set_comm(th, f->child_comm, sizeof(f->child_comm));
-		set_state(cp, th, CPS_RUNNABLE); /* a new thread waits for its first CPU */
+		set_runnable(cp, th, r->cpu); /* a new thread waits for its first CPU */
 		th->since = r->time_ns;
 		if (th->since > cp->max_since)
 			cp->max_since = th->since;
-		th->wait_cpu = r->cpu;
 		return 0;
 	}
 	default:
@@ -926,7 +988,7 @@ static int on_begin(struct critical_path *cp, uint64_t id, bool ext, uint64_t ts
 	 */
 	for (size_t i = 0; op->paths && ts < cp->max_since && i < cp->len; i++)
 		if (cp->all[i]->since > ts) {
-			path_add(&op->paths[i], CAT_QUEUE, CP_NOBODY, cp->all[i]->since - ts);
+			path_add(&op->paths[i], NULL, CAT_QUEUE, CP_NOBODY, cp->all[i]->since - ts);
 			op->base_set = true;
 		}
 	return 0;
@@ -1101,7 +1163,7 @@ static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type
 		} else {
 			advance(cp, th, end_ns);
 			if (p->pending_ns) {
-				path_add(p, CAT_QUEUE, CP_NOBODY, p->pending_ns);
+				path_add(p, NULL, CAT_QUEUE, CP_NOBODY, p->pending_ns);
 				p->pending_ns = 0;
 			}
 			for (int c = 0; c < CP__COUNT; c++)

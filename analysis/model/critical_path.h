@@ -47,6 +47,7 @@
 
 #include "event.h"
 #include "op_table.h"
+#include "../util/tid_cache.h"
 #include "../util/u64map.h"
 
 /* Categories: op_table's, then runqueue. */
@@ -54,8 +55,6 @@
 #define CP__COUNT   (CAT__COUNT + 1)
 /* Distinct (thread, category) credits kept per path; more are uncredited. */
 #define CP_CREDITS 12
-/* Threads looked up by tid without the map: the last one of each tid % CP_RECENT. */
-#define CP_RECENT 64
 /* Live chain nodes kept before the oldest ops in flight start over (40 B each). */
 #define CP_NODES_MAX (1u << 18)
 /* The tid of a credit nobody had (queue), and of an unknown CPU holder. */
@@ -205,12 +204,13 @@ struct critical_path {
 	int (*pull)(void *ctx, uint64_t t);
 	void *pull_ctx;
 	struct u64map by_tid;		     /* tid -> index in all */
-	struct cp_thread *recent[CP_RECENT]; /* by tid % CP_RECENT: the last found there */
+	struct tid_cache recent;	     /* in front of by_tid */
 	struct cp_thread **all;
 	size_t len, path_cap;
 	uint32_t *runnable; /* the runnable threads' indices, any order; capacity path_cap */
 	size_t n_runnable;
-	int32_t *cpu_tid; /* who holds each CPU (last switch-in seen); -1 unknown */
+	int32_t *cpu_tid;    /* who holds each CPU (last switch-in seen); -1 unknown */
+	uint32_t *n_waiting; /* each CPU's runnable threads waiting for it */
 	uint32_t nr_cpus;
 	/* Other processes' threads named by HOLDER records: tid -> 1 + index. */
 	struct u64map holder_at;

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/grow.h"
+
 #define FUTEX_STACK_MAX 64
 #define ERR_EAGAIN	11
 #define ERR_ETIMEDOUT	110
@@ -28,8 +30,7 @@ void corecap_futex_locks_init(struct futex_locks *f, struct lock_table *out, uin
 	*f = (struct futex_locks){
 		.out = out, .ws = ws, .we = we, .stack_of = stack_of, .stack_ctx = stack_ctx};
 	corecap_u64map_init(&f->by_tid);
-	corecap_u64map_init(&f->last_wake_tid);
-	corecap_u64map_init(&f->last_wake_ns);
+	corecap_u64map_init(&f->last_wake);
 }
 
 void corecap_futex_locks_release(struct futex_locks *f)
@@ -39,20 +40,30 @@ void corecap_futex_locks_release(struct futex_locks *f)
 	for (size_t i = 0; corecap_u64map_next(&f->by_tid, &i, NULL, &v);)
 		free((struct futex_thread *)(uintptr_t)v);
 	corecap_u64map_release(&f->by_tid);
-	corecap_u64map_release(&f->last_wake_tid);
-	corecap_u64map_release(&f->last_wake_ns);
+	corecap_u64map_release(&f->last_wake);
+	free(f->wakes);
+}
+
+/* tid's call, or NULL when it made none. */
+static struct futex_thread *find_thread(struct futex_locks *f, int32_t tid)
+{
+	struct futex_thread *t = corecap_tid_cache_get(&f->recent, tid);
+	uint64_t *v;
+
+	if (t || !(v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)tid)))
+		return t;
+	return corecap_tid_cache_put(&f->recent, tid, (struct futex_thread *)(uintptr_t)*v);
 }
 
 static struct futex_thread *thread_of(struct futex_locks *f, int32_t tid)
 {
-	bool inserted;
-	uint64_t *v = corecap_u64map_upsert(&f->by_tid, (uint64_t)(uint32_t)tid, &inserted);
-	struct futex_thread *t;
+	struct futex_thread *t = find_thread(f, tid);
+	uint64_t *v;
 
-	if (!v)
+	if (t)
+		return t;
+	if (!(v = corecap_u64map_upsert(&f->by_tid, (uint64_t)(uint32_t)tid, NULL)))
 		return NULL;
-	if (!inserted)
-		return (struct futex_thread *)(uintptr_t)*v;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
 		corecap_u64map_remove(&f->by_tid, (uint64_t)(uint32_t)tid);
@@ -60,7 +71,7 @@ static struct futex_thread *thread_of(struct futex_locks *f, int32_t tid)
 	}
 	t->tid = tid;
 	*v = (uint64_t)(uintptr_t)t;
-	return t;
+	return corecap_tid_cache_put(&f->recent, tid, t);
 }
 
 /* [b, e) clipped to the window; false when nothing is left. */
@@ -140,19 +151,23 @@ static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex
 	if (!CORECAP_FUTEX_IS_WAKE(r->op))
 		return 0;
 	f->q.wakes++;
-	if (!(v = corecap_u64map_upsert(&f->last_wake_tid, r->uaddr, NULL)))
+	if (!(v = corecap_u64map_upsert(&f->last_wake, r->uaddr, NULL)))
 		return -ENOMEM;
-	*v = (uint64_t)(uint32_t)r->tid;
-	if (!(v = corecap_u64map_upsert(&f->last_wake_ns, r->uaddr, NULL)))
-		return -ENOMEM;
-	*v = r->h.time_ns;
+	if (!*v) {
+		if (corecap_grow((void **)&f->wakes, &f->cap_wakes, f->n_wakes + 1,
+				 sizeof(*f->wakes))) {
+			corecap_u64map_remove(&f->last_wake, r->uaddr);
+			return -ENOMEM;
+		}
+		*v = ++f->n_wakes;
+	}
+	f->wakes[*v - 1] = (struct futex_wake){.tid = r->tid, .ns = r->h.time_ns};
 	return end_hold(f, t, r->uaddr, r->h.time_ns);
 }
 
 static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r)
 {
-	uint64_t *v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)r->tid);
-	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
+	struct futex_thread *t = find_thread(f, r->tid);
 
 	if (!t || !t->in_wait || t->waker)
 		return;
@@ -174,19 +189,20 @@ static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r
 static int32_t holder_of(struct futex_locks *f, const struct futex_thread *t, uint64_t now,
 			 uint64_t *wake_ns)
 {
-	uint64_t *tid, *ns;
+	const uint64_t *at;
+	const struct futex_wake *w;
 
 	if (t->waker) {
 		f->q.holder_from_waking++;
 		*wake_ns = t->waker_ns;
 		return t->waker;
 	}
-	tid = corecap_u64map_find(&f->last_wake_tid, t->uaddr);
-	ns = corecap_u64map_find(&f->last_wake_ns, t->uaddr);
-	if (tid && ns && *ns >= t->enter_ns && *ns <= now && (int32_t)*tid != t->tid) {
+	at = corecap_u64map_find(&f->last_wake, t->uaddr);
+	w = at ? &f->wakes[*at - 1] : NULL;
+	if (w && w->ns >= t->enter_ns && w->ns <= now && w->tid != t->tid) {
 		f->q.holder_from_wake++;
-		*wake_ns = *ns;
-		return (int32_t)*tid;
+		*wake_ns = w->ns;
+		return w->tid;
 	}
 	f->q.holder_unknown++;
 	return 0;
@@ -218,8 +234,7 @@ static int add_site(struct futex_locks *f, struct model_lock *l, const struct fu
 
 static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_exit *r)
 {
-	uint64_t *v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)r->tid);
-	struct futex_thread *t = v ? (struct futex_thread *)(uintptr_t)*v : NULL;
+	struct futex_thread *t = find_thread(f, r->tid);
 	uint64_t b, e, wait_ns, wake_ns = 0;
 	struct model_lock *l;
 	int64_t result = r->ret;

@@ -33,6 +33,7 @@
 #include <corecap/kernel_format.h>
 
 #include "lock_table.h"
+#include "../util/tid_cache.h"
 #include "../util/u64map.h"
 
 /*
@@ -43,6 +44,12 @@ typedef uint32_t (*futex_stack_fn)(void *ctx, int32_t tid, uint64_t enter_ns, ui
 				   uint32_t max);
 
 struct futex_thread; /* futex_locks.c: one thread's call in progress and hold */
+
+/* A word's latest FUTEX_WAKE: who, when. */
+struct futex_wake {
+	int32_t tid;
+	uint64_t ns;
+};
 
 /* What the stream held beyond the waits; each appears in the report. */
 struct futex_quality {
@@ -61,7 +68,10 @@ struct futex_locks {
 	futex_stack_fn stack_of;
 	void *stack_ctx;
 	struct u64map by_tid;			   /* tid -> struct futex_thread * */
-	struct u64map last_wake_tid, last_wake_ns; /* uaddr -> the latest FUTEX_WAKE */
+	struct tid_cache recent;		   /* in front of by_tid */
+	struct u64map last_wake;		   /* uaddr -> 1 + its place in wakes */
+	struct futex_wake *wakes;		   /* each word's latest FUTEX_WAKE */
+	size_t n_wakes, cap_wakes;
 	struct futex_quality q;
 	/* Optional (export --chrome): each wait whose holder is named, as the
 	 * holder's wake at wake_ns and the waiter's return at end_ns. */

@@ -30,14 +30,16 @@ const char *corecap_kstate_name(enum kstate s)
 
 static struct kstate_thread *get(struct kernel_states *k, int32_t tid)
 {
+	struct kstate_thread *th = corecap_tid_cache_get(&k->recent, tid), **all;
 	bool inserted;
-	uint64_t *idx = corecap_u64map_upsert(&k->by_tid, (uint64_t)(uint32_t)tid, &inserted);
-	struct kstate_thread *th, **all;
+	uint64_t *idx;
 
-	if (!idx)
+	if (th)
+		return th;
+	if (!(idx = corecap_u64map_upsert(&k->by_tid, (uint64_t)(uint32_t)tid, &inserted)))
 		return NULL;
 	if (!inserted)
-		return k->all[*idx];
+		return corecap_tid_cache_put(&k->recent, tid, k->all[*idx]);
 	if (k->len == k->cap) {
 		size_t cap = k->cap ? k->cap * 2 : 64;
 
@@ -56,7 +58,7 @@ static struct kstate_thread *get(struct kernel_states *k, int32_t tid)
 	th->end_ns = k->we;
 	*idx = k->len;
 	k->all[k->len++] = th;
-	return th;
+	return corecap_tid_cache_put(&k->recent, tid, th);
 fail:
 	corecap_u64map_remove(&k->by_tid, (uint64_t)(uint32_t)tid);
 	return NULL;
@@ -154,8 +156,11 @@ static int observe(struct kernel_states *k, uint32_t cpu, int32_t cur, int32_t a
 	}
 	c = &k->cpus[cpu];
 	if (c->known && c->tid != cur && c->tid > 0) {
-		uint64_t *idx = corecap_u64map_find(&k->by_tid, (uint64_t)(uint32_t)c->tid);
-		struct kstate_thread *th = idx ? k->all[*idx] : NULL;
+		struct kstate_thread *th = corecap_tid_cache_get(&k->recent, c->tid);
+		uint64_t *idx;
+
+		if (!th && (idx = corecap_u64map_find(&k->by_tid, (uint64_t)(uint32_t)c->tid)))
+			th = k->all[*idx];
 
 		if (th && th->state == KSTATE_RUNNING && th->cpu == cpu && !th->exited) {
 			set_state(k, th, c->last_ns,

@@ -30,6 +30,7 @@
 #include <corecap/kernel_format.h>
 
 #include "futex_locks.h"
+#include "../util/tid_cache.h"
 #include "../util/u64map.h"
 
 enum kstate { KSTATE_RUNNING, KSTATE_RUNNABLE, KSTATE_FUTEX, KSTATE_BLOCKED, KSTATE__COUNT };
@@ -63,7 +64,8 @@ struct kstate_cpu {
 
 struct kernel_states {
 	uint64_t ws, we;
-	struct u64map by_tid; /* tid -> index in all */
+	struct u64map by_tid;	 /* tid -> index in all */
+	struct tid_cache recent; /* in front of by_tid */
 	struct kstate_thread **all;
 	size_t len, cap;
 	uint64_t inconsistent; /* transitions the state did not allow */
