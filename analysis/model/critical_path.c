@@ -436,38 +436,70 @@ static void path_charge(struct cp_path *p, struct cp_credit_index *ix, uint32_t 
 	}
 }
 
+/*
+ * Where a replay's additions go: met newest first, either into adds[] (the
+ * exact order, kept for a path's credits past CP_CREDITS) or straight into
+ * the path sum (any order: the same sums, and the same credits while they
+ * are at most CP_CREDITS, which fit whatever their order).
+ */
+struct cp_walk {
+	struct cp_add *adds; /* critical_path.adds, when sum is NULL */
+	size_t n;
+	bool sorted;	     /* adds[] is newest first */
+	struct cp_path *sum; /* its credits indexed by ix */
+	struct cp_credit_index *ix;
+};
+
+static void walk_add(struct cp_walk *w, uint64_t seq, uint64_t ns, int32_t tid, uint32_t cat)
+{
+	if (w->sum)
+		path_charge(w->sum, w->ix, cat, tid, ns);
+	else
+		w->adds[w->n++] = (struct cp_add){.seq = seq, .ns = ns, .tid = tid, .cat = cat};
+}
+
+/* The exact order's walk: room for n + 3 additions in critical_path.adds. */
+static int walk_room(struct critical_path *cp, struct cp_walk *w)
+{
+	if (w->n + 2 >= cp->cap_adds &&
+	    corecap_grow((void **)&cp->adds, &cp->cap_adds, w->n + 3, sizeof(*cp->adds)))
+		return -ENOMEM;
+	w->adds = cp->adds;
+	return 0;
+}
+
 /* The pending time pend decided by the resolve at seq: at most io_max of
  * it as cat credited to tid (an aio's stretch since its submission), the
- * rest queue; adds up to two additions to adds[n..]. */
-static size_t add_decided(struct cp_add *adds, size_t n, uint64_t seq, uint64_t pend, uint32_t cat,
-			  int32_t tid, uint64_t io_max)
+ * rest queue: up to two additions. */
+static void add_decided(struct cp_walk *w, uint64_t seq, uint64_t pend, uint32_t cat, int32_t tid,
+			uint64_t io_max)
 {
 	uint64_t io = pend < io_max ? pend : io_max;
 
 	if (pend > io)
-		adds[n++] = (struct cp_add){
-			.seq = seq, .ns = pend - io, .tid = CP_NOBODY, .cat = CAT_QUEUE};
+		walk_add(w, seq, pend - io, CP_NOBODY, CAT_QUEUE);
 	if (io)
-		adds[n++] = (struct cp_add){.seq = seq, .ns = io, .tid = tid, .cat = cat};
-	return n;
+		walk_add(w, seq, io, tid, cat);
+	w->sorted = false;
 }
 
 /*
- * Op op's path from thread x now: its chain walked back to the op's
- * anchor (across wakings onto the wakers' chains), then the path there
- * plus the additions met, in the order they were made; pending time goes
- * to the category of the RESOLVE or JOIN after it, and stays pending
- * past the newest one.
+ * Walks op op's path from thread x now: its chain back to the op's anchor
+ * (across wakings onto the wakers' chains), its additions into w; pending
+ * time goes to the category of the RESOLVE or JOIN after it, and stays
+ * pending past the newest one (*open_pend). The thread whose path at the
+ * anchor the walk ends on: *cur. 0 or -ENOMEM.
  */
-static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, struct cp_path *out)
+static int walk(struct critical_path *cp, const struct cp_op *op, uint32_t x, struct cp_walk *w,
+		uint32_t *cur, uint64_t *open_pend)
 {
-	uint64_t h = cp->all[x]->head, pend = 0, open_pend = 0, res_seq = 0, res_io = UINT64_MAX;
-	uint32_t cur = x, res_cat = 0;
+	uint64_t h = cp->all[x]->head, pend = 0, res_seq = 0, res_io = UINT64_MAX;
+	uint32_t res_cat = 0;
 	int32_t res_tid = 0;
-	struct cp_credit_index ix;
-	bool open = true, sorted = true;
-	size_t n = 0;
+	bool open = true;
 
+	*cur = x;
+	*open_pend = 0;
 	while (h > op->anchor) {
 		const struct cp_node *nd = node_at(cp, h);
 		uint64_t b;
@@ -475,15 +507,13 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 		if (!nd)
 			break;
 		/* Room for this node's addition and the last pending time's two. */
-		if (n + 2 >= cp->cap_adds &&
-		    corecap_grow((void **)&cp->adds, &cp->cap_adds, n + 3, sizeof(*cp->adds)))
+		if (!w->sum && walk_room(cp, w))
 			return -ENOMEM;
 		b = nd->from > op->begin_ns ? nd->from : op->begin_ns;
 		switch (nd->kind) {
 		case CPN_CHARGE:
 			if (nd->to > b)
-				cp->adds[n++] = (struct cp_add){
-					.seq = h, .ns = nd->to - b, .tid = nd->tid, .cat = nd->cat};
+				walk_add(w, h, nd->to - b, nd->tid, nd->cat);
 			break;
 		case CPN_PENDING:
 			if (nd->to > b)
@@ -491,12 +521,9 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 			break;
 		default: /* RESOLVE, JOIN: the pending time after it is decided */
 			if (open)
-				open_pend += pend;
-			else if (pend) {
-				n = add_decided(cp->adds, n, res_seq, pend, res_cat, res_tid,
-						res_io);
-				sorted = false;
-			}
+				*open_pend += pend;
+			else if (pend)
+				add_decided(w, res_seq, pend, res_cat, res_tid, res_io);
 			pend = 0;
 			open = false;
 			res_seq = h;
@@ -504,22 +531,61 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 			res_tid = nd->kind == CPN_JOIN ? CP_NOBODY : nd->tid;
 			res_io = nd->kind == CPN_RESOLVE ? nd->to : UINT64_MAX;
 			if (nd->kind == CPN_JOIN)
-				cur = nd->waker;
+				*cur = nd->waker;
 			break;
 		}
 		h = nd->prev;
 	}
+	pend += op->paths[*cur].pending_ns;
+	if (open)
+		*open_pend += pend;
+	else if (pend)
+		add_decided(w, res_seq, pend, res_cat, res_tid, res_io);
+	return 0;
+}
+
+/* out = the path at the anchor plus sum (whose credits, at most
+ * CP_CREDITS, join none at the anchor). */
+static void add_sum(struct cp_path *out, const struct cp_path *sum)
+{
+	for (int c = 0; c < CP__COUNT; c++)
+		out->ns[c] += sum->ns[c];
+	out->runq_logging_ns += sum->runq_logging_ns;
+	out->runq_in_log_ns += sum->runq_in_log_ns;
+	memcpy(out->credit, sum->credit, sum->n_credit * sizeof(sum->credit[0]));
+	out->n_credit = sum->n_credit;
+	out->last_credit = 0;
+}
+
+/*
+ * Op op's path from thread x now: the path at the anchor plus the
+ * additions met walking back there, in the order they were made. Summed
+ * in any order first; walked again in order only when the path's credits
+ * would be more than CP_CREDITS (which of them are kept depends on it).
+ */
+static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, struct cp_path *out)
+{
+	struct cp_credit_index ix = {0};
+	struct cp_path sum;
+	struct cp_walk w = {.sum = &sum, .ix = &ix};
+	uint64_t open_pend;
+	uint32_t cur;
+	int ret;
+
+	memset(&sum, 0, offsetof(struct cp_path, credit));
+	if ((ret = walk(cp, op, x, &w, &cur, &open_pend)))
+		return ret;
 	path_copy(out, &op->paths[cur]);
-	pend += out->pending_ns;
-	out->pending_ns = 0;
-	if (open) {
-		open_pend += pend;
-	} else if (pend) {
-		n = add_decided(cp->adds, n, res_seq, pend, res_cat, res_tid, res_io);
-		sorted = false;
+	out->pending_ns = open_pend;
+	if (!sum.uncredited_ns && !out->n_credit) {
+		add_sum(out, &sum);
+		return 0;
 	}
+	w = (struct cp_walk){.sorted = true};
+	if ((ret = walk_room(cp, &w)) || (ret = walk(cp, op, x, &w, &cur, &open_pend)))
+		return ret;
 	/* Met newest first; a decided pending time is met after older ones: sort then. */
-	for (size_t i = 1; !sorted && i < n; i++) {
+	for (size_t i = 1; !w.sorted && i < w.n; i++) {
 		struct cp_add t = cp->adds[i];
 		size_t j = i;
 
@@ -529,7 +595,7 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 	}
 	/* Oldest first; a run of the same credit is one addition (the same sums and credits). */
 	index_credits(out, &ix);
-	for (size_t i = n; i > 0;) {
+	for (size_t i = w.n; i > 0;) {
 		const struct cp_add *a = &cp->adds[--i];
 		uint64_t ns = a->ns;
 
@@ -537,7 +603,6 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 			ns += cp->adds[i - 1].ns;
 		path_charge(out, &ix, a->cat, a->tid, ns);
 	}
-	out->pending_ns = open_pend;
 	return 0;
 }
 

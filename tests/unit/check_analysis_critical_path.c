@@ -276,6 +276,35 @@ START_TEST(runnable_threads_leave_the_queue_in_any_order)
 END_TEST
 
 /*
+ * A path keeps CP_CREDITS credits, the first made: A (op 1 from 100) is
+ * preempted at 110 and waits for CPU 0 behind 14 other processes' threads
+ * in turn, 10 each, until 250, and ends the op at 260. Its path's credits
+ * in the order made: A's cpu, then H+1..H+14's runqueue; A's cpu, then
+ * H+1..H+11 are kept, and H+12..H+14's 30 are uncredited (the replay sums
+ * in any order first, and walks again in order for such a path).
+ */
+#define H 1000
+START_TEST(a_path_keeps_the_credits_made_first)
+{
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 0, 110, A, 'R', H + 1)->flags = CORECAP_KSWITCH_PREV_TARGET;
+	for (int i = 1; i < 14; i++)
+		kr_switch(&b, 0, 110 + 10 * (uint64_t)i, H + i, 'S', H + i + 1)->flags = 0;
+	kr_switch(&b, 0, 250, H + 14, 'S', A)->flags = CORECAP_KSWITCH_NEXT_TARGET;
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_END, 260, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 20, 0, 0, 0, 140);
+	ck_assert_uint_eq(credit(t, A, CAT_CPU), 20);
+	for (int i = 1; i <= 14; i++)
+		ck_assert_uint_eq(credit(t, H + i, CP_RUNQUEUE), i <= 11 ? 10 : 0);
+	ck_assert_uint_eq(t->uncredited_ns, 30);
+}
+END_TEST
+#undef H
+
+/*
  * A sleeps 120..170 and an interrupt wakes it (waker -1): nobody of the
  * daemon had the op. When the trace then reports an I/O covering the
  * sleep, the sleep is io; a second op's sleep with no such report is queue.
@@ -579,6 +608,7 @@ int main(void)
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
 	tcase_add_test(tc, runnable_threads_leave_the_queue_in_any_order);
+	tcase_add_test(tc, a_path_keeps_the_credits_made_first);
 	tcase_add_test(tc, runqueue_behind_the_daemon_other_processes_or_idle);
 	tcase_add_test(tc, an_op_begun_in_the_past_keeps_its_latency);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
