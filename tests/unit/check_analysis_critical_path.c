@@ -81,6 +81,15 @@ static const struct cp_type *type(void)
 	return t;
 }
 
+/* Op 1 on A from begin to end, over the records written: its type's figures. */
+static const struct cp_type *one_op(uint64_t begin, uint64_t end)
+{
+	start();
+	feed(MEV_OP_BEGIN, begin, A, 1);
+	feed(MEV_OP_END, end, A, 1);
+	return type();
+}
+
 static uint64_t credit(const struct cp_type *t, int32_t tid, uint32_t cat)
 {
 	uint64_t *v = corecap_u64map_find(&t->credit, CP_CREDIT_KEY(tid, cat));
@@ -185,10 +194,7 @@ START_TEST(runnable_is_credited_to_the_cpu_holder)
 	kr_switch(&b, 0, 120, A, 'R', HOG)->flags = CORECAP_KSWITCH_PREV_TARGET;
 	kr_switch(&b, 0, 180, HOG, 'R', L)->flags = CORECAP_KSWITCH_NEXT_TARGET;
 	kr_switch(&b, 0, 190, L, 'S', A);
-	start();
-	feed(MEV_OP_BEGIN, 100, A, 1);
-	feed(MEV_OP_END, 220, A, 1);
-	const struct cp_type *t = type();
+	const struct cp_type *t = one_op(100, 220);
 	expect(t, 20 + 30, 10, 0, 0, 60);
 	ck_assert_uint_eq(credit(t, HOG, CP_RUNQUEUE), 60);
 	ck_assert_uint_eq(credit(t, L, CAT_LOGGING), 10);
@@ -228,10 +234,7 @@ START_TEST(runqueue_behind_the_daemon_other_processes_or_idle)
 	kr_holder(&b, 200, HOG, HOG, "hog");
 	kr_holder(&b, 200, COL, 500, "corecap");
 	cp.collector_pid = 500;
-	start();
-	feed(MEV_OP_BEGIN, 100, A, 1);
-	feed(MEV_OP_END, 180, A, 1);
-	const struct cp_type *t = type();
+	const struct cp_type *t = one_op(100, 180);
 	expect(t, 30, 0, 0, 0, 50);
 	ck_assert_str_eq(corecap_critical_path_thread_name(&cp, HOG), "hog");
 	ck_assert_ptr_null(corecap_critical_path_thread_name(&cp, C));
@@ -264,10 +267,7 @@ START_TEST(runnable_threads_leave_the_queue_in_any_order)
 	kr_switch(&b, 0, 110, A, 'R', B);
 	kr_switch(&b, 0, 130, B, 'S', C);
 	kr_switch(&b, 0, 150, C, 'S', A);
-	start();
-	feed(MEV_OP_BEGIN, 100, A, 1);
-	feed(MEV_OP_END, 170, A, 1);
-	const struct cp_type *t = type();
+	const struct cp_type *t = one_op(100, 170);
 	expect(t, 30, 0, 0, 0, 40);
 	ck_assert_uint_eq(credit(t, B, CP_RUNQUEUE), 20);
 	ck_assert_uint_eq(credit(t, C, CP_RUNQUEUE), 20);
@@ -291,10 +291,7 @@ START_TEST(a_path_keeps_the_credits_made_first)
 	for (int i = 1; i < 14; i++)
 		kr_switch(&b, 0, 110 + 10 * (uint64_t)i, H + i, 'S', H + i + 1)->flags = 0;
 	kr_switch(&b, 0, 250, H + 14, 'S', A)->flags = CORECAP_KSWITCH_NEXT_TARGET;
-	start();
-	feed(MEV_OP_BEGIN, 100, A, 1);
-	feed(MEV_OP_END, 260, A, 1);
-	const struct cp_type *t = type();
+	const struct cp_type *t = one_op(100, 260);
 	expect(t, 20, 0, 0, 0, 140);
 	ck_assert_uint_eq(credit(t, A, CAT_CPU), 20);
 	for (int i = 1; i <= 14; i++)
