@@ -500,6 +500,9 @@ static int walk(struct critical_path *cp, const struct cp_op *op, uint32_t x, st
 
 	*cur = x;
 	*open_pend = 0;
+	/* Room for the last pending time's two additions, even with no node. */
+	if (!w->sum && walk_room(cp, w))
+		return -ENOMEM;
 	while (h > op->anchor) {
 		const struct cp_node *nd = node_at(cp, h);
 		uint64_t b;
@@ -582,7 +585,7 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
 		return 0;
 	}
 	w = (struct cp_walk){.sorted = true};
-	if ((ret = walk_room(cp, &w)) || (ret = walk(cp, op, x, &w, &cur, &open_pend)))
+	if ((ret = walk(cp, op, x, &w, &cur, &open_pend)))
 		return ret;
 	/* Met newest first; a decided pending time is met after older ones: sort then. */
 	for (size_t i = 1; !w.sorted && i < w.n; i++) {
