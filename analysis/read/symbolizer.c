@@ -35,6 +35,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 struct sym_entry {
 	uint64_t addr, size;
 	const char *name; /* in libdwfl's string tables, alive until dwfl_end */
+	const char *file; /* a local's source file (the STT_FILE before it), or NULL */
 	bool func, global;
 };
 
@@ -42,6 +43,12 @@ struct sym_entry {
 struct dwarf_var {
 	uint64_t addr; /* DWARF address (run-time address - dwbias) */
 	Dwarf_Off die;
+};
+
+/* Variables sorted by addr. */
+struct dwarf_index {
+	struct dwarf_var *v;
+	size_t n, cap;
 };
 
 struct sym_module {
@@ -54,11 +61,13 @@ struct sym_module {
 	uint64_t lo, hi;  /* run-time range libdwfl gives it */
 	struct sym_entry *syms;
 	size_t n_syms;
-	bool dwarf_tried; /* the variable index below was built (or failed) */
+	bool dwarf_tried; /* dwarf below was asked for */
 	Dwarf *dwarf;
 	Dwarf_Addr dwbias;
-	struct dwarf_var *vars; /* sorted by addr */
-	size_t n_vars;
+	struct dwarf_index all; /* every unit's */
+	uint8_t all_level;	/* 0: not built, 1: file and namespace scope, 2: all */
+	struct dwarf_index one; /* the units of one source file's */
+	const char *one_file;	/* that file (a symbol's), NULL: none */
 };
 
 struct sym_mapping {
@@ -264,7 +273,8 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 
 static void module_release(struct sym_module *m)
 {
-	free(m->vars);
+	free(m->all.v);
+	free(m->one.v);
 	free(m->syms);
 	free(m->problem);
 	free(m->path);
@@ -418,6 +428,7 @@ static int read_symbols(struct sym_module *m)
 {
 	int n = dwfl_module_getsymtab(m->dm);
 	size_t cap = 0;
+	const char *file = NULL;
 
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
@@ -427,6 +438,9 @@ static int read_symbols(struct sym_module *m)
 			dwfl_module_getsym_info(m->dm, i, &sym, &addr, &shndx, NULL, NULL);
 		int t = GELF_ST_TYPE(sym.st_info);
 
+		/* A file's local symbols follow its STT_FILE symbol (the ELF spec's order). */
+		if (name && t == STT_FILE)
+			file = *name ? name : NULL;
 		if (!name || !*name || shndx == SHN_UNDEF || !sym.st_value ||
 		    (t != STT_FUNC && t != STT_OBJECT && t != STT_GNU_IFUNC))
 			continue;
@@ -443,6 +457,7 @@ static int read_symbols(struct sym_module *m)
 			.addr = addr,
 			.size = sym.st_size,
 			.name = name,
+			.file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL,
 			.func = t != STT_OBJECT,
 			.global = GELF_ST_BIND(sym.st_info) != STB_LOCAL,
 		};
@@ -836,8 +851,13 @@ size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc, const struct
 /*
  * Data names from DWARF: a lock inside a global struct reads as the path
  * to its member ("d.osd.big_lock"), not "d.0+0x1160". The module's
- * variables at fixed addresses are indexed once, on the first data
- * address that needs it; a module without DWARF keeps symbol+offset.
+ * variables at fixed addresses are indexed on the first data address
+ * that needs it: those at file and namespace scope first, whose walk
+ * skips every function's body; all of them, functions' static ones too,
+ * when an address is not among those. A local symbol (a static variable,
+ * as malloc's main_arena) is looked for first in the units of its source
+ * file alone, which the symbol table names: libc's whole DWARF is walked
+ * otherwise. A module without DWARF keeps symbol+offset.
  */
 #define DWARF_MAX_DEPTH 8
 
@@ -848,7 +868,9 @@ static int cmp_var(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int index_die(struct sym_module *m, Dwarf_Die *die, size_t *cap)
+/* Adds die's variables at fixed addresses to ix, and its children's
+ * (deep: in functions and blocks too, not only in namespaces). */
+static int index_die(struct dwarf_index *ix, Dwarf_Die *die, bool deep)
 {
 	Dwarf_Die child;
 	Dwarf_Attribute at;
@@ -857,16 +879,16 @@ static int index_die(struct sym_module *m, Dwarf_Die *die, size_t *cap)
 
 	if (dwarf_tag(die) == DW_TAG_variable && dwarf_attr(die, DW_AT_location, &at) &&
 	    dwarf_getlocation(&at, &ops, &n_ops) == 0 && n_ops == 1 && ops[0].atom == DW_OP_addr) {
-		if (m->n_vars == *cap) {
-			struct dwarf_var *grown;
+		if (ix->n == ix->cap) {
+			size_t cap = ix->cap ? ix->cap * 2 : 256;
+			struct dwarf_var *grown = realloc(ix->v, cap * sizeof(*grown));
 
-			*cap = *cap ? *cap * 2 : 256;
-			grown = realloc(m->vars, *cap * sizeof(*grown));
 			if (!grown)
 				return -ENOMEM;
-			m->vars = grown;
+			ix->v = grown;
+			ix->cap = cap;
 		}
-		m->vars[m->n_vars++] = (struct dwarf_var){ops[0].number, dwarf_dieoffset(die)};
+		ix->v[ix->n++] = (struct dwarf_var){ops[0].number, dwarf_dieoffset(die)};
 	}
 	if (dwarf_child(die, &child) != 0)
 		return 0;
@@ -874,30 +896,86 @@ static int index_die(struct sym_module *m, Dwarf_Die *die, size_t *cap)
 		int t = dwarf_tag(&child);
 
 		/* Variables live at the top, in functions, blocks and namespaces. */
-		if ((t == DW_TAG_variable || t == DW_TAG_subprogram || t == DW_TAG_lexical_block ||
-		     t == DW_TAG_namespace) &&
-		    index_die(m, &child, cap))
+		if ((t == DW_TAG_variable || t == DW_TAG_namespace ||
+		     (deep && (t == DW_TAG_subprogram || t == DW_TAG_lexical_block))) &&
+		    index_die(ix, &child, deep))
 			return -ENOMEM;
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return 0;
 }
 
-static void index_dwarf(struct sym_module *m)
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * ix rebuilt from the units whose source file's base name is `file`
+ * (NULL: every unit), deep or at file and namespace scope only.
+ */
+static void index_dwarf(Dwarf *dwarf, struct dwarf_index *ix, const char *file, bool deep)
 {
 	Dwarf_Off off = 0, next;
-	size_t hsize, cap = 0;
+	size_t hsize;
 	Dwarf_Die cu;
+	const char *name;
 
-	m->dwarf_tried = true;
-	m->dwarf = dwfl_module_getdwarf(m->dm, &m->dwbias);
-	if (!m->dwarf)
-		return;
-	while (dwarf_nextcu(m->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(m->dwarf, off + hsize, &cu) && index_die(m, &cu, &cap))
+	ix->n = 0;
+	while (dwarf_nextcu(dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dwarf, off + hsize, &cu) &&
+		    (!file || ((name = dwarf_diename(&cu)) && !strcmp(base_name(name), file))) &&
+		    index_die(ix, &cu, deep))
 			break;
 		off = next;
 	}
-	qsort(m->vars, m->n_vars, sizeof(*m->vars), cmp_var);
+	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_var);
+}
+
+/* ix's variable at DWARF address `want`, or NULL. */
+static const struct dwarf_var *find_var(const struct dwarf_index *ix, uint64_t want)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ix->v[mid].addr < want)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->v[lo].addr == want ? &ix->v[lo] : NULL;
+}
+
+/*
+ * The variable at want: among the units of `file` (a local symbol's
+ * source file, may be NULL) while every unit's whole index is not built,
+ * then at every unit's file scope, then anywhere.
+ */
+static const struct dwarf_var *dwarf_var_at(struct sym_module *m, const char *file, uint64_t want)
+{
+	const struct dwarf_var *v;
+
+	if (file && m->all_level < 2) {
+		if (m->one_file != file) {
+			index_dwarf(m->dwarf, &m->one, base_name(file), true);
+			m->one_file = file;
+		}
+		if ((v = find_var(&m->one, want)))
+			return v;
+	}
+	if (!m->all_level) {
+		index_dwarf(m->dwarf, &m->all, NULL, false);
+		m->all_level = 1;
+	}
+	if (!(v = find_var(&m->all, want)) && m->all_level == 1) {
+		index_dwarf(m->dwarf, &m->all, NULL, true);
+		m->all_level = 2;
+		v = find_var(&m->all, want);
+	}
+	return v;
 }
 
 static bool append(char *out, size_t size, const char *fmt, ...)
@@ -965,31 +1043,22 @@ static bool member_at(Dwarf_Die *type, uint64_t off, char *out, size_t size, int
 	return false;
 }
 
-static bool dwarf_member_path(struct sym_module *m, uint64_t sym_addr, uint64_t off, char *out,
-			      size_t size)
+static bool dwarf_member_path(struct sym_module *m, const struct sym_entry *e, uint64_t off,
+			      char *out, size_t size)
 {
-	size_t lo = 0, hi;
-	uint64_t want;
+	const struct dwarf_var *v;
 	Dwarf_Die var, type;
 	Dwarf_Attribute at;
 	const char *name;
 
-	if (!m->dwarf_tried)
-		index_dwarf(m);
+	if (!m->dwarf_tried) {
+		m->dwarf_tried = true;
+		m->dwarf = dwfl_module_getdwarf(m->dm, &m->dwbias);
+	}
 	if (!m->dwarf)
 		return false;
-	want = sym_addr - m->dwbias;
-	hi = m->n_vars;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->vars[mid].addr < want)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == m->n_vars || m->vars[lo].addr != want ||
-	    !dwarf_offdie(m->dwarf, m->vars[lo].die, &var) || !(name = dwarf_diename(&var)))
+	v = dwarf_var_at(m, e->global ? NULL : e->file, e->addr - m->dwbias);
+	if (!v || !dwarf_offdie(m->dwarf, v->die, &var) || !(name = dwarf_diename(&var)))
 		return false;
 	/* A declaration's type may sit on its specification. */
 	if (!dwarf_attr_integrate(&var, DW_AT_type, &at) || !dwarf_formref_die(&at, &type))
@@ -1013,7 +1082,7 @@ const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool co
 	m = lookup(s, addr, code, &info, &e);
 	if (!m)
 		n = asprintf(&name, "0x%" PRIx64, addr);
-	else if (e && !code && dwarf_member_path(m, e->addr, info.offset, path, sizeof(path)))
+	else if (e && !code && dwarf_member_path(m, e, info.offset, path, sizeof(path)))
 		n = asprintf(&name, "%s", path);
 	else if (info.symbol && (code || info.offset))
 		n = asprintf(&name, "%s+0x%" PRIx64, info.symbol, info.offset);

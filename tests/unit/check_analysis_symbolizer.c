@@ -40,6 +40,21 @@ struct {
 } symbolizer_marker_struct;
 pthread_mutex_t symbolizer_marker_mutex = PTHREAD_MUTEX_INITIALIZER;
 long symbolizer_marker_bss[1024];
+/* Local symbols: a file's static and a function's (found in their file's units). */
+static struct {
+	long pad[3];
+	pthread_mutex_t lock;
+} symbolizer_static_struct;
+
+__attribute__((noinline)) static pthread_mutex_t *symbolizer_function_static(void)
+{
+	static struct {
+		int n;
+		pthread_mutex_t mu;
+	} in_function;
+
+	return &in_function.mu;
+}
 
 /*
  * A local function with a global alias at its address: nm prints both
@@ -172,6 +187,22 @@ START_TEST(data_inside_a_struct_reads_as_its_member_path_from_dwarf)
 	ck_assert_str_eq(
 		corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_marker_struct.in[1].x, false),
 		"symbolizer_marker_struct.in[1].x");
+}
+END_TEST
+
+START_TEST(a_static_variable_reads_as_its_member_path_in_a_file_or_a_function)
+{
+	ck_assert_int_eq(corecap_symbolizer_init(&s, maps, NULL, NULL, &err), 0);
+	ck_assert_str_eq(
+		corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_static_struct.lock, false),
+		"symbolizer_static_struct.lock");
+	ck_assert_str_eq(
+		corecap_symbolizer_name(&s, (uintptr_t)symbolizer_function_static(), false),
+		"in_function.mu");
+	/* A global after the locals: every unit's index still finds it. */
+	ck_assert_str_eq(
+		corecap_symbolizer_name(&s, (uintptr_t)&symbolizer_marker_struct.in[0].m, false),
+		"symbolizer_marker_struct.in[0].m");
 }
 END_TEST
 
@@ -478,6 +509,7 @@ int main(void)
 	tcase_add_test(tc, cpp_names_are_demangled);
 	tcase_add_test(tc, data_addresses_name_their_object_and_element_in_data_and_bss);
 	tcase_add_test(tc, data_inside_a_struct_reads_as_its_member_path_from_dwarf);
+	tcase_add_test(tc, a_static_variable_reads_as_its_member_path_in_a_file_or_a_function);
 	tcase_add_test(tc, addresses_outside_every_mapping_read_as_hex);
 	tcase_add_test(tc, a_file_whose_build_id_changed_is_not_trusted);
 	tcase_add_test(tc, symfs_roots_the_lookup_and_a_missing_file_is_reported);
