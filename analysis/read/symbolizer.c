@@ -20,6 +20,8 @@
 
 #include <corecap/run_format.h>
 
+#include "../util/grow.h"
+
 /* libstdc++'s demangler, through its C ABI symbol (there is no C header). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
@@ -51,6 +53,12 @@ struct dwarf_index {
 	size_t n, cap;
 };
 
+/* A compilation unit: its DIE, and its source file's base name (or NULL). */
+struct dwarf_unit {
+	Dwarf_Off die;
+	const char *base; /* in libdw's string data, alive with the Dwarf */
+};
+
 struct sym_module {
 	char *path;	  /* as in maps, or "[vdso]" */
 	const char *base; /* basename of path */
@@ -64,6 +72,8 @@ struct sym_module {
 	bool dwarf_tried; /* dwarf below was asked for */
 	Dwarf *dwarf;
 	Dwarf_Addr dwbias;
+	struct dwarf_unit *units; /* every unit of dwarf, in order */
+	size_t n_units;
 	struct dwarf_index all; /* every unit's */
 	uint8_t all_level;	/* 0: not built, 1: file and namespace scope, 2: all */
 	struct dwarf_index one; /* the units of one source file's */
@@ -275,6 +285,7 @@ static void module_release(struct sym_module *m)
 {
 	free(m->all.v);
 	free(m->one.v);
+	free(m->units);
 	free(m->syms);
 	free(m->problem);
 	free(m->path);
@@ -911,24 +922,47 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-/*
- * ix rebuilt from the units whose source file's base name is `file`
- * (NULL: every unit), deep or at file and namespace scope only.
- */
-static void index_dwarf(Dwarf *dwarf, struct dwarf_index *ix, const char *file, bool deep)
+/* m's units, with their files' names: once. 0 or -ENOMEM. */
+static int list_units(struct sym_module *m)
 {
 	Dwarf_Off off = 0, next;
-	size_t hsize;
+	size_t hsize, cap = 0;
 	Dwarf_Die cu;
 	const char *name;
 
-	ix->n = 0;
-	while (dwarf_nextcu(dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(dwarf, off + hsize, &cu) &&
-		    (!file || ((name = dwarf_diename(&cu)) && !strcmp(base_name(name), file))) &&
-		    index_die(ix, &cu, deep))
-			break;
+	if (m->units)
+		return 0;
+	while (dwarf_nextcu(m->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(m->dwarf, off + hsize, &cu)) {
+			if (corecap_grow((void **)&m->units, &cap, m->n_units + 1,
+					 sizeof(*m->units)))
+				return -ENOMEM;
+			name = dwarf_diename(&cu);
+			m->units[m->n_units++] =
+				(struct dwarf_unit){off + hsize, name ? base_name(name) : NULL};
+		}
 		off = next;
+	}
+	return 0;
+}
+
+/*
+ * ix rebuilt from m's units whose source file's base name is `file`
+ * (NULL: every unit), deep or at file and namespace scope only.
+ */
+static void index_dwarf(struct sym_module *m, struct dwarf_index *ix, const char *file, bool deep)
+{
+	Dwarf_Die cu;
+
+	ix->n = 0;
+	if (list_units(m))
+		return;
+	for (size_t i = 0; i < m->n_units; i++) {
+		const struct dwarf_unit *u = &m->units[i];
+
+		if ((!file || (u->base && !strcmp(u->base, file))) &&
+		    dwarf_offdie(m->dwarf, u->die, &cu) && index_die(ix, &cu, deep))
+			break;
 	}
 	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_var);
 }
@@ -960,18 +994,18 @@ static const struct dwarf_var *dwarf_var_at(struct sym_module *m, const char *fi
 
 	if (file && m->all_level < 2) {
 		if (m->one_file != file) {
-			index_dwarf(m->dwarf, &m->one, base_name(file), true);
+			index_dwarf(m, &m->one, base_name(file), true);
 			m->one_file = file;
 		}
 		if ((v = find_var(&m->one, want)))
 			return v;
 	}
 	if (!m->all_level) {
-		index_dwarf(m->dwarf, &m->all, NULL, false);
+		index_dwarf(m, &m->all, NULL, false);
 		m->all_level = 1;
 	}
 	if (!(v = find_var(&m->all, want)) && m->all_level == 1) {
-		index_dwarf(m->dwarf, &m->all, NULL, true);
+		index_dwarf(m, &m->all, NULL, true);
 		m->all_level = 2;
 		v = find_var(&m->all, want);
 	}
