@@ -77,7 +77,7 @@ struct sym_module {
 	struct dwarf_index all; /* every unit's */
 	uint8_t all_level;	/* 0: not built, 1: file and namespace scope, 2: all */
 	struct dwarf_index one; /* the units of one source file's */
-	const char *one_file;	/* that file (a symbol's), NULL: none */
+	const char *one_file;	/* that file's base name, NULL: none */
 };
 
 struct sym_mapping {
@@ -118,10 +118,16 @@ static bool is_shim_file(const char *base)
 	       strncmp(base, "libcorecap-tp.so", 16) == 0 || strncmp(base, "liblttng-ust", 12) == 0;
 }
 
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static size_t module_index(struct symbolizer *s, const char *path)
 {
 	struct sym_module *mods, *m;
-	const char *slash;
 
 	for (size_t i = 0; i < s->n_mods; i++)
 		if (strcmp(s->mods[i].path, path) == 0)
@@ -134,8 +140,7 @@ static size_t module_index(struct symbolizer *s, const char *path)
 	*m = (struct sym_module){.path = strdup(path)};
 	if (!m->path)
 		return SIZE_MAX;
-	slash = strrchr(m->path, '/');
-	m->base = slash ? slash + 1 : m->path;
+	m->base = base_name(m->path);
 	m->shim = is_shim_file(m->base);
 	return s->n_mods++;
 }
@@ -915,13 +920,6 @@ static int index_die(struct dwarf_index *ix, Dwarf_Die *die, bool deep)
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
-}
-
 /* m's units, with their files' names: once. 0 or -ENOMEM. */
 static int list_units(struct sym_module *m)
 {
@@ -993,8 +991,9 @@ static const struct dwarf_var *dwarf_var_at(struct sym_module *m, const char *fi
 	const struct dwarf_var *v;
 
 	if (file && m->all_level < 2) {
-		if (m->one_file != file) {
-			index_dwarf(m, &m->one, base_name(file), true);
+		file = base_name(file);
+		if (!m->one_file || strcmp(m->one_file, file)) {
+			index_dwarf(m, &m->one, file, true);
 			m->one_file = file;
 		}
 		if ((v = find_var(&m->one, want)))
