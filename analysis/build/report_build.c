@@ -15,6 +15,7 @@
 #include "build/thread_origin.h"
 #include "model/lines.h"
 #include "read/ctf_reader.h"
+#include "read/trace_pipe.h"
 #include "read/thread_samples.h"
 
 static int warn(struct report_build *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -83,6 +84,34 @@ static void release_critical(struct report_build *j)
 	j->has_ceph_crit = false;
 }
 
+/*
+ * Piped (read/trace_pipe.h), wants_comm runs on the reader's thread: the
+ * threads named by name events are remembered there, as the model will
+ * name them (corecap_model_event_names).
+ */
+struct named_threads {
+	struct u64map tids;
+	int32_t pid;
+	bool all; /* op detection wants every procname */
+};
+
+static int see_names(void *ctx, const struct model_event *ev)
+{
+	struct named_threads *n = ctx;
+	int64_t tid = corecap_model_event_names(n->pid, ev);
+
+	if (tid >= 0 && !corecap_u64map_insert(&n->tids, (uint64_t)(uint32_t)tid))
+		return -ENOMEM;
+	return 0;
+}
+
+static bool wants_comm_piped(void *ctx, int32_t tid)
+{
+	const struct named_threads *n = ctx;
+
+	return n->all || !corecap_u64map_find(&n->tids, (uint64_t)(uint32_t)tid);
+}
+
 /* The model's thread states and futex locks fed by the critical path's
  * pass over the records (once the model has its window): one reading. */
 static void tap_kernel(struct report_build *j)
@@ -144,6 +173,9 @@ static int trace_shortfall(struct report_build *j, const struct ctf_reader *r)
 static int read_pass(struct report_build *j, bool detect)
 {
 	struct ctf_reader r;
+	struct trace_pipe pipe;
+	struct named_threads named;
+	bool piped = corecap_trace_pipe_wanted();
 	struct model_config cfg = {
 		.has_window = j->run->has_manifest && j->run->manifest.has_window,
 		.window_start_ns = j->run->manifest.window_start_ns,
@@ -167,10 +199,20 @@ static int read_pass(struct report_build *j, bool detect)
 		corecap_net_ops_init(&j->net, &j->model, cfg.pid);
 	if (detect && j->has_crit)
 		corecap_net_ops_tap(&j->net, corecap_critical_attrib_tap, &j->crit);
-	ret = corecap_ctf_reader_init(&r, j->run->traces, j->run->n_traces, consume, j);
-	r.wants_comm = wants_comm;
+	if (piped) {
+		named = (struct named_threads){.pid = cfg.pid, .all = detect};
+		corecap_u64map_init(&named.tids);
+		ret = corecap_trace_pipe_init(&pipe, &r, j->run->traces, j->run->n_traces, consume,
+					      j);
+		pipe.seen = see_names;
+		pipe.wants_comm = wants_comm_piped;
+		pipe.reader_ctx = &named;
+	} else {
+		ret = corecap_ctf_reader_init(&r, j->run->traces, j->run->n_traces, consume, j);
+		r.wants_comm = wants_comm;
+	}
 	if (!ret)
-		ret = corecap_ctf_reader_run(&r);
+		ret = piped ? corecap_trace_pipe_run(&pipe) : corecap_ctf_reader_run(&r);
 	if (ret)
 		corecap_error("cannot read trace '%s/" CORECAP_RUN_TRACE "': %s", j->run->dir,
 			      corecap_ctf_reader_error(&r) ? corecap_ctf_reader_error(&r)
@@ -179,6 +221,10 @@ static int read_pass(struct report_build *j, bool detect)
 	if (!ret)
 		ret = trace_shortfall(j, &r);
 	corecap_ctf_reader_release(&r);
+	if (piped) {
+		corecap_trace_pipe_release(&pipe);
+		corecap_u64map_release(&named.tids);
+	}
 	if (!ret && detect)
 		ret = corecap_net_ops_finish(&j->net);
 	if (!ret && j->has_crit)

@@ -69,6 +69,20 @@ record_refbench() {
 	"$CORECAP" report "$run" >"$run.txt"
 }
 
+# expect_same_piped WHAT RUN [REPORT_OPTION...]: `corecap report --json`
+# of RUN is the same byte for byte with the trace read on a thread of its
+# own (read/trace_pipe.h) as without (CORECAP_TRACE_PIPE=1 and 0).
+expect_same_piped() {
+	local what=$1 run=$2 p
+	shift 2
+	for p in 0 1; do
+		CORECAP_TRACE_PIPE=$p "$CORECAP" report --json "$@" "$run" >"$run.pipe$p.json" ||
+			{ echo "FAIL: $what: CORECAP_TRACE_PIPE=$p corecap report $* $run failed"; exit 1; }
+	done
+	expect_eq "$what: the report read piped is the one read unpiped" same \
+		"$(cmp -s "$run.pipe0.json" "$run.pipe1.json" && echo same || echo differs)"
+}
+
 # record_refosd_quiet NAME RUN [refosd options] -- [refbench options]:
 # starts refosd (start_refosd NAME), records it under refbench
 # (record_refbench RUN) and stops it; all again, up to QUIET_ROUNDS (3)

@@ -6,7 +6,8 @@
 # latency. Then 4 MiB reads (refbench seq): the replies' ops, held back
 # until the connection's next request (model/net_ops.h), still match the
 # annotated ones (refosd's blocking sockets take each reply in one writev;
-# xrootd's several writes per reply are e2e.xrootd_op_views').
+# xrootd's several writes per reply are e2e.xrootd_op_views'). Detected
+# ops read piped or not give the same report (CORECAP_TRACE_PIPE).
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_sessiond
@@ -37,6 +38,7 @@ for t in 1 16; do
 	record_refbench "$run" -t "$t" -b 1 -d 3 write
 	compare_methods "-t $t" "$run"
 	expect_calc "-t $t: some ops" "$NA > 100"
+	expect_same_piped "-t $t, ops detected" "$run" --ops detected
 done
 # Large replies: refbench write leaves the objects, seq reads them back.
 "$REFBENCH" -p "$OSD_PORT" --no-progress -t 1 -b 4194304 -d 1 write >"$WORK/fill.out" 2>&1 ||

@@ -16,6 +16,8 @@
 #     wait for the messenger's signal and the finisher for the workers'
 #     (kind cond), and its edges never sum to more than the daemon's
 #     threads slept (futex + blocked time from the same records).
+#     The report is the same whether the trace is read on a thread of its
+#     own or not (CORECAP_TRACE_PIPE).
 #  2. refosd and a busy-loop hog pinned on one CPU (taskset): runqueue is
 #     on the critical path (at least 10% of the latency) and its largest
 #     holder is the hog.
@@ -73,6 +75,7 @@ for level in 0 20; do
 	check_conservation "debug $level" "$WORK/debug$level.ops"
 	check_conservation_path "debug $level" "$WORK/debug$level.json"
 	compare_paths "debug $level" "$WORK/debug$level.json"
+	expect_same_piped "debug $level" "$WORK/debug$level"
 done
 
 j="$WORK/debug0.json"

@@ -481,6 +481,68 @@ START_TEST(thread_names_prefer_name_events_and_pools_strip_digits)
 END_TEST
 
 /*
+ * corecap_model_event_names, the mirror a reader on another thread keeps
+ * of the model's naming (read/trace_pipe.h): after every event of a
+ * sequence (name events of the daemon, of another process, of a trace
+ * without pids, without a tid, with an empty name or none, naming another
+ * thread), each thread wants its procname by the mirror exactly when it
+ * does by the model.
+ */
+START_TEST(a_readers_mirror_of_name_events_answers_as_the_model)
+{
+	struct model_config cfg = {.pid = 5, .site_is_logging = test_is_logging};
+	const struct model_event evs[] = {
+		{.kind = MEV_LOG_ENTER, .ts_ns = 1, .tid = 10, .pid = 5, .comm = "d"},
+		{.kind = MEV_THREAD_NAME,
+		 .ts_ns = 2,
+		 .tid = 11,
+		 .pid = 6,
+		 .thread = {.tid = 11, .name = "other"}},
+		{.kind = MEV_THREAD_NAME,
+		 .ts_ns = 3,
+		 .tid = -1,
+		 .pid = 5,
+		 .thread = {.tid = 12, .name = "no-tid"}},
+		{.kind = MEV_THREAD_NAME,
+		 .ts_ns = 4,
+		 .tid = 13,
+		 .pid = 5,
+		 .thread = {.tid = 13, .name = ""}},
+		{.kind = MEV_THREAD_NAME, .ts_ns = 4, .tid = 15, .pid = 5, .thread = {.tid = 15}},
+		{.kind = MEV_THREAD_NAME,
+		 .ts_ns = 5,
+		 .tid = 10,
+		 .pid = 5,
+		 .thread = {.tid = 14, .name = "worker-1"}},
+		{.kind = MEV_THREAD_NAME,
+		 .ts_ns = 6,
+		 .tid = 10,
+		 .pid = -1,
+		 .thread = {.tid = 10, .name = "log"}},
+		{.kind = MEV_LOG_EXIT, .ts_ns = 7, .tid = 10, .pid = 5, .comm = "d"},
+	};
+	bool named[16] = {false};
+
+	corecap_model_release(&m);
+	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		int64_t tid = corecap_model_event_names(cfg.pid, &evs[i]);
+
+		if (tid >= 0) {
+			ck_assert_int_lt(tid, 16);
+			named[tid] = true;
+		}
+		ck_assert_int_eq(corecap_model_consume(&m, &evs[i]), 0);
+		for (int32_t t = 9; t < 16; t++)
+			ck_assert_msg(corecap_model_wants_comm(&m, t) == !named[t],
+				      "after event %zu, thread %d", i, (int)t);
+	}
+	ck_assert(named[10] && named[14]);
+	ck_assert(!named[11] && !named[12] && !named[13] && !named[15]);
+}
+END_TEST
+
+/*
  * A thread's logging inside a window, against a sum over every span kept:
  * spans of random lengths and gaps (some overlapping the one before, which
  * log_span trims), past the ring's THREAD_LOG_SPANS so that it wraps, and
@@ -590,6 +652,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, discarded_counts_saturate_instead_of_wrapping);
 	tcase_add_test(tc, events_of_other_processes_are_counted_not_used);
 	tcase_add_test(tc, thread_names_prefer_name_events_and_pools_strip_digits);
+	tcase_add_test(tc, a_readers_mirror_of_name_events_answers_as_the_model);
 	tcase_add_test(tc, logging_in_a_window_sums_the_spans_kept_in_it);
 	tcase_add_loop_test(tc, random_sequences_conserve_every_op, 0, 8);
 	suite_add_tcase(s, tc);
