@@ -9,7 +9,7 @@
 # bench_options OPTSTRING USAGE ARG...: the script's options, getopts
 # OPTSTRING over ARG...: -B BUILD_DIR, -r ROUNDS and -d SECONDS set $build
 # (by default $CORECAP_BUILD, else build/ in the source tree), $rounds and
-# $secs, -c CPU $bench_cpu (bench_measure's CPU); any other letter goes to
+# $secs, -c CPU $bench_cpu (bench_measure's CPUs); any other letter goes to
 # the script's `bench_option LETTER` (with
 # $OPTARG), which returns 1 for one it does not take: then "usage: $0
 # USAGE" and exit 2. Sets $corecap, $refosd and $refbench in $build; the
@@ -91,24 +91,26 @@ bench_record() {
 		"$refbench" -p "$port" --no-progress -t 16 -b 1 -d "$s" write >"$work/rec.out" 2>&1
 }
 
-# bench_measure CMD...: "user_s sys_s maxrss_kb" of the command (its output
-# dropped), from wait4; exits 1 when the command fails. With $bench_cpu
-# (-c CPU) the command runs on that CPU alone: the vCPUs of a shared VM
-# need not run at one speed (one of this machine's two took 1.65x the
-# other's user time for the same report), and a command left to the
-# scheduler lands on either, which measures the CPUs rather than the
-# commands.
+# bench_measure CMD...: "user_s sys_s maxrss_kb wall_s" of the command (its
+# output dropped), from wait4 and the monotonic clock; exits 1 when the
+# command fails. With $bench_cpu (-c CPU, or a list such as 0,1) the
+# command runs on those CPUs alone: the vCPUs of a shared VM need not run
+# at one speed (one of this machine's two took 1.65x the other's user
+# time for the same report), and a command left to the scheduler lands on
+# either, which measures the CPUs rather than the commands.
 bench_measure() {
 	python3 -c '
-import os, subprocess, sys
+import os, subprocess, sys, time
 cpu = sys.argv[2]
-pin = (lambda: os.sched_setaffinity(0, {int(cpu)})) if cpu else None
+pin = (lambda: os.sched_setaffinity(0, {int(c) for c in cpu.split(",")})) if cpu else None
+t = time.monotonic()
 p = subprocess.Popen(sys.argv[3:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                      preexec_fn=pin)
 _, status, ru = os.wait4(p.pid, 0)
+wall = time.monotonic() - t
 if os.waitstatus_to_exitcode(status):
     sys.exit(sys.argv[1] + ": failed: " + " ".join(sys.argv[3:]))
-print("%.6f %.6f %d" % (ru.ru_utime, ru.ru_stime, ru.ru_maxrss))' "$prog" "${bench_cpu:-}" "$@"
+print("%.6f %.6f %d %.6f" % (ru.ru_utime, ru.ru_stime, ru.ru_maxrss, wall))' "$prog" "${bench_cpu:-}" "$@"
 }
 
 # bench_main RUN_DIR...: unless -n ($record 0), the script's `record_run
