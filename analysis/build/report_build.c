@@ -98,9 +98,10 @@ struct named_threads {
 static int see_names(void *ctx, const struct model_event *ev)
 {
 	struct named_threads *n = ctx;
-	int64_t tid = corecap_model_event_names(n->pid, ev);
+	int32_t tid;
 
-	if (tid >= 0 && !corecap_u64map_insert(&n->tids, (uint64_t)(uint32_t)tid))
+	if (corecap_model_event_names(n->pid, ev, &tid) &&
+	    !corecap_u64map_insert(&n->tids, (uint64_t)(uint32_t)tid))
 		return -ENOMEM;
 	return 0;
 }

@@ -582,13 +582,14 @@ bool corecap_model_wants_comm(const struct model *m, int32_t tid)
 	return !th || th->name_source <= TNAME_PROCNAME;
 }
 
-int64_t corecap_model_event_names(int32_t pid, const struct model_event *ev)
+bool corecap_model_event_names(int32_t pid, const struct model_event *ev, int32_t *tid)
 {
 	/* corecap_model_consume's filters, then corecap_thread_table_name's. */
 	if (ev->kind != MEV_THREAD_NAME || (pid >= 0 && ev->pid >= 0 && ev->pid != pid) ||
 	    ev->tid < 0 || !ev->thread.name || !*ev->thread.name)
-		return -1;
-	return ev->thread.tid;
+		return false;
+	*tid = ev->thread.tid;
+	return true;
 }
 
 int corecap_model_finish(struct model *m)

@@ -92,12 +92,12 @@ int corecap_model_consume(struct model *m, const struct model_event *ev);
  */
 bool corecap_model_wants_comm(const struct model *m, int32_t tid);
 /*
- * The thread that ev names by a name event when a fresh model of the
- * daemon pid consumes it (its name then outranks every procname), else -1:
- * a reader on another thread that remembers these answers
+ * Whether ev names a thread (*tid) by a name event when a fresh model of
+ * the daemon pid consumes it (its name then outranks every procname): a
+ * reader on another thread that remembers these answers
  * corecap_model_wants_comm for that model without reading it.
  */
-int64_t corecap_model_event_names(int32_t pid, const struct model_event *ev);
+bool corecap_model_event_names(int32_t pid, const struct model_event *ev, int32_t *tid);
 /* Ends the stream: counts what is left in flight and fixes the window. */
 int corecap_model_finish(struct model *m);
 /* Records threads.tsv's figures for a thread (creating it if the trace did not). */

@@ -519,26 +519,30 @@ START_TEST(a_readers_mirror_of_name_events_answers_as_the_model)
 		 .tid = 10,
 		 .pid = -1,
 		 .thread = {.tid = 10, .name = "log"}},
-		{.kind = MEV_LOG_EXIT, .ts_ns = 7, .tid = 10, .pid = 5, .comm = "d"},
+		{.kind = MEV_THREAD_NAME,
+		 .ts_ns = 7,
+		 .tid = 10,
+		 .pid = 5,
+		 .thread = {.tid = -3, .name = "negative"}},
+		{.kind = MEV_LOG_EXIT, .ts_ns = 8, .tid = 10, .pid = 5, .comm = "d"},
 	};
-	bool named[16] = {false};
+	bool named[20] = {false}; /* by tid + 4 */
+	int32_t tid;
 
 	corecap_model_release(&m);
 	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
-		int64_t tid = corecap_model_event_names(cfg.pid, &evs[i]);
-
-		if (tid >= 0) {
-			ck_assert_int_lt(tid, 16);
-			named[tid] = true;
+		if (corecap_model_event_names(cfg.pid, &evs[i], &tid)) {
+			ck_assert(tid >= -4 && tid < 16);
+			named[tid + 4] = true;
 		}
 		ck_assert_int_eq(corecap_model_consume(&m, &evs[i]), 0);
-		for (int32_t t = 9; t < 16; t++)
-			ck_assert_msg(corecap_model_wants_comm(&m, t) == !named[t],
+		for (int32_t t = -4; t < 16; t++)
+			ck_assert_msg(corecap_model_wants_comm(&m, t) == !named[t + 4],
 				      "after event %zu, thread %d", i, (int)t);
 	}
-	ck_assert(named[10] && named[14]);
-	ck_assert(!named[11] && !named[12] && !named[13] && !named[15]);
+	ck_assert(named[10 + 4] && named[14 + 4] && named[-3 + 4]);
+	ck_assert(!named[11 + 4] && !named[12 + 4] && !named[13 + 4] && !named[15 + 4]);
 }
 END_TEST
 
