@@ -23,7 +23,16 @@ endfunction()
 # read, write, pthread_create... itself); ASan is still initialized first,
 # from the test binary's preinit_array, so its check that its runtime
 # comes first in the library list is turned off.
-set(_shim_preload $<TARGET_FILE:corecap-preload>)
+# LTTng-UST's fork helper comes with the shim, as `corecap run` preloads
+# it for a daemon (collector/launch_env.c): Check forks a child for each
+# test, and without the helper a fork while LTTng-UST's listener thread
+# holds its lock (or is inside dl_iterate_phdr for a statedump, as a
+# session started by a test running beside these does) leaves the child
+# waiting forever on that lock, at its exit or at the shim's first
+# stack capture (lttng-ust(3): an application that forks without
+# exec must preload liblttng-ust-fork.so).
+find_library(CORECAP_UST_FORK_LIB NAMES lttng-ust-fork REQUIRED)
+set(_shim_preload "$<TARGET_FILE:corecap-preload>:${CORECAP_UST_FORK_LIB}")
 if("address" IN_LIST CORECAP_SANITIZE)
 	execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libasan.so
 		OUTPUT_VARIABLE _libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
