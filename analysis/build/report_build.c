@@ -170,13 +170,12 @@ static int trace_shortfall(struct report_build *j, const struct ctf_reader *r)
 		    r->check.streams_cut ? r->check.cut_name : "?");
 }
 
-/* One pass over the trace into a fresh model, detecting ops or not. */
-static int read_pass(struct report_build *j, bool detect)
+/* One pass over the trace into a fresh model, detecting ops or not, read piped or not. */
+static int read_pass(struct report_build *j, bool detect, bool piped)
 {
 	struct ctf_reader r;
 	struct trace_pipe pipe;
 	struct named_threads named;
-	bool piped = corecap_trace_pipe_wanted();
 	struct model_config cfg = {
 		.has_window = j->run->has_manifest && j->run->manifest.has_window,
 		.window_start_ns = j->run->manifest.window_start_ns,
@@ -243,7 +242,8 @@ static int read_pass(struct report_build *j, bool detect)
  */
 static int read_trace(struct report_build *j)
 {
-	int ret = read_pass(j, j->o.ops == OPS_DETECTED);
+	bool piped = corecap_trace_pipe_wanted(); /* once: its warning too */
+	int ret = read_pass(j, j->o.ops == OPS_DETECTED, piped);
 
 	if (ret || j->o.ops != OPS_AUTO || j->model.ops.finished || !j->net_events ||
 	    j->model.ops.n_types)
@@ -251,7 +251,7 @@ static int read_trace(struct report_build *j)
 	corecap_model_release(&j->model);
 	j->has_model = false;
 	release_critical(j);
-	return read_pass(j, true);
+	return read_pass(j, true, piped);
 }
 
 /*

@@ -8,6 +8,7 @@
 #ifndef CORECAP_MODEL_EVENT_H
 #define CORECAP_MODEL_EVENT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <corecap/run_format.h>
@@ -75,5 +76,14 @@ struct model_event {
 		} loss;
 	};
 };
+
+/* Whether ev carries a stack (lock.stack, lock.depth frames): a lock kind
+ * that has one. A copy that outlives the call copies it too. */
+static inline bool corecap_model_event_has_stack(const struct model_event *ev)
+{
+	return (ev->kind == MEV_LOCK_CONTENDED || ev->kind == MEV_LOCK_HOLD ||
+		ev->kind == MEV_COND_WAIT || ev->kind == MEV_COND_WAKE) &&
+	       ev->lock.stack && ev->lock.depth;
+}
 
 #endif

@@ -165,9 +165,7 @@ static struct net_held *hold(struct net_ops *d, const struct model_event *ev)
 	copy_str(h->comm, sizeof(h->comm), &h->ev.comm);
 	if (ev->kind == MEV_THREAD_NAME)
 		copy_str(h->name, sizeof(h->name), &h->ev.thread.name);
-	if ((ev->kind == MEV_LOCK_CONTENDED || ev->kind == MEV_LOCK_HOLD ||
-	     ev->kind == MEV_COND_WAIT || ev->kind == MEV_COND_WAKE) &&
-	    ev->lock.stack && ev->lock.depth) {
+	if (corecap_model_event_has_stack(ev)) {
 		h->stack = malloc(ev->lock.depth * sizeof(*h->stack));
 		if (!h->stack) {
 			d->held_end--;

@@ -40,13 +40,6 @@ static const char **string_of(struct model_event *ev)
 	}
 }
 
-static bool has_stack(const struct model_event *ev)
-{
-	return (ev->kind == MEV_LOCK_CONTENDED || ev->kind == MEV_LOCK_HOLD ||
-		ev->kind == MEV_COND_WAIT || ev->kind == MEV_COND_WAKE) &&
-	       ev->lock.stack && ev->lock.depth;
-}
-
 /* Copies len bytes into b's arena, 8-aligned: their offset + 1, or 0 (ENOMEM). */
 static uintptr_t arena_put(struct trace_pipe_batch *b, const void *src, size_t len)
 {
@@ -86,7 +79,7 @@ static int copy_event(struct trace_pipe_batch *b, struct model_event *to,
 			return -ENOMEM;
 		*s = (const char *)off;
 	}
-	if (has_stack(ev)) {
+	if (corecap_model_event_has_stack(ev)) {
 		if (!(off = arena_put(b, ev->lock.stack, ev->lock.depth * sizeof(uint64_t))))
 			return -ENOMEM;
 		to->lock.stack = (const uint64_t *)off;
@@ -103,7 +96,7 @@ static void point_event(const struct trace_pipe_batch *b, struct model_event *ev
 		ev->comm = b->arena + (uintptr_t)ev->comm - 1;
 	if ((s = string_of(ev)) && *s)
 		*s = b->arena + (uintptr_t)*s - 1;
-	if (has_stack(ev))
+	if (corecap_model_event_has_stack(ev))
 		ev->lock.stack = (const uint64_t *)(b->arena + (uintptr_t)ev->lock.stack - 1);
 }
 
