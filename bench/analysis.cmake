@@ -8,3 +8,9 @@ add_executable(corecap_report_bench ${CMAKE_CURRENT_SOURCE_DIR}/report_bench.c)
 target_compile_definitions(corecap_report_bench PRIVATE
 	CORECAP_BIN="$<TARGET_FILE:corecap>" CORECAP_TRACEGEN="$<TARGET_FILE:corecap_tracegen>")
 add_dependencies(corecap_report_bench corecap corecap_tracegen)
+
+# The critical path's cost per record as the box has more CPUs, on a
+# synthetic schedule (bench/critical_path_cpus.c).
+add_executable(critical_path_cpus ${CMAKE_CURRENT_SOURCE_DIR}/critical_path_cpus.c)
+target_link_libraries(critical_path_cpus PRIVATE corecap-analysis corecap-common m)
+target_include_directories(critical_path_cpus PRIVATE ${PROJECT_SOURCE_DIR}/analysis)

@@ -17,8 +17,8 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_u64map_init(&cp->holder_at);
 	if (nr_cpus) {
 		cp->cpu_tid = malloc(nr_cpus * sizeof(*cp->cpu_tid));
-		cp->n_waiting = calloc(nr_cpus, sizeof(*cp->n_waiting));
-		if (!cp->cpu_tid || !cp->n_waiting)
+		cp->waiters = calloc(nr_cpus, sizeof(*cp->waiters));
+		if (!cp->cpu_tid || !cp->waiters)
 			return -ENOMEM;
 		for (uint32_t c = 0; c < nr_cpus; c++)
 			cp->cpu_tid[c] = CP_NOBODY;
@@ -39,7 +39,7 @@ void corecap_critical_path_release(struct critical_path *cp)
 	for (size_t i = 0; i < cp->len; i++)
 		free(cp->all[i]);
 	free(cp->all);
-	free(cp->runnable);
+	free(cp->open_runs);
 	for (size_t i = 0; i < cp->n_inflight; i++)
 		free_op(cp->inflight[i]);
 	free(cp->inflight);
@@ -53,7 +53,7 @@ void corecap_critical_path_release(struct critical_path *cp)
 		corecap_u64map_release(&cp->ext_types[i].credit);
 	free(cp->ext_types);
 	free(cp->cpu_tid);
-	free(cp->n_waiting);
+	free(cp->waiters);
 	free(cp->nodes);
 	free(cp->adds);
 	corecap_u64map_release(&cp->wait_ns);
@@ -123,14 +123,14 @@ static int grow_paths(struct critical_path *cp)
 {
 	size_t cap = cp->path_cap ? cp->path_cap * 2 : 64;
 	struct cp_thread **all = realloc(cp->all, cap * sizeof(*all));
-	uint32_t *runnable;
+	uint32_t *open_runs;
 
 	if (!all)
 		return -ENOMEM;
 	cp->all = all;
-	if (!(runnable = realloc(cp->runnable, cap * sizeof(*runnable))))
+	if (!(open_runs = realloc(cp->open_runs, cap * sizeof(*open_runs))))
 		return -ENOMEM;
-	cp->runnable = runnable;
+	cp->open_runs = open_runs;
 	for (int pass = 0; pass < 2; pass++) {
 		struct cp_op **ops = pass ? cp->spare : cp->inflight;
 		size_t n = pass ? cp->n_spare : cp->n_inflight;
@@ -181,40 +181,57 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	idx = corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid);
 	th->tid = tid;
 	th->index = (uint32_t)cp->len;
+	th->wait_cpu = UINT32_MAX;
+	/* The CPUs it was switched to before it was met (not a target then). */
+	for (uint32_t c = 0; c < cp->nr_cpus; c++)
+		if (cp->cpu_tid[c] == tid) {
+			th->n_held++;
+			th->held_cpu = c;
+		}
 	*idx = cp->len;
 	cp->all[cp->len++] = th;
 	return corecap_tid_cache_put(&cp->recent, tid, th);
 }
 
-/* Sets th's state, keeping the list of runnable threads and the count of
- * each CPU's waiters (flush_waiters'). */
+/* th out of its CPU's waiters, if it is among them. */
+static void wait_unlink(struct critical_path *cp, struct cp_thread *th)
+{
+	if (th->wait_cpu < cp->nr_cpus) {
+		if (th->wait_prev)
+			cp->all[th->wait_prev - 1]->wait_next = th->wait_next;
+		else
+			cp->waiters[th->wait_cpu] = th->wait_next;
+		if (th->wait_next)
+			cp->all[th->wait_next - 1]->wait_prev = th->wait_prev;
+		th->wait_prev = th->wait_next = 0;
+	}
+	th->wait_cpu = UINT32_MAX;
+}
+
+/* Sets th's state; a thread no longer runnable waits for no CPU. */
 static void set_state(struct critical_path *cp, struct cp_thread *th, enum cp_state state)
 {
-	if (state == CPS_RUNNABLE && !th->runnable_at) {
-		cp->runnable[cp->n_runnable++] = th->index;
-		th->runnable_at = (uint32_t)cp->n_runnable;
-		th->wait_cpu = UINT32_MAX;
-	} else if (state != CPS_RUNNABLE && th->runnable_at) {
-		uint32_t last = cp->runnable[--cp->n_runnable];
-
-		cp->runnable[th->runnable_at - 1] = last;
-		cp->all[last]->runnable_at = th->runnable_at;
-		th->runnable_at = 0;
-		if (th->wait_cpu < cp->nr_cpus)
-			cp->n_waiting[th->wait_cpu]--;
-	}
+	if (state != CPS_RUNNABLE)
+		wait_unlink(cp, th);
 	th->state = state;
 }
 
-/* th waits for CPU cpu (UINT32_MAX: unknown). */
+/*
+ * th waits for CPU cpu (UINT32_MAX: unknown): first among that CPU's
+ * waiters, whom flush_waiters charges when its holder changes (a list per
+ * CPU: a switch costs its own CPU's waiters, not every runnable thread's).
+ */
 static void set_runnable(struct critical_path *cp, struct cp_thread *th, uint32_t cpu)
 {
 	set_state(cp, th, CPS_RUNNABLE);
-	if (th->wait_cpu < cp->nr_cpus)
-		cp->n_waiting[th->wait_cpu]--;
+	wait_unlink(cp, th);
 	th->wait_cpu = cpu;
-	if (cpu < cp->nr_cpus)
-		cp->n_waiting[cpu]++;
+	if (cpu < cp->nr_cpus) {
+		th->wait_next = cp->waiters[cpu];
+		if (th->wait_next)
+			cp->all[th->wait_next - 1]->wait_prev = th->index + 1;
+		cp->waiters[cpu] = th->index + 1;
+	}
 }
 
 static uint32_t running_cat(const struct cp_thread *th)
@@ -624,10 +641,25 @@ static void flush_run(struct critical_path *cp, struct cp_thread *th)
 	}
 }
 
+static int cmp_index(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Every open run added, in the threads' order (as their nodes always were):
+ * those listed since the last call, not every thread. */
 static void flush_runs(struct critical_path *cp)
 {
-	for (size_t i = 0; i < cp->len; i++)
-		flush_run(cp, cp->all[i]);
+	qsort(cp->open_runs, cp->n_open_runs, sizeof(*cp->open_runs), cmp_index);
+	for (size_t i = 0; i < cp->n_open_runs; i++) {
+		struct cp_thread *th = cp->all[cp->open_runs[i]];
+
+		th->run_listed = false;
+		flush_run(cp, th);
+	}
+	cp->n_open_runs = 0;
 }
 
 /* th's pending stretch decided: at most io_max of each op's part of it is
@@ -694,6 +726,10 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 		} else {
 			flush_run(cp, th);
 			th->run_open = true;
+			if (!th->run_listed) {
+				th->run_listed = true;
+				cp->open_runs[cp->n_open_runs++] = th->index;
+			}
 			th->run_cat = cat;
 			th->run_from = th->since;
 			th->run_to = t;
@@ -726,15 +762,30 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 /* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
 static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
 {
-	uint32_t left = cp->n_waiting[cpu];
+	for (uint32_t i = cp->waiters[cpu]; i; i = cp->all[i - 1]->wait_next)
+		advance(cp, cp->all[i - 1], t);
+}
 
-	for (size_t i = 0; left && i < cp->n_runnable; i++) {
-		struct cp_thread *th = cp->all[cp->runnable[i]];
+/*
+ * CPU cpu switched to tid: the holders' counts of CPUs kept (a thread
+ * holds more than one only when a switch-out was lost), for a log
+ * call's flush of its CPU's waiters without looking at every CPU.
+ */
+static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t tid)
+{
+	int32_t old = cp->cpu_tid[cpu];
+	struct cp_thread *th;
 
-		if (th->wait_cpu == cpu) {
-			advance(cp, th, t);
-			left--;
-		}
+	if (old == tid)
+		return;
+	cp->cpu_tid[cpu] = tid;
+	if ((th = find(cp, old)) && th->n_held && --th->n_held && th->held_cpu == cpu)
+		for (uint32_t c = 0; c < cp->nr_cpus; c++)
+			if (cp->cpu_tid[c] == old)
+				th->held_cpu = c;
+	if ((th = find(cp, tid))) {
+		th->n_held++;
+		th->held_cpu = cpu;
 	}
 }
 
@@ -767,7 +818,7 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		}
 		th->woken_running = false;
 	}
-	cp->cpu_tid[cpu] = s->next_tid;
+	set_holder(cp, cpu, s->next_tid);
 	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0) {
 		if (!(th = get(cp, s->next_tid)))
 			return -ENOMEM;
@@ -1125,7 +1176,9 @@ static int event(struct critical_path *cp, const struct model_event *ev)
 	case MEV_LOG_ENTER:
 	case MEV_LOG_EXIT:
 		/* Its CPU's waiters were waiting behind its former category. */
-		if (th->state == CPS_RUNNING)
+		if (th->state == CPS_RUNNING && th->n_held == 1)
+			flush_waiters(cp, th->held_cpu, ev->ts_ns);
+		else if (th->state == CPS_RUNNING && th->n_held)
 			for (uint32_t c = 0; c < cp->nr_cpus; c++)
 				if (cp->cpu_tid[c] == th->tid)
 					flush_waiters(cp, c, ev->ts_ns);

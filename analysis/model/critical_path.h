@@ -101,14 +101,19 @@ struct cp_thread {
 	/* Its chain: 1 + the index of its newest node (critical_path.nodes), 0: none. */
 	uint64_t head;
 	bool head_shared; /* a woken thread's chain goes on from the head: it stays as it is */
+	/* Runnable for a known CPU: its neighbours in that CPU's waiters
+	 * (critical_path.waiters), 1 + their index in all, 0: none. */
+	uint32_t wait_prev, wait_next;
+	uint32_t n_held;   /* the CPUs whose last switch-in was to it (cpu_tid) */
+	uint32_t held_cpu; /* the last of them */
+	uint64_t off_ns;   /* its last switch-out (corecap_critical_path_pick) */
+	bool exited;	   /* switched out dead ('X', 'Z'): no sleep after it */
+	bool stopped;	   /* blocked in a ptrace or job-control stop ('t', 'T'): the
+			    * sampler's; its time is what it was doing, as running */
 	/* Its running time [run_from, run_to) as run_cat, not yet added to
 	 * the ops' paths: added once when the run ends or a path is read. */
-	uint32_t runnable_at; /* 1 + its place in critical_path.runnable, 0 if not runnable */
-	uint64_t off_ns;      /* its last switch-out (corecap_critical_path_pick) */
-	bool exited;	      /* switched out dead ('X', 'Z'): no sleep after it */
-	bool stopped;	      /* blocked in a ptrace or job-control stop ('t', 'T'): the
-			       * sampler's; its time is what it was doing, as running */
 	bool run_open;
+	bool run_listed; /* in critical_path.open_runs */
 	uint32_t run_cat;
 	uint64_t run_from, run_to;
 };
@@ -207,10 +212,11 @@ struct critical_path {
 	struct tid_cache recent;	     /* in front of by_tid */
 	struct cp_thread **all;
 	size_t len, path_cap;
-	uint32_t *runnable; /* the runnable threads' indices, any order; capacity path_cap */
-	size_t n_runnable;
-	int32_t *cpu_tid;    /* who holds each CPU (last switch-in seen); -1 unknown */
-	uint32_t *n_waiting; /* each CPU's runnable threads waiting for it */
+	uint32_t *open_runs; /* the indices of the threads with a run open; capacity path_cap */
+	size_t n_open_runs;
+	int32_t *cpu_tid; /* who holds each CPU (last switch-in seen); -1 unknown */
+	/* Each CPU's runnable threads waiting for it: 1 + the first's index, 0: none. */
+	uint32_t *waiters;
 	uint32_t nr_cpus;
 	/* Other processes' threads named by HOLDER records: tid -> 1 + index. */
 	struct u64map holder_at;

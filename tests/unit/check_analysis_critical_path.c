@@ -271,7 +271,39 @@ START_TEST(runnable_threads_leave_the_queue_in_any_order)
 	expect(t, 30, 0, 0, 0, 40);
 	ck_assert_uint_eq(credit(t, B, CP_RUNQUEUE), 20);
 	ck_assert_uint_eq(credit(t, C, CP_RUNQUEUE), 20);
-	ck_assert_uint_eq(cp.n_runnable, 0);
+	ck_assert_uint_eq(cp.waiters[0], 0);
+	ck_assert_uint_eq(cp.waiters[1], 0);
+}
+END_TEST
+
+/*
+ * A log call splits the wait of its thread's CPU's waiters, and a thread
+ * seen on two CPUs (its switch-out from one lost) is found on the one it
+ * still holds: A (op 1 from 100 on CPU 1) is preempted for B at 110; B is
+ * switched in on CPU 0 too at 112, before CPU 0 goes to C at 115; B logs
+ * 120..130 and sleeps at 140, when A runs again until its end at 150. A's
+ * runqueue behind B: 110..120 and 130..140 B's cpu, 120..130 B's logging.
+ */
+START_TEST(a_log_call_splits_the_wait_for_its_cpu)
+{
+	const int32_t C = 40;
+
+	kr_switch(&b, 1, 1, 0, 'S', A);
+	kr_switch(&b, 1, 110, A, 'R', B);
+	kr_switch(&b, 0, 112, 0, 'S', B);
+	kr_switch(&b, 0, 115, 0, 'S', C);
+	kr_switch(&b, 1, 140, B, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_LOG_ENTER, 120, B, 0);
+	feed(MEV_LOG_EXIT, 130, B, 0);
+	feed(MEV_OP_END, 150, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 20, 10, 0, 0, 20);
+	ck_assert_uint_eq(credit(t, B, CP_RUNQUEUE), 20);
+	ck_assert_uint_eq(credit(t, B, CAT_LOGGING), 10);
+	ck_assert_uint_eq(t->runq_logging_ns, 10);
+	ck_assert_uint_eq(cp.inconsistent, 1); /* B switched in while running */
 }
 END_TEST
 
@@ -605,6 +637,7 @@ int main(void)
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
 	tcase_add_test(tc, runnable_threads_leave_the_queue_in_any_order);
+	tcase_add_test(tc, a_log_call_splits_the_wait_for_its_cpu);
 	tcase_add_test(tc, a_path_keeps_the_credits_made_first);
 	tcase_add_test(tc, runqueue_behind_the_daemon_other_processes_or_idle);
 	tcase_add_test(tc, an_op_begun_in_the_past_keeps_its_latency);

@@ -73,7 +73,7 @@ END_TEST
  * first, and the components (collector, analysis and bench are peers). */
 #define LAYERS                                                                             \
 	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/build " \
-	"--layers common,tracepoints,preload,collector+analysis+bench,cli"
+	"--layers common,tracepoints,preload,collector+analysis,bench+cli"
 
 START_TEST(an_include_against_the_layers_is_named)
 {
