@@ -70,9 +70,10 @@ START_TEST(this_tree_has_no_cycle)
 END_TEST
 
 /* The layers docs/architecture.md draws: the analysis' rooms, lowest
- * first, and the components (collector, analysis and bench are peers). */
-#define LAYERS                                                                             \
-	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/build " \
+ * first, and the components (collector and analysis are peers; the
+ * benchmarks and the command line above them). */
+#define LAYERS                                                                                     \
+	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/build "      \
 	"--layers common,tracepoints,preload,collector+analysis,bench+cli"
 
 START_TEST(an_include_against_the_layers_is_named)
