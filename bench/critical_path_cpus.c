@@ -33,9 +33,10 @@
 #include "model/critical_path.h"
 #include "model/model.h"
 
-#define THREADS	 4 /* per CPU: one runs, the others wait for it */
-#define OPS	 4 /* in flight, on CPU 0's threads */
-#define MAX_CPUS 4096
+#define THREADS	  4 /* per CPU: one runs, the others wait for it */
+#define OPS	  4 /* in flight, on CPU 0's threads */
+#define MAX_CPUS  4096
+#define MAX_SIZES 16 /* CPU counts measured in one run */
 /* A tick: the switches at its start, each CPU's log call from 100 + cpu to
  * 5000 + cpu, CPU 0's op ending at 9500 and the next begun at 9501. */
 #define TICK_NS 10000
@@ -164,9 +165,9 @@ static double median(double *v, size_t n)
 
 int main(int argc, char **argv)
 {
-	uint32_t cpus[16] = {2, 8, 32, 128};
+	uint32_t cpus[MAX_SIZES] = {2, 8, 32, 128};
 	size_t n_cpus = 4, rounds = 7, n = 400000;
-	struct schedule s[16];
+	struct schedule s[MAX_SIZES];
 	double *ns, *ratio, v[64];
 	int opt;
 
@@ -180,9 +181,11 @@ int main(int argc, char **argv)
 	}
 	if (rounds < 1 || rounds > 64 || n < 1000)
 		goto usage;
+	if (argc - optind > MAX_SIZES)
+		goto usage;
 	if (optind < argc) {
 		n_cpus = 0;
-		for (; optind < argc && n_cpus < 16; optind++) {
+		for (; optind < argc; optind++) {
 			unsigned long c = strtoul(argv[optind], NULL, 10);
 
 			if (c < 1 || c > MAX_CPUS)
@@ -227,6 +230,9 @@ int main(int argc, char **argv)
 	free(ratio);
 	return 0;
 usage:
-	fprintf(stderr, "usage: critical_path_cpus [-r ROUNDS] [-n SWITCHES] [CPUS...]\n");
+	fprintf(stderr,
+		"usage: critical_path_cpus [-r ROUNDS] [-n SWITCHES] [CPUS...]\n"
+		"  ROUNDS 1..64, SWITCHES at least 1000, at most %d CPU counts of 1..%d\n",
+		MAX_SIZES, MAX_CPUS);
 	return 2;
 }
