@@ -70,7 +70,8 @@ bool corecap_trace_pipe_wanted(void);
 /*
  * Initializes r (ctf_reader_init's arguments) to feed p, and p to hand
  * r's events to fn(ctx): 0 or a negative errno (r's error set when r's).
- * Release both in all cases, p first.
+ * Release both in all cases, in either order (the reader's thread is
+ * joined by then).
  */
 int corecap_trace_pipe_init(struct trace_pipe *p, struct ctf_reader *r, char *const *dirs, size_t n,
 			    ctf_reader_consume_fn fn, void *ctx);
