@@ -6,8 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,11 +64,194 @@ static bool profiler_on(const struct corecap_cpu_profile *cp, char *file, size_t
 	return on;
 }
 
+/*
+ * The target's file system credentials (/proc/PID/status: the fs uid and
+ * gid, the supplementary groups): every path under CPUPROFILE is the
+ * target's choice, so the collector opens, creates and removes it only
+ * as the target would (as_target()), never with its own rights.
+ */
+static int read_creds(struct corecap_cpu_profile *cp)
+{
+	char path[64], line[1024];
+	unsigned long ids[4];
+	bool have_uid = false, have_gid = false;
+	FILE *f;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)cp->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "Uid:\t%lu\t%lu\t%lu\t%lu", &ids[0], &ids[1], &ids[2], &ids[3]) ==
+		    4) {
+			cp->uid = (uid_t)ids[3];
+			have_uid = true;
+		} else if (sscanf(line, "Gid:\t%lu\t%lu\t%lu\t%lu", &ids[0], &ids[1], &ids[2],
+				  &ids[3]) == 4) {
+			cp->gid = (gid_t)ids[3];
+			have_gid = true;
+		} else if (strncmp(line, "Groups:", 7) == 0) {
+			char *p = line + 7, *end;
+
+			cp->n_groups = 0;
+			for (;;) {
+				unsigned long g = strtoul(p, &end, 10);
+
+				if (end == p)
+					break;
+				if (cp->n_groups == CORECAP_CPU_PROFILE_MAX_GROUPS) {
+					ret = -E2BIG;
+					break;
+				}
+				cp->groups[cp->n_groups++] = (gid_t)g;
+				p = end;
+			}
+		}
+	}
+	fclose(f);
+	if (!ret && (!have_uid || !have_gid))
+		ret = -EPROTO;
+	return ret;
+}
+
+enum as_target_op { AS_TARGET_OPEN, AS_TARGET_UNLINK };
+
+/* In the child: become the target (root only may; else we must be it already). */
+static int become_target(const struct corecap_cpu_profile *cp)
+{
+	if (geteuid() != 0)
+		return geteuid() == cp->uid ? 0 : -EPERM;
+	/* Raw system calls: this thread only, no glibc set*id broadcast after fork. */
+	if (syscall(SYS_setgroups, (size_t)cp->n_groups, cp->groups) < 0 ||
+	    syscall(SYS_setresgid, cp->gid, cp->gid, cp->gid) < 0 ||
+	    syscall(SYS_setresuid, cp->uid, cp->uid, cp->uid) < 0)
+		return -errno;
+	return 0;
+}
+
+/* In the child: the operation itself, its result and descriptor sent to sock. */
+static void as_target_child(const struct corecap_cpu_profile *cp, int sock, enum as_target_op op,
+			    const char *path, int flags)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov;
+	struct msghdr msg;
+	struct stat st;
+	int err, fd = -1;
+
+	/* Nothing of the collector's (its run, its session) stays open in a process of the target's
+	 * uid. */
+	if (sock > 3)
+		syscall(SYS_close_range, 3u, (unsigned)sock - 1, 0u);
+	syscall(SYS_close_range, (unsigned)sock + 1, ~0u, 0u);
+	err = become_target(cp);
+	if (err == 0 && op == AS_TARGET_UNLINK) {
+		if (unlink(path) < 0)
+			err = -errno;
+	} else if (err == 0) {
+		/* O_NONBLOCK: a FIFO planted at the name must not hang us. */
+		fd = open(path, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+		if (fd < 0)
+			err = -errno;
+		else if (fstat(fd, &st) < 0)
+			err = -errno;
+		else if (!S_ISREG(st.st_mode))
+			err = -EINVAL;
+	}
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &err;
+	iov.iov_len = sizeof(err);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	if (err == 0 && fd >= 0) {
+		struct cmsghdr *c;
+
+		memset(cbuf, 0, sizeof(cbuf));
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	_exit(sendmsg(sock, &msg, MSG_NOSIGNAL) == (ssize_t)sizeof(err) ? 0 : 1);
+}
+
+/*
+ * Does op on path in a short-lived child that has the target's
+ * credentials: open (a regular file only; its descriptor in *fd_out, with
+ * O_NONBLOCK cleared) or unlink. 0 or -errno (-EINVAL: not a regular file,
+ * -EPERM: the collector may not take the target's credentials).
+ */
+static int as_target(const struct corecap_cpu_profile *cp, enum as_target_op op, const char *path,
+		     int flags, int *fd_out)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov;
+	struct msghdr msg;
+	int sv[2], err = -EPROTO, status;
+	ssize_t n;
+	pid_t child;
+
+	if (fd_out)
+		*fd_out = -1;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	child = fork();
+	if (child < 0) {
+		err = -errno;
+		goto out_close;
+	}
+	if (child == 0) {
+		close(sv[0]);
+		as_target_child(cp, sv[1], op, path, flags);
+	}
+	close(sv[1]);
+	sv[1] = -1;
+	memset(&msg, 0, sizeof(msg));
+	iov.iov_base = &err;
+	iov.iov_len = sizeof(err);
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	do
+		n = recvmsg(sv[0], &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(err))
+		err = n < 0 ? -errno : -EPROTO;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n > 0 && c; c = CMSG_NXTHDR(&msg, c)) {
+		int fd;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		memcpy(&fd, CMSG_DATA(c), sizeof(int));
+		if (err == 0 && fd_out && *fd_out < 0) {
+			fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+			*fd_out = fd;
+		} else {
+			close(fd);
+		}
+	}
+	if (err == 0 && op == AS_TARGET_OPEN && (!fd_out || *fd_out < 0))
+		err = -EPROTO;
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+out_close:
+	close(sv[0]);
+	if (sv[1] >= 0)
+		close(sv[1]);
+	return err;
+}
+
 void corecap_cpu_profile_init(struct corecap_cpu_profile *cp, const struct corecap_target *t)
 {
 	char sig[32], base[4096], cwd[PATH_MAX];
 	char *end;
 	long v;
+	int ret;
 
 	memset(cp, 0, sizeof(*cp));
 	cp->pid = t->pid;
@@ -102,6 +288,12 @@ void corecap_cpu_profile_init(struct corecap_cpu_profile *cp, const struct corec
 		snprintf(cp->base, sizeof(cp->base), "%.2047s/%.2047s", cwd, base);
 	} else {
 		snprintf(cp->base, sizeof(cp->base), "%s", base);
+	}
+	ret = read_creds(cp);
+	if (ret < 0) {
+		corecap_warn("cannot read PID %d's credentials: %s; no CPU profile", (int)t->pid,
+			     strerror(-ret));
+		return;
 	}
 	cp->signal = (int)v;
 	cp->available = true;
@@ -205,7 +397,7 @@ static int repair(struct corecap_cpu_profile *cp, pid_t dead, const char *dead_f
 	}
 	/* A dead owner that had not seen it on yet did not write the name down. */
 	if (dead && (!dead_file[0] || strcmp(file, dead_file) == 0)) {
-		unlink(file);
+		as_target(cp, AS_TARGET_UNLINK, file, 0, NULL);
 		corecap_note("switched off PID %d's CPU profiler, left on by corecap record PID %d "
 			     "that died, and removed its '%s'",
 			     (int)cp->pid, (int)dead, file);
@@ -223,18 +415,30 @@ int corecap_cpu_profile_claim(struct corecap_cpu_profile *cp)
 	struct stat a, b;
 	pid_t dead;
 	int ret = 0;
-	int fd = -1;
+	int fd = -1, again;
 
 	if (!cp->available)
 		goto out;
 	snprintf(path, sizeof(path), "%s.owner", cp->base);
 	for (int tries = 0;; tries++) {
-		fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			ret = -errno;
-			corecap_error("cannot open '%s' (the owner of PID %d's CPU profiler): %s",
-				      path, (int)cp->pid, strerror(errno));
+		ret = as_target(cp, AS_TARGET_OPEN, path, O_RDWR | O_CREAT, &fd);
+		if (ret < 0) {
+			corecap_error("cannot open '%s' (the owner of PID %d's CPU profiler) as "
+				      "its uid %u: %s",
+				      path, (int)cp->pid, (unsigned)cp->uid,
+				      ret == -EINVAL ? "not a regular file" : strerror(-ret));
 			goto out;
+		}
+		/* Planted by someone else (a shared directory): its lock is not ours to wait for.
+		 */
+		if (fstat(fd, &a) < 0 || a.st_uid != cp->uid || a.st_nlink != 1) {
+			ret = -EPERM;
+			corecap_error(
+				"'%s' (the owner of PID %d's CPU profiler) belongs to uid %u, "
+				"not to the daemon's uid %u: refusing it (--no-cpu-profile "
+				"records without the profile)",
+				path, (int)cp->pid, (unsigned)a.st_uid, (unsigned)cp->uid);
+			goto out_close;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 			pid_t owner = owner_pid(fd);
@@ -251,9 +455,15 @@ int corecap_cpu_profile_claim(struct corecap_cpu_profile *cp)
 			goto out_close;
 		}
 		/* The previous owner may have removed the file between our open and flock. */
-		if (fstat(fd, &a) == 0 && stat(path, &b) == 0 && a.st_ino == b.st_ino &&
-		    a.st_dev == b.st_dev)
+		ret = as_target(cp, AS_TARGET_OPEN, path, O_RDONLY, &again);
+		if (ret == 0 && fstat(again, &b) == 0 && a.st_ino == b.st_ino &&
+		    a.st_dev == b.st_dev) {
+			close(again);
 			break;
+		}
+		if (again >= 0)
+			close(again);
+		ret = 0;
 		close(fd);
 		fd = -1;
 		if (tries == 10) {
@@ -359,6 +569,21 @@ int corecap_cpu_profile_stop(struct corecap_cpu_profile *cp)
 	t = corecap_now_ns();
 	if (t < cp->on_ns + spacing_ns)
 		sleep_ms((unsigned)((cp->on_ns + spacing_ns - t) / 1000000u) + 1);
+	/*
+	 * Off already: the daemon exec'd (its new image starts with the
+	 * profiler off) or someone else switched it. Our toggle would switch
+	 * it on for good.
+	 */
+	if (!profiler_on(cp, NULL, 0)) {
+		corecap_warn("PID %d's CPU profiler was switched off before the window's end (did "
+			     "it exec?); no CPU profile",
+			     (int)cp->pid);
+		/* What it wrote of our window is incomplete, and nobody else's. */
+		as_target(cp, AS_TARGET_UNLINK, cp->file, 0, NULL);
+		cp->state = CPU_PROFILE_OFF;
+		ret = -ESRCH;
+		goto out;
+	}
 	if (!toggle_and_wait(cp, false)) {
 		ret = -ETIMEDOUT;
 		corecap_warn("PID %d's CPU profiler did not switch off within %u ms; no CPU "
@@ -375,6 +600,8 @@ out:
 int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_run_dir *rd)
 {
 	char buf[65536];
+	struct stat st;
+	size_t left;
 	int ret = 0;
 	int in, out;
 
@@ -384,17 +611,27 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 		ret = -ENOENT;
 		goto out;
 	}
-	in = open(cp->file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (in < 0) {
-		ret = -errno;
-		corecap_warn("cannot read the CPU profile '%s': %s", cp->file, strerror(errno));
+	/* Read as the daemon: the name is its choice, and so is what is there. */
+	ret = as_target(cp, AS_TARGET_OPEN, cp->file, O_RDONLY, &in);
+	if (ret < 0) {
+		corecap_warn("cannot read the CPU profile '%s' as PID %d's uid %u: %s", cp->file,
+			     (int)cp->pid, (unsigned)cp->uid,
+			     ret == -EINVAL ? "not a regular file" : strerror(-ret));
 		goto out;
 	}
+	if (fstat(in, &st) < 0 || (uint64_t)st.st_size > CORECAP_CPU_PROFILE_MAX_BYTES) {
+		ret = -EFBIG;
+		corecap_warn("the CPU profile '%s' is larger than %llu bytes; not copied", cp->file,
+			     (unsigned long long)CORECAP_CPU_PROFILE_MAX_BYTES);
+		goto out_close_in;
+	}
+	left = (size_t)st.st_size;
 	ret = corecap_run_dir_create_file(rd, CORECAP_RUN_CPU_PROF, &out);
 	if (ret < 0)
 		goto out_close_in;
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
+	/* No more than the size seen: a file that grows is not followed. */
+	while (left) {
+		ssize_t n = read(in, buf, left < sizeof(buf) ? left : sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -407,6 +644,7 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 		if (ret < 0)
 			break;
 		cp->bytes += (size_t)n;
+		left -= (size_t)n;
 	}
 	if (close(out) < 0 && ret == 0)
 		ret = -errno;
@@ -415,7 +653,7 @@ int corecap_cpu_profile_collect(struct corecap_cpu_profile *cp, struct corecap_r
 			      "': %s",
 			      cp->file, rd->path, strerror(-ret));
 	else
-		unlink(cp->file);
+		as_target(cp, AS_TARGET_UNLINK, cp->file, 0, NULL);
 	if (!ret && !cp->bytes)
 		corecap_warn("PID %d's CPU profile '%s' is empty", (int)cp->pid, cp->file);
 out_close_in:
@@ -433,7 +671,7 @@ void corecap_cpu_profile_release(struct corecap_cpu_profile *cp)
 	/* Removed while still locked: a waiter re-checks the inode and starts afresh. */
 	snprintf(path, sizeof(path), "%s.owner", cp->base);
 	if (cp->state == CPU_PROFILE_OFF || cp->state == CPU_PROFILE_STOPPED)
-		unlink(path);
+		as_target(cp, AS_TARGET_UNLINK, path, 0, NULL);
 	close(cp->owner_fd);
 	cp->owner_fd = -1;
 }

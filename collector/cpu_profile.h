@@ -25,7 +25,17 @@
  *   the daemon ("Can't turn on cpu profiling");
  * - the profile copied into RUN/cpu.prof is the one the daemon closed
  *   after our stop toggle; the profiler's own file is then removed. A
- *   profile that does not appear is a warning, not an error.
+ *   profile that does not appear is a warning, not an error;
+ * - CPUPROFILE is the target's choice, so every path under it (the owner
+ *   file, the profile, a dead window's file) is opened, created and
+ *   removed by a short-lived child with the target's file system uid, gid
+ *   and groups (/proc/PID/status), never with the collector's rights;
+ *   opens never follow a final symlink, never block (a FIFO) and accept
+ *   only a regular file; the owner file must belong to the target's uid
+ *   and the profile is read up to CORECAP_CPU_PROFILE_MAX_BYTES;
+ * - a profiler seen off before our stop toggle (the daemon exec'd, or
+ *   someone else switched it) gets no toggle: a blind one would switch on
+ *   a profiler that nobody then switches off.
  */
 #ifndef CORECAP_COLLECTOR_CPU_PROFILE_H
 #define CORECAP_COLLECTOR_CPU_PROFILE_H
@@ -38,8 +48,10 @@
 struct corecap_run_dir;
 struct corecap_target;
 
-#define CORECAP_CPU_PROFILE_MIN_ON_MS 50u
-#define CORECAP_CPU_PROFILE_SWITCH_MS 3000u /* the longest wait for a toggle to show */
+#define CORECAP_CPU_PROFILE_MIN_ON_MS  50u
+#define CORECAP_CPU_PROFILE_SWITCH_MS  3000u	    /* the longest wait for a toggle to show */
+#define CORECAP_CPU_PROFILE_MAX_BYTES  (1ull << 30) /* the largest profile copied */
+#define CORECAP_CPU_PROFILE_MAX_GROUPS 256
 
 enum corecap_cpu_profile_state {
 	CPU_PROFILE_OFF,
@@ -53,6 +65,10 @@ struct corecap_cpu_profile {
 	bool available; /* libprofiler mapped and the variables set */
 	enum corecap_cpu_profile_state state;
 	int signal;
+	uid_t uid; /* the target's file system credentials */
+	gid_t gid;
+	size_t n_groups;
+	gid_t groups[CORECAP_CPU_PROFILE_MAX_GROUPS];
 	char base[4096];  /* CPUPROFILE, made absolute */
 	char file[4200];  /* CPUPROFILE.<n> of our window, once seen on */
 	int owner_fd;	  /* CPUPROFILE.owner, flocked; -1 */
