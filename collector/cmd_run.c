@@ -21,7 +21,8 @@ const char corecap_run_usage[] =
 	"\n"
 	"      --cpuprofile  also preload gperftools' libprofiler, idle until\n"
 	"                    `corecap record` switches it on with SIGUSR2 for its window\n"
-	"                    (CPUPROFILE=/tmp/corecap-cpu.PID.prof, CPUPROFILESIGNAL=12)\n"
+	"                    (CPUPROFILE=$TMPDIR/corecap-cpu.XXXXXX/cpu.prof in a private\n"
+	"                    directory removed after COMMAND exits, CPUPROFILESIGNAL=12)\n"
 	"      --no-shim     preload only the tracepoint probes (libcorecap-tp.so), so\n"
 	"                    an annotated daemon still emits corecap_op events\n"
 	"  -h, --help        this text\n"
@@ -73,6 +74,8 @@ int corecap_cmd_run(int argc, char **argv)
 	if (corecap_launch_env_init(&env, shim, cpuprofile, getpid()) < 0)
 		goto out;
 	if (corecap_launch_env_apply(&env) < 0)
+		goto out_release_env;
+	if (corecap_launch_env_start_cleaner(&env) < 0)
 		goto out_release_env;
 	execvp(argv[optind], &argv[optind]);
 	corecap_error("cannot run '%s': %s", argv[optind], strerror(errno));

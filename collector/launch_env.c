@@ -1,8 +1,15 @@
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <corecap/diag.h>
@@ -136,12 +143,179 @@ static int add_system_lib(struct corecap_launch_env *env, const char *path, cons
 	return add_lib(env, strdup(path));
 }
 
+/*
+ * The private directory for the profile: mkdtemp makes it 0700 with an
+ * unpredictable name, so nothing in it can be planted by another user.
+ */
+static int make_profile_dir(struct corecap_launch_env *env, pid_t pid)
+{
+	const char *tmp = getenv("TMPDIR");
+	int n, ret = 0;
+
+	if (!tmp || tmp[0] != '/' || strlen(tmp) > 128)
+		tmp = "/tmp";
+	n = snprintf(env->cpuprofile_dir, sizeof(env->cpuprofile_dir),
+		     "%s/" CORECAP_CPUPROFILE_DIR_PREFIX "XXXXXX", tmp);
+	if (n < 0 || (size_t)n >= sizeof(env->cpuprofile_dir) || !mkdtemp(env->cpuprofile_dir)) {
+		ret = n < 0 || (size_t)n >= sizeof(env->cpuprofile_dir) ? -ENAMETOOLONG : -errno;
+		corecap_error("cannot create a directory for the CPU profile in '%s': %s", tmp,
+			      strerror(-ret));
+		env->cpuprofile_dir[0] = '\0';
+		goto out;
+	}
+	snprintf(env->cpuprofile_path, sizeof(env->cpuprofile_path), "%s/" CORECAP_CPUPROFILE_NAME,
+		 env->cpuprofile_dir);
+	/* Taken now, before the exec: the cleaner must watch this process, never a reused PID. */
+	env->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (env->pidfd < 0) {
+		ret = -errno;
+		corecap_error("cannot watch PID %d to remove '%s' after it: %s", (int)pid,
+			      env->cpuprofile_dir, strerror(errno));
+	}
+out:
+	return ret;
+}
+
+/* Removes dir and the files in it (libprofiler's and record's, never a subdirectory). */
+static void remove_profile_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct dirent *e;
+	DIR *d;
+
+	if (fd < 0)
+		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+			unlinkat(fd, e->d_name, 0);
+	closedir(d);
+	rmdir(dir);
+}
+
+/* Whether PID's environment holds `entry` (NAME=VALUE) whole. */
+static bool environ_has(pid_t pid, const char *entry, char *buf, size_t size)
+{
+	char path[64];
+	size_t len = 0, elen = strlen(entry);
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	for (size_t i = 0; i < len; i += strnlen(buf + i, len - i) + 1)
+		if (len - i > elen && memcmp(buf + i, entry, elen) == 0 && buf[i + elen] == '\0')
+			return true;
+	return false;
+}
+
+/* A pidfd of a process other than us whose environment holds entry, or -1. */
+static int next_user(const char *entry, char *buf, size_t size)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int pidfd = -1;
+
+	if (!d)
+		return -1;
+	while (pidfd < 0 && (e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == getpid() ||
+		    !environ_has((pid_t)pid, entry, buf, size))
+			continue;
+		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+		/* The PID may have been reused between the look and the open. */
+		if (pidfd >= 0 && !environ_has((pid_t)pid, entry, buf, size)) {
+			close(pidfd);
+			pidfd = -1;
+		}
+	}
+	closedir(d);
+	return pidfd;
+}
+
+/*
+ * The cleaner: waits for the command, then for any process that inherited
+ * its CPUPROFILE (a daemon that forks into the background), and removes
+ * the directory. No descriptor of the command's is kept open.
+ */
+static void run_cleaner(const char *dir, const char *cpuprofile, int pidfd)
+{
+	static char buf[4 << 20]; /* an environment larger than this is not matched */
+	char entry[320];
+	int fd;
+
+	setsid();
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_NAME, "corecap-cpu-rm");
+	if (dup2(pidfd, 3) < 0)
+		_exit(1);
+	pidfd = 3;
+	fd = open("/dev/null", O_RDWR);
+	for (int i = 0; fd >= 0 && i < 3; i++)
+		dup2(fd, i);
+	syscall(SYS_close_range, 4u, ~0u, 0u);
+	if (chdir("/") < 0)
+		_exit(1);
+	snprintf(entry, sizeof(entry), "CPUPROFILE=%s", cpuprofile);
+	while (pidfd >= 0) {
+		struct pollfd p = {.fd = pidfd, .events = POLLIN};
+
+		if (poll(&p, 1, -1) < 0 && errno == EINTR)
+			continue;
+		close(pidfd);
+		pidfd = next_user(entry, buf, sizeof(buf));
+	}
+	remove_profile_dir(dir);
+	_exit(0);
+}
+
+int corecap_launch_env_start_cleaner(struct corecap_launch_env *env)
+{
+	int status, ret = 0;
+	pid_t child;
+
+	if (!env->cpuprofile || env->pidfd < 0)
+		goto out;
+	child = fork();
+	if (child < 0) {
+		ret = -errno;
+		corecap_error("cannot start the process that removes '%s': %s", env->cpuprofile_dir,
+			      strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		/* Reparented at once: the command never sees a child it did not make. */
+		if (fork() == 0)
+			run_cleaner(env->cpuprofile_dir, env->cpuprofile_path, env->pidfd);
+		_exit(0);
+	}
+	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+		;
+out:
+	return ret;
+}
+
 int corecap_launch_env_init(struct corecap_launch_env *env, bool shim, bool cpuprofile, pid_t pid)
 {
 	char *lib = NULL;
 	int ret;
 
 	memset(env, 0, sizeof(*env));
+	env->pidfd = -1;
 	if (shim)
 		ret = corecap_find_library("CORECAP_PRELOAD_LIB", "preload",
 					   "libcorecap-preload.so", &lib);
@@ -164,8 +338,9 @@ int corecap_launch_env_init(struct corecap_launch_env *env, bool shim, bool cpup
 		if (ret < 0)
 			goto out_release;
 		env->cpuprofile = true;
-		snprintf(env->cpuprofile_path, sizeof(env->cpuprofile_path), CORECAP_CPUPROFILE_FMT,
-			 (int)pid);
+		ret = make_profile_dir(env, pid);
+		if (ret < 0)
+			goto out_release;
 	}
 	ret = corecap_preload_join((const char *const *)env->libs, env->n_libs,
 				   getenv("LD_PRELOAD"), &env->ld_preload);
@@ -205,5 +380,10 @@ void corecap_launch_env_release(struct corecap_launch_env *env)
 	for (size_t i = 0; i < env->n_libs; i++)
 		free(env->libs[i]);
 	free(env->ld_preload);
+	if (env->cpuprofile_dir[0])
+		remove_profile_dir(env->cpuprofile_dir);
+	if (env->pidfd >= 0)
+		close(env->pidfd);
 	memset(env, 0, sizeof(*env));
+	env->pidfd = -1;
 }

@@ -6,6 +6,16 @@
  * `libs` exists and is readable, and `ld_preload` is the new LD_PRELOAD
  * value, our libraries first, then whatever LD_PRELOAD held before
  * (a library already listed there is not repeated).
+ *
+ * With cpuprofile, CPUPROFILE names cpu.prof in a directory of its own,
+ * made by mkdtemp (mode 0700, owned by the user who runs the command, a
+ * name nobody can predict) under $TMPDIR or /tmp: libprofiler creates its
+ * files with O_TRUNC, following symlinks, and with the process's umask
+ * (0644 for most daemons), so only a private directory keeps another
+ * user from planting a link there or reading the profiles. The cleaner
+ * (corecap_launch_env_start_cleaner()) removes the directory and all in
+ * it once the command, and every process that inherited the same
+ * CPUPROFILE, has exited, however they exit.
  */
 #ifndef CORECAP_COLLECTOR_LAUNCH_ENV_H
 #define CORECAP_COLLECTOR_LAUNCH_ENV_H
@@ -18,8 +28,9 @@
 #define CORECAP_UST_FORK_LIB "/usr/lib/x86_64-linux-gnu/liblttng-ust-fork.so"
 #define CORECAP_PROFILER_LIB "/usr/lib/x86_64-linux-gnu/libprofiler.so.0"
 /* libprofiler toggles on this signal (SIGUSR2); `record` sends it. */
-#define CORECAP_CPUPROFILE_SIGNAL 12
-#define CORECAP_CPUPROFILE_FMT	  "/tmp/corecap-cpu.%d.prof"
+#define CORECAP_CPUPROFILE_SIGNAL     12
+#define CORECAP_CPUPROFILE_DIR_PREFIX "corecap-cpu."
+#define CORECAP_CPUPROFILE_NAME	      "cpu.prof"
 
 enum { CORECAP_LAUNCH_MAX_LIBS = 4 };
 
@@ -28,7 +39,9 @@ struct corecap_launch_env {
 	char *libs[CORECAP_LAUNCH_MAX_LIBS];
 	char *ld_preload;
 	bool cpuprofile;
-	char cpuprofile_path[64];
+	char cpuprofile_dir[256];  /* our private directory, "" until made */
+	char cpuprofile_path[280]; /* CPUPROFILE: cpu.prof in it */
+	int pidfd;		   /* of the command's PID, for the cleaner; -1 */
 };
 
 /*
@@ -39,6 +52,14 @@ struct corecap_launch_env {
 int corecap_launch_env_init(struct corecap_launch_env *env, bool shim, bool cpuprofile, pid_t pid);
 /* Sets LD_PRELOAD (and CPUPROFILE, CPUPROFILESIGNAL) in our environment. */
 int corecap_launch_env_apply(struct corecap_launch_env *env);
+/*
+ * With cpuprofile: starts the process that removes the profile directory
+ * once the command has exited (a grandchild in a session of its own, so
+ * that the command never sees an extra child and Ctrl-C does not reach
+ * it). Call it last before the exec.
+ */
+int corecap_launch_env_start_cleaner(struct corecap_launch_env *env);
+/* Frees env; a profile directory is removed (the exec failed). */
 void corecap_launch_env_release(struct corecap_launch_env *env);
 
 /*

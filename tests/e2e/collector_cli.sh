@@ -42,7 +42,10 @@ expect_eq "--no-shim preloads only the probes" "preload=$CORECAP_BUILD/tracepoin
 p=$!
 wait $p
 expect_true "--cpuprofile preloads libprofiler" grep -q 'preload=.*/usr/lib/x86_64-linux-gnu/libprofiler.so.0' "$WORK/run.out"
-expect_eq "--cpuprofile names a profile per PID" "cpuprofile=/tmp/corecap-cpu.$p.prof" "$(grep '^cpuprofile=' "$WORK/run.out")"
+prof=$(sed -n 's/^cpuprofile=//p' "$WORK/run.out")
+expect_true "--cpuprofile names a profile in a private directory of its own" \
+	sh -c "echo '$prof' | grep -Eq '^/.*/corecap-cpu\.[A-Za-z0-9]{6}/cpu\.prof\$'"
+expect_true "... which is gone once the command has exited" sh -c "for i in \$(seq 50); do [ -e '${prof%/*}' ] || exit 0; sleep 0.1; done; exit 1"
 expect_eq "--cpuprofile sets the toggle signal" "signal=12" "$(grep '^signal=' "$WORK/run.out")"
 
 expect_eq "CORECAP_PRELOAD_LIB overrides the shim" "preload=/lib/x86_64-linux-gnu/libm.so.6:/usr/lib/x86_64-linux-gnu/liblttng-ust-fork.so" \

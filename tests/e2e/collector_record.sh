@@ -128,7 +128,7 @@ expect_eq "stats files start with the magic" "ccpstat1 ccpstat1" "$(head -c 8 "$
 
 # cpu.prof: a legacy gperftools profile (header words 0, 3, 0, period), and it was switched off.
 expect_eq "cpu.prof has the profile header" "0 3 0" "$(od -An -t u8 -N 24 "$RUN/cpu.prof" | xargs)"
-expect_true "libprofiler's own file was cleaned up" test -z "$(ls /tmp/corecap-cpu."$OSD_PID".prof.* 2>/dev/null)"
+expect_true "libprofiler's own file was cleaned up" test -z "$(ls "$(tr '\0' '\n' </proc/"$OSD_PID"/environ | sed -n 's/^CPUPROFILE=//p')".[0-9]* 2>/dev/null)"
 
 # An existing run is refused; --force replaces it; -q prints only the path.
 "$CORECAP" record -q -p "$OSD_PID" -o "$RUN" --no-trace -d 0.3 >"$WORK/again.out" 2>"$WORK/again.err"

@@ -10,7 +10,7 @@ set -u
 . "${CORECAP_SRC:?}/tests/e2e/collector_lib.sh"
 
 start_daemon osd --cpuprofile --no-shim
-prof=/tmp/corecap-cpu.$OSD_PID.prof
+prof=$(tr '\0' '\n' </proc/"$OSD_PID"/environ | sed -n 's/^CPUPROFILE=//p')
 status() { "$@" >"$WORK/out" 2>"$WORK/err"; echo $?; }
 alive() { kill -0 "$OSD_PID" 2>/dev/null; }
 # profiler_on: the daemon holds a profile file open.
