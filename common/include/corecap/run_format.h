@@ -73,6 +73,21 @@
 /* A run of several daemons: one single-daemon run per daemon, daemons/<pid>/. */
 #define CORECAP_RUN_DAEMONS_DIR "daemons"
 
+/*
+ * corecap's mark on a run directory it created, written first: its first
+ * line is CORECAP_RUN_MARK_MAGIC, its second "collector PID STARTTIME"
+ * (the collector's PID and /proc/PID/stat start time). `record --force`
+ * replaces only a directory that holds it and a manifest.
+ */
+#define CORECAP_RUN_MARK       ".corecap-run"
+#define CORECAP_RUN_MARK_MAGIC "corecap run directory 1\n"
+/*
+ * Written by a later corecap command that found this run's LTTng session
+ * still running after its collector (and its watchdog) died, and stopped
+ * and destroyed it: the trace may hold events past the manifest's window.
+ */
+#define CORECAP_RUN_ORPHANED "session-orphaned"
+
 /* A temporary file beside its final name while it is written, renamed on success. */
 #define CORECAP_RUN_TMP_SUFFIX ".tmp"
 
@@ -90,6 +105,8 @@ struct corecap_run_file {
 static inline const struct corecap_run_file *corecap_run_files(size_t *n)
 {
 	static const struct corecap_run_file files[] = {
+		{CORECAP_RUN_MARK, 0},
+		{CORECAP_RUN_ORPHANED, 0},
 		{CORECAP_RUN_MANIFEST, 0},
 		{CORECAP_RUN_MANIFEST_TMP, CORECAP_RUN_F_TRANSIENT},
 		{CORECAP_RUN_TRACE, CORECAP_RUN_F_DIR | CORECAP_RUN_F_TREE},
