@@ -343,6 +343,10 @@ static void run_window(struct record *r)
 		}
 	}
 	r->end_ns = corecap_now_ns();
+	/* At once: the wake probe below takes a while, and the threads the
+	 * sampler had interrupted would wait for it in their stops. */
+	if (r->have_wall)
+		corecap_wall_sampler_detach(&r->wall, DETACH_WAIT_MS);
 	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s, &r->steal1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
 	r->wake_ns = corecap_wake_probe_ns();
@@ -697,6 +701,22 @@ static void release_all(struct record *r, bool abandon)
 }
 
 /*
+ * The run in its place: written aside with --force over an old run, it
+ * replaces it once LTTng, which writes into it by path, is done.
+ */
+static int place_run(struct record *r)
+{
+	if (r->have_lttng)
+		corecap_lttng_session_release(&r->lttng);
+	r->have_lttng = false;
+	if (r->have_wd) {
+		corecap_stop_watchdog_session(&r->wd, NULL);
+		corecap_stop_watchdog_run_dir(&r->wd, "");
+	}
+	return corecap_run_dir_place(&r->rd);
+}
+
+/*
  * A multi-daemon record's child (--sync-fds): says it is ready, then waits
  * for its parent's go, handling the daemon's ptrace stops meanwhile. 0 on
  * the go; -1 when the parent gave up (the run is then abandoned).
@@ -751,6 +771,8 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out_free;
 	}
 	corecap_diag_quiet = r->opts.quiet;
+	/* A session whose collector and watchdog were both killed still writes: end it. */
+	corecap_lttng_reap_orphans();
 	if (r->opts.sync_rfd >= 0) {
 		/* A multi-daemon record's child: its messages name its daemon. */
 		static char command[48];
@@ -807,7 +829,10 @@ int corecap_cmd_record(int argc, char **argv)
 		set_partial(r, CORECAP_RUN_WALL " could not be written");
 	if (r->have_threads && corecap_proc_sampler_release(&r->threads) < 0)
 		set_partial(r, CORECAP_RUN_THREADS " could not be written");
-	if (write_manifest(r, false) < 0) {
+	ret = write_manifest(r, false);
+	if (place_run(r) < 0) {
+		status = 1;
+	} else if (ret < 0) {
 		corecap_error("the run in '%s' keeps its last checkpoint manifest: it is partial",
 			      r->rd.path);
 		status = 1;

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include <corecap/diag.h>
 #include "lttng_session.h"
 #include "proc_stat.h"
+#include "run_dir.h"
+#include <corecap/run_format.h>
 
 const char *const corecap_lttng_default_events[] = {
 	"corecap_op:*",
@@ -82,32 +85,128 @@ out:
 }
 
 /*
- * Destroys sessions named corecap-*-<collector pid> whose collector is gone:
- * a collector killed by SIGKILL cannot destroy its own.
+ * The collector of a session named corecap-<pid>-<stamp>-s<start>-<collector
+ * pid> (or, before the start time was added, ...-<stamp>-<collector pid>):
+ * false when the name is not one of ours.
  */
-static void destroy_stale_sessions(void)
+static bool session_owner(const char *name, pid_t *pid, uint64_t *start_ticks)
+{
+	const char *dash = strrchr(name, '-');
+	const char *prev;
+	char *end;
+	long owner;
+
+	if (strncmp(name, "corecap-", 8) != 0 || !dash)
+		return false;
+	owner = strtol(dash + 1, &end, 10);
+	if (*end || owner <= 0 || end == dash + 1)
+		return false;
+	*pid = (pid_t)owner;
+	*start_ticks = 0;
+	for (prev = dash - 1; prev > name && *prev != '-'; prev--)
+		;
+	if (*prev == '-' && prev[1] == 's') {
+		unsigned long long v = strtoull(prev + 2, &end, 10);
+
+		if (end == dash && end != prev + 2)
+			*start_ticks = v;
+	}
+	return true;
+}
+
+/* Whether the collector PID that started at start_ticks (0: unknown) is gone. */
+static bool collector_gone(pid_t pid, uint64_t start_ticks)
+{
+	struct corecap_proc_stat st;
+	char path[64];
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return true;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (corecap_proc_stat_read(AT_FDCWD, path, &st) < 0)
+		return false; /* not ours to judge (another PID namespace): left alone */
+	/* The PID now names another process: ours died and the number was reused. */
+	return start_ticks && st.starttime_ticks != start_ticks;
+}
+
+/*
+ * Marks the run directory a stale session wrote into (its output is
+ * <run>/trace), when that is a run this collector's user made and its
+ * mark names the dead collector: the trace may hold events past the
+ * manifest's window.
+ */
+static bool mark_orphaned(const char *trace_path, const char *session, pid_t pid,
+			  uint64_t start_ticks, char *dir, size_t size)
+{
+	char line[512];
+	const char *slash;
+	bool marked = false;
+	int dirfd, fd;
+	time_t now = time(NULL);
+	struct tm tm;
+	char stamp[32];
+	int n;
+
+	slash = strrchr(trace_path, '/');
+	if (!slash || strcmp(slash + 1, CORECAP_RUN_TRACE) != 0 || slash == trace_path ||
+	    (size_t)(slash - trace_path) >= size)
+		return false;
+	memcpy(dir, trace_path, (size_t)(slash - trace_path));
+	dir[slash - trace_path] = '\0';
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dirfd < 0)
+		return false;
+	if (!corecap_run_dir_marked(dirfd, pid, start_ticks))
+		goto out_close_dirfd;
+	fd = openat(dirfd, CORECAP_RUN_ORPHANED,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		goto out_close_dirfd;
+	localtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	n = snprintf(line, sizeof(line),
+		     "LTTng session '%s' was still recording after its collector (PID %d) died; "
+		     "a later corecap (PID %d) stopped and destroyed it at %s: the trace may "
+		     "hold events past the manifest's window\n",
+		     session, (int)pid, (int)getpid(), stamp);
+	marked = corecap_write_all(fd, line, (size_t)n) == 0;
+	close(fd);
+out_close_dirfd:
+	close(dirfd);
+	return marked;
+}
+
+int corecap_lttng_reap_orphans(void)
 {
 	struct lttng_session *sessions = NULL;
-	int n = lttng_list_sessions(&sessions);
+	int reaped = 0;
+	int n;
 
+	if (lttng_session_daemon_alive() != 1)
+		return 0;
+	n = lttng_list_sessions(&sessions);
 	for (int i = 0; i < n; i++) {
 		const char *name = sessions[i].name;
-		const char *dash = strrchr(name, '-');
-		char *end;
-		long owner;
+		char dir[PATH_MAX];
+		uint64_t start;
+		pid_t owner;
+		bool marked;
 
-		if (strncmp(name, "corecap-", 8) != 0 || !dash)
+		if (!session_owner(name, &owner, &start) || owner == getpid() ||
+		    !collector_gone(owner, start))
 			continue;
-		owner = strtol(dash + 1, &end, 10);
-		if (*end || owner <= 0 || owner == getpid())
+		/* Stopped first (waiting for its data), so the trace ends whole. */
+		lttng_stop_tracing(name);
+		if (lttng_destroy_session(name) != 0)
 			continue;
-		if (kill((pid_t)owner, 0) == 0 || errno != ESRCH)
-			continue;
-		if (lttng_destroy_session(name) == 0)
-			corecap_note("destroyed LTTng session '%s' left by a collector that died",
-				     name);
+		reaped++;
+		marked = mark_orphaned(sessions[i].path, name, owner, start, dir, sizeof(dir));
+		corecap_note("destroyed LTTng session '%s' left by a collector that died%s%s%s",
+			     name, marked ? " (its run '" : "", marked ? dir : "",
+			     marked ? "' is marked " CORECAP_RUN_ORPHANED ")" : "");
 	}
 	free(sessions);
+	return reaped;
 }
 
 /* The daemon's PID in its own PID namespace: the one LTTng-UST sees. */
@@ -310,6 +409,7 @@ out:
 int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
 			       const char *const *extra_events, size_t n_extra)
 {
+	struct corecap_proc_stat self;
 	char stamp[32];
 	time_t now = time(NULL);
 	struct tm tm;
@@ -318,13 +418,17 @@ int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const
 	memset(s, 0, sizeof(*s));
 	localtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
-	snprintf(s->name, sizeof(s->name), "corecap-%d-%s-%d", (int)pid, stamp, (int)getpid());
+	/* The collector's start time tells a later corecap that a reused PID is not ours. */
+	if (corecap_proc_stat_read(AT_FDCWD, "/proc/self/stat", &self) < 0)
+		self.starttime_ticks = 0;
+	snprintf(s->name, sizeof(s->name), "corecap-%d-%s-s%llu-%d", (int)pid, stamp,
+		 (unsigned long long)self.starttime_ticks, (int)getpid());
 	if (lttng_session_daemon_alive() != 1) {
 		ret = start_sessiond(s);
 		if (ret < 0)
 			goto out;
 	}
-	destroy_stale_sessions();
+	corecap_lttng_reap_orphans();
 	ret = setup(s, pid, trace_dir, extra_events, n_extra);
 	if (ret < 0)
 		corecap_lttng_session_release(s);

@@ -3,14 +3,17 @@
  * `corecap record`, through liblttng-ctl.
  *
  * Guarantees: after corecap_lttng_session_init() returns 0 a session
- * named corecap-<pid>-<YYYYmmdd-HHMMSS>-<collector pid> exists, writing CTF
+ * named as below exists, writing CTF
  * to `trace_dir` with per-UID buffers, one discard-mode channel "corecap"
  * (8 sub-buffers of 1 MiB per CPU), the corecap_op/lock/io/thread events
  * and any extra ones enabled, the vtid context added,
  * and the virtual-PID tracker limited to the daemon. A session daemon is
  * started when none answers (and the user is told). Sessions left behind by
- * a collector that was killed (the PID in their name is gone) are destroyed
- * first. corecap_lttng_session_release() destroys the session on every
+ * a collector that was killed are destroyed first (corecap_lttng_reap_orphans).
+ * The name is corecap-<pid>-<YYYYmmdd-HHMMSS>-s<collector start time>-<collector
+ * pid>: the start time (/proc/PID/stat's, in clock ticks) tells a collector
+ * that died from a process that got its PID since.
+ * corecap_lttng_session_release() destroys the session on every
  * path; counts of discarded events and lost packets are read before that,
  * by corecap_lttng_session_stop().
  */
@@ -55,5 +58,15 @@ int corecap_lttng_session_start(struct corecap_lttng_session *s);
 int corecap_lttng_session_stop(struct corecap_lttng_session *s);
 /* Destroys the session if it exists. */
 void corecap_lttng_session_release(struct corecap_lttng_session *s);
+
+/*
+ * Stops and destroys every LTTng session named by a corecap collector that
+ * is gone (dead, both it and its stop watchdog killed), so that it no
+ * longer writes into that run's trace, and writes CORECAP_RUN_ORPHANED
+ * into the run when the run is this user's and its mark names that
+ * collector. Asks only a session daemon that already runs. Returns how
+ * many sessions it destroyed.
+ */
+int corecap_lttng_reap_orphans(void);
 
 #endif

@@ -658,6 +658,7 @@ static int record(struct multi *m)
 	const struct corecap_record_opts *o = m->o;
 	char output[PATH_MAX];
 	int status = 1;
+	int ret;
 
 	if (find_daemons(m) < 0)
 		return 1;
@@ -706,7 +707,11 @@ static int record(struct multi *m)
 	finish_bench(m);
 	end_children(m);
 	read_daemon_runs(m);
-	if (write_manifest(m, false) < 0) {
+	ret = write_manifest(m, false);
+	/* Written aside with --force over an old run: swapped in now that the children are done. */
+	if (corecap_run_dir_place(&m->rd) < 0)
+		return 1;
+	if (ret < 0) {
 		corecap_error("the run in '%s' keeps its last checkpoint manifest: it is partial",
 			      m->rd.path);
 		return 1;
