@@ -4,3 +4,4 @@
 # and watchdog were both killed is ended by the next record.
 corecap_e2e_test(security_rundir security_rundir.sh TIMEOUT 120 LABELS "security;collector")
 corecap_e2e_test(security_rundir_mount security_rundir_mount.sh TIMEOUT 120 LABELS "security;collector")
+corecap_e2e_test(security_rundir_orphan security_rundir_orphan.sh TIMEOUT 150 LABELS "security;collector")
