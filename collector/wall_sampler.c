@@ -23,16 +23,25 @@
 enum { MAX_FRAMES = 128 };
 
 /*
- * A round samples one thread at a time (one per 32 threads, see pump()):
- * each thread is held only for its own stop and unwind. A thread that does
- * not reach its stop in STOP_WAIT_NS (in uninterruptible sleep, say) gives
- * its turn to the next one; its stop is still handled when it comes.
+ * A thread that does not reach its stop within the stop budget (in
+ * uninterruptible sleep, say) gives its turn to the next one: its sample
+ * could only be abandoned. Its stop is still handled (resumed) when it comes.
  */
-#define STOP_WAIT_NS 20000000ull
+#define STOP_WAIT_NS CORECAP_WALL_STOP_BUDGET_NS
+/*
+ * How long other slow work of the collector waits for a thread that was
+ * too slow to stop (its turn passed on) to reach its stop: the stop would
+ * wait for that work. Past it, the thread is in a long uninterruptible
+ * sleep, and the /proc sampler is not held up for it any longer.
+ */
+#define SLOW_STOP_BUSY_NS 200000000ull
+/* Threads interrupted and not yet detached at once, at the window's end. */
+#define DETACH_AT_ONCE 32u
 
 enum thread_state {
 	T_RUNNING,	/* seized and running; ours to interrupt */
 	T_INTERRUPTING, /* PTRACE_INTERRUPT sent, its stop not seen yet */
+	T_STOPPED,	/* in our interrupt stop, its unwind to come (service()) */
 	T_LISTENING,	/* in a group-stop someone else caused; left stopped */
 	T_GONE,
 };
@@ -42,8 +51,50 @@ struct corecap_wall_thread {
 	enum thread_state state;
 	void *upt; /* libunwind-ptrace's per-thread state; caches the ELF image */
 	uint64_t interrupt_ns;
-	bool counted; /* holds the round's in-flight slot */
+	bool counted;		/* holds one of the in-flight slots */
+	bool slow;		/* interrupted, its turn passed on: counted in n_slow */
+	uint64_t due, taken;	/* samples due (rounds it was in) and written */
+	uint64_t stop_total_ns; /* time held in our stops over the window */
 };
+
+void corecap_wall_round_begin(struct corecap_wall_round *r, size_t n, size_t cursor)
+{
+	r->n = n;
+	r->start = n ? cursor % n : 0;
+	r->visited = 0;
+	r->ended = false;
+}
+
+bool corecap_wall_round_done(const struct corecap_wall_round *r)
+{
+	return r->ended || r->visited >= r->n;
+}
+
+size_t corecap_wall_round_next(struct corecap_wall_round *r)
+{
+	if (corecap_wall_round_done(r))
+		return SIZE_MAX;
+	return (r->start + r->visited++) % r->n;
+}
+
+size_t corecap_wall_round_stop(struct corecap_wall_round *r)
+{
+	size_t left = corecap_wall_round_done(r) ? 0 : r->n - r->visited;
+
+	r->ended = true;
+	return left;
+}
+
+size_t corecap_wall_round_cursor(const struct corecap_wall_round *r)
+{
+	return r->n ? (r->start + r->visited) % r->n : 0;
+}
+
+bool corecap_wall_stop_allowed(uint64_t stop_total_ns, uint64_t window_ns)
+{
+	return stop_total_ns <
+	       window_ns / 100 * CORECAP_WALL_THREAD_STOP_SHARE_PCT + CORECAP_WALL_STOP_BUDGET_NS;
+}
 
 /*
  * libunwind's search of an .eh_frame_hdr table in the target's memory,
@@ -101,57 +152,129 @@ bool corecap_wall_sampler_owns(const struct corecap_wall_sampler *ws, pid_t tid)
 
 static void release_turn(struct corecap_wall_sampler *ws, struct corecap_wall_thread *th)
 {
-	if (th->counted) {
-		th->counted = false;
-		ws->in_flight--;
+	size_t idx = (size_t)(th - ws->threads), k = 0;
+
+	if (!th->counted)
+		return;
+	th->counted = false;
+	while (k < ws->in_flight && ws->flight[k] != idx)
+		k++;
+	if (k == ws->in_flight)
+		return; /* not reached: counted threads are in flight[] */
+	memmove(&ws->flight[k], &ws->flight[k + 1],
+		(ws->in_flight - k - 1) * sizeof(ws->flight[0]));
+	ws->in_flight--;
+}
+
+/* The thread has left T_INTERRUPTING: it no longer keeps the sampler busy. */
+static void not_slow(struct corecap_wall_sampler *ws, struct corecap_wall_thread *th)
+{
+	if (th->slow) {
+		th->slow = false;
+		ws->n_slow--;
 	}
+}
+
+/* A thread's figures into the window's per-thread ones, before it is forgotten. */
+static void account_thread(struct corecap_wall_sampler *ws, const struct corecap_wall_thread *th)
+{
+	struct corecap_wall_stats *st = &ws->stats;
+
+	if (th->stop_total_ns > st->thread_stop_ns_max)
+		st->thread_stop_ns_max = th->stop_total_ns;
+	if (th->due < CORECAP_WALL_STARVED_MIN_DUE)
+		return;
+	if (!st->threads_counted || th->taken < st->thread_samples_min)
+		st->thread_samples_min = th->taken;
+	if (th->taken > st->thread_samples_max)
+		st->thread_samples_max = th->taken;
+	st->threads_counted++;
+	st->threads_starved += th->taken == 0;
 }
 
 /* Marks the thread gone; the slot is reclaimed at the next tick (indices stay put mid-round). */
 static void drop_thread(struct corecap_wall_sampler *ws, struct corecap_wall_thread *th)
 {
 	release_turn(ws, th);
+	not_slow(ws, th);
 	if (th->upt)
 		_UPT_destroy(th->upt);
 	th->upt = NULL;
 	th->state = T_GONE;
 }
 
-static void compact(struct corecap_wall_sampler *ws)
+/*
+ * Drops the gone threads' slots; returns where *cursor (an index of the
+ * old array) lands in the new one, and moves the in-flight indices along.
+ */
+static size_t compact(struct corecap_wall_sampler *ws, size_t cursor)
 {
-	size_t n = 0;
+	size_t n = 0, at = SIZE_MAX;
 
-	for (size_t i = 0; i < ws->n_threads; i++)
-		if (ws->threads[i].state != T_GONE)
-			ws->threads[n++] = ws->threads[i];
+	for (size_t i = 0; i < ws->n_threads; i++) {
+		if (i == cursor)
+			at = n;
+		if (ws->threads[i].state == T_GONE) {
+			account_thread(ws, &ws->threads[i]);
+			continue;
+		}
+		for (size_t k = 0; k < ws->in_flight; k++)
+			if (ws->flight[k] == i)
+				ws->flight[k] = n;
+		ws->threads[n++] = ws->threads[i];
+	}
 	ws->n_threads = n;
+	return at == SIZE_MAX ? 0 : at;
+}
+
+/* Ends the round where it is, counting the threads it did not reach. */
+static void end_round_late(struct corecap_wall_sampler *ws)
+{
+	size_t left = corecap_wall_round_stop(&ws->round);
+
+	if (!left)
+		return;
+	ws->stats.late_rounds++;
+	ws->stats.skipped += left;
+	if (left > ws->stats.skipped_round_max)
+		ws->stats.skipped_round_max = left;
 }
 
 /*
- * Interrupts the next threads of the round while a turn is free. One turn
- * per 32 threads: a daemon with hundreds of threads still gets its rounds
- * done within a tick, at the price of a few threads held at once.
+ * Interrupts the next threads of the round while a slot is free, until the
+ * round runs out of its time. A few slots: the daemon's threads take a
+ * while to reach their stops, and that wait overlaps another's unwind;
+ * more would only hold threads stopped while they wait for their unwind.
  */
 static void pump(struct corecap_wall_sampler *ws)
 {
-	size_t turns = 1 + ws->n_threads / 32;
 	uint64_t t = corecap_now_ns();
 
-	while (ws->in_flight < turns && ws->round_next < ws->n_threads) {
-		struct corecap_wall_thread *th = &ws->threads[ws->round_next++];
+	if (!corecap_wall_round_done(&ws->round) && t >= ws->round_end_ns)
+		end_round_late(ws);
+	while (ws->in_flight < CORECAP_WALL_MAX_IN_FLIGHT) {
+		size_t i = corecap_wall_round_next(&ws->round);
+		struct corecap_wall_thread *th;
 
+		if (i == SIZE_MAX)
+			break;
+		th = &ws->threads[i];
 		if (th->state == T_INTERRUPTING) {
 			ws->stats.missed++; /* still on its way to a previous stop */
 			continue;
 		}
 		if (th->state != T_RUNNING)
 			continue;
+		if (!corecap_wall_stop_allowed(th->stop_total_ns, t - ws->start_ns)) {
+			ws->stats.rationed++;
+			continue;
+		}
 		if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) < 0)
 			continue; /* exiting; its exit status will come */
 		th->state = T_INTERRUPTING;
 		th->interrupt_ns = t;
 		th->counted = true;
-		ws->in_flight++;
+		ws->flight[ws->in_flight++] = i;
 	}
 }
 
@@ -255,12 +378,30 @@ static int wanted(struct corecap_wall_sampler *ws, pid_t tid)
 	return 0;
 }
 
-/* Seizes the threads not seized yet. `first`: a failure is an error, not a race. */
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Seizes the threads not seized yet. `first`: a failure is an error, not a
+ * race. The known threads are looked up in a sorted copy: a search of the
+ * array for each of thousands of threads took milliseconds at every tick.
+ */
 static int seize_new(struct corecap_wall_sampler *ws, bool first)
 {
+	size_t n_known = ws->n_threads;
+	pid_t *known = malloc((n_known ? n_known : 1) * sizeof(*known));
 	struct dirent *de;
 	int ret = 0;
 
+	if (!known)
+		return -ENOMEM;
+	for (size_t i = 0; i < n_known; i++)
+		known[i] = ws->threads[i].state == T_GONE ? 0 : ws->threads[i].tid;
+	qsort(known, n_known, sizeof(*known), cmp_pid);
 	rewinddir(ws->tasks);
 	while ((de = readdir(ws->tasks))) {
 		pid_t tid;
@@ -269,7 +410,7 @@ static int seize_new(struct corecap_wall_sampler *ws, bool first)
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		tid = (pid_t)strtol(de->d_name, NULL, 10);
-		if (find_thread(ws, tid))
+		if (bsearch(&tid, known, n_known, sizeof(*known), cmp_pid))
 			continue;
 		r = wanted(ws, tid);
 		if (r < 0) {
@@ -297,6 +438,7 @@ static int seize_new(struct corecap_wall_sampler *ws, bool first)
 	}
 	if (ws->n_threads > ws->stats.max_threads)
 		ws->stats.max_threads = ws->n_threads;
+	free(known);
 	return ret;
 }
 
@@ -308,7 +450,8 @@ int corecap_wall_sampler_init(struct corecap_wall_sampler *ws, pid_t pid, unsign
 
 	memset(ws, 0, sizeof(*ws));
 	ws->pid = pid;
-	ws->hz = hz;
+	ws->hz = hz ? hz : 1;
+	ws->start_ns = corecap_now_ns();
 	ws->names = names;
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	ws->tasks = opendir(path);
@@ -356,47 +499,85 @@ static void flush(struct corecap_wall_sampler *ws)
 	corecap_run_file_flush(ws->out, CORECAP_RUN_WALL, &ws->write_errno);
 }
 
+static void service(struct corecap_wall_sampler *ws);
+
 int corecap_wall_sampler_tick(struct corecap_wall_sampler *ws)
 {
+	uint64_t period_ns = 1000000000ull / ws->hz, t = corecap_now_ns();
+	size_t cursor;
 	int ret;
 
-	if (ws->round_next < ws->n_threads)
-		ws->stats.late_rounds++; /* the last round had not reached every thread */
-	flush(ws);			 /* the last round's lines, whole */
-	compact(ws);
+	end_round_late(ws); /* the last round had not reached every thread */
+	service(ws);	    /* stops already made wait for none of the work below */
+	cursor = corecap_wall_round_cursor(&ws->round);
+	flush(ws); /* the last round's lines, whole */
+	cursor = compact(ws, cursor);
 	ret = seize_new(ws, false);
+	/*
+	 * Rounds whose tick never came (the collector was busy: reading /proc
+	 * of thousands of threads takes a while) were due all the same: their
+	 * samples are skipped, not forgotten.
+	 */
+	if (ws->tick_ns) {
+		uint64_t periods = (t - ws->tick_ns + period_ns / 2) / period_ns;
+
+		if (periods > 1) {
+			ws->stats.lost_rounds += periods - 1;
+			ws->stats.due += (periods - 1) * ws->n_threads;
+			ws->stats.skipped += (periods - 1) * ws->n_threads;
+		}
+	}
+	ws->tick_ns = t;
 	ws->stats.rounds++;
-	ws->round_next = 0;
+	ws->stats.due += ws->n_threads;
+	for (size_t i = 0; i < ws->n_threads; i++)
+		ws->threads[i].due++;
+	corecap_wall_round_begin(&ws->round, ws->n_threads, cursor);
+	ws->round_end_ns = t + period_ns / 100 * CORECAP_WALL_ROUND_SHARE_PCT;
 	pump(ws);
 	return ret;
 }
 
 bool corecap_wall_sampler_busy(const struct corecap_wall_sampler *ws)
 {
-	return ws->in_flight > 0 || ws->round_next < ws->n_threads;
+	return ws->in_flight > 0 || !corecap_wall_round_done(&ws->round) ||
+	       (ws->n_slow && corecap_now_ns() < ws->slow_ns + SLOW_STOP_BUSY_NS);
 }
 
 uint64_t corecap_wall_sampler_deadline(const struct corecap_wall_sampler *ws)
 {
-	for (size_t i = 0; i < ws->n_threads; i++)
-		if (ws->threads[i].counted)
-			return ws->threads[i].interrupt_ns + STOP_WAIT_NS;
-	return UINT64_MAX;
+	uint64_t d = UINT64_MAX;
+
+	for (size_t k = 0; k < ws->in_flight; k++) {
+		const struct corecap_wall_thread *th = &ws->threads[ws->flight[k]];
+
+		if (th->state == T_INTERRUPTING && th->interrupt_ns + STOP_WAIT_NS < d)
+			d = th->interrupt_ns + STOP_WAIT_NS;
+	}
+	/* A round whose slots all wait still ends on time. */
+	if (!corecap_wall_round_done(&ws->round) && ws->round_end_ns < d)
+		d = ws->round_end_ns;
+	return d;
 }
 
 void corecap_wall_sampler_timeout(struct corecap_wall_sampler *ws)
 {
 	uint64_t t = corecap_now_ns();
 
-	for (size_t i = 0; i < ws->n_threads; i++) {
-		struct corecap_wall_thread *th = &ws->threads[i];
+	for (size_t k = 0; k < ws->in_flight;) {
+		struct corecap_wall_thread *th = &ws->threads[ws->flight[k]];
 
-		if (th->counted && t >= th->interrupt_ns + STOP_WAIT_NS) {
+		if (th->state == T_INTERRUPTING && t >= th->interrupt_ns + STOP_WAIT_NS) {
 			ws->stats.slow_stops++;
-			release_turn(ws, th);
+			th->slow = true;
+			ws->n_slow++;
+			ws->slow_ns = th->interrupt_ns;
+			release_turn(ws, th); /* shifts flight[k + 1..] down */
+		} else {
+			k++;
 		}
 	}
-	pump(ws);
+	service(ws);
 }
 
 static void record_stop(struct corecap_wall_sampler *ws, uint64_t stop_ns)
@@ -415,30 +596,52 @@ static void record_stop(struct corecap_wall_sampler *ws, uint64_t stop_ns)
 	ws->stop_ns[ws->n_stop_ns++] = stop_ns;
 }
 
-/* The thread is in our interrupt stop: unwind, resume, then write the line. */
+/*
+ * The thread is in our interrupt stop: unwind, resume, then write the line.
+ * The unwind goes on only while the thread's stop budget lasts (counted
+ * from its interrupt); a stack cut short is not written, since a flame
+ * graph would file it under the wrong root.
+ */
 static void sample(struct corecap_wall_sampler *ws, struct corecap_wall_thread *th)
 {
 	unw_word_t ips[MAX_FRAMES];
 	uint64_t seen = corecap_now_ns();
-	uint64_t resumed;
+	uint64_t budget_end = th->interrupt_ns + CORECAP_WALL_STOP_BUDGET_NS;
+	uint64_t resumed, held_ns;
+	bool abandoned = seen >= budget_end;
 	unw_cursor_t cur;
 	int n = 0;
 
 	unwinding_vdso = &ws->vdso;
-	if (th->upt && unw_init_remote(&cur, ws->as, th->upt) == 0) {
-		do {
+	if (!abandoned && th->upt && unw_init_remote(&cur, ws->as, th->upt) == 0) {
+		for (;;) {
 			unw_word_t ip;
 
 			if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
 				break;
 			ips[n++] = ip;
-		} while (n < MAX_FRAMES && unw_step(&cur) > 0);
+			if (n == MAX_FRAMES || unw_step(&cur) <= 0)
+				break;
+			if (corecap_now_ns() >= budget_end) {
+				abandoned = true;
+				break;
+			}
+		}
 	}
 	unwinding_vdso = NULL;
 	ptrace(PTRACE_CONT, th->tid, NULL, NULL);
 	resumed = corecap_now_ns();
 	th->state = T_RUNNING;
 	release_turn(ws, th);
+	held_ns = resumed - th->interrupt_ns;
+	th->stop_total_ns += held_ns;
+	if (resumed - seen > ws->stats.hold_ns_max)
+		ws->stats.hold_ns_max = resumed - seen;
+	if (abandoned) {
+		ws->stats.abandoned++;
+		record_stop(ws, held_ns);
+		return;
+	}
 	if (n == 0) {
 		ws->stats.unwind_errors++;
 		return;
@@ -449,7 +652,8 @@ static void sample(struct corecap_wall_sampler *ws, struct corecap_wall_thread *
 		fprintf(ws->out, i ? " %lx" : "%lx", (unsigned long)ips[i]);
 	fputc('\n', ws->out);
 	ws->stats.samples++;
-	record_stop(ws, resumed - th->interrupt_ns);
+	th->taken++;
+	record_stop(ws, held_ns);
 }
 
 static bool is_stop_signal(int sig)
@@ -457,16 +661,14 @@ static bool is_stop_signal(int sig)
 	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
 }
 
-void corecap_wall_sampler_handle(struct corecap_wall_sampler *ws, pid_t tid, int status)
+/* Acts on one status of th; our interrupt stop is left for service(). */
+static void on_status(struct corecap_wall_sampler *ws, struct corecap_wall_thread *th, int status)
 {
-	struct corecap_wall_thread *th = find_thread(ws, tid);
+	pid_t tid = th->tid;
 	int event, sig;
 
-	if (!th)
-		return;
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
 		drop_thread(ws, th);
-		pump(ws);
 		return;
 	}
 	if (!WIFSTOPPED(status))
@@ -474,15 +676,17 @@ void corecap_wall_sampler_handle(struct corecap_wall_sampler *ws, pid_t tid, int
 	event = status >> 16;
 	sig = WSTOPSIG(status);
 	if (event == PTRACE_EVENT_STOP) {
+		not_slow(ws, th);
 		if (is_stop_signal(sig)) {
 			/* A group-stop: not ours to end. Stay attached but stopped. */
 			th->state = T_LISTENING;
 			ptrace(PTRACE_LISTEN, tid, NULL, NULL);
 			release_turn(ws, th);
-			pump(ws);
 		} else if (th->state == T_INTERRUPTING) {
-			sample(ws, th);
-			pump(ws);
+			th->state = T_STOPPED;
+			/* Its turn has passed on (too slow to stop): over budget, resumed now. */
+			if (!th->counted)
+				sample(ws, th);
 		} else {
 			/* The end of a group-stop (SIGCONT) seen while listening. */
 			th->state = T_RUNNING;
@@ -500,56 +704,164 @@ void corecap_wall_sampler_handle(struct corecap_wall_sampler *ws, pid_t tid, int
 	ptrace(PTRACE_CONT, tid, NULL, NULL);
 }
 
+/*
+ * Unwinds the stopped threads in flight, oldest interrupt first, and
+ * interrupts the next ones. Before each, it asks every thread in flight
+ * for its status itself: waitpid(-1) reports the most recently seized
+ * tracee first, so an older thread's stop could otherwise wait behind a
+ * stream of newer ones (it did: 250 ms and more on 2,000 threads).
+ */
+static void service(struct corecap_wall_sampler *ws)
+{
+	for (;;) {
+		struct corecap_wall_thread *oldest = NULL;
+		bool got;
+
+		do {
+			got = false;
+			for (size_t k = 0; k < ws->in_flight && !got; k++) {
+				struct corecap_wall_thread *th = &ws->threads[ws->flight[k]];
+				int status;
+
+				if (th->state == T_INTERRUPTING &&
+				    waitpid(th->tid, &status, __WALL | WNOHANG) == th->tid) {
+					on_status(ws, th, status); /* may shift flight[] */
+					got = true;
+				}
+			}
+		} while (got);
+		for (size_t k = 0; k < ws->in_flight && !oldest; k++)
+			if (ws->threads[ws->flight[k]].state == T_STOPPED)
+				oldest = &ws->threads[ws->flight[k]];
+		if (!oldest)
+			break;
+		sample(ws, oldest);
+		pump(ws);
+	}
+	pump(ws);
+}
+
+void corecap_wall_sampler_handle(struct corecap_wall_sampler *ws, pid_t tid, int status)
+{
+	struct corecap_wall_thread *th = find_thread(ws, tid);
+
+	if (!th)
+		return;
+	on_status(ws, th, status);
+	service(ws);
+}
+
+/* Detaches th, which is in a stop of status (0: our interrupt stop, seen). */
+static void detach_stopped(struct corecap_wall_thread *th, int status)
+{
+	/* Deliver a signal being reported; a group-stop stays in force. */
+	long data = status && WIFSTOPPED(status) && (status >> 16) == 0 ? WSTOPSIG(status) : 0;
+
+	ptrace(PTRACE_DETACH, th->tid, NULL, (void *)data);
+	th->state = T_GONE;
+}
+
+/* Says so when the sampler took under 90% of the samples due, or starved a thread. */
+static void warn_behind(const struct corecap_wall_sampler *ws)
+{
+	const struct corecap_wall_stats *st = &ws->stats;
+
+	if (!st->due || (st->samples * 10 >= st->due * 9 && !st->threads_starved))
+		return;
+	corecap_warn("the wall-clock sampler took %llu of %llu samples due (%.1f%%) from %zu "
+		     "thread(s) of PID %d: %llu skipped in %llu late and %llu lost rounds, %llu "
+		     "abandoned over the %llu ms stop budget, %llu rationed; %llu thread(s) got "
+		     "none",
+		     (unsigned long long)st->samples, (unsigned long long)st->due,
+		     100.0 * (double)st->samples / (double)st->due, st->max_threads, (int)ws->pid,
+		     (unsigned long long)st->skipped, (unsigned long long)st->late_rounds,
+		     (unsigned long long)st->lost_rounds, (unsigned long long)st->abandoned,
+		     (unsigned long long)(CORECAP_WALL_STOP_BUDGET_NS / 1000000),
+		     (unsigned long long)st->rationed, (unsigned long long)st->threads_starved);
+}
+
 int corecap_wall_sampler_detach(struct corecap_wall_sampler *ws, unsigned timeout_ms)
 {
 	uint64_t deadline = corecap_now_ns() + (uint64_t)timeout_ms * 1000000u;
-	size_t left;
+	size_t next = 0, left;
 	int ret = 0;
 
-	/* Ask every thread to stop; only a stopped tracee can be detached. */
-	for (size_t i = 0; i < ws->n_threads; i++) {
-		struct corecap_wall_thread *th = &ws->threads[i];
-
-		if (th->state == T_RUNNING && ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) == 0)
-			th->state = T_INTERRUPTING;
-		else if (th->state == T_LISTENING &&
-			 ptrace(PTRACE_DETACH, th->tid, NULL, NULL) == 0)
-			th->state = T_GONE;
-		else if (th->state == T_RUNNING)
-			th->state = T_GONE; /* exiting: the kernel drops it */
+	/* The window ended before their turn: not due after all. */
+	ws->stats.due -= corecap_wall_round_stop(&ws->round);
+	if (!ws->summed) {
+		for (size_t i = 0; i < ws->n_threads; i++)
+			account_thread(ws, &ws->threads[i]);
+		if (ws->stats.rounds)
+			warn_behind(ws);
+		ws->summed = true;
 	}
+	/*
+	 * Only a stopped tracee can be detached: interrupt a few threads at a
+	 * time and detach each as its stop comes, so that no thread waits in
+	 * its stop for all the others to stop.
+	 */
 	for (;;) {
+		size_t pending = 0;
+		bool moved = false;
+
 		left = 0;
 		for (size_t i = 0; i < ws->n_threads; i++) {
 			struct corecap_wall_thread *th = &ws->threads[i];
 			int status;
 			pid_t r;
 
-			if (th->state == T_GONE)
+			if (th->state == T_STOPPED) {
+				detach_stopped(th, 0);
+				moved = true;
+			} else if (th->state == T_LISTENING) {
+				if (ptrace(PTRACE_DETACH, th->tid, NULL, NULL) == 0)
+					th->state = T_GONE;
+				else
+					th->state = T_RUNNING; /* SIGCONT came: interrupt it */
+				moved = true;
+			}
+			if (th->state == T_RUNNING) {
+				left++;
+				continue;
+			}
+			if (th->state != T_INTERRUPTING)
 				continue;
 			r = waitpid(th->tid, &status, __WALL | WNOHANG);
 			if (r < 0 && errno == ECHILD) {
 				th->state = T_GONE;
-				continue;
-			}
-			if (r <= 0) {
+				moved = true;
+			} else if (r <= 0) {
+				pending++;
 				left++;
-				continue;
-			}
-			if (WIFEXITED(status) || WIFSIGNALED(status)) {
+			} else if (WIFEXITED(status) || WIFSIGNALED(status)) {
 				th->state = T_GONE;
+				moved = true;
 			} else if (WIFSTOPPED(status)) {
-				int sig = WSTOPSIG(status);
-				/* Deliver a signal being reported; a group-stop stays in force. */
-				long data = (status >> 16) == 0 ? sig : 0;
-
-				ptrace(PTRACE_DETACH, th->tid, NULL, (void *)data);
-				th->state = T_GONE;
+				detach_stopped(th, status);
+				moved = true;
+			} else {
+				pending++;
+				left++;
 			}
+		}
+		for (; next < ws->n_threads && pending < DETACH_AT_ONCE; next++) {
+			struct corecap_wall_thread *th = &ws->threads[next];
+
+			if (th->state != T_RUNNING)
+				continue;
+			if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) == 0) {
+				th->state = T_INTERRUPTING;
+				pending++;
+			} else {
+				th->state = T_GONE; /* exiting: the kernel drops it */
+				left--;
+			}
+			moved = true;
 		}
 		if (left == 0 || corecap_now_ns() >= deadline)
 			break;
-		usleep(1000);
+		if (!moved)
+			usleep(200);
 	}
 	if (left > 0) {
 		corecap_warn("%zu thread(s) of PID %d did not stop to be detached; they will be "
@@ -562,7 +874,8 @@ int corecap_wall_sampler_detach(struct corecap_wall_sampler *ws, unsigned timeou
 			_UPT_destroy(ws->threads[i].upt);
 	ws->n_threads = 0;
 	ws->in_flight = 0;
-	ws->round_next = 0;
+	ws->n_slow = 0;
+	corecap_wall_round_begin(&ws->round, 0, 0);
 	return ret;
 }
 

@@ -226,7 +226,7 @@ static void load_benchmark(struct run_manifest *m, json_object *root)
 
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 {
-	json_object *root, *window, *machine, *collector, *sources, *lttng, *wall, *v;
+	json_object *root, *window, *machine, *collector, *sources, *lttng, *wall, *v, *kbytes, *recs;
 	const char *format, *status;
 	int64_t x;
 	double d;
@@ -327,6 +327,17 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		/* Absent or bad keys leave them 0 (corecap_manifest_init): not recorded. */
 		get_num(m, wall, "wallclock.", "hz", 1e-3, 1e6, &m->wall_hz);
 		get_u64(m, wall, "wallclock.", "rounds", &m->wall_rounds);
+		m->has_wall_due = get_u64(m, wall, "wallclock.", "due", &m->wall_due) &&
+				  get_u64(m, wall, "wallclock.", "samples", &m->wall_samples);
+		get_u64(m, wall, "wallclock.", "skipped", &m->wall_skipped);
+		get_u64(m, wall, "wallclock.", "abandoned", &m->wall_abandoned);
+		get_u64(m, wall, "wallclock.", "rationed", &m->wall_rationed);
+		get_u64(m, wall, "wallclock.", "late_rounds", &m->wall_late_rounds);
+		get_u64(m, wall, "wallclock.", "lost_rounds", &m->wall_lost_rounds);
+		m->has_wall_starved =
+			get_u64(m, wall, "wallclock.", "threads_starved", &m->wall_threads_starved);
+		get_u64(m, wall, "wallclock.", "threads_counted", &m->wall_threads_counted);
+		get_u64(m, wall, "wallclock.", "stop_budget_ns", &m->wall_stop_budget_ns);
 	}
 	sources = get_obj(m, root, "", "sources");
 	if (sources) {
@@ -349,6 +360,23 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		m->target_registered = m->has_target_registered && json_object_get_boolean(v);
 	}
 	v = get_obj(m, root, "", "kernel_events");
+	kbytes = v ? get_obj(m, v, "kernel_events.", "bytes") : NULL;
+	if (kbytes)
+		m->has_kernel_bytes = get_u64(m, kbytes, "kernel_events.bytes.", "events",
+					      &m->kernel_events_bytes) &&
+				      get_u64(m, kbytes, "kernel_events.bytes.", "stacks",
+					      &m->kernel_stacks_bytes);
+	recs = v ? get_obj(m, v, "kernel_events.", "records") : NULL;
+	if (recs) {
+		json_object_object_foreach(recs, key, val)
+		{
+			uint64_t n;
+
+			(void)key;
+			if (u64_of(val, &n) && n <= UINT64_MAX - m->kernel_records)
+				m->kernel_records += n;
+		}
+	}
 	if (v && (v = get_obj(m, v, "kernel_events.", "lost")))
 		m->has_kernel_lost = get_u64(m, v, "kernel_events.lost.", "total", &m->kernel_lost);
 	load_benchmark(m, root);

@@ -53,11 +53,27 @@ struct run_manifest {
 	int daemon_cpus;      /* the CPUs its affinity allowed; 0 if absent */
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
 	uint64_t wall_rounds; /* its rounds over the window */
+	/*
+	 * Its samples: taken (wallclock.samples) of due, and what became of
+	 * the others (docs/run-directory.md); has_wall_due false when the
+	 * manifest predates these keys (unknown, not zero).
+	 */
+	bool has_wall_due;
+	uint64_t wall_samples, wall_due, wall_skipped, wall_abandoned, wall_rationed;
+	uint64_t wall_late_rounds, wall_lost_rounds;
+	bool has_wall_starved; /* wallclock.threads_starved */
+	uint64_t wall_threads_starved, wall_threads_counted;
+	uint64_t wall_stop_budget_ns; /* 0 if absent */
 	bool src_trace, src_threads, src_stats, src_maps;
 	bool src_kernel; /* sources.kernel: kernel/events.bin covers the window */
 	/* kernel_events.lost.total, when the manifest has it */
 	bool has_kernel_lost;
 	uint64_t kernel_lost;
+	/* kernel_events.bytes.events and .stacks: the sizes the collector wrote
+	 * (a file shorter than that was cut after the recording) */
+	bool has_kernel_bytes;
+	uint64_t kernel_events_bytes, kernel_stacks_bytes;
+	uint64_t kernel_records; /* the sum of kernel_events.records.*, 0 if absent */
 	/* lttng.target_registered: false when the session recorded nothing of the daemon */
 	bool has_target_registered, target_registered;
 	bool has_lttng_loss;
