@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,11 +539,65 @@ out:
 	fclose(f);
 }
 
+/*
+ * A file of the trace, as libbabeltrace2 will open it: through run_file
+ * (a regular file within its bound, not a link out of the run), so that
+ * the library never meets a FIFO, a device or another user's file. Its
+ * size into *size.
+ */
+static int check_file(const char *path, uint64_t *size, char **err)
+{
+	struct stat st;
+	int fd = corecap_run_file_open(path), ret = 0;
+
+	if (fd < 0) {
+		if (asprintf(err, "trace file '%s': %s", path, corecap_run_file_strerror(-fd)) < 0)
+			*err = NULL;
+		return fd == -ENOTREG_RUN_FILE ? -EINVAL : fd;
+	}
+	if (fstat(fd, &st) != 0) {
+		ret = -errno;
+		if (asprintf(err, "cannot open trace file '%s': %s", path, strerror(-ret)) < 0)
+			*err = NULL;
+	}
+	*size = ret ? 0 : (uint64_t)st.st_size;
+	close(fd);
+	return ret;
+}
+
+/* Every file of dir/index/ (LTTng's stream indexes, which the library opens too). */
+static int check_index_dir(const char *dir, char **err)
+{
+	char path[4096 + 512];
+	struct dirent *de;
+	struct stat st;
+	uint64_t size;
+	DIR *d;
+	int ret = 0;
+
+	snprintf(path, sizeof(path), "%s/index", dir);
+	d = opendir(path);
+	if (!d)
+		return 0; /* no index: nothing the library reads */
+	while (!ret && (de = readdir(d))) {
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISDIR(st.st_mode))
+			continue;
+		snprintf(path, sizeof(path), "%s/index/%s", dir, de->d_name);
+		ret = check_file(path, &size, err);
+	}
+	closedir(d);
+	return ret;
+}
+
 int corecap_ctf_check_trace(const char *dir, struct ctf_check *c, char **err)
 {
 	char path[4096];
 	struct dirent *de;
 	struct stat st;
+	uint64_t size;
 	DIR *d;
 	int ret;
 
@@ -561,23 +616,22 @@ int corecap_ctf_check_trace(const char *dir, struct ctf_check *c, char **err)
 		if (de->d_name[0] == '.' || strcmp(de->d_name, "metadata") == 0)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (stat(path, &st) != 0) {
+		/* A directory of the trace itself (index/), not one a link leads to. */
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 			ret = -errno;
 			if (asprintf(err, "cannot open trace file '%s': %s", path, strerror(-ret)) <
 			    0)
 				*err = NULL;
 			break;
 		}
-		if (S_ISDIR(st.st_mode))
+		if (S_ISDIR(st.st_mode)) {
+			if (strcmp(de->d_name, "index") == 0 && (ret = check_index_dir(dir, err)))
+				break;
 			continue;
-		if (!S_ISREG(st.st_mode)) {
-			ret = -EINVAL;
-			if (asprintf(err, "trace file '%s': %s", path,
-				     corecap_run_file_strerror(ENOTREG_RUN_FILE)) < 0)
-				*err = NULL;
-			break;
 		}
-		check_index(dir, de->d_name, (uint64_t)st.st_size, c);
+		if ((ret = check_file(path, &size, err)))
+			break;
+		check_index(dir, de->d_name, size, c);
 	}
 	closedir(d);
 	return ret;

@@ -1,4 +1,5 @@
 #include "kernel_reader.h"
+#include "run_file.h"
 #include "../util/grow.h"
 #include "../util/heap.h"
 #include <corecap/diag.h>
@@ -12,10 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Larger files are not a recording of this tool (27 MB/s on refosd at 12k IOPS,
- * for hours); the reader's memory does not depend on it. */
-#define KERNEL_FILE_MAX_BYTES (1ull << 40)
-#define KERNEL_MAX_CPUS	      65536
+#define KERNEL_MAX_CPUS 65536
 /* The loading pass's buffer, and each CPU stream's: more than a record's
  * largest size (65535 bytes). */
 #define SCAN_BYTES   (1u << 20)
@@ -48,28 +46,32 @@ void corecap_kernel_reader_release(struct kernel_reader *k)
 	corecap_kernel_reader_init(k);
 }
 
-/* Reads the whole file into a malloc'd buffer (8-aligned: malloc's). */
-static int slurp(const char *path, unsigned char **buf, size_t *len, char **err)
+/*
+ * Reads the whole file into a malloc'd buffer (8-aligned: malloc's), once
+ * its first 8 bytes are magic: a file of another kind costs no allocation
+ * of its size. Its size is bounded by read/run_file.h's table.
+ */
+static int slurp(const char *path, uint64_t magic, unsigned char **buf, size_t *len, char **err)
 {
 	struct stat st;
+	uint64_t head;
 	size_t got = 0;
 	int fd, ret = 0;
 
-	/* O_NONBLOCK: a FIFO in place of the file must not block the open (docs/robustness.md). */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = corecap_run_file_open(path);
 	if (fd < 0)
-		return errno == ENOENT ? -ENOENT
-				       : corecap_err(err, -errno, "cannot open '%s': %s", path,
-						     strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		ret = corecap_err(err, -EINVAL, "cannot read '%s': %s", path,
-				  S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
+		return fd == -ENOENT ? -ENOENT
+				     : corecap_err(err, fd == -ENOTREG_RUN_FILE ? -EINVAL : fd,
+						   "cannot read '%s': %s", path,
+						   corecap_run_file_strerror(-fd));
+	if (fstat(fd, &st) != 0) {
+		ret = corecap_err(err, -errno, "cannot read '%s': %s", path, strerror(errno));
 		goto out;
 	}
-	if ((uint64_t)st.st_size > KERNEL_FILE_MAX_BYTES) {
-		ret = corecap_err(err, -EFBIG,
-				  "cannot read '%s': %lld bytes, more than a recording holds", path,
-				  (long long)st.st_size);
+	if (st.st_size >= (off_t)sizeof(head) &&
+	    (pread(fd, &head, sizeof(head), 0) != (ssize_t)sizeof(head) || head != magic)) {
+		ret = corecap_err(err, -EINVAL, "'%s': not a corecap kernel file (bad magic)",
+				  path);
 		goto out;
 	}
 	*buf = malloc((size_t)st.st_size + 8);
@@ -491,24 +493,23 @@ out:
 	return ret;
 }
 
-/* Opens events.bin for the cursors: a regular file, its size. */
+/* Opens events.bin for the cursors: a regular file within its bound (read/run_file.h), its size. */
 static int open_events(struct kernel_reader *k, const char *path, char **err)
 {
 	struct stat st;
 
-	/* O_NONBLOCK: a FIFO in place of the file must not block the open (docs/robustness.md). */
-	k->ev_fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (k->ev_fd < 0)
-		return errno == ENOENT ? -ENOENT
-				       : corecap_err(err, -errno, "cannot open '%s': %s", path,
-						     strerror(errno));
-	if (fstat(k->ev_fd, &st) != 0 || !S_ISREG(st.st_mode))
-		return corecap_err(err, -EINVAL, "cannot read '%s': %s", path,
-				   S_ISREG(st.st_mode) ? strerror(errno) : "not a regular file");
-	if ((uint64_t)st.st_size > KERNEL_FILE_MAX_BYTES)
-		return corecap_err(err, -EFBIG,
-				   "cannot read '%s': %lld bytes, more than a recording holds",
-				   path, (long long)st.st_size);
+	k->ev_fd = corecap_run_file_open(path);
+	if (k->ev_fd < 0) {
+		int ret = k->ev_fd;
+
+		k->ev_fd = -1;
+		return ret == -ENOENT ? -ENOENT
+				      : corecap_err(err, ret == -ENOTREG_RUN_FILE ? -EINVAL : ret,
+						    "cannot read '%s': %s", path,
+						    corecap_run_file_strerror(-ret));
+	}
+	if (fstat(k->ev_fd, &st) != 0)
+		return corecap_err(err, -errno, "cannot read '%s': %s", path, strerror(errno));
 	k->ev_bytes = (uint64_t)st.st_size;
 	return 0;
 }
@@ -669,7 +670,7 @@ int corecap_kernel_reader_load(struct kernel_reader *k, const char *run_dir, uin
 		ret = load_events(k, k->ev_path, err);
 	if (ret)
 		goto out;
-	ret = slurp(st_path, &k->st_buf, &k->st_bytes, err);
+	ret = slurp(st_path, CORECAP_KERNEL_MAGIC_STACKS, &k->st_buf, &k->st_bytes, err);
 	if (ret == -ENOENT) {
 		ret = 0;
 		goto out;

@@ -78,6 +78,7 @@ int corecap_multi_run_open_manifest(struct multi_run *m, const char *dir, const 
 	*err = NULL;
 	corecap_manifest_init(&m->manifest);
 	m->manifest.accept_multi = true;
+	corecap_run_file_add_root(dir); /* a link out of the run is refused (read/run_file.h) */
 	ret = corecap_manifest_load(&m->manifest, path, err);
 	if (ret)
 		return ret;

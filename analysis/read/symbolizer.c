@@ -10,6 +10,7 @@
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <corecap/diag.h>
 #include <corecap/run_format.h>
 
 #include "../util/grow.h"
@@ -145,23 +147,25 @@ static size_t module_index(struct symbolizer *s, const char *path)
 	return s->n_mods++;
 }
 
+/* The longest line of maps and buildids.tsv: a path (PATH_MAX) and its fields. */
+#define MAPS_MAX_LINE (PATH_MAX + 256)
+
 static int read_maps(struct symbolizer *s, const char *path, char **err)
 {
-	FILE *f = corecap_run_file_fopen(path);
-	char *line = NULL, *file, perms[8];
-	size_t size = 0, cap = 0, mod;
+	char *line, *file, perms[8];
+	struct run_lines l;
+	size_t len, cap = 0, mod;
 	unsigned long long start, end, off;
-	int n, ret = 0;
+	int n, ret;
 
-	if (!f) {
-		ret = -errno;
+	ret = corecap_run_lines_open(&l, path, MAPS_MAX_LINE);
+	if (ret) {
 		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
 					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}
-	while (getline(&line, &size, f) >= 0) {
-		line[strcspn(line, "\n")] = '\0';
+	while ((ret = corecap_run_lines_next(&l, &line, &len)) > 0) {
 		n = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %n", &start, &end, perms, &off, &n) <
 			    4 ||
@@ -187,28 +191,41 @@ static int read_maps(struct symbolizer *s, const char *path, char **err)
 		}
 		s->maps[s->n_maps++] = (struct sym_mapping){start, end, off, mod, perms[2] == 'x'};
 	}
+	if (ret < 0) {
+		ret = corecap_run_lines_err(&l, ret, err);
+		goto out;
+	}
 	if (s->n_maps) /* qsort(NULL, 0) is undefined */
 		qsort(s->maps, s->n_maps, sizeof(*s->maps), cmp_mapping);
 	goto out;
 out_nomem:
 	ret = -ENOMEM;
 out:
-	free(line);
-	fclose(f);
+	corecap_run_lines_close(&l);
 	return ret;
 }
 
-static void read_buildids(struct symbolizer *s, const char *path)
+/* buildids.tsv: absent, the build IDs are unknown; a file that is not one is an error, as for maps.
+ */
+static int read_buildids(struct symbolizer *s, const char *path, char **err)
 {
-	FILE *f = path ? corecap_run_file_fopen(path) : NULL;
-	char *line = NULL, *tab;
-	size_t size = 0;
+	struct run_lines l;
+	char *line, *tab;
+	size_t len;
+	int ret;
 
 	s->buildids = calloc(s->n_mods ? s->n_mods : 1, sizeof(*s->buildids));
-	if (!f || !s->buildids)
-		goto out;
-	while (getline(&line, &size, f) >= 0) {
-		line[strcspn(line, "\n")] = '\0';
+	if (!s->buildids)
+		return -ENOMEM;
+	if (!path)
+		return 0;
+	ret = corecap_run_lines_open(&l, path, MAPS_MAX_LINE);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret)
+		return corecap_err(err, ret, "cannot open '%s': %s", path,
+				   corecap_run_file_strerror(-ret));
+	while ((ret = corecap_run_lines_next(&l, &line, &len)) > 0) {
 		tab = strchr(line, '\t');
 		if (!tab)
 			continue;
@@ -217,10 +234,10 @@ static void read_buildids(struct symbolizer *s, const char *path)
 			if (!s->buildids[i] && strcmp(s->mods[i].path, line) == 0)
 				s->buildids[i] = strdup(tab + 1);
 	}
-out:
-	free(line);
-	if (f)
-		fclose(f);
+	if (ret < 0)
+		ret = corecap_run_lines_err(&l, ret, err);
+	corecap_run_lines_close(&l);
+	return ret;
 }
 
 /* RUN/vdso.so beside RUN/maps, when the collector saved it. */
@@ -281,7 +298,11 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 		corecap_symbolizer_release(s); /* unusable: nothing stays allocated */
 		return ret;
 	}
-	read_buildids(s, buildids_path);
+	ret = read_buildids(s, buildids_path, err);
+	if (ret) {
+		corecap_symbolizer_release(s);
+		return ret;
+	}
 	vdso_beside(s, maps_path);
 	return 0;
 }

@@ -110,30 +110,23 @@ static int row(struct threads_tsv *t, const int *col_of, char **cells, int n, co
 int corecap_threads_tsv_read(struct threads_tsv *t, const char *path, threads_tsv_row_fn fn,
 			     void *ctx, char **err)
 {
-	FILE *f = corecap_run_file_fopen(path);
-	char *line = NULL, *field, *rest, *cells[MAX_CELLS];
-	size_t size = 0;
-	ssize_t len;
+	char *line, *field, *rest, *cells[MAX_CELLS];
+	struct run_lines l;
+	size_t len;
 	unsigned long lineno = 0;
-	int col_of[C__COUNT], ret = 0, n;
+	int col_of[C__COUNT], ret, n;
 	struct threads_tsv_row r;
 	bool ok;
 
 	*err = NULL;
-	if (!f) {
-		ret = -errno;
+	ret = corecap_run_lines_open(&l, path, THREADS_TSV_MAX_LINE);
+	if (ret)
 		return ret == -ENOENT ? ret
 				      : corecap_err(err, ret, "cannot open '%s': %s", path,
 						    corecap_run_file_strerror(-ret));
-	}
-	while (!ret && (len = getline(&line, &size, f)) >= 0) {
-		if (!len || line[len - 1] != '\n') {
-			/* Only the last line can lack its newline: cut by a killed collector. */
-			t->torn_last_line = true;
-			break;
-		}
+	while ((ret = corecap_run_lines_next(&l, &line, &len)) > 0) {
+		ret = 0;
 		lineno++;
-		line[--len] = '\0';
 		n = 0;
 		/* strsep, not strtok: an empty cell is a cell. */
 		for (rest = line; (field = strsep(&rest, "\t")) && n < MAX_CELLS;)
@@ -141,7 +134,8 @@ int corecap_threads_tsv_read(struct threads_tsv *t, const char *path, threads_ts
 		if (n == 1 && !*cells[0])
 			n = 0;
 		if (lineno == 1) {
-			ret = header(col_of, cells, n, path, err);
+			if ((ret = header(col_of, cells, n, path, err)))
+				goto out;
 			continue;
 		}
 		if (n == 0)
@@ -150,10 +144,17 @@ int corecap_threads_tsv_read(struct threads_tsv *t, const char *path, threads_ts
 		ret = row(t, col_of, cells, n, path, lineno, &r, &ok, err);
 		if (!ret && ok && (ret = fn(ctx, &r)))
 			corecap_err(err, ret, "'%s' line %lu: %s", path, lineno, strerror(-ret));
+		if (ret)
+			goto out;
 	}
-	if (!ret && lineno == 0)
+	if (ret < 0) {
+		ret = corecap_run_lines_err(&l, ret, err);
+		goto out;
+	}
+	t->torn_last_line = l.torn;
+	if (lineno == 0)
 		ret = corecap_err(err, -EINVAL, "'%s': empty file (no header)", path);
-	free(line);
-	fclose(f);
+out:
+	corecap_run_lines_close(&l);
 	return ret;
 }

@@ -11,6 +11,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The longest line read: a row is nine numbers and a 16-byte name (under
+ * 256 bytes); a longer line, or a NUL byte, is an error naming the file. */
+#define THREADS_TSV_MAX_LINE 4096
+
 struct threads_tsv_row {
 	uint64_t time_ns;
 	int32_t tid;		 /* > 0 */

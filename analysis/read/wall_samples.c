@@ -1,6 +1,8 @@
 #include "wall_samples.h"
 #include "run_file.h"
 
+#include <corecap/diag.h>
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -59,45 +61,35 @@ static bool parse_line(struct wall_samples *w, char *line, struct wall_sample *s
 int corecap_wall_samples_read(struct wall_samples *w, const char *path, wall_sample_fn fn,
 			      void *ctx, char **err)
 {
-	FILE *f = corecap_run_file_fopen(path);
-	char *line = NULL;
-	size_t size = 0;
-	ssize_t n;
-	int ret = 0;
+	struct run_lines l;
+	char *line;
+	size_t n;
+	int ret;
 
 	*err = NULL;
-	if (!f) {
-		ret = -errno;
+	ret = corecap_run_lines_open(&l, path, WALL_SAMPLES_MAX_LINE);
+	if (ret) {
 		if (ret != -ENOENT && asprintf(err, "cannot open '%s': %s", path,
 					       corecap_run_file_strerror(-ret)) < 0)
 			*err = NULL;
 		return ret;
 	}
-	while ((n = getline(&line, &size, f)) >= 0) {
+	while ((ret = corecap_run_lines_next(&l, &line, &n)) > 0) {
 		struct wall_sample s;
 
-		if (!n || line[n - 1] != '\n') {
-			/* Only the last line can lack its newline: cut by a killed collector. */
-			w->torn_last_line = true;
-			break;
-		}
-		line[n - 1] = '\0';
 		w->lines++;
 		if (!parse_line(w, line, &s)) {
 			w->bad_lines++;
 			continue;
 		}
 		w->samples++;
-		ret = fn(ctx, &s);
-		if (ret)
-			break;
+		if ((ret = fn(ctx, &s)))
+			goto out; /* the caller's own error */
 	}
-	if (!ret && ferror(f)) {
-		ret = -EIO;
-		if (asprintf(err, "cannot read '%s': %s", path, strerror(EIO)) < 0)
-			*err = NULL;
-	}
-	free(line);
-	fclose(f);
-	return ret;
+	if (ret < 0)
+		ret = corecap_run_lines_err(&l, ret, err);
+out:
+	w->torn_last_line = l.torn;
+	corecap_run_lines_close(&l);
+	return ret > 0 ? 0 : ret;
 }

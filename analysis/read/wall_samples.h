@@ -14,6 +14,9 @@
 #include <stdint.h>
 
 #define WALL_MAX_DEPTH 256
+/* The longest line read: the sampler writes at most 128 frames (about 2.3
+ * KiB); a longer line is not its, and an error. */
+#define WALL_SAMPLES_MAX_LINE (64u << 10)
 
 struct wall_sample {
 	uint64_t time_ns, stop_ns;
@@ -36,7 +39,9 @@ void corecap_wall_samples_init(struct wall_samples *w);
  * Reads path, calling fn for each sample. A last line without its newline
  * (the collector was killed while writing it) is dropped and
  * torn_last_line set. 0; -ENOENT when the file does
- * not exist; another negative errno with *err (malloc'd, naming the file).
+ * not exist; another negative errno with *err (malloc'd, naming the file):
+ * the file over its bound (read/run_file.h), a line longer than
+ * WALL_SAMPLES_MAX_LINE or a NUL byte among others.
  */
 int corecap_wall_samples_read(struct wall_samples *w, const char *path, wall_sample_fn fn,
 			      void *ctx, char **err);
