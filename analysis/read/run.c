@@ -10,8 +10,12 @@
 #include <corecap/run_format.h>
 #include <sys/stat.h>
 
+#include "../model/lines.h"
 #include "ctf_reader.h"
+#include "run_file.h"
 #include <corecap/diag.h>
+#include <corecap/kernel_format.h>
+#include <unistd.h>
 
 /* The file of each source, whose presence says the source's. */
 static const char *const source_file[RUN__SOURCES] = {
@@ -49,6 +53,17 @@ static bool exists(const struct run *r, const char *name)
 
 	free(p);
 	return ok;
+}
+
+static void add_warning(struct run_manifest *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void add_warning(struct run_manifest *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	corecap_lines_vadd(&m->warnings, &m->n_warnings, fmt, ap); /* out of memory: one less */
+	va_end(ap);
 }
 
 void corecap_run_mark_partial(struct run *r, enum run_source s, const char *why)
@@ -93,6 +108,8 @@ int corecap_run_open(struct run *r, const char *dir, const struct run_opts *o, c
 	corecap_shim_stats_init(&r->stats);
 	if (*err)
 		return -ENOENT;
+	/* Its files are opened beneath it: a link out of it is refused (read/run_file.h). */
+	corecap_run_file_add_root(r->dir);
 	for (int s = 0; s < RUN__SOURCES; s++)
 		r->src[s].state = exists_in(r, source_file[s]) ? RUN_PRESENT : RUN_ABSENT;
 	ret = check_dir(r, o && o->model, err);
@@ -326,6 +343,76 @@ int corecap_run_thread_series(struct run *r, uint64_t start_ns, uint64_t end_ns,
 	return ret;
 }
 
+/* The size of the run file NAME (through run_file: a regular file in its bound); -1 if none. */
+static int64_t file_bytes(const struct run *r, const char *name)
+{
+	char *p = corecap_run_path(r, name);
+	struct stat st;
+	int64_t n = -1;
+	int fd;
+
+	if (!p)
+		return -1;
+	fd = corecap_run_file_open(p);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		n = (int64_t)st.st_size;
+	if (fd >= 0)
+		close(fd);
+	free(p);
+	return n;
+}
+
+/*
+ * kernel/events.bin and stacks.bin against the sizes the manifest says
+ * the collector wrote: records are written whole, so a file shorter than
+ * that was cut after the recording (copied halfway, a disk full, by
+ * hand) and its tail is lost. The reader then sees fewer records, a
+ * trailing fragment at most, and the thread states it gives are wrong
+ * from the cut on: the run is partial, and says how much was lost.
+ */
+static int check_kernel_cut(struct run *r)
+{
+	static const char *const names[] = {CORECAP_KERNEL_EVENTS_FILE, CORECAP_KERNEL_STACKS_FILE};
+	const struct run_manifest *m = &r->manifest;
+	uint64_t want[] = {m->kernel_events_bytes, m->kernel_stacks_bytes};
+	char *why, about[64];
+	int64_t have;
+
+	if (!r->has_manifest || !m->has_kernel_bytes || r->src[RUN_KERNEL].state == RUN_ABSENT)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		uint64_t lost, recs = 0;
+
+		have = file_bytes(r, names[i]);
+		if (have < 0 || (uint64_t)have >= want[i])
+			continue;
+		lost = want[i] - (uint64_t)have;
+		/* The records lost, at the mean size the manifest's count gives (events.bin). */
+		if (i == 0 && m->kernel_records && want[i] > sizeof(struct corecap_kfile_header))
+			recs = (uint64_t)((double)lost * (double)m->kernel_records /
+					  (double)(want[i] - sizeof(struct corecap_kfile_header)));
+		if (recs)
+			snprintf(about, sizeof(about), ", about %llu records",
+				 (unsigned long long)recs);
+		else
+			about[0] = '\0';
+		if (asprintf(&why,
+			     "%s is cut short: %lld of the %llu bytes the collector wrote (%llu "
+			     "bytes%s, %.0f%%, lost): %s after the cut are missing",
+			     names[i], (long long)have, (unsigned long long)want[i],
+			     (unsigned long long)lost, about,
+			     100.0 * (double)lost / (double)want[i],
+			     i == 0 ? "thread states and futex waits" : "the stacks") < 0)
+			return -ENOMEM;
+		free(r->kernel_cut[i]);
+		r->kernel_cut[i] = why;
+		/* Said in the quality section: partial, the reason, a warning. */
+		corecap_run_mark_partial(r, RUN_KERNEL, why);
+		add_warning(&r->manifest, "%s", why);
+	}
+	return 0;
+}
+
 static int load_model(struct run *r, char **err)
 {
 	int ret;
@@ -343,6 +430,8 @@ static int load_model(struct run *r, char **err)
 		r->src[RUN_KERNEL].why =
 			"the manifest lists kernel events but " CORECAP_KERNEL_EVENTS_FILE " "
 			"is absent: thread states come from " CORECAP_RUN_THREADS;
+	if ((ret = check_kernel_cut(r)))
+		return ret;
 	if ((ret = decide_trace(r, err)))
 		return ret;
 	return load_stats(r);
@@ -358,6 +447,8 @@ void corecap_run_close(struct run *r)
 	free(r->trace_error);
 	free(r->stats_error);
 	free(r->model_error);
+	free(r->kernel_cut[0]);
+	free(r->kernel_cut[1]);
 	free(r->owned_dir);
 	*r = (struct run){0};
 }

@@ -82,6 +82,8 @@ struct run {
 	char *trace_error;
 	struct shim_stats stats; /* when RUN_STATS is present */
 	char *stats_error;	 /* RUN_STATS partial: why the counters are unusable */
+	/* kernel/events.bin, stacks.bin shorter than the manifest says: why (RUN_KERNEL partial) */
+	char *kernel_cut[2];
 };
 
 /* The warning of a run file read up to its last whole line (its collector was killed). */
