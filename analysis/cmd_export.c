@@ -296,6 +296,9 @@ int corecap_cmd_export(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	/* Before any input is read: a FIFO without a reader must not wait (out_file.h). */
+	if (corecap_out_file_check(o.output))
+		return 1;
 	ro = (struct run_opts){.symfs = o.symfs};
 	if (corecap_multi_run_is(o.run)) {
 		if (corecap_out_file_open(&out, o.output) < 0)

@@ -238,6 +238,9 @@ int corecap_cmd_flame(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	/* Before any input is read: a FIFO without a reader must not wait (out_file.h). */
+	if (corecap_out_file_check(o.output))
+		return 1;
 	if (corecap_multi_run_is(o.run)) {
 		corecap_error("'%s' is a run of several daemons: a flame graph is one daemon's, "
 			      "name it as RUN:PID",

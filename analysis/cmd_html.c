@@ -285,6 +285,11 @@ int corecap_cmd_html(int argc, char **argv)
 		free(j);
 		return ret < 0 ? 0 : ret;
 	}
+	/* Before any input is read: a FIFO without a reader must not wait (out_file.h). */
+	if (corecap_out_file_check(j->o.output)) {
+		free(j);
+		return 1;
+	}
 	if (corecap_multi_run_is(j->o.run)) {
 		ret = html_multi(&j->o);
 		free(j);

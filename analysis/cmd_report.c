@@ -205,6 +205,9 @@ int cmd_report(int argc, char **argv)
 	ret = parse_args(&j.o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	/* Before any input is read: a FIFO without a reader must not wait (out_file.h). */
+	if (corecap_out_file_check(j.o.dump_ops))
+		return 1;
 	if (corecap_multi_run_is(j.o.run))
 		return report_multi(&j.o);
 	if (j.o.dump_ops) {

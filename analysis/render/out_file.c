@@ -56,6 +56,83 @@ static void keep_mode_and_owner(int fd, const struct stat *st)
 	(void)r; /* best effort: a failure leaves what a new file gets */
 }
 
+/*
+ * A FIFO given as -o: opened without blocking (ENXIO while it has no
+ * reader), tried for FIFO_READER_WAIT_MS, then refused: never a command
+ * blocked in open() for ever. The
+ * descriptor corecap_out_file_check() opened is kept for the open that
+ * follows: closing it would end the reader's input.
+ */
+static struct {
+	char *path;
+	int fd;
+} fifo = {NULL, -1};
+
+#define FIFO_READER_WAIT_MS 2000
+
+static int open_fifo(const char *path)
+{
+	int fd = -1, flags;
+
+	if (fifo.path && strcmp(fifo.path, path) == 0) {
+		fd = fifo.fd;
+		free(fifo.path);
+		fifo.path = NULL;
+		fifo.fd = -1;
+		return fd;
+	}
+	/* A reader started just before the command (`cat FIFO & corecap ...`)
+	 * may not have opened it yet: waited for, a bounded while. */
+	for (int i = 0; i < FIFO_READER_WAIT_MS / 10; i++) {
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 || errno != ENXIO)
+			break;
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	}
+	if (fd < 0) {
+		if (errno == ENXIO)
+			corecap_error("cannot write '%s': a FIFO that no process reads (none "
+				      "opened it within %d s)",
+				      path, FIFO_READER_WAIT_MS / 1000);
+		else
+			fail("open", path, errno);
+		return -ENXIO;
+	}
+	/* The reader is there: from now on a full pipe waits for it, as a pipe should. */
+	flags = fcntl(fd, F_GETFL);
+	if (flags >= 0)
+		fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+	return fd;
+}
+
+int corecap_out_file_check(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if (!path || strcmp(path, "-") == 0 || stat(path, &st) != 0)
+		return 0; /* a new file: corecap_out_file_open() says what is wrong with it */
+	if (S_ISDIR(st.st_mode))
+		return fail("create", path, EISDIR);
+	if (S_ISSOCK(st.st_mode)) {
+		corecap_error("cannot write '%s': a socket (give a file, a FIFO or '-')", path);
+		return -ENXIO;
+	}
+	if (!S_ISFIFO(st.st_mode) || (fifo.path && strcmp(fifo.path, path) == 0))
+		return 0;
+	fd = open_fifo(path);
+	if (fd < 0)
+		return fd;
+	free(fifo.path);
+	if (fifo.fd >= 0)
+		close(fifo.fd);
+	fifo.path = strdup(path);
+	fifo.fd = fifo.path ? fd : -1;
+	if (!fifo.path)
+		close(fd);
+	return 0;
+}
+
 int corecap_out_file_open(struct out_file *o, const char *path)
 {
 	struct stat st;
@@ -80,9 +157,18 @@ int corecap_out_file_open(struct out_file *o, const char *path)
 		ret = fail("create", path, EISDIR);
 		goto out_free;
 	}
+	if (exists && S_ISSOCK(st.st_mode)) {
+		ret = corecap_out_file_check(path);
+		goto out_free;
+	}
 	if (exists && !S_ISREG(st.st_mode)) {
-		/* A device, FIFO or socket: the reader at the other end is the point. */
-		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		/* A device or FIFO: the reader at the other end is the point. */
+		fd = S_ISFIFO(st.st_mode) ? open_fifo(path)
+					  : open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd == -ENXIO) {
+			ret = fd;
+			goto out_free;
+		}
 		if (fd < 0 || !(o->f = fdopen(fd, "w"))) {
 			ret = fail("open", path, errno);
 			if (fd >= 0)

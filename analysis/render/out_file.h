@@ -10,8 +10,9 @@
  *   corecap_out_file_commit() fsyncs and renames over the target; until
  *   then the target is untouched, and corecap_out_file_abort() (or a failed
  *   commit) unlinks only that temporary file;
- * - "-", a character or block device, a FIFO or a socket is opened and
- *   written in place, never truncated, renamed over or unlinked;
+ * - "-", a character or block device or a FIFO is opened and written in
+ *   place, never truncated, renamed over or unlinked; a FIFO without a
+ *   reader (for 2 s) and a socket are refused (corecap_out_file_check());
  * - a directory or a dangling symbolic link is refused; a symbolic link to
  *   a regular file is followed and its target replaced (the link stays).
  * So writing a file needs the right to create one in its directory.
@@ -32,6 +33,14 @@ struct out_file {
 	bool in_place; /* stdout or a special file */
 };
 
+/*
+ * Checks -o path when the arguments are read, before any input: a
+ * directory or a socket is refused, and so is a FIFO that no process
+ * opens for reading within 2 s (opened without blocking; with a reader,
+ * the descriptor is kept for corecap_out_file_open()). 0, or the error printed and a negative
+ * errno.
+ */
+int corecap_out_file_check(const char *path);
 /* Opens path for writing ("-" or NULL: stdout). */
 int corecap_out_file_open(struct out_file *o, const char *path);
 /* Flushes, fsyncs and renames into place; on failure removes the temporary file. */
