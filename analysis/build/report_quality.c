@@ -24,6 +24,33 @@ static int warn(struct lines_out *o, const char *fmt, ...)
 
 /* The steal share of the window's CPU time from which a run says so. */
 #define STEAL_WARN_SHARE 0.05
+/* The share of its due samples under which the wall-clock sampler's stacks
+ * are said to be thin (it fell behind: skipped, abandoned or rationed). */
+#define WALL_TAKEN_WARN_SHARE 0.9
+
+/* The wall-clock sampler fell behind or left a thread without a sample. */
+static int wall_behind(struct lines_out *j, const struct run_manifest *mf)
+{
+	double share;
+
+	if (!mf->has_wall_due || !mf->wall_due)
+		return 0;
+	share = (double)mf->wall_samples / (double)mf->wall_due;
+	if (share >= WALL_TAKEN_WARN_SHARE && !(mf->has_wall_starved && mf->wall_threads_starved))
+		return 0;
+	return warn(
+		j,
+		"the wall-clock sampler took %llu of %llu samples due (%.1f%%): %llu skipped "
+		"behind (%llu late rounds, %llu lost), %llu abandoned over its %.0f ms stop "
+		"budget, %llu rationed; %llu of %llu threads got none: flame graphs and "
+		"sampled shares rest on the samples taken",
+		(unsigned long long)mf->wall_samples, (unsigned long long)mf->wall_due, 100 * share,
+		(unsigned long long)mf->wall_skipped, (unsigned long long)mf->wall_late_rounds,
+		(unsigned long long)mf->wall_lost_rounds, (unsigned long long)mf->wall_abandoned,
+		(double)mf->wall_stop_budget_ns / 1e6, (unsigned long long)mf->wall_rationed,
+		(unsigned long long)mf->wall_threads_starved,
+		(unsigned long long)mf->wall_threads_counted);
+}
 
 int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct model *m,
 			   const struct run *run)
@@ -85,6 +112,8 @@ int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct mo
 				   "throughput, latencies and hold times measure the shared host too",
 				   100 * share);
 	}
+	if (!ret && run->has_manifest)
+		ret = wall_behind(&j, mf);
 	if (!ret && run->has_manifest && mf->bench_exit_status > 0)
 		ret = warn(&j, "the benchmark exited with status %d", mf->bench_exit_status);
 	if (!ret && m->ops.violations)
