@@ -1,13 +1,14 @@
 /*
  * `corecap stat -p PID`: a live, top-like view of a daemon running under
  * the shim (`corecap run`). Every interval it copies the shim's shared
- * memory (/dev/shm/corecap.<pid>, common/include/corecap/stats_layout.h),
+ * memory (its sealed memfd, reached through /proc/PID/fd:
+ * common/include/corecap/stats_path.h and stats_layout.h),
  * subtracts the previous copy, and prints what the interval did: hot
  * locks and lock call sites by wait, threads by lock, condition and I/O
  * time, named by the symbolizer over /proc/PID/maps. It lives in
  * analysis/ rather than collector/ because what it does is the analysis'
  * (deltas of the stats layout, symbols) and the symbolizer is there; the
- * only live thing it touches is a read-only mapping of the shim's file
+ * only live thing it touches is a read-only mapping of the shim's memfd
  * (docs/architecture.md). A daemon without the shim, or any with
  * --kernel, gets the kernel view instead (stat_kernel.h).
  */
@@ -45,7 +46,7 @@ const char corecap_stat_usage[] =
 	"the hot locks and lock call sites by the time threads waited for them in that\n"
 	"interval, and the threads by lock, condition-variable and I/O time, named from\n"
 	"the daemon's symbols. Figures are differences between two copies of the shim's\n"
-	"counters (/dev/shm/corecap.PID), not totals since the daemon started.\n"
+	"counters (read from the daemon itself), not totals since the daemon started.\n"
 	"A daemon without the shim (or any with --kernel) is watched through kernel\n"
 	"events instead (root and tracefs): its threads by running, runnable, futex\n"
 	"wait and other blocked time, and the futex words waited on most.\n"
@@ -62,8 +63,6 @@ const char corecap_stat_usage[] =
 	"On a terminal the view is redrawn in place; otherwise intervals follow each\n"
 	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
 
-/* The shim's file is about 4 MiB (stats_layout.h); one far larger is not one. */
-#define STAT_MAX_SEGMENT_BYTES (256ull << 20)
 
 struct stat_opts {
 	pid_t pid;
@@ -247,29 +246,28 @@ static bool process_comm(pid_t pid, char *comm, size_t cap)
 }
 
 /*
- * Maps the shim's file of o->pid read-only. 0, or 1 with the error
- * printed: no such process, no shim segment, or not this process's.
+ * Maps the shim's counters of o->pid read-only: reached through the
+ * process itself and checked (corecap/stats_path.h: sealed against
+ * shrinking, so the mapping has no SIGBUS path; owned by the process's
+ * user or root; a bounded size). 0, or 1 with the error printed: no such
+ * process, no shim segment, not allowed, or not this process's.
  */
-static int open_segment(const struct stat_opts *o, const void **map, size_t *len)
+static int open_segment(const struct stat_opts *o, int found, const char *what, const char *why,
+			size_t bytes, const void **map, size_t *len)
 {
-	char path[320], comm[64] = "";
+	char comm[64] = "";
 	const struct corecap_stats_header *h;
-	struct stat st;
 	void *m;
-	int fd;
+	int fd = found;
 
 	if (!process_comm(o->pid, comm, sizeof(comm))) {
 		corecap_error("no process with PID %d", (int)o->pid);
 		return 1;
 	}
-	corecap_stats_path(o->pid, path, sizeof(path));
-	/* O_NONBLOCK: a FIFO put in the segment's place must not hang stat. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0) {
-		int e = errno;
-
-		corecap_error("process %d (%s) has no shim segment: cannot open '%s': %s", (int)o->pid,
-			   comm, path, strerror(e));
+	if (fd == -ENOENT) {
+		corecap_error("process %d (%s) has no shim segment (no '" CORECAP_STATS_LINK_FMT
+			      "' in '%s')",
+			      (int)o->pid, comm, (int)o->pid, what);
 		corecap_note("stat reads the counters of corecap's shim: start the daemon under "
 			     "it (corecap run -- DAEMON ARGS); without the shim, 'corecap stat "
 			     "--kernel -p %d' shows its threads' states and futex waits from the "
@@ -277,38 +275,34 @@ static int open_segment(const struct stat_opts *o, const void **map, size_t *len
 			     (int)o->pid);
 		return 1;
 	}
-	if (fstat(fd, &st) < 0) {
-		corecap_error("cannot read '%s': %s", path, strerror(errno));
-		close(fd);
+	if (fd < 0) {
+		corecap_error("cannot read the shim's counters of process %d (%s): cannot open "
+			      "'%s': %s",
+			      (int)o->pid, comm, what, why);
+		if (fd == -EACCES)
+			corecap_note("stat reads the shim's counters of a daemon started with corecap "
+				     "run as the daemon's user or as root; kernel events (--kernel) need "
+				     "root or CAP_PERFMON");
 		return 1;
 	}
-	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*h) ||
-	    (uint64_t)st.st_size > STAT_MAX_SEGMENT_BYTES) {
-		corecap_error("'%s': not a corecap stats file (%s)", path,
-			   !S_ISREG(st.st_mode)		    ? "not a regular file"
-			   : st.st_size < (off_t)sizeof(*h) ? "too short"
-							    : "far too large");
-		close(fd);
-		return 1;
-	}
-	*len = (size_t)st.st_size & ~(size_t)7;
+	*len = bytes;
 	m = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
-		corecap_error("cannot map '%s': %s", path, strerror(errno));
+		corecap_error("cannot map '%s': %s", what, strerror(errno));
 		return 1;
 	}
 	h = m;
 	if (h->magic != CORECAP_STATS_MAGIC || h->version != CORECAP_STATS_VERSION ||
 	    h->file_bytes > *len) {
-		corecap_error("'%s': not a corecap stats file of version %d", path,
-			   CORECAP_STATS_VERSION);
+		corecap_error("'%s': not a corecap stats segment of version %d", what,
+			      CORECAP_STATS_VERSION);
 		munmap(m, *len);
 		return 1;
 	}
 	if (h->pid != o->pid) {
-		corecap_error("'%s' is the shim segment of PID %d, not of process %d (%s)", path,
-			   (int)h->pid, (int)o->pid, comm);
+		corecap_error("'%s' is the shim segment of PID %d, not of process %d (%s)", what,
+			      (int)h->pid, (int)o->pid, comm);
 		munmap(m, *len);
 		return 1;
 	}
@@ -790,8 +784,10 @@ static int run_stat(const struct stat_opts *o)
 	struct stat_snap snaps[2] = {{NULL, 0}, {NULL, 0}};
 	struct symbolizer sym;
 	const void *map = NULL;
-	char comm[64] = "", maps[64], seg[320], *err = NULL;
-	size_t len = 0;
+	char comm[64] = "", maps[64], seg[CORECAP_STATS_PATH_MAX], why[256], *err = NULL;
+	size_t len = 0, bytes = 0;
+	uid_t owner;
+	int found;
 	uint64_t start_ns, step_ns = (uint64_t)(o->interval_s * 1e9), next_ns;
 	bool redraw = !o->json && !o->once && isatty(STDOUT_FILENO), sym_ok;
 	int ret, cur = 0, status = 0;
@@ -801,10 +797,16 @@ static int run_stat(const struct stat_opts *o)
 		corecap_error("no process with PID %d", (int)o->pid);
 		return 1;
 	}
-	corecap_stats_path(o->pid, seg, sizeof(seg));
-	if (o->kernel || (corecap_stat_kernel_source() && access(seg, F_OK) < 0 && errno == ENOENT))
-		return run_kernel(o, comm, !o->kernel);
-	if (open_segment(o, &map, &len))
+	if (o->kernel)
+		return run_kernel(o, comm, false);
+	if (corecap_stats_legacy_file(o->pid, seg, sizeof(seg), &owner))
+		corecap_warn("ignoring '%s' (owner uid %u): corecap reads the shim's counters from "
+			     "process %d itself, never from a file",
+			     seg, (unsigned)owner, (int)o->pid);
+	found = corecap_stats_open(o->pid, O_RDONLY, &bytes, seg, sizeof(seg), why, sizeof(why));
+	if (found == -ENOENT && corecap_stat_kernel_source())
+		return run_kernel(o, comm, true);
+	if (open_segment(o, found, seg, why, bytes, &map, &len))
 		return 1;
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)o->pid);
 	ret = corecap_symbolizer_init(&sym, maps, NULL, NULL, &err);

@@ -483,9 +483,9 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 	if (ret) {
 		if (o->no_shim) {
 			corecap_error("process %d (%s) runs without the shim (no segment "
-				      "'" CORECAP_STATS_FILE_FMT "'), and its kernel events cannot be "
-				      "read: %s",
-				      (int)o->pid, o->comm, CORECAP_STATS_DIR_DEFAULT, (int)o->pid, why);
+				      "'" CORECAP_STATS_LINK_FMT "' among its descriptors), and its "
+				      "kernel events cannot be read: %s",
+				      (int)o->pid, o->comm, (int)o->pid, why);
 			corecap_note("start the daemon under 'corecap run' for the shim's view, or run "
 				     "stat where kernel events are allowed");
 		} else {

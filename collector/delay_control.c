@@ -18,26 +18,27 @@
 
 int corecap_delay_control_open(struct corecap_delay_control *dc, pid_t pid)
 {
-	struct stat st;
+	char why[256];
 	int fd, ret;
 
 	memset(dc, 0, sizeof(*dc));
 	dc->pid = pid;
-	corecap_stats_path(pid, dc->path, sizeof(dc->path));
-	fd = open(dc->path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	/*
+	 * Read-write through the daemon's own descriptor (its user or root
+	 * only), sealed against shrinking: the mapping has no SIGBUS path.
+	 */
+	fd = corecap_stats_open(pid, O_RDWR, &dc->bytes, dc->path, sizeof(dc->path), why,
+				sizeof(why));
 	if (fd < 0) {
-		ret = -errno;
-		corecap_error(
-			"cannot open '%s': %s (is process %d running under the corecap shim?)",
-			dc->path, strerror(errno), (int)pid);
+		ret = fd;
+		if (ret == -ENOENT)
+			corecap_error("process %d has no shim counters (no '" CORECAP_STATS_LINK_FMT
+				      "' in '%s'): is it running under the corecap shim?",
+				      (int)pid, (int)pid, dc->path);
+		else
+			corecap_error("cannot open '%s': %s", dc->path, why);
 		return ret;
 	}
-	if (fstat(fd, &st) < 0 || (size_t)st.st_size < sizeof(struct corecap_stats_header)) {
-		ret = -EINVAL;
-		corecap_error("cannot use '%s': too short for a stats file", dc->path);
-		goto out;
-	}
-	dc->bytes = (size_t)st.st_size;
 	dc->map = mmap(NULL, dc->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (dc->map == MAP_FAILED) {
 		ret = -errno;
@@ -45,7 +46,8 @@ int corecap_delay_control_open(struct corecap_delay_control *dc, pid_t pid)
 		corecap_error("cannot map '%s': %s", dc->path, strerror(errno));
 		goto out;
 	}
-	if (!corecap_stats_valid(dc->map, dc->bytes)) {
+	if (!corecap_stats_valid(dc->map, dc->bytes) ||
+	    ((const struct corecap_stats_header *)dc->map)->pid != pid) {
 		ret = -EINVAL;
 		corecap_error("cannot use '%s': not a stats file of this corecap version",
 			      dc->path);

@@ -1,10 +1,13 @@
 /*
  * struct corecap_delay_control: a controller's handle on a daemon's
- * runtime delay control (the control page of /dev/shm/corecap.<pid>,
- * corecap/stats_layout.h), and its view of one site's counters.
+ * runtime delay control (the control page of its counters, the shim's
+ * sealed memfd, corecap/stats_layout.h and stats_path.h), and its view of
+ * one site's counters.
  *
- * Guarantees: after corecap_delay_control_open() returns 0 the file is a
- * valid stats file of pid with a control page, mapped read-write; every
+ * Guarantees: after corecap_delay_control_open() returns 0 the segment
+ * passed corecap_stats_open()'s checks (sealed against shrinking, so the
+ * mapping cannot fault; owned by pid's user or root) and is a valid stats
+ * segment of pid with a control page, mapped read-write; every
  * delay it sets carries this process as owner and a lease that
  * corecap_delay_control_renew() extends, so the shim drops it by itself
  * if this process dies. corecap_delay_control_clear() is

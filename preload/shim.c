@@ -68,8 +68,6 @@ __attribute__((constructor(101))) static void shim_init(void)
 	fd_table_init(&g_fds, &g_settings);
 	delay_init(&g_delay, &g_settings);
 	lock_track_extra = g_delay.site != 0 || g_settings.hold_sample_every != 0;
-	if (g_settings.stats_enabled)
-		stats_shm_remove_stale(g_settings.stats_dir);
 	stats_shm_create(&g_stats, &g_settings, false);
 	region_pid = getpid();
 	publish_settings();
@@ -106,7 +104,7 @@ void shim_before_exit_now(void)
 {
 	/* Only the region's own process: a vfork child shares our memory. */
 	if (region_pid == getpid())
-		stats_shm_unlink(&g_stats);
+		stats_shm_mark_exiting(&g_stats);
 }
 
 __attribute__((destructor)) static void shim_fini(void)
@@ -122,5 +120,5 @@ __attribute__((destructor)) static void shim_fini(void)
 	if (ts->flags & TS_ATTACHED && ts->slot != &tstate_scratch_slot)
 		thread_table_release(&g_stats, ts->slot, now_ns());
 	dump_now("exit");
-	stats_shm_unlink(&g_stats);
+	stats_shm_mark_exiting(&g_stats);
 }

@@ -96,41 +96,95 @@ static int is_pid(const char *s)
 	return 1;
 }
 
-/* A consistent copy of a live file, or the bytes of a saved one. */
+/* All of len bytes, or -ENODATA when the file ends first. */
+static int read_all(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = pread(fd, (char *)buf + done, len - done, (off_t)done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ENODATA;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * A consistent copy of a process's live counters (reached through the
+ * process and checked, corecap/stats_path.h; sealed, so mapping them has
+ * no SIGBUS path), or the bytes of a saved copy read with read(2) (a
+ * file, which anyone may truncate, is never mapped).
+ */
 static int load(const char *arg, void **out, size_t *len, char *maps_file, size_t maps_cap)
 {
-	char path[512];
+	char path[CORECAP_STATS_PATH_MAX], why[256];
 	struct stat st;
 	void *map, *buf;
+	pid_t pid = 0;
 	int fd, ret;
 
 	if (is_pid(arg)) {
-		corecap_stats_path((pid_t)atoi(arg), path, sizeof(path));
+		pid = (pid_t)atoi(arg);
+		fd = corecap_stats_open(pid, O_RDONLY, len, path, sizeof(path), why, sizeof(why));
+		if (fd < 0) {
+			fprintf(stderr,
+				"corecap-stats-dump: cannot open the counters of process %d: '%s': "
+				"%s\n",
+				(int)pid, path, fd == -ENOENT ? "no shim segment there" : why);
+			return fd;
+		}
 		if (maps_file && !maps_file[0])
 			snprintf(maps_file, maps_cap, "/proc/%s/maps", arg);
+		buf = malloc(*len);
+		map = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
+		close(fd);
+		if (!buf || map == MAP_FAILED) {
+			fprintf(stderr, "corecap-stats-dump: cannot read '%s': %s\n", path,
+				strerror(buf ? errno : ENOMEM));
+			free(buf);
+			return -EINVAL;
+		}
+		ret = corecap_stats_copy(buf, map, *len, 1000);
+		munmap(map, *len);
 	} else {
 		snprintf(path, sizeof(path), "%s", arg);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0 || fstat(fd, &st) < 0) {
+			ret = -errno;
+			fprintf(stderr, "corecap-stats-dump: cannot open '%s': %s\n", path,
+				strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return ret;
+		}
+		if (!S_ISREG(st.st_mode) ||
+		    st.st_size < (off_t)sizeof(struct corecap_stats_header) ||
+		    (uint64_t)st.st_size > CORECAP_STATS_MAX_BYTES) {
+			fprintf(stderr,
+				"corecap-stats-dump: '%s' is not a corecap stats file (%s)\n", path,
+				!S_ISREG(st.st_mode) ? "not a regular file" : "its size");
+			close(fd);
+			return -EINVAL;
+		}
+		*len = (size_t)st.st_size & ~(size_t)7;
+		buf = malloc(*len);
+		ret = buf ? read_all(fd, buf, *len) : -ENOMEM;
+		close(fd);
+		if (ret < 0) {
+			fprintf(stderr, "corecap-stats-dump: cannot read '%s': %s\n", path,
+				ret == -ENODATA ? "it shrank while read" : strerror(-ret));
+			free(buf);
+			return ret;
+		}
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0) {
-		ret = -errno;
-		fprintf(stderr, "corecap-stats-dump: cannot open '%s': %s\n", path,
-			strerror(errno));
-		return ret;
-	}
-	*len = (size_t)st.st_size & ~(size_t)7;
-	buf = malloc(*len ? *len : 8);
-	map = *len ? mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
-	close(fd);
-	if (!buf || map == MAP_FAILED) {
-		fprintf(stderr, "corecap-stats-dump: cannot read '%s': %s\n", path,
-			*len ? strerror(errno) : "empty file");
-		free(buf);
-		return -EINVAL;
-	}
-	ret = corecap_stats_copy(buf, map, *len, 1000);
-	munmap(map, *len);
-	if (ret < 0 || !corecap_stats_valid(buf, *len)) {
+	if (ret < 0 || !corecap_stats_valid(buf, *len) ||
+	    (pid && ((const struct corecap_stats_header *)buf)->pid != pid)) {
 		fprintf(stderr, "corecap-stats-dump: '%s' is not a corecap stats file v%d%s\n",
 			path, CORECAP_STATS_VERSION,
 			ret == -EAGAIN ? " (or it never held still)" : "");
@@ -274,8 +328,9 @@ static const char usage[] =
 	"usage: corecap-stats-dump [--maps FILE] PID|FILE\n"
 	"       corecap-stats-dump --copy OUT PID|FILE\n"
 	"\n"
-	"Prints the shim's counters (the live /dev/shm/corecap.PID of a daemon under\n"
-	"'corecap run', or a copy such as RUN/" CORECAP_RUN_STATS_END ") as tab-separated lines, one\n"
+	"Prints the shim's counters (the live ones of a daemon under 'corecap run', read\n"
+	"from the process, or a copy such as RUN/" CORECAP_RUN_STATS_END
+	") as tab-separated lines, one\n"
 	"record per line, its type first: header, control, site, lock, thread, total.\n"
 	"A line starting with '#' names the columns of the records below it. Counters\n"
 	"are totals since the daemon started; times are in ns.\n"

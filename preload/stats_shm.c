@@ -1,4 +1,3 @@
-#include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -22,48 +21,68 @@
 struct stats_shm g_stats;
 
 /*
- * Raw syscalls for the shim's own files: they must not go through the
- * shim's open/close wrappers (which would classify or count them) nor
- * through anything that allocates.
+ * The counters live in a sealed memfd (corecap/stats_path.h says why and
+ * how readers reach it). Raw syscalls: they must not go through the
+ * shim's wrappers (which would classify or count them) nor through
+ * anything that allocates.
  */
-static int sys_open_new(const char *path)
-{
-	long fd = syscall(SYS_openat, AT_FDCWD, path,
-			  O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U
+#endif
 
+static int sys_memfd(const char *name)
+{
+	long fd =
+		syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+
+	/* Kernels before 6.3 know no MFD_NOEXEC_SEAL. */
+	if (fd < 0 && errno == EINVAL)
+		fd = syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static int map_file(struct stats_shm *s, void **out)
+static int map_memfd(struct stats_shm *s, void **out)
 {
+	char name[32];
+	long moved;
 	void *p;
 	int fd, ret;
 
-	fd = sys_open_new(s->path);
-	if (fd == -EEXIST) {
-		/* A stale file of a process that had our pid and died. */
-		syscall(SYS_unlink, s->path);
-		fd = sys_open_new(s->path);
-	}
+	snprintf(name, sizeof(name), CORECAP_STATS_MEMFD_FMT, (int)getpid());
+	fd = sys_memfd(name);
 	if (fd < 0) {
 		ret = fd;
 		goto out;
 	}
-	if (syscall(SYS_fchmod, fd, 0600) < 0 || syscall(SYS_ftruncate, fd, s->bytes) < 0) {
+	/* Never 0-2: a daemon started with stdin closed reopens it, expecting 0. */
+	if (fd < 3) {
+		moved = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 3);
+		if (moved < 0) {
+			ret = -errno;
+			goto out_close;
+		}
+		syscall(SYS_close, fd);
+		fd = (int)moved;
+	}
+	/*
+	 * Sized once, then sealed: nobody (not the daemon's user, not root)
+	 * can shrink it, so no access through a mapping can fault.
+	 */
+	if (syscall(SYS_fchmod, fd, 0600) < 0 || syscall(SYS_ftruncate, fd, s->bytes) < 0 ||
+	    syscall(SYS_fcntl, fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
 		ret = -errno;
-		goto out_unlink;
+		goto out_close;
 	}
 	p = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
-		goto out_unlink;
+		goto out_close;
 	}
 	*out = p;
+	s->fd = fd;
 	s->shared = true;
 	ret = 0;
-	goto out_close;
-out_unlink:
-	syscall(SYS_unlink, s->path);
+	goto out;
 out_close:
 	syscall(SYS_close, fd);
 out:
@@ -130,19 +149,26 @@ int stats_shm_create(struct stats_shm *s, const struct settings *st, bool fork_c
 	s->lock_owner = 0;
 	s->next_free_thread = 0;
 	s->reuse_cursor = 0;
-	snprintf(s->path, sizeof(s->path), CORECAP_STATS_FILE_FMT, st->stats_dir, (int)getpid());
+	s->fd = -1;
+	snprintf(s->name, sizeof(s->name), CORECAP_STATS_MEMFD_FMT, (int)getpid());
+	/* The directory of older shims' files: now nothing is kept in one. */
+	if (!fork_child && st->stats_enabled &&
+	    strcmp(st->stats_dir, CORECAP_STATS_DIR_DEFAULT) != 0)
+		warn_line("ignoring CORECAP_STATS_DIR='%s': the counters are kept in memory "
+			  "shared with corecap (memfd '%s'), no longer in a file",
+			  st->stats_dir, s->name);
 	if (st->stats_enabled) {
-		ret = map_file(s, &h);
+		ret = map_memfd(s, &h);
 		if (ret < 0)
 			warn_line(
-				"cannot create stats file '%s': %s; running without live counters",
-				s->path, strerror(-ret));
+				"cannot create the counters' memfd '%s': %s; running without live "
+				"counters",
+				s->name, strerror(-ret));
 	}
 	if (!s->shared) {
 		void *p = mmap(NULL, s->bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			       -1, 0);
 
-		s->path[0] = '\0';
 		if (p == MAP_FAILED) {
 			warn_line("cannot map %zu bytes for counters: %s; counting nothing",
 				  s->bytes, strerror(errno));
@@ -161,20 +187,21 @@ void stats_shm_forget_parent(struct stats_shm *s)
 {
 	if (s->hdr)
 		munmap(s->hdr, s->bytes);
+	/* The parent's descriptor, inherited: the child's readers must find only its own. */
+	if (s->shared && s->fd >= 0)
+		syscall(SYS_close, s->fd);
+	s->fd = -1;
 	s->hdr = NULL;
 	s->shared = false;
-	s->path[0] = '\0';
 	s->lock = 0;
 	s->lock_owner = 0;
 }
 
-void stats_shm_unlink(struct stats_shm *s)
+void stats_shm_mark_exiting(struct stats_shm *s)
 {
-	if (s->shared && s->path[0]) {
+	/* Nothing to remove: the memfd goes with the process's last reference. */
+	if (s->shared)
 		__atomic_fetch_or(&s->hdr->flags, CORECAP_STATS_F_EXITING, __ATOMIC_RELEASE);
-		syscall(SYS_unlink, s->path);
-		s->path[0] = '\0';
-	}
 }
 
 static inline void cpu_relax(void)
@@ -219,34 +246,4 @@ void stats_shm_seq_end(struct stats_shm *s)
 {
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&s->hdr->seq, 1, __ATOMIC_RELEASE);
-}
-
-int stats_shm_remove_stale(const char *dir)
-{
-	char buf[4096], path[SETTINGS_PATH_LEN + 32];
-	int fd, removed = 0;
-	long n;
-
-	fd = (int)syscall(SYS_openat, AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0) {
-		for (long off = 0; off < n;) {
-			struct dirent64 *d = (struct dirent64 *)(void *)(buf + off);
-			char *end;
-			long pid;
-
-			off += d->d_reclen;
-			if (strncmp(d->d_name, "corecap.", 8) != 0)
-				continue;
-			pid = strtol(d->d_name + 8, &end, 10);
-			if (*end || pid <= 0 || syscall(SYS_kill, pid, 0) == 0 || errno != ESRCH)
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-			if (syscall(SYS_unlink, path) == 0)
-				removed++;
-		}
-	}
-	syscall(SYS_close, fd);
-	return removed;
 }

@@ -1,9 +1,12 @@
 /*
- * stats_shm.h: the region that holds the live counters: the file
- * /dev/shm/corecap.<pid> (CORECAP_STATS_DIR) mapped shared, laid out as
- * corecap/stats_layout.h says, or, when the file cannot be created or
+ * stats_shm.h: the region that holds the live counters: a memfd named
+ * corecap.<pid>, sized once and sealed against shrinking and growing,
+ * mapped shared and kept open (close-on-exec) so that corecap reaches it
+ * through /proc/PID/fd (corecap/stats_path.h), laid out as
+ * corecap/stats_layout.h says; or, when the memfd cannot be made or
  * CORECAP_STATS=off, the same layout in private memory so the exit
- * summary still works.
+ * summary still works. No file is created anywhere: nothing is left
+ * behind by a killed process, and there is nothing to sweep.
  *
  * Invariants: hdr is NULL only before creation (or if even private
  * memory could not be had); once set, the layout never moves. `lock`
@@ -23,8 +26,9 @@
 struct stats_shm {
 	struct corecap_stats_header *hdr;
 	size_t bytes;
-	bool shared; /* file-backed */
-	char path[SETTINGS_PATH_LEN + 32];
+	bool shared;		   /* memfd-backed, readable from outside */
+	int fd;			   /* the memfd, -1 if none */
+	char name[32];		   /* the memfd's name */
 	int lock;		   /* structural spinlock, see above */
 	unsigned long lock_owner;  /* pthread_self() of its holder */
 	uint32_t next_free_thread; /* slots below it have been used */
@@ -34,24 +38,20 @@ struct stats_shm {
 extern struct stats_shm g_stats;
 
 /*
- * Creates the region for the calling process. When the file cannot be
- * made it warns once (naming the path and the cause) and falls back to
- * private memory. Returns 0 if a file backs it, a negative errno if not.
+ * Creates the region for the calling process. When the memfd cannot be
+ * made it warns once (naming it and the cause) and falls back to private
+ * memory. Returns 0 if a memfd backs it, a negative errno if not.
  */
 int stats_shm_create(struct stats_shm *s, const struct settings *st, bool fork_child);
 
-/* Fork child: drop the parent's mapping (never write into it) and state. */
+/*
+ * Fork child: drop the parent's mapping (never write into it), close the
+ * parent's memfd it inherited, and forget the state.
+ */
 void stats_shm_forget_parent(struct stats_shm *s);
 
-/* Removes the file (at exit); the mapping stays valid for late writers. */
-void stats_shm_unlink(struct stats_shm *s);
-
-/*
- * Removes the files of processes that no longer exist (killed, or gone
- * through _exit before the shim could see it): corecap.<pid> in dir
- * whose pid kill(pid, 0) reports as ESRCH. Returns how many went.
- */
-int stats_shm_remove_stale(const char *dir);
+/* At exit: flags the counters final; the mapping stays valid for late writers. */
+void stats_shm_mark_exiting(struct stats_shm *s);
 
 /*
  * Takes the structural lock. Returns false, without it, when the calling

@@ -123,7 +123,8 @@ expect_true "stacks resolve to the messenger's loop" grep -q ' messenger_worker_
 expect_true "the sampler never held a thread for a second" test "$(json "$M" 'd["wallclock"]["stop_ns_max"] < 1e9')" = True
 
 # stats-begin/-end: whole copies of the shim's counters file.
-expect_eq "stats-begin is a full copy" "$(stat -c %s "/dev/shm/corecap.$OSD_PID")" "$(stat -c %s "$RUN/stats-begin")"
+seg=$(find "/proc/$OSD_PID/fd" -lname "/memfd:corecap.$OSD_PID (deleted)" | head -n 1)
+expect_eq "stats-begin is a full copy" "$(stat -L -c %s "$seg")" "$(stat -c %s "$RUN/stats-begin")"
 expect_eq "stats files start with the magic" "ccpstat1 ccpstat1" "$(head -c 8 "$RUN/stats-begin"; echo -n ' '; head -c 8 "$RUN/stats-end")"
 
 # cpu.prof: a legacy gperftools profile (header words 0, 3, 0, period), and it was switched off.

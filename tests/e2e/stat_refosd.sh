@@ -75,34 +75,37 @@ expect_calc "... while its total wait since start is > 0 (${total:-none} ns)" "$
 "$DUMP" --copy "$WORK/segment-copy" "$OSD_PID"
 stop_refosd
 
-# A daemon whose shim keeps its file elsewhere (CORECAP_STATS_DIR): stat
-# finds it through the daemon's environment.
+# A daemon with CORECAP_STATS_DIR (where older shims kept their file):
+# nothing is made there, and stat reads the counters from the daemon.
 mkdir -p "$WORK/statsdir"
 launch_refosd moved env CORECAP_STATS_DIR="$WORK/statsdir" "$CORECAP" run -- "$REFOSD" --port 0 --debug 0
-expect_file "$WORK/statsdir/corecap.$OSD_PID"
+expect_eq "CORECAP_STATS_DIR: nothing is made there" "" "$(ls -A "$WORK/statsdir")"
 "$CORECAP" stat -p "$OSD_PID" --once --json --interval 0.2 >"$WORK/moved.json" 2>"$WORK/moved.err" || true
 expect_eq "CORECAP_STATS_DIR: stat reads the daemon's segment there" "$OSD_PID" "$(json "$WORK/moved.json" "d['pid']" 2>/dev/null)"
 stop_refosd
 
-# Error paths.
-sleep 30 &
+# Error paths. The plain process is nobody's when we are root, so that
+# nobody may look at it (and finds no shim there).
+as_user=()
+[ "$(id -u)" -ne 0 ] || as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+"${as_user[@]}" sleep 30 &
 plain=$!
 track "$plain"
 # Without the shim stat turns to kernel events (e2e.stat_kernel); where
 # they are not allowed (as nobody, when we are root) it names both causes.
-as_user=()
-[ "$(id -u)" -ne 0 ] || as_user=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 expect_fail_naming "a process without the shim, no kernel events" "runs without the shim" \
 	"${as_user[@]}" "$CORECAP" stat -p "$plain" --once
 expect_true "... and says how to get one" grep -q "corecap run" "$WORK/err"
-# A segment that is not the process's own (a copy of refosd's, under the
-# name of another PID): refused, naming both.
-mkdir -p "$WORK/fake"
-CORECAP_STATS_DIR="$WORK/fake" sleep 30 &
+# A copy of refosd's counters where older shims kept their file, under the
+# name of another PID: never read, and stat says it ignores it.
+sleep 30 &
 faked=$!
 track "$faked"
-cp "$WORK/segment-copy" "$WORK/fake/corecap.$faked"
-expect_fail_naming "another process's segment" "is the shim segment of PID" "$CORECAP" stat -p "$faked" --once
+cp "$WORK/segment-copy" "/dev/shm/corecap.$faked"
+"$CORECAP" stat -p "$faked" --once --json >"$WORK/out" 2>"$WORK/err" || true
+rm -f "/dev/shm/corecap.$faked"
+expect_true "a file /dev/shm/corecap.PID is ignored, and stat says so" \
+	grep -q "ignoring '/dev/shm/corecap.$faked'" "$WORK/err"
 kill "$plain" "$faked"
 wait "$plain" 2>/dev/null || true
 expect_fail_naming "a PID that does not exist" "no process with PID $plain" "$CORECAP" stat -p "$plain" --once

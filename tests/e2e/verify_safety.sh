@@ -68,7 +68,7 @@ expect_eq "after SIGTERM no delay is active" 0x0 "$(control_field active_site)"
 expect_calc "throughput recovers after SIGTERM: $after >= 0.6 x $base" "$after >= 0.6 * $base"
 
 # Errors.
-expect_fail_naming "a pid without the shim" "/dev/shm/corecap.$$" \
+expect_fail_naming "a pid without the shim" "process $$ has no shim counters" \
 	"$CORECAP" verify -p $$ --site 0x1234 -- true
 expect_fail_naming "a module not mapped" "nosuchmodule+0x10" \
 	"$CORECAP" verify -p "$OSD_PID" --site nosuchmodule+0x10 -- true

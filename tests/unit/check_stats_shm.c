@@ -1,13 +1,20 @@
 /*
  * stats_shm and the tables in it (site_table, lock_table, thread_table):
- * the file is created private (0600) with a valid header, a missing
- * directory falls back to private memory with one warning, entries are
- * found again once inserted, full tables say so in the loss counters,
- * reused thread slots keep process totals whole, every structural change
- * leaves seq even, and files of dead processes are swept.
+ * the segment is a memfd, private (0600), sealed so that nobody can
+ * truncate it, with a valid header; readers (corecap/stats_path.h) find
+ * it through the process, also once the process closed its descriptor
+ * (as root), and refuse one that is unsealed or owned by another user; a
+ * fork child gets a segment of its own and keeps none of its parent's;
+ * entries are found again once inserted, full tables say so in the loss
+ * counters, reused thread slots keep process totals whole, and every
+ * structural change leaves seq even.
  */
 #include <check.h>
 #include <corecap/stats_layout.h>
+#include <corecap/stats_path.h>
+#include <dirent.h>
+#include <sys/fsuid.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -25,19 +32,12 @@
 #include "thread_table.h"
 
 struct settings g_settings;
-static char dir[] = "/tmp/corecap-shm-XXXXXX";
 static struct settings st;
 static struct stats_shm s;
 
 static void setup(void)
 {
-	static bool made;
-
-	if (!made)
-		ck_assert_ptr_nonnull(mkdtemp(dir));
-	made = true;
 	settings_init(&st);
-	snprintf(st.stats_dir, sizeof(st.stats_dir), "%s", dir);
 	memset(&s, 0, sizeof(s));
 	ck_assert_int_eq(stats_shm_create(&s, &st, false), 0);
 	lock_table_reset_filter();
@@ -45,54 +45,266 @@ static void setup(void)
 
 static void teardown(void)
 {
-	stats_shm_unlink(&s);
+	stats_shm_mark_exiting(&s);
 	stats_shm_forget_parent(&s);
 }
 
-START_TEST(the_file_is_private_and_valid)
+/* How many of this process's descriptors name a segment, and of which pid (last). */
+static int segments_here(int *pid_named)
 {
-	char path[512];
-	struct stat sb;
+	char link[300], got[128];
+	struct dirent *d;
+	int n = 0;
+	DIR *dp = opendir("/proc/self/fd");
 
-	snprintf(path, sizeof(path), "%s/corecap.%d", dir, (int)getpid());
-	ck_assert_str_eq(s.path, path);
-	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_ptr_nonnull(dp);
+	while ((d = readdir(dp))) {
+		ssize_t len;
+		int p;
+
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", d->d_name);
+		len = readlink(link, got, sizeof(got) - 1);
+		if (len <= 0)
+			continue;
+		got[len] = '\0';
+		if (sscanf(got, "/memfd:corecap.%d (deleted)", &p) == 1) {
+			*pid_named = p;
+			n++;
+		}
+	}
+	closedir(dp);
+	return n;
+}
+
+START_TEST(the_segment_is_a_sealed_private_memfd)
+{
+	char link[64], want[64], got[128];
+	struct stat sb;
+	ssize_t n;
+	int seals, fd;
+
+	ck_assert(s.shared);
+	ck_assert_int_ge(s.fd, 3);
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", s.fd);
+	snprintf(want, sizeof(want), CORECAP_STATS_LINK_FMT, (int)getpid());
+	n = readlink(link, got, sizeof(got) - 1);
+	ck_assert_int_gt(n, 0);
+	got[n] = '\0';
+	ck_assert_str_eq(got, want);
+	ck_assert_int_eq(fstat(s.fd, &sb), 0);
 	ck_assert_uint_eq(sb.st_mode & 0777, 0600);
+	ck_assert_uint_eq((uint64_t)sb.st_size, CORECAP_STATS_FILE_BYTES);
+	ck_assert_int_ne(fcntl(s.fd, F_GETFD) & FD_CLOEXEC, 0);
+	seals = fcntl(s.fd, F_GET_SEALS);
+	ck_assert_int_eq(seals & (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+			 F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	/* Nobody truncates it: not through our descriptor, not through /proc. */
+	ck_assert_int_ne(ftruncate(s.fd, 0), 0);
+	ck_assert_int_eq(errno, EPERM);
+	fd = open(link, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ne(ftruncate(fd, 4096), 0);
+	ck_assert_int_eq(errno, EPERM);
+	ck_assert_int_ne(fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE), 0);
+	close(fd);
+	ck_assert_int_eq(fstat(s.fd, &sb), 0);
 	ck_assert_uint_eq((uint64_t)sb.st_size, CORECAP_STATS_FILE_BYTES);
 	ck_assert(corecap_stats_valid(s.hdr, s.bytes));
 	ck_assert_int_eq(s.hdr->pid, getpid());
 	ck_assert_uint_eq(s.hdr->flags & CORECAP_STATS_F_SHARED, CORECAP_STATS_F_SHARED);
 	ck_assert_uint_eq(s.hdr->clock_id, CLOCK_MONOTONIC);
-	stats_shm_unlink(&s);
-	ck_assert_int_ne(access(path, F_OK), 0);
+	stats_shm_mark_exiting(&s);
 	ck_assert_uint_eq(s.hdr->flags & CORECAP_STATS_F_EXITING, CORECAP_STATS_F_EXITING);
 }
 END_TEST
 
-START_TEST(no_directory_means_private_counters)
+START_TEST(a_reader_finds_it_through_the_process)
+{
+	char what[CORECAP_STATS_PATH_MAX], why[256], want[64];
+	size_t bytes = 0;
+	void *m;
+	int fd;
+
+	fd = corecap_stats_open(getpid(), O_RDONLY, &bytes, what, sizeof(what), why, sizeof(why));
+	ck_assert_msg(fd >= 0, "%s: %s", what, why);
+	snprintf(want, sizeof(want), "/proc/%d/fd/%d", (int)getpid(), s.fd);
+	ck_assert_str_eq(what, want);
+	ck_assert_uint_eq(bytes, CORECAP_STATS_FILE_BYTES);
+	m = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	ck_assert(corecap_stats_valid(m, bytes));
+	/* The same memory: what the shim counts, a reader sees. */
+	s.hdr->stacks_sampled = 12345;
+	ck_assert_uint_eq(((const struct corecap_stats_header *)m)->stacks_sampled, 12345);
+	munmap(m, bytes);
+	/* A process without the shim's segment: ENOENT, not an error of another kind. */
+	ck_assert_int_eq(corecap_stats_open(getppid(), O_RDONLY, &bytes, what, sizeof(what), why,
+					    sizeof(why)),
+			 -ENOENT);
+}
+END_TEST
+
+START_TEST(a_closed_descriptor_leaves_the_mapping_to_root)
+{
+	char what[CORECAP_STATS_PATH_MAX], why[256];
+	size_t bytes = 0;
+	int fd;
+
+	/* A daemon that closes every descriptor as it starts. */
+	close(s.fd);
+	s.fd = -1;
+	fd = corecap_stats_open(getpid(), O_RDONLY, &bytes, what, sizeof(what), why, sizeof(why));
+	if (geteuid() == 0) {
+		ck_assert_msg(fd >= 0, "%s: %s", what, why);
+		ck_assert_ptr_nonnull(strstr(what, "/map_files/"));
+		ck_assert_uint_eq(bytes, CORECAP_STATS_FILE_BYTES);
+		close(fd);
+	} else {
+		ck_assert_int_eq(fd, -EACCES);
+		ck_assert_ptr_nonnull(strstr(why, "closed the shim's descriptor"));
+	}
+	/* The shim's own mapping is untouched. */
+	ck_assert(corecap_stats_valid(s.hdr, s.bytes));
+}
+END_TEST
+
+/* A child that holds a memfd named like pid's segment, made by make(), until killed. */
+static pid_t hold_fake(int (*make)(void))
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* The parent's segment would be found first: not ours to keep. */
+		stats_shm_forget_parent(&s);
+		c = make() < 0 ? 'e' : 'k';
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	ck_assert_int_eq(c, 'k');
+	return pid;
+}
+
+static int memfd_named(void)
+{
+	char name[32];
+	int fd;
+
+	snprintf(name, sizeof(name), CORECAP_STATS_MEMFD_FMT, (int)getpid());
+	fd = (int)syscall(SYS_memfd_create, name, MFD_ALLOW_SEALING);
+	if (fd < 0 || ftruncate(fd, CORECAP_STATS_FILE_BYTES) < 0)
+		return -1;
+	return fd;
+}
+
+static int make_unsealed(void)
+{
+	return memfd_named();
+}
+
+/* Sealed, but created with another user's fsuid: owned by uid 12345. */
+static int make_foreign(void)
+{
+	int fd;
+
+	setfsuid(12345);
+	fd = memfd_named();
+	setfsuid(0);
+	if (fd < 0 || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
+		return -1;
+	return fd;
+}
+
+static void expect_refused(pid_t pid, const char *cause)
+{
+	char what[CORECAP_STATS_PATH_MAX], why[256];
+	size_t bytes = 0;
+	int fd = corecap_stats_open(pid, O_RDONLY, &bytes, what, sizeof(what), why, sizeof(why));
+
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ck_assert_int_eq(fd, -EPERM);
+	ck_assert_msg(strstr(why, cause), "'%s' does not say '%s'", why, cause);
+}
+
+START_TEST(an_unsealed_segment_is_refused)
+{
+	expect_refused(hold_fake(make_unsealed), "not sealed against shrinking");
+}
+END_TEST
+
+START_TEST(a_segment_of_another_user_is_refused)
+{
+	if (geteuid() != 0) {
+		fprintf(stderr, "skipped: making a memfd of another user needs root\n");
+		return;
+	}
+	expect_refused(hold_fake(make_foreign), "owned by uid 12345");
+}
+END_TEST
+
+START_TEST(a_fork_child_gets_a_segment_of_its_own)
+{
+	int status, named = 0;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		stats_shm_forget_parent(&s);
+		if (stats_shm_create(&s, &st, true) != 0)
+			_exit(2);
+		/* One segment among its descriptors, its own, and not the parent's. */
+		if (segments_here(&named) != 1 || named != getpid())
+			_exit(3);
+		if (s.hdr->pid != getpid() || !(s.hdr->flags & CORECAP_STATS_F_CHILD))
+			_exit(4);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_eq(segments_here(&named), 1);
+	ck_assert_int_eq(named, getpid());
+}
+END_TEST
+
+START_TEST(stats_dir_is_ignored)
 {
 	struct stats_shm p;
 
 	memset(&p, 0, sizeof(p));
-	snprintf(st.stats_dir, sizeof(st.stats_dir), "%s/missing", dir);
-	ck_assert_int_eq(stats_shm_create(&p, &st, false), -ENOENT);
-	ck_assert(stats_shm_ready(&p));
-	ck_assert(!p.shared);
+	snprintf(st.stats_dir, sizeof(st.stats_dir), "/nonexistent/corecap");
+	stats_shm_forget_parent(&s); /* one segment per process */
+	ck_assert_int_eq(stats_shm_create(&p, &st, false), 0);
+	ck_assert(p.shared);
 	ck_assert(corecap_stats_valid(p.hdr, p.bytes));
-	ck_assert_uint_eq(p.hdr->flags & CORECAP_STATS_F_SHARED, 0);
 	stats_shm_forget_parent(&p);
 }
 END_TEST
 
-START_TEST(stats_off_means_no_file)
+START_TEST(stats_off_means_no_segment)
 {
 	struct stats_shm p;
+	int named;
 
 	memset(&p, 0, sizeof(p));
+	stats_shm_forget_parent(&s);
 	st.stats_enabled = false;
 	ck_assert_int_eq(stats_shm_create(&p, &st, false), -ENOENT);
 	ck_assert(stats_shm_ready(&p));
 	ck_assert(!p.shared);
+	ck_assert_int_eq(p.fd, -1);
+	ck_assert_int_eq(segments_here(&named), 0);
 	stats_shm_forget_parent(&p);
 }
 END_TEST
@@ -219,42 +431,26 @@ START_TEST(reused_slots_keep_the_totals_whole)
 }
 END_TEST
 
-START_TEST(files_of_dead_processes_are_swept)
-{
-	char path[512];
-	pid_t pid = fork();
-	int fd;
-
-	if (pid == 0)
-		_exit(0);
-	waitpid(pid, NULL, 0);
-	snprintf(path, sizeof(path), "%s/corecap.%d", dir, (int)pid);
-	fd = open(path, O_CREAT | O_WRONLY, 0600);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	ck_assert_int_ge(stats_shm_remove_stale(dir), 1);
-	ck_assert_int_ne(access(path, F_OK), 0);
-	/* Ours is alive and stays. */
-	ck_assert_int_eq(access(s.path, F_OK), 0);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *su = suite_create("stats_shm");
 	TCase *tc = tcase_create("region");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, the_file_is_private_and_valid);
-	tcase_add_test(tc, no_directory_means_private_counters);
-	tcase_add_test(tc, stats_off_means_no_file);
+	tcase_add_test(tc, the_segment_is_a_sealed_private_memfd);
+	tcase_add_test(tc, a_reader_finds_it_through_the_process);
+	tcase_add_test(tc, a_closed_descriptor_leaves_the_mapping_to_root);
+	tcase_add_test(tc, an_unsealed_segment_is_refused);
+	tcase_add_test(tc, a_segment_of_another_user_is_refused);
+	tcase_add_test(tc, a_fork_child_gets_a_segment_of_its_own);
+	tcase_add_test(tc, stats_dir_is_ignored);
+	tcase_add_test(tc, stats_off_means_no_segment);
 	tcase_add_test(tc, sites_are_keyed_by_address_and_kind);
 	tcase_add_test(tc, a_stack_is_stored_once);
 	tcase_add_test(tc, a_full_site_table_counts_its_losses);
 	tcase_add_test(tc, hot_locks_pass_the_filter);
 	tcase_add_test(tc, thread_slots_are_claimed_named_and_released);
 	tcase_add_test(tc, reused_slots_keep_the_totals_whole);
-	tcase_add_test(tc, files_of_dead_processes_are_swept);
 	suite_add_tcase(su, tc);
 	return su;
 }
@@ -263,15 +459,11 @@ int main(void)
 {
 	SRunner *sr = srunner_create(suite());
 	int failed;
-	char cmd[600];
 
-	/* No fork per test: the fixture's file belongs to this process. */
+	/* No fork per test: the fixture's segment belongs to this process. */
 	srunner_set_fork_status(sr, CK_NOFORK);
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd) != 0)
-		return EXIT_FAILURE;
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

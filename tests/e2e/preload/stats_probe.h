@@ -1,7 +1,7 @@
 /*
  * stats_probe.h: what the shim's tests use to look at the shim from
  * inside the process it runs in: is it loaded, and what do its live
- * counters (this process's stats file, mapped read-only) say. Header
+ * counters (this process's stats segment, the shim's own mapping) say. Header
  * only; used by the Check suites that run under LD_PRELOAD and by the
  * end-to-end helper programs.
  */
@@ -27,43 +27,33 @@ static inline bool probe_shim_loaded(void)
 	return dlsym(RTLD_DEFAULT, "corecap_preload_version") != NULL;
 }
 
-static inline void probe_stats_path(char *buf, size_t cap, pid_t pid)
-{
-	const char *dir = getenv("CORECAP_STATS_DIR");
-
-	snprintf(buf, cap, "%s/corecap.%d", dir ? dir : "/dev/shm", (int)pid);
-}
-
 /*
- * This process's live stats, mapped read-only (re-mapped after a fork:
- * the child has its own file). NULL if there is no file.
+ * This process's live stats: the shim's own mapping of its memfd, found
+ * in /proc/self/maps by its name (corecap/stats_path.h), so it follows a
+ * fork (the child has its own). NULL if there is none.
  */
 static inline const void *probe_stats(void)
 {
-	static const void *map;
-	static pid_t map_pid;
-	char path[512];
-	struct stat st;
-	void *p;
-	int fd;
+	char want[64], line[512];
+	const void *found = NULL;
+	FILE *f;
 
-	if (map && map_pid == getpid())
-		return map;
-	probe_stats_path(path, sizeof(path), getpid());
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return NULL;
+	snprintf(want, sizeof(want), "/memfd:corecap.%d (deleted)", (int)getpid());
+	f = fopen("/proc/self/maps", "re");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end;
+		size_t n = strcspn(line, "\n"), w = strlen(want);
+
+		line[n] = '\0';
+		if (n < w || strcmp(line + n - w, want) != 0 ||
+		    sscanf(line, "%llx-%llx", &start, &end) != 2 ||
+		    !corecap_stats_valid((const void *)(uintptr_t)start, (size_t)(end - start)))
+			continue;
+		found = (const void *)(uintptr_t)start;
 	}
-	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED || !corecap_stats_valid(p, (size_t)st.st_size))
-		return NULL;
-	map = p;
-	map_pid = getpid();
-	return map;
+	if (f)
+		fclose(f);
+	return found;
 }
 
 /* The slot of a thread by tid (live or exited), or NULL. */
