@@ -33,12 +33,27 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-/* Whether the daemon has libprofiler's code mapped. */
-static bool profiler_mapped(pid_t pid)
+/* Where the daemon has libprofiler's code mapped (lo 0: nowhere). */
+static struct corecap_toggle_range profiler_code(pid_t pid)
 {
-	struct corecap_toggle_range r;
+	struct corecap_toggle_range r = {0, 0};
 
-	return corecap_toggle_profiler_code(pid, &r, 1) > 0;
+	if (corecap_toggle_profiler_code(pid, &r, 1) <= 0)
+		r.lo = r.hi = 0;
+	return r;
+}
+
+/*
+ * Whether the daemon exec'd since init: its libprofiler's code moved (the
+ * new image maps it elsewhere, address space randomization on). The old
+ * image's profile file stays open across the exec (libprofiler does not
+ * open it close-on-exec), so the file alone cannot tell.
+ */
+static bool execd(const struct corecap_cpu_profile *cp)
+{
+	struct corecap_toggle_range r = profiler_code(cp->pid);
+
+	return r.lo != cp->code_lo;
 }
 
 /* Whether target is BASE.<digits>. */
@@ -266,7 +281,8 @@ void corecap_cpu_profile_init(struct corecap_cpu_profile *cp, const struct corec
 			(int)t->pid, sig);
 		return;
 	}
-	if (!profiler_mapped(t->pid)) {
+	cp->code_lo = profiler_code(t->pid).lo;
+	if (!cp->code_lo) {
 		corecap_warn("PID %d sets CPUPROFILESIGNAL but has no libprofiler mapped; no CPU "
 			     "profile",
 			     (int)t->pid);
@@ -574,7 +590,7 @@ int corecap_cpu_profile_stop(struct corecap_cpu_profile *cp)
 	 * profiler off) or someone else switched it. Our toggle would switch
 	 * it on for good.
 	 */
-	if (!profiler_on(cp, NULL, 0)) {
+	if (!profiler_on(cp, NULL, 0) || execd(cp)) {
 		corecap_warn("PID %d's CPU profiler was switched off before the window's end (did "
 			     "it exec?); no CPU profile",
 			     (int)cp->pid);

@@ -33,9 +33,9 @@
  *   opens never follow a final symlink, never block (a FIFO) and accept
  *   only a regular file; the owner file must belong to the target's uid
  *   and the profile is read up to CORECAP_CPU_PROFILE_MAX_BYTES;
- * - a profiler seen off before our stop toggle (the daemon exec'd, or
- *   someone else switched it) gets no toggle: a blind one would switch on
- *   a profiler that nobody then switches off.
+ * - a profiler seen off before our stop toggle (someone else switched
+ *   it), or of a daemon that exec'd (libprofiler's code moved), gets no
+ *   toggle: it would switch on a profiler that nobody then switches off.
  */
 #ifndef CORECAP_COLLECTOR_CPU_PROFILE_H
 #define CORECAP_COLLECTOR_CPU_PROFILE_H
@@ -65,7 +65,8 @@ struct corecap_cpu_profile {
 	bool available; /* libprofiler mapped and the variables set */
 	enum corecap_cpu_profile_state state;
 	int signal;
-	uid_t uid; /* the target's file system credentials */
+	uint64_t code_lo; /* where libprofiler's code was mapped at init */
+	uid_t uid;	  /* the target's file system credentials */
 	gid_t gid;
 	size_t n_groups;
 	gid_t groups[CORECAP_CPU_PROFILE_MAX_GROUPS];
