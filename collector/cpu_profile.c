@@ -437,23 +437,31 @@ int corecap_cpu_profile_claim(struct corecap_cpu_profile *cp)
 		goto out;
 	snprintf(path, sizeof(path), "%s.owner", cp->base);
 	for (int tries = 0;; tries++) {
+		/*
+		 * A refusal costs the profile, not the run: the path is the
+		 * daemon's choice, and may be one it could never write itself.
+		 */
 		ret = as_target(cp, AS_TARGET_OPEN, path, O_RDWR | O_CREAT, &fd);
 		if (ret < 0) {
-			corecap_error("cannot open '%s' (the owner of PID %d's CPU profiler) as "
-				      "its uid %u: %s",
-				      path, (int)cp->pid, (unsigned)cp->uid,
-				      ret == -EINVAL ? "not a regular file" : strerror(-ret));
+			corecap_warn("cannot open '%s' (the owner of PID %d's CPU profiler) as its "
+				     "uid %u: %s; no CPU profile",
+				     path, (int)cp->pid, (unsigned)cp->uid,
+				     ret == -EINVAL ? "not a regular file" : strerror(-ret));
+			cp->available = false;
+			ret = 0;
 			goto out;
 		}
 		/* Planted by someone else (a shared directory): its lock is not ours to wait for.
 		 */
 		if (fstat(fd, &a) < 0 || a.st_uid != cp->uid || a.st_nlink != 1) {
-			ret = -EPERM;
-			corecap_error(
-				"'%s' (the owner of PID %d's CPU profiler) belongs to uid %u, "
-				"not to the daemon's uid %u: refusing it (--no-cpu-profile "
-				"records without the profile)",
-				path, (int)cp->pid, (unsigned)a.st_uid, (unsigned)cp->uid);
+			corecap_warn(
+				"'%s' (the owner of PID %d's CPU profiler) belongs to uid %u with "
+				"%u links, not to the daemon's uid %u alone: refused; no CPU "
+				"profile",
+				path, (int)cp->pid, (unsigned)a.st_uid, (unsigned)a.st_nlink,
+				(unsigned)cp->uid);
+			cp->available = false;
+			ret = 0;
 			goto out_close;
 		}
 		if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
