@@ -2,3 +2,4 @@
 # counters are a sealed memfd read through the daemon itself; no sweep of
 # files across PID namespaces, no truncation (no SIGBUS), no forged file.
 corecap_e2e_test(security_stats_pidns security_stats_pidns.sh TIMEOUT 120 LABELS "security;shim")
+corecap_e2e_test(security_stats_truncate security_stats_truncate.sh TIMEOUT 120 LABELS "security;shim")
