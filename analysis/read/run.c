@@ -397,12 +397,11 @@ static int check_kernel_cut(struct run *r)
 		else
 			about[0] = '\0';
 		if (asprintf(&why,
-			     "%s is cut short: %lld of the %llu bytes the collector wrote (%llu "
-			     "bytes%s, %.0f%%, lost): %s after the cut are missing",
+			     "%s is cut short: %lld of the %llu bytes the collector wrote, %.0f%% "
+			     "lost (%llu bytes%s): %s after the cut are missing",
 			     names[i], (long long)have, (unsigned long long)want[i],
-			     (unsigned long long)lost, about,
-			     100.0 * (double)lost / (double)want[i],
-			     i == 0 ? "thread states and futex waits" : "the stacks") < 0)
+			     100.0 * (double)lost / (double)want[i], (unsigned long long)lost,
+			     about, i == 0 ? "thread states and futex waits" : "the stacks") < 0)
 			return -ENOMEM;
 		free(r->kernel_cut[i]);
 		r->kernel_cut[i] = why;
