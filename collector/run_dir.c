@@ -468,7 +468,7 @@ int corecap_run_dir_create(struct corecap_run_dir *rd, const char *path, bool fo
 		corecap_error("out of memory");
 		goto out;
 	}
-	if (strcmp(rd->name, ".") == 0 || strcmp(rd->name, "..") == 0 ||
+	if (!*rd->name || strcmp(rd->name, ".") == 0 || strcmp(rd->name, "..") == 0 ||
 	    strcmp(rd->name, "/") == 0) {
 		corecap_error("run directory '%s' names no new directory", path);
 		ret = -EINVAL;

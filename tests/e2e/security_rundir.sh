@@ -66,7 +66,7 @@ rm -f "$old/trace/theirs"
 # (c) A replacing record that fails before its window: the old run intact, nothing beside.
 before=$(snap "$old")
 expect_exit_naming "--force with a bad --ceph-asok" 1 "/nonexistent/ceph-osd.0.asok" \
-	"$CORECAP" record -p "$OSD_PID" --no-trace --force -d 0.3 \
+	"$CORECAP" record -p "$OSD_PID" --force -d 0.3 \
 	--ceph-asok /nonexistent/ceph-osd.0.asok -o "$old"
 expect_true "... after it had made its new run beside" grep -qF "writing the new run beside" "$WORK/err"
 expect_eq "the old run is intact after the failed record" "$before" "$(snap "$old")"

@@ -183,6 +183,28 @@ START_TEST(force_refuses_a_run_with_a_file_of_another_user)
 }
 END_TEST
 
+START_TEST(force_refuses_a_tree_deeper_than_a_run_whole)
+{
+	struct corecap_run_dir rd;
+	char p[2048];
+	size_t len;
+
+	old_run();
+	len = (size_t)snprintf(p, sizeof(p), "%s", path);
+	for (int i = 0; i < 40; i++) {
+		len += (size_t)snprintf(p + len, sizeof(p) - len, "/d");
+		ck_assert_int_eq(mkdir(p, 0700), 0);
+	}
+	touch(p, "deepest");
+	ck_assert_int_eq(corecap_run_dir_create(&rd, path, true), -ENOTEMPTY);
+	len += (size_t)snprintf(p + len, sizeof(p) - len, "/deepest");
+	ck_assert_int_eq(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/manifest.json", path);
+	ck_assert_int_eq(access(p, F_OK), 0);
+	ck_assert_int_eq(entries_in_base(), 1);
+}
+END_TEST
+
 START_TEST(a_symlink_is_refused_even_with_force)
 {
 	struct corecap_run_dir rd;
@@ -274,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, an_abandoned_replacement_leaves_the_old_run);
 	tcase_add_test(tc, force_never_removes_what_is_not_a_run);
 	tcase_add_test(tc, force_refuses_a_run_with_a_file_of_another_user);
+	tcase_add_test(tc, force_refuses_a_tree_deeper_than_a_run_whole);
 	tcase_add_test(tc, a_symlink_is_refused_even_with_force);
 	tcase_add_test(tc, a_link_inside_an_old_run_is_removed_not_followed);
 	tcase_add_test(tc, a_regular_file_is_refused);
