@@ -24,7 +24,11 @@
  * moment, if any (manifest.json.tmp: named in the page only between its
  * creation and its rename, so nothing else is ever removed), and exits:
  * the run's trace is then flushed and whole, not left growing by a live
- * session. A collector that ends normally stops the watchdog first.
+ * session. A collector that ends normally stops the watchdog first. One
+ * killed together with it leaves the session recording: the next
+ * `corecap record` ends it (corecap_lttng_reap_orphans, lttng_session.h).
+ * The run directory named here is the one being written: with --force
+ * over an old run, the new one aside (run_dir.h), never the old run.
  */
 #ifndef CORECAP_COLLECTOR_STOP_WATCHDOG_H
 #define CORECAP_COLLECTOR_STOP_WATCHDOG_H
