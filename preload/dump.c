@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -359,6 +360,60 @@ int dump_write(struct stats_shm *s, int fd, uint32_t top, const char *why)
 	return o.err;
 }
 
+/*
+ * Opens the CORECAP_DUMP file for appending, or says why not (one line)
+ * and returns -errno. The name may lie in a shared directory such as /tmp
+ * and the daemon may run as root: a symlink planted there is never
+ * followed (O_NOFOLLOW), a FIFO or device never blocks the open
+ * (O_NONBLOCK) nor an exit, and only a regular file of the daemon's own
+ * effective uid is written to.
+ */
+static int open_dump_file(const char *path)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path,
+			  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+			  0600);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ELOOP)
+			warn_line("cannot open dump file '%s': a symbolic link, not followed; no "
+				  "dump",
+				  path);
+		else if (ret == -ENXIO)
+			warn_line("cannot open dump file '%s': not a regular file; no dump", path);
+		else
+			warn_line("cannot open dump file '%s': %s; no dump", path, strerror(errno));
+		return ret;
+	}
+	if (syscall(SYS_fstat, fd, &st) < 0) {
+		ret = -errno;
+		warn_line("cannot open dump file '%s': %s; no dump", path, strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		warn_line("cannot open dump file '%s': not a regular file; no dump", path);
+		goto out_close;
+	}
+	if (st.st_uid != geteuid()) {
+		ret = -EPERM;
+		warn_line("cannot open dump file '%s': it belongs to uid %u, not to this process's "
+			  "uid %u; no dump",
+			  path, (unsigned)st.st_uid, (unsigned)geteuid());
+		goto out_close;
+	}
+	/* Blocking again: a full disk's short write must not drop the summary's end. */
+	syscall(SYS_fcntl, fd, F_SETFL, O_APPEND);
+	return fd;
+
+out_close:
+	syscall(SYS_close, fd);
+	return ret;
+}
+
 /* Only one dump at a time (exit and signal may race). */
 static int dump_busy;
 
@@ -385,11 +440,9 @@ int dump_now(const char *why)
 			}
 		}
 		path[len] = '\0';
-		fd = (int)syscall(SYS_openat, AT_FDCWD, path,
-				  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		fd = open_dump_file(path);
 		if (fd < 0) {
-			ret = -errno;
-			warn_line("cannot open dump file '%s': %s", path, strerror(errno));
+			ret = fd;
 			goto out;
 		}
 	}

@@ -3,7 +3,9 @@
  * wait, condition-wait sites, hot locks with their hold utilization,
  * threads, totals and losses. Written at exit and, with
  * CORECAP_DUMP_SIGNAL, whenever that signal arrives, to stderr or the
- * CORECAP_DUMP file ("%p" becomes the pid; dumps are appended).
+ * CORECAP_DUMP file ("%p" becomes the pid; dumps are appended; the file
+ * must be a regular file of the process's effective uid, reached without
+ * following a final symlink, else one warning and no dump).
  *
  * The signal handler only posts a semaphore; a dedicated tracer thread
  * writes the dump. That keeps dladdr (which takes the loader lock) and

@@ -1,7 +1,9 @@
 /*
  * A daemon that re-executes itself in place, for e2e.security_profile_exec.
  *
- * usage: security_profile_reexec DIR [GENERATION]
+ * usage: security_profile_reexec DIR [GENERATION] | --exit
+ * --exit only exits (normally: the shim's exit dump runs), for
+ * e2e.security_profile_dump.
  * Generation 0 prints "ready PID", then sleeps in poll() (where corecap's
  * profiler toggle may be taken) until DIR/go exists, burns 50 ms of CPU
  * and execs /proc/self/exe DIR 1. Generation 1 burns 300 ms of CPU, ten
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
 	char path[4096];
 	int gen = argc > 2 ? atoi(argv[2]) : 0;
 
+	if (argc == 2 && strcmp(argv[1], "--exit") == 0)
+		return 0;
 	if (argc < 2) {
 		fprintf(stderr, "usage: %s DIR [GENERATION]\n", argv[0]);
 		return 2;
