@@ -4,3 +4,4 @@
 corecap_e2e_test(security_stats_pidns security_stats_pidns.sh TIMEOUT 120 LABELS "security;shim")
 corecap_e2e_test(security_stats_truncate security_stats_truncate.sh TIMEOUT 120 LABELS "security;shim")
 corecap_e2e_test(security_stats_forged security_stats_forged.sh TIMEOUT 120 LABELS "security;shim")
+corecap_e2e_test(security_stats_closed security_stats_closed.sh TIMEOUT 60 LABELS "security;shim")

@@ -149,6 +149,7 @@ START_TEST(a_closed_descriptor_leaves_the_mapping_to_root)
 {
 	char what[CORECAP_STATS_PATH_MAX], why[256];
 	size_t bytes = 0;
+	void *m;
 	int fd;
 
 	/* A daemon that closes every descriptor as it starts. */
@@ -160,6 +161,17 @@ START_TEST(a_closed_descriptor_leaves_the_mapping_to_root)
 		ck_assert_ptr_nonnull(strstr(what, "/map_files/"));
 		ck_assert_uint_eq(bytes, CORECAP_STATS_FILE_BYTES);
 		close(fd);
+		/* verify's control page: read-write the same way. */
+		fd = corecap_stats_open(getpid(), O_RDWR, &bytes, what, sizeof(what), why,
+					sizeof(why));
+		ck_assert_msg(fd >= 0, "%s: %s", what, why);
+		m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		ck_assert_ptr_ne(m, MAP_FAILED);
+		corecap_stats_control_at(m)->site = 0x4242;
+		ck_assert_uint_eq(corecap_stats_control_at(s.hdr)->site, 0x4242);
+		corecap_stats_control_at(m)->site = 0;
+		munmap(m, bytes);
 	} else {
 		ck_assert_int_eq(fd, -EACCES);
 		ck_assert_ptr_nonnull(strstr(why, "closed the shim's descriptor"));
