@@ -68,10 +68,13 @@ struct corecap_wall_thread;
 /*
  * The share of the window any one thread may spend in our stops, beyond
  * one sample's budget: a thread past it has its turns skipped (rationed)
- * until the window catches up. 2% is ten times what a 50 Hz sampler of
- * 400 us samples costs a thread.
+ * until the window catches up. It catches what the other bounds let
+ * through (many abandoned stops, threads slow to stop), not the cost of
+ * the rate asked for: a thread sampled at 200 Hz, 300 us a sample on a
+ * busy machine, spends 6% of its time stopped (2% rationed two thirds of
+ * such a run); 1000 Hz, the highest rate, of 100 us samples is 10%.
  */
-#define CORECAP_WALL_THREAD_STOP_SHARE_PCT 2u
+#define CORECAP_WALL_THREAD_STOP_SHARE_PCT 10u
 /* At most this many threads interrupted and not yet resumed at once. */
 #define CORECAP_WALL_MAX_IN_FLIGHT 4u
 /* A thread due this many samples or more that got none is counted starved. */

@@ -9,7 +9,7 @@
 # - the manifest's own figures keep their bounds: from a stop's report to
 #   the thread's resume (hold_ns_max) within the 10 ms budget, a whole
 #   sample (stop_ns_max, from the interrupt) and one thread's whole window
-#   (thread_stop_ns_max, 2% of it plus a sample's budget) likewise; every
+#   (thread_stop_ns_max, 10% of it plus a sample's budget) likewise; every
 #   bound with slack for a loaded 2-core machine;
 # - the rounds rotate: samples per thread within 3 of each other (before:
 #   149 for the first thread, 40 for the last);
@@ -74,8 +74,8 @@ expect_calc "a stop, from its report to the resume, within the budget ($(m hold_
 expect_calc "a whole sample, from its interrupt, too ($(m stop_ns_max) ns)" \
 	"$(m stop_ns_max) <= ($BUDGET_MS + 2 * $SLACK_MS) * 1e6"
 window_ns=$(json "$run/manifest.json" "d['window']['end_ns'] - d['window']['start_ns']")
-expect_calc "one thread's stops over the window within 2% of it plus a budget ($(m thread_stop_ns_max) ns)" \
-	"$(m thread_stop_ns_max) <= $window_ns * 0.02 + ($BUDGET_MS + $SLACK_MS) * 1e6"
+expect_calc "one thread's stops over the window within 10% of it plus a budget ($(m thread_stop_ns_max) ns)" \
+	"$(m thread_stop_ns_max) <= $window_ns * $(m thread_stop_share_pct) / 100 + ($BUDGET_MS + $SLACK_MS) * 1e6"
 expect_calc "the skips rotate: samples per thread $(m thread_samples_min) to $(m thread_samples_max)" \
 	"$(m thread_samples_max) - $(m thread_samples_min) <= 3"
 expect_eq "the record warned" 1 "$(grep -c "the wall-clock sampler took $taken of $due samples due" "$WORK/rec.err")"
