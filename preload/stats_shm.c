@@ -43,6 +43,7 @@ static int sys_memfd(const char *name)
 
 static int map_memfd(struct stats_shm *s, void **out)
 {
+	struct stat sb;
 	char name[32];
 	long moved;
 	void *p;
@@ -78,8 +79,15 @@ static int map_memfd(struct stats_shm *s, void **out)
 		ret = -errno;
 		goto out_close;
 	}
+	if (syscall(SYS_fstat, fd, &sb) < 0) {
+		ret = -errno;
+		munmap(p, s->bytes);
+		goto out_close;
+	}
 	*out = p;
 	s->fd = fd;
+	s->dev = sb.st_dev;
+	s->ino = sb.st_ino;
 	s->shared = true;
 	ret = 0;
 	goto out;
@@ -187,9 +195,18 @@ void stats_shm_forget_parent(struct stats_shm *s)
 {
 	if (s->hdr)
 		munmap(s->hdr, s->bytes);
-	/* The parent's descriptor, inherited: the child's readers must find only its own. */
-	if (s->shared && s->fd >= 0)
-		syscall(SYS_close, s->fd);
+	/*
+	 * The parent's descriptor, inherited: the child's readers must find
+	 * only its own. Closed only if it is still the memfd: the daemon may
+	 * have closed it and put a file of its own at that number.
+	 */
+	if (s->shared && s->fd >= 0) {
+		struct stat sb;
+
+		if (syscall(SYS_fstat, s->fd, &sb) == 0 && sb.st_dev == s->dev &&
+		    sb.st_ino == s->ino)
+			syscall(SYS_close, s->fd);
+	}
 	s->fd = -1;
 	s->hdr = NULL;
 	s->shared = false;

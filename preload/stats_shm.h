@@ -26,8 +26,10 @@
 struct stats_shm {
 	struct corecap_stats_header *hdr;
 	size_t bytes;
-	bool shared;		   /* memfd-backed, readable from outside */
-	int fd;			   /* the memfd, -1 if none */
+	bool shared; /* memfd-backed, readable from outside */
+	int fd;	     /* the memfd, -1 if none */
+	dev_t dev;   /* and its identity: fd may since name another file */
+	ino_t ino;
 	char name[32];		   /* the memfd's name */
 	int lock;		   /* structural spinlock, see above */
 	unsigned long lock_owner;  /* pthread_self() of its holder */

@@ -290,6 +290,28 @@ START_TEST(a_fork_child_gets_a_segment_of_its_own)
 }
 END_TEST
 
+START_TEST(a_fork_child_keeps_a_descriptor_the_daemon_put_in_its_place)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = s.fd, other = open("/dev/null", O_RDONLY);
+
+		/* The daemon replaced the shim's descriptor with a file of its own. */
+		if (other < 0 || dup2(other, fd) != fd)
+			_exit(2);
+		close(other);
+		stats_shm_forget_parent(&s);
+		_exit(fcntl(fd, F_GETFD) < 0 ? 3 : 0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+}
+END_TEST
+
 START_TEST(stats_dir_is_ignored)
 {
 	struct stats_shm p;
@@ -455,6 +477,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, an_unsealed_segment_is_refused);
 	tcase_add_test(tc, a_segment_of_another_user_is_refused);
 	tcase_add_test(tc, a_fork_child_gets_a_segment_of_its_own);
+	tcase_add_test(tc, a_fork_child_keeps_a_descriptor_the_daemon_put_in_its_place);
 	tcase_add_test(tc, stats_dir_is_ignored);
 	tcase_add_test(tc, stats_off_means_no_segment);
 	tcase_add_test(tc, sites_are_keyed_by_address_and_kind);
