@@ -21,7 +21,7 @@ const char corecap_run_usage[] =
 	"\n"
 	"      --cpuprofile  also preload gperftools' libprofiler, idle until\n"
 	"                    `corecap record` switches it on with SIGUSR2 for its window\n"
-	"                    (CPUPROFILE=$TMPDIR/corecap-cpu.XXXXXX/cpu.prof in a private\n"
+	"                    (CPUPROFILE=$TMPDIR/corecap-cpu.XXXXXX/prof in a private\n"
 	"                    directory removed after COMMAND exits, CPUPROFILESIGNAL=12)\n"
 	"      --no-shim     preload only the tracepoint probes (libcorecap-tp.so), so\n"
 	"                    an annotated daemon still emits corecap_op events\n"

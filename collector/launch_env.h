@@ -30,7 +30,7 @@
 /* libprofiler toggles on this signal (SIGUSR2); `record` sends it. */
 #define CORECAP_CPUPROFILE_SIGNAL     12
 #define CORECAP_CPUPROFILE_DIR_PREFIX "corecap-cpu."
-#define CORECAP_CPUPROFILE_NAME	      "cpu.prof"
+#define CORECAP_CPUPROFILE_NAME	      "prof"
 
 enum { CORECAP_LAUNCH_MAX_LIBS = 4 };
 

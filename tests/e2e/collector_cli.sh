@@ -44,7 +44,7 @@ wait $p
 expect_true "--cpuprofile preloads libprofiler" grep -q 'preload=.*/usr/lib/x86_64-linux-gnu/libprofiler.so.0' "$WORK/run.out"
 prof=$(sed -n 's/^cpuprofile=//p' "$WORK/run.out")
 expect_true "--cpuprofile names a profile in a private directory of its own" \
-	sh -c "echo '$prof' | grep -Eq '^/.*/corecap-cpu\.[A-Za-z0-9]{6}/cpu\.prof\$'"
+	sh -c "echo '$prof' | grep -Eq '^/.*/corecap-cpu\.[A-Za-z0-9]{6}/prof\$'"
 expect_true "... which is gone once the command has exited" sh -c "for i in \$(seq 50); do [ -e '${prof%/*}' ] || exit 0; sleep 0.1; done; exit 1"
 expect_eq "--cpuprofile sets the toggle signal" "signal=12" "$(grep '^signal=' "$WORK/run.out")"
 
