@@ -768,16 +768,18 @@ static void warn_behind(const struct corecap_wall_sampler *ws)
 
 	if (!st->due || (st->samples * 10 >= st->due * 9 && !st->threads_starved))
 		return;
-	corecap_warn("the wall-clock sampler took %llu of %llu samples due (%.1f%%) from %zu "
-		     "thread(s) of PID %d: %llu skipped in %llu late and %llu lost rounds, %llu "
-		     "abandoned over the %llu ms stop budget, %llu rationed; %llu thread(s) got "
-		     "none",
-		     (unsigned long long)st->samples, (unsigned long long)st->due,
-		     100.0 * (double)st->samples / (double)st->due, st->max_threads, (int)ws->pid,
-		     (unsigned long long)st->skipped, (unsigned long long)st->late_rounds,
-		     (unsigned long long)st->lost_rounds, (unsigned long long)st->abandoned,
-		     (unsigned long long)(CORECAP_WALL_STOP_BUDGET_NS / 1000000),
-		     (unsigned long long)st->rationed, (unsigned long long)st->threads_starved);
+	/* "wall N samples": the words the progress line counts them in. */
+	corecap_warn(
+		"the wall-clock sampler fell behind: wall %llu samples, %llu due (%.1f%%) "
+		"from %zu thread(s) of PID %d; %llu skipped in %llu late and %llu lost rounds, "
+		"%llu abandoned over the %llu ms stop budget, %llu rationed; %llu thread(s) "
+		"got none",
+		(unsigned long long)st->samples, (unsigned long long)st->due,
+		100.0 * (double)st->samples / (double)st->due, st->max_threads, (int)ws->pid,
+		(unsigned long long)st->skipped, (unsigned long long)st->late_rounds,
+		(unsigned long long)st->lost_rounds, (unsigned long long)st->abandoned,
+		(unsigned long long)(CORECAP_WALL_STOP_BUDGET_NS / 1000000),
+		(unsigned long long)st->rationed, (unsigned long long)st->threads_starved);
 }
 
 int corecap_wall_sampler_detach(struct corecap_wall_sampler *ws, unsigned timeout_ms)
