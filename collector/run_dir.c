@@ -542,17 +542,7 @@ out_close_dirfd:
 out_rmdir:
 	unlinkat(rd->parent_fd, made, AT_REMOVEDIR);
 out_free:
-	if (rd->parent_fd >= 0)
-		close(rd->parent_fd);
-	rd->parent_fd = -1;
-	free(rd->path);
-	free(rd->abs_path);
-	free(rd->name);
-	free(rd->aside);
-	free(rd->parent_abs);
-	memset(rd, 0, sizeof(*rd));
-	rd->dirfd = -1;
-	rd->parent_fd = -1;
+	corecap_run_dir_release(rd);
 out_free_parent:
 	free(parent);
 out:
