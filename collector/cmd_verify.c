@@ -32,6 +32,7 @@
 #include <corecap/diag.h>
 #include "proc_stat.h"
 #include "mono_clock.h"
+#include "site_spec.h"
 
 const char corecap_verify_usage[] =
 	"usage: corecap verify -p PID --site SITE [--control SITE] [--delay-ns D]\n"
@@ -41,13 +42,15 @@ const char corecap_verify_usage[] =
 	"the corecap shim): each round runs BENCH three times, with no delay, with\n"
 	"every hold taken at SITE lengthened by D ns, and with the same delay at the\n"
 	"control site, and compares the throughput change per us of delay with the\n"
-	"model's prediction. The delay is always switched off on exit (also on\n"
+	"model's prediction, and ends with a verdict: confirmed, not confirmed or\n"
+	"inconclusive. The delay is always switched off on exit (also on\n"
 	"SIGINT, SIGTERM, SIGHUP); if corecap verify is killed, the shim drops it by\n"
 	"itself within a few seconds.\n"
 	"\n"
 	"  -p, --pid PID         the daemon\n"
-	"      --site SITE       the site to delay: 0xADDR or MODULE+0xOFF, as the\n"
-	"                        shim's summary and corecap-stats-dump print it\n"
+	"      --site SITE       the site to delay, as corecap report prints a lock's\n"
+	"                        site (FUNCTION+0xOFF), as corecap stats-dump prints\n"
+	"                        it (MODULE+0xOFF), or 0xADDR\n"
 	"      --control SITE    a site expected not to bound throughput\n"
 	"      --delay-ns D      delay per hold, 1-10000000 (default 20000)\n"
 	"      --rounds N        rounds, 1-100 (default 5)\n"
@@ -345,6 +348,96 @@ static void baseline_stats(const struct round_result *b, struct site_stats *s)
 	s->machine = b->machine_cores;
 }
 
+/*
+ * The verdict's tolerance (docs/methodology.md, "verify"): the measured
+ * slope within 25% of the predicted one confirms the site as the model
+ * describes it; a control whose measured slope is under a quarter of the
+ * site's shows the change is the site's; a control whose predicted slope
+ * is within 25% of the site's cannot tell the two apart.
+ */
+#define VERIFY_SLOPE_TOLERANCE 0.25
+
+/*
+ * R^2 of throughput against delay over every round's none and site runs:
+ * how much of the throughput's spread the delay explains (1: all of it),
+ * as Coz reports its fits. With two delays the least-squares line passes
+ * through both conditions' means.
+ */
+static double delay_r2(struct round_result (*res)[N_COND], unsigned n)
+{
+	double mean0 = 0, mean1 = 0, mean, ss_tot = 0, ss_res = 0;
+
+	for (unsigned r = 0; r < n; r++) {
+		mean0 += res[r][COND_BASE].iops / n;
+		mean1 += res[r][COND_SITE].iops / n;
+	}
+	mean = (mean0 + mean1) / 2;
+	for (unsigned r = 0; r < n; r++) {
+		double b = res[r][COND_BASE].iops, x = res[r][COND_SITE].iops;
+
+		ss_tot += (b - mean) * (b - mean) + (x - mean) * (x - mean);
+		ss_res += (b - mean0) * (b - mean0) + (x - mean1) * (x - mean1);
+	}
+	return ss_tot > 0 ? 1 - ss_res / ss_tot : 0;
+}
+
+struct verdict_in {
+	double pm, mm;		   /* the site's predicted and measured slopes (medians) */
+	double ratio_lo, ratio_hi; /* measured / predicted over the rounds */
+	double r2;
+	bool control;
+	double cpm, cm; /* the control's */
+	unsigned rounds;
+};
+
+/* One line that says whether the ceiling was confirmed, and why (for scripts: `verdict` below). */
+static const char *verdict(const struct verdict_in *v, char *why, size_t size)
+{
+	double ratio = v->pm != 0 ? v->mm / v->pm : 0;
+	int n = snprintf(why, size,
+			 "%.2f IOPS per us measured against %.2f predicted (ratio %.2f [%.2f, "
+			 "%.2f] over %u rounds, R^2 %.2f)",
+			 v->mm, v->pm, ratio, v->ratio_lo, v->ratio_hi, v->rounds, v->r2);
+
+	if (n < 0 || (size_t)n >= size)
+		n = 0;
+	if (v->control && v->pm != 0 &&
+	    fabs(v->cpm - v->pm) <= VERIFY_SLOPE_TOLERANCE * fabs(v->pm)) {
+		snprintf(why + n, size - (size_t)n,
+			 "; the control site's predicted slope (%.2f) is within %.0f%% of the "
+			 "site's, so the control cannot tell them apart: choose a control whose "
+			 "lock does not bind",
+			 v->cpm, VERIFY_SLOPE_TOLERANCE * 100);
+		return "inconclusive";
+	}
+	if (v->pm == 0) {
+		snprintf(why + n, size - (size_t)n,
+			 "; the model predicts no change from a delay at this site (its lock does "
+			 "not bind and the delay leaves the CPUs idle), so it is not the ceiling");
+		return "not confirmed";
+	}
+	if (v->mm >= 0 || ratio < 1 - VERIFY_SLOPE_TOLERANCE ||
+	    ratio > 1 + VERIFY_SLOPE_TOLERANCE) {
+		snprintf(why + n, size - (size_t)n,
+			 "; the measured slope is not within %.0f%% of "
+			 "the model's",
+			 VERIFY_SLOPE_TOLERANCE * 100);
+		return "not confirmed";
+	}
+	if (v->control &&
+	    v->cm * v->cm > VERIFY_SLOPE_TOLERANCE * VERIFY_SLOPE_TOLERANCE * v->mm * v->mm) {
+		snprintf(why + n, size - (size_t)n,
+			 "; but the control's delay lowered throughput too (%.2f of the site's "
+			 "slope, over %.2f): the change is not the site's alone",
+			 v->cm / v->mm, VERIFY_SLOPE_TOLERANCE);
+		return "not confirmed";
+	}
+	if (v->control)
+		snprintf(why + n, size - (size_t)n, "; the control's slope is %.2f of the site's",
+			 v->cm / v->mm);
+	return "confirmed";
+}
+
 static void report(const struct verify_opts *o, struct round_result (*res)[N_COND], unsigned n)
 {
 	double d_us = (double)o->delay_ns / 1e3, d_s = (double)o->delay_ns / 1e9;
@@ -352,6 +445,11 @@ static void report(const struct verify_opts *o, struct round_result (*res)[N_CON
 	double *ctl = calloc(n, sizeof(double)), *x0 = calloc(n, sizeof(double));
 	double *util = calloc(n, sizeof(double)), *hold = calloc(n, sizeof(double));
 	double *cpred = calloc(n, sizeof(double)), *cores = calloc(n, sizeof(double));
+	double ratio_lo = 0, ratio_hi = 0;
+	bool have_ratio = false;
+	struct verdict_in v = {.rounds = n, .control = o->control != 0};
+	const char *word;
+	char why[640];
 	double ncpu = (double)sysconf(_SC_NPROCESSORS_ONLN), pm, mm, cm = 0, cpm = 0;
 
 	if (!pred || !meas || !ctl || !x0 || !util || !hold || !cpred || !cores) {
@@ -391,6 +489,13 @@ static void report(const struct verify_opts *o, struct round_result (*res)[N_CON
 			cpred[r] = (model_iops(&cs, d_s, o->binding_util, ncpu) - s.x0) / d_us;
 		}
 		meas[r] = (res[r][COND_SITE].iops - s.x0) / d_us;
+		if (pred[r] != 0) {
+			double q = meas[r] / pred[r];
+
+			ratio_lo = !have_ratio || q < ratio_lo ? q : ratio_lo;
+			ratio_hi = !have_ratio || q > ratio_hi ? q : ratio_hi;
+			have_ratio = true;
+		}
 		if (o->control)
 			ctl[r] = (res[r][COND_CONTROL].iops - s.x0) / d_us;
 	}
@@ -425,11 +530,23 @@ static void report(const struct verify_opts *o, struct round_result (*res)[N_CON
 			printf(" (%.2f of the site's)", cm / mm);
 		printf("\n");
 	}
+	v.pm = pm;
+	v.mm = mm;
+	v.cpm = cpm;
+	v.cm = cm;
+	v.ratio_lo = ratio_lo;
+	v.ratio_hi = ratio_hi;
+	v.r2 = delay_r2(res, n);
+	word = verdict(&v, why, sizeof(why));
+	printf("\n%s: %s\n", word, why);
 	/* For scripts: one line per site, predicted and measured medians. */
 	printf("\n# slope\twhich\tpredicted_iops_per_us\tmeasured_iops_per_us\n");
 	printf("slope\tsite\t%.3f\t%.3f\n", pm, mm);
 	if (o->control)
 		printf("slope\tcontrol\t%.3f\t%.3f\n", cpm, cm);
+	printf("# verdict\tword\tratio\tratio_min\tratio_max\tr2\n");
+	printf("verdict\t%s\t%.3f\t%.3f\t%.3f\t%.3f\n", word, pm != 0 ? mm / pm : 0, ratio_lo,
+	       ratio_hi, v.r2);
 out:
 	free(pred);
 	free(meas);
@@ -456,15 +573,16 @@ static int parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
-static int resolve(pid_t pid, const char *what, const char *spec, uint64_t *addr)
+static int resolve(pid_t pid, const char *what, const char *text, uint64_t *addr)
 {
-	int rc = corecap_site_resolve(pid, spec, addr);
+	struct site_spec spec;
+	char why[768];
+	int rc = corecap_site_spec_parse(text, &spec, why, sizeof(why));
 
-	if (rc == -EINVAL)
-		corecap_error("bad %s '%s': expected 0xADDR or MODULE+0xOFF", what, spec);
-	else if (rc < 0)
-		corecap_error("bad %s '%s': no such module mapped in process %d", what, spec,
-			      (int)pid);
+	if (rc == 0)
+		rc = corecap_site_spec_resolve(pid, &spec, addr, why, sizeof(why));
+	if (rc < 0)
+		corecap_error("bad %s '%s': %s", what, text, why);
 	return rc;
 }
 
