@@ -12,7 +12,9 @@
 #include <corecap/stats_layout.h>
 #include <corecap/run_format.h>
 #include <corecap/stats_path.h>
+#include <corecap/stats_dump.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +22,21 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Who speaks: "corecap-stats-dump", or "corecap stats-dump" run as corecap's command. */
+static const char *prog = "corecap-stats-dump";
+
+static void err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+}
 
 struct mapping {
 	uint64_t start, end, base;
@@ -133,10 +150,9 @@ static int load(const char *arg, void **out, size_t *len, char *maps_file, size_
 		pid = (pid_t)atoi(arg);
 		fd = corecap_stats_open(pid, O_RDONLY, len, path, sizeof(path), why, sizeof(why));
 		if (fd < 0) {
-			fprintf(stderr,
-				"corecap-stats-dump: cannot open the counters of process %d: '%s': "
-				"%s\n",
-				(int)pid, path, fd == -ENOENT ? "no shim segment there" : why);
+			err("cannot open the counters of process %d: '%s': "
+			    "%s\n",
+			    (int)pid, path, fd == -ENOENT ? "no shim segment there" : why);
 			return fd;
 		}
 		if (maps_file && !maps_file[0])
@@ -145,8 +161,7 @@ static int load(const char *arg, void **out, size_t *len, char *maps_file, size_
 		map = mmap(NULL, *len, PROT_READ, MAP_SHARED, fd, 0);
 		close(fd);
 		if (!buf || map == MAP_FAILED) {
-			fprintf(stderr, "corecap-stats-dump: cannot read '%s': %s\n", path,
-				strerror(buf ? errno : ENOMEM));
+			err("cannot read '%s': %s\n", path, strerror(buf ? errno : ENOMEM));
 			free(buf);
 			return -EINVAL;
 		}
@@ -157,8 +172,7 @@ static int load(const char *arg, void **out, size_t *len, char *maps_file, size_
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0 || fstat(fd, &st) < 0) {
 			ret = -errno;
-			fprintf(stderr, "corecap-stats-dump: cannot open '%s': %s\n", path,
-				strerror(errno));
+			err("cannot open '%s': %s\n", path, strerror(errno));
 			if (fd >= 0)
 				close(fd);
 			return ret;
@@ -166,9 +180,8 @@ static int load(const char *arg, void **out, size_t *len, char *maps_file, size_
 		if (!S_ISREG(st.st_mode) ||
 		    st.st_size < (off_t)sizeof(struct corecap_stats_header) ||
 		    (uint64_t)st.st_size > CORECAP_STATS_MAX_BYTES) {
-			fprintf(stderr,
-				"corecap-stats-dump: '%s' is not a corecap stats file (%s)\n", path,
-				!S_ISREG(st.st_mode) ? "not a regular file" : "its size");
+			err("'%s' is not a corecap stats file (%s)\n", path,
+			    !S_ISREG(st.st_mode) ? "not a regular file" : "its size");
 			close(fd);
 			return -EINVAL;
 		}
@@ -177,17 +190,16 @@ static int load(const char *arg, void **out, size_t *len, char *maps_file, size_
 		ret = buf ? read_all(fd, buf, *len) : -ENOMEM;
 		close(fd);
 		if (ret < 0) {
-			fprintf(stderr, "corecap-stats-dump: cannot read '%s': %s\n", path,
-				ret == -ENODATA ? "it shrank while read" : strerror(-ret));
+			err("cannot read '%s': %s\n", path,
+			    ret == -ENODATA ? "it shrank while read" : strerror(-ret));
 			free(buf);
 			return ret;
 		}
 	}
 	if (ret < 0 || !corecap_stats_valid(buf, *len) ||
 	    (pid && ((const struct corecap_stats_header *)buf)->pid != pid)) {
-		fprintf(stderr, "corecap-stats-dump: '%s' is not a corecap stats file v%d%s\n",
-			path, CORECAP_STATS_VERSION,
-			ret == -EAGAIN ? " (or it never held still)" : "");
+		err("'%s' is not a corecap stats file v%d%s\n", path, CORECAP_STATS_VERSION,
+		    ret == -EAGAIN ? " (or it never held still)" : "");
 		free(buf);
 		return -EINVAL;
 	}
@@ -311,22 +323,21 @@ static int write_copy(const char *out, const void *buf, size_t len)
 	ssize_t n;
 
 	if (fd < 0) {
-		fprintf(stderr, "corecap-stats-dump: cannot create '%s': %s\n", out,
-			strerror(errno));
+		err("cannot create '%s': %s\n", out, strerror(errno));
 		return 1;
 	}
 	n = write(fd, buf, len);
 	if (n != (ssize_t)len || close(fd) < 0) {
-		fprintf(stderr, "corecap-stats-dump: cannot write '%s': %s\n", out,
-			n < 0 ? strerror(errno) : "short write");
+		err("cannot write '%s': %s\n", out, n < 0 ? strerror(errno) : "short write");
 		return 1;
 	}
 	return 0;
 }
 
-static const char usage[] =
-	"usage: corecap-stats-dump [--maps FILE] PID|FILE\n"
-	"       corecap-stats-dump --copy OUT PID|FILE\n"
+const char corecap_stats_dump_usage[] =
+	"usage: corecap stats-dump [--maps FILE] PID|FILE\n"
+	"       corecap stats-dump --copy OUT PID|FILE\n"
+	"(also installed as corecap-stats-dump, the same program)\n"
 	"\n"
 	"Prints the shim's counters (the live ones of a daemon under 'corecap run', read\n"
 	"from the process, or a copy such as RUN/" CORECAP_RUN_STATS_END
@@ -345,7 +356,7 @@ static const char usage[] =
 	"the counters of each interval rather than totals, run 'corecap stat -p PID';\n"
 	"for a recorded run, 'corecap report RUN'. See also corecap-stats-dump(1).\n";
 
-int main(int argc, char **argv)
+int corecap_stats_dump_main(int argc, char **argv)
 {
 	char maps_file[512] = "";
 	const char *copy = NULL;
@@ -354,9 +365,11 @@ int main(int argc, char **argv)
 	size_t len = 0;
 	int i = 1, ret;
 
+	if (argc && strncmp(argv[0], "corecap ", 8) == 0)
+		prog = argv[0]; /* run as corecap's command: its name */
 	for (int a = 1; a < argc; a++) {
 		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-			fputs(usage, stdout);
+			fputs(corecap_stats_dump_usage, stdout);
 			return 0;
 		}
 		if (strcmp(argv[a], "--") == 0)
@@ -374,12 +387,11 @@ int main(int argc, char **argv)
 		i++;
 	else if (i < argc && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--copy") != 0 &&
 		 strcmp(argv[i], "--maps") != 0) {
-		fprintf(stderr, "corecap-stats-dump: unrecognized option '%s'\n\n%s", argv[i],
-			usage);
+		err("unrecognized option '%s'\n\n%s", argv[i], corecap_stats_dump_usage);
 		return 2;
 	}
 	if (i != argc - 1) {
-		fputs(usage, stderr);
+		fputs(corecap_stats_dump_usage, stderr);
 		return 2;
 	}
 	if (load(argv[i], &buf, &len, maps_file, sizeof(maps_file)) < 0)

@@ -112,7 +112,7 @@ expect_fail_naming "a PID that does not exist" "no process with PID $plain" "$CO
 expect_exit_naming "-p abc" 2 "not a process id" "$CORECAP" stat -p abc --once
 expect_exit_naming "no -p" 2 "-p PID is required" "$CORECAP" stat --once
 expect_exit_naming "--interval 0" 2 "positive number of seconds" "$CORECAP" stat -p 1 --interval 0
-expect_exit_naming "corecap-stats-dump --help: usage on stdout" 0 "usage: corecap-stats-dump" "$DUMP" --help
+expect_exit_naming "corecap-stats-dump --help: usage on stdout" 0 "usage: corecap stats-dump" "$DUMP" --help
 expect_true "... which says how its addresses are named" grep -q "addr2line -f -e" "$WORK/out"
 expect_exit_naming "corecap-stats-dump --bogus" 2 "unrecognized option '--bogus'" "$DUMP" --bogus
 finish

@@ -1,0 +1,16 @@
+/*
+ * corecap stats-dump: the shim's counters as tab-separated lines
+ * (preload/stats_dump_tool.c). One program with two names: the
+ * corecap-stats-dump executable and corecap's `stats-dump` command run
+ * this same function, so their output and options cannot drift apart.
+ * It reads the counters through common's stats_layout.h and stats_path.h
+ * alone and links nothing but the C library.
+ */
+#ifndef CORECAP_STATS_DUMP_H
+#define CORECAP_STATS_DUMP_H
+
+/* argv[0] "corecap stats-dump" (corecap's command) names the speaker in messages; 0, 1 or 2. */
+int corecap_stats_dump_main(int argc, char **argv);
+extern const char corecap_stats_dump_usage[];
+
+#endif
