@@ -431,6 +431,16 @@ static int load_model(struct run *r, char **err)
 			"is absent: thread states come from " CORECAP_RUN_THREADS;
 	if ((ret = check_kernel_cut(r)))
 		return ret;
+	/* The collector and its watchdog died with the session on; a later corecap ended it. */
+	if (exists_in(r, CORECAP_RUN_ORPHANED)) {
+		static const char why[] =
+			"its LTTng session went on recording after the collector "
+			"died, until a later corecap stopped it (" CORECAP_RUN_ORPHANED
+			"): the trace past the window is not read";
+
+		corecap_run_mark_partial(r, RUN_TRACE, why);
+		add_warning(&r->manifest, "%s", why);
+	}
 	if ((ret = decide_trace(r, err)))
 		return ret;
 	return load_stats(r);

@@ -77,6 +77,9 @@ expect_true "the dead run says its session was ended by a later command" \
 	grep -q "still recording after its collector (PID $rec) died" "$dead/session-orphaned"
 expect_eq "... a file of ours, private" "600 0" "$(stat -c '%a %u' "$dead/session-orphaned")"
 expect_eq "the daemon has no thread left stopped" "" "$(stopped_threads "$OSD_PID")"
+out=$("$CORECAP" report "$dead" 2>&1)
+expect_true "report says the session went on after the collector died" \
+	grep -q "LTTng session went on recording after the collector died" <<<"$out"
 
 # The dead run is a run corecap wrote: --force replaces it.
 "$CORECAP" record -q -p "$OSD_PID" --no-trace --force -d 0.3 -o "$dead" >/dev/null 2>"$WORK/force.err"
