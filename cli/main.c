@@ -13,10 +13,10 @@
 #include <corecap/stats_dump.h>
 
 static const struct corecap_command commands[] = {
-	CORECAP_COLLECTOR_COMMANDS{"stats-dump", corecap_stats_dump_main,
-				   "print a live daemon's shim counters as tab-separated lines",
-				   corecap_stats_dump_usage},
-	CORECAP_ANALYSIS_COMMANDS};
+	CORECAP_COLLECTOR_COMMANDS
+	CORECAP_STATS_DUMP_COMMANDS
+	CORECAP_ANALYSIS_COMMANDS
+};
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 

@@ -13,4 +13,9 @@
 int corecap_stats_dump_main(int argc, char **argv);
 extern const char corecap_stats_dump_usage[];
 
+/* Its entry in corecap's command table (cli/command.h). */
+#define CORECAP_STATS_DUMP_COMMANDS                                                                \
+	{"stats-dump", corecap_stats_dump_main,                                                    \
+	 "print a live daemon's shim counters as tab-separated lines", corecap_stats_dump_usage},
+
 #endif
