@@ -1,4 +1,5 @@
 #include "compare_render.h"
+#include "render/render_diagnosis.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,9 +15,23 @@ static void put_value(const struct compare_row *r, int side, FILE *out)
 		fprintf(out, " %12s", "not measured");
 }
 
-static const char *verdict(const struct report *r)
+/* Both runs' diagnoses, side by side at the top. */
+static void diagnoses(const struct report *const r[2], FILE *out)
 {
-	return r->ceiling->verdict ? r->ceiling->verdict : "?";
+	char room[96];
+
+	for (int s = 0; s < 2; s++) {
+		const struct diagnosis *dg = r[s]->diagnosis;
+
+		corecap_diagnosis_headroom_words(dg, room, sizeof(room));
+		fprintf(out, "diagnosis %c  %s: %s\n", 'A' + s, corecap_diag_kind_name(dg->kind),
+			dg->headline ? dg->headline : "?");
+		fprintf(out, "             headroom %s; then %s%s%s\n", room,
+			dg->next.kind == DIAG_NONE && !dg->next.name[0]
+				? "unknown"
+				: corecap_diag_kind_name(dg->next.kind),
+			dg->next.name[0] ? " " : "", dg->next.name);
+	}
 }
 
 int corecap_compare_render_text(const struct compare_diff *d, const char *const run[2],
@@ -28,6 +43,7 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 		d->daemon[1]);
 	for (size_t i = 0; i < d->n_warnings; i++)
 		fprintf(out, "warning: %s\n", d->warnings[i]);
+	diagnoses(r, out);
 	fprintf(out, "headline: %s\n", d->headline);
 	if (corecap_compare_same_daemon(d))
 		fprintf(out, "          %s\n", d->cost_line);
@@ -58,7 +74,6 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 				"%c: ops, lock, cond, I/O and logging figures not measured (no "
 				"trace)\n",
 				'A' + s);
-	fprintf(out, "ceiling A  %s\nceiling B  %s\n", verdict(r[0]), verdict(r[1]));
 	return ferror(out) ? -EIO : 0;
 }
 
@@ -127,11 +142,15 @@ int corecap_compare_render_json(const struct compare_diff *d, const char *const 
 		json_object_object_add(sec, rw->key, fig);
 	}
 	json_object_object_add(root, "figures", sections);
-	for (int s = 0; s < 2; s++)
+	/* ceiling_a and _b: the diagnoses' headlines, kept for older readers. */
+	for (int s = 0; s < 2; s++) {
+		const struct diagnosis *dg = r[s]->diagnosis;
+
+		json_object_object_add(root, s ? "diagnosis_b" : "diagnosis_a",
+				       corecap_render_diagnosis_json(dg));
 		json_object_object_add(root, s ? "ceiling_b" : "ceiling_a",
-				       json_object_new_string(r[s]->ceiling->verdict
-								      ? r[s]->ceiling->verdict
-								      : ""));
+				       json_object_new_string(dg->headline ? dg->headline : ""));
+	}
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text || fprintf(out, "%s\n", text) < 0)

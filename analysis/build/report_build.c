@@ -614,6 +614,8 @@ static int ceph_sampled(struct report_build *j)
 void corecap_report_build_release(struct report_build *j)
 {
 	corecap_ceiling_release(&j->ceiling);
+	corecap_diagnosis_release(&j->diagnosis);
+	free(j->bench_command);
 	corecap_pool_table_release(&j->pools);
 	corecap_ceph_files_release(&j->ceph);
 	if (j->detecting)
@@ -701,6 +703,57 @@ static void path_totals(const struct report_build *j, struct projection_inputs *
 			in->path_runq_ns += t->ns[CP_RUNQUEUE];
 		}
 	}
+}
+
+/* The benchmark's command, each word single-quoted when it needs it; NULL: unknown. */
+static char *bench_command(const struct run_manifest *m)
+{
+	size_t n = m->bench_command ? json_object_array_length(m->bench_command) : 0;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!n || !json_object_is_type(m->bench_command, json_type_array))
+		return NULL;
+	f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *w = json_object_get_string(json_object_array_get_idx(m->bench_command, i));
+
+		if (!w)
+			w = "";
+		if (i)
+			fputc(' ', f);
+		if (*w && !w[strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				    "0123456789-_./=:,+@%")]) {
+			fputs(w, f);
+			continue;
+		}
+		fputc('\'', f);
+		for (const char *c = w; *c; c++)
+			fputs(*c == '\'' ? "'\\''" : (char[]){*c, 0}, f);
+		fputc('\'', f);
+	}
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* The collector's CPU time (manifest collector.cpu_user_s + cpu_sys_s); < 0 unknown. */
+static double collector_cpu_s(const struct run_manifest *m)
+{
+	json_object *c, *u, *s;
+
+	if (!m->root || !json_object_object_get_ex(m->root, "collector", &c) ||
+	    !json_object_object_get_ex(c, "cpu_user_s", &u) ||
+	    !json_object_object_get_ex(c, "cpu_sys_s", &s) ||
+	    !(json_object_is_type(u, json_type_double) || json_object_is_type(u, json_type_int)) ||
+	    !(json_object_is_type(s, json_type_double) || json_object_is_type(s, json_type_int)))
+		return -1;
+	return json_object_get_double(u) + json_object_get_double(s);
 }
 
 /* Reads and models the run into *r, which points into j. */
@@ -796,7 +849,25 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 	};
 	path_totals(j, &pin);
 	corecap_projection_compute(&j->projection, &pin);
-	if ((ret = corecap_ceiling_compute(&j->ceiling, &in)) ||
+	if (j->run->has_manifest)
+		j->bench_command = bench_command(&j->run->manifest);
+	ret = corecap_diagnosis_compute(
+		&j->diagnosis,
+		&(struct diagnosis_inputs){
+			.model = &j->model,
+			.pools = &j->pools,
+			.projection = &j->projection,
+			.cpus_allowed = j->run->has_manifest ? j->run->manifest.daemon_cpus : 0,
+			.nproc = in.cores_available,
+			.profiler_cpu_s = j->run->has_manifest ? collector_cpu_s(&j->run->manifest)
+							       : -1,
+			.has_bench = pin.bench_iops > 0 && pin.bench_lat_s > 0,
+			.partial = !j->run->has_manifest || j->run->manifest.partial ||
+				   j->incomplete_reason,
+			.pid = j->run->has_manifest ? j->run->manifest.pid : 0,
+			.bench_command = j->bench_command,
+		});
+	if (ret || (ret = corecap_ceiling_compute(&j->ceiling, &in)) ||
 	    (ret = corecap_report_quality(&j->warnings, &j->n_warnings, &j->model, j->run)))
 		return ret;
 	for (size_t i = 0; i < j->ceph.n_warnings && !ret; i++)
@@ -810,6 +881,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.pools = &j->pools,
 		.ceiling = &j->ceiling,
 		.projection = &j->projection,
+		.diagnosis = &j->diagnosis,
 		.cores_available = in.cores_available,
 		.window_from_manifest = j->run->has_manifest && j->run->manifest.has_window,
 		.n_traces = j->run->n_traces,

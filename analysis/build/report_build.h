@@ -22,6 +22,7 @@
 #include "build/report_symbols.h"
 #include "model/ceiling.h"
 #include "model/ceph_sampled.h"
+#include "model/diagnosis.h"
 #include "model/model.h"
 #include "model/lock_rows.h"
 #include "model/net_ops.h"
@@ -59,6 +60,8 @@ struct report_build {
 	struct pool_table pools;
 	struct ceiling ceiling;
 	struct projection projection;
+	struct diagnosis diagnosis; /* the one answer, from the projection */
+	char *bench_command;	     /* the benchmark's command, shell-quoted, for verify */
 	uint64_t foreign_events;
 	const char *missing[8];
 	size_t n_missing;

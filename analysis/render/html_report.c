@@ -5,6 +5,7 @@
 #include "html_tables.h"
 #include "name_elide.h"
 #include "render_common.h"
+#include "render_diagnosis.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -100,15 +101,8 @@ static void summary(const struct html_report *h, FILE *out)
 	else if (w)
 		fprintf(out, "<tr><td>traced</td><td>%" PRIu64 " ops, %.0f ops/s</td></tr>\n",
 			r->model->ops.finished, (double)r->model->ops.finished * 1e9 / (double)w);
-	fprintf(out, "</table>\n<p class=\"verdict\"><b>Ceiling:</b> ");
-	esc(out, r->ceiling->verdict ? r->ceiling->verdict : "?");
-	fprintf(out, "</p>\n<ul>\n");
-	for (size_t i = 0; i < r->ceiling->n_evidence; i++) {
-		fprintf(out, "<li>");
-		esc(out, r->ceiling->evidence[i]);
-		fprintf(out, "</li>\n");
-	}
-	fprintf(out, "</ul>\n");
+	fprintf(out, "</table>\n");
+	corecap_render_diagnosis_html(r->diagnosis, r->projection, out);
 	for (size_t i = 0; i < r->n_warnings; i++) {
 		fprintf(out, "<p class=\"note\">");
 		esc(out, r->warnings[i]);

@@ -6,6 +6,7 @@
  */
 #include "ceph_disk.h"
 #include "render_common.h"
+#include "render_diagnosis.h"
 #include "render_projection.h"
 #include "report.h"
 
@@ -139,26 +140,27 @@ static json_object *io_classes_arr(const struct report *r)
 	return a;
 }
 
+/*
+ * The ceiling object is the diagnosis' detail: its kind, name, utilization
+ * and headroom are the diagnosis' (so that no key contradicts it), then
+ * the candidates and the projection.
+ */
 static json_object *ceiling_obj(const struct report *r)
 {
 	const struct ceiling *c = r->ceiling;
-	json_object *o = json_object_new_object(), *ev = json_object_new_array(),
-		    *cands = json_object_new_array();
+	const struct diagnosis *d = r->diagnosis;
+	json_object *o = json_object_new_object(), *cands = json_object_new_array(), *m;
 
-	put(o, "kind", jstr(corecap_ceiling_kind_name(c->kind)));
-	put(o, "name", c->kind == CEIL_NONE ? NULL : jstr(c->name));
+	put(o, "kind", jstr(corecap_diag_kind_name(d->kind)));
+	put(o, "name", d->name[0] ? jstr(d->name) : NULL);
 	put(o, "source",
-	    c->kind == CEIL_LOCK
+	    c->kind == CEIL_LOCK && d->kind == DIAG_LOCK && strcmp(c->name, d->name) == 0
 		    ? jstr(((const struct model_lock *)c->top[0].ref)->source == LOCK_SOURCE_FUTEX
 				   ? "futex"
 				   : "shim")
 		    : NULL);
-	put(o, "utilization", c->n_top ? jnum(c->utilization, 4) : NULL);
-	put(o, "headroom", c->n_top ? jnum(c->headroom, 3) : NULL);
-	put(o, "verdict", jstr(c->verdict));
-	for (size_t i = 0; i < c->n_evidence; i++)
-		json_object_array_add(ev, jstr(c->evidence[i]));
-	put(o, "evidence", ev);
+	put(o, "utilization", d->running >= 0 ? jnum(d->running, 4) : NULL);
+	put(o, "headroom", d->headroom > 0 ? jnum(d->headroom, 3) : NULL);
 	for (size_t i = 0; i < c->n_top; i++) {
 		json_object *cd = json_object_new_object();
 
@@ -169,6 +171,8 @@ static json_object *ceiling_obj(const struct report *r)
 	}
 	put(o, "candidates", cands);
 	corecap_render_projection_json(r->projection, o);
+	if (json_object_object_get_ex(o, "on_this_machine", &m))
+		put(m, "cores_bind", json_object_new_boolean(d->kind == DIAG_CORES));
 	return o;
 }
 
@@ -1005,6 +1009,7 @@ json_object *corecap_render_json_object(const struct report *r, int *ret)
 	put(root, "daemon", daemon_obj(r));
 	put(root, "window", window_obj(r));
 	put(root, "benchmark", benchmark_obj(r));
+	put(root, "diagnosis", corecap_render_diagnosis_json(r->diagnosis));
 	put(root, "ceiling", ceiling_obj(r));
 	put(root, "locks", locks);
 	put(root, "lock_sort", jstr(corecap_lock_sort_name(r->lock_sort)));

@@ -22,17 +22,12 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 	if (!p)
 		return;
 	if (!p->valid) {
-		fprintf(out, "PROJECTION not available: %s\n\n", p->why_not ? p->why_not : "?");
+		fprintf(out, "PROJECTION (detail) not available: %s\n\n",
+			p->why_not ? p->why_not : "?");
 		return;
 	}
-	fprintf(out, "MACHINE    %s\n", p->machine_verdict);
-	fprintf(out, "DAEMON     %s\n", p->daemon_verdict);
-	for (size_t i = 1; i < p->n_res && i < 3; i++)
-		fprintf(out, "  - then %s %s at %.0f ops/s (%.2f us per op%s)\n",
-			corecap_ceiling_kind_name(p->res[i].kind), p->res[i].name, p->res[i].iops,
-			p->res[i].demand_s_per_op * 1e6,
-			p->res[i].kind == CEIL_POOL ? " over its threads" : "");
-	fprintf(out, "\nPROJECTION (measured %.0f ops/s from the %s; CPU %.2f us per op)\n",
+	fprintf(out, "PROJECTION (detail for the diagnosis: the throughput at N cores, what binds "
+		     "at each; measured %.0f ops/s from the %s; CPU %.2f us per op)\n",
 		p->iops_measured, p->iops_source, p->cpu_s_per_op * 1e6);
 	if (p->wake_s > 0)
 		fprintf(out, "  a lock's demand adds a %.1f us hand-off per acquisition (a cross-core "
@@ -68,11 +63,7 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 			fprintf(out, " %12.0f  %s", pt->iops_with_client, pt->bound_with_client);
 		fprintf(out, "%s\n", n == p->cores_here ? "  (this machine)" : "");
 	}
-	fprintf(out, "RELIEF at %d cores:", p->cores_here);
-	for (size_t i = 0; i < p->n_relief && i < 4; i++)
-		fprintf(out, "%s %s %+.0f ops/s", i ? ";" : "", p->relief[i].resource,
-			p->relief[i].iops_gain);
-	fprintf(out, "\n\n");
+	fprintf(out, "\n");
 }
 
 static json_object *share(double v)
@@ -82,12 +73,11 @@ static json_object *share(double v)
 
 void corecap_render_projection_json(const struct projection *p, json_object *ceiling)
 {
-	json_object *machine, *daemon, *loop, *proj, *relief;
+	json_object *machine, *daemon, *loop, *proj;
 
 	if (!p || !p->valid)
 		return;
 	machine = json_object_new_object();
-	put(machine, "verdict", json_object_new_string(p->machine_verdict));
 	put(machine, "cores", json_object_new_int(p->cores_here));
 	put(machine, "cores_bind", json_object_new_boolean(p->cores_bind_here));
 	put(machine, "daemon_cores", share(p->daemon_cores));
@@ -96,7 +86,6 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 	put(machine, "stolen_cores", share(p->stolen_cores));
 	put(ceiling, "on_this_machine", machine);
 	daemon = json_object_new_object();
-	put(daemon, "verdict", json_object_new_string(p->daemon_verdict));
 	if (p->n_res) {
 		put(daemon, "kind",
 		    json_object_new_string(corecap_ceiling_kind_name(p->res[0].kind)));
@@ -139,13 +128,4 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 		json_object_array_add(proj, pt);
 	}
 	put(ceiling, "projection", proj);
-	relief = json_object_new_array();
-	for (size_t i = 0; i < p->n_relief; i++) {
-		json_object *r = json_object_new_object();
-
-		put(r, "resource", json_object_new_string(p->relief[i].resource));
-		put(r, "iops_gain", num(p->relief[i].iops_gain, 1));
-		json_object_array_add(relief, r);
-	}
-	put(ceiling, "relief", relief);
 }

@@ -1,8 +1,8 @@
 /*
- * render_projection: the projection and the two verdicts
- * (model/projection.h) in text and as keys of the JSON ceiling object
- * (docs/report-json.md): on_this_machine, daemon_limit, projection[],
- * relief[].
+ * render_projection: the projection (model/projection.h) as detail of
+ * the diagnosis, in text and as keys of the JSON ceiling object
+ * (docs/report-json.md): on_this_machine, daemon_limit, projection[].
+ * Neither says a verdict of its own: the diagnosis is the answer.
  */
 #ifndef CORECAP_RENDER_PROJECTION_H
 #define CORECAP_RENDER_PROJECTION_H

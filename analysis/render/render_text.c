@@ -6,7 +6,7 @@
 #include "name_elide.h"
 #include "ceph_disk.h"
 #include "render_common.h"
-#include "render_projection.h"
+#include "render_diagnosis.h"
 #include "report.h"
 
 #include <errno.h>
@@ -58,15 +58,11 @@ static void header(const struct report *r, FILE *out)
 	fprintf(out, "\n");
 }
 
-static void ceiling(const struct report *r, FILE *out)
+/* The diagnosis first; the candidates and the projection follow as its detail. */
+static void diagnosis(const struct report *r, FILE *out)
 {
-	const struct ceiling *c = r->ceiling;
-
-	fprintf(out, "CEILING    the daemon's own limit: %s\n", c->verdict ? c->verdict : "?");
-	for (size_t i = 0; i < c->n_evidence; i++)
-		fprintf(out, "  - %s\n", c->evidence[i]);
-	fprintf(out, "\n");
-	corecap_render_projection_text(r->projection, out);
+	corecap_render_diagnosis_text(r->diagnosis, out);
+	corecap_render_diagnosis_detail_text(r->ceiling, r->projection, out);
 }
 
 /* Under a table whose wait columns no source gave. */
@@ -779,7 +775,7 @@ static void io_classes(const struct report *r, FILE *out)
 int corecap_render_text(const struct report *r, FILE *out)
 {
 	header(r, out);
-	ceiling(r, out);
+	diagnosis(r, out);
 	pools(r, out);
 	threads(r, out);
 	kernel_states(r, out);

@@ -15,6 +15,7 @@
 #include "../model/ceph_critical.h"
 #include "../model/ceph_sampled.h"
 #include "../model/critical_path.h"
+#include "../model/diagnosis.h"
 #include "../model/kernel_states.h"
 #include "../model/lock_rows.h"
 #include "../model/model.h"
@@ -45,6 +46,7 @@ struct report {
 	const struct pool_table *pools;
 	const struct ceiling *ceiling;
 	const struct projection *projection; /* NULL: not computed */
+	const struct diagnosis *diagnosis;   /* the one answer, printed first; NULL: none */
 	int cores_available;		     /* 0: unknown */
 	bool window_from_manifest;
 	size_t n_traces;

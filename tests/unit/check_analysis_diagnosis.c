@@ -1,0 +1,261 @@
+/*
+ * analysis/model/diagnosis.c: the one headline from hand-built runs whose
+ * every figure is computed by hand below (a 1 s window, 2 CPUs): a lock
+ * held 95%; a thread that ran 20% and waited for a CPU 53% while other
+ * processes took the cores (the cores, not the thread); a benchmark with
+ * one op in flight (its closed loop); nothing saturated; and a run with no
+ * CPU figures, no kernel events and no benchmark (nothing shown as
+ * measured, the missing evidence listed).
+ */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/diagnosis.h"
+
+#include "check_run.h"
+
+#define W 1000000000ull /* a 1 s window */
+
+static struct model m;
+static struct pool_table pools;
+static struct projection p;
+static struct diagnosis d;
+
+static void setup(void)
+{
+	struct model_config cfg = {
+		.has_window = true, .window_start_ns = W, .window_end_ns = 2 * W, .pid = -1};
+
+	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+}
+
+static void teardown(void)
+{
+	corecap_diagnosis_release(&d);
+	corecap_pool_table_release(&pools);
+	corecap_model_release(&m);
+}
+
+static void hold(uint64_t lock, uint64_t ns)
+{
+	struct model_event ev = {.kind = MEV_LOCK_HOLD,
+				 .ts_ns = 2 * W,
+				 .tid = 1,
+				 .pid = 1,
+				 .lock = {.addr = lock, .site = 0x10, .dur_ns = ns}};
+
+	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+}
+
+/* A thread that ran cpu and waited for a CPU runq, in seconds of the window. */
+static void thread(int tid, const char *name, double cpu, double runq)
+{
+	ck_assert_int_eq(corecap_model_set_thread_cpu(&m, tid, name, (uint64_t)(cpu * W),
+						      (uint64_t)(runq * W), true, W),
+			 0);
+}
+
+static char *namer(void *ctx, uint64_t addr, bool code)
+{
+	(void)ctx;
+	(void)addr;
+	return strdup(code ? "osd_handle_op+0x699" : "0x1000");
+}
+
+/* Projection and diagnosis on 2 CPUs, the benchmark's figures in pin. */
+static void diagnose(struct projection_inputs pin, struct diagnosis_inputs din)
+{
+	ck_assert_int_eq(corecap_model_finish(&m), 0);
+	corecap_lock_table_symbolize(&m.locks, namer, NULL);
+	ck_assert_int_eq(corecap_pool_table_build(&pools, &m.threads, corecap_model_window_ns(&m)),
+			 0);
+	pin.model = &m;
+	pin.pools = &pools;
+	pin.cores_available = pin.machine_cpus = 2;
+	if (!pin.wake_ns)
+		pin.wake_ns = -1;
+	corecap_projection_compute(&p, &pin);
+	din.model = &m;
+	din.pools = &pools;
+	din.projection = &p;
+	din.nproc = 2;
+	ck_assert_int_eq(corecap_diagnosis_compute(&d, &din), 0);
+	ck_assert_ptr_nonnull(d.headline);
+	ck_assert_ptr_nonnull(d.action);
+}
+
+static void near(double a, double b)
+{
+	ck_assert_msg(fabs(a - b) < 1e-6 * fabs(b) + 1e-9, "%g != %g", a, b);
+}
+
+static bool missing_has(const char *what)
+{
+	for (size_t i = 0; i < d.n_missing; i++)
+		if (strstr(d.missing[i], what))
+			return true;
+	return false;
+}
+
+/*
+ * 1000 ops/s (16 in flight: 16 ms each); the lock held 0.95 s: 950 us
+ * per op, saturated at 1052.6 ops/s, so U 0.95 and headroom 1/0.95. The
+ * thread ran 0.5 s (2000 ops/s), the cores 2 / 500 us = 4000: the next
+ * limit is the thread at 2000. The verify line names the site as the
+ * report prints it, the daemon and the benchmark.
+ */
+START_TEST(a_lock_held_95_percent_is_the_headline_with_its_verify_line)
+{
+	hold(0xa0, 95 * W / 100);
+	thread(2, "alpha", 0.5, 0.01);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.7,
+					    .bench_cpu_s = 0.2},
+		 (struct diagnosis_inputs){.cpus_allowed = 2,
+					   .profiler_cpu_s = 0.01,
+					   .has_bench = true,
+					   .pid = 4242,
+					   .bench_command = "refbench -t 16 write"});
+	ck_assert_int_eq(d.kind, DIAG_LOCK);
+	ck_assert_str_eq(d.site, "osd_handle_op+0x699");
+	near(d.running, 0.95);
+	near(d.headroom, 1 / 0.95);
+	/* The projection at this machine's cores says the same, by construction. */
+	near(d.headroom * d.iops, p.at[1].iops);
+	ck_assert_ptr_nonnull(strstr(p.at[1].bound_by, "lock"));
+	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
+	ck_assert_str_eq(d.next.name, "alpha (tid 2)");
+	near(d.next.iops, 2000);
+	ck_assert_str_eq(d.verify_command,
+			 "corecap verify -p 4242 --site 'osd_handle_op+0x699' -- refbench -t 16 write");
+	ck_assert(!d.cores_saturated);
+	ck_assert_ptr_nonnull(strstr(d.headline, "95%"));
+	ck_assert_ptr_nonnull(strstr(d.headline, "1.05x"));
+}
+END_TEST
+
+/*
+ * The finisher ran 0.20 s and waited for a CPU 0.53 s; two workers ran
+ * 0.40 s and waited 0.30 s each. The daemon ran 1.00 CPU and waited
+ * 1.13; the machine was busy 2.00 of 2 CPUs, the client 0.36, so others
+ * took 2.00 - 1.00 - 0.36 = 0.64. Runnable 2.00 + 1.13 >= 0.95 x 2: the
+ * cores bind. Their X at 2 cores: 2 / 1 ms = 2000 ops/s (headroom 2.00);
+ * the finisher's 5000 and its running share 20%: not the headline.
+ */
+START_TEST(a_thread_waiting_for_a_cpu_others_took_names_the_cores)
+{
+	thread(2, "finisher", 0.20, 0.53);
+	thread(3, "worker-0", 0.40, 0.30);
+	thread(4, "worker-1", 0.40, 0.30);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.032,
+					    .machine_busy_cpu_s = 2.0,
+					    .bench_cpu_s = 0.36},
+		 (struct diagnosis_inputs){.cpus_allowed = 2, .profiler_cpu_s = 0.02, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_CORES);
+	ck_assert(d.cores_saturated);
+	near(d.daemon_running, 1.0);
+	near(d.daemon_waiting, 1.13);
+	near(d.bench_cores, 0.36);
+	near(d.other_cores, 0.64);
+	near(d.profiler_cores, 0.02);
+	near(d.runnable, 3.13);
+	near(d.headroom, 2.0);
+	near(d.headroom * d.iops, p.at[1].iops);
+	ck_assert_str_eq(p.at[1].bound_by, "cores");
+	near(d.next.iops, 2500); /* a worker, or the worker pool: 2 / 0.8 ms */
+	ck_assert_ptr_null(strstr(d.headline, "finisher"));
+	ck_assert_ptr_nonnull(strstr(d.headline, "other processes 0.64"));
+	ck_assert_ptr_nonnull(strstr(d.headline, "client took 0.36"));
+	ck_assert_ptr_null(d.verify_command);
+}
+END_TEST
+
+/*
+ * refbench -t 1: 1000 ops/s at 0.9 ms, 0.9 op in flight. With no critical
+ * paths the projection cannot model the loop: saturated as is, headroom
+ * 1; the thread (0.3 s: 3333 ops/s) is the next limit.
+ */
+START_TEST(one_op_in_flight_is_the_closed_loop)
+{
+	thread(2, "alpha", 0.3, 0.0);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.0009,
+					    .machine_busy_cpu_s = 0.5,
+					    .bench_cpu_s = 0.2},
+		 (struct diagnosis_inputs){.cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_LOOP);
+	near(d.headroom, 1);
+	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
+	near(d.next.iops, 1 / 0.3e-3);
+	ck_assert_ptr_nonnull(strstr(d.headline, "0.90 op in flight"));
+	ck_assert_ptr_nonnull(strstr(d.action, "concurrency"));
+}
+END_TEST
+
+/*
+ * 16 ops in flight, the busiest thread at 30% (3333 ops/s), the cores
+ * at 2 / 0.3 ms = 6667 and not full: nothing is saturated; the headroom
+ * is the busiest's 3.33, the projection's figure at 2 cores.
+ */
+START_TEST(nothing_saturated_says_so_and_names_the_busiest)
+{
+	thread(2, "alpha", 0.3, 0.0);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.5,
+					    .bench_cpu_s = 0.2},
+		 (struct diagnosis_inputs){.cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_NONE);
+	ck_assert_ptr_nonnull(strstr(d.headline, "nothing measured is saturated"));
+	near(d.running, 0.3);
+	near(d.headroom, 1 / 0.3);
+	near(d.headroom * d.iops, p.at[1].iops);
+	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
+	ck_assert(!missing_has("the benchmark's summary"));
+	ck_assert(missing_has("kernel events")); /* none in a hand-built model */
+}
+END_TEST
+
+/*
+ * No thread CPU figures, no kernel events, no benchmark, a partial run:
+ * no projection, so no headroom and no utilization; each missing source
+ * is listed with what would provide it.
+ */
+START_TEST(missing_sources_are_listed_and_nothing_is_guessed)
+{
+	hold(0xa0, W / 2);
+	diagnose((struct projection_inputs){.machine_busy_cpu_s = -1, .bench_cpu_s = -1},
+		 (struct diagnosis_inputs){.profiler_cpu_s = -1, .partial = true});
+	ck_assert_int_eq(d.kind, DIAG_NONE);
+	ck_assert(!p.valid);
+	near(d.headroom, 0);
+	ck_assert(d.running < 0);
+	ck_assert_ptr_null(d.verify_command);
+	ck_assert(missing_has("kernel events"));
+	ck_assert(missing_has("record as root"));
+	ck_assert(missing_has("the threads' CPU"));
+	ck_assert(missing_has("the benchmark's summary"));
+	ck_assert(missing_has("partial"));
+	ck_assert(missing_has("its affinity"));
+	ck_assert_ptr_nonnull(strstr(d.headline, "no resource could be weighed"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("diagnosis");
+	TCase *tc = tcase_create("diagnosis");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, a_lock_held_95_percent_is_the_headline_with_its_verify_line);
+	tcase_add_test(tc, a_thread_waiting_for_a_cpu_others_took_names_the_cores);
+	tcase_add_test(tc, one_op_in_flight_is_the_closed_loop);
+	tcase_add_test(tc, nothing_saturated_says_so_and_names_the_busiest);
+	tcase_add_test(tc, missing_sources_are_listed_and_nothing_is_guessed);
+	suite_add_tcase(s, tc);
+	return corecap_check_run(s);
+}
