@@ -562,8 +562,9 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 		       " locks not tracked, %" PRIu64 " threads without a slot\n",
 		       h->sites_dropped, h->locks_dropped, h->threads_dropped);
 
-	printf("\n%-44s %-9s %10s %10s %9s %6s  %s\n", "LOCK", "KIND", "CONTENDED", "WAIT ms",
-	       "AVG us", "HOLD%", "FIRST CONTENDED AT");
+	/* LOCKS: how many locks a row is (a family of heap locks at one site); never in the name. */
+	printf("\n%-44s %5s %-9s %10s %10s %9s %6s  %s\n", "LOCK", "LOCKS", "KIND", "CONTENDED",
+	       "WAIT ms", "AVG us", "HOLD%", "FIRST CONTENDED AT");
 	shown = 0;
 	for (size_t i = 0; i < iv->lock_rows.n && shown < o->top; i++) {
 		const struct lock_row *r = &iv->lock_rows.v[i];
@@ -573,8 +574,9 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 			continue;
 		shown++;
 		corecap_lock_row_label(r, label, sizeof(label));
-		printf("%-44s %-9s %10" PRIu64 " %10.1f %9.1f %6.1f  %s\n",
-		       elide(label, 44, e1, sizeof(e1)), kind_name(r->kind, true), r->contentions,
+		printf("%-44s %5zu %-9s %10" PRIu64 " %10.1f %9.1f %6.1f  %s\n",
+		       elide(label, 44, e1, sizeof(e1)), r->n_members, kind_name(r->kind, true),
+		       r->contentions,
 		       ms(r->wait_ns), (double)corecap_lock_row_avg_wait_ns(r) / 1e3,
 		       iv->interval_ns ? 100.0 * (double)r->hold_ns / (double)iv->interval_ns : 0.0,
 		       elide(corecap_symbolizer_name(sym, row_first_site(r), true), 48, e2,

@@ -484,14 +484,15 @@ static int need_report(struct flame_job *j)
 	return ret;
 }
 
-/* The report's label of a lock, without the address that tells apart locks of one label. */
+/* The report's name of a lock; unmerged, with the address that tells apart locks of one name. */
 static void lock_name(const struct model_lock *lk, bool merge, char *out, size_t size)
 {
-	char *cut;
+	size_t n;
 
 	corecap_lock_label(lk, out, size);
-	if (merge && lk->ambiguous && (cut = strstr(out, " [0x")))
-		*cut = '\0';
+	n = strlen(out);
+	if (!merge && lk->ambiguous && n < size)
+		snprintf(out + n, size - n, " [0x%llx]", (unsigned long long)lk->addr);
 }
 
 static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)

@@ -178,11 +178,11 @@ void corecap_lock_rows_release(struct lock_rows *rows)
 
 void corecap_lock_row_label(const struct lock_row *row, char *out, size_t size)
 {
+	/* A family is named by its site; its count is the tables' detail, never the name. */
 	if (row->family && row->site && row->site->symbol)
-		snprintf(out, size, "%s x%zu", row->site->symbol, row->n_members);
-	else if (row->family)
-		snprintf(out, size, "lock at 0x%llx x%zu", (unsigned long long)row->site->site,
-			 row->n_members);
+		snprintf(out, size, "%s", row->site->symbol);
+	else if (row->family && row->site)
+		snprintf(out, size, "0x%llx", (unsigned long long)row->site->site);
 	else
 		corecap_lock_label(row->members[0], out, size);
 }

@@ -66,7 +66,7 @@ int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, 
 void corecap_lock_rows_release(struct lock_rows *rows);
 /* Mean wait of a contention, 0 without any. */
 uint64_t corecap_lock_row_avg_wait_ns(const struct lock_row *row);
-/* The row's name: the lock's label, or a family's "SITE xN". */
+/* The row's name: the lock's one name (corecap_lock_label), a family's its site's. */
 void corecap_lock_row_label(const struct lock_row *row, char *out, size_t size);
 /* Holds counted in the same source as corecap_lock_hold_ns: hold_ns / holds is the mean hold. */
 uint64_t corecap_lock_holds(const struct model_lock *lock);

@@ -262,16 +262,19 @@ const char *corecap_lock_kind_name(uint8_t kind)
 void corecap_lock_label(const struct model_lock *lock, char *out, size_t size)
 {
 	const struct lock_site *s = corecap_lock_top_site(lock);
-	int n;
 
+	/*
+	 * No "lock at", no address, no count: the sentences and the column
+	 * titles around a name say it is a lock, and a site is the text verify
+	 * takes. Locks that share a site share its name (lock_rows.h makes
+	 * them one row); their addresses are in the table's detail and JSON.
+	 */
 	if (lock->name && strncmp(lock->name, "0x", 2) != 0)
-		n = snprintf(out, size, "%s", lock->name);
+		snprintf(out, size, "%s", lock->name);
 	else if (s && s->symbol)
-		n = snprintf(out, size, "lock at %s", s->symbol);
+		snprintf(out, size, "%s", s->symbol);
 	else
-		n = snprintf(out, size, "lock %s", lock->name ? lock->name : "?");
-	if (lock->ambiguous && n > 0 && (size_t)n < size)
-		snprintf(out + n, size - (size_t)n, " [0x%llx]", (unsigned long long)lock->addr);
+		snprintf(out, size, "0x%llx", (unsigned long long)lock->addr);
 }
 
 /* Many locks of one kind (per-PG locks) share a site: tell them apart. */

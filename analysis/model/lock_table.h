@@ -88,7 +88,7 @@ struct model_lock {
 	size_t n_stacks;
 	uint64_t stacks_over_cap; /* sampled stacks not kept: LOCK_STACKS_MAX reached */
 	char *name;		  /* filled by corecap_lock_table_symbolize */
-	bool ambiguous;		  /* its label is another lock's too: add the address */
+	bool ambiguous;		  /* its label is another lock's too (one site, two locks) */
 	enum lock_source source;
 	/* futex: the threads that waited, and those whose wake ended a wait
 	 * (the holders handing the lock over); at most one per thread. */
@@ -127,7 +127,14 @@ int corecap_lock_tid_add(struct lock_tid **v, size_t *n, int32_t tid, uint64_t w
 void corecap_lock_table_sort_stacks(struct lock_table *t);
 /* The site with the most wait (then contentions, then holds); NULL if none. */
 const struct lock_site *corecap_lock_top_site(const struct model_lock *lock);
-/* A name that says what the lock is: its symbol, else where it is taken most. */
+/*
+ * The lock's one name, the same in every section of every format (the
+ * diagnosis, the candidates, the projection, the lock tables, the op
+ * split, the flame graphs, stat): the variable DWARF or the symbol table
+ * gives it ("d.osd.big_lock"), else its hottest site as FUNCTION+0xOFF
+ * ("shards_queue+0x32", what `corecap verify --site` takes), else its
+ * address. Never a count or a decoration.
+ */
 void corecap_lock_label(const struct model_lock *lock, char *out, size_t size);
 /*
  * Adds the wait [b, e) to the lock's waited-on union (the caller clips it

@@ -39,24 +39,6 @@ static void put(json_object *o, const char *key, json_object *v)
 	json_object_object_add(o, key, v);
 }
 
-/* Adds key to o, or "key [2]", "key [3]" ... when two things share a label. */
-static void put_unique(json_object *o, const char *key, json_object *v)
-{
-	char buf[240];
-
-	if (!json_object_object_get_ex(o, key, NULL)) {
-		put(o, key, v);
-		return;
-	}
-	for (int i = 2;; i++) {
-		snprintf(buf, sizeof(buf), "%.200s [%d]", key, i);
-		if (!json_object_object_get_ex(o, buf, NULL)) {
-			put(o, buf, v);
-			return;
-		}
-	}
-}
-
 static json_object *daemon_obj(const struct report *r)
 {
 	const struct run_manifest *mf = r->manifest;
@@ -376,6 +358,25 @@ static int locks_arrs(const struct report *r, json_object **locks, json_object *
 	return 0;
 }
 
+/* The lock wait of every lock named `name` (locks of one site share it), in ns per op type. */
+static double lock_detail_ns(const struct report *r, const struct op_type *t, const char *name)
+{
+	const struct model *m = r->model;
+	char label[200];
+	double sum = 0;
+
+	for (size_t i = 0; i < m->locks.len; i++) {
+		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i));
+
+		if (!v)
+			continue;
+		corecap_lock_label(m->locks.all[i], label, sizeof(label));
+		if (strcmp(label, name) == 0)
+			sum += (double)*v;
+	}
+	return sum;
+}
+
 static json_object *detail_obj(const struct report *r, const struct op_type *t)
 {
 	json_object *o = json_object_new_object(), *locks = json_object_new_object(),
@@ -392,7 +393,7 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 		if (!v)
 			continue;
 		corecap_lock_label(m->locks.all[i], label, sizeof(label));
-		put_unique(locks, label, jnum((double)*v / n / 1e3, 3));
+		put(locks, label, jnum(lock_detail_ns(r, t, label) / n / 1e3, 3));
 	}
 	for (int c = 0; c < CORECAP_IO_CLASSES; c++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_IO, c));

@@ -165,6 +165,28 @@ static void put_code(const struct report *r, uint64_t addr, const char *name, FI
 		fputs(name, out);
 }
 
+/*
+ * The lock tables' top rows show their site's file:line without --lines:
+ * a few addresses' DWARF lines, the ones a reader acts on (--lines adds
+ * the inline chains, and every other site's line).
+ */
+#define LOCK_LINES_SHOWN 5
+
+/* A site as "name (file.c:123)", the line of its call, or as put_code() with --lines. */
+static void put_site_line(const struct report *r, uint64_t addr, const char *name, FILE *out)
+{
+	struct report_frame f[REPORT_MAX_FRAMES];
+	size_t n = r->lines ? 0 : corecap_render_frame_sources(r, addr, f, REPORT_MAX_FRAMES);
+	const char *base;
+
+	if (r->lines || !n || !f[0].file) {
+		put_code(r, addr, name, out);
+		return;
+	}
+	base = strrchr(f[0].file, '/');
+	fprintf(out, "%s (%s:%u)", name, base ? base + 1 : f[0].file, f[0].line);
+}
+
 /* Thread states from kernel events, per pool (all of whose threads have them). */
 static void kernel_states(const struct report *r, FILE *out)
 {
@@ -282,6 +304,12 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 				   LOCK_SITE_COLS, label, sizeof(label));
 		fprintf(out, "%s\n", label);
 		if (row->family) {
+			if (i < LOCK_LINES_SHOWN && row->site) {
+				fprintf(out, "             * ");
+				put_site_line(r, row->site->site,
+					      row->site->symbol ? row->site->symbol : "?", out);
+				fprintf(out, "\n");
+			}
 			members_line(row, out);
 			continue;
 		}
@@ -292,7 +320,10 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 			const struct lock_site *st = &l->sites[s];
 
 			fprintf(out, "             %s ", st == row->site ? "*" : " ");
-			put_code(r, st->site, st->symbol ? st->symbol : "?", out);
+			if (st == row->site && i < LOCK_LINES_SHOWN)
+				put_site_line(r, st->site, st->symbol ? st->symbol : "?", out);
+			else
+				put_code(r, st->site, st->symbol ? st->symbol : "?", out);
 			fprintf(out, ": %llu waits, %.1f us waited",
 				(unsigned long long)st->contentions, st->wait_ns / 1e3);
 			if (st->holds)
@@ -408,6 +439,7 @@ static void op_detail(const struct report *r, const struct op_type *t, FILE *out
 	char(*labels)[200] = calloc(m->locks.len + 1, sizeof(*labels));
 	double ops = (double)t->hist.count;
 	uint64_t *ns;
+	size_t k;
 
 	if (!v || !labels)
 		goto out;
@@ -415,7 +447,13 @@ static void op_detail(const struct report *r, const struct op_type *t, FILE *out
 		if (!(ns = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i))))
 			continue;
 		corecap_lock_label(m->locks.all[i], labels[i], sizeof(labels[i]));
-		v[n++] = (struct detail_entry){labels[i], *ns};
+		/* Locks of one name (one site) are one entry, as in the lock tables. */
+		for (k = 0; k < n && strcmp(v[k].label, labels[i]) != 0; k++)
+			;
+		if (k < n)
+			v[k].ns += *ns;
+		else
+			v[n++] = (struct detail_entry){labels[i], *ns};
 	}
 	detail_line("lock_wait", v, n, ops, out);
 	n = 0;

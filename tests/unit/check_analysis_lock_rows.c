@@ -97,7 +97,8 @@ START_TEST(a_family_is_one_row_summed)
 	ck_assert_uint_eq(f->members[0]->addr, 0x3200);
 	ck_assert_uint_eq(f->members[2]->addr, 0x3000);
 	corecap_lock_row_label(f, label, sizeof(label));
-	ck_assert_str_eq(label, "PG::lock(bool) const+0x27 x3");
+	ck_assert_str_eq(label, "PG::lock(bool) const+0x27");
+	ck_assert_uint_eq(f->n_members, 3); /* the count is a column, not the name */
 	/* A lone heap lock is not a family. */
 	ck_assert(!rows.v[2].family);
 	corecap_lock_rows_release(&rows);
@@ -186,6 +187,34 @@ START_TEST(without_events_no_max_wait)
 }
 END_TEST
 
+START_TEST(a_lock_has_one_name_everywhere)
+{
+	struct model_lock *bare = corecap_lock_table_get(&t, 0x6000);
+	char name[200], row_name[200];
+
+	/* A variable's name, else the hottest site as FUNCTION+0xOFF (verify's), else the address. */
+	corecap_lock_label(corecap_lock_table_get(&t, 0x1000), name, sizeof(name));
+	ck_assert_str_eq(name, "d.osd.big_lock");
+	corecap_lock_label(corecap_lock_table_get(&t, 0x4000), name, sizeof(name));
+	ck_assert_str_eq(name, "shards_queue+0x32");
+	corecap_lock_label(bare, name, sizeof(name));
+	ck_assert_str_eq(name, "0x6000");
+	/* Three locks at one site share its name: no address, no count, no "lock at". */
+	for (uint64_t a = 0x3000; a <= 0x3200; a += 0x100) {
+		corecap_lock_label(corecap_lock_table_get(&t, a), name, sizeof(name));
+		ck_assert_str_eq(name, "PG::lock(bool) const+0x27");
+	}
+	/* Each row is named as its locks are. */
+	build(LOCK_SORT_WAIT);
+	for (size_t i = 0; i < rows.n; i++) {
+		corecap_lock_row_label(&rows.v[i], row_name, sizeof(row_name));
+		corecap_lock_label(rows.v[i].members[0], name, sizeof(name));
+		ck_assert_str_eq(row_name, name);
+	}
+	corecap_lock_rows_release(&rows);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("lock_rows");
@@ -200,6 +229,7 @@ int main(void)
 	tcase_add_test(tc, condition_variables_come_after_mutex_words);
 	tcase_add_test(tc, holds_come_from_the_hold_times_source);
 	tcase_add_test(tc, without_events_no_max_wait);
+	tcase_add_test(tc, a_lock_has_one_name_everywhere);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
