@@ -31,9 +31,9 @@
 #include <corecap/run_format.h>
 
 const char corecap_compare_usage[] =
-	"usage: corecap compare [--json] [--symfs DIR] RUN_A RUN_B\n"
+	"usage: corecap compare [--json] [--symfs DIR] [--keep-profiler] RUN_A RUN_B\n"
 	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool] [--per-op|--absolute]\n"
-	"                       [--keep-shim-frames] RUN_A RUN_B\n"
+	"                       [--keep-shim-frames] [--keep-profiler] RUN_A RUN_B\n"
 	"\n"
 	"Either run may be one daemon of a run of several, as RUN:PID (two daemons of\n"
 	"one run: RUN:PID1 RUN:PID2).\n"
@@ -58,13 +58,15 @@ const char corecap_compare_usage[] =
 	"                  columns compare per op (default for the op and cpu kinds)\n"
 	"  --absolute      --folded: the runs' totals as they are (default for wall, lock)\n"
 	"  --keep-shim-frames  --folded: keep the frames of corecap's shim and LTTng-UST\n"
+	"  --keep-profiler  keep the profiler's own threads, locks and frames (LTTng-UST's\n"
+	"                  and the shim's threads, the collector) in both runs\n"
 	"  --symfs DIR     look up the daemons' ELF files under DIR (post-mortem)\n"
 	"\n"
 	"See also corecap-compare(1).\n";
 
 struct compare_opts {
 	const char *run[2], *symfs;
-	bool json, folded, by_pool, keep_shim_frames;
+	bool json, folded, by_pool, keep_shim_frames, keep_profiler;
 	enum flame_kind kind;
 	int per_op; /* --folded: 1 --per-op, 0 --absolute, -1 by kind (op, cpu: per op) */
 };
@@ -80,6 +82,7 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 		{"per-op", no_argument, NULL, 'P'},
 		{"absolute", no_argument, NULL, 'A'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
+		{"keep-profiler", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -117,6 +120,9 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 'K':
 			o->keep_shim_frames = true;
+			break;
+		case 'R':
+			o->keep_profiler = true;
 			break;
 		case 'h':
 			printf("%s", corecap_compare_usage);
@@ -183,6 +189,16 @@ static void per_op_scale(const struct compare_opts *o, const struct report *cons
 	}
 }
 
+/* The reports' options: every frame kept (the folded stacks cut by their own
+ * option), the profiler's threads and locks as --keep-profiler says. */
+static const struct report_opts *report_opts(const struct compare_opts *o, struct report_opts *ro)
+{
+	corecap_report_opts_init(ro);
+	ro->keep_shim_frames = true;
+	ro->keep_profiler = o->keep_profiler;
+	return ro;
+}
+
 static int compare_folded(const struct compare_opts *o)
 {
 	struct flame_stacks fs;
@@ -192,6 +208,7 @@ static int compare_folded(const struct compare_opts *o)
 	struct report rr[2];
 	const struct report *r[2] = {NULL, NULL};
 	bool has[2] = {false, false}, opened[2] = {false, false};
+	struct report_opts ro;
 	int ret;
 
 	ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
@@ -199,8 +216,8 @@ static int compare_folded(const struct compare_opts *o)
 	for (int s = 0; s < 2 && !ret; s++)
 		if (is_run_dir(o->run[s])) {
 			opened[s] = true;
-			if (corecap_report_build_dir(&b[s], &run[s], o->run[s], o->symfs, NULL,
-						     &rr[s]) == 0)
+			if (corecap_report_build_dir(&b[s], &run[s], o->run[s], o->symfs,
+						     report_opts(o, &ro), &rr[s]) == 0)
 				r[s] = &rr[s];
 		}
 	for (int s = 0; s < 2 && !ret; s++) {
@@ -211,6 +228,7 @@ static int compare_folded(const struct compare_opts *o)
 		has[s] = true;
 		j[s].by_pool = o->by_pool;
 		j[s].keep_shim_frames = o->keep_shim_frames;
+		j[s].keep_profiler = o->keep_profiler;
 		/* Lock addresses differ from run to run: compare locks by label. */
 		j[s].merge_lock_instances = true;
 		ret = corecap_flame_job_build(&j[s], &fs, s);
@@ -246,6 +264,7 @@ int corecap_cmd_compare(int argc, char **argv)
 	struct report rr[2];
 	const struct report *r[2] = {&rr[0], &rr[1]};
 	struct compare_diff d = {0};
+	struct report_opts ro;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
@@ -254,7 +273,8 @@ int corecap_cmd_compare(int argc, char **argv)
 	if (o.folded)
 		return compare_folded(&o) ? 1 : 0;
 	for (int s = 0; s < 2 && !ret; s++)
-		ret = corecap_report_build_dir(&b[s], &run[s], o.run[s], o.symfs, NULL, &rr[s]);
+		ret = corecap_report_build_dir(&b[s], &run[s], o.run[s], o.symfs,
+					       report_opts(&o, &ro), &rr[s]);
 	if (!ret) {
 		ret = corecap_compare_diff_build(&d, r[0], r[1]);
 		if (ret)

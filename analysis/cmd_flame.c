@@ -50,6 +50,9 @@ const char corecap_flame_usage[] =
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
 	"  --keep-shim-frames keep the frames of corecap's shim and LTTng-UST in stacks\n"
+	"  --keep-profiler    keep the profiler's own: wall, its threads (LTTng-UST's,\n"
+	"                     the shim's); lock, its locks; every kind, the frames of\n"
+	"                     gperftools' profiler and libunwind\n"
 	"  --names pprof      cpu: name frames as google-pprof --collapsed names them\n"
 	"                     (nm's and addr2line's names, as gperftools 2.10's pprof\n"
 	"                     joins them; with --keep-shim-frames, the same lines)\n"
@@ -62,7 +65,7 @@ struct flame_opts {
 	const char *run, *output, *title, *symfs;
 	enum flame_kind kind;
 	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
-	bool svg, by_pool, keep_shim_frames, no_idle, names_pprof;
+	bool svg, by_pool, keep_shim_frames, keep_profiler, no_idle, names_pprof;
 	int width;
 };
 
@@ -77,6 +80,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		{"symfs", required_argument, NULL, 'S'},
 		{"pool", no_argument, NULL, 'p'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
+		{"keep-profiler", no_argument, NULL, 'P'},
 		{"no-idle", no_argument, NULL, 'I'},
 		{"names", required_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
@@ -125,6 +129,9 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			break;
 		case 'K':
 			o->keep_shim_frames = true;
+			break;
+		case 'P':
+			o->keep_profiler = true;
 			break;
 		case 'I':
 			o->no_idle = true;
@@ -197,9 +204,10 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 }
 
 /* "cpu: N samples, U of F frames unresolved, S shim frames cut", on stderr. */
-static void summary(const struct flame_opts *o, const struct flame_stacks *fs)
+static void summary(const struct flame_opts *o, const struct flame_stacks *fs,
+		    const struct flame_job *j)
 {
-	char unresolved[80] = "", idle[80] = "", shim[96] = "";
+	char unresolved[80] = "", idle[80] = "", shim[96] = "", prof[128] = "";
 
 	if (fs->frames)
 		snprintf(unresolved, sizeof(unresolved), ", %llu of %llu frames unresolved",
@@ -211,9 +219,15 @@ static void summary(const struct flame_opts *o, const struct flame_stacks *fs)
 		snprintf(shim, sizeof(shim),
 			 ", %llu shim frames cut (--keep-shim-frames keeps them)",
 			 (unsigned long long)fs->shim_frames);
-	corecap_note("%s: %llu %s%s%s%s", corecap_flame_kind_name(o->kind),
+	if (j->profiler_samples || fs->profiler_frames)
+		snprintf(prof, sizeof(prof),
+			 ", the profiler's %llu samples and %llu frames cut (--keep-profiler keeps "
+			 "them)",
+			 (unsigned long long)j->profiler_samples,
+			 (unsigned long long)fs->profiler_frames);
+	corecap_note("%s: %llu %s%s%s%s%s", corecap_flame_kind_name(o->kind),
 		     (unsigned long long)fs->weight, corecap_flame_kind_unit(o->kind), unresolved,
-		     idle, shim);
+		     idle, shim, prof);
 }
 
 /* Without --kind: the first kind the run holds; false when it holds none. */
@@ -251,6 +265,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL))
 		return 1;
 	j.by_pool = o.by_pool;
+	j.keep_profiler = o.keep_profiler; /* before pick_kind builds the report */
 	if (!o.kind_given)
 		none = !pick_kind(&j, &o.kind);
 	if (o.names_pprof && o.kind != FLAME_CPU) {
@@ -273,7 +288,7 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (!ret) {
 		if (none)
 			corecap_note("'%s': %s", o.run, j.subtitle);
-		summary(&o, &fs);
+		summary(&o, &fs, &j);
 		ret = write_output(&o, &j, &fs);
 	}
 	corecap_flame_stacks_release(&fs);

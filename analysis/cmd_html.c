@@ -28,7 +28,7 @@
 
 const char corecap_html_usage[] =
 	"usage: corecap html [-o FILE] [--symfs DIR] [--pool] [--idle]\n"
-	"                    [--keep-shim-frames] RUN\n"
+	"                    [--keep-shim-frames] [--keep-profiler] RUN\n"
 	"\n"
 	"Writes one self-contained HTML page (no network fetch; inline scripts only): the\n"
 	"report's verdict and tables, the CPU each pool used over time, and the flame\n"
@@ -43,12 +43,14 @@ const char corecap_html_usage[] =
 	"                     wait for work (left out by default: flame --no-idle)\n"
 	"  --keep-shim-frames flame graphs: keep the frames of corecap's shim and\n"
 	"                     LTTng-UST\n"
+	"  --keep-profiler    keep the profiler's own threads, locks and frames in the\n"
+	"                     tables, the diagnosis and the flame graphs\n"
 	"\n"
 	"See also corecap-html(1).\n";
 
 struct html_opts {
 	const char *run, *output, *symfs;
-	bool by_pool, idle, keep_shim_frames;
+	bool by_pool, idle, keep_shim_frames, keep_profiler;
 };
 
 static int parse_args(struct html_opts *o, int argc, char **argv)
@@ -59,6 +61,7 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 		{"pool", no_argument, NULL, 'p'},
 		{"idle", no_argument, NULL, 'i'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
+		{"keep-profiler", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -82,6 +85,9 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 			break;
 		case 'K':
 			o->keep_shim_frames = true;
+			break;
+		case 'P':
+			o->keep_profiler = true;
 			break;
 		case 'h':
 			printf("%s", corecap_html_usage);
@@ -162,6 +168,7 @@ static int add_flames(struct html_job *j)
 	j->has_fjob = true;
 	j->fjob.by_pool = j->o.by_pool;
 	j->fjob.keep_shim_frames = j->o.keep_shim_frames;
+	j->fjob.keep_profiler = j->o.keep_profiler;
 	j->fjob.no_idle = !j->o.idle;
 	for (int k = 0; k < FLAME__COUNT; k++) {
 		struct html_flame *hf;
@@ -211,6 +218,7 @@ static int build(struct html_job *j)
 	/* The embedded text report cuts the shim's frames as the pictures do. */
 	corecap_report_opts_init(&ro);
 	ro.keep_shim_frames = j->o.keep_shim_frames;
+	ro.keep_profiler = j->o.keep_profiler;
 	ret = corecap_report_build_dir(&j->rb, &j->run, j->o.run, j->o.symfs, &ro, &j->report);
 	if (ret)
 		return ret;

@@ -50,6 +50,7 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 		{"sort", required_argument, NULL, 'S'},
 		{"lines", no_argument, NULL, 'L'},
 		{"keep-shim-frames", no_argument, NULL, 'K'},
+		{"keep-profiler", no_argument, NULL, 'P'},
 		{"ops", required_argument, NULL, 'O'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -85,6 +86,9 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 			break;
 		case 'K':
 			o->build.keep_shim_frames = true;
+			break;
+		case 'P':
+			o->build.keep_profiler = true;
 			break;
 		case 't':
 			errno = 0;

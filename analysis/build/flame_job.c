@@ -118,6 +118,7 @@ static void sym_namer(void *ctx, uint64_t addr, bool exact, struct flame_names *
 	/* The symbolizer looks up addr - 1 (a return address): step over that for an exact PC. */
 	if (s && corecap_symbolizer_lookup(s, exact ? addr + 1 : addr, &info)) {
 		out->shim = info.shim;
+		out->profiler = !info.shim && corecap_profiler_is_module(info.module);
 		n = corecap_symbolizer_frames(s, exact ? addr : addr - 1, &f);
 		/* The deepest chains keep their innermost calls and the function holding them. */
 		for (size_t k = 0; k < n; k++) {
@@ -158,8 +159,10 @@ static void pprof_namer(void *ctx, uint64_t addr, bool exact, struct flame_names
 		out->names[out->n++] = out->buf;
 		return;
 	}
-	if (corecap_symbolizer_lookup(p->sym, exact ? addr + 1 : addr, &info))
+	if (corecap_symbolizer_lookup(p->sym, exact ? addr + 1 : addr, &info)) {
 		out->shim = info.shim;
+		out->profiler = !info.shim && corecap_profiler_is_module(info.module);
+	}
 	for (size_t k = n > FLAME_MAX_NAMES ? n - FLAME_MAX_NAMES : 0; k < n; k++) {
 		out->inlined[out->n] = f[k].inlined;
 		out->names[out->n++] = f[k].function;
@@ -352,6 +355,7 @@ out:
 struct wall_ctx {
 	struct flame_job *j;
 	struct flame_stacks *fs;
+	struct profiler_own prof; /* names the profiler's threads */
 	struct thread_samples names;
 	bool has_names;
 	int column;
@@ -373,6 +377,11 @@ static int on_wall_sample(void *ctx, const struct wall_sample *s)
 	if (!name || !*name) {
 		snprintf(buf, sizeof(buf), "tid %d", s->tid);
 		name = buf;
+	}
+	/* LTTng-UST's and the shim's threads are the profiler's, not the daemon's. */
+	if (!w->j->keep_profiler && corecap_profiler_is_thread_name(&w->prof, name)) {
+		w->j->profiler_samples++;
+		return 0;
 	}
 	if (w->j->by_pool) {
 		corecap_thread_pool_name(name, pool, sizeof(pool));
@@ -401,6 +410,9 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	corecap_u64map_init(&w.tids);
 	corecap_thread_samples_init(&w.names);
 	corecap_wall_samples_init(&ws);
+	corecap_profiler_own_init(&w.prof, j->rd->has_manifest ? j->rd->manifest.comm : NULL,
+				  j->rd->has_manifest ? j->rd->manifest.collector_pid : 0);
+	j->profiler_samples = 0;
 	if (!path) {
 		ret = -ENOMEM;
 		goto out;
@@ -455,6 +467,7 @@ out:
 	corecap_wall_samples_release(&ws);
 	corecap_thread_samples_release(&w.names);
 	corecap_u64map_release(&w.tids);
+	corecap_profiler_own_release(&w.prof);
 	free(err);
 	free(path);
 	return ret;
@@ -475,6 +488,7 @@ static int need_report(struct flame_job *j)
 	/* The model keeps every frame: the flame graphs cut the shim's by their own option. */
 	corecap_report_opts_init(&o);
 	o.keep_shim_frames = true;
+	o.keep_profiler = j->keep_profiler;
 	if (j->has_own_build)
 		corecap_report_build_release(&j->own_build); /* it failed: again, as asked */
 	j->has_own_build = true;
@@ -525,7 +539,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		char label[192];
 		const char *prefix[1] = {label};
 
-		if (!lk->wait_ns)
+		if (!lk->wait_ns || lk->profiler) /* the profiler's: cut by the report */
 			continue;
 		n_locks++;
 		lock_name(lk, j->merge_lock_instances, label, sizeof(label));
@@ -663,6 +677,7 @@ int corecap_flame_job_build(struct flame_job *j, struct flame_stacks *fs, int co
 {
 	j->subtitle[0] = '\0';
 	fs->keep_shim_frames = j->keep_shim_frames;
+	fs->keep_profiler = j->keep_profiler;
 	if (j->run_is_profile && fs->kind != FLAME_CPU) {
 		corecap_error("'%s' is a profile, not a run directory: only --kind cpu reads it",
 			      j->run);

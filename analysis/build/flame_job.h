@@ -52,6 +52,9 @@ struct flame_job {
 	bool merge_lock_instances;
 	bool quiet;	       /* no summary line on stderr */
 	bool keep_shim_frames; /* keep the shim's and LTTng-UST's frames in stacks */
+	/* Keep the profiler's threads (wall), locks (lock) and frames (profiler_own.h). */
+	bool keep_profiler;
+	uint64_t profiler_samples; /* wall: the samples of its threads left out */
 	bool no_idle;	       /* wall: drop the stacks stack_class calls idle */
 	bool names_pprof;      /* cpu: frames named as google-pprof names them (pprof_names.h) */
 	struct run *rd;	       /* the run directory: borrowed, or &own_run */

@@ -614,6 +614,7 @@ static int ceph_sampled(struct report_build *j)
 void corecap_report_build_release(struct report_build *j)
 {
 	corecap_ceiling_release(&j->ceiling);
+	corecap_profiler_own_release(&j->prof);
 	corecap_diagnosis_release(&j->diagnosis);
 	free(j->bench_command);
 	corecap_pool_table_release(&j->pools);
@@ -756,6 +757,42 @@ static double collector_cpu_s(const struct run_manifest *m)
 	return json_object_get_double(u) + json_object_get_double(s);
 }
 
+/* The path of the mapping holding addr (profiler_own's module_of). */
+static const char *module_path(void *ctx, uint64_t addr)
+{
+	const char *path = NULL;
+
+	corecap_symbolizer_module(ctx, addr, &path);
+	return path;
+}
+
+/*
+ * The profiler's own threads, locks and wait-for edges (model/profiler_own.h)
+ * out of the model before anything reads it, unless --keep-profiler: the
+ * pools, the threads, the diagnosis and the tables then never see them.
+ */
+static int cut_profiler(struct report_build *j)
+{
+	const struct run_manifest *mf = j->run->has_manifest ? &j->run->manifest : NULL;
+	int ret;
+
+	corecap_profiler_own_init(&j->prof, mf ? mf->comm : NULL, mf ? mf->collector_pid : 0);
+	j->prof.keep = j->o.keep_profiler;
+	j->prof.cp = j->has_crit ? &j->crit.cp : NULL;
+	if (j->run->has_sym) {
+		j->prof.module_of = module_path;
+		j->prof.module_ctx = &j->run->sym;
+	}
+	ret = corecap_profiler_own_split_threads(&j->prof, &j->model.threads);
+	if (ret)
+		return ret;
+	corecap_profiler_own_mark_locks(&j->prof, &j->model.locks);
+	corecap_profiler_own_mark_locks(&j->prof, &j->model.futex_locks);
+	if (j->has_crit && !j->prof.keep)
+		j->crit.cp.cut_profiler = &j->prof;
+	return 0;
+}
+
 /* Reads and models the run into *r, which points into j. */
 int corecap_report_build(struct report_build *j, struct run *run, const struct report_opts *o,
 			 struct report *r)
@@ -806,6 +843,8 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		/* kernel stacks pass through mutex_slow too */
 		corecap_report_cut_shim_frames(&j->syms, &j->model.futex_locks);
 	} /* kernel stacks pass through mutex_slow too */
+	if ((ret = cut_profiler(j)))
+		return ret;
 	corecap_lock_table_symbolize(&j->model.locks, corecap_report_name_address, &j->syms);
 	corecap_lock_table_sort_stacks(&j->model.locks);
 	corecap_lock_table_symbolize(&j->model.futex_locks, corecap_report_name_address, &j->syms);
@@ -911,6 +950,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.kernel = j->has_kernel ? &j->kernel : NULL,
 		.net_ops = j->detecting ? &j->net : NULL,
 		.critical_path = j->has_crit ? &j->crit.cp : NULL,
+		.profiler = &j->prof,
 		.ceph_critical = j->has_ceph_crit ? &j->ceph_crit : NULL,
 	};
 	return 0;

@@ -27,6 +27,7 @@
 #include "model/lock_rows.h"
 #include "model/net_ops.h"
 #include "model/pool_table.h"
+#include "model/profiler_own.h"
 #include "model/projection.h"
 #include "model/stack_class.h" /* CORECAP_DEFAULT_LOG_SYMBOLS */
 #include "read/ceph_files.h"
@@ -42,6 +43,7 @@ struct report_opts {
 	FILE *dump_ops;		 /* each op's attribution, one line each; or NULL */
 	bool lines;		 /* text: inlined calls and file:line of frames */
 	bool keep_shim_frames;	 /* keep the shim's frames in the lock stacks */
+	bool keep_profiler;	 /* keep the profiler's threads, locks and edges (profiler_own.h) */
 	unsigned long top;	 /* text: rows of the lock table */
 	enum report_ops ops;	 /* where ops come from: --ops */
 	enum lock_sort lock_sort; /* the lock tables' order (model/lock_rows.h) */
@@ -60,6 +62,7 @@ struct report_build {
 	struct pool_table pools;
 	struct ceiling ceiling;
 	struct projection projection;
+	struct profiler_own prof; /* what is the profiler's own, and its cost */
 	struct diagnosis diagnosis; /* the one answer, from the projection */
 	char *bench_command;	     /* the benchmark's command, shell-quoted, for verify */
 	uint64_t foreign_events;

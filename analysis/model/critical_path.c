@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profiler_own.h"
 #include "thread_table.h"
 #include "../util/grow.h"
 
@@ -14,6 +15,8 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_u64map_init(&cp->by_tid);
 	corecap_u64map_init(&cp->wait_ns);
 	corecap_u64map_init(&cp->wait_n);
+	corecap_u64map_init(&cp->wait_foreign_ns);
+	corecap_u64map_init(&cp->wait_foreign_n);
 	corecap_u64map_init(&cp->holder_at);
 	if (nr_cpus) {
 		cp->cpu_tid = malloc(nr_cpus * sizeof(*cp->cpu_tid));
@@ -58,6 +61,8 @@ void corecap_critical_path_release(struct critical_path *cp)
 	free(cp->adds);
 	corecap_u64map_release(&cp->wait_ns);
 	corecap_u64map_release(&cp->wait_n);
+	corecap_u64map_release(&cp->wait_foreign_ns);
+	corecap_u64map_release(&cp->wait_foreign_n);
 	corecap_u64map_release(&cp->by_tid);
 	corecap_u64map_release(&cp->holder_at);
 	free(cp->holders);
@@ -97,6 +102,13 @@ const char *corecap_critical_path_thread_name(const struct critical_path *cp, in
 		return th->comm[0] ? th->comm : NULL;
 	at = corecap_u64map_find(&cp->holder_at, (uint64_t)(uint32_t)tid);
 	return at && cp->holders[*at - 1].comm[0] ? cp->holders[*at - 1].comm : NULL;
+}
+
+int32_t corecap_critical_path_holder_tgid(const struct critical_path *cp, int32_t tid)
+{
+	const uint64_t *at = corecap_u64map_find(&cp->holder_at, (uint64_t)(uint32_t)tid);
+
+	return at ? cp->holders[*at - 1].tgid : 0;
 }
 
 /* Another process's thread named (its last HOLDER record wins). */
@@ -859,8 +871,10 @@ static bool asleep_since_window(struct critical_path *cp, struct cp_thread *th)
 }
 
 /* th slept from blocked_since until `to` (a thread's index, or WAIT_TO_*)
- * woke it at t: an edge th -> to. */
-static int add_wait(struct critical_path *cp, const struct cp_thread *th, uint32_t to, uint64_t t)
+ * woke it at t: an edge th -> to; for WAIT_TO_OTHER, foreign_tid is the
+ * other process's waking thread. */
+static int add_wait(struct critical_path *cp, const struct cp_thread *th, uint32_t to, uint64_t t,
+		    int32_t foreign_tid)
 {
 	uint64_t b = th->blocked_since, e = t, key, *ns, *n;
 
@@ -878,6 +892,14 @@ static int add_wait(struct critical_path *cp, const struct cp_thread *th, uint32
 	*ns += e - b;
 	if (!(n = corecap_u64map_upsert(&cp->wait_n, key, NULL)))
 		return -ENOMEM;
+	(*n)++;
+	if (to != WAIT_TO_OTHER || foreign_tid <= 0)
+		return 0;
+	key = WAIT_KEY(th->index, (uint32_t)foreign_tid & WAIT_TO_MASK, th->futex_kind);
+	if (!(ns = corecap_u64map_upsert(&cp->wait_foreign_ns, key, NULL)) ||
+	    !(n = corecap_u64map_upsert(&cp->wait_foreign_n, key, NULL)))
+		return -ENOMEM;
+	*ns += e - b;
 	(*n)++;
 	return 0;
 }
@@ -910,7 +932,8 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		waker = NULL;
 	/* A thread first seen being woken slept from before the window. */
 	if ((th->state == CPS_BLOCKED || asleep_since_window(cp, th)) && w->waker_tid != th->tid &&
-	    (ret = add_wait(cp, th, waker ? waker->index : irq ? WAIT_TO_IRQ : WAIT_TO_OTHER, t)))
+	    (ret = add_wait(cp, th, waker ? waker->index : irq ? WAIT_TO_IRQ : WAIT_TO_OTHER, t,
+			    irq ? 0 : w->waker_tid)))
 		return ret;
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
@@ -1033,7 +1056,7 @@ static int close_sleeps(struct critical_path *cp)
 		bool asleep = th->state == CPS_BLOCKED && !th->exited && !th->stopped;
 
 		if ((asleep || asleep_since_window(cp, th)) &&
-		    (ret = add_wait(cp, th, WAIT_TO_NOT_WOKEN, cp->we)))
+		    (ret = add_wait(cp, th, WAIT_TO_NOT_WOKEN, cp->we, 0)))
 			return ret;
 	}
 	return 0;
@@ -1496,11 +1519,72 @@ static int edge_cmp(const void *a, const void *b)
 	return (int)x->kind - (int)y->kind;
 }
 
+/* Adds e into v[0..*len) (the edge of its pools and kind), or appends it. */
+static struct cp_edge *merge_edge(struct cp_edge *v, size_t *len, const struct cp_edge *e)
+{
+	size_t j;
+
+	for (j = 0; j < *len; j++)
+		if (v[j].kind == e->kind && !strcmp(v[j].from, e->from) && !strcmp(v[j].to, e->to))
+			break;
+	if (j < *len) {
+		v[j].ns += e->ns;
+		v[j].wakes += e->wakes;
+	} else {
+		v[(*len)++] = *e;
+	}
+	return &v[j];
+}
+
+/*
+ * The wakes by the collector (its ptrace sampler's interrupts end sleeps)
+ * move from "(other process)" to "(profiler)": HOLDER records name the
+ * collector's threads only after their first wakes, so this is done here.
+ */
+static void profiler_edges(const struct critical_path *cp, struct cp_edge *v, size_t *len)
+{
+	uint64_t key, ns;
+
+	for (size_t i = 0; corecap_u64map_next(&cp->wait_foreign_ns, &i, &key, &ns);) {
+		const uint64_t *wakes = corecap_u64map_find(&cp->wait_foreign_n, key);
+		int32_t tid = (int32_t)((key >> 4) & WAIT_TO_MASK);
+		struct cp_edge e = {.kind = (enum cp_wait_kind)(key & 15), .ns = ns};
+
+		if (cp->collector_pid <= 0 ||
+		    (tid != cp->collector_pid &&
+		     corecap_critical_path_holder_tgid(cp, tid) != cp->collector_pid))
+			continue;
+		e.wakes = wakes ? *wakes : 0;
+		pool_of(cp, (uint32_t)(key >> 34), e.from, sizeof(e.from));
+		for (size_t j = 0; j < *len; j++) {
+			if (v[j].kind != e.kind || strcmp(v[j].from, e.from) ||
+			    strcmp(v[j].to, CP_POOL_OTHER_PROCESS))
+				continue;
+			v[j].ns -= e.ns < v[j].ns ? e.ns : v[j].ns;
+			v[j].wakes -= e.wakes < v[j].wakes ? e.wakes : v[j].wakes;
+		}
+		snprintf(e.to, sizeof(e.to), "%s", CP_POOL_PROFILER);
+		merge_edge(v, len, &e);
+	}
+}
+
+/* Whether an edge is the profiler's and is cut (cp->cut_profiler). */
+static bool cut_edge(const struct critical_path *cp, const struct cp_edge *e)
+{
+	if (!e->ns)
+		return true;
+	if (!cp->cut_profiler)
+		return false;
+	return !strcmp(e->to, CP_POOL_PROFILER) ||
+	       corecap_profiler_is_thread_name(cp->cut_profiler, e->from) ||
+	       corecap_profiler_is_thread_name(cp->cut_profiler, e->to);
+}
+
 int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n)
 {
-	struct cp_edge *v = calloc(cp->wait_ns.len + 1, sizeof(*v));
+	struct cp_edge *v = calloc(cp->wait_ns.len + cp->wait_foreign_ns.len + 2, sizeof(*v));
 	uint64_t key, ns;
-	size_t len = 0;
+	size_t len = 0, kept = 0;
 
 	*out = NULL;
 	*n = 0;
@@ -1509,25 +1593,19 @@ int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge
 	for (size_t i = 0; corecap_u64map_next(&cp->wait_ns, &i, &key, &ns);) {
 		struct cp_edge e = {.kind = (enum cp_wait_kind)(key & 15), .ns = ns};
 		const uint64_t *wakes = corecap_u64map_find(&cp->wait_n, key);
-		size_t j;
 
 		pool_of(cp, (uint32_t)(key >> 34), e.from, sizeof(e.from));
 		pool_of(cp, (uint32_t)(key >> 4) & WAIT_TO_MASK, e.to, sizeof(e.to));
 		e.wakes = wakes ? *wakes : 0;
-		for (j = 0; j < len; j++)
-			if (v[j].kind == e.kind && !strcmp(v[j].from, e.from) &&
-			    !strcmp(v[j].to, e.to))
-				break;
-		if (j < len) {
-			v[j].ns += e.ns;
-			v[j].wakes += e.wakes;
-		} else {
-			v[len++] = e;
-		}
+		merge_edge(v, &len, &e);
 	}
-	qsort(v, len, sizeof(*v), edge_cmp);
+	profiler_edges(cp, v, &len);
+	for (size_t i = 0; i < len; i++)
+		if (!cut_edge(cp, &v[i]))
+			v[kept++] = v[i];
+	qsort(v, kept, sizeof(*v), edge_cmp);
 	*out = v;
-	*n = len;
+	*n = kept;
 	return 0;
 }
 

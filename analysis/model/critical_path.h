@@ -118,6 +118,8 @@ struct cp_thread {
 	uint64_t run_from, run_to;
 };
 
+struct profiler_own;
+
 /* Another process's thread that held a CPU, as its HOLDER record names it. */
 struct cp_holder {
 	int32_t tgid;
@@ -184,6 +186,9 @@ enum cp_wait_kind {
 #define CP_POOL_INTERRUPT     "(interrupt)"
 #define CP_POOL_OTHER_PROCESS "(other process)"
 #define CP_POOL_NOT_WOKEN     "(not woken)" /* asleep at the window's end */
+/* Woken by the collector that recorded the run (the ptrace sampler's
+ * interrupts): the profiler's doing (model/profiler_own.h). */
+#define CP_POOL_PROFILER "(profiler)"
 
 struct cp_edge {
 	char from[32], to[32]; /* pools; `to` may be a CP_POOL_* pseudo pool */
@@ -244,6 +249,12 @@ struct critical_path {
 	size_t n_ext_types;
 	/* The wait-for graph: (sleeper index, waker index, kind) -> ns, wakes. */
 	struct u64map wait_ns, wait_n;
+	/* Of the wakes by another process: (sleeper index, waker tid, kind) ->
+	 * ns, wakes, so that the collector's are told apart once HOLDER
+	 * records name it (they come after its first wakes). */
+	struct u64map wait_foreign_ns, wait_foreign_n;
+	/* Set: the wait-for graph leaves out its threads' edges (profiler_own.h). */
+	const struct profiler_own *cut_profiler;
 	uint64_t ws, we;    /* the window the waits are clipped to (we 0: none) */
 	bool closed;	    /* the sleeps cut by the window's end have their edges */
 	uint64_t ops_ended; /* ops with a path: the per-op denominator */
@@ -344,5 +355,7 @@ int corecap_critical_path_knots(const struct cp_edge *e, size_t n, struct cp_kno
 const char *corecap_cp_cat_name(uint32_t cat);
 /* A thread's name as the kernel or the trace gave it, or NULL. */
 const char *corecap_critical_path_thread_name(const struct critical_path *cp, int32_t tid);
+/* The process of another process's thread tid (its HOLDER record), 0: unknown. */
+int32_t corecap_critical_path_holder_tgid(const struct critical_path *cp, int32_t tid);
 
 #endif

@@ -199,7 +199,7 @@ int corecap_flame_stacks_add(struct flame_stacks *fs, const char *const *prefix,
 		if (i == from)
 			start = n;
 		fn.n = 0;
-		fn.resolved = fn.shim = false;
+		fn.resolved = fn.shim = fn.profiler = false;
 		fn.buf[0] = '\0';
 		memset(fn.inlined, 0, sizeof(fn.inlined));
 		memset(fn.files, 0, sizeof(fn.files));
@@ -210,6 +210,10 @@ int corecap_flame_stacks_add(struct flame_stacks *fs, const char *const *prefix,
 			fs->unresolved_frames++;
 		if (fn.shim && !fs->keep_shim_frames) {
 			fs->shim_frames++;
+			continue;
+		}
+		if (fn.profiler && !fs->keep_profiler) {
+			fs->profiler_frames++;
 			continue;
 		}
 		/* pprof drops an address by its function (the outermost of its names). */

@@ -13,7 +13,9 @@
  * function holding them). When skip_profiler_frames is set, the frames of
  * gperftools' own signal handler are dropped by name, as pprof does (see
  * docs/flame.md); an address the namer marks as the tracer's own (the
- * shim, LTTng-UST) is dropped unless keep_shim_frames. Every address
+ * shim, LTTng-UST) is dropped unless keep_shim_frames, and one it marks
+ * as the profiler's other code (gperftools', libunwind) unless
+ * keep_profiler. Every address
  * named, left unresolved or skipped is counted.
  */
 #ifndef CORECAP_FLAME_STACKS_H
@@ -42,6 +44,7 @@ struct flame_names {
 	uint32_t lines[FLAME_MAX_NAMES];    /* the line in names[i]: 0 when unknown */
 	bool resolved;			    /* names a function */
 	bool shim;			    /* a frame of the tracer itself (the shim, LTTng-UST) */
+	bool profiler; /* another frame of the profiler's (libprofiler, libunwind: profiler_own.h) */
 	char buf[256];			    /* room for a name that is not stable (an address) */
 };
 
@@ -79,8 +82,9 @@ struct flame_stacks {
 	void *namer_ctx;
 	bool skip_profiler_frames;
 	bool keep_shim_frames;
+	bool keep_profiler; /* keep the frames the namer marks profiler */
 	uint64_t stacks, weight;
-	uint64_t frames, unresolved_frames, skipped_frames, shim_frames;
+	uint64_t frames, unresolved_frames, skipped_frames, shim_frames, profiler_frames;
 	/*
 	 * Classification, column 0: classify (NULL: none) names each stack's
 	 * class from its addresses; fixed_class >= 0 gives every stack that

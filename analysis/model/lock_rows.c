@@ -135,7 +135,7 @@ static int cmp_row(const void *a, const void *b, void *arg)
 int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, enum lock_sort sort,
 			    bool trace)
 {
-	size_t n = 0;
+	size_t n = 0, len = 0;
 
 	*rows = (struct lock_rows){0};
 	rows->members = malloc((t->len ? t->len : 1) * sizeof(*rows->members));
@@ -144,15 +144,17 @@ int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, 
 		corecap_lock_rows_release(rows);
 		return -ENOMEM;
 	}
-	if (t->len) { /* (memcpy and qsort take no NULL, even for 0 bytes) */
-		memcpy(rows->members, t->all, t->len * sizeof(*rows->members));
-		qsort(rows->members, t->len, sizeof(*rows->members), cmp_family);
-	}
-	for (size_t i = 0; i < t->len;) {
+	/* The profiler's own locks (profiler_own.h) are no row. */
+	for (size_t i = 0; i < t->len; i++)
+		if (!t->all[i]->profiler)
+			rows->members[len++] = t->all[i];
+	if (len) /* (qsort takes no NULL, even for 0 bytes) */
+		qsort(rows->members, len, sizeof(*rows->members), cmp_family);
+	for (size_t i = 0; i < len;) {
 		struct lock_row *row = &rows->v[n++];
 		size_t j = i + 1;
 
-		while (j < t->len && same_family(rows->members[i], rows->members[j]))
+		while (j < len && same_family(rows->members[i], rows->members[j]))
 			j++;
 		row->members = &rows->members[i];
 		row->n_members = j - i;

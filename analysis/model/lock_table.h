@@ -90,6 +90,7 @@ struct model_lock {
 	char *name;		  /* filled by corecap_lock_table_symbolize */
 	bool ambiguous;		  /* its label is another lock's too (one site, two locks) */
 	enum lock_source source;
+	bool profiler; /* the profiler's own (model/profiler_own.h), cut: no row */
 	/* futex: the threads that waited, and those whose wake ended a wait
 	 * (the holders handing the lock over); at most one per thread. */
 	struct lock_tid *waiters, *holders;

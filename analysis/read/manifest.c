@@ -289,6 +289,14 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	collector = get_obj(m, root, "", "collector");
 	if (collector && get_int(m, collector, "collector.", "pid", 1, INT32_MAX, &x))
 		m->collector_pid = (int32_t)x;
+	if (collector) {
+		double user = 0, sys = 0;
+
+		m->has_collector_cpu =
+			get_num(m, collector, "collector.", "cpu_user_s", 0, 1e9, &user) &&
+			get_num(m, collector, "collector.", "cpu_sys_s", 0, 1e9, &sys);
+		m->collector_cpu_s = m->has_collector_cpu ? user + sys : 0;
+	}
 	machine = get_obj(m, root, "", "machine");
 	if (machine) {
 		m->has_machine_busy = get_num(m, machine, "machine.", "busy_cpu_s", 0, 1e12,

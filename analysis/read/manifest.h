@@ -36,6 +36,10 @@ struct run_manifest {
 	const char *partial_reason;
 	int32_t pid;	       /* -1 if absent */
 	int32_t collector_pid; /* collector.pid: the recording corecap's; 0 if absent */
+	/* collector.cpu_user_s + cpu_sys_s: its CPU over its whole run (setup
+	 * and writing out included), all its threads; has_: both present. */
+	bool has_collector_cpu;
+	double collector_cpu_s;
 	const char *comm, *exe, *host, *kernel, *tool_version;
 	int nproc;    /* 0 if absent; else 1 .. MANIFEST_MAX_NPROC */
 	long clk_tck; /* 0 if absent */

@@ -5,6 +5,7 @@
 #include "html_tables.h"
 #include "name_elide.h"
 #include "render_common.h"
+#include "render_profiler.h"
 #include "render_diagnosis.h"
 
 #include <errno.h>
@@ -158,6 +159,7 @@ static void pools_table(const struct report *r, FILE *out)
 	const struct pool_table *p = r->pools;
 	bool waits = corecap_model_has_thread_waits(r->model);
 
+	corecap_render_profiler_html(r, out);
 	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table class=\"sortable\">\n"
 		     "<tr><th>pool</th>"
 		     "<th>threads</th><th>cpu</th><th>run queue</th><th>lock</th><th>cond</th>"

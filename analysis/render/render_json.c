@@ -6,6 +6,7 @@
  */
 #include "ceph_disk.h"
 #include "render_common.h"
+#include "render_profiler.h"
 #include "render_diagnosis.h"
 #include "render_projection.h"
 #include "report.h"
@@ -1018,6 +1019,7 @@ json_object *corecap_render_json_object(const struct report *r, int *ret)
 	put(root, "ops", ops_obj(r));
 	put(root, "waitfor", waitfor_obj(r));
 	put(root, "pools", pools_arr(r));
+	put(root, "profiler", corecap_render_profiler_json(r));
 	put(root, "threads", threads_arr(r));
 	put(root, "io_classes", io_classes_arr(r));
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))

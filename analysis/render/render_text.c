@@ -6,6 +6,7 @@
 #include "name_elide.h"
 #include "ceph_disk.h"
 #include "render_common.h"
+#include "render_profiler.h"
 #include "render_diagnosis.h"
 #include "report.h"
 
@@ -85,6 +86,7 @@ static void pools(const struct report *r, FILE *out)
 		fprintf(out, "; run-queue wait %.2f threads on average\n\n",
 			(double)p->runq_ns / (double)w);
 	}
+	corecap_render_profiler_text(r, out);
 	fprintf(out, "pools      %-22s %7s %6s %6s %6s %6s %6s %6s\n", "(% of the pool's time)",
 		"threads", "cpu", "runq", "lock", "cond", "io", "log");
 	for (size_t i = 0; i < p->len; i++) {

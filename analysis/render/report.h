@@ -22,6 +22,7 @@
 #include "../model/net_ops.h"
 #include "../model/projection.h"
 #include "../model/pool_table.h"
+#include "../model/profiler_own.h"
 #include "../read/ceph_files.h"
 #include "../read/manifest.h"
 #include "../read/shim_stats.h"
@@ -91,6 +92,8 @@ struct report {
 	const struct critical_path *critical_path;
 	/* The OpTracker ops' critical paths in it; NULL without a Ceph history. */
 	const struct ceph_critical *ceph_critical;
+	/* The profiler's own threads and cost (model/profiler_own.h); NULL: unknown. */
+	const struct profiler_own *profiler;
 };
 
 /* Both return 0, or -EIO when writing failed. */

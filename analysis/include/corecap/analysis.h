@@ -66,6 +66,9 @@ void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src
 	"  --lines                 text: lock sites and stack frames with their inlined calls\n"  \
 	"                          and file:line (the JSON always has them)\n"                    \
 	"  --keep-shim-frames      keep the frames of corecap's shim and LTTng-UST in stacks\n"   \
+	"  --keep-profiler         keep the profiler's own threads (LTTng-UST's, the shim's),\n"  \
+	"                          locks, wakes and CPU holders (the collector) in the tables,\n" \
+	"                          the pools and the diagnosis; its cost is stated either way\n"  \
 	"  --ops auto|annotated|detected  where ops come from: the daemon's corecap_op\n"          \
 	"                          annotations, or requests and replies detected on its\n"       \
 	"                          sockets (needs CORECAP_NET_EVENTS=on); auto: detected only\n" \
