@@ -7,10 +7,12 @@
 # CPUs with the client on the same cores (ceiling.projection[1]
 # iops_with_client) and name the bound there; then the daemon runs on
 # CPUs 0-1, refbench beside it, and the throughput at 2 is measured, with
-# and without the option that constructs the bound (its relief). Prints
-# one row per configuration: the constructed bound, the bound named at 2
-# CPUs, projected vs measured IOPS and their ratio (the target: within
-# 15%), and the IOPS measured with the bound relieved.
+# and without the option that constructs the bound (its relief); one
+# more run on CPUs 0-1 is recorded for its diagnosis. Prints one row per
+# configuration: the constructed bound, the bound named at 2 CPUs,
+# projected vs measured IOPS and their ratio (the target: within 15%),
+# and the IOPS measured with the bound relieved; verdicts.tsv adds the
+# 2-CPU run's diagnosis (kind, name).
 #
 # usage: bench/ceiling_projection.sh [BUILD_DIR]   (default ./build)
 #   CEILING_BENCH_S   seconds per benchmark run (default 3)
@@ -97,12 +99,30 @@ measure2() {
 	echo "$iops"
 }
 
+# diagnose2 NAME REFOSD_ARGS...: refosd on both CPUs recorded under
+# refbench beside it; its report in NAME.diag.{json,txt,html}; prints the
+# diagnosis' "KIND<TAB>NAME" (docs/methodology.md, "The diagnosis").
+diagnose2() {
+	local name=$1 run
+	shift
+	run="$out/$name.diag"
+	start 0-1 "$name.diag" "$@"
+	"$corecap" record -q -p "$osd_pid" -o "$run" --force -- \
+		"$refbench" -p "$osd_port" $bargs -d "$secs" --no-progress write \
+		>"$run.record" 2>&1 || { echo "ceiling_projection: record failed:" >&2; cat "$run.record" >&2; exit 1; }
+	cleanup_osd
+	"$corecap" report --json "$run" >"$run.json"
+	"$corecap" report "$run" >"$run.txt"
+	"$corecap" html -o "$run.html" "$run" >/dev/null 2>&1
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["diagnosis"]; print(d["kind"] + "\t" + (d["name"] or ""))' "$run.json"
+}
+
 # config NAME CONSTRUCTED BENCH_ARGS RELIEF -- REFOSD_ARGS: `rounds` rounds,
 # each a run on 1 CPU projected to 2, a run measured on 2, and one on 2
 # without the RELIEF options (the constructed bound lifted; "-": none can
 # be, the cores); medians of each.
 config() {
-	local name=$1 want=$2 bargs=$3 relief=$4 pj bound meas rel m0 t0 r run pjs=() meass=() rels=() ratios=() b1=() b2=()
+	local name=$1 want=$2 bargs=$3 relief=$4 pj bound meas rel m0 t0 r run diag pjs=() meass=() rels=() ratios=() b1=() b2=()
 	local relieved
 	shift 5
 	relieved=$(printf ' %s' "$@")
@@ -135,14 +155,16 @@ config() {
 		ratios+=("$(awk -v a="$pj" -v b="$meas" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')")
 		echo "$name	$r	$bound	$pj	$meas" >>"$out/rounds.tsv"
 	done
+	# The diagnosis of one recorded run on 2 CPUs (the first round's options).
+	diag=$(diagnose2 "$name" "$@")
 	pj=$(median "${pjs[@]}") meas=$(median "${meass[@]}") rel=-
 	[ "$relief" = - ] || rel=$(median "${rels[@]}")
-	printf '%-9s %-28s %-36s %10.0f %10.0f %6.2f %9s [%s-%s]; %s; %s\n' "$name" "$want" "$bound" "$pj" "$meas" \
+	printf '%-9s %-28s %-36s %10.0f %10.0f %6.2f %9s [%s-%s]; %s; %s; diagnosis on 2: %s\n' "$name" "$want" "$bound" "$pj" "$meas" \
 		"$(awk -v a="$pj" -v b="$meas" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
 		"$([ "$rel" = - ] && echo - || printf '%.0f' "$rel")" \
 		"$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)" "$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)" \
-		"${b1[*]}" "${b2[*]}"
-	echo "$name	$want	$bound	$pj	$meas	$rel" >>"$out/verdicts.tsv"
+		"${b1[*]}" "${b2[*]}" "${diag/	/ }"
+	echo "$name	$want	$bound	$pj	$meas	$rel	$diag" >>"$out/verdicts.tsv"
 }
 
 : >"$out/rounds.tsv"

@@ -16,8 +16,8 @@
 
 const char *corecap_diag_kind_name(enum diag_kind kind)
 {
-	static const char *const names[] = {"none",  "lock",  "thread",
-					    "pool",  "cores", "closed_loop"};
+	static const char *const names[] = {"none", "lock",  "thread",
+					    "pool", "cores", "closed_loop"};
 
 	return kind <= DIAG_LOOP ? names[kind] : "?";
 }
@@ -173,8 +173,8 @@ static void cores(struct diagnosis *d, const struct diagnosis_inputs *in, double
 		occupied += p->bench_cores + p->other_cores +
 			    (p->stolen_cores > 0 ? p->stolen_cores : 0);
 	d->runnable = occupied + d->daemon_waiting;
-	d->cores_saturated = d->runnable >= CORES_FULL * d->cpus_allowed &&
-			     d->daemon_waiting >= CORES_WAITING;
+	d->cores_saturated =
+		d->runnable >= CORES_FULL * d->cpus_allowed && d->daemon_waiting >= CORES_WAITING;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -230,8 +230,9 @@ static void who_took(const struct diagnosis *d, char *out, size_t size)
 		snprintf(out, size, "the machine's other CPU use was not recorded");
 		return;
 	}
-	n = snprintf(out, size, "on the %d CPUs of the machine the benchmark client took %.2f, other "
-				"processes %.2f",
+	n = snprintf(out, size,
+		     "on the %d CPUs of the machine the benchmark client took %.2f, other "
+		     "processes %.2f",
 		     d->machine_cpus, d->bench_cores, d->other_cores);
 	if (d->profiler_cores >= 0 && n > 0 && (size_t)n < size)
 		n += snprintf(out + n, size - n, " (of which corecap's collector %.2f)",
@@ -259,6 +260,9 @@ static int lock_words(struct diagnosis *d, const struct diagnosis_inputs *in, do
 	if (l)
 		ev(d, "waited for", "the share of the window some thread waited for it", "%.1f%%",
 		   pct((double)corecap_lock_waited_ns(l) / 1e9 / w_s));
+	if (l)
+		ev(d, "busy", "held, or wanted while handed over (the candidates' figure)",
+		   "%.1f%%", pct((double)corecap_lock_busy_ns(l) / 1e9 / w_s));
 	if (d->site[0])
 		ev(d, "site", "where it is taken most (what verify delays)", "%s", d->site);
 	ret = sentence(&d->headline,
@@ -286,8 +290,8 @@ static int thread_words(struct diagnosis *d, const struct diagnosis_inputs *in, 
 	int ret;
 
 	d->waiting = th && th->has_runq ? (double)th->runq_ns / 1e9 / w_s : -1;
-	ev(d, "running", "on a CPU, as a share of the window: a thread's own utilization",
-	   "%.1f%%", pct(d->running));
+	ev(d, "running", "on a CPU, as a share of the window: a thread's own utilization", "%.1f%%",
+	   pct(d->running));
 	if (d->waiting >= 0)
 		ev(d, "waiting", "runnable, no CPU free: evidence about the cores, not the thread",
 		   "%.1f%%", pct(d->waiting));
@@ -316,10 +320,11 @@ static int pool_words(struct diagnosis *d, const struct diagnosis_inputs *in, do
 	if (d->waiting >= 0)
 		ev(d, "waiting", "runnable, no CPU free: evidence about the cores, not the pool",
 		   "%.1f%%", pct(d->waiting));
-	ret = sentence(&d->headline,
-		       "pool %s (%zu threads) runs on a CPU %.0f%% of its threads' time: throughput "
-		       "can grow at most %.2fx (to %.0f ops/s) with these threads",
-		       d->name, k, pct(d->running), d->headroom, d->headroom * d->iops);
+	ret = sentence(
+		&d->headline,
+		"pool %s (%zu threads) runs on a CPU %.0f%% of its threads' time: throughput "
+		"can grow at most %.2fx (to %.0f ops/s) with these threads",
+		d->name, k, pct(d->running), d->headroom, d->headroom * d->iops);
 	if (!ret)
 		ret = sentence(&d->action,
 			       "add threads to pool %s while CPUs are free, or cut its CPU per op",
@@ -341,7 +346,7 @@ static int cores_words(struct diagnosis *d)
 		"%.2f, waiting for a CPU %.2f)%s; %s. With %s to itself it would reach %.0f ops/s "
 		"(%.2fx)",
 		d->cpus_allowed, d->cpus_allowed == 1 ? "" : "s",
-		d->cpus_from_nproc ? "the machine's; its affinity was not recorded"
+		d->cpus_from_nproc		    ? "the machine's; its affinity was not recorded"
 		: d->cpus_allowed < d->machine_cpus ? "its affinity"
 						    : "all of the machine's",
 		d->daemon_running + d->daemon_waiting, d->daemon_running, d->daemon_waiting,
@@ -351,12 +356,13 @@ static int cores_words(struct diagnosis *d)
 		who, d->cpus_allowed == 1 ? "that CPU" : "those CPUs", d->headroom * d->iops,
 		d->headroom);
 	if (!ret)
-		ret = sentence(&d->action, "%s",
-			       d->cpus_allowed < d->machine_cpus && !d->cpus_from_nproc
-				       ? "let the daemon use more CPUs (widen its affinity or cpuset), "
-					 "or move the other load off its CPUs"
-				       : "give the daemon more cores, or move the benchmark client "
-					 "and the other processes off its machine");
+		ret = sentence(
+			&d->action, "%s",
+			d->cpus_allowed < d->machine_cpus && !d->cpus_from_nproc
+				? "let the daemon use more CPUs (widen its affinity or cpuset), "
+				  "or move the other load off its CPUs"
+				: "give the daemon more cores, or move the benchmark client "
+				  "and the other processes off its machine");
 	return ret;
 }
 
@@ -393,11 +399,14 @@ static int none_words(struct diagnosis *d, const struct diagnosis_inputs *in, co
 						     : in->projection->why_not);
 	else
 		ret = sentence(&d->headline,
-			       "nothing measured is saturated: the busiest, %s %s, is at %.0f%% "
-			       "(it would bind at %.0f ops/s, %.2fx); the offered load sets the "
-			       "throughput",
-			       corecap_diag_kind_name(b->kind), b->name, pct(b->util), b->iops,
-			       d->headroom);
+			       "nothing measured is saturated: the first to saturate, %s %s, %s "
+			       "%.0f%% of the window (it would bind at %.0f ops/s, %.2fx); the "
+			       "offered load sets the throughput",
+			       corecap_diag_kind_name(b->kind), b->name,
+			       b->kind == DIAG_LOCK    ? "is held (with its hand-offs)"
+			       : b->kind == DIAG_CORES ? "are used"
+						       : "runs on a CPU",
+			       pct(b->util), b->iops, d->headroom);
 	if (!ret)
 		ret = sentence(&d->action, "%s",
 			       d->n_missing ? "offer more load, and record what is missing (below) "

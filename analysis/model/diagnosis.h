@@ -84,12 +84,12 @@ struct diagnosis_inputs {
 	const struct model *model;
 	const struct pool_table *pools;
 	const struct projection *projection;
-	int cpus_allowed; /* the daemon's affinity; 0: not recorded */
-	int nproc;	  /* the machine's CPUs; 0: unknown */
-	double profiler_cpu_s; /* the collector's CPU time; < 0 unknown */
-	bool has_bench;	       /* the benchmark's summary (IOPS, latency) */
-	bool partial;	       /* the run is partial */
-	int pid;	       /* the daemon's, for verify; <= 0 unknown */
+	int cpus_allowed;	   /* the daemon's affinity; 0: not recorded */
+	int nproc;		   /* the machine's CPUs; 0: unknown */
+	double profiler_cpu_s;	   /* the collector's CPU time; < 0 unknown */
+	bool has_bench;		   /* the benchmark's summary (IOPS, latency) */
+	bool partial;		   /* the run is partial */
+	int pid;		   /* the daemon's, for verify; <= 0 unknown */
 	const char *bench_command; /* the benchmark's command line, shell-quoted; NULL unknown */
 };
 

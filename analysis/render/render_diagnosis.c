@@ -49,8 +49,9 @@ void corecap_render_diagnosis_text(const struct diagnosis *d, FILE *out)
 		fprintf(out, "  %-14s %s  (%s)\n", d->evidence[i].term, d->evidence[i].value,
 			d->evidence[i].meaning);
 	corecap_diagnosis_headroom_words(d, buf, sizeof(buf));
-	fprintf(out, "  %-14s %s  (throughput can grow this much before it binds: the "
-		     "projection at this machine's cores)\n",
+	fprintf(out,
+		"  %-14s %s  (throughput can grow this much before it binds: the "
+		"projection at this machine's cores)\n",
 		"headroom", buf);
 	next_words(d, buf, sizeof(buf));
 	fprintf(out, "  %-14s %s\n", "then", buf);
@@ -70,8 +71,9 @@ void corecap_render_diagnosis_detail_text(const struct ceiling *c, const struct 
 			     "the window, running plus waiting for a CPU; a lock's: held or handed "
 			     "over)\n");
 		for (size_t i = 0; i < c->n_top; i++)
-			fprintf(out, "  %-7s %-48s %6.1f%%\n", corecap_ceiling_kind_name(c->top[i].kind),
-				c->top[i].name, 100.0 * c->top[i].utilization);
+			fprintf(out, "  %-7s %-48s %6.1f%%\n",
+				corecap_ceiling_kind_name(c->top[i].kind), c->top[i].name,
+				100.0 * c->top[i].utilization);
 		fprintf(out, "\n");
 	}
 	corecap_render_projection_text(p, out);
@@ -101,7 +103,8 @@ json_object *corecap_render_diagnosis_json(const struct diagnosis *d)
 	put(o, "utilization", util);
 	put(o, "iops", d->iops > 0 ? num(d->iops, 1) : NULL);
 	put(o, "headroom", d->headroom > 0 ? num(d->headroom, 3) : NULL);
-	put(o, "headroom_iops", d->headroom > 0 && d->iops > 0 ? num(d->headroom * d->iops, 1) : NULL);
+	put(o, "headroom_iops",
+	    d->headroom > 0 && d->iops > 0 ? num(d->headroom * d->iops, 1) : NULL);
 	if (d->next.kind != DIAG_NONE || d->next.name[0]) {
 		put(next, "kind", str(corecap_diag_kind_name(d->next.kind)));
 		put(next, "name", d->next.name[0] ? str(d->next.name) : NULL);
@@ -139,8 +142,7 @@ static bool shown(int n, int here)
 	return n == 1 || n == here || n == 2 * here || n == 4 * here;
 }
 
-void corecap_render_diagnosis_html(const struct diagnosis *d, const struct projection *p,
-				   FILE *out)
+void corecap_render_diagnosis_html(const struct diagnosis *d, const struct projection *p, FILE *out)
 {
 	char buf[256];
 
@@ -181,8 +183,9 @@ void corecap_render_diagnosis_html(const struct diagnosis *d, const struct proje
 	}
 	fprintf(out, "</table>\n");
 	if (p && p->valid) {
-		fprintf(out, "<table class=\"projection\">\n<tr><th>cores</th><th>ops/s</th><th>bound "
-			     "by</th></tr>\n");
+		fprintf(out,
+			"<table class=\"projection\">\n<tr><th>cores</th><th>ops/s</th><th>bound "
+			"by</th></tr>\n");
 		for (int n = 1; n <= PROJECTION_MAX_CORES; n++) {
 			if (!shown(n, p->cores_here))
 				continue;

@@ -25,6 +25,35 @@ done
 # The golden run is small and stays so.
 expect_calc "golden run size (KiB)" "$(du -sk golden-run | cut -f1) < 200"
 expect_eq "JSON ceiling kind" none "$(json "$WORK/out.json" "d['ceiling']['kind']")"
+# The diagnosis (docs/methodology.md, "The diagnosis"): nothing saturated,
+# the missing sources named, and the same in text, JSON and HTML.
+expect_eq "diagnosis kind" none "$(json "$WORK/out.json" "d['diagnosis']['kind']")"
+expect_eq "diagnosis: no kernel events, said with what would provide them" 1 \
+	"$(json "$WORK/out.json" "int(any('kernel events' in m and 'as root' in m for m in d['diagnosis']['missing_evidence']))")"
+"$CORECAP" html --symfs golden-symfs -o "$WORK/out.html" golden-run >/dev/null
+expect_true "the diagnosis agrees in text, JSON and HTML" \
+	python3 "$CORECAP_SRC/tests/e2e/diagnosis_diag_agree.py" "$WORK/out.txt" "$WORK/out.json" "$WORK/out.html"
+# A run without its thread CPU figures and without a manifest's benchmark:
+# no headroom is guessed, and the missing sources are listed.
+cp -r golden-run "$WORK/bare"
+rm "$WORK/bare/threads.tsv"
+"$CORECAP" report --symfs golden-symfs --json "$WORK/bare" >"$WORK/bare.json"
+expect_eq "no threads.tsv: no headroom, the threads' CPU listed as missing" "None 1" \
+	"$(json "$WORK/bare.json" "'%s %d' % (d['diagnosis']['headroom'], any('threads' in m for m in d['diagnosis']['missing_evidence']))")"
+# An old run's manifest with a key this version does not know: read, not fatal.
+cp -r golden-run "$WORK/future"
+python3 - "$WORK/future/manifest.json" <<'PY'
+import json, sys
+p = sys.argv[1]
+d = json.load(open(p))
+d["machine"] = dict(d.get("machine", {}), future_key={"x": 1})
+d["collector"] = dict(d.get("collector", {}), cpu_user_s="not a number")
+json.dump(d, open(p, "w"))
+PY
+status=0
+"$CORECAP" report --symfs golden-symfs --json "$WORK/future" >"$WORK/future.json" 2>"$WORK/future.err" || status=$?
+expect_eq "unknown manifest keys: the report still runs" 0 "$status"
+expect_eq "... and the same diagnosis kind" none "$(json "$WORK/future.json" "d['diagnosis']['kind']")"
 expect_eq "every op conserved" 0 "$(json "$WORK/out.json" "d['ops']['conservation']['violations']")"
 # The hypervisor's steal (manifest machine.steal_cpu_s): a fifth of the
 # window's CPU time gets a warning that names it; the golden run's own

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Known answer: refosd --big-lock --op-cpu-us 50 under refbench -t 16.
 # Every op holds one global mutex for at least 50 us of CPU, so that lock
-# is the ceiling: the report must name it (kind lock, utilization >=
-# 0.85) and say that more cores will not help. Its hold time must match
+# is what caps it: the diagnosis must name it (kind lock, held >= 0.85,
+# with its verify line) and say that more cores will not help. Its hold time must match
 # refosd's own clock around the lock (within 10%: two methods), and be at
 # least the 50 us of CPU per op (IOPS x 50 us, less 10%); a holder that
 # is preempted holds longer, which both clocks see. Every op must conserve
@@ -29,33 +29,39 @@ own_holds=${own#* }
 
 j="$run.json"
 iops=$(json "$j" "d['benchmark']['summary']['iops_avg']")
-echo "refbench: $iops IOPS; verdict: $(json "$j" "d['ceiling']['verdict']")"
-json "$j" "'\n'.join('  - ' + e for e in d['ceiling']['evidence'])"
+echo "refbench: $iops IOPS; diagnosis: $(json "$j" "d['diagnosis']['headline']")"
+json "$j" "'\n'.join('  - %s %s (%s)' % (e['term'], e['value'], e['meaning']) for e in d['diagnosis']['evidence'])"
 # The big lock: taken in osd_handle_op, the most held of those.
 lock="sorted([l for l in d['locks'] if (l['symbol'] or '').startswith('osd_handle_op+')], key=lambda l: -l['hold_util'])[0]"
 echo "big lock: $(json "$j" "$lock['name']"), hold_util $(json "$j" "$lock['hold_util']"), busy_util $(json "$j" "$lock['busy_util']")"
-# Two verdicts (docs/methodology.md, "Projection" and "The ceiling"): the
-# daemon's own limit is the big lock whatever the machine does; the
-# report's ceiling (the daemon's resource that binds) is the lock too
-# unless the cores were taken from the daemon (other processes, or the
-# hypervisor's steal, leave its threads runnable), when nothing of the
-# daemon is saturated: none, with the run-queue wait in its evidence.
-echo "daemon's limit: $(json "$j" "d['ceiling']['daemon_limit']['verdict']")"
-expect_eq "the daemon's limit is a lock" lock "$(json "$j" "d['ceiling']['daemon_limit']['kind']")"
+# The diagnosis (docs/methodology.md, "The diagnosis") names the big lock,
+# with the verify line for its site, unless the cores were taken from the
+# daemon (other processes, or the hypervisor's steal, leave its threads
+# runnable): then the cores, with the lock as the next limit. The
+# projection's first daemon resource is the lock either way.
+expect_eq "the projection's first daemon resource is a lock" lock "$(json "$j" "d['ceiling']['daemon_limit']['kind']")"
 expect_eq "... the big lock" "$(json "$j" "$lock['name']")" "$(json "$j" "d['ceiling']['daemon_limit']['name']")"
-kind=$(json "$j" "d['ceiling']['kind']")
+kind=$(json "$j" "d['diagnosis']['kind']")
 if [ "$DISTURBED" = 1 ]; then
-	echo "note: the hypervisor took $STOLEN% of the machine in every round: the ceiling's saturation is not checked"
+	echo "note: the hypervisor took $STOLEN% of the machine in every round: the lock's saturation is not checked"
 elif [ "$kind" = lock ]; then
-	expect_eq "the ceiling is the big lock" "$(json "$j" "$lock['name']")" "$(json "$j" "d['ceiling']['name']")"
-	expect_true "the verdict says more cores will not help" \
-		grep -q "more cores will not help" <(json "$j" "d['ceiling']['verdict']")
-	expect_calc "ceiling utilization >= 0.85" "$(json "$j" "d['ceiling']['utilization']") >= 0.85"
+	expect_eq "the diagnosis is the big lock" "$(json "$j" "$lock['name']")" "$(json "$j" "d['diagnosis']['name']")"
+	expect_true "the headline says more cores will not help" \
+		grep -q "whatever the cores" <(json "$j" "d['diagnosis']['headline']")
+	expect_calc "its running (held) share >= 0.85" "$(json "$j" "d['diagnosis']['utilization']['running']") >= 0.85"
+	expect_true "the verify line names the daemon and the site as the report prints it" \
+		grep -q "^corecap verify -p $(json "$j" "d['daemon']['pid']") --site '$(json "$j" "$lock['symbol']")' -- " \
+		<(json "$j" "d['diagnosis']['verify_command']")
 else
-	expect_eq "the ceiling is the big lock, or none when the cores were taken" none "$kind"
-	expect_true "... and its evidence has the threads' wait for a CPU" \
-		grep -q "waited for a CPU" <(json "$j" "'\\n'.join(d['ceiling']['evidence'])")
+	expect_eq "the diagnosis is the big lock, or the cores when they were taken" cores "$kind"
+	expect_eq "... with the big lock as the next limit" "$(json "$j" "$lock['name']")" \
+		"$(json "$j" "d['diagnosis']['next']['name']")"
 fi
+# One answer in every rendering.
+"$CORECAP" report "$run" >"$run.txt"
+"$CORECAP" html -o "$run.html" "$run" >/dev/null
+expect_true "the diagnosis agrees in text, JSON and HTML" \
+	python3 "$CORECAP_SRC/tests/e2e/diagnosis_diag_agree.py" "$run.txt" "$j" "$run.html"
 hold=$(json "$j" "$lock['hold_util']")
 hold_ns=$(json "$j" "$lock['hold_ns']")
 echo "held: $hold_ns ns by the shim, $own_ns ns in $own_holds holds by refosd's clock" \

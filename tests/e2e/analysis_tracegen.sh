@@ -80,5 +80,5 @@ expect_eq "worker threads form one pool" 2 \
 	"$(json "$run.json" "[p['threads'] for p in d['pools'] if p['name'] == 'tg-worker'][0]")"
 expect_calc "window ~ 2 s" "$(json "$run.json" "d['window']['duration_s']") > 1.9"
 expect_eq "no loss" 0 "$(json "$run.json" "d['quality']['loss_messages']")"
-expect_true "text report has the verdict line" grep -q '^CEILING' "$run.txt"
+expect_true "text report has the diagnosis first" grep -q '^DIAGNOSIS' "$run.txt"
 finish

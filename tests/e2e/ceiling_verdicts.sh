@@ -1,4 +1,4 @@
-# The projection's verdict differs across refosd configurations whose bound
+# The projection's bound and the diagnosis differ across refosd configurations whose bound
 # is constructed (bench/ceiling_projection.sh): projected to 2 CPUs from a
 # run pinned to 1, each names its constructed bound, relieving it raises
 # the throughput, and the six are not all the same; a benchmark with one
@@ -28,6 +28,21 @@ expect_true "--debug 20: the log thread or its lock is named ($(named debug20))"
 expect_true "plain CPU: the cores are named ($(named cpu))" grep -qx 'cores' <(named cpu)
 expect_true "one op in flight: the closed loop is named ($(named loop))" grep -q 'closed loop' <(named loop)
 expect_calc "the six verdicts are not all the same" "$(cut -f3 "$v" | sort -u | wc -l) > 1"
+# The diagnosis of a recorded run on 2 CPUs names the constructed cause
+# (docs/methodology.md, "The diagnosis"): exactly one kind each, and its
+# text, JSON and HTML agree.
+diag() { awk -F'\t' -v n="$1" '$1 == n { print $7 " " $8 }' "$v"; }
+expect_true "diagnosis, big lock: the lock ($(diag biglock))" grep -q '^lock .*big_lock' <(diag biglock)
+expect_true "diagnosis, one messenger: its thread ($(diag msgr))" grep -q '^thread msgr-worker' <(diag msgr)
+expect_true "diagnosis, the finisher ($(diag finisher))" grep -q '^thread finisher' <(diag finisher)
+expect_true "diagnosis, --debug 20: the log thread or its lock ($(diag debug20))" grep -Eq '^(thread|lock) .*log' <(diag debug20)
+expect_true "diagnosis, plain CPU: the cores ($(diag cpu))" grep -q '^cores' <(diag cpu)
+expect_true "diagnosis, one op in flight: the closed loop ($(diag loop))" grep -q '^closed_loop' <(diag loop)
+for c in biglock msgr finisher debug20 cpu loop; do
+	d="$WORK/runs/$c.diag"
+	expect_true "$c: the diagnosis agrees in text, JSON and HTML" \
+		python3 "$CORECAP_SRC/tests/e2e/diagnosis_diag_agree.py" "$d.txt" "$d.json" "$d.html"
+done
 # The named bound is the one to relieve: without the option that
 # constructs it, the same daemon on 2 CPUs does at least 10% more.
 for c in biglock msgr finisher debug20; do

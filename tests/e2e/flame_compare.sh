@@ -38,7 +38,11 @@ expect_calc "logging delta <= 1.1 x latency delta" "$log_d <= 1.1 * $lat_d"
 expect_calc "logging delta >= 0.3 x latency delta" "$log_d >= 0.3 * $lat_d"
 expect_calc "IOPS lower at debug 20" "$(fig "['benchmark']['iops']['delta']") < 0"
 expect_true "text: a logging row" grep -qE '^    logging us/op +[0-9.]+ +[0-9.]+ +\+' "$WORK/compare.txt"
-expect_true "text: both ceilings" grep -q '^ceiling B ' "$WORK/compare.txt"
+expect_true "text: both diagnoses" grep -q '^diagnosis B ' "$WORK/compare.txt"
+expect_true "text: the diagnoses lead, before the headline" \
+	awk '/^diagnosis A / { a = NR } /^headline: / { h = NR } END { exit !(a && h && a < h) }' "$WORK/compare.txt"
+expect_eq "JSON: each side's diagnosis headline is its ceiling_ line" 1 \
+	"$(json "$WORK/compare.json" "int(d['diagnosis_a']['headline'] == d['ceiling_a'] and d['diagnosis_b']['headline'] == d['ceiling_b'] and d['diagnosis_a']['kind'] != '')")"
 
 # The differential folded stacks: write;logging;* grows by the same amount
 # per op (B's column is scaled to A's op count: the default for the op kind).

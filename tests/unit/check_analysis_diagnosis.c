@@ -129,8 +129,9 @@ START_TEST(a_lock_held_95_percent_is_the_headline_with_its_verify_line)
 	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
 	ck_assert_str_eq(d.next.name, "alpha (tid 2)");
 	near(d.next.iops, 2000);
-	ck_assert_str_eq(d.verify_command,
-			 "corecap verify -p 4242 --site 'osd_handle_op+0x699' -- refbench -t 16 write");
+	ck_assert_str_eq(
+		d.verify_command,
+		"corecap verify -p 4242 --site 'osd_handle_op+0x699' -- refbench -t 16 write");
 	ck_assert(!d.cores_saturated);
 	ck_assert_ptr_nonnull(strstr(d.headline, "95%"));
 	ck_assert_ptr_nonnull(strstr(d.headline, "1.05x"));
@@ -154,7 +155,8 @@ START_TEST(a_thread_waiting_for_a_cpu_others_took_names_the_cores)
 					    .bench_lat_s = 0.032,
 					    .machine_busy_cpu_s = 2.0,
 					    .bench_cpu_s = 0.36},
-		 (struct diagnosis_inputs){.cpus_allowed = 2, .profiler_cpu_s = 0.02, .has_bench = true});
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0.02, .has_bench = true});
 	ck_assert_int_eq(d.kind, DIAG_CORES);
 	ck_assert(d.cores_saturated);
 	near(d.daemon_running, 1.0);
@@ -186,7 +188,8 @@ START_TEST(one_op_in_flight_is_the_closed_loop)
 					    .bench_lat_s = 0.0009,
 					    .machine_busy_cpu_s = 0.5,
 					    .bench_cpu_s = 0.2},
-		 (struct diagnosis_inputs){.cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
 	ck_assert_int_eq(d.kind, DIAG_LOOP);
 	near(d.headroom, 1);
 	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
@@ -208,7 +211,8 @@ START_TEST(nothing_saturated_says_so_and_names_the_busiest)
 					    .bench_lat_s = 0.016,
 					    .machine_busy_cpu_s = 0.5,
 					    .bench_cpu_s = 0.2},
-		 (struct diagnosis_inputs){.cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
 	ck_assert_int_eq(d.kind, DIAG_NONE);
 	ck_assert_ptr_nonnull(strstr(d.headline, "nothing measured is saturated"));
 	near(d.running, 0.3);
