@@ -64,8 +64,8 @@ struct kstat_interval {
 	size_t n_threads;
 	struct kpool_row *pools;
 	size_t n_pools;
-	const struct model_lock **rows; /* words waited on, by wait */
-	size_t n_rows;
+	const struct model_lock **rows; /* words waited on, by wait: mutexes, then idle */
+	size_t n_rows, n_mutex_rows;
 	uint64_t total_ns[KSTATE__COUNT], futex_waits, futex_wait_ns;
 };
 
@@ -114,6 +114,9 @@ static int cmp_words(const void *a, const void *b)
 	const struct model_lock *x = *(const struct model_lock *const *)a,
 				*y = *(const struct model_lock *const *)b;
 
+	/* Mutexes (contention) first, the idle waits after them. */
+	if (x->idle != y->idle)
+		return x->idle ? 1 : -1;
 	if (x->wait_ns != y->wait_ns)
 		return x->wait_ns < y->wait_ns ? 1 : -1;
 	if (x->contentions != y->contentions)
@@ -242,6 +245,8 @@ static int model_words(struct kstat_interval *iv, struct symbolizer *sym)
 		iv->futex_wait_ns += l->wait_ns;
 	}
 	qsort(iv->rows, iv->n_rows, sizeof(*iv->rows), cmp_words);
+	while (iv->n_mutex_rows < iv->n_rows && !iv->rows[iv->n_mutex_rows]->idle)
+		iv->n_mutex_rows++;
 	return 0;
 }
 
@@ -334,25 +339,37 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	if (iv->n_threads > (size_t)shown)
 		printf("(%zu more threads)\n", iv->n_threads - (size_t)shown);
 
-	printf("\n%-32s %-17s %8s %9s %8s %7s  %s\n", "FUTEX WORD", "KIND", "WAITS", "WAIT ms",
-	       "AVG us", "WAITERS", "TOP WAITING SITE");
-	shown = 0;
-	for (size_t i = 0; i < iv->n_rows && shown < o->top; i++, shown++) {
-		const struct model_lock *l = iv->rows[i];
+	/* The mutexes alone rank as contention; the idle waits follow apart. */
+	for (int part = 0; part < 2; part++) {
+		size_t from = part ? iv->n_mutex_rows : 0,
+		       to = part ? iv->n_rows : iv->n_mutex_rows;
 
-		corecap_name_elide(top_site_name(l, sym), 48, site, sizeof(site));
-		corecap_name_put(stdout, corecap_symbolizer_name(sym, l->addr, false), 32);
-		printf(" %-17s %8" PRIu64 " %9.1f %8.1f %7zu  %s\n",
-		       corecap_lock_kind_name(l->kind), l->contentions, ms(l->wait_ns),
-		       (double)l->wait_ns / (double)l->contentions / 1e3, l->n_waiters, site);
+		if (part && from == to)
+			break;
+		printf("\n%-32s %-17s %8s %9s %8s %7s  %s\n",
+		       part ? "IDLE WORD (waiting for work)" : "FUTEX WORD (mutex: contention)",
+		       "KIND", "WAITS", "WAIT ms", "AVG us", "WAITERS", "TOP WAITING SITE");
+		shown = 0;
+		for (size_t i = from; i < to && shown < o->top; i++, shown++) {
+			const struct model_lock *l = iv->rows[i];
+
+			corecap_name_elide(top_site_name(l, sym), 48, site, sizeof(site));
+			corecap_name_put(stdout, corecap_symbolizer_name(sym, l->addr, false), 32);
+			printf(" %-17s %8" PRIu64 " %9.1f %8.1f %7zu  %s\n",
+			       corecap_lock_kind_name(l->kind), l->contentions, ms(l->wait_ns),
+			       (double)l->wait_ns / (double)l->contentions / 1e3, l->n_waiters,
+			       site);
+		}
+		if (!shown)
+			printf("(no thread slept waiting for a mutex in the interval)\n");
 	}
-	if (!shown)
-		printf("(no thread slept in a futex wait in the interval)\n");
 	printf("\nRUN%%, RUNQ%%, FUTEX%%, BLOCK%%: share of the interval (pools: of their "
 	       "threads'\n"
 	       "time) on a CPU, waiting for one, asleep in a futex wait (a lock or condition),\n"
 	       "blocked elsewhere (I/O, poll, sleep). A futex word is a mutex's or condition's\n"
-	       "address; the site is where its sampled waits were called.\n");
+	       "address; the site is where its sampled waits were called. A mutex wait is\n"
+	       "contention; a condition or other futex wait, and a mutex re-taken as a\n"
+	       "condition wait returns, is idle or hand-off time (IDLE WORD).\n");
 	fflush(stdout);
 }
 
@@ -388,7 +405,8 @@ static json_object *jword(const struct model_lock *l, struct symbolizer *sym)
 	add_u64(j, "waits", l->contentions);
 	add_u64(j, "wait_ns", l->wait_ns);
 	add_u64(j, "max_wait_ns", l->max_wait_ns);
-	add_u64(j, "busy_ns", corecap_lock_busy_ns(l));
+	json_object_object_add(j, "wait_kind", json_object_new_string(l->idle ? "idle" : "mutex"));
+	add_u64(j, "busy_ns", l->idle ? 0 : corecap_lock_busy_ns(l));
 	add_u64(j, "waiters", l->n_waiters);
 	if (s && s->site) {
 		json_object_object_add(j, "top_site", corecap_stat_json_hex(s->site));
@@ -428,6 +446,8 @@ static void print_json(const struct stat_kernel_opts *o, const struct kstat_inte
 	add_u64(t, "inconsistent", iv->inconsistent);
 	add_u64(t, "stacks", iv->kr.n_stacks);
 	add_u64(t, "waits_with_stack", iv->fq.waits_with_stack);
+	add_u64(t, "waits_idle", iv->fq.waits_idle);
+	add_u64(t, "waits_relock", iv->fq.waits_relock);
 	json_object_object_add(root, "quality", t);
 	a = json_object_new_array();
 	for (size_t i = 0; i < iv->n_pools; i++) {
@@ -453,9 +473,13 @@ static void print_json(const struct stat_kernel_opts *o, const struct kstat_inte
 	}
 	json_object_object_add(root, "threads", a);
 	a = json_object_new_array();
-	for (size_t i = 0; i < iv->n_rows; i++)
+	for (size_t i = 0; i < iv->n_mutex_rows; i++)
 		json_object_array_add(a, jword(iv->rows[i], sym));
 	json_object_object_add(root, "futex_words", a);
+	a = json_object_new_array();
+	for (size_t i = iv->n_mutex_rows; i < iv->n_rows; i++)
+		json_object_array_add(a, jword(iv->rows[i], sym));
+	json_object_object_add(root, "idle_words", a);
 	printf("%s\n", json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
 	fflush(stdout);
 	json_object_put(root);

@@ -301,15 +301,15 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_busy_ns(lk) / (double)w, lk);
 	}
 	/*
-	 * Without the shim, the locks are the futex words the kernel saw waited
-	 * on with FUTEX_WAIT or a PI lock: glibc's mutexes. Words waited on with
-	 * WAIT_BITSET are mostly condition variables, whose waiters are idle,
-	 * not queued for a server.
+	 * Without the shim, the locks are the futex words the kernel saw
+	 * waited on as mutexes (futex_locks.h). The idle waits (conditions,
+	 * other futex waits, re-locks as a condition wait returns) are
+	 * threads waiting for work, not queued for a server.
 	 */
 	for (size_t i = 0; !m->src.trace && !m->src.stats && i < m->futex_locks.len; i++) {
 		const struct model_lock *lk = m->futex_locks.all[i];
 
-		if (lk->kind == LOCK_KIND_FUTEX_WAIT_BITSET)
+		if (lk->idle || !lk->contentions)
 			continue;
 
 		corecap_lock_label(lk, label, sizeof(label));

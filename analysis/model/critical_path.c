@@ -7,6 +7,7 @@
 
 #include "profiler_own.h"
 #include "thread_table.h"
+#include "futex_locks.h"
 #include "../util/grow.h"
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus)
@@ -970,20 +971,42 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 		return on_waking(cp, (const struct corecap_krec_waking *)r);
 	case CORECAP_KREC_FUTEX_ENTER: {
 		const struct corecap_krec_futex_enter *f = (const void *)r;
-		uint32_t cmd = CORECAP_FUTEX_CMD(f->op);
+		uint32_t owner;
+		bool mutex;
 
-		if (!CORECAP_FUTEX_IS_WAIT(f->op))
+		if (!CORECAP_FUTEX_IS_WAIT(f->op)) {
+			/* A call on another object: what follows is no re-lock (futex_locks.h). */
+			if ((th = find(cp, f->tid)) && th->cond_end_ns &&
+			    (f->uaddr > th->cond_uaddr
+				     ? f->uaddr - th->cond_uaddr
+				     : th->cond_uaddr - f->uaddr) >= CORECAP_FUTEX_RELOCK_NEAR)
+				th->cond_end_ns = 0;
 			return 0;
+		}
 		if (!(th = get(cp, f->tid)))
 			return -ENOMEM;
-		th->futex_kind = cmd == 0 || cmd == 6 || cmd == 13 ? CPW_LOCK : CPW_COND;
+		owner = f->val & CORECAP_FUTEX_TID_MASK;
+		mutex = corecap_futex_wait_is_mutex(f->op, f->val,
+						    owner && find(cp, (int32_t)owner) != NULL);
+		/* A mutex right after a condition wait is its re-lock: a hand-off. */
+		if (mutex && th->cond_end_ns &&
+		    f->h.time_ns - th->cond_end_ns <= CORECAP_FUTEX_RELOCK_NS)
+			mutex = false;
+		th->futex_kind = mutex ? CPW_LOCK : CPW_COND;
+		th->futex_uaddr = f->uaddr;
+		th->cond_end_ns = 0;
 		return 0;
 	}
 	case CORECAP_KREC_FUTEX_EXIT: {
 		const struct corecap_krec_futex_exit *f = (const void *)r;
 
-		if ((th = find(cp, f->tid)))
+		if ((th = find(cp, f->tid))) {
+			if (th->futex_kind == CPW_COND) {
+				th->cond_end_ns = f->h.time_ns;
+				th->cond_uaddr = th->futex_uaddr;
+			}
 			th->futex_kind = 0;
+		}
 		return 0;
 	}
 	case CORECAP_KREC_HOLDER:
@@ -1512,6 +1535,9 @@ static int edge_cmp(const void *a, const void *b)
 
 	if (corecap_cp_edge_idle(x) != corecap_cp_edge_idle(y))
 		return corecap_cp_edge_idle(x) ? 1 : -1;
+	/* Contention (a mutex) ranks first and alone; waiting for work does not rank with it. */
+	if ((x->kind == CPW_LOCK) != (y->kind == CPW_LOCK))
+		return x->kind == CPW_LOCK ? -1 : 1;
 	if (x->ns != y->ns)
 		return x->ns < y->ns ? 1 : -1;
 	if ((c = strcmp(x->from, y->from)) || (c = strcmp(x->to, y->to)))

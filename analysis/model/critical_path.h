@@ -97,7 +97,10 @@ struct cp_thread {
 	bool pending;	    /* woken by nobody of the daemon: pend_b.. awaits its category */
 	uint64_t pend_b, pend_e;
 	uint64_t blocked_since;
-	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
+	uint8_t futex_kind;   /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
+	uint64_t cond_end_ns; /* its latest CPW_COND wait's end (a re-lock follows), 0: none */
+	uint64_t cond_uaddr;  /* that wait's word */
+	uint64_t futex_uaddr; /* the word of the futex wait it is in */
 	/* Its chain: 1 + the index of its newest node (critical_path.nodes), 0: none. */
 	uint64_t head;
 	bool head_shared; /* a woken thread's chain goes on from the head: it stays as it is */
@@ -175,8 +178,9 @@ struct cp_type {
 /* Kinds of a wait-for edge: what the woken thread slept in. */
 enum cp_wait_kind {
 	CPW_WAKE, /* any other sleep (poll, I/O, sleep) ended by the waker */
-	CPW_LOCK, /* FUTEX_WAIT or a PI lock: a mutex; the waker unlocked it */
-	CPW_COND, /* the other futex waits: a condition, semaphore, rwlock */
+	CPW_LOCK, /* a mutex's wait (futex_locks.h): contention; the waker unlocked it */
+	CPW_COND, /* the other futex waits, waiting for work (a condition, semaphore),
+		   * and a mutex re-taken as a condition wait returns (a hand-off) */
 	CPW__COUNT
 };
 
@@ -325,7 +329,8 @@ const char *corecap_cp_behind_label(enum cp_behind b);
  * heaviest edges first: *out malloc'd, *n edges. 0 or -ENOMEM.
  */
 /*
- * The wait-for graph's edges, heaviest first, then the sleeps the window's
+ * The wait-for graph's edges: the mutexes' (CPW_LOCK, contention) first,
+ * then the others, each heaviest first, then the sleeps the window's
  * end cut (to CP_POOL_NOT_WOKEN: idle threads), which a picture or a knot
  * leaves out; every pool's edges sum to its blocked time in the window.
  */

@@ -22,7 +22,36 @@ struct futex_thread {
 	bool irq_woken; /* the first one, from an interrupt */
 	bool holding;
 	uint64_t hold_uaddr, hold_since;
+	/* The wait in progress: for a mutex's value, and not contention
+	 * (idle: not a mutex's, or a re-lock after an idle wait). */
+	bool mutex_word, idle_wait, relock;
+	uint64_t idle_end_ns; /* when its latest idle wait ended; 0: none since */
+	uint64_t idle_uaddr;  /* its word */
 };
+
+/* A futex call on another object than the idle word's: not a re-lock next. */
+static bool near_idle_word(const struct futex_thread *t, uint64_t uaddr)
+{
+	uint64_t d = uaddr > t->idle_uaddr ? uaddr - t->idle_uaddr : t->idle_uaddr - uaddr;
+
+	return d < CORECAP_FUTEX_RELOCK_NEAR;
+}
+
+bool corecap_futex_wait_is_mutex(uint32_t op, uint32_t val, bool owner_is_thread)
+{
+	switch (CORECAP_FUTEX_CMD(op)) {
+	case 6:	 /* FUTEX_LOCK_PI */
+	case 13: /* FUTEX_LOCK_PI2 */
+		return true;
+	case 11: /* FUTEX_WAIT_REQUEUE_PI: a condition wait */
+		return false;
+	default:
+		break;
+	}
+	if (val == CORECAP_FUTEX_LOCKED_WAITERS)
+		return true;
+	return (val & CORECAP_FUTEX_WAITERS) && (val & CORECAP_FUTEX_TID_MASK) && owner_is_thread;
+}
 
 void corecap_futex_locks_init(struct futex_locks *f, struct lock_table *out, uint64_t ws,
 			      uint64_t we, futex_stack_fn stack_of, void *stack_ctx)
@@ -118,6 +147,9 @@ static int end_hold(struct futex_locks *f, struct futex_thread *t, uint64_t uadd
 	t->holding = false;
 	if (!clip(f, &b, &e))
 		return 0;
+	/* Only a word that has contention has a row to hold (model_lock.idle). */
+	if (!corecap_u64map_find(&f->out->by_addr, uaddr))
+		return 0;
 	if (!(l = corecap_lock_table_get(f->out, uaddr)))
 		return -ENOMEM;
 	l->holds++;
@@ -148,6 +180,18 @@ static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex
 	/* Waiting again on the word it was handed: it had lost it to a barger. */
 	if (t->in_wait && t->holding && t->hold_uaddr == r->uaddr)
 		t->holding = false;
+	if (!t->in_wait && !near_idle_word(t, r->uaddr))
+		t->idle_end_ns = 0;
+	if (t->in_wait) {
+		uint32_t owner = r->val & CORECAP_FUTEX_TID_MASK;
+
+		t->mutex_word = corecap_futex_wait_is_mutex(
+			r->op, r->val, owner && find_thread(f, (int32_t)owner) != NULL);
+		t->relock = t->mutex_word && t->idle_end_ns &&
+			    r->h.time_ns - t->idle_end_ns <= CORECAP_FUTEX_RELOCK_NS;
+		t->idle_wait = !t->mutex_word || t->relock;
+		t->idle_end_ns = 0;
+	}
 	if (!CORECAP_FUTEX_IS_WAKE(r->op))
 		return 0;
 	f->q.wakes++;
@@ -250,6 +294,12 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 		return 0;
 	t->in_wait = false;
 	f->q.waits++;
+	/* A mutex taken right after this is the wait's hand-off (a re-lock
+	 * that sleeps again is still the same hand-off). */
+	if (t->idle_wait) {
+		t->idle_end_ns = r->h.time_ns;
+		t->idle_uaddr = t->uaddr;
+	}
 	/* Without the call's result (the eBPF producer's, kernel_format.h): a
 	 * wait it recorded slept, and woken by an interrupt, it timed out. */
 	if (r->flags & CORECAP_KFUTEX_RESULT_UNKNOWN)
@@ -266,8 +316,17 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	if (!clip(f, &b, &e))
 		return 0;
 	wait_ns = e - b;
-	if (!(l = word(f, t->uaddr, t->op)))
+	if (!(l = word(f, t->idle_wait ? CORECAP_FUTEX_IDLE_KEY(t->uaddr) : t->uaddr, t->op)))
 		return -ENOMEM;
+	if (t->idle_wait) {
+		l->addr = t->uaddr;
+		l->idle = true;
+		f->q.waits_idle++;
+		if (t->relock) {
+			l->relock_waits++;
+			f->q.waits_relock++;
+		}
+	}
 	l->contentions++;
 	l->wait_ns += wait_ns;
 	if (wait_ns > l->max_wait_ns)
@@ -288,7 +347,7 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	if (!ret)
 		ret = add_site(f, l, t, wait_ns);
 	/* Woken from a mutex's word: the waiter now holds it (a hand-over). */
-	if (!ret && result == 0 && CORECAP_FUTEX_CMD(t->op) == 0) {
+	if (!ret && result == 0 && t->mutex_word && CORECAP_FUTEX_CMD(t->op) == 0) {
 		t->holding = true;
 		t->hold_uaddr = t->uaddr;
 		t->hold_since = r->h.time_ns;
@@ -336,9 +395,84 @@ static void spread(struct model_lock *l)
 	}
 }
 
+/* Moves m's stacks whose call site is `site` to the idle lock il. */
+static void move_stacks(struct model_lock *m, struct model_lock *il, uint64_t site)
+{
+	for (size_t i = 0; i < m->n_stacks;) {
+		struct lock_stack *st = &m->stacks[i];
+
+		if (!st->depth || st->frames[0] != site) {
+			i++;
+			continue;
+		}
+		if (!il->stacks)
+			il->stacks = calloc(LOCK_STACKS_MAX, sizeof(*il->stacks));
+		if (il->stacks && il->n_stacks < LOCK_STACKS_MAX)
+			il->stacks[il->n_stacks++] = *st;
+		else
+			il->stacks_over_cap += st->count;
+		memmove(st, st + 1, (m->n_stacks - i - 1) * sizeof(*st));
+		m->n_stacks--;
+	}
+}
+
+/*
+ * A mutex's waits called where idle waits were called (pthread_cond_wait's
+ * call site: the first frame outside the C library is the same for the
+ * condition wait and its re-lock) are re-locks too, whatever their delay
+ * (a condition wait that did not sleep leaves no record to time it by):
+ * the share of the word's waits the site stands for moves to the word's
+ * idle lock.
+ */
+static int move_relocks(struct futex_locks *f, struct model_lock *m,
+			const struct u64map *idle_sites)
+{
+	for (size_t i = 0; i < m->n_sites;) {
+		struct lock_site s = m->sites[i];
+		struct model_lock *il;
+		struct lock_site *d;
+
+		if (!corecap_u64map_find(idle_sites, s.site)) {
+			i++;
+			continue;
+		}
+		if (!(il = corecap_lock_table_get(f->out, CORECAP_FUTEX_IDLE_KEY(m->addr))))
+			return -ENOMEM;
+		if (il->kind == LOCK_KIND_UNKNOWN) {
+			il->kind = m->kind;
+			il->source = LOCK_SOURCE_FUTEX;
+		}
+		il->addr = m->addr;
+		il->idle = true;
+		if (!(d = corecap_lock_table_site(il, s.site, NULL)))
+			return -ENOMEM;
+		d->contentions += s.contentions;
+		d->wait_ns += s.wait_ns;
+		d->sampled_waits += s.sampled_waits;
+		if (s.max_wait_ns > d->max_wait_ns)
+			d->max_wait_ns = s.max_wait_ns;
+		if (s.max_wait_ns > il->max_wait_ns)
+			il->max_wait_ns = s.max_wait_ns;
+		il->contentions += s.contentions;
+		il->wait_ns += s.wait_ns;
+		il->relock_waits += s.contentions;
+		m->contentions -= s.contentions;
+		m->wait_ns -= s.wait_ns;
+		f->q.waits_idle += s.contentions;
+		f->q.waits_relock += s.contentions;
+		move_stacks(m, il, s.site);
+		free(m->sites[i].symbol);
+		m->sites[i] = m->sites[--m->n_sites];
+	}
+	return 0;
+}
+
 int corecap_futex_locks_finish(struct futex_locks *f)
 {
+	struct u64map idle_sites;
+	size_t n = f->out->len;
 	uint64_t v;
+	int ret = 0;
 
 	for (size_t i = 0; corecap_u64map_next(&f->by_tid, &i, NULL, &v);) {
 		const struct futex_thread *t = (const struct futex_thread *)(uintptr_t)v;
@@ -348,5 +482,17 @@ int corecap_futex_locks_finish(struct futex_locks *f)
 	}
 	for (size_t i = 0; i < f->out->len; i++)
 		spread(f->out->all[i]);
-	return 0;
+	corecap_u64map_init(&idle_sites);
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct model_lock *l = f->out->all[i];
+
+		for (size_t k = 0; l->idle && k < l->n_sites && !ret; k++)
+			if (!corecap_u64map_upsert(&idle_sites, l->sites[k].site, NULL))
+				ret = -ENOMEM;
+	}
+	for (size_t i = 0; i < n && !ret && idle_sites.len; i++)
+		if (!f->out->all[i]->idle)
+			ret = move_relocks(f, f->out->all[i], &idle_sites);
+	corecap_u64map_release(&idle_sites);
+	return ret;
 }

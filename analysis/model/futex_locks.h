@@ -16,6 +16,21 @@
  * its own next FUTEX_WAKE on it (a contended hand-over: an unlock that had
  * waiters), which gives the holds the kernel can see.
  *
+ * Each wait is contention or not (docs/methodology.md, "Idle waits"). A
+ * mutex wait is contention: a PI lock, or a wait for a value that says
+ * "locked": glibc's lowlevellock word (2: locked with waiters, what every
+ * pthread_mutex_lock that sleeps waits for), or a robust mutex's owner
+ * tid (FUTEX_WAITERS set, the tid one of the process's threads). Every
+ * other wait is idle or hand-off time: a condition variable's waiters
+ * wait for 0 on its __g_signals word, its signaller for an odd __g_refs
+ * value, a semaphore for 0. And the mutex re-taken by pthread_cond_wait
+ * as it returns (a mutex wait beginning within CORECAP_FUTEX_RELOCK_NS of
+ * the same thread's idle wait, below) is the condition's hand-off, not
+ * contention. A word's idle waits are a lock of their own (idle set, same
+ * addr, keyed at CORECAP_FUTEX_IDLE_KEY(addr)), so that the mutex rows
+ * hold contention only; a hand-over hold is counted only on a word that
+ * has mutex waits.
+ *
  * Call sites and stacks come from the sampled user stacks: the caller
  * gives, for a wait, the frames from its call site outward (the first
  * frame outside the C library), or none. A word's sites share its totals
@@ -43,6 +58,33 @@
 typedef uint32_t (*futex_stack_fn)(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
 				   uint32_t max);
 
+/* glibc's lowlevellock word when locked with waiters; a robust mutex's bits. */
+#define CORECAP_FUTEX_LOCKED_WAITERS 2u
+#define CORECAP_FUTEX_WAITERS	     0x80000000u
+#define CORECAP_FUTEX_TID_MASK	     0x3fffffffu
+/*
+ * A mutex wait this soon after the same thread's idle wait ended, with no
+ * futex call in between but on the idle word's own object (within
+ * CORECAP_FUTEX_RELOCK_NEAR bytes: a condition's other words), is
+ * pthread_cond_wait re-taking its mutex: it runs a few instructions in
+ * between (2 to 4 us measured on a loaded 2-CPU VM), while the next lock
+ * the thread's own code takes comes after its work (8 us and more
+ * there). A re-lock delayed past it (the thread preempted) counts as
+ * contention: the error is on the side of contention.
+ */
+#define CORECAP_FUTEX_RELOCK_NS	  6000u
+#define CORECAP_FUTEX_RELOCK_NEAR 64u
+/* The lock table's key of a word's idle waits (user addresses are below 2^63). */
+#define CORECAP_FUTEX_IDLE_KEY(uaddr) ((uaddr) | (UINT64_C(1) << 63))
+
+/*
+ * Whether a futex wait (its op and the value it waited for) is a mutex's:
+ * a PI lock, glibc's "locked with waiters", or a robust mutex's owner tid
+ * with FUTEX_WAITERS when owner_is_thread (the caller knows that tid as
+ * one of the process's threads).
+ */
+bool corecap_futex_wait_is_mutex(uint32_t op, uint32_t val, bool owner_is_thread);
+
 struct futex_thread; /* futex_locks.c: one thread's call in progress and hold */
 
 /* A word's latest FUTEX_WAKE: who, when. */
@@ -57,6 +99,8 @@ struct futex_quality {
 	uint64_t waits_no_sleep;  /* returned -EAGAIN: the word had changed */
 	uint64_t waits_timed_out; /* -ETIMEDOUT */
 	uint64_t waits_with_stack;
+	uint64_t waits_idle;   /* slept, not contention (condition and other waits) */
+	uint64_t waits_relock; /* of them: a mutex re-taken after an idle wait */
 	uint64_t holder_from_waking, holder_from_wake, holder_unknown;
 	uint64_t exits_unpaired;  /* an exit whose enter came before the recording */
 	uint64_t enters_unpaired; /* still inside at the end, or a lost exit */

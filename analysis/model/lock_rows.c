@@ -57,6 +57,8 @@ static int cmp_family(const void *a, const void *b)
 	uint64_t fx = nameless(x) && sx ? sx->site : 0, fy = nameless(y) && sy ? sy->site : 0;
 	uint64_t wx = corecap_lock_wait_ns(x), wy = corecap_lock_wait_ns(y);
 
+	if (x->idle != y->idle)
+		return x->idle ? 1 : -1;
 	if (fx != fy)
 		return fx < fy ? -1 : 1;
 	if (x->kind != y->kind)
@@ -70,7 +72,8 @@ static bool same_family(const struct model_lock *x, const struct model_lock *y)
 {
 	const struct lock_site *sx = corecap_lock_top_site(x), *sy = corecap_lock_top_site(y);
 
-	return nameless(x) && nameless(y) && sx && sy && sx->site == sy->site && x->kind == y->kind;
+	return nameless(x) && nameless(y) && sx && sy && sx->site == sy->site &&
+	       x->kind == y->kind && x->idle == y->idle;
 }
 
 static void add_member(struct lock_row *row, const struct model_lock *l, bool trace)
@@ -86,7 +89,9 @@ static void add_member(struct lock_row *row, const struct model_lock *l, bool tr
 	}
 	row->holds += corecap_lock_holds(l);
 	row->hold_ns += corecap_lock_hold_ns(l);
-	row->busy_ns += corecap_lock_busy_ns(l);
+	/* Distinct locks: the family is as busy as its busiest member. */
+	if (corecap_lock_busy_ns(l) > row->busy_ns)
+		row->busy_ns = corecap_lock_busy_ns(l);
 }
 
 uint64_t corecap_lock_row_avg_wait_ns(const struct lock_row *row)
@@ -115,12 +120,10 @@ static int cmp_row(const void *a, const void *b, void *arg)
 {
 	const struct lock_row *x = a, *y = b;
 	enum lock_sort sort = *(const enum lock_sort *)arg;
-	bool cx = x->kind == LOCK_KIND_FUTEX_WAIT_BITSET,
-	     cy = y->kind == LOCK_KIND_FUTEX_WAIT_BITSET;
 	uint64_t kx = key(x, sort), ky = key(y, sort);
 
-	if (cx != cy)
-		return cx ? 1 : -1;
+	if (x->idle != y->idle)
+		return x->idle ? 1 : -1;
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
 	if (x->wait_ns != y->wait_ns)
@@ -148,6 +151,13 @@ int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, 
 	for (size_t i = 0; i < t->len; i++)
 		if (!t->all[i]->profiler)
 			rows->members[len++] = t->all[i];
+	/* A futex word all of whose waits were re-locks (futex_locks.h) has
+	 * its row among the idle ones only. */
+	for (size_t i = 0, k = len; i < k; i++)
+		if (rows->members[i]->source == LOCK_SOURCE_FUTEX && !rows->members[i]->contentions)
+			len--;
+		else
+			rows->members[i - (k - len)] = rows->members[i];
 	if (len) /* (qsort takes no NULL, even for 0 bytes) */
 		qsort(rows->members, len, sizeof(*rows->members), cmp_family);
 	for (size_t i = 0; i < len;) {
@@ -162,6 +172,7 @@ int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, 
 		row->site = corecap_lock_top_site(rows->members[i]);
 		row->kind = rows->members[i]->kind;
 		row->source = rows->members[i]->source;
+		row->idle = rows->members[i]->idle;
 		for (size_t k = i; k < j; k++)
 			add_member(row, rows->members[k], trace);
 		i = j;
@@ -169,6 +180,15 @@ int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, 
 	rows->n = n;
 	qsort_r(rows->v, n, sizeof(*rows->v), cmp_row, &sort);
 	return 0;
+}
+
+size_t corecap_lock_rows_contended(const struct lock_rows *rows)
+{
+	size_t i = 0;
+
+	while (i < rows->n && !rows->v[i].idle)
+		i++;
+	return i;
 }
 
 void corecap_lock_rows_release(struct lock_rows *rows)

@@ -11,10 +11,12 @@
  * Orders (all descending, ties by total wait, then contentions, then the
  * first member's address): total wait (the default, as perf lock and
  * mutrace), contentions, hold time (busy time for futex words), average
- * wait, max wait. A futex table lists the words waited on with FUTEX_WAIT
- * or PI (mutexes) before those waited on with WAIT_BITSET (mostly
- * condition variables, whose waiters are idle, not queued), each part in
- * that order.
+ * wait, max wait. A futex table lists its mutex rows (contention)
+ * before its idle rows (model_lock.idle: condition and other waits of
+ * threads waiting for work, and hand-off re-locks), each part in that
+ * order; a family never mixes the two. A family's busy time is its
+ * busiest member's (the members are distinct locks: a sum of theirs is no
+ * utilization), so that busy_ns never exceeds the window.
  */
 #ifndef CORECAP_LOCK_ROWS_H
 #define CORECAP_LOCK_ROWS_H
@@ -40,6 +42,7 @@ struct lock_row {
 	const struct lock_site *site; /* the top site (the family's shared one); NULL if none */
 	uint8_t kind;
 	enum lock_source source;
+	bool idle; /* futex: not contention (model_lock.idle) */
 	uint64_t contentions, wait_ns, max_wait_ns;
 	bool has_max_wait; /* some member's waits were seen one by one (events) */
 	uint64_t holds, hold_ns, busy_ns;
@@ -64,6 +67,8 @@ const char *corecap_lock_sort_title(enum lock_sort sort, bool futex);
 int corecap_lock_rows_build(struct lock_rows *rows, const struct lock_table *t, enum lock_sort sort,
 			    bool trace);
 void corecap_lock_rows_release(struct lock_rows *rows);
+/* How many of the rows (in order) come before the idle ones. */
+size_t corecap_lock_rows_contended(const struct lock_rows *rows);
 /* Mean wait of a contention, 0 without any. */
 uint64_t corecap_lock_row_avg_wait_ns(const struct lock_row *row);
 /* The row's name: the lock's one name (corecap_lock_label), a family's its site's. */

@@ -243,6 +243,10 @@ uint64_t corecap_lock_busy_ns(const struct model_lock *lock)
 	uint64_t held = corecap_lock_hold_ns(lock), waited = corecap_lock_waited_ns(lock),
 		 busy = corecap_span_union_ns(&lock->busy);
 
+	/* A futex word's union has its waits and holds: a sum of holds that
+	 * overlap (a hand-over seen late) would exceed the window. */
+	if (lock->source == LOCK_SOURCE_FUTEX)
+		return busy;
 	if (waited > held)
 		held = waited;
 	return busy > held ? busy : held;

@@ -96,6 +96,12 @@ struct model_lock {
 	struct lock_tid *waiters, *holders;
 	size_t n_waiters, n_holders;
 	uint64_t holder_unknown; /* waits that ended with no identifiable waker */
+	/* futex: the waits here are not contention (model/futex_locks.h):
+	 * condition and other futex waits of threads waiting for work, and
+	 * the re-lock of a mutex right after such a wait (a hand-off). Such
+	 * waits of a mutex's word are a lock of their own, at the same addr. */
+	bool idle;
+	uint64_t relock_waits; /* of an idle lock's contentions: hand-off re-locks */
 };
 
 struct lock_table {

@@ -170,6 +170,8 @@ static void edge_svg(const struct waitfor_layout *l, size_t i, uint64_t ops_ende
 	double w = corecap_waitfor_width(l, e->ns), head = 7 + w;
 	size_t k = parallel_rank(l, i);
 	double sx, sy, tx, ty, cx, cy, lx, ly, dx, dy, len;
+	/* Waiting for work (a condition, a hand-off) is drawn dashed: not contention. */
+	const char *dash = e->kind == CPW_COND ? " stroke-dasharray=\"6 4\"" : "";
 
 	fprintf(out, "<g class=\"edge\" data-from=\"");
 	esc(out, e->from);
@@ -197,9 +199,9 @@ static void edge_svg(const struct waitfor_layout *l, size_t i, uint64_t ops_ende
 		dy = up / len;
 		fprintf(out,
 			"<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" "
-			"stroke=\"%s\" stroke-width=\"%.2f\" stroke-opacity=\"0.8\"/>",
+			"stroke=\"%s\" stroke-width=\"%.2f\" stroke-opacity=\"0.8\"%s/>",
 			sx, sy, sx - half / 2, sy - up, tx + half / 2, ty - up, tx - dx * head,
-			ty - dy * head, colour, w);
+			ty - dy * head, colour, w, dash);
 		lx = a->x;
 		ly = sy - up * 0.75 - 4;
 	} else {
@@ -219,8 +221,8 @@ static void edge_svg(const struct waitfor_layout *l, size_t i, uint64_t ops_ende
 		dy = len > 0 ? dy / len : 0;
 		fprintf(out,
 			"<path d=\"M%.1f,%.1f Q%.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"%s\" "
-			"stroke-width=\"%.2f\" stroke-opacity=\"0.8\"/>",
-			sx, sy, cx, cy, tx - dx * head, ty - dy * head, colour, w);
+			"stroke-width=\"%.2f\" stroke-opacity=\"0.8\"%s/>",
+			sx, sy, cx, cy, tx - dx * head, ty - dy * head, colour, w, dash);
 		lx = 0.25 * sx + 0.5 * cx + 0.25 * tx;
 		ly = 0.25 * sy + 0.5 * cy + 0.25 * ty;
 	}

@@ -266,13 +266,14 @@ static void elided(FILE *out, const char *s, size_t width)
 	fputs("</span>", out);
 }
 
-/* One table's rows (the shim's or the futex words'); data-v: the sort keys. */
-static void lock_table_rows(const struct report *r, const struct lock_rows *rows, FILE *out)
+/* Rows [from, to) of one table (the shim's or the futex words'); data-v: the sort keys. */
+static void lock_table_rows(const struct report *r, const struct lock_rows *rows, size_t from,
+			    size_t to, FILE *out)
 {
 	uint64_t w = corecap_model_window_ns(r->model);
 	char label[400];
 
-	for (size_t i = 0; i < rows->n && i < TOP_LOCKS; i++) {
+	for (size_t i = from; i < to && i < rows->n && i - from < TOP_LOCKS; i++) {
 		const struct lock_row *row = &rows->v[i];
 		bool futex = row->source == LOCK_SOURCE_FUTEX;
 		uint64_t held = futex ? row->busy_ns : row->hold_ns;
@@ -299,7 +300,11 @@ static void lock_table_rows(const struct report *r, const struct lock_rows *rows
 			fprintf(out, "<td>%.1f</td>", row->max_wait_ns / 1e3);
 		else
 			fprintf(out, "<td data-v=\"-1\">-</td>");
-		fprintf(out, "<td>%.1f</td><td>", pct(held, w));
+		/* An idle wait keeps no server busy: no utilization. */
+		if (row->idle)
+			fprintf(out, "<td data-v=\"-1\">-</td><td>");
+		else
+			fprintf(out, "<td>%.1f</td><td>", pct(held, w));
 		esc(out, corecap_lock_kind_name(row->kind));
 		fprintf(out, "</td><td");
 		if (row->site)
@@ -335,7 +340,7 @@ static void locks_table(const struct report *r, FILE *out)
 		corecap_lock_rows_release(&shim);
 		return;
 	}
-	if (!shim.n && !futex.n) {
+	if (!shim.n && !corecap_lock_rows_contended(&futex)) {
 		fprintf(out, "<p>No contended or tracked lock.</p>\n");
 	} else {
 		fprintf(out, "<p>Hold %% is the busy %% (held or waited for) for futex words; "
@@ -345,8 +350,20 @@ static void locks_table(const struct report *r, FILE *out)
 			     "<th>contended</th><th>total wait us</th><th>avg wait us</th>"
 			     "<th>max wait us</th><th>hold %%</th><th>kind</th><th>top "
 			     "site</th></tr>\n");
-		lock_table_rows(r, &shim, out);
-		lock_table_rows(r, &futex, out);
+		lock_table_rows(r, &shim, 0, shim.n, out);
+		lock_table_rows(r, &futex, 0, corecap_lock_rows_contended(&futex), out);
+		fprintf(out, "</table>\n");
+	}
+	if (corecap_lock_rows_contended(&futex) < futex.n) {
+		fprintf(out, "<h3>Waiting for work (futex, not contention)</h3>\n"
+			     "<p>Condition and other futex waits of threads waiting for work, "
+			     "and mutexes re-taken as a condition wait returns (a hand-off): "
+			     "idle time, not ranked with the locks.</p>\n");
+		fprintf(out, "<table class=\"sortable\">\n<tr><th>futex word</th><th>source</th>"
+			     "<th>waits</th><th>total wait us</th><th>avg wait us</th>"
+			     "<th>max wait us</th><th>busy %%</th><th>kind</th><th>top "
+			     "site</th></tr>\n");
+		lock_table_rows(r, &futex, corecap_lock_rows_contended(&futex), futex.n, out);
 		fprintf(out, "</table>\n");
 	}
 	corecap_lock_rows_release(&shim);

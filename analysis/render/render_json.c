@@ -254,7 +254,11 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	put(o, "hold_events", ev ? ju64(l->holds) : NULL);
 	put(o, "hold_util", w && (ev || hold) ? jnum((double)hold / (double)w, 4) : NULL);
 	put(o, "waited_ns", ev ? ju64(corecap_lock_waited_ns(l)) : NULL);
-	put(o, "busy_util", w ? jnum((double)corecap_lock_busy_ns(l) / (double)w, 4) : NULL);
+	/* An idle word keeps no server busy: no utilization. */
+	put(o, "busy_util",
+	    w && !l->idle ? jnum((double)corecap_lock_busy_ns(l) / (double)w, 4) : NULL);
+	put(o, "wait_kind", futex ? jstr(l->idle ? "idle" : "mutex") : NULL);
+	put(o, "relock_waits", l->idle ? ju64(l->relock_waits) : NULL);
 	put(o, "hold_source",
 	    jstr(l->has_stats && l->stats_hold_ns ? "stats"
 		 : l->holds			  ? (futex ? "futex" : "events")
@@ -331,28 +335,41 @@ static json_object *lock_row_obj(const struct report *r, const struct lock_row *
 	put(o, "hold_ns", ju64(row->hold_ns));
 	put(o, "avg_hold_ns", row->holds ? ju64(row->hold_ns / row->holds) : NULL);
 	put(o, "hold_util", w ? jnum((double)row->hold_ns / (double)w, 4) : NULL);
-	put(o, "busy_util", w ? jnum((double)row->busy_ns / (double)w, 4) : NULL);
+	put(o, "busy_util", w && !row->idle ? jnum((double)row->busy_ns / (double)w, 4) : NULL);
+	put(o, "wait_kind",
+	    row->source == LOCK_SOURCE_FUTEX ? jstr(row->idle ? "idle" : "mutex") : NULL);
 	return o;
 }
 
-/* Every lock (locks: [lock_obj]) and the table's rows (lock_rows), in row order. */
-static int locks_arrs(const struct report *r, json_object **locks, json_object **rows_out)
+/*
+ * Every lock (locks: [lock_obj]) and the table's rows (lock_rows), in row
+ * order; the futex words' idle waits apart (idle_waits, idle_wait_rows):
+ * they are not contention (model_lock.idle).
+ */
+static int locks_arrs(const struct report *r, json_object **locks, json_object **rows_out,
+		      json_object **idle, json_object **idle_rows)
 {
 	static const enum lock_source sources[] = {LOCK_SOURCE_SHIM, LOCK_SOURCE_FUTEX};
 	struct lock_rows rows;
 
-	*locks = *rows_out = NULL;
+	*locks = *rows_out = *idle = *idle_rows = NULL;
 	if (!corecap_model_has_locks(r->model))
 		return 0;
 	*locks = json_object_new_array();
 	*rows_out = json_object_new_array();
+	*idle = json_object_new_array();
+	*idle_rows = json_object_new_array();
 	for (size_t s = 0; s < 2; s++) {
 		if (corecap_render_lock_rows(r, sources[s], &rows))
 			return -ENOMEM;
 		for (size_t i = 0; i < rows.n; i++) {
-			json_object_array_add(*rows_out, lock_row_obj(r, &rows.v[i]));
+			bool in_idle = rows.v[i].idle;
+
+			json_object_array_add(in_idle ? *idle_rows : *rows_out,
+					      lock_row_obj(r, &rows.v[i]));
 			for (size_t k = 0; k < rows.v[i].n_members; k++)
-				json_object_array_add(*locks, lock_obj(r, rows.v[i].members[k]));
+				json_object_array_add(in_idle ? *idle : *locks,
+						      lock_obj(r, rows.v[i].members[k]));
 		}
 		corecap_lock_rows_release(&rows);
 	}
@@ -772,6 +789,8 @@ static json_object *kernel_obj(const struct kernel_quality *k)
 	put(f, "waits_no_sleep", ju64(k->futex.waits_no_sleep));
 	put(f, "waits_timed_out", ju64(k->futex.waits_timed_out));
 	put(f, "waits_with_stack", ju64(k->futex.waits_with_stack));
+	put(f, "waits_idle", ju64(k->futex.waits_idle));
+	put(f, "waits_relock", ju64(k->futex.waits_relock));
 	put(f, "wakes", ju64(k->futex.wakes));
 	put(f, "holder_from_waking", ju64(k->futex.holder_from_waking));
 	put(f, "holder_from_wake", ju64(k->futex.holder_from_wake));
@@ -996,12 +1015,14 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 
 json_object *corecap_render_json_object(const struct report *r, int *ret)
 {
-	json_object *root, *locks, *lock_rows;
+	json_object *root, *locks, *lock_rows, *idle, *idle_rows;
 
-	*ret = locks_arrs(r, &locks, &lock_rows);
+	*ret = locks_arrs(r, &locks, &lock_rows, &idle, &idle_rows);
 	if (*ret) {
 		json_object_put(locks);
 		json_object_put(lock_rows);
+		json_object_put(idle);
+		json_object_put(idle_rows);
 		return NULL;
 	}
 	root = json_object_new_object();
@@ -1016,6 +1037,8 @@ json_object *corecap_render_json_object(const struct report *r, int *ret)
 	put(root, "locks", locks);
 	put(root, "lock_sort", jstr(corecap_lock_sort_name(r->lock_sort)));
 	put(root, "lock_rows", lock_rows);
+	put(root, "idle_waits", idle);
+	put(root, "idle_wait_rows", idle_rows);
 	put(root, "ops", ops_obj(r));
 	put(root, "waitfor", waitfor_obj(r));
 	put(root, "pools", pools_arr(r));

@@ -254,17 +254,26 @@ static void holders_line(const struct report *r, const struct model_lock *l, FIL
 #define LOCK_SITE_COLS 44
 
 /* The header of a lock table: one unit per column (us for every time). */
-static void lock_header(const struct report *r, bool futex, FILE *out)
+static void lock_header(const struct report *r, bool futex, bool idle, FILE *out)
 {
 	char title[80];
 
-	snprintf(title, sizeof(title), "(%sby %s)", futex ? "source: futex, mutexes first, " : "",
-		 corecap_lock_sort_title(r->lock_sort, futex));
-	fprintf(out, "locks      ");
+	if (idle)
+		snprintf(title, sizeof(title), "(source: futex, idle, by %s)",
+			 corecap_lock_sort_title(r->lock_sort, futex));
+	else
+		snprintf(title, sizeof(title), "(%sby %s)", futex ? "source: futex mutexes, " : "",
+			 corecap_lock_sort_title(r->lock_sort, futex));
+	fprintf(out, "%s", idle ? "idle       " : "locks      ");
 	corecap_name_put(out, title, LOCK_NAME_COLS);
-	/* futex kinds are wider: futex_wait_bitset. */
+	/* futex kinds are wider: futex_wait_bitset. An idle wait keeps no
+	 * server busy: its column is the threads that waited. */
 	fprintf(out, " %10s %12s %9s %9s %6s %*s  %s\n", futex ? "waits" : "contended", "wait us",
-		"avg us", "max us", futex ? "busy%" : "hold%", futex ? 17 : 9, "kind", "top site");
+		"avg us", "max us",
+		idle	? "thr"
+		: futex ? "busy%"
+			: "hold%",
+		futex ? 17 : 9, "kind", "top site");
 }
 
 /* A family's members, most wait first: "0x55.. (120.5 us), ...". */
@@ -281,12 +290,13 @@ static void members_line(const struct lock_row *row, FILE *out)
 }
 
 /* The rows of one lock table; futex rows show who handed the lock over. */
-static void lock_rows(const struct report *r, const struct lock_rows *rows, size_t shown, FILE *out)
+static void lock_rows(const struct report *r, const struct lock_rows *rows, size_t from,
+		      size_t shown, FILE *out)
 {
 	uint64_t w = corecap_model_window_ns(r->model);
 	char label[400];
 
-	for (size_t i = 0; i < shown; i++) {
+	for (size_t i = from; i < shown; i++) {
 		const struct lock_row *row = &rows->v[i];
 		const struct model_lock *l = row->members[0];
 		bool futex = row->source == LOCK_SOURCE_FUTEX;
@@ -300,13 +310,21 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 			fprintf(out, " %9.1f", row->max_wait_ns / 1e3);
 		else
 			fprintf(out, " %9s", "-");
-		fprintf(out, " %6.1f %*s  ", pct(futex ? row->busy_ns : row->hold_ns, w),
-			futex ? 17 : 9, corecap_lock_kind_name(row->kind));
+		if (row->idle) {
+			size_t thr = 0;
+
+			for (size_t k = 0; k < row->n_members; k++)
+				thr += row->members[k]->n_waiters;
+			fprintf(out, " %6zu", thr);
+		} else {
+			fprintf(out, " %6.1f", pct(futex ? row->busy_ns : row->hold_ns, w));
+		}
+		fprintf(out, " %*s  ", futex ? 17 : 9, corecap_lock_kind_name(row->kind));
 		corecap_name_elide(row->site && row->site->symbol ? row->site->symbol : "-",
 				   LOCK_SITE_COLS, label, sizeof(label));
 		fprintf(out, "%s\n", label);
 		if (row->family) {
-			if (i < LOCK_LINES_SHOWN && row->site) {
+			if (i - from < LOCK_LINES_SHOWN && row->site) {
 				fprintf(out, "             * ");
 				put_site_line(r, row->site->site,
 					      row->site->symbol ? row->site->symbol : "?", out);
@@ -322,7 +340,7 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 			const struct lock_site *st = &l->sites[s];
 
 			fprintf(out, "             %s ", st == row->site ? "*" : " ");
-			if (st == row->site && i < LOCK_LINES_SHOWN)
+			if (st == row->site && i - from < LOCK_LINES_SHOWN)
 				put_site_line(r, st->site, st->symbol ? st->symbol : "?", out);
 			else
 				put_code(r, st->site, st->symbol ? st->symbol : "?", out);
@@ -337,6 +355,11 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 					(unsigned long long)st->sampled_waits);
 			fprintf(out, "\n");
 		}
+		if (futex && l->relock_waits)
+			fprintf(out,
+				"             %llu waits re-took the mutex right after a condition "
+				"wait (hand-off)\n",
+				(unsigned long long)l->relock_waits);
 		if (futex)
 			holders_line(r, l, out);
 		if (l->n_stacks) {
@@ -359,21 +382,37 @@ static int lock_table(const struct report *r, enum lock_source source, FILE *out
 {
 	bool futex = source == LOCK_SOURCE_FUTEX;
 	struct lock_rows rows;
-	size_t shown;
+	size_t shown, n_mutex, n_idle;
 
 	if (corecap_render_lock_rows(r, source, &rows))
 		return -ENOMEM;
-	shown = rows.n < r->top_locks ? rows.n : r->top_locks;
+	/* Mutexes alone rank as contention; the idle waits follow apart. */
+	n_mutex = corecap_lock_rows_contended(&rows);
+	n_idle = rows.n - n_mutex;
+	shown = n_mutex < r->top_locks ? n_mutex : r->top_locks;
 	if (!rows.n) {
 		fprintf(out, "locks      %s\n\n",
 			futex ? "source: futex: no futex wait slept in the window"
 			      : "no contended or tracked lock");
+	} else if (!n_mutex) {
+		fprintf(out, "locks      source: futex: no mutex wait slept in the window\n\n");
 	} else {
-		lock_header(r, futex, out);
-		lock_rows(r, &rows, shown, out);
-		if (rows.n > shown)
+		lock_header(r, futex, false, out);
+		lock_rows(r, &rows, 0, shown, out);
+		if (n_mutex > shown)
 			fprintf(out, "           ... %zu more %srows (--json lists all)\n",
-				rows.n - shown, futex ? "futex " : "");
+				n_mutex - shown, futex ? "futex " : "");
+		fprintf(out, "\n");
+	}
+	if (n_idle) {
+		shown = n_idle < r->top_locks ? n_idle : r->top_locks;
+		fprintf(out, "idle       waiting for work or a hand-off: condition and other futex "
+			     "waits, and mutexes re-taken as a condition wait returns\n");
+		lock_header(r, futex, true, out);
+		lock_rows(r, &rows, n_mutex, n_mutex + shown, out);
+		if (n_idle > shown)
+			fprintf(out, "           ... %zu more idle rows (--json lists all)\n",
+				n_idle - shown);
 		fprintf(out, "\n");
 	}
 	corecap_lock_rows_release(&rows);
@@ -568,7 +607,8 @@ static void waitfor_lines(const struct report *r, FILE *out)
 	nw = corecap_cp_edges_waiting(v, n);
 	if (n)
 		fprintf(out, "wait-for   (pool slept until a thread of pool woke it: ms in the "
-			     "window, us per op)\n");
+			     "window, us per op; lock: a mutex, contention, first; cond: waiting "
+			     "for work or a hand-off)\n");
 	for (size_t i = nw; i < n; i++)
 		idle += v[i].ns;
 	for (size_t i = 0; i < nw && i < 10; i++)

@@ -153,13 +153,21 @@ START_TEST(sort_names_parse)
 }
 END_TEST
 
+/* Idle waits (a condition's: futex_locks.h) come after the contention
+ * rows, whatever their wait, and a family never mixes the two. */
 START_TEST(condition_variables_come_after_mutex_words)
 {
 	struct model_lock *c = mk(0x6000, "0x6000", 0xe0, "cond_wait_site+0x1", 9, 99000000, 1, 0);
+	struct model_lock *r = mk(0x6100, "0x6100", 0xe0, "cond_wait_site+0x1", 9, 1000, 1, 0);
 
 	c->kind = LOCK_KIND_FUTEX_WAIT_BITSET;
+	c->idle = true;
+	r->kind = LOCK_KIND_FUTEX_WAIT_BITSET;
 	build(LOCK_SORT_WAIT);
 	ck_assert_uint_eq(rows.v[rows.n - 1].members[0]->addr, 0x6000);
+	ck_assert(rows.v[rows.n - 1].idle);
+	ck_assert_uint_eq(rows.v[rows.n - 1].n_members, 1);
+	ck_assert_uint_eq(corecap_lock_rows_contended(&rows), rows.n - 1);
 	corecap_lock_rows_release(&rows);
 }
 END_TEST

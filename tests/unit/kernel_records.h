@@ -80,8 +80,9 @@ static inline struct corecap_krec_waking *kr_waking(struct kbuf *b, uint32_t cpu
 	return r;
 }
 
-static inline void kr_futex_enter(struct kbuf *b, uint32_t cpu, uint64_t t, int32_t tid,
-				  uint32_t op, uint64_t uaddr)
+/* The record, to set what else the call passed (val: the value waited for). */
+static inline struct corecap_krec_futex_enter *
+kr_futex_enter(struct kbuf *b, uint32_t cpu, uint64_t t, int32_t tid, uint32_t op, uint64_t uaddr)
 {
 	struct corecap_krec_futex_enter *r = kr_add(b, sizeof(*r));
 
@@ -89,6 +90,7 @@ static inline void kr_futex_enter(struct kbuf *b, uint32_t cpu, uint64_t t, int3
 	r->tid = tid;
 	r->op = op;
 	r->uaddr = uaddr;
+	return r;
 }
 
 static inline struct corecap_krec_futex_exit *kr_futex_exit(struct kbuf *b, uint32_t cpu,
