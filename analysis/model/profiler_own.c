@@ -229,7 +229,8 @@ void corecap_profiler_cost(const struct profiler_own *p, uint64_t window_ns, dou
 	c->threads_cores = w > 0 ? (double)p->threads_cpu_ns / 1e9 / w : 0;
 	if (collector_cpu_s >= 0 && w > 0)
 		c->collector_cores = collector_cpu_s / w;
-	c->cpu_cores = c->threads_cores + (c->collector_cores > 0 ? c->collector_cores : 0);
+	/* Without the collector's, the sum is not measured: never a 0 that reads as one. */
+	c->cpu_cores = c->collector_cores >= 0 ? c->threads_cores + c->collector_cores : -1;
 	corecap_profiler_runq_behind(p, &ns, &ops);
 	if (ops)
 		c->runq_us_per_op = (double)ns / (double)ops / 1e3;

@@ -96,8 +96,7 @@ struct profiler_cost {
 	double threads_cores;	/* its threads in the daemon: CPU over the window */
 	double collector_cores; /* the collector's CPU over its whole run, per second
 				 * of window (an upper bound); < 0: not recorded */
-	double cpu_cores;	/* the two summed (threads alone when the collector's
-				 * is not recorded) */
+	double cpu_cores;	/* the two summed; < 0: the collector's not recorded */
 	double runq_us_per_op;	/* < 0: no op has a critical path */
 	size_t n_threads;
 };

@@ -17,12 +17,17 @@ static void cost_of(const struct report *r, struct profiler_cost *c)
 /* The one sentence, the same words in text and HTML. */
 static void sentence(const struct report *r, const struct profiler_cost *c, FILE *out)
 {
-	fprintf(out, "corecap's own cost: %.2f cores (its %zu thread%s in the daemon %.2f, ",
-		c->cpu_cores, c->n_threads, c->n_threads == 1 ? "" : "s", c->threads_cores);
-	if (c->collector_cores >= 0)
-		fprintf(out, "the collector %.2f over its whole run)", c->collector_cores);
+	if (c->cpu_cores >= 0)
+		fprintf(out,
+			"corecap's own cost: %.2f cores (its %zu thread%s in the daemon %.2f, "
+			"the collector %.2f over its whole run)",
+			c->cpu_cores, c->n_threads, c->n_threads == 1 ? "" : "s", c->threads_cores,
+			c->collector_cores);
 	else
-		fprintf(out, "the collector not measured)");
+		fprintf(out,
+			"corecap's own cost: cores not measured (its %zu thread%s in the daemon "
+			"%.2f, the collector's CPU not recorded in this run)",
+			c->n_threads, c->n_threads == 1 ? "" : "s", c->threads_cores);
 	if (c->runq_us_per_op >= 0)
 		fprintf(out,
 			"; %.1f us per op of run-queue wait behind its threads on the ops' "
