@@ -10,8 +10,9 @@
 #   and hold_ns come from one source (they were 35x apart when holds
 #   counted the contended hold events only).
 # - refosd --pgs 4 without the big lock: the four PG mutexes, heap locks
-#   all taken in osd_handle_op, are one family row "SITE x4" whose
-#   members are the four locks and whose figures are their sums.
+#   all taken in osd_handle_op, are one family row named by that SITE
+#   alone (one name per lock: the count is the row's detail, not its
+#   name) whose members are the four locks and whose figures are their sums.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_sessiond
@@ -75,17 +76,18 @@ j="$run.json"
 sed -n '/^locks /,/^$/p' "$run.txt" | head -12
 fam="[r for r in d['lock_rows'] if r['family'] and (r['symbol'] or '').startswith('osd_handle_op+')][0]"
 expect_eq "the PG locks are one family row of 4" 4 "$(json "$j" "len($fam['members'])")"
-expect_eq "... named SITE x4" "$(json "$j" "$fam['symbol'] + ' x4'")" "$(json "$j" "$fam['name']")"
+expect_eq "... named by its SITE alone" "$(json "$j" "$fam['symbol']")" "$(json "$j" "$fam['name']")"
 expect_eq "... its wait is its members' sum" "$(json "$j" "$fam['wait_ns']")" \
 	"$(json "$j" "sum(l['wait_ns'] for l in d['locks'] if l['address'] in $fam['members'] and l['source'] == 'shim')")"
 expect_eq "... its contentions are its members' sum" "$(json "$j" "$fam['contentions']")" \
 	"$(json "$j" "sum(l['contentions'] for l in d['locks'] if l['address'] in $fam['members'] and l['source'] == 'shim')")"
-expect_true "text: the family is one row 'osd_handle_op+0x.. x4'" grep -qE '^           osd_handle_op\+0x[0-9a-f]+ x4 ' "$run.txt"
+expect_true "text: the family is one row 'osd_handle_op+0x..' whose detail counts 4 locks" \
+	grep -qE '^             4 locks taken here:' <(grep -A3 -E '^           osd_handle_op\+0x[0-9a-f]+ ' "$run.txt")
 "$CORECAP" html -o "$WORK/pgs.html" "$run" >/dev/null 2>&1
 expect_calc "HTML: the family's details list its 4 members" \
 	"$(python3 -c "
 import re
 h = open('$WORK/pgs.html').read()
-m = re.search(r'<details><summary><span title=\"osd_handle_op\+0x[0-9a-f]+ x4\">.*?</summary><ul>(.*?)</ul>', h)
+m = re.search(r'<details><summary><span title=\"osd_handle_op\+0x[0-9a-f]+\">.*?</summary><ul>(.*?)</ul>', h)
 print(m.group(1).count('<li>') if m else 0)") == 4"
 finish
