@@ -231,7 +231,7 @@ static void who_took(const struct diagnosis *d, char *out, size_t size)
 		return;
 	}
 	n = snprintf(out, size,
-		     "on the %d CPUs of the machine the benchmark client took %.2f, other "
+		     "on the machine's %d CPUs the benchmark client took %.2f, other "
 		     "processes %.2f",
 		     d->machine_cpus, d->bench_cores, d->other_cores);
 	if (d->profiler_cores >= 0 && n > 0 && (size_t)n < size)
@@ -340,21 +340,26 @@ static int cores_words(struct diagnosis *d)
 	who_took(d, who, sizeof(who));
 	d->running = d->cpus_allowed ? (d->runnable - d->daemon_waiting) / d->cpus_allowed : -1;
 	d->waiting = d->cpus_allowed ? d->daemon_waiting / d->cpus_allowed : -1;
-	ret = sentence(
-		&d->headline,
-		"the cores: the daemon may use %d CPU%s (%s) and its threads wanted %.2f (running "
-		"%.2f, waiting for a CPU %.2f)%s; %s. With %s to itself it would reach %.0f ops/s "
-		"(%.2fx)",
-		d->cpus_allowed, d->cpus_allowed == 1 ? "" : "s",
-		d->cpus_from_nproc		    ? "the machine's; its affinity was not recorded"
-		: d->cpus_allowed < d->machine_cpus ? "its affinity"
-						    : "all of the machine's",
-		d->daemon_running + d->daemon_waiting, d->daemon_running, d->daemon_waiting,
-		d->runnable > d->daemon_running + d->daemon_waiting + 0.005 ? ", with the others' "
-									      "use above them"
-									    : "",
-		who, d->cpus_allowed == 1 ? "that CPU" : "those CPUs", d->headroom * d->iops,
-		d->headroom);
+	ev(d, "allowed CPUs", "the CPUs the daemon may run on", "%d of the machine's %d (%s)",
+	   d->cpus_allowed, d->machine_cpus,
+	   d->cpus_from_nproc ? "its affinity was not recorded: nproc" : "its affinity");
+	ev(d, "running", "on a CPU, in CPUs", "%.2f (the daemon's threads)", d->daemon_running);
+	ev(d, "waiting", "runnable, no CPU free, in CPUs", "%.2f (the daemon's threads)",
+	   d->daemon_waiting);
+	ev(d, "runnable", "what wanted the allowed CPUs: running + waiting (+ others' on them)",
+	   "%.2f of %d", d->runnable, d->cpus_allowed);
+	ev(d, "who took them", "the machine's other CPU use over the window", "%s", who);
+	ret = sentence(&d->headline,
+		       "the cores bind: the daemon may use %d CPU%s (%s) and its threads wanted "
+		       "%.2f of them (running %.2f, waiting for a CPU %.2f); %s. With %s to "
+		       "itself the daemon would reach %.0f ops/s (%.2fx)",
+		       d->cpus_allowed, d->cpus_allowed == 1 ? "" : "s",
+		       d->cpus_from_nproc ? "the machine's; its affinity was not recorded"
+		       : d->cpus_allowed < d->machine_cpus ? "its affinity"
+							   : "all of the machine's",
+		       d->daemon_running + d->daemon_waiting, d->daemon_running, d->daemon_waiting,
+		       who, d->cpus_allowed == 1 ? "that CPU" : "those CPUs", d->headroom * d->iops,
+		       d->headroom);
 	if (!ret)
 		ret = sentence(
 			&d->action, "%s",
@@ -377,9 +382,10 @@ static int loop_words(struct diagnosis *d, const struct projection *p)
 	ev(d, "latency", "the benchmark's mean, per op", "%.1f us", p->loop.client_lat_s * 1e6);
 	ret = sentence(&d->headline,
 		       "the benchmark's closed loop: it keeps %.2f op in flight, so it waits "
-		       "for each reply (%.1f us) before the next op; nothing of the daemon is "
-		       "saturated at %.0f ops/s",
-		       p->loop.in_flight, p->loop.client_lat_s * 1e6, d->iops);
+		       "for each reply (%.1f us) before the next op, at %.0f ops/s; %s",
+		       p->loop.in_flight, p->loop.client_lat_s * 1e6, d->iops,
+		       d->cores_saturated ? "the cores are full too, which lengthens each op"
+					  : "nothing of the daemon is saturated");
 	if (!ret)
 		ret = sentence(&d->action, "raise the benchmark's concurrency (more ops in flight, "
 					   "e.g. -t 16): the daemon's next limit then binds");
@@ -524,9 +530,6 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 		   "the daemon ran %.2f and waited for a CPU %.2f of %d CPU%s it may use%s",
 		   d->daemon_running, d->daemon_waiting, d->cpus_allowed,
 		   d->cpus_allowed == 1 ? "" : "s", d->cores_saturated ? " (full)" : "");
-	if (d->kind == DIAG_CORES && d->profiler_cores >= 0)
-		ev(d, "profiler", "corecap's collector, over the recording", "%.2f CPUs",
-		   d->profiler_cores);
 	if (p->loop.in_flight > 0 && d->kind != DIAG_LOOP)
 		ev(d, "ops in flight", "the benchmark's IOPS x its mean latency (Little's law)",
 		   "%.2f", p->loop.in_flight);
