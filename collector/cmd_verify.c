@@ -33,6 +33,7 @@
 #include "proc_stat.h"
 #include "mono_clock.h"
 #include "site_spec.h"
+#include "verify_verdict.h"
 
 const char corecap_verify_usage[] =
 	"usage: corecap verify -p PID --site SITE [--control SITE] [--delay-ns D]\n"
@@ -348,96 +349,6 @@ static void baseline_stats(const struct round_result *b, struct site_stats *s)
 	s->machine = b->machine_cores;
 }
 
-/*
- * The verdict's tolerance (docs/methodology.md, "verify"): the measured
- * slope within 25% of the predicted one confirms the site as the model
- * describes it; a control whose measured slope is under a quarter of the
- * site's shows the change is the site's; a control whose predicted slope
- * is within 25% of the site's cannot tell the two apart.
- */
-#define VERIFY_SLOPE_TOLERANCE 0.25
-
-/*
- * R^2 of throughput against delay over every round's none and site runs:
- * how much of the throughput's spread the delay explains (1: all of it),
- * as Coz reports its fits. With two delays the least-squares line passes
- * through both conditions' means.
- */
-static double delay_r2(struct round_result (*res)[N_COND], unsigned n)
-{
-	double mean0 = 0, mean1 = 0, mean, ss_tot = 0, ss_res = 0;
-
-	for (unsigned r = 0; r < n; r++) {
-		mean0 += res[r][COND_BASE].iops / n;
-		mean1 += res[r][COND_SITE].iops / n;
-	}
-	mean = (mean0 + mean1) / 2;
-	for (unsigned r = 0; r < n; r++) {
-		double b = res[r][COND_BASE].iops, x = res[r][COND_SITE].iops;
-
-		ss_tot += (b - mean) * (b - mean) + (x - mean) * (x - mean);
-		ss_res += (b - mean0) * (b - mean0) + (x - mean1) * (x - mean1);
-	}
-	return ss_tot > 0 ? 1 - ss_res / ss_tot : 0;
-}
-
-struct verdict_in {
-	double pm, mm;		   /* the site's predicted and measured slopes (medians) */
-	double ratio_lo, ratio_hi; /* measured / predicted over the rounds */
-	double r2;
-	bool control;
-	double cpm, cm; /* the control's */
-	unsigned rounds;
-};
-
-/* One line that says whether the ceiling was confirmed, and why (for scripts: `verdict` below). */
-static const char *verdict(const struct verdict_in *v, char *why, size_t size)
-{
-	double ratio = v->pm != 0 ? v->mm / v->pm : 0;
-	int n = snprintf(why, size,
-			 "%.2f IOPS per us measured against %.2f predicted (ratio %.2f [%.2f, "
-			 "%.2f] over %u rounds, R^2 %.2f)",
-			 v->mm, v->pm, ratio, v->ratio_lo, v->ratio_hi, v->rounds, v->r2);
-
-	if (n < 0 || (size_t)n >= size)
-		n = 0;
-	if (v->control && v->pm != 0 &&
-	    fabs(v->cpm - v->pm) <= VERIFY_SLOPE_TOLERANCE * fabs(v->pm)) {
-		snprintf(why + n, size - (size_t)n,
-			 "; the control site's predicted slope (%.2f) is within %.0f%% of the "
-			 "site's, so the control cannot tell them apart: choose a control whose "
-			 "lock does not bind",
-			 v->cpm, VERIFY_SLOPE_TOLERANCE * 100);
-		return "inconclusive";
-	}
-	if (v->pm == 0) {
-		snprintf(why + n, size - (size_t)n,
-			 "; the model predicts no change from a delay at this site (its lock does "
-			 "not bind and the delay leaves the CPUs idle), so it is not the ceiling");
-		return "not confirmed";
-	}
-	if (v->mm >= 0 || ratio < 1 - VERIFY_SLOPE_TOLERANCE ||
-	    ratio > 1 + VERIFY_SLOPE_TOLERANCE) {
-		snprintf(why + n, size - (size_t)n,
-			 "; the measured slope is not within %.0f%% of "
-			 "the model's",
-			 VERIFY_SLOPE_TOLERANCE * 100);
-		return "not confirmed";
-	}
-	if (v->control &&
-	    v->cm * v->cm > VERIFY_SLOPE_TOLERANCE * VERIFY_SLOPE_TOLERANCE * v->mm * v->mm) {
-		snprintf(why + n, size - (size_t)n,
-			 "; but the control's delay lowered throughput too (%.2f of the site's "
-			 "slope, over %.2f): the change is not the site's alone",
-			 v->cm / v->mm, VERIFY_SLOPE_TOLERANCE);
-		return "not confirmed";
-	}
-	if (v->control)
-		snprintf(why + n, size - (size_t)n, "; the control's slope is %.2f of the site's",
-			 v->cm / v->mm);
-	return "confirmed";
-}
-
 static void report(const struct verify_opts *o, struct round_result (*res)[N_COND], unsigned n)
 {
 	double d_us = (double)o->delay_ns / 1e3, d_s = (double)o->delay_ns / 1e9;
@@ -447,7 +358,8 @@ static void report(const struct verify_opts *o, struct round_result (*res)[N_CON
 	double *cpred = calloc(n, sizeof(double)), *cores = calloc(n, sizeof(double));
 	double ratio_lo = 0, ratio_hi = 0;
 	bool have_ratio = false;
-	struct verdict_in v = {.rounds = n, .control = o->control != 0};
+	struct corecap_verify_verdict_in v = {.rounds = n, .control = o->control != 0};
+	double *xb = calloc(n, sizeof(double)), *xs = calloc(n, sizeof(double));
 	const char *word;
 	char why[640];
 	double ncpu = (double)sysconf(_SC_NPROCESSORS_ONLN), pm, mm, cm = 0, cpm = 0;
@@ -536,8 +448,14 @@ static void report(const struct verify_opts *o, struct round_result (*res)[N_CON
 	v.cm = cm;
 	v.ratio_lo = ratio_lo;
 	v.ratio_hi = ratio_hi;
-	v.r2 = delay_r2(res, n);
-	word = verdict(&v, why, sizeof(why));
+	for (unsigned r = 0; r < n && xb && xs; r++) {
+		xb[r] = res[r][COND_BASE].iops;
+		xs[r] = res[r][COND_SITE].iops;
+	}
+	v.r2 = xb && xs ? corecap_verify_r2(xb, xs, n) : 0;
+	free(xb);
+	free(xs);
+	word = corecap_verify_verdict(&v, why, sizeof(why));
 	printf("\n%s: %s\n", word, why);
 	/* For scripts: one line per site, predicted and measured medians. */
 	printf("\n# slope\twhich\tpredicted_iops_per_us\tmeasured_iops_per_us\n");
