@@ -25,7 +25,7 @@
 #include <corecap/run_format.h>
 
 const char corecap_export_usage[] =
-	"usage: corecap export --chrome [-o FILE] [--symfs DIR] RUN\n"
+	"usage: corecap export --chrome [-o FILE] [--symfs DIR] [--keep-profiler] RUN\n"
 	"\n"
 	"Writes the run as Chrome Trace Event JSON, for Perfetto UI (ui.perfetto.dev,\n"
 	"'Open trace file') or chrome://tracing: one track per thread (named, grouped by\n"
@@ -42,12 +42,14 @@ const char corecap_export_usage[] =
 	"                     busy daemon makes ~100 MB of JSON per second recorded\n"
 	"  --bin-ms MS        the pool CPU counter's time step (default 100)\n"
 	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
+	"  --keep-profiler    keep the tracks of the profiler's own threads (LTTng-UST's,\n"
+	"                     the shim's) and their pool's CPU counter\n"
 	"\n"
 	"See also corecap-export(1).\n";
 
 struct export_opts {
 	const char *run, *output, *symfs;
-	bool chrome;
+	bool chrome, keep_profiler;
 	unsigned bin_ms;
 	double from_s, to_s; /* to_s < 0: the window's end */
 	/* One daemon of a run of several: the run's window and a process name. */
@@ -58,10 +60,15 @@ struct export_opts {
 static int parse_args(struct export_opts *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"chrome", no_argument, NULL, 'c'},	 {"output", required_argument, NULL, 'o'},
-		{"symfs", required_argument, NULL, 's'}, {"bin-ms", required_argument, NULL, 'b'},
-		{"from", required_argument, NULL, 'F'},	 {"to", required_argument, NULL, 'T'},
-		{"help", no_argument, NULL, 'h'},	 {NULL, 0, NULL, 0},
+		{"chrome", no_argument, NULL, 'c'},
+		{"output", required_argument, NULL, 'o'},
+		{"symfs", required_argument, NULL, 's'},
+		{"bin-ms", required_argument, NULL, 'b'},
+		{"from", required_argument, NULL, 'F'},
+		{"to", required_argument, NULL, 'T'},
+		{"keep-profiler", no_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	char *end;
 	unsigned long v;
@@ -74,6 +81,9 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 		switch (c) {
 		case 'c':
 			o->chrome = true;
+			break;
+		case 'P':
+			o->keep_profiler = true;
 			break;
 		case 'o':
 			o->output = optarg;
@@ -187,6 +197,7 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 					sym ? namer : NULL, sym);
 	corecap_export_build_init(&b, run, o->run, &t, start_ns, end_ns,
 				  (uint64_t)o->bin_ms * 1000000, &interrupted);
+	b.keep_profiler = o->keep_profiler;
 	if (ret)
 		goto out_trace;
 	if ((ret = corecap_export_build_run(&b)))
@@ -199,8 +210,11 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 			      strerror(-ret));
 	else
 		corecap_note("export: %" PRIu64 " trace events written, %" PRIu64
-			     " outside the window left out",
-			     t.events_written, t.events_outside);
+			     " outside the window left out%s",
+			     t.events_written, t.events_outside,
+			     t.events_profiler ? ", and the profiler's threads' (--keep-profiler "
+						 "keeps them)"
+					       : "");
 out_trace:
 	corecap_export_build_release(&b);
 	corecap_chrome_trace_release(&t);

@@ -32,6 +32,41 @@ void corecap_export_build_init(struct export_build *b, struct run *run, const ch
 void corecap_export_build_release(struct export_build *b)
 {
 	corecap_op_detect_release(&b->det);
+	if (b->has_prof)
+		corecap_profiler_own_release(&b->prof);
+	b->has_prof = false;
+}
+
+/*
+ * The profiler's threads, by the names threads.tsv gives them (before the
+ * trace pass: the shim's events of LTTng-UST's threads come first), and
+ * the collector's main thread, are left out of the document.
+ */
+static int cut_profiler(struct export_build *b)
+{
+	const struct run_manifest *mf = &b->run->manifest;
+	struct thread_samples names;
+	char *err = NULL;
+	int ret = 0;
+
+	if (b->keep_profiler)
+		return 0;
+	corecap_profiler_own_init(&b->prof, b->run->has_manifest ? mf->comm : NULL,
+				  b->run->has_manifest ? mf->collector_pid : 0);
+	b->has_prof = true;
+	b->trace->cut_profiler = &b->prof;
+	if (b->prof.collector_pid > 0)
+		ret = corecap_chrome_trace_skip_thread(b->trace, b->prof.collector_pid);
+	/* Without threads.tsv nothing names them: add_samples warns of it. */
+	if (corecap_run_thread_samples(b->run, 0, 0, &names, &err) == 0) {
+		for (size_t i = 0; i < names.len && !ret; i++)
+			if (corecap_profiler_is_thread_name(&b->prof, names.threads[i].comm))
+				ret = corecap_chrome_trace_skip_thread(b->trace,
+								       names.threads[i].tid);
+		corecap_thread_samples_release(&names);
+	}
+	free(err);
+	return ret;
 }
 
 static int consume(void *ctx, const struct model_event *ev)
@@ -167,7 +202,9 @@ int corecap_export_build_run(struct export_build *b)
 
 	if (!root)
 		return -ENOMEM;
-	ret = trace_pass(b, root);
+	ret = cut_profiler(b);
+	if (!ret)
+		ret = trace_pass(b, root);
 	if (!ret) {
 		add_samples(b);
 		ret = add_kernel_states(b);

@@ -6,6 +6,10 @@
  * (kernel_chrome.h). cmd_export.c opens the run, sets the writer's span
  * and finishes the document; this is the wiring between.
  *
+ * The profiler's own threads (LTTng-UST's, the shim's, by the names
+ * threads.tsv gives them) and their pools are left out unless
+ * keep_profiler (--keep-profiler).
+ *
  * What a run lacks (no trace/, no threads.tsv, a trace cut short) is
  * warned on stderr and left out; what cannot be read is an error, printed
  * here, and its negative errno returned.
@@ -29,6 +33,10 @@ struct export_build {
 	/* Set (by a signal handler): the trace pass stops with -EINTR. */
 	const volatile sig_atomic_t *stop;
 	struct op_detect det;
+	/* The profiler's threads (profiler_own.h) are left out unless keep_profiler. */
+	bool keep_profiler;
+	struct profiler_own prof;
+	bool has_prof;
 };
 
 void corecap_export_build_init(struct export_build *b, struct run *run, const char *run_name,

@@ -39,6 +39,7 @@ int corecap_chrome_trace_init(struct chrome_trace *t, FILE *out, int32_t pid, ui
 	};
 	corecap_u64map_init(&t->threads);
 	corecap_u64map_init(&t->ops);
+	corecap_u64map_init(&t->skip);
 	fprintf(out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
 	return ferror(out) ? -EIO : 0;
 }
@@ -51,6 +52,7 @@ void corecap_chrome_trace_release(struct chrome_trace *t)
 		free((void *)(uintptr_t)v);
 	corecap_u64map_release(&t->threads);
 	corecap_u64map_release(&t->ops);
+	corecap_u64map_release(&t->skip);
 	for (size_t i = 0; i < t->n_strings; i++)
 		free(t->strings[i]);
 	free(t->strings);
@@ -314,6 +316,20 @@ static void set_name(struct chrome_thread *th, const char *name, bool from_trace
 	th->named_by_trace |= from_trace;
 }
 
+/* Whether tid's events are left out (the profiler's thread). */
+static bool skipped(struct chrome_trace *t, int32_t tid)
+{
+	if (!corecap_u64map_find(&t->skip, (uint64_t)(uint32_t)tid))
+		return false;
+	t->events_profiler++;
+	return true;
+}
+
+int corecap_chrome_trace_skip_thread(struct chrome_trace *t, int32_t tid)
+{
+	return corecap_u64map_upsert(&t->skip, (uint64_t)(uint32_t)tid, NULL) ? 0 : -ENOMEM;
+}
+
 int corecap_chrome_trace_consume(struct chrome_trace *t, const struct model_event *ev)
 {
 	struct chrome_thread *th = NULL;
@@ -321,6 +337,8 @@ int corecap_chrome_trace_consume(struct chrome_trace *t, const struct model_even
 
 	if (t->err)
 		return t->err;
+	if (skipped(t, ev->tid))
+		return 0;
 	if (t->pid < 0 && ev->pid >= 0)
 		t->pid = ev->pid;
 	if (ev->pid >= 0 && t->pid >= 0 && ev->pid != t->pid) {
@@ -401,9 +419,11 @@ int corecap_chrome_trace_consume(struct chrome_trace *t, const struct model_even
 
 int corecap_chrome_trace_name_thread(struct chrome_trace *t, int32_t tid, const char *name)
 {
-	struct chrome_thread *th = thread(t, tid);
+	struct chrome_thread *th;
 
-	if (!th)
+	if (corecap_u64map_find(&t->skip, (uint64_t)(uint32_t)tid))
+		return 0;
+	if (!(th = thread(t, tid)))
 		return -ENOMEM;
 	set_name(th, name, false);
 	return 0;
@@ -420,7 +440,9 @@ void corecap_chrome_trace_counters(struct chrome_trace *t, const struct thread_s
 		begin_event(t, 'C', 0, ts);
 		fprintf(t->out, ",\"cat\":\"cpu\",\"name\":\"pool CPU (cores)\",\"args\":{");
 		for (size_t p = 0; p < s->n_pools; p++) {
-			if (!s->pools[p].total_cpu_ns)
+			if (!s->pools[p].total_cpu_ns ||
+			    (t->cut_profiler &&
+			     corecap_profiler_is_thread_name(t->cut_profiler, s->pools[p].name)))
 				continue;
 			fprintf(t->out, "%s\"", first ? "" : ",");
 			corecap_json_escape(t->out, s->pools[p].name);
@@ -450,6 +472,8 @@ int corecap_chrome_trace_kstate(struct chrome_trace *t, int32_t tid, const char 
 {
 	struct chrome_thread *th;
 
+	if (skipped(t, tid))
+		return 0;
 	if (t->has_window && (to_ns <= t->start_ns || from_ns >= t->end_ns)) {
 		t->events_outside++;
 		return 0;
@@ -474,6 +498,8 @@ int corecap_chrome_trace_kwake(struct chrome_trace *t, int32_t holder, int32_t w
 {
 	struct chrome_thread *h, *w;
 
+	if (skipped(t, holder) || skipped(t, waiter))
+		return 0;
 	if (t->has_window && (wake_ns < t->start_ns || end_ns > t->end_ns)) {
 		t->events_outside++;
 		return 0;

@@ -36,6 +36,7 @@
 #include <stdio.h>
 
 #include "../model/event.h"
+#include "../model/profiler_own.h"
 #include "../util/u64map.h"
 
 struct thread_series;
@@ -59,6 +60,11 @@ struct chrome_trace {
 	size_t n_strings, cap_strings;
 	uint64_t events_written, events_outside, events_other_pid, enter_unmatched;
 	uint64_t flows; /* futex wake flows written (their ids) */
+	/* The profiler's threads (model/profiler_own.h), left out: tid -> 1,
+	 * and its pools by name (cut_profiler; NULL: none left out). */
+	struct u64map skip;
+	const struct profiler_own *cut_profiler;
+	uint64_t events_profiler; /* the events of its threads left out */
 	int err;
 };
 
@@ -67,6 +73,8 @@ int corecap_chrome_trace_init(struct chrome_trace *t, FILE *out, int32_t pid, ui
 			      uint64_t end_ns, chrome_namer_fn namer, void *namer_ctx);
 /* Consumes one event (in timestamp order); 0 or a negative errno. */
 int corecap_chrome_trace_consume(struct chrome_trace *t, const struct model_event *ev);
+/* Leaves out every event of thread tid (the profiler's). 0 or -ENOMEM. */
+int corecap_chrome_trace_skip_thread(struct chrome_trace *t, int32_t tid);
 /* Names a thread (threads.tsv), unless the trace named it. */
 int corecap_chrome_trace_name_thread(struct chrome_trace *t, int32_t tid, const char *name);
 /* Writes the pool CPU counters of a series. */

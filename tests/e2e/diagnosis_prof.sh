@@ -8,10 +8,11 @@
 # the wait-for graph, and no line of the folded wall and lock flame graphs,
 # names an LTTng-UST thread, LTTng-UST's, gperftools' or libunwind's code
 # or shared memory (the tracepoints the daemon inlined are its own code),
-# or the collector (as a holder, or "(profiler)": the
-# sampler's wakes); with --keep-profiler LTTng-UST's threads are back in
-# the pools, the threads and the wall flame graph. The profiler's cost is
-# stated in the text, the JSON (the same figures) and the HTML page.
+# or the collector (as a holder, or "(profiler)": the sampler's wakes), and
+# export --chrome has no track of LTTng-UST's threads; with
+# --keep-profiler they are back in the pools, the threads, the wall flame
+# graph and the timeline. The profiler's cost is stated in the text, the
+# JSON (the same figures) and the HTML page.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
@@ -40,6 +41,7 @@ for keep in "" --keep-profiler; do
 	"$CORECAP" flame --kind wall $keep "$run" >"$run$keep.wall" 2>>"$run$keep.err"
 	"$CORECAP" flame --kind lock $keep "$run" >"$run$keep.lock" 2>>"$run$keep.err"
 	"$CORECAP" html $keep -o "$run$keep.html" "$run" 2>>"$run$keep.err"
+	"$CORECAP" export --chrome --to 1 $keep -o "$run$keep.chrome.json" "$run" 2>>"$run$keep.err"
 done
 j="$run.json"
 # Every name a row of the default report gives, one per line (JSON).
@@ -94,5 +96,12 @@ expect_eq "kept: the cost is the same" "$(json "$j" "${p}['cpu_cores']")" "$(jso
 expect_eq "kept: the JSON says so" True "$(json "$k.json" "${p}['kept']")"
 expect_true "kept: the text says so" grep -q "kept in the tables (--keep-profiler)" "$k.txt"
 expect_true "kept: the wall flame graph has LTTng-UST's threads" grep -q "^$ust;" "$k.wall"
+# The timeline: LTTng-UST's threads have no track, nor their pool a counter, unless kept.
+tracks() {
+	json "$1" "sorted(set(e['args']['name'] for e in d['traceEvents'] if e.get('ph') == 'M' and e.get('name') == 'thread_name') | set(k for e in d['traceEvents'] if e.get('ph') == 'C' for k in e.get('args', {})))"
+}
+expect_eq "export: no track or counter of LTTng-UST's threads" "" \
+	"$(tracks "$run.chrome.json" | grep -F "'$ust'" || true)"
+expect_true "kept: export has their tracks" grep -qF "'$ust'" <(tracks "$k.chrome.json")
 expect_calc "kept: more rows than by default" "$(rows "$k.json" | wc -l) > $(wc -l <"$WORK/rows")"
 finish
