@@ -127,6 +127,28 @@ static void ops_table(const struct report *r, FILE *out)
 			     "the OSD's own ops (OpTracker) follow.</p>\n");
 		return;
 	}
+	/* With kernel events the critical path leads; the annotations' split follows. */
+	if (r->critical_path) {
+		fprintf(out, "<h3>Critical path (kernel events, us per op)</h3>\n<table "
+			     "class=\"sortable\">\n<tr><th>type</th><th>ops</th>");
+		for (uint32_t c = 0; c < CP__COUNT; c++)
+			fprintf(out, "<th>%s</th>", corecap_cp_cat_name(c));
+		fprintf(out, "</tr>\n");
+		for (size_t i = 0; i < t->n_types; i++) {
+			const struct cp_type *cp = corecap_critical_path_type(r->critical_path, (uint32_t)i);
+
+			if (!cp || !cp->count)
+				continue;
+			fprintf(out, "<tr><td>");
+			esc(out, t->types[i].name);
+			fprintf(out, "</td><td>%" PRIu64 "</td>", cp->count);
+			for (uint32_t c = 0; c < CP__COUNT; c++)
+				fprintf(out, "<td>%.1f</td>", cp->ns[c] / (double)cp->count / 1e3);
+			fprintf(out, "</tr>\n");
+		}
+		fprintf(out, "</table>\n<h3>Annotations</h3>\n<p class=\"note\">"
+			     "the annotations&#39; own split: &#39;cpu&#39; is any time the op&#39;s thread was in no traced wait, so it holds that thread&#39;s wait for a CPU (the path&#39;s runqueue); &#39;queue&#39; is time no thread had the op, which the path follows into whoever held it up.</p>\n");
+	}
 	fprintf(out, "<table class=\"sortable\">\n<tr><th>type</th><th>ops</th>"
 		     "<th>avg us</th><th>p50 us</th><th>p99 us</th><th>max us</th>");
 	for (int c = 0; c < CAT__COUNT; c++)

@@ -489,6 +489,11 @@ static void put_critical_path(const struct report *r, json_object *to, uint32_t 
 {
 	const struct cp_type *t = corecap_critical_path_type(r->critical_path, type);
 
+	/* Which split leads (docs/report-json.md), and what the other counts differently. */
+	put(to, "split_lead", jstr(t ? "critical_path" : "annotations"));
+	put(to, "annotations_differ",
+	    t ? jstr("the annotations' own split: 'cpu' is any time the op's thread was in no traced wait, so it holds that thread's wait for a CPU (the path's runqueue); 'queue' is time no thread had the op, which the path follows into whoever held it up")
+	      : NULL);
 	if (!t) {
 		put(to, "critical_path_us", NULL);
 		put(to, "critical_path_top", NULL);

@@ -512,6 +512,9 @@ out:
 	free(labels);
 }
 
+#define ANNOTATIONS_NOTE \
+	"the annotations' own split: 'cpu' is any time the op's thread was in no traced wait, so it holds that thread's wait for a CPU (the path's runqueue); 'queue' is time no thread had the op, which the path follows into whoever held it up"
+
 /* " cpu X logging Y ... runqueue Z" of a critical path, us per op of `ops`. */
 static void cp_cats(const struct cp_type *t, uint64_t ops, FILE *out)
 {
@@ -561,7 +564,7 @@ static void critical_path_lines(const struct report *r, uint32_t type, FILE *out
 
 	if (!t)
 		return;
-	fprintf(out, "             critical path:");
+	fprintf(out, "             critical path (kernel events, us per op):");
 	cp_cats(t, t->count, out);
 	fprintf(out, "\n");
 	cp_behind_line(r->critical_path, t, out);
@@ -676,6 +679,7 @@ static void ops(const struct report *r, FILE *out)
 	for (size_t i = 0; i < t->n_types; i++) {
 		const struct op_type *ty = &t->types[i];
 		double n = (double)ty->hist.count, avg;
+		bool has_path;
 
 		if (!ty->hist.count)
 			continue;
@@ -687,12 +691,21 @@ static void ops(const struct report *r, FILE *out)
 			corecap_latency_hist_quantile(&ty->hist, 0.5) / 1e3,
 			corecap_latency_hist_quantile(&ty->hist, 0.99) / 1e3,
 			corecap_latency_hist_quantile(&ty->hist, 0.999) / 1e3);
-		fprintf(out, "            ");
+		/*
+		 * With kernel events the critical path leads: it tells running
+		 * from waiting for a CPU and follows the op through the threads
+		 * that held it up; the annotations' split follows, said as such.
+		 */
+		has_path = corecap_critical_path_type(r->critical_path, (uint32_t)i) != NULL;
+		critical_path_lines(r, (uint32_t)i, out);
+		if (has_path)
+			fprintf(out, "             annotations (%s):\n              ", ANNOTATIONS_NOTE);
+		else
+			fprintf(out, "            ");
 		for (int c = 0; c < CAT__COUNT; c++)
 			fprintf(out, " %s %.1f (%.0f%%)", corecap_op_cat_name(c),
 				ty->cat_ns[c] / n / 1e3, pct(ty->cat_ns[c], ty->hist.sum_ns));
 		fprintf(out, "\n");
-		critical_path_lines(r, (uint32_t)i, out);
 		op_detail(r, ty, out);
 	}
 	fprintf(out, "\n");

@@ -79,6 +79,16 @@ for level in 0 20; do
 done
 
 j="$WORK/debug0.json"
+# The op split leads with the critical path (docs/methodology.md, "Which
+# split leads"): first in the text, split_lead in JSON, and the
+# annotations' line after it says what it counts differently.
+expect_json "every op type's split is led by its critical path" "$j" \
+	"all(t['split_lead'] == 'critical_path' and 'runqueue' in t['annotations_differ'] for t in d['ops']['by_type'].values())"
+expect_true "text: the critical path's line comes before the annotations' line" \
+	awk '/^             critical path \(kernel events/ { c = NR } /^             annotations \(/ { a = NR } END { exit !(c && a && c < a) }' "$WORK/debug0.txt"
+"$CORECAP" html -o "$WORK/debug0.html" "$WORK/debug0" >/dev/null
+expect_true "html: the critical path's table comes before the annotations'" \
+	awk '/Critical path \(kernel events/ { c = NR } /<h3>Annotations<\/h3>/ { a = NR } END { exit !(c && a && c < a) }' "$WORK/debug0.html"
 json "$j" "'\n'.join('  %s -> %s (%s): %.1f ms' % (e['from'], e['to'], e['kind'], e['ms']) for e in d['waitfor']['edges'][:8])"
 for edge in tp_osd_tp:msgr-worker finisher:tp_osd_tp; do
 	expect_json "wait-for: ${edge%%:*} -> ${edge##*:} (cond) has waits" "$j" \
