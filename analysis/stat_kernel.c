@@ -212,6 +212,13 @@ out:
 	return ret;
 }
 
+static char *word_namer(void *sym, uint64_t addr, bool code)
+{
+	const char *name = corecap_symbolizer_name(sym, addr, code);
+
+	return name ? strdup(name) : NULL;
+}
+
 static int words_consume(void *f, const struct corecap_krec *r)
 {
 	return corecap_futex_locks_consume(f, r);
@@ -232,6 +239,9 @@ static int model_words(struct kstat_interval *iv, struct symbolizer *sym)
 	corecap_futex_locks_release(&f);
 	if (ret)
 		return ret;
+	/* Named as the report names locks (corecap_lock_label): a heap word
+	 * by its top site, not its address. */
+	corecap_lock_table_symbolize(&iv->words, word_namer, sym);
 	iv->rows = calloc(iv->words.len ? iv->words.len : 1, sizeof(*iv->rows));
 	if (!iv->rows)
 		return -ENOMEM;
@@ -354,7 +364,10 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 			const struct model_lock *l = iv->rows[i];
 
 			corecap_name_elide(top_site_name(l, sym), 48, site, sizeof(site));
-			corecap_name_put(stdout, corecap_symbolizer_name(sym, l->addr, false), 32);
+			char name[160];
+
+			corecap_lock_label(l, name, sizeof(name));
+			corecap_name_put(stdout, name, 32);
 			printf(" %-17s %8" PRIu64 " %9.1f %8.1f %7zu  %s\n",
 			       corecap_lock_kind_name(l->kind), l->contentions, ms(l->wait_ns),
 			       (double)l->wait_ns / (double)l->contentions / 1e3, l->n_waiters,
@@ -397,10 +410,11 @@ static json_object *jword(const struct model_lock *l, struct symbolizer *sym)
 {
 	json_object *j = json_object_new_object();
 	const struct lock_site *s = corecap_lock_top_site(l);
+	char name[160];
 
+	corecap_lock_label(l, name, sizeof(name));
 	json_object_object_add(j, "addr", corecap_stat_json_hex(l->addr));
-	json_object_object_add(
-		j, "name", json_object_new_string(corecap_symbolizer_name(sym, l->addr, false)));
+	json_object_object_add(j, "name", json_object_new_string(name));
 	json_object_object_add(j, "kind", json_object_new_string(corecap_lock_kind_name(l->kind)));
 	add_u64(j, "waits", l->contentions);
 	add_u64(j, "wait_ns", l->wait_ns);

@@ -974,39 +974,24 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 		uint32_t owner;
 		bool mutex;
 
-		if (!CORECAP_FUTEX_IS_WAIT(f->op)) {
-			/* A call on another object: what follows is no re-lock (futex_locks.h). */
-			if ((th = find(cp, f->tid)) && th->cond_end_ns &&
-			    (f->uaddr > th->cond_uaddr
-				     ? f->uaddr - th->cond_uaddr
-				     : th->cond_uaddr - f->uaddr) >= CORECAP_FUTEX_RELOCK_NEAR)
-				th->cond_end_ns = 0;
+		if (!CORECAP_FUTEX_IS_WAIT(f->op))
 			return 0;
-		}
 		if (!(th = get(cp, f->tid)))
 			return -ENOMEM;
+		/* As the futex table tells a mutex's wait (futex_locks.h); a
+		 * re-lock as a condition wait returns needs its call site, which
+		 * the graph has not: it stays a lock edge. */
 		owner = f->val & CORECAP_FUTEX_TID_MASK;
 		mutex = corecap_futex_wait_is_mutex(f->op, f->val,
 						    owner && find(cp, (int32_t)owner) != NULL);
-		/* A mutex right after a condition wait is its re-lock: a hand-off. */
-		if (mutex && th->cond_end_ns &&
-		    f->h.time_ns - th->cond_end_ns <= CORECAP_FUTEX_RELOCK_NS)
-			mutex = false;
 		th->futex_kind = mutex ? CPW_LOCK : CPW_COND;
-		th->futex_uaddr = f->uaddr;
-		th->cond_end_ns = 0;
 		return 0;
 	}
 	case CORECAP_KREC_FUTEX_EXIT: {
 		const struct corecap_krec_futex_exit *f = (const void *)r;
 
-		if ((th = find(cp, f->tid))) {
-			if (th->futex_kind == CPW_COND) {
-				th->cond_end_ns = f->h.time_ns;
-				th->cond_uaddr = th->futex_uaddr;
-			}
+		if ((th = find(cp, f->tid)))
 			th->futex_kind = 0;
-		}
 		return 0;
 	}
 	case CORECAP_KREC_HOLDER:

@@ -97,10 +97,7 @@ struct cp_thread {
 	bool pending;	    /* woken by nobody of the daemon: pend_b.. awaits its category */
 	uint64_t pend_b, pend_e;
 	uint64_t blocked_since;
-	uint8_t futex_kind;   /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
-	uint64_t cond_end_ns; /* its latest CPW_COND wait's end (a re-lock follows), 0: none */
-	uint64_t cond_uaddr;  /* that wait's word */
-	uint64_t futex_uaddr; /* the word of the futex wait it is in */
+	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
 	/* Its chain: 1 + the index of its newest node (critical_path.nodes), 0: none. */
 	uint64_t head;
 	bool head_shared; /* a woken thread's chain goes on from the head: it stays as it is */
@@ -179,8 +176,7 @@ struct cp_type {
 enum cp_wait_kind {
 	CPW_WAKE, /* any other sleep (poll, I/O, sleep) ended by the waker */
 	CPW_LOCK, /* a mutex's wait (futex_locks.h): contention; the waker unlocked it */
-	CPW_COND, /* the other futex waits, waiting for work (a condition, semaphore),
-		   * and a mutex re-taken as a condition wait returns (a hand-off) */
+	CPW_COND, /* the other futex waits, waiting for work (a condition, semaphore) */
 	CPW__COUNT
 };
 

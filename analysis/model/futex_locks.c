@@ -22,20 +22,8 @@ struct futex_thread {
 	bool irq_woken; /* the first one, from an interrupt */
 	bool holding;
 	uint64_t hold_uaddr, hold_since;
-	/* The wait in progress: for a mutex's value, and not contention
-	 * (idle: not a mutex's, or a re-lock after an idle wait). */
-	bool mutex_word, idle_wait, relock;
-	uint64_t idle_end_ns; /* when its latest idle wait ended; 0: none since */
-	uint64_t idle_uaddr;  /* its word */
+	bool mutex_word; /* the wait in progress is for a mutex's value */
 };
-
-/* A futex call on another object than the idle word's: not a re-lock next. */
-static bool near_idle_word(const struct futex_thread *t, uint64_t uaddr)
-{
-	uint64_t d = uaddr > t->idle_uaddr ? uaddr - t->idle_uaddr : t->idle_uaddr - uaddr;
-
-	return d < CORECAP_FUTEX_RELOCK_NEAR;
-}
 
 bool corecap_futex_wait_is_mutex(uint32_t op, uint32_t val, bool owner_is_thread)
 {
@@ -180,17 +168,11 @@ static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex
 	/* Waiting again on the word it was handed: it had lost it to a barger. */
 	if (t->in_wait && t->holding && t->hold_uaddr == r->uaddr)
 		t->holding = false;
-	if (!t->in_wait && !near_idle_word(t, r->uaddr))
-		t->idle_end_ns = 0;
 	if (t->in_wait) {
 		uint32_t owner = r->val & CORECAP_FUTEX_TID_MASK;
 
 		t->mutex_word = corecap_futex_wait_is_mutex(
 			r->op, r->val, owner && find_thread(f, (int32_t)owner) != NULL);
-		t->relock = t->mutex_word && t->idle_end_ns &&
-			    r->h.time_ns - t->idle_end_ns <= CORECAP_FUTEX_RELOCK_NS;
-		t->idle_wait = !t->mutex_word || t->relock;
-		t->idle_end_ns = 0;
 	}
 	if (!CORECAP_FUTEX_IS_WAKE(r->op))
 		return 0;
@@ -294,12 +276,6 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 		return 0;
 	t->in_wait = false;
 	f->q.waits++;
-	/* A mutex taken right after this is the wait's hand-off (a re-lock
-	 * that sleeps again is still the same hand-off). */
-	if (t->idle_wait) {
-		t->idle_end_ns = r->h.time_ns;
-		t->idle_uaddr = t->uaddr;
-	}
 	/* Without the call's result (the eBPF producer's, kernel_format.h): a
 	 * wait it recorded slept, and woken by an interrupt, it timed out. */
 	if (r->flags & CORECAP_KFUTEX_RESULT_UNKNOWN)
@@ -316,16 +292,12 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	if (!clip(f, &b, &e))
 		return 0;
 	wait_ns = e - b;
-	if (!(l = word(f, t->idle_wait ? CORECAP_FUTEX_IDLE_KEY(t->uaddr) : t->uaddr, t->op)))
+	if (!(l = word(f, t->mutex_word ? t->uaddr : CORECAP_FUTEX_IDLE_KEY(t->uaddr), t->op)))
 		return -ENOMEM;
-	if (t->idle_wait) {
+	if (!t->mutex_word) {
 		l->addr = t->uaddr;
 		l->idle = true;
 		f->q.waits_idle++;
-		if (t->relock) {
-			l->relock_waits++;
-			f->q.waits_relock++;
-		}
 	}
 	l->contentions++;
 	l->wait_ns += wait_ns;
@@ -419,10 +391,8 @@ static void move_stacks(struct model_lock *m, struct model_lock *il, uint64_t si
 /*
  * A mutex's waits called where idle waits were called (pthread_cond_wait's
  * call site: the first frame outside the C library is the same for the
- * condition wait and its re-lock) are re-locks too, whatever their delay
- * (a condition wait that did not sleep leaves no record to time it by):
- * the share of the word's waits the site stands for moves to the word's
- * idle lock.
+ * condition wait and its re-lock) are re-locks: the share of the word's
+ * waits the site stands for moves to the word's idle lock.
  */
 static int move_relocks(struct futex_locks *f, struct model_lock *m,
 			const struct u64map *idle_sites)

@@ -24,12 +24,15 @@
  * other wait is idle or hand-off time: a condition variable's waiters
  * wait for 0 on its __g_signals word, its signaller for an odd __g_refs
  * value, a semaphore for 0. And the mutex re-taken by pthread_cond_wait
- * as it returns (a mutex wait beginning within CORECAP_FUTEX_RELOCK_NS of
- * the same thread's idle wait, below) is the condition's hand-off, not
- * contention. A word's idle waits are a lock of their own (idle set, same
- * addr, keyed at CORECAP_FUTEX_IDLE_KEY(addr)), so that the mutex rows
- * hold contention only; a hand-over hold is counted only on a word that
- * has mutex waits.
+ * as it returns is the condition's hand-off, not contention: known by its
+ * call site, the same first frame outside the C library as the condition
+ * waits' (the call of pthread_cond_wait), the share of a word's waits
+ * that such a site stands for moves to the idle side at the end. (Its
+ * timing is no evidence: a worker's first lock after its condition wait
+ * returns, a big lock taken as it starts an op, comes as soon.) A word's
+ * idle waits are a lock of their own (idle set, same addr, keyed at
+ * CORECAP_FUTEX_IDLE_KEY(addr)), so that the mutex rows hold contention
+ * only; a hand-over hold is counted only on a word that has mutex waits.
  *
  * Call sites and stacks come from the sampled user stacks: the caller
  * gives, for a wait, the frames from its call site outward (the first
@@ -62,18 +65,6 @@ typedef uint32_t (*futex_stack_fn)(void *ctx, int32_t tid, uint64_t enter_ns, ui
 #define CORECAP_FUTEX_LOCKED_WAITERS 2u
 #define CORECAP_FUTEX_WAITERS	     0x80000000u
 #define CORECAP_FUTEX_TID_MASK	     0x3fffffffu
-/*
- * A mutex wait this soon after the same thread's idle wait ended, with no
- * futex call in between but on the idle word's own object (within
- * CORECAP_FUTEX_RELOCK_NEAR bytes: a condition's other words), is
- * pthread_cond_wait re-taking its mutex: it runs a few instructions in
- * between (2 to 4 us measured on a loaded 2-CPU VM), while the next lock
- * the thread's own code takes comes after its work (8 us and more
- * there). A re-lock delayed past it (the thread preempted) counts as
- * contention: the error is on the side of contention.
- */
-#define CORECAP_FUTEX_RELOCK_NS	  6000u
-#define CORECAP_FUTEX_RELOCK_NEAR 64u
 /* The lock table's key of a word's idle waits (user addresses are below 2^63). */
 #define CORECAP_FUTEX_IDLE_KEY(uaddr) ((uaddr) | (UINT64_C(1) << 63))
 
@@ -100,7 +91,7 @@ struct futex_quality {
 	uint64_t waits_timed_out; /* -ETIMEDOUT */
 	uint64_t waits_with_stack;
 	uint64_t waits_idle;   /* slept, not contention (condition and other waits) */
-	uint64_t waits_relock; /* of them: a mutex re-taken after an idle wait */
+	uint64_t waits_relock; /* of them: a mutex re-taken as a condition wait returned */
 	uint64_t holder_from_waking, holder_from_wake, holder_unknown;
 	uint64_t exits_unpaired;  /* an exit whose enter came before the recording */
 	uint64_t enters_unpaired; /* still inside at the end, or a lost exit */

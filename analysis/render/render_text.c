@@ -315,7 +315,11 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 
 			for (size_t k = 0; k < row->n_members; k++)
 				thr += row->members[k]->n_waiters;
-			fprintf(out, " %6zu", thr);
+			/* Re-locks found by their site have no threads of their own. */
+			if (thr)
+				fprintf(out, " %6zu", thr);
+			else
+				fprintf(out, " %6s", "-");
 		} else {
 			fprintf(out, " %6.1f", pct(futex ? row->busy_ns : row->hold_ns, w));
 		}
