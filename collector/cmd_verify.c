@@ -349,9 +349,29 @@ static void baseline_stats(const struct round_result *b, struct site_stats *s)
 	s->machine = b->machine_cores;
 }
 
+/* The model's slopes (IOPS per us) from one round's baseline: the site's, and the control's. */
+static void predicted_slopes(const struct verify_opts *o, const struct round_result *round,
+			     double ncpu, double *site, double *control)
+{
+	const struct round_result *b = &round[COND_BASE];
+	double d_us = (double)o->delay_ns / 1e3, d_s = (double)o->delay_ns / 1e9;
+	double holds = (double)(b->k1.holds - b->k0.holds);
+	struct site_stats s, cs;
+
+	baseline_stats(b, &s);
+	*site = (model_iops(&s, d_s, o->binding_util, ncpu) - s.x0) / d_us;
+	*control = 0;
+	if (!o->control)
+		return;
+	cs = s;
+	cs.util = b->wall_s > 0 ? (double)(b->k1.hold_ns - b->k0.hold_ns) / 1e9 / b->wall_s : 0;
+	cs.lambda = b->wall_s > 0 ? holds / b->wall_s : 0;
+	*control = (model_iops(&cs, d_s, o->binding_util, ncpu) - s.x0) / d_us;
+}
+
 static void report(const struct verify_opts *o, struct round_result (*res)[N_COND], unsigned n)
 {
-	double d_us = (double)o->delay_ns / 1e3, d_s = (double)o->delay_ns / 1e9;
+	double d_us = (double)o->delay_ns / 1e3;
 	double *pred = calloc(n, sizeof(double)), *meas = calloc(n, sizeof(double));
 	double *ctl = calloc(n, sizeof(double)), *x0 = calloc(n, sizeof(double));
 	double *util = calloc(n, sizeof(double)), *hold = calloc(n, sizeof(double));
@@ -388,18 +408,7 @@ static void report(const struct verify_opts *o, struct round_result (*res)[N_CON
 		util[r] = s.util;
 		hold[r] = s.hold_ns;
 		cores[r] = s.cores;
-		pred[r] = (model_iops(&s, d_s, o->binding_util, ncpu) - s.x0) / d_us;
-		if (o->control) {
-			const struct round_result *b = &res[r][COND_BASE];
-			struct site_stats cs = s;
-			double holds = (double)(b->k1.holds - b->k0.holds);
-
-			cs.util = b->wall_s > 0 ? (double)(b->k1.hold_ns - b->k0.hold_ns) / 1e9 /
-							  b->wall_s
-						: 0;
-			cs.lambda = b->wall_s > 0 ? holds / b->wall_s : 0;
-			cpred[r] = (model_iops(&cs, d_s, o->binding_util, ncpu) - s.x0) / d_us;
-		}
+		predicted_slopes(o, res[r], ncpu, &pred[r], &cpred[r]);
 		meas[r] = (res[r][COND_SITE].iops - s.x0) / d_us;
 		if (pred[r] != 0) {
 			double q = meas[r] / pred[r];
@@ -591,6 +600,24 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 	return -1;
 }
 
+/*
+ * Said after the first round, not only in the verdict: a control the
+ * model predicts to slow the daemon as much as the site cannot tell them
+ * apart, and the user may stop and choose another.
+ */
+static void warn_useless_control(const struct verify_opts *o, const struct round_result *round)
+{
+	double site, control;
+
+	predicted_slopes(o, round, (double)sysconf(_SC_NPROCESSORS_ONLN), &site, &control);
+	if (site != 0 && fabs(control - site) <= VERIFY_SLOPE_TOLERANCE * fabs(site))
+		corecap_warn("the control '%s' is predicted to slow the daemon as much as the site "
+			     "(%.2f against %.2f IOPS per us): it cannot tell them apart, and the "
+			     "verdict will be inconclusive; choose a control taken less than once "
+			     "per op whose lock does not bind",
+			     o->control_spec, control, site);
+}
+
 int corecap_cmd_verify(int argc, char **argv)
 {
 	struct corecap_delay_control dc;
@@ -629,6 +656,8 @@ int corecap_cmd_verify(int argc, char **argv)
 			if (run_round(&o, &dc, c, &res[r][c]) < 0)
 				goto out;
 		}
+		if (r == 0 && o.control)
+			warn_useless_control(&o, res[0]);
 	}
 	corecap_delay_control_clear(&dc);
 	report(&o, res, o.rounds);
