@@ -91,15 +91,18 @@ static const struct model_thread *find_thread(const struct model *m, const char 
 	return NULL;
 }
 
+/* The shim's locks, then the futex words (the projection's lock candidates). */
 static const struct model_lock *find_lock(const struct model *m, const char *label)
 {
+	const struct lock_table *t[] = {&m->locks, &m->futex_locks};
 	char name[128];
 
-	for (size_t i = 0; i < m->locks.len; i++) {
-		corecap_lock_label(m->locks.all[i], name, sizeof(name));
-		if (strcmp(name, label) == 0)
-			return m->locks.all[i];
-	}
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < t[k]->len; i++) {
+			corecap_lock_label(t[k]->all[i], name, sizeof(name));
+			if (strcmp(name, label) == 0)
+				return t[k]->all[i];
+		}
 	return NULL;
 }
 
@@ -277,7 +280,12 @@ static int lock_words(struct diagnosis *d, const struct diagnosis_inputs *in, do
 			       "often; first test that it binds: delay its holds (corecap verify) "
 			       "and see the throughput fall as the model predicts",
 			       d->name);
-	if (!ret && d->site[0])
+	/* verify delays holds through the shim: a futex word's lock has none to delay. */
+	if (l && l->source == LOCK_SOURCE_FUTEX)
+		ev(d, "source", "how its holds were seen",
+		   "kernel futex events (no shim: corecap verify needs the daemon under corecap "
+		   "run)");
+	if (!ret && d->site[0] && l && l->source != LOCK_SOURCE_FUTEX)
 		ret = sentence(&d->verify_command, "corecap verify -p %d --site '%s' -- %s",
 			       in->pid > 0 ? in->pid : 0, d->site,
 			       in->bench_command ? in->bench_command : "BENCHMARK [ARGS...]");

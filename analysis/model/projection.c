@@ -65,6 +65,20 @@ static void collect(struct projection *p, const struct projection_inputs *in, do
 		corecap_lock_label(l, name, sizeof(name));
 		add_res(p, CEIL_LOCK, name, hold > 0 ? (hold + handoff) / ops : 0, 1);
 	}
+	/*
+	 * Without the shim or the trace, the locks are the futex words the
+	 * kernel saw waited on as mutexes, as the ceiling's candidates: a
+	 * word's busy time (its waits' union and hand-over holds) is its
+	 * demand, the holds alone being unseen. Idle waits queue for no server.
+	 */
+	for (size_t i = 0; !m->src.trace && !m->src.stats && i < m->futex_locks.len; i++) {
+		const struct model_lock *l = m->futex_locks.all[i];
+
+		if (l->idle || l->profiler || !l->contentions)
+			continue;
+		corecap_lock_label(l, name, sizeof(name));
+		add_res(p, CEIL_LOCK, name, (double)corecap_lock_busy_ns(l) / 1e9 / ops, 1);
+	}
 	for (size_t i = 0; i < m->threads.len; i++) {
 		const struct model_thread *th = m->threads.all[i];
 

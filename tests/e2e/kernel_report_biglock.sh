@@ -3,7 +3,7 @@
 # started bare (no `corecap run`: no shim, no LTTng events), under
 # refbench -t 8. `report` exits 0, its futex lock table has the big lock
 # named by its data symbol (d.osd.big_lock, taken in osd_handle_op), and
-# the ceiling is that lock with source futex (in a round where the cores
+# the diagnosis is that lock with source futex (in a round where the cores
 # were the daemon's: below). Then the same configuration
 # under the shim, recorded with kernel events too: both tables show the big
 # lock, and the futex table's wait is within 20% of the shim's in that run.
@@ -43,17 +43,19 @@ done
 expect_all_commands "$run"
 j="$run.json"
 lock=${big//SRC/\'futex\'}
-echo "bare: $(json "$j" "d['benchmark']['summary']['iops_avg']") IOPS; verdict: $(json "$j" "d['ceiling']['verdict']")"
-json "$j" "'\n'.join('  - ' + e for e in d['ceiling']['evidence'])"
+echo "bare: $(json "$j" "d['benchmark']['summary']['iops_avg']") IOPS; diagnosis: $(json "$j" "d['diagnosis']['headline']")"
+json "$j" "'\n'.join('  - %s %s' % (e['term'], e['value']) for e in d['diagnosis']['evidence'])"
 expect_eq "bare: no shim lock rows" "[]" "$(json "$j" "[l['name'] for l in d['locks'] if l['source'] != 'futex']")"
 expect_calc "bare: the big lock's futex row has waits" "$(json "$j" "${lock}['contentions']") > 100"
 expect_true "bare: taken in osd_handle_op" grep -q '^osd_handle_op+' <(json "$j" "${lock}['symbol']")
 if [ "$clean" = 1 ]; then
 	expect_eq "bare: the busiest mutex of the futex table is the big lock" d.osd.big_lock \
 		"$(json "$j" "max((l for l in d['locks'] if l['kind'] == 'futex_wait'), key=lambda l: l['busy_util'])['name']")"
-	expect_eq "bare: ceiling kind" lock "$(json "$j" "d['ceiling']['kind']")"
-	expect_eq "bare: the ceiling is the big lock" d.osd.big_lock "$(json "$j" "d['ceiling']['name']")"
+	expect_eq "bare: the diagnosis is a lock" lock "$(json "$j" "d['diagnosis']['kind']")"
+	expect_eq "bare: the big lock" d.osd.big_lock "$(json "$j" "d['diagnosis']['name']")"
 	expect_eq "bare: named from futex events" futex "$(json "$j" "d['ceiling']['source']")"
+	expect_eq "bare: no verify line without the shim to delay its holds" None \
+		"$(json "$j" "d['diagnosis']['verify_command']")"
 else
 	echo "bare: no round with the cores the daemon's: its ceiling is not checked"
 fi
