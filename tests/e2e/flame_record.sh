@@ -47,7 +47,14 @@ done
 "$CORECAP" flame --kind wall --pool "$run" >"$WORK/pool.folded" 2>/dev/null
 expect_true "wall --pool root frame 'msgr-worker'" grep -q '^msgr-worker;' "$WORK/pool.folded"
 expect_eq "wall --pool keeps every sample" "$(folded_total "$WORK/wall.folded")" "$(folded_total "$WORK/pool.folded")"
-expect_eq "wall samples = lines of wall.samples" "$(wc -l <"$run/wall.samples")" "$(folded_total "$WORK/wall.folded")"
+# LTTng-UST's threads are the profiler's (profiler_own.h): left out unless --keep-profiler.
+"$CORECAP" flame --kind wall --keep-profiler "$run" >"$WORK/kept.folded" 2>/dev/null
+expect_eq "wall --keep-profiler samples = lines of wall.samples" "$(wc -l <"$run/wall.samples")" "$(folded_total "$WORK/kept.folded")"
+ust=$(json "$run/manifest.json" "d['comm'][:11]")-ust
+expect_eq "wall samples = the kept ones less LTTng-UST's threads' ($ust)" \
+	"$(folded_total "$WORK/kept.folded")" \
+	"$(($(folded_total "$WORK/wall.folded") + $(grep "^$ust;" "$WORK/kept.folded" | awk '{ s += $NF } END { print s + 0 }')))"
+expect_eq "no root frame is LTTng-UST's thread" "" "$(grep "^$ust;" "$WORK/wall.folded" | head -1)"
 
 # lock and op add up to the report.
 # The shim's rows: with kernel events the report lists the futex table's too.
