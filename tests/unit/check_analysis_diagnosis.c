@@ -2,7 +2,8 @@
  * analysis/model/diagnosis.c: the one headline from hand-built runs whose
  * every figure is computed by hand below (a 1 s window, 2 CPUs): a lock
  * held 95%; a thread that ran 20% and waited for a CPU 53% while other
- * processes took the cores (the cores, not the thread); a benchmark with
+ * processes took the cores (the cores, not the thread); a daemon pinned to
+ * one full CPU of two (its CPU, though the other idles); a benchmark with
  * one op in flight (its closed loop); nothing saturated; and a run with no
  * CPU figures, no kernel events and no benchmark (nothing shown as
  * measured, the missing evidence listed).
@@ -73,7 +74,9 @@ static void diagnose(struct projection_inputs pin, struct diagnosis_inputs din)
 			 0);
 	pin.model = &m;
 	pin.pools = &pools;
-	pin.cores_available = pin.machine_cpus = 2;
+	if (!pin.cores_available)
+		pin.cores_available = 2;
+	pin.machine_cpus = 2;
 	if (!pin.wake_ns)
 		pin.wake_ns = -1;
 	corecap_projection_compute(&p, &pin);
@@ -177,6 +180,44 @@ START_TEST(a_thread_waiting_for_a_cpu_others_took_names_the_cores)
 END_TEST
 
 /*
+ * Every thread on CPU 0 of 2 (its affinity: 1 CPU): four threads ran
+ * 0.1575 s and waited for a CPU 0.525 s each, 0.63 and 2.10 in all; the
+ * client took 0.18 and others 0.81 of the machine, which had 0.38 idle
+ * (on the other CPU). Runnable on its one CPU: 0.63 + 2.10 = 2.73 >= 0.95:
+ * the cores bind. X at 1 CPU: 1 / 0.63 ms = 1587.3 ops/s (headroom
+ * 1.5873); each thread's 6349 and the pool's 4 / 0.63 ms come after.
+ */
+START_TEST(a_daemon_pinned_to_one_full_cpu_is_bound_by_it_though_another_idles)
+{
+	for (int t = 0; t < 4; t++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker-%d", t);
+		thread(2 + t, name, 0.1575, 0.525);
+	}
+	diagnose((struct projection_inputs){.cores_available = 1,
+					    .bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 1.62,
+					    .bench_cpu_s = 0.18},
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 1, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_CORES);
+	ck_assert_int_eq(d.cpus_allowed, 1);
+	ck_assert_int_eq(d.machine_cpus, 2);
+	ck_assert(!d.cpus_from_nproc);
+	near(d.runnable, 2.73);
+	near(d.other_cores, 0.81);
+	near(d.headroom, 1 / 0.63);
+	near(d.headroom * d.iops, p.at[0].iops);
+	ck_assert_str_eq(p.at[0].bound_by, "cores");
+	near(d.next.iops, 4 / 0.63e-3);
+	ck_assert_ptr_nonnull(strstr(d.headline, "may use 1 CPU (its affinity)"));
+	ck_assert_ptr_nonnull(strstr(d.action, "affinity"));
+}
+END_TEST
+
+/*
  * refbench -t 1: 1000 ops/s at 0.9 ms, 0.9 op in flight. With no critical
  * paths the projection cannot model the loop: saturated as is, headroom
  * 1; the thread (0.3 s: 3333 ops/s) is the next limit.
@@ -257,6 +298,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_lock_held_95_percent_is_the_headline_with_its_verify_line);
 	tcase_add_test(tc, a_thread_waiting_for_a_cpu_others_took_names_the_cores);
+	tcase_add_test(tc, a_daemon_pinned_to_one_full_cpu_is_bound_by_it_though_another_idles);
 	tcase_add_test(tc, one_op_in_flight_is_the_closed_loop);
 	tcase_add_test(tc, nothing_saturated_says_so_and_names_the_busiest);
 	tcase_add_test(tc, missing_sources_are_listed_and_nothing_is_guessed);
