@@ -26,11 +26,12 @@ static void diagnoses(const struct report *const r[2], FILE *out)
 		corecap_diagnosis_headroom_words(dg, room, sizeof(room));
 		fprintf(out, "diagnosis %c  %s: %s\n", 'A' + s, corecap_diag_kind_name(dg->kind),
 			dg->headline ? dg->headline : "?");
-		fprintf(out, "             headroom %s; then %s%s%s\n", room,
-			dg->next.kind == DIAG_NONE && !dg->next.name[0]
-				? "unknown"
-				: corecap_diag_kind_name(dg->next.kind),
-			dg->next.name[0] ? " " : "", dg->next.name);
+		if (dg->next.kind == DIAG_NONE && !dg->next.name[0])
+			fprintf(out, "             headroom %s; then unknown\n", room);
+		else
+			fprintf(out, "             headroom %s; then %s%s%s at %.0f ops/s\n", room,
+				corecap_diag_kind_name(dg->next.kind), dg->next.name[0] ? " " : "",
+				dg->next.name, dg->next.iops);
 	}
 }
 
