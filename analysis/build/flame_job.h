@@ -52,9 +52,7 @@ struct flame_job {
 	bool merge_lock_instances;
 	bool quiet;	       /* no summary line on stderr */
 	bool keep_shim_frames; /* keep the shim's and LTTng-UST's frames in stacks */
-	/* Keep the profiler's threads (wall), locks (lock) and frames (profiler_own.h). */
-	bool keep_profiler;
-	uint64_t profiler_samples; /* wall: the samples of its threads left out */
+	bool keep_profiler;    /* keep the profiler's threads, locks, frames (profiler_own.h) */
 	bool no_idle;	       /* wall: drop the stacks stack_class calls idle */
 	bool names_pprof;      /* cpu: frames named as google-pprof names them (pprof_names.h) */
 	struct run *rd;	       /* the run directory: borrowed, or &own_run */
@@ -66,6 +64,8 @@ struct flame_job {
 	struct symbolizer *run_sym; /* RUN/maps (the run's), for cpu, wall and lock */
 	bool tried_run_sym;
 	char subtitle[256]; /* what the last build drew, for a picture */
+	/* wall: the samples of the profiler's threads left out */
+	uint64_t profiler_samples;
 };
 
 /*

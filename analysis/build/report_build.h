@@ -62,7 +62,7 @@ struct report_build {
 	struct pool_table pools;
 	struct ceiling ceiling;
 	struct projection projection;
-	struct profiler_own prof; /* what is the profiler's own, and its cost */
+	struct profiler_own prof;   /* what is the profiler's own, and its cost */
 	struct diagnosis diagnosis; /* the one answer, from the projection */
 	char *bench_command;	     /* the benchmark's command, shell-quoted, for verify */
 	uint64_t foreign_events;

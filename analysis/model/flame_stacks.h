@@ -44,7 +44,7 @@ struct flame_names {
 	uint32_t lines[FLAME_MAX_NAMES];    /* the line in names[i]: 0 when unknown */
 	bool resolved;			    /* names a function */
 	bool shim;			    /* a frame of the tracer itself (the shim, LTTng-UST) */
-	bool profiler; /* another frame of the profiler's (libprofiler, libunwind: profiler_own.h) */
+	bool profiler;			    /* the profiler's: libprofiler, libunwind */
 	char buf[256];			    /* room for a name that is not stable (an address) */
 };
 
