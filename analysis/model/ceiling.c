@@ -297,6 +297,8 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 	for (size_t i = 0; i < m->locks.len; i++) {
 		const struct model_lock *lk = m->locks.all[i];
 
+		if (lk->profiler) /* the profiler's own (profiler_own.h) */
+			continue;
 		corecap_lock_label(lk, label, sizeof(label));
 		add_cand(&l, CEIL_LOCK, label, (double)corecap_lock_busy_ns(lk) / (double)w, lk);
 	}
@@ -309,7 +311,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 	for (size_t i = 0; !m->src.trace && !m->src.stats && i < m->futex_locks.len; i++) {
 		const struct model_lock *lk = m->futex_locks.all[i];
 
-		if (lk->idle || !lk->contentions)
+		if (lk->idle || lk->profiler || !lk->contentions)
 			continue;
 
 		corecap_lock_label(lk, label, sizeof(label));

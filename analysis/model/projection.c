@@ -62,6 +62,8 @@ static void collect(struct projection *p, const struct projection_inputs *in, do
 		/* Hand-offs cost a saturated lock only if held longer than a wake-up (projection.h). */
 		double handoff = acqs > 0 && hold / acqs >= p->wake_s ? acqs * p->wake_s : 0;
 
+		if (l->profiler) /* the profiler's own (profiler_own.h) */
+			continue;
 		corecap_lock_label(l, name, sizeof(name));
 		add_res(p, CEIL_LOCK, name, hold > 0 ? (hold + handoff) / ops : 0, 1);
 	}
