@@ -38,6 +38,9 @@ static const struct {
 	{CORECAP_KERNEL_EVENTS_FILE, 1ull << 40},
 	{CORECAP_KERNEL_STACKS_FILE, 1 * GIB},
 	{CORECAP_RUN_CPU_PROF, 1 * GIB},
+	/* The OSD's op history for the window: the collector keeps 10 000 ops
+	 * (collector/ceph_asok.c), 30.6 MB of JSON on a bare ceph-osd. */
+	{CORECAP_RUN_CEPH_HISTORIC_OPS, 128 * MIB},
 	{CORECAP_RUN_STATS_BEGIN, 256 * MIB},
 	{CORECAP_RUN_STATS_END, 256 * MIB},
 	{"metadata", 64 * MIB}, /* a CTF trace's (read/ctf_check.h) */
@@ -374,7 +377,7 @@ static int fail(char **err, int ret, const char *path, const char *fmt, ...)
 }
 
 /* Reads fd whole into a NUL-terminated buffer; 0 or a negative errno. */
-static int read_all(int fd, char **buf, size_t *len)
+static int read_all(int fd, uint64_t max, char **buf, size_t *len)
 {
 	size_t cap = 4096, got = 0;
 	char *b = malloc(cap), *grown;
@@ -385,7 +388,7 @@ static int read_all(int fd, char **buf, size_t *len)
 	for (;;) {
 		if (got + 1 == cap) {
 			/* cap stays below 2^31: json-c takes an int length */
-			if (cap > CORECAP_RUN_FILE_JSON_MAX_BYTES) {
+			if (cap > max) {
 				free(b);
 				return -EFBIG;
 			}
@@ -432,11 +435,11 @@ int corecap_run_file_json(const char *path, json_object **out, char **err)
 		return -ENOENT;
 	if (fd < 0)
 		return fail(err, fd, path, "cannot open: %s", corecap_run_file_strerror(-fd));
-	ret = read_all(fd, &buf, &len);
+	ret = read_all(fd, corecap_run_file_max_bytes(path), &buf, &len);
 	close(fd);
 	if (ret == -EFBIG)
 		return fail(err, ret, path, "larger than %llu bytes: not a run's JSON file",
-			    CORECAP_RUN_FILE_JSON_MAX_BYTES);
+			    (unsigned long long)corecap_run_file_max_bytes(path));
 	if (ret)
 		return fail(err, ret, path, "cannot read: %s", strerror(-ret));
 	for (i = 0; i < len && strchr(" \t\r\n", buf[i]); i++)

@@ -44,9 +44,10 @@
 #define ELINE_RUN_FILE	  4092 /* a line longer than its reader's bound */
 #define ENUL_RUN_FILE	  4091 /* a NUL byte in a text file */
 
-/* The largest JSON file read whole (manifest.json, ceph/ *.json): a
- * manifest is a few KiB, a large OSD's Ceph dumps under 1 MiB; json-c's
- * tree of a file costs up to ~30 times its size, hence not more. */
+/* The largest JSON file read whole (manifest.json, Ceph's perf dumps) but
+ * the OSD's op history (its own bound, run_file.c): a manifest is a few
+ * KiB, a large OSD's perf dumps under 1 MiB; json-c's tree of a file costs
+ * up to ~30 times its size, hence not more. */
 #define CORECAP_RUN_FILE_JSON_MAX_BYTES (16ull << 20)
 
 /* The size bound of the run file at path, by its name (docs/robustness.md). */
