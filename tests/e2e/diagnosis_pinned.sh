@@ -33,8 +33,11 @@ expect_eq "the diagnosis names the cores" cores "$(dg "['kind']")"
 expect_eq "allowed CPUs: 1, from its affinity" "1 False" \
 	"$(json "$run.json" "'%s %s' % (d['diagnosis']['cores']['allowed'], d['diagnosis']['cores']['allowed_from_nproc'])")"
 expect_true "the headline says its affinity allows 1 CPU" grep -q "may use 1 CPU (its affinity)" <(dg "['headline']")
-expect_calc "other processes (the busy loop) took at least 0.3 of a CPU ($(dg "['cores']['others']"))" \
-	"$(dg "['cores']['others']") >= 0.3"
+# The scheduler shares CPU 0 fairly among what is runnable there: the busy
+# loop against the daemon's ~6 runnable threads gets about a seventh of it
+# (0.15-0.2 measured), so the check is that it is counted at all.
+expect_calc "other processes (the busy loop) took at least 0.1 of a CPU ($(dg "['cores']['others']"))" \
+	"$(dg "['cores']['others']") >= 0.1"
 expect_true "the headline names the other processes" grep -q "other processes" <(dg "['headline']")
 expect_eq "no thread of the daemon is the headline" None "$(dg "['name']")"
 expect_true "the diagnosis agrees in text, JSON and HTML" \
