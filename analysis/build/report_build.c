@@ -720,14 +720,15 @@ static char *bench_command(const struct run_manifest *m)
 	if (!f)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		const char *w = json_object_get_string(json_object_array_get_idx(m->bench_command, i));
+		const char *w =
+			json_object_get_string(json_object_array_get_idx(m->bench_command, i));
 
 		if (!w)
 			w = "";
 		if (i)
 			fputc(' ', f);
 		if (*w && !w[strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-				    "0123456789-_./=:,+@%")]) {
+				       "0123456789-_./=:,+@%")]) {
 			fputs(w, f);
 			continue;
 		}
@@ -788,8 +789,10 @@ static int cut_profiler(struct report_build *j)
 		return ret;
 	corecap_profiler_own_mark_locks(&j->prof, &j->model.locks);
 	corecap_profiler_own_mark_locks(&j->prof, &j->model.futex_locks);
-	if (j->has_crit && !j->prof.keep)
-		j->crit.cp.cut_profiler = &j->prof;
+	if (j->has_crit && !j->prof.keep) {
+		j->crit.cp.cut_pool = corecap_profiler_cuts_pool;
+		j->crit.cp.cut_ctx = &j->prof;
+	}
 	return 0;
 }
 
@@ -868,14 +871,12 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.bench_iops = j->run->has_manifest && j->run->manifest.bench.has_iops
 				      ? j->run->manifest.bench.iops_avg
 				      : 0,
-		.machine_busy_cpu_s =
-			j->run->has_manifest && j->run->manifest.has_machine_busy
-				? j->run->manifest.machine_busy_cpu_s
-				: -1,
-		.machine_steal_cpu_s =
-			j->run->has_manifest && j->run->manifest.has_machine_steal
-				? j->run->manifest.machine_steal_cpu_s
-				: -1,
+		.machine_busy_cpu_s = j->run->has_manifest && j->run->manifest.has_machine_busy
+					      ? j->run->manifest.machine_busy_cpu_s
+					      : -1,
+		.machine_steal_cpu_s = j->run->has_manifest && j->run->manifest.has_machine_steal
+					       ? j->run->manifest.machine_steal_cpu_s
+					       : -1,
 		.bench_cpu_s = j->run->has_manifest && j->run->manifest.has_bench_cpu
 				       ? j->run->manifest.bench_cpu_s
 				       : -1,
@@ -898,8 +899,8 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 			.projection = &j->projection,
 			.cpus_allowed = j->run->has_manifest ? j->run->manifest.daemon_cpus : 0,
 			.nproc = in.cores_available,
-			.profiler_cpu_s = j->run->has_manifest ? collector_cpu_s(&j->run->manifest)
-							       : -1,
+			.profiler_cpu_s =
+				j->run->has_manifest ? collector_cpu_s(&j->run->manifest) : -1,
 			.has_bench = pin.bench_iops > 0 && pin.bench_lat_s > 0,
 			.partial = !j->run->has_manifest || j->run->manifest.partial ||
 				   j->incomplete_reason,

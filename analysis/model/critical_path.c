@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profiler_own.h"
 #include "thread_table.h"
 #include "futex_locks.h"
 #include "../util/grow.h"
@@ -933,8 +932,11 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		waker = NULL;
 	/* A thread first seen being woken slept from before the window. */
 	if ((th->state == CPS_BLOCKED || asleep_since_window(cp, th)) && w->waker_tid != th->tid &&
-	    (ret = add_wait(cp, th, waker ? waker->index : irq ? WAIT_TO_IRQ : WAIT_TO_OTHER, t,
-			    irq ? 0 : w->waker_tid)))
+	    (ret = add_wait(cp, th,
+			    waker ? waker->index
+			    : irq ? WAIT_TO_IRQ
+				  : WAIT_TO_OTHER,
+			    t, irq ? 0 : w->waker_tid)))
 		return ret;
 	if (waker) {
 		/* The walk back from th continues on its waker from here. */
@@ -1579,16 +1581,15 @@ static void profiler_edges(const struct critical_path *cp, struct cp_edge *v, si
 	}
 }
 
-/* Whether an edge is the profiler's and is cut (cp->cut_profiler). */
+/* Whether an edge is the profiler's and is cut (cp->cut_pool). */
 static bool cut_edge(const struct critical_path *cp, const struct cp_edge *e)
 {
 	if (!e->ns)
 		return true;
-	if (!cp->cut_profiler)
+	if (!cp->cut_pool)
 		return false;
-	return !strcmp(e->to, CP_POOL_PROFILER) ||
-	       corecap_profiler_is_thread_name(cp->cut_profiler, e->from) ||
-	       corecap_profiler_is_thread_name(cp->cut_profiler, e->to);
+	return !strcmp(e->to, CP_POOL_PROFILER) || cp->cut_pool(cp->cut_ctx, e->from) ||
+	       cp->cut_pool(cp->cut_ctx, e->to);
 }
 
 int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n)

@@ -118,8 +118,6 @@ struct cp_thread {
 	uint64_t run_from, run_to;
 };
 
-struct profiler_own;
-
 /* Another process's thread that held a CPU, as its HOLDER record names it. */
 struct cp_holder {
 	int32_t tgid;
@@ -213,8 +211,8 @@ struct critical_path {
 	size_t n_recs, next_rec;
 	int (*pull)(void *ctx, uint64_t t);
 	void *pull_ctx;
-	struct u64map by_tid;		     /* tid -> index in all */
-	struct tid_cache recent;	     /* in front of by_tid */
+	struct u64map by_tid;	 /* tid -> index in all */
+	struct tid_cache recent; /* in front of by_tid */
 	struct cp_thread **all;
 	size_t len, path_cap;
 	uint32_t *open_runs; /* the indices of the threads with a run open; capacity path_cap */
@@ -253,8 +251,11 @@ struct critical_path {
 	 * ns, wakes, so that the collector's are told apart once HOLDER
 	 * records name it (they come after its first wakes). */
 	struct u64map wait_foreign_ns, wait_foreign_n;
-	/* Set: the wait-for graph leaves out its threads' edges (profiler_own.h). */
-	const struct profiler_own *cut_profiler;
+	/* Set: the wait-for graph leaves out the profiler's edges ("(profiler)"
+	 * and those of each pool cut_pool says is the profiler's: ctx is
+	 * cut_ctx; model/profiler_own.h gives the one the report uses). */
+	bool (*cut_pool)(const void *cut_ctx, const char *pool);
+	const void *cut_ctx;
 	uint64_t ws, we;    /* the window the waits are clipped to (we 0: none) */
 	bool closed;	    /* the sleeps cut by the window's end have their edges */
 	uint64_t ops_ended; /* ops with a path: the per-op denominator */

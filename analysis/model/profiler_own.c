@@ -48,6 +48,11 @@ bool corecap_profiler_is_thread_name(const struct profiler_own *p, const char *c
 	       (strlen(p->daemon_comm) == prefix || prefix == UST_PREFIX_MAX);
 }
 
+bool corecap_profiler_cuts_pool(const void *p, const char *pool)
+{
+	return corecap_profiler_is_thread_name(p, pool);
+}
+
 /* Whether tid is a thread of the collector that recorded the run. */
 static bool is_collector(const struct profiler_own *p, int32_t tid)
 {

@@ -60,6 +60,8 @@ void corecap_profiler_own_release(struct profiler_own *p);
 /* Whether a thread name (or a pool's, named after its threads) is one the
  * profiler gives its threads in the daemon. */
 bool corecap_profiler_is_thread_name(const struct profiler_own *p, const char *comm);
+/* The same for the critical path's cut_pool: p is a struct profiler_own. */
+bool corecap_profiler_cuts_pool(const void *p, const char *pool);
 /* Whether tid (named comm, may be NULL) is the profiler's: a thread named
  * as above, or a thread of the collector. */
 bool corecap_profiler_is_thread(const struct profiler_own *p, int32_t tid, const char *comm);

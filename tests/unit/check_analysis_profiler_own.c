@@ -330,7 +330,8 @@ START_TEST(waitfor_the_samplers_wakes_are_the_profilers)
 	ck_assert_ptr_nonnull(x = edge_to(e, n, "refosd-ust", "tp_osd_tp"));
 	ck_assert_uint_eq(x->ns, 89);
 	free(e);
-	cp.cut_profiler = &p;
+	cp.cut_pool = corecap_profiler_cuts_pool;
+	cp.cut_ctx = &p;
 	e = edges(&n);
 	ck_assert_ptr_nonnull(x = edge_to(e, n, "tp_osd_tp", CP_POOL_OTHER_PROCESS));
 	ck_assert_uint_eq(x->ns, 30);
