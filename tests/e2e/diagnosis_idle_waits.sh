@@ -9,8 +9,8 @@
 # answers:
 #  - the report's futex table (text, JSON `locks`/`lock_rows`) holds
 #    mutexes only (wait_kind "mutex"), d.finisher.lock among them with
-#    waits at finisher_queue; no row of it is led by shards_worker_main,
-#    where the workers call pthread_cond_wait;
+#    waits at finisher_queue; no row of it is led by the site in
+#    shards_worker_main where the workers call pthread_cond_wait;
 #  - the conditions' words (d.finisher.cond's and d.log.cond_flusher's
 #    __g_signals, the shards' conditions waited at shards_worker_main)
 #    are idle rows (`idle_waits`, `idle_wait_rows`, the text's `idle`
@@ -45,8 +45,15 @@ expect_eq "d.finisher.lock is in the futex table (a mutex)" 1 "$(json "$j" "len(
 expect_calc "... with waits" "$(json "$j" "($fin or [{'contentions': 0}])[0]['contentions']") > 10"
 expect_true "... taken in finisher_queue" \
 	grep -q '^finisher_queue+' <(json "$j" "($fin or [{'symbol': ''}])[0]['symbol']")
-expect_eq "no futex mutex row is led by shards_worker_main (its condition wait)" "[]" \
-	"$(json "$j" "[r['name'] for r in d['lock_rows'] if r['source'] == 'futex' and (r['symbol'] or '').startswith('shards_worker_main+')]")"
+# The workers' condition wait and the re-lock as it returns share one call
+# site in shards_worker_main, an idle row's; the mutex each worker takes at
+# the top of its loop (another site of shards_worker_main) contends with
+# shards_queue's producers for real and may have a mutex row of its own.
+cond_sites="set(r['symbol'] for r in d['idle_wait_rows'] if (r['symbol'] or '').startswith('shards_worker_main+'))"
+echo "the shards' condition wait sites: $(json "$j" "sorted($cond_sites)")"
+expect_calc "the shards' condition waits have an idle row" "$(json "$j" "len($cond_sites)") >= 1"
+expect_eq "no futex mutex row is led by the shards' condition wait site" "[]" \
+	"$(json "$j" "[r['name'] for r in d['lock_rows'] if r['source'] == 'futex' and r['symbol'] in $cond_sites]")"
 expect_calc "the conditions' words are idle rows (d.finisher.cond, d.log.cond_flusher)" \
 	"$(json "$j" "len([l for l in d['idle_waits'] if l['name'].startswith(('d.finisher.cond.', 'd.log.cond_flusher.'))])") >= 2"
 shard_idle=$(json "$j" "sum(r['wait_ns'] for r in d['idle_wait_rows'] if (r['symbol'] or '').startswith('shards_worker_main+'))")
@@ -69,8 +76,9 @@ idle_line=$(grep -n '^idle       (source: futex, idle' "$run.txt" | cut -d: -f1 
 expect_true "the text has the futex mutex table (line ${mutex_line:-none})" test -n "$mutex_line"
 expect_true "... and the idle table after it (line ${idle_line:-none})" \
 	test -n "$idle_line" -a "${idle_line:-0}" -gt "${mutex_line:-0}"
+first_cond_site=$(json "$j" "(sorted($cond_sites) or ['none'])[0]")
 expect_true "... whose first mutex row is not a condition's" \
-	awk -v m="${mutex_line:-0}" 'NR == m + 1 { exit ($0 ~ /__g_signals|shards_worker_main/) }' "$run.txt"
+	awk -v m="${mutex_line:-0}" -v c="$first_cond_site" 'NR == m + 1 { exit ($0 ~ /__g_signals/ || index($0, c) > 0) }' "$run.txt"
 expect_true "the HTML page has the idle table" grep -q 'Waiting for work (futex, not contention)' "$run.html"
 
 # stat --kernel under the same load: the same split.
