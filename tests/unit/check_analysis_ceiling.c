@@ -11,8 +11,7 @@
 #include "model/ceiling.h"
 
 #include "check_run.h"
-
-#define W 1000000000ull /* a 1 s window */
+#include "model_window.h"
 
 static struct model m;
 static struct pool_table pools;
@@ -20,10 +19,7 @@ static struct ceiling c;
 
 static void setup(void)
 {
-	struct model_config cfg = {
-		.has_window = true, .window_start_ns = W, .window_end_ns = 2 * W, .pid = -1};
-
-	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+	model_window_init(&m);
 }
 
 static void teardown(void)
@@ -31,24 +27,6 @@ static void teardown(void)
 	corecap_ceiling_release(&c);
 	corecap_pool_table_release(&pools);
 	corecap_model_release(&m);
-}
-
-static void hold(uint64_t lock, uint64_t ns)
-{
-	struct model_event ev = {.kind = MEV_LOCK_HOLD,
-				 .ts_ns = 2 * W,
-				 .tid = 1,
-				 .pid = 1,
-				 .lock = {.addr = lock, .site = 0x10, .dur_ns = ns}};
-
-	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
-}
-
-static void thread(int tid, const char *name, double cpu, double runq)
-{
-	ck_assert_int_eq(corecap_model_set_thread_cpu(&m, tid, name, (uint64_t)(cpu * W),
-						      (uint64_t)(runq * W), true, W),
-			 0);
 }
 
 static void compute(int cores)
@@ -63,10 +41,10 @@ static void compute(int cores)
 
 START_TEST(a_lock_held_most_of_the_window_binds_and_cores_will_not_help)
 {
-	hold(0xa0, W * 93 / 100);
-	hold(0xb0, W / 10);
-	thread(1, "tp_osd_tp", 0.3, 0.1);
-	thread(2, "tp_osd_tp", 0.3, 0.1);
+	model_window_hold(&m, 0xa0, W * 93 / 100);
+	model_window_hold(&m, 0xb0, W / 10);
+	model_window_thread(&m, 1, "tp_osd_tp", 0.3, 0.1);
+	model_window_thread(&m, 2, "tp_osd_tp", 0.3, 0.1);
 	compute(2);
 	ck_assert_int_eq(c.kind, CEIL_LOCK);
 	ck_assert(fabs(c.utilization - 0.93) < 1e-9);
@@ -79,10 +57,10 @@ END_TEST
 
 START_TEST(a_thread_that_stands_out_binds_with_its_runqueue_share_in_evidence)
 {
-	hold(0xa0, W / 2);
-	thread(1, "msgr-worker-0", 0.6, 0.3);
-	thread(2, "tp_osd_tp", 0.2, 0.05);
-	thread(3, "tp_osd_tp", 0.2, 0.05);
+	model_window_hold(&m, 0xa0, W / 2);
+	model_window_thread(&m, 1, "msgr-worker-0", 0.6, 0.3);
+	model_window_thread(&m, 2, "tp_osd_tp", 0.2, 0.05);
+	model_window_thread(&m, 3, "tp_osd_tp", 0.2, 0.05);
 	compute(2);
 	ck_assert_int_eq(c.kind, CEIL_THREAD);
 	ck_assert_ptr_nonnull(strstr(c.name, "msgr-worker-0"));
@@ -94,9 +72,9 @@ END_TEST
 
 START_TEST(a_pool_as_busy_as_its_busiest_thread_binds_rather_than_the_thread)
 {
-	thread(1, "tp_osd_tp", 0.40, 0.42);
-	thread(2, "tp_osd_tp", 0.40, 0.40);
-	thread(3, "tp_osd_tp", 0.40, 0.40);
+	model_window_thread(&m, 1, "tp_osd_tp", 0.40, 0.42);
+	model_window_thread(&m, 2, "tp_osd_tp", 0.40, 0.40);
+	model_window_thread(&m, 3, "tp_osd_tp", 0.40, 0.40);
 	compute(8);
 	ck_assert_int_eq(c.kind, CEIL_POOL);
 	ck_assert_str_eq(c.name, "tp_osd_tp");
@@ -108,7 +86,7 @@ START_TEST(a_daemon_using_all_cores_has_no_limit_of_its_own)
 {
 	/* The cores are the machine's verdict (projection), never the daemon's. */
 	for (int i = 0; i < 8; i++)
-		thread(10 + i, i % 2 ? "worker" : "shard", 0.24, 0.0);
+		model_window_thread(&m, 10 + i, i % 2 ? "worker" : "shard", 0.24, 0.0);
 	compute(2);
 	ck_assert_int_eq(c.kind, CEIL_NONE);
 	for (size_t i = 0; i < c.n_top; i++)
@@ -119,9 +97,10 @@ END_TEST
 
 START_TEST(a_saturated_lock_binds_rather_than_saturated_cores)
 {
-	hold(0xa0, W * 97 / 100);
+	model_window_hold(&m, 0xa0, W * 97 / 100);
 	for (int i = 0; i < 6; i++)
-		thread(10 + i, "tp_osd_tp", 0.2, 0.5); /* demand 4.2 threads on 2 cores */
+		model_window_thread(&m, 10 + i, "tp_osd_tp", 0.2,
+				    0.5); /* demand 4.2 threads on 2 cores */
 	compute(2);
 	ck_assert_int_eq(c.kind, CEIL_LOCK);
 	ck_assert(fabs(c.utilization - 0.97) < 1e-9);
@@ -140,9 +119,9 @@ END_TEST
 START_TEST(threads_queued_for_cpus_are_told_apart_from_their_own_work)
 {
 	/* 80% busy, 60 points of it waiting for a CPU: more cores help. */
-	hold(0xa0, W / 10);
-	thread(1, "finisher", 0.2, 0.6);
-	thread(2, "tp_osd_tp", 0.1, 0.1);
+	model_window_hold(&m, 0xa0, W / 10);
+	model_window_thread(&m, 1, "finisher", 0.2, 0.6);
+	model_window_thread(&m, 2, "tp_osd_tp", 0.1, 0.1);
 	compute(2);
 	ck_assert_int_eq(c.kind, CEIL_THREAD);
 	ck_assert_ptr_nonnull(strstr(c.verdict, "waiting for one 60%"));
@@ -152,8 +131,8 @@ END_TEST
 
 START_TEST(nothing_busy_means_no_ceiling_but_names_the_busiest)
 {
-	hold(0xa0, W / 5);
-	thread(1, "tp_osd_tp", 0.3, 0.0);
+	model_window_hold(&m, 0xa0, W / 5);
+	model_window_thread(&m, 1, "tp_osd_tp", 0.3, 0.0);
 	compute(2);
 	ck_assert_int_eq(c.kind, CEIL_NONE);
 	ck_assert(fabs(c.utilization - 0.3) < 1e-9);

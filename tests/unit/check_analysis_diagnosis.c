@@ -16,8 +16,7 @@
 #include "model/diagnosis.h"
 
 #include "check_run.h"
-
-#define W 1000000000ull /* a 1 s window */
+#include "model_window.h"
 
 static struct model m;
 static struct pool_table pools;
@@ -26,10 +25,7 @@ static struct diagnosis d;
 
 static void setup(void)
 {
-	struct model_config cfg = {
-		.has_window = true, .window_start_ns = W, .window_end_ns = 2 * W, .pid = -1};
-
-	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+	model_window_init(&m);
 }
 
 static void teardown(void)
@@ -37,25 +33,6 @@ static void teardown(void)
 	corecap_diagnosis_release(&d);
 	corecap_pool_table_release(&pools);
 	corecap_model_release(&m);
-}
-
-static void hold(uint64_t lock, uint64_t ns)
-{
-	struct model_event ev = {.kind = MEV_LOCK_HOLD,
-				 .ts_ns = 2 * W,
-				 .tid = 1,
-				 .pid = 1,
-				 .lock = {.addr = lock, .site = 0x10, .dur_ns = ns}};
-
-	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
-}
-
-/* A thread that ran cpu and waited for a CPU runq, in seconds of the window. */
-static void thread(int tid, const char *name, double cpu, double runq)
-{
-	ck_assert_int_eq(corecap_model_set_thread_cpu(&m, tid, name, (uint64_t)(cpu * W),
-						      (uint64_t)(runq * W), true, W),
-			 0);
 }
 
 static char *namer(void *ctx, uint64_t addr, bool code)
@@ -111,8 +88,8 @@ static bool missing_has(const char *what)
  */
 START_TEST(a_lock_held_95_percent_is_the_headline_with_its_verify_line)
 {
-	hold(0xa0, 95 * W / 100);
-	thread(2, "alpha", 0.5, 0.01);
+	model_window_hold(&m, 0xa0, 95 * W / 100);
+	model_window_thread(&m, 2, "alpha", 0.5, 0.01);
 	diagnose((struct projection_inputs){.bench_iops = 1000,
 					    .bench_lat_s = 0.016,
 					    .machine_busy_cpu_s = 0.7,
@@ -151,9 +128,9 @@ END_TEST
  */
 START_TEST(a_thread_waiting_for_a_cpu_others_took_names_the_cores)
 {
-	thread(2, "finisher", 0.20, 0.53);
-	thread(3, "worker-0", 0.40, 0.30);
-	thread(4, "worker-1", 0.40, 0.30);
+	model_window_thread(&m, 2, "finisher", 0.20, 0.53);
+	model_window_thread(&m, 3, "worker-0", 0.40, 0.30);
+	model_window_thread(&m, 4, "worker-1", 0.40, 0.30);
 	diagnose((struct projection_inputs){.bench_iops = 1000,
 					    .bench_lat_s = 0.032,
 					    .machine_busy_cpu_s = 2.0,
@@ -193,7 +170,7 @@ START_TEST(a_daemon_pinned_to_one_full_cpu_is_bound_by_it_though_another_idles)
 		char name[16];
 
 		snprintf(name, sizeof(name), "worker-%d", t);
-		thread(2 + t, name, 0.1575, 0.525);
+		model_window_thread(&m, 2 + t, name, 0.1575, 0.525);
 	}
 	diagnose((struct projection_inputs){.cores_available = 1,
 					    .bench_iops = 1000,
@@ -224,7 +201,7 @@ END_TEST
  */
 START_TEST(one_op_in_flight_is_the_closed_loop)
 {
-	thread(2, "alpha", 0.3, 0.0);
+	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
 	diagnose((struct projection_inputs){.bench_iops = 1000,
 					    .bench_lat_s = 0.0009,
 					    .machine_busy_cpu_s = 0.5,
@@ -247,7 +224,7 @@ END_TEST
  */
 START_TEST(nothing_saturated_says_so_and_names_the_busiest)
 {
-	thread(2, "alpha", 0.3, 0.0);
+	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
 	diagnose((struct projection_inputs){.bench_iops = 1000,
 					    .bench_lat_s = 0.016,
 					    .machine_busy_cpu_s = 0.5,
@@ -272,7 +249,7 @@ END_TEST
  */
 START_TEST(missing_sources_are_listed_and_nothing_is_guessed)
 {
-	hold(0xa0, W / 2);
+	model_window_hold(&m, 0xa0, W / 2);
 	diagnose((struct projection_inputs){.machine_busy_cpu_s = -1, .bench_cpu_s = -1},
 		 (struct diagnosis_inputs){.profiler_cpu_s = -1, .partial = true});
 	ck_assert_int_eq(d.kind, DIAG_NONE);

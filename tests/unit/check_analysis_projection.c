@@ -12,8 +12,7 @@
 #include "model/projection.h"
 
 #include "check_run.h"
-
-#define W 1000000000ull /* a 1 s window */
+#include "model_window.h"
 
 static struct model m;
 static struct pool_table pools;
@@ -21,33 +20,13 @@ static struct projection p;
 
 static void setup(void)
 {
-	struct model_config cfg = {
-		.has_window = true, .window_start_ns = W, .window_end_ns = 2 * W, .pid = -1};
-
-	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+	model_window_init(&m);
 }
 
 static void teardown(void)
 {
 	corecap_pool_table_release(&pools);
 	corecap_model_release(&m);
-}
-
-static void hold(uint64_t lock, uint64_t ns)
-{
-	struct model_event ev = {.kind = MEV_LOCK_HOLD,
-				 .ts_ns = 2 * W,
-				 .tid = 1,
-				 .pid = 1,
-				 .lock = {.addr = lock, .site = 0x10, .dur_ns = ns}};
-
-	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
-}
-
-static void thread(int tid, const char *name, double cpu)
-{
-	ck_assert_int_eq(
-		corecap_model_set_thread_cpu(&m, tid, name, (uint64_t)(cpu * W), 0, true, W), 0);
 }
 
 static void compute_in(struct projection_inputs in)
@@ -82,9 +61,9 @@ static void near(double a, double b)
  */
 START_TEST(the_smallest_saturation_throughput_binds_at_each_core_count)
 {
-	hold(0xa0, W / 2);
-	thread(1, "alpha", 0.3);
-	thread(2, "beta", 0.4);
+	model_window_hold(&m, 0xa0, W / 2);
+	model_window_thread(&m, 1, "alpha", 0.3, 0);
+	model_window_thread(&m, 2, "beta", 0.4, 0);
 	compute(2, 1000, 1.5, 0.2);
 	ck_assert(p.valid);
 	ck_assert_str_eq(p.iops_source, "benchmark");
@@ -133,15 +112,17 @@ END_TEST
  */
 START_TEST(a_saturated_lock_pays_a_wake_up_per_hand_off_only_if_held_longer)
 {
-	struct projection_inputs in = {
-		.cores_available = 64, .bench_iops = 1000, .machine_busy_cpu_s = -1,
-		.bench_cpu_s = -1, .wake_ns = 10000};
+	struct projection_inputs in = {.cores_available = 64,
+				       .bench_iops = 1000,
+				       .machine_busy_cpu_s = -1,
+				       .bench_cpu_s = -1,
+				       .wake_ns = 10000};
 
 	for (int i = 0; i < 1000; i++)
-		hold(0xa0, 400000);
+		model_window_hold(&m, 0xa0, 400000);
 	for (int i = 0; i < 10000; i++)
-		hold(0xb0, 2000);
-	thread(1, "alpha", 0.1);
+		model_window_hold(&m, 0xb0, 2000);
+	model_window_thread(&m, 1, "alpha", 0.1, 0);
 	compute_in(in);
 	ck_assert(p.valid);
 	near(p.wake_s, 10e-6);
@@ -152,9 +133,13 @@ START_TEST(a_saturated_lock_pays_a_wake_up_per_hand_off_only_if_held_longer)
 		if (p.res[i].kind == CEIL_LOCK)
 			near(p.res[i].demand_s_per_op, 20e-6);
 	ck_assert(p.at[0].iops_with_client < 0); /* no client CPU figure */
-	corecap_projection_compute(&p, &(struct projection_inputs){
-		.model = &m, .pools = &pools, .cores_available = 64, .bench_iops = 1000,
-		.machine_busy_cpu_s = -1, .bench_cpu_s = -1, .wake_ns = -1});
+	corecap_projection_compute(&p, &(struct projection_inputs){.model = &m,
+								   .pools = &pools,
+								   .cores_available = 64,
+								   .bench_iops = 1000,
+								   .machine_busy_cpu_s = -1,
+								   .bench_cpu_s = -1,
+								   .wake_ns = -1});
 	near(p.res[0].demand_s_per_op, 400e-6);
 	near(p.wake_s, 0);
 }
@@ -166,7 +151,7 @@ END_TEST
  */
 START_TEST(a_pinned_daemon_that_fills_its_cpus_is_bound_by_the_cores)
 {
-	thread(1, "alpha", 0.98);
+	model_window_thread(&m, 1, "alpha", 0.98, 0);
 	compute_in((struct projection_inputs){.cores_available = 1,
 					      .machine_cpus = 2,
 					      .bench_iops = 1000,
@@ -188,7 +173,7 @@ END_TEST
  */
 START_TEST(steal_is_the_hypervisors_not_other_processes)
 {
-	thread(1, "alpha", 0.5);
+	model_window_thread(&m, 1, "alpha", 0.5, 0);
 	compute_in((struct projection_inputs){.cores_available = 2,
 					      .bench_iops = 1000,
 					      .machine_busy_cpu_s = 1.5,
@@ -198,7 +183,8 @@ START_TEST(steal_is_the_hypervisors_not_other_processes)
 	ck_assert(p.valid);
 	near(p.stolen_cores, 0.4);
 	near(p.other_cores, 0.5);
-	ck_assert_ptr_nonnull(strstr(p.machine_verdict, "the hypervisor took 0.40 (steal) (idle 0.50)"));
+	ck_assert_ptr_nonnull(
+		strstr(p.machine_verdict, "the hypervisor took 0.40 (steal) (idle 0.50)"));
 }
 END_TEST
 
@@ -210,7 +196,7 @@ END_TEST
 START_TEST(cores_bind_on_a_small_machine_and_their_relief_is_the_next_bound)
 {
 	for (int i = 0; i < 4; i++)
-		thread(10 + i, "tp_osd_tp", 0.45);
+		model_window_thread(&m, 10 + i, "tp_osd_tp", 0.45, 0);
 	compute(1, 1000, -1, -1);
 	ck_assert(p.valid);
 	ck_assert(p.cores_bind_here);
@@ -245,7 +231,7 @@ START_TEST(a_closed_loop_with_one_op_in_flight_binds_at_its_latency)
 				       .path_latency_ns = 1000 * 600000ull,
 				       .path_runq_ns = 1000 * 200000ull};
 
-	thread(1, "alpha", 0.3);
+	model_window_thread(&m, 1, "alpha", 0.3, 0);
 	compute_in(in);
 	ck_assert(p.valid && p.loop.valid);
 	near(p.loop.in_flight, 1);
@@ -259,7 +245,7 @@ START_TEST(a_closed_loop_with_one_op_in_flight_binds_at_its_latency)
 	ck_assert_ptr_nonnull(strstr(p.daemon_verdict, "one op in flight binds before it here"));
 	teardown();
 	setup();
-	thread(1, "alpha", 0.3);
+	model_window_thread(&m, 1, "alpha", 0.3, 0);
 	in.cores_available = 2;
 	compute_in(in);
 	ck_assert(p.loop.valid);
@@ -267,7 +253,7 @@ START_TEST(a_closed_loop_with_one_op_in_flight_binds_at_its_latency)
 	near(p.at[2].iops, 1250);
 	teardown();
 	setup();
-	thread(1, "alpha", 0.3);
+	model_window_thread(&m, 1, "alpha", 0.3, 0);
 	in.cores_available = 1;
 	in.bench_lat_s = 16e-3;
 	compute_in(in);
@@ -280,13 +266,13 @@ END_TEST
 
 START_TEST(no_projection_without_cpu_figures_or_throughput)
 {
-	hold(0xa0, W / 2);
+	model_window_hold(&m, 0xa0, W / 2);
 	compute(2, 1000, -1, -1);
 	ck_assert(!p.valid);
 	ck_assert_ptr_nonnull(strstr(p.why_not, "threads.tsv"));
 	teardown();
 	setup();
-	thread(1, "alpha", 0.3);
+	model_window_thread(&m, 1, "alpha", 0.3, 0);
 	compute(2, 0, -1, -1);
 	ck_assert(!p.valid);
 	ck_assert_ptr_nonnull(strstr(p.why_not, "no throughput"));
