@@ -90,6 +90,13 @@ size_t corecap_wall_round_cursor(const struct corecap_wall_round *r)
 	return r->n ? (r->start + r->visited) % r->n : 0;
 }
 
+size_t corecap_wall_slots(size_t n)
+{
+	size_t slots = 1 + n / 32;
+
+	return slots < CORECAP_WALL_MAX_IN_FLIGHT ? slots : CORECAP_WALL_MAX_IN_FLIGHT;
+}
+
 bool corecap_wall_stop_allowed(uint64_t stop_total_ns, uint64_t window_ns)
 {
 	return stop_total_ns <
@@ -241,10 +248,8 @@ static void end_round_late(struct corecap_wall_sampler *ws)
 }
 
 /*
- * Interrupts the next threads of the round while a slot is free, until the
- * round runs out of its time. A few slots: the daemon's threads take a
- * while to reach their stops, and that wait overlaps another's unwind;
- * more would only hold threads stopped while they wait for their unwind.
+ * Interrupts the next threads of the round while a slot is free
+ * (corecap_wall_slots()), until the round runs out of its time.
  */
 static void pump(struct corecap_wall_sampler *ws)
 {
@@ -252,7 +257,7 @@ static void pump(struct corecap_wall_sampler *ws)
 
 	if (!corecap_wall_round_done(&ws->round) && t >= ws->round_end_ns)
 		end_round_late(ws);
-	while (ws->in_flight < CORECAP_WALL_MAX_IN_FLIGHT) {
+	while (ws->in_flight < corecap_wall_slots(ws->n_threads)) {
 		size_t i = corecap_wall_round_next(&ws->round);
 		struct corecap_wall_thread *th;
 

@@ -3,8 +3,8 @@
  * a process, by ptrace, into RUN/wall.samples (format: docs/run-directory.md).
  *
  * How: each thread is attached with PTRACE_SEIZE (no stop, no signal). Each
- * tick starts a round that visits the threads in turn, a few at a time
- * (CORECAP_WALL_MAX_IN_FLIGHT): the thread gets PTRACE_INTERRUPT; when it
+ * tick starts a round that visits the threads in turn, one at a time per
+ * 32 threads (corecap_wall_slots()): the thread gets PTRACE_INTERRUPT; when it
  * reports the PTRACE_EVENT_STOP that causes, its stack is unwound with
  * libunwind-ptrace (one address space, global caching) and it is resumed
  * at once with PTRACE_CONT. Stops are served oldest first, whatever order
@@ -75,8 +75,11 @@ struct corecap_wall_thread;
  * such a run); 1000 Hz, the highest rate, of 100 us samples is 10%.
  */
 #define CORECAP_WALL_THREAD_STOP_SHARE_PCT 10u
-/* At most this many threads interrupted and not yet resumed at once. */
-#define CORECAP_WALL_MAX_IN_FLIGHT 4u
+/*
+ * At most this many threads interrupted and not yet resumed at once; fewer
+ * on a daemon of fewer threads (corecap_wall_slots()).
+ */
+#define CORECAP_WALL_MAX_IN_FLIGHT 64u
 /* A thread due this many samples or more that got none is counted starved. */
 #define CORECAP_WALL_STARVED_MIN_DUE 5u
 #define CORECAP_WALL_LONG_STOP_NS    100000000ull /* 100 ms: a sample held far too long */
@@ -110,6 +113,16 @@ size_t corecap_wall_round_cursor(const struct corecap_wall_round *r);
  * stopped again, window_ns into the window (the per-window bound).
  */
 bool corecap_wall_stop_allowed(uint64_t stop_total_ns, uint64_t window_ns);
+/*
+ * How many of n threads may be interrupted at once: one per 32 threads,
+ * at most CORECAP_WALL_MAX_IN_FLIGHT. A thread stopped while another is
+ * unwound waits in its stop for that unwind: on a daemon of a few threads,
+ * one at a time holds each for its own stop only (4 at once quadrupled the
+ * median stop of a ceph-osd's 11 op-path threads, 60 to 250 us, and with
+ * it the latency of the ops they served). Hundreds of threads need a few
+ * at once to get round within a tick: their waits to stop overlap.
+ */
+size_t corecap_wall_slots(size_t n);
 
 struct corecap_wall_stats {
 	uint64_t rounds;

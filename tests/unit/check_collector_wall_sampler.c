@@ -123,6 +123,18 @@ START_TEST(a_thread_is_held_at_most_its_share_of_the_window)
 }
 END_TEST
 
+START_TEST(a_few_threads_are_stopped_one_at_a_time)
+{
+	/* A ceph-osd's 11 op-path threads: one held at a time (#42's regression). */
+	ck_assert_uint_eq(corecap_wall_slots(0), 1);
+	ck_assert_uint_eq(corecap_wall_slots(11), 1);
+	ck_assert_uint_eq(corecap_wall_slots(31), 1);
+	ck_assert_uint_eq(corecap_wall_slots(32), 2);
+	ck_assert_uint_eq(corecap_wall_slots(2000), 63);
+	ck_assert_uint_eq(corecap_wall_slots(100000), CORECAP_WALL_MAX_IN_FLIGHT);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("collector/wall_sampler");
@@ -133,6 +145,7 @@ int main(void)
 	tcase_add_test(tc, a_cursor_past_the_threads_wraps_and_no_threads_is_no_round);
 	tcase_add_test(tc, late_rounds_share_the_skips_evenly);
 	tcase_add_test(tc, a_thread_is_held_at_most_its_share_of_the_window);
+	tcase_add_test(tc, a_few_threads_are_stopped_one_at_a_time);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
