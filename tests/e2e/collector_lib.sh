@@ -58,3 +58,30 @@ wait_window() {
 	cat "$1"
 	return 1
 }
+
+# need_nobody REASON: root, setpriv and the user nobody, else skip saying
+# REASON; sets AS_NOBODY, the prefix that runs a command as nobody.
+need_nobody() {
+	[ "$(id -u)" -eq 0 ] || skip "$1 needs root"
+	command -v setpriv >/dev/null && getent passwd nobody >/dev/null ||
+		skip "setpriv or the user nobody is missing"
+	AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+}
+
+# tree_snap DIR: every entry's path, type, mode, owner and size, and every
+# file's bytes (sha256), in a stable order: two snaps equal means intact.
+tree_snap() {
+	(cd "$1" && find . -printf '%P %y %m %U %s\n' | LC_ALL=C sort &&
+		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+}
+
+# names_beside DIR: the entries of DIR's parent named after DIR (the run and
+# anything written aside of it).
+names_beside() {
+	(cd "$(dirname "$1")" && ls -A | grep -F "$(basename "$1")" | LC_ALL=C sort | tr '\n' ' ')
+}
+
+# shim_segment PID: PID's descriptor of its shim counters' memfd (/proc/PID/fd/N).
+shim_segment() {
+	find "/proc/$1/fd" -lname "/memfd:corecap.$1 (deleted)" 2>/dev/null | head -n 1
+}

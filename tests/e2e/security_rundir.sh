@@ -10,16 +10,6 @@ set -u
 . "${CORECAP_SRC:?}/tests/e2e/collector_lib.sh"
 need_sessiond
 
-# snap DIR: every entry's path, type, mode, owner and size, and every
-# file's bytes (sha256), in a stable order: two snaps equal means intact.
-snap() {
-	(cd "$1" && find . -printf '%P %y %m %U %s\n' | LC_ALL=C sort &&
-		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
-}
-# beside DIR: the entries of DIR's parent named after DIR (the run and anything aside).
-beside() {
-	(cd "$(dirname "$1")" && ls -A | grep -F "$(basename "$1")" | LC_ALL=C sort | tr '\n' ' ')
-}
 
 start_daemon osd
 
@@ -29,23 +19,23 @@ mkdir -p "$proj/src" "$proj/trace"
 echo "my notes" >"$proj/notes.txt"
 printf 'int main(void) { return 0; }\n' >"$proj/src/main.c"
 echo "a trace of mine" >"$proj/trace/data"
-before=$(snap "$proj")
+before=$(tree_snap "$proj")
 expect_exit_naming "--force onto a project directory" 1 \
 	"--force replaces only a run corecap wrote; not replacing '$proj'" \
 	"$CORECAP" record -p "$OSD_PID" --no-trace --force -d 0.3 -o "$proj"
 expect_true "... it says the mark is missing" grep -qF "holds no .corecap-run" "$WORK/err"
-expect_eq "the project directory is byte for byte intact" "$before" "$(snap "$proj")"
-expect_eq "nothing was made beside it" "proj " "$(beside "$proj")"
+expect_eq "the project directory is byte for byte intact" "$before" "$(tree_snap "$proj")"
+expect_eq "nothing was made beside it" "proj " "$(names_beside "$proj")"
 
 # The run format's own names without the mark (a run of an older corecap, or not ours).
 legacy="$WORK/legacy"
 mkdir -p "$legacy/trace"
 echo '{"format": "corecap-run", "version": 2}' >"$legacy/manifest.json"
 printf 'tid\tcomm\n' >"$legacy/threads.tsv"
-before=$(snap "$legacy")
+before=$(tree_snap "$legacy")
 expect_exit_naming "--force onto an unmarked run" 1 "rm -r -- '$legacy'" \
 	"$CORECAP" record -p "$OSD_PID" --no-trace --force -d 0.3 -o "$legacy"
-expect_eq "the unmarked run is intact" "$before" "$(snap "$legacy")"
+expect_eq "the unmarked run is intact" "$before" "$(tree_snap "$legacy")"
 
 # An old real run, traced (LTTng's tree in it).
 old="$WORK/run"
@@ -57,20 +47,20 @@ expect_true "it has a trace" test -d "$old/trace"
 # A file of another user in it: refused, the run whole.
 echo "theirs" >"$old/trace/theirs"
 chown nobody:nogroup "$old/trace/theirs" 2>/dev/null || chown 65534:65534 "$old/trace/theirs"
-before=$(snap "$old")
+before=$(tree_snap "$old")
 expect_exit_naming "--force onto a run holding another user's file" 1 "belongs to user 65534" \
 	"$CORECAP" record -p "$OSD_PID" --no-trace --force -d 0.3 -o "$old"
-expect_eq "that run is intact" "$before" "$(snap "$old")"
+expect_eq "that run is intact" "$before" "$(tree_snap "$old")"
 rm -f "$old/trace/theirs"
 
 # (c) A replacing record that fails before its window: the old run intact, nothing beside.
-before=$(snap "$old")
+before=$(tree_snap "$old")
 expect_exit_naming "--force with a bad --ceph-asok" 1 "/nonexistent/ceph-osd.0.asok" \
 	"$CORECAP" record -p "$OSD_PID" --force -d 0.3 \
 	--ceph-asok /nonexistent/ceph-osd.0.asok -o "$old"
 expect_true "... after it had made its new run beside" grep -qF "writing the new run beside" "$WORK/err"
-expect_eq "the old run is intact after the failed record" "$before" "$(snap "$old")"
-expect_eq "the failed record left nothing beside it" "run " "$(beside "$old")"
+expect_eq "the old run is intact after the failed record" "$before" "$(tree_snap "$old")"
+expect_eq "the failed record left nothing beside it" "run " "$(names_beside "$old")"
 
 # (d) A replacing record that succeeds: the new run in place, the old gone, nothing beside.
 old_ino=$(stat -c %i "$old")
@@ -79,7 +69,7 @@ old_start=$(json "$old/manifest.json" 'd["window"]["start_ns"]')
 expect_eq "--force onto a run of ours" 0 "$?"
 expect_eq "it prints the run's path" "$old" "$(cat "$WORK/new.out")"
 expect_true "it said it wrote aside" grep -qF "writing the new run beside '$old'" "$WORK/new.err"
-expect_eq "nothing is left beside the run" "run " "$(beside "$old")"
+expect_eq "nothing is left beside the run" "run " "$(names_beside "$old")"
 expect_true "the run is another directory" test "$(stat -c %i "$old")" != "$old_ino"
 expect_true "the old run's trace is gone (the new one has none)" test ! -e "$old/trace"
 expect_eq "the new run is complete" complete "$(json "$old/manifest.json" 'd["status"]')"

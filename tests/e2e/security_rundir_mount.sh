@@ -15,13 +15,6 @@ e2e_cleanup_hook() {
 		umount "$m" 2>/dev/null
 	done
 }
-snap() {
-	(cd "$1" && find . -printf '%P %y %m %U %s\n' | LC_ALL=C sort &&
-		find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
-}
-beside() {
-	(cd "$(dirname "$1")" && ls -A | grep -F "$(basename "$1")" | LC_ALL=C sort | tr '\n' ' ')
-}
 
 start_daemon osd
 old="$WORK/run"
@@ -34,13 +27,13 @@ mount -t tmpfs -o size=1m corecap-test "$old/trace/mnt" 2>"$WORK/mount.err" ||
 	skip "cannot mount a tmpfs here: $(cat "$WORK/mount.err")"
 mounts+=("$old/trace/mnt")
 echo "on the tmpfs" >"$old/trace/mnt/victim"
-before=$(snap "$old")
+before=$(tree_snap "$old")
 expect_exit_naming "--force onto a run with a tmpfs mounted inside" 1 \
 	"'$old/trace/mnt' is a mount point" \
 	"$CORECAP" record -p "$OSD_PID" --no-trace --force -d 0.3 -o "$old"
 expect_eq "the file on the tmpfs is intact" "on the tmpfs" "$(cat "$old/trace/mnt/victim")"
-expect_eq "the run and the tmpfs are byte for byte intact" "$before" "$(snap "$old")"
-expect_eq "nothing was made beside it" "run " "$(beside "$old")"
+expect_eq "the run and the tmpfs are byte for byte intact" "$before" "$(tree_snap "$old")"
+expect_eq "nothing was made beside it" "run " "$(names_beside "$old")"
 umount "$old/trace/mnt"
 mounts=()
 rmdir "$old/trace/mnt"
@@ -51,12 +44,12 @@ echo "outside the run" >"$WORK/outside/victim"
 mount --bind "$WORK/outside" "$old/trace/bound" 2>"$WORK/mount.err" ||
 	skip "cannot bind-mount here: $(cat "$WORK/mount.err")"
 mounts+=("$old/trace/bound")
-before=$(snap "$old")
+before=$(tree_snap "$old")
 expect_exit_naming "--force onto a run with a bind mount inside" 1 \
 	"'$old/trace/bound' is a mount point" \
 	"$CORECAP" record -p "$OSD_PID" --no-trace --force -d 0.3 -o "$old"
 expect_eq "the bind-mounted file is intact" "outside the run" "$(cat "$WORK/outside/victim")"
-expect_eq "the run is byte for byte intact" "$before" "$(snap "$old")"
+expect_eq "the run is byte for byte intact" "$before" "$(tree_snap "$old")"
 umount "$old/trace/bound"
 mounts=()
 rmdir "$old/trace/bound"
@@ -64,6 +57,6 @@ rmdir "$old/trace/bound"
 # Unmounted, the same run is replaced.
 "$CORECAP" record -q -p "$OSD_PID" --no-trace --force -d 0.3 -o "$old" >/dev/null 2>"$WORK/new.err"
 expect_eq "once unmounted, --force replaces it" 0 "$?"
-expect_eq "nothing is left beside the run" "run " "$(beside "$old")"
+expect_eq "nothing is left beside the run" "run " "$(names_beside "$old")"
 expect_true "the file outside is still there" test -f "$WORK/outside/victim"
 finish

@@ -13,10 +13,7 @@ set -u
 . "${CORECAP_SRC:?}/tests/e2e/collector_lib.sh"
 DUMP="$CORECAP_BUILD/preload/corecap-stats-dump"
 
-[ "$(id -u)" -eq 0 ] || skip "reading a mapping through /proc/PID/map_files needs root"
-command -v setpriv >/dev/null && getent passwd nobody >/dev/null ||
-	skip "setpriv or the user nobody is missing"
-AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+need_nobody "reading a mapping through /proc/PID/map_files"
 
 # A shell under the shim that closes its segment's descriptor, says so, and
 # blocks reading the FIFO (no child: the counters stay its own).

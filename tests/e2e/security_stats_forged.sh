@@ -18,11 +18,8 @@ set -u
 . "${CORECAP_SRC:?}/tests/e2e/collector_lib.sh"
 DUMP="$CORECAP_BUILD/preload/corecap-stats-dump"
 
-[ "$(id -u)" -eq 0 ] || skip "a root daemon beside another user's file needs root"
-command -v setpriv >/dev/null && getent passwd nobody >/dev/null ||
-	skip "setpriv or the user nobody is missing"
+need_nobody "a root daemon beside another user's file"
 [ -d /dev/shm ] && [ -w /dev/shm ] || skip "no writable /dev/shm"
-AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
 FORGED=()
 e2e_cleanup_hook() {
 	rm -f "${FORGED[@]}"

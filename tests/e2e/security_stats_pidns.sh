@@ -19,22 +19,18 @@ DUMP="$CORECAP_BUILD/preload/corecap-stats-dump"
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 unshare --pid --fork --mount-proc true 2>/dev/null || skip "this kernel or container refuses a new PID namespace"
 
-# The segment's descriptor in the daemon.
-segment_of() {
-	find "/proc/$1/fd" -lname "/memfd:corecap.$1 (deleted)" 2>/dev/null | head -n 1
-}
 # header.pid of a saved copy (offset 96, corecap/stats_layout.h).
 header_pid() {
 	python3 -c 'import struct, sys; print(struct.unpack_from("<i", open(sys.argv[1], "rb").read(), 96)[0])' "$1"
 }
 # pid and created_ns (offsets 96 and 112) of a daemon's live segment.
 header_of() {
-	python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(120); print(struct.unpack_from("<i", b, 96)[0], struct.unpack_from("<Q", b, 112)[0])' "$(segment_of "$1")"
+	python3 -c 'import struct, sys; b = open(sys.argv[1], "rb").read(120); print(struct.unpack_from("<i", b, 96)[0], struct.unpack_from("<Q", b, 112)[0])' "$(shim_segment "$1")"
 }
 
 ls /dev/shm >"$WORK/shm.before"
 start_daemon osd -- --debug 0
-seg=$(segment_of "$OSD_PID")
+seg=$(shim_segment "$OSD_PID")
 expect_true "refosd under the shim holds its segment ($seg)" test -n "$seg"
 hdr_before=$(header_of "$OSD_PID")
 
@@ -48,7 +44,7 @@ expect_true "... where the shim ran (a segment of that namespace's pid)" \
 	grep -q '^/memfd:corecap\.[0-9]* (deleted)$' "$WORK/ns-fd.out"
 
 expect_true "the daemon still runs" kill -0 "$OSD_PID"
-expect_eq "refosd's segment is still there, the same descriptor" "$seg" "$(segment_of "$OSD_PID")"
+expect_eq "refosd's segment is still there, the same descriptor" "$seg" "$(shim_segment "$OSD_PID")"
 expect_eq "... and the same segment (its pid and creation time)" "$hdr_before" "$(header_of "$OSD_PID")"
 
 # stat reads the shim's counters (not the kernel's events).

@@ -16,14 +16,8 @@ set -u
 . "${CORECAP_SRC:?}/tests/e2e/collector_lib.sh"
 DUMP="$CORECAP_BUILD/preload/corecap-stats-dump"
 
-[ "$(id -u)" -eq 0 ] || skip "the daemon of another user (nobody) needs root to start"
-command -v setpriv >/dev/null && getent passwd nobody >/dev/null ||
-	skip "setpriv or the user nobody is missing"
-AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+need_nobody "the daemon of another user (nobody) needs root to start"
 
-segment_of() {
-	find "/proc/$1/fd" -lname "/memfd:corecap.$1 (deleted)" 2>/dev/null | head -n 1
-}
 # acquisitions, the process's total (corecap-stats-dump's total line).
 acquisitions() {
 	"$DUMP" "$1" | awk -F'\t' '$1 == "total" { print $5 }'
@@ -33,7 +27,7 @@ not_stopped() {
 }
 
 start_daemon osd -- --debug 0 --shards 2 --threads-per-shard 2
-seg=$(segment_of "$OSD_PID")
+seg=$(shim_segment "$OSD_PID")
 expect_true "refosd holds its segment ($seg)" test -n "$seg"
 size=$(stat -L -c %s "$seg")
 for to in 0 4096 +1M; do
@@ -90,7 +84,7 @@ wait "$OSD_PID" 2>/dev/null
 # A daemon of nobody's: nobody cannot truncate its counters either, and
 # nobody's stat reads them (through /proc/PID/fd, no root).
 launch_refosd nob "${AS_NOBODY[@]}" "$CORECAP" run -- "$REFOSD" --port 0 --debug 0
-seg=$(segment_of "$OSD_PID")
+seg=$(shim_segment "$OSD_PID")
 expect_eq "nobody's refosd holds a segment of nobody's" nobody "$(stat -L -c %U "$seg" 2>/dev/null)"
 expect_fail_naming "truncate -s 0 on it, as nobody" "Operation not permitted" \
 	"${AS_NOBODY[@]}" truncate -s 0 "$seg"
