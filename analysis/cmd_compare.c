@@ -127,9 +127,8 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 		case 'h':
 			printf("%s", corecap_compare_usage);
 			return -1;
-		default:
-			fprintf(stderr, "%s", corecap_compare_usage);
-			return 2;
+		default: /* getopt said what is wrong */
+			return corecap_usage_hint(corecap_compare_usage);
 		}
 	}
 	if (corecap_cmd_operands(argc, 2, "two run directories", corecap_compare_usage))

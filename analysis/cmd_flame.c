@@ -22,7 +22,10 @@
 #include <corecap/run_format.h>
 
 const char corecap_flame_usage[] =
-	"usage: corecap flame [--kind cpu|wall|lock|op] [--svg] [-o FILE] [options] RUN\n"
+	"usage: corecap flame [--kind cpu|wall|lock|op] [--pool] [--no-idle] [--svg]\n"
+	"                     [--title TEXT] [--width PX] [-o FILE] [--symfs DIR]\n"
+	"                     [--keep-shim-frames] [--keep-profiler]\n"
+	"                     [--names pprof|corecap] RUN\n"
 	"       corecap flame [--svg] [-o FILE] PROFILE\n"
 	"\n"
 	"Prints a run's stacks folded, one line per distinct stack (frames from the root\n"
@@ -30,7 +33,9 @@ const char corecap_flame_usage[] =
 	"flamegraph.pl, speedscope and 'corecap compare --folded'. With --svg, draws\n"
 	"the flame graph itself as one SVG document, with search and click to zoom.\n"
 	"\n"
-	"  --kind KIND        what the stacks are (default: the first the run has):\n"
+	"  --kind KIND        what the stacks are (default: cpu; when the run has no CPU\n"
+	"                     profile, the first it has of wall, lock and op, said on\n"
+	"                     stderr):\n"
 	"                       cpu   the gperftools CPU profile (RUN/" CORECAP_RUN_CPU_PROF
 	"), in samples;\n"
 	"                             equal to google-pprof --collapsed (see docs/flame.md)\n"
@@ -147,9 +152,8 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 		case 'h':
 			printf("%s", corecap_flame_usage);
 			return -1;
-		default:
-			fprintf(stderr, "%s", corecap_flame_usage);
-			return 2;
+		default: /* getopt said what is wrong */
+			return corecap_usage_hint(corecap_flame_usage);
 		}
 	}
 	if (corecap_cmd_operands(argc, 1, "one run directory or profile", corecap_flame_usage))
@@ -266,8 +270,14 @@ int corecap_cmd_flame(int argc, char **argv)
 		return 1;
 	j.by_pool = o.by_pool;
 	j.keep_profiler = o.keep_profiler; /* before pick_kind builds the report */
-	if (!o.kind_given)
+	if (!o.kind_given) {
 		none = !pick_kind(&j, &o.kind);
+		/* Said, not silent: the user asked for the default, which is cpu. */
+		if (!none && o.kind != FLAME_CPU)
+			corecap_note("'%s' has no CPU profile (the daemon was not started with "
+				     "'corecap run --cpuprofile'): drawing --kind %s instead",
+				     o.run, corecap_flame_kind_name(o.kind));
+	}
 	if (o.names_pprof && o.kind != FLAME_CPU) {
 		corecap_error("--names pprof applies to --kind cpu only");
 		corecap_flame_job_release(&j);

@@ -92,9 +92,8 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 		case 'h':
 			printf("%s", corecap_html_usage);
 			return -1;
-		default:
-			fprintf(stderr, "%s", corecap_html_usage);
-			return 2;
+		default: /* getopt said what is wrong */
+			return corecap_usage_hint(corecap_html_usage);
 		}
 	}
 	if (corecap_cmd_operands(argc, 1, "one run directory", corecap_html_usage))

@@ -127,9 +127,8 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 		case 'h':
 			printf("%s", CORECAP_REPORT_USAGE);
 			return -1;
-		default:
-			fprintf(stderr, "%s", CORECAP_REPORT_USAGE);
-			return 2;
+		default: /* getopt said what is wrong */
+			return corecap_usage_hint(CORECAP_REPORT_USAGE);
 		}
 	}
 	if (corecap_cmd_operands(argc, 1, "one run directory", CORECAP_REPORT_USAGE))

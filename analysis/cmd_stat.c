@@ -39,7 +39,7 @@
 #include "stat_kernel.h"
 
 const char corecap_stat_usage[] =
-	"usage: corecap stat -p PID [-d S] [--interval S] [--once] [--json] [--top N]\n"
+	"usage: corecap stat -p PID [-d S] [-i S] [--once] [--json] [--top N]\n"
 	"                    [--kernel]\n"
 	"\n"
 	"A live view of a daemon running under the shim ('corecap run'): every interval,\n"
@@ -206,24 +206,19 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			fputs(corecap_stat_usage, stdout);
 			return -1;
 		case ':':
-			corecap_error("option '%s' needs a value", argv[optind - 1]);
-			fputs(corecap_stat_usage, stderr);
-			return 2;
+			return corecap_usage_error(corecap_stat_usage, "option '%s' needs a value",
+						   argv[optind - 1]);
 		default:
-			corecap_error("unrecognized option '%s'", argv[optind - 1]);
-			fputs(corecap_stat_usage, stderr);
-			return 2;
+			return corecap_usage_error(corecap_stat_usage, "unrecognized option '%s'",
+						   argv[optind - 1]);
 		}
 	}
 	if (optind < argc) {
-		corecap_error("unexpected argument '%s'", argv[optind]);
-		fputs(corecap_stat_usage, stderr);
-		return 2;
+		return corecap_usage_error(corecap_stat_usage, "unexpected argument '%s'",
+					   argv[optind]);
 	}
 	if (!o->pid) {
-		corecap_error("-p PID is required");
-		fputs(corecap_stat_usage, stderr);
-		return 2;
+		return corecap_usage_error(corecap_stat_usage, "-p PID is required");
 	}
 	return 0;
 }

@@ -9,7 +9,6 @@ int corecap_cmd_operands(int argc, int n, const char *what, const char *usage)
 
 	if (got == n)
 		return 0;
-	corecap_error("expected %s, got %d argument%s", what, got, got == 1 ? "" : "s");
-	fputs(usage, stderr);
-	return 2;
+	return corecap_usage_error(usage, "expected %s, got %d argument%s", what, got,
+				   got == 1 ? "" : "s");
 }

@@ -25,7 +25,8 @@ static void print_usage(FILE *out)
 	fprintf(out, "usage: corecap [--version] [--help] <command> [<args>]\n\ncommands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
-	fprintf(out, "\nSee 'corecap help <command>' for one command's options.\n");
+	fprintf(out, "\nSee 'corecap help <command>' or 'corecap <command> --help' for one "
+		     "command's options.\n");
 }
 
 static const struct corecap_command *find_command(const char *name)
@@ -50,6 +51,15 @@ static void unknown_command(const char *name)
 		fprintf(stderr, "corecap: unknown command '%s'; see 'corecap --help'\n", name);
 }
 
+static const char help_usage[] =
+	"usage: corecap help [COMMAND]\n"
+	"\n"
+	"Without COMMAND, lists the commands; with one, prints its help, as\n"
+	"'corecap --help COMMAND' and 'corecap COMMAND --help' do.\n"
+	"\n"
+	"See also corecap(1).\n";
+
+/* `help`, `help CMD`, `--help CMD`: as git, the command's own help. */
 static int cmd_help(int argc, char **argv)
 {
 	const struct corecap_command *cmd;
@@ -57,6 +67,16 @@ static int cmd_help(int argc, char **argv)
 	if (argc < 2) {
 		print_usage(stdout);
 		return 0;
+	}
+	if (strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0) {
+		printf("show a command's help\n\n%s", help_usage);
+		return 0;
+	}
+	if (argc > 2) {
+		corecap_diag_begin("help");
+		corecap_error("expected one command, got %d", argc - 1);
+		return corecap_usage_hint(help_usage);
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
@@ -89,10 +109,8 @@ int main(int argc, char **argv)
 		print_usage(stderr);
 		return 2;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		print_usage(stdout);
-		return 0;
-	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cmd_help(argc - 1, argv + 1);
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("corecap %s\n", CORECAP_VERSION);
 		return 0;

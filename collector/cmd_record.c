@@ -765,9 +765,7 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out_free;
 	}
 	if (ret < 0) {
-		corecap_error("%s", r->opts.error);
-		fputs(corecap_record_usage, stderr);
-		status = 2;
+		status = corecap_usage_error(corecap_record_usage, "%s", r->opts.error);
 		goto out_free;
 	}
 	corecap_diag_quiet = r->opts.quiet;

@@ -59,16 +59,13 @@ int corecap_cmd_run(int argc, char **argv)
 			ret = 0;
 			goto out;
 		default:
-			corecap_error("unknown option '%s'", argv[optind - 1]);
-			fputs(corecap_run_usage, stderr);
-			ret = 2;
+			ret = corecap_usage_error(corecap_run_usage, "unknown option '%s'",
+						  argv[optind - 1]);
 			goto out;
 		}
 	}
 	if (optind >= argc) {
-		corecap_error("no command to run");
-		fputs(corecap_run_usage, stderr);
-		ret = 2;
+		ret = corecap_usage_error(corecap_run_usage, "no command to run");
 		goto out;
 	}
 	if (corecap_launch_env_init(&env, shim, cpuprofile, getpid()) < 0)

@@ -627,7 +627,7 @@ int corecap_cmd_verify(int argc, char **argv)
 
 	if (ret >= 0) {
 		if (ret == 2)
-			fputs(corecap_verify_usage, stderr);
+			corecap_usage_hint(corecap_verify_usage);
 		return ret;
 	}
 	ret = 1;

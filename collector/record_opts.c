@@ -16,7 +16,7 @@ const char corecap_record_usage[] =
 	"                      [--wallclock-threads NAMES] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
 	"                      [--ceph-asok PATH | --no-ceph] [--no-cpu-profile]\n"
-	"                      [--kernel | --no-kernel]\n"
+	"                      [--kernel | --no-kernel] [--kernel-via auto|bpf|perf]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"

@@ -78,9 +78,31 @@ static int status_field(pid_t pid, const char *name, long *value)
 	return -ENOENT;
 }
 
+/* Whether this process holds CAP_SYS_PTRACE in its effective set. */
+static bool have_cap_sys_ptrace(void)
+{
+	char buf[4096];
+	const char *p;
+	ssize_t len = corecap_read_small_file(AT_FDCWD, "/proc/self/status", buf, sizeof(buf));
+
+	if (len < 0)
+		return false;
+	p = strstr(buf, "\nCapEff:");
+	return p && (strtoull(p + 9, NULL, 16) >> 19 & 1); /* CAP_SYS_PTRACE is 19 */
+}
+
 static void no_permission(pid_t pid, uid_t uid, int err)
 {
-	if (err == EACCES || err == EPERM)
+	/* Advice to become that user or take CAP_SYS_PTRACE only when it would help. */
+	if ((err == EACCES || err == EPERM) &&
+	    (geteuid() == 0 || geteuid() == uid || have_cap_sys_ptrace()))
+		corecap_error(
+			"cannot attach to PID %d: %s (it runs as uid %u, and corecap as uid "
+			"%u%s; the kernel refuses it even so: a non-dumpable process, another "
+			"user namespace, Yama's ptrace_scope or an LSM)",
+			(int)pid, strerror(err), (unsigned)uid, (unsigned)geteuid(),
+			have_cap_sys_ptrace() ? " with CAP_SYS_PTRACE" : "");
+	else if (err == EACCES || err == EPERM)
 		corecap_error("cannot attach to PID %d: %s (it runs as uid %u; record as that user "
 			      "or with CAP_SYS_PTRACE)",
 			      (int)pid, strerror(err), (unsigned)uid);

@@ -143,3 +143,104 @@ int corecap_err_wrap(char **err, int ret, const char *fmt, ...)
 	}
 	return ret;
 }
+
+/* The content of the bracket group that opens at s ('['), and its end. */
+static const char *group_end(const char *s)
+{
+	int depth = 0;
+
+	for (; *s; s++) {
+		if (*s == '[')
+			depth++;
+		else if (*s == ']' && --depth == 0)
+			return s + 1;
+	}
+	return s;
+}
+
+/*
+ * An option group: "[-x ...]" or "[--long ...]", not "[--]" nor
+ * "[-- BENCHMARK ARGS...]", which stand for the operands.
+ */
+static bool option_group(const char *s)
+{
+	if (strncmp(s, "[options]", 9) == 0)
+		return true;
+	if (s[1] != '-')
+		return false;
+	return !(s[2] == '-' && (s[3] == ']' || s[3] == ' '));
+}
+
+void corecap_usage_short(const char *usage, char *buf, size_t size)
+{
+	const char *s = strstr(usage, "usage: ");
+	size_t n = 0;
+	bool folded = false, space = false;
+
+	if (!size)
+		return;
+	buf[0] = '\0';
+	if (!s)
+		return;
+	s += 7;
+	/* The first synopsis: its line and the indented lines that continue it. */
+	for (; *s && n + 1 < size; s++) {
+		if (*s == '\n') {
+			const char *t = s + 1;
+
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (t == s + 1 || *t == '\n' || !*t || strncmp(t, "corecap ", 8) == 0)
+				break;
+			space = true;
+			s = t - 1;
+			continue;
+		}
+		if (*s == ' ' || *s == '\t') {
+			space = true;
+			continue;
+		}
+		if (*s == '[' && (n == 0 || space) && option_group(s)) {
+			s = group_end(s);
+			if (strncmp(s, "...", 3) == 0) /* "[--event NAME]..." */
+				s += 3;
+			s--;
+			if (folded)
+				continue;
+			folded = true;
+			n += (size_t)snprintf(buf + n, size - n, "%s[options]", n ? " " : "");
+			if (n >= size)
+				n = size - 1;
+			space = false;
+			continue;
+		}
+		if (space && n) {
+			buf[n++] = ' ';
+			if (n + 1 >= size)
+				break;
+		}
+		space = false;
+		buf[n++] = *s;
+	}
+	buf[n] = '\0';
+}
+
+int corecap_usage_hint(const char *usage)
+{
+	char line[512];
+
+	corecap_usage_short(usage, line, sizeof(line));
+	fprintf(stderr, "usage: %s; see '%s --help'\n", line, prefix);
+	return 2;
+}
+
+int corecap_usage_error(const char *usage, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsay("", fmt, ap, causes);
+	va_end(ap);
+	causes[0] = '\0';
+	return corecap_usage_hint(usage);
+}

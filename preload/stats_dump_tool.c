@@ -13,6 +13,7 @@
 #include <corecap/run_format.h>
 #include <corecap/stats_path.h>
 #include <corecap/stats_dump.h>
+#include <corecap/diag.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -356,6 +357,16 @@ const char corecap_stats_dump_usage[] =
 	"the counters of each interval rather than totals, run 'corecap stat -p PID';\n"
 	"for a recorded run, 'corecap report RUN'. See also corecap-stats-dump(1).\n";
 
+/* After a usage error, one line of usage (corecap/diag.h), not the whole text. */
+static int usage_hint(void)
+{
+	char line[256];
+
+	corecap_usage_short(corecap_stats_dump_usage, line, sizeof(line));
+	fprintf(stderr, "usage: %s; see '%s --help'\n", line, prog);
+	return 2;
+}
+
 int corecap_stats_dump_main(int argc, char **argv)
 {
 	char maps_file[512] = "";
@@ -387,12 +398,13 @@ int corecap_stats_dump_main(int argc, char **argv)
 		i++;
 	else if (i < argc && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--copy") != 0 &&
 		 strcmp(argv[i], "--maps") != 0) {
-		err("unrecognized option '%s'\n\n%s", argv[i], corecap_stats_dump_usage);
-		return 2;
+		err("unrecognized option '%s'\n", argv[i]);
+		return usage_hint();
 	}
 	if (i != argc - 1) {
-		fputs(corecap_stats_dump_usage, stderr);
-		return 2;
+		err("expected one PID or FILE, got %d argument%s\n", argc - i,
+		    argc - i == 1 ? "" : "s");
+		return usage_hint();
 	}
 	if (load(argv[i], &buf, &len, maps_file, sizeof(maps_file)) < 0)
 		return 1;

@@ -133,6 +133,36 @@ const struct multi_daemon *corecap_multi_run_daemon(const struct multi_run *m, i
 	return NULL;
 }
 
+/*
+ * RUN:PID on a run of one daemon: RUN itself when PID is its daemon (as
+ * the run's manifest says), so that one spelling works on every run; an
+ * error when it names another process; NULL when RUN is no run.
+ */
+static char *one_daemon(const char *run, long pid, char **err)
+{
+	char *path = manifest_path(run), *why = NULL, *out = NULL;
+	json_object *root = NULL, *v = NULL;
+
+	if (!path)
+		return NULL;
+	if (corecap_run_file_json(path, &root, &why) == 0) {
+		if (json_object_is_type(root, json_type_object))
+			v = json_object_object_get(root, "pid");
+		if (v && json_object_is_type(v, json_type_int) && json_object_get_int(v) == pid)
+			out = strdup(run);
+		else if (v && json_object_is_type(v, json_type_int))
+			corecap_err(err, -ENOENT,
+				    "'%s' is a run of one daemon, PID %d, not %ld: name it as "
+				    "'%s' (or '%s:%d')",
+				    run, json_object_get_int(v), pid, run, run,
+				    json_object_get_int(v));
+		json_object_put(root);
+	}
+	free(why);
+	free(path);
+	return out;
+}
+
 char *corecap_multi_run_resolve(const char *arg, char **err)
 {
 	const char *colon = strrchr(arg, ':');
@@ -149,9 +179,12 @@ char *corecap_multi_run_resolve(const char *arg, char **err)
 	if (errno || end == colon + 1 || *end || pid <= 0 || pid > INT_MAX)
 		return NULL;
 	run = strndup(arg, (size_t)(colon - arg));
-	if (!run || !corecap_multi_run_is(run)) {
-		free(run);
+	if (!run)
 		return NULL;
+	if (!corecap_multi_run_is(run)) {
+		out = one_daemon(run, pid, err);
+		free(run);
+		return out;
 	}
 	if (corecap_multi_run_open(&m, run, err) == 0) {
 		const struct multi_daemon *d = corecap_multi_run_daemon(&m, (int)pid);

@@ -42,9 +42,9 @@ void corecap_multi_run_close(struct multi_run *m);
 const struct multi_daemon *corecap_multi_run_daemon(const struct multi_run *m, int pid);
 /*
  * "RUN:PID", when RUN is a run of several daemons and PID one of them, and
- * no file is named so: RUN/daemons/PID, malloc'd. NULL otherwise (arg is
- * then a path as it is), with *err set when arg looked like RUN:PID but
- * names no daemon of RUN.
+ * no file is named so: RUN/daemons/PID, malloc'd; on a run of one daemon
+ * whose PID it is, RUN. NULL otherwise (arg is then a path as it is), with
+ * *err set when arg looked like RUN:PID but names no daemon of RUN.
  */
 char *corecap_multi_run_resolve(const char *arg, char **err);
 

@@ -41,7 +41,11 @@ struct corecap_stat_kernel_source {
 void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src);
 
 #define CORECAP_REPORT_USAGE                                                                       \
-	"usage: corecap report [options] RUN\n"                                                    \
+	"usage: corecap report [--json] [--top N] [--sort wait|contended|hold|avg|max]\n"          \
+	"                      [--lines] [--symfs DIR] [--log-symbols PATTERNS]\n"                 \
+	"                      [--op-pools PATTERNS] [--ops auto|annotated|detected]\n"            \
+	"                      [--dump-ops FILE] [--keep-shim-frames] [--keep-profiler]\n"         \
+	"                      [--check-conservation] RUN\n"                                       \
 	"\n"                                                                                       \
 	"Explains a recorded run: where each op's time goes (cpu, lock waits, cond waits,\n"       \
 	"logging, I/O, queueing), thread and pool utilization, the lock table, and the\n"          \

@@ -27,6 +27,7 @@
 
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 extern bool corecap_diag_quiet;
 
@@ -43,6 +44,24 @@ void corecap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void corecap_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Adds a cause to the pending error, printed by the next corecap_error(). */
 void corecap_cause(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * A usage error (a missing operand, an unknown option, a bad value): the
+ * message on one line, then one line of usage, so that the error does not
+ * scroll away under the full help (which only --help prints):
+ *
+ *   corecap record: no daemon: -p PID or --ceph-osds is required
+ *   usage: corecap record -p PID[,PID...] | --ceph-osds[=DIR] [options] [-- BENCHMARK ARGS...]; see 'corecap record --help'
+ *
+ * The usage line is the usage text's first synopsis with its option
+ * groups folded into "[options]". Returns 2, the exit status of a usage
+ * error. corecap_usage_hint prints only the usage line (after getopt
+ * printed its own message).
+ */
+int corecap_usage_error(const char *usage, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int corecap_usage_hint(const char *usage);
+/* The one-line synopsis corecap_usage_hint prints, "corecap CMD [options] RUN", into buf. */
+void corecap_usage_short(const char *usage, char *buf, size_t size);
 
 /* An error value: *err = the formatted message (malloc'd; NULL if even that
  * failed); returns ret (a negative errno). */
