@@ -13,6 +13,7 @@
 
 #include "bench_runner.h"
 #include "cpu_profile.h"
+#include "cpu_quota.h"
 #include <corecap/diag.h>
 #include "kernel_events.h"
 #include "lttng_session.h"
@@ -159,6 +160,8 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	put(o, "threads_starved", ju64(w->stats.threads_starved));
 	put(o, "thread_samples_min", ju64(w->stats.thread_samples_min));
 	put(o, "thread_samples_max", ju64(w->stats.thread_samples_max));
+	put(o, "thread_coverage_min_pm", ju64(w->stats.thread_coverage_min_pm));
+	put(o, "thread_coverage_max_pm", ju64(w->stats.thread_coverage_max_pm));
 	put(o, "thread_stop_ns_max", ju64(w->stats.thread_stop_ns_max));
 	put(o, "hold_ns_max", ju64(w->stats.hold_ns_max));
 	put(o, "stop_budget_ns", ju64(CORECAP_WALL_STOP_BUDGET_NS));
@@ -266,6 +269,29 @@ static struct json_object *benchmark(const struct corecap_manifest *m)
 	return o;
 }
 
+/*
+ * The daemon's CPU quota (cgroup cpu.max, or cpu.cfs_quota_us on a v1
+ * hierarchy): the tightest of its cgroup's and its parents', which caps
+ * its threads together whatever their affinity. null when none binds or
+ * it cannot be read (a warning says which).
+ */
+static void quota(struct json_object *o, const struct corecap_manifest *m)
+{
+	struct corecap_cpu_quota q;
+	int ret;
+
+	if (!m->target)
+		return;
+	ret = corecap_cpu_quota_read(m->target->pid, &q);
+	if (ret && ret != -ENOENT)
+		corecap_warn("cannot read the CPU quota of the cgroup of '/proc/%d': %s",
+			     (int)m->target->pid, strerror(-ret));
+	put(o, "daemon_cpu_quota_us", !ret && q.quota_us ? ju64(q.quota_us) : NULL);
+	put(o, "daemon_cpu_period_us", !ret && q.quota_us ? ju64(q.period_us) : NULL);
+	put(o, "daemon_cpu_quota_cgroup", !ret && q.quota_us ? jstr(q.cgroup) : NULL);
+	put(o, "daemon_cpu_quota_file", !ret && q.quota_us ? jstr(q.file) : NULL);
+}
+
 /* The machine's CPU over the window: who else used the cores. */
 static struct json_object *machine(const struct corecap_manifest *m)
 {
@@ -286,6 +312,7 @@ static struct json_object *machine(const struct corecap_manifest *m)
 	    m->target && sched_getaffinity(m->target->pid, sizeof(set), &set) == 0
 		    ? json_object_new_int(CPU_COUNT(&set))
 		    : NULL);
+	quota(o, m);
 	return o;
 }
 

@@ -186,15 +186,21 @@ static void not_slow(struct corecap_wall_sampler *ws, struct corecap_wall_thread
 static void account_thread(struct corecap_wall_sampler *ws, const struct corecap_wall_thread *th)
 {
 	struct corecap_wall_stats *st = &ws->stats;
+	uint64_t pm;
 
 	if (th->stop_total_ns > st->thread_stop_ns_max)
 		st->thread_stop_ns_max = th->stop_total_ns;
 	if (th->due < CORECAP_WALL_STARVED_MIN_DUE)
 		return;
+	pm = th->taken * 1000 / th->due;
 	if (!st->threads_counted || th->taken < st->thread_samples_min)
 		st->thread_samples_min = th->taken;
 	if (th->taken > st->thread_samples_max)
 		st->thread_samples_max = th->taken;
+	if (!st->threads_counted || pm < st->thread_coverage_min_pm)
+		st->thread_coverage_min_pm = pm;
+	if (pm > st->thread_coverage_max_pm)
+		st->thread_coverage_max_pm = pm;
 	st->threads_counted++;
 	st->threads_starved += th->taken == 0;
 }

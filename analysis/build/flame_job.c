@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "build/ceph_op_stacks.h"
+#include "build/report_quality.h"
 #include "model/lock_table.h"
 #include "model/op_table.h"
 #include "model/lines.h"
@@ -410,6 +411,17 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 	corecap_u64map_init(&w.tids);
 	corecap_thread_samples_init(&w.names);
 	corecap_wall_samples_init(&ws);
+	/*
+	 * The manifest names the daemon and the collector (the profiler's
+	 * threads) and holds the sampler's figures; it is read lazily. Without
+	 * it the samples still draw, with any "-ust" thread taken for the
+	 * profiler's.
+	 */
+	if (corecap_run_load_manifest(j->rd, &err) && !j->quiet)
+		corecap_warn("'%s': %s: the profiler's threads are told by name only", j->run,
+			     err ? err : "its manifest cannot be read");
+	free(err);
+	err = NULL;
 	corecap_profiler_own_init(&w.prof, j->rd->has_manifest ? j->rd->manifest.comm : NULL,
 				  j->rd->has_manifest ? j->rd->manifest.collector_pid : 0);
 	j->profiler_samples = 0;
@@ -450,6 +462,18 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 		corecap_warn(CORECAP_RUN_TORN_WARNING, path);
 	if (ws.bad_lines && !j->quiet)
 		corecap_warn("'%s': %" PRIu64 " malformed lines skipped", path, ws.bad_lines);
+	if (j->rd->has_manifest && !j->quiet) {
+		/* What the report's data-quality section says of these samples. */
+		char **lines = NULL;
+		size_t n = 0;
+
+		ret = corecap_wall_quality(&lines, &n, &j->rd->manifest);
+		for (size_t i = 0; i < n; i++)
+			corecap_warn("%s", lines[i]);
+		corecap_lines_release(&lines, &n);
+		if (ret)
+			goto out;
+	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
 		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s%s",
 		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,

@@ -52,6 +52,39 @@ static int wall_behind(struct lines_out *j, const struct run_manifest *mf)
 		(unsigned long long)mf->wall_threads_counted);
 }
 
+/*
+ * One thread's share of its due samples under this share of another's: the
+ * wall flame graph draws the first narrower than the second for the same
+ * time spent. Said only when some thread got WALL_COVERAGE_FLOOR_PM of
+ * its due or more: below, every thread has a few samples at most, the
+ * fell-behind warning says the graphs are thin, and the shares differ by
+ * a sample or two (2,000 threads, 12 samples on an overloaded machine).
+ */
+#define WALL_COVERAGE_UNEVEN   0.8
+#define WALL_COVERAGE_FLOOR_PM 100
+
+/* The wall-clock sampler reached some threads more often than others. */
+static int wall_uneven(struct lines_out *j, const struct run_manifest *mf)
+{
+	if (!mf->has_wall_coverage || mf->wall_coverage_max_pm < WALL_COVERAGE_FLOOR_PM ||
+	    (double)mf->wall_coverage_min_pm >=
+		    WALL_COVERAGE_UNEVEN * (double)mf->wall_coverage_max_pm)
+		return 0;
+	return warn(j,
+		    "the wall-clock sampler covered its threads unevenly: one got %.1f%% of the "
+		    "samples due to it, another %.1f%%: the wall flame graph and sampled shares "
+		    "draw the first narrower than the time it spent",
+		    (double)mf->wall_coverage_min_pm / 10, (double)mf->wall_coverage_max_pm / 10);
+}
+
+int corecap_wall_quality(char ***warnings, size_t *n_warnings, const struct run_manifest *mf)
+{
+	struct lines_out j = {warnings, n_warnings};
+	int ret = wall_behind(&j, mf);
+
+	return ret ? ret : wall_uneven(&j, mf);
+}
+
 int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct model *m,
 			   const struct run *run)
 {
@@ -113,7 +146,7 @@ int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct mo
 				   100 * share);
 	}
 	if (!ret && run->has_manifest)
-		ret = wall_behind(&j, mf);
+		ret = corecap_wall_quality(warnings, n_warnings, mf);
 	if (!ret && run->has_manifest && mf->bench_exit_status > 0)
 		ret = warn(&j, "the benchmark exited with status %d", mf->bench_exit_status);
 	if (!ret && m->ops.violations)

@@ -14,6 +14,13 @@
 #include "model/model.h"
 #include "read/run.h"
 
+/*
+ * The wall-clock sampler's: it fell behind, or covered its threads
+ * unevenly (one thread's share of its due samples under 80% of
+ * another's). Appended to (*warnings, *n_warnings); flame says them too.
+ */
+int corecap_wall_quality(char ***warnings, size_t *n_warnings, const struct run_manifest *mf);
+
 /* Appends the sentences to (*warnings, *n_warnings); 0 or -ENOMEM. */
 int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct model *m,
 			   const struct run *run);

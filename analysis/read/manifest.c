@@ -308,6 +308,20 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		m->has_wake = get_num(m, machine, "machine.", "wake_ns", 0, 1e9, &m->wake_ns);
 		if (get_int(m, machine, "machine.", "daemon_cpus", 1, MANIFEST_MAX_NPROC, &x))
 			m->daemon_cpus = (int)x;
+		if (get(machine, "daemon_cpu_quota_us")) {
+			int64_t quota, period;
+
+			/* The kernel's bounds: 1 ms to 1 s periods, quotas of at least 1 ms. */
+			m->has_cpu_quota = get_int(m, machine, "machine.", "daemon_cpu_quota_us",
+						   1000, INT64_MAX / 2, &quota) &&
+					   get_int(m, machine, "machine.", "daemon_cpu_period_us",
+						   1000, 1000000, &period);
+			m->cpu_quota = m->has_cpu_quota ? (double)quota / (double)period : 0;
+			m->cpu_quota_cgroup =
+				get_str(m, machine, "machine.", "daemon_cpu_quota_cgroup");
+			m->cpu_quota_file =
+				get_str(m, machine, "machine.", "daemon_cpu_quota_file");
+		}
 	}
 	window = get(root, "window");
 	if (window) {
@@ -346,6 +360,10 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 			get_u64(m, wall, "wallclock.", "threads_starved", &m->wall_threads_starved);
 		get_u64(m, wall, "wallclock.", "threads_counted", &m->wall_threads_counted);
 		get_u64(m, wall, "wallclock.", "stop_budget_ns", &m->wall_stop_budget_ns);
+		m->has_wall_coverage = get_u64(m, wall, "wallclock.", "thread_coverage_min_pm",
+					       &m->wall_coverage_min_pm) &&
+				       get_u64(m, wall, "wallclock.", "thread_coverage_max_pm",
+					       &m->wall_coverage_max_pm);
 	}
 	sources = get_obj(m, root, "", "sources");
 	if (sources) {

@@ -55,6 +55,11 @@ struct run_manifest {
 	double machine_steal_cpu_s; /* of busy: the hypervisor's steal (machine.steal_cpu_s) */
 	double wake_ns; /* machine.wake_ns: a cross-core wake-up, measured after the window */
 	int daemon_cpus;      /* the CPUs its affinity allowed; 0 if absent */
+	/* Its cgroup's CPU quota (machine.daemon_cpu_quota_us / _period_us): the
+	 * tightest of its cgroup's and parents'; has_ false when none or absent. */
+	bool has_cpu_quota;
+	double cpu_quota;			       /* in CPUs: quota / period */
+	const char *cpu_quota_cgroup, *cpu_quota_file; /* NULL if absent */
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
 	uint64_t wall_rounds; /* its rounds over the window */
 	/*
@@ -68,6 +73,9 @@ struct run_manifest {
 	bool has_wall_starved; /* wallclock.threads_starved */
 	uint64_t wall_threads_starved, wall_threads_counted;
 	uint64_t wall_stop_budget_ns; /* 0 if absent */
+	/* Each thread's samples taken per mille of its due: the lowest, the highest. */
+	bool has_wall_coverage;
+	uint64_t wall_coverage_min_pm, wall_coverage_max_pm;
 	bool src_trace, src_threads, src_stats, src_maps;
 	bool src_kernel; /* sources.kernel: kernel/events.bin covers the window */
 	/* kernel_events.lost.total, when the manifest has it */

@@ -78,6 +78,17 @@ expect_calc "one thread's stops over the window within 10% of it plus a budget (
 	"$(m thread_stop_ns_max) <= $window_ns * $(m thread_stop_share_pct) / 100 + ($BUDGET_MS + $SLACK_MS) * 1e6"
 expect_calc "the skips rotate: samples per thread $(m thread_samples_min) to $(m thread_samples_max)" \
 	"$(m thread_samples_max) - $(m thread_samples_min) <= 3"
+# Each thread's share of its due samples, even where the sampler took
+# enough to tell (an overloaded machine left it 12 samples of 315,000 due,
+# 0 or 1 per thread: then only the fell-behind warning is said).
+cmin=$(m thread_coverage_min_pm)
+cmax=$(m thread_coverage_max_pm)
+if [ "$cmax" -ge 100 ]; then
+	expect_calc "... and so does each thread's share of its due samples: $cmin to $cmax per mille" \
+		"$cmin >= 0.8 * $cmax"
+else
+	echo "note: the sampler took under 10% of any thread's due samples ($cmin to $cmax per mille): the machine starved it"
+fi
 expect_eq "the record warned" 1 "$(grep -c "the wall-clock sampler fell behind: wall $taken samples, $due due" "$WORK/rec.err")"
 
 expect_true "the daemon is alive" kill -0 "$OSD_PID"
@@ -95,4 +106,30 @@ expect_true "... and the skipped" grep -qF "$skipped skipped behind" "$WORK/repo
 "$CORECAP" report --json "$run" >"$WORK/report.json" 2>>"$WORK/report.err"
 expect_eq "JSON quality.warnings carries it" 1 "$(json "$WORK/report.json" \
 	"sum(1 for x in d['quality']['warnings'] if x.startswith('$want') and '$skipped skipped behind' in x)")"
+uneven="the wall-clock sampler covered its threads unevenly"
+expect_eq "even coverage: the report does not call it uneven" 0 "$(grep -c "$uneven" "$WORK/report.txt")"
+"$CORECAP" flame --kind wall -o "$WORK/wall.folded" "$run" 2>"$WORK/flame.err"
+expect_eq "... nor does flame" 0 "$(grep -c "$uneven" "$WORK/flame.err")"
+expect_true "flame names the thin samples as the report does" grep -qF "$want" "$WORK/flame.err"
+
+# The same run, with one thread's share of its due samples made 40% of
+# another's (as before the rounds rotated, #43: 40 for the last thread, 149
+# for the first): report, its JSON and flame say so, with the two shares.
+cp -a "$run" "$WORK/uneven"
+python3 - "$WORK/uneven/manifest.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["wallclock"]["thread_coverage_min_pm"] = 370
+m["wallclock"]["thread_coverage_max_pm"] = 925
+json.dump(m, open(sys.argv[1], "w"))
+PY
+"$CORECAP" report "$WORK/uneven" >"$WORK/uneven.txt" 2>/dev/null
+expect_true "uneven: the report says so, with both shares" \
+	grep -qF "$uneven: one got 37.0% of the samples due to it, another 92.5%" "$WORK/uneven.txt"
+"$CORECAP" report --json "$WORK/uneven" >"$WORK/uneven.json" 2>/dev/null
+expect_eq "... its JSON quality.warnings too" 1 "$(json "$WORK/uneven.json" \
+	"sum(1 for x in d['quality']['warnings'] if x.startswith('$uneven'))")"
+"$CORECAP" flame --kind wall -o "$WORK/uneven.folded" "$WORK/uneven" 2>"$WORK/uneven.flame.err"
+expect_true "... and flame, on its standard error" grep -qF "$uneven: one got 37.0%" "$WORK/uneven.flame.err"
+expect_true "... whose stacks are the same" cmp -s "$WORK/wall.folded" "$WORK/uneven.folded"
 finish

@@ -130,7 +130,8 @@ START_TEST(a_few_threads_are_stopped_one_at_a_time)
 	ck_assert_uint_eq(corecap_wall_slots(11), 1);
 	ck_assert_uint_eq(corecap_wall_slots(31), 1);
 	ck_assert_uint_eq(corecap_wall_slots(32), 2);
-	ck_assert_uint_eq(corecap_wall_slots(2000), 63);
+	ck_assert_uint_eq(corecap_wall_slots(64), 3);
+	ck_assert_uint_eq(corecap_wall_slots(2000), CORECAP_WALL_MAX_IN_FLIGHT);
 	ck_assert_uint_eq(corecap_wall_slots(100000), CORECAP_WALL_MAX_IN_FLIGHT);
 }
 END_TEST
