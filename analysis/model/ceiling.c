@@ -280,6 +280,28 @@ static void prefer_pool(struct cand_list *l)
 	}
 }
 
+/* Fills c->running: the candidates with their running share as utilization, most first. */
+static void running_order(struct ceiling *c, const struct cand_list *l, uint64_t w)
+{
+	struct cand_list r = {.v = malloc((l->len ? l->len : 1) * sizeof(*l->v)), .len = l->len};
+
+	if (!r.v)
+		return;
+	memcpy(r.v, l->v, l->len * sizeof(*l->v));
+	for (size_t i = 0; i < r.len; i++) {
+		if (r.v[i].kind == CEIL_THREAD)
+			r.v[i].utilization = corecap_thread_cpu_util(r.v[i].ref, w);
+		else if (r.v[i].kind == CEIL_POOL)
+			r.v[i].utilization = ((const struct model_pool *)r.v[i].ref)->cpu_util;
+		else if (r.v[i].kind == CEIL_LOCK)
+			r.v[i].utilization = (double)corecap_lock_hold_ns(r.v[i].ref) / (double)w;
+	}
+	qsort(r.v, r.len, sizeof(*r.v), cmp_cand);
+	c->n_running = r.len < CEILING_CANDIDATES ? r.len : CEILING_CANDIDATES;
+	memcpy(c->running, r.v, c->n_running * sizeof(*r.v));
+	free(r.v);
+}
+
 int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 {
 	const struct model *m = in->model;
@@ -329,6 +351,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		if (pl->n_sampled >= 2)
 			add_cand(&l, CEIL_POOL, pl->name, pl->busy_util, pl);
 	}
+	running_order(c, &l, w);
 	qsort(l.v, l.len, sizeof(*l.v), cmp_cand);
 	prefer_narrowest(&l);
 	prefer_pool(&l);

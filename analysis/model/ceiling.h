@@ -46,6 +46,14 @@ struct ceiling {
 	size_t n_evidence;
 	struct ceiling_candidate top[CEILING_CANDIDATES]; /* sorted, highest first */
 	size_t n_top;
+	/*
+	 * The CANDIDATES detail: the resources that ran most (a thread's or
+	 * pool's CPU over its span, a lock's hold over W), highest first, as
+	 * the diagnosis ranks them; time waiting for a CPU is no demand of
+	 * the resource's (docs/methodology.md, "The diagnosis").
+	 */
+	struct ceiling_candidate running[CEILING_CANDIDATES];
+	size_t n_running;
 };
 
 struct ceiling_inputs {

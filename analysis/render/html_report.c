@@ -184,7 +184,7 @@ static void pools_table(const struct report *r, FILE *out)
 	corecap_render_profiler_html(r, out);
 	fprintf(out, "<h2>Pools (%% of the pool's time)</h2>\n<table class=\"sortable\">\n"
 		     "<tr><th>pool</th>"
-		     "<th>threads</th><th>cpu</th><th>run queue</th><th>lock</th><th>cond</th>"
+		     "<th>threads</th><th>run</th><th>wait-cpu</th><th>lock</th><th>cond</th>"
 		     "<th>io</th><th>log</th></tr>\n");
 	for (size_t i = 0; i < p->len; i++) {
 		const struct model_pool *pl = &p->pools[i];
@@ -218,9 +218,9 @@ static void threads_table(const struct report *r, FILE *out)
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v);
 
-	fprintf(out, "<h2>Threads (busiest first, %%)</h2>\n<table class=\"sortable\">\n"
+	fprintf(out, "<h2>Threads (most run first, %%)</h2>\n<table class=\"sortable\">\n"
 		     "<tr><th>thread</th>"
-		     "<th>tid</th><th>busy</th><th>cpu</th><th>lock</th><th>cond</th><th>io</th>"
+		     "<th>tid</th><th>run</th><th>wait-cpu</th><th>lock</th><th>cond</th><th>io</th>"
 		     "<th>log</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_THREADS; i++) {
 		const struct model_thread *th = v[i];
@@ -232,8 +232,9 @@ static void threads_table(const struct report *r, FILE *out)
 		fprintf(out, "</td><td>%d</td>", th->tid);
 		if (th->has_samples)
 			fprintf(out, "<td>%.1f</td><td>%.1f</td>",
-				100 * corecap_thread_busy_util(th, w),
-				100 * corecap_thread_cpu_util(th, w));
+				100 * corecap_thread_cpu_util(th, w),
+				100 * (corecap_thread_busy_util(th, w) -
+				       corecap_thread_cpu_util(th, w)));
 		else
 			fprintf(out, "<td>-</td><td>-</td>");
 		corecap_thread_waits(th, &tw);

@@ -18,12 +18,14 @@ static int cmp_thread(const void *a, const void *b, void *window)
 	const struct model_thread *x = *(const struct model_thread *const *)a;
 	const struct model_thread *y = *(const struct model_thread *const *)b;
 	uint64_t w = *(const uint64_t *)window;
+	/* Most running first (the diagnosis' utilization), then most waiting for a CPU. */
+	double rx = corecap_thread_cpu_util(x, w), ry = corecap_thread_cpu_util(y, w);
 	double bx = corecap_thread_busy_util(x, w), by = corecap_thread_busy_util(y, w);
 
+	if (rx != ry)
+		return rx > ry ? -1 : 1;
 	if (bx != by)
 		return bx > by ? -1 : 1;
-	if (x->cpu_ns != y->cpu_ns)
-		return x->cpu_ns > y->cpu_ns ? -1 : 1;
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 

@@ -4,6 +4,8 @@
 #include "render_projection.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void put(json_object *o, const char *key, json_object *v)
 {
@@ -63,17 +65,82 @@ void corecap_render_diagnosis_text(const struct diagnosis *d, FILE *out)
 	fprintf(out, "\n");
 }
 
-void corecap_render_diagnosis_detail_text(const struct ceiling *c, const struct projection *p,
-					  FILE *out)
+void corecap_diagnosis_candidate_shares(const struct ceiling_candidate *c,
+					const struct projection *p, uint64_t window_ns, double *run,
+					double *wait_cpu)
 {
-	if (c && c->n_top) {
-		fprintf(out, "CANDIDATES (detail for the diagnosis: each resource's busy share of "
-			     "the window, running plus waiting for a CPU; a lock's: held or handed "
-			     "over)\n");
-		for (size_t i = 0; i < c->n_top; i++)
-			fprintf(out, "  %-7s %-48s %6.1f%%\n",
-				corecap_ceiling_kind_name(c->top[i].kind), c->top[i].name,
-				100.0 * c->top[i].utilization);
+	*run = c->utilization;
+	*wait_cpu = -1;
+	if (c->kind == CEIL_THREAD) {
+		double r = corecap_thread_cpu_util(c->ref, window_ns);
+
+		*wait_cpu = corecap_thread_busy_util(c->ref, window_ns) - r;
+		*run = r;
+	} else if (c->kind == CEIL_POOL) {
+		const struct model_pool *pl = c->ref;
+
+		*run = pl->cpu_util;
+		*wait_cpu = pl->busy_util - pl->cpu_util;
+	} else if (c->kind == CEIL_LOCK && window_ns) {
+		*run = (double)corecap_lock_hold_ns(c->ref) / (double)window_ns;
+		/* The diagnosis' figure (held, with its hand-offs) where the projection has it. */
+		for (size_t i = 0; p && p->valid && i < p->n_res; i++)
+			if (p->res[i].kind == CEIL_LOCK && p->res[i].iops > 0 &&
+			    strcmp(p->res[i].name, c->name) == 0)
+				*run = p->iops_measured / p->res[i].iops;
+	}
+}
+
+static int cmp_share(const void *a, const void *b)
+{
+	const double *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] > y[0] ? -1 : 1;
+	return x[2] < y[2] ? -1 : x[2] > y[2];
+}
+
+size_t corecap_diagnosis_candidates_order(const struct ceiling *c, const struct projection *p,
+					  uint64_t window_ns, size_t order[CEILING_CANDIDATES])
+{
+	double v[CEILING_CANDIDATES][3];
+	size_t n = c ? c->n_running : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		corecap_diagnosis_candidate_shares(&c->running[i], p, window_ns, &v[i][0], &v[i][1]);
+		v[i][2] = (double)i;
+	}
+	qsort(v, n, sizeof(v[0]), cmp_share);
+	for (size_t i = 0; i < n; i++)
+		order[i] = (size_t)v[i][2];
+	return n;
+}
+
+void corecap_render_diagnosis_detail_text(const struct ceiling *c, const struct projection *p,
+					  uint64_t window_ns, FILE *out)
+{
+	size_t order[CEILING_CANDIDATES],
+		n = corecap_diagnosis_candidates_order(c, p, window_ns, order);
+	double run, wait;
+
+	if (n) {
+		fprintf(out,
+			"CANDIDATES (detail for the diagnosis, most run first: run%% is the share "
+			"of its time a thread or pool ran on a CPU, and of the window a lock "
+			"was held, with its hand-offs; wait-cpu%% the share a thread or pool "
+			"was runnable with no CPU free)\n");
+		fprintf(out, "  %-7s %-48s %6s %9s\n", "", "", "run%", "wait-cpu%");
+		for (size_t i = 0; i < n; i++) {
+			const struct ceiling_candidate *cd = &c->running[order[i]];
+
+			corecap_diagnosis_candidate_shares(cd, p, window_ns, &run, &wait);
+			fprintf(out, "  %-7s %-48s %6.1f", corecap_ceiling_kind_name(cd->kind),
+				cd->name, 100.0 * run);
+			if (wait >= 0)
+				fprintf(out, " %9.1f\n", 100.0 * wait);
+			else
+				fprintf(out, " %9s\n", "-");
+		}
 		fprintf(out, "\n");
 	}
 	corecap_render_projection_text(p, out);

@@ -133,6 +133,7 @@ static json_object *ceiling_obj(const struct report *r)
 	const struct ceiling *c = r->ceiling;
 	const struct diagnosis *d = r->diagnosis;
 	json_object *o = json_object_new_object(), *cands = json_object_new_array(), *m;
+	size_t order[CEILING_CANDIDATES], n;
 
 	put(o, "kind", jstr(corecap_diag_kind_name(d->kind)));
 	put(o, "name", d->name[0] ? jstr(d->name) : NULL);
@@ -144,12 +145,19 @@ static json_object *ceiling_obj(const struct report *r)
 		    : NULL);
 	put(o, "utilization", d->running >= 0 ? jnum(d->running, 4) : NULL);
 	put(o, "headroom", d->headroom > 0 ? jnum(d->headroom, 3) : NULL);
-	for (size_t i = 0; i < c->n_top; i++) {
+	n = corecap_diagnosis_candidates_order(c, r->projection, corecap_model_window_ns(r->model),
+					       order);
+	for (size_t i = 0; i < n; i++) {
+		const struct ceiling_candidate *t = &c->running[order[i]];
 		json_object *cd = json_object_new_object();
+		double run, wait;
 
-		put(cd, "kind", jstr(corecap_ceiling_kind_name(c->top[i].kind)));
-		put(cd, "name", jstr(c->top[i].name));
-		put(cd, "utilization", jnum(c->top[i].utilization, 4));
+		corecap_diagnosis_candidate_shares(t, r->projection,
+						   corecap_model_window_ns(r->model), &run, &wait);
+		put(cd, "kind", jstr(corecap_ceiling_kind_name(t->kind)));
+		put(cd, "name", jstr(t->name));
+		put(cd, "running", jnum(run, 4));
+		put(cd, "waiting_cpu", wait >= 0 ? jnum(wait, 4) : NULL);
 		json_object_array_add(cands, cd);
 	}
 	put(o, "candidates", cands);
@@ -699,6 +707,7 @@ static json_object *pools_arr(const struct report *r)
 		put(o, "name", jstr(p->name));
 		put(o, "threads", json_object_new_int((int)p->n_threads));
 		put(o, "cpu_util", p->n_sampled ? jnum(p->cpu_util, 4) : NULL);
+		put(o, "wait_cpu_util", p->n_sampled ? jnum(p->busy_util - p->cpu_util, 4) : NULL);
 		put(o, "busy_util", p->n_sampled ? jnum(p->busy_util, 4) : NULL);
 		put(o, "cpu_ns", ju64(p->cpu_ns));
 		put(o, "states",
@@ -733,6 +742,11 @@ static json_object *threads_arr(const struct report *r)
 		put(o, "pool", jstr(th->pool));
 		put(o, "cpu_util",
 		    th->has_samples ? jnum(corecap_thread_cpu_util(th, w), 4) : NULL);
+		put(o, "wait_cpu_util",
+		    th->has_samples ? jnum(corecap_thread_busy_util(th, w) -
+						   corecap_thread_cpu_util(th, w),
+					   4)
+				    : NULL);
 		put(o, "busy_util",
 		    th->has_samples ? jnum(corecap_thread_busy_util(th, w), 4) : NULL);
 		put(o, "cpu_ns", th->has_samples ? ju64(th->cpu_ns) : NULL);

@@ -63,7 +63,8 @@ static void header(const struct report *r, FILE *out)
 static void diagnosis(const struct report *r, FILE *out)
 {
 	corecap_render_diagnosis_text(r->diagnosis, out);
-	corecap_render_diagnosis_detail_text(r->ceiling, r->projection, out);
+	corecap_render_diagnosis_detail_text(r->ceiling, r->projection,
+					     corecap_model_window_ns(r->model), out);
 }
 
 /* Under a table whose wait columns no source gave. */
@@ -87,8 +88,8 @@ static void pools(const struct report *r, FILE *out)
 			(double)p->runq_ns / (double)w);
 	}
 	corecap_render_profiler_text(r, out);
-	fprintf(out, "pools      %-22s %7s %6s %6s %6s %6s %6s %6s\n", "(% of the pool's time)",
-		"threads", "cpu", "runq", "lock", "cond", "io", "log");
+	fprintf(out, "pools      %-22s %7s %6s %8s %6s %6s %6s %6s\n", "(% of the pool's time)",
+		"threads", "run", "wait-cpu", "lock", "cond", "io", "log");
 	for (size_t i = 0; i < p->len; i++) {
 		const struct model_pool *pl = &p->pools[i];
 		uint64_t cap = pl->span_ns;
@@ -98,7 +99,7 @@ static void pools(const struct report *r, FILE *out)
 			fprintf(out, "  (no " CORECAP_RUN_THREADS " samples)\n");
 			continue;
 		}
-		fprintf(out, " %6.1f %6.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
+		fprintf(out, " %6.1f %8.1f", pct(pl->cpu_ns, cap), pct(pl->runq_ns, cap));
 		if (waits)
 			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(pl->lock_wait_ns, cap),
 				pct(pl->cond_wait_ns, cap), pct(corecap_io_sum(pl->io_ns), cap),
@@ -116,8 +117,8 @@ static void threads(const struct report *r, FILE *out)
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v), shown = n < TOP_THREADS ? n : TOP_THREADS;
 
-	fprintf(out, "threads    %-22s %7s %6s %6s %6s %6s %6s %6s\n", "(busiest first, %)", "tid",
-		"busy", "cpu", "lock", "cond", "io", "log");
+	fprintf(out, "threads    %-22s %7s %6s %8s %6s %6s %6s %6s\n", "(most run first, %)",
+		"tid", "run", "wait-cpu", "lock", "cond", "io", "log");
 	for (size_t i = 0; i < shown; i++) {
 		const struct model_thread *th = v[i];
 		uint64_t span = th->span_ns ? th->span_ns : w;
@@ -125,10 +126,11 @@ static void threads(const struct report *r, FILE *out)
 
 		fprintf(out, "           %-22s %7d", th->name[0] ? th->name : "?", th->tid);
 		if (th->has_samples)
-			fprintf(out, " %6.1f %6.1f", 100 * corecap_thread_busy_util(th, w),
-				100 * corecap_thread_cpu_util(th, w));
+			fprintf(out, " %6.1f %8.1f", 100 * corecap_thread_cpu_util(th, w),
+				100 * (corecap_thread_busy_util(th, w) -
+				       corecap_thread_cpu_util(th, w)));
 		else
-			fprintf(out, " %6s %6s", "-", "-");
+			fprintf(out, " %6s %8s", "-", "-");
 		corecap_thread_waits(th, &tw);
 		if (corecap_model_has_thread_waits(r->model))
 			fprintf(out, " %6.1f %6.1f %6.1f %6.1f\n", pct(tw.lock_ns, span),
