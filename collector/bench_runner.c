@@ -21,6 +21,12 @@ int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run
 	return corecap_run_dir_create_file(rd, CORECAP_RUN_BENCH_OUT, &b->file_fd);
 }
 
+void corecap_bench_runner_set_cpus(struct corecap_bench_runner *b, const cpu_set_t *cpus)
+{
+	b->cpus = *cpus;
+	b->has_cpus = true;
+}
+
 int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 {
 	int fds[2], errfds[2];
@@ -57,6 +63,9 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(fds[1], STDOUT_FILENO);
 		dup2(fds[1], STDERR_FILENO);
+		/* Not confined with the collector (record checked the set when it pinned itself). */
+		if (b->has_cpus)
+			sched_setaffinity(0, sizeof(b->cpus), &b->cpus);
 		execvp(argv[0], argv);
 		e = errno;
 		fprintf(stderr, "%s: cannot run the benchmark '%s': %s\n", corecap_diag_prefix(),

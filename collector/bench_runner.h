@@ -8,10 +8,13 @@
  * caller reaps (waitpid(-1)) and hands the child's status to
  * corecap_bench_runner_exited(); corecap_bench_runner_release() never
  * leaves the child running (SIGINT, then SIGKILL after a grace period).
+ * With corecap_bench_runner_set_cpus(), the child runs on those CPUs (the
+ * ones record was started on, when it keeps itself on others).
  */
 #ifndef CORECAP_COLLECTOR_BENCH_RUNNER_H
 #define CORECAP_COLLECTOR_BENCH_RUNNER_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -32,10 +35,14 @@ struct corecap_bench_runner {
 	int start_errno; /* its exec failed with this; 0: it started */
 	int write_errno; /* writing bench.out failed with this; 0: all written */
 	bool signalled;	 /* we sent it a signal (-d elapsed, interrupted, killed) */
+	bool has_cpus;	 /* the child's affinity is set to cpus before exec */
+	cpu_set_t cpus;
 };
 
 int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd,
 			      bool echo);
+/* The CPUs the benchmark runs on, whatever record's own are. */
+void corecap_bench_runner_set_cpus(struct corecap_bench_runner *b, const cpu_set_t *cpus);
 /*
  * Starts argv. An exec failure is printed and kept in start_errno (the
  * child exits 127); only a failure to fork or make a pipe returns -errno.

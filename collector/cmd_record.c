@@ -36,6 +36,7 @@
 #include "bench_parse.h"
 #include "bench_runner.h"
 #include "ceph_asok.h"
+#include "cpu_list.h"
 #include "cpu_profile.h"
 #include <corecap/diag.h>
 #include "kernel_events.h"
@@ -557,6 +558,8 @@ static int prepare(struct record *r)
 		ret = corecap_bench_runner_init(&r->bench, &r->rd, !r->opts.quiet);
 		if (ret < 0)
 			goto out;
+		if (r->opts.collector_cpus)
+			corecap_bench_runner_set_cpus(&r->bench, &r->opts.bench_set);
 		r->have_bench = true;
 	}
 	/* First: it also cleans up after us if we are killed. */
@@ -742,6 +745,42 @@ static int child_wait_go(struct record *r)
 	return -1;
 }
 
+/*
+ * --collector-cpus: record keeps itself on those CPUs, before it makes a
+ * thread or a process (its samplers' and kernel reader's threads, a
+ * multi-daemon record's children and the watchdog inherit it); the
+ * benchmark goes back to the CPUs record was started on. Every CPU listed
+ * must be one record may run on (its affinity, a cpuset's): a CPU it could
+ * not use is refused, not dropped.
+ */
+static int keep_on_cpus(struct corecap_record_opts *o)
+{
+	cpu_set_t outside;
+	char list[256], allowed[256];
+
+	if (sched_getaffinity(0, sizeof(o->bench_set), &o->bench_set) < 0) {
+		corecap_error("cannot read corecap's own CPUs: %s", strerror(errno));
+		return -errno;
+	}
+	CPU_XOR(&outside, &o->collector_set, &o->bench_set);
+	CPU_AND(&outside, &outside, &o->collector_set);
+	if (CPU_COUNT(&outside)) {
+		corecap_cpu_list_format(&outside, list, sizeof(list));
+		corecap_cpu_list_format(&o->bench_set, allowed, sizeof(allowed));
+		corecap_error("--collector-cpus %s: %s %s %s not among the CPUs corecap may run "
+			      "on (%s)",
+			      o->collector_cpus, CPU_COUNT(&outside) > 1 ? "CPUs" : "CPU", list,
+			      CPU_COUNT(&outside) > 1 ? "are" : "is", allowed);
+		return -EINVAL;
+	}
+	if (sched_setaffinity(0, sizeof(o->collector_set), &o->collector_set) < 0) {
+		corecap_error("cannot keep corecap on CPUs %s: %s", o->collector_cpus,
+			      strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
 int corecap_cmd_record(int argc, char **argv)
 {
 	char output[512];
@@ -769,6 +808,8 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out_free;
 	}
 	corecap_diag_quiet = r->opts.quiet;
+	if (r->opts.collector_cpus && keep_on_cpus(&r->opts) < 0)
+		goto out_free;
 	/* A session whose collector and watchdog were both killed still writes: end it. */
 	corecap_lttng_reap_orphans();
 	if (r->opts.sync_rfd >= 0) {

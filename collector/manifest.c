@@ -12,6 +12,7 @@
 #include <corecap/kernel_format.h>
 
 #include "bench_runner.h"
+#include "cpu_list.h"
 #include "cpu_profile.h"
 #include "cpu_quota.h"
 #include <corecap/diag.h>
@@ -84,10 +85,17 @@ static struct json_object *window(const struct corecap_manifest *m)
 static struct json_object *collector(void)
 {
 	struct json_object *o = json_object_new_object();
+	char list[256];
 	struct rusage ru;
+	cpu_set_t cpus;
 
 	getrusage(RUSAGE_SELF, &ru);
 	put(o, "pid", json_object_new_int((int)getpid()));
+	/* The CPUs it ran on: --collector-cpus, else those it was started on. */
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) {
+		corecap_cpu_list_format(&cpus, list, sizeof(list));
+		put(o, "cpus", jstr(list));
+	}
 	put(o, "cpu_user_s",
 	    json_object_new_double((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6));
 	put(o, "cpu_sys_s",

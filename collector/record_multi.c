@@ -680,6 +680,8 @@ static int record(struct multi *m)
 			return 1;
 		}
 		m->have_bench = true;
+		if (o->collector_cpus)
+			corecap_bench_runner_set_cpus(&m->bench, &o->bench_set);
 	}
 	for (size_t i = 0; i < m->n; i++)
 		if (start_child(m, &m->d[i]) < 0) {

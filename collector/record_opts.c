@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_list.h"
 #include "record_opts.h"
 #include <corecap/run_format.h>
 
@@ -17,6 +18,7 @@ const char corecap_record_usage[] =
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
 	"                      [--ceph-asok PATH | --no-ceph] [--no-cpu-profile]\n"
 	"                      [--kernel | --no-kernel] [--kernel-via auto|bpf|perf]\n"
+	"                      [--collector-cpus LIST]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
@@ -50,6 +52,10 @@ const char corecap_record_usage[] =
 	"                        how: eBPF programs (bpf: a fifth of perf's cost per\n"
 	"                        record), perf_event_open's tracepoint samples (perf),\n"
 	"                        or eBPF where it loads, else perf (auto, the default)\n"
+	"      --collector-cpus LIST\n"
+	"                        keep corecap's own threads on these CPUs (taskset's\n"
+	"                        form: 0,2-3), off the daemon's; the benchmark is not\n"
+	"                        confined (see corecap-record(1) for the trade-off)\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"The run directory format is described in docs/run-directory.md;\n"
@@ -70,6 +76,7 @@ enum {
 	OPT_KERNEL_VIA,
 	OPT_CEPH_OSDS,
 	OPT_SYNC_FDS,
+	OPT_COLLECTOR_CPUS,
 };
 
 static const struct option long_opts[] = {
@@ -90,6 +97,7 @@ static const struct option long_opts[] = {
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
 	{"kernel-via", required_argument, NULL, OPT_KERNEL_VIA},
 	{"ceph-osds", optional_argument, NULL, OPT_CEPH_OSDS},
+	{"collector-cpus", required_argument, NULL, OPT_COLLECTOR_CPUS},
 	/* Not in the usage: how a multi-daemon record talks to its children. */
 	{"sync-fds", required_argument, NULL, OPT_SYNC_FDS},
 	{"help", no_argument, NULL, 'h'},
@@ -310,6 +318,16 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			}
 			o->kernel_via = optarg;
 			break;
+		case OPT_COLLECTOR_CPUS: {
+			char why[160];
+
+			if (corecap_cpu_list_parse(optarg, &o->collector_set, why, sizeof(why))) {
+				ret = fail(o, "invalid --collector-cpus: %s", why);
+				goto out;
+			}
+			o->collector_cpus = optarg;
+			break;
+		}
 		case 'h':
 			ret = 1;
 			goto out;

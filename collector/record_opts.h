@@ -15,6 +15,7 @@
 #ifndef CORECAP_COLLECTOR_RECORD_OPTS_H
 #define CORECAP_COLLECTOR_RECORD_OPTS_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -55,6 +56,9 @@ struct corecap_record_opts {
 	bool no_cpu_profile;   /* --no-cpu-profile */
 	enum corecap_record_kernel kernel; /* --kernel / --no-kernel */
 	const char *kernel_via;		   /* --kernel-via: "auto" (default), "bpf" or "perf" */
+	const char *collector_cpus;	   /* --collector-cpus LIST, or NULL: where it may */
+	cpu_set_t collector_set;	   /* its CPUs, when collector_cpus */
+	cpu_set_t bench_set; /* record's CPUs before it kept itself on those: the benchmark's */
 	char **bench_argv;
 	char error[256];
 };

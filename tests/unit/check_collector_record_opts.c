@@ -42,6 +42,24 @@ START_TEST(kernel_via_takes_its_three_producers)
 }
 END_TEST
 
+START_TEST(collector_cpus_takes_a_cpu_list)
+{
+	char *argv[] = {"record", "-p", "1", "--collector-cpus", "1,3-4", NULL};
+	char *bad[] = {"record", "-p", "1", "--collector-cpus", "1-", NULL};
+	struct corecap_record_opts o;
+
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv), argv), 0);
+	ck_assert_str_eq(o.collector_cpus, "1,3-4");
+	ck_assert_int_eq(CPU_COUNT(&o.collector_set), 3);
+	ck_assert(CPU_ISSET(4, &o.collector_set) && !CPU_ISSET(2, &o.collector_set));
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(bad), bad), -EINVAL);
+	ck_assert_str_eq(o.error, "invalid --collector-cpus: '1-' is not a CPU list (CPU numbers "
+				  "and ranges A-B, comma-separated: 0,2-3)");
+	ck_assert_int_eq(corecap_record_opts_parse(&o, ARGC(argv) - 2, argv), 0);
+	ck_assert_ptr_null(o.collector_cpus);
+}
+END_TEST
+
 START_TEST(several_pids_and_ceph_osds)
 {
 	char *several[] = {"record", "-p", "10,20,30", NULL};
@@ -285,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, parsing_twice_starts_afresh);
 	tcase_add_test(tc, several_pids_and_ceph_osds);
 	tcase_add_test(tc, kernel_via_takes_its_three_producers);
+	tcase_add_test(tc, collector_cpus_takes_a_cpu_list);
 	tcase_add_test(tc, bad_pid_lists_name_the_pid);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
