@@ -827,6 +827,8 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 			th->blocked_since = t;
 			th->stopped = s->prev_state_char == 't' || s->prev_state_char == 'T';
 			th->exited = s->prev_state_char == 'X' || s->prev_state_char == 'Z';
+			th->blocked_d = s->prev_state_char == 'D';
+			th->dev_woken = 0;
 		}
 		th->woken_running = false;
 	}
@@ -904,11 +906,74 @@ static int add_wait(struct critical_path *cp, const struct cp_thread *th, uint32
 	return 0;
 }
 
+/* The category of a wait on the device: logging inside a log call or on the log thread. */
+static uint32_t device_cat(const struct cp_thread *th)
+{
+	return th->log_depth || th->is_log ? CAT_LOGGING : CAT_IO;
+}
+
+/* The most nodes a hand-off copies from its waker (its stretches since its wake). */
+#define CP_HANDOFF_NODES 32
+
+/*
+ * th, asleep in a futex wait since before its waker's last wake, is woken
+ * by waker at t, and the waker's last wake (at ti) came from nobody of the
+ * daemon, out of a sleep outside a futex: the device's completion (an aio
+ * reaper in io_getevents, e.g. BlueStore's bstore_aio, woken by the
+ * completion's interrupt or its kworker) handed to th through a condition
+ * variable (the kv_sync thread waiting for its aio). th's walk then goes
+ * on its own chain: its wait up to ti was on the device (io, credited to
+ * the waker), and from ti to t it waited for the waker, whose stretches
+ * there are copied onto th's chain (the waker's earlier sleep is not the
+ * op's: the op was with th). False when it does not apply (nothing is
+ * changed then): the waking is an ordinary one.
+ */
+static bool device_handoff(struct critical_path *cp, struct cp_thread *th, struct cp_thread *waker,
+			   uint64_t t)
+{
+	uint64_t ti = waker->dev_woken, covered = 0, h;
+	struct cp_node copy[CP_HANDOFF_NODES], *n;
+	size_t nc = 0;
+
+	if (!ti || ti > t || !cp->n_inflight || th->state != CPS_BLOCKED || !th->futex_kind ||
+	    th->stopped || th->pending || th->blocked_since > ti || th->since > ti)
+		return false;
+	advance(cp, waker, t);
+	flush_run(cp, waker);
+	/* The waker's stretches since ti: charges (it was awake), covering ti..t,
+	 * and the resolves of its sleep before ti (a trace event after it). */
+	for (h = waker->head; covered < t - ti; h = n->prev) {
+		n = node_at(cp, h);
+		if (n && n->kind == CPN_RESOLVE)
+			continue;
+		if (!n || n->kind != CPN_CHARGE || n->from < ti || nc == CP_HANDOFF_NODES)
+			return false;
+		copy[nc++] = *n;
+		covered += n->to - n->from;
+	}
+	if (covered != t - ti)
+		return false;
+	advance(cp, th, ti);
+	if ((n = node_push(cp, th, CPN_RESOLVE))) {
+		n->cat = (uint8_t)device_cat(th);
+		n->tid = waker->tid;
+		n->to = UINT64_MAX;
+	}
+	while (nc && (n = node_push(cp, th, CPN_CHARGE))) {
+		uint64_t prev = n->prev;
+
+		*n = copy[--nc];
+		n->prev = prev;
+	}
+	th->since = t;
+	return true;
+}
+
 static int on_waking(struct critical_path *cp, const struct corecap_krec_waking *w)
 {
 	uint64_t t = w->h.time_ns;
 	struct cp_thread *th = get(cp, w->tid), *waker;
-	bool irq = (w->flags & CORECAP_KWAKING_ANY_IRQ) || w->waker_tid <= 0;
+	bool irq = (w->flags & CORECAP_KWAKING_ANY_IRQ) || w->waker_tid <= 0, handoff;
 	int ret;
 
 	if (!th)
@@ -920,6 +985,10 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	}
 	if (th->state == CPS_RUNNABLE)
 		return 0;
+	waker = irq ? NULL : find(cp, w->waker_tid);
+	if (waker == th)
+		waker = NULL;
+	handoff = waker && device_handoff(cp, th, waker, t);
 	advance(cp, th, t);
 	if (th->stopped) {
 		/* Resumed by its tracer (the sampler): no wait, no edge. */
@@ -927,9 +996,6 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
 		return 0;
 	}
-	waker = irq ? NULL : find(cp, w->waker_tid);
-	if (waker == th)
-		waker = NULL;
 	/* A thread first seen being woken slept from before the window. */
 	if ((th->state == CPS_BLOCKED || asleep_since_window(cp, th)) && w->waker_tid != th->tid &&
 	    (ret = add_wait(cp, th,
@@ -938,10 +1004,14 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 				  : WAIT_TO_OTHER,
 			    t, irq ? 0 : w->waker_tid)))
 		return ret;
-	if (waker) {
+	if (handoff) {
+		/* Its walk goes on on its own chain (device_handoff). */
+		th->dev_woken = 0;
+	} else if (waker) {
 		/* The walk back from th continues on its waker from here. */
 		struct cp_node *n;
 
+		th->dev_woken = 0;
 		advance(cp, waker, t);
 		flush_run(cp, th);
 		flush_run(cp, waker);
@@ -957,6 +1027,14 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 		th->pending = true;
 		th->pend_b = th->blocked_since;
 		th->pend_e = t;
+		/* Outside a futex: perhaps the device's completion, which a
+		 * futex wait it then ends hands on (device_handoff). */
+		th->dev_woken = th->futex_kind ? 0 : t;
+		/* An uninterruptible sleep that nobody of the daemon ended is
+		 * a wait in the kernel for the device (fdatasync, a direct
+		 * write), ended by its completion: io. */
+		if (th->blocked_d)
+			resolve_pending(cp, th, device_cat(th));
 	}
 	set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
 	return 0;

@@ -14,6 +14,13 @@
  * wait the trace reports there (io, lock_wait, cond_wait, logging), else
  * `queue`; an asynchronous I/O it reaped there (corecap_io:aio) makes the
  * blocked time since that I/O's submission io, and the rest `queue`.
+ * Without the trace, from the kernel's records alone: an uninterruptible
+ * sleep ('D') nobody of the daemon ended is io (the device's completion
+ * ended it); and a thread in a futex wait woken by one whose own sleep
+ * outside a futex nobody of the daemon ended (an aio reaper woken by the
+ * completion) stays on its own walk: io up to the reaper's wake, then the
+ * reaper's stretches since (the device's hand-off, e.g. BlueStore's
+ * kv_sync thread waiting for its aio).
  *
  * Computed forward: for every op in flight and every thread X, the
  * categories of the walk from (X, now) back to the op's begin. X's own
@@ -110,6 +117,10 @@ struct cp_thread {
 	bool exited;	   /* switched out dead ('X', 'Z'): no sleep after it */
 	bool stopped;	   /* blocked in a ptrace or job-control stop ('t', 'T'): the
 			    * sampler's; its time is what it was doing, as running */
+	bool blocked_d;	   /* blocked uninterruptibly ('D'): in the kernel, on the device */
+	/* Its last wake was by nobody of the daemon (a device's completion, an
+	 * interrupt) from a sleep outside a futex: when (0: not so). */
+	uint64_t dev_woken;
 	/* Its running time [run_from, run_to) as run_cat, not yet added to
 	 * the ops' paths: added once when the run ends or a path is read. */
 	bool run_open;

@@ -398,6 +398,109 @@ START_TEST(an_aio_reaped_is_io_from_its_submission)
 }
 END_TEST
 
+/*
+ * An uninterruptible sleep ('D': fdatasync, a direct write, waiting in the
+ * kernel for the device) that nobody of the daemon ends is io, credited
+ * to the sleeper, whether an interrupt (waker -1) or a thread of another
+ * process (HOG: a kworker, or whatever thread the completion's interrupt
+ * landed on) woke it. A begins op 1 at 100 and sleeps 'D' 120..300 (an
+ * interrupt), op 2 at 400 and 'D' 420..500 (HOG); each then waits 5 for
+ * the idle CPU and runs to its end: cpu 20 + 25 and 20 + 45, io 180 + 80.
+ * An interruptible sleep ended so stays queue
+ * (woken_by_nobody_is_the_traced_wait_or_queue).
+ */
+START_TEST(an_uninterruptible_sleep_ended_outside_the_daemon_is_io)
+{
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 0, 120, A, 'D', 0);
+	kr_waking(&b, 1, 300, A, -1)->target_cpu = 0;
+	kr_switch(&b, 0, 305, 0, 'S', A);
+	kr_switch(&b, 0, 420, A, 'D', 0);
+	kr_waking(&b, 1, 500, A, HOG)->target_cpu = 0;
+	kr_switch(&b, 0, 505, 0, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_END, 330, A, 1);
+	feed(MEV_OP_BEGIN, 400, A, 2);
+	feed(MEV_OP_END, 550, A, 2);
+	const struct cp_type *t = type();
+	expect(t, 20 + 25 + 20 + 45, 0, 180 + 80, 0, 5 + 5);
+	ck_assert_uint_eq(credit(t, A, CAT_IO), 260);
+}
+END_TEST
+
+/*
+ * The device's completion handed on through a condition variable, as
+ * BlueStore's kv_sync thread (A) waits for its aio: A begins op 1 at 100,
+ * submits (unseen) and waits on a condition (FUTEX_WAIT_BITSET) from 120;
+ * the reaper R, asleep outside a futex since 50 (io_getevents), is woken
+ * by the completion's interrupt at 300, runs from 305 and signals A at
+ * 320; A waits for CPU 0 until 325 and ends op 1 at 350. Op 2 begins on R
+ * at 310 and ends on A at 350 too. The walk back from A stays on A: 325..350
+ * cpu, 320..325 runqueue, R's stretches since its wake copied (305..320
+ * cpu, 300..305 runqueue), then A's wait up to the completion, 120..300,
+ * io credited to R, then A's own 100..120. Op 2 from 310: R's 310..320,
+ * then A's. Followed onto R as an ordinary waking, the walk would have
+ * met R's sleep since 50, and op 1's 100..300 would have been queue.
+ */
+START_TEST(the_device_completion_hands_on_through_a_condition)
+{
+	enum { R = 40 };
+
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 1, 1, 0, 'S', R);
+	kr_switch(&b, 1, 50, R, 'S', 0);
+	kr_futex_enter(&b, 0, 115, A, 0x80 | 9, 0x2000);
+	kr_switch(&b, 0, 120, A, 'S', 0);
+	kr_waking(&b, 1, 300, R, -1)->target_cpu = 1;
+	kr_switch(&b, 1, 305, 0, 'S', R);
+	kr_waking(&b, 1, 320, A, R)->target_cpu = 0;
+	kr_switch(&b, 0, 325, 0, 'S', A);
+	kr_futex_exit(&b, 0, 326, A, 0);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_BEGIN, 310, R, 2);
+	feed(MEV_OP_END, 350, A, 1);
+	feed(MEV_OP_END, 350, A, 2);
+	const struct cp_type *t = type();
+	ck_assert_uint_eq(t->count, 2);
+	expect(t, (25 + 15 + 20) + (25 + 10), 0, 180, 0, (5 + 5) + 5);
+	ck_assert_uint_eq(credit(t, R, CAT_IO), 180);
+	ck_assert_uint_eq(credit(t, R, CAT_CPU), 15 + 10);
+	ck_assert_uint_eq(credit(t, A, CAT_CPU), 45 + 25);
+}
+END_TEST
+
+/*
+ * Not a hand-off from the device: the same schedule, but R slept in a
+ * futex wait (a timed condition wait, its timeout's interrupt woke it):
+ * the waking is an ordinary one, the walk goes on onto R, whose sleep
+ * nobody of the daemon ended and no trace explains: op 1's 100..300 is
+ * queue.
+ */
+START_TEST(a_futex_sleep_ended_outside_the_daemon_hands_on_nothing)
+{
+	enum { R = 40 };
+
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 1, 1, 0, 'S', R);
+	kr_futex_enter(&b, 1, 49, R, 0x80 | 9, 0x3000);
+	kr_switch(&b, 1, 50, R, 'S', 0);
+	kr_futex_enter(&b, 0, 115, A, 0x80 | 9, 0x2000);
+	kr_switch(&b, 0, 120, A, 'S', 0);
+	kr_waking(&b, 1, 300, R, -1)->target_cpu = 1;
+	kr_switch(&b, 1, 305, 0, 'S', R);
+	kr_futex_exit(&b, 1, 306, R, -110);
+	kr_waking(&b, 1, 320, A, R)->target_cpu = 0;
+	kr_switch(&b, 0, 325, 0, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_END, 350, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 25 + 15, 0, 0, 200, 5 + 5);
+}
+END_TEST
+
 /* Two worker threads of one pool sleep in a mutex's FUTEX_WAIT (for
  * glibc's "locked with waiters", 2) and a condition's FUTEX_WAIT_BITSET
  * until thread B (pool "msgr") wakes them: one edge per kind, between
@@ -674,6 +777,9 @@ int main(void)
 	tcase_add_test(tc, an_op_begun_in_the_past_keeps_its_latency);
 	tcase_add_test(tc, woken_by_nobody_is_the_traced_wait_or_queue);
 	tcase_add_test(tc, an_aio_reaped_is_io_from_its_submission);
+	tcase_add_test(tc, an_uninterruptible_sleep_ended_outside_the_daemon_is_io);
+	tcase_add_test(tc, the_device_completion_hands_on_through_a_condition);
+	tcase_add_test(tc, a_futex_sleep_ended_outside_the_daemon_hands_on_nothing);
 	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
 	tcase_add_test(tc, waitfor_a_condition_is_told_by_its_value);
 	tcase_add_test(tc, waitfor_sleeps_ended_outside_the_daemon);
