@@ -120,6 +120,29 @@ for c in sys.argv[2:]:
 PY
 expect_eq "synopses against their option tables" "" "$(cat "$WORK/synopsis")"
 
+# Each man page's SYNOPSIS names the options of the command's --help, and no other.
+python3 - "$WORK" "$CORECAP_SRC" $cmds >"$WORK/mansyn" <<'PY'
+import re, sys
+work, src = sys.argv[1], sys.argv[2]
+for c in sys.argv[3:]:
+    page = open(f'{src}/docs/man/corecap-{c}.1').read()
+    m = re.search(r'^\.SH SYNOPSIS\n(.*?)^\.SH ', page, re.S | re.M)
+    syn = m.group(1).replace('\\-', '-') if m else ''
+    named = set(re.findall(r'(?<![\w-])(--?[a-z][a-z-]*)', syn)) - {'-', '--'}
+    pairs = []
+    for l in open(f'{work}/help.{c}').read().split('\n'):
+        mm = re.match(r'^ {1,8}(?:(-[A-Za-z]), )?(--?[a-z][a-z-]*)', l)
+        if mm and mm.group(2) not in ('--help', '-h'):
+            pairs.append({o for o in mm.groups() if o})
+    table = set().union(*pairs) if pairs else set()
+    for o in sorted(named - table):
+        print(f'corecap-{c}.1: SYNOPSIS names {o}, not in {c} --help')
+    for p in pairs:
+        if not p & named:
+            print(f'corecap-{c}.1: SYNOPSIS lacks {"/".join(sorted(p))}')
+PY
+expect_eq "man pages' synopses against --help" "" "$(cat "$WORK/mansyn")"
+
 # RUN:PID on a run of one daemon: accepted when PID is its daemon, refused
 # naming the run's PID otherwise.
 pid=$(json "$GOLDEN/golden-run/manifest.json" "d['pid']")
