@@ -8,7 +8,9 @@
 # a free port it reports) and 'BENCHMARK ARGS' by refbench against it;
 # after a line that starts the daemon in the background, the test waits
 # until it listens, as a user would. Then it checks what the recipe said
-# it writes: run1/ that `report` reads, cpu.svg and wall.svg.
+# it writes: run1/ that `report` reads, cpu.svg and wall.svg, run1.json.gz
+# (export through RUN:PID on a run of one daemon, gzip'd), and that the
+# `stat --once` taken during the benchmark saw the daemon at work.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_sessiond
@@ -47,7 +49,8 @@ for k, block in enumerate(run):
     for line in block:
         line = line.replace('/path/to/daemon ARGS',
                             '"$REFOSD" --port 0 --big-lock --op-cpu-us 20 --debug 1 >daemon.out 2>daemon.err')
-        line = line.replace('BENCHMARK ARGS', '"$REFBENCH" -p "$PORT" -t 4 -b 1 -d 2 write')
+        # 4 s: the recipe's stat looks 2 s into the record, during the benchmark.
+        line = line.replace('BENCHMARK ARGS', '"$REFBENCH" -p "$PORT" -t 4 -b 1 -d 4 write')
         out.append(line)
         if re.search(r'&\s*(#.*)?$', line):
             out.append('readme_wait_daemon $!')
@@ -95,4 +98,12 @@ for svg in cpu wall; do
 	expect_true "$svg.svg is an SVG" grep -q '<svg' "$dir/$svg.svg"
 done
 expect_true "stat's live view named the daemon" grep -q 'corecap stat: PID [0-9]* (refosd)' "$WORK/block0.sh.out"
+expect_true "stat, during the benchmark, saw the big lock contended" \
+	grep -qE '^process: lock wait [0-9.]+ ms in [1-9][0-9]* contentions' "$WORK/block0.sh.out"
+expect_true "run1.json.gz (export of run1:PID) is gzip" gzip -t "$dir/run1.json.gz"
+expect_true "... of a Chrome trace with the daemon's events" python3 -c "
+import gzip, json, sys
+d = json.load(gzip.open('$dir/run1.json.gz'))
+pid = json.load(open('$dir/run1/manifest.json'))['pid']
+sys.exit(0 if sum(1 for e in d['traceEvents'] if e.get('pid') == pid) > 100 else 1)"
 finish
