@@ -58,7 +58,7 @@ ceph_bluestore_under_shim() {
 	work=$(mktemp -d "/tmp/$1.XXXXXX")
 	chmod 755 "$work"
 	WORK=$work
-	trap '"$mc" stop "$work/blue" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+	trap '"$mc" stop "$work/blue" >/dev/null 2>&1 || true; ceph_check_runs; rm -rf "$work"' EXIT
 	ceph_need_odirect "$work"
 	base=$(ceph_free_base "$2") || skip "no free port base found from $2 up"
 	ceph_start blue "$base" --objectstore bluestore --bluestore-db file --osd-wrapper "$CORECAP run --"
@@ -86,8 +86,18 @@ ceph_work() {
 }
 ceph_work_cleanup() {
 	"$mc" stop "$work/osd" >/dev/null 2>&1 || true
+	ceph_check_runs
 	[ -n "${CORECAP_CEPH_KEEP:-}" ] && { echo "kept $work"; return; }
 	rm -rf "$work"
+}
+
+# ceph_check_runs: lib.sh's consistency check over every run recorded
+# under $work, before it goes; a disagreement fails the test.
+ceph_check_runs() {
+	e2e_check_runs "$work" && return 0
+	echo "FAIL: the runs' text, JSON and HTML disagree (above)"
+	[ -n "${CORECAP_CEPH_KEEP:-}" ] || rm -rf "$work"
+	exit 1
 }
 
 # ceph_record_kernel_bench RUN PID THREADS: `record --kernel` of the bare

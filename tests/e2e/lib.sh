@@ -130,6 +130,81 @@ launch_refosd() {
 	exit 1
 }
 
+# e2e_check_runs DIR: the consistency check over every run this test
+# recorded under DIR (a directory with manifest.json and the run mark
+# .corecap-run), issue 41's known answer: its report, --json and html are
+# rendered with the test's $CORECAP and tests/e2e/diagnosis_diag_agree.py
+# checks that the headline, the headroom, the projection at this
+# machine's cores and the action agree in the three and that no two
+# sections name different limits. One line per run; a run is skipped only
+# with its reason printed (partial, or a report that refuses it: the
+# hostile and forged runs of the security tests); each rendering has
+# AGREE_TIMEOUT_S (60) seconds, and one that hangs fails. Returns 1 on a
+# disagreement or a hang. CORECAP_AGREE=0 turns it off, saying so.
+e2e_check_runs() {
+	local dir=$1 cc=${CORECAP:-${CORECAP_BUILD:-}/cli/corecap} t=${AGREE_TIMEOUT_S:-60}
+	local mark run out status reason rc rc2 rc3 p1 p2 p3 bad=0 n=0 i=0 start=$EPOCHREALTIME
+	[ -d "$dir" ] || return 0
+	if [ "${CORECAP_AGREE:-1}" = 0 ]; then
+		echo "agree: not checked (CORECAP_AGREE=0)"
+		return 0
+	fi
+	[ -x "$cc" ] || return 0
+	out=$(mktemp -d "/tmp/agree-check.XXXXXX") || return 1
+	while IFS= read -r -d '' mark; do
+		run=${mark%/.corecap-run}
+		[ -f "$run/manifest.json" ] || {
+			echo "agree: skip run $run: no manifest.json (its record did not finish)"
+			continue
+		}
+		i=$((i + 1))
+		status=$(python3 -c 'import json, sys
+m = json.load(open(sys.argv[1]))
+print(m.get("status") or "?", (m.get("partial_reason") or "").replace("\n", " "))' \
+			"$run/manifest.json" 2>/dev/null) || status="? unreadable manifest.json"
+		if [ "${status%% *}" != complete ]; then
+			echo "agree: skip run $run: ${status%% *}: ${status#* }"
+			continue
+		fi
+		if [ -d "$run/daemons" ]; then
+			echo "agree: skip run $run: a run of several daemons (its report is the box's; each daemon's run under it is checked)"
+			continue
+		fi
+		# The three at once: a test runs alone (-j1) on two cores, and
+		# each rendering reads the whole run.
+		timeout "$t" "$cc" report "$run" >"$out/$i.txt" 2>"$out/$i.err" &
+		p1=$!
+		timeout "$t" "$cc" report --json "$run" >"$out/$i.json" 2>"$out/$i.err2" &
+		p2=$!
+		timeout "$t" "$cc" html -o "$out/$i.html" "$run" >/dev/null 2>"$out/$i.err3" &
+		p3=$!
+		rc=0 rc2=0 rc3=0
+		wait "$p1" || rc=$?
+		wait "$p2" || rc2=$?
+		wait "$p3" || rc3=$?
+		if [ "$rc" -eq 124 ] || [ "$rc2" -eq 124 ] || [ "$rc3" -eq 124 ]; then
+			echo "FAIL: agree: run $run: a rendering did not finish in $t s (report $rc, --json $rc2, html $rc3)"
+			bad=1
+			continue
+		elif [ "$rc" -ne 0 ]; then
+			reason=$(head -n 1 "$out/$i.err")
+			echo "agree: skip run $run: corecap report refuses it (exit $rc: $reason)"
+			continue
+		elif [ "$rc2" -ne 0 ] || [ "$rc3" -ne 0 ]; then
+			echo "FAIL: agree: run $run: corecap report --json (exit $rc2) or html (exit $rc3) failed where report did not:"
+			cat "$out/$i.err2" "$out/$i.err3" | sed 's/^/    /' | head -n 5
+			bad=1
+			continue
+		fi
+		n=$((n + 1))
+		python3 "${CORECAP_SRC:?}/tests/e2e/diagnosis_diag_agree.py" -q --run "$run" \
+			"$out/$i.txt" "$out/$i.json" "$out/$i.html" || bad=1
+	done < <(find "$dir" -name .corecap-run -print0 2>/dev/null | sort -z)
+	rm -rf "$out"
+	[ "$i" -eq 0 ] || echo "agree: $n of $i run(s) checked in $(awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }') s"
+	return "$bad"
+}
+
 e2e_cleanup() {
 	local p
 	for p in "${_e2e_pids[@]}"; do
@@ -139,6 +214,12 @@ e2e_cleanup() {
 		e2e_cleanup_hook
 	fi
 	wait 2>/dev/null || true
+	# Before the runs go: a disagreement fails the test, whatever its status was.
+	if ! e2e_check_runs "$WORK"; then
+		rm -rf "$WORK"
+		echo "FAIL: the runs' text, JSON and HTML disagree (above)"
+		exit 1
+	fi
 	rm -rf "$WORK"
 }
 
