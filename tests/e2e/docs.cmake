@@ -1,5 +1,5 @@
 # The documentation (issue #18): the README's recipe runs as written
-# (about 15 s, records refosd for 2 s; needs an LTTng session daemon and
+# (about 20 s, records refosd for 4 s; needs an LTTng session daemon and
 # gperftools), every man page is clean under man --warnings, and no
 # document cites a file that is not in the repository.
 corecap_e2e_test(docs_readme docs_readme.sh TIMEOUT 120 LABELS docs)
