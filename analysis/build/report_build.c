@@ -898,6 +898,12 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 			.pools = &j->pools,
 			.projection = &j->projection,
 			.cpus_allowed = j->run->has_manifest ? j->run->manifest.daemon_cpus : 0,
+			.cpu_quota = j->run->has_manifest && j->run->manifest.has_cpu_quota
+					     ? j->run->manifest.cpu_quota
+					     : 0,
+			.quota_cgroup =
+				j->run->has_manifest ? j->run->manifest.cpu_quota_cgroup : NULL,
+			.quota_file = j->run->has_manifest ? j->run->manifest.cpu_quota_file : NULL,
 			.nproc = in.cores_available,
 			.profiler_cpu_s =
 				j->run->has_manifest ? collector_cpu_s(&j->run->manifest) : -1,

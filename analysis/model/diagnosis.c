@@ -11,6 +11,12 @@
 #define CORES_FULL 0.95
 /* ...with the daemon's threads waiting for a CPU this many CPUs' worth at least. */
 #define CORES_WAITING 0.10
+/*
+ * A CPU quota below the affinity binds when the daemon ran this share of
+ * it at least (CFS bandwidth lets it run the quota, no more; ticks round):
+ * under it, something else took the CPUs before the quota ran out.
+ */
+#define QUOTA_FULL 0.90
 /* A pool ahead of its own busiest thread when within this of it (ceiling.c's margin). */
 #define POOL_MARGIN 0.05
 
@@ -156,6 +162,22 @@ static void cores(struct diagnosis *d, const struct diagnosis_inputs *in, double
 	d->machine_cpus = in->nproc;
 	d->cpus_allowed = in->cpus_allowed ? in->cpus_allowed : in->nproc;
 	d->cpus_from_nproc = !in->cpus_allowed;
+	/* A CPU quota below the affinity caps the daemon's threads together (CFS bandwidth). */
+	d->cpus_usable = d->cpus_allowed;
+	if (in->cpu_quota > 0) {
+		d->cpu_quota = in->cpu_quota;
+		snprintf(d->quota_cgroup, sizeof(d->quota_cgroup), "%s",
+			 in->quota_cgroup ? in->quota_cgroup : "?");
+		d->quota_file = !in->quota_file ? "cpu.max"
+				: strcmp(in->quota_file, "cpu.cfs_quota_us") == 0
+					? "cpu.cfs_quota_us"
+					: "cpu.max";
+		if ((d->cpus_allowed <= 0 || in->cpu_quota < d->cpus_allowed) &&
+		    p->daemon_cores >= QUOTA_FULL * in->cpu_quota) {
+			d->cpus_usable = in->cpu_quota;
+			d->quota_binds = true;
+		}
+	}
 	d->daemon_running = p->daemon_cores;
 	d->daemon_waiting = has_runq ? (double)in->pools->runq_ns / 1e9 / w_s : -1;
 	d->bench_cores = p->bench_cores;
@@ -163,21 +185,21 @@ static void cores(struct diagnosis *d, const struct diagnosis_inputs *in, double
 	d->stolen_cores = p->stolen_cores;
 	d->profiler_cores = in->profiler_cpu_s >= 0 ? in->profiler_cpu_s / w_s : -1;
 	d->runnable = -1;
-	if (d->daemon_waiting < 0 || d->cpus_allowed <= 0)
+	if (d->daemon_waiting < 0 || d->cpus_usable <= 0)
 		return;
 	/*
 	 * On the whole machine the others' CPU is known to be on the daemon's
 	 * CPUs; on a subset of it (its affinity) it is not (the run has no
 	 * per-CPU figures): only the daemon's own demand is counted there.
 	 */
-	whole_machine = d->cpus_allowed >= d->machine_cpus;
+	whole_machine = d->cpus_usable >= d->machine_cpus;
 	occupied = d->daemon_running;
 	if (whole_machine && p->other_cores >= 0)
 		occupied += p->bench_cores + p->other_cores +
 			    (p->stolen_cores > 0 ? p->stolen_cores : 0);
 	d->runnable = occupied + d->daemon_waiting;
 	d->cores_saturated =
-		d->runnable >= CORES_FULL * d->cpus_allowed && d->daemon_waiting >= CORES_WAITING;
+		d->runnable >= CORES_FULL * d->cpus_usable && d->daemon_waiting >= CORES_WAITING;
 }
 
 static int cmp_cand(const void *a, const void *b)
@@ -340,17 +362,60 @@ static int pool_words(struct diagnosis *d, const struct diagnosis_inputs *in, do
 	return ret;
 }
 
+/*
+ * The cores bound by a cgroup CPU quota below the affinity: the quota's
+ * CPU time per period is full (the kernel throttles the daemon's threads
+ * for the rest of each period: they wait, runnable). Relieving it gives
+ * the daemon the CPUs its affinity allows, the projection there.
+ */
+static int quota_words(struct diagnosis *d, const char *who)
+{
+	int ret;
+
+	ev(d, "CPU quota",
+	   "CPU time per period its cgroup may use, in CPUs (the tightest of its "
+	   "cgroup's and parents')",
+	   "%.2f CPU (cgroup %s of %s)", d->cpu_quota, d->quota_file, d->quota_cgroup);
+	ev(d, "running", "on a CPU, in CPUs", "%.2f (the daemon's threads)", d->daemon_running);
+	ev(d, "waiting", "runnable, no CPU free or the quota spent, in CPUs",
+	   "%.2f (the daemon's threads)", d->daemon_waiting);
+	ev(d, "runnable", "what wanted the quota's CPU: running + waiting", "%.2f of %.2f",
+	   d->runnable, d->cpus_usable);
+	ev(d, "who took them", "the machine's other CPU use over the window", "%s", who);
+	ret = sentence(
+		&d->headline,
+		"the cores bind: its CPU quota of %.2f CPU (cgroup %s of %s) is full: the "
+		"daemon's threads wanted %.2f CPUs (running %.2f, waiting for a CPU %.2f) "
+		"where its affinity allows %d; %s. With the quota lifted the daemon would reach "
+		"%.0f ops/s (%.2fx) on its %d CPU%s",
+		d->cpu_quota, d->quota_file, d->quota_cgroup, d->daemon_running + d->daemon_waiting,
+		d->daemon_running, d->daemon_waiting, d->cpus_allowed, who, d->headroom * d->iops,
+		d->headroom, d->cpus_allowed, d->cpus_allowed == 1 ? "" : "s");
+	if (!ret)
+		ret = sentence(&d->action,
+			       "raise the CPU quota of cgroup %s (%s), or cut the daemon's CPU per "
+			       "op",
+			       d->quota_cgroup, d->quota_file);
+	return ret;
+}
+
 static int cores_words(struct diagnosis *d)
 {
 	char who[256];
 	int ret;
 
 	who_took(d, who, sizeof(who));
-	d->running = d->cpus_allowed ? (d->runnable - d->daemon_waiting) / d->cpus_allowed : -1;
-	d->waiting = d->cpus_allowed ? d->daemon_waiting / d->cpus_allowed : -1;
+	d->running = d->cpus_usable > 0 ? (d->runnable - d->daemon_waiting) / d->cpus_usable : -1;
+	d->waiting = d->cpus_usable > 0 ? d->daemon_waiting / d->cpus_usable : -1;
 	ev(d, "allowed CPUs", "the CPUs the daemon may run on", "%d of the machine's %d (%s)",
 	   d->cpus_allowed, d->machine_cpus,
 	   d->cpus_from_nproc ? "its affinity was not recorded: nproc" : "its affinity");
+	if (d->quota_binds)
+		return quota_words(d, who);
+	if (d->cpu_quota > 0)
+		ev(d, "CPU quota", "CPU time per period its cgroup may use, in CPUs",
+		   "%.2f CPU (cgroup %s of %s), of which the daemon ran %.2f: not what was full",
+		   d->cpu_quota, d->quota_file, d->quota_cgroup, d->daemon_running);
 	ev(d, "running", "on a CPU, in CPUs", "%.2f (the daemon's threads)", d->daemon_running);
 	ev(d, "waiting", "runnable, no CPU free, in CPUs", "%.2f (the daemon's threads)",
 	   d->daemon_waiting);
@@ -456,7 +521,8 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 	if (p->cpu_s_per_op > 0) {
 		c[n] = (struct cand){.kind = DIAG_CORES,
 				     .name = "",
-				     .iops = p->cores_here / p->cpu_s_per_op,
+				     .iops = (d->quota_binds ? d->cpus_usable : p->cores_here) /
+					     p->cpu_s_per_op,
 				     .saturated = d->cores_saturated};
 		c[n].util = d->iops / c[n].iops;
 		n++;
@@ -535,9 +601,10 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 	}
 	if (d->daemon_waiting >= 0 && d->kind != DIAG_CORES)
 		ev(d, "cores", "running: on a CPU; waiting: runnable, no CPU free",
-		   "the daemon ran %.2f and waited for a CPU %.2f of %d CPU%s it may use%s",
-		   d->daemon_running, d->daemon_waiting, d->cpus_allowed,
-		   d->cpus_allowed == 1 ? "" : "s", d->cores_saturated ? " (full)" : "");
+		   "the daemon ran %.2f and waited for a CPU %.2f of %.*f CPU%s it may use%s%s",
+		   d->daemon_running, d->daemon_waiting, d->quota_binds ? 2 : 0, d->cpus_usable,
+		   d->cpus_usable == 1 ? "" : "s", d->quota_binds ? " (its CPU quota)" : "",
+		   d->cores_saturated ? " (full)" : "");
 	if (p->loop.in_flight > 0 && d->kind != DIAG_LOOP)
 		ev(d, "ops in flight", "the benchmark's IOPS x its mean latency (Little's law)",
 		   "%.2f", p->loop.in_flight);

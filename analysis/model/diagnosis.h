@@ -16,8 +16,9 @@
  *    the cores bind, never that the thread does;
  *  - the cores bind when the daemon's runnable demand (its threads
  *    running plus waiting for a CPU, plus what others ran on the CPUs it
- *    may use) reaches the CPUs its affinity allows (nproc when the run
- *    did not record them, said as missing evidence);
+ *    may use) reaches the CPUs it may use: its affinity (nproc when the
+ *    run did not record it, said as missing evidence), or its cgroup's
+ *    CPU quota (cpu.max) when that is less and the daemon ran it;
  *  - among the saturated resources (utilization >= CEILING_SATURATED, the
  *    cores as above) the one with the smallest saturation throughput
  *    binds; with none saturated, a benchmark with under
@@ -69,6 +70,12 @@ struct diagnosis {
 	/* The cores: what the daemon may use and who took them; < 0 unknown. */
 	int cpus_allowed, machine_cpus;
 	bool cpus_from_nproc; /* the run did not record the daemon's affinity */
+	/* Its cgroup's CPU quota in CPUs (0: none); cpus_usable: the smaller of it and
+	 * cpus_allowed, what the cores' test and candidate use. */
+	double cpu_quota, cpus_usable;
+	bool quota_binds; /* cpu_quota < cpus_allowed, and the daemon ran it (QUOTA_FULL) */
+	char quota_cgroup[128];
+	const char *quota_file; /* "cpu.max" or "cpu.cfs_quota_us" (static); NULL: none */
 	double daemon_running, daemon_waiting, bench_cores, other_cores, stolen_cores,
 		profiler_cores;
 	double runnable; /* the runnable demand on the allowed CPUs, in CPUs; < 0 unknown */
@@ -86,6 +93,9 @@ struct diagnosis_inputs {
 	const struct projection *projection;
 	int cpus_allowed;	   /* the daemon's affinity; 0: not recorded */
 	int nproc;		   /* the machine's CPUs; 0: unknown */
+	double cpu_quota;	   /* its cgroup's CPU quota, in CPUs; 0: none or not recorded */
+	const char *quota_cgroup;  /* where it is set; NULL unknown */
+	const char *quota_file;	   /* the cgroup file that sets it; NULL unknown */
 	double profiler_cpu_s;	   /* the collector's CPU time; < 0 unknown */
 	bool has_bench;		   /* the benchmark's summary (IOPS, latency) */
 	bool partial;		   /* the run is partial */

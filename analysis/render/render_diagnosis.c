@@ -182,6 +182,11 @@ json_object *corecap_render_diagnosis_json(const struct diagnosis *d)
 	put(o, "verify_command", str(d->verify_command));
 	put(cores, "allowed", d->cpus_allowed > 0 ? json_object_new_int(d->cpus_allowed) : NULL);
 	put(cores, "allowed_from_nproc", json_object_new_boolean(d->cpus_from_nproc));
+	put(cores, "quota", d->cpu_quota > 0 ? num(d->cpu_quota, 3) : NULL);
+	put(cores, "quota_cgroup",
+	    d->cpu_quota > 0 ? json_object_new_string(d->quota_cgroup) : NULL);
+	put(cores, "quota_file", d->quota_file ? json_object_new_string(d->quota_file) : NULL);
+	put(cores, "quota_binds", json_object_new_boolean(d->quota_binds));
 	put(cores, "machine", d->machine_cpus > 0 ? json_object_new_int(d->machine_cpus) : NULL);
 	put(cores, "saturated", json_object_new_boolean(d->cores_saturated));
 	put(cores, "runnable", d->runnable >= 0 ? num(d->runnable, 3) : NULL);

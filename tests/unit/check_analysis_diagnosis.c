@@ -3,7 +3,8 @@
  * every figure is computed by hand below (a 1 s window, 2 CPUs): a lock
  * held 95%; a thread that ran 20% and waited for a CPU 53% while other
  * processes took the cores (the cores, not the thread); a daemon pinned to
- * one full CPU of two (its CPU, though the other idles); a benchmark with
+ * one full CPU of two (its CPU, though the other idles); the same held to
+ * half a CPU by a cgroup CPU quota (the quota), or given 1.5 (its CPU); a benchmark with
  * one op in flight (its closed loop); nothing saturated; and a run with no
  * CPU figures, no kernel events and no benchmark (nothing shown as
  * measured, the missing evidence listed).
@@ -195,6 +196,117 @@ START_TEST(a_daemon_pinned_to_one_full_cpu_is_bound_by_it_though_another_idles)
 END_TEST
 
 /*
+ * Every thread on CPU 0 of 2 (affinity: 1 CPU) in a cgroup whose cpu.max
+ * is "50000 100000": 0.5 CPU, below the affinity, so the quota binds. Four
+ * threads ran 0.125 s and waited (throttled, or for the CPU) 0.3 s each:
+ * 0.5 and 1.2 in all, runnable 1.7 >= 0.95 x 0.5. 1000 ops/s: 0.5 ms of CPU
+ * per op, so the quota's cores saturate at 0.5 / 0.5 ms = 1000 ops/s (the
+ * measured: U 1). Lifted, the daemon has its 1 CPU: 1 / 0.5 ms = 2000
+ * ops/s (headroom 2); each thread's 1 / 0.125 ms = 8000 comes next.
+ */
+START_TEST(a_cpu_quota_below_the_affinity_binds_and_is_named)
+{
+	for (int t = 0; t < 4; t++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker-%d", t);
+		model_window_thread(&m, 2 + t, name, 0.125, 0.3);
+	}
+	diagnose((struct projection_inputs){.cores_available = 1,
+					    .bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 1.0,
+					    .bench_cpu_s = 0.18},
+		 (struct diagnosis_inputs){.cpus_allowed = 1,
+					   .cpu_quota = 0.5,
+					   .quota_cgroup = "/osd.slice",
+					   .quota_file = "cpu.max",
+					   .profiler_cpu_s = 0,
+					   .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_CORES);
+	ck_assert(d.quota_binds);
+	near(d.cpus_usable, 0.5);
+	ck_assert_int_eq(d.cpus_allowed, 1);
+	near(d.runnable, 1.7);
+	ck_assert(d.cores_saturated);
+	near(d.running, 1.0);
+	near(d.headroom, 2.0);
+	near(d.headroom * d.iops, p.at[0].iops);
+	near(d.next.iops, 8000);
+	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
+	ck_assert_ptr_nonnull(strstr(
+		d.headline, "its CPU quota of 0.50 CPU (cgroup cpu.max of /osd.slice) is full"));
+	ck_assert_ptr_nonnull(strstr(d.headline, "its affinity allows 1"));
+	ck_assert_ptr_nonnull(strstr(d.headline, "2000 ops/s (2.00x)"));
+	ck_assert_ptr_nonnull(strstr(d.action, "CPU quota of cgroup /osd.slice (cpu.max)"));
+}
+END_TEST
+
+/*
+ * The pinned daemon of a_daemon_pinned_to_one_full_cpu_... (it ran 0.63 of
+ * its CPU, others took the rest) with a quota of 0.8 CPU: it ran under
+ * 0.9 x 0.8 = 0.72 of it, so the quota was not what was full: its CPU is.
+ */
+START_TEST(a_cpu_quota_the_daemon_did_not_reach_does_not_bind)
+{
+	for (int t = 0; t < 4; t++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker-%d", t);
+		model_window_thread(&m, 2 + t, name, 0.1575, 0.525);
+	}
+	diagnose((struct projection_inputs){.cores_available = 1,
+					    .bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 1.62,
+					    .bench_cpu_s = 0.18},
+		 (struct diagnosis_inputs){.cpus_allowed = 1,
+					   .cpu_quota = 0.8,
+					   .quota_cgroup = "/osd.slice",
+					   .quota_file = "cpu.max",
+					   .profiler_cpu_s = 0,
+					   .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_CORES);
+	ck_assert(!d.quota_binds);
+	near(d.cpus_usable, 1);
+	ck_assert_ptr_nonnull(strstr(d.headline, "may use 1 CPU (its affinity)"));
+	for (size_t i = 0; i < d.n_evidence; i++)
+		if (!strcmp(d.evidence[i].term, "CPU quota"))
+			ck_assert_ptr_nonnull(strstr(d.evidence[i].value, "not what was full"));
+}
+END_TEST
+
+/* The same pinned daemon with a quota of 1.5 CPU: above its 1 CPU, the affinity binds. */
+START_TEST(a_cpu_quota_above_the_affinity_does_not_bind)
+{
+	for (int t = 0; t < 4; t++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker-%d", t);
+		model_window_thread(&m, 2 + t, name, 0.1575, 0.525);
+	}
+	diagnose((struct projection_inputs){.cores_available = 1,
+					    .bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 1.62,
+					    .bench_cpu_s = 0.18},
+		 (struct diagnosis_inputs){.cpus_allowed = 1,
+					   .cpu_quota = 1.5,
+					   .quota_cgroup = "/osd.slice",
+					   .quota_file = "cpu.cfs_quota_us",
+					   .profiler_cpu_s = 0,
+					   .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_CORES);
+	ck_assert(!d.quota_binds);
+	near(d.cpus_usable, 1);
+	near(d.cpu_quota, 1.5);
+	ck_assert_str_eq(d.quota_file, "cpu.cfs_quota_us");
+	near(d.headroom, 1 / 0.63);
+	ck_assert_ptr_nonnull(strstr(d.headline, "may use 1 CPU (its affinity)"));
+}
+END_TEST
+
+/*
  * refbench -t 1: 1000 ops/s at 0.9 ms, 0.9 op in flight. With no critical
  * paths the projection cannot model the loop: saturated as is, headroom
  * 1; the thread (0.3 s: 3333 ops/s) is the next limit.
@@ -276,6 +388,9 @@ int main(void)
 	tcase_add_test(tc, a_lock_held_95_percent_is_the_headline_with_its_verify_line);
 	tcase_add_test(tc, a_thread_waiting_for_a_cpu_others_took_names_the_cores);
 	tcase_add_test(tc, a_daemon_pinned_to_one_full_cpu_is_bound_by_it_though_another_idles);
+	tcase_add_test(tc, a_cpu_quota_below_the_affinity_binds_and_is_named);
+	tcase_add_test(tc, a_cpu_quota_above_the_affinity_does_not_bind);
+	tcase_add_test(tc, a_cpu_quota_the_daemon_did_not_reach_does_not_bind);
 	tcase_add_test(tc, one_op_in_flight_is_the_closed_loop);
 	tcase_add_test(tc, nothing_saturated_says_so_and_names_the_busiest);
 	tcase_add_test(tc, missing_sources_are_listed_and_nothing_is_guessed);
