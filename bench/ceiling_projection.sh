@@ -12,7 +12,15 @@
 # configuration: the constructed bound, the bound named at 2 CPUs,
 # projected vs measured IOPS and their ratio (the target: within 15%),
 # and the IOPS measured with the bound relieved; verdicts.tsv adds the
-# 2-CPU run's diagnosis (kind, name).
+# 2-CPU run's diagnosis (kind, name), the throughput it states for its
+# headroom (headroom_iops) and its next limit (kind, ops/s).
+#
+# The relief of each bound (RELIEF below): the options that construct it
+# dropped where that keeps the daemon's work (--big-lock; --msgr-threads 1,
+# the messenger's 60 us per request then spread over refosd's default 3
+# threads), else the work itself dropped (refosd has one finisher and one
+# log thread: --finisher-cpu-us, --log-cpu-us); the closed loop's, 16 ops
+# in flight (-t 16) for 1; the cores', none (this machine has no more).
 #
 # usage: bench/ceiling_projection.sh [BUILD_DIR]   (default ./build)
 #   CEILING_BENCH_S   seconds per benchmark run (default 3)
@@ -101,7 +109,8 @@ measure2() {
 
 # diagnose2 NAME REFOSD_ARGS...: refosd on both CPUs recorded under
 # refbench beside it; its report in NAME.diag.{json,txt,html}; prints the
-# diagnosis' "KIND<TAB>NAME" (docs/methodology.md, "The diagnosis").
+# diagnosis' "KIND<TAB>NAME<TAB>HEADROOM_IOPS<TAB>NEXT_KIND<TAB>NEXT_IOPS"
+# (docs/methodology.md, "The diagnosis"; "-" for a figure it does not state).
 diagnose2() {
 	local name=$1 run
 	shift
@@ -114,19 +123,27 @@ diagnose2() {
 	"$corecap" report --json "$run" >"$run.json"
 	"$corecap" report "$run" >"$run.txt"
 	"$corecap" html -o "$run.html" "$run" >/dev/null 2>&1
-	python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["diagnosis"]; print(d["kind"] + "\t" + (d["name"] or ""))' "$run.json"
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))["diagnosis"]
+n = d.get("next") or {}
+f = lambda v: "-" if v is None else "%.0f" % v
+print("\t".join([d["kind"], d["name"] or "", f(d.get("headroom_iops")), n.get("kind") or "-", f(n.get("ops_per_s"))]))' "$run.json"
 }
 
 # config NAME CONSTRUCTED BENCH_ARGS RELIEF -- REFOSD_ARGS: `rounds` rounds,
 # each a run on 1 CPU projected to 2, a run measured on 2, and one on 2
-# without the RELIEF options (the constructed bound lifted; "-": none can
-# be, the cores); medians of each.
+# relieved (the constructed bound lifted): without the RELIEF options, or,
+# for RELIEF "bench:ARGS", with the benchmark's ARGS instead ("-": none
+# can be, the cores); medians of each.
 config() {
 	local name=$1 want=$2 bargs=$3 relief=$4 pj bound meas rel m0 t0 r run diag pjs=() meass=() rels=() ratios=() b1=() b2=()
-	local relieved
+	local relieved rbargs=$3
 	shift 5
 	relieved=$(printf ' %s' "$@")
-	relieved=${relieved/" $relief"/}
+	case $relief in
+	bench:*) rbargs=${relief#bench:} ;;
+	*) relieved=${relieved/" $relief"/} ;;
+	esac
 	case " ${CEILING_CONFIGS:-$name} " in *" $name "*) ;; *) return 0 ;; esac
 	for r in $(seq 1 "$rounds"); do
 		run="$out/$name.$r"
@@ -150,7 +167,7 @@ config() {
 		meas=$(measure2 "$name.$r.2cpu" "$@")
 		b2+=("$(busy_cores "$m0" "$t0")")
 		# shellcheck disable=SC2086 # the relieved options, split on blanks
-		[ "$relief" = - ] || rels+=("$(measure2 "$name.$r.relieved" $relieved)")
+		[ "$relief" = - ] || rels+=("$(bargs=$rbargs measure2 "$name.$r.relieved" $relieved)")
 		pjs+=("$pj") meass+=("$meas")
 		ratios+=("$(awk -v a="$pj" -v b="$meas" 'BEGIN { printf "%.2f", (b > 0) ? a / b : 0 }')")
 		echo "$name	$r	$bound	$pj	$meas" >>"$out/rounds.tsv"
@@ -163,16 +180,16 @@ config() {
 		"$(awk -v a="$pj" -v b="$meas" 'BEGIN { print (b > 0) ? a / b : 0 }')" \
 		"$([ "$rel" = - ] && echo - || printf '%.0f' "$rel")" \
 		"$(printf '%s\n' "${ratios[@]}" | sort -g | head -1)" "$(printf '%s\n' "${ratios[@]}" | sort -g | tail -1)" \
-		"${b1[*]}" "${b2[*]}" "${diag/	/ }"
+		"${b1[*]}" "${b2[*]}" "${diag//	/ }"
 	echo "$name	$want	$bound	$pj	$meas	$rel	$diag" >>"$out/verdicts.tsv"
 }
 
 : >"$out/rounds.tsv"
 : >"$out/verdicts.tsv"
 config biglock "lock (the big lock)" "-t 16 -b 1" "--big-lock" -- --big-lock --op-cpu-us 50 --debug 0
-config msgr "thread msgr-worker-0" "-t 16 -b 1" "--msgr-cpu-us 60" -- --msgr-threads 1 --msgr-cpu-us 60 --debug 0
+config msgr "thread msgr-worker-0" "-t 16 -b 1" "--msgr-threads 1" -- --msgr-threads 1 --msgr-cpu-us 60 --debug 0
 config finisher "thread finisher" "-t 32 -b 1" "--finisher-cpu-us 60" -- --shards 8 --threads-per-shard 2 --finisher-cpu-us 60 --debug 5
 config debug20 "thread log (or its lock)" "-t 16 -b 1" "--log-cpu-us 10" -- --debug 20 --log-cpu-us 10
 config cpu "cores" "-t 16 -b 1" - -- --op-cpu-us 100 --debug 0
-config loop "the closed loop (-t 1)" "-t 1 -b 1" - -- --op-cpu-us 50 --debug 0
+config loop "the closed loop (-t 1)" "-t 1 -b 1" "bench:-t 16 -b 1" -- --op-cpu-us 50 --debug 0
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg); runs in $out"

@@ -4,7 +4,8 @@
 # the throughput, and the six are not all the same; a benchmark with one
 # op in flight is bound by its closed loop. Projected vs measured
 # IOPS are printed, not asserted (the benchmark's table, in rounds, is the
-# record of those).
+# record of those); relieved IOPS are asserted against what the diagnosis
+# stated (below).
 #
 # Measured on a 2-core machine: other processes' CPU changes what binds
 # (the daemon's threads then wait for CPUs), so the test first measures
@@ -49,5 +50,41 @@ for c in biglock msgr finisher debug20; do
 	read -r meas rel < <(awk -F'\t' -v n="$c" '$1 == n { print $5, $6 }' "$v")
 	expect_calc "$c: relieving its bound raises the IOPS measured on 2 CPUs ($meas -> $rel)" \
 		"$rel >= 1.1 * $meas"
+done
+# Relieved, the throughput is what the diagnosis stated (issue #41's known
+# answer, within 20%), in the same conditions as its recorded run (the
+# daemon on CPUs 0-1, refbench beside it, not recorded). What it stated
+# for the relief: its headroom (headroom_iops) is how far the named bound
+# lets the throughput grow (1/U for a lock or a thread); relieved, that
+# bound is gone and the next limit binds, at the throughput the
+# diagnosis gives it ("then ... at N ops/s": next_iops). For a cores
+# headline the headroom is itself the relief (its CPUs to itself).
+#  - biglock: --big-lock dropped; the ops' work is unchanged.
+#  - msgr: --msgr-threads 1 dropped: its 60 us per request spread over
+#    refosd's 3 messenger threads, the work unchanged.
+#  - loop: 16 ops in flight (-t 16) instead of 1: relieving a closed loop
+#    is more concurrency, the daemon unchanged (the diagnosis' action).
+#  - finisher, debug20: refosd has one finisher and one log thread, so
+#    no relief keeps the work: dropping --finisher-cpu-us / --log-cpu-us
+#    also takes their CPU per op away, which the next limit (the cores at
+#    the recorded CPU per op) counts. The relieved IOPS is printed against
+#    it, not asserted: it measured 2.3x (finisher) and 4.5x (debug20) of
+#    it, as a model of the same work on more threads must miss.
+#  - cpu: the cores; this machine has no more to relieve them with.
+# Measured (2026-12-06, 2 s runs, the bench in a cgroup weighted above
+# other processes' 0.2-1.3 CPU), two runs: relieved over stated 1.08 and
+# 1.04 (biglock, 20470 vs 19034, 21005 vs 20169), 0.81 and 0.91 (msgr,
+# 15651 vs 19380, 17703 vs 19527), 1.12 and 1.09 (loop, 22487 vs 20005,
+# 20632 vs 18994).
+stated() { # CONFIG: the throughput the diagnosis stated for its relief
+	awk -F'\t' -v n="$1" '$1 == n { print ($7 == "cores") ? $9 : $11 }' "$v"
+}
+for c in biglock msgr loop finisher debug20; do
+	read -r rel kind < <(awk -F'\t' -v n="$c" '$1 == n { print $6, $7 }' "$v")
+	st=$(stated "$c")
+	echo "$c: diagnosis $kind, relief stated $st ops/s, measured $rel: ratio $(calc "$rel / $st")"
+	case $c in finisher | debug20) continue ;; esac
+	expect_calc "$c: relieved IOPS within 20% of what the diagnosis stated ($rel vs $st)" \
+		"$rel >= 0.8 * $st && $rel <= 1.2 * $st"
 done
 finish
