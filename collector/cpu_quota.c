@@ -232,6 +232,9 @@ int corecap_cpu_quota_read(pid_t pid, struct corecap_cpu_quota *q)
 	close(fd);
 	if (n < 0)
 		return -errno;
+	/* A full buffer may have cut the v2 line's path to a parent's: not read at all. */
+	if ((size_t)n == sizeof(buf) - 1)
+		return -EFBIG;
 	buf[n] = '\0';
 	ret = corecap_cgroup_cpu_line(buf, &v1, hier, sizeof(hier), path, sizeof(path));
 	if (ret)

@@ -89,8 +89,11 @@ for g in "$cg" "$cgb"; do
 done
 file=$([ "$cgv" = 2 ] && echo cpu.max || echo cpu.cfs_quota_us)
 
-# Others' CPU on CPU 0 would blur the relief (the weight above keeps most of it off).
-skip_if_others_busy "${DIAGNOSIS_OTHERS_MAX:-0.5}" "the relief of the quota cannot be measured"
+# Others' CPU would blur the relief; the weight above keeps it off the
+# daemon's and the client's CPUs (the test passed with others keeping 2.0
+# CPUs busy, with no margin), so only a machine that others keep over 1.5
+# of its CPUs busy is skipped.
+skip_if_others_busy "${DIAGNOSIS_OTHERS_MAX:-1.5}" "the relief of the quota cannot be measured"
 
 # The wrapper joins the cgroup, then execs: refosd starts in it.
 launch_refosd quota sh -c 'echo $$ >"$0" && exec "$@"' "$cg/cgroup.procs" \
