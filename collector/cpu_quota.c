@@ -129,11 +129,12 @@ int corecap_cfs_quota_parse(const char *quota, const char *period, uint64_t *quo
 	return 0;
 }
 
-/* A regular file beneath root, through a fixed buffer; its length or -errno. */
+/* A regular file beneath root (a FIFO opens without blocking, then is refused), through a
+ * fixed buffer; its length or -errno. */
 static ssize_t read_beneath(int root, const char *rel, char *buf, size_t size)
 {
 	struct open_how how = {
-		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW,
+		.flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
 		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
 	};
 	struct stat st;
