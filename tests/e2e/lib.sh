@@ -163,7 +163,7 @@ e2e_check_runs() {
 		if [ "$status" != complete ]; then
 			reason=$(sed -n 's/^  "partial_reason": "\(.*\)",\{0,1\}$/\1/p' "$run/manifest.json" |
 				head -n 1)
-			echo "agree: skip run $run: ${status:-no status}: ${reason:-no reason given}"
+			echo "agree: skip run $run: ${status:-no status in its manifest.json (torn, or not written by corecap)}${status:+: ${reason:-no reason given}}"
 			continue
 		fi
 		if [ -d "$run/daemons" ]; then
