@@ -694,11 +694,16 @@ static void path_totals(const struct report_build *j, struct projection_inputs *
 	const struct critical_path *cp = &j->crit.cp;
 
 	for (int ext = 0; j->has_crit && ext < 2 && !in->path_ops; ext++) {
-		size_t n = ext ? cp->n_ext_types : cp->n_types;
+		size_t n = !ext ? cp->n_types : j->has_ceph_crit ? j->ceph.n_types : 0;
 
 		for (size_t i = 0; i < n; i++) {
-			const struct cp_type *t = ext ? &cp->ext_types[i] : &cp->types[i];
+			/* An OpTracker type's whole op only: its phases' slots count it again. */
+			const struct cp_type *t =
+				ext ? corecap_ceph_critical_type(&j->ceph_crit, i, 0)
+				    : &cp->types[i];
 
+			if (!t)
+				continue;
 			in->path_ops += t->count;
 			in->path_latency_ns += t->latency_ns;
 			in->path_runq_ns += t->ns[CP_RUNQUEUE];
@@ -780,6 +785,7 @@ static int cut_profiler(struct report_build *j)
 	corecap_profiler_own_init(&j->prof, mf ? mf->comm : NULL, mf ? mf->collector_pid : 0);
 	j->prof.keep = j->o.keep_profiler;
 	j->prof.cp = j->has_crit ? &j->crit.cp : NULL;
+	j->prof.ceph = j->has_ceph_crit ? &j->ceph_crit : NULL;
 	if (j->run->has_sym) {
 		j->prof.module_of = module_path;
 		j->prof.module_ctx = &j->run->sym;

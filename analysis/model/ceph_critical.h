@@ -83,6 +83,15 @@ int corecap_ceph_critical_finish(struct ceph_critical *cc);
  * 0 or -ENOMEM.
  */
 int corecap_ceph_critical_logging_share(struct ceph_critical *cc, const struct u64map *thread_cats);
+/*
+ * With a critical path the report leads an OpTracker type's split with it
+ * (text, JSON split_lead, HTML); this says once what the OpTracker's own
+ * phases, which follow it, count differently.
+ */
+#define CORECAP_CEPH_PHASES_DIFFER                                                                 \
+	"the OpTracker's own split: a phase is the time from one of its events to the next, "      \
+	"whatever the op's threads did meanwhile (ran, waited for a CPU or a lock, or no thread "  \
+	"had the op); the critical path splits the same time by what held the op up"
 /* Type ti's figures (phase 0: the whole op; k: its phase k - 1), or NULL. */
 const struct cp_type *corecap_ceph_critical_type(const struct ceph_critical *cc, size_t ti,
 						 size_t phase);

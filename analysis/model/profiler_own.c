@@ -1,5 +1,7 @@
 #include "profiler_own.h"
 
+#include "ceph_critical.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,22 +193,21 @@ void corecap_profiler_own_mark_locks(struct profiler_own *p, struct lock_table *
 	}
 }
 
-/* The ops on the paths of one list of types, and their runqueue behind p. */
-static void runq_of(const struct profiler_own *p, const struct cp_type *types, size_t n,
-		    uint64_t *ns, uint64_t *ops)
+/* The ops on the path of one type, and their runqueue behind p. */
+static void runq_of(const struct profiler_own *p, const struct cp_type *t, uint64_t *ns,
+		    uint64_t *ops)
 {
-	for (size_t i = 0; i < n; i++) {
-		const struct cp_type *t = &types[i];
-		uint64_t key, v;
+	uint64_t key, v;
 
-		*ops += t->count;
-		for (size_t k = 0; corecap_u64map_next(&t->credit, &k, &key, &v);) {
-			int32_t tid = CP_CREDIT_TID(key);
+	if (!t)
+		return;
+	*ops += t->count;
+	for (size_t k = 0; corecap_u64map_next(&t->credit, &k, &key, &v);) {
+		int32_t tid = CP_CREDIT_TID(key);
 
-			if (CP_CREDIT_CAT(key) == CP_RUNQUEUE && tid > 0 &&
-			    corecap_profiler_is_thread(p, tid, NULL))
-				*ns += v;
-		}
+		if (CP_CREDIT_CAT(key) == CP_RUNQUEUE && tid > 0 &&
+		    corecap_profiler_is_thread(p, tid, NULL))
+			*ns += v;
 	}
 }
 
@@ -216,11 +217,37 @@ void corecap_profiler_runq_behind(const struct profiler_own *p, uint64_t *ns, ui
 	if (!p->cp)
 		return;
 	/* The trace's ops, else the OpTracker's, as the projection counts them. */
-	runq_of(p, p->cp->types, p->cp->n_types, ns, ops);
-	if (!*ops) {
-		*ns = 0;
-		runq_of(p, p->cp->ext_types, p->cp->n_ext_types, ns, ops);
-	}
+	for (size_t i = 0; i < p->cp->n_types; i++)
+		runq_of(p, &p->cp->types[i], ns, ops);
+	if (*ops)
+		return;
+	*ns = 0;
+	/* An OpTracker type's phases have slots of their own after its whole
+	 * op's: counted too, they would count its ops and runqueue again. */
+	if (p->ceph)
+		for (size_t ti = 0; ti < p->ceph->ceph->n_types; ti++)
+			runq_of(p, corecap_ceph_critical_type(p->ceph, ti, 0), ns, ops);
+	else
+		for (size_t i = 0; i < p->cp->n_ext_types; i++)
+			runq_of(p, &p->cp->ext_types[i], ns, ops);
+}
+
+size_t corecap_profiler_path_top(const struct profiler_own *p, const struct cp_type *t,
+				 struct cp_top *out, size_t n)
+{
+	/* Every pair: the profiler's may be any number of the largest. */
+	size_t all = t->credit.len + 1, len, kept = 0;
+	struct cp_top *v = calloc(all, sizeof(*v));
+
+	if (!v)
+		return 0;
+	len = corecap_critical_path_top(t, v, all);
+	for (size_t i = 0; i < len && kept < n; i++)
+		if (!p || p->keep || v[i].tid <= 0 ||
+		    !corecap_profiler_is_thread(p, v[i].tid, NULL))
+			out[kept++] = v[i];
+	free(v);
+	return kept;
 }
 
 void corecap_profiler_cost(const struct profiler_own *p, uint64_t window_ns, double collector_cpu_s,

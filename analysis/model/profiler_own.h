@@ -34,6 +34,8 @@
 #include "lock_table.h"
 #include "thread_table.h"
 
+struct ceph_critical;
+
 /* The path (or basename) of the mapping holding addr, or NULL: none known. */
 typedef const char *(*profiler_module_fn)(void *ctx, uint64_t addr);
 
@@ -41,7 +43,9 @@ struct profiler_own {
 	char daemon_comm[16];		/* the daemon's process name; "" unknown */
 	int32_t collector_pid;		/* the recording collector's PID; 0 unknown */
 	const struct critical_path *cp; /* names other processes' threads; or NULL */
-	profiler_module_fn module_of;	/* NULL: no address is placed */
+	/* The OpTracker ops' paths in cp (its whole ops' slots), or NULL. */
+	const struct ceph_critical *ceph;
+	profiler_module_fn module_of; /* NULL: no address is placed */
 	void *module_ctx;
 	bool keep; /* --keep-profiler: classified and counted, not cut */
 
@@ -92,6 +96,15 @@ void corecap_profiler_own_mark_locks(struct profiler_own *p, struct lock_table *
  * types, with the ops it is over: *ns and *ops (0 when no op has a path).
  */
 void corecap_profiler_runq_behind(const struct profiler_own *p, uint64_t *ns, uint64_t *ops);
+
+/*
+ * The n largest (thread, category) pairs of t's critical path, as
+ * corecap_critical_path_top, less the profiler's threads (with keep, or p
+ * NULL, with them): a runqueue credited to the collector is no finding;
+ * the report states it once, in its profiler line. Returns how many.
+ */
+size_t corecap_profiler_path_top(const struct profiler_own *p, const struct cp_type *t,
+				 struct cp_top *out, size_t n);
 
 /* The profiler's cost, stated once by the report. */
 struct profiler_cost {

@@ -431,7 +431,7 @@ static void paths_top(const struct report *r, FILE *out)
 
 		if (!ty || !cp)
 			continue;
-		n = corecap_critical_path_top(cp, v, TOP_PAIRS);
+		n = corecap_profiler_path_top(r->profiler, cp, v, TOP_PAIRS);
 		for (size_t k = 0; k < n; k++) {
 			const char *name =
 				corecap_critical_path_thread_name(r->critical_path, v[k].tid);

@@ -198,9 +198,14 @@ void corecap_html_ceph_tables(const struct report *r, FILE *out)
 	if (c->has_optracker) {
 		types_table(r, out);
 		for (size_t i = 0; i < c->n_types; i++) {
-			phases_table(r, i, out);
-			if (r->ceph_critical)
+			/* With kernel events the critical path leads (docs/methodology.md). */
+			if (corecap_ceph_critical_type(r->ceph_critical, i, 0)) {
 				ceph_critical_table(r, i, out);
+				fprintf(out, "<p class=\"note\">");
+				esc(out, CORECAP_CEPH_PHASES_DIFFER);
+				fprintf(out, ".</p>\n");
+			}
+			phases_table(r, i, out);
 		}
 	}
 	if (c->has_perf)

@@ -471,13 +471,13 @@ static json_object *cp_behind_obj(const struct critical_path *cp, const struct c
 	return o;
 }
 
-/* Its top 5 (thread, category) pairs, us per op of `ops`. */
-static json_object *cp_top_arr(const struct critical_path *cp, const struct cp_type *t,
-			       uint64_t ops)
+/* Its top 5 (thread, category) pairs, us per op of `ops`, the profiler's left out. */
+static json_object *cp_top_arr(const struct critical_path *cp, const struct profiler_own *prof,
+			       const struct cp_type *t, uint64_t ops)
 {
 	json_object *top = json_object_new_array();
 	struct cp_top v[5];
-	size_t n = corecap_critical_path_top(t, v, 5);
+	size_t n = corecap_profiler_path_top(prof, t, v, 5);
 
 	for (size_t i = 0; i < n; i++) {
 		json_object *e = json_object_new_object();
@@ -515,7 +515,7 @@ static void put_critical_path(const struct report *r, json_object *to, uint32_t 
 	    jnum((double)t->runq_logging_ns / (double)t->count / 1e3, 3));
 	put(to, "critical_path_runqueue_in_log_us",
 	    jnum((double)t->runq_in_log_ns / (double)t->count / 1e3, 3));
-	put(to, "critical_path_top", cp_top_arr(r->critical_path, t, t->count));
+	put(to, "critical_path_top", cp_top_arr(r->critical_path, r->profiler, t, t->count));
 }
 
 /* The wait-for graph between pools (model/critical_path.h); null without
@@ -917,7 +917,8 @@ static json_object *sampled_obj(const struct ceph_sampled *s)
  * phase the same per op of the type (a phase's ops: those that had it, with
  * a path); null without kernel records or none of its ops in the window.
  */
-static json_object *ceph_critical_obj(const struct ceph_critical *cc, size_t ti)
+static json_object *ceph_critical_obj(const struct ceph_critical *cc,
+				      const struct profiler_own *prof, size_t ti)
 {
 	const struct cp_type *t = corecap_ceph_critical_type(cc, ti, 0);
 	json_object *o, *phases;
@@ -930,7 +931,7 @@ static json_object *ceph_critical_obj(const struct ceph_critical *cc, size_t ti)
 	put(o, "lat_avg_us", jnum((double)t->latency_ns / (double)t->count / 1e3, 3));
 	put(o, "us", cp_cats_obj(t, t->count));
 	put(o, "runqueue_behind_us", cp_behind_obj(cc->cp, t, t->count));
-	put(o, "top", cp_top_arr(cc->cp, t, t->count));
+	put(o, "top", cp_top_arr(cc->cp, prof, t, t->count));
 	for (size_t k = 0; k < cc->ceph->types[ti].n_phases; k++) {
 		const struct cp_type *pt = corecap_ceph_critical_type(cc, ti, k + 1);
 		json_object *p = json_object_new_object();
@@ -1001,7 +1002,14 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 			put(to, "phases", ph);
 			if (s && s->types[i].ops)
 				put(to, "categories", sampled_type_obj(t, &s->types[i]));
-			put(to, "critical_path", ceph_critical_obj(cc, i));
+			put(to, "critical_path", ceph_critical_obj(cc, prof, i));
+			/* Which split leads (docs/report-json.md), as ops.by_type's. */
+			put(to, "split_lead",
+			    jstr(corecap_ceph_critical_type(cc, i, 0) ? "critical_path"
+								      : "phases"));
+			put(to, "phases_differ",
+			    corecap_ceph_critical_type(cc, i, 0) ? jstr(CORECAP_CEPH_PHASES_DIFFER)
+								 : NULL);
 			json_object_array_add(types, to);
 		}
 		put(ot, "types", types);
@@ -1066,7 +1074,8 @@ json_object *corecap_render_json_object(const struct report *r, int *ret)
 	put(root, "io_classes", io_classes_arr(r));
 	if (r->ceph && (r->ceph->has_optracker || r->ceph->has_perf))
 		put(root, "ceph",
-		    ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not, r->ceph_critical));
+		    ceph_obj(r->ceph, r->ceph_sampled, r->ceph_sampled_why_not, r->ceph_critical,
+			     r->profiler));
 	put(root, "quality", quality_obj(r));
 	corecap_ceph_disk_json_put(r, root);
 	return root;

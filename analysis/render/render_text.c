@@ -543,11 +543,12 @@ static void cp_behind_line(const struct critical_path *cp, const struct cp_type 
 	fprintf(out, "\n");
 }
 
-/* Its top (thread, category) pairs on one line. */
-static void cp_top_line(const struct critical_path *cp, const struct cp_type *t, FILE *out)
+/* Its top (thread, category) pairs on one line, the profiler's left out. */
+static void cp_top_line(const struct critical_path *cp, const struct profiler_own *prof,
+			const struct cp_type *t, FILE *out)
 {
 	struct cp_top v[5];
-	size_t n = corecap_critical_path_top(t, v, 5);
+	size_t n = corecap_profiler_path_top(prof, t, v, 5);
 
 	for (size_t i = 0; i < n; i++) {
 		const char *name = corecap_critical_path_thread_name(cp, v[i].tid);
@@ -574,11 +575,12 @@ static void critical_path_lines(const struct report *r, uint32_t type, FILE *out
 	cp_cats(t, t->count, out);
 	fprintf(out, "\n");
 	cp_behind_line(r->critical_path, t, out);
-	cp_top_line(r->critical_path, t, out);
+	cp_top_line(r->critical_path, r->profiler, t, out);
 }
 
 /* An OpTracker type's critical path, then per phase (model/ceph_critical.h). */
-static void ceph_critical_lines(const struct ceph_critical *cc, size_t ti, FILE *out)
+static void ceph_critical_lines(const struct ceph_critical *cc, const struct profiler_own *prof,
+				size_t ti, FILE *out)
 {
 	const struct cp_type *t = corecap_ceph_critical_type(cc, ti, 0);
 	const struct ceph_op_type *ty = &cc->ceph->types[ti];
@@ -590,7 +592,7 @@ static void ceph_critical_lines(const struct ceph_critical *cc, size_t ti, FILE 
 	cp_cats(t, t->count, out);
 	fprintf(out, "\n");
 	cp_behind_line(cc->cp, t, out);
-	cp_top_line(cc->cp, t, out);
+	cp_top_line(cc->cp, prof, t, out);
 	for (size_t k = 0; k < ty->n_phases; k++) {
 		const struct cp_type *pt = corecap_ceph_critical_type(cc, ti, k + 1);
 
@@ -800,20 +802,28 @@ static void ceph(const struct report *r, FILE *out)
 			fprintf(out, "           no categories: %s\n", r->ceph_sampled_why_not);
 		for (size_t i = 0; i < c->n_types; i++) {
 			const struct ceph_op_type *t = &c->types[i];
+			/* With kernel events the critical path leads (docs/methodology.md). */
+			bool cp_leads = r->ceph_critical &&
+					corecap_ceph_critical_type(r->ceph_critical, i, 0);
 
 			fprintf(out,
 				"           %s: %zu ops over %.2f s, latency avg %.1f, p50 %.1f, "
-				"p99 %.1f; arrival to reply avg %.1f\n            ",
+				"p99 %.1f; arrival to reply avg %.1f\n",
 				t->name, t->count, t->span_ns / 1e9, t->lat_avg_ns / 1e3,
 				t->lat_p50_ns / 1e3, t->lat_p99_ns / 1e3, t->reply_avg_ns / 1e3);
+			if (cp_leads) {
+				ceph_critical_lines(r->ceph_critical, r->profiler, i, out);
+				fprintf(out,
+					"             phases (%s):", CORECAP_CEPH_PHASES_DIFFER);
+			} else {
+				fprintf(out, "            ");
+			}
 			for (size_t k = 0; k < t->n_phases; k++)
 				fprintf(out, " %s %.1f", t->phases[k].name,
 					t->phases[k].total_ns / (double)t->count / 1e3);
 			fprintf(out, "\n");
 			if (r->ceph_sampled && r->ceph_sampled->types[i].ops)
 				sampled_type(t, &r->ceph_sampled->types[i], out);
-			if (r->ceph_critical)
-				ceph_critical_lines(r->ceph_critical, i, out);
 		}
 	}
 	if (c->has_perf) {

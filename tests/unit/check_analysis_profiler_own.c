@@ -256,6 +256,26 @@ START_TEST(runqueue_behind_the_profiler_and_its_cost)
 	corecap_profiler_runq_behind(&p, &ns, &ops);
 	ck_assert_uint_eq(ns, 30);
 	ck_assert_uint_eq(ops, 1);
+	/* The path's top pairs leave the profiler's threads out, unless kept. */
+	{
+		const struct cp_type *t = corecap_critical_path_type(&cp, 0);
+		struct cp_top v[8];
+		size_t n = corecap_profiler_path_top(&p, t, v, 8), all;
+		uint64_t profs = 0;
+
+		for (size_t i = 0; i < n; i++)
+			ck_assert(v[i].tid != COL && v[i].tid != U);
+		ck_assert_uint_ge(n, 1);
+		p.keep = true;
+		all = corecap_profiler_path_top(&p, t, v, 8);
+		p.keep = false;
+		for (size_t i = 0; i < all; i++)
+			if (v[i].cat == CP_RUNQUEUE && (v[i].tid == COL || v[i].tid == U))
+				profs += v[i].ns;
+		ck_assert_uint_eq(profs, 30);
+		ck_assert_uint_gt(all, n);
+		ck_assert_uint_eq(corecap_profiler_path_top(NULL, t, v, 8), all);
+	}
 	p.threads_cpu_ns = 200000000; /* 0.2 s of its threads in a 2 s window */
 	corecap_profiler_cost(&p, 2000000000, 0.5, &c);
 	ck_assert_double_eq_tol(c.threads_cores, 0.1, 1e-9);
