@@ -154,6 +154,12 @@ if named and cands:
                  (c["kind"], c["name"], 100 * c["running"], head, 100 * mine[0]["running"]),
                  c["name"], d["name"])
         same("the headline's resource leads CANDIDATES", head, head)
+    elif d["utilization"]["running"] is not None:
+        # Listed or not, it must not run more than the least of the five listed.
+        low = min(c["running"] for c in cands)
+        if d["utilization"]["running"] > low + TIE:
+            fail("CANDIDATES leave out the headline's %s (run %.1f%%) but list one that ran %.1f%%"
+                 % (head, 100 * d["utilization"]["running"], 100 * low), None, d["name"])
 if d["kind"] == "none":
     hot = ["%s %s" % (c["kind"], c["name"]) for c in cands
            if c["kind"] != "lock" and c["running"] >= 0.70 + TIE]
