@@ -102,13 +102,23 @@ END_TEST
 
 START_TEST(a_single_daemon_run_is_not_one)
 {
-	char arg[128], *err = NULL;
+	char arg[128], *err = NULL, *got;
 
 	write_manifest("{\"format\": \"corecap-run\", \"version\": 2, \"pid\": 10}");
 	ck_assert(!corecap_multi_run_is(dir));
+	/* RUN:PID of its one daemon is RUN itself (#47: one spelling for every run). */
 	snprintf(arg, sizeof(arg), "%s:10", dir);
-	ck_assert_ptr_null(corecap_multi_run_resolve(arg, &err));
+	got = corecap_multi_run_resolve(arg, &err);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, dir);
 	ck_assert_ptr_null(err);
+	free(got);
+	/* Another PID is refused, naming the run's. */
+	snprintf(arg, sizeof(arg), "%s:11", dir);
+	ck_assert_ptr_null(corecap_multi_run_resolve(arg, &err));
+	ck_assert_ptr_nonnull(err);
+	ck_assert_ptr_nonnull(strstr(err, "is a run of one daemon, PID 10, not 11"));
+	free(err);
 }
 END_TEST
 
