@@ -129,6 +129,27 @@ START_TEST(threads_queued_for_cpus_are_told_apart_from_their_own_work)
 }
 END_TEST
 
+START_TEST(the_candidates_shown_rank_by_running_not_by_waiting_for_a_cpu)
+{
+	/*
+	 * Five threads each ran 10% and waited 60% for a CPU; a lock held
+	 * 40%: busy puts the lock sixth, out of the five; what ran puts it
+	 * first, the threads at 0.1 each, their pool's wait kept apart.
+	 */
+	model_window_hold(&m, 0xa0, W * 2 / 5);
+	for (int i = 1; i <= 5; i++)
+		model_window_thread(&m, i, "tp_osd_tp", 0.1, 0.6);
+	compute(2);
+	for (size_t i = 0; i < c.n_top; i++)
+		ck_assert_int_ne(c.top[i].kind, CEIL_LOCK);
+	ck_assert_uint_eq(c.n_running, CEILING_CANDIDATES);
+	ck_assert_int_eq(c.running[0].kind, CEIL_LOCK);
+	ck_assert(fabs(c.running[0].utilization - 0.4) < 1e-9);
+	for (size_t i = 1; i < c.n_running; i++)
+		ck_assert(fabs(c.running[i].utilization - 0.1) < 1e-9);
+}
+END_TEST
+
 START_TEST(nothing_busy_means_no_ceiling_but_names_the_busiest)
 {
 	model_window_hold(&m, 0xa0, W / 5);
@@ -179,6 +200,7 @@ int main(void)
 	tcase_add_test(tc, a_daemon_using_all_cores_has_no_limit_of_its_own);
 	tcase_add_test(tc, a_saturated_lock_binds_rather_than_saturated_cores);
 	tcase_add_test(tc, threads_queued_for_cpus_are_told_apart_from_their_own_work);
+	tcase_add_test(tc, the_candidates_shown_rank_by_running_not_by_waiting_for_a_cpu);
 	tcase_add_test(tc, nothing_busy_means_no_ceiling_but_names_the_busiest);
 	tcase_add_test(tc, no_figures_at_all_says_so);
 	tcase_add_test(tc, pools_group_names_without_trailing_digits_and_separators);
