@@ -107,7 +107,8 @@ size_t corecap_diagnosis_candidates_order(const struct ceiling *c, const struct 
 	size_t n = c ? c->n_running : 0;
 
 	for (size_t i = 0; i < n; i++) {
-		corecap_diagnosis_candidate_shares(&c->running[i], p, window_ns, &v[i][0], &v[i][1]);
+		corecap_diagnosis_candidate_shares(&c->running[i], p, window_ns, &v[i][0],
+						   &v[i][1]);
 		v[i][2] = (double)i;
 	}
 	qsort(v, n, sizeof(v[0]), cmp_share);

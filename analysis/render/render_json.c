@@ -743,10 +743,10 @@ static json_object *threads_arr(const struct report *r)
 		put(o, "cpu_util",
 		    th->has_samples ? jnum(corecap_thread_cpu_util(th, w), 4) : NULL);
 		put(o, "wait_cpu_util",
-		    th->has_samples ? jnum(corecap_thread_busy_util(th, w) -
-						   corecap_thread_cpu_util(th, w),
-					   4)
-				    : NULL);
+		    th->has_samples
+			    ? jnum(corecap_thread_busy_util(th, w) - corecap_thread_cpu_util(th, w),
+				   4)
+			    : NULL);
 		put(o, "busy_util",
 		    th->has_samples ? jnum(corecap_thread_busy_util(th, w), 4) : NULL);
 		put(o, "cpu_ns", th->has_samples ? ju64(th->cpu_ns) : NULL);

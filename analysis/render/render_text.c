@@ -117,8 +117,8 @@ static void threads(const struct report *r, FILE *out)
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v), shown = n < TOP_THREADS ? n : TOP_THREADS;
 
-	fprintf(out, "threads    %-22s %7s %6s %8s %6s %6s %6s %6s\n", "(most run first, %)",
-		"tid", "run", "wait-cpu", "lock", "cond", "io", "log");
+	fprintf(out, "threads    %-22s %7s %6s %8s %6s %6s %6s %6s\n", "(most run first, %)", "tid",
+		"run", "wait-cpu", "lock", "cond", "io", "log");
 	for (size_t i = 0; i < shown; i++) {
 		const struct model_thread *th = v[i];
 		uint64_t span = th->span_ns ? th->span_ns : w;
