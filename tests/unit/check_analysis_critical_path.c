@@ -472,6 +472,37 @@ START_TEST(the_device_completion_hands_on_through_a_condition)
 END_TEST
 
 /*
+ * The completion came before the waiter slept: R is woken by it at 300,
+ * A begins op 1 at 100 and waits on a condition only from 310; R signals
+ * it at 320. Not a hand-off from the device: R was awake before A slept
+ * and may have had the op then (a messenger woken by the network that
+ * read the request before it woke a worker), so the walk goes on onto R,
+ * an ordinary waking, and meets R's sleep that no trace explains: op 1's
+ * 100..300 is queue.
+ */
+START_TEST(a_completion_before_the_wait_is_an_ordinary_waking)
+{
+	enum { R = 40 };
+
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 1, 1, 0, 'S', R);
+	kr_switch(&b, 1, 50, R, 'S', 0);
+	kr_waking(&b, 1, 300, R, -1)->target_cpu = 1;
+	kr_switch(&b, 1, 305, 0, 'S', R);
+	kr_futex_enter(&b, 0, 309, A, 0x80 | 9, 0x2000);
+	kr_switch(&b, 0, 310, A, 'S', 0);
+	kr_waking(&b, 1, 320, A, R)->target_cpu = 0;
+	kr_switch(&b, 0, 325, 0, 'S', A);
+	start();
+	feed(MEV_OP_BEGIN, 100, A, 1);
+	feed(MEV_OP_END, 350, A, 1);
+	const struct cp_type *t = type();
+	expect(t, 25 + 15, 0, 0, 200, 5 + 5);
+	ck_assert_uint_eq(credit(t, R, CAT_CPU), 15);
+}
+END_TEST
+
+/*
  * Not a hand-off from the device: the same schedule, but R slept in a
  * futex wait (a timed condition wait, its timeout's interrupt woke it):
  * the waking is an ordinary one, the walk goes on onto R, whose sleep
@@ -780,6 +811,7 @@ int main(void)
 	tcase_add_test(tc, an_uninterruptible_sleep_ended_outside_the_daemon_is_io);
 	tcase_add_test(tc, the_device_completion_hands_on_through_a_condition);
 	tcase_add_test(tc, a_futex_sleep_ended_outside_the_daemon_hands_on_nothing);
+	tcase_add_test(tc, a_completion_before_the_wait_is_an_ordinary_waking);
 	tcase_add_test(tc, waitfor_edges_by_pool_and_kind);
 	tcase_add_test(tc, waitfor_a_condition_is_told_by_its_value);
 	tcase_add_test(tc, waitfor_sleeps_ended_outside_the_daemon);
