@@ -956,6 +956,15 @@ static json_object *ceph_critical_summary(const struct ceph_critical *cc)
 	put(o, "logging_from_samples", json_object_new_boolean(cc->log_share));
 	put(o, "logging_from_samples_us",
 	    cc->ops ? jnum((double)cc->log_share_ns / (double)cc->ops / 1e3, 3) : NULL);
+	if (cc->cp) {
+		/* Every op's and phase's path against its latency, trace or none. */
+		json_object *cons = json_object_new_object();
+
+		put(cons, "checked", ju64(cc->cp->checked));
+		put(cons, "violations", ju64(cc->cp->violations));
+		put(cons, "max_error_ns", ju64(cc->cp->max_err_ns));
+		put(o, "conservation", cons);
+	}
 	return o;
 }
 
