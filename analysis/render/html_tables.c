@@ -64,7 +64,6 @@ static void types_table(const struct report *r, FILE *out)
 	const struct ceph_files *c = r->ceph;
 	const struct ceph_sampled *s = r->ceph_sampled;
 
-	fprintf(out, "<h2>Ceph ops (the OSD's OpTracker: %zu ops)</h2>\n", c->n_ops);
 	if (s)
 		fprintf(out,
 			"<p>Categories from wall-clock samples of the op-path threads, one per "
@@ -196,17 +195,24 @@ void corecap_html_ceph_tables(const struct report *r, FILE *out)
 	if (!c || !(c->has_optracker || c->has_perf))
 		return;
 	if (c->has_optracker) {
-		types_table(r, out);
-		for (size_t i = 0; i < c->n_types; i++) {
-			/* With kernel events the critical path leads (docs/methodology.md). */
+		bool led = false;
+
+		fprintf(out, "<h2>Ceph ops (the OSD's OpTracker: %zu ops)</h2>\n", c->n_ops);
+		/* With kernel events the critical paths lead (docs/methodology.md);
+		 * the sampled categories and the phases follow. */
+		for (size_t i = 0; i < c->n_types; i++)
 			if (corecap_ceph_critical_type(r->ceph_critical, i, 0)) {
 				ceph_critical_table(r, i, out);
-				fprintf(out, "<p class=\"note\">");
-				esc(out, CORECAP_CEPH_PHASES_DIFFER);
-				fprintf(out, ".</p>\n");
+				led = true;
 			}
-			phases_table(r, i, out);
+		if (led) {
+			fprintf(out, "<p class=\"note\">");
+			esc(out, CORECAP_CEPH_PHASES_DIFFER);
+			fprintf(out, ".</p>\n");
 		}
+		types_table(r, out);
+		for (size_t i = 0; i < c->n_types; i++)
+			phases_table(r, i, out);
 	}
 	if (c->has_perf)
 		perf_table(c, out);
