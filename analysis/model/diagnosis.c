@@ -471,9 +471,10 @@ static int none_words(struct diagnosis *d, const struct diagnosis_inputs *in, co
 
 	d->waiting = -1;
 	if (!b)
+		/* Not "nothing is saturated": a thread may run 100% and nothing could say so. */
 		ret = sentence(&d->headline,
-			       "nothing measured is saturated, and no resource could be weighed "
-			       "(%s)",
+			       "no limit can be named: no resource could be weighed (%s), so whether "
+			       "one is saturated is not known",
 			       in->projection->valid ? "no lock, thread or pool figure per op"
 						     : in->projection->why_not);
 	else
