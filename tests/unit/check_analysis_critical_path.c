@@ -10,55 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_records.h"
-#include "model/critical_path.h"
-#include "model/model.h"
-
 #include "check_run.h"
+#include "path_fixture.h"
 
 enum { A = 10, B = 20, L = 30, HOG = 99 };
-
-static struct kbuf b;
-static struct critical_path cp;
-static struct model m;
-static const struct corecap_krec *recs[4096];
-
-static int op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid, uint64_t end_ns, bool ex)
-{
-	return corecap_critical_path_op_end(ctx, id, type, tid, end_ns, ex);
-}
-
-static void setup(void)
-{
-	struct model_config cfg = {.pid = -1, .op_end = op_end, .op_end_ctx = &cp};
-
-	b = (struct kbuf){0};
-	ck_assert_int_eq(corecap_critical_path_init(&cp, -1, 2), 0);
-	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
-}
-
-static void teardown(void)
-{
-	corecap_model_release(&m);
-	corecap_critical_path_release(&cp);
-	free(b.p);
-}
-
-/* The kernel records are all written before the first event is fed. */
-static void start(void)
-{
-	corecap_critical_path_set_records(&cp, recs, kr_index(&b, 0, recs, 4096));
-}
-
-static void feed(enum model_event_kind kind, uint64_t t, int32_t tid, uint64_t id)
-{
-	struct model_event ev = {.kind = kind, .ts_ns = t, .tid = tid, .pid = -1};
-
-	ev.op.id = id;
-	ev.op.str = "write";
-	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
-	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
-}
 
 static void feed_io(uint64_t t, int32_t tid, uint64_t dur)
 {
@@ -781,8 +736,8 @@ START_TEST(restarts_keep_the_figures)
 	random_interleaving(777);
 	ck_assert_uint_eq(cp.restarts, 0);
 	take(&all);
-	teardown();
-	setup();
+	path_fixture_teardown();
+	path_fixture_setup();
 	cp.nodes_max = 16;
 	random_interleaving(777);
 	ck_assert_uint_gt(cp.restarts, 10);
@@ -798,7 +753,7 @@ int main(void)
 	Suite *s = suite_create("critical_path");
 	TCase *tc = tcase_create("paths");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, path_fixture_setup, path_fixture_teardown);
 	tcase_add_test(tc, blocked_then_woken_follows_the_waker);
 	tcase_add_test(tc, runnable_is_credited_to_the_cpu_holder);
 	tcase_add_test(tc, runnable_threads_leave_the_queue_in_any_order);

@@ -8,52 +8,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel_records.h"
-#include "model/critical_path.h"
-#include "model/model.h"
 #include "model/profiler_own.h"
 
 #include "check_run.h"
+#include "path_fixture.h"
 
 enum { A = 10, U = 40, COL = 50, COL_PID = 500, HOG = 99 };
 
-static struct kbuf b;
-static struct critical_path cp;
-static struct model m;
 static struct profiler_own p;
-static const struct corecap_krec *recs[4096];
-
-static int op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid, uint64_t end_ns, bool ex)
-{
-	return corecap_critical_path_op_end(ctx, id, type, tid, end_ns, ex);
-}
 
 static void setup(void)
 {
-	struct model_config cfg = {.pid = -1, .op_end = op_end, .op_end_ctx = &cp};
-
-	b = (struct kbuf){0};
-	ck_assert_int_eq(corecap_critical_path_init(&cp, -1, 2), 0);
-	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+	path_fixture_setup();
 	corecap_profiler_own_init(&p, "refosd", COL_PID);
 }
 
 static void teardown(void)
 {
 	corecap_profiler_own_release(&p);
-	corecap_model_release(&m);
-	corecap_critical_path_release(&cp);
-	free(b.p);
-}
-
-static void feed(enum model_event_kind kind, uint64_t t, int32_t tid, uint64_t id)
-{
-	struct model_event ev = {.kind = kind, .ts_ns = t, .tid = tid, .pid = -1};
-
-	ev.op.id = id;
-	ev.op.str = "write";
-	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
-	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+	path_fixture_teardown();
 }
 
 START_TEST(threads_by_the_names_the_profiler_gives_them)

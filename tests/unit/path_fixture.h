@@ -1,0 +1,62 @@
+/*
+ * path_fixture.h: the critical path and the model fed as `corecap report`
+ * feeds them (each event after the kernel records up to its time, then to
+ * the model, whose op_end hook closes the op), for the suites of what
+ * reads critical paths (critical_path, profiler_own). The records are
+ * written into b (kernel_records.h) before the first event is fed.
+ */
+#ifndef CORECAP_PATH_FIXTURE_H
+#define CORECAP_PATH_FIXTURE_H
+
+#include <check.h>
+#include <stdlib.h>
+
+#include "kernel_records.h"
+#include "model/critical_path.h"
+#include "model/model.h"
+
+static struct kbuf b;
+static struct critical_path cp;
+static struct model m;
+static const struct corecap_krec *recs[4096];
+
+static int path_fixture_op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid,
+			       uint64_t end_ns, bool ex)
+{
+	return corecap_critical_path_op_end(ctx, id, type, tid, end_ns, ex);
+}
+
+static inline void path_fixture_setup(void)
+{
+	struct model_config cfg = {.pid = -1, .op_end = path_fixture_op_end, .op_end_ctx = &cp};
+
+	b = (struct kbuf){0};
+	ck_assert_int_eq(corecap_critical_path_init(&cp, -1, 2), 0);
+	ck_assert_int_eq(corecap_model_init(&m, &cfg), 0);
+}
+
+static inline void path_fixture_teardown(void)
+{
+	corecap_model_release(&m);
+	corecap_critical_path_release(&cp);
+	free(b.p);
+}
+
+/* The kernel records are all written: hand them to the path. */
+static inline void start(void)
+{
+	corecap_critical_path_set_records(&cp, recs, kr_index(&b, 0, recs, 4096));
+}
+
+/* An op event (op.id, type "write") to the path, then to the model. */
+static inline void feed(enum model_event_kind kind, uint64_t t, int32_t tid, uint64_t id)
+{
+	struct model_event ev = {.kind = kind, .ts_ns = t, .tid = tid, .pid = -1};
+
+	ev.op.id = id;
+	ev.op.str = "write";
+	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
+	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+}
+
+#endif
