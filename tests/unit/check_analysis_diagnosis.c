@@ -87,6 +87,38 @@ static bool missing_has(const char *what)
  * limit is the thread at 2000. The verify line names the site as the
  * report prints it, the daemon and the benchmark.
  */
+/* Four threads worker-0..3 that each ran ran_s and waited for a CPU waited_s. */
+static void four_workers(double ran_s, double waited_s)
+{
+	for (int t = 0; t < 4; t++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "worker-%d", t);
+		model_window_thread(&m, 2 + t, name, ran_s, waited_s);
+	}
+}
+
+/*
+ * Diagnosed with every thread on CPU 0 of 2 (its affinity: 1 CPU), 1000
+ * ops/s at 16 ms, the client's 0.18 CPU, the machine busy busy_cpu_s; in
+ * cgroup /osd.slice with a quota of `quota` CPUs read from quota_file
+ * (quota 0: none).
+ */
+static void diagnose_on_one_cpu(double busy_cpu_s, double quota, const char *quota_file)
+{
+	diagnose((struct projection_inputs){.cores_available = 1,
+					    .bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = busy_cpu_s,
+					    .bench_cpu_s = 0.18},
+		 (struct diagnosis_inputs){.cpus_allowed = 1,
+					   .cpu_quota = quota,
+					   .quota_cgroup = quota ? "/osd.slice" : NULL,
+					   .quota_file = quota_file,
+					   .profiler_cpu_s = 0,
+					   .has_bench = true});
+}
+
 START_TEST(a_lock_held_95_percent_is_the_headline_with_its_verify_line)
 {
 	model_window_hold(&m, 0xa0, 95 * W / 100);
@@ -167,19 +199,8 @@ END_TEST
  */
 START_TEST(a_daemon_pinned_to_one_full_cpu_is_bound_by_it_though_another_idles)
 {
-	for (int t = 0; t < 4; t++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "worker-%d", t);
-		model_window_thread(&m, 2 + t, name, 0.1575, 0.525);
-	}
-	diagnose((struct projection_inputs){.cores_available = 1,
-					    .bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 1.62,
-					    .bench_cpu_s = 0.18},
-		 (struct diagnosis_inputs){
-			 .cpus_allowed = 1, .profiler_cpu_s = 0, .has_bench = true});
+	four_workers(0.1575, 0.525);
+	diagnose_on_one_cpu(1.62, 0, NULL);
 	ck_assert_int_eq(d.kind, DIAG_CORES);
 	ck_assert_int_eq(d.cpus_allowed, 1);
 	ck_assert_int_eq(d.machine_cpus, 2);
@@ -206,23 +227,8 @@ END_TEST
  */
 START_TEST(a_cpu_quota_below_the_affinity_binds_and_is_named)
 {
-	for (int t = 0; t < 4; t++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "worker-%d", t);
-		model_window_thread(&m, 2 + t, name, 0.125, 0.3);
-	}
-	diagnose((struct projection_inputs){.cores_available = 1,
-					    .bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 1.0,
-					    .bench_cpu_s = 0.18},
-		 (struct diagnosis_inputs){.cpus_allowed = 1,
-					   .cpu_quota = 0.5,
-					   .quota_cgroup = "/osd.slice",
-					   .quota_file = "cpu.max",
-					   .profiler_cpu_s = 0,
-					   .has_bench = true});
+	four_workers(0.125, 0.3);
+	diagnose_on_one_cpu(1.0, 0.5, "cpu.max");
 	ck_assert_int_eq(d.kind, DIAG_CORES);
 	ck_assert(d.quota_binds);
 	near(d.cpus_usable, 0.5);
@@ -249,23 +255,8 @@ END_TEST
  */
 START_TEST(a_cpu_quota_the_daemon_did_not_reach_does_not_bind)
 {
-	for (int t = 0; t < 4; t++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "worker-%d", t);
-		model_window_thread(&m, 2 + t, name, 0.1575, 0.525);
-	}
-	diagnose((struct projection_inputs){.cores_available = 1,
-					    .bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 1.62,
-					    .bench_cpu_s = 0.18},
-		 (struct diagnosis_inputs){.cpus_allowed = 1,
-					   .cpu_quota = 0.8,
-					   .quota_cgroup = "/osd.slice",
-					   .quota_file = "cpu.max",
-					   .profiler_cpu_s = 0,
-					   .has_bench = true});
+	four_workers(0.1575, 0.525);
+	diagnose_on_one_cpu(1.62, 0.8, "cpu.max");
 	ck_assert_int_eq(d.kind, DIAG_CORES);
 	ck_assert(!d.quota_binds);
 	near(d.cpus_usable, 1);
@@ -279,23 +270,8 @@ END_TEST
 /* The same pinned daemon with a quota of 1.5 CPU: above its 1 CPU, the affinity binds. */
 START_TEST(a_cpu_quota_above_the_affinity_does_not_bind)
 {
-	for (int t = 0; t < 4; t++) {
-		char name[16];
-
-		snprintf(name, sizeof(name), "worker-%d", t);
-		model_window_thread(&m, 2 + t, name, 0.1575, 0.525);
-	}
-	diagnose((struct projection_inputs){.cores_available = 1,
-					    .bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 1.62,
-					    .bench_cpu_s = 0.18},
-		 (struct diagnosis_inputs){.cpus_allowed = 1,
-					   .cpu_quota = 1.5,
-					   .quota_cgroup = "/osd.slice",
-					   .quota_file = "cpu.cfs_quota_us",
-					   .profiler_cpu_s = 0,
-					   .has_bench = true});
+	four_workers(0.1575, 0.525);
+	diagnose_on_one_cpu(1.62, 1.5, "cpu.cfs_quota_us");
 	ck_assert_int_eq(d.kind, DIAG_CORES);
 	ck_assert(!d.quota_binds);
 	near(d.cpus_usable, 1);
