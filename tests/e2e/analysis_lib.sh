@@ -129,3 +129,12 @@ check_conservation() {
 	expect_calc "$what: ops dumped" "$1 > 0"
 	expect_eq "$what: ops whose categories miss their latency by > 1 us (of $1, max $3 ns)" 0 "$2"
 }
+
+# render_diagnosis RUN: RUN.json, RUN.txt and RUN.html rendered from the run
+# RUN, and the text's DIAGNOSIS section on standard output.
+render_diagnosis() {
+	"$CORECAP" report --json "$1" >"$1.json"
+	"$CORECAP" report "$1" >"$1.txt"
+	"$CORECAP" html -o "$1.html" "$1" >/dev/null
+	sed -n '/^DIAGNOSIS/,/^$/p' "$1.txt"
+}

@@ -24,10 +24,7 @@ run="$WORK/pinned"
 "$CORECAP" record -q -p "$OSD_PID" -o "$run" -- \
 	taskset -c 1 "$REFBENCH" -p "$OSD_PORT" --no-progress -t 16 -b 1 -d 3 write >"$run.record" 2>&1 ||
 	{ echo "FAIL: corecap record failed:"; cat "$run.record"; exit 1; }
-"$CORECAP" report --json "$run" >"$run.json"
-"$CORECAP" report "$run" >"$run.txt"
-"$CORECAP" html -o "$run.html" "$run" >/dev/null
-sed -n '/^DIAGNOSIS/,/^$/p' "$run.txt"
+render_diagnosis "$run"
 dg() { json "$run.json" "d['diagnosis']$1"; }
 expect_eq "the diagnosis names the cores" cores "$(dg "['kind']")"
 expect_eq "allowed CPUs: 1, from its affinity" "1 False" \

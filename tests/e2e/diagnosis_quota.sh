@@ -105,10 +105,7 @@ in_bench() { (echo "$BASHPID" >"$cgb/cgroup.procs" && exec "$@"); }
 in_bench "$CORECAP" record -q -p "$OSD_PID" -o "$run" -- \
 	taskset -c 1 "$REFBENCH" -p "$OSD_PORT" --no-progress -t 16 -b 1 -d 3 write >"$run.record" 2>&1 ||
 	{ echo "FAIL: corecap record failed:"; cat "$run.record"; exit 1; }
-"$CORECAP" report --json "$run" >"$run.json"
-"$CORECAP" report "$run" >"$run.txt"
-"$CORECAP" html -o "$run.html" "$run" >/dev/null
-sed -n '/^DIAGNOSIS/,/^$/p' "$run.txt"
+render_diagnosis "$run"
 mf() { json "$run/manifest.json" "d['machine']$1"; }
 expect_eq "the manifest records the quota" "50000 100000 /${cg##*/} $file" \
 	"$(mf "['daemon_cpu_quota_us']") $(mf "['daemon_cpu_period_us']") $(mf "['daemon_cpu_quota_cgroup']") $(mf "['daemon_cpu_quota_file']")"
