@@ -89,8 +89,9 @@ check() {
 	expect_true "$name: text: the write's critical path line comes before its phases'" \
 		awk '/^           write: / { w = NR } w && !c && /^             critical path of / { c = NR }
 			w && !p && /^             phases \(the OpTracker/ { p = NR } END { exit !(w && c && p && c < p) }' "$run.txt"
-	expect_true "$name: HTML: the write's critical path table comes before its phases'" \
-		awk '/<h3>Critical path of write / { c = NR } /<h3>Phases of write / { p = NR } END { exit !(c && p && c < p) }' "$run.html"
+	expect_true "$name: HTML: the write's critical path table comes before its phases' and the sampled categories" \
+		awk '/<h3>Critical path of write / { c = NR } /<h3>Phases of write / { p = NR }
+			/<p>Categories from wall-clock samples/ { s = NR } END { exit !(c && p && c < p && (!s || c < s)) }' "$run.html"
 
 	# No row of the profiler.
 	col=$(json "$run/manifest.json" "d['collector']['pid']")
