@@ -40,7 +40,7 @@
 
 const char corecap_stat_usage[] =
 	"usage: corecap stat -p PID [-d S] [-i S] [--once] [--json] [--top N]\n"
-	"                    [--kernel]\n"
+	"                    [--kernel] [--keep-profiler]\n"
 	"\n"
 	"A live view of a daemon running under the shim ('corecap run'): every interval,\n"
 	"the hot locks and lock call sites by the time threads waited for them in that\n"
@@ -59,6 +59,8 @@ const char corecap_stat_usage[] =
 	"                     site and thread (keys: corecap-stat(1))\n"
 	"      --top N        rows per table in the text view (default 10)\n"
 	"      --kernel       kernel events even when the daemon runs under the shim\n"
+	"      --keep-profiler  kernel view: keep the profiler's own threads and locks\n"
+	"                     (LTTng-UST's, the shim's, corecap's), left out by default\n"
 	"\n"
 	"On a terminal the view is redrawn in place; otherwise intervals follow each\n"
 	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
@@ -67,7 +69,7 @@ const char corecap_stat_usage[] =
 struct stat_opts {
 	pid_t pid;
 	double duration_s, interval_s;
-	bool once, json, kernel;
+	bool once, json, kernel, keep_profiler;
 	int top;
 };
 
@@ -148,6 +150,7 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 		{"json", no_argument, NULL, 'J'},
 		{"top", required_argument, NULL, 'T'},
 		{"kernel", no_argument, NULL, 'K'},
+		{"keep-profiler", no_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -191,6 +194,9 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			break;
 		case 'K':
 			o->kernel = true;
+			break;
+		case 'P':
+			o->keep_profiler = true;
 			break;
 		case 'T':
 			errno = 0;
@@ -768,6 +774,7 @@ static int run_kernel(const struct stat_opts *o, const char *comm, bool no_shim)
 				     .json = o->json,
 				     .redraw = !o->json && !o->once && isatty(STDOUT_FILENO),
 				     .no_shim = no_shim,
+				     .keep_profiler = o->keep_profiler,
 				     .top = o->top};
 
 	sigemptyset(&sa.sa_mask);

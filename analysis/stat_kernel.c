@@ -23,6 +23,7 @@
 #include "model/futex_locks.h"
 #include "model/kernel_states.h"
 #include "model/lock_table.h"
+#include "model/profiler_own.h"
 #include "model/thread_table.h"
 #include "read/kernel_reader.h"
 #include "read/symbolizer.h"
@@ -67,6 +68,13 @@ struct kstat_interval {
 	const struct model_lock **rows; /* words waited on, by wait: mutexes, then idle */
 	size_t n_rows, n_mutex_rows;
 	uint64_t total_ns[KSTATE__COUNT], futex_waits, futex_wait_ns;
+	/*
+	 * The profiler's own (model/profiler_own.h): LTTng-UST's and the
+	 * shim's threads in the daemon, stat's own threads, their locks and
+	 * the locks in its code, out of every table unless --keep-profiler.
+	 */
+	struct profiler_own prof;
+	size_t threads_cut;
 };
 
 static const char *const state_keys[KSTATE__COUNT] = {"running_ns", "runnable_ns", "futex_ns",
@@ -76,6 +84,7 @@ static void interval_release(struct kstat_interval *iv)
 {
 	corecap_kernel_reader_release(&iv->kr);
 	corecap_lock_table_release(&iv->words);
+	corecap_profiler_own_release(&iv->prof);
 	free(iv->threads);
 	free(iv->pools);
 	free(iv->rows);
@@ -193,9 +202,20 @@ static int model_states(struct kstat_interval *iv, pid_t pid)
 
 		if (th->end_ns <= th->start_ns)
 			continue; /* gone before the window */
-		t = &iv->threads[iv->n_threads++];
+		t = &iv->threads[iv->n_threads];
 		t->tid = th->tid;
 		thread_name(pid, th, t->name, sizeof(t->name));
+		if (corecap_profiler_is_thread(&iv->prof, t->tid, t->name)) {
+			/* Known to the lock classification, left out of the rows. */
+			if (!corecap_thread_table_get(&iv->prof.threads, t->tid)) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			iv->threads_cut++;
+			if (!iv->prof.keep)
+				continue;
+		}
+		iv->n_threads++;
 		corecap_thread_pool_name(t->name, t->pool, sizeof(t->pool));
 		t->exited = th->exited;
 		t->span_ns = th->end_ns - th->start_ns;
@@ -242,13 +262,14 @@ static int model_words(struct kstat_interval *iv, struct symbolizer *sym)
 	/* Named as the report names locks (corecap_lock_label): a heap word
 	 * by its top site, not its address. */
 	corecap_lock_table_symbolize(&iv->words, word_namer, sym);
+	corecap_profiler_own_mark_locks(&iv->prof, &iv->words);
 	iv->rows = calloc(iv->words.len ? iv->words.len : 1, sizeof(*iv->rows));
 	if (!iv->rows)
 		return -ENOMEM;
 	for (size_t i = 0; i < iv->words.len; i++) {
 		const struct model_lock *l = iv->words.all[i];
 
-		if (!l->contentions)
+		if (!l->contentions || l->profiler)
 			continue;
 		iv->rows[iv->n_rows++] = l;
 		iv->futex_waits += l->contentions;
@@ -261,14 +282,28 @@ static int model_words(struct kstat_interval *iv, struct symbolizer *sym)
 }
 
 /* 0, or a negative errno with *err (malloc'd). */
-static int model_interval(struct kstat_interval *iv, const char *run_dir, uint64_t ws, uint64_t we,
-			  pid_t pid, struct symbolizer *sym, char **err)
+static const char *module_path(void *sym, uint64_t addr)
 {
+	const char *path = NULL;
+
+	corecap_symbolizer_module(sym, addr, &path);
+	return path;
+}
+
+static int model_interval(struct kstat_interval *iv, const char *run_dir, uint64_t ws, uint64_t we,
+			  const struct stat_kernel_opts *o, struct symbolizer *sym, char **err)
+{
+	pid_t pid = o->pid;
 	int ret;
 
 	memset(iv, 0, sizeof(*iv));
 	iv->ws = ws;
 	iv->we = we;
+	/* The kernel source's threads are stat's own: it is the collector. */
+	corecap_profiler_own_init(&iv->prof, o->comm, (int32_t)getpid());
+	iv->prof.keep = o->keep_profiler;
+	iv->prof.module_of = module_path;
+	iv->prof.module_ctx = sym;
 	corecap_kernel_reader_init(&iv->kr);
 	corecap_lock_table_init(&iv->words);
 	ret = corecap_kernel_reader_load(&iv->kr, run_dir, ws, we, err);
@@ -317,6 +352,12 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	       iv->n_threads, ms(iv->total_ns[KSTATE_RUNNING]), ms(iv->total_ns[KSTATE_RUNNABLE]),
 	       ms(iv->total_ns[KSTATE_FUTEX]), ms(iv->total_ns[KSTATE_BLOCKED]), iv->futex_waits,
 	       ms(iv->futex_wait_ns));
+	if (iv->threads_cut || iv->prof.locks_cut)
+		printf("profiler: %zu of its threads and %zu of its locks %s (LTTng-UST's, the "
+		       "shim's, corecap's)%s\n",
+		       iv->threads_cut, iv->prof.locks_cut,
+		       iv->prof.keep ? "kept in the tables" : "left out",
+		       iv->prof.keep ? "" : "; --keep-profiler keeps them");
 	if (iv->kr.lost)
 		printf("warning: the kernel dropped %" PRIu64 " records (%" PRIu64
 		       " transitions inconsistent): figures are approximate\n",
@@ -443,6 +484,11 @@ static void print_json(const struct stat_kernel_opts *o, const struct kstat_inte
 
 	json_object_object_add(root, "source", json_object_new_string("kernel"));
 	json_object_object_add(root, "pid", json_object_new_int(o->pid));
+	t = json_object_new_object();
+	add_u64(t, "threads", iv->threads_cut);
+	add_u64(t, "locks", iv->prof.locks_cut);
+	json_object_object_add(t, "kept", json_object_new_boolean(iv->prof.keep));
+	json_object_object_add(root, "profiler", t);
 	json_object_object_add(root, "comm", json_object_new_string(o->comm));
 	add_u64(root, "start_ns", iv->ws);
 	add_u64(root, "end_ns", iv->we);
@@ -562,7 +608,7 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 		}
 		if (!first_ns)
 			first_ns = ws;
-		ret = model_interval(&iv, dir, ws, we, o->pid, &sym, &err);
+		ret = model_interval(&iv, dir, ws, we, o, &sym, &err);
 		if (ret) {
 			corecap_error("%s", err ? err : strerror(-ret));
 			free(err);

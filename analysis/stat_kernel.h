@@ -23,7 +23,8 @@ struct stat_kernel_opts {
 	const char *comm;
 	double duration_s, interval_s;
 	bool once, json, redraw;
-	bool no_shim; /* chosen because the daemon has no shim segment */
+	bool no_shim;	    /* chosen because the daemon has no shim segment */
+	bool keep_profiler; /* --keep-profiler: its threads and locks stay in the tables */
 	int top;
 };
 
