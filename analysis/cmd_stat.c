@@ -569,7 +569,7 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	shown = 0;
 	for (size_t i = 0; i < iv->lock_rows.n && shown < o->top; i++) {
 		const struct lock_row *r = &iv->lock_rows.v[i];
-		char label[192];
+		char label[CORECAP_LOCK_LABEL_MAX];
 
 		if (!row_active(r))
 			continue;
@@ -680,7 +680,7 @@ static json_object *jlock(const struct model_lock *l, struct symbolizer *sym, ui
 static json_object *jrow(const struct lock_row *r, struct symbolizer *sym, uint64_t interval_ns)
 {
 	json_object *o, *members;
-	char label[192];
+	char label[CORECAP_LOCK_LABEL_MAX];
 	uint64_t holds = 0;
 
 	if (!r->family)

@@ -560,7 +560,7 @@ static int build_lock(struct flame_job *j, struct flame_stacks *fs, int column)
 		    : &j->report->model->futex_locks;
 	for (size_t i = 0; i < t->len && !ret; i++) {
 		const struct model_lock *lk = t->all[i];
-		char label[192];
+		char label[CORECAP_LOCK_LABEL_MAX];
 		const char *prefix[1] = {label};
 
 		if (!lk->wait_ns || lk->profiler) /* the profiler's: cut by the report */

@@ -307,7 +307,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 	const struct model *m = in->model;
 	uint64_t w = corecap_model_window_ns(m);
 	struct cand_list l = {0};
-	char label[128];
+	char label[CORECAP_LOCK_LABEL_MAX];
 	int ret = 0;
 
 	*c = (struct ceiling){.kind = CEIL_NONE};

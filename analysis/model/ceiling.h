@@ -31,14 +31,14 @@ enum ceiling_kind { CEIL_NONE, CEIL_LOCK, CEIL_THREAD, CEIL_POOL, CEIL_CORES };
 
 struct ceiling_candidate {
 	enum ceiling_kind kind;
-	char name[128];
+	char name[CORECAP_LOCK_LABEL_MAX];
 	double utilization;
 	const void *ref; /* struct model_lock, model_thread or model_pool; NULL for cores */
 };
 
 struct ceiling {
 	enum ceiling_kind kind;
-	char name[128];
+	char name[CORECAP_LOCK_LABEL_MAX];
 	double utilization;
 	double headroom; /* 1 / utilization of the binding (or busiest) resource */
 	char *verdict;	 /* one sentence */

@@ -101,7 +101,7 @@ static const struct model_thread *find_thread(const struct model *m, const char 
 static const struct model_lock *find_lock(const struct model *m, const char *label)
 {
 	const struct lock_table *t[] = {&m->locks, &m->futex_locks};
-	char name[128];
+	char name[CORECAP_LOCK_LABEL_MAX];
 
 	for (size_t k = 0; k < 2; k++)
 		for (size_t i = 0; i < t[k]->len; i++) {

@@ -53,8 +53,8 @@ struct diag_evidence {
 
 struct diagnosis {
 	enum diag_kind kind;
-	char name[160];	 /* the lock's label, the thread, the pool; "" for the others */
-	char site[128];	 /* a lock's site as the report prints it; "" when none */
+	char name[CORECAP_LOCK_LABEL_MAX]; /* the lock's label, the thread, the pool; "" for the others */
+	char site[CORECAP_LOCK_LABEL_MAX]; /* a lock's site as the report prints it; "" when none */
 	char *headline;	 /* one sentence */
 	double running;	 /* the headline's running share (a lock's: held); < 0 unknown */
 	double waiting;	 /* its waiting-for-a-CPU share; < 0 unknown or not applicable */
@@ -62,7 +62,7 @@ struct diagnosis {
 	double headroom; /* at most this times iops before it binds; 0 unknown */
 	struct {
 		enum diag_kind kind; /* DIAG_NONE: no next limit known */
-		char name[160];
+		char name[CORECAP_LOCK_LABEL_MAX];
 		double iops;
 	} next;
 	char *action;	      /* in words */

@@ -144,6 +144,14 @@ const struct lock_site *corecap_lock_top_site(const struct model_lock *lock);
  */
 void corecap_lock_label(const struct model_lock *lock, char *out, size_t size);
 /*
+ * Room for a lock's label (and a thread's or pool's name where one of
+ * them is held): a C++ site with its arguments' types runs to hundreds of
+ * bytes ("MemStore::queue_transactions(boost::intrusive_ptr<...>&,
+ * std::vector<ceph::os::Transaction, std::allocator<...> >&, ...)+0x2f"),
+ * and a name cut short is not the lock's name (verify refuses it).
+ */
+#define CORECAP_LOCK_LABEL_MAX 512
+/*
  * Adds the wait [b, e) to the lock's waited-on union (the caller clips it
  * to the window).
  */

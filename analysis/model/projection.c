@@ -53,7 +53,7 @@ static double bound_at(const struct projection *p, double cpu_per_op, int n, cha
 static void collect(struct projection *p, const struct projection_inputs *in, double ops)
 {
 	const struct model *m = in->model;
-	char name[128];
+	char name[CORECAP_LOCK_LABEL_MAX];
 
 	for (size_t i = 0; i < m->locks.len; i++) {
 		const struct model_lock *l = m->locks.all[i];

@@ -55,7 +55,7 @@
 
 struct projection_resource {
 	enum ceiling_kind kind; /* LOCK, THREAD, POOL or CORES */
-	char name[128];
+	char name[CORECAP_LOCK_LABEL_MAX];
 	double demand_s_per_op; /* D_r */
 	double servers;		/* k_r: 1, the pool's threads, or the cores N */
 	double iops;		/* X_r (for CORES: at this machine's cores) */
@@ -64,7 +64,7 @@ struct projection_resource {
 struct projection_point {
 	int cores;
 	double iops;
-	char bound_by[160]; /* "lock X", "thread Y", "cores" */
+	char bound_by[CORECAP_LOCK_LABEL_MAX + 16]; /* "lock X", "thread Y", "cores" */
 	/* With the benchmark client on the same cores; iops < 0: its CPU unknown. */
 	double iops_with_client;
 	char bound_with_client[160];
@@ -87,7 +87,7 @@ struct projection {
 	double client_s_per_op; /* the benchmark client's CPU per op; < 0 unknown */
 	struct projection_point at[PROJECTION_MAX_CORES];
 	struct {
-		char resource[160];
+		char resource[CORECAP_LOCK_LABEL_MAX + 16];
 		double iops_gain;
 	} relief[PROJECTION_RESOURCES + 1];
 	size_t n_relief;
@@ -101,8 +101,8 @@ struct projection {
 		double lat_more_s;	     /* the client's latency at more cores than here */
 		double iops_here, iops_more; /* in_flight over each latency */
 	} loop;
-	char machine_verdict[512]; /* on this machine */
-	char daemon_verdict[512];  /* the daemon's own limit */
+	char machine_verdict[512];			/* on this machine */
+	char daemon_verdict[CORECAP_LOCK_LABEL_MAX + 512]; /* the daemon's own limit */
 };
 
 struct projection_inputs {

@@ -51,10 +51,10 @@ struct multi_report {
 	double busy_cores, bench_cores, other_cores, idle_cores;
 	/* What caps the box: "cores", or a daemon's "lock", "thread", "pool", or "none". */
 	const char *cap_kind;
-	char cap_name[160];
+	char cap_name[CORECAP_LOCK_LABEL_MAX];
 	int cap_pid; /* the daemon of cap_name; 0 for cores and none */
 	double cap_utilization;
-	char verdict[512];
+	char verdict[CORECAP_LOCK_LABEL_MAX + 512];
 	char evidence[MULTI_MAX_EVIDENCE][256];
 	size_t n_evidence;
 };

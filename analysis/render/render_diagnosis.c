@@ -41,7 +41,7 @@ static void next_words(const struct diagnosis *d, char *out, size_t size)
 
 void corecap_render_diagnosis_text(const struct diagnosis *d, FILE *out)
 {
-	char buf[256];
+	char buf[CORECAP_LOCK_LABEL_MAX + 64];
 
 	if (!d)
 		return;
@@ -217,7 +217,7 @@ static bool shown(int n, int here)
 
 void corecap_render_diagnosis_html(const struct diagnosis *d, const struct projection *p, FILE *out)
 {
-	char buf[256];
+	char buf[CORECAP_LOCK_LABEL_MAX + 64];
 
 	if (!d)
 		return;

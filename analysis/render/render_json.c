@@ -236,7 +236,7 @@ static json_object *lock_obj(const struct report *r, const struct model_lock *l)
 	uint64_t w = corecap_model_window_ns(r->model), hold = corecap_lock_hold_ns(l),
 		 holds = corecap_lock_holds(l);
 	bool ev = corecap_lock_has_events(r->model, l), futex = l->source == LOCK_SOURCE_FUTEX;
-	char label[200];
+	char label[CORECAP_LOCK_LABEL_MAX];
 
 	corecap_lock_label(l, label, sizeof(label));
 	put(o, "name", jstr(label));
@@ -388,7 +388,7 @@ static int locks_arrs(const struct report *r, json_object **locks, json_object *
 static double lock_detail_ns(const struct report *r, const struct op_type *t, const char *name)
 {
 	const struct model *m = r->model;
-	char label[200];
+	char label[CORECAP_LOCK_LABEL_MAX];
 	double sum = 0;
 
 	for (size_t i = 0; i < m->locks.len; i++) {
@@ -410,7 +410,7 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 		    *logging = json_object_new_object();
 	const struct model *m = r->model;
 	double n = (double)t->hist.count;
-	char label[200];
+	char label[CORECAP_LOCK_LABEL_MAX];
 
 	/* Fixed order: walk the ids, not the hash map. */
 	for (size_t i = 0; i < m->locks.len; i++) {
@@ -970,7 +970,8 @@ static json_object *ceph_critical_summary(const struct ceph_critical *cc)
 
 /* RUN/ceph/: the OSD's OpTracker history and perf counters (times in us). */
 static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampled *s,
-			     const char *s_why_not, const struct ceph_critical *cc)
+			     const char *s_why_not, const struct ceph_critical *cc,
+			     const struct profiler_own *prof)
 {
 	json_object *o = json_object_new_object(), *ot = NULL, *perf = NULL;
 

@@ -24,6 +24,9 @@ static struct pool_table pools;
 static struct projection p;
 static struct diagnosis d;
 
+/* What the namer calls a code address: the locks' site. */
+static const char *code_name = "osd_handle_op+0x699";
+
 static void setup(void)
 {
 	model_window_init(&m);
@@ -31,6 +34,7 @@ static void setup(void)
 
 static void teardown(void)
 {
+	code_name = "osd_handle_op+0x699";
 	corecap_diagnosis_release(&d);
 	corecap_pool_table_release(&pools);
 	corecap_model_release(&m);
@@ -40,7 +44,7 @@ static char *namer(void *ctx, uint64_t addr, bool code)
 {
 	(void)ctx;
 	(void)addr;
-	return strdup(code ? "osd_handle_op+0x699" : "0x1000");
+	return strdup(code ? code_name : "0x1000");
 }
 
 /* Projection and diagnosis on 2 CPUs, the benchmark's figures in pin. */
@@ -148,6 +152,42 @@ START_TEST(a_lock_held_95_percent_is_the_headline_with_its_verify_line)
 	ck_assert(!d.cores_saturated);
 	ck_assert_ptr_nonnull(strstr(d.headline, "95%"));
 	ck_assert_ptr_nonnull(strstr(d.headline, "1.05x"));
+}
+END_TEST
+
+/*
+ * A C++ site's name runs to hundreds of bytes with its arguments' types (a
+ * ceph-osd's MemStore::queue_transactions was cut at 128 bytes in the next
+ * limit and the projection, then named no lock verify could find): the
+ * headline, the projection, the site and the verify line carry it whole.
+ */
+START_TEST(a_long_cpp_site_is_named_whole_everywhere)
+{
+	static const char site[] =
+		"MemStore::queue_transactions(boost::intrusive_ptr<ObjectStore::CollectionImpl>&, "
+		"std::vector<ceph::os::Transaction, std::allocator<ceph::os::Transaction> >&, "
+		"boost::intrusive_ptr<TrackedOp>, ThreadPool::TPHandle*)+0x2f";
+
+	ck_assert_uint_gt(strlen(site), 200);
+	code_name = site;
+	model_window_hold(&m, 0xa0, 95 * W / 100);
+	model_window_thread(&m, 2, "alpha", 0.5, 0.01);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.7,
+					    .bench_cpu_s = 0.2},
+		 (struct diagnosis_inputs){.cpus_allowed = 2,
+					   .profiler_cpu_s = 0.01,
+					   .has_bench = true,
+					   .pid = 4242,
+					   .bench_command = "rados bench 10 write"});
+	ck_assert_int_eq(d.kind, DIAG_LOCK);
+	ck_assert_str_eq(d.name, site);
+	ck_assert_str_eq(d.site, site);
+	ck_assert_str_eq(p.res[0].name, site);
+	ck_assert_ptr_nonnull(strstr(p.at[1].bound_by, site));
+	ck_assert_ptr_nonnull(strstr(d.headline, site));
+	ck_assert_ptr_nonnull(strstr(d.verify_command, site));
 }
 END_TEST
 
@@ -362,6 +402,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_lock_held_95_percent_is_the_headline_with_its_verify_line);
+	tcase_add_test(tc, a_long_cpp_site_is_named_whole_everywhere);
 	tcase_add_test(tc, a_thread_waiting_for_a_cpu_others_took_names_the_cores);
 	tcase_add_test(tc, a_daemon_pinned_to_one_full_cpu_is_bound_by_it_though_another_idles);
 	tcase_add_test(tc, a_cpu_quota_below_the_affinity_binds_and_is_named);
