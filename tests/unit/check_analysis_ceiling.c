@@ -150,6 +150,31 @@ START_TEST(the_candidates_shown_rank_by_running_not_by_waiting_for_a_cpu)
 }
 END_TEST
 
+START_TEST(a_futex_word_runs_by_its_busy_time)
+{
+	/*
+	 * A daemon without the shim or a trace (refosd --big-lock, bare): its
+	 * big lock is a futex word the kernel saw busy (waited on or handed
+	 * over) 97% of the window, its holds unseen. Five threads ran 23%
+	 * each. Ranked by its unseen holds, the word fell out of the running
+	 * list under its own headline (the runs' check in e2e caught it).
+	 */
+	struct model_lock *l;
+
+	l = corecap_lock_table_get(&m.futex_locks, 0xa0);
+	ck_assert_ptr_nonnull(l);
+	l->source = LOCK_SOURCE_FUTEX;
+	l->contentions = 100;
+	corecap_span_union_add(&l->busy, W, W + W * 97 / 100);
+	for (int i = 1; i <= 5; i++)
+		model_window_thread(&m, i, "tp_osd_tp", 0.23, 0.1);
+	compute(2);
+	ck_assert_int_eq(c.kind, CEIL_LOCK);
+	ck_assert_int_eq(c.running[0].kind, CEIL_LOCK);
+	ck_assert(fabs(c.running[0].utilization - 0.97) < 1e-9);
+}
+END_TEST
+
 START_TEST(nothing_busy_means_no_ceiling_but_names_the_busiest)
 {
 	model_window_hold(&m, 0xa0, W / 5);
@@ -201,6 +226,7 @@ int main(void)
 	tcase_add_test(tc, a_saturated_lock_binds_rather_than_saturated_cores);
 	tcase_add_test(tc, threads_queued_for_cpus_are_told_apart_from_their_own_work);
 	tcase_add_test(tc, the_candidates_shown_rank_by_running_not_by_waiting_for_a_cpu);
+	tcase_add_test(tc, a_futex_word_runs_by_its_busy_time);
 	tcase_add_test(tc, nothing_busy_means_no_ceiling_but_names_the_busiest);
 	tcase_add_test(tc, no_figures_at_all_says_so);
 	tcase_add_test(tc, pools_group_names_without_trailing_digits_and_separators);
