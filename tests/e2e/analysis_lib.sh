@@ -138,3 +138,16 @@ render_diagnosis() {
 	"$CORECAP" html -o "$1.html" "$1" >/dev/null
 	sed -n '/^DIAGNOSIS/,/^$/p' "$1.txt"
 }
+
+# expect_relief RUN BENCH_OUT WHAT: refbench's IOPS in BENCH_OUT, measured
+# with the cause relieved, within 20% of the headroom RUN.json's diagnosis
+# stated; WHAT says what held the measured run ("with the busy loop").
+expect_relief() {
+	local relieved stated
+	relieved=$(awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$2")
+	stated=$(json "$1.json" "d['diagnosis']['headroom_iops']")
+	echo "measured $(json "$1.json" "d['diagnosis']['iops']") ops/s $3; stated headroom" \
+		"$(json "$1.json" "d['diagnosis']['headroom']")x (to $stated ops/s); measured $relieved without it"
+	expect_calc "relieved IOPS within 20% of the stated headroom ($relieved vs $stated)" \
+		"$relieved >= 0.8 * $stated && $relieved <= 1.2 * $stated"
+}

@@ -131,11 +131,7 @@ s0=$(date +%s.%N)
 in_bench taskset -c 1 "$REFBENCH" -p "$OSD_PORT" --no-progress -t 16 -b 1 -d 3 write >"$WORK/relieved.out" 2>&1
 ran=$(awk -v t0="$t0" -v s0="$s0" -v s1="$(date +%s.%N)" -v hz="$(getconf CLK_TCK)" \
 	'{ printf "%.2f", ($14 + $15 - t0) / hz / (s1 - s0) }' "/proc/$OSD_PID/stat")
-relieved=$(awk -F: '/^Average IOPS/ { gsub(/ /, "", $2); print $2 }' "$WORK/relieved.out")
-stated=$(dg "['headroom_iops']")
-echo "measured $(dg "['iops']") ops/s under the quota; stated headroom $(dg "['headroom']")x" \
-	"(to $stated ops/s); measured $relieved without it, the daemon running $ran CPU"
-expect_calc "relieved IOPS within 20% of the stated headroom ($relieved vs $stated)" \
-	"$relieved >= 0.8 * $stated && $relieved <= 1.2 * $stated"
+echo "without the quota the daemon ran $ran CPU"
+expect_relief "$run" "$WORK/relieved.out" "under the quota"
 stop_refosd
 finish
