@@ -118,6 +118,7 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "help") == 0)
 		return cmd_help(argc - 1, argv + 1);
 	corecap_cli_stat_kernel_setup();
+	corecap_scale_set_report(corecap_scale_report);
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		unknown_command(argv[1]);

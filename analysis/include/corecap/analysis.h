@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 int cmd_report(int argc, char **argv);
@@ -21,6 +22,12 @@ int corecap_cmd_compare(int argc, char **argv);
 extern const char corecap_compare_usage[];
 int corecap_cmd_stat(int argc, char **argv);
 extern const char corecap_stat_usage[];
+/*
+ * A scale directory (`corecap scale`, which the collector runs) fitted and
+ * printed as text or JSON (format corecap-scale); cli/ hands it to the
+ * collector's command. 0, or -errno after printing the cause.
+ */
+int corecap_scale_report(const char *dir, int json, FILE *out);
 
 /*
  * Where `corecap stat --kernel` gets a process's kernel events: one

@@ -6,13 +6,26 @@
 #ifndef CORECAP_COLLECTOR_H
 #define CORECAP_COLLECTOR_H
 
+#include <stdio.h>
+
 int corecap_cmd_run(int argc, char **argv);
 int corecap_cmd_record(int argc, char **argv);
 int corecap_cmd_verify(int argc, char **argv);
+int corecap_cmd_scale(int argc, char **argv);
 
 extern const char corecap_run_usage[];
 extern const char corecap_record_usage[];
 extern const char corecap_verify_usage[];
+extern const char corecap_scale_usage[];
+
+/*
+ * What `corecap scale` prints once its points are recorded, and for
+ * --report: the analysis' (corecap_scale_report, corecap/analysis.h),
+ * which cli/ gives it; the collector does not link the analysis. Returns
+ * 0, or -errno after printing the cause.
+ */
+typedef int (*corecap_scale_report_fn)(const char *dir, int json, FILE *out);
+void corecap_scale_set_report(corecap_scale_report_fn fn);
 
 #define CORECAP_COLLECTOR_COMMANDS                                                                 \
 	{"run", corecap_cmd_run, "run a daemon with the corecap shim preloaded",                   \
@@ -21,6 +34,9 @@ extern const char corecap_verify_usage[];
 		 "record a running daemon during a benchmark into a run directory",                \
 		 corecap_record_usage},                                                            \
 		{"verify", corecap_cmd_verify,                                                     \
-		 "check a bound by delay injection on a live daemon", corecap_verify_usage},
+		 "check a bound by delay injection on a live daemon", corecap_verify_usage},      \
+		{"scale", corecap_cmd_scale,                                                       \
+		 "record a daemon at several core counts and fit how it scales",                   \
+		 corecap_scale_usage},
 
 #endif
