@@ -29,6 +29,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "corecap/kernel_format.h" /* its futex command classes alone (__bpf__) */
 #include "kernel_bpf_rec.h"
 
 #define NR_FUTEX     202 /* x86_64's futex system call */
@@ -138,7 +139,7 @@ static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int 
 	s->h.kind = KBPF_STACK;
 	s->h.cpu = bpf_get_smp_processor_id();
 	s->h.tid = (__s32)bpf_get_current_pid_tgid();
-	s->h.b = kind == 0 ? KBPF_STACK_FUTEX : KBPF_STACK_SWITCH;
+	s->h.copy.kind = kind == 0 ? KBPF_STACK_FUTEX : KBPF_STACK_SWITCH;
 	s->regs[0] = regs->ax;
 	s->regs[1] = regs->bx;
 	s->regs[2] = regs->cx;
@@ -158,14 +159,14 @@ static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int 
 	s->regs[16] = regs->r15;
 	sp = s->regs[7];
 	if (!bpf_probe_read_user(s->stack, KBPF_STACK_BYTES, (void *)sp))
-		s->h.d = KBPF_STACK_BYTES;
+		s->h.copy.bytes = KBPF_STACK_BYTES;
 	else if (!bpf_probe_read_user(s->stack, KBPF_STACK_BYTES / 2, (void *)sp))
-		s->h.d = KBPF_STACK_BYTES / 2;
+		s->h.copy.bytes = KBPF_STACK_BYTES / 2;
 	else if (!bpf_probe_read_user(s->stack, KBPF_STACK_BYTES / 4, (void *)sp))
-		s->h.d = KBPF_STACK_BYTES / 4;
+		s->h.copy.bytes = KBPF_STACK_BYTES / 4;
 	else if (!bpf_probe_read_user(s->stack, KBPF_STACK_BYTES / 16, (void *)sp))
-		s->h.d = KBPF_STACK_BYTES / 16;
-	if (!s->h.d) {
+		s->h.copy.bytes = KBPF_STACK_BYTES / 16;
+	if (!s->h.copy.bytes) {
 		if ((c = my_counts()))
 			c->stack_failed[kind & 1]++;
 		bpf_ringbuf_discard(s, BPF_RB_NO_WAKEUP);
@@ -182,20 +183,17 @@ static __always_inline bool current_is_target(void)
 /*
  * The futex call a thread is inside, from the user registers its system
  * call saved (orig_ax the call's number, then its arguments in di, si,
- * dx, r10, r8, r9), as the record kind asks: a wait (FUTEX_WAIT,
- * LOCK_PI, WAIT_BITSET, WAIT_REQUEUE_PI, LOCK_PI2) or a wake (FUTEX_WAKE,
- * WAKE_BITSET, WAKE_OP, UNLOCK_PI, REQUEUE, CMP_REQUEUE).
+ * dx, r10, r8, r9), as the record kind asks: a wait or a wake, the
+ * classes of corecap/kernel_format.h (CORECAP_FUTEX_WAIT_CMDS, _WAKE_CMDS).
  */
 static __always_inline bool in_futex(struct pt_regs *regs, bool wait)
 {
-	__u32 cmd;
+	__u32 op;
 
 	if (regs->orig_ax != NR_FUTEX)
 		return false;
-	cmd = (__u32)regs->si & 127;
-	if (wait)
-		return cmd == 0 || cmd == 6 || cmd == 9 || cmd == 11 || cmd == 13;
-	return cmd == 1 || cmd == 10 || cmd == 5 || cmd == 7 || cmd == 3 || cmd == 4;
+	op = (__u32)regs->si;
+	return wait ? CORECAP_FUTEX_IS_WAIT(op) : CORECAP_FUTEX_IS_WAKE(op);
 }
 
 /* A futex call's entry for thread tid, its arguments from regs: the
@@ -208,12 +206,13 @@ static __always_inline __u64 futex_enter(struct pt_regs *regs, __s32 tid)
 	if (!r)
 		return 0;
 	r->tid = tid;
-	r->d = regs->di;	/* uaddr */
-	r->b = (__u32)regs->si; /* op */
-	r->c = (__u32)regs->dx; /* val */
-	r->f = regs->r10;	/* utime */
-	r->e = regs->r8;	/* uaddr2 */
-	r->g = (__u32)regs->r9; /* val3 */
+	/* futex(uaddr, op, val, utime, uaddr2, val3) */
+	r->futex.uaddr = regs->di;
+	r->futex.op = (__u32)regs->si;
+	r->futex.val = (__u32)regs->dx;
+	r->futex.utime = regs->r10;
+	r->futex.uaddr2 = regs->r8;
+	r->futex.val3 = (__u32)regs->r9;
 	t = r->time_ns;
 	submit(r);
 	return t;
@@ -260,9 +259,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	if (!(r = reserve(KBPF_SWITCH)))
 		return 0;
 	r->tid = prev->pid;
-	r->a = next->pid;
-	r->b = prev_state;
-	r->c = prev->exit_state;
+	r->sw.next_tid = next->pid;
+	r->sw.prev_state = prev_state;
+	r->sw.prev_exit_state = prev->exit_state;
 	r->flags = (mine_prev ? KBPF_PREV_TARGET : 0) | (mine_next ? KBPF_NEXT_TARGET : 0) |
 		   (preempt ? KBPF_PREEMPT : 0);
 	t = r->time_ns;
@@ -319,8 +318,8 @@ int BPF_PROG(on_waking, struct task_struct *p)
 		wake = in_futex(regs, false) && futex_enter(regs, cur->pid);
 	}
 	if ((r = reserve(KBPF_WAKING))) {
-		r->a = p->pid;
-		r->b = p->thread_info.cpu;
+		r->waking.woken_tid = p->pid;
+		r->waking.target_cpu = p->thread_info.cpu;
 		if (irq)
 			r->flags = KBPF_IRQ;
 		submit(r);
@@ -337,10 +336,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 
 	if (!current_is_target() || !(r = reserve(KBPF_FORK)))
 		return 0;
-	r->a = child->pid;
+	r->fork.child_tid = child->pid;
 	if (child->tgid == (int)target_tgid)
 		r->flags = KBPF_SAME;
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), &child->comm);
+	bpf_probe_read_kernel_str(r->fork.child_comm, sizeof(r->fork.child_comm), &child->comm);
 	submit(r);
 	return 0;
 }
@@ -356,7 +355,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	/* do_exit() took the thread off signal->live just before. */
 	if (p->signal->live.counter == 0)
 		r->flags = KBPF_GROUP_DEAD;
-	bpf_probe_read_kernel_str(r->comm, sizeof(r->comm), &p->comm);
+	bpf_probe_read_kernel_str(r->exit.comm, sizeof(r->exit.comm), &p->comm);
 	submit(r);
 	return 0;
 }

@@ -31,43 +31,101 @@ enum kbpf_kind {
 #define KBPF_GROUP_DEAD	    0x80u /* exit: the last thread of the process */
 
 /*
- * One event, 80 bytes. tid is the thread at the tracepoint (a switch's
- * prev, a waking's waker). By kind:
- *  switch: a = next tid, b = prev's task state (raw __state), c = prev's
- *          exit_state;
- *  waking: a = the woken tid, b = its CPU;
- *  futex_enter: b = op, c = val, d = uaddr, e = uaddr2, f = utime, g = val3
- *               (tid the caller: the sleeper, or the waker);
- *  futex_exit: flags KBPF_RESULT_UNKNOWN (tid the caller);
- *  fork: a = the child's tid, comm its name;
- *  exit: comm the thread's name.
+ * One event, 80 bytes: a common head (the thread at the tracepoint, the
+ * time, the CPU), then one struct per kind, as its kind says (the
+ * programs fill one; readers read that one). tid is a switch's prev, a
+ * waking's waker, a futex call's caller (the sleeper, or the waker), a
+ * fork's parent, an exiting thread.
  */
+struct kbpf_switch {
+	__s32 next_tid;
+	__u32 prev_state;      /* prev's task state, raw (__state) */
+	__u32 prev_exit_state; /* prev's exit_state */
+};
+
+struct kbpf_waking {
+	__s32 woken_tid;
+	__u32 target_cpu; /* the CPU it will run on */
+};
+
+/* A futex call's arguments as passed (futex_exit has none: the programs
+ * see the call before it returns, flags KBPF_RESULT_UNKNOWN). */
+struct kbpf_futex_enter {
+	__u32 op; /* raw: command | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME */
+	__u32 val;
+	__u64 uaddr;
+	__u64 uaddr2;
+	__u64 utime; /* the timeout pointer: 0 = no timeout */
+	__u32 val3;
+	__u32 pad;
+};
+
+struct kbpf_fork {
+	__s32 child_tid;
+	__u32 pad;
+	char child_comm[16];
+};
+
+struct kbpf_exit {
+	char comm[16]; /* the exiting thread's name */
+};
+
+/* The head of a user-stack copy (struct kbpf_stack). */
+struct kbpf_stack_copy {
+	__u32 kind; /* KBPF_STACK_FUTEX or KBPF_STACK_SWITCH */
+	__u32 pad;
+	__u64 bytes; /* bytes of stack copied (the rest is zero) */
+};
+
 struct kbpf_rec {
 	__u64 time_ns; /* CLOCK_MONOTONIC (bpf_ktime_get_ns) */
 	__u32 kind;    /* enum kbpf_kind */
 	__u32 cpu;
 	__s32 tid;
-	__s32 a;
-	__u32 b, c;
-	__u64 d, e, f;
-	__u32 g;
 	__u32 flags; /* KBPF_* */
-	char comm[16];
+	union {
+		struct kbpf_switch sw;
+		struct kbpf_waking waking;
+		struct kbpf_futex_enter futex;
+		struct kbpf_fork fork;
+		struct kbpf_exit exit;
+		struct kbpf_stack_copy copy;
+		/* The record stays 80 bytes, as when its fields had no names:
+		 * the ring holds as many records as before. */
+		__u64 size_[7];
+	};
 };
 
 #define KBPF_NREGS	  17	/* AX BX CX DX SI DI BP SP IP R8-R15: kernel_unwind.h's order */
 #define KBPF_STACK_BYTES  16384 /* CORECAP_KERNEL_STACK_USER_BYTES */
-#define KBPF_STACK_FUTEX  1	/* b of a stack: at a futex wait's enter */
+#define KBPF_STACK_FUTEX  1	/* copy.kind of a stack: at a futex wait's enter */
 #define KBPF_STACK_SWITCH 2	/* at a switch-out */
 
 /* A user-stack copy: h.kind KBPF_STACK, h.tid, h.time_ns that of the
- * record of the same hit, h.b its kind, h.d the bytes copied (the rest of
- * stack is zero). */
+ * record of the same hit, h.copy its kind and length. */
 struct kbpf_stack {
 	struct kbpf_rec h;
 	__u64 regs[KBPF_NREGS];
 	unsigned char stack[KBPF_STACK_BYTES];
 };
+
+/* The layout both sides compile (the program with clang's BPF target, the
+ * collector with the host's compiler): no implicit holes, every 64-bit
+ * field 8-aligned, the sizes the ring was sized for. */
+#define KBPF_AT_(type, field, at) _Static_assert(__builtin_offsetof(type, field) == (at), #field)
+_Static_assert(sizeof(struct kbpf_rec) == 80, "kbpf_rec");
+KBPF_AT_(struct kbpf_rec, flags, 20);
+KBPF_AT_(struct kbpf_rec, sw, 24);
+KBPF_AT_(struct kbpf_rec, futex.uaddr, 32);
+KBPF_AT_(struct kbpf_rec, futex.uaddr2, 40);
+KBPF_AT_(struct kbpf_rec, futex.utime, 48);
+KBPF_AT_(struct kbpf_rec, futex.val3, 56);
+KBPF_AT_(struct kbpf_rec, fork.child_comm, 32);
+KBPF_AT_(struct kbpf_rec, copy.bytes, 32);
+_Static_assert(sizeof(struct kbpf_futex_enter) == 40, "kbpf_futex_enter");
+KBPF_AT_(struct kbpf_stack, regs, 80);
+KBPF_AT_(struct kbpf_stack, stack, 80 + 8 * KBPF_NREGS);
+#undef KBPF_AT_
 
 /* The counters the programs keep per CPU (a per-CPU array of one). */
 struct kbpf_counts {

@@ -104,8 +104,10 @@ static const struct {
 
 _Static_assert(F_N == CORECAP_KERNEL_FIELDS, "CORECAP_KERNEL_FIELDS");
 
-/* The futex commands whose enters get a stack: the waits (see kernel_format.h). */
-static const unsigned wait_cmds[] = {0, 6, 9, 11, 13};
+/* The futex commands whose enters get a stack: the waits (kernel_format.h's). */
+#define WAIT_CMD(name, cmd) cmd,
+static const unsigned wait_cmds[] = {CORECAP_FUTEX_WAIT_CMDS(WAIT_CMD)};
+#undef WAIT_CMD
 
 struct kernel_stack_ref {
 	uint64_t raw_off; /* in stacks.raw */
@@ -1507,14 +1509,15 @@ static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec
 	if (!o)
 		return;
 	o->prev_tid = r->tid;
-	o->next_tid = r->a;
-	o->prev_state = reported_state(r->b, r->c, r->flags & KBPF_PREEMPT);
+	o->next_tid = r->sw.next_tid;
+	o->prev_state =
+		reported_state(r->sw.prev_state, r->sw.prev_exit_state, r->flags & KBPF_PREEMPT);
 	o->prev_state_char = (uint8_t)state_char(o->prev_state, &preempted);
 	o->flags = ((r->flags & KBPF_PREV_TARGET) ? CORECAP_KSWITCH_PREV_TARGET : 0) |
 		   ((r->flags & KBPF_NEXT_TARGET) ? CORECAP_KSWITCH_NEXT_TARGET : 0) |
 		   (preempted ? CORECAP_KSWITCH_PREEMPTED : 0);
 	if (!(r->flags & KBPF_NEXT_TARGET))
-		kernel_holders_meet(&k->holders, (int32_t)r->a);
+		kernel_holders_meet(&k->holders, r->sw.next_tid);
 }
 
 static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *r)
@@ -1525,11 +1528,11 @@ static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *
 	if (!o)
 		return;
 	o->parent_tid = r->tid;
-	o->child_tid = r->a;
-	memcpy(o->child_comm, r->comm, sizeof(o->child_comm) - 1);
+	o->child_tid = r->fork.child_tid;
+	memcpy(o->child_comm, r->fork.child_comm, sizeof(o->child_comm) - 1);
 	if (r->flags & KBPF_SAME) {
 		o->flags = CORECAP_KFORK_SAME_PROCESS;
-		add_tid(k, r->a);
+		add_tid(k, r->fork.child_tid);
 	}
 }
 
@@ -1552,9 +1555,9 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 	case KBPF_WAKING:
 		if (!(w = bpf_out(k, r, CORECAP_KREC_WAKING, sizeof(*w), CORECAP_KTP_WAKING)))
 			break;
-		w->tid = r->a;
+		w->tid = r->waking.woken_tid;
 		w->waker_tid = r->tid;
-		w->target_cpu = (int32_t)r->b;
+		w->target_cpu = (int32_t)r->waking.target_cpu;
 		w->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
 		break;
 	case KBPF_FUTEX_ENTER:
@@ -1562,19 +1565,19 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 				   CORECAP_KTP_FUTEX_ENTER)))
 			break;
 		fe->tid = r->tid;
-		fe->op = r->b;
-		fe->val = r->c;
-		fe->uaddr = r->d;
-		fe->uaddr2 = r->e;
-		fe->utime = r->f;
-		fe->val3 = r->g;
+		fe->op = r->futex.op;
+		fe->val = r->futex.val;
+		fe->uaddr = r->futex.uaddr;
+		fe->uaddr2 = r->futex.uaddr2;
+		fe->utime = r->futex.utime;
+		fe->val3 = r->futex.val3;
 		break;
 	case KBPF_FUTEX_EXIT:
 		if (!(fx = bpf_out(k, r, CORECAP_KREC_FUTEX_EXIT, sizeof(*fx),
 				   CORECAP_KTP_FUTEX_EXIT)))
 			break;
 		fx->tid = r->tid;
-		fx->ret = (int64_t)r->d;
+		/* ret stays 0: the programs see the call before it returns. */
 		if (r->flags & KBPF_RESULT_UNKNOWN)
 			fx->flags = CORECAP_KFUTEX_RESULT_UNKNOWN;
 		break;
@@ -1586,16 +1589,16 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 			break;
 		x->tid = r->tid;
 		x->flags = (r->flags & KBPF_GROUP_DEAD) ? CORECAP_KEXIT_GROUP_DEAD : 0;
-		memcpy(x->comm, r->comm, sizeof(x->comm) - 1);
+		memcpy(x->comm, r->exit.comm, sizeof(x->comm) - 1);
 		break;
 	case KBPF_STACK: {
 		const struct kbpf_stack *st = (const void *)r;
-		int kind = r->b == KBPF_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
+		int kind = r->copy.kind == KBPF_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
 
 		/* Stamped with its record's time: matched by construction. */
 		if (size >= sizeof(*st) &&
 		    store_stack(k, kind, r->tid, r->cpu, r->time_ns, (const uint64_t *)st->regs,
-				st->stack, sizeof(st->stack), r->d))
+				st->stack, sizeof(st->stack), r->copy.bytes))
 			k->stacks[k->n_stacks - 1].matched = true;
 		break;
 	}

@@ -46,6 +46,50 @@
 #ifndef CORECAP_KERNEL_FORMAT_H
 #define CORECAP_KERNEL_FORMAT_H
 
+/*
+ * The futex commands by class, defined here alone: the collector's eBPF
+ * program (collector/kernel_bpf.bpf.c) records the waits that sleep and
+ * the wakes that wake, its perf producer filters the waits it takes a
+ * stack at, and the analysis pairs and classes the calls, all from these
+ * lists. X(name, command): the command is op & 127 (FUTEX_CMD_MASK
+ * without FUTEX_PRIVATE_FLAG 128 and FUTEX_CLOCK_REALTIME 256), the name
+ * <linux/futex.h>'s. This part needs no type and no header: the eBPF
+ * program, which has the kernel's types (vmlinux.h) and not the C
+ * library's, includes this header for it alone (__bpf__).
+ */
+#define CORECAP_FUTEX_WAIT_CMDS(X)                                                                 \
+	X(FUTEX_WAIT, 0)                                                                           \
+	X(FUTEX_WAIT_BITSET, 9)                                                                    \
+	X(FUTEX_LOCK_PI, 6)                                                                        \
+	X(FUTEX_WAIT_REQUEUE_PI, 11)                                                               \
+	X(FUTEX_LOCK_PI2, 13)
+#define CORECAP_FUTEX_WAKE_CMDS(X)                                                                 \
+	X(FUTEX_WAKE, 1)                                                                           \
+	X(FUTEX_WAKE_BITSET, 10)                                                                   \
+	X(FUTEX_WAKE_OP, 5)                                                                        \
+	X(FUTEX_UNLOCK_PI, 7)                                                                      \
+	X(FUTEX_REQUEUE, 3)                                                                        \
+	X(FUTEX_CMP_REQUEUE, 4)
+#define CORECAP_FUTEX_CMD(op)		 ((op)&127u)
+#define CORECAP_FUTEX_CMD_IS_(name, cmd) || c == (cmd)
+
+/* Whether futex command c (CORECAP_FUTEX_CMD of an op) is a wait, a wake. */
+static inline int corecap_futex_cmd_is_wait(unsigned int c)
+{
+	return 0 CORECAP_FUTEX_WAIT_CMDS(CORECAP_FUTEX_CMD_IS_);
+}
+
+static inline int corecap_futex_cmd_is_wake(unsigned int c)
+{
+	return 0 CORECAP_FUTEX_WAKE_CMDS(CORECAP_FUTEX_CMD_IS_);
+}
+
+/* Whether a call's op (struct corecap_krec_futex_enter.op) waits, wakes. */
+#define CORECAP_FUTEX_IS_WAIT(op) corecap_futex_cmd_is_wait(CORECAP_FUTEX_CMD(op))
+#define CORECAP_FUTEX_IS_WAKE(op) corecap_futex_cmd_is_wake(CORECAP_FUTEX_CMD(op))
+
+#ifndef __bpf__ /* the rest: the files' layout */
+
 #include <stdint.h>
 
 #include "run_format.h"
@@ -181,18 +225,7 @@ struct corecap_krec_futex_exit {
  * call when recording started) or an enter without an exit (still inside
  * at the end, or a lost record) is left unpaired. A wait is an enter whose
  * command is a wait (CORECAP_FUTEX_IS_WAIT). */
-#define CORECAP_FUTEX_CMD(op) ((op)&127u)
-#define CORECAP_FUTEX_IS_WAIT(op)                                                                  \
-	(CORECAP_FUTEX_CMD(op) == 0 || CORECAP_FUTEX_CMD(op) == 9 || CORECAP_FUTEX_CMD(op) == 6 || \
-	 CORECAP_FUTEX_CMD(op) == 11 || CORECAP_FUTEX_CMD(op) == 13)
-/* (FUTEX_WAIT 0, FUTEX_WAIT_BITSET 9, FUTEX_LOCK_PI 6, FUTEX_WAIT_REQUEUE_PI 11,
- * FUTEX_LOCK_PI2 13) */
-#define CORECAP_FUTEX_IS_WAKE(op)                                                                  \
-	(CORECAP_FUTEX_CMD(op) == 1 || CORECAP_FUTEX_CMD(op) == 10 ||                              \
-	 CORECAP_FUTEX_CMD(op) == 5 || CORECAP_FUTEX_CMD(op) == 7 || CORECAP_FUTEX_CMD(op) == 3 || \
-	 CORECAP_FUTEX_CMD(op) == 4)
-/* (FUTEX_WAKE 1, FUTEX_WAKE_BITSET 10, FUTEX_WAKE_OP 5, FUTEX_UNLOCK_PI 7, FUTEX_REQUEUE 3,
- * FUTEX_CMP_REQUEUE 4) */
+/* (CORECAP_FUTEX_IS_WAIT, _IS_WAKE and their commands: at the top.) */
 
 /* sched_process_fork by a target thread: a new thread (or process) child_tid.
  * 48 bytes. */
@@ -308,4 +341,5 @@ _Static_assert(sizeof(struct corecap_krec_stack) == 40, "stack");
 #error "corecap/kernel_format.h: the structs are read in place only on little-endian hosts"
 #endif
 
+#endif /* __bpf__ */
 #endif
