@@ -413,7 +413,7 @@ static int run_point(struct scale_cmd *s, int i)
 	ret = corecap_run_dir_create_file(&s->rd, log, &fd);
 	if (ret)
 		return ret;
-	fprintf(stderr, "corecap scale: %g cores (CPUs ", v);
+	fprintf(stderr, "corecap scale: %g core%s (CPUs ", v, v == 1 ? "" : "s");
 	{
 		char b[256];
 
@@ -482,6 +482,8 @@ static int run_point(struct scale_cmd *s, int i)
 			     s->conf.resets, v);
 	if (ret == 0)
 		return 0;
+	if (ret == 130 && stop_signal)
+		return 1; /* interrupted: said by the caller */
 	last_line(s->rd.dirfd, log, line, sizeof(line));
 	corecap_error("the point at %g cores failed: corecap record exited %d (%s/%s%s%s)", v, ret,
 		      s->rd.path, log, line[0] ? ": " : "", line);
