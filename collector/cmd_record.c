@@ -54,6 +54,7 @@
 #include "target.h"
 #include "wall_sampler.h"
 #include "wake_probe.h"
+#include "device_window.h"
 #include "mono_clock.h"
 #include <corecap/run_format.h>
 
@@ -85,6 +86,7 @@ struct record {
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
 	uint64_t start_ns, end_ns;
 	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
+	struct corecap_device_window devices; /* the daemon's disks at the window's ends */
 	double steal0_s, steal1_s; /* of which the hypervisor's steal */
 	double wake_ns;		 /* after the window (wake_probe.h); < 0 unknown */
 	struct rusage bench_ru;	 /* the benchmark's, once reaped */
@@ -350,6 +352,7 @@ static void run_window(struct record *r)
 		corecap_wall_sampler_detach(&r->wall, DETACH_WAIT_MS);
 	if (r->busy0_s < 0 || corecap_machine_busy_s(&r->busy1_s, &r->steal1_s) < 0)
 		r->busy0_s = r->busy1_s = -1;
+	corecap_device_window_end(&r->devices);
 	r->wake_ns = corecap_wake_probe_ns();
 	end_progress(r);
 }
@@ -479,6 +482,7 @@ static int write_manifest(struct record *r, bool checkpoint)
 		.machine_busy_s = !checkpoint && r->busy0_s >= 0 ? r->busy1_s - r->busy0_s : -1,
 		.machine_steal_s = !checkpoint && r->busy0_s >= 0 ? r->steal1_s - r->steal0_s : -1,
 		.wake_ns = checkpoint ? -1 : r->wake_ns,
+		.devices = checkpoint ? NULL : &r->devices,
 		.bench_cpu_s = r->have_bench_ru
 				       ? (double)r->bench_ru.ru_utime.tv_sec +
 						 (double)r->bench_ru.ru_utime.tv_usec / 1e6 +
@@ -630,6 +634,8 @@ static int start_window(struct record *r)
 		if (ret < 0)
 			goto out;
 	}
+	if (r->have_target)
+		corecap_device_window_begin(&r->devices, r->target.pid);
 	if (corecap_machine_busy_s(&r->busy0_s, &r->steal0_s) < 0)
 		r->busy0_s = -1;
 	r->wake_ns = -1;

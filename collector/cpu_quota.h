@@ -6,12 +6,7 @@
  * affinity allows. cgroup v2's cpu.max, or, where the cpu controller is
  * on a cgroup v1 hierarchy (hybrid hosts), its cpu.cfs_quota_us and
  * cpu.cfs_period_us: the same limit.
- *
- * The cgroup path is the kernel's (/proc/PID/cgroup), but the tree under
- * /sys/fs/cgroup is writable by whoever was delegated a subtree: each
- * file is opened beneath the hierarchy's mount with openat2(RESOLVE_BENEATH
- * | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS), must be a regular file,
- * and is read through a fixed buffer of CPU_QUOTA_FILE_MAX bytes.
+ * Its files are read as cgroup_file.h says (beneath the mount, bounded).
  */
 #ifndef CORECAP_COLLECTOR_CPU_QUOTA_H
 #define CORECAP_COLLECTOR_CPU_QUOTA_H
@@ -21,27 +16,24 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* /proc/PID/cgroup and cpu.max are a few hundred bytes; more is not theirs. */
-#define CPU_QUOTA_FILE_MAX 4096
-#define CPU_QUOTA_PATH_MAX 1024
+#include "cgroup_file.h"
+
+#define CPU_QUOTA_FILE_MAX CORECAP_CGROUP_FILE_MAX
+#define CPU_QUOTA_PATH_MAX CORECAP_CGROUP_PATH_MAX
 
 struct corecap_cpu_quota {
 	uint64_t quota_us;		 /* of each period; 0: no quota anywhere */
 	uint64_t period_us;		 /* the binding cgroup's period */
 	const char *file;		 /* "cpu.max" or "cpu.cfs_quota_us" */
-	char cgroup[CPU_QUOTA_PATH_MAX]; /* the binding cgroup, as /proc shows it ("/a/b") */
+	char cgroup[CORECAP_CGROUP_PATH_MAX]; /* the binding cgroup, as /proc shows it ("/a/b") */
 };
 
-/*
- * The cgroup of /proc/PID/cgroup's text that holds the cpu controller:
- * a cgroup v1 line naming "cpu" among its controllers ("4:cpu,cpuacct:/a";
- * *v1 true, its controller list into hier, the mount's name under
- * /sys/fs/cgroup), else the v2 line ("0::/a"; *v1 false, hier ""). Its
- * path into path. 0; -ENOENT without either; -EINVAL for a path that is
- * not absolute, holds ".." or "//", or does not fit.
- */
-int corecap_cgroup_cpu_line(const char *text, bool *v1, char *hier, size_t hsize, char *path,
-			    size_t size);
+/* The cgroup line of the cpu controller (corecap_cgroup_line with "cpu"). */
+static inline int corecap_cgroup_cpu_line(const char *text, bool *v1, char *hier, size_t hsize,
+					  char *path, size_t size)
+{
+	return corecap_cgroup_line(text, "cpu", v1, hier, hsize, path, size);
+}
 /*
  * A cpu.max's text: "QUOTA PERIOD" or "max PERIOD" (quota 0: none).
  * 0, or -EINVAL for anything else (a period of 0, a quota of 0).

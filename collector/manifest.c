@@ -15,6 +15,7 @@
 #include "cpu_list.h"
 #include "cpu_profile.h"
 #include "cpu_quota.h"
+#include "device_window.h"
 #include <corecap/diag.h>
 #include "kernel_events.h"
 #include "lttng_session.h"
@@ -300,6 +301,56 @@ static void quota(struct json_object *o, const struct corecap_manifest *m)
 	put(o, "daemon_cpu_quota_file", !ret && q.quota_us ? jstr(q.file) : NULL);
 }
 
+/*
+ * The daemon's disks over the window: each one's I/Os, bytes and busy
+ * time (/proc/diskstats' io_ticks), and the I/O limits its cgroup sets
+ * there with the cgroup's own I/Os (null when it sets none).
+ */
+static struct json_object *devices(const struct corecap_device_window *w)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < w->n; i++) {
+		const struct corecap_window_device *d = &w->dev[i];
+		const struct corecap_disk_counts *c0 = &d->disk[0], *c1 = &d->disk[1];
+		const struct corecap_io_limit *l0 = &d->limit[0], *l1 = &d->limit[1];
+		struct json_object *o = json_object_new_object(), *l;
+		bool has = d->has_disk[0] && d->has_disk[1];
+
+		put(o, "name", jstr(d->id.name));
+		put(o, "major", json_object_new_int((int)d->id.major));
+		put(o, "minor", json_object_new_int((int)d->id.minor));
+		put(o, "reads", has ? ju64(c1->ios[0] - c0->ios[0]) : NULL);
+		put(o, "writes", has ? ju64(c1->ios[1] - c0->ios[1]) : NULL);
+		put(o, "read_bytes", has ? ju64((c1->sectors[0] - c0->sectors[0]) * 512) : NULL);
+		put(o, "write_bytes", has ? ju64((c1->sectors[1] - c0->sectors[1]) * 512) : NULL);
+		/* Time with at least one I/O in flight, and the I/Os' time in flight summed. */
+		put(o, "busy_ms", has ? ju64(c1->io_ticks_ms - c0->io_ticks_ms) : NULL);
+		put(o, "queue_ms", has ? ju64(c1->queue_ms - c0->queue_ms) : NULL);
+		if (d->has_limit[0] && l0->file) {
+			bool counts = l0->has_counts && d->has_limit[1] && l1->has_counts;
+
+			l = json_object_new_object();
+			put(l, "file", jstr(l0->file));
+			put(l, "cgroup", jstr(l0->cgroup));
+			put(l, "read_iops", l0->iops[0] ? ju64(l0->iops[0]) : NULL);
+			put(l, "write_iops", l0->iops[1] ? ju64(l0->iops[1]) : NULL);
+			put(l, "read_bps", l0->bps[0] ? ju64(l0->bps[0]) : NULL);
+			put(l, "write_bps", l0->bps[1] ? ju64(l0->bps[1]) : NULL);
+			put(l, "cgroup_reads", counts ? ju64(l1->ios[0] - l0->ios[0]) : NULL);
+			put(l, "cgroup_writes", counts ? ju64(l1->ios[1] - l0->ios[1]) : NULL);
+			put(l, "cgroup_read_bytes", counts ? ju64(l1->bytes[0] - l0->bytes[0]) : NULL);
+			put(l, "cgroup_write_bytes",
+			    counts ? ju64(l1->bytes[1] - l0->bytes[1]) : NULL);
+			put(o, "limit", l);
+		} else {
+			put(o, "limit", NULL);
+		}
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
 /* The machine's CPU over the window: who else used the cores. */
 static struct json_object *machine(const struct corecap_manifest *m)
 {
@@ -398,6 +449,8 @@ static struct json_object *build(const struct corecap_manifest *m)
 	put(root, "collector", collector());
 	put(root, "machine", machine(m));
 	put(root, "sources", sources(m));
+	if (m->devices)
+		put(root, "devices", devices(m->devices));
 	if (m->lttng)
 		put(root, "lttng", lttng(m->lttng));
 	put(root, "threads_hz", json_object_new_int((int)m->threads_hz));

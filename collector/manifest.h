@@ -71,6 +71,7 @@ struct corecap_manifest {
 	double machine_steal_s; /* of which the hypervisor's steal; < 0 unknown */
 	double bench_cpu_s;    /* the benchmark's CPU time (user + sys); < 0 unknown */
 	double wake_ns;	       /* corecap_wake_probe_ns(); < 0 unknown */
+	const struct corecap_device_window *devices; /* NULL: not read (a checkpoint) */
 	/* A run of several daemons: target is NULL, these are listed instead. */
 	const struct corecap_manifest_daemon *daemons;
 	size_t n_daemons;

@@ -711,6 +711,48 @@ static void path_totals(const struct report_build *j, struct projection_inputs *
 	}
 }
 
+/*
+ * The manifest's disks as the projection weighs them, over the recording
+ * window: busy share, I/Os in flight while busy, and the use of the
+ * tightest I/O limit of the daemon's cgroup there (its rate over the limit).
+ */
+static size_t disks(const struct run_manifest *m, struct projection_disk *out)
+{
+	static const char *const what[4] = {"read_iops", "write_iops", "read_bps", "write_bps"};
+	double w_s = m->has_window ? (double)(m->window_end_ns - m->window_start_ns) / 1e9 : 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->n_devices && n < PROJECTION_DISKS && w_s > 0; i++) {
+		const struct run_device *rd = &m->devices[i];
+		struct projection_disk *dv = &out[n++];
+		const uint64_t limit[4] = {rd->limit_iops[0], rd->limit_iops[1], rd->limit_bps[0],
+					   rd->limit_bps[1]};
+		const uint64_t done[4] = {rd->cgroup_ios[0], rd->cgroup_ios[1],
+					  rd->cgroup_bytes[0], rd->cgroup_bytes[1]};
+
+		*dv = (struct projection_disk){.name = rd->name, .busy = -1, .in_flight = -1,
+					   .limit_use = -1};
+		if (rd->has_counts) {
+			dv->busy = (double)rd->busy_ms / 1e3 / w_s;
+			dv->in_flight = rd->busy_ms ? (double)rd->queue_ms / (double)rd->busy_ms : 0;
+			dv->ios_per_s = (double)(rd->ios[0] + rd->ios[1]) / w_s;
+		}
+		for (int k = 0; k < 4 && rd->limit_file && rd->has_cgroup_counts; k++) {
+			double rate = (double)done[k] / w_s;
+
+			if (!limit[k] || rate / (double)limit[k] <= dv->limit_use)
+				continue;
+			dv->limit_use = rate / (double)limit[k];
+			dv->limit_rate = rate;
+			snprintf(dv->limit_what, sizeof(dv->limit_what), "%s %" PRIu64, what[k],
+				 limit[k]);
+			dv->limit_file = rd->limit_file;
+			dv->limit_cgroup = rd->limit_cgroup ? rd->limit_cgroup : "?";
+		}
+	}
+	return n;
+}
+
 /* The benchmark's command, each word single-quoted when it needs it; NULL: unknown. */
 static char *bench_command(const struct run_manifest *m)
 {
@@ -894,6 +936,11 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 				       : 0,
 	};
 	path_totals(j, &pin);
+	if (j->run->has_manifest) {
+		j->n_disks = disks(&j->run->manifest, j->disks);
+		pin.disks = j->disks;
+		pin.n_disks = j->n_disks;
+	}
 	corecap_projection_compute(&j->projection, &pin);
 	if (j->run->has_manifest)
 		j->bench_command = bench_command(&j->run->manifest);

@@ -65,6 +65,8 @@ struct report_build {
 	struct profiler_own prof;   /* what is the profiler's own, and its cost */
 	struct diagnosis diagnosis; /* the one answer, from the projection */
 	char *bench_command;	     /* the benchmark's command, shell-quoted, for verify */
+	struct projection_disk disks[PROJECTION_DISKS]; /* the daemon's, for the projection */
+	size_t n_disks;
 	uint64_t foreign_events;
 	const char *missing[8];
 	size_t n_missing;

@@ -55,9 +55,9 @@ static int evidence(struct ceiling *c, const char *fmt, ...)
 
 const char *corecap_ceiling_kind_name(enum ceiling_kind kind)
 {
-	static const char *const names[] = {"none", "lock", "thread", "pool", "cores"};
+	static const char *const names[] = {"none", "lock", "thread", "pool", "cores", "device"};
 
-	return kind <= CEIL_CORES ? names[kind] : "?";
+	return kind <= CEIL_DEVICE ? names[kind] : "?";
 }
 
 static void thread_label(const struct model_thread *th, char *out, size_t size)
@@ -207,7 +207,8 @@ static int verdict(struct ceiling *c, const struct ceiling_inputs *in, uint64_t 
 			     c->name, pl->n_threads, pct(c->utilization), c->headroom, used,
 			     in->cores_available);
 		break;
-	case CEIL_CORES: /* the machine's verdict (projection.c), never the daemon's */
+	case CEIL_CORES:  /* the machine's verdict (projection.c), never the daemon's */
+	case CEIL_DEVICE: /* a disk: the projection's (projection.h), never a candidate here */
 	case CEIL_NONE:
 		if (c->n_top)
 			n = asprintf(&c->verdict,
@@ -398,6 +399,7 @@ int corecap_ceiling_compute(struct ceiling *c, const struct ceiling_inputs *in)
 		break;
 	}
 	case CEIL_CORES:
+	case CEIL_DEVICE:
 	case CEIL_NONE:
 		break;
 	}

@@ -27,7 +27,7 @@
 #define CEILING_SATURATED  0.70
 #define CEILING_CANDIDATES 5
 
-enum ceiling_kind { CEIL_NONE, CEIL_LOCK, CEIL_THREAD, CEIL_POOL, CEIL_CORES };
+enum ceiling_kind { CEIL_NONE, CEIL_LOCK, CEIL_THREAD, CEIL_POOL, CEIL_CORES, CEIL_DEVICE };
 
 struct ceiling_candidate {
 	enum ceiling_kind kind;

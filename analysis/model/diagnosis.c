@@ -17,15 +17,17 @@
  * under it, something else took the CPUs before the quota ran out.
  */
 #define QUOTA_FULL 0.90
+/* A disk this busy is named in the evidence whatever binds. */
+#define DEVICE_NOTED 0.50
 /* A pool ahead of its own busiest thread when within this of it (ceiling.c's margin). */
 #define POOL_MARGIN 0.05
 
 const char *corecap_diag_kind_name(enum diag_kind kind)
 {
-	static const char *const names[] = {"none", "lock",  "thread",
-					    "pool", "cores", "closed_loop"};
+	static const char *const names[] = {"none",  "lock",	    "thread", "pool",
+					    "cores", "closed_loop", "device"};
 
-	return kind <= DIAG_LOOP ? names[kind] : "?";
+	return kind <= DIAG_DEVICE ? names[kind] : "?";
 }
 
 static void ev(struct diagnosis *d, const char *term, const char *meaning, const char *fmt, ...)
@@ -77,6 +79,8 @@ static enum diag_kind from_ceiling(enum ceiling_kind k)
 		return DIAG_POOL;
 	case CEIL_CORES:
 		return DIAG_CORES;
+	case CEIL_DEVICE:
+		return DIAG_DEVICE;
 	case CEIL_NONE:
 		break;
 	}
@@ -444,6 +448,62 @@ static int cores_words(struct diagnosis *d)
 	return ret;
 }
 
+/* One evidence line of a disk: what it did, and what its busy time means. */
+static void device_evidence(struct diagnosis *d, const struct projection_disk *dv)
+{
+	char term[32];
+
+	snprintf(term, sizeof(term), "disk %s", dv->name);
+	if (dv->busy < 0)
+		return;
+	ev(d, term,
+	   dv->in_flight <= PROJECTION_DISK_SERIAL
+		   ? "busy: an I/O in flight (iostat's %util); serving about one at a time, "
+		     "busy all the time is full"
+		   : "busy: an I/O in flight (iostat's %util); serving several at once, it can "
+		     "be busy all the time and not full",
+	   "busy %.0f%%, %.1f I/Os in flight on average, %.0f I/Os per second", pct(dv->busy),
+	   dv->in_flight, dv->ios_per_s);
+}
+
+static int device_words(struct diagnosis *d, const struct projection_disk *dv)
+{
+	bool limit = dv->limit_use >= 0 && dv->limit_use >= corecap_projection_disk_use(dv);
+	int ret;
+
+	d->waiting = -1;
+	device_evidence(d, dv);
+	if (dv->limit_use >= 0)
+		ev(d, "I/O limit", "what the daemon's cgroup may do on the disk per second",
+		   "%s (%s of cgroup %s): its cgroup did %.0f, %.0f%% of it", dv->limit_what,
+		   dv->limit_file, dv->limit_cgroup, dv->limit_rate, pct(dv->limit_use));
+	if (limit)
+		ret = sentence(&d->headline,
+			       "disk %s: the I/O limit of the daemon's cgroup is full (%s, %s of "
+			       "cgroup %s; it did %.0f per second, %.0f%%): throughput can grow at "
+			       "most %.2fx (to %.0f ops/s) under it",
+			       dv->name, dv->limit_what, dv->limit_file, dv->limit_cgroup,
+			       dv->limit_rate, pct(dv->limit_use), d->headroom,
+			       d->headroom * d->iops);
+	else
+		ret = sentence(&d->headline,
+			       "disk %s is busy %.0f%% of the window serving about one I/O at a "
+			       "time (%.1f in flight on average): throughput can grow at most "
+			       "%.2fx (to %.0f ops/s) on this disk",
+			       dv->name, pct(dv->busy), dv->in_flight, d->headroom,
+			       d->headroom * d->iops);
+	if (!ret)
+		ret = limit ? sentence(&d->action,
+				       "raise the I/O limit of cgroup %s (%s) on disk %s, or do "
+				       "fewer I/Os per op (batch writes, fewer syncs)",
+				       dv->limit_cgroup, dv->limit_file, dv->name)
+			    : sentence(&d->action,
+				       "do fewer I/Os per op on disk %s (batch writes, fewer "
+				       "syncs), give it more I/Os in flight, or use a faster disk",
+				       dv->name);
+	return ret;
+}
+
 static int loop_words(struct diagnosis *d, const struct projection *p)
 {
 	int ret;
@@ -483,8 +543,9 @@ static int none_words(struct diagnosis *d, const struct diagnosis_inputs *in, co
 			       "%.0f%% of the window (it would bind at %.0f ops/s, %.2fx); the "
 			       "offered load sets the throughput",
 			       corecap_diag_kind_name(b->kind), b->name,
-			       b->kind == DIAG_LOCK    ? "is held (with its hand-offs)"
-			       : b->kind == DIAG_CORES ? "are used"
+			       b->kind == DIAG_LOCK	 ? "is held (with its hand-offs)"
+			       : b->kind == DIAG_CORES	 ? "are used"
+			       : b->kind == DIAG_DEVICE ? "is used"
 						       : "runs on a CPU",
 			       pct(b->util), b->iops, d->headroom);
 	if (!ret)
@@ -596,6 +657,9 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 	case DIAG_LOOP:
 		ret = loop_words(d, p);
 		break;
+	case DIAG_DEVICE:
+		ret = device_words(d, corecap_projection_disk(p, d->name));
+		break;
 	default:
 		ret = none_words(d, in, busiest);
 		break;
@@ -606,6 +670,9 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 		   d->daemon_running, d->daemon_waiting, d->quota_binds ? 2 : 0, d->cpus_usable,
 		   d->cpus_usable == 1 ? "" : "s", d->quota_binds ? " (its CPU quota)" : "",
 		   d->cores_saturated ? " (full)" : "");
+	for (size_t i = 0; i < p->n_disks && d->kind != DIAG_DEVICE; i++)
+		if (p->disks[i].busy >= DEVICE_NOTED)
+			device_evidence(d, &p->disks[i]);
 	if (p->loop.in_flight > 0 && d->kind != DIAG_LOOP)
 		ev(d, "ops in flight", "the benchmark's IOPS x its mean latency (Little's law)",
 		   "%.2f", p->loop.in_flight);

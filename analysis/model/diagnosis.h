@@ -19,6 +19,8 @@
  *    may use) reaches the CPUs it may use: its affinity (nproc when the
  *    run did not record it, said as missing evidence), or its cgroup's
  *    CPU quota (cpu.max) when that is less and the daemon ran it;
+ *  - a disk of the daemon's is a resource when its use can be told
+ *    (projection.h, struct projection_disk);
  *  - among the saturated resources (utilization >= CEILING_SATURATED, the
  *    cores as above) the one with the smallest saturation throughput
  *    binds; with none saturated, a benchmark with under
@@ -39,7 +41,7 @@
 #include "pool_table.h"
 #include "projection.h"
 
-enum diag_kind { DIAG_NONE, DIAG_LOCK, DIAG_THREAD, DIAG_POOL, DIAG_CORES, DIAG_LOOP };
+enum diag_kind { DIAG_NONE, DIAG_LOCK, DIAG_THREAD, DIAG_POOL, DIAG_CORES, DIAG_LOOP, DIAG_DEVICE };
 
 #define DIAG_EVIDENCE 12
 #define DIAG_MISSING  8
@@ -105,7 +107,7 @@ struct diagnosis_inputs {
 
 int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs *in);
 void corecap_diagnosis_release(struct diagnosis *d);
-/* "none", "lock", "thread", "pool", "cores", "closed_loop". */
+/* "none", "lock", "thread", "pool", "cores", "closed_loop", "device". */
 const char *corecap_diag_kind_name(enum diag_kind kind);
 
 #endif

@@ -31,6 +31,39 @@ static void add_res(struct projection *p, enum ceiling_kind kind, const char *na
 	}
 }
 
+double corecap_projection_disk_use(const struct projection_disk *d)
+{
+	double busy = d->busy >= 0 && d->in_flight >= 0 && d->in_flight <= PROJECTION_DISK_SERIAL
+			      ? d->busy
+			      : -1;
+
+	return d->limit_use > busy ? d->limit_use : busy;
+}
+
+const struct projection_disk *corecap_projection_disk(const struct projection *p,
+						       const char *name)
+{
+	for (size_t i = 0; i < p->n_disks; i++)
+		if (strcmp(p->disks[i].name, name) == 0)
+			return &p->disks[i];
+	return NULL;
+}
+
+/* The disks whose use is known: one server each, D_r their use per op. */
+static void disks(struct projection *p, const struct projection_inputs *in)
+{
+	p->disks = in->disks;
+	p->n_disks = in->n_disks < PROJECTION_DISKS ? in->n_disks : PROJECTION_DISKS;
+	for (size_t i = 0; i < p->n_disks; i++) {
+		double u = corecap_projection_disk_use(&p->disks[i]);
+
+		/* Over 1 (the window's edges): full, not beyond it. */
+		if (u > 0)
+			add_res(p, CEIL_DEVICE, p->disks[i].name, (u > 1 ? 1 : u) / p->iops_measured,
+				1);
+	}
+}
+
 static void label(char *out, size_t size, const struct projection_resource *r)
 {
 	snprintf(out, size, "%s %s", kind_word(r->kind), r->name);
@@ -233,6 +266,7 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 	p->client_s_per_op = in->bench_cpu_s >= 0 ? in->bench_cpu_s / ops : -1;
 	p->wake_s = in->wake_ns > 0 ? in->wake_ns / 1e9 : 0;
 	collect(p, in, ops);
+	disks(p, in);
 	closed_loop(p, in);
 	for (int n = 1; n <= PROJECTION_MAX_CORES; n++) {
 		struct projection_point *pt = &p->at[n - 1];

@@ -53,8 +53,31 @@
 /* The bound a point names when the closed loop binds. */
 #define PROJECTION_LOOP_BOUND "the closed loop (one op in flight)"
 
+/*
+ * One of the daemon's disks over the window. Its use, when it can be told,
+ * makes it a resource (kind DEVICE, one server, D_r = use / the measured
+ * throughput) whatever the cores: the I/O limit its cgroup sets there
+ * (the cgroup's I/Os per second, or bytes, over the limit), or its busy
+ * time (iostat's %util) when it serves about one I/O at a time
+ * (PROJECTION_DISK_SERIAL in flight on average at most); a disk that
+ * serves several at once can be busy all the time and not full, so its
+ * busy time is not its use.
+ */
+#define PROJECTION_DISK_SERIAL 1.5
+struct projection_disk {
+	const char *name;    /* as /proc/diskstats names it */
+	double busy;	     /* the share of the window with an I/O in flight; < 0 unknown */
+	double in_flight;    /* I/Os in flight on average while busy; < 0 unknown */
+	double ios_per_s;    /* completed, reads and writes, by anyone */
+	double limit_use;    /* its cgroup's I/O rate over its tightest limit there; < 0 none */
+	char limit_what[64]; /* that limit: "write_iops 120" */
+	const char *limit_file, *limit_cgroup;
+	double limit_rate; /* the cgroup's rate of that kind (per second) */
+};
+#define PROJECTION_DISKS 8
+
 struct projection_resource {
-	enum ceiling_kind kind; /* LOCK, THREAD, POOL or CORES */
+	enum ceiling_kind kind; /* LOCK, THREAD, POOL, CORES or DEVICE */
 	char name[CORECAP_LOCK_LABEL_MAX];
 	double demand_s_per_op; /* D_r */
 	double servers;		/* k_r: 1, the pool's threads, or the cores N */
@@ -101,6 +124,8 @@ struct projection {
 		double lat_more_s;	     /* the client's latency at more cores than here */
 		double iops_here, iops_more; /* in_flight over each latency */
 	} loop;
+	const struct projection_disk *disks; /* the inputs' (borrowed), at most PROJECTION_DISKS */
+	size_t n_disks;
 	char machine_verdict[512];			/* on this machine */
 	char daemon_verdict[CORECAP_LOCK_LABEL_MAX + 512]; /* the daemon's own limit */
 };
@@ -118,8 +143,15 @@ struct projection_inputs {
 	double bench_lat_s;	   /* the benchmark's mean latency; 0: none */
 	/* The ops' critical paths, summed over the op types; path_ops 0: none. */
 	uint64_t path_ops, path_latency_ns, path_runq_ns;
+	const struct projection_disk *disks; /* the daemon's; NULL: not recorded */
+	size_t n_disks;
 };
 
 void corecap_projection_compute(struct projection *p, const struct projection_inputs *in);
+/* A disk's use, when it can be told (above); < 0 when it cannot. */
+double corecap_projection_disk_use(const struct projection_disk *d);
+/* The disk of that name among the projection's; NULL if none. */
+const struct projection_disk *corecap_projection_disk(const struct projection *p,
+						       const char *name);
 
 #endif

@@ -224,6 +224,62 @@ static void load_benchmark(struct run_manifest *m, json_object *root)
 		get_num(m, m->summary, "benchmark.summary.", "lat_p99_s", 0, 1e9, &b->lat_p99_s);
 }
 
+/* An unsigned count of a device (0 .. 2^62); false and a warning when present but not one. */
+static bool dev_u64(struct run_manifest *m, json_object *o, const char *key, uint64_t *out)
+{
+	int64_t x;
+
+	if (!get_int(m, o, "devices[].", key, 0, INT64_MAX / 2, &x))
+		return false;
+	*out = (uint64_t)x;
+	return true;
+}
+
+/* manifest "devices": the daemon's disks over the window; a device that is not an object is skipped. */
+static void load_devices(struct run_manifest *m, json_object *a)
+{
+	static const char *const lim[4] = {"read_iops", "write_iops", "read_bps", "write_bps"};
+	static const char *const cg[4] = {"cgroup_reads", "cgroup_writes", "cgroup_read_bytes",
+					  "cgroup_write_bytes"};
+
+	if (!json_object_is_type(a, json_type_array)) {
+		warn(m, CORECAP_RUN_MANIFEST ": 'devices' has JSON type %s, not an array: ignored",
+		     type_name(a));
+		return;
+	}
+	m->has_devices = true;
+	for (size_t i = 0; i < json_object_array_length(a) && m->n_devices < MANIFEST_MAX_DEVICES;
+	     i++) {
+		json_object *o = json_object_array_get_idx(a, i), *l;
+		struct run_device *d = &m->devices[m->n_devices];
+		uint64_t v[4] = {0};
+
+		*d = (struct run_device){.name = get_str(m, o, "devices[].", "name")};
+		if (!json_object_is_type(o, json_type_object) || !d->name)
+			continue;
+		d->has_counts = dev_u64(m, o, "reads", &d->ios[0]) &
+				dev_u64(m, o, "writes", &d->ios[1]) &
+				dev_u64(m, o, "read_bytes", &d->bytes[0]) &
+				dev_u64(m, o, "write_bytes", &d->bytes[1]) &
+				dev_u64(m, o, "busy_ms", &d->busy_ms) &
+				dev_u64(m, o, "queue_ms", &d->queue_ms);
+		l = get_obj(m, o, "devices[].", "limit");
+		if (l) {
+			d->limit_file = get_str(m, l, "devices[].limit.", "file");
+			d->limit_cgroup = get_str(m, l, "devices[].limit.", "cgroup");
+			for (int k = 0; k < 4; k++)
+				dev_u64(m, l, lim[k], &v[k]);
+			d->limit_iops[0] = v[0], d->limit_iops[1] = v[1];
+			d->limit_bps[0] = v[2], d->limit_bps[1] = v[3];
+			d->has_cgroup_counts = dev_u64(m, l, cg[0], &d->cgroup_ios[0]) &
+					       dev_u64(m, l, cg[1], &d->cgroup_ios[1]) &
+					       dev_u64(m, l, cg[2], &d->cgroup_bytes[0]) &
+					       dev_u64(m, l, cg[3], &d->cgroup_bytes[1]);
+		}
+		m->n_devices++;
+	}
+}
+
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 {
 	json_object *root, *window, *machine, *collector, *sources, *lttng, *wall, *v, *kbytes, *recs;
@@ -323,6 +379,8 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 				get_str(m, machine, "machine.", "daemon_cpu_quota_file");
 		}
 	}
+	if (get(root, "devices"))
+		load_devices(m, get(root, "devices"));
 	window = get(root, "window");
 	if (window) {
 		/* The window decides every rate: a bad one is an error, not a skip. */

@@ -26,6 +26,25 @@ struct bench_summary {
 	double iops_avg, lat_avg_s, ops, total_time_s, lat_p99_s;
 };
 
+/* The manifest's cap on devices: the collector's (CORECAP_DEVICES_MAX). */
+#define MANIFEST_MAX_DEVICES 8
+
+/*
+ * One of the daemon's disks over the window (manifest "devices"): its
+ * counters' differences, and the I/O limits its cgroup sets there with the
+ * cgroup's own I/Os. has_ false: absent (unknown, not zero).
+ */
+struct run_device {
+	const char *name;
+	bool has_counts;
+	uint64_t ios[2], bytes[2]; /* [0] reads, [1] writes */
+	uint64_t busy_ms, queue_ms;
+	const char *limit_file, *limit_cgroup; /* NULL: no limit there */
+	uint64_t limit_iops[2], limit_bps[2];  /* 0: none of that kind */
+	bool has_cgroup_counts;
+	uint64_t cgroup_ios[2], cgroup_bytes[2];
+};
+
 struct run_manifest {
 	json_object *root;
 	int version;
@@ -60,6 +79,10 @@ struct run_manifest {
 	bool has_cpu_quota;
 	double cpu_quota;			       /* in CPUs: quota / period */
 	const char *cpu_quota_cgroup, *cpu_quota_file; /* NULL if absent */
+	/* The daemon's disks (manifest "devices"); has_devices false: not recorded. */
+	bool has_devices;
+	struct run_device devices[MANIFEST_MAX_DEVICES];
+	size_t n_devices;
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
 	uint64_t wall_rounds; /* its rounds over the window */
 	/*

@@ -5,7 +5,9 @@
  * processes took the cores (the cores, not the thread); a daemon pinned to
  * one full CPU of two (its CPU, though the other idles); the same held to
  * half a CPU by a cgroup CPU quota (the quota), or given 1.5 (its CPU); a benchmark with
- * one op in flight (its closed loop); nothing saturated; and a run with no
+ * one op in flight (its closed loop); nothing saturated; a disk whose
+ * cgroup I/O limit is full, or that is busy serving one I/O at a time (but
+ * not one serving several); and a run with no
  * CPU figures, no kernel events and no benchmark (nothing shown as
  * measured, the missing evidence listed).
  */
@@ -371,6 +373,91 @@ START_TEST(nothing_saturated_says_so_and_names_the_busiest)
 END_TEST
 
 /*
+ * The same daemon (thread alpha at 30%: nothing of it saturated) on a
+ * disk whose cgroup allows 1000 write I/Os per second, of which its cgroup
+ * did 980: the limit is 98% used, so the disk binds at 1000 / 0.98 =
+ * 1020.4 ops/s, under the thread's 3333: the headroom is the disk's, the
+ * thread the next limit.
+ */
+START_TEST(a_cgroup_io_limit_that_is_full_binds)
+{
+	struct projection_disk dev = {.name = "loop3", .busy = 0.10, .in_flight = 2.5,
+				  .ios_per_s = 990, .limit_use = 0.98,
+				  .limit_what = "write_iops 1000", .limit_file = "io.max",
+				  .limit_cgroup = "/osd.slice", .limit_rate = 980};
+
+	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.5,
+					    .bench_cpu_s = 0.2,
+					    .disks = &dev,
+					    .n_disks = 1},
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_DEVICE);
+	ck_assert_str_eq(d.name, "loop3");
+	near(d.running, 0.98);
+	near(d.headroom, 1 / 0.98);
+	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
+	ck_assert_ptr_nonnull(strstr(d.headline, "write_iops 1000, io.max of cgroup /osd.slice"));
+	ck_assert_ptr_nonnull(strstr(d.action, "raise the I/O limit of cgroup /osd.slice"));
+	/* The projection knows the disk: its point here is the disk's bound. */
+	near(p.at[1].iops, 1000 / 0.98);
+	ck_assert_str_eq(p.at[1].bound_by, "device loop3");
+}
+END_TEST
+
+/*
+ * A disk busy 90% of the window: serving one I/O at a time (1.0 in
+ * flight) it is full and binds at 1000 / 0.9; serving 4.7 at once its busy
+ * time says nothing of its limit: nothing is saturated, the disk is only
+ * evidence, and the headroom stays the projection's.
+ */
+START_TEST(a_busy_disk_binds_only_when_it_serves_one_io_at_a_time)
+{
+	struct projection_disk dev = {.name = "vda", .busy = 0.90, .in_flight = 1.0,
+				  .ios_per_s = 3000, .limit_use = -1};
+
+	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.5,
+					    .bench_cpu_s = 0.2,
+					    .disks = &dev,
+					    .n_disks = 1},
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_DEVICE);
+	near(d.headroom, 1 / 0.9);
+	ck_assert_ptr_nonnull(strstr(d.headline, "disk vda is busy 90%"));
+	corecap_diagnosis_release(&d);
+	corecap_pool_table_release(&pools);
+	corecap_model_release(&m);
+	model_window_init(&m);
+	dev.in_flight = 4.7;
+	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.5,
+					    .bench_cpu_s = 0.2,
+					    .disks = &dev,
+					    .n_disks = 1},
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_NONE);
+	near(d.headroom, 1 / 0.3);
+	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
+	ck_assert_str_eq(p.at[1].bound_by, "thread alpha (tid 2)");
+	bool noted = false;
+	for (size_t i = 0; i < d.n_evidence; i++)
+		noted |= strcmp(d.evidence[i].term, "disk vda") == 0 &&
+			 strstr(d.evidence[i].meaning, "not full") != NULL;
+	ck_assert(noted);
+}
+END_TEST
+
+/*
  * No thread CPU figures, no kernel events, no benchmark, a partial run:
  * no projection, so no headroom and no utilization; each missing source
  * is listed with what would provide it.
@@ -411,6 +498,8 @@ int main(void)
 	tcase_add_test(tc, one_op_in_flight_is_the_closed_loop);
 	tcase_add_test(tc, nothing_saturated_says_so_and_names_the_busiest);
 	tcase_add_test(tc, missing_sources_are_listed_and_nothing_is_guessed);
+	tcase_add_test(tc, a_cgroup_io_limit_that_is_full_binds);
+	tcase_add_test(tc, a_busy_disk_binds_only_when_it_serves_one_io_at_a_time);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

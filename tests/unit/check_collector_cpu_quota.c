@@ -10,11 +10,11 @@
 
 #include "check_run.h"
 
-/* corecap_cgroup_cpu_line, with the v1 flag and the hierarchy checked. */
+/* corecap_cgroup_line for the cpu controller, with the v1 flag and the hierarchy checked. */
 static int line(const char *text, char *path, size_t size, bool *v1, char *hier)
 {
 	*v1 = false;
-	return corecap_cgroup_cpu_line(text, v1, hier, 32, path, size);
+	return corecap_cgroup_line(text, "cpu", v1, hier, 32, path, size);
 }
 
 START_TEST(the_v2_line)
