@@ -46,14 +46,18 @@
 #ifndef CORECAP_KERNEL_FORMAT_H
 #define CORECAP_KERNEL_FORMAT_H
 
+#ifndef __bpf__
+#include <stdbool.h> /* the eBPF program has bool from vmlinux.h */
+#endif
+
 /*
  * The futex commands by class, defined here alone: the collector's eBPF
  * program (collector/kernel_bpf.bpf.c) records the waits that sleep and
  * the wakes that wake, its perf producer filters the waits it takes a
- * stack at, and the analysis pairs and classes the calls, all from these
+ * stack at, and the analysis pairs and classifies the calls, all from these
  * lists. X(name, command): the command is op & 127 (FUTEX_CMD_MASK
  * without FUTEX_PRIVATE_FLAG 128 and FUTEX_CLOCK_REALTIME 256), the name
- * <linux/futex.h>'s. This part needs no type and no header: the eBPF
+ * <linux/futex.h>'s. This part needs no header but bool's: the eBPF
  * program, which has the kernel's types (vmlinux.h) and not the C
  * library's, includes this header for it alone (__bpf__).
  */
@@ -74,12 +78,12 @@
 #define CORECAP_FUTEX_CMD_IS_(name, cmd) || c == (cmd)
 
 /* Whether futex command c (CORECAP_FUTEX_CMD of an op) is a wait, a wake. */
-static inline int corecap_futex_cmd_is_wait(unsigned int c)
+static inline bool corecap_futex_cmd_is_wait(unsigned int c)
 {
 	return 0 CORECAP_FUTEX_WAIT_CMDS(CORECAP_FUTEX_CMD_IS_);
 }
 
-static inline int corecap_futex_cmd_is_wake(unsigned int c)
+static inline bool corecap_futex_cmd_is_wake(unsigned int c)
 {
 	return 0 CORECAP_FUTEX_WAKE_CMDS(CORECAP_FUTEX_CMD_IS_);
 }
