@@ -1,5 +1,6 @@
 #include "symbolizer.h"
 #include "run_file.h"
+#include "sym_cache.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <corecap/diag.h>
@@ -76,22 +78,19 @@ struct sym_module {
 	Dwarf_Addr dwbias;
 	struct dwarf_unit *units; /* every unit of dwarf, in order */
 	size_t n_units;
-	struct dwarf_index all; /* every unit's */
-	uint8_t all_level;	/* 0: not built, 1: file and namespace scope, 2: all */
-	struct dwarf_index one; /* the units of one source file's */
-	const char *one_file;	/* that file's base name, NULL: none */
+	struct dwarf_index all;	 /* every unit's */
+	uint8_t all_level;	 /* 0: not built, 1: file and namespace scope, 2: all */
+	struct dwarf_index one;	 /* the units of one source file's, or one unit's */
+	const char *one_file;	 /* that file's base name, NULL: none */
+	Dwarf_Off one_cu;	 /* or that unit's DIE offset (one_file NULL), 0: none */
+	uint64_t bias;		 /* load bias: run-time address - the file's own */
+	struct sym_cache *cache; /* what DWARF gave before, by build-id; NULL: none */
 };
 
 struct sym_mapping {
 	uint64_t start, end, offset;
 	size_t mod;
 	bool exec; /* mapped executable: where code addresses lie */
-};
-
-/* One instruction's frames, as cached. */
-struct sym_frames {
-	size_t n;
-	struct sym_frame f[];
 };
 
 static int cmp_mapping(const void *a, const void *b)
@@ -309,6 +308,19 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 
 static void module_release(struct sym_module *m)
 {
+	static bool warned;
+
+	if (m->cache) {
+		int ret = corecap_sym_cache_write(m->cache);
+
+		if (ret && !warned) {
+			warned = true;
+			corecap_warn("cannot write the symbol cache of '%s': %s", m->path,
+				     strerror(-ret));
+		}
+		corecap_sym_cache_release(m->cache);
+		free(m->cache);
+	}
 	free(m->all.v);
 	free(m->one.v);
 	free(m->units);
@@ -503,12 +515,58 @@ static int read_symbols(struct sym_module *m)
 	return n < 0 ? -EINVAL : 0;
 }
 
+/* "path:size:mtime" of a file, or "path:absent", appended to out. */
+static void file_stamp(char *out, size_t size, const char *path)
+{
+	size_t len = strlen(out);
+	struct stat st;
+
+	if (stat(path, &st) == 0)
+		snprintf(out + len, size - len, "%s:%lld:%lld.%09ld;", path, (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	else
+		snprintf(out + len, size - len, "%s:absent;", path);
+}
+
+/*
+ * m's symbol cache for build-id bid (NULL: none, no cache), the file
+ * read being `file` (the vDSO's image, when m is the vDSO). Its source
+ * names the files DWARF can come from, the file and its debug file by
+ * build-id under --symfs, as they are now: a debug file installed or
+ * removed since makes the cache start again.
+ */
+static void open_cache(struct symbolizer *s, struct sym_module *m, const char *bid,
+		       const char *file)
+{
+	char source[3 * PATH_MAX] = "";
+	int dirfd = corecap_sym_cache_dir();
+
+	if (!bid || strlen(bid) < 3 || dirfd < 0)
+		return;
+	if (strcmp(m->path, VDSO_NAME) == 0)
+		file = s->vdso_path ? s->vdso_path : "this kernel's vDSO";
+	file_stamp(source, sizeof(source), file);
+	{
+		char dbg[PATH_MAX + 128];
+
+		snprintf(dbg, sizeof(dbg), "%s/usr/lib/debug/.build-id/%.2s/%s.debug",
+			 s->symfs ? s->symfs : "", bid, bid + 2);
+		file_stamp(source, sizeof(source), dbg);
+	}
+	m->cache = malloc(sizeof(*m->cache));
+	if (m->cache && corecap_sym_cache_open(m->cache, dirfd, bid, source)) {
+		free(m->cache);
+		m->cache = NULL;
+	}
+}
+
 /* Reports module idx to libdwfl: the file under symfs, checked against its recorded build-id. */
 static void load_module(struct symbolizer *s, size_t idx)
 {
 	struct sym_module *m = &s->mods[idx];
 	const char *want = s->buildids ? s->buildids[idx] : NULL;
 	char have[160], *path = NULL;
+	bool bid_known;
 	uint64_t bias;
 	Elf *elf = NULL;
 	int fd = -1;
@@ -538,7 +596,8 @@ static void load_module(struct symbolizer *s, size_t idx)
 			goto out;
 		}
 	}
-	if (want && (!elf_build_id_hex(elf, have, sizeof(have)) || strcmp(have, want) != 0)) {
+	bid_known = elf_build_id_hex(elf, have, sizeof(have));
+	if (want && (!bid_known || strcmp(have, want) != 0)) {
 		/* The file changed since the recording: its own symbols would lie. */
 		elf_end(elf);
 		close(fd);
@@ -573,8 +632,11 @@ static void load_module(struct symbolizer *s, size_t idx)
 		goto out;
 	}
 	dwfl_module_info(m->dm, NULL, &m->lo, &m->hi, NULL, NULL, NULL, NULL);
+	m->bias = bias;
 	if (read_symbols(m) || !m->n_syms)
 		set_problem(m, "no symbols");
+	else
+		open_cache(s, m, want ? want : (bid_known ? have : NULL), path ? path : m->path);
 out:
 	if (elf)
 		elf_end(elf);
@@ -855,26 +917,41 @@ static size_t build_frames(struct symbolizer *s, uint64_t pc, struct sym_frame *
 	return n;
 }
 
-size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc, const struct sym_frame **frames)
+/*
+ * The frames at pc from m's symbol cache when it has them, else from
+ * DWARF (then added to the cache): packed with their strings.
+ */
+static struct sym_cache_frames *cached_frames(struct symbolizer *s, uint64_t pc)
 {
 	struct sym_frame tmp[MAX_INLINE + 1];
-	struct sym_frames *fr;
-	uint64_t *slot;
+	const struct sym_cache_frames *hit;
+	struct sym_info info = {0};
+	struct sym_module *m = module_of(s, pc, &info);
 	size_t n;
+
+	if (m && m->cache && (hit = corecap_sym_cache_frames(m->cache, pc - m->bias)))
+		return corecap_sym_cache_pack(hit->f, hit->n);
+	memset(tmp, 0, sizeof(tmp));
+	n = build_frames(s, pc, tmp, MAX_INLINE + 1);
+	if (m && m->cache && m->dm)
+		corecap_sym_cache_put_frames(m->cache, pc - m->bias, tmp, n);
+	return corecap_sym_cache_pack(tmp, n);
+}
+
+size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc, const struct sym_frame **frames)
+{
+	struct sym_cache_frames *fr;
+	uint64_t *slot;
 
 	slot = corecap_u64map_find(&s->frames, pc);
 	if (slot) {
-		fr = (struct sym_frames *)(uintptr_t)*slot;
+		fr = (struct sym_cache_frames *)(uintptr_t)*slot;
 		*frames = fr->f;
 		return fr->n;
 	}
-	memset(tmp, 0, sizeof(tmp));
-	n = build_frames(s, pc, tmp, MAX_INLINE + 1);
-	fr = malloc(sizeof(*fr) + n * sizeof(fr->f[0]));
+	fr = cached_frames(s, pc);
 	if (!fr)
 		return 0;
-	fr->n = n;
-	memcpy(fr->f, tmp, n * sizeof(tmp[0]));
 	slot = corecap_u64map_upsert(&s->frames, pc, NULL);
 	if (!slot) {
 		free(fr);
@@ -882,7 +959,7 @@ size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc, const struct
 	}
 	*slot = (uint64_t)(uintptr_t)fr;
 	*frames = fr->f;
-	return n;
+	return fr->n;
 }
 
 /*
@@ -1002,20 +1079,65 @@ static const struct dwarf_var *find_var(const struct dwarf_index *ix, uint64_t w
 	return lo < ix->n && ix->v[lo].addr == want ? &ix->v[lo] : NULL;
 }
 
+/* m->one rebuilt from the unit whose DIE is at `die` alone, deep. */
+static void index_unit(struct sym_module *m, Dwarf_Off die)
+{
+	Dwarf_Die cu;
+
+	m->one.n = 0;
+	m->one_file = NULL;
+	m->one_cu = die;
+	if (dwarf_offdie(m->dwarf, die, &cu))
+		index_die(&m->one, &cu, true);
+	qsort(m->one.v, m->one.n, sizeof(*m->one.v), cmp_var);
+}
+
 /*
- * The variable at want: among the units of `file` (a local symbol's
- * source file, may be NULL) while every unit's whole index is not built,
- * then at every unit's file scope, then anywhere.
+ * The source file of the local data symbol nearest to e (before it,
+ * else after it) within 64 KiB, or NULL: the linker lays out each
+ * object's .data and .bss together, so a global's neighbour most likely
+ * came from the same source file.
+ */
+static const char *neighbour_file(const struct sym_module *m, const struct sym_entry *e)
+{
+	size_t i = (size_t)(e - m->syms);
+
+	for (size_t k = i; k-- > 0 && e->addr - m->syms[k].addr < 0x10000;)
+		if (!m->syms[k].func && m->syms[k].file)
+			return m->syms[k].file;
+	for (size_t k = i + 1; k < m->n_syms && m->syms[k].addr - e->addr < 0x10000; k++)
+		if (!m->syms[k].func && m->syms[k].file)
+			return m->syms[k].file;
+	return NULL;
+}
+
+/*
+ * The variable at want, found in as few units as can be: first in the
+ * unit whose address ranges hold want (dwarf_addrdie: .debug_aranges,
+ * which GCC fills with code ranges only, so that data is rarely there:
+ * libc6-dbg's main_arena is not), then among the units of `file` (a
+ * local symbol's source file, or a global's neighbour's, may be NULL);
+ * only then, or when the file has no aranges at all, at every unit's
+ * file scope (the walk of every unit, which inflates libdw's view of the
+ * whole .debug_info), then anywhere.
  */
 static const struct dwarf_var *dwarf_var_at(struct sym_module *m, const char *file, uint64_t want)
 {
 	const struct dwarf_var *v;
+	Dwarf_Die cu;
 
+	if (m->all_level < 2 && dwarf_addrdie(m->dwarf, want, &cu)) {
+		if (m->one_file || m->one_cu != dwarf_dieoffset(&cu))
+			index_unit(m, dwarf_dieoffset(&cu));
+		if ((v = find_var(&m->one, want)))
+			return v;
+	}
 	if (file && m->all_level < 2) {
 		file = base_name(file);
 		if (!m->one_file || strcmp(m->one_file, file)) {
 			index_dwarf(m, &m->one, file, true);
 			m->one_file = file;
+			m->one_cu = 0;
 		}
 		if ((v = find_var(&m->one, want)))
 			return v;
@@ -1111,7 +1233,7 @@ static bool dwarf_member_path(struct sym_module *m, const struct sym_entry *e, u
 	}
 	if (!m->dwarf)
 		return false;
-	v = dwarf_var_at(m, e->global ? NULL : e->file, e->addr - m->dwbias);
+	v = dwarf_var_at(m, e->global ? neighbour_file(m, e) : e->file, e->addr - m->dwbias);
 	if (!v || !dwarf_offdie(m->dwarf, v->die, &var) || !(name = dwarf_diename(&var)))
 		return false;
 	/* A declaration's type may sit on its specification. */
@@ -1119,6 +1241,25 @@ static bool dwarf_member_path(struct sym_module *m, const struct sym_entry *e, u
 		return false;
 	snprintf(out, size, "%s", name);
 	return member_at(&type, off, out, size, 0);
+}
+
+/* dwarf_member_path for the data at addr, through m's symbol cache. */
+static bool member_path(struct sym_module *m, const struct sym_entry *e, uint64_t addr,
+			uint64_t off, char *out, size_t size)
+{
+	const char *name;
+	bool found;
+
+	if (m->cache && corecap_sym_cache_data(m->cache, addr - m->bias, &name)) {
+		if (!name || strlen(name) >= size)
+			return false;
+		memcpy(out, name, strlen(name) + 1);
+		return true;
+	}
+	found = dwarf_member_path(m, e, off, out, size);
+	if (m->cache)
+		corecap_sym_cache_put_data(m->cache, addr - m->bias, found ? out : NULL);
+	return found;
 }
 
 const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool code)
@@ -1136,7 +1277,7 @@ const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool co
 	m = lookup(s, addr, code, &info, &e);
 	if (!m)
 		n = asprintf(&name, "0x%" PRIx64, addr);
-	else if (e && !code && dwarf_member_path(m, e, info.offset, path, sizeof(path)))
+	else if (e && !code && member_path(m, e, addr, info.offset, path, sizeof(path)))
 		n = asprintf(&name, "%s", path);
 	else if (info.symbol && (code || info.offset))
 		n = asprintf(&name, "%s+0x%" PRIx64, info.symbol, info.offset);
