@@ -4,7 +4,7 @@
 # op runs at a time whatever the cores: `corecap scale --cores 1,2` must
 # measure the 2-core throughput within 10% of the 1-core one, fit a large
 # contention term (sigma >= 0.8), and set beside it what the 2-core run's
-# diagnosis names: the big lock (the same name `corecap report` gives).
+# diagnosis names: the big lock (d.osd.big_lock, the name `corecap report` gives).
 # The daemon's threads' affinity is as before at the end.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/scale_lib.sh"
@@ -34,7 +34,7 @@ expect_eq "the serial term sits beside a lock" lock "$(json "$s.json" "d['fit'][
 name=$(json "$s.report2.json" "d['diagnosis']['name']")
 echo "the 2-core run's diagnosis: $name"
 expect_eq "... the lock the 2-core run's report names" "$name" "$(json "$s.json" "d['fit']['serial']['diagnosis_name']")"
-expect_true "... the big lock (taken in osd_handle_op)" grep -q osd_handle_op <<<"$name"
+expect_true "... the big lock" grep -q big_lock <<<"$name"
 expect_true "the text names it beside sigma" grep -qF "names the lock $name" "$s.txt"
 expect_eq "the daemon's threads' affinity is as before" "$before" "$(affinity "$OSD_PID")"
 expect_alive "$OSD_PID"
