@@ -50,6 +50,18 @@
 #define PROJECTION_RESOURCES 8
 /* A benchmark with fewer ops in flight than this keeps one: its ops' paths are their own. */
 #define PROJECTION_LOOP_MAX 1.5
+/*
+ * What one run's projection assumes, said where it is printed: the demand
+ * per op measured here holds at every core count. On a real OSD it grows
+ * with the cores (cross-core wake-ups, lock hand-offs, cache traffic: a
+ * ceph-osd's CPU per op went from 126 us on one CPU to 206 us on two), so
+ * the points past this run's cores are an upper bound; `corecap scale`
+ * measures the curve (docs/methodology.md, "Scaling").
+ */
+#define PROJECTION_ASSUMPTION                                                                  \
+	"it assumes each op's demand (CPU, holds, disk) stays what this run measured at every " \
+	"core count; on a real daemon it grows with the cores, so the points past this "        \
+	"machine's are an upper bound ('corecap scale' measures the curve)"
 /* The bound a point names when the closed loop binds. */
 #define PROJECTION_LOOP_BOUND "the closed loop (one op in flight)"
 

@@ -29,6 +29,7 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 	fprintf(out, "PROJECTION (detail for the diagnosis: the throughput at N cores, what binds "
 		     "at each; measured %.0f ops/s from the %s; CPU %.2f us per op)\n",
 		p->iops_measured, p->iops_source, p->cpu_s_per_op * 1e6);
+	fprintf(out, "  %s\n", PROJECTION_ASSUMPTION);
 	if (p->wake_s > 0)
 		fprintf(out, "  a lock's demand adds a %.1f us hand-off per acquisition (a cross-core "
 			     "wake-up, measured after the window)\n",
@@ -100,6 +101,7 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 	put(ceiling, "client_cpu_us_per_op",
 	    p->client_s_per_op >= 0 ? num(p->client_s_per_op * 1e6, 3) : NULL);
 	put(ceiling, "handoff_us", p->wake_s > 0 ? num(p->wake_s * 1e6, 3) : NULL);
+	put(ceiling, "assumption", json_object_new_string("constant_demand"));
 	loop = json_object_new_object();
 	put(loop, "modelled", json_object_new_boolean(p->loop.valid));
 	put(loop, "why_not", p->loop.why_not ? json_object_new_string(p->loop.why_not) : NULL);
