@@ -17,8 +17,10 @@
 
 #include <corecap/analysis.h>
 #include <corecap/diag.h>
+#include <corecap/scale_format.h>
 #include "build/report_build.h"
 #include "model/scaling_fit.h"
+#include "render/scale_html.h"
 #include "render/scale_render.h"
 
 #define SCALE_JSON_MAX (1 << 20)
@@ -69,7 +71,7 @@ static json_object *read_doc(const char *dir)
 	buf[n] = '\0';
 	doc = json_tokener_parse(buf);
 	free(buf);
-	if (!doc || strcmp(str_of(doc, "format"), "corecap-scale-points") != 0) {
+	if (!doc || strcmp(str_of(doc, "format"), CORECAP_SCALE_POINTS_FORMAT) != 0) {
 		corecap_error("cannot read '%s/scale.json': not a scale directory's points", dir);
 		json_object_put(doc);
 		return NULL;
@@ -188,7 +190,7 @@ static void fill(struct scale_view *v, json_object *doc, const char *dir)
 	scaling_fit_compute(&v->fit, cores, x, k);
 }
 
-int corecap_scale_report(const char *dir, int json, FILE *out)
+int corecap_scale_report(const char *dir, int format, FILE *out)
 {
 	static struct scale_view v;
 	json_object *doc = read_doc(dir);
@@ -198,7 +200,9 @@ int corecap_scale_report(const char *dir, int json, FILE *out)
 		return -EINVAL;
 	fill(&v, doc, dir);
 	json_object_put(doc);
-	ret = json ? scale_render_json(&v, out) : scale_render_text(&v, out);
+	ret = format == CORECAP_SCALE_JSON   ? scale_render_json(&v, out)
+	      : format == CORECAP_SCALE_HTML ? scale_render_html(&v, out)
+					     : scale_render_text(&v, out);
 	if (ret)
 		corecap_error("cannot write the result: %s", strerror(-ret));
 	return ret;

@@ -37,8 +37,9 @@
 
 const char corecap_scale_usage[] =
 	"usage: corecap scale -p PID [--cores LIST] [-d SECONDS] [-o DIR]\n"
-	"                     [--client-cpus LIST] [--json] [-- BENCHMARK ARGS...]\n"
-	"       corecap scale --report DIR [--json]\n"
+	"                     [--client-cpus LIST] [--json | --html]\n"
+	"                     [-- BENCHMARK ARGS...]\n"
+	"       corecap scale --report DIR [--json | --html]\n"
 	"\n"
 	"Records the daemon PID while the benchmark runs, once per point of LIST with\n"
 	"every thread of the daemon confined to that many CPUs, and fits the Universal\n"
@@ -63,12 +64,14 @@ const char corecap_scale_usage[] =
 	"                        (default: corecap's own CPUs, stated in the output)\n"
 	"      --json            print the result as JSON (format corecap-scale,\n"
 	"                        docs/report-json.md)\n"
+	"      --html            print the result as an HTML page with its chart (the\n"
+	"                        points, the fit and its band, the peak)\n"
 	"      --report DIR      print the result of a finished scale directory again\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"See also corecap-scale(1).\n";
 
-enum { OPT_CORES = 256, OPT_CLIENT, OPT_JSON, OPT_REPORT };
+enum { OPT_CORES = 256, OPT_CLIENT, OPT_JSON, OPT_HTML, OPT_REPORT };
 
 struct scale_cmd {
 	pid_t pid;
@@ -79,7 +82,7 @@ struct scale_cmd {
 	const char *out;
 	const char *client_arg;
 	cpu_set_t client;
-	bool json;
+	int format; /* CORECAP_SCALE_TEXT, _JSON, _HTML */
 	const char *report;
 	char **bench;
 	int n_bench;
@@ -159,6 +162,7 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"client-cpus", required_argument, NULL, OPT_CLIENT},
 		{"json", no_argument, NULL, OPT_JSON},
+		{"html", no_argument, NULL, OPT_HTML},
 		{"report", required_argument, NULL, OPT_REPORT},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -209,7 +213,11 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 			s->client_arg = optarg;
 			break;
 		case OPT_JSON:
-			s->json = true;
+		case OPT_HTML:
+			if (s->format)
+				return corecap_usage_error(corecap_scale_usage,
+							   "--json and --html exclude each other");
+			s->format = c == OPT_JSON ? CORECAP_SCALE_JSON : CORECAP_SCALE_HTML;
 			break;
 		case OPT_REPORT:
 			s->report = optarg;
@@ -529,7 +537,7 @@ static void doc_start(struct scale_cmd *s)
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)s->pid);
 	corecap_read_comm(path, comm);
 	s->doc = json_object_new_object();
-	json_object_object_add(s->doc, "format", json_object_new_string("corecap-scale-points"));
+	json_object_object_add(s->doc, "format", json_object_new_string(CORECAP_SCALE_POINTS_FORMAT));
 	json_object_object_add(s->doc, "version", json_object_new_int(1));
 	json_object_object_add(s->doc, "pid", json_object_new_int(s->pid));
 	json_object_object_add(s->doc, "comm", json_object_new_string(comm));
@@ -601,7 +609,7 @@ static int run_scale(struct scale_cmd *s)
 		corecap_run_dir_release(&s->rd);
 		return 1;
 	}
-	if (scale_report && scale_report(s->rd.path, s->json, stdout) != 0)
+	if (scale_report && scale_report(s->rd.path, s->format, stdout) != 0)
 		ret = 1;
 	corecap_run_dir_release(&s->rd);
 	return ret;
@@ -619,7 +627,7 @@ int corecap_cmd_scale(int argc, char **argv)
 			corecap_error("this corecap was built without the analysis");
 			return 1;
 		}
-		return scale_report(s.report, s.json, stdout) ? 1 : 0;
+		return scale_report(s.report, s.format, stdout) ? 1 : 0;
 	}
 	return run_scale(&s);
 }

@@ -122,7 +122,7 @@ static uint64_t next_rand(uint64_t *s)
 static void bootstrap(struct scaling_fit *f, const double *n, const double *x, size_t k)
 {
 	static double bl[SCALING_BOOT], bsg[SCALING_BOOT], bkp[SCALING_BOOT],
-		bp[SCALING_PROJ][SCALING_BOOT];
+		bp[SCALING_PROJ][SCALING_BOOT], bb[SCALING_BAND][SCALING_BOOT];
 	double res[SCALING_MAX_POINTS], xs[SCALING_MAX_POINTS], scale, any = 0;
 	uint64_t seed = 0x9e3779b97f4a7c15ull;
 
@@ -161,6 +161,8 @@ static void bootstrap(struct scaling_fit *f, const double *n, const double *x, s
 		g.kappa = kk;
 		for (int p = 0; p < SCALING_PROJ; p++)
 			bp[p][b] = scaling_fit_at(&g, proj_cores[p]);
+		for (int c = 0; c < SCALING_BAND; c++)
+			bb[c][b] = scaling_fit_at(&g, c + 1);
 	}
 	f->has_interval = true;
 	f->lambda_lo = pct(bl, SCALING_BOOT, 0.025);
@@ -172,6 +174,10 @@ static void bootstrap(struct scaling_fit *f, const double *n, const double *x, s
 	for (int p = 0; p < SCALING_PROJ; p++) {
 		f->proj[p].lo = pct(bp[p], SCALING_BOOT, 0.025);
 		f->proj[p].hi = pct(bp[p], SCALING_BOOT, 0.975);
+	}
+	for (int c = 0; c < SCALING_BAND; c++) {
+		f->band_lo[c] = pct(bb[c], SCALING_BOOT, 0.025);
+		f->band_hi[c] = pct(bb[c], SCALING_BOOT, 0.975);
 	}
 }
 

@@ -33,7 +33,8 @@
 
 #define SCALING_MAX_POINTS 64
 #define SCALING_BOOT	   200
-#define SCALING_PROJ	   4 /* the projections: 4, 8, 16 and 32 cores */
+#define SCALING_PROJ	   4  /* the projections: 4, 8, 16 and 32 cores */
+#define SCALING_BAND	   32 /* the band's core counts: 1 to 32 */
 
 struct scaling_fit {
 	bool valid;
@@ -50,6 +51,8 @@ struct scaling_fit {
 		int cores;
 		double x, lo, hi; /* lo, hi: 0 without an interval */
 	} proj[SCALING_PROJ];
+	/* The bootstrap's 95% band of X(N), N = 1..SCALING_BAND (index N - 1); with an interval. */
+	double band_lo[SCALING_BAND], band_hi[SCALING_BAND];
 	double peak_cores; /* 0: no peak (levels off); 1: more cores never help */
 	double peak_x;	   /* the throughput there, or the level lambda / sigma; 0 unbounded */
 };

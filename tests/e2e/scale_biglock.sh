@@ -36,6 +36,12 @@ echo "the 2-core run's diagnosis: $name"
 expect_eq "... the lock the 2-core run's report names" "$name" "$(json "$s.json" "d['fit']['serial']['diagnosis_name']")"
 expect_true "... the big lock" grep -q big_lock <<<"$name"
 expect_true "the text names it beside sigma" grep -qF "names the lock $name" "$s.txt"
+"$CORECAP" scale --report "$s" --html >"$s.html" 2>/dev/null
+expect_eq "the HTML chart: two dots, the fit's line" "2 1" "$(python3 -c '
+import re, sys, xml.dom.minidom
+svg = xml.dom.minidom.parseString(re.search(r"<svg.*</svg>", open(sys.argv[1]).read(), re.S).group(0))
+print(len(svg.getElementsByTagName("circle")),
+      len([l for l in svg.getElementsByTagName("polyline") if "USL fit" in l.toxml()]))' "$s.html")"
 expect_eq "the daemon's threads' affinity is as before" "$before" "$(affinity "$OSD_PID")"
 expect_alive "$OSD_PID"
 stop_refosd

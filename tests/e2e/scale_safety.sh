@@ -8,7 +8,7 @@
 #  - SIGTERM: exit 130, restored, the point kept and marked interrupted;
 #  - a thread that leaves the point's CPUs (its affinity reset, here from
 #    outside with taskset) is found, named in scale.json and the output,
-#    and the point marked.
+#    and the point marked (hollow in the HTML chart).
 # After each the daemon is alive and not stopped.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/scale_lib.sh"
@@ -78,6 +78,18 @@ expect_eq "... the thread named" True "$(json "$WORK/r.json" "$own in d['points'
 expect_eq "... the point marked" True "$(json "$WORK/r.json" "d['points'][0]['marked']")"
 expect_true "... and said on stderr" grep -q "left the CPUs of the point" "$WORK/r.err"
 expect_true "... and in the text" grep -q "MARKED: .* reset their own affinity" <("$CORECAP" scale --report "$WORK/r" 2>/dev/null)
+# The page: its chart parses as XML, one dot per measured point, hollow when marked.
+expect_true "one core count: no fit, and the text says why" \
+	grep -q "no fit: fewer than two distinct core counts" <("$CORECAP" scale --report "$WORK/r" 2>/dev/null)
+"$CORECAP" scale --report "$WORK/r" --html >"$WORK/r.html" 2>/dev/null
+expect_eq "the HTML chart: one hollow dot (the marked point), no fit from one core count, the text" "1 0 True" \
+	"$(python3 -c '
+import re, sys, xml.dom.minidom
+t = open(sys.argv[1]).read()
+svg = xml.dom.minidom.parseString(re.search(r"<svg.*</svg>", t, re.S).group(0))
+dots = svg.getElementsByTagName("circle")
+fit = [l for l in svg.getElementsByTagName("polyline") if "USL fit" in l.toxml()]
+print(len([d for d in dots if d.getAttribute("fill") == "white"]), len(fit), "MARKED:" in t)' "$WORK/r.html")"
 expect_eq "after it: every thread's affinity is as before" "$before" "$(affinity "$OSD_PID")"
 expect_alive "$OSD_PID"
 stop_refosd

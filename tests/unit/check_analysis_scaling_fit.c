@@ -99,6 +99,12 @@ START_TEST(repeated_noisy_points_give_an_interval_that_holds_the_truth)
 	ck_assert(f.sigma_lo <= f.sigma && f.sigma <= f.sigma_hi);
 	for (int p = 0; p < SCALING_PROJ; p++)
 		ck_assert(f.proj[p].lo <= f.proj[p].x && f.proj[p].x <= f.proj[p].hi);
+	/* The band holds the fit, and at 4 cores is the projection's interval. */
+	for (int c = 0; c < SCALING_BAND; c++)
+		ck_assert(f.band_lo[c] <= scaling_fit_at(&f, c + 1) * 1.0001 &&
+			  scaling_fit_at(&f, c + 1) <= f.band_hi[c] * 1.0001);
+	ck_assert_double_eq_tol(f.band_lo[3], f.proj[0].lo, 1e-9);
+	ck_assert_double_eq_tol(f.band_hi[3], f.proj[0].hi, 1e-9);
 	/* The 4-core projection against the truth, within its band widened by 10%. */
 	ck_assert(f.proj[0].lo * 0.9 <= usl(2000, 0.1, 0.01, 4) &&
 		  usl(2000, 0.1, 0.01, 4) <= f.proj[0].hi * 1.1);

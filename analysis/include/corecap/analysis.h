@@ -24,10 +24,12 @@ int corecap_cmd_stat(int argc, char **argv);
 extern const char corecap_stat_usage[];
 /*
  * A scale directory (`corecap scale`, which the collector runs) fitted and
- * printed as text or JSON (format corecap-scale); cli/ hands it to the
- * collector's command. 0, or -errno after printing the cause.
+ * printed as text, JSON (format corecap-scale) or an HTML page with its
+ * chart (format: CORECAP_SCALE_TEXT, _JSON, _HTML of corecap/scale_format.h);
+ * cli/ hands it to the collector's command. 0, or -errno after printing
+ * the cause.
  */
-int corecap_scale_report(const char *dir, int json, FILE *out);
+int corecap_scale_report(const char *dir, int format, FILE *out);
 
 /*
  * Where `corecap stat --kernel` gets a process's kernel events: one

@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <corecap/scale_format.h>
+
 int corecap_cmd_run(int argc, char **argv);
 int corecap_cmd_record(int argc, char **argv);
 int corecap_cmd_verify(int argc, char **argv);
@@ -24,7 +26,7 @@ extern const char corecap_scale_usage[];
  * which cli/ gives it; the collector does not link the analysis. Returns
  * 0, or -errno after printing the cause.
  */
-typedef int (*corecap_scale_report_fn)(const char *dir, int json, FILE *out);
+typedef int (*corecap_scale_report_fn)(const char *dir, int format, FILE *out);
 void corecap_scale_set_report(corecap_scale_report_fn fn);
 
 #define CORECAP_COLLECTOR_COMMANDS                                                                 \
