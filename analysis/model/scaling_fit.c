@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SIGMA_MAX 4.0
-#define KAPPA_MAX 1.0
+#define SIGMA_MAX SCALING_SIGMA_MAX
+#define KAPPA_MAX SCALING_KAPPA_MAX
 #define GRID	  48
 
 static const int proj_cores[SCALING_PROJ] = {4, 8, 16, 32};

@@ -35,6 +35,9 @@
 #define SCALING_BOOT	   200
 #define SCALING_PROJ	   4  /* the projections: 4, 8, 16 and 32 cores */
 #define SCALING_BAND	   32 /* the band's core counts: 1 to 32 */
+/* The search's bounds: an interval that reaches one is not constrained by the points. */
+#define SCALING_SIGMA_MAX 4.0
+#define SCALING_KAPPA_MAX 1.0
 
 struct scaling_fit {
 	bool valid;

@@ -120,7 +120,9 @@ int scale_render_text(const struct scale_view *v, FILE *out)
 	serial_beside(v, beside, sizeof(beside));
 	fprintf(out, "\n  sigma (contention, the serial share) %.3f", f->sigma);
 	if (f->has_interval)
-		fprintf(out, " [%.3f-%.3f]", f->sigma_lo, f->sigma_hi);
+		fprintf(out, " [%.3f-%.3f%s]", f->sigma_lo, f->sigma_hi,
+			f->sigma_hi >= SCALING_SIGMA_MAX ? ", the search's bound: unconstrained"
+							 : "");
 	fprintf(out, "%s; beside it: %s\n",
 		f->sigma >= 0.5	  ? ": mostly serial"
 		: f->sigma >= 0.1 ? ": partly serial"
@@ -130,7 +132,9 @@ int scale_render_text(const struct scale_view *v, FILE *out)
 	if (f->kappa_held)
 		fputs(" (held at 0: two core counts cannot tell it from sigma)", out);
 	else if (f->has_interval)
-		fprintf(out, " [%.4f-%.4f]", f->kappa_lo, f->kappa_hi);
+		fprintf(out, " [%.4f-%.4f%s]", f->kappa_lo, f->kappa_hi,
+			f->kappa_hi >= SCALING_KAPPA_MAX ? ", the search's bound: unconstrained"
+							 : "");
 	if (g > 0)
 		fprintf(out, "; beside it: CPU per op %.2fx from %g to %g cores\n", g,
 			v->pt[v->smallest].cores, v->pt[v->largest].cores);
