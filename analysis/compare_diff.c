@@ -1,5 +1,7 @@
 #include "compare_diff.h"
 #include "model/lines.h"
+#include "model/lock_table.h"
+#include "model/thread_table.h"
 #include "util/grow.h"
 
 #include <errno.h>
@@ -109,7 +111,7 @@ static int op_rows(struct compare_diff *d, int s, const struct report *r)
 	const struct op_table *t = &r->model->ops;
 	uint64_t w = corecap_model_window_ns(r->model);
 	struct compare_totals *tot = &d->tot[s];
-	char section[64];
+	char section[96];
 	int ret;
 
 	/* A run without a trace has no op figures: its side stays "not measured". */
@@ -118,19 +120,45 @@ static int op_rows(struct compare_diff *d, int s, const struct report *r)
 		return ret;
 	tot->ops_per_s = w ? (double)t->finished * 1e9 / (double)w : 0;
 	ret = set(d, s, "traced", "ops_per_s", "ops/s", 0, tot->ops_per_s);
-	for (int c = 0; c < CAT__COUNT; c++)
-		tot->cat_measured[c] = cat_measured(&d->src[s], (enum op_cat)c);
+	for (int c = 0; c < CP__COUNT; c++)
+		tot->cat_measured[c] =
+			d->use_path || (c < CAT__COUNT && cat_measured(&d->src[s], (enum op_cat)c));
 	for (size_t i = 0; i < t->n_types && !ret; i++) {
 		const struct op_type *ty = &t->types[i];
+		const struct cp_type *cp =
+			corecap_critical_path_type(r->critical_path, (uint32_t)i);
 		double n = (double)ty->hist.count;
 
 		if (!ty->hist.count)
 			continue;
 		tot->has_ops = true;
-		tot->ops += n;
-		tot->latency_ns += (double)ty->hist.sum_ns;
 		snprintf(section, sizeof(section), "op %s", ty->name ? ty->name : "?");
-		ret = set(d, s, section, "count", "ops", 0, n);
+		if (d->use_path) {
+			/* The path's own ops and latency: its categories sum to it. */
+			if (cp && cp->count) {
+				tot->ops += (double)cp->count;
+				tot->latency_ns += (double)cp->latency_ns;
+			}
+			for (int c = 0; c < CP__COUNT && !ret; c++) {
+				char key[64], label[96];
+
+				snprintf(key, sizeof(key), "path_%s_us",
+					 corecap_cp_cat_name((uint32_t)c));
+				snprintf(label, sizeof(label), "  critical path: %s us/op",
+					 corecap_cp_cat_name((uint32_t)c));
+				if (cp && cp->count)
+					tot->cat_ns[c] += (double)cp->ns[c];
+				ret = cp && cp->count
+					      ? set(d, s, section, key, label, 1,
+						    (double)cp->ns[c] / (double)cp->count / 1e3)
+					      : declare(d, section, key, label, 1);
+			}
+		} else {
+			tot->ops += n;
+			tot->latency_ns += (double)ty->hist.sum_ns;
+		}
+		if (!ret)
+			ret = set(d, s, section, "count", "ops", 0, n);
 		if (!ret)
 			ret = set(d, s, section, "latency_avg_us", "latency avg us", 1,
 				  (double)ty->hist.sum_ns / n / 1e3);
@@ -149,10 +177,12 @@ static int op_rows(struct compare_diff *d, int s, const struct report *r)
 			snprintf(key, sizeof(key), "%s_us", corecap_op_cat_name((enum op_cat)c));
 			snprintf(label, sizeof(label), "  %s us/op",
 				 corecap_op_cat_name((enum op_cat)c));
-			tot->cat_ns[c] += (double)ty->cat_ns[c];
-			ret = tot->cat_measured[c] ? set(d, s, section, key, label, 1,
-							 (double)ty->cat_ns[c] / n / 1e3)
-						   : declare(d, section, key, label, 1);
+			if (!d->use_path)
+				tot->cat_ns[c] += (double)ty->cat_ns[c];
+			ret = cat_measured(&d->src[s], (enum op_cat)c)
+				      ? set(d, s, section, key, label, 1,
+					    (double)ty->cat_ns[c] / n / 1e3)
+				      : declare(d, section, key, label, 1);
 		}
 	}
 	return ret;
@@ -162,7 +192,7 @@ static int pool_rows(struct compare_diff *d, int s, const struct report *r)
 {
 	const struct pool_table *p = r->pools;
 	uint64_t w = corecap_model_window_ns(r->model);
-	char section[64];
+	char section[96];
 	int ret = 0;
 
 	if (p->n_sampled && w)
@@ -328,6 +358,11 @@ static void sources_of(const struct report *r, struct compare_sources *s)
 	s->shim = r->has_stats || r->model->locks.len > 0;
 	s->kernel = r->model->src.kernel || r->model->src.futex;
 	s->optracker = r->ceph && r->ceph->has_optracker;
+	for (size_t i = 0; i < r->model->ops.n_types && !s->path; i++) {
+		const struct cp_type *t = corecap_critical_path_type(r->critical_path, (uint32_t)i);
+
+		s->path = t && t->count;
+	}
 }
 
 static int warn(struct compare_diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -396,8 +431,8 @@ static int put_us(char *buf, size_t len, double v)
 
 void corecap_compare_headline(const struct compare_totals t[2], char *buf, size_t len)
 {
-	double dcat[CAT__COUNT], dlat;
-	int order[CAT__COUNT], shown = 0;
+	double dcat[CP__COUNT], dlat;
+	int order[CP__COUNT], shown = 0;
 	size_t n = 0;
 
 #define PUT(...)                                                                                   \
@@ -412,7 +447,9 @@ void corecap_compare_headline(const struct compare_totals t[2], char *buf, size_
 	else if (t[0].ops_per_s > 0 && t[1].ops_per_s > 0)
 		PUT("%.2fx traced ops/s (the benchmark's IOPS not measured in %s)",
 		    t[1].ops_per_s / t[0].ops_per_s,
-		    t[0].has_iops ? "B" : t[1].has_iops ? "A" : "A and B");
+		    t[0].has_iops   ? "B"
+		    : t[1].has_iops ? "A"
+				    : "A and B");
 	else
 		PUT("IOPS not measured in %s", t[0].has_iops   ? "B"
 					       : t[1].has_iops ? "A"
@@ -428,34 +465,34 @@ void corecap_compare_headline(const struct compare_totals t[2], char *buf, size_
 	PUT("; latency ");
 	if (n < len)
 		n += (size_t)put_us(buf + n, len - n, dlat);
-	PUT(" us/op");
-	for (int c = 0; c < CAT__COUNT; c++) {
+	PUT(" us/op%s", t[0].path ? " on the critical path" : "");
+	for (int c = 0; c < CP__COUNT; c++) {
 		order[c] = c;
 		dcat[c] = (t[1].cat_ns[c] / t[1].ops - t[0].cat_ns[c] / t[0].ops) / 1e3;
 	}
-	/* Largest change first; insertion sort over seven. */
-	for (int i = 1; i < CAT__COUNT; i++)
+	/* Largest change first; insertion sort over eight. */
+	for (int i = 1; i < CP__COUNT; i++)
 		for (int k = i; k > 0 && fabs(dcat[order[k]]) > fabs(dcat[order[k - 1]]); k--) {
 			int x = order[k];
 
 			order[k] = order[k - 1];
 			order[k - 1] = x;
 		}
-	for (int i = 0; i < CAT__COUNT && shown < 4; i++) {
+	for (int i = 0; i < CP__COUNT && shown < 4; i++) {
 		int c = order[i];
 
 		/* What moved less than 0.05 us or 2% of the latency's change is noise. */
 		if (!t[0].cat_measured[c] || !t[1].cat_measured[c] || fabs(dcat[c]) < 0.05 ||
 		    fabs(dcat[c]) < 0.02 * fabs(dlat))
 			continue;
-		PUT("%s %s ", shown ? "," : ", of which", corecap_op_cat_name((enum op_cat)c));
+		PUT("%s %s ", shown ? "," : ", of which", corecap_cp_cat_name((uint32_t)c));
 		if (n < len)
 			n += (size_t)put_us(buf + n, len - n, dcat[c]);
 		shown++;
 	}
-	for (int c = 0; c < CAT__COUNT; c++)
+	for (int c = 0; c < CP__COUNT; c++)
 		if (t[0].cat_measured[c] != t[1].cat_measured[c])
-			PUT("; %s not measured in %c", corecap_op_cat_name((enum op_cat)c),
+			PUT("; %s not measured in %c", corecap_cp_cat_name((uint32_t)c),
 			    t[0].cat_measured[c] ? 'B' : 'A');
 #undef PUT
 }
@@ -499,7 +536,8 @@ static void cost_line(const struct compare_diff *d, char *buf, size_t len)
 			cost[k] += r[i]->v[k];
 	}
 	if (!r[0]) {
-		snprintf(buf, len, "per-op CPU not measured in %s (" CORECAP_RUN_THREADS " or ops missing)",
+		snprintf(buf, len,
+			 "per-op CPU not measured in %s (" CORECAP_RUN_THREADS " or ops missing)",
 			 measured_in(d, t[0].key));
 		return;
 	}
@@ -545,6 +583,520 @@ static void cost_line(const struct compare_diff *d, char *buf, size_t len)
 		snprintf(buf + n, len - n, " per op");
 }
 
+/* Adds v to side s of (section, key), which counts as measured there. */
+static int add_to(struct compare_diff *d, int s, const char *section, const char *key,
+		  const char *label, int decimals, double v)
+{
+	struct compare_row *r = row(d, section, key, label, decimals);
+
+	if (!r)
+		return -ENOMEM;
+	r->v[s] += v;
+	r->has[s] = true;
+	return 0;
+}
+
+/*
+ * The name a path's credit goes by across runs: a daemon thread's pool;
+ * "an idle CPU"; the collector; "other processes" for any other
+ * process's thread (a client, a compiler: their names and ids change
+ * from run to run).
+ */
+static void credit_name(const struct critical_path *cp, int32_t tid, char *out, size_t len)
+{
+	const char *name = corecap_critical_path_thread_name(cp, tid);
+	int32_t tgid = corecap_critical_path_holder_tgid(cp, tid);
+
+	if (tid == 0)
+		snprintf(out, len, "an idle CPU");
+	else if (name && corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid))
+		corecap_thread_pool_name(name, out, len);
+	else if (tgid && tgid == cp->collector_pid)
+		snprintf(out, len, "the collector");
+	else
+		snprintf(out, len, "other processes");
+}
+
+/*
+ * What the ops' critical paths ran or waited behind, per op, by the
+ * crediting thread's pool and category ("log cpu", "msgr-worker
+ * runqueue"), the profiler's threads left out as report leaves them out;
+ * then whom the runqueue waited behind (the daemon's threads, the
+ * collector, other processes, ...). Thread ids differ between runs,
+ * pools do not.
+ */
+static int behind_rows(struct compare_diff *d, int s, const struct report *r)
+{
+	const struct critical_path *cp = r->critical_path;
+	double ops = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < r->model->ops.n_types; i++) {
+		const struct cp_type *t = corecap_critical_path_type(cp, (uint32_t)i);
+
+		if (t)
+			ops += (double)t->count;
+	}
+	if (!ops)
+		return 0;
+	for (size_t i = 0; i < r->model->ops.n_types && !ret; i++) {
+		const struct cp_type *t = corecap_critical_path_type(cp, (uint32_t)i);
+		uint64_t runq[CPB__COUNT];
+		struct cp_top *v;
+		size_t n;
+
+		if (!t || !t->count)
+			continue;
+		v = calloc(t->credit.len + 1, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		n = corecap_profiler_path_top(r->profiler, t, v, t->credit.len + 1);
+		for (size_t k = 0; k < n && !ret; k++) {
+			char pool[64], key[128], label[160];
+
+			credit_name(cp, v[k].tid, pool, sizeof(pool));
+			snprintf(key, sizeof(key), "%s %s", pool, corecap_cp_cat_name(v[k].cat));
+			snprintf(label, sizeof(label), "  %s us/op", key);
+			ret = add_to(d, s, "behind (critical path)", key, label, 1,
+				     (double)v[k].ns / ops / 1e3);
+		}
+		free(v);
+		if (!t->ns[CP_RUNQUEUE])
+			continue;
+		corecap_critical_path_runq_behind(cp, t, runq);
+		for (uint32_t b = 0; b < CPB__COUNT && !ret; b++) {
+			char key[128], label[160];
+
+			snprintf(key, sizeof(key), "%s", corecap_cp_behind_name((enum cp_behind)b));
+			snprintf(label, sizeof(label), "  %s us/op",
+				 corecap_cp_behind_label((enum cp_behind)b));
+			ret = add_to(d, s, "runqueue behind (critical path)", key, label, 1,
+				     (double)runq[b] / ops / 1e3);
+		}
+	}
+	return ret;
+}
+
+/*
+ * What the annotations say the ops waited on, per op: each lock (by its
+ * label, the shim's), and the queue after each phase (the op between two
+ * threads: "queue after committed").
+ */
+static int waits_rows(struct compare_diff *d, int s, const struct report *r)
+{
+	const struct model *m = r->model;
+	const struct op_table *t = &m->ops;
+	double ops = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < t->n_types; i++)
+		ops += (double)t->types[i].hist.count;
+	if (!ops)
+		return 0;
+	for (size_t i = 0; i < t->n_types && !ret; i++) {
+		const struct op_type *ty = &t->types[i];
+		uint64_t *ns;
+
+		for (size_t l = 0; l < m->locks.len && !ret && d->src[s].shim; l++) {
+			char name[CORECAP_LOCK_LABEL_MAX], key[160], label[200];
+
+			if (!(ns = corecap_u64map_find(&ty->detail,
+						       OP_DETAIL_KEY(CAT_LOCK_WAIT, l))))
+				continue;
+			corecap_lock_label(m->locks.all[l], name, sizeof(name));
+			/* A longer name is cut: the key stays one per lock (most are short). */
+			snprintf(key, sizeof(key), "lock %.150s", name);
+			snprintf(label, sizeof(label), "  %s us/op", key);
+			ret = add_to(d, s, "waited on (annotations)", key, label, 1,
+				     (double)*ns / ops / 1e3);
+		}
+		for (size_t p = 0; p < t->n_phases && !ret; p++) {
+			char key[160], label[192];
+
+			if (!(ns = corecap_u64map_find(&ty->detail, OP_DETAIL_KEY(CAT_QUEUE, p))))
+				continue;
+			snprintf(key, sizeof(key), "queue after %s", t->phases[p]);
+			snprintf(label, sizeof(label), "  %s us/op", key);
+			ret = add_to(d, s, "waited on (annotations)", key, label, 1,
+				     (double)*ns / ops / 1e3);
+		}
+	}
+	return ret;
+}
+
+/* A credit or wait one run has and the other not is 0 there, when it measures it. */
+static void zero_fill(struct compare_diff *d, const char *section, const char *key_prefix,
+		      const bool measures[2])
+{
+	for (size_t i = 0; i < d->n; i++)
+		for (int s = 0; s < 2; s++)
+			if (strcmp(d->v[i].section, section) == 0 && !d->v[i].has[s] &&
+			    strncmp(d->v[i].key, key_prefix, strlen(key_prefix)) == 0 &&
+			    measures[s]) {
+				d->v[i].has[s] = true;
+				d->v[i].v[s] = 0;
+			}
+}
+
+static int line_add(char ***v, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int line_add(char ***v, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = corecap_lines_vadd(v, n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+/* Rounds to zero at its decimals. */
+static bool is_zero(double v, int decimals)
+{
+	return fabs(v) < 0.5 * pow(10, -decimals);
+}
+
+bool corecap_compare_row_zero(const struct compare_row *r)
+{
+	return r->has[0] && r->has[1] && is_zero(r->v[0], r->decimals) &&
+	       is_zero(r->v[1], r->decimals);
+}
+
+bool corecap_compare_ratio(const struct compare_row *r, double *ratio)
+{
+	double floor = COMPARE_RATIO_FLOOR_UNITS * pow(10, -r->decimals);
+
+	if (!r->has[0] || !r->has[1] || fabs(r->v[0]) < floor || fabs(r->v[1]) < floor)
+		return false;
+	*ratio = r->v[1] / r->v[0];
+	return isfinite(*ratio);
+}
+
+/* The row (section, key) when both runs measured it, else NULL. */
+static const struct compare_row *both(const struct compare_diff *d, const char *section,
+				      const char *key)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i].section, section) == 0 && strcmp(d->v[i].key, key) == 0)
+			return d->v[i].has[0] && d->v[i].has[1] ? &d->v[i] : NULL;
+	return NULL;
+}
+
+/*
+ * A pool that neither run gave a CPU (its cpu and busy shares round to
+ * zero in both: a main thread blocked in accept) is left out, named once.
+ */
+static int idle_pools(struct compare_diff *d)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < d->n && !ret; i++) {
+		const struct compare_row *cpu, *busy;
+		const char *sec = d->v[i].section;
+
+		if (strncmp(sec, "pool ", 5) != 0 || strcmp(d->v[i].key, "threads") != 0)
+			continue;
+		cpu = both(d, sec, "cpu_pct");
+		busy = both(d, sec, "busy_pct");
+		if (!cpu || !busy || !corecap_compare_row_zero(cpu) ||
+		    !corecap_compare_row_zero(busy))
+			continue;
+		for (size_t k = 0; k < d->n; k++)
+			if (strcmp(d->v[k].section, sec) == 0)
+				d->v[k].hidden = true;
+		ret = line_add(&d->idle_pools, &d->n_idle_pools, "%s", sec + 5);
+	}
+	return ret;
+}
+
+/* Section order: as first seen (run A's, then what B adds); then, in a
+ * section of credits or waits, the largest change first. */
+static size_t section_rank(const struct compare_diff *d, const char *section)
+{
+	for (size_t i = 0; i < d->n; i++)
+		if (strcmp(d->v[i].section, section) == 0)
+			return i;
+	return d->n;
+}
+
+static bool sorted_by_change(const char *section)
+{
+	return strstr(section, "(critical path)") || strstr(section, "(annotations)");
+}
+
+static void group_sections(struct compare_diff *d)
+{
+	/* Insertion sort, stable: the rows are at most a few hundred. */
+	for (size_t i = 1; i < d->n; i++) {
+		struct compare_row x = d->v[i];
+		size_t rx = section_rank(d, x.section), k = i;
+
+		for (; k > 0; k--) {
+			const struct compare_row *p = &d->v[k - 1];
+			size_t rp = section_rank(d, p->section);
+
+			if (rp < rx)
+				break;
+			if (rp == rx && (!sorted_by_change(x.section) ||
+					 fabs(p->v[1] - p->v[0]) >= fabs(x.v[1] - x.v[0])))
+				break;
+			d->v[k] = *p;
+		}
+		d->v[k] = x;
+	}
+}
+
+/* A json array of strings as a vector (NULL entries: not strings). */
+static size_t str_array(json_object *a, const char **out, size_t cap)
+{
+	size_t n = 0;
+
+	if (!a || !json_object_is_type(a, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(a) && n < cap; i++) {
+		const char *v = json_object_get_string(json_object_array_get_idx(a, i));
+
+		out[n++] = v ? v : "";
+	}
+	return n;
+}
+
+/* Appends "sep word" to *buf (malloc'd). */
+static int append_word(char **buf, size_t *len, const char *word)
+{
+	size_t w = strlen(word), need = *len + (*len ? 1 : 0) + w + 1;
+	char *b = realloc(*buf, need);
+
+	if (!b)
+		return -ENOMEM;
+	if (*len)
+		b[(*len)++] = ' ';
+	memcpy(b + *len, word, w + 1);
+	*len += w;
+	*buf = b;
+	return 0;
+}
+
+#define ARGS_MAX 256
+
+int corecap_compare_args(const char *const *a, size_t na, const char *const *b, size_t nb,
+			 char **only_a, char **only_b)
+{
+	/* The longest common subsequence of the two, by dynamic programming
+	 * (command lines are short: ARGS_MAX each at most). */
+	uint16_t(*l)[ARGS_MAX + 1];
+	char *out[2] = {NULL, NULL};
+	size_t len[2] = {0, 0}, i = 0, k = 0;
+	size_t emitted[2] = {0, 0}; /* 1 + the index of the last word each side printed */
+	int ret = 0;
+
+	na = na > ARGS_MAX ? ARGS_MAX : na;
+	nb = nb > ARGS_MAX ? ARGS_MAX : nb;
+	l = calloc(ARGS_MAX + 1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	for (size_t x = na; x-- > 0;)
+		for (size_t y = nb; y-- > 0;)
+			l[x][y] = strcmp(a[x], b[y]) == 0     ? l[x + 1][y + 1] + 1
+				  : l[x + 1][y] > l[x][y + 1] ? l[x + 1][y]
+							      : l[x][y + 1];
+	/* Walks the common part; a differing value keeps its option ("--debug"). */
+	while ((i < na || k < nb) && !ret) {
+		const char *const *v;
+		size_t at;
+		int side;
+
+		if (i < na && k < nb && strcmp(a[i], b[k]) == 0) {
+			i++, k++;
+			continue;
+		}
+		side = i < na && (k >= nb || l[i + 1][k] >= l[i][k + 1]) ? 0 : 1;
+		v = side ? b : a;
+		at = side ? k++ : i++;
+		if (at > 0 && v[at - 1][0] == '-' && v[at][0] != '-' && emitted[side] != at)
+			ret = append_word(&out[side], &len[side], v[at - 1]);
+		if (!ret)
+			ret = append_word(&out[side], &len[side], v[at]);
+		emitted[side] = at + 1;
+	}
+	free(l);
+	for (int s = 0; s < 2 && !ret; s++)
+		if (!out[s] && !(out[s] = strdup("")))
+			ret = -ENOMEM;
+	if (ret) {
+		free(out[0]);
+		free(out[1]);
+		return ret;
+	}
+	*only_a = out[0];
+	*only_b = out[1];
+	return 0;
+}
+
+static int add_config(struct compare_diff *d, const char *what, char *a, char *b)
+{
+	struct compare_config *c;
+	size_t cap = d->n_config;
+
+	if (corecap_grow((void **)&d->config, &cap, d->n_config + 1, sizeof(*d->config))) {
+		free(a);
+		free(b);
+		return -ENOMEM;
+	}
+	c = &d->config[d->n_config++];
+	snprintf(c->what, sizeof(c->what), "%s", what);
+	c->a = a;
+	c->b = b;
+	return 0;
+}
+
+/* Two command lines (manifest arrays of strings): their differing arguments. */
+static int config_args(struct compare_diff *d, const char *what, json_object *ja, json_object *jb)
+{
+	const char *a[ARGS_MAX], *b[ARGS_MAX];
+	size_t na = str_array(ja, a, ARGS_MAX), nb = str_array(jb, b, ARGS_MAX);
+	char *oa, *ob;
+	int ret;
+
+	if (!ja || !jb)
+		return 0;
+	ret = corecap_compare_args(a, na, b, nb, &oa, &ob);
+	if (ret)
+		return ret;
+	if (!oa[0] && !ob[0]) {
+		free(oa);
+		free(ob);
+		return 0;
+	}
+	return add_config(d, what, oa, ob);
+}
+
+/* The object store a Ceph daemon's perf counters name, or NULL. */
+static const char *objectstore(const struct report *r)
+{
+	static const char *const stores[] = {"bluestore", "filestore", "memstore", "kstore"};
+
+	if (!r->ceph || !r->ceph->has_perf)
+		return NULL;
+	for (size_t i = 0; i < r->ceph->n_perf; i++)
+		for (size_t k = 0; k < sizeof(stores) / sizeof(*stores); k++) {
+			size_t n = strlen(stores[k]);
+
+			if (strncmp(r->ceph->perf[i].name, stores[k], n) == 0 &&
+			    r->ceph->perf[i].name[n] == '.')
+				return stores[k];
+		}
+	return NULL;
+}
+
+/*
+ * The configuration the runs' own records hold, where it differs: the
+ * daemon's command line and the benchmark's (their manifests), the object
+ * store (a Ceph daemon's perf counters).
+ */
+static int config_rows(struct compare_diff *d, const struct report *const r[2])
+{
+	json_object *cmd[2] = {NULL, NULL};
+	const char *store[2];
+	int ret;
+
+	for (int s = 0; s < 2; s++)
+		if (r[s]->manifest && r[s]->manifest->root)
+			json_object_object_get_ex(r[s]->manifest->root, "cmdline", &cmd[s]);
+	ret = config_args(d, "daemon command line", cmd[0], cmd[1]);
+	if (!ret && r[0]->manifest && r[1]->manifest)
+		ret = config_args(d, "benchmark command", r[0]->manifest->bench_command,
+				  r[1]->manifest->bench_command);
+	for (int s = 0; s < 2; s++)
+		store[s] = objectstore(r[s]);
+	if (!ret && store[0] && store[1] && strcmp(store[0], store[1]) != 0) {
+		char *a = strdup(store[0]), *b = strdup(store[1]);
+
+		if (!a || !b) {
+			free(a);
+			free(b);
+			return -ENOMEM;
+		}
+		ret = add_config(d, "objectstore", a, b);
+	}
+	return ret;
+}
+
+/* A sentence when the diagnosis changed its kind or what it names. */
+static void diag_change(struct compare_diff *d, const struct report *const r[2])
+{
+	const struct diagnosis *x = r[0]->diagnosis, *y = r[1]->diagnosis;
+
+	d->diag_change[0] = '\0';
+	if (!x || !y)
+		return;
+	if (x->kind != y->kind)
+		snprintf(d->diag_change, sizeof(d->diag_change),
+			 "the diagnosis changed: A is bound by %s%s%s, B by %s%s%s",
+			 corecap_diag_kind_name(x->kind), x->name[0] ? " " : "", x->name,
+			 corecap_diag_kind_name(y->kind), y->name[0] ? " " : "", y->name);
+	else if (strcmp(x->name, y->name) != 0)
+		snprintf(d->diag_change, sizeof(d->diag_change),
+			 "the diagnosis names another %s: A %s, B %s",
+			 corecap_diag_kind_name(x->kind), x->name[0] ? x->name : "(none)",
+			 y->name[0] ? y->name : "(none)");
+}
+
+/* A growth worth naming: 0.05 us/op and 2% of the latency's change. */
+static bool named_growth(double dv, double dlat)
+{
+	return dv >= 0.05 && dv >= 0.02 * fabs(dlat);
+}
+
+/*
+ * The headline's "queued behind" part: what grew most of what the ops
+ * waited behind, from the critical path (a pool's cpu, runqueue, ...)
+ * when both runs have one, and the locks and queues the annotations name.
+ */
+static void behind_line(struct compare_diff *d)
+{
+	static const char *const sections[] = {"behind (critical path)", "waited on (annotations)"};
+	double dlat = 0;
+	size_t n = 0;
+	int shown = 0;
+
+	if (d->tot[0].has_ops && d->tot[1].has_ops && d->tot[0].ops > 0 && d->tot[1].ops > 0)
+		dlat = (d->tot[1].latency_ns / d->tot[1].ops -
+			d->tot[0].latency_ns / d->tot[0].ops) /
+		       1e3;
+	d->behind[0] = '\0';
+	for (size_t sec = 0; sec < 2; sec++) {
+		/* Its three largest growths, in order. */
+		for (int pick = 0; pick < (sec ? 1 : 3); pick++) {
+			const struct compare_row *best = NULL;
+
+			for (size_t i = 0; i < d->n; i++) {
+				const struct compare_row *rw = &d->v[i];
+				double dv = rw->v[1] - rw->v[0];
+				bool named = false;
+
+				if (strcmp(rw->section, sections[sec]) != 0 || !rw->has[0] ||
+				    !rw->has[1] || !named_growth(dv, dlat))
+					continue;
+				/* Not one named already. */
+				for (const char *p = d->behind; (p = strstr(p, rw->key)); p++)
+					if ((p == d->behind || p[-1] == ' ') &&
+					    p[strlen(rw->key)] == ' ')
+						named = true;
+				if (!named && (!best || dv > best->v[1] - best->v[0]))
+					best = rw;
+			}
+			if (!best)
+				break;
+			if (n < sizeof(d->behind))
+				n += (size_t)snprintf(d->behind + n, sizeof(d->behind) - n,
+						      "%s%s %+.1f", shown++ ? ", " : "", best->key,
+						      best->v[1] - best->v[0]);
+		}
+	}
+}
+
 int corecap_compare_diff_build(struct compare_diff *d, const struct report *a,
 			       const struct report *b)
 {
@@ -556,31 +1108,71 @@ int corecap_compare_diff_build(struct compare_diff *d, const struct report *a,
 		d->daemon[s] = daemon_of(r[s]);
 		sources_of(r[s], &d->src[s]);
 	}
+	d->use_path = d->src[0].path && d->src[1].path;
+	for (int s = 0; s < 2; s++)
+		d->tot[s].path = d->use_path;
 	for (int s = 0; s < 2 && !ret; s++) {
 		ret = bench_rows(d, s, r[s]);
 		if (!ret)
 			ret = per_op_rows(d, s, r[s]);
 		if (!ret)
 			ret = op_rows(d, s, r[s]);
+		if (!ret && d->use_path)
+			ret = behind_rows(d, s, r[s]);
+		if (!ret && corecap_model_has_ops(r[s]->model))
+			ret = waits_rows(d, s, r[s]);
 		if (!ret)
 			ret = pool_rows(d, s, r[s]);
 		if (!ret && d->src[0].optracker && d->src[1].optracker)
 			ret = ceph_rows(d, s, r[s]);
 	}
+	if (!ret) {
+		const bool path[2] = {d->use_path, d->use_path};
+		bool ops[2], shim[2];
+
+		for (int s = 0; s < 2; s++) {
+			ops[s] = corecap_model_has_ops(r[s]->model);
+			shim[s] = ops[s] && d->src[s].shim;
+		}
+		zero_fill(d, "behind (critical path)", "", path);
+		zero_fill(d, "runqueue behind (critical path)", "", path);
+		zero_fill(d, "waited on (annotations)", "queue after ", ops);
+		zero_fill(d, "waited on (annotations)", "lock ", shim);
+		ret = idle_pools(d);
+	}
+	if (!ret)
+		group_sections(d);
 	if (!ret)
 		ret = warnings(d);
+	if (!ret)
+		ret = config_rows(d, r);
+	diag_change(d, r);
 	cost_line(d, d->cost_line, sizeof(d->cost_line));
 	/* Different daemons share no op types: their whole costs per op compare them. */
-	if (corecap_compare_same_daemon(d))
+	if (corecap_compare_same_daemon(d)) {
+		size_t n;
+
 		corecap_compare_headline(d->tot, d->headline, sizeof(d->headline));
-	else
+		behind_line(d);
+		n = strlen(d->headline);
+		if (d->behind[0] && n < sizeof(d->headline))
+			snprintf(d->headline + n, sizeof(d->headline) - n, "; grew behind: %s",
+				 d->behind);
+	} else {
 		snprintf(d->headline, sizeof(d->headline), "%s", d->cost_line);
+	}
 	return ret;
 }
 
 void corecap_compare_diff_release(struct compare_diff *d)
 {
 	corecap_lines_release(&d->warnings, &d->n_warnings);
+	corecap_lines_release(&d->idle_pools, &d->n_idle_pools);
+	for (size_t i = 0; i < d->n_config; i++) {
+		free(d->config[i].a);
+		free(d->config[i].b);
+	}
+	free(d->config);
 	free(d->v);
 	*d = (struct compare_diff){0};
 }

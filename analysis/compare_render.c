@@ -15,8 +15,8 @@ static void put_value(const struct compare_row *r, int side, FILE *out)
 		fprintf(out, " %12s", "not measured");
 }
 
-/* Both runs' diagnoses, side by side at the top. */
-static void diagnoses(const struct report *const r[2], FILE *out)
+/* Both runs' diagnoses, side by side at the top, and what changed. */
+static void diagnoses(const struct compare_diff *d, const struct report *const r[2], FILE *out)
 {
 	char room[96];
 
@@ -33,6 +33,21 @@ static void diagnoses(const struct report *const r[2], FILE *out)
 				corecap_diag_kind_name(dg->next.kind), dg->next.name[0] ? " " : "",
 				dg->next.name, dg->next.iops);
 	}
+	if (d->diag_change[0])
+		fprintf(out, "             %s\n", d->diag_change);
+}
+
+/* What the runs' records say differs in their configuration. */
+static void config_text(const struct compare_diff *d, FILE *out)
+{
+	if (!d->n_config) {
+		fprintf(out, "config:   the same daemon command line and benchmark command\n");
+		return;
+	}
+	for (size_t i = 0; i < d->n_config; i++)
+		fprintf(out, "config:   %s: A %s, B %s\n", d->config[i].what,
+			d->config[i].a[0] ? d->config[i].a : "(nothing)",
+			d->config[i].b[0] ? d->config[i].b : "(nothing)");
 }
 
 int corecap_compare_render_text(const struct compare_diff *d, const char *const run[2],
@@ -44,14 +59,14 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 		d->daemon[1]);
 	for (size_t i = 0; i < d->n_warnings; i++)
 		fprintf(out, "warning: %s\n", d->warnings[i]);
-	diagnoses(r, out);
+	diagnoses(d, r, out);
 	fprintf(out, "headline: %s\n", d->headline);
-	if (corecap_compare_same_daemon(d))
-		fprintf(out, "          %s\n", d->cost_line);
+	config_text(d, out);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct compare_row *rw = &d->v[i];
+		double ratio;
 
-		if (!rw->has[0] && !rw->has[1])
+		if ((!rw->has[0] && !rw->has[1]) || rw->hidden || corecap_compare_row_zero(rw))
 			continue;
 		if (strcmp(rw->section, section) != 0) {
 			section = rw->section;
@@ -63,12 +78,22 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 		put_value(rw, 1, out);
 		if (rw->has[0] && rw->has[1]) {
 			fprintf(out, " %+12.*f", rw->decimals, rw->v[1] - rw->v[0]);
-			if (rw->v[0] != 0)
-				fprintf(out, " %8.2fx", rw->v[1] / rw->v[0]);
+			if (corecap_compare_ratio(rw, &ratio))
+				fprintf(out, " %8.2fx", ratio);
 		}
 		fprintf(out, "\n");
 	}
 	fprintf(out, "\n");
+	if (d->n_idle_pools) {
+		fprintf(out, "idle in both runs (left out):");
+		for (size_t i = 0; i < d->n_idle_pools; i++)
+			fprintf(out, "%s pool %s", i ? "," : "", d->idle_pools[i]);
+		fprintf(out, "\n");
+	}
+	fprintf(out,
+		"(B / A only where both are at least %d units of the last decimal; rows zero in "
+		"both left out)\n",
+		COMPARE_RATIO_FLOOR_UNITS);
 	for (int s = 0; s < 2; s++)
 		if (!corecap_model_has_ops(r[s]->model))
 			fprintf(out,
@@ -92,6 +117,30 @@ static json_object *sources_obj(const struct compare_sources *s)
 	json_object_object_add(o, "kernel", json_object_new_boolean(s->kernel));
 	json_object_object_add(o, "optracker", json_object_new_boolean(s->optracker));
 	return o;
+}
+
+static json_object *config_json(const struct compare_diff *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < d->n_config; i++) {
+		json_object *c = json_object_new_object();
+
+		json_object_object_add(c, "what", json_object_new_string(d->config[i].what));
+		json_object_object_add(c, "a", json_object_new_string(d->config[i].a));
+		json_object_object_add(c, "b", json_object_new_string(d->config[i].b));
+		json_object_array_add(a, c);
+	}
+	return a;
+}
+
+static json_object *idle_json(const struct compare_diff *d)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; a && i < d->n_idle_pools; i++)
+		json_object_array_add(a, json_object_new_string(d->idle_pools[i]));
+	return a;
 }
 
 int corecap_compare_render_json(const struct compare_diff *d, const char *const run[2],
@@ -120,12 +169,24 @@ int corecap_compare_render_json(const struct compare_diff *d, const char *const 
 		json_object_array_add(warnings, json_object_new_string(d->warnings[i]));
 	json_object_object_add(root, "warnings", warnings);
 	json_object_object_add(root, "headline", json_object_new_string(d->headline));
-	json_object_object_add(root, "cost_per_op", json_object_new_string(d->cost_line));
+	json_object_object_add(
+		root, "split",
+		json_object_new_string(d->use_path ? "critical path" : "annotations"));
+	json_object_object_add(root, "grew_behind", json_object_new_string(d->behind));
+	/* Different daemons only: the same daemon has one headline. */
+	json_object_object_add(
+		root, "cost_per_op",
+		corecap_compare_same_daemon(d) ? NULL : json_object_new_string(d->cost_line));
+	json_object_object_add(root, "config", config_json(d));
+	json_object_object_add(root, "idle_pools", idle_json(d));
+	json_object_object_add(root, "diagnosis_change",
+			       d->diag_change[0] ? json_object_new_string(d->diag_change) : NULL);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct compare_row *rw = &d->v[i];
 		json_object *sec, *fig;
+		double ratio;
 
-		if (!rw->has[0] && !rw->has[1])
+		if ((!rw->has[0] && !rw->has[1]) || rw->hidden || corecap_compare_row_zero(rw))
 			continue;
 		if (!json_object_object_get_ex(sections, rw->section, &sec)) {
 			sec = json_object_new_object();
@@ -137,9 +198,7 @@ int corecap_compare_render_json(const struct compare_diff *d, const char *const 
 		json_object_object_add(fig, "delta",
 				       rw->has[0] && rw->has[1] ? num(rw->v[1] - rw->v[0]) : NULL);
 		json_object_object_add(fig, "ratio",
-				       rw->has[0] && rw->has[1] && rw->v[0] != 0
-					       ? num(rw->v[1] / rw->v[0])
-					       : NULL);
+				       corecap_compare_ratio(rw, &ratio) ? num(ratio) : NULL);
 		json_object_object_add(sec, rw->key, fig);
 	}
 	json_object_object_add(root, "figures", sections);
