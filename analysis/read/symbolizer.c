@@ -853,6 +853,74 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct sym_frame *f)
 		f->line = (uint32_t)line;
 }
 
+/* The DIEs that may hold scopes with addresses, as libdw's own scope walk descends into. */
+static bool may_have_scopes(int tag)
+{
+	switch (tag) {
+	case DW_TAG_compile_unit:
+	case DW_TAG_module:
+	case DW_TAG_lexical_block:
+	case DW_TAG_with_stmt:
+	case DW_TAG_catch_block:
+	case DW_TAG_try_block:
+	case DW_TAG_entry_point:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_subprogram:
+	case DW_TAG_namespace:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+		return true;
+	default:
+		return false;
+	}
+}
+
+#define MAX_SCOPES 256
+
+/*
+ * The scopes holding pc in cu, innermost first and cu last, into
+ * scopes[MAX_SCOPES] (malloc'd): what dwarf_getscopes' first match and
+ * dwarf_getscopes_die of it give, in one walk down from cu instead of
+ * three (the second and third, back up to the innermost DIE's parents and
+ * to an inlined call's abstract origin, each walk the unit again: in a
+ * ceph-osd unit that was most of the symbolizing after the inflating).
+ * Like libdw's walk it goes into the first child whose ranges hold pc,
+ * among those that may hold scopes. -1 when it meets a partial unit
+ * imported (dwz) or nests too deep, which libdw's walk is left to follow.
+ */
+static int scope_chain(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
+{
+	Dwarf_Die path[MAX_SCOPES], child;
+	int n = 0, found;
+
+	/* As libdw's: the unit is walked whatever its own ranges say; a chain is only ever its
+	 * child's. */
+	*scopes = NULL;
+	path[n++] = *cu;
+	while ((n == 1 || may_have_scopes(dwarf_tag(&path[n - 1]))) &&
+	       dwarf_child(&path[n - 1], &child) == 0) {
+		found = 0;
+		do {
+			if (dwarf_tag(&child) == DW_TAG_imported_unit)
+				return -1;
+			found = dwarf_haspc(&child, pc) > 0;
+		} while (!found && dwarf_siblingof(&child, &child) == 0);
+		if (!found)
+			break;
+		if (n == MAX_SCOPES)
+			return -1;
+		path[n++] = child;
+	}
+	if (n == 1)
+		return 0;
+	*scopes = malloc(n * sizeof(**scopes));
+	if (!*scopes)
+		return 0;
+	for (int i = 0; i < n; i++)
+		(*scopes)[i] = path[n - 1 - i];
+	return n;
+}
+
 static size_t build_frames(struct symbolizer *s, uint64_t pc, struct sym_frame *out, size_t max)
 {
 	struct sym_info info;
@@ -869,15 +937,21 @@ static size_t build_frames(struct symbolizer *s, uint64_t pc, struct sym_frame *
 	/*
 	 * The innermost scope at pc, then its parents in the DIE tree: the
 	 * concrete nesting of inlined calls (dwarf_getscopes itself goes on
-	 * from an inlined call into its abstract origin's scopes).
+	 * from an inlined call into its abstract origin's scopes), from
+	 * scope_chain's one walk, else from libdw's.
 	 */
 	cu = dwfl_module_addrdie(m->dm, pc, &bias);
-	if (cu && dwarf_getscopes(cu, pc - bias, &scopes) > 0) {
-		Dwarf_Die inner = scopes[0];
+	if (cu)
+		ns = scope_chain(cu, pc - bias, &scopes);
+	if (cu && ns < 0) {
+		ns = 0;
+		if (dwarf_getscopes(cu, pc - bias, &scopes) > 0) {
+			Dwarf_Die inner = scopes[0];
 
-		free(scopes);
-		scopes = NULL;
-		ns = dwarf_getscopes_die(&inner, &scopes);
+			free(scopes);
+			scopes = NULL;
+			ns = dwarf_getscopes_die(&inner, &scopes);
+		}
 	}
 	for (int i = 0; i < ns && n + 1 < max; i++) {
 		int tag = dwarf_tag(&scopes[i]);
