@@ -137,6 +137,19 @@ static void snapshot_one(void *ctx, pid_t tid)
 	sh->ntasks++;
 }
 
+/* Whether we may set the threads' affinity: each set to its own mask (no change). */
+static void probe_one(void *ctx, pid_t tid)
+{
+	struct scale_confine *c = ctx;
+	struct scale_task *t = find_task(c->sh, tid);
+
+	if (t && !c->confine_errno && sched_setaffinity(tid, sizeof(t->orig), &t->orig) != 0 &&
+	    errno != ESRCH) {
+		c->confine_errno = errno;
+		c->confine_tid = tid;
+	}
+}
+
 /* The guard: restores when the collector is gone without releasing it. */
 static void guard(struct scale_shared *sh, pid_t collector, int procfd, int cgroot)
 {
@@ -249,6 +262,15 @@ int scale_confine_open(struct scale_confine *c, pid_t pid)
 		corecap_error("cannot list the threads of process %d: it is gone", (int)pid);
 		goto fail;
 	}
+	each_task(c->procfd, probe_one, c);
+	if (c->confine_errno) {
+		ret = -c->confine_errno;
+		corecap_error("cannot set the CPU affinity of thread %d of process %d: %s%s",
+			      (int)c->confine_tid, (int)pid, strerror(-ret),
+			      ret == -EPERM ? " (it takes the daemon's user, or CAP_SYS_NICE)"
+					    : "");
+		goto fail;
+	}
 	/* The cgroup, for fractional points (checked by scale_confine_quota_check). */
 	if (corecap_read_small_file(c->procfd, "cgroup", text, sizeof(text)) > 0 &&
 	    corecap_cgroup_cpu_line(text, &v1, hier, sizeof(hier), c->cgroup, sizeof(c->cgroup)) ==
@@ -357,8 +379,11 @@ static void confine_one(void *ctx, pid_t tid)
 			c->resets++;
 		}
 	}
-	if (!CPU_EQUAL(&now, &c->cur))
-		sched_setaffinity(tid, sizeof(c->cur), &c->cur);
+	if (!CPU_EQUAL(&now, &c->cur) && sched_setaffinity(tid, sizeof(c->cur), &c->cur) != 0 &&
+	    errno != ESRCH && !c->confine_errno) {
+		c->confine_errno = errno;
+		c->confine_tid = tid;
+	}
 	t->confined = true;
 }
 
@@ -373,6 +398,7 @@ int scale_confine_begin(struct scale_confine *c, const cpu_set_t *cpus, double q
 
 	c->cur = *cpus;
 	c->resets = c->threads = c->new_threads = 0;
+	c->confine_errno = 0;
 	for (int i = 0; i < c->sh->ntasks; i++)
 		c->sh->tasks[i].confined = false;
 	if (quota_cpus > 0) {
@@ -398,6 +424,14 @@ int scale_confine_begin(struct scale_confine *c, const cpu_set_t *cpus, double q
 	ret = scale_confine_pass(c);
 	if (ret) {
 		corecap_error("cannot confine process %d: it is gone", (int)c->pid);
+		scale_confine_end(c);
+	} else if (c->confine_errno) {
+		char list[256];
+
+		ret = -c->confine_errno;
+		corecap_cpu_list_format(cpus, list, sizeof(list));
+		corecap_error("cannot confine thread %d of process %d to CPUs %s: %s",
+			      (int)c->confine_tid, (int)c->pid, list, strerror(-ret));
 		scale_confine_end(c);
 	}
 	return ret;

@@ -14,13 +14,14 @@
  * root, or also holds corecap (the quota would throttle the benchmark).
  *
  * The threads' affinity before the first point is kept in a shared page,
- * each thread's own; a thread born during the scale gets back the main
- * thread's. Only the daemon's present tasks are ever touched: the task
- * list is read through a directory descriptor of /proc/PID opened at the
- * start, which a reused PID cannot redirect. A guard process (forked,
- * in its own process group, holding no other file) polls its parent
- * every 10 ms: when corecap is gone without releasing it (kill -9) it
- * restores the threads' affinity and the cpu.max and exits.
+ * each thread's own (up to SCALE_MAX_TASKS threads); a thread born during
+ * the scale, or beyond that many, gets back the main thread's. Whether
+ * corecap may set them at all (the daemon's user, or CAP_SYS_NICE) is
+ * checked when it opens the daemon, each thread set to its own mask. Only the daemon's present
+ * tasks are ever touched: the task list is read through a directory descriptor of /proc/PID opened
+ * at the start, which a reused PID cannot redirect. A guard process (forked, in its own process
+ * group, holding no other file) polls its parent every 10 ms: when corecap is gone without
+ * releasing it (kill -9) it restores the threads' affinity and the cpu.max and exits.
  */
 #ifndef CORECAP_COLLECTOR_SCALE_CONFINE_H
 #define CORECAP_COLLECTOR_SCALE_CONFINE_H
@@ -62,6 +63,8 @@ struct scale_confine {
 	unsigned resets;
 	pid_t reset_tids[SCALE_RESET_NAMED];
 	unsigned threads, new_threads; /* seen during this point; born during it */
+	int confine_errno;	       /* the first thread that could not be confined */
+	pid_t confine_tid;
 };
 
 /*

@@ -2,7 +2,8 @@
 # `corecap scale`'s errors (issue #45): a bad --cores list, a PID that does
 # not exist, more cores than the daemon may use, a fractional point where
 # no cpu.max can be written, a missing benchmark, --report on what is not
-# a scale directory: one line naming the cause (and the usage line for a
+# a scale directory, another user (nobody) who may not set the daemon's
+# threads' affinity: one line naming the cause (and the usage line for a
 # usage error), exit 2 for usage and 1 otherwise, and nothing created. The
 # daemon's affinity is untouched.
 set -euo pipefail
@@ -54,6 +55,20 @@ if [ "$rc" -ne 0 ]; then
 else
 	echo "note: the daemon's cgroup took a cpu.max quota here; the refusal is not exercised"
 	rm -rf "$WORK/out"
+fi
+# Another user may not set the daemon's threads' affinity: said before anything is made.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null && getent passwd nobody >/dev/null; then
+	chmod 711 "$WORK"
+	mkdir -m 777 "$WORK/nb"
+	rc=0
+	(cd "$WORK/nb" && setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		"$CORECAP" scale -p "$OSD_PID" -o out -d 1) >/dev/null 2>"$WORK/nobody.err" || rc=$?
+	expect_eq "as nobody: exit 1" 1 "$rc"
+	expect_true "as nobody: one line naming why ($(cat "$WORK/nobody.err"))" \
+		grep -qx "corecap scale: cannot set the CPU affinity of thread [0-9]* of process $OSD_PID: Operation not permitted (it takes the daemon's user, or CAP_SYS_NICE)" "$WORK/nobody.err"
+	expect_eq "as nobody: nothing created" "" "$(ls -A "$WORK/nb")"
+else
+	echo "SKIP (part): another user's refusal needs root, setpriv and the user nobody"
 fi
 expect_eq "the daemon's threads' affinity is untouched" "$before" "$(affinity "$OSD_PID")"
 expect_alive "$OSD_PID"
