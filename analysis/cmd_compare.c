@@ -27,23 +27,31 @@
 #include "build/flame_job.h"
 #include "build/report_build.h"
 #include "read/run.h"
+#include "render/flame_svg.h"
+#include "render/out_file.h"
 #include "render/report.h"
 #include <corecap/run_format.h>
 
 const char corecap_compare_usage[] =
 	"usage: corecap compare [--json] [--symfs DIR] [--keep-profiler] RUN_A RUN_B\n"
-	"       corecap compare --folded [--kind cpu|wall|lock|op] [--pool] [--per-op|--absolute]\n"
-	"                       [--keep-shim-frames] [--keep-profiler] RUN_A RUN_B\n"
+	"       corecap compare --folded|--svg FILE [--kind cpu|wall|lock|op] [--pool]\n"
+	"                       [--per-op|--absolute] [--keep-shim-frames] [--keep-profiler]\n"
+	"                       RUN_A RUN_B\n"
 	"\n"
 	"Either run may be one daemon of a run of several, as RUN:PID (two daemons of\n"
 	"one run: RUN:PID1 RUN:PID2).\n"
 	"\n"
-	"Puts two runs side by side, B against A, under a headline (\"B: 0.46x IOPS;\n"
-	"latency +282.7 us/op, of which queue +181, logging +68.7, cpu +21.6\"): the\n"
+	"Puts two runs side by side, B against A: both diagnoses (and a sentence when\n"
+	"the diagnosis changed), one headline (\"B: 0.46x IOPS; latency +282.7 us/op on\n"
+	"the critical path, of which logging +181, cpu +21.6; grew behind: log cpu +90\"),\n"
+	"its categories the critical path's when both runs have kernel events, else the\n"
+	"annotations'; what the ops grew behind (a pool's threads, a lock, a queue); the\n"
+	"arguments in which the daemons' and the benchmarks' command lines differ; the\n"
 	"benchmark's IOPS and latency, the traced ops' latency percentiles and their time\n"
-	"per category (cpu, lock waits, logging, I/O, queueing, ...) in us per op, Ceph's\n"
-	"OpTracker op types and phases when both runs have them, the CPU and busy share\n"
-	"of each pool, the cores used, and both ceilings; each figure with B - A and B/A.\n"
+	"per category in us per op, Ceph's OpTracker op types and phases when both runs\n"
+	"have them, the CPU and busy share of each pool, the cores used; each figure with\n"
+	"B - A, and B/A where both are at least 10 units of its last decimal. Rows zero\n"
+	"in both runs and pools idle in both are left out.\n"
 	"A figure one run did not measure reads \"not measured\"; different daemons or\n"
 	"different sources (shim, trace, kernel events) are warned about. Two different\n"
 	"daemons (a ceph-osd and an xrootd) are compared per op, whole daemon: cpu us/op,\n"
@@ -52,6 +60,8 @@ const char corecap_compare_usage[] =
 	"  --json          print the comparison as JSON\n"
 	"  --folded        print differential folded stacks, 'stack COUNT_A COUNT_B', as\n"
 	"                  flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)\n"
+	"  --svg FILE      write the differential flame graph of those stacks to FILE:\n"
+	"                  widths by B, red where B grew, blue where it shrank\n"
 	"  --kind KIND     the stacks --folded compares (default op; see corecap flame)\n"
 	"  --pool          --kind wall: one root frame per pool\n"
 	"  --per-op        --folded: scale B's column by A's ops / B's ops, so that the\n"
@@ -65,7 +75,7 @@ const char corecap_compare_usage[] =
 	"See also corecap-compare(1).\n";
 
 struct compare_opts {
-	const char *run[2], *symfs;
+	const char *run[2], *symfs, *svg;
 	bool json, folded, by_pool, keep_shim_frames, keep_profiler;
 	enum flame_kind kind;
 	int per_op; /* --folded: 1 --per-op, 0 --absolute, -1 by kind (op, cpu: per op) */
@@ -76,6 +86,7 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"folded", no_argument, NULL, 'f'},
+		{"svg", required_argument, NULL, 'S'},
 		{"kind", required_argument, NULL, 'k'},
 		{"pool", no_argument, NULL, 'p'},
 		{"symfs", required_argument, NULL, 's'},
@@ -100,11 +111,13 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			break;
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
-				corecap_error(
-					"invalid --kind '%s': expected cpu, wall, lock or op",
-					optarg);
+				corecap_error("invalid --kind '%s': expected cpu, wall, lock or op",
+					      optarg);
 				return 2;
 			}
+			break;
+		case 'S':
+			o->svg = optarg;
 			break;
 		case 'p':
 			o->by_pool = true;
@@ -133,14 +146,16 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 	}
 	if (corecap_cmd_operands(argc, 2, "two run directories", corecap_compare_usage))
 		return 2;
-	if (o->per_op >= 0 && !o->folded) {
-		corecap_error("--per-op and --absolute go with --folded");
+	if (o->per_op >= 0 && !o->folded && !o->svg) {
+		corecap_error("--per-op and --absolute go with --folded or --svg");
 		return 2;
 	}
-	if (o->json && o->folded) {
-		corecap_error("--json and --folded exclude each other");
+	if (o->json && (o->folded || o->svg)) {
+		corecap_error("--json and --folded or --svg exclude each other");
 		return 2;
 	}
+	if (o->svg && corecap_out_file_check(o->svg))
+		return 2;
 	o->run[0] = argv[optind];
 	o->run[1] = argv[optind + 1];
 	return 0;
@@ -198,6 +213,38 @@ static const struct report_opts *report_opts(const struct compare_opts *o, struc
 	return ro;
 }
 
+/* The differential flame graph of fs to o->svg (widths by B, colours by B - A). */
+static int write_svg(const struct compare_opts *o, const struct flame_stacks *fs)
+{
+	char title[512];
+	struct flame_svg_opts so = {
+		.title = title,
+		.subtitle = "red: grew in B, blue: shrank (widths: B's)",
+		.unit = corecap_flame_kind_unit(fs->kind),
+		.palette = FLAME_PALETTE_CLASS,
+		.root_is_thread = fs->kind == FLAME_WALL,
+		.root_is_lock = fs->kind == FLAME_LOCK,
+		.column = 1,
+		.differential = true,
+		.base_column = 0,
+	};
+	struct out_file out;
+	int ret;
+
+	snprintf(title, sizeof(title), "%s differential flame graph: %s against %s",
+		 corecap_flame_kind_name(fs->kind), o->run[1], o->run[0]);
+	ret = corecap_out_file_open(&out, o->svg);
+	if (ret)
+		return ret;
+	ret = corecap_flame_svg_render(&fs->folded, &so, out.f);
+	if (ret) {
+		corecap_error("cannot write %s: %s", corecap_out_file_name(&out), strerror(-ret));
+		corecap_out_file_abort(&out);
+		return ret;
+	}
+	return corecap_out_file_commit(&out);
+}
+
 static int compare_folded(const struct compare_opts *o)
 {
 	struct flame_stacks fs;
@@ -220,8 +267,8 @@ static int compare_folded(const struct compare_opts *o)
 				r[s] = &rr[s];
 		}
 	for (int s = 0; s < 2 && !ret; s++) {
-		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs,
-					     opened[s] ? &run[s] : NULL, r[s]);
+		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs, opened[s] ? &run[s] : NULL,
+					     r[s]);
 		if (ret)
 			break;
 		has[s] = true;
@@ -234,10 +281,14 @@ static int compare_folded(const struct compare_opts *o)
 	}
 	if (!ret) {
 		per_op_scale(o, r, &fs);
-		ret = corecap_folded_write(&fs.folded, stdout, 2);
-		if (ret)
-			corecap_error("cannot write the stacks: %s", strerror(-ret));
-		else
+		if (o->folded) {
+			ret = corecap_folded_write(&fs.folded, stdout, 2);
+			if (ret)
+				corecap_error("cannot write the stacks: %s", strerror(-ret));
+		}
+		if (!ret && o->svg)
+			ret = write_svg(o, &fs);
+		if (!ret)
 			corecap_note("%s: A %llu, B %llu %s", corecap_flame_kind_name(o->kind),
 				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
 				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
@@ -269,7 +320,7 @@ int corecap_cmd_compare(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
-	if (o.folded)
+	if (o.folded || o.svg)
 		return compare_folded(&o) ? 1 : 0;
 	for (int s = 0; s < 2 && !ret; s++)
 		ret = corecap_report_build_dir(&b[s], &run[s], o.run[s], o.symfs,

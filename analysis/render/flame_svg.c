@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +80,7 @@ struct svg_ctx {
 	int height, base_y;
 	bool used[FC__COUNT];
 	int err;
+	double max_delta; /* differential: the largest |column - base_column| of a frame */
 };
 
 static uint32_t name_hash(const char *s)
@@ -244,14 +246,39 @@ static void frame(struct svg_ctx *c, uint32_t node, const char *name, uint64_t w
 	size_t fit = label_chars(name, w - 6);
 	char fill[32];
 
-	c->used[cat] = true;
-	colour(cat, name, fill, sizeof(fill));
+	if (c->o->differential) {
+		const struct folded_node *nd =
+			&c->f->nodes[node == FOLDED_NONE ? FOLDED_ROOT : node];
+		double dv = (double)nd->total[c->o->column] - (double)nd->total[c->o->base_column];
+		int fade = c->max_delta > 0 ? (int)(210 * (1 - fabs(dv) / c->max_delta)) : 210;
+
+		/* flamegraph.pl's: white for no change, full red or blue for the largest. */
+		if (dv > 0)
+			snprintf(fill, sizeof(fill), "rgb(255,%d,%d)", fade, fade);
+		else if (dv < 0)
+			snprintf(fill, sizeof(fill), "rgb(%d,%d,255)", fade, fade);
+		else
+			snprintf(fill, sizeof(fill), "rgb(250,250,250)");
+	} else {
+		c->used[cat] = true;
+		colour(cat, name, fill, sizeof(fill));
+	}
 	fprintf(out, "<g class=\"f\"><title>");
 	corecap_html_escape(out, name, 0);
 	fprintf(out, " (");
 	put_count(out, weight);
 	fprintf(out, " %s, %.2f%%)", c->o->unit ? c->o->unit : "samples",
 		c->total ? 100.0 * (double)weight / (double)c->total : 0.0);
+	if (c->o->differential) {
+		const struct folded_node *nd =
+			&c->f->nodes[node == FOLDED_NONE ? FOLDED_ROOT : node];
+		double base = (double)nd->total[c->o->base_column],
+		       dv = (double)nd->total[c->o->column] - base;
+
+		fprintf(out, "\nchange: %+.0f %s", dv, c->o->unit ? c->o->unit : "samples");
+		if (base > 0)
+			fprintf(out, " (%+.1f%%)", 100 * dv / base);
+	}
 	if (node != FOLDED_NONE)
 		tooltip_more(c, info_of(c, node));
 	fprintf(out,
@@ -535,6 +562,18 @@ static void legend(struct svg_ctx *c, int width)
 	double x = PAD_X;
 	int y = c->height - LEGEND_H + 8;
 
+	if (c->o->differential) {
+		fprintf(c->out,
+			"<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" "
+			"fill=\"rgb(255,0,0)\"/>"
+			"<text x=\"%.1f\" y=\"%d\">grew</text>"
+			"<rect x=\"%.1f\" y=\"%d\" width=\"12\" height=\"12\" "
+			"fill=\"rgb(0,0,255)\"/>"
+			"<text x=\"%.1f\" y=\"%d\">shrank (widths: the second run's)</text>\n",
+			x, y, x + 16, y + 10, x + 70, y, x + 86, y + 10);
+		return;
+	}
+
 	for (int i = 0; i < FC__COUNT; i++) {
 		char fill[32];
 
@@ -561,6 +600,13 @@ int corecap_flame_svg_render(const struct folded *f, const struct flame_svg_opts
 	uint32_t depth;
 
 	c.total = f->nodes[FOLDED_ROOT].total[opts->column];
+	for (size_t i = 1; opts->differential && i < f->n_nodes; i++) {
+		double dv = fabs((double)f->nodes[i].total[opts->column] -
+				 (double)f->nodes[i].total[opts->base_column]);
+
+		if (dv > c.max_delta)
+			c.max_delta = dv;
+	}
 	c.scale = c.total ? (double)(width - 2 * PAD_X) / (double)c.total : 0;
 	depth = c.total ? drawn_depth(&c, FOLDED_ROOT) : 0;
 	/* The "all" frame at depth 0 on the baseline, callees above it. */

@@ -50,6 +50,11 @@ struct flame_svg_opts {
 	bool embedded;	     /* no XML declaration: for inlining into HTML */
 	int width;	     /* px; 0: 1200 */
 	int column;	     /* the weight column drawn */
+	/* A differential graph (flamegraph.pl's difffolded.pl): widths by
+	 * column, colours by column - base_column, red where it grew, blue
+	 * where it shrank, deeper for a larger change; the tooltip says it. */
+	bool differential;
+	int base_column;
 	/* Per folded node (flame_stacks.info): classes, lines; NULL: none. */
 	const struct flame_node_info *info;
 	size_t n_info;
