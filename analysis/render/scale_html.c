@@ -155,7 +155,7 @@ int scale_render_html(const struct scale_view *v, FILE *out)
 	}
 	fputs("<!DOCTYPE html>\n<html><head><meta charset='utf-8'><title>corecap scale: ", out);
 	corecap_html_escape(out, v->comm, 0);
-	fputs("</title><style>body{font-family:sans-serif;margin:2em}pre{font-size:12px}"
+	fputs("</title><style>body{font-family:sans-serif;margin:2em}pre{font-size:12px;white-space:pre-wrap}"
 	      "</style></head><body>\n<h1>corecap scale: ",
 	      out);
 	corecap_html_escape(out, v->comm, 0);
