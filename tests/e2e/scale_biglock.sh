@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Known answer (issue #45): a serial daemon does not scale. refosd
-# --big-lock burns its 200 us of CPU per op under one global mutex, so one
+# --big-lock burns its 500 us of CPU per op under one global mutex, so one
 # op runs at a time whatever the cores: `corecap scale --cores 1,2` must
 # measure the 2-core throughput within 10% of the 1-core one, fit a large
 # contention term (sigma >= 0.8), and set beside it what the 2-core run's
@@ -13,7 +13,7 @@ need_refosd
 [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs (the points at 1 and 2 cores)"
 skip_if_others_busy "${SCALE_OTHERS_MAX:-0.5}" "the points' throughput cannot be measured"
 
-start_refosd big --big-lock --op-cpu-us 200 --debug 0 --msgr-threads 1 --shards 2 --threads-per-shard 2
+start_refosd big --big-lock --op-cpu-us 500 --debug 0 --msgr-threads 1 --shards 2 --threads-per-shard 2
 before=$(affinity "$OSD_PID")
 s="$WORK/scale"
 "$CORECAP" scale -p "$OSD_PID" --cores 1,2 -o "$s" --json -- \
