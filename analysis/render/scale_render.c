@@ -128,6 +128,11 @@ int scale_render_text(const struct scale_view *v, FILE *out)
 		: f->sigma >= 0.1 ? ": partly serial"
 				  : "",
 		beside);
+	/* A serial term with no serial resource named: who else ran on the daemon's CPUs. */
+	if (f->sigma >= 0.5 && v->largest >= 0 && strcmp(v->pt[v->largest].diag_kind, "cores") == 0)
+		fputs("  (the cores, not a lock or a thread: the client and other processes on the "
+		      "daemon's CPUs are the first suspect; see their columns)\n",
+		      out);
 	fprintf(out, "  kappa (coherency, a cost per pair of cores) %.4f", f->kappa);
 	if (f->kappa_held)
 		fputs(" (held at 0: two core counts cannot tell it from sigma)", out);
