@@ -9,8 +9,8 @@ static void take(struct corecap_device_window *w, int at)
 
 		d->has_disk[at] =
 			corecap_diskstats_read(d->id.major, d->id.minor, &d->disk[at]) == 0;
-		d->has_limit[at] = corecap_io_limit_read(w->pid, d->id.major, d->id.minor,
-							  &d->limit[at]) == 0;
+		d->has_limit[at] =
+			corecap_io_limit_read(w->pid, d->id.major, d->id.minor, &d->limit[at]) == 0;
 	}
 }
 

@@ -688,7 +688,7 @@ static int run_warnings(struct report_build *j)
 }
 
 /* The ops' critical paths summed over their types (the trace's ops, else
- * the OpTracker's), for the projection's closed loop. */
+ * the OpTracker's), for the projection's closed loop and its disks. */
 static void path_totals(const struct report_build *j, struct projection_inputs *in)
 {
 	const struct critical_path *cp = &j->crit.cp;
@@ -707,6 +707,7 @@ static void path_totals(const struct report_build *j, struct projection_inputs *
 			in->path_ops += t->count;
 			in->path_latency_ns += t->latency_ns;
 			in->path_runq_ns += t->ns[CP_RUNQUEUE];
+			in->path_io_ns += t->ns[CAT_IO];
 		}
 	}
 }

@@ -449,30 +449,38 @@ static int cores_words(struct diagnosis *d)
 }
 
 /* One evidence line of a disk: what it did, and what its busy time means. */
-static void device_evidence(struct diagnosis *d, const struct projection_disk *dv)
+static void device_evidence(struct diagnosis *d, const struct projection_disk *dv,
+			    const struct projection *p)
 {
-	char term[32];
+	char term[32], path[96] = "";
 
 	snprintf(term, sizeof(term), "disk %s", dv->name);
 	if (dv->busy < 0)
 		return;
+	if (p->path_io_share >= 0)
+		snprintf(path, sizeof(path),
+			 "; the ops' critical paths spent %.0f%% of their latency in io%s",
+			 pct(p->path_io_share),
+			 p->path_io_share < PROJECTION_DISK_PATH_IO ? " (not waiting on a disk)"
+								    : "");
 	ev(d, term,
 	   dv->in_flight <= PROJECTION_DISK_SERIAL
 		   ? "busy: an I/O in flight (iostat's %util); serving about one at a time, "
 		     "busy all the time is full"
 		   : "busy: an I/O in flight (iostat's %util); serving several at once, it can "
 		     "be busy all the time and not full",
-	   "busy %.0f%%, %.1f I/Os in flight on average, %.0f I/Os per second", pct(dv->busy),
-	   dv->in_flight, dv->ios_per_s);
+	   "busy %.0f%%, %.1f I/Os in flight on average, %.0f I/Os per second%s", pct(dv->busy),
+	   dv->in_flight, dv->ios_per_s, path);
 }
 
-static int device_words(struct diagnosis *d, const struct projection_disk *dv)
+static int device_words(struct diagnosis *d, const struct projection_disk *dv,
+			const struct projection *p)
 {
 	bool limit = dv->limit_use >= 0 && dv->limit_use >= corecap_projection_disk_use(dv);
 	int ret;
 
 	d->waiting = -1;
-	device_evidence(d, dv);
+	device_evidence(d, dv, p);
 	if (dv->limit_use >= 0)
 		ev(d, "I/O limit", "what the daemon's cgroup may do on the disk per second",
 		   "%s (%s of cgroup %s): its cgroup did %.0f, %.0f%% of it", dv->limit_what,
@@ -532,21 +540,22 @@ static int none_words(struct diagnosis *d, const struct diagnosis_inputs *in, co
 	d->waiting = -1;
 	if (!b)
 		/* Not "nothing is saturated": a thread may run 100% and nothing could say so. */
-		ret = sentence(&d->headline,
-			       "no limit can be named: no resource could be weighed (%s), so whether "
-			       "one is saturated is not known",
-			       in->projection->valid ? "no lock, thread or pool figure per op"
-						     : in->projection->why_not);
+		ret = sentence(
+			&d->headline,
+			"no limit can be named: no resource could be weighed (%s), so whether "
+			"one is saturated is not known",
+			in->projection->valid ? "no lock, thread or pool figure per op"
+					      : in->projection->why_not);
 	else
 		ret = sentence(&d->headline,
 			       "nothing measured is saturated: the first to saturate, %s %s, %s "
 			       "%.0f%% of the window (it would bind at %.0f ops/s, %.2fx); the "
 			       "offered load sets the throughput",
 			       corecap_diag_kind_name(b->kind), b->name,
-			       b->kind == DIAG_LOCK	 ? "is held (with its hand-offs)"
-			       : b->kind == DIAG_CORES	 ? "are used"
+			       b->kind == DIAG_LOCK	? "is held (with its hand-offs)"
+			       : b->kind == DIAG_CORES	? "are used"
 			       : b->kind == DIAG_DEVICE ? "is used"
-						       : "runs on a CPU",
+							: "runs on a CPU",
 			       pct(b->util), b->iops, d->headroom);
 	if (!ret)
 		ret = sentence(&d->action, "%s",
@@ -658,7 +667,7 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 		ret = loop_words(d, p);
 		break;
 	case DIAG_DEVICE:
-		ret = device_words(d, corecap_projection_disk(p, d->name));
+		ret = device_words(d, corecap_projection_disk(p, d->name), p);
 		break;
 	default:
 		ret = none_words(d, in, busiest);
@@ -672,7 +681,7 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 		   d->cores_saturated ? " (full)" : "");
 	for (size_t i = 0; i < p->n_disks && d->kind != DIAG_DEVICE; i++)
 		if (p->disks[i].busy >= DEVICE_NOTED)
-			device_evidence(d, &p->disks[i]);
+			device_evidence(d, &p->disks[i], p);
 	if (p->loop.in_flight > 0 && d->kind != DIAG_LOOP)
 		ev(d, "ops in flight", "the benchmark's IOPS x its mean latency (Little's law)",
 		   "%.2f", p->loop.in_flight);

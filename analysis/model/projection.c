@@ -40,8 +40,7 @@ double corecap_projection_disk_use(const struct projection_disk *d)
 	return d->limit_use > busy ? d->limit_use : busy;
 }
 
-const struct projection_disk *corecap_projection_disk(const struct projection *p,
-						       const char *name)
+const struct projection_disk *corecap_projection_disk(const struct projection *p, const char *name)
 {
 	for (size_t i = 0; i < p->n_disks; i++)
 		if (strcmp(p->disks[i].name, name) == 0)
@@ -54,13 +53,19 @@ static void disks(struct projection *p, const struct projection_inputs *in)
 {
 	p->disks = in->disks;
 	p->n_disks = in->n_disks < PROJECTION_DISKS ? in->n_disks : PROJECTION_DISKS;
+	p->path_io_share = in->path_ops && in->path_latency_ns
+				   ? (double)in->path_io_ns / (double)in->path_latency_ns
+				   : -1;
+	/* Ops that do not wait on a disk are not capped by one. */
+	if (p->path_io_share >= 0 && p->path_io_share < PROJECTION_DISK_PATH_IO)
+		return;
 	for (size_t i = 0; i < p->n_disks; i++) {
 		double u = corecap_projection_disk_use(&p->disks[i]);
 
 		/* Over 1 (the window's edges): full, not beyond it. */
 		if (u > 0)
-			add_res(p, CEIL_DEVICE, p->disks[i].name, (u > 1 ? 1 : u) / p->iops_measured,
-				1);
+			add_res(p, CEIL_DEVICE, p->disks[i].name,
+				(u > 1 ? 1 : u) / p->iops_measured, 1);
 	}
 }
 
@@ -92,7 +97,8 @@ static void collect(struct projection *p, const struct projection_inputs *in, do
 		const struct model_lock *l = m->locks.all[i];
 		double acqs = (double)(l->has_stats ? l->stats_acquisitions : l->holds);
 		double hold = (double)corecap_lock_hold_ns(l) / 1e9;
-		/* Hand-offs cost a saturated lock only if held longer than a wake-up (projection.h). */
+		/* Hand-offs cost a saturated lock only if held longer than a wake-up
+		 * (projection.h). */
 		double handoff = acqs > 0 && hold / acqs >= p->wake_s ? acqs * p->wake_s : 0;
 
 		if (l->profiler) /* the profiler's own (profiler_own.h) */
@@ -192,7 +198,8 @@ static void verdicts(struct projection *p, double w_s)
 			     "processes %.2f of %d cores%s (idle %.2f)",
 			     p->cores_bind_here ? "the cores are the limit on this machine"
 						: "the cores are not the limit on this machine",
-			     p->daemon_cores, p->bench_cores, p->other_cores, p->machine_cpus, steal,
+			     p->daemon_cores, p->bench_cores, p->other_cores, p->machine_cpus,
+			     steal,
 			     p->machine_cpus - p->daemon_cores - p->bench_cores - p->other_cores -
 				     stolen);
 	else
@@ -309,7 +316,8 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 			p->relief[0].iops_gain =
 				bound_at(p, p->cpu_s_per_op, p->cores_here, b, sizeof(b)) - cur;
 			p->n_relief = 1;
-			for (size_t i = 0; i < p->n_res && p->n_relief < PROJECTION_RESOURCES; i++) {
+			for (size_t i = 0; i < p->n_res && p->n_relief < PROJECTION_RESOURCES;
+			     i++) {
 				label(p->relief[p->n_relief].resource,
 				      sizeof(p->relief[p->n_relief].resource), &p->res[i]);
 				p->relief[p->n_relief++].iops_gain = 0;

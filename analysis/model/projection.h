@@ -58,9 +58,9 @@
  * the points past this run's cores are an upper bound; `corecap scale`
  * measures the curve (docs/methodology.md, "Scaling").
  */
-#define PROJECTION_ASSUMPTION                                                                  \
-	"it assumes each op's demand (CPU, holds, disk) stays what this run measured at every " \
-	"core count; on a real daemon it grows with the cores, so the points past this "        \
+#define PROJECTION_ASSUMPTION                                                                      \
+	"it assumes each op's demand (CPU, holds, disk) stays what this run measured at every "    \
+	"core count; on a real daemon it grows with the cores, so the points past this "           \
 	"machine's are an upper bound ('corecap scale' measures the curve)"
 /* The bound a point names when the closed loop binds. */
 #define PROJECTION_LOOP_BOUND "the closed loop (one op in flight)"
@@ -73,9 +73,13 @@
  * time (iostat's %util) when it serves about one I/O at a time
  * (PROJECTION_DISK_SERIAL in flight on average at most); a disk that
  * serves several at once can be busy all the time and not full, so its
- * busy time is not its use.
+ * busy time is not its use. Where the ops have critical paths, a disk is a
+ * resource only when they spend PROJECTION_DISK_PATH_IO of their latency
+ * or more in io: a disk the ops do not wait on (a log written behind
+ * them) does not cap them, however full.
  */
-#define PROJECTION_DISK_SERIAL 1.5
+#define PROJECTION_DISK_SERIAL	1.5
+#define PROJECTION_DISK_PATH_IO 0.10
 struct projection_disk {
 	const char *name;    /* as /proc/diskstats names it */
 	double busy;	     /* the share of the window with an I/O in flight; < 0 unknown */
@@ -114,7 +118,7 @@ struct projection {
 	int machine_cpus;	 /* the machine's */
 	double wake_s;		 /* the hand-off charged per lock acquisition; 0: unknown */
 	double daemon_cores, bench_cores, other_cores; /* < 0: unknown */
-	double stolen_cores; /* the hypervisor's steal, in cores; < 0: unknown */
+	double stolen_cores;  /* the hypervisor's steal, in cores; < 0: unknown */
 	bool cores_bind_here; /* the cores term is the smallest at cores_here */
 	struct projection_resource res[PROJECTION_RESOURCES]; /* daemon resources, X ascending */
 	size_t n_res;
@@ -130,31 +134,33 @@ struct projection {
 	struct {
 		bool valid;
 		const char *why_not;
-		double in_flight;	     /* the benchmark's ops in flight: IOPS x mean latency */
-		double client_lat_s;	     /* the benchmark's mean latency */
-		double path_lat_s, runq_s;   /* per op on the critical paths */
-		double lat_more_s;	     /* the client's latency at more cores than here */
+		double in_flight;	   /* the benchmark's ops in flight: IOPS x mean latency */
+		double client_lat_s;	   /* the benchmark's mean latency */
+		double path_lat_s, runq_s; /* per op on the critical paths */
+		double lat_more_s;	   /* the client's latency at more cores than here */
 		double iops_here, iops_more; /* in_flight over each latency */
 	} loop;
 	const struct projection_disk *disks; /* the inputs' (borrowed), at most PROJECTION_DISKS */
 	size_t n_disks;
-	char machine_verdict[512];			/* on this machine */
+	/* The ops' share of latency in io on their critical paths; < 0: no paths. */
+	double path_io_share;
+	char machine_verdict[512];			   /* on this machine */
 	char daemon_verdict[CORECAP_LOCK_LABEL_MAX + 512]; /* the daemon's own limit */
 };
 
 struct projection_inputs {
 	const struct model *model;
 	const struct pool_table *pools;
-	int cores_available;	   /* the daemon's CPUs; 0: unknown */
-	int machine_cpus;	   /* the machine's; 0: as cores_available */
-	double bench_iops;	   /* the benchmark's own figure; 0: none */
-	double machine_busy_cpu_s; /* < 0: unknown */
+	int cores_available;	    /* the daemon's CPUs; 0: unknown */
+	int machine_cpus;	    /* the machine's; 0: as cores_available */
+	double bench_iops;	    /* the benchmark's own figure; 0: none */
+	double machine_busy_cpu_s;  /* < 0: unknown */
 	double machine_steal_cpu_s; /* of it, the hypervisor's steal; < 0: unknown */
-	double bench_cpu_s;	   /* < 0: unknown */
-	double wake_ns;		   /* a cross-core wake-up; < 0: unknown */
-	double bench_lat_s;	   /* the benchmark's mean latency; 0: none */
+	double bench_cpu_s;	    /* < 0: unknown */
+	double wake_ns;		    /* a cross-core wake-up; < 0: unknown */
+	double bench_lat_s;	    /* the benchmark's mean latency; 0: none */
 	/* The ops' critical paths, summed over the op types; path_ops 0: none. */
-	uint64_t path_ops, path_latency_ns, path_runq_ns;
+	uint64_t path_ops, path_latency_ns, path_runq_ns, path_io_ns;
 	const struct projection_disk *disks; /* the daemon's; NULL: not recorded */
 	size_t n_disks;
 };
@@ -163,7 +169,6 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 /* A disk's use, when it can be told (above); < 0 when it cannot. */
 double corecap_projection_disk_use(const struct projection_disk *d);
 /* The disk of that name among the projection's; NULL if none. */
-const struct projection_disk *corecap_projection_disk(const struct projection *p,
-						       const char *name);
+const struct projection_disk *corecap_projection_disk(const struct projection *p, const char *name);
 
 #endif

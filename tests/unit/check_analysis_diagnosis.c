@@ -458,6 +458,39 @@ START_TEST(a_busy_disk_binds_only_when_it_serves_one_io_at_a_time)
 END_TEST
 
 /*
+ * The same disk busy 90% serving one I/O at a time, but the ops' critical
+ * paths spent 5% of their latency in io (a log written behind them): the
+ * disk does not cap them; nothing is saturated, the disk is evidence.
+ */
+START_TEST(a_full_disk_the_ops_do_not_wait_on_does_not_bind)
+{
+	struct projection_disk dev = {.name = "vda", .busy = 0.90, .in_flight = 1.0,
+				      .ios_per_s = 3000, .limit_use = -1};
+
+	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.5,
+					    .bench_cpu_s = 0.2,
+					    .path_ops = 1000,
+					    .path_latency_ns = 1000 * 16000000ull,
+					    .path_io_ns = 1000 * 800000ull,
+					    .disks = &dev,
+					    .n_disks = 1},
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_NONE);
+	near(p.path_io_share, 0.05);
+	ck_assert_str_eq(p.at[1].bound_by, "thread alpha (tid 2)");
+	bool noted = false;
+	for (size_t i = 0; i < d.n_evidence; i++)
+		noted |= strcmp(d.evidence[i].term, "disk vda") == 0 &&
+			 strstr(d.evidence[i].value, "(not waiting on a disk)") != NULL;
+	ck_assert(noted);
+}
+END_TEST
+
+/*
  * No thread CPU figures, no kernel events, no benchmark, a partial run:
  * no projection, so no headroom and no utilization; each missing source
  * is listed with what would provide it.
@@ -500,6 +533,7 @@ int main(void)
 	tcase_add_test(tc, missing_sources_are_listed_and_nothing_is_guessed);
 	tcase_add_test(tc, a_cgroup_io_limit_that_is_full_binds);
 	tcase_add_test(tc, a_busy_disk_binds_only_when_it_serves_one_io_at_a_time);
+	tcase_add_test(tc, a_full_disk_the_ops_do_not_wait_on_does_not_bind);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
