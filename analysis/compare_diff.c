@@ -965,6 +965,10 @@ static int config_args(struct compare_diff *d, const char *what, json_object *ja
 	if (ret)
 		return ret;
 	if (!oa[0] && !ob[0]) {
+		size_t n = strlen(d->config_same);
+
+		snprintf(d->config_same + n, sizeof(d->config_same) - n, "%s%s", n ? ", " : "",
+			 what);
 		free(oa);
 		free(ob);
 		return 0;

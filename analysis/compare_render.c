@@ -40,10 +40,10 @@ static void diagnoses(const struct compare_diff *d, const struct report *const r
 /* What the runs' records say differs in their configuration. */
 static void config_text(const struct compare_diff *d, FILE *out)
 {
-	if (!d->n_config) {
-		fprintf(out, "config:   the same daemon command line and benchmark command\n");
-		return;
-	}
+	if (!d->n_config && !d->config_same[0])
+		fprintf(out, "config:   no command line recorded in both runs\n");
+	if (d->config_same[0])
+		fprintf(out, "config:   the same in both: %s\n", d->config_same);
 	for (size_t i = 0; i < d->n_config; i++)
 		fprintf(out, "config:   %s: A %s, B %s\n", d->config[i].what,
 			d->config[i].a[0] ? d->config[i].a : "(nothing)",
@@ -178,6 +178,7 @@ int corecap_compare_render_json(const struct compare_diff *d, const char *const 
 		root, "cost_per_op",
 		corecap_compare_same_daemon(d) ? NULL : json_object_new_string(d->cost_line));
 	json_object_object_add(root, "config", config_json(d));
+	json_object_object_add(root, "config_same", json_object_new_string(d->config_same));
 	json_object_object_add(root, "idle_pools", idle_json(d));
 	json_object_object_add(root, "diagnosis_change",
 			       d->diag_change[0] ? json_object_new_string(d->diag_change) : NULL);
