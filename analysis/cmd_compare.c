@@ -161,6 +161,35 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * Both runs exist before either is read: a run missing is said in one
+ * line at once, not after the other's report (RUN:PID names RUN).
+ */
+static int runs_exist(const struct compare_opts *o)
+{
+	for (int s = 0; s < 2; s++) {
+		const char *colon = strrchr(o->run[s], ':');
+		struct stat st;
+		char *dir;
+		int err;
+
+		if (stat(o->run[s], &st) == 0)
+			continue;
+		err = errno;
+		if (colon && colon != o->run[s] &&
+		    (dir = strndup(o->run[s], (size_t)(colon - o->run[s])))) {
+			bool found = stat(dir, &st) == 0;
+
+			free(dir);
+			if (found)
+				continue;
+		}
+		corecap_error("cannot open run directory '%s': %s", o->run[s], strerror(err));
+		return -err;
+	}
+	return 0;
+}
+
 /* Whether run s is a directory a report can read (not a CPU profile file). */
 static bool is_run_dir(const char *path)
 {
@@ -320,6 +349,8 @@ int corecap_cmd_compare(int argc, char **argv)
 	ret = parse_args(&o, argc, argv);
 	if (ret)
 		return ret < 0 ? 0 : ret;
+	if (runs_exist(&o))
+		return 1;
 	if (o.folded || o.svg)
 		return compare_folded(&o) ? 1 : 0;
 	for (int s = 0; s < 2 && !ret; s++)

@@ -2,6 +2,7 @@
 #include "model/lines.h"
 #include "model/lock_table.h"
 #include "model/thread_table.h"
+#include "read/run_file.h"
 #include "util/grow.h"
 
 #include <errno.h>
@@ -994,6 +995,100 @@ static const char *objectstore(const struct report *r)
 	return NULL;
 }
 
+/* Ceph's keys shown one by one; more are counted in one line. */
+#define CEPH_CONFIG_SHOWN 40
+/* RUN/ceph/config.json (`config show`), read as every run file is
+ * (read/run_file.h: bounded, inside the run), or NULL: absent or not an object. */
+static json_object *ceph_config(struct compare_diff *d, const struct report *r)
+{
+	char path[4096], *why = NULL;
+	json_object *o = NULL;
+	int ret;
+
+	if (!r->run_dir || snprintf(path, sizeof(path), "%s/" CORECAP_RUN_CEPH_CONFIG,
+				    r->run_dir) >= (int)sizeof(path))
+		return NULL;
+	ret = corecap_run_file_json(path, &o, &why);
+	if (ret == -ENOENT)
+		return NULL;
+	if (ret || !json_object_is_type(o, json_type_object)) {
+		warn(d, "%s: not a Ceph config dump; the runs' Ceph config is not compared",
+		     why ? why : path);
+		free(why);
+		json_object_put(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* A config value as words: a string as it is, anything else as JSON. */
+static const char *config_value(json_object *v)
+{
+	return json_object_is_type(v, json_type_string) ? json_object_get_string(v)
+							: json_object_to_json_string(v);
+}
+
+/*
+ * Ceph's changed config values: the keys whose values differ between the
+ * two runs' `config show` (and those one run lacks), when both have one.
+ */
+static int ceph_config_rows(struct compare_diff *d, const struct report *const r[2])
+{
+	json_object *c[2] = {ceph_config(d, r[0]), ceph_config(d, r[1])}, *v;
+	size_t shown = 0, more = 0;
+	int ret = 0;
+
+	if (!c[0] || !c[1])
+		goto out;
+	for (int s = 0; s < 2 && !ret; s++) {
+		json_object_object_foreach(c[s], key, val)
+		{
+			bool has = json_object_object_get_ex(c[!s], key, &v);
+			char what[160], *a, *b;
+
+			/* A key both have is compared once, from A. */
+			if (ret || (s == 1 && has) ||
+			    (has && strcmp(config_value(val), config_value(v)) == 0))
+				continue;
+			if (shown == CEPH_CONFIG_SHOWN) {
+				more++;
+				continue;
+			}
+			snprintf(what, sizeof(what), "ceph %s", key);
+			a = strdup(s ? "(absent)" : config_value(val));
+			b = strdup(s ? config_value(val) : has ? config_value(v) : "(absent)");
+			if (!a || !b) {
+				free(a);
+				free(b);
+				ret = -ENOMEM;
+				break;
+			}
+			ret = add_config(d, what, a, b);
+			shown++;
+		}
+	}
+	if (!ret && more) {
+		char *a = NULL, *b = NULL;
+
+		if (asprintf(&a, "%zu more keys differ", more) < 0 || !(b = strdup(""))) {
+			free(a);
+			ret = -ENOMEM;
+		} else {
+			ret = add_config(d, "ceph config", a, b);
+		}
+	}
+	if (!ret && !shown) {
+		size_t n = strlen(d->config_same);
+
+		snprintf(d->config_same + n, sizeof(d->config_same) - n, "%sceph config",
+			 n ? ", " : "");
+	}
+out:
+	json_object_put(c[0]);
+	json_object_put(c[1]);
+	return ret;
+}
+
 /*
  * The configuration the runs' own records hold, where it differs: the
  * daemon's command line and the benchmark's (their manifests), the object
@@ -1024,6 +1119,8 @@ static int config_rows(struct compare_diff *d, const struct report *const r[2])
 		}
 		ret = add_config(d, "objectstore", a, b);
 	}
+	if (!ret)
+		ret = ceph_config_rows(d, r);
 	return ret;
 }
 

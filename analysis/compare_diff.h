@@ -71,7 +71,7 @@ struct compare_diff {
 	char behind[512];
 	struct compare_config *config; /* what the runs' own records say differs */
 	size_t n_config;
-	char config_same[160]; /* what both runs recorded and is the same: "daemon command line" */
+	char config_same[200]; /* what both runs recorded and is the same: "daemon command line" */
 	char **idle_pools;     /* pools idle in both runs (no cpu, no run queue) */
 	size_t n_idle_pools;
 	char diag_change[1200]; /* a sentence when the diagnosis changed; "" */

@@ -357,6 +357,10 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 		return ret;
 	}
 	a->begun = true;
+	/* Its configuration as the daemon runs with it, before the history's
+	 * size is raised below: what `corecap compare` finds changed. A
+	 * daemon that refuses it only loses that (dump_to warns). */
+	dump_to(a, run_dirfd, "{\"prefix\": \"config show\"}", CORECAP_RUN_CEPH_CONFIG);
 	config_get(a, "osd_op_history_size", a->old_size, sizeof(a->old_size));
 	config_get(a, "osd_op_history_duration", a->old_duration, sizeof(a->old_duration));
 	/*

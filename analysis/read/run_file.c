@@ -41,6 +41,8 @@ static const struct {
 	/* The OSD's op history for the window: the collector keeps 10 000 ops
 	 * (collector/ceph_asok.c), 30.6 MB of JSON on a bare ceph-osd. */
 	{CORECAP_RUN_CEPH_HISTORIC_OPS, 128 * MIB},
+	/* `config show`: about 2000 keys, 100 KB. */
+	{CORECAP_RUN_CEPH_CONFIG, 16 * MIB},
 	{CORECAP_RUN_STATS_BEGIN, 256 * MIB},
 	{CORECAP_RUN_STATS_END, 256 * MIB},
 	{"metadata", 64 * MIB}, /* a CTF trace's (read/ctf_check.h) */

@@ -66,9 +66,11 @@
 #define CORECAP_CEPH_PERF_BEGIN	      "perf-begin.json"
 #define CORECAP_CEPH_PERF_END	      "perf-end.json"
 #define CORECAP_CEPH_HISTORIC_OPS     "historic_ops.json"
+#define CORECAP_CEPH_CONFIG	      "config.json" /* `config show` at the start */
 #define CORECAP_RUN_CEPH_PERF_BEGIN   CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_BEGIN
 #define CORECAP_RUN_CEPH_PERF_END     CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_END
 #define CORECAP_RUN_CEPH_HISTORIC_OPS CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_HISTORIC_OPS
+#define CORECAP_RUN_CEPH_CONFIG	      CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_CONFIG
 
 /* A run of several daemons: one single-daemon run per daemon, daemons/<pid>/. */
 #define CORECAP_RUN_DAEMONS_DIR "daemons"
@@ -127,6 +129,7 @@ static inline const struct corecap_run_file *corecap_run_files(size_t *n)
 		{CORECAP_RUN_CEPH_PERF_BEGIN, 0},
 		{CORECAP_RUN_CEPH_PERF_END, 0},
 		{CORECAP_RUN_CEPH_HISTORIC_OPS, 0},
+		{CORECAP_RUN_CEPH_CONFIG, 0},
 		/* A run of several daemons: each entry a run of its own (checked alike). */
 		{CORECAP_RUN_DAEMONS_DIR, CORECAP_RUN_F_DIR | CORECAP_RUN_F_TREE},
 	};
