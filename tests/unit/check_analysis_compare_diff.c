@@ -2,7 +2,8 @@
  * analysis/compare_diff.c: compare's headline from two runs' totals built
  * by hand (the IOPS ratio, the latency change per op and the categories
  * that made it, largest first; "not measured" for what one run lacks),
- * and the per-op scaling of a differential's column.
+ * the per-op scaling of a differential's column, the ratios' floor, the
+ * rows zero in both runs, and the arguments two command lines differ in.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -88,9 +89,11 @@ START_TEST(without_the_benchmarks_iops_the_traced_rate_is_compared)
 	t[0].ops_per_s = 79;
 	t[1].ops_per_s = 39.5;
 	corecap_compare_headline(t, buf, sizeof(buf));
-	ck_assert_msg(strncmp(buf, "B: 0.50x traced ops/s (the benchmark's IOPS not measured in A and B);",
-			      69) == 0,
-		      "%s", buf);
+	ck_assert_msg(
+		strncmp(buf,
+			"B: 0.50x traced ops/s (the benchmark's IOPS not measured in A and B);",
+			69) == 0,
+		"%s", buf);
 	t[1].has_iops = true;
 	corecap_compare_headline(t, buf, sizeof(buf));
 	ck_assert(strstr(buf, "(the benchmark's IOPS not measured in A)") != NULL);
@@ -129,6 +132,76 @@ START_TEST(scaling_a_column_keeps_totals_consistent)
 }
 END_TEST
 
+START_TEST(ratios_only_above_the_floor)
+{
+	struct compare_row r = {.has = {true, true}, .decimals = 1};
+	double x;
+
+	/* logging % 0.0 against 8.2: no 699.88x. */
+	r.v[0] = 0.0117;
+	r.v[1] = 8.2;
+	ck_assert(!corecap_compare_ratio(&r, &x));
+	/* Both at least 10 units of the last decimal (1.0 at one decimal). */
+	r.v[0] = 1.0;
+	r.v[1] = 2.5;
+	ck_assert(corecap_compare_ratio(&r, &x));
+	ck_assert_double_eq_tol(x, 2.5, 1e-9);
+	/* Counts: 3 threads against 3 say nothing as a ratio; 94 IOPS against 110 do. */
+	r = (struct compare_row){.has = {true, true}, .v = {3, 3}};
+	ck_assert(!corecap_compare_ratio(&r, &x));
+	r.v[0] = 94;
+	r.v[1] = 110;
+	ck_assert(corecap_compare_ratio(&r, &x));
+	/* One side not measured: no ratio, whatever the values. */
+	r.has[1] = false;
+	ck_assert(!corecap_compare_ratio(&r, &x));
+}
+END_TEST
+
+START_TEST(rows_zero_in_both_runs)
+{
+	struct compare_row r = {.has = {true, true}, .decimals = 1, .v = {0.04, -0.02}};
+
+	ck_assert(corecap_compare_row_zero(&r));
+	r.v[1] = 0.05; /* prints 0.1 */
+	ck_assert(!corecap_compare_row_zero(&r));
+	r.v[1] = 0;
+	r.has[1] = false; /* "not measured" stays */
+	ck_assert(!corecap_compare_row_zero(&r));
+}
+END_TEST
+
+/* corecap_compare_args on two argument vectors: "A|B". */
+static void args(const char *const *a, size_t na, const char *const *b, size_t nb, char *out,
+		 size_t len)
+{
+	char *x, *y;
+
+	ck_assert_int_eq(corecap_compare_args(a, na, b, nb, &x, &y), 0);
+	snprintf(out, len, "%s|%s", x, y);
+	free(x);
+	free(y);
+}
+
+START_TEST(command_lines_differ_in_their_arguments)
+{
+	const char *a[] = {"refosd", "--port", "0", "--debug", "1"};
+	const char *b[] = {"refosd", "--port", "0", "--debug", "20"};
+	const char *c[] = {"refosd", "--port", "0", "--big-lock", "--debug", "1"};
+
+	args(a, 5, b, 5, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "--debug 1|--debug 20");
+	args(a, 5, a, 5, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "|");
+	/* An option only B has, the rest the same. */
+	args(a, 5, c, 6, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "|--big-lock");
+	/* Nothing at all on one side. */
+	args(a, 0, b, 2, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "|refosd --port");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("compare_diff");
@@ -136,6 +209,9 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, NULL);
 	tcase_add_test(tc, the_headline_names_the_change_and_its_parts);
+	tcase_add_test(tc, ratios_only_above_the_floor);
+	tcase_add_test(tc, rows_zero_in_both_runs);
+	tcase_add_test(tc, command_lines_differ_in_their_arguments);
 	tcase_add_test(tc, a_faster_b_reads_negative);
 	tcase_add_test(tc, a_category_one_run_lacks_is_not_measured);
 	tcase_add_test(tc, no_traced_ops_in_one_run);
