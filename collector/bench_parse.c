@@ -11,6 +11,7 @@
 #include <json-c/json.h>
 
 #include "bench_parse.h"
+#include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
 void corecap_bench_summary_init(struct corecap_bench_summary *s)
@@ -98,33 +99,40 @@ static bool number_at(const char *p, const char *end, double *out, const char **
 
 /* ---- rados bench and refbench ---- */
 
+/* A figure by its key in the manifest's benchmark.summary (corecap/manifest_keys.h). */
+static int set_key(struct corecap_bench_summary *s, enum corecap_manifest_key key, double value,
+		   bool integral)
+{
+	return corecap_bench_summary_set(s, corecap_mk(key), value, integral);
+}
+
 static const struct rados_label {
 	const char *label;
-	const char *key;
+	enum corecap_manifest_key key; /* of benchmark.summary */
 	bool integral;
 } rados_labels[] = {
-	{"Total time run:", "total_time_s", false},
-	{"Total writes made:", "ops", true},
-	{"Total reads made:", "ops", true},
-	{"Write size:", "op_bytes", true},
-	{"Read size:", "op_bytes", true},
-	{"Object size:", "object_bytes", true},
-	{"Bandwidth (MB/sec):", "bandwidth_mb_s", false},
-	{"Stddev Bandwidth:", "bandwidth_stddev_mb_s", false},
-	{"Max bandwidth (MB/sec):", "bandwidth_max_mb_s", false},
-	{"Min bandwidth (MB/sec):", "bandwidth_min_mb_s", false},
-	{"Average IOPS:", "iops_avg", false},
-	{"Stddev IOPS:", "iops_stddev", false},
-	{"Max IOPS:", "iops_max", false},
-	{"Min IOPS:", "iops_min", false},
-	{"Average Latency(s):", "lat_avg_s", false},
-	{"Average Latency:", "lat_avg_s", false},
-	{"Stddev Latency(s):", "lat_stddev_s", false},
-	{"Stddev Latency:", "lat_stddev_s", false},
-	{"Max latency(s):", "lat_max_s", false},
-	{"Max latency:", "lat_max_s", false},
-	{"Min latency(s):", "lat_min_s", false},
-	{"Min latency:", "lat_min_s", false},
+	{"Total time run:", CORECAP_MK_BENCHMARK_SUMMARY_TOTAL_TIME_S, false},
+	{"Total writes made:", CORECAP_MK_BENCHMARK_SUMMARY_OPS, true},
+	{"Total reads made:", CORECAP_MK_BENCHMARK_SUMMARY_OPS, true},
+	{"Write size:", CORECAP_MK_BENCHMARK_SUMMARY_OP_BYTES, true},
+	{"Read size:", CORECAP_MK_BENCHMARK_SUMMARY_OP_BYTES, true},
+	{"Object size:", CORECAP_MK_BENCHMARK_SUMMARY_OBJECT_BYTES, true},
+	{"Bandwidth (MB/sec):", CORECAP_MK_BENCHMARK_SUMMARY_BANDWIDTH_MB_S, false},
+	{"Stddev Bandwidth:", CORECAP_MK_BENCHMARK_SUMMARY_BANDWIDTH_STDDEV_MB_S, false},
+	{"Max bandwidth (MB/sec):", CORECAP_MK_BENCHMARK_SUMMARY_BANDWIDTH_MAX_MB_S, false},
+	{"Min bandwidth (MB/sec):", CORECAP_MK_BENCHMARK_SUMMARY_BANDWIDTH_MIN_MB_S, false},
+	{"Average IOPS:", CORECAP_MK_BENCHMARK_SUMMARY_IOPS_AVG, false},
+	{"Stddev IOPS:", CORECAP_MK_BENCHMARK_SUMMARY_IOPS_STDDEV, false},
+	{"Max IOPS:", CORECAP_MK_BENCHMARK_SUMMARY_IOPS_MAX, false},
+	{"Min IOPS:", CORECAP_MK_BENCHMARK_SUMMARY_IOPS_MIN, false},
+	{"Average Latency(s):", CORECAP_MK_BENCHMARK_SUMMARY_LAT_AVG_S, false},
+	{"Average Latency:", CORECAP_MK_BENCHMARK_SUMMARY_LAT_AVG_S, false},
+	{"Stddev Latency(s):", CORECAP_MK_BENCHMARK_SUMMARY_LAT_STDDEV_S, false},
+	{"Stddev Latency:", CORECAP_MK_BENCHMARK_SUMMARY_LAT_STDDEV_S, false},
+	{"Max latency(s):", CORECAP_MK_BENCHMARK_SUMMARY_LAT_MAX_S, false},
+	{"Max latency:", CORECAP_MK_BENCHMARK_SUMMARY_LAT_MAX_S, false},
+	{"Min latency(s):", CORECAP_MK_BENCHMARK_SUMMARY_LAT_MIN_S, false},
+	{"Min latency:", CORECAP_MK_BENCHMARK_SUMMARY_LAT_MIN_S, false},
 };
 
 struct rados_state {
@@ -176,8 +184,7 @@ static void rados_line(const char *line, size_t len, void *arg)
 
 		if ((size_t)(end - p) < ll || strncasecmp(p, l->label, ll) != 0)
 			continue;
-		if (number_at(p + ll, end, &v, NULL) &&
-		    corecap_bench_summary_set(st->s, l->key, v, l->integral) == 0)
+		if (number_at(p + ll, end, &v, NULL) && set_key(st->s, l->key, v, l->integral) == 0)
 			st->found++;
 		return;
 	}
@@ -255,11 +262,11 @@ int corecap_bench_parse_fio_json(const char *text, struct corecap_bench_summary 
 	static const char *const dirs[] = {"read", "write", "trim"};
 	static const struct {
 		const char *pct;
-		const char *key;
-	} pcts[] = {{"50.000000", "lat_p50_s"},
-		    {"95.000000", "lat_p95_s"},
-		    {"99.000000", "lat_p99_s"},
-		    {"99.900000", "lat_p999_s"}};
+		enum corecap_manifest_key key;
+	} pcts[] = {{"50.000000", CORECAP_MK_BENCHMARK_SUMMARY_LAT_P50_S},
+		    {"95.000000", CORECAP_MK_BENCHMARK_SUMMARY_LAT_P95_S},
+		    {"99.000000", CORECAP_MK_BENCHMARK_SUMMARY_LAT_P99_S},
+		    {"99.900000", CORECAP_MK_BENCHMARK_SUMMARY_LAT_P999_S}};
 	double ops = 0, iops = 0, bw_bytes = 0, lat_weighted = 0, lat_min = INFINITY;
 	double lat_max = 0, runtime_ms = 0, best_ios = -1;
 	struct json_object *root, *jobs, *best = NULL, *only = NULL;
@@ -307,31 +314,31 @@ int corecap_bench_parse_fio_json(const char *text, struct corecap_bench_summary 
 	}
 	if (contributors == 0)
 		goto out_put_root;
-	corecap_bench_summary_set(s, "ops", ops, true);
-	corecap_bench_summary_set(s, "iops_avg", iops, false);
-	corecap_bench_summary_set(s, "bandwidth_mb_s", bw_bytes / 1048576.0, false);
+	set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_OPS, ops, true);
+	set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_IOPS_AVG, iops, false);
+	set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_BANDWIDTH_MB_S, bw_bytes / 1048576.0, false);
 	if (runtime_ms > 0)
-		corecap_bench_summary_set(s, "total_time_s", runtime_ms / 1e3, false);
-	corecap_bench_summary_set(s, "lat_avg_s", lat_weighted / ops / 1e9, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_TOTAL_TIME_S, runtime_ms / 1e3, false);
+	set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_AVG_S, lat_weighted / ops / 1e9, false);
 	if (isfinite(lat_min))
-		corecap_bench_summary_set(s, "lat_min_s", lat_min / 1e9, false);
-	corecap_bench_summary_set(s, "lat_max_s", lat_max / 1e9, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_MIN_S, lat_min / 1e9, false);
+	set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_MAX_S, lat_max / 1e9, false);
 	if (contributors == 1) {
 		bool ok;
 		double v;
 
 		v = jnum(jobj(only, "lat_ns"), "stddev", &ok);
 		if (ok)
-			corecap_bench_summary_set(s, "lat_stddev_s", v / 1e9, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_STDDEV_S, v / 1e9, false);
 		v = jnum(only, "iops_stddev", &ok);
 		if (ok)
-			corecap_bench_summary_set(s, "iops_stddev", v, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_IOPS_STDDEV, v, false);
 		v = jnum(only, "iops_min", &ok);
 		if (ok)
-			corecap_bench_summary_set(s, "iops_min", v, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_IOPS_MIN, v, false);
 		v = jnum(only, "iops_max", &ok);
 		if (ok)
-			corecap_bench_summary_set(s, "iops_max", v, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_IOPS_MAX, v, false);
 	}
 	/* Percentiles cannot be merged: they come from the busiest job and direction. */
 	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
@@ -339,7 +346,7 @@ int corecap_bench_parse_fio_json(const char *text, struct corecap_bench_summary 
 		double v = jnum(jobj(jobj(best, "clat_ns"), "percentile"), pcts[i].pct, &ok);
 
 		if (ok)
-			corecap_bench_summary_set(s, pcts[i].key, v / 1e9, false);
+			set_key(s, pcts[i].key, v / 1e9, false);
 	}
 	s->parser = "fio";
 	ret = 0;
@@ -509,27 +516,27 @@ int corecap_bench_parse_fio_text(const char *text, struct corecap_bench_summary 
 	for_each_line(text, fio_text_line, &st);
 	if (st.headlines == 0)
 		return -ENOENT;
-	corecap_bench_summary_set(s, "iops_avg", st.iops, false);
+	set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_IOPS_AVG, st.iops, false);
 	if (st.bw_mb_s > 0)
-		corecap_bench_summary_set(s, "bandwidth_mb_s", st.bw_mb_s, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_BANDWIDTH_MB_S, st.bw_mb_s, false);
 	if (st.runtime_ms > 0)
-		corecap_bench_summary_set(s, "total_time_s", st.runtime_ms / 1e3, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_TOTAL_TIME_S, st.runtime_ms / 1e3, false);
 	/* Latencies of several jobs or directions cannot be merged from text. */
 	if (st.headlines == 1 && st.have_lat) {
-		corecap_bench_summary_set(s, "lat_avg_s", st.lat_avg_s, false);
-		corecap_bench_summary_set(s, "lat_stddev_s", st.lat_stddev_s, false);
-		corecap_bench_summary_set(s, "lat_min_s", st.lat_min_s, false);
-		corecap_bench_summary_set(s, "lat_max_s", st.lat_max_s, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_AVG_S, st.lat_avg_s, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_STDDEV_S, st.lat_stddev_s, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_MIN_S, st.lat_min_s, false);
+		set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_MAX_S, st.lat_max_s, false);
 	}
 	if (st.headlines == 1) {
 		if (st.pcts_seen & 1)
-			corecap_bench_summary_set(s, "lat_p50_s", st.p50_s, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_P50_S, st.p50_s, false);
 		if (st.pcts_seen & 2)
-			corecap_bench_summary_set(s, "lat_p95_s", st.p95_s, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_P95_S, st.p95_s, false);
 		if (st.pcts_seen & 4)
-			corecap_bench_summary_set(s, "lat_p99_s", st.p99_s, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_P99_S, st.p99_s, false);
 		if (st.pcts_seen & 8)
-			corecap_bench_summary_set(s, "lat_p999_s", st.p999_s, false);
+			set_key(s, CORECAP_MK_BENCHMARK_SUMMARY_LAT_P999_S, st.p999_s, false);
 	}
 	s->parser = "fio";
 	return 0;

@@ -30,6 +30,7 @@
 #include "bench_parse.h"
 #include "delay_control.h"
 #include <corecap/diag.h>
+#include <corecap/manifest_keys.h>
 #include "proc_stat.h"
 #include "mono_clock.h"
 #include "site_spec.h"
@@ -279,7 +280,8 @@ static int run_round(const struct verify_opts *o, struct corecap_delay_control *
 	}
 	corecap_bench_summary_init(&sum);
 	if (corecap_bench_parse(text, &sum) < 0 ||
-	    !corecap_bench_summary_get(&sum, "iops_avg", &res->iops)) {
+	    !corecap_bench_summary_get(&sum, corecap_mk(CORECAP_MK_BENCHMARK_SUMMARY_IOPS_AVG),
+				       &res->iops)) {
 		corecap_error(
 			"cannot read the throughput of '%s': no summary corecap parses (rados "
 			"bench, refbench, fio) in its output",

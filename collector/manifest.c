@@ -10,6 +10,7 @@
 #include <json-c/json.h>
 
 #include <corecap/kernel_format.h>
+#include <corecap/manifest_keys.h>
 
 #include "bench_runner.h"
 #include "cpu_list.h"
@@ -29,9 +30,10 @@
 #include "wall_sampler.h"
 #include <corecap/run_format.h>
 
-static void put(struct json_object *o, const char *key, struct json_object *v)
+/* Keys by their names in corecap/manifest_keys.h, the list the analysis reads them by. */
+static void put(struct json_object *o, enum corecap_manifest_key key, struct json_object *v)
 {
-	json_object_object_add(o, key, v);
+	json_object_object_add(o, corecap_mk(key), v);
 }
 
 static struct json_object *jstr(const char *s)
@@ -74,11 +76,12 @@ static struct json_object *window(const struct corecap_manifest *m)
 
 	gmtime_r(&m->start_realtime.tv_sec, &tm);
 	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	put(w, "start_ns", ju64(m->start_ns));
-	put(w, "end_ns", ju64(m->end_ns));
-	put(w, "duration_s", json_object_new_double((double)(m->end_ns - m->start_ns) / 1e9));
-	put(w, "start_realtime", json_object_new_string(iso));
-	put(w, "realtime_offset_ns", json_object_new_int64(m->realtime_offset_ns));
+	put(w, CORECAP_MK_WINDOW_START_NS, ju64(m->start_ns));
+	put(w, CORECAP_MK_WINDOW_END_NS, ju64(m->end_ns));
+	put(w, CORECAP_MK_WINDOW_DURATION_S,
+	    json_object_new_double((double)(m->end_ns - m->start_ns) / 1e9));
+	put(w, CORECAP_MK_WINDOW_START_REALTIME, json_object_new_string(iso));
+	put(w, CORECAP_MK_WINDOW_REALTIME_OFFSET_NS, json_object_new_int64(m->realtime_offset_ns));
 	return w;
 }
 
@@ -91,15 +94,15 @@ static struct json_object *collector(void)
 	cpu_set_t cpus;
 
 	getrusage(RUSAGE_SELF, &ru);
-	put(o, "pid", json_object_new_int((int)getpid()));
+	put(o, CORECAP_MK_COLLECTOR_PID, json_object_new_int((int)getpid()));
 	/* The CPUs it ran on: --collector-cpus, else those it was started on. */
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0) {
 		corecap_cpu_list_format(&cpus, list, sizeof(list));
-		put(o, "cpus", jstr(list));
+		put(o, CORECAP_MK_COLLECTOR_CPUS, jstr(list));
 	}
-	put(o, "cpu_user_s",
+	put(o, CORECAP_MK_COLLECTOR_CPU_USER_S,
 	    json_object_new_double((double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6));
-	put(o, "cpu_sys_s",
+	put(o, CORECAP_MK_COLLECTOR_CPU_SYS_S,
 	    json_object_new_double((double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6));
 	return o;
 }
@@ -108,15 +111,18 @@ static struct json_object *sources(const struct corecap_manifest *m)
 {
 	struct json_object *s = json_object_new_object();
 
-	put(s, "trace", json_object_new_boolean(m->lttng != NULL));
-	put(s, "threads", json_object_new_boolean(m->threads && m->threads->rounds > 0));
-	put(s, "stats", json_object_new_boolean(m->stats && m->stats->copies == 2));
-	put(s, "maps", json_object_new_boolean(m->maps != NULL));
-	put(s, "buildids", json_object_new_boolean(m->maps != NULL));
-	put(s, "wall", json_object_new_boolean(m->wall != NULL));
-	put(s, "cpu_prof", json_object_new_boolean(m->cpu_prof && m->cpu_prof->bytes > 0));
-	put(s, "bench", json_object_new_boolean(m->bench != NULL));
-	put(s, "kernel", json_object_new_boolean(m->kernel != NULL));
+	put(s, CORECAP_MK_SOURCES_TRACE, json_object_new_boolean(m->lttng != NULL));
+	put(s, CORECAP_MK_SOURCES_THREADS,
+	    json_object_new_boolean(m->threads && m->threads->rounds > 0));
+	put(s, CORECAP_MK_SOURCES_STATS,
+	    json_object_new_boolean(m->stats && m->stats->copies == 2));
+	put(s, CORECAP_MK_SOURCES_MAPS, json_object_new_boolean(m->maps != NULL));
+	put(s, CORECAP_MK_SOURCES_BUILDIDS, json_object_new_boolean(m->maps != NULL));
+	put(s, CORECAP_MK_SOURCES_WALL, json_object_new_boolean(m->wall != NULL));
+	put(s, CORECAP_MK_SOURCES_CPU_PROF,
+	    json_object_new_boolean(m->cpu_prof && m->cpu_prof->bytes > 0));
+	put(s, CORECAP_MK_SOURCES_BENCH, json_object_new_boolean(m->bench != NULL));
+	put(s, CORECAP_MK_SOURCES_KERNEL, json_object_new_boolean(m->kernel != NULL));
 	return s;
 }
 
@@ -129,18 +135,19 @@ static struct json_object *lttng(const struct corecap_lttng_session *l)
 	for (size_t i = 0; i < l->n_events; i++)
 		json_object_array_add(ev, json_object_new_string(l->events[i]));
 	json_object_array_add(ctx, json_object_new_string("vtid"));
-	put(o, "session", json_object_new_string(l->name));
-	put(o, "events", ev);
-	put(o, "contexts", ctx);
-	put(o, "channel", json_object_new_string(CORECAP_LTTNG_CHANNEL));
-	put(o, "buffers", json_object_new_string("per-uid"));
-	put(o, "subbuf_bytes", ju64(CORECAP_LTTNG_SUBBUF_BYTES));
-	put(o, "num_subbuf", ju64(CORECAP_LTTNG_NUM_SUBBUF));
-	put(o, "target_registered", json_object_new_boolean(l->target_registered));
-	put(o, "target_has_probes", json_object_new_boolean(l->target_has_probes));
-	put(o, "discarded_events", l->counts_known ? ju64(l->discarded_events) : NULL);
-	put(o, "lost_packets", l->counts_known ? ju64(l->lost_packets) : NULL);
-	put(o, "started_sessiond", json_object_new_boolean(l->started_sessiond));
+	put(o, CORECAP_MK_LTTNG_SESSION, json_object_new_string(l->name));
+	put(o, CORECAP_MK_LTTNG_EVENTS, ev);
+	put(o, CORECAP_MK_LTTNG_CONTEXTS, ctx);
+	put(o, CORECAP_MK_LTTNG_CHANNEL, json_object_new_string(CORECAP_LTTNG_CHANNEL));
+	put(o, CORECAP_MK_LTTNG_BUFFERS, json_object_new_string("per-uid"));
+	put(o, CORECAP_MK_LTTNG_SUBBUF_BYTES, ju64(CORECAP_LTTNG_SUBBUF_BYTES));
+	put(o, CORECAP_MK_LTTNG_NUM_SUBBUF, ju64(CORECAP_LTTNG_NUM_SUBBUF));
+	put(o, CORECAP_MK_LTTNG_TARGET_REGISTERED, json_object_new_boolean(l->target_registered));
+	put(o, CORECAP_MK_LTTNG_TARGET_HAS_PROBES, json_object_new_boolean(l->target_has_probes));
+	put(o, CORECAP_MK_LTTNG_DISCARDED_EVENTS,
+	    l->counts_known ? ju64(l->discarded_events) : NULL);
+	put(o, CORECAP_MK_LTTNG_LOST_PACKETS, l->counts_known ? ju64(l->lost_packets) : NULL);
+	put(o, CORECAP_MK_LTTNG_STARTED_SESSIOND, json_object_new_boolean(l->started_sessiond));
 	return o;
 }
 
@@ -148,49 +155,50 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 {
 	struct json_object *o = json_object_new_object();
 
-	put(o, "hz", ju64(w->hz));
-	put(o, "threads", w->names ? json_object_new_string(w->names) : NULL);
-	put(o, "rounds", ju64(w->stats.rounds));
-	put(o, "samples", ju64(w->stats.samples));
-	put(o, "due", ju64(w->stats.due));
-	put(o, "skipped", ju64(w->stats.skipped));
-	put(o, "rationed", ju64(w->stats.rationed));
-	put(o, "abandoned", ju64(w->stats.abandoned));
-	put(o, "skipped_round_max", ju64(w->stats.skipped_round_max));
-	put(o, "missed", ju64(w->stats.missed));
-	put(o, "late_rounds", ju64(w->stats.late_rounds));
-	put(o, "lost_rounds", ju64(w->stats.lost_rounds));
-	put(o, "slow_stops", ju64(w->stats.slow_stops));
-	put(o, "unwind_errors", ju64(w->stats.unwind_errors));
-	put(o, "signals_passed", ju64(w->stats.signals));
-	put(o, "long_stops", ju64(w->stats.long_stops));
-	put(o, "max_threads", ju64(w->stats.max_threads));
-	put(o, "threads_counted", ju64(w->stats.threads_counted));
-	put(o, "threads_starved", ju64(w->stats.threads_starved));
-	put(o, "thread_samples_min", ju64(w->stats.thread_samples_min));
-	put(o, "thread_samples_max", ju64(w->stats.thread_samples_max));
-	put(o, "thread_coverage_min_pm", ju64(w->stats.thread_coverage_min_pm));
-	put(o, "thread_coverage_max_pm", ju64(w->stats.thread_coverage_max_pm));
-	put(o, "thread_stop_ns_max", ju64(w->stats.thread_stop_ns_max));
-	put(o, "hold_ns_max", ju64(w->stats.hold_ns_max));
-	put(o, "stop_budget_ns", ju64(CORECAP_WALL_STOP_BUDGET_NS));
-	put(o, "round_share_pct", ju64(CORECAP_WALL_ROUND_SHARE_PCT));
-	put(o, "thread_stop_share_pct", ju64(CORECAP_WALL_THREAD_STOP_SHARE_PCT));
-	put(o, "stop_ns_median", ju64(w->stats.stop_ns_median));
-	put(o, "stop_ns_p99", ju64(w->stats.stop_ns_p99));
-	put(o, "stop_ns_max", ju64(w->stats.stop_ns_max));
+	put(o, CORECAP_MK_WALLCLOCK_HZ, ju64(w->hz));
+	put(o, CORECAP_MK_WALLCLOCK_THREADS, w->names ? json_object_new_string(w->names) : NULL);
+	put(o, CORECAP_MK_WALLCLOCK_ROUNDS, ju64(w->stats.rounds));
+	put(o, CORECAP_MK_WALLCLOCK_SAMPLES, ju64(w->stats.samples));
+	put(o, CORECAP_MK_WALLCLOCK_DUE, ju64(w->stats.due));
+	put(o, CORECAP_MK_WALLCLOCK_SKIPPED, ju64(w->stats.skipped));
+	put(o, CORECAP_MK_WALLCLOCK_RATIONED, ju64(w->stats.rationed));
+	put(o, CORECAP_MK_WALLCLOCK_ABANDONED, ju64(w->stats.abandoned));
+	put(o, CORECAP_MK_WALLCLOCK_SKIPPED_ROUND_MAX, ju64(w->stats.skipped_round_max));
+	put(o, CORECAP_MK_WALLCLOCK_MISSED, ju64(w->stats.missed));
+	put(o, CORECAP_MK_WALLCLOCK_LATE_ROUNDS, ju64(w->stats.late_rounds));
+	put(o, CORECAP_MK_WALLCLOCK_LOST_ROUNDS, ju64(w->stats.lost_rounds));
+	put(o, CORECAP_MK_WALLCLOCK_SLOW_STOPS, ju64(w->stats.slow_stops));
+	put(o, CORECAP_MK_WALLCLOCK_UNWIND_ERRORS, ju64(w->stats.unwind_errors));
+	put(o, CORECAP_MK_WALLCLOCK_SIGNALS_PASSED, ju64(w->stats.signals));
+	put(o, CORECAP_MK_WALLCLOCK_LONG_STOPS, ju64(w->stats.long_stops));
+	put(o, CORECAP_MK_WALLCLOCK_MAX_THREADS, ju64(w->stats.max_threads));
+	put(o, CORECAP_MK_WALLCLOCK_THREADS_COUNTED, ju64(w->stats.threads_counted));
+	put(o, CORECAP_MK_WALLCLOCK_THREADS_STARVED, ju64(w->stats.threads_starved));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_SAMPLES_MIN, ju64(w->stats.thread_samples_min));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_SAMPLES_MAX, ju64(w->stats.thread_samples_max));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_COVERAGE_MIN_PM, ju64(w->stats.thread_coverage_min_pm));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_COVERAGE_MAX_PM, ju64(w->stats.thread_coverage_max_pm));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_STOP_NS_MAX, ju64(w->stats.thread_stop_ns_max));
+	put(o, CORECAP_MK_WALLCLOCK_HOLD_NS_MAX, ju64(w->stats.hold_ns_max));
+	put(o, CORECAP_MK_WALLCLOCK_STOP_BUDGET_NS, ju64(CORECAP_WALL_STOP_BUDGET_NS));
+	put(o, CORECAP_MK_WALLCLOCK_ROUND_SHARE_PCT, ju64(CORECAP_WALL_ROUND_SHARE_PCT));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_STOP_SHARE_PCT,
+	    ju64(CORECAP_WALL_THREAD_STOP_SHARE_PCT));
+	put(o, CORECAP_MK_WALLCLOCK_STOP_NS_MEDIAN, ju64(w->stats.stop_ns_median));
+	put(o, CORECAP_MK_WALLCLOCK_STOP_NS_P99, ju64(w->stats.stop_ns_p99));
+	put(o, CORECAP_MK_WALLCLOCK_STOP_NS_MAX, ju64(w->stats.stop_ns_max));
 	return o;
 }
 
 static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 {
-	static const char *const names[CORECAP_KTP_N] = {
-		[CORECAP_KTP_SWITCH] = "switch",
-		[CORECAP_KTP_WAKING] = "waking",
-		[CORECAP_KTP_FUTEX_ENTER] = "futex_enter",
-		[CORECAP_KTP_FUTEX_EXIT] = "futex_exit",
-		[CORECAP_KTP_FORK] = "fork",
-		[CORECAP_KTP_EXIT] = "exit",
+	static const enum corecap_manifest_key names[CORECAP_KTP_N] = {
+		[CORECAP_KTP_SWITCH] = CORECAP_MK_KERNEL_EVENTS_RECORDS_SWITCH,
+		[CORECAP_KTP_WAKING] = CORECAP_MK_KERNEL_EVENTS_RECORDS_WAKING,
+		[CORECAP_KTP_FUTEX_ENTER] = CORECAP_MK_KERNEL_EVENTS_RECORDS_FUTEX_ENTER,
+		[CORECAP_KTP_FUTEX_EXIT] = CORECAP_MK_KERNEL_EVENTS_RECORDS_FUTEX_EXIT,
+		[CORECAP_KTP_FORK] = CORECAP_MK_KERNEL_EVENTS_RECORDS_FORK,
+		[CORECAP_KTP_EXIT] = CORECAP_MK_KERNEL_EVENTS_RECORDS_EXIT,
 	};
 	const struct corecap_kernel_stats *st = &k->stats;
 	struct json_object *o = json_object_new_object();
@@ -202,10 +210,13 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 	struct json_object *stacks = json_object_new_object();
 	struct json_object *bytes = json_object_new_object();
 
-	put(files, "events", json_object_new_string(CORECAP_KERNEL_EVENTS_FILE));
-	put(files, "stacks", json_object_new_string(CORECAP_KERNEL_STACKS_FILE));
-	put(o, "files", files);
-	put(o, "format_version", json_object_new_int(CORECAP_KERNEL_FORMAT_VERSION));
+	put(files, CORECAP_MK_KERNEL_EVENTS_FILES_EVENTS,
+	    json_object_new_string(CORECAP_KERNEL_EVENTS_FILE));
+	put(files, CORECAP_MK_KERNEL_EVENTS_FILES_STACKS,
+	    json_object_new_string(CORECAP_KERNEL_STACKS_FILE));
+	put(o, CORECAP_MK_KERNEL_EVENTS_FILES, files);
+	put(o, CORECAP_MK_KERNEL_EVENTS_FORMAT_VERSION,
+	    json_object_new_int(CORECAP_KERNEL_FORMAT_VERSION));
 	for (int i = 0; i < CORECAP_KTP_N; i++) {
 		/* The eBPF programs read futex calls from the scheduler's
 		 * tracepoints (kernel_bpf.bpf.c): no system-call tracepoint. */
@@ -215,37 +226,42 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 			json_object_array_add(tps, json_object_new_string(k->fmt[i].name));
 		put(rec, names[i], ju64(st->records[i]));
 	}
-	put(rec, "track", ju64(st->track));
-	put(rec, "holder", ju64(st->holders));
-	put(o, "tracepoints", tps);
-	put(o, "producer", json_object_new_string(corecap_kernel_events_producer(k)));
-	put(o, "filter", json_object_new_string(st->kernel_filter ? "kernel" : "reader"));
-	put(o, "cpus", json_object_new_int(k->nr_cpus));
-	put(o, "ring_bytes", ju64(k->ring_bytes));
-	put(o, "records", rec);
+	put(rec, CORECAP_MK_KERNEL_EVENTS_RECORDS_TRACK, ju64(st->track));
+	put(rec, CORECAP_MK_KERNEL_EVENTS_RECORDS_HOLDER, ju64(st->holders));
+	put(o, CORECAP_MK_KERNEL_EVENTS_TRACEPOINTS, tps);
+	put(o, CORECAP_MK_KERNEL_EVENTS_PRODUCER,
+	    json_object_new_string(corecap_kernel_events_producer(k)));
+	put(o, CORECAP_MK_KERNEL_EVENTS_FILTER,
+	    json_object_new_string(st->kernel_filter ? "kernel" : "reader"));
+	put(o, CORECAP_MK_KERNEL_EVENTS_CPUS, json_object_new_int(k->nr_cpus));
+	put(o, CORECAP_MK_KERNEL_EVENTS_RING_BYTES, ju64(k->ring_bytes));
+	put(o, CORECAP_MK_KERNEL_EVENTS_RECORDS, rec);
 	for (int c = 0; c < k->nr_cpus; c++)
 		json_object_array_add(per_cpu, ju64(st->lost_per_cpu ? st->lost_per_cpu[c] : 0));
-	put(lost, "total", ju64(st->lost_total));
-	put(lost, "per_cpu", per_cpu);
-	put(o, "lost", lost);
-	put(o, "complete", json_object_new_boolean(st->complete));
-	put(o, "set_swaps", ju64(st->set_swaps));
-	put(o, "duplicates_dropped", ju64(st->duplicates));
-	put(stacks, "stack_user_bytes", ju64(CORECAP_KERNEL_STACK_USER_BYTES));
-	put(stacks, "max_futex_hz", ju64(CORECAP_KERNEL_FUTEX_STACK_HZ));
-	put(stacks, "max_switch_hz", ju64(CORECAP_KERNEL_SWITCH_STACK_HZ));
-	put(stacks, "taken", ju64(st->stacks_taken));
-	put(stacks, "matched", ju64(st->stacks_matched));
-	put(stacks, "unwound", ju64(st->stacks_unwound));
-	put(stacks, "truncated", ju64(st->stacks_truncated));
-	put(stacks, "no_cfi", ju64(st->stacks_no_cfi));
-	put(stacks, "failed", ju64(st->stacks_failed));
-	put(stacks, "unreadable", ju64(st->stacks_unreadable));
-	put(o, "stacks", stacks);
-	put(bytes, "events", ju64(st->events_bytes));
-	put(bytes, "stacks", ju64(st->stacks_bytes));
-	put(bytes, "raw_stacks", ju64(st->raw_bytes));
-	put(o, "bytes", bytes);
+	put(lost, CORECAP_MK_KERNEL_EVENTS_LOST_TOTAL, ju64(st->lost_total));
+	put(lost, CORECAP_MK_KERNEL_EVENTS_LOST_PER_CPU, per_cpu);
+	put(o, CORECAP_MK_KERNEL_EVENTS_LOST, lost);
+	put(o, CORECAP_MK_KERNEL_EVENTS_COMPLETE, json_object_new_boolean(st->complete));
+	put(o, CORECAP_MK_KERNEL_EVENTS_SET_SWAPS, ju64(st->set_swaps));
+	put(o, CORECAP_MK_KERNEL_EVENTS_DUPLICATES_DROPPED, ju64(st->duplicates));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_STACK_USER_BYTES,
+	    ju64(CORECAP_KERNEL_STACK_USER_BYTES));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_MAX_FUTEX_HZ,
+	    ju64(CORECAP_KERNEL_FUTEX_STACK_HZ));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_MAX_SWITCH_HZ,
+	    ju64(CORECAP_KERNEL_SWITCH_STACK_HZ));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_TAKEN, ju64(st->stacks_taken));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_MATCHED, ju64(st->stacks_matched));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_UNWOUND, ju64(st->stacks_unwound));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_TRUNCATED, ju64(st->stacks_truncated));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_NO_CFI, ju64(st->stacks_no_cfi));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_FAILED, ju64(st->stacks_failed));
+	put(stacks, CORECAP_MK_KERNEL_EVENTS_STACKS_UNREADABLE, ju64(st->stacks_unreadable));
+	put(o, CORECAP_MK_KERNEL_EVENTS_STACKS, stacks);
+	put(bytes, CORECAP_MK_KERNEL_EVENTS_BYTES_EVENTS, ju64(st->events_bytes));
+	put(bytes, CORECAP_MK_KERNEL_EVENTS_BYTES_STACKS, ju64(st->stacks_bytes));
+	put(bytes, CORECAP_MK_KERNEL_EVENTS_BYTES_RAW_STACKS, ju64(st->raw_bytes));
+	put(o, CORECAP_MK_KERNEL_EVENTS_BYTES, bytes);
 	return o;
 }
 
@@ -255,15 +271,16 @@ static struct json_object *benchmark(const struct corecap_manifest *m)
 	struct json_object *sum = json_object_new_object();
 	int code = corecap_bench_runner_exit_code(m->bench);
 
-	put(o, "command", argv_array(m->bench_argv));
-	put(o, "exit_status", code >= 0 ? json_object_new_int(code) : NULL);
-	put(o, "exit_signal",
+	put(o, CORECAP_MK_BENCHMARK_COMMAND, argv_array(m->bench_argv));
+	put(o, CORECAP_MK_BENCHMARK_EXIT_STATUS, code >= 0 ? json_object_new_int(code) : NULL);
+	put(o, CORECAP_MK_BENCHMARK_EXIT_SIGNAL,
 	    corecap_bench_runner_killed_by(m->bench)
 		    ? json_object_new_int(corecap_bench_runner_killed_by(m->bench))
 		    : NULL);
-	put(o, "start_error", m->bench->start_errno ? jstr(strerror(m->bench->start_errno)) : NULL);
-	put(o, "output_bytes", ju64(m->bench->bytes));
-	put(o, "parser", jstr(m->summary ? m->summary->parser : NULL));
+	put(o, CORECAP_MK_BENCHMARK_START_ERROR,
+	    m->bench->start_errno ? jstr(strerror(m->bench->start_errno)) : NULL);
+	put(o, CORECAP_MK_BENCHMARK_OUTPUT_BYTES, ju64(m->bench->bytes));
+	put(o, CORECAP_MK_BENCHMARK_PARSER, jstr(m->summary ? m->summary->parser : NULL));
 	for (size_t i = 0; m->summary && i < m->summary->n_items; i++) {
 		const struct corecap_bench_item *it = &m->summary->items[i];
 		struct json_object *v;
@@ -272,9 +289,10 @@ static struct json_object *benchmark(const struct corecap_manifest *m)
 			v = json_object_new_int64((int64_t)llround(it->value));
 		else
 			v = json_object_new_double(it->value);
-		put(sum, it->key, v);
+		/* The benchmark's figures, named by bench_parse.c (from the same list). */
+		json_object_object_add(sum, it->key, v);
 	}
-	put(o, "summary", sum);
+	put(o, CORECAP_MK_BENCHMARK_SUMMARY, sum);
 	return o;
 }
 
@@ -295,10 +313,13 @@ static void quota(struct json_object *o, const struct corecap_manifest *m)
 	if (ret && ret != -ENOENT)
 		corecap_warn("cannot read the CPU quota of the cgroup of '/proc/%d': %s",
 			     (int)m->target->pid, strerror(-ret));
-	put(o, "daemon_cpu_quota_us", !ret && q.quota_us ? ju64(q.quota_us) : NULL);
-	put(o, "daemon_cpu_period_us", !ret && q.quota_us ? ju64(q.period_us) : NULL);
-	put(o, "daemon_cpu_quota_cgroup", !ret && q.quota_us ? jstr(q.cgroup) : NULL);
-	put(o, "daemon_cpu_quota_file", !ret && q.quota_us ? jstr(q.file) : NULL);
+	put(o, CORECAP_MK_MACHINE_DAEMON_CPU_QUOTA_US,
+	    !ret && q.quota_us ? ju64(q.quota_us) : NULL);
+	put(o, CORECAP_MK_MACHINE_DAEMON_CPU_PERIOD_US,
+	    !ret && q.quota_us ? ju64(q.period_us) : NULL);
+	put(o, CORECAP_MK_MACHINE_DAEMON_CPU_QUOTA_CGROUP,
+	    !ret && q.quota_us ? jstr(q.cgroup) : NULL);
+	put(o, CORECAP_MK_MACHINE_DAEMON_CPU_QUOTA_FILE, !ret && q.quota_us ? jstr(q.file) : NULL);
 }
 
 /*
@@ -317,34 +338,44 @@ static struct json_object *devices(const struct corecap_device_window *w)
 		struct json_object *o = json_object_new_object(), *l;
 		bool has = d->has_disk[0] && d->has_disk[1];
 
-		put(o, "name", jstr(d->id.name));
-		put(o, "major", json_object_new_int((int)d->id.major));
-		put(o, "minor", json_object_new_int((int)d->id.minor));
-		put(o, "reads", has ? ju64(c1->ios[0] - c0->ios[0]) : NULL);
-		put(o, "writes", has ? ju64(c1->ios[1] - c0->ios[1]) : NULL);
-		put(o, "read_bytes", has ? ju64((c1->sectors[0] - c0->sectors[0]) * 512) : NULL);
-		put(o, "write_bytes", has ? ju64((c1->sectors[1] - c0->sectors[1]) * 512) : NULL);
+		put(o, CORECAP_MK_DEVICES_NAME, jstr(d->id.name));
+		put(o, CORECAP_MK_DEVICES_MAJOR, json_object_new_int((int)d->id.major));
+		put(o, CORECAP_MK_DEVICES_MINOR, json_object_new_int((int)d->id.minor));
+		put(o, CORECAP_MK_DEVICES_READS, has ? ju64(c1->ios[0] - c0->ios[0]) : NULL);
+		put(o, CORECAP_MK_DEVICES_WRITES, has ? ju64(c1->ios[1] - c0->ios[1]) : NULL);
+		put(o, CORECAP_MK_DEVICES_READ_BYTES,
+		    has ? ju64((c1->sectors[0] - c0->sectors[0]) * 512) : NULL);
+		put(o, CORECAP_MK_DEVICES_WRITE_BYTES,
+		    has ? ju64((c1->sectors[1] - c0->sectors[1]) * 512) : NULL);
 		/* Time with at least one I/O in flight, and the I/Os' time in flight summed. */
-		put(o, "busy_ms", has ? ju64(c1->io_ticks_ms - c0->io_ticks_ms) : NULL);
-		put(o, "queue_ms", has ? ju64(c1->queue_ms - c0->queue_ms) : NULL);
+		put(o, CORECAP_MK_DEVICES_BUSY_MS,
+		    has ? ju64(c1->io_ticks_ms - c0->io_ticks_ms) : NULL);
+		put(o, CORECAP_MK_DEVICES_QUEUE_MS, has ? ju64(c1->queue_ms - c0->queue_ms) : NULL);
 		if (d->has_limit[0] && l0->file) {
 			bool counts = l0->has_counts && d->has_limit[1] && l1->has_counts;
 
 			l = json_object_new_object();
-			put(l, "file", jstr(l0->file));
-			put(l, "cgroup", jstr(l0->cgroup));
-			put(l, "read_iops", l0->iops[0] ? ju64(l0->iops[0]) : NULL);
-			put(l, "write_iops", l0->iops[1] ? ju64(l0->iops[1]) : NULL);
-			put(l, "read_bps", l0->bps[0] ? ju64(l0->bps[0]) : NULL);
-			put(l, "write_bps", l0->bps[1] ? ju64(l0->bps[1]) : NULL);
-			put(l, "cgroup_reads", counts ? ju64(l1->ios[0] - l0->ios[0]) : NULL);
-			put(l, "cgroup_writes", counts ? ju64(l1->ios[1] - l0->ios[1]) : NULL);
-			put(l, "cgroup_read_bytes", counts ? ju64(l1->bytes[0] - l0->bytes[0]) : NULL);
-			put(l, "cgroup_write_bytes",
+			put(l, CORECAP_MK_DEVICES_LIMIT_FILE, jstr(l0->file));
+			put(l, CORECAP_MK_DEVICES_LIMIT_CGROUP, jstr(l0->cgroup));
+			put(l, CORECAP_MK_DEVICES_LIMIT_READ_IOPS,
+			    l0->iops[0] ? ju64(l0->iops[0]) : NULL);
+			put(l, CORECAP_MK_DEVICES_LIMIT_WRITE_IOPS,
+			    l0->iops[1] ? ju64(l0->iops[1]) : NULL);
+			put(l, CORECAP_MK_DEVICES_LIMIT_READ_BPS,
+			    l0->bps[0] ? ju64(l0->bps[0]) : NULL);
+			put(l, CORECAP_MK_DEVICES_LIMIT_WRITE_BPS,
+			    l0->bps[1] ? ju64(l0->bps[1]) : NULL);
+			put(l, CORECAP_MK_DEVICES_LIMIT_CGROUP_READS,
+			    counts ? ju64(l1->ios[0] - l0->ios[0]) : NULL);
+			put(l, CORECAP_MK_DEVICES_LIMIT_CGROUP_WRITES,
+			    counts ? ju64(l1->ios[1] - l0->ios[1]) : NULL);
+			put(l, CORECAP_MK_DEVICES_LIMIT_CGROUP_READ_BYTES,
+			    counts ? ju64(l1->bytes[0] - l0->bytes[0]) : NULL);
+			put(l, CORECAP_MK_DEVICES_LIMIT_CGROUP_WRITE_BYTES,
 			    counts ? ju64(l1->bytes[1] - l0->bytes[1]) : NULL);
-			put(o, "limit", l);
+			put(o, CORECAP_MK_DEVICES_LIMIT, l);
 		} else {
-			put(o, "limit", NULL);
+			put(o, CORECAP_MK_DEVICES_LIMIT, NULL);
 		}
 		json_object_array_add(a, o);
 	}
@@ -357,17 +388,19 @@ static struct json_object *machine(const struct corecap_manifest *m)
 	struct json_object *o = json_object_new_object();
 	cpu_set_t set;
 
-	put(o, "busy_cpu_s",
+	put(o, CORECAP_MK_MACHINE_BUSY_CPU_S,
 	    m->machine_busy_s >= 0 ? json_object_new_double(m->machine_busy_s) : NULL);
 	/* Of busy_cpu_s, the time the hypervisor did not run a vCPU that wanted to run. */
-	put(o, "steal_cpu_s",
+	put(o, CORECAP_MK_MACHINE_STEAL_CPU_S,
 	    m->machine_steal_s >= 0 ? json_object_new_double(m->machine_steal_s) : NULL);
-	put(o, "bench_cpu_s", m->bench_cpu_s >= 0 ? json_object_new_double(m->bench_cpu_s) : NULL);
+	put(o, CORECAP_MK_MACHINE_BENCH_CPU_S,
+	    m->bench_cpu_s >= 0 ? json_object_new_double(m->bench_cpu_s) : NULL);
 	/* A cross-core wake-up, the price of a lock hand-off (wake_probe.h). */
-	put(o, "wake_ns", m->wake_ns >= 0 ? json_object_new_double(m->wake_ns) : NULL);
+	put(o, CORECAP_MK_MACHINE_WAKE_NS,
+	    m->wake_ns >= 0 ? json_object_new_double(m->wake_ns) : NULL);
 	/* The CPUs the daemon may run on (taskset, cgroup cpusets): its cores. */
 	CPU_ZERO(&set);
-	put(o, "daemon_cpus",
+	put(o, CORECAP_MK_MACHINE_DAEMON_CPUS,
 	    m->target && sched_getaffinity(m->target->pid, sizeof(set), &set) == 0
 		    ? json_object_new_int(CPU_COUNT(&set))
 		    : NULL);
@@ -381,39 +414,39 @@ static struct json_object *build_multi(const struct corecap_manifest *m, struct 
 {
 	struct json_object *a = json_object_new_array();
 
-	put(root, "version", json_object_new_int(CORECAP_RUN_VERSION_MULTI));
-	put(root, "tool_version", json_object_new_string(CORECAP_VERSION));
-	put(root, "status", json_object_new_string(m->complete ? "complete" : "partial"));
-	put(root, "partial_reason", m->complete ? NULL : jstr(m->partial_reason));
-	put(root, "host", json_object_new_string(host));
-	put(root, "nproc", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
-	put(root, "kernel", json_object_new_string(release));
-	put(root, "clk_tck", json_object_new_int((int)sysconf(_SC_CLK_TCK)));
-	put(root, "clock", json_object_new_string("monotonic"));
+	put(root, CORECAP_MK_VERSION, json_object_new_int(CORECAP_RUN_VERSION_MULTI));
+	put(root, CORECAP_MK_TOOL_VERSION, json_object_new_string(CORECAP_VERSION));
+	put(root, CORECAP_MK_STATUS, json_object_new_string(m->complete ? "complete" : "partial"));
+	put(root, CORECAP_MK_PARTIAL_REASON, m->complete ? NULL : jstr(m->partial_reason));
+	put(root, CORECAP_MK_HOST, json_object_new_string(host));
+	put(root, CORECAP_MK_NPROC, json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	put(root, CORECAP_MK_KERNEL, json_object_new_string(release));
+	put(root, CORECAP_MK_CLK_TCK, json_object_new_int((int)sysconf(_SC_CLK_TCK)));
+	put(root, CORECAP_MK_CLOCK, json_object_new_string("monotonic"));
 	if (m->start_ns)
-		put(root, "window", window(m));
-	put(root, "record_command", argv_array(m->record_argv));
-	put(root, "collector", collector());
-	put(root, "machine", machine(m));
+		put(root, CORECAP_MK_WINDOW, window(m));
+	put(root, CORECAP_MK_RECORD_COMMAND, argv_array(m->record_argv));
+	put(root, CORECAP_MK_COLLECTOR, collector());
+	put(root, CORECAP_MK_MACHINE, machine(m));
 	for (size_t i = 0; i < m->n_daemons; i++) {
 		const struct corecap_manifest_daemon *d = &m->daemons[i];
 		struct json_object *o = json_object_new_object();
 
-		put(o, "pid", json_object_new_int(d->pid));
-		put(o, "comm", jstr(d->comm));
-		put(o, "dir", jstr(d->dir));
-		put(o, "status", jstr(d->status));
-		put(o, "partial_reason", jstr(d->partial_reason));
-		put(o, "collector_exit_status",
+		put(o, CORECAP_MK_DAEMONS_PID, json_object_new_int(d->pid));
+		put(o, CORECAP_MK_DAEMONS_COMM, jstr(d->comm));
+		put(o, CORECAP_MK_DAEMONS_DIR, jstr(d->dir));
+		put(o, CORECAP_MK_DAEMONS_STATUS, jstr(d->status));
+		put(o, CORECAP_MK_DAEMONS_PARTIAL_REASON, jstr(d->partial_reason));
+		put(o, CORECAP_MK_DAEMONS_COLLECTOR_EXIT_STATUS,
 		    d->exit_status >= 0 ? json_object_new_int(d->exit_status) : NULL);
 		if (d->ceph_asok) {
-			put(o, "ceph_asok", jstr(d->ceph_asok));
-			put(o, "ceph_osd_id", json_object_new_int(d->ceph_osd_id));
+			put(o, CORECAP_MK_DAEMONS_CEPH_ASOK, jstr(d->ceph_asok));
+			put(o, CORECAP_MK_DAEMONS_CEPH_OSD_ID, json_object_new_int(d->ceph_osd_id));
 		}
 		json_object_array_add(a, o);
 	}
-	put(root, "daemons", a);
-	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
+	put(root, CORECAP_MK_DAEMONS, a);
+	put(root, CORECAP_MK_BENCHMARK, m->bench ? benchmark(m) : NULL);
 	return root;
 }
 
@@ -426,78 +459,79 @@ static struct json_object *build(const struct corecap_manifest *m)
 
 	uname(&uts);
 	gethostname(host, sizeof(host) - 1);
-	put(root, "format", json_object_new_string(CORECAP_RUN_FORMAT));
+	put(root, CORECAP_MK_FORMAT, json_object_new_string(CORECAP_RUN_FORMAT));
 	if (m->daemons)
 		return build_multi(m, root, host, uts.release);
-	put(root, "version", json_object_new_int(CORECAP_RUN_VERSION));
-	put(root, "tool_version", json_object_new_string(CORECAP_VERSION));
-	put(root, "status", json_object_new_string(m->complete ? "complete" : "partial"));
-	put(root, "partial_reason", m->complete ? NULL : jstr(m->partial_reason));
-	put(root, "pid", json_object_new_int(t->pid));
-	put(root, "comm", json_object_new_string(t->comm));
-	put(root, "cmdline", cmdline_array(t));
-	put(root, "exe", json_object_new_string(t->exe));
-	put(root, "uid", ju64(t->uid));
-	put(root, "host", json_object_new_string(host));
-	put(root, "nproc", json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
-	put(root, "kernel", json_object_new_string(uts.release));
-	put(root, "clk_tck", json_object_new_int((int)sysconf(_SC_CLK_TCK)));
-	put(root, "clock", json_object_new_string("monotonic"));
+	put(root, CORECAP_MK_VERSION, json_object_new_int(CORECAP_RUN_VERSION));
+	put(root, CORECAP_MK_TOOL_VERSION, json_object_new_string(CORECAP_VERSION));
+	put(root, CORECAP_MK_STATUS, json_object_new_string(m->complete ? "complete" : "partial"));
+	put(root, CORECAP_MK_PARTIAL_REASON, m->complete ? NULL : jstr(m->partial_reason));
+	put(root, CORECAP_MK_PID, json_object_new_int(t->pid));
+	put(root, CORECAP_MK_COMM, json_object_new_string(t->comm));
+	put(root, CORECAP_MK_CMDLINE, cmdline_array(t));
+	put(root, CORECAP_MK_EXE, json_object_new_string(t->exe));
+	put(root, CORECAP_MK_UID, ju64(t->uid));
+	put(root, CORECAP_MK_HOST, json_object_new_string(host));
+	put(root, CORECAP_MK_NPROC, json_object_new_int((int)sysconf(_SC_NPROCESSORS_ONLN)));
+	put(root, CORECAP_MK_KERNEL, json_object_new_string(uts.release));
+	put(root, CORECAP_MK_CLK_TCK, json_object_new_int((int)sysconf(_SC_CLK_TCK)));
+	put(root, CORECAP_MK_CLOCK, json_object_new_string("monotonic"));
 	if (m->start_ns) /* else a checkpoint from before the window started */
-		put(root, "window", window(m));
-	put(root, "record_command", argv_array(m->record_argv));
-	put(root, "collector", collector());
-	put(root, "machine", machine(m));
-	put(root, "sources", sources(m));
+		put(root, CORECAP_MK_WINDOW, window(m));
+	put(root, CORECAP_MK_RECORD_COMMAND, argv_array(m->record_argv));
+	put(root, CORECAP_MK_COLLECTOR, collector());
+	put(root, CORECAP_MK_MACHINE, machine(m));
+	put(root, CORECAP_MK_SOURCES, sources(m));
 	if (m->devices)
-		put(root, "devices", devices(m->devices));
+		put(root, CORECAP_MK_DEVICES, devices(m->devices));
 	if (m->lttng)
-		put(root, "lttng", lttng(m->lttng));
-	put(root, "threads_hz", json_object_new_int((int)m->threads_hz));
+		put(root, CORECAP_MK_LTTNG, lttng(m->lttng));
+	put(root, CORECAP_MK_THREADS_HZ, json_object_new_int((int)m->threads_hz));
 	if (m->threads) {
 		struct json_object *o = json_object_new_object();
 
-		put(o, "rounds", ju64(m->threads->rounds));
-		put(o, "rows", ju64(m->threads->rows));
-		put(o, "schedstat", json_object_new_boolean(m->threads->have_schedstat));
-		put(root, "threads", o);
+		put(o, CORECAP_MK_THREADS_ROUNDS, ju64(m->threads->rounds));
+		put(o, CORECAP_MK_THREADS_ROWS, ju64(m->threads->rows));
+		put(o, CORECAP_MK_THREADS_SCHEDSTAT,
+		    json_object_new_boolean(m->threads->have_schedstat));
+		put(root, CORECAP_MK_THREADS, o);
 	}
 	if (m->wall)
-		put(root, "wallclock", wallclock(m->wall));
+		put(root, CORECAP_MK_WALLCLOCK, wallclock(m->wall));
 	if (m->kernel)
-		put(root, "kernel_events", kernel_events(m->kernel));
+		put(root, CORECAP_MK_KERNEL_EVENTS, kernel_events(m->kernel));
 	if (m->stats && m->stats->present) {
 		struct json_object *o = json_object_new_object();
 
-		put(o, "file", json_object_new_string(m->stats->path));
-		put(o, "bytes", ju64(m->stats->bytes));
-		put(o, "copies", json_object_new_int(m->stats->copies));
-		put(o, "torn", json_object_new_int(m->stats->torn));
-		put(root, "stats", o);
+		put(o, CORECAP_MK_STATS_FILE, json_object_new_string(m->stats->path));
+		put(o, CORECAP_MK_STATS_BYTES, ju64(m->stats->bytes));
+		put(o, CORECAP_MK_STATS_COPIES, json_object_new_int(m->stats->copies));
+		put(o, CORECAP_MK_STATS_TORN, json_object_new_int(m->stats->torn));
+		put(root, CORECAP_MK_STATS, o);
 	}
 	if (m->cpu_prof && m->cpu_prof->available) {
 		struct json_object *o = json_object_new_object();
 
-		put(o, "signal", json_object_new_int(m->cpu_prof->signal));
-		put(o, "cpuprofile", json_object_new_string(m->cpu_prof->base));
-		put(o, "bytes", ju64(m->cpu_prof->bytes));
-		put(root, "cpu_prof", o);
+		put(o, CORECAP_MK_CPU_PROF_SIGNAL, json_object_new_int(m->cpu_prof->signal));
+		put(o, CORECAP_MK_CPU_PROF_CPUPROFILE, json_object_new_string(m->cpu_prof->base));
+		put(o, CORECAP_MK_CPU_PROF_BYTES, ju64(m->cpu_prof->bytes));
+		put(root, CORECAP_MK_CPU_PROF, o);
 	}
 	if (m->maps) {
 		struct json_object *o = json_object_new_object();
 
-		put(o, "files", ju64(m->maps->n_files));
-		put(o, "build_ids", ju64(m->maps->n_ids));
-		put(o, "vdso_bytes", ju64(m->maps->vdso_bytes));
-		put(root, "maps", o);
+		put(o, CORECAP_MK_MAPS_FILES, ju64(m->maps->n_files));
+		put(o, CORECAP_MK_MAPS_BUILD_IDS, ju64(m->maps->n_ids));
+		put(o, CORECAP_MK_MAPS_VDSO_BYTES, ju64(m->maps->vdso_bytes));
+		put(root, CORECAP_MK_MAPS, o);
 	}
-	put(root, "benchmark", m->bench ? benchmark(m) : NULL);
+	put(root, CORECAP_MK_BENCHMARK, m->bench ? benchmark(m) : NULL);
 	if (m->watchdog) {
 		struct json_object *o = json_object_new_object();
 
-		put(o, "collector_continued", ju64(m->watchdog->continued));
-		put(o, "longest_hold_ns", ju64(m->watchdog->held_ns_max));
-		put(root, "watchdog", o);
+		put(o, CORECAP_MK_WATCHDOG_COLLECTOR_CONTINUED, ju64(m->watchdog->continued));
+		put(o, CORECAP_MK_WATCHDOG_LONGEST_HOLD_NS, ju64(m->watchdog->held_ns_max));
+		put(root, CORECAP_MK_WATCHDOG, o);
 	}
 	return root;
 }

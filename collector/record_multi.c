@@ -19,6 +19,7 @@
 #include <json-c/json.h>
 
 #include <corecap/diag.h>
+#include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
 #include "bench_label.h"
@@ -529,11 +530,11 @@ static void read_daemon_runs(struct multi *m)
 			set_partial(m, "%s", d->reason);
 			continue;
 		}
-		v = json_object_object_get(root, "status");
+		v = json_object_object_get(root, corecap_mk(CORECAP_MK_STATUS));
 		snprintf(d->status, sizeof(d->status), "%s",
 			 v && json_object_is_type(v, json_type_string) ? json_object_get_string(v)
 								       : "partial");
-		v = json_object_object_get(root, "partial_reason");
+		v = json_object_object_get(root, corecap_mk(CORECAP_MK_PARTIAL_REASON));
 		if (strcmp(d->status, "complete") != 0) {
 			if (!d->reason[0])
 				snprintf(d->reason, sizeof(d->reason), "PID %d: %s",

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
 #include "build/kernel_attrib.h"
@@ -719,7 +720,10 @@ static void path_totals(const struct report_build *j, struct projection_inputs *
  */
 static size_t disks(const struct run_manifest *m, struct projection_disk *out)
 {
-	static const char *const what[4] = {"read_iops", "write_iops", "read_bps", "write_bps"};
+	/* A limit named as the manifest's devices[].limit names it. */
+	static const enum corecap_manifest_key what[4] = {
+		CORECAP_MK_DEVICES_LIMIT_READ_IOPS, CORECAP_MK_DEVICES_LIMIT_WRITE_IOPS,
+		CORECAP_MK_DEVICES_LIMIT_READ_BPS, CORECAP_MK_DEVICES_LIMIT_WRITE_BPS};
 	double w_s = m->has_window ? (double)(m->window_end_ns - m->window_start_ns) / 1e9 : 0;
 	size_t n = 0;
 
@@ -745,8 +749,8 @@ static size_t disks(const struct run_manifest *m, struct projection_disk *out)
 				continue;
 			dv->limit_use = rate / (double)limit[k];
 			dv->limit_rate = rate;
-			snprintf(dv->limit_what, sizeof(dv->limit_what), "%s %" PRIu64, what[k],
-				 limit[k]);
+			snprintf(dv->limit_what, sizeof(dv->limit_what), "%s %" PRIu64,
+				 corecap_mk(what[k]), limit[k]);
 			dv->limit_file = rd->limit_file;
 			dv->limit_cgroup = rd->limit_cgroup ? rd->limit_cgroup : "?";
 		}
@@ -797,9 +801,9 @@ static double collector_cpu_s(const struct run_manifest *m)
 {
 	json_object *c, *u, *s;
 
-	if (!m->root || !json_object_object_get_ex(m->root, "collector", &c) ||
-	    !json_object_object_get_ex(c, "cpu_user_s", &u) ||
-	    !json_object_object_get_ex(c, "cpu_sys_s", &s) ||
+	if (!m->root || !json_object_object_get_ex(m->root, corecap_mk(CORECAP_MK_COLLECTOR), &c) ||
+	    !json_object_object_get_ex(c, corecap_mk(CORECAP_MK_COLLECTOR_CPU_USER_S), &u) ||
+	    !json_object_object_get_ex(c, corecap_mk(CORECAP_MK_COLLECTOR_CPU_SYS_S), &s) ||
 	    !(json_object_is_type(u, json_type_double) || json_object_is_type(u, json_type_int)) ||
 	    !(json_object_is_type(s, json_type_double) || json_object_is_type(s, json_type_int)))
 		return -1;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include <corecap/diag.h>
+#include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
 static char *manifest_path(const char *dir)
@@ -37,17 +38,18 @@ bool corecap_multi_run_is(const char *dir)
 	free(why);
 	if (ret)
 		return false;
-	v = json_object_is_type(root, json_type_object) ? json_object_object_get(root, "version")
-							: NULL;
+	v = json_object_is_type(root, json_type_object)
+		    ? json_object_object_get(root, corecap_mk(CORECAP_MK_VERSION))
+		    : NULL;
 	yes = v && json_object_is_type(v, json_type_int) &&
 	      json_object_get_int(v) == CORECAP_RUN_VERSION_MULTI;
 	json_object_put(root);
 	return yes;
 }
 
-static const char *str_of(json_object *o, const char *key)
+static const char *str_of(json_object *o, enum corecap_manifest_key key)
 {
-	json_object *v = json_object_object_get(o, key);
+	json_object *v = json_object_object_get(o, corecap_mk(key));
 
 	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
 }
@@ -82,7 +84,7 @@ int corecap_multi_run_open_manifest(struct multi_run *m, const char *dir, const 
 	ret = corecap_manifest_load(&m->manifest, path, err);
 	if (ret)
 		return ret;
-	a = json_object_object_get(m->manifest.root, "daemons");
+	a = json_object_object_get(m->manifest.root, corecap_mk(CORECAP_MK_DAEMONS));
 	if (!a || !json_object_is_type(a, json_type_array) || !json_object_array_length(a))
 		return corecap_err(err, -EINVAL, "'%s': a run of several daemons without 'daemons'",
 				   path);
@@ -94,16 +96,20 @@ int corecap_multi_run_open_manifest(struct multi_run *m, const char *dir, const 
 		struct multi_daemon *d = &m->daemons[m->n_daemons];
 		int pid;
 
-		v = o && json_object_is_type(o, json_type_object) ? json_object_object_get(o, "pid")
-								  : NULL;
+		v = o && json_object_is_type(o, json_type_object)
+			    ? json_object_object_get(o, corecap_mk(CORECAP_MK_DAEMONS_PID))
+			    : NULL;
 		pid = v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : 0;
 		if (pid <= 0)
 			return corecap_err(err, -EINVAL, "'%s': daemons[%zu] has no pid", path, i);
 		d->pid = pid;
-		d->comm = str_of(o, "comm") ? str_of(o, "comm") : "?";
-		d->status = str_of(o, "status") ? str_of(o, "status") : "partial";
-		d->partial_reason = str_of(o, "partial_reason");
-		v = json_object_object_get(o, "ceph_osd_id");
+		d->comm = str_of(o, CORECAP_MK_DAEMONS_COMM) ? str_of(o, CORECAP_MK_DAEMONS_COMM)
+							     : "?";
+		d->status = str_of(o, CORECAP_MK_DAEMONS_STATUS)
+				    ? str_of(o, CORECAP_MK_DAEMONS_STATUS)
+				    : "partial";
+		d->partial_reason = str_of(o, CORECAP_MK_DAEMONS_PARTIAL_REASON);
+		v = json_object_object_get(o, corecap_mk(CORECAP_MK_DAEMONS_CEPH_OSD_ID));
 		d->ceph_osd_id =
 			v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : -1;
 		/* The directory by the PID alone: a manifest cannot point outside the run. */
@@ -147,7 +153,7 @@ static char *one_daemon(const char *run, long pid, char **err)
 		return NULL;
 	if (corecap_run_file_json(path, &root, &why) == 0) {
 		if (json_object_is_type(root, json_type_object))
-			v = json_object_object_get(root, "pid");
+			v = json_object_object_get(root, corecap_mk(CORECAP_MK_PID));
 		if (v && json_object_is_type(v, json_type_int) && json_object_get_int(v) == pid)
 			out = strdup(run);
 		else if (v && json_object_is_type(v, json_type_int))
