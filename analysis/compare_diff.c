@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include <json-c/json.h>
+#include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
 #define PER_OP "per op (whole daemon)"
@@ -62,32 +63,36 @@ static int declare(struct compare_diff *d, const char *section, const char *key,
 	return row(d, section, key, label, decimals) ? 0 : -ENOMEM;
 }
 
+/* A figure of the manifest's benchmark.summary, by its name in corecap/manifest_keys.h. */
+#define SUMMARY_(id) CORECAP_MK_BENCHMARK_SUMMARY_##id
+
 static int bench_rows(struct compare_diff *d, int s, const struct report *r)
 {
 	static const struct {
-		const char *json, *key, *label;
+		enum corecap_manifest_key json; /* in the manifest's benchmark.summary */
+		const char *key, *label;
 		double scale;
 		int decimals;
 	} keys[] = {
-		{"iops_avg", "iops", "IOPS", 1, 0},
-		{"lat_avg_s", "latency_avg_ms", "latency avg ms", 1e3, 3},
-		{"lat_p50_s", "latency_p50_ms", "latency p50 ms", 1e3, 3},
-		{"lat_p99_s", "latency_p99_ms", "latency p99 ms", 1e3, 3},
-		{"lat_p999_s", "latency_p999_ms", "latency p99.9 ms", 1e3, 3},
-		{"lat_max_s", "latency_max_ms", "latency max ms", 1e3, 3},
+		{SUMMARY_(IOPS_AVG), "iops", "IOPS", 1, 0},
+		{SUMMARY_(LAT_AVG_S), "latency_avg_ms", "latency avg ms", 1e3, 3},
+		{SUMMARY_(LAT_P50_S), "latency_p50_ms", "latency p50 ms", 1e3, 3},
+		{SUMMARY_(LAT_P99_S), "latency_p99_ms", "latency p99 ms", 1e3, 3},
+		{SUMMARY_(LAT_P999_S), "latency_p999_ms", "latency p99.9 ms", 1e3, 3},
+		{SUMMARY_(LAT_MAX_S), "latency_max_ms", "latency max ms", 1e3, 3},
 	};
 	json_object *sum = r->manifest ? r->manifest->summary : NULL, *v;
 	int ret = 0;
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(*keys) && !ret; i++) {
 		ret = declare(d, "benchmark", keys[i].key, keys[i].label, keys[i].decimals);
-		if (!ret && sum && json_object_object_get_ex(sum, keys[i].json, &v) &&
+		if (!ret && sum && json_object_object_get_ex(sum, corecap_mk(keys[i].json), &v) &&
 		    (json_object_is_type(v, json_type_double) ||
 		     json_object_is_type(v, json_type_int)))
 			ret = set(d, s, "benchmark", keys[i].key, keys[i].label, keys[i].decimals,
 				  json_object_get_double(v) * keys[i].scale);
 	}
-	if (!ret && sum && json_object_object_get_ex(sum, "iops_avg", &v)) {
+	if (!ret && sum && json_object_object_get_ex(sum, corecap_mk(SUMMARY_(IOPS_AVG)), &v)) {
 		d->tot[s].has_iops = true;
 		d->tot[s].iops = json_object_get_double(v);
 	}
@@ -244,11 +249,12 @@ bool corecap_compare_run_ops(const struct report *r, double *ops)
 		*ops = (double)r->model->ops.finished;
 		return true;
 	}
-	if (sum && json_object_object_get_ex(sum, "ops", &v) && json_object_get_double(v) > 0) {
+	if (sum && json_object_object_get_ex(sum, corecap_mk(SUMMARY_(OPS)), &v) &&
+	    json_object_get_double(v) > 0) {
 		*ops = json_object_get_double(v);
 		return true;
 	}
-	if (sum && json_object_object_get_ex(sum, "iops_avg", &v) && w) {
+	if (sum && json_object_object_get_ex(sum, corecap_mk(SUMMARY_(IOPS_AVG)), &v) && w) {
 		*ops = json_object_get_double(v) * (double)w / 1e9;
 		return *ops > 0;
 	}
@@ -1102,7 +1108,8 @@ static int config_rows(struct compare_diff *d, const struct report *const r[2])
 
 	for (int s = 0; s < 2; s++)
 		if (r[s]->manifest && r[s]->manifest->root)
-			json_object_object_get_ex(r[s]->manifest->root, "cmdline", &cmd[s]);
+			json_object_object_get_ex(r[s]->manifest->root,
+						  corecap_mk(CORECAP_MK_CMDLINE), &cmd[s]);
 	ret = config_args(d, "daemon command line", cmd[0], cmd[1]);
 	if (!ret && r[0]->manifest && r[1]->manifest)
 		ret = config_args(d, "benchmark command", r[0]->manifest->bench_command,
