@@ -1,6 +1,7 @@
 #include "cgroup_file.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
 #include <stdio.h>
@@ -10,6 +11,20 @@
 #include <unistd.h>
 
 #define CGROUP_ROOT "/sys/fs/cgroup"
+
+bool corecap_cgroup_u64(const char *s, const char **end, uint64_t *v)
+{
+	char *e;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &e, 10);
+	if (errno)
+		return false;
+	*end = e;
+	return true;
+}
 
 /* name among a v1 line's comma-separated controllers. */
 static bool has_controller(const char *list, size_t len, const char *name)

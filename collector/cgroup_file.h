@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 /* /proc/PID/cgroup and a controller's file are a few hundred bytes; more is not theirs. */
@@ -38,5 +39,8 @@ int corecap_cgroup_open(bool v1, const char *hier);
  * length, or -errno (-EFBIG for one that fills buf: not the kernel's).
  */
 ssize_t corecap_cgroup_read(int root, const char *rel, char *buf, size_t size);
+
+/* A decimal number at s, as the kernel writes one (no sign, no blank); its end into *end. */
+bool corecap_cgroup_u64(const char *s, const char **end, uint64_t *v);
 
 #endif

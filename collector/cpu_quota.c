@@ -2,28 +2,10 @@
 #include "cgroup_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-static bool number(const char *s, const char **end, uint64_t *v)
-{
-	char *e;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &e, 10);
-	if (errno)
-		return false;
-	*end = e;
-	return true;
-}
 
 /* The end of a one-number or one-line file: an optional newline, then nothing. */
 static bool at_end(const char *p)
@@ -38,9 +20,9 @@ int corecap_cpu_max_parse(const char *text, uint64_t *quota_us, uint64_t *period
 
 	if (strncmp(p, "max", 3) == 0)
 		p += 3;
-	else if (!number(p, &p, &q) || q == 0)
+	else if (!corecap_cgroup_u64(p, &p, &q) || q == 0)
 		return -EINVAL;
-	if (*p != ' ' || !number(p + 1, &p, &per) || per == 0 || !at_end(p))
+	if (*p != ' ' || !corecap_cgroup_u64(p + 1, &p, &per) || per == 0 || !at_end(p))
 		return -EINVAL;
 	*quota_us = q;
 	*period_us = per;
@@ -55,9 +37,9 @@ int corecap_cfs_quota_parse(const char *quota, const char *period, uint64_t *quo
 
 	if (strncmp(quota, "-1", 2) == 0 && at_end(quota + 2))
 		q = 0;
-	else if (!number(quota, &p, &q) || q == 0 || !at_end(p))
+	else if (!corecap_cgroup_u64(quota, &p, &q) || q == 0 || !at_end(p))
 		return -EINVAL;
-	if (!number(period, &p, &per) || per == 0 || !at_end(p))
+	if (!corecap_cgroup_u64(period, &p, &per) || per == 0 || !at_end(p))
 		return -EINVAL;
 	*quota_us = q;
 	*period_us = per;

@@ -22,20 +22,6 @@ static const char *device_line(const char *text, unsigned major, unsigned minor,
 	return NULL;
 }
 
-static bool number(const char *s, const char **end, uint64_t *v)
-{
-	char *e;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	*v = strtoull(s, &e, 10);
-	if (errno)
-		return false;
-	*end = e;
-	return true;
-}
-
 /* "key=value" pairs up to the line's end; value "max" is 0 (none). */
 static int pairs(const char *p, const char *const *keys, size_t n_keys, uint64_t *vals)
 {
@@ -50,7 +36,7 @@ static int pairs(const char *p, const char *const *keys, size_t n_keys, uint64_t
 		v++;
 		if (strncmp(v, "max", 3) == 0)
 			v += 3;
-		else if (!number(v, &v, &x))
+		else if (!corecap_cgroup_u64(v, &v, &x))
 			return -EINVAL;
 		if (*v != ' ' && *v != '\n' && *v != '\0')
 			return -EINVAL;
@@ -62,17 +48,25 @@ static int pairs(const char *p, const char *const *keys, size_t n_keys, uint64_t
 	return 0;
 }
 
+/* The line of major:minor's four keys' values, 0 ("max" or absent) for none: 0, -ENOENT, -EINVAL. */
+static int device_pairs(const char *text, unsigned major, unsigned minor,
+			const char *const keys[4], uint64_t v[4])
+{
+	const char *p = device_line(text, major, minor, NULL);
+
+	if (!p)
+		return -ENOENT;
+	memset(v, 0, 4 * sizeof(*v));
+	return pairs(p, keys, 4, v);
+}
+
 int corecap_io_max_parse(const char *text, unsigned major, unsigned minor,
 			 struct corecap_io_limit *l)
 {
 	static const char *const keys[] = {"riops", "wiops", "rbps", "wbps"};
-	const char *p = device_line(text, major, minor, NULL);
-	uint64_t v[4] = {0};
-	int ret;
+	uint64_t v[4];
+	int ret = device_pairs(text, major, minor, keys, v);
 
-	if (!p)
-		return -ENOENT;
-	ret = pairs(p, keys, 4, v);
 	if (ret)
 		return ret;
 	l->iops[0] = v[0];
@@ -86,13 +80,9 @@ int corecap_io_stat_parse(const char *text, unsigned major, unsigned minor, uint
 			  uint64_t bytes[2])
 {
 	static const char *const keys[] = {"rios", "wios", "rbytes", "wbytes"};
-	const char *p = device_line(text, major, minor, NULL);
-	uint64_t v[4] = {0};
-	int ret;
+	uint64_t v[4];
+	int ret = device_pairs(text, major, minor, keys, v);
 
-	if (!p)
-		return -ENOENT;
-	ret = pairs(p, keys, 4, v);
 	if (ret)
 		return ret;
 	ios[0] = v[0];
@@ -108,7 +98,7 @@ int corecap_blkio_device_parse(const char *text, unsigned major, unsigned minor,
 
 	if (!p)
 		return -ENOENT;
-	if (!number(p, &p, v) || (*p != '\n' && *p != '\0'))
+	if (!corecap_cgroup_u64(p, &p, v) || (*p != '\n' && *p != '\0'))
 		return -EINVAL;
 	return 0;
 }
@@ -123,7 +113,7 @@ int corecap_blkio_rw_parse(const char *text, unsigned major, unsigned minor, uin
 
 		for (int k = 0; k < 2; k++)
 			if (strncmp(p, ops[k], strlen(ops[k])) == 0) {
-				if (!number(p + strlen(ops[k]), &end, &rw[k]) ||
+				if (!corecap_cgroup_u64(p + strlen(ops[k]), &end, &rw[k]) ||
 				    (*end != '\n' && *end != '\0'))
 					return -EINVAL;
 				found[k] = true;

@@ -266,12 +266,16 @@ static void load_devices(struct run_manifest *m, json_object *a)
 		*d = (struct run_device){.name = get_str(m, o, CORECAP_MK_DEVICES_NAME)};
 		if (!json_object_is_type(o, json_type_object) || !d->name)
 			continue;
-		d->has_counts = dev_u64(m, o, CORECAP_MK_DEVICES_READS, &d->ios[0]) &
-				dev_u64(m, o, CORECAP_MK_DEVICES_WRITES, &d->ios[1]) &
-				dev_u64(m, o, CORECAP_MK_DEVICES_READ_BYTES, &d->bytes[0]) &
-				dev_u64(m, o, CORECAP_MK_DEVICES_WRITE_BYTES, &d->bytes[1]) &
-				dev_u64(m, o, CORECAP_MK_DEVICES_BUSY_MS, &d->busy_ms) &
-				dev_u64(m, o, CORECAP_MK_DEVICES_QUEUE_MS, &d->queue_ms);
+		/* Each read (and its warning) whatever the others gave: counted, not
+		 * short-circuited. */
+		d->has_counts =
+			dev_u64(m, o, CORECAP_MK_DEVICES_READS, &d->ios[0]) +
+				dev_u64(m, o, CORECAP_MK_DEVICES_WRITES, &d->ios[1]) +
+				dev_u64(m, o, CORECAP_MK_DEVICES_READ_BYTES, &d->bytes[0]) +
+				dev_u64(m, o, CORECAP_MK_DEVICES_WRITE_BYTES, &d->bytes[1]) +
+				dev_u64(m, o, CORECAP_MK_DEVICES_BUSY_MS, &d->busy_ms) +
+				dev_u64(m, o, CORECAP_MK_DEVICES_QUEUE_MS, &d->queue_ms) ==
+			6;
 		l = get_obj(m, o, CORECAP_MK_DEVICES_LIMIT);
 		if (l) {
 			d->limit_file = get_str(m, l, CORECAP_MK_DEVICES_LIMIT_FILE);
@@ -280,10 +284,11 @@ static void load_devices(struct run_manifest *m, json_object *a)
 				dev_u64(m, l, lim[k], &v[k]);
 			d->limit_iops[0] = v[0], d->limit_iops[1] = v[1];
 			d->limit_bps[0] = v[2], d->limit_bps[1] = v[3];
-			d->has_cgroup_counts = dev_u64(m, l, cg[0], &d->cgroup_ios[0]) &
-					       dev_u64(m, l, cg[1], &d->cgroup_ios[1]) &
-					       dev_u64(m, l, cg[2], &d->cgroup_bytes[0]) &
-					       dev_u64(m, l, cg[3], &d->cgroup_bytes[1]);
+			d->has_cgroup_counts = dev_u64(m, l, cg[0], &d->cgroup_ios[0]) +
+						       dev_u64(m, l, cg[1], &d->cgroup_ios[1]) +
+						       dev_u64(m, l, cg[2], &d->cgroup_bytes[0]) +
+						       dev_u64(m, l, cg[3], &d->cgroup_bytes[1]) ==
+					       4;
 		}
 		m->n_devices++;
 	}

@@ -130,6 +130,36 @@ check_conservation() {
 	expect_eq "$what: ops whose categories miss their latency by > 1 us (of $1, max $3 ns)" 0 "$2"
 }
 
+# cgroup_hierarchy CONTROLLER V1FILE V1DIR...: the hierarchy a new cgroup
+# with CONTROLLER goes under: cgroup v2's (at /sys/fs/cgroup, or at
+# /sys/fs/cgroup/unified beside v1 mounts: cgv=2, the controller enabled
+# for its children), else the first V1DIR that holds V1FILE (cgv=1). Sets
+# cgv and base; skips the test, saying why, when there is none.
+cgroup_hierarchy() {
+	local ctl=$1 file=$2 d
+	shift 2
+	cgv=""
+	for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+		if grep -qw "$ctl" "$d/cgroup.controllers" 2>/dev/null; then
+			cgv=2 base=$d
+			break
+		fi
+	done
+	if [ -z "$cgv" ]; then
+		for d in "$@"; do
+			if [ -f "$d/$file" ]; then
+				cgv=1 base=$d
+				break
+			fi
+		done
+	fi
+	[ -n "$cgv" ] || skip "no cgroup hierarchy has the $ctl controller (neither cgroup v2's cgroup.controllers nor $file in $*)"
+	if [ "$cgv" = 2 ] && ! grep -qw "$ctl" "$base/cgroup.subtree_control"; then
+		echo "+$ctl" >"$base/cgroup.subtree_control" ||
+			skip "cannot enable the $ctl controller in $base/cgroup.subtree_control"
+	fi
+}
+
 # render_diagnosis RUN: RUN.json, RUN.txt and RUN.html rendered from the run
 # RUN, and the text's DIAGNOSIS section on standard output.
 render_diagnosis() {

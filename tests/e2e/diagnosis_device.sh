@@ -20,21 +20,7 @@ for t in losetup mkfs.ext4 mount umount; do
 done
 
 # The hierarchy with the I/O controller: v2's io, else v1's blkio.
-cgv=""
-for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-	if grep -qw io "$d/cgroup.controllers" 2>/dev/null; then
-		cgv=2 base=$d
-		break
-	fi
-done
-if [ -z "$cgv" ] && [ -f /sys/fs/cgroup/blkio/blkio.throttle.write_iops_device ]; then
-	cgv=1 base=/sys/fs/cgroup/blkio
-fi
-[ -n "$cgv" ] || skip "no cgroup hierarchy has the io (v2) or blkio (v1) controller"
-if [ "$cgv" = 2 ] && ! grep -qw io "$base/cgroup.subtree_control"; then
-	echo +io >"$base/cgroup.subtree_control" ||
-		skip "cannot enable the io controller in $base/cgroup.subtree_control"
-fi
+cgroup_hierarchy io blkio.throttle.write_iops_device /sys/fs/cgroup/blkio
 
 truncate -s 256M "$WORK/disk.img"
 mkfs.ext4 -q -F "$WORK/disk.img"

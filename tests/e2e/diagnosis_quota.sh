@@ -22,28 +22,8 @@ need_refosd
 command -v taskset >/dev/null || skip "taskset (util-linux) is not installed"
 [ "$(id -u)" = 0 ] || skip "creating a cgroup needs root"
 
-# The hierarchy with the cpu controller: v2 (at /sys/fs/cgroup, or at
-# /sys/fs/cgroup/unified beside v1 mounts), else v1's cpu hierarchy.
-cgv=""
-for d in /sys/fs/cgroup /sys/fs/cgroup/unified; do
-	if grep -qw cpu "$d/cgroup.controllers" 2>/dev/null; then
-		cgv=2 base=$d
-		break
-	fi
-done
-if [ -z "$cgv" ]; then
-	for d in /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct; do
-		if [ -f "$d/cpu.cfs_quota_us" ]; then
-			cgv=1 base=$d
-			break
-		fi
-	done
-fi
-[ -n "$cgv" ] || skip "no cgroup hierarchy has the cpu controller (neither cgroup v2's cgroup.controllers nor a v1 cpu mount under /sys/fs/cgroup)"
-if [ "$cgv" = 2 ] && ! grep -qw cpu "$base/cgroup.subtree_control"; then
-	echo +cpu >"$base/cgroup.subtree_control" ||
-		skip "cannot enable the cpu controller in $base/cgroup.subtree_control"
-fi
+# The hierarchy with the cpu controller: v2, else v1's cpu hierarchy.
+cgroup_hierarchy cpu cpu.cfs_quota_us /sys/fs/cgroup/cpu /sys/fs/cgroup/cpu,cpuacct
 cg="$base/corecap-test-$$-$RANDOM"
 mkdir "$cg" || skip "cannot create a cgroup under $base"
 # The benchmark's and the collector's, without a quota (below).

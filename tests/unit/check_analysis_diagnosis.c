@@ -373,6 +373,39 @@ START_TEST(nothing_saturated_says_so_and_names_the_busiest)
 END_TEST
 
 /*
+ * Thread alpha at 30% (nothing of it saturated: it would bind at 3333
+ * ops/s), 1000 ops/s at 16 ms on 2 CPUs, and one disk; io_share: the ops'
+ * critical paths' share of their latency in io (< 0: no paths).
+ */
+static void diagnose_with_disk(struct projection_disk *dev, double io_share)
+{
+	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.5,
+					    .bench_cpu_s = 0.2,
+					    .path_ops = io_share < 0 ? 0 : 1000,
+					    .path_latency_ns = io_share < 0 ? 0 : 1000 * 16000000ull,
+					    .path_io_ns = io_share < 0 ? 0
+								       : (uint64_t)(io_share * 1000 *
+										    16000000.0),
+					    .disks = dev,
+					    .n_disks = 1},
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+}
+
+/* Whether an evidence line of term has what in its value or its meaning. */
+static bool evidence_has(const char *term, const char *what)
+{
+	for (size_t i = 0; i < d.n_evidence; i++)
+		if (strcmp(d.evidence[i].term, term) == 0 &&
+		    (strstr(d.evidence[i].value, what) || strstr(d.evidence[i].meaning, what)))
+			return true;
+	return false;
+}
+
+/*
  * The same daemon (thread alpha at 30%: nothing of it saturated) on a
  * disk whose cgroup allows 1000 write I/Os per second, of which its cgroup
  * did 980: the limit is 98% used, so the disk binds at 1000 / 0.98 =
@@ -386,15 +419,7 @@ START_TEST(a_cgroup_io_limit_that_is_full_binds)
 				  .limit_what = "write_iops 1000", .limit_file = "io.max",
 				  .limit_cgroup = "/osd.slice", .limit_rate = 980};
 
-	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
-	diagnose((struct projection_inputs){.bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 0.5,
-					    .bench_cpu_s = 0.2,
-					    .disks = &dev,
-					    .n_disks = 1},
-		 (struct diagnosis_inputs){
-			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	diagnose_with_disk(&dev, -1);
 	ck_assert_int_eq(d.kind, DIAG_DEVICE);
 	ck_assert_str_eq(d.name, "loop3");
 	near(d.running, 0.98);
@@ -419,15 +444,7 @@ START_TEST(a_busy_disk_binds_only_when_it_serves_one_io_at_a_time)
 	struct projection_disk dev = {.name = "vda", .busy = 0.90, .in_flight = 1.0,
 				  .ios_per_s = 3000, .limit_use = -1};
 
-	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
-	diagnose((struct projection_inputs){.bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 0.5,
-					    .bench_cpu_s = 0.2,
-					    .disks = &dev,
-					    .n_disks = 1},
-		 (struct diagnosis_inputs){
-			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	diagnose_with_disk(&dev, -1);
 	ck_assert_int_eq(d.kind, DIAG_DEVICE);
 	near(d.headroom, 1 / 0.9);
 	ck_assert_ptr_nonnull(strstr(d.headline, "disk vda is busy 90%"));
@@ -436,24 +453,12 @@ START_TEST(a_busy_disk_binds_only_when_it_serves_one_io_at_a_time)
 	corecap_model_release(&m);
 	model_window_init(&m);
 	dev.in_flight = 4.7;
-	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
-	diagnose((struct projection_inputs){.bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 0.5,
-					    .bench_cpu_s = 0.2,
-					    .disks = &dev,
-					    .n_disks = 1},
-		 (struct diagnosis_inputs){
-			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	diagnose_with_disk(&dev, -1);
 	ck_assert_int_eq(d.kind, DIAG_NONE);
 	near(d.headroom, 1 / 0.3);
 	ck_assert_int_eq(d.next.kind, DIAG_THREAD);
 	ck_assert_str_eq(p.at[1].bound_by, "thread alpha (tid 2)");
-	bool noted = false;
-	for (size_t i = 0; i < d.n_evidence; i++)
-		noted |= strcmp(d.evidence[i].term, "disk vda") == 0 &&
-			 strstr(d.evidence[i].meaning, "not full") != NULL;
-	ck_assert(noted);
+	ck_assert(evidence_has("disk vda", "not full"));
 }
 END_TEST
 
@@ -467,26 +472,11 @@ START_TEST(a_full_disk_the_ops_do_not_wait_on_does_not_bind)
 	struct projection_disk dev = {.name = "vda", .busy = 0.90, .in_flight = 1.0,
 				      .ios_per_s = 3000, .limit_use = -1};
 
-	model_window_thread(&m, 2, "alpha", 0.3, 0.0);
-	diagnose((struct projection_inputs){.bench_iops = 1000,
-					    .bench_lat_s = 0.016,
-					    .machine_busy_cpu_s = 0.5,
-					    .bench_cpu_s = 0.2,
-					    .path_ops = 1000,
-					    .path_latency_ns = 1000 * 16000000ull,
-					    .path_io_ns = 1000 * 800000ull,
-					    .disks = &dev,
-					    .n_disks = 1},
-		 (struct diagnosis_inputs){
-			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	diagnose_with_disk(&dev, 0.05);
 	ck_assert_int_eq(d.kind, DIAG_NONE);
 	near(p.path_io_share, 0.05);
 	ck_assert_str_eq(p.at[1].bound_by, "thread alpha (tid 2)");
-	bool noted = false;
-	for (size_t i = 0; i < d.n_evidence; i++)
-		noted |= strcmp(d.evidence[i].term, "disk vda") == 0 &&
-			 strstr(d.evidence[i].value, "(not waiting on a disk)") != NULL;
-	ck_assert(noted);
+	ck_assert(evidence_has("disk vda", "(not waiting on a disk)"));
 }
 END_TEST
 
