@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +20,8 @@
 
 /* ---- the directory ---- */
 
-static int cache_dirfd = -2; /* -2: not looked at yet */
+static int cache_dirfd = -1;
+static pthread_once_t cache_dir_once = PTHREAD_ONCE_INIT;
 
 /* Creates path (mode 0700) unless it exists: 0 or -errno. */
 static int make_dir(const char *path)
@@ -83,10 +85,15 @@ int corecap_sym_cache_open_dir(const char *dir)
 	return fd;
 }
 
+static void look_at_dir(void)
+{
+	cache_dirfd = open_dir();
+}
+
 int corecap_sym_cache_dir(void)
 {
-	if (cache_dirfd == -2)
-		cache_dirfd = open_dir();
+	/* Once per process, whichever thread names first (one warning at most). */
+	pthread_once(&cache_dir_once, look_at_dir);
 	return cache_dirfd;
 }
 
@@ -470,7 +477,7 @@ int corecap_sym_cache_parse(struct sym_cache *c, const unsigned char *buf, size_
 		return -EINVAL;
 	}
 	if (src_len != strlen(c->source) || memcmp(src, c->source, src_len) != 0) {
-		*why = "made from other debug information";
+		*why = "made by another corecap or from other debug information";
 		return -EINVAL;
 	}
 	if (checksum(c, payload, plen) != sum) {
@@ -554,9 +561,18 @@ out:
 	return ret;
 }
 
+void corecap_sym_cache_file_name(const char *build_id, const char *source, char *out, size_t size)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (const char *p = source; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	snprintf(out, size, "%s-%016llx.sym", build_id, (unsigned long long)h);
+}
+
 int corecap_sym_cache_open(struct sym_cache *c, int dirfd, const char *build_id, const char *source)
 {
-	char name[CORECAP_SYM_CACHE_BID_MAX + 8];
+	char name[CORECAP_SYM_CACHE_NAME_MAX];
 	int ret;
 
 	*c = (struct sym_cache){.dirfd = dirfd};
@@ -573,7 +589,7 @@ int corecap_sym_cache_open(struct sym_cache *c, int dirfd, const char *build_id,
 	}
 	if (dirfd < 0)
 		return 0;
-	snprintf(name, sizeof(name), "%s.sym", build_id);
+	corecap_sym_cache_file_name(build_id, source, name, sizeof(name));
 	ret = read_file(c, name);
 	if (ret)
 		corecap_sym_cache_release(c);
@@ -715,7 +731,7 @@ unsigned char *corecap_sym_cache_serialize(const struct sym_cache *c, size_t *le
 
 int corecap_sym_cache_write(struct sym_cache *c)
 {
-	char name[CORECAP_SYM_CACHE_BID_MAX + 8], tmp[CORECAP_SYM_CACHE_BID_MAX + 64];
+	char name[CORECAP_SYM_CACHE_NAME_MAX], tmp[CORECAP_SYM_CACHE_NAME_MAX + 48];
 	unsigned char *buf;
 	size_t len, done = 0;
 	struct timespec ts;
@@ -726,7 +742,7 @@ int corecap_sym_cache_write(struct sym_cache *c)
 	buf = corecap_sym_cache_serialize(c, &len);
 	if (!buf)
 		return -ENOMEM;
-	snprintf(name, sizeof(name), "%s.sym", c->build_id);
+	corecap_sym_cache_file_name(c->build_id, c->source, name, sizeof(name));
 	/* A name of our own beside it: O_EXCL, so that nobody else's file (or link) is written. */
 	for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
 		clock_gettime(CLOCK_REALTIME, &ts);

@@ -9,13 +9,16 @@
  *
  * Keys are addresses relative to the module's load bias (the file's own
  * virtual addresses), so a cache serves every run of the file whatever
- * ASLR did. A cache file is also tied to where the DWARF came from (its
- * "source": the file read and its build-id debug file, with their sizes
- * and modification times): installing or removing a debug file makes the
- * cache start again rather than serve names that the DWARF at hand would
- * not give.
+ * ASLR did. A cache file is also tied to the corecap that wrote it and to
+ * where the DWARF came from (its "source": corecap's version, the file
+ * read and its build-id debug file, with their sizes and modification
+ * times): installing or removing a debug file makes the cache start again
+ * rather than serve names that the DWARF at hand would not give.
  *
- * The file, <build-id>.sym (every integer little-endian):
+ * The file, <build-id>-<hash of the source>.sym, one per build-id and
+ * source: a binary read with and without its debug file, or under
+ * several --symfs, has a file for each, none of them rewritten by the
+ * other's commands (every integer little-endian):
  *
  *   magic "CCSYMC\r\n"  u32 version  u16 build-id length  u16 source length
  *   u32 records  u32 payload length  u32 FNV-1a of build-id, source, payload
@@ -46,12 +49,19 @@
 #include "../util/u64map.h"
 #include "symbolizer.h"
 
+/*
+ * The format's version: raised whenever the file's layout changes or what
+ * the symbolizer gives for an address does (a fix in its inline chains),
+ * so that no cache made before serves names that corecap no longer gives.
+ * corecap's own version is part of every file's source too.
+ */
 #define CORECAP_SYM_CACHE_VERSION  1
 #define CORECAP_SYM_CACHE_MAX_FILE (32u << 20) /* bytes read at most */
 #define CORECAP_SYM_CACHE_MAX_RECS (1u << 20)
 #define CORECAP_SYM_CACHE_MAX_N	   65 /* frames of one instruction (the symbolizer's bound) */
 #define CORECAP_SYM_CACHE_BID_MAX  128
 #define CORECAP_SYM_CACHE_SRC_MAX  8192
+#define CORECAP_SYM_CACHE_NAME_MAX (CORECAP_SYM_CACHE_BID_MAX + 32)
 
 /* One instruction's frames in one block with their strings. */
 struct sym_cache_frames {
@@ -97,6 +107,8 @@ int corecap_sym_cache_open(struct sym_cache *c, int dirfd, const char *build_id,
  */
 int corecap_sym_cache_parse(struct sym_cache *c, const unsigned char *buf, size_t len,
 			    const char **why);
+/* The cache file's name for build_id and source: "<build-id>-<16 hex digits>.sym". */
+void corecap_sym_cache_file_name(const char *build_id, const char *source, char *out, size_t size);
 /* The file's bytes for c (malloc'd, *len): what corecap_sym_cache_write writes. */
 unsigned char *corecap_sym_cache_serialize(const struct sym_cache *c, size_t *len);
 /* The frames cached for key, or NULL. */

@@ -538,7 +538,7 @@ static void file_stamp(char *out, size_t size, const char *path)
 static void open_cache(struct symbolizer *s, struct sym_module *m, const char *bid,
 		       const char *file)
 {
-	char source[3 * PATH_MAX] = "";
+	char source[3 * PATH_MAX] = "corecap " CORECAP_VERSION ";";
 	int dirfd = corecap_sym_cache_dir();
 
 	if (!bid || strlen(bid) < 3 || dirfd < 0)

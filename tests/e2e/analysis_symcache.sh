@@ -3,11 +3,12 @@
 # sym_cache.h) on the committed golden run: `report` prints the text and
 # JSON that it prints without a cache (CORECAP_SYMCACHE=0; analysis_golden
 # compares those with the golden files) byte for byte with a cold cache,
-# a warm one, and after
-# its files were truncated, replaced by another build-id's, or made a
-# symbolic link (each refused with one warning, then rebuilt, the link's
-# target untouched); a cache directory others may write to is not used
-# (one warning, nothing written there); CORECAP_SYMCACHE=0 writes none.
+# a warm one, and after its files were truncated, replaced by another
+# build-id's, or made a symbolic link (each refused with one warning,
+# then rebuilt, the link's target untouched); the same binaries under
+# another --symfs get files of their own, with no warning; a cache
+# directory others may write to is not used (one warning, nothing
+# written there); CORECAP_SYMCACHE=0 writes none.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 
@@ -46,6 +47,19 @@ sums=$(cd "$cache/corecap" && sha256sum -- *.sym)
 report_as warm
 expect_eq "warm: no warning" 0 "$(warnings warm warning)"
 expect_eq "warm: nothing rewritten" "$sums" "$(cd "$cache/corecap" && sha256sum -- *.sym)"
+
+# The same binaries under another --symfs (a copy): files of their own, no
+# warning, the first ones untouched.
+cp -r golden-symfs "$WORK/symfs2"
+status=0
+"$CORECAP" report --symfs "$WORK/symfs2" --json golden-run >"$WORK/symfs2.json" 2>"$WORK/symfs2.err" || status=$?
+expect_eq "another --symfs: exit status" 0 "$status"
+expect_eq "another --symfs: no warning" 0 "$(warnings symfs2 warning)"
+expect_eq "another --symfs: files of its own" "$((2 * files))" "$(find "$cache/corecap" -name '*.sym' | wc -l)"
+for f in $(cd "$cache/corecap" && ls -- *.sym); do
+	grep -q "$f" <<<"$sums" || rm "$cache/corecap/$f"
+done
+expect_eq "another --symfs: the first files untouched" "$sums" "$(cd "$cache/corecap" && sha256sum -- *.sym)"
 
 # Every file cut in half: refused (one warning each, on the first command), rebuilt.
 for f in "$cache"/corecap/*.sym; do

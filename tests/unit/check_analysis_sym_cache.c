@@ -117,11 +117,14 @@ static void spit(const char *path, const unsigned char *buf, size_t len)
 	fclose(f);
 }
 
+/* The path of bid's cache file made from SRC. */
 static char *file_of(const char *bid)
 {
 	static char path[256];
+	char name[CORECAP_SYM_CACHE_NAME_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s.sym", dir, bid);
+	corecap_sym_cache_file_name(bid, SRC, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	return path;
 }
 
@@ -280,7 +283,7 @@ START_TEST(crafted_refused)
 	REFUSED(CORECAP_SYM_CACHE_VERSION, "0123", SRC, 1, data_rec, sizeof(data_rec),
 		"of another build-id");
 	REFUSED(CORECAP_SYM_CACHE_VERSION, BID, "other", 1, data_rec, sizeof(data_rec),
-		"made from other debug information");
+		"made by another corecap or from other debug information");
 	REFUSED(CORECAP_SYM_CACHE_VERSION, BID, SRC, 2, twice, sizeof(twice), "an address twice");
 	REFUSED(CORECAP_SYM_CACHE_VERSION, BID, SRC, 2, data_rec, sizeof(data_rec),
 		"a record is cut or malformed");
@@ -315,12 +318,31 @@ START_TEST(other_build_id_refused)
 	ck_assert_int_eq(corecap_sym_cache_open(&c, dfd, BID, SRC), 0);
 	ck_assert(is_empty(&c));
 	corecap_sym_cache_release(&c);
-	/* The same build-id from other debug files (one installed since): started again. */
+	/* The same build-id from other debug files (one installed since): a file of its own, empty.
+	 */
 	ck_assert_int_eq(corecap_sym_cache_open(&c, dfd, other, "another source"), 0);
 	ck_assert(is_empty(&c));
+	ck_assert_uint_eq(c.n_new, 0); /* absent, not refused */
 	corecap_sym_cache_release(&c);
 	ck_assert_int_eq(corecap_sym_cache_open(&c, dfd, other, SRC), 0);
 	expect_sample(&c);
+	corecap_sym_cache_release(&c);
+	/* Another source's file under this source's name: refused. */
+	write_sample(dfd, other, "another source");
+	{
+		char name[CORECAP_SYM_CACHE_NAME_MAX], path[256];
+		unsigned char *b2;
+		size_t l2;
+
+		corecap_sym_cache_file_name(other, "another source", name, sizeof(name));
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		b2 = slurp(path, &l2);
+		spit(file_of(other), b2, l2);
+		free(b2);
+	}
+	ck_assert_int_eq(corecap_sym_cache_open(&c, dfd, other, SRC), 0);
+	ck_assert(is_empty(&c));
+	ck_assert_uint_eq(c.n_new, 1);
 	corecap_sym_cache_release(&c);
 	free(buf);
 	close(dfd);
