@@ -314,6 +314,35 @@ static int per_op_rows(struct compare_diff *d, int s, const struct report *r)
 	return ret;
 }
 
+/* An OpTracker type's critical path (arrival to reply) per op, into the headline's totals. */
+static int ceph_path_rows(struct compare_diff *d, int s, const struct report *r, size_t ti,
+			  const char *section)
+{
+	const struct cp_type *cp = corecap_ceph_critical_type(r->ceph_critical, ti, 0);
+	struct compare_totals *tot = &d->tot[s];
+	int ret = 0;
+
+	if (cp && cp->count) {
+		tot->has_ops = true;
+		tot->ops += (double)cp->count;
+		tot->latency_ns += (double)cp->latency_ns;
+	}
+	for (int c = 0; c < CP__COUNT && !ret; c++) {
+		char key[64], label[96];
+
+		tot->cat_measured[c] = true;
+		snprintf(key, sizeof(key), "path_%s_us", corecap_cp_cat_name((uint32_t)c));
+		snprintf(label, sizeof(label), "  critical path: %s us/op",
+			 corecap_cp_cat_name((uint32_t)c));
+		if (cp && cp->count)
+			tot->cat_ns[c] += (double)cp->ns[c];
+		ret = cp && cp->count ? set(d, s, section, key, label, 1,
+					    (double)cp->ns[c] / (double)cp->count / 1e3)
+				      : declare(d, section, key, label, 1);
+	}
+	return ret;
+}
+
 /* The OpTracker's op types and phases, compared only when both runs have them. */
 static int ceph_rows(struct compare_diff *d, int s, const struct report *r)
 {
@@ -328,7 +357,10 @@ static int ceph_rows(struct compare_diff *d, int s, const struct report *r)
 		if (!t->count)
 			continue;
 		snprintf(section, sizeof(section), "ceph op %s", t->name);
-		ret = set(d, s, section, "count", "ops (OpTracker)", 0, n);
+		if (d->path_ceph)
+			ret = ceph_path_rows(d, s, r, i, section);
+		if (!ret)
+			ret = set(d, s, section, "count", "ops (OpTracker)", 0, n);
 		if (!ret)
 			ret = set(d, s, section, "latency_avg_us", "duration avg us", 1,
 				  (double)t->lat_avg_ns / 1e3);
@@ -370,6 +402,31 @@ static void sources_of(const struct report *r, struct compare_sources *s)
 
 		s->path = t && t->count;
 	}
+	for (size_t i = 0; r->ceph && i < r->ceph->n_types && !s->ceph_path; i++) {
+		const struct cp_type *t = corecap_ceph_critical_type(r->ceph_critical, i, 0);
+
+		s->ceph_path = t && t->count;
+	}
+}
+
+/* How many op types the paths compared have in run r, and their paths' model. */
+static size_t path_types(const struct compare_diff *d, const struct report *r,
+			 const struct critical_path **cp)
+{
+	if (d->path_ceph) {
+		*cp = r->ceph_critical ? r->ceph_critical->cp : NULL;
+		return r->ceph_critical && r->ceph ? r->ceph->n_types : 0;
+	}
+	*cp = r->critical_path;
+	return r->model->ops.n_types;
+}
+
+/* Op type i's critical path in run r (the OpTracker's whole op with path_ceph). */
+static const struct cp_type *path_type(const struct compare_diff *d, const struct report *r,
+				       size_t i)
+{
+	return d->path_ceph ? corecap_ceph_critical_type(r->ceph_critical, i, 0)
+			    : corecap_critical_path_type(r->critical_path, (uint32_t)i);
 }
 
 static int warn(struct compare_diff *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -634,20 +691,21 @@ static void credit_name(const struct critical_path *cp, int32_t tid, char *out, 
  */
 static int behind_rows(struct compare_diff *d, int s, const struct report *r)
 {
-	const struct critical_path *cp = r->critical_path;
+	const struct critical_path *cp;
+	size_t n_types = path_types(d, r, &cp);
 	double ops = 0;
 	int ret = 0;
 
-	for (size_t i = 0; i < r->model->ops.n_types; i++) {
-		const struct cp_type *t = corecap_critical_path_type(cp, (uint32_t)i);
+	for (size_t i = 0; i < n_types; i++) {
+		const struct cp_type *t = path_type(d, r, i);
 
 		if (t)
 			ops += (double)t->count;
 	}
 	if (!ops)
 		return 0;
-	for (size_t i = 0; i < r->model->ops.n_types && !ret; i++) {
-		const struct cp_type *t = corecap_critical_path_type(cp, (uint32_t)i);
+	for (size_t i = 0; i < n_types && !ret; i++) {
+		const struct cp_type *t = path_type(d, r, i);
 		uint64_t runq[CPB__COUNT];
 		struct cp_top *v;
 		size_t n;
@@ -1217,6 +1275,10 @@ int corecap_compare_diff_build(struct compare_diff *d, const struct report *a,
 		sources_of(r[s], &d->src[s]);
 	}
 	d->use_path = d->src[0].path && d->src[1].path;
+	/* A daemon without traced ops (a ceph-osd): its OpTracker ops' paths. */
+	if (!d->use_path && !corecap_model_has_ops(a->model) && !corecap_model_has_ops(b->model) &&
+	    d->src[0].ceph_path && d->src[1].ceph_path)
+		d->use_path = d->path_ceph = true;
 	for (int s = 0; s < 2; s++)
 		d->tot[s].path = d->use_path;
 	for (int s = 0; s < 2 && !ret; s++) {

@@ -41,7 +41,8 @@ struct compare_sources {
 	bool shim;   /* the shim: lock, cond and I/O waits (its counters or its events) */
 	bool kernel; /* kernel events: thread states, futex locks */
 	bool optracker;
-	bool path; /* some op has a critical path (kernel scheduler records and ops) */
+	bool path;	/* some op has a critical path (kernel scheduler records and ops) */
+	bool ceph_path; /* some OpTracker op type has one (model/ceph_critical.h) */
 };
 
 /* The headline's inputs, per run; has_*: known. */
@@ -65,6 +66,7 @@ struct compare_diff {
 	/* The headline's split: the critical path's categories when both runs
 	 * have one, else the annotations'. */
 	bool use_path;
+	bool path_ceph;	     /* the paths are the OpTracker ops' (no traced ops in either run) */
 	char headline[1024]; /* different daemons: cost_line */
 	char cost_line[512]; /* the whole daemon's costs per op (different daemons) */
 	/* What the ops waited behind, grown most: "log cpu +30.1, ..." ("": none). */

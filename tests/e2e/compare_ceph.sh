@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # `corecap compare` on two recordings of one bare ceph-osd (memstore
 # mini cluster), debug_osd 1/5 (A) then 20/20 (B), set through its admin
-# socket between the two (2 s of rados bench 4 KiB writes at -t 1 each):
+# socket between the two (2 s of rados bench 4 KiB writes at -t 1 each,
+# recorded with kernel events):
 # - the configuration: Ceph's changed values, from each run's
 #   RUN/ceph/config.json (the admin socket's `config show` that record
 #   saves), name debug_osd with both values, and no key whose values are
 #   the same; the daemons' command lines are the same;
-# - one headline; text and JSON carry the same configuration.
+# - one headline, the OpTracker ops' critical path's (a bare ceph-osd has
+#   no traced ops), naming logging's growth; text and JSON carry the same
+#   configuration.
 # Known answer, not a throughput measurement (about 40 s with the cluster).
 set -uo pipefail
 . "$CORECAP_SRC/tests/e2e/lib.sh"
@@ -26,12 +29,20 @@ record_at() { # NAME DEBUG_OSD
 		{ echo "FAIL: config set debug_osd $2"; finish; exit 1; }
 	(
 		eval "$("$mc" env "$work/osd")"
-		"$CORECAP" record -q --no-kernel -p "$pid" -o "$work/$1" -- \
+		"$CORECAP" record -q --kernel -p "$pid" -o "$work/$1" -- \
 			rados -p bench bench 2 write -b 4096 -t 1 --no-cleanup
 	) >"$work/$1.out" 2>"$work/$1.err" || rc=$?
 	expect_eq "record $1 exits" 0 "$rc"
 	[ "$rc" -eq 0 ] || { tail -n 5 "$work/$1.err"; finish; exit 1; }
 }
+need_kernel() { # the critical path needs kernel events: without them, say so
+	local status=0
+	"$CORECAP" record -q --kernel --no-trace -p "$pid" -o "$work/probe" -d 0.2 \
+		>"$work/probe.out" 2>&1 || status=$?
+	rm -rf "$work/probe"
+	[ "$status" = 0 ] || skip "no kernel events here: $(grep -m1 'corecap' "$work/probe.out")"
+}
+need_kernel
 record_at a 1/5
 record_at b 20/20
 for r in a b; do
@@ -43,6 +54,11 @@ done
 grep -E '^(headline|config):' "$work/ab.txt"
 
 expect_eq "one headline line" 1 "$(grep -c '^headline: ' "$work/ab.txt")"
+head_j=$(json "$work/ab.json" "d['headline']")
+expect_eq "JSON: the split is the critical path's (the OpTracker ops')" "critical path" \
+	"$(json "$work/ab.json" "d['split']")"
+expect_true "headline: logging grew ($head_j)" grep -qE '[ ,]logging \+[0-9.]+' <<<"$head_j"
+expect_eq "text and JSON: the same headline" "headline: $head_j" "$(grep '^headline: ' "$work/ab.txt")"
 expect_true "text: debug_osd's values" grep -qxF 'config:   ceph debug_osd: A 1/5, B 20/20' "$work/ab.txt"
 expect_eq "JSON: the same" "1/5|20/20" \
 	"$(json "$work/ab.json" "[c['a'] + '|' + c['b'] for c in d['config'] if c['what'] == 'ceph debug_osd'][0]")"
