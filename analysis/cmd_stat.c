@@ -37,6 +37,7 @@
 #include "read/shim_stats.h"
 #include "read/symbolizer.h"
 #include "stat_kernel.h"
+#include "stat_view.h"
 
 const char corecap_stat_usage[] =
 	"usage: corecap stat -p PID [-d S] [-i S] [--once] [--json] [--top N]\n"
@@ -65,7 +66,6 @@ const char corecap_stat_usage[] =
 	"On a terminal the view is redrawn in place; otherwise intervals follow each\n"
 	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
 
-
 struct stat_opts {
 	pid_t pid;
 	double duration_s, interval_s;
@@ -73,10 +73,19 @@ struct stat_opts {
 	int top;
 };
 
-/* One copy of the shim's file and when it was taken. */
+/* A thread's CPU and run-queue time so far (/proc, stat_view.h), sorted by tid. */
+struct task_time {
+	int32_t tid;
+	bool has_runq;
+	uint64_t cpu_ns, runq_ns;
+};
+
+/* One copy of the shim's file, its live threads' times, and when it was taken. */
 struct stat_snap {
 	void *buf;
 	uint64_t t_ns;
+	struct task_time *tasks;
+	size_t n_tasks;
 };
 
 struct site_row {
@@ -90,6 +99,9 @@ struct thread_row {
 	char name[CORECAP_STATS_NAME_LEN + 1];
 	bool live;
 	uint64_t contentions, lock_wait_ns, cond_waits, cond_wait_ns, io_calls, io_ns;
+	/* From /proc over the interval: has_cpu when both ends were read. */
+	bool has_cpu, has_runq;
+	uint64_t cpu_ns, runq_ns;
 };
 
 struct stat_interval {
@@ -107,6 +119,8 @@ struct stat_interval {
 };
 
 static volatile sig_atomic_t stop_requested;
+/* The threads' order: lock wait, unless a key chose another (interactive only). */
+static enum stat_sort thread_sort = STAT_SORT_LOCK;
 
 static void on_signal(int sig)
 {
@@ -175,14 +189,15 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 		case 'd':
 			if (!parse_seconds(optarg, &o->duration_s)) {
 				corecap_error("-d '%s': expected a positive number of seconds",
-					   optarg);
+					      optarg);
 				return 2;
 			}
 			break;
 		case 'i':
 			if (!parse_seconds(optarg, &o->interval_s)) {
-				corecap_error("--interval '%s': expected a positive number of seconds",
-					   optarg);
+				corecap_error(
+					"--interval '%s': expected a positive number of seconds",
+					optarg);
 				return 2;
 			}
 			break;
@@ -203,7 +218,7 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			v = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || v <= 0 || v > 100000) {
 				corecap_error("--top '%s': expected a positive number of rows",
-					   optarg);
+					      optarg);
 				return 2;
 			}
 			o->top = (int)v;
@@ -280,10 +295,24 @@ static int open_segment(const struct stat_opts *o, int found, const char *what, 
 		corecap_error("cannot read the shim's counters of process %d (%s): cannot open "
 			      "'%s': %s",
 			      (int)o->pid, comm, what, why);
-		if (fd == -EACCES)
-			corecap_note("stat reads the shim's counters of a daemon started with corecap "
-				     "run as the daemon's user or as root; kernel events (--kernel) need "
-				     "root or CAP_PERFMON");
+		if (fd == -EACCES) {
+			uid_t ruid = 0, euid = 0;
+
+			/* Named with the uids: the segment may well be there, unreadable. */
+			if (corecap_stats_proc_uids(o->pid, &ruid, &euid) && euid == geteuid())
+				corecap_note(
+					"permission denied although stat runs as the daemon's "
+					"user (uid %u): the daemon is not dumpable (it set "
+					"PR_SET_DUMPABLE 0 or changed its credentials), so only "
+					"root may read its descriptors",
+					(unsigned)euid);
+			else
+				corecap_note(
+					"permission denied: stat runs as uid %u; it reads the "
+					"shim's counters as the daemon's user (uid %u) or as root; "
+					"kernel events (--kernel) need root or CAP_PERFMON",
+					(unsigned)geteuid(), (unsigned)euid);
+		}
 		return 1;
 	}
 	*len = bytes;
@@ -311,7 +340,51 @@ static int open_segment(const struct stat_opts *o, int found, const char *what, 
 	return 0;
 }
 
-static int take_snap(const void *map, size_t len, struct stat_snap *s)
+static int cmp_task_tid(const void *a, const void *b)
+{
+	const struct task_time *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/*
+ * The live slots' threads' CPU and run-queue times, read right after the
+ * copy (a thread that exited in between is left out: its row has no CPU%).
+ */
+static int take_tasks(pid_t pid, struct stat_snap *s)
+{
+	const struct corecap_stats_header *h = s->buf;
+
+	free(s->tasks);
+	s->n_tasks = 0;
+	s->tasks = calloc(h->max_threads ? h->max_threads : 1, sizeof(*s->tasks));
+	if (!s->tasks)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < h->max_threads; i++) {
+		const struct corecap_stats_thread *t = corecap_stats_thread_at(s->buf, i);
+		struct task_time *tt = &s->tasks[s->n_tasks];
+
+		if (t->state != CORECAP_THREAD_LIVE || t->tid <= 0)
+			continue;
+		tt->tid = t->tid;
+		if (corecap_stat_task_times(pid, t->tid, &tt->cpu_ns, &tt->runq_ns,
+					    &tt->has_runq) == 0)
+			s->n_tasks++;
+	}
+	qsort(s->tasks, s->n_tasks, sizeof(*s->tasks), cmp_task_tid);
+	return 0;
+}
+
+static const struct task_time *task_of(const struct stat_snap *s, int32_t tid)
+{
+	struct task_time key = {.tid = tid};
+
+	if (!s->n_tasks)
+		return NULL;
+	return bsearch(&key, s->tasks, s->n_tasks, sizeof(*s->tasks), cmp_task_tid);
+}
+
+static int take_snap(pid_t pid, const void *map, size_t len, struct stat_snap *s)
 {
 	int ret;
 
@@ -321,6 +394,8 @@ static int take_snap(const void *map, size_t len, struct stat_snap *s)
 	s->t_ns = now_ns();
 	if (ret == 0 && !corecap_stats_valid(s->buf, len))
 		ret = -EINVAL;
+	if (ret == 0)
+		ret = take_tasks(pid, s);
 	return ret;
 }
 
@@ -347,10 +422,42 @@ static int cmp_sites(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* More first; a row without the figure after every row with it. */
+static int cmp_more(bool hx, uint64_t x, bool hy, uint64_t y)
+{
+	if (hx != hy)
+		return hx ? -1 : 1;
+	return x == y ? 0 : x < y ? 1 : -1;
+}
+
 static int cmp_threads(const void *a, const void *b)
 {
 	const struct thread_row *x = a, *y = b;
+	int c = 0;
 
+	switch (thread_sort) {
+	case STAT_SORT_CPU:
+		c = cmp_more(x->has_cpu, x->cpu_ns, y->has_cpu, y->cpu_ns);
+		break;
+	case STAT_SORT_RUNQ:
+		c = cmp_more(x->has_runq, x->runq_ns, y->has_runq, y->runq_ns);
+		break;
+	case STAT_SORT_COND:
+		c = cmp_more(true, x->cond_wait_ns, true, y->cond_wait_ns);
+		break;
+	case STAT_SORT_IO:
+		c = cmp_more(true, x->io_ns, true, y->io_ns);
+		break;
+	case STAT_SORT_NAME:
+		c = strcmp(x->name, y->name);
+		if (!c)
+			c = (x->tid > y->tid) - (x->tid < y->tid);
+		break;
+	default:
+		break;
+	}
+	if (c)
+		return c;
 	if (x->lock_wait_ns != y->lock_wait_ns)
 		return x->lock_wait_ns < y->lock_wait_ns ? 1 : -1;
 	if (x->io_ns != y->io_ns)
@@ -375,8 +482,10 @@ static uint64_t sum_classes(const uint64_t *v)
  * interval counts from zero. Exited threads appear in the interval they
  * exited in.
  */
-static int diff_threads(struct stat_interval *iv, const void *p, const void *c)
+static int diff_threads(struct stat_interval *iv, const struct stat_snap *sp,
+			const struct stat_snap *sc)
 {
+	const void *p = sp->buf, *c = sc->buf;
 	const struct corecap_stats_header *hc = c, *hp = p;
 
 	iv->threads = calloc(hc->max_threads ? hc->max_threads : 1, sizeof(*iv->threads));
@@ -384,6 +493,7 @@ static int diff_threads(struct stat_interval *iv, const void *p, const void *c)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < hc->max_threads; i++) {
 		const struct corecap_stats_thread *t = corecap_stats_thread_at(c, i), *t0 = NULL;
+		const struct task_time *k1, *k0;
 		struct thread_row *r;
 		struct corecap_stats_counters zero = {0};
 		const struct corecap_stats_counters *b;
@@ -410,6 +520,15 @@ static int diff_threads(struct stat_interval *iv, const void *p, const void *c)
 		r->cond_wait_ns = delta(t->c.cond_wait_ns, b->cond_wait_ns);
 		r->io_calls = delta(sum_classes(t->c.io_calls), sum_classes(b->io_calls));
 		r->io_ns = delta(sum_classes(t->c.io_ns), sum_classes(b->io_ns));
+		/* /proc's times at both ends of the interval; a thread born in it counts from 0. */
+		k1 = task_of(sc, t->tid);
+		k0 = task_of(sp, t->tid);
+		if (k1 && (k0 || !t0)) {
+			r->has_cpu = true;
+			r->cpu_ns = delta(k1->cpu_ns, k0 ? k0->cpu_ns : 0);
+			r->has_runq = k1->has_runq && (!k0 || k0->has_runq);
+			r->runq_ns = r->has_runq ? delta(k1->runq_ns, k0 ? k0->runq_ns : 0) : 0;
+		}
 	}
 	qsort(iv->threads, iv->n_threads, sizeof(*iv->threads), cmp_threads);
 	return 0;
@@ -481,7 +600,7 @@ static int diff_snaps(struct stat_interval *iv, const struct stat_snap *p,
 	corecap_shim_stats_init(&iv->shim);
 	corecap_lock_table_init(&iv->lock_table);
 	if (corecap_shim_stats_diff(&iv->shim, p->buf, c->buf) || rows_of(iv, sym) ||
-	    diff_threads(iv, p->buf, c->buf)) {
+	    diff_threads(iv, p, c)) {
 		interval_release(iv);
 		return -ENOMEM;
 	}
@@ -541,8 +660,27 @@ static uint64_t row_first_site(const struct lock_row *r)
 	return r->site ? r->site->site : 0;
 }
 
+/* Percent of span, or "-" when the figure is unknown, into buf. */
+static const char *pct_or_dash(bool has, uint64_t part, double span, char *buf, size_t cap)
+{
+	if (!has)
+		return "-";
+	snprintf(buf, cap, "%.1f", 100.0 * (double)part / span);
+	return buf;
+}
+
+/*
+ * The interactive view's header: the time since stat started, the
+ * threads' sort key and the keys. elapsed_ns is 0 off a terminal.
+ */
+struct stat_live {
+	bool interactive;
+	uint64_t elapsed_ns;
+};
+
 static void print_text(const struct stat_opts *o, const char *comm, const struct stat_interval *iv,
-		       struct symbolizer *sym, const struct corecap_stats_header *h, bool redraw)
+		       struct symbolizer *sym, const struct corecap_stats_header *h, bool redraw,
+		       const struct stat_live *lv)
 {
 	double iv_ms = ms(iv->interval_ns);
 	char e1[64], e2[64];
@@ -553,6 +691,13 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 		fputs("\033[H\033[J", stdout);
 	printf("corecap stat: PID %d (%s), interval %.3f s%s\n", (int)o->pid, comm, iv_ms / 1e3,
 	       h->flags & CORECAP_STATS_F_EXITING ? ", the process is exiting" : "");
+	if (lv->interactive) {
+		char el[32];
+
+		printf("elapsed %s, threads sorted by %s; keys: s or >/< sort, q quit\n",
+		       corecap_stat_elapsed(lv->elapsed_ns, el, sizeof(el)),
+		       corecap_stat_sort_name(thread_sort));
+	}
 	printf("process: lock wait %.1f ms in %" PRIu64
 	       " contentions, cond wait %.1f ms in %" PRIu64 " waits, I/O %.1f ms in %" PRIu64
 	       " calls (thread time, summed over threads)\n",
@@ -563,7 +708,8 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 		       " locks not tracked, %" PRIu64 " threads without a slot\n",
 		       h->sites_dropped, h->locks_dropped, h->threads_dropped);
 
-	/* LOCKS: how many locks a row is (a family of heap locks at one site); never in the name. */
+	/* LOCKS: how many locks a row is (a family of heap locks at one site); never in the name.
+	 */
 	printf("\n%-44s %5s %-9s %10s %10s %9s %6s  %s\n", "LOCK", "LOCKS", "KIND", "CONTENDED",
 	       "WAIT ms", "AVG us", "HOLD%", "FIRST CONTENDED AT");
 	shown = 0;
@@ -577,8 +723,8 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 		corecap_lock_row_label(r, label, sizeof(label));
 		printf("%-44s %5zu %-9s %10" PRIu64 " %10.1f %9.1f %6.1f  %s\n",
 		       elide(label, 44, e1, sizeof(e1)), r->n_members, kind_name(r->kind, true),
-		       r->contentions,
-		       ms(r->wait_ns), (double)corecap_lock_row_avg_wait_ns(r) / 1e3,
+		       r->contentions, ms(r->wait_ns),
+		       (double)corecap_lock_row_avg_wait_ns(r) / 1e3,
 		       iv->interval_ns ? 100.0 * (double)r->hold_ns / (double)iv->interval_ns : 0.0,
 		       elide(corecap_symbolizer_name(sym, row_first_site(r), true), 48, e2,
 			     sizeof(e2)));
@@ -603,24 +749,30 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 	if (!shown)
 		printf("(no thread waited at a lock or condition in the interval)\n");
 
-	printf("\n%8s %-16s %9s %7s %9s %7s %9s %7s\n", "TID", "THREAD", "LOCK ms", "LOCK%",
-	       "COND ms", "COND%", "IO ms", "IO%");
+	printf("\n%8s %-16s %6s %6s %9s %7s %9s %7s %9s %7s\n", "TID", "THREAD", "CPU%", "RUNQ%",
+	       "LOCK ms", "LOCK%", "COND ms", "COND%", "IO ms", "IO%");
 	shown = 0;
 	for (size_t i = 0; i < iv->n_threads && shown < o->top; i++) {
 		const struct thread_row *t = &iv->threads[i];
 		double span = iv->interval_ns ? (double)iv->interval_ns : 1.0;
+		char c1[16], c2[16];
 
 		shown++;
-		printf("%8d %-16s %9.1f %7.1f %9.1f %7.1f %9.1f %7.1f%s\n", t->tid, t->name,
+		printf("%8d %-16s %6s %6s %9.1f %7.1f %9.1f %7.1f %9.1f %7.1f%s\n", t->tid, t->name,
+		       pct_or_dash(t->has_cpu, t->cpu_ns, span, c1, sizeof(c1)),
+		       pct_or_dash(t->has_runq, t->runq_ns, span, c2, sizeof(c2)),
 		       ms(t->lock_wait_ns), 100.0 * (double)t->lock_wait_ns / span,
 		       ms(t->cond_wait_ns), 100.0 * (double)t->cond_wait_ns / span, ms(t->io_ns),
 		       100.0 * (double)t->io_ns / span, t->live ? "" : " (exited)");
 	}
 	if (iv->n_threads > (size_t)shown)
 		printf("(%zu more threads)\n", iv->n_threads - (size_t)shown);
-	printf("\nLOCK%%, COND%%, IO%%: share of the interval the thread spent waiting for locks,\n"
-	       "in condition waits, in I/O calls (a wait counts when it ends). HOLD%%: share the\n"
-	       "lock was held exclusively. Differences over the interval, not totals.\n");
+	printf("\nCPU%%, RUNQ%%: share of the interval the thread ran on a CPU, was runnable\n"
+	       "waiting for one (the kernel's schedstat; '-' where it has none). LOCK%%, COND%%,\n"
+	       "IO%%: share spent waiting for locks, in condition waits, in I/O calls (a wait\n"
+	       "counts when it ends). HOLD%%: share the lock was held exclusively. Differences\n"
+	       "over the interval, not totals. No ops/s: the shim counts locks and I/O, not "
+	       "ops.\n");
 	fflush(stdout);
 }
 
@@ -743,6 +895,11 @@ static void print_json(const struct stat_opts *o, const char *comm, const struct
 		json_object_object_add(j, "cond_wait_ns", json_object_new_uint64(r->cond_wait_ns));
 		json_object_object_add(j, "io_calls", json_object_new_uint64(r->io_calls));
 		json_object_object_add(j, "io_ns", json_object_new_uint64(r->io_ns));
+		/* From /proc: absent where it could not be read at both ends. */
+		if (r->has_cpu)
+			json_object_object_add(j, "cpu_ns", json_object_new_uint64(r->cpu_ns));
+		if (r->has_runq)
+			json_object_object_add(j, "runq_ns", json_object_new_uint64(r->runq_ns));
 		json_object_array_add(a, j);
 	}
 	json_object_object_add(root, "threads", a);
@@ -785,7 +942,7 @@ static int run_kernel(const struct stat_opts *o, const char *comm, bool no_shim)
 
 static int run_stat(const struct stat_opts *o)
 {
-	struct stat_snap snaps[2] = {{NULL, 0}, {NULL, 0}};
+	struct stat_snap snaps[2] = {{0}, {0}};
 	struct symbolizer sym;
 	const void *map = NULL;
 	char comm[64] = "", maps[64], seg[CORECAP_STATS_PATH_MAX], why[256], *err = NULL;
@@ -793,9 +950,12 @@ static int run_stat(const struct stat_opts *o)
 	uid_t owner;
 	int found;
 	uint64_t start_ns, step_ns = (uint64_t)(o->interval_s * 1e9), next_ns;
-	bool redraw = !o->json && !o->once && isatty(STDOUT_FILENO), sym_ok;
+	bool redraw = !o->json && !o->once && isatty(STDOUT_FILENO), sym_ok, have_last = false;
 	int ret, cur = 0, status = 0;
 	struct sigaction sa = {.sa_handler = on_signal};
+	struct stat_term term = {.fd = -1};
+	struct stat_interval last = {0};
+	struct stat_live lv = {0};
 
 	if (!process_comm(o->pid, comm, sizeof(comm))) {
 		corecap_error("no process with PID %d", (int)o->pid);
@@ -824,9 +984,13 @@ static int run_stat(const struct stat_opts *o)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	if (step_ns < 1000000)
 		step_ns = 1000000;
-	ret = take_snap(map, len, &snaps[cur]);
+	/* Keys only where the view is redrawn and read from a terminal; every
+	 * way out of the loop below passes the restore after it. */
+	lv.interactive = redraw && corecap_stat_term_enter(&term) == 0;
+	ret = take_snap(o->pid, map, len, &snaps[cur]);
 	start_ns = snaps[cur].t_ns;
 	next_ns = start_ns + step_ns;
 	while (ret == 0 && !stop_requested) {
@@ -834,10 +998,30 @@ static int run_stat(const struct stat_opts *o)
 		const struct corecap_stats_header *h;
 		bool gone;
 
-		sleep_until(next_ns);
+		if (lv.interactive) {
+			enum stat_key k = corecap_stat_wait_key(&term, next_ns, &stop_requested);
+
+			if (k == STAT_KEY_QUIT)
+				break;
+			if (k == STAT_KEY_SORT_NEXT || k == STAT_KEY_SORT_PREV) {
+				/* Redrawn at once in the new order, as top does. */
+				thread_sort = corecap_stat_sort_step(
+					thread_sort, k == STAT_KEY_SORT_NEXT ? 1 : -1);
+				if (have_last) {
+					qsort(last.threads, last.n_threads, sizeof(*last.threads),
+					      cmp_threads);
+					lv.elapsed_ns = now_ns() - start_ns;
+					print_text(o, comm, &last, &sym, snaps[cur].buf, redraw,
+						   &lv);
+				}
+				continue;
+			}
+		} else {
+			sleep_until(next_ns);
+		}
 		if (stop_requested)
 			break;
-		ret = take_snap(map, len, &snaps[!cur]);
+		ret = take_snap(o->pid, map, len, &snaps[!cur]);
 		if (ret)
 			break;
 		cur = !cur;
@@ -847,11 +1031,16 @@ static int run_stat(const struct stat_opts *o)
 			break;
 		}
 		h = snaps[cur].buf;
+		lv.elapsed_ns = snaps[cur].t_ns - start_ns;
 		if (o->json)
 			print_json(o, comm, &iv, &sym, h, snaps[cur].t_ns);
 		else
-			print_text(o, comm, &iv, &sym, h, redraw);
-		interval_release(&iv);
+			print_text(o, comm, &iv, &sym, h, redraw, &lv);
+		/* The interactive view keeps it, to redraw it in another order. */
+		if (have_last)
+			interval_release(&last);
+		last = iv;
+		have_last = true;
 		gone = kill(o->pid, 0) < 0 && errno == ESRCH;
 		if (gone || h->flags & CORECAP_STATS_F_EXITING) {
 			corecap_note("process %d %s", (int)o->pid,
@@ -864,17 +1053,23 @@ static int run_stat(const struct stat_opts *o)
 		if (!o->json && !redraw)
 			printf("\n");
 	}
+	corecap_stat_term_restore(&term);
+	if (have_last)
+		interval_release(&last);
 	if (ret == -EAGAIN)
-		corecap_error("the shim segment of PID %d never held still for a copy", (int)o->pid);
+		corecap_error("the shim segment of PID %d never held still for a copy",
+			      (int)o->pid);
 	else if (ret == -EINVAL)
 		corecap_error("the shim segment of PID %d is no longer a valid stats file",
-			   (int)o->pid);
+			      (int)o->pid);
 	else if (ret)
 		corecap_error("%s", strerror(-ret));
 	status = ret ? 1 : 0;
 	corecap_symbolizer_release(&sym);
-	free(snaps[0].buf);
-	free(snaps[1].buf);
+	for (int i = 0; i < 2; i++) {
+		free(snaps[i].buf);
+		free(snaps[i].tasks);
+	}
 	munmap((void *)(uintptr_t)map, len);
 	return status;
 }

@@ -1,0 +1,198 @@
+/*
+ * stat_view: `corecap stat`'s sort keys, keys, terminal and per-thread
+ * CPU and run-queue times (stat_view.h).
+ */
+#include "stat_view.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *const sort_names[STAT_SORT__COUNT] = {
+	[STAT_SORT_LOCK] = "LOCK%", [STAT_SORT_CPU] = "CPU%", [STAT_SORT_RUNQ] = "RUNQ%",
+	[STAT_SORT_COND] = "COND%", [STAT_SORT_IO] = "IO%",   [STAT_SORT_NAME] = "THREAD",
+};
+
+const char *corecap_stat_sort_name(enum stat_sort s)
+{
+	return (unsigned)s < STAT_SORT__COUNT ? sort_names[s] : "?";
+}
+
+enum stat_sort corecap_stat_sort_step(enum stat_sort s, int dir)
+{
+	int n = STAT_SORT__COUNT, v = ((int)s % n + n) % n;
+
+	v += dir > 0 ? 1 : dir < 0 ? -1 : 0;
+	return (enum stat_sort)((v % n + n) % n);
+}
+
+enum stat_key corecap_stat_key_of(int c)
+{
+	switch (c) {
+	case 'q':
+	case 'Q':
+		return STAT_KEY_QUIT;
+	case 's':
+	case '>':
+		return STAT_KEY_SORT_NEXT;
+	case '<':
+		return STAT_KEY_SORT_PREV;
+	default:
+		return STAT_KEY_NONE;
+	}
+}
+
+int corecap_stat_term_enter(struct stat_term *t)
+{
+	struct termios raw;
+
+	t->fd = STDIN_FILENO;
+	t->raw = false;
+	if (!isatty(t->fd))
+		return -ENOTTY;
+	if (tcgetattr(t->fd, &t->saved) < 0)
+		return -errno;
+	raw = t->saved;
+	/* Keys without Enter and without echo; ISIG stays, so Ctrl-C is SIGINT. */
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	if (tcsetattr(t->fd, TCSANOW, &raw) < 0)
+		return -errno;
+	t->raw = true;
+	return 0;
+}
+
+void corecap_stat_term_restore(struct stat_term *t)
+{
+	if (!t->raw)
+		return;
+	/* TCSAFLUSH would drop what the user typed ahead for the shell; TCSANOW keeps it. */
+	tcsetattr(t->fd, TCSANOW, &t->saved);
+	t->raw = false;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+enum stat_key corecap_stat_wait_key(struct stat_term *t, uint64_t deadline_ns,
+				    const volatile sig_atomic_t *stop)
+{
+	while (!*stop) {
+		uint64_t now = mono_ns();
+		struct pollfd p = {.fd = t ? t->fd : -1, .events = POLLIN};
+		int ms, n;
+		unsigned char c;
+
+		if (now >= deadline_ns)
+			break;
+		/* Rounded up: a poll that wakes early only loops. */
+		ms = (int)((deadline_ns - now + 999999) / 1000000);
+		n = poll(&p, t && t->raw ? 1 : 0, ms);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n <= 0)
+			continue;
+		if (p.revents & (POLLHUP | POLLERR | POLLNVAL)) {
+			/* The terminal went away: sleep out the interval without it. */
+			t->raw = false;
+			continue;
+		}
+		if (read(t->fd, &c, 1) == 1 && corecap_stat_key_of(c) != STAT_KEY_NONE)
+			return corecap_stat_key_of(c);
+	}
+	return STAT_KEY_NONE;
+}
+
+bool corecap_stat_parse_schedstat(const char *line, uint64_t *run_ns, uint64_t *delay_ns)
+{
+	uint64_t run, delay, slices;
+	int end = 0;
+
+	if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &run, &delay, &slices, &end) !=
+		    3 ||
+	    (line[end] && line[end] != '\n'))
+		return false;
+	*run_ns = run;
+	*delay_ns = delay;
+	return true;
+}
+
+bool corecap_stat_parse_task_cpu(const char *line, uint64_t *ticks)
+{
+	/* The comm in parentheses may hold spaces and ')': fields follow the last ')'. */
+	const char *p = strrchr(line, ')');
+	unsigned long long utime, stime;
+
+	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+			 &stime) != 2)
+		return false;
+	*ticks = (uint64_t)utime + (uint64_t)stime;
+	return true;
+}
+
+/* The first line of path into buf; 0 or -errno. */
+static int read_line(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, cap - 1);
+	if (n < 0) {
+		n = -errno;
+		close(fd);
+		return (int)n;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return n ? 0 : -ENODATA;
+}
+
+int corecap_stat_task_times(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runq_ns,
+			    bool *has_runq)
+{
+	char path[80], line[1024];
+	uint64_t ticks;
+	long hz;
+	int ret;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
+	if (read_line(path, line, sizeof(line)) == 0 &&
+	    corecap_stat_parse_schedstat(line, cpu_ns, runq_ns)) {
+		*has_runq = true;
+		return 0;
+	}
+	*has_runq = false;
+	*runq_ns = 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	ret = read_line(path, line, sizeof(line));
+	if (ret)
+		return ret;
+	if (!corecap_stat_parse_task_cpu(line, &ticks))
+		return -EINVAL;
+	hz = sysconf(_SC_CLK_TCK);
+	*cpu_ns = ticks * (uint64_t)(1000000000 / (hz > 0 ? hz : 100));
+	return 0;
+}
+
+const char *corecap_stat_elapsed(uint64_t ns, char *buf, size_t cap)
+{
+	uint64_t s = ns / 1000000000u;
+
+	snprintf(buf, cap, "%" PRIu64 ":%02u:%02u", s / 3600, (unsigned)(s / 60 % 60),
+		 (unsigned)(s % 60));
+	return buf;
+}
