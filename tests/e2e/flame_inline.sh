@@ -59,10 +59,11 @@ run_one() { # name, the inlined chain its cpu stacks must show, libc functions t
 	expect_file "$run/cpu.prof"
 
 	# cpu, against pprof (which keeps the shim's frames).
-	"$CORECAP" flame --kind cpu --keep-shim-frames "$run" >"$WORK/$name.cpu.keep" 2>"$WORK/$name.cpu.err"
+	# pprof keeps the profiler's frames too (a sample taken while libunwind ran).
+	"$CORECAP" flame --kind cpu --keep-shim-frames --keep-profiler "$run" >"$WORK/$name.cpu.keep" 2>"$WORK/$name.cpu.err"
 	google-pprof --collapsed "$bin" "$run/cpu.prof" >"$WORK/$name.pprof" 2>/dev/null
 	expect_pprof_equal "$name" "$WORK/$name.pprof" "$WORK/$name.cpu.keep" "$WORK/libc.syms"
-	"$CORECAP" flame --kind cpu --keep-shim-frames --names pprof "$run" >"$WORK/$name.cpu.pprof-names" 2>/dev/null
+	"$CORECAP" flame --kind cpu --keep-shim-frames --keep-profiler --names pprof "$run" >"$WORK/$name.cpu.pprof-names" 2>/dev/null
 	expect_pprof_equal "$name, --names pprof" "$WORK/$name.pprof" "$WORK/$name.cpu.pprof-names"
 	expect_calc "$name --names pprof: frames named in libc's symbol table (libc6-dbg)" "$(python3 - "$WORK/libc.syms" "$WORK/$name.cpu.pprof-names" <<'EOF'
 import sys
