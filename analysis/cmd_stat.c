@@ -309,7 +309,8 @@ static int open_segment(const struct stat_opts *o, int found, const char *what, 
 			else
 				corecap_note(
 					"permission denied: stat runs as uid %u; it reads the "
-					"shim's counters as the daemon's user (uid %u) or as root; "
+					"shim's counters of a daemon started with corecap run as "
+					"the daemon's user (uid %u) or as root; "
 					"kernel events (--kernel) need root or CAP_PERFMON",
 					(unsigned)geteuid(), (unsigned)euid);
 		}
