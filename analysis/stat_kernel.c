@@ -22,6 +22,7 @@
 #include "build/kernel_attrib.h"
 #include "model/futex_locks.h"
 #include "model/kernel_states.h"
+#include "model/lock_rows.h"
 #include "model/lock_table.h"
 #include "model/profiler_own.h"
 #include "model/thread_table.h"
@@ -329,17 +330,11 @@ static double ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-static const char *top_site_name(const struct model_lock *l, struct symbolizer *sym)
-{
-	const struct lock_site *s = corecap_lock_top_site(l);
-
-	return s && s->site ? corecap_symbolizer_name(sym, s->site, true) : "-";
-}
-
 static void print_text(const struct stat_kernel_opts *o, const struct kstat_interval *iv,
 		       struct symbolizer *sym)
 {
 	uint64_t len = iv->we - iv->ws;
+	struct lock_rows rows;
 	char site[256];
 	int shown = 0;
 
@@ -390,32 +385,61 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	if (iv->n_threads > (size_t)shown)
 		printf("(%zu more threads)\n", iv->n_threads - (size_t)shown);
 
-	/* The mutexes alone rank as contention; the idle waits follow apart. */
-	for (int part = 0; part < 2; part++) {
-		size_t from = part ? iv->n_mutex_rows : 0,
-		       to = part ? iv->n_rows : iv->n_mutex_rows;
+	/*
+	 * The mutexes alone rank as contention; the idle waits follow apart.
+	 * As report's futex tables (render_text.c): the rows of model/lock_rows
+	 * (heap words waited on at one site are one family row, its LOCKS the
+	 * words), named by corecap_lock_row_label, under report's words.
+	 */
+	if (corecap_lock_rows_build(&rows, &iv->words, LOCK_SORT_WAIT, false) == 0) {
+		size_t n_mutex = corecap_lock_rows_contended(&rows);
 
-		if (part && from == to)
-			break;
-		printf("\n%-32s %-17s %8s %9s %8s %7s  %s\n",
-		       part ? "IDLE WORD (waiting for work)" : "FUTEX WORD (mutex: contention)",
-		       "KIND", "WAITS", "WAIT ms", "AVG us", "WAITERS", "TOP WAITING SITE");
-		shown = 0;
-		for (size_t i = from; i < to && shown < o->top; i++, shown++) {
-			const struct model_lock *l = iv->rows[i];
+		for (int part = 0; part < 2; part++) {
+			size_t from = part ? n_mutex : 0, to = part ? rows.n : n_mutex;
 
-			corecap_name_elide(top_site_name(l, sym), 48, site, sizeof(site));
-			char name[160];
+			if (part && from == to)
+				break;
+			printf("\n%s\n",
+			       part ? "idle: waiting for work or a hand-off: condition and "
+				      "other futex waits, and mutexes re-taken as a "
+				      "condition wait returns"
+				    : "locks (source: futex mutexes, by total wait): "
+				      "contention");
+			printf("%-32s %5s %-17s %8s %9s %8s %7s  %s\n",
+			       part ? "IDLE WORD (waiting for work)"
+				    : "FUTEX WORD (mutex: contention)",
+			       "LOCKS", "KIND", "WAITS", "WAIT ms", "AVG us", "WAITERS",
+			       "TOP WAITING SITE");
+			shown = 0;
+			for (size_t i = from; i < to && shown < o->top; i++, shown++) {
+				const struct lock_row *r = &rows.v[i];
+				char name[CORECAP_LOCK_LABEL_MAX];
+				size_t waiters = 0;
 
-			corecap_lock_label(l, name, sizeof(name));
-			corecap_name_put(stdout, name, 32);
-			printf(" %-17s %8" PRIu64 " %9.1f %8.1f %7zu  %s\n",
-			       corecap_lock_kind_name(l->kind), l->contentions, ms(l->wait_ns),
-			       (double)l->wait_ns / (double)l->contentions / 1e3, l->n_waiters,
-			       site);
+				for (size_t k = 0; k < r->n_members; k++)
+					waiters += r->members[k]->n_waiters;
+				corecap_name_elide(
+					r->site && r->site->site
+						? corecap_symbolizer_name(sym, r->site->site, true)
+						: "-",
+					48, site, sizeof(site));
+				corecap_lock_row_label(r, name, sizeof(name));
+				corecap_name_put(stdout, name, 32);
+				printf(" %5zu %-17s %8" PRIu64 " %9.1f %8.1f ", r->n_members,
+				       corecap_lock_kind_name(r->kind), r->contentions,
+				       ms(r->wait_ns),
+				       (double)corecap_lock_row_avg_wait_ns(r) / 1e3);
+				/* As report: re-locks found by their site have no waiters of their
+				 * own. */
+				if (waiters)
+					printf("%7zu  %s\n", waiters, site);
+				else
+					printf("%7s  %s\n", "-", site);
+			}
+			if (!shown)
+				printf("(no thread slept waiting for a mutex in the interval)\n");
 		}
-		if (!shown)
-			printf("(no thread slept waiting for a mutex in the interval)\n");
+		corecap_lock_rows_release(&rows);
 	}
 	printf("\nRUN%%, RUNQ%%, FUTEX%%, BLOCK%%: share of the interval (pools: of their "
 	       "threads'\n"
@@ -567,11 +591,13 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 	if (ret) {
 		if (o->no_shim) {
 			corecap_error("process %d (%s) runs without the shim (no segment "
-				      "'" CORECAP_STATS_LINK_FMT "' among its descriptors), and its "
+				      "'" CORECAP_STATS_LINK_FMT
+				      "' among its descriptors), and its "
 				      "kernel events cannot be read: %s",
 				      (int)o->pid, o->comm, (int)o->pid, why);
-			corecap_note("start the daemon under 'corecap run' for the shim's view, or run "
-				     "stat where kernel events are allowed");
+			corecap_note(
+				"start the daemon under 'corecap run' for the shim's view, or run "
+				"stat where kernel events are allowed");
 		} else {
 			corecap_error("cannot read the kernel events of PID %d (%s): %s",
 				      (int)o->pid, o->comm, why);
