@@ -63,7 +63,13 @@ const char corecap_stat_usage[] =
 	"      --keep-profiler  kernel view: keep the profiler's own threads and locks\n"
 	"                     (LTTng-UST's, the shim's, corecap's), left out by default\n"
 	"\n"
-	"On a terminal the view is redrawn in place; otherwise intervals follow each\n"
+	"Threads also show their share of the interval on a CPU (CPU%) and runnable,\n"
+	"waiting for one (RUNQ%), from /proc/PID/task/TID/schedstat. No ops/s: the\n"
+	"shim counts locks and I/O, not the daemon's ops.\n"
+	"\n"
+	"On a terminal the view is redrawn in place, with the time since stat started\n"
+	"and keys: s or >/< cycle the threads' sort key (LOCK%, CPU%, RUNQ%, COND%,\n"
+	"IO%, THREAD), q quits (the terminal restored); otherwise intervals follow each\n"
 	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
 
 struct stat_opts {
