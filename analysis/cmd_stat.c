@@ -937,6 +937,8 @@ static int run_kernel(const struct stat_opts *o, const char *comm, bool no_shim)
 				     .once = o->once,
 				     .json = o->json,
 				     .redraw = !o->json && !o->once && isatty(STDOUT_FILENO),
+				     .interactive = !o->json && !o->once && isatty(STDOUT_FILENO) &&
+						    isatty(STDIN_FILENO),
 				     .no_shim = no_shim,
 				     .keep_profiler = o->keep_profiler,
 				     .top = o->top};

@@ -6,15 +6,18 @@
  * /proc/PID/maps, printed, and handed back to the source to remove.
  */
 #include "stat_kernel.h"
+#include "stat_view.h"
 
 #include <corecap/diag.h>
 #include <corecap/stats_path.h>
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -96,10 +99,57 @@ static uint64_t busy_of(const struct kthread_row *t)
 	return t->ns[KSTATE_RUNNING] + t->ns[KSTATE_RUNNABLE];
 }
 
-/* Busiest first: on a CPU or wanting one, then futex wait, then tid. */
+/*
+ * The threads' sort keys of the interactive view, in the order `s` steps
+ * through them (stat_view.h's keys): busiest (the default, and the only
+ * order off a terminal), then each state's share, then the name.
+ */
+enum ksort {
+	KSORT_BUSY,
+	KSORT_RUN,
+	KSORT_RUNQ,
+	KSORT_FUTEX,
+	KSORT_BLOCK,
+	KSORT_NAME,
+	KSORT__COUNT
+};
+static const char *const ksort_names[KSORT__COUNT] = {"RUN%+RUNQ%", "RUN%",   "RUNQ%",
+						      "FUTEX%",	    "BLOCK%", "THREAD"};
+/* Set by the key thread, read when an interval is sorted. */
+static _Atomic int ksort = KSORT_BUSY;
+
+static int cmp_more(uint64_t x, uint64_t y)
+{
+	return x == y ? 0 : x < y ? 1 : -1;
+}
+
+/* Busiest first: on a CPU or wanting one, then futex wait, then tid (or the key's order first). */
 static int cmp_threads(const void *a, const void *b)
 {
 	const struct kthread_row *x = a, *y = b;
+	int c = 0;
+
+	switch (ksort) {
+	case KSORT_RUN:
+		c = cmp_more(x->ns[KSTATE_RUNNING], y->ns[KSTATE_RUNNING]);
+		break;
+	case KSORT_RUNQ:
+		c = cmp_more(x->ns[KSTATE_RUNNABLE], y->ns[KSTATE_RUNNABLE]);
+		break;
+	case KSORT_FUTEX:
+		c = cmp_more(x->ns[KSTATE_FUTEX], y->ns[KSTATE_FUTEX]);
+		break;
+	case KSORT_BLOCK:
+		c = cmp_more(x->ns[KSTATE_BLOCKED], y->ns[KSTATE_BLOCKED]);
+		break;
+	case KSORT_NAME:
+		c = strcmp(x->name, y->name);
+		break;
+	default:
+		break;
+	}
+	if (c)
+		return c;
 
 	if (busy_of(x) != busy_of(y))
 		return busy_of(x) < busy_of(y) ? 1 : -1;
@@ -331,7 +381,7 @@ static double ms(uint64_t ns)
 }
 
 static void print_text(const struct stat_kernel_opts *o, const struct kstat_interval *iv,
-		       struct symbolizer *sym)
+		       struct symbolizer *sym, uint64_t elapsed_ns)
 {
 	uint64_t len = iv->we - iv->ws;
 	struct lock_rows rows;
@@ -342,6 +392,13 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 		fputs("\033[H\033[J", stdout);
 	printf("corecap stat: PID %d (%s), interval %.3f s, from kernel events\n", (int)o->pid,
 	       o->comm, ms(len) / 1e3);
+	if (o->interactive) {
+		char el[32];
+
+		printf("elapsed %s, threads sorted by %s; keys: s or >/< sort (from the next "
+		       "interval), q quit\n",
+		       corecap_stat_elapsed(elapsed_ns, el, sizeof(el)), ksort_names[ksort]);
+	}
 	printf("process: %zu threads; thread time running %.1f ms, runnable %.1f ms, futex wait "
 	       "%.1f ms, other blocked %.1f ms; %" PRIu64 " futex waits (%.1f ms)\n",
 	       iv->n_threads, ms(iv->total_ns[KSTATE_RUNNING]), ms(iv->total_ns[KSTATE_RUNNABLE]),
@@ -574,6 +631,48 @@ static bool process_gone(pid_t pid)
 	return kill(pid, 0) < 0 && errno == ESRCH;
 }
 
+/*
+ * The interactive view's keys, read on a thread of their own while the
+ * main thread waits in the capture of an interval: q stops the capture
+ * (through the flag it watches, which also follows the caller's *stop),
+ * s, > and < change the order of the next interval's threads.
+ */
+struct kkeys {
+	struct stat_term term;
+	const volatile sig_atomic_t *stop; /* the caller's: signals */
+	/* What the capture watches (its type): stop, q, or done; one int, written whole. */
+	volatile sig_atomic_t halt;
+};
+
+static uint64_t mono_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void *keys_main(void *arg)
+{
+	struct kkeys *k = arg;
+
+	while (!k->halt) {
+		/* 50 ms at a time, to pass a signal's stop on to the capture. */
+		enum stat_key key =
+			corecap_stat_wait_key(&k->term, mono_now_ns() + 50000000u, &k->halt);
+
+		if (*k->stop)
+			k->halt = 1;
+		if (key == STAT_KEY_QUIT)
+			k->halt = 1;
+		else if (key == STAT_KEY_SORT_NEXT)
+			ksort = (ksort + 1) % KSORT__COUNT;
+		else if (key == STAT_KEY_SORT_PREV)
+			ksort = (ksort + KSORT__COUNT - 1) % KSORT__COUNT;
+	}
+	return NULL;
+}
+
 int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig_atomic_t *stop)
 {
 	const struct corecap_stat_kernel_source *src = kernel_source;
@@ -582,6 +681,10 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 	char why[512] = "", maps[64], *err = NULL;
 	void *ctx = NULL;
 	int ret, status = 0;
+	struct kkeys keys = {.term = {.fd = -1}};
+	const volatile sig_atomic_t *signalled = stop; /* the caller's, kept when keys take over */
+	pthread_t keys_thread;
+	bool have_keys = false;
 
 	if (!src) {
 		corecap_error("this corecap was built without a kernel source");
@@ -615,6 +718,16 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 	}
 	if (step_ns < 10000000)
 		step_ns = 10000000; /* opening the events each interval takes milliseconds */
+	/* Keys only where the view is interactive; the terminal is restored after the loop. */
+	if (o->interactive && corecap_stat_term_enter(&keys.term) == 0) {
+		keys.stop = stop;
+		if (pthread_create(&keys_thread, NULL, keys_main, &keys) == 0) {
+			have_keys = true;
+			stop = &keys.halt;
+		} else {
+			corecap_stat_term_restore(&keys.term);
+		}
+	}
 	while (!*stop) {
 		struct kstat_interval iv;
 		const char *dir = NULL;
@@ -645,7 +758,7 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 		if (o->json)
 			print_json(o, &iv, &sym);
 		else
-			print_text(o, &iv, &sym);
+			print_text(o, &iv, &sym, we - first_ns);
 		interval_release(&iv);
 		if (process_gone(o->pid)) {
 			corecap_note("process %d exited", (int)o->pid);
@@ -657,7 +770,12 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 		if (!o->json && !o->redraw)
 			printf("\n");
 	}
-	if (*stop)
+	if (have_keys) {
+		keys.halt = 1;
+		pthread_join(keys_thread, NULL);
+		corecap_stat_term_restore(&keys.term);
+	}
+	if (*signalled)
 		corecap_note("interrupted");
 	src->close(ctx);
 	corecap_symbolizer_release(&sym);

@@ -23,6 +23,7 @@ struct stat_kernel_opts {
 	const char *comm;
 	double duration_s, interval_s;
 	bool once, json, redraw;
+	bool interactive;   /* redrawn and stdin a terminal: keys (stat_view.h) */
 	bool no_shim;	    /* chosen because the daemon has no shim segment */
 	bool keep_profiler; /* --keep-profiler: its threads and locks stay in the tables */
 	int top;

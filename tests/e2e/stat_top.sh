@@ -8,6 +8,8 @@
 #    rows' CPU% do not grow down the table); `<` steps back to LOCK%;
 #  - `q` exits with status 0 and the terminal is as before (stty -a equal);
 #    SIGTERM too;
+#  - the kernel view (where kernel events may be read): its futex tables
+#    in report's words and rows, its keys, the terminal restored;
 #  - off a terminal, --once --json's threads carry cpu_ns and runq_ns, and
 #    the text has the columns but no keys line;
 #  - as nobody, a root daemon's counters: a message naming the permission
@@ -35,14 +37,14 @@ wait_screen() {
 	cat "$WORK/screen"
 	exit 1
 }
-# start_top: stat -p OSD_PID in a fresh tmux terminal, its stty -a before
-# and after, and its exit status, in $WORK/{before,after,rc}.
+# start_top [STAT OPTION...]: stat -p OSD_PID in a fresh tmux terminal, its
+# stty -a before and after, and its exit status, in $WORK/{before,after,rc}.
 start_top() {
 	rm -f "$WORK/before" "$WORK/after" "$WORK/rc" "$WORK/stat.pid"
 	cat >"$WORK/top.sh" <<EOF
 stty -a >"$WORK/before"
 echo \$\$ >"$WORK/stat.pid"
-"$CORECAP" stat -p $OSD_PID --interval 0.5
+"$CORECAP" stat -p $OSD_PID --interval 0.5 $*
 echo \$? >"$WORK/rc"
 stty -a >"$WORK/after"
 sleep 60
@@ -120,6 +122,30 @@ expect_calc "JSON: no worker ran longer than the interval" \
 	"$(json "$WORK/once.json" "int(max(t['cpu_ns'] for t in $workers) <= d['interval_ns'] * 1.05)") == 1"
 expect_calc "JSON: runq_ns where the kernel has schedstat" \
 	"$(json "$WORK/once.json" "int(all('runq_ns' in t for t in $workers) or not __import__('os').path.exists('/proc/self/schedstat'))") == 1"
+
+# The kernel view (root and tracefs): the same keys, its own sort keys
+# (from the next interval), and its futex tables in report's words and rows.
+if "$CORECAP" stat -p "$OSD_PID" --kernel --once --interval 0.5 >"$WORK/k.txt" 2>"$WORK/k.err"; then
+	expect_true "kernel view: the mutexes under report's title" \
+		grep -q '^locks (source: futex mutexes, by total wait): contention$' "$WORK/k.txt"
+	expect_true "... the big lock among them" grep -q '^d\.osd\.big_lock ' "$WORK/k.txt"
+	expect_true "... the idle waits apart, in report's words" \
+		grep -q '^idle: waiting for work or a hand-off: condition and other futex waits' "$WORK/k.txt"
+	expect_true "... after the mutexes" awk '/^locks \(source: futex mutexes/ { m = NR } /^idle: waiting/ { i = NR } END { exit !(m && i > m) }' "$WORK/k.txt"
+	expect_true "... the workers' condition words one family row (LOCKS 2 or more)" \
+		grep -Eq '^shards_worker_main\+0x[0-9a-f]+ +([2-9]|[1-9][0-9]+) futex_wait' "$WORK/k.txt"
+	start_top --kernel
+	wait_screen "kernel view: sort key in the header" '^elapsed .* threads sorted by RUN%\+RUNQ%;'
+	tm send-keys -t top s
+	wait_screen "kernel view: 's' sorts by RUN% from the next interval" '^elapsed .* threads sorted by RUN%;'
+	tm send-keys -t top q
+	wait_rc "kernel view: q"
+	expect_eq "kernel view: q exits 0" 0 "$(cat "$WORK/rc")"
+	expect_true "kernel view: the terminal is restored" cmp "$WORK/before" "$WORK/after"
+	tm kill-session -t top
+else
+	echo "note: no kernel events here ($(head -1 "$WORK/k.err")): the kernel view's part is left out"
+fi
 wait "$bench" || { echo "FAIL: refbench failed:"; cat "$WORK/bench.out"; exit 1; }
 
 # Permission: a daemon of root's, watched by nobody.
