@@ -37,7 +37,8 @@
 
 const char corecap_scale_usage[] =
 	"usage: corecap scale -p PID [--cores LIST] [-d SECONDS] [-o DIR]\n"
-	"                     [--client-cpus LIST] [--json | --html]\n"
+	"                     [--client-cpus LIST] [--record-opt OPT]...\n"
+	"                     [--json | --html]\n"
 	"                     [-- BENCHMARK ARGS...]\n"
 	"       corecap scale --report DIR [--json | --html]\n"
 	"\n"
@@ -62,6 +63,9 @@ const char corecap_scale_usage[] =
 	"                        run the benchmark (and each point's recorder) on these\n"
 	"                        CPUs; the daemon's points take the others first\n"
 	"                        (default: corecap's own CPUs, stated in the output)\n"
+	"      --record-opt OPT  pass OPT to each point's corecap record (repeatable;\n"
+	"                        --record-opt=--no-kernel records lighter: what the\n"
+	"                        recorder takes of the daemon's CPUs is in the points)\n"
 	"      --json            print the result as JSON (format corecap-scale,\n"
 	"                        docs/report-json.md)\n"
 	"      --html            print the result as an HTML page with its chart (the\n"
@@ -71,7 +75,9 @@ const char corecap_scale_usage[] =
 	"\n"
 	"See also corecap-scale(1).\n";
 
-enum { OPT_CORES = 256, OPT_CLIENT, OPT_JSON, OPT_HTML, OPT_REPORT };
+enum { OPT_CORES = 256, OPT_CLIENT, OPT_JSON, OPT_HTML, OPT_REPORT, OPT_RECORD };
+
+#define SCALE_RECORD_OPTS 16
 
 struct scale_cmd {
 	pid_t pid;
@@ -86,6 +92,8 @@ struct scale_cmd {
 	const char *report;
 	char **bench;
 	int n_bench;
+	char *record_opts[SCALE_RECORD_OPTS];
+	int n_record_opts;
 	/* The running scale. */
 	struct scale_confine conf;
 	struct corecap_run_dir rd;
@@ -163,6 +171,7 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 		{"client-cpus", required_argument, NULL, OPT_CLIENT},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"html", no_argument, NULL, OPT_HTML},
+		{"record-opt", required_argument, NULL, OPT_RECORD},
 		{"report", required_argument, NULL, OPT_REPORT},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -219,6 +228,34 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 							   "--json and --html exclude each other");
 			s->format = c == OPT_JSON ? CORECAP_SCALE_JSON : CORECAP_SCALE_HTML;
 			break;
+		case OPT_RECORD: {
+			/* scale's own options, or a second window or daemon: not record's to take.
+			 */
+			static const char *const owned[] = {"-p",	"--pid",       "-o",
+							    "--output", "-d",	       "--duration",
+							    "--force",	"--ceph-osds", "--"};
+			size_t len = strcspn(optarg, "=");
+
+			for (size_t k = 0; k < sizeof(owned) / sizeof(owned[0]); k++)
+				if ((strncmp(optarg, owned[k], len) == 0 &&
+				     owned[k][len] == '\0') ||
+				    (owned[k][1] != '-' && strncmp(optarg, owned[k], 2) == 0))
+					return corecap_usage_error(
+						corecap_scale_usage,
+						"--record-opt: '%s' is corecap scale's to set",
+						optarg);
+			if (optarg[0] != '-')
+				return corecap_usage_error(corecap_scale_usage,
+							   "--record-opt: '%s' is not an option "
+							   "(--record-opt=--no-kernel)",
+							   optarg);
+			if (s->n_record_opts >= SCALE_RECORD_OPTS)
+				return corecap_usage_error(corecap_scale_usage,
+							   "--record-opt: more than %d",
+							   SCALE_RECORD_OPTS);
+			s->record_opts[s->n_record_opts++] = optarg;
+			break;
+		}
 		case OPT_REPORT:
 			s->report = optarg;
 			break;
@@ -236,7 +273,8 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 	s->bench = argv + optind;
 	s->n_bench = argc - optind;
 	if (s->report) {
-		if (s->pid || s->n_bench || s->cores_arg || s->out || s->duration || s->client_arg)
+		if (s->pid || s->n_bench || s->cores_arg || s->out || s->duration ||
+		    s->client_arg || s->n_record_opts)
 			return corecap_usage_error(corecap_scale_usage,
 						   "--report DIR prints a finished scale: no -p, "
 						   "--cores, -d, -o, --client-cpus or benchmark");
@@ -356,6 +394,8 @@ static pid_t spawn_record(struct scale_cmd *s, const char *run, int logfd)
 		args[n++] = "-d";
 		args[n++] = (char *)s->duration;
 	}
+	for (int k = 0; k < s->n_record_opts; k++)
+		args[n++] = s->record_opts[k];
 	if (s->n_bench) {
 		args[n++] = "--";
 		for (int i = 0; i < s->n_bench; i++)
@@ -537,7 +577,8 @@ static void doc_start(struct scale_cmd *s)
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)s->pid);
 	corecap_read_comm(path, comm);
 	s->doc = json_object_new_object();
-	json_object_object_add(s->doc, "format", json_object_new_string(CORECAP_SCALE_POINTS_FORMAT));
+	json_object_object_add(s->doc, "format",
+			       json_object_new_string(CORECAP_SCALE_POINTS_FORMAT));
 	json_object_object_add(s->doc, "version", json_object_new_int(1));
 	json_object_object_add(s->doc, "pid", json_object_new_int(s->pid));
 	json_object_object_add(s->doc, "comm", json_object_new_string(comm));
@@ -551,6 +592,10 @@ static void doc_start(struct scale_cmd *s)
 	for (int i = 0; i < s->n_bench; i++)
 		json_object_array_add(jb, json_object_new_string(s->bench[i]));
 	json_object_object_add(s->doc, "benchmark", jb);
+	jb = json_object_new_array();
+	for (int i = 0; i < s->n_record_opts; i++)
+		json_object_array_add(jb, json_object_new_string(s->record_opts[i]));
+	json_object_object_add(s->doc, "record_opts", jb);
 	s->jpoints = json_object_new_array();
 	json_object_object_add(s->doc, "points", s->jpoints);
 }

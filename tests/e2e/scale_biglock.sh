@@ -23,6 +23,7 @@ s="$WORK/scale"
 cat "$s.txt"
 expect_eq "the output's format" corecap-scale "$(json "$s.json" "d['format']")"
 expect_eq "both points measured" "True True" "$(json "$s.json" "' '.join(str(p['measured']) for p in d['points'])")"
+skip_if_points_busy "$s" "${SCALE_POINT_OTHERS_MAX:-0.35}"
 x1=$(iops_at "$s" 1)
 x2=$(iops_at "$s" 2)
 echo "1 core: $x1 ops/s, 2 cores: $x2 ops/s"

@@ -32,3 +32,16 @@ for p in d["points"]:
 iops_at() {
 	json "$1.json" "[p['iops'] for p in d['points'] if p['cores'] == $2][0]"
 }
+
+# skip_if_points_busy DIR MAX: other processes took the CPUs during the
+# points too (their `other_cores`, from each run's /proc/stat less the
+# daemon and the benchmark): over MAX cores at any point, the test is
+# reported skipped with the figure (the check before the points cannot see
+# a load that starts during them).
+skip_if_points_busy() {
+	local worst
+	worst=$(json "$1.json" "max(p['other_cores'] or 0 for p in d['points'])")
+	echo "others during the points: at most $worst cores"
+	[ "$(calc "$worst <= $2")" = 1 ] ||
+		skip "other processes took $worst cores during a point (over $2): its throughput is theirs as much as the daemon's"
+}
