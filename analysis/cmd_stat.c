@@ -677,8 +677,9 @@ static const char *pct_or_dash(bool has, uint64_t part, double span, char *buf, 
 }
 
 /*
- * The interactive view's header: the time since stat started, the
- * threads' sort key and the keys. elapsed_ns is 0 off a terminal.
+ * The live view's second header line (redrawn on a terminal): the time
+ * since stat started, the threads' sort key, and the keys where they are
+ * read (stdin a terminal too: interactive).
  */
 struct stat_live {
 	bool interactive;
@@ -698,12 +699,13 @@ static void print_text(const struct stat_opts *o, const char *comm, const struct
 		fputs("\033[H\033[J", stdout);
 	printf("corecap stat: PID %d (%s), interval %.3f s%s\n", (int)o->pid, comm, iv_ms / 1e3,
 	       h->flags & CORECAP_STATS_F_EXITING ? ", the process is exiting" : "");
-	if (lv->interactive) {
+	if (redraw) {
 		char el[32];
 
-		printf("elapsed %s, threads sorted by %s; keys: s or >/< sort, q quit\n",
+		printf("elapsed %s, threads sorted by %s%s\n",
 		       corecap_stat_elapsed(lv->elapsed_ns, el, sizeof(el)),
-		       corecap_stat_sort_name(thread_sort));
+		       corecap_stat_sort_name(thread_sort),
+		       lv->interactive ? "; keys: s or >/< sort, q quit" : "");
 	}
 	printf("process: lock wait %.1f ms in %" PRIu64
 	       " contentions, cond wait %.1f ms in %" PRIu64 " waits, I/O %.1f ms in %" PRIu64

@@ -392,12 +392,13 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 		fputs("\033[H\033[J", stdout);
 	printf("corecap stat: PID %d (%s), interval %.3f s, from kernel events\n", (int)o->pid,
 	       o->comm, ms(len) / 1e3);
-	if (o->interactive) {
+	if (o->redraw) {
 		char el[32];
 
-		printf("elapsed %s, threads sorted by %s; keys: s or >/< sort (from the next "
-		       "interval), q quit\n",
-		       corecap_stat_elapsed(elapsed_ns, el, sizeof(el)), ksort_names[ksort]);
+		printf("elapsed %s, threads sorted by %s%s\n",
+		       corecap_stat_elapsed(elapsed_ns, el, sizeof(el)), ksort_names[ksort],
+		       o->interactive ? "; keys: s or >/< sort (from the next interval), q quit"
+				      : "");
 	}
 	printf("process: %zu threads; thread time running %.1f ms, runnable %.1f ms, futex wait "
 	       "%.1f ms, other blocked %.1f ms; %" PRIu64 " futex waits (%.1f ms)\n",

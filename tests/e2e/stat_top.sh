@@ -10,6 +10,8 @@
 #    SIGTERM too;
 #  - the kernel view (where kernel events may be read): its futex tables
 #    in report's words and rows, its keys, the terminal restored;
+#  - output on a terminal but input not: the header without the keys, the
+#    terminal left canonical;
 #  - off a terminal, --once --json's threads carry cpu_ns and runq_ns, and
 #    the text has the columns but no keys line;
 #  - as nobody, a root daemon's counters: a message naming the permission
@@ -108,6 +110,15 @@ pkill -TERM -P "$(cat "$WORK/stat.pid")" -x corecap
 wait_rc "SIGTERM"
 expect_eq "SIGTERM: stat exits with status 0" 0 "$(cat "$WORK/rc")"
 expect_true "SIGTERM: the terminal is restored" cmp "$WORK/before" "$WORK/after"
+tm kill-session -t top
+
+# Output on a terminal, input not: the header without keys, the terminal untouched.
+start_top '</dev/null'
+wait_screen "stdin not a terminal: elapsed and sort key, no keys" '^elapsed [0-9:]+, threads sorted by LOCK%$'
+stty -a -F "$(tm display-message -p -t top '#{pane_tty}')" >"$WORK/during"
+expect_true "... and the terminal stays canonical" grep -Eq '(^| )icanon .*(^| )echo ' "$WORK/during"
+pkill -TERM -P "$(cat "$WORK/stat.pid")" -x corecap
+wait_rc "SIGTERM, stdin not a terminal"
 tm kill-session -t top
 
 # Off a terminal: the same columns and JSON keys, no keys line.
