@@ -125,7 +125,15 @@ tm kill-session -t top
 "$CORECAP" stat -p "$OSD_PID" --once --interval 0.5 </dev/null >"$WORK/once.txt"
 expect_true "--once has CPU% and RUNQ%" grep -Eq '^ +TID THREAD +CPU% +RUNQ% ' "$WORK/once.txt"
 expect_eq "--once has no keys line" 0 "$(grep -c '^elapsed ' "$WORK/once.txt" || true)"
-"$CORECAP" stat -p "$OSD_PID" --once --json --interval 0.5 >"$WORK/once.json"
+# The process's CPU time (utime + stime, all threads, in ticks) around the interval.
+ticks0=$(awk '{ print $14 + $15 }' "/proc/$OSD_PID/stat")
+"$CORECAP" stat -p "$OSD_PID" --once --json --interval 1 >"$WORK/once.json"
+ticks1=$(awk '{ print $14 + $15 }' "/proc/$OSD_PID/stat")
+proc_s=$(calc "($ticks1 - $ticks0) / $(getconf CLK_TCK)")
+threads_s=$(json "$WORK/once.json" "sum(t.get('cpu_ns', 0) for t in d['threads']) / 1e9")
+echo "CPU time in the interval: threads' cpu_ns summed $threads_s s, the process's utime+stime around it $proc_s s"
+expect_calc "the threads' CPU time is the process's (0.7 to 1.05 of it, plus a tick each side)" \
+	"$threads_s >= 0.7 * $proc_s - 0.02 && $threads_s <= 1.05 * $proc_s + 0.02"
 workers="[t for t in d['threads'] if t['name'] == 'tp_osd_tp']"
 expect_calc "JSON: every worker has cpu_ns" "$(json "$WORK/once.json" "int(sum('cpu_ns' in t for t in $workers) == len($workers) > 0)") == 1"
 expect_calc "JSON: the workers ran (cpu_ns summed > 0)" "$(json "$WORK/once.json" "sum(t['cpu_ns'] for t in $workers)") > 0"
