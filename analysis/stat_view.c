@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,9 +49,34 @@ enum stat_key corecap_stat_key_of(int c)
 	}
 }
 
+/*
+ * SIGCONT after Ctrl-Z: the shell gave the terminal back in its own
+ * (canonical) modes; the waiting loop puts the view's back, at once (the
+ * signal interrupts its poll).
+ */
+static volatile sig_atomic_t continued;
+
+static void on_cont(int sig)
+{
+	(void)sig;
+	continued = 1;
+}
+
+static int term_raw(struct stat_term *t)
+{
+	struct termios raw = t->saved;
+
+	/* Keys without Enter and without echo; ISIG stays, so Ctrl-C is SIGINT. */
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	raw.c_cc[VMIN] = 0;
+	raw.c_cc[VTIME] = 0;
+	return tcsetattr(t->fd, TCSANOW, &raw) < 0 ? -errno : 0;
+}
+
 int corecap_stat_term_enter(struct stat_term *t)
 {
-	struct termios raw;
+	struct sigaction sa = {.sa_handler = on_cont};
+	int ret;
 
 	t->fd = STDIN_FILENO;
 	t->raw = false;
@@ -58,14 +84,12 @@ int corecap_stat_term_enter(struct stat_term *t)
 		return -ENOTTY;
 	if (tcgetattr(t->fd, &t->saved) < 0)
 		return -errno;
-	raw = t->saved;
-	/* Keys without Enter and without echo; ISIG stays, so Ctrl-C is SIGINT. */
-	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-	raw.c_cc[VMIN] = 0;
-	raw.c_cc[VTIME] = 0;
-	if (tcsetattr(t->fd, TCSANOW, &raw) < 0)
-		return -errno;
+	ret = term_raw(t);
+	if (ret)
+		return ret;
 	t->raw = true;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGCONT, &sa, NULL);
 	return 0;
 }
 
@@ -95,6 +119,10 @@ enum stat_key corecap_stat_wait_key(struct stat_term *t, uint64_t deadline_ns,
 		int ms, n;
 		unsigned char c;
 
+		if (continued && t && t->raw) {
+			continued = 0;
+			term_raw(t);
+		}
 		if (now >= deadline_ns)
 			break;
 		/* Rounded up: a poll that wakes early only loops. */
