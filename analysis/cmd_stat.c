@@ -17,6 +17,7 @@
 #include <corecap/stats_layout.h>
 #include <corecap/stats_path.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -82,6 +83,7 @@ struct stat_opts {
 /* A thread's CPU and run-queue time so far (/proc, stat_view.h), sorted by tid. */
 struct task_time {
 	int32_t tid;
+	bool ok; /* its times were read */
 	bool has_runq;
 	uint64_t cpu_ns, runq_ns;
 };
@@ -91,7 +93,8 @@ struct stat_snap {
 	void *buf;
 	uint64_t t_ns;
 	struct task_time *tasks;
-	size_t n_tasks;
+	size_t n_tasks, cap_tasks;
+	bool listed; /* /proc/PID/task was listed: a tid not in tasks had not started */
 };
 
 struct site_row {
@@ -355,29 +358,49 @@ static int cmp_task_tid(const void *a, const void *b)
 }
 
 /*
- * The live slots' threads' CPU and run-queue times, read right after the
- * copy (a thread that exited in between is left out: its row has no CPU%).
+ * Every thread's CPU and run-queue times (/proc/PID/task), read right
+ * after the copy: a thread listed there but unreadable (exiting) is kept
+ * without times, so that a thread missing from a copy's list is known to
+ * have started after it and counts from 0 in the next interval.
  */
 static int take_tasks(pid_t pid, struct stat_snap *s)
 {
-	const struct corecap_stats_header *h = s->buf;
+	char dir[64];
+	struct dirent *d;
+	size_t cap = 0;
+	DIR *dp;
 
-	free(s->tasks);
 	s->n_tasks = 0;
-	s->tasks = calloc(h->max_threads ? h->max_threads : 1, sizeof(*s->tasks));
-	if (!s->tasks)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < h->max_threads; i++) {
-		const struct corecap_stats_thread *t = corecap_stats_thread_at(s->buf, i);
-		struct task_time *tt = &s->tasks[s->n_tasks];
+	s->listed = false;
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	dp = opendir(dir);
+	if (!dp)
+		return 0; /* the rows then have no CPU% */
+	while ((d = readdir(dp))) {
+		struct task_time *tt;
+		long tid;
+		char *end;
 
-		if (t->state != CORECAP_THREAD_LIVE || t->tid <= 0)
+		tid = strtol(d->d_name, &end, 10);
+		if (end == d->d_name || *end || tid <= 0 || tid > INT32_MAX)
 			continue;
-		tt->tid = t->tid;
-		if (corecap_stat_task_times(pid, t->tid, &tt->cpu_ns, &tt->runq_ns,
-					    &tt->has_runq) == 0)
-			s->n_tasks++;
+		if (s->n_tasks == s->cap_tasks) {
+			cap = s->cap_tasks ? 2 * s->cap_tasks : 64;
+			tt = realloc(s->tasks, cap * sizeof(*s->tasks));
+			if (!tt) {
+				closedir(dp);
+				return -ENOMEM;
+			}
+			s->tasks = tt;
+			s->cap_tasks = cap;
+		}
+		tt = &s->tasks[s->n_tasks++];
+		*tt = (struct task_time){.tid = (int32_t)tid};
+		tt->ok = corecap_stat_task_times(pid, (pid_t)tid, &tt->cpu_ns, &tt->runq_ns,
+						 &tt->has_runq) == 0;
 	}
+	closedir(dp);
+	s->listed = true;
 	qsort(s->tasks, s->n_tasks, sizeof(*s->tasks), cmp_task_tid);
 	return 0;
 }
@@ -527,10 +550,11 @@ static int diff_threads(struct stat_interval *iv, const struct stat_snap *sp,
 		r->cond_wait_ns = delta(t->c.cond_wait_ns, b->cond_wait_ns);
 		r->io_calls = delta(sum_classes(t->c.io_calls), sum_classes(b->io_calls));
 		r->io_ns = delta(sum_classes(t->c.io_ns), sum_classes(b->io_ns));
-		/* /proc's times at both ends of the interval; a thread born in it counts from 0. */
+		/* /proc's times at both ends of the interval; a thread that started
+		 * in it (not listed at its start) counts from 0. */
 		k1 = task_of(sc, t->tid);
 		k0 = task_of(sp, t->tid);
-		if (k1 && (k0 || !t0)) {
+		if (k1 && k1->ok && ((k0 && k0->ok) || (!k0 && sp->listed))) {
 			r->has_cpu = true;
 			r->cpu_ns = delta(k1->cpu_ns, k0 ? k0->cpu_ns : 0);
 			r->has_runq = k1->has_runq && (!k0 || k0->has_runq);
