@@ -47,7 +47,7 @@
 #include <stdint.h>
 
 #include "../util/u64map.h"
-#include "symbolizer.h"
+#include "sym_frame.h"
 
 /*
  * The format's version: raised whenever the file's layout changes or what

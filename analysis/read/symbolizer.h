@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "../util/u64map.h"
+#include "sym_frame.h"
 
 struct sym_module;
 struct sym_mapping;
@@ -61,13 +62,6 @@ struct sym_info {
 	bool shim;	    /* in corecap's shim or LTTng-UST (corecap_symbolizer_is_shim) */
 };
 
-/* One frame of an instruction's inline chain. */
-struct sym_frame {
-	const char *function; /* demangled; never NULL */
-	const char *file;     /* source file of `line`, NULL when DWARF has none */
-	uint32_t line;	      /* 0: unknown */
-	bool inlined;	      /* an inlined call: the next frame is its caller */
-};
 
 /*
  * Reads RUN's maps (maps_path) and buildids.tsv (buildids_path, may be
