@@ -21,6 +21,9 @@ set -euo pipefail
 need_refosd
 command -v tmux >/dev/null || { echo "skipped: tmux is not installed (scripts/install-deps)"; exit 77; }
 
+# A command that fails under set -e ends the test: say which, where, how.
+trap 'echo "FAIL: line $LINENO: \"$BASH_COMMAND\" exited $?"' ERR
+
 TMUX_SOCK="corecap-stat-top-$$"
 tm() { tmux -L "$TMUX_SOCK" "$@"; }
 e2e_cleanup_hook() { tm kill-server >/dev/null 2>&1 || true; }
@@ -51,7 +54,9 @@ echo \$? >"$WORK/rc"
 stty -a >"$WORK/after"
 sleep 60
 EOF
-	tm new-session -d -s top -x 200 -y 60 "bash $WORK/top.sh"
+	# A tmux server that is still going away from the last session may refuse once.
+	tm new-session -d -s top -x 200 -y 60 "bash $WORK/top.sh" ||
+		{ sleep 0.5 && tm new-session -d -s top -x 200 -y 60 "bash $WORK/top.sh"; }
 }
 wait_rc() {
 	local i
