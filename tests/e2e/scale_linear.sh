@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Known answer (issue #45): a daemon whose ops are independent scales with
 # the cores. refosd with 8 workers (4 shards of 2) burning 100 us of CPU
-# per op and no global lock, refbench -t 16: `corecap scale --cores 1,2`
+# per op and no global lock, refbench -t 32: `corecap scale --cores 1,2`
 # must measure at 2 cores at least 1.7 times the 1-core throughput, and
 # fit a small contention term (sigma <= 0.2). On 2 CPUs the benchmark and
 # the recorder share the daemon's CPUs at the 2-core point: the points are
@@ -18,7 +18,7 @@ start_refosd lin --op-cpu-us 100 --debug 0 --shards 4 --threads-per-shard 2
 before=$(affinity "$OSD_PID")
 s="$WORK/scale"
 "$CORECAP" scale -p "$OSD_PID" --cores 1,2 -o "$s" --json --record-opt=--no-kernel -- \
-	"$REFBENCH" -p "$OSD_PORT" --no-progress -t 16 -b 1 -d 3 write >"$s.json" 2>"$s.err" ||
+	"$REFBENCH" -p "$OSD_PORT" --no-progress -t 32 -b 1 -d 3 write >"$s.json" 2>"$s.err" ||
 	{ echo "FAIL: corecap scale failed:"; cat "$s.err"; exit 1; }
 "$CORECAP" scale --report "$s" 2>/dev/null
 skip_if_points_busy "$s" "${SCALE_POINT_OTHERS_MAX:-0.35}"
