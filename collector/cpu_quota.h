@@ -18,9 +18,6 @@
 
 #include "cgroup_file.h"
 
-#define CPU_QUOTA_FILE_MAX CORECAP_CGROUP_FILE_MAX
-#define CPU_QUOTA_PATH_MAX CORECAP_CGROUP_PATH_MAX
-
 struct corecap_cpu_quota {
 	uint64_t quota_us;		 /* of each period; 0: no quota anywhere */
 	uint64_t period_us;		 /* the binding cgroup's period */
@@ -28,12 +25,6 @@ struct corecap_cpu_quota {
 	char cgroup[CORECAP_CGROUP_PATH_MAX]; /* the binding cgroup, as /proc shows it ("/a/b") */
 };
 
-/* The cgroup line of the cpu controller (corecap_cgroup_line with "cpu"). */
-static inline int corecap_cgroup_cpu_line(const char *text, bool *v1, char *hier, size_t hsize,
-					  char *path, size_t size)
-{
-	return corecap_cgroup_line(text, "cpu", v1, hier, hsize, path, size);
-}
 /*
  * A cpu.max's text: "QUOTA PERIOD" or "max PERIOD" (quota 0: none).
  * 0, or -EINVAL for anything else (a period of 0, a quota of 0).

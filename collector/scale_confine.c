@@ -227,7 +227,7 @@ static int open_v2_root(void)
 
 int scale_confine_open(struct scale_confine *c, pid_t pid)
 {
-	char path[64], text[CPU_QUOTA_FILE_MAX], hier[64];
+	char path[64], text[CORECAP_CGROUP_FILE_MAX], hier[64];
 	bool v1 = false;
 	int ret;
 
@@ -273,8 +273,8 @@ int scale_confine_open(struct scale_confine *c, pid_t pid)
 	}
 	/* The cgroup, for fractional points (checked by scale_confine_quota_check). */
 	if (corecap_read_small_file(c->procfd, "cgroup", text, sizeof(text)) > 0 &&
-	    corecap_cgroup_cpu_line(text, &v1, hier, sizeof(hier), c->cgroup, sizeof(c->cgroup)) ==
-		    0 &&
+	    corecap_cgroup_line(text, "cpu", &v1, hier, sizeof(hier), c->cgroup,
+				sizeof(c->cgroup)) == 0 &&
 	    !v1)
 		c->cgroot = open_v2_root();
 	if (c->cgroot < 0)
@@ -295,7 +295,7 @@ const cpu_set_t *scale_confine_base(const struct scale_confine *c)
 
 int scale_confine_quota_check(struct scale_confine *c, char *why, size_t size)
 {
-	char self[CPU_QUOTA_FILE_MAX], mine[1024], hier[64], buf[128];
+	char self[CORECAP_CGROUP_FILE_MAX], mine[1024], hier[64], buf[128];
 	struct scale_shared *sh = c->sh;
 	bool v1 = false;
 	ssize_t n;
@@ -312,7 +312,7 @@ int scale_confine_quota_check(struct scale_confine *c, char *why, size_t size)
 		return -ENOTSUP;
 	}
 	if (corecap_read_small_file(AT_FDCWD, "/proc/self/cgroup", self, sizeof(self)) > 0 &&
-	    corecap_cgroup_cpu_line(self, &v1, hier, sizeof(hier), mine, sizeof(mine)) == 0 &&
+	    corecap_cgroup_line(self, "cpu", &v1, hier, sizeof(hier), mine, sizeof(mine)) == 0 &&
 	    !v1 &&
 	    (strcmp(mine, c->cgroup) == 0 || (strncmp(mine, c->cgroup, strlen(c->cgroup)) == 0 &&
 					      mine[strlen(c->cgroup)] == '/'))) {
