@@ -511,7 +511,8 @@ static int read_symbols(struct sym_module *m)
 			.global = GELF_ST_BIND(sym.st_info) != STB_LOCAL,
 		};
 	}
-	qsort(m->syms, m->n_syms, sizeof(*m->syms), cmp_sym);
+	if (m->n_syms) /* qsort(NULL, 0) is undefined */
+		qsort(m->syms, m->n_syms, sizeof(*m->syms), cmp_sym);
 	return n < 0 ? -EINVAL : 0;
 }
 
@@ -1134,7 +1135,8 @@ static void index_dwarf(struct sym_module *m, struct dwarf_index *ix, const char
 		    dwarf_offdie(m->dwarf, u->die, &cu) && index_die(ix, &cu, deep))
 			break;
 	}
-	qsort(ix->v, ix->n, sizeof(*ix->v), cmp_var);
+	if (ix->n) /* qsort(NULL, 0) is undefined */
+		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_var);
 }
 
 /* ix's variable at DWARF address `want`, or NULL. */
@@ -1163,7 +1165,8 @@ static void index_unit(struct sym_module *m, Dwarf_Off die)
 	m->one_cu = die;
 	if (dwarf_offdie(m->dwarf, die, &cu))
 		index_die(&m->one, &cu, true);
-	qsort(m->one.v, m->one.n, sizeof(*m->one.v), cmp_var);
+	if (m->one.n) /* qsort(NULL, 0) is undefined */
+		qsort(m->one.v, m->one.n, sizeof(*m->one.v), cmp_var);
 }
 
 /*

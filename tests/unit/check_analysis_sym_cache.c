@@ -457,6 +457,14 @@ START_TEST(symbolizer_warm_same)
 	}
 	/* CORECAP_SYMCACHE=0: no cache at all (a fresh process's first look). */
 	unsetenv("XDG_CACHE_HOME");
+	for (int round = 0; round < 2; round++) {
+		for (int k = 0; k < 3; k++)
+			free(names[round][k]);
+		for (size_t i = 0; i < n[round]; i++) {
+			free((char *)kept[round][i].function);
+			free((char *)kept[round][i].file);
+		}
+	}
 }
 END_TEST
 
