@@ -13,7 +13,8 @@ set -u
 command -v setpriv >/dev/null || skip "setpriv is not installed (util-linux)"
 PROFILER=/usr/lib/x86_64-linux-gnu/libprofiler.so.0
 [ -r "$PROFILER" ] || skip "gperftools' libprofiler is not installed"
-as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+need_nobody "the daemon of nobody"
+as_nobody=("${AS_NOBODY[@]}")
 status() { "$@" >"$WORK/out" 2>"$WORK/err"; echo $?; }
 # sums DIR: one hash of every entry's name, owner, mode, type, link target and content.
 sums() { (cd "$1" && find . -maxdepth 1 -printf '%P %U %m %y %l\n' | sort && sha256sum -- * 2>/dev/null | sort) | sha256sum; }
