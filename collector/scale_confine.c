@@ -205,26 +205,6 @@ static int start_guard(struct scale_confine *c)
 	return 0;
 }
 
-/* The cgroup v2 mount (pure v2, or "unified" beside v1), or -errno. */
-static int open_v2_root(void)
-{
-	struct open_how how = {
-		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
-	};
-	struct stat st;
-	int top = open(CGROUP_ROOT, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd, err;
-
-	if (top < 0)
-		return -errno;
-	if (fstatat(top, "cgroup.controllers", &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return top;
-	fd = (int)syscall(SYS_openat2, top, "unified", &how, sizeof(how));
-	err = errno;
-	close(top);
-	return fd < 0 ? -err : fd;
-}
-
 int scale_confine_open(struct scale_confine *c, pid_t pid)
 {
 	char path[64], text[CORECAP_CGROUP_FILE_MAX], hier[64];
@@ -276,7 +256,7 @@ int scale_confine_open(struct scale_confine *c, pid_t pid)
 	    corecap_cgroup_line(text, "cpu", &v1, hier, sizeof(hier), c->cgroup,
 				sizeof(c->cgroup)) == 0 &&
 	    !v1)
-		c->cgroot = open_v2_root();
+		c->cgroot = corecap_cgroup_open(false, "");
 	if (c->cgroot < 0)
 		c->cgroot = -1;
 	ret = start_guard(c);
