@@ -91,6 +91,11 @@ as_user=()
 "${as_user[@]}" sleep 30 &
 plain=$!
 track "$plain"
+# setpriv drops to nobody, then execs sleep: until then the PID is root's.
+for _ in $(seq 100); do
+	[ "$(cat "/proc/$plain/comm" 2>/dev/null)" = sleep ] && break
+	sleep 0.05
+done
 # Without the shim stat turns to kernel events (e2e.stat_kernel); where
 # they are not allowed (as nobody, when we are root) it names both causes.
 expect_fail_naming "a process without the shim, no kernel events" "runs without the shim" \
