@@ -23,8 +23,10 @@ static const struct corecap_command commands[] = {
 static void print_usage(FILE *out)
 {
 	fprintf(out, "usage: corecap [--version] [--help] <command> [<args>]\n\ncommands:\n");
+	/* A command without a summary is internal (a remote end): run, never listed. */
 	for (size_t i = 0; i < N_COMMANDS; i++)
-		fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
+		if (commands[i].summary)
+			fprintf(out, "   %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "\nSee 'corecap help <command>' or 'corecap <command> --help' for one "
 		     "command's options.\n");
 }
@@ -83,7 +85,7 @@ static int cmd_help(int argc, char **argv)
 		unknown_command(argv[1]);
 		return 2;
 	}
-	printf("%s\n\n%s", cmd->summary, cmd->usage);
+	printf("%s\n\n%s", cmd->summary ? cmd->summary : "internal", cmd->usage);
 	return 0;
 }
 

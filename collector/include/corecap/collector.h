@@ -14,11 +14,15 @@ int corecap_cmd_run(int argc, char **argv);
 int corecap_cmd_record(int argc, char **argv);
 int corecap_cmd_verify(int argc, char **argv);
 int corecap_cmd_scale(int argc, char **argv);
+int corecap_cmd_clock(int argc, char **argv);
+int corecap_cmd_clock_serve(int argc, char **argv); /* internal: clock's remote end */
 
 extern const char corecap_run_usage[];
 extern const char corecap_record_usage[];
 extern const char corecap_verify_usage[];
 extern const char corecap_scale_usage[];
+extern const char corecap_clock_usage[];
+extern const char corecap_clock_serve_usage[];
 
 /*
  * What `corecap scale` prints once its points are recorded, and for
@@ -39,6 +43,10 @@ void corecap_scale_set_report(corecap_scale_report_fn fn);
 		 "check a bound by delay injection on a live daemon", corecap_verify_usage},      \
 		{"scale", corecap_cmd_scale,                                                       \
 		 "record a daemon at several core counts and fit how it scales",                   \
-		 corecap_scale_usage},
+		 corecap_scale_usage},                                                             \
+		{"clock", corecap_cmd_clock,                                                       \
+		 "measure remote hosts' monotonic clocks against this one's, with a bound",        \
+		 corecap_clock_usage},                                                             \
+		{"clock-serve", corecap_cmd_clock_serve, NULL, corecap_clock_serve_usage},
 
 #endif

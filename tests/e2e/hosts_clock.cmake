@@ -1,0 +1,4 @@
+# Several hosts (issue 46): test hosts are network and time namespaces
+# (tests/e2e/hosts_lib.sh), so the true clock offsets are known.
+# corecap clock recovers +37.5 s and -12.25 s within 50 us (~5 s).
+corecap_e2e_test(hosts_clock hosts_clock.sh TIMEOUT 90 LABELS "collector;hosts")

@@ -1,0 +1,7 @@
+# Several hosts (issue 46): the clock alignment's arithmetic and protocol,
+# the hosts file (collector/clock_sync.c, collector/host_spec.c).
+corecap_check_test(check_collector_clock_sync
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_clock_sync.c
+	LIBS corecap-collector)
+target_include_directories(check_collector_clock_sync PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+set_tests_properties(unit.check_collector_clock_sync PROPERTIES LABELS "unit;collector;hosts")
