@@ -19,6 +19,7 @@
 #include "build/flame_job.h"
 #include "build/multi_build.h"
 #include "build/report_build.h"
+#include "build/scale_build.h"
 #include "read/run.h"
 #include "read/thread_series.h"
 #include "render/html_report.h"
@@ -117,6 +118,7 @@ struct html_job {
 	bool has_stacks[FLAME__COUNT];
 	char titles[FLAME__COUNT][96], subtitles[FLAME__COUNT][256];
 	struct html_report page;
+	struct scale_view *scale; /* the scale run RUN is a point of, whose fit the projection takes */
 };
 
 static const char *const missing_note[FLAME__COUNT] = {
@@ -218,6 +220,14 @@ static int build(struct html_job *j)
 	corecap_report_opts_init(&ro);
 	ro.keep_shim_frames = j->o.keep_shim_frames;
 	ro.keep_profiler = j->o.keep_profiler;
+	/* As report does by default: a point of a scale run projects with its fit. */
+	ret = corecap_scale_for_run(&j->scale, j->o.run, NULL);
+	if (ret)
+		return ret;
+	if (j->scale && j->scale->fit.valid) {
+		ro.scale_fit = &j->scale->fit;
+		ro.scale_dir = j->scale->dir;
+	}
 	ret = corecap_report_build_dir(&j->rb, &j->run, j->o.run, j->o.symfs, &ro, &j->report);
 	if (ret)
 		return ret;
@@ -250,6 +260,7 @@ static void release(struct html_job *j)
 		corecap_thread_series_release(&j->series);
 	free(j->text);
 	corecap_report_build_release(&j->rb);
+	free(j->scale);
 	corecap_run_close(&j->run);
 }
 

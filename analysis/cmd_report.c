@@ -14,6 +14,7 @@
 
 #include "build/multi_build.h"
 #include "build/report_build.h"
+#include "build/scale_build.h"
 #include "cmd_util.h"
 #include "read/run.h"
 #include "render/out_file.h"
@@ -26,6 +27,8 @@ struct report_cmd_opts {
 	const char *symfs;
 	const char *dump_ops;
 	bool check_conservation;
+	const char *scale_dir; /* --scale */
+	bool no_scale;	       /* --no-scale */
 	struct report_opts build;
 };
 
@@ -35,6 +38,7 @@ struct report_job {
 	struct run run;
 	struct report_build b;
 	struct out_file dump_file; /* --dump-ops */
+	struct scale_view *scale;  /* the scale run whose fit the projection takes */
 };
 
 static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
@@ -52,6 +56,8 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 		{"keep-shim-frames", no_argument, NULL, 'K'},
 		{"keep-profiler", no_argument, NULL, 'P'},
 		{"ops", required_argument, NULL, 'O'},
+		{"scale", required_argument, NULL, 'C'},
+		{"no-scale", no_argument, NULL, 'N'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -124,6 +130,12 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'C':
+			o->scale_dir = optarg;
+			break;
+		case 'N':
+			o->no_scale = true;
+			break;
 		case 'h':
 			printf("%s", CORECAP_REPORT_USAGE);
 			return -1;
@@ -142,6 +154,19 @@ static int analyse(struct report_job *j)
 	struct report r;
 	int ret;
 
+	if (!j->o.no_scale) {
+		ret = corecap_scale_for_run(&j->scale, j->o.run, j->o.scale_dir);
+		if (ret)
+			return ret;
+		if (j->scale && !j->scale->fit.valid)
+			corecap_note("the scale run '%s' gives no fit (%s): the projection "
+				     "assumes constant demand",
+				     j->scale->dir, j->scale->fit.why_not);
+		else if (j->scale) {
+			j->o.build.scale_fit = &j->scale->fit;
+			j->o.build.scale_dir = j->scale->dir;
+		}
+	}
 	ret = corecap_report_build_dir(&j->b, &j->run, j->o.run, j->o.symfs, &j->o.build, &r);
 	if (ret == -ENODATA && j->o.json) {
 		json_object *o = json_object_new_object();
@@ -235,5 +260,6 @@ int cmd_report(int argc, char **argv)
 		ret = corecap_out_file_commit(&j.dump_file);
 	corecap_report_build_release(&j.b);
 	corecap_run_close(&j.run);
+	free(j.scale);
 	return ret ? 1 : 0;
 }

@@ -941,6 +941,10 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 				       : 0,
 	};
 	path_totals(j, &pin);
+	if (j->o.scale_fit && j->o.scale_fit->valid) {
+		pin.fit = j->o.scale_fit;
+		pin.fit_dir = j->o.scale_dir;
+	}
 	if (j->run->has_manifest) {
 		j->n_disks = disks(&j->run->manifest, j->disks);
 		pin.disks = j->disks;

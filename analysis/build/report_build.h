@@ -47,6 +47,10 @@ struct report_opts {
 	unsigned long top;	 /* text: rows of the lock table */
 	enum report_ops ops;	 /* where ops come from: --ops */
 	enum lock_sort lock_sort; /* the lock tables' order (model/lock_rows.h) */
+	/* A scale run's fit the projection takes past the run's cores
+	 * (build/scale_build.h, found by the command); NULL: none. */
+	const struct scaling_fit *scale_fit;
+	const char *scale_dir; /* where it was measured */
 };
 
 /* Everything one report holds, released in one place. */

@@ -565,6 +565,40 @@ static int none_words(struct diagnosis *d, const struct diagnosis_inputs *in, co
 	return ret;
 }
 
+/*
+ * A scale run's fit (projection.h, PROJECTION_FIT_ASSUMPTION): the
+ * throughput past this run's cores is the fit's where it is below one
+ * run's constant demand. Said as evidence, and where the answer is more
+ * CPUs, in the action: what they would give, measured.
+ */
+static int fit_words(struct diagnosis *d, const struct projection *p)
+{
+	int more = p->machine_cpus > p->cores_here ? p->machine_cpus : 2 * p->cores_here;
+	const struct projection_point *at;
+	char *action;
+	int ret = 0;
+
+	if (more > PROJECTION_MAX_CORES)
+		more = PROJECTION_MAX_CORES;
+	at = &p->at[more - 1];
+	ev(d, "scale fit",
+	   "the daemon's throughput measured at several core counts and fitted (corecap scale)",
+	   "%.0f ops/s at %d CPUs, bound by %s (one run's constant demand: %.0f); %zu points "
+	   "of '%s'",
+	   at->iops, more, at->bound_by, at->one_run_iops, p->fit.n_points, p->fit_dir);
+	if (d->kind == DIAG_CORES && !d->quota_binds && d->cpus_allowed < d->machine_cpus &&
+	    !d->cpus_from_nproc && d->action && d->iops > 0) {
+		action = d->action;
+		d->action = NULL;
+		ret = sentence(&d->action,
+			       "%s; with the machine's %d CPUs the scale fit gives %.0f ops/s "
+			       "(%.2fx)",
+			       action, more, at->iops, at->iops / d->iops);
+		free(action);
+	}
+	return ret;
+}
+
 int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs *in)
 {
 	const struct projection *p = in->projection;
@@ -685,6 +719,8 @@ int corecap_diagnosis_compute(struct diagnosis *d, const struct diagnosis_inputs
 	if (p->loop.in_flight > 0 && d->kind != DIAG_LOOP)
 		ev(d, "ops in flight", "the benchmark's IOPS x its mean latency (Little's law)",
 		   "%.2f", p->loop.in_flight);
+	if (!ret && p->fitted)
+		ret = fit_words(d, p);
 	return ret;
 }
 

@@ -228,6 +228,42 @@ static void verdicts(struct projection *p, double w_s)
 			"no lock, thread or pool figure per op: the daemon's own limit is unknown");
 }
 
+/*
+ * The scale run's fit past this run's cores (PROJECTION_FIT_ASSUMPTION):
+ * where it is below the constant-demand figure, the fit binds the point.
+ */
+static void fit(struct projection *p, const struct projection_inputs *in)
+{
+	for (int n = 1; n <= PROJECTION_MAX_CORES; n++)
+		p->at[n - 1].one_run_iops = p->at[n - 1].iops;
+	if (!in->fit || !in->fit->valid)
+		return;
+	p->fitted = true;
+	p->fit = *in->fit;
+	snprintf(p->fit_dir, sizeof(p->fit_dir), "%s", in->fit_dir ? in->fit_dir : "?");
+	for (int n = 1; n <= PROJECTION_MAX_CORES; n++) {
+		struct projection_point *pt = &p->at[n - 1];
+		double x = scaling_fit_at(in->fit, n);
+
+		pt->fit_iops = x;
+		if (in->fit->has_interval && n <= SCALING_BAND) {
+			pt->fit_lo = in->fit->band_lo[n - 1];
+			pt->fit_hi = in->fit->band_hi[n - 1];
+		}
+		if (n == p->cores_here)
+			continue;
+		if (x < pt->iops) {
+			pt->iops = x;
+			snprintf(pt->bound_by, sizeof(pt->bound_by), PROJECTION_FIT_BOUND);
+		}
+		if (pt->iops_with_client >= 0 && x < pt->iops_with_client) {
+			pt->iops_with_client = x;
+			snprintf(pt->bound_with_client, sizeof(pt->bound_with_client),
+				 PROJECTION_FIT_BOUND);
+		}
+	}
+}
+
 void corecap_projection_compute(struct projection *p, const struct projection_inputs *in)
 {
 	uint64_t w = corecap_model_window_ns(in->model);
@@ -349,5 +385,6 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 			p->relief[p->n_relief++].iops_gain = 0;
 		}
 	}
+	fit(p, in);
 	verdicts(p, w_s);
 }

@@ -45,6 +45,7 @@
 #include "ceiling.h"
 #include "model.h"
 #include "pool_table.h"
+#include "scaling_fit.h"
 
 #define PROJECTION_MAX_CORES 64
 #define PROJECTION_RESOURCES 8
@@ -62,6 +63,18 @@
 	"it assumes each op's demand (CPU, holds, disk) stays what this run measured at every "    \
 	"core count; on a real daemon it grows with the cores, so the points past this "           \
 	"machine's are an upper bound ('corecap scale' measures the curve)"
+/*
+ * With a scale run's fit (`corecap scale`: the daemon measured at several
+ * core counts, model/scaling_fit.h), the points at other core counts than
+ * this run's take the fit's throughput where it is below the one-run
+ * figure, and name it as their bound; this run's own point stays what it
+ * measured.
+ */
+#define PROJECTION_FIT_ASSUMPTION                                                                  \
+	"the points at other core counts than this run's take the scale run's fit (Universal "     \
+	"Scalability Law, measured at several core counts) where it is below this run's "          \
+	"constant-demand figure"
+#define PROJECTION_FIT_BOUND "the scale fit"
 /* The bound a point names when the closed loop binds. */
 #define PROJECTION_LOOP_BOUND "the closed loop (one op in flight)"
 
@@ -107,6 +120,8 @@ struct projection_point {
 	/* With the benchmark client on the same cores; iops < 0: its CPU unknown. */
 	double iops_with_client;
 	char bound_with_client[160];
+	double one_run_iops; /* constant demand, before the scale fit; = iops without one */
+	double fit_iops, fit_lo, fit_hi; /* the scale fit's X(N) and its band; 0: none */
 };
 
 struct projection {
@@ -144,6 +159,10 @@ struct projection {
 	size_t n_disks;
 	/* The ops' share of latency in io on their critical paths; < 0: no paths. */
 	double path_io_share;
+	/* The scale run's fit, when the inputs had one (PROJECTION_FIT_ASSUMPTION). */
+	bool fitted;
+	struct scaling_fit fit;
+	char fit_dir[256];
 	char machine_verdict[512];			   /* on this machine */
 	char daemon_verdict[CORECAP_LOCK_LABEL_MAX + 512]; /* the daemon's own limit */
 };
@@ -163,6 +182,8 @@ struct projection_inputs {
 	uint64_t path_ops, path_latency_ns, path_runq_ns, path_io_ns;
 	const struct projection_disk *disks; /* the daemon's; NULL: not recorded */
 	size_t n_disks;
+	const struct scaling_fit *fit; /* a scale run's, valid; NULL: none */
+	const char *fit_dir;	       /* where it was measured */
 };
 
 void corecap_projection_compute(struct projection *p, const struct projection_inputs *in);

@@ -29,7 +29,14 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 	fprintf(out, "PROJECTION (detail for the diagnosis: the throughput at N cores, what binds "
 		     "at each; measured %.0f ops/s from the %s; CPU %.2f us per op)\n",
 		p->iops_measured, p->iops_source, p->cpu_s_per_op * 1e6);
-	fprintf(out, "  %s\n", PROJECTION_ASSUMPTION);
+	if (p->fitted)
+		fprintf(out, "  %s: '%s', %zu points at %zu core counts (sigma %.3g, kappa %.3g%s, "
+			     "at most %.0f%% off a point); 'one run' is the constant-demand figure\n",
+			PROJECTION_FIT_ASSUMPTION, p->fit_dir, p->fit.n_points, p->fit.n_counts,
+			p->fit.sigma, p->fit.kappa, p->fit.kappa_held ? " held: two core counts" : "",
+			p->fit.max_rel_err * 100);
+	else
+		fprintf(out, "  %s\n", PROJECTION_ASSUMPTION);
 	if (p->wake_s > 0)
 		fprintf(out, "  a lock's demand adds a %.1f us hand-off per acquisition (a cross-core "
 			     "wake-up, measured after the window)\n",
@@ -51,6 +58,8 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 	int pad = p->client_s_per_op >= 0 ? 40 : 0;
 
 	fprintf(out, "  %5s %12s  %-*s", "cores", "ops/s", pad, "bound by");
+	if (p->fitted)
+		fprintf(out, " %12s", "one run");
 	if (pad)
 		fprintf(out, " %12s  %s", "with client", "bound by");
 	fputc('\n', out);
@@ -60,6 +69,8 @@ void corecap_render_projection_text(const struct projection *p, FILE *out)
 		if (!printed(n, p->cores_here))
 			continue;
 		fprintf(out, "  %5d %12.0f  %-*s", n, pt->iops, pad, pt->bound_by);
+		if (p->fitted)
+			fprintf(out, " %12.0f", pt->one_run_iops);
 		if (pad)
 			fprintf(out, " %12.0f  %s", pt->iops_with_client, pt->bound_with_client);
 		fprintf(out, "%s\n", n == p->cores_here ? "  (this machine)" : "");
@@ -101,7 +112,21 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 	put(ceiling, "client_cpu_us_per_op",
 	    p->client_s_per_op >= 0 ? num(p->client_s_per_op * 1e6, 3) : NULL);
 	put(ceiling, "handoff_us", p->wake_s > 0 ? num(p->wake_s * 1e6, 3) : NULL);
-	put(ceiling, "assumption", json_object_new_string("constant_demand"));
+	put(ceiling, "assumption",
+	    json_object_new_string(p->fitted ? "scale_fit" : "constant_demand"));
+	if (p->fitted) {
+		json_object *f = json_object_new_object();
+
+		put(f, "dir", json_object_new_string(p->fit_dir));
+		put(f, "points", json_object_new_int((int)p->fit.n_points));
+		put(f, "core_counts", json_object_new_int((int)p->fit.n_counts));
+		put(f, "lambda", num(p->fit.lambda, 1));
+		put(f, "sigma", num(p->fit.sigma, 6));
+		put(f, "kappa", num(p->fit.kappa, 6));
+		put(f, "kappa_held", json_object_new_boolean(p->fit.kappa_held));
+		put(f, "max_rel_err", num(p->fit.max_rel_err, 4));
+		put(ceiling, "scale_fit", f);
+	}
 	loop = json_object_new_object();
 	put(loop, "modelled", json_object_new_boolean(p->loop.valid));
 	put(loop, "why_not", p->loop.why_not ? json_object_new_string(p->loop.why_not) : NULL);
@@ -122,6 +147,14 @@ void corecap_render_projection_json(const struct projection *p, json_object *cei
 		put(pt, "cores", json_object_new_int(p->at[n].cores));
 		put(pt, "iops", num(p->at[n].iops, 1));
 		put(pt, "bound_by", json_object_new_string(p->at[n].bound_by));
+		if (p->fitted) {
+			put(pt, "one_run_iops", num(p->at[n].one_run_iops, 1));
+			put(pt, "fit_iops", num(p->at[n].fit_iops, 1));
+			if (p->fit.has_interval && p->at[n].fit_hi > 0) {
+				put(pt, "fit_lo", num(p->at[n].fit_lo, 1));
+				put(pt, "fit_hi", num(p->at[n].fit_hi, 1));
+			}
+		}
 		if (p->at[n].iops_with_client >= 0) {
 			put(pt, "iops_with_client", num(p->at[n].iops_with_client, 1));
 			put(pt, "bound_with_client",

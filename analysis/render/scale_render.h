@@ -14,38 +14,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "../model/ceiling.h"
-#include "../model/scaling_fit.h"
 
-#define SCALE_VIEW_POINTS SCALING_MAX_POINTS
-
-struct scale_view {
-	const char *dir;
-	int pid, machine_cpus;
-	char comm[32];
-	char daemon_cpus[256];
-	char client_set[256]; /* --client-cpus, or "" */
-	char benchmark[1024]; /* its command line, or "" */
-	size_t n;
-	struct {
-		double cores, quota_cpus; /* quota 0: none */
-		char cpus[256], client_cpus[256], run[128];
-		char status[16];   /* ok, interrupted, failed (the record's) */
-		int client_shared; /* CPUs the client shared with the daemon */
-		int resets;	   /* threads that reset their affinity */
-		int reset_tids[8];
-		int n_reset_tids;
-		bool measured;	   /* its report gave the figures below */
-		char why_not[256]; /* when !measured */
-		double iops, cpu_s_per_op, daemon_cores, bench_cores, other_cores; /* < 0 unknown */
-		const char *iops_source;
-		char diag_kind[16];
-		char diag_name[CORECAP_LOCK_LABEL_MAX];
-		double diag_running; /* < 0 unknown */
-	} pt[SCALE_VIEW_POINTS];
-	struct scaling_fit fit;
-	int largest, smallest; /* the measured points with the most and the fewest cores; -1 */
-};
+#include "../build/scale_build.h"
 
 int scale_render_text(const struct scale_view *v, FILE *out);
 int scale_render_json(const struct scale_view *v, FILE *out);

@@ -54,7 +54,7 @@ void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src
 	"                      [--lines] [--symfs DIR] [--log-symbols PATTERNS]\n"                 \
 	"                      [--op-pools PATTERNS] [--ops auto|annotated|detected]\n"            \
 	"                      [--dump-ops FILE] [--keep-shim-frames] [--keep-profiler]\n"         \
-	"                      [--check-conservation] RUN\n"                                       \
+	"                      [--check-conservation] [--scale DIR | --no-scale] RUN\n"             \
 	"\n"                                                                                       \
 	"Explains a recorded run: where each op's time goes (cpu, lock waits, cond waits,\n"       \
 	"logging, I/O, queueing), thread and pool utilization, the lock table, and the\n"          \
@@ -89,6 +89,10 @@ void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src
 	"  --dump-ops FILE         write every op's latency and categories to FILE (TSV)\n"        \
 	"  --check-conservation    fail (exit 1) if any op's categories miss its latency by\n"     \
 	"                          more than 1 us\n"                                             \
+	"  --scale DIR             project past the run's cores with the fit of DIR, a\n"        \
+	"                          scale directory (corecap scale); default: the one RUN\n"     \
+	"                          is a point of, if any\n"                                      \
+	"  --no-scale              project with constant demand, even inside a scale run\n"     \
 	"\n"                                                                                       \
 	"See also corecap-report(1), corecap-flame(1), corecap-html(1), corecap-compare(1).\n"
 
