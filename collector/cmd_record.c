@@ -45,6 +45,7 @@
 #include "maps_buildid.h"
 #include "proc_sampler.h"
 #include "proc_stat.h"
+#include "host_record.h"
 #include "record_multi.h"
 #include "record_opts.h"
 #include "record_signals.h"
@@ -527,6 +528,9 @@ static int prepare_kernel(struct record *r)
 								    : CORECAP_KERNEL_VIA_AUTO,
 					      why, sizeof(why))) == 0) {
 		r->have_kernel = true;
+		/* The ptrace sampler's wall.samples, when asked for, instead. */
+		if (!r->opts.wall_hz)
+			corecap_kernel_events_set_oncpu(&r->kernel, r->opts.oncpu_hz);
 	} else if (required) {
 		corecap_error("cannot record kernel events (--kernel): %s", why);
 		ret = ret < 0 ? ret : -EPERM;
@@ -794,6 +798,9 @@ int corecap_cmd_record(int argc, char **argv)
 	int status = 1;
 	int ret;
 
+	/* Several hosts: one window over each host's own record (host_record.h). */
+	if (corecap_record_hosts_wanted(argc, argv))
+		return corecap_record_hosts(argc, argv);
 	r = calloc(1, sizeof(*r));
 	if (!r) {
 		corecap_error("out of memory");

@@ -122,8 +122,9 @@ static __always_inline bool take_stack(int kind)
 }
 
 /* A copy of the current thread's user stack and registers, for the record
- * stamped time_ns. The copy shrinks until the kernel can read it all (the
- * top of a main thread's stack may lie closer than 16 KiB). */
+ * stamped time_ns (kind 0: a futex wait's, 1: a switch-out's, 2: a
+ * cpu-clock sample's). The copy shrinks until the kernel can read it all
+ * (the top of a main thread's stack may lie closer than 16 KiB). */
 static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int kind)
 {
 	struct kbpf_stack *s = bpf_ringbuf_reserve(&ring, sizeof(*s), 0);
@@ -132,6 +133,8 @@ static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int 
 
 	if (!s) {
 		count_lost();
+		if (kind == 2 && (c = my_counts()))
+			c->cpu_failed++;
 		return;
 	}
 	__builtin_memset(&s->h, 0, sizeof(s->h));
@@ -139,7 +142,7 @@ static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int 
 	s->h.kind = KBPF_STACK;
 	s->h.cpu = bpf_get_smp_processor_id();
 	s->h.tid = (__s32)bpf_get_current_pid_tgid();
-	s->h.copy.kind = kind == 0 ? KBPF_STACK_FUTEX : KBPF_STACK_SWITCH;
+	s->h.copy.kind = kind == 0 ? KBPF_STACK_FUTEX : kind == 1 ? KBPF_STACK_SWITCH : KBPF_STACK_CPU;
 	s->regs[0] = regs->ax;
 	s->regs[1] = regs->bx;
 	s->regs[2] = regs->cx;
@@ -167,7 +170,9 @@ static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int 
 	else if (!bpf_probe_read_user(s->stack, KBPF_STACK_BYTES / 16, (void *)sp))
 		s->h.copy.bytes = KBPF_STACK_BYTES / 16;
 	if (!s->h.copy.bytes) {
-		if ((c = my_counts()))
+		if ((c = my_counts()) && kind == 2)
+			c->cpu_failed++;
+		else if (c)
 			c->stack_failed[kind & 1]++;
 		bpf_ringbuf_discard(s, BPF_RB_NO_WAKEUP);
 		return;
@@ -270,6 +275,33 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 		emit_stack(regs, t, 1);
 	if (mine_next && in_futex((struct pt_regs *)bpf_task_pt_regs(next), true))
 		futex_exit(next->pid);
+	return 0;
+}
+
+/*
+ * A cpu-clock sample (a perf event per CPU that the collector opens and
+ * attaches this program to, kernel_bpf.c): when the CPU runs a thread of
+ * the target's, its user registers (those its last entry into the kernel
+ * saved, whether the tick interrupted it in user code or in a system
+ * call) and a copy of its user stack, to unwind after the window like the
+ * switch-outs' (the wall-clock samples of a thread on a CPU). Returning
+ * 0 keeps perf from writing a sample of its own.
+ */
+SEC("perf_event")
+int on_cpu_clock(struct bpf_perf_event_data *ctx)
+{
+	struct task_struct *cur;
+	struct kbpf_counts *c;
+
+	(void)ctx;
+	if (!current_is_target())
+		return 0;
+	cur = bpf_get_current_task_btf();
+	if (cur->flags & PF_KTHREAD)
+		return 0;
+	if ((c = my_counts()))
+		c->cpu_samples++;
+	emit_stack((struct pt_regs *)bpf_task_pt_regs(cur), bpf_ktime_get_ns(), 2);
 	return 0;
 }
 

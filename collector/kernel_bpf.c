@@ -6,10 +6,13 @@
 #include "kernel_bpf.h"
 
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #ifdef CORECAP_HAVE_BPF
 
@@ -24,6 +27,10 @@ struct corecap_kernel_bpf {
 	void *fn_ctx;
 	int n_possible;
 	struct kbpf_counts *counts; /* n_possible entries, for the map's lookups */
+	/* The cpu-clock events (one per online CPU) and on_cpu_clock's links. */
+	struct bpf_link **clock_links;
+	int *clock_fds;
+	int n_clock;
 };
 
 /* libbpf's first warning, for `why` (its messages are not printed). */
@@ -107,10 +114,80 @@ int corecap_kernel_bpf_attach(struct corecap_kernel_bpf *b, char *why, size_t wh
 	return 0;
 }
 
+/* The cpu-clock events and their links, gone. */
+static void close_clock(struct corecap_kernel_bpf *b)
+{
+	for (int c = 0; c < b->n_clock; c++) {
+		if (b->clock_links[c])
+			bpf_link__destroy(b->clock_links[c]);
+		if (b->clock_fds[c] >= 0)
+			close(b->clock_fds[c]);
+	}
+	free(b->clock_links);
+	free(b->clock_fds);
+	b->clock_links = NULL;
+	b->clock_fds = NULL;
+	b->n_clock = 0;
+}
+
+int corecap_kernel_bpf_attach_cpu_clock(struct corecap_kernel_bpf *b, unsigned hz,
+					const bool *online, int nr_cpus, char *why, size_t why_size)
+{
+	struct perf_event_attr a = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(a),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		/* cpu-clock counts nanoseconds: a period, not a frequency, so
+		 * that the kernel does not retune it and each sample stands for
+		 * the same time on a CPU. */
+		.sample_period = 1000000000ull / (hz ? hz : 1),
+	};
+	int err = 0;
+
+	last_warning[0] = '\0';
+	close_clock(b);
+	b->clock_links = calloc((size_t)nr_cpus, sizeof(*b->clock_links));
+	b->clock_fds = malloc((size_t)nr_cpus * sizeof(*b->clock_fds));
+	if (!b->clock_links || !b->clock_fds) {
+		free(b->clock_links);
+		free(b->clock_fds);
+		b->clock_links = NULL;
+		b->clock_fds = NULL;
+		snprintf(why, why_size, "out of memory");
+		return -ENOMEM;
+	}
+	b->n_clock = nr_cpus;
+	for (int c = 0; c < nr_cpus; c++)
+		b->clock_fds[c] = -1;
+	for (int c = 0; c < nr_cpus && !err; c++) {
+		if (!online[c])
+			continue;
+		b->clock_fds[c] =
+			(int)syscall(SYS_perf_event_open, &a, -1, c, -1, PERF_FLAG_FD_CLOEXEC);
+		if (b->clock_fds[c] < 0) {
+			err = errno;
+			snprintf(why, why_size, "cannot open a cpu-clock perf event on CPU %d: %s",
+				 c, strerror(err));
+			break;
+		}
+		b->clock_links[c] = bpf_program__attach_perf_event(b->skel->progs.on_cpu_clock,
+								   b->clock_fds[c]);
+		if (!b->clock_links[c]) {
+			err = errno ? errno : EINVAL;
+			say(why, why_size, "cannot attach the cpu-clock program", err);
+		}
+	}
+	if (err)
+		close_clock(b);
+	return -err;
+}
+
 void corecap_kernel_bpf_detach(struct corecap_kernel_bpf *b)
 {
 	if (b && b->skel)
 		kernel_bpf__detach(b->skel);
+	if (b)
+		close_clock(b);
 }
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -166,6 +243,7 @@ void corecap_kernel_bpf_close(struct corecap_kernel_bpf *b)
 {
 	if (!b)
 		return;
+	close_clock(b);
 	ring_buffer__free(b->ring);
 	kernel_bpf__destroy(b->skel);
 	free(b->counts);
@@ -189,6 +267,14 @@ int corecap_kernel_bpf_open(struct corecap_kernel_bpf **out, pid_t tgid, size_t 
 int corecap_kernel_bpf_attach(struct corecap_kernel_bpf *b, char *why, size_t why_size)
 {
 	(void)b;
+	snprintf(why, why_size, "no eBPF producer");
+	return -ENOTSUP;
+}
+
+int corecap_kernel_bpf_attach_cpu_clock(struct corecap_kernel_bpf *b, unsigned hz,
+					const bool *online, int nr_cpus, char *why, size_t why_size)
+{
+	(void)b, (void)hz, (void)online, (void)nr_cpus;
 	snprintf(why, why_size, "no eBPF producer");
 	return -ENOTSUP;
 }

@@ -19,6 +19,7 @@
 #define CORECAP_COLLECTOR_KERNEL_BPF_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -37,7 +38,15 @@ int corecap_kernel_bpf_open(struct corecap_kernel_bpf **out, pid_t tgid, size_t 
 			    char *why, size_t why_size);
 /* Attaches every program; -errno with the reason in why. */
 int corecap_kernel_bpf_attach(struct corecap_kernel_bpf *b, char *why, size_t why_size);
-/* Detaches the programs (records in the ring stay to be drained). */
+/* Opens a cpu-clock perf event of period 1/hz s on each CPU c with
+ * online[c] and attaches on_cpu_clock to it: stack copies of the target's
+ * threads on a CPU, hz per second of CPU time. -errno with the reason in
+ * why (nothing left open). */
+int corecap_kernel_bpf_attach_cpu_clock(struct corecap_kernel_bpf *b, unsigned hz,
+					const bool *online, int nr_cpus, char *why,
+					size_t why_size);
+/* Detaches the programs and closes the cpu-clock events (records in the
+ * ring stay to be drained). */
 void corecap_kernel_bpf_detach(struct corecap_kernel_bpf *b);
 /* Hands every record in the ring to fn, in ring order; 0 or -errno. */
 int corecap_kernel_bpf_drain(struct corecap_kernel_bpf *b, corecap_kernel_bpf_fn fn, void *ctx);

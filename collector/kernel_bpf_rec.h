@@ -72,7 +72,7 @@ struct kbpf_exit {
 
 /* The head of a user-stack copy (struct kbpf_stack). */
 struct kbpf_stack_copy {
-	__u32 kind; /* KBPF_STACK_FUTEX or KBPF_STACK_SWITCH */
+	__u32 kind; /* KBPF_STACK_FUTEX, KBPF_STACK_SWITCH or KBPF_STACK_CPU */
 	__u32 pad;
 	__u64 bytes; /* bytes of stack copied (the rest is zero) */
 };
@@ -100,6 +100,7 @@ struct kbpf_rec {
 #define KBPF_STACK_BYTES  16384 /* CORECAP_KERNEL_STACK_USER_BYTES */
 #define KBPF_STACK_FUTEX  1	/* copy.kind of a stack: at a futex wait's enter */
 #define KBPF_STACK_SWITCH 2	/* at a switch-out */
+#define KBPF_STACK_CPU	  3	/* a cpu-clock sample of a thread on a CPU */
 
 /* A user-stack copy: h.kind KBPF_STACK, h.tid, h.time_ns that of the
  * record of the same hit, h.copy its kind and length. */
@@ -134,6 +135,8 @@ struct kbpf_counts {
 	__u64 stack_failed[2];	/* stack copies the kernel could not read */
 	__u64 tick;		/* the collector's tick the next two belong to */
 	__u64 taken_in_tick[2]; /* stacks taken in that tick (the burst bound) */
+	__u64 cpu_samples;	/* cpu-clock samples of the target's threads */
+	__u64 cpu_failed;	/* of which the stack could not be read or had no room */
 };
 
 #endif

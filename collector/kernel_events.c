@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <poll.h>
 #include <stdarg.h>
@@ -42,7 +43,8 @@
 
 /* Perf events per CPU: one per tracepoint, and the two stack samplers. */
 enum { EV_STACK_FUTEX = CORECAP_KTP_N, EV_STACK_SWITCH, EV_N };
-enum { STACK_FUTEX, STACK_SWITCH, STACK_KINDS };
+/* STACK_CPU: a cpu-clock sample's (no rate bound of its own: the clock is one). */
+enum { STACK_FUTEX, STACK_SWITCH, STACK_KINDS, STACK_CPU = STACK_KINDS };
 
 static const struct {
 	const char *system, *event;
@@ -116,12 +118,15 @@ struct kernel_stack_ref {
 	int32_t tid;
 	uint16_t kind; /* CORECAP_KSTACK_FUTEX or _SWITCH */
 	bool matched;  /* event_time_ns is that of the record of the same hit */
+	bool oncpu;    /* a cpu-clock sample's: unwound into wall.samples */
 };
 
 struct kernel_cpu {
 	bool online;
 	int ring_fd;		/* owns the ring; the tracepoint events write into it */
 	int fd[EV_N];		/* the current event set */
+	int clock_fd;		/* perf: the cpu-clock sampler (on-CPU stacks), or -1 */
+	uint64_t clock_id;	/* its sample id */
 	uint64_t id[EV_N];	/* its sample ids */
 	uint64_t prev_id[EV_N]; /* the previous set's, whose samples may still be in the ring */
 	void *ring;
@@ -653,6 +658,9 @@ static void close_cpus(struct corecap_kernel_events *k)
 		struct kernel_cpu *kc = &k->cpus[c];
 
 		close_set(kc->fd);
+		if (kc->clock_fd >= 0)
+			close(kc->clock_fd);
+		kc->clock_fd = -1;
 		if (kc->ring)
 			munmap(kc->ring, kc->ring_bytes);
 		kc->ring = NULL;
@@ -781,7 +789,7 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 	for (int c = 0; c < k->nr_cpus; c++) {
 		struct kernel_cpu *kc = &k->cpus[c];
 
-		kc->ring_fd = -1;
+		kc->ring_fd = kc->clock_fd = -1;
 		for (int ev = 0; ev < EV_N; ev++)
 			kc->fd[ev] = -1;
 		kc->period[STACK_FUTEX] = kc->period[STACK_SWITCH] = INITIAL_PERIOD;
@@ -1142,12 +1150,16 @@ static bool store_stack(struct corecap_kernel_events *k, int kind, int32_t tid, 
 	ref->kind = (uint16_t)(kind == STACK_FUTEX ? CORECAP_KSTACK_FUTEX : CORECAP_KSTACK_SWITCH);
 	ref->event_time_ns = time_ns;
 	ref->matched = false;
+	ref->oncpu = kind == STACK_CPU;
 	if (write_all(k->raw_fd, &rs, sizeof(rs)) < 0 || write_all(k->raw_fd, stack, rs.size) < 0) {
 		k->stats.write_error = true;
 		return false;
 	}
 	k->stats.raw_bytes += sizeof(rs) + rs.size;
-	k->stats.stacks_taken++;
+	if (kind == STACK_CPU)
+		k->stats.oncpu_taken++;
+	else
+		k->stats.stacks_taken++;
 	k->n_stacks++;
 	return true;
 }
@@ -1254,6 +1266,13 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 	if (len < sizeof(struct perf_event_header) + 8)
 		return;
 	memcpy(&id, p + sizeof(struct perf_event_header), 8);
+	if (kc->clock_fd >= 0 && id == kc->clock_id) {
+		/* The cpu-clock samples every thread on the CPU: the target's kept. */
+		if (parse_sample(p, len, true, &s) && s.pid == (uint32_t)k->pid)
+			store_stack(k, STACK_CPU, (int32_t)s.tid, s.cpu, s.time_ns, s.regs, s.stack,
+				    s.stack_size, s.dyn_size);
+		return;
+	}
 	for (int e = 0; e < EV_N && ev < 0; e++)
 		if (kc->id[e] == id || kc->prev_id[e] == id) {
 			ev = e;
@@ -1593,8 +1612,17 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 		break;
 	case KBPF_STACK: {
 		const struct kbpf_stack *st = (const void *)r;
-		int kind = r->copy.kind == KBPF_STACK_FUTEX ? STACK_FUTEX : STACK_SWITCH;
+		int kind = r->copy.kind == KBPF_STACK_FUTEX ? STACK_FUTEX
+			   : r->copy.kind == KBPF_STACK_CPU ? STACK_CPU
+							    : STACK_SWITCH;
 
+		if (kind == STACK_CPU) {
+			if (size >= sizeof(*st))
+				store_stack(k, kind, r->tid, r->cpu, r->time_ns,
+					    (const uint64_t *)st->regs, st->stack,
+					    sizeof(st->stack), r->copy.bytes);
+			break;
+		}
 		/* Stamped with its record's time: matched by construction. */
 		if (size >= sizeof(*st) &&
 		    store_stack(k, kind, r->tid, r->cpu, r->time_ns, (const uint64_t *)st->regs,
@@ -1666,7 +1694,7 @@ static void sort_out(struct corecap_kernel_events *k, size_t from)
 /* The programs' lost records since the last look, as LOST records. */
 static void bpf_losses(struct corecap_kernel_events *k, const struct kbpf_counts *c)
 {
-	uint64_t now = corecap_now_ns(), unreadable = 0;
+	uint64_t now = corecap_now_ns(), unreadable = 0, oncpu_lost = 0;
 
 	for (int i = 0; i < k->nr_cpus; i++) {
 		uint64_t lost = c[i].lost > k->stats.lost_per_cpu[i]
@@ -1675,6 +1703,7 @@ static void bpf_losses(struct corecap_kernel_events *k, const struct kbpf_counts
 		struct corecap_krec_lost *r;
 
 		unreadable += c[i].stack_failed[0] + c[i].stack_failed[1];
+		oncpu_lost += c[i].cpu_failed;
 		if (!lost)
 			continue;
 		k->stats.lost_total += lost;
@@ -1683,6 +1712,7 @@ static void bpf_losses(struct corecap_kernel_events *k, const struct kbpf_counts
 			r->lost = lost;
 	}
 	k->stats.stacks_unreadable = unreadable;
+	k->stats.oncpu_lost = oncpu_lost;
 }
 
 static void drain_bpf(struct corecap_kernel_events *k)
@@ -1818,6 +1848,70 @@ static void *reader_main(void *arg)
 	return NULL;
 }
 
+void corecap_kernel_events_set_oncpu(struct corecap_kernel_events *k, unsigned hz)
+{
+	k->oncpu_hz = hz;
+}
+
+/*
+ * perf: a cpu-clock event per CPU into the CPU's ring, sampling whatever
+ * runs there (a cpu-clock sample has no tracepoint filter; the reader
+ * keeps the target's), with the user registers and stack; eBPF: the same
+ * event with on_cpu_clock attached, which keeps the target's in the
+ * kernel. A sampler that cannot start leaves the run without on-CPU
+ * stacks, and says so: the rest of the kernel events go on.
+ */
+static void start_oncpu(struct corecap_kernel_events *k)
+{
+	char why[512] = "";
+	bool *online = calloc((size_t)k->nr_cpus, sizeof(*online));
+	int ret = online ? 0 : -ENOMEM;
+
+	for (int c = 0; online && c < k->nr_cpus; c++)
+		online[c] = k->cpus[c].online;
+	if (ret == 0 && k->bpf) {
+		ret = corecap_kernel_bpf_attach_cpu_clock(k->bpf, k->oncpu_hz, online, k->nr_cpus,
+							  why, sizeof(why));
+	} else if (ret == 0) {
+		for (int c = 0; c < k->nr_cpus && ret == 0; c++) {
+			struct kernel_cpu *kc = &k->cpus[c];
+			struct perf_event_attr a = base_attr(k);
+
+			if (!kc->online)
+				continue;
+			a.type = PERF_TYPE_SOFTWARE;
+			a.config = PERF_COUNT_SW_CPU_CLOCK;
+			a.sample_period = 1000000000ull / k->oncpu_hz; /* ns of CPU time */
+			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = CORECAP_KUNWIND_REGS_MASK;
+			a.sample_stack_user = CORECAP_KERNEL_STACK_USER_BYTES;
+			a.exclude_callchain_kernel = 1;
+			a.disabled = 0;
+			kc->clock_fd = perf_open(&a, c);
+			if (kc->clock_fd < 0 ||
+			    ioctl(kc->clock_fd, PERF_EVENT_IOC_ID, &kc->clock_id) < 0 ||
+			    ioctl(kc->clock_fd, PERF_EVENT_IOC_SET_OUTPUT, kc->ring_fd) < 0) {
+				ret = -errno;
+				snprintf(why, sizeof(why),
+					 "cannot open a cpu-clock perf event on CPU %d: %s", c,
+					 strerror(errno));
+			}
+		}
+		for (int c = 0; c < k->nr_cpus && ret < 0; c++) {
+			if (k->cpus[c].clock_fd >= 0)
+				close(k->cpus[c].clock_fd);
+			k->cpus[c].clock_fd = -1;
+		}
+	}
+	free(online);
+	if (ret < 0) {
+		corecap_warn(
+			"kernel events: no on-CPU stacks (%s): the run has no wall-clock samples",
+			why[0] ? why : strerror(-ret));
+		k->oncpu_hz = 0;
+	}
+}
+
 int corecap_kernel_events_start(struct corecap_kernel_events *k)
 {
 	int ret = 0;
@@ -1839,6 +1933,8 @@ int corecap_kernel_events_start(struct corecap_kernel_events *k)
 	for (int c = 0; c < k->nr_cpus && !k->bpf; c++)
 		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_ENABLE, 0);
+	if (k->oncpu_hz)
+		start_oncpu(k);
 	out_flush(k);
 	k->next_rescan_ns = corecap_now_ns() + RESCAN_NS;
 	k->next_adjust_ns = corecap_now_ns() + ADJUST_NS;
@@ -1870,9 +1966,12 @@ void corecap_kernel_events_stop(struct corecap_kernel_events *k)
 		return;
 	k->stopped = true;
 	corecap_kernel_bpf_detach(k->bpf);
-	for (int c = 0; c < k->nr_cpus && !k->bpf; c++)
+	for (int c = 0; c < k->nr_cpus && !k->bpf; c++) {
 		for (int ev = 0; ev < EV_N && k->cpus[c].online; ev++)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_DISABLE, 0);
+		if (k->cpus[c].clock_fd >= 0)
+			ioctl(k->cpus[c].clock_fd, PERF_EVENT_IOC_DISABLE, 0);
+	}
 	if (k->reader_running) {
 		__atomic_store_n(&k->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(k->reader, NULL);
@@ -1908,6 +2007,69 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 		off += (uint64_t)n;
 	}
 	return 0;
+}
+
+static const struct kernel_stack_ref *sort_refs;
+
+static int cmp_ref_time(const void *a, const void *b)
+{
+	const struct kernel_stack_ref *x = &sort_refs[*(const size_t *)a];
+	const struct kernel_stack_ref *y = &sort_refs[*(const size_t *)b];
+
+	return x->event_time_ns < y->event_time_ns ? -1 : x->event_time_ns > y->event_time_ns;
+}
+
+/*
+ * The cpu-clock samples, unwound as the switch-outs' and written as
+ * RUN/wall.samples in time order (docs/run-directory.md): the analysis
+ * reads them as the ptrace sampler's (the flame graph, the wall folded
+ * output, the critical path's logging share), each a thread on a CPU.
+ * stop_ns is 0: no thread was stopped. A copy that cannot be read or
+ * unwound even one frame is counted (oncpu_failed), not written.
+ */
+static int unwind_oncpu(struct corecap_kernel_events *k, struct corecap_kernel_unwind *u, int raw,
+			unsigned char *stack, uint64_t *frames)
+{
+	size_t *order = malloc(k->stats.oncpu_taken * sizeof(*order)), n_order = 0;
+	int werr = 0, ret;
+	FILE *f = NULL;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < k->n_stacks; i++)
+		if (k->stacks[i].oncpu && n_order < k->stats.oncpu_taken)
+			order[n_order++] = i;
+	sort_refs = k->stacks;
+	qsort(order, n_order, sizeof(*order), cmp_ref_time);
+	ret = corecap_run_dir_fopen(k->rd, CORECAP_RUN_WALL, &f);
+	for (size_t j = 0; ret == 0 && j < n_order; j++) {
+		const struct kernel_stack_ref *ref = &k->stacks[order[j]];
+		struct raw_stack rs;
+		size_t n = 0;
+		int status;
+
+		if (read_at(raw, &rs, sizeof(rs), ref->raw_off) < 0 ||
+		    rs.size > CORECAP_KERNEL_STACK_USER_BYTES ||
+		    read_at(raw, stack, rs.size, ref->raw_off + sizeof(rs)) < 0) {
+			k->stats.oncpu_failed++;
+			continue;
+		}
+		status = corecap_kernel_unwind_stack(u, rs.tid, rs.regs, stack, rs.dyn_size, frames,
+						     CORECAP_KERNEL_MAX_FRAMES, &n);
+		if (status == CORECAP_KSTACK_FAILED && n <= 1) {
+			k->stats.oncpu_failed++;
+			continue;
+		}
+		fprintf(f, "%" PRIu64 "\t%d\t0\t", rs.time_ns, (int)rs.tid);
+		for (size_t i = 0; i < n; i++)
+			fprintf(f, "%s%" PRIx64, i ? " " : "", frames[i]);
+		fputc('\n', f);
+		k->stats.oncpu_written++;
+	}
+	if (f)
+		ret = corecap_run_file_close(f, CORECAP_RUN_WALL, &werr);
+	free(order);
+	return ret;
 }
 
 int corecap_kernel_events_unwind(struct corecap_kernel_events *k, bool daemon_alive)
@@ -1954,6 +2116,8 @@ int corecap_kernel_events_unwind(struct corecap_kernel_events *k, bool daemon_al
 		size_t n = 0;
 		int status;
 
+		if (ref->oncpu)
+			continue; /* into wall.samples, below */
 		if (read_at(raw, &rs, sizeof(rs), ref->raw_off) < 0 ||
 		    rs.size > CORECAP_KERNEL_STACK_USER_BYTES ||
 		    read_at(raw, stack, rs.size, ref->raw_off + sizeof(rs)) < 0) {
@@ -1985,6 +2149,8 @@ int corecap_kernel_events_unwind(struct corecap_kernel_events *k, bool daemon_al
 			break;
 		k->stats.stacks_bytes += r->h.size;
 	}
+	if (ret == 0 && k->stats.oncpu_taken)
+		ret = unwind_oncpu(k, &u, raw, stack, (uint64_t *)rec);
 	if (k->n_stacks)
 		corecap_kernel_unwind_release(&u);
 out_close:

@@ -99,6 +99,10 @@ struct corecap_kernel_stats {
 	uint64_t stacks_taken, stacks_matched, stacks_unwound, stacks_truncated, stacks_no_cfi,
 		stacks_failed;
 	uint64_t stacks_unreadable; /* eBPF: stack copies the kernel could not read */
+	/* On-CPU stacks (cpu-clock samples of the target's threads): copies
+	 * kept, lost in the kernel (eBPF: no room, unreadable), not unwound,
+	 * written to wall.samples. */
+	uint64_t oncpu_taken, oncpu_lost, oncpu_failed, oncpu_written;
 	uint64_t events_bytes, stacks_bytes, raw_bytes;
 	bool kernel_filter; /* every filter was set in the kernel */
 	bool write_error;   /* events.bin could not be written whole */
@@ -128,6 +132,7 @@ struct corecap_kernel_events {
 	pid_t *tracked;	   /* the tids with a TRACK record, sorted */
 	size_t n_tracked;
 	struct kernel_holders holders; /* other processes' threads that took a CPU */
+	unsigned oncpu_hz;	       /* cpu-clock samples per CPU second; 0: none */
 	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */
@@ -154,6 +159,12 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 			       size_t why_size);
 /* "bpf" or "perf". */
 const char *corecap_kernel_events_producer(const struct corecap_kernel_events *k);
+/* On-CPU stacks from now on (before corecap_kernel_events_start): a
+ * cpu-clock sample every 1/hz s of each CPU's time, kept when it finds a
+ * thread of the target's there, with its user registers and stack; after
+ * the window they are unwound into RUN/wall.samples (0: none). A sampler
+ * that cannot start is warned about once and leaves hz 0. */
+void corecap_kernel_events_set_oncpu(struct corecap_kernel_events *k, unsigned hz);
 /* Enables the events and starts the reader thread. */
 int corecap_kernel_events_start(struct corecap_kernel_events *k);
 /* A WINDOW record (CORECAP_KWINDOW_START / _END) at time_ns; while the

@@ -118,7 +118,9 @@ static struct json_object *sources(const struct corecap_manifest *m)
 	    json_object_new_boolean(m->stats && m->stats->copies == 2));
 	put(s, CORECAP_MK_SOURCES_MAPS, json_object_new_boolean(m->maps != NULL));
 	put(s, CORECAP_MK_SOURCES_BUILDIDS, json_object_new_boolean(m->maps != NULL));
-	put(s, CORECAP_MK_SOURCES_WALL, json_object_new_boolean(m->wall != NULL));
+	put(s, CORECAP_MK_SOURCES_WALL,
+	    json_object_new_boolean(m->wall != NULL ||
+				    (m->kernel && m->kernel->stats.oncpu_written > 0)));
 	put(s, CORECAP_MK_SOURCES_CPU_PROF,
 	    json_object_new_boolean(m->cpu_prof && m->cpu_prof->bytes > 0));
 	put(s, CORECAP_MK_SOURCES_BENCH, json_object_new_boolean(m->bench != NULL));
@@ -156,6 +158,7 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	struct json_object *o = json_object_new_object();
 
 	put(o, CORECAP_MK_WALLCLOCK_HZ, ju64(w->hz));
+	put(o, CORECAP_MK_WALLCLOCK_SAMPLER, json_object_new_string(CORECAP_WALL_SAMPLER_PTRACE));
 	put(o, CORECAP_MK_WALLCLOCK_THREADS, w->names ? json_object_new_string(w->names) : NULL);
 	put(o, CORECAP_MK_WALLCLOCK_ROUNDS, ju64(w->stats.rounds));
 	put(o, CORECAP_MK_WALLCLOCK_SAMPLES, ju64(w->stats.samples));
@@ -187,6 +190,22 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	put(o, CORECAP_MK_WALLCLOCK_STOP_NS_MEDIAN, ju64(w->stats.stop_ns_median));
 	put(o, CORECAP_MK_WALLCLOCK_STOP_NS_P99, ju64(w->stats.stop_ns_p99));
 	put(o, CORECAP_MK_WALLCLOCK_STOP_NS_MAX, ju64(w->stats.stop_ns_max));
+	return o;
+}
+
+/* The kernel's on-CPU stacks as the run's wall-clock samples: the rate,
+ * what was taken, lost in the kernel, not unwound, written. */
+static struct json_object *wallclock_oncpu(const struct corecap_kernel_events *k)
+{
+	struct json_object *o = json_object_new_object();
+
+	put(o, CORECAP_MK_WALLCLOCK_HZ, ju64(k->oncpu_hz));
+	put(o, CORECAP_MK_WALLCLOCK_SAMPLER,
+	    json_object_new_string(CORECAP_WALL_SAMPLER_KERNEL_ONCPU));
+	put(o, CORECAP_MK_WALLCLOCK_SAMPLES, ju64(k->stats.oncpu_written));
+	put(o, CORECAP_MK_WALLCLOCK_TAKEN, ju64(k->stats.oncpu_taken));
+	put(o, CORECAP_MK_WALLCLOCK_LOST, ju64(k->stats.oncpu_lost));
+	put(o, CORECAP_MK_WALLCLOCK_FAILED, ju64(k->stats.oncpu_failed));
 	return o;
 }
 
@@ -498,6 +517,8 @@ static struct json_object *build(const struct corecap_manifest *m)
 	}
 	if (m->wall)
 		put(root, CORECAP_MK_WALLCLOCK, wallclock(m->wall));
+	else if (m->kernel && m->kernel->stats.oncpu_written > 0)
+		put(root, CORECAP_MK_WALLCLOCK, wallclock_oncpu(m->kernel));
 	if (m->kernel)
 		put(root, CORECAP_MK_KERNEL_EVENTS, kernel_events(m->kernel));
 	if (m->stats && m->stats->present) {

@@ -18,7 +18,7 @@ const char corecap_record_usage[] =
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
 	"                      [--ceph-asok PATH | --no-ceph] [--no-cpu-profile]\n"
 	"                      [--kernel | --no-kernel] [--kernel-via auto|bpf|perf]\n"
-	"                      [--collector-cpus LIST]\n"
+	"                      [--collector-cpus LIST] [--oncpu-hz HZ]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
@@ -38,6 +38,11 @@ const char corecap_record_usage[] =
 	"      --no-trace        no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)\n"
 	"      --event NAME      also enable this LTTng-UST event (repeatable; globs allowed)\n"
 	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
+	"      --oncpu-hz HZ     with kernel events and without --wallclock: the\n"
+	"                        daemon's stacks on a CPU, sampled by the kernel (a\n"
+	"                        cpu-clock perf event, no thread stopped) HZ times per\n"
+	"                        second of CPU time, as the run's wall-clock samples\n"
+	"                        (default " CORECAP_STR(CORECAP_RECORD_ONCPU_HZ_DEFAULT) "; 0: none)\n"
 	"  -q, --quiet           no progress, no benchmark echo on stdout\n"
 	"      --force           replace RUN if it exists and holds a corecap run\n"
 	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
@@ -77,6 +82,7 @@ enum {
 	OPT_CEPH_OSDS,
 	OPT_SYNC_FDS,
 	OPT_COLLECTOR_CPUS,
+	OPT_ONCPU_HZ,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +91,7 @@ static const struct option long_opts[] = {
 	{"duration", required_argument, NULL, 'd'},
 	{"wallclock", optional_argument, NULL, OPT_WALLCLOCK},
 	{"wallclock-threads", required_argument, NULL, OPT_WALL_THREADS},
+	{"oncpu-hz", required_argument, NULL, OPT_ONCPU_HZ},
 	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
 	{"event", required_argument, NULL, OPT_EVENT},
 	{"threads-hz", required_argument, NULL, OPT_THREADS_HZ},
@@ -190,6 +197,7 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	o->kernel_via = "auto";
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
+	o->oncpu_hz = CORECAP_RECORD_ONCPU_HZ_DEFAULT;
 	optind = 0; /* full reinitialisation: the parser may run more than once */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:o:d:qh", long_opts, NULL)) != -1) {
@@ -245,6 +253,13 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 					   optarg);
 				goto out;
 			}
+			break;
+		case OPT_ONCPU_HZ:
+			if (!parse_ulong(optarg, 0, 1000, &v)) {
+				ret = fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)", optarg);
+				goto out;
+			}
+			o->oncpu_hz = (unsigned)v;
 			break;
 		case OPT_WALL_THREADS:
 			if (!*optarg || strspn(optarg, ",") == strlen(optarg)) {

@@ -24,7 +24,13 @@ enum { CORECAP_RECORD_MAX_EVENTS = 32, CORECAP_RECORD_MAX_PIDS = 64 };
 
 #define CORECAP_RECORD_WALL_HZ_DEFAULT	  50
 #define CORECAP_RECORD_THREADS_HZ_DEFAULT 10
-#define CORECAP_RECORD_MIN_DURATION_S	  0.1
+/* On-CPU stacks per second of CPU time (kernel events, no --wallclock):
+ * enough for the critical path's logging share on Ceph's op threads in a
+ * 2 s window (docs/methodology.md, "Logging in the caller"). */
+#define CORECAP_RECORD_ONCPU_HZ_DEFAULT 199
+#define CORECAP_STR_(x)			#x
+#define CORECAP_STR(x)			CORECAP_STR_(x)
+#define CORECAP_RECORD_MIN_DURATION_S	0.1
 
 /* The kernel source: on when permitted (default), required, or off. */
 enum corecap_record_kernel {
@@ -46,7 +52,8 @@ struct corecap_record_opts {
 	unsigned wall_hz;
 	const char *wall_threads; /* --wallclock-threads globs, or NULL: every thread */
 	unsigned threads_hz;
-	bool trace; /* false with --no-trace */
+	unsigned oncpu_hz; /* --oncpu-hz: 0 (none) to 1000 */
+	bool trace;	   /* false with --no-trace */
 	bool quiet;
 	bool force;
 	size_t n_events;

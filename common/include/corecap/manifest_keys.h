@@ -126,6 +126,10 @@
 	X(THREADS_SCHEDSTAT, THREADS, "schedstat", 0)                                              \
 	X(WALLCLOCK, ROOT, "wallclock", CORECAP_MK_F_OBJ)                                          \
 	X(WALLCLOCK_HZ, WALLCLOCK, "hz", 0)                                                        \
+	X(WALLCLOCK_SAMPLER, WALLCLOCK, "sampler", 0)                                              \
+	X(WALLCLOCK_TAKEN, WALLCLOCK, "taken", 0)                                                  \
+	X(WALLCLOCK_LOST, WALLCLOCK, "lost", 0)                                                    \
+	X(WALLCLOCK_FAILED, WALLCLOCK, "failed", 0)                                                \
 	X(WALLCLOCK_THREADS, WALLCLOCK, "threads", 0)                                              \
 	X(WALLCLOCK_ROUNDS, WALLCLOCK, "rounds", 0)                                                \
 	X(WALLCLOCK_SAMPLES, WALLCLOCK, "samples", 0)                                              \

@@ -52,6 +52,12 @@
 #define CORECAP_RUN_BUILDIDS	 "buildids.tsv"
 #define CORECAP_RUN_VDSO	 "vdso.so" /* the target's [vdso] image, as mapped */
 #define CORECAP_RUN_WALL	 "wall.samples"
+/* manifest wallclock.sampler: who wrote wall.samples. ptrace: every
+ * thread stopped in turn, each state sampled (record --wallclock);
+ * kernel-oncpu: cpu-clock samples of the threads on a CPU only, no thread
+ * stopped (kernel events without --wallclock). */
+#define CORECAP_WALL_SAMPLER_PTRACE	  "ptrace"
+#define CORECAP_WALL_SAMPLER_KERNEL_ONCPU "kernel-oncpu"
 #define CORECAP_RUN_CPU_PROF	 "cpu.prof"
 #define CORECAP_RUN_BENCH_OUT	 "bench.out"
 
