@@ -106,6 +106,15 @@ int corecap_ceph_attrib(struct ceph_sampled *out, const struct ceph_attrib_in *i
 			ret = 1;
 		} else if (ret) {
 			corecap_error("%s", err ? err : strerror(-ret));
+		} else if (mf->wall_oncpu_only) {
+			/* Each sample is a thread on a CPU: the per-thread counts
+			 * (thread_cats) hold, a category's time per op would not
+			 * (a wait or queue sampled nowhere would read as queue). */
+			*why_not =
+				"the wall-clock samples are the kernel's on-CPU stacks, which "
+				"sample no thread off its CPU (record with --wallclock for these "
+				"categories)";
+			ret = 1;
 		} else {
 			corecap_ceph_sampled_finish(out);
 		}

@@ -475,7 +475,10 @@ static int build_wall(struct flame_job *j, struct flame_stacks *fs, int column)
 			goto out;
 	}
 	snprintf(j->subtitle, sizeof(j->subtitle),
-		 "wall-clock stacks: %" PRIu64 " samples of %zu threads over %.2f s, by %s%s",
+		 "wall-clock stacks%s: %" PRIu64 " samples of %zu threads over %.2f s, by %s%s",
+		 j->rd->has_manifest && j->rd->manifest.wall_oncpu_only
+			 ? " on CPU (kernel cpu-clock samples)"
+			 : "",
 		 ws.samples, w.tids.len, (double)(w.last_ns - w.first_ns) / 1e9,
 		 j->by_pool ? "pool" : "thread", j->no_idle ? "; idle waits left out" : "");
 	if (j->no_idle && ws.samples)

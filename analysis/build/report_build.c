@@ -605,8 +605,9 @@ static int ceph_sampled(struct report_build *j)
 	j->has_sampled = ret == 0;
 	if (ret)
 		corecap_ceph_sampled_release(&j->sampled);
-	/* The same samples say how much of the paths' cpu was logging. */
-	if (!ret && j->has_ceph_crit)
+	/* The same samples say how much of the paths' cpu was logging (on-CPU
+	 * samples alone are enough: ceph_attrib counts them even then). */
+	if (ret >= 0 && j->has_ceph_crit && thread_cats.len)
 		ret = corecap_ceph_critical_logging_share(&j->ceph_crit, &thread_cats);
 	corecap_u64map_release(&thread_cats);
 	return ret < 0 ? ret : 0;

@@ -423,6 +423,9 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	if (wall) {
 		/* Absent or bad keys leave them 0 (corecap_manifest_init): not recorded. */
 		get_num(m, wall, CORECAP_MK_WALLCLOCK_HZ, 1e-3, 1e6, &m->wall_hz);
+		m->wall_sampler = get_str(m, wall, CORECAP_MK_WALLCLOCK_SAMPLER);
+		m->wall_oncpu_only = m->wall_sampler &&
+				     !strcmp(m->wall_sampler, CORECAP_WALL_SAMPLER_KERNEL_ONCPU);
 		get_u64(m, wall, CORECAP_MK_WALLCLOCK_ROUNDS, &m->wall_rounds);
 		m->has_wall_due = get_u64(m, wall, CORECAP_MK_WALLCLOCK_DUE, &m->wall_due) &&
 				  get_u64(m, wall, CORECAP_MK_WALLCLOCK_SAMPLES, &m->wall_samples);

@@ -84,6 +84,11 @@ struct run_manifest {
 	struct run_device devices[MANIFEST_MAX_DEVICES];
 	size_t n_devices;
 	double wall_hz;	      /* the wall-clock sampler's rate; 0: not recorded */
+	/* wallclock.sampler (NULL: a run before it was written, ptrace's);
+	 * wall_oncpu_only: the kernel's cpu-clock samples, of threads on a
+	 * CPU only (no sample stands for a thread off its CPU). */
+	const char *wall_sampler;
+	bool wall_oncpu_only;
 	uint64_t wall_rounds; /* its rounds over the window */
 	/*
 	 * Its samples: taken (wallclock.samples) of due, and what became of
