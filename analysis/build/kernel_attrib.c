@@ -113,6 +113,8 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 	out->inconsistent = ks->inconsistent;
 	out->lost_switch_outs = ks->lost_switch_outs;
 	out->lost_switch_ins = ks->lost_switch_ins;
+	out->wakes_daemon = ks->wakes_daemon;
+	out->wakes_cross_cpu = ks->wakes_cross_cpu;
 	return 0;
 }
 

@@ -111,6 +111,13 @@ static void measure(struct scale_view *v, size_t i, const char *dir)
 		v->pt[i].bench_cores = p->bench_cores;
 		v->pt[i].other_cores = p->other_cores;
 		v->pt[i].diag_running = -1;
+		v->pt[i].wakes_per_op = v->pt[i].xwakes_per_op = -1;
+		if (r.kernel && p->iops_measured > 0 && corecap_model_window_ns(r.model)) {
+			double ops = p->iops_measured * (double)corecap_model_window_ns(r.model) / 1e9;
+
+			v->pt[i].wakes_per_op = (double)r.kernel->wakes_daemon / ops;
+			v->pt[i].xwakes_per_op = (double)r.kernel->wakes_cross_cpu / ops;
+		}
 		snprintf(v->pt[i].diag_kind, sizeof(v->pt[i].diag_kind), "none");
 		if (r.diagnosis) {
 			snprintf(v->pt[i].diag_kind, sizeof(v->pt[i].diag_kind), "%s",

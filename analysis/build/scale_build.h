@@ -41,6 +41,9 @@ struct scale_view {
 		char diag_kind[16];
 		char diag_name[CORECAP_LOCK_LABEL_MAX];
 		double diag_running; /* < 0 unknown */
+		/* The daemon's own wakings per op, and of them those across cores
+		 * (kernel.wakes_daemon, wakes_cross_cpu); < 0: no kernel records. */
+		double wakes_per_op, xwakes_per_op;
 	} pt[SCALE_VIEW_POINTS];
 	struct scaling_fit fit;
 	char path[4096]; /* dir's copy, when corecap_scale_for_run found it */

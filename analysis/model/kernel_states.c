@@ -229,6 +229,13 @@ static int on_waking(struct kernel_states *k, const struct corecap_krec_waking *
 	struct kstate_thread *th;
 	uint64_t before;
 
+	if (!(r->flags & CORECAP_KWAKING_ANY_IRQ) && r->waker_tid != r->tid &&
+	    r->h.time_ns >= k->ws && r->h.time_ns < k->we &&
+	    corecap_u64map_find(&k->by_tid, (uint64_t)(uint32_t)r->waker_tid)) {
+		k->wakes_daemon++;
+		if (r->target_cpu >= 0 && (uint32_t)r->target_cpu != r->h.cpu)
+			k->wakes_cross_cpu++;
+	}
 	if (observe(k, r->h.cpu, r->waker_tid, r->waker_tid, r->h.time_ns, &before) ||
 	    !(th = get(k, r->tid)))
 		return -ENOMEM;

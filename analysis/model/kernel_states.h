@@ -75,6 +75,12 @@ struct kernel_states {
 	/* Switch-ins inferred: a switch-out of a thread not running by the
 	 * records; it came on after its CPU's last record before it. */
 	uint64_t lost_switch_ins;
+	/* Wakings in the window of a target thread by another target thread
+	 * (not from an interrupt), and of them those onto another CPU than
+	 * the waker's: the daemon's own hand-offs, and those that cross cores
+	 * (a coherency cost the scale fit's kappa stands for). A waker is
+	 * known as the target's once it has had a record of its own. */
+	uint64_t wakes_daemon, wakes_cross_cpu;
 	struct kstate_cpu *cpus;
 	size_t n_cpus;
 	/* Optional (export --chrome): each stretch [from_ns, to_ns) of one
@@ -89,6 +95,7 @@ struct kernel_quality {
 	uint64_t records, lost, unknown_records, trailing_bytes;
 	uint64_t stacks, switches, wakings, futex_calls;
 	uint64_t threads, inconsistent, lost_switch_outs, lost_switch_ins;
+	uint64_t wakes_daemon, wakes_cross_cpu; /* struct kernel_states' */
 	/* Threads whose kernel running time exceeded their own schedstat's
 	 * (threads.tsv) past the samplers' edges: their records are
 	 * incomplete, so threads.tsv's figures stand for them. */

@@ -795,6 +795,8 @@ static json_object *kernel_obj(const struct kernel_quality *k)
 	put(o, "complete", json_object_new_boolean(!k->lost));
 	put(o, "switches", ju64(k->switches));
 	put(o, "wakings", ju64(k->wakings));
+	put(o, "wakes_daemon", ju64(k->wakes_daemon));
+	put(o, "wakes_cross_cpu", ju64(k->wakes_cross_cpu));
 	put(o, "futex_calls", ju64(k->futex_calls));
 	put(o, "stacks", k->has_stacks ? ju64(k->stacks) : NULL);
 	put(o, "threads", ju64(k->threads));

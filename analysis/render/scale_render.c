@@ -141,10 +141,18 @@ int scale_render_text(const struct scale_view *v, FILE *out)
 			f->kappa_hi >= SCALING_KAPPA_MAX ? ", the search's bound: unconstrained"
 							 : "");
 	if (g > 0)
-		fprintf(out, "; beside it: CPU per op %.2fx from %g to %g cores\n", g,
+		fprintf(out, "; beside it: CPU per op %.2fx from %g to %g cores", g,
 			v->pt[v->smallest].cores, v->pt[v->largest].cores);
 	else
-		fputs("; CPU per op is not known at two points\n", out);
+		fputs("; CPU per op is not known at two points", out);
+	if (v->smallest >= 0 && v->largest >= 0 && v->pt[v->smallest].xwakes_per_op >= 0 &&
+	    v->pt[v->largest].xwakes_per_op >= 0)
+		fprintf(out, ", the daemon's wake-ups across cores %.2f to %.2f per op (of %.2f and "
+			     "%.2f wake-ups of its threads by its threads)\n",
+			v->pt[v->smallest].xwakes_per_op, v->pt[v->largest].xwakes_per_op,
+			v->pt[v->smallest].wakes_per_op, v->pt[v->largest].wakes_per_op);
+	else
+		fputs("; wake-ups across cores not known (no kernel events at a point)\n", out);
 	fprintf(out, "  the fit is within %.1f%% of every point (%zu points, %zu core counts)\n",
 		100 * f->max_rel_err, f->n_points, f->n_counts);
 	if (!f->has_interval)
@@ -259,6 +267,11 @@ static json_object *json_fit(const struct scale_view *v)
 			       g > 0 ? json_object_new_double(v->pt[v->smallest].cores) : NULL);
 	json_object_object_add(co, "to_cores",
 			       g > 0 ? json_object_new_double(v->pt[l].cores) : NULL);
+	json_object_object_add(
+		co, "cross_cpu_wakes_per_op",
+		g > 0 && v->pt[v->smallest].xwakes_per_op >= 0 && v->pt[l].xwakes_per_op >= 0
+			? pair(v->pt[v->smallest].xwakes_per_op, v->pt[l].xwakes_per_op)
+			: NULL);
 	json_object_object_add(o, "coherency", co);
 	return o;
 }
@@ -314,6 +327,12 @@ int scale_render_json(const struct scale_view *v, FILE *out)
 		json_object_object_add(
 			p, "other_cores",
 			num_or_null(v->pt[i].other_cores, m && v->pt[i].other_cores >= 0));
+		json_object_object_add(
+			p, "wakes_per_op",
+			num_or_null(v->pt[i].wakes_per_op, m && v->pt[i].wakes_per_op >= 0));
+		json_object_object_add(
+			p, "cross_cpu_wakes_per_op",
+			num_or_null(v->pt[i].xwakes_per_op, m && v->pt[i].xwakes_per_op >= 0));
 		dg = NULL;
 		if (m) {
 			dg = json_object_new_object();
