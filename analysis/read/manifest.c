@@ -333,6 +333,18 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 			 CORECAP_RUN_VERSION_MULTI);
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
+	if (d == CORECAP_RUN_VERSION_HOSTS) {
+		/* Not a key of one run's manifest (manifest_keys.h): the hosts' list. */
+		if (!json_object_object_get_ex(root, "hosts", &v))
+			v = NULL;
+		snprintf(why, sizeof(why),
+			 "a run of %zu hosts (format version %d): name one host's run, "
+			 "RUN/" CORECAP_RUN_HOSTS_DIR "/NAME",
+			 v && json_object_is_type(v, json_type_array) ? json_object_array_length(v)
+								      : (size_t)0,
+			 CORECAP_RUN_VERSION_HOSTS);
+		return fail(err, -EPROTONOSUPPORT, path, why);
+	}
 	if (m->accept_multi ? d != CORECAP_RUN_VERSION_MULTI
 			    : !(d >= CORECAP_RUN_VERSION_OLDEST && d <= CORECAP_RUN_VERSION) ||
 				      d != (double)(int)d) {

@@ -16,6 +16,7 @@ int corecap_cmd_verify(int argc, char **argv);
 int corecap_cmd_scale(int argc, char **argv);
 int corecap_cmd_clock(int argc, char **argv);
 int corecap_cmd_clock_serve(int argc, char **argv); /* internal: clock's remote end */
+int corecap_cmd_host_record(int argc, char **argv); /* internal: record --hosts' remote end */
 
 extern const char corecap_run_usage[];
 extern const char corecap_record_usage[];
@@ -23,6 +24,7 @@ extern const char corecap_verify_usage[];
 extern const char corecap_scale_usage[];
 extern const char corecap_clock_usage[];
 extern const char corecap_clock_serve_usage[];
+extern const char corecap_host_record_usage[];
 
 /*
  * What `corecap scale` prints once its points are recorded, and for
@@ -47,6 +49,7 @@ void corecap_scale_set_report(corecap_scale_report_fn fn);
 		{"clock", corecap_cmd_clock,                                                       \
 		 "measure remote hosts' monotonic clocks against this one's, with a bound",        \
 		 corecap_clock_usage},                                                             \
-		{"clock-serve", corecap_cmd_clock_serve, NULL, corecap_clock_serve_usage},
+		{"clock-serve", corecap_cmd_clock_serve, NULL, corecap_clock_serve_usage},        \
+		{"host-record", corecap_cmd_host_record, NULL, corecap_host_record_usage},
 
 #endif

@@ -40,6 +40,15 @@
  * A reader of single-daemon runs refuses it, naming the way to one daemon.
  */
 #define CORECAP_RUN_VERSION_MULTI 3
+/*
+ * A run of several hosts (`corecap record --hosts`, docs/hosts.md): its
+ * manifest says version 4 and lists "hosts", each with its clock against
+ * the recording host's and its sub-run under hosts/<name>/, a complete
+ * run of that host (read as any). A reader of one run refuses it, naming
+ * the way to one host's run.
+ */
+#define CORECAP_RUN_VERSION_HOSTS 4
+#define CORECAP_RUN_HOSTS_DIR	  "hosts"
 
 /* Files and directories under the run directory. */
 #define CORECAP_RUN_MANIFEST	 "manifest.json"

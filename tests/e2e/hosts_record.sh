@@ -1,0 +1,116 @@
+#!/usr/bin/env bash
+# One record across hosts (issue 46 item 1, first slice): hosts A (the
+# client, offset 0), B (+37.5 s) and C (-12.25 s) are network and time
+# namespaces (tests/e2e/hosts_lib.sh); refosd runs under `corecap run` in
+# B and C, refbench in A drives both (through a forwarder in each: refosd
+# listens on loopback). `corecap record --hosts` records B's and C's
+# daemons in one window through the hosts' remote shell: both sub-runs
+# come back whole and `corecap report` reads each (the ops the benchmark
+# made), the manifest holds each host's clock, within 50 us of the
+# namespace's true offset and within its own bound. Then a host that
+# cannot be reached: named with the cause, the other's run kept, the run
+# partial, the daemons running and not stopped.
+set -euo pipefail
+. "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
+. "$CORECAP_SRC/tests/e2e/hosts_lib.sh"
+need_refosd
+need_sessiond
+e2e_cleanup_hook() { hosts_teardown; }
+need_hosts
+hosts_add a 0
+hosts_add b 37.5
+b_addr=$HOST_ADDR
+hosts_add c -12.25
+c_addr=$HOST_ADDR
+cd "$WORK"
+
+# start_in HOST: refosd under corecap run in HOST, and its forwarder; sets OSD_PID, OSD_PORT.
+start_in() {
+	local h=$1 addr=$2 i
+	launch_refosd "osd-$h" "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
+		"$CORECAP" run -- "$REFOSD" --port 0
+	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
+		python3 "$CORECAP_SRC/tests/e2e/hosts_forward.py" "$addr" "$OSD_PORT" >"fwd-$h.out" 2>&1 &
+	track $!
+	for i in $(seq 1 100); do
+		grep -q forwarding "fwd-$h.out" && return 0
+		sleep 0.05
+	done
+	echo "FAIL: the forwarder in host $h did not start:"
+	cat "fwd-$h.out"
+	exit 1
+}
+start_in b "$b_addr"
+b_pid=$OSD_PID b_port=$OSD_PORT
+start_in c "$c_addr"
+c_pid=$OSD_PID c_port=$OSD_PORT
+# The daemon runs in its host's time namespace (the holder's), not the machine's.
+expect_eq "refosd in B is in B's time namespace" "$(readlink "/proc/$(cat "$HOSTS_DIR/b.pid")/ns/time")" \
+	"$(readlink "/proc/$b_pid/ns/time")"
+
+cat >hosts.txt <<HOSTS
+# name reach daemons
+b b pid=$b_pid
+c c comm=refosd
+HOSTS
+bench="$CORECAP_SRC/tests/e2e/hosts_rsh $HOSTS_DIR a sh -c"
+start=$EPOCHREALTIME
+rc=0
+"$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run \
+	--record-opt --no-kernel -- $bench \
+	"$REFBENCH -H $b_addr -p $b_port --no-progress -t 4 -d 3 write & $REFBENCH -H $c_addr -p $c_port --no-progress -t 4 -d 3 write; wait" \
+	>record.out 2>record.err || rc=$?
+echo "record took $(calc "$EPOCHREALTIME - $start") s"
+cat record.err
+expect_eq "record --hosts exit status" 0 "$rc"
+expect_eq "it prints the run" run "$(cat record.out)"
+expect_eq "the run: format version 4, complete, hosts b and c" "4 complete b c" \
+	"$(json run/manifest.json 'd["version"], d["status"], " ".join(h["name"] for h in d["hosts"])' | tr -d "(),'")"
+expect_eq "the benchmark ran (both refbench summaries in bench.out)" 2 "$(grep -c '^Average IOPS' run/bench.out || true)"
+for h in b c; do
+	pid=$([ $h = b ] && echo "$b_pid" || echo "$c_pid")
+	expect_eq "host $h: complete, its sub-run hosts/$h, its daemon's PID" "complete hosts/$h $pid" \
+		"$(json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['status'], [x for x in d['hosts'] if x['name'] == '$h'][0]['run'], 0" | tr -d "(),'" | sed "s/ 0\$/ $(json "run/hosts/$h/manifest.json" 'd["pid"]')/")"
+	expect_eq "host $h: the sub-run's own manifest says complete" complete "$(json "run/hosts/$h/manifest.json" 'd["status"]')"
+	"$CORECAP" report --json "run/hosts/$h" >"$h.json" 2>"$h.report.err" ||
+		{ echo "FAIL: corecap report run/hosts/$h:"; cat "$h.report.err"; }
+	ops=$(json "$h.json" 'd["ops"]["count"]')
+	expect_calc "host $h: corecap report reads its sub-run: the benchmark's ops ($ops)" "$ops > 50"
+	true_ns=$(calc "$(cat "$HOSTS_DIR/$h.offset") * 1e9")
+	clk() { json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['clock']$1"; }
+	got=$(clk "['start']['offset_ns']") bound=$(clk "['start']['bound_ns']")
+	got_end=$(clk "['end']['offset_ns']") bound_end=$(clk "['end']['bound_ns']")
+	err=$(calc "$got - $true_ns") err_end=$(calc "$got_end - $true_ns")
+	echo "host $h: true offset $true_ns ns; window start $got ns (error $err, bound $bound), end $got_end ns (error $err_end, bound $bound_end); drift $(clk "['drift_ppm']") ppm +- $(clk "['drift_bound_ppm']")"
+	expect_calc "host $h: the offset at the start within 50 us and its bound" \
+		"$err <= 50000 && $err >= -50000 && $err <= $bound && $err >= -$bound"
+	expect_calc "host $h: and at the end" \
+		"$err_end <= 50000 && $err_end >= -50000 && $err_end <= $bound_end && $err_end >= -$bound_end"
+done
+# The sub-run's times are its host's clock: B's window is 37.5 s ahead of C's + 49.75 s.
+w() { json "run/hosts/$1/manifest.json" 'd["window"]["start_ns"]'; }
+echo "window starts: b $(w b), c $(w c) (host clocks)"
+
+# A host that cannot be reached: named with the cause, the other kept, the run partial.
+cat >hosts2.txt <<HOSTS
+b b pid=$b_pid
+gone gone pid=1
+HOSTS
+rc=0
+"$CORECAP" record --hosts hosts2.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run2 \
+	--record-opt --no-kernel -d 1 >record2.out 2>record2.err || rc=$?
+cat record2.err
+expect_eq "an unreachable host: exit status 1" 1 "$rc"
+expect_true "the error names the host and the cause" \
+	grep -q "host 'gone' (gone): unreachable: the remote shell closed the connection.*no such host 'gone'" record2.err
+expect_eq "the run is partial, naming the host; b complete, gone failed" "partial True complete failed" \
+	"$(json run2/manifest.json 'd["status"], "gone" in d["partial_reason"], d["hosts"][0]["status"], d["hosts"][1]["status"]' | tr -d "(),'")"
+expect_true "b's run is kept and reportable" "$CORECAP" report run2/hosts/b
+for p in "$b_pid" "$c_pid"; do
+	expect_true "daemon $p alive" kill -0 "$p"
+	expect_eq "daemon $p: no thread stopped (state t or T)" "" \
+		"$(cat /proc/"$p"/task/*/stat 2>/dev/null | sed -n 's/^\([0-9]*\) (.*) \([tT]\) .*/\1 \2/p')"
+done
+expect_true "the daemons still serve (a short refbench from A to B)" \
+	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" a "$REFBENCH" -H "$b_addr" -p "$b_port" --no-progress -t 1 -d 1 write >refbench-after.out 2>&1
+finish
