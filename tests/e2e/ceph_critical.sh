@@ -3,7 +3,9 @@
 # docs/methodology.md, "The critical path of an OpTracker op"). One
 # ceph-osd runs under the shim; its debug levels are switched through the
 # admin socket between alternating rounds of `rados bench write -b 1 -t 1`
-# recorded with kernel events: the 16.2 defaults (debug_osd 1/5, debug_ms
+# recorded by the default `corecap record` (kernel events, with the
+# kernel's on-CPU stacks as the wall-clock samples; no thread is
+# stopped): the 16.2 defaults (debug_osd 1/5, debug_ms
 # 0/0) and verbose (20/20, 1/1). Known answers:
 #  - every op's critical path sums to its latency (arrival to reply), and
 #    so does every phase's; the phases' paths add up to the op's; the
@@ -21,10 +23,15 @@ ceph_work ceph-critical
 
 ROUNDS=${CORECAP_CEPH_ROUNDS:-3}
 BENCH_S=${CORECAP_CEPH_BENCH_S:-2}
-# Wall-clock samples of the op-path threads: their share of logging code
+# The default record's on-CPU stacks (manifest wallclock.sampler
+# kernel-oncpu) give the op-path threads' share of logging code, which
 # splits the paths' cpu (Ceph formats its log entries in the caller).
-HZ=${CORECAP_CEPH_WALL_HZ:-500}
-OP_THREADS='msgr-worker-*,tp_osd_tp,fn_anonymous,finisher'
+# CORECAP_CEPH_CRIT_RECORD_OPTS adds record options, e.g. the ptrace
+# sampler's "--wallclock=500 --wallclock-threads msgr-worker-*,tp_osd_tp,
+# fn_anonymous,finisher" to compare it (the sampler check then differs).
+read -r -a EXTRA <<<"${CORECAP_CEPH_CRIT_RECORD_OPTS:-}"
+SAMPLER=kernel-oncpu
+[ "${#EXTRA[@]}" -gt 0 ] && SAMPLER=$(printf '%s\n' "${EXTRA[@]}" | grep -q '^--wallclock' && echo ptrace || echo kernel-oncpu)
 . "$CORECAP_SRC/tests/e2e/kernel_analysis_lib.sh"
 
 base=$(ceph_free_base 48389) || skip "no free port range found for the cluster"
@@ -40,17 +47,17 @@ round() {
 	"$mc" mkpool "$work/osd" "$name" >>"$work/pools.log" 2>&1 || { echo "FAIL: mkpool $name" >&2; return 1; }
 	(
 		eval "$("$mc" env "$work/osd")"
-		"$CORECAP" record -q -p "$pid" --kernel --wallclock="$HZ" --wallclock-threads "$OP_THREADS" \
-			-o "$run" -- \
+		"$CORECAP" record -q -p "$pid" ${EXTRA[@]+"${EXTRA[@]}"} -o "$run" -- \
 			rados -p "$name" bench "$BENCH_S" write -b 1 -t 1 --no-cleanup
 	) >"$run.out" 2>"$run.err" || rc=$?
 	"$mc" rmpool "$work/osd" "$name" >>"$work/pools.log" 2>&1 || echo "warning: rmpool $name failed" >&2
 	[ "$rc" -eq 0 ] || { echo "FAIL: corecap record ($name) exited $rc" >&2; tail -n 5 "$run.err" >&2; return 1; }
 	"$CORECAP" report "$run" --json >"$run.json" 2>"$run.report.err" ||
 		{ echo "FAIL: corecap report $name" >&2; cat "$run.report.err" >&2; return 1; }
-	python3 - "$run.json" <<'PY'
+	python3 - "$run.json" "$run/manifest.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
+wall = json.load(open(sys.argv[2])).get("wallclock") or {}
 ot = r["ceph"]["optracker"]
 w = [t for t in ot["types"] if t["type"] == "write"][0]
 cp = w["critical_path"]
@@ -70,6 +77,7 @@ cons_ok = cons["violations"] == 0 and cons["checked"] > 0 and \
 print(cp["lat_avg_us"], us["logging"], us["queue"], cp["ops"],
       round(cp["lat_avg_us"] - ph, 3), cons_ok,
       ot["critical_path"]["ends_without_thread"],
+      "%s:%s" % (wall.get("sampler", "none"), wall.get("samples", 0)),
       " ".join("%s=%s" % (k, v) for k, v in us.items() if v) + " (runqueue behind: " +
       " ".join("%s=%s" % (k, v) for k, v in behind.items()) + ")")
 PY
@@ -81,8 +89,10 @@ for r in $(seq 1 "$ROUNDS"); do
 	for cfg in default verbose; do
 		if [ "$cfg" = default ]; then ceph_set_debug "$asok" 1/5 0/0; else ceph_set_debug "$asok" 20/20 1/1; fi
 		line=$(round "$cfg$r") || { expect_true "round $cfg$r recorded and reported" false; continue; }
-		read -r l lg q n gap cons unpicked cats <<<"$line"
-		echo "round $r $cfg: write latency $l us over $n ops; critical path: $cats (ends without a thread: $unpicked)"
+		read -r l lg q n gap cons unpicked wall cats <<<"$line"
+		echo "round $r $cfg: write latency $l us over $n ops; critical path: $cats (ends without a thread: $unpicked; wall-clock samples $wall)"
+		expect_true "round $r $cfg: the wall-clock samples are the $SAMPLER sampler's, at least 100 ($wall)" \
+			awk -v w="$wall" -v s="$SAMPLER" 'BEGIN { split(w, a, ":"); exit !(a[1] == s && a[2] >= 100) }'
 		expect_eq "round $r $cfg: every op's and phase's path sums to its latency, its runqueue's holders to its runqueue" True "$cons"
 		expect_true "round $r $cfg: at least 100 write ops have a path ($n)" \
 			awk -v n="$n" 'BEGIN { exit !(n >= 100) }'
