@@ -113,6 +113,9 @@ bool corecap_host_record_opt_ok(const char *opt)
 
 	if (opt[0] != '-' || strlen(opt) > 128)
 		return false;
+	/* A short option alone: "-qp5" would be -q and -p 5 to getopt. */
+	if (opt[1] != '-' && opt[1] && opt[2])
+		return false;
 	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
 		size_t n = strlen(refused[i]);
 

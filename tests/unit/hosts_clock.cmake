@@ -5,3 +5,10 @@ corecap_check_test(check_collector_clock_sync
 	LIBS corecap-collector)
 target_include_directories(check_collector_clock_sync PRIVATE ${PROJECT_SOURCE_DIR}/collector)
 set_tests_properties(unit.check_collector_clock_sync PROPERTIES LABELS "unit;collector;hosts")
+# A host's run as it comes back: the strict ustar reader against tar(1)'s
+# stream and hostile ones (collector/host_tar.c); record --hosts' --record-opt filter.
+corecap_check_test(check_collector_host_tar
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_host_tar.c
+	LIBS corecap-collector)
+target_include_directories(check_collector_host_tar PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+set_tests_properties(unit.check_collector_host_tar PROPERTIES LABELS "unit;collector;hosts")
