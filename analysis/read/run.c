@@ -331,10 +331,18 @@ int corecap_run_thread_samples(struct run *r, uint64_t start_ns, uint64_t end_ns
 int corecap_run_thread_series(struct run *r, uint64_t start_ns, uint64_t end_ns, uint64_t bin_ns,
 			      struct thread_series *s, char **err)
 {
+	return corecap_run_thread_series_gaps(r, start_ns, end_ns, bin_ns, 0, s, err);
+}
+
+int corecap_run_thread_series_gaps(struct run *r, uint64_t start_ns, uint64_t end_ns,
+				   uint64_t bin_ns, uint64_t gap_ns, struct thread_series *s,
+				   char **err)
+{
 	char *path = corecap_run_path(r, CORECAP_RUN_THREADS);
 	int ret;
 
 	corecap_thread_series_init(s, start_ns, end_ns, bin_ns);
+	s->gap_ns = gap_ns;
 	if (!path)
 		return -ENOMEM;
 	ret = corecap_thread_series_load(s, path, err);

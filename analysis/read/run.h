@@ -125,6 +125,10 @@ int corecap_run_thread_samples(struct run *r, uint64_t start_ns, uint64_t end_ns
  */
 int corecap_run_thread_series(struct run *r, uint64_t start_ns, uint64_t end_ns, uint64_t bin_ns,
 			      struct thread_series *s, char **err);
+/* The same, also listing the gaps longer than gap_ns without a row (s->gaps). */
+int corecap_run_thread_series_gaps(struct run *r, uint64_t start_ns, uint64_t end_ns,
+				   uint64_t bin_ns, uint64_t gap_ns, struct thread_series *s,
+				   char **err);
 /* Marks a source partial (a run file that ends in a torn line): the run is then partial. */
 void corecap_run_mark_partial(struct run *r, enum run_source s, const char *why);
 /* "DIR/NAME", malloc'd; NULL when out of memory. */

@@ -30,6 +30,7 @@ void corecap_thread_series_release(struct thread_series *s)
 		free(s->pools[i].cpu_ns);
 	free(s->pools);
 	free(s->threads);
+	free(s->gaps);
 	corecap_u64map_release(&s->by_tid);
 	*s = (struct thread_series){0};
 }
@@ -174,6 +175,15 @@ static int on_row(void *ctx, const struct threads_tsv_row *r)
 	struct thread_series *s = ctx;
 
 	s->rows++;
+	/* Rows come a round at a time, rounds in time order: a gap is a time between rows. */
+	if (s->gap_ns && s->last_row_ns && r->time_ns > s->last_row_ns + s->gap_ns) {
+		if (corecap_grow((void **)&s->gaps, &s->cap_gaps, s->n_gaps + 1, sizeof(*s->gaps)))
+			return -ENOMEM;
+		s->gaps[s->n_gaps++] =
+			(struct series_gap){.from_ns = s->last_row_ns, .to_ns = r->time_ns};
+	}
+	if (r->time_ns > s->last_row_ns)
+		s->last_row_ns = r->time_ns;
 	return add_row(s, r->time_ns, r->tid, r->comm,
 		       r->run_ns >= 0 ? (uint64_t)r->run_ns : r->cpu_ns);
 }

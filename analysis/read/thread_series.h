@@ -31,8 +31,19 @@ struct series_pool {
 	uint64_t total_cpu_ns;
 };
 
+/* A time no row was written in: the sampler was stopped or starved. */
+struct series_gap {
+	uint64_t from_ns, to_ns; /* the rows before and after it */
+};
+
 struct thread_series {
 	uint64_t start_ns, end_ns, bin_ns; /* end_ns 0: as far as rows go */
+	/* Set before loading: a time longer than this without any row is a
+	 * gap (gaps[]); 0: gaps are not looked for. */
+	uint64_t gap_ns;
+	struct series_gap *gaps;
+	size_t n_gaps, cap_gaps;
+	uint64_t last_row_ns; /* the latest row's time so far (0: none) */
 	bool has_start;			   /* else start_ns is the first row's */
 	size_t n_bins;
 	struct u64map by_tid; /* tid -> index in threads */
