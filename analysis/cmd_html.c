@@ -25,6 +25,7 @@
 #include "render/html_report.h"
 #include "render/out_file.h"
 #include "render/report.h"
+#include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
 const char corecap_html_usage[] =
@@ -140,6 +141,23 @@ static const char *const headings[FLAME__COUNT] = {
 	[FLAME_OP] = "Flame graph: op latency by category (ns)",
 };
 
+/*
+ * A gap in threads.tsv: 2.5 of the sampler's periods (threads_hz, 10 Hz
+ * when the manifest has none) without a row, a round missed and more.
+ */
+static uint64_t series_gap_ns(const struct html_job *j)
+{
+	const struct run_manifest *mf = j->report.manifest;
+	json_object *v;
+	int hz = 10;
+
+	if (mf && mf->root &&
+	    json_object_object_get_ex(mf->root, corecap_mk(CORECAP_MK_THREADS_HZ), &v) &&
+	    json_object_get_int(v) > 0)
+		hz = json_object_get_int(v);
+	return 2500000000ull / (uint64_t)hz;
+}
+
 static void load_series(struct html_job *j)
 {
 	uint64_t w = corecap_model_window_ns(j->report.model), bin = 100000000;
@@ -149,8 +167,8 @@ static void load_series(struct html_job *j)
 	/* At most ~600 points per line, at least a 100 ms step. */
 	if (w / 600 > bin)
 		bin = w / 600;
-	ret = corecap_run_thread_series(&j->run, j->report.model->ws, j->report.model->we, bin,
-					&j->series, &err);
+	ret = corecap_run_thread_series_gaps(&j->run, j->report.model->ws, j->report.model->we, bin,
+					     series_gap_ns(j), &j->series, &err);
 	if (ret && ret != -ENOENT)
 		corecap_warn("%s: no utilization chart", err ? err : strerror(-ret));
 	j->has_series = ret == 0;
@@ -191,6 +209,7 @@ static int add_flames(struct html_job *j)
 		hf = &j->page.flames[j->page.n_flames++];
 		*hf = (struct html_flame){
 			.heading = headings[k],
+			.kind = corecap_flame_kind_name((enum flame_kind)k),
 			.folded = &j->stacks[k].folded,
 			.opts =
 				{

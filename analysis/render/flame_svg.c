@@ -378,12 +378,12 @@ static const char script[] =
 	"  if (!svg || !svg.querySelectorAll)\n"
 	"    svg = document.documentElement;\n"
 	"  var NS = 'http://www.w3.org/2000/svg', HIGHLIGHT = 'rgb(230,0,230)', E = 0.02;\n"
-	"  var W = +svg.getAttribute('data-width'), PAD = +svg.getAttribute('data-pad');\n"
+	"  var W = +svg.getAttribute('data-width'), PAD = +svg.getAttribute('data-pad'), W0 = W;\n"
 	"  var MIN_CHARS = +svg.getAttribute('data-min-chars');\n"
 	"  var q = function (c) { return svg.querySelector('.' + c); };\n"
 	"  var resetBtn = q('cf-reset'), searchBtn = q('cf-search'), matched = q('cf-matched');\n"
 	"  var details = q('cf-details');\n"
-	"  var frames = [], total = 0, root = null, searching = null, dotsW = 0;\n"
+	"  var frames = [], total = 0, root = null, searching = null, dotsW = 0, zoomed = null;\n"
 	"\n"
 	"  /*\n"
 	"   * Draws frames at new places, { f, x, w, dim } each, with the label that\n"
@@ -428,6 +428,7 @@ static const char script[] =
 	"    layout(frames.map(function (f) { return {f: f, x: f.x, w: f.w}; }));\n"
 	"    resetBtn.setAttribute('visibility', 'hidden');\n"
 	"    svg.removeAttribute('data-zoomed');\n"
+	"    zoomed = null;\n"
 	"  }\n"
 	"\n"
 	"  /* z takes the full width, with its callees; its callers stay, dimmed; the rest hides. "
@@ -447,6 +448,39 @@ static const char script[] =
 	"    layout(items);\n"
 	"    resetBtn.setAttribute('visibility', 'visible');\n"
 	"    svg.setAttribute('data-zoomed', z.name);\n"
+	"    zoomed = z;\n"
+	"  }\n"
+	"\n"
+	"  /*\n"
+	"   * data-fit: as wide as the parent element, redrawn when that changes\n"
+	"   * (the frames' places scaled from those drawn at W0, the zoom kept).\n"
+	"   */\n"
+	"  function fit() {\n"
+	"    var avail = Math.floor(svg.parentNode.clientWidth), H = +svg.getAttribute('height'), "
+	"sc;\n"
+	"    if (!avail || avail < 4 * PAD || avail === W)\n"
+	"      return;\n"
+	"    W = avail;\n"
+	"    sc = (W - 2 * PAD) / (W0 - 2 * PAD);\n"
+	"    frames.forEach(function (f) {\n"
+	"      f.x = PAD + (f.x0 - PAD) * sc;\n"
+	"      f.w = f.w0 * sc;\n"
+	"    });\n"
+	"    svg.setAttribute('width', W);\n"
+	"    svg.setAttribute('viewBox', '0 0 ' + W + ' ' + H);\n"
+	"    svg.setAttribute('data-width', W);\n"
+	"    Array.prototype.forEach.call(svg.querySelectorAll('.cf-bg'), function (e) {\n"
+	"      e.setAttribute('width', W);\n"
+	"    });\n"
+	"    Array.prototype.forEach.call(svg.querySelectorAll('.cf-c'), function (e) {\n"
+	"      e.setAttribute('x', W / 2);\n"
+	"    });\n"
+	"    searchBtn.setAttribute('x', W - PAD);\n"
+	"    matched.setAttribute('x', W - PAD);\n"
+	"    if (zoomed)\n"
+	"      zoom(zoomed);\n"
+	"    else\n"
+	"      unzoom();\n"
 	"  }\n"
 	"\n"
 	"  function resetSearch() {\n"
@@ -499,6 +533,8 @@ static const char script[] =
 	"'') : 0,\n"
 	"      x: +r.getAttribute('x'), w: +r.getAttribute('width'), y: +r.getAttribute('y'),\n"
 	"      fill: r.getAttribute('fill')};\n"
+	"    f.x0 = f.x;\n"
+	"    f.w0 = f.w;\n"
 	"    if (!t) {\n"
 	"      t = document.createElementNS(NS, 'text');\n"
 	"      t.setAttribute('y', (f.y + +r.getAttribute('height') - 3.5).toFixed(1));\n"
@@ -527,6 +563,13 @@ static const char script[] =
 	"  resetBtn.addEventListener('click', unzoom);\n"
 	"  searchBtn.addEventListener('click', prompted);\n"
 	"  searchBtn.setAttribute('visibility', 'visible');\n"
+	"  if (svg.getAttribute('data-fit') && svg !== document.documentElement) {\n"
+	"    fit();\n"
+	"    if (window.ResizeObserver)\n"
+	"      new ResizeObserver(fit).observe(svg.parentNode);\n"
+	"    else\n"
+	"      window.addEventListener('resize', fit);\n"
+	"  }\n"
 	"  if (svg === document.documentElement)\n"
 	"    window.addEventListener('keydown', function (e) {\n"
 	"      if (e.key === 'F3' || ((e.ctrlKey || e.metaKey) && (e.key === 'f' || e.key === "
@@ -618,15 +661,22 @@ int corecap_flame_svg_render(const struct folded *f, const struct flame_svg_opts
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%d\" "
 		"height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Verdana, "
 		"sans-serif\" font-size=\"%d\" data-width=\"%d\" data-pad=\"%d\" "
-		"data-min-chars=\"%d\">\n",
-		width, c.height, width, c.height, FONT_PX, width, PAD_X, FLAME_MIN_LABEL_CHARS);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" fill=\"#f8f8f2\"/>\n", width,
-		c.height);
-	fprintf(out, "<text x=\"%d\" y=\"24\" font-size=\"17\" text-anchor=\"middle\">", width / 2);
+		"data-min-chars=\"%d\"%s>\n",
+		width, c.height, width, c.height, FONT_PX, width, PAD_X, FLAME_MIN_LABEL_CHARS,
+		opts->fit ? " data-fit=\"1\"" : "");
+	fprintf(out,
+		"<rect class=\"cf-bg\" x=\"0\" y=\"0\" width=\"%d\" height=\"%d\" "
+		"fill=\"#f8f8f2\"/>\n",
+		width, c.height);
+	fprintf(out,
+		"<text class=\"cf-c\" x=\"%d\" y=\"24\" font-size=\"17\" text-anchor=\"middle\">",
+		width / 2);
 	corecap_html_escape(out, opts->title ? opts->title : "Flame graph", 0);
 	fprintf(out, "</text>\n");
 	if (opts->subtitle) {
-		fprintf(out, "<text x=\"%d\" y=\"44\" fill=\"#555\" text-anchor=\"middle\">",
+		fprintf(out,
+			"<text class=\"cf-c\" x=\"%d\" y=\"44\" fill=\"#555\" "
+			"text-anchor=\"middle\">",
 			width / 2);
 		corecap_html_escape(out, opts->subtitle, 0);
 		fprintf(out, "</text>\n");

@@ -17,7 +17,9 @@
  * callees, its callers stay below, dimmed, the rest is hidden), Reset Zoom;
  * the script refits the labels by the browser's own text measure. Without
  * script the picture is the same, static. The script finds its picture
- * from itself, so several can share one HTML page.
+ * from itself, so several can share one HTML page. With fit, the script
+ * takes its parent element's width and redraws at it on every resize
+ * (frames rescaled, labels refitted, the zoom kept).
  *
  * Frames narrower than FLAME_MIN_WIDTH_PX are not drawn, nor their
  * callees; the tooltip of their parent still counts them.
@@ -48,6 +50,9 @@ struct flame_svg_opts {
 	bool root_is_thread; /* the first frame names a thread or a pool */
 	bool root_is_lock;   /* the first frame names a lock */
 	bool embedded;	     /* no XML declaration: for inlining into HTML */
+	/* In a page: the script redraws the picture as wide as its parent
+	 * element, and again whenever that changes (the window resized). */
+	bool fit;
 	int width;	     /* px; 0: 1200 */
 	int column;	     /* the weight column drawn */
 	/* A differential graph (flamegraph.pl's difffolded.pl): widths by

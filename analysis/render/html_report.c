@@ -3,6 +3,7 @@
 #include "html_escape.h"
 #include "html_paths.h"
 #include "html_tables.h"
+#include "html_views.h"
 #include "name_elide.h"
 #include "render_common.h"
 #include "render_profiler.h"
@@ -46,7 +47,14 @@ static void head(const struct html_report *h, FILE *out)
 		     "<link rel=\"icon\" href=\"data:,\">\n<title>corecap: ");
 	esc(out, r->run_dir);
 	fputs("</title>\n<style>\n"
-	      "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:1240px}\n"
+	      "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n"
+	      "p,pre,details,h1,h2,.verdict{max-width:1240px}\n"
+	      ".flame{width:100%;overflow:hidden}.flame svg{display:block}\n"
+	      "#cc-views .cc-split{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}\n"
+	      "#cc-views .cc-scroll{max-height:34em;overflow-y:auto}\n"
+	      "#cc-views th{cursor:pointer}#cc-views th[data-order=desc]::after{content:' \\25BE'}"
+	      "#cc-views th[data-order=asc]::after{content:' \\25B4'}\n"
+	      ".cc-fn{cursor:pointer;font-family:monospace}tr.cc-sel td{background:#fff0c0}\n"
 	      "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid "
 	      "#ccc}\n"
 	      "table{border-collapse:collapse;font-size:.9em;margin:.4em 0}\n"
@@ -393,6 +401,39 @@ static void locks_table(const struct report *r, FILE *out)
 	corecap_lock_rows_release(&futex);
 }
 
+/*
+ * The times threads.tsv has no row (thread_series' gaps: the /proc
+ * sampler stopped or starved), shaded with a title: the lines cross them
+ * straight, an average over the gap, not a measure within it.
+ */
+static void gap_marks(const struct thread_series *s, double plot_w, double plot_h, FILE *out)
+{
+	double span = (double)s->n_bins * (double)s->bin_ns;
+
+	for (size_t i = 0; i < s->n_gaps; i++) {
+		const struct series_gap *g = &s->gaps[i];
+		double a = (double)g->from_ns - (double)s->start_ns,
+		       b = (double)g->to_ns - (double)s->start_ns;
+
+		if (b <= 0 || a >= span)
+			continue;
+		a = a < 0 ? 0 : a;
+		b = b > span ? span : b;
+		fprintf(out,
+			"<g class=\"cc-gap\" data-from-s=\"%.3f\" data-to-s=\"%.3f\">"
+			"<title>no sample from %.2f s to %.2f s (%.2f s): the /proc sampler was "
+			"stopped or starved; the lines cross the gap with its average</title>"
+			"<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "
+			"fill=\"#f2c0c0\" fill-opacity=\"0.55\"/>"
+			"<text x=\"%.1f\" y=\"%d\" font-size=\"10\" fill=\"#a00\" "
+			"text-anchor=\"middle\">no samples</text></g>\n",
+			a / 1e9, b / 1e9, a / 1e9, b / 1e9, (b - a) / 1e9,
+			CHART_L + plot_w * a / span, CHART_T,
+			plot_w * (b - a) / span > 1 ? plot_w * (b - a) / span : 1, plot_h,
+			CHART_L + plot_w * (a + b) / 2 / span, CHART_T - 4);
+	}
+}
+
 /* Cores used per pool over time: one polyline per pool (the busiest 10). */
 static void util_chart(const struct thread_series *s, FILE *out)
 {
@@ -451,6 +492,7 @@ static void util_chart(const struct thread_series *s, FILE *out)
 		"<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
 		"text-anchor=\"middle\">cores</text>\n",
 		CHART_T + (int)plot_h / 2, CHART_T + (int)plot_h / 2);
+	gap_marks(s, plot_w, plot_h, out);
 	for (size_t i = 0; i < n; i++) {
 		const struct series_pool *pl = &s->pools[order[i]];
 		const char *colour = series_colours[i % 10];
@@ -476,6 +518,37 @@ static void util_chart(const struct thread_series *s, FILE *out)
 		fprintf(out, " (%zu)</text>\n", pl->n_threads);
 	}
 	fprintf(out, "</svg>\n");
+	if (s->n_gaps) {
+		double longest = 0;
+
+		for (size_t i = 0; i < s->n_gaps; i++)
+			if ((double)(s->gaps[i].to_ns - s->gaps[i].from_ns) > longest)
+				longest = (double)(s->gaps[i].to_ns - s->gaps[i].from_ns);
+		fprintf(out,
+			"<p class=\"note\" id=\"cc-gaps\">%zu gap%s in the /proc sampler&#39;s "
+			"rows (shaded: no sample for more than %.2f s, the longest %.2f s): the "
+			"sampler was stopped or starved there.</p>\n",
+			s->n_gaps, s->n_gaps == 1 ? "" : "s", (double)s->gap_ns / 1e9,
+			longest / 1e9);
+	}
+}
+
+/* The top table of the page's cpu and wall stacks (html_views.h): the flame graphs' own trees. */
+static int top_views(const struct html_report *h, FILE *out)
+{
+	struct html_view_stacks v[HTML_MAX_FLAMES];
+	size_t n = 0;
+
+	for (size_t i = 0; i < h->n_flames; i++) {
+		const char *k = h->flames[i].kind;
+
+		if (k && (strcmp(k, "cpu") == 0 || strcmp(k, "wall") == 0) &&
+		    !corecap_folded_empty(h->flames[i].folded, 0))
+			v[n++] = (struct html_view_stacks){.kind = k,
+							   .unit = h->flames[i].opts.unit,
+							   .folded = h->flames[i].folded};
+	}
+	return corecap_html_views(v, n, out);
 }
 
 int corecap_html_report_render(const struct html_report *h, FILE *out)
@@ -495,15 +568,19 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 	pools_table(h->report, out);
 	threads_table(h->report, out);
 	locks_table(h->report, out);
+	if (top_views(h, out))
+		return -EIO;
 	for (size_t i = 0; i < h->n_flames; i++) {
 		struct flame_svg_opts o = h->flames[i].opts;
 
 		fprintf(out, "<h2>");
 		esc(out, h->flames[i].heading);
-		fprintf(out, "</h2>\n");
+		fprintf(out, "</h2>\n<div class=\"flame\">\n");
 		o.embedded = true;
+		o.fit = true;
 		if (corecap_flame_svg_render(h->flames[i].folded, &o, out))
 			return -EIO;
+		fprintf(out, "</div>\n");
 	}
 	if (h->report_text) {
 		fprintf(out,

@@ -4,10 +4,13 @@
  * beside them), the ops' critical paths and the wait-for graph
  * (html_paths.h), the CPU each pool used over time as an inline SVG chart,
  * and the flame graphs as inline SVG (each with its own inline script:
- * flame_svg.h); its tables sort when a header is clicked (one inline
- * script, html_tables.h). Nothing is fetched: no script, stylesheet, font
- * or image from elsewhere (the favicon is an empty data: URL, so a
- * browser asks for none); every text is escaped.
+ * flame_svg.h; each as wide as the window, redrawn when it resizes), the
+ * CPU and wall-clock stacks' top functions with callers and callees
+ * (html_views.h), the chart's gaps where threads.tsv has no row; its
+ * tables sort when a header is clicked (one inline script, html_tables.h).
+ * Nothing is fetched: no script, stylesheet, font or image from elsewhere
+ * (the favicon is an empty data: URL, so a browser asks for none); every
+ * text is escaped.
  */
 #ifndef CORECAP_HTML_REPORT_H
 #define CORECAP_HTML_REPORT_H
@@ -24,6 +27,7 @@
 
 struct html_flame {
 	const char *heading;
+	const char *kind; /* "cpu", "wall", "lock", "op": cpu and wall get the top table */
 	const struct folded *folded;
 	struct flame_svg_opts opts;
 };
