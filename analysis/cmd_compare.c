@@ -4,7 +4,9 @@
  * op's time went, the pools' utilization, the ceilings), each figure with
  * its delta; or, with --folded, the two runs' stacks of one flame kind as
  * differential folded lines ("stack COUNT_A COUNT_B", what flamegraph.pl's
- * difffolded.pl writes and flamegraph.pl draws as a differential graph).
+ * difffolded.pl writes and flamegraph.pl draws as a differential graph);
+ * with --html FILE, one page: the comparison and those stacks' differential
+ * flame graph.
  * Both runs are read and modelled as `corecap report` does; the figures,
  * warnings and headline are compare_diff.c's, their text and JSON
  * compare_render.c's; --folded scales B per op (per_op_scale).
@@ -34,6 +36,9 @@
 
 const char corecap_compare_usage[] =
 	"usage: corecap compare [--json] [--symfs DIR] [--keep-profiler] RUN_A RUN_B\n"
+	"       corecap compare --html FILE [--kind cpu|wall|lock|op] [--pool]\n"
+	"                       [--per-op|--absolute] [--keep-shim-frames] [--keep-profiler]\n"
+	"                       RUN_A RUN_B\n"
 	"       corecap compare --folded|--svg FILE [--kind cpu|wall|lock|op] [--pool]\n"
 	"                       [--per-op|--absolute] [--keep-shim-frames] [--keep-profiler]\n"
 	"                       RUN_A RUN_B\n"
@@ -62,11 +67,18 @@ const char corecap_compare_usage[] =
 	"                  flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)\n"
 	"  --svg FILE      write the differential flame graph of those stacks to FILE:\n"
 	"                  widths by B, red where B grew, blue where it shrank\n"
-	"  --kind KIND     the stacks --folded compares (default op; see corecap flame)\n"
+	"  --html FILE     write one self-contained page to FILE: the headline, both\n"
+	"                  diagnoses, the configuration differences, the tables, and\n"
+	"                  the differential flame graph of --kind's stacks, as --svg\n"
+	"                  draws it\n"
+	"  --kind KIND     the stacks --folded, --svg and --html compare (default op; see\n"
+	"                  corecap flame)\n"
 	"  --pool          --kind wall: one root frame per pool\n"
-	"  --per-op        --folded: scale B's column by A's ops / B's ops, so that the\n"
-	"                  columns compare per op (default for the op and cpu kinds)\n"
-	"  --absolute      --folded: the runs' totals as they are (default for wall, lock)\n"
+	"  --per-op        --folded, --svg, --html: scale B's column by A's ops / B's\n"
+	"                  ops, so that the columns compare per op (default for the op\n"
+	"                  and cpu kinds)\n"
+	"  --absolute      --folded, --svg, --html: the runs' totals as they are (default\n"
+	"                  for wall, lock)\n"
 	"  --keep-shim-frames  --folded: keep the frames of corecap's shim and LTTng-UST\n"
 	"  --keep-profiler  keep the profiler's own threads, locks and frames (LTTng-UST's\n"
 	"                  and the shim's threads, the collector) in both runs\n"
@@ -75,7 +87,7 @@ const char corecap_compare_usage[] =
 	"See also corecap-compare(1).\n";
 
 struct compare_opts {
-	const char *run[2], *symfs, *svg;
+	const char *run[2], *symfs, *svg, *html;
 	bool json, folded, by_pool, keep_shim_frames, keep_profiler;
 	enum flame_kind kind;
 	int per_op; /* --folded: 1 --per-op, 0 --absolute, -1 by kind (op, cpu: per op) */
@@ -87,6 +99,7 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},
 		{"folded", no_argument, NULL, 'f'},
 		{"svg", required_argument, NULL, 'S'},
+		{"html", required_argument, NULL, 'H'},
 		{"kind", required_argument, NULL, 'k'},
 		{"pool", no_argument, NULL, 'p'},
 		{"symfs", required_argument, NULL, 's'},
@@ -119,6 +132,9 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 		case 'S':
 			o->svg = optarg;
 			break;
+		case 'H':
+			o->html = optarg;
+			break;
 		case 'p':
 			o->by_pool = true;
 			break;
@@ -146,15 +162,21 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 	}
 	if (corecap_cmd_operands(argc, 2, "two run directories", corecap_compare_usage))
 		return 2;
-	if (o->per_op >= 0 && !o->folded && !o->svg) {
-		corecap_error("--per-op and --absolute go with --folded or --svg");
+	if (o->per_op >= 0 && !o->folded && !o->svg && !o->html) {
+		corecap_error("--per-op and --absolute go with --folded, --svg or --html");
 		return 2;
 	}
-	if (o->json && (o->folded || o->svg)) {
-		corecap_error("--json and --folded or --svg exclude each other");
+	if (o->json && (o->folded || o->svg || o->html)) {
+		corecap_error("--json and --folded, --svg or --html exclude each other");
+		return 2;
+	}
+	if (o->html && (o->folded || o->svg)) {
+		corecap_error("--html and --folded or --svg exclude each other");
 		return 2;
 	}
 	if (o->svg && corecap_out_file_check(o->svg))
+		return 2;
+	if (o->html && corecap_out_file_check(o->html))
 		return 2;
 	o->run[0] = argv[optind];
 	o->run[1] = argv[optind + 1];
@@ -335,6 +357,81 @@ static int compare_folded(const struct compare_opts *o)
 	return ret;
 }
 
+/*
+ * --html: the page of the comparison d, with the differential flame graph
+ * of o->kind's stacks from both runs (the reports r and runs already
+ * read), scaled per op as --folded scales them.
+ */
+static int write_html(const struct compare_opts *o, struct run run[2],
+		      const struct report *const r[2], const struct compare_diff *d)
+{
+	struct flame_stacks fs;
+	struct flame_job j[2];
+	bool has[2] = {false, false};
+	char heading[160], note[256];
+	struct compare_html_flame fl;
+	struct out_file out;
+	int ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
+
+	for (int s = 0; s < 2 && !ret; s++) {
+		ret = corecap_flame_job_init(&j[s], o->run[s], o->symfs, &run[s], r[s]);
+		if (ret)
+			break;
+		has[s] = true;
+		j[s].by_pool = o->by_pool;
+		j[s].keep_shim_frames = o->keep_shim_frames;
+		j[s].keep_profiler = o->keep_profiler;
+		j[s].merge_lock_instances = true;
+		ret = corecap_flame_job_build(&j[s], &fs, s);
+	}
+	if (!ret) {
+		per_op_scale(o, r, &fs);
+		snprintf(heading, sizeof(heading),
+			 "Differential flame graph: %s stacks, B against A",
+			 corecap_flame_kind_name(o->kind));
+		snprintf(note, sizeof(note),
+			 "Widths: B's %s (A %llu, B %llu: corecap compare --folded prints the same "
+			 "stacks); red where B grew, blue where it shrank, deeper for a larger "
+			 "change; a frame's tooltip says its change.",
+			 corecap_flame_kind_unit(o->kind),
+			 (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
+			 (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1]);
+		fl = (struct compare_html_flame){
+			.heading = heading,
+			.note = note,
+			.folded = &fs.folded,
+			.opts =
+				{
+					.title = heading,
+					.subtitle = "red: grew in B, blue: shrank (widths: B's)",
+					.unit = corecap_flame_kind_unit(o->kind),
+					.palette = FLAME_PALETTE_CLASS,
+					.root_is_thread = o->kind == FLAME_WALL,
+					.root_is_lock = o->kind == FLAME_LOCK,
+					.column = 1,
+					.differential = true,
+					.base_column = 0,
+				},
+		};
+		ret = corecap_out_file_open(&out, o->html);
+	}
+	if (!ret) {
+		ret = corecap_compare_render_html(d, o->run, r, &fl, out.f);
+		if (ret) {
+			corecap_error("cannot write %s: %s", corecap_out_file_name(&out),
+				      strerror(-ret));
+			corecap_out_file_abort(&out);
+		} else {
+			ret = corecap_out_file_commit(&out);
+		}
+	}
+	for (int s = 0; s < 2; s++)
+		if (has[s])
+			corecap_flame_job_release(&j[s]);
+	corecap_flame_stacks_release(&fs);
+	return ret;
+}
+
 int corecap_cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o;
@@ -361,7 +458,9 @@ int corecap_cmd_compare(int argc, char **argv)
 		if (ret)
 			corecap_error("cannot compare: %s", strerror(-ret));
 	}
-	if (!ret) {
+	if (!ret && o.html) {
+		ret = write_html(&o, run, r, &d);
+	} else if (!ret) {
 		ret = o.json ? corecap_compare_render_json(&d, o.run, r, stdout)
 			     : corecap_compare_render_text(&d, o.run, r, stdout);
 		if (!ret && fflush(stdout))

@@ -1,4 +1,6 @@
 #include "compare_render.h"
+#include "render/html_escape.h"
+#include "render/html_tables.h"
 #include "render/render_diagnosis.h"
 
 #include <errno.h>
@@ -218,4 +220,180 @@ int corecap_compare_render_json(const struct compare_diff *d, const char *const 
 		ret = -EIO;
 	json_object_put(root);
 	return ret;
+}
+
+static void hesc(FILE *out, const char *s)
+{
+	corecap_html_escape(out, s ? s : "", 0);
+}
+
+static void html_value(const struct compare_row *r, int side, FILE *out)
+{
+	if (r->has[side])
+		fprintf(out, "<td>%.*f</td>", r->decimals, r->v[side]);
+	else
+		fprintf(out, "<td data-v=\"-1e300\">not measured</td>");
+}
+
+/* The text's figures, one sortable table per section. */
+static void html_tables(const struct compare_diff *d, FILE *out)
+{
+	const char *section = "";
+	bool open = false;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct compare_row *rw = &d->v[i];
+		double ratio;
+
+		if ((!rw->has[0] && !rw->has[1]) || rw->hidden || corecap_compare_row_zero(rw))
+			continue;
+		if (strcmp(rw->section, section) != 0) {
+			section = rw->section;
+			if (open)
+				fputs("</table>\n", out);
+			fputs("<h2>", out);
+			hesc(out, section);
+			fputs("</h2>\n<table class=\"sortable\">\n<tr><th>figure</th><th>A</th>"
+			      "<th>B</th><th>B - A</th><th>B / A</th></tr>\n",
+			      out);
+			open = true;
+		}
+		fputs("<tr><td>", out);
+		hesc(out, rw->label);
+		fputs("</td>", out);
+		html_value(rw, 0, out);
+		html_value(rw, 1, out);
+		if (rw->has[0] && rw->has[1]) {
+			double dv = rw->v[1] - rw->v[0];
+
+			const char *cls = dv > 0 ? "up" : dv < 0 ? "down" : "";
+
+			fprintf(out, "<td class=\"%s\">%+.*f</td>", cls, rw->decimals, dv);
+			if (corecap_compare_ratio(rw, &ratio))
+				fprintf(out, "<td>%.2fx</td>", ratio);
+			else
+				fputs("<td data-v=\"-1e300\"></td>", out);
+		} else {
+			fputs("<td data-v=\"-1e300\"></td><td data-v=\"-1e300\"></td>", out);
+		}
+		fputs("</tr>\n", out);
+	}
+	if (open)
+		fputs("</table>\n", out);
+}
+
+int corecap_compare_render_html(const struct compare_diff *d, const char *const run[2],
+				const struct report *const r[2],
+				const struct compare_html_flame *fl, FILE *out)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<link rel=\"icon\" href=\"data:,\">\n<title>corecap compare: ",
+	      out);
+	hesc(out, run[0]);
+	fputs(" against ", out);
+	hesc(out, run[1]);
+	fputs("</title>\n<style>\n"
+	      "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n"
+	      "p,pre,h1,h2,.verdict{max-width:1240px}\n"
+	      "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid "
+	      "#ccc}\n"
+	      "table{border-collapse:collapse;font-size:.9em;margin:.4em 0}\n"
+	      "th,td{padding:.15em .6em;border-bottom:1px solid #eee;text-align:right}\n"
+	      "th:first-child,td:first-child{text-align:left}\nth{background:#f3f3f3}\n"
+	      "td.up{color:#b00}td.down{color:#00b}\n"
+	      ".verdict{font-size:1.05em;background:#fff6e0;padding:.6em;border-left:4px solid "
+	      "#e0a000}\n.note{color:#8a4b00}\n"
+	      ".flame{width:100%;overflow:hidden}.flame svg{display:block;max-width:100%;"
+	      "height:auto}\n"
+	      "</style>\n</head>\n<body>\n<h1>corecap compare</h1>\n<table>\n<tr><td>A</td><td>",
+	      out);
+	hesc(out, run[0]);
+	fputs(" (", out);
+	hesc(out, d->daemon[0]);
+	fputs(")</td></tr>\n<tr><td>B</td><td>", out);
+	hesc(out, run[1]);
+	fputs(" (", out);
+	hesc(out, d->daemon[1]);
+	fputs(")</td></tr>\n</table>\n", out);
+	for (size_t i = 0; i < d->n_warnings; i++) {
+		fputs("<p class=\"note\">warning: ", out);
+		hesc(out, d->warnings[i]);
+		fputs("</p>\n", out);
+	}
+	fputs("<p class=\"verdict\" id=\"headline\">", out);
+	hesc(out, d->headline);
+	fputs("</p>\n", out);
+	if (d->behind[0]) {
+		fputs("<p>grew behind: ", out);
+		hesc(out, d->behind);
+		fputs("</p>\n", out);
+	}
+	for (int s = 0; s < 2; s++) {
+		const struct diagnosis *dg = r[s]->diagnosis;
+
+		fprintf(out, "<p>diagnosis %c: %s: ", 'A' + s, corecap_diag_kind_name(dg->kind));
+		hesc(out, dg->headline ? dg->headline : "?");
+		fputs("</p>\n", out);
+	}
+	if (d->diag_change[0]) {
+		fputs("<p>", out);
+		hesc(out, d->diag_change);
+		fputs("</p>\n", out);
+	}
+	fputs("<h2>Configuration</h2>\n", out);
+	if (!d->n_config && !d->config_same[0])
+		fputs("<p>No command line recorded in both runs.</p>\n", out);
+	if (d->config_same[0]) {
+		fputs("<p>The same in both: ", out);
+		hesc(out, d->config_same);
+		fputs("</p>\n", out);
+	}
+	if (d->n_config) {
+		fputs("<table>\n<tr><th>what</th><th>A</th><th>B</th></tr>\n", out);
+		for (size_t i = 0; i < d->n_config; i++) {
+			fputs("<tr><td>", out);
+			hesc(out, d->config[i].what);
+			fputs("</td><td>", out);
+			hesc(out, d->config[i].a[0] ? d->config[i].a : "(nothing)");
+			fputs("</td><td>", out);
+			hesc(out, d->config[i].b[0] ? d->config[i].b : "(nothing)");
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</table>\n", out);
+	}
+	html_tables(d, out);
+	if (d->n_idle_pools) {
+		fputs("<p>Idle in both runs (left out):", out);
+		for (size_t i = 0; i < d->n_idle_pools; i++) {
+			fputs(i ? ", pool " : " pool ", out);
+			hesc(out, d->idle_pools[i]);
+		}
+		fputs("</p>\n", out);
+	}
+	fprintf(out,
+		"<p>B / A only where both are at least %d units of the last decimal; rows zero in "
+		"both left out.</p>\n",
+		COMPARE_RATIO_FLOOR_UNITS);
+	if (fl) {
+		struct flame_svg_opts o = fl->opts;
+
+		fputs("<h2>", out);
+		hesc(out, fl->heading);
+		fputs("</h2>\n", out);
+		if (fl->note) {
+			fputs("<p>", out);
+			hesc(out, fl->note);
+			fputs("</p>\n", out);
+		}
+		fputs("<div class=\"flame\">\n", out);
+		o.embedded = true;
+		o.fit = true;
+		if (corecap_flame_svg_render(fl->folded, &o, out))
+			return -EIO;
+		fputs("</div>\n", out);
+	}
+	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n", CORECAP_VERSION);
+	corecap_html_sort_script(out);
+	fputs("</body>\n</html>\n", out);
+	return fflush(out) || ferror(out) ? -EIO : 0;
 }
