@@ -406,9 +406,11 @@ static void locks_table(const struct report *r, FILE *out)
  * sampler stopped or starved), shaded with a title: the lines cross them
  * straight, an average over the gap, not a measure within it.
  */
-static void gap_marks(const struct thread_series *s, double plot_w, double plot_h, FILE *out)
+static size_t gap_marks(const struct thread_series *s, double plot_w, double plot_h,
+			double *longest, FILE *out)
 {
 	double span = (double)s->n_bins * (double)s->bin_ns;
+	size_t n = 0;
 
 	for (size_t i = 0; i < s->n_gaps; i++) {
 		const struct series_gap *g = &s->gaps[i];
@@ -419,6 +421,9 @@ static void gap_marks(const struct thread_series *s, double plot_w, double plot_
 			continue;
 		a = a < 0 ? 0 : a;
 		b = b > span ? span : b;
+		if (b - a > *longest)
+			*longest = b - a;
+		n++;
 		fprintf(out,
 			"<g class=\"cc-gap\" data-from-s=\"%.3f\" data-to-s=\"%.3f\">"
 			"<title>no sample from %.2f s to %.2f s (%.2f s): the /proc sampler was "
@@ -432,6 +437,7 @@ static void gap_marks(const struct thread_series *s, double plot_w, double plot_
 			plot_w * (b - a) / span > 1 ? plot_w * (b - a) / span : 1, plot_h,
 			CHART_L + plot_w * (a + b) / 2 / span, CHART_T - 4);
 	}
+	return n;
 }
 
 /* Cores used per pool over time: one polyline per pool (the busiest 10). */
@@ -440,7 +446,8 @@ static void util_chart(const struct thread_series *s, FILE *out)
 	size_t order[64], n = 0;
 	double ymax = 0.25, plot_w = CHART_W - CHART_L - CHART_R,
 	       plot_h = CHART_H - CHART_T - CHART_B;
-	double secs;
+	double secs, longest = 0;
+	size_t n_gaps;
 
 	fprintf(out, "<h2>CPU per pool over time (cores)</h2>\n");
 	if (!s || !s->n_bins) {
@@ -492,7 +499,7 @@ static void util_chart(const struct thread_series *s, FILE *out)
 		"<text x=\"14\" y=\"%d\" transform=\"rotate(-90 14 %d)\" "
 		"text-anchor=\"middle\">cores</text>\n",
 		CHART_T + (int)plot_h / 2, CHART_T + (int)plot_h / 2);
-	gap_marks(s, plot_w, plot_h, out);
+	n_gaps = gap_marks(s, plot_w, plot_h, &longest, out);
 	for (size_t i = 0; i < n; i++) {
 		const struct series_pool *pl = &s->pools[order[i]];
 		const char *colour = series_colours[i % 10];
@@ -518,19 +525,12 @@ static void util_chart(const struct thread_series *s, FILE *out)
 		fprintf(out, " (%zu)</text>\n", pl->n_threads);
 	}
 	fprintf(out, "</svg>\n");
-	if (s->n_gaps) {
-		double longest = 0;
-
-		for (size_t i = 0; i < s->n_gaps; i++)
-			if ((double)(s->gaps[i].to_ns - s->gaps[i].from_ns) > longest)
-				longest = (double)(s->gaps[i].to_ns - s->gaps[i].from_ns);
+	if (n_gaps)
 		fprintf(out,
 			"<p class=\"note\" id=\"cc-gaps\">%zu gap%s in the /proc sampler&#39;s "
 			"rows (shaded: no sample for more than %.2f s, the longest %.2f s): the "
 			"sampler was stopped or starved there.</p>\n",
-			s->n_gaps, s->n_gaps == 1 ? "" : "s", (double)s->gap_ns / 1e9,
-			longest / 1e9);
-	}
+			n_gaps, n_gaps == 1 ? "" : "s", (double)s->gap_ns / 1e9, longest / 1e9);
 }
 
 /* The top table of the page's cpu and wall stacks (html_views.h): the flame graphs' own trees. */

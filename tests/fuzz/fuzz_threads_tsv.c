@@ -27,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	corecap_thread_samples_release(&s);
 
 	corecap_thread_series_init(&ts, 0, 0, 100000000);
+	ts.gap_ns = 250000000; /* the page's gaps at 10 Hz */
 	if (corecap_thread_series_load(&ts, path, &err) == 0)
 		for (size_t p = 0; p < ts.n_pools; p++)
 			for (size_t b = 0; b < 4; b++)

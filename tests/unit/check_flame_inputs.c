@@ -182,6 +182,39 @@ START_TEST(without_schedstat_utime_and_stime_count)
 }
 END_TEST
 
+START_TEST(a_time_without_rows_longer_than_gap_ns_is_a_gap)
+{
+	struct thread_series s;
+	char *err = NULL;
+
+	/*
+	 * Rounds every 100 ns, two threads each, stamped apart; none from 200
+	 * to 600 (a gap of 400 > 250), and 300 to 350 is no gap (50). The
+	 * rows of one round out of order do not make one.
+	 */
+	write_file(HDR "100\t1\tw\tR\t0\t0\t0\t0\t0\t0\t0\n"
+		       "101\t2\tw\tR\t0\t0\t0\t0\t0\t0\t0\n"
+		       "200\t2\tw\tR\t0\t0\t0\t0\t0\t0\t0\n"
+		       "199\t1\tw\tR\t0\t0\t0\t0\t0\t0\t0\n"
+		       "600\t1\tw\tR\t0\t0\t0\t0\t0\t0\t0\n"
+		       "602\t2\tw\tR\t0\t0\t0\t0\t0\t0\t0\n"
+		       "700\t1\tw\tR\t0\t0\t0\t0\t0\t0\t0\n");
+	corecap_thread_series_init(&s, 0, 0, 100);
+	s.gap_ns = 250;
+	ck_assert_int_eq(corecap_thread_series_load(&s, path, &err), 0);
+	ck_assert_uint_eq(s.n_gaps, 1);
+	ck_assert_uint_eq(s.gaps[0].from_ns, 200);
+	ck_assert_uint_eq(s.gaps[0].to_ns, 600);
+	corecap_thread_series_release(&s);
+	/* gap_ns 0: none looked for. */
+	corecap_thread_series_init(&s, 0, 0, 100);
+	ck_assert_int_eq(corecap_thread_series_load(&s, path, &err), 0);
+	ck_assert_uint_eq(s.n_gaps, 0);
+	corecap_thread_series_release(&s);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(a_header_without_the_columns_is_an_error_naming_the_line)
 {
 	struct thread_series s;
@@ -207,6 +240,7 @@ int main(void)
 	tcase_add_test(tc, cpu_is_spread_over_the_bins_it_covers);
 	tcase_add_test(tc, cpu_outside_the_window_is_cut_in_proportion);
 	tcase_add_test(tc, without_schedstat_utime_and_stime_count);
+	tcase_add_test(tc, a_time_without_rows_longer_than_gap_ns_is_a_gap);
 	tcase_add_test(tc, a_header_without_the_columns_is_an_error_naming_the_line);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
