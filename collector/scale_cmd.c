@@ -47,13 +47,15 @@ const char corecap_scale_usage[] =
 	"Scalability Law to the points: throughput and CPU per op at each, the\n"
 	"contention and coherency terms with their intervals, the projection to 4,\n"
 	"8, 16 and 32 cores and where throughput peaks (docs/methodology.md,\n"
-	"\"Scaling\"). The daemon's affinity (and cpu.max) is restored after each\n"
+	"\"Scaling\"). The daemon's affinity (and CPU quota) is restored after each\n"
 	"point, on error, on a signal, and by a guard process if corecap is killed.\n"
 	"\n"
 	"  -p, --pid PID         the daemon\n"
 	"      --cores LIST      the points, comma-separated: core counts, ranges A-B,\n"
-	"                        and fractions (1.5: a cgroup v2 cpu.max quota of 1.5\n"
-	"                        CPUs over 2 CPUs); a point given twice is run twice\n"
+	"                        and fractions (1.5: a CPU quota of 1.5 CPUs over 2\n"
+	"                        CPUs, its cgroup's cpu.max or cpu.cfs_quota_us; a\n"
+	"                        daemon in the root cgroup is moved into one of its own\n"
+	"                        for the scale); a point given twice is run twice\n"
 	"                        (default: 1 up to the CPUs the daemon may use)\n"
 	"  -d, --duration SEC    each point's window (default: the benchmark's run)\n"
 	"  -o, --output DIR      the scale directory (default\n"
@@ -466,7 +468,7 @@ static int run_point(struct scale_cmd *s, int i)
 		char b[256];
 
 		corecap_cpu_list_format(&cpus, b, sizeof(b));
-		fprintf(stderr, "%s%s): recording into %s\n", b, quota ? ", cpu.max quota" : "",
+		fprintf(stderr, "%s%s): recording into %s\n", b, quota ? ", CPU quota" : "",
 			run);
 	}
 	ret = scale_confine_begin(&s->conf, &cpus, quota);
@@ -561,7 +563,7 @@ static int check_points(struct scale_cmd *s)
 		fractional |= s->points[i] != floor(s->points[i]);
 	}
 	if (fractional && scale_confine_quota_check(&s->conf, why, sizeof(why))) {
-		corecap_error("--cores: a fractional point needs a cpu.max quota on the daemon's "
+		corecap_error("--cores: a fractional point needs a CPU quota on the daemon's "
 			      "cgroup, and %s",
 			      why);
 		return -ENOTSUP;

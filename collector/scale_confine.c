@@ -62,7 +62,7 @@ static int each_task(int procfd, void (*fn)(void *ctx, pid_t tid), void *ctx)
 	return 0;
 }
 
-/* A cgroup file beneath the v2 mount, opened for reading and writing, never through a link. */
+/* A cgroup file beneath the hierarchy's mount, opened as flags say, never through a link. */
 static int open_beneath(int root, const char *rel, int flags)
 {
 	struct open_how how = {
@@ -81,7 +81,8 @@ static int open_beneath(int root, const char *rel, int flags)
 	return fd;
 }
 
-static int write_cpu_max(int root, const char *rel, const char *text)
+/* One write of text to a cgroup file beneath root. */
+static int write_file(int root, const char *rel, const char *text)
 {
 	int fd = open_beneath(root, rel, O_WRONLY);
 	ssize_t n;
@@ -103,18 +104,75 @@ static void restore_one(void *ctx, pid_t tid)
 	sched_setaffinity(tid, sizeof(cpu_set_t), t ? &t->orig : &sh->base);
 }
 
-/* Both the collector's and the guard's: every present thread and the quota back. */
-static int restore(struct scale_shared *sh, int procfd, int cgroot)
+/* The thread (v1: a cgroup's tasks) or the process (v2: cgroup.procs) into the cgroup at dir. */
+static int move_into(const struct scale_shared *sh, int cgroot, const char *dir, pid_t id)
+{
+	char rel[sizeof(sh->moved_to) + 32], text[24];
+
+	snprintf(rel, sizeof(rel), "%s%s%s", dir, dir[0] ? "/" : "",
+		 sh->v1 ? "tasks" : "cgroup.procs");
+	snprintf(text, sizeof(text), "%d", (int)id);
+	return write_file(cgroot, rel, text);
+}
+
+struct move_ctx {
+	const struct scale_shared *sh;
+	int cgroot;
+	const char *dir;
+	int err;
+};
+
+static void move_one(void *ctx, pid_t tid)
+{
+	struct move_ctx *m = ctx;
+	int err = move_into(m->sh, m->cgroot, m->dir, tid);
+
+	if (err && err != -ESRCH && !m->err)
+		m->err = err;
+}
+
+/* Every present thread of the daemon (v1) or the daemon (v2) into dir ("" the root). */
+static int move_all(const struct scale_shared *sh, int procfd, int cgroot, const char *dir,
+		    pid_t pid)
+{
+	struct move_ctx m = {.sh = sh, .cgroot = cgroot, .dir = dir};
+
+	if (!sh->v1)
+		return move_into(sh, cgroot, dir, pid);
+	if (each_task(procfd, move_one, &m))
+		return -ESRCH;
+	return m.err;
+}
+
+/*
+ * Both the collector's and the guard's: every present thread and the
+ * quota back, and with uncgroup a moved daemon back in the root cgroup.
+ */
+static int restore(struct scale_shared *sh, int procfd, int cgroot, pid_t pid, bool uncgroup)
 {
 	int ret = 0;
 
 	if (procfd >= 0)
 		ret = each_task(procfd, restore_one, sh);
 	if (sh->quota_set && cgroot >= 0) {
-		int err = write_cpu_max(cgroot, sh->cpu_max_rel, sh->cpu_max_orig);
+		int err = write_file(cgroot, sh->quota_rel, sh->quota_orig);
 
 		if (err == 0)
 			sh->quota_set = 0;
+		else if (!ret)
+			ret = err;
+	}
+	if (uncgroup && sh->moved && cgroot >= 0) {
+		int err = procfd >= 0 ? move_all(sh, procfd, cgroot, "", pid) : 0;
+
+		/* A thread born meanwhile is in it still: once more, then remove it. */
+		if (unlinkat(cgroot, sh->moved_to, AT_REMOVEDIR) != 0 && procfd >= 0) {
+			move_all(sh, procfd, cgroot, "", pid);
+			if (unlinkat(cgroot, sh->moved_to, AT_REMOVEDIR) != 0 && !err)
+				err = -errno;
+		}
+		if (err == 0 || err == -ESRCH)
+			sh->moved = 0;
 		else if (!ret)
 			ret = err;
 	}
@@ -151,13 +209,13 @@ static void probe_one(void *ctx, pid_t tid)
 }
 
 /* The guard: restores when the collector is gone without releasing it. */
-static void guard(struct scale_shared *sh, pid_t collector, int procfd, int cgroot)
+static void guard(struct scale_shared *sh, pid_t collector, int procfd, int cgroot, pid_t pid)
 {
 	struct timespec tick = {.tv_nsec = GUARD_POLL_MS * 1000000l};
 
 	while (getppid() == collector)
 		nanosleep(&tick, NULL);
-	restore(sh, procfd, cgroot);
+	restore(sh, procfd, cgroot, pid, true);
 	_exit(0);
 }
 
@@ -199,7 +257,7 @@ static int start_guard(struct scale_confine *c)
 		sigaction(SIGPIPE, &ign, NULL);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		guard(c->sh, collector, c->procfd, c->cgroot);
+		guard(c->sh, collector, c->procfd, c->cgroot, c->pid);
 	}
 	c->guard = pid;
 	return 0;
@@ -254,9 +312,10 @@ int scale_confine_open(struct scale_confine *c, pid_t pid)
 	/* The cgroup, for fractional points (checked by scale_confine_quota_check). */
 	if (corecap_read_small_file(c->procfd, "cgroup", text, sizeof(text)) > 0 &&
 	    corecap_cgroup_line(text, "cpu", &v1, hier, sizeof(hier), c->cgroup,
-				sizeof(c->cgroup)) == 0 &&
-	    !v1)
-		c->cgroot = corecap_cgroup_open(false, "");
+				sizeof(c->cgroup)) == 0) {
+		c->sh->v1 = v1;
+		c->cgroot = corecap_cgroup_open(v1, hier);
+	}
 	if (c->cgroot < 0)
 		c->cgroot = -1;
 	ret = start_guard(c);
@@ -273,57 +332,115 @@ const cpu_set_t *scale_confine_base(const struct scale_confine *c)
 	return &c->sh->base;
 }
 
+/* The quota's file of the cgroup at dir, its original text and (v1) its period. */
+static int quota_file(struct scale_shared *sh, int cgroot, const char *dir, char *why, size_t size)
+{
+	char buf[128];
+	const char *end;
+	ssize_t n;
+
+	snprintf(sh->quota_rel, sizeof(sh->quota_rel), "%s/%s", dir,
+		 sh->v1 ? "cpu.cfs_quota_us" : "cpu.max");
+	sh->period_us = QUOTA_PERIOD_US;
+	if (sh->v1) {
+		char rel[sizeof(sh->quota_rel)];
+		uint64_t period;
+
+		snprintf(rel, sizeof(rel), "%s/cpu.cfs_period_us", dir);
+		n = corecap_cgroup_read(cgroot, rel, buf, sizeof(buf));
+		if (n <= 0 || !corecap_cgroup_u64(buf, &end, &period) || !period) {
+			snprintf(why, size, "cannot read %s/cpu/%s", CGROUP_ROOT, rel);
+			return n < 0 ? (int)n : -EIO;
+		}
+		sh->period_us = period;
+	}
+	n = corecap_cgroup_read(cgroot, sh->quota_rel, buf, sizeof(buf));
+	if (n <= 0 || (size_t)n >= sizeof(sh->quota_orig)) {
+		snprintf(why, size, "cannot read the quota file %s under %s: %s", sh->quota_rel,
+			 CGROUP_ROOT, n < 0 ? strerror((int)-n) : "empty or too long");
+		return n < 0 ? (int)n : -EIO;
+	}
+	buf[strcspn(buf, "\n")] = '\0';
+	/* Only the first check keeps the original: a later one may read our own quota. */
+	if (!sh->quota_orig[0])
+		snprintf(sh->quota_orig, sizeof(sh->quota_orig), "%.63s", buf);
+	/* Writable by us: opened for writing, nothing written. */
+	{
+		int fd = open_beneath(cgroot, sh->quota_rel, O_WRONLY);
+
+		if (fd < 0) {
+			snprintf(why, size, "cannot open %s for writing under %s: %s",
+				 sh->quota_rel, CGROUP_ROOT, strerror(-fd));
+			return fd;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * A daemon in the root cgroup, which takes no quota, into a cgroup of
+ * ours: made here (never one that exists), marked moved before the first
+ * thread goes, so that restore() (ours or the guard's) brings them back.
+ */
+static int move_out_of_root(struct scale_confine *c, char *why, size_t size)
+{
+	struct scale_shared *sh = c->sh;
+	int err;
+
+	snprintf(sh->moved_to, sizeof(sh->moved_to), "corecap-scale-%d", (int)c->pid);
+	if (mkdirat(c->cgroot, sh->moved_to, 0755) != 0) {
+		err = -errno;
+		snprintf(why, size,
+			 "it is in the root cgroup, which takes no quota, and its own cgroup "
+			 "%s/%s%s cannot be made: %s%s",
+			 CGROUP_ROOT, sh->v1 ? "cpu/" : "", sh->moved_to, strerror(-err),
+			 err == -EEXIST ? " (another scale of it runs, or one was killed with "
+					  "its guard: remove it once no process is in it)"
+					: "");
+		return err;
+	}
+	sh->moved = 1;
+	err = move_all(sh, c->procfd, c->cgroot, sh->moved_to, c->pid);
+	if (err) {
+		snprintf(why, size, "cannot move its threads into %s/%s%s: %s", CGROUP_ROOT,
+			 sh->v1 ? "cpu/" : "", sh->moved_to, strerror(-err));
+		restore(sh, c->procfd, c->cgroot, c->pid, true);
+		return err;
+	}
+	return 0;
+}
+
 int scale_confine_quota_check(struct scale_confine *c, char *why, size_t size)
 {
-	char self[CORECAP_CGROUP_FILE_MAX], mine[1024], hier[64], buf[128];
+	char self[CORECAP_CGROUP_FILE_MAX], mine[1024], hier[64];
 	struct scale_shared *sh = c->sh;
 	bool v1 = false;
-	ssize_t n;
-	int fd;
+	int err;
 
 	if (c->cgroot < 0 || !c->cgroup[0]) {
 		snprintf(why, size,
-			 "its cgroup is not on a cgroup v2 hierarchy with the cpu "
-			 "controller");
+			 "its cgroup has no cpu controller corecap can reach (a cgroup v2 "
+			 "hierarchy with it, or a cgroup v1 cpu hierarchy)");
 		return -ENOTSUP;
 	}
 	if (strcmp(c->cgroup, "/") == 0) {
-		snprintf(why, size, "it is in the root cgroup, which has no cpu.max");
-		return -ENOTSUP;
+		if (!sh->moved && (err = move_out_of_root(c, why, size)))
+			return err;
+		return quota_file(sh, c->cgroot, sh->moved_to, why, size);
 	}
 	if (corecap_read_small_file(AT_FDCWD, "/proc/self/cgroup", self, sizeof(self)) > 0 &&
 	    corecap_cgroup_line(self, "cpu", &v1, hier, sizeof(hier), mine, sizeof(mine)) == 0 &&
-	    !v1 &&
+	    v1 == (bool)sh->v1 &&
 	    (strcmp(mine, c->cgroup) == 0 || (strncmp(mine, c->cgroup, strlen(c->cgroup)) == 0 &&
 					      mine[strlen(c->cgroup)] == '/'))) {
 		snprintf(why, size,
-			 "its cgroup %s also holds corecap and the benchmark, which its cpu.max "
+			 "its cgroup %s also holds corecap and the benchmark, which its quota "
 			 "would throttle too",
 			 c->cgroup);
 		return -EBUSY;
 	}
-	snprintf(sh->cpu_max_rel, sizeof(sh->cpu_max_rel), "%s/cpu.max", c->cgroup + 1);
-	fd = open_beneath(c->cgroot, sh->cpu_max_rel, O_RDWR);
-	if (fd < 0) {
-		snprintf(why, size, "cannot open %s/%s for writing: %s", CGROUP_ROOT,
-			 sh->cpu_max_rel,
-			 fd == -ENOENT ? "no cpu controller there (its parent's "
-					 "cgroup.subtree_control)"
-				       : strerror(-fd));
-		return fd;
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0 || (size_t)n >= sizeof(sh->cpu_max_orig)) {
-		snprintf(why, size, "cannot read %s/%s", CGROUP_ROOT, sh->cpu_max_rel);
-		return -EIO;
-	}
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	/* Only the first check keeps the original: a later one may read our own quota. */
-	if (!sh->cpu_max_orig[0])
-		memcpy(sh->cpu_max_orig, buf, (size_t)n + 1);
-	return 0;
+	return quota_file(sh, c->cgroot, c->cgroup + 1, why, size);
 }
 
 static void confine_one(void *ctx, pid_t tid)
@@ -384,19 +501,23 @@ int scale_confine_begin(struct scale_confine *c, const cpu_set_t *cpus, double q
 	if (quota_cpus > 0) {
 		char text[64];
 
-		if (!c->sh->cpu_max_orig[0] || c->cgroot < 0) {
+		if (!c->sh->quota_orig[0] || c->cgroot < 0) {
 			corecap_error(
 				"cannot set a CPU quota: the daemon's cgroup was not checked");
 			return -EINVAL;
 		}
-		snprintf(text, sizeof(text), "%llu %u",
-			 (unsigned long long)llround(quota_cpus * QUOTA_PERIOD_US),
-			 QUOTA_PERIOD_US);
+		if (c->sh->v1)
+			snprintf(text, sizeof(text), "%llu",
+				 (unsigned long long)llround(quota_cpus * c->sh->period_us));
+		else
+			snprintf(text, sizeof(text), "%llu %llu",
+				 (unsigned long long)llround(quota_cpus * c->sh->period_us),
+				 c->sh->period_us);
 		c->sh->quota_set = 1; /* before the write: the guard restores either way */
-		ret = write_cpu_max(c->cgroot, c->sh->cpu_max_rel, text);
+		ret = write_file(c->cgroot, c->sh->quota_rel, text);
 		if (ret) {
-			corecap_error("cannot write '%s' to %s/%s: %s", text, CGROUP_ROOT,
-				      c->sh->cpu_max_rel, strerror(-ret));
+			corecap_error("cannot write '%s' to %s: %s (under %s)", text,
+				      c->sh->quota_rel, strerror(-ret), CGROUP_ROOT);
 			scale_confine_end(c);
 			return ret;
 		}
@@ -422,17 +543,20 @@ int scale_confine_end(struct scale_confine *c)
 	int ret;
 
 	scale_confine_pass(c);
-	ret = restore(c->sh, c->procfd, c->cgroot);
+	/* A moved daemon stays in its cgroup until the release. */
+	ret = restore(c->sh, c->procfd, c->cgroot, c->pid, false);
 	if (ret && ret != -ESRCH)
-		corecap_error("cannot restore the daemon's CPU quota (%s/%s: '%s'): %s",
-			      CGROUP_ROOT, c->sh->cpu_max_rel, c->sh->cpu_max_orig, strerror(-ret));
+		corecap_error("cannot restore the daemon's CPU quota (%s: '%s', under %s): %s",
+			      c->sh->quota_rel, c->sh->quota_orig, CGROUP_ROOT, strerror(-ret));
 	return ret;
 }
 
 void scale_confine_release(struct scale_confine *c)
 {
-	if (c->sh)
-		restore(c->sh, c->procfd, c->cgroot);
+	if (c->sh && restore(c->sh, c->procfd, c->cgroot, c->pid, true) && c->sh->moved)
+		corecap_error("cannot move process %d back out of %s%s%s: remove it by hand once "
+			      "its threads are back in the root cgroup",
+			      (int)c->pid, CGROUP_ROOT, c->sh->v1 ? "/cpu/" : "/", c->sh->moved_to);
 	if (c->guard > 0) {
 		kill(c->guard, SIGKILL);
 		while (waitpid(c->guard, NULL, 0) < 0 && errno == EINTR)

@@ -49,7 +49,7 @@ rc=0
 if [ "$rc" -ne 0 ]; then
 	expect_eq "fractional: exit 1" 1 "$rc"
 	expect_true "fractional: one line naming why ($(cat "$WORK/frac.err"))" \
-		grep -qE "^corecap scale: --cores: a fractional point needs a cpu.max quota on the daemon's cgroup, and (its|it is)" "$WORK/frac.err"
+		grep -qE "^corecap scale: --cores: a fractional point needs a CPU quota on the daemon's cgroup, and (its|it is)" "$WORK/frac.err"
 	expect_eq "fractional: one line" 1 "$(wc -l <"$WORK/frac.err")"
 	expect_true "fractional: nothing created" test ! -e "$WORK/out"
 else

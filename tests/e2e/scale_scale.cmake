@@ -7,3 +7,5 @@ set_tests_properties(e2e.scale_linear PROPERTIES RUN_SERIAL TRUE)
 # Every thread's affinity restored after kill -9, SIGTERM, and a thread's own reset.
 corecap_e2e_test(scale_safety scale_safety.sh TIMEOUT 90 LABELS "analysis;scale")
 corecap_e2e_test(scale_errors scale_errors.sh TIMEOUT 60 LABELS "analysis;scale")
+corecap_e2e_test(scale_quota scale_quota.sh TIMEOUT 90 LABELS "analysis;scale")
+set_tests_properties(e2e.scale_quota PROPERTIES RUN_SERIAL TRUE)
