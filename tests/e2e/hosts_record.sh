@@ -54,6 +54,8 @@ b b pid=$b_pid
 c c comm=refosd
 HOSTS
 bench="$CORECAP_SRC/tests/e2e/hosts_rsh $HOSTS_DIR a sh -c"
+# --no-kernel: a record in a time namespace of its own stamps kernel events
+# in the kernel's clock and its window in the namespace's (docs/hosts.md).
 start=$EPOCHREALTIME
 rc=0
 "$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run \
