@@ -9,3 +9,5 @@ corecap_e2e_test(scale_safety scale_safety.sh TIMEOUT 90 LABELS "analysis;scale"
 corecap_e2e_test(scale_errors scale_errors.sh TIMEOUT 60 LABELS "analysis;scale")
 corecap_e2e_test(scale_quota scale_quota.sh TIMEOUT 90 LABELS "analysis;scale")
 set_tests_properties(e2e.scale_quota PROPERTIES RUN_SERIAL TRUE)
+corecap_e2e_test(ceph_scale ceph_scale.sh TIMEOUT 300 LABELS "analysis;scale;ceph;measured")
+set_tests_properties(e2e.ceph_scale PROPERTIES RUN_SERIAL TRUE)
