@@ -71,6 +71,7 @@ struct host_run {
 	size_t len;
 	int remote_status;
 	char sub_status[16];
+	char sub_reason[256]; /* the sub-run's partial_reason, shown safely */
 	char reason[512];
 };
 
@@ -502,6 +503,14 @@ static void sub_run_status(struct hosts_record *r, struct host_run *h)
 	if (root && json_object_object_get_ex(root, "status", &v) &&
 	    json_object_is_type(v, json_type_string))
 		snprintf(h->sub_status, sizeof(h->sub_status), "%s", json_object_get_string(v));
+	if (root && json_object_object_get_ex(root, "partial_reason", &v) &&
+	    json_object_is_type(v, json_type_string)) {
+		/* The host's words: printable only, bounded. */
+		snprintf(h->sub_reason, sizeof(h->sub_reason), "%s", json_object_get_string(v));
+		for (char *p = h->sub_reason; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+	}
 out:
 	if (!*h->sub_status)
 		snprintf(h->sub_status, sizeof(h->sub_status), "missing");
@@ -595,7 +604,16 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 			json_object_object_add(o, "comm", json_object_new_string(h->spec->comm));
 		json_object_object_add(o, "status", json_object_new_string(host_status(h)));
 		if (strcmp(host_status(h), "complete") != 0) {
-			const char *why = h->stage == HOST_DONE ? "its run is partial" : h->reason;
+			char done_why[400];
+			const char *why = h->reason;
+
+			if (h->stage == HOST_DONE) {
+				snprintf(done_why, sizeof(done_why),
+					 "its run is %s (its record exited with status %d)%s%s",
+					 h->sub_status, h->remote_status,
+					 *h->sub_reason ? ": " : "", h->sub_reason);
+				why = done_why;
+			}
 
 			*partial = true;
 			json_object_object_add(o, "reason", json_object_new_string(why));

@@ -8,8 +8,9 @@
 # come back whole and `corecap report` reads each (the ops the benchmark
 # made), the manifest holds each host's clock, within 50 us of the
 # namespace's true offset and within its own bound. Then a host that
-# cannot be reached: named with the cause, the other's run kept, the run
-# partial, the daemons running and not stopped.
+# cannot be reached, and a host whose record is killed mid-window: named
+# with the cause, the other's run kept, the run partial, the daemons
+# running, not stopped, and serving.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/hosts_lib.sh"
@@ -108,6 +109,29 @@ expect_true "the error names the host and the cause" \
 expect_eq "the run is partial, naming the host; b complete, gone failed" "partial True complete failed" \
 	"$(json run2/manifest.json 'd["status"], "gone" in d["partial_reason"], d["hosts"][0]["status"], d["hosts"][1]["status"]' | tr -d "(),'")"
 expect_true "b's run is kept and reportable" "$CORECAP" report run2/hosts/b
+
+# One host's collector killed mid-window: the other's run complete, the
+# killed one's partial with its record's status and its own reason.
+printf 'b b pid=%s\nc c pid=%s\n' "$b_pid" "$c_pid" >hosts3.txt
+rc=0
+"$CORECAP" record --hosts hosts3.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run3 \
+	--record-opt --no-kernel -d 4 >record3.out 2>record3.err &
+rp=$!
+for i in $(seq 1 200); do
+	grep -q "window started" record3.err && break
+	sleep 0.05
+done
+sleep 1
+# The host's own record of C's daemon (its agent's child), by its exact command line.
+victim=$(pgrep -f -- "record -q -p $c_pid -o /tmp/corecap-host\\." | head -n 1 || true)
+expect_true "host c's record found mid-window" test -n "$victim"
+[ -n "$victim" ] && kill -KILL "$victim"
+wait "$rp" || rc=$?
+cat record3.err
+expect_eq "a host's record killed: exit status 1" 1 "$rc"
+expect_eq "b complete, c partial, naming the kill" "partial complete partial True" \
+	"$(json run3/manifest.json 'd["status"], d["hosts"][0]["status"], d["hosts"][1]["status"], "status 137" in d["hosts"][1]["reason"] and "cut short" in d["hosts"][1]["reason"]' | tr -d "(),'")"
+expect_true "b's run is reportable" "$CORECAP" report run3/hosts/b
 for p in "$b_pid" "$c_pid"; do
 	expect_true "daemon $p alive" kill -0 "$p"
 	expect_eq "daemon $p: no thread stopped (state t or T)" "" \
