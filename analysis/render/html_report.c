@@ -575,7 +575,8 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 
 		fprintf(out, "<h2>");
 		esc(out, h->flames[i].heading);
-		fprintf(out, "</h2>\n<div class=\"flame\">\n");
+		fprintf(out, "</h2>\n<div class=\"flame\" data-kind=\"%s\">\n",
+			h->flames[i].kind ? h->flames[i].kind : "");
 		o.embedded = true;
 		o.fit = true;
 		if (corecap_flame_svg_render(h->flames[i].folded, &o, out))

@@ -235,6 +235,19 @@ try:
             want_c2, _ = peek(stacks, callee)
             got_c2 = {r[0]: int(r[1]) for r in rows("#cc-callers")}
             check(f"a click on the callee {callee} shows its own callers", got_c2 == want_c2 and fn in got_c2)
+            # A click on the function's frame in its flame graph shows it again (and zooms there).
+            hit = js("""var div = document.querySelector('div.flame[data-kind=' + arguments[0] + ']');
+var gs = div ? div.querySelectorAll('g.f') : [];
+for (var i = 0; i < gs.length; i++)
+  if (gs[i].querySelector('title').textContent.split('\\n')[0].replace(/ \\([0-9,]+ [^()]*\\)$/, '') === arguments[1]) {
+    gs[i].dispatchEvent(new MouseEvent('click', {bubbles: true}));
+    return true;
+  }
+return false;""", kind, fn)
+            check(f"a click on {fn}'s frame in the {kind} flame graph shows it",
+                  hit and js("return document.getElementById('cc-peek-fn').textContent;") == fn
+                  and {r[0]: int(r[1]) for r in rows("#cc-callers")} == want_c)
+            js("document.querySelector('div.flame[data-kind=' + arguments[0] + '] .cf-reset').dispatchEvent(new MouseEvent('click'));", kind)
 
         def fit_to_window():
             # The flame graphs fit their box and follow the window.
