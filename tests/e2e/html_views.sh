@@ -49,6 +49,9 @@ status=0
 wait "$rec" || status=$?
 expect_eq "record exit status" 0 "$status"
 [ "$status" = 0 ] || { cat "$WORK/record.out"; finish; exit 1; }
+state=$(sed -n 's/^State:[[:space:]]*\([A-Za-z]\).*/\1/p' "/proc/$OSD_PID/status" 2>/dev/null || true)
+expect_true "refosd lived through the collector's stop, not stopped (state '$state')" \
+	test -n "$state" -a "$state" != T -a "$state" != t -a "$state" != Z
 stop_refosd
 ws=$(json "$run/manifest.json" "d['window']['start_ns']")
 gap_from=$(calc "($t_stop - $ws) / 1e9")
