@@ -55,6 +55,8 @@ const char corecap_record_hosts_usage[] =
 #define DONE_TIMEOUT_MS	   300000
 #define STREAM_TIMEOUT_MS  60000
 #define RUN_MAX_BYTES	   (8ull << 30)
+/* A host's messages kept in hosts/NAME.log: the remote could say without end. */
+#define LOG_MAX_BYTES (1 << 20)
 
 enum host_stage { HOST_FAILED, HOST_STARTING, HOST_READY, HOST_STARTED, HOST_DONE };
 
@@ -62,8 +64,10 @@ struct host_run {
 	const struct corecap_host *spec;
 	enum host_stage stage;
 	int log_fd;
+	int log_w;    /* the remote shells' stderr: the keeper's pipe */
+	pid_t keeper; /* copies it into log_fd, at most LOG_MAX_BYTES */
 	struct corecap_clock_sync cs;
-	bool have_clock, have_end;
+	bool have_clock, have_end, cs_open;
 	struct corecap_clock_estimate start, end;
 	pid_t agent;
 	int to_fd, from_fd;
@@ -153,6 +157,90 @@ static void last_log_line(struct host_run *h, char *out, size_t size)
 	snprintf(out, size, "%.200s", line);
 }
 
+/*
+ * The keeper of a host's log: a child reading the remote shells' stderr
+ * from a pipe and writing at most LOG_MAX_BYTES of it to the log (then a
+ * line saying so; the rest is read and dropped, so the remote never
+ * blocks on it). It holds nothing else of ours open: a pipe end it kept
+ * would hide another host's EOF.
+ */
+static int start_log(struct host_run *h)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	h->keeper = fork();
+	if (h->keeper == 0) {
+		static const char cut[] = "[corecap: the rest of this host's messages is left out: "
+					  "over 1 MiB]\n";
+		size_t kept = 0;
+		char buf[4096];
+		ssize_t got;
+
+		if (dup2(p[0], STDIN_FILENO) < 0 || dup2(h->log_fd, STDOUT_FILENO) < 0)
+			_exit(1);
+		close_range(3, ~0u, 0);
+		signal(SIGINT, SIG_IGN);
+		while ((got = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got < 0)
+				break;
+			if (kept < LOG_MAX_BYTES) {
+				size_t n = (size_t)got < LOG_MAX_BYTES - kept
+						   ? (size_t)got
+						   : LOG_MAX_BYTES - kept;
+
+				if (write(STDOUT_FILENO, buf, n) != (ssize_t)n)
+					break;
+				kept += n;
+				if (kept == LOG_MAX_BYTES &&
+				    write(STDOUT_FILENO, cut, sizeof(cut) - 1) < 0)
+					break;
+			}
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	if (h->keeper < 0) {
+		close(p[1]);
+		return -errno;
+	}
+	h->log_w = p[1];
+	return 0;
+}
+
+static int reap(pid_t pid, int timeout_ms);
+
+/*
+ * Ends everything of a host's but its run: its connections (its record
+ * ends its window, or abandons it before the go), the remote shells
+ * (killed after a bounded wait) and the log's keeper, so the log is whole
+ * when read.
+ */
+static void host_end(struct host_run *h, int agent_timeout_ms)
+{
+	if (h->cs_open) {
+		corecap_clock_sync_release(&h->cs);
+		h->cs_open = false;
+	}
+	if (h->to_fd >= 0)
+		close(h->to_fd);
+	if (h->from_fd >= 0)
+		close(h->from_fd);
+	h->to_fd = h->from_fd = -1;
+	if (h->agent > 0)
+		reap(h->agent, agent_timeout_ms);
+	h->agent = -1;
+	if (h->log_w >= 0)
+		close(h->log_w);
+	h->log_w = -1;
+	if (h->keeper > 0)
+		reap(h->keeper, 2000);
+	h->keeper = -1;
+}
+
 static void host_fail(struct host_run *h, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
@@ -165,6 +253,8 @@ static void host_fail(struct host_run *h, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(h->reason, sizeof(h->reason), fmt, ap);
 	va_end(ap);
+	/* A failed host is done with: its log is then whole. */
+	host_end(h, 5000);
 	last_log_line(h, remote, sizeof(remote));
 	n = strlen(h->reason);
 	if (*remote && n < sizeof(h->reason))
@@ -396,9 +486,14 @@ static void start_clock(struct hosts_record *r, struct host_run *h)
 	char *words[CORECAP_RSH_WORDS_MAX + 8], *copy = NULL;
 
 	if (host_argv(r, h, cmd, &copy, words, sizeof(words) / sizeof(words[0])) == 0) {
-		if (corecap_clock_sync_open(&h->cs, words, h->log_fd) < 0 ||
+		int ret = corecap_clock_sync_open(&h->cs, words, h->log_w);
+
+		h->cs_open = true;
+		if (ret < 0 ||
 		    corecap_clock_sync_burst(&h->cs, CORECAP_CLOCK_PINGS_DEFAULT, &h->start) < 0) {
 			int st = corecap_clock_sync_release(&h->cs);
+
+			h->cs_open = false;
 
 			if (st > 0 && st < 128)
 				host_fail(
@@ -440,7 +535,7 @@ static void start_agent(struct hosts_record *r, struct host_run *h)
 	cmd[n] = NULL;
 	if (host_argv(r, h, cmd, &copy, words, sizeof(words) / sizeof(words[0])) < 0)
 		goto out_free;
-	ret = spawn(words, h->log_fd, &h->to_fd, &h->from_fd, &h->agent);
+	ret = spawn(words, h->log_w, &h->to_fd, &h->from_fd, &h->agent);
 	if (ret < 0)
 		host_fail(h, "cannot start '%s': %s", words[0], strerror(-ret));
 	else
@@ -797,15 +892,15 @@ int corecap_record_hosts(int argc, char **argv)
 		char log[CORECAP_HOST_NAME_MAX + 8];
 
 		h->spec = &r->spec.hosts[i];
-		h->to_fd = h->from_fd = h->log_fd = -1;
-		h->agent = -1;
+		h->to_fd = h->from_fd = h->log_fd = h->log_w = -1;
+		h->agent = h->keeper = -1;
 		snprintf(log, sizeof(log), "%s.log", h->spec->name);
 		h->log_fd =
 			openat(r->hosts_fd, log,
 			       O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_APPEND, 0600);
-		if (h->log_fd < 0) {
-			snprintf(h->reason, sizeof(h->reason), "cannot create its log: %s",
-				 strerror(errno));
+		if (h->log_fd < 0 || (ret = start_log(h)) < 0) {
+			snprintf(h->reason, sizeof(h->reason), "cannot keep its log: %s",
+				 strerror(h->log_fd < 0 ? errno : -ret));
 			corecap_error("host '%s': %s", h->spec->name, h->reason);
 			continue;
 		}
@@ -834,13 +929,14 @@ int corecap_record_hosts(int argc, char **argv)
 	for (size_t i = 0; i < r->spec.n; i++) {
 		struct host_run *h = &r->hosts[i];
 
-		if (h->have_clock) {
+		if (h->cs_open) {
 			h->have_end = corecap_clock_sync_burst(&h->cs, CORECAP_CLOCK_PINGS_DEFAULT,
 							       &h->end) == 0;
 			if (!h->have_end)
 				corecap_warn("host '%s': no clock at the window's end: %s",
 					     h->spec->name, h->cs.error);
 			corecap_clock_sync_release(&h->cs);
+			h->cs_open = false;
 		}
 	}
 	for (size_t i = 0; i < r->spec.n; i++) {
@@ -848,12 +944,8 @@ int corecap_record_hosts(int argc, char **argv)
 
 		if (h->stage == HOST_STARTED)
 			collect(r, h);
-		if (h->to_fd >= 0)
-			close(h->to_fd); /* a record not started abandons its run */
-		if (h->from_fd >= 0)
-			close(h->from_fd);
-		if (h->agent > 0)
-			reap(h->agent, 30000);
+		/* A record not started (Ctrl-C before the go) abandons its run. */
+		host_end(h, 30000);
 		if (h->log_fd >= 0)
 			close(h->log_fd);
 	}

@@ -110,6 +110,18 @@ expect_eq "the run is partial, naming the host; b complete, gone failed" "partia
 	"$(json run2/manifest.json 'd["status"], "gone" in d["partial_reason"], d["hosts"][0]["status"], d["hosts"][1]["status"]' | tr -d "(),'")"
 expect_true "b's run is kept and reportable" "$CORECAP" report run2/hosts/b
 
+# A remote shell that says 3 MB on stderr, then fails: its log kept to 1 MiB
+# and a line saying so, the error still naming the host.
+printf '#!/bin/sh\nhead -c 3000000 /dev/zero | tr "\\\\0" x >&2\necho "noisy: cannot reach $1" >&2\nexit 255\n' >noisy
+chmod +x noisy
+rc=0
+"$CORECAP" record --hosts hosts2.txt --rsh "$WORK/noisy" -o run4 -d 1 >record4.out 2>record4.err || rc=$?
+expect_eq "a noisy remote shell: exit status 1" 1 "$rc"
+expect_true "the error names the host" grep -q "host 'b' (b): unreachable" record4.err
+size=$(stat -c %s run4/hosts/b.log)
+expect_calc "its log is kept to 1 MiB and a line ($size bytes)" "$size > 1048576 && $size < 1048576 + 200"
+expect_true "and says the rest is left out" grep -q "the rest of this host's messages is left out" run4/hosts/b.log
+
 # One host's collector killed mid-window: the other's run complete, the
 # killed one's partial with its record's status and its own reason.
 printf 'b b pid=%s\nc c pid=%s\n' "$b_pid" "$c_pid" >hosts3.txt
