@@ -77,11 +77,34 @@ static int wall_uneven(struct lines_out *j, const struct run_manifest *mf)
 		    (double)mf->wall_coverage_min_pm / 10, (double)mf->wall_coverage_max_pm / 10);
 }
 
+/* The kernel's on-CPU samples that were lost or not unwound, said from 1%
+ * of those due (taken + lost): the shares drawn from the others hold only
+ * if the missing ones fell evenly. */
+#define WALL_ONCPU_MISSING_WARN 0.01
+
+static int wall_oncpu_missing(struct lines_out *j, const struct run_manifest *mf)
+{
+	uint64_t due = mf->wall_oncpu_taken + mf->wall_oncpu_lost;
+	uint64_t missing = mf->wall_oncpu_lost + mf->wall_oncpu_failed;
+
+	if (!mf->wall_oncpu_only || !due || (double)missing < WALL_ONCPU_MISSING_WARN * (double)due)
+		return 0;
+	return warn(j,
+		    "the kernel's on-CPU samples: %llu of %llu missing (%llu lost in the kernel: "
+		    "no room in its ring or the stack unreadable; %llu not unwound): the wall "
+		    "flame graph and the logging share rest on the others",
+		    (unsigned long long)missing, (unsigned long long)due,
+		    (unsigned long long)mf->wall_oncpu_lost,
+		    (unsigned long long)mf->wall_oncpu_failed);
+}
+
 int corecap_wall_quality(char ***warnings, size_t *n_warnings, const struct run_manifest *mf)
 {
 	struct lines_out j = {warnings, n_warnings};
-	int ret = wall_behind(&j, mf);
+	int ret = wall_oncpu_missing(&j, mf);
 
+	if (!ret)
+		ret = wall_behind(&j, mf);
 	return ret ? ret : wall_uneven(&j, mf);
 }
 
@@ -135,15 +158,18 @@ int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct mo
 	/* Steal: the host did not run this machine's vCPUs when they wanted to run. */
 	if (!ret && run->has_manifest && mf->has_machine_steal && mf->has_window && mf->nproc > 0 &&
 	    mf->window_end_ns > mf->window_start_ns) {
-		double share = mf->machine_steal_cpu_s /
-			       ((double)(mf->window_end_ns - mf->window_start_ns) / 1e9 * mf->nproc);
+		double share =
+			mf->machine_steal_cpu_s /
+			((double)(mf->window_end_ns - mf->window_start_ns) / 1e9 * mf->nproc);
 
 		if (share >= STEAL_WARN_SHARE)
-			ret = warn(&j,
-				   "the hypervisor took %.1f%% of the machine's CPU time in the window "
-				   "(steal): the daemon's threads went unrun that long, so its "
-				   "throughput, latencies and hold times measure the shared host too",
-				   100 * share);
+			ret = warn(
+				&j,
+				"the hypervisor took %.1f%% of the machine's CPU time in the "
+				"window "
+				"(steal): the daemon's threads went unrun that long, so its "
+				"throughput, latencies and hold times measure the shared host too",
+				100 * share);
 	}
 	if (!ret && run->has_manifest)
 		ret = corecap_wall_quality(warnings, n_warnings, mf);

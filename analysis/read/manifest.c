@@ -438,6 +438,9 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		m->wall_sampler = get_str(m, wall, CORECAP_MK_WALLCLOCK_SAMPLER);
 		m->wall_oncpu_only = m->wall_sampler &&
 				     !strcmp(m->wall_sampler, CORECAP_WALL_SAMPLER_KERNEL_ONCPU);
+		get_u64(m, wall, CORECAP_MK_WALLCLOCK_TAKEN, &m->wall_oncpu_taken);
+		get_u64(m, wall, CORECAP_MK_WALLCLOCK_LOST, &m->wall_oncpu_lost);
+		get_u64(m, wall, CORECAP_MK_WALLCLOCK_FAILED, &m->wall_oncpu_failed);
 		get_u64(m, wall, CORECAP_MK_WALLCLOCK_ROUNDS, &m->wall_rounds);
 		m->has_wall_due = get_u64(m, wall, CORECAP_MK_WALLCLOCK_DUE, &m->wall_due) &&
 				  get_u64(m, wall, CORECAP_MK_WALLCLOCK_SAMPLES, &m->wall_samples);

@@ -89,6 +89,8 @@ struct run_manifest {
 	 * CPU only (no sample stands for a thread off its CPU). */
 	const char *wall_sampler;
 	bool wall_oncpu_only;
+	/* kernel-oncpu: stack copies kept, lost in the kernel, not unwound. */
+	uint64_t wall_oncpu_taken, wall_oncpu_lost, wall_oncpu_failed;
 	uint64_t wall_rounds; /* its rounds over the window */
 	/*
 	 * Its samples: taken (wallclock.samples) of due, and what became of
