@@ -33,10 +33,11 @@ const char corecap_html_usage[] =
 	"                    [--keep-shim-frames] [--keep-profiler] RUN\n"
 	"\n"
 	"Writes one self-contained HTML page (no network fetch; inline scripts only): the\n"
-	"report's verdict and tables, the CPU each pool used over time, and the flame\n"
-	"graphs the run has data for (cpu: " CORECAP_RUN_CPU_PROF "; wall: " CORECAP_RUN_WALL
-	"; lock and op:\n"
-	"the trace), as inline SVG.\n"
+	"report's verdict and tables, the CPU each pool used over time (its gaps shaded),\n"
+	"the top functions of the cpu and wall stacks with their callers and callees,\n"
+	"and the flame graphs the run has data for (cpu: " CORECAP_RUN_CPU_PROF
+	"; wall: " CORECAP_RUN_WALL ";\n"
+	"lock and op: the trace), as inline SVG as wide as the window.\n"
 	"\n"
 	"  -o, --output FILE  write to FILE instead of standard output\n"
 	"  --pool             wall flame graph: one root frame per pool, not per thread\n"
