@@ -158,18 +158,15 @@ int corecap_report_quality(char ***warnings, size_t *n_warnings, const struct mo
 	/* Steal: the host did not run this machine's vCPUs when they wanted to run. */
 	if (!ret && run->has_manifest && mf->has_machine_steal && mf->has_window && mf->nproc > 0 &&
 	    mf->window_end_ns > mf->window_start_ns) {
-		double share =
-			mf->machine_steal_cpu_s /
-			((double)(mf->window_end_ns - mf->window_start_ns) / 1e9 * mf->nproc);
+		double share = mf->machine_steal_cpu_s /
+			       ((double)(mf->window_end_ns - mf->window_start_ns) / 1e9 * mf->nproc);
 
 		if (share >= STEAL_WARN_SHARE)
-			ret = warn(
-				&j,
-				"the hypervisor took %.1f%% of the machine's CPU time in the "
-				"window "
-				"(steal): the daemon's threads went unrun that long, so its "
-				"throughput, latencies and hold times measure the shared host too",
-				100 * share);
+			ret = warn(&j,
+				   "the hypervisor took %.1f%% of the machine's CPU time in the window "
+				   "(steal): the daemon's threads went unrun that long, so its "
+				   "throughput, latencies and hold times measure the shared host too",
+				   100 * share);
 	}
 	if (!ret && run->has_manifest)
 		ret = corecap_wall_quality(warnings, n_warnings, mf);
