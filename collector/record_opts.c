@@ -29,6 +29,8 @@ const char corecap_record_usage[] =
 	"      --ceph-osds[=DIR] every ceph-osd whose admin socket is in DIR (default: the\n"
 	"                        directory of the Ceph configuration's 'admin socket',\n"
 	"                        CEPH_CONF honoured, else /var/run/ceph)\n"
+	"      --hosts FILE      the daemons of several hosts, each recorded there through\n"
+	"                        a remote shell ('record --hosts FILE --help', docs/hosts.md)\n"
 	"  -o, --output RUN      run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)\n"
 	"  -d, --duration SEC    window length in seconds (a benchmark is interrupted then)\n"
 	"      --wallclock[=HZ]  sample every thread's stack with ptrace (default 50 Hz)\n"

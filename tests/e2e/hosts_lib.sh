@@ -4,7 +4,8 @@
 # machine, nothing in the machine's own network), and a time namespace
 # whose CLOCK_MONOTONIC is offset from the machine's by a known, possibly
 # fractional, number of seconds. Each namespace pair is kept alive by a
-# holder process (sleep); commands reach a host through tests/e2e/hosts_rsh
+# holder process, which also ends within a second of the test's shell (a
+# test killed outright leaves no namespace behind); commands reach a host through tests/e2e/hosts_rsh
 # (nsenter into the holder's network and time namespaces), which is what
 # the tests give corecap as --rsh. Everything goes when the test exits
 # (hosts_teardown, called from e2e_cleanup_hook).
@@ -75,7 +76,8 @@ _hosts_spawn() {
 		close($p);
 		rename("$pidf.tmp", $pidf) or die "$pidf: $!\n";
 		exec @ARGV or die "exec: $!\n";' \
-		"$(_hosts_unshare_nr)" "$HOSTS_DIR/$name.pid" "$sec $nsec" sleep infinity \
+		"$(_hosts_unshare_nr)" "$HOSTS_DIR/$name.pid" "$sec $nsec" \
+		sh -c 'while kill -0 "$1" 2>/dev/null; do sleep 1; done' holder "$$" \
 		</dev/null >/dev/null 2>"$HOSTS_DIR/$name.err" &
 	disown
 	for i in $(seq 1 100); do
