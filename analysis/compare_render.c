@@ -323,11 +323,6 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 	fputs("<p class=\"verdict\" id=\"headline\">", out);
 	hesc(out, d->headline);
 	fputs("</p>\n", out);
-	if (d->behind[0]) {
-		fputs("<p>grew behind: ", out);
-		hesc(out, d->behind);
-		fputs("</p>\n", out);
-	}
 	for (int s = 0; s < 2; s++) {
 		const struct diagnosis *dg = r[s]->diagnosis;
 
