@@ -367,8 +367,8 @@ static int write_html(const struct compare_opts *o, struct run run[2],
 {
 	struct flame_stacks fs;
 	struct flame_job j[2];
-	bool has[2] = {false, false};
-	char heading[160], note[256];
+	bool has[2] = {false, false}, graph = true;
+	char heading[160], note[512];
 	struct compare_html_flame fl;
 	struct out_file out;
 	int ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
@@ -382,9 +382,22 @@ static int write_html(const struct compare_opts *o, struct run run[2],
 		j[s].keep_shim_frames = o->keep_shim_frames;
 		j[s].keep_profiler = o->keep_profiler;
 		j[s].merge_lock_instances = true;
-		ret = corecap_flame_job_build(&j[s], &fs, s);
 	}
-	if (!ret) {
+	/* A run without the kind's stacks: the page still says the rest, and why no graph. */
+	for (int s = 0; s < 2 && !ret && graph; s++)
+		if (!corecap_flame_job_has(&j[s], o->kind)) {
+			graph = false;
+			snprintf(note, sizeof(note),
+				 "No differential flame graph: %s '%s' has no %s stacks (see "
+				 "corecap flame; --kind chooses another kind).",
+				 s ? "B" : "A", o->run[s], corecap_flame_kind_name(o->kind));
+			corecap_warn(
+				"no differential flame graph in the page: '%s' has no %s stacks",
+				o->run[s], corecap_flame_kind_name(o->kind));
+		}
+	for (int s = 0; s < 2 && !ret && graph; s++)
+		ret = corecap_flame_job_build(&j[s], &fs, s);
+	if (!ret && graph) {
 		per_op_scale(o, r, &fs);
 		snprintf(heading, sizeof(heading),
 			 "Differential flame graph: %s stacks, B against A",
@@ -413,8 +426,13 @@ static int write_html(const struct compare_opts *o, struct run run[2],
 					.base_column = 0,
 				},
 		};
-		ret = corecap_out_file_open(&out, o->html);
+	} else if (!ret) {
+		snprintf(heading, sizeof(heading), "Differential flame graph: %s stacks",
+			 corecap_flame_kind_name(o->kind));
+		fl = (struct compare_html_flame){.heading = heading, .note = note};
 	}
+	if (!ret)
+		ret = corecap_out_file_open(&out, o->html);
 	if (!ret) {
 		ret = corecap_compare_render_html(d, o->run, r, &fl, out.f);
 		if (ret) {

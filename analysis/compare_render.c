@@ -380,12 +380,14 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 			hesc(out, fl->note);
 			fputs("</p>\n", out);
 		}
-		fputs("<div class=\"flame\">\n", out);
 		o.embedded = true;
 		o.fit = true;
-		if (corecap_flame_svg_render(fl->folded, &o, out))
-			return -EIO;
-		fputs("</div>\n", out);
+		if (fl->folded) {
+			fputs("<div class=\"flame\">\n", out);
+			if (corecap_flame_svg_render(fl->folded, &o, out))
+				return -EIO;
+			fputs("</div>\n", out);
+		}
 	}
 	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n", CORECAP_VERSION);
 	corecap_html_sort_script(out);

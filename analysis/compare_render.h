@@ -14,8 +14,8 @@
 /* The page's differential flame graph: fl->folded's columns 0 (A) and 1 (B). */
 struct compare_html_flame {
 	const char *heading;
-	const char *note; /* NULL: none */
-	const struct folded *folded;
+	const char *note;	     /* NULL: none */
+	const struct folded *folded; /* NULL: no graph (note says why) */
 	struct flame_svg_opts opts;
 };
 

@@ -34,6 +34,16 @@ expect_eq "--json --html: usage error" 2 "$status"
 expect_true "... saying why" grep -q 'corecap compare: --json and --folded, --svg or --html exclude each other' "$WORK/usage.err"
 expect_eq "... and no page written" no "$([ -e "$WORK/x.html" ] && echo yes || echo no)"
 
+# A kind the runs lack (no CPU profile): the page all the same, saying why it has no graph.
+status=0
+"$CORECAP" compare --kind cpu --html "$WORK/nocpu.html" "$a" "$b" 2>"$WORK/nocpu.err" || status=$?
+expect_eq "--kind cpu without CPU profiles: exit status" 0 "$status"
+expect_true "... a warning naming the run" \
+	grep -q "^corecap compare: warning: no differential flame graph in the page: '$a' has no cpu stacks" "$WORK/nocpu.err"
+expect_true "... the page says it" grep -q "No differential flame graph: A &#39;$a&#39; has no cpu stacks" "$WORK/nocpu.html"
+expect_eq "... and has the tables but no graph" "1 0" \
+	"$(grep -c '<h2>benchmark</h2>' "$WORK/nocpu.html") $(grep -c '<svg' "$WORK/nocpu.html" || true)"
+
 "$CORECAP" compare --json "$a" "$b" >"$WORK/compare.json" 2>/dev/null
 n=0
 for kind in op wall; do
