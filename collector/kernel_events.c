@@ -1271,6 +1271,8 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 		if (parse_sample(p, len, true, &s) && s.pid == (uint32_t)k->pid)
 			store_stack(k, STACK_CPU, (int32_t)s.tid, s.cpu, s.time_ns, s.regs, s.stack,
 				    s.stack_size, s.dyn_size);
+		else
+			k->stats.foreign++;
 		return;
 	}
 	for (int e = 0; e < EV_N && ev < 0; e++)
