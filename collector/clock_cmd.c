@@ -115,6 +115,7 @@ int corecap_cmd_clock(int argc, char **argv)
 	char *end;
 
 	optind = 1;
+	opterr = 0; /* our own message, one line, then the usage */
 	while ((c = getopt_long(argc, argv, "+n:d:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'r':
@@ -151,7 +152,9 @@ int corecap_cmd_clock(int argc, char **argv)
 			fputs(corecap_clock_usage, stdout);
 			return 0;
 		default:
-			return corecap_usage_error(corecap_clock_usage, "unknown option");
+			return corecap_usage_error(corecap_clock_usage,
+						   "unknown option or missing value: '%s'",
+						   argv[optind - 1]);
 		}
 	}
 	n = argc - optind;

@@ -294,7 +294,8 @@ out_free:
 
 int corecap_clock_sync_release(struct corecap_clock_sync *cs)
 {
-	int status = -1, wstatus;
+	int status = -1, wstatus = 0;
+	bool reaped = false;
 
 	if (cs->to_fd >= 0)
 		close(cs->to_fd);
@@ -306,18 +307,22 @@ int corecap_clock_sync_release(struct corecap_clock_sync *cs)
 		for (int i = 0; i < 500; i++) {
 			pid_t w = waitpid(cs->pid, &wstatus, WNOHANG);
 
-			if (w == cs->pid || (w < 0 && errno != EINTR))
+			if (w == cs->pid) {
+				reaped = true;
+				break;
+			}
+			if (w < 0 && errno != EINTR)
 				break;
 			if (i == 499) {
 				kill(cs->pid, SIGKILL);
-				waitpid(cs->pid, &wstatus, 0);
+				reaped = waitpid(cs->pid, &wstatus, 0) == cs->pid;
 				break;
 			}
 			usleep(10000);
 		}
-		if (WIFEXITED(wstatus))
+		if (reaped && WIFEXITED(wstatus))
 			status = WEXITSTATUS(wstatus);
-		else if (WIFSIGNALED(wstatus))
+		else if (reaped && WIFSIGNALED(wstatus))
 			status = 128 + WTERMSIG(wstatus);
 		cs->pid = -1;
 	}

@@ -214,6 +214,7 @@ int corecap_cmd_host_record(int argc, char **argv)
 	char b;
 
 	optind = 1;
+	opterr = 0; /* our own message, one line, then the usage */
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
@@ -240,7 +241,9 @@ int corecap_cmd_host_record(int argc, char **argv)
 			fputs(corecap_host_record_usage, stdout);
 			return 0;
 		default:
-			return corecap_usage_error(corecap_host_record_usage, "unknown option");
+			return corecap_usage_error(corecap_host_record_usage,
+						   "unknown option or missing value: '%s'",
+						   argv[optind - 1]);
 		}
 	}
 	if (optind != argc || !pid == !comm)

@@ -382,7 +382,8 @@ static int reap(pid_t pid, int timeout_ms)
 			return -1;
 		if (i >= timeout_ms / 10) {
 			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
+			if (waitpid(pid, &st, 0) != pid)
+				return -1;
 			break;
 		}
 		usleep(10000);
@@ -409,6 +410,7 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 	r->rsh = "ssh";
 	r->path = "corecap";
 	optind = 1;
+	opterr = 0; /* our own message, one line, then the usage */
 	while ((c = getopt_long(argc, argv, "+o:d:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H':
@@ -451,7 +453,9 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 			fputs(corecap_record_hosts_usage, stdout);
 			return 0;
 		default:
-			return corecap_usage_error(corecap_record_hosts_usage, "unknown option");
+			return corecap_usage_error(corecap_record_hosts_usage,
+						   "unknown option or missing value: '%s'",
+						   argv[optind - 1]);
 		}
 	}
 	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)

@@ -44,7 +44,7 @@ check() {
 
 cmds=$("$CORECAP" --help | awk '/^commands:/ { on = 1; next } on && /^   [a-z]/ { print $1 }')
 expect_eq "commands listed by corecap --help" \
-	"run record verify scale stats-dump report flame export html compare stat" "$(echo $cmds)"
+	"run record verify scale clock stats-dump report flame export html compare stat" "$(echo $cmds)"
 
 # The table: per command, what a call without arguments says (its missing
 # operand or option), on one line.
@@ -53,6 +53,7 @@ declare -A missing=(
 	[record]="missing -p PID"
 	[verify]="no daemon: -p PID is required"
 	[scale]="no daemon: -p PID is required"
+	[clock]="expected at least one HOST"
 	[stats-dump]="expected one PID or FILE, got 0 arguments"
 	[report]="expected one run directory, got 0 arguments"
 	[flame]="expected one run directory or profile, got 0 arguments"

@@ -95,9 +95,15 @@ END_TEST
 
 START_TEST(another_version_is_refused_naming_the_file)
 {
-	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 4}"), -EPROTONOSUPPORT);
+	ck_assert_int_eq(load("{\"format\": \"corecap-run\", \"version\": 5}"), -EPROTONOSUPPORT);
 	ck_assert_ptr_nonnull(strstr(err, path));
-	ck_assert_ptr_nonnull(strstr(err, "unsupported run format version 4"));
+	ck_assert_ptr_nonnull(strstr(err, "unsupported run format version 5"));
+	/* Version 4 is a run of several hosts: refused, naming the way to one. */
+	ck_assert_int_eq(
+		load("{\"format\": \"corecap-run\", \"version\": 4, \"hosts\": [{}, {}]}"),
+		-EPROTONOSUPPORT);
+	ck_assert_ptr_nonnull(strstr(err, "a run of 2 hosts (format version 4): name one host's "
+					  "run, RUN/hosts/NAME"));
 	/* Version 3 is a run of several daemons: refused, naming the way to one. */
 	ck_assert_int_eq(
 		load("{\"format\": \"corecap-run\", \"version\": 3, \"daemons\": [{}, {}]}"),
