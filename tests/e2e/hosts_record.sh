@@ -90,6 +90,8 @@ for h in b c; do
 	expect_calc "host $h: and at the end" \
 		"$err_end <= 50000 && $err_end >= -50000 && $err_end <= $bound_end && $err_end >= -$bound_end"
 done
+expect_exit_naming "report of the whole run: refused, naming a host's run" 1 \
+	"a run of 2 hosts (format version 4): name one host's run, RUN/hosts/NAME" "$CORECAP" report run
 # The sub-run's times are its host's clock: B's window is 37.5 s ahead of C's + 49.75 s.
 w() { json "run/hosts/$1/manifest.json" 'd["window"]["start_ns"]'; }
 echo "window starts: b $(w b), c $(w c) (host clocks)"
