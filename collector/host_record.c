@@ -625,9 +625,6 @@ static void collect(struct hosts_record *r, struct host_run *h)
 	struct corecap_host_tar t = {0};
 	int ret, n, dir;
 
-	/* EOF on its stdin ends the host's window. */
-	close(h->to_fd);
-	h->to_fd = -1;
 	ret = agent_line(h, DONE_TIMEOUT_MS, line);
 	if (ret == 0 && word_num(line, "failed", &n) == 0) {
 		host_fail(h, "its record failed (status %d)", n);
@@ -941,6 +938,19 @@ int corecap_record_hosts(int argc, char **argv)
 					     h->spec->name, h->cs.error);
 			corecap_clock_sync_release(&h->cs);
 			h->cs_open = false;
+		}
+	}
+	/*
+	 * EOF on its stdin ends a host's window: every host's at once, before
+	 * any run is brought back (a host's record takes a while to finish,
+	 * which must not stretch the next host's window).
+	 */
+	for (size_t i = 0; i < r->spec.n; i++) {
+		struct host_run *h = &r->hosts[i];
+
+		if (h->stage == HOST_STARTED && h->to_fd >= 0) {
+			close(h->to_fd);
+			h->to_fd = -1;
 		}
 	}
 	for (size_t i = 0; i < r->spec.n; i++) {

@@ -92,9 +92,20 @@ for h in b c; do
 done
 expect_exit_naming "report of the whole run: refused, naming a host's run" 1 \
 	"a run of 2 hosts (format version 4): name one host's run, RUN/hosts/NAME" "$CORECAP" report run
-# The sub-run's times are its host's clock: B's window is 37.5 s ahead of C's + 49.75 s.
-w() { json "run/hosts/$1/manifest.json" 'd["window"]["start_ns"]'; }
-echo "window starts: b $(w b), c $(w c) (host clocks)"
+# One window: each host's own window, in its own clock, brought to the
+# recording host's by its offset, covers the top-level window (the hosts
+# start theirs before the benchmark and end them after, all at once), by
+# under 0.5 s.
+top_start=$(json run/manifest.json 'd["window"]["start_ns"]')
+top_end=$(json run/manifest.json 'd["window"]["end_ns"]')
+for h in b c; do
+	off=$(json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['clock']['start']['offset_ns']")
+	hs=$(json "run/hosts/$h/manifest.json" "d['window']['start_ns'] - $off")
+	he=$(json "run/hosts/$h/manifest.json" "d['window']['end_ns'] - $off")
+	echo "host $h: its window in the recording host's clock starts $(calc "($top_start - $hs) / 1e6") ms before the top-level one and ends $(calc "($he - $top_end) / 1e6") ms after"
+	expect_calc "host $h: its window covers the top-level window, by under 0.5 s each side" \
+		"$hs <= $top_start && $top_start - $hs < 5e8 && $he >= $top_end && $he - $top_end < 5e8"
+done
 
 # A host that cannot be reached: named with the cause, the other kept, the run partial.
 cat >hosts2.txt <<HOSTS
