@@ -568,14 +568,18 @@ static void wait_ready(struct host_run *h)
 		host_fail(h, "no record: %s", ret ? line_error(ret) : line_error(-EPROTO));
 }
 
+/* The go: sent to every ready host first, then each one's start awaited. */
 static void go(struct host_run *h)
 {
-	char line[CORECAP_HOST_LINE_MAX_PROTO + 1];
-	int ret;
+	if (write(h->to_fd, "go\n", 3) != 3)
+		host_fail(h, "its record did not start its window: %s", line_error(-EPIPE));
+}
 
-	ret = write(h->to_fd, "go\n", 3) == 3 ? 0 : -EPIPE;
-	if (ret == 0)
-		ret = agent_line(h, STARTED_TIMEOUT_MS, line);
+static void wait_started(struct host_run *h)
+{
+	char line[CORECAP_HOST_LINE_MAX_PROTO + 1];
+	int ret = agent_line(h, STARTED_TIMEOUT_MS, line);
+
 	if (ret == 0 && strcmp(line, "started") == 0)
 		h->stage = HOST_STARTED;
 	else
@@ -917,6 +921,9 @@ int corecap_record_hosts(int argc, char **argv)
 	for (size_t i = 0; i < r->spec.n; i++)
 		if (r->hosts[i].stage == HOST_READY && !interrupted)
 			go(&r->hosts[i]);
+	for (size_t i = 0; i < r->spec.n; i++)
+		if (r->hosts[i].stage == HOST_READY)
+			wait_started(&r->hosts[i]);
 	for (size_t i = 0; i < r->spec.n; i++)
 		ready += r->hosts[i].stage == HOST_STARTED;
 	r->window_start_ns = corecap_now_ns();
