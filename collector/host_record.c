@@ -289,6 +289,10 @@ static int agent_line(struct host_run *h, int timeout_ms, char *line)
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		if (poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) < 0) {
+			/* Ctrl-C before the window gives up waiting; after it, the runs still come.
+			 */
+			if (errno == EINTR && interrupted && h->stage < HOST_STARTED)
+				return -EINTR;
 			if (errno == EINTR)
 				continue;
 			return -errno;
@@ -312,6 +316,7 @@ static const char *line_error(int err)
 	return err == -EPIPE	   ? "the remote shell closed the connection"
 	       : err == -ETIMEDOUT ? "no answer in time"
 	       : err == -EPROTO	   ? "a reply that is not corecap's host protocol"
+	       : err == -EINTR	   ? "interrupted"
 				   : strerror(-err);
 }
 
