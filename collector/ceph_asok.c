@@ -13,11 +13,13 @@
 
 #include "ceph_asok.h"
 #include <corecap/diag.h>
+#include "optracker_drain.h"
 #include "proc_stat.h"
 #include "run_dir.h"
 #include <corecap/run_format.h>
 
 #define HISTORY_SIZE	 "10000"
+#define HISTORY_KEPT	 10000 /* ops the drain keeps: a uniform sample past it */
 #define HISTORY_DURATION "600"
 #define REPLY_MAX	 (256u << 20)
 
@@ -156,6 +158,17 @@ static int config_set(const struct corecap_ceph_asok *a, const char *var, const 
 		corecap_warn("cannot set '%s' to %s through admin socket '%s': %s", var, val,
 			     a->path, ret == -EINVAL ? "refused" : strerror(-ret));
 	return ret;
+}
+
+int corecap_ceph_asok_command(const struct corecap_ceph_asok *a, const char *cmd, char **out)
+{
+	return asok_command(a->path, cmd, out, NULL);
+}
+
+int corecap_ceph_asok_config_set(const struct corecap_ceph_asok *a, const char *var,
+				 const char *val)
+{
+	return config_set(a, var, val);
 }
 
 static bool is_want(const char *target, const void *want)
@@ -377,7 +390,45 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 	a->raised = config_set(a, "osd_op_history_size", HISTORY_SIZE) == 0;
 	if (a->raised)
 		config_set(a, "osd_op_history_duration", HISTORY_DURATION);
-	return dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", CORECAP_RUN_CEPH_PERF_BEGIN);
+	ret = dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", CORECAP_RUN_CEPH_PERF_BEGIN);
+	/* The history emptied and raised: the drain's first slice begins. */
+	if (a->raised && !a->end_dump) {
+		int err;
+
+		a->drain = calloc(1, sizeof(*a->drain));
+		err = a->drain ? optracker_drain_start(a->drain, a, HISTORY_KEPT, HISTORY_SIZE)
+			       : -ENOMEM;
+		if (err) {
+			corecap_warn("cannot drain the OpTracker during the window (%s): it is "
+				     "dumped once at its end",
+				     strerror(-err));
+			free(a->drain);
+			a->drain = NULL;
+		}
+	}
+	return ret;
+}
+
+/* The drained ops into RUN/ceph/historic_ops.json; -errno, warned. */
+static int write_drained(struct corecap_ceph_asok *a, int run_dirfd)
+{
+	int fd, ret;
+
+	fd = openat(run_dirfd, CORECAP_RUN_CEPH_HISTORIC_OPS,
+		    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
+		corecap_warn("cannot create '%s' in the run directory: %s",
+			     CORECAP_RUN_CEPH_HISTORIC_OPS, strerror(-ret));
+		return ret;
+	}
+	ret = optracker_drain_write(a->drain, fd, a->raised ? HISTORY_DURATION : a->old_duration);
+	if (close(fd) < 0 && ret == 0)
+		ret = -errno;
+	if (ret < 0)
+		corecap_warn("cannot write '%s' in the run directory: %s",
+			     CORECAP_RUN_CEPH_HISTORIC_OPS, strerror(-ret));
+	return ret;
 }
 
 int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
@@ -386,9 +437,22 @@ int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
 
 	if (!a->begun)
 		return 0;
-	if (dump_to(a, run_dirfd, "{\"prefix\": \"dump_historic_ops\"}",
-		    CORECAP_RUN_CEPH_HISTORIC_OPS) < 0)
+	if (a->drain) {
+		int err = optracker_drain_stop(a->drain);
+
+		if (err)
+			corecap_warn("the OpTracker's drain stopped early (%s): its ops are those "
+				     "drained before",
+				     strerror(-err));
+		if (write_drained(a, run_dirfd) < 0)
+			ret = -EIO;
+		optracker_drain_release(a->drain);
+		free(a->drain);
+		a->drain = NULL;
+	} else if (dump_to(a, run_dirfd, "{\"prefix\": \"dump_historic_ops\"}",
+			   CORECAP_RUN_CEPH_HISTORIC_OPS) < 0) {
 		ret = -EIO;
+	}
 	if (dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", CORECAP_RUN_CEPH_PERF_END) < 0)
 		ret = -EIO;
 	if (a->raised) {
@@ -398,4 +462,32 @@ int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
 			config_set(a, "osd_op_history_duration", a->old_duration);
 	}
 	return ret;
+}
+
+void corecap_ceph_asok_release(struct corecap_ceph_asok *a)
+{
+	char cmd[200], *reply;
+
+	if (!a->drain)
+		return;
+	/* end() was not reached: stop draining; put the settings back, quietly (it may be gone). */
+	optracker_drain_release(a->drain);
+	free(a->drain);
+	a->drain = NULL;
+	if (a->raised && a->old_size[0]) {
+		snprintf(cmd, sizeof(cmd),
+			 "{\"prefix\": \"config set\", \"var\": \"osd_op_history_size\", "
+			 "\"val\": [\"%s\"]}",
+			 a->old_size);
+		if (asok_command(a->path, cmd, &reply, NULL) == 0)
+			free(reply);
+	}
+	if (a->raised && a->old_duration[0]) {
+		snprintf(cmd, sizeof(cmd),
+			 "{\"prefix\": \"config set\", \"var\": \"osd_op_history_duration\", "
+			 "\"val\": [\"%s\"]}",
+			 a->old_duration);
+		if (asok_command(a->path, cmd, &reply, NULL) == 0)
+			free(reply);
+	}
 }

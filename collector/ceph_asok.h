@@ -2,8 +2,10 @@
  * struct corecap_ceph_asok: a Ceph daemon's admin socket, used by
  * `corecap record` to read the OSD's OpTracker and perf counters around the
  * window. At the start it raises osd_op_history_size/_duration (keeping the
- * old values) and writes RUN/ceph/perf-begin.json; at the end it writes
- * RUN/ceph/historic_ops.json and perf-end.json, then restores the settings.
+ * old values), writes RUN/ceph/perf-begin.json and starts draining the
+ * history (optracker_drain.h); at the end it writes
+ * RUN/ceph/historic_ops.json (the drained ops, or one dump with end_dump)
+ * and perf-end.json, then restores the settings.
  * Every failure is a warning: the run stays usable without these files.
  *
  * The protocol: the client sends a JSON command ({"prefix": "..."}) and a
@@ -15,11 +17,17 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+struct optracker_drain;
+
 struct corecap_ceph_asok {
 	char path[108];
 	char old_size[32], old_duration[32]; /* "" when unknown */
 	bool raised;
 	bool begun;
+	/* The OpTracker: drained during the window (optracker_drain.h), or with
+	 * end_dump (record --ceph-history end) dumped once at its end. */
+	bool end_dump;
+	struct optracker_drain *drain;
 };
 
 /* A running ceph-osd and its admin socket, as --ceph-osds finds them. */
@@ -46,6 +54,13 @@ bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len);
 /* 0 when path is a socket that accepts a connection; else -errno, printed. */
 int corecap_ceph_asok_init(struct corecap_ceph_asok *a, const char *path);
 int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd);
+/* One command ({"prefix": ...}); *out (malloc'd, NUL-terminated) the reply. 0 or -errno. */
+int corecap_ceph_asok_command(const struct corecap_ceph_asok *a, const char *cmd, char **out);
+/* `config set VAR VAL`; 0, or -errno (-EINVAL: refused), warned. */
+int corecap_ceph_asok_config_set(const struct corecap_ceph_asok *a, const char *var,
+				 const char *val);
 int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd);
+/* Where the window did not end (an error, the daemon gone): the drain stopped, the settings back. */
+void corecap_ceph_asok_release(struct corecap_ceph_asok *a);
 
 #endif

@@ -423,6 +423,8 @@ static void finish_window(struct record *r)
 		if (r->have_ceph && corecap_ceph_asok_end(&r->ceph, r->rd.dirfd) < 0)
 			corecap_warn("the Ceph files of the run (RUN/" CORECAP_RUN_CEPH_DIR
 				     "/) are incomplete");
+		if (r->have_ceph && r->have_wd)
+			corecap_stop_watchdog_ceph(&r->wd, NULL, NULL, NULL);
 	}
 	if (r->interrupted) {
 		corecap_error("interrupted");
@@ -651,8 +653,14 @@ static int start_window(struct record *r)
 	if (r->stats.present &&
 	    corecap_stats_snapshot_take(&r->stats, &r->rd, CORECAP_RUN_STATS_BEGIN) < 0)
 		set_partial(r, "no consistent copy of the shim's counters at the start");
-	if (r->have_ceph)
+	if (r->have_ceph) {
+		r->ceph.end_dump = r->opts.ceph_history_end;
 		corecap_ceph_asok_begin(&r->ceph, r->rd.dirfd);
+		/* Killed before the end, the watchdog puts the OpTracker's settings back. */
+		if (r->have_wd && r->ceph.raised)
+			corecap_stop_watchdog_ceph(&r->wd, r->ceph.path, r->ceph.old_size,
+						   r->ceph.old_duration);
+	}
 	corecap_cpu_profile_start(&r->cpu);
 	corecap_proc_sampler_sample(&r->threads);
 	if (r->have_bench) {
@@ -685,6 +693,8 @@ out:
 
 static void release_all(struct record *r, bool abandon)
 {
+	if (r->have_ceph)
+		corecap_ceph_asok_release(&r->ceph);
 	if (r->have_wall)
 		corecap_wall_sampler_release(&r->wall);
 	corecap_cpu_profile_release(&r->cpu);

@@ -226,6 +226,8 @@ static void child_argv(const struct multi *m, const struct daemon *d, char **a, 
 	}
 	if (o->no_ceph)
 		add_arg(a, &n, "--no-ceph");
+	if (o->ceph_history_end)
+		add_arg(a, &n, "--ceph-history=end");
 	if (o->no_cpu_profile)
 		add_arg(a, &n, "--no-cpu-profile");
 	if (o->kernel == CORECAP_RECORD_KERNEL_REQUIRE)

@@ -16,7 +16,8 @@ const char corecap_record_usage[] =
 	"                      [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
 	"                      [--wallclock-threads NAMES] [--no-trace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
-	"                      [--ceph-asok PATH | --no-ceph] [--no-cpu-profile]\n"
+	"                      [--ceph-asok PATH | --no-ceph] [--ceph-history drain|end]\n"
+	"                      [--no-cpu-profile]\n"
 	"                      [--kernel | --no-kernel] [--kernel-via auto|bpf|perf]\n"
 	"                      [--collector-cpus LIST] [--oncpu-hz HZ]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
@@ -59,6 +60,11 @@ const char corecap_record_usage[] =
 	"                        dumps into RUN/" CORECAP_RUN_CEPH_DIR
 	"/ (found by itself for a ceph-osd)\n"
 	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
+	"      --ceph-history drain|end\n"
+	"                        the OpTracker history: drained in slices during the\n"
+	"                        window, a few ms of the OSD's lock each (default), or\n"
+	"                        dumped once at its end (every op up to 10000, the OSD's\n"
+	"                        lock held while it formats them all)\n"
 	"      --no-cpu-profile  leave the daemon's gperftools profiler alone\n"
 	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
 	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
@@ -84,6 +90,7 @@ enum {
 	OPT_THREADS_HZ,
 	OPT_CEPH_ASOK,
 	OPT_NO_CEPH,
+	OPT_CEPH_HISTORY,
 	OPT_WALL_THREADS,
 	OPT_NO_CPU_PROFILE,
 	OPT_KERNEL,
@@ -109,6 +116,7 @@ static const struct option long_opts[] = {
 	{"force", no_argument, NULL, OPT_FORCE},
 	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
 	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
+	{"ceph-history", required_argument, NULL, OPT_CEPH_HISTORY},
 	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
 	{"kernel", no_argument, NULL, OPT_KERNEL},
 	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
@@ -319,6 +327,14 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case OPT_NO_CEPH:
 			o->no_ceph = true;
+			break;
+		case OPT_CEPH_HISTORY:
+			if (strcmp(optarg, "drain") && strcmp(optarg, "end")) {
+				ret = fail(o, "invalid --ceph-history '%s': expected drain or end",
+					   optarg);
+				goto out;
+			}
+			o->ceph_history_end = strcmp(optarg, "end") == 0;
 			break;
 		case OPT_NO_CPU_PROFILE:
 			o->no_cpu_profile = true;

@@ -60,6 +60,7 @@ struct corecap_record_opts {
 	const char *events[CORECAP_RECORD_MAX_EVENTS];
 	const char *ceph_asok; /* --ceph-asok PATH, or NULL (auto-detected for ceph-osd) */
 	bool no_ceph;	       /* --no-ceph */
+	bool ceph_history_end; /* --ceph-history end: one dump at the window's end */
 	bool no_cpu_profile;   /* --no-cpu-profile */
 	enum corecap_record_kernel kernel; /* --kernel / --no-kernel */
 	const char *kernel_via;		   /* --kernel-via: "auto" (default), "bpf" or "perf" */

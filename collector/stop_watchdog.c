@@ -14,6 +14,7 @@
 #include <corecap/diag.h>
 #include "proc_stat.h"
 #include "stop_watchdog.h"
+#include "ceph_asok.h"
 #include "mono_clock.h"
 
 #define POLL_MS 10u
@@ -98,6 +99,19 @@ static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemo
 		name[sizeof(name) - 1] = '\0';
 		lttng_stop_tracing(name);
 		lttng_destroy_session(name);
+	}
+	/* A Ceph daemon's OpTracker settings, changed by the collector. */
+	if (pg->ceph_asok[0]) {
+		struct corecap_ceph_asok a = {0};
+
+		memcpy(a.path, (const char *)pg->ceph_asok, sizeof(a.path));
+		a.path[sizeof(a.path) - 1] = '\0';
+		if (pg->ceph_size[0])
+			corecap_ceph_asok_config_set(&a, "osd_op_history_size",
+						     (const char *)pg->ceph_size);
+		if (pg->ceph_duration[0])
+			corecap_ceph_asok_config_set(&a, "osd_op_history_duration",
+						     (const char *)pg->ceph_duration);
 	}
 	/* The collector's own temporary file, cut off mid-write. */
 	if (pg->run_dir[0] && pg->tmp[0]) {
@@ -198,6 +212,21 @@ void corecap_stop_watchdog_tmp(struct corecap_stop_watchdog *wd, const char *nam
 	}
 	memcpy((char *)wd->page->tmp, name, strlen(name) + 1);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+void corecap_stop_watchdog_ceph(struct corecap_stop_watchdog *wd, const char *asok,
+				const char *size, const char *duration)
+{
+	if (!wd->page)
+		return;
+	__atomic_store_n(&wd->page->ceph_asok[0], '\0', __ATOMIC_SEQ_CST);
+	if (!asok || strlen(asok) >= sizeof(wd->page->ceph_asok))
+		return;
+	snprintf((char *)wd->page->ceph_size, sizeof(wd->page->ceph_size), "%s", size ? size : "");
+	snprintf((char *)wd->page->ceph_duration, sizeof(wd->page->ceph_duration), "%s",
+		 duration ? duration : "");
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	memcpy((char *)wd->page->ceph_asok, asok, strlen(asok) + 1);
 }
 
 bool corecap_stop_watchdog_owns(const struct corecap_stop_watchdog *wd, pid_t pid)

@@ -24,7 +24,8 @@
  * moment, if any (manifest.json.tmp: named in the page only between its
  * creation and its rename, so nothing else is ever removed), and exits:
  * the run's trace is then flushed and whole, not left growing by a live
- * session. A collector that ends normally stops the watchdog first. One
+ * session; and it puts back a Ceph daemon's OpTracker settings that the
+ * collector changed (its history's size, 0 between the drain's slices). A collector that ends normally stops the watchdog first. One
  * killed together with it leaves the session recording: the next
  * `corecap record` ends it (corecap_lttng_reap_orphans, lttng_session.h).
  * The run directory named here is the one being written: with --force
@@ -49,6 +50,10 @@ struct corecap_watchdog_page {
 	volatile char session[256];    /* the collector's LTTng session, or "" */
 	volatile char run_dir[4096];   /* the run directory (absolute), or "" */
 	volatile char tmp[64];	       /* a temporary file of ours being written in it, or "" */
+	/* A Ceph daemon's settings to put back (ceph_asok.h): its admin
+	 * socket ("" none) and the OpTracker history's size and duration. */
+	volatile char ceph_asok[108];
+	volatile char ceph_size[32], ceph_duration[32];
 };
 
 struct corecap_stop_watchdog {
@@ -57,6 +62,9 @@ struct corecap_stop_watchdog {
 };
 
 /* Starts the watchdog over the daemon `daemon`; -errno (printed) on failure. */
+/* The Ceph daemon's settings to put back if the collector dies: its socket, NULL: none. */
+void corecap_stop_watchdog_ceph(struct corecap_stop_watchdog *wd, const char *asok,
+				const char *size, const char *duration);
 int corecap_stop_watchdog_start(struct corecap_stop_watchdog *wd, pid_t daemon);
 void corecap_stop_watchdog_beat(struct corecap_stop_watchdog *wd);
 /* The LTTng session to destroy if the collector dies (NULL: none). */

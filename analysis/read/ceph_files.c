@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -324,6 +325,27 @@ static int load_optracker(struct ceph_files *c, json_object *h)
 		ret = add_op(c, &accs, &n, &sp, json_object_array_get_idx(ops, i));
 	if ((ops = member(h, "size", json_type_int)) && json_object_get_int64(ops) > 0)
 		c->history_size = (size_t)json_object_get_int64(ops);
+	if ((ops = member(h, "corecap_drain", json_type_object))) {
+		static const struct {
+			const char *key;
+			size_t off;
+		} nums[] = {
+			{"ops_seen", offsetof(struct ceph_files, drain.ops_seen)},
+			{"ops_kept", offsetof(struct ceph_files, drain.ops_kept)},
+			{"slices", offsetof(struct ceph_files, drain.slices)},
+			{"sliced_ms", offsetof(struct ceph_files, drain.sliced_ms)},
+			{"window_ms", offsetof(struct ceph_files, drain.window_ms)},
+			{"longest_dump_ms", offsetof(struct ceph_files, drain.longest_dump_ms)},
+		};
+		json_object *v;
+
+		c->drain.drained = true;
+		for (size_t k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
+			if (json_object_object_get_ex(ops, nums[k].key, &v))
+				number_of(v, (double *)(void *)((char *)c + nums[k].off));
+		c->drain.stopped = (v = member(ops, "stopped", json_type_boolean)) &&
+				   json_object_get_boolean(v);
+	}
 	if (c->ops_rejected)
 		warn(c,
 		     CORECAP_RUN_CEPH_HISTORIC_OPS
@@ -537,4 +559,13 @@ const struct ceph_perf_counter *corecap_ceph_files_perf(const struct ceph_files 
 		if (strcmp(c->perf[i].name, name) == 0)
 			return &c->perf[i];
 	return NULL;
+}
+
+bool corecap_ceph_files_complete(const struct ceph_files *c)
+{
+	if (!c->drain.drained)
+		return c->n_ops < c->history_size;
+	/* Every op drained kept, and slices over (nearly) the whole window. */
+	return !c->drain.stopped && c->drain.ops_kept >= c->drain.ops_seen &&
+	       c->drain.window_ms > 0 && c->drain.sliced_ms >= 0.95 * c->drain.window_ms;
 }

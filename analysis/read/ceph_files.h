@@ -42,5 +42,11 @@ int corecap_ceph_files_parse(struct ceph_files *c, json_object *historic, json_o
 void corecap_ceph_files_release(struct ceph_files *c);
 const struct ceph_perf_counter *corecap_ceph_files_perf(const struct ceph_files *c,
 							const char *name);
+/*
+ * Whether the OpTracker ops are every op of the window the history could
+ * hold: one dump, under its size (past it Ceph keeps the slowest); or
+ * drained, every op drained kept and the slices over the window.
+ */
+bool corecap_ceph_files_complete(const struct ceph_files *c);
 
 #endif

@@ -986,7 +986,22 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 		put(ot, "ops", ju64(c->n_ops));
 		/* Past its size the OSD keeps the slowest ops: a partial history leans slow. */
 		put(ot, "window_ops", all ? jnum(all->count_delta, 0) : NULL);
-		put(ot, "complete", json_object_new_boolean(c->n_ops < c->history_size));
+		put(ot, "complete", json_object_new_boolean(corecap_ceph_files_complete(c)));
+		if (c->drain.drained) {
+			json_object *dr = json_object_new_object();
+
+			put(dr, "ops_seen", jnum(c->drain.ops_seen, 0));
+			put(dr, "ops_kept", jnum(c->drain.ops_kept, 0));
+			put(dr, "slices", jnum(c->drain.slices, 0));
+			put(dr, "sliced_share",
+			    c->drain.window_ms > 0 ? jnum(c->drain.sliced_ms / c->drain.window_ms, 3)
+						   : NULL);
+			put(dr, "longest_dump_ms", jnum(c->drain.longest_dump_ms, 3));
+			put(dr, "stopped", json_object_new_boolean(c->drain.stopped));
+			put(ot, "drain", dr);
+		} else {
+			put(ot, "drain", NULL);
+		}
 		for (size_t i = 0; i < c->n_types; i++) {
 			const struct ceph_op_type *t = &c->types[i];
 			json_object *to = json_object_new_object(), *ph = json_object_new_array();

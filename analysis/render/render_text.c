@@ -774,14 +774,28 @@ static void ceph(const struct report *r, FILE *out)
 	if (!c || !(c->has_optracker || c->has_perf))
 		return;
 	if (c->has_optracker) {
-		fprintf(out,
-			"ceph ops   %zu ops in the OSD's OpTracker history (dump_historic_ops; "
-			"us per op; a phase runs from its event to the next)\n",
-			c->n_ops);
+		if (c->drain.drained)
+			fprintf(out,
+				"ceph ops   %zu ops drained from the OSD's OpTracker in %.0f slices "
+				"over %.0f%% of the window (dump_historic_ops, the longest %.1f "
+				"ms; us per op; a phase runs from its event to the next)%s\n",
+				c->n_ops, c->drain.slices,
+				c->drain.window_ms > 0
+					? 100 * c->drain.sliced_ms / c->drain.window_ms
+					: 0,
+				c->drain.longest_dump_ms,
+				c->drain.ops_kept < c->drain.ops_seen ? ": a uniform sample"
+								      : "");
+		else
+			fprintf(out,
+				"ceph ops   %zu ops in the OSD's OpTracker history "
+				"(dump_historic_ops; us per op; a phase runs from its event to "
+				"the next)\n",
+				c->n_ops);
 		{
 			const struct ceph_perf_counter *all = corecap_ceph_files_perf(c, "op");
 
-			if (all && c->n_ops >= c->history_size)
+			if (all && !c->drain.drained && c->n_ops >= c->history_size)
 				fprintf(out,
 					"           partial: the window had %.0f ops; past its "
 					"size "

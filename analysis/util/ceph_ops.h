@@ -60,6 +60,13 @@ struct ceph_files {
 	bool has_optracker, has_perf;
 	size_t n_ops;
 	size_t history_size;	    /* the dump's "size": a history this full lost ops */
+	/* The history drained in slices during the window (collector/optracker_drain.h):
+	 * its "corecap_drain"; drained false for one dump at the window's end. */
+	struct {
+		bool drained;
+		double ops_seen, ops_kept, slices, sliced_ms, window_ms, longest_dump_ms;
+		bool stopped; /* a command failed: only the ops drained before */
+	} drain;
 	struct ceph_op_type *types; /* by count, largest first */
 	size_t n_types;
 	struct ceph_op_span *spans; /* every op with both stamps, by arrival */

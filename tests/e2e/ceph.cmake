@@ -37,3 +37,9 @@ set_tests_properties(e2e.ceph_critical PROPERTIES RUN_SERIAL TRUE)
 # The wait-for graph of a bare ceph-osd at rados bench -t 10 (issue #13):
 # kernel events, root; about 35 s.
 corecap_e2e_test(ceph_waitfor ceph_waitfor.sh TIMEOUT 240 LABELS "ceph;kernel;measured")
+# The OpTracker read without stalling the OSD (issue #43 item 5): drained
+# in slices during the window against one dump at its end, the longest wait
+# on OpHistory's lock from the shim's table; the settings put back, also
+# by the stop watchdog after a SIGKILL (about 60-90 s).
+corecap_e2e_test(ceph_optracker_drain ceph_optracker_drain.sh TIMEOUT 300 LABELS "ceph;measured")
+set_tests_properties(e2e.ceph_optracker_drain PROPERTIES RUN_SERIAL TRUE)
