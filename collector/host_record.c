@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include <corecap/diag.h>
+#include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
 #include "clock_sync.h"
@@ -95,6 +96,12 @@ struct hosts_record {
 };
 
 static volatile sig_atomic_t interrupted;
+
+/* A manifest key's value, named from corecap/manifest_keys.h's list. */
+static void put(json_object *o, enum corecap_manifest_key key, json_object *v)
+{
+	json_object_object_add(o, corecap_mk(key), v);
+}
 
 static void on_signal(int sig)
 {
@@ -608,10 +615,10 @@ static void sub_run_status(struct hosts_record *r, struct host_run *h)
 	if (!text || read(fd, text, (size_t)st.st_size) != st.st_size)
 		goto out;
 	root = json_tokener_parse(text);
-	if (root && json_object_object_get_ex(root, "status", &v) &&
+	if (root && json_object_object_get_ex(root, corecap_mk(CORECAP_MK_STATUS), &v) &&
 	    json_object_is_type(v, json_type_string))
 		snprintf(h->sub_status, sizeof(h->sub_status), "%s", json_object_get_string(v));
-	if (root && json_object_object_get_ex(root, "partial_reason", &v) &&
+	if (root && json_object_object_get_ex(root, corecap_mk(CORECAP_MK_PARTIAL_REASON), &v) &&
 	    json_object_is_type(v, json_type_string)) {
 		/* The host's words: printable only, bounded. */
 		snprintf(h->sub_reason, sizeof(h->sub_reason), "%s", json_object_get_string(v));
@@ -669,15 +676,24 @@ static void collect(struct hosts_record *r, struct host_run *h)
 			     h->remote_status);
 }
 
-static json_object *estimate_json(const struct corecap_clock_estimate *e)
+/* An estimate under the keys of its end of the window (start or end). */
+static json_object *estimate_json(const struct corecap_clock_estimate *e, bool at_end)
 {
+	static const enum corecap_manifest_key keys[2][5] = {
+		{CORECAP_MK_HOSTS_CLOCK_START_OFFSET_NS, CORECAP_MK_HOSTS_CLOCK_START_BOUND_NS,
+		 CORECAP_MK_HOSTS_CLOCK_START_RTT_MIN_NS, CORECAP_MK_HOSTS_CLOCK_START_AT_NS,
+		 CORECAP_MK_HOSTS_CLOCK_START_PINGS_USED},
+		{CORECAP_MK_HOSTS_CLOCK_END_OFFSET_NS, CORECAP_MK_HOSTS_CLOCK_END_BOUND_NS,
+		 CORECAP_MK_HOSTS_CLOCK_END_RTT_MIN_NS, CORECAP_MK_HOSTS_CLOCK_END_AT_NS,
+		 CORECAP_MK_HOSTS_CLOCK_END_PINGS_USED}};
+	const enum corecap_manifest_key *k = keys[at_end];
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "offset_ns", json_object_new_int64(e->offset_ns));
-	json_object_object_add(o, "bound_ns", json_object_new_int64((int64_t)e->bound_ns));
-	json_object_object_add(o, "rtt_min_ns", json_object_new_int64((int64_t)e->rtt_min_ns));
-	json_object_object_add(o, "at_ns", json_object_new_int64((int64_t)e->at_ns));
-	json_object_object_add(o, "pings_used", json_object_new_int64((int64_t)e->used));
+	put(o, k[0], json_object_new_int64(e->offset_ns));
+	put(o, k[1], json_object_new_int64((int64_t)e->bound_ns));
+	put(o, k[2], json_object_new_int64((int64_t)e->rtt_min_ns));
+	put(o, k[3], json_object_new_int64((int64_t)e->at_ns));
+	put(o, k[4], json_object_new_int64((int64_t)e->used));
 	return o;
 }
 
@@ -701,13 +717,13 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 		json_object *o = json_object_new_object(), *c;
 		size_t n = strlen(reason);
 
-		json_object_object_add(o, "name", json_object_new_string(h->spec->name));
-		json_object_object_add(o, "reach", json_object_new_string(h->spec->reach));
+		put(o, CORECAP_MK_HOSTS_NAME, json_object_new_string(h->spec->name));
+		put(o, CORECAP_MK_HOSTS_REACH, json_object_new_string(h->spec->reach));
 		if (h->spec->n_pids)
-			json_object_object_add(o, "pid", json_object_new_int(h->spec->pids[0]));
+			put(o, CORECAP_MK_HOSTS_PID, json_object_new_int(h->spec->pids[0]));
 		else
-			json_object_object_add(o, "comm", json_object_new_string(h->spec->comm));
-		json_object_object_add(o, "status", json_object_new_string(host_status(h)));
+			put(o, CORECAP_MK_HOSTS_COMM, json_object_new_string(h->spec->comm));
+		put(o, CORECAP_MK_HOSTS_STATUS, json_object_new_string(host_status(h)));
 		if (strcmp(host_status(h), "complete") != 0) {
 			char done_why[400];
 			const char *why = h->reason;
@@ -721,7 +737,7 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 			}
 
 			*partial = true;
-			json_object_object_add(o, "reason", json_object_new_string(why));
+			put(o, CORECAP_MK_HOSTS_PARTIAL_REASON, json_object_new_string(why));
 			snprintf(reason + n, sizeof(reason) - n, "%shost '%s': %s", n ? "; " : "",
 				 h->spec->name, why);
 		}
@@ -729,55 +745,55 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 			char run[CORECAP_HOST_NAME_MAX + 8];
 
 			snprintf(run, sizeof(run), CORECAP_RUN_HOSTS_DIR "/%s", h->spec->name);
-			json_object_object_add(o, "run", json_object_new_string(run));
+			put(o, CORECAP_MK_HOSTS_DIR, json_object_new_string(run));
+			put(o, CORECAP_MK_HOSTS_COLLECTOR_EXIT_STATUS,
+			    json_object_new_int(h->remote_status));
 		}
 		{
 			char log[CORECAP_HOST_NAME_MAX + 16];
 
 			snprintf(log, sizeof(log), CORECAP_RUN_HOSTS_DIR "/%s.log", h->spec->name);
-			json_object_object_add(o, "log", json_object_new_string(log));
+			put(o, CORECAP_MK_HOSTS_LOG, json_object_new_string(log));
 		}
 		if (h->have_clock) {
 			c = json_object_new_object();
-			json_object_object_add(c, "start", estimate_json(&h->start));
+			put(c, CORECAP_MK_HOSTS_CLOCK_START, estimate_json(&h->start, false));
 			if (h->have_end) {
 				double bound,
 					drift = corecap_clock_drift_ppm(&h->start, &h->end, &bound);
 
-				json_object_object_add(c, "end", estimate_json(&h->end));
-				json_object_object_add(c, "drift_ppm",
-						       json_object_new_double(drift));
-				json_object_object_add(c, "drift_bound_ppm",
-						       json_object_new_double(bound));
+				put(c, CORECAP_MK_HOSTS_CLOCK_END, estimate_json(&h->end, true));
+				put(c, CORECAP_MK_HOSTS_CLOCK_DRIFT_PPM,
+				    json_object_new_double(drift));
+				put(c, CORECAP_MK_HOSTS_CLOCK_DRIFT_BOUND_PPM,
+				    json_object_new_double(bound));
 			}
-			json_object_object_add(o, "clock", c);
+			put(o, CORECAP_MK_HOSTS_CLOCK, c);
 		}
 		json_object_array_add(hosts, o);
 	}
-	json_object_object_add(root, "format", json_object_new_string(CORECAP_RUN_FORMAT));
-	json_object_object_add(root, "version", json_object_new_int(CORECAP_RUN_VERSION_HOSTS));
-	json_object_object_add(root, "tool_version", json_object_new_string(CORECAP_VERSION));
-	json_object_object_add(root, "status",
-			       json_object_new_string(*partial ? "partial" : "complete"));
+	put(root, CORECAP_MK_FORMAT, json_object_new_string(CORECAP_RUN_FORMAT));
+	put(root, CORECAP_MK_VERSION, json_object_new_int(CORECAP_RUN_VERSION_HOSTS));
+	put(root, CORECAP_MK_TOOL_VERSION, json_object_new_string(CORECAP_VERSION));
+	put(root, CORECAP_MK_STATUS, json_object_new_string(*partial ? "partial" : "complete"));
 	if (*partial)
-		json_object_object_add(root, "partial_reason", json_object_new_string(reason));
-	json_object_object_add(root, "clock", json_object_new_string("CLOCK_MONOTONIC"));
+		put(root, CORECAP_MK_PARTIAL_REASON, json_object_new_string(reason));
+	put(root, CORECAP_MK_CLOCK, json_object_new_string("CLOCK_MONOTONIC"));
 	w = json_object_new_object();
-	json_object_object_add(w, "start_ns", json_object_new_int64((int64_t)r->window_start_ns));
-	json_object_object_add(w, "end_ns", json_object_new_int64((int64_t)r->window_end_ns));
-	json_object_object_add(root, "window", w);
+	put(w, CORECAP_MK_WINDOW_START_NS, json_object_new_int64((int64_t)r->window_start_ns));
+	put(w, CORECAP_MK_WINDOW_END_NS, json_object_new_int64((int64_t)r->window_end_ns));
+	put(root, CORECAP_MK_WINDOW, w);
 	if (r->bench) {
 		json_object *argv = json_object_new_array();
 
 		b = json_object_new_object();
 		for (char **a = r->bench; *a; a++)
 			json_object_array_add(argv, json_object_new_string(*a));
-		json_object_object_add(b, "argv", argv);
-		json_object_object_add(b, "exit_status", json_object_new_int(r->bench_status));
-		json_object_object_add(b, "output", json_object_new_string(CORECAP_RUN_BENCH_OUT));
-		json_object_object_add(root, "bench", b);
+		put(b, CORECAP_MK_BENCHMARK_COMMAND, argv);
+		put(b, CORECAP_MK_BENCHMARK_EXIT_STATUS, json_object_new_int(r->bench_status));
+		put(root, CORECAP_MK_BENCHMARK, b);
 	}
-	json_object_object_add(root, "hosts", hosts);
+	put(root, CORECAP_MK_HOSTS, hosts);
 	text = json_object_to_json_string_ext(root,
 					      JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 	ret = corecap_run_dir_create_file(&r->rd, CORECAP_RUN_MANIFEST_TMP, &fd);

@@ -334,9 +334,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
 	if (d == CORECAP_RUN_VERSION_HOSTS) {
-		/* Not a key of one run's manifest (manifest_keys.h): the hosts' list. */
-		if (!json_object_object_get_ex(root, "hosts", &v))
-			v = NULL;
+		v = get(root, CORECAP_MK_HOSTS);
 		snprintf(why, sizeof(why),
 			 "a run of %zu hosts (format version %d): name one host's run, "
 			 "RUN/" CORECAP_RUN_HOSTS_DIR "/NAME",

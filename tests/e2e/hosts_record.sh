@@ -73,7 +73,7 @@ expect_eq "the benchmark ran (both refbench summaries in bench.out)" 2 "$(grep -
 for h in b c; do
 	pid=$([ $h = b ] && echo "$b_pid" || echo "$c_pid")
 	expect_eq "host $h: complete, its sub-run hosts/$h, its daemon's PID" "complete hosts/$h $pid" \
-		"$(json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['status'], [x for x in d['hosts'] if x['name'] == '$h'][0]['run'], 0" | tr -d "(),'" | sed "s/ 0\$/ $(json "run/hosts/$h/manifest.json" 'd["pid"]')/")"
+		"$(json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['status'], [x for x in d['hosts'] if x['name'] == '$h'][0]['dir'], 0" | tr -d "(),'" | sed "s/ 0\$/ $(json "run/hosts/$h/manifest.json" 'd["pid"]')/")"
 	expect_eq "host $h: the sub-run's own manifest says complete" complete "$(json "run/hosts/$h/manifest.json" 'd["status"]')"
 	"$CORECAP" report --json "run/hosts/$h" >"$h.json" 2>"$h.report.err" ||
 		{ echo "FAIL: corecap report run/hosts/$h:"; cat "$h.report.err"; }
@@ -90,6 +90,26 @@ for h in b c; do
 	expect_calc "host $h: and at the end" \
 		"$err_end <= 50000 && $err_end >= -50000 && $err_end <= $bound_end && $err_end >= -$bound_end"
 done
+# Every key of the hosts' manifest is one of corecap/manifest_keys.h's list.
+python3 -c '
+import json, sys
+out = set()
+def walk(v, p):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            q = p + "." + k if p else k
+            out.add(q)
+            walk(x, q)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x, p + "[]")
+walk(json.load(open(sys.argv[1])), "")
+print("\n".join(sorted(out)))' run/manifest.json >paths
+rc=0
+"$CORECAP_BUILD/tests/e2e/manifest_keys" check <paths >paths.check || rc=$?
+expect_eq "every key of the hosts' manifest is in manifest_keys.h" 0 "$rc"
+cat paths.check
+expect_true "and it has hosts[].clock.end.bound_ns" grep -qx 'hosts\[\].clock.end.bound_ns' paths
 expect_exit_naming "report of the whole run: refused, naming a host's run" 1 \
 	"a run of 2 hosts (format version 4): name one host's run, RUN/hosts/NAME" "$CORECAP" report run
 # One window: each host's own window, in its own clock, brought to the
@@ -155,7 +175,7 @@ wait "$rp" || rc=$?
 cat record3.err
 expect_eq "a host's record killed: exit status 1" 1 "$rc"
 expect_eq "b complete, c partial, naming the kill" "partial complete partial True" \
-	"$(json run3/manifest.json 'd["status"], d["hosts"][0]["status"], d["hosts"][1]["status"], "status 137" in d["hosts"][1]["reason"] and "cut short" in d["hosts"][1]["reason"]' | tr -d "(),'")"
+	"$(json run3/manifest.json 'd["status"], d["hosts"][0]["status"], d["hosts"][1]["status"], "status 137" in d["hosts"][1]["partial_reason"] and "cut short" in d["hosts"][1]["partial_reason"]' | tr -d "(),'")"
 expect_true "b's run is reportable" "$CORECAP" report run3/hosts/b
 for p in "$b_pid" "$c_pid"; do
 	expect_true "daemon $p alive" kill -0 "$p"

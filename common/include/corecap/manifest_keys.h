@@ -252,7 +252,32 @@
 	X(DAEMONS_PARTIAL_REASON, DAEMONS, "partial_reason", 0)                                    \
 	X(DAEMONS_COLLECTOR_EXIT_STATUS, DAEMONS, "collector_exit_status", 0)                      \
 	X(DAEMONS_CEPH_ASOK, DAEMONS, "ceph_asok", 0)                                              \
-	X(DAEMONS_CEPH_OSD_ID, DAEMONS, "ceph_osd_id", 0)
+	X(DAEMONS_CEPH_OSD_ID, DAEMONS, "ceph_osd_id", 0)                                          \
+	X(HOSTS, ROOT, "hosts", CORECAP_MK_F_ARRAY) /* several hosts: version 4 */                 \
+	X(HOSTS_NAME, HOSTS, "name", 0)                                                            \
+	X(HOSTS_REACH, HOSTS, "reach", 0)                                                          \
+	X(HOSTS_PID, HOSTS, "pid", 0)                                                              \
+	X(HOSTS_COMM, HOSTS, "comm", 0)                                                            \
+	X(HOSTS_STATUS, HOSTS, "status", 0)                                                        \
+	X(HOSTS_PARTIAL_REASON, HOSTS, "partial_reason", 0)                                        \
+	X(HOSTS_DIR, HOSTS, "dir", 0)                                                              \
+	X(HOSTS_LOG, HOSTS, "log", 0)                                                              \
+	X(HOSTS_COLLECTOR_EXIT_STATUS, HOSTS, "collector_exit_status", 0)                          \
+	X(HOSTS_CLOCK, HOSTS, "clock", CORECAP_MK_F_OBJ)                                           \
+	X(HOSTS_CLOCK_START, HOSTS_CLOCK, "start", CORECAP_MK_F_OBJ)                               \
+	X(HOSTS_CLOCK_START_OFFSET_NS, HOSTS_CLOCK_START, "offset_ns", 0)                          \
+	X(HOSTS_CLOCK_START_BOUND_NS, HOSTS_CLOCK_START, "bound_ns", 0)                            \
+	X(HOSTS_CLOCK_START_RTT_MIN_NS, HOSTS_CLOCK_START, "rtt_min_ns", 0)                        \
+	X(HOSTS_CLOCK_START_AT_NS, HOSTS_CLOCK_START, "at_ns", 0)                                  \
+	X(HOSTS_CLOCK_START_PINGS_USED, HOSTS_CLOCK_START, "pings_used", 0)                        \
+	X(HOSTS_CLOCK_END, HOSTS_CLOCK, "end", CORECAP_MK_F_OBJ)                                   \
+	X(HOSTS_CLOCK_END_OFFSET_NS, HOSTS_CLOCK_END, "offset_ns", 0)                              \
+	X(HOSTS_CLOCK_END_BOUND_NS, HOSTS_CLOCK_END, "bound_ns", 0)                                \
+	X(HOSTS_CLOCK_END_RTT_MIN_NS, HOSTS_CLOCK_END, "rtt_min_ns", 0)                            \
+	X(HOSTS_CLOCK_END_AT_NS, HOSTS_CLOCK_END, "at_ns", 0)                                      \
+	X(HOSTS_CLOCK_END_PINGS_USED, HOSTS_CLOCK_END, "pings_used", 0)                            \
+	X(HOSTS_CLOCK_DRIFT_PPM, HOSTS_CLOCK, "drift_ppm", 0)                                      \
+	X(HOSTS_CLOCK_DRIFT_BOUND_PPM, HOSTS_CLOCK, "drift_bound_ppm", 0)
 
 #define CORECAP_MK_ENUM_(id, parent, name, flags) CORECAP_MK_##id,
 #define CORECAP_MK_DEF_(id, parent, name, flags)                                                   \
