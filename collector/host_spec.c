@@ -151,7 +151,12 @@ int corecap_host_spec_load(struct corecap_host_spec *spec, const char *path)
 		snprintf(spec->error, sizeof(spec->error), "%s", strerror(errno));
 		return ret;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > CORECAP_HOSTS_FILE_MAX) {
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(spec->error, sizeof(spec->error), "%s", strerror(errno));
+		goto out_close;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > CORECAP_HOSTS_FILE_MAX) {
 		ret = S_ISREG(st.st_mode) ? -EFBIG : -EINVAL;
 		snprintf(spec->error, sizeof(spec->error), "%s",
 			 S_ISREG(st.st_mode) ? "over 64 KiB" : "not a regular file");

@@ -1,7 +1,7 @@
 /*
  * collector/clock_sync.c's arithmetic over crafted exchanges (offset,
  * bound, round-trip filtering, drift), its strict reply parser, its server
- * over real pipes; collector/host_spec.c's hosts file and --rsh words.
+ * over real pipes and a session with remotes that lie.
  */
 #include <check.h>
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "clock_sync.h"
-#include "host_spec.h"
 
 #include "check_run.h"
 
@@ -223,69 +222,6 @@ START_TEST(a_session_with_a_remote_that_lies_ends_with_eproto)
 }
 END_TEST
 
-START_TEST(hosts_files_parse_and_bad_ones_name_their_line)
-{
-	struct corecap_host_spec spec;
-
-	ck_assert_int_eq(corecap_host_spec_parse(&spec,
-						 "# name reach daemons\n"
-						 "b 10.0.0.2 pid=1234\n"
-						 "\n"
-						 "c  root@osd-c\tcomm=ceph-osd  # the OSD\n"),
-			 0);
-	ck_assert_uint_eq(spec.n, 2);
-	ck_assert_str_eq(spec.hosts[0].name, "b");
-	ck_assert_str_eq(spec.hosts[0].reach, "10.0.0.2");
-	ck_assert_uint_eq(spec.hosts[0].n_pids, 1);
-	ck_assert_int_eq(spec.hosts[0].pids[0], 1234);
-	ck_assert_str_eq(spec.hosts[1].reach, "root@osd-c");
-	ck_assert_str_eq(spec.hosts[1].comm, "ceph-osd");
-	static const struct {
-		const char *text, *why;
-	} bad[] = {
-		{"", "no host"},
-		{"b x\n", "line 1: expected NAME REACH DAEMONS"},
-		{"b x pid=1\nb y pid=2\n", "line 2: host named twice"},
-		{"../b x pid=1\n", "bad host name"},
-		{".b x pid=1\n", "bad host name"},
-		{"b -oProxyCommand=x pid=1\n", "bad destination"},
-		{"b x pid=0\n", "expected pid=N"},
-		{"b x pid=1x\n", "expected pid=N"},
-		{"b x pid=1,\n", "expected pid=N"},
-		{"b x pid=1,2\n", "one daemon per host"},
-		{"b x comm=a/b\n", "expected pid=N or comm=NAME"},
-		{"b x comm=0123456789abcdef\n", "expected pid=N"},
-		{"b x pid=1 extra\n", "more than NAME REACH DAEMONS"},
-	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ck_assert_int_eq(corecap_host_spec_parse(&spec, bad[i].text), -EINVAL);
-		ck_assert_msg(strstr(spec.error, bad[i].why), "'%s': '%s'", bad[i].text,
-			      spec.error);
-	}
-}
-END_TEST
-
-START_TEST(rsh_words_then_the_destination_then_the_command)
-{
-	const char *const cmd[] = {"corecap", "clock-serve", NULL};
-	char *words[8], *copy = NULL;
-
-	ck_assert_int_eq(corecap_rsh_argv("ssh  -p 2222", "host", cmd, &copy, words, 8), 0);
-	ck_assert_str_eq(words[0], "ssh");
-	ck_assert_str_eq(words[1], "-p");
-	ck_assert_str_eq(words[2], "2222");
-	ck_assert_str_eq(words[3], "host");
-	ck_assert_str_eq(words[4], "corecap");
-	ck_assert_str_eq(words[5], "clock-serve");
-	ck_assert_ptr_null(words[6]);
-	free(copy);
-	ck_assert_int_eq(corecap_rsh_argv(" ", "host", cmd, &copy, words, 8), -EINVAL);
-	free(copy);
-	ck_assert_int_eq(corecap_rsh_argv("a b c d e f", "host", cmd, &copy, words, 8), -EINVAL);
-	free(copy);
-}
-END_TEST
-
 static Suite *suite(void)
 {
 	Suite *s = suite_create("clock_sync");
@@ -299,8 +235,6 @@ static Suite *suite(void)
 	tcase_add_test(tc, replies_parse_strictly);
 	tcase_add_test(tc, the_server_answers_pings_and_refuses_the_rest);
 	tcase_add_test(tc, a_session_with_a_remote_that_lies_ends_with_eproto);
-	tcase_add_test(tc, hosts_files_parse_and_bad_ones_name_their_line);
-	tcase_add_test(tc, rsh_words_then_the_destination_then_the_command);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,5 @@
-# Several hosts (issue 46): the clock alignment's arithmetic and protocol,
-# the hosts file (collector/clock_sync.c, collector/host_spec.c).
+# Several hosts (issue 46): the clock alignment's arithmetic and protocol
+# (collector/clock_sync.c).
 corecap_check_test(check_collector_clock_sync
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_clock_sync.c
 	LIBS corecap-collector)
@@ -12,3 +12,9 @@ corecap_check_test(check_collector_host_tar
 	LIBS corecap-collector)
 target_include_directories(check_collector_host_tar PRIVATE ${PROJECT_SOURCE_DIR}/collector)
 set_tests_properties(unit.check_collector_host_tar PROPERTIES LABELS "unit;collector;hosts")
+# The hosts file of record --hosts and the remote shell's words (collector/host_spec.c).
+corecap_check_test(check_collector_host_spec
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_host_spec.c
+	LIBS corecap-collector)
+target_include_directories(check_collector_host_spec PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+set_tests_properties(unit.check_collector_host_spec PROPERTIES LABELS "unit;collector;hosts")
