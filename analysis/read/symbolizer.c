@@ -1,10 +1,10 @@
 #include "symbolizer.h"
 #include "run_file.h"
 #include "sym_cache.h"
+#include "sym_dwarf.h"
+#include "sym_elf.h"
+#include "sym_module.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,6 @@
 #include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,74 +23,8 @@
 #include <corecap/diag.h>
 #include <corecap/run_format.h>
 
-#include "../util/grow.h"
-
-/* libstdc++'s demangler, through its C ABI symbol (there is no C header). */
-extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-#define PAGE_MASK_4K (~(uint64_t)0xfff)
-#define VDSO_NAME    "[vdso]"
-#define MAX_INLINE   64
-
-/*
- * A symbol of the module, at its run-time address. libdwfl's own
- * dwfl_module_addrinfo scans the whole table on every call; a sorted copy
- * keeps a lookup logarithmic in a daemon as large as ceph-osd.
- */
-struct sym_entry {
-	uint64_t addr, size;
-	const char *name; /* in libdwfl's string tables, alive until dwfl_end */
-	const char *file; /* a local's source file (the STT_FILE before it), or NULL */
-	bool func, global;
-};
-
-/* A variable at a fixed address (DW_OP_addr), from the DWARF index. */
-struct dwarf_var {
-	uint64_t addr; /* DWARF address (run-time address - dwbias) */
-	Dwarf_Off die;
-};
-
-/* Variables sorted by addr. */
-struct dwarf_index {
-	struct dwarf_var *v;
-	size_t n, cap;
-};
-
-/* A compilation unit: its DIE, and its source file's base name (or NULL). */
-struct dwarf_unit {
-	Dwarf_Off die;
-	const char *base; /* in libdw's string data, alive with the Dwarf */
-};
-
-struct sym_module {
-	char *path;	  /* as in maps, or "[vdso]" */
-	const char *base; /* basename of path */
-	bool loaded;	  /* tried to report it to libdwfl */
-	bool shim;	  /* corecap's shim or LTTng-UST */
-	Dwfl_Module *dm;  /* NULL: no usable ELF file */
-	char *problem;	  /* why no symbols, or NULL */
-	uint64_t lo, hi;  /* run-time range libdwfl gives it */
-	struct sym_entry *syms;
-	size_t n_syms;
-	bool dwarf_tried; /* dwarf below was asked for */
-	Dwarf *dwarf;
-	Dwarf_Addr dwbias;
-	struct dwarf_unit *units; /* every unit of dwarf, in order */
-	size_t n_units;
-	struct dwarf_index all;	 /* every unit's */
-	uint8_t all_level;	 /* 0: not built, 1: file and namespace scope, 2: all */
-	struct dwarf_index one;	 /* the units of one source file's, or one unit's */
-	const char *one_file;	 /* that file's base name, NULL: none */
-	Dwarf_Off one_cu;	 /* or that unit's DIE offset (one_file NULL), 0: none */
-	uint64_t bias;		 /* load bias: run-time address - the file's own */
-	struct sym_cache *cache; /* what DWARF gave before, by build-id; NULL: none */
-};
-
-struct sym_mapping {
-	uint64_t start, end, offset;
-	size_t mod;
-	bool exec; /* mapped executable: where code addresses lie */
-};
+#define VDSO_NAME  "[vdso]"
+#define MAX_INLINE 64
 
 static int cmp_mapping(const void *a, const void *b)
 {
@@ -100,30 +33,10 @@ static int cmp_mapping(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-static int cmp_sym(const void *a, const void *b)
-{
-	const struct sym_entry *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
-	if (x->func != y->func) /* functions first, then globals: the better name */
-		return x->func ? -1 : 1;
-	if (x->global != y->global)
-		return x->global ? -1 : 1;
-	return strcmp(x->name, y->name);
-}
-
 static bool is_shim_file(const char *base)
 {
 	return strncmp(base, "libcorecap-preload.so", 21) == 0 ||
 	       strncmp(base, "libcorecap-tp.so", 16) == 0 || strncmp(base, "liblttng-ust", 12) == 0;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 static size_t module_index(struct symbolizer *s, const char *path)
@@ -141,7 +54,7 @@ static size_t module_index(struct symbolizer *s, const char *path)
 	*m = (struct sym_module){.path = strdup(path)};
 	if (!m->path)
 		return SIZE_MAX;
-	m->base = base_name(m->path);
+	m->base = corecap_sym_base_name(m->path);
 	m->shim = is_shim_file(m->base);
 	return s->n_mods++;
 }
@@ -375,53 +288,6 @@ static void set_problem(struct sym_module *m, const char *why)
 		m->problem = NULL;
 }
 
-/* The GNU build-id of an open ELF file as hex into out (size >= 2 * 64 + 1); false if none. */
-static bool elf_build_id_hex(Elf *elf, char *out, size_t size)
-{
-	const unsigned char *bits;
-	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&bits);
-
-	if (n <= 0 || (size_t)n * 2 + 1 > size)
-		return false;
-	for (ssize_t i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", bits[i]);
-	return true;
-}
-
-/*
- * Where vaddr 0 of the file sits in memory, from one of its mappings and
- * its PT_LOAD headers; false if no mapping matches a segment.
- */
-static bool load_bias(const struct symbolizer *s, size_t mod, Elf *elf, uint64_t *bias)
-{
-	GElf_Ehdr eh;
-	GElf_Phdr ph;
-	size_t n;
-
-	if (!gelf_getehdr(elf, &eh) || elf_getphdrnum(elf, &n))
-		return false;
-	if (eh.e_type == ET_EXEC) {
-		*bias = 0;
-		return true;
-	}
-	for (size_t k = 0; k < s->n_maps; k++) {
-		const struct sym_mapping *map = &s->maps[k];
-
-		if (map->mod != mod)
-			continue;
-		for (size_t i = 0; i < n; i++) {
-			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-				continue;
-			if ((ph.p_offset & PAGE_MASK_4K) <= map->offset &&
-			    map->offset < ph.p_offset + ph.p_filesz) {
-				*bias = map->start - (ph.p_vaddr - (ph.p_offset - map->offset));
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
 int corecap_symbolizer_open_elf(const char *path, Elf **elf)
 {
 	/* A run's maps may name any path: a FIFO there must not block us. */
@@ -471,49 +337,6 @@ static int own_vdso(const struct symbolizer *s, size_t mod)
 		return -1;
 	}
 	return fd;
-}
-
-static int read_symbols(struct sym_module *m)
-{
-	int n = dwfl_module_getsymtab(m->dm);
-	size_t cap = 0;
-	const char *file = NULL;
-
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		GElf_Word shndx;
-		const char *name =
-			dwfl_module_getsym_info(m->dm, i, &sym, &addr, &shndx, NULL, NULL);
-		int t = GELF_ST_TYPE(sym.st_info);
-
-		/* A file's local symbols follow its STT_FILE symbol (the ELF spec's order). */
-		if (name && t == STT_FILE)
-			file = *name ? name : NULL;
-		if (!name || !*name || shndx == SHN_UNDEF || !sym.st_value ||
-		    (t != STT_FUNC && t != STT_OBJECT && t != STT_GNU_IFUNC))
-			continue;
-		if (m->n_syms == cap) {
-			struct sym_entry *grown;
-
-			cap = cap ? cap * 2 : 256;
-			grown = realloc(m->syms, cap * sizeof(*grown));
-			if (!grown)
-				return -ENOMEM;
-			m->syms = grown;
-		}
-		m->syms[m->n_syms++] = (struct sym_entry){
-			.addr = addr,
-			.size = sym.st_size,
-			.name = name,
-			.file = GELF_ST_BIND(sym.st_info) == STB_LOCAL ? file : NULL,
-			.func = t != STT_OBJECT,
-			.global = GELF_ST_BIND(sym.st_info) != STB_LOCAL,
-		};
-	}
-	if (m->n_syms) /* qsort(NULL, 0) is undefined */
-		qsort(m->syms, m->n_syms, sizeof(*m->syms), cmp_sym);
-	return n < 0 ? -EINVAL : 0;
 }
 
 /* "path:size:mtime" of a file, or "path:absent", appended to out. */
@@ -597,7 +420,7 @@ static void load_module(struct symbolizer *s, size_t idx)
 			goto out;
 		}
 	}
-	bid_known = elf_build_id_hex(elf, have, sizeof(have));
+	bid_known = corecap_sym_elf_build_id_hex(elf, have, sizeof(have));
 	if (want && (!bid_known || strcmp(have, want) != 0)) {
 		/* The file changed since the recording: its own symbols would lie. */
 		elf_end(elf);
@@ -615,7 +438,7 @@ static void load_module(struct symbolizer *s, size_t idx)
 			goto out;
 		}
 	}
-	if (!load_bias(s, idx, elf, &bias)) {
+	if (!corecap_sym_elf_load_bias(s->maps, s->n_maps, idx, elf, &bias)) {
 		set_problem(m, "no loadable segment matches its mappings");
 		goto out;
 	}
@@ -634,7 +457,7 @@ static void load_module(struct symbolizer *s, size_t idx)
 	}
 	dwfl_module_info(m->dm, NULL, &m->lo, &m->hi, NULL, NULL, NULL, NULL);
 	m->bias = bias;
-	if (read_symbols(m) || !m->n_syms)
+	if (corecap_sym_elf_read_symbols(m) || !m->n_syms)
 		set_problem(m, "no symbols");
 	else
 		open_cache(s, m, want ? want : (bid_known ? have : NULL), path ? path : m->path);
@@ -677,56 +500,6 @@ static const struct sym_mapping *find_mapping_below(const struct symbolizer *s, 
 			hi = mid;
 	}
 	return lo ? &s->maps[lo - 1] : NULL;
-}
-
-static struct sym_entry *find_sym(const struct sym_module *m, uint64_t addr)
-{
-	size_t lo = 0, hi = m->n_syms;
-
-	/* The last symbol starting at or before addr. */
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (m->syms[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i-- > 0;) {
-		struct sym_entry *e = &m->syms[i];
-
-		if (addr < e->addr + (e->size ? e->size : 1))
-			return e;
-		/* An enclosing symbol may start earlier than a small one before addr. */
-		if (lo - i > 8)
-			break;
-	}
-	return NULL;
-}
-
-static const char *demangle(struct symbolizer *s, const char *name)
-{
-	uint64_t key = (uint64_t)(uintptr_t)name, *slot;
-	char *d;
-	int status = -1;
-
-	if (strncmp(name, "_Z", 2) != 0)
-		return name;
-	slot = corecap_u64map_find(&s->demangled, key);
-	if (slot)
-		return (const char *)(uintptr_t)*slot;
-	d = __cxa_demangle(name, NULL, NULL, &status);
-	if (status != 0 || !d) {
-		free(d);
-		return name;
-	}
-	slot = corecap_u64map_upsert(&s->demangled, key, NULL);
-	if (!slot) {
-		free(d);
-		return name;
-	}
-	*slot = (uint64_t)(uintptr_t)d;
-	return d;
 }
 
 /* The module of addr (loaded), or NULL; info gets the module and file offset. */
@@ -775,9 +548,9 @@ static struct sym_module *lookup(struct symbolizer *s, uint64_t addr, bool code,
 	if (!m || !m->dm)
 		return m;
 	/* A return address follows its call: look up the call's own byte. */
-	e = find_sym(m, code && addr ? addr - 1 : addr);
+	e = corecap_sym_elf_find_sym(m, code && addr ? addr - 1 : addr);
 	if (e) {
-		info->symbol = demangle(s, e->name);
+		info->symbol = corecap_sym_demangle(&s->demangled, e->name);
 		info->offset = addr - e->addr;
 		*entry = e;
 	}
@@ -821,175 +594,19 @@ struct Dwfl_Module *corecap_symbolizer_module(struct symbolizer *s, uint64_t add
 
 const char *corecap_symbolizer_demangle(struct symbolizer *s, const char *name)
 {
-	return demangle(s, name);
+	return corecap_sym_demangle(&s->demangled, name);
 }
 
-/* A DIE's function name: its linkage name demangled (as addr2line -C prints it), else its name. */
-static const char *die_function(struct symbolizer *s, Dwarf_Die *die)
-{
-	Dwarf_Attribute at;
-	const char *name = NULL;
-
-	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
-	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))
-		name = dwarf_formstring(&at);
-	if (name)
-		return demangle(s, name);
-	name = dwarf_diename(die);
-	return name ? name : "??";
-}
-
-/* The call site of an inlined call: its file (from the CU's file table) and line. */
-static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct sym_frame *f)
-{
-	Dwarf_Attribute at;
-	Dwarf_Word file, line;
-	Dwarf_Files *files;
-	size_t n;
-
-	if (dwarf_attr(inl, DW_AT_call_file, &at) && dwarf_formudata(&at, &file) == 0 &&
-	    dwarf_getsrcfiles(cu, &files, &n) == 0 && file < n)
-		f->file = dwarf_filesrc(files, file, NULL, NULL);
-	if (dwarf_attr(inl, DW_AT_call_line, &at) && dwarf_formudata(&at, &line) == 0)
-		f->line = (uint32_t)line;
-}
-
-/* The DIEs that may hold scopes with addresses, as libdw's own scope walk descends into. */
-static bool may_have_scopes(int tag)
-{
-	switch (tag) {
-	case DW_TAG_compile_unit:
-	case DW_TAG_module:
-	case DW_TAG_lexical_block:
-	case DW_TAG_with_stmt:
-	case DW_TAG_catch_block:
-	case DW_TAG_try_block:
-	case DW_TAG_entry_point:
-	case DW_TAG_inlined_subroutine:
-	case DW_TAG_subprogram:
-	case DW_TAG_namespace:
-	case DW_TAG_class_type:
-	case DW_TAG_structure_type:
-		return true;
-	default:
-		return false;
-	}
-}
-
-#define MAX_SCOPES 256
-
-/*
- * The scopes holding pc in cu, innermost first and cu last, into
- * scopes[MAX_SCOPES] (malloc'd): what dwarf_getscopes' first match and
- * dwarf_getscopes_die of it give, in one walk down from cu instead of
- * three (the second and third, back up to the innermost DIE's parents and
- * to an inlined call's abstract origin, each walk the unit again: in a
- * ceph-osd unit that was most of the symbolizing after the inflating).
- * Like libdw's walk it goes into the first child whose ranges hold pc,
- * among those that may hold scopes. -1 when it meets a partial unit
- * imported (dwz) or nests too deep, which libdw's walk is left to follow.
- */
-static int scope_chain(Dwarf_Die *cu, Dwarf_Addr pc, Dwarf_Die **scopes)
-{
-	Dwarf_Die path[MAX_SCOPES], child;
-	int n = 0, found;
-
-	/* As libdw's: the unit is walked whatever its own ranges say; a chain is only ever its
-	 * child's. */
-	*scopes = NULL;
-	path[n++] = *cu;
-	while ((n == 1 || may_have_scopes(dwarf_tag(&path[n - 1]))) &&
-	       dwarf_child(&path[n - 1], &child) == 0) {
-		found = 0;
-		do {
-			if (dwarf_tag(&child) == DW_TAG_imported_unit)
-				return -1;
-			found = dwarf_haspc(&child, pc) > 0;
-		} while (!found && dwarf_siblingof(&child, &child) == 0);
-		if (!found)
-			break;
-		if (n == MAX_SCOPES)
-			return -1;
-		path[n++] = child;
-	}
-	if (n == 1)
-		return 0;
-	*scopes = malloc(n * sizeof(**scopes));
-	if (!*scopes)
-		return 0;
-	for (int i = 0; i < n; i++)
-		(*scopes)[i] = path[n - 1 - i];
-	return n;
-}
-
+/* The frames at pc from DWARF (sym_dwarf.h), in the module that maps pc. */
 static size_t build_frames(struct symbolizer *s, uint64_t pc, struct sym_frame *out, size_t max)
 {
 	struct sym_info info;
 	struct sym_entry *e;
 	struct sym_module *m = lookup(s, pc, false, &info, &e);
-	Dwarf_Die *cu, *scopes = NULL, *sub = NULL;
-	Dwarf_Addr bias;
-	Dwfl_Line *line;
-	size_t n = 0;
-	int ns = 0, lineno;
 
 	if (!m || !m->dm)
 		return 0;
-	/*
-	 * The innermost scope at pc, then its parents in the DIE tree: the
-	 * concrete nesting of inlined calls (dwarf_getscopes itself goes on
-	 * from an inlined call into its abstract origin's scopes), from
-	 * scope_chain's one walk, else from libdw's.
-	 */
-	cu = dwfl_module_addrdie(m->dm, pc, &bias);
-	if (cu)
-		ns = scope_chain(cu, pc - bias, &scopes);
-	if (cu && ns < 0) {
-		ns = 0;
-		if (dwarf_getscopes(cu, pc - bias, &scopes) > 0) {
-			Dwarf_Die inner = scopes[0];
-
-			free(scopes);
-			scopes = NULL;
-			ns = dwarf_getscopes_die(&inner, &scopes);
-		}
-	}
-	for (int i = 0; i < ns && n + 1 < max; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram) {
-			sub = &scopes[i];
-			break;
-		}
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		/* Its file and line, if any, came from its callee's call site. */
-		out[n].function = die_function(s, &scopes[i]);
-		out[n].inlined = true;
-		/* Each caller is at its inlined callee's call site. */
-		call_site(cu, &scopes[i], &out[n + 1]);
-		n++;
-	}
-	if (!e && !sub) {
-		free(scopes);
-		return 0;
-	}
-	/* The function holding pc, by its symbol as elsewhere; its line was set above. */
-	out[n].function = e ? info.symbol : die_function(s, sub);
-	out[n].inlined = false;
-	n++;
-	/* The innermost frame is at pc's own line. */
-	line = dwfl_module_getsrc(m->dm, pc);
-	if (line) {
-		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
-
-		if (file) {
-			out[0].file = file;
-			out[0].line = lineno > 0 ? (uint32_t)lineno : 0;
-		}
-	}
-	free(scopes);
-	return n;
+	return corecap_sym_dwarf_frames(m, e, info.symbol, pc, &s->demangled, out, max);
 }
 
 /*
@@ -1037,290 +654,7 @@ size_t corecap_symbolizer_frames(struct symbolizer *s, uint64_t pc, const struct
 	return fr->n;
 }
 
-/*
- * Data names from DWARF: a lock inside a global struct reads as the path
- * to its member ("d.osd.big_lock"), not "d.0+0x1160". The module's
- * variables at fixed addresses are indexed on the first data address
- * that needs it: those at file and namespace scope first, whose walk
- * skips every function's body; all of them, functions' static ones too,
- * when an address is not among those. A local symbol (a static variable,
- * as malloc's main_arena) is looked for first in the units of its source
- * file alone, which the symbol table names: libc's whole DWARF is walked
- * otherwise. A module without DWARF keeps symbol+offset.
- */
-#define DWARF_MAX_DEPTH 8
-
-static int cmp_var(const void *a, const void *b)
-{
-	const struct dwarf_var *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* Adds die's variables at fixed addresses to ix, and its children's
- * (deep: in functions and blocks too, not only in namespaces). */
-static int index_die(struct dwarf_index *ix, Dwarf_Die *die, bool deep)
-{
-	Dwarf_Die child;
-	Dwarf_Attribute at;
-	Dwarf_Op *ops;
-	size_t n_ops;
-
-	if (dwarf_tag(die) == DW_TAG_variable && dwarf_attr(die, DW_AT_location, &at) &&
-	    dwarf_getlocation(&at, &ops, &n_ops) == 0 && n_ops == 1 && ops[0].atom == DW_OP_addr) {
-		if (ix->n == ix->cap) {
-			size_t cap = ix->cap ? ix->cap * 2 : 256;
-			struct dwarf_var *grown = realloc(ix->v, cap * sizeof(*grown));
-
-			if (!grown)
-				return -ENOMEM;
-			ix->v = grown;
-			ix->cap = cap;
-		}
-		ix->v[ix->n++] = (struct dwarf_var){ops[0].number, dwarf_dieoffset(die)};
-	}
-	if (dwarf_child(die, &child) != 0)
-		return 0;
-	do {
-		int t = dwarf_tag(&child);
-
-		/* Variables live at the top, in functions, blocks and namespaces. */
-		if ((t == DW_TAG_variable || t == DW_TAG_namespace ||
-		     (deep && (t == DW_TAG_subprogram || t == DW_TAG_lexical_block))) &&
-		    index_die(ix, &child, deep))
-			return -ENOMEM;
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return 0;
-}
-
-/* m's units, with their files' names: once. 0 or -ENOMEM. */
-static int list_units(struct sym_module *m)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize, cap = 0;
-	Dwarf_Die cu;
-	const char *name;
-
-	if (m->units)
-		return 0;
-	while (dwarf_nextcu(m->dwarf, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		if (dwarf_offdie(m->dwarf, off + hsize, &cu)) {
-			if (corecap_grow((void **)&m->units, &cap, m->n_units + 1,
-					 sizeof(*m->units)))
-				return -ENOMEM;
-			name = dwarf_diename(&cu);
-			m->units[m->n_units++] =
-				(struct dwarf_unit){off + hsize, name ? base_name(name) : NULL};
-		}
-		off = next;
-	}
-	return 0;
-}
-
-/*
- * ix rebuilt from m's units whose source file's base name is `file`
- * (NULL: every unit), deep or at file and namespace scope only.
- */
-static void index_dwarf(struct sym_module *m, struct dwarf_index *ix, const char *file, bool deep)
-{
-	Dwarf_Die cu;
-
-	ix->n = 0;
-	if (list_units(m))
-		return;
-	for (size_t i = 0; i < m->n_units; i++) {
-		const struct dwarf_unit *u = &m->units[i];
-
-		if ((!file || (u->base && !strcmp(u->base, file))) &&
-		    dwarf_offdie(m->dwarf, u->die, &cu) && index_die(ix, &cu, deep))
-			break;
-	}
-	if (ix->n) /* qsort(NULL, 0) is undefined */
-		qsort(ix->v, ix->n, sizeof(*ix->v), cmp_var);
-}
-
-/* ix's variable at DWARF address `want`, or NULL. */
-static const struct dwarf_var *find_var(const struct dwarf_index *ix, uint64_t want)
-{
-	size_t lo = 0, hi = ix->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (ix->v[mid].addr < want)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && ix->v[lo].addr == want ? &ix->v[lo] : NULL;
-}
-
-/* m->one rebuilt from the unit whose DIE is at `die` alone, deep. */
-static void index_unit(struct sym_module *m, Dwarf_Off die)
-{
-	Dwarf_Die cu;
-
-	m->one.n = 0;
-	m->one_file = NULL;
-	m->one_cu = die;
-	if (dwarf_offdie(m->dwarf, die, &cu))
-		index_die(&m->one, &cu, true);
-	if (m->one.n) /* qsort(NULL, 0) is undefined */
-		qsort(m->one.v, m->one.n, sizeof(*m->one.v), cmp_var);
-}
-
-/*
- * The source file of the local data symbol nearest to e (before it,
- * else after it) within 64 KiB, or NULL: the linker lays out each
- * object's .data and .bss together, so a global's neighbour most likely
- * came from the same source file.
- */
-static const char *neighbour_file(const struct sym_module *m, const struct sym_entry *e)
-{
-	size_t i = (size_t)(e - m->syms);
-
-	for (size_t k = i; k-- > 0 && e->addr - m->syms[k].addr < 0x10000;)
-		if (!m->syms[k].func && m->syms[k].file)
-			return m->syms[k].file;
-	for (size_t k = i + 1; k < m->n_syms && m->syms[k].addr - e->addr < 0x10000; k++)
-		if (!m->syms[k].func && m->syms[k].file)
-			return m->syms[k].file;
-	return NULL;
-}
-
-/*
- * The variable at want, found in as few units as can be: first in the
- * unit whose address ranges hold want (dwarf_addrdie: .debug_aranges,
- * which GCC fills with code ranges only, so that data is rarely there:
- * libc6-dbg's main_arena is not), then among the units of `file` (a
- * local symbol's source file, or a global's neighbour's, may be NULL);
- * only then, or when the file has no aranges at all, at every unit's
- * file scope (the walk of every unit, which inflates libdw's view of the
- * whole .debug_info), then anywhere.
- */
-static const struct dwarf_var *dwarf_var_at(struct sym_module *m, const char *file, uint64_t want)
-{
-	const struct dwarf_var *v;
-	Dwarf_Die cu;
-
-	if (m->all_level < 2 && dwarf_addrdie(m->dwarf, want, &cu)) {
-		if (m->one_file || m->one_cu != dwarf_dieoffset(&cu))
-			index_unit(m, dwarf_dieoffset(&cu));
-		if ((v = find_var(&m->one, want)))
-			return v;
-	}
-	if (file && m->all_level < 2) {
-		file = base_name(file);
-		if (!m->one_file || strcmp(m->one_file, file)) {
-			index_dwarf(m, &m->one, file, true);
-			m->one_file = file;
-			m->one_cu = 0;
-		}
-		if ((v = find_var(&m->one, want)))
-			return v;
-	}
-	if (!m->all_level) {
-		index_dwarf(m, &m->all, NULL, false);
-		m->all_level = 1;
-	}
-	if (!(v = find_var(&m->all, want)) && m->all_level == 1) {
-		index_dwarf(m, &m->all, NULL, true);
-		m->all_level = 2;
-		v = find_var(&m->all, want);
-	}
-	return v;
-}
-
-static bool append(char *out, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static bool append(char *out, size_t size, const char *fmt, ...)
-{
-	size_t len = strlen(out);
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out + len, size - len, fmt, ap);
-	va_end(ap);
-	return n >= 0 && (size_t)n < size - len;
-}
-
-/* Descends from a type to the member at `off`, appending ".member" and "[i]". */
-static bool member_at(Dwarf_Die *type, uint64_t off, char *out, size_t size, int depth)
-{
-	Dwarf_Die t, child, mtype;
-	Dwarf_Attribute at;
-	Dwarf_Word moff, msize;
-	int tag;
-
-	if (depth > DWARF_MAX_DEPTH || dwarf_peel_type(type, &t) != 0)
-		return false;
-	tag = dwarf_tag(&t);
-	/*
-	 * At offset 0 the member that starts here is the thing, unless it
-	 * is a plain struct or array, whose first member is more precise.
-	 * Locks stop the descent (pthread_mutex_t is a union underneath).
-	 */
-	if (off == 0 && ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
-			  tag != DW_TAG_array_type) ||
-			 (dwarf_tag(type) == DW_TAG_typedef && dwarf_diename(type) &&
-			  strncmp(dwarf_diename(type), "pthread_", 8) == 0)))
-		return true;
-	if (tag == DW_TAG_array_type) {
-		Dwarf_Die elem;
-		Dwarf_Word esize;
-
-		if (!dwarf_attr(&t, DW_AT_type, &at) || !dwarf_formref_die(&at, &elem) ||
-		    dwarf_aggregate_size(&elem, &esize) != 0 || !esize)
-			return false;
-		return append(out, size, "[%" PRIu64 "]", off / esize) &&
-		       member_at(&elem, off % esize, out, size, depth + 1);
-	}
-	if ((tag != DW_TAG_structure_type && tag != DW_TAG_class_type &&
-	     tag != DW_TAG_union_type) ||
-	    dwarf_child(&t, &child) != 0)
-		return false;
-	do {
-		if (dwarf_tag(&child) != DW_TAG_member || !dwarf_diename(&child) ||
-		    !dwarf_attr(&child, DW_AT_type, &at) || !dwarf_formref_die(&at, &mtype) ||
-		    dwarf_aggregate_size(&mtype, &msize) != 0)
-			continue;
-		moff = 0;
-		if (dwarf_attr(&child, DW_AT_data_member_location, &at) &&
-		    dwarf_formudata(&at, &moff) != 0)
-			continue;
-		if (off >= moff && off < moff + msize)
-			return append(out, size, ".%s", dwarf_diename(&child)) &&
-			       member_at(&mtype, off - moff, out, size, depth + 1);
-	} while (dwarf_siblingof(&child, &child) == 0);
-	return false;
-}
-
-static bool dwarf_member_path(struct sym_module *m, const struct sym_entry *e, uint64_t off,
-			      char *out, size_t size)
-{
-	const struct dwarf_var *v;
-	Dwarf_Die var, type;
-	Dwarf_Attribute at;
-	const char *name;
-
-	if (!m->dwarf_tried) {
-		m->dwarf_tried = true;
-		m->dwarf = dwfl_module_getdwarf(m->dm, &m->dwbias);
-	}
-	if (!m->dwarf)
-		return false;
-	v = dwarf_var_at(m, e->global ? neighbour_file(m, e) : e->file, e->addr - m->dwbias);
-	if (!v || !dwarf_offdie(m->dwarf, v->die, &var) || !(name = dwarf_diename(&var)))
-		return false;
-	/* A declaration's type may sit on its specification. */
-	if (!dwarf_attr_integrate(&var, DW_AT_type, &at) || !dwarf_formref_die(&at, &type))
-		return false;
-	snprintf(out, size, "%s", name);
-	return member_at(&type, off, out, size, 0);
-}
-
-/* dwarf_member_path for the data at addr, through m's symbol cache. */
+/* corecap_sym_dwarf_member_path for the data at addr, through m's symbol cache. */
 static bool member_path(struct sym_module *m, const struct sym_entry *e, uint64_t addr,
 			uint64_t off, char *out, size_t size)
 {
@@ -1333,7 +667,7 @@ static bool member_path(struct sym_module *m, const struct sym_entry *e, uint64_
 		memcpy(out, name, strlen(name) + 1);
 		return true;
 	}
-	found = dwarf_member_path(m, e, off, out, size);
+	found = corecap_sym_dwarf_member_path(m, e, off, out, size);
 	if (m->cache)
 		corecap_sym_cache_put_data(m->cache, addr - m->bias, found ? out : NULL);
 	return found;
