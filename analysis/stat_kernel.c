@@ -6,7 +6,6 @@
  * /proc/PID/maps, printed, and handed back to the source to remove.
  */
 #include "stat_kernel.h"
-#include "stat_view.h"
 
 #include <corecap/diag.h>
 #include <corecap/stats_path.h>
@@ -32,6 +31,8 @@
 #include "read/kernel_reader.h"
 #include "read/symbolizer.h"
 #include "render/name_elide.h"
+#include "render/stat_render.h"
+#include "render/stat_view.h"
 
 static const struct corecap_stat_kernel_source *kernel_source;
 
@@ -507,14 +508,6 @@ static void print_text(const struct stat_kernel_opts *o, const struct kstat_inte
 	       "contention; a condition or other futex wait, and a mutex re-taken as a\n"
 	       "condition wait returns, is idle or hand-off time (IDLE WORD).\n");
 	fflush(stdout);
-}
-
-json_object *corecap_stat_json_hex(uint64_t v)
-{
-	char buf[24];
-
-	snprintf(buf, sizeof(buf), "0x%" PRIx64, v);
-	return json_object_new_string(buf);
 }
 
 static void add_u64(json_object *o, const char *key, uint64_t v)

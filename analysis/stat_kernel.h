@@ -16,14 +16,13 @@
 #include <sys/types.h>
 
 #include <corecap/analysis.h>
-#include <json-c/json.h>
 
 struct stat_kernel_opts {
 	pid_t pid;
 	const char *comm;
 	double duration_s, interval_s;
 	bool once, json, redraw;
-	bool interactive;   /* redrawn and stdin a terminal: keys (stat_view.h) */
+	bool interactive;   /* redrawn and stdin a terminal: keys (render/stat_view.h) */
 	bool no_shim;	    /* chosen because the daemon has no shim segment */
 	bool keep_profiler; /* --keep-profiler: its threads and locks stay in the tables */
 	int top;
@@ -36,8 +35,5 @@ const struct corecap_stat_kernel_source *corecap_stat_kernel_source(void);
  * exit; returns the exit status (0, or 1 with the error printed).
  */
 int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig_atomic_t *stop);
-
-/* v as a JSON string "0x..." (an address), for both of stat's views. */
-json_object *corecap_stat_json_hex(uint64_t v);
 
 #endif

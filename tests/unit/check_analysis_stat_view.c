@@ -1,7 +1,8 @@
 /*
- * analysis/stat_view.c: `corecap stat`'s sort keys and keys, the lines it
- * reads from /proc/PID/task/TID/{schedstat,stat}, its elapsed time, and
- * its terminal: on a real pseudo-terminal, non-canonical without echo
+ * analysis/render/stat_view.c and read/stat_snapshot.c: `corecap stat`'s
+ * sort keys and keys, the lines it reads from
+ * /proc/PID/task/TID/{schedstat,stat}, its elapsed time, and its
+ * terminal: on a real pseudo-terminal, non-canonical without echo
  * between enter and restore, a key typed into it read back, and the
  * terminal's modes after restore equal to those before.
  */
@@ -16,7 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stat_view.h"
+#include "read/stat_snapshot.h"
+#include "render/stat_view.h"
 
 #include "check_run.h"
 

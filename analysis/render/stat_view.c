@@ -1,6 +1,6 @@
 /*
- * stat_view: `corecap stat`'s sort keys, keys, terminal and per-thread
- * CPU and run-queue times (stat_view.h).
+ * stat_view: `corecap stat`'s sort keys' names, keys and terminal
+ * (stat_view.h).
  */
 #include "stat_view.h"
 
@@ -141,79 +141,6 @@ enum stat_key corecap_stat_wait_key(struct stat_term *t, uint64_t deadline_ns,
 			return corecap_stat_key_of(c);
 	}
 	return STAT_KEY_NONE;
-}
-
-bool corecap_stat_parse_schedstat(const char *line, uint64_t *run_ns, uint64_t *delay_ns)
-{
-	uint64_t run, delay, slices;
-	int end = 0;
-
-	if (sscanf(line, "%" SCNu64 " %" SCNu64 " %" SCNu64 "%n", &run, &delay, &slices, &end) !=
-		    3 ||
-	    (line[end] && line[end] != '\n'))
-		return false;
-	*run_ns = run;
-	*delay_ns = delay;
-	return true;
-}
-
-bool corecap_stat_parse_task_cpu(const char *line, uint64_t *ticks)
-{
-	/* The comm in parentheses may hold spaces and ')': fields follow the last ')'. */
-	const char *p = strrchr(line, ')');
-	unsigned long long utime, stime;
-
-	if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
-			 &stime) != 2)
-		return false;
-	*ticks = (uint64_t)utime + (uint64_t)stime;
-	return true;
-}
-
-/* The first line of path into buf; 0 or -errno. */
-static int read_line(const char *path, char *buf, size_t cap)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, cap - 1);
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return (int)n;
-	}
-	close(fd);
-	buf[n] = '\0';
-	return n ? 0 : -ENODATA;
-}
-
-int corecap_stat_task_times(pid_t pid, pid_t tid, uint64_t *cpu_ns, uint64_t *runq_ns,
-			    bool *has_runq)
-{
-	char path[80], line[1024];
-	uint64_t ticks;
-	long hz;
-	int ret;
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid, (int)tid);
-	if (read_line(path, line, sizeof(line)) == 0 &&
-	    corecap_stat_parse_schedstat(line, cpu_ns, runq_ns)) {
-		*has_runq = true;
-		return 0;
-	}
-	*has_runq = false;
-	*runq_ns = 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)tid);
-	ret = read_line(path, line, sizeof(line));
-	if (ret)
-		return ret;
-	if (!corecap_stat_parse_task_cpu(line, &ticks))
-		return -EINVAL;
-	hz = sysconf(_SC_CLK_TCK);
-	*cpu_ns = ticks * (uint64_t)(1000000000 / (hz > 0 ? hz : 100));
-	return 0;
 }
 
 const char *corecap_stat_elapsed(uint64_t ns, char *buf, size_t cap)
