@@ -464,30 +464,27 @@ int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
 	return ret;
 }
 
-void corecap_ceph_asok_release(struct corecap_ceph_asok *a)
+/* config set, quietly: the daemon may be gone. */
+static void set_quietly(const struct corecap_ceph_asok *a, const char *var, const char *val)
 {
 	char cmd[200], *reply;
 
+	snprintf(cmd, sizeof(cmd),
+		 "{\"prefix\": \"config set\", \"var\": \"%s\", \"val\": [\"%s\"]}", var, val);
+	if (asok_command(a->path, cmd, &reply, NULL) == 0)
+		free(reply);
+}
+
+void corecap_ceph_asok_release(struct corecap_ceph_asok *a)
+{
 	if (!a->drain)
 		return;
-	/* end() was not reached: stop draining; put the settings back, quietly (it may be gone). */
+	/* end() was not reached: stop draining, and put the settings back. */
 	optracker_drain_release(a->drain);
 	free(a->drain);
 	a->drain = NULL;
-	if (a->raised && a->old_size[0]) {
-		snprintf(cmd, sizeof(cmd),
-			 "{\"prefix\": \"config set\", \"var\": \"osd_op_history_size\", "
-			 "\"val\": [\"%s\"]}",
-			 a->old_size);
-		if (asok_command(a->path, cmd, &reply, NULL) == 0)
-			free(reply);
-	}
-	if (a->raised && a->old_duration[0]) {
-		snprintf(cmd, sizeof(cmd),
-			 "{\"prefix\": \"config set\", \"var\": \"osd_op_history_duration\", "
-			 "\"val\": [\"%s\"]}",
-			 a->old_duration);
-		if (asok_command(a->path, cmd, &reply, NULL) == 0)
-			free(reply);
-	}
+	if (a->raised && a->old_size[0])
+		set_quietly(a, "osd_op_history_size", a->old_size);
+	if (a->raised && a->old_duration[0])
+		set_quietly(a, "osd_op_history_duration", a->old_duration);
 }
