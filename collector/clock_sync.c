@@ -113,52 +113,7 @@ int corecap_clock_parse_reply(const char *line, uint32_t *seq, uint64_t *ns)
 	return 0;
 }
 
-/*
- * The next line from fd into cs->buf (NUL-terminated, newline dropped),
- * waiting at most timeout_ms in all; 0, -ETIMEDOUT, -EPIPE at EOF,
- * -EPROTO for a line over CORECAP_CLOCK_LINE_MAX bytes.
- */
-static int read_line(struct corecap_clock_sync *cs, int timeout_ms, char *line)
-{
-	uint64_t deadline = corecap_now_ns() + (uint64_t)timeout_ms * 1000000u;
-
-	for (;;) {
-		char *nl = memchr(cs->buf, '\n', cs->len);
-		struct pollfd pfd = {.fd = cs->from_fd, .events = POLLIN};
-		uint64_t now;
-		ssize_t got;
-
-		if (nl) {
-			size_t n = (size_t)(nl - cs->buf);
-
-			memcpy(line, cs->buf, n);
-			line[n] = '\0';
-			cs->len -= n + 1;
-			memmove(cs->buf, nl + 1, cs->len);
-			return 0;
-		}
-		if (cs->len >= CORECAP_CLOCK_LINE_MAX)
-			return -EPROTO;
-		now = corecap_now_ns();
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!pfd.revents)
-			continue;
-		got = read(cs->from_fd, cs->buf + cs->len, CORECAP_CLOCK_LINE_MAX - cs->len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			return -EPIPE;
-		cs->len += (size_t)got;
-	}
-}
+_Static_assert(CORECAP_CLOCK_LINE_MAX == CORECAP_LINE_IN_MAX, "the pings' lines");
 
 static int write_str(int fd, const char *s, size_t len)
 {
@@ -232,11 +187,12 @@ int corecap_clock_sync_open(struct corecap_clock_sync *cs, char *const argv[], i
 	close(from[1]);
 	cs->to_fd = to[1];
 	cs->from_fd = from[0];
+	cs->in = (struct line_in){.fd = from[0]};
 	if (ret < 0) {
 		cs->pid = -1;
 		goto out_err;
 	}
-	ret = read_line(cs, CORECAP_CLOCK_HELLO_TIMEOUT_MS, line);
+	ret = corecap_line_in_read(&cs->in, CORECAP_CLOCK_HELLO_TIMEOUT_MS, line);
 	got_hello = ret == 0;
 	if (ret == 0 && strcmp(line, CORECAP_CLOCK_HELLO) != 0)
 		ret = -EPROTO;
@@ -273,7 +229,7 @@ int corecap_clock_sync_burst(struct corecap_clock_sync *cs, size_t n,
 				 "cannot write to the remote shell: %s", strerror(-ret));
 			goto out_free;
 		}
-		ret = read_line(cs, CORECAP_CLOCK_REPLY_TIMEOUT_MS, line);
+		ret = corecap_line_in_read(&cs->in, CORECAP_CLOCK_REPLY_TIMEOUT_MS, line);
 		x[i].recv_ns = corecap_now_ns();
 		got_line = ret == 0;
 		if (ret == 0 &&

@@ -26,6 +26,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "line_in.h"
 #include <sys/types.h>
 
 #define CORECAP_CLOCK_HELLO	       "corecap-clock 1"
@@ -59,8 +61,7 @@ struct corecap_clock_estimate {
 struct corecap_clock_sync {
 	pid_t pid; /* the remote shell, or -1 */
 	int to_fd, from_fd;
-	char buf[CORECAP_CLOCK_LINE_MAX + 1];
-	size_t len;
+	struct line_in in; /* from_fd's lines */
 	uint32_t seq;
 	char error[256]; /* the cause of the last failure */
 };

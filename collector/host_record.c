@@ -22,6 +22,7 @@
 
 #include "clock_sync.h"
 #include "host_record.h"
+#include "line_in.h"
 #include "host_spec.h"
 #include "host_tar.h"
 #include "mono_clock.h"
@@ -72,8 +73,7 @@ struct host_run {
 	struct corecap_clock_estimate start, end;
 	pid_t agent;
 	int to_fd, from_fd;
-	char buf[CORECAP_HOST_LINE_MAX_PROTO + 1];
-	size_t len;
+	struct line_in in; /* from_fd's lines, a byte at a time (the tar stream follows) */
 	int remote_status;
 	char sub_status[16];
 	char sub_reason[256]; /* the sub-run's partial_reason, shown safely */
@@ -270,52 +270,14 @@ static void host_fail(struct host_run *h, const char *fmt, ...)
 	corecap_error("host '%s' (%s): %s", h->spec->name, h->spec->reach, h->reason);
 }
 
-/* A line from the agent, bounded in length and time; as clock_sync's reader. */
-static int agent_line(struct host_run *h, int timeout_ms, char *line)
+_Static_assert(CORECAP_HOST_LINE_MAX_PROTO == CORECAP_LINE_IN_MAX, "the agent's lines");
+
+/* Ctrl-C before the window gives up waiting; after it, the runs still come. */
+static bool give_up(void *ctx)
 {
-	uint64_t deadline = corecap_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	const struct host_run *h = ctx;
 
-	for (;;) {
-		char *nl = memchr(h->buf, '\n', h->len);
-		struct pollfd pfd = {.fd = h->from_fd, .events = POLLIN};
-		uint64_t now;
-		ssize_t got;
-
-		if (nl) {
-			size_t n = (size_t)(nl - h->buf);
-
-			memcpy(line, h->buf, n);
-			line[n] = '\0';
-			h->len -= n + 1;
-			memmove(h->buf, nl + 1, h->len);
-			return 0;
-		}
-		if (h->len >= CORECAP_HOST_LINE_MAX_PROTO)
-			return -EPROTO;
-		now = corecap_now_ns();
-		if (now >= deadline)
-			return -ETIMEDOUT;
-		if (poll(&pfd, 1, (int)((deadline - now) / 1000000u) + 1) < 0) {
-			/* Ctrl-C before the window gives up waiting; after it, the runs still come.
-			 */
-			if (errno == EINTR && interrupted && h->stage < HOST_STARTED)
-				return -EINTR;
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (!pfd.revents)
-			continue;
-		/* One byte at a time: the stream after "done" must stay in the pipe. */
-		got = read(h->from_fd, h->buf + h->len, 1);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0)
-			return -errno;
-		if (got == 0)
-			return -EPIPE;
-		h->len += (size_t)got;
-	}
+	return interrupted && h->stage < HOST_STARTED;
 }
 
 static const char *line_error(int err)
@@ -552,6 +514,7 @@ static void start_agent(struct hosts_record *r, struct host_run *h)
 	if (host_argv(r, h, cmd, &copy, words, sizeof(words) / sizeof(words[0])) < 0)
 		goto out_free;
 	ret = spawn(words, h->log_w, &h->to_fd, &h->from_fd, &h->agent);
+	h->in = (struct line_in){.fd = h->from_fd, .bytewise = true, .give_up = give_up, .ctx = h};
 	if (ret < 0)
 		host_fail(h, "cannot start '%s': %s", words[0], strerror(-ret));
 	else
@@ -565,11 +528,11 @@ static void wait_ready(struct host_run *h)
 	char line[CORECAP_HOST_LINE_MAX_PROTO + 1];
 	int ret, n;
 
-	ret = agent_line(h, READY_TIMEOUT_MS, line);
+	ret = corecap_line_in_read(&h->in, READY_TIMEOUT_MS, line);
 	if (ret == 0 && strcmp(line, CORECAP_HOST_HELLO) != 0)
 		ret = -EPROTO;
 	if (ret == 0)
-		ret = agent_line(h, READY_TIMEOUT_MS, line);
+		ret = corecap_line_in_read(&h->in, READY_TIMEOUT_MS, line);
 	if (ret == 0 && word_num(line, "ready", &n) == 0) {
 		h->stage = HOST_READY;
 		return;
@@ -590,7 +553,7 @@ static void go(struct host_run *h)
 static void wait_started(struct host_run *h)
 {
 	char line[CORECAP_HOST_LINE_MAX_PROTO + 1];
-	int ret = agent_line(h, STARTED_TIMEOUT_MS, line);
+	int ret = corecap_line_in_read(&h->in, STARTED_TIMEOUT_MS, line);
 
 	if (ret == 0 && strcmp(line, "started") == 0)
 		h->stage = HOST_STARTED;
@@ -641,7 +604,7 @@ static void collect(struct hosts_record *r, struct host_run *h)
 	struct corecap_host_tar t = {0};
 	int ret, n, dir;
 
-	ret = agent_line(h, DONE_TIMEOUT_MS, line);
+	ret = corecap_line_in_read(&h->in, DONE_TIMEOUT_MS, line);
 	if (ret == 0 && word_num(line, "failed", &n) == 0) {
 		host_fail(h, "its record failed (status %d)", n);
 		return;
