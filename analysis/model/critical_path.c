@@ -1,12 +1,10 @@
 #include "critical_path.h"
+#include "cp_chain.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "thread_table.h"
-#include "futex_locks.h"
 #include "../util/grow.h"
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus)
@@ -82,7 +80,7 @@ const char *corecap_cp_cat_name(uint32_t cat)
 	return cat == CP_RUNQUEUE ? "runqueue" : corecap_op_cat_name((enum op_cat)cat);
 }
 
-static struct cp_thread *find(const struct critical_path *cp, int32_t tid)
+struct cp_thread *corecap_cp_find(const struct critical_path *cp, int32_t tid)
 {
 	struct cp_thread *th = tid > 0 ? corecap_tid_cache_get(&cp->recent, tid) : NULL;
 	uint64_t *idx;
@@ -95,7 +93,7 @@ static struct cp_thread *find(const struct critical_path *cp, int32_t tid)
 
 const char *corecap_critical_path_thread_name(const struct critical_path *cp, int32_t tid)
 {
-	const struct cp_thread *th = find(cp, tid);
+	const struct cp_thread *th = corecap_cp_find(cp, tid);
 	const uint64_t *at;
 
 	if (th)
@@ -109,141 +107,6 @@ int32_t corecap_critical_path_holder_tgid(const struct critical_path *cp, int32_
 	const uint64_t *at = corecap_u64map_find(&cp->holder_at, (uint64_t)(uint32_t)tid);
 
 	return at ? cp->holders[*at - 1].tgid : 0;
-}
-
-/* Another process's thread named (its last HOLDER record wins). */
-static int on_holder(struct critical_path *cp, const struct corecap_krec_holder *h)
-{
-	uint64_t *at = corecap_u64map_upsert(&cp->holder_at, (uint64_t)(uint32_t)h->tid, NULL);
-
-	if (!at)
-		return -ENOMEM;
-	if (!*at) {
-		if (corecap_grow((void **)&cp->holders, &cp->cap_holders, cp->n_holders + 1,
-				 sizeof(*cp->holders)))
-			return -ENOMEM;
-		*at = ++cp->n_holders;
-	}
-	cp->holders[*at - 1].tgid = h->tgid;
-	memcpy(cp->holders[*at - 1].comm, h->comm, sizeof(h->comm));
-	cp->holders[*at - 1].comm[sizeof(h->comm) - 1] = '\0';
-	return 0;
-}
-
-/* Every op's paths hold one entry per thread: grow them all together. */
-static int grow_paths(struct critical_path *cp)
-{
-	size_t cap = cp->path_cap ? cp->path_cap * 2 : 64;
-	struct cp_thread **all = realloc(cp->all, cap * sizeof(*all));
-	uint32_t *open_runs;
-
-	if (!all)
-		return -ENOMEM;
-	cp->all = all;
-	if (!(open_runs = realloc(cp->open_runs, cap * sizeof(*open_runs))))
-		return -ENOMEM;
-	cp->open_runs = open_runs;
-	for (int pass = 0; pass < 2; pass++) {
-		struct cp_op **ops = pass ? cp->spare : cp->inflight;
-		size_t n = pass ? cp->n_spare : cp->n_inflight;
-
-		for (size_t i = 0; i < n; i++) {
-			struct cp_path *p = realloc(ops[i]->paths, cap * sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			memset(p + cp->path_cap, 0, (cap - cp->path_cap) * sizeof(*p));
-			ops[i]->paths = p;
-		}
-	}
-	cp->path_cap = cap;
-	return 0;
-}
-
-static void set_comm(struct cp_thread *th, const char *comm, size_t max)
-{
-	size_t n = strnlen(comm, max < sizeof(th->comm) ? max : sizeof(th->comm) - 1);
-
-	if (!n)
-		return;
-	memcpy(th->comm, comm, n);
-	th->comm[n] = '\0';
-	th->is_log = strcmp(th->comm, CP_LOG_THREAD) == 0;
-}
-
-static struct cp_thread *get(struct critical_path *cp, int32_t tid)
-{
-	bool inserted;
-	uint64_t *idx;
-	struct cp_thread *th;
-
-	if (tid <= 0)
-		return NULL;
-	if ((th = corecap_tid_cache_get(&cp->recent, tid)))
-		return th;
-	idx = corecap_u64map_upsert(&cp->by_tid, (uint64_t)(uint32_t)tid, &inserted);
-	if (!idx)
-		return NULL;
-	if (!inserted)
-		return corecap_tid_cache_put(&cp->recent, tid, cp->all[*idx]);
-	if ((cp->len == cp->path_cap && grow_paths(cp)) || !(th = calloc(1, sizeof(*th)))) {
-		corecap_u64map_remove(&cp->by_tid, (uint64_t)(uint32_t)tid);
-		return NULL;
-	}
-	idx = corecap_u64map_find(&cp->by_tid, (uint64_t)(uint32_t)tid);
-	th->tid = tid;
-	th->index = (uint32_t)cp->len;
-	th->wait_cpu = UINT32_MAX;
-	/* The CPUs it was switched to before it was met (not a target then). */
-	for (uint32_t c = 0; c < cp->nr_cpus; c++)
-		if (cp->cpu_tid[c] == tid) {
-			th->n_held++;
-			th->held_cpu = c;
-		}
-	*idx = cp->len;
-	cp->all[cp->len++] = th;
-	return corecap_tid_cache_put(&cp->recent, tid, th);
-}
-
-/* th out of its CPU's waiters, if it is among them. */
-static void wait_unlink(struct critical_path *cp, struct cp_thread *th)
-{
-	if (th->wait_cpu < cp->nr_cpus) {
-		if (th->wait_prev)
-			cp->all[th->wait_prev - 1]->wait_next = th->wait_next;
-		else
-			cp->waiters[th->wait_cpu] = th->wait_next;
-		if (th->wait_next)
-			cp->all[th->wait_next - 1]->wait_prev = th->wait_prev;
-		th->wait_prev = th->wait_next = 0;
-	}
-	th->wait_cpu = UINT32_MAX;
-}
-
-/* Sets th's state; a thread no longer runnable waits for no CPU. */
-static void set_state(struct critical_path *cp, struct cp_thread *th, enum cp_state state)
-{
-	if (state != CPS_RUNNABLE)
-		wait_unlink(cp, th);
-	th->state = state;
-}
-
-/*
- * th waits for CPU cpu (UINT32_MAX: unknown): first among that CPU's
- * waiters, whom flush_waiters charges when its holder changes (a list per
- * CPU: a switch costs its own CPU's waiters, not every runnable thread's).
- */
-static void set_runnable(struct critical_path *cp, struct cp_thread *th, uint32_t cpu)
-{
-	set_state(cp, th, CPS_RUNNABLE);
-	wait_unlink(cp, th);
-	th->wait_cpu = cpu;
-	if (cpu < cp->nr_cpus) {
-		th->wait_next = cp->waiters[cpu];
-		if (th->wait_next)
-			cp->all[th->wait_next - 1]->wait_prev = th->index + 1;
-		cp->waiters[cpu] = th->index + 1;
-	}
 }
 
 static uint32_t running_cat(const struct cp_thread *th)
@@ -334,7 +197,7 @@ static void path_copy(struct cp_path *to, const struct cp_path *from)
 #define CP_RUNQ_IN_LOG	(CP__COUNT + 2)
 
 /* The node at 1 + index h, or NULL when it is gone (older than every op in flight). */
-static struct cp_node *node_at(const struct critical_path *cp, uint64_t h)
+struct cp_node *corecap_cp_node_at(const struct critical_path *cp, uint64_t h)
 {
 	return h > cp->lo && h - 1 - cp->lo < cp->n_nodes ? &cp->nodes[h - 1 - cp->lo] : NULL;
 }
@@ -409,7 +272,7 @@ static int node_room(struct critical_path *cp)
 }
 
 /* A new node at the head of th's chain (NULL: out of memory, cp->oom set). */
-static struct cp_node *node_push(struct critical_path *cp, struct cp_thread *th, uint8_t kind)
+struct cp_node *corecap_cp_node_push(struct critical_path *cp, struct cp_thread *th, uint8_t kind)
 {
 	struct cp_node *n;
 
@@ -436,12 +299,13 @@ static void charge(struct critical_path *cp, struct cp_thread *th, uint64_t from
 
 	if (!cp->n_inflight || to <= from)
 		return;
-	n = th->head_shared || th->head <= cp->last_anchor ? NULL : node_at(cp, th->head);
+	n = th->head_shared || th->head <= cp->last_anchor ? NULL
+							   : corecap_cp_node_at(cp, th->head);
 	if (n && n->kind == kind && n->to == from && n->tid == tid && n->cat == cat) {
 		n->to = to;
 		return;
 	}
-	if (!(n = node_push(cp, th, kind)))
+	if (!(n = corecap_cp_node_push(cp, th, kind)))
 		return;
 	n->from = from;
 	n->to = to;
@@ -533,7 +397,7 @@ static int walk(struct critical_path *cp, const struct cp_op *op, uint32_t x, st
 	if (!w->sum && walk_room(cp, w))
 		return -ENOMEM;
 	while (h > op->anchor) {
-		const struct cp_node *nd = node_at(cp, h);
+		const struct cp_node *nd = corecap_cp_node_at(cp, h);
 		uint64_t b;
 
 		if (!nd)
@@ -645,7 +509,7 @@ static int replay(struct critical_path *cp, const struct cp_op *op, uint32_t x, 
  * paths before flush_run, which every reader of them and every change of
  * the ops in flight calls first.
  */
-static void flush_run(struct critical_path *cp, struct cp_thread *th)
+void corecap_cp_flush_run(struct critical_path *cp, struct cp_thread *th)
 {
 	if (th->run_open) {
 		th->run_open = false;
@@ -669,7 +533,7 @@ static void flush_runs(struct critical_path *cp)
 		struct cp_thread *th = cp->all[cp->open_runs[i]];
 
 		th->run_listed = false;
-		flush_run(cp, th);
+		corecap_cp_flush_run(cp, th);
 	}
 	cp->n_open_runs = 0;
 }
@@ -681,8 +545,8 @@ static void resolve_pending_upto(struct critical_path *cp, struct cp_thread *th,
 {
 	struct cp_node *n;
 
-	flush_run(cp, th);
-	if (cp->n_inflight && (n = node_push(cp, th, CPN_RESOLVE))) {
+	corecap_cp_flush_run(cp, th);
+	if (cp->n_inflight && (n = corecap_cp_node_push(cp, th, CPN_RESOLVE))) {
 		n->cat = (uint8_t)cat;
 		n->tid = cat == CAT_QUEUE ? CP_NOBODY : th->tid;
 		n->to = io_max;
@@ -690,7 +554,7 @@ static void resolve_pending_upto(struct critical_path *cp, struct cp_thread *th,
 	th->pending = false;
 }
 
-static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
+void corecap_cp_resolve_pending(struct critical_path *cp, struct cp_thread *th, uint32_t cat)
 {
 	resolve_pending_upto(cp, th, cat, UINT64_MAX);
 }
@@ -702,13 +566,13 @@ static void resolve_pending(struct critical_path *cp, struct cp_thread *th, uint
  * to the submitter from here. Each op's pending part is the stretch's tail
  * from the op's begin, so its io part is that tail from the submission.
  */
-static void resolve_pending_aio(struct critical_path *cp, struct cp_thread *th,
-				const struct model_event *ev)
+void corecap_cp_resolve_pending_aio(struct critical_path *cp, struct cp_thread *th,
+				    const struct model_event *ev)
 {
 	uint64_t submit, from;
 
 	if (ev->io.dur_ns > ev->ts_ns || (submit = ev->ts_ns - ev->io.dur_ns) >= th->pend_e) {
-		resolve_pending(cp, th, CAT_QUEUE);
+		corecap_cp_resolve_pending(cp, th, CAT_QUEUE);
 		return;
 	}
 	from = submit > th->pend_b ? submit : th->pend_b;
@@ -718,7 +582,7 @@ static void resolve_pending_aio(struct critical_path *cp, struct cp_thread *th,
 }
 
 /* Charges th's state from th->since up to t. */
-static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
+void corecap_cp_advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 {
 	const struct cp_thread *holder;
 	uint32_t cat;
@@ -728,7 +592,7 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 	if (t <= th->since)
 		return;
 	if (th->state != CPS_UNKNOWN && th->state != CPS_RUNNING)
-		flush_run(cp, th);
+		corecap_cp_flush_run(cp, th);
 	switch (th->state) {
 	case CPS_UNKNOWN:
 	case CPS_RUNNING:
@@ -736,7 +600,7 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 		if (th->run_open && th->run_cat == cat && th->run_to == th->since) {
 			th->run_to = t;
 		} else {
-			flush_run(cp, th);
+			corecap_cp_flush_run(cp, th);
 			th->run_open = true;
 			if (!th->run_listed) {
 				th->run_listed = true;
@@ -750,7 +614,7 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 	case CPS_RUNNABLE:
 		/* Whoever held the CPU it waited for: logging if that was logging. */
 		htid = th->wait_cpu < cp->nr_cpus ? cp->cpu_tid[th->wait_cpu] : CP_NOBODY;
-		holder = find(cp, htid);
+		holder = corecap_cp_find(cp, htid);
 		logger = holder && holder->state == CPS_RUNNING &&
 			 running_cat(holder) == CAT_LOGGING;
 		if (logger)
@@ -771,392 +635,6 @@ static void advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 		cp->max_since = t;
 }
 
-/* The threads waiting for CPU `cpu`, charged up to t (its holder changes). */
-static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
-{
-	for (uint32_t i = cp->waiters[cpu]; i; i = cp->all[i - 1]->wait_next)
-		advance(cp, cp->all[i - 1], t);
-}
-
-/*
- * CPU cpu switched to tid: the holders' counts of CPUs kept (a thread
- * holds more than one only when a switch-out was lost), for a log
- * call's flush of its CPU's waiters without looking at every CPU.
- */
-static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t tid)
-{
-	int32_t old = cp->cpu_tid[cpu];
-	struct cp_thread *th;
-
-	if (old == tid)
-		return;
-	cp->cpu_tid[cpu] = tid;
-	if ((th = find(cp, old)) && th->n_held && --th->n_held && th->held_cpu == cpu)
-		for (uint32_t c = 0; c < cp->nr_cpus; c++)
-			if (cp->cpu_tid[c] == old)
-				th->held_cpu = c;
-	if ((th = find(cp, tid))) {
-		th->n_held++;
-		th->held_cpu = cpu;
-	}
-}
-
-static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
-{
-	uint64_t t = s->h.time_ns;
-	uint32_t cpu = s->h.cpu;
-	struct cp_thread *th;
-
-	if (cpu >= cp->nr_cpus)
-		return 0;
-	flush_waiters(cp, cpu, t);
-	if ((s->flags & CORECAP_KSWITCH_PREV_TARGET) && s->prev_tid > 0) {
-		if (!(th = get(cp, s->prev_tid)))
-			return -ENOMEM;
-		if (th->state == CPS_RUNNABLE || th->state == CPS_BLOCKED)
-			cp->inconsistent++;
-		advance(cp, th, t);
-		th->off_ns = t;
-		if (s->prev_state_char == 'R' || th->woken_running) {
-			set_runnable(cp, th, cpu);
-		} else {
-			/* Blocked again before its trace said why it was last time. */
-			if (th->pending)
-				resolve_pending(cp, th, CAT_QUEUE);
-			set_state(cp, th, CPS_BLOCKED);
-			th->blocked_since = t;
-			th->stopped = s->prev_state_char == 't' || s->prev_state_char == 'T';
-			th->exited = s->prev_state_char == 'X' || s->prev_state_char == 'Z';
-			th->blocked_d = s->prev_state_char == 'D';
-			th->dev_woken = 0;
-		}
-		th->woken_running = false;
-	}
-	set_holder(cp, cpu, s->next_tid);
-	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0) {
-		if (!(th = get(cp, s->next_tid)))
-			return -ENOMEM;
-		if (th->state == CPS_RUNNING || th->state == CPS_BLOCKED)
-			cp->inconsistent++;
-		advance(cp, th, t);
-		set_state(cp, th, CPS_RUNNING);
-		th->woken_running = false;
-		th->stopped = false;
-	}
-	return 0;
-}
-
-#define WAIT_KEY(from, to, kind) (((uint64_t)(from) << 34) | ((uint64_t)(to) << 4) | (kind))
-#define WAIT_TO_MASK		 ((1u << 30) - 1)
-/*
- * The waker of a sleep that no daemon thread ended, as wPerf's pseudo
- * threads: an interrupt (the network's softirq, a timer's expiry) or
- * another process (a client writing to a loopback socket): indices no
- * thread has.
- */
-#define WAIT_TO_IRQ	  WAIT_TO_MASK
-#define WAIT_TO_OTHER	  (WAIT_TO_MASK - 1)
-#define WAIT_TO_NOT_WOKEN (WAIT_TO_MASK - 2) /* still asleep when the window ended */
-
-/*
- * A thread of unknown state that a window is clipped to (first seen being
- * woken, or never scheduled): asleep since the window's start, in no futex
- * wait known. False when there is no window to start from.
- */
-static bool asleep_since_window(struct critical_path *cp, struct cp_thread *th)
-{
-	if (th->state != CPS_UNKNOWN || !cp->we)
-		return false;
-	th->blocked_since = cp->ws;
-	th->futex_kind = 0;
-	return true;
-}
-
-/* th slept from blocked_since until `to` (a thread's index, or WAIT_TO_*)
- * woke it at t: an edge th -> to; for WAIT_TO_OTHER, foreign_tid is the
- * other process's waking thread. */
-static int add_wait(struct critical_path *cp, const struct cp_thread *th, uint32_t to, uint64_t t,
-		    int32_t foreign_tid)
-{
-	uint64_t b = th->blocked_since, e = t, key, *ns, *n;
-
-	if (cp->we) {
-		if (b < cp->ws)
-			b = cp->ws;
-		if (e > cp->we)
-			e = cp->we;
-	}
-	if (e <= b)
-		return 0;
-	key = WAIT_KEY(th->index, to, th->futex_kind);
-	if (!(ns = corecap_u64map_upsert(&cp->wait_ns, key, NULL)))
-		return -ENOMEM;
-	*ns += e - b;
-	if (!(n = corecap_u64map_upsert(&cp->wait_n, key, NULL)))
-		return -ENOMEM;
-	(*n)++;
-	if (to != WAIT_TO_OTHER || foreign_tid <= 0)
-		return 0;
-	key = WAIT_KEY(th->index, (uint32_t)foreign_tid & WAIT_TO_MASK, th->futex_kind);
-	if (!(ns = corecap_u64map_upsert(&cp->wait_foreign_ns, key, NULL)) ||
-	    !(n = corecap_u64map_upsert(&cp->wait_foreign_n, key, NULL)))
-		return -ENOMEM;
-	*ns += e - b;
-	(*n)++;
-	return 0;
-}
-
-/* The category of a wait on the device: logging inside a log call or on the log thread. */
-static uint32_t device_cat(const struct cp_thread *th)
-{
-	return th->log_depth || th->is_log ? CAT_LOGGING : CAT_IO;
-}
-
-/* The most nodes a hand-off copies from its waker (its stretches since its wake). */
-#define CP_HANDOFF_NODES 32
-
-/*
- * th, asleep in a futex wait since before its waker's last wake, is woken
- * by waker at t, and the waker's last wake (at ti) came from nobody of the
- * daemon, out of a sleep outside a futex: the device's completion (an aio
- * reaper in io_getevents, e.g. BlueStore's bstore_aio, woken by the
- * completion's interrupt or its kworker) handed to th through a condition
- * variable (the kv_sync thread waiting for its aio). th's walk then goes
- * on its own chain: its wait up to ti was on the device (io, credited to
- * the waker), and from ti to t it waited for the waker, whose stretches
- * there are copied onto th's chain (the waker's earlier sleep is not the
- * op's: the op was with th). False when it does not apply (nothing is
- * changed then): the waking is an ordinary one.
- */
-static bool device_handoff(struct critical_path *cp, struct cp_thread *th, struct cp_thread *waker,
-			   uint64_t t)
-{
-	uint64_t ti = waker->dev_woken, covered = 0, h;
-	struct cp_node copy[CP_HANDOFF_NODES], *n;
-	size_t nc = 0;
-
-	if (!ti || ti > t || !cp->n_inflight || th->state != CPS_BLOCKED || !th->futex_kind ||
-	    th->stopped || th->pending || th->blocked_since > ti || th->since > ti)
-		return false;
-	advance(cp, waker, t);
-	flush_run(cp, waker);
-	/* The waker's stretches since ti: charges (it was awake), covering ti..t,
-	 * and the resolves of its sleep before ti (a trace event after it). */
-	for (h = waker->head; covered < t - ti; h = n->prev) {
-		n = node_at(cp, h);
-		if (n && n->kind == CPN_RESOLVE)
-			continue;
-		if (!n || n->kind != CPN_CHARGE || n->from < ti || nc == CP_HANDOFF_NODES)
-			return false;
-		copy[nc++] = *n;
-		covered += n->to - n->from;
-	}
-	if (covered != t - ti)
-		return false;
-	advance(cp, th, ti);
-	if ((n = node_push(cp, th, CPN_RESOLVE))) {
-		n->cat = (uint8_t)device_cat(th);
-		n->tid = waker->tid;
-		n->to = UINT64_MAX;
-	}
-	while (nc && (n = node_push(cp, th, CPN_CHARGE))) {
-		uint64_t prev = n->prev;
-
-		*n = copy[--nc];
-		n->prev = prev;
-	}
-	th->since = t;
-	return true;
-}
-
-static int on_waking(struct critical_path *cp, const struct corecap_krec_waking *w)
-{
-	uint64_t t = w->h.time_ns;
-	struct cp_thread *th = get(cp, w->tid), *waker;
-	bool irq = (w->flags & CORECAP_KWAKING_ANY_IRQ) || w->waker_tid <= 0, handoff;
-	int ret;
-
-	if (!th)
-		return -ENOMEM;
-	if (th->state == CPS_RUNNING) {
-		/* Woken before its own switch-out: it never slept. */
-		th->woken_running = true;
-		return 0;
-	}
-	if (th->state == CPS_RUNNABLE)
-		return 0;
-	waker = irq ? NULL : find(cp, w->waker_tid);
-	if (waker == th)
-		waker = NULL;
-	handoff = waker && device_handoff(cp, th, waker, t);
-	advance(cp, th, t);
-	if (th->stopped) {
-		/* Resumed by its tracer (the sampler): no wait, no edge. */
-		th->stopped = false;
-		set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
-		return 0;
-	}
-	/* A thread first seen being woken slept from before the window. */
-	if ((th->state == CPS_BLOCKED || asleep_since_window(cp, th)) && w->waker_tid != th->tid &&
-	    (ret = add_wait(cp, th,
-			    waker ? waker->index
-			    : irq ? WAIT_TO_IRQ
-				  : WAIT_TO_OTHER,
-			    t, irq ? 0 : w->waker_tid)))
-		return ret;
-	if (handoff) {
-		/* Its walk goes on on its own chain (device_handoff). */
-		th->dev_woken = 0;
-	} else if (waker) {
-		/* The walk back from th continues on its waker from here. */
-		struct cp_node *n;
-
-		th->dev_woken = 0;
-		advance(cp, waker, t);
-		flush_run(cp, th);
-		flush_run(cp, waker);
-		/* Its pending time so far is queue: nobody's. */
-		if (cp->n_inflight && (n = node_push(cp, th, CPN_JOIN))) {
-			n->prev = waker->head;
-			n->waker = waker->index;
-			waker->head_shared = true;
-		}
-		th->pending = false;
-	} else if (th->state == CPS_BLOCKED) {
-		/* Nobody of the daemon: the trace may say what it waited for. */
-		th->pending = true;
-		th->pend_b = th->blocked_since;
-		th->pend_e = t;
-		/* Outside a futex: perhaps the device's completion, which a
-		 * futex wait it then ends hands on (device_handoff). */
-		th->dev_woken = th->futex_kind ? 0 : t;
-		/* An uninterruptible sleep that nobody of the daemon ended is
-		 * a wait in the kernel for the device (fdatasync, a direct
-		 * write), ended by its completion: io. */
-		if (th->blocked_d)
-			resolve_pending(cp, th, device_cat(th));
-	}
-	set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
-	return 0;
-}
-
-static int krec(struct critical_path *cp, const struct corecap_krec *r)
-{
-	struct cp_thread *th;
-
-	switch (r->type) {
-	case CORECAP_KREC_SWITCH:
-		return on_switch(cp, (const struct corecap_krec_switch *)r);
-	case CORECAP_KREC_WAKING:
-		return on_waking(cp, (const struct corecap_krec_waking *)r);
-	case CORECAP_KREC_FUTEX_ENTER: {
-		const struct corecap_krec_futex_enter *f = (const void *)r;
-		uint32_t owner;
-		bool mutex;
-
-		if (!CORECAP_FUTEX_IS_WAIT(f->op))
-			return 0;
-		if (!(th = get(cp, f->tid)))
-			return -ENOMEM;
-		/* As the futex table tells a mutex's wait (futex_locks.h); a
-		 * re-lock as a condition wait returns needs its call site, which
-		 * the graph has not: it stays a lock edge. */
-		owner = f->val & CORECAP_FUTEX_TID_MASK;
-		mutex = corecap_futex_wait_is_mutex(f->op, f->val,
-						    owner && find(cp, (int32_t)owner) != NULL);
-		th->futex_kind = mutex ? CPW_LOCK : CPW_COND;
-		return 0;
-	}
-	case CORECAP_KREC_FUTEX_EXIT: {
-		const struct corecap_krec_futex_exit *f = (const void *)r;
-
-		if ((th = find(cp, f->tid)))
-			th->futex_kind = 0;
-		return 0;
-	}
-	case CORECAP_KREC_HOLDER:
-		return on_holder(cp, (const struct corecap_krec_holder *)r);
-	case CORECAP_KREC_TRACK: {
-		const struct corecap_krec_track *k = (const void *)r;
-
-		if (!(th = get(cp, k->tid)))
-			return -ENOMEM;
-		set_comm(th, k->comm, sizeof(k->comm));
-		return 0;
-	}
-	case CORECAP_KREC_FORK: {
-		const struct corecap_krec_fork *f = (const void *)r;
-
-		if (!(f->flags & CORECAP_KFORK_SAME_PROCESS))
-			return 0;
-		if (!(th = get(cp, f->child_tid)))
-			return -ENOMEM;
-		set_comm(th, f->child_comm, sizeof(f->child_comm));
-		set_runnable(cp, th, r->cpu); /* a new thread waits for its first CPU */
-		th->since = r->time_ns;
-		if (th->since > cp->max_since)
-			cp->max_since = th->since;
-		return 0;
-	}
-	default:
-		return 0;
-	}
-}
-
-int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_krec *r)
-{
-	int ret = krec(cp, r);
-
-	return ret ? ret : cp->oom ? -ENOMEM : 0;
-}
-
-static int feed_until(struct critical_path *cp, uint64_t t)
-{
-	int ret;
-
-	if (cp->pull)
-		return cp->pull(cp->pull_ctx, t);
-	while (cp->next_rec < cp->n_recs && cp->recs[cp->next_rec]->time_ns <= t)
-		if ((ret = corecap_critical_path_krec(cp, cp->recs[cp->next_rec++])))
-			return ret;
-	return 0;
-}
-
-int corecap_critical_path_feed(struct critical_path *cp, uint64_t t)
-{
-	return feed_until(cp, t);
-}
-
-/*
- * The sleeps the window's end cut: a thread blocked then (or never
- * scheduled in the window at all) waited for nothing the window shows.
- * Their edges make every pool's edges sum to its blocked time.
- */
-static int close_sleeps(struct critical_path *cp)
-{
-	int ret;
-
-	if (!cp->we || cp->closed)
-		return 0;
-	cp->closed = true;
-	for (size_t i = 0; i < cp->len; i++) {
-		struct cp_thread *th = cp->all[i];
-		bool asleep = th->state == CPS_BLOCKED && !th->exited && !th->stopped;
-
-		if ((asleep || asleep_since_window(cp, th)) &&
-		    (ret = add_wait(cp, th, WAIT_TO_NOT_WOKEN, cp->we, 0)))
-			return ret;
-	}
-	return 0;
-}
-
-int corecap_critical_path_finish(struct critical_path *cp)
-{
-	int ret = feed_until(cp, UINT64_MAX);
-
-	return ret ? ret : close_sleeps(cp);
-}
-
 static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, bool ext, size_t *at)
 {
 	for (size_t i = 0; i < cp->n_inflight; i++)
@@ -1168,7 +646,7 @@ static struct cp_op *find_op(const struct critical_path *cp, uint64_t id, bool e
 	return NULL;
 }
 
-static int on_begin(struct critical_path *cp, uint64_t id, bool ext, uint64_t ts)
+int corecap_cp_op_begin(struct critical_path *cp, uint64_t id, bool ext, uint64_t ts)
 {
 	struct cp_op *op;
 
@@ -1224,101 +702,6 @@ static int on_begin(struct critical_path *cp, uint64_t id, bool ext, uint64_t ts
 	return 0;
 }
 
-/* The category of a wait the trace reports on a thread woken by nobody of
- * the daemon, if the wait covers that blocked stretch; queue otherwise. */
-static uint32_t pending_cat(const struct critical_path *cp, const struct cp_thread *th,
-			    const struct model_event *ev)
-{
-	uint64_t dur;
-	uint32_t cat;
-
-	switch (ev->kind) {
-	case MEV_IO:
-		dur = ev->io.dur_ns;
-		cat = ev->io.io_class == CORECAP_IO_LOG ? CAT_LOGGING : CAT_IO;
-		break;
-	case MEV_LOCK_CONTENDED:
-		dur = ev->lock.dur_ns;
-		cat = cp->site_is_logging && cp->site_is_logging(cp->classify_ctx, ev->lock.site)
-			      ? CAT_LOGGING
-			      : CAT_LOCK_WAIT;
-		break;
-	case MEV_COND_WAIT:
-		dur = ev->lock.dur_ns;
-		cat = CAT_COND_WAIT;
-		break;
-	default:
-		return CAT_QUEUE;
-	}
-	if (dur > ev->ts_ns || ev->ts_ns - dur >= th->pend_e)
-		return CAT_QUEUE;
-	return th->log_depth ? CAT_LOGGING : cat;
-}
-
-static int event(struct critical_path *cp, const struct model_event *ev)
-{
-	struct cp_thread *th;
-	int ret;
-
-	if ((ret = feed_until(cp, ev->ts_ns)))
-		return ret;
-	if (ev->kind == MEV_DISCARDED) {
-		/* As the model: a lost log_exit must not leave a thread logging. */
-		for (size_t i = 0; i < cp->len; i++)
-			cp->all[i]->log_depth = 0;
-		return 0;
-	}
-	if ((cp->pid >= 0 && ev->pid >= 0 && ev->pid != cp->pid) || ev->tid <= 0)
-		return 0;
-	if (!(th = get(cp, ev->tid)))
-		return -ENOMEM;
-	if (th->state == CPS_BLOCKED || th->state == CPS_RUNNABLE)
-		cp->inconsistent++; /* an event of a thread not on a CPU */
-	advance(cp, th, ev->ts_ns);
-	if (th->pending && ev->kind == MEV_AIO)
-		resolve_pending_aio(cp, th, ev);
-	else if (th->pending)
-		resolve_pending(cp, th, pending_cat(cp, th, ev));
-	if (ev->comm && !th->comm[0])
-		set_comm(th, ev->comm, sizeof(th->comm) - 1);
-	switch (ev->kind) {
-	case MEV_OP_BEGIN:
-		return on_begin(cp, ev->op.id, false, ev->ts_ns);
-	case MEV_LOG_ENTER:
-	case MEV_LOG_EXIT:
-		/* Its CPU's waiters were waiting behind its former category. */
-		if (th->state == CPS_RUNNING && th->n_held == 1)
-			flush_waiters(cp, th->held_cpu, ev->ts_ns);
-		else if (th->state == CPS_RUNNING && th->n_held)
-			for (uint32_t c = 0; c < cp->nr_cpus; c++)
-				if (cp->cpu_tid[c] == th->tid)
-					flush_waiters(cp, c, ev->ts_ns);
-		if (ev->kind == MEV_LOG_ENTER)
-			th->log_depth++;
-		else if (th->log_depth)
-			th->log_depth--;
-		return 0;
-	case MEV_THREAD_NAME: {
-		struct cp_thread *named = get(cp, ev->thread.tid);
-
-		if (!named)
-			return -ENOMEM;
-		if (ev->thread.name)
-			set_comm(named, ev->thread.name, sizeof(named->comm) - 1);
-		return 0;
-	}
-	default:
-		return 0;
-	}
-}
-
-int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev)
-{
-	int ret = event(cp, ev);
-
-	return ret ? ret : cp->oom ? -ENOMEM : 0;
-}
-
 /* The annotated ops' types, or the ext ops' slots. */
 static struct cp_type *type_at(struct critical_path *cp, bool ext, uint32_t type)
 {
@@ -1366,8 +749,8 @@ static int add_to_type(struct critical_path *cp, bool ext, uint32_t type, const 
 	return 0;
 }
 
-static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type, int32_t tid,
-		  uint64_t end_ns, bool exclude)
+int corecap_cp_op_end(struct critical_path *cp, uint64_t id, bool ext, uint32_t type, int32_t tid,
+		      uint64_t end_ns, bool exclude)
 {
 	size_t at;
 	struct cp_op *op = find_op(cp, id, ext, &at);
@@ -1378,22 +761,22 @@ static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type
 
 	if (!op)
 		return 0;
-	if ((th = find(cp, tid))) {
+	if ((th = corecap_cp_find(cp, tid))) {
 		/* Its time so far is this op's too (an ext op's end comes between
 		 * events: the thread is charged up to it here). */
-		advance(cp, th, end_ns);
-		flush_run(cp, th);
+		corecap_cp_advance(cp, th, end_ns);
+		corecap_cp_flush_run(cp, th);
 	}
 	if (cp->oom || (!exclude && end_ns >= op->begin_ns && th && th->index < cp->len &&
 			replay(cp, op, th->index, &path)))
 		return -ENOMEM;
 	cp->inflight[at] = cp->inflight[--cp->n_inflight];
 	if (!exclude && end_ns >= op->begin_ns) {
-		th = find(cp, tid);
+		th = corecap_cp_find(cp, tid);
 		if (!th || th->index >= cp->len) {
 			cp->ops_without_path++;
 		} else {
-			advance(cp, th, end_ns);
+			corecap_cp_advance(cp, th, end_ns);
 			if (p->pending_ns) {
 				path_add(p, NULL, CAT_QUEUE, CP_NOBODY, p->pending_ns);
 				p->pending_ns = 0;
@@ -1420,22 +803,7 @@ static int end_op(struct critical_path *cp, uint64_t id, bool ext, uint32_t type
 int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t type, int32_t tid,
 				 uint64_t end_ns, bool exclude)
 {
-	return end_op(cp, id, false, type, tid, end_ns, exclude);
-}
-
-int corecap_critical_path_ext_begin(struct critical_path *cp, uint64_t id, uint64_t ts)
-{
-	int ret = feed_until(cp, ts);
-
-	return ret ? ret : on_begin(cp, id, true, ts);
-}
-
-int corecap_critical_path_ext_end(struct critical_path *cp, uint64_t id, uint32_t slot, int32_t tid,
-				  uint64_t end_ns)
-{
-	int ret = feed_until(cp, end_ns);
-
-	return ret ? ret : end_op(cp, id, true, slot, tid, end_ns, false);
+	return corecap_cp_op_end(cp, id, false, type, tid, end_ns, exclude);
 }
 
 int32_t corecap_critical_path_pick(const struct critical_path *cp, uint64_t t, uint64_t max_ago_ns,
@@ -1445,7 +813,7 @@ int32_t corecap_critical_path_pick(const struct critical_path *cp, uint64_t t, u
 	int best_rank = 0, late_rank = 0, r;
 
 	for (uint32_t c = 0; c < cp->nr_cpus; c++) {
-		const struct cp_thread *th = find(cp, cp->cpu_tid[c]);
+		const struct cp_thread *th = corecap_cp_find(cp, cp->cpu_tid[c]);
 
 		if (th && th->state == CPS_RUNNING && (r = rank(ctx, th->comm)) > best_rank) {
 			best = th;
@@ -1529,10 +897,10 @@ void corecap_critical_path_runq_behind(const struct critical_path *cp, const str
 
 		if (CP_CREDIT_CAT(key) != CP_RUNQUEUE || tid == CP_NOBODY)
 			continue;
-		out[tid == 0		    ? CPB_IDLE
-		    : find(cp, tid)	    ? CPB_DAEMON
-		    : is_collector(cp, tid) ? CPB_COLLECTOR
-					    : CPB_OTHER] += v;
+		out[tid == 0		       ? CPB_IDLE
+		    : corecap_cp_find(cp, tid) ? CPB_DAEMON
+		    : is_collector(cp, tid)    ? CPB_COLLECTOR
+					       : CPB_OTHER] += v;
 		credited += v;
 	}
 	out[CPB_UNKNOWN] = t->ns[CP_RUNQUEUE] > credited ? t->ns[CP_RUNQUEUE] - credited : 0;
@@ -1552,292 +920,4 @@ const char *corecap_cp_behind_label(enum cp_behind b)
 					     "other processes", "an idle CPU", "unknown"};
 
 	return b < CPB__COUNT ? labels[b] : "?";
-}
-
-const char *corecap_cp_wait_kind_name(enum cp_wait_kind k)
-{
-	static const char *const names[] = {"wake", "lock", "cond"};
-
-	return k < CPW__COUNT ? names[k] : "?";
-}
-
-static void pool_of(const struct critical_path *cp, uint32_t index, char *out, size_t size)
-{
-	const struct cp_thread *th;
-
-	if (index >= WAIT_TO_NOT_WOKEN) {
-		snprintf(out, size, "%s",
-			 index == WAIT_TO_IRQ	  ? CP_POOL_INTERRUPT
-			 : index == WAIT_TO_OTHER ? CP_POOL_OTHER_PROCESS
-						  : CP_POOL_NOT_WOKEN);
-		return;
-	}
-	th = cp->all[index];
-	if (th->comm[0])
-		corecap_thread_pool_name(th->comm, out, size);
-	else
-		snprintf(out, size, "tid %d", (int)th->tid);
-}
-
-bool corecap_cp_edge_idle(const struct cp_edge *e)
-{
-	return !strcmp(e->to, CP_POOL_NOT_WOKEN);
-}
-
-size_t corecap_cp_edges_waiting(const struct cp_edge *e, size_t n)
-{
-	size_t i = 0;
-
-	while (i < n && !corecap_cp_edge_idle(&e[i]))
-		i++;
-	return i;
-}
-
-static int edge_cmp(const void *a, const void *b)
-{
-	const struct cp_edge *x = a, *y = b;
-	int c;
-
-	if (corecap_cp_edge_idle(x) != corecap_cp_edge_idle(y))
-		return corecap_cp_edge_idle(x) ? 1 : -1;
-	/* Contention (a mutex) ranks first and alone; waiting for work does not rank with it. */
-	if ((x->kind == CPW_LOCK) != (y->kind == CPW_LOCK))
-		return x->kind == CPW_LOCK ? -1 : 1;
-	if (x->ns != y->ns)
-		return x->ns < y->ns ? 1 : -1;
-	if ((c = strcmp(x->from, y->from)) || (c = strcmp(x->to, y->to)))
-		return c;
-	return (int)x->kind - (int)y->kind;
-}
-
-/* Adds e into v[0..*len) (the edge of its pools and kind), or appends it. */
-static struct cp_edge *merge_edge(struct cp_edge *v, size_t *len, const struct cp_edge *e)
-{
-	size_t j;
-
-	for (j = 0; j < *len; j++)
-		if (v[j].kind == e->kind && !strcmp(v[j].from, e->from) && !strcmp(v[j].to, e->to))
-			break;
-	if (j < *len) {
-		v[j].ns += e->ns;
-		v[j].wakes += e->wakes;
-	} else {
-		v[(*len)++] = *e;
-	}
-	return &v[j];
-}
-
-/*
- * The wakes by the collector (its ptrace sampler's interrupts end sleeps)
- * move from "(other process)" to "(profiler)": HOLDER records name the
- * collector's threads only after their first wakes, so this is done here.
- */
-static void profiler_edges(const struct critical_path *cp, struct cp_edge *v, size_t *len)
-{
-	uint64_t key, ns;
-
-	for (size_t i = 0; corecap_u64map_next(&cp->wait_foreign_ns, &i, &key, &ns);) {
-		const uint64_t *wakes = corecap_u64map_find(&cp->wait_foreign_n, key);
-		int32_t tid = (int32_t)((key >> 4) & WAIT_TO_MASK);
-		struct cp_edge e = {.kind = (enum cp_wait_kind)(key & 15), .ns = ns};
-
-		if (cp->collector_pid <= 0 ||
-		    (tid != cp->collector_pid &&
-		     corecap_critical_path_holder_tgid(cp, tid) != cp->collector_pid))
-			continue;
-		e.wakes = wakes ? *wakes : 0;
-		pool_of(cp, (uint32_t)(key >> 34), e.from, sizeof(e.from));
-		for (size_t j = 0; j < *len; j++) {
-			if (v[j].kind != e.kind || strcmp(v[j].from, e.from) ||
-			    strcmp(v[j].to, CP_POOL_OTHER_PROCESS))
-				continue;
-			v[j].ns -= e.ns < v[j].ns ? e.ns : v[j].ns;
-			v[j].wakes -= e.wakes < v[j].wakes ? e.wakes : v[j].wakes;
-		}
-		snprintf(e.to, sizeof(e.to), "%s", CP_POOL_PROFILER);
-		merge_edge(v, len, &e);
-	}
-}
-
-/* Whether an edge is the profiler's and is cut (cp->cut_pool). */
-static bool cut_edge(const struct critical_path *cp, const struct cp_edge *e)
-{
-	if (!e->ns)
-		return true;
-	if (!cp->cut_pool)
-		return false;
-	return !strcmp(e->to, CP_POOL_PROFILER) || cp->cut_pool(cp->cut_ctx, e->from) ||
-	       cp->cut_pool(cp->cut_ctx, e->to);
-}
-
-int corecap_critical_path_waitfor(const struct critical_path *cp, struct cp_edge **out, size_t *n)
-{
-	struct cp_edge *v = calloc(cp->wait_ns.len + cp->wait_foreign_ns.len + 2, sizeof(*v));
-	uint64_t key, ns;
-	size_t len = 0, kept = 0;
-
-	*out = NULL;
-	*n = 0;
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; corecap_u64map_next(&cp->wait_ns, &i, &key, &ns);) {
-		struct cp_edge e = {.kind = (enum cp_wait_kind)(key & 15), .ns = ns};
-		const uint64_t *wakes = corecap_u64map_find(&cp->wait_n, key);
-
-		pool_of(cp, (uint32_t)(key >> 34), e.from, sizeof(e.from));
-		pool_of(cp, (uint32_t)(key >> 4) & WAIT_TO_MASK, e.to, sizeof(e.to));
-		e.wakes = wakes ? *wakes : 0;
-		merge_edge(v, &len, &e);
-	}
-	profiler_edges(cp, v, &len);
-	for (size_t i = 0; i < len; i++)
-		if (!cut_edge(cp, &v[i]))
-			v[kept++] = v[i];
-	qsort(v, kept, sizeof(*v), edge_cmp);
-	*out = v;
-	*n = kept;
-	return 0;
-}
-
-/* Tarjan's strongly connected components over the pools (a small graph). */
-struct scc {
-	size_t n;
-	const bool *adj; /* n x n */
-	int *index, *low, *comp, *stack;
-	bool *on;
-	int next, sp, n_comp;
-};
-
-static void strongconnect(struct scc *g, size_t v)
-{
-	g->index[v] = g->low[v] = g->next++;
-	g->stack[g->sp++] = (int)v;
-	g->on[v] = true;
-	for (size_t w = 0; w < g->n; w++) {
-		if (!g->adj[v * g->n + w])
-			continue;
-		if (g->index[w] < 0) {
-			strongconnect(g, w);
-			if (g->low[w] < g->low[v])
-				g->low[v] = g->low[w];
-		} else if (g->on[w] && g->index[w] < g->low[v]) {
-			g->low[v] = g->index[w];
-		}
-	}
-	if (g->low[v] == g->index[v]) {
-		int w;
-
-		do {
-			w = g->stack[--g->sp];
-			g->on[w] = false;
-			g->comp[w] = g->n_comp;
-		} while ((size_t)w != v);
-		g->n_comp++;
-	}
-}
-
-static size_t pool_index(char (*names)[32], size_t *n, const char *name)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (!strcmp(names[i], name))
-			return i;
-	snprintf(names[*n], sizeof(names[*n]), "%s", name);
-	return (*n)++;
-}
-
-static int knot_cmp(const void *a, const void *b)
-{
-	const struct cp_knot *x = a, *y = b;
-
-	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : strcmp(x->pools[0], y->pools[0]);
-}
-
-int corecap_critical_path_knots(const struct cp_edge *e, size_t n, struct cp_knot **out,
-				size_t *n_out)
-{
-	size_t np = 0, cap = 2 * n + 1, nk = 0;
-	char(*names)[32] = calloc(cap, sizeof(*names));
-	size_t *from = calloc(n + 1, sizeof(*from)), *to = calloc(n + 1, sizeof(*to));
-	bool *adj = NULL, *sink = NULL, *cyclic = NULL;
-	struct scc g = {0};
-	struct cp_knot *k = NULL;
-	uint64_t total = 0;
-	int ret = -ENOMEM;
-
-	*out = NULL;
-	*n_out = 0;
-	if (!names || !from || !to)
-		goto out;
-	n = corecap_cp_edges_waiting(e, n); /* idle threads wait for no pool */
-	for (size_t i = 0; i < n; i++) {
-		total += e[i].ns;
-		from[i] = pool_index(names, &np, e[i].from);
-		to[i] = pool_index(names, &np, e[i].to);
-	}
-	adj = calloc(np * np + 1, sizeof(*adj));
-	g = (struct scc){.n = np,
-			 .adj = adj,
-			 .index = malloc((np + 1) * sizeof(int)),
-			 .low = malloc((np + 1) * sizeof(int)),
-			 .comp = malloc((np + 1) * sizeof(int)),
-			 .stack = malloc((np + 1) * sizeof(int)),
-			 .on = calloc(np + 1, sizeof(bool))};
-	sink = calloc(np + 1, sizeof(*sink));
-	cyclic = calloc(np + 1, sizeof(*cyclic));
-	k = calloc(np + 1, sizeof(*k));
-	if (!adj || !g.index || !g.low || !g.comp || !g.stack || !g.on || !sink || !cyclic || !k)
-		goto out;
-	/* Weak edges (under 1% of all waits) are left out, as wPerf trims them. */
-	for (size_t i = 0; i < n; i++)
-		if (e[i].ns * 100 >= total)
-			adj[from[i] * np + to[i]] = true;
-	for (size_t v = 0; v < np; v++)
-		g.index[v] = -1;
-	for (size_t v = 0; v < np; v++)
-		if (g.index[v] < 0)
-			strongconnect(&g, v);
-	for (int c = 0; c < g.n_comp; c++)
-		sink[c] = true;
-	for (size_t v = 0; v < np; v++)
-		for (size_t w = 0; w < np; w++)
-			if (adj[v * np + w]) {
-				if (g.comp[v] != g.comp[w])
-					sink[g.comp[v]] = false;
-				else
-					cyclic[g.comp[v]] =
-						true; /* a cycle inside, a self-edge too */
-			}
-	for (int c = 0; c < g.n_comp; c++) {
-		struct cp_knot *kn;
-
-		if (!sink[c] || !cyclic[c])
-			continue;
-		kn = &k[nk++];
-		for (size_t v = 0; v < np; v++)
-			if (g.comp[v] == c && kn->n_pools < CP_KNOT_MAX_POOLS)
-				snprintf(kn->pools[kn->n_pools++], sizeof(kn->pools[0]), "%s",
-					 names[v]);
-		for (size_t i = 0; i < n; i++)
-			if (g.comp[from[i]] == c && g.comp[to[i]] == c && adj[from[i] * np + to[i]])
-				kn->ns += e[i].ns;
-	}
-	qsort(k, nk, sizeof(*k), knot_cmp);
-	*out = k;
-	*n_out = nk;
-	k = NULL;
-	ret = 0;
-out:
-	free(k);
-	free(cyclic);
-	free(sink);
-	free(g.on);
-	free(g.stack);
-	free(g.comp);
-	free(g.low);
-	free(g.index);
-	free(adj);
-	free(to);
-	free(from);
-	free(names);
-	return ret;
 }
