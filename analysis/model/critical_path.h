@@ -42,6 +42,13 @@
  * daemon thread ended by another daemon thread is an edge sleeper ->
  * waker, by what it slept in (a mutex, another futex wait, anything
  * else); its knots are the pools that wait for each other only.
+ *
+ * Its files: model/cp_replay.c replays the threads' states from the
+ * kernel's records and the trace's events (wakings, hand-offs), and
+ * charges their time through model/cp_chain.h to the per-op path
+ * attribution in model/critical_path.c (the chains, the walks, the ops
+ * and their types); model/wait_for.c keeps the wait-for graph. This
+ * header is the interface of all three.
  */
 #ifndef CORECAP_CRITICAL_PATH_H
 #define CORECAP_CRITICAL_PATH_H

@@ -22,6 +22,13 @@
  * name, with the source line of the instruction for the innermost and the
  * call's line for each caller; the last frame is the function that holds
  * the instruction, named by the symbol table like the other calls here.
+ *
+ * Its files: read/symbolizer.c is the policy (which file and mapping for
+ * an address, the debug-file search, the vDSO, the caches, read/sym_cache.h)
+ * and this interface; read/sym_elf.c reads a file's ELF (build-id, load
+ * bias, symbol table, demangling), read/sym_dwarf.c its DWARF (inline
+ * frames, source lines, data's member paths); read/sym_module.h is what
+ * they share of one mapped file.
  */
 #ifndef CORECAP_SYMBOLIZER_H
 #define CORECAP_SYMBOLIZER_H
