@@ -13,6 +13,7 @@
 
 #include "ceph_asok.h"
 #include <corecap/diag.h>
+#include "asok_client.h"
 #include "optracker_drain.h"
 #include "proc_stat.h"
 #include "run_dir.h"
@@ -21,75 +22,6 @@
 #define HISTORY_SIZE	 "10000"
 #define HISTORY_KEPT	 10000 /* ops the drain keeps: a uniform sample past it */
 #define HISTORY_DURATION "600"
-#define REPLY_MAX	 (256u << 20)
-
-static int read_all(int fd, char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t got = read(fd, p, n);
-
-		if (got < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		if (got == 0)
-			return -EPIPE;
-		p += got;
-		n -= (size_t)got;
-	}
-	return 0;
-}
-
-/* Sends one JSON command; *out (malloc'd, NUL-terminated) holds the reply. */
-static int asok_command(const char *path, const char *cmd, char **out, size_t *len_out)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	struct timeval tv = {.tv_sec = 30};
-	uint32_t be_len;
-	char *buf = NULL;
-	int fd, ret;
-
-	*out = NULL;
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
-		ret = -errno;
-		goto out_close_fd;
-	}
-	ret = corecap_write_all(fd, cmd, strlen(cmd) + 1); /* the '\0' ends the command */
-	if (ret < 0)
-		goto out_close_fd;
-	ret = read_all(fd, (char *)&be_len, sizeof(be_len));
-	if (ret < 0)
-		goto out_close_fd;
-	be_len = ntohl(be_len);
-	if (be_len > REPLY_MAX) {
-		ret = -EMSGSIZE;
-		goto out_close_fd;
-	}
-	buf = malloc((size_t)be_len + 1);
-	if (!buf) {
-		ret = -ENOMEM;
-		goto out_close_fd;
-	}
-	ret = read_all(fd, buf, be_len);
-	if (ret < 0) {
-		free(buf);
-		goto out_close_fd;
-	}
-	buf[be_len] = '\0';
-	*out = buf;
-	if (len_out)
-		*len_out = be_len;
-out_close_fd:
-	close(fd);
-	return ret;
-}
 
 /* Runs CMD and writes its reply to RUN/ceph/NAME. */
 static int dump_to(struct corecap_ceph_asok *a, int run_dirfd, const char *cmd, const char *name)
@@ -98,7 +30,7 @@ static int dump_to(struct corecap_ceph_asok *a, int run_dirfd, const char *cmd, 
 	size_t len = 0;
 	int fd, ret;
 
-	ret = asok_command(a->path, cmd, &reply, &len);
+	ret = corecap_asok_command(a->path, cmd, &reply, &len);
 	if (ret < 0) {
 		corecap_warn("cannot run '%s' on admin socket '%s': %s", cmd, a->path,
 			     strerror(-ret));
@@ -127,7 +59,7 @@ static void config_get(const struct corecap_ceph_asok *a, const char *var, char 
 
 	val[0] = '\0';
 	snprintf(cmd, sizeof(cmd), "{\"prefix\": \"config get\", \"var\": \"%s\"}", var);
-	if (asok_command(a->path, cmd, &reply, NULL) < 0)
+	if (corecap_asok_command(a->path, cmd, &reply, NULL) < 0)
 		return;
 	p = strstr(reply, "\": \"");
 	if (p) {
@@ -139,36 +71,6 @@ static void config_get(const struct corecap_ceph_asok *a, const char *var, char 
 		}
 	}
 	free(reply);
-}
-
-static int config_set(const struct corecap_ceph_asok *a, const char *var, const char *val)
-{
-	char cmd[200], *reply;
-	int ret;
-
-	snprintf(cmd, sizeof(cmd),
-		 "{\"prefix\": \"config set\", \"var\": \"%s\", \"val\": [\"%s\"]}", var, val);
-	ret = asok_command(a->path, cmd, &reply, NULL);
-	if (ret == 0) {
-		if (!strstr(reply, "success"))
-			ret = -EINVAL;
-		free(reply);
-	}
-	if (ret < 0)
-		corecap_warn("cannot set '%s' to %s through admin socket '%s': %s", var, val,
-			     a->path, ret == -EINVAL ? "refused" : strerror(-ret));
-	return ret;
-}
-
-int corecap_ceph_asok_command(const struct corecap_ceph_asok *a, const char *cmd, char **out)
-{
-	return asok_command(a->path, cmd, out, NULL);
-}
-
-int corecap_ceph_asok_config_set(const struct corecap_ceph_asok *a, const char *var,
-				 const char *val)
-{
-	return config_set(a, var, val);
 }
 
 static bool is_want(const char *target, const void *want)
@@ -381,22 +283,22 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 	 * shortest ops, so ops left from before would push this window's
 	 * fast ops out. A size of 0 and a dump (which trims) empties it.
 	 */
-	if (config_set(a, "osd_op_history_size", "0") == 0) {
+	if (corecap_asok_config_set(a->path, "osd_op_history_size", "0") == 0) {
 		char *reply;
 
-		if (asok_command(a->path, "{\"prefix\": \"dump_historic_ops\"}", &reply, NULL) == 0)
+		if (corecap_asok_command(a->path, "{\"prefix\": \"dump_historic_ops\"}", &reply, NULL) == 0)
 			free(reply);
 	}
-	a->raised = config_set(a, "osd_op_history_size", HISTORY_SIZE) == 0;
+	a->raised = corecap_asok_config_set(a->path, "osd_op_history_size", HISTORY_SIZE) == 0;
 	if (a->raised)
-		config_set(a, "osd_op_history_duration", HISTORY_DURATION);
+		corecap_asok_config_set(a->path, "osd_op_history_duration", HISTORY_DURATION);
 	ret = dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", CORECAP_RUN_CEPH_PERF_BEGIN);
 	/* The history emptied and raised: the drain's first slice begins. */
 	if (a->raised && !a->end_dump) {
 		int err;
 
 		a->drain = calloc(1, sizeof(*a->drain));
-		err = a->drain ? optracker_drain_start(a->drain, a, HISTORY_KEPT, HISTORY_SIZE)
+		err = a->drain ? optracker_drain_start(a->drain, a->path, HISTORY_KEPT, HISTORY_SIZE)
 			       : -ENOMEM;
 		if (err) {
 			corecap_warn("cannot drain the OpTracker during the window (%s): it is "
@@ -457,9 +359,9 @@ int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
 		ret = -EIO;
 	if (a->raised) {
 		if (a->old_size[0])
-			config_set(a, "osd_op_history_size", a->old_size);
+			corecap_asok_config_set(a->path, "osd_op_history_size", a->old_size);
 		if (a->old_duration[0])
-			config_set(a, "osd_op_history_duration", a->old_duration);
+			corecap_asok_config_set(a->path, "osd_op_history_duration", a->old_duration);
 	}
 	return ret;
 }
@@ -471,7 +373,7 @@ static void set_quietly(const struct corecap_ceph_asok *a, const char *var, cons
 
 	snprintf(cmd, sizeof(cmd),
 		 "{\"prefix\": \"config set\", \"var\": \"%s\", \"val\": [\"%s\"]}", var, val);
-	if (asok_command(a->path, cmd, &reply, NULL) == 0)
+	if (corecap_asok_command(a->path, cmd, &reply, NULL) == 0)
 		free(reply);
 }
 

@@ -54,11 +54,6 @@ bool corecap_ceph_asok_find(pid_t pid, char *path, size_t len);
 /* 0 when path is a socket that accepts a connection; else -errno, printed. */
 int corecap_ceph_asok_init(struct corecap_ceph_asok *a, const char *path);
 int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd);
-/* One command ({"prefix": ...}); *out (malloc'd, NUL-terminated) the reply. 0 or -errno. */
-int corecap_ceph_asok_command(const struct corecap_ceph_asok *a, const char *cmd, char **out);
-/* `config set VAR VAL`; 0, or -errno (-EINVAL: refused), warned. */
-int corecap_ceph_asok_config_set(const struct corecap_ceph_asok *a, const char *var,
-				 const char *val);
 int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd);
 /* Where the window did not end (an error, the daemon gone): the drain stopped, the settings back. */
 void corecap_ceph_asok_release(struct corecap_ceph_asok *a);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <corecap/diag.h>
+#include "asok_client.h"
 #include "mono_clock.h"
 #include "run_dir.h"
 
@@ -68,7 +69,7 @@ static int dump_ops(struct optracker_drain *d, char *reply)
 /* A slice's start: the history, kept at 0 in the gap (so empty), raised again. */
 static int start_slice(struct optracker_drain *d)
 {
-	return corecap_ceph_asok_config_set(d->asok, "osd_op_history_size", d->size);
+	return corecap_asok_config_set(d->asok, "osd_op_history_size", d->size);
 }
 
 /*
@@ -83,10 +84,10 @@ static int end_slice(struct optracker_drain *d)
 	char *reply = NULL;
 	int ret;
 
-	ret = corecap_ceph_asok_command(d->asok, DUMP_CMD, &reply);
+	ret = corecap_asok_command(d->asok, DUMP_CMD, &reply, NULL);
 	t1 = corecap_now_ns();
 	if (!ret)
-		ret = corecap_ceph_asok_config_set(d->asok, "osd_op_history_size", "0");
+		ret = corecap_asok_config_set(d->asok, "osd_op_history_size", "0");
 	if (t1 - t0 > d->longest_dump_ns)
 		d->longest_dump_ns = t1 - t0;
 	if (!ret && reply)
@@ -181,13 +182,12 @@ static void *drain_main(void *arg)
 	return NULL;
 }
 
-int optracker_drain_start(struct optracker_drain *d, const struct corecap_ceph_asok *a, size_t cap,
-			  const char *size)
+int optracker_drain_start(struct optracker_drain *d, const char *asok, size_t cap, const char *size)
 {
 	int ret;
 
 	*d = (struct optracker_drain){
-		.asok = a,
+		.asok = asok,
 		.size = size,
 		.cap = cap,
 		.slice_ns = DRAIN_MIN_INTERVAL * 1000000ull,

@@ -32,8 +32,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ceph_asok.h"
-
 /* About this many ops per dump: a few ms of the OSD's formatting on this VM. */
 #define DRAIN_TARGET_OPS   50
 #define DRAIN_MIN_INTERVAL 5  /* ms: a slice's bounds */
@@ -43,7 +41,7 @@
 #define DRAIN_BUDGET_OPS 500
 
 struct optracker_drain {
-	const struct corecap_ceph_asok *asok;
+	const char *asok; /* the admin socket's path (the caller's, outliving the drain) */
 	const char *size; /* the history's size between cycles ("10000") */
 	pthread_t thread;
 	bool running;
@@ -62,7 +60,7 @@ struct optracker_drain {
 };
 
 /* Starts the drain thread; the asok outlives it. 0 or -errno (nothing started). */
-int optracker_drain_start(struct optracker_drain *d, const struct corecap_ceph_asok *a, size_t cap,
+int optracker_drain_start(struct optracker_drain *d, const char *asok, size_t cap,
 			  const char *size);
 /* Stops the thread (ending the slice it is in). 0, or the first command's error. */
 int optracker_drain_stop(struct optracker_drain *d);

@@ -14,7 +14,7 @@
 #include <corecap/diag.h>
 #include "proc_stat.h"
 #include "stop_watchdog.h"
-#include "ceph_asok.h"
+#include "asok_client.h"
 #include "mono_clock.h"
 
 #define POLL_MS 10u
@@ -102,16 +102,16 @@ static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemo
 	}
 	/* A Ceph daemon's OpTracker settings, changed by the collector. */
 	if (pg->ceph_asok[0]) {
-		struct corecap_ceph_asok a = {0};
+		char asok[sizeof(pg->ceph_asok)];
 
-		memcpy(a.path, (const char *)pg->ceph_asok, sizeof(a.path));
-		a.path[sizeof(a.path) - 1] = '\0';
+		memcpy(asok, (const char *)pg->ceph_asok, sizeof(asok));
+		asok[sizeof(asok) - 1] = '\0';
 		if (pg->ceph_size[0])
-			corecap_ceph_asok_config_set(&a, "osd_op_history_size",
-						     (const char *)pg->ceph_size);
+			corecap_asok_config_set(asok, "osd_op_history_size",
+						(const char *)pg->ceph_size);
 		if (pg->ceph_duration[0])
-			corecap_ceph_asok_config_set(&a, "osd_op_history_duration",
-						     (const char *)pg->ceph_duration);
+			corecap_asok_config_set(asok, "osd_op_history_duration",
+						(const char *)pg->ceph_duration);
 	}
 	/* The collector's own temporary file, cut off mid-write. */
 	if (pg->run_dir[0] && pg->tmp[0]) {

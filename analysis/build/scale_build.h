@@ -1,9 +1,11 @@
 /*
  * scale_build: a scale directory (`corecap scale`, docs/run-directory.md)
- * read into its view: scale.json's points, each point's run built into its
- * report as `corecap report` does (its throughput, the daemon's CPU per op
- * and the diagnosis come from there, never computed again here), and the
- * fit (model/scaling_fit.h). What `corecap scale --report` renders, and
+ * read into its view (struct scale_view of render/scale_render.h, as
+ * report_build fills render/report.h's struct report): scale.json's
+ * points, each point's run built into its report as `corecap report`
+ * does (its throughput, the daemon's CPU per op and the diagnosis come
+ * from there, never computed again here), and the fit
+ * (model/scaling_fit.h). What `corecap scale --report` renders, and
  * what a report of one of its points (or of a run given `--scale DIR`)
  * takes its projection past the run's cores from.
  */
@@ -13,42 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "../model/ceiling.h"
-#include "../model/scaling_fit.h"
-
-#define SCALE_VIEW_POINTS SCALING_MAX_POINTS
-
-struct scale_view {
-	const char *dir;
-	int pid, machine_cpus;
-	char comm[32];
-	char daemon_cpus[256];
-	char client_set[256]; /* --client-cpus, or "" */
-	char benchmark[1024]; /* its command line, or "" */
-	size_t n;
-	struct {
-		double cores, quota_cpus; /* quota 0: none */
-		char cpus[256], client_cpus[256], run[128];
-		char status[16];   /* ok, interrupted, failed (the record's) */
-		int client_shared; /* CPUs the client shared with the daemon */
-		int resets;	   /* threads that reset their affinity */
-		int reset_tids[8];
-		int n_reset_tids;
-		bool measured;	   /* its report gave the figures below */
-		char why_not[256]; /* when !measured */
-		double iops, cpu_s_per_op, daemon_cores, bench_cores, other_cores; /* < 0 unknown */
-		const char *iops_source;
-		char diag_kind[16];
-		char diag_name[CORECAP_LOCK_LABEL_MAX];
-		double diag_running; /* < 0 unknown */
-		/* The daemon's own wakings per op, and of them those across cores
-		 * (kernel.wakes_daemon, wakes_cross_cpu); < 0: no kernel records. */
-		double wakes_per_op, xwakes_per_op;
-	} pt[SCALE_VIEW_POINTS];
-	struct scaling_fit fit;
-	char path[4096]; /* dir's copy, when corecap_scale_for_run found it */
-	int largest, smallest; /* the measured points with the most and the fewest cores; -1 */
-};
+#include "../render/scale_render.h" /* struct scale_view */
 
 /*
  * Reads DIR/scale.json (never through a link, bounded) and builds each

@@ -14,8 +14,43 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../model/ceiling.h"
+#include "../model/scaling_fit.h"
 
-#include "../build/scale_build.h"
+#define SCALE_VIEW_POINTS SCALING_MAX_POINTS
+
+struct scale_view {
+	const char *dir;
+	int pid, machine_cpus;
+	char comm[32];
+	char daemon_cpus[256];
+	char client_set[256]; /* --client-cpus, or "" */
+	char benchmark[1024]; /* its command line, or "" */
+	size_t n;
+	struct {
+		double cores, quota_cpus; /* quota 0: none */
+		char cpus[256], client_cpus[256], run[128];
+		char status[16];   /* ok, interrupted, failed (the record's) */
+		int client_shared; /* CPUs the client shared with the daemon */
+		int resets;	   /* threads that reset their affinity */
+		int reset_tids[8];
+		int n_reset_tids;
+		bool measured;	   /* its report gave the figures below */
+		char why_not[256]; /* when !measured */
+		double iops, cpu_s_per_op, daemon_cores, bench_cores, other_cores; /* < 0 unknown */
+		const char *iops_source;
+		char diag_kind[16];
+		char diag_name[CORECAP_LOCK_LABEL_MAX];
+		double diag_running; /* < 0 unknown */
+		/* The daemon's own wakings per op, and of them those across cores
+		 * (kernel.wakes_daemon, wakes_cross_cpu); < 0: no kernel records. */
+		double wakes_per_op, xwakes_per_op;
+	} pt[SCALE_VIEW_POINTS];
+	struct scaling_fit fit;
+	char path[4096]; /* dir's copy, when corecap_scale_for_run found it */
+	int largest, smallest; /* the measured points with the most and the fewest cores; -1 */
+};
+
 
 int scale_render_text(const struct scale_view *v, FILE *out);
 int scale_render_json(const struct scale_view *v, FILE *out);
