@@ -37,7 +37,7 @@ const char corecap_record_hosts_usage[] =
 	"(lines 'NAME REACH pid=PID' or 'NAME REACH comm=NAME') runs its own\n"
 	"corecap record, reached as 'CMD REACH PATH ...'; the runs come back\n"
 	"into DIR/hosts/NAME/, with each host's clock against this one's\n"
-	"(offset, bound, drift) in DIR/manifest.json. The benchmark runs here.\n"
+	"(offset, bound, drift) in DIR/" CORECAP_RUN_MANIFEST ". The benchmark runs here.\n"
 	"\n"
 	"options:\n"
 	"  --hosts FILE         the hosts (docs/hosts.md)\n"

@@ -41,10 +41,15 @@ meta=$(find "$run/trace" -name metadata)
 printf 'this is not CTF metadata' | dd of="$meta" bs=1 seek=100 conv=notrunc status=none
 expect_fail_naming "corrupt metadata" "$(dirname "$meta")" "$CORECAP" report "$run"
 
+run=$(copy_run version5)
+sed -i 's/"version": 1,/"version": 5,/' "$run/manifest.json"
+expect_fail_naming "manifest of version 5 (from the future)" \
+	"'$run/manifest.json': unsupported run format version 5" "$CORECAP" report "$run"
+# Version 4 is a run of several hosts: each host's run is reported alone.
 run=$(copy_run version4)
 sed -i 's/"version": 1,/"version": 4,/' "$run/manifest.json"
-expect_fail_naming "manifest of version 4" \
-	"'$run/manifest.json': unsupported run format version 4" "$CORECAP" report "$run"
+expect_fail_naming "manifest of version 4 (several hosts)" \
+	"name one host's run, RUN/hosts/NAME" "$CORECAP" report "$run"
 
 run=$(copy_run emptywin)
 python3 - "$run/manifest.json" <<'PY'

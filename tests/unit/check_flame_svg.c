@@ -88,7 +88,8 @@ START_TEST(widths_are_proportional_and_every_frame_has_a_tooltip)
 	svg = render(&f, &o);
 	/* all, main, a, b: four frames, four tooltips. */
 	ck_assert_uint_eq(count(svg, "<title>"), 4);
-	ck_assert_uint_eq(count(svg, "<rect x="), 4 + 1 /* background */ + 1 /* legend */);
+	ck_assert_uint_eq(count(svg, "<rect x="), 4 + 1 /* legend */);
+	ck_assert_uint_eq(count(svg, "<rect class=\"cf-bg\" x="), 1 /* background */);
 	ck_assert_double_eq_tol(frame_width(svg, "all ("), 1000.0, 0.05);
 	ck_assert_double_eq_tol(frame_width(svg, "main ("), 1000.0, 0.05);
 	ck_assert_double_eq_tol(frame_width(svg, "a ("), 750.0, 0.05);
