@@ -264,21 +264,27 @@ static const struct report_opts *report_opts(const struct compare_opts *o, struc
 	return ro;
 }
 
-/* The differential flame graph of fs to o->svg (widths by B, colours by B - A). */
-static int write_svg(const struct compare_opts *o, const struct flame_stacks *fs)
+/* A differential flame graph's options: widths by B (column 1), colours by B - A. */
+static struct flame_svg_opts diff_opts(enum flame_kind kind, const char *title)
 {
-	char title[512];
-	struct flame_svg_opts so = {
+	return (struct flame_svg_opts){
 		.title = title,
 		.subtitle = "red: grew in B, blue: shrank (widths: B's)",
-		.unit = corecap_flame_kind_unit(fs->kind),
+		.unit = corecap_flame_kind_unit(kind),
 		.palette = FLAME_PALETTE_CLASS,
-		.root_is_thread = fs->kind == FLAME_WALL,
-		.root_is_lock = fs->kind == FLAME_LOCK,
+		.root_is_thread = kind == FLAME_WALL,
+		.root_is_lock = kind == FLAME_LOCK,
 		.column = 1,
 		.differential = true,
 		.base_column = 0,
 	};
+}
+
+/* The differential flame graph of fs to o->svg (widths by B, colours by B - A). */
+static int write_svg(const struct compare_opts *o, const struct flame_stacks *fs)
+{
+	char title[512];
+	struct flame_svg_opts so = diff_opts(fs->kind, title);
 	struct out_file out;
 	int ret;
 
@@ -413,18 +419,7 @@ static int write_html(const struct compare_opts *o, struct run run[2],
 			.heading = heading,
 			.note = note,
 			.folded = &fs.folded,
-			.opts =
-				{
-					.title = heading,
-					.subtitle = "red: grew in B, blue: shrank (widths: B's)",
-					.unit = corecap_flame_kind_unit(o->kind),
-					.palette = FLAME_PALETTE_CLASS,
-					.root_is_thread = o->kind == FLAME_WALL,
-					.root_is_lock = o->kind == FLAME_LOCK,
-					.column = 1,
-					.differential = true,
-					.base_column = 0,
-				},
+			.opts = diff_opts(o->kind, heading),
 		};
 	} else if (!ret) {
 		snprintf(heading, sizeof(heading), "Differential flame graph: %s stacks",
