@@ -18,7 +18,12 @@ start_bare_refosd() {
 # record_opts_without_kernel: `--no-kernel` when this build's record has a
 # kernel source (so that a run is without it), else nothing.
 record_opts_without_kernel() {
-	if "$CORECAP" record --help 2>&1 | grep -q -- '--no-kernel'; then
+	# The help read whole first: grep -q stops reading at its match, and
+	# under pipefail the writer's SIGPIPE would fail the test (as it did
+	# once the help grew past one pipe write).
+	local help
+	help=$("$CORECAP" record --help 2>&1 || true)
+	if grep -q -- '--no-kernel' <<<"$help"; then
 		echo --no-kernel
 	fi
 }
