@@ -264,6 +264,16 @@ static const struct report_opts *report_opts(const struct compare_opts *o, struc
 	return ro;
 }
 
+/* A run's flame job as compare's options set it. */
+static void job_opts(struct flame_job *j, const struct compare_opts *o)
+{
+	j->by_pool = o->by_pool;
+	j->keep_shim_frames = o->keep_shim_frames;
+	j->keep_profiler = o->keep_profiler;
+	/* Lock addresses differ from run to run: compare locks by label. */
+	j->merge_lock_instances = true;
+}
+
 /* A differential flame graph's options: widths by B (column 1), colours by B - A. */
 static struct flame_svg_opts diff_opts(enum flame_kind kind, const char *title)
 {
@@ -329,11 +339,7 @@ static int compare_folded(const struct compare_opts *o)
 		if (ret)
 			break;
 		has[s] = true;
-		j[s].by_pool = o->by_pool;
-		j[s].keep_shim_frames = o->keep_shim_frames;
-		j[s].keep_profiler = o->keep_profiler;
-		/* Lock addresses differ from run to run: compare locks by label. */
-		j[s].merge_lock_instances = true;
+		job_opts(&j[s], o);
 		ret = corecap_flame_job_build(&j[s], &fs, s);
 	}
 	if (!ret) {
@@ -384,10 +390,7 @@ static int write_html(const struct compare_opts *o, struct run run[2],
 		if (ret)
 			break;
 		has[s] = true;
-		j[s].by_pool = o->by_pool;
-		j[s].keep_shim_frames = o->keep_shim_frames;
-		j[s].keep_profiler = o->keep_profiler;
-		j[s].merge_lock_instances = true;
+		job_opts(&j[s], o);
 	}
 	/* A run without the kind's stacks: the page still says the rest, and why no graph. */
 	for (int s = 0; s < 2 && !ret && graph; s++)

@@ -828,6 +828,11 @@ bool corecap_compare_row_zero(const struct compare_row *r)
 	       is_zero(r->v[1], r->decimals);
 }
 
+bool corecap_compare_row_shown(const struct compare_row *r)
+{
+	return (r->has[0] || r->has[1]) && !r->hidden && !corecap_compare_row_zero(r);
+}
+
 bool corecap_compare_ratio(const struct compare_row *r, double *ratio)
 {
 	double floor = COMPARE_RATIO_FLOOR_UNITS * pow(10, -r->decimals);

@@ -103,6 +103,11 @@ bool corecap_compare_ratio(const struct compare_row *r, double *ratio);
 /* Whether both runs measured the row and both round to zero: left out. */
 bool corecap_compare_row_zero(const struct compare_row *r);
 /*
+ * Whether text, JSON and HTML print the row: at least one run measured
+ * it, it is not hidden, and it is not zero (rounded) in both runs.
+ */
+bool corecap_compare_row_shown(const struct compare_row *r);
+/*
  * The arguments in which two command lines differ, each side's own (the
  * option before a differing value kept as context): "--debug 1" and
  * "--debug 20". Both malloc'd ("" when a side has none); 0 or -ENOMEM.

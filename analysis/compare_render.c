@@ -68,7 +68,7 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 		const struct compare_row *rw = &d->v[i];
 		double ratio;
 
-		if ((!rw->has[0] && !rw->has[1]) || rw->hidden || corecap_compare_row_zero(rw))
+		if (!corecap_compare_row_shown(rw))
 			continue;
 		if (strcmp(rw->section, section) != 0) {
 			section = rw->section;
@@ -189,7 +189,7 @@ int corecap_compare_render_json(const struct compare_diff *d, const char *const 
 		json_object *sec, *fig;
 		double ratio;
 
-		if ((!rw->has[0] && !rw->has[1]) || rw->hidden || corecap_compare_row_zero(rw))
+		if (!corecap_compare_row_shown(rw))
 			continue;
 		if (!json_object_object_get_ex(sections, rw->section, &sec)) {
 			sec = json_object_new_object();
@@ -245,7 +245,7 @@ static void html_tables(const struct compare_diff *d, FILE *out)
 		const struct compare_row *rw = &d->v[i];
 		double ratio;
 
-		if ((!rw->has[0] && !rw->has[1]) || rw->hidden || corecap_compare_row_zero(rw))
+		if (!corecap_compare_row_shown(rw))
 			continue;
 		if (strcmp(rw->section, section) != 0) {
 			section = rw->section;
