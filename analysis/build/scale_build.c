@@ -203,7 +203,12 @@ int corecap_scale_build(struct scale_view *v, const char *dir)
 	return 0;
 }
 
-bool corecap_scale_dir_of_run(const char *run, char *out, size_t size)
+/*
+ * The scale.json of RUN's parent when it names RUN's last component as a
+ * point's run, the parent into out; NULL (quietly: a run outside a scale
+ * directory is the usual case) otherwise.
+ */
+static json_object *doc_of_run(const char *run, char *out, size_t size)
 {
 	char path[4096], base[256], *slash;
 	json_object *doc, *pts;
@@ -211,58 +216,57 @@ bool corecap_scale_dir_of_run(const char *run, char *out, size_t size)
 
 	/* RUN without its trailing slashes, split at its last one. */
 	if (snprintf(path, sizeof(path), "%s", run) >= (int)sizeof(path))
-		return false;
+		return NULL;
 	for (size_t n = strlen(path); n > 1 && path[n - 1] == '/'; n--)
 		path[n - 1] = '\0';
 	slash = strrchr(path, '/');
 	if (snprintf(base, sizeof(base), "%s", slash ? slash + 1 : path) >= (int)sizeof(base) ||
 	    !base[0] || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-		return false;
+		return NULL;
 	if (slash == path)
 		snprintf(out, size, "/");
 	else if (slash) {
 		*slash = '\0';
 		if (snprintf(out, size, "%s", path) >= (int)size)
-			return false;
+			return NULL;
 	} else if (snprintf(out, size, ".") >= (int)size)
-		return false;
-	/* Quietly: a run outside a scale directory is the usual case. */
+		return NULL;
 	doc = read_doc(out, true);
 	if (doc && json_object_object_get_ex(doc, "points", &pts) &&
 	    json_object_is_type(pts, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(pts) && !found; i++)
 			found = strcmp(str_of(json_object_array_get_idx(pts, i), "run"), base) == 0;
-	json_object_put(doc);
-	return found;
+	if (!found) {
+		json_object_put(doc);
+		return NULL;
+	}
+	return doc;
 }
 
 int corecap_scale_for_run(struct scale_view **v, const char *run, const char *dir)
 {
+	char path[sizeof((*v)->path)];
 	struct scale_view *sv;
-	int ret;
+	json_object *doc;
 
 	*v = NULL;
-	sv = malloc(sizeof(*sv));
-	if (!sv)
-		return -ENOMEM;
-	if (dir)
-		snprintf(sv->path, sizeof(sv->path), "%s", dir);
-	else if (!corecap_scale_dir_of_run(run, sv->path, sizeof(sv->path))) {
-		free(sv);
+	if (dir) {
+		snprintf(path, sizeof(path), "%s", dir);
+		if (!(doc = read_doc(path, false)))
+			return -EINVAL;
+	} else if (!(doc = doc_of_run(run, path, sizeof(path)))) {
 		return 0;
 	}
-	{
-		char path[sizeof(sv->path)];
-
-		memcpy(path, sv->path, sizeof(path));
-		ret = corecap_scale_build(sv, path);
-		memcpy(sv->path, path, sizeof(path));
-		sv->dir = sv->path;
+	sv = malloc(sizeof(*sv));
+	if (!sv) {
+		json_object_put(doc);
+		return -ENOMEM;
 	}
-	if (ret) {
-		free(sv);
-		return ret;
-	}
+	/* scale.json read once: fill builds the points' reports from it. */
+	fill(sv, doc, path);
+	json_object_put(doc);
+	memcpy(sv->path, path, sizeof(path));
+	sv->dir = sv->path;
 	*v = sv;
 	return 0;
 }

@@ -25,12 +25,6 @@
  */
 int corecap_scale_build(struct scale_view *v, const char *dir);
 /*
- * The scale directory RUN is a point of: RUN's parent when its scale.json
- * names RUN's last component as a point's run. true, and the parent in
- * out; false when RUN is no point of one (nothing said).
- */
-bool corecap_scale_dir_of_run(const char *run, char *out, size_t size);
-/*
  * The scale run a report of RUN takes its projection's fit from: DIR when
  * given (-EINVAL, said naming it, when it is no scale directory), else the
  * scale directory RUN is a point of, else none. 0 with *v NULL (none) or
