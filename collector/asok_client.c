@@ -81,7 +81,7 @@ out_close_fd:
 	return ret;
 }
 
-int corecap_asok_config_set(const char *path, const char *var, const char *val)
+int corecap_asok_config_set(const char *path, const char *var, const char *val, bool warn)
 {
 	char cmd[200], *reply;
 	int ret;
@@ -94,7 +94,7 @@ int corecap_asok_config_set(const char *path, const char *var, const char *val)
 			ret = -EINVAL;
 		free(reply);
 	}
-	if (ret < 0)
+	if (ret < 0 && warn)
 		corecap_warn("cannot set '%s' to %s through admin socket '%s': %s", var, val, path,
 			     ret == -EINVAL ? "refused" : strerror(-ret));
 	return ret;

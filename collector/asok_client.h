@@ -9,6 +9,7 @@
 #ifndef CORECAP_COLLECTOR_ASOK_CLIENT_H
 #define CORECAP_COLLECTOR_ASOK_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #define CORECAP_ASOK_REPLY_MAX (256u << 20)
@@ -16,7 +17,7 @@
 /* One command to the socket at path; *out (malloc'd, NUL-terminated) the reply, its length
  * into *len_out (may be NULL). 0 or -errno (-EMSGSIZE past CORECAP_ASOK_REPLY_MAX). */
 int corecap_asok_command(const char *path, const char *cmd, char **out, size_t *len_out);
-/* `config set VAR VAL`; 0, or -errno (-EINVAL: refused), warned naming the socket. */
-int corecap_asok_config_set(const char *path, const char *var, const char *val);
+/* `config set VAR VAL`; 0, or -errno (-EINVAL: refused), with warn said naming the socket. */
+int corecap_asok_config_set(const char *path, const char *var, const char *val, bool warn);
 
 #endif

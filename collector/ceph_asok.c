@@ -283,23 +283,26 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 	 * shortest ops, so ops left from before would push this window's
 	 * fast ops out. A size of 0 and a dump (which trims) empties it.
 	 */
-	if (corecap_asok_config_set(a->path, "osd_op_history_size", "0") == 0) {
+	if (corecap_asok_config_set(a->path, "osd_op_history_size", "0", true) == 0) {
 		char *reply;
 
-		if (corecap_asok_command(a->path, "{\"prefix\": \"dump_historic_ops\"}", &reply, NULL) == 0)
+		if (corecap_asok_command(a->path, "{\"prefix\": \"dump_historic_ops\"}", &reply,
+					 NULL) == 0)
 			free(reply);
 	}
-	a->raised = corecap_asok_config_set(a->path, "osd_op_history_size", HISTORY_SIZE) == 0;
+	a->raised =
+		corecap_asok_config_set(a->path, "osd_op_history_size", HISTORY_SIZE, true) == 0;
 	if (a->raised)
-		corecap_asok_config_set(a->path, "osd_op_history_duration", HISTORY_DURATION);
+		corecap_asok_config_set(a->path, "osd_op_history_duration", HISTORY_DURATION, true);
 	ret = dump_to(a, run_dirfd, "{\"prefix\": \"perf dump\"}", CORECAP_RUN_CEPH_PERF_BEGIN);
 	/* The history emptied and raised: the drain's first slice begins. */
 	if (a->raised && !a->end_dump) {
 		int err;
 
 		a->drain = calloc(1, sizeof(*a->drain));
-		err = a->drain ? optracker_drain_start(a->drain, a->path, HISTORY_KEPT, HISTORY_SIZE)
-			       : -ENOMEM;
+		err = a->drain
+			      ? optracker_drain_start(a->drain, a->path, HISTORY_KEPT, HISTORY_SIZE)
+			      : -ENOMEM;
 		if (err) {
 			corecap_warn("cannot drain the OpTracker during the window (%s): it is "
 				     "dumped once at its end",
@@ -359,22 +362,12 @@ int corecap_ceph_asok_end(struct corecap_ceph_asok *a, int run_dirfd)
 		ret = -EIO;
 	if (a->raised) {
 		if (a->old_size[0])
-			corecap_asok_config_set(a->path, "osd_op_history_size", a->old_size);
+			corecap_asok_config_set(a->path, "osd_op_history_size", a->old_size, true);
 		if (a->old_duration[0])
-			corecap_asok_config_set(a->path, "osd_op_history_duration", a->old_duration);
+			corecap_asok_config_set(a->path, "osd_op_history_duration", a->old_duration,
+						true);
 	}
 	return ret;
-}
-
-/* config set, quietly: the daemon may be gone. */
-static void set_quietly(const struct corecap_ceph_asok *a, const char *var, const char *val)
-{
-	char cmd[200], *reply;
-
-	snprintf(cmd, sizeof(cmd),
-		 "{\"prefix\": \"config set\", \"var\": \"%s\", \"val\": [\"%s\"]}", var, val);
-	if (corecap_asok_command(a->path, cmd, &reply, NULL) == 0)
-		free(reply);
 }
 
 void corecap_ceph_asok_release(struct corecap_ceph_asok *a)
@@ -385,8 +378,9 @@ void corecap_ceph_asok_release(struct corecap_ceph_asok *a)
 	optracker_drain_release(a->drain);
 	free(a->drain);
 	a->drain = NULL;
+	/* Quietly: the daemon may be gone. */
 	if (a->raised && a->old_size[0])
-		set_quietly(a, "osd_op_history_size", a->old_size);
+		corecap_asok_config_set(a->path, "osd_op_history_size", a->old_size, false);
 	if (a->raised && a->old_duration[0])
-		set_quietly(a, "osd_op_history_duration", a->old_duration);
+		corecap_asok_config_set(a->path, "osd_op_history_duration", a->old_duration, false);
 }

@@ -25,6 +25,14 @@ static uint64_t next_rand(struct optracker_drain *d)
 	return d->rng * 0x2545F4914F6CDD1Dull;
 }
 
+/* The op's "initiated_at" (Ceph's "YYYY-MM-DDTHH:MM:SS.ffffff+zone"), for the order of the file. */
+static const char *initiated(const char *op)
+{
+	const char *p = strstr(op, "\"initiated_at\":");
+
+	return p ? p : "";
+}
+
 /* One drained op into the reservoir: the first cap kept, then each with probability cap / seen. */
 static int keep(struct optracker_drain *d, json_object *op)
 {
@@ -41,11 +49,10 @@ static int keep(struct optracker_drain *d, json_object *op)
 	if (!copy)
 		return -ENOMEM;
 	if (at == d->n_kept)
-		d->kept[d->n_kept++] = copy;
-	else {
-		free(d->kept[at]);
-		d->kept[at] = copy;
-	}
+		d->n_kept++;
+	else
+		free(d->kept[at].json);
+	d->kept[at] = (struct drained_op){.json = copy, .key = initiated(copy)};
 	return 0;
 }
 
@@ -69,7 +76,7 @@ static int dump_ops(struct optracker_drain *d, char *reply)
 /* A slice's start: the history, kept at 0 in the gap (so empty), raised again. */
 static int start_slice(struct optracker_drain *d)
 {
-	return corecap_asok_config_set(d->asok, "osd_op_history_size", d->size);
+	return corecap_asok_config_set(d->asok, "osd_op_history_size", d->size, true);
 }
 
 /*
@@ -87,7 +94,7 @@ static int end_slice(struct optracker_drain *d)
 	ret = corecap_asok_command(d->asok, DUMP_CMD, &reply, NULL);
 	t1 = corecap_now_ns();
 	if (!ret)
-		ret = corecap_asok_config_set(d->asok, "osd_op_history_size", "0");
+		ret = corecap_asok_config_set(d->asok, "osd_op_history_size", "0", true);
 	if (t1 - t0 > d->longest_dump_ns)
 		d->longest_dump_ns = t1 - t0;
 	if (!ret && reply)
@@ -219,17 +226,9 @@ int optracker_drain_stop(struct optracker_drain *d)
 	return d->err;
 }
 
-/* The op's "initiated_at" (Ceph's "YYYY-MM-DDTHH:MM:SS.ffffff+zone"), for the order of the file. */
-static const char *initiated(const char *op)
-{
-	const char *p = strstr(op, "\"initiated_at\":");
-
-	return p ? p : "";
-}
-
 static int by_initiated(const void *a, const void *b)
 {
-	return strcmp(initiated(*(char *const *)a), initiated(*(char *const *)b));
+	return strcmp(((const struct drained_op *)a)->key, ((const struct drained_op *)b)->key);
 }
 
 int optracker_drain_write(const struct optracker_drain *d, int fd, const char *duration)
@@ -253,7 +252,7 @@ int optracker_drain_write(const struct optracker_drain *d, int fd, const char *d
 		if (i)
 			ret = corecap_write_all(fd, ",", 1);
 		if (!ret)
-			ret = corecap_write_all(fd, d->kept[i], strlen(d->kept[i]));
+			ret = corecap_write_all(fd, d->kept[i].json, strlen(d->kept[i].json));
 	}
 	if (!ret)
 		ret = corecap_write_all(fd, "]}\n", 3);
@@ -268,7 +267,7 @@ void optracker_drain_release(struct optracker_drain *d)
 		d->running = false;
 	}
 	for (size_t i = 0; i < d->n_kept; i++)
-		free(d->kept[i]);
+		free(d->kept[i].json);
 	free(d->kept);
 	d->kept = NULL;
 	d->n_kept = 0;

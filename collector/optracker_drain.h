@@ -47,7 +47,10 @@ struct optracker_drain {
 	bool running;
 	int stop; /* atomic: the thread ends its loop */
 	/* The thread's until joined. */
-	char **kept; /* each op's JSON, at most cap */
+	struct drained_op {
+		char *json;	 /* the op as the dump gave it */
+		const char *key; /* in json: its "initiated_at", the file's order; "" none */
+	} * kept;		 /* at most cap */
 	size_t n_kept, cap;
 	uint64_t seen, dumps;	    /* ops drained, dumps that gave ops */
 	uint64_t longest_dump_ns;   /* the longest dump's round trip: the stall's upper bound */

@@ -108,10 +108,10 @@ static void watch(struct corecap_watchdog_page *pg, pid_t collector, pid_t daemo
 		asok[sizeof(asok) - 1] = '\0';
 		if (pg->ceph_size[0])
 			corecap_asok_config_set(asok, "osd_op_history_size",
-						(const char *)pg->ceph_size);
+						(const char *)pg->ceph_size, true);
 		if (pg->ceph_duration[0])
 			corecap_asok_config_set(asok, "osd_op_history_duration",
-						(const char *)pg->ceph_duration);
+						(const char *)pg->ceph_duration, true);
 	}
 	/* The collector's own temporary file, cut off mid-write. */
 	if (pg->run_dir[0] && pg->tmp[0]) {
