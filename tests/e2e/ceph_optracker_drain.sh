@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The collector's own stall on a Ceph OSD (issue #43 item 5): reading the
 # OpTracker history. A memstore ceph-osd under the shim (so that the
-# shim's lock table times every wait on OpHistory's lock) recorded while
-# `rados bench write -b 1 -t 16` runs, twice:
+# shim's lock table times every wait on OpHistory's lock) recorded for
+# 3 s (-d 3) in the middle of a 6 s `rados bench write -b 1 -t 16`,
+# twice:
 #  - `--ceph-history end`: one dump_historic_ops at the window's end, the
 #    OSD formatting up to 10000 ops under its history lock;
 #  - the default (drain): slices of about 50 ops each during the window.
@@ -27,14 +28,21 @@ history_size() { ceph --admin-daemon "$asok" config get osd_op_history_size 2>/d
 before=$(history_size)
 echo "the OSD's osd_op_history_size: $before"
 
-# record RUN [record options]: 3 s of 1-byte writes at -t 16.
+# record RUN [record options]: a 3 s window in 6 s of 1-byte writes at
+# -t 16, so that the window ends while ops are still filed (a dump at a
+# window's end that the benchmark outlived stalls them; one after the
+# benchmark, nobody).
 record() {
-	local run=$1 rc=0
+	local run=$1 rc=0 bench
 	shift
 	(
 		eval "$("$mc" env "$work/osd")"
-		"$CORECAP" record -q --no-kernel "$@" -p "$pid" -o "$run" -- \
-			rados -p bench bench 3 write -b 1 -t 16 --no-cleanup
+		rados -p bench bench 6 write -b 1 -t 16 --no-cleanup >"$run.bench" 2>&1 &
+		bench=$!
+		sleep 1
+		"$CORECAP" record -q --no-kernel "$@" -p "$pid" -o "$run" -d 3 || rc=$?
+		wait "$bench"
+		exit "$rc"
 	) >"$run.out" 2>"$run.err" || rc=$?
 	expect_eq "$(basename "$run"): record exits" 0 "$rc"
 	[ "$rc" -eq 0 ] || { tail -n 5 "$run.err"; finish; exit 1; }
