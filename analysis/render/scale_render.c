@@ -133,6 +133,14 @@ int scale_render_text(const struct scale_view *v, FILE *out)
 		fputs("  (the cores, not a lock or a thread: the client and other processes on the "
 		      "daemon's CPUs are the first suspect; see their columns)\n",
 		      out);
+	/* A serial term from the benchmark: its ops in flight, not the daemon, set the pace. */
+	if (f->sigma >= 0.1 && v->largest >= 0 &&
+	    strcmp(v->pt[v->largest].diag_kind, "closed_loop") == 0)
+		fputs("  (the benchmark's closed loop, not the daemon: with one op in flight each "
+		      "op "
+		      "waits for the last whatever the cores; raise the benchmark's concurrency to "
+		      "measure the daemon's scaling)\n",
+		      out);
 	fprintf(out, "  kappa (coherency, a cost per pair of cores) %.4f", f->kappa);
 	if (f->kappa_held)
 		fputs(" (held at 0: two core counts cannot tell it from sigma)", out);
@@ -147,8 +155,9 @@ int scale_render_text(const struct scale_view *v, FILE *out)
 		fputs("; CPU per op is not known at two points", out);
 	if (v->smallest >= 0 && v->largest >= 0 && v->pt[v->smallest].xwakes_per_op >= 0 &&
 	    v->pt[v->largest].xwakes_per_op >= 0)
-		fprintf(out, ", the daemon's wake-ups across cores %.2f to %.2f per op (of %.2f and "
-			     "%.2f wake-ups of its threads by its threads)\n",
+		fprintf(out,
+			", the daemon's wake-ups across cores %.2f to %.2f per op (of %.2f and "
+			"%.2f wake-ups of its threads by its threads)\n",
 			v->pt[v->smallest].xwakes_per_op, v->pt[v->largest].xwakes_per_op,
 			v->pt[v->smallest].wakes_per_op, v->pt[v->largest].wakes_per_op);
 	else

@@ -4,6 +4,8 @@ corecap_e2e_test(scale_biglock scale_biglock.sh TIMEOUT 90 LABELS "analysis;scal
 set_tests_properties(e2e.scale_biglock PROPERTIES RUN_SERIAL TRUE)
 corecap_e2e_test(scale_linear scale_linear.sh TIMEOUT 90 LABELS "analysis;scale;measured")
 set_tests_properties(e2e.scale_linear PROPERTIES RUN_SERIAL TRUE)
+corecap_e2e_test(scale_closed_loop scale_closed_loop.sh TIMEOUT 90 LABELS "analysis;scale;measured")
+set_tests_properties(e2e.scale_closed_loop PROPERTIES RUN_SERIAL TRUE)
 # Every thread's affinity restored after kill -9, SIGTERM, and a thread's own reset.
 corecap_e2e_test(scale_safety scale_safety.sh TIMEOUT 90 LABELS "analysis;scale")
 corecap_e2e_test(scale_errors scale_errors.sh TIMEOUT 60 LABELS "analysis;scale")
