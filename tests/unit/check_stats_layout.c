@@ -69,6 +69,38 @@ START_TEST(foreign_or_damaged_files_are_rejected)
 }
 END_TEST
 
+/*
+ * Version 3 added the op counter where version 2 left zeros: both are
+ * read, only 3 counts ops (a 2's zeros are "not counted"); 1 and 4 are
+ * refused.
+ */
+START_TEST(versions_2_and_3_are_read_and_only_3_counts_ops)
+{
+	struct corecap_stats_header *h = make_file();
+	struct corecap_stats_thread *t = (void *)((char *)h + CORECAP_STATS_THREADS_OFFSET);
+
+	h->retired_ops = 100;
+	h->ops_unslotted = 20;
+	t[0].state = CORECAP_THREAD_LIVE;
+	t[0].ops = 3;
+	t[5].state = CORECAP_THREAD_EXITED;
+	t[5].ops = 4000;
+	t[6].ops = 50000; /* a free slot: never counted */
+	ck_assert(corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	ck_assert(corecap_stats_has_ops(h));
+	ck_assert_uint_eq(corecap_stats_ops_total(h), 4123);
+	h->version = 2;
+	ck_assert(corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	ck_assert(!corecap_stats_has_ops(h));
+	ck_assert_uint_eq(corecap_stats_ops_total(h), 0);
+	h->version = CORECAP_STATS_VERSION_OLDEST - 1;
+	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	h->version = CORECAP_STATS_VERSION + 1;
+	ck_assert(!corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	free(h);
+}
+END_TEST
+
 START_TEST(offsets_that_wrap_or_are_misaligned_are_rejected)
 {
 	struct corecap_stats_header *h = make_file();
@@ -218,6 +250,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, a_well_formed_file_is_valid);
 	tcase_add_test(tc, foreign_or_damaged_files_are_rejected);
+	tcase_add_test(tc, versions_2_and_3_are_read_and_only_3_counts_ops);
 	tcase_add_test(tc, offsets_that_wrap_or_are_misaligned_are_rejected);
 	tcase_add_test(tc, entries_are_found_by_offset_and_stride);
 	tcase_add_test(tc, totals_add_retired_and_every_used_slot);

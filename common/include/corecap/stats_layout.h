@@ -12,7 +12,10 @@
  *    locate entries with the offsets and strides of the header, never with
  *    sizeof, so a later minor revision may append fields to any struct
  *    without breaking them. `version` changes only when the meaning of an
- *    existing field changes.
+ *    existing field changes, or when a reader must tell a zero from a
+ *    field the writer did not have (version 3's op counter: version 2
+ *    left that space zero, and a 0 there means "not counted", not "no
+ *    op").
  *  - All integers are native-endian (the file never leaves the host it was
  *    written on, except as a copy read on the same architecture), 64-bit
  *    counters are naturally aligned, every table entry is a multiple of
@@ -64,9 +67,17 @@
 #include "run_format.h"
 
 #define CORECAP_STATS_MAGIC   UINT64_C(0x3174617473706363) /* "ccpstat1" read as bytes */
-#define CORECAP_STATS_VERSION 2
+#define CORECAP_STATS_VERSION 3
+/*
+ * The oldest version this header reads. Version 2 is version 3 without
+ * the op counter (thread.ops, header.retired_ops and ops_unslotted, the
+ * ANNOTATED flag: zero there), so a reader takes both and asks
+ * corecap_stats_has_ops() before it speaks of ops; version 1 had four I/O
+ * classes and 192-byte slots and is refused.
+ */
+#define CORECAP_STATS_VERSION_OLDEST 2
 
-/* Table sizes of version 2; a reader takes the actual ones from the header. */
+/* Table sizes of versions 2 and 3; a reader takes the actual ones from the header. */
 #define CORECAP_STATS_MAX_SITES	   2048
 #define CORECAP_STATS_MAX_THREADS  1024
 #define CORECAP_STATS_MAX_LOCKS	   4096
@@ -91,6 +102,12 @@ enum corecap_stats_thread_state {
 #define CORECAP_STATS_F_SHARED	0x1u /* backed by the file (not a private fallback) */
 #define CORECAP_STATS_F_EXITING 0x2u /* the process is exiting; counters are final */
 #define CORECAP_STATS_F_CHILD	0x4u /* created in a fork child; ppid is the parent */
+/*
+ * Version 3: the process's op annotations (corecap/annotate.h) found the
+ * shim's op counter, so the op counts are its ops (0 when none ended); a
+ * process without the flag calls no annotation the shim sees.
+ */
+#define CORECAP_STATS_F_ANNOTATED 0x8u
 
 /*
  * What one thread did. Counted by the thread itself, in its slot; the
@@ -129,7 +146,15 @@ struct corecap_stats_thread {
 	uint64_t exit_ns;		   /* when the thread exited, 0 while live */
 	char name[CORECAP_STATS_NAME_LEN]; /* comm, NUL-terminated */
 	struct corecap_stats_counters c;
-	uint8_t reserved_[448 - 48 - sizeof(struct corecap_stats_counters)];
+	/*
+	 * Version 3: ops this thread ended (corecap_op_end, corecap_op_end_exit
+	 * of corecap/annotate.h), by relaxed atomic adds (an annotation may
+	 * run in a signal handler that interrupted the thread's own add).
+	 * Not in struct corecap_stats_counters, so the header keeps version
+	 * 2's offsets; an exited slot's ops fold into header.retired_ops.
+	 */
+	uint64_t ops;
+	uint8_t reserved_[448 - 56 - sizeof(struct corecap_stats_counters)];
 };
 
 /*
@@ -256,6 +281,15 @@ struct corecap_stats_header {
 	uint32_t control_bytes;
 	uint32_t control_version; /* CORECAP_STATS_CONTROL_VERSION */
 	uint32_t reserved_end2_;
+
+	/*
+	 * Version 3, the op counter (with thread.ops and F_ANNOTATED): the
+	 * ops of exited threads whose slot was reused, and the ops ended by
+	 * threads without a slot (thread table full, or not attached yet
+	 * while the shim's own code ran), by atomic adds.
+	 */
+	uint64_t retired_ops;
+	uint64_t ops_unslotted;
 };
 
 /*
@@ -317,7 +351,7 @@ _Static_assert(CORECAP_STATS_CONTROL_OFFSET + sizeof(struct corecap_stats_contro
 		       CORECAP_STATS_HEADER_BYTES,
 	       "control fits the header page");
 
-/* Layout of version 2 as the shim writes it. */
+/* Layout of version 3 (and 2) as the shim writes it. */
 #define CORECAP_STATS_SITES_OFFSET ((uint64_t)CORECAP_STATS_HEADER_BYTES)
 #define CORECAP_STATS_THREADS_OFFSET                                                               \
 	(CORECAP_STATS_SITES_OFFSET +                                                              \
@@ -356,7 +390,8 @@ static inline bool corecap_stats_table_valid(const struct corecap_stats_header *
 
 /*
  * Does buf (len bytes, a copy or a mapping) hold a stats file this header
- * can read? Checks magic, version, and that every table lies inside buf,
+ * can read? Checks magic, version (CORECAP_STATS_VERSION_OLDEST up to
+ * CORECAP_STATS_VERSION), and that every table lies inside buf,
  * after the header, 8-byte aligned, with strides at least as large as the
  * structs declared here (buf itself must be 8-byte aligned, as malloc's
  * and mmap's memory is).
@@ -366,7 +401,8 @@ static inline bool corecap_stats_valid(const void *buf, size_t len)
 	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
 
 	if (len < sizeof(*h) || h->magic != CORECAP_STATS_MAGIC ||
-	    h->version != CORECAP_STATS_VERSION || h->file_bytes > len)
+	    h->version < CORECAP_STATS_VERSION_OLDEST || h->version > CORECAP_STATS_VERSION ||
+	    h->file_bytes > len)
 		return false;
 	if (h->header_bytes < sizeof(*h) || h->header_bytes > h->file_bytes ||
 	    h->site_bytes < sizeof(struct corecap_stats_site) ||
@@ -441,6 +477,34 @@ static inline void corecap_stats_totals(const void *buf, struct corecap_stats_co
 		if (t->state != CORECAP_THREAD_FREE)
 			corecap_stats_counters_add(out, &t->c);
 	}
+}
+
+/* Does the file (valid) count ops? Version 2 has no op counter. */
+static inline bool corecap_stats_has_ops(const void *buf)
+{
+	return ((const struct corecap_stats_header *)buf)->version >= 3;
+}
+
+/*
+ * The ops the process ended since the file was created: retired slots',
+ * threads without a slot, every slot in use. 0 for version 2. buf must
+ * be valid.
+ */
+static inline uint64_t corecap_stats_ops_total(const void *buf)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+	uint64_t n;
+
+	if (!corecap_stats_has_ops(buf))
+		return 0;
+	n = h->retired_ops + h->ops_unslotted;
+	for (uint32_t i = 0; i < h->max_threads; i++) {
+		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
+
+		if (t->state != CORECAP_THREAD_FREE)
+			n += t->ops;
+	}
+	return n;
 }
 
 /*
