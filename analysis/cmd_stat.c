@@ -60,8 +60,10 @@ const char corecap_stat_usage[] =
 	"                     (LTTng-UST's, the shim's, corecap's), left out by default\n"
 	"\n"
 	"Threads also show their share of the interval on a CPU (CPU%) and runnable,\n"
-	"waiting for one (RUNQ%), from /proc/PID/task/TID/schedstat. No ops/s: the\n"
-	"shim counts locks and I/O, not the daemon's ops.\n"
+	"waiting for one (RUNQ%), from /proc/PID/task/TID/schedstat. ops/s counts the\n"
+	"ops the daemon's annotations end (corecap_op_end, corecap/annotate.h), per\n"
+	"interval and since the shim started; a daemon without annotations shows\n"
+	"'ops/s: not annotated'.\n"
 	"\n"
 	"On a terminal the view is redrawn in place, with the time since stat started\n"
 	"and keys: s or >/< cycle the threads' sort key (LOCK%, CPU%, RUNQ%, COND%,\n"
@@ -206,6 +208,7 @@ static int open_segment(const struct stat_opts *o, int found, const char *what, 
 {
 	char comm[64] = "";
 	int32_t seg_pid = 0;
+	uint32_t seg_version = 0;
 	int fd = found, ret;
 
 	if (!corecap_stat_process_comm(o->pid, comm, sizeof(comm))) {
@@ -249,10 +252,18 @@ static int open_segment(const struct stat_opts *o, int found, const char *what, 
 		return 1;
 	}
 	*len = bytes;
-	ret = corecap_stat_segment_map(o->pid, fd, bytes, map, &seg_pid);
+	ret = corecap_stat_segment_map(o->pid, fd, bytes, map, &seg_pid, &seg_version);
 	if (ret == -EPROTO) {
-		corecap_error("'%s': not a corecap stats segment of version %d", what,
-			      CORECAP_STATS_VERSION);
+		corecap_error("'%s': not a corecap stats segment", what);
+		return 1;
+	}
+	if (ret == -EPROTONOSUPPORT) {
+		corecap_error("'%s': the shim segment of process %d (%s) has layout version %u; "
+			      "this corecap reads versions %d to %d",
+			      what, (int)o->pid, comm, (unsigned)seg_version,
+			      CORECAP_STATS_VERSION_OLDEST, CORECAP_STATS_VERSION);
+		corecap_note("the daemon runs under another release's shim: watch it with that "
+			     "release's corecap, or restart it under this one's (corecap run)");
 		return 1;
 	}
 	if (ret == -ESRCH) {

@@ -53,6 +53,20 @@ static int add_deltas(struct stat_interval *iv, const struct shim_stats *d)
 	return 0;
 }
 
+/* The op counter of two copies: totals since the shim started, their difference. */
+static void add_ops(struct stat_interval *iv, const void *prev, const void *cur)
+{
+	const struct corecap_stats_header *h = cur;
+	uint64_t before = corecap_stats_ops_total(prev), now = corecap_stats_ops_total(cur);
+
+	iv->layout_version = h->version;
+	iv->ops_counted = corecap_stats_has_ops(cur);
+	iv->annotated = iv->ops_counted && (h->flags & CORECAP_STATS_F_ANNOTATED);
+	iv->ops_total = now;
+	/* Totals only grow (a reused slot's ops fold into retired_ops first). */
+	iv->ops = now > before ? now - before : 0;
+}
+
 int corecap_stat_build(struct stat_interval *iv, const struct stat_snap *p,
 		       const struct stat_snap *c, struct symbolizer *sym, enum stat_sort key)
 {
@@ -64,6 +78,8 @@ int corecap_stat_build(struct stat_interval *iv, const struct stat_snap *p,
 	ret = corecap_shim_stats_diff(&d, p->buf, c->buf);
 	if (!ret)
 		ret = add_deltas(iv, &d);
+	if (!ret)
+		add_ops(iv, p->buf, c->buf);
 	corecap_shim_stats_release(&d);
 	if (!ret)
 		ret = corecap_stat_interval_threads(iv, p->buf, &p->tasks, c->buf, &c->tasks);

@@ -67,6 +67,15 @@ struct stat_interval {
 	uint64_t interval_ns;
 	/* The process's figures (every thread, retired ones too); io_ns of every class. */
 	uint64_t contentions, lock_wait_ns, cond_waits, cond_wait_ns, io_calls, io_ns;
+	/*
+	 * The ops the daemon's annotations ended (corecap/annotate.h): in the
+	 * interval and since the shim started. ops_counted: the segment has an
+	 * op counter (layout version 3 on; layout_version says which it is);
+	 * annotated: the daemon's annotations found it.
+	 */
+	bool ops_counted, annotated;
+	uint32_t layout_version;
+	uint64_t ops, ops_total;
 	/* The locks as report's lock table and its rows (model/lock_rows.h). */
 	struct lock_table lock_table;
 	struct lock_rows lock_rows;

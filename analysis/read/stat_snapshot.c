@@ -47,7 +47,8 @@ bool corecap_stat_process_comm(pid_t pid, char *comm, size_t cap)
  * Sealed against shrinking (corecap_stats_open checked), so the mapping
  * has no SIGBUS path; the header says whose and which version it is.
  */
-int corecap_stat_segment_map(pid_t pid, int fd, size_t bytes, const void **map, int32_t *seg_pid)
+int corecap_stat_segment_map(pid_t pid, int fd, size_t bytes, const void **map, int32_t *seg_pid,
+			     uint32_t *seg_version)
 {
 	const struct corecap_stats_header *h;
 	void *m;
@@ -59,8 +60,16 @@ int corecap_stat_segment_map(pid_t pid, int fd, size_t bytes, const void **map, 
 	if (ret)
 		return ret;
 	h = m;
-	if (h->magic != CORECAP_STATS_MAGIC || h->version != CORECAP_STATS_VERSION ||
-	    h->file_bytes > bytes) {
+	if (h->magic != CORECAP_STATS_MAGIC) {
+		munmap(m, bytes);
+		return -EPROTO;
+	}
+	*seg_version = h->version;
+	if (h->version < CORECAP_STATS_VERSION_OLDEST || h->version > CORECAP_STATS_VERSION) {
+		munmap(m, bytes);
+		return -EPROTONOSUPPORT;
+	}
+	if (h->file_bytes > bytes) {
 		munmap(m, bytes);
 		return -EPROTO;
 	}

@@ -29,11 +29,14 @@ bool corecap_stat_process_comm(pid_t pid, char *comm, size_t cap);
 
 /*
  * Maps bytes of the segment open at fd (corecap_stats_open's) read-only
- * and checks it is a stats segment of this version and of pid; fd is
- * closed. 0; -errno of mmap; -EPROTO when it is not a stats segment of
- * this version; -ESRCH when it is another process's (*seg_pid says whose).
+ * and checks it is a stats segment of a version this corecap reads
+ * (CORECAP_STATS_VERSION_OLDEST to CORECAP_STATS_VERSION) and of pid; fd
+ * is closed. 0; -errno of mmap; -EPROTO when it is not a stats segment;
+ * -EPROTONOSUPPORT when it is one of another version (*seg_version says
+ * which); -ESRCH when it is another process's (*seg_pid says whose).
  */
-int corecap_stat_segment_map(pid_t pid, int fd, size_t bytes, const void **map, int32_t *seg_pid);
+int corecap_stat_segment_map(pid_t pid, int fd, size_t bytes, const void **map, int32_t *seg_pid,
+			     uint32_t *seg_version);
 
 /*
  * A copy of the mapped segment (len bytes) into s, and the threads' times.

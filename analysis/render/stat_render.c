@@ -61,6 +61,28 @@ static const char *pct_or_dash(bool has, uint64_t part, double span, char *buf, 
 	return buf;
 }
 
+/*
+ * The op line: the rate where the daemon's annotations count ops, else
+ * which of the two reasons it is (no annotation seen, a shim without the
+ * counter), so that a missing rate is never mistaken for an idle daemon.
+ */
+static void print_ops(const struct stat_interval *iv)
+{
+	if (!iv->ops_counted)
+		printf("ops/s: not counted: the daemon's shim writes layout version %u, which has "
+		       "no op counter (restart the daemon under this corecap's shim)\n",
+		       (unsigned)iv->layout_version);
+	else if (!iv->annotated)
+		printf("ops/s: not annotated: the daemon calls no corecap_op_end annotation "
+		       "(corecap/annotate.h); ops detected from socket I/O (CORECAP_NET_EVENTS=on) "
+		       "are counted by record and report, not here\n");
+	else
+		printf("ops/s: %.1f (%" PRIu64 " ops ended in the interval, %" PRIu64
+		       " since the shim started)\n",
+		       iv->interval_ns ? (double)iv->ops * 1e9 / (double)iv->interval_ns : 0.0,
+		       iv->ops, iv->ops_total);
+}
+
 void corecap_stat_render_text(const struct stat_view_of *o, const struct stat_interval *iv,
 			      struct symbolizer *sym, const struct corecap_stats_header *h,
 			      const struct stat_live *lv)
@@ -86,6 +108,7 @@ void corecap_stat_render_text(const struct stat_view_of *o, const struct stat_in
 	       " calls (thread time, summed over threads)\n",
 	       ms(iv->lock_wait_ns), iv->contentions, ms(iv->cond_wait_ns), iv->cond_waits,
 	       ms(iv->io_ns), iv->io_calls);
+	print_ops(iv);
 	if (h->sites_dropped || h->locks_dropped || h->threads_dropped)
 		printf("shim tables full since start: %" PRIu64 " waits without a site, %" PRIu64
 		       " locks not tracked, %" PRIu64 " threads without a slot\n",
@@ -154,8 +177,8 @@ void corecap_stat_render_text(const struct stat_view_of *o, const struct stat_in
 	       "waiting for one (the kernel's schedstat; '-' where it has none). LOCK%%, COND%%,\n"
 	       "IO%%: share spent waiting for locks, in condition waits, in I/O calls (a wait\n"
 	       "counts when it ends). HOLD%%: share the lock was held exclusively. Differences\n"
-	       "over the interval, not totals. No ops/s: the shim counts locks and I/O, not "
-	       "ops.\n");
+	       "over the interval, not totals. ops/s: the ops the daemon's annotations ended\n"
+	       "(corecap_op_end) per second of the interval.\n");
 	fflush(stdout);
 }
 
@@ -256,6 +279,21 @@ void corecap_stat_render_json(const struct stat_view_of *o, const struct stat_in
 	json_object_object_add(t, "io_calls", json_object_new_uint64(iv->io_calls));
 	json_object_object_add(t, "io_ns", json_object_new_uint64(iv->io_ns));
 	json_object_object_add(root, "process", t);
+	t = json_object_new_object();
+	json_object_object_add(t, "counted", json_object_new_boolean(iv->ops_counted));
+	json_object_object_add(t, "annotated", json_object_new_boolean(iv->annotated));
+	json_object_object_add(t, "layout_version", json_object_new_int((int)iv->layout_version));
+	/* The figures only where they are ops: never a 0 that means "not counted". */
+	if (iv->annotated) {
+		json_object_object_add(t, "interval", json_object_new_uint64(iv->ops));
+		json_object_object_add(
+			t, "per_s",
+			json_object_new_double(iv->interval_ns ? (double)iv->ops * 1e9 /
+									 (double)iv->interval_ns
+							       : 0.0));
+		json_object_object_add(t, "total", json_object_new_uint64(iv->ops_total));
+	}
+	json_object_object_add(root, "ops", t);
 	a = json_object_new_array();
 	for (size_t i = 0; i < iv->lock_rows.n; i++)
 		json_object_array_add(a, jrow(&iv->lock_rows.v[i], sym, iv->interval_ns));

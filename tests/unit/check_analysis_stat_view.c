@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -120,6 +121,52 @@ START_TEST(elapsed_text)
 }
 END_TEST
 
+/* A memfd holding a header of version v (the rest zeros), for segment_map. */
+static int segment_of_version(uint32_t v)
+{
+	struct corecap_stats_header h = {.magic = CORECAP_STATS_MAGIC,
+					 .version = v,
+					 .header_bytes = CORECAP_STATS_HEADER_BYTES,
+					 .file_bytes = CORECAP_STATS_FILE_BYTES,
+					 .pid = (int32_t)getpid()};
+	int fd = memfd_create("corecap-test", MFD_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(ftruncate(fd, (off_t)CORECAP_STATS_FILE_BYTES), 0);
+	ck_assert_int_eq(pwrite(fd, &h, sizeof(h), 0), (ssize_t)sizeof(h));
+	return fd;
+}
+
+/*
+ * stat maps a segment of the versions it reads (2: no op counter; 3) and
+ * refuses the others with the version found, which it names.
+ */
+START_TEST(segment_versions)
+{
+	static const uint32_t refused[] = {1, CORECAP_STATS_VERSION + 1, 77};
+	const void *map = NULL;
+	int32_t seg_pid = 0;
+	uint32_t seg_version = 0;
+
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		ck_assert_int_eq(corecap_stat_segment_map(getpid(), segment_of_version(refused[i]),
+							  CORECAP_STATS_FILE_BYTES, &map, &seg_pid,
+							  &seg_version),
+				 -EPROTONOSUPPORT);
+		ck_assert_uint_eq(seg_version, refused[i]);
+	}
+	for (uint32_t v = CORECAP_STATS_VERSION_OLDEST; v <= CORECAP_STATS_VERSION; v++) {
+		ck_assert_int_eq(corecap_stat_segment_map(getpid(), segment_of_version(v),
+							  CORECAP_STATS_FILE_BYTES, &map, &seg_pid,
+							  &seg_version),
+				 0);
+		ck_assert_uint_eq(seg_version, v);
+		ck_assert_int_eq(corecap_stats_has_ops(map), v >= 3);
+		munmap((void *)map, CORECAP_STATS_FILE_BYTES);
+	}
+}
+END_TEST
+
 START_TEST(no_terminal)
 {
 	struct stat_term t = {.fd = -1};
@@ -198,6 +245,7 @@ int main(void)
 	tcase_add_test(tc, task_times_of_self);
 	tcase_add_test(tc, elapsed_text);
 	tcase_add_test(tc, no_terminal);
+	tcase_add_test(tc, segment_versions);
 	tcase_add_test(tc, pty_raw_and_restored);
 	suite_add_tcase(su, tc);
 	return corecap_check_run(su);
