@@ -51,10 +51,18 @@ struct corecap_wall_thread {
 	enum thread_state state;
 	void *upt; /* libunwind-ptrace's per-thread state; caches the ELF image */
 	uint64_t interrupt_ns;
-	bool counted;		/* holds one of the in-flight slots */
-	bool slow;		/* interrupted, its turn passed on: counted in n_slow */
-	uint64_t due, taken;	/* samples due (rounds it was in) and written */
-	uint64_t stop_total_ns; /* time held in our stops over the window */
+	uint64_t stopped_ns; /* when its interrupt stop was reported to us */
+	bool counted;	     /* holds one of the in-flight slots */
+	bool slow;	     /* interrupted, its turn passed on: counted in n_slow */
+	uint64_t due, taken; /* samples due (rounds it was in) and written */
+	/*
+	 * Time held in our stops over the window, from each stop's report to
+	 * the thread's resume: its way to the stop is not counted (a runnable
+	 * thread waits there for its CPU, as it would have without us; counted,
+	 * it rationed a busy thread that shared its CPU to a quarter of its
+	 * samples while the others kept theirs, wallshare's ws-spin-a).
+	 */
+	uint64_t stop_total_ns;
 };
 
 void corecap_wall_round_begin(struct corecap_wall_round *r, size_t n, size_t cursor)
@@ -645,7 +653,8 @@ static void sample(struct corecap_wall_sampler *ws, struct corecap_wall_thread *
 	th->state = T_RUNNING;
 	release_turn(ws, th);
 	held_ns = resumed - th->interrupt_ns;
-	th->stop_total_ns += held_ns;
+	th->stop_total_ns += resumed - (th->stopped_ns ? th->stopped_ns : th->interrupt_ns);
+	th->stopped_ns = 0;
 	if (resumed - seen > ws->stats.hold_ns_max)
 		ws->stats.hold_ns_max = resumed - seen;
 	if (abandoned) {
@@ -695,6 +704,7 @@ static void on_status(struct corecap_wall_sampler *ws, struct corecap_wall_threa
 			release_turn(ws, th);
 		} else if (th->state == T_INTERRUPTING) {
 			th->state = T_STOPPED;
+			th->stopped_ns = corecap_now_ns();
 			/* Its turn has passed on (too slow to stop): over budget, resumed now. */
 			if (!th->counted)
 				sample(ws, th);

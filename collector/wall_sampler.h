@@ -67,8 +67,9 @@ struct corecap_wall_thread;
 #define CORECAP_WALL_ROUND_SHARE_PCT 75u
 /*
  * The share of the window any one thread may spend in our stops, beyond
- * one sample's budget: a thread past it has its turns skipped (rationed)
- * until the window catches up. It catches what the other bounds let
+ * one sample's budget, each stop counted from its report (the thread's
+ * way to it is its wait for a CPU, not our hold): a thread past it has
+ * its turns skipped (rationed) until the window catches up. It catches what the other bounds let
  * through (many abandoned stops, threads slow to stop), not the cost of
  * the rate asked for: a thread sampled at 200 Hz, 300 us a sample on a
  * busy machine, spends 6% of its time stopped (2% rationed two thirds of
