@@ -15,7 +15,9 @@
  *   nobody ends, timed out at the cycle's end); it wakes ws-waiter at each
  *   cycle's start;
  * - ws-waiter, pinned to OTHER_CPU: 100% in futex_wait_woken (woken
- *   once a cycle, it runs a few microseconds and waits again);
+ *   once a cycle, it runs a few microseconds and waits again; blocked,
+ *   but for the few milliseconds it may wait after each wake-up for
+ *   ws-duty to leave the CPU, still in the futex call);
  * - the main thread (wallshare), pinned to OTHER_CPU: 100% in
  *   main_wait (sigwait) until SIGTERM or SIGINT.
  *
