@@ -146,9 +146,9 @@ static const char *const headings[FLAME__COUNT] = {
  * A gap in threads.tsv: 2.5 of the sampler's periods (threads_hz, 10 Hz
  * when the manifest has none) without a row, a round missed and more.
  */
-static uint64_t series_gap_ns(const struct html_job *j)
+static uint64_t series_gap_ns(const struct report *r)
 {
-	const struct run_manifest *mf = j->report.manifest;
+	const struct run_manifest *mf = r->manifest;
 	json_object *v;
 	int hz = 10;
 
@@ -159,23 +159,29 @@ static uint64_t series_gap_ns(const struct html_job *j)
 	return 2500000000ull / (uint64_t)hz;
 }
 
-static void load_series(struct html_job *j)
+/* The run's threads.tsv as the chart's series with its gaps; false when there is none. */
+static bool load_series_of(struct run *run, const struct report *r, struct thread_series *s)
 {
-	uint64_t w = corecap_model_window_ns(j->report.model), bin = 100000000;
+	uint64_t w = corecap_model_window_ns(r->model), bin = 100000000;
 	char *err = NULL;
 	int ret;
 
 	/* At most ~600 points per line, at least a 100 ms step. */
 	if (w / 600 > bin)
 		bin = w / 600;
-	ret = corecap_run_thread_series_gaps(&j->run, j->report.model->ws, j->report.model->we, bin,
-					     series_gap_ns(j), &j->series, &err);
+	ret = corecap_run_thread_series_gaps(run, r->model->ws, r->model->we, bin, series_gap_ns(r),
+					     s, &err);
 	if (ret && ret != -ENOENT)
 		corecap_warn("%s: no utilization chart", err ? err : strerror(-ret));
-	j->has_series = ret == 0;
-	if (!j->has_series)
-		corecap_thread_series_release(&j->series);
+	if (ret)
+		corecap_thread_series_release(s);
 	free(err);
+	return ret == 0;
+}
+
+static void load_series(struct html_job *j)
+{
+	j->has_series = load_series_of(&j->run, &j->report, &j->series);
 }
 
 static int add_flames(struct html_job *j)
@@ -284,18 +290,97 @@ static void release(struct html_job *j)
 	corecap_run_close(&j->run);
 }
 
-/* A run of several daemons: the merged view and each daemon's report, one page. */
+/* One daemon's parts of the page of several: its chart's series, its cpu and wall stacks. */
+struct multi_page {
+	struct thread_series series;
+	bool has_series;
+	struct flame_job fjob;
+	bool has_fjob;
+	struct flame_stacks stacks[2];
+	bool has_stacks[2];
+};
+
+/* The top table's stacks, as the single page's (add_flames), without their graphs. */
+static int multi_page_build(struct multi_page *p, struct html_report *pg, const struct html_opts *o,
+			    const char *dir, struct run *run, const struct report *r)
+{
+	static const enum flame_kind kinds[2] = {FLAME_CPU, FLAME_WALL};
+	int ret;
+
+	*pg = (struct html_report){.report = r};
+	p->has_series = load_series_of(run, r, &p->series);
+	pg->series = p->has_series ? &p->series : NULL;
+	ret = corecap_flame_job_init(&p->fjob, dir, o->symfs, run, r);
+	if (ret)
+		return ret;
+	p->has_fjob = true;
+	p->fjob.by_pool = o->by_pool;
+	p->fjob.keep_shim_frames = o->keep_shim_frames;
+	p->fjob.keep_profiler = o->keep_profiler;
+	p->fjob.no_idle = !o->idle;
+	for (int i = 0; i < 2; i++) {
+		if (!corecap_flame_job_has(&p->fjob, kinds[i]))
+			continue;
+		ret = corecap_flame_stacks_init(&p->stacks[i], kinds[i], NULL, NULL);
+		if (ret)
+			return ret;
+		p->has_stacks[i] = true;
+		ret = corecap_flame_job_build(&p->fjob, &p->stacks[i], 0);
+		if (ret)
+			return ret;
+		pg->flames[pg->n_flames++] = (struct html_flame){
+			.kind = corecap_flame_kind_name(kinds[i]),
+			.folded = &p->stacks[i].folded,
+			.opts = {.unit = corecap_flame_kind_unit(kinds[i])},
+		};
+	}
+	return 0;
+}
+
+static void multi_page_release(struct multi_page *p)
+{
+	for (int i = 0; i < 2; i++)
+		if (p->has_stacks[i])
+			corecap_flame_stacks_release(&p->stacks[i]);
+	if (p->has_fjob)
+		corecap_flame_job_release(&p->fjob);
+	if (p->has_series)
+		corecap_thread_series_release(&p->series);
+}
+
+/*
+ * A run of several daemons: the merged view, then each daemon's CPU chart
+ * (its gap marks) and top table as the single page draws them, and its
+ * report, one page.
+ */
 static int html_multi(const struct html_opts *o)
 {
 	const struct multi_report *m;
 	struct multi_build mb;
+	struct multi_page *parts = NULL;
+	struct html_report *pages = NULL;
 	struct out_file out;
 	int ret = corecap_multi_build(&mb, o->run, o->symfs, NULL, &m);
 
+	if (!ret) {
+		parts = calloc(m->n ? m->n : 1, sizeof(*parts));
+		pages = calloc(m->n ? m->n : 1, sizeof(*pages));
+		if (!parts || !pages)
+			ret = -ENOMEM;
+	}
+	for (size_t i = 0; !ret && i < m->n; i++) {
+		if (!m->s[i].r)
+			continue;
+		ret = multi_page_build(&parts[i], &pages[i], o, m->s[i].d->dir, &mb.runs[i],
+				       m->s[i].r);
+		if (ret)
+			corecap_error("cannot build the page of PID %d: %s", m->s[i].d->pid,
+				      strerror(-ret));
+	}
 	if (!ret)
 		ret = corecap_out_file_open(&out, o->output);
 	if (!ret) {
-		ret = corecap_render_multi_html(m, out.f);
+		ret = corecap_render_multi_html(m, pages, out.f);
 		if (ret) {
 			corecap_error("cannot write %s: %s", corecap_out_file_name(&out),
 				      strerror(-ret));
@@ -304,6 +389,10 @@ static int html_multi(const struct html_opts *o)
 			ret = corecap_out_file_commit(&out);
 		}
 	}
+	for (size_t i = 0; parts && i < m->n; i++)
+		multi_page_release(&parts[i]);
+	free(parts);
+	free(pages);
 	corecap_multi_build_release(&mb);
 	return ret;
 }

@@ -39,23 +39,15 @@ static void esc(FILE *out, const char *s)
 	corecap_html_escape(out, s ? s : "", 0);
 }
 
-static void head(const struct html_report *h, FILE *out)
+void corecap_html_report_style(FILE *out)
 {
-	const struct report *r = h->report;
-
-	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-		     "<link rel=\"icon\" href=\"data:,\">\n<title>corecap: ");
-	esc(out, r->run_dir);
-	fputs("</title>\n<style>\n"
+	fputs("<style>\n"
 	      "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n"
 	      "p,pre,details,h1,h2,.verdict{max-width:1240px}\n"
-	      ".flame{width:100%;overflow:hidden}.flame svg{display:block}\n"
-	      "#cc-views .cc-split{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}\n"
-	      "#cc-views .cc-scroll{max-height:34em;overflow-y:auto}\n"
-	      "#cc-views th{cursor:pointer}#cc-views th[data-order=desc]::after{content:' \\25BE'}"
-	      "#cc-views th[data-order=asc]::after{content:' \\25B4'}\n"
-	      ".cc-fn{cursor:pointer;font-family:monospace}tr.cc-sel td{background:#fff0c0}\n"
-	      "h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid "
+	      ".flame{width:100%;overflow:hidden}.flame svg{display:block}\n",
+	      out);
+	fputs(corecap_html_views_css, out);
+	fputs("h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid "
 	      "#ccc}\n"
 	      "table{border-collapse:collapse;font-size:.9em;margin:.4em 0}\n"
 	      "th,td{padding:.15em .6em;border-bottom:1px solid #eee;text-align:right}\n"
@@ -66,8 +58,20 @@ static void head(const struct html_report *h, FILE *out)
 	      ".note{color:#8a4b00}\n"
 	      "svg{max-width:100%;height:auto}\n"
 	      "pre{font-size:.8em;background:#f8f8f8;padding:.6em;overflow-x:auto}\n"
-	      "</style>\n</head>\n<body>\n",
+	      "</style>\n",
 	      out);
+}
+
+static void head(const struct html_report *h, FILE *out)
+{
+	const struct report *r = h->report;
+
+	fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		     "<link rel=\"icon\" href=\"data:,\">\n<title>corecap: ");
+	esc(out, r->run_dir);
+	fputs("</title>\n", out);
+	corecap_html_report_style(out);
+	fputs("</head>\n<body>\n", out);
 }
 
 static void summary(const struct html_report *h, FILE *out)
@@ -441,7 +445,7 @@ static size_t gap_marks(const struct thread_series *s, double plot_w, double plo
 }
 
 /* Cores used per pool over time: one polyline per pool (the busiest 10). */
-static void util_chart(const struct thread_series *s, FILE *out)
+void corecap_html_cpu_chart(const struct thread_series *s, const char *sfx, FILE *out)
 {
 	size_t order[64], n = 0;
 	double ymax = 0.25, plot_w = CHART_W - CHART_L - CHART_R,
@@ -527,14 +531,16 @@ static void util_chart(const struct thread_series *s, FILE *out)
 	fprintf(out, "</svg>\n");
 	if (n_gaps)
 		fprintf(out,
-			"<p class=\"note\" id=\"cc-gaps\">%zu gap%s in the /proc sampler&#39;s "
+			"<p class=\"note\" id=\"cc-gaps%s\">%zu gap%s in the /proc sampler&#39;s "
 			"rows (shaded: no sample for more than %.2f s, the longest %.2f s): the "
 			"sampler was stopped or starved there.</p>\n",
-			n_gaps, n_gaps == 1 ? "" : "s", (double)s->gap_ns / 1e9, longest / 1e9);
+			sfx, n_gaps, n_gaps == 1 ? "" : "s", (double)s->gap_ns / 1e9,
+			longest / 1e9);
 }
 
 /* The top table of the page's cpu and wall stacks (html_views.h): the flame graphs' own trees. */
-static int top_views(const struct html_report *h, FILE *out)
+int corecap_html_top_views(const struct html_report *h, const char *sfx, bool with_flames,
+			   FILE *out)
 {
 	struct html_view_stacks v[HTML_MAX_FLAMES];
 	size_t n = 0;
@@ -548,7 +554,7 @@ static int top_views(const struct html_report *h, FILE *out)
 							   .unit = h->flames[i].opts.unit,
 							   .folded = h->flames[i].folded};
 	}
-	return corecap_html_views(v, n, out);
+	return corecap_html_views_at(v, n, sfx, with_flames, out);
 }
 
 int corecap_html_report_render(const struct html_report *h, FILE *out)
@@ -564,11 +570,11 @@ int corecap_html_report_render(const struct html_report *h, FILE *out)
 	if (corecap_html_paths(h->report, out))
 		return -EIO;
 	corecap_html_ceph_tables(h->report, out);
-	util_chart(h->series, out);
+	corecap_html_cpu_chart(h->series, "", out);
 	pools_table(h->report, out);
 	threads_table(h->report, out);
 	locks_table(h->report, out);
-	if (top_views(h, out))
+	if (corecap_html_top_views(h, "", true, out))
 		return -EIO;
 	for (size_t i = 0; i < h->n_flames; i++) {
 		struct flame_svg_opts o = h->flames[i].opts;

@@ -15,6 +15,7 @@
 #ifndef CORECAP_HTML_REPORT_H
 #define CORECAP_HTML_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -44,5 +45,17 @@ struct html_report {
 
 /* 0, or -EIO when writing failed. */
 int corecap_html_report_render(const struct html_report *h, FILE *out);
+
+/*
+ * Parts of the page that a page of several daemons repeats per daemon
+ * (render_multi.c), each id ending in sfx (html_views.h): the page's
+ * <style> element; the CPU per pool over time with its gap marks (s NULL:
+ * a line saying there is none); the top table of h's cpu and wall stacks
+ * (h->flames; with_flames: their graphs follow on the page).
+ */
+void corecap_html_report_style(FILE *out);
+void corecap_html_cpu_chart(const struct thread_series *s, const char *sfx, FILE *out);
+int corecap_html_top_views(const struct html_report *h, const char *sfx, bool with_flames,
+			   FILE *out);
 
 #endif

@@ -2,9 +2,11 @@
 
 #include "html_escape.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * The views' script (html_views.h): it reads the folded text of each
@@ -13,17 +15,17 @@
  * change of kind. It fetches nothing.
  */
 static const char script[] =
-	"(function () {\n"
+	"(function (sfx) {\n"
 	"  'use strict';\n"
-	"  var box = document.getElementById('cc-views');\n"
+	"  var box = document.getElementById('cc-views' + sfx);\n"
 	"  if (!box)\n"
 	"    return;\n"
 	"  var kinds = {}, cur = null, sortKey = 'self', desc = true, selected = null;\n"
-	"  var sel = document.getElementById('cc-kind'), input = "
-	"document.getElementById('cc-search');\n"
-	"  var tbody = document.querySelector('#cc-top tbody'), shown = "
-	"document.getElementById('cc-shown');\n"
-	"  var peek = document.getElementById('cc-peek');\n"
+	"  var sel = document.getElementById('cc-kind' + sfx), input = "
+	"document.getElementById('cc-search' + sfx);\n"
+	"  var tbody = document.querySelector('#cc-top' + sfx + ' tbody'), shown = "
+	"document.getElementById('cc-shown' + sfx);\n"
+	"  var peek = document.getElementById('cc-peek' + sfx);\n"
 	"\n"
 	"  /* The folded text: \"a;b;c W\" per line, as corecap flame prints it. */\n"
 	"  function parse(text) {\n"
@@ -118,7 +120,7 @@ static const char script[] =
 	"    tbody.appendChild(frag);\n"
 	"    shown.textContent = n + ' of ' + k.rows.length + ' functions shown; their self: ' +\n"
 	"      selfSum + ' of ' + k.total + ' ' + k.unit + ' (' + pct(selfSum, k.total) + '%)';\n"
-	"    document.querySelectorAll('#cc-top th').forEach(function (th) {\n"
+	"    document.querySelectorAll('#cc-top' + sfx + ' th').forEach(function (th) {\n"
 	"      th.setAttribute('data-order', th.getAttribute('data-k') === sortKey ? (desc ? "
 	"'desc' : 'asc') : '');\n"
 	"    });\n"
@@ -146,11 +148,11 @@ static const char script[] =
 	"    });\n"
 	"    peek.textContent = '';\n"
 	"    var h = document.createElement('h3');\n"
-	"    h.id = 'cc-peek-fn';\n"
+	"    h.id = 'cc-peek-fn' + sfx;\n"
 	"    h.textContent = fn;\n"
 	"    peek.appendChild(h);\n"
 	"    var p = document.createElement('p');\n"
-	"    p.id = 'cc-peek-sum';\n"
+	"    p.id = 'cc-peek-sum' + sfx;\n"
 	"    p.textContent = 'total ' + total + ' ' + k.unit + ' (' + pct(total, k.total) + '%), "
 	"self ' + self +\n"
 	"      ' (' + pct(self, k.total) + '%)';\n"
@@ -158,7 +160,7 @@ static const char script[] =
 	"    [['callers', callers, 'caller'], ['callees', callees, 'callee']].forEach(function "
 	"(part) {\n"
 	"      var t = document.createElement('table'), tr = document.createElement('tr');\n"
-	"      t.id = 'cc-' + part[0];\n"
+	"      t.id = 'cc-' + part[0] + sfx;\n"
 	"      ['' + part[2], k.unit, '% of ' + fn.slice(0, 40)].forEach(function (x) {\n"
 	"        var th = document.createElement('th');\n"
 	"        th.textContent = x;\n"
@@ -181,7 +183,8 @@ static const char script[] =
 	"    render();\n"
 	"  }\n"
 	"\n"
-	"  document.querySelectorAll('script.cc-folded').forEach(function (el) {\n"
+	"  document.querySelectorAll('script.cc-folded[data-views=\"' + sfx + "
+	"'\"]').forEach(function (el) {\n"
 	"    var k = parse(JSON.parse(el.textContent));\n"
 	"    k.unit = el.getAttribute('data-unit');\n"
 	"    k.rows = tops(k);\n"
@@ -222,7 +225,7 @@ static const char script[] =
 	"    document.addEventListener('DOMContentLoaded', bindFlames);\n"
 	"  else\n"
 	"    bindFlames();\n"
-	"  document.querySelectorAll('#cc-top th').forEach(function (th) {\n"
+	"  document.querySelectorAll('#cc-top' + sfx + ' th').forEach(function (th) {\n"
 	"    th.addEventListener('click', function () {\n"
 	"      var key = th.getAttribute('data-k');\n"
 	"      desc = key === sortKey ? !desc : key !== 'name';\n"
@@ -232,9 +235,16 @@ static const char script[] =
 	"  });\n"
 	"  box.removeAttribute('hidden');\n"
 	"  render();\n"
-	"})();\n";
+	"})"; /* called with the instance's id suffix: corecap_html_views_at() */
 
-static int embed_stacks(const struct html_view_stacks *v, FILE *out)
+const char corecap_html_views_css[] =
+	"[id^=cc-views] .cc-split{display:flex;gap:1.5em;align-items:flex-start;flex-wrap:wrap}\n"
+	"[id^=cc-views] .cc-scroll{max-height:34em;overflow-y:auto}\n"
+	"[id^=cc-views] th{cursor:pointer}[id^=cc-views] th[data-order=desc]::after{content:' "
+	"\\25BE'}[id^=cc-views] th[data-order=asc]::after{content:' \\25B4'}\n"
+	".cc-fn{cursor:pointer;font-family:monospace}tr.cc-sel td{background:#fff0c0}\n";
+
+static int embed_stacks(const struct html_view_stacks *v, const char *sfx, FILE *out)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -250,8 +260,8 @@ static int embed_stacks(const struct html_view_stacks *v, FILE *out)
 	if (!ret) {
 		fprintf(out,
 			"<script type=\"application/json\" class=\"cc-folded\" "
-			"data-kind=\"%s\" data-unit=\"%s\">\"",
-			v->kind, v->unit ? v->unit : "samples");
+			"data-kind=\"%s\" data-unit=\"%s\" data-views=\"%s\">\"",
+			v->kind, v->unit ? v->unit : "samples", sfx);
 		corecap_json_escape(out, text);
 		fputs("\"</script>\n", out);
 	}
@@ -261,42 +271,63 @@ static int embed_stacks(const struct html_view_stacks *v, FILE *out)
 
 int corecap_html_views(const struct html_view_stacks *v, size_t n, FILE *out)
 {
+	return corecap_html_views_at(v, n, "", true, out);
+}
+
+/* An id suffix goes into ids and a JS string literal unescaped: letters, digits and '-' only. */
+static bool sfx_ok(const char *sfx)
+{
+	for (const char *c = sfx; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '-')
+			return false;
+	return strlen(sfx) < 32;
+}
+
+int corecap_html_views_at(const struct html_view_stacks *v, size_t n, const char *sfx,
+			  bool with_flames, FILE *out)
+{
 	int ret;
 
 	if (!n)
 		return 0;
-	fputs("<h2 id=\"cc-top-h\">Top functions</h2>\n"
-	      "<p>Per function, as <code>pprof -top</code>: <b>self</b> is the weight of the "
-	      "stacks whose innermost frame it is, <b>total</b> that of the stacks holding it "
-	      "anywhere (once per stack). Counted from the flame graphs&#39; own stacks below "
-	      "(the lines <code>corecap flame</code> prints), so the self column sums to the "
-	      "graph&#39;s total. Click a header to sort, type in the search (a regular "
-	      "expression, else a substring), click a function for its callers and callees "
-	      "(as <code>pprof -peek</code>), or click it in the flame graph.</p>\n"
-	      "<noscript><p class=\"note\">The table needs the page&#39;s script.</p>"
-	      "</noscript>\n"
-	      "<div id=\"cc-views\" hidden>\n<p><label>stacks <select id=\"cc-kind\">",
-	      out);
+	if (!sfx_ok(sfx))
+		return -EINVAL;
+	fprintf(out,
+		"<h2 id=\"cc-top-h%s\">Top functions</h2>\n"
+		"<p>Per function, as <code>pprof -top</code>: <b>self</b> is the weight of the "
+		"stacks whose innermost frame it is, <b>total</b> that of the stacks holding it "
+		"anywhere (once per stack). Counted from %s (the lines <code>corecap flame</code> "
+		"prints), so the self column sums to their total. Click a header to sort, type in "
+		"the search (a regular expression, else a substring), click a function for its "
+		"callers and callees (as <code>pprof -peek</code>)%s.</p>\n"
+		"<noscript><p class=\"note\">The table needs the page&#39;s script.</p>"
+		"</noscript>\n"
+		"<div id=\"cc-views%s\" hidden>\n<p><label>stacks <select id=\"cc-kind%s\">",
+		sfx,
+		with_flames ? "the flame graphs&#39; own stacks below" : "the daemon&#39;s stacks",
+		with_flames ? ", or click it in the flame graph" : "", sfx, sfx);
 	for (size_t i = 0; i < n; i++) {
 		fprintf(out, "<option value=\"%s\">%s (%" PRIu64 " %s)</option>", v[i].kind,
 			v[i].kind, v[i].folded->nodes[FOLDED_ROOT].total[0],
 			v[i].unit ? v[i].unit : "samples");
 	}
-	fputs("</select></label> <label>search <input id=\"cc-search\" type=\"search\" "
-	      "size=\"30\" placeholder=\"function (regular expression)\"></label> "
-	      "<span id=\"cc-shown\"></span></p>\n"
-	      "<div class=\"cc-split\"><div class=\"cc-scroll\"><table id=\"cc-top\"><thead><tr>"
-	      "<th data-k=\"name\">function</th><th data-k=\"self\">self</th>"
-	      "<th data-k=\"self\">self %</th><th data-k=\"total\">total</th>"
-	      "<th data-k=\"total\">total %</th></tr></thead><tbody></tbody></table></div>\n"
-	      "<div id=\"cc-peek\">Click a function for its callers and callees.</div></div>\n"
-	      "</div>\n",
-	      out);
+	fprintf(out,
+		"</select></label> <label>search <input id=\"cc-search%s\" type=\"search\" "
+		"size=\"30\" placeholder=\"function (regular expression)\"></label> "
+		"<span id=\"cc-shown%s\"></span></p>\n"
+		"<div class=\"cc-split\"><div class=\"cc-scroll\"><table "
+		"id=\"cc-top%s\"><thead><tr>"
+		"<th data-k=\"name\">function</th><th data-k=\"self\">self</th>"
+		"<th data-k=\"self\">self %%</th><th data-k=\"total\">total</th>"
+		"<th data-k=\"total\">total %%</th></tr></thead><tbody></tbody></table></div>\n"
+		"<div id=\"cc-peek%s\">Click a function for its callers and callees.</div></div>\n"
+		"</div>\n",
+		sfx, sfx, sfx, sfx);
 	for (size_t i = 0; i < n; i++) {
-		ret = embed_stacks(&v[i], out);
+		ret = embed_stacks(&v[i], sfx, out);
 		if (ret)
 			return ret;
 	}
-	fprintf(out, "<script>\n%s</script>\n", script);
+	fprintf(out, "<script>\n%s('%s');\n</script>\n", script, sfx);
 	return ferror(out) ? -EIO : 0;
 }

@@ -20,6 +20,7 @@
 #ifndef CORECAP_HTML_VIEWS_H
 #define CORECAP_HTML_VIEWS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -33,5 +34,18 @@ struct html_view_stacks {
 
 /* The section (nothing when n is 0). 0, -ENOMEM, or -EIO when writing failed. */
 int corecap_html_views(const struct html_view_stacks *v, size_t n, FILE *out);
+
+/*
+ * The same, one of several on a page (a run of several daemons, one per
+ * daemon): every id of the section ends in sfx (letters, digits, '-';
+ * -EINVAL otherwise), its stacks and script answer to it alone;
+ * corecap_html_views() is sfx "" with flame graphs. with_flames: the page
+ * has the stacks' flame graphs below (the text says so).
+ */
+int corecap_html_views_at(const struct html_view_stacks *v, size_t n, const char *sfx,
+			  bool with_flames, FILE *out);
+
+/* The section's style rules (any suffix), for the page's <style>. */
+extern const char corecap_html_views_css[];
 
 #endif

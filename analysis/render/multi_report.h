@@ -62,7 +62,15 @@ struct multi_report {
 /* Both return 0, or a negative errno (-EIO when writing failed). */
 int corecap_render_multi_text(const struct multi_report *m, FILE *out);
 int corecap_render_multi_json(const struct multi_report *m, FILE *out);
-/* A page of the merged view and each daemon's report (text); its own page: html RUN:PID. */
-int corecap_render_multi_html(const struct multi_report *m, FILE *out);
+struct html_report;
+
+/*
+ * A page of the merged view and, per daemon, the single page's CPU chart
+ * with its gap marks and top table (pages[i]: the series and the cpu and
+ * wall stacks of m->s[i]; pages NULL or a pages[i].report NULL: none)
+ * and its report (text); its own page: html RUN:PID.
+ */
+int corecap_render_multi_html(const struct multi_report *m, const struct html_report *pages,
+			      FILE *out);
 
 #endif

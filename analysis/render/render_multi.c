@@ -2,7 +2,9 @@
  * The rendering of a run of several daemons (render/multi_report.h): the
  * merged view of the box first (its verdict, cores, pools across daemons),
  * then each daemon's own report exactly as `corecap report RUN/daemons/PID`
- * prints it. JSON: the same, with each daemon's report object nested.
+ * prints it. JSON: the same, with each daemon's report object nested. The
+ * page: the same, each daemon's section led by the single page's CPU chart
+ * (gap marks) and top table (html_report.h, html_views.h).
  */
 #include "multi_report.h"
 
@@ -13,6 +15,7 @@
 #include <json-c/json.h>
 
 #include "html_escape.h"
+#include "html_report.h"
 #include "render_common.h"
 
 static double pct(uint64_t part, uint64_t whole)
@@ -172,31 +175,47 @@ static int daemon_part(const struct multi_report *m, const struct report *r, FIL
 	return corecap_render_text(r, out);
 }
 
-int corecap_render_multi_html(const struct multi_report *m, FILE *out)
+int corecap_render_multi_html(const struct multi_report *m, const struct html_report *pages,
+			      FILE *out)
 {
 	int ret;
 
-	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>corecap: ", out);
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	      "<link rel=\"icon\" href=\"data:,\"><title>corecap: ",
+	      out);
 	corecap_html_escape(out, m->run_dir, 0);
-	fputs("</title></head>\n<body>\n<h1>corecap: ", out);
+	fputs("</title>\n", out);
+	corecap_html_report_style(out); /* the single page's, for the same parts */
+	fputs("</head>\n<body>\n<h1>corecap: ", out);
 	corecap_html_escape(out, m->run_dir, 0);
 	fprintf(out, " (%zu daemons)</h1>\n<h2>The box, merged</h2>\n<pre>", m->n);
 	ret = escaped(out, merged_part, m, NULL);
 	fputs("</pre>\n", out);
 	for (size_t i = 0; i < m->n && !ret; i++) {
-		char label[128];
+		const struct html_report *pg = pages && pages[i].report ? &pages[i] : NULL;
+		char label[128], sfx[24];
 
 		daemon_label(m->s[i].d, label, sizeof(label));
-		fputs("<details><summary>", out);
+		/* The single page's chart (its gap marks) and top table, ids of this daemon. */
+		snprintf(sfx, sizeof(sfx), "-%d", m->s[i].d->pid);
+		fprintf(out, "<section id=\"cc-daemon%s\">\n<h2>", sfx);
 		corecap_html_escape(out, label, 0);
-		fprintf(out, "</summary>\n<p>Its own page: <code>corecap html ");
+		fputs("</h2>\n", out);
+		if (pg) {
+			corecap_html_cpu_chart(pg->series, sfx, out);
+			ret = corecap_html_top_views(pg, sfx, false, out);
+			if (ret)
+				break;
+		}
+		fputs("<details><summary>Its report (text)</summary>\n", out);
+		fprintf(out, "<p>Its own page: <code>corecap html ");
 		corecap_html_escape(out, m->run_dir, 0);
 		fprintf(out, ":%d</code></p>\n<pre>", m->s[i].d->pid);
 		if (m->s[i].r)
 			ret = escaped(out, daemon_part, m, m->s[i].r);
 		else
 			corecap_html_escape(out, m->s[i].why_not, 0);
-		fputs("</pre></details>\n", out);
+		fputs("</pre></details>\n</section>\n", out);
 	}
 	fputs("</body></html>\n", out);
 	if (!ret && ferror(out))

@@ -101,7 +101,7 @@ expect_calc "browser checks passed" "$(grep -c '^ok: ' "$WORK/drive.out" || true
 python3 - "$WORK/page.html" "$WORK/bare.html" <<'PY'
 import re, sys
 s = open(sys.argv[1]).read()
-s = re.sub(r"<script>\n\(function \(\) \{\n  'use strict';\n  var box = document.getElementById\('cc-views'\);.*?</script>\n", "", s, flags=re.S)
+s = re.sub(r"<script>\n\(function \(sfx\) \{\n  'use strict';\n  var box = document.getElementById\('cc-views' \+ sfx\);.*?</script>\n", "", s, flags=re.S)
 open(sys.argv[2], "w").write(s.replace(' data-fit="1"', ""))
 PY
 mkdir "$WORK/profile-bare"

@@ -7,6 +7,7 @@ exit 1 on a failure.
 
 usage: html_views_browser.py CHROMEDRIVER CHROMIUM PROFILE_DIR views PAGE.html KIND=FOLDED... [GAP_FROM_S GAP_TO_S]
        html_views_browser.py CHROMEDRIVER CHROMIUM PROFILE_DIR diff PAGE.html DIFF.folded
+       html_views_browser.py CHROMEDRIVER CHROMIUM PROFILE_DIR multi PAGE.html GAP_FROM_S GAP_TO_S PID:KIND=FOLDED...
 
 views: for each KIND (cpu, wall) the top table's rows are the folded
 stacks' functions, self (innermost frame) and total (anywhere, once per
@@ -18,6 +19,12 @@ GAP_FROM_S and GAP_TO_S a gap mark on the CPU chart overlaps that time.
 diff: every frame of the differential flame graph is as wide as B's
 folded weight under its stack prefix, its tooltip's change is B - A,
 red where it grew and blue where it shrank.
+multi: the page of a run of several daemons: in each daemon's section
+(#cc-daemon-PID) the top table of each KIND (its ids ending in -PID) as
+views checks it, against that daemon's folded stacks; a click on a
+function in one daemon's table shows its callers there and leaves the
+other daemons' views alone; one gap mark on each daemon's CPU chart over
+GAP_FROM_S-GAP_TO_S and none elsewhere.
 """
 import json
 import re
@@ -295,6 +302,59 @@ return false;""", kind, fn)
         want_self, want_total = tops(stacks)
         for part in (sorting_and_search, callers_and_callees, fit_to_window, gap_marks):
             section(part)
+    elif mode == "multi":
+        gap = (float(rest[0]), float(rest[1]))
+        per = defaultdict(list)
+        for a in rest[2:]:
+            pid, kv = a.split(":", 1)
+            per[pid].append(kv.split("=", 1))
+        sections = js("return [].map.call(document.querySelectorAll('section[id^=cc-daemon-]'), function (x) { return x.id; });")
+        check(f"one section per daemon ({sections})", sorted(sections) == sorted(f"cc-daemon-{p}" for p in per))
+        for pid, kinds in per.items():
+            sfx = f"-{pid}"
+            opts = js("return [].map.call(document.querySelectorAll('#cc-kind' + arguments[0] + ' option'), function (o) { return o.value; });", sfx)
+            check(f"PID {pid}: the stacks offered are {[k for k, _ in kinds]} ({opts})", opts == [k for k, _ in kinds])
+            for kind, path in kinds:
+                stacks = read_folded(path)
+                total = sum(w for _, (w,) in stacks)
+                want_self, want_total = tops(stacks)
+                js("var s = document.getElementById('cc-kind' + arguments[1]); s.value = arguments[0];"
+                   "s.dispatchEvent(new Event('change'));", kind, sfx)
+                got = rows(f"#cc-top{sfx} tbody")
+                names = [r[0] for r in got]
+                check(f"PID {pid} {kind}: one row per function of its folded stacks ({len(got)})",
+                      sorted(names) == sorted(want_total) and len(set(names)) == len(names) and names)
+                bad = [r for r in got if int(r[1]) != want_self.get(r[0], 0) or int(r[3]) != want_total.get(r[0], -1)]
+                check(f"PID {pid} {kind}: each function's self and total = its folded stacks'", not bad, str(bad[:3]))
+                ssum = sum(int(r[1]) for r in got)
+                check(f"PID {pid} {kind}: the self column sums to the folded total ({ssum} = {total})", ssum == total and total > 0)
+                inside = js("return !!document.querySelector('#cc-daemon' + arguments[0] + ' #cc-top' + arguments[0]);", sfx)
+                check(f"PID {pid}: its table is in its own section", inside)
+            marks = js("""return [].map.call(document.querySelectorAll('#cc-daemon' + arguments[0] + ' g.cc-gap'), function (g) {
+      var r = g.querySelector('rect').getBoundingClientRect();
+      return {from: +g.getAttribute('data-from-s'), to: +g.getAttribute('data-to-s'), w: r.width, h: r.height};
+    });""", sfx)
+            hit = [m for m in marks if m["from"] < gap[1] and m["to"] > gap[0] and m["w"] > 1 and m["h"] > 10]
+            check(f"PID {pid}: one gap mark on its CPU chart over the sampler's stop ({gap[0]:.2f}-{gap[1]:.2f} s)", len(hit) == 1, str(marks))
+            check(f"PID {pid}: no mark elsewhere", len(marks) == len(hit), str(marks))
+        # A click in the first daemon's table: its callers there, the others untouched.
+        pids = list(per)
+        first, kinds0 = pids[0], per[pids[0]]
+        kind, path = kinds0[0]
+        stacks = read_folded(path)
+        _, want_total = tops(stacks)
+        fn = next((n for n in sorted(want_total, key=lambda n: -want_total[n])
+                   if any(k != "(none: outermost frame)" for k in peek(stacks, n)[0])), None)
+        others = {p: js("return document.getElementById('cc-peek-' + arguments[0]).textContent;", p) for p in pids[1:]}
+        js("var s = document.getElementById('cc-kind-' + arguments[1]); s.value = arguments[0];"
+           "s.dispatchEvent(new Event('change'));", kind, first)
+        js("""var rows = document.querySelectorAll('#cc-top-' + arguments[1] + ' tbody tr');
+    for (var i = 0; i < rows.length; i++) if (rows[i].cells[0].textContent === arguments[0]) { rows[i].click(); break; }""", fn, first)
+        want_c, _ = peek(stacks, fn)
+        got_c = {r[0]: int(r[1]) for r in rows(f"#cc-callers-{first}")}
+        check(f"PID {first}: a click on {fn} shows its callers from its folded stacks ({len(got_c)})", got_c == want_c and got_c, f"{got_c} vs {want_c}")
+        after = {p: js("return document.getElementById('cc-peek-' + arguments[0]).textContent;", p) for p in pids[1:]}
+        check("the other daemons' views are untouched", after == others)
     else:
         stacks = read_folded(rest[0], 2)
         pre = defaultdict(lambda: [0, 0])
