@@ -199,7 +199,8 @@ static int load(const char *arg, void **out, size_t *len, char *maps_file, size_
 	}
 	if (ret < 0 || !corecap_stats_valid(buf, *len) ||
 	    (pid && ((const struct corecap_stats_header *)buf)->pid != pid)) {
-		err("'%s' is not a corecap stats file v%d%s\n", path, CORECAP_STATS_VERSION,
+		err("'%s' is not a corecap stats file of versions %d to %d%s\n", path,
+		    CORECAP_STATS_VERSION_OLDEST, CORECAP_STATS_VERSION,
 		    ret == -EAGAIN ? " (or it never held still)" : "");
 		free(buf);
 		return -EINVAL;
