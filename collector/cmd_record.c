@@ -52,6 +52,7 @@
 #include "run_dir.h"
 #include "stats_snapshot.h"
 #include "stop_watchdog.h"
+#include "timens.h"
 #include "target.h"
 #include "wall_sampler.h"
 #include "wake_probe.h"
@@ -856,6 +857,11 @@ int corecap_cmd_record(int argc, char **argv)
 	if (corecap_target_open(&r->target, r->opts.pid) < 0)
 		goto out_restore;
 	r->have_target = true;
+	/* Before any time is taken: the run's clock is the daemon's (timens.h). */
+	if (corecap_run_clock_follow(r->opts.pid) < 0)
+		corecap_warn("cannot read the time namespace of PID %d: its clock is taken to be "
+			     "corecap's",
+			     (int)r->opts.pid);
 	if (!r->opts.output) {
 		default_output(&r->target, output, sizeof(output));
 		r->opts.output = output;

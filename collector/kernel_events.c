@@ -23,6 +23,7 @@
 #include "kernel_bpf.h"
 #include "kernel_events.h"
 #include "kernel_unwind.h"
+#include "timens.h"
 #include "proc_stat.h"
 #include "run_dir.h"
 #include "mono_clock.h"
@@ -774,6 +775,15 @@ int corecap_kernel_events_init(struct corecap_kernel_events *k, pid_t pid,
 			goto out;
 		}
 	}
+	/* No time namespaces in this kernel (-ENOENT) is the initial one's 0. */
+	ret = corecap_timens_monotonic_offset(0, &k->clock_offset_ns);
+	if (ret < 0 && ret != -ENOENT) {
+		snprintf(why, why_size, "cannot read this process's time namespace offset: %s",
+			 strerror(-ret));
+		goto out;
+	}
+	/* Into the run's clock, the daemon's when its namespace is not ours (mono_clock.h). */
+	k->clock_offset_ns += corecap_run_clock_shift_ns;
 	k->ring_bytes = ring_bytes();
 	k->nr_cpus = (int)sysconf(_SC_NPROCESSORS_CONF);
 	if (k->nr_cpus < 1)
@@ -947,7 +957,8 @@ struct sample {
 	uint64_t dyn_size;
 };
 
-static bool parse_sample(const unsigned char *p, size_t len, bool with_stack, struct sample *s)
+static bool parse_sample(const unsigned char *p, size_t len, bool with_stack, int64_t clock_offset_ns,
+			 struct sample *s)
 {
 	size_t off = sizeof(struct perf_event_header);
 	uint32_t cpu_res[2];
@@ -964,6 +975,7 @@ static bool parse_sample(const unsigned char *p, size_t len, bool with_stack, st
 	TAKE(&s->pid, 4);
 	TAKE(&s->tid, 4);
 	TAKE(&s->time_ns, 8);
+	s->time_ns += (uint64_t)clock_offset_ns; /* the run's clock (timens.h) */
 	TAKE(cpu_res, 8);
 	s->cpu = cpu_res[0];
 	TAKE(&s->raw_bytes, 4);
@@ -1268,7 +1280,7 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 	memcpy(&id, p + sizeof(struct perf_event_header), 8);
 	if (kc->clock_fd >= 0 && id == kc->clock_id) {
 		/* The cpu-clock samples every thread on the CPU: the target's kept. */
-		if (parse_sample(p, len, true, &s) && s.pid == (uint32_t)k->pid)
+		if (parse_sample(p, len, true, k->clock_offset_ns, &s) && s.pid == (uint32_t)k->pid)
 			store_stack(k, STACK_CPU, (int32_t)s.tid, s.cpu, s.time_ns, s.regs, s.stack,
 				    s.stack_size, s.dyn_size);
 		else
@@ -1280,7 +1292,7 @@ static void on_sample(struct corecap_kernel_events *k, struct kernel_cpu *kc, ui
 			ev = e;
 			old = kc->id[e] != id;
 		}
-	if (ev < 0 || !parse_sample(p, len, ev >= CORECAP_KTP_N, &s))
+	if (ev < 0 || !parse_sample(p, len, ev >= CORECAP_KTP_N, k->clock_offset_ns, &s))
 		return;
 	if (kc->dup.check && duplicate(kc, ev, old, &s)) {
 		k->stats.duplicates++;
@@ -1404,8 +1416,10 @@ static void on_lost(struct corecap_kernel_events *k, uint32_t cpu, const unsigne
 	if (off + 16 > len)
 		return;
 	memcpy(&lost, p + off + 8, 8);
-	if (off + 16 + 8 + 8 <= len)
+	if (off + 16 + 8 + 8 <= len) {
 		memcpy(&time_ns, p + off + 16 + 8, 8);
+		time_ns += (uint64_t)k->clock_offset_ns;
+	}
 	k->stats.lost_total += lost;
 	k->stats.lost_per_cpu[cpu] += lost;
 	r = out_reserve(k, CORECAP_KREC_LOST, sizeof(*r), cpu, time_ns);
@@ -1514,7 +1528,7 @@ static int64_t reported_state(uint32_t state, uint32_t exit_state, bool preempt)
 static void *bpf_out(struct corecap_kernel_events *k, const struct kbpf_rec *r, uint16_t type,
 		     uint16_t size, int tp)
 {
-	void *o = out_reserve(k, type, size, r->cpu, r->time_ns);
+	void *o = out_reserve(k, type, size, r->cpu, r->time_ns + (uint64_t)k->clock_offset_ns);
 
 	if (o)
 		k->stats.records[tp]++;
@@ -1620,14 +1634,16 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 
 		if (kind == STACK_CPU) {
 			if (size >= sizeof(*st))
-				store_stack(k, kind, r->tid, r->cpu, r->time_ns,
+				store_stack(k, kind, r->tid, r->cpu,
+					    r->time_ns + (uint64_t)k->clock_offset_ns,
 					    (const uint64_t *)st->regs, st->stack,
 					    sizeof(st->stack), r->copy.bytes);
 			break;
 		}
 		/* Stamped with its record's time: matched by construction. */
 		if (size >= sizeof(*st) &&
-		    store_stack(k, kind, r->tid, r->cpu, r->time_ns, (const uint64_t *)st->regs,
+		    store_stack(k, kind, r->tid, r->cpu, r->time_ns + (uint64_t)k->clock_offset_ns,
+				(const uint64_t *)st->regs,
 				st->stack, sizeof(st->stack), r->copy.bytes))
 			k->stacks[k->n_stacks - 1].matched = true;
 		break;

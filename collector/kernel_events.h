@@ -145,6 +145,9 @@ struct corecap_kernel_events {
 	bool stopped;
 	int stop;		  /* atomic: the reader drains once more and returns */
 	uint64_t window_start_ns; /* atomic: a WINDOW start for the reader to write */
+	/* Added to the kernel's stamps: this process's time namespace offset
+	 * (timens.h), so the files' times are the run's clock; 0 outside one. */
+	int64_t clock_offset_ns;
 	struct corecap_kernel_stats stats;
 };
 

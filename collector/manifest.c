@@ -254,6 +254,7 @@ static struct json_object *kernel_events(const struct corecap_kernel_events *k)
 	    json_object_new_string(st->kernel_filter ? "kernel" : "reader"));
 	put(o, CORECAP_MK_KERNEL_EVENTS_CPUS, json_object_new_int(k->nr_cpus));
 	put(o, CORECAP_MK_KERNEL_EVENTS_RING_BYTES, ju64(k->ring_bytes));
+	put(o, CORECAP_MK_KERNEL_EVENTS_CLOCK_OFFSET_NS, json_object_new_int64(k->clock_offset_ns));
 	put(o, CORECAP_MK_KERNEL_EVENTS_RECORDS, rec);
 	for (int c = 0; c < k->nr_cpus; c++)
 		json_object_array_add(per_cpu, ju64(st->lost_per_cpu ? st->lost_per_cpu[c] : 0));

@@ -8,13 +8,18 @@
 #include <stdint.h>
 #include <time.h>
 
-/* Now, in CLOCK_MONOTONIC nanoseconds. */
+/* Added to every reading: the daemon's time namespace offset less
+ * ours, when they differ (timens.h, corecap_run_clock_follow); else 0. */
+extern int64_t corecap_run_clock_shift_ns;
+
+/* Now, in CLOCK_MONOTONIC nanoseconds of the run's clock (the daemon's). */
 static inline uint64_t corecap_now_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec +
+	       (uint64_t)corecap_run_clock_shift_ns;
 }
 
 /*

@@ -55,12 +55,12 @@ b b pid=$b_pid
 c c comm=refosd
 HOSTS
 bench="$CORECAP_SRC/tests/e2e/hosts_rsh $HOSTS_DIR a sh -c"
-# --no-kernel: a record in a time namespace of its own stamps kernel events
-# in the kernel's clock and its window in the namespace's (docs/hosts.md).
+# With kernel events: each host records in a time namespace of its own, so
+# its kernel records are moved into its clock (collector/timens.c).
 start=$EPOCHREALTIME
 rc=0
 "$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run \
-	--record-opt --no-kernel -- $bench \
+	-- $bench \
 	"$REFBENCH -H $b_addr -p $b_port --no-progress -t 4 -d 3 write & $REFBENCH -H $c_addr -p $c_port --no-progress -t 4 -d 3 write; wait" \
 	>record.out 2>record.err || rc=$?
 echo "record took $(calc "$EPOCHREALTIME - $start") s"
@@ -79,6 +79,19 @@ for h in b c; do
 		{ echo "FAIL: corecap report run/hosts/$h:"; cat "$h.report.err"; }
 	ops=$(json "$h.json" 'd["ops"]["count"]')
 	expect_calc "host $h: corecap report reads its sub-run: the benchmark's ops ($ops)" "$ops > 50"
+	if [ "$(json "run/hosts/$h/manifest.json" "'kernel_events' in d")" = True ]; then
+		# The kernel records in the host's clock: the ops' critical paths hold.
+		koff=$(json "run/hosts/$h/manifest.json" "d['kernel_events']['clock_offset_ns']")
+		expect_calc "host $h: kernel records moved by its namespace's offset ($koff ns)" \
+			"$koff == $(cat "$HOSTS_DIR/$h.offset") * 1e9"
+		expect_eq "host $h: every op has a critical path" 0 \
+			"$(json "$h.json" "d['ops']['critical_path_conservation']['ops_without_path']")"
+		q=$(json "$h.json" "d['ops']['by_type']['write']['critical_path_us']['queue']")
+		lat=$(json "$h.json" "d['ops']['by_type']['write']['latency_us']['avg']")
+		expect_calc "host $h: little of the path left as queue ($q of $lat us)" "$q <= 0.1 * $lat"
+	else
+		echo "host $h: no kernel events here (the sub-run has none): the critical path is not checked"
+	fi
 	true_ns=$(calc "$(cat "$HOSTS_DIR/$h.offset") * 1e9")
 	clk() { json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['clock']$1"; }
 	got=$(clk "['start']['offset_ns']") bound=$(clk "['start']['bound_ns']")

@@ -29,8 +29,10 @@
  *    a trailing fragment shorter than its `size` is to be ignored.
  *  - Times are CLOCK_MONOTONIC nanoseconds of the recording host
  *    (perf_event_attr.use_clockid, clockid CLOCK_MONOTONIC; eBPF:
- *    bpf_ktime_get_ns): the clock of
- *    the LTTng trace, threads.tsv and wall.samples.
+ *    bpf_ktime_get_ns) as the collector reads that clock: the clock of
+ *    the LTTng trace, threads.tsv and wall.samples. A collector in a time
+ *    namespace adds the namespace's offset to the kernel's stamps, which
+ *    carry none (manifest kernel_events.clock_offset_ns).
  *  - events.bin is ordered by time within one CPU's records, not across
  *    CPUs (perf: one ring buffer per CPU, drained in turn; eBPF: one
  *    ring, each drain sorted by CPU and time): sort by time_ns

@@ -170,6 +170,7 @@
 	X(KERNEL_EVENTS_FILTER, KERNEL_EVENTS, "filter", 0)                                        \
 	X(KERNEL_EVENTS_CPUS, KERNEL_EVENTS, "cpus", 0)                                            \
 	X(KERNEL_EVENTS_RING_BYTES, KERNEL_EVENTS, "ring_bytes", 0)                                \
+	X(KERNEL_EVENTS_CLOCK_OFFSET_NS, KERNEL_EVENTS, "clock_offset_ns", 0)                      \
 	X(KERNEL_EVENTS_RECORDS, KERNEL_EVENTS, "records", CORECAP_MK_F_OBJ)                       \
 	X(KERNEL_EVENTS_RECORDS_SWITCH, KERNEL_EVENTS_RECORDS, "switch", 0)                        \
 	X(KERNEL_EVENTS_RECORDS_WAKING, KERNEL_EVENTS_RECORDS, "waking", 0)                        \
