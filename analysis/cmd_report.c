@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build/hosts_build.h"
 #include "build/multi_build.h"
 #include "build/report_build.h"
 #include "build/scale_build.h"
@@ -225,6 +226,32 @@ static int report_multi(const struct report_cmd_opts *o)
 	return ret ? 1 : 0;
 }
 
+/* A run of several hosts: the system's verdict, then each host's report. */
+static int report_hosts(const struct report_cmd_opts *o)
+{
+	const struct hosts_report *m;
+	struct hosts_build hb;
+	int ret;
+
+	if (o->dump_ops || o->check_conservation) {
+		corecap_error("'%s' is a run of several hosts: --dump-ops and "
+			      "--check-conservation take one host's run, RUN/hosts/NAME",
+			      o->run);
+		return 2;
+	}
+	ret = corecap_hosts_build(&hb, o->run, o->symfs, &o->build, &m);
+	if (!ret) {
+		ret = o->json ? corecap_render_hosts_json(m, stdout)
+			      : corecap_render_hosts_text(m, stdout);
+		if (!ret && fflush(stdout))
+			ret = -EIO;
+		if (ret)
+			corecap_error("cannot write the report: %s", strerror(-ret));
+	}
+	corecap_hosts_build_release(&hb);
+	return ret ? 1 : 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	struct report_job j = {0};
@@ -238,6 +265,8 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	if (corecap_multi_run_is(j.o.run))
 		return report_multi(&j.o);
+	if (corecap_hosts_run_is(j.o.run))
+		return report_hosts(&j.o);
 	if (j.o.dump_ops) {
 		if (corecap_out_file_open(&j.dump_file, j.o.dump_ops) < 0)
 			return 1;

@@ -333,7 +333,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 			 CORECAP_RUN_VERSION_MULTI);
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
-	if (d == CORECAP_RUN_VERSION_HOSTS) {
+	if (d == CORECAP_RUN_VERSION_HOSTS && !m->accept_hosts) {
 		v = get(root, CORECAP_MK_HOSTS);
 		snprintf(why, sizeof(why),
 			 "a run of %zu hosts (format version %d): name one host's run, "
@@ -343,9 +343,10 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 			 CORECAP_RUN_VERSION_HOSTS);
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
-	if (m->accept_multi ? d != CORECAP_RUN_VERSION_MULTI
-			    : !(d >= CORECAP_RUN_VERSION_OLDEST && d <= CORECAP_RUN_VERSION) ||
-				      d != (double)(int)d) {
+	if (m->accept_multi   ? d != CORECAP_RUN_VERSION_MULTI
+	    : m->accept_hosts ? d != CORECAP_RUN_VERSION_HOSTS
+			      : !(d >= CORECAP_RUN_VERSION_OLDEST && d <= CORECAP_RUN_VERSION) ||
+					d != (double)(int)d) {
 		snprintf(why, sizeof(why),
 			 "unsupported run format version %g (this corecap reads versions %d-%d)", d,
 			 CORECAP_RUN_VERSION_OLDEST, CORECAP_RUN_VERSION);

@@ -51,6 +51,8 @@ struct run_manifest {
 	/* Set before corecap_manifest_load: a run of several daemons (version
 	 * CORECAP_RUN_VERSION_MULTI) is read too (read/multi_run.h), not refused. */
 	bool accept_multi;
+	/* The same for a run of several hosts (CORECAP_RUN_VERSION_HOSTS, read/hosts_run.h). */
+	bool accept_hosts;
 	bool partial;
 	const char *partial_reason;
 	int32_t pid;	       /* -1 if absent */

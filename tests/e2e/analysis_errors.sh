@@ -45,11 +45,14 @@ run=$(copy_run version5)
 sed -i 's/"version": 1,/"version": 5,/' "$run/manifest.json"
 expect_fail_naming "manifest of version 5 (from the future)" \
 	"'$run/manifest.json': unsupported run format version 5" "$CORECAP" report "$run"
-# Version 4 is a run of several hosts: each host's run is reported alone.
+# Version 4 is a run of several hosts: report reads its hosts[] (none
+# here), the other commands take one host's run.
 run=$(copy_run version4)
 sed -i 's/"version": 1,/"version": 4,/' "$run/manifest.json"
-expect_fail_naming "manifest of version 4 (several hosts)" \
-	"name one host's run, RUN/hosts/NAME" "$CORECAP" report "$run"
+expect_fail_naming "manifest of version 4 (several hosts) without hosts" \
+	"'$run/manifest.json': a run of several hosts without 'hosts'" "$CORECAP" report "$run"
+expect_fail_naming "html of a run of several hosts" \
+	"name one host's run, RUN/hosts/NAME" "$CORECAP" html -o "$WORK/v4.html" "$run"
 
 run=$(copy_run emptywin)
 python3 - "$run/manifest.json" <<'PY'

@@ -123,8 +123,29 @@ rc=0
 expect_eq "every key of the hosts' manifest is in manifest_keys.h" 0 "$rc"
 cat paths.check
 expect_true "and it has hosts[].clock.end.bound_ns" grep -qx 'hosts\[\].clock.end.bound_ns' paths
-expect_exit_naming "report of the whole run: refused, naming a host's run" 1 \
-	"a run of 2 hosts (format version 4): name one host's run, RUN/hosts/NAME" "$CORECAP" report run
+# The whole run's report: the system's verdict (the host with the least
+# headroom), a line per host, then each host's own report as it is alone.
+"$CORECAP" report run >whole.txt 2>whole.err || { echo "FAIL: corecap report run:"; cat whole.err; exit 1; }
+"$CORECAP" report --json run >whole.json 2>whole.json.err ||
+	{ echo "FAIL: corecap report --json run:"; cat whole.json.err; exit 1; }
+sed -n '1,/^========/p' whole.txt
+expect_eq "JSON: the format and its hosts" "corecap-report-hosts b c" \
+	"$(json whole.json "d['format'] + ' ' + ' '.join(h['name'] for h in d['hosts'])")"
+least=$(json whole.json "min((h for h in d['hosts'] if h['report'] and h['report']['diagnosis']['headroom']), key=lambda h: h['report']['diagnosis']['headroom'])['name']")
+expect_eq "JSON: the system's host is the one with the least headroom" "$least" "$(json whole.json "d['system']['host']")"
+expect_calc "JSON: its headroom is that host's" \
+	"$(json whole.json "d['system']['headroom']") == $(json whole.json "round([h for h in d['hosts'] if h['name'] == '$least'][0]['report']['diagnosis']['headroom'], 3)")"
+headline=$(json "$least.json" "d['diagnosis']['headline']")
+expect_true "text: SYSTEM names it with the headline its own report gives" \
+	grep -qxF "SYSTEM     host $least's daemon binds first: $headline" whole.txt
+for h in b c; do
+	expect_eq "host $h: its nested report's headline is its own report's" \
+		"$(json "$h.json" "d['diagnosis']['headline']")" \
+		"$(json whole.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['report']['diagnosis']['headline']")"
+	expect_true "text: host $h has its section" grep -q "^======== host [12] of 2: $h, refosd (pid " whole.txt
+	expect_true "text: host $h has its line with its clock" \
+		grep -qE "^           $h +refosd \(pid [0-9]+\) +complete .* [+-][0-9]+\.[0-9]{6} s \+- [0-9.]+ us" whole.txt
+done
 # One window: each host's own window, in its own clock, brought to the
 # recording host's by its offset, covers the top-level window (the hosts
 # start theirs before the benchmark and end them after, all at once), by

@@ -1,0 +1,193 @@
+#include "hosts_run.h"
+#include "run_file.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <corecap/diag.h>
+#include <corecap/manifest_keys.h>
+#include <corecap/run_format.h>
+
+/* The longest host name record --hosts accepts (collector/host_spec.h). */
+#define HOSTS_NAME_MAX 32
+
+static char *manifest_path(const char *dir)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/" CORECAP_RUN_MANIFEST, dir) < 0)
+		return NULL;
+	return p;
+}
+
+bool corecap_hosts_run_is(const char *dir)
+{
+	char *path = manifest_path(dir), *why = NULL;
+	json_object *root = NULL, *v = NULL;
+	bool yes;
+
+	if (!path)
+		return false;
+	/* Through run_file: a FIFO in its place must not block. */
+	if (corecap_run_file_json(path, &root, &why) == 0 &&
+	    json_object_is_type(root, json_type_object))
+		v = json_object_object_get(root, corecap_mk(CORECAP_MK_VERSION));
+	yes = v && json_object_is_type(v, json_type_int) &&
+	      json_object_get_int(v) == CORECAP_RUN_VERSION_HOSTS;
+	json_object_put(root);
+	free(why);
+	free(path);
+	return yes;
+}
+
+static json_object *get(json_object *o, enum corecap_manifest_key key)
+{
+	return o && json_object_is_type(o, json_type_object)
+		       ? json_object_object_get(o, corecap_mk(key))
+		       : NULL;
+}
+
+static const char *str_of(json_object *o, enum corecap_manifest_key key)
+{
+	json_object *v = get(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static bool num_of(json_object *o, enum corecap_manifest_key key, double *out)
+{
+	json_object *v = get(o, key);
+
+	if (!v ||
+	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		return false;
+	*out = json_object_get_double(v);
+	return *out == *out; /* not NaN */
+}
+
+/* A name the recorder could have made: it becomes a path under RUN/hosts/. */
+static bool name_ok(const char *n)
+{
+	size_t len = n ? strlen(n) : 0;
+
+	if (len == 0 || len > HOSTS_NAME_MAX || strcmp(n, ".") == 0 || strcmp(n, "..") == 0)
+		return false;
+	for (const char *c = n; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.'))
+			return false;
+	return true;
+}
+
+static void clock_of(json_object *c, bool end, struct hosts_clock *out)
+{
+	json_object *e = get(c, end ? CORECAP_MK_HOSTS_CLOCK_END : CORECAP_MK_HOSTS_CLOCK_START);
+	double off, bound;
+
+	/* 1e15 ns: eleven days, past any offset two boots give and within a double's exact range.
+	 */
+	out->valid = num_of(e,
+			    end ? CORECAP_MK_HOSTS_CLOCK_END_OFFSET_NS
+				: CORECAP_MK_HOSTS_CLOCK_START_OFFSET_NS,
+			    &off) &&
+		     num_of(e,
+			    end ? CORECAP_MK_HOSTS_CLOCK_END_BOUND_NS
+				: CORECAP_MK_HOSTS_CLOCK_START_BOUND_NS,
+			    &bound) &&
+		     off > -1e18 && off < 1e18 && bound >= 0 && bound < 1e15;
+	if (out->valid) {
+		out->offset_ns = (int64_t)off;
+		out->bound_ns = (uint64_t)bound;
+	}
+}
+
+int corecap_hosts_run_open(struct hosts_run *m, const char *dir, char **err)
+{
+	char *path = manifest_path(dir);
+	int ret;
+
+	if (!path) {
+		*m = (struct hosts_run){.dir = dir};
+		*err = NULL;
+		corecap_manifest_init(&m->manifest);
+		return -ENOMEM;
+	}
+	ret = corecap_hosts_run_open_manifest(m, dir, path, err);
+	free(path);
+	return ret;
+}
+
+int corecap_hosts_run_open_manifest(struct hosts_run *m, const char *dir, const char *path,
+				    char **err)
+{
+	json_object *a;
+	int ret;
+
+	*m = (struct hosts_run){.dir = dir};
+	*err = NULL;
+	corecap_manifest_init(&m->manifest);
+	m->manifest.accept_hosts = true;
+	corecap_run_file_add_root(dir); /* a link out of the run is refused (read/run_file.h) */
+	ret = corecap_manifest_load(&m->manifest, path, err);
+	if (ret)
+		return ret;
+	a = get(m->manifest.root, CORECAP_MK_HOSTS);
+	if (!a || !json_object_is_type(a, json_type_array) || !json_object_array_length(a))
+		return corecap_err(err, -EINVAL, "'%s': a run of several hosts without 'hosts'",
+				   path);
+	m->hosts = calloc(json_object_array_length(a), sizeof(*m->hosts));
+	if (!m->hosts)
+		return -ENOMEM;
+	for (size_t i = 0; i < json_object_array_length(a); i++) {
+		json_object *o = json_object_array_get_idx(a, i), *c;
+		struct hosts_host *h = &m->hosts[m->n_hosts];
+		double pid = 0;
+
+		h->name = str_of(o, CORECAP_MK_HOSTS_NAME);
+		/* A NUL inside the JSON string would cut the name short of what it says. */
+		if (!name_ok(h->name) || (size_t)json_object_get_string_len(
+						 get(o, CORECAP_MK_HOSTS_NAME)) != strlen(h->name))
+			return corecap_err(err, -EINVAL,
+					   "'%s': hosts[%zu] has no name of letters, digits, '_', "
+					   "'-' and '.' (at most %d)",
+					   path, i, HOSTS_NAME_MAX);
+		for (size_t j = 0; j < m->n_hosts; j++)
+			if (strcmp(m->hosts[j].name, h->name) == 0)
+				return corecap_err(err, -EINVAL, "'%s': host '%s' twice", path,
+						   h->name);
+		h->reach =
+			str_of(o, CORECAP_MK_HOSTS_REACH) ? str_of(o, CORECAP_MK_HOSTS_REACH) : "?";
+		h->comm = str_of(o, CORECAP_MK_HOSTS_COMM) ? str_of(o, CORECAP_MK_HOSTS_COMM) : "?";
+		if (num_of(o, CORECAP_MK_HOSTS_PID, &pid) && pid >= 1 && pid <= 2147483647.0)
+			h->pid = (int)pid;
+		h->status = str_of(o, CORECAP_MK_HOSTS_STATUS) ? str_of(o, CORECAP_MK_HOSTS_STATUS)
+							       : "failed";
+		h->partial_reason = str_of(o, CORECAP_MK_HOSTS_PARTIAL_REASON);
+		c = get(o, CORECAP_MK_HOSTS_CLOCK);
+		clock_of(c, false, &h->start);
+		clock_of(c, true, &h->end);
+		h->has_drift =
+			num_of(c, CORECAP_MK_HOSTS_CLOCK_DRIFT_PPM, &h->drift_ppm) &&
+			num_of(c, CORECAP_MK_HOSTS_CLOCK_DRIFT_BOUND_PPM, &h->drift_bound_ppm);
+		/* The directory by the name alone, and only for a host that sent its
+		 * run (it has 'dir'): a manifest cannot point outside the run. */
+		if (str_of(o, CORECAP_MK_HOSTS_DIR) &&
+		    asprintf(&h->dir, "%s/" CORECAP_RUN_HOSTS_DIR "/%s", dir, h->name) < 0) {
+			h->dir = NULL;
+			return -ENOMEM;
+		}
+		m->n_hosts++;
+	}
+	return 0;
+}
+
+void corecap_hosts_run_close(struct hosts_run *m)
+{
+	for (size_t i = 0; i < m->n_hosts; i++)
+		free(m->hosts[i].dir);
+	free(m->hosts);
+	corecap_manifest_release(&m->manifest);
+	*m = (struct hosts_run){0};
+}

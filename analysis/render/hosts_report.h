@@ -1,0 +1,48 @@
+/*
+ * hosts_report: what a rendering of a run of several hosts needs,
+ * gathered by build/hosts_build.h: each host's own report (render/report.h,
+ * rendered as for a single-daemon run, in that host's clock) with the
+ * host's clock against the recording host's, and the verdict for the
+ * system: the host whose daemon binds first.
+ *
+ * The rule: with the load split across the hosts as it was in the run,
+ * the system's throughput can grow until the first host's daemon binds,
+ * so the system's headroom is the least of the hosts' headrooms
+ * (each host's diagnosis, model/diagnosis.h) and its limit is that
+ * host's. A host without a headroom (its diagnosis could not tell one)
+ * is named as such, never counted as unbounded in silence.
+ */
+#ifndef CORECAP_HOSTS_REPORT_H
+#define CORECAP_HOSTS_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../read/hosts_run.h"
+#include "report.h"
+
+struct hosts_section {
+	const struct hosts_host *h;
+	const struct report *r; /* NULL: not analysed (why_not) */
+	const char *why_not;
+};
+
+struct hosts_report {
+	const char *run_dir;
+	const struct hosts_run *run;
+	struct hosts_section *s;
+	size_t n, n_analysed;
+	double window_s;      /* the run's window in the recording host's clock; 0 unknown */
+	double ops_per_s;     /* the analysed hosts' daemons', summed; 0 unknown */
+	int cap;	      /* the section whose daemon binds first; -1 none known */
+	int next;	      /* the one after it; -1 none */
+	size_t n_no_headroom; /* analysed hosts whose headroom is unknown */
+	char verdict[1024];
+};
+
+/* Both return 0, or a negative errno (-EIO when writing failed). */
+int corecap_render_hosts_text(const struct hosts_report *m, FILE *out);
+int corecap_render_hosts_json(const struct hosts_report *m, FILE *out);
+
+#endif

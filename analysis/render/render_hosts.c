@@ -1,0 +1,223 @@
+/*
+ * The rendering of a run of several hosts (render/hosts_report.h): the
+ * system's verdict and a line per host (its daemon, throughput, headroom
+ * and clock against the recording host's) first, then each host's own
+ * report exactly as `corecap report RUN/hosts/NAME` prints it, in that
+ * host's clock. JSON: the same, with each host's report object nested.
+ */
+#include "hosts_report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "render_common.h"
+
+static void daemon_label(const struct hosts_section *s, char *buf, size_t len)
+{
+	const struct run_manifest *mf = s->r ? s->r->manifest : NULL;
+	int pid = mf && mf->pid > 0 ? mf->pid : s->h->pid;
+	const char *comm = mf && mf->comm ? mf->comm : s->h->comm;
+
+	if (pid > 0)
+		snprintf(buf, len, "%s (pid %d)", comm, pid);
+	else
+		snprintf(buf, len, "%s", comm);
+}
+
+static void clock_text(const struct hosts_host *h, char *buf, size_t len)
+{
+	int n;
+
+	if (!h->start.valid) {
+		snprintf(buf, len, "not measured");
+		return;
+	}
+	n = snprintf(buf, len, "%+.6f s +- %.1f us", (double)h->start.offset_ns / 1e9,
+		     (double)h->start.bound_ns / 1e3);
+	if (h->has_drift && n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, ", drift %.2f +- %.2f ppm", h->drift_ppm,
+			 h->drift_bound_ppm);
+}
+
+static void summary_text(const struct hosts_report *m, FILE *out)
+{
+	const struct run_manifest *mf = &m->run->manifest;
+
+	fprintf(out, "corecap report: %s\n\n", m->run_dir);
+	fprintf(out, "hosts      %zu in one window, %zu analysed\n", m->n, m->n_analysed);
+	if (m->window_s > 0)
+		fprintf(out, "window     %.3f s (the recording host's clock)\n", m->window_s);
+	if (mf->partial)
+		fprintf(out, "partial    %s\n",
+			mf->partial_reason ? mf->partial_reason : "the recording did not complete");
+	if (mf->bench_command)
+		corecap_render_bench_line(mf, out);
+	if (m->ops_per_s > 0)
+		fprintf(out, "traced     %.0f ops/s, the hosts' daemons' summed\n", m->ops_per_s);
+	fprintf(out, "\nSYSTEM     %s\n", m->verdict);
+	if (m->cap >= 0) {
+		const struct diagnosis *d = m->s[m->cap].r->diagnosis;
+
+		fprintf(out,
+			"  headroom   %.2fx  (the least of the hosts': with the load split across "
+			"them as in this run, the system grows this much before host %s binds)\n",
+			d->headroom, m->s[m->cap].h->name);
+		if (m->next >= 0)
+			fprintf(out, "  then       host %s at %.2fx\n", m->s[m->next].h->name,
+				m->s[m->next].r->diagnosis->headroom);
+	}
+	if (m->n_no_headroom)
+		fprintf(out, "  unknown    %zu host%s without a headroom (see %s diagnosis)\n",
+			m->n_no_headroom, m->n_no_headroom == 1 ? "" : "s",
+			m->n_no_headroom == 1 ? "its" : "their");
+	fprintf(out, "\nhosts      %-12s %-24s %-9s %9s %9s  %-12s %s\n", "name", "daemon",
+		"status", "ops/s", "headroom", "limit", "clock (offset from the recording host's)");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct hosts_section *s = &m->s[i];
+		const struct diagnosis *d = s->r ? s->r->diagnosis : NULL;
+		char label[96], clock[96], iops[16] = "-", head[16] = "-";
+
+		daemon_label(s, label, sizeof(label));
+		clock_text(s->h, clock, sizeof(clock));
+		if (d && d->iops > 0)
+			snprintf(iops, sizeof(iops), "%.0f", d->iops);
+		if (d && d->headroom > 0)
+			snprintf(head, sizeof(head), "%.2fx", d->headroom);
+		fprintf(out, "           %-12s %-24s %-9s %9s %9s  %-12s %s\n", s->h->name, label,
+			s->h->status, iops, head,
+			d ? corecap_diag_kind_name(d->kind) : "not analysed", clock);
+		if (!s->r)
+			fprintf(out, "             not analysed: %s\n", s->why_not);
+		else if (s->h->partial_reason)
+			fprintf(out, "             %s\n", s->h->partial_reason);
+	}
+	fprintf(out, "           each host's report below is in its own clock; an op's client "
+		     "latency is not yet split into the client, the network and the daemon\n\n");
+}
+
+int corecap_render_hosts_text(const struct hosts_report *m, FILE *out)
+{
+	int ret = 0;
+
+	summary_text(m, out);
+	for (size_t i = 0; i < m->n && !ret; i++) {
+		char label[96];
+
+		daemon_label(&m->s[i], label, sizeof(label));
+		fprintf(out, "======== host %zu of %zu: %s, %s ========\n\n", i + 1, m->n,
+			m->s[i].h->name, label);
+		if (m->s[i].r)
+			ret = corecap_render_text(m->s[i].r, out);
+		else
+			fprintf(out, "not analysed: %s\n\n", m->s[i].why_not);
+	}
+	if (!ret && ferror(out))
+		ret = -EIO;
+	return ret;
+}
+
+static json_object *clock_obj(const struct hosts_clock *c)
+{
+	json_object *o;
+
+	if (!c->valid)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "offset_ns", json_object_new_int64(c->offset_ns));
+	json_object_object_add(o, "bound_ns", json_object_new_int64((int64_t)c->bound_ns));
+	return o;
+}
+
+static json_object *system_obj(const struct hosts_report *m)
+{
+	json_object *o = json_object_new_object();
+	const struct diagnosis *d = m->cap >= 0 ? m->s[m->cap].r->diagnosis : NULL;
+
+	json_object_object_add(o, "verdict", json_object_new_string(m->verdict));
+	json_object_object_add(o, "host", d ? json_object_new_string(m->s[m->cap].h->name) : NULL);
+	json_object_object_add(o, "kind",
+			       d ? json_object_new_string(corecap_diag_kind_name(d->kind)) : NULL);
+	json_object_object_add(o, "name", d && d->name[0] ? json_object_new_string(d->name) : NULL);
+	json_object_object_add(o, "headroom", d ? corecap_render_json_num(d->headroom, 3) : NULL);
+	json_object_object_add(o, "next_host",
+			       m->next >= 0 ? json_object_new_string(m->s[m->next].h->name) : NULL);
+	json_object_object_add(
+		o, "next_headroom",
+		m->next >= 0 ? corecap_render_json_num(m->s[m->next].r->diagnosis->headroom, 3)
+			     : NULL);
+	json_object_object_add(o, "hosts_without_headroom",
+			       json_object_new_int((int)m->n_no_headroom));
+	json_object_object_add(o, "ops_per_s",
+			       m->ops_per_s > 0 ? corecap_render_json_num(m->ops_per_s, 1) : NULL);
+	json_object_object_add(o, "assumption",
+			       json_object_new_string("the load splits across the hosts as it "
+						      "did in the run"));
+	return o;
+}
+
+int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
+{
+	const struct run_manifest *mf = &m->run->manifest;
+	json_object *root = json_object_new_object(), *a = json_object_new_array();
+	json_object *bench = json_object_new_object(), *w = json_object_new_object();
+	const char *text;
+	int ret = 0;
+
+	json_object_object_add(root, "format", json_object_new_string("corecap-report-hosts"));
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "run", json_object_new_string(m->run_dir));
+	json_object_object_add(root, "partial", json_object_new_boolean(mf->partial));
+	json_object_object_add(root, "partial_reason",
+			       mf->partial && mf->partial_reason
+				       ? json_object_new_string(mf->partial_reason)
+				       : NULL);
+	json_object_object_add(w, "duration_s",
+			       m->window_s > 0 ? corecap_render_json_num(m->window_s, 6) : NULL);
+	json_object_object_add(root, "window", w);
+	json_object_object_add(bench, "command",
+			       mf->bench_command ? json_object_get(mf->bench_command) : NULL);
+	json_object_object_add(
+		bench, "exit_status",
+		mf->bench_exit_status >= 0 ? json_object_new_int(mf->bench_exit_status) : NULL);
+	json_object_object_add(root, "benchmark", bench);
+	json_object_object_add(root, "system", system_obj(m));
+	for (size_t i = 0; i < m->n && !ret; i++) {
+		const struct hosts_host *h = m->s[i].h;
+		json_object *o = json_object_new_object(), *c = json_object_new_object();
+
+		json_object_object_add(o, "name", json_object_new_string(h->name));
+		json_object_object_add(o, "reach", json_object_new_string(h->reach));
+		json_object_object_add(o, "status", json_object_new_string(h->status));
+		json_object_object_add(o, "partial_reason",
+				       h->partial_reason ? json_object_new_string(h->partial_reason)
+							 : NULL);
+		json_object_object_add(o, "dir", h->dir ? json_object_new_string(h->dir) : NULL);
+		json_object_object_add(c, "start", clock_obj(&h->start));
+		json_object_object_add(c, "end", clock_obj(&h->end));
+		json_object_object_add(c, "drift_ppm",
+				       h->has_drift ? json_object_new_double(h->drift_ppm) : NULL);
+		json_object_object_add(c, "drift_bound_ppm",
+				       h->has_drift ? json_object_new_double(h->drift_bound_ppm)
+						    : NULL);
+		json_object_object_add(o, "clock", c);
+		json_object_object_add(o, "not_analysed",
+				       m->s[i].r ? NULL : json_object_new_string(m->s[i].why_not));
+		json_object_object_add(o, "report",
+				       m->s[i].r ? corecap_render_json_object(m->s[i].r, &ret)
+						 : NULL);
+		json_object_array_add(a, o);
+	}
+	json_object_object_add(root, "hosts", a);
+	text = ret ? NULL
+		   : json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								  JSON_C_TO_STRING_SPACED |
+								  JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (!ret && (!text || fprintf(out, "%s\n", text) < 0))
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}
