@@ -86,6 +86,7 @@ expect_eq "... its JSON quality.warnings" 1 "$(json "$WORK/over20.json" \
 	"sum(1 for x in d['quality']['warnings'] if x.startswith('$uneven: one got 71.9%'))")"
 expect_true "... its HTML" grep -qF "$uneven: one got 71.9%" "$WORK/over20.html"
 expect_true "... and flame" grep -qF "$uneven: one got 71.9%" "$WORK/over20.flame.err"
+rm -rf "$WORK/at20" "$WORK/over20" # forged: not runs for e2e_check_runs
 
 # check THREAD PHASE_COLUMN KNOWN
 mean=$(awk '{ s += $2; n++ } END { print n == 5 ? s / n : 0 }' "$WORK/shares")
