@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <corecap/diag.h>
 #include <corecap/manifest_keys.h>
@@ -190,4 +191,42 @@ void corecap_hosts_run_close(struct hosts_run *m)
 	free(m->hosts);
 	corecap_manifest_release(&m->manifest);
 	*m = (struct hosts_run){0};
+}
+
+char *corecap_hosts_run_resolve(const char *arg, char **err)
+{
+	const char *colon = strrchr(arg, ':');
+	struct hosts_run m;
+	struct stat st;
+	char *run, *out = NULL;
+	size_t i;
+
+	*err = NULL;
+	if (!colon || colon == arg || !name_ok(colon + 1) || stat(arg, &st) == 0)
+		return NULL;
+	run = strndup(arg, (size_t)(colon - arg));
+	if (!run)
+		return NULL;
+	if (!corecap_hosts_run_is(run)) {
+		free(run);
+		return NULL;
+	}
+	if (corecap_hosts_run_open(&m, run, err) == 0) {
+		for (i = 0; i < m.n_hosts && strcmp(m.hosts[i].name, colon + 1) != 0; i++)
+			;
+		if (i == m.n_hosts)
+			corecap_err(err, -ENOENT,
+				    "'%s' has no host '%s' (its hosts: see corecap report %s)", run,
+				    colon + 1, run);
+		else if (!m.hosts[i].dir)
+			corecap_err(err, -ENOENT, "host '%s' of '%s' sent no run (%s%s%s)",
+				    colon + 1, run, m.hosts[i].status,
+				    m.hosts[i].partial_reason ? ": " : "",
+				    m.hosts[i].partial_reason ? m.hosts[i].partial_reason : "");
+		else
+			out = strdup(m.hosts[i].dir);
+	}
+	corecap_hosts_run_close(&m);
+	free(run);
+	return out;
 }

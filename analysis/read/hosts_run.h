@@ -50,5 +50,12 @@ int corecap_hosts_run_open(struct hosts_run *m, const char *dir, char **err);
 int corecap_hosts_run_open_manifest(struct hosts_run *m, const char *dir, const char *path,
 				    char **err);
 void corecap_hosts_run_close(struct hosts_run *m);
+/*
+ * "RUN:NAME", when RUN is a run of several hosts, NAME one of them with a
+ * run, and no file is named so: RUN/hosts/NAME, malloc'd. NULL otherwise
+ * (arg is then a path as it is), with *err set when arg looked like
+ * RUN:NAME of such a run but names no host of it, or one that sent no run.
+ */
+char *corecap_hosts_run_resolve(const char *arg, char **err);
 
 #endif

@@ -1,4 +1,5 @@
 #include "run.h"
+#include "hosts_run.h"
 #include "multi_run.h"
 
 #include <errno.h>
@@ -102,6 +103,10 @@ int corecap_run_open(struct run *r, const char *dir, const struct run_opts *o, c
 {
 	char *sub = corecap_multi_run_resolve(dir, err);
 	int ret;
+
+	/* RUN:PID names a daemon of a run of several; RUN:NAME a host of a run of several hosts. */
+	if (!sub && !*err)
+		sub = corecap_hosts_run_resolve(dir, err);
 
 	*r = (struct run){.dir = sub ? sub : dir, .owned_dir = sub, .symfs = o ? o->symfs : NULL};
 	corecap_manifest_init(&r->manifest);

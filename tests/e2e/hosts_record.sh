@@ -138,6 +138,17 @@ expect_calc "JSON: its headroom is that host's" \
 headline=$(json "$least.json" "d['diagnosis']['headline']")
 expect_true "text: SYSTEM names it with the headline its own report gives" \
 	grep -qxF "SYSTEM     host $least's daemon binds first: $headline" whole.txt
+# RUN:NAME names a host's run to every command, as RUN:PID a daemon's.
+"$CORECAP" report --json run:b >b.colon.json 2>b.colon.err || { echo "FAIL: report run:b"; cat b.colon.err; }
+expect_eq "report run:b is run/hosts/b's report" \
+	"$(json b.json "d['diagnosis']['headline']")" "$(json b.colon.json "d['diagnosis']['headline']")"
+"$CORECAP" flame run/hosts/c >c.folded 2>c.err || { echo "FAIL: flame run/hosts/c"; cat c.err; exit 1; }
+"$CORECAP" flame run:c >c.colon.folded 2>c.colon.err || { echo "FAIL: flame run:c"; cat c.colon.err; exit 1; }
+expect_true "flame run:c is run/hosts/c's, and not empty" sh -c "test -s c.folded && cmp -s c.folded c.colon.folded"
+rc=0
+"$CORECAP" html -o b.html run:b 2>b.html.err || rc=$?
+expect_eq "html run:b" 0 "$rc"
+expect_fail_naming "a host the run has not" "'run' has no host 'zz'" "$CORECAP" report run:zz
 for h in b c; do
 	expect_eq "host $h: its nested report's headline is its own report's" \
 		"$(json "$h.json" "d['diagnosis']['headline']")" \
