@@ -43,21 +43,25 @@ uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, ui
 	return n;
 }
 
-void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
-			      const struct kernel_reader *k, struct symbolizer *sym)
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
+			      struct symbolizer *sym)
 {
 	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
-	corecap_kernel_states_init(&p->ks, m->ws, m->we);
-	corecap_futex_locks_init(&p->f, &m->futex_locks, m->ws, m->we, corecap_kernel_wait_stack,
-				 &p->sc);
+	corecap_sched_init(&p->s, m->ws, m->we);
+	corecap_kernel_states_init_on(&p->ks, &p->s);
+	corecap_futex_locks_init_on(&p->f, &p->s, &m->futex_locks, m->ws, m->we,
+				    corecap_kernel_wait_stack, &p->sc);
 }
 
-/* One pass over the records feeds both the states and the futex locks. */
+/* One pass over the records feeds the scheduler's replay, then the two
+ * models that read it: the states and the futex locks. */
 int corecap_kernel_pass_consume(void *ctx, const struct corecap_krec *r)
 {
 	struct kernel_pass *p = ctx;
-	int ret = corecap_kernel_states_consume(&p->ks, r);
+	int ret = corecap_sched_consume(&p->s, r);
 
+	if (!ret)
+		ret = corecap_kernel_states_consume(&p->ks, r);
 	return ret ? ret : corecap_futex_locks_consume(&p->f, r);
 }
 
@@ -65,6 +69,7 @@ void corecap_kernel_pass_release(struct kernel_pass *p)
 {
 	corecap_futex_locks_release(&p->f);
 	corecap_kernel_states_release(&p->ks);
+	corecap_sched_release(&p->s);
 }
 
 /*
@@ -91,9 +96,10 @@ static bool disagrees_with_schedstat(const struct model *m, const struct kstate_
 /* The threads' states into the model. */
 static int states(struct model *m, struct kernel_states *ks, struct kernel_quality *out)
 {
-	int ret;
+	int ret = corecap_kernel_states_finish(ks);
 
-	corecap_kernel_states_finish(ks);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < ks->len; i++) {
 		const struct kstate_thread *th = ks->all[i];
 
@@ -121,8 +127,8 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 /* ret (negative), with *err naming the run's kernel directory. */
 static int model_error(char **err, const char *run_dir, int ret)
 {
-	if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
-		     strerror(-ret)) < 0)
+	if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir, strerror(-ret)) <
+	    0)
 		*err = NULL;
 	return ret;
 }

@@ -45,11 +45,12 @@ struct kernel_wait_stack_ctx {
  */
 struct kernel_pass {
 	struct kernel_wait_stack_ctx sc;
+	struct sched s; /* the scheduler's replay, which ks and f read */
 	struct kernel_states ks;
 	struct futex_locks f;
 };
-void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
-			      const struct kernel_reader *k, struct symbolizer *sym);
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
+			      struct symbolizer *sym);
 int corecap_kernel_pass_consume(void *p, const struct corecap_krec *r);
 int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
 				 const struct kernel_reader *k, const char *run_dir,
