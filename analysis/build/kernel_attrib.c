@@ -47,18 +47,36 @@ void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m, const stru
 			      struct symbolizer *sym)
 {
 	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
-	corecap_sched_init(&p->s, m->ws, m->we);
-	corecap_kernel_states_init_on(&p->ks, &p->s);
-	corecap_futex_locks_init_on(&p->f, &p->s, &m->futex_locks, m->ws, m->we,
+	corecap_sched_init(&p->own, m->ws, m->we);
+	p->s = &p->own;
+	corecap_kernel_states_init_on(&p->ks, p->s);
+	corecap_futex_locks_init_on(&p->f, p->s, &m->futex_locks, m->ws, m->we,
 				    corecap_kernel_wait_stack, &p->sc);
 }
 
-/* One pass over the records feeds the scheduler's replay, then the two
- * models that read it: the states and the futex locks. */
+int corecap_kernel_pass_init_on(struct kernel_pass *p, struct model *m,
+				const struct kernel_reader *k, struct symbolizer *sym,
+				struct sched *s)
+{
+	int ret = corecap_sched_set_window(s, m->ws, m->we);
+
+	if (ret)
+		return ret;
+	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
+	p->s = s;
+	corecap_kernel_states_init_on(&p->ks, s);
+	corecap_futex_locks_init_on(&p->f, s, &m->futex_locks, m->ws, m->we,
+				    corecap_kernel_wait_stack, &p->sc);
+	return 0;
+}
+
+/* One pass over the records feeds the scheduler's replay (unless another
+ * pass does), then the two models that read it: the states and the futex
+ * locks. */
 int corecap_kernel_pass_consume(void *ctx, const struct corecap_krec *r)
 {
 	struct kernel_pass *p = ctx;
-	int ret = corecap_sched_consume(&p->s, r);
+	int ret = p->s == &p->own ? corecap_sched_consume(p->s, r) : 0;
 
 	if (!ret)
 		ret = corecap_kernel_states_consume(&p->ks, r);
@@ -69,7 +87,8 @@ void corecap_kernel_pass_release(struct kernel_pass *p)
 {
 	corecap_futex_locks_release(&p->f);
 	corecap_kernel_states_release(&p->ks);
-	corecap_sched_release(&p->s);
+	if (p->s == &p->own)
+		corecap_sched_release(&p->own);
 }
 
 /*

@@ -94,7 +94,7 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	th->wait_cpu = UINT32_MAX;
 	/* The CPUs it was switched to before it was met (not a target then). */
 	for (uint32_t c = 0; c < cp->nr_cpus; c++)
-		if (cp->cpu_tid[c] == tid) {
+		if (corecap_cp_holder(cp, c) == tid) {
 			th->n_held++;
 			th->held_cpu = c;
 		}
@@ -152,21 +152,20 @@ static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
 }
 
 /*
- * CPU cpu switched to tid: the holders' counts of CPUs kept (a thread
- * holds more than one only when a switch-out was lost), for a log
- * call's flush of its CPU's waiters without looking at every CPU.
+ * CPU cpu went from old to tid (sched's holder): the holders' counts of
+ * CPUs kept (a thread holds more than one only when a switch-out was
+ * lost), for a log call's flush of its CPU's waiters without looking at
+ * every CPU.
  */
-static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t tid)
+static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t old, int32_t tid)
 {
-	int32_t old = cp->cpu_tid[cpu];
 	struct cp_thread *th;
 
 	if (old == tid)
 		return;
-	cp->cpu_tid[cpu] = tid;
 	if ((th = corecap_cp_find(cp, old)) && th->n_held && --th->n_held && th->held_cpu == cpu)
 		for (uint32_t c = 0; c < cp->nr_cpus; c++)
-			if (cp->cpu_tid[c] == old)
+			if (corecap_cp_holder(cp, c) == old)
 				th->held_cpu = c;
 	if ((th = corecap_cp_find(cp, tid))) {
 		th->n_held++;
@@ -174,8 +173,10 @@ static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t tid)
 	}
 }
 
-static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
+/* A switch, while its prev still holds the CPU (sched's on_switch_out). */
+static int switch_out(void *ctx, const struct corecap_krec_switch *s)
 {
+	struct critical_path *cp = ctx;
 	uint64_t t = s->h.time_ns;
 	uint32_t cpu = s->h.cpu;
 	struct cp_thread *th;
@@ -205,7 +206,20 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		}
 		th->woken_running = false;
 	}
-	set_holder(cp, cpu, s->next_tid);
+	return 0;
+}
+
+/* The same switch once its next holds the CPU (sched's on_switch_in). */
+static int switch_in(void *ctx, const struct corecap_krec_switch *s, int32_t old)
+{
+	struct critical_path *cp = ctx;
+	uint64_t t = s->h.time_ns;
+	uint32_t cpu = s->h.cpu;
+	struct cp_thread *th;
+
+	if (cpu >= cp->nr_cpus)
+		return 0;
+	set_holder(cp, cpu, old, s->next_tid);
 	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0) {
 		if (!(th = get(cp, s->next_tid)))
 			return -ENOMEM;
@@ -354,13 +368,22 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	return 0;
 }
 
+void corecap_cp_replay_attach(struct critical_path *cp)
+{
+	cp->sched.on_switch_out = switch_out;
+	cp->sched.on_switch_in = switch_in;
+	cp->sched.switch_ctx = cp;
+}
+
 static int krec(struct critical_path *cp, const struct corecap_krec *r)
 {
 	struct cp_thread *th;
+	int ret;
 
+	/* sched first: a switch reaches the replay through its hooks. */
+	if ((ret = corecap_sched_consume(&cp->sched, r)))
+		return ret;
 	switch (r->type) {
-	case CORECAP_KREC_SWITCH:
-		return on_switch(cp, (const struct corecap_krec_switch *)r);
 	case CORECAP_KREC_WAKING:
 		return on_waking(cp, (const struct corecap_krec_waking *)r);
 	case CORECAP_KREC_FUTEX_ENTER: {
@@ -515,7 +538,7 @@ static int event(struct critical_path *cp, const struct model_event *ev)
 			flush_waiters(cp, th->held_cpu, ev->ts_ns);
 		else if (th->state == CPS_RUNNING && th->n_held)
 			for (uint32_t c = 0; c < cp->nr_cpus; c++)
-				if (cp->cpu_tid[c] == th->tid)
+				if (corecap_cp_holder(cp, c) == th->tid)
 					flush_waiters(cp, c, ev->ts_ns);
 		if (ev->kind == MEV_LOG_ENTER)
 			th->log_depth++;

@@ -70,6 +70,10 @@ int corecap_kernel_states_init(struct kernel_states *k, uint64_t ws, uint64_t we
 
 void corecap_kernel_states_release(struct kernel_states *k)
 {
+	if (!k->feeds && k->s && k->s->stretch_ctx == k) {
+		k->s->on_stretch = NULL; /* s outlives this model */
+		k->s->stretch_ctx = NULL;
+	}
 	for (size_t i = 0; i < k->len; i++)
 		free(k->all[i]);
 	free(k->all);

@@ -36,6 +36,15 @@ void corecap_sched_release(struct sched *s)
 	*s = (struct sched){0};
 }
 
+int corecap_sched_set_window(struct sched *s, uint64_t ws, uint64_t we)
+{
+	if (s->len)
+		return -EBUSY;
+	s->ws = ws;
+	s->we = we;
+	return 0;
+}
+
 struct sched_thread *corecap_sched_find(struct sched *s, int32_t tid)
 {
 	struct sched_thread *th = corecap_tid_cache_get(&s->recent, tid);
@@ -155,6 +164,23 @@ static int asleep(const struct sched_thread *th)
  * the window. `after` is current from t on (a switch's next; else cur);
  * *before_ns is the CPU's last record before this one (0: none).
  */
+/* CPU cpu followed (below SCHED_MAX_CPUS): 0, or -ENOMEM. */
+static int cpu_grow(struct sched *s, uint32_t cpu)
+{
+	size_t n = cpu + 1 > 2 * s->n_cpus ? cpu + 1 : 2 * s->n_cpus;
+	struct sched_cpu *v;
+
+	if (cpu < s->n_cpus)
+		return 0;
+	if (!(v = realloc(s->cpus, n * sizeof(*v))))
+		return -ENOMEM;
+	for (size_t i = s->n_cpus; i < n; i++)
+		v[i] = (struct sched_cpu){.holder = -1};
+	s->cpus = v;
+	s->n_cpus = n;
+	return 0;
+}
+
 static int observe(struct sched *s, uint32_t cpu, int32_t cur, int32_t after, uint64_t t,
 		   uint64_t *before_ns)
 {
@@ -163,16 +189,8 @@ static int observe(struct sched *s, uint32_t cpu, int32_t cur, int32_t after, ui
 	*before_ns = 0;
 	if (cpu >= SCHED_MAX_CPUS)
 		return 0;
-	if (cpu >= s->n_cpus) {
-		size_t n = cpu + 1 > 2 * s->n_cpus ? cpu + 1 : 2 * s->n_cpus;
-		struct sched_cpu *v = realloc(s->cpus, n * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		memset(v + s->n_cpus, 0, (n - s->n_cpus) * sizeof(*v));
-		s->cpus = v;
-		s->n_cpus = n;
-	}
+	if (cpu_grow(s, cpu))
+		return -ENOMEM;
 	c = &s->cpus[cpu];
 	if (c->known && c->tid != cur && c->tid > 0) {
 		struct sched_thread *th = corecap_sched_find(s, c->tid);
@@ -191,12 +209,32 @@ static int observe(struct sched *s, uint32_t cpu, int32_t cur, int32_t after, ui
 	return 0;
 }
 
+/* The CPU changes hands: its holder, and the reader's two parts of the switch. */
+static int hand_over(struct sched *s, const struct corecap_krec_switch *r)
+{
+	uint32_t cpu = r->h.cpu;
+	int32_t old;
+	int ret;
+
+	if (s->on_switch_out && (ret = s->on_switch_out(s->switch_ctx, r)))
+		return ret;
+	old = corecap_sched_holder(s, cpu);
+	if (cpu < SCHED_MAX_HOLDER_CPUS) {
+		if (cpu_grow(s, cpu))
+			return -ENOMEM;
+		s->cpus[cpu].holder = r->next_tid;
+	}
+	return s->on_switch_in ? s->on_switch_in(s->switch_ctx, r, old) : 0;
+}
+
 static int on_switch(struct sched *s, const struct corecap_krec_switch *r)
 {
 	struct sched_thread *th;
 	uint64_t t = r->h.time_ns, before;
-	int ret = observe(s, r->h.cpu, r->prev_tid, r->next_tid, t, &before);
+	int ret = hand_over(s, r);
 
+	if (!ret)
+		ret = observe(s, r->h.cpu, r->prev_tid, r->next_tid, t, &before);
 	if (ret)
 		return ret;
 

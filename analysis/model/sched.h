@@ -89,12 +89,16 @@ struct sched_thread {
 /* What the records last said of one CPU. */
 struct sched_cpu {
 	bool known;
-	int32_t tid;	  /* the thread current there (any process's; 0: idle) */
+	int32_t tid;	  /* the thread current there by any record (any process's; 0: idle) */
 	uint64_t last_ns; /* the CPU's last record while it was current */
+	int32_t holder;	  /* the last switch's next (any process's; 0: idle); -1: none yet */
 };
 
 /* CPUs followed for the lost switch-outs; records of higher CPUs are not. */
 #define SCHED_MAX_CPUS 4096
+/* CPUs whose holder is followed: every CPU a run's records can name
+ * (kernel_reader's bound on the header's nr_cpus). */
+#define SCHED_MAX_HOLDER_CPUS 65536
 
 struct sched {
 	uint64_t ws, we;
@@ -124,14 +128,30 @@ struct sched {
 	void (*on_stretch)(void *ctx, const struct sched_thread *th, enum sched_state s,
 			   uint64_t from_ns, uint64_t to_ns);
 	void *stretch_ctx;
+	/* Optional: a reader's part of each switch, called as the CPU changes
+	 * hands: out while the switch's prev still holds it
+	 * (corecap_sched_holder), in once its next does, with who held it
+	 * before. Their errors are consume's. */
+	int (*on_switch_out)(void *ctx, const struct corecap_krec_switch *r);
+	int (*on_switch_in)(void *ctx, const struct corecap_krec_switch *r, int32_t old_holder);
+	void *switch_ctx;
 };
 
 void corecap_sched_init(struct sched *s, uint64_t ws, uint64_t we);
 void corecap_sched_release(struct sched *s);
+/* The window, given before any thread was met (spans and counts depend on
+ * it); -EBUSY after. */
+int corecap_sched_set_window(struct sched *s, uint64_t ws, uint64_t we);
 /* One record, in time order; before the models that read sched are fed it. */
 int corecap_sched_consume(struct sched *s, const struct corecap_krec *r);
 /* Ends the stream at the window's end: every thread's stretches then tile its span. */
 void corecap_sched_finish(struct sched *s);
+/* Who the last switch on CPU cpu put there (any process's; 0: idle); -1: none yet. */
+static inline int32_t corecap_sched_holder(const struct sched *s, uint32_t cpu)
+{
+	return cpu < s->n_cpus ? s->cpus[cpu].holder : -1;
+}
+
 /* Inside a futex wait (its exit not yet seen). */
 static inline bool corecap_sched_in_futex_wait(const struct sched_thread *th)
 {
