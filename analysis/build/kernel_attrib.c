@@ -43,8 +43,8 @@ uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, ui
 	return n;
 }
 
-void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
-			      struct symbolizer *sym)
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
+			      const struct kernel_reader *k, struct symbolizer *sym)
 {
 	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
 	corecap_sched_init(&p->own, m->ws, m->we);
@@ -146,8 +146,8 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 /* ret (negative), with *err naming the run's kernel directory. */
 static int model_error(char **err, const char *run_dir, int ret)
 {
-	if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir, strerror(-ret)) <
-	    0)
+	if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
+		     strerror(-ret)) < 0)
 		*err = NULL;
 	return ret;
 }

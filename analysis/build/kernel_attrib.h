@@ -51,8 +51,8 @@ struct kernel_pass {
 	struct kernel_states ks;
 	struct futex_locks f;
 };
-void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
-			      struct symbolizer *sym);
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
+			      const struct kernel_reader *k, struct symbolizer *sym);
 /* The same, reading s, which the other pass feeds each record before
  * consume (the critical path's, critical_attrib.h): one replay of the
  * scheduler for the three models. s must have met no thread yet (its
