@@ -70,8 +70,7 @@ int corecap_kernel_chrome(struct chrome_trace *t, const char *run_dir, uint64_t 
 	}
 	corecap_sched_init(&c.s, ws, we);
 	corecap_kernel_states_init_on(&c.ks, &c.s);
-	c.ks.on_slice = on_slice;
-	c.ks.slice_ctx = &c;
+	corecap_kernel_states_on_slice(&c.ks, on_slice, &c);
 	corecap_lock_table_init(&words);
 	corecap_futex_locks_init_on(&c.f, &c.s, &words, ws, we, NULL, NULL);
 	c.f.on_wake = on_wake;

@@ -17,8 +17,6 @@ struct cp_thread;
 struct cp_node;
 struct model_event;
 
-/* The replay's part of each switch, on cp->sched's hooks (cp_replay.c). */
-void corecap_cp_replay_attach(struct critical_path *cp);
 /* The thread tid as met so far, or NULL. */
 struct cp_thread *corecap_cp_find(const struct critical_path *cp, int32_t tid);
 /* The node at 1 + index h, or NULL when it is gone (older than every op in flight). */

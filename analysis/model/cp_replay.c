@@ -173,16 +173,20 @@ static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t old, int3
 	}
 }
 
-/* A switch, while its prev still holds the CPU (sched's on_switch_out). */
-static int switch_out(void *ctx, const struct corecap_krec_switch *s)
+/*
+ * A switch, fed to sched between its two halves: before, its prev still
+ * holds the CPU (its waiters are charged behind it); after, its next does.
+ */
+static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
 {
-	struct critical_path *cp = ctx;
 	uint64_t t = s->h.time_ns;
 	uint32_t cpu = s->h.cpu;
 	struct cp_thread *th;
+	int32_t old;
+	int ret;
 
 	if (cpu >= cp->nr_cpus)
-		return 0;
+		return corecap_sched_consume(&cp->sched, &s->h);
 	flush_waiters(cp, cpu, t);
 	if ((s->flags & CORECAP_KSWITCH_PREV_TARGET) && s->prev_tid > 0) {
 		if (!(th = get(cp, s->prev_tid)))
@@ -206,19 +210,9 @@ static int switch_out(void *ctx, const struct corecap_krec_switch *s)
 		}
 		th->woken_running = false;
 	}
-	return 0;
-}
-
-/* The same switch once its next holds the CPU (sched's on_switch_in). */
-static int switch_in(void *ctx, const struct corecap_krec_switch *s, int32_t old)
-{
-	struct critical_path *cp = ctx;
-	uint64_t t = s->h.time_ns;
-	uint32_t cpu = s->h.cpu;
-	struct cp_thread *th;
-
-	if (cpu >= cp->nr_cpus)
-		return 0;
+	old = corecap_cp_holder(cp, cpu);
+	if ((ret = corecap_sched_consume(&cp->sched, &s->h)))
+		return ret;
 	set_holder(cp, cpu, old, s->next_tid);
 	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0) {
 		if (!(th = get(cp, s->next_tid)))
@@ -368,19 +362,14 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 	return 0;
 }
 
-void corecap_cp_replay_attach(struct critical_path *cp)
-{
-	cp->sched.on_switch_out = switch_out;
-	cp->sched.on_switch_in = switch_in;
-	cp->sched.switch_ctx = cp;
-}
-
 static int krec(struct critical_path *cp, const struct corecap_krec *r)
 {
 	struct cp_thread *th;
 	int ret;
 
-	/* sched first: a switch reaches the replay through its hooks. */
+	/* sched first (a switch: in the middle of the replay's). */
+	if (r->type == CORECAP_KREC_SWITCH)
+		return on_switch(cp, (const struct corecap_krec_switch *)r);
 	if ((ret = corecap_sched_consume(&cp->sched, r)))
 		return ret;
 	switch (r->type) {
@@ -389,7 +378,7 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 	case CORECAP_KREC_FUTEX_ENTER: {
 		const struct corecap_krec_futex_enter *f = (const void *)r;
 		uint32_t owner;
-		bool mutex;
+		bool mutex, known;
 
 		if (!CORECAP_FUTEX_IS_WAIT(f->op))
 			return 0;
@@ -399,8 +388,10 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 		 * re-lock as a condition wait returns needs its call site, which
 		 * the graph has not: it stays a lock edge. */
 		owner = f->val & CORECAP_FUTEX_TID_MASK;
-		mutex = corecap_futex_wait_is_mutex(
-			f->op, f->val, owner && corecap_cp_find(cp, (int32_t)owner) != NULL);
+		/* The owner matters only with FUTEX_WAITERS (a robust mutex's word). */
+		known = owner && (f->val & CORECAP_FUTEX_WAITERS) &&
+			corecap_cp_find(cp, (int32_t)owner) != NULL;
+		mutex = corecap_futex_wait_is_mutex(f->op, f->val, known);
 		th->futex_kind = mutex ? CPW_LOCK : CPW_COND;
 		return 0;
 	}

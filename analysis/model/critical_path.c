@@ -17,7 +17,6 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_u64map_init(&cp->wait_foreign_n);
 	corecap_u64map_init(&cp->holder_at);
 	corecap_sched_init(&cp->sched, 0, 0);
-	corecap_cp_replay_attach(cp);
 	if (nr_cpus && !(cp->waiters = calloc(nr_cpus, sizeof(*cp->waiters))))
 		return -ENOMEM;
 	return 0;

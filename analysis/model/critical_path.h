@@ -237,8 +237,9 @@ struct critical_path {
 	uint32_t *open_runs; /* the indices of the threads with a run open; capacity path_cap */
 	size_t n_open_runs;
 	/* The scheduler's replay (model/sched.h), fed by krec: who holds each
-	 * CPU (corecap_cp_holder), and each switch handed to the replay as the
-	 * CPU changes hands. Other models may read it (kernel_attrib.h's pass). */
+	 * CPU (corecap_cp_holder); a switch is fed to it between the replay's
+	 * two halves of the switch. Other models may read it (kernel_attrib.h's
+	 * pass). */
 	struct sched sched;
 	/* Each CPU's runnable threads waiting for it: 1 + the first's index, 0: none. */
 	uint32_t *waiters;

@@ -91,11 +91,12 @@ static struct model_lock *word(struct futex_locks *f, uint64_t uaddr, uint32_t o
 static int end_hold(struct futex_locks *f, struct futex_hold *h, uint64_t uaddr, uint64_t now)
 {
 	struct model_lock *l;
-	uint64_t b = h->since, e = now;
+	uint64_t b, e = now;
 
-	if (!h->holding || h->uaddr != uaddr)
+	if (!h || !h->holding || h->uaddr != uaddr)
 		return 0;
 	h->holding = false;
+	b = h->since;
 	if (!clip(f, &b, &e))
 		return 0;
 	/* Only a word that has contention has a row to hold (model_lock.idle). */
@@ -114,16 +115,13 @@ static int end_hold(struct futex_locks *f, struct futex_hold *h, uint64_t uaddr,
 static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex_enter *r)
 {
 	const struct sched_thread *th = corecap_sched_find(f->s, r->tid);
-	struct futex_hold *h;
+	/* Its hold, if it ever had one (hold_of makes them as waits hand them over). */
+	struct futex_hold *h = th && th->index < f->cap_holds ? &f->holds[th->index] : NULL;
 	uint64_t *v;
 
 	f->q.calls++;
-	if (!th || (!th->call.is_wait && !CORECAP_FUTEX_IS_WAKE(r->op)))
-		return 0;
-	if (!(h = hold_of(f, th)))
-		return -ENOMEM;
 	/* Waiting again on the word it was handed: it had lost it to a barger. */
-	if (th->call.is_wait && h->holding && h->uaddr == r->uaddr)
+	if (h && th->call.is_wait && h->holding && h->uaddr == r->uaddr)
 		h->holding = false;
 	if (!CORECAP_FUTEX_IS_WAKE(r->op))
 		return 0;
@@ -259,12 +257,8 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	return ret;
 }
 
-int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r)
+int corecap_futex_locks_call(struct futex_locks *f, const struct corecap_krec *r)
 {
-	int ret;
-
-	if (f->feeds && (ret = corecap_sched_consume(f->s, r)))
-		return ret;
 	switch (r->type) {
 	case CORECAP_KREC_FUTEX_ENTER:
 		return on_futex_enter(f, (const struct corecap_krec_futex_enter *)(const void *)r);

@@ -125,8 +125,18 @@ void corecap_futex_locks_init_on(struct futex_locks *f, struct sched *s, struct 
 				 uint64_t ws, uint64_t we, futex_stack_fn stack_of,
 				 void *stack_ctx);
 void corecap_futex_locks_release(struct futex_locks *f);
-/* One record, in time order (others than futex and waking records are ignored). */
-int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r);
+/* A futex call's record, after sched took it (corecap_futex_locks_consume's). */
+int corecap_futex_locks_call(struct futex_locks *f, const struct corecap_krec *r);
+/* One record, in time order (this model reads only the futex calls' from
+ * it; sched has the rest). */
+static inline int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r)
+{
+	int ret = f->feeds ? corecap_sched_consume(f->s, r) : 0;
+
+	if (ret || (r->type != CORECAP_KREC_FUTEX_ENTER && r->type != CORECAP_KREC_FUTEX_EXIT))
+		return ret;
+	return corecap_futex_locks_call(f, r);
+}
 /* Ends the stream: counts what is left open, spreads the totals over the sites. */
 int corecap_futex_locks_finish(struct futex_locks *f);
 

@@ -41,20 +41,26 @@ static void on_stretch(void *ctx, const struct sched_thread *th, enum sched_stat
 	struct kernel_states *k = ctx;
 	struct kstate_thread *f = figures(k, th);
 
-	if (!f) {
-		k->s->oom = true;
-		return;
-	}
-	f->ns[s] += to_ns - from_ns;
-	if (k->on_slice)
+	if (!f)
+		k->oom = true;
+	else
 		k->on_slice(k->slice_ctx, f, (enum kstate)s, from_ns, to_ns);
+}
+
+void corecap_kernel_states_on_slice(struct kernel_states *k,
+				    void (*fn)(void *ctx, const struct kstate_thread *th,
+					       enum kstate s, uint64_t from_ns, uint64_t to_ns),
+				    void *ctx)
+{
+	k->on_slice = fn;
+	k->slice_ctx = ctx;
+	k->s->on_stretch = on_stretch;
+	k->s->stretch_ctx = k;
 }
 
 void corecap_kernel_states_init_on(struct kernel_states *k, struct sched *s)
 {
 	*k = (struct kernel_states){.s = s};
-	s->on_stretch = on_stretch;
-	s->stretch_ctx = k;
 }
 
 int corecap_kernel_states_init(struct kernel_states *k, uint64_t ws, uint64_t we)
@@ -63,8 +69,6 @@ int corecap_kernel_states_init(struct kernel_states *k, uint64_t ws, uint64_t we
 	corecap_sched_init(&k->own, ws, we);
 	k->s = &k->own;
 	k->feeds = true;
-	k->s->on_stretch = on_stretch;
-	k->s->stretch_ctx = k;
 	return 0;
 }
 
@@ -82,13 +86,6 @@ void corecap_kernel_states_release(struct kernel_states *k)
 	*k = (struct kernel_states){0};
 }
 
-int corecap_kernel_states_consume(struct kernel_states *k, const struct corecap_krec *r)
-{
-	int ret = k->feeds ? corecap_sched_consume(k->s, r) : 0;
-
-	return ret ? ret : k->s->oom ? -ENOMEM : 0;
-}
-
 int corecap_kernel_states_finish(struct kernel_states *k)
 {
 	struct sched *s = k->s;
@@ -101,6 +98,7 @@ int corecap_kernel_states_finish(struct kernel_states *k)
 		if (!f)
 			return -ENOMEM;
 		memcpy(f->comm, th->comm, sizeof(f->comm));
+		memcpy(f->ns, th->ns, sizeof(f->ns));
 		f->start_ns = th->start_ns;
 		f->end_ns = th->end_ns;
 		f->exited = th->exited;
@@ -110,5 +108,5 @@ int corecap_kernel_states_finish(struct kernel_states *k)
 	k->lost_switch_ins = s->lost_switch_ins;
 	k->wakes_daemon = s->wakes_daemon;
 	k->wakes_cross_cpu = s->wakes_cross_cpu;
-	return s->oom ? -ENOMEM : 0;
+	return k->oom ? -ENOMEM : 0;
 }

@@ -20,13 +20,14 @@
  * cannot say). Transitions that contradict the state (a switch-in of a
  * thread not runnable: a lost record) are counted.
  *
- * The states, their inference and the lost records are the scheduler
- * model's (sched.h), which this one reads: it adds up the stretches sched
- * gives it. Memory: threads.
+ * The states, their inference, the lost records and each thread's time in
+ * each state are the scheduler model's (sched.h), which this one reads at
+ * the end (and, for on_slice, is handed sched's stretches). Memory: threads.
  */
 #ifndef CORECAP_KERNEL_STATES_H
 #define CORECAP_KERNEL_STATES_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,11 +45,11 @@ enum kstate {
 	KSTATE__COUNT = SCHED__COUNT
 };
 
-/* One thread's figures; the thread's index in sched is its index in all. */
+/* One thread's figures (sched's, at the end); its index in sched is its index in all. */
 struct kstate_thread {
 	int32_t tid;
-	char comm[16];		   /* sched's, at the end */
-	uint64_t start_ns, end_ns; /* its span, clipped to the window (sched's, at the end) */
+	char comm[16];
+	uint64_t start_ns, end_ns; /* its span, clipped to the window */
 	uint64_t ns[KSTATE__COUNT];
 	bool exited;
 };
@@ -62,11 +63,13 @@ struct kernel_states {
 	/* sched's, at the end (sched.h). */
 	uint64_t inconsistent, lost_switch_outs, lost_switch_ins;
 	uint64_t wakes_daemon, wakes_cross_cpu;
-	/* Optional (export --chrome): each stretch [from_ns, to_ns) of one
-	 * state, once known; they tile each thread's span, in no set order. */
+	/* Optional (export --chrome; corecap_kernel_states_on_slice): each
+	 * stretch [from_ns, to_ns) of one state, once known; they tile each
+	 * thread's span, in no set order. */
 	void (*on_slice)(void *ctx, const struct kstate_thread *th, enum kstate s, uint64_t from_ns,
 			 uint64_t to_ns);
 	void *slice_ctx;
+	bool oom; /* a slice's thread could not be kept */
 };
 
 /* What a run's kernel records were, for the report's quality section. */
@@ -85,12 +88,23 @@ struct kernel_quality {
 
 /* With a sched of its own, which consume feeds. */
 int corecap_kernel_states_init(struct kernel_states *k, uint64_t ws, uint64_t we);
-/* Reading s, which the caller feeds each record before consume; s's
- * on_stretch is this model's. */
+/* Reading s, which the caller feeds each record before consume. */
 void corecap_kernel_states_init_on(struct kernel_states *k, struct sched *s);
+/* Each stretch to fn as sched gives it (s's on_stretch is then this model's). */
+void corecap_kernel_states_on_slice(struct kernel_states *k,
+				    void (*fn)(void *ctx, const struct kstate_thread *th,
+					       enum kstate s, uint64_t from_ns, uint64_t to_ns),
+				    void *ctx);
 void corecap_kernel_states_release(struct kernel_states *k);
-/* One record, in time order. */
-int corecap_kernel_states_consume(struct kernel_states *k, const struct corecap_krec *r);
+/* One record, in time order (sched has it all: this feeds s when it is
+ * the model's own). */
+static inline int corecap_kernel_states_consume(struct kernel_states *k,
+						const struct corecap_krec *r)
+{
+	int ret = k->feeds ? corecap_sched_consume(k->s, r) : 0;
+
+	return ret ? ret : k->oom ? -ENOMEM : 0;
+}
 /* Ends the stream at the window's end (finishes s): every thread's states
  * then sum to its span. */
 int corecap_kernel_states_finish(struct kernel_states *k);

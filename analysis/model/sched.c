@@ -99,10 +99,14 @@ static void account(const struct sched *s, struct sched_thread *th, uint64_t now
 	uint64_t e = now < th->end_ns ? now : th->end_ns;
 
 	if (th->state >= 0 && e > b) {
-		if (th->undecided && th->state == SCHED_BLOCKED)
+		if (th->undecided && th->state == SCHED_BLOCKED) {
 			th->undecided_ns += e - b; /* its stretch waits for decide() */
-		else if (s->on_stretch)
-			s->on_stretch(s->stretch_ctx, th, (enum sched_state)th->state, b, e);
+		} else {
+			th->ns[th->state] += e - b;
+			if (s->on_stretch)
+				s->on_stretch(s->stretch_ctx, th, (enum sched_state)th->state, b,
+					      e);
+		}
 	}
 	if (now > th->since)
 		th->since = now;
@@ -133,6 +137,7 @@ static void decide(const struct sched *s, struct sched_thread *th, bool futex)
 	if (!th->undecided_ns && !th->undecided)
 		return;
 	/* The initial block, [start_ns, start_ns + undecided_ns): now known. */
+	th->ns[futex ? SCHED_FUTEX : SCHED_BLOCKED] += th->undecided_ns;
 	if (s->on_stretch && th->undecided_ns)
 		s->on_stretch(s->stretch_ctx, th, futex ? SCHED_FUTEX : SCHED_BLOCKED, th->start_ns,
 			      th->start_ns + th->undecided_ns);
@@ -164,14 +169,11 @@ static int asleep(const struct sched_thread *th)
  * the window. `after` is current from t on (a switch's next; else cur);
  * *before_ns is the CPU's last record before this one (0: none).
  */
-/* CPU cpu followed (below SCHED_MAX_CPUS): 0, or -ENOMEM. */
-static int cpu_grow(struct sched *s, uint32_t cpu)
+static int cpu_grow_slow(struct sched *s, uint32_t cpu)
 {
 	size_t n = cpu + 1 > 2 * s->n_cpus ? cpu + 1 : 2 * s->n_cpus;
 	struct sched_cpu *v;
 
-	if (cpu < s->n_cpus)
-		return 0;
 	if (!(v = realloc(s->cpus, n * sizeof(*v))))
 		return -ENOMEM;
 	for (size_t i = s->n_cpus; i < n; i++)
@@ -179,6 +181,12 @@ static int cpu_grow(struct sched *s, uint32_t cpu)
 	s->cpus = v;
 	s->n_cpus = n;
 	return 0;
+}
+
+/* CPU cpu followed: 0, or -ENOMEM. */
+static inline int cpu_grow(struct sched *s, uint32_t cpu)
+{
+	return cpu < s->n_cpus ? 0 : cpu_grow_slow(s, cpu);
 }
 
 static int observe(struct sched *s, uint32_t cpu, int32_t cur, int32_t after, uint64_t t,
@@ -209,34 +217,20 @@ static int observe(struct sched *s, uint32_t cpu, int32_t cur, int32_t after, ui
 	return 0;
 }
 
-/* The CPU changes hands: its holder, and the reader's two parts of the switch. */
-static int hand_over(struct sched *s, const struct corecap_krec_switch *r)
-{
-	uint32_t cpu = r->h.cpu;
-	int32_t old;
-	int ret;
-
-	if (s->on_switch_out && (ret = s->on_switch_out(s->switch_ctx, r)))
-		return ret;
-	old = corecap_sched_holder(s, cpu);
-	if (cpu < SCHED_MAX_HOLDER_CPUS) {
-		if (cpu_grow(s, cpu))
-			return -ENOMEM;
-		s->cpus[cpu].holder = r->next_tid;
-	}
-	return s->on_switch_in ? s->on_switch_in(s->switch_ctx, r, old) : 0;
-}
-
 static int on_switch(struct sched *s, const struct corecap_krec_switch *r)
 {
 	struct sched_thread *th;
 	uint64_t t = r->h.time_ns, before;
-	int ret = hand_over(s, r);
+	int ret = observe(s, r->h.cpu, r->prev_tid, r->next_tid, t, &before);
 
-	if (!ret)
-		ret = observe(s, r->h.cpu, r->prev_tid, r->next_tid, t, &before);
 	if (ret)
 		return ret;
+	/* The CPU changes hands. */
+	if (r->h.cpu < SCHED_MAX_HOLDER_CPUS) {
+		if (cpu_grow(s, r->h.cpu))
+			return -ENOMEM;
+		s->cpus[r->h.cpu].holder = r->next_tid;
+	}
 
 	if ((r->flags & CORECAP_KSWITCH_PREV_TARGET) && r->prev_tid) {
 		if (!(th = get(s, r->prev_tid)))
@@ -338,7 +332,10 @@ static void futex_enter(struct sched *s, struct sched_thread *th,
 				       .enter_ns = r->h.time_ns};
 	if (c->is_wait) {
 		uint32_t owner = r->val & CORECAP_FUTEX_TID_MASK;
-		const struct sched_thread *o = owner ? corecap_sched_find(s, (int32_t)owner) : NULL;
+		/* The owner matters only with FUTEX_WAITERS (a robust mutex's word). */
+		const struct sched_thread *o = owner && (r->val & CORECAP_FUTEX_WAITERS)
+						       ? corecap_sched_find(s, (int32_t)owner)
+						       : NULL;
 
 		c->mutex = corecap_futex_wait_is_mutex(r->op, r->val, o && o->futex_seen);
 	}

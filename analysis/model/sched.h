@@ -24,7 +24,9 @@
  *
  * A consumer is fed the records after sched has taken them (it reads the
  * state sched left) and, through on_stretch, each stretch of one state of
- * a thread once it is known. Memory: threads + CPUs.
+ * a thread once it is known; one that needs a CPU's holder as it was before
+ * a switch reads it before it feeds sched that switch (the critical path's
+ * replay). Memory: threads + CPUs.
  */
 #ifndef CORECAP_SCHED_H
 #define CORECAP_SCHED_H
@@ -75,6 +77,7 @@ struct sched_thread {
 	uint64_t start_ns, end_ns; /* its span, clipped to the window */
 	int state;		   /* enum sched_state, or -1 before the first record */
 	uint64_t since;		   /* in state since (its time is charged up to here) */
+	uint64_t ns[SCHED__COUNT]; /* its time in each state so far: the stretches given */
 	bool undecided;		   /* blocked since the start: futex or not is not yet known */
 	uint64_t undecided_ns;	   /* blocked time since the start, its stretch not yet given */
 	bool exited, seen;
@@ -122,19 +125,11 @@ struct sched {
 	 * known as the target's once it has had a record of its own. */
 	uint64_t wakes_daemon, wakes_cross_cpu;
 	uint64_t futex_enters_unpaired; /* an enter while a call was in progress */
-	bool oom; /* a reader could not keep what it was given: its next call fails */
 	/* Each stretch [from_ns, to_ns) of one state, once known, inside the
 	 * thread's span; they tile each thread's span, in no set order. */
 	void (*on_stretch)(void *ctx, const struct sched_thread *th, enum sched_state s,
 			   uint64_t from_ns, uint64_t to_ns);
 	void *stretch_ctx;
-	/* Optional: a reader's part of each switch, called as the CPU changes
-	 * hands: out while the switch's prev still holds it
-	 * (corecap_sched_holder), in once its next does, with who held it
-	 * before. Their errors are consume's. */
-	int (*on_switch_out)(void *ctx, const struct corecap_krec_switch *r);
-	int (*on_switch_in)(void *ctx, const struct corecap_krec_switch *r, int32_t old_holder);
-	void *switch_ctx;
 };
 
 void corecap_sched_init(struct sched *s, uint64_t ws, uint64_t we);
