@@ -135,11 +135,11 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 			return ret;
 		out->threads++;
 	}
-	out->inconsistent = ks->inconsistent;
-	out->lost_switch_outs = ks->lost_switch_outs;
-	out->lost_switch_ins = ks->lost_switch_ins;
-	out->wakes_daemon = ks->wakes_daemon;
-	out->wakes_cross_cpu = ks->wakes_cross_cpu;
+	out->inconsistent = ks->s->inconsistent;
+	out->lost_switch_outs = ks->s->lost_switch_outs;
+	out->lost_switch_ins = ks->s->lost_switch_ins;
+	out->wakes_daemon = ks->s->wakes_daemon;
+	out->wakes_cross_cpu = ks->s->wakes_cross_cpu;
 	return 0;
 }
 

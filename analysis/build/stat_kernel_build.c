@@ -53,7 +53,7 @@ static int model_states(struct stat_kernel_interval *iv, struct kernel_reader *k
 		goto out;
 	if ((ret = corecap_kernel_states_finish(&ks)))
 		goto out;
-	iv->inconsistent = ks.inconsistent;
+	iv->inconsistent = ks.s->inconsistent;
 	for (size_t i = 0; i < ks.len; i++) {
 		const struct kstate_thread *th = ks.all[i];
 		struct stat_kthread_row row = {0}, *t = &row;

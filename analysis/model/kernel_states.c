@@ -103,10 +103,5 @@ int corecap_kernel_states_finish(struct kernel_states *k)
 		f->end_ns = th->end_ns;
 		f->exited = th->exited;
 	}
-	k->inconsistent = s->inconsistent;
-	k->lost_switch_outs = s->lost_switch_outs;
-	k->lost_switch_ins = s->lost_switch_ins;
-	k->wakes_daemon = s->wakes_daemon;
-	k->wakes_cross_cpu = s->wakes_cross_cpu;
 	return k->oom ? -ENOMEM : 0;
 }

@@ -60,9 +60,6 @@ struct kernel_states {
 	bool feeds; /* consume feeds s (init, not init_on) */
 	struct kstate_thread **all;
 	size_t len, cap;
-	/* sched's, at the end (sched.h). */
-	uint64_t inconsistent, lost_switch_outs, lost_switch_ins;
-	uint64_t wakes_daemon, wakes_cross_cpu;
 	/* Optional (export --chrome; corecap_kernel_states_on_slice): each
 	 * stretch [from_ns, to_ns) of one state, once known; they tile each
 	 * thread's span, in no set order. */
@@ -77,7 +74,7 @@ struct kernel_quality {
 	uint64_t records, lost, unknown_records, trailing_bytes;
 	uint64_t stacks, switches, wakings, futex_calls;
 	uint64_t threads, inconsistent, lost_switch_outs, lost_switch_ins;
-	uint64_t wakes_daemon, wakes_cross_cpu; /* struct kernel_states' */
+	uint64_t wakes_daemon, wakes_cross_cpu; /* struct sched's */
 	/* Threads whose kernel running time exceeded their own schedstat's
 	 * (threads.tsv) past the samplers' edges: their records are
 	 * incomplete, so threads.tsv's figures stand for them. */
