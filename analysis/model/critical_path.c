@@ -19,7 +19,7 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_sched_init(&cp->sched, 0, 0);
 	if (nr_cpus && !(cp->waiters = calloc(nr_cpus, sizeof(*cp->waiters))))
 		return -ENOMEM;
-	return 0;
+	return corecap_sched_follow_cpus(&cp->sched, nr_cpus);
 }
 
 static void free_op(struct cp_op *op)

@@ -288,10 +288,11 @@ struct critical_path {
 	uint64_t inconsistent;	   /* events contradicting a thread's state */
 };
 
-/* Who holds CPU c (its last switch-in seen: any process's thread, 0 idle); CP_NOBODY unknown. */
+/* Who holds CPU c < nr_cpus (its last switch-in seen: any process's thread,
+ * 0 idle); CP_NOBODY unknown. sched follows every CPU below nr_cpus. */
 static inline int32_t corecap_cp_holder(const struct critical_path *cp, uint32_t c)
 {
-	return corecap_sched_holder(&cp->sched, c);
+	return cp->sched.cpus[c].holder;
 }
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus);

@@ -189,6 +189,13 @@ static inline int cpu_grow(struct sched *s, uint32_t cpu)
 	return cpu < s->n_cpus ? 0 : cpu_grow_slow(s, cpu);
 }
 
+int corecap_sched_follow_cpus(struct sched *s, uint32_t n)
+{
+	if (n > SCHED_MAX_HOLDER_CPUS)
+		return -EINVAL;
+	return n ? cpu_grow(s, n - 1) : 0;
+}
+
 static int observe(struct sched *s, uint32_t cpu, int32_t cur, int32_t after, uint64_t t,
 		   uint64_t *before_ns)
 {

@@ -134,6 +134,10 @@ struct sched {
 
 void corecap_sched_init(struct sched *s, uint64_t ws, uint64_t we);
 void corecap_sched_release(struct sched *s);
+/* CPUs 0 to n - 1 followed from the start (their holders unknown, -1), so
+ * that a reader may index s->cpus below n; 0, -EINVAL past
+ * SCHED_MAX_HOLDER_CPUS, or -ENOMEM. */
+int corecap_sched_follow_cpus(struct sched *s, uint32_t n);
 /* The window, given before any thread was met (spans and counts depend on
  * it); -EBUSY after. */
 int corecap_sched_set_window(struct sched *s, uint64_t ws, uint64_t we);
@@ -141,12 +145,6 @@ int corecap_sched_set_window(struct sched *s, uint64_t ws, uint64_t we);
 int corecap_sched_consume(struct sched *s, const struct corecap_krec *r);
 /* Ends the stream at the window's end: every thread's stretches then tile its span. */
 void corecap_sched_finish(struct sched *s);
-/* Who the last switch on CPU cpu put there (any process's; 0: idle); -1: none yet. */
-static inline int32_t corecap_sched_holder(const struct sched *s, uint32_t cpu)
-{
-	return cpu < s->n_cpus ? s->cpus[cpu].holder : -1;
-}
-
 /* Inside a futex wait (its exit not yet seen). */
 static inline bool corecap_sched_in_futex_wait(const struct sched_thread *th)
 {
