@@ -71,16 +71,19 @@ int corecap_kernel_pass_init_on(struct kernel_pass *p, struct model *m,
 }
 
 /* One pass over the records feeds the scheduler's replay (unless another
- * pass does), then the two models that read it: the states and the futex
- * locks. */
+ * pass does), then the two models that read it: the states read sched at
+ * the end (this pass sets no on_slice, so a record asks nothing more of
+ * them), the futex locks each futex call's record. */
 int corecap_kernel_pass_consume(void *ctx, const struct corecap_krec *r)
 {
 	struct kernel_pass *p = ctx;
-	int ret = p->s == &p->own ? corecap_sched_consume(p->s, r) : 0;
+	int ret;
 
-	if (!ret)
-		ret = corecap_kernel_states_consume(&p->ks, r);
-	return ret ? ret : corecap_futex_locks_consume(&p->f, r);
+	if (p->s == &p->own && (ret = corecap_sched_consume(p->s, r)))
+		return ret;
+	if (r->type != CORECAP_KREC_FUTEX_ENTER && r->type != CORECAP_KREC_FUTEX_EXIT)
+		return 0;
+	return corecap_futex_locks_call(&p->f, r);
 }
 
 void corecap_kernel_pass_release(struct kernel_pass *p)
