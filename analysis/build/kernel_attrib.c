@@ -47,24 +47,51 @@ void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
 			      const struct kernel_reader *k, struct symbolizer *sym)
 {
 	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
-	corecap_kernel_states_init(&p->ks, m->ws, m->we);
-	corecap_futex_locks_init(&p->f, &m->futex_locks, m->ws, m->we, corecap_kernel_wait_stack,
-				 &p->sc);
+	corecap_sched_init(&p->own, m->ws, m->we);
+	p->s = &p->own;
+	corecap_kernel_states_init_on(&p->ks, p->s);
+	corecap_futex_locks_init_on(&p->f, p->s, &m->futex_locks, m->ws, m->we,
+				    corecap_kernel_wait_stack, &p->sc);
 }
 
-/* One pass over the records feeds both the states and the futex locks. */
+int corecap_kernel_pass_init_on(struct kernel_pass *p, struct model *m,
+				const struct kernel_reader *k, struct symbolizer *sym,
+				struct sched *s)
+{
+	int ret = corecap_sched_set_window(s, m->ws, m->we);
+
+	if (ret)
+		return ret;
+	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
+	p->s = s;
+	corecap_kernel_states_init_on(&p->ks, s);
+	corecap_futex_locks_init_on(&p->f, s, &m->futex_locks, m->ws, m->we,
+				    corecap_kernel_wait_stack, &p->sc);
+	return 0;
+}
+
+/* One pass over the records feeds the scheduler's replay (unless another
+ * pass does), then the two models that read it: the states read sched at
+ * the end (this pass sets no on_slice, so a record asks nothing more of
+ * them), the futex locks each futex call's record. */
 int corecap_kernel_pass_consume(void *ctx, const struct corecap_krec *r)
 {
 	struct kernel_pass *p = ctx;
-	int ret = corecap_kernel_states_consume(&p->ks, r);
+	int ret;
 
-	return ret ? ret : corecap_futex_locks_consume(&p->f, r);
+	if (p->s == &p->own && (ret = corecap_sched_consume(p->s, r)))
+		return ret;
+	if (r->type != CORECAP_KREC_FUTEX_ENTER && r->type != CORECAP_KREC_FUTEX_EXIT)
+		return 0;
+	return corecap_futex_locks_call(&p->f, r);
 }
 
 void corecap_kernel_pass_release(struct kernel_pass *p)
 {
 	corecap_futex_locks_release(&p->f);
 	corecap_kernel_states_release(&p->ks);
+	if (p->s == &p->own)
+		corecap_sched_release(&p->own);
 }
 
 /*
@@ -91,9 +118,10 @@ static bool disagrees_with_schedstat(const struct model *m, const struct kstate_
 /* The threads' states into the model. */
 static int states(struct model *m, struct kernel_states *ks, struct kernel_quality *out)
 {
-	int ret;
+	int ret = corecap_kernel_states_finish(ks);
 
-	corecap_kernel_states_finish(ks);
+	if (ret)
+		return ret;
 	for (size_t i = 0; i < ks->len; i++) {
 		const struct kstate_thread *th = ks->all[i];
 
@@ -110,11 +138,11 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 			return ret;
 		out->threads++;
 	}
-	out->inconsistent = ks->inconsistent;
-	out->lost_switch_outs = ks->lost_switch_outs;
-	out->lost_switch_ins = ks->lost_switch_ins;
-	out->wakes_daemon = ks->wakes_daemon;
-	out->wakes_cross_cpu = ks->wakes_cross_cpu;
+	out->inconsistent = ks->s->inconsistent;
+	out->lost_switch_outs = ks->s->lost_switch_outs;
+	out->lost_switch_ins = ks->s->lost_switch_ins;
+	out->wakes_daemon = ks->s->wakes_daemon;
+	out->wakes_cross_cpu = ks->s->wakes_cross_cpu;
 	return 0;
 }
 

@@ -45,11 +45,21 @@ struct kernel_wait_stack_ctx {
  */
 struct kernel_pass {
 	struct kernel_wait_stack_ctx sc;
+	struct sched own;
+	struct sched *s; /* the scheduler's replay ks and f read: own, which consume
+			  * feeds, or another pass's (init_on) */
 	struct kernel_states ks;
 	struct futex_locks f;
 };
 void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
 			      const struct kernel_reader *k, struct symbolizer *sym);
+/* The same, reading s, which the other pass feeds each record before
+ * consume (the critical path's, critical_attrib.h): one replay of the
+ * scheduler for the three models. s must have met no thread yet (its
+ * window becomes the model's); -EBUSY, nothing done, when it has. */
+int corecap_kernel_pass_init_on(struct kernel_pass *p, struct model *m,
+				const struct kernel_reader *k, struct symbolizer *sym,
+				struct sched *s);
 int corecap_kernel_pass_consume(void *p, const struct corecap_krec *r);
 int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
 				 const struct kernel_reader *k, const char *run_dir,

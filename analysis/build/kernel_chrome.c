@@ -13,6 +13,7 @@
 
 struct kchrome {
 	struct chrome_trace *t;
+	struct sched s; /* the scheduler's replay, which ks and f read */
 	struct kernel_states ks;
 	struct futex_locks f;
 	int err;
@@ -35,7 +36,7 @@ static void on_wake(void *ctx, int32_t waiter, int32_t holder, uint64_t wake_ns,
 	struct kchrome *c = ctx;
 	int ret;
 
-	if (!corecap_u64map_find(&c->ks.by_tid, (uint64_t)(uint32_t)holder))
+	if (!corecap_sched_find(&c->s, holder))
 		return;
 	ret = corecap_chrome_trace_kwake(c->t, holder, waiter, wake_ns, end_ns);
 	if (ret && !c->err)
@@ -45,8 +46,10 @@ static void on_wake(void *ctx, int32_t waiter, int32_t holder, uint64_t wake_ns,
 static int consume(void *ctx, const struct corecap_krec *r)
 {
 	struct kchrome *c = ctx;
-	int ret = corecap_kernel_states_consume(&c->ks, r);
+	int ret = corecap_sched_consume(&c->s, r);
 
+	if (!ret)
+		ret = corecap_kernel_states_consume(&c->ks, r);
 	return ret ? ret : corecap_futex_locks_consume(&c->f, r);
 }
 
@@ -65,16 +68,16 @@ int corecap_kernel_chrome(struct chrome_trace *t, const char *run_dir, uint64_t 
 		corecap_kernel_reader_release(&k);
 		return ret == -ENOENT ? 1 : ret;
 	}
-	corecap_kernel_states_init(&c.ks, ws, we);
-	c.ks.on_slice = on_slice;
-	c.ks.slice_ctx = &c;
+	corecap_sched_init(&c.s, ws, we);
+	corecap_kernel_states_init_on(&c.ks, &c.s);
+	corecap_kernel_states_on_slice(&c.ks, on_slice, &c);
 	corecap_lock_table_init(&words);
-	corecap_futex_locks_init(&c.f, &words, ws, we, NULL, NULL);
+	corecap_futex_locks_init_on(&c.f, &c.s, &words, ws, we, NULL, NULL);
 	c.f.on_wake = on_wake;
 	c.f.wake_ctx = &c;
 	ret = corecap_kernel_reader_each(&k, consume, &c);
 	if (!ret) {
-		corecap_kernel_states_finish(&c.ks);
+		ret = corecap_kernel_states_finish(&c.ks);
 		for (size_t i = 0; i < c.ks.len && !ret; i++)
 			if (c.ks.all[i]->comm[0])
 				ret = corecap_chrome_trace_name_thread(t, c.ks.all[i]->tid,
@@ -93,6 +96,7 @@ int corecap_kernel_chrome(struct chrome_trace *t, const char *run_dir, uint64_t 
 	corecap_futex_locks_release(&c.f);
 	corecap_lock_table_release(&words);
 	corecap_kernel_states_release(&c.ks);
+	corecap_sched_release(&c.s);
 	corecap_kernel_reader_release(&k);
 	return ret;
 }

@@ -115,13 +115,17 @@ static bool wants_comm_piped(void *ctx, int32_t tid)
 }
 
 /* The model's thread states and futex locks fed by the critical path's
- * pass over the records (once the model has its window): one reading. */
+ * pass over the records (once the model has its window): one reading, and
+ * one replay of the scheduler (the critical path's sched) when it has met
+ * no thread yet. */
 static void tap_kernel(struct report_build *j)
 {
+	struct symbolizer *sym = j->run->has_sym ? &j->run->sym : NULL;
+
 	if (!j->has_crit || !j->crit.loaded)
 		return;
-	corecap_kernel_pass_init(&j->kpass, &j->model, &j->crit.k,
-				 j->run->has_sym ? &j->run->sym : NULL);
+	if (corecap_kernel_pass_init_on(&j->kpass, &j->model, &j->crit.k, sym, &j->crit.cp.sched))
+		corecap_kernel_pass_init(&j->kpass, &j->model, &j->crit.k, sym);
 	j->has_kpass = true;
 	j->crit.on_krec = corecap_kernel_pass_consume;
 	j->crit.krec_ctx = &j->kpass;

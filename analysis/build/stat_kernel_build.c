@@ -51,8 +51,9 @@ static int model_states(struct stat_kernel_interval *iv, struct kernel_reader *k
 	ret = corecap_kernel_reader_each(kr, states_consume, &ks);
 	if (ret)
 		goto out;
-	corecap_kernel_states_finish(&ks);
-	iv->inconsistent = ks.inconsistent;
+	if ((ret = corecap_kernel_states_finish(&ks)))
+		goto out;
+	iv->inconsistent = ks.s->inconsistent;
 	for (size_t i = 0; i < ks.len; i++) {
 		const struct kstate_thread *th = ks.all[i];
 		struct stat_kthread_row row = {0}, *t = &row;

@@ -94,7 +94,7 @@ static struct cp_thread *get(struct critical_path *cp, int32_t tid)
 	th->wait_cpu = UINT32_MAX;
 	/* The CPUs it was switched to before it was met (not a target then). */
 	for (uint32_t c = 0; c < cp->nr_cpus; c++)
-		if (cp->cpu_tid[c] == tid) {
+		if (corecap_cp_holder(cp, c) == tid) {
 			th->n_held++;
 			th->held_cpu = c;
 		}
@@ -152,21 +152,20 @@ static void flush_waiters(struct critical_path *cp, uint32_t cpu, uint64_t t)
 }
 
 /*
- * CPU cpu switched to tid: the holders' counts of CPUs kept (a thread
- * holds more than one only when a switch-out was lost), for a log
- * call's flush of its CPU's waiters without looking at every CPU.
+ * CPU cpu went from old to tid (sched's holder): the holders' counts of
+ * CPUs kept (a thread holds more than one only when a switch-out was
+ * lost), for a log call's flush of its CPU's waiters without looking at
+ * every CPU.
  */
-static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t tid)
+static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t old, int32_t tid)
 {
-	int32_t old = cp->cpu_tid[cpu];
 	struct cp_thread *th;
 
 	if (old == tid)
 		return;
-	cp->cpu_tid[cpu] = tid;
 	if ((th = corecap_cp_find(cp, old)) && th->n_held && --th->n_held && th->held_cpu == cpu)
 		for (uint32_t c = 0; c < cp->nr_cpus; c++)
-			if (cp->cpu_tid[c] == old)
+			if (corecap_cp_holder(cp, c) == old)
 				th->held_cpu = c;
 	if ((th = corecap_cp_find(cp, tid))) {
 		th->n_held++;
@@ -174,14 +173,20 @@ static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t tid)
 	}
 }
 
+/*
+ * A switch, fed to sched between its two halves: before, its prev still
+ * holds the CPU (its waiters are charged behind it); after, its next does.
+ */
 static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
 {
 	uint64_t t = s->h.time_ns;
 	uint32_t cpu = s->h.cpu;
 	struct cp_thread *th;
+	int32_t old;
+	int ret;
 
 	if (cpu >= cp->nr_cpus)
-		return 0;
+		return corecap_sched_consume(&cp->sched, &s->h);
 	flush_waiters(cp, cpu, t);
 	if ((s->flags & CORECAP_KSWITCH_PREV_TARGET) && s->prev_tid > 0) {
 		if (!(th = get(cp, s->prev_tid)))
@@ -205,7 +210,10 @@ static int on_switch(struct critical_path *cp, const struct corecap_krec_switch 
 		}
 		th->woken_running = false;
 	}
-	set_holder(cp, cpu, s->next_tid);
+	old = corecap_cp_holder(cp, cpu);
+	if ((ret = corecap_sched_consume(&cp->sched, &s->h)))
+		return ret;
+	set_holder(cp, cpu, old, s->next_tid);
 	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0) {
 		if (!(th = get(cp, s->next_tid)))
 			return -ENOMEM;
@@ -357,16 +365,20 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 static int krec(struct critical_path *cp, const struct corecap_krec *r)
 {
 	struct cp_thread *th;
+	int ret;
 
-	switch (r->type) {
-	case CORECAP_KREC_SWITCH:
+	/* sched first (a switch: in the middle of the replay's). */
+	if (r->type == CORECAP_KREC_SWITCH)
 		return on_switch(cp, (const struct corecap_krec_switch *)r);
+	if ((ret = corecap_sched_consume(&cp->sched, r)))
+		return ret;
+	switch (r->type) {
 	case CORECAP_KREC_WAKING:
 		return on_waking(cp, (const struct corecap_krec_waking *)r);
 	case CORECAP_KREC_FUTEX_ENTER: {
 		const struct corecap_krec_futex_enter *f = (const void *)r;
 		uint32_t owner;
-		bool mutex;
+		bool mutex, known;
 
 		if (!CORECAP_FUTEX_IS_WAIT(f->op))
 			return 0;
@@ -376,8 +388,10 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 		 * re-lock as a condition wait returns needs its call site, which
 		 * the graph has not: it stays a lock edge. */
 		owner = f->val & CORECAP_FUTEX_TID_MASK;
-		mutex = corecap_futex_wait_is_mutex(
-			f->op, f->val, owner && corecap_cp_find(cp, (int32_t)owner) != NULL);
+		/* The owner matters only with FUTEX_WAITERS (a robust mutex's word). */
+		known = owner && (f->val & CORECAP_FUTEX_WAITERS) &&
+			corecap_cp_find(cp, (int32_t)owner) != NULL;
+		mutex = corecap_futex_wait_is_mutex(f->op, f->val, known);
 		th->futex_kind = mutex ? CPW_LOCK : CPW_COND;
 		return 0;
 	}
@@ -515,7 +529,7 @@ static int event(struct critical_path *cp, const struct model_event *ev)
 			flush_waiters(cp, th->held_cpu, ev->ts_ns);
 		else if (th->state == CPS_RUNNING && th->n_held)
 			for (uint32_t c = 0; c < cp->nr_cpus; c++)
-				if (cp->cpu_tid[c] == th->tid)
+				if (corecap_cp_holder(cp, c) == th->tid)
 					flush_waiters(cp, c, ev->ts_ns);
 		if (ev->kind == MEV_LOG_ENTER)
 			th->log_depth++;

@@ -16,15 +16,10 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_u64map_init(&cp->wait_foreign_ns);
 	corecap_u64map_init(&cp->wait_foreign_n);
 	corecap_u64map_init(&cp->holder_at);
-	if (nr_cpus) {
-		cp->cpu_tid = malloc(nr_cpus * sizeof(*cp->cpu_tid));
-		cp->waiters = calloc(nr_cpus, sizeof(*cp->waiters));
-		if (!cp->cpu_tid || !cp->waiters)
-			return -ENOMEM;
-		for (uint32_t c = 0; c < nr_cpus; c++)
-			cp->cpu_tid[c] = CP_NOBODY;
-	}
-	return 0;
+	corecap_sched_init(&cp->sched, 0, 0);
+	if (nr_cpus && !(cp->waiters = calloc(nr_cpus, sizeof(*cp->waiters))))
+		return -ENOMEM;
+	return corecap_sched_follow_cpus(&cp->sched, nr_cpus);
 }
 
 static void free_op(struct cp_op *op)
@@ -53,7 +48,7 @@ void corecap_critical_path_release(struct critical_path *cp)
 	for (size_t i = 0; i < cp->n_ext_types; i++)
 		corecap_u64map_release(&cp->ext_types[i].credit);
 	free(cp->ext_types);
-	free(cp->cpu_tid);
+	corecap_sched_release(&cp->sched);
 	free(cp->waiters);
 	free(cp->nodes);
 	free(cp->adds);
@@ -613,7 +608,7 @@ void corecap_cp_advance(struct critical_path *cp, struct cp_thread *th, uint64_t
 		break;
 	case CPS_RUNNABLE:
 		/* Whoever held the CPU it waited for: logging if that was logging. */
-		htid = th->wait_cpu < cp->nr_cpus ? cp->cpu_tid[th->wait_cpu] : CP_NOBODY;
+		htid = th->wait_cpu < cp->nr_cpus ? corecap_cp_holder(cp, th->wait_cpu) : CP_NOBODY;
 		holder = corecap_cp_find(cp, htid);
 		logger = holder && holder->state == CPS_RUNNING &&
 			 running_cat(holder) == CAT_LOGGING;
@@ -813,7 +808,7 @@ int32_t corecap_critical_path_pick(const struct critical_path *cp, uint64_t t, u
 	int best_rank = 0, late_rank = 0, r;
 
 	for (uint32_t c = 0; c < cp->nr_cpus; c++) {
-		const struct cp_thread *th = corecap_cp_find(cp, cp->cpu_tid[c]);
+		const struct cp_thread *th = corecap_cp_find(cp, corecap_cp_holder(cp, c));
 
 		if (th && th->state == CPS_RUNNING && (r = rank(ctx, th->comm)) > best_rank) {
 			best = th;

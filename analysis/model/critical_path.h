@@ -61,6 +61,7 @@
 
 #include "event.h"
 #include "op_table.h"
+#include "sched.h"
 #include "../util/tid_cache.h"
 #include "../util/u64map.h"
 
@@ -118,7 +119,7 @@ struct cp_thread {
 	/* Runnable for a known CPU: its neighbours in that CPU's waiters
 	 * (critical_path.waiters), 1 + their index in all, 0: none. */
 	uint32_t wait_prev, wait_next;
-	uint32_t n_held;   /* the CPUs whose last switch-in was to it (cpu_tid) */
+	uint32_t n_held;   /* the CPUs whose last switch-in was to it (corecap_cp_holder) */
 	uint32_t held_cpu; /* the last of them */
 	uint64_t off_ns;   /* its last switch-out (corecap_critical_path_pick) */
 	bool exited;	   /* switched out dead ('X', 'Z'): no sleep after it */
@@ -235,7 +236,11 @@ struct critical_path {
 	size_t len, path_cap;
 	uint32_t *open_runs; /* the indices of the threads with a run open; capacity path_cap */
 	size_t n_open_runs;
-	int32_t *cpu_tid; /* who holds each CPU (last switch-in seen); -1 unknown */
+	/* The scheduler's replay (model/sched.h), fed by krec: who holds each
+	 * CPU (corecap_cp_holder); a switch is fed to it between the replay's
+	 * two halves of the switch. Other models may read it (kernel_attrib.h's
+	 * pass). */
+	struct sched sched;
 	/* Each CPU's runnable threads waiting for it: 1 + the first's index, 0: none. */
 	uint32_t *waiters;
 	uint32_t nr_cpus;
@@ -282,6 +287,13 @@ struct critical_path {
 	uint64_t ops_without_path; /* ended before the kernel records said anything */
 	uint64_t inconsistent;	   /* events contradicting a thread's state */
 };
+
+/* Who holds CPU c < nr_cpus (its last switch-in seen: any process's thread,
+ * 0 idle); CP_NOBODY unknown. sched follows every CPU below nr_cpus. */
+static inline int32_t corecap_cp_holder(const struct critical_path *cp, uint32_t c)
+{
+	return cp->sched.cpus[c].holder;
+}
 
 int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t nr_cpus);
 void corecap_critical_path_release(struct critical_path *cp);

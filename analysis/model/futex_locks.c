@@ -10,85 +10,48 @@
 #define ERR_EAGAIN	11
 #define ERR_ETIMEDOUT	110
 
-/* One thread's futex call in progress, and the word it holds after a wait. */
-struct futex_thread {
-	int32_t tid;
-	bool in_call, in_wait;
-	uint32_t op;
-	uint64_t uaddr, enter_ns;
-	int32_t waker; /* from a sched_waking during the wait; 0: none */
-	uint64_t waker_ns;
-	bool woken;	/* a sched_waking came during the wait */
-	bool irq_woken; /* the first one, from an interrupt */
-	bool holding;
-	uint64_t hold_uaddr, hold_since;
-	bool mutex_word; /* the wait in progress is for a mutex's value */
-};
-
-bool corecap_futex_wait_is_mutex(uint32_t op, uint32_t val, bool owner_is_thread)
+void corecap_futex_locks_init_on(struct futex_locks *f, struct sched *s, struct lock_table *out,
+				 uint64_t ws, uint64_t we, futex_stack_fn stack_of, void *stack_ctx)
 {
-	switch (CORECAP_FUTEX_CMD(op)) {
-	case 6:	 /* FUTEX_LOCK_PI */
-	case 13: /* FUTEX_LOCK_PI2 */
-		return true;
-	case 11: /* FUTEX_WAIT_REQUEUE_PI: a condition wait */
-		return false;
-	default:
-		break;
-	}
-	if (val == CORECAP_FUTEX_LOCKED_WAITERS)
-		return true;
-	return (val & CORECAP_FUTEX_WAITERS) && (val & CORECAP_FUTEX_TID_MASK) && owner_is_thread;
+	*f = (struct futex_locks){.s = s,
+				  .out = out,
+				  .ws = ws,
+				  .we = we,
+				  .stack_of = stack_of,
+				  .stack_ctx = stack_ctx};
+	corecap_u64map_init(&f->last_wake);
 }
 
 void corecap_futex_locks_init(struct futex_locks *f, struct lock_table *out, uint64_t ws,
 			      uint64_t we, futex_stack_fn stack_of, void *stack_ctx)
 {
-	*f = (struct futex_locks){
-		.out = out, .ws = ws, .we = we, .stack_of = stack_of, .stack_ctx = stack_ctx};
-	corecap_u64map_init(&f->by_tid);
-	corecap_u64map_init(&f->last_wake);
+	corecap_futex_locks_init_on(f, NULL, out, ws, we, stack_of, stack_ctx);
+	corecap_sched_init(&f->own, ws, we);
+	f->s = &f->own;
+	f->feeds = true;
 }
 
 void corecap_futex_locks_release(struct futex_locks *f)
 {
-	uint64_t v;
-
-	for (size_t i = 0; corecap_u64map_next(&f->by_tid, &i, NULL, &v);)
-		free((struct futex_thread *)(uintptr_t)v);
-	corecap_u64map_release(&f->by_tid);
+	if (f->feeds)
+		corecap_sched_release(&f->own);
 	corecap_u64map_release(&f->last_wake);
 	free(f->wakes);
+	free(f->holds);
 }
 
-/* tid's call, or NULL when it made none. */
-static struct futex_thread *find_thread(struct futex_locks *f, int32_t tid)
+/* th's hold (none at first), or NULL without memory. */
+static struct futex_hold *hold_of(struct futex_locks *f, const struct sched_thread *th)
 {
-	struct futex_thread *t = corecap_tid_cache_get(&f->recent, tid);
-	uint64_t *v;
+	size_t had = f->cap_holds;
 
-	if (t || !(v = corecap_u64map_find(&f->by_tid, (uint64_t)(uint32_t)tid)))
-		return t;
-	return corecap_tid_cache_put(&f->recent, tid, (struct futex_thread *)(uintptr_t)*v);
-}
-
-static struct futex_thread *thread_of(struct futex_locks *f, int32_t tid)
-{
-	struct futex_thread *t = find_thread(f, tid);
-	uint64_t *v;
-
-	if (t)
-		return t;
-	if (!(v = corecap_u64map_upsert(&f->by_tid, (uint64_t)(uint32_t)tid, NULL)))
-		return NULL;
-	t = calloc(1, sizeof(*t));
-	if (!t) {
-		corecap_u64map_remove(&f->by_tid, (uint64_t)(uint32_t)tid);
-		return NULL;
+	if (th->index >= had) {
+		if (corecap_grow((void **)&f->holds, &f->cap_holds, (size_t)th->index + 1,
+				 sizeof(*f->holds)))
+			return NULL;
+		memset(f->holds + had, 0, (f->cap_holds - had) * sizeof(*f->holds));
 	}
-	t->tid = tid;
-	*v = (uint64_t)(uintptr_t)t;
-	return corecap_tid_cache_put(&f->recent, tid, t);
+	return &f->holds[th->index];
 }
 
 /* [b, e) clipped to the window; false when nothing is left. */
@@ -125,14 +88,15 @@ static struct model_lock *word(struct futex_locks *f, uint64_t uaddr, uint32_t o
 }
 
 /* A hold ends at the holder's FUTEX_WAKE on the word it holds. */
-static int end_hold(struct futex_locks *f, struct futex_thread *t, uint64_t uaddr, uint64_t now)
+static int end_hold(struct futex_locks *f, struct futex_hold *h, uint64_t uaddr, uint64_t now)
 {
 	struct model_lock *l;
-	uint64_t b = t->hold_since, e = now;
+	uint64_t b, e = now;
 
-	if (!t->holding || t->hold_uaddr != uaddr)
+	if (!h || !h->holding || h->uaddr != uaddr)
 		return 0;
-	t->holding = false;
+	h->holding = false;
+	b = h->since;
 	if (!clip(f, &b, &e))
 		return 0;
 	/* Only a word that has contention has a row to hold (model_lock.idle). */
@@ -150,30 +114,15 @@ static int end_hold(struct futex_locks *f, struct futex_thread *t, uint64_t uadd
 
 static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex_enter *r)
 {
-	struct futex_thread *t = thread_of(f, r->tid);
+	const struct sched_thread *th = corecap_sched_find(f->s, r->tid);
+	/* Its hold, if it ever had one (hold_of makes them as waits hand them over). */
+	struct futex_hold *h = th && th->index < f->cap_holds ? &f->holds[th->index] : NULL;
 	uint64_t *v;
 
-	if (!t)
-		return -ENOMEM;
 	f->q.calls++;
-	if (t->in_call)
-		f->q.enters_unpaired++; /* its exit was lost */
-	t->in_call = true;
-	t->in_wait = CORECAP_FUTEX_IS_WAIT(r->op);
-	t->op = r->op;
-	t->uaddr = r->uaddr;
-	t->enter_ns = r->h.time_ns;
-	t->waker = 0;
-	t->woken = t->irq_woken = false;
 	/* Waiting again on the word it was handed: it had lost it to a barger. */
-	if (t->in_wait && t->holding && t->hold_uaddr == r->uaddr)
-		t->holding = false;
-	if (t->in_wait) {
-		uint32_t owner = r->val & CORECAP_FUTEX_TID_MASK;
-
-		t->mutex_word = corecap_futex_wait_is_mutex(
-			r->op, r->val, owner && find_thread(f, (int32_t)owner) != NULL);
-	}
+	if (h && th->call.is_wait && h->holding && h->uaddr == r->uaddr)
+		h->holding = false;
 	if (!CORECAP_FUTEX_IS_WAKE(r->op))
 		return 0;
 	f->q.wakes++;
@@ -188,44 +137,25 @@ static int on_futex_enter(struct futex_locks *f, const struct corecap_krec_futex
 		*v = ++f->n_wakes;
 	}
 	f->wakes[*v - 1] = (struct futex_wake){.tid = r->tid, .ns = r->h.time_ns};
-	return end_hold(f, t, r->uaddr, r->h.time_ns);
+	return end_hold(f, h, r->uaddr, r->h.time_ns);
 }
 
-static void on_waking(struct futex_locks *f, const struct corecap_krec_waking *r)
-{
-	struct futex_thread *t = find_thread(f, r->tid);
-
-	if (!t || !t->in_wait || t->waker)
-		return;
-	/* The first waking ends the sleep: from an interrupt, the wait timed
-	 * out (or was signalled), since futex wakes are system calls. */
-	if (!t->woken) {
-		t->woken = true;
-		t->irq_woken = r->flags & CORECAP_KWAKING_ANY_IRQ;
-	}
-	/* From an interrupt the "waker" is whoever ran there: not a holder. */
-	if (r->waker_tid <= 0 || r->waker_tid == r->tid || (r->flags & CORECAP_KWAKING_ANY_IRQ))
-		return;
-	t->waker = r->waker_tid;
-	t->waker_ns = r->h.time_ns;
-}
-
-/* Who ended t's wait ending at `now`, and when (*wake_ns): 0 when nobody
- * can be named. */
-static int32_t holder_of(struct futex_locks *f, const struct futex_thread *t, uint64_t now,
-			 uint64_t *wake_ns)
+/* Who ended tid's wait c ending at `now`, and when (*wake_ns): 0 when
+ * nobody can be named. */
+static int32_t holder_of(struct futex_locks *f, int32_t tid, const struct sched_futex_call *c,
+			 uint64_t now, uint64_t *wake_ns)
 {
 	const uint64_t *at;
 	const struct futex_wake *w;
 
-	if (t->waker) {
+	if (c->waker) {
 		f->q.holder_from_waking++;
-		*wake_ns = t->waker_ns;
-		return t->waker;
+		*wake_ns = c->waker_ns;
+		return c->waker;
 	}
-	at = corecap_u64map_find(&f->last_wake, t->uaddr);
+	at = corecap_u64map_find(&f->last_wake, c->uaddr);
 	w = at ? &f->wakes[*at - 1] : NULL;
-	if (w && w->ns >= t->enter_ns && w->ns <= now && w->tid != t->tid) {
+	if (w && w->ns >= c->enter_ns && w->ns <= now && w->tid != tid) {
 		f->q.holder_from_wake++;
 		*wake_ns = w->ns;
 		return w->tid;
@@ -234,13 +164,12 @@ static int32_t holder_of(struct futex_locks *f, const struct futex_thread *t, ui
 	return 0;
 }
 
-static int add_site(struct futex_locks *f, struct model_lock *l, const struct futex_thread *t,
+static int add_site(struct futex_locks *f, struct model_lock *l, int32_t tid, uint64_t enter_ns,
 		    uint64_t wait_ns)
 {
 	uint64_t frames[FUTEX_STACK_MAX];
-	uint32_t depth = f->stack_of ? f->stack_of(f->stack_ctx, t->tid, t->enter_ns, frames,
-						   FUTEX_STACK_MAX)
-				     : 0;
+	uint32_t depth =
+		f->stack_of ? f->stack_of(f->stack_ctx, tid, enter_ns, frames, FUTEX_STACK_MAX) : 0;
 	struct lock_site *s;
 
 	if (!depth)
@@ -260,21 +189,22 @@ static int add_site(struct futex_locks *f, struct model_lock *l, const struct fu
 
 static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_exit *r)
 {
-	struct futex_thread *t = find_thread(f, r->tid);
+	const struct sched_thread *th = corecap_sched_find(f->s, r->tid);
+	const struct sched_futex_call *t;
+	struct futex_hold *h;
 	uint64_t b, e, wait_ns, wake_ns = 0;
 	struct model_lock *l;
 	int64_t result = r->ret;
 	int32_t holder;
 	int ret;
 
-	if (!t || !t->in_call) {
+	if (!th || !th->call.ended) {
 		f->q.exits_unpaired++;
 		return 0;
 	}
-	t->in_call = false;
-	if (!t->in_wait)
+	t = &th->call;
+	if (!t->is_wait)
 		return 0;
-	t->in_wait = false;
 	f->q.waits++;
 	/* Without the call's result (the eBPF producer's, kernel_format.h): a
 	 * wait it recorded slept, and woken by an interrupt, it timed out. */
@@ -292,9 +222,9 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 	if (!clip(f, &b, &e))
 		return 0;
 	wait_ns = e - b;
-	if (!(l = word(f, t->mutex_word ? t->uaddr : CORECAP_FUTEX_IDLE_KEY(t->uaddr), t->op)))
+	if (!(l = word(f, t->mutex ? t->uaddr : CORECAP_FUTEX_IDLE_KEY(t->uaddr), t->op)))
 		return -ENOMEM;
-	if (!t->mutex_word) {
+	if (!t->mutex) {
 		l->addr = t->uaddr;
 		l->idle = true;
 		f->q.waits_idle++;
@@ -305,38 +235,35 @@ static int on_futex_exit(struct futex_locks *f, const struct corecap_krec_futex_
 		l->max_wait_ns = wait_ns;
 	corecap_lock_add_waited(l, b, e);
 	corecap_span_union_add(&l->busy, b, e);
-	holder = result == 0 ? holder_of(f, t, r->h.time_ns, &wake_ns) : 0;
+	holder = result == 0 ? holder_of(f, th->tid, t, r->h.time_ns, &wake_ns) : 0;
 	if (result != 0)
 		f->q.holder_unknown++;
 	if (holder && f->on_wake)
-		f->on_wake(f->wake_ctx, t->tid, holder, wake_ns, r->h.time_ns);
-	if ((ret = corecap_lock_tid_add(&l->waiters, &l->n_waiters, t->tid, wait_ns)))
+		f->on_wake(f->wake_ctx, th->tid, holder, wake_ns, r->h.time_ns);
+	if ((ret = corecap_lock_tid_add(&l->waiters, &l->n_waiters, th->tid, wait_ns)))
 		return ret;
 	if (holder)
 		ret = corecap_lock_tid_add(&l->holders, &l->n_holders, holder, wait_ns);
 	else
 		l->holder_unknown++;
 	if (!ret)
-		ret = add_site(f, l, t, wait_ns);
+		ret = add_site(f, l, th->tid, t->enter_ns, wait_ns);
 	/* Woken from a mutex's word: the waiter now holds it (a hand-over). */
-	if (!ret && result == 0 && t->mutex_word && CORECAP_FUTEX_CMD(t->op) == 0) {
-		t->holding = true;
-		t->hold_uaddr = t->uaddr;
-		t->hold_since = r->h.time_ns;
+	if (!ret && result == 0 && t->mutex && CORECAP_FUTEX_CMD(t->op) == 0) {
+		if (!(h = hold_of(f, th)))
+			return -ENOMEM;
+		*h = (struct futex_hold){.holding = true, .uaddr = t->uaddr, .since = r->h.time_ns};
 	}
 	return ret;
 }
 
-int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r)
+int corecap_futex_locks_call(struct futex_locks *f, const struct corecap_krec *r)
 {
 	switch (r->type) {
 	case CORECAP_KREC_FUTEX_ENTER:
 		return on_futex_enter(f, (const struct corecap_krec_futex_enter *)(const void *)r);
 	case CORECAP_KREC_FUTEX_EXIT:
 		return on_futex_exit(f, (const struct corecap_krec_futex_exit *)(const void *)r);
-	case CORECAP_KREC_WAKING:
-		on_waking(f, (const struct corecap_krec_waking *)(const void *)r);
-		return 0;
 	default:
 		return 0;
 	}
@@ -441,15 +368,12 @@ int corecap_futex_locks_finish(struct futex_locks *f)
 {
 	struct u64map idle_sites;
 	size_t n = f->out->len;
-	uint64_t v;
 	int ret = 0;
 
-	for (size_t i = 0; corecap_u64map_next(&f->by_tid, &i, NULL, &v);) {
-		const struct futex_thread *t = (const struct futex_thread *)(uintptr_t)v;
-
-		if (t->in_call)
+	f->q.enters_unpaired = f->s->futex_enters_unpaired;
+	for (size_t i = 0; i < f->s->len; i++)
+		if (f->s->all[i]->call.in_call)
 			f->q.enters_unpaired++;
-	}
 	for (size_t i = 0; i < f->out->len; i++)
 		spread(f->out->all[i]);
 	corecap_u64map_init(&idle_sites);

@@ -39,7 +39,11 @@
  * frame outside the C library), or none. A word's sites share its totals
  * in proportion to the wait of their sampled waits; `sampled_waits` says
  * how many waits each stood on. Rows go into a struct lock_table whose
- * locks all have source LOCK_SOURCE_FUTEX. Memory: threads + words.
+ * locks all have source LOCK_SOURCE_FUTEX.
+ *
+ * Each thread's call in progress, its class and the waker that ended a
+ * wait are the scheduler model's (sched.h), which this one reads; it keeps
+ * the holds and the words' wakes. Memory: threads + words.
  */
 #ifndef CORECAP_FUTEX_LOCKS_H
 #define CORECAP_FUTEX_LOCKS_H
@@ -51,7 +55,7 @@
 #include <corecap/kernel_format.h>
 
 #include "lock_table.h"
-#include "../util/tid_cache.h"
+#include "sched.h"
 #include "../util/u64map.h"
 
 /*
@@ -61,22 +65,16 @@
 typedef uint32_t (*futex_stack_fn)(void *ctx, int32_t tid, uint64_t enter_ns, uint64_t *frames,
 				   uint32_t max);
 
-/* glibc's lowlevellock word when locked with waiters; a robust mutex's bits. */
-#define CORECAP_FUTEX_LOCKED_WAITERS 2u
-#define CORECAP_FUTEX_WAITERS	     0x80000000u
-#define CORECAP_FUTEX_TID_MASK	     0x3fffffffu
 /* The lock table's key of a word's idle waits (user addresses are below 2^63). */
 #define CORECAP_FUTEX_IDLE_KEY(uaddr) ((uaddr) | (UINT64_C(1) << 63))
 
-/*
- * Whether a futex wait (its op and the value it waited for) is a mutex's:
- * a PI lock, glibc's "locked with waiters", or a robust mutex's owner tid
- * with FUTEX_WAITERS when owner_is_thread (the caller knows that tid as
- * one of the process's threads).
- */
-bool corecap_futex_wait_is_mutex(uint32_t op, uint32_t val, bool owner_is_thread);
+/* (corecap_futex_wait_is_mutex, the class of a wait: sched.h.) */
 
-struct futex_thread; /* futex_locks.c: one thread's call in progress and hold */
+/* The word a thread holds after a wait that handed it over. */
+struct futex_hold {
+	bool holding;
+	uint64_t uaddr, since;
+};
 
 /* A word's latest FUTEX_WAKE: who, when. */
 struct futex_wake {
@@ -102,10 +100,13 @@ struct futex_locks {
 	uint64_t ws, we;
 	futex_stack_fn stack_of;
 	void *stack_ctx;
-	struct u64map by_tid;			   /* tid -> struct futex_thread * */
-	struct tid_cache recent;		   /* in front of by_tid */
-	struct u64map last_wake;		   /* uaddr -> 1 + its place in wakes */
-	struct futex_wake *wakes;		   /* each word's latest FUTEX_WAKE */
+	struct sched *s; /* read; fed by the caller, or by consume (own) */
+	struct sched own;
+	bool feeds;		  /* consume feeds s (init, not init_on) */
+	struct futex_hold *holds; /* by the thread's index in sched */
+	size_t cap_holds;
+	struct u64map last_wake;  /* uaddr -> 1 + its place in wakes */
+	struct futex_wake *wakes; /* each word's latest FUTEX_WAKE */
 	size_t n_wakes, cap_wakes;
 	struct futex_quality q;
 	/* Optional (export --chrome): each wait whose holder is named, as the
@@ -115,12 +116,27 @@ struct futex_locks {
 	void *wake_ctx;
 };
 
-/* Rows go into out (initialized by the caller); stack_of may be NULL. */
+/* Rows go into out (initialized by the caller); stack_of may be NULL. With
+ * a sched of its own, which consume feeds. */
 void corecap_futex_locks_init(struct futex_locks *f, struct lock_table *out, uint64_t ws,
 			      uint64_t we, futex_stack_fn stack_of, void *stack_ctx);
+/* The same, reading s, which the caller feeds each record before consume. */
+void corecap_futex_locks_init_on(struct futex_locks *f, struct sched *s, struct lock_table *out,
+				 uint64_t ws, uint64_t we, futex_stack_fn stack_of,
+				 void *stack_ctx);
 void corecap_futex_locks_release(struct futex_locks *f);
-/* One record, in time order (others than futex and waking records are ignored). */
-int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r);
+/* A futex call's record, after sched took it (corecap_futex_locks_consume's). */
+int corecap_futex_locks_call(struct futex_locks *f, const struct corecap_krec *r);
+/* One record, in time order (this model reads only the futex calls' from
+ * it; sched has the rest). */
+static inline int corecap_futex_locks_consume(struct futex_locks *f, const struct corecap_krec *r)
+{
+	int ret = f->feeds ? corecap_sched_consume(f->s, r) : 0;
+
+	if (ret || (r->type != CORECAP_KREC_FUTEX_ENTER && r->type != CORECAP_KREC_FUTEX_EXIT))
+		return ret;
+	return corecap_futex_locks_call(f, r);
+}
 /* Ends the stream: counts what is left open, spreads the totals over the sites. */
 int corecap_futex_locks_finish(struct futex_locks *f);
 

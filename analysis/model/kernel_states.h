@@ -18,11 +18,16 @@
  * exit of a wait begun before the recording). A tracked thread with no
  * record at all slept the whole window (blocked; on what, the records
  * cannot say). Transitions that contradict the state (a switch-in of a
- * thread not runnable: a lost record) are counted. Memory: threads.
+ * thread not runnable: a lost record) are counted.
+ *
+ * The states, their inference, the lost records and each thread's time in
+ * each state are the scheduler model's (sched.h), which this one reads at
+ * the end (and, for on_slice, is handed sched's stretches). Memory: threads.
  */
 #ifndef CORECAP_KERNEL_STATES_H
 #define CORECAP_KERNEL_STATES_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -30,64 +35,38 @@
 #include <corecap/kernel_format.h>
 
 #include "futex_locks.h"
-#include "../util/tid_cache.h"
-#include "../util/u64map.h"
+#include "sched.h"
 
-enum kstate { KSTATE_RUNNING, KSTATE_RUNNABLE, KSTATE_FUTEX, KSTATE_BLOCKED, KSTATE__COUNT };
+enum kstate {
+	KSTATE_RUNNING = SCHED_RUNNING,
+	KSTATE_RUNNABLE = SCHED_RUNNABLE,
+	KSTATE_FUTEX = SCHED_FUTEX,
+	KSTATE_BLOCKED = SCHED_BLOCKED,
+	KSTATE__COUNT = SCHED__COUNT
+};
 
+/* One thread's figures (sched's, at the end); its index in sched is its index in all. */
 struct kstate_thread {
 	int32_t tid;
-	char comm[16];		   /* from its track, fork or exit record, if any */
+	char comm[16];
 	uint64_t start_ns, end_ns; /* its span, clipped to the window */
 	uint64_t ns[KSTATE__COUNT];
-	/* The state machine (kernel_states.c). */
-	int state;	       /* enum kstate, or -1 before the first record */
-	bool undecided;	       /* blocked since the start: futex or not is not yet known */
-	uint64_t undecided_ns; /* of ns[KSTATE_BLOCKED], the part still undecided */
-	bool in_futex_wait, exited, seen;
-	/* Woken while still on its CPU: the waking can precede the switch-out
-	 * (try_to_wake_up waits for it), which then leaves it runnable. */
-	bool woken_running;
-	uint64_t since;
-	uint32_t cpu; /* running: the CPU of its last switch-in */
+	bool exited;
 };
-
-/* What the records last said of one CPU (kernel_states.c, observe()). */
-struct kstate_cpu {
-	bool known;
-	int32_t tid;	  /* the thread current there (any process's; 0: idle) */
-	uint64_t last_ns; /* the CPU's last record while it was current */
-};
-
-/* CPUs followed for the lost switch-outs; records of higher CPUs are not. */
-#define KSTATE_MAX_CPUS 4096
 
 struct kernel_states {
-	uint64_t ws, we;
-	struct u64map by_tid;	 /* tid -> index in all */
-	struct tid_cache recent; /* in front of by_tid */
+	struct sched *s; /* read; fed by the caller, or by consume (own) */
+	struct sched own;
+	bool feeds; /* consume feeds s (init, not init_on) */
 	struct kstate_thread **all;
 	size_t len, cap;
-	uint64_t inconsistent; /* transitions the state did not allow */
-	/* Switch-outs of the target's threads inferred: another thread was
-	 * current on the CPU it was running on, by the CPU's own records. */
-	uint64_t lost_switch_outs;
-	/* Switch-ins inferred: a switch-out of a thread not running by the
-	 * records; it came on after its CPU's last record before it. */
-	uint64_t lost_switch_ins;
-	/* Wakings in the window of a target thread by another target thread
-	 * (not from an interrupt), and of them those onto another CPU than
-	 * the waker's: the daemon's own hand-offs, and those that cross cores
-	 * (a coherency cost the scale fit's kappa stands for). A waker is
-	 * known as the target's once it has had a record of its own. */
-	uint64_t wakes_daemon, wakes_cross_cpu;
-	struct kstate_cpu *cpus;
-	size_t n_cpus;
-	/* Optional (export --chrome): each stretch [from_ns, to_ns) of one
-	 * state, once known; they tile each thread's span, in no set order. */
+	/* Optional (export --chrome; corecap_kernel_states_on_slice): each
+	 * stretch [from_ns, to_ns) of one state, once known; they tile each
+	 * thread's span, in no set order. */
 	void (*on_slice)(void *ctx, const struct kstate_thread *th, enum kstate s, uint64_t from_ns,
 			 uint64_t to_ns);
 	void *slice_ctx;
+	bool oom; /* a slice's thread could not be kept */
 };
 
 /* What a run's kernel records were, for the report's quality section. */
@@ -95,7 +74,7 @@ struct kernel_quality {
 	uint64_t records, lost, unknown_records, trailing_bytes;
 	uint64_t stacks, switches, wakings, futex_calls;
 	uint64_t threads, inconsistent, lost_switch_outs, lost_switch_ins;
-	uint64_t wakes_daemon, wakes_cross_cpu; /* struct kernel_states' */
+	uint64_t wakes_daemon, wakes_cross_cpu; /* struct sched's */
 	/* Threads whose kernel running time exceeded their own schedstat's
 	 * (threads.tsv) past the samplers' edges: their records are
 	 * incomplete, so threads.tsv's figures stand for them. */
@@ -104,12 +83,28 @@ struct kernel_quality {
 	struct futex_quality futex;
 };
 
+/* With a sched of its own, which consume feeds. */
 int corecap_kernel_states_init(struct kernel_states *k, uint64_t ws, uint64_t we);
+/* Reading s, which the caller feeds each record before consume. */
+void corecap_kernel_states_init_on(struct kernel_states *k, struct sched *s);
+/* Each stretch to fn as sched gives it (s's on_stretch is then this model's). */
+void corecap_kernel_states_on_slice(struct kernel_states *k,
+				    void (*fn)(void *ctx, const struct kstate_thread *th,
+					       enum kstate s, uint64_t from_ns, uint64_t to_ns),
+				    void *ctx);
 void corecap_kernel_states_release(struct kernel_states *k);
-/* One record, in time order. */
-int corecap_kernel_states_consume(struct kernel_states *k, const struct corecap_krec *r);
-/* Ends the stream at the window's end: every thread's states then sum to its span. */
-void corecap_kernel_states_finish(struct kernel_states *k);
+/* One record, in time order (sched has it all: this feeds s when it is
+ * the model's own). */
+static inline int corecap_kernel_states_consume(struct kernel_states *k,
+						const struct corecap_krec *r)
+{
+	int ret = k->feeds ? corecap_sched_consume(k->s, r) : 0;
+
+	return ret ? ret : k->oom ? -ENOMEM : 0;
+}
+/* Ends the stream at the window's end (finishes s): every thread's states
+ * then sum to its span. */
+int corecap_kernel_states_finish(struct kernel_states *k);
 const char *corecap_kstate_name(enum kstate s);
 
 #endif

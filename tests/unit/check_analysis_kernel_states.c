@@ -71,7 +71,7 @@ START_TEST(two_threads_on_one_cpu_are_half_runnable)
 	run();
 	expect(1, 50, 50, 0, 0);
 	expect(2, 50, 50, 0, 0);
-	ck_assert_uint_eq(ks.inconsistent, 0);
+	ck_assert_uint_eq(ks.s->inconsistent, 0);
 }
 END_TEST
 
@@ -146,7 +146,7 @@ START_TEST(a_contradiction_is_counted)
 	kr_switch(&b, 0, WS + 10, 1, 'S', 0);
 	kr_switch(&b, 0, WS + 20, 0, 'S', 1);
 	run();
-	ck_assert_uint_eq(ks.inconsistent, 1);
+	ck_assert_uint_eq(ks.s->inconsistent, 1);
 	expect(1, 10 + 80, 0, 0, 10);
 }
 END_TEST
@@ -161,7 +161,7 @@ START_TEST(a_waking_before_the_switch_out_leaves_it_runnable)
 	kr_futex_exit(&b, 0, WS + 21, 1, 0);
 	run();
 	expect(1, 12 + 80, 8, 0, 0);
-	ck_assert_uint_eq(ks.inconsistent, 0);
+	ck_assert_uint_eq(ks.s->inconsistent, 0);
 }
 END_TEST
 
@@ -181,7 +181,7 @@ START_TEST(a_lost_switch_out_is_inferred_from_its_cpu)
 	kr_switch(&b, 0, WS + 50, 0, 'S', 2);
 	kr_switch(&b, 0, WS + 60, 2, 'S', 0);
 	run();
-	ck_assert_uint_eq(ks.lost_switch_outs, 1);
+	ck_assert_uint_eq(ks.s->lost_switch_outs, 1);
 	expect(1, 10, 10, 80, 0);
 	expect(2, 10, 50, 0, 40);
 	expect(4, 75, 25, 0, 0);
@@ -201,7 +201,7 @@ START_TEST(a_switch_out_without_a_switch_in_ran_from_the_cpus_last_record)
 	/* not in the stream: kr_switch(&b, 0, WS + 45, 0, 'S', 1) */
 	kr_switch(&b, 0, WS + 60, 1, 'S', 0);
 	run();
-	ck_assert_uint_eq(ks.lost_switch_ins, 1);
+	ck_assert_uint_eq(ks.s->lost_switch_ins, 1);
 	expect(1, 10 + 20, 0, 0, 30 + 40);
 }
 END_TEST
