@@ -17,6 +17,7 @@
 
 #include "cmd_util.h"
 #include "build/flame_job.h"
+#include "build/hosts_build.h"
 #include "build/multi_build.h"
 #include "build/report_build.h"
 #include "build/scale_build.h"
@@ -120,7 +121,8 @@ struct html_job {
 	bool has_stacks[FLAME__COUNT];
 	char titles[FLAME__COUNT][96], subtitles[FLAME__COUNT][256];
 	struct html_report page;
-	struct scale_view *scale; /* the scale run RUN is a point of, whose fit the projection takes */
+	struct scale_view
+		*scale; /* the scale run RUN is a point of, whose fit the projection takes */
 };
 
 static const char *const missing_note[FLAME__COUNT] = {
@@ -397,6 +399,51 @@ static int html_multi(const struct html_opts *o)
 	return ret;
 }
 
+/* A run of several hosts: the system's verdict, then each host's chart, top table and report. */
+static int html_hosts(const struct html_opts *o)
+{
+	const struct hosts_report *m;
+	struct hosts_build hb;
+	struct multi_page *parts = NULL;
+	struct html_report *pages = NULL;
+	struct out_file out;
+	int ret = corecap_hosts_build(&hb, o->run, o->symfs, NULL, &m);
+
+	if (!ret) {
+		parts = calloc(m->n ? m->n : 1, sizeof(*parts));
+		pages = calloc(m->n ? m->n : 1, sizeof(*pages));
+		if (!parts || !pages)
+			ret = -ENOMEM;
+	}
+	for (size_t i = 0; !ret && i < m->n; i++) {
+		if (!m->s[i].r)
+			continue;
+		ret = multi_page_build(&parts[i], &pages[i], o, m->s[i].h->dir, &hb.runs[i],
+				       m->s[i].r);
+		if (ret)
+			corecap_error("cannot build the page of host '%s': %s", m->s[i].h->name,
+				      strerror(-ret));
+	}
+	if (!ret)
+		ret = corecap_out_file_open(&out, o->output);
+	if (!ret) {
+		ret = corecap_render_hosts_html(m, pages, out.f);
+		if (ret) {
+			corecap_error("cannot write %s: %s", corecap_out_file_name(&out),
+				      strerror(-ret));
+			corecap_out_file_abort(&out);
+		} else {
+			ret = corecap_out_file_commit(&out);
+		}
+	}
+	for (size_t i = 0; parts && i < m->n; i++)
+		multi_page_release(&parts[i]);
+	free(parts);
+	free(pages);
+	corecap_hosts_build_release(&hb);
+	return ret;
+}
+
 int corecap_cmd_html(int argc, char **argv)
 {
 	struct html_job *j = calloc(1, sizeof(*j));
@@ -419,6 +466,11 @@ int corecap_cmd_html(int argc, char **argv)
 	}
 	if (corecap_multi_run_is(j->o.run)) {
 		ret = html_multi(&j->o);
+		free(j);
+		return ret ? 1 : 0;
+	}
+	if (corecap_hosts_run_is(j->o.run)) {
+		ret = html_hosts(&j->o);
 		free(j);
 		return ret ? 1 : 0;
 	}

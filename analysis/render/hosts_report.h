@@ -44,5 +44,14 @@ struct hosts_report {
 /* Both return 0, or a negative errno (-EIO when writing failed). */
 int corecap_render_hosts_text(const struct hosts_report *m, FILE *out);
 int corecap_render_hosts_json(const struct hosts_report *m, FILE *out);
+struct html_report;
+/*
+ * A page of the system's verdict and, per host, the single page's CPU
+ * chart with its gap marks and top table (pages[i]: the series and the cpu
+ * and wall stacks of m->s[i]; pages NULL or a pages[i].report NULL: none)
+ * and its report (text); its own page: html RUN:NAME.
+ */
+int corecap_render_hosts_html(const struct hosts_report *m, const struct html_report *pages,
+			      FILE *out);
 
 #endif

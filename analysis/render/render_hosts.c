@@ -3,7 +3,9 @@
  * system's verdict and a line per host (its daemon, throughput, headroom
  * and clock against the recording host's) first, then each host's own
  * report exactly as `corecap report RUN/hosts/NAME` prints it, in that
- * host's clock. JSON: the same, with each host's report object nested.
+ * host's clock. JSON: the same, with each host's report object nested. The
+ * page: the same, each host's section led by the single page's CPU chart
+ * (gap marks) and top table (html_report.h, html_views.h).
  */
 #include "hosts_report.h"
 
@@ -14,6 +16,8 @@
 
 #include <json-c/json.h>
 
+#include "html_escape.h"
+#include "html_report.h"
 #include "render_common.h"
 
 static void daemon_label(const struct hosts_section *s, char *buf, size_t len)
@@ -115,6 +119,81 @@ int corecap_render_hosts_text(const struct hosts_report *m, FILE *out)
 		else
 			fprintf(out, "not analysed: %s\n\n", m->s[i].why_not);
 	}
+	if (!ret && ferror(out))
+		ret = -EIO;
+	return ret;
+}
+
+/* Writes what the text prints of the system or of section i (-1: the system), HTML-escaped. */
+static int escaped(FILE *out, const struct hosts_report *m, int i)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int ret = 0;
+
+	if (!mem)
+		return -errno;
+	if (i < 0)
+		summary_text(m, mem);
+	else
+		ret = corecap_render_text(m->s[i].r, mem);
+	if (fclose(mem) && !ret)
+		ret = -EIO;
+	if (!ret)
+		corecap_html_escape(out, buf, 0);
+	free(buf);
+	return ret;
+}
+
+int corecap_render_hosts_html(const struct hosts_report *m, const struct html_report *pages,
+			      FILE *out)
+{
+	int ret;
+
+	fputs("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
+	      "<link rel=\"icon\" href=\"data:,\"><title>corecap: ",
+	      out);
+	corecap_html_escape(out, m->run_dir, 0);
+	fputs("</title>\n", out);
+	corecap_html_report_style(out); /* the single page's, for the same parts */
+	fputs("</head>\n<body>\n<h1>corecap: ", out);
+	corecap_html_escape(out, m->run_dir, 0);
+	fprintf(out, " (%zu hosts)</h1>\n<h2>The system</h2>\n<pre id=\"cc-system\">", m->n);
+	ret = escaped(out, m, -1);
+	fputs("</pre>\n", out);
+	for (size_t i = 0; i < m->n && !ret; i++) {
+		const struct html_report *pg = pages && pages[i].report ? &pages[i] : NULL;
+		char label[96], sfx[48];
+
+		daemon_label(&m->s[i], label, sizeof(label));
+		/* The single page's chart (its gap marks) and top table, ids of this host
+		 * (a host's name is letters, digits, '_', '-' and '.': read/hosts_run.h). */
+		snprintf(sfx, sizeof(sfx), "-%s", m->s[i].h->name);
+		fprintf(out, "<section id=\"cc-host%s\">\n<h2>host ", sfx);
+		corecap_html_escape(out, m->s[i].h->name, 0);
+		fputs(": ", out);
+		corecap_html_escape(out, label, 0);
+		fputs("</h2>\n", out);
+		if (pg) {
+			corecap_html_cpu_chart(pg->series, sfx, out);
+			ret = corecap_html_top_views(pg, sfx, false, out);
+			if (ret)
+				break;
+		}
+		fputs("<details><summary>Its report (text, in its own clock)</summary>\n", out);
+		fprintf(out, "<p>Its own page: <code>corecap html ");
+		corecap_html_escape(out, m->run_dir, 0);
+		fputs(":", out);
+		corecap_html_escape(out, m->s[i].h->name, 0);
+		fputs("</code></p>\n<pre>", out);
+		if (m->s[i].r)
+			ret = escaped(out, m, (int)i);
+		else
+			corecap_html_escape(out, m->s[i].why_not, 0);
+		fputs("</pre></details>\n</section>\n", out);
+	}
+	fputs("</body></html>\n", out);
 	if (!ret && ferror(out))
 		ret = -EIO;
 	return ret;

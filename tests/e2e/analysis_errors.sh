@@ -51,8 +51,8 @@ run=$(copy_run version4)
 sed -i 's/"version": 1,/"version": 4,/' "$run/manifest.json"
 expect_fail_naming "manifest of version 4 (several hosts) without hosts" \
 	"'$run/manifest.json': a run of several hosts without 'hosts'" "$CORECAP" report "$run"
-expect_fail_naming "html of a run of several hosts" \
-	"name one host's run, RUN/hosts/NAME" "$CORECAP" html -o "$WORK/v4.html" "$run"
+expect_fail_naming "html of a run of several hosts without hosts" \
+	"'$run/manifest.json': a run of several hosts without 'hosts'" "$CORECAP" html -o "$WORK/v4.html" "$run"
 
 run=$(copy_run emptywin)
 python3 - "$run/manifest.json" <<'PY'

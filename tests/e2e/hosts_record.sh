@@ -138,6 +138,19 @@ expect_calc "JSON: its headroom is that host's" \
 headline=$(json "$least.json" "d['diagnosis']['headline']")
 expect_true "text: SYSTEM names it with the headline its own report gives" \
 	grep -qxF "SYSTEM     host $least's daemon binds first: $headline" whole.txt
+# The page: the system as the text says it, then each host's section.
+"$CORECAP" html -o whole.html run 2>whole.html.err || { echo "FAIL: corecap html run:"; cat whole.html.err; exit 1; }
+python3 - whole.html whole.txt >whole.page.check <<'PY'
+import html, re, sys
+page = open(sys.argv[1]).read()
+text = open(sys.argv[2]).read()
+m = re.search(r'<pre id="cc-system">(.*?)</pre>', page, re.S)
+system = text[:text.index("======== host ")]
+print("system", "same" if m and html.unescape(m.group(1)) == system else "differs")
+print("sections", " ".join(re.findall(r'<section id="cc-host-([a-z]+)">', page)))
+PY
+expect_eq "html: the page's system part is the text's" "system same" "$(sed -n 1p whole.page.check)"
+expect_eq "html: a section per host" "sections b c" "$(sed -n 2p whole.page.check)"
 # RUN:NAME names a host's run to every command, as RUN:PID a daemon's.
 "$CORECAP" report --json run:b >b.colon.json 2>b.colon.err || { echo "FAIL: report run:b"; cat b.colon.err; }
 expect_eq "report run:b is run/hosts/b's report" \
