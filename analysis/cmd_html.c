@@ -350,6 +350,67 @@ static void multi_page_release(struct multi_page *p)
 		corecap_thread_series_release(&p->series);
 }
 
+/* One section of a page of several runs: its run, its report, its name in an error. */
+struct page_section {
+	const char *dir;
+	struct run *run;
+	const struct report *r; /* NULL: not analysed, no chart */
+	char name[64];
+};
+
+/* A page's renderer, over the view the sections came from. */
+typedef int (*sections_render)(const void *view, const struct html_report *pages, FILE *out);
+
+/*
+ * A page of several runs (daemons or hosts): each section's CPU chart
+ * (its gap marks) and top table as the single page draws them
+ * (multi_page_build), then render(view, pages) into o->output.
+ */
+static int sections_page(const struct html_opts *o, const struct page_section *sec, size_t n,
+			 sections_render render, const void *view)
+{
+	struct multi_page *parts = calloc(n ? n : 1, sizeof(*parts));
+	struct html_report *pages = calloc(n ? n : 1, sizeof(*pages));
+	struct out_file out;
+	int ret = parts && pages ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		if (!sec[i].r)
+			continue;
+		ret = multi_page_build(&parts[i], &pages[i], o, sec[i].dir, sec[i].run, sec[i].r);
+		if (ret)
+			corecap_error("cannot build the page of %s: %s", sec[i].name,
+				      strerror(-ret));
+	}
+	if (!ret)
+		ret = corecap_out_file_open(&out, o->output);
+	if (!ret) {
+		ret = render(view, pages, out.f);
+		if (ret) {
+			corecap_error("cannot write %s: %s", corecap_out_file_name(&out),
+				      strerror(-ret));
+			corecap_out_file_abort(&out);
+		} else {
+			ret = corecap_out_file_commit(&out);
+		}
+	}
+	for (size_t i = 0; parts && i < n; i++)
+		multi_page_release(&parts[i]);
+	free(parts);
+	free(pages);
+	return ret;
+}
+
+static int render_multi(const void *view, const struct html_report *pages, FILE *out)
+{
+	return corecap_render_multi_html(view, pages, out);
+}
+
+static int render_hosts(const void *view, const struct html_report *pages, FILE *out)
+{
+	return corecap_render_hosts_html(view, pages, out);
+}
+
 /*
  * A run of several daemons: the merged view, then each daemon's CPU chart
  * (its gap marks) and top table as the single page draws them, and its
@@ -359,42 +420,18 @@ static int html_multi(const struct html_opts *o)
 {
 	const struct multi_report *m;
 	struct multi_build mb;
-	struct multi_page *parts = NULL;
-	struct html_report *pages = NULL;
-	struct out_file out;
+	struct page_section *sec = NULL;
 	int ret = corecap_multi_build(&mb, o->run, o->symfs, NULL, &m);
 
-	if (!ret) {
-		parts = calloc(m->n ? m->n : 1, sizeof(*parts));
-		pages = calloc(m->n ? m->n : 1, sizeof(*pages));
-		if (!parts || !pages)
-			ret = -ENOMEM;
-	}
+	if (!ret && !(sec = calloc(m->n ? m->n : 1, sizeof(*sec))))
+		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < m->n; i++) {
-		if (!m->s[i].r)
-			continue;
-		ret = multi_page_build(&parts[i], &pages[i], o, m->s[i].d->dir, &mb.runs[i],
-				       m->s[i].r);
-		if (ret)
-			corecap_error("cannot build the page of PID %d: %s", m->s[i].d->pid,
-				      strerror(-ret));
+		sec[i] = (struct page_section){m->s[i].d->dir, &mb.runs[i], m->s[i].r, ""};
+		snprintf(sec[i].name, sizeof(sec[i].name), "PID %d", m->s[i].d->pid);
 	}
 	if (!ret)
-		ret = corecap_out_file_open(&out, o->output);
-	if (!ret) {
-		ret = corecap_render_multi_html(m, pages, out.f);
-		if (ret) {
-			corecap_error("cannot write %s: %s", corecap_out_file_name(&out),
-				      strerror(-ret));
-			corecap_out_file_abort(&out);
-		} else {
-			ret = corecap_out_file_commit(&out);
-		}
-	}
-	for (size_t i = 0; parts && i < m->n; i++)
-		multi_page_release(&parts[i]);
-	free(parts);
-	free(pages);
+		ret = sections_page(o, sec, m->n, render_multi, m);
+	free(sec);
 	corecap_multi_build_release(&mb);
 	return ret;
 }
@@ -404,42 +441,18 @@ static int html_hosts(const struct html_opts *o)
 {
 	const struct hosts_report *m;
 	struct hosts_build hb;
-	struct multi_page *parts = NULL;
-	struct html_report *pages = NULL;
-	struct out_file out;
+	struct page_section *sec = NULL;
 	int ret = corecap_hosts_build(&hb, o->run, o->symfs, NULL, &m);
 
-	if (!ret) {
-		parts = calloc(m->n ? m->n : 1, sizeof(*parts));
-		pages = calloc(m->n ? m->n : 1, sizeof(*pages));
-		if (!parts || !pages)
-			ret = -ENOMEM;
-	}
+	if (!ret && !(sec = calloc(m->n ? m->n : 1, sizeof(*sec))))
+		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < m->n; i++) {
-		if (!m->s[i].r)
-			continue;
-		ret = multi_page_build(&parts[i], &pages[i], o, m->s[i].h->dir, &hb.runs[i],
-				       m->s[i].r);
-		if (ret)
-			corecap_error("cannot build the page of host '%s': %s", m->s[i].h->name,
-				      strerror(-ret));
+		sec[i] = (struct page_section){m->s[i].h->dir, &hb.runs[i], m->s[i].r, ""};
+		snprintf(sec[i].name, sizeof(sec[i].name), "host '%s'", m->s[i].h->name);
 	}
 	if (!ret)
-		ret = corecap_out_file_open(&out, o->output);
-	if (!ret) {
-		ret = corecap_render_hosts_html(m, pages, out.f);
-		if (ret) {
-			corecap_error("cannot write %s: %s", corecap_out_file_name(&out),
-				      strerror(-ret));
-			corecap_out_file_abort(&out);
-		} else {
-			ret = corecap_out_file_commit(&out);
-		}
-	}
-	for (size_t i = 0; parts && i < m->n; i++)
-		multi_page_release(&parts[i]);
-	free(parts);
-	free(pages);
+		ret = sections_page(o, sec, m->n, render_hosts, m);
+	free(sec);
 	corecap_hosts_build_release(&hb);
 	return ret;
 }

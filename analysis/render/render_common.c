@@ -91,3 +91,16 @@ void corecap_render_bench_line(const struct run_manifest *mf, FILE *out)
 		fprintf(out, " (exit %d)", mf->bench_exit_status);
 	fprintf(out, "\n");
 }
+
+int corecap_render_json_out(json_object *root, int ret, FILE *out)
+{
+	const char *text = ret ? NULL
+			       : json_object_to_json_string_ext(
+					 root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+						       JSON_C_TO_STRING_NOSLASHESCAPE);
+
+	if (!ret && (!text || fprintf(out, "%s\n", text) < 0))
+		ret = -EIO;
+	json_object_put(root);
+	return ret;
+}

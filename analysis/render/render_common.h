@@ -26,5 +26,11 @@ void corecap_render_bench_line(const struct run_manifest *mf, FILE *out);
 
 /* A JSON number printed with at most `decimals` decimals, trailing zeros dropped. */
 json_object *corecap_render_json_num(double v, int decimals);
+/*
+ * A report's JSON out: root printed pretty and spaced, with a newline,
+ * unless ret (an error while building it) is set; root put in all cases.
+ * ret, or -EIO when writing failed.
+ */
+int corecap_render_json_out(json_object *root, int ret, FILE *out);
 
 #endif

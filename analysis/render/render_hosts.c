@@ -243,7 +243,6 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 	const struct run_manifest *mf = &m->run->manifest;
 	json_object *root = json_object_new_object(), *a = json_object_new_array();
 	json_object *bench = json_object_new_object(), *w = json_object_new_object();
-	const char *text;
 	int ret = 0;
 
 	json_object_object_add(root, "format", json_object_new_string("corecap-report-hosts"));
@@ -291,12 +290,5 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "hosts", a);
-	text = ret ? NULL
-		   : json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-								  JSON_C_TO_STRING_SPACED |
-								  JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!ret && (!text || fprintf(out, "%s\n", text) < 0))
-		ret = -EIO;
-	json_object_put(root);
-	return ret;
+	return corecap_render_json_out(root, ret, out);
 }

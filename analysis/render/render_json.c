@@ -500,7 +500,10 @@ static void put_critical_path(const struct report *r, json_object *to, uint32_t 
 	/* Which split leads (docs/report-json.md), and what the other counts differently. */
 	put(to, "split_lead", jstr(t ? "critical_path" : "annotations"));
 	put(to, "annotations_differ",
-	    t ? jstr("the annotations' own split: 'cpu' is any time the op's thread was in no traced wait, so it holds that thread's wait for a CPU (the path's runqueue); 'queue' is time no thread had the op, which the path follows into whoever held it up")
+	    t ? jstr("the annotations' own split: 'cpu' is any time the op's thread was in no "
+		     "traced wait, so it holds that thread's wait for a CPU (the path's runqueue); "
+		     "'queue' is time no thread had the op, which the path follows into whoever "
+		     "held it up")
 	      : NULL);
 	if (!t) {
 		put(to, "critical_path_us", NULL);
@@ -994,8 +997,9 @@ static json_object *ceph_obj(const struct ceph_files *c, const struct ceph_sampl
 			put(dr, "ops_kept", jnum(c->drain.ops_kept, 0));
 			put(dr, "slices", jnum(c->drain.slices, 0));
 			put(dr, "sliced_share",
-			    c->drain.window_ms > 0 ? jnum(c->drain.sliced_ms / c->drain.window_ms, 3)
-						   : NULL);
+			    c->drain.window_ms > 0
+				    ? jnum(c->drain.sliced_ms / c->drain.window_ms, 3)
+				    : NULL);
 			put(dr, "longest_dump_ms", jnum(c->drain.longest_dump_ms, 3));
 			put(dr, "stopped", json_object_new_boolean(c->drain.stopped));
 			put(ot, "drain", dr);
@@ -1110,17 +1114,10 @@ json_object *corecap_render_json_object(const struct report *r, int *ret)
 
 int corecap_render_json(const struct report *r, FILE *out)
 {
-	const char *text;
 	int ret;
 	json_object *root = corecap_render_json_object(r, &ret);
 
 	if (!root)
 		return ret;
-	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
-							    JSON_C_TO_STRING_SPACED |
-							    JSON_C_TO_STRING_NOSLASHESCAPE);
-	if (!text || fprintf(out, "%s\n", text) < 0)
-		ret = -EIO;
-	json_object_put(root);
-	return ret;
+	return corecap_render_json_out(root, 0, out);
 }
