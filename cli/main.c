@@ -121,6 +121,7 @@ int main(int argc, char **argv)
 		return cmd_help(argc - 1, argv + 1);
 	corecap_cli_stat_kernel_setup();
 	corecap_scale_set_report(corecap_scale_report);
+	corecap_verify_set_lock_site(corecap_verify_lock_site);
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		unknown_command(argv[1]);

@@ -52,9 +52,12 @@ const char corecap_verify_usage[] =
 	"  -p, --pid PID         the daemon\n"
 	"      --site SITE       the site to delay, as corecap report prints a lock's\n"
 	"                        site (FUNCTION+0xOFF), as corecap stats-dump prints\n"
-	"                        it (MODULE+0xOFF), or 0xADDR\n"
+	"                        it (MODULE+0xOFF), or 0xADDR; or a lock's name as\n"
+	"                        report and stat print it (d.osd.big_lock): the site\n"
+	"                        of its first contention, which stat prints beside it\n"
 	"      --control SITE    a site expected not to bound throughput\n"
-	"      --delay-ns D      delay per hold, 1-10000000 (default 20000)\n"
+	"      --delay-ns D      delay per hold, 1-10000000 (default 20000): at most\n"
+	"                        10 ms, as perf lock -J; the shim drops a larger one\n"
 	"      --rounds N        rounds, 1-100 (default 5)\n"
 	"      --binding-util U  hold utilization from which the model treats the\n"
 	"                        lock as binding (default 0.7)\n"
@@ -502,6 +505,46 @@ static int parse_u64(const char *text, uint64_t lo, uint64_t hi, uint64_t *out)
 	return 0;
 }
 
+static corecap_verify_lock_site_fn lock_site;
+
+void corecap_verify_set_lock_site(corecap_verify_lock_site_fn fn)
+{
+	lock_site = fn;
+}
+
+/*
+ * A lock's name as report and stat print it ("d.osd.big_lock") has no
+ * offset: a text that is neither a site nor an address is looked up
+ * among the daemon's contended locks, and stands for the site stat
+ * prints beside the lock, that of its first contention.
+ */
+static int resolve_lock(pid_t pid, const char *what, const char *text, uint64_t *addr,
+			const char *site_why)
+{
+	char why[768];
+	uint64_t lock = 0;
+	int rc;
+
+	if (!lock_site || strchr(text, '+') || strncmp(text, "0x", 2) == 0)
+		return -EINVAL;
+	rc = lock_site(pid, text, &lock, addr, why, sizeof(why));
+	if (rc == 0) {
+		corecap_note("%s '%s' is the lock at 0x%" PRIx64 ": its holds taken at 0x%" PRIx64
+			     ", the site of its first contention (as stat prints it), are "
+			     "delayed",
+			     what, text, lock, *addr);
+		return 0;
+	}
+	if (rc == -ENOENT)
+		corecap_error("bad %s '%s': neither a call site nor a lock's name: %s; and process "
+			      "%d has no contended lock of that name ('corecap stat -p %d' names "
+			      "them)",
+			      what, text, site_why, (int)pid, (int)pid);
+	else
+		corecap_error("bad %s '%s': %s", what, text, why);
+	return rc;
+}
+
 static int resolve(pid_t pid, const char *what, const char *text, uint64_t *addr)
 {
 	struct site_spec spec;
@@ -510,6 +553,8 @@ static int resolve(pid_t pid, const char *what, const char *text, uint64_t *addr
 
 	if (rc == 0)
 		rc = corecap_site_spec_resolve(pid, &spec, addr, why, sizeof(why));
+	else if (lock_site && !strchr(text, '+') && strncmp(text, "0x", 2) != 0)
+		return resolve_lock(pid, what, text, addr, why);
 	if (rc < 0)
 		corecap_error("bad %s '%s': %s", what, text, why);
 	return rc;

@@ -49,6 +49,19 @@ struct corecap_stat_kernel_source {
 };
 void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src);
 
+/*
+ * The lock of process pid (under the shim) that report and stat name
+ * `name` ("d.osd.big_lock"), read from its live counters' contended
+ * locks and named by the symbolizer over /proc/PID/maps: its address in
+ * *lock and the site of its first contention (what stat prints beside
+ * it) in *site. 0; -ENOENT no contended lock of that name; -EEXIST
+ * several, first contended at different sites; another negative errno;
+ * why says which. For corecap verify (collector.h's
+ * corecap_verify_lock_site_fn).
+ */
+int corecap_verify_lock_site(pid_t pid, const char *name, uint64_t *lock, uint64_t *site,
+			     char *why, size_t why_size);
+
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [--json] [--top N] [--sort wait|contended|hold|avg|max]\n"          \
 	"                      [--lines] [--symfs DIR] [--log-symbols PATTERNS]\n"                 \

@@ -6,7 +6,9 @@
 #ifndef CORECAP_COLLECTOR_H
 #define CORECAP_COLLECTOR_H
 
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <corecap/scale_format.h>
 
@@ -34,6 +36,19 @@ extern const char corecap_host_record_usage[];
  */
 typedef int (*corecap_scale_report_fn)(const char *dir, int format, FILE *out);
 void corecap_scale_set_report(corecap_scale_report_fn fn);
+
+/*
+ * A lock named as report and stat name it ("d.osd.big_lock") for verify's
+ * --site and --control: the analysis' (corecap_verify_lock_site,
+ * corecap/analysis.h), which cli/ gives it, since naming a lock's address
+ * takes the analysis' symbolizer. Fills *lock and *site (the site of the
+ * lock's first contention, the one stat prints beside it) and returns 0;
+ * -ENOENT when process pid has no contended lock of that name, another
+ * negative errno otherwise, with why filled.
+ */
+typedef int (*corecap_verify_lock_site_fn)(pid_t pid, const char *name, uint64_t *lock,
+					   uint64_t *site, char *why, size_t why_size);
+void corecap_verify_set_lock_site(corecap_verify_lock_site_fn fn);
 
 #define CORECAP_COLLECTOR_COMMANDS                                                                 \
 	{"run", corecap_cmd_run, "run a daemon with the corecap shim preloaded",                   \
