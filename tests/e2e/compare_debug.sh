@@ -4,7 +4,9 @@
 # (refbench -t 1, 2 s each):
 # - one headline, its split the critical path's (both runs have kernel
 #   events), naming logging's growth ("logging +N" in its categories or in
-#   what the ops grew behind); the same headline in text and JSON;
+#   what the ops grew behind); the same headline in text and JSON; what
+#   the ops grew behind (JSON grew_behind) ends it and names a pool's
+#   logging;
 # - the configuration: the daemons' command lines differ in their --debug
 #   arguments, printed as "A --debug 1, B --debug 20" (JSON config);
 # - both diagnoses side by side;
@@ -47,6 +49,11 @@ expect_true "headline: latency on the critical path" grep -q ' us/op on the crit
 log_h=$(grep -oE '(^|[ ,:])(log |[a-z_-]+ )?logging \+[0-9.]+' <<<"$head_j" | head -1 | grep -oE '[0-9.]+$' || true)
 expect_true "headline names logging's growth ($head_j)" test -n "$log_h"
 expect_calc "logging's growth is positive" "${log_h:-0} > 0"
+# What the ops grew behind (the critical path's credits by pool and category).
+grew_j=$(json "$WORK/ab.json" "d['grew_behind'] or ''")
+expect_true "headline: what the ops grew behind, as JSON grew_behind ($grew_j)" \
+	grep -qF "; grew behind: $grew_j" <<<"$head_j"
+expect_true "... a pool's logging among it" grep -qE '(^|, )[a-z_-]+ logging \+[0-9.]+' <<<"$grew_j"
 expect_eq "same daemon: no second per-op line (JSON cost_per_op null)" None "$(json "$WORK/ab.json" "d['cost_per_op']")"
 
 # The configuration: the --debug arguments.
