@@ -737,14 +737,15 @@ static size_t disks(const struct run_manifest *m, struct projection_disk *out)
 		struct projection_disk *dv = &out[n++];
 		const uint64_t limit[4] = {rd->limit_iops[0], rd->limit_iops[1], rd->limit_bps[0],
 					   rd->limit_bps[1]};
-		const uint64_t done[4] = {rd->cgroup_ios[0], rd->cgroup_ios[1],
-					  rd->cgroup_bytes[0], rd->cgroup_bytes[1]};
+		const uint64_t done[4] = {rd->cgroup_ios[0], rd->cgroup_ios[1], rd->cgroup_bytes[0],
+					  rd->cgroup_bytes[1]};
 
-		*dv = (struct projection_disk){.name = rd->name, .busy = -1, .in_flight = -1,
-					   .limit_use = -1};
+		*dv = (struct projection_disk){
+			.name = rd->name, .busy = -1, .in_flight = -1, .limit_use = -1};
 		if (rd->has_counts) {
 			dv->busy = (double)rd->busy_ms / 1e3 / w_s;
-			dv->in_flight = rd->busy_ms ? (double)rd->queue_ms / (double)rd->busy_ms : 0;
+			dv->in_flight =
+				rd->busy_ms ? (double)rd->queue_ms / (double)rd->busy_ms : 0;
 			dv->ios_per_s = (double)(rd->ios[0] + rd->ios[1]) / w_s;
 		}
 		for (int k = 0; k < 4 && rd->limit_file && rd->has_cgroup_counts; k++) {
@@ -1015,6 +1016,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.lock_sort = j->o.lock_sort,
 		.frame_name = corecap_report_frame_name,
 		.frame_sources = corecap_report_frame_sources,
+		.object_name = corecap_report_object_name,
 		.frame_ctx = &j->syms,
 		.lines = j->o.lines,
 		.symbolizer = j->run->has_sym ? &j->run->sym : NULL,

@@ -55,6 +55,13 @@ const char *corecap_report_frame_name(void *ctx, uint64_t addr)
 	return buf;
 }
 
+const char *corecap_report_object_name(void *ctx, uint64_t site)
+{
+	const struct report_symbols *j = ctx;
+
+	return j->sym && site ? corecap_symbolizer_arg_object(j->sym, site) : NULL;
+}
+
 size_t corecap_report_frame_sources(void *ctx, uint64_t addr, struct report_frame *out, size_t max)
 {
 	const struct report_symbols *j = ctx;

@@ -35,6 +35,8 @@ bool corecap_report_site_is_logging(void *ctx, uint64_t site);
 char *corecap_report_name_address(void *ctx, uint64_t addr, bool code);
 /* A stack frame's name (valid until the next call without symbols). */
 const char *corecap_report_frame_name(void *ctx, uint64_t addr);
+/* report.object_name: what the call at site passes first, by type and member; or NULL. */
+const char *corecap_report_object_name(void *ctx, uint64_t site);
 /* The frames of a return address, innermost first, into out[0..max). */
 size_t corecap_report_frame_sources(void *ctx, uint64_t addr, struct report_frame *out, size_t max);
 /* Cuts the frames of the shim and LTTng-UST from t's sampled wait stacks. */

@@ -198,6 +198,11 @@ void corecap_lock_rows_release(struct lock_rows *rows)
 	*rows = (struct lock_rows){0};
 }
 
+bool corecap_lock_row_nameless(const struct lock_row *row)
+{
+	return row->family || nameless(row->members[0]);
+}
+
 void corecap_lock_row_label(const struct lock_row *row, char *out, size_t size)
 {
 	/* A family is named by its site; its count is the tables' detail, never the name. */

@@ -73,6 +73,8 @@ size_t corecap_lock_rows_contended(const struct lock_rows *rows);
 uint64_t corecap_lock_row_avg_wait_ns(const struct lock_row *row);
 /* The row's name: the lock's one name (corecap_lock_label), a family's its site's. */
 void corecap_lock_row_label(const struct lock_row *row, char *out, size_t size);
+/* Whether the row's locks have no name of their own (heap locks: named by address or site). */
+bool corecap_lock_row_nameless(const struct lock_row *row);
 /* Holds counted in the same source as corecap_lock_hold_ns: hold_ns / holds is the mean hold. */
 uint64_t corecap_lock_holds(const struct model_lock *lock);
 

@@ -6,6 +6,7 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <gelf.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -461,4 +462,137 @@ bool corecap_sym_dwarf_member_path(struct sym_module *m, const struct sym_entry 
 		return false;
 	snprintf(out, size, "%s", name);
 	return member_at(&type, off, out, size, 0);
+}
+
+/* The DWARF number of the register that carries a call's first argument, or -1. */
+static int first_arg_reg(struct sym_module *m)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->dm, &bias);
+	GElf_Ehdr eh;
+
+	if (!elf || !gelf_getehdr(elf, &eh))
+		return -1;
+	return eh.e_machine == EM_X86_64    ? 5 /* rdi */
+	       : eh.e_machine == EM_AARCH64 ? 0 /* x0 */
+					    : -1;
+}
+
+/* A one-operation expression: its operation and number, or false. */
+static bool one_op(Dwarf_Attribute *at, Dwarf_Op *op)
+{
+	Dwarf_Op *expr;
+	size_t len;
+
+	if (dwarf_getlocation(at, &expr, &len) != 0 || len != 1)
+		return false;
+	*op = expr[0];
+	return true;
+}
+
+/*
+ * In the children of scope, the call site returning to ra: the register
+ * and offset its first argument was computed from (DW_OP_bregN off), or
+ * false.
+ */
+static bool call_arg(Dwarf_Die *scope, Dwarf_Addr ra, int reg, int *base, int64_t *off)
+{
+	Dwarf_Die child, p;
+	Dwarf_Attribute at;
+	Dwarf_Addr pc;
+	Dwarf_Op op;
+
+	if (dwarf_child(scope, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (tag != DW_TAG_call_site && tag != DW_TAG_GNU_call_site)
+			continue;
+		/* DWARF 5 names the return address; GCC's extension put it in low_pc. */
+		if (!(dwarf_attr(&child, DW_AT_call_return_pc, &at) ||
+		      dwarf_attr(&child, DW_AT_low_pc, &at)) ||
+		    dwarf_formaddr(&at, &pc) != 0 || pc != ra || dwarf_child(&child, &p) != 0)
+			continue;
+		do {
+			if ((dwarf_tag(&p) != DW_TAG_call_site_parameter &&
+			     dwarf_tag(&p) != DW_TAG_GNU_call_site_parameter) ||
+			    !dwarf_attr(&p, DW_AT_location, &at) || !one_op(&at, &op) ||
+			    op.atom != DW_OP_reg0 + reg)
+				continue;
+			if (!(dwarf_attr(&p, DW_AT_call_value, &at) ||
+			      dwarf_attr(&p, DW_AT_GNU_call_site_value, &at)) ||
+			    !one_op(&at, &op) || op.atom < DW_OP_breg0 || op.atom > DW_OP_breg31)
+				return false;
+			*base = op.atom - DW_OP_breg0;
+			*off = (int64_t)op.number;
+			return true;
+		} while (dwarf_siblingof(&p, &p) == 0);
+		return false;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/*
+ * In the children of scope, a variable or parameter held in register
+ * base at pc whose type points to a struct, class or union, and the path
+ * of the member at off in it ("shard.lock") into out; or false.
+ */
+static bool object_in(Dwarf_Die *scope, Dwarf_Addr pc, int base, int64_t off, char *out,
+		      size_t size)
+{
+	Dwarf_Die child, type, t;
+	Dwarf_Attribute at;
+	Dwarf_Op *expr;
+	size_t len;
+
+	if (off < 0 || dwarf_child(scope, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *name;
+
+		if ((tag != DW_TAG_variable && tag != DW_TAG_formal_parameter) ||
+		    !dwarf_attr_integrate(&child, DW_AT_location, &at) ||
+		    dwarf_getlocation_addr(&at, pc, &expr, &len, 1) != 1 || len != 1 ||
+		    expr[0].atom != DW_OP_reg0 + base ||
+		    !dwarf_attr_integrate(&child, DW_AT_type, &at) ||
+		    !dwarf_formref_die(&at, &type) || dwarf_peel_type(&type, &t) != 0 ||
+		    (dwarf_tag(&t) != DW_TAG_pointer_type &&
+		     dwarf_tag(&t) != DW_TAG_reference_type &&
+		     dwarf_tag(&t) != DW_TAG_rvalue_reference_type) ||
+		    !dwarf_attr(&t, DW_AT_type, &at) || !dwarf_formref_die(&at, &type) ||
+		    dwarf_peel_type(&type, &t) != 0 ||
+		    (dwarf_tag(&t) != DW_TAG_structure_type && dwarf_tag(&t) != DW_TAG_class_type &&
+		     dwarf_tag(&t) != DW_TAG_union_type) ||
+		    !(name = dwarf_diename(&t)))
+			continue;
+		snprintf(out, size, "%s", name);
+		/* A member must be named: the object itself (off 0 of a lock type) says nothing
+		 * new. */
+		if (member_at(&t, (uint64_t)off, out, size, 0) && strchr(out, '.'))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+bool corecap_sym_dwarf_arg_object(struct sym_module *m, uint64_t ra, char *out, size_t size)
+{
+	Dwarf_Die *cu, *scopes = NULL;
+	Dwarf_Addr bias;
+	int64_t off = 0;
+	int ns, reg, base = -1;
+	bool found = false;
+
+	if (!m->dm || (reg = first_arg_reg(m)) < 0 || !(cu = dwfl_module_addrdie(m->dm, ra, &bias)))
+		return false;
+	/* The scopes of the call instruction, just before its return address. */
+	ns = dwarf_getscopes(cu, ra - bias - 1, &scopes);
+	for (int i = 0; i < ns && base < 0; i++)
+		if (!call_arg(&scopes[i], ra - bias, reg, &base, &off))
+			base = -1;
+	for (int i = 0; base >= 0 && i < ns && !found; i++)
+		found = object_in(&scopes[i], ra - bias - 1, base, off, out, size);
+	free(scopes);
+	return found;
 }

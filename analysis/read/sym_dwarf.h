@@ -35,5 +35,15 @@ size_t corecap_sym_dwarf_frames(struct sym_module *m, const struct sym_entry *e,
  */
 bool corecap_sym_dwarf_member_path(struct sym_module *m, const struct sym_entry *e, uint64_t off,
 				   char *out, size_t size);
+/*
+ * The object a call passes as its first argument, by its type and member
+ * ("shard.lock" for pthread_mutex_lock(&sh->lock), sh a struct shard *),
+ * into out, from m's DWARF at the call's return address ra (a run-time
+ * address): the call site's value of the argument (a register plus an
+ * offset, DW_TAG_call_site_parameter) and a variable held in that
+ * register there whose type points to a struct. false when DWARF cannot
+ * tell (no call-site information, the base not in a variable, no member).
+ */
+bool corecap_sym_dwarf_arg_object(struct sym_module *m, uint64_t ra, char *out, size_t size);
 
 #endif

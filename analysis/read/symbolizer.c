@@ -177,6 +177,7 @@ int corecap_symbolizer_init(struct symbolizer *s, const char *maps_path, const c
 	corecap_u64map_init(&s->cache);
 	corecap_u64map_init(&s->frames);
 	corecap_u64map_init(&s->demangled);
+	corecap_u64map_init(&s->objects);
 	elf_version(EV_CURRENT);
 	if (symfs && !(s->symfs = strdup(symfs)))
 		return -ENOMEM;
@@ -266,6 +267,9 @@ void corecap_symbolizer_release(struct symbolizer *s)
 		free((void *)(uintptr_t)v);
 	for (size_t i = 0; corecap_u64map_next(&s->demangled, &i, NULL, &v);)
 		free((char *)(uintptr_t)v);
+	for (size_t i = 0; corecap_u64map_next(&s->objects, &i, NULL, &v);)
+		free((char *)(uintptr_t)v);
+	corecap_u64map_release(&s->objects);
 	corecap_u64map_release(&s->cache);
 	corecap_u64map_release(&s->frames);
 	corecap_u64map_release(&s->demangled);
@@ -702,6 +706,29 @@ const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool co
 	if (!slot) {
 		free(name);
 		return "?";
+	}
+	*slot = (uint64_t)(uintptr_t)name;
+	return name;
+}
+
+const char *corecap_symbolizer_arg_object(struct symbolizer *s, uint64_t ra)
+{
+	uint64_t *slot = corecap_u64map_find(&s->objects, ra);
+	struct sym_module *m;
+	struct sym_entry *e;
+	struct sym_info info;
+	char buf[256];
+	char *name = NULL;
+
+	if (slot)
+		return (const char *)(uintptr_t)*slot;
+	m = lookup(s, ra, true, &info, &e);
+	if (m && corecap_sym_dwarf_arg_object(m, ra, buf, sizeof(buf)))
+		name = strdup(buf);
+	slot = corecap_u64map_upsert(&s->objects, ra, NULL);
+	if (!slot) {
+		free(name);
+		return NULL;
 	}
 	*slot = (uint64_t)(uintptr_t)name;
 	return name;

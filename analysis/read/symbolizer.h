@@ -58,6 +58,7 @@ struct symbolizer {
 	struct u64map cache;	 /* (addr << 1 | code) -> malloc'd name */
 	struct u64map frames;	 /* pc -> malloc'd struct sym_frames */
 	struct u64map demangled; /* mangled name (pointer) -> malloc'd demangled name */
+	struct u64map objects;	 /* return address -> malloc'd object name, or 0: none */
 	char **buildids;	 /* parallel to mods: recorded build-id hex, or NULL */
 	char *vdso_path;	 /* the run's saved [vdso] image beside maps (RUN/vdso.so) */
 };
@@ -68,7 +69,6 @@ struct sym_info {
 	uint64_t offset;    /* from the symbol, else from the start of the file */
 	bool shim;	    /* in corecap's shim or LTTng-UST (corecap_symbolizer_is_shim) */
 };
-
 
 /*
  * Reads RUN's maps (maps_path) and buildids.tsv (buildids_path, may be
@@ -87,6 +87,14 @@ bool corecap_symbolizer_lookup(struct symbolizer *s, uint64_t addr, struct sym_i
  * by s.
  */
 const char *corecap_symbolizer_name(struct symbolizer *s, uint64_t addr, bool code);
+/*
+ * What a call passes as its first argument, by its type and member
+ * ("shard.lock"), from DWARF at the call's return address ra
+ * (read/sym_dwarf.h, corecap_sym_dwarf_arg_object): how a lock on the heap,
+ * which has no name of its own, is told apart at the site that takes it.
+ * Cached, owned by s; NULL when DWARF cannot tell.
+ */
+const char *corecap_symbolizer_arg_object(struct symbolizer *s, uint64_t ra);
 /*
  * The frames at the instruction pc (exact: give a return address minus
  * one), innermost first, into *frames (owned by s, cached). Returns their

@@ -49,6 +49,13 @@ size_t corecap_render_frame_sources(const struct report *r, uint64_t addr, struc
 	return r->frame_sources ? r->frame_sources(r->frame_ctx, addr, out, max) : 0;
 }
 
+const char *corecap_render_lock_object(const struct report *r, const struct lock_row *row)
+{
+	if (!r->object_name || !row->site || !corecap_lock_row_nameless(row))
+		return NULL;
+	return r->object_name(r->frame_ctx, row->site->site);
+}
+
 const char *corecap_render_frame_name(const struct report *r, uint64_t addr)
 {
 	static char buf[24];

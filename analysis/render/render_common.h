@@ -17,6 +17,8 @@ int corecap_render_lock_rows(const struct report *r, enum lock_source source,
 /* Threads by busy fraction, then CPU time, then tid; *out is malloc'd. */
 size_t corecap_render_sorted_threads(const struct report *r, const struct model_thread ***out);
 const char *corecap_render_frame_name(const struct report *r, uint64_t addr);
+/* A nameless row's object by type and member at its top site (report.object_name), or NULL. */
+const char *corecap_render_lock_object(const struct report *r, const struct lock_row *row);
 /* The inline chain of a return address (report.frame_sources), or 0. */
 size_t corecap_render_frame_sources(const struct report *r, uint64_t addr, struct report_frame *out,
 				    size_t max);

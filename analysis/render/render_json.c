@@ -335,6 +335,9 @@ static json_object *lock_row_obj(const struct report *r, const struct lock_row *
 	put(o, "kind", jstr(corecap_lock_kind_name(row->kind)));
 	put(o, "site", row->site ? hex(row->site->site) : NULL);
 	put(o, "symbol", row->site ? jstr(row->site->symbol) : NULL);
+	/* Only where DWARF tells it: runs without the daemon's DWARF read as before. */
+	if (corecap_render_lock_object(r, row))
+		put(o, "object", jstr(corecap_render_lock_object(r, row)));
 	put(o, "contentions", ju64(row->contentions));
 	put(o, "wait_ns", ju64(row->wait_ns));
 	put(o, "avg_wait_ns", row->contentions ? ju64(corecap_lock_row_avg_wait_ns(row)) : NULL);

@@ -329,6 +329,11 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 		corecap_name_elide(row->site && row->site->symbol ? row->site->symbol : "-",
 				   LOCK_SITE_COLS, label, sizeof(label));
 		fprintf(out, "%s\n", label);
+		if (corecap_render_lock_object(r, row))
+			fprintf(out,
+				"             a %s (its type and member, from DWARF at its top "
+				"site)\n",
+				corecap_render_lock_object(r, row));
 		if (row->family) {
 			if (i - from < LOCK_LINES_SHOWN && row->site) {
 				fprintf(out, "             * ");
@@ -353,8 +358,8 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 			fprintf(out, ": %llu waits, %.1f us waited",
 				(unsigned long long)st->contentions, st->wait_ns / 1e3);
 			if (st->holds)
-				fprintf(out, "; %llu holds, %.1f us held", (unsigned long long)st->holds,
-					st->hold_ns / 1e3);
+				fprintf(out, "; %llu holds, %.1f us held",
+					(unsigned long long)st->holds, st->hold_ns / 1e3);
 			fprintf(out, "%s", st->is_logging ? " (logging code)" : "");
 			if (futex)
 				fprintf(out, " (%llu sampled)",
@@ -518,8 +523,10 @@ out:
 	free(labels);
 }
 
-#define ANNOTATIONS_NOTE \
-	"the annotations' own split: 'cpu' is any time the op's thread was in no traced wait, so it holds that thread's wait for a CPU (the path's runqueue); 'queue' is time no thread had the op, which the path follows into whoever held it up"
+#define ANNOTATIONS_NOTE                                                                           \
+	"the annotations' own split: 'cpu' is any time the op's thread was in no traced wait, so " \
+	"it holds that thread's wait for a CPU (the path's runqueue); 'queue' is time no thread "  \
+	"had the op, which the path follows into whoever held it up"
 
 /* " cpu X logging Y ... runqueue Z" of a critical path, us per op of `ops`. */
 static void cp_cats(const struct cp_type *t, uint64_t ops, FILE *out)
@@ -628,7 +635,8 @@ static void waitfor_lines(const struct report *r, FILE *out)
 			cp->ops_ended ? (double)v[i].ns / (double)cp->ops_ended / 1e3 : 0.0,
 			(unsigned long long)v[i].wakes);
 	if (idle)
-		fprintf(out, "           asleep at the window's end, woken by nothing in it: %.1f ms\n",
+		fprintf(out,
+			"           asleep at the window's end, woken by nothing in it: %.1f ms\n",
 			idle / 1e6);
 	if (!corecap_critical_path_knots(v, n, &k, &nk)) {
 		for (size_t i = 0; i < nk; i++) {
@@ -707,7 +715,8 @@ static void ops(const struct report *r, FILE *out)
 		has_path = corecap_critical_path_type(r->critical_path, (uint32_t)i) != NULL;
 		critical_path_lines(r, (uint32_t)i, out);
 		if (has_path)
-			fprintf(out, "             annotations (%s):\n              ", ANNOTATIONS_NOTE);
+			fprintf(out, "             annotations (%s):\n              ",
+				ANNOTATIONS_NOTE);
 		else
 			fprintf(out, "            ");
 		for (int c = 0; c < CAT__COUNT; c++)
@@ -776,7 +785,8 @@ static void ceph(const struct report *r, FILE *out)
 	if (c->has_optracker) {
 		if (c->drain.drained)
 			fprintf(out,
-				"ceph ops   %zu ops drained from the OSD's OpTracker in %.0f slices "
+				"ceph ops   %zu ops drained from the OSD's OpTracker in %.0f "
+				"slices "
 				"over %.0f%% of the window (dump_historic_ops, the longest %.1f "
 				"ms; us per op; a phase runs from its event to the next)%s\n",
 				c->n_ops, c->drain.slices,
@@ -784,8 +794,7 @@ static void ceph(const struct report *r, FILE *out)
 					? 100 * c->drain.sliced_ms / c->drain.window_ms
 					: 0,
 				c->drain.longest_dump_ms,
-				c->drain.ops_kept < c->drain.ops_seen ? ": a uniform sample"
-								      : "");
+				c->drain.ops_kept < c->drain.ops_seen ? ": a uniform sample" : "");
 		else
 			fprintf(out,
 				"ceph ops   %zu ops in the OSD's OpTracker history "

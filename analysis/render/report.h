@@ -72,6 +72,12 @@ struct report {
 	 * innermost first, into out[0..max); 0 when none is known. NULL: none.
 	 */
 	size_t (*frame_sources)(void *ctx, uint64_t addr, struct report_frame *out, size_t max);
+	/*
+	 * What the call at a lock site (its return address) passes as its
+	 * first argument, by type and member ("shard.lock", from DWARF): a
+	 * heap lock's type beside its one name; NULL when unknown. NULL: none.
+	 */
+	const char *(*object_name)(void *ctx, uint64_t site);
 	void *frame_ctx;
 	bool lines; /* text: inlined calls and file:line of stack frames and sites */
 	struct symbolizer *symbolizer; /* the run's (RUN/maps), for other commands; or NULL */

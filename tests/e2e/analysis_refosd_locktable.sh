@@ -12,7 +12,8 @@
 # - refosd --pgs 4 without the big lock: the four PG mutexes, heap locks
 #   all taken in osd_handle_op, are one family row named by that SITE
 #   alone (one name per lock: the count is the row's detail, not its
-#   name) whose members are the four locks and whose figures are their sums.
+#   name) whose members are the four locks and whose figures are their sums;
+#   beside the name, their type and member from DWARF at that call: pg.lock.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 need_sessiond
@@ -81,6 +82,13 @@ expect_eq "... its wait is its members' sum" "$(json "$j" "$fam['wait_ns']")" \
 	"$(json "$j" "sum(l['wait_ns'] for l in d['locks'] if l['address'] in $fam['members'] and l['source'] == 'shim')")"
 expect_eq "... its contentions are its members' sum" "$(json "$j" "$fam['contentions']")" \
 	"$(json "$j" "sum(l['contentions'] for l in d['locks'] if l['address'] in $fam['members'] and l['source'] == 'shim')")"
+# A heap lock's type and member, from DWARF at the call that takes it
+# (pthread_mutex_lock(&pg->lock) in osd_handle_op): beside its one name.
+expect_eq "... its object by type and member, from DWARF: pg.lock" pg.lock "$(json "$j" "$fam['object']")"
+expect_true "text: said under the row" grep -qxF '             a pg.lock (its type and member, from DWARF at its top site)' \
+	<(grep -A1 -E '^           osd_handle_op\+0x[0-9a-f]+ ' "$run.txt")
+expect_eq "a named lock has no object line (the big lock of the first run)" False \
+	"$(json "$WORK/big.json" "'object' in $big")"
 expect_true "text: the family is one row 'osd_handle_op+0x..' whose detail counts 4 locks" \
 	grep -qE '^             4 locks taken here:' <(grep -A3 -E '^           osd_handle_op\+0x[0-9a-f]+ ' "$run.txt")
 "$CORECAP" html -o "$WORK/pgs.html" "$run" >/dev/null 2>&1
