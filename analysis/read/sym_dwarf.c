@@ -491,9 +491,40 @@ static bool one_op(Dwarf_Attribute *at, Dwarf_Op *op)
 }
 
 /*
- * In the children of scope, the call site returning to ra: the register
- * and offset its first argument was computed from (DW_OP_bregN off), or
- * false.
+ * Whether a call site calls a lock's or a condition's function (its
+ * callee's name): only then is its first argument the lock. A futex
+ * site can be a call to anything that takes a lock inside (operator new
+ * and malloc's arena lock), whose first argument says nothing of it.
+ */
+static bool calls_lock(Dwarf_Die *site)
+{
+	static const char *const prefixes[] = {"pthread_mutex_", "pthread_rwlock_", "pthread_spin_",
+					       "pthread_cond_", "__gthread_"};
+	static const char *const methods[] = {
+		"lock", "unlock",   "try_lock",	  "lock_shared", "unlock_shared",
+		"wait", "wait_for", "wait_until", "notify_one",	 "notify_all"};
+	Dwarf_Attribute at;
+	Dwarf_Die callee;
+	const char *name;
+
+	if (!(dwarf_attr(site, DW_AT_call_origin, &at) ||
+	      dwarf_attr(site, DW_AT_abstract_origin, &at)) ||
+	    !dwarf_formref_die(&at, &callee) || !dwarf_attr_integrate(&callee, DW_AT_name, &at) ||
+	    !(name = dwarf_formstring(&at)))
+		return false;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++)
+		if (strcmp(name, methods[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * In the children of scope, the call site returning to ra, when it calls
+ * a lock's function: the register and offset its first argument was
+ * computed from (DW_OP_bregN off), or false.
  */
 static bool call_arg(Dwarf_Die *scope, Dwarf_Addr ra, int reg, int *base, int64_t *off)
 {
@@ -512,8 +543,10 @@ static bool call_arg(Dwarf_Die *scope, Dwarf_Addr ra, int reg, int *base, int64_
 		/* DWARF 5 names the return address; GCC's extension put it in low_pc. */
 		if (!(dwarf_attr(&child, DW_AT_call_return_pc, &at) ||
 		      dwarf_attr(&child, DW_AT_low_pc, &at)) ||
-		    dwarf_formaddr(&at, &pc) != 0 || pc != ra || dwarf_child(&child, &p) != 0)
+		    dwarf_formaddr(&at, &pc) != 0 || pc != ra)
 			continue;
+		if (!calls_lock(&child) || dwarf_child(&child, &p) != 0)
+			return false;
 		do {
 			if ((dwarf_tag(&p) != DW_TAG_call_site_parameter &&
 			     dwarf_tag(&p) != DW_TAG_GNU_call_site_parameter) ||
@@ -568,10 +601,18 @@ static bool object_in(Dwarf_Die *scope, Dwarf_Addr pc, int base, int64_t off, ch
 		    !(name = dwarf_diename(&t)))
 			continue;
 		snprintf(out, size, "%s", name);
-		/* A member must be named: the object itself (off 0 of a lock type) says nothing
-		 * new. */
-		if (member_at(&t, (uint64_t)off, out, size, 0) && strchr(out, '.'))
+		/* A member must be named: the object itself (a lock type's) says nothing new. */
+		if (member_at(&t, (uint64_t)off, out, size, 0) && strchr(out, '.')) {
+			/* Cut at the library's insides (std::condition_variable's
+			 * ._M_cond._M_cond). */
+			char *in = strstr(out, "._M_");
+
+			if (!in)
+				in = strstr(out, ".__");
+			if (in && in != strchr(out, '.'))
+				*in = '\0';
 			return true;
+		}
 	} while (dwarf_siblingof(&child, &child) == 0);
 	return false;
 }

@@ -147,7 +147,8 @@ static void ops_table(const struct report *r, FILE *out)
 			fprintf(out, "<th>%s</th>", corecap_cp_cat_name(c));
 		fprintf(out, "</tr>\n");
 		for (size_t i = 0; i < t->n_types; i++) {
-			const struct cp_type *cp = corecap_critical_path_type(r->critical_path, (uint32_t)i);
+			const struct cp_type *cp =
+				corecap_critical_path_type(r->critical_path, (uint32_t)i);
 
 			if (!cp || !cp->count)
 				continue;
@@ -158,8 +159,12 @@ static void ops_table(const struct report *r, FILE *out)
 				fprintf(out, "<td>%.1f</td>", cp->ns[c] / (double)cp->count / 1e3);
 			fprintf(out, "</tr>\n");
 		}
-		fprintf(out, "</table>\n<h3>Annotations</h3>\n<p class=\"note\">"
-			     "the annotations&#39; own split: &#39;cpu&#39; is any time the op&#39;s thread was in no traced wait, so it holds that thread&#39;s wait for a CPU (the path&#39;s runqueue); &#39;queue&#39; is time no thread had the op, which the path follows into whoever held it up.</p>\n");
+		fprintf(out,
+			"</table>\n<h3>Annotations</h3>\n<p class=\"note\">"
+			"the annotations&#39; own split: &#39;cpu&#39; is any time the op&#39;s "
+			"thread was in no traced wait, so it holds that thread&#39;s wait for a "
+			"CPU (the path&#39;s runqueue); &#39;queue&#39; is time no thread had the "
+			"op, which the path follows into whoever held it up.</p>\n");
 	}
 	fprintf(out, "<table class=\"sortable\">\n<tr><th>type</th><th>ops</th>"
 		     "<th>avg us</th><th>p50 us</th><th>p99 us</th><th>max us</th>");
@@ -230,10 +235,11 @@ static void threads_table(const struct report *r, FILE *out)
 	uint64_t w = corecap_model_window_ns(r->model);
 	size_t n = corecap_render_sorted_threads(r, &v);
 
-	fprintf(out, "<h2>Threads (most run first, %%)</h2>\n<table class=\"sortable\">\n"
-		     "<tr><th>thread</th>"
-		     "<th>tid</th><th>run</th><th>wait-cpu</th><th>lock</th><th>cond</th><th>io</th>"
-		     "<th>log</th></tr>\n");
+	fprintf(out,
+		"<h2>Threads (most run first, %%)</h2>\n<table class=\"sortable\">\n"
+		"<tr><th>thread</th>"
+		"<th>tid</th><th>run</th><th>wait-cpu</th><th>lock</th><th>cond</th><th>io</th>"
+		"<th>log</th></tr>\n");
 	for (size_t i = 0; i < n && i < TOP_THREADS; i++) {
 		const struct model_thread *th = v[i];
 		uint64_t span = th->span_ns ? th->span_ns : w;
@@ -327,6 +333,12 @@ static void lock_table_rows(const struct report *r, const struct lock_rows *rows
 			fprintf(out, "</ul></details>");
 		} else {
 			elided(out, label, 60);
+		}
+		/* A heap lock's type and member, as the text says it under the row. */
+		if (corecap_render_lock_object(r, row)) {
+			fputs("<br><small class=\"cc-lock-object\">a ", out);
+			esc(out, corecap_render_lock_object(r, row));
+			fputs("</small>", out);
 		}
 		fprintf(out, "</td><td>%s</td><td>%" PRIu64 "</td><td>%.1f</td><td>%.1f</td>",
 			futex ? "futex" : "shim", row->contentions, row->wait_ns / 1e3,

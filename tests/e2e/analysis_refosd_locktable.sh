@@ -87,6 +87,8 @@ expect_eq "... its contentions are its members' sum" "$(json "$j" "$fam['content
 expect_eq "... its object by type and member, from DWARF: pg.lock" pg.lock "$(json "$j" "$fam['object']")"
 expect_true "text: said under the row" grep -qxF '             a pg.lock (its type and member, from DWARF at its top site)' \
 	<(grep -A1 -E '^           osd_handle_op\+0x[0-9a-f]+ ' "$run.txt")
+"$CORECAP" html -o "$WORK/pgs-object.html" "$run" >/dev/null 2>&1
+expect_true "HTML: said under the family's name too" grep -qF '<small class="cc-lock-object">a pg.lock</small>' "$WORK/pgs-object.html"
 expect_eq "a named lock has no object line (the big lock of the first run)" False \
 	"$(json "$WORK/big.json" "'object' in $big")"
 expect_true "text: the family is one row 'osd_handle_op+0x..' whose detail counts 4 locks" \
