@@ -86,6 +86,7 @@ status=0
 	--binding-util 0.01 --delay-ns 30000 --rounds 1 -- \
 	"$BIN/refbench" -p "$OSD_PORT" -t 8 -b 1 -d 1 --no-progress write \
 	>"$WORK/ctl.out" 2>"$WORK/ctl.err" || status=$?
+grep -E '^(control|site) |predicted slope|^(inconclusive|confirmed|not confirmed):' "$WORK/ctl.out" || true
 expect_eq "verify with a useless control: exit status" 0 "$status"
 [ "$status" = 0 ] || sed 's/^/    /' "$WORK/ctl.err"
 expect_true "it warns after the first round that the control cannot tell them apart" \
