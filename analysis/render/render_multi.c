@@ -90,8 +90,9 @@ static void merged_text(const struct multi_report *m, FILE *out)
 			fprintf(out, "           %-32s not analysed: %s\n", label, m->s[i].why_not);
 	}
 	fprintf(out, "\n");
-	fprintf(out, "pools      %-22s %7s %7s %6s %6s %6s %6s %6s %6s %7s\n",
-		"(merged, % of the time)", "daemons", "threads", "cpu", "runq", "lock", "cond",
+	/* The single report's columns: run (on a CPU) and wait-cpu (runnable, no CPU free). */
+	fprintf(out, "pools      %-22s %7s %7s %6s %8s %6s %6s %6s %6s %7s\n",
+		"(merged, % of the time)", "daemons", "threads", "run", "wait-cpu", "lock", "cond",
 		"io", "log", "cores");
 	for (size_t i = 0; i < m->n_pools; i++) {
 		const struct multi_pool *p = &m->pools[i];
@@ -101,7 +102,7 @@ static void merged_text(const struct multi_report *m, FILE *out)
 			fprintf(out, "  (no " CORECAP_RUN_THREADS " samples)\n");
 			continue;
 		}
-		fprintf(out, " %6.1f %6.1f", pct(p->cpu_ns, p->span_ns),
+		fprintf(out, " %6.1f %8.1f", pct(p->cpu_ns, p->span_ns),
 			pct(p->runq_ns, p->span_ns));
 		if (p->waits)
 			fprintf(out, " %6.1f %6.1f %6.1f %6.1f", pct(p->lock_wait_ns, p->span_ns),
