@@ -66,20 +66,22 @@ static __always_inline struct kbpf_counts *my_counts(void)
 	return bpf_map_lookup_elem(&counts, &zero);
 }
 
-static __always_inline void count_lost(void)
+/* n records the ring had no room for (a switch or waking record carries
+ * up to three of the run's). */
+static __always_inline void count_lost(__u64 n)
 {
 	struct kbpf_counts *c = my_counts();
 
 	if (c)
-		c->lost++;
+		c->lost += n;
 }
 
-static __always_inline struct kbpf_rec *reserve(__u32 kind)
+static __always_inline struct kbpf_rec *reserve(__u32 kind, __u64 records)
 {
 	struct kbpf_rec *r = bpf_ringbuf_reserve(&ring, sizeof(*r), 0);
 
 	if (!r) {
-		count_lost();
+		count_lost(records);
 		return NULL;
 	}
 	__builtin_memset(r, 0, sizeof(*r));
@@ -132,7 +134,7 @@ static __always_inline void emit_stack(struct pt_regs *regs, __u64 time_ns, int 
 	__u64 sp;
 
 	if (!s) {
-		count_lost();
+		count_lost(1);
 		if (kind == 2 && (c = my_counts()))
 			c->cpu_failed++;
 		return;
@@ -201,39 +203,17 @@ static __always_inline bool in_futex(struct pt_regs *regs, bool wait)
 	return wait ? CORECAP_FUTEX_IS_WAIT(op) : CORECAP_FUTEX_IS_WAKE(op);
 }
 
-/* A futex call's entry for thread tid, its arguments from regs: the
- * record's time, or 0 when the ring had no room. */
-static __always_inline __u64 futex_enter(struct pt_regs *regs, __s32 tid)
+/* A futex call's arguments, from the registers its system call saved,
+ * into the switch or waking record that carries its entry. */
+static __always_inline void futex_args(struct kbpf_futex_enter *f, struct pt_regs *regs)
 {
-	struct kbpf_rec *r = reserve(KBPF_FUTEX_ENTER);
-	__u64 t;
-
-	if (!r)
-		return 0;
-	r->tid = tid;
 	/* futex(uaddr, op, val, utime, uaddr2, val3) */
-	r->futex.uaddr = regs->di;
-	r->futex.op = (__u32)regs->si;
-	r->futex.val = (__u32)regs->dx;
-	r->futex.utime = regs->r10;
-	r->futex.uaddr2 = regs->r8;
-	r->futex.val3 = (__u32)regs->r9;
-	t = r->time_ns;
-	submit(r);
-	return t;
-}
-
-/* The end of thread tid's futex call, its result not known (the call
- * has not returned yet). */
-static __always_inline void futex_exit(__s32 tid)
-{
-	struct kbpf_rec *r = reserve(KBPF_FUTEX_EXIT);
-
-	if (!r)
-		return;
-	r->tid = tid;
-	r->flags = KBPF_RESULT_UNKNOWN;
-	submit(r);
+	f->uaddr = regs->di;
+	f->op = (__u32)regs->si;
+	f->val = (__u32)regs->dx;
+	f->utime = regs->r10;
+	f->uaddr2 = regs->r8;
+	f->val3 = (__u32)regs->r9;
 }
 
 /*
@@ -242,7 +222,9 @@ static __always_inline void futex_exit(__s32 tid)
  * the stack that called it); one switched in inside a futex wait has its
  * end recorded just after (it was woken, or the call was interrupted: it
  * returns from there). A futex wait that does not sleep (the word had
- * changed) is not recorded.
+ * changed) is not recorded. All three ride in one ring record
+ * (KBPF_WITH_ENTER, KBPF_WITH_EXIT): the drain writes them apart, the
+ * entry 1 ns before the switch and the end 1 ns after.
  */
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
@@ -252,29 +234,33 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	bool mine_next = next->tgid == (int)target_tgid;
 	struct pt_regs *regs;
 	struct kbpf_rec *r;
+	bool fenter, fexit;
 	__u64 t;
 
 	if (!mine_prev && !mine_next)
 		return 0;
 	/* prev is still current here: its user registers and stack. */
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
-	if (mine_prev && !preempt && prev_state != TASK_RUNNING && in_futex(regs, true) &&
-	    (t = futex_enter(regs, prev->pid)) && take_stack(0))
-		emit_stack(regs, t, 0);
-	if (!(r = reserve(KBPF_SWITCH)))
+	fenter = mine_prev && !preempt && prev_state != TASK_RUNNING && in_futex(regs, true);
+	fexit = mine_next && in_futex((struct pt_regs *)bpf_task_pt_regs(next), true);
+	if (!(r = reserve(KBPF_SWITCH, 1 + fenter + fexit)))
 		return 0;
 	r->tid = prev->pid;
 	r->sw.next_tid = next->pid;
 	r->sw.prev_state = prev_state;
 	r->sw.prev_exit_state = prev->exit_state;
 	r->flags = (mine_prev ? KBPF_PREV_TARGET : 0) | (mine_next ? KBPF_NEXT_TARGET : 0) |
-		   (preempt ? KBPF_PREEMPT : 0);
+		   (preempt ? KBPF_PREEMPT : 0) | (fenter ? KBPF_WITH_ENTER : 0) |
+		   (fexit ? KBPF_WITH_EXIT : 0);
+	if (fenter)
+		futex_args(&r->sw.futex, regs);
 	t = r->time_ns;
 	submit(r);
+	/* The wait's stack is stamped with its entry's time (the drain's). */
+	if (fenter && take_stack(0))
+		emit_stack(regs, t - 1, 0);
 	if (mine_prev && take_stack(1))
 		emit_stack(regs, t, 1);
-	if (mine_next && in_futex((struct pt_regs *)bpf_task_pt_regs(next), true))
-		futex_exit(next->pid);
 	return 0;
 }
 
@@ -330,14 +316,16 @@ static __always_inline bool in_interrupt_context(void)
 /*
  * A waking. When a thread of the target's wakes it with a futex call (not
  * an interrupt on that thread's CPU), the call's entry is recorded just
- * before and its end just after: a FUTEX_WAKE that wakes several threads
- * is recorded once per thread it wakes, one that wakes none not at all.
+ * before and its end just after (carried in the waking's ring record,
+ * written 1 ns either side of it by the drain): a FUTEX_WAKE that wakes
+ * several threads is recorded once per thread it wakes, one that wakes
+ * none not at all.
  */
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking, struct task_struct *p)
 {
 	struct task_struct *cur;
-	struct pt_regs *regs;
+	struct pt_regs *regs = NULL;
 	struct kbpf_rec *r;
 	bool irq, wake = false;
 
@@ -347,17 +335,19 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	if (!irq && current_is_target()) {
 		cur = bpf_get_current_task_btf();
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-		wake = in_futex(regs, false) && futex_enter(regs, cur->pid);
+		wake = in_futex(regs, false);
 	}
-	if ((r = reserve(KBPF_WAKING))) {
-		r->waking.woken_tid = p->pid;
-		r->waking.target_cpu = p->thread_info.cpu;
-		if (irq)
-			r->flags = KBPF_IRQ;
-		submit(r);
+	if (!(r = reserve(KBPF_WAKING, 1 + 2 * wake)))
+		return 0;
+	r->waking.woken_tid = p->pid;
+	r->waking.target_cpu = p->thread_info.cpu;
+	if (irq)
+		r->flags = KBPF_IRQ;
+	if (wake) {
+		r->flags |= KBPF_WITH_ENTER | KBPF_WITH_EXIT;
+		futex_args(&r->waking.futex, regs);
 	}
-	if (wake)
-		futex_exit(cur->pid);
+	submit(r);
 	return 0;
 }
 
@@ -366,7 +356,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
 	struct kbpf_rec *r;
 
-	if (!current_is_target() || !(r = reserve(KBPF_FORK)))
+	if (!current_is_target() || !(r = reserve(KBPF_FORK, 1)))
 		return 0;
 	r->fork.child_tid = child->pid;
 	if (child->tgid == (int)target_tgid)
@@ -381,7 +371,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 {
 	struct kbpf_rec *r;
 
-	if (p->tgid != (int)target_tgid || !(r = reserve(KBPF_EXIT)))
+	if (p->tgid != (int)target_tgid || !(r = reserve(KBPF_EXIT, 1)))
 		return 0;
 	r->tid = p->pid;
 	/* do_exit() took the thread off signal->live just before. */

@@ -13,43 +13,43 @@
 
 enum kbpf_kind {
 	KBPF_SWITCH = 1, /* sched_switch with the target's thread on either side */
-	KBPF_WAKING,	 /* sched_waking of the target's thread */
-	KBPF_FUTEX_ENTER,
-	KBPF_FUTEX_EXIT,
-	KBPF_FORK, /* sched_process_fork by the target's thread */
-	KBPF_EXIT, /* sched_process_exit of the target's thread */
-	KBPF_STACK /* a user-stack copy; struct kbpf_stack */
+	KBPF_WAKING = 2, /* sched_waking of the target's thread */
+	/* 3 and 4 were a futex call's entry and end, records of their own:
+	 * they ride in the switch or waking record of the same hit now
+	 * (KBPF_WITH_ENTER, KBPF_WITH_EXIT). */
+	KBPF_FORK = 5, /* sched_process_fork by the target's thread */
+	KBPF_EXIT = 6, /* sched_process_exit of the target's thread */
+	KBPF_STACK = 7 /* a user-stack copy; struct kbpf_stack */
 };
 
 /* kbpf_rec.flags */
-#define KBPF_PREV_TARGET    0x1u  /* switch: prev is the target's */
-#define KBPF_NEXT_TARGET    0x2u  /* switch: next is the target's */
-#define KBPF_PREEMPT	    0x4u  /* switch: prev was preempted */
-#define KBPF_IRQ	    0x8u  /* waking: from an interrupt, hard or soft */
-#define KBPF_RESULT_UNKNOWN 0x10u /* futex_exit: the call has not returned: no result */
-#define KBPF_SAME	    0x40u /* fork: the child is a thread of the target */
-#define KBPF_GROUP_DEAD	    0x80u /* exit: the last thread of the process */
+#define KBPF_PREV_TARGET 0x1u  /* switch: prev is the target's */
+#define KBPF_NEXT_TARGET 0x2u  /* switch: next is the target's */
+#define KBPF_PREEMPT	 0x4u  /* switch: prev was preempted */
+#define KBPF_IRQ	 0x8u  /* waking: from an interrupt, hard or soft */
+#define KBPF_SAME	 0x40u /* fork: the child is a thread of the target */
+#define KBPF_GROUP_DEAD	 0x80u /* exit: the last thread of the process */
+/* A switch or waking record that carries a futex call's entry (`futex`):
+ * switch, prev's wait that sleeps here; waking, the waker's wake that
+ * causes it. The drain writes the entry 1 ns before the record. */
+#define KBPF_WITH_ENTER 0x100u
+/* ... and a futex call's end, without a result (the call has not
+ * returned), 1 ns after the record: switch, next's wait (it was woken, or
+ * interrupted); waking, the waker's wake. One ring record per hook
+ * instead of up to three: each reservation takes the ring's lock
+ * (bench/kernel_cost.sh measured it). */
+#define KBPF_WITH_EXIT 0x200u
 
 /*
  * One event, 80 bytes: a common head (the thread at the tracepoint, the
  * time, the CPU), then one struct per kind, as its kind says (the
  * programs fill one; readers read that one). tid is a switch's prev, a
- * waking's waker, a futex call's caller (the sleeper, or the waker), a
+ * waking's waker (and the caller of the futex call either carries), a
  * fork's parent, an exiting thread.
  */
-struct kbpf_switch {
-	__s32 next_tid;
-	__u32 prev_state;      /* prev's task state, raw (__state) */
-	__u32 prev_exit_state; /* prev's exit_state */
-};
 
-struct kbpf_waking {
-	__s32 woken_tid;
-	__u32 target_cpu; /* the CPU it will run on */
-};
-
-/* A futex call's arguments as passed (futex_exit has none: the programs
- * see the call before it returns, flags KBPF_RESULT_UNKNOWN). */
+/* A futex call's arguments as passed (its end has none: the programs
+ * see the call before it returns). */
 struct kbpf_futex_enter {
 	__u32 op; /* raw: command | FUTEX_PRIVATE_FLAG | FUTEX_CLOCK_REALTIME */
 	__u32 val;
@@ -58,6 +58,20 @@ struct kbpf_futex_enter {
 	__u64 utime; /* the timeout pointer: 0 = no timeout */
 	__u32 val3;
 	__u32 pad;
+};
+
+struct kbpf_switch {
+	__s32 next_tid;
+	__u32 prev_state;      /* prev's task state, raw (__state) */
+	__u32 prev_exit_state; /* prev's exit_state */
+	__u32 pad;
+	struct kbpf_futex_enter futex; /* with KBPF_WITH_ENTER: prev's futex wait */
+};
+
+struct kbpf_waking {
+	__s32 woken_tid;
+	__u32 target_cpu;	       /* the CPU it will run on */
+	struct kbpf_futex_enter futex; /* with KBPF_WITH_ENTER: the waker's futex wake */
 };
 
 struct kbpf_fork {
@@ -86,7 +100,6 @@ struct kbpf_rec {
 	union {
 		struct kbpf_switch sw;
 		struct kbpf_waking waking;
-		struct kbpf_futex_enter futex;
 		struct kbpf_fork fork;
 		struct kbpf_exit exit;
 		struct kbpf_stack_copy copy;
@@ -117,10 +130,9 @@ struct kbpf_stack {
 _Static_assert(sizeof(struct kbpf_rec) == 80, "kbpf_rec");
 KBPF_AT_(struct kbpf_rec, flags, 20);
 KBPF_AT_(struct kbpf_rec, sw, 24);
-KBPF_AT_(struct kbpf_rec, futex.uaddr, 32);
-KBPF_AT_(struct kbpf_rec, futex.uaddr2, 40);
-KBPF_AT_(struct kbpf_rec, futex.utime, 48);
-KBPF_AT_(struct kbpf_rec, futex.val3, 56);
+KBPF_AT_(struct kbpf_rec, sw.futex.uaddr, 48);
+KBPF_AT_(struct kbpf_rec, sw.futex.val3, 72);
+KBPF_AT_(struct kbpf_rec, waking.futex.uaddr, 40);
 KBPF_AT_(struct kbpf_rec, fork.child_comm, 32);
 KBPF_AT_(struct kbpf_rec, copy.bytes, 32);
 _Static_assert(sizeof(struct kbpf_futex_enter) == 40, "kbpf_futex_enter");

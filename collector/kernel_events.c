@@ -1524,25 +1524,68 @@ static int64_t reported_state(uint32_t state, uint32_t exit_state, bool preempt)
 	return r ? (int64_t)1 << (31 - __builtin_clz(r)) : 0;
 }
 
-/* The run's record for ring record r, counted as tracepoint tp's. */
-static void *bpf_out(struct corecap_kernel_events *k, const struct kbpf_rec *r, uint16_t type,
-		     uint16_t size, int tp)
+/* The run's record for ring record r, counted as tracepoint tp's, at
+ * r's time plus dt ns. */
+static void *bpf_out_at(struct corecap_kernel_events *k, const struct kbpf_rec *r, uint16_t type,
+			uint16_t size, int tp, int64_t dt)
 {
-	void *o = out_reserve(k, type, size, r->cpu, r->time_ns + (uint64_t)k->clock_offset_ns);
+	void *o = out_reserve(k, type, size, r->cpu,
+			      r->time_ns + (uint64_t)k->clock_offset_ns + (uint64_t)dt);
 
 	if (o)
 		k->stats.records[tp]++;
 	return o;
 }
 
-static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec *r)
+static void *bpf_out(struct corecap_kernel_events *k, const struct kbpf_rec *r, uint16_t type,
+		     uint16_t size, int tp)
 {
-	struct corecap_krec_switch *o =
-		bpf_out(k, r, CORECAP_KREC_SWITCH, sizeof(*o), CORECAP_KTP_SWITCH);
+	return bpf_out_at(k, r, type, size, tp, 0);
+}
+
+/*
+ * The futex call's entry a switch or waking ring record carries
+ * (KBPF_WITH_ENTER), thread tid's, 1 ns before the record: it was its
+ * own ring record just before the switch or waking until the programs
+ * folded it in, and a reader orders the run's records by time.
+ */
+static void bpf_futex_enter(struct corecap_kernel_events *k, const struct kbpf_rec *r, int32_t tid,
+			    const struct kbpf_futex_enter *f)
+{
+	struct corecap_krec_futex_enter *fe = bpf_out_at(k, r, CORECAP_KREC_FUTEX_ENTER,
+							 sizeof(*fe), CORECAP_KTP_FUTEX_ENTER, -1);
+
+	if (!fe)
+		return;
+	fe->tid = tid;
+	fe->op = f->op;
+	fe->val = f->val;
+	fe->uaddr = f->uaddr;
+	fe->uaddr2 = f->uaddr2;
+	fe->utime = f->utime;
+	fe->val3 = f->val3;
+}
+
+/* The end of thread tid's futex call (KBPF_WITH_EXIT), 1 ns after the
+ * record, its result unknown: the programs see the call before it returns
+ * (ret stays 0). */
+static void bpf_futex_exit(struct corecap_kernel_events *k, const struct kbpf_rec *r, int32_t tid)
+{
+	struct corecap_krec_futex_exit *fx =
+		bpf_out_at(k, r, CORECAP_KREC_FUTEX_EXIT, sizeof(*fx), CORECAP_KTP_FUTEX_EXIT, 1);
+
+	if (!fx)
+		return;
+	fx->tid = tid;
+	fx->flags = CORECAP_KFUTEX_RESULT_UNKNOWN;
+}
+
+/* A switch record's fields from ring record r. */
+static void switch_fill(struct corecap_kernel_events *k, const struct kbpf_rec *r,
+			struct corecap_krec_switch *o)
+{
 	bool preempted;
 
-	if (!o)
-		return;
 	o->prev_tid = r->tid;
 	o->next_tid = r->sw.next_tid;
 	o->prev_state =
@@ -1553,6 +1596,19 @@ static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec
 		   (preempted ? CORECAP_KSWITCH_PREEMPTED : 0);
 	if (!(r->flags & KBPF_NEXT_TARGET))
 		kernel_holders_meet(&k->holders, r->sw.next_tid);
+}
+
+static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec *r)
+{
+	struct corecap_krec_switch *o;
+
+	/* In time order: the entry, the switch, the end. */
+	if (r->flags & KBPF_WITH_ENTER)
+		bpf_futex_enter(k, r, r->tid, &r->sw.futex);
+	if ((o = bpf_out(k, r, CORECAP_KREC_SWITCH, sizeof(*o), CORECAP_KTP_SWITCH)))
+		switch_fill(k, r, o);
+	if (r->flags & KBPF_WITH_EXIT)
+		bpf_futex_exit(k, r, r->sw.next_tid);
 }
 
 static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *r)
@@ -1576,8 +1632,6 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 {
 	struct corecap_kernel_events *k = ctx;
 	struct corecap_krec_waking *w;
-	struct corecap_krec_futex_enter *fe;
-	struct corecap_krec_futex_exit *fx;
 	struct corecap_krec_exit *x;
 
 	k->bpf_drained += size;
@@ -1588,33 +1642,16 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 		on_bpf_switch(k, r);
 		break;
 	case KBPF_WAKING:
-		if (!(w = bpf_out(k, r, CORECAP_KREC_WAKING, sizeof(*w), CORECAP_KTP_WAKING)))
-			break;
-		w->tid = r->waking.woken_tid;
-		w->waker_tid = r->tid;
-		w->target_cpu = (int32_t)r->waking.target_cpu;
-		w->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
-		break;
-	case KBPF_FUTEX_ENTER:
-		if (!(fe = bpf_out(k, r, CORECAP_KREC_FUTEX_ENTER, sizeof(*fe),
-				   CORECAP_KTP_FUTEX_ENTER)))
-			break;
-		fe->tid = r->tid;
-		fe->op = r->futex.op;
-		fe->val = r->futex.val;
-		fe->uaddr = r->futex.uaddr;
-		fe->uaddr2 = r->futex.uaddr2;
-		fe->utime = r->futex.utime;
-		fe->val3 = r->futex.val3;
-		break;
-	case KBPF_FUTEX_EXIT:
-		if (!(fx = bpf_out(k, r, CORECAP_KREC_FUTEX_EXIT, sizeof(*fx),
-				   CORECAP_KTP_FUTEX_EXIT)))
-			break;
-		fx->tid = r->tid;
-		/* ret stays 0: the programs see the call before it returns. */
-		if (r->flags & KBPF_RESULT_UNKNOWN)
-			fx->flags = CORECAP_KFUTEX_RESULT_UNKNOWN;
+		if (r->flags & KBPF_WITH_ENTER)
+			bpf_futex_enter(k, r, r->tid, &r->waking.futex);
+		if ((w = bpf_out(k, r, CORECAP_KREC_WAKING, sizeof(*w), CORECAP_KTP_WAKING))) {
+			w->tid = r->waking.woken_tid;
+			w->waker_tid = r->tid;
+			w->target_cpu = (int32_t)r->waking.target_cpu;
+			w->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
+		}
+		if (r->flags & KBPF_WITH_EXIT)
+			bpf_futex_exit(k, r, r->tid);
 		break;
 	case KBPF_FORK:
 		on_bpf_fork(k, r);
