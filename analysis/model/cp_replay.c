@@ -442,8 +442,6 @@ static int feed_until(struct critical_path *cp, uint64_t t)
 {
 	int ret;
 
-	if (cp->pull)
-		return cp->pull(cp->pull_ctx, t);
 	while (cp->next_rec < cp->n_recs && cp->recs[cp->next_rec]->time_ns <= t)
 		if ((ret = corecap_critical_path_krec(cp, cp->recs[cp->next_rec++])))
 			return ret;
