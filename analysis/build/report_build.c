@@ -187,9 +187,7 @@ static int compose(struct report_build *j)
 		if ((ret = corecap_pass_add(&j->pass, &c)))
 			return ret;
 	}
-	j->pass_model = (struct pass_model){.m = &j->model, .p = &j->pass};
-	c = corecap_pass_model(&j->pass_model);
-	if ((ret = corecap_pass_add(&j->pass, &c)))
+	if ((ret = corecap_pass_model(&j->pass, &j->model)))
 		return ret;
 	if (j->has_krecs && (ret = corecap_pass_records(&j->pass, &j->krecs)) < 0)
 		corecap_error("cannot read '%s/%s': %s", j->run->dir, CORECAP_KERNEL_EVENTS_FILE,

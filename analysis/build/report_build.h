@@ -95,8 +95,7 @@ struct report_build {
 	 * kernel records, its table the critical path, the thread states and
 	 * futex locks, and the model. */
 	struct pass pass;
-	struct pass_model pass_model; /* the model's row */
-	struct kernel_reader krecs;   /* RUN/kernel/'s records, loaded before the trace */
+	struct kernel_reader krecs; /* RUN/kernel/'s records, loaded before the trace */
 	bool has_krecs;
 	struct critical_path cp; /* the ops' critical paths, fed by the pass */
 	bool has_crit;

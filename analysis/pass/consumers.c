@@ -46,24 +46,23 @@ struct pass_marks corecap_pass_ceph_marks(struct ceph_critical *cc)
 
 static int model_event(void *ctx, const struct model_event *ev)
 {
-	struct pass_model *pm = ctx;
-	int ret = corecap_model_consume(pm->m, ev);
-
-	if (!ret && pm->m->has_ended)
-		ret = corecap_pass_post_op_end(pm->p, &pm->m->ended);
-	return ret;
+	return corecap_model_consume(ctx, ev);
 }
 
 static int model_finish(void *ctx)
 {
-	struct pass_model *pm = ctx;
-
-	return corecap_model_finish(pm->m);
+	return corecap_model_finish(ctx);
 }
 
-struct pass_consumer corecap_pass_model(struct pass_model *pm)
+int corecap_pass_model(struct pass *p, struct model *m)
 {
-	return (struct pass_consumer){.on_event = model_event, .finish = model_finish, .ctx = pm};
+	int ret = corecap_pass_add(
+		p,
+		&(struct pass_consumer){.on_event = model_event, .finish = model_finish, .ctx = m});
+
+	if (!ret)
+		corecap_pass_ops_of(p, m);
+	return ret;
 }
 
 static int sched_krec(void *ctx, const struct corecap_krec *r)

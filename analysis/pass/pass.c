@@ -5,7 +5,7 @@
 
 void corecap_pass_init(struct pass *p)
 {
-	*p = (struct pass){0};
+	*p = (struct pass){.due_ns = UINT64_MAX};
 	p->fed_all = true; /* no records yet */
 }
 
@@ -14,7 +14,35 @@ int corecap_pass_add(struct pass *p, const struct pass_consumer *c)
 	if (p->n == PASS_MAX_CONSUMERS)
 		return -E2BIG;
 	p->c[p->n++] = *c;
+	if (c->on_event) {
+		p->ev[p->n_ev].fn = c->on_event;
+		p->ev[p->n_ev++].ctx = c->ctx;
+	}
+	if (c->on_krec) {
+		p->kr[p->n_kr].fn = c->on_krec;
+		p->kr[p->n_kr++].ctx = c->ctx;
+	}
 	return 0;
+}
+
+/* The cursor's next record into p->next (NULL, every record fed: none). */
+static int advance(struct pass *p)
+{
+	int ret = corecap_kernel_cursor_next(&p->cur, &p->next);
+
+	if (ret < 0)
+		return ret;
+	if (!ret) {
+		p->next = NULL;
+		p->fed_all = true;
+	}
+	return 0;
+}
+
+/* When the next event must stop for the merge (until): see due_ns. */
+static void set_due(struct pass *p)
+{
+	p->due_ns = p->marks.next_ns ? 0 : p->next ? p->next->time_ns : UINT64_MAX;
 }
 
 int corecap_pass_records(struct pass *p, const struct kernel_reader *k)
@@ -25,45 +53,48 @@ int corecap_pass_records(struct pass *p, const struct kernel_reader *k)
 		return ret;
 	p->streaming = true;
 	p->fed_all = false;
-	if ((ret = corecap_kernel_cursor_next(&p->cur, &p->next)) < 0)
-		return ret;
-	if (!ret) {
-		p->next = NULL;
-		p->fed_all = true;
-	}
-	return 0;
+	ret = advance(p);
+	set_due(p);
+	return ret;
 }
 
 void corecap_pass_marks(struct pass *p, const struct pass_marks *m)
 {
 	p->marks = *m;
+	set_due(p);
+}
+
+void corecap_pass_ops_of(struct pass *p, const struct model *m)
+{
+	p->ops_of = m;
 }
 
 /* The next record to every on_krec, in the table's order. */
-static int feed_krec(struct pass *p)
+static inline __attribute__((always_inline)) int feed_krec(struct pass *p)
 {
 	int ret;
 
-	for (size_t i = 0; i < p->n; i++)
-		if (p->c[i].on_krec && (ret = p->c[i].on_krec(p->c[i].ctx, p->next)))
+	for (size_t i = 0; i < p->n_kr; i++)
+		if ((ret = p->kr[i].fn(p->kr[i].ctx, p->next)))
 			return ret;
-	if ((ret = corecap_kernel_cursor_next(&p->cur, &p->next)) < 0)
-		return ret;
-	if (!ret) {
-		p->next = NULL;
-		p->fed_all = true;
-	}
-	return 0;
+	return advance(p);
 }
 
 /* The merge: records and marks up to and including t, in time order, a
  * record before a mark of the same time. */
-static int until(struct pass *p, uint64_t t)
+int corecap_pass_until(struct pass *p, uint64_t t)
 {
 	int ret;
 
+	if (!p->marks.next_ns) { /* the records alone */
+		while (p->next && p->next->time_ns <= t)
+			if ((ret = feed_krec(p)))
+				return ret;
+		set_due(p);
+		return 0;
+	}
 	for (;;) {
-		uint64_t m = p->marks.next_ns ? p->marks.next_ns(p->marks.ctx) : UINT64_MAX;
+		uint64_t m = p->marks.next_ns(p->marks.ctx);
 		bool rec = p->next && p->next->time_ns <= t && p->next->time_ns <= m;
 
 		if (rec) {
@@ -81,30 +112,13 @@ static int until(struct pass *p, uint64_t t)
 	}
 }
 
-int corecap_pass_post_op_end(struct pass *p, const struct model_op_end *e)
-{
-	if (p->n_ended == PASS_MAX_OP_ENDS)
-		return -ENOBUFS;
-	p->ended[p->n_ended++] = *e;
-	return 0;
-}
-
-int corecap_pass_event(struct pass *p, const struct model_event *ev)
+int corecap_pass_op_end(struct pass *p, const struct model_op_end *e)
 {
 	int ret;
 
-	if ((ret = until(p, ev->ts_ns)))
-		return ret;
-	p->n_ended = 0;
 	for (size_t i = 0; i < p->n; i++)
-		if (p->c[i].on_event && (ret = p->c[i].on_event(p->c[i].ctx, ev)))
+		if (p->c[i].on_op_end && (ret = p->c[i].on_op_end(p->c[i].ctx, e)))
 			return ret;
-	for (size_t e = 0; e < p->n_ended; e++)
-		for (size_t i = 0; i < p->n; i++)
-			if (p->c[i].on_op_end &&
-			    (ret = p->c[i].on_op_end(p->c[i].ctx, &p->ended[e])))
-				return ret;
-	p->n_ended = 0;
 	return 0;
 }
 
@@ -115,7 +129,7 @@ int corecap_pass_consume(void *p, const struct model_event *ev)
 
 int corecap_pass_finish(struct pass *p)
 {
-	int ret = until(p, UINT64_MAX);
+	int ret = corecap_pass_until(p, UINT64_MAX);
 
 	for (size_t i = 0; !ret && i < p->n; i++)
 		if (p->c[i].finish)
