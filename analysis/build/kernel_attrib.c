@@ -43,8 +43,8 @@ uint32_t corecap_kernel_wait_stack(void *ctx, int32_t tid, uint64_t enter_ns, ui
 	return n;
 }
 
-void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
-			      const struct kernel_reader *k, struct symbolizer *sym)
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
+			      struct symbolizer *sym)
 {
 	p->sc = (struct kernel_wait_stack_ctx){.k = k, .sym = sym};
 	corecap_sched_init(&p->own, m->ws, m->we);
@@ -84,6 +84,11 @@ int corecap_kernel_pass_consume(void *ctx, const struct corecap_krec *r)
 	if (r->type != CORECAP_KREC_FUTEX_ENTER && r->type != CORECAP_KREC_FUTEX_EXIT)
 		return 0;
 	return corecap_futex_locks_call(&p->f, r);
+}
+
+struct pass_consumer corecap_kernel_pass_consumer(struct kernel_pass *p)
+{
+	return (struct pass_consumer){.on_krec = corecap_kernel_pass_consume, .ctx = p};
 }
 
 void corecap_kernel_pass_release(struct kernel_pass *p)
@@ -149,8 +154,8 @@ static int states(struct model *m, struct kernel_states *ks, struct kernel_quali
 /* ret (negative), with *err naming the run's kernel directory. */
 static int model_error(char **err, const char *run_dir, int ret)
 {
-	if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir,
-		     strerror(-ret)) < 0)
+	if (asprintf(err, "cannot model '%s/" CORECAP_KERNEL_DIR "': %s", run_dir, strerror(-ret)) <
+	    0)
 		*err = NULL;
 	return ret;
 }
@@ -189,10 +194,13 @@ int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 				 struct kernel_quality *out, char **err)
 {
 	struct kernel_pass p;
+	struct pass_consumer c;
 	int ret;
 
+	/* A pass of the records alone, its table the states and futex locks. */
 	corecap_kernel_pass_init(&p, m, k, sym);
-	ret = corecap_kernel_reader_each(k, corecap_kernel_pass_consume, &p);
+	c = corecap_kernel_pass_consumer(&p);
+	ret = corecap_pass_run_records(k, &c, 1);
 	if (ret) {
 		corecap_kernel_pass_release(&p);
 		*out = (struct kernel_quality){0};

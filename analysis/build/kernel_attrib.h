@@ -16,6 +16,7 @@
 #include "model/futex_locks.h"
 #include "model/kernel_states.h"
 #include "model/model.h"
+#include "pass/pass.h"
 #include "read/kernel_reader.h"
 #include "read/symbolizer.h"
 
@@ -26,8 +27,8 @@
  */
 int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,
 			  struct kernel_quality *out, char **err);
-/* The same from records already loaded (critical_attrib.h loads them before
- * the trace); 0 or a negative errno with *err. */
+/* The same from records already loaded (the report loads them before the
+ * trace), in a pass of their own; 0 or a negative errno with *err. */
 int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
 				 const char *run_dir, struct symbolizer *sym,
 				 struct kernel_quality *out, char **err);
@@ -37,11 +38,11 @@ struct kernel_wait_stack_ctx {
 	struct symbolizer *sym;
 };
 /*
- * The same fed record by record by another pass over them (the critical
- * path's, critical_attrib.h's on_krec), so that they are read once: init
- * once the model has its window, consume each record in the cursor's
- * order, then corecap_kernel_attrib_passed (which releases the pass) once
- * every record was fed, or corecap_kernel_pass_release when not.
+ * The same as a consumer of the analysis pass (pass/pass.h), which feeds
+ * it with the critical path, so that the records are read once: init once
+ * the model has its window, add corecap_kernel_pass_consumer to the pass's
+ * table, then corecap_kernel_attrib_passed (which releases it) once every
+ * record was fed, or corecap_kernel_pass_release when not.
  */
 struct kernel_pass {
 	struct kernel_wait_stack_ctx sc;
@@ -51,16 +52,18 @@ struct kernel_pass {
 	struct kernel_states ks;
 	struct futex_locks f;
 };
-void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m,
-			      const struct kernel_reader *k, struct symbolizer *sym);
-/* The same, reading s, which the other pass feeds each record before
- * consume (the critical path's, critical_attrib.h): one replay of the
+void corecap_kernel_pass_init(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
+			      struct symbolizer *sym);
+/* The same, reading s, which another consumer of the pass feeds each
+ * record first (the critical path's sched): one replay of the
  * scheduler for the three models. s must have met no thread yet (its
  * window becomes the model's); -EBUSY, nothing done, when it has. */
 int corecap_kernel_pass_init_on(struct kernel_pass *p, struct model *m,
 				const struct kernel_reader *k, struct symbolizer *sym,
 				struct sched *s);
 int corecap_kernel_pass_consume(void *p, const struct corecap_krec *r);
+/* Its row of the pass's table (on_krec). */
+struct pass_consumer corecap_kernel_pass_consumer(struct kernel_pass *p);
 int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
 				 const struct kernel_reader *k, const char *run_dir,
 				 struct kernel_quality *out, char **err);

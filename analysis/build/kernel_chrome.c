@@ -8,6 +8,7 @@
 #include "model/futex_locks.h"
 #include "model/kernel_states.h"
 #include "model/lock_table.h"
+#include "pass/consumers.h"
 #include "read/kernel_reader.h"
 #include <corecap/run_format.h>
 
@@ -43,16 +44,6 @@ static void on_wake(void *ctx, int32_t waiter, int32_t holder, uint64_t wake_ns,
 		c->err = ret;
 }
 
-static int consume(void *ctx, const struct corecap_krec *r)
-{
-	struct kchrome *c = ctx;
-	int ret = corecap_sched_consume(&c->s, r);
-
-	if (!ret)
-		ret = corecap_kernel_states_consume(&c->ks, r);
-	return ret ? ret : corecap_futex_locks_consume(&c->f, r);
-}
-
 int corecap_kernel_chrome(struct chrome_trace *t, const char *run_dir, uint64_t rec_ws,
 			  uint64_t rec_we, uint64_t ws, uint64_t we, char **err)
 {
@@ -75,7 +66,12 @@ int corecap_kernel_chrome(struct chrome_trace *t, const char *run_dir, uint64_t 
 	corecap_futex_locks_init_on(&c.f, &c.s, &words, ws, we, NULL, NULL);
 	c.f.on_wake = on_wake;
 	c.f.wake_ctx = &c;
-	ret = corecap_kernel_reader_each(&k, consume, &c);
+	/* One pass: the scheduler's replay, then the states and wake-ups reading it. */
+	ret = corecap_pass_run_records(&k,
+				       (struct pass_consumer[]){corecap_pass_sched(&c.s),
+								corecap_pass_kernel_states(&c.ks),
+								corecap_pass_futex_locks(&c.f)},
+				       3);
 	if (!ret) {
 		ret = corecap_kernel_states_finish(&c.ks);
 		for (size_t i = 0; i < c.ks.len && !ret; i++)

@@ -60,7 +60,7 @@ void corecap_op_detect_init(struct op_detect *o, bool on, int32_t pid,
 	*o = (struct op_detect){.on = on, .fn = fn, .ctx = ctx};
 	if (on) {
 		corecap_net_ops_init(&o->net, NULL, pid);
-		corecap_net_ops_tap(&o->net, fn, ctx);
+		corecap_net_ops_out(&o->net, fn, ctx);
 	}
 }
 

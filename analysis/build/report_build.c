@@ -34,17 +34,14 @@ static int warn(struct report_build *j, const char *fmt, ...)
 static int consume(void *ctx, const struct model_event *ev)
 {
 	struct report_build *j = ctx;
-	int ret;
 
-	if (j->detecting) /* its events go to the critical path as it passes them on */
+	if (j->detecting) /* it hands its events on to the pass */
 		return corecap_net_ops_consume(&j->net, ev);
-	if (j->has_crit && (ret = corecap_critical_attrib_event(&j->crit, ev)))
-		return ret;
 	/* A trace of run format 2 has no vpid (-1): its events are the daemon's. */
 	if (ev->kind == MEV_IO && ev->io.io_class == CORECAP_IO_NET && ev->io.bytes > 0 &&
 	    (j->model.cfg.pid < 0 || ev->pid < 0 || ev->pid == j->model.cfg.pid))
 		j->net_events++;
-	return corecap_model_consume(&j->model, ev);
+	return corecap_pass_event(&j->pass, ev);
 }
 
 /* Op detection hands the events' names on; the model wants them until named. */
@@ -63,13 +60,21 @@ static int open_ceph_critical(struct report_build *j)
 
 	if (!j->ceph.n_spans || !j->run->has_manifest || !mf->has_realtime_offset)
 		return 0;
-	ret = corecap_ceph_critical_init(&j->ceph_crit, &j->ceph, &j->crit.cp,
-					 mf->realtime_offset_ns, j->o.op_pools);
+	ret = corecap_ceph_critical_init(&j->ceph_crit, &j->ceph, &j->cp, mf->realtime_offset_ns,
+					 j->o.op_pools);
 	if (ret)
 		return ret;
 	j->has_ceph_crit = true;
-	j->crit.ceph = &j->ceph_crit;
 	return 0;
+}
+
+/* The kernel records, once the pass has fed them (the critical path's figures stay). */
+static void drop_records(struct report_build *j)
+{
+	corecap_pass_release(&j->pass);
+	if (j->has_krecs)
+		corecap_kernel_reader_release(&j->krecs);
+	j->has_krecs = false;
 }
 
 static void release_critical(struct report_build *j)
@@ -77,8 +82,9 @@ static void release_critical(struct report_build *j)
 	if (j->has_kpass)
 		corecap_kernel_pass_release(&j->kpass);
 	j->has_kpass = false;
+	drop_records(j);
 	if (j->has_crit)
-		corecap_critical_attrib_release(&j->crit);
+		corecap_critical_path_release(&j->cp);
 	j->has_crit = false;
 	if (j->has_ceph_crit)
 		corecap_ceph_critical_release(&j->ceph_crit);
@@ -114,47 +120,79 @@ static bool wants_comm_piped(void *ctx, int32_t tid)
 	return n->all || !corecap_u64map_find(&n->tids, (uint64_t)(uint32_t)tid);
 }
 
-/* The model's thread states and futex locks fed by the critical path's
- * pass over the records (once the model has its window): one reading, and
- * one replay of the scheduler (the critical path's sched) when it has met
- * no thread yet. */
-static void tap_kernel(struct report_build *j)
-{
-	struct symbolizer *sym = j->run->has_sym ? &j->run->sym : NULL;
-
-	if (!j->has_crit || !j->crit.loaded)
-		return;
-	if (corecap_kernel_pass_init_on(&j->kpass, &j->model, &j->crit.k, sym, &j->crit.cp.sched))
-		corecap_kernel_pass_init(&j->kpass, &j->model, &j->crit.k, sym);
-	j->has_kpass = true;
-	j->crit.on_krec = corecap_kernel_pass_consume;
-	j->crit.krec_ctx = &j->kpass;
-}
-
-/* The kernel records, loaded before the trace for the ops' critical paths. */
-static int open_critical(struct report_build *j, struct model_config *cfg)
+/*
+ * The kernel records, loaded before the trace for the ops' critical paths
+ * (with the run's window), and the critical path over them.
+ */
+static int open_critical(struct report_build *j, const struct model_config *cfg)
 {
 	char *err = NULL;
 	int ret;
 
 	if (!cfg->has_window)
 		return 0;
-	ret = corecap_critical_attrib_open(&j->crit, j->run->dir, cfg->window_start_ns,
-					   cfg->window_end_ns, cfg->pid,
-					   corecap_report_site_is_logging, &j->syms, &err);
-	j->has_crit = ret == 0;
-	if (ret < 0)
-		corecap_error("%s", err ? err : strerror(-ret));
-	if (j->has_crit) {
-		j->crit.cp.collector_pid =
-			j->run->has_manifest ? j->run->manifest.collector_pid : 0;
-		cfg->op_end = corecap_critical_attrib_op_end;
-		cfg->op_end_ctx = &j->crit;
-	}
-	free(err);
-	if (ret < 0)
+	corecap_kernel_reader_init(&j->krecs);
+	ret = corecap_kernel_reader_load(&j->krecs, j->run->dir, cfg->window_start_ns,
+					 cfg->window_end_ns, &err);
+	if (ret) {
+		corecap_kernel_reader_release(&j->krecs);
+		if (ret == -ENOENT)
+			ret = 0;
+		else
+			corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
 		return ret;
-	return j->has_crit ? open_ceph_critical(j) : 0;
+	}
+	j->has_krecs = true;
+	if ((ret = corecap_critical_path_init(&j->cp, cfg->pid, j->krecs.hdr.nr_cpus))) {
+		drop_records(j);
+		return ret;
+	}
+	j->has_crit = true;
+	j->cp.ws = cfg->window_start_ns;
+	j->cp.we = cfg->window_end_ns;
+	j->cp.site_is_logging = corecap_report_site_is_logging;
+	j->cp.classify_ctx = &j->syms;
+	j->cp.collector_pid = j->run->has_manifest ? j->run->manifest.collector_pid : 0;
+	return open_ceph_critical(j);
+}
+
+/*
+ * The pass's sources and table, once the model has its window: the
+ * records (when loaded) and the OpTracker's ops as marks; the critical
+ * path, the thread states and futex locks (one reading of the records,
+ * and one replay of the scheduler, the critical path's sched, when it has
+ * met no thread yet), then the model.
+ */
+static int compose(struct report_build *j)
+{
+	struct symbolizer *sym = j->run->has_sym ? &j->run->sym : NULL;
+	struct pass_consumer c;
+	int ret;
+
+	corecap_pass_init(&j->pass);
+	if (j->has_crit) {
+		c = corecap_pass_critical_path(&j->cp);
+		if ((ret = corecap_pass_add(&j->pass, &c)))
+			return ret;
+		if (j->has_ceph_crit) {
+			struct pass_marks m = corecap_pass_ceph_marks(&j->ceph_crit);
+
+			corecap_pass_marks(&j->pass, &m);
+		}
+		if (corecap_kernel_pass_init_on(&j->kpass, &j->model, &j->krecs, sym, &j->cp.sched))
+			corecap_kernel_pass_init(&j->kpass, &j->model, &j->krecs, sym);
+		j->has_kpass = true;
+		c = corecap_kernel_pass_consumer(&j->kpass);
+		if ((ret = corecap_pass_add(&j->pass, &c)))
+			return ret;
+	}
+	if ((ret = corecap_pass_model(&j->pass, &j->model)))
+		return ret;
+	if (j->has_krecs && (ret = corecap_pass_records(&j->pass, &j->krecs)) < 0)
+		corecap_error("cannot read '%s/%s': %s", j->run->dir, CORECAP_KERNEL_EVENTS_FILE,
+			      strerror(-ret));
+	return ret;
 }
 
 /* A stream file cut short (an interrupted recording) loses packets without
@@ -198,12 +236,14 @@ static int read_pass(struct report_build *j, bool detect, bool piped)
 	if (ret)
 		return ret;
 	j->has_model = true;
-	tap_kernel(j);
+	if ((ret = compose(j)))
+		return ret;
 	j->detecting = detect;
-	if (detect)
+	if (detect) {
+		/* Op detection types the model's ops and hands the events on to the pass. */
 		corecap_net_ops_init(&j->net, &j->model, cfg.pid);
-	if (detect && j->has_crit)
-		corecap_net_ops_tap(&j->net, corecap_critical_attrib_tap, &j->crit);
+		corecap_net_ops_out(&j->net, corecap_pass_consume, &j->pass);
+	}
 	if (piped) {
 		named = (struct named_threads){.pid = cfg.pid, .all = detect};
 		corecap_u64map_init(&named.tids);
@@ -232,10 +272,8 @@ static int read_pass(struct report_build *j, bool detect, bool piped)
 	}
 	if (!ret && detect)
 		ret = corecap_net_ops_finish(&j->net);
-	if (!ret && j->has_crit)
-		ret = corecap_critical_attrib_finish(&j->crit);
 	if (!ret)
-		ret = corecap_model_finish(&j->model);
+		ret = corecap_pass_finish(&j->pass);
 	j->model.src.trace = ret == 0;
 	return ret;
 }
@@ -286,11 +324,9 @@ static int no_trace(struct report_build *j)
 		return ret;
 	j->has_model = true;
 	/* No trace, but the kernel records still give the OpTracker ops' paths. */
-	if (!(ret = open_critical(j, &cfg)) && j->has_crit) {
-		tap_kernel(j);
-		ret = corecap_critical_attrib_finish(&j->crit);
-	}
-	return ret ? ret : corecap_model_finish(&j->model);
+	if ((ret = open_critical(j, &cfg)) || (ret = compose(j)))
+		return ret;
+	return corecap_pass_finish(&j->pass);
 }
 
 /*
@@ -331,7 +367,7 @@ static int read_kernel(struct report_build *j)
 	char *err = NULL;
 	int ret;
 
-	if (j->has_kpass && !j->crit.fed_all) {
+	if (j->has_kpass && !j->pass.fed_all) {
 		/* A pass cut short: read the records again, from an empty lock table. */
 		corecap_kernel_pass_release(&j->kpass);
 		j->has_kpass = false;
@@ -340,18 +376,17 @@ static int read_kernel(struct report_build *j)
 	}
 	if (j->has_kpass) {
 		j->has_kpass = false;
-		ret = corecap_kernel_attrib_passed(&j->model, &j->kpass, &j->crit.k, j->run->dir,
+		ret = corecap_kernel_attrib_passed(&j->model, &j->kpass, &j->krecs, j->run->dir,
 						   &j->kernel, &err);
-	} else if (j->has_crit && j->crit.loaded)
-		ret = corecap_kernel_attrib_loaded(&j->model, &j->crit.k, j->run->dir,
+	} else if (j->has_krecs)
+		ret = corecap_kernel_attrib_loaded(&j->model, &j->krecs, j->run->dir,
 						   j->run->has_sym ? &j->run->sym : NULL,
 						   &j->kernel, &err);
 	else
 		ret = corecap_kernel_attrib(&j->model, j->run->dir,
 					    j->run->has_sym ? &j->run->sym : NULL, &j->kernel,
 					    &err);
-	if (j->has_crit)
-		corecap_critical_attrib_drop_records(&j->crit);
+	drop_records(j);
 	if (ret == 1) {
 		/* Absent: missing only where the manifest says it was recorded (read/run.h). */
 		const char *why = j->run->src[RUN_KERNEL].why;
@@ -697,7 +732,7 @@ static int run_warnings(struct report_build *j)
  * the OpTracker's), for the projection's closed loop and its disks. */
 static void path_totals(const struct report_build *j, struct projection_inputs *in)
 {
-	const struct critical_path *cp = &j->crit.cp;
+	const struct critical_path *cp = &j->cp;
 
 	for (int ext = 0; j->has_crit && ext < 2 && !in->path_ops; ext++) {
 		size_t n = !ext ? cp->n_types : j->has_ceph_crit ? j->ceph.n_types : 0;
@@ -837,7 +872,7 @@ static int cut_profiler(struct report_build *j)
 
 	corecap_profiler_own_init(&j->prof, mf ? mf->comm : NULL, mf ? mf->collector_pid : 0);
 	j->prof.keep = j->o.keep_profiler;
-	j->prof.cp = j->has_crit ? &j->crit.cp : NULL;
+	j->prof.cp = j->has_crit ? &j->cp : NULL;
 	j->prof.ceph = j->has_ceph_crit ? &j->ceph_crit : NULL;
 	if (j->run->has_sym) {
 		j->prof.module_of = module_path;
@@ -849,8 +884,8 @@ static int cut_profiler(struct report_build *j)
 	corecap_profiler_own_mark_locks(&j->prof, &j->model.locks);
 	corecap_profiler_own_mark_locks(&j->prof, &j->model.futex_locks);
 	if (j->has_crit && !j->prof.keep) {
-		j->crit.cp.cut_pool = corecap_profiler_cuts_pool;
-		j->crit.cp.cut_ctx = &j->prof;
+		j->cp.cut_pool = corecap_profiler_cuts_pool;
+		j->cp.cut_ctx = &j->prof;
 	}
 	return 0;
 }
@@ -1025,7 +1060,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 		.ceph_sampled_why_not = j->sampled_why_not,
 		.kernel = j->has_kernel ? &j->kernel : NULL,
 		.net_ops = j->detecting ? &j->net : NULL,
-		.critical_path = j->has_crit ? &j->crit.cp : NULL,
+		.critical_path = j->has_crit ? &j->cp : NULL,
 		.profiler = &j->prof,
 		.ceph_critical = j->has_ceph_crit ? &j->ceph_crit : NULL,
 	};

@@ -17,11 +17,12 @@
 #include <stdio.h>
 
 #include "build/ceph_attrib.h"
-#include "build/critical_attrib.h"
 #include "build/kernel_attrib.h"
 #include "build/report_symbols.h"
 #include "model/ceiling.h"
+#include "model/ceph_critical.h"
 #include "model/ceph_sampled.h"
+#include "model/critical_path.h"
 #include "model/diagnosis.h"
 #include "model/model.h"
 #include "model/lock_rows.h"
@@ -30,10 +31,12 @@
 #include "model/profiler_own.h"
 #include "model/projection.h"
 #include "model/stack_class.h" /* CORECAP_DEFAULT_LOG_SYMBOLS */
+#include "pass/consumers.h"
+#include "pass/pass.h"
+#include "read/kernel_reader.h"
 #include "read/ceph_files.h"
 #include "read/run.h"
 #include "render/report.h"
-
 
 enum report_ops { OPS_AUTO, OPS_ANNOTATED, OPS_DETECTED };
 
@@ -68,7 +71,7 @@ struct report_build {
 	struct projection projection;
 	struct profiler_own prof;   /* what is the profiler's own, and its cost */
 	struct diagnosis diagnosis; /* the one answer, from the projection */
-	char *bench_command;	     /* the benchmark's command, shell-quoted, for verify */
+	char *bench_command;	    /* the benchmark's command, shell-quoted, for verify */
 	struct projection_disk disks[PROJECTION_DISKS]; /* the daemon's, for the projection */
 	size_t n_disks;
 	uint64_t foreign_events;
@@ -88,11 +91,17 @@ struct report_build {
 	const char *sampled_why_not;
 	struct kernel_quality kernel;
 	bool has_kernel;
-	struct critical_attrib crit; /* the ops' critical paths, fed with the trace */
+	/* The analysis pass (pass/pass.h) over the trace's events and the
+	 * kernel records, its table the critical path, the thread states and
+	 * futex locks, and the model. */
+	struct pass pass;
+	struct kernel_reader krecs; /* RUN/kernel/'s records, loaded before the trace */
+	bool has_krecs;
+	struct critical_path cp; /* the ops' critical paths, fed by the pass */
 	bool has_crit;
-	struct ceph_critical ceph_crit; /* the OpTracker ops' critical paths, in crit */
+	struct ceph_critical ceph_crit; /* the OpTracker ops' critical paths: the pass's marks */
 	bool has_ceph_crit;
-	struct kernel_pass kpass; /* the thread states and futex locks, fed by crit */
+	struct kernel_pass kpass; /* the thread states and futex locks, fed by the pass */
 	bool has_kpass;
 };
 

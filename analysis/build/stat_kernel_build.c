@@ -13,6 +13,7 @@
 #include "../model/thread_table.h"
 #include "../read/kernel_reader.h"
 #include "kernel_attrib.h"
+#include "pass/consumers.h"
 
 /* A thread's name: its record's, else /proc's (a thread that never left its sleep). */
 static void thread_name(pid_t pid, const struct kstate_thread *th, char *out, size_t cap)
@@ -35,27 +36,17 @@ static void thread_name(pid_t pid, const struct kstate_thread *th, char *out, si
 		snprintf(out, cap, "?");
 }
 
-static int states_consume(void *ks, const struct corecap_krec *r)
-{
-	return corecap_kernel_states_consume(ks, r);
-}
-
-/* The threads' states, and their pools. */
-static int model_states(struct stat_kernel_interval *iv, struct kernel_reader *kr, pid_t pid,
+/* The threads' states (fed by the pass), and their pools. */
+static int model_states(struct stat_kernel_interval *iv, struct kernel_states *ks, pid_t pid,
 			enum stat_ksort key)
 {
-	struct kernel_states ks;
 	int ret = 0;
 
-	corecap_kernel_states_init(&ks, iv->ws, iv->we);
-	ret = corecap_kernel_reader_each(kr, states_consume, &ks);
-	if (ret)
-		goto out;
-	if ((ret = corecap_kernel_states_finish(&ks)))
-		goto out;
-	iv->inconsistent = ks.s->inconsistent;
-	for (size_t i = 0; i < ks.len; i++) {
-		const struct kstate_thread *th = ks.all[i];
+	if ((ret = corecap_kernel_states_finish(ks)))
+		return ret;
+	iv->inconsistent = ks->s->inconsistent;
+	for (size_t i = 0; i < ks->len; i++) {
+		const struct kstate_thread *th = ks->all[i];
 		struct stat_kthread_row row = {0}, *t = &row;
 
 		if (th->end_ns <= th->start_ns)
@@ -64,10 +55,8 @@ static int model_states(struct stat_kernel_interval *iv, struct kernel_reader *k
 		thread_name(pid, th, t->name, sizeof(t->name));
 		if (corecap_profiler_is_thread(&iv->prof, t->tid, t->name)) {
 			/* Known to the lock classification, left out of the rows. */
-			if (!corecap_thread_table_get(&iv->prof.threads, t->tid)) {
-				ret = -ENOMEM;
-				goto out;
-			}
+			if (!corecap_thread_table_get(&iv->prof.threads, t->tid))
+				return -ENOMEM;
 			iv->threads_cut++;
 			if (!iv->prof.keep)
 				continue;
@@ -79,12 +68,10 @@ static int model_states(struct stat_kernel_interval *iv, struct kernel_reader *k
 			t->ns[s] = th->ns[s];
 		ret = corecap_stat_kernel_add_thread(iv, t);
 		if (ret)
-			goto out;
+			return ret;
 	}
 	corecap_stat_kernel_sort(iv, key);
-out:
-	corecap_kernel_states_release(&ks);
-	return ret;
+	return 0;
 }
 
 static char *word_namer(void *sym, uint64_t addr, bool code)
@@ -94,25 +81,14 @@ static char *word_namer(void *sym, uint64_t addr, bool code)
 	return name ? strdup(name) : NULL;
 }
 
-static int words_consume(void *f, const struct corecap_krec *r)
-{
-	return corecap_futex_locks_consume(f, r);
-}
-
-/* The futex words waited on, their waits' sites from the sampled stacks. */
-static int model_words(struct stat_kernel_interval *iv, struct kernel_reader *kr,
+/* The futex words waited on (fed by the pass), their waits' sites from the
+ * sampled stacks. */
+static int model_words(struct stat_kernel_interval *iv, struct futex_locks *f,
 		       struct symbolizer *sym)
 {
-	struct kernel_wait_stack_ctx sc = {.k = kr, .sym = sym};
-	struct futex_locks f;
-	int ret = 0;
+	int ret = corecap_futex_locks_finish(f);
 
-	corecap_futex_locks_init(&f, &iv->words, iv->ws, iv->we, corecap_kernel_wait_stack, &sc);
-	ret = corecap_kernel_reader_each(kr, words_consume, &f);
-	if (!ret)
-		ret = corecap_futex_locks_finish(&f);
-	iv->fq = f.q;
-	corecap_futex_locks_release(&f);
+	iv->fq = f->q;
 	if (ret)
 		return ret;
 	/* Named as the report names locks (corecap_lock_label): a heap word
@@ -136,6 +112,9 @@ int corecap_stat_kernel_build(struct stat_kernel_interval *iv, const char *run_d
 			      enum stat_ksort key, char **err)
 {
 	struct kernel_reader kr;
+	struct kernel_wait_stack_ctx sc = {.k = &kr, .sym = sym};
+	struct kernel_states ks;
+	struct futex_locks f;
 	int ret;
 
 	/* The kernel source's threads are stat's own: it is the collector. */
@@ -149,7 +128,21 @@ int corecap_stat_kernel_build(struct stat_kernel_interval *iv, const char *run_d
 		*err = NULL;
 	if (ret)
 		goto out;
-	if ((ret = model_states(iv, &kr, of->pid, key)) || (ret = model_words(iv, &kr, sym))) {
+	/* One pass over the records, its table the states and the futex
+	 * words, each over a replay of the scheduler of its own. */
+	corecap_kernel_states_init(&ks, iv->ws, iv->we);
+	corecap_futex_locks_init(&f, &iv->words, iv->ws, iv->we, corecap_kernel_wait_stack, &sc);
+	ret = corecap_pass_run_records(&kr,
+				       (struct pass_consumer[]){corecap_pass_kernel_states(&ks),
+								corecap_pass_futex_locks(&f)},
+				       2);
+	if (!ret)
+		ret = model_states(iv, &ks, of->pid, key);
+	if (!ret)
+		ret = model_words(iv, &f, sym);
+	corecap_futex_locks_release(&f);
+	corecap_kernel_states_release(&ks);
+	if (ret) {
 		if (asprintf(err, "cannot model the interval's kernel events: %s", strerror(-ret)) <
 		    0)
 			*err = NULL;

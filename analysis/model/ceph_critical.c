@@ -181,12 +181,22 @@ static int feed_mark(struct ceph_critical *cc, const struct cc_mark *m)
 					     tid, m->t_ns);
 }
 
+uint64_t corecap_ceph_critical_next_ns(const struct ceph_critical *cc)
+{
+	return cc->next < cc->n_marks ? cc->marks[cc->next].t_ns : UINT64_MAX;
+}
+
+int corecap_ceph_critical_take(struct ceph_critical *cc)
+{
+	return feed_mark(cc, &cc->marks[cc->next++]);
+}
+
 int corecap_ceph_critical_feed(struct ceph_critical *cc, uint64_t t)
 {
 	int ret;
 
-	while (cc->next < cc->n_marks && cc->marks[cc->next].t_ns <= t)
-		if ((ret = feed_mark(cc, &cc->marks[cc->next++])))
+	while (corecap_ceph_critical_next_ns(cc) <= t && cc->next < cc->n_marks)
+		if ((ret = corecap_ceph_critical_take(cc)))
 			return ret;
 	return 0;
 }

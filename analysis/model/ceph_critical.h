@@ -69,6 +69,11 @@ int corecap_ceph_critical_init(struct ceph_critical *cc, const struct ceph_files
 void corecap_ceph_critical_release(struct ceph_critical *cc);
 /* The ops' and phases' begins and ends up to t. 0 or a negative errno. */
 int corecap_ceph_critical_feed(struct ceph_critical *cc, uint64_t t);
+/* The time of the next mark (UINT64_MAX: none left), and that mark into
+ * the critical path: the analysis pass's merge (pass/pass.h) feeds the
+ * records up to its time first. */
+uint64_t corecap_ceph_critical_next_ns(const struct ceph_critical *cc);
+int corecap_ceph_critical_take(struct ceph_critical *cc);
 int corecap_ceph_critical_finish(struct ceph_critical *cc);
 /* A thread's wall-clock samples of one stack class (ceph_attrib's count). */
 #define CORECAP_CC_SAMPLE_KEY(tid, cat) (((uint64_t)(uint32_t)(tid) << 3) | (uint64_t)(cat))

@@ -438,16 +438,21 @@ int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_kr
 	return ret ? ret : cp->oom ? -ENOMEM : 0;
 }
 
-static int feed_until(struct critical_path *cp, uint64_t t)
+static int feed_recs(struct critical_path *cp, uint64_t t)
 {
 	int ret;
 
-	if (cp->pull)
-		return cp->pull(cp->pull_ctx, t);
 	while (cp->next_rec < cp->n_recs && cp->recs[cp->next_rec]->time_ns <= t)
 		if ((ret = corecap_critical_path_krec(cp, cp->recs[cp->next_rec++])))
 			return ret;
 	return 0;
+}
+
+/* The records of set_records up to t; none to feed in the analysis pass's
+ * case (pass/pass.h feeds krec), checked inline on every event. */
+static inline int feed_until(struct critical_path *cp, uint64_t t)
+{
+	return cp->next_rec < cp->n_recs ? feed_recs(cp, t) : 0;
 }
 
 int corecap_critical_path_feed(struct critical_path *cp, uint64_t t)

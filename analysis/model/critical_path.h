@@ -224,12 +224,11 @@ struct critical_path {
 	int32_t pid; /* the daemon's trace events only; -1: any */
 	bool (*site_is_logging)(void *ctx, uint64_t site);
 	void *classify_ctx;
-	/* Kernel records, sorted by time, fed before each trace event: from
-	 * recs, or through pull (records up to t into krec) when it is set. */
+	/* Kernel records, sorted by time, fed before each trace event from
+	 * recs (set_records); the analysis pass (pass/pass.h) feeds them
+	 * through krec instead, in its one time-ordered merge. */
 	const struct corecap_krec *const *recs;
 	size_t n_recs, next_rec;
-	int (*pull)(void *ctx, uint64_t t);
-	void *pull_ctx;
 	struct u64map by_tid;	 /* tid -> index in all */
 	struct tid_cache recent; /* in front of by_tid */
 	struct cp_thread **all;
@@ -307,16 +306,17 @@ int corecap_critical_path_krec(struct critical_path *cp, const struct corecap_kr
 int corecap_critical_path_event(struct critical_path *cp, const struct model_event *ev);
 /*
  * Op `id` of op-table type `type` ended at end_ns on thread tid (the
- * model's verdict: `exclude` leaves it out). Called by the model before
- * it finishes the op.
+ * model's verdict: `exclude` leaves it out, model.h's struct
+ * model_op_end), once the model has consumed the event that ended it.
  */
 int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t type, int32_t tid,
 				 uint64_t end_ns, bool exclude);
 /*
  * Ops that no trace event begins or ends (Ceph's OpTracker ops,
  * build/ceph_critical.h): their own ids, and their figures by the caller's
- * slot (corecap_critical_path_ext_type). Each feeds the records up to its
- * time first, so it may come between two trace events, in time order.
+ * slot (corecap_critical_path_ext_type). Each comes after the records up
+ * to its time (set_records: fed here; pass/pass.h: merged), so it may come
+ * between two trace events, in time order.
  */
 int corecap_critical_path_ext_begin(struct critical_path *cp, uint64_t id, uint64_t ts);
 int corecap_critical_path_ext_end(struct critical_path *cp, uint64_t id, uint32_t slot, int32_t tid,

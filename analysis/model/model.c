@@ -311,12 +311,9 @@ static int on_end(struct model *m, struct model_thread *th, const struct model_e
 		m->q.ops_outside_window++;
 		exclude = true;
 	}
-	if (m->cfg.op_end) {
-		int ret = m->cfg.op_end(m->cfg.op_end_ctx, op->id, op->type, th->tid, ts, exclude);
-
-		if (ret)
-			return ret;
-	}
+	m->has_ended = true;
+	m->ended = (struct model_op_end){
+		.id = op->id, .type = op->type, .tid = th->tid, .end_ns = ts, .exclude = exclude};
 	return corecap_op_table_finish(&m->ops, op, ts, exclude);
 }
 
@@ -489,6 +486,7 @@ int corecap_model_consume(struct model *m, const struct model_event *ev)
 	struct model_thread *th, *named;
 	int ret = 0;
 
+	m->has_ended = false;
 	m->q.events++;
 	if (!m->q.has_ts || ev->ts_ns < m->q.first_ts)
 		m->q.first_ts = ev->ts_ns;

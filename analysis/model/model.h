@@ -35,11 +35,17 @@ struct model_config {
 	bool (*site_is_logging)(void *ctx, uint64_t site);
 	void *classify_ctx;
 	FILE *dump_ops; /* optional: one TSV line per finished op */
-	/* Optional: told of each op's end on thread tid, before the model
-	 * accounts it (`exclude`: left out); a non-zero return is an error. */
-	int (*op_end)(void *ctx, uint64_t id, uint32_t type, int32_t tid, uint64_t end_ns,
-		      bool exclude);
-	void *op_end_ctx;
+};
+
+/* An op's end on thread tid as the model accounts it (`exclude`: left out
+ * of its figures): what the analysis pass (pass/pass.h) hands its other
+ * consumers. */
+struct model_op_end {
+	uint64_t id;
+	uint32_t type;
+	int32_t tid;
+	uint64_t end_ns;
+	bool exclude;
 };
 
 /* What the input lacked or broke; every count here appears in the report. */
@@ -78,6 +84,9 @@ struct model {
 	uint64_t taint_until;
 	uint64_t ws, we; /* the effective window, final after corecap_model_finish */
 	struct model_thread *last_th;
+	/* The op the last event consumed ended (an event ends one at most). */
+	bool has_ended;
+	struct model_op_end ended;
 	bool finished;
 };
 

@@ -27,11 +27,11 @@ void corecap_net_ops_init(struct net_ops *d, struct model *m, int32_t pid)
 	corecap_u64map_init(&d->threads);
 }
 
-void corecap_net_ops_tap(struct net_ops *d, int (*fn)(void *, const struct model_event *),
+void corecap_net_ops_out(struct net_ops *d, int (*fn)(void *, const struct model_event *),
 			 void *ctx)
 {
-	d->tap = fn;
-	d->tap_ctx = ctx;
+	d->out = fn;
+	d->out_ctx = ctx;
 }
 
 void corecap_net_ops_release(struct net_ops *d)
@@ -103,19 +103,17 @@ static struct net_conn *conn_of(struct net_ops *d, int32_t fd)
 	return &d->conn[*v];
 }
 
-/* One event to the tap, then the model (an op end typed first). */
+/* One event to the sink (an op end typed first). */
 static int pass(struct net_ops *d, const struct model_event *ev, const struct net_held *h)
 {
-	int ret;
-
 	if (h && ev->kind == MEV_OP_END && d->m) {
 		struct model_op *op = corecap_op_table_find(&d->m->ops, ev->op.id);
 
 		if (op && corecap_op_table_set_type(&d->m->ops, op, h->type))
 			return -ENOMEM;
 	}
-	if (d->tap && (ret = d->tap(d->tap_ctx, ev)))
-		return ret;
+	if (d->out)
+		return d->out(d->out_ctx, ev);
 	return d->m ? corecap_model_consume(d->m, ev) : 0;
 }
 

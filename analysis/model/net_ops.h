@@ -53,8 +53,10 @@
  * above, and is read again from where that rule says a request or reply
  * begins.
  *
- * The events go to the model (if any) and, first, to a tap (if any: the
- * critical path, or an exporter without a model), each in time order.
+ * The events go, in time order, to one sink: the model, or an output
+ * set with corecap_net_ops_out (the analysis pass, pass/pass.h, which
+ * hands them to its consumers, the model among them; or an exporter).
+ * The model, when given, still has its ops typed before their ends.
  *
  * Annotated op events (corecap_op) are dropped while detecting and
  * counted, so that the two methods never mix in one model.
@@ -87,10 +89,10 @@ struct net_held {
 };
 
 struct net_ops {
-	struct model *m; /* NULL: the events go to the tap only */
+	struct model *m; /* whose ops are typed; the sink unless out is set */
 	int32_t pid;	 /* the daemon's events only; -1: any */
-	int (*tap)(void *ctx, const struct model_event *ev);
-	void *tap_ctx;
+	int (*out)(void *ctx, const struct model_event *ev);
+	void *out_ctx;
 	struct u64map conns;   /* fd -> index in conn[] */
 	struct u64map threads; /* tid -> fd of the op it has in context, + 1 */
 	struct net_conn {
@@ -137,16 +139,16 @@ struct net_ops {
 	uint64_t handshake_rereads; /* a peeked handshake read again: no op of its own */
 };
 
-/* m may be NULL (then a tap sees the events); pid -1: any process. */
+/* m may be NULL (then an output is set); pid -1: any process. */
 void corecap_net_ops_init(struct net_ops *d, struct model *m, int32_t pid);
-/* Every event goes to fn(ctx, ev) before the model. */
-void corecap_net_ops_tap(struct net_ops *d, int (*fn)(void *, const struct model_event *),
+/* Every event goes to fn(ctx, ev) instead of the model. */
+void corecap_net_ops_out(struct net_ops *d, int (*fn)(void *, const struct model_event *),
 			 void *ctx);
 void corecap_net_ops_release(struct net_ops *d);
 /*
  * Passes ev (and the op events it implies) on, maybe later (held back
- * behind a reply not known to be complete); 0, -ENOMEM or the tap's or
- * model's error.
+ * behind a reply not known to be complete); 0, -ENOMEM or the sink's
+ * error.
  */
 int corecap_net_ops_consume(struct net_ops *d, const struct model_event *ev);
 /* The trace ended: the replies still open end at their last write; passes the rest on. */

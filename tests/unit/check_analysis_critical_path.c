@@ -2,7 +2,7 @@
  * analysis/model/critical_path.c: critical paths of ops over scheduler
  * records and trace events built by hand, fed as `corecap report` feeds
  * them (each event after the records up to its time, then to the model,
- * whose op_end hook closes the op), with answers computed by hand; and
+ * whose op's end closes the path's op), with answers computed by hand; and
  * conservation (an op's categories sum to its latency) on random
  * interleavings.
  */

@@ -5,7 +5,7 @@
  * a reply written by another thread, a reply whose event comes after the
  * next request's read, writes with no request, other processes and
  * annotations left alone, a reply in several writes (held back until the
- * next request, the hold's end or the trace's), a tap without a model;
+ * next request, the hold's end or the trace's), an output without a model;
  * every detected op's categories sum to its latency.
  */
 #include <check.h>
@@ -295,7 +295,7 @@ START_TEST(a_reply_ends_at_its_last_write_at_the_hold_or_at_the_trace_end)
 }
 END_TEST
 
-/* A tap without a model: what an exporter sees. */
+/* An output without a model: what an exporter sees. */
 static uint64_t tap_last_ts, tap_ends, tap_begins;
 static char tap_type[64];
 static int tap(void *ctx, const struct model_event *ev)
@@ -321,7 +321,7 @@ START_TEST(a_tap_sees_every_event_in_time_order_with_the_ends_typed)
 	char name[16] = "worker";
 
 	corecap_net_ops_init(&t, NULL, PID);
-	corecap_net_ops_tap(&t, tap, NULL);
+	corecap_net_ops_out(&t, tap, NULL);
 	tap_last_ts = tap_ends = tap_begins = 0;
 	ev.io.io_class = CORECAP_IO_NET;
 	ev.io.fd = 5;

@@ -73,7 +73,8 @@ END_TEST
  * first, and the components (collector and analysis are peers; the
  * benchmarks and the command line above them). */
 #define LAYERS                                                                                     \
-	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/build "      \
+	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/pass,"        \
+	"analysis/build "                                                                          \
 	"--layers common,tracepoints,preload,collector+analysis,bench+cli"
 
 START_TEST(an_include_against_the_layers_is_named)

@@ -1,7 +1,8 @@
 /*
  * path_fixture.h: the critical path and the model fed as `corecap report`
  * feeds them (each event after the kernel records up to its time, then to
- * the model, whose op_end hook closes the op), for the suites of what
+ * the model, whose op's end then closes the path's op, as the analysis
+ * pass, pass/pass.h, hands it on), for the suites of what
  * reads critical paths (critical_path, profiler_own). The records are
  * written into b (kernel_records.h) before the first event is fed.
  */
@@ -20,15 +21,9 @@ static struct critical_path cp;
 static struct model m;
 static const struct corecap_krec *recs[4096];
 
-static int path_fixture_op_end(void *ctx, uint64_t id, uint32_t type, int32_t tid,
-			       uint64_t end_ns, bool ex)
-{
-	return corecap_critical_path_op_end(ctx, id, type, tid, end_ns, ex);
-}
-
 static inline void path_fixture_setup(void)
 {
-	struct model_config cfg = {.pid = -1, .op_end = path_fixture_op_end, .op_end_ctx = &cp};
+	struct model_config cfg = {.pid = -1};
 
 	b = (struct kbuf){0};
 	ck_assert_int_eq(corecap_critical_path_init(&cp, -1, 2), 0);
@@ -57,6 +52,11 @@ static inline void feed(enum model_event_kind kind, uint64_t t, int32_t tid, uin
 	ev.op.str = "write";
 	ck_assert_int_eq(corecap_critical_path_event(&cp, &ev), 0);
 	ck_assert_int_eq(corecap_model_consume(&m, &ev), 0);
+	if (m.has_ended)
+		ck_assert_int_eq(corecap_critical_path_op_end(&cp, m.ended.id, m.ended.type,
+							      m.ended.tid, m.ended.end_ns,
+							      m.ended.exclude),
+				 0);
 }
 
 #endif
