@@ -99,6 +99,33 @@ void corecap_render_bench_line(const struct run_manifest *mf, FILE *out)
 	fprintf(out, "\n");
 }
 
+json_object *corecap_render_json_runs_head(const char *format, const char *run_dir,
+					   const struct run_manifest *mf, double window_s)
+{
+	json_object *root = json_object_new_object(), *bench = json_object_new_object();
+	json_object *w = json_object_new_object();
+
+	json_object_object_add(root, "format", json_object_new_string(format));
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "run", json_object_new_string(run_dir));
+	json_object_object_add(root, "partial", json_object_new_boolean(mf->partial));
+	json_object_object_add(root, "partial_reason",
+			       mf->partial && mf->partial_reason
+				       ? json_object_new_string(mf->partial_reason)
+				       : NULL);
+	json_object_object_add(w, "duration_s",
+			       window_s < 0 ? NULL : corecap_render_json_num(window_s, 6));
+	json_object_object_add(root, "window", w);
+	json_object_object_add(bench, "command",
+			       mf->bench_command ? json_object_get(mf->bench_command) : NULL);
+	json_object_object_add(
+		bench, "exit_status",
+		mf->bench_exit_status >= 0 ? json_object_new_int(mf->bench_exit_status) : NULL);
+	json_object_object_add(bench, "summary", mf->summary ? json_object_get(mf->summary) : NULL);
+	json_object_object_add(root, "benchmark", bench);
+	return root;
+}
+
 int corecap_render_json_out(json_object *root, int ret, FILE *out)
 {
 	const char *text = ret ? NULL

@@ -34,5 +34,12 @@ json_object *corecap_render_json_num(double v, int decimals);
  * ret, or -EIO when writing failed.
  */
 int corecap_render_json_out(json_object *root, int ret, FILE *out);
+/*
+ * The head of the JSON of a run of several (daemons, hosts): format,
+ * version 1, run, partial, partial_reason, window.duration_s and benchmark
+ * {command, exit_status, summary}, from its manifest mf.
+ */
+json_object *corecap_render_json_runs_head(const char *format, const char *run_dir,
+					   const struct run_manifest *mf, double window_s);
 
 #endif

@@ -240,28 +240,12 @@ static json_object *system_obj(const struct hosts_report *m)
 
 int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 {
-	const struct run_manifest *mf = &m->run->manifest;
-	json_object *root = json_object_new_object(), *a = json_object_new_array();
-	json_object *bench = json_object_new_object(), *w = json_object_new_object();
+	/* A window not known is 0 here, as in the several-daemon view. */
+	json_object *root = corecap_render_json_runs_head("corecap-report-hosts", m->run_dir,
+							  &m->run->manifest, m->window_s);
+	json_object *a = json_object_new_array();
 	int ret = 0;
 
-	json_object_object_add(root, "format", json_object_new_string("corecap-report-hosts"));
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "run", json_object_new_string(m->run_dir));
-	json_object_object_add(root, "partial", json_object_new_boolean(mf->partial));
-	json_object_object_add(root, "partial_reason",
-			       mf->partial && mf->partial_reason
-				       ? json_object_new_string(mf->partial_reason)
-				       : NULL);
-	json_object_object_add(w, "duration_s",
-			       m->window_s > 0 ? corecap_render_json_num(m->window_s, 6) : NULL);
-	json_object_object_add(root, "window", w);
-	json_object_object_add(bench, "command",
-			       mf->bench_command ? json_object_get(mf->bench_command) : NULL);
-	json_object_object_add(
-		bench, "exit_status",
-		mf->bench_exit_status >= 0 ? json_object_new_int(mf->bench_exit_status) : NULL);
-	json_object_object_add(root, "benchmark", bench);
 	json_object_object_add(root, "system", system_obj(m));
 	for (size_t i = 0; i < m->n && !ret; i++) {
 		const struct hosts_host *h = m->s[i].h;

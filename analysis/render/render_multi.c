@@ -297,28 +297,11 @@ static json_object *merged_obj(const struct multi_report *m)
 
 int corecap_render_multi_json(const struct multi_report *m, FILE *out)
 {
-	const struct run_manifest *mf = &m->run->manifest;
-	json_object *root = json_object_new_object(), *a = json_object_new_array();
-	json_object *bench = json_object_new_object(), *w = json_object_new_object();
+	json_object *root = corecap_render_json_runs_head("corecap-report-multi", m->run_dir,
+							  &m->run->manifest, m->window_s);
+	json_object *a = json_object_new_array();
 	int ret = 0;
 
-	json_object_object_add(root, "format", json_object_new_string("corecap-report-multi"));
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "run", json_object_new_string(m->run_dir));
-	json_object_object_add(root, "partial", json_object_new_boolean(mf->partial));
-	json_object_object_add(root, "partial_reason",
-			       mf->partial && mf->partial_reason
-				       ? json_object_new_string(mf->partial_reason)
-				       : NULL);
-	json_object_object_add(w, "duration_s", num(m->window_s, 6));
-	json_object_object_add(root, "window", w);
-	json_object_object_add(bench, "command",
-			       mf->bench_command ? json_object_get(mf->bench_command) : NULL);
-	json_object_object_add(
-		bench, "exit_status",
-		mf->bench_exit_status >= 0 ? json_object_new_int(mf->bench_exit_status) : NULL);
-	json_object_object_add(bench, "summary", mf->summary ? json_object_get(mf->summary) : NULL);
-	json_object_object_add(root, "benchmark", bench);
 	json_object_object_add(root, "merged", merged_obj(m));
 	for (size_t i = 0; i < m->n && !ret; i++) {
 		const struct multi_daemon *d = m->s[i].d;
