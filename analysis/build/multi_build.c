@@ -1,6 +1,7 @@
 #include "multi_build.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +122,10 @@ static void verdict(struct multi_report *v)
 		}
 	}
 	v->cap_kind = "none";
-	if (v->busy_cores >= 0 && v->nproc && v->busy_cores >= MULTI_BOX_CORES_BUSY * v->nproc) {
+	/* The busy cores as the text prints them (two decimals): 1.7996 of 2 reads
+	 * 1.80, 90%, and must not sit beside "nothing saturates". */
+	if (v->busy_cores >= 0 && v->nproc &&
+	    round(v->busy_cores * 100) / 100 >= MULTI_BOX_CORES_BUSY * v->nproc) {
 		v->cap_kind = "cores";
 		snprintf(v->cap_name, sizeof(v->cap_name), "the box's %d cores", v->nproc);
 		v->cap_utilization = v->busy_cores / v->nproc;
