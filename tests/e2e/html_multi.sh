@@ -52,6 +52,15 @@ for p in "$a" "$b"; do
 done
 expect_calc "each daemon's run names its collector (${collectors[*]})" \
 	"${collectors[0]:-0} > 0 && ${collectors[1]:-0} > 0 && ${collectors[0]:-0} != ${collectors[1]:-0}"
+# The stop must fall inside the windows: the mark comes at the run's
+# creation, before the daemons' sessions are prepared (seconds, on a busy
+# machine), and each window's start writes a checkpoint manifest with it.
+for p in "$a" "$b"; do
+	for _ in $(seq 1 200); do
+		grep -qs '"start_ns"' "$run/daemons/$p/manifest.json" && break
+		sleep 0.05
+	done
+done
 sleep 1.5
 t_stop=$(mono)
 kill -STOP "${collectors[@]}"
