@@ -318,6 +318,7 @@ static void lock_table_rows(const struct report *r, const struct lock_rows *rows
 		const struct lock_row *row = &rows->v[i];
 		bool futex = row->source == LOCK_SOURCE_FUTEX;
 		uint64_t held = futex ? row->busy_ns : row->hold_ns;
+		const char *object;
 
 		corecap_lock_row_label(row, label, sizeof(label));
 		fprintf(out, "<tr><td>");
@@ -335,9 +336,9 @@ static void lock_table_rows(const struct report *r, const struct lock_rows *rows
 			elided(out, label, 60);
 		}
 		/* A heap lock's type and member, as the text says it under the row. */
-		if (corecap_render_lock_object(r, row)) {
+		if ((object = corecap_render_lock_object(r, row))) {
 			fputs("<br><small class=\"cc-lock-object\">a ", out);
-			esc(out, corecap_render_lock_object(r, row));
+			esc(out, object);
 			fputs("</small>", out);
 		}
 		fprintf(out, "</td><td>%s</td><td>%" PRIu64 "</td><td>%.1f</td><td>%.1f</td>",

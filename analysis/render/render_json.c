@@ -323,6 +323,7 @@ static json_object *lock_row_obj(const struct report *r, const struct lock_row *
 {
 	json_object *o = json_object_new_object(), *members = json_object_new_array();
 	uint64_t w = corecap_model_window_ns(r->model);
+	const char *object;
 	char label[400];
 
 	corecap_lock_row_label(row, label, sizeof(label));
@@ -336,8 +337,8 @@ static json_object *lock_row_obj(const struct report *r, const struct lock_row *
 	put(o, "site", row->site ? hex(row->site->site) : NULL);
 	put(o, "symbol", row->site ? jstr(row->site->symbol) : NULL);
 	/* Only where DWARF tells it: runs without the daemon's DWARF read as before. */
-	if (corecap_render_lock_object(r, row))
-		put(o, "object", jstr(corecap_render_lock_object(r, row)));
+	if ((object = corecap_render_lock_object(r, row)))
+		put(o, "object", jstr(object));
 	put(o, "contentions", ju64(row->contentions));
 	put(o, "wait_ns", ju64(row->wait_ns));
 	put(o, "avg_wait_ns", row->contentions ? ju64(corecap_lock_row_avg_wait_ns(row)) : NULL);

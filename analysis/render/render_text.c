@@ -302,6 +302,7 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 		const struct lock_row *row = &rows->v[i];
 		const struct model_lock *l = row->members[0];
 		bool futex = row->source == LOCK_SOURCE_FUTEX;
+		const char *object;
 
 		corecap_lock_row_label(row, label, sizeof(label));
 		fprintf(out, "           ");
@@ -329,11 +330,11 @@ static void lock_rows(const struct report *r, const struct lock_rows *rows, size
 		corecap_name_elide(row->site && row->site->symbol ? row->site->symbol : "-",
 				   LOCK_SITE_COLS, label, sizeof(label));
 		fprintf(out, "%s\n", label);
-		if (corecap_render_lock_object(r, row))
+		if ((object = corecap_render_lock_object(r, row)))
 			fprintf(out,
 				"             a %s (its type and member, from DWARF at its top "
 				"site)\n",
-				corecap_render_lock_object(r, row));
+				object);
 		if (row->family) {
 			if (i - from < LOCK_LINES_SHOWN && row->site) {
 				fprintf(out, "             * ");
