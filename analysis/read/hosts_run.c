@@ -43,23 +43,9 @@ bool corecap_hosts_run_is(const char *dir)
 	return yes;
 }
 
-static json_object *get(json_object *o, enum corecap_manifest_key key)
-{
-	return o && json_object_is_type(o, json_type_object)
-		       ? json_object_object_get(o, corecap_mk(key))
-		       : NULL;
-}
-
-static const char *str_of(json_object *o, enum corecap_manifest_key key)
-{
-	json_object *v = get(o, key);
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 static bool num_of(json_object *o, enum corecap_manifest_key key, double *out)
 {
-	json_object *v = get(o, key);
+	json_object *v = corecap_manifest_member(o, key);
 
 	if (!v ||
 	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
@@ -84,7 +70,8 @@ static bool name_ok(const char *n)
 
 static void clock_of(json_object *c, bool end, struct hosts_clock *out)
 {
-	json_object *e = get(c, end ? CORECAP_MK_HOSTS_CLOCK_END : CORECAP_MK_HOSTS_CLOCK_START);
+	json_object *e = corecap_manifest_member(c, end ? CORECAP_MK_HOSTS_CLOCK_END
+							: CORECAP_MK_HOSTS_CLOCK_START);
 	double off, bound;
 
 	/* 1e15 ns: eleven days, past any offset two boots give and within a double's exact range.
@@ -134,7 +121,7 @@ int corecap_hosts_run_open_manifest(struct hosts_run *m, const char *dir, const 
 	ret = corecap_manifest_load(&m->manifest, path, err);
 	if (ret)
 		return ret;
-	a = get(m->manifest.root, CORECAP_MK_HOSTS);
+	a = corecap_manifest_member(m->manifest.root, CORECAP_MK_HOSTS);
 	if (!a || !json_object_is_type(a, json_type_array) || !json_object_array_length(a))
 		return corecap_err(err, -EINVAL, "'%s': a run of several hosts without 'hosts'",
 				   path);
@@ -146,10 +133,10 @@ int corecap_hosts_run_open_manifest(struct hosts_run *m, const char *dir, const 
 		struct hosts_host *h = &m->hosts[m->n_hosts];
 		double pid = 0;
 
-		h->name = str_of(o, CORECAP_MK_HOSTS_NAME);
+		h->name = corecap_manifest_member_str(o, CORECAP_MK_HOSTS_NAME);
 		/* A NUL inside the JSON string would cut the name short of what it says. */
-		if (!name_ok(h->name) || (size_t)json_object_get_string_len(
-						 get(o, CORECAP_MK_HOSTS_NAME)) != strlen(h->name))
+		if (!name_ok(h->name) || (size_t)json_object_get_string_len(corecap_manifest_member(
+						 o, CORECAP_MK_HOSTS_NAME)) != strlen(h->name))
 			return corecap_err(err, -EINVAL,
 					   "'%s': hosts[%zu] has no name of letters, digits, '_', "
 					   "'-' and '.' (at most %d)",
@@ -158,15 +145,19 @@ int corecap_hosts_run_open_manifest(struct hosts_run *m, const char *dir, const 
 			if (strcmp(m->hosts[j].name, h->name) == 0)
 				return corecap_err(err, -EINVAL, "'%s': host '%s' twice", path,
 						   h->name);
-		h->reach =
-			str_of(o, CORECAP_MK_HOSTS_REACH) ? str_of(o, CORECAP_MK_HOSTS_REACH) : "?";
-		h->comm = str_of(o, CORECAP_MK_HOSTS_COMM) ? str_of(o, CORECAP_MK_HOSTS_COMM) : "?";
+		h->reach = corecap_manifest_member_str(o, CORECAP_MK_HOSTS_REACH)
+				   ? corecap_manifest_member_str(o, CORECAP_MK_HOSTS_REACH)
+				   : "?";
+		h->comm = corecap_manifest_member_str(o, CORECAP_MK_HOSTS_COMM)
+				  ? corecap_manifest_member_str(o, CORECAP_MK_HOSTS_COMM)
+				  : "?";
 		if (num_of(o, CORECAP_MK_HOSTS_PID, &pid) && pid >= 1 && pid <= 2147483647.0)
 			h->pid = (int)pid;
-		h->status = str_of(o, CORECAP_MK_HOSTS_STATUS) ? str_of(o, CORECAP_MK_HOSTS_STATUS)
-							       : "failed";
-		h->partial_reason = str_of(o, CORECAP_MK_HOSTS_PARTIAL_REASON);
-		c = get(o, CORECAP_MK_HOSTS_CLOCK);
+		h->status = corecap_manifest_member_str(o, CORECAP_MK_HOSTS_STATUS)
+				    ? corecap_manifest_member_str(o, CORECAP_MK_HOSTS_STATUS)
+				    : "failed";
+		h->partial_reason = corecap_manifest_member_str(o, CORECAP_MK_HOSTS_PARTIAL_REASON);
+		c = corecap_manifest_member(o, CORECAP_MK_HOSTS_CLOCK);
 		clock_of(c, false, &h->start);
 		clock_of(c, true, &h->end);
 		h->has_drift =
@@ -174,7 +165,7 @@ int corecap_hosts_run_open_manifest(struct hosts_run *m, const char *dir, const 
 			num_of(c, CORECAP_MK_HOSTS_CLOCK_DRIFT_BOUND_PPM, &h->drift_bound_ppm);
 		/* The directory by the name alone, and only for a host that sent its
 		 * run (it has 'dir'): a manifest cannot point outside the run. */
-		if (str_of(o, CORECAP_MK_HOSTS_DIR) &&
+		if (corecap_manifest_member_str(o, CORECAP_MK_HOSTS_DIR) &&
 		    asprintf(&h->dir, "%s/" CORECAP_RUN_HOSTS_DIR "/%s", dir, h->name) < 0) {
 			h->dir = NULL;
 			return -ENOMEM;

@@ -42,8 +42,7 @@ static const char *type_name(json_object *v)
 	return json_type_to_name(json_object_get_type(v));
 }
 
-/* The keys by their names in corecap/manifest_keys.h, the list the collector writes them by. */
-static json_object *get(json_object *o, enum corecap_manifest_key key)
+json_object *corecap_manifest_member(json_object *o, enum corecap_manifest_key key)
 {
 	json_object *v = NULL;
 
@@ -54,13 +53,20 @@ static json_object *get(json_object *o, enum corecap_manifest_key key)
 	return v;
 }
 
+const char *corecap_manifest_member_str(json_object *o, enum corecap_manifest_key key)
+{
+	json_object *v = corecap_manifest_member(o, key);
+
+	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
 /* A key's path for a warning ("machine.daemon_cpus"), in a buffer that lives to the block's end. */
 #define KEY_PATH(key) corecap_manifest_key_path(key, (char[96]){0}, 96)
 
 /* An object member, or NULL (with a warning if it is there but not an object). */
 static json_object *get_obj(struct run_manifest *m, json_object *o, enum corecap_manifest_key key)
 {
-	json_object *v = get(o, key);
+	json_object *v = corecap_manifest_member(o, key);
 
 	if (v && !json_object_is_type(v, json_type_object)) {
 		warn(m, CORECAP_RUN_MANIFEST ": '%s' has JSON type %s, not an object: ignored",
@@ -72,7 +78,7 @@ static json_object *get_obj(struct run_manifest *m, json_object *o, enum corecap
 
 static const char *get_str(struct run_manifest *m, json_object *o, enum corecap_manifest_key key)
 {
-	json_object *v = get(o, key);
+	json_object *v = corecap_manifest_member(o, key);
 
 	if (v && !json_object_is_type(v, json_type_string)) {
 		warn(m, CORECAP_RUN_MANIFEST ": '%s' has JSON type %s, not a string: ignored",
@@ -86,7 +92,7 @@ static const char *get_str(struct run_manifest *m, json_object *o, enum corecap_
 static bool get_num(struct run_manifest *m, json_object *o, enum corecap_manifest_key key,
 		    double lo, double hi, double *out)
 {
-	json_object *v = get(o, key);
+	json_object *v = corecap_manifest_member(o, key);
 	double d;
 
 	if (!v)
@@ -110,7 +116,7 @@ static bool get_num(struct run_manifest *m, json_object *o, enum corecap_manifes
 static bool get_int(struct run_manifest *m, json_object *o, enum corecap_manifest_key key,
 		    int64_t lo, int64_t hi, int64_t *out)
 {
-	json_object *v = get(o, key);
+	json_object *v = corecap_manifest_member(o, key);
 	int64_t x;
 
 	if (!v)
@@ -142,7 +148,7 @@ static bool u64_of(json_object *v, uint64_t *out)
 static bool get_u64(struct run_manifest *m, json_object *o, enum corecap_manifest_key key,
 		    uint64_t *out)
 {
-	json_object *v = get(o, key);
+	json_object *v = corecap_manifest_member(o, key);
 
 	if (!v)
 		return false;
@@ -156,7 +162,7 @@ static bool get_u64(struct run_manifest *m, json_object *o, enum corecap_manifes
 
 static bool get_bool(struct run_manifest *m, json_object *o, enum corecap_manifest_key key)
 {
-	json_object *v = get(o, key);
+	json_object *v = corecap_manifest_member(o, key);
 
 	if (v && !json_object_is_type(v, json_type_boolean)) {
 		warn(m,
@@ -175,7 +181,7 @@ static int fail(char **err, int ret, const char *path, const char *why)
 /* benchmark.command: an array of strings, else ignored. */
 static json_object *get_command(struct run_manifest *m, json_object *bench)
 {
-	json_object *v = get(bench, CORECAP_MK_BENCHMARK_COMMAND);
+	json_object *v = corecap_manifest_member(bench, CORECAP_MK_BENCHMARK_COMMAND);
 	size_t n;
 
 	if (!v)
@@ -316,7 +322,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		snprintf(why, sizeof(why), "format '%.64s' is not a corecap run", format);
 		return fail(err, -EINVAL, path, why);
 	}
-	v = get(root, CORECAP_MK_VERSION);
+	v = corecap_manifest_member(root, CORECAP_MK_VERSION);
 	if (!v ||
 	    !(json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
 		return fail(err, -EINVAL, path, "no format version");
@@ -324,7 +330,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 	/* In range (NaN is not) before the cast: (int) of a double out of its range
 	 * is undefined. */
 	if (d == CORECAP_RUN_VERSION_MULTI && !m->accept_multi) {
-		v = get(root, CORECAP_MK_DAEMONS);
+		v = corecap_manifest_member(root, CORECAP_MK_DAEMONS);
 		snprintf(why, sizeof(why),
 			 "a run of %zu daemons (format version %d): name one as RUN:PID or "
 			 "RUN/" CORECAP_RUN_DAEMONS_DIR "/PID",
@@ -334,7 +340,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		return fail(err, -EPROTONOSUPPORT, path, why);
 	}
 	if (d == CORECAP_RUN_VERSION_HOSTS && !m->accept_hosts) {
-		v = get(root, CORECAP_MK_HOSTS);
+		v = corecap_manifest_member(root, CORECAP_MK_HOSTS);
 		snprintf(why, sizeof(why),
 			 "a run of %zu hosts (format version %d): name one host's run, "
 			 "RUN/" CORECAP_RUN_HOSTS_DIR "/NAME",
@@ -390,7 +396,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 		m->has_wake = get_num(m, machine, CORECAP_MK_MACHINE_WAKE_NS, 0, 1e9, &m->wake_ns);
 		if (get_int(m, machine, CORECAP_MK_MACHINE_DAEMON_CPUS, 1, MANIFEST_MAX_NPROC, &x))
 			m->daemon_cpus = (int)x;
-		if (get(machine, CORECAP_MK_MACHINE_DAEMON_CPU_QUOTA_US)) {
+		if (corecap_manifest_member(machine, CORECAP_MK_MACHINE_DAEMON_CPU_QUOTA_US)) {
 			int64_t quota, period;
 
 			/* The kernel's bounds: 1 ms to 1 s periods, quotas of at least 1 ms. */
@@ -406,14 +412,16 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 				get_str(m, machine, CORECAP_MK_MACHINE_DAEMON_CPU_QUOTA_FILE);
 		}
 	}
-	if (get(root, CORECAP_MK_DEVICES))
-		load_devices(m, get(root, CORECAP_MK_DEVICES));
-	window = get(root, CORECAP_MK_WINDOW);
+	if (corecap_manifest_member(root, CORECAP_MK_DEVICES))
+		load_devices(m, corecap_manifest_member(root, CORECAP_MK_DEVICES));
+	window = corecap_manifest_member(root, CORECAP_MK_WINDOW);
 	if (window) {
 		/* The window decides every rate: a bad one is an error, not a skip. */
 		if (!json_object_is_type(window, json_type_object) ||
-		    !u64_of(get(window, CORECAP_MK_WINDOW_START_NS), &m->window_start_ns) ||
-		    !u64_of(get(window, CORECAP_MK_WINDOW_END_NS), &m->window_end_ns))
+		    !u64_of(corecap_manifest_member(window, CORECAP_MK_WINDOW_START_NS),
+			    &m->window_start_ns) ||
+		    !u64_of(corecap_manifest_member(window, CORECAP_MK_WINDOW_END_NS),
+			    &m->window_end_ns))
 			return fail(err, -EINVAL, path,
 				    "window lacks start_ns or end_ns (non-negative integers)");
 		if (m->window_end_ns <= m->window_start_ns) {
@@ -473,7 +481,7 @@ int corecap_manifest_load(struct run_manifest *m, const char *path, char **err)
 					    &m->lttng_discarded_events);
 		m->has_lttng_loss |=
 			get_u64(m, lttng, CORECAP_MK_LTTNG_LOST_PACKETS, &m->lttng_lost_packets);
-		v = get(lttng, CORECAP_MK_LTTNG_TARGET_REGISTERED);
+		v = corecap_manifest_member(lttng, CORECAP_MK_LTTNG_TARGET_REGISTERED);
 		m->has_target_registered = v && json_object_is_type(v, json_type_boolean);
 		m->target_registered = m->has_target_registered && json_object_get_boolean(v);
 	}

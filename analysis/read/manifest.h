@@ -20,6 +20,7 @@
 #include <json-c/json.h>
 
 #include <corecap/run_format.h> /* CORECAP_RUN_VERSION(_OLDEST): the versions it reads */
+#include <corecap/manifest_keys.h>
 
 struct bench_summary {
 	bool has_iops, has_lat, has_ops, has_time, has_p99;
@@ -140,5 +141,15 @@ void corecap_manifest_init(struct run_manifest *m);
  */
 int corecap_manifest_load(struct run_manifest *m, const char *path, char **err);
 void corecap_manifest_release(struct run_manifest *m);
+
+/*
+ * o's member of key, by its name in corecap/manifest_keys.h (the list the
+ * collector writes them by); NULL when o is no object or the member is
+ * absent or null. For the readers of the manifests of several daemons and
+ * hosts too.
+ */
+json_object *corecap_manifest_member(json_object *o, enum corecap_manifest_key key);
+/* The same member's text when it is a string, else NULL. */
+const char *corecap_manifest_member_str(json_object *o, enum corecap_manifest_key key);
 
 #endif

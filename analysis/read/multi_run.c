@@ -47,13 +47,6 @@ bool corecap_multi_run_is(const char *dir)
 	return yes;
 }
 
-static const char *str_of(json_object *o, enum corecap_manifest_key key)
-{
-	json_object *v = json_object_object_get(o, corecap_mk(key));
-
-	return v && json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
-}
-
 int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err)
 {
 	char *path = manifest_path(dir);
@@ -103,12 +96,14 @@ int corecap_multi_run_open_manifest(struct multi_run *m, const char *dir, const 
 		if (pid <= 0)
 			return corecap_err(err, -EINVAL, "'%s': daemons[%zu] has no pid", path, i);
 		d->pid = pid;
-		d->comm = str_of(o, CORECAP_MK_DAEMONS_COMM) ? str_of(o, CORECAP_MK_DAEMONS_COMM)
-							     : "?";
-		d->status = str_of(o, CORECAP_MK_DAEMONS_STATUS)
-				    ? str_of(o, CORECAP_MK_DAEMONS_STATUS)
+		d->comm = corecap_manifest_member_str(o, CORECAP_MK_DAEMONS_COMM)
+				  ? corecap_manifest_member_str(o, CORECAP_MK_DAEMONS_COMM)
+				  : "?";
+		d->status = corecap_manifest_member_str(o, CORECAP_MK_DAEMONS_STATUS)
+				    ? corecap_manifest_member_str(o, CORECAP_MK_DAEMONS_STATUS)
 				    : "partial";
-		d->partial_reason = str_of(o, CORECAP_MK_DAEMONS_PARTIAL_REASON);
+		d->partial_reason =
+			corecap_manifest_member_str(o, CORECAP_MK_DAEMONS_PARTIAL_REASON);
 		v = json_object_object_get(o, corecap_mk(CORECAP_MK_DAEMONS_CEPH_OSD_ID));
 		d->ceph_osd_id =
 			v && json_object_is_type(v, json_type_int) ? json_object_get_int(v) : -1;
