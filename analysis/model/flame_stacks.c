@@ -187,6 +187,10 @@ int corecap_flame_stacks_add(struct flame_stacks *fs, const char *const *prefix,
 			return 0;
 		}
 	}
+	if (fs->root) {
+		src[n] = (struct frame_src){.file = FOLDED_NONE};
+		ids[n++] = corecap_folded_intern(&fs->folded, fs->root);
+	}
 	for (size_t i = 0; i < n_prefix; i++) {
 		if (n == cap && (ret = grow(&ids, &src, small, small_src, n, &cap)))
 			goto out;

@@ -97,6 +97,9 @@ struct flame_stacks {
 	uint64_t idle_stacks, idle_weight;
 	struct flame_node_info *info; /* [n_info]: per folded node */
 	size_t n_info;
+	/* A frame above every stack added (a host's name, in the flame of a
+	 * run of several hosts); NULL: none. */
+	const char *root;
 };
 
 int corecap_flame_stacks_init(struct flame_stacks *fs, enum flame_kind kind, flame_namer_fn namer,

@@ -2,6 +2,7 @@
 #include "run_file.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,15 @@
 #include <corecap/diag.h>
 #include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
+
+/* 1000 ppm: ten times a cheap crystal's tolerance. */
+#define HOSTS_DRIFT_MAX 1e-3
+
+/* A double to int64, saturated (a damaged manifest's times may be anything). */
+static int64_t to_i64(double v)
+{
+	return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)llround(v);
+}
 
 /* The longest host name record --hosts accepts (collector/host_spec.h). */
 #define HOSTS_NAME_MAX 32
@@ -72,7 +82,7 @@ static void clock_of(json_object *c, bool end, struct hosts_clock *out)
 {
 	json_object *e = corecap_manifest_member(c, end ? CORECAP_MK_HOSTS_CLOCK_END
 							: CORECAP_MK_HOSTS_CLOCK_START);
-	double off, bound;
+	double off, bound, at;
 
 	/* 1e15 ns: eleven days, past any offset two boots give and within a double's exact range.
 	 */
@@ -88,6 +98,12 @@ static void clock_of(json_object *c, bool end, struct hosts_clock *out)
 	if (out->valid) {
 		out->offset_ns = (int64_t)off;
 		out->bound_ns = (uint64_t)bound;
+		if (num_of(e,
+			   end ? CORECAP_MK_HOSTS_CLOCK_END_AT_NS
+			       : CORECAP_MK_HOSTS_CLOCK_START_AT_NS,
+			   &at) &&
+		    at > 0 && at < 1e18)
+			out->at_ns = (uint64_t)at;
 	}
 }
 
@@ -220,4 +236,71 @@ char *corecap_hosts_run_resolve(const char *arg, char **err)
 	corecap_hosts_run_close(&m);
 	free(run);
 	return out;
+}
+
+void corecap_hosts_align_init(struct hosts_align *a, const struct hosts_host *h)
+{
+	const struct hosts_clock *s = &h->start, *e = &h->end;
+
+	*a = (struct hosts_align){0};
+	if (!s->valid && !e->valid)
+		return;
+	if (!s->valid)
+		s = e; /* the one estimate there is */
+	a->valid = true;
+	a->offset_ns = s->offset_ns;
+	a->at_ns = a->from_ns = a->to_ns = s->at_ns;
+	a->bound_ns = s->bound_ns;
+	if (s == e || !e->valid)
+		return;
+	if (e->bound_ns > a->bound_ns)
+		a->bound_ns = e->bound_ns;
+	/*
+	 * The drift needs both estimates' times, the later after the earlier;
+	 * one past HOSTS_DRIFT_MAX is no clock's (a damaged manifest): none.
+	 */
+	if (s->at_ns && e->at_ns > s->at_ns) {
+		double span = (double)(e->at_ns - s->at_ns);
+		double d = ((double)e->offset_ns - (double)s->offset_ns) / span;
+
+		if (fabs(d) > HOSTS_DRIFT_MAX)
+			return;
+		a->has_drift = true;
+		a->to_ns = e->at_ns;
+		a->drift = d;
+		a->drift_bound = (double)(s->bound_ns + e->bound_ns) / span;
+	}
+}
+
+/*
+ * The offset at the recording host's r is offset + drift (r - at); the
+ * host's time t = r + that, so r = at + (t - offset - at) / (1 + drift).
+ * The differences are taken in integers first: a double holds them
+ * exactly. Sums wrap as unsigned: a damaged manifest's must not overflow.
+ */
+int64_t corecap_hosts_align_to_rec(const struct hosts_align *a, uint64_t t)
+{
+	int64_t x = (int64_t)(t - (uint64_t)a->offset_ns - a->at_ns);
+
+	return (int64_t)(a->at_ns + (uint64_t)to_i64((double)x / (1 + a->drift)));
+}
+
+int64_t corecap_hosts_align_to_host(const struct hosts_align *a, int64_t t)
+{
+	int64_t x = (int64_t)((uint64_t)t - a->at_ns);
+
+	return (int64_t)((uint64_t)t + (uint64_t)a->offset_ns +
+			 (uint64_t)to_i64(a->drift * (double)x));
+}
+
+uint64_t corecap_hosts_align_bound(const struct hosts_align *a, int64_t t)
+{
+	double past = 0;
+
+	if (a->has_drift && t < (int64_t)a->from_ns)
+		past = (double)a->from_ns - (double)t;
+	else if (a->has_drift && t > (int64_t)a->to_ns)
+		past = (double)t - (double)a->to_ns;
+	past = ceil(past * a->drift_bound);
+	return a->bound_ns + (past < 1e18 ? (uint64_t)past : (uint64_t)1e18);
 }

@@ -20,6 +20,7 @@ struct hosts_clock {
 	bool valid;
 	int64_t offset_ns; /* the host's CLOCK_MONOTONIC minus the recording host's */
 	uint64_t bound_ns; /* the true offset is within this of offset_ns */
+	uint64_t at_ns;	   /* the recording host's time of the estimate; 0 unknown */
 };
 
 struct hosts_host {
@@ -57,5 +58,32 @@ void corecap_hosts_run_close(struct hosts_run *m);
  * RUN:NAME of such a run but names no host of it, or one that sent no run.
  */
 char *corecap_hosts_run_resolve(const char *arg, char **err);
+
+/*
+ * A host's times on the recording host's time line, from its clock's two
+ * estimates (docs/run-directory.md): the offset at start.at_ns, and its
+ * drift, the change of the offset per ns of the recording host's (the
+ * line through the two estimates; 0 with one). Between the estimates'
+ * times each aligned time is within the larger of their bounds;
+ * beyond them the drift's own bound (the two bounds over the span) adds
+ * per ns.
+ */
+struct hosts_align {
+	bool valid;	   /* false: the host's clock was not measured */
+	bool has_drift;	   /* both estimates, at different times */
+	int64_t offset_ns; /* at at_ns */
+	uint64_t at_ns;
+	double drift, drift_bound; /* dimensionless (ppm / 1e6) */
+	uint64_t bound_ns;	   /* the larger of the estimates' bounds */
+	uint64_t from_ns, to_ns;   /* the estimates' times (equal with one) */
+};
+
+void corecap_hosts_align_init(struct hosts_align *a, const struct hosts_host *h);
+/* The recording host's time of the host's time t (its CLOCK_MONOTONIC ns). */
+int64_t corecap_hosts_align_to_rec(const struct hosts_align *a, uint64_t t);
+/* The host's time of the recording host's time t. */
+int64_t corecap_hosts_align_to_host(const struct hosts_align *a, int64_t t);
+/* The bound of an aligned time at the recording host's time t, in ns. */
+uint64_t corecap_hosts_align_bound(const struct hosts_align *a, int64_t t);
 
 #endif

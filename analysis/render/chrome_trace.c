@@ -34,6 +34,7 @@ int corecap_chrome_trace_init(struct chrome_trace *t, FILE *out, int32_t pid, ui
 		.has_window = end_ns != 0,
 		.start_ns = start_ns,
 		.end_ns = end_ns,
+		.rate = 1,
 		.namer = namer,
 		.namer_ctx = namer_ctx,
 	};
@@ -117,7 +118,20 @@ static struct chrome_thread *thread(struct chrome_trace *t, int32_t tid)
 
 static double us(const struct chrome_trace *t, uint64_t ts)
 {
-	return ts <= t->start_ns ? 0.0 : (double)(ts - t->start_ns) / 1e3;
+	return ts <= t->start_ns ? t->shift_us
+				 : (double)(ts - t->start_ns) / 1e3 * t->rate + t->shift_us;
+}
+
+/* A span's length in microseconds of the trace's time line. */
+static double dur_us(const struct chrome_trace *t, uint64_t from, uint64_t to)
+{
+	return (double)(to - from) / 1e3 * t->rate;
+}
+
+/* The daemon's process id in the document. */
+static int32_t shown_pid(const struct chrome_trace *t)
+{
+	return t->shown_pid ? t->shown_pid : t->pid;
 }
 
 /* Starts one event object of process pid: `{"ph":"X","pid":..,"tid":..,"ts":..`. */
@@ -131,13 +145,13 @@ static void begin_event_of(struct chrome_trace *t, int32_t pid, char ph, int32_t
 /* The same, of the daemon's process. */
 static void begin_event(struct chrome_trace *t, char ph, int32_t tid, uint64_t ts)
 {
-	begin_event_of(t, t->pid, ph, tid, ts);
+	begin_event_of(t, shown_pid(t), ph, tid, ts);
 }
 
 /* The kernel states' process: the daemon's pid beyond any pid's range. */
 static int32_t kernel_pid(const struct chrome_trace *t)
 {
-	return t->pid + CHROME_KERNEL_PID_OFFSET;
+	return shown_pid(t) + CHROME_KERNEL_PID_OFFSET;
 }
 
 static void str_field(struct chrome_trace *t, const char *key, const char *value)
@@ -164,7 +178,7 @@ static void slice(struct chrome_trace *t, int32_t tid, const char *name, const c
 	if (to < from)
 		to = from;
 	begin_event(t, 'X', tid, from);
-	fprintf(t->out, ",\"dur\":%.3f", (double)(to - from) / 1e3);
+	fprintf(t->out, ",\"dur\":%.3f", dur_us(t, from, to));
 	str_field(t, "name", name);
 	str_field(t, "cat", cat);
 }
@@ -486,7 +500,7 @@ int corecap_chrome_trace_kstate(struct chrome_trace *t, int32_t tid, const char 
 	if (t->start_ns > from_ns)
 		from_ns = t->start_ns;
 	begin_event_of(t, kernel_pid(t), 'X', tid, from_ns);
-	fprintf(t->out, ",\"dur\":%.3f", (double)(to_ns - from_ns) / 1e3);
+	fprintf(t->out, ",\"dur\":%.3f", dur_us(t, from_ns, to_ns));
 	str_field(t, "name", state);
 	str_field(t, "cat", "kernel");
 	fputc('}', t->out);

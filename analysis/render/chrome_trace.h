@@ -51,6 +51,15 @@ struct chrome_trace {
 	int32_t pid; /* -1: the first event's */
 	bool has_window;
 	uint64_t start_ns, end_ns; /* the window; start_ns is time 0 */
+	/*
+	 * Another host's run on the recording host's time line (a run of
+	 * several hosts, docs/hosts.md): start_ns is at shift_us, and its
+	 * times pass at rate (1 / (1 + drift)) of the recording host's;
+	 * events go to process shown_pid (0: pid), which keeps the pids of
+	 * two hosts' daemons apart. Set after init (defaults 0, 1, 0).
+	 */
+	double shift_us, rate;
+	int32_t shown_pid;
 	bool started;
 	chrome_namer_fn namer;
 	void *namer_ctx;

@@ -135,16 +135,19 @@ static enum flame_cat category(struct svg_ctx *c, uint32_t node, enum flame_cat 
 {
 	const struct folded_node *nd = &c->f->nodes[node];
 	const struct flame_node_info *in = info_of(c, node);
+	uint32_t depth = nd->depth - c->o->lead_frames; /* the kind's own root: 1 */
 	int cls;
 
-	if (nd->depth == 1 && c->o->root_is_thread)
+	if (nd->depth && nd->depth <= c->o->lead_frames)
 		return FC_THREAD;
-	if (nd->depth == 1 && c->o->root_is_lock)
+	if (depth == 1 && c->o->root_is_thread)
+		return FC_THREAD;
+	if (depth == 1 && c->o->root_is_lock)
 		return FC_LOCK;
 	if (c->o->palette == FLAME_PALETTE_OP) {
-		if (nd->depth == 1)
+		if (depth == 1)
 			return FC_OP;
-		if (nd->depth == 2)
+		if (depth == 2)
 			return op_category(corecap_folded_name(c->f, nd));
 		return inherited;
 	}

@@ -63,6 +63,9 @@ struct flame_svg_opts {
 	/* Per folded node (flame_stacks.info): classes, lines; NULL: none. */
 	const struct flame_node_info *info;
 	size_t n_info;
+	/* Frames above the kind's own first (a host's name, in the flame of a
+	 * run of several hosts): drawn as threads, the others as without. */
+	uint32_t lead_frames;
 };
 
 /* 0, -ENOMEM, or -EIO when writing failed. */
