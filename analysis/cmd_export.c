@@ -26,7 +26,9 @@
 #include "build/export_build.h"
 #include "read/run.h"
 #include "read/multi_run.h"
+#include "read/hosts_run.h"
 #include "render/chrome_trace.h"
+#include "render/html_escape.h"
 #include "render/out_file.h"
 #include <corecap/run_format.h>
 
@@ -69,6 +71,10 @@ struct export_opts {
 	/* One daemon of a run of several: the run's window and a process name. */
 	uint64_t run_start_ns, run_end_ns; /* 0: the daemon's own window */
 	const char *process_name;
+	/* Another host's run: where its span starts on the recording host's
+	 * time line, its rate, its process id there (chrome_trace.h). */
+	double shift_us, rate;
+	int32_t shown_pid;
 };
 
 static int parse_args(struct export_opts *o, int argc, char **argv)
@@ -396,6 +402,9 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 	corecap_export_build_init(&b, run, o->run, &t, start_ns, end_ns,
 				  (uint64_t)o->bin_ms * 1000000, &interrupted);
 	b.keep_profiler = o->keep_profiler;
+	t.shift_us = o->shift_us;
+	t.rate = o->rate > 0 ? o->rate : 1;
+	t.shown_pid = o->shown_pid;
 	if (ret)
 		goto out_trace;
 	if ((ret = corecap_export_build_run(&b)))
@@ -507,6 +516,267 @@ static int export_multi(const struct export_opts *o, FILE *out)
 	return ret;
 }
 
+/*
+ * One host's part of a run of several hosts: its run, its clock, its
+ * window in its own clock (w0, w1) and on the recording host's (r0, r1).
+ */
+struct host_part {
+	const struct hosts_host *h;
+	struct run run;
+	bool opened, used;
+	struct hosts_align a;
+	uint64_t w0, w1;
+	int64_t r0, r1;
+	int32_t shown_pid;
+	char name[160];
+};
+
+/* Opens p's host's run and places its window; false (said) when it is left out, *ret an error. */
+static bool host_part_open(const struct export_opts *o, struct host_part *p, int *ret)
+{
+	const struct hosts_host *h = p->h;
+	struct run_opts ro = {.symfs = o->symfs};
+	char *err = NULL;
+
+	*ret = 0;
+	if (!h->dir) {
+		corecap_warn("host '%s' is left out: it sent no run (%s%s%s)", h->name, h->status,
+			     h->partial_reason ? ": " : "",
+			     h->partial_reason ? h->partial_reason : "");
+		return false;
+	}
+	corecap_hosts_align_init(&p->a, h);
+	if (!p->a.valid) {
+		corecap_warn("host '%s' is left out: its clock was not measured, so its events "
+			     "have no place on the recording host's time line (corecap export "
+			     "--chrome %s:%s exports them alone)",
+			     h->name, o->run, h->name);
+		return false;
+	}
+	*ret = corecap_run_open(&p->run, h->dir, &ro, &err);
+	p->opened = true;
+	if (!*ret)
+		*ret = corecap_run_load_manifest(&p->run, &err);
+	if (*ret) {
+		corecap_error("host '%s': %s", h->name, err ? err : strerror(-*ret));
+		free(err);
+		return false;
+	}
+	if (!p->run.has_manifest || !p->run.manifest.has_window ||
+	    p->run.manifest.window_end_ns <= p->run.manifest.window_start_ns) {
+		corecap_warn("host '%s' is left out: its run has no recording window to place on "
+			     "the time line (a partial run: corecap export --chrome %s:%s exports "
+			     "it alone)",
+			     h->name, o->run, h->name);
+		return false;
+	}
+	p->w0 = p->run.manifest.window_start_ns;
+	p->w1 = p->run.manifest.window_end_ns;
+	p->r0 = corecap_hosts_align_to_rec(&p->a, p->w0);
+	p->r1 = corecap_hosts_align_to_rec(&p->a, p->w1);
+	snprintf(p->name, sizeof(p->name), "%s: %s (pid %d)", h->name,
+		 p->run.manifest.comm ? p->run.manifest.comm : h->comm, p->run.manifest.pid);
+	return true;
+}
+
+/* Exports [hs, he) of p's clock into out, spliced (as export_multi); zero: time 0. */
+static int host_part_export(const struct export_opts *o, struct host_part *p, int64_t zero,
+			    uint64_t hs, uint64_t he, size_t *written, FILE *out)
+{
+	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+	static const char tail[] = "\n],\"otherData\":";
+	struct export_opts sub = *o;
+	char *buf = NULL, *end;
+	size_t len = 0;
+	FILE *mem;
+	int ret;
+
+	sub.run = p->h->dir;
+	sub.process_name = p->name;
+	sub.run_start_ns = hs;
+	sub.run_end_ns = he;
+	sub.from_s = 0;
+	sub.to_s = -1;
+	sub.shift_us = (double)(corecap_hosts_align_to_rec(&p->a, hs) - zero) / 1e3;
+	sub.rate = 1 / (1 + p->a.drift);
+	sub.shown_pid = p->shown_pid;
+	mem = open_memstream(&buf, &len);
+	if (!mem)
+		return -errno;
+	ret = export_chrome(&sub, &p->run, mem);
+	if (fclose(mem) && !ret)
+		ret = -EIO;
+	end = buf ? strstr(buf, tail) : NULL;
+	if (!ret && (!end || strncmp(buf, head, sizeof(head) - 1) != 0))
+		ret = -EPROTO;
+	if (!ret && end > buf + sizeof(head) - 1) {
+		fputs((*written)++ ? "," : "", out);
+		fwrite(buf + sizeof(head) - 1, 1, (size_t)(end - buf) - (sizeof(head) - 1), out);
+	}
+	free(buf);
+	return ret;
+}
+
+/*
+ * A run of several hosts: each host's run moved onto the recording host's
+ * time line by its clock (offset and drift: read/hosts_run.h), one
+ * process per host's daemon ("NAME: comm (pid N)"), spliced into one
+ * document as export_multi does. Time 0 is the earliest host's window
+ * start (each host's window covers the recording window by the remote
+ * shell's latency); each host's whole window is exported, so its part is
+ * what 'export --chrome RUN:NAME' writes, moved. otherData says each
+ * host's offset, drift and the alignment's bound.
+ */
+static int export_hosts(const struct export_opts *o, FILE *out)
+{
+	const struct run_manifest *top;
+	struct host_part *p = NULL;
+	struct hosts_run m;
+	char *err = NULL;
+	size_t written = 0, used = 0;
+	int64_t origin = INT64_MAX, last = INT64_MIN, s, e;
+	uint64_t bytes = 0, uncertainty = 0;
+	int ret = corecap_hosts_run_open(&m, o->run, &err);
+
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		goto out;
+	}
+	top = &m.manifest;
+	p = calloc(m.n_hosts, sizeof(*p));
+	if (!p) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (top->has_window && top->window_end_ns > top->window_start_ns) {
+		origin = (int64_t)top->window_start_ns;
+		last = (int64_t)top->window_end_ns;
+	}
+	for (size_t i = 0; i < m.n_hosts; i++) {
+		p[i].h = &m.hosts[i];
+		if (!host_part_open(o, &p[i], &ret)) {
+			if (ret)
+				goto out;
+			continue;
+		}
+		p[i].used = true;
+		used++;
+		origin = p[i].r0 < origin ? p[i].r0 : origin;
+		last = p[i].r1 > last ? p[i].r1 : last;
+		/* Two hosts' daemons may have one PID: the later one's moves past any PID's
+		 * range and the kernel states' (chrome_trace.h), its name keeps its own. */
+		p[i].shown_pid = p[i].run.manifest.pid;
+		for (size_t k = 0; k < i; k++)
+			if (p[k].used && p[k].shown_pid == p[i].shown_pid)
+				p[i].shown_pid = 2 * CHROME_KERNEL_PID_OFFSET + (int32_t)i;
+	}
+	if (!used) {
+		corecap_error("no host of '%s' has a run that can be placed on one time line "
+			      "(see the warnings above)",
+			      o->run);
+		ret = -ENODATA;
+		goto out;
+	}
+	s = origin + (int64_t)(o->from_s * 1e9);
+	e = o->to_s >= 0 ? origin + (int64_t)(o->to_s * 1e9) : last;
+	if (e > last)
+		e = last;
+	if (s >= e) {
+		corecap_error("--from %.3f s is past the %.3f s the hosts' windows span in '%s'",
+			      o->from_s, (double)(last - origin) / 1e9, o->run);
+		ret = -EINVAL;
+		goto out;
+	}
+	for (size_t i = 0; i < m.n_hosts; i++)
+		if (p[i].used)
+			bytes += expected_bytes(
+				p[i].h->dir,
+				window_share(&p[i].run.manifest,
+					     (uint64_t)corecap_hosts_align_to_host(&p[i].a, s),
+					     (uint64_t)corecap_hosts_align_to_host(&p[i].a, e)));
+	warn_size(o, bytes);
+	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+	for (size_t i = 0; i < m.n_hosts && !ret; i++) {
+		int64_t hs, he;
+		uint64_t b;
+
+		if (!p[i].used)
+			continue;
+		hs = corecap_hosts_align_to_host(&p[i].a, s);
+		he = corecap_hosts_align_to_host(&p[i].a, e);
+		hs = hs > (int64_t)p[i].w0 ? hs : (int64_t)p[i].w0;
+		he = he < (int64_t)p[i].w1 ? he : (int64_t)p[i].w1;
+		if (hs >= he) {
+			corecap_note("host '%s': its window has no part in the span exported",
+				     p[i].h->name);
+			p[i].used = false;
+			continue;
+		}
+		ret = host_part_export(o, &p[i], s, (uint64_t)hs, (uint64_t)he, &written, out);
+		/* Its process placed in the hosts' order, and its clock on its label. */
+		fprintf(out,
+			"%s\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"ts\":0,\"cat\":\"__metadata\","
+			"\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%zu}},"
+			"\n{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"ts\":0,\"cat\":\"__metadata\","
+			"\"name\":\"process_labels\",\"args\":{\"labels\":\"clock %+.9f s +- %.1f "
+			"us\"}}",
+			written++ ? "," : "", (int)p[i].shown_pid, i, (int)p[i].shown_pid,
+			(double)p[i].a.offset_ns / 1e9, (double)p[i].a.bound_ns / 1e3);
+		b = corecap_hosts_align_bound(&p[i].a, p[i].r0);
+		uncertainty = b > uncertainty ? b : uncertainty;
+		b = corecap_hosts_align_bound(&p[i].a, p[i].r1);
+		uncertainty = b > uncertainty ? b : uncertainty;
+	}
+	fprintf(out,
+		"\n],\"otherData\":{\"generator\":\"corecap\",\"clock\":\"the recording host's "
+		"CLOCK_MONOTONIC\",\"time_zero_ns\":%" PRId64
+		",\"alignment_uncertainty_ns\":%" PRIu64
+		",\"alignment\":\"each host's events moved onto the recording host's clock by "
+		"its offset and drift (the manifest's); two hosts' events are ordered only to "
+		"within the sum of their uncertainties\"",
+		s, uncertainty);
+	if (top->has_window && top->window_end_ns > top->window_start_ns)
+		fprintf(out, ",\"recording_window_us\":[%.3f,%.3f]",
+			((double)top->window_start_ns - (double)s) / 1e3,
+			((double)top->window_end_ns - (double)s) / 1e3);
+	fputs(",\"hosts\":[", out);
+	for (size_t i = 0, n = 0; i < m.n_hosts; i++) {
+		const struct hosts_align *a = &p[i].a;
+
+		if (!p[i].used)
+			continue;
+		fprintf(out, "%s{\"name\":\"%s\",\"process\":\"", n++ ? "," : "", p[i].h->name);
+		corecap_json_escape(out, p[i].name);
+		fprintf(out,
+			"\",\"pid\":%d,\"trace_pid\":%d,\"offset_ns\":%" PRId64
+			",\"offset_at_ns\":%" PRIu64 ",\"bound_ns\":%" PRIu64,
+			p[i].run.manifest.pid, (int)p[i].shown_pid, a->offset_ns, a->at_ns,
+			a->bound_ns);
+		if (a->has_drift)
+			fprintf(out, ",\"drift_ppm\":%.4f,\"drift_bound_ppm\":%.4f", a->drift * 1e6,
+				a->drift_bound * 1e6);
+		else
+			fputs(",\"drift_ppm\":null,\"drift_bound_ppm\":null", out);
+		fprintf(out, ",\"uncertainty_ns\":%" PRIu64 ",\"window_us\":[%.3f,%.3f]}",
+			corecap_hosts_align_bound(a, p[i].r0) >
+					corecap_hosts_align_bound(a, p[i].r1)
+				? corecap_hosts_align_bound(a, p[i].r0)
+				: corecap_hosts_align_bound(a, p[i].r1),
+			(double)(p[i].r0 - s) / 1e3, (double)(p[i].r1 - s) / 1e3);
+	}
+	fputs("]}}\n", out);
+	if (!ret && ferror(out))
+		ret = -EIO;
+out:
+	for (size_t i = 0; p && i < m.n_hosts; i++)
+		if (p[i].opened)
+			corecap_run_close(&p[i].run);
+	free(p);
+	corecap_hosts_run_close(&m);
+	return ret;
+}
+
 /* Where the document goes: the output file, or --gzip's stream into it. */
 static FILE *open_output(const struct export_opts *o, struct out_file *out)
 {
@@ -546,10 +816,13 @@ int corecap_cmd_export(int argc, char **argv)
 	if (corecap_out_file_check(o.output))
 		return 1;
 	ro = (struct run_opts){.symfs = o.symfs};
-	if (corecap_multi_run_is(o.run)) {
+	if (corecap_multi_run_is(o.run) || corecap_hosts_run_is(o.run)) {
+		bool hosts = corecap_hosts_run_is(o.run);
+
 		if (corecap_out_file_open(&out, o.output) < 0)
 			return 1;
-		ret = (dst = open_output(&o, &out)) ? export_multi(&o, dst) : -ENOMEM;
+		dst = open_output(&o, &out);
+		ret = !dst ? -ENOMEM : hosts ? export_hosts(&o, dst) : export_multi(&o, dst);
 		ret = close_output(&out, dst, ret);
 		if (ret)
 			corecap_out_file_abort(&out);

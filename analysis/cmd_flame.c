@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "read/multi_run.h"
+#include "read/hosts_run.h"
 #include "cmd_util.h"
 #include "build/flame_job.h"
 #include "render/flame_svg.h"
@@ -168,7 +169,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 }
 
 static int write_output(const struct flame_opts *o, const struct flame_job *j,
-			const struct flame_stacks *fs)
+			const struct flame_stacks *fs, uint32_t lead_frames)
 {
 	struct out_file out;
 	char title[256];
@@ -188,6 +189,7 @@ static int write_output(const struct flame_opts *o, const struct flame_job *j,
 			.width = o->width,
 			.info = fs->info,
 			.n_info = fs->n_info,
+			.lead_frames = lead_frames,
 		};
 
 		if (!so.title) {
@@ -246,6 +248,117 @@ static bool pick_kind(struct flame_job *j, enum flame_kind *kind)
 	return false;
 }
 
+/*
+ * A run of several hosts: each host's stacks under a root frame of its
+ * name, in one graph (folded lines "HOST;...", so that a host's lines
+ * are what 'corecap flame RUN:HOST' prints, each with "HOST;" before
+ * it). Without --kind, the first kind any host has; a host without the
+ * kind is left out, and said.
+ */
+static int flame_hosts(struct flame_opts *o)
+{
+	struct hosts_run m;
+	struct flame_job *j = NULL, whole = {0}; /* whole: the subtitle, the profiler's */
+	struct flame_stacks fs;
+	bool *has = NULL, fs_init = false;
+	char *err = NULL;
+	size_t used = 0, n_init = 0; /* hosts [0, n_init) with a run have their job */
+	int ret = corecap_hosts_run_open(&m, o->run, &err);
+
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		goto out;
+	}
+	j = calloc(m.n_hosts, sizeof(*j));
+	has = calloc(m.n_hosts, sizeof(*has));
+	if (!j || !has) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < m.n_hosts; i++) {
+		if (!m.hosts[i].dir) {
+			corecap_warn("host '%s' is left out: it sent no run (%s)", m.hosts[i].name,
+				     m.hosts[i].status);
+			continue;
+		}
+		if (corecap_flame_job_init(&j[i], m.hosts[i].dir, o->symfs, NULL, NULL)) {
+			ret = -EINVAL;
+			goto out;
+		}
+		n_init = i + 1;
+		j[i].by_pool = o->by_pool;
+		j[i].keep_profiler = o->keep_profiler;
+		j[i].names_pprof = o->names_pprof;
+		j[i].keep_shim_frames = o->keep_shim_frames;
+		j[i].no_idle = o->no_idle;
+	}
+	for (int k = o->kind_given ? o->kind : 0; k < FLAME__COUNT && !used; k++) {
+		for (size_t i = 0; i < m.n_hosts; i++)
+			used += has[i] =
+				m.hosts[i].dir && corecap_flame_job_has(&j[i], (enum flame_kind)k);
+		if (used || o->kind_given)
+			o->kind = (enum flame_kind)k;
+		if (o->kind_given)
+			break;
+	}
+	if (!used) {
+		corecap_error("no host of '%s' has %s stacks", o->run,
+			      o->kind_given ? corecap_flame_kind_name(o->kind)
+					    : "any (cpu, wall, lock or op)");
+		ret = -ENOENT;
+		goto out;
+	}
+	if (!o->kind_given && o->kind != FLAME_CPU)
+		corecap_note("no host of '%s' has a CPU profile: drawing --kind %s instead", o->run,
+			     corecap_flame_kind_name(o->kind));
+	if (o->names_pprof && o->kind != FLAME_CPU) {
+		corecap_error("--names pprof applies to --kind cpu only");
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
+	fs_init = !ret;
+	for (size_t i = 0; i < m.n_hosts && !ret; i++) {
+		uint64_t before = fs.weight;
+
+		if (!m.hosts[i].dir)
+			continue;
+		if (!has[i]) {
+			corecap_note("host '%s' is left out: its run has no %s stacks",
+				     m.hosts[i].name, corecap_flame_kind_name(o->kind));
+			continue;
+		}
+		fs.root = m.hosts[i].name;
+		ret = corecap_flame_job_build(&j[i], &fs, 0);
+		corecap_note("host '%s': %llu %s", m.hosts[i].name,
+			     (unsigned long long)(fs.weight - before),
+			     corecap_flame_kind_unit(o->kind));
+		whole.profiler_samples += j[i].profiler_samples;
+		if (!ret && j[i].subtitle[0]) {
+			size_t len = strlen(whole.subtitle);
+
+			snprintf(whole.subtitle + len, sizeof(whole.subtitle) - len, "%s%s: %s",
+				 len ? "; " : "", m.hosts[i].name, j[i].subtitle);
+		}
+	}
+	fs.root = NULL;
+	if (!ret) {
+		summary(o, &fs, &whole);
+		ret = write_output(o, &whole, &fs, 1);
+	}
+out:
+	if (fs_init)
+		corecap_flame_stacks_release(&fs);
+	for (size_t i = 0; i < n_init; i++)
+		if (m.hosts[i].dir)
+			corecap_flame_job_release(&j[i]);
+	free(j);
+	free(has);
+	corecap_hosts_run_close(&m);
+	return ret ? 1 : 0;
+}
+
 int corecap_cmd_flame(int argc, char **argv)
 {
 	struct flame_opts o;
@@ -266,6 +379,8 @@ int corecap_cmd_flame(int argc, char **argv)
 			      o.run);
 		return 1;
 	}
+	if (corecap_hosts_run_is(o.run))
+		return flame_hosts(&o);
 	/* RUN:PID (one daemon of a run of several) is read as its own run. */
 	if (corecap_flame_job_init(&j, o.run, o.symfs, NULL, NULL))
 		return 1;
@@ -300,7 +415,7 @@ int corecap_cmd_flame(int argc, char **argv)
 		if (none)
 			corecap_note("'%s': %s", o.run, j.subtitle);
 		summary(&o, &fs, &j);
-		ret = write_output(&o, &j, &fs);
+		ret = write_output(&o, &j, &fs, 0);
 	}
 	corecap_flame_stacks_release(&fs);
 	corecap_flame_job_release(&j);

@@ -185,6 +185,118 @@ for h in b c; do
 		"$hs <= $top_start && $top_start - $hs < 5e8 && $he >= $top_end && $he - $top_end < 5e8"
 done
 
+# The whole run on one time line: export --chrome RUN writes a process per
+# host's daemon, "NAME: comm (pid N)", holding the events export --chrome
+# RUN:NAME writes, moved by one shift. The known answer: each event, taken
+# back to its host's clock through the RUN:NAME export and brought to the
+# recording host's by the namespace's TRUE offset (+37.5 s, -12.25 s;
+# unshifted, the events would lie that far away), is where the whole
+# trace puts it within the alignment's stated uncertainty, which is under
+# 50 us; and every event lies within the recording window (+- 0.5 s, the
+# hosts' windows' margin).
+start=$EPOCHREALTIME
+"$CORECAP" export --chrome -o whole.trace.json run 2>whole.export.err ||
+	{ echo "FAIL: corecap export --chrome run:"; cat whole.export.err; exit 1; }
+for h in b c; do
+	"$CORECAP" export --chrome -o "$h.trace.json" "run:$h" 2>"$h.export.err" ||
+		{ echo "FAIL: corecap export --chrome run:$h:"; cat "$h.export.err"; exit 1; }
+done
+python3 - whole.trace.json run "$HOSTS_DIR" >whole.trace.check <<'PY'
+import json, sys
+whole = json.load(open(sys.argv[1]))
+run, hosts_dir = sys.argv[2], sys.argv[3]
+od = whole["otherData"]
+zero = od["time_zero_ns"]
+top = json.load(open(run + "/manifest.json"))["window"]
+K = 4194304  # CHROME_KERNEL_PID_OFFSET
+added = ("process_sort_index", "process_labels")
+print("hosts", " ".join(h["name"] for h in od["hosts"]))
+print("uncertainty", od["alignment_uncertainty_ns"])
+for h in od["hosts"]:
+    n = h["name"]
+    mf = json.load(open(run + "/hosts/" + n + "/manifest.json"))
+    true_off = float(open(hosts_dir + "/" + n + ".offset").read()) * 1e9
+    pids = (h["trace_pid"], h["trace_pid"] + K)
+    names = [e["args"]["name"] for e in whole["traceEvents"]
+             if e["ph"] == "M" and e["name"] == "process_name" and e["pid"] == h["trace_pid"]]
+    print("name", n, names[0] if len(names) == 1 else names, mf["pid"])
+    mine = [e for e in whole["traceEvents"] if e["pid"] in pids
+            and not (e["ph"] == "M" and e["name"] in added)]
+    alone = json.load(open(n + ".trace.json"))["traceEvents"]
+    print("count", n, len(mine), len(alone))
+    # The same events in the same order; their times one shift apart, and
+    # passing at the rate the host's drift gives (a few ns over the window).
+    shift = h["window_us"][0]
+    rate = 1 / (1 + (h["drift_ppm"] or 0) * 1e-6)
+    other = worst = 0.0
+    for a, b in zip(mine, alone):
+        ka = {k: v for k, v in a.items() if k not in ("pid", "ts", "dur", "args")}
+        kb = {k: v for k, v in b.items() if k not in ("pid", "ts", "dur", "args")}
+        if ka != kb or (a["ph"] != "M" and a.get("args") != b.get("args")):
+            other += 1
+        worst = max(worst, abs(a["ts"] - b["ts"] * rate - shift),
+                    abs(a.get("dur", 0) - b.get("dur", 0) * rate))
+    print("same", n, int(other), "%.4f" % worst)
+    # Each event where the true offset puts it: the host's time (its own
+    # export's time 0 is its window's start) minus the true offset.
+    err = max(abs(zero + a["ts"] * 1e3 - (mf["window"]["start_ns"] + b["ts"] * 1e3 - true_off))
+              for a, b in zip(mine, alone) if a["ph"] != "M")
+    print("true", n, "%.0f" % err, h["uncertainty_ns"])
+    outside = sum(1 for a in mine if a["ph"] != "M" and not
+                  (top["start_ns"] - 5e8 <= zero + a["ts"] * 1e3 <= top["end_ns"] + 5e8))
+    print("inside", n, outside)
+PY
+cat whole.trace.check
+expect_eq "export run: a process per host" "b c" "$(sed -n 's/^hosts //p' whole.trace.check)"
+u=$(sed -n 's/^uncertainty //p' whole.trace.check)
+expect_calc "export run: the alignment's uncertainty stated, under 50 us ($u ns)" "$u > 0 && $u < 50000"
+for h in b c; do
+	expect_true "export run: host $h's process is named '$h: refosd (pid N)', its daemon's PID" \
+		grep -qE "^name $h $h: refosd \(pid ([0-9]+)\) \1\$" whole.trace.check
+	read -r _ _ n_whole n_alone < <(grep "^count $h " whole.trace.check)
+	expect_eq "export run: host $h's events, as many as export run:$h writes ($n_alone)" "$n_alone" "$n_whole"
+	expect_eq "export run: host $h's events are run:$h's, moved by one shift at the drift's rate (within 0.002 us)" \
+		"0 ok" "$(awk -v h=$h '$1 == "same" && $2 == h { print $3, ($4 <= 0.002 ? "ok" : $4) }' whole.trace.check)"
+	read -r _ _ err unc < <(grep "^true $h " whole.trace.check)
+	expect_calc "export run: host $h's events where its true offset puts them, within the uncertainty ($err ns of $unc)" \
+		"$err <= $unc + 2"
+	expect_eq "export run: host $h's events within the recording window (+- 0.5 s)" 0 \
+		"$(sed -n "s/^inside $h //p" whole.trace.check)"
+done
+# Two hosts' daemons with one PID (each host counts its own): a copy of
+# the run whose host c holds host b's run. Each keeps its own process.
+cp -a run twin
+rm -rf twin/hosts/c
+cp -a run/hosts/b twin/hosts/c
+"$CORECAP" export --chrome -o twin.trace.json twin 2>twin.export.err ||
+	{ echo "FAIL: corecap export --chrome twin:"; cat twin.export.err; exit 1; }
+expect_eq "export of two hosts whose daemons have one PID: two processes, each named with it" \
+	"b: refosd (pid $b_pid) $b_pid; c: refosd (pid $b_pid) $((2 * 4194304 + 1))" \
+	"$(json twin.trace.json "'; '.join(h['process'] + ' ' + str(h['trace_pid']) for h in d['otherData']['hosts'])")"
+expect_eq "and as many events in each" "$(grep '^count b ' whole.trace.check | cut -d' ' -f3)" \
+	"$(json twin.trace.json "sum(1 for e in d['traceEvents'] if e['pid'] in (2 * 4194304 + 1, 3 * 4194304 + 1) and e['name'] not in ('process_sort_index', 'process_labels'))")"
+# flame RUN: each host's stacks under a root frame of its name, a host's
+# lines flame RUN:NAME's, and its subtotal that run's total.
+"$CORECAP" flame run >whole.folded 2>whole.flame.err || { echo "FAIL: corecap flame run"; cat whole.flame.err; exit 1; }
+"$CORECAP" flame --kind op run >whole.op.folded 2>whole.op.err || { echo "FAIL: corecap flame --kind op run"; cat whole.op.err; exit 1; }
+"$CORECAP" flame --svg -o whole.svg run 2>whole.svg.err || { echo "FAIL: corecap flame --svg run"; cat whole.svg.err; exit 1; }
+expect_eq "flame run: every stack's root is a host" 0 "$(grep -cvE '^(b|c);' whole.folded || true)"
+for h in b c; do
+	"$CORECAP" flame "run:$h" >"$h.all.folded" 2>/dev/null
+	"$CORECAP" flame --kind op "run:$h" >"$h.op.folded" 2>/dev/null
+	expect_true "flame run: host $h's lines are flame run:$h's under '$h', and not empty" \
+		sh -c "test -s $h.all.folded && sed -n 's/^$h;//p' whole.folded | cmp -s - $h.all.folded"
+	for k in all op; do
+		f=whole.folded what="flame run"
+		[ $k = op ] && f=whole.op.folded what="flame --kind op run"
+		expect_eq "$what: host $h's subtotal is flame run:$h's total" \
+			"$(awk '{ s += $NF } END { print s }' "$h.$k.folded")" \
+			"$(awk -v h="$h" 'index($0, h ";") == 1 { s += $NF } END { print s }' "$f")"
+	done
+	expect_true "flame --svg run: a frame for host $h" grep -q "<title>$h (" whole.svg
+done
+echo "the whole run's export and flames took $(calc "$EPOCHREALTIME - $start") s"
+
 # A host that cannot be reached: named with the cause, the other kept, the run partial.
 cat >hosts2.txt <<HOSTS
 b b pid=$b_pid
