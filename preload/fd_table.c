@@ -13,6 +13,7 @@ struct fd_table g_fds;
 void fd_table_init(struct fd_table *t, const struct settings *s)
 {
 	memset(t->cls, 0, sizeof(t->cls));
+	memset(t->request, 0, sizeof(t->request));
 	t->settings = s;
 }
 
@@ -108,14 +109,18 @@ int fd_table_classify(struct fd_table *t, int fd)
 
 void fd_table_set(struct fd_table *t, int fd, int io_class)
 {
-	if (fd >= 0 && fd < FD_TABLE_SIZE)
+	if (fd >= 0 && fd < FD_TABLE_SIZE) {
 		__atomic_store_n(&t->cls[fd], (uint8_t)(io_class + 1), __ATOMIC_RELAXED);
+		__atomic_store_n(&t->request[fd], 0, __ATOMIC_RELAXED);
+	}
 }
 
 void fd_table_forget(struct fd_table *t, int fd)
 {
-	if (fd >= 0 && fd < FD_TABLE_SIZE)
+	if (fd >= 0 && fd < FD_TABLE_SIZE) {
 		__atomic_store_n(&t->cls[fd], 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->request[fd], 0, __ATOMIC_RELAXED);
+	}
 }
 
 void fd_table_copy(struct fd_table *t, int from, int to)
@@ -127,6 +132,7 @@ void fd_table_copy(struct fd_table *t, int from, int to)
 	if (from >= 0 && from < FD_TABLE_SIZE)
 		c = __atomic_load_n(&t->cls[from], __ATOMIC_RELAXED);
 	__atomic_store_n(&t->cls[to], c, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->request[to], 0, __ATOMIC_RELAXED);
 }
 
 void fd_table_opened(struct fd_table *t, int fd, const char *path)

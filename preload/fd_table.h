@@ -17,6 +17,13 @@
  *
  * The tracer's own descriptors are never classified: the shim's files
  * use raw syscalls, and LTTng-UST's threads run with the guard up.
+ *
+ * Beside the class, one byte per socket says whether a request is
+ * waiting for its reply: a read that moved bytes sets it, the next write
+ * that moves bytes takes it, and that write is a reply (the shim's reply
+ * counter, corecap/stats_layout.h's thread.replies). Opening, closing
+ * and dup-ing a descriptor clear it. Descriptors at or above
+ * FD_TABLE_SIZE have no byte: their replies are not counted.
  */
 #ifndef CORECAP_PRELOAD_FD_TABLE_H
 #define CORECAP_PRELOAD_FD_TABLE_H
@@ -30,6 +37,7 @@
 
 struct fd_table {
 	uint8_t cls[FD_TABLE_SIZE];	 /* 0 unknown, else enum corecap_io_class + 1 */
+	uint8_t request[FD_TABLE_SIZE];	 /* 1: bytes read since the socket's last reply */
 	const struct settings *settings; /* log patterns */
 };
 
@@ -54,6 +62,31 @@ static inline int fd_table_class(struct fd_table *t, int fd)
 			return c - 1;
 	}
 	return fd_table_classify(t, fd);
+}
+
+/* A read on the socket fd moved bytes: a request waits for its reply. */
+static inline void fd_table_request(struct fd_table *t, int fd)
+{
+	if (fd >= 0 && fd < FD_TABLE_SIZE && !__atomic_load_n(&t->request[fd], __ATOMIC_RELAXED))
+		__atomic_store_n(&t->request[fd], 1, __ATOMIC_RELAXED);
+}
+
+/*
+ * A write on fd is about to start: takes the request waiting on it, if
+ * any (true). Taken before the write, not after it returns: the client
+ * can read the reply and send its next request, which the daemon reads,
+ * before the write returns, and that request must not be taken by this
+ * reply. Two threads writing at once: only one takes it. Inline: every
+ * write asks; only a request's first reply writes.
+ */
+static inline bool fd_table_take_request(struct fd_table *t, int fd)
+{
+	uint8_t *b;
+
+	if (fd < 0 || fd >= FD_TABLE_SIZE)
+		return false;
+	b = &t->request[fd];
+	return __atomic_load_n(b, __ATOMIC_RELAXED) && __atomic_exchange_n(b, 0, __ATOMIC_RELAXED);
 }
 
 void fd_table_set(struct fd_table *t, int fd, int io_class);

@@ -241,8 +241,8 @@ static const char *kind_name(uint32_t k)
 }
 
 /*
- * An op count, or "-" where the file's layout (version 2) has no op
- * counter: a 0 there would read as "no op ended".
+ * An op or reply count, or "-" where the file's layout (version 2; 3 for
+ * replies) has no such counter: a 0 there would read as "none".
  */
 static const char *ops_text(bool has_ops, uint64_t ops, char *buf, size_t size)
 {
@@ -257,19 +257,20 @@ static void print_all(const void *buf, const struct maps *mp)
 	const struct corecap_stats_header *h = buf;
 	const struct corecap_stats_control *ctl;
 	struct corecap_stats_counters tot;
-	bool has_ops = corecap_stats_has_ops(buf);
-	char w[512], n[24];
+	bool has_ops = corecap_stats_has_ops(buf), has_replies = corecap_stats_has_replies(buf);
+	char w[512], n[24], nr[24];
 
 	printf("header\tversion=%u\tpid=%d\tppid=%d\tseq=%llu\tflags=%u\tcreated_ns=%llu\t"
 	       "exe=%s\tsites_dropped=%llu\tlocks_dropped=%llu\tthreads_dropped=%llu\t"
 	       "holds_dropped=%llu\tstacks_sampled=%llu\tdelay_site=0x%llx\tdelay_ns=%llu\t"
-	       "ops=%s\n",
+	       "ops=%s\treplies=%s\n",
 	       h->version, h->pid, h->ppid, (unsigned long long)h->seq, h->flags,
 	       (unsigned long long)h->created_ns, h->exe, (unsigned long long)h->sites_dropped,
 	       (unsigned long long)h->locks_dropped, (unsigned long long)h->threads_dropped,
 	       (unsigned long long)h->holds_dropped, (unsigned long long)h->stacks_sampled,
 	       (unsigned long long)h->delay_site, (unsigned long long)h->delay_ns,
-	       ops_text(has_ops, corecap_stats_ops_total(buf), n, sizeof(n)));
+	       ops_text(has_ops, corecap_stats_ops_total(buf), n, sizeof(n)),
+	       ops_text(has_replies, corecap_stats_replies_total(buf), nr, sizeof(nr)));
 	ctl = corecap_stats_control_at((void *)(uintptr_t)buf);
 	if (ctl)
 		printf("control\tseq=%llu\tapplied_seq=%llu\towner_pid=%d\tactive_site=0x%llx\t"
@@ -317,7 +318,7 @@ static void print_all(const void *buf, const struct maps *mp)
 	printf("# thread\ttid\tname\tstate\tacquisitions\ttrylock_busy\tcontentions\t"
 	       "lock_wait_ns\tcond_waits\tcond_wait_ns\tio_calls[other,log,data,net,journal]\t"
 	       "io_ns[...]\tio_bytes[...]\taio_done[...]\taio_ns[...]\taio_bytes[...]\t"
-	       "sync_calls[...]\tsync_ns[...]\tops\n");
+	       "sync_calls[...]\tsync_ns[...]\tops\treplies\n");
 	for (uint32_t i = 0; i < h->max_threads; i++) {
 		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
 
@@ -326,12 +327,14 @@ static void print_all(const void *buf, const struct maps *mp)
 		printf("thread\t%d\t%.*s\t%s", t->tid, CORECAP_STATS_NAME_LEN, t->name,
 		       t->state == CORECAP_THREAD_LIVE ? "live" : "exited");
 		print_counters(&t->c);
-		printf("\t%s\n", ops_text(has_ops, t->ops, n, sizeof(n)));
+		printf("\t%s\t%s\n", ops_text(has_ops, t->ops, n, sizeof(n)),
+		       ops_text(has_replies, t->replies, nr, sizeof(nr)));
 	}
 	corecap_stats_totals(buf, &tot);
 	printf("total\t-\t-\t-");
 	print_counters(&tot);
-	printf("\t%s\n", ops_text(has_ops, corecap_stats_ops_total(buf), n, sizeof(n)));
+	printf("\t%s\t%s\n", ops_text(has_ops, corecap_stats_ops_total(buf), n, sizeof(n)),
+	       ops_text(has_replies, corecap_stats_replies_total(buf), nr, sizeof(nr)));
 }
 
 static int write_copy(const char *out, const void *buf, size_t len)

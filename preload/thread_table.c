@@ -48,6 +48,7 @@ struct corecap_stats_thread *thread_table_claim(struct stats_shm *s, int tid, ui
 		stats_shm_seq_begin(s);
 		corecap_stats_counters_add(&h->retired, &t->c);
 		shared_add(&h->retired_ops, __atomic_load_n(&t->ops, __ATOMIC_RELAXED));
+		shared_add(&h->retired_replies, __atomic_load_n(&t->replies, __ATOMIC_RELAXED));
 		h->retired_threads++;
 	}
 	memset(t, 0, sizeof(*t));

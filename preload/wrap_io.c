@@ -5,8 +5,10 @@
  * call is log I/O, an fsync-like call, slower than
  * CORECAP_IO_THRESHOLD_NS, or, with CORECAP_NET_EVENTS=on, any socket
  * call that moved bytes (the requests and replies from which the
- * analysis detects the ops of a daemon that marks none). Return values
- * and errno are the real call's.
+ * analysis detects the ops of a daemon that marks none). Each socket
+ * write that answers a read on the same descriptor is counted as a reply
+ * (fd_table.h), for stat's ops/s of such a daemon. Return values and
+ * errno are the real call's.
  *
  * stdio (fwrite, fprintf) reaches the kernel through glibc's internal
  * write, which no preload can see; daemons that log through write(2) or
@@ -24,6 +26,7 @@
 #include "lock_track.h"
 #include "real.h"
 #include "settings.h"
+#include "stats_shm.h"
 #include "tick_clock.h"
 #include "tracer_ranges.h"
 #include "tstate.h"
@@ -60,9 +63,44 @@ static size_t hdr_of(uint8_t *out, size_t max, ssize_t r, const void *buf, const
 	return n;
 }
 
+static inline bool is_write(int call)
+{
+	return call == CORECAP_IO_CALL_WRITE || call == CORECAP_IO_CALL_SEND;
+}
+
+/*
+ * A socket call ended: a read that moved bytes marks a request on fd; a
+ * write that took one before it started (took) and moved bytes is a reply
+ * (fd_table.h), counted in the thread's slot (a thread without one: in
+ * the header, by an atomic add); one that failed puts the request back.
+ */
+static inline void count_reply(struct tstate *ts, int call, int fd, ssize_t r, bool took)
+{
+	struct corecap_stats_header *h;
+
+	if (!is_write(call)) {
+		if (r > 0 && call != CORECAP_IO_CALL_FSYNC)
+			fd_table_request(&g_fds, fd);
+		return;
+	}
+	if (!took)
+		return;
+	if (r <= 0) {
+		fd_table_request(&g_fds, fd);
+		return;
+	}
+	if (likely(ts->slot != &tstate_scratch_slot)) {
+		own_add(&ts->slot->replies, 1);
+		return;
+	}
+	h = __atomic_load_n(&g_stats.hdr, __ATOMIC_ACQUIRE);
+	if (h)
+		shared_add(&h->replies_unslotted, 1);
+}
+
 static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int fd, ssize_t r,
-					      uint64_t t0, const void *buf, const struct iovec *iov,
-					      size_t cnt)
+					      uint64_t t0, bool took, const void *buf,
+					      const struct iovec *iov, size_t cnt)
 {
 	uint64_t dur_ns = ticks_to_ns(ticks() - t0);
 	struct corecap_stats_counters *c;
@@ -77,6 +115,8 @@ static __attribute__((noinline)) void io_done(struct tstate *ts, int call, int f
 	own_add(&c->io_ns[cls], dur_ns);
 	if (r > 0)
 		own_add(&c->io_bytes[cls], (uint64_t)r);
+	if (cls == CORECAP_IO_NET)
+		count_reply(ts, call, fd, r, took);
 	if (call == CORECAP_IO_CALL_FSYNC) {
 		own_add(&c->sync_calls[cls], 1);
 		own_add(&c->sync_ns[cls], dur_ns);
@@ -123,6 +163,7 @@ static inline bool from_tracer(const void *ra)
 		struct tstate *ts = &corecap_tstate;                                               \
 		uint64_t t0;                                                                       \
 		ssize_t r;                                                                         \
+		bool took;                                                                         \
                                                                                                    \
 		if (unlikely(!real_ptr))                                                           \
 			load_functions();                                                          \
@@ -134,8 +175,9 @@ static inline bool from_tracer(const void *ra)
 		if (((call) == CORECAP_IO_CALL_READ || (call) == CORECAP_IO_CALL_RECV) &&          \
 		    unlikely(lock_track_block_due(t0)))                                            \
 			t0 = lock_track_block_flush(ts);                                           \
+		took = is_write(call) && fd_table_take_request(&g_fds, (fd));                      \
 		r = (real_expr);                                                                   \
-		io_done(ts, (call), (fd), r, t0, (buf), (iov), (size_t)(cnt));                     \
+		io_done(ts, (call), (fd), r, t0, took, (buf), (iov), (size_t)(cnt));               \
 		return r;                                                                          \
 	} while (0)
 

@@ -53,7 +53,7 @@ static int add_deltas(struct stat_interval *iv, const struct shim_stats *d)
 	return 0;
 }
 
-/* The op counter of two copies: totals since the shim started, their difference. */
+/* The op and reply counters of two copies: totals since the shim started, their differences. */
 static void add_ops(struct stat_interval *iv, const void *prev, const void *cur)
 {
 	const struct corecap_stats_header *h = cur;
@@ -65,6 +65,11 @@ static void add_ops(struct stat_interval *iv, const void *prev, const void *cur)
 	iv->ops_total = now;
 	/* Totals only grow (a reused slot's ops fold into retired_ops first). */
 	iv->ops = now > before ? now - before : 0;
+	before = corecap_stats_replies_total(prev);
+	now = corecap_stats_replies_total(cur);
+	iv->replies_counted = corecap_stats_has_replies(cur);
+	iv->replies_total = now;
+	iv->replies = now > before ? now - before : 0;
 }
 
 int corecap_stat_build(struct stat_interval *iv, const struct stat_snap *p,

@@ -76,6 +76,14 @@ struct stat_interval {
 	bool ops_counted, annotated;
 	uint32_t layout_version;
 	uint64_t ops, ops_total;
+	/*
+	 * The replies the daemon wrote (a socket write after a read on the
+	 * same connection, corecap/stats_layout.h's thread.replies), annotated
+	 * or not: in the interval and since the shim started. replies_counted:
+	 * the segment has the reply counter (layout version 4 on).
+	 */
+	bool replies_counted;
+	uint64_t replies, replies_total;
 	/* The locks as report's lock table and its rows (model/lock_rows.h). */
 	struct lock_table lock_table;
 	struct lock_rows lock_rows;

@@ -61,26 +61,38 @@ static const char *pct_or_dash(bool has, uint64_t part, double span, char *buf, 
 	return buf;
 }
 
+static double per_s(uint64_t n, uint64_t interval_ns)
+{
+	return interval_ns ? (double)n * 1e9 / (double)interval_ns : 0.0;
+}
+
 /*
  * The op line: the rate where the daemon's annotations count ops, else
- * which of the two reasons it is (no annotation seen, a shim without the
- * counter), so that a missing rate is never mistaken for an idle daemon.
+ * the rate of its replies (ops detected from its sockets), else which
+ * reason it is (no annotation and no reply counter, a shim without the
+ * counters), so that a missing rate is never mistaken for an idle daemon.
  */
 static void print_ops(const struct stat_interval *iv)
 {
-	if (!iv->ops_counted)
+	if (iv->annotated)
+		printf("ops/s: %.1f (%" PRIu64 " ops ended in the interval, %" PRIu64
+		       " since the shim started)\n",
+		       per_s(iv->ops, iv->interval_ns), iv->ops, iv->ops_total);
+	else if (iv->replies_counted)
+		printf("ops/s: %.1f detected (%" PRIu64 " replies in the interval, %" PRIu64
+		       " since the shim started: a socket write after a read on the same "
+		       "connection; the daemon calls no corecap_op_end annotation)\n",
+		       per_s(iv->replies, iv->interval_ns), iv->replies, iv->replies_total);
+	else if (!iv->ops_counted)
 		printf("ops/s: not counted: the daemon's shim writes layout version %u, which has "
 		       "no op counter (restart the daemon under this corecap's shim)\n",
 		       (unsigned)iv->layout_version);
-	else if (!iv->annotated)
-		printf("ops/s: not annotated: the daemon calls no corecap_op_end annotation "
-		       "(corecap/annotate.h); ops detected from socket I/O (CORECAP_NET_EVENTS=on) "
-		       "are counted by record and report, not here\n");
 	else
-		printf("ops/s: %.1f (%" PRIu64 " ops ended in the interval, %" PRIu64
-		       " since the shim started)\n",
-		       iv->interval_ns ? (double)iv->ops * 1e9 / (double)iv->interval_ns : 0.0,
-		       iv->ops, iv->ops_total);
+		printf("ops/s: not annotated: the daemon calls no corecap_op_end annotation "
+		       "(corecap/annotate.h), and its shim writes layout version %u, which has no "
+		       "reply counter; ops detected from socket I/O (CORECAP_NET_EVENTS=on) are "
+		       "counted by record and report\n",
+		       (unsigned)iv->layout_version);
 }
 
 void corecap_stat_render_text(const struct stat_view_of *o, const struct stat_interval *iv,
@@ -284,14 +296,28 @@ void corecap_stat_render_json(const struct stat_view_of *o, const struct stat_in
 	json_object_object_add(t, "annotated", json_object_new_boolean(iv->annotated));
 	json_object_object_add(t, "layout_version", json_object_new_int((int)iv->layout_version));
 	/* The figures only where they are ops: never a 0 that means "not counted". */
-	if (iv->annotated) {
-		json_object_object_add(t, "interval", json_object_new_uint64(iv->ops));
+	json_object_object_add(t, "source",
+			       json_object_new_string(iv->annotated	    ? "annotations"
+						      : iv->replies_counted ? "replies"
+									    : "none"));
+	if (iv->annotated || iv->replies_counted) {
+		uint64_t n = iv->annotated ? iv->ops : iv->replies;
+
+		json_object_object_add(t, "interval", json_object_new_uint64(n));
+		json_object_object_add(t, "per_s",
+				       json_object_new_double(per_s(n, iv->interval_ns)));
 		json_object_object_add(
-			t, "per_s",
-			json_object_new_double(iv->interval_ns ? (double)iv->ops * 1e9 /
-									 (double)iv->interval_ns
-							       : 0.0));
-		json_object_object_add(t, "total", json_object_new_uint64(iv->ops_total));
+			t, "total",
+			json_object_new_uint64(iv->annotated ? iv->ops_total : iv->replies_total));
+	}
+	if (iv->replies_counted) {
+		json_object *rp = json_object_new_object();
+
+		json_object_object_add(rp, "interval", json_object_new_uint64(iv->replies));
+		json_object_object_add(rp, "per_s",
+				       json_object_new_double(per_s(iv->replies, iv->interval_ns)));
+		json_object_object_add(rp, "total", json_object_new_uint64(iv->replies_total));
+		json_object_object_add(t, "replies", rp);
 	}
 	json_object_object_add(root, "ops", t);
 	a = json_object_new_array();

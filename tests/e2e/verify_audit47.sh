@@ -3,9 +3,14 @@
 # --big-lock under the shim (no slope is measured: the test runs on a busy
 # machine too):
 #  - corecap stats-dump prints the shim's op counter (layout version 3):
-#    the header's ops=, each thread's and the total's last column, agreeing
+#    the header's ops=, each thread's and the total's ops column, agreeing
 #    with each other and with refbench's writes (+1, its metadata object); a version-2 copy of the
 #    same file prints '-' there, not 0;
+#  - and its reply counter (layout version 4), counted from the socket
+#    calls whether or not the daemon is annotated: the header's replies=,
+#    the threads' and the total's last column agree, and are the ops
+#    (each request refosd read got one reply); a version-3 copy prints
+#    '-' for replies and still its ops;
 #  - the lock's name as stat prints it (d.osd.big_lock) is a --site and
 #    stands for the site stat prints beside it, the same address as that
 #    FUNCTION+0xOFF and as the 0xADDR verify names; an unknown name is
@@ -28,25 +33,40 @@ writes=$(summary_value "$WORK/bench.out" "Total writes made")
 # stats-dump's op counter.
 "$CORECAP" stats-dump "$OSD_PID" >"$WORK/dump"
 hops=$(awk -F'\t' '$1 == "header" { for (i = 2; i <= NF; i++) if ($i ~ /^ops=/) print substr($i, 5) }' "$WORK/dump")
-tops=$(awk -F'\t' '$1 == "total" { print $NF }' "$WORK/dump")
-sops=$(awk -F'\t' '$1 == "thread" { s += $NF } END { print s + 0 }' "$WORK/dump")
-expect_eq "the '# thread' line names the last column ops" ops "$(awk -F'\t' '$1 == "# thread" { print $NF }' "$WORK/dump")"
+tops=$(awk -F'\t' '$1 == "total" { print $(NF - 1) }' "$WORK/dump")
+sops=$(awk -F'\t' '$1 == "thread" { s += $(NF - 1) } END { print s + 0 }' "$WORK/dump")
+expect_eq "the '# thread' line names the last two columns ops and replies" "ops replies" \
+	"$(awk -F'\t' '$1 == "# thread" { print $(NF - 1), $NF }' "$WORK/dump")"
 expect_eq "header ops= is the total line's ops" "$hops" "$tops"
 expect_eq "the threads' ops sum to the total (no thread exited)" "$tops" "$sops"
 expect_eq "the ops ended are refbench's $writes writes and its metadata object's" "$((writes + 1))" "$tops"
-"$CORECAP" stats-dump --copy "$WORK/v3" "$OSD_PID"
-# Version 2 is version 3 without the op counter: the same bytes with the version field at 2.
-python3 - "$WORK/v3" "$WORK/v2" <<'EOF'
+hrep=$(awk -F'\t' '$1 == "header" { for (i = 2; i <= NF; i++) if ($i ~ /^replies=/) print substr($i, 9) }' "$WORK/dump")
+trep=$(awk -F'\t' '$1 == "total" { print $NF }' "$WORK/dump")
+srep=$(awk -F'\t' '$1 == "thread" { s += $NF } END { print s + 0 }' "$WORK/dump")
+echo "stats-dump: ops $tops, replies $trep (header $hrep, threads $srep)"
+expect_eq "header replies= is the total line's replies" "$hrep" "$trep"
+expect_eq "the threads' replies sum to the total" "$trep" "$srep"
+expect_eq "every op refosd ended was one reply on its socket" "$tops" "$trep"
+"$CORECAP" stats-dump --copy "$WORK/v4" "$OSD_PID"
+# Version 3 is version 4 without the reply counter, version 2 is version 3
+# without the op counter: the same bytes with the version field set back.
+python3 - "$WORK/v4" "$WORK/v3" "$WORK/v2" <<'EOF'
 import struct, sys
 b = bytearray(open(sys.argv[1], "rb").read())
-assert struct.unpack_from("<I", b, 8)[0] == 3
-struct.pack_into("<I", b, 8, 2)
-open(sys.argv[2], "wb").write(b)
+assert struct.unpack_from("<I", b, 8)[0] == 4
+for v, out in ((3, sys.argv[2]), (2, sys.argv[3])):
+    struct.pack_into("<I", b, 8, v)
+    open(out, "wb").write(b)
 EOF
+"$CORECAP" stats-dump "$WORK/v3" >"$WORK/dump3"
+expect_true "a version-3 file: ops=$tops and replies=- in the header" \
+	grep -qP "^header\tversion=3\t.*\tops=$tops\treplies=-\$" "$WORK/dump3"
+expect_eq "... and '-' ending every thread and total line, after their ops" \
+	"$(grep -cP '^(thread|total)\t' "$WORK/dump3")" "$(grep -cP '^(thread|total)\t.*\t[0-9]+\t-$' "$WORK/dump3")"
 "$CORECAP" stats-dump "$WORK/v2" >"$WORK/dump2"
-expect_true "a version-2 file: ops=- in the header" grep -qP '^header\tversion=2\t.*\tops=-$' "$WORK/dump2"
-expect_eq "... and '-' ending every thread and total line" \
-	"$(grep -cP '^(thread|total)\t' "$WORK/dump2")" "$(grep -cP '^(thread|total)\t.*\t-$' "$WORK/dump2")"
+expect_true "a version-2 file: ops=- and replies=- in the header" grep -qP '^header\tversion=2\t.*\tops=-\treplies=-$' "$WORK/dump2"
+expect_eq "... and '-' in the last two columns of every thread and total line" \
+	"$(grep -cP '^(thread|total)\t' "$WORK/dump2")" "$(grep -cP '^(thread|total)\t.*\t-\t-$' "$WORK/dump2")"
 
 # The lock's name and site as stat prints them, during a benchmark.
 "$BIN/refbench" -p "$OSD_PORT" -t 8 -b 1 -d 3 --no-progress write >"$WORK/bench2.out" 2>&1 &

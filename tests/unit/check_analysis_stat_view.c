@@ -138,7 +138,8 @@ static int segment_of_version(uint32_t v)
 }
 
 /*
- * stat maps a segment of the versions it reads (2: no op counter; 3) and
+ * stat maps a segment of the versions it reads (2: no op counter; 3: no
+ * reply counter; 4) and
  * refuses the others with the version found, which it names.
  */
 START_TEST(segment_versions)
@@ -162,6 +163,7 @@ START_TEST(segment_versions)
 				 0);
 		ck_assert_uint_eq(seg_version, v);
 		ck_assert_int_eq(corecap_stats_has_ops(map), v >= 3);
+		ck_assert_int_eq(corecap_stats_has_replies(map), v >= 4);
 		munmap((void *)map, CORECAP_STATS_FILE_BYTES);
 	}
 }

@@ -70,11 +70,12 @@ START_TEST(foreign_or_damaged_files_are_rejected)
 END_TEST
 
 /*
- * Version 3 added the op counter where version 2 left zeros: both are
- * read, only 3 counts ops (a 2's zeros are "not counted"); 1 and 4 are
- * refused.
+ * Version 3 added the op counter where version 2 left zeros, version 4
+ * the reply counter where 3 left zeros: all three are read, 3 and 4
+ * count ops, only 4 counts replies (zeros of an older version are "not
+ * counted"); 1 and 5 are refused.
  */
-START_TEST(versions_2_and_3_are_read_and_only_3_counts_ops)
+START_TEST(versions_2_to_4_are_read_and_count_what_they_have)
 {
 	struct corecap_stats_header *h = make_file();
 	struct corecap_stats_thread *t = (void *)((char *)h + CORECAP_STATS_THREADS_OFFSET);
@@ -86,9 +87,25 @@ START_TEST(versions_2_and_3_are_read_and_only_3_counts_ops)
 	t[5].state = CORECAP_THREAD_EXITED;
 	t[5].ops = 4000;
 	t[6].ops = 50000; /* a free slot: never counted */
+	h->retired_replies = 200;
+	h->replies_unslotted = 10;
+	t[0].replies = 5;
+	t[5].replies = 7000;
+	t[6].replies = 90000;
+	ck_assert_uint_eq(h->version, 4);
 	ck_assert(corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
 	ck_assert(corecap_stats_has_ops(h));
 	ck_assert_uint_eq(corecap_stats_ops_total(h), 4123);
+	ck_assert(corecap_stats_has_replies(h));
+	ck_assert_uint_eq(corecap_stats_replies_total(h), 7215);
+	/* The replies sit after the ops, in what version 3 left reserved. */
+	ck_assert_uint_eq(offsetof(struct corecap_stats_thread, replies),
+			  offsetof(struct corecap_stats_thread, ops) + 8);
+	h->version = 3;
+	ck_assert(corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
+	ck_assert_uint_eq(corecap_stats_ops_total(h), 4123);
+	ck_assert(!corecap_stats_has_replies(h));
+	ck_assert_uint_eq(corecap_stats_replies_total(h), 0);
 	h->version = 2;
 	ck_assert(corecap_stats_valid(h, CORECAP_STATS_FILE_BYTES));
 	ck_assert(!corecap_stats_has_ops(h));
@@ -250,7 +267,7 @@ static Suite *suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, a_well_formed_file_is_valid);
 	tcase_add_test(tc, foreign_or_damaged_files_are_rejected);
-	tcase_add_test(tc, versions_2_and_3_are_read_and_only_3_counts_ops);
+	tcase_add_test(tc, versions_2_to_4_are_read_and_count_what_they_have);
 	tcase_add_test(tc, offsets_that_wrap_or_are_misaligned_are_rejected);
 	tcase_add_test(tc, entries_are_found_by_offset_and_stride);
 	tcase_add_test(tc, totals_add_retired_and_every_used_slot);

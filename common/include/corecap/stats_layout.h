@@ -67,17 +67,19 @@
 #include "run_format.h"
 
 #define CORECAP_STATS_MAGIC   UINT64_C(0x3174617473706363) /* "ccpstat1" read as bytes */
-#define CORECAP_STATS_VERSION 3
+#define CORECAP_STATS_VERSION 4
 /*
  * The oldest version this header reads. Version 2 is version 3 without
  * the op counter (thread.ops, header.retired_ops and ops_unslotted, the
  * ANNOTATED flag: zero there), so a reader takes both and asks
- * corecap_stats_has_ops() before it speaks of ops; version 1 had four I/O
- * classes and 192-byte slots and is refused.
+ * corecap_stats_has_ops() before it speaks of ops; version 3 is version 4
+ * without the reply counter (thread.replies, header.retired_replies and
+ * replies_unslotted: zero there; corecap_stats_has_replies()); version 1
+ * had four I/O classes and 192-byte slots and is refused.
  */
 #define CORECAP_STATS_VERSION_OLDEST 2
 
-/* Table sizes of versions 2 and 3; a reader takes the actual ones from the header. */
+/* Table sizes of versions 2 to 4; a reader takes the actual ones from the header. */
 #define CORECAP_STATS_MAX_SITES	   2048
 #define CORECAP_STATS_MAX_THREADS  1024
 #define CORECAP_STATS_MAX_LOCKS	   4096
@@ -154,7 +156,19 @@ struct corecap_stats_thread {
 	 * 2's offsets; an exited slot's ops fold into header.retired_ops.
 	 */
 	uint64_t ops;
-	uint8_t reserved_[448 - 56 - sizeof(struct corecap_stats_counters)];
+	/*
+	 * Version 4: replies this thread wrote, counted whether or not the
+	 * daemon is annotated: a write, send or sendmsg that moved bytes on
+	 * a socket on which a read, recv or recvmsg moved bytes since the
+	 * socket's previous reply (the shim's fd table keeps that one bit
+	 * per descriptor). It is the end of an op by the rule with which the
+	 * analysis detects the ops of a daemon that marks none
+	 * (analysis/model/net_ops.h), without that rule's timing and framing
+	 * refinements. Its own adds (plain, as the counters'); an exited
+	 * slot's replies fold into header.retired_replies.
+	 */
+	uint64_t replies;
+	uint8_t reserved_[448 - 64 - sizeof(struct corecap_stats_counters)];
 };
 
 /*
@@ -290,6 +304,10 @@ struct corecap_stats_header {
 	 */
 	uint64_t retired_ops;
 	uint64_t ops_unslotted;
+
+	/* Version 4, the reply counter (with thread.replies), as the two above. */
+	uint64_t retired_replies;
+	uint64_t replies_unslotted;
 };
 
 /*
@@ -351,7 +369,7 @@ _Static_assert(CORECAP_STATS_CONTROL_OFFSET + sizeof(struct corecap_stats_contro
 		       CORECAP_STATS_HEADER_BYTES,
 	       "control fits the header page");
 
-/* Layout of version 3 (and 2) as the shim writes it. */
+/* Layout of version 4 (and 3 and 2) as the shim writes it. */
 #define CORECAP_STATS_SITES_OFFSET ((uint64_t)CORECAP_STATS_HEADER_BYTES)
 #define CORECAP_STATS_THREADS_OFFSET                                                               \
 	(CORECAP_STATS_SITES_OFFSET +                                                              \
@@ -503,6 +521,34 @@ static inline uint64_t corecap_stats_ops_total(const void *buf)
 
 		if (t->state != CORECAP_THREAD_FREE)
 			n += t->ops;
+	}
+	return n;
+}
+
+/* Does the file (valid) count replies? Versions 2 and 3 have no reply counter. */
+static inline bool corecap_stats_has_replies(const void *buf)
+{
+	return ((const struct corecap_stats_header *)buf)->version >= 4;
+}
+
+/*
+ * The replies the process wrote since the file was created (see
+ * thread.replies): retired slots', threads without a slot, every slot in
+ * use. 0 before version 4. buf must be valid.
+ */
+static inline uint64_t corecap_stats_replies_total(const void *buf)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+	uint64_t n;
+
+	if (!corecap_stats_has_replies(buf))
+		return 0;
+	n = h->retired_replies + h->replies_unslotted;
+	for (uint32_t i = 0; i < h->max_threads; i++) {
+		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
+
+		if (t->state != CORECAP_THREAD_FREE)
+			n += t->replies;
 	}
 	return n;
 }
