@@ -144,6 +144,58 @@ START_TEST(other_versions_and_no_hosts_are_refused)
 }
 END_TEST
 
+/*
+ * A host's clock as a map (corecap_hosts_align): 37.5 s ahead at 1 s,
+ * 300 ns more at 4 s (0.1 ppm); each aligned time within the larger
+ * bound between the estimates, the drift's bound (7000 ns over 3 s)
+ * beyond; a drift no clock has, and an estimate alone, give none.
+ */
+START_TEST(a_hosts_clock_maps_its_times)
+{
+	struct hosts_run m;
+	struct hosts_align a;
+	char *err = NULL;
+
+	write_manifest(
+		HEAD "\"hosts\": [{\"name\": \"b\", \"status\": \"complete\", \"clock\": {"
+		     "\"start\": {\"offset_ns\": 37500000000, \"bound_ns\": 3000, \"at_ns\": "
+		     "1000000000},"
+		     " \"end\": {\"offset_ns\": 37500000300, \"bound_ns\": 4000, \"at_ns\": "
+		     "4000000000}}},"
+		     " {\"name\": \"c\", \"status\": \"complete\", \"clock\": {"
+		     "\"start\": {\"offset_ns\": -5, \"bound_ns\": 9, \"at_ns\": 1000000000},"
+		     " \"end\": {\"offset_ns\": 3000000, \"bound_ns\": 9, \"at_ns\": 1000000001}}},"
+		     " {\"name\": \"d\", \"status\": \"complete\", \"clock\": {"
+		     "\"start\": {\"offset_ns\": -12250000000, \"bound_ns\": 50}}},"
+		     " {\"name\": \"e\", \"status\": \"failed\"}]}");
+	ck_assert_int_eq(corecap_hosts_run_open(&m, dir, &err), 0);
+	ck_assert_uint_eq(m.n_hosts, 4);
+	corecap_hosts_align_init(&a, &m.hosts[0]);
+	ck_assert(a.valid && a.has_drift);
+	ck_assert_double_eq_tol(a.drift * 1e6, 0.1, 1e-9);
+	/* At 2.5 s the offset is 37.5 s + 150 ns: both ways, to the ns. */
+	ck_assert_int_eq(corecap_hosts_align_to_rec(&a, 40000000150ull), 2500000000);
+	ck_assert_int_eq(corecap_hosts_align_to_host(&a, 2500000000), 40000000150);
+	ck_assert_int_eq(corecap_hosts_align_to_rec(&a, 38500000000ull), 1000000000);
+	ck_assert_uint_eq(corecap_hosts_align_bound(&a, 2500000000), 4000);
+	/* 1 s past either estimate: 1 s of the drift's bound more. */
+	ck_assert_uint_eq(corecap_hosts_align_bound(&a, 5000000000), 4000 + 2334);
+	ck_assert_uint_eq(corecap_hosts_align_bound(&a, 0), 4000 + 2334);
+	/* 3 ms in 1 ns: a damaged manifest's, no drift. */
+	corecap_hosts_align_init(&a, &m.hosts[1]);
+	ck_assert(a.valid && !a.has_drift);
+	ck_assert_int_eq(corecap_hosts_align_to_rec(&a, 1000000000 - 5), 1000000000);
+	ck_assert_uint_eq(corecap_hosts_align_bound(&a, 0), 9);
+	corecap_hosts_align_init(&a, &m.hosts[2]);
+	ck_assert(a.valid && !a.has_drift && a.drift == 0);
+	ck_assert_int_eq(corecap_hosts_align_to_rec(&a, 7750000000ull), 20000000000);
+	ck_assert_int_eq(corecap_hosts_align_to_host(&a, 20000000000), 7750000000);
+	corecap_hosts_align_init(&a, &m.hosts[3]);
+	ck_assert(!a.valid);
+	corecap_hosts_run_close(&m);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analysis_hosts_run");
@@ -153,6 +205,7 @@ int main(void)
 	tcase_add_test(tc, its_hosts_and_clocks_are_read);
 	tcase_add_test(tc, names_that_leave_the_run_are_refused);
 	tcase_add_test(tc, other_versions_and_no_hosts_are_refused);
+	tcase_add_test(tc, a_hosts_clock_maps_its_times);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
