@@ -14,3 +14,11 @@ add_dependencies(lock_pair corecap-preload)
 add_library(passthru_preload SHARED ${CMAKE_CURRENT_SOURCE_DIR}/passthru_preload.c)
 set_target_properties(passthru_preload PROPERTIES C_VISIBILITY_PRESET hidden)
 target_include_directories(passthru_preload PRIVATE ${CMAKE_SOURCE_DIR}/preload)
+
+# io_pair: ns per request and reply over a socket pair in one thread, bare
+# and under one or two shims side by side (the reply counter's cost:
+# docs/shim.md, "Reply counter"). A benchmark, not a test.
+add_executable(io_pair ${CMAKE_CURRENT_SOURCE_DIR}/io_pair.c)
+target_compile_definitions(io_pair PRIVATE
+	CORECAP_PRELOAD_LIB="$<TARGET_FILE:corecap-preload>")
+add_dependencies(io_pair corecap-preload)
