@@ -582,6 +582,13 @@ static bool host_part_open(const struct export_opts *o, struct host_part *p, int
 	p->w1 = p->run.manifest.window_end_ns;
 	p->r0 = corecap_hosts_align_to_rec(&p->a, p->w0);
 	p->r1 = corecap_hosts_align_to_rec(&p->a, p->w1);
+	/* A damaged manifest's clock may put it anywhere: no sum may overflow. */
+	if (p->r0 < 0 || p->r1 <= p->r0 || p->r1 > (int64_t)1 << 62) {
+		corecap_warn("host '%s' is left out: its clock puts its window outside any time "
+			     "line (%+" PRId64 " ns offset)",
+			     h->name, p->a.offset_ns);
+		return false;
+	}
 	snprintf(p->name, sizeof(p->name), "%s: %s (pid %d)", h->name,
 		 p->run.manifest.comm ? p->run.manifest.comm : h->comm, p->run.manifest.pid);
 	return true;
