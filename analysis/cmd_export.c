@@ -81,7 +81,8 @@ struct export_opts {
 	const char *process_name;
 	/* Another host's run: where its span starts on the recording host's
 	 * time line, its rate, its process id there (chrome_trace.h). */
-	double shift_us, rate;
+	int64_t shift_ns;
+	double rate;
 	int32_t shown_pid;
 };
 
@@ -410,7 +411,7 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 	corecap_export_build_init(&b, run, o->run, &t, start_ns, end_ns,
 				  (uint64_t)o->bin_ms * 1000000, &interrupted);
 	b.keep_profiler = o->keep_profiler;
-	t.shift_us = o->shift_us;
+	t.shift_ns = o->shift_ns;
 	t.rate = o->rate > 0 ? o->rate : 1;
 	t.shown_pid = o->shown_pid;
 	if (ret)
@@ -612,7 +613,7 @@ static int host_part_export(const struct export_opts *o, struct host_part *p, in
 	sub.run_end_ns = he;
 	sub.from_s = 0;
 	sub.to_s = -1;
-	sub.shift_us = (double)(corecap_hosts_align_to_rec(&p->a, hs) - zero) / 1e3;
+	sub.shift_ns = corecap_hosts_align_to_rec(&p->a, hs) - zero;
 	sub.rate = 1 / (1 + p->a.drift);
 	sub.shown_pid = p->shown_pid;
 	mem = open_memstream(&buf, &len);

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,16 +117,25 @@ static struct chrome_thread *thread(struct chrome_trace *t, int32_t tid)
  */
 #define META_CAT "\"cat\":\"__metadata\","
 
-static double us(const struct chrome_trace *t, uint64_t ts)
+/* ts on the trace's time line, in whole ns from time 0. */
+static int64_t line_ns(const struct chrome_trace *t, uint64_t ts)
 {
-	return ts <= t->start_ns ? t->shift_us
-				 : (double)(ts - t->start_ns) / 1e3 * t->rate + t->shift_us;
+	uint64_t d = ts <= t->start_ns ? 0 : ts - t->start_ns;
+
+	if (t->rate != 1)
+		d = (uint64_t)llround((double)d * t->rate);
+	return t->shift_ns + (int64_t)d;
 }
 
-/* A span's length in microseconds of the trace's time line. */
+static double us(const struct chrome_trace *t, uint64_t ts)
+{
+	return (double)line_ns(t, ts) / 1e3;
+}
+
+/* A span's length in microseconds of the trace's time line (from >= start_ns). */
 static double dur_us(const struct chrome_trace *t, uint64_t from, uint64_t to)
 {
-	return (double)(to - from) / 1e3 * t->rate;
+	return (double)(line_ns(t, to) - line_ns(t, from)) / 1e3;
 }
 
 /* The daemon's process id in the document. */

@@ -53,12 +53,15 @@ struct chrome_trace {
 	uint64_t start_ns, end_ns; /* the window; start_ns is time 0 */
 	/*
 	 * Another host's run on the recording host's time line (a run of
-	 * several hosts, docs/hosts.md): start_ns is at shift_us, and its
-	 * times pass at rate (1 / (1 + drift)) of the recording host's;
-	 * events go to process shown_pid (0: pid), which keeps the pids of
-	 * two hosts' daemons apart. Set after init (defaults 0, 1, 0).
+	 * several hosts, docs/hosts.md): start_ns is at shift_ns, and its
+	 * times pass at rate (1 / (1 + drift)) of the recording host's, each
+	 * moved to a whole ns before it is written, so that slices which
+	 * tile still tile; events go to process shown_pid (0: pid), which
+	 * keeps the pids of two hosts' daemons apart. Set after init
+	 * (defaults 0, 1, 0).
 	 */
-	double shift_us, rate;
+	int64_t shift_ns;
+	double rate;
 	int32_t shown_pid;
 	bool started;
 	chrome_namer_fn namer;

@@ -247,6 +247,10 @@ for h in od["hosts"]:
     print("inside", n, outside)
 PY
 cat whole.trace.check
+rc=0
+python3 "$CORECAP_SRC/tests/e2e/flame_chrome_check.py" whole.trace.json >whole.trace.rules 2>&1 || rc=$?
+cat whole.trace.rules
+expect_eq "export run: the trace keeps the JSON importers' rules (flame_chrome_check.py: slices that tile still tile once moved)" 0 "$rc"
 expect_eq "export run: a process per host" "b c" "$(sed -n 's/^hosts //p' whole.trace.check)"
 u=$(sed -n 's/^uncertainty //p' whole.trace.check)
 expect_calc "export run: the alignment's uncertainty stated, under 50 us ($u ns)" "$u > 0 && $u < 50000"
