@@ -251,6 +251,16 @@ rc=0
 python3 "$CORECAP_SRC/tests/e2e/flame_chrome_check.py" whole.trace.json >whole.trace.rules 2>&1 || rc=$?
 cat whole.trace.rules
 expect_eq "export run: the trace keeps the JSON importers' rules (flame_chrome_check.py: slices that tile still tile once moved)" 0 "$rc"
+# A third importer, where installed (scripts/install-deps-browser): it models every event.
+if command -v node >/dev/null && [ -d "$CORECAP_SRC/tests/e2e/js/node_modules/@tracerbench/trace-model" ]; then
+	rc=0
+	node "$CORECAP_SRC/tests/e2e/flame_trace_model.js" whole.trace.json >whole.model.json || rc=$?
+	expect_eq "export run: @tracerbench/trace-model imports it: a process per pid of the file (the hosts' daemons, their kernel states), every thread named" \
+		"0 $(json whole.trace.json "len(set(e['pid'] for e in d['traceEvents']))") True" \
+		"$rc $(json whole.model.json "d['processes'], d['threads'] == d['named_threads']" | tr -d "(),")"
+else
+	echo "not checked: @tracerbench/trace-model's import (node or tests/e2e/js/node_modules absent)"
+fi
 expect_eq "export run: a process per host" "b c" "$(sed -n 's/^hosts //p' whole.trace.check)"
 u=$(sed -n 's/^uncertainty //p' whole.trace.check)
 expect_calc "export run: the alignment's uncertainty stated, under 50 us ($u ns)" "$u > 0 && $u < 50000"
