@@ -304,8 +304,8 @@ for h in b c; do
 		f=whole.folded what="flame run"
 		[ $k = op ] && f=whole.op.folded what="flame --kind op run"
 		expect_eq "$what: host $h's subtotal is flame run:$h's total" \
-			"$(awk '{ s += $NF } END { print s }' "$h.$k.folded")" \
-			"$(awk -v h="$h" 'index($0, h ";") == 1 { s += $NF } END { print s }' "$f")"
+			"$(awk '{ s += $NF } END { printf "%.0f\n", s }' "$h.$k.folded")" \
+			"$(awk -v h="$h" 'index($0, h ";") == 1 { s += $NF } END { printf "%.0f\n", s }' "$f")"
 	done
 	expect_true "flame --svg run: a frame for host $h" grep -q "<title>$h (" whole.svg
 done
