@@ -425,8 +425,10 @@ static int export_chrome(const struct export_opts *o, struct run *run, FILE *out
 		corecap_error("cannot write %s: %s", o->output ? o->output : "the output",
 			      strerror(-ret));
 	else
-		corecap_note("export: %" PRIu64 " trace events written, %" PRIu64
+		/* A part of a run of several: which one. */
+		corecap_note("export: %s%s%" PRIu64 " trace events written, %" PRIu64
 			     " outside the window left out%s",
+			     o->process_name ? o->process_name : "", o->process_name ? ": " : "",
 			     t.events_written, t.events_outside,
 			     t.events_profiler ? ", and the profiler's threads' (--keep-profiler "
 						 "keeps them)"
