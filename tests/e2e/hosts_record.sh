@@ -245,12 +245,44 @@ for h in od["hosts"]:
     outside = sum(1 for a in mine if a["ph"] != "M" and not
                   (top["start_ns"] - 5e8 <= zero + a["ts"] * 1e3 <= top["end_ns"] + 5e8))
     print("inside", n, outside)
+    # The X slices' nesting as flame_chrome_check.py judges it (1 ns of
+    # slack): moving a host's slices may not break one more.
+    def broken(evs):
+        per = {}
+        for e in evs:
+            if e["ph"] == "X":
+                per.setdefault((e["pid"], e["tid"]), []).append((e["ts"], -e["dur"]))
+        bad = 0
+        for xs in per.values():
+            xs.sort()
+            ends = []
+            for ts, negdur in xs:
+                while ends and ends[-1] <= ts + 0.001:
+                    ends.pop()
+                if ends and ts - negdur > ends[-1] + 0.001:
+                    bad += 1
+                ends.append(ts - negdur)
+        return bad
+    print("nesting", n, broken(mine), broken(alone))
 PY
 cat whole.trace.check
-rc=0
+# The importers' rules (flame_chrome_check.py), where each host's own
+# export keeps them: once here, at a load of 10, a refosd thread's slices
+# in the whole trace overlapped by tens of us to 257 ms, which one shift
+# per host cannot make (the host's own export was not kept to see); the
+# nesting is compared with the host's own export in every case, above.
+rc=0 own=0
+for h in b c; do
+	python3 "$CORECAP_SRC/tests/e2e/flame_chrome_check.py" "$h.trace.json" >"$h.trace.rules" 2>&1 ||
+		{ own=1; echo "export run:$h itself breaks the importers' rules:"; head -n 5 "$h.trace.rules"; }
+done
 python3 "$CORECAP_SRC/tests/e2e/flame_chrome_check.py" whole.trace.json >whole.trace.rules 2>&1 || rc=$?
 cat whole.trace.rules
-expect_eq "export run: the trace keeps the JSON importers' rules (flame_chrome_check.py: slices that tile still tile once moved)" 0 "$rc"
+if [ "$own" = 0 ]; then
+	expect_eq "export run: the trace keeps the JSON importers' rules (flame_chrome_check.py: slices that tile still tile once moved)" 0 "$rc"
+else
+	echo "not checked: the whole trace against flame_chrome_check.py (a host's own export breaks it; the nesting is compared below)"
+fi
 # A third importer, where installed (scripts/install-deps-browser): it models every event.
 if command -v node >/dev/null && [ -d "$CORECAP_SRC/tests/e2e/js/node_modules/@tracerbench/trace-model" ]; then
 	rc=0
@@ -276,6 +308,8 @@ for h in b c; do
 		"$err <= $unc + 2"
 	expect_eq "export run: host $h's events within the recording window (+- 0.5 s)" 0 \
 		"$(sed -n "s/^inside $h //p" whole.trace.check)"
+	read -r _ _ n_whole n_alone < <(grep "^nesting $h " whole.trace.check)
+	expect_eq "export run: host $h's slices nest as in export run:$h (its overlaps: $n_alone)" "$n_alone" "$n_whole"
 done
 # Two hosts' daemons with one PID (each host counts its own): a copy of
 # the run whose host c holds host b's run. Each keeps its own process.
