@@ -725,6 +725,12 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 		he = corecap_hosts_align_to_host(&p[i].a, e);
 		hs = hs > (int64_t)p[i].w0 ? hs : (int64_t)p[i].w0;
 		he = he < (int64_t)p[i].w1 ? he : (int64_t)p[i].w1;
+		/* The whole span: each host's whole window, not its ends mapped there
+		 * and back (a ns off by rounding would leave an event out). */
+		if (o->from_s == 0 && o->to_s < 0) {
+			hs = (int64_t)p[i].w0;
+			he = (int64_t)p[i].w1;
+		}
 		if (hs >= he) {
 			corecap_note("host '%s': its window has no part in the span exported",
 				     p[i].h->name);
