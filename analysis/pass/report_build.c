@@ -11,10 +11,10 @@
 #include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
-#include "build/kernel_attrib.h"
-#include "build/report_quality.h"
-#include "build/thread_origin.h"
 #include "model/lines.h"
+#include "pass/kernel_attrib.h"
+#include "pass/report_quality.h"
+#include "pass/thread_origin.h"
 #include "read/ctf_reader.h"
 #include "read/trace_pipe.h"
 #include "read/thread_samples.h"
