@@ -73,8 +73,7 @@ END_TEST
  * first, and the components (collector and analysis are peers; the
  * benchmarks and the command line above them). */
 #define LAYERS                                                                                     \
-	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/pass,"        \
-	"analysis/build "                                                                          \
+	"--layers analysis/util,analysis/model,analysis/read,analysis/render,analysis/pass "       \
 	"--layers common,tracepoints,preload,collector+analysis,bench+cli"
 
 START_TEST(an_include_against_the_layers_is_named)

@@ -11,10 +11,10 @@
 #include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
-#include "build/kernel_attrib.h"
-#include "build/report_quality.h"
-#include "build/thread_origin.h"
 #include "model/lines.h"
+#include "pass/kernel_attrib.h"
+#include "pass/report_quality.h"
+#include "pass/thread_origin.h"
 #include "read/ctf_reader.h"
 #include "read/trace_pipe.h"
 #include "read/thread_samples.h"
@@ -360,32 +360,53 @@ static int trace_or_partial(struct report_build *j)
 	return ret;
 }
 
-/* RUN/kernel/: exact thread states and the futex lock table. */
-static int read_kernel(struct report_build *j)
+/*
+ * The kernel models' row of the pass, fed every record: by the trace's
+ * pass with the critical path (compose), or else in a pass of the records
+ * alone, loaded now when the trace's pass had no window to load them with,
+ * from an empty futex lock table when that pass was cut short. 0; 1 when
+ * the run has no kernel/events.bin; a negative errno with *err.
+ */
+static int pass_kernel(struct report_build *j, char **err)
 {
-	const struct kernel_quality *k = &j->kernel;
-	char *err = NULL;
 	int ret;
 
-	if (j->has_kpass && !j->pass.fed_all) {
-		/* A pass cut short: read the records again, from an empty lock table. */
+	if (j->has_kpass && j->pass.fed_all)
+		return 0;
+	if (j->has_kpass) {
 		corecap_kernel_pass_release(&j->kpass);
 		j->has_kpass = false;
 		corecap_lock_table_release(&j->model.futex_locks);
 		corecap_lock_table_init(&j->model.futex_locks);
 	}
-	if (j->has_kpass) {
+	if (!j->has_krecs) {
+		corecap_kernel_reader_init(&j->krecs);
+		ret = corecap_kernel_reader_load(&j->krecs, j->run->dir, j->model.ws, j->model.we,
+						 err);
+		if (ret) {
+			corecap_kernel_reader_release(&j->krecs);
+			return ret == -ENOENT ? 1 : ret;
+		}
+		j->has_krecs = true;
+	}
+	ret = corecap_kernel_pass_alone(&j->kpass, &j->model, &j->krecs,
+					j->run->has_sym ? &j->run->sym : NULL, j->run->dir, err);
+	j->has_kpass = ret == 0;
+	return ret;
+}
+
+/* RUN/kernel/: exact thread states and the futex lock table. */
+static int read_kernel(struct report_build *j)
+{
+	const struct kernel_quality *k = &j->kernel;
+	char *err = NULL;
+	int ret = pass_kernel(j, &err);
+
+	if (!ret) {
 		j->has_kpass = false;
 		ret = corecap_kernel_attrib_passed(&j->model, &j->kpass, &j->krecs, j->run->dir,
 						   &j->kernel, &err);
-	} else if (j->has_krecs)
-		ret = corecap_kernel_attrib_loaded(&j->model, &j->krecs, j->run->dir,
-						   j->run->has_sym ? &j->run->sym : NULL,
-						   &j->kernel, &err);
-	else
-		ret = corecap_kernel_attrib(&j->model, j->run->dir,
-					    j->run->has_sym ? &j->run->sym : NULL, &j->kernel,
-					    &err);
+	}
 	drop_records(j);
 	if (ret == 1) {
 		/* Absent: missing only where the manifest says it was recorded (read/run.h). */

@@ -1,13 +1,13 @@
 /*
  * hosts_build: a run of several hosts (read/hosts_run.h) into the struct
  * hosts_report its renderers read (render/hosts_report.h): each host's
- * run built as any run (build/report_build.h), then the system's verdict:
+ * run built as any run (pass/report_build.h), then the system's verdict:
  * the host whose daemon binds first.
  */
 #ifndef CORECAP_HOSTS_BUILD_H
 #define CORECAP_HOSTS_BUILD_H
 
-#include "build/report_build.h"
+#include "pass/report_build.h"
 #include "read/hosts_run.h"
 #include "render/hosts_report.h"
 

@@ -4,7 +4,7 @@
  * (unfinished, begun before the trace, broken annotation sequences, ended
  * on another thread), the benchmark's failure, conservation, and the
  * symbolizer's problems. The sources' own warnings (threads.tsv, stats,
- * kernel, Ceph) are build/report_build's, said where each is read.
+ * kernel, Ceph) are pass/report_build's, said where each is read.
  */
 #ifndef CORECAP_REPORT_QUALITY_H
 #define CORECAP_REPORT_QUALITY_H

@@ -3,7 +3,7 @@
  * kernel source's, RUN/kernel/ alone) into `corecap stat`'s kernel view:
  * read by read/kernel_reader, modelled by model/kernel_states and
  * model/futex_locks as the report does (the waits' sites from the sampled
- * stacks, build/kernel_attrib's), named by the symbolizer over the
+ * stacks, pass/kernel_attrib's), named by the symbolizer over the
  * daemon's maps, into model/stat_kernel_interval.h's figures.
  */
 #ifndef CORECAP_BUILD_STAT_KERNEL_BUILD_H

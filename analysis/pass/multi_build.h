@@ -1,7 +1,7 @@
 /*
  * multi_build: a run of several daemons (read/multi_run.h) into the
  * struct multi_report its renderers read (render/multi_report.h): each
- * daemon's run built as any run (build/report_build.h), then the merged
+ * daemon's run built as any run (pass/report_build.h), then the merged
  * view: the pools of one name summed across daemons, the daemons' cores
  * summed, the box's busy and idle cores, and what caps the box (its cores
  * when at least MULTI_BOX_CORES_BUSY of them were busy, else the most
@@ -10,7 +10,7 @@
 #ifndef CORECAP_MULTI_BUILD_H
 #define CORECAP_MULTI_BUILD_H
 
-#include "build/report_build.h"
+#include "pass/report_build.h"
 #include "read/multi_run.h"
 #include "render/multi_report.h"
 

@@ -36,8 +36,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "build/report_build.h"
 #include "model/flame_stacks.h"
+#include "pass/report_build.h"
 #include "read/pprof_names.h"
 #include "read/run.h"
 #include "read/symbolizer.h"

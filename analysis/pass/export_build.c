@@ -9,7 +9,7 @@
 #include <corecap/diag.h>
 #include <corecap/run_format.h>
 
-#include "build/kernel_chrome.h"
+#include "pass/kernel_chrome.h"
 #include "read/ctf_reader.h"
 #include "read/thread_samples.h"
 #include "read/thread_series.h"

@@ -20,7 +20,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "build/op_detect.h"
+#include "pass/op_detect.h"
 #include "read/run.h"
 #include "render/chrome_trace.h"
 

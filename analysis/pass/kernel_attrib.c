@@ -189,39 +189,19 @@ int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
 	return 0;
 }
 
-int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
-				 const char *run_dir, struct symbolizer *sym,
-				 struct kernel_quality *out, char **err)
+int corecap_kernel_pass_alone(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
+			      struct symbolizer *sym, const char *run_dir, char **err)
 {
-	struct kernel_pass p;
 	struct pass_consumer c;
 	int ret;
 
 	/* A pass of the records alone, its table the states and futex locks. */
-	corecap_kernel_pass_init(&p, m, k, sym);
-	c = corecap_kernel_pass_consumer(&p);
+	corecap_kernel_pass_init(p, m, k, sym);
+	c = corecap_kernel_pass_consumer(p);
 	ret = corecap_pass_run_records(k, &c, 1);
 	if (ret) {
-		corecap_kernel_pass_release(&p);
-		*out = (struct kernel_quality){0};
+		corecap_kernel_pass_release(p);
 		return model_error(err, run_dir, ret);
 	}
-	return corecap_kernel_attrib_passed(m, &p, k, run_dir, out, err);
-}
-
-int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,
-			  struct kernel_quality *out, char **err)
-{
-	struct kernel_reader k;
-	int ret;
-
-	*out = (struct kernel_quality){0};
-	corecap_kernel_reader_init(&k);
-	ret = corecap_kernel_reader_load(&k, run_dir, m->ws, m->we, err);
-	if (ret == -ENOENT)
-		ret = 1;
-	else if (!ret)
-		ret = corecap_kernel_attrib_loaded(m, &k, run_dir, sym, out, err);
-	corecap_kernel_reader_release(&k);
-	return ret;
+	return 0;
 }

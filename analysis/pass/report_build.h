@@ -16,9 +16,6 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "build/ceph_attrib.h"
-#include "build/kernel_attrib.h"
-#include "build/report_symbols.h"
 #include "model/ceiling.h"
 #include "model/ceph_critical.h"
 #include "model/ceph_sampled.h"
@@ -31,8 +28,11 @@
 #include "model/profiler_own.h"
 #include "model/projection.h"
 #include "model/stack_class.h" /* CORECAP_DEFAULT_LOG_SYMBOLS */
+#include "pass/ceph_attrib.h"
 #include "pass/consumers.h"
+#include "pass/kernel_attrib.h"
 #include "pass/pass.h"
+#include "pass/report_symbols.h"
 #include "read/kernel_reader.h"
 #include "read/ceph_files.h"
 #include "read/run.h"
@@ -51,7 +51,7 @@ struct report_opts {
 	enum report_ops ops;	 /* where ops come from: --ops */
 	enum lock_sort lock_sort; /* the lock tables' order (model/lock_rows.h) */
 	/* A scale run's fit the projection takes past the run's cores
-	 * (build/scale_build.h, found by the command); NULL: none. */
+	 * (pass/scale_build.h, found by the command); NULL: none. */
 	const struct scaling_fit *scale_fit;
 	const char *scale_dir; /* where it was measured */
 };

@@ -11,11 +11,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "build/ceph_op_stacks.h"
-#include "build/report_quality.h"
 #include "model/lock_table.h"
 #include "model/op_table.h"
 #include "model/lines.h"
+#include "pass/ceph_op_stacks.h"
+#include "pass/report_quality.h"
 #include "read/gperf_profile.h"
 #include "read/thread_samples.h"
 #include "read/wall_samples.h"

@@ -20,29 +20,18 @@
 #include "read/kernel_reader.h"
 #include "read/symbolizer.h"
 
-/*
- * Reads RUN/kernel/ and fills the model (m->src.kernel and m->src.futex
- * set). 0; 1 when the run has no kernel/events.bin; a negative errno with
- * *err (malloc'd, naming the file) when it is unreadable or invalid.
- */
-int corecap_kernel_attrib(struct model *m, const char *run_dir, struct symbolizer *sym,
-			  struct kernel_quality *out, char **err);
-/* The same from records already loaded (the report loads them before the
- * trace), in a pass of their own; 0 or a negative errno with *err. */
-int corecap_kernel_attrib_loaded(struct model *m, const struct kernel_reader *k,
-				 const char *run_dir, struct symbolizer *sym,
-				 struct kernel_quality *out, char **err);
-
 struct kernel_wait_stack_ctx {
 	const struct kernel_reader *k;
 	struct symbolizer *sym;
 };
 /*
- * The same as a consumer of the analysis pass (pass/pass.h), which feeds
- * it with the critical path, so that the records are read once: init once
- * the model has its window, add corecap_kernel_pass_consumer to the pass's
- * table, then corecap_kernel_attrib_passed (which releases it) once every
- * record was fed, or corecap_kernel_pass_release when not.
+ * The thread states and the futex lock table as a consumer of the analysis
+ * pass (pass/pass.h), which feeds it with the critical path, so that the
+ * records are read once: init once the model has its window, add
+ * corecap_kernel_pass_consumer to the pass's table, then
+ * corecap_kernel_attrib_passed (which releases it) once every record was
+ * fed, or corecap_kernel_pass_release when not (and
+ * corecap_kernel_pass_alone then).
  */
 struct kernel_pass {
 	struct kernel_wait_stack_ctx sc;
@@ -64,6 +53,15 @@ int corecap_kernel_pass_init_on(struct kernel_pass *p, struct model *m,
 int corecap_kernel_pass_consume(void *p, const struct corecap_krec *r);
 /* Its row of the pass's table (on_krec). */
 struct pass_consumer corecap_kernel_pass_consumer(struct kernel_pass *p);
+/* p initialized and fed every record of k in a pass of their own (the
+ * records alone: a report whose trace's pass fed none, or not all); 0, or
+ * a negative errno with *err (malloc'd, naming the run's kernel directory)
+ * and p released. */
+int corecap_kernel_pass_alone(struct kernel_pass *p, struct model *m, const struct kernel_reader *k,
+			      struct symbolizer *sym, const char *run_dir, char **err);
+/* The states and futex locks of a pass that fed every record into the
+ * model (m->src.kernel and m->src.futex set), releasing p; 0, or a
+ * negative errno with *err. */
 int corecap_kernel_attrib_passed(struct model *m, struct kernel_pass *p,
 				 const struct kernel_reader *k, const char *run_dir,
 				 struct kernel_quality *out, char **err);
