@@ -45,6 +45,12 @@
  *    killed collector leaves a file readable up to its last record;
  *  - every lost record is counted (stats.lost_total, per CPU, and LOST
  *    records in the file); stats.complete is false when any was lost.
+ *
+ * Its parts: kernel_source.c (init, start, the reader thread, stop,
+ * release), kernel_perf.h (the perf_event_open producer), kernel_bpf_drain.h
+ * (the eBPF ring's drain), kernel_writer.h (the records), kernel_stacks.h
+ * (the stack copies, their rate bounds and their unwinding), kernel_tids.h
+ * (the target's threads); kernel_state.h holds what they share.
  */
 #ifndef CORECAP_COLLECTOR_KERNEL_EVENTS_H
 #define CORECAP_COLLECTOR_KERNEL_EVENTS_H
