@@ -1,7 +1,7 @@
 /*
  * struct corecap_kernel_bpf: the kernel source's eBPF producer. It loads
  * collector/kernel_bpf.bpf.c (built into corecap as a libbpf skeleton)
- * for one process and drains its ring buffer; kernel_events.c turns the
+ * for one process and drains its ring buffer; kernel_bpf_drain.c turns the
  * records into the run directory's (docs/architecture.md says why there
  * are two producers, docs/events.md what each costs).
  *

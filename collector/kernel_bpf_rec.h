@@ -2,7 +2,7 @@
  * kernel_bpf_rec.h: the records the kernel source's eBPF programs
  * (collector/kernel_bpf.bpf.c) hand to the collector (collector/
  * kernel_bpf.c) through their BPF ring buffer. Internal to the collector:
- * kernel_events.c turns each into the run directory's own records
+ * kernel_bpf_drain.c turns each into the run directory's own records
  * (corecap/kernel_format.h), as it does perf's samples.
  *
  * Included by the BPF program (types from vmlinux.h) and by C (types from

@@ -1,4 +1,4 @@
-# The kernel source of `corecap record` (collector/kernel_events.c), end
+# The kernel source of `corecap record` (collector/kernel_events.h), end
 # to end: known answers from a workload with a known mutex and from two
 # spinners on one CPU, lost records, stack depth against the ptrace
 # sampler, and the bad-input messages. About 60 s in all on two cores.

@@ -2,7 +2,7 @@
  * corecap/kernel_format.h: the kernel source's files in a run directory,
  * RUN/kernel/events.bin and RUN/kernel/stacks.bin.
  *
- * The collector (collector/kernel_events.c) writes them from eBPF
+ * The collector (collector/kernel_events.h) writes them from eBPF
  * programs on the scheduler's and the futex call's tracepoints, or from
  * per-CPU perf_event_open(2) ring buffers of the same tracepoints; the
  * analysis reads them with this header alone. docs/run-directory.md,
