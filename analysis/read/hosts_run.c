@@ -11,7 +11,7 @@
 #include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
-/* The longest host name record --hosts accepts (collector/hosts/host_spec.h). */
+/* The longest host name record --hosts accepts (collector/host_spec.h). */
 #define HOSTS_NAME_MAX 32
 
 static char *manifest_path(const char *dir)
