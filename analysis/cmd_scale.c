@@ -1,6 +1,6 @@
 /*
  * The analysis' half of `corecap scale` (the collector records the points,
- * collector/scale_cmd.c): a scale directory built into its view
+ * collector/scale/scale_cmd.c): a scale directory built into its view
  * (pass/scale_build.h: the points' reports and the fit) and rendered
  * (render/scale_render.h).
  */
