@@ -25,9 +25,9 @@
 
 #include "cmd_util.h"
 #include "compare_diff.h"
+#include "pass/flame_job.h"
+#include "pass/report_build.h"
 #include "compare_render.h"
-#include "build/flame_job.h"
-#include "build/report_build.h"
 #include "read/run.h"
 #include "render/flame_svg.h"
 #include "render/out_file.h"

@@ -2,7 +2,7 @@
  * `corecap export --chrome RUN`: the run as a Chrome Trace Event JSON file
  * for Perfetto UI or chrome://tracing (render/chrome_trace.h says what is
  * in it). The trace streams from the CTF reader straight into the writer,
- * through build/export_build.h; this file parses the options, opens the
+ * through pass/export_build.h; this file parses the options, opens the
  * run, sets the exported span and finishes the document.
  */
 #include <corecap/analysis.h>
@@ -22,8 +22,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "pass/export_build.h"
 #include "cmd_util.h"
-#include "build/export_build.h"
 #include "read/run.h"
 #include "read/multi_run.h"
 #include "read/hosts_run.h"

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pass/flame_job.h"
 #include "read/multi_run.h"
 #include "read/hosts_run.h"
 #include "cmd_util.h"
-#include "build/flame_job.h"
 #include "render/flame_svg.h"
 #include "render/out_file.h"
 #include <corecap/run_format.h>

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pass/flame_job.h"
+#include "pass/hosts_build.h"
+#include "pass/multi_build.h"
+#include "pass/report_build.h"
+#include "pass/scale_build.h"
 #include "cmd_util.h"
-#include "build/flame_job.h"
-#include "build/hosts_build.h"
-#include "build/multi_build.h"
-#include "build/report_build.h"
-#include "build/scale_build.h"
 #include "read/run.h"
 #include "read/thread_series.h"
 #include "render/html_report.h"

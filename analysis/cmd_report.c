@@ -1,6 +1,6 @@
 /*
  * `corecap report RUN`: opens the run (read/run.h), builds its report
- * (build/report_build.h) and renders it as text or JSON. This file parses
+ * (pass/report_build.h) and renders it as text or JSON. This file parses
  * the options and says what a run that measured nothing holds.
  */
 #include <corecap/analysis.h>
@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build/hosts_build.h"
-#include "build/multi_build.h"
-#include "build/report_build.h"
-#include "build/scale_build.h"
 #include "cmd_util.h"
+#include "pass/hosts_build.h"
+#include "pass/multi_build.h"
+#include "pass/report_build.h"
+#include "pass/scale_build.h"
 #include "read/run.h"
 #include "render/out_file.h"
 #include "render/report.h"

@@ -1,7 +1,7 @@
 /*
  * The analysis' half of `corecap scale` (the collector records the points,
- * collector/scale_cmd.c): a scale directory built into its view
- * (build/scale_build.h: the points' reports and the fit) and rendered
+ * collector/scale/scale_cmd.c): a scale directory built into its view
+ * (pass/scale_build.h: the points' reports and the fit) and rendered
  * (render/scale_render.h).
  */
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <corecap/analysis.h>
 #include <corecap/diag.h>
 #include <corecap/scale_format.h>
-#include "build/scale_build.h"
+#include "pass/scale_build.h"
 #include "render/scale_html.h"
 #include "render/scale_render.h"
 

@@ -3,7 +3,7 @@
  * the shim (`corecap run`). A leaf over the analysis' rooms: it parses
  * the options, opens the shim's segment (read/stat_snapshot.h) and the
  * symbolizer over /proc/PID/maps, and every interval takes a copy, builds
- * what the interval did from the last two (build/stat_build.h into
+ * what the interval did from the last two (pass/stat_build.h into
  * model/stat_interval.h) and renders it (render/stat_render.h; keys and
  * terminal: render/stat_view.h). It lives in analysis/ rather than
  * collector/ because what it does is the analysis' (deltas of the stats
@@ -27,8 +27,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/stat_build.h"
 #include "model/stat_interval.h"
+#include "pass/stat_build.h"
 #include "read/stat_snapshot.h"
 #include "read/symbolizer.h"
 #include "render/stat_render.h"

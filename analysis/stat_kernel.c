@@ -1,7 +1,7 @@
 /*
  * `corecap stat`'s kernel view (stat_kernel.h): one interval at a time, a
  * run directory of kernel events from the caller's source, built into the
- * interval's figures (build/stat_kernel_build.h: read/kernel_reader,
+ * interval's figures (pass/stat_kernel_build.h: read/kernel_reader,
  * model/kernel_states and model/futex_locks as the report does, named by
  * the symbolizer over /proc/PID/maps), rendered
  * (render/stat_kernel_render.h), and handed back to the source to remove.
@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "build/stat_kernel_build.h"
 #include "model/stat_kernel_interval.h"
+#include "pass/stat_kernel_build.h"
 #include "read/symbolizer.h"
 #include "render/stat_kernel_render.h"
 #include "render/stat_view.h"

@@ -1,7 +1,7 @@
 /*
  * bpf_record.bpf.c: what an eBPF producer of the kernel source's records
  * would cost, for bench/kernel_record_cost.sh (its `bpf` configuration).
- * The events are the collector's (collector/kernel_events.c): switches,
+ * The events are the collector's (collector/kernel/kernel_events.h): switches,
  * wakings and futex calls' entries and exits, each filtered in the
  * kernel to one process (its tgid) and written as one 32-byte record to
  * a BPF ring buffer (one for all CPUs), or with per_cpu set to the

@@ -94,7 +94,7 @@ if [ -n "$bpf_why" ]; then
 fi
 mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
 
-# The collector's filters (collector/kernel_events.c, build_filter) for the tids in $tids.
+# The collector's filters (collector/kernel/kernel_perf.c, build_filter) for the tids in $tids.
 tid_or() {
 	local f=$1 e="" t
 	for t in $tids; do e="$e${e:+||}$f==$t"; done

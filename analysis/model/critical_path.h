@@ -313,7 +313,7 @@ int corecap_critical_path_op_end(struct critical_path *cp, uint64_t id, uint32_t
 				 uint64_t end_ns, bool exclude);
 /*
  * Ops that no trace event begins or ends (Ceph's OpTracker ops,
- * build/ceph_critical.h): their own ids, and their figures by the caller's
+ * model/ceph_critical.h): their own ids, and their figures by the caller's
  * slot (corecap_critical_path_ext_type). Each comes after the records up
  * to its time (set_records: fed here; pass/pass.h: merged), so it may come
  * between two trace events, in time order.

@@ -5,7 +5,7 @@
  * site are one family row), the lock call sites by wait, and each thread's
  * lock, condition and I/O time with its CPU and run-queue time from /proc.
  * Built from values only: the shim's deltas are fed in by the caller
- * (build/stat_build.c, from read/shim_stats), the threads come from two
+ * (pass/stat_build.c, from read/shim_stats), the threads come from two
  * copies of the shim's segment (the layout of corecap/stats_layout.h)
  * and the threads' times at each copy (read/stat_snapshot.h takes them).
  */

@@ -5,7 +5,7 @@
  * waited on (model/futex_locks.h's lock table) with the mutexes ranked
  * apart from the idle waits, the reader's counts, and the profiler's own
  * threads and locks (model/profiler_own.h) left out or kept. Filled by
- * build/stat_kernel_build.c from one interval's run directory.
+ * pass/stat_kernel_build.c from one interval's run directory.
  */
 #ifndef CORECAP_MODEL_STAT_KERNEL_INTERVAL_H
 #define CORECAP_MODEL_STAT_KERNEL_INTERVAL_H

@@ -69,8 +69,8 @@ struct ctf_reader {
 
 /*
  * Finds the CTF trace directories (those holding a `metadata` file) under
- * root, sorted. 0 with *n = 0 when there are none; a negative errno (and
- * *err, malloc'd) when root cannot be walked.
+ * root, sorted (ctf_traces.c). 0 with *n = 0 when there are none; a
+ * negative errno (and *err, malloc'd) when root cannot be walked.
  */
 int corecap_ctf_reader_find_traces(const char *root, char ***dirs, size_t *n, char **err);
 void corecap_ctf_reader_free_traces(char **dirs, size_t n);
@@ -87,5 +87,30 @@ uint64_t corecap_ctf_reader_missing_packets(const struct ctf_reader *r);
 /* What went wrong, with libbabeltrace2's cause chain; NULL if nothing did. */
 const char *corecap_ctf_reader_error(const struct ctf_reader *r);
 void corecap_ctf_reader_release(struct ctf_reader *r);
+
+/*
+ * The reader's parts, each in a file of its own, for ctf_reader.c alone.
+ * ctf_events.c, the decoding: the merge's key of msg (ctf_merge_key_fn,
+ * ctx the reader: an event's time with its class's info as aux, a loss's
+ * beginning, none for the rest), and the sink's consuming method, which
+ * hands the merged messages to the consumer (an event as one or two model
+ * events, a loss as MEV_DISCARDED; packet beginnings counted).
+ */
+int corecap_ctf_events_key(void *ctx, const bt_message *msg, uint64_t *key, void **aux);
+bt_component_class_sink_consume_method_status
+corecap_ctf_events_consume(bt_self_component_sink *self);
+/* Sets r's error unless it has one (the first explains), as printf. */
+void corecap_ctf_reader_set_error(struct ctf_reader *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/*
+ * ctf_guard.c, the guard: from begin to end the library works under it
+ * (what: the trace named in its errors); then log_causes appends the
+ * captured log's errors to r's error, or replay_log hands the log of a
+ * step that went well to stderr.
+ */
+void corecap_ctf_guard_begin(struct ctf_reader *r, const char *what);
+void corecap_ctf_guard_end(void);
+void corecap_ctf_guard_log_causes(struct ctf_reader *r);
+void corecap_ctf_guard_replay_log(struct ctf_reader *r);
 
 #endif

@@ -2,7 +2,7 @@
  * exit_unlink: the temporary files this process created and must remove
  * if it ends abruptly, for the paths that end it without unwinding: the
  * trace guard's _exit() when libbabeltrace2 stalls or aborts
- * (ctf_reader.c). out_file.c registers the temporary file of a -o FILE
+ * (ctf_guard.c). out_file.c registers the temporary file of a -o FILE
  * when it creates it (O_EXCL: it is ours) and forgets it before renaming
  * or removing it itself, so only a file this process created, and still
  * owns, is ever removed. corecap_exit_unlink_run() is async-signal-safe.

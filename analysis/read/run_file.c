@@ -39,7 +39,7 @@ static const struct {
 	{CORECAP_KERNEL_STACKS_FILE, 1 * GIB},
 	{CORECAP_RUN_CPU_PROF, 1 * GIB},
 	/* The OSD's op history for the window: the collector keeps 10 000 ops
-	 * (collector/ceph_asok.c), 30.6 MB of JSON on a bare ceph-osd. */
+	 * (collector/sources/ceph_asok.c), 30.6 MB of JSON on a bare ceph-osd. */
 	{CORECAP_RUN_CEPH_HISTORIC_OPS, 128 * MIB},
 	/* `config show`: about 2000 keys, 100 KB. */
 	{CORECAP_RUN_CEPH_CONFIG, 16 * MIB},

@@ -1,6 +1,6 @@
 /*
  * hosts_report: what a rendering of a run of several hosts needs,
- * gathered by build/hosts_build.h: each host's own report (render/report.h,
+ * gathered by pass/hosts_build.h: each host's own report (render/report.h,
  * rendered as for a single-daemon run, in that host's clock) with the
  * host's clock against the recording host's, and the verdict for the
  * system: the host whose daemon binds first.

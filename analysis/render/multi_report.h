@@ -1,6 +1,6 @@
 /*
  * multi_report: what a rendering of a run of several daemons needs,
- * gathered by build/multi_build.h: each daemon's own report (render/report.h,
+ * gathered by pass/multi_build.h: each daemon's own report (render/report.h,
  * rendered as for a single-daemon run) and the merged view of the box:
  * pools across daemons (by name), the cores the daemons used (the sum of
  * each one's, from its threads.tsv), the box's cores busy and idle (its

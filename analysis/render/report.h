@@ -1,5 +1,5 @@
 /*
- * report: everything a rendering needs, gathered by build/report_build.h
+ * report: everything a rendering needs, gathered by pass/report_build.h
  * after reading and modelling. Renderers only read it; a new output
  * format is a new render_*.c over this struct and nothing else.
  */

@@ -60,7 +60,7 @@ struct ceph_files {
 	bool has_optracker, has_perf;
 	size_t n_ops;
 	size_t history_size;	    /* the dump's "size": a history this full lost ops */
-	/* The history drained in slices during the window (collector/optracker_drain.h):
+	/* The history drained in slices during the window (collector/sources/optracker_drain.h):
 	 * its "corecap_drain"; drained false for one dump at the window's end. */
 	struct {
 		bool drained;

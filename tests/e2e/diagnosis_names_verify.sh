@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# corecap verify takes a site as the report prints it (collector/site_spec.h):
+# corecap verify takes a site as the report prints it (collector/verify/site_spec.h):
 # refosd --big-lock under the shim is recorded, and the big lock's site is
 # taken from `report --json` (its lock's `symbol`, FUNCTION+0xOFF, the
 # text the tables and the diagnosis print). verify accepts it as is and

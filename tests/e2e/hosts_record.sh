@@ -56,7 +56,7 @@ c c comm=refosd
 HOSTS
 bench="$CORECAP_SRC/tests/e2e/hosts_rsh $HOSTS_DIR a sh -c"
 # With kernel events: each host records in a time namespace of its own, so
-# its kernel records are moved into its clock (collector/timens.c).
+# its kernel records are moved into its clock (collector/kernel/timens.c).
 start=$EPOCHREALTIME
 rc=0
 "$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run \

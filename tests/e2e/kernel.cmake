@@ -1,4 +1,4 @@
-# The kernel source of `corecap record` (collector/kernel_events.c), end
+# The kernel source of `corecap record` (collector/kernel/kernel_events.h), end
 # to end: known answers from a workload with a known mutex and from two
 # spinners on one CPU, lost records, stack depth against the ptrace
 # sampler, and the bad-input messages. About 60 s in all on two cores.
@@ -14,7 +14,7 @@ corecap_e2e_test(kernel_errors kernel_errors.sh TIMEOUT 120 LABELS "kernel;colle
 corecap_e2e_test(kernel_sigkill kernel_sigkill.sh TIMEOUT 60 LABELS "kernel;collector")
 # Its time shares are measurements on a shared machine (see tests/e2e/CMakeLists.txt).
 set_property(TEST e2e.kernel_futex e2e.kernel_runnable APPEND PROPERTY LABELS measured)
-# Each producer of the kernel source (collector/kernel_events.h):
+# Each producer of the kernel source (collector/kernel/kernel_events.h):
 # eBPF programs (the default where they load) and perf_event_open's samples.
 # The tests above record with the one CORECAP_TEST_KERNEL_VIA names and
 # check the manifest says so.

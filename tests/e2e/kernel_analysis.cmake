@@ -33,5 +33,5 @@ set_property(TEST e2e.kernel_critical_path APPEND PROPERTY LABELS "measured")
 # states, imported by @tracerbench/trace-model (15 s quiet, 60 s on a loaded machine; node).
 corecap_e2e_test(kernel_chrome kernel_chrome.sh TIMEOUT 120 LABELS "kernel;analysis;flame")
 # Kernel events of a daemon in a time namespace, recorded from inside one
-# and from outside (collector/timens.c; about 20 s).
+# and from outside (collector/kernel/timens.c; about 20 s).
 corecap_e2e_test(kernel_timens kernel_timens.sh TIMEOUT 120 LABELS "kernel;analysis")

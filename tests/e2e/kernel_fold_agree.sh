@@ -2,7 +2,7 @@
 # The eBPF producer's folded futex records (issue 43 item 4) keep the
 # report's meaning. Its programs carry a futex call's entry and end in the
 # ring record of the switch or waking of the same hook (one reservation of
-# the ring instead of up to three; collector/kernel_bpf.bpf.c), and the
+# the ring instead of up to three; collector/kernel/kernel_bpf.bpf.c), and the
 # drain writes them apart again, 1 ns either side. The reference: the
 # perf producer (`--kernel-via perf`), whose futex entries and ends are
 # samples of their own from the system-call tracepoints, untouched by the

@@ -1,5 +1,5 @@
 # The kernel's on-CPU stacks as the default record's wall-clock samples
-# (collector/kernel_events.h, --oncpu-hz): a known split of two spinning
+# (collector/kernel/kernel_events.h, --oncpu-hz): a known split of two spinning
 # threads' stacks through each producer, and what --oncpu-hz 0 and
 # --wallclock record instead. About 15 s on two cores.
 add_executable(kernel_kwall_oncpu ${CMAKE_CURRENT_SOURCE_DIR}/kernel/kwall_oncpu.c)

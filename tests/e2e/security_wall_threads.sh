@@ -22,7 +22,7 @@ need_sessiond
 command -v python3 >/dev/null || skip "python3 is not installed (the stop watcher)"
 
 WATCH="$CORECAP_SRC/tests/e2e/security_wall_watch.py"
-# The bounds, in ms: the sampler's (collector/wall_sampler.h) and the slack
+# The bounds, in ms: the sampler's (collector/sources/wall_sampler.h) and the slack
 # a loaded 2-core machine needs (a preempted collector, a thread slow to
 # reach its stop).
 BUDGET_MS=10

@@ -1,4 +1,4 @@
-# corecap verify end to end (collector/cmd_verify.c, docs/methodology.md).
+# corecap verify end to end (collector/verify/cmd_verify.c, docs/methodology.md).
 # verify_safety takes about 20 s; verify_refosd about 35 s (5 rounds of
 # three 2 s benchmark runs), and is a measured known answer.
 corecap_e2e_test(verify_safety verify_safety.sh TIMEOUT 90 LABELS "verify")

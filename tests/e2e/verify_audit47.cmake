@@ -1,4 +1,4 @@
-# #47 item 3 (collector/cmd_verify.c, analysis/verify_lock_site.c,
+# #47 item 3 (collector/verify/cmd_verify.c, analysis/verify_lock_site.c,
 # preload/stats_dump_tool.c): stats-dump's op counter, a lock's name as
 # verify's site, the delay's 10 ms cap and a control that cannot tell the
 # site apart, on refosd --big-lock under the shim. About 15 s; nothing is

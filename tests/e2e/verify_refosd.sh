@@ -33,7 +33,7 @@ expect_calc "the big lock's slope is within 25% of the model's: $meas vs $pred" 
 	"$meas >= 1.25 * $pred && $meas <= 0.75 * $pred"
 expect_calc "the control site's slope is near 0: |$cmeas| <= 0.25 x |$meas|" \
 	"($cmeas) * ($cmeas) <= 0.0625 * ($meas) * ($meas)"
-# The same bounds are verify's own verdict (collector/verify_verdict.h).
+# The same bounds are verify's own verdict (collector/verify/verify_verdict.h).
 expect_eq "verify's verdict line" confirmed "$(grep -Eo '^(confirmed|not confirmed|inconclusive):' "$WORK/verify.out" | tr -d :)"
 # The shim takes the cleared control at its next slow path (an idle daemon runs none).
 bench_iops 1 >/dev/null

@@ -1,8 +1,9 @@
-/* A benchmark's output (collector/bench_parse.c): rados bench, refbench, fio text and JSON. */
+/* A benchmark's output (collector/workload/bench_parse.c): rados bench, refbench, fio text
+ * and JSON. */
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "bench_parse.h"
+#include "workload/bench_parse.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

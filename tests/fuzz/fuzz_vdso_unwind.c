@@ -1,6 +1,6 @@
 /*
  * The wall-clock sampler's reader of a vDSO image (collector/
- * vdso_unwind.c), which finds the .eh_frame_hdr search table that
+ * sources/vdso_unwind.c), which finds the .eh_frame_hdr search table that
  * libunwind then reads in the target: an image of any content. Every
  * header and the table must lie inside the bytes given, and the table it
  * gives must too, and its code.
@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "fuzz_util.h"
-#include "vdso_unwind.h"
+#include "sources/vdso_unwind.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

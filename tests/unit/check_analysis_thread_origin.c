@@ -1,9 +1,9 @@
-/* analysis/build/thread_origin.c: an unnamed thread's start routine from its stack's outermost
+/* analysis/pass/thread_origin.c: an unnamed thread's start routine from its stack's outermost
  * frames. */
 #include <string.h>
 #include <check.h>
 
-#include "build/thread_origin.h"
+#include "pass/thread_origin.h"
 
 #include "check_run.h"
 

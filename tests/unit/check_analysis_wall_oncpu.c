@@ -1,7 +1,7 @@
 /*
  * The kernel's on-CPU wall samples as the analysis reads them:
  * analysis/read/manifest.c's wallclock.sampler and counts, and
- * analysis/build/report_quality.c's warning when 1% or more of them are
+ * analysis/pass/report_quality.c's warning when 1% or more of them are
  * missing (lost in the kernel or not unwound), which a ptrace run's
  * manifest never triggers.
  */
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/report_quality.h"
 #include "model/lines.h"
+#include "pass/report_quality.h"
 #include "read/manifest.h"
 
 #include "check_run.h"

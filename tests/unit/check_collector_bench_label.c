@@ -1,8 +1,8 @@
-/* collector/bench_label.c: record's banner names the benchmark, not its wrappers. */
+/* collector/workload/bench_label.c: record's banner names the benchmark, not its wrappers. */
 #include <check.h>
 #include <stdlib.h>
 
-#include "bench_label.h"
+#include "workload/bench_label.h"
 
 #include "check_run.h"
 

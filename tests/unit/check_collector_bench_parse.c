@@ -1,4 +1,4 @@
-/* collector/bench_parse.c: the numbers taken from real benchmark outputs. */
+/* collector/workload/bench_parse.c: the numbers taken from real benchmark outputs. */
 #include <check.h>
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_parse.h"
+#include "workload/bench_parse.h"
 
 #include "check_run.h"
 

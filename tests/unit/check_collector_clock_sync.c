@@ -1,5 +1,5 @@
 /*
- * collector/clock_sync.c's arithmetic over crafted exchanges (offset,
+ * collector/hosts/clock_sync.c's arithmetic over crafted exchanges (offset,
  * bound, round-trip filtering, drift), its strict reply parser, its server
  * over real pipes and a session with remotes that lie.
  */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock_sync.h"
+#include "hosts/clock_sync.h"
 
 #include "check_run.h"
 

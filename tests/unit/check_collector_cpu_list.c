@@ -1,9 +1,9 @@
-/* collector/cpu_list.c: CPU lists as taskset(1) writes them, both ways. */
+/* collector/util/cpu_list.c: CPU lists as taskset(1) writes them, both ways. */
 #include <check.h>
 #include <errno.h>
 #include <string.h>
 
-#include "cpu_list.h"
+#include "util/cpu_list.h"
 
 #include "check_run.h"
 

@@ -1,4 +1,4 @@
-/* collector/cpu_quota.c: /proc/PID/cgroup's v2 line and cgroup v2 cpu.max. */
+/* collector/sources/cpu_quota.c: /proc/PID/cgroup's v2 line and cgroup v2 cpu.max. */
 #include <check.h>
 #include <errno.h>
 #include <stdbool.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpu_quota.h"
+#include "sources/cpu_quota.h"
 
 #include "check_run.h"
 

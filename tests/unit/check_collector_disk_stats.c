@@ -1,4 +1,5 @@
-/* collector/disk_stats.c: /proc/diskstats lines, mountinfo's longest mount, a daemon's disks. */
+/* collector/sources/disk_stats.c: /proc/diskstats lines, mountinfo's longest mount, a
+ * daemon's disks. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -6,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "disk_stats.h"
+#include "sources/disk_stats.h"
 
 #include "check_run.h"
 

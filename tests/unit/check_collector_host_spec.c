@@ -1,5 +1,5 @@
 /*
- * collector/host_spec.c: the hosts file of record --hosts (its fields
+ * collector/hosts/host_spec.c: the hosts file of record --hosts (its fields
  * checked, each bad line named), read with a bound from a regular file
  * only, and the remote shell's words.
  */
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host_spec.h"
+#include "hosts/host_spec.h"
 
 #include "check_run.h"
 

@@ -1,5 +1,5 @@
 /*
- * collector/host_tar.c: a remote host's run comes back as a ustar stream,
+ * collector/hosts/host_tar.c: a remote host's run comes back as a ustar stream,
  * untrusted. A stream made by tar(1) is written whole; hand-made hostile
  * ones (a symlink, '..', a member outside the top directory, a bad
  * checksum, a GNU long name, a truncated file, one over the size bound)
@@ -15,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "host_record.h"
-#include "host_tar.h"
+#include "hosts/host_record.h"
+#include "hosts/host_tar.h"
 
 #include "check_run.h"
 

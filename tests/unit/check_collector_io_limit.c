@@ -1,11 +1,11 @@
-/* collector/io_limit.c: cgroup v2 io.max and io.stat, v1 blkio.throttle files. */
+/* collector/sources/io_limit.c: cgroup v2 io.max and io.stat, v1 blkio.throttle files. */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "io_limit.h"
+#include "sources/io_limit.h"
 
 #include "check_run.h"
 

@@ -1,10 +1,11 @@
-/* collector/launch_env.c: what `corecap run` puts in LD_PRELOAD and where it finds the shim. */
+/* collector/record/launch_env.c: what `corecap run` puts in LD_PRELOAD and where it finds
+ * the shim. */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch_env.h"
+#include "record/launch_env.h"
 
 #include "check_run.h"
 

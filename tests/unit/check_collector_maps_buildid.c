@@ -1,4 +1,4 @@
-/* collector/maps_buildid.c: build-ids as `readelf -n` shows them. */
+/* collector/sources/maps_buildid.c: build-ids as `readelf -n` shows them. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maps_buildid.h"
+#include "sources/maps_buildid.h"
 
 #include "check_run.h"
 

@@ -1,4 +1,4 @@
-/* collector/proc_stat.c: /proc/PID/stat lines, including hostile thread names. */
+/* collector/util/proc_stat.c: /proc/PID/stat lines, including hostile thread names. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -7,7 +7,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "proc_stat.h"
+#include "util/proc_stat.h"
 
 #include "check_run.h"
 

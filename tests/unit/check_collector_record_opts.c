@@ -1,9 +1,9 @@
-/* collector/record_opts.c: `corecap record` options. */
+/* collector/record/record_opts.c: `corecap record` options. */
 #include <check.h>
 #include <errno.h>
 #include <string.h>
 
-#include "record_opts.h"
+#include "record/record_opts.h"
 
 #include "check_run.h"
 

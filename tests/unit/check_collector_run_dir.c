@@ -1,4 +1,4 @@
-/* collector/run_dir.c: a run directory is created fresh, private, never through a link. */
+/* collector/util/run_dir.c: a run directory is created fresh, private, never through a link. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "run_dir.h"
+#include "util/run_dir.h"
 
 #include "check_run.h"
 

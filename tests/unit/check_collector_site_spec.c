@@ -1,5 +1,5 @@
 /*
- * collector/site_spec.c: the sites verify takes, written as the reports
+ * collector/verify/site_spec.c: the sites verify takes, written as the reports
  * print them, parsed and then resolved in this very process (its own
  * functions, its executable's mapping, libstdc++'s C++ symbols), each
  * resolved address checked against what the C runtime says it is.
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "site_spec.h"
+#include "verify/site_spec.h"
 
 #include "check_run.h"
 

@@ -1,4 +1,4 @@
-/* collector/toggle_thread.c: which thread may take gperftools' toggle signal. */
+/* collector/sources/toggle_thread.c: which thread may take gperftools' toggle signal. */
 #include <check.h>
 #include <pthread.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "toggle_thread.h"
+#include "sources/toggle_thread.h"
 
 #include "check_run.h"
 

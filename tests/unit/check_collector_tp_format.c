@@ -1,4 +1,4 @@
-/* collector/tp_format.c: tracefs `format` files and raw tracepoint fields. */
+/* collector/kernel/tp_format.c: tracefs `format` files and raw tracepoint fields. */
 #include <check.h>
 #include <errno.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tp_format.h"
+#include "kernel/tp_format.h"
 
 #include "check_run.h"
 

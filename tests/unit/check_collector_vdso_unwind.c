@@ -1,4 +1,4 @@
-/* collector/vdso_unwind.c: the vDSO's unwind table, found in this process's own vDSO. */
+/* collector/sources/vdso_unwind.c: the vDSO's unwind table, found in this process's own vDSO. */
 #include <check.h>
 #include <elf.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "vdso_unwind.h"
+#include "sources/vdso_unwind.h"
 
 #include "check_run.h"
 

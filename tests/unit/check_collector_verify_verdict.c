@@ -1,5 +1,5 @@
 /*
- * collector/verify_verdict.c: verify's closing verdict from figures alone:
+ * collector/verify/verify_verdict.c: verify's closing verdict from figures alone:
  * each word with the slopes that earn it, the 25% band's edges, a control
  * that cannot tell the site apart (inconclusive whatever was measured),
  * and R^2 against values worked by hand.
@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "verify_verdict.h"
+#include "verify/verify_verdict.h"
 
 #include "check_run.h"
 

@@ -1,12 +1,12 @@
 /*
- * collector/wall_sampler.c: which threads a round visits when it runs out
+ * collector/sources/wall_sampler.c: which threads a round visits when it runs out
  * of time (the rotation), and the per-window bound on a thread's stops.
  */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "wall_sampler.h"
+#include "sources/wall_sampler.h"
 
 #include "check_run.h"
 

@@ -1,4 +1,4 @@
-# --collector-cpus' CPU lists (issue 43, item 6; collector/cpu_list.c).
+# --collector-cpus' CPU lists (issue 43, item 6; collector/util/cpu_list.c).
 corecap_check_test(check_collector_cpu_list
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_cpu_list.c
 	LIBS corecap-collector)

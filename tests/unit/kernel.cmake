@@ -1,4 +1,4 @@
-# The kernel source's parsing (collector/tp_format.c): tracefs format
+# The kernel source's parsing (collector/kernel/tp_format.c): tracefs format
 # files, raw field reads.
 corecap_check_test(check_collector_tp_format
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_tp_format.c

@@ -24,7 +24,7 @@ endfunction()
 # from the test binary's preinit_array, so its check that its runtime
 # comes first in the library list is turned off.
 # LTTng-UST's fork helper comes with the shim, as `corecap run` preloads
-# it for a daemon (collector/launch_env.c): Check forks a child for each
+# it for a daemon (collector/record/launch_env.c): Check forks a child for each
 # test, and without the helper a fork while LTTng-UST's listener thread
 # holds its lock (or is inside dl_iterate_phdr for a statedump, as a
 # session started by a test running beside these does) leaves the child

@@ -1,4 +1,4 @@
-# Issue #18's small items: record's banner past wrappers (collector/bench_label.c)
+# Issue #18's small items: record's banner past wrappers (collector/workload/bench_label.c)
 # and "did you mean" for a mistyped command (cli/suggest.c).
 corecap_check_test(check_collector_bench_label
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_bench_label.c

@@ -7,7 +7,7 @@ corecap_check_test(check_analysis_net_ops
 	LIBS corecap-analysis corecap-common m)
 target_include_directories(check_analysis_net_ops PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
 set_tests_properties(unit.check_analysis_net_ops PROPERTIES LABELS "unit;analysis;xrootd")
-# Unnamed threads named by their start routine (analysis/build/thread_origin.c).
+# Unnamed threads named by their start routine (analysis/pass/thread_origin.c).
 corecap_check_test(check_analysis_thread_origin
 	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_thread_origin.c
 	LIBS corecap-analysis corecap-common m)

@@ -3,7 +3,7 @@
  * for one interval at a time, for a live view (`corecap stat --kernel`).
  * Each interval is a run directory holding only kernel/ (events.bin and
  * stacks.bin, common/include/corecap/kernel_format.h), made by the same
- * code as `corecap record`'s kernel source (collector/kernel_events.h)
+ * code as `corecap record`'s kernel source (collector/kernel/kernel_events.h)
  * inside a temporary directory that the capture creates and removes.
  *
  * Guarantees: the process is only observed (perf events), never stopped

@@ -2,7 +2,7 @@
  * corecap/kernel_format.h: the kernel source's files in a run directory,
  * RUN/kernel/events.bin and RUN/kernel/stacks.bin.
  *
- * The collector (collector/kernel_events.c) writes them from eBPF
+ * The collector (collector/kernel/kernel_events.h) writes them from eBPF
  * programs on the scheduler's and the futex call's tracepoints, or from
  * per-CPU perf_event_open(2) ring buffers of the same tracepoints; the
  * analysis reads them with this header alone. docs/run-directory.md,
@@ -54,7 +54,7 @@
 
 /*
  * The futex commands by class, defined here alone: the collector's eBPF
- * program (collector/kernel_bpf.bpf.c) records the waits that sleep and
+ * program (collector/kernel/kernel_bpf.bpf.c) records the waits that sleep and
  * the wakes that wake, its perf producer filters the waits it takes a
  * stack at, and the analysis pairs and classifies the calls, all from these
  * lists. X(name, command): the command is op & 127 (FUTEX_CMD_MASK

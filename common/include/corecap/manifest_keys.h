@@ -1,10 +1,10 @@
 /*
  * corecap/manifest_keys.h: the names of manifest.json's keys, written once.
  *
- * The collector writes RUN/manifest.json (collector/manifest.c, the
- * benchmark's figures from collector/bench_parse.c); the analysis reads it
+ * The collector writes RUN/manifest.json (collector/record/manifest.c, the
+ * benchmark's figures from collector/workload/bench_parse.c); the analysis reads it
  * (analysis/read/manifest.c, read/multi_run.c) and so does a several-daemon
- * record reading each daemon's run (collector/record_multi.c). Every key
+ * record reading each daemon's run (collector/record/record_multi.c). Every key
  * either side names comes from CORECAP_MANIFEST_KEY_LIST below, nested keys
  * included, so a name cannot drift between the writer and a reader; a test
  * (e2e.format_manifest_keys) checks that every key of a recorded manifest is

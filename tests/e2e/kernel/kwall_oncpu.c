@@ -1,6 +1,6 @@
 /*
  * kernel_kwall_oncpu: a known answer for the kernel's on-CPU stacks (the
- * default record's wall-clock samples, collector/kernel_events.h).
+ * default record's wall-clock samples, collector/kernel/kernel_events.h).
  *
  *   kernel_kwall_oncpu SECONDS
  *	two threads spin for SECONDS: "mixed" spends 3 ms of its own CPU

@@ -1,0 +1,412 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/cpu_list.h"
+#include "record_opts.h"
+#include <corecap/run_format.h>
+
+const char corecap_record_usage[] =
+	"usage: corecap record -p PID[,PID...] | --ceph-osds[=DIR]\n"
+	"                      [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
+	"                      [--wallclock-threads NAMES] [--no-trace]\n"
+	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
+	"                      [--ceph-asok PATH | --no-ceph] [--ceph-history drain|end]\n"
+	"                      [--no-cpu-profile]\n"
+	"                      [--kernel | --no-kernel] [--kernel-via auto|bpf|perf]\n"
+	"                      [--collector-cpus LIST] [--oncpu-hz HZ]\n"
+	"                      [-- BENCHMARK ARGS...]\n"
+	"       corecap record --hosts FILE [--rsh CMD] [--corecap-path PATH]\n"
+	"                      [--record-opt OPT]... [-o RUN] [-d SECONDS] [--force]\n"
+	"                      [-- BENCHMARK ARGS...]\n"
+	"\n"
+	"Records the running process PID for a window: the benchmark's run, or -d\n"
+	"seconds, or until Ctrl-C; the window ends at whichever comes first.\n"
+	"\n"
+	"  -p, --pid PID         the daemon to record; PID1,PID2,... several daemons in\n"
+	"                        one window, one run (RUN/" CORECAP_RUN_DAEMONS_DIR "/PID/ each)\n"
+	"      --ceph-osds[=DIR] every ceph-osd whose admin socket is in DIR (default: the\n"
+	"                        directory of the Ceph configuration's 'admin socket',\n"
+	"                        CEPH_CONF honoured, else /var/run/ceph)\n"
+	"      --hosts FILE      the daemon of each host of FILE, each host recording its\n"
+	"                        own through a remote shell, one run (RUN/hosts/NAME/\n"
+	"                        each; docs/hosts.md)\n"
+	"      --rsh CMD         with --hosts: the remote shell, split at blanks (ssh)\n"
+	"      --corecap-path PATH\n"
+	"                        with --hosts: corecap on the hosts (default corecap)\n"
+	"      --record-opt OPT  with --hosts: an option for every host's record\n"
+	"  -o, --output RUN      run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)\n"
+	"  -d, --duration SEC    window length in seconds (a benchmark is interrupted then)\n"
+	"      --wallclock[=HZ]  sample every thread's stack with ptrace (default 50 Hz)\n"
+	"      --wallclock-threads NAMES\n"
+	"                        sample only threads whose name matches one of these\n"
+	"                        comma-separated globs (implies --wallclock)\n"
+	"      --no-trace        no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)\n"
+	"      --event NAME      also enable this LTTng-UST event (repeatable; globs allowed)\n"
+	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
+	"      --oncpu-hz HZ     with kernel events and without --wallclock: the\n"
+	"                        daemon's stacks on a CPU, sampled by the kernel (a\n"
+	"                        cpu-clock perf event, no thread stopped) HZ times per\n"
+	"                        second of CPU time, as the run's wall-clock samples\n"
+	"                        (default " CORECAP_STR(CORECAP_RECORD_ONCPU_HZ_DEFAULT) "; 0: none)\n"
+	"  -q, --quiet           no progress, no benchmark echo on stdout\n"
+	"      --force           replace RUN if it exists and holds a corecap run\n"
+	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
+	"                        dumps into RUN/" CORECAP_RUN_CEPH_DIR
+	"/ (found by itself for a ceph-osd)\n"
+	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
+	"      --ceph-history drain|end\n"
+	"                        the OpTracker history: drained in slices during the\n"
+	"                        window, a few ms of the OSD's lock each (default), or\n"
+	"                        dumped once at its end (every op up to 10000, the OSD's\n"
+	"                        lock held while it formats them all)\n"
+	"      --no-cpu-profile  leave the daemon's gperftools profiler alone\n"
+	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
+	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
+	"      --no-kernel       no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)\n"
+	"      --kernel-via auto|bpf|perf\n"
+	"                        how: eBPF programs (bpf: a fifth of perf's cost per\n"
+	"                        record), perf_event_open's tracepoint samples (perf),\n"
+	"                        or eBPF where it loads, else perf (auto, the default)\n"
+	"      --collector-cpus LIST\n"
+	"                        keep corecap's own threads on these CPUs (taskset's\n"
+	"                        form: 0,2-3), off the daemon's; the benchmark is not\n"
+	"                        confined (see corecap-record(1) for the trade-off)\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"The run directory format is described in docs/run-directory.md;\n"
+	"see also corecap-record(1).\n";
+
+enum {
+	OPT_WALLCLOCK = 256,
+	OPT_NO_TRACE,
+	OPT_EVENT,
+	OPT_FORCE,
+	OPT_THREADS_HZ,
+	OPT_CEPH_ASOK,
+	OPT_NO_CEPH,
+	OPT_CEPH_HISTORY,
+	OPT_WALL_THREADS,
+	OPT_NO_CPU_PROFILE,
+	OPT_KERNEL,
+	OPT_NO_KERNEL,
+	OPT_KERNEL_VIA,
+	OPT_CEPH_OSDS,
+	OPT_SYNC_FDS,
+	OPT_COLLECTOR_CPUS,
+	OPT_ONCPU_HZ,
+};
+
+static const struct option long_opts[] = {
+	{"pid", required_argument, NULL, 'p'},
+	{"output", required_argument, NULL, 'o'},
+	{"duration", required_argument, NULL, 'd'},
+	{"wallclock", optional_argument, NULL, OPT_WALLCLOCK},
+	{"wallclock-threads", required_argument, NULL, OPT_WALL_THREADS},
+	{"oncpu-hz", required_argument, NULL, OPT_ONCPU_HZ},
+	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
+	{"event", required_argument, NULL, OPT_EVENT},
+	{"threads-hz", required_argument, NULL, OPT_THREADS_HZ},
+	{"quiet", no_argument, NULL, 'q'},
+	{"force", no_argument, NULL, OPT_FORCE},
+	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
+	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
+	{"ceph-history", required_argument, NULL, OPT_CEPH_HISTORY},
+	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
+	{"kernel", no_argument, NULL, OPT_KERNEL},
+	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
+	{"kernel-via", required_argument, NULL, OPT_KERNEL_VIA},
+	{"ceph-osds", optional_argument, NULL, OPT_CEPH_OSDS},
+	{"collector-cpus", required_argument, NULL, OPT_COLLECTOR_CPUS},
+	/* Not in the usage: how a multi-daemon record talks to its children. */
+	{"sync-fds", required_argument, NULL, OPT_SYNC_FDS},
+	{"help", no_argument, NULL, 'h'},
+	{NULL, 0, NULL, 0},
+};
+
+static int fail(struct corecap_record_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct corecap_record_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(o->error, sizeof(o->error), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+static bool parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !*s || *s == '-' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static bool parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v < CORECAP_RECORD_MIN_DURATION_S || v > 86400)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* -p PID[,PID...]: distinct PIDs, each named in its error. */
+static int parse_pids(struct corecap_record_opts *o, const char *arg)
+{
+	const char *p = arg;
+	unsigned long v;
+
+	if (o->n_pids)
+		return fail(o, "-p given twice (list several daemons as -p PID1,PID2)");
+	for (;;) {
+		char one[32];
+		size_t len = strcspn(p, ",");
+
+		if (len == 0 || len >= sizeof(one))
+			return fail(o, "invalid PID list '%s' (expected PID1,PID2,...)", arg);
+		memcpy(one, p, len);
+		one[len] = '\0';
+		if (!parse_ulong(one, 1, INT_MAX, &v))
+			return fail(o, "invalid PID '%s'", one);
+		for (size_t i = 0; i < o->n_pids; i++)
+			if (o->pids[i] == (pid_t)v)
+				return fail(o, "PID %lu is given twice in '%s'", v, arg);
+		if (o->n_pids == CORECAP_RECORD_MAX_PIDS)
+			return fail(o, "too many PIDs (at most %d)", CORECAP_RECORD_MAX_PIDS);
+		o->pids[o->n_pids++] = (pid_t)v;
+		if (!p[len])
+			break;
+		p += len + 1;
+	}
+	o->pid = o->pids[0];
+	return 0;
+}
+
+int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv)
+{
+	unsigned long v;
+	int ret = 0;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->sync_rfd = o->sync_wfd = -1;
+	o->kernel_via = "auto";
+	o->trace = true;
+	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
+	o->oncpu_hz = CORECAP_RECORD_ONCPU_HZ_DEFAULT;
+	optind = 0; /* full reinitialisation: the parser may run more than once */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:o:d:qh", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			ret = parse_pids(o, optarg);
+			if (ret < 0)
+				goto out;
+			break;
+		case OPT_CEPH_OSDS:
+			if (optarg && !*optarg) {
+				ret = fail(o, "empty --ceph-osds directory");
+				goto out;
+			}
+			o->ceph_osds = true;
+			o->ceph_osds_dir = optarg;
+			break;
+		case OPT_SYNC_FDS: {
+			int rfd, wfd, n = -1;
+
+			if (sscanf(optarg, "%d,%d%n", &rfd, &wfd, &n) != 2 || n < 0 || optarg[n] ||
+			    rfd < 0 || wfd < 0) {
+				ret = fail(o, "invalid --sync-fds '%s'", optarg);
+				goto out;
+			}
+			o->sync_rfd = rfd;
+			o->sync_wfd = wfd;
+			break;
+		}
+		case 'o':
+			if (!*optarg) {
+				ret = fail(o, "empty run directory name");
+				goto out;
+			}
+			o->output = optarg;
+			break;
+		case 'd':
+			if (!parse_seconds(optarg, &o->duration_s)) {
+				ret = fail(o,
+					   "invalid duration '%s' (seconds, at least %g, at most "
+					   "86400)",
+					   optarg, CORECAP_RECORD_MIN_DURATION_S);
+				goto out;
+			}
+			break;
+		case OPT_WALLCLOCK:
+			if (!optarg) {
+				o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
+			} else if (parse_ulong(optarg, 1, 1000, &v)) {
+				o->wall_hz = (unsigned)v;
+			} else {
+				ret = fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)",
+					   optarg);
+				goto out;
+			}
+			break;
+		case OPT_ONCPU_HZ:
+			if (!parse_ulong(optarg, 0, 1000, &v)) {
+				ret = fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)", optarg);
+				goto out;
+			}
+			o->oncpu_hz = (unsigned)v;
+			break;
+		case OPT_WALL_THREADS:
+			if (!*optarg || strspn(optarg, ",") == strlen(optarg)) {
+				ret = fail(o,
+					   "invalid --wallclock-threads '%s' (thread name globs, "
+					   "comma-separated)",
+					   optarg);
+				goto out;
+			}
+			o->wall_threads = optarg;
+			break;
+		case OPT_THREADS_HZ:
+			if (!parse_ulong(optarg, 1, 1000, &v)) {
+				ret = fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)",
+					   optarg);
+				goto out;
+			}
+			o->threads_hz = (unsigned)v;
+			break;
+		case OPT_NO_TRACE:
+			o->trace = false;
+			break;
+		case OPT_EVENT:
+			if (!*optarg) {
+				ret = fail(o, "empty --event name");
+				goto out;
+			}
+			if (o->n_events == CORECAP_RECORD_MAX_EVENTS) {
+				ret = fail(o, "too many --event options (at most %d)",
+					   CORECAP_RECORD_MAX_EVENTS);
+				goto out;
+			}
+			o->events[o->n_events++] = optarg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_FORCE:
+			o->force = true;
+			break;
+		case OPT_CEPH_ASOK:
+			if (!*optarg) {
+				ret = fail(o, "empty --ceph-asok path");
+				goto out;
+			}
+			o->ceph_asok = optarg;
+			break;
+		case OPT_NO_CEPH:
+			o->no_ceph = true;
+			break;
+		case OPT_CEPH_HISTORY:
+			if (strcmp(optarg, "drain") && strcmp(optarg, "end")) {
+				ret = fail(o, "invalid --ceph-history '%s': expected drain or end",
+					   optarg);
+				goto out;
+			}
+			o->ceph_history_end = strcmp(optarg, "end") == 0;
+			break;
+		case OPT_NO_CPU_PROFILE:
+			o->no_cpu_profile = true;
+			break;
+		case OPT_KERNEL:
+		case OPT_NO_KERNEL:
+			if (o->kernel != CORECAP_RECORD_KERNEL_AUTO &&
+			    o->kernel != (c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+							  : CORECAP_RECORD_KERNEL_OFF)) {
+				ret = fail(o, "--kernel and --no-kernel exclude each other");
+				goto out;
+			}
+			o->kernel = c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+						    : CORECAP_RECORD_KERNEL_OFF;
+			break;
+		case OPT_KERNEL_VIA:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
+			    strcmp(optarg, "bpf")) {
+				ret = fail(o, "--kernel-via takes perf, bpf or auto, not '%s'",
+					   optarg);
+				goto out;
+			}
+			o->kernel_via = optarg;
+			break;
+		case OPT_COLLECTOR_CPUS: {
+			char why[160];
+
+			if (corecap_cpu_list_parse(optarg, &o->collector_set, why, sizeof(why))) {
+				ret = fail(o, "invalid --collector-cpus: %s", why);
+				goto out;
+			}
+			o->collector_cpus = optarg;
+			break;
+		}
+		case 'h':
+			ret = 1;
+			goto out;
+		case ':':
+			ret = fail(o, "option '%s' needs an argument", argv[optind - 1]);
+			goto out;
+		default:
+			if (optopt)
+				ret = fail(o, "unknown option '-%c'", optopt);
+			else
+				ret = fail(o, "unknown option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		/* getopt consumed a "--" if there was one; anything left is the benchmark. */
+		if (strcmp(argv[optind - 1], "--") != 0) {
+			ret = fail(o, "unexpected argument '%s' (put the benchmark after '--')",
+				   argv[optind]);
+			goto out;
+		}
+		o->bench_argv = &argv[optind];
+	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
+		ret = fail(o, "no benchmark command after '--'");
+		goto out;
+	}
+	if (o->ceph_osds && o->n_pids)
+		ret = fail(o, "-p and --ceph-osds exclude each other");
+	else if (o->ceph_osds && o->ceph_asok)
+		ret = fail(o, "--ceph-osds finds each OSD's admin socket: no --ceph-asok");
+	else if (o->ceph_osds && o->no_ceph)
+		ret = fail(o, "--ceph-osds and --no-ceph exclude each other");
+	else if (o->n_pids > 1 && o->ceph_asok)
+		ret = fail(o, "--ceph-asok names one daemon's socket: not with several PIDs");
+	else if (o->pid == 0 && !o->ceph_osds)
+		ret = fail(o, "missing -p PID");
+	if (o->wall_threads && !o->wall_hz)
+		o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
+out:
+	return ret;
+}
