@@ -17,6 +17,7 @@
 #define STR_NONE    0xffffu
 #define KIND_FRAMES 1
 #define KIND_DATA   2
+#define KIND_OBJECT 3
 
 /* ---- the directory ---- */
 
@@ -146,7 +147,7 @@ static size_t frames_bytes(const struct sym_frame *f, size_t n)
 
 static bool fits(const struct sym_cache *c, size_t bytes)
 {
-	return c->frames.len + c->data.len < CORECAP_SYM_CACHE_MAX_RECS &&
+	return c->frames.len + c->data.len + c->objects.len < CORECAP_SYM_CACHE_MAX_RECS &&
 	       HEADER_LEN + strlen(c->build_id) + strlen(c->source) + c->bytes + bytes <=
 		       CORECAP_SYM_CACHE_MAX_FILE;
 }
@@ -186,7 +187,8 @@ static int add_frames(struct sym_cache *c, uint64_t key, const struct sym_frame 
 	return 0;
 }
 
-static int add_data(struct sym_cache *c, uint64_t key, const char *name)
+/* A name record (data or object) into map. */
+static int add_name(struct sym_cache *c, struct u64map *map, uint64_t key, const char *name)
 {
 	size_t bytes = 1 + 8 + 2 + str_len(name);
 	uint64_t *slot;
@@ -194,12 +196,12 @@ static int add_data(struct sym_cache *c, uint64_t key, const char *name)
 
 	if (!storable(name) || !fits(c, bytes))
 		return -ENOSPC;
-	if (corecap_u64map_find(&c->data, key))
+	if (corecap_u64map_find(map, key))
 		return -EEXIST;
 	copy = strdup(name ? name : "");
 	if (!copy)
 		return -ENOMEM;
-	slot = corecap_u64map_upsert(&c->data, key, NULL);
+	slot = corecap_u64map_upsert(map, key, NULL);
 	if (!slot) {
 		free(copy);
 		return -ENOMEM;
@@ -226,9 +228,9 @@ int corecap_sym_cache_put_frames(struct sym_cache *c, uint64_t key, const struct
 	return ret;
 }
 
-bool corecap_sym_cache_data(const struct sym_cache *c, uint64_t key, const char **name)
+static bool find_name(const struct u64map *map, uint64_t key, const char **name)
 {
-	const uint64_t *slot = corecap_u64map_find(&c->data, key);
+	const uint64_t *slot = corecap_u64map_find(map, key);
 	const char *v;
 
 	if (!slot)
@@ -238,17 +240,37 @@ bool corecap_sym_cache_data(const struct sym_cache *c, uint64_t key, const char 
 	return true;
 }
 
-int corecap_sym_cache_put_data(struct sym_cache *c, uint64_t key, const char *name)
+static int put_name(struct sym_cache *c, struct u64map *map, uint64_t key, const char *name)
 {
 	int ret;
 
 	/* "" stands for none in memory: an empty name is not a name. */
 	if (name && !*name)
 		name = NULL;
-	ret = add_data(c, key, name);
+	ret = add_name(c, map, key, name);
 	if (!ret)
 		c->n_new++;
 	return ret;
+}
+
+bool corecap_sym_cache_data(const struct sym_cache *c, uint64_t key, const char **name)
+{
+	return find_name(&c->data, key, name);
+}
+
+int corecap_sym_cache_put_data(struct sym_cache *c, uint64_t key, const char *name)
+{
+	return put_name(c, &c->data, key, name);
+}
+
+bool corecap_sym_cache_object(const struct sym_cache *c, uint64_t key, const char **name)
+{
+	return find_name(&c->objects, key, name);
+}
+
+int corecap_sym_cache_put_object(struct sym_cache *c, uint64_t key, const char *name)
+{
+	return put_name(c, &c->objects, key, name);
 }
 
 static void clear(struct sym_cache *c)
@@ -259,10 +281,14 @@ static void clear(struct sym_cache *c)
 		free((void *)(uintptr_t)v);
 	for (size_t i = 0; corecap_u64map_next(&c->data, &i, NULL, &v);)
 		free((void *)(uintptr_t)v);
+	for (size_t i = 0; corecap_u64map_next(&c->objects, &i, NULL, &v);)
+		free((void *)(uintptr_t)v);
 	corecap_u64map_release(&c->frames);
 	corecap_u64map_release(&c->data);
+	corecap_u64map_release(&c->objects);
 	corecap_u64map_init(&c->frames);
 	corecap_u64map_init(&c->data);
+	corecap_u64map_init(&c->objects);
 	c->bytes = 0;
 	c->n_new = 0;
 }
@@ -272,6 +298,7 @@ void corecap_sym_cache_release(struct sym_cache *c)
 	clear(c);
 	corecap_u64map_release(&c->frames);
 	corecap_u64map_release(&c->data);
+	corecap_u64map_release(&c->objects);
 	free(c->build_id);
 	free(c->source);
 	*c = (struct sym_cache){.dirfd = -1};
@@ -414,10 +441,10 @@ static int parse_records(struct sym_cache *c, struct cursor *r, uint32_t n, cons
 				f[k].inlined = inl;
 			}
 			added = add_frames(c, key, f, nf);
-		} else if (kind == KIND_DATA) {
+		} else if (kind == KIND_DATA || kind == KIND_OBJECT) {
 			if (!get_str(r, &s, &str, &none) || (!none && !*str))
 				goto out;
-			added = add_data(c, key, str);
+			added = add_name(c, kind == KIND_DATA ? &c->data : &c->objects, key, str);
 		} else {
 			*why = "a record of an unknown kind";
 			goto out;
@@ -578,6 +605,7 @@ int corecap_sym_cache_open(struct sym_cache *c, int dirfd, const char *build_id,
 	*c = (struct sym_cache){.dirfd = dirfd};
 	corecap_u64map_init(&c->frames);
 	corecap_u64map_init(&c->data);
+	corecap_u64map_init(&c->objects);
 	if (strlen(build_id) > CORECAP_SYM_CACHE_BID_MAX || !is_hex(build_id) ||
 	    strlen(source) > CORECAP_SYM_CACHE_SRC_MAX)
 		return -EINVAL;
@@ -675,19 +703,21 @@ unsigned char *corecap_sym_cache_serialize(const struct sym_cache *c, size_t *le
 {
 	size_t bid = strlen(c->build_id), src = strlen(c->source);
 	struct out o = {.cap = HEADER_LEN + bid + src + c->bytes};
-	uint64_t *fkeys = sorted_keys(&c->frames), *dkeys = sorted_keys(&c->data);
+	uint64_t *fkeys = sorted_keys(&c->frames), *dkeys = sorted_keys(&c->data),
+		 *okeys = sorted_keys(&c->objects);
 
-	o.p = fkeys && dkeys ? malloc(o.cap) : NULL;
+	o.p = fkeys && dkeys && okeys ? malloc(o.cap) : NULL;
 	if (!o.p) {
 		free(fkeys);
 		free(dkeys);
+		free(okeys);
 		return NULL;
 	}
 	put(&o, MAGIC, 8);
 	put_u32(&o, CORECAP_SYM_CACHE_VERSION);
 	put_u16(&o, (uint16_t)bid);
 	put_u16(&o, (uint16_t)src);
-	put_u32(&o, (uint32_t)(c->frames.len + c->data.len));
+	put_u32(&o, (uint32_t)(c->frames.len + c->data.len + c->objects.len));
 	put_u32(&o, (uint32_t)c->bytes);
 	put_u32(&o, 0); /* the checksum, once the payload is there */
 	put(&o, c->build_id, bid);
@@ -713,8 +743,17 @@ unsigned char *corecap_sym_cache_serialize(const struct sym_cache *c, size_t *le
 		put_u64(&o, dkeys[i]);
 		put_str(&o, *name ? name : NULL);
 	}
+	for (size_t i = 0; i < c->objects.len; i++) {
+		const char *name =
+			(const char *)(uintptr_t)*corecap_u64map_find(&c->objects, okeys[i]);
+
+		put_u8(&o, KIND_OBJECT);
+		put_u64(&o, okeys[i]);
+		put_str(&o, *name ? name : NULL);
+	}
 	free(fkeys);
 	free(dkeys);
+	free(okeys);
 	if (o.failed || o.len != o.cap) {
 		free(o.p);
 		return NULL;

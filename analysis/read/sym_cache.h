@@ -1,6 +1,7 @@
 /*
  * sym_cache: what the symbolizer found in one ELF file's DWARF (the inline
- * chains and source lines of instructions, the member paths of data),
+ * chains and source lines of instructions, the member paths of data, the
+ * objects that calls pass to lock functions),
  * kept per build-id in the user's cache directory
  * ($XDG_CACHE_HOME/corecap/, else ~/.cache/corecap/) so that the next
  * command on a run, and every run of the same binary, does not read that
@@ -29,6 +30,8 @@
  *   u8 kind  u64 key
  *   kind 1 (frames): u8 n, then n x (str function, str file, u32 line, u8 inlined)
  *   kind 2 (data):   str name
+ *   kind 3 (object): str name   (key: a call's return address; the type
+ *                               and member of the object it passes)
  *
  * where a str is a u16 length (0xffff: none) and that many bytes, none
  * of them NUL. A file that is not exactly that (truncated, another
@@ -55,7 +58,7 @@
  * so that no cache made before serves names that corecap no longer gives.
  * corecap's own version is part of every file's source too.
  */
-#define CORECAP_SYM_CACHE_VERSION  1
+#define CORECAP_SYM_CACHE_VERSION  2	       /* 2: the objects' records (kind 3) */
 #define CORECAP_SYM_CACHE_MAX_FILE (32u << 20) /* bytes read at most */
 #define CORECAP_SYM_CACHE_MAX_RECS (1u << 20)
 #define CORECAP_SYM_CACHE_MAX_N	   65 /* frames of one instruction (the symbolizer's bound) */
@@ -73,10 +76,11 @@ struct sym_cache {
 	int dirfd;	/* the cache directory (not owned), -1: write nowhere */
 	char *build_id; /* hex */
 	char *source;
-	struct u64map frames; /* key -> struct sym_cache_frames * */
-	struct u64map data;   /* key -> char * ("": no member path) */
-	size_t n_new;	      /* records added since the file was read */
-	size_t bytes;	      /* payload size of every record */
+	struct u64map frames;  /* key -> struct sym_cache_frames * */
+	struct u64map data;    /* key -> char * ("": no member path) */
+	struct u64map objects; /* key -> char * ("": no object named) */
+	size_t n_new;	       /* records added since the file was read */
+	size_t bytes;	       /* payload size of every record */
 };
 
 /*
@@ -120,6 +124,11 @@ int corecap_sym_cache_put_frames(struct sym_cache *c, uint64_t key, const struct
 bool corecap_sym_cache_data(const struct sym_cache *c, uint64_t key, const char **name);
 /* Adds key's data name (NULL: none); 0, -EEXIST, -ENOSPC or -ENOMEM. */
 int corecap_sym_cache_put_data(struct sym_cache *c, uint64_t key, const char *name);
+/* Whether the object passed by the call returning at key is cached; *name then NULL when DWARF
+ * named none. */
+bool corecap_sym_cache_object(const struct sym_cache *c, uint64_t key, const char **name);
+/* Adds it (NULL: none); 0, -EEXIST, -ENOSPC or -ENOMEM. */
+int corecap_sym_cache_put_object(struct sym_cache *c, uint64_t key, const char *name);
 /* Writes c aside and renames it into place when records were added: 0 or -errno. */
 int corecap_sym_cache_write(struct sym_cache *c);
 void corecap_sym_cache_release(struct sym_cache *c);

@@ -723,8 +723,21 @@ const char *corecap_symbolizer_arg_object(struct symbolizer *s, uint64_t ra)
 	if (slot)
 		return (const char *)(uintptr_t)*slot;
 	m = lookup(s, ra, true, &info, &e);
-	if (m && corecap_sym_dwarf_arg_object(m, ra, buf, sizeof(buf)))
-		name = strdup(buf);
+	if (m) {
+		const char *hit;
+
+		/* Through m's symbol cache: finding it opens the whole DWARF. */
+		if (m->cache && corecap_sym_cache_object(m->cache, ra - m->bias, &hit)) {
+			name = hit ? strdup(hit) : NULL;
+		} else {
+			bool found = corecap_sym_dwarf_arg_object(m, ra, buf, sizeof(buf));
+
+			name = found ? strdup(buf) : NULL;
+			if (m->cache)
+				corecap_sym_cache_put_object(m->cache, ra - m->bias,
+							     found ? buf : NULL);
+		}
+	}
 	slot = corecap_u64map_upsert(&s->objects, ra, NULL);
 	if (!slot) {
 		free(name);

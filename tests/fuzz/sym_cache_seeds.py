@@ -36,7 +36,11 @@ def data(key, name):
     return struct.pack("<BQ", 2, key) + s(name)
 
 
-def cache(recs, version=1, bid=BID, src=SRC):
+def obj(key, name):
+    return struct.pack("<BQ", 3, key) + s(name)
+
+
+def cache(recs, version=2, bid=BID, src=SRC):
     payload = b"".join(recs)
     h = fnv(fnv(fnv(2166136261, bid), src), payload)
     return (b"CCSYMC\r\n" + struct.pack("<IHHIII", version, len(bid), len(src), len(recs),
@@ -50,6 +54,8 @@ recs = [
     frames(0x9abc, []),
     data(0x4000, "d.osd.big_lock"),
     data(0x4100, None),
+    obj(0x4000, "a PG (PG::_lock)"),
+    obj(0x1234, None),
 ]
 seeds = {
     "valid-mixed": b"\0" + cache(recs),
@@ -57,7 +63,8 @@ seeds = {
     "valid-data": b"\0" + cache(recs[3:]),
     "fixup-mixed": b"\1" + cache(recs)[:24] + b"\0\0\0\0" + cache(recs)[28:],
     "truncated": b"\0" + cache(recs)[:60],
-    "other-version": b"\0" + cache(recs, version=2),
+    "valid-objects": b"\0" + cache(recs[5:]),
+    "other-version": b"\0" + cache(recs, version=1),
     "other-build-id": b"\0" + cache(recs, bid=b"fedcba98"),
     "fixup-twice": b"\1" + cache([recs[3], recs[3]]),
 }

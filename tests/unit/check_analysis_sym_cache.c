@@ -46,7 +46,7 @@ static const struct sym_frame frames_a[] = {
 };
 static const struct sym_frame frames_b[] = {{"main", NULL, 0, false}};
 
-/* A cache of three frames records and two data records, written in dir. */
+/* A cache of three frames records, two data records and two object records, written in dir. */
 static void write_sample(int dfd, const char *bid, const char *src)
 {
 	struct sym_cache c;
@@ -57,6 +57,10 @@ static void write_sample(int dfd, const char *bid, const char *src)
 	ck_assert_int_eq(corecap_sym_cache_put_frames(&c, 0x9abc, NULL, 0), 0);
 	ck_assert_int_eq(corecap_sym_cache_put_data(&c, 0x4000, "d.osd.big_lock"), 0);
 	ck_assert_int_eq(corecap_sym_cache_put_data(&c, 0x4100, NULL), 0);
+	/* An object's key may equal a data record's: the kinds are apart. */
+	ck_assert_int_eq(corecap_sym_cache_put_object(&c, 0x4000, "a PG (PG::_lock)"), 0);
+	ck_assert_int_eq(corecap_sym_cache_put_object(&c, 0x1234, NULL), 0);
+	ck_assert_int_eq(corecap_sym_cache_put_object(&c, 0x1234, "x"), -EEXIST);
 	ck_assert_int_eq(corecap_sym_cache_put_frames(&c, 0x1234, frames_b, 1), -EEXIST);
 	ck_assert_int_eq(corecap_sym_cache_write(&c), 0);
 	corecap_sym_cache_release(&c);
@@ -90,11 +94,16 @@ static void expect_sample(const struct sym_cache *c)
 	ck_assert(corecap_sym_cache_data(c, 0x4100, &name));
 	ck_assert_ptr_null(name);
 	ck_assert(!corecap_sym_cache_data(c, 0x4200, &name));
+	ck_assert(corecap_sym_cache_object(c, 0x4000, &name));
+	ck_assert_str_eq(name, "a PG (PG::_lock)");
+	ck_assert(corecap_sym_cache_object(c, 0x1234, &name));
+	ck_assert_ptr_null(name);
+	ck_assert(!corecap_sym_cache_object(c, 0x4100, &name));
 }
 
 static bool is_empty(const struct sym_cache *c)
 {
-	return c->frames.len == 0 && c->data.len == 0;
+	return c->frames.len == 0 && c->data.len == 0 && c->objects.len == 0;
 }
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -251,7 +260,9 @@ START_TEST(crafted_refused)
 	/* The same with a NUL inside its name, an unknown kind, a frame with an empty function, too
 	 * many frames. */
 	static const unsigned char nul_rec[] = {2, 0x10, 0, 0, 0, 0, 0, 0, 0, 2, 0, 'a', 0};
-	static const unsigned char kind_rec[] = {3, 0x10, 0, 0, 0, 0, 0, 0, 0, 2, 0, 'a', 'b'};
+	static const unsigned char kind_rec[] = {4, 0x10, 0, 0, 0, 0, 0, 0, 0, 2, 0, 'a', 'b'};
+	/* An object record: kind 3, key 0x10, "ab". */
+	static const unsigned char object_rec[] = {3, 0x10, 0, 0, 0, 0, 0, 0, 0, 2, 0, 'a', 'b'};
 	static const unsigned char empty_fn[] = {1, 0x10, 0,	0,    0, 0, 0, 0, 0, 1,
 						 0, 0,	  0xff, 0xff, 1, 0, 0, 0, 0};
 	static const unsigned char many[] = {1, 0x10, 0, 0, 0, 0, 0, 0, 0, 66};
@@ -268,6 +279,14 @@ START_TEST(crafted_refused)
 	ck_assert_int_eq(corecap_sym_cache_parse(&c, file, len, &why), 0);
 	ck_assert(corecap_sym_cache_data(&c, 0x10, &name));
 	ck_assert_str_eq(name, "ab");
+	ck_assert(!corecap_sym_cache_object(&c, 0x10, &name));
+	corecap_sym_cache_release(&c);
+	ck_assert_int_eq(corecap_sym_cache_open(&c, -1, BID, SRC), 0);
+	len = craft(file, CORECAP_SYM_CACHE_VERSION, BID, SRC, 1, object_rec, sizeof(object_rec));
+	ck_assert_int_eq(corecap_sym_cache_parse(&c, file, len, &why), 0);
+	ck_assert(corecap_sym_cache_object(&c, 0x10, &name));
+	ck_assert_str_eq(name, "ab");
+	ck_assert(!corecap_sym_cache_data(&c, 0x10, &name));
 	corecap_sym_cache_release(&c);
 #define REFUSED(version, bid, src, n, payload, plen, reason)                                       \
 	do {                                                                                       \
