@@ -115,6 +115,7 @@ int corecap_stat_kernel_build(struct stat_kernel_interval *iv, const char *run_d
 	struct kernel_wait_stack_ctx sc = {.k = &kr, .sym = sym};
 	struct kernel_states ks;
 	struct futex_locks f;
+	struct sched s;
 	int ret;
 
 	/* The kernel source's threads are stat's own: it is the collector. */
@@ -128,20 +129,25 @@ int corecap_stat_kernel_build(struct stat_kernel_interval *iv, const char *run_d
 		*err = NULL;
 	if (ret)
 		goto out;
-	/* One pass over the records, its table the states and the futex
-	 * words, each over a replay of the scheduler of its own. */
-	corecap_kernel_states_init(&ks, iv->ws, iv->we);
-	corecap_futex_locks_init(&f, &iv->words, iv->ws, iv->we, corecap_kernel_wait_stack, &sc);
+	/* One pass over the records, its table the scheduler's replay (once,
+	 * as the report's) and the two models that read it: the states and
+	 * the futex words. */
+	corecap_sched_init(&s, iv->ws, iv->we);
+	corecap_kernel_states_init_on(&ks, &s);
+	corecap_futex_locks_init_on(&f, &s, &iv->words, iv->ws, iv->we, corecap_kernel_wait_stack,
+				    &sc);
 	ret = corecap_pass_run_records(&kr,
-				       (struct pass_consumer[]){corecap_pass_kernel_states(&ks),
+				       (struct pass_consumer[]){corecap_pass_sched(&s),
+								corecap_pass_kernel_states(&ks),
 								corecap_pass_futex_locks(&f)},
-				       2);
+				       3);
 	if (!ret)
 		ret = model_states(iv, &ks, of->pid, key);
 	if (!ret)
 		ret = model_words(iv, &f, sym);
 	corecap_futex_locks_release(&f);
 	corecap_kernel_states_release(&ks);
+	corecap_sched_release(&s);
 	if (ret) {
 		if (asprintf(err, "cannot model the interval's kernel events: %s", strerror(-ret)) <
 		    0)
