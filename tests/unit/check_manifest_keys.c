@@ -58,21 +58,6 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
-/* The list's key whose path is path, or CORECAP_MK_ROOT. */
-static enum corecap_manifest_key key_of_path(const char *path)
-{
-	char buf[256];
-	size_t n;
-
-	corecap_manifest_keys(&n);
-	for (size_t k = 1; k < n; k++)
-		if (strcmp(corecap_manifest_key_path((enum corecap_manifest_key)k, buf,
-						     sizeof(buf)),
-			   path) == 0)
-			return (enum corecap_manifest_key)k;
-	return CORECAP_MK_ROOT;
-}
-
 /*
  * Every key under o (at path prefix) in the list, or an open object's
  * figure; marks it written. in_order: each object's keys in the list's order.
@@ -95,16 +80,17 @@ static void walk(json_object *o, const char *prefix, bool in_order)
 		enum corecap_manifest_key k;
 
 		snprintf(path, sizeof(path), "%s%s%s", prefix, *prefix ? "." : "", name);
-		k = key_of_path(path);
+		k = corecap_manifest_key_of_path(path);
 		if (k == CORECAP_MK_ROOT) {
 			size_t n;
 
 			/* Not listed: only a benchmark's percentile in the open summary. */
-			ck_assert_msg(
-				corecap_manifest_key_open_ok(name) &&
-					(corecap_manifest_keys(&n)[key_of_path(prefix)].flags &
-					 CORECAP_MK_F_OPEN),
-				"manifest key '%s' is not in corecap/manifest_keys.h", path);
+			ck_assert_msg(corecap_manifest_key_open_ok(name) &&
+					      (corecap_manifest_keys(
+						       &n)[corecap_manifest_key_of_path(prefix)]
+						       .flags &
+					       CORECAP_MK_F_OPEN),
+				      "manifest key '%s' is not in corecap/manifest_keys.h", path);
 			continue;
 		}
 		ck_assert_msg(!in_order || k > last,
@@ -116,26 +102,36 @@ static void walk(json_object *o, const char *prefix, bool in_order)
 	}
 }
 
-static json_object *load_json(const char *dir)
-{
-	char path[512];
-	json_object *o;
-
-	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_MANIFEST, dir);
-	o = json_object_from_file(path);
-	ck_assert_msg(o != NULL, "cannot parse '%s'", path);
-	return o;
-}
-
+/* Writes m into a fresh run BASE/name (its path into dir) and walks its keys. */
 static void write_manifest(const struct corecap_manifest *m, const char *name, char *dir,
-			   size_t size)
+			   size_t size, bool in_order)
 {
 	struct corecap_run_dir rd;
+	char path[600];
+	json_object *root;
 
 	snprintf(dir, size, "%s/%s", base, name);
 	ck_assert_int_eq(corecap_run_dir_create(&rd, dir, false), 0);
 	ck_assert_int_eq(corecap_manifest_write(m, &rd), 0);
 	corecap_run_dir_release(&rd);
+	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_MANIFEST, dir);
+	root = json_object_from_file(path);
+	ck_assert_msg(root != NULL, "cannot parse '%s'", path);
+	walk(root, "", in_order);
+	json_object_put(root);
+}
+
+/* Reads dir's manifest back through the analysis' reader, which warns of nothing. */
+static void read_back(const char *dir, struct run_manifest *r)
+{
+	char path[600], *err = NULL;
+
+	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_MANIFEST, dir);
+	corecap_manifest_init(r);
+	ck_assert_msg(corecap_manifest_load(r, path, &err) == 0, "%s", err ? err : "");
+	free(err);
+	for (size_t i = 0; i < r->n_warnings; i++)
+		ck_abort_msg("the reader warned: %s", r->warnings[i]);
 }
 
 /* The sources of a single daemon's run, every one on, each value distinct. */
@@ -323,22 +319,13 @@ START_TEST(a_single_daemon_manifest_reads_back)
 	struct sources *s = calloc(1, sizeof(*s));
 	struct corecap_manifest m;
 	struct run_manifest r;
-	char dir[512], path[600], host[256] = "", *err = NULL;
-	json_object *root;
+	char dir[512], host[256] = "";
 	const struct run_device *dev;
 
 	ck_assert_ptr_nonnull(s);
 	fill(s, &m);
-	write_manifest(&m, "one", dir, sizeof(dir));
-	root = load_json(dir);
-	walk(root, "", true);
-	json_object_put(root);
-
-	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_MANIFEST, dir);
-	corecap_manifest_init(&r);
-	ck_assert_msg(corecap_manifest_load(&r, path, &err) == 0, "%s", err ? err : "");
-	for (size_t i = 0; i < r.n_warnings; i++)
-		ck_abort_msg("the reader warned: %s", r.warnings[i]);
+	write_manifest(&m, "one", dir, sizeof(dir), true);
+	read_back(dir, &r);
 	ck_assert_int_eq(r.version, CORECAP_RUN_VERSION);
 	ck_assert_str_eq(r.tool_version, CORECAP_VERSION);
 	ck_assert(!r.partial);
@@ -435,7 +422,6 @@ START_TEST(a_single_daemon_manifest_reads_back)
 	ck_assert(r.bench.has_p99 &&
 		  r.bench.lat_p99_s == CORECAP_MK_BENCHMARK_SUMMARY_LAT_P99_S / 4.0);
 	corecap_manifest_release(&r);
-	free(err);
 	free(s);
 }
 END_TEST
@@ -446,8 +432,7 @@ START_TEST(the_kernel_oncpu_sampler_reads_back)
 	struct sources *s = calloc(1, sizeof(*s));
 	struct corecap_manifest m;
 	struct run_manifest r;
-	char dir[512], path[600], *err = NULL;
-	json_object *root;
+	char dir[512];
 
 	ck_assert_ptr_nonnull(s);
 	fill(s, &m);
@@ -457,15 +442,8 @@ START_TEST(the_kernel_oncpu_sampler_reads_back)
 	s->kernel.stats.oncpu_taken = 1000;
 	s->kernel.stats.oncpu_lost = 60;
 	s->kernel.stats.oncpu_failed = 40;
-	write_manifest(&m, "oncpu", dir, sizeof(dir));
-	root = load_json(dir);
-	walk(root, "", false);
-	json_object_put(root);
-
-	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_MANIFEST, dir);
-	corecap_manifest_init(&r);
-	ck_assert_msg(corecap_manifest_load(&r, path, &err) == 0, "%s", err ? err : "");
-	ck_assert_uint_eq(r.n_warnings, 0);
+	write_manifest(&m, "oncpu", dir, sizeof(dir), false);
+	read_back(dir, &r);
 	ck_assert(r.wall_hz == 199);
 	ck_assert_str_eq(r.wall_sampler, CORECAP_WALL_SAMPLER_KERNEL_ONCPU);
 	ck_assert(r.wall_oncpu_only);
@@ -475,7 +453,6 @@ START_TEST(the_kernel_oncpu_sampler_reads_back)
 	ck_assert_uint_eq(r.wall_oncpu_lost, 60);
 	ck_assert_uint_eq(r.wall_oncpu_failed, 40);
 	corecap_manifest_release(&r);
-	free(err);
 	free(s);
 }
 END_TEST
@@ -503,19 +480,15 @@ START_TEST(a_several_daemon_manifest_reads_back)
 	struct corecap_manifest m;
 	struct multi_run mr;
 	char dir[512], *err = NULL;
-	json_object *root;
 
 	ck_assert_ptr_nonnull(s);
 	fill(s, &m);
 	m.target = NULL;
 	m.daemons = daemons;
 	m.n_daemons = 2;
-	write_manifest(&m, "multi", dir, sizeof(dir));
-	root = load_json(dir);
-	/* Its daemons[] comes before benchmark, which the list has last but for daemons[] and
-	 * hosts[]: no order asked. */
-	walk(root, "", false);
-	json_object_put(root);
+	/* Its daemons[] comes before benchmark, which the list has before daemons[]: no
+	 * order asked. */
+	write_manifest(&m, "multi", dir, sizeof(dir), false);
 
 	ck_assert(corecap_multi_run_is(dir));
 	ck_assert_msg(corecap_multi_run_open(&mr, dir, &err) == 0, "%s", err ? err : "");
@@ -560,31 +533,21 @@ START_TEST(every_key_of_the_list_is_written)
 						    .exit_status = 0};
 		struct corecap_manifest m;
 		char dir[512];
-		json_object *root;
 
 		ck_assert_ptr_nonnull(s);
 		fill(s, &m);
 		m.complete = false;
 		snprintf(m.partial_reason, sizeof(m.partial_reason), "interrupted at +1.0 s");
-		write_manifest(&m, "all-ptrace", dir, sizeof(dir));
-		root = load_json(dir);
-		walk(root, "", true);
-		json_object_put(root);
+		write_manifest(&m, "all-ptrace", dir, sizeof(dir), true);
 
 		m.wall = NULL;
 		s->kernel.stats.oncpu_written = 1;
-		write_manifest(&m, "all-oncpu", dir, sizeof(dir));
-		root = load_json(dir);
-		walk(root, "", false);
-		json_object_put(root);
+		write_manifest(&m, "all-oncpu", dir, sizeof(dir), false);
 
 		m.target = NULL;
 		m.daemons = &d;
 		m.n_daemons = 1;
-		write_manifest(&m, "all-multi", dir, sizeof(dir));
-		root = load_json(dir);
-		walk(root, "", false);
-		json_object_put(root);
+		write_manifest(&m, "all-multi", dir, sizeof(dir), false);
 		free(s);
 	}
 	for (size_t k = 1; k < n; k++) {

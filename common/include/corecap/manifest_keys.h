@@ -595,6 +595,19 @@ static inline char *corecap_manifest_key_path(enum corecap_manifest_key k, char 
 	return buf;
 }
 
+/* The key whose path is path ("devices[].limit.file"), or CORECAP_MK_ROOT: none. */
+static inline enum corecap_manifest_key corecap_manifest_key_of_path(const char *path)
+{
+	char buf[256];
+
+	for (int k = 1; k < CORECAP_MK_COUNT; k++)
+		if (strcmp(corecap_manifest_key_path((enum corecap_manifest_key)k, buf,
+						     sizeof(buf)),
+			   path) == 0)
+			return (enum corecap_manifest_key)k;
+	return CORECAP_MK_ROOT;
+}
+
 /* Whether an unlisted key may sit in a CORECAP_MK_F_OPEN object: lat_p<digits>_s. */
 static inline bool corecap_manifest_key_open_ok(const char *name)
 {
