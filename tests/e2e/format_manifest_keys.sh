@@ -7,8 +7,9 @@
 # (tests/e2e/format/manifest_keys check). And the list is the only place
 # the names are spelled: no file that includes the header passes a key
 # name as a string where a key goes (put, get, get_*, json-c's object
-# calls, the benchmark summary's set/get), and every key of the list is
-# named by the collector's sources (no key the writer has dropped).
+# calls, the benchmark summary's set/get), the manifest's writers and
+# readers all include it, and every key of the list is named by the
+# collector's sources (no key the writer has dropped).
 set -u
 . "${CORECAP_SRC:?}/tests/e2e/collector_lib.sh"
 MK="$CORECAP_BUILD/tests/e2e/manifest_keys"
@@ -105,6 +106,16 @@ for top in ("collector", "analysis", "cli"):
                         ln = text.count("\n", 0, m.start()) + 1
                         print("%s:%d: %s(... %s ...)" % (os.path.relpath(p, src), ln, m.group(1), a[pos]))
                         bad += 1
+# The manifest's writers and readers name keys through the list: a file of
+# them without the header would escape the literal check above.
+for f in ("collector/record/manifest.c", "collector/record/record_multi.c",
+          "collector/hosts/host_record.c", "collector/workload/bench_parse.c",
+          "analysis/read/manifest.c", "analysis/read/multi_run.c",
+          "analysis/read/hosts_run.c"):
+    p = os.path.join(src, f)
+    if not os.path.exists(p) or "corecap/manifest_keys.h" not in open(p).read():
+        print("%s: a manifest writer or reader without corecap/manifest_keys.h" % f)
+        bad += 1
 unused = [i for i in ids if not re.search(r'\b%s\b' % i, writer)]
 for i in unused:
     print("not written: %s" % i)

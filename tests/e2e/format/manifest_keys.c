@@ -22,19 +22,6 @@
 static const char *const ids[CORECAP_MK_COUNT] = {[CORECAP_MK_ROOT] = "CORECAP_MK_ROOT",
 						  CORECAP_MANIFEST_KEY_LIST(ID_NAME_)};
 
-/* The key whose path is path, or CORECAP_MK_ROOT. */
-static enum corecap_manifest_key find(const char *path)
-{
-	char buf[256];
-
-	for (int k = 1; k < CORECAP_MK_COUNT; k++)
-		if (strcmp(corecap_manifest_key_path((enum corecap_manifest_key)k, buf,
-						     sizeof(buf)),
-			   path) == 0)
-			return (enum corecap_manifest_key)k;
-	return CORECAP_MK_ROOT;
-}
-
 static int check(void)
 {
 	const struct corecap_manifest_key_def *keys;
@@ -50,14 +37,14 @@ static int check(void)
 		line[strcspn(line, "\n")] = '\0';
 		if (!line[0])
 			continue;
-		if (find(line) != CORECAP_MK_ROOT) {
+		if (corecap_manifest_key_of_path(line) != CORECAP_MK_ROOT) {
 			known++;
 			continue;
 		}
 		dot = strrchr(line, '.');
 		if (dot) {
 			*dot = '\0';
-			parent = find(line);
+			parent = corecap_manifest_key_of_path(line);
 			*dot = '.';
 			if (parent != CORECAP_MK_ROOT && (keys[parent].flags & CORECAP_MK_F_OPEN) &&
 			    corecap_manifest_key_open_ok(dot + 1)) {
