@@ -9,6 +9,7 @@
 
 #include "util/cpu_list.h"
 #include "record_opts.h"
+#include <corecap/opt_table.h>
 #include <corecap/run_format.h>
 
 const char corecap_record_usage[] =
@@ -27,60 +28,7 @@ const char corecap_record_usage[] =
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
 	"seconds, or until Ctrl-C; the window ends at whichever comes first.\n"
-	"\n"
-	"  -p, --pid PID         the daemon to record; PID1,PID2,... several daemons in\n"
-	"                        one window, one run (RUN/" CORECAP_RUN_DAEMONS_DIR "/PID/ each)\n"
-	"      --ceph-osds[=DIR] every ceph-osd whose admin socket is in DIR (default: the\n"
-	"                        directory of the Ceph configuration's 'admin socket',\n"
-	"                        CEPH_CONF honoured, else /var/run/ceph)\n"
-	"      --hosts FILE      the daemon of each host of FILE, each host recording its\n"
-	"                        own through a remote shell, one run (RUN/hosts/NAME/\n"
-	"                        each; docs/hosts.md)\n"
-	"      --rsh CMD         with --hosts: the remote shell, split at blanks (ssh)\n"
-	"      --corecap-path PATH\n"
-	"                        with --hosts: corecap on the hosts (default corecap)\n"
-	"      --record-opt OPT  with --hosts: an option for every host's record\n"
-	"  -o, --output RUN      run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)\n"
-	"  -d, --duration SEC    window length in seconds (a benchmark is interrupted then)\n"
-	"      --wallclock[=HZ]  sample every thread's stack with ptrace (default 50 Hz)\n"
-	"      --wallclock-threads NAMES\n"
-	"                        sample only threads whose name matches one of these\n"
-	"                        comma-separated globs (implies --wallclock)\n"
-	"      --no-trace        no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)\n"
-	"      --event NAME      also enable this LTTng-UST event (repeatable; globs allowed)\n"
-	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
-	"      --oncpu-hz HZ     with kernel events and without --wallclock: the\n"
-	"                        daemon's stacks on a CPU, sampled by the kernel (a\n"
-	"                        cpu-clock perf event, no thread stopped) HZ times per\n"
-	"                        second of CPU time, as the run's wall-clock samples\n"
-	"                        (default " CORECAP_STR(CORECAP_RECORD_ONCPU_HZ_DEFAULT) "; 0: none)\n"
-	"  -q, --quiet           no progress, no benchmark echo on stdout\n"
-	"      --force           replace RUN if it exists and holds a corecap run\n"
-	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
-	"                        dumps into RUN/" CORECAP_RUN_CEPH_DIR
-	"/ (found by itself for a ceph-osd)\n"
-	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
-	"      --ceph-history drain|end\n"
-	"                        the OpTracker history: drained in slices during the\n"
-	"                        window, a few ms of the OSD's lock each (default), or\n"
-	"                        dumped once at its end (every op up to 10000, the OSD's\n"
-	"                        lock held while it formats them all)\n"
-	"      --no-cpu-profile  leave the daemon's gperftools profiler alone\n"
-	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
-	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
-	"      --no-kernel       no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)\n"
-	"      --kernel-via auto|bpf|perf\n"
-	"                        how: eBPF programs (bpf: a fifth of perf's cost per\n"
-	"                        record), perf_event_open's tracepoint samples (perf),\n"
-	"                        or eBPF where it loads, else perf (auto, the default)\n"
-	"      --collector-cpus LIST\n"
-	"                        keep corecap's own threads on these CPUs (taskset's\n"
-	"                        form: 0,2-3), off the daemon's; the benchmark is not\n"
-	"                        confined (see corecap-record(1) for the trade-off)\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"The run directory format is described in docs/run-directory.md;\n"
-	"see also corecap-record(1).\n";
+	"\n";
 
 enum {
 	OPT_WALLCLOCK = 256,
@@ -102,31 +50,89 @@ enum {
 	OPT_ONCPU_HZ,
 };
 
-static const struct option long_opts[] = {
-	{"pid", required_argument, NULL, 'p'},
-	{"output", required_argument, NULL, 'o'},
-	{"duration", required_argument, NULL, 'd'},
-	{"wallclock", optional_argument, NULL, OPT_WALLCLOCK},
-	{"wallclock-threads", required_argument, NULL, OPT_WALL_THREADS},
-	{"oncpu-hz", required_argument, NULL, OPT_ONCPU_HZ},
-	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
-	{"event", required_argument, NULL, OPT_EVENT},
-	{"threads-hz", required_argument, NULL, OPT_THREADS_HZ},
-	{"quiet", no_argument, NULL, 'q'},
-	{"force", no_argument, NULL, OPT_FORCE},
-	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
-	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
-	{"ceph-history", required_argument, NULL, OPT_CEPH_HISTORY},
-	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
-	{"kernel", no_argument, NULL, OPT_KERNEL},
-	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
-	{"kernel-via", required_argument, NULL, OPT_KERNEL_VIA},
-	{"ceph-osds", optional_argument, NULL, OPT_CEPH_OSDS},
-	{"collector-cpus", required_argument, NULL, OPT_COLLECTOR_CPUS},
-	/* Not in the usage: how a multi-daemon record talks to its children. */
-	{"sync-fds", required_argument, NULL, OPT_SYNC_FDS},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt record_opts[] = {
+	CORECAP_OPT_ARG('p', 'p', "pid", "PID",
+			"the daemon to record; PID1,PID2,... several daemons in\n"
+			"one window, one run (RUN/" CORECAP_RUN_DAEMONS_DIR "/PID/ each)"),
+	CORECAP_OPT_OPTARG(OPT_CEPH_OSDS, 0, "ceph-osds", "DIR",
+			   "every ceph-osd whose admin socket is in DIR (default: the\n"
+			   "directory of the Ceph configuration's 'admin socket',\n"
+			   "CEPH_CONF honoured, else /var/run/ceph)"),
+	/* --hosts and its options are host_record.c's (corecap_record_hosts_wanted). */
+	CORECAP_OPT_DOC("hosts", required_argument, "FILE",
+			"the daemon of each host of FILE, each host recording its\n"
+			"own through a remote shell, one run (RUN/hosts/NAME/\n"
+			"each; docs/hosts.md)"),
+	CORECAP_OPT_DOC("rsh", required_argument, "CMD",
+			"with --hosts: the remote shell, split at blanks (ssh)"),
+	CORECAP_OPT_DOC("corecap-path", required_argument, "PATH",
+			"with --hosts: corecap on the hosts (default corecap)"),
+	CORECAP_OPT_DOC("record-opt", required_argument, "OPT",
+			"with --hosts: an option for every host's record"),
+	CORECAP_OPT_ARG('o', 'o', "output", "RUN",
+			"run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "SEC",
+			"window length in seconds (a benchmark is interrupted then)"),
+	CORECAP_OPT_OPTARG(OPT_WALLCLOCK, 0, "wallclock", "HZ",
+			   "sample every thread's stack with ptrace (default 50 Hz)"),
+	CORECAP_OPT_ARG(OPT_WALL_THREADS, 0, "wallclock-threads", "NAMES",
+			"sample only threads whose name matches one of these\n"
+			"comma-separated globs (implies --wallclock)"),
+	CORECAP_OPT_FLAG(OPT_NO_TRACE, 0, "no-trace",
+			 "no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)"),
+	CORECAP_OPT_ARG(OPT_EVENT, 0, "event", "NAME",
+			"also enable this LTTng-UST event (repeatable; globs allowed)"),
+	CORECAP_OPT_ARG(OPT_THREADS_HZ, 0, "threads-hz", "HZ",
+			"per-thread /proc sampling rate (default 10)"),
+	CORECAP_OPT_ARG(OPT_ONCPU_HZ, 0, "oncpu-hz", "HZ",
+			"with kernel events and without --wallclock: the\n"
+			"daemon's stacks on a CPU, sampled by the kernel (a\n"
+			"cpu-clock perf event, no thread stopped) HZ times per\n"
+			"second of CPU time, as the run's wall-clock samples\n"
+			"(default " CORECAP_STR(CORECAP_RECORD_ONCPU_HZ_DEFAULT) "; 0: none)"),
+	CORECAP_OPT_FLAG('q', 'q', "quiet", "no progress, no benchmark echo on stdout"),
+	CORECAP_OPT_FLAG(OPT_FORCE, 0, "force", "replace RUN if it exists and holds a corecap run"),
+	CORECAP_OPT_ARG(OPT_CEPH_ASOK, 0, "ceph-asok", "PATH",
+			"a Ceph daemon's admin socket: OpTracker history and perf\n"
+			"dumps into RUN/" CORECAP_RUN_CEPH_DIR
+			"/ (found by itself for a ceph-osd)"),
+	CORECAP_OPT_FLAG(OPT_NO_CEPH, 0, "no-ceph", "do not use a Ceph daemon's admin socket"),
+	CORECAP_OPT_ARG(OPT_CEPH_HISTORY, 0, "ceph-history", "drain|end",
+			"the OpTracker history: drained in slices during the\n"
+			"window, a few ms of the OSD's lock each (default), or\n"
+			"dumped once at its end (every op up to 10000, the OSD's\n"
+			"lock held while it formats them all)"),
+	CORECAP_OPT_FLAG(OPT_NO_CPU_PROFILE, 0, "no-cpu-profile",
+			 "leave the daemon's gperftools profiler alone"),
+	CORECAP_OPT_FLAG(OPT_KERNEL, 0, "kernel",
+			 "require the kernel events (scheduler, futex; on by default\n"
+			 "when permitted: root or CAP_PERFMON, tracefs)"),
+	CORECAP_OPT_FLAG(OPT_NO_KERNEL, 0, "no-kernel",
+			 "no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)"),
+	CORECAP_OPT_ARG(OPT_KERNEL_VIA, 0, "kernel-via", "auto|bpf|perf",
+			"how: eBPF programs (bpf: a fifth of perf's cost per\n"
+			"record), perf_event_open's tracepoint samples (perf),\n"
+			"or eBPF where it loads, else perf (auto, the default)"),
+	CORECAP_OPT_ARG(OPT_COLLECTOR_CPUS, 0, "collector-cpus", "LIST",
+			"keep corecap's own threads on these CPUs (taskset's\n"
+			"form: 0,2-3), off the daemon's; the benchmark is not\n"
+			"confined (see corecap-record(1) for the trade-off)"),
+	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
+	/* How a multi-daemon record talks to its children. */
+	CORECAP_OPT_HIDDEN(OPT_SYNC_FDS, "sync-fds", required_argument),
+};
+
+const struct corecap_opt_table corecap_record_help = {
+	.head = corecap_record_usage,
+	.opts = record_opts,
+	.n = sizeof(record_opts) / sizeof(record_opts[0]),
+	.tail = "\n"
+		"The run directory format is described in docs/run-directory.md;\n"
+		"see also corecap-record(1).\n",
+	.indent = 2,
+	.help_col = 24,
+	.show_short = 1,
 };
 
 static int fail(struct corecap_record_opts *o, const char *fmt, ...)
@@ -206,6 +212,7 @@ static int parse_pids(struct corecap_record_opts *o, const char *arg)
 
 int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv)
 {
+	struct corecap_getopt g;
 	unsigned long v;
 	int ret = 0;
 	int c;
@@ -216,9 +223,11 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	o->oncpu_hz = CORECAP_RECORD_ONCPU_HZ_DEFAULT;
+	if (corecap_opts_getopt(&g, &corecap_record_help, "+:") < 0)
+		return fail(o, "too many options in the table");
 	optind = 0; /* full reinitialisation: the parser may run more than once */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:o:d:qh", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			ret = parse_pids(o, optarg);
@@ -274,7 +283,8 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			break;
 		case OPT_ONCPU_HZ:
 			if (!parse_ulong(optarg, 0, 1000, &v)) {
-				ret = fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)", optarg);
+				ret = fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)",
+					   optarg);
 				goto out;
 			}
 			o->oncpu_hz = (unsigned)v;

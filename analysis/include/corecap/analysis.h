@@ -111,16 +111,16 @@ int corecap_verify_lock_site(pid_t pid, const char *name, uint64_t *lock, uint64
 
 #define CORECAP_ANALYSIS_COMMANDS                                                                  \
 	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
-	 CORECAP_REPORT_USAGE},                                                                    \
+	 CORECAP_REPORT_USAGE, NULL},                                                              \
 		{"flame", corecap_cmd_flame, "folded stacks or an SVG flame graph (cpu, wall, lock, op)", \
-		 corecap_flame_usage},                                                             \
+		 corecap_flame_usage, NULL},                                                       \
 		{"export", corecap_cmd_export, "the run as a Chrome trace (Perfetto, chrome://tracing)", \
-		 corecap_export_usage},                                                            \
+		 corecap_export_usage, NULL},                                                      \
 		{"html", corecap_cmd_html, "one self-contained HTML page: report, charts, flame graphs", \
-		 corecap_html_usage},                                                              \
+		 corecap_html_usage, NULL},                                                        \
 		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
-		 corecap_compare_usage},                                                           \
+		 corecap_compare_usage, NULL},                                                     \
 		{"stat", corecap_cmd_stat, "a live view of a daemon: locks, threads (shim or kernel events)", \
-		 corecap_stat_usage},
+		 corecap_stat_usage, NULL},
 
 #endif

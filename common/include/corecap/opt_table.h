@@ -1,0 +1,107 @@
+/*
+ * One table per command from which its options come: each entry carries
+ * the option's short and long name, its argument and the argument's name,
+ * its help and the id getopt_long returns for it (perf's OPT_* tables,
+ * tools/lib/subcmd/parse-options.h). From the table are generated the
+ * getopt_long array and short-option string (corecap_opts_getopt) and the
+ * options part of the command's help (corecap_opts_help), so that the
+ * three no longer drift apart. The command keeps its own value handling:
+ * a switch on the id, its own messages.
+ *
+ *	static const struct corecap_opt opts[] = {
+ *		CORECAP_OPT_ARG('o', 'o', "output", "RUN", "run directory"),
+ *		CORECAP_OPT_FLAG(OPT_FORCE, 0, "force", "replace RUN"),
+ *		CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
+ *	};
+ *
+ * prints, with .help_col 24:
+ *
+ *	  -o, --output RUN      run directory
+ *	      --force           replace RUN
+ *	  -h, --help            this text
+ */
+#ifndef CORECAP_OPT_TABLE_H
+#define CORECAP_OPT_TABLE_H
+
+#include <getopt.h>
+#include <stddef.h>
+#include <stdio.h>
+
+/* Documented in this command's help, parsed by another (record's --hosts). */
+#define CORECAP_OPT_DOC_ONLY 1u
+
+struct corecap_opt {
+	int id;		       /* what getopt_long returns: the short letter or >= 256 */
+	char short_name;       /* 0: long only */
+	const char *long_name; /* NULL: .help is a line of text among the options */
+	int has_arg;	       /* no_argument, required_argument, optional_argument */
+	const char *arg;       /* the argument's name in the help: --pid PID, --ceph-osds[=DIR] */
+	const char *help;      /* lines, '\n' between, none at the end; NULL: not shown */
+	unsigned flags;	       /* CORECAP_OPT_DOC_ONLY */
+};
+
+#define CORECAP_OPT_FLAG(id_, sh, lng, hlp)                                                        \
+	{                                                                                          \
+		(id_), (sh), (lng), no_argument, NULL, (hlp), 0                                    \
+	}
+#define CORECAP_OPT_ARG(id_, sh, lng, a, hlp)                                                      \
+	{                                                                                          \
+		(id_), (sh), (lng), required_argument, (a), (hlp), 0                               \
+	}
+#define CORECAP_OPT_OPTARG(id_, sh, lng, a, hlp)                                                   \
+	{                                                                                          \
+		(id_), (sh), (lng), optional_argument, (a), (hlp), 0                               \
+	}
+/* Accepted, not in the help (how a command talks to its own children). */
+#define CORECAP_OPT_HIDDEN(id_, lng, has)                                                          \
+	{                                                                                          \
+		(id_), 0, (lng), (has), NULL, NULL, 0                                              \
+	}
+/* In the help only: the option is parsed elsewhere. */
+#define CORECAP_OPT_DOC(lng, has, a, hlp)                                                          \
+	{                                                                                          \
+		0, 0, (lng), (has), (a), (hlp), CORECAP_OPT_DOC_ONLY                               \
+	}
+/* A line of text among the options (a heading, a blank line). */
+#define CORECAP_OPT_TEXT(txt)                                                                      \
+	{                                                                                          \
+		0, 0, NULL, no_argument, NULL, (txt), 0                                            \
+	}
+
+/* A command's table, the help around it, and how the help lays the options out. */
+struct corecap_opt_table {
+	const char *head; /* the usage and what the command does (corecap_usage_error's text) */
+	const struct corecap_opt *opts;
+	size_t n;
+	const char *tail; /* after the options (see also...); NULL: none */
+	int indent;	  /* spaces before the first name */
+	int help_col;	  /* the column the help starts in */
+	int overflow_gap; /* names reaching help_col: this many spaces, 0: help on the next line */
+	int show_short; /* "-o, --output" and "    --force" (else "--output", short undocumented) */
+};
+
+#define CORECAP_OPTS_MAX 64
+
+/* The generated getopt_long arguments: getopt_long(argc, argv, g.shorts, g.longs, NULL). */
+struct corecap_getopt {
+	struct option longs[CORECAP_OPTS_MAX + 1];
+	char shorts[8 + 3 * CORECAP_OPTS_MAX];
+};
+
+/*
+ * Fills g from t: every option but the texts and the CORECAP_OPT_DOC_ONLY
+ * ones, in the table's order; the short string is prefix (e.g. "+:", may
+ * be NULL) then each short name, ':' after one that takes an argument,
+ * "::" after an optional one. Returns 0, or -E2BIG past CORECAP_OPTS_MAX.
+ */
+int corecap_opts_getopt(struct corecap_getopt *g, const struct corecap_opt_table *t,
+			const char *prefix);
+
+/* Writes the help of one option (its lines, each ending in '\n') to out; nothing if hidden. */
+void corecap_opt_help(FILE *out, const struct corecap_opt_table *t, const struct corecap_opt *o);
+/* Writes the options part of the help: every option's, in the table's order. */
+void corecap_opts_help(FILE *out, const struct corecap_opt_table *t);
+/* Writes the command's whole help (--help): head, options, tail. */
+void corecap_cmd_help(FILE *out, const struct corecap_opt_table *t);
+
+#endif

@@ -1,0 +1,103 @@
+/* The getopt_long arguments and the help of a command's option table (corecap/opt_table.h). */
+#include <errno.h>
+#include <string.h>
+
+#include <corecap/opt_table.h>
+
+static int parsed_here(const struct corecap_opt *o)
+{
+	return o->long_name && !(o->flags & CORECAP_OPT_DOC_ONLY);
+}
+
+int corecap_opts_getopt(struct corecap_getopt *g, const struct corecap_opt_table *t,
+			const char *prefix)
+{
+	size_t nl = 0, ns = 0;
+
+	memset(g, 0, sizeof(*g));
+	if (prefix) {
+		if (strlen(prefix) >= sizeof(g->shorts) - 3 * CORECAP_OPTS_MAX)
+			return -E2BIG;
+		ns = strlen(prefix);
+		memcpy(g->shorts, prefix, ns);
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		const struct corecap_opt *o = &t->opts[i];
+
+		if (!parsed_here(o))
+			continue;
+		if (nl == CORECAP_OPTS_MAX)
+			return -E2BIG;
+		g->longs[nl++] = (struct option){o->long_name, o->has_arg, NULL, o->id};
+		if (!o->short_name)
+			continue;
+		/* At most three characters an option: the room is 3 * CORECAP_OPTS_MAX. */
+		g->shorts[ns++] = o->short_name;
+		if (o->has_arg != no_argument)
+			g->shorts[ns++] = ':';
+		if (o->has_arg == optional_argument)
+			g->shorts[ns++] = ':';
+	}
+	g->shorts[ns] = '\0';
+	return 0;
+}
+
+/* "  -p, --pid PID", "      --ceph-osds[=DIR]", "  --json": its length. */
+static int names(FILE *out, const struct corecap_opt_table *t, const struct corecap_opt *o)
+{
+	int n = fprintf(out, "%*s", t->indent, "");
+
+	if (t->show_short && o->short_name)
+		n += fprintf(out, "-%c, ", o->short_name);
+	else if (t->show_short)
+		n += fprintf(out, "    ");
+	n += fprintf(out, "--%s", o->long_name);
+	if (o->arg && o->has_arg == optional_argument)
+		n += fprintf(out, "[=%s]", o->arg);
+	else if (o->arg)
+		n += fprintf(out, " %s", o->arg);
+	return n;
+}
+
+void corecap_opt_help(FILE *out, const struct corecap_opt_table *t, const struct corecap_opt *o)
+{
+	const char *line = o->help;
+	int n;
+
+	if (!o->help)
+		return;
+	if (!o->long_name) {
+		fprintf(out, "%s\n", o->help);
+		return;
+	}
+	n = names(out, t, o);
+	if (n < t->help_col)
+		fprintf(out, "%*s", t->help_col - n, "");
+	else if (t->overflow_gap)
+		fprintf(out, "%*s", t->overflow_gap, "");
+	else
+		fprintf(out, "\n%*s", t->help_col, "");
+	for (;;) {
+		size_t len = strcspn(line, "\n");
+
+		fprintf(out, "%.*s\n", (int)len, line);
+		if (!line[len])
+			break;
+		line += len + 1;
+		fprintf(out, "%*s", t->help_col, "");
+	}
+}
+
+void corecap_opts_help(FILE *out, const struct corecap_opt_table *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		corecap_opt_help(out, t, &t->opts[i]);
+}
+
+void corecap_cmd_help(FILE *out, const struct corecap_opt_table *t)
+{
+	fputs(t->head, out);
+	corecap_opts_help(out, t);
+	if (t->tail)
+		fputs(t->tail, out);
+}
