@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "compare_diff.h"
 #include "pass/flame_job.h"
 #include "pass/report_build.h"
@@ -61,30 +62,55 @@ const char corecap_compare_usage[] =
 	"different sources (shim, trace, kernel events) are warned about. Two different\n"
 	"daemons (a ceph-osd and an xrootd) are compared per op, whole daemon: cpu us/op,\n"
 	"lock waits/op, logging us/op, I/O syscalls/op and context switches/op.\n"
-	"\n"
-	"  --json          print the comparison as JSON\n"
-	"  --folded        print differential folded stacks, 'stack COUNT_A COUNT_B', as\n"
-	"                  flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)\n"
-	"  --svg FILE      write the differential flame graph of those stacks to FILE:\n"
-	"                  widths by B, red where B grew, blue where it shrank\n"
-	"  --html FILE     write one self-contained page to FILE: the headline, both\n"
-	"                  diagnoses, the configuration differences, the tables, and\n"
-	"                  the differential flame graph of --kind's stacks, as --svg\n"
-	"                  draws it\n"
-	"  --kind KIND     the stacks --folded, --svg and --html compare (default op; see\n"
-	"                  corecap flame)\n"
-	"  --pool          --kind wall: one root frame per pool\n"
-	"  --per-op        --folded, --svg, --html: scale B's column by A's ops / B's\n"
-	"                  ops, so that the columns compare per op (default for the op\n"
-	"                  and cpu kinds)\n"
-	"  --absolute      --folded, --svg, --html: the runs' totals as they are (default\n"
-	"                  for wall, lock)\n"
-	"  --keep-shim-frames  --folded: keep the frames of corecap's shim and LTTng-UST\n"
-	"  --keep-profiler  keep the profiler's own threads, locks and frames (LTTng-UST's\n"
-	"                  and the shim's threads, the collector) in both runs\n"
-	"  --symfs DIR     look up the daemons' ELF files under DIR (post-mortem)\n"
-	"\n"
-	"See also corecap-compare(1).\n";
+	"\n";
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt compare_options[] = {
+	CORECAP_OPT_FLAG('j', 0, "json", "print the comparison as JSON"),
+	CORECAP_OPT_FLAG('f', 0, "folded",
+			 "print differential folded stacks, 'stack COUNT_A COUNT_B', as\n"
+			 "flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)"),
+	CORECAP_OPT_ARG('S', 0, "svg", "FILE",
+			"write the differential flame graph of those stacks to FILE:\n"
+			"widths by B, red where B grew, blue where it shrank"),
+	CORECAP_OPT_ARG('H', 0, "html", "FILE",
+			"write one self-contained page to FILE: the headline, both\n"
+			"diagnoses, the configuration differences, the tables, and\n"
+			"the differential flame graph of --kind's stacks, as --svg\n"
+			"draws it"),
+	CORECAP_OPT_ARG('k', 0, "kind", "KIND",
+			"the stacks --folded, --svg and --html compare (default op; see\n"
+			"corecap flame)"),
+	CORECAP_OPT_FLAG('p', 0, "pool", "--kind wall: one root frame per pool"),
+	CORECAP_OPT_FLAG('P', 0, "per-op",
+			 "--folded, --svg, --html: scale B's column by A's ops / B's\n"
+			 "ops, so that the columns compare per op (default for the op\n"
+			 "and cpu kinds)"),
+	CORECAP_OPT_FLAG('A', 0, "absolute",
+			 "--folded, --svg, --html: the runs' totals as they are (default\n"
+			 "for wall, lock)"),
+	CORECAP_OPT_FLAG('K', 0, "keep-shim-frames",
+			 "--folded: keep the frames of corecap's shim and LTTng-UST"),
+	CORECAP_OPT_FLAG('R', 0, "keep-profiler",
+			 "keep the profiler's own threads, locks and frames (LTTng-UST's\n"
+			 "and the shim's threads, the collector) in both runs"),
+	CORECAP_OPT_ARG('s', 0, "symfs", "DIR",
+			"look up the daemons' ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+const struct corecap_opt_table corecap_compare_help = {
+	.head = corecap_compare_usage,
+	.opts = compare_options,
+	.n = sizeof(compare_options) / sizeof(compare_options[0]),
+	.tail = "\n"
+		"See also corecap-compare(1).\n",
+	.indent = 2,
+	.help_col = 18,
+	.min_gap = 2,
+	.overflow_gap = 2,
+	.shorts = CORECAP_SHORTS_HIDDEN,
+};
 
 struct compare_opts {
 	const char *run[2], *symfs, *svg, *html;
@@ -95,26 +121,14 @@ struct compare_opts {
 
 static int parse_args(struct compare_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"folded", no_argument, NULL, 'f'},
-		{"svg", required_argument, NULL, 'S'},
-		{"html", required_argument, NULL, 'H'},
-		{"kind", required_argument, NULL, 'k'},
-		{"pool", no_argument, NULL, 'p'},
-		{"symfs", required_argument, NULL, 's'},
-		{"per-op", no_argument, NULL, 'P'},
-		{"absolute", no_argument, NULL, 'A'},
-		{"keep-shim-frames", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'R'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	int c;
 
 	*o = (struct compare_opts){.kind = FLAME_OP, .per_op = -1};
+	if (corecap_opts_getopt(&g, &corecap_compare_help, NULL) < 0)
+		return 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
@@ -154,7 +168,7 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 			o->keep_profiler = true;
 			break;
 		case 'h':
-			printf("%s", corecap_compare_usage);
+			corecap_cmd_help(stdout, &corecap_compare_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(corecap_compare_usage);

@@ -18,6 +18,7 @@
 #include "read/multi_run.h"
 #include "read/hosts_run.h"
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "render/flame_svg.h"
 #include "render/out_file.h"
 #include <corecap/run_format.h>
@@ -36,40 +37,60 @@ const char corecap_flame_usage[] =
 	"A run of several hosts (record --hosts): each host's stacks under a root frame\n"
 	"of its name, its lines those of 'corecap flame RUN:HOST'. A run of several\n"
 	"daemons: name one as RUN:PID.\n"
-	"\n"
-	"  --kind KIND        what the stacks are (default: cpu; when the run has no CPU\n"
-	"                     profile, the first it has of wall, lock and op, said on\n"
-	"                     stderr):\n"
-	"                       cpu   the gperftools CPU profile (RUN/" CORECAP_RUN_CPU_PROF
-	"), in samples;\n"
-	"                             equal to google-pprof --collapsed (see docs/flame.md)\n"
-	"                       wall  wall-clock stacks (RUN/" CORECAP_RUN_WALL
-	"), in samples; the\n"
-	"                             root frame is the thread (or its pool, --pool)\n"
-	"                       lock  contended lock waits: lock, then the waiting stack, in ns\n"
-	"                       op    op latency: type; category (cpu, lock_wait, logging,\n"
-	"                             io, queue, ...); lock, phase, I/O class; in ns\n"
-	"  --pool             wall: the root frame is the thread's pool\n"
-	"  --no-idle          wall: leave out the stacks of threads idle in their wait\n"
-	"                     for work (epoll_wait, poll, a condition or futex wait, a\n"
-	"                     sleep; see docs/flame.md)\n"
-	"  --svg              draw the flame graph (SVG) instead of printing stacks\n"
-	"  --title TEXT       the SVG's title\n"
-	"  --width PX         the SVG's width (default 1200)\n"
-	"  -o, --output FILE  write to FILE instead of standard output\n"
-	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
-	"  --keep-shim-frames keep the frames of corecap's shim and LTTng-UST in stacks\n"
-	"  --keep-profiler    keep the profiler's own: wall, its threads (LTTng-UST's,\n"
-	"                     the shim's); lock, its locks; every kind, the frames of\n"
-	"                     gperftools' profiler and libunwind\n"
-	"  --names pprof      cpu: name frames as google-pprof --collapsed names them\n"
-	"                     (nm's and addr2line's names, as gperftools 2.10's pprof\n"
-	"                     joins them; with --keep-shim-frames --keep-profiler,\n"
-	"                     the same lines)\n"
-	"  --names corecap    the default: DWARF inline frames and symbol-table names\n"
-	"\n"
-	"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
-	"from the mappings written at its end. See also corecap-flame(1).\n";
+	"\n";
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt flame_options[] = {
+	CORECAP_OPT_ARG('k', 0, "kind", "KIND",
+			"what the stacks are (default: cpu; when the run has no CPU\n"
+			"profile, the first it has of wall, lock and op, said on\n"
+			"stderr):\n"
+			"  cpu   the gperftools CPU profile (RUN/" CORECAP_RUN_CPU_PROF
+			"), in samples;\n"
+			"        equal to google-pprof --collapsed (see docs/flame.md)\n"
+			"  wall  wall-clock stacks (RUN/" CORECAP_RUN_WALL "), in samples; the\n"
+			"        root frame is the thread (or its pool, --pool)\n"
+			"  lock  contended lock waits: lock, then the waiting stack, in ns\n"
+			"  op    op latency: type; category (cpu, lock_wait, logging,\n"
+			"        io, queue, ...); lock, phase, I/O class; in ns"),
+	CORECAP_OPT_FLAG('p', 0, "pool", "wall: the root frame is the thread's pool"),
+	CORECAP_OPT_FLAG('I', 0, "no-idle",
+			 "wall: leave out the stacks of threads idle in their wait\n"
+			 "for work (epoll_wait, poll, a condition or futex wait, a\n"
+			 "sleep; see docs/flame.md)"),
+	CORECAP_OPT_FLAG('s', 0, "svg", "draw the flame graph (SVG) instead of printing stacks"),
+	CORECAP_OPT_ARG('t', 0, "title", "TEXT", "the SVG's title"),
+	CORECAP_OPT_ARG('w', 0, "width", "PX", "the SVG's width (default 1200)"),
+	CORECAP_OPT_ARG('o', 'o', "output", "FILE", "write to FILE instead of standard output"),
+	CORECAP_OPT_ARG('S', 0, "symfs", "DIR",
+			"look up the daemon's ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_FLAG('K', 0, "keep-shim-frames",
+			 "keep the frames of corecap's shim and LTTng-UST in stacks"),
+	CORECAP_OPT_FLAG('P', 0, "keep-profiler",
+			 "keep the profiler's own: wall, its threads (LTTng-UST's,\n"
+			 "the shim's); lock, its locks; every kind, the frames of\n"
+			 "gperftools' profiler and libunwind"),
+	CORECAP_OPT_ARG('N', 0, "names", "pprof",
+			"cpu: name frames as google-pprof --collapsed names them\n"
+			"(nm's and addr2line's names, as gperftools 2.10's pprof\n"
+			"joins them; with --keep-shim-frames --keep-profiler,\n"
+			"the same lines)"),
+	CORECAP_OPT_DOC("names", required_argument, "corecap",
+			"the default: DWARF inline frames and symbol-table names"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+const struct corecap_opt_table corecap_flame_help = {
+	.head = corecap_flame_usage,
+	.opts = flame_options,
+	.n = sizeof(flame_options) / sizeof(flame_options[0]),
+	.tail = "\n"
+		"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
+		"from the mappings written at its end. See also corecap-flame(1).\n",
+	.indent = 2,
+	.help_col = 21,
+	.shorts = CORECAP_SHORTS_INLINE,
+};
 
 struct flame_opts {
 	const char *run, *output, *title, *symfs;
@@ -81,28 +102,16 @@ struct flame_opts {
 
 static int parse_args(struct flame_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"kind", required_argument, NULL, 'k'},
-		{"svg", no_argument, NULL, 's'},
-		{"output", required_argument, NULL, 'o'},
-		{"title", required_argument, NULL, 't'},
-		{"width", required_argument, NULL, 'w'},
-		{"symfs", required_argument, NULL, 'S'},
-		{"pool", no_argument, NULL, 'p'},
-		{"keep-shim-frames", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'P'},
-		{"no-idle", no_argument, NULL, 'I'},
-		{"names", required_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	char *end;
 	long v;
 	int c;
 
 	*o = (struct flame_opts){.kind = FLAME_CPU};
+	if (corecap_opts_getopt(&g, &corecap_flame_help, NULL) < 0)
+		return 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
 		switch (c) {
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
@@ -155,7 +164,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			o->names_pprof = strcmp(optarg, "pprof") == 0;
 			break;
 		case 'h':
-			printf("%s", corecap_flame_usage);
+			corecap_cmd_help(stdout, &corecap_flame_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(corecap_flame_usage);

@@ -47,9 +47,9 @@ static int names(FILE *out, const struct corecap_opt_table *t, const struct core
 {
 	int n = fprintf(out, "%*s", t->indent, "");
 
-	if (t->show_short && o->short_name)
+	if (t->shorts != CORECAP_SHORTS_HIDDEN && o->short_name)
 		n += fprintf(out, "-%c, ", o->short_name);
-	else if (t->show_short)
+	else if (t->shorts == CORECAP_SHORTS_ALIGNED)
 		n += fprintf(out, "    ");
 	n += fprintf(out, "--%s", o->long_name);
 	if (o->arg && o->has_arg == optional_argument)
@@ -61,6 +61,7 @@ static int names(FILE *out, const struct corecap_opt_table *t, const struct core
 
 void corecap_opt_help(FILE *out, const struct corecap_opt_table *t, const struct corecap_opt *o)
 {
+	int gap = t->min_gap > 0 ? t->min_gap : 1;
 	const char *line = o->help;
 	int n;
 
@@ -71,7 +72,7 @@ void corecap_opt_help(FILE *out, const struct corecap_opt_table *t, const struct
 		return;
 	}
 	n = names(out, t, o);
-	if (n < t->help_col)
+	if (n + gap <= t->help_col)
 		fprintf(out, "%*s", t->help_col - n, "");
 	else if (t->overflow_gap)
 		fprintf(out, "%*s", t->overflow_gap, "");

@@ -120,7 +120,7 @@ static const struct corecap_opt record_opts[] = {
 			"confined (see corecap-record(1) for the trade-off)"),
 	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
 	/* How a multi-daemon record talks to its children. */
-	CORECAP_OPT_HIDDEN(OPT_SYNC_FDS, "sync-fds", required_argument),
+	CORECAP_OPT_HIDDEN(OPT_SYNC_FDS, 0, "sync-fds", required_argument),
 };
 
 const struct corecap_opt_table corecap_record_help = {
@@ -132,7 +132,7 @@ const struct corecap_opt_table corecap_record_help = {
 		"see also corecap-record(1).\n",
 	.indent = 2,
 	.help_col = 24,
-	.show_short = 1,
+	.shorts = CORECAP_SHORTS_ALIGNED,
 };
 
 static int fail(struct corecap_record_opts *o, const char *fmt, ...)

@@ -23,7 +23,7 @@ static const struct corecap_opt opts[] = {
 	CORECAP_OPT_ARG('o', 'o', "output-directory", "RUN", "run directory"),
 	CORECAP_OPT_TEXT(""),
 	CORECAP_OPT_FLAG('q', 'q', "quiet", "no progress"),
-	CORECAP_OPT_HIDDEN(OPT_SYNC, "sync-fds", required_argument),
+	CORECAP_OPT_HIDDEN(OPT_SYNC, 0, "sync-fds", required_argument),
 	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
 };
 
@@ -34,7 +34,7 @@ static const struct corecap_opt_table table = {
 	.tail = "\nSee also x(1).\n",
 	.indent = 2,
 	.help_col = 24,
-	.show_short = 1,
+	.shorts = CORECAP_SHORTS_ALIGNED,
 };
 
 /* What write(out) printed, as a string (freed by the next call). */
@@ -138,7 +138,7 @@ START_TEST(a_table_without_short_names_and_an_overflow_gap)
 	struct corecap_opt_table t = table;
 	char *s = NULL;
 
-	t.show_short = 0;
+	t.shorts = CORECAP_SHORTS_HIDDEN;
 	t.help_col = 26;
 	t.overflow_gap = 2;
 	CAPTURE(s, corecap_opt_help(out, &t, &opts[6]));
@@ -151,6 +151,32 @@ START_TEST(a_table_without_short_names_and_an_overflow_gap)
 	CAPTURE(s, corecap_opt_help(out, &t, &opts[1]));
 	ck_assert_str_eq(s, "  --wallclock[=HZ]  sample stacks\n"
 			    "              (default 50 Hz)\n");
+	free(s);
+}
+END_TEST
+
+START_TEST(short_names_inline_and_a_least_gap)
+{
+	struct corecap_opt_table t = table;
+	char *s = NULL;
+
+	t.shorts = CORECAP_SHORTS_INLINE;
+	CAPTURE(s, corecap_opt_help(out, &t, &opts[3]));
+	ck_assert_str_eq(s, "  --force               replace RUN\n");
+	free(s);
+	CAPTURE(s, corecap_opt_help(out, &t, &opts[6]));
+	ck_assert_str_eq(s, "  -q, --quiet           no progress\n");
+	free(s);
+	/* One space short of two before the column: the overflow's gap instead. */
+	t.help_col = 19;
+	t.min_gap = 2;
+	t.overflow_gap = 2;
+	CAPTURE(s, corecap_opt_help(out, &t, &opts[1]));
+	ck_assert_str_eq(s, "  --wallclock[=HZ]  sample stacks\n"
+			    "                   (default 50 Hz)\n");
+	free(s);
+	CAPTURE(s, corecap_opt_help(out, &t, &opts[3]));
+	ck_assert_str_eq(s, "  --force          replace RUN\n");
 	free(s);
 }
 END_TEST
@@ -201,6 +227,7 @@ int main(void)
 	tcase_add_test(tc, getopt_long_parses_with_what_was_generated);
 	tcase_add_test(tc, an_option_line_with_and_without_an_argument);
 	tcase_add_test(tc, a_table_without_short_names_and_an_overflow_gap);
+	tcase_add_test(tc, short_names_inline_and_a_least_gap);
 	tcase_add_test(tc, the_whole_help_in_the_tables_order);
 	tcase_add_test(tc, a_table_past_the_limit_is_refused);
 	suite_add_tcase(s, tc);

@@ -14,12 +14,17 @@
 int cmd_report(int argc, char **argv);
 int corecap_cmd_flame(int argc, char **argv);
 extern const char corecap_flame_usage[];
+struct corecap_opt_table; /* corecap/opt_table.h: a command's options and --help */
+extern const struct corecap_opt_table corecap_flame_help;
 int corecap_cmd_export(int argc, char **argv);
 extern const char corecap_export_usage[];
+extern const struct corecap_opt_table corecap_export_help;
 int corecap_cmd_html(int argc, char **argv);
 extern const char corecap_html_usage[];
+extern const struct corecap_opt_table corecap_html_help;
 int corecap_cmd_compare(int argc, char **argv);
 extern const char corecap_compare_usage[];
+extern const struct corecap_opt_table corecap_compare_help;
 int corecap_cmd_stat(int argc, char **argv);
 extern const char corecap_stat_usage[];
 /*
@@ -113,13 +118,13 @@ int corecap_verify_lock_site(pid_t pid, const char *name, uint64_t *lock, uint64
 	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
 	 CORECAP_REPORT_USAGE, NULL},                                                              \
 		{"flame", corecap_cmd_flame, "folded stacks or an SVG flame graph (cpu, wall, lock, op)", \
-		 corecap_flame_usage, NULL},                                                       \
+		 corecap_flame_usage, &corecap_flame_help},                                        \
 		{"export", corecap_cmd_export, "the run as a Chrome trace (Perfetto, chrome://tracing)", \
-		 corecap_export_usage, NULL},                                                      \
+		 corecap_export_usage, &corecap_export_help},                                      \
 		{"html", corecap_cmd_html, "one self-contained HTML page: report, charts, flame graphs", \
-		 corecap_html_usage, NULL},                                                        \
+		 corecap_html_usage, &corecap_html_help},                                          \
 		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
-		 corecap_compare_usage, NULL},                                                     \
+		 corecap_compare_usage, &corecap_compare_help},                                    \
 		{"stat", corecap_cmd_stat, "a live view of a daemon: locks, threads (shim or kernel events)", \
 		 corecap_stat_usage, NULL},
 

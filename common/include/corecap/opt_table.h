@@ -52,10 +52,10 @@ struct corecap_opt {
 	{                                                                                          \
 		(id_), (sh), (lng), optional_argument, (a), (hlp), 0                               \
 	}
-/* Accepted, not in the help (how a command talks to its own children). */
-#define CORECAP_OPT_HIDDEN(id_, lng, has)                                                          \
+/* Accepted, not in the help (how a command talks to its own children, an undocumented -h). */
+#define CORECAP_OPT_HIDDEN(id_, sh, lng, has)                                                      \
 	{                                                                                          \
-		(id_), 0, (lng), (has), NULL, NULL, 0                                              \
+		(id_), (sh), (lng), (has), NULL, NULL, 0                                           \
 	}
 /* In the help only: the option is parsed elsewhere. */
 #define CORECAP_OPT_DOC(lng, has, a, hlp)                                                          \
@@ -68,6 +68,13 @@ struct corecap_opt {
 		0, 0, NULL, no_argument, NULL, (txt), 0                                            \
 	}
 
+/* Where a short name stands in the help. */
+enum corecap_opts_shorts {
+	CORECAP_SHORTS_HIDDEN,	/* "--output": a short name is accepted, not shown */
+	CORECAP_SHORTS_ALIGNED, /* "-o, --output" and "    --force" */
+	CORECAP_SHORTS_INLINE,	/* "-o, --output" and "--force" */
+};
+
 /* A command's table, the help around it, and how the help lays the options out. */
 struct corecap_opt_table {
 	const char *head; /* the usage and what the command does (corecap_usage_error's text) */
@@ -76,8 +83,9 @@ struct corecap_opt_table {
 	const char *tail; /* after the options (see also...); NULL: none */
 	int indent;	  /* spaces before the first name */
 	int help_col;	  /* the column the help starts in */
-	int overflow_gap; /* names reaching help_col: this many spaces, 0: help on the next line */
-	int show_short; /* "-o, --output" and "    --force" (else "--output", short undocumented) */
+	int min_gap;	  /* the fewest spaces between names and help there (0: 1) */
+	int overflow_gap; /* names too long for that: this many spaces, 0: help on the next line */
+	enum corecap_opts_shorts shorts;
 };
 
 #define CORECAP_OPTS_MAX 64
