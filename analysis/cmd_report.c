@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "pass/hosts_build.h"
 #include "pass/multi_build.h"
 #include "pass/report_build.h"
@@ -42,33 +43,81 @@ struct report_job {
 	struct scale_view *scale;  /* the scale run whose fit the projection takes */
 };
 
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt report_options[] = {
+	CORECAP_OPT_FLAG('j', 'j', "json", "print the report as JSON (keys: docs/report-json.md)"),
+	CORECAP_OPT_ARG('s', 0, "symfs", "DIR",
+			"look up the daemon's ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_ARG('l', 0, "log-symbols", "PATTERNS",
+			"comma-separated globs of functions that are logging code\n"
+			"(default: log_*,ceph::logging::*,*StackStringStream*,\n"
+			"*StackStringBuf*,*(std::ostream&*,std::basic_ostream*,\n"
+			"std::ostream::*,std::__ostream_insert*,std::num_put*:\n"
+			"Ceph's log code, its entries' streams, and formatting)"),
+	CORECAP_OPT_ARG('o', 0, "op-pools", "PATTERNS",
+			"Ceph: comma-separated globs of the thread pools that work\n"
+			"on ops, whose wall-clock samples split the OpTracker's\n"
+			"ops into categories (default: msgr-worker,tp_osd_tp,\n"
+			"fn_anonymous,finisher,ms_dispatch,ms_local,bstore_*)"),
+	CORECAP_OPT_ARG('t', 0, "top", "N",
+			"rows of the lock table in the text report (default 10)"),
+	CORECAP_OPT_ARG('S', 0, "sort", "wait|contended|hold|avg|max",
+			"the lock table's order: total wait (default),\n"
+			"contentions, hold (futex: busy) time, average or max wait"),
+	CORECAP_OPT_FLAG('L', 0, "lines",
+			 "text: lock sites and stack frames with their inlined calls\n"
+			 "and file:line (the JSON always has them)"),
+	CORECAP_OPT_FLAG('K', 0, "keep-shim-frames",
+			 "keep the frames of corecap's shim and LTTng-UST in stacks"),
+	CORECAP_OPT_FLAG('P', 0, "keep-profiler",
+			 "keep the profiler's own threads (LTTng-UST's, the shim's),\n"
+			 "locks, wakes and CPU holders (the collector) in the tables,\n"
+			 "the pools and the diagnosis; its cost is stated either way"),
+	CORECAP_OPT_ARG('O', 0, "ops", "auto|annotated|detected",
+			"where ops come from: the daemon's corecap_op\n"
+			"annotations, or requests and replies detected on its\n"
+			"sockets (needs CORECAP_NET_EVENTS=on); auto: detected only\n"
+			"when the daemon annotated none (default auto)"),
+	CORECAP_OPT_ARG('d', 0, "dump-ops", "FILE",
+			"write every op's latency and categories to FILE (TSV)"),
+	CORECAP_OPT_FLAG('c', 0, "check-conservation",
+			 "fail (exit 1) if any op's categories miss its latency by\n"
+			 "more than 1 us"),
+	CORECAP_OPT_ARG('C', 0, "scale", "DIR",
+			"project past the run's cores with the fit of DIR, a\n"
+			"scale directory (corecap scale); default: the one RUN\n"
+			"is a point of, if any"),
+	CORECAP_OPT_FLAG('N', 0, "no-scale",
+			 "project with constant demand, even inside a scale run"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+const struct corecap_opt_table corecap_report_help = {
+	.head = CORECAP_REPORT_USAGE,
+	.opts = report_options,
+	.n = sizeof(report_options) / sizeof(report_options[0]),
+	.tail = "\n"
+		"See also corecap-report(1), corecap-flame(1), corecap-html(1), "
+		"corecap-compare(1).\n",
+	.indent = 2,
+	.help_col = 26,
+	.min_gap = 2,
+	.overflow_gap = 2,
+	.shorts = CORECAP_SHORTS_HIDDEN,
+};
+
 static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"symfs", required_argument, NULL, 's'},
-		{"log-symbols", required_argument, NULL, 'l'},
-		{"op-pools", required_argument, NULL, 'o'},
-		{"dump-ops", required_argument, NULL, 'd'},
-		{"check-conservation", no_argument, NULL, 'c'},
-		{"top", required_argument, NULL, 't'},
-		{"sort", required_argument, NULL, 'S'},
-		{"lines", no_argument, NULL, 'L'},
-		{"keep-shim-frames", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'P'},
-		{"ops", required_argument, NULL, 'O'},
-		{"scale", required_argument, NULL, 'C'},
-		{"no-scale", no_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	char *end;
 	int c;
 
 	*o = (struct report_cmd_opts){0};
 	corecap_report_opts_init(&o->build);
+	if (corecap_opts_getopt(&g, &corecap_report_help, NULL) < 0)
+		return 1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
@@ -138,7 +187,7 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 			o->no_scale = true;
 			break;
 		case 'h':
-			printf("%s", CORECAP_REPORT_USAGE);
+			corecap_cmd_help(stdout, &corecap_report_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(CORECAP_REPORT_USAGE);
