@@ -28,6 +28,7 @@ extern const struct corecap_opt_table corecap_record_help;
 extern const char corecap_verify_usage[];
 extern const struct corecap_opt_table corecap_verify_help;
 extern const char corecap_scale_usage[];
+extern const struct corecap_opt_table corecap_scale_help;
 extern const char corecap_clock_usage[];
 extern const char corecap_clock_serve_usage[];
 extern const char corecap_host_record_usage[];
@@ -64,7 +65,7 @@ void corecap_verify_set_lock_site(corecap_verify_lock_site_fn fn);
 		 "check a bound by delay injection on a live daemon", corecap_verify_usage, &corecap_verify_help}, \
 		{"scale", corecap_cmd_scale,                                                       \
 		 "record a daemon at several core counts and fit how it scales",                   \
-		 corecap_scale_usage, NULL},                                                       \
+		 corecap_scale_usage, &corecap_scale_help},                                        \
 		{"clock", corecap_cmd_clock,                                                       \
 		 "measure remote hosts' monotonic clocks against this one's, with a bound",        \
 		 corecap_clock_usage, NULL},                                                       \
