@@ -32,6 +32,7 @@
 
 #include <corecap/collector.h>
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 
 #include "host_record.h"
 
@@ -41,6 +42,20 @@ const char corecap_host_record_usage[] =
 	"Internal: a host's end of 'corecap record --hosts' (docs/hosts.md), run\n"
 	"through the remote shell. Records one daemon into a private directory,\n"
 	"driven by lines on stdin, and sends the run back as a ustar stream.\n";
+
+/* The options (internal: none in the help); getopt_long's array and string come from it. */
+static const struct corecap_opt host_record_options[] = {
+	CORECAP_OPT_HIDDEN('p', 0, "pid", required_argument),
+	CORECAP_OPT_HIDDEN('c', 0, "comm", required_argument),
+	CORECAP_OPT_HIDDEN('r', 0, "record-opt", required_argument),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+static const struct corecap_opt_table host_record_help = {
+	.head = corecap_host_record_usage,
+	.opts = host_record_options,
+	.n = sizeof(host_record_options) / sizeof(host_record_options[0]),
+};
 
 static int say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -199,11 +214,7 @@ static int run(char *const argv[])
 
 int corecap_cmd_host_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"pid", required_argument, NULL, 'p'},
-						 {"comm", required_argument, NULL, 'c'},
-						 {"record-opt", required_argument, NULL, 'r'},
-						 {"help", no_argument, NULL, 'h'},
-						 {NULL, 0, NULL, 0}};
+	struct corecap_getopt g;
 	char tmp[] = "/tmp/corecap-host.XXXXXX", out[64], self[PATH_MAX], pidarg[16], fds[32];
 	const char *comm = NULL, *extra[CORECAP_HOST_RECORD_OPTS_MAX];
 	char *args[16 + CORECAP_HOST_RECORD_OPTS_MAX];
@@ -213,9 +224,11 @@ int corecap_cmd_host_record(int argc, char **argv)
 	ssize_t len;
 	char b;
 
+	if (corecap_opts_getopt(&g, &host_record_help, "+") < 0)
+		return 1;
 	optind = 1;
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -238,7 +251,7 @@ int corecap_cmd_host_record(int argc, char **argv)
 			extra[n_extra++] = optarg;
 			break;
 		case 'h':
-			fputs(corecap_host_record_usage, stdout);
+			corecap_cmd_help(stdout, &host_record_help);
 			return 0;
 		default:
 			return corecap_usage_error(corecap_host_record_usage,

@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
@@ -39,17 +40,33 @@ const char corecap_record_hosts_usage[] =
 	"into DIR/hosts/NAME/, with each host's clock against this one's\n"
 	"(offset, bound, drift) in DIR/" CORECAP_RUN_MANIFEST ". The benchmark runs here.\n"
 	"\n"
-	"options:\n"
-	"  --hosts FILE         the hosts (docs/hosts.md)\n"
-	"  --rsh CMD            the remote shell, split at blanks (default: ssh)\n"
-	"  --corecap-path PATH  corecap on the hosts (default: corecap)\n"
-	"  -o, --output DIR     the run directory (default ./corecap-hosts-DATE)\n"
-	"  -d, --duration S     the window without a benchmark, or its limit\n"
-	"  --force              replace DIR if it is a run corecap wrote\n"
-	"  --record-opt OPT     an option for every host's record (e.g. --no-kernel)\n"
-	"  -q, --quiet          no progress\n"
-	"\n"
-	"See also: corecap-record(1), docs/hosts.md.\n";
+	"options:\n";
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt record_hosts_options[] = {
+	CORECAP_OPT_ARG('H', 0, "hosts", "FILE", "the hosts (docs/hosts.md)"),
+	CORECAP_OPT_ARG('r', 0, "rsh", "CMD", "the remote shell, split at blanks (default: ssh)"),
+	CORECAP_OPT_ARG('P', 0, "corecap-path", "PATH", "corecap on the hosts (default: corecap)"),
+	CORECAP_OPT_ARG('o', 'o', "output", "DIR",
+			"the run directory (default ./corecap-hosts-DATE)"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "S", "the window without a benchmark, or its limit"),
+	CORECAP_OPT_FLAG('f', 0, "force", "replace DIR if it is a run corecap wrote"),
+	CORECAP_OPT_ARG('R', 0, "record-opt", "OPT",
+			"an option for every host's record (e.g. --no-kernel)"),
+	CORECAP_OPT_FLAG('q', 'q', "quiet", "no progress"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+static const struct corecap_opt_table record_hosts_help = {
+	.head = corecap_record_hosts_usage,
+	.opts = record_hosts_options,
+	.n = sizeof(record_hosts_options) / sizeof(record_hosts_options[0]),
+	.tail = "\n"
+		"See also: corecap-record(1), docs/hosts.md.\n",
+	.indent = 2,
+	.help_col = 23,
+	.shorts = CORECAP_SHORTS_INLINE,
+};
 
 /* Waits, each bounded: the remote shell's connection and the record's preparation. */
 #define READY_TIMEOUT_MS   120000
@@ -367,25 +384,18 @@ static int reap(pid_t pid, int timeout_ms)
 
 static int parse_args(struct hosts_record *r, int argc, char **argv)
 {
-	static const struct option longopts[] = {{"hosts", required_argument, NULL, 'H'},
-						 {"rsh", required_argument, NULL, 'r'},
-						 {"corecap-path", required_argument, NULL, 'P'},
-						 {"output", required_argument, NULL, 'o'},
-						 {"duration", required_argument, NULL, 'd'},
-						 {"force", no_argument, NULL, 'f'},
-						 {"record-opt", required_argument, NULL, 'R'},
-						 {"quiet", no_argument, NULL, 'q'},
-						 {"help", no_argument, NULL, 'h'},
-						 {NULL, 0, NULL, 0}};
+	struct corecap_getopt g;
 	const char *file = NULL;
 	char *end;
 	int c;
 
 	r->rsh = "ssh";
 	r->path = "corecap";
+	if (corecap_opts_getopt(&g, &record_hosts_help, "+") < 0)
+		return 1;
 	optind = 1;
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, "+o:d:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
 		switch (c) {
 		case 'H':
 			file = optarg;
@@ -424,7 +434,7 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 			r->quiet = true;
 			break;
 		case 'h':
-			fputs(corecap_record_hosts_usage, stdout);
+			corecap_cmd_help(stdout, &record_hosts_help);
 			return 0;
 		default:
 			return corecap_usage_error(corecap_record_hosts_usage,

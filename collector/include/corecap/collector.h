@@ -30,6 +30,7 @@ extern const struct corecap_opt_table corecap_verify_help;
 extern const char corecap_scale_usage[];
 extern const struct corecap_opt_table corecap_scale_help;
 extern const char corecap_clock_usage[];
+extern const struct corecap_opt_table corecap_clock_help;
 extern const char corecap_clock_serve_usage[];
 extern const char corecap_host_record_usage[];
 
@@ -68,7 +69,7 @@ void corecap_verify_set_lock_site(corecap_verify_lock_site_fn fn);
 		 corecap_scale_usage, &corecap_scale_help},                                        \
 		{"clock", corecap_cmd_clock,                                                       \
 		 "measure remote hosts' monotonic clocks against this one's, with a bound",        \
-		 corecap_clock_usage, NULL},                                                       \
+		 corecap_clock_usage, &corecap_clock_help},                                        \
 		{"clock-serve", corecap_cmd_clock_serve, NULL, corecap_clock_serve_usage, NULL},   \
 		{"host-record", corecap_cmd_host_record, NULL, corecap_host_record_usage, NULL},
 
