@@ -99,18 +99,10 @@ static const struct corecap_opt compare_options[] = {
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
-const struct corecap_opt_table corecap_compare_help = {
-	.head = corecap_compare_usage,
-	.opts = compare_options,
-	.n = sizeof(compare_options) / sizeof(compare_options[0]),
-	.tail = "\n"
-		"See also corecap-compare(1).\n",
-	.indent = 2,
-	.help_col = 18,
-	.min_gap = 2,
-	.overflow_gap = 2,
-	.shorts = CORECAP_SHORTS_HIDDEN,
-};
+CORECAP_OPT_TABLE(corecap_compare_help, corecap_compare_usage, compare_options,
+		  "\n"
+		  "See also corecap-compare(1).\n",
+		  .help_col = 18, .min_gap = 2, .overflow_gap = 2, .shorts = CORECAP_SHORTS_HIDDEN);
 
 struct compare_opts {
 	const char *run[2], *symfs, *svg, *html;
@@ -125,10 +117,8 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct compare_opts){.kind = FLAME_OP, .per_op = -1};
-	if (corecap_opts_getopt(&g, &corecap_compare_help, NULL) < 0)
-		return 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_compare_help, NULL);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;

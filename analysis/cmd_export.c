@@ -75,21 +75,15 @@ static const struct corecap_opt export_options[] = {
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
-const struct corecap_opt_table corecap_export_help = {
-	.head = corecap_export_usage,
-	.opts = export_options,
-	.n = sizeof(export_options) / sizeof(export_options[0]),
-	.tail = "\n"
-		"\n"
-		"Before writing, export estimates the file's size from the number of events in\n"
-		"the run and the exported span, and warns when it is above 100 MB (the\n"
-		"environment variable CORECAP_EXPORT_WARN_MB sets another bound, in MB).\n"
-		"\n"
-		"See also corecap-export(1).\n",
-	.indent = 2,
-	.help_col = 21,
-	.shorts = CORECAP_SHORTS_INLINE,
-};
+CORECAP_OPT_TABLE(corecap_export_help, corecap_export_usage, export_options,
+		  "\n"
+		  "\n"
+		  "Before writing, export estimates the file's size from the number of events in\n"
+		  "the run and the exported span, and warns when it is above 100 MB (the\n"
+		  "environment variable CORECAP_EXPORT_WARN_MB sets another bound, in MB).\n"
+		  "\n"
+		  "See also corecap-export(1).\n",
+		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
 
 struct export_opts {
 	const char *run, *output, *symfs;
@@ -115,10 +109,8 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct export_opts){.bin_ms = 100, .to_s = -1};
-	if (corecap_opts_getopt(&g, &corecap_export_help, NULL) < 0)
-		return 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_export_help, NULL);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'c':
 			o->chrome = true;

@@ -80,17 +80,11 @@ static const struct corecap_opt flame_options[] = {
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
-const struct corecap_opt_table corecap_flame_help = {
-	.head = corecap_flame_usage,
-	.opts = flame_options,
-	.n = sizeof(flame_options) / sizeof(flame_options[0]),
-	.tail = "\n"
-		"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
-		"from the mappings written at its end. See also corecap-flame(1).\n",
-	.indent = 2,
-	.help_col = 21,
-	.shorts = CORECAP_SHORTS_INLINE,
-};
+CORECAP_OPT_TABLE(corecap_flame_help, corecap_flame_usage, flame_options,
+		  "\n"
+		  "PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
+		  "from the mappings written at its end. See also corecap-flame(1).\n",
+		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
 
 struct flame_opts {
 	const char *run, *output, *title, *symfs;
@@ -108,10 +102,8 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct flame_opts){.kind = FLAME_CPU};
-	if (corecap_opts_getopt(&g, &corecap_flame_help, NULL) < 0)
-		return 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_flame_help, NULL);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {

@@ -61,16 +61,10 @@ static const struct corecap_opt html_options[] = {
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
-const struct corecap_opt_table corecap_html_help = {
-	.head = corecap_html_usage,
-	.opts = html_options,
-	.n = sizeof(html_options) / sizeof(html_options[0]),
-	.tail = "\n"
-		"See also corecap-html(1).\n",
-	.indent = 2,
-	.help_col = 21,
-	.shorts = CORECAP_SHORTS_INLINE,
-};
+CORECAP_OPT_TABLE(corecap_html_help, corecap_html_usage, html_options,
+		  "\n"
+		  "See also corecap-html(1).\n",
+		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
 
 struct html_opts {
 	const char *run, *output, *symfs;
@@ -83,10 +77,8 @@ static int parse_args(struct html_opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct html_opts){0};
-	if (corecap_opts_getopt(&g, &corecap_html_help, NULL) < 0)
-		return 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_html_help, NULL);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'o':
 			o->output = optarg;

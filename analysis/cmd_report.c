@@ -92,19 +92,11 @@ static const struct corecap_opt report_options[] = {
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
-const struct corecap_opt_table corecap_report_help = {
-	.head = CORECAP_REPORT_USAGE,
-	.opts = report_options,
-	.n = sizeof(report_options) / sizeof(report_options[0]),
-	.tail = "\n"
-		"See also corecap-report(1), corecap-flame(1), corecap-html(1), "
-		"corecap-compare(1).\n",
-	.indent = 2,
-	.help_col = 26,
-	.min_gap = 2,
-	.overflow_gap = 2,
-	.shorts = CORECAP_SHORTS_HIDDEN,
-};
+CORECAP_OPT_TABLE(corecap_report_help, CORECAP_REPORT_USAGE, report_options,
+		  "\n"
+		  "See also corecap-report(1), corecap-flame(1), corecap-html(1), "
+		  "corecap-compare(1).\n",
+		  .help_col = 26, .min_gap = 2, .overflow_gap = 2, .shorts = CORECAP_SHORTS_HIDDEN);
 
 static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 {
@@ -114,10 +106,8 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 
 	*o = (struct report_cmd_opts){0};
 	corecap_report_opts_init(&o->build);
-	if (corecap_opts_getopt(&g, &corecap_report_help, NULL) < 0)
-		return 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_report_help, NULL);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;

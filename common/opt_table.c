@@ -42,10 +42,23 @@ int corecap_opts_getopt(struct corecap_getopt *g, const struct corecap_opt_table
 	return 0;
 }
 
+void corecap_opts_start(struct corecap_getopt *g, const struct corecap_opt_table *t,
+			const char *prefix)
+{
+	/* What -E2BIG leaves is a terminated, shorter table. */
+	(void)corecap_opts_getopt(g, t, prefix);
+	optind = 0;
+}
+
+int corecap_opts_next(struct corecap_getopt *g, int argc, char **argv)
+{
+	return getopt_long(argc, argv, g->shorts, g->longs, NULL);
+}
+
 /* "  -p, --pid PID", "      --ceph-osds[=DIR]", "  --json": its length. */
 static int names(FILE *out, const struct corecap_opt_table *t, const struct corecap_opt *o)
 {
-	int n = fprintf(out, "%*s", t->indent, "");
+	int n = fprintf(out, "  ");
 
 	if (t->shorts != CORECAP_SHORTS_HIDDEN && o->short_name)
 		n += fprintf(out, "-%c, ", o->short_name);

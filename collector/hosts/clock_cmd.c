@@ -42,16 +42,10 @@ static const struct corecap_opt clock_options[] = {
 	CORECAP_OPT_FLAG('h', 'h', "help", "this help"),
 };
 
-const struct corecap_opt_table corecap_clock_help = {
-	.head = corecap_clock_usage,
-	.opts = clock_options,
-	.n = sizeof(clock_options) / sizeof(clock_options[0]),
-	.tail = "\n"
-		"See also: corecap-clock(1), docs/hosts.md.\n",
-	.indent = 2,
-	.help_col = 23,
-	.shorts = CORECAP_SHORTS_INLINE,
-};
+CORECAP_OPT_TABLE(corecap_clock_help, corecap_clock_usage, clock_options,
+		  "\n"
+		  "See also: corecap-clock(1), docs/hosts.md.\n",
+		  .help_col = 23, .shorts = CORECAP_SHORTS_INLINE);
 
 struct clock_result {
 	struct corecap_clock_estimate start, end;
@@ -123,11 +117,9 @@ int corecap_cmd_clock(int argc, char **argv)
 	int c, status = 0, n;
 	char *end;
 
-	if (corecap_opts_getopt(&g, &corecap_clock_help, "+") < 0)
-		return 1;
-	optind = 1;
+	corecap_opts_start(&g, &corecap_clock_help, "+");
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'r':
 			rsh = optarg;

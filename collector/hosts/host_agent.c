@@ -51,11 +51,8 @@ static const struct corecap_opt host_record_options[] = {
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
-static const struct corecap_opt_table host_record_help = {
-	.head = corecap_host_record_usage,
-	.opts = host_record_options,
-	.n = sizeof(host_record_options) / sizeof(host_record_options[0]),
-};
+static CORECAP_OPT_TABLE(host_record_help, corecap_host_record_usage, host_record_options, NULL,
+			 .shorts = CORECAP_SHORTS_HIDDEN);
 
 static int say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -224,11 +221,9 @@ int corecap_cmd_host_record(int argc, char **argv)
 	ssize_t len;
 	char b;
 
-	if (corecap_opts_getopt(&g, &host_record_help, "+") < 0)
-		return 1;
-	optind = 1;
+	corecap_opts_start(&g, &host_record_help, "+");
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;

@@ -57,16 +57,10 @@ static const struct corecap_opt record_hosts_options[] = {
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
-static const struct corecap_opt_table record_hosts_help = {
-	.head = corecap_record_hosts_usage,
-	.opts = record_hosts_options,
-	.n = sizeof(record_hosts_options) / sizeof(record_hosts_options[0]),
-	.tail = "\n"
-		"See also: corecap-record(1), docs/hosts.md.\n",
-	.indent = 2,
-	.help_col = 23,
-	.shorts = CORECAP_SHORTS_INLINE,
-};
+static CORECAP_OPT_TABLE(record_hosts_help, corecap_record_hosts_usage, record_hosts_options,
+			 "\n"
+			 "See also: corecap-record(1), docs/hosts.md.\n",
+			 .help_col = 23, .shorts = CORECAP_SHORTS_INLINE);
 
 /* Waits, each bounded: the remote shell's connection and the record's preparation. */
 #define READY_TIMEOUT_MS   120000
@@ -391,11 +385,9 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 
 	r->rsh = "ssh";
 	r->path = "corecap";
-	if (corecap_opts_getopt(&g, &record_hosts_help, "+") < 0)
-		return 1;
-	optind = 1;
+	corecap_opts_start(&g, &record_hosts_help, "+");
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'H':
 			file = optarg;

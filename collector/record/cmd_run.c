@@ -36,17 +36,11 @@ static const struct corecap_opt run_options[] = {
 	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
 };
 
-const struct corecap_opt_table corecap_run_help = {
-	.head = corecap_run_usage,
-	.opts = run_options,
-	.n = sizeof(run_options) / sizeof(run_options[0]),
-	.tail = "\n"
-		"Environment: CORECAP_PRELOAD_LIB and CORECAP_TP_LIB override where the\n"
-		"libraries are found. See also corecap-run(1).\n",
-	.indent = 2,
-	.help_col = 20,
-	.shorts = CORECAP_SHORTS_ALIGNED,
-};
+CORECAP_OPT_TABLE(corecap_run_help, corecap_run_usage, run_options,
+		  "\n"
+		  "Environment: CORECAP_PRELOAD_LIB and CORECAP_TP_LIB override where the\n"
+		  "libraries are found. See also corecap-run(1).\n",
+		  .help_col = 20, .shorts = CORECAP_SHORTS_ALIGNED);
 
 int corecap_cmd_run(int argc, char **argv)
 {
@@ -56,11 +50,9 @@ int corecap_cmd_run(int argc, char **argv)
 	int ret = 1;
 	int c;
 
-	if (corecap_opts_getopt(&g, &corecap_run_help, "+") < 0)
-		return 1;
-	optind = 0;
+	corecap_opts_start(&g, &corecap_run_help, "+");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_CPUPROFILE:
 			cpuprofile = true;

@@ -123,17 +123,11 @@ static const struct corecap_opt record_opts[] = {
 	CORECAP_OPT_HIDDEN(OPT_SYNC_FDS, 0, "sync-fds", required_argument),
 };
 
-const struct corecap_opt_table corecap_record_help = {
-	.head = corecap_record_usage,
-	.opts = record_opts,
-	.n = sizeof(record_opts) / sizeof(record_opts[0]),
-	.tail = "\n"
-		"The run directory format is described in docs/run-directory.md;\n"
-		"see also corecap-record(1).\n",
-	.indent = 2,
-	.help_col = 24,
-	.shorts = CORECAP_SHORTS_ALIGNED,
-};
+CORECAP_OPT_TABLE(corecap_record_help, corecap_record_usage, record_opts,
+		  "\n"
+		  "The run directory format is described in docs/run-directory.md;\n"
+		  "see also corecap-record(1).\n",
+		  .help_col = 24, .shorts = CORECAP_SHORTS_ALIGNED);
 
 static int fail(struct corecap_record_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -223,11 +217,9 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	o->oncpu_hz = CORECAP_RECORD_ONCPU_HZ_DEFAULT;
-	if (corecap_opts_getopt(&g, &corecap_record_help, "+:") < 0)
-		return fail(o, "too many options in the table");
-	optind = 0; /* full reinitialisation: the parser may run more than once */
+	corecap_opts_start(&g, &corecap_record_help, "+:");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
 			ret = parse_pids(o, optarg);

@@ -89,16 +89,10 @@ static const struct corecap_opt scale_options[] = {
 	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
 };
 
-const struct corecap_opt_table corecap_scale_help = {
-	.head = corecap_scale_usage,
-	.opts = scale_options,
-	.n = sizeof(scale_options) / sizeof(scale_options[0]),
-	.tail = "\n"
-		"See also corecap-scale(1).\n",
-	.indent = 2,
-	.help_col = 24,
-	.shorts = CORECAP_SHORTS_ALIGNED,
-};
+CORECAP_OPT_TABLE(corecap_scale_help, corecap_scale_usage, scale_options,
+		  "\n"
+		  "See also corecap-scale(1).\n",
+		  .help_col = 24, .shorts = CORECAP_SHORTS_ALIGNED);
 
 #define SCALE_RECORD_OPTS 16
 
@@ -190,10 +184,8 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 	char why[256];
 	int c;
 
-	if (corecap_opts_getopt(&g, &corecap_scale_help, "+") < 0)
-		return 1;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_scale_help, "+");
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;

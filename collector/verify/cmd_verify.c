@@ -74,17 +74,11 @@ static const struct corecap_opt verify_options[] = {
 	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
 };
 
-const struct corecap_opt_table corecap_verify_help = {
-	.head = corecap_verify_usage,
-	.opts = verify_options,
-	.n = sizeof(verify_options) / sizeof(verify_options[0]),
-	.tail = "\n"
-		"BENCH must print a summary corecap parses (rados bench, refbench, fio): its\n"
-		"average IOPS is the round's throughput. See also corecap-verify(1).\n",
-	.indent = 2,
-	.help_col = 24,
-	.shorts = CORECAP_SHORTS_ALIGNED,
-};
+CORECAP_OPT_TABLE(corecap_verify_help, corecap_verify_usage, verify_options,
+		  "\n"
+		  "BENCH must print a summary corecap parses (rados bench, refbench, fio): its\n"
+		  "average IOPS is the round's throughput. See also corecap-verify(1).\n",
+		  .help_col = 24, .shorts = CORECAP_SHORTS_ALIGNED);
 
 enum { COND_BASE, COND_SITE, COND_CONTROL, N_COND };
 static const char *const cond_name[N_COND] = {"none", "site", "control"};
@@ -591,11 +585,9 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 	o->delay_ns = 20000;
 	o->rounds = 5;
 	o->binding_util = 0.7;
-	if (corecap_opts_getopt(&g, &corecap_verify_help, "+") < 0)
-		return 1;
-	optind = 0;
+	corecap_opts_start(&g, &corecap_verify_help, "+");
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, g.shorts, g.longs, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_u64(optarg, 1, INT32_MAX, &v) < 0) {

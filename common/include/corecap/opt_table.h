@@ -14,7 +14,7 @@
  *		CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
  *	};
  *
- * prints, with .help_col 24:
+ * prints, with .help_col 24 (an option's names start in column 2):
  *
  *	  -o, --output RUN      run directory
  *	      --force           replace RUN
@@ -81,7 +81,6 @@ struct corecap_opt_table {
 	const struct corecap_opt *opts;
 	size_t n;
 	const char *tail; /* after the options (see also...); NULL: none */
-	int indent;	  /* spaces before the first name */
 	int help_col;	  /* the column the help starts in */
 	int min_gap;	  /* the fewest spaces between names and help there (0: 1) */
 	int overflow_gap; /* names too long for that: this many spaces, 0: help on the next line */
@@ -89,6 +88,22 @@ struct corecap_opt_table {
 };
 
 #define CORECAP_OPTS_MAX 64
+
+/*
+ * Defines the table NAME of the options array OPTS (its size counted, and
+ * asserted to fit CORECAP_OPTS_MAX), between HEAD and TAIL; the layout
+ * follows as designated initializers:
+ *	static CORECAP_OPT_TABLE(run_help, run_usage, run_options, "\nSee also...\n",
+ *				 .help_col = 20, .shorts = CORECAP_SHORTS_ALIGNED);
+ */
+#define CORECAP_OPT_TABLE(name, head_, opts_, tail_, ...)                                          \
+	const struct corecap_opt_table name = {.head = (head_),                                    \
+					       .opts = (opts_),                                    \
+					       .n = sizeof(opts_) / sizeof((opts_)[0]),            \
+					       .tail = (tail_),                                    \
+					       __VA_ARGS__};                                       \
+	_Static_assert(sizeof(opts_) / sizeof((opts_)[0]) <= CORECAP_OPTS_MAX,                     \
+		       #opts_ ": more options than CORECAP_OPTS_MAX")
 
 /* The generated getopt_long arguments: getopt_long(argc, argv, g.shorts, g.longs, NULL). */
 struct corecap_getopt {
@@ -104,6 +119,17 @@ struct corecap_getopt {
  */
 int corecap_opts_getopt(struct corecap_getopt *g, const struct corecap_opt_table *t,
 			const char *prefix);
+
+/*
+ * corecap_opts_getopt, then getopt from the start (optind = 0, glibc's full
+ * reinitialisation: a parser may run more than once). A table of
+ * CORECAP_OPT_TABLE fits g by construction; one that would not is cut at
+ * CORECAP_OPTS_MAX options.
+ */
+void corecap_opts_start(struct corecap_getopt *g, const struct corecap_opt_table *t,
+			const char *prefix);
+/* The next option's id, as getopt_long(argc, argv, g->shorts, g->longs, NULL). */
+int corecap_opts_next(struct corecap_getopt *g, int argc, char **argv);
 
 /* Writes the help of one option (its lines, each ending in '\n') to out; nothing if hidden. */
 void corecap_opt_help(FILE *out, const struct corecap_opt_table *t, const struct corecap_opt *o);
