@@ -39,6 +39,14 @@ const char corecap_flame_usage[] =
 	"daemons: name one as RUN:PID.\n"
 	"\n";
 
+struct flame_opts {
+	const char *run, *output, *title, *symfs;
+	enum flame_kind kind;
+	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
+	bool svg, by_pool, keep_shim_frames, keep_profiler, no_idle, names_pprof;
+	int width;
+};
+
 /* The options, in the help's order; getopt_long's array and string come from it. */
 static const struct corecap_opt flame_options[] = {
 	CORECAP_OPT_ARG('k', 0, "kind", "KIND",
@@ -53,23 +61,26 @@ static const struct corecap_opt flame_options[] = {
 			"  lock  contended lock waits: lock, then the waiting stack, in ns\n"
 			"  op    op latency: type; category (cpu, lock_wait, logging,\n"
 			"        io, queue, ...); lock, phase, I/O class; in ns"),
-	CORECAP_OPT_FLAG('p', 0, "pool", "wall: the root frame is the thread's pool"),
-	CORECAP_OPT_FLAG('I', 0, "no-idle",
-			 "wall: leave out the stacks of threads idle in their wait\n"
-			 "for work (epoll_wait, poll, a condition or futex wait, a\n"
-			 "sleep; see docs/flame.md)"),
-	CORECAP_OPT_FLAG('s', 0, "svg", "draw the flame graph (SVG) instead of printing stacks"),
-	CORECAP_OPT_ARG('t', 0, "title", "TEXT", "the SVG's title"),
+	CORECAP_OPT_SET('p', 0, "pool", struct flame_opts, by_pool,
+			"wall: the root frame is the thread's pool"),
+	CORECAP_OPT_SET('I', 0, "no-idle", struct flame_opts, no_idle,
+			"wall: leave out the stacks of threads idle in their wait\n"
+			"for work (epoll_wait, poll, a condition or futex wait, a\n"
+			"sleep; see docs/flame.md)"),
+	CORECAP_OPT_SET('s', 0, "svg", struct flame_opts, svg,
+			"draw the flame graph (SVG) instead of printing stacks"),
+	CORECAP_OPT_STR('t', 0, "title", "TEXT", struct flame_opts, title, "the SVG's title"),
 	CORECAP_OPT_ARG('w', 0, "width", "PX", "the SVG's width (default 1200)"),
-	CORECAP_OPT_ARG('o', 'o', "output", "FILE", "write to FILE instead of standard output"),
-	CORECAP_OPT_ARG('S', 0, "symfs", "DIR",
+	CORECAP_OPT_STR('o', 'o', "output", "FILE", struct flame_opts, output,
+			"write to FILE instead of standard output"),
+	CORECAP_OPT_STR('S', 0, "symfs", "DIR", struct flame_opts, symfs,
 			"look up the daemon's ELF files under DIR (post-mortem)"),
-	CORECAP_OPT_FLAG('K', 0, "keep-shim-frames",
-			 "keep the frames of corecap's shim and LTTng-UST in stacks"),
-	CORECAP_OPT_FLAG('P', 0, "keep-profiler",
-			 "keep the profiler's own: wall, its threads (LTTng-UST's,\n"
-			 "the shim's); lock, its locks; every kind, the frames of\n"
-			 "gperftools' profiler and libunwind"),
+	CORECAP_OPT_SET('K', 0, "keep-shim-frames", struct flame_opts, keep_shim_frames,
+			"keep the frames of corecap's shim and LTTng-UST in stacks"),
+	CORECAP_OPT_SET('P', 0, "keep-profiler", struct flame_opts, keep_profiler,
+			"keep the profiler's own: wall, its threads (LTTng-UST's,\n"
+			"the shim's); lock, its locks; every kind, the frames of\n"
+			"gperftools' profiler and libunwind"),
 	CORECAP_OPT_ARG('N', 0, "names", "pprof",
 			"cpu: name frames as google-pprof --collapsed names them\n"
 			"(nm's and addr2line's names, as gperftools 2.10's pprof\n"
@@ -86,14 +97,6 @@ CORECAP_OPT_TABLE(corecap_flame_help, corecap_flame_usage, flame_options,
 		  "from the mappings written at its end. See also corecap-flame(1).\n",
 		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
 
-struct flame_opts {
-	const char *run, *output, *title, *symfs;
-	enum flame_kind kind;
-	bool kind_given; /* else the first kind the run has: cpu, wall, lock, op */
-	bool svg, by_pool, keep_shim_frames, keep_profiler, no_idle, names_pprof;
-	int width;
-};
-
 static int parse_args(struct flame_opts *o, int argc, char **argv)
 {
 	struct corecap_getopt g;
@@ -102,7 +105,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 	int c;
 
 	*o = (struct flame_opts){.kind = FLAME_CPU};
-	corecap_opts_start(&g, &corecap_flame_help, NULL);
+	corecap_opts_start(&g, &corecap_flame_help, NULL, o);
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'k':
@@ -113,15 +116,6 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			}
 			o->kind_given = true;
 			break;
-		case 's':
-			o->svg = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 't':
-			o->title = optarg;
-			break;
 		case 'w':
 			errno = 0;
 			v = strtol(optarg, &end, 10);
@@ -131,21 +125,6 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 				return 2;
 			}
 			o->width = (int)v;
-			break;
-		case 'S':
-			o->symfs = optarg;
-			break;
-		case 'p':
-			o->by_pool = true;
-			break;
-		case 'K':
-			o->keep_shim_frames = true;
-			break;
-		case 'P':
-			o->keep_profiler = true;
-			break;
-		case 'I':
-			o->no_idle = true;
 			break;
 		case 'N':
 			if (strcmp(optarg, "pprof") != 0 && strcmp(optarg, "corecap") != 0) {

@@ -42,22 +42,28 @@ const char corecap_html_usage[] =
 	"lock and op: the trace), as inline SVG as wide as the window.\n"
 	"\n";
 
+struct html_opts {
+	const char *run, *output, *symfs;
+	bool by_pool, idle, keep_shim_frames, keep_profiler;
+};
+
 /* The options, in the help's order; getopt_long's array and string come from it. */
 static const struct corecap_opt html_options[] = {
-	CORECAP_OPT_ARG('o', 'o', "output", "FILE", "write to FILE instead of standard output"),
-	CORECAP_OPT_FLAG('p', 0, "pool",
-			 "wall flame graph: one root frame per pool, not per thread"),
-	CORECAP_OPT_ARG('s', 0, "symfs", "DIR",
+	CORECAP_OPT_STR('o', 'o', "output", "FILE", struct html_opts, output,
+			"write to FILE instead of standard output"),
+	CORECAP_OPT_SET('p', 0, "pool", struct html_opts, by_pool,
+			"wall flame graph: one root frame per pool, not per thread"),
+	CORECAP_OPT_STR('s', 0, "symfs", "DIR", struct html_opts, symfs,
 			"look up the daemon's ELF files under DIR (post-mortem)"),
-	CORECAP_OPT_FLAG('i', 0, "idle",
-			 "wall flame graph: keep the stacks of threads idle in their\n"
-			 "wait for work (left out by default: flame --no-idle)"),
-	CORECAP_OPT_FLAG('K', 0, "keep-shim-frames",
-			 "flame graphs: keep the frames of corecap's shim and\n"
-			 "LTTng-UST"),
-	CORECAP_OPT_FLAG('P', 0, "keep-profiler",
-			 "keep the profiler's own threads, locks and frames in the\n"
-			 "tables, the diagnosis and the flame graphs"),
+	CORECAP_OPT_SET('i', 0, "idle", struct html_opts, idle,
+			"wall flame graph: keep the stacks of threads idle in their\n"
+			"wait for work (left out by default: flame --no-idle)"),
+	CORECAP_OPT_SET('K', 0, "keep-shim-frames", struct html_opts, keep_shim_frames,
+			"flame graphs: keep the frames of corecap's shim and\n"
+			"LTTng-UST"),
+	CORECAP_OPT_SET('P', 0, "keep-profiler", struct html_opts, keep_profiler,
+			"keep the profiler's own threads, locks and frames in the\n"
+			"tables, the diagnosis and the flame graphs"),
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
@@ -66,38 +72,15 @@ CORECAP_OPT_TABLE(corecap_html_help, corecap_html_usage, html_options,
 		  "See also corecap-html(1).\n",
 		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
 
-struct html_opts {
-	const char *run, *output, *symfs;
-	bool by_pool, idle, keep_shim_frames, keep_profiler;
-};
-
 static int parse_args(struct html_opts *o, int argc, char **argv)
 {
 	struct corecap_getopt g;
 	int c;
 
 	*o = (struct html_opts){0};
-	corecap_opts_start(&g, &corecap_html_help, NULL);
+	corecap_opts_start(&g, &corecap_html_help, NULL, o);
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 's':
-			o->symfs = optarg;
-			break;
-		case 'p':
-			o->by_pool = true;
-			break;
-		case 'i':
-			o->idle = true;
-			break;
-		case 'K':
-			o->keep_shim_frames = true;
-			break;
-		case 'P':
-			o->keep_profiler = true;
-			break;
 		case 'h':
 			corecap_cmd_help(stdout, &corecap_html_help);
 			return -1;

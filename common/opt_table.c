@@ -1,5 +1,6 @@
 /* The getopt_long arguments and the help of a command's option table (corecap/opt_table.h). */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <corecap/opt_table.h>
@@ -43,16 +44,39 @@ int corecap_opts_getopt(struct corecap_getopt *g, const struct corecap_opt_table
 }
 
 void corecap_opts_start(struct corecap_getopt *g, const struct corecap_opt_table *t,
-			const char *prefix)
+			const char *prefix, void *base)
 {
 	/* What -E2BIG leaves is a terminated, shorter table. */
 	(void)corecap_opts_getopt(g, t, prefix);
+	g->t = t;
+	g->base = base;
 	optind = 0;
+}
+
+/* The entry getopt returned c for (ids are unique among the options parsed here). */
+static const struct corecap_opt *entry_of(const struct corecap_opt_table *t, int c)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (parsed_here(&t->opts[i]) && t->opts[i].id == c)
+			return &t->opts[i];
+	return NULL;
 }
 
 int corecap_opts_next(struct corecap_getopt *g, int argc, char **argv)
 {
-	return getopt_long(argc, argv, g->shorts, g->longs, NULL);
+	const struct corecap_opt *o;
+	int c;
+
+	while ((c = getopt_long(argc, argv, g->shorts, g->longs, NULL)) != -1) {
+		o = g->base && g->t ? entry_of(g->t, c) : NULL;
+		if (!o || o->store == CORECAP_STORE_NONE)
+			break;
+		if (o->store == CORECAP_STORE_TRUE)
+			*(bool *)((char *)g->base + o->off) = true;
+		else
+			*(const char **)((char *)g->base + o->off) = optarg;
+	}
+	return c;
 }
 
 /* "  -p, --pid PID", "      --ceph-osds[=DIR]", "  --json": its length. */

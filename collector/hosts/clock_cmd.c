@@ -117,7 +117,7 @@ int corecap_cmd_clock(int argc, char **argv)
 	int c, status = 0, n;
 	char *end;
 
-	corecap_opts_start(&g, &corecap_clock_help, "+");
+	corecap_opts_start(&g, &corecap_clock_help, "+", NULL);
 	opterr = 0; /* our own message, one line, then the usage */
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {

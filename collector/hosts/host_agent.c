@@ -221,7 +221,7 @@ int corecap_cmd_host_record(int argc, char **argv)
 	ssize_t len;
 	char b;
 
-	corecap_opts_start(&g, &host_record_help, "+");
+	corecap_opts_start(&g, &host_record_help, "+", NULL);
 	opterr = 0; /* our own message, one line, then the usage */
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {

@@ -42,26 +42,6 @@ const char corecap_record_hosts_usage[] =
 	"\n"
 	"options:\n";
 
-/* The options, in the help's order; getopt_long's array and string come from it. */
-static const struct corecap_opt record_hosts_options[] = {
-	CORECAP_OPT_ARG('H', 0, "hosts", "FILE", "the hosts (docs/hosts.md)"),
-	CORECAP_OPT_ARG('r', 0, "rsh", "CMD", "the remote shell, split at blanks (default: ssh)"),
-	CORECAP_OPT_ARG('P', 0, "corecap-path", "PATH", "corecap on the hosts (default: corecap)"),
-	CORECAP_OPT_ARG('o', 'o', "output", "DIR",
-			"the run directory (default ./corecap-hosts-DATE)"),
-	CORECAP_OPT_ARG('d', 'd', "duration", "S", "the window without a benchmark, or its limit"),
-	CORECAP_OPT_FLAG('f', 0, "force", "replace DIR if it is a run corecap wrote"),
-	CORECAP_OPT_ARG('R', 0, "record-opt", "OPT",
-			"an option for every host's record (e.g. --no-kernel)"),
-	CORECAP_OPT_FLAG('q', 'q', "quiet", "no progress"),
-	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
-};
-
-static CORECAP_OPT_TABLE(record_hosts_help, corecap_record_hosts_usage, record_hosts_options,
-			 "\n"
-			 "See also: corecap-record(1), docs/hosts.md.\n",
-			 .help_col = 23, .shorts = CORECAP_SHORTS_INLINE);
-
 /* Waits, each bounded: the remote shell's connection and the record's preparation. */
 #define READY_TIMEOUT_MS   120000
 #define STARTED_TIMEOUT_MS 30000
@@ -105,6 +85,29 @@ struct hosts_record {
 	int bench_status;
 	uint64_t window_start_ns, window_end_ns;
 };
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt record_hosts_options[] = {
+	CORECAP_OPT_ARG('H', 0, "hosts", "FILE", "the hosts (docs/hosts.md)"),
+	CORECAP_OPT_STR('r', 0, "rsh", "CMD", struct hosts_record, rsh,
+			"the remote shell, split at blanks (default: ssh)"),
+	CORECAP_OPT_STR('P', 0, "corecap-path", "PATH", struct hosts_record, path,
+			"corecap on the hosts (default: corecap)"),
+	CORECAP_OPT_STR('o', 'o', "output", "DIR", struct hosts_record, output,
+			"the run directory (default ./corecap-hosts-DATE)"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "S", "the window without a benchmark, or its limit"),
+	CORECAP_OPT_SET('f', 0, "force", struct hosts_record, force,
+			"replace DIR if it is a run corecap wrote"),
+	CORECAP_OPT_ARG('R', 0, "record-opt", "OPT",
+			"an option for every host's record (e.g. --no-kernel)"),
+	CORECAP_OPT_SET('q', 'q', "quiet", struct hosts_record, quiet, "no progress"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+static CORECAP_OPT_TABLE(record_hosts_help, corecap_record_hosts_usage, record_hosts_options,
+			 "\n"
+			 "See also: corecap-record(1), docs/hosts.md.\n",
+			 .help_col = 23, .shorts = CORECAP_SHORTS_INLINE);
 
 static volatile sig_atomic_t interrupted;
 
@@ -385,21 +388,12 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 
 	r->rsh = "ssh";
 	r->path = "corecap";
-	corecap_opts_start(&g, &record_hosts_help, "+");
+	corecap_opts_start(&g, &record_hosts_help, "+", r);
 	opterr = 0; /* our own message, one line, then the usage */
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'H':
 			file = optarg;
-			break;
-		case 'r':
-			r->rsh = optarg;
-			break;
-		case 'P':
-			r->path = optarg;
-			break;
-		case 'o':
-			r->output = optarg;
 			break;
 		case 'd':
 			errno = 0;
@@ -408,9 +402,6 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 				return corecap_usage_error(corecap_record_hosts_usage,
 							   "bad -d '%s': 0.1 to 86400 seconds",
 							   optarg);
-			break;
-		case 'f':
-			r->force = true;
 			break;
 		case 'R':
 			if (r->n_opts == CORECAP_HOST_RECORD_OPTS_MAX ||
@@ -421,9 +412,6 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 					"daemon, output and window are record's own)",
 					optarg);
 			r->opts[r->n_opts++] = optarg;
-			break;
-		case 'q':
-			r->quiet = true;
 			break;
 		case 'h':
 			corecap_cmd_help(stdout, &record_hosts_help);

@@ -50,7 +50,7 @@ int corecap_cmd_run(int argc, char **argv)
 	int ret = 1;
 	int c;
 
-	corecap_opts_start(&g, &corecap_run_help, "+");
+	corecap_opts_start(&g, &corecap_run_help, "+", NULL);
 	opterr = 0;
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {

@@ -91,20 +91,23 @@ static const struct corecap_opt record_opts[] = {
 			"cpu-clock perf event, no thread stopped) HZ times per\n"
 			"second of CPU time, as the run's wall-clock samples\n"
 			"(default " CORECAP_STR(CORECAP_RECORD_ONCPU_HZ_DEFAULT) "; 0: none)"),
-	CORECAP_OPT_FLAG('q', 'q', "quiet", "no progress, no benchmark echo on stdout"),
-	CORECAP_OPT_FLAG(OPT_FORCE, 0, "force", "replace RUN if it exists and holds a corecap run"),
+	CORECAP_OPT_SET('q', 'q', "quiet", struct corecap_record_opts, quiet,
+			"no progress, no benchmark echo on stdout"),
+	CORECAP_OPT_SET(OPT_FORCE, 0, "force", struct corecap_record_opts, force,
+			"replace RUN if it exists and holds a corecap run"),
 	CORECAP_OPT_ARG(OPT_CEPH_ASOK, 0, "ceph-asok", "PATH",
 			"a Ceph daemon's admin socket: OpTracker history and perf\n"
 			"dumps into RUN/" CORECAP_RUN_CEPH_DIR
 			"/ (found by itself for a ceph-osd)"),
-	CORECAP_OPT_FLAG(OPT_NO_CEPH, 0, "no-ceph", "do not use a Ceph daemon's admin socket"),
+	CORECAP_OPT_SET(OPT_NO_CEPH, 0, "no-ceph", struct corecap_record_opts, no_ceph,
+			"do not use a Ceph daemon's admin socket"),
 	CORECAP_OPT_ARG(OPT_CEPH_HISTORY, 0, "ceph-history", "drain|end",
 			"the OpTracker history: drained in slices during the\n"
 			"window, a few ms of the OSD's lock each (default), or\n"
 			"dumped once at its end (every op up to 10000, the OSD's\n"
 			"lock held while it formats them all)"),
-	CORECAP_OPT_FLAG(OPT_NO_CPU_PROFILE, 0, "no-cpu-profile",
-			 "leave the daemon's gperftools profiler alone"),
+	CORECAP_OPT_SET(OPT_NO_CPU_PROFILE, 0, "no-cpu-profile", struct corecap_record_opts,
+			no_cpu_profile, "leave the daemon's gperftools profiler alone"),
 	CORECAP_OPT_FLAG(OPT_KERNEL, 0, "kernel",
 			 "require the kernel events (scheduler, futex; on by default\n"
 			 "when permitted: root or CAP_PERFMON, tracefs)"),
@@ -217,7 +220,7 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	o->oncpu_hz = CORECAP_RECORD_ONCPU_HZ_DEFAULT;
-	corecap_opts_start(&g, &corecap_record_help, "+:");
+	corecap_opts_start(&g, &corecap_record_help, "+:", o);
 	opterr = 0;
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
@@ -314,21 +317,12 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 			}
 			o->events[o->n_events++] = optarg;
 			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
 		case OPT_CEPH_ASOK:
 			if (!*optarg) {
 				ret = fail(o, "empty --ceph-asok path");
 				goto out;
 			}
 			o->ceph_asok = optarg;
-			break;
-		case OPT_NO_CEPH:
-			o->no_ceph = true;
 			break;
 		case OPT_CEPH_HISTORY:
 			if (strcmp(optarg, "drain") && strcmp(optarg, "end")) {
@@ -337,9 +331,6 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 				goto out;
 			}
 			o->ceph_history_end = strcmp(optarg, "end") == 0;
-			break;
-		case OPT_NO_CPU_PROFILE:
-			o->no_cpu_profile = true;
 			break;
 		case OPT_KERNEL:
 		case OPT_NO_KERNEL:

@@ -53,16 +53,30 @@ const char corecap_verify_usage[] =
 
 enum { OPT_SITE = 256, OPT_CONTROL, OPT_DELAY, OPT_ROUNDS, OPT_BINDING };
 
+enum { COND_BASE, COND_SITE, COND_CONTROL, N_COND };
+static const char *const cond_name[N_COND] = {"none", "site", "control"};
+
+struct verify_opts {
+	pid_t pid;
+	const char *site_spec;
+	const char *control_spec;
+	uint64_t site, control;
+	uint64_t delay_ns;
+	unsigned rounds;
+	double binding_util;
+	char **bench;
+};
+
 /* The options, in the help's order; getopt_long's array and string come from it. */
 static const struct corecap_opt verify_options[] = {
 	CORECAP_OPT_ARG('p', 'p', "pid", "PID", "the daemon"),
-	CORECAP_OPT_ARG(OPT_SITE, 0, "site", "SITE",
+	CORECAP_OPT_STR(OPT_SITE, 0, "site", "SITE", struct verify_opts, site_spec,
 			"the site to delay, as corecap report prints a lock's\n"
 			"site (FUNCTION+0xOFF), as corecap stats-dump prints\n"
 			"it (MODULE+0xOFF), or 0xADDR; or a lock's name as\n"
 			"report and stat print it (d.osd.big_lock): the site\n"
 			"of its first contention, which stat prints beside it"),
-	CORECAP_OPT_ARG(OPT_CONTROL, 0, "control", "SITE",
+	CORECAP_OPT_STR(OPT_CONTROL, 0, "control", "SITE", struct verify_opts, control_spec,
 			"a site expected not to bound throughput"),
 	CORECAP_OPT_ARG(OPT_DELAY, 0, "delay-ns", "D",
 			"delay per hold, 1-10000000 (default 20000): at most\n"
@@ -79,20 +93,6 @@ CORECAP_OPT_TABLE(corecap_verify_help, corecap_verify_usage, verify_options,
 		  "BENCH must print a summary corecap parses (rados bench, refbench, fio): its\n"
 		  "average IOPS is the round's throughput. See also corecap-verify(1).\n",
 		  .help_col = 24, .shorts = CORECAP_SHORTS_ALIGNED);
-
-enum { COND_BASE, COND_SITE, COND_CONTROL, N_COND };
-static const char *const cond_name[N_COND] = {"none", "site", "control"};
-
-struct verify_opts {
-	pid_t pid;
-	const char *site_spec;
-	const char *control_spec;
-	uint64_t site, control;
-	uint64_t delay_ns;
-	unsigned rounds;
-	double binding_util;
-	char **bench;
-};
 
 /* One benchmark run under one condition. */
 struct round_result {
@@ -585,7 +585,7 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 	o->delay_ns = 20000;
 	o->rounds = 5;
 	o->binding_util = 0.7;
-	corecap_opts_start(&g, &corecap_verify_help, "+");
+	corecap_opts_start(&g, &corecap_verify_help, "+", o);
 	opterr = 0;
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
@@ -595,12 +595,6 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 				return 2;
 			}
 			o->pid = (pid_t)v;
-			break;
-		case OPT_SITE:
-			o->site_spec = optarg;
-			break;
-		case OPT_CONTROL:
-			o->control_spec = optarg;
 			break;
 		case OPT_DELAY:
 			if (parse_u64(optarg, 1, CORECAP_STATS_CONTROL_MAX_NS, &o->delay_ns) < 0) {

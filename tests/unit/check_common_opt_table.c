@@ -5,6 +5,7 @@
 #include <check.h>
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,7 +85,7 @@ START_TEST(getopt_long_parses_with_what_was_generated)
 	struct corecap_getopt g;
 
 	optind = 5; /* as a parser before this one left it: start starts over */
-	corecap_opts_start(&g, &table, "+:");
+	corecap_opts_start(&g, &table, "+:", NULL);
 	opterr = 0;
 	while ((c = corecap_opts_next(&g, 8, argv)) != -1 && n < 8) {
 		got[n++] = c;
@@ -203,6 +204,45 @@ START_TEST(the_whole_help_in_the_tables_order)
 }
 END_TEST
 
+struct stored {
+	bool force;
+	const char *output;
+	int rounds;
+};
+
+static const struct corecap_opt stored_opts[] = {
+	CORECAP_OPT_SET(OPT_FORCE, 0, "force", struct stored, force, "replace RUN"),
+	CORECAP_OPT_STR('o', 'o', "output", "RUN", struct stored, output, "run directory"),
+	CORECAP_OPT_ARG('r', 'r', "rounds", "N", "rounds"),
+};
+static CORECAP_OPT_TABLE(stored_table, "usage: x\n", stored_opts, NULL, .help_col = 24);
+
+START_TEST(options_with_a_store_are_stored_not_returned)
+{
+	char a0[] = "x", a1[] = "--force", a2[] = "-r", a3[] = "3", a4[] = "--output=run",
+	     a5[] = "-o", a6[] = "-q";
+	char *argv[] = {a0, a1, a2, a3, a4, a5, a6, NULL};
+	struct stored st = {0};
+	struct corecap_getopt g;
+
+	corecap_opts_start(&g, &stored_table, ":", &st);
+	opterr = 0;
+	ck_assert_int_eq(corecap_opts_next(&g, 7, argv), 'r');
+	ck_assert_str_eq(optarg, "3");
+	ck_assert(st.force);
+	ck_assert_ptr_null(st.output);
+	/* -o without its value: getopt's ':' comes back, nothing stored. */
+	ck_assert_int_eq(corecap_opts_next(&g, 6, argv), ':');
+	ck_assert_str_eq(st.output, "run");
+	ck_assert_int_eq(corecap_opts_next(&g, 7, argv), '?');
+	ck_assert_int_eq(optopt, 'q');
+	ck_assert_int_eq(corecap_opts_next(&g, 7, argv), -1);
+	/* Without a base every option comes back. */
+	corecap_opts_start(&g, &stored_table, ":", NULL);
+	ck_assert_int_eq(corecap_opts_next(&g, 2, argv), OPT_FORCE);
+}
+END_TEST
+
 START_TEST(a_table_past_the_limit_is_refused)
 {
 	static struct corecap_opt many[CORECAP_OPTS_MAX + 1];
@@ -228,6 +268,7 @@ int main(void)
 	tcase_add_test(tc, a_table_without_short_names_and_an_overflow_gap);
 	tcase_add_test(tc, short_names_inline_and_a_least_gap);
 	tcase_add_test(tc, the_whole_help_in_the_tables_order);
+	tcase_add_test(tc, options_with_a_store_are_stored_not_returned);
 	tcase_add_test(tc, a_table_past_the_limit_is_refused);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);

@@ -24,11 +24,19 @@
 #define CORECAP_OPT_TABLE_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
 /* Documented in this command's help, parsed by another (record's --hosts). */
 #define CORECAP_OPT_DOC_ONLY 1u
+
+/* Where corecap_opts_next puts an option's value itself (its caller's struct at .off). */
+enum corecap_opt_store {
+	CORECAP_STORE_NONE, /* returned to the caller: its own handling and messages */
+	CORECAP_STORE_TRUE, /* bool = true */
+	CORECAP_STORE_ARG,  /* const char * = optarg */
+};
 
 struct corecap_opt {
 	int id;		       /* what getopt_long returns: the short letter or >= 256 */
@@ -38,34 +46,61 @@ struct corecap_opt {
 	const char *arg;       /* the argument's name in the help: --pid PID, --ceph-osds[=DIR] */
 	const char *help;      /* lines, '\n' between, none at the end; NULL: not shown */
 	unsigned flags;	       /* CORECAP_OPT_DOC_ONLY */
+	enum corecap_opt_store store;
+	size_t off; /* with a store: the field's offset in the struct given corecap_opts_start */
 };
 
 #define CORECAP_OPT_FLAG(id_, sh, lng, hlp)                                                        \
 	{                                                                                          \
-		(id_), (sh), (lng), no_argument, NULL, (hlp), 0                                    \
+		.id = (id_), .short_name = (sh), .long_name = (lng), .has_arg = no_argument,       \
+		.help = (hlp)                                                                      \
 	}
 #define CORECAP_OPT_ARG(id_, sh, lng, a, hlp)                                                      \
 	{                                                                                          \
-		(id_), (sh), (lng), required_argument, (a), (hlp), 0                               \
+		.id = (id_), .short_name = (sh), .long_name = (lng), .has_arg = required_argument, \
+		.arg = (a), .help = (hlp)                                                          \
 	}
 #define CORECAP_OPT_OPTARG(id_, sh, lng, a, hlp)                                                   \
 	{                                                                                          \
-		(id_), (sh), (lng), optional_argument, (a), (hlp), 0                               \
+		.id = (id_), .short_name = (sh), .long_name = (lng), .has_arg = optional_argument, \
+		.arg = (a), .help = (hlp)                                                          \
 	}
 /* Accepted, not in the help (how a command talks to its own children, an undocumented -h). */
 #define CORECAP_OPT_HIDDEN(id_, sh, lng, has)                                                      \
 	{                                                                                          \
-		(id_), (sh), (lng), (has), NULL, NULL, 0                                           \
+		.id = (id_), .short_name = (sh), .long_name = (lng), .has_arg = (has)              \
 	}
 /* In the help only: the option is parsed elsewhere. */
 #define CORECAP_OPT_DOC(lng, has, a, hlp)                                                          \
 	{                                                                                          \
-		0, 0, (lng), (has), (a), (hlp), CORECAP_OPT_DOC_ONLY                               \
+		.long_name = (lng), .has_arg = (has), .arg = (a), .help = (hlp),                   \
+		.flags = CORECAP_OPT_DOC_ONLY                                                      \
 	}
 /* A line of text among the options (a heading, a blank line). */
 #define CORECAP_OPT_TEXT(txt)                                                                      \
 	{                                                                                          \
-		0, 0, NULL, no_argument, NULL, (txt), 0                                            \
+		.help = (txt)                                                                      \
+	}
+
+/* offsetof(type, field), refused at compile time unless the field is a want. */
+#define CORECAP_OPT_FIELD(type, field, want)                                                       \
+	(offsetof(type, field) +                                                                   \
+	 0 * sizeof(char[__builtin_types_compatible_p(__typeof__(((type *)0)->field), want)        \
+				 ? 1                                                               \
+				 : -1]))
+/* --name sets the bool field of type true, without the caller. */
+#define CORECAP_OPT_SET(id_, sh, lng, type, field, hlp)                                            \
+	{                                                                                          \
+		.id = (id_), .short_name = (sh), .long_name = (lng), .has_arg = no_argument,       \
+		.help = (hlp), .store = CORECAP_STORE_TRUE,                                        \
+		.off = CORECAP_OPT_FIELD(type, field, bool)                                        \
+	}
+/* --name A puts A in the const char * field of type, without the caller. */
+#define CORECAP_OPT_STR(id_, sh, lng, a, type, field, hlp)                                         \
+	{                                                                                          \
+		.id = (id_), .short_name = (sh), .long_name = (lng), .has_arg = required_argument, \
+		.arg = (a), .help = (hlp), .store = CORECAP_STORE_ARG,                             \
+		.off = CORECAP_OPT_FIELD(type, field, const char *)                                \
 	}
 
 /* Where a short name stands in the help. */
@@ -109,6 +144,8 @@ struct corecap_opt_table {
 struct corecap_getopt {
 	struct option longs[CORECAP_OPTS_MAX + 1];
 	char shorts[8 + 3 * CORECAP_OPTS_MAX];
+	const struct corecap_opt_table *t;
+	void *base; /* where the options with a store put their values */
 };
 
 /*
@@ -124,11 +161,16 @@ int corecap_opts_getopt(struct corecap_getopt *g, const struct corecap_opt_table
  * corecap_opts_getopt, then getopt from the start (optind = 0, glibc's full
  * reinitialisation: a parser may run more than once). A table of
  * CORECAP_OPT_TABLE fits g by construction; one that would not is cut at
- * CORECAP_OPTS_MAX options.
+ * CORECAP_OPTS_MAX options. base: the struct the options with a store fill
+ * (NULL: every option is returned).
  */
 void corecap_opts_start(struct corecap_getopt *g, const struct corecap_opt_table *t,
-			const char *prefix);
-/* The next option's id, as getopt_long(argc, argv, g->shorts, g->longs, NULL). */
+			const char *prefix, void *base);
+/*
+ * The next option's id, as getopt_long(argc, argv, g->shorts, g->longs,
+ * NULL) returns it ('?', ':' and -1 included), after storing the values
+ * of the options with a store, which it does not return.
+ */
 int corecap_opts_next(struct corecap_getopt *g, int argc, char **argv);
 
 /* Writes the help of one option (its lines, each ending in '\n') to out; nothing if hidden. */
