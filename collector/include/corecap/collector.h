@@ -63,7 +63,8 @@ void corecap_verify_set_lock_site(corecap_verify_lock_site_fn fn);
 		 "record a running daemon during a benchmark into a run directory",                \
 		 corecap_record_usage, &corecap_record_help},                                      \
 		{"verify", corecap_cmd_verify,                                                     \
-		 "check a bound by delay injection on a live daemon", corecap_verify_usage, &corecap_verify_help}, \
+		 "check a bound by delay injection on a live daemon", corecap_verify_usage,        \
+		 &corecap_verify_help},                                                            \
 		{"scale", corecap_cmd_scale,                                                       \
 		 "record a daemon at several core counts and fit how it scales",                   \
 		 corecap_scale_usage, &corecap_scale_help},                                        \
