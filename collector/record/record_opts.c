@@ -207,11 +207,157 @@ static int parse_pids(struct corecap_record_opts *o, const char *arg)
 	return 0;
 }
 
+/* One option's value into o (the ones the table stores are not seen here):
+ * 0, 1 for --help, or -EINVAL with the message in o->error. */
+static int take_option(struct corecap_record_opts *o, int c, char **argv)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'p':
+		return parse_pids(o, optarg);
+	case OPT_CEPH_OSDS:
+		if (optarg && !*optarg)
+			return fail(o, "empty --ceph-osds directory");
+		o->ceph_osds = true;
+		o->ceph_osds_dir = optarg;
+		break;
+	case OPT_SYNC_FDS: {
+		int rfd, wfd, n = -1;
+
+		if (sscanf(optarg, "%d,%d%n", &rfd, &wfd, &n) != 2 || n < 0 || optarg[n] ||
+		    rfd < 0 || wfd < 0)
+			return fail(o, "invalid --sync-fds '%s'", optarg);
+		o->sync_rfd = rfd;
+		o->sync_wfd = wfd;
+		break;
+	}
+	case 'o':
+		if (!*optarg)
+			return fail(o, "empty run directory name");
+		o->output = optarg;
+		break;
+	case 'd':
+		if (!parse_seconds(optarg, &o->duration_s))
+			return fail(o,
+				    "invalid duration '%s' (seconds, at least %g, at most "
+				    "86400)",
+				    optarg, CORECAP_RECORD_MIN_DURATION_S);
+		break;
+	case OPT_WALLCLOCK:
+		if (!optarg) {
+			o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
+		} else if (parse_ulong(optarg, 1, 1000, &v)) {
+			o->wall_hz = (unsigned)v;
+		} else {
+			return fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)", optarg);
+		}
+		break;
+	case OPT_ONCPU_HZ:
+		if (!parse_ulong(optarg, 0, 1000, &v))
+			return fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)", optarg);
+		o->oncpu_hz = (unsigned)v;
+		break;
+	case OPT_WALL_THREADS:
+		if (!*optarg || strspn(optarg, ",") == strlen(optarg))
+			return fail(o,
+				    "invalid --wallclock-threads '%s' (thread name globs, "
+				    "comma-separated)",
+				    optarg);
+		o->wall_threads = optarg;
+		break;
+	case OPT_THREADS_HZ:
+		if (!parse_ulong(optarg, 1, 1000, &v))
+			return fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)", optarg);
+		o->threads_hz = (unsigned)v;
+		break;
+	case OPT_NO_TRACE:
+		o->trace = false;
+		break;
+	case OPT_EVENT:
+		if (!*optarg)
+			return fail(o, "empty --event name");
+		if (o->n_events == CORECAP_RECORD_MAX_EVENTS)
+			return fail(o, "too many --event options (at most %d)",
+				    CORECAP_RECORD_MAX_EVENTS);
+		o->events[o->n_events++] = optarg;
+		break;
+	case OPT_CEPH_ASOK:
+		if (!*optarg)
+			return fail(o, "empty --ceph-asok path");
+		o->ceph_asok = optarg;
+		break;
+	case OPT_CEPH_HISTORY:
+		if (strcmp(optarg, "drain") && strcmp(optarg, "end"))
+			return fail(o, "invalid --ceph-history '%s': expected drain or end",
+				    optarg);
+		o->ceph_history_end = strcmp(optarg, "end") == 0;
+		break;
+	case OPT_KERNEL:
+	case OPT_NO_KERNEL:
+		if (o->kernel != CORECAP_RECORD_KERNEL_AUTO &&
+		    o->kernel != (c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+						  : CORECAP_RECORD_KERNEL_OFF))
+			return fail(o, "--kernel and --no-kernel exclude each other");
+		o->kernel =
+			c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE : CORECAP_RECORD_KERNEL_OFF;
+		break;
+	case OPT_KERNEL_VIA:
+		if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "bpf"))
+			return fail(o, "--kernel-via takes perf, bpf or auto, not '%s'", optarg);
+		o->kernel_via = optarg;
+		break;
+	case OPT_COLLECTOR_CPUS: {
+		char why[160];
+
+		if (corecap_cpu_list_parse(optarg, &o->collector_set, why, sizeof(why)))
+			return fail(o, "invalid --collector-cpus: %s", why);
+		o->collector_cpus = optarg;
+		break;
+	}
+	case 'h':
+		return 1;
+	case ':':
+		return fail(o, "option '%s' needs an argument", argv[optind - 1]);
+	default:
+		if (optopt)
+			return fail(o, "unknown option '-%c'", optopt);
+		return fail(o, "unknown option '%s'", argv[optind - 1]);
+	}
+	return 0;
+}
+
+/* What the options say together, and the benchmark after "--": 0 or -EINVAL. */
+static int check_together(struct corecap_record_opts *o, int argc, char **argv)
+{
+	if (optind < argc) {
+		/* getopt consumed a "--" if there was one; anything left is the benchmark. */
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return fail(o, "unexpected argument '%s' (put the benchmark after '--')",
+				    argv[optind]);
+		o->bench_argv = &argv[optind];
+	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
+		return fail(o, "no benchmark command after '--'");
+	}
+	if (o->ceph_osds && o->n_pids)
+		return fail(o, "-p and --ceph-osds exclude each other");
+	if (o->ceph_osds && o->ceph_asok)
+		return fail(o, "--ceph-osds finds each OSD's admin socket: no --ceph-asok");
+	if (o->ceph_osds && o->no_ceph)
+		return fail(o, "--ceph-osds and --no-ceph exclude each other");
+	if (o->n_pids > 1 && o->ceph_asok)
+		return fail(o, "--ceph-asok names one daemon's socket: not with several PIDs");
+	if (o->pid == 0 && !o->ceph_osds)
+		return fail(o, "missing -p PID");
+	if (o->wall_threads && !o->wall_hz)
+		o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
+	return 0;
+}
+
 int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv)
 {
 	struct corecap_getopt g;
-	unsigned long v;
-	int ret = 0;
+	int ret;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -223,183 +369,9 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	corecap_opts_start(&g, &corecap_record_help, "+:", o);
 	opterr = 0;
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
-		switch (c) {
-		case 'p':
-			ret = parse_pids(o, optarg);
-			if (ret < 0)
-				goto out;
-			break;
-		case OPT_CEPH_OSDS:
-			if (optarg && !*optarg) {
-				ret = fail(o, "empty --ceph-osds directory");
-				goto out;
-			}
-			o->ceph_osds = true;
-			o->ceph_osds_dir = optarg;
-			break;
-		case OPT_SYNC_FDS: {
-			int rfd, wfd, n = -1;
-
-			if (sscanf(optarg, "%d,%d%n", &rfd, &wfd, &n) != 2 || n < 0 || optarg[n] ||
-			    rfd < 0 || wfd < 0) {
-				ret = fail(o, "invalid --sync-fds '%s'", optarg);
-				goto out;
-			}
-			o->sync_rfd = rfd;
-			o->sync_wfd = wfd;
-			break;
-		}
-		case 'o':
-			if (!*optarg) {
-				ret = fail(o, "empty run directory name");
-				goto out;
-			}
-			o->output = optarg;
-			break;
-		case 'd':
-			if (!parse_seconds(optarg, &o->duration_s)) {
-				ret = fail(o,
-					   "invalid duration '%s' (seconds, at least %g, at most "
-					   "86400)",
-					   optarg, CORECAP_RECORD_MIN_DURATION_S);
-				goto out;
-			}
-			break;
-		case OPT_WALLCLOCK:
-			if (!optarg) {
-				o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
-			} else if (parse_ulong(optarg, 1, 1000, &v)) {
-				o->wall_hz = (unsigned)v;
-			} else {
-				ret = fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)",
-					   optarg);
-				goto out;
-			}
-			break;
-		case OPT_ONCPU_HZ:
-			if (!parse_ulong(optarg, 0, 1000, &v)) {
-				ret = fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)",
-					   optarg);
-				goto out;
-			}
-			o->oncpu_hz = (unsigned)v;
-			break;
-		case OPT_WALL_THREADS:
-			if (!*optarg || strspn(optarg, ",") == strlen(optarg)) {
-				ret = fail(o,
-					   "invalid --wallclock-threads '%s' (thread name globs, "
-					   "comma-separated)",
-					   optarg);
-				goto out;
-			}
-			o->wall_threads = optarg;
-			break;
-		case OPT_THREADS_HZ:
-			if (!parse_ulong(optarg, 1, 1000, &v)) {
-				ret = fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)",
-					   optarg);
-				goto out;
-			}
-			o->threads_hz = (unsigned)v;
-			break;
-		case OPT_NO_TRACE:
-			o->trace = false;
-			break;
-		case OPT_EVENT:
-			if (!*optarg) {
-				ret = fail(o, "empty --event name");
-				goto out;
-			}
-			if (o->n_events == CORECAP_RECORD_MAX_EVENTS) {
-				ret = fail(o, "too many --event options (at most %d)",
-					   CORECAP_RECORD_MAX_EVENTS);
-				goto out;
-			}
-			o->events[o->n_events++] = optarg;
-			break;
-		case OPT_CEPH_ASOK:
-			if (!*optarg) {
-				ret = fail(o, "empty --ceph-asok path");
-				goto out;
-			}
-			o->ceph_asok = optarg;
-			break;
-		case OPT_CEPH_HISTORY:
-			if (strcmp(optarg, "drain") && strcmp(optarg, "end")) {
-				ret = fail(o, "invalid --ceph-history '%s': expected drain or end",
-					   optarg);
-				goto out;
-			}
-			o->ceph_history_end = strcmp(optarg, "end") == 0;
-			break;
-		case OPT_KERNEL:
-		case OPT_NO_KERNEL:
-			if (o->kernel != CORECAP_RECORD_KERNEL_AUTO &&
-			    o->kernel != (c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
-							  : CORECAP_RECORD_KERNEL_OFF)) {
-				ret = fail(o, "--kernel and --no-kernel exclude each other");
-				goto out;
-			}
-			o->kernel = c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
-						    : CORECAP_RECORD_KERNEL_OFF;
-			break;
-		case OPT_KERNEL_VIA:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
-			    strcmp(optarg, "bpf")) {
-				ret = fail(o, "--kernel-via takes perf, bpf or auto, not '%s'",
-					   optarg);
-				goto out;
-			}
-			o->kernel_via = optarg;
-			break;
-		case OPT_COLLECTOR_CPUS: {
-			char why[160];
-
-			if (corecap_cpu_list_parse(optarg, &o->collector_set, why, sizeof(why))) {
-				ret = fail(o, "invalid --collector-cpus: %s", why);
-				goto out;
-			}
-			o->collector_cpus = optarg;
-			break;
-		}
-		case 'h':
-			ret = 1;
-			goto out;
-		case ':':
-			ret = fail(o, "option '%s' needs an argument", argv[optind - 1]);
-			goto out;
-		default:
-			if (optopt)
-				ret = fail(o, "unknown option '-%c'", optopt);
-			else
-				ret = fail(o, "unknown option '%s'", argv[optind - 1]);
-			goto out;
-		}
+		ret = take_option(o, c, argv);
+		if (ret)
+			return ret;
 	}
-	if (optind < argc) {
-		/* getopt consumed a "--" if there was one; anything left is the benchmark. */
-		if (strcmp(argv[optind - 1], "--") != 0) {
-			ret = fail(o, "unexpected argument '%s' (put the benchmark after '--')",
-				   argv[optind]);
-			goto out;
-		}
-		o->bench_argv = &argv[optind];
-	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
-		ret = fail(o, "no benchmark command after '--'");
-		goto out;
-	}
-	if (o->ceph_osds && o->n_pids)
-		ret = fail(o, "-p and --ceph-osds exclude each other");
-	else if (o->ceph_osds && o->ceph_asok)
-		ret = fail(o, "--ceph-osds finds each OSD's admin socket: no --ceph-asok");
-	else if (o->ceph_osds && o->no_ceph)
-		ret = fail(o, "--ceph-osds and --no-ceph exclude each other");
-	else if (o->n_pids > 1 && o->ceph_asok)
-		ret = fail(o, "--ceph-asok names one daemon's socket: not with several PIDs");
-	else if (o->pid == 0 && !o->ceph_osds)
-		ret = fail(o, "missing -p PID");
-	if (o->wall_threads && !o->wall_hz)
-		o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
-out:
-	return ret;
+	return check_together(o, argc, argv);
 }
