@@ -24,6 +24,7 @@
 #include <json-c/json.h>
 
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "compare_diff.h"
 #include "pass/flame_job.h"
 #include "pass/report_build.h"
@@ -61,30 +62,7 @@ const char corecap_compare_usage[] =
 	"different sources (shim, trace, kernel events) are warned about. Two different\n"
 	"daemons (a ceph-osd and an xrootd) are compared per op, whole daemon: cpu us/op,\n"
 	"lock waits/op, logging us/op, I/O syscalls/op and context switches/op.\n"
-	"\n"
-	"  --json          print the comparison as JSON\n"
-	"  --folded        print differential folded stacks, 'stack COUNT_A COUNT_B', as\n"
-	"                  flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)\n"
-	"  --svg FILE      write the differential flame graph of those stacks to FILE:\n"
-	"                  widths by B, red where B grew, blue where it shrank\n"
-	"  --html FILE     write one self-contained page to FILE: the headline, both\n"
-	"                  diagnoses, the configuration differences, the tables, and\n"
-	"                  the differential flame graph of --kind's stacks, as --svg\n"
-	"                  draws it\n"
-	"  --kind KIND     the stacks --folded, --svg and --html compare (default op; see\n"
-	"                  corecap flame)\n"
-	"  --pool          --kind wall: one root frame per pool\n"
-	"  --per-op        --folded, --svg, --html: scale B's column by A's ops / B's\n"
-	"                  ops, so that the columns compare per op (default for the op\n"
-	"                  and cpu kinds)\n"
-	"  --absolute      --folded, --svg, --html: the runs' totals as they are (default\n"
-	"                  for wall, lock)\n"
-	"  --keep-shim-frames  --folded: keep the frames of corecap's shim and LTTng-UST\n"
-	"  --keep-profiler  keep the profiler's own threads, locks and frames (LTTng-UST's\n"
-	"                  and the shim's threads, the collector) in both runs\n"
-	"  --symfs DIR     look up the daemons' ELF files under DIR (post-mortem)\n"
-	"\n"
-	"See also corecap-compare(1).\n";
+	"\n";
 
 struct compare_opts {
 	const char *run[2], *symfs, *svg, *html;
@@ -93,35 +71,56 @@ struct compare_opts {
 	int per_op; /* --folded: 1 --per-op, 0 --absolute, -1 by kind (op, cpu: per op) */
 };
 
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt compare_options[] = {
+	CORECAP_OPT_SET('j', 0, "json", struct compare_opts, json, "print the comparison as JSON"),
+	CORECAP_OPT_SET('f', 0, "folded", struct compare_opts, folded,
+			"print differential folded stacks, 'stack COUNT_A COUNT_B', as\n"
+			"flamegraph.pl's difffolded.pl does (flamegraph.pl draws them)"),
+	CORECAP_OPT_STR('S', 0, "svg", "FILE", struct compare_opts, svg,
+			"write the differential flame graph of those stacks to FILE:\n"
+			"widths by B, red where B grew, blue where it shrank"),
+	CORECAP_OPT_STR('H', 0, "html", "FILE", struct compare_opts, html,
+			"write one self-contained page to FILE: the headline, both\n"
+			"diagnoses, the configuration differences, the tables, and\n"
+			"the differential flame graph of --kind's stacks, as --svg\n"
+			"draws it"),
+	CORECAP_OPT_ARG('k', 0, "kind", "KIND",
+			"the stacks --folded, --svg and --html compare (default op; see\n"
+			"corecap flame)"),
+	CORECAP_OPT_SET('p', 0, "pool", struct compare_opts, by_pool,
+			"--kind wall: one root frame per pool"),
+	CORECAP_OPT_FLAG('P', 0, "per-op",
+			 "--folded, --svg, --html: scale B's column by A's ops / B's\n"
+			 "ops, so that the columns compare per op (default for the op\n"
+			 "and cpu kinds)"),
+	CORECAP_OPT_FLAG('A', 0, "absolute",
+			 "--folded, --svg, --html: the runs' totals as they are (default\n"
+			 "for wall, lock)"),
+	CORECAP_OPT_SET('K', 0, "keep-shim-frames", struct compare_opts, keep_shim_frames,
+			"--folded: keep the frames of corecap's shim and LTTng-UST"),
+	CORECAP_OPT_SET('R', 0, "keep-profiler", struct compare_opts, keep_profiler,
+			"keep the profiler's own threads, locks and frames (LTTng-UST's\n"
+			"and the shim's threads, the collector) in both runs"),
+	CORECAP_OPT_STR('s', 0, "symfs", "DIR", struct compare_opts, symfs,
+			"look up the daemons' ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+CORECAP_OPT_TABLE(corecap_compare_help, corecap_compare_usage, compare_options,
+		  "\n"
+		  "See also corecap-compare(1).\n",
+		  .help_col = 18, .min_gap = 2, .overflow_gap = 2, .shorts = CORECAP_SHORTS_HIDDEN);
+
 static int parse_args(struct compare_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"folded", no_argument, NULL, 'f'},
-		{"svg", required_argument, NULL, 'S'},
-		{"html", required_argument, NULL, 'H'},
-		{"kind", required_argument, NULL, 'k'},
-		{"pool", no_argument, NULL, 'p'},
-		{"symfs", required_argument, NULL, 's'},
-		{"per-op", no_argument, NULL, 'P'},
-		{"absolute", no_argument, NULL, 'A'},
-		{"keep-shim-frames", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'R'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	int c;
 
 	*o = (struct compare_opts){.kind = FLAME_OP, .per_op = -1};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_compare_help, NULL, o);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
-		case 'j':
-			o->json = true;
-			break;
-		case 'f':
-			o->folded = true;
-			break;
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
 				corecap_error("invalid --kind '%s': expected cpu, wall, lock or op",
@@ -129,32 +128,14 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'S':
-			o->svg = optarg;
-			break;
-		case 'H':
-			o->html = optarg;
-			break;
-		case 'p':
-			o->by_pool = true;
-			break;
-		case 's':
-			o->symfs = optarg;
-			break;
 		case 'P':
 			o->per_op = 1;
 			break;
 		case 'A':
 			o->per_op = 0;
 			break;
-		case 'K':
-			o->keep_shim_frames = true;
-			break;
-		case 'R':
-			o->keep_profiler = true;
-			break;
 		case 'h':
-			printf("%s", corecap_compare_usage);
+			corecap_cmd_help(stdout, &corecap_compare_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(corecap_compare_usage);

@@ -24,6 +24,7 @@
 
 #include "pass/export_build.h"
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "read/run.h"
 #include "read/multi_run.h"
 #include "read/hosts_run.h"
@@ -50,26 +51,7 @@ const char corecap_export_usage[] =
 	"by the offset and drift its manifest holds; time 0 is the earliest host's\n"
 	"window start, and the alignment's uncertainty is in the trace's otherData.\n"
 	"RUN:PID and RUN:HOST export one daemon's or one host's run alone.\n"
-	"\n"
-	"  --chrome           Chrome Trace Event JSON (the only format so far)\n"
-	"  -o, --output FILE  write to FILE instead of standard output\n"
-	"  --gzip             compress it (gzip; Perfetto UI and chrome://tracing read\n"
-	"                     it as it is); implied by -o FILE.gz\n"
-	"  --from SEC         start SEC seconds into the recording window (default 0;\n"
-	"                     several hosts: into the time line, from its time 0)\n"
-	"  --to SEC           end SEC seconds into the window (default: its end); a\n"
-	"                     busy daemon makes ~100 MB of JSON per second recorded\n"
-	"  --bin-ms MS        the pool CPU counter's time step (default 100)\n"
-	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
-	"  --keep-profiler    keep the tracks of the profiler's own threads (LTTng-UST's,\n"
-	"                     the shim's) and their pool's CPU counter\n"
-	"\n"
-	"\n"
-	"Before writing, export estimates the file's size from the number of events in\n"
-	"the run and the exported span, and warns when it is above 100 MB (the\n"
-	"environment variable CORECAP_EXPORT_WARN_MB sets another bound, in MB).\n"
-	"\n"
-	"See also corecap-export(1).\n";
+	"\n";
 
 struct export_opts {
 	const char *run, *output, *symfs;
@@ -86,36 +68,52 @@ struct export_opts {
 	int32_t shown_pid;
 };
 
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt export_options[] = {
+	CORECAP_OPT_SET('c', 0, "chrome", struct export_opts, chrome,
+			"Chrome Trace Event JSON (the only format so far)"),
+	CORECAP_OPT_STR('o', 'o', "output", "FILE", struct export_opts, output,
+			"write to FILE instead of standard output"),
+	CORECAP_OPT_SET('z', 0, "gzip", struct export_opts, gzip,
+			"compress it (gzip; Perfetto UI and chrome://tracing read\n"
+			"it as it is); implied by -o FILE.gz"),
+	CORECAP_OPT_ARG('F', 0, "from", "SEC",
+			"start SEC seconds into the recording window (default 0;\n"
+			"several hosts: into the time line, from its time 0)"),
+	CORECAP_OPT_ARG('T', 0, "to", "SEC",
+			"end SEC seconds into the window (default: its end); a\n"
+			"busy daemon makes ~100 MB of JSON per second recorded"),
+	CORECAP_OPT_ARG('b', 0, "bin-ms", "MS", "the pool CPU counter's time step (default 100)"),
+	CORECAP_OPT_STR('s', 0, "symfs", "DIR", struct export_opts, symfs,
+			"look up the daemon's ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_SET('P', 0, "keep-profiler", struct export_opts, keep_profiler,
+			"keep the tracks of the profiler's own threads (LTTng-UST's,\n"
+			"the shim's) and their pool's CPU counter"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+CORECAP_OPT_TABLE(corecap_export_help, corecap_export_usage, export_options,
+		  "\n"
+		  "\n"
+		  "Before writing, export estimates the file's size from the number of events in\n"
+		  "the run and the exported span, and warns when it is above 100 MB (the\n"
+		  "environment variable CORECAP_EXPORT_WARN_MB sets another bound, in MB).\n"
+		  "\n"
+		  "See also corecap-export(1).\n",
+		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
+
 static int parse_args(struct export_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"chrome", no_argument, NULL, 'c'},	   {"output", required_argument, NULL, 'o'},
-		{"symfs", required_argument, NULL, 's'},   {"bin-ms", required_argument, NULL, 'b'},
-		{"from", required_argument, NULL, 'F'},	   {"to", required_argument, NULL, 'T'},
-		{"keep-profiler", no_argument, NULL, 'P'}, {"gzip", no_argument, NULL, 'z'},
-		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	char *end;
 	unsigned long v;
 	double *sec;
 	int c;
 
 	*o = (struct export_opts){.bin_ms = 100, .to_s = -1};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_export_help, NULL, o);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
-		case 'c':
-			o->chrome = true;
-			break;
-		case 'P':
-			o->keep_profiler = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 's':
-			o->symfs = optarg;
-			break;
 		case 'b':
 			errno = 0;
 			v = strtoul(optarg, &end, 10);
@@ -136,11 +134,8 @@ static int parse_args(struct export_opts *o, int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'z':
-			o->gzip = true;
-			break;
 		case 'h':
-			printf("%s", corecap_export_usage);
+			corecap_cmd_help(stdout, &corecap_export_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(corecap_export_usage);

@@ -18,6 +18,7 @@
 #include "read/multi_run.h"
 #include "read/hosts_run.h"
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "render/flame_svg.h"
 #include "render/out_file.h"
 #include <corecap/run_format.h>
@@ -36,40 +37,7 @@ const char corecap_flame_usage[] =
 	"A run of several hosts (record --hosts): each host's stacks under a root frame\n"
 	"of its name, its lines those of 'corecap flame RUN:HOST'. A run of several\n"
 	"daemons: name one as RUN:PID.\n"
-	"\n"
-	"  --kind KIND        what the stacks are (default: cpu; when the run has no CPU\n"
-	"                     profile, the first it has of wall, lock and op, said on\n"
-	"                     stderr):\n"
-	"                       cpu   the gperftools CPU profile (RUN/" CORECAP_RUN_CPU_PROF
-	"), in samples;\n"
-	"                             equal to google-pprof --collapsed (see docs/flame.md)\n"
-	"                       wall  wall-clock stacks (RUN/" CORECAP_RUN_WALL
-	"), in samples; the\n"
-	"                             root frame is the thread (or its pool, --pool)\n"
-	"                       lock  contended lock waits: lock, then the waiting stack, in ns\n"
-	"                       op    op latency: type; category (cpu, lock_wait, logging,\n"
-	"                             io, queue, ...); lock, phase, I/O class; in ns\n"
-	"  --pool             wall: the root frame is the thread's pool\n"
-	"  --no-idle          wall: leave out the stacks of threads idle in their wait\n"
-	"                     for work (epoll_wait, poll, a condition or futex wait, a\n"
-	"                     sleep; see docs/flame.md)\n"
-	"  --svg              draw the flame graph (SVG) instead of printing stacks\n"
-	"  --title TEXT       the SVG's title\n"
-	"  --width PX         the SVG's width (default 1200)\n"
-	"  -o, --output FILE  write to FILE instead of standard output\n"
-	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
-	"  --keep-shim-frames keep the frames of corecap's shim and LTTng-UST in stacks\n"
-	"  --keep-profiler    keep the profiler's own: wall, its threads (LTTng-UST's,\n"
-	"                     the shim's); lock, its locks; every kind, the frames of\n"
-	"                     gperftools' profiler and libunwind\n"
-	"  --names pprof      cpu: name frames as google-pprof --collapsed names them\n"
-	"                     (nm's and addr2line's names, as gperftools 2.10's pprof\n"
-	"                     joins them; with --keep-shim-frames --keep-profiler,\n"
-	"                     the same lines)\n"
-	"  --names corecap    the default: DWARF inline frames and symbol-table names\n"
-	"\n"
-	"PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
-	"from the mappings written at its end. See also corecap-flame(1).\n";
+	"\n";
 
 struct flame_opts {
 	const char *run, *output, *title, *symfs;
@@ -79,30 +47,66 @@ struct flame_opts {
 	int width;
 };
 
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt flame_options[] = {
+	CORECAP_OPT_ARG('k', 0, "kind", "KIND",
+			"what the stacks are (default: cpu; when the run has no CPU\n"
+			"profile, the first it has of wall, lock and op, said on\n"
+			"stderr):\n"
+			"  cpu   the gperftools CPU profile (RUN/" CORECAP_RUN_CPU_PROF
+			"), in samples;\n"
+			"        equal to google-pprof --collapsed (see docs/flame.md)\n"
+			"  wall  wall-clock stacks (RUN/" CORECAP_RUN_WALL "), in samples; the\n"
+			"        root frame is the thread (or its pool, --pool)\n"
+			"  lock  contended lock waits: lock, then the waiting stack, in ns\n"
+			"  op    op latency: type; category (cpu, lock_wait, logging,\n"
+			"        io, queue, ...); lock, phase, I/O class; in ns"),
+	CORECAP_OPT_SET('p', 0, "pool", struct flame_opts, by_pool,
+			"wall: the root frame is the thread's pool"),
+	CORECAP_OPT_SET('I', 0, "no-idle", struct flame_opts, no_idle,
+			"wall: leave out the stacks of threads idle in their wait\n"
+			"for work (epoll_wait, poll, a condition or futex wait, a\n"
+			"sleep; see docs/flame.md)"),
+	CORECAP_OPT_SET('s', 0, "svg", struct flame_opts, svg,
+			"draw the flame graph (SVG) instead of printing stacks"),
+	CORECAP_OPT_STR('t', 0, "title", "TEXT", struct flame_opts, title, "the SVG's title"),
+	CORECAP_OPT_ARG('w', 0, "width", "PX", "the SVG's width (default 1200)"),
+	CORECAP_OPT_STR('o', 'o', "output", "FILE", struct flame_opts, output,
+			"write to FILE instead of standard output"),
+	CORECAP_OPT_STR('S', 0, "symfs", "DIR", struct flame_opts, symfs,
+			"look up the daemon's ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_SET('K', 0, "keep-shim-frames", struct flame_opts, keep_shim_frames,
+			"keep the frames of corecap's shim and LTTng-UST in stacks"),
+	CORECAP_OPT_SET('P', 0, "keep-profiler", struct flame_opts, keep_profiler,
+			"keep the profiler's own: wall, its threads (LTTng-UST's,\n"
+			"the shim's); lock, its locks; every kind, the frames of\n"
+			"gperftools' profiler and libunwind"),
+	CORECAP_OPT_ARG('N', 0, "names", "pprof",
+			"cpu: name frames as google-pprof --collapsed names them\n"
+			"(nm's and addr2line's names, as gperftools 2.10's pprof\n"
+			"joins them; with --keep-shim-frames --keep-profiler,\n"
+			"the same lines)"),
+	CORECAP_OPT_DOC("names", required_argument, "corecap",
+			"the default: DWARF inline frames and symbol-table names"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+CORECAP_OPT_TABLE(corecap_flame_help, corecap_flame_usage, flame_options,
+		  "\n"
+		  "PROFILE: a gperftools CPU profile file outside a run (--kind cpu), symbolized\n"
+		  "from the mappings written at its end. See also corecap-flame(1).\n",
+		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
+
 static int parse_args(struct flame_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"kind", required_argument, NULL, 'k'},
-		{"svg", no_argument, NULL, 's'},
-		{"output", required_argument, NULL, 'o'},
-		{"title", required_argument, NULL, 't'},
-		{"width", required_argument, NULL, 'w'},
-		{"symfs", required_argument, NULL, 'S'},
-		{"pool", no_argument, NULL, 'p'},
-		{"keep-shim-frames", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'P'},
-		{"no-idle", no_argument, NULL, 'I'},
-		{"names", required_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	char *end;
 	long v;
 	int c;
 
 	*o = (struct flame_opts){.kind = FLAME_CPU};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_flame_help, NULL, o);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'k':
 			if (!corecap_flame_kind_parse(optarg, &o->kind)) {
@@ -111,15 +115,6 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 				return 2;
 			}
 			o->kind_given = true;
-			break;
-		case 's':
-			o->svg = true;
-			break;
-		case 'o':
-			o->output = optarg;
-			break;
-		case 't':
-			o->title = optarg;
 			break;
 		case 'w':
 			errno = 0;
@@ -131,21 +126,6 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			}
 			o->width = (int)v;
 			break;
-		case 'S':
-			o->symfs = optarg;
-			break;
-		case 'p':
-			o->by_pool = true;
-			break;
-		case 'K':
-			o->keep_shim_frames = true;
-			break;
-		case 'P':
-			o->keep_profiler = true;
-			break;
-		case 'I':
-			o->no_idle = true;
-			break;
 		case 'N':
 			if (strcmp(optarg, "pprof") != 0 && strcmp(optarg, "corecap") != 0) {
 				corecap_error("invalid --names '%s': expected pprof or corecap",
@@ -155,7 +135,7 @@ static int parse_args(struct flame_opts *o, int argc, char **argv)
 			o->names_pprof = strcmp(optarg, "pprof") == 0;
 			break;
 		case 'h':
-			printf("%s", corecap_flame_usage);
+			corecap_cmd_help(stdout, &corecap_flame_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(corecap_flame_usage);

@@ -21,6 +21,7 @@
 #include "pass/report_build.h"
 #include "pass/scale_build.h"
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "read/run.h"
 #include "read/thread_series.h"
 #include "render/html_report.h"
@@ -39,62 +40,49 @@ const char corecap_html_usage[] =
 	"and the flame graphs the run has data for (cpu: " CORECAP_RUN_CPU_PROF
 	"; wall: " CORECAP_RUN_WALL ";\n"
 	"lock and op: the trace), as inline SVG as wide as the window.\n"
-	"\n"
-	"  -o, --output FILE  write to FILE instead of standard output\n"
-	"  --pool             wall flame graph: one root frame per pool, not per thread\n"
-	"  --symfs DIR        look up the daemon's ELF files under DIR (post-mortem)\n"
-	"  --idle             wall flame graph: keep the stacks of threads idle in their\n"
-	"                     wait for work (left out by default: flame --no-idle)\n"
-	"  --keep-shim-frames flame graphs: keep the frames of corecap's shim and\n"
-	"                     LTTng-UST\n"
-	"  --keep-profiler    keep the profiler's own threads, locks and frames in the\n"
-	"                     tables, the diagnosis and the flame graphs\n"
-	"\n"
-	"See also corecap-html(1).\n";
+	"\n";
 
 struct html_opts {
 	const char *run, *output, *symfs;
 	bool by_pool, idle, keep_shim_frames, keep_profiler;
 };
 
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt html_options[] = {
+	CORECAP_OPT_STR('o', 'o', "output", "FILE", struct html_opts, output,
+			"write to FILE instead of standard output"),
+	CORECAP_OPT_SET('p', 0, "pool", struct html_opts, by_pool,
+			"wall flame graph: one root frame per pool, not per thread"),
+	CORECAP_OPT_STR('s', 0, "symfs", "DIR", struct html_opts, symfs,
+			"look up the daemon's ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_SET('i', 0, "idle", struct html_opts, idle,
+			"wall flame graph: keep the stacks of threads idle in their\n"
+			"wait for work (left out by default: flame --no-idle)"),
+	CORECAP_OPT_SET('K', 0, "keep-shim-frames", struct html_opts, keep_shim_frames,
+			"flame graphs: keep the frames of corecap's shim and\n"
+			"LTTng-UST"),
+	CORECAP_OPT_SET('P', 0, "keep-profiler", struct html_opts, keep_profiler,
+			"keep the profiler's own threads, locks and frames in the\n"
+			"tables, the diagnosis and the flame graphs"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+CORECAP_OPT_TABLE(corecap_html_help, corecap_html_usage, html_options,
+		  "\n"
+		  "See also corecap-html(1).\n",
+		  .help_col = 21, .shorts = CORECAP_SHORTS_INLINE);
+
 static int parse_args(struct html_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"symfs", required_argument, NULL, 's'},
-		{"pool", no_argument, NULL, 'p'},
-		{"idle", no_argument, NULL, 'i'},
-		{"keep-shim-frames", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'P'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	int c;
 
 	*o = (struct html_opts){0};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_html_help, NULL, o);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 's':
-			o->symfs = optarg;
-			break;
-		case 'p':
-			o->by_pool = true;
-			break;
-		case 'i':
-			o->idle = true;
-			break;
-		case 'K':
-			o->keep_shim_frames = true;
-			break;
-		case 'P':
-			o->keep_profiler = true;
-			break;
 		case 'h':
-			printf("%s", corecap_html_usage);
+			corecap_cmd_help(stdout, &corecap_html_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(corecap_html_usage);

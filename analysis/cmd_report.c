@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cmd_util.h"
+#include <corecap/opt_table.h>
 #include "pass/hosts_build.h"
 #include "pass/multi_build.h"
 #include "pass/report_build.h"
@@ -42,61 +43,74 @@ struct report_job {
 	struct scale_view *scale;  /* the scale run whose fit the projection takes */
 };
 
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt report_options[] = {
+	CORECAP_OPT_SET('j', 'j', "json", struct report_cmd_opts, json,
+			"print the report as JSON (keys: docs/report-json.md)"),
+	CORECAP_OPT_STR('s', 0, "symfs", "DIR", struct report_cmd_opts, symfs,
+			"look up the daemon's ELF files under DIR (post-mortem)"),
+	CORECAP_OPT_STR('l', 0, "log-symbols", "PATTERNS", struct report_cmd_opts,
+			build.log_symbols,
+			"comma-separated globs of functions that are logging code\n"
+			"(default: log_*,ceph::logging::*,*StackStringStream*,\n"
+			"*StackStringBuf*,*(std::ostream&*,std::basic_ostream*,\n"
+			"std::ostream::*,std::__ostream_insert*,std::num_put*:\n"
+			"Ceph's log code, its entries' streams, and formatting)"),
+	CORECAP_OPT_STR('o', 0, "op-pools", "PATTERNS", struct report_cmd_opts, build.op_pools,
+			"Ceph: comma-separated globs of the thread pools that work\n"
+			"on ops, whose wall-clock samples split the OpTracker's\n"
+			"ops into categories (default: msgr-worker,tp_osd_tp,\n"
+			"fn_anonymous,finisher,ms_dispatch,ms_local,bstore_*)"),
+	CORECAP_OPT_ARG('t', 0, "top", "N",
+			"rows of the lock table in the text report (default 10)"),
+	CORECAP_OPT_ARG('S', 0, "sort", "wait|contended|hold|avg|max",
+			"the lock table's order: total wait (default),\n"
+			"contentions, hold (futex: busy) time, average or max wait"),
+	CORECAP_OPT_SET('L', 0, "lines", struct report_cmd_opts, build.lines,
+			"text: lock sites and stack frames with their inlined calls\n"
+			"and file:line (the JSON always has them)"),
+	CORECAP_OPT_SET('K', 0, "keep-shim-frames", struct report_cmd_opts, build.keep_shim_frames,
+			"keep the frames of corecap's shim and LTTng-UST in stacks"),
+	CORECAP_OPT_SET('P', 0, "keep-profiler", struct report_cmd_opts, build.keep_profiler,
+			"keep the profiler's own threads (LTTng-UST's, the shim's),\n"
+			"locks, wakes and CPU holders (the collector) in the tables,\n"
+			"the pools and the diagnosis; its cost is stated either way"),
+	CORECAP_OPT_ARG('O', 0, "ops", "auto|annotated|detected",
+			"where ops come from: the daemon's corecap_op\n"
+			"annotations, or requests and replies detected on its\n"
+			"sockets (needs CORECAP_NET_EVENTS=on); auto: detected only\n"
+			"when the daemon annotated none (default auto)"),
+	CORECAP_OPT_STR('d', 0, "dump-ops", "FILE", struct report_cmd_opts, dump_ops,
+			"write every op's latency and categories to FILE (TSV)"),
+	CORECAP_OPT_SET('c', 0, "check-conservation", struct report_cmd_opts, check_conservation,
+			"fail (exit 1) if any op's categories miss its latency by\n"
+			"more than 1 us"),
+	CORECAP_OPT_STR('C', 0, "scale", "DIR", struct report_cmd_opts, scale_dir,
+			"project past the run's cores with the fit of DIR, a\n"
+			"scale directory (corecap scale); default: the one RUN\n"
+			"is a point of, if any"),
+	CORECAP_OPT_SET('N', 0, "no-scale", struct report_cmd_opts, no_scale,
+			"project with constant demand, even inside a scale run"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+CORECAP_OPT_TABLE(corecap_report_help, CORECAP_REPORT_USAGE, report_options,
+		  "\n"
+		  "See also corecap-report(1), corecap-flame(1), corecap-html(1), "
+		  "corecap-compare(1).\n",
+		  .help_col = 26, .min_gap = 2, .overflow_gap = 2, .shorts = CORECAP_SHORTS_HIDDEN);
+
 static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"symfs", required_argument, NULL, 's'},
-		{"log-symbols", required_argument, NULL, 'l'},
-		{"op-pools", required_argument, NULL, 'o'},
-		{"dump-ops", required_argument, NULL, 'd'},
-		{"check-conservation", no_argument, NULL, 'c'},
-		{"top", required_argument, NULL, 't'},
-		{"sort", required_argument, NULL, 'S'},
-		{"lines", no_argument, NULL, 'L'},
-		{"keep-shim-frames", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'P'},
-		{"ops", required_argument, NULL, 'O'},
-		{"scale", required_argument, NULL, 'C'},
-		{"no-scale", no_argument, NULL, 'N'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	char *end;
 	int c;
 
 	*o = (struct report_cmd_opts){0};
 	corecap_report_opts_init(&o->build);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "jh", longopts, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_report_help, NULL, o);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
-		case 'j':
-			o->json = true;
-			break;
-		case 's':
-			o->symfs = optarg;
-			break;
-		case 'l':
-			o->build.log_symbols = optarg;
-			break;
-		case 'o':
-			o->build.op_pools = optarg;
-			break;
-		case 'd':
-			o->dump_ops = optarg;
-			break;
-		case 'c':
-			o->check_conservation = true;
-			break;
-		case 'L':
-			o->build.lines = true;
-			break;
-		case 'K':
-			o->build.keep_shim_frames = true;
-			break;
-		case 'P':
-			o->build.keep_profiler = true;
-			break;
 		case 't':
 			errno = 0;
 			o->build.top = strtoul(optarg, &end, 10);
@@ -131,14 +145,8 @@ static int parse_args(struct report_cmd_opts *o, int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'C':
-			o->scale_dir = optarg;
-			break;
-		case 'N':
-			o->no_scale = true;
-			break;
 		case 'h':
-			printf("%s", CORECAP_REPORT_USAGE);
+			corecap_cmd_help(stdout, &corecap_report_help);
 			return -1;
 		default: /* getopt said what is wrong */
 			return corecap_usage_hint(CORECAP_REPORT_USAGE);

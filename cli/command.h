@@ -11,7 +11,10 @@ struct corecap_command {
 	const char *name;
 	int (*fn)(int argc, char **argv); /* argv[0] is the command name */
 	const char *summary;
-	const char *usage; /* printed by `corecap help NAME` and on usage errors */
+	const char *usage; /* its first synopsis printed on usage errors */
+	/* `corecap help NAME` prints the options' table with usage as its head;
+	 * NULL: usage is the whole help (a command not yet on a table). */
+	const struct corecap_opt_table *help;
 };
 
 #endif

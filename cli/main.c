@@ -10,6 +10,7 @@
 #include <corecap/collector.h>
 #include <corecap/analysis.h>
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include <corecap/stats_dump.h>
 
 static const struct corecap_command commands[] = {
@@ -85,7 +86,11 @@ static int cmd_help(int argc, char **argv)
 		unknown_command(argv[1]);
 		return 2;
 	}
-	printf("%s\n\n%s", cmd->summary ? cmd->summary : "internal", cmd->usage);
+	printf("%s\n\n", cmd->summary ? cmd->summary : "internal");
+	if (cmd->help)
+		corecap_cmd_help(stdout, cmd->help);
+	else
+		fputs(cmd->usage, stdout);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 
 #include <corecap/collector.h>
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 
 #include "clock_sync.h"
 #include "host_spec.h"
@@ -28,15 +29,23 @@ const char corecap_clock_usage[] =
 	"local) and the bound. With -d, a second burst SECONDS later gives the\n"
 	"drift in parts per million.\n"
 	"\n"
-	"options:\n"
-	"  --rsh CMD            the remote shell, split at blanks (default: ssh)\n"
-	"  --corecap-path PATH  corecap on the remote hosts (default: corecap)\n"
-	"  -n, --pings N        pings per burst, 10-100000 (default 200)\n"
-	"  -d, --duration S     a second burst S seconds later, for the drift\n"
-	"  --json               one JSON object on stdout\n"
-	"  -h, --help           this help\n"
-	"\n"
-	"See also: corecap-clock(1), docs/hosts.md.\n";
+	"options:\n";
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt clock_options[] = {
+	CORECAP_OPT_ARG('r', 0, "rsh", "CMD", "the remote shell, split at blanks (default: ssh)"),
+	CORECAP_OPT_ARG('P', 0, "corecap-path", "PATH",
+			"corecap on the remote hosts (default: corecap)"),
+	CORECAP_OPT_ARG('n', 'n', "pings", "N", "pings per burst, 10-100000 (default 200)"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "S", "a second burst S seconds later, for the drift"),
+	CORECAP_OPT_FLAG('j', 0, "json", "one JSON object on stdout"),
+	CORECAP_OPT_FLAG('h', 'h', "help", "this help"),
+};
+
+CORECAP_OPT_TABLE(corecap_clock_help, corecap_clock_usage, clock_options,
+		  "\n"
+		  "See also: corecap-clock(1), docs/hosts.md.\n",
+		  .help_col = 23, .shorts = CORECAP_SHORTS_INLINE);
 
 struct clock_result {
 	struct corecap_clock_estimate start, end;
@@ -99,13 +108,7 @@ out_free:
 
 int corecap_cmd_clock(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"rsh", required_argument, NULL, 'r'},
-						 {"corecap-path", required_argument, NULL, 'P'},
-						 {"pings", required_argument, NULL, 'n'},
-						 {"duration", required_argument, NULL, 'd'},
-						 {"json", no_argument, NULL, 'j'},
-						 {"help", no_argument, NULL, 'h'},
-						 {NULL, 0, NULL, 0}};
+	struct corecap_getopt g;
 	const char *rsh = "ssh", *path = "corecap";
 	size_t pings = CORECAP_CLOCK_PINGS_DEFAULT;
 	double duration_s = 0;
@@ -114,9 +117,9 @@ int corecap_cmd_clock(int argc, char **argv)
 	int c, status = 0, n;
 	char *end;
 
-	optind = 1;
+	corecap_opts_start(&g, &corecap_clock_help, "+", NULL);
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, "+n:d:h", longopts, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'r':
 			rsh = optarg;
@@ -149,7 +152,7 @@ int corecap_cmd_clock(int argc, char **argv)
 			json = true;
 			break;
 		case 'h':
-			fputs(corecap_clock_usage, stdout);
+			corecap_cmd_help(stdout, &corecap_clock_help);
 			return 0;
 		default:
 			return corecap_usage_error(corecap_clock_usage,

@@ -32,6 +32,7 @@
 
 #include <corecap/collector.h>
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 
 #include "host_record.h"
 
@@ -41,6 +42,17 @@ const char corecap_host_record_usage[] =
 	"Internal: a host's end of 'corecap record --hosts' (docs/hosts.md), run\n"
 	"through the remote shell. Records one daemon into a private directory,\n"
 	"driven by lines on stdin, and sends the run back as a ustar stream.\n";
+
+/* The options (internal: none in the help); getopt_long's array and string come from it. */
+static const struct corecap_opt host_record_options[] = {
+	CORECAP_OPT_HIDDEN('p', 0, "pid", required_argument),
+	CORECAP_OPT_HIDDEN('c', 0, "comm", required_argument),
+	CORECAP_OPT_HIDDEN('r', 0, "record-opt", required_argument),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+static CORECAP_OPT_TABLE(host_record_help, corecap_host_record_usage, host_record_options, NULL,
+			 .shorts = CORECAP_SHORTS_HIDDEN);
 
 static int say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -199,11 +211,7 @@ static int run(char *const argv[])
 
 int corecap_cmd_host_record(int argc, char **argv)
 {
-	static const struct option longopts[] = {{"pid", required_argument, NULL, 'p'},
-						 {"comm", required_argument, NULL, 'c'},
-						 {"record-opt", required_argument, NULL, 'r'},
-						 {"help", no_argument, NULL, 'h'},
-						 {NULL, 0, NULL, 0}};
+	struct corecap_getopt g;
 	char tmp[] = "/tmp/corecap-host.XXXXXX", out[64], self[PATH_MAX], pidarg[16], fds[32];
 	const char *comm = NULL, *extra[CORECAP_HOST_RECORD_OPTS_MAX];
 	char *args[16 + CORECAP_HOST_RECORD_OPTS_MAX];
@@ -213,9 +221,9 @@ int corecap_cmd_host_record(int argc, char **argv)
 	ssize_t len;
 	char b;
 
-	optind = 1;
+	corecap_opts_start(&g, &host_record_help, "+", NULL);
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -238,7 +246,7 @@ int corecap_cmd_host_record(int argc, char **argv)
 			extra[n_extra++] = optarg;
 			break;
 		case 'h':
-			fputs(corecap_host_record_usage, stdout);
+			corecap_cmd_help(stdout, &host_record_help);
 			return 0;
 		default:
 			return corecap_usage_error(corecap_host_record_usage,

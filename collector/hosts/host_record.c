@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include <corecap/manifest_keys.h>
 #include <corecap/run_format.h>
 
@@ -39,17 +40,7 @@ const char corecap_record_hosts_usage[] =
 	"into DIR/hosts/NAME/, with each host's clock against this one's\n"
 	"(offset, bound, drift) in DIR/" CORECAP_RUN_MANIFEST ". The benchmark runs here.\n"
 	"\n"
-	"options:\n"
-	"  --hosts FILE         the hosts (docs/hosts.md)\n"
-	"  --rsh CMD            the remote shell, split at blanks (default: ssh)\n"
-	"  --corecap-path PATH  corecap on the hosts (default: corecap)\n"
-	"  -o, --output DIR     the run directory (default ./corecap-hosts-DATE)\n"
-	"  -d, --duration S     the window without a benchmark, or its limit\n"
-	"  --force              replace DIR if it is a run corecap wrote\n"
-	"  --record-opt OPT     an option for every host's record (e.g. --no-kernel)\n"
-	"  -q, --quiet          no progress\n"
-	"\n"
-	"See also: corecap-record(1), docs/hosts.md.\n";
+	"options:\n";
 
 /* Waits, each bounded: the remote shell's connection and the record's preparation. */
 #define READY_TIMEOUT_MS   120000
@@ -94,6 +85,29 @@ struct hosts_record {
 	int bench_status;
 	uint64_t window_start_ns, window_end_ns;
 };
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt record_hosts_options[] = {
+	CORECAP_OPT_ARG('H', 0, "hosts", "FILE", "the hosts (docs/hosts.md)"),
+	CORECAP_OPT_STR('r', 0, "rsh", "CMD", struct hosts_record, rsh,
+			"the remote shell, split at blanks (default: ssh)"),
+	CORECAP_OPT_STR('P', 0, "corecap-path", "PATH", struct hosts_record, path,
+			"corecap on the hosts (default: corecap)"),
+	CORECAP_OPT_STR('o', 'o', "output", "DIR", struct hosts_record, output,
+			"the run directory (default ./corecap-hosts-DATE)"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "S", "the window without a benchmark, or its limit"),
+	CORECAP_OPT_SET('f', 0, "force", struct hosts_record, force,
+			"replace DIR if it is a run corecap wrote"),
+	CORECAP_OPT_ARG('R', 0, "record-opt", "OPT",
+			"an option for every host's record (e.g. --no-kernel)"),
+	CORECAP_OPT_SET('q', 'q', "quiet", struct hosts_record, quiet, "no progress"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+static CORECAP_OPT_TABLE(record_hosts_help, corecap_record_hosts_usage, record_hosts_options,
+			 "\n"
+			 "See also: corecap-record(1), docs/hosts.md.\n",
+			 .help_col = 23, .shorts = CORECAP_SHORTS_INLINE);
 
 static volatile sig_atomic_t interrupted;
 
@@ -367,37 +381,19 @@ static int reap(pid_t pid, int timeout_ms)
 
 static int parse_args(struct hosts_record *r, int argc, char **argv)
 {
-	static const struct option longopts[] = {{"hosts", required_argument, NULL, 'H'},
-						 {"rsh", required_argument, NULL, 'r'},
-						 {"corecap-path", required_argument, NULL, 'P'},
-						 {"output", required_argument, NULL, 'o'},
-						 {"duration", required_argument, NULL, 'd'},
-						 {"force", no_argument, NULL, 'f'},
-						 {"record-opt", required_argument, NULL, 'R'},
-						 {"quiet", no_argument, NULL, 'q'},
-						 {"help", no_argument, NULL, 'h'},
-						 {NULL, 0, NULL, 0}};
+	struct corecap_getopt g;
 	const char *file = NULL;
 	char *end;
 	int c;
 
 	r->rsh = "ssh";
 	r->path = "corecap";
-	optind = 1;
+	corecap_opts_start(&g, &record_hosts_help, "+", r);
 	opterr = 0; /* our own message, one line, then the usage */
-	while ((c = getopt_long(argc, argv, "+o:d:qh", longopts, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'H':
 			file = optarg;
-			break;
-		case 'r':
-			r->rsh = optarg;
-			break;
-		case 'P':
-			r->path = optarg;
-			break;
-		case 'o':
-			r->output = optarg;
 			break;
 		case 'd':
 			errno = 0;
@@ -406,9 +402,6 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 				return corecap_usage_error(corecap_record_hosts_usage,
 							   "bad -d '%s': 0.1 to 86400 seconds",
 							   optarg);
-			break;
-		case 'f':
-			r->force = true;
 			break;
 		case 'R':
 			if (r->n_opts == CORECAP_HOST_RECORD_OPTS_MAX ||
@@ -420,11 +413,8 @@ static int parse_args(struct hosts_record *r, int argc, char **argv)
 					optarg);
 			r->opts[r->n_opts++] = optarg;
 			break;
-		case 'q':
-			r->quiet = true;
-			break;
 		case 'h':
-			fputs(corecap_record_hosts_usage, stdout);
+			corecap_cmd_help(stdout, &record_hosts_help);
 			return 0;
 		default:
 			return corecap_usage_error(corecap_record_hosts_usage,

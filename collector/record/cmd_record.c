@@ -39,6 +39,7 @@
 #include "util/cpu_list.h"
 #include "sources/cpu_profile.h"
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include "kernel/kernel_events.h"
 #include "sources/lttng_session.h"
 #include "manifest.h"
@@ -823,7 +824,7 @@ int corecap_cmd_record(int argc, char **argv)
 	r->cpu.owner_fd = -1;
 	ret = corecap_record_opts_parse(&r->opts, argc, argv);
 	if (ret == 1) {
-		fputs(corecap_record_usage, stdout);
+		corecap_cmd_help(stdout, &corecap_record_help);
 		status = 0;
 		goto out_free;
 	}

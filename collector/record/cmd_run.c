@@ -11,6 +11,7 @@
 #include <corecap/collector.h>
 
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include "launch_env.h"
 
 const char corecap_run_usage[] =
@@ -18,35 +19,40 @@ const char corecap_run_usage[] =
 	"\n"
 	"Executes COMMAND in place of corecap (same PID) with the corecap shim\n"
 	"(libcorecap-preload.so) and LTTng-UST's fork helper in front of LD_PRELOAD.\n"
-	"\n"
-	"      --cpuprofile  also preload gperftools' libprofiler, idle until\n"
-	"                    `corecap record` switches it on with SIGUSR2 for its window\n"
-	"                    (CPUPROFILE=$TMPDIR/corecap-cpu.XXXXXX/prof in a private\n"
-	"                    directory removed after COMMAND exits, CPUPROFILESIGNAL=12)\n"
-	"      --no-shim     preload only the tracepoint probes (libcorecap-tp.so), so\n"
-	"                    an annotated daemon still emits corecap_op events\n"
-	"  -h, --help        this text\n"
-	"\n"
-	"Environment: CORECAP_PRELOAD_LIB and CORECAP_TP_LIB override where the\n"
-	"libraries are found. See also corecap-run(1).\n";
+	"\n";
+
+enum { OPT_CPUPROFILE = 256, OPT_NO_SHIM };
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt run_options[] = {
+	CORECAP_OPT_FLAG(OPT_CPUPROFILE, 0, "cpuprofile",
+			 "also preload gperftools' libprofiler, idle until\n"
+			 "`corecap record` switches it on with SIGUSR2 for its window\n"
+			 "(CPUPROFILE=$TMPDIR/corecap-cpu.XXXXXX/prof in a private\n"
+			 "directory removed after COMMAND exits, CPUPROFILESIGNAL=12)"),
+	CORECAP_OPT_FLAG(OPT_NO_SHIM, 0, "no-shim",
+			 "preload only the tracepoint probes (libcorecap-tp.so), so\n"
+			 "an annotated daemon still emits corecap_op events"),
+	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
+};
+
+CORECAP_OPT_TABLE(corecap_run_help, corecap_run_usage, run_options,
+		  "\n"
+		  "Environment: CORECAP_PRELOAD_LIB and CORECAP_TP_LIB override where the\n"
+		  "libraries are found. See also corecap-run(1).\n",
+		  .help_col = 20, .shorts = CORECAP_SHORTS_ALIGNED);
 
 int corecap_cmd_run(int argc, char **argv)
 {
-	enum { OPT_CPUPROFILE = 256, OPT_NO_SHIM };
-	static const struct option long_opts[] = {
-		{"cpuprofile", no_argument, NULL, OPT_CPUPROFILE},
-		{"no-shim", no_argument, NULL, OPT_NO_SHIM},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	struct corecap_launch_env env;
 	bool cpuprofile = false, shim = true;
 	int ret = 1;
 	int c;
 
-	optind = 0;
+	corecap_opts_start(&g, &corecap_run_help, "+", NULL);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+h", long_opts, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case OPT_CPUPROFILE:
 			cpuprofile = true;
@@ -55,7 +61,7 @@ int corecap_cmd_run(int argc, char **argv)
 			shim = false;
 			break;
 		case 'h':
-			fputs(corecap_run_usage, stdout);
+			corecap_cmd_help(stdout, &corecap_run_help);
 			ret = 0;
 			goto out;
 		default:

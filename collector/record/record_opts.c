@@ -9,6 +9,7 @@
 
 #include "util/cpu_list.h"
 #include "record_opts.h"
+#include <corecap/opt_table.h>
 #include <corecap/run_format.h>
 
 const char corecap_record_usage[] =
@@ -27,60 +28,7 @@ const char corecap_record_usage[] =
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
 	"seconds, or until Ctrl-C; the window ends at whichever comes first.\n"
-	"\n"
-	"  -p, --pid PID         the daemon to record; PID1,PID2,... several daemons in\n"
-	"                        one window, one run (RUN/" CORECAP_RUN_DAEMONS_DIR "/PID/ each)\n"
-	"      --ceph-osds[=DIR] every ceph-osd whose admin socket is in DIR (default: the\n"
-	"                        directory of the Ceph configuration's 'admin socket',\n"
-	"                        CEPH_CONF honoured, else /var/run/ceph)\n"
-	"      --hosts FILE      the daemon of each host of FILE, each host recording its\n"
-	"                        own through a remote shell, one run (RUN/hosts/NAME/\n"
-	"                        each; docs/hosts.md)\n"
-	"      --rsh CMD         with --hosts: the remote shell, split at blanks (ssh)\n"
-	"      --corecap-path PATH\n"
-	"                        with --hosts: corecap on the hosts (default corecap)\n"
-	"      --record-opt OPT  with --hosts: an option for every host's record\n"
-	"  -o, --output RUN      run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)\n"
-	"  -d, --duration SEC    window length in seconds (a benchmark is interrupted then)\n"
-	"      --wallclock[=HZ]  sample every thread's stack with ptrace (default 50 Hz)\n"
-	"      --wallclock-threads NAMES\n"
-	"                        sample only threads whose name matches one of these\n"
-	"                        comma-separated globs (implies --wallclock)\n"
-	"      --no-trace        no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)\n"
-	"      --event NAME      also enable this LTTng-UST event (repeatable; globs allowed)\n"
-	"      --threads-hz HZ   per-thread /proc sampling rate (default 10)\n"
-	"      --oncpu-hz HZ     with kernel events and without --wallclock: the\n"
-	"                        daemon's stacks on a CPU, sampled by the kernel (a\n"
-	"                        cpu-clock perf event, no thread stopped) HZ times per\n"
-	"                        second of CPU time, as the run's wall-clock samples\n"
-	"                        (default " CORECAP_STR(CORECAP_RECORD_ONCPU_HZ_DEFAULT) "; 0: none)\n"
-	"  -q, --quiet           no progress, no benchmark echo on stdout\n"
-	"      --force           replace RUN if it exists and holds a corecap run\n"
-	"      --ceph-asok PATH  a Ceph daemon's admin socket: OpTracker history and perf\n"
-	"                        dumps into RUN/" CORECAP_RUN_CEPH_DIR
-	"/ (found by itself for a ceph-osd)\n"
-	"      --no-ceph         do not use a Ceph daemon's admin socket\n"
-	"      --ceph-history drain|end\n"
-	"                        the OpTracker history: drained in slices during the\n"
-	"                        window, a few ms of the OSD's lock each (default), or\n"
-	"                        dumped once at its end (every op up to 10000, the OSD's\n"
-	"                        lock held while it formats them all)\n"
-	"      --no-cpu-profile  leave the daemon's gperftools profiler alone\n"
-	"      --kernel          require the kernel events (scheduler, futex; on by default\n"
-	"                        when permitted: root or CAP_PERFMON, tracefs)\n"
-	"      --no-kernel       no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)\n"
-	"      --kernel-via auto|bpf|perf\n"
-	"                        how: eBPF programs (bpf: a fifth of perf's cost per\n"
-	"                        record), perf_event_open's tracepoint samples (perf),\n"
-	"                        or eBPF where it loads, else perf (auto, the default)\n"
-	"      --collector-cpus LIST\n"
-	"                        keep corecap's own threads on these CPUs (taskset's\n"
-	"                        form: 0,2-3), off the daemon's; the benchmark is not\n"
-	"                        confined (see corecap-record(1) for the trade-off)\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"The run directory format is described in docs/run-directory.md;\n"
-	"see also corecap-record(1).\n";
+	"\n";
 
 enum {
 	OPT_WALLCLOCK = 256,
@@ -102,32 +50,87 @@ enum {
 	OPT_ONCPU_HZ,
 };
 
-static const struct option long_opts[] = {
-	{"pid", required_argument, NULL, 'p'},
-	{"output", required_argument, NULL, 'o'},
-	{"duration", required_argument, NULL, 'd'},
-	{"wallclock", optional_argument, NULL, OPT_WALLCLOCK},
-	{"wallclock-threads", required_argument, NULL, OPT_WALL_THREADS},
-	{"oncpu-hz", required_argument, NULL, OPT_ONCPU_HZ},
-	{"no-trace", no_argument, NULL, OPT_NO_TRACE},
-	{"event", required_argument, NULL, OPT_EVENT},
-	{"threads-hz", required_argument, NULL, OPT_THREADS_HZ},
-	{"quiet", no_argument, NULL, 'q'},
-	{"force", no_argument, NULL, OPT_FORCE},
-	{"ceph-asok", required_argument, NULL, OPT_CEPH_ASOK},
-	{"no-ceph", no_argument, NULL, OPT_NO_CEPH},
-	{"ceph-history", required_argument, NULL, OPT_CEPH_HISTORY},
-	{"no-cpu-profile", no_argument, NULL, OPT_NO_CPU_PROFILE},
-	{"kernel", no_argument, NULL, OPT_KERNEL},
-	{"no-kernel", no_argument, NULL, OPT_NO_KERNEL},
-	{"kernel-via", required_argument, NULL, OPT_KERNEL_VIA},
-	{"ceph-osds", optional_argument, NULL, OPT_CEPH_OSDS},
-	{"collector-cpus", required_argument, NULL, OPT_COLLECTOR_CPUS},
-	/* Not in the usage: how a multi-daemon record talks to its children. */
-	{"sync-fds", required_argument, NULL, OPT_SYNC_FDS},
-	{"help", no_argument, NULL, 'h'},
-	{NULL, 0, NULL, 0},
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt record_opts[] = {
+	CORECAP_OPT_ARG('p', 'p', "pid", "PID",
+			"the daemon to record; PID1,PID2,... several daemons in\n"
+			"one window, one run (RUN/" CORECAP_RUN_DAEMONS_DIR "/PID/ each)"),
+	CORECAP_OPT_OPTARG(OPT_CEPH_OSDS, 0, "ceph-osds", "DIR",
+			   "every ceph-osd whose admin socket is in DIR (default: the\n"
+			   "directory of the Ceph configuration's 'admin socket',\n"
+			   "CEPH_CONF honoured, else /var/run/ceph)"),
+	/* --hosts and its options are host_record.c's (corecap_record_hosts_wanted). */
+	CORECAP_OPT_DOC("hosts", required_argument, "FILE",
+			"the daemon of each host of FILE, each host recording its\n"
+			"own through a remote shell, one run (RUN/hosts/NAME/\n"
+			"each; docs/hosts.md)"),
+	CORECAP_OPT_DOC("rsh", required_argument, "CMD",
+			"with --hosts: the remote shell, split at blanks (ssh)"),
+	CORECAP_OPT_DOC("corecap-path", required_argument, "PATH",
+			"with --hosts: corecap on the hosts (default corecap)"),
+	CORECAP_OPT_DOC("record-opt", required_argument, "OPT",
+			"with --hosts: an option for every host's record"),
+	CORECAP_OPT_ARG('o', 'o', "output", "RUN",
+			"run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "SEC",
+			"window length in seconds (a benchmark is interrupted then)"),
+	CORECAP_OPT_OPTARG(OPT_WALLCLOCK, 0, "wallclock", "HZ",
+			   "sample every thread's stack with ptrace (default 50 Hz)"),
+	CORECAP_OPT_ARG(OPT_WALL_THREADS, 0, "wallclock-threads", "NAMES",
+			"sample only threads whose name matches one of these\n"
+			"comma-separated globs (implies --wallclock)"),
+	CORECAP_OPT_FLAG(OPT_NO_TRACE, 0, "no-trace",
+			 "no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)"),
+	CORECAP_OPT_ARG(OPT_EVENT, 0, "event", "NAME",
+			"also enable this LTTng-UST event (repeatable; globs allowed)"),
+	CORECAP_OPT_ARG(OPT_THREADS_HZ, 0, "threads-hz", "HZ",
+			"per-thread /proc sampling rate (default 10)"),
+	CORECAP_OPT_ARG(OPT_ONCPU_HZ, 0, "oncpu-hz", "HZ",
+			"with kernel events and without --wallclock: the\n"
+			"daemon's stacks on a CPU, sampled by the kernel (a\n"
+			"cpu-clock perf event, no thread stopped) HZ times per\n"
+			"second of CPU time, as the run's wall-clock samples\n"
+			"(default " CORECAP_STR(CORECAP_RECORD_ONCPU_HZ_DEFAULT) "; 0: none)"),
+	CORECAP_OPT_SET('q', 'q', "quiet", struct corecap_record_opts, quiet,
+			"no progress, no benchmark echo on stdout"),
+	CORECAP_OPT_SET(OPT_FORCE, 0, "force", struct corecap_record_opts, force,
+			"replace RUN if it exists and holds a corecap run"),
+	CORECAP_OPT_ARG(OPT_CEPH_ASOK, 0, "ceph-asok", "PATH",
+			"a Ceph daemon's admin socket: OpTracker history and perf\n"
+			"dumps into RUN/" CORECAP_RUN_CEPH_DIR
+			"/ (found by itself for a ceph-osd)"),
+	CORECAP_OPT_SET(OPT_NO_CEPH, 0, "no-ceph", struct corecap_record_opts, no_ceph,
+			"do not use a Ceph daemon's admin socket"),
+	CORECAP_OPT_ARG(OPT_CEPH_HISTORY, 0, "ceph-history", "drain|end",
+			"the OpTracker history: drained in slices during the\n"
+			"window, a few ms of the OSD's lock each (default), or\n"
+			"dumped once at its end (every op up to 10000, the OSD's\n"
+			"lock held while it formats them all)"),
+	CORECAP_OPT_SET(OPT_NO_CPU_PROFILE, 0, "no-cpu-profile", struct corecap_record_opts,
+			no_cpu_profile, "leave the daemon's gperftools profiler alone"),
+	CORECAP_OPT_FLAG(OPT_KERNEL, 0, "kernel",
+			 "require the kernel events (scheduler, futex; on by default\n"
+			 "when permitted: root or CAP_PERFMON, tracefs)"),
+	CORECAP_OPT_FLAG(OPT_NO_KERNEL, 0, "no-kernel",
+			 "no kernel events (no " CORECAP_KERNEL_DIR "/ in the run)"),
+	CORECAP_OPT_ARG(OPT_KERNEL_VIA, 0, "kernel-via", "auto|bpf|perf",
+			"how: eBPF programs (bpf: a fifth of perf's cost per\n"
+			"record), perf_event_open's tracepoint samples (perf),\n"
+			"or eBPF where it loads, else perf (auto, the default)"),
+	CORECAP_OPT_ARG(OPT_COLLECTOR_CPUS, 0, "collector-cpus", "LIST",
+			"keep corecap's own threads on these CPUs (taskset's\n"
+			"form: 0,2-3), off the daemon's; the benchmark is not\n"
+			"confined (see corecap-record(1) for the trade-off)"),
+	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
+	/* How a multi-daemon record talks to its children. */
+	CORECAP_OPT_HIDDEN(OPT_SYNC_FDS, 0, "sync-fds", required_argument),
 };
+
+CORECAP_OPT_TABLE(corecap_record_help, corecap_record_usage, record_opts,
+		  "\n"
+		  "The run directory format is described in docs/run-directory.md;\n"
+		  "see also corecap-record(1).\n",
+		  .help_col = 24, .shorts = CORECAP_SHORTS_ALIGNED);
 
 static int fail(struct corecap_record_opts *o, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -204,10 +207,157 @@ static int parse_pids(struct corecap_record_opts *o, const char *arg)
 	return 0;
 }
 
-int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv)
+/* One option's value into o (the ones the table stores are not seen here):
+ * 0, 1 for --help, or -EINVAL with the message in o->error. */
+static int take_option(struct corecap_record_opts *o, int c, char **argv)
 {
 	unsigned long v;
-	int ret = 0;
+
+	switch (c) {
+	case 'p':
+		return parse_pids(o, optarg);
+	case OPT_CEPH_OSDS:
+		if (optarg && !*optarg)
+			return fail(o, "empty --ceph-osds directory");
+		o->ceph_osds = true;
+		o->ceph_osds_dir = optarg;
+		break;
+	case OPT_SYNC_FDS: {
+		int rfd, wfd, n = -1;
+
+		if (sscanf(optarg, "%d,%d%n", &rfd, &wfd, &n) != 2 || n < 0 || optarg[n] ||
+		    rfd < 0 || wfd < 0)
+			return fail(o, "invalid --sync-fds '%s'", optarg);
+		o->sync_rfd = rfd;
+		o->sync_wfd = wfd;
+		break;
+	}
+	case 'o':
+		if (!*optarg)
+			return fail(o, "empty run directory name");
+		o->output = optarg;
+		break;
+	case 'd':
+		if (!parse_seconds(optarg, &o->duration_s))
+			return fail(o,
+				    "invalid duration '%s' (seconds, at least %g, at most "
+				    "86400)",
+				    optarg, CORECAP_RECORD_MIN_DURATION_S);
+		break;
+	case OPT_WALLCLOCK:
+		if (!optarg) {
+			o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
+		} else if (parse_ulong(optarg, 1, 1000, &v)) {
+			o->wall_hz = (unsigned)v;
+		} else {
+			return fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)", optarg);
+		}
+		break;
+	case OPT_ONCPU_HZ:
+		if (!parse_ulong(optarg, 0, 1000, &v))
+			return fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)", optarg);
+		o->oncpu_hz = (unsigned)v;
+		break;
+	case OPT_WALL_THREADS:
+		if (!*optarg || strspn(optarg, ",") == strlen(optarg))
+			return fail(o,
+				    "invalid --wallclock-threads '%s' (thread name globs, "
+				    "comma-separated)",
+				    optarg);
+		o->wall_threads = optarg;
+		break;
+	case OPT_THREADS_HZ:
+		if (!parse_ulong(optarg, 1, 1000, &v))
+			return fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)", optarg);
+		o->threads_hz = (unsigned)v;
+		break;
+	case OPT_NO_TRACE:
+		o->trace = false;
+		break;
+	case OPT_EVENT:
+		if (!*optarg)
+			return fail(o, "empty --event name");
+		if (o->n_events == CORECAP_RECORD_MAX_EVENTS)
+			return fail(o, "too many --event options (at most %d)",
+				    CORECAP_RECORD_MAX_EVENTS);
+		o->events[o->n_events++] = optarg;
+		break;
+	case OPT_CEPH_ASOK:
+		if (!*optarg)
+			return fail(o, "empty --ceph-asok path");
+		o->ceph_asok = optarg;
+		break;
+	case OPT_CEPH_HISTORY:
+		if (strcmp(optarg, "drain") && strcmp(optarg, "end"))
+			return fail(o, "invalid --ceph-history '%s': expected drain or end",
+				    optarg);
+		o->ceph_history_end = strcmp(optarg, "end") == 0;
+		break;
+	case OPT_KERNEL:
+	case OPT_NO_KERNEL:
+		if (o->kernel != CORECAP_RECORD_KERNEL_AUTO &&
+		    o->kernel != (c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
+						  : CORECAP_RECORD_KERNEL_OFF))
+			return fail(o, "--kernel and --no-kernel exclude each other");
+		o->kernel =
+			c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE : CORECAP_RECORD_KERNEL_OFF;
+		break;
+	case OPT_KERNEL_VIA:
+		if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "bpf"))
+			return fail(o, "--kernel-via takes perf, bpf or auto, not '%s'", optarg);
+		o->kernel_via = optarg;
+		break;
+	case OPT_COLLECTOR_CPUS: {
+		char why[160];
+
+		if (corecap_cpu_list_parse(optarg, &o->collector_set, why, sizeof(why)))
+			return fail(o, "invalid --collector-cpus: %s", why);
+		o->collector_cpus = optarg;
+		break;
+	}
+	case 'h':
+		return 1;
+	case ':':
+		return fail(o, "option '%s' needs an argument", argv[optind - 1]);
+	default:
+		if (optopt)
+			return fail(o, "unknown option '-%c'", optopt);
+		return fail(o, "unknown option '%s'", argv[optind - 1]);
+	}
+	return 0;
+}
+
+/* What the options say together, and the benchmark after "--": 0 or -EINVAL. */
+static int check_together(struct corecap_record_opts *o, int argc, char **argv)
+{
+	if (optind < argc) {
+		/* getopt consumed a "--" if there was one; anything left is the benchmark. */
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return fail(o, "unexpected argument '%s' (put the benchmark after '--')",
+				    argv[optind]);
+		o->bench_argv = &argv[optind];
+	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
+		return fail(o, "no benchmark command after '--'");
+	}
+	if (o->ceph_osds && o->n_pids)
+		return fail(o, "-p and --ceph-osds exclude each other");
+	if (o->ceph_osds && o->ceph_asok)
+		return fail(o, "--ceph-osds finds each OSD's admin socket: no --ceph-asok");
+	if (o->ceph_osds && o->no_ceph)
+		return fail(o, "--ceph-osds and --no-ceph exclude each other");
+	if (o->n_pids > 1 && o->ceph_asok)
+		return fail(o, "--ceph-asok names one daemon's socket: not with several PIDs");
+	if (o->pid == 0 && !o->ceph_osds)
+		return fail(o, "missing -p PID");
+	if (o->wall_threads && !o->wall_hz)
+		o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
+	return 0;
+}
+
+int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv)
+{
+	struct corecap_getopt g;
+	int ret;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -216,197 +366,12 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	o->oncpu_hz = CORECAP_RECORD_ONCPU_HZ_DEFAULT;
-	optind = 0; /* full reinitialisation: the parser may run more than once */
+	corecap_opts_start(&g, &corecap_record_help, "+:", o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:o:d:qh", long_opts, NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			ret = parse_pids(o, optarg);
-			if (ret < 0)
-				goto out;
-			break;
-		case OPT_CEPH_OSDS:
-			if (optarg && !*optarg) {
-				ret = fail(o, "empty --ceph-osds directory");
-				goto out;
-			}
-			o->ceph_osds = true;
-			o->ceph_osds_dir = optarg;
-			break;
-		case OPT_SYNC_FDS: {
-			int rfd, wfd, n = -1;
-
-			if (sscanf(optarg, "%d,%d%n", &rfd, &wfd, &n) != 2 || n < 0 || optarg[n] ||
-			    rfd < 0 || wfd < 0) {
-				ret = fail(o, "invalid --sync-fds '%s'", optarg);
-				goto out;
-			}
-			o->sync_rfd = rfd;
-			o->sync_wfd = wfd;
-			break;
-		}
-		case 'o':
-			if (!*optarg) {
-				ret = fail(o, "empty run directory name");
-				goto out;
-			}
-			o->output = optarg;
-			break;
-		case 'd':
-			if (!parse_seconds(optarg, &o->duration_s)) {
-				ret = fail(o,
-					   "invalid duration '%s' (seconds, at least %g, at most "
-					   "86400)",
-					   optarg, CORECAP_RECORD_MIN_DURATION_S);
-				goto out;
-			}
-			break;
-		case OPT_WALLCLOCK:
-			if (!optarg) {
-				o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
-			} else if (parse_ulong(optarg, 1, 1000, &v)) {
-				o->wall_hz = (unsigned)v;
-			} else {
-				ret = fail(o, "invalid --wallclock rate '%s' (1 to 1000 Hz)",
-					   optarg);
-				goto out;
-			}
-			break;
-		case OPT_ONCPU_HZ:
-			if (!parse_ulong(optarg, 0, 1000, &v)) {
-				ret = fail(o, "invalid --oncpu-hz rate '%s' (0 to 1000 Hz)", optarg);
-				goto out;
-			}
-			o->oncpu_hz = (unsigned)v;
-			break;
-		case OPT_WALL_THREADS:
-			if (!*optarg || strspn(optarg, ",") == strlen(optarg)) {
-				ret = fail(o,
-					   "invalid --wallclock-threads '%s' (thread name globs, "
-					   "comma-separated)",
-					   optarg);
-				goto out;
-			}
-			o->wall_threads = optarg;
-			break;
-		case OPT_THREADS_HZ:
-			if (!parse_ulong(optarg, 1, 1000, &v)) {
-				ret = fail(o, "invalid --threads-hz rate '%s' (1 to 1000 Hz)",
-					   optarg);
-				goto out;
-			}
-			o->threads_hz = (unsigned)v;
-			break;
-		case OPT_NO_TRACE:
-			o->trace = false;
-			break;
-		case OPT_EVENT:
-			if (!*optarg) {
-				ret = fail(o, "empty --event name");
-				goto out;
-			}
-			if (o->n_events == CORECAP_RECORD_MAX_EVENTS) {
-				ret = fail(o, "too many --event options (at most %d)",
-					   CORECAP_RECORD_MAX_EVENTS);
-				goto out;
-			}
-			o->events[o->n_events++] = optarg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case OPT_FORCE:
-			o->force = true;
-			break;
-		case OPT_CEPH_ASOK:
-			if (!*optarg) {
-				ret = fail(o, "empty --ceph-asok path");
-				goto out;
-			}
-			o->ceph_asok = optarg;
-			break;
-		case OPT_NO_CEPH:
-			o->no_ceph = true;
-			break;
-		case OPT_CEPH_HISTORY:
-			if (strcmp(optarg, "drain") && strcmp(optarg, "end")) {
-				ret = fail(o, "invalid --ceph-history '%s': expected drain or end",
-					   optarg);
-				goto out;
-			}
-			o->ceph_history_end = strcmp(optarg, "end") == 0;
-			break;
-		case OPT_NO_CPU_PROFILE:
-			o->no_cpu_profile = true;
-			break;
-		case OPT_KERNEL:
-		case OPT_NO_KERNEL:
-			if (o->kernel != CORECAP_RECORD_KERNEL_AUTO &&
-			    o->kernel != (c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
-							  : CORECAP_RECORD_KERNEL_OFF)) {
-				ret = fail(o, "--kernel and --no-kernel exclude each other");
-				goto out;
-			}
-			o->kernel = c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE
-						    : CORECAP_RECORD_KERNEL_OFF;
-			break;
-		case OPT_KERNEL_VIA:
-			if (strcmp(optarg, "auto") && strcmp(optarg, "perf") &&
-			    strcmp(optarg, "bpf")) {
-				ret = fail(o, "--kernel-via takes perf, bpf or auto, not '%s'",
-					   optarg);
-				goto out;
-			}
-			o->kernel_via = optarg;
-			break;
-		case OPT_COLLECTOR_CPUS: {
-			char why[160];
-
-			if (corecap_cpu_list_parse(optarg, &o->collector_set, why, sizeof(why))) {
-				ret = fail(o, "invalid --collector-cpus: %s", why);
-				goto out;
-			}
-			o->collector_cpus = optarg;
-			break;
-		}
-		case 'h':
-			ret = 1;
-			goto out;
-		case ':':
-			ret = fail(o, "option '%s' needs an argument", argv[optind - 1]);
-			goto out;
-		default:
-			if (optopt)
-				ret = fail(o, "unknown option '-%c'", optopt);
-			else
-				ret = fail(o, "unknown option '%s'", argv[optind - 1]);
-			goto out;
-		}
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
+		ret = take_option(o, c, argv);
+		if (ret)
+			return ret;
 	}
-	if (optind < argc) {
-		/* getopt consumed a "--" if there was one; anything left is the benchmark. */
-		if (strcmp(argv[optind - 1], "--") != 0) {
-			ret = fail(o, "unexpected argument '%s' (put the benchmark after '--')",
-				   argv[optind]);
-			goto out;
-		}
-		o->bench_argv = &argv[optind];
-	} else if (optind > 0 && optind == argc && strcmp(argv[optind - 1], "--") == 0) {
-		ret = fail(o, "no benchmark command after '--'");
-		goto out;
-	}
-	if (o->ceph_osds && o->n_pids)
-		ret = fail(o, "-p and --ceph-osds exclude each other");
-	else if (o->ceph_osds && o->ceph_asok)
-		ret = fail(o, "--ceph-osds finds each OSD's admin socket: no --ceph-asok");
-	else if (o->ceph_osds && o->no_ceph)
-		ret = fail(o, "--ceph-osds and --no-ceph exclude each other");
-	else if (o->n_pids > 1 && o->ceph_asok)
-		ret = fail(o, "--ceph-asok names one daemon's socket: not with several PIDs");
-	else if (o->pid == 0 && !o->ceph_osds)
-		ret = fail(o, "missing -p PID");
-	if (o->wall_threads && !o->wall_hz)
-		o->wall_hz = CORECAP_RECORD_WALL_HZ_DEFAULT;
-out:
-	return ret;
+	return check_together(o, argc, argv);
 }

@@ -71,7 +71,10 @@ struct corecap_record_opts {
 	char error[256];
 };
 
+/* The usage (usage errors print its first line) and --help's table around it. */
 extern const char corecap_record_usage[];
+struct corecap_opt_table;
+extern const struct corecap_opt_table corecap_record_help;
 
 int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **argv);
 

@@ -27,6 +27,7 @@
 
 #include <corecap/collector.h>
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include "util/cpu_list.h"
 #include "util/proc_stat.h"
 #include "util/run_dir.h"
@@ -49,33 +50,7 @@ const char corecap_scale_usage[] =
 	"8, 16 and 32 cores and where throughput peaks (docs/methodology.md,\n"
 	"\"Scaling\"). The daemon's affinity (and CPU quota) is restored after each\n"
 	"point, on error, on a signal, and by a guard process if corecap is killed.\n"
-	"\n"
-	"  -p, --pid PID         the daemon\n"
-	"      --cores LIST      the points, comma-separated: core counts, ranges A-B,\n"
-	"                        and fractions (1.5: a CPU quota of 1.5 CPUs over 2\n"
-	"                        CPUs, its cgroup's cpu.max or cpu.cfs_quota_us; a\n"
-	"                        daemon in the root cgroup is moved into one of its own\n"
-	"                        for the scale); a point given twice is run twice\n"
-	"                        (default: 1 up to the CPUs the daemon may use)\n"
-	"  -d, --duration SEC    each point's window (default: the benchmark's run)\n"
-	"  -o, --output DIR      the scale directory (default\n"
-	"                        ./corecap-COMM-scalePID-YYYYmmdd-HHMMSS); each point's\n"
-	"                        run is DIR/cores-N\n"
-	"      --client-cpus LIST\n"
-	"                        run the benchmark (and each point's recorder) on these\n"
-	"                        CPUs; the daemon's points take the others first\n"
-	"                        (default: corecap's own CPUs, stated in the output)\n"
-	"      --record-opt OPT  pass OPT to each point's corecap record (repeatable;\n"
-	"                        --record-opt=--no-kernel records lighter: what the\n"
-	"                        recorder takes of the daemon's CPUs is in the points)\n"
-	"      --json            print the result as JSON (format corecap-scale,\n"
-	"                        docs/report-json.md)\n"
-	"      --html            print the result as an HTML page with its chart (the\n"
-	"                        points, the fit and its band, the peak)\n"
-	"      --report DIR      print the result of a finished scale directory again\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"See also corecap-scale(1).\n";
+	"\n";
 
 enum { OPT_CORES = 256, OPT_CLIENT, OPT_JSON, OPT_HTML, OPT_REPORT, OPT_RECORD };
 
@@ -102,6 +77,46 @@ struct scale_cmd {
 	bool have_rd;
 	json_object *doc, *jpoints;
 };
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt scale_options[] = {
+	CORECAP_OPT_ARG('p', 'p', "pid", "PID", "the daemon"),
+	CORECAP_OPT_ARG(OPT_CORES, 0, "cores", "LIST",
+			"the points, comma-separated: core counts, ranges A-B,\n"
+			"and fractions (1.5: a CPU quota of 1.5 CPUs over 2\n"
+			"CPUs, its cgroup's cpu.max or cpu.cfs_quota_us; a\n"
+			"daemon in the root cgroup is moved into one of its own\n"
+			"for the scale); a point given twice is run twice\n"
+			"(default: 1 up to the CPUs the daemon may use)"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "SEC",
+			"each point's window (default: the benchmark's run)"),
+	CORECAP_OPT_STR('o', 'o', "output", "DIR", struct scale_cmd, out,
+			"the scale directory (default\n"
+			"./corecap-COMM-scalePID-YYYYmmdd-HHMMSS); each point's\n"
+			"run is DIR/cores-N"),
+	CORECAP_OPT_ARG(OPT_CLIENT, 0, "client-cpus", "LIST",
+			"run the benchmark (and each point's recorder) on these\n"
+			"CPUs; the daemon's points take the others first\n"
+			"(default: corecap's own CPUs, stated in the output)"),
+	CORECAP_OPT_ARG(OPT_RECORD, 0, "record-opt", "OPT",
+			"pass OPT to each point's corecap record (repeatable;\n"
+			"--record-opt=--no-kernel records lighter: what the\n"
+			"recorder takes of the daemon's CPUs is in the points)"),
+	CORECAP_OPT_FLAG(OPT_JSON, 0, "json",
+			 "print the result as JSON (format corecap-scale,\n"
+			 "docs/report-json.md)"),
+	CORECAP_OPT_FLAG(OPT_HTML, 0, "html",
+			 "print the result as an HTML page with its chart (the\n"
+			 "points, the fit and its band, the peak)"),
+	CORECAP_OPT_STR(OPT_REPORT, 0, "report", "DIR", struct scale_cmd, report,
+			"print the result of a finished scale directory again"),
+	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
+};
+
+CORECAP_OPT_TABLE(corecap_scale_help, corecap_scale_usage, scale_options,
+		  "\n"
+		  "See also corecap-scale(1).\n",
+		  .help_col = 24, .shorts = CORECAP_SHORTS_ALIGNED);
 
 static corecap_scale_report_fn scale_report;
 static volatile sig_atomic_t stop_signal;
@@ -165,24 +180,12 @@ bad:
 
 static int parse_args(struct scale_cmd *s, int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"cores", required_argument, NULL, OPT_CORES},
-		{"duration", required_argument, NULL, 'd'},
-		{"output", required_argument, NULL, 'o'},
-		{"client-cpus", required_argument, NULL, OPT_CLIENT},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"html", no_argument, NULL, OPT_HTML},
-		{"record-opt", required_argument, NULL, OPT_RECORD},
-		{"report", required_argument, NULL, OPT_REPORT},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
+	struct corecap_getopt g;
 	char why[256];
 	int c;
 
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+p:d:o:h", longs, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_scale_help, "+", s);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p': {
 			char *end;
@@ -214,9 +217,6 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 			s->duration = optarg;
 			break;
 		}
-		case 'o':
-			s->out = optarg;
-			break;
 		case OPT_CLIENT:
 			if (corecap_cpu_list_parse(optarg, &s->client, why, sizeof(why)))
 				return corecap_usage_error(corecap_scale_usage,
@@ -258,11 +258,8 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 			s->record_opts[s->n_record_opts++] = optarg;
 			break;
 		}
-		case OPT_REPORT:
-			s->report = optarg;
-			break;
 		case 'h':
-			printf("%s", corecap_scale_usage);
+			corecap_cmd_help(stdout, &corecap_scale_help);
 			return 1; /* caller: exit 0 */
 		default:
 			return corecap_usage_hint(corecap_scale_usage);
@@ -468,8 +465,7 @@ static int run_point(struct scale_cmd *s, int i)
 		char b[256];
 
 		corecap_cpu_list_format(&cpus, b, sizeof(b));
-		fprintf(stderr, "%s%s): recording into %s\n", b, quota ? ", CPU quota" : "",
-			run);
+		fprintf(stderr, "%s%s): recording into %s\n", b, quota ? ", CPU quota" : "", run);
 	}
 	ret = scale_confine_begin(&s->conf, &cpus, quota);
 	if (ret) {

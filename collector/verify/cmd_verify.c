@@ -30,6 +30,7 @@
 #include "workload/bench_parse.h"
 #include "delay_control.h"
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include <corecap/manifest_keys.h>
 #include "util/proc_stat.h"
 #include "util/mono_clock.h"
@@ -48,23 +49,9 @@ const char corecap_verify_usage[] =
 	"inconclusive. The delay is always switched off on exit (also on\n"
 	"SIGINT, SIGTERM, SIGHUP); if corecap verify is killed, the shim drops it by\n"
 	"itself within a few seconds.\n"
-	"\n"
-	"  -p, --pid PID         the daemon\n"
-	"      --site SITE       the site to delay, as corecap report prints a lock's\n"
-	"                        site (FUNCTION+0xOFF), as corecap stats-dump prints\n"
-	"                        it (MODULE+0xOFF), or 0xADDR; or a lock's name as\n"
-	"                        report and stat print it (d.osd.big_lock): the site\n"
-	"                        of its first contention, which stat prints beside it\n"
-	"      --control SITE    a site expected not to bound throughput\n"
-	"      --delay-ns D      delay per hold, 1-10000000 (default 20000): at most\n"
-	"                        10 ms, as perf lock -J; the shim drops a larger one\n"
-	"      --rounds N        rounds, 1-100 (default 5)\n"
-	"      --binding-util U  hold utilization from which the model treats the\n"
-	"                        lock as binding (default 0.7)\n"
-	"  -h, --help            this text\n"
-	"\n"
-	"BENCH must print a summary corecap parses (rados bench, refbench, fio): its\n"
-	"average IOPS is the round's throughput. See also corecap-verify(1).\n";
+	"\n";
+
+enum { OPT_SITE = 256, OPT_CONTROL, OPT_DELAY, OPT_ROUNDS, OPT_BINDING };
 
 enum { COND_BASE, COND_SITE, COND_CONTROL, N_COND };
 static const char *const cond_name[N_COND] = {"none", "site", "control"};
@@ -79,6 +66,33 @@ struct verify_opts {
 	double binding_util;
 	char **bench;
 };
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt verify_options[] = {
+	CORECAP_OPT_ARG('p', 'p', "pid", "PID", "the daemon"),
+	CORECAP_OPT_STR(OPT_SITE, 0, "site", "SITE", struct verify_opts, site_spec,
+			"the site to delay, as corecap report prints a lock's\n"
+			"site (FUNCTION+0xOFF), as corecap stats-dump prints\n"
+			"it (MODULE+0xOFF), or 0xADDR; or a lock's name as\n"
+			"report and stat print it (d.osd.big_lock): the site\n"
+			"of its first contention, which stat prints beside it"),
+	CORECAP_OPT_STR(OPT_CONTROL, 0, "control", "SITE", struct verify_opts, control_spec,
+			"a site expected not to bound throughput"),
+	CORECAP_OPT_ARG(OPT_DELAY, 0, "delay-ns", "D",
+			"delay per hold, 1-10000000 (default 20000): at most\n"
+			"10 ms, as perf lock -J; the shim drops a larger one"),
+	CORECAP_OPT_ARG(OPT_ROUNDS, 0, "rounds", "N", "rounds, 1-100 (default 5)"),
+	CORECAP_OPT_ARG(OPT_BINDING, 0, "binding-util", "U",
+			"hold utilization from which the model treats the\n"
+			"lock as binding (default 0.7)"),
+	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
+};
+
+CORECAP_OPT_TABLE(corecap_verify_help, corecap_verify_usage, verify_options,
+		  "\n"
+		  "BENCH must print a summary corecap parses (rados bench, refbench, fio): its\n"
+		  "average IOPS is the round's throughput. See also corecap-verify(1).\n",
+		  .help_col = 24, .shorts = CORECAP_SHORTS_ALIGNED);
 
 /* One benchmark run under one condition. */
 struct round_result {
@@ -562,17 +576,7 @@ static int resolve(pid_t pid, const char *what, const char *text, uint64_t *addr
 
 static int parse_opts(int argc, char **argv, struct verify_opts *o)
 {
-	enum { OPT_SITE = 256, OPT_CONTROL, OPT_DELAY, OPT_ROUNDS, OPT_BINDING };
-	static const struct option long_opts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"site", required_argument, NULL, OPT_SITE},
-		{"control", required_argument, NULL, OPT_CONTROL},
-		{"delay-ns", required_argument, NULL, OPT_DELAY},
-		{"rounds", required_argument, NULL, OPT_ROUNDS},
-		{"binding-util", required_argument, NULL, OPT_BINDING},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	uint64_t v;
 	char *end;
 	int c;
@@ -581,9 +585,9 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 	o->delay_ns = 20000;
 	o->rounds = 5;
 	o->binding_util = 0.7;
-	optind = 0;
+	corecap_opts_start(&g, &corecap_verify_help, "+", o);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+hp:", long_opts, NULL)) != -1) {
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
 			if (parse_u64(optarg, 1, INT32_MAX, &v) < 0) {
@@ -591,12 +595,6 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 				return 2;
 			}
 			o->pid = (pid_t)v;
-			break;
-		case OPT_SITE:
-			o->site_spec = optarg;
-			break;
-		case OPT_CONTROL:
-			o->control_spec = optarg;
 			break;
 		case OPT_DELAY:
 			if (parse_u64(optarg, 1, CORECAP_STATS_CONTROL_MAX_NS, &o->delay_ns) < 0) {
@@ -623,7 +621,7 @@ static int parse_opts(int argc, char **argv, struct verify_opts *o)
 			}
 			break;
 		case 'h':
-			fputs(corecap_verify_usage, stdout);
+			corecap_cmd_help(stdout, &corecap_verify_help);
 			return 0;
 		default:
 			corecap_error("unknown option '%s'", argv[optind - 1]);

@@ -14,12 +14,17 @@
 int cmd_report(int argc, char **argv);
 int corecap_cmd_flame(int argc, char **argv);
 extern const char corecap_flame_usage[];
+struct corecap_opt_table; /* corecap/opt_table.h: a command's options and --help */
+extern const struct corecap_opt_table corecap_flame_help;
 int corecap_cmd_export(int argc, char **argv);
 extern const char corecap_export_usage[];
+extern const struct corecap_opt_table corecap_export_help;
 int corecap_cmd_html(int argc, char **argv);
 extern const char corecap_html_usage[];
+extern const struct corecap_opt_table corecap_html_help;
 int corecap_cmd_compare(int argc, char **argv);
 extern const char corecap_compare_usage[];
+extern const struct corecap_opt_table corecap_compare_help;
 int corecap_cmd_stat(int argc, char **argv);
 extern const char corecap_stat_usage[];
 /*
@@ -62,6 +67,8 @@ void corecap_stat_set_kernel_source(const struct corecap_stat_kernel_source *src
 int corecap_verify_lock_site(pid_t pid, const char *name, uint64_t *lock, uint64_t *site,
 			     char *why, size_t why_size);
 
+/* The head of report's --help; its options are cmd_report.c's table. */
+extern const struct corecap_opt_table corecap_report_help;
 #define CORECAP_REPORT_USAGE                                                                       \
 	"usage: corecap report [--json] [--top N] [--sort wait|contended|hold|avg|max]\n"          \
 	"                      [--lines] [--symfs DIR] [--log-symbols PATTERNS]\n"                 \
@@ -74,53 +81,20 @@ int corecap_verify_lock_site(pid_t pid, const char *name, uint64_t *lock, uint64
 	"ceiling: the resource that bounds throughput and how much headroom it leaves.\n"          \
 	"A run of several daemons (record -p PID1,PID2) is reported merged (what caps the\n"       \
 	"box, the pools and cores of all) and then per daemon; RUN:PID names one daemon.\n"        \
-	"\n"                                                                                       \
-	"  --json                  print the report as JSON (keys: docs/report-json.md)\n"         \
-	"  --symfs DIR             look up the daemon's ELF files under DIR (post-mortem)\n"       \
-	"  --log-symbols PATTERNS  comma-separated globs of functions that are logging code\n"     \
-	"                          (default: log_*,ceph::logging::*,*StackStringStream*,\n"       \
-	"                          *StackStringBuf*,*(std::ostream&*,std::basic_ostream*,\n"      \
-	"                          std::ostream::*,std::__ostream_insert*,std::num_put*:\n"       \
-	"                          Ceph's log code, its entries' streams, and formatting)\n"      \
-	"  --op-pools PATTERNS     Ceph: comma-separated globs of the thread pools that work\n"     \
-	"                          on ops, whose wall-clock samples split the OpTracker's\n"      \
-	"                          ops into categories (default: msgr-worker,tp_osd_tp,\n"        \
-	"                          fn_anonymous,finisher,ms_dispatch,ms_local,bstore_*)\n"         \
-	"  --top N                 rows of the lock table in the text report (default 10)\n"       \
-	"  --sort wait|contended|hold|avg|max  the lock table's order: total wait (default),\n"   \
-	"                          contentions, hold (futex: busy) time, average or max wait\n"  \
-	"  --lines                 text: lock sites and stack frames with their inlined calls\n"  \
-	"                          and file:line (the JSON always has them)\n"                    \
-	"  --keep-shim-frames      keep the frames of corecap's shim and LTTng-UST in stacks\n"   \
-	"  --keep-profiler         keep the profiler's own threads (LTTng-UST's, the shim's),\n"  \
-	"                          locks, wakes and CPU holders (the collector) in the tables,\n" \
-	"                          the pools and the diagnosis; its cost is stated either way\n"  \
-	"  --ops auto|annotated|detected  where ops come from: the daemon's corecap_op\n"          \
-	"                          annotations, or requests and replies detected on its\n"       \
-	"                          sockets (needs CORECAP_NET_EVENTS=on); auto: detected only\n" \
-	"                          when the daemon annotated none (default auto)\n"              \
-	"  --dump-ops FILE         write every op's latency and categories to FILE (TSV)\n"        \
-	"  --check-conservation    fail (exit 1) if any op's categories miss its latency by\n"     \
-	"                          more than 1 us\n"                                             \
-	"  --scale DIR             project past the run's cores with the fit of DIR, a\n"        \
-	"                          scale directory (corecap scale); default: the one RUN\n"     \
-	"                          is a point of, if any\n"                                      \
-	"  --no-scale              project with constant demand, even inside a scale run\n"     \
-	"\n"                                                                                       \
-	"See also corecap-report(1), corecap-flame(1), corecap-html(1), corecap-compare(1).\n"
+	"\n"
 
 #define CORECAP_ANALYSIS_COMMANDS                                                                  \
 	{"report", cmd_report, "explain a run: per-op attribution, locks, pools, the ceiling",     \
-	 CORECAP_REPORT_USAGE},                                                                    \
+	 CORECAP_REPORT_USAGE, &corecap_report_help},                                              \
 		{"flame", corecap_cmd_flame, "folded stacks or an SVG flame graph (cpu, wall, lock, op)", \
-		 corecap_flame_usage},                                                             \
+		 corecap_flame_usage, &corecap_flame_help},                                        \
 		{"export", corecap_cmd_export, "the run as a Chrome trace (Perfetto, chrome://tracing)", \
-		 corecap_export_usage},                                                            \
+		 corecap_export_usage, &corecap_export_help},                                      \
 		{"html", corecap_cmd_html, "one self-contained HTML page: report, charts, flame graphs", \
-		 corecap_html_usage},                                                              \
+		 corecap_html_usage, &corecap_html_help},                                          \
 		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
-		 corecap_compare_usage},                                                           \
+		 corecap_compare_usage, &corecap_compare_help},                                    \
 		{"stat", corecap_cmd_stat, "a live view of a daemon: locks, threads (shim or kernel events)", \
-		 corecap_stat_usage},
+		 corecap_stat_usage, NULL},
 
 #endif

@@ -21,10 +21,16 @@ int corecap_cmd_clock_serve(int argc, char **argv); /* internal: clock's remote 
 int corecap_cmd_host_record(int argc, char **argv); /* internal: record --hosts' remote end */
 
 extern const char corecap_run_usage[];
+extern const struct corecap_opt_table corecap_run_help;
 extern const char corecap_record_usage[];
+struct corecap_opt_table; /* corecap/opt_table.h: a command's options and --help */
+extern const struct corecap_opt_table corecap_record_help;
 extern const char corecap_verify_usage[];
+extern const struct corecap_opt_table corecap_verify_help;
 extern const char corecap_scale_usage[];
+extern const struct corecap_opt_table corecap_scale_help;
 extern const char corecap_clock_usage[];
+extern const struct corecap_opt_table corecap_clock_help;
 extern const char corecap_clock_serve_usage[];
 extern const char corecap_host_record_usage[];
 
@@ -52,19 +58,20 @@ void corecap_verify_set_lock_site(corecap_verify_lock_site_fn fn);
 
 #define CORECAP_COLLECTOR_COMMANDS                                                                 \
 	{"run", corecap_cmd_run, "run a daemon with the corecap shim preloaded",                   \
-	 corecap_run_usage},                                                                       \
+	 corecap_run_usage, &corecap_run_help},                                                    \
 		{"record", corecap_cmd_record,                                                     \
 		 "record a running daemon during a benchmark into a run directory",                \
-		 corecap_record_usage},                                                            \
+		 corecap_record_usage, &corecap_record_help},                                      \
 		{"verify", corecap_cmd_verify,                                                     \
-		 "check a bound by delay injection on a live daemon", corecap_verify_usage},      \
+		 "check a bound by delay injection on a live daemon", corecap_verify_usage,        \
+		 &corecap_verify_help},                                                            \
 		{"scale", corecap_cmd_scale,                                                       \
 		 "record a daemon at several core counts and fit how it scales",                   \
-		 corecap_scale_usage},                                                             \
+		 corecap_scale_usage, &corecap_scale_help},                                        \
 		{"clock", corecap_cmd_clock,                                                       \
 		 "measure remote hosts' monotonic clocks against this one's, with a bound",        \
-		 corecap_clock_usage},                                                             \
-		{"clock-serve", corecap_cmd_clock_serve, NULL, corecap_clock_serve_usage},        \
-		{"host-record", corecap_cmd_host_record, NULL, corecap_host_record_usage},
+		 corecap_clock_usage, &corecap_clock_help},                                        \
+		{"clock-serve", corecap_cmd_clock_serve, NULL, corecap_clock_serve_usage, NULL},   \
+		{"host-record", corecap_cmd_host_record, NULL, corecap_host_record_usage, NULL},
 
 #endif

@@ -16,6 +16,7 @@ extern const char corecap_stats_dump_usage[];
 /* Its entry in corecap's command table (cli/command.h). */
 #define CORECAP_STATS_DUMP_COMMANDS                                                                \
 	{"stats-dump", corecap_stats_dump_main,                                                    \
-	 "print a live daemon's shim counters as tab-separated lines", corecap_stats_dump_usage},
+	 "print a live daemon's shim counters as tab-separated lines", corecap_stats_dump_usage,   \
+	 NULL},
 
 #endif
