@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include <corecap/kernel_format.h>
+#include <corecap/kernel_v2.h>
 
 struct rec {
 	const struct corecap_krec *h;
@@ -65,12 +66,43 @@ static struct rec *walk(const unsigned char *buf, size_t len, uint64_t magic, si
 	struct rec *v = NULL;
 	size_t n = 0, cap = 0, off;
 
-	if (len < sizeof(*h) || h->magic != magic || h->version != CORECAP_KERNEL_FORMAT_VERSION ||
-	    h->header_bytes < sizeof(*h)) {
+	if (len < sizeof(*h) || h->magic != magic ||
+	    (h->version != CORECAP_KERNEL_FORMAT_V1 &&
+	     (h->version != CORECAP_KERNEL_FORMAT_VERSION ||
+	      magic != CORECAP_KERNEL_MAGIC_EVENTS)) ||
+	    h->header_bytes < sizeof(*h) || h->header_bytes > len) {
 		printf("error bad file header\n");
 		return NULL;
 	}
 	*hdr = h;
+	if (h->version == CORECAP_KERNEL_FORMAT_VERSION && magic == CORECAP_KERNEL_MAGIC_EVENTS) {
+		/* Version 2: its blocks decoded into version 1's records (kept: v points into
+		 * them). */
+		unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * (len + CORECAP_KBLOCK_MAX));
+		size_t dlen = h->header_bytes;
+		uint64_t unknown = 0;
+
+		if (!dec)
+			return NULL;
+		memcpy(dec, buf, h->header_bytes);
+		for (off = h->header_bytes; off < len;) {
+			const char *why = "";
+			size_t n_dec, why_off;
+			long b = corecap_kv2_decode_block(buf + off, len - off, dec + dlen, &n_dec,
+							  &unknown, &why, &why_off);
+
+			if (b < 0) {
+				printf("error block at offset %zu: %s at %zu\n", off, why, why_off);
+				return NULL;
+			}
+			if (b == 0)
+				break; /* a trailing fragment */
+			dlen += n_dec;
+			off += (size_t)b;
+		}
+		buf = dec;
+		len = dlen;
+	}
 	for (off = h->header_bytes; off + sizeof(struct corecap_krec) <= len;) {
 		const struct corecap_krec *r = (const void *)(buf + off);
 
