@@ -1,5 +1,5 @@
 /*
- * kernel_read RUN [UADDR]: a small reader of RUN/kernel/events.bin and
+ * kernel_read RUN [UADDR | --records]: a small reader of RUN/kernel/events.bin and
  * stacks.bin for the kernel source's tests, written against
  * corecap/kernel_format.h alone. Prints "key value..." lines:
  *   header <version> <pid> <nr_cpus>      records <type> <count>
@@ -11,6 +11,8 @@
  *   stacks <count> <matched> <ok> <truncated> <no_cfi> <failed> <max_depth> <median_depth>
  *   stack <tid> <kind> <status> <hex frames...>   each stack
  *   error <sentence>                      a file that breaks the format (exit 1)
+ *   rec <cpu> <time_ns> <type> <tid>      --records: each record in file order (no other line
+ *                                         but header), tid the first int32 after its header
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -159,7 +161,7 @@ int main(int argc, char **argv)
 	struct rec *v;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: kernel_read RUN [UADDR]\n");
+		fprintf(stderr, "usage: kernel_read RUN [UADDR | --records]\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/%s", argv[1], CORECAP_KERNEL_EVENTS_FILE);
@@ -172,6 +174,18 @@ int main(int argc, char **argv)
 	if (!v)
 		return 1;
 	printf("header %u %u %u\n", h->version, h->pid, h->nr_cpus);
+	if (argc > 2 && !strcmp(argv[2], "--records")) {
+		/* Each record in file order (version 2: as decoded): its first i32 after the header. */
+		for (size_t i = 0; i < n; i++) {
+			int32_t tid = 0;
+
+			if (v[i].h->size >= sizeof(*v[i].h) + 4)
+				memcpy(&tid, v[i].h + 1, sizeof(tid));
+			printf("rec %u %llu %u %d\n", v[i].h->cpu, (unsigned long long)v[i].h->time_ns,
+			       v[i].h->type, tid);
+		}
+		return 0;
+	}
 	qsort(v, n, sizeof(*v), by_time);
 	for (size_t i = 0; i < n; i++) {
 		const struct corecap_krec *r = v[i].h;
