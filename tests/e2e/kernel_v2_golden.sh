@@ -4,7 +4,8 @@
 # analysis/golden-kernel, version 1): converted by kernel_v2conv (the
 # collector's encoder, corecap/kernel_v2.h), the run gives exactly the
 # committed report, text and JSON, and kernel_read gives the same
-# records. The narrower file must be at most 60% of the original.
+# records, and converted back it is the original byte for byte. The
+# narrower file must be at most 60% of the original.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 
@@ -23,6 +24,9 @@ expect_eq "the committed run's events.bin is of version 1" "header 1" \
 cat "$WORK/conv.out"
 read -r _ v1 v2 _ nrec <"$WORK/conv.out"
 expect_eq "the converted file's size" "$(stat -c %s "$ev")" "$v2"
+"$CONV" "$ev" "$WORK/back.bin" >/dev/null
+expect_true "converted back to version 1, the file is the committed one byte for byte" \
+	cmp "$DATA/golden-kernel/kernel/events.bin" "$WORK/back.bin"
 expect_calc "version 2 is at most 60% of version 1 ($v2 of $v1 bytes, $nrec records)" "$v2 * 100 <= $v1 * 60"
 # The manifest says what the collector wrote: the converted file's size
 # (else the report calls the narrower file cut short).

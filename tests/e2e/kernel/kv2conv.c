@@ -1,7 +1,8 @@
 /*
  * kernel_v2conv IN OUT: RUN/kernel/events.bin of version 1 (IN) written
  * as version 2 (OUT), through corecap/kernel_v2.h's encoder, in flushes
- * of at most 1 MiB of records as the collector writes: the known answer
+ * of at most 1 MiB of records as the collector writes, or one of version
+ * 2 written back as version 1 through its decoder: the known answer
  * of the narrower layout (the same records, the same report) on a run
  * recorded with version 1, such as the committed golden one. Prints
  * "bytes <in> <out> records <n>".
@@ -43,9 +44,10 @@ int main(int argc, char **argv)
 	fclose(in);
 	memcpy(&h, buf, len < sizeof(h) ? len : sizeof(h));
 	if (len < sizeof(h) || h.magic != CORECAP_KERNEL_MAGIC_EVENTS ||
-	    h.version != CORECAP_KERNEL_FORMAT_V1 || h.header_bytes < sizeof(h) ||
-	    h.header_bytes > len) {
-		fprintf(stderr, "corecap: '%s': not a kernel events file of version 1\n", argv[1]);
+	    (h.version != CORECAP_KERNEL_FORMAT_V1 && h.version != CORECAP_KERNEL_FORMAT_VERSION) ||
+	    h.header_bytes < sizeof(h) || h.header_bytes > len) {
+		fprintf(stderr, "corecap: '%s': not a kernel events file of version 1 or 2\n",
+			argv[1]);
 		return 1;
 	}
 	out = fopen(argv[2], "wb");
@@ -54,6 +56,43 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	off = h.header_bytes;
+	if (h.version == CORECAP_KERNEL_FORMAT_VERSION) {
+		/* Back to version 1: each block decoded (a trailing partial block left out). */
+		unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * CORECAP_KBLOCK_MAX);
+		uint64_t unknown = 0;
+
+		h.version = CORECAP_KERNEL_FORMAT_V1;
+		h.header_bytes = sizeof(h);
+		fwrite(&h, sizeof(h), 1, out);
+		out_bytes = sizeof(h);
+		while (dec && off < len) {
+			const char *why = "";
+			size_t dlen, why_off;
+			long b = corecap_kv2_decode_block(buf + off, len - off, dec, &dlen,
+							  &unknown, &why, &why_off);
+
+			if (b < 0) {
+				fprintf(stderr, "corecap: '%s': block at offset %zu: %s at %zu\n",
+					argv[1], off, why, why_off);
+				return 1;
+			}
+			if (b == 0)
+				break;
+			for (size_t d = 0; d < dlen;
+			     d += ((struct corecap_krec *)(void *)(dec + d))->size)
+				n++;
+			fwrite(dec, 1, dlen, out);
+			out_bytes += dlen;
+			off += (size_t)b;
+		}
+		if (!dec || fclose(out) != 0) {
+			fprintf(stderr, "corecap: cannot write '%s': %s\n", argv[2],
+				strerror(errno));
+			return 1;
+		}
+		printf("bytes %zu %zu records %zu\n", len, out_bytes, n);
+		return 0;
+	}
 	h.version = CORECAP_KERNEL_FORMAT_VERSION;
 	h.header_bytes = sizeof(h);
 	fwrite(&h, sizeof(h), 1, out);
