@@ -31,6 +31,7 @@
 #include "render/chrome_trace.h"
 #include "render/html_escape.h"
 #include "render/out_file.h"
+#include <corecap/kernel_format.h>
 #include <corecap/run_format.h>
 
 const char corecap_export_usage[] =
@@ -254,10 +255,12 @@ static FILE *gz_open(FILE *out)
  * refosd and ceph-osd runs of 0.1 to 370 MB of JSON (within 10% of the
  * file for runs above 10 MB; small traces' padded packets overstate it):
  * a CTF event takes about 24 bytes of the trace, a kernel record 42 of
- * events.bin, an event about 105 bytes of JSON, and gzip divides it by 10.
+ * events.bin (22 in its version 2, corecap/kernel_format.h), an event
+ * about 105 bytes of JSON, and gzip divides it by 10.
  */
 #define EXPORT_CTF_BYTES_PER_EVENT    24
 #define EXPORT_KERNEL_BYTES_PER_EVENT 42
+#define EXPORT_KV2_BYTES_PER_EVENT    22
 #define EXPORT_JSON_BYTES_PER_EVENT   105
 #define EXPORT_GZIP_RATIO	      10
 #define EXPORT_WARN_MB_DEFAULT	      100
@@ -296,6 +299,21 @@ static double window_share(const struct run_manifest *mf, uint64_t start_ns, uin
 	return (double)(end_ns - start_ns) / (double)(mf->window_end_ns - mf->window_start_ns);
 }
 
+/* A kernel record's bytes in events.bin, by its header's version. */
+static uint64_t kernel_bytes_per_event(const char *path)
+{
+	struct corecap_kfile_header h = {0};
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd >= 0) {
+		if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+			h.version = 0;
+		close(fd);
+	}
+	return h.version == CORECAP_KERNEL_FORMAT_V1 ? EXPORT_KERNEL_BYTES_PER_EVENT
+						     : EXPORT_KV2_BYTES_PER_EVENT;
+}
+
 /* The JSON bytes of dir's events, share of them in the exported span. */
 static uint64_t expected_bytes(const char *dir, double share)
 {
@@ -307,7 +325,7 @@ static uint64_t expected_bytes(const char *dir, double share)
 		free(path);
 	}
 	if (asprintf(&path, "%s/" CORECAP_KERNEL_EVENTS_FILE, dir) >= 0) {
-		events += tree_bytes(AT_FDCWD, path, 0) / EXPORT_KERNEL_BYTES_PER_EVENT;
+		events += tree_bytes(AT_FDCWD, path, 0) / kernel_bytes_per_event(path);
 		free(path);
 	}
 	return (uint64_t)((double)events * share * EXPORT_JSON_BYTES_PER_EVENT);

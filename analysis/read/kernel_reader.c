@@ -3,6 +3,7 @@
 #include "../util/grow.h"
 #include "../util/heap.h"
 #include <corecap/diag.h>
+#include <corecap/kernel_v2.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,7 +108,10 @@ static int check_header(const unsigned char *buf, size_t len, uint64_t magic, co
 	if (h->magic != magic)
 		return corecap_err(err, -EINVAL, "'%s': not a corecap kernel file (bad magic)",
 				   path);
-	if (h->version != CORECAP_KERNEL_FORMAT_VERSION)
+	/* events.bin: version 1, or 2 (blocks, decoded into 1's records);
+	 * stacks.bin: 1. */
+	if (h->version != CORECAP_KERNEL_FORMAT_V1 &&
+	    (h->version != CORECAP_KERNEL_FORMAT_VERSION || magic != CORECAP_KERNEL_MAGIC_EVENTS))
 		return corecap_err(err, -EINVAL, "'%s': unsupported kernel format version %u", path,
 				   h->version);
 	if (h->header_bytes < sizeof(*h) || h->header_bytes % 8 || h->header_bytes > len)
@@ -514,6 +518,190 @@ static int open_events(struct kernel_reader *k, const char *path, char **err)
 	return 0;
 }
 
+/* Where decode_v2 puts the records: a private file, or memory. */
+struct v2_sink {
+	int fd;		    /* -1: memory */
+	unsigned char *mem; /* memory: all of it; a file: what waits for write(2) */
+	size_t len, cap;
+	uint64_t bytes; /* written in all */
+};
+
+/* A file sink's buffered bytes written out: 0 or -errno. */
+static int kernel_write_sink(struct v2_sink *o)
+{
+	size_t done = 0;
+
+	while (done < o->len) {
+		ssize_t n = write(o->fd, o->mem + done, o->len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	o->len = 0;
+	return 0;
+}
+
+static int sink_put(struct v2_sink *o, const void *p, size_t n)
+{
+	if (o->fd >= 0 && o->len + n > o->cap) {
+		int ret = kernel_write_sink(o);
+
+		if (ret)
+			return ret;
+	}
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap ? o->cap : SCAN_BYTES;
+		unsigned char *m;
+
+		while (cap < o->len + n)
+			cap *= 2;
+		if (!(m = realloc(o->mem, cap)))
+			return -ENOMEM;
+		o->mem = m;
+		o->cap = cap;
+	}
+	memcpy(o->mem + o->len, p, n);
+	o->len += n;
+	o->bytes += n;
+	return 0;
+}
+
+/* A private file for the decoded records, gone when closed: in TMPDIR. */
+static int v2_tmpfile(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char *tmpl;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (asprintf(&tmpl, "%s/corecap-kernel-XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmpl, O_CLOEXEC);
+	if (fd >= 0)
+		unlink(tmpl);
+	else
+		fd = -errno;
+	free(tmpl);
+	return fd;
+}
+
+/*
+ * events.bin of version 2: its blocks decoded (corecap/kernel_v2.h) into
+ * version 1's records, each checked as version 1's are (the errors name
+ * the offset of its block in the file), into a private file in TMPDIR
+ * (loaded from buffers: memory), which then stands for events.bin: the
+ * loading pass and the cursors read version 1 alone. Memory stays flat:
+ * a block at a time; the disk holds about twice events.bin meanwhile.
+ */
+static int decode_v2(struct kernel_reader *k, const char *path, char **err)
+{
+	struct win w = {.cap = SCAN_BYTES};
+	struct v2_sink o = {.fd = -1};
+	struct corecap_kfile_header h = k->hdr;
+	unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * CORECAP_KBLOCK_MAX);
+	uint64_t off = k->hdr.header_bytes, unknown = 0;
+	int ret = 0;
+
+	w.buf = malloc(SCAN_BYTES);
+	if (!dec || !w.buf) {
+		ret = corecap_err(err, -ENOMEM, "'%s': out of memory", path);
+		goto out;
+	}
+	if (!k->ev_mem && (o.fd = v2_tmpfile()) < 0) {
+		ret = corecap_err(err, o.fd, "'%s': cannot create a file to decode it into: %s",
+				  path, strerror(-o.fd));
+		goto out;
+	}
+	w.base = off;
+	h.header_bytes = sizeof(h);
+	if ((ret = sink_put(&o, &h, sizeof(h))))
+		goto sink;
+	while (off < k->ev_bytes) {
+		uint64_t left = k->ev_bytes - off;
+		const unsigned char *p;
+		const char *why = "";
+		size_t dlen, why_off;
+		uint16_t type;
+		uint32_t size;
+		long n;
+
+		if (left < sizeof(struct corecap_kblock))
+			break; /* a trailing fragment */
+		if ((ret = win_get(k, &w, off, sizeof(struct corecap_kblock), k->ev_bytes, &p)))
+			goto io;
+		memcpy(&type, p, sizeof(type));
+		memcpy(&size, p + 4, sizeof(size));
+		if (size < sizeof(struct corecap_kblock) || size % 8 || size > CORECAP_KBLOCK_MAX) {
+			ret = corecap_err(err, -EINVAL, "'%s': block at offset %llu: bad size %u",
+					  path, (unsigned long long)off, size);
+			goto out;
+		}
+		if (size > left)
+			break;
+		if (type != CORECAP_KREC_BLOCK) { /* a later revision's item */
+			unknown++;
+			off += size;
+			continue;
+		}
+		if ((ret = win_get(k, &w, off, size, k->ev_bytes, &p)))
+			goto io;
+		n = corecap_kv2_decode_block(p, size, dec, &dlen, &unknown, &why, &why_off);
+		if (n <= 0) {
+			ret = corecap_err(err, -EINVAL, "'%s': block at offset %llu: %s at %zu",
+					  path, (unsigned long long)off, why, why_off);
+			goto out;
+		}
+		for (size_t d = 0; d < dlen;) {
+			const struct corecap_krec *r = (const void *)(dec + d);
+
+			if (check_rec(k, r, off, path, err) < 0) {
+				ret = -EINVAL;
+				goto out;
+			}
+			d += r->size;
+		}
+		if ((ret = sink_put(&o, dec, dlen)))
+			goto sink;
+		off += size;
+	}
+	k->trailing_bytes = k->ev_bytes - off;
+	k->unknown_records += unknown;
+	if (o.fd >= 0) {
+		if ((ret = kernel_write_sink(&o)))
+			goto sink;
+		close(k->ev_fd);
+		k->ev_fd = o.fd;
+		o.fd = -1;
+	} else {
+		free(k->ev_mem);
+		k->ev_mem = o.mem;
+		o.mem = NULL;
+	}
+	k->ev_bytes = o.bytes;
+	k->hdr.header_bytes = sizeof(h);
+	goto out;
+sink:
+	ret = corecap_err(err, ret, "'%s': cannot decode it: %s", path, strerror(-ret));
+	goto out;
+io:
+	ret = corecap_err(err, ret, "cannot read '%s': %s", path,
+			  ret == -EIO ? "file shrank while read" : strerror(-ret));
+out:
+	if (o.fd >= 0)
+		close(o.fd);
+	free(o.mem);
+	free(w.buf);
+	free(dec);
+	return ret;
+}
+
 /* The header of events.bin, then its records (k->ev_fd or k->ev_mem set). */
 static int load_events(struct kernel_reader *k, const char *path, char **err)
 {
@@ -528,6 +716,8 @@ static int load_events(struct kernel_reader *k, const char *path, char **err)
 	/* Its sizes checked against the file's. */
 	if ((ret = check_header(h, (size_t)k->ev_bytes, CORECAP_KERNEL_MAGIC_EVENTS, path, &k->hdr,
 				err)))
+		return ret;
+	if (k->hdr.version == CORECAP_KERNEL_FORMAT_VERSION && (ret = decode_v2(k, path, err)))
 		return ret;
 	return walk_events(k, path, err);
 }

@@ -35,6 +35,14 @@
  * changed after loading makes a cursor fail (-EIO), never give records
  * that were not checked.
  *
+ * events.bin of version 2 (blocks of narrower records, kernel_format.h)
+ * is first decoded, a block at a time, into version 1's records in a
+ * private unlinked file in $TMPDIR (loaded from buffers: memory), each
+ * record checked there as above, the errors naming its block's offset;
+ * the rest reads that file as version 1, so both versions give the same
+ * records with the same guarantees. The disk holds about twice
+ * events.bin's size while the reader is loaded.
+ *
  * stacks.bin is the one part read whole: its stacks are looked up by key
  * (futex wait call sites), in no order the file has. It is small: the
  * collector samples stacks at a bounded rate (about 30 KB/s on refosd,

@@ -143,6 +143,8 @@ struct corecap_kernel_events {
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */
 	size_t out_len, out_cap;
+	unsigned char *enc; /* the same encoded (events.bin's version 2) */
+	size_t enc_cap;
 	unsigned char *copy;		 /* a record that wraps around the ring's end */
 	struct kernel_stack_ref *stacks; /* one per raw stack copy */
 	size_t n_stacks, cap_stacks;

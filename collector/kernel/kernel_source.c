@@ -141,6 +141,9 @@ out_free:
 	free(k->copy);
 	free(k->tids);
 	free(k->out);
+	free(k->enc);
+	k->enc = NULL;
+	k->enc_cap = 0;
 	k->cpus = NULL;
 	k->stats.lost_per_cpu = NULL;
 	k->copy = NULL;
@@ -341,6 +344,9 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 	free(k->copy);
 	free(k->tids);
 	free(k->out);
+	free(k->enc);
+	k->enc = NULL;
+	k->enc_cap = 0;
 	free(k->stacks);
 	free(k->tracked);
 	k->tracked = NULL;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <corecap/kernel_format.h>
+#include <corecap/kernel_v2.h>
 #include "kernel_events.h"
 #include "kernel_writer.h"
 #include "util/mono_clock.h"
@@ -65,12 +66,34 @@ int kernel_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * The records are built in version 1's layout, where the producers fill
+ * them in and the eBPF drain sorts them, and written in version 2's
+ * (corecap/kernel_v2.h): blocks of narrower records, about half the
+ * bytes. Encoding whole records into whole blocks keeps one write(2) per
+ * pass, so a killed collector still leaves whole blocks.
+ */
 void kernel_out_flush(struct corecap_kernel_events *k)
 {
+	size_t need, n;
+
 	if (k->out_len == 0)
 		return;
-	if (!k->stats.write_error && kernel_write_all(k->events_fd, k->out, k->out_len) == 0)
-		k->stats.events_bytes += k->out_len;
+	need = CORECAP_KV2_ENCODE_RATIO * k->out_len + 16;
+	if (need > k->enc_cap) {
+		unsigned char *p = realloc(k->enc, need);
+
+		if (!p) {
+			k->stats.write_error = true;
+			k->out_len = 0;
+			return;
+		}
+		k->enc = p;
+		k->enc_cap = need;
+	}
+	n = corecap_kv2_encode(k->out, k->out_len, k->enc);
+	if (!k->stats.write_error && kernel_write_all(k->events_fd, k->enc, n) == 0)
+		k->stats.events_bytes += n;
 	else
 		k->stats.write_error = true;
 	k->out_len = 0;
@@ -94,7 +117,9 @@ int kernel_write_file_header(int fd, uint64_t magic, const struct corecap_kernel
 {
 	struct corecap_kfile_header h = {
 		.magic = magic,
-		.version = CORECAP_KERNEL_FORMAT_VERSION,
+		/* events.bin in blocks (kernel_out_flush); stacks.bin as it was */
+		.version = magic == CORECAP_KERNEL_MAGIC_EVENTS ? CORECAP_KERNEL_FORMAT_VERSION
+								: CORECAP_KERNEL_FORMAT_V1,
 		.header_bytes = sizeof(h),
 		.pid = (uint32_t)k->pid,
 		.nr_cpus = (uint32_t)k->nr_cpus,

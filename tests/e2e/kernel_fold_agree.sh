@@ -114,17 +114,14 @@ expect_eq "words one run ranks with 5% of the futex wait, not waited on in the o
 expect_calc "the write's critical path split within 10% of its latency" "$(awk '$1 == "path" { print $2 }' "$WORK/agree.out") <= 0.10"
 
 # The folded run's futex records next to the record that carried them.
-python3 - "$WORK/bpf/kernel/events.bin" >"$WORK/order.out" <<'PY'
-import struct, sys
-data = open(sys.argv[1], "rb").read()
-off, recs = 64, []
-while off + 16 <= len(data):
-    ty, size, cpu, t = struct.unpack_from("<HHIQ", data, off)
-    if size < 16 or off + size > len(data):
-        break
-    tid = struct.unpack_from("<i", data, off + 16)[0] if size >= 20 else 0
-    recs.append((cpu, t, ty, tid))
-    off += size
+"$CORECAP_BUILD/tests/e2e/kernel_read" "$WORK/bpf" --records >"$WORK/records.out"
+python3 - "$WORK/records.out" >"$WORK/order.out" <<'PY'
+import sys
+recs = []
+for line in open(sys.argv[1]):
+    f = line.split()
+    if f[0] == "rec":
+        recs.append((int(f[1]), int(f[2]), int(f[3]), int(f[4])))
 at = {(c, t) for c, t, ty, _ in recs if ty in (1, 2)}
 futex = [(c, t, ty) for c, t, ty, _ in recs if ty in (3, 4)]
 alone = [r for r in futex if (r[0], r[1] + (1 if r[2] == 3 else -1)) not in at]

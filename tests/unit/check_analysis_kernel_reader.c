@@ -12,6 +12,7 @@
 
 #include "kernel_records.h"
 #include "read/kernel_reader.h"
+#include <corecap/kernel_v2.h>
 
 #include "check_run.h"
 
@@ -374,6 +375,257 @@ START_TEST(stacks_of_another_process)
 }
 END_TEST
 
+/* Version 2 of events.bin (corecap/kernel_format.h, "Version 2"). */
+
+/* The version-1 file in `in` encoded as version 2, as the collector
+ * writes it: its records in flushes of at most chunk bytes. */
+static void to_v2(const unsigned char *in, size_t len, struct kbuf *out, size_t chunk)
+{
+	size_t off = sizeof(struct corecap_kfile_header);
+	struct corecap_kfile_header *h;
+
+	out->len = 0;
+	h = kr_add(out, sizeof(*h));
+	memcpy(h, in, sizeof(*h));
+	h->version = CORECAP_KERNEL_FORMAT_VERSION;
+	while (off < len) {
+		size_t end = off, n;
+
+		while (end < len && end - off < chunk)
+			end += ((const struct corecap_krec *)(const void *)(in + end))->size;
+		kr_add(out, CORECAP_KV2_ENCODE_RATIO * (end - off) + 16);
+		out->len -= CORECAP_KV2_ENCODE_RATIO * (end - off) + 16;
+		n = corecap_kv2_encode(in + off, end - off, out->p + out->len);
+		out->len += n;
+		off = end;
+	}
+}
+
+/* Two loaded readers give the same records, byte for byte, in the same
+ * order, with the same counts. */
+static void expect_same_records(const struct kernel_reader *a, const struct kernel_reader *b)
+{
+	struct kernel_cursor ca, cb;
+	const struct corecap_krec *ra, *rb;
+	size_t n = 0;
+	int ret;
+
+	ck_assert_uint_eq(a->n_recs, b->n_recs);
+	ck_assert_uint_eq(a->lost, b->lost);
+	ck_assert_uint_eq(a->unknown_records, b->unknown_records);
+	for (int t = 0; t < KERNEL_REC_TYPES; t++)
+		ck_assert_uint_eq(a->counts[t], b->counts[t]);
+	ck_assert_int_eq(corecap_kernel_cursor_open(&ca, a), 0);
+	ck_assert_int_eq(corecap_kernel_cursor_open(&cb, b), 0);
+	while ((ret = corecap_kernel_cursor_next(&ca, &ra)) == 1) {
+		ck_assert_int_eq(corecap_kernel_cursor_next(&cb, &rb), 1);
+		ck_assert_uint_eq(ra->size, rb->size);
+		ck_assert_msg(!memcmp(ra, rb, ra->size), "record %zu (type %u) differs", n,
+			      ra->type);
+		n++;
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(corecap_kernel_cursor_next(&cb, &rb), 0);
+	ck_assert_uint_eq(n, a->n_recs);
+	corecap_kernel_cursor_close(&ca);
+	corecap_kernel_cursor_close(&cb);
+}
+
+/* Every kind of record, compact and whole, on two CPUs, a mark out of
+ * time order and a CPU's record earlier than its previous one. */
+static void fill_every_kind(void)
+{
+	kr_track(&ev, WS + 50, 7, "worker");
+	kr_switch(&ev, 0, WS + 10, 7, 'S', 0)->prev_state = 0x402;
+	kr_switch(&ev, 0, WS + 11, 0, 'R', 8)->flags |= CORECAP_KSWITCH_PREEMPTED;
+	kr_switch(&ev, 0, WS + 12, 8, '?', 7)->prev_state = (int64_t)1 << 40; /* whole */
+	kr_waking(&ev, 0, WS + 13, 7, -1)->flags = CORECAP_KWAKING_HARDIRQ;
+	kr_waking(&ev, 0, WS + 14, 8, 0)->target_cpu = 1;
+	kr_futex_enter(&ev, 0, WS + 15, 7, 128 | 9, 0x7f0000001000)->val3 = 0xffffffffu;
+	kr_futex_enter(&ev, 0, WS + 16, 7, 128, 0x7f0000001000)->utime = 0x7ffd0000;
+	kr_futex_enter(&ev, 0, WS + 17, 8, 0x10000, 0x1000); /* op too wide: whole */
+	kr_futex_exit(&ev, 0, WS + 18, 7, 0)->flags = CORECAP_KFUTEX_RESULT_UNKNOWN;
+	kr_futex_exit(&ev, 0, WS + 19, 7, -110);
+	kr_futex_exit(&ev, 0, WS + 20, 8, (int64_t)1 << 33); /* whole */
+	kr_waking(&ev, 1, WS + 5, 7, 8);
+	kr_lost(&ev, 1, WS + 6, 3);
+	kr_fork(&ev, 1, WS + 7, 7, 9, "child");
+	kr_switch(&ev, 1, WS + 4, 9, 'R', 0); /* earlier than its CPU's previous one */
+	kr_switch(&ev, 1, WS + 1000000000ull, 9, 'S', 0);
+	kr_switch(&ev, 1, WS + 5500000000ull, 0, 'R', 9); /* past a block's 4.3 s */
+	kr_holder(&ev, WS + 1, 11, 12, "other");
+}
+
+START_TEST(version_2_gives_the_records_of_version_1)
+{
+	static const size_t chunks[] = {1, 100, 1u << 20};
+	struct kernel_reader k1;
+	struct kbuf v2 = {0};
+
+	fill_every_kind();
+	/* From bytes: the files below take events.bin's place. */
+	ck_assert_int_eq(
+		corecap_kernel_reader_load_buffers(&k, ev.p, ev.len, NULL, 0, WS, WE, &err), 0);
+	for (size_t i = 0; i < sizeof(chunks) / sizeof(chunks[0]); i++) {
+		to_v2(ev.p, ev.len, &v2, chunks[i]);
+		if (chunks[i] > 100) /* one block per record is no narrower */
+			ck_assert_uint_lt(v2.len, ev.len);
+		put(CORECAP_KERNEL_EVENTS_FILE, &v2, v2.len);
+		corecap_kernel_reader_init(&k1);
+		ck_assert_int_eq(corecap_kernel_reader_load(&k1, dir, WS, WE, &err), 0);
+		ck_assert_uint_eq(k1.hdr.version, CORECAP_KERNEL_FORMAT_VERSION);
+		ck_assert_uint_eq(k1.n_recs, 19);
+		expect_same_records(&k, &k1);
+		corecap_kernel_reader_release(&k1);
+		/* From bytes too (the fuzz harness's entry). */
+		ck_assert_int_eq(corecap_kernel_reader_load_buffers(&k1, v2.p, v2.len, NULL, 0, WS,
+								    WE, &err),
+				 0);
+		expect_same_records(&k, &k1);
+		corecap_kernel_reader_release(&k1);
+	}
+	free(v2.p);
+}
+END_TEST
+
+/* The committed golden run's events.bin (version 1), converted to
+ * version 2, gives the same records. */
+START_TEST(the_golden_run_in_version_2_gives_the_same_records)
+{
+	const char *path = CORECAP_TEST_DATA "/analysis/golden-kernel/kernel/events.bin";
+	struct kernel_reader k1;
+	struct kbuf v1 = {0}, v2 = {0};
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	ck_assert_int_gt(n, 64);
+	rewind(f);
+	kr_add(&v1, (size_t)n);
+	ck_assert_uint_eq(fread(v1.p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	ck_assert_uint_eq(((struct corecap_kfile_header *)(void *)v1.p)->version,
+			  CORECAP_KERNEL_FORMAT_V1);
+	to_v2(v1.p, v1.len, &v2, 64u << 10);
+	ck_assert_int_eq(corecap_kernel_reader_load_buffers(&k, v1.p, v1.len, NULL, 0, 0, 0, &err),
+			 0);
+	corecap_kernel_reader_init(&k1);
+	ck_assert_int_eq(corecap_kernel_reader_load_buffers(&k1, v2.p, v2.len, NULL, 0, 0, 0, &err),
+			 0);
+	ck_assert_uint_gt(k.n_recs, 1000);
+	expect_same_records(&k, &k1);
+	/* Narrower: about half the bytes. */
+	ck_assert_uint_lt(v2.len * 10, v1.len * 6);
+	corecap_kernel_reader_release(&k1);
+	free(v1.p);
+	free(v2.p);
+}
+END_TEST
+
+/* A block cut by a killed collector is a trailing fragment; an item that
+ * is not a block, of a later revision, is skipped and counted. */
+START_TEST(version_2_trailing_block_and_unknown_items)
+{
+	struct kbuf a = {0}, b = {0};
+	unsigned char *u;
+	size_t whole;
+
+	kr_switch(&ev, 0, WS + 10, 7, 'S', 0);
+	to_v2(ev.p, ev.len, &a, 1u << 20);
+	u = kr_add(&a, 24);
+	u[0] = 99; /* not a block */
+	u[4] = 24;
+	whole = a.len;
+	ev.len = sizeof(struct corecap_kfile_header);
+	kr_switch(&ev, 1, WS + 20, 8, 'R', 0);
+	kr_switch(&ev, 1, WS + 30, 0, 'R', 8);
+	to_v2(ev.p, ev.len, &b, 1u << 20);
+	memcpy(kr_add(&a, b.len - 64), b.p + 64, b.len - 64);
+	/* The second block cut 8 bytes short. */
+	put(CORECAP_KERNEL_EVENTS_FILE, &a, a.len - 8);
+	ck_assert_int_eq(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_uint_eq(k.n_recs, 1);
+	ck_assert_uint_eq(k.unknown_records, 1);
+	ck_assert_uint_eq(k.trailing_bytes, a.len - 8 - whole);
+	free(a.p);
+	free(b.p);
+}
+END_TEST
+
+/* A hostile version-2 file: errors naming the block's offset and the cause. */
+static void expect_v2_error(void (*spoil)(unsigned char *blk), const char *why)
+{
+	struct kbuf v2 = {0};
+
+	kr_switch(&ev, 0, WS + 10, 7, 'S', 0);
+	kr_waking(&ev, 0, WS + 11, 7, 8);
+	to_v2(ev.p, ev.len, &v2, 1u << 20);
+	spoil(v2.p + 64);
+	put(CORECAP_KERNEL_EVENTS_FILE, &v2, v2.len);
+	ck_assert_int_lt(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_msg(strstr(err, "kernel/events.bin") && strstr(err, why),
+		      "'%s' does not say '%s'", err, why);
+	free(v2.p);
+}
+
+static void spoil_block_size(unsigned char *b)
+{
+	b[4] = 20;
+}
+
+static void spoil_record_size(unsigned char *b)
+{
+	b[16 + 1] = 200; /* the switch's words */
+}
+
+static void spoil_switch_size(unsigned char *b)
+{
+	b[16 + 1] = 4;
+}
+
+static void spoil_cpu(unsigned char *b)
+{
+	b[2] = 5;
+}
+
+static void spoil_tid(unsigned char *b)
+{
+	memset(b + 16 + 8, 0xff, 4); /* the switch's prev_tid: -1 */
+}
+
+START_TEST(version_2_hostile_blocks)
+{
+	expect_v2_error(spoil_block_size, "block at offset 64: bad size 20");
+}
+END_TEST
+
+START_TEST(version_2_hostile_record_size)
+{
+	expect_v2_error(spoil_record_size, "block at offset 64: bad record size at 16");
+}
+END_TEST
+
+START_TEST(version_2_hostile_size_for_type)
+{
+	expect_v2_error(spoil_switch_size, "bad size for its type");
+}
+END_TEST
+
+START_TEST(version_2_hostile_cpu)
+{
+	expect_v2_error(spoil_cpu, "record at offset 64: CPU 5 of 2");
+}
+END_TEST
+
+START_TEST(version_2_hostile_tid)
+{
+	expect_v2_error(spoil_tid, "bad tid");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel_reader");
@@ -388,6 +640,9 @@ int main(void)
 	tcase_add_test(ok, no_kernel_directory_is_enoent);
 	tcase_add_test(ok, unknown_types_and_a_trailing_fragment_are_counted);
 	tcase_add_test(ok, holders_are_marks_in_time_order);
+	tcase_add_test(ok, version_2_gives_the_records_of_version_1);
+	tcase_add_test(ok, the_golden_run_in_version_2_gives_the_same_records);
+	tcase_add_test(ok, version_2_trailing_block_and_unknown_items);
 	tcase_add_checked_fixture(bad, setup, teardown);
 	tcase_add_test(bad, bad_magic);
 	tcase_add_test(bad, bad_version);
@@ -400,6 +655,11 @@ int main(void)
 	tcase_add_test(bad, time_far_outside_the_window);
 	tcase_add_test(bad, stack_with_too_many_frames);
 	tcase_add_test(bad, stacks_of_another_process);
+	tcase_add_test(bad, version_2_hostile_blocks);
+	tcase_add_test(bad, version_2_hostile_record_size);
+	tcase_add_test(bad, version_2_hostile_size_for_type);
+	tcase_add_test(bad, version_2_hostile_cpu);
+	tcase_add_test(bad, version_2_hostile_tid);
 	suite_add_tcase(s, ok);
 	suite_add_tcase(s, bad);
 	return corecap_check_run(s);

@@ -7,5 +7,8 @@ foreach(_m kernel_reader kernel_states futex_locks critical_path ceph_critical)
 		SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_${_m}.c
 		LIBS corecap-analysis corecap-common m)
 	target_include_directories(check_analysis_${_m} PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
+	# The committed golden kernel run, read in both versions of events.bin.
+	target_compile_definitions(check_analysis_${_m} PRIVATE
+		CORECAP_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
 	set_tests_properties(unit.check_analysis_${_m} PROPERTIES LABELS "unit;analysis")
 endforeach()

@@ -46,7 +46,7 @@ static inline void kr_file_header(struct kbuf *b, uint64_t magic, uint32_t pid, 
 	struct corecap_kfile_header *h = kr_add(b, sizeof(*h));
 
 	h->magic = magic;
-	h->version = CORECAP_KERNEL_FORMAT_VERSION;
+	h->version = CORECAP_KERNEL_FORMAT_V1;
 	h->header_bytes = sizeof(*h);
 	h->pid = pid;
 	h->nr_cpus = cpus;

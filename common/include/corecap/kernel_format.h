@@ -11,10 +11,12 @@
  *
  * Guarantees a reader can rely on:
  *  - Both files start with one struct corecap_kfile_header (64 bytes),
- *    then records. Every record starts with struct corecap_krec: its type
- *    and its total size in bytes (header included, a multiple of 8, at
- *    least 16). Records follow each other with no gap, so a reader walks
- *    the file by `size` and skips types it does not know.
+ *    then records (stacks.bin, and events.bin of version 1; events.bin of
+ *    version 2 holds blocks of narrower records, "Version 2" below, which
+ *    decode into exactly these: what follows holds of the decoded records). Every record starts
+ * with struct corecap_krec: its type and its total size in bytes (header included, a multiple of 8,
+ * at least 16). Records follow each other with no gap, so a reader walks the file by `size` and
+ * skips types it does not know.
  *  - All integers are little-endian with the widths written here; structs
  *    have explicit padding (no implicit holes), every record starts at an
  *    offset that is a multiple of 8 and every 64-bit field is 8-aligned
@@ -102,9 +104,13 @@ static inline bool corecap_futex_cmd_is_wake(unsigned int c)
 
 /* Its file names (CORECAP_KERNEL_*_FILE): run_format.h. */
 
-#define CORECAP_KERNEL_MAGIC_EVENTS   UINT64_C(0x317476656b706363) /* "ccpkevt1" read as bytes */
-#define CORECAP_KERNEL_MAGIC_STACKS   UINT64_C(0x316b74736b706363) /* "ccpkstk1" read as bytes */
-#define CORECAP_KERNEL_FORMAT_VERSION 1
+#define CORECAP_KERNEL_MAGIC_EVENTS UINT64_C(0x317476656b706363) /* "ccpkevt1" read as bytes */
+#define CORECAP_KERNEL_MAGIC_STACKS UINT64_C(0x316b74736b706363) /* "ccpkstk1" read as bytes */
+/* events.bin as the collector writes it: blocks of compact records
+ * (version 2, below). stacks.bin, and events.bin of earlier collectors,
+ * are of version 1 (CORECAP_KERNEL_FORMAT_V1): records one after the other. */
+#define CORECAP_KERNEL_FORMAT_VERSION 2
+#define CORECAP_KERNEL_FORMAT_V1      1
 
 /* Largest number of frames in one stack record. */
 #define CORECAP_KERNEL_MAX_FRAMES 128
@@ -115,7 +121,7 @@ static inline bool corecap_futex_cmd_is_wake(unsigned int c)
 /* File header, 64 bytes, at offset 0 of events.bin and stacks.bin. */
 struct corecap_kfile_header {
 	uint64_t magic;		   /* CORECAP_KERNEL_MAGIC_EVENTS or _STACKS */
-	uint32_t version;	   /* CORECAP_KERNEL_FORMAT_VERSION */
+	uint32_t version;	   /* events.bin: 2 or 1; stacks.bin: 1 */
 	uint32_t header_bytes;	   /* 64: records start here */
 	uint32_t pid;		   /* the target process (tgid) */
 	uint32_t nr_cpus;	   /* CPUs recorded (ring buffers); cpu < nr_cpus */
@@ -143,6 +149,7 @@ enum corecap_krec_type {
 	CORECAP_KREC_TRACK = 9,	      /* a tid the collector follows from time_ns */
 	CORECAP_KREC_HOLDER = 10,     /* another process's thread that took a CPU */
 	CORECAP_KREC_STACK = 16,      /* stacks.bin: one unwound user stack */
+	CORECAP_KREC_BLOCK = 32,      /* events.bin of version 2: a block of records */
 };
 
 /* Common header of every record, 16 bytes. */
@@ -329,6 +336,47 @@ struct corecap_krec_stack {
 #define CORECAP_KSTACK_NO_CFI	 2  /* stopped: no CFI for an address (unknown module, JIT) */
 #define CORECAP_KSTACK_FAILED	 -1 /* nothing unwound beyond frames[0] (nframes 0 or 1) */
 
+/*
+ * Version 2 of events.bin: the same records, narrower. After the file
+ * header (version 2) come blocks, one after the other with no gap, each a
+ * struct corecap_kblock then its records, packed at 4-byte boundaries, up
+ * to `size`; the last 4 bytes of a block may be zero padding. A block's
+ * records are those of CPU `cpu`, their times base_ns + dt_ns (32 bits:
+ * a block spans at most 4.3 s), in its CPU's time order as in version 1.
+ * Each record starts with an 8-byte header (corecap/kernel_v2.h, struct
+ * corecap_kv2_rec: type u8, words u8 (its size / 4), aux u16, dt_ns u32)
+ * and is one of:
+ *  - SWITCH, 20 bytes: aux prev_state_char | flags << 8; prev_tid i32,
+ *    next_tid i32, prev_state u32 (no padding; version 1's 40 bytes);
+ *  - WAKING, 20 bytes: aux flags; tid, waker_tid, target_cpu, i32 (32);
+ *  - FUTEX_ENTER, 28 bytes: aux op; tid i32, val u32, uaddr u64, val3
+ *    u32, with uaddr2 and utime 0; or 44 bytes: the same then uaddr2 u64,
+ *    utime u64 (56);
+ *  - FUTEX_EXIT, 12 bytes: aux flags; tid i32, with ret 0; or 16 bytes:
+ *    the same then ret i32 (32);
+ *  - WHOLE (type 0, words 0, aux 0, dt_ns 0): a version-1 record follows
+ *    whole, its own CPU and time in its header (any record without a
+ *    compact form: the other types, a field that does not fit, a record
+ *    longer than its version-1 struct). The collector's marks (WINDOW,
+ *    TRACK, HOLDER) travel so, in whatever block is open.
+ * Decoded (corecap/kernel_v2.h), a version-2 file gives the records a
+ * version-1 file of the same events holds, in the same order, byte for
+ * byte: a version-2 reader is a version-1 reader behind a decoder, with
+ * every guarantee above. A compact record of a type the reader does not
+ * know is skipped (by words); so is a top-level item that is not a block
+ * (by its size, the u32 at offset 4). A trailing partial block (a killed
+ * collector) is ignored, as a trailing fragment in version 1.
+ */
+struct corecap_kblock {
+	uint16_t type;	  /* CORECAP_KREC_BLOCK */
+	uint16_t cpu;	  /* the CPU of its compact records */
+	uint32_t size;	  /* bytes of the block, header included, multiple of 8 */
+	uint64_t base_ns; /* CLOCK_MONOTONIC: its records' times are base_ns + dt_ns */
+};
+/* A block is at most this large: a whole record of 65535 bytes fits. */
+#define CORECAP_KBLOCK_MAX (1u << 17)
+#define CORECAP_KV2_WHOLE  0
+
 /* The layouts above, checked where the header is compiled. */
 _Static_assert(sizeof(struct corecap_kfile_header) == 64, "kfile header");
 _Static_assert(sizeof(struct corecap_krec) == 16, "krec");
@@ -343,6 +391,7 @@ _Static_assert(sizeof(struct corecap_krec_window) == 24, "window");
 _Static_assert(sizeof(struct corecap_krec_track) == 40, "track");
 _Static_assert(sizeof(struct corecap_krec_holder) == 40, "holder");
 _Static_assert(sizeof(struct corecap_krec_stack) == 40, "stack");
+_Static_assert(sizeof(struct corecap_kblock) == 16, "block");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "corecap/kernel_format.h: the structs are read in place only on little-endian hosts"
 #endif

@@ -1,5 +1,5 @@
 /*
- * kernel_read RUN [UADDR]: a small reader of RUN/kernel/events.bin and
+ * kernel_read RUN [UADDR | --records]: a small reader of RUN/kernel/events.bin and
  * stacks.bin for the kernel source's tests, written against
  * corecap/kernel_format.h alone. Prints "key value..." lines:
  *   header <version> <pid> <nr_cpus>      records <type> <count>
@@ -11,6 +11,8 @@
  *   stacks <count> <matched> <ok> <truncated> <no_cfi> <failed> <max_depth> <median_depth>
  *   stack <tid> <kind> <status> <hex frames...>   each stack
  *   error <sentence>                      a file that breaks the format (exit 1)
+ *   rec <cpu> <time_ns> <type> <tid>      --records: each record in file order (no other line
+ *                                         but header), tid the first int32 after its header
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include <corecap/kernel_format.h>
+#include <corecap/kernel_v2.h>
 
 struct rec {
 	const struct corecap_krec *h;
@@ -65,12 +68,43 @@ static struct rec *walk(const unsigned char *buf, size_t len, uint64_t magic, si
 	struct rec *v = NULL;
 	size_t n = 0, cap = 0, off;
 
-	if (len < sizeof(*h) || h->magic != magic || h->version != CORECAP_KERNEL_FORMAT_VERSION ||
-	    h->header_bytes < sizeof(*h)) {
+	if (len < sizeof(*h) || h->magic != magic ||
+	    (h->version != CORECAP_KERNEL_FORMAT_V1 &&
+	     (h->version != CORECAP_KERNEL_FORMAT_VERSION ||
+	      magic != CORECAP_KERNEL_MAGIC_EVENTS)) ||
+	    h->header_bytes < sizeof(*h) || h->header_bytes > len) {
 		printf("error bad file header\n");
 		return NULL;
 	}
 	*hdr = h;
+	if (h->version == CORECAP_KERNEL_FORMAT_VERSION && magic == CORECAP_KERNEL_MAGIC_EVENTS) {
+		/* Version 2: its blocks decoded into version 1's records (kept: v points into
+		 * them). */
+		unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * (len + CORECAP_KBLOCK_MAX));
+		size_t dlen = h->header_bytes;
+		uint64_t unknown = 0;
+
+		if (!dec)
+			return NULL;
+		memcpy(dec, buf, h->header_bytes);
+		for (off = h->header_bytes; off < len;) {
+			const char *why = "";
+			size_t n_dec, why_off;
+			long b = corecap_kv2_decode_block(buf + off, len - off, dec + dlen, &n_dec,
+							  &unknown, &why, &why_off);
+
+			if (b < 0) {
+				printf("error block at offset %zu: %s at %zu\n", off, why, why_off);
+				return NULL;
+			}
+			if (b == 0)
+				break; /* a trailing fragment */
+			dlen += n_dec;
+			off += (size_t)b;
+		}
+		buf = dec;
+		len = dlen;
+	}
 	for (off = h->header_bytes; off + sizeof(struct corecap_krec) <= len;) {
 		const struct corecap_krec *r = (const void *)(buf + off);
 
@@ -127,7 +161,7 @@ int main(int argc, char **argv)
 	struct rec *v;
 
 	if (argc < 2) {
-		fprintf(stderr, "usage: kernel_read RUN [UADDR]\n");
+		fprintf(stderr, "usage: kernel_read RUN [UADDR | --records]\n");
 		return 2;
 	}
 	snprintf(path, sizeof(path), "%s/%s", argv[1], CORECAP_KERNEL_EVENTS_FILE);
@@ -140,6 +174,18 @@ int main(int argc, char **argv)
 	if (!v)
 		return 1;
 	printf("header %u %u %u\n", h->version, h->pid, h->nr_cpus);
+	if (argc > 2 && !strcmp(argv[2], "--records")) {
+		/* Each record in file order (version 2: as decoded): its first i32 after the header. */
+		for (size_t i = 0; i < n; i++) {
+			int32_t tid = 0;
+
+			if (v[i].h->size >= sizeof(*v[i].h) + 4)
+				memcpy(&tid, v[i].h + 1, sizeof(tid));
+			printf("rec %u %llu %u %d\n", v[i].h->cpu, (unsigned long long)v[i].h->time_ns,
+			       v[i].h->type, tid);
+		}
+		return 0;
+	}
 	qsort(v, n, sizeof(*v), by_time);
 	for (size_t i = 0; i < n; i++) {
 		const struct corecap_krec *r = v[i].h;
