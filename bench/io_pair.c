@@ -26,34 +26,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
+
 #ifndef CORECAP_PRELOAD_LIB
 #define CORECAP_PRELOAD_LIB "libcorecap-preload.so"
 #endif
 #define MAX_CONF   3
 #define MAX_ROUNDS 101
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	/* The thread's CPU time (user and system): a preemption by another
-	 * tenant of the machine is not the calls' cost. */
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* The child: n round trips, ns per trip on stdout. */
 static int measure(long n)
@@ -69,7 +48,7 @@ static int measure(long n)
 	for (int warm = 0; warm < 2; warm++) {
 		long reps = warm ? n : n / 10;
 
-		t0 = now_ns();
+		t0 = bench_cpu_ns();
 		for (long i = 0; i < reps; i++) {
 			if (write(sv[0], &c, 1) != 1 || read(sv[1], &c, 1) != 1 ||
 			    write(sv[1], &c, 1) != 1 || read(sv[0], &c, 1) != 1) {
@@ -78,7 +57,7 @@ static int measure(long n)
 			}
 		}
 	}
-	printf("%.3f\n", (now_ns() - t0) / (double)n);
+	printf("%.3f\n", (bench_cpu_ns() - t0) / (double)n);
 	return 0;
 }
 
@@ -101,23 +80,14 @@ static double run_one(const char *self, const char *preload, long n)
 	return atof(out);
 }
 
-/* The order statistics of a 95% interval of the median of n values (n >= 6). */
+/* A 95% interval of the median of v[0..n) (which it sorts): [*lo, *hi]. */
 static void median_interval(double *v, int n, double *lo, double *hi)
 {
-	/* Binomial(n, 1/2): the largest k with P(X < k) <= 2.5%. */
-	double p = 1.0 / (double)(1ull << (n < 62 ? n : 62)), cum = 0, c = 1;
-	int k = 0;
+	int k = bench_median_k(n);
 
-	for (int i = 0; i <= n; i++) {
-		if (cum + c * p > 0.025)
-			break;
-		cum += c * p;
-		c = c * (double)(n - i) / (double)(i + 1);
-		k = i + 1;
-	}
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	*lo = v[k > 0 ? k - 1 : 0];
-	*hi = v[n - (k > 0 ? k : 1)];
+	bench_median(v, n);
+	*lo = v[k - 1];
+	*hi = v[n - k];
 }
 
 int main(int argc, char **argv)
@@ -171,13 +141,13 @@ int main(int argc, char **argv)
 
 		memcpy(v, ns[c], sizeof(double) * (size_t)rounds);
 		printf("%-12s %9.1f ns per round trip (median)  %s\n", c ? "shim" : "bare glibc",
-		       median(v, rounds), c ? conf[c] : "");
+		       bench_median(v, rounds), c ? conf[c] : "");
 	}
 	for (int c = 1; c < nconf + (nconf == 3); c++) {
 		int which = c < nconf ? c : 0;
 		double lo, hi, m;
 
-		m = median(ratio[which], rounds);
+		m = bench_median(ratio[which], rounds);
 		median_interval(ratio[which], rounds, &lo, &hi);
 		printf("%-24s %.4fx  [%.4f, %.4f] (95%% interval of the median)\n",
 		       which ? (which == 1 ? "shim 1 / bare" : "shim 2 / bare") : "shim 2 / shim 1",

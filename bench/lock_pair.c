@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_stats.h"
+
 #ifndef CORECAP_PRELOAD_LIB
 #define CORECAP_PRELOAD_LIB "libcorecap-preload.so"
 #endif
@@ -46,27 +48,6 @@
 #define INNER_REPS    25
 #define HOT_LOCKS     48
 #define COLD_LOCKS    64
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /*
  * The median of the n paired ratios num[i]/den[i] and a distribution-free
@@ -76,8 +57,8 @@ static double median(double *v, int n)
  */
 static void paired_ratios(const char *name, const double *num, const double *den, int n)
 {
-	double r[64], tail = 0, p = 1;
-	int k = 0;
+	double r[64], m;
+	int k = bench_median_k(n);
 
 	printf("%s/glibc per round:", name);
 	for (int i = 0; i < n; i++) {
@@ -85,20 +66,9 @@ static void paired_ratios(const char *name, const double *num, const double *den
 		printf(" %.3f", r[i]);
 	}
 	printf("\n");
-	for (int i = 0; i < n; i++)
-		p *= 0.5; /* P(X = 0) */
-	for (int j = 0; j < n / 2; j++) {
-		tail += p; /* P(X <= j) */
-		if (tail > 0.025)
-			break;
-		k = j + 1;
-		p = p * (double)(n - j) / (double)(j + 1);
-	}
-	qsort(r, (size_t)n, sizeof(*r), cmp_double);
-	if (k == 0)
-		k = 1;
+	m = bench_median(r, n); /* sorts r */
 	printf("median of the %d round ratios %s/glibc: %.3f (95%% interval %.3f-%.3f%s)\n", n,
-	       name, median(r, n), r[k - 1], r[n - k],
+	       name, m, r[k - 1], r[n - k],
 	       n < 6 ? ": all rounds, under 95% with fewer than 6" : "");
 }
 
@@ -124,15 +94,15 @@ static int child(long pairs, int threaded)
 		pthread_mutex_unlock(&m);
 	}
 	for (int r = 0; r < INNER_REPS; r++) {
-		double t0 = now_ns();
+		double t0 = bench_cpu_ns();
 
 		for (long i = 0; i < pairs; i++) {
 			pthread_mutex_lock(&m);
 			pthread_mutex_unlock(&m);
 		}
-		reps[r] = (now_ns() - t0) / (double)pairs;
+		reps[r] = (bench_cpu_ns() - t0) / (double)pairs;
 	}
-	printf("%.3f\n", median(reps, INNER_REPS));
+	printf("%.3f\n", bench_median(reps, INNER_REPS));
 	return 0;
 }
 
@@ -234,13 +204,13 @@ static int child_ops(long ops)
 	for (long i = 0; i < ops / 10; i++)
 		one_op((unsigned long)i);
 	for (int r = 0; r < INNER_REPS; r++) {
-		double t0 = now_ns();
+		double t0 = bench_cpu_ns();
 
 		for (long i = 0; i < ops; i++)
 			one_op((unsigned long)i);
-		reps[r] = (now_ns() - t0) / (double)ops;
+		reps[r] = (bench_cpu_ns() - t0) / (double)ops;
 	}
-	printf("%.3f\n", median(reps, INNER_REPS));
+	printf("%.3f\n", bench_median(reps, INNER_REPS));
 	return 0;
 }
 
@@ -301,8 +271,8 @@ static int main_ops(const char *shim, int rounds, long ops)
 		}
 	}
 	paired_ratios("corecap shim", v[1], v[0], rounds);
-	base = median(v[0], rounds);
-	m = median(v[1], rounds);
+	base = bench_median(v[0], rounds);
+	m = bench_median(v[1], rounds);
 	printf("median: glibc %.1f ns/op, corecap shim %.1f ns/op: ratio %.2fx, the shim adds "
 	       "%.1f ns/op\n",
 	       base, m, m / base, m - base);
@@ -377,7 +347,7 @@ int main(int argc, char **argv)
 	if (have_lttng)
 		paired_ratios("lttng-ust pthread wrapper", v[2], v[0], rounds);
 	{
-		double base = median(v[0], rounds);
+		double base = bench_median(v[0], rounds);
 
 		printf("median: %-26s %7.2f ns/pair\n", names[0], base);
 		for (int c = 1; c < 4; c++) {
@@ -388,7 +358,7 @@ int main(int argc, char **argv)
 				       LTTNG_WRAPPER);
 				continue;
 			}
-			m = median(v[c], rounds);
+			m = bench_median(v[c], rounds);
 			printf("median: %-26s %7.2f ns/pair  ratio %.2fx%s\n", names[c], m,
 			       m / base,
 			       c == 1	? (m / base <= 1.2 ? "  (target 1.2x: met)"

@@ -508,21 +508,31 @@ static inline bool corecap_stats_has_ops(const void *buf)
  * threads without a slot, every slot in use. 0 for version 2. buf must
  * be valid.
  */
-static inline uint64_t corecap_stats_ops_total(const void *buf)
+/* The sum of one 64-bit field (at offset `at` of the slot) over the slots in use. */
+static inline uint64_t corecap_stats_slots_sum_(const void *buf, size_t at)
 {
 	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
-	uint64_t n;
+	uint64_t n = 0, v;
 
-	if (!corecap_stats_has_ops(buf))
-		return 0;
-	n = h->retired_ops + h->ops_unslotted;
 	for (uint32_t i = 0; i < h->max_threads; i++) {
 		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
 
-		if (t->state != CORECAP_THREAD_FREE)
-			n += t->ops;
+		if (t->state == CORECAP_THREAD_FREE)
+			continue;
+		memcpy(&v, (const char *)t + at, sizeof(v));
+		n += v;
 	}
 	return n;
+}
+
+static inline uint64_t corecap_stats_ops_total(const void *buf)
+{
+	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
+
+	if (!corecap_stats_has_ops(buf))
+		return 0;
+	return h->retired_ops + h->ops_unslotted +
+	       corecap_stats_slots_sum_(buf, offsetof(struct corecap_stats_thread, ops));
 }
 
 /* Does the file (valid) count replies? Versions 2 and 3 have no reply counter. */
@@ -539,18 +549,11 @@ static inline bool corecap_stats_has_replies(const void *buf)
 static inline uint64_t corecap_stats_replies_total(const void *buf)
 {
 	const struct corecap_stats_header *h = (const struct corecap_stats_header *)buf;
-	uint64_t n;
 
 	if (!corecap_stats_has_replies(buf))
 		return 0;
-	n = h->retired_replies + h->replies_unslotted;
-	for (uint32_t i = 0; i < h->max_threads; i++) {
-		const struct corecap_stats_thread *t = corecap_stats_thread_at(buf, i);
-
-		if (t->state != CORECAP_THREAD_FREE)
-			n += t->replies;
-	}
-	return n;
+	return h->retired_replies + h->replies_unslotted +
+	       corecap_stats_slots_sum_(buf, offsetof(struct corecap_stats_thread, replies));
 }
 
 /*
