@@ -454,6 +454,41 @@ out:
 	return ret;
 }
 
+/* What a single export writes first, and what follows its last event. */
+static const char splice_head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
+static const char splice_tail[] = "\n],\"otherData\":";
+
+/*
+ * One part of a spliced document: sub's export of run, its events alone
+ * (between its "traceEvents":[ and its end), after a comma unless it is
+ * the first part written (*written counts them).
+ */
+static int export_spliced(const struct export_opts *sub, struct run *run, size_t *written,
+			  FILE *out)
+{
+	char *buf = NULL, *end;
+	size_t len = 0;
+	FILE *mem = open_memstream(&buf, &len);
+	int ret;
+
+	if (!mem)
+		return -errno;
+	ret = export_chrome(sub, run, mem);
+	if (fclose(mem) && !ret)
+		ret = -EIO;
+	end = buf ? strstr(buf, splice_tail) : NULL;
+	if (!ret && (!end || strncmp(buf, splice_head, sizeof(splice_head) - 1) != 0))
+		ret = -EPROTO;
+	if (!ret && end > buf + sizeof(splice_head) - 1) {
+		/* Each part's first event has no separator of its own. */
+		fputs((*written)++ ? "," : "", out);
+		fwrite(buf + sizeof(splice_head) - 1, 1,
+		       (size_t)(end - buf) - (sizeof(splice_head) - 1), out);
+	}
+	free(buf);
+	return ret;
+}
+
 /*
  * A run of several daemons: each daemon's export over the run's window,
  * one process each (its PID, named "comm pid N"), spliced into one
@@ -461,8 +496,6 @@ out:
  */
 static int export_multi(const struct export_opts *o, FILE *out)
 {
-	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-	static const char tail[] = "\n],\"otherData\":";
 	struct multi_run m;
 	char *err = NULL;
 	size_t written = 0;
@@ -485,15 +518,13 @@ static int export_multi(const struct export_opts *o, FILE *out)
 						window_share(&m.manifest, s, e < w1 ? e : w1));
 		warn_size(o, bytes);
 	}
-	fputs(head, out);
+	fputs(splice_head, out);
 	for (size_t i = 0; i < m.n_daemons && !ret; i++) {
 		const struct multi_daemon *d = &m.daemons[i];
 		struct export_opts sub = *o;
 		struct run_opts ro = {.symfs = o->symfs};
-		char name[96], *buf = NULL, *end;
-		size_t len = 0;
+		char name[96];
 		struct run run;
-		FILE *mem;
 
 		if (strcmp(d->status, "missing") == 0) {
 			corecap_warn("PID %d is left out: no run of it was written", d->pid);
@@ -506,31 +537,14 @@ static int export_multi(const struct export_opts *o, FILE *out)
 			sub.run_start_ns = m.manifest.window_start_ns;
 			sub.run_end_ns = m.manifest.window_end_ns;
 		}
-		mem = open_memstream(&buf, &len);
-		if (!mem) {
-			ret = -errno;
-			break;
-		}
 		ret = corecap_run_open(&run, d->dir, &ro, &err);
 		if (ret)
 			corecap_error("%s", err ? err : strerror(-ret));
 		else
-			ret = export_chrome(&sub, &run, mem);
+			ret = export_spliced(&sub, &run, &written, out);
 		corecap_run_close(&run);
 		free(err);
 		err = NULL;
-		if (fclose(mem) && !ret)
-			ret = -EIO;
-		end = buf ? strstr(buf, tail) : NULL;
-		if (!ret && (!end || strncmp(buf, head, sizeof(head) - 1) != 0))
-			ret = -EPROTO;
-		if (!ret && end > buf + sizeof(head) - 1) {
-			/* Each part's first event has no separator of its own. */
-			fputs(written++ ? "," : "", out);
-			fwrite(buf + sizeof(head) - 1, 1, (size_t)(end - buf) - (sizeof(head) - 1),
-			       out);
-		}
-		free(buf);
 	}
 	fprintf(out, "\n],\"otherData\":{\"generator\":\"corecap\",\"daemons\":%zu}}\n",
 		m.n_daemons);
@@ -614,13 +628,7 @@ static bool host_part_open(const struct export_opts *o, struct host_part *p, int
 static int host_part_export(const struct export_opts *o, struct host_part *p, int64_t zero,
 			    uint64_t hs, uint64_t he, size_t *written, FILE *out)
 {
-	static const char head[] = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-	static const char tail[] = "\n],\"otherData\":";
 	struct export_opts sub = *o;
-	char *buf = NULL, *end;
-	size_t len = 0;
-	FILE *mem;
-	int ret;
 
 	sub.run = p->h->dir;
 	sub.process_name = p->name;
@@ -631,21 +639,7 @@ static int host_part_export(const struct export_opts *o, struct host_part *p, in
 	sub.shift_ns = corecap_hosts_align_to_rec(&p->a, hs) - zero;
 	sub.rate = 1 / (1 + p->a.drift);
 	sub.shown_pid = p->shown_pid;
-	mem = open_memstream(&buf, &len);
-	if (!mem)
-		return -errno;
-	ret = export_chrome(&sub, &p->run, mem);
-	if (fclose(mem) && !ret)
-		ret = -EIO;
-	end = buf ? strstr(buf, tail) : NULL;
-	if (!ret && (!end || strncmp(buf, head, sizeof(head) - 1) != 0))
-		ret = -EPROTO;
-	if (!ret && end > buf + sizeof(head) - 1) {
-		fputs((*written)++ ? "," : "", out);
-		fwrite(buf + sizeof(head) - 1, 1, (size_t)(end - buf) - (sizeof(head) - 1), out);
-	}
-	free(buf);
-	return ret;
+	return export_spliced(&sub, &p->run, written, out);
 }
 
 /*
@@ -727,7 +721,7 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 					     (uint64_t)corecap_hosts_align_to_host(&p[i].a, s),
 					     (uint64_t)corecap_hosts_align_to_host(&p[i].a, e)));
 	warn_size(o, bytes);
-	fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", out);
+	fputs(splice_head, out);
 	for (size_t i = 0; i < m.n_hosts && !ret; i++) {
 		int64_t hs, he;
 		uint64_t b;
