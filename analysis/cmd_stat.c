@@ -34,6 +34,7 @@
 #include "render/stat_render.h"
 #include "render/stat_view.h"
 #include "stat_kernel.h"
+#include <corecap/opt_table.h>
 
 const char corecap_stat_usage[] =
 	"usage: corecap stat -p PID [-d S] [-i S] [--once] [--json] [--top N]\n"
@@ -47,29 +48,7 @@ const char corecap_stat_usage[] =
 	"A daemon without the shim (or any with --kernel) is watched through kernel\n"
 	"events instead (root and tracefs): its threads by running, runnable, futex\n"
 	"wait and other blocked time, and the futex words waited on most.\n"
-	"\n"
-	"  -p, --pid PID      the daemon\n"
-	"  -d, --duration S   stop after S seconds (default: until interrupted)\n"
-	"  -i, --interval S   seconds per interval (default 1)\n"
-	"      --once         print one interval and exit\n"
-	"      --json         one JSON object per interval and line, every hot lock,\n"
-	"                     site and thread (keys: corecap-stat(1))\n"
-	"      --top N        rows per table in the text view (default 10)\n"
-	"      --kernel       kernel events even when the daemon runs under the shim\n"
-	"      --keep-profiler  kernel view: keep the profiler's own threads and locks\n"
-	"                     (LTTng-UST's, the shim's, corecap's), left out by default\n"
-	"\n"
-	"Threads also show their share of the interval on a CPU (CPU%) and runnable,\n"
-	"waiting for one (RUNQ%), from /proc/PID/task/TID/schedstat. ops/s counts the\n"
-	"ops the daemon's annotations end (corecap_op_end, corecap/annotate.h), per\n"
-	"interval and since the shim started; for a daemon without annotations it\n"
-	"counts the replies the shim sees, 'ops/s: N detected' (a socket write after\n"
-	"a read on the same connection: report's rule for detected ops).\n"
-	"\n"
-	"On a terminal the view is redrawn in place, with the time since stat started\n"
-	"and keys: s or >/< cycle the threads' sort key (LOCK%, CPU%, RUNQ%, COND%,\n"
-	"IO%, THREAD), q quits (the terminal restored); otherwise intervals follow each\n"
-	"other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n";
+	"\n";
 
 struct stat_opts {
 	pid_t pid;
@@ -77,6 +56,41 @@ struct stat_opts {
 	bool once, json, kernel, keep_profiler;
 	int top;
 };
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt stat_options[] = {
+	CORECAP_OPT_ARG('p', 'p', "pid", "PID", "the daemon"),
+	CORECAP_OPT_ARG('d', 'd', "duration", "S",
+			"stop after S seconds (default: until interrupted)"),
+	CORECAP_OPT_ARG('i', 'i', "interval", "S", "seconds per interval (default 1)"),
+	CORECAP_OPT_SET('O', 0, "once", struct stat_opts, once, "print one interval and exit"),
+	CORECAP_OPT_SET('J', 0, "json", struct stat_opts, json,
+			"one JSON object per interval and line, every hot lock,\n"
+			"site and thread (keys: corecap-stat(1))"),
+	CORECAP_OPT_ARG('T', 0, "top", "N", "rows per table in the text view (default 10)"),
+	CORECAP_OPT_SET('K', 0, "kernel", struct stat_opts, kernel,
+			"kernel events even when the daemon runs under the shim"),
+	CORECAP_OPT_SET('P', 0, "keep-profiler", struct stat_opts, keep_profiler,
+			"kernel view: keep the profiler's own threads and locks\n"
+			"(LTTng-UST's, the shim's, corecap's), left out by default"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+CORECAP_OPT_TABLE(corecap_stat_help, corecap_stat_usage, stat_options,
+		  "\n"
+		  "Threads also show their share of the interval on a CPU (CPU%) and runnable,\n"
+		  "waiting for one (RUNQ%), from /proc/PID/task/TID/schedstat. ops/s counts the\n"
+		  "ops the daemon's annotations end (corecap_op_end, corecap/annotate.h), per\n"
+		  "interval and since the shim started; for a daemon without annotations it\n"
+		  "counts the replies the shim sees, 'ops/s: N detected' (a socket write after\n"
+		  "a read on the same connection: report's rule for detected ops).\n"
+		  "\n"
+		  "On a terminal the view is redrawn in place, with the time since stat started\n"
+		  "and keys: s or >/< cycle the threads' sort key (LOCK%, CPU%, RUNQ%, COND%,\n"
+		  "IO%, THREAD), q quits (the terminal restored); otherwise intervals follow each\n"
+		  "other. See also corecap-stat(1), corecap-run(1), corecap-record(1).\n",
+		  .help_col = 21, .min_gap = 2, .overflow_gap = 2,
+		  .shorts = CORECAP_SHORTS_ALIGNED);
 
 static volatile sig_atomic_t stop_requested;
 
@@ -109,26 +123,15 @@ static bool parse_seconds(const char *s, double *out)
 
 static int parse_args(struct stat_opts *o, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"duration", required_argument, NULL, 'd'},
-		{"interval", required_argument, NULL, 'i'},
-		{"once", no_argument, NULL, 'O'},
-		{"json", no_argument, NULL, 'J'},
-		{"top", required_argument, NULL, 'T'},
-		{"kernel", no_argument, NULL, 'K'},
-		{"keep-profiler", no_argument, NULL, 'P'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
+	struct corecap_getopt g;
 	char *end;
 	long v;
 	int c;
 
 	*o = (struct stat_opts){.interval_s = 1.0, .top = 10};
-	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":p:d:i:h", longopts, NULL)) != -1) {
+	corecap_opts_start(&g, &corecap_stat_help, ":", o);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
 			errno = 0;
@@ -154,18 +157,6 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'O':
-			o->once = true;
-			break;
-		case 'J':
-			o->json = true;
-			break;
-		case 'K':
-			o->kernel = true;
-			break;
-		case 'P':
-			o->keep_profiler = true;
-			break;
 		case 'T':
 			errno = 0;
 			v = strtol(optarg, &end, 10);
@@ -177,7 +168,7 @@ static int parse_args(struct stat_opts *o, int argc, char **argv)
 			o->top = (int)v;
 			break;
 		case 'h':
-			fputs(corecap_stat_usage, stdout);
+			corecap_cmd_help(stdout, &corecap_stat_help);
 			return -1;
 		case ':':
 			return corecap_usage_error(corecap_stat_usage, "option '%s' needs a value",

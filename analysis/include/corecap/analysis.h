@@ -27,6 +27,7 @@ extern const char corecap_compare_usage[];
 extern const struct corecap_opt_table corecap_compare_help;
 int corecap_cmd_stat(int argc, char **argv);
 extern const char corecap_stat_usage[];
+extern const struct corecap_opt_table corecap_stat_help;
 /*
  * A scale directory (`corecap scale`, which the collector runs) fitted and
  * printed as text, JSON (format corecap-scale) or an HTML page with its
@@ -95,6 +96,6 @@ extern const struct corecap_opt_table corecap_report_help;
 		{"compare", corecap_cmd_compare, "two runs side by side, or differential folded stacks", \
 		 corecap_compare_usage, &corecap_compare_help},                                    \
 		{"stat", corecap_cmd_stat, "a live view of a daemon: locks, threads (shim or kernel events)", \
-		 corecap_stat_usage, NULL},
+		 corecap_stat_usage, &corecap_stat_help},
 
 #endif
