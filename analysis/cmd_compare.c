@@ -26,6 +26,7 @@
 #include "cmd_util.h"
 #include <corecap/opt_table.h>
 #include "compare_diff.h"
+#include "hosts_compare.h"
 #include "pass/flame_job.h"
 #include "pass/report_build.h"
 #include "compare_render.h"
@@ -45,7 +46,10 @@ const char corecap_compare_usage[] =
 	"                       RUN_A RUN_B\n"
 	"\n"
 	"Either run may be one daemon of a run of several, as RUN:PID (two daemons of\n"
-	"one run: RUN:PID1 RUN:PID2).\n"
+	"one run: RUN:PID1 RUN:PID2), or one host of a run of several hosts, as\n"
+	"RUN:NAME. Two runs of several hosts: the system first (each run's limiting\n"
+	"host, its headroom, the ops/s, and what changed), then each host of both,\n"
+	"matched by name, as RUN_A:NAME RUN_B:NAME compares it.\n"
 	"\n"
 	"Puts two runs side by side, B against A: both diagnoses (and a sentence when\n"
 	"the diagnosis changed), one headline (\"B: 0.46x IOPS; latency +282.7 us/op on\n"
@@ -445,6 +449,20 @@ int corecap_cmd_compare(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	if (runs_exist(&o))
 		return 1;
+	ret = corecap_hosts_compare_kinds(o.run);
+	if (ret < 0)
+		return 2;
+	if (ret > 0) {
+		if (o.folded || o.svg || o.html) {
+			corecap_error(
+				"--folded, --svg and --html compare one host's runs: RUN_A:NAME "
+				"RUN_B:NAME");
+			return 2;
+		}
+		return corecap_hosts_compare(o.run, o.symfs, report_opts(&o, &ro), o.json, stdout)
+			       ? 1
+			       : 0;
+	}
 	if (o.folded || o.svg)
 		return compare_folded(&o) ? 1 : 0;
 	for (int s = 0; s < 2 && !ret; s++)

@@ -145,19 +145,17 @@ static json_object *idle_json(const struct compare_diff *d)
 	return a;
 }
 
-int corecap_compare_render_json(const struct compare_diff *d, const char *const run[2],
-				const struct report *const r[2], FILE *out)
+json_object *corecap_compare_json(const struct compare_diff *d, const char *const run[2],
+				  const struct report *const r[2])
 {
 	json_object *root = json_object_new_object(), *sections = json_object_new_object(),
 		    *warnings = json_object_new_array();
-	const char *text;
-	int ret = 0;
 
 	if (!root || !sections || !warnings) {
 		json_object_put(root);
 		json_object_put(sections);
 		json_object_put(warnings);
-		return -ENOMEM;
+		return NULL;
 	}
 	json_object_object_add(root, "a", json_object_new_string(run[0]));
 	json_object_object_add(root, "b", json_object_new_string(run[1]));
@@ -214,6 +212,18 @@ int corecap_compare_render_json(const struct compare_diff *d, const char *const 
 		json_object_object_add(root, s ? "ceiling_b" : "ceiling_a",
 				       json_object_new_string(dg->headline ? dg->headline : ""));
 	}
+	return root;
+}
+
+int corecap_compare_render_json(const struct compare_diff *d, const char *const run[2],
+				const struct report *const r[2], FILE *out)
+{
+	json_object *root = corecap_compare_json(d, run, r);
+	const char *text;
+	int ret = 0;
+
+	if (!root)
+		return -ENOMEM;
 	text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
 							    JSON_C_TO_STRING_NOSLASHESCAPE);
 	if (!text || fprintf(out, "%s\n", text) < 0)

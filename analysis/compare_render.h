@@ -24,6 +24,10 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 				const struct report *const r[2], FILE *out);
 int corecap_compare_render_json(const struct compare_diff *d, const char *const run[2],
 				const struct report *const r[2], FILE *out);
+/* The object render_json prints (a run of several hosts nests it); NULL: no memory. */
+struct json_object;
+struct json_object *corecap_compare_json(const struct compare_diff *d, const char *const run[2],
+					 const struct report *const r[2]);
 /*
  * One self-contained page (no network): the headline, both diagnoses, the
  * configuration differences, the text's tables (sortable), and the

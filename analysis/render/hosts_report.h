@@ -44,6 +44,9 @@ struct hosts_report {
 /* Both return 0, or a negative errno (-EIO when writing failed). */
 int corecap_render_hosts_text(const struct hosts_report *m, FILE *out);
 int corecap_render_hosts_json(const struct hosts_report *m, FILE *out);
+/* The JSON's "system" object (compare of two such runs nests it). */
+struct json_object;
+struct json_object *corecap_render_hosts_system_json(const struct hosts_report *m);
 struct html_report;
 /*
  * A page of the system's verdict and, per host, the single page's CPU

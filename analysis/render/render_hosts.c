@@ -211,7 +211,7 @@ static json_object *clock_obj(const struct hosts_clock *c)
 	return o;
 }
 
-static json_object *system_obj(const struct hosts_report *m)
+json_object *corecap_render_hosts_system_json(const struct hosts_report *m)
 {
 	json_object *o = json_object_new_object();
 	const struct diagnosis *d = m->cap >= 0 ? m->s[m->cap].r->diagnosis : NULL;
@@ -246,7 +246,7 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 	json_object *a = json_object_new_array();
 	int ret = 0;
 
-	json_object_object_add(root, "system", system_obj(m));
+	json_object_object_add(root, "system", corecap_render_hosts_system_json(m));
 	for (size_t i = 0; i < m->n && !ret; i++) {
 		const struct hosts_host *h = m->s[i].h;
 		json_object *o = json_object_new_object(), *c = json_object_new_object();

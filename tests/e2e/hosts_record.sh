@@ -10,7 +10,8 @@
 # namespace's true offset and within its own bound. Then a host that
 # cannot be reached, and a host whose record is killed mid-window: named
 # with the cause, the other's run kept, the run partial, the daemons
-# running, not stopped, and serving.
+# running, not stopped, and serving. On the way: report, html, export
+# --chrome, flame and compare of the whole run.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/hosts_lib.sh"
@@ -344,6 +345,84 @@ for h in b c; do
 	expect_true "flame --svg run: a frame for host $h" grep -q "<title>$h (" whole.svg
 done
 echo "the whole run's export and flames took $(calc "$EPOCHREALTIME - $start") s"
+
+# compare of two runs of several hosts: the system first (each run's
+# limiting host, its headroom, the ops/s, what changed), then each host of
+# both as `compare A:NAME B:NAME` prints it. The run against itself: the
+# same limiting host, the report's, every delta zero. Against twin (its
+# host c holds b's run): each host's section byte for byte compare
+# run:NAME twin:NAME's, text and JSON. Against a copy whose host c is
+# named d: b compared, c and d named as in one run only.
+start=$EPOCHREALTIME
+"$CORECAP" compare run run >cmp.txt 2>cmp.err || { echo "FAIL: corecap compare run run:"; cat cmp.err; exit 1; }
+"$CORECAP" compare --json run run >cmp.json 2>cmp.json.err ||
+	{ echo "FAIL: corecap compare --json run run:"; cat cmp.json.err; exit 1; }
+sed -n '1,/^hosts /p' cmp.txt
+expect_eq "compare run run: JSON's format, the limiting host in A and B is report's, the same" \
+	"corecap-compare-hosts $least $least True" \
+	"$(json cmp.json "d['format'], d['system']['a']['host'], d['system']['b']['host'], d['system']['same_host']" | tr -d "(),'")"
+expect_calc "compare run run: its headroom is report's" \
+	"$(json cmp.json "d['system']['a']['headroom']") == $(json whole.json "d['system']['headroom']")"
+expect_true "text: the change line says the same limiting host" \
+	grep -q "^change     the same limiting host, $least: headroom \([0-9.]*x\) -> \1 (+0.00); the system \([0-9]*\) -> \2 ops/s (+0)\$" cmp.txt
+expect_eq "compare run run: every delta zero, the system's and each host's (JSON)" "True 2 True" \
+	"$(json cmp.json "all(f['delta'] == 0 for f in d['system']['figures'].values()), len(d['hosts']), all(x['delta'] == 0 for h in d['hosts'] for sec in h['compare']['figures'].values() for x in sec.values())" | tr -d "(),")"
+expect_eq "compare run run: hosts b and c compared, none in one run only" "b c [] []" \
+	"$(json cmp.json "' '.join(h['name'] for h in d['hosts'] if h['compare']), d['only_a'], d['only_b']" | tr -d "(),'")"
+"$CORECAP" compare run twin >cmp2.txt 2>cmp2.err || { echo "FAIL: corecap compare run twin:"; cat cmp2.err; exit 1; }
+"$CORECAP" compare --json run twin >cmp2.json 2>cmp2.json.err ||
+	{ echo "FAIL: corecap compare --json run twin:"; cat cmp2.json.err; exit 1; }
+for h in b c; do
+	"$CORECAP" compare "run:$h" "twin:$h" >"cmp2.$h.txt" 2>/dev/null
+	"$CORECAP" compare --json "run:$h" "twin:$h" >"cmp2.$h.json" 2>/dev/null
+done
+python3 - cmp2.txt cmp2.json >cmp2.check <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+whole = json.load(open(sys.argv[2]))
+parts = text.split("\n======== host ")
+for p in parts[1:]:
+    head, _, body = p.partition(" ========\n\n")
+    name = head.split(":")[0]
+    alone = open("cmp2." + name + ".txt").read()
+    print("text", name, head.split(": ", 1)[1], "same" if body == alone else "differs")
+for h in whole["hosts"]:
+    alone = json.load(open("cmp2." + h["name"] + ".json"))
+    print("json", h["name"], "same" if h["compare"] == alone else "differs")
+PY
+cat cmp2.check
+for h in b c; do
+	expect_true "compare run twin: host $h's section is compare run:$h twin:$h's, byte for byte" \
+		grep -qx "text $h corecap compare run:$h twin:$h same" cmp2.check
+	expect_true "compare --json run twin: host $h's compare is compare --json run:$h twin:$h's" \
+		grep -qx "json $h same" cmp2.check
+done
+cp -a run renamed
+mv renamed/hosts/c renamed/hosts/d
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for h in d["hosts"]:
+    if h["name"] == "c":
+        h["name"], h["dir"] = "d", "hosts/d"
+json.dump(d, open(sys.argv[1], "w"), indent=2)' renamed/manifest.json
+"$CORECAP" compare run renamed >cmp3.txt 2>cmp3.err || { echo "FAIL: corecap compare run renamed:"; cat cmp3.err; exit 1; }
+expect_eq "compare run renamed: b compared, c only in A, d only in B" \
+	"hosts      compared below, each as \`corecap compare A:NAME B:NAME\` prints it: b
+           only in A: c (not compared)
+           only in B: d (not compared)" "$(sed -n '/^hosts /,/^$/p' cmp3.txt | sed '$d')"
+expect_eq "and one host's section" "1 b" "$(grep -c '^======== host ' cmp3.txt) $(sed -n 's/^======== host \([a-z]*\): .*/\1/p' cmp3.txt)"
+rm -rf renamed # its hosts are run's: not checked again at the end
+expect_exit_naming "compare of a run of several hosts with one host's run" 2 \
+	"cannot compare 'run' with 'run/hosts/b': A 'run' is a run of several hosts, B 'run/hosts/b' one host's run; compare one of its hosts' runs, RUN:NAME (run:b, run:c), with it" \
+	"$CORECAP" compare run run/hosts/b
+expect_exit_naming "and the other way round" 2 \
+	"cannot compare 'run:c' with 'run': B 'run' is a run of several hosts, A 'run:c' one host's run" \
+	"$CORECAP" compare run:c run
+expect_exit_naming "compare --svg of two runs of several hosts" 2 \
+	"--folded, --svg and --html compare one host's runs: RUN_A:NAME RUN_B:NAME" \
+	"$CORECAP" compare --svg cmp.svg run twin
+echo "the compares took $(calc "$EPOCHREALTIME - $start") s"
 
 # A host that cannot be reached: named with the cause, the other kept, the run partial.
 cat >hosts2.txt <<HOSTS

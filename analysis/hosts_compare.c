@@ -1,0 +1,419 @@
+#include "hosts_compare.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include <corecap/diag.h>
+
+#include "compare_diff.h"
+#include "compare_render.h"
+#include "pass/hosts_build.h"
+#include "read/hosts_run.h"
+#include "render/render_common.h"
+
+/* "b, c" (at most len - 1 bytes; "..." when cut): the hosts of a run. */
+static void host_names(const char *dir, char *buf, size_t len)
+{
+	struct hosts_run m;
+	char *err = NULL;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (corecap_hosts_run_open(&m, dir, &err) == 0)
+		for (size_t i = 0; i < m.n_hosts && at < len; i++) {
+			int n = snprintf(buf + at, len - at, "%s%s:%s", i ? ", " : "", dir,
+					 m.hosts[i].name);
+
+			if (n < 0 || (size_t)n >= len - at) {
+				snprintf(buf + at, len - at, "%s", i ? ", ..." : "...");
+				break;
+			}
+			at += (size_t)n;
+		}
+	corecap_hosts_run_close(&m);
+	free(err);
+}
+
+int corecap_hosts_compare_kinds(const char *const run[2])
+{
+	bool is[2] = {corecap_hosts_run_is(run[0]), corecap_hosts_run_is(run[1])};
+	char names[512];
+	int h;
+
+	if (is[0] == is[1])
+		return is[0] ? 1 : 0;
+	h = is[0] ? 0 : 1;
+	host_names(run[h], names, sizeof(names));
+	/* Which is which, and the way to name one host's run of the other. */
+	corecap_error("cannot compare '%s' with '%s': %s '%s' is a run of several hosts, %s "
+		      "'%s' one host's run; compare one of its hosts' runs, RUN:NAME (%s), "
+		      "with it, or two runs of several hosts",
+		      run[0], run[1], h ? "B" : "A", run[h], h ? "A" : "B", run[1 - h],
+		      names[0] ? names : "see corecap report");
+	return -EINVAL;
+}
+
+/* Both runs built, and what the system's comparison needs. */
+struct hosts_compare {
+	const char *const *run;
+	struct hosts_build hb[2];
+	const struct hosts_report *v[2];
+	bool built[2];
+	struct compare_row row[3]; /* headroom, ops/s, hosts without a headroom */
+};
+
+static const struct diagnosis *cap_of(const struct hosts_report *v)
+{
+	return v->cap >= 0 ? v->s[v->cap].r->diagnosis : NULL;
+}
+
+static const char *cap_host(const struct hosts_report *v)
+{
+	return v->cap >= 0 ? v->s[v->cap].h->name : NULL;
+}
+
+/* The system's figures as compare's rows (compare_diff.h), so that B / A is judged as there. */
+static void system_rows(struct hosts_compare *c)
+{
+	struct compare_row *head = &c->row[0], *ops = &c->row[1], *none = &c->row[2];
+
+	*head = (struct compare_row){.decimals = 2};
+	*ops = (struct compare_row){.decimals = 0};
+	*none = (struct compare_row){.decimals = 0};
+	snprintf(head->key, sizeof(head->key), "headroom");
+	snprintf(head->label, sizeof(head->label), "headroom (the least host's)");
+	snprintf(ops->key, sizeof(ops->key), "ops_per_s");
+	snprintf(ops->label, sizeof(ops->label), "ops/s (the hosts' summed)");
+	snprintf(none->key, sizeof(none->key), "hosts_without_headroom");
+	snprintf(none->label, sizeof(none->label), "hosts without a headroom");
+	for (int s = 0; s < 2; s++) {
+		const struct hosts_report *v = c->v[s];
+
+		head->has[s] = cap_of(v) != NULL;
+		head->v[s] = head->has[s] ? cap_of(v)->headroom : 0;
+		ops->has[s] = v->ops_per_s > 0;
+		ops->v[s] = v->ops_per_s;
+		none->has[s] = true;
+		none->v[s] = (double)v->n_no_headroom;
+	}
+}
+
+/* What changed, in one sentence: the limiting host, its headroom, the system's ops/s. */
+static void change_text(const struct hosts_compare *c, char *buf, size_t len)
+{
+	const char *h[2] = {cap_host(c->v[0]), cap_host(c->v[1])};
+	const struct compare_row *head = &c->row[0], *ops = &c->row[1];
+	char room[2][32], rate[96] = "";
+	int n;
+
+	for (int s = 0; s < 2; s++)
+		snprintf(room[s], sizeof(room[s]), head->has[s] ? "%.2fx" : "unknown", head->v[s]);
+	if (ops->has[0] && ops->has[1])
+		snprintf(rate, sizeof(rate), "; the system %.0f -> %.0f ops/s (%+.0f)", ops->v[0],
+			 ops->v[1], ops->v[1] - ops->v[0]);
+	else
+		snprintf(rate, sizeof(rate), "; the system's ops/s unknown in %s",
+			 ops->has[0]   ? "B"
+			 : ops->has[1] ? "A"
+				       : "both");
+	if (!h[0] && !h[1])
+		n = snprintf(buf, len,
+			     "no limiting host in either run (no host's diagnosis "
+			     "gives a headroom)");
+	else if (!h[0] || !h[1])
+		n = snprintf(buf, len, "a limiting host in %s only: %s (headroom %s)",
+			     h[0] ? "A" : "B", h[0] ? h[0] : h[1], h[0] ? room[0] : room[1]);
+	else if (strcmp(h[0], h[1]) == 0)
+		n = snprintf(buf, len, "the same limiting host, %s: headroom %s -> %s (%+.2f)",
+			     h[0], room[0], room[1], head->v[1] - head->v[0]);
+	else
+		n = snprintf(buf, len,
+			     "the limiting host moved from %s (headroom %s) to %s (headroom %s)",
+			     h[0], room[0], h[1], room[1]);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s", rate);
+}
+
+/* The index of the host named name in v, or -1. */
+static int host_index(const struct hosts_report *v, const char *name)
+{
+	for (size_t i = 0; i < v->n; i++)
+		if (strcmp(v->s[i].h->name, name) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* "run:NAME", as `corecap compare` is given one host's run; malloc'd. */
+static char *host_arg(const char *run, const char *name)
+{
+	char *out;
+
+	return asprintf(&out, "%s:%s", run, name) < 0 ? NULL : out;
+}
+
+/* Why host i of A and j of B are not compared (one side not analysed), or NULL. */
+static const char *why_not(const struct hosts_compare *c, int i, int j, char *buf, size_t len)
+{
+	const struct hosts_section *a = &c->v[0]->s[i], *b = &c->v[1]->s[j];
+
+	if (a->r && b->r)
+		return NULL;
+	if (!a->r && !b->r)
+		snprintf(buf, len, "not analysed in A (%s) nor in B (%s)", a->why_not, b->why_not);
+	else
+		snprintf(buf, len, "not analysed in %s: %s", a->r ? "B" : "A",
+			 a->r ? b->why_not : a->why_not);
+	return buf;
+}
+
+static void put_cell(const struct compare_row *r, int s, FILE *out)
+{
+	if (r->has[s])
+		fprintf(out, " %12.*f", r->decimals, r->v[s]);
+	else
+		fprintf(out, " %12s", "unknown");
+}
+
+static void system_text(const struct hosts_compare *c, FILE *out)
+{
+	char change[512];
+
+	fprintf(out, "corecap compare: two runs of several hosts\n");
+	for (int s = 0; s < 2; s++) {
+		const struct hosts_report *v = c->v[s];
+
+		fprintf(out, "  %c  %s (%zu host%s:", 'A' + s, c->run[s], v->n,
+			v->n == 1 ? "" : "s");
+		for (size_t i = 0; i < v->n; i++)
+			fprintf(out, " %s%s", v->s[i].h->name, i + 1 < v->n ? "," : "");
+		fprintf(out, ")\n");
+	}
+	for (int s = 0; s < 2; s++)
+		fprintf(out, "SYSTEM %c   %s\n", 'A' + s, c->v[s]->verdict);
+	change_text(c, change, sizeof(change));
+	fprintf(out, "change     %s\n", change);
+	fprintf(out, "\n%-32s %12s %12s %12s %9s\n", "system", "A", "B", "B - A", "B / A");
+	fprintf(out, "  %-30s %12s %12s\n", "limiting host",
+		cap_host(c->v[0]) ? cap_host(c->v[0]) : "none",
+		cap_host(c->v[1]) ? cap_host(c->v[1]) : "none");
+	fprintf(out, "  %-30s %12s %12s\n", "its limit",
+		cap_of(c->v[0]) ? corecap_diag_kind_name(cap_of(c->v[0])->kind) : "-",
+		cap_of(c->v[1]) ? corecap_diag_kind_name(cap_of(c->v[1])->kind) : "-");
+	for (size_t k = 0; k < sizeof(c->row) / sizeof(c->row[0]); k++) {
+		const struct compare_row *rw = &c->row[k];
+		double ratio;
+
+		fprintf(out, "  %-30s", rw->label);
+		put_cell(rw, 0, out);
+		put_cell(rw, 1, out);
+		if (rw->has[0] && rw->has[1]) {
+			fprintf(out, " %+12.*f", rw->decimals, rw->v[1] - rw->v[0]);
+			if (corecap_compare_ratio(rw, &ratio))
+				fprintf(out, " %8.2fx", ratio);
+		}
+		fprintf(out, "\n");
+	}
+}
+
+/* The hosts: compared below, not compared (why), in one run only. */
+static void hosts_text(const struct hosts_compare *c, FILE *out)
+{
+	char why[600];
+	size_t shown = 0;
+
+	fprintf(out, "\nhosts      compared below, each as `corecap compare A:NAME B:NAME` "
+		     "prints it:");
+	for (size_t i = 0; i < c->v[0]->n; i++) {
+		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
+
+		if (j >= 0 && !why_not(c, (int)i, j, why, sizeof(why)))
+			fprintf(out, "%s %s", shown++ ? "," : "", c->v[0]->s[i].h->name);
+	}
+	fprintf(out, "%s\n", shown ? "" : " none");
+	for (size_t i = 0; i < c->v[0]->n; i++) {
+		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
+
+		if (j >= 0 && why_not(c, (int)i, j, why, sizeof(why)))
+			fprintf(out, "           %s: not compared: %s\n", c->v[0]->s[i].h->name,
+				why);
+	}
+	for (int s = 0; s < 2; s++) {
+		shown = 0;
+		for (size_t i = 0; i < c->v[s]->n; i++) {
+			if (host_index(c->v[1 - s], c->v[s]->s[i].h->name) >= 0)
+				continue;
+			if (!shown++)
+				fprintf(out, "           only in %c:", 'A' + s);
+			else
+				fputc(',', out);
+			fprintf(out, " %s", c->v[s]->s[i].h->name);
+		}
+		if (shown)
+			fprintf(out, " (not compared)\n");
+	}
+}
+
+/* Host i of A against host j of B: compare's own text or JSON object. */
+static int host_compare(const struct hosts_compare *c, int i, int j, FILE *out, json_object **obj)
+{
+	const struct report *r[2] = {c->v[0]->s[i].r, c->v[1]->s[j].r};
+	const char *name = c->v[0]->s[i].h->name;
+	char *arg[2] = {host_arg(c->run[0], name), host_arg(c->run[1], name)};
+	const char *const names[2] = {arg[0], arg[1]};
+	struct compare_diff d = {0};
+	int ret = arg[0] && arg[1] ? 0 : -ENOMEM;
+
+	if (!ret)
+		ret = corecap_compare_diff_build(&d, r[0], r[1]);
+	if (ret)
+		corecap_error("cannot compare host '%s': %s", name, strerror(-ret));
+	else if (obj)
+		ret = (*obj = corecap_compare_json(&d, names, r)) ? 0 : -ENOMEM;
+	else {
+		fprintf(out, "\n======== host %s: corecap compare %s %s ========\n\n", name,
+			names[0], names[1]);
+		ret = corecap_compare_render_text(&d, names, r, out);
+	}
+	corecap_compare_diff_release(&d);
+	free(arg[0]);
+	free(arg[1]);
+	return ret;
+}
+
+static int render_text(const struct hosts_compare *c, FILE *out)
+{
+	char why[600];
+	int ret = 0;
+
+	system_text(c, out);
+	hosts_text(c, out);
+	for (size_t i = 0; i < c->v[0]->n && !ret; i++) {
+		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
+
+		if (j >= 0 && !why_not(c, (int)i, j, why, sizeof(why)))
+			ret = host_compare(c, (int)i, j, out, NULL);
+	}
+	if (!ret && ferror(out))
+		ret = -EIO;
+	return ret;
+}
+
+static json_object *row_json(const struct compare_row *rw)
+{
+	json_object *o = json_object_new_object();
+	double ratio;
+
+	for (int s = 0; s < 2; s++)
+		json_object_object_add(
+			o, s ? "b" : "a",
+			rw->has[s] ? corecap_render_json_num(rw->v[s], rw->decimals + 1) : NULL);
+	json_object_object_add(
+		o, "delta",
+		rw->has[0] && rw->has[1]
+			? corecap_render_json_num(rw->v[1] - rw->v[0], rw->decimals + 1)
+			: NULL);
+	json_object_object_add(o, "ratio",
+			       corecap_compare_ratio(rw, &ratio) ? json_object_new_double(ratio)
+								 : NULL);
+	return o;
+}
+
+static json_object *names_json(const struct hosts_compare *c, int s)
+{
+	json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < c->v[s]->n; i++)
+		if (host_index(c->v[1 - s], c->v[s]->s[i].h->name) < 0)
+			json_object_array_add(a, json_object_new_string(c->v[s]->s[i].h->name));
+	return a;
+}
+
+static int render_json(const struct hosts_compare *c, FILE *out)
+{
+	json_object *root = json_object_new_object(), *sys = json_object_new_object(),
+		    *fig = json_object_new_object(), *hosts = json_object_new_array();
+	const char *h[2] = {cap_host(c->v[0]), cap_host(c->v[1])};
+	char change[512], why[600];
+	const char *text;
+	int ret = 0;
+
+	if (!root || !sys || !fig || !hosts) {
+		json_object_put(root);
+		json_object_put(sys);
+		json_object_put(fig);
+		json_object_put(hosts);
+		return -ENOMEM;
+	}
+	json_object_object_add(root, "format", json_object_new_string("corecap-compare-hosts"));
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "a", json_object_new_string(c->run[0]));
+	json_object_object_add(root, "b", json_object_new_string(c->run[1]));
+	json_object_object_add(sys, "a", corecap_render_hosts_system_json(c->v[0]));
+	json_object_object_add(sys, "b", corecap_render_hosts_system_json(c->v[1]));
+	json_object_object_add(sys, "same_host",
+			       h[0] && h[1] ? json_object_new_boolean(strcmp(h[0], h[1]) == 0)
+					    : NULL);
+	change_text(c, change, sizeof(change));
+	json_object_object_add(sys, "change", json_object_new_string(change));
+	for (size_t k = 0; k < sizeof(c->row) / sizeof(c->row[0]); k++)
+		json_object_object_add(fig, c->row[k].key, row_json(&c->row[k]));
+	json_object_object_add(sys, "figures", fig);
+	json_object_object_add(root, "system", sys);
+	for (size_t i = 0; i < c->v[0]->n && !ret; i++) {
+		const char *name = c->v[0]->s[i].h->name;
+		int j = host_index(c->v[1], name);
+		json_object *o, *cmp = NULL;
+		const char *no;
+
+		if (j < 0)
+			continue;
+		no = why_not(c, (int)i, j, why, sizeof(why));
+		if (!no)
+			ret = host_compare(c, (int)i, j, out, &cmp);
+		o = json_object_new_object();
+		json_object_object_add(o, "name", json_object_new_string(name));
+		json_object_object_add(o, "not_compared", no ? json_object_new_string(no) : NULL);
+		json_object_object_add(o, "compare", cmp);
+		json_object_array_add(hosts, o);
+	}
+	json_object_object_add(root, "hosts", hosts);
+	json_object_object_add(root, "only_a", names_json(c, 0));
+	json_object_object_add(root, "only_b", names_json(c, 1));
+	if (!ret) {
+		text = json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY |
+								    JSON_C_TO_STRING_NOSLASHESCAPE);
+		if (!text || fprintf(out, "%s\n", text) < 0)
+			ret = -EIO;
+	}
+	json_object_put(root);
+	return ret;
+}
+
+int corecap_hosts_compare(const char *const run[2], const char *symfs, const struct report_opts *ro,
+			  bool json, FILE *out)
+{
+	struct hosts_compare c = {.run = run};
+	int ret = 0;
+
+	/* Each host's report built as `compare A:NAME B:NAME` builds it (its options ro). */
+	for (int s = 0; s < 2 && !ret; s++) {
+		ret = corecap_hosts_build(&c.hb[s], run[s], symfs, ro, &c.v[s]);
+		c.built[s] = true;
+	}
+	if (!ret) {
+		system_rows(&c);
+		ret = json ? render_json(&c, out) : render_text(&c, out);
+		if (!ret && fflush(out))
+			ret = -EIO;
+		if (ret)
+			corecap_error("cannot write the comparison: %s", strerror(-ret));
+	}
+	for (int s = 0; s < 2; s++)
+		if (c.built[s])
+			corecap_hosts_build_release(&c.hb[s]);
+	return ret;
+}

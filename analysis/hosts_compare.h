@@ -1,0 +1,33 @@
+/*
+ * hosts_compare: `corecap compare RUN_A RUN_B` of two runs of several hosts
+ * (docs/hosts.md): the system's answer first, each run's limit (the host
+ * with the least headroom, as `corecap report RUN` says it) and what
+ * changed between them (the limiting host, its headroom, the system's
+ * ops/s), then per host present in both, matched by name, the comparison
+ * of its two runs exactly as `corecap compare A:NAME B:NAME` prints it
+ * (compare_diff.h, compare_render.h), and the hosts present in one run
+ * only, named. JSON: docs/report-json.md, "corecap compare --json of two
+ * runs of several hosts".
+ */
+#ifndef CORECAP_HOSTS_COMPARE_H
+#define CORECAP_HOSTS_COMPARE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pass/report_build.h"
+
+/*
+ * Which of run[0] (A) and run[1] (B) are runs of several hosts: 0 neither,
+ * 1 both; one of them only: -EINVAL, said (which is which, and how to name
+ * one host's run: RUN:NAME).
+ */
+int corecap_hosts_compare_kinds(const char *const run[2]);
+/*
+ * Compares two runs of several hosts, each host's report built with ro,
+ * as text or JSON to out: 0, or a negative errno (said).
+ */
+int corecap_hosts_compare(const char *const run[2], const char *symfs, const struct report_opts *ro,
+			  bool json, FILE *out);
+
+#endif
