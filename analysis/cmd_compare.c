@@ -9,7 +9,9 @@
  * flame graph.
  * Both runs are read and modelled as `corecap report` does; the figures,
  * warnings and headline are compare_diff.c's, their text and JSON
- * compare_render.c's; --folded scales B per op (per_op_scale).
+ * compare_render.c's; --folded scales B per op (per_op_scale). Two runs
+ * of several hosts: hosts_compare.c (the system, then each host as
+ * RUN_A:NAME RUN_B:NAME compares).
  */
 #include <corecap/analysis.h>
 #include <corecap/diag.h>
