@@ -320,6 +320,14 @@ static uint64_t hash_end(struct hash *s)
 	return mix(s->h, 0x52554e4341434845ull);
 }
 
+uint64_t corecap_run_cache_hash(const unsigned char *buf, size_t len)
+{
+	struct hash h = {0};
+
+	hash_add(&h, buf, len);
+	return hash_end(&h);
+}
+
 /* ---- reading ---- */
 
 struct cur {
@@ -547,7 +555,6 @@ int corecap_run_cache_check(const unsigned char *buf, size_t len, const char *ke
 	const unsigned char *f;
 	uint32_t version, klen, cut_len;
 	uint64_t rec_len;
-	struct hash h = {0};
 	size_t body;
 
 	memset(v, 0, sizeof(*v));
@@ -577,8 +584,7 @@ int corecap_run_cache_check(const unsigned char *buf, size_t len, const char *ke
 		*why = "lengths out of bounds";
 		return -EINVAL;
 	}
-	hash_add(&h, buf, len - 16);
-	if (hash_end(&h) != load64(f + 80)) {
+	if (corecap_run_cache_hash(buf, len - 16) != load64(f + 80)) {
 		*why = "a bad hash";
 		return -EINVAL;
 	}

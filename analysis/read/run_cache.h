@@ -96,6 +96,8 @@ int corecap_run_cache_key(char *const *dirs, size_t n, char **key);
 /* "<16 hex>.ev" for key. */
 void corecap_run_cache_file_name(const char *key, char *out, size_t size);
 
+/* The hash a file's footer holds, of its first len bytes (tests, the fuzz harness). */
+uint64_t corecap_run_cache_hash(const unsigned char *buf, size_t len);
 /*
  * Checks a file's bytes against key (NULL: any key) without handing on an
  * event: every record is decoded. 0 with *v set, or -EINVAL with *why.
