@@ -60,7 +60,7 @@ static uint64_t max_bytes(void)
 		if (!errno && !*end && mb < (1ull << 40))
 			return (uint64_t)mb << 20;
 	}
-	return 4096ull << 20;
+	return 2048ull << 20;
 }
 
 static int make_dir(const char *path)

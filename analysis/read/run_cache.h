@@ -49,7 +49,7 @@
  * rewritten by that read. Files are written aside (O_EXCL|O_NOFOLLOW
  * temporary) and renamed into place; the directory is used only when it
  * belongs to the user and nobody else may write to it. A file larger than
- * CORECAP_RUNCACHE_MAX_MB (default 4096) is not kept, and before one is
+ * CORECAP_RUNCACHE_MAX_MB (default 2048) is not kept, and before one is
  * kept, the oldest files go until the directory holds at most that much.
  */
 #ifndef CORECAP_RUN_CACHE_H
