@@ -20,14 +20,15 @@
 
 #include "../util/u64map.h"
 
-#define MAGIC	  "CCRUNC\r\n"
-#define END_MAGIC "CCRUNEND"
-#define HEAD_LEN  16
-#define TAG_BLOB  31
-#define F_COMM	  0x20
-#define F_THEN	  0x40
-#define WBUF	  (1u << 20)
-#define MAX_DEPTH 64
+#define MAGIC	   "CCRUNC\r\n"
+#define END_MAGIC  "CCRUNEND"
+#define HEAD_LEN   16
+#define TAG_BLOB   31
+#define F_COMM	   0x20
+#define F_THEN	   0x40
+#define WBUF	   (1u << 20)
+#define MAX_DEPTH  64
+#define DROP_EVERY (8u << 20)
 
 /* ---- switches and the directory ---- */
 
@@ -439,8 +440,22 @@ static int decode(const struct run_cache_view *v, run_cache_consume_fn consume,
 	bs.cap = (size_t)v->tail.blobs;
 	if (bs.cap && !(bs.b = malloc(bs.cap * sizeof(*bs.b))))
 		return -ENOMEM;
+	const unsigned char *kept = v->buf; /* pages before it were dropped */
+	long page = sysconf(_SC_PAGESIZE);
+
 	while (c.p < c.end && !ret) {
-		uint8_t tag = *c.p++;
+		uint8_t tag;
+
+		/* The mapping's pages behind the reading leave the RSS (a blob used
+		 * later is read back from the page cache): memory does not grow with
+		 * the trace. */
+		if (v->mapped && page > 0 && (size_t)(c.p - kept) >= DROP_EVERY) {
+			size_t n = (size_t)(c.p - kept) & ~((size_t)page - 1);
+
+			madvise((void *)kept, n, MADV_DONTNEED);
+			kept += n;
+		}
+		tag = *c.p++;
 		int kind = tag & 0x1f;
 		struct model_event ev;
 
@@ -549,8 +564,23 @@ static int decode(const struct run_cache_view *v, run_cache_consume_fn consume,
 	return ret;
 }
 
-int corecap_run_cache_check(const unsigned char *buf, size_t len, const char *key,
-			    struct run_cache_view *v, const char **why)
+/* buf's hash, a mapping's pages dropped behind it (decode says why). */
+static uint64_t hash_dropping(const unsigned char *buf, size_t len, bool mapped)
+{
+	struct hash h = {0};
+
+	for (size_t off = 0; off < len; off += DROP_EVERY) {
+		size_t n = len - off < DROP_EVERY ? len - off : DROP_EVERY;
+
+		hash_add(&h, buf + off, n);
+		if (mapped && n == DROP_EVERY)
+			madvise((void *)(buf + off), n, MADV_DONTNEED);
+	}
+	return hash_end(&h);
+}
+
+static int check(const unsigned char *buf, size_t len, const char *key, struct run_cache_view *v,
+		 const char **why, bool mapped)
 {
 	const unsigned char *f;
 	uint32_t version, klen, cut_len;
@@ -584,15 +614,16 @@ int corecap_run_cache_check(const unsigned char *buf, size_t len, const char *ke
 		*why = "lengths out of bounds";
 		return -EINVAL;
 	}
-	if (corecap_run_cache_hash(buf, len - 16) != load64(f + 80)) {
-		*why = "a bad hash";
-		return -EINVAL;
-	}
 	if (key && (strlen(key) != klen || memcmp(buf + HEAD_LEN, key, klen))) {
 		*why = "another key";
 		return -EINVAL;
 	}
+	if (hash_dropping(buf, len - 16, mapped) != load64(f + 80)) {
+		*why = "a bad hash";
+		return -EINVAL;
+	}
 	v->buf = buf;
+	v->mapped = mapped;
 	v->rec_off = HEAD_LEN + klen;
 	v->rec_len = (size_t)rec_len;
 	v->tail.events = load64(f);
@@ -606,6 +637,12 @@ int corecap_run_cache_check(const unsigned char *buf, size_t len, const char *ke
 	memcpy(v->tail.cut_name, buf + v->rec_off + v->rec_len, cut_len);
 	v->tail.cut_name[cut_len] = 0;
 	return decode(v, NULL, NULL, NULL, NULL, why);
+}
+
+int corecap_run_cache_check(const unsigned char *buf, size_t len, const char *key,
+			    struct run_cache_view *v, const char **why)
+{
+	return check(buf, len, key, v, why, false);
 }
 
 int corecap_run_cache_replay(const struct run_cache_view *v, run_cache_consume_fn consume,
@@ -659,7 +696,7 @@ int corecap_run_cache_load(int dirfd, const char *key, struct run_cache_view *v,
 	if (m == MAP_FAILED)
 		return -ENOENT;
 	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-	ret = corecap_run_cache_check(m, (size_t)st.st_size, key, v, &why);
+	ret = check(m, (size_t)st.st_size, key, v, &why, true);
 	if (ret) {
 		munmap(m, (size_t)st.st_size);
 		if (ret != -EINVAL)

@@ -78,6 +78,7 @@ struct run_cache_tail {
 struct run_cache_view {
 	const unsigned char *buf;
 	size_t rec_off, rec_len;
+	bool mapped; /* buf is a read-only file mapping: pages behind the reading are dropped */
 	struct run_cache_tail tail;
 };
 
