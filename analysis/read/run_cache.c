@@ -815,9 +815,12 @@ static uint64_t blob_hash(const void *p, size_t n)
 /* p[0..n)'s blob number + 1, writing it when new; 0 when w failed. */
 static uint64_t intern(struct run_cache_writer *w, const void *p, size_t n)
 {
-	uint64_t key = blob_hash(p, n), *slot;
+	uint64_t key, *slot;
 	bool fresh;
 
+	if (w->failed)
+		return 0; /* a slot may hold 0 from the failure */
+	key = blob_hash(p, n);
 	slot = corecap_u64map_upsert(&w->seen, key, &fresh);
 	if (!slot) {
 		w->failed = true;
