@@ -461,6 +461,37 @@ START_TEST(a_changed_trace_file_changes_the_key)
 }
 END_TEST
 
+/* Past the size cap: not kept, no temporary left; a link in the file's place is not followed. */
+START_TEST(a_file_past_the_cap_is_not_kept_and_a_link_is_not_followed)
+{
+	int dirfd = scratch();
+	struct run_cache_writer *w;
+	struct run_cache_tail t = {0};
+	struct run_cache_view v;
+	struct lines ignored;
+	char name[64], cmd[160];
+	void *map;
+	size_t map_len;
+
+	setenv("CORECAP_RUNCACHE_MAX_MB", "0", 1);
+	w = corecap_run_cache_writer_open(dirfd, KEY);
+	ck_assert_ptr_nonnull(w);
+	lines_open(&ignored);
+	sample(w, &ignored);
+	lines_close(&ignored);
+	free(ignored.buf);
+	ck_assert_int_lt(corecap_run_cache_commit(w, &t), 0);
+	corecap_run_cache_writer_free(w);
+	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s')\"", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+	unsetenv("CORECAP_RUNCACHE_MAX_MB");
+	corecap_run_cache_file_name(KEY, name, sizeof(name));
+	ck_assert_int_eq(symlinkat("/etc/passwd", dirfd, name), 0);
+	ck_assert_int_eq(corecap_run_cache_load(dirfd, KEY, &v, &map, &map_len), -ENOENT);
+	scratch_done(dirfd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analysis_run_cache");
@@ -471,6 +502,7 @@ int main(void)
 	tcase_add_test(tc, a_file_cut_short_crafted_or_of_another_version_is_refused);
 	tcase_add_test(tc, the_golden_trace_replays_as_the_library_reads_it);
 	tcase_add_test(tc, a_changed_trace_file_changes_the_key);
+	tcase_add_test(tc, a_file_past_the_cap_is_not_kept_and_a_link_is_not_followed);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
