@@ -19,6 +19,7 @@
 #include <corecap/diag.h>
 
 #include "../util/u64map.h"
+#include "exit_unlink.h"
 
 #define MAGIC	   "CCRUNC\r\n"
 #define END_MAGIC  "CCRUNEND"
@@ -724,6 +725,8 @@ void corecap_run_cache_unload(void *map, size_t map_len)
 struct run_cache_writer {
 	int dirfd, fd;
 	char name[64], tmp[128];
+	char tmp_path[192]; /* tmp through /proc/self/fd, for exit_unlink */
+	bool registered;
 	unsigned char *buf;
 	size_t used;
 	uint64_t written, cap, events, base; /* base: the header's bytes */
@@ -904,6 +907,9 @@ struct run_cache_writer *corecap_run_cache_writer_open(int dirfd, const char *ke
 		corecap_run_cache_writer_free(w);
 		return NULL;
 	}
+	/* Removed too when the process ends abruptly (the trace guard's _exit). */
+	snprintf(w->tmp_path, sizeof(w->tmp_path), "/proc/self/fd/%d/%s", dirfd, w->tmp);
+	w->registered = corecap_exit_unlink_add(w->tmp_path);
 	memcpy(head, MAGIC, 8);
 	memcpy(head + 8, &v, 4);
 	memcpy(head + 12, &klen, 4);
@@ -1088,6 +1094,9 @@ int corecap_run_cache_commit(struct run_cache_writer *w, const struct run_cache_
 	}
 	w->fd = -1;
 	prune(w->dirfd, max_bytes(), w->written + 16, w->name);
+	if (w->registered)
+		corecap_exit_unlink_remove(w->tmp_path);
+	w->registered = false;
 	/* rename replaces the file whole: a reader sees the old one or this one. */
 	if (renameat(w->dirfd, w->tmp, w->dirfd, w->name)) {
 		ret = -errno;
@@ -1107,6 +1116,8 @@ void corecap_run_cache_writer_free(struct run_cache_writer *w)
 		return;
 	if (w->fd >= 0)
 		close(w->fd);
+	if (w->registered)
+		corecap_exit_unlink_remove(w->tmp_path);
 	if (!w->committed && w->tmp[0])
 		unlinkat(w->dirfd, w->tmp, 0);
 	for (size_t i = 0; i < w->n_blobs; i++)
