@@ -333,6 +333,8 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg, struct ctf_
 	uint64_t v[MAX_FIELDS];
 	const char *s[MAX_FIELDS] = {NULL};
 	uint32_t depth = 0;
+	const char *full = NULL;
+	bool has_comm = false;
 
 	if (!ci->h) {
 		r->foreign_events++;
@@ -359,10 +361,18 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg, struct ctf_
 				bt_field_structure_borrow_member_field_by_index_const(
 					ctx, (uint64_t)ci->ctx_pid),
 				ci->ctx_pid_t);
-		if (ci->ctx_comm >= 0 && (!r->wants_comm || r->wants_comm(r->ctx, ev.tid)))
-			ev.comm = bt_field_string_get_value(
-				bt_field_structure_borrow_member_field_by_index_const(
-					ctx, (uint64_t)ci->ctx_comm));
+		if (ci->ctx_comm >= 0) {
+			bool want = !r->wants_comm || r->wants_comm(r->ctx, ev.tid);
+
+			/* The run cache keeps every procname: its replay asks wants_comm. */
+			has_comm = true;
+			if (want || r->cache_w)
+				full = bt_field_string_get_value(
+					bt_field_structure_borrow_member_field_by_index_const(
+						ctx, (uint64_t)ci->ctx_comm));
+			if (want)
+				ev.comm = full;
+		}
 	}
 	memcpy(v, ci->h->defaults, sizeof(v));
 	payload = bt_event_borrow_payload_field_const(event);
@@ -401,6 +411,8 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg, struct ctf_
 			ev.io.hdr[k] = (uint8_t)r->stack[k];
 		ev.io.hdr_len = (uint8_t)depth;
 	}
+	if (r->cache_w)
+		corecap_run_cache_put(r->cache_w, &ev, full, has_comm, false);
 	if (ci->has_then) {
 		int ret = r->consume(r->ctx, &ev);
 
@@ -410,6 +422,8 @@ static int handle_event(struct ctf_reader *r, const bt_message *msg, struct ctf_
 		ev.op.str = NULL;
 		ev.op.bytes = 0;
 		ev.op.result = 0;
+		if (r->cache_w)
+			corecap_run_cache_put(r->cache_w, &ev, full, has_comm, true);
 	}
 	return r->consume(r->ctx, &ev);
 }
@@ -461,6 +475,8 @@ static int handle_discarded(struct ctf_reader *r, const bt_message *msg, bool pa
 	loss_range(msg, packets, &ev.loss.begin_ns, &ev.loss.end_ns);
 	ev.loss.count = avail == BT_PROPERTY_AVAILABILITY_AVAILABLE ? count : UINT64_MAX;
 	ev.ts_ns = ev.loss.begin_ns;
+	if (r->cache_w)
+		corecap_run_cache_put(r->cache_w, &ev, NULL, false, false);
 	return r->consume(r->ctx, &ev);
 }
 

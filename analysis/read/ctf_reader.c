@@ -215,6 +215,41 @@ out:
 	return ret;
 }
 
+/*
+ * The run cache's file for dirs: 1 when it is replayed (the read's figures
+ * restored from it), 0 when not (r->cache_w set when this read writes it).
+ */
+static int open_cache(struct ctf_reader *r, char *const *dirs, size_t n)
+{
+	char *key = NULL;
+	int dirfd, ret;
+
+	if (!n || !corecap_run_cache_enabled() || (dirfd = corecap_run_cache_dir()) < 0 ||
+	    corecap_run_cache_key(dirs, n, &key))
+		return 0;
+	ret = corecap_run_cache_load(dirfd, key, &r->cache_v, &r->cache_map, &r->cache_len);
+	if (!ret) {
+		const struct run_cache_tail *t = &r->cache_v.tail;
+
+		r->replaying = true;
+		r->foreign_events = t->foreign;
+		r->packets = t->packets;
+		r->check.index_packets = t->index_packets;
+		r->check.missing_packets = t->missing_packets;
+		r->check.missing_bytes = t->missing_bytes;
+		r->check.streams_cut = (size_t)t->streams_cut;
+		memcpy(r->check.cut_name, t->cut_name,
+		       strnlen(t->cut_name, sizeof(r->check.cut_name) - 1));
+		if (corecap_run_cache_verbose())
+			fprintf(stderr, "corecap: run cache: replaying %llu events\n",
+				(unsigned long long)t->events);
+	} else {
+		r->cache_w = corecap_run_cache_writer_open(dirfd, key);
+	}
+	free(key);
+	return r->replaying;
+}
+
 int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
 			    ctf_reader_consume_fn fn, void *ctx)
 {
@@ -228,6 +263,8 @@ int corecap_ctf_reader_init(struct ctf_reader *r, char *const *dirs, size_t n,
 				 .log_fd = -1,
 				 .first_dir = n ? dirs[0] : NULL,
 				 .merge = {.stale = -1}};
+	if (open_cache(r, dirs, n))
+		return 0;
 	r->graph = bt_graph_create(0);
 	if (!r->graph) {
 		corecap_ctf_reader_set_error(r, "cannot create a babeltrace2 graph");
@@ -263,6 +300,16 @@ int corecap_ctf_reader_run(struct ctf_reader *r)
 {
 	bt_graph_run_status st;
 
+	if (r->replaying) {
+		int ret = corecap_run_cache_replay(&r->cache_v, r->consume, r->wants_comm, r->ctx,
+						   r->stack);
+
+		if (ret) {
+			r->consume_ret = ret;
+			corecap_ctf_reader_set_error(r, "%s", strerror(-ret));
+		}
+		return ret;
+	}
 	corecap_ctf_guard_begin(r, r->first_dir);
 	do
 		st = bt_graph_run(r->graph);
@@ -270,6 +317,20 @@ int corecap_ctf_reader_run(struct ctf_reader *r)
 	corecap_ctf_guard_end();
 	if (st == BT_GRAPH_RUN_STATUS_OK) {
 		corecap_ctf_guard_replay_log(r);
+		if (r->cache_w) {
+			struct run_cache_tail t = {
+				.foreign = r->foreign_events,
+				.packets = r->packets,
+				.index_packets = r->check.index_packets,
+				.missing_packets = r->check.missing_packets,
+				.missing_bytes = r->check.missing_bytes,
+				.streams_cut = r->check.streams_cut,
+			};
+
+			memcpy(t.cut_name, r->check.cut_name,
+			       strnlen(r->check.cut_name, sizeof(r->check.cut_name)));
+			corecap_run_cache_commit(r->cache_w, &t); /* or not kept: no matter */
+		}
 		return 0;
 	}
 	if (r->consume_ret) {
@@ -300,7 +361,10 @@ void corecap_ctf_reader_release(struct ctf_reader *r)
 {
 	corecap_ctf_merge_release(&r->merge); /* its iterators before their graph */
 	free(r->input_dirs);
-	bt_graph_put_ref(r->graph);
+	if (r->graph)
+		bt_graph_put_ref(r->graph);
+	corecap_run_cache_writer_free(r->cache_w);
+	corecap_run_cache_unload(r->cache_map, r->cache_len);
 	free(r->classes);
 	free(r->error);
 	if (r->log_fd >= 0)

@@ -35,6 +35,7 @@
 #include "../model/event.h"
 #include "ctf_check.h"
 #include "ctf_merge.h"
+#include "run_cache.h"
 
 /* Returns 0 or a negative errno, which stops the reading. */
 typedef int (*ctf_reader_consume_fn)(void *ctx, const struct model_event *ev);
@@ -65,6 +66,13 @@ struct ctf_reader {
 	struct ctf_merge merge; /* the sink's inputs: every output port of the sources */
 	const char **input_dirs; /* each input's trace directory (borrowed) */
 	uint32_t n_inputs;
+	/* The run cache (run_cache.h): the file replayed instead of the
+	 * library's read (replaying), or the one this read writes (cache_w). */
+	bool replaying;
+	struct run_cache_writer *cache_w;
+	void *cache_map;
+	size_t cache_len;
+	struct run_cache_view cache_v;
 };
 
 /*

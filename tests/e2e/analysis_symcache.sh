@@ -16,6 +16,7 @@ cache="$WORK/xdg"
 mkdir -m 700 "$cache"
 export XDG_CACHE_HOME="$cache"
 unset CORECAP_SYMCACHE
+export CORECAP_RUNCACHE=0 # the symbol cache's files alone (analysis_runcache tests the other)
 cd "$DATA"
 
 # report_as NAME: text and JSON of the golden run into $WORK/NAME.{txt,json,err},

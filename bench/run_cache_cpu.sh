@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# run_cache_cpu: the CPU time (user + system) of `corecap report --json
+# RUN` without the decoded-trace cache (CORECAP_RUNCACHE=0), with a cold
+# one (emptied before: the read writes the file) and a warm one (the file
+# replayed; analysis/read/run_cache.h), beside `babeltrace2 RUN/trace -c
+# sink.utils.dummy`, in alternating rounds (odd rounds off, cold, warm,
+# dummy; even rounds the other way round), with each one's peak RSS. It
+# records a run of its own first (refosd under `corecap run`, `corecap
+# record --kernel`, plain `record` when the kernel events cannot be
+# recorded, while refbench writes for SECONDS); run directories given as
+# arguments are measured too. Prints every round, the medians, and the
+# median of the warm/cold and warm/off ratios with their sign-test
+# intervals.
+#
+# usage: bench/run_cache_cpu.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [-n] [RUN_DIR...]
+# A benchmark, not a test: it exits 0 unless it cannot measure at all.
+set -euo pipefail
+prog=run_cache_cpu
+. "$(dirname "$0")/bench_lib.sh"
+
+rounds=5 secs=5 record=1
+bench_option() {
+	case $1 in
+	n) record=0 ;;
+	*) return 1 ;;
+	esac
+}
+bench_options "B:r:d:c:n" "[-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [-n] [RUN_DIR...]" "$@"
+shift $((OPTIND - 1))
+bench_need "$corecap"
+[ "$record" = 0 ] || bench_need "$refosd" "$refbench"
+command -v babeltrace2 >/dev/null || { echo "$prog: babeltrace2 is not installed" >&2; exit 1; }
+[ "$record" = 1 ] || [ $# -gt 0 ] || { echo "$prog: -n needs a RUN_DIR" >&2; exit 2; }
+
+bench_work /tmp/corecap-run-cache-cpu.XXXXXX
+mkdir -m 700 "$work/xdg"
+export XDG_CACHE_HOME="$work/xdg"
+
+record_run() {
+	local dir=$1
+	bench_refosd_start "$corecap" run --
+	if ! bench_record "$dir" "$secs" --kernel; then
+		echo "$prog: no kernel events ($(tail -1 "$work/rec.out")): recording without" >&2
+		rm -rf "$dir"
+		bench_record "$dir" "$secs" ||
+			{ echo "$prog: corecap record failed:" >&2; cat "$work/rec.out" >&2; exit 1; }
+	fi
+	bench_refosd_stop
+}
+
+# measure CMD...: "cpu_s maxrss_kb" of the command (user + system).
+measure() { bench_measure "$@" | awk '{ printf "%.3f %d\n", $1 + $2, $3 }'; }
+
+ratio_line() {
+	local iv
+	iv=$(bench_interval <"$2")
+	printf 'ratio %s (CPU): median %s, interval [%s, %s] (%s%% confidence, sign test)\n' \
+		"$1" "$(bench_median <"$2")" $iv
+}
+
+bench_run() {
+	local dir=$1 r o c w b f
+	[ -d "$dir/trace" ] || { echo "$prog: '$dir' has no trace directory" >&2; exit 1; }
+	for f in off cold warm bt wc wo; do : >"$work/$f"; done
+	echo "$prog: $dir (trace $(du -sm "$dir/trace" | cut -f1) MB, kernel events" \
+		"$(du -sm "$dir/kernel" 2>/dev/null | cut -f1 || echo 0) MB); $rounds alternating rounds"
+	for r in $(seq 1 "$rounds"); do
+		if [ $((r % 2)) = 1 ]; then
+			o=$(CORECAP_RUNCACHE=0 measure "$corecap" report --json "$dir")
+			rm -rf "$work/xdg/corecap/runs"
+			c=$(measure "$corecap" report --json "$dir")
+			w=$(measure "$corecap" report --json "$dir")
+			b=$(measure babeltrace2 "$dir/trace" -c sink.utils.dummy)
+		else
+			b=$(measure babeltrace2 "$dir/trace" -c sink.utils.dummy)
+			rm -rf "$work/xdg/corecap/runs"
+			c=$(measure "$corecap" report --json "$dir")
+			w=$(measure "$corecap" report --json "$dir")
+			o=$(CORECAP_RUNCACHE=0 measure "$corecap" report --json "$dir")
+		fi
+		echo "$o" >>"$work/off"
+		echo "$c" >>"$work/cold"
+		echo "$w" >>"$work/warm"
+		echo "$b" >>"$work/bt"
+		awk -v c="${c% *}" -v w="${w% *}" 'BEGIN { printf "%.3f\n", (c > 0 ? w / c : 0) }' >>"$work/wc"
+		awk -v o="${o% *}" -v w="${w% *}" 'BEGIN { printf "%.3f\n", (o > 0 ? w / o : 0) }' >>"$work/wo"
+		printf '  round %d  off %6.2f s %7d kB  cold %6.2f s %7d kB  warm %6.2f s %7d kB  dummy %6.2f s\n' \
+			"$r" "${o% *}" "${o#* }" "${c% *}" "${c#* }" "${w% *}" "${w#* }" "${b% *}"
+	done
+	printf 'median CPU: off %.2f s, cold %.2f s, warm %.2f s, babeltrace2 dummy %.2f s; peak RSS off %d kB, cold %d kB, warm %d kB\n' \
+		"$(cut -d' ' -f1 "$work/off" | bench_median)" "$(cut -d' ' -f1 "$work/cold" | bench_median)" \
+		"$(cut -d' ' -f1 "$work/warm" | bench_median)" "$(cut -d' ' -f1 "$work/bt" | bench_median)" \
+		"$(cut -d' ' -f2 "$work/off" | bench_median)" "$(cut -d' ' -f2 "$work/cold" | bench_median)" \
+		"$(cut -d' ' -f2 "$work/warm" | bench_median)"
+	echo "cache file: $(du -k "$work"/xdg/corecap/runs/*.ev | cut -f1) kB"
+	ratio_line warm/cold "$work/wc"
+	ratio_line warm/off "$work/wo"
+}
+
+bench_main "$@"
