@@ -398,7 +398,7 @@ static double lock_detail_ns(const struct report *r, const struct op_type *t, co
 	for (size_t i = 0; i < m->locks.len; i++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i));
 
-		if (!v)
+		if (!v || m->locks.all[i]->profiler)
 			continue;
 		corecap_lock_label(m->locks.all[i], label, sizeof(label));
 		if (strcmp(label, name) == 0)
@@ -416,11 +416,12 @@ static json_object *detail_obj(const struct report *r, const struct op_type *t)
 	double n = (double)t->hist.count;
 	char label[CORECAP_LOCK_LABEL_MAX];
 
-	/* Fixed order: walk the ids, not the hash map. */
+	/* Fixed order: walk the ids, not the hash map. The profiler's own
+	 * locks have no row in the lock tables: none here either. */
 	for (size_t i = 0; i < m->locks.len; i++) {
 		uint64_t *v = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i));
 
-		if (!v)
+		if (!v || m->locks.all[i]->profiler)
 			continue;
 		corecap_lock_label(m->locks.all[i], label, sizeof(label));
 		put(locks, label, jnum(lock_detail_ns(r, t, label) / n / 1e3, 3));

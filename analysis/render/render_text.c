@@ -497,7 +497,9 @@ static void op_detail(const struct report *r, const struct op_type *t, FILE *out
 	if (!v || !labels)
 		goto out;
 	for (size_t i = 0; i < m->locks.len; i++) {
-		if (!(ns = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i))))
+		/* The profiler's own locks have no row in the lock tables: none here either. */
+		if (m->locks.all[i]->profiler ||
+		    !(ns = corecap_u64map_find(&t->detail, OP_DETAIL_KEY(CAT_LOCK_WAIT, i))))
 			continue;
 		corecap_lock_label(m->locks.all[i], labels[i], sizeof(labels[i]));
 		/* Locks of one name (one site) are one entry, as in the lock tables. */
