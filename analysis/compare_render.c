@@ -9,12 +9,23 @@
 
 #include <json-c/json.h>
 
-static void put_value(const struct compare_row *r, int side, FILE *out)
+void corecap_compare_render_row(const struct compare_row *rw, const char *missing, FILE *out)
 {
-	if (r->has[side])
-		fprintf(out, " %12.*f", r->decimals, r->v[side]);
-	else
-		fprintf(out, " %12s", "not measured");
+	double ratio;
+
+	fprintf(out, "  %-30s", rw->label);
+	for (int side = 0; side < 2; side++) {
+		if (rw->has[side])
+			fprintf(out, " %12.*f", rw->decimals, rw->v[side]);
+		else
+			fprintf(out, " %12s", missing);
+	}
+	if (rw->has[0] && rw->has[1]) {
+		fprintf(out, " %+12.*f", rw->decimals, rw->v[1] - rw->v[0]);
+		if (corecap_compare_ratio(rw, &ratio))
+			fprintf(out, " %8.2fx", ratio);
+	}
+	fprintf(out, "\n");
 }
 
 /* Both runs' diagnoses, side by side at the top, and what changed. */
@@ -66,7 +77,6 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 	config_text(d, out);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct compare_row *rw = &d->v[i];
-		double ratio;
 
 		if (!corecap_compare_row_shown(rw))
 			continue;
@@ -75,15 +85,7 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 			fprintf(out, "\n%-32s %12s %12s %12s %9s\n", section, "A", "B", "B - A",
 				"B / A");
 		}
-		fprintf(out, "  %-30s", rw->label);
-		put_value(rw, 0, out);
-		put_value(rw, 1, out);
-		if (rw->has[0] && rw->has[1]) {
-			fprintf(out, " %+12.*f", rw->decimals, rw->v[1] - rw->v[0]);
-			if (corecap_compare_ratio(rw, &ratio))
-				fprintf(out, " %8.2fx", ratio);
-		}
-		fprintf(out, "\n");
+		corecap_compare_render_row(rw, "not measured", out);
 	}
 	fprintf(out, "\n");
 	if (d->n_idle_pools) {

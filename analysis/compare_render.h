@@ -24,6 +24,11 @@ int corecap_compare_render_text(const struct compare_diff *d, const char *const 
 				const struct report *const r[2], FILE *out);
 int corecap_compare_render_json(const struct compare_diff *d, const char *const run[2],
 				const struct report *const r[2], FILE *out);
+/*
+ * One figure's text row: its label, A and B (missing: what stands for a
+ * side without the figure), B - A and B / A where both sides have it.
+ */
+void corecap_compare_render_row(const struct compare_row *rw, const char *missing, FILE *out);
 /* The object render_json prints (a run of several hosts nests it); NULL: no memory. */
 struct json_object;
 struct json_object *corecap_compare_json(const struct compare_diff *d, const char *const run[2],

@@ -170,14 +170,6 @@ static const char *why_not(const struct hosts_compare *c, int i, int j, char *bu
 	return buf;
 }
 
-static void put_cell(const struct compare_row *r, int s, FILE *out)
-{
-	if (r->has[s])
-		fprintf(out, " %12.*f", r->decimals, r->v[s]);
-	else
-		fprintf(out, " %12s", "unknown");
-}
-
 static void system_text(const struct hosts_compare *c, FILE *out)
 {
 	char change[512];
@@ -203,20 +195,8 @@ static void system_text(const struct hosts_compare *c, FILE *out)
 	fprintf(out, "  %-30s %12s %12s\n", "its limit",
 		cap_of(c->v[0]) ? corecap_diag_kind_name(cap_of(c->v[0])->kind) : "-",
 		cap_of(c->v[1]) ? corecap_diag_kind_name(cap_of(c->v[1])->kind) : "-");
-	for (size_t k = 0; k < sizeof(c->row) / sizeof(c->row[0]); k++) {
-		const struct compare_row *rw = &c->row[k];
-		double ratio;
-
-		fprintf(out, "  %-30s", rw->label);
-		put_cell(rw, 0, out);
-		put_cell(rw, 1, out);
-		if (rw->has[0] && rw->has[1]) {
-			fprintf(out, " %+12.*f", rw->decimals, rw->v[1] - rw->v[0]);
-			if (corecap_compare_ratio(rw, &ratio))
-				fprintf(out, " %8.2fx", ratio);
-		}
-		fprintf(out, "\n");
-	}
+	for (size_t k = 0; k < sizeof(c->row) / sizeof(c->row[0]); k++)
+		corecap_compare_render_row(&c->row[k], "unknown", out);
 }
 
 /* The hosts: compared below, not compared (why), in one run only. */
