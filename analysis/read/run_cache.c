@@ -19,6 +19,7 @@
 #include <corecap/diag.h>
 
 #include "../util/u64map.h"
+#include "cache_dir.h"
 #include "exit_unlink.h"
 
 #define MAGIC	   "CCRUNC\r\n"
@@ -65,55 +66,14 @@ static uint64_t max_bytes(void)
 	return 2048ull << 20;
 }
 
-static int make_dir(const char *path)
-{
-	if (mkdir(path, 0700) == 0 || errno == EEXIST)
-		return 0;
-	return -errno;
-}
-
 static int cache_dirfd = -1;
 static pthread_once_t cache_dir_once = PTHREAD_ONCE_INIT;
 
 static int open_dir(void)
 {
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char base[PATH_MAX], mid[PATH_MAX + 16], dir[PATH_MAX + 32];
-	struct stat st;
-	int fd, ret;
-
 	if (!corecap_run_cache_enabled())
 		return -1;
-	/* XDG: a relative $XDG_CACHE_HOME is invalid and ignored. */
-	if (xdg && xdg[0] == '/')
-		ret = snprintf(base, sizeof(base), "%s", xdg);
-	else if (home && home[0] == '/')
-		ret = snprintf(base, sizeof(base), "%s/.cache", home);
-	else
-		return -1; /* nowhere to cache: quietly without */
-	if (ret < 0 || (size_t)ret >= sizeof(base) - 16)
-		return -1;
-	snprintf(mid, sizeof(mid), "%s/corecap", base);
-	snprintf(dir, sizeof(dir), "%s/corecap/runs", base);
-	if ((ret = make_dir(base)) || (ret = make_dir(mid)) || (ret = make_dir(dir))) {
-		corecap_warn("cannot create the run cache '%s': %s; reading traces without it", dir,
-			     strerror(-ret));
-		return -1;
-	}
-	/* Checked on the open directory itself, not on a path that may change under us. */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		corecap_warn("cannot open the run cache '%s': %s; reading traces without it", dir,
-			     strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		corecap_warn("the run cache '%s' is not yours or others may write to it: not used",
-			     dir);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return corecap_cache_dir_open("runs", "run cache", "reading traces without it");
 }
 
 static void look_at_dir(void)

@@ -12,6 +12,8 @@
 
 #include <corecap/diag.h>
 
+#include "cache_dir.h"
+
 #define MAGIC	    "CCSYMC\r\n"
 #define HEADER_LEN  28
 #define STR_NONE    0xffffu
@@ -19,71 +21,27 @@
 #define KIND_DATA   2
 #define KIND_OBJECT 3
 
+/* How the directory's warnings name this cache (read/cache_dir.h). */
+#define SYM_CACHE_WHAT	  "symbol cache"
+#define SYM_CACHE_WITHOUT "symbolizing without it"
+
 /* ---- the directory ---- */
 
 static int cache_dirfd = -1;
 static pthread_once_t cache_dir_once = PTHREAD_ONCE_INIT;
 
-/* Creates path (mode 0700) unless it exists: 0 or -errno. */
-static int make_dir(const char *path)
-{
-	if (mkdir(path, 0700) == 0 || errno == EEXIST)
-		return 0;
-	return -errno;
-}
-
 static int open_dir(void)
 {
-	const char *env = getenv("CORECAP_SYMCACHE"), *xdg = getenv("XDG_CACHE_HOME"),
-		   *home = getenv("HOME");
-	char *base = NULL, *dir = NULL;
-	int fd = -1, ret;
+	const char *env = getenv("CORECAP_SYMCACHE");
 
 	if (env && strcmp(env, "0") == 0)
 		return -1;
-	/* XDG: a relative $XDG_CACHE_HOME is invalid and ignored. */
-	if (xdg && xdg[0] == '/')
-		ret = asprintf(&base, "%s", xdg);
-	else if (home && home[0] == '/')
-		ret = asprintf(&base, "%s/.cache", home);
-	else
-		return -1; /* nowhere to cache: quietly without */
-	if (ret < 0)
-		return -1;
-	if (asprintf(&dir, "%s/corecap", base) < 0) {
-		free(base);
-		return -1;
-	}
-	if ((ret = make_dir(base)) || (ret = make_dir(dir)))
-		corecap_warn("cannot create the symbol cache '%s': %s; symbolizing without it", dir,
-			     strerror(-ret));
-	else
-		fd = corecap_sym_cache_open_dir(dir);
-	free(base);
-	free(dir);
-	return fd;
+	return corecap_cache_dir_open(NULL, SYM_CACHE_WHAT, SYM_CACHE_WITHOUT);
 }
 
 int corecap_sym_cache_open_dir(const char *dir)
 {
-	struct stat st;
-	int fd;
-
-	/* Checked on the open directory itself, not on a path that may change under us. */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		corecap_warn("cannot open the symbol cache '%s': %s; symbolizing without it", dir,
-			     strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) || st.st_uid != geteuid() || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		corecap_warn("the symbol cache '%s' is not yours or others may write to it: not "
-			     "used",
-			     dir);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return corecap_cache_dir_check(dir, SYM_CACHE_WHAT, SYM_CACHE_WITHOUT);
 }
 
 static void look_at_dir(void)
