@@ -14,6 +14,7 @@
 #include <corecap/stats_path.h>
 #include <corecap/stats_dump.h>
 #include <corecap/diag.h>
+#include <corecap/opt_table.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -367,16 +368,30 @@ const char corecap_stats_dump_usage[] =
 	"are totals since the daemon started; times are in ns. The op counts (the\n"
 	"header's ops=, the last column of the thread and total lines) are the ops the\n"
 	"daemon's annotations ended; '-' where the shim's layout (version 2) counts none.\n"
-	"\n"
-	"  --maps FILE  name addresses with this /proc/PID/maps copy (default for a PID:\n"
-	"               /proc/PID/maps; for a FILE: none, and `where` reads '-')\n"
-	"  --copy OUT   write a consistent copy of the file to OUT instead (new file)\n"
-	"\n"
-	"The `where` column is MODULE+0xOFF (offset in the file); a site is a call's\n"
-	"return address, so addr2line -f -e MODULE at 0xOFF - 1 names the function of\n"
-	"the call; stacks are raw addresses. For names, and for\n"
-	"the counters of each interval rather than totals, run 'corecap stat -p PID';\n"
-	"for a recorded run, 'corecap report RUN'. See also corecap-stats-dump(1).\n";
+	"\n";
+
+struct dump_opts {
+	const char *maps, *copy;
+};
+
+/* The options, in the help's order; getopt_long's array and string come from it. */
+static const struct corecap_opt dump_options[] = {
+	CORECAP_OPT_STR('m', 0, "maps", "FILE", struct dump_opts, maps,
+			"name addresses with this /proc/PID/maps copy (default for a PID:\n"
+			"/proc/PID/maps; for a FILE: none, and `where` reads '-')"),
+	CORECAP_OPT_STR('c', 0, "copy", "OUT", struct dump_opts, copy,
+			"write a consistent copy of the file to OUT instead (new file)"),
+	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
+};
+
+CORECAP_OPT_TABLE(corecap_stats_dump_help, corecap_stats_dump_usage, dump_options,
+		  "\n"
+		  "The `where` column is MODULE+0xOFF (offset in the file); a site is a call's\n"
+		  "return address, so addr2line -f -e MODULE at 0xOFF - 1 names the function of\n"
+		  "the call; stacks are raw addresses. For names, and for\n"
+		  "the counters of each interval rather than totals, run 'corecap stat -p PID';\n"
+		  "for a recorded run, 'corecap report RUN'. See also corecap-stats-dump(1).\n",
+		  .help_col = 15, .min_gap = 2, .shorts = CORECAP_SHORTS_HIDDEN);
 
 /* After a usage error, one line of usage (corecap/diag.h), not the whole text. */
 static int usage_hint(void)
@@ -391,42 +406,41 @@ static int usage_hint(void)
 int corecap_stats_dump_main(int argc, char **argv)
 {
 	char maps_file[512] = "";
-	const char *copy = NULL;
+	struct dump_opts o = {NULL, NULL};
+	struct corecap_getopt g;
+	const char *copy;
 	struct maps mp = {NULL, 0};
 	void *buf = NULL;
 	size_t len = 0;
-	int i = 1, ret;
+	int i, c, ret;
 
 	if (argc && strncmp(argv[0], "corecap ", 8) == 0)
 		prog = argv[0]; /* run as corecap's command: its name */
-	for (int a = 1; a < argc; a++) {
-		if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
-			fputs(corecap_stats_dump_usage, stdout);
+	opterr = 0;
+	/* '+': options end at the PID or FILE, as the synopsis has them. */
+	corecap_opts_start(&g, &corecap_stats_dump_help, "+:", &o);
+	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
+		switch (c) {
+		case 'h':
+			corecap_cmd_help(stdout, &corecap_stats_dump_help);
 			return 0;
+		case ':':
+			err("option '%s' needs a value\n", argv[optind - 1]);
+			return usage_hint();
+		default:
+			err("unrecognized option '%s'\n", argv[optind - 1]);
+			return usage_hint();
 		}
-		if (strcmp(argv[a], "--") == 0)
-			break;
 	}
-	for (; i < argc - 1; i += 2) {
-		if (strcmp(argv[i], "--copy") == 0)
-			copy = argv[i + 1];
-		else if (strcmp(argv[i], "--maps") == 0)
-			snprintf(maps_file, sizeof(maps_file), "%s", argv[i + 1]);
-		else
-			break;
-	}
-	if (i == argc - 2 && strcmp(argv[i], "--") == 0)
-		i++;
-	else if (i < argc && argv[i][0] == '-' && argv[i][1] && strcmp(argv[i], "--copy") != 0 &&
-		 strcmp(argv[i], "--maps") != 0) {
-		err("unrecognized option '%s'\n", argv[i]);
-		return usage_hint();
-	}
+	i = optind;
 	if (i != argc - 1) {
 		err("expected one PID or FILE, got %d argument%s\n", argc - i,
 		    argc - i == 1 ? "" : "s");
 		return usage_hint();
 	}
+	copy = o.copy;
+	if (o.maps)
+		snprintf(maps_file, sizeof(maps_file), "%s", o.maps);
 	if (load(argv[i], &buf, &len, maps_file, sizeof(maps_file)) < 0)
 		return 1;
 	if (copy) {

@@ -90,6 +90,8 @@ check "help reprot"                 2    err    "did you mean 'report'"         
 check "help report flame"           2    err    "^corecap help: expected one command, got 2\$" 2 2 help report flame
 check "no command"                  2    err    "^usage: corecap "                 12 30
 check "a value error: --top 0"      2    err    "^corecap report: "                1 2    report --top 0 "$GOLDEN/golden-run"
+check "stats-dump --copy, no value"  2    err    "^corecap stats-dump: option '--copy' needs a value\$" 2 2 stats-dump --copy
+check "stats-dump -- alone"         2    err    "^corecap stats-dump: expected one PID or FILE, got 0 arguments\$" 2 2 stats-dump --
 
 # Every synopsis names every option of its table (long or short form), and
 # no option the table lacks.
