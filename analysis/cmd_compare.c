@@ -29,6 +29,7 @@
 #include <corecap/opt_table.h>
 #include "compare_diff.h"
 #include "hosts_compare.h"
+#include "pass/hosts_flame.h"
 #include "pass/flame_job.h"
 #include "pass/report_build.h"
 #include "compare_render.h"
@@ -51,7 +52,8 @@ const char corecap_compare_usage[] =
 	"one run: RUN:PID1 RUN:PID2), or one host of a run of several hosts, as\n"
 	"RUN:NAME. Two runs of several hosts: the system first (each run's limiting\n"
 	"host, its headroom, the ops/s, and what changed), then each host of both,\n"
-	"matched by name, as RUN_A:NAME RUN_B:NAME compares it.\n"
+	"matched by name, as RUN_A:NAME RUN_B:NAME compares it; --folded and --svg of\n"
+	"them: each host's stacks under a frame of its name, as corecap flame RUN.\n"
 	"\n"
 	"Puts two runs side by side, B against A: both diagnoses (and a sentence when\n"
 	"the diagnosis changed), one headline (\"B: 0.46x IOPS; latency +282.7 us/op on\n"
@@ -357,6 +359,89 @@ static int compare_folded(const struct compare_opts *o)
 }
 
 /*
+ * --folded, --svg of two runs of several hosts: each run's hosts' stacks
+ * under a root frame of the host's name (hosts_flame.h), A in column 0,
+ * B in column 1; hosts are matched by name through their frames. Per op
+ * when every host drawn has its op count (the op and lock kinds build
+ * each host's report), the system's ops being the hosts' sum.
+ */
+static int compare_folded_hosts(const struct compare_opts *o)
+{
+	struct flame_job tmpl = {0};
+	struct hosts_flame h[2];
+	struct flame_stacks fs;
+	bool opened[2] = {false, false}, fs_init = false;
+	double ops[2] = {0, 0};
+	bool ops_known = true;
+	enum flame_kind kind = o->kind;
+	int ret = 0;
+
+	job_opts(&tmpl, o);
+	for (int s = 0; s < 2 && !ret; s++) {
+		ret = corecap_hosts_flame_open(&h[s], o->run[s], o->symfs, &tmpl);
+		opened[s] = true;
+		h[s].label = s ? "B" : "A";
+		if (!ret)
+			ret = corecap_hosts_flame_kind(&h[s], &kind, true);
+	}
+	if (!ret) {
+		ret = corecap_flame_stacks_init(&fs, kind, NULL, NULL);
+		fs_init = !ret;
+	}
+	for (int s = 0; s < 2 && !ret; s++) {
+		ret = corecap_hosts_flame_build(&h[s], &fs, s);
+		for (size_t i = 0; i < h[s].n_init && !ret; i++) {
+			double n;
+
+			if (!h[s].has[i])
+				continue;
+			if (h[s].j[i].report && corecap_compare_run_ops(h[s].j[i].report, &n))
+				ops[s] += n;
+			else
+				ops_known = false;
+		}
+	}
+	if (!ret) {
+		bool want = o->per_op == 1 ||
+			    (o->per_op < 0 && (o->kind == FLAME_OP || o->kind == FLAME_CPU));
+
+		if (want && ops_known && ops[0] > 0 && ops[1] > 0 && ops[0] != ops[1]) {
+			corecap_compare_scale_column(&fs.folded, 1, ops[0] / ops[1]);
+			corecap_note("per op: B's column scaled by A's %.0f ops / B's %.0f ops "
+				     "(%.3f), the hosts' sums",
+				     ops[0], ops[1], ops[0] / ops[1]);
+		} else if (want && !ops_known) {
+			corecap_warn(
+				"the op counts of the hosts' runs are not all known (the op and "
+				"lock kinds give them): the columns are absolute totals");
+		} else if (!want && ops_known && ops[0] != ops[1]) {
+			corecap_warn(
+				"the op counts differ (A %.0f, B %.0f, the hosts' sums) and the "
+				"columns are absolute totals: --per-op compares per op",
+				ops[0], ops[1]);
+		}
+		if (o->folded) {
+			ret = corecap_folded_write(&fs.folded, stdout, 2);
+			if (ret)
+				corecap_error("cannot write the stacks: %s", strerror(-ret));
+		}
+		if (!ret && o->svg)
+			ret = write_svg(o, &fs);
+		if (!ret)
+			corecap_note("%s: A %llu, B %llu %s", corecap_flame_kind_name(kind),
+				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
+				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
+				     corecap_flame_kind_unit(kind));
+	}
+	if (fs_init)
+		corecap_flame_stacks_release(&fs);
+	for (int s = 0; s < 2; s++)
+		if (opened[s])
+			corecap_hosts_flame_close(&h[s]);
+	return ret;
+}
+
+/*
  * --html: the page of the comparison d, with the differential flame graph
  * of o->kind's stacks from both runs (the reports r and runs already
  * read), scaled per op as --folded scales them.
@@ -455,12 +540,12 @@ int corecap_cmd_compare(int argc, char **argv)
 	if (ret < 0)
 		return 2;
 	if (ret > 0) {
-		if (o.folded || o.svg || o.html) {
-			corecap_error(
-				"--folded, --svg and --html compare one host's runs: RUN_A:NAME "
-				"RUN_B:NAME");
+		if (o.html) {
+			corecap_error("--html compares one host's runs: RUN_A:NAME RUN_B:NAME");
 			return 2;
 		}
+		if (o.folded || o.svg)
+			return compare_folded_hosts(&o) ? 1 : 0;
 		return corecap_hosts_compare(o.run, o.symfs, report_opts(&o, &ro), o.json, stdout)
 			       ? 1
 			       : 0;

@@ -16,6 +16,7 @@
 
 #include "pass/flame_job.h"
 #include "read/multi_run.h"
+#include "pass/hosts_flame.h"
 #include "read/hosts_run.h"
 #include "cmd_util.h"
 #include <corecap/opt_table.h>
@@ -240,58 +241,23 @@ static bool pick_kind(struct flame_job *j, enum flame_kind *kind)
  */
 static int flame_hosts(struct flame_opts *o)
 {
-	struct hosts_run m;
-	struct flame_job *j = NULL, whole = {0}; /* whole: the subtitle, the profiler's */
+	struct hosts_flame h;
+	struct flame_job tmpl = {
+		.by_pool = o->by_pool,
+		.keep_profiler = o->keep_profiler,
+		.names_pprof = o->names_pprof,
+		.keep_shim_frames = o->keep_shim_frames,
+		.no_idle = o->no_idle,
+	};
+	struct flame_job whole = {0}; /* the subtitle, the profiler's samples */
 	struct flame_stacks fs;
-	bool *has = NULL, fs_init = false;
-	char *err = NULL;
-	size_t used = 0, n_init = 0; /* hosts [0, n_init) with a run have their job */
-	int ret = corecap_hosts_run_open(&m, o->run, &err);
+	bool fs_init = false;
+	int ret = corecap_hosts_flame_open(&h, o->run, o->symfs, &tmpl);
 
-	if (ret) {
-		corecap_error("%s", err ? err : strerror(-ret));
-		free(err);
+	if (!ret)
+		ret = corecap_hosts_flame_kind(&h, &o->kind, o->kind_given);
+	if (ret)
 		goto out;
-	}
-	j = calloc(m.n_hosts, sizeof(*j));
-	has = calloc(m.n_hosts, sizeof(*has));
-	if (!j || !has) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < m.n_hosts; i++) {
-		if (!m.hosts[i].dir) {
-			corecap_warn("host '%s' is left out: it sent no run (%s)", m.hosts[i].name,
-				     m.hosts[i].status);
-			continue;
-		}
-		if (corecap_flame_job_init(&j[i], m.hosts[i].dir, o->symfs, NULL, NULL)) {
-			ret = -EINVAL;
-			goto out;
-		}
-		n_init = i + 1;
-		j[i].by_pool = o->by_pool;
-		j[i].keep_profiler = o->keep_profiler;
-		j[i].names_pprof = o->names_pprof;
-		j[i].keep_shim_frames = o->keep_shim_frames;
-		j[i].no_idle = o->no_idle;
-	}
-	for (int k = o->kind_given ? o->kind : 0; k < FLAME__COUNT && !used; k++) {
-		for (size_t i = 0; i < m.n_hosts; i++)
-			used += has[i] =
-				m.hosts[i].dir && corecap_flame_job_has(&j[i], (enum flame_kind)k);
-		if (used || o->kind_given)
-			o->kind = (enum flame_kind)k;
-		if (o->kind_given)
-			break;
-	}
-	if (!used) {
-		corecap_error("no host of '%s' has %s stacks", o->run,
-			      o->kind_given ? corecap_flame_kind_name(o->kind)
-					    : "any (cpu, wall, lock or op)");
-		ret = -ENOENT;
-		goto out;
-	}
 	if (!o->kind_given && o->kind != FLAME_CPU)
 		corecap_note("no host of '%s' has a CPU profile: drawing --kind %s instead", o->run,
 			     corecap_flame_kind_name(o->kind));
@@ -302,43 +268,18 @@ static int flame_hosts(struct flame_opts *o)
 	}
 	ret = corecap_flame_stacks_init(&fs, o->kind, NULL, NULL);
 	fs_init = !ret;
-	for (size_t i = 0; i < m.n_hosts && !ret; i++) {
-		uint64_t before = fs.weight;
-
-		if (!m.hosts[i].dir)
-			continue;
-		if (!has[i]) {
-			corecap_note("host '%s' is left out: its run has no %s stacks",
-				     m.hosts[i].name, corecap_flame_kind_name(o->kind));
-			continue;
-		}
-		fs.root = m.hosts[i].name;
-		ret = corecap_flame_job_build(&j[i], &fs, 0);
-		corecap_note("host '%s': %llu %s", m.hosts[i].name,
-			     (unsigned long long)(fs.weight - before),
-			     corecap_flame_kind_unit(o->kind));
-		whole.profiler_samples += j[i].profiler_samples;
-		if (!ret && j[i].subtitle[0]) {
-			size_t len = strlen(whole.subtitle);
-
-			snprintf(whole.subtitle + len, sizeof(whole.subtitle) - len, "%s%s: %s",
-				 len ? "; " : "", m.hosts[i].name, j[i].subtitle);
-		}
-	}
-	fs.root = NULL;
+	if (!ret)
+		ret = corecap_hosts_flame_build(&h, &fs, 0);
 	if (!ret) {
+		whole.profiler_samples = h.profiler_samples;
+		snprintf(whole.subtitle, sizeof(whole.subtitle), "%s", h.subtitle);
 		summary(o, &fs, &whole);
 		ret = write_output(o, &whole, &fs, 1);
 	}
 out:
 	if (fs_init)
 		corecap_flame_stacks_release(&fs);
-	for (size_t i = 0; i < n_init; i++)
-		if (m.hosts[i].dir)
-			corecap_flame_job_release(&j[i]);
-	free(j);
-	free(has);
-	corecap_hosts_run_close(&m);
+	corecap_hosts_flame_close(&h);
 	return ret ? 1 : 0;
 }
 

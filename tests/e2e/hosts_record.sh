@@ -419,9 +419,33 @@ expect_exit_naming "compare of a run of several hosts with one host's run" 2 \
 expect_exit_naming "and the other way round" 2 \
 	"cannot compare 'run:c' with 'run': B 'run' is a run of several hosts, A 'run:c' one host's run" \
 	"$CORECAP" compare run:c run
-expect_exit_naming "compare --svg of two runs of several hosts" 2 \
-	"--folded, --svg and --html compare one host's runs: RUN_A:NAME RUN_B:NAME" \
-	"$CORECAP" compare --svg cmp.svg run twin
+# compare --folded and --svg of two runs of several hosts: each run's
+# hosts' stacks under their names, as flame RUN draws them, A and B in two
+# columns. The run against itself: flame --kind op run's lines, twice.
+# Against twin, absolute: B's c holds A's b, column for column.
+"$CORECAP" compare --folded --kind op run run >cmpf.folded 2>cmpf.err ||
+	{ echo "FAIL: corecap compare --folded run run:"; cat cmpf.err; exit 1; }
+expect_true "compare --folded --kind op run run: flame --kind op run's lines, A and B equal" \
+	bash -c "test -s cmpf.folded && awk '\$(NF - 1) == \$NF { \$NF = \"\"; sub(/ \$/, \"\"); print }' cmpf.folded | sort | cmp -s - <(sort whole.op.folded)"
+"$CORECAP" compare --folded --absolute --kind op run twin >cmpt.folded 2>cmpt.err ||
+	{ echo "FAIL: corecap compare --folded --absolute run twin:"; cat cmpt.err; exit 1; }
+expect_eq "compare --folded --absolute run twin: B's b and c are each A's b, stack for stack" "0 0" \
+	"$(awk '{ n = $NF; a = $(NF - 1); $NF = ""; $(NF - 1) = ""; sub(/ +$/, ""); A[$0] = a; B[$0] = n }
+		END { for (k in A) if (k ~ /^b;/) { s = substr(k, 3); if (B["b;" s] != A[k]) db++; if (B["c;" s] != A[k]) dc++ }
+		      print db + 0, dc + 0 }' cmpt.folded)"
+expect_true "and B's c has stacks" grep -q '^c;.* [1-9][0-9]*$' cmpt.folded
+"$CORECAP" compare --folded --kind op run twin >cmpp.folded 2>cmpp.err ||
+	{ echo "FAIL: corecap compare --folded run twin:"; cat cmpp.err; exit 1; }
+expect_true "compare --folded --kind op run twin: per op by the hosts' summed ops" \
+	grep -q "per op: B's column scaled by A's [0-9]* ops / B's [0-9]* ops (.*), the hosts' sums" cmpp.err
+"$CORECAP" compare --svg cmp.svg --kind op run twin 2>cmps.err ||
+	{ echo "FAIL: corecap compare --svg run twin:"; cat cmps.err; exit 1; }
+for h in b c; do
+	expect_true "compare --svg run twin: a frame for host $h" grep -q "<title>$h (" cmp.svg
+done
+expect_exit_naming "compare --html of two runs of several hosts" 2 \
+	"--html compares one host's runs: RUN_A:NAME RUN_B:NAME" \
+	"$CORECAP" compare --html cmp.html run twin
 echo "the compares took $(calc "$EPOCHREALTIME - $start") s"
 
 # A host that cannot be reached: named with the cause, the other kept, the run partial.
