@@ -215,12 +215,9 @@ static bool is_run_dir(const char *path)
  * default for the op and cpu kinds, else on --per-op; a warning when the
  * op counts differ and the columns stay absolute.
  */
-static void per_op_scale(const struct compare_opts *o, const struct report *const r[2],
-			 struct flame_stacks *fs)
+static void scale_by_ops(const struct compare_opts *o, bool known, const double ops[2],
+			 const char *whose, struct flame_stacks *fs)
 {
-	double ops[2];
-	bool known = r[0] && r[1] && corecap_compare_run_ops(r[0], &ops[0]) &&
-		     corecap_compare_run_ops(r[1], &ops[1]);
 	bool want =
 		o->per_op == 1 || (o->per_op < 0 && (o->kind == FLAME_OP || o->kind == FLAME_CPU));
 
@@ -234,13 +231,23 @@ static void per_op_scale(const struct compare_opts *o, const struct report *cons
 		return;
 	if (want) {
 		corecap_compare_scale_column(&fs->folded, 1, ops[0] / ops[1]);
-		corecap_note("per op: B's column scaled by A's %.0f ops / B's %.0f ops (%.3f)",
-			     ops[0], ops[1], ops[0] / ops[1]);
+		corecap_note("per op: B's column scaled by A's %.0f ops / B's %.0f ops (%.3f)%s",
+			     ops[0], ops[1], ops[0] / ops[1], whose);
 	} else {
-		corecap_warn("the op counts differ (A %.0f, B %.0f) and the columns are "
+		corecap_warn("the op counts differ (A %.0f, B %.0f%s) and the columns are "
 			     "absolute totals: --per-op compares per op",
-			     ops[0], ops[1]);
+			     ops[0], ops[1], whose);
 	}
+}
+
+static void per_op_scale(const struct compare_opts *o, const struct report *const r[2],
+			 struct flame_stacks *fs)
+{
+	double ops[2];
+	bool known = r[0] && r[1] && corecap_compare_run_ops(r[0], &ops[0]) &&
+		     corecap_compare_run_ops(r[1], &ops[1]);
+
+	scale_by_ops(o, known, ops, "", fs);
 }
 
 /* The reports' options: every frame kept (the folded stacks cut by their own
@@ -301,6 +308,26 @@ static int write_svg(const struct compare_opts *o, const struct flame_stacks *fs
 	return corecap_out_file_commit(&out);
 }
 
+/* --folded to stdout, --svg to its file, and the two columns' totals said. */
+static int write_folded(const struct compare_opts *o, const struct flame_stacks *fs)
+{
+	int ret = 0;
+
+	if (o->folded) {
+		ret = corecap_folded_write(&fs->folded, stdout, 2);
+		if (ret)
+			corecap_error("cannot write the stacks: %s", strerror(-ret));
+	}
+	if (!ret && o->svg)
+		ret = write_svg(o, fs);
+	if (!ret)
+		corecap_note("%s: A %llu, B %llu %s", corecap_flame_kind_name(fs->kind),
+			     (unsigned long long)fs->folded.nodes[FOLDED_ROOT].total[0],
+			     (unsigned long long)fs->folded.nodes[FOLDED_ROOT].total[1],
+			     corecap_flame_kind_unit(fs->kind));
+	return ret;
+}
+
 static int compare_folded(const struct compare_opts *o)
 {
 	struct flame_stacks fs;
@@ -333,18 +360,7 @@ static int compare_folded(const struct compare_opts *o)
 	}
 	if (!ret) {
 		per_op_scale(o, r, &fs);
-		if (o->folded) {
-			ret = corecap_folded_write(&fs.folded, stdout, 2);
-			if (ret)
-				corecap_error("cannot write the stacks: %s", strerror(-ret));
-		}
-		if (!ret && o->svg)
-			ret = write_svg(o, &fs);
-		if (!ret)
-			corecap_note("%s: A %llu, B %llu %s", corecap_flame_kind_name(o->kind),
-				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
-				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
-				     corecap_flame_kind_unit(o->kind));
+		ret = write_folded(o, &fs);
 	}
 	for (int s = 0; s < 2; s++)
 		if (has[s])
@@ -402,36 +418,8 @@ static int compare_folded_hosts(const struct compare_opts *o)
 		}
 	}
 	if (!ret) {
-		bool want = o->per_op == 1 ||
-			    (o->per_op < 0 && (o->kind == FLAME_OP || o->kind == FLAME_CPU));
-
-		if (want && ops_known && ops[0] > 0 && ops[1] > 0 && ops[0] != ops[1]) {
-			corecap_compare_scale_column(&fs.folded, 1, ops[0] / ops[1]);
-			corecap_note("per op: B's column scaled by A's %.0f ops / B's %.0f ops "
-				     "(%.3f), the hosts' sums",
-				     ops[0], ops[1], ops[0] / ops[1]);
-		} else if (want && !ops_known) {
-			corecap_warn(
-				"the op counts of the hosts' runs are not all known (the op and "
-				"lock kinds give them): the columns are absolute totals");
-		} else if (!want && ops_known && ops[0] != ops[1]) {
-			corecap_warn(
-				"the op counts differ (A %.0f, B %.0f, the hosts' sums) and the "
-				"columns are absolute totals: --per-op compares per op",
-				ops[0], ops[1]);
-		}
-		if (o->folded) {
-			ret = corecap_folded_write(&fs.folded, stdout, 2);
-			if (ret)
-				corecap_error("cannot write the stacks: %s", strerror(-ret));
-		}
-		if (!ret && o->svg)
-			ret = write_svg(o, &fs);
-		if (!ret)
-			corecap_note("%s: A %llu, B %llu %s", corecap_flame_kind_name(kind),
-				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[0],
-				     (unsigned long long)fs.folded.nodes[FOLDED_ROOT].total[1],
-				     corecap_flame_kind_unit(kind));
+		scale_by_ops(o, ops_known, ops, ops_known ? ", the hosts' sums" : "", &fs);
+		ret = write_folded(o, &fs);
 	}
 	if (fs_init)
 		corecap_flame_stacks_release(&fs);
