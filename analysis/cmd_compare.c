@@ -52,8 +52,9 @@ const char corecap_compare_usage[] =
 	"one run: RUN:PID1 RUN:PID2), or one host of a run of several hosts, as\n"
 	"RUN:NAME. Two runs of several hosts: the system first (each run's limiting\n"
 	"host, its headroom, the ops/s, and what changed), then each host of both,\n"
-	"matched by name, as RUN_A:NAME RUN_B:NAME compares it; --folded and --svg of\n"
-	"them: each host's stacks under a frame of its name, as corecap flame RUN.\n"
+	"matched by name, as RUN_A:NAME RUN_B:NAME compares it; --folded, --svg and\n"
+	"--html of them: each host's stacks under a frame of its name, as corecap\n"
+	"flame RUN draws them.\n"
 	"\n"
 	"Puts two runs side by side, B against A: both diagnoses (and a sentence when\n"
 	"the diagnosis changed), one headline (\"B: 0.46x IOPS; latency +282.7 us/op on\n"
@@ -374,58 +375,145 @@ static int compare_folded(const struct compare_opts *o)
 	return ret;
 }
 
+/* Two runs of several hosts' stacks of one kind, A's in column 0, B's in 1. */
+struct hosts_stacks {
+	struct hosts_flame h[2];
+	bool opened[2];
+	struct flame_stacks fs;
+	bool fs_init;
+};
+
 /*
- * --folded, --svg of two runs of several hosts: each run's hosts' stacks
- * under a root frame of the host's name (hosts_flame.h), A in column 0,
- * B in column 1; hosts are matched by name through their frames. Per op
- * when every host drawn has its op count (the op and lock kinds build
- * each host's report), the system's ops being the hosts' sum.
+ * Each run's hosts' stacks under a root frame of the host's name
+ * (hosts_flame.h), A in column 0, B in column 1; hosts are matched by
+ * name through their frames. Per op when every host drawn has its op
+ * count (the op and lock kinds build each host's report), the system's
+ * ops being the hosts' sum. 0, -ENOENT when a run has no host with the
+ * kind's stacks (*which: that run; not said), or another negative errno
+ * (said).
  */
-static int compare_folded_hosts(const struct compare_opts *o)
+static int hosts_stacks_build(struct hosts_stacks *hs, const struct compare_opts *o, int *which)
 {
 	struct flame_job tmpl = {0};
-	struct hosts_flame h[2];
-	struct flame_stacks fs;
-	bool opened[2] = {false, false}, fs_init = false;
 	double ops[2] = {0, 0};
 	bool ops_known = true;
 	enum flame_kind kind = o->kind;
 	int ret = 0;
 
+	memset(hs, 0, sizeof(*hs));
 	job_opts(&tmpl, o);
 	for (int s = 0; s < 2 && !ret; s++) {
-		ret = corecap_hosts_flame_open(&h[s], o->run[s], o->symfs, &tmpl);
-		opened[s] = true;
-		h[s].label = s ? "B" : "A";
+		ret = corecap_hosts_flame_open(&hs->h[s], o->run[s], o->symfs, &tmpl);
+		hs->opened[s] = true;
+		hs->h[s].label = s ? "B" : "A";
 		if (!ret)
-			ret = corecap_hosts_flame_kind(&h[s], &kind, true);
+			ret = corecap_hosts_flame_kind(&hs->h[s], &kind, true);
+		*which = s;
 	}
 	if (!ret) {
-		ret = corecap_flame_stacks_init(&fs, kind, NULL, NULL);
-		fs_init = !ret;
+		ret = corecap_flame_stacks_init(&hs->fs, kind, NULL, NULL);
+		hs->fs_init = !ret;
 	}
 	for (int s = 0; s < 2 && !ret; s++) {
-		ret = corecap_hosts_flame_build(&h[s], &fs, s);
-		for (size_t i = 0; i < h[s].n_init && !ret; i++) {
+		const struct hosts_flame *h = &hs->h[s];
+
+		ret = corecap_hosts_flame_build(&hs->h[s], &hs->fs, s);
+		for (size_t i = 0; i < h->n_init && !ret; i++) {
 			double n;
 
-			if (!h[s].has[i])
+			if (!h->has[i])
 				continue;
-			if (h[s].j[i].report && corecap_compare_run_ops(h[s].j[i].report, &n))
+			if (h->j[i].report && corecap_compare_run_ops(h->j[i].report, &n))
 				ops[s] += n;
 			else
 				ops_known = false;
 		}
 	}
-	if (!ret) {
-		scale_by_ops(o, ops_known, ops, ops_known ? ", the hosts' sums" : "", &fs);
-		ret = write_folded(o, &fs);
-	}
-	if (fs_init)
-		corecap_flame_stacks_release(&fs);
+	if (!ret)
+		scale_by_ops(o, ops_known, ops, ops_known ? ", the hosts' sums" : "", &hs->fs);
+	return ret;
+}
+
+static void hosts_stacks_release(struct hosts_stacks *hs)
+{
+	if (hs->fs_init)
+		corecap_flame_stacks_release(&hs->fs);
 	for (int s = 0; s < 2; s++)
-		if (opened[s])
-			corecap_hosts_flame_close(&h[s]);
+		if (hs->opened[s])
+			corecap_hosts_flame_close(&hs->h[s]);
+}
+
+/* --folded, --svg of two runs of several hosts. */
+static int compare_folded_hosts(const struct compare_opts *o)
+{
+	struct hosts_stacks hs;
+	int which = 0, ret = hosts_stacks_build(&hs, o, &which);
+
+	if (ret == -ENOENT)
+		corecap_error("no host of %s '%s' has %s stacks", which ? "B" : "A", o->run[which],
+			      corecap_flame_kind_name(o->kind));
+	if (!ret)
+		ret = write_folded(o, &hs.fs);
+	hosts_stacks_release(&hs);
+	return ret;
+}
+
+/*
+ * --html of two runs of several hosts: the system's comparison, each
+ * host's sections as compare --html RUN_A:NAME RUN_B:NAME shows them, and
+ * the differential flame graph of both runs' hosts' stacks (a note in its
+ * place, and a warning, when a run has none of the kind).
+ */
+static int compare_html_hosts(const struct compare_opts *o, const struct report_opts *ro)
+{
+	struct hosts_stacks hs;
+	struct compare_html_flame fl;
+	struct out_file out;
+	char heading[160], note[512];
+	int which = 0, ret = hosts_stacks_build(&hs, o, &which);
+
+	if (ret == -ENOENT) {
+		snprintf(heading, sizeof(heading), "Differential flame graph: %s stacks",
+			 corecap_flame_kind_name(o->kind));
+		snprintf(note, sizeof(note),
+			 "No differential flame graph: no host of %s '%s' has %s stacks (see "
+			 "corecap flame; --kind chooses another kind).",
+			 which ? "B" : "A", o->run[which], corecap_flame_kind_name(o->kind));
+		corecap_warn("no differential flame graph in the page: no host of '%s' has %s "
+			     "stacks",
+			     o->run[which], corecap_flame_kind_name(o->kind));
+		fl = (struct compare_html_flame){.heading = heading, .note = note};
+		ret = 0;
+	} else if (!ret) {
+		snprintf(heading, sizeof(heading),
+			 "Differential flame graph: %s stacks, B against A",
+			 corecap_flame_kind_name(o->kind));
+		snprintf(
+			note, sizeof(note),
+			"Each host's stacks under a frame of its name. Widths: B's %s (A %llu, B "
+			"%llu: corecap compare --folded prints the same stacks); red where B grew, "
+			"blue where it shrank, deeper for a larger change; a frame's tooltip says "
+			"its change.",
+			corecap_flame_kind_unit(o->kind),
+			(unsigned long long)hs.fs.folded.nodes[FOLDED_ROOT].total[0],
+			(unsigned long long)hs.fs.folded.nodes[FOLDED_ROOT].total[1]);
+		fl = (struct compare_html_flame){
+			.heading = heading,
+			.note = note,
+			.folded = &hs.fs.folded,
+			.opts = diff_opts(o->kind, heading),
+		};
+	}
+	if (!ret)
+		ret = corecap_out_file_open(&out, o->html);
+	if (!ret) {
+		ret = corecap_hosts_compare(o->run, o->symfs, ro, HOSTS_COMPARE_HTML, &fl, out.f);
+		if (ret)
+			corecap_out_file_abort(&out);
+		else
+			ret = corecap_out_file_commit(&out);
+	}
+	hosts_stacks_release(&hs);
 	return ret;
 }
 
@@ -528,13 +616,13 @@ int corecap_cmd_compare(int argc, char **argv)
 	if (ret < 0)
 		return 2;
 	if (ret > 0) {
-		if (o.html) {
-			corecap_error("--html compares one host's runs: RUN_A:NAME RUN_B:NAME");
-			return 2;
-		}
+		if (o.html)
+			return compare_html_hosts(&o, report_opts(&o, &ro)) ? 1 : 0;
 		if (o.folded || o.svg)
 			return compare_folded_hosts(&o) ? 1 : 0;
-		return corecap_hosts_compare(o.run, o.symfs, report_opts(&o, &ro), o.json, stdout)
+		return corecap_hosts_compare(o.run, o.symfs, report_opts(&o, &ro),
+					     o.json ? HOSTS_COMPARE_JSON : HOSTS_COMPARE_TEXT, NULL,
+					     stdout)
 			       ? 1
 			       : 0;
 	}

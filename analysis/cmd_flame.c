@@ -254,8 +254,13 @@ static int flame_hosts(struct flame_opts *o)
 	bool fs_init = false;
 	int ret = corecap_hosts_flame_open(&h, o->run, o->symfs, &tmpl);
 
-	if (!ret)
+	if (!ret) {
 		ret = corecap_hosts_flame_kind(&h, &o->kind, o->kind_given);
+		if (ret == -ENOENT)
+			corecap_error("no host of '%s' has %s stacks", o->run,
+				      o->kind_given ? corecap_flame_kind_name(o->kind)
+						    : "any (cpu, wall, lock or op)");
+	}
 	if (ret)
 		goto out;
 	if (!o->kind_given && o->kind != FLAME_CPU)

@@ -247,15 +247,46 @@ static void html_value(const struct compare_row *r, int side, FILE *out)
 		fprintf(out, "<td data-v=\"-1e300\">not measured</td>");
 }
 
-/* The text's figures, one sortable table per section. */
-static void html_tables(const struct compare_diff *d, FILE *out)
+void corecap_compare_html_row(const struct compare_row *rw, FILE *out)
+{
+	double ratio;
+
+	fputs("<tr><td>", out);
+	hesc(out, rw->label);
+	fputs("</td>", out);
+	html_value(rw, 0, out);
+	html_value(rw, 1, out);
+	if (rw->has[0] && rw->has[1]) {
+		double dv = rw->v[1] - rw->v[0];
+
+		const char *cls = dv > 0 ? "up" : dv < 0 ? "down" : "";
+
+		fprintf(out, "<td class=\"%s\">%+.*f</td>", cls, rw->decimals, dv);
+		if (corecap_compare_ratio(rw, &ratio))
+			fprintf(out, "<td>%.2fx</td>", ratio);
+		else
+			fputs("<td data-v=\"-1e300\"></td>", out);
+	} else {
+		fputs("<td data-v=\"-1e300\"></td><td data-v=\"-1e300\"></td>", out);
+	}
+	fputs("</tr>\n", out);
+}
+
+void corecap_compare_html_table_head(FILE *out)
+{
+	fputs("<table class=\"sortable\">\n<tr><th>figure</th><th>A</th>"
+	      "<th>B</th><th>B - A</th><th>B / A</th></tr>\n",
+	      out);
+}
+
+/* The text's figures, one sortable table per section, under headings of level h. */
+static void html_tables(const struct compare_diff *d, int h, FILE *out)
 {
 	const char *section = "";
 	bool open = false;
 
 	for (size_t i = 0; i < d->n; i++) {
 		const struct compare_row *rw = &d->v[i];
-		double ratio;
 
 		if (!corecap_compare_row_shown(rw))
 			continue;
@@ -263,47 +294,26 @@ static void html_tables(const struct compare_diff *d, FILE *out)
 			section = rw->section;
 			if (open)
 				fputs("</table>\n", out);
-			fputs("<h2>", out);
+			fprintf(out, "<h%d>", h);
 			hesc(out, section);
-			fputs("</h2>\n<table class=\"sortable\">\n<tr><th>figure</th><th>A</th>"
-			      "<th>B</th><th>B - A</th><th>B / A</th></tr>\n",
-			      out);
+			fprintf(out, "</h%d>\n", h);
+			corecap_compare_html_table_head(out);
 			open = true;
 		}
-		fputs("<tr><td>", out);
-		hesc(out, rw->label);
-		fputs("</td>", out);
-		html_value(rw, 0, out);
-		html_value(rw, 1, out);
-		if (rw->has[0] && rw->has[1]) {
-			double dv = rw->v[1] - rw->v[0];
-
-			const char *cls = dv > 0 ? "up" : dv < 0 ? "down" : "";
-
-			fprintf(out, "<td class=\"%s\">%+.*f</td>", cls, rw->decimals, dv);
-			if (corecap_compare_ratio(rw, &ratio))
-				fprintf(out, "<td>%.2fx</td>", ratio);
-			else
-				fputs("<td data-v=\"-1e300\"></td>", out);
-		} else {
-			fputs("<td data-v=\"-1e300\"></td><td data-v=\"-1e300\"></td>", out);
-		}
-		fputs("</tr>\n", out);
+		corecap_compare_html_row(rw, out);
 	}
 	if (open)
 		fputs("</table>\n", out);
 }
 
-int corecap_compare_render_html(const struct compare_diff *d, const char *const run[2],
-				const struct report *const r[2],
-				const struct compare_html_flame *fl, FILE *out)
+void corecap_compare_html_begin(FILE *out, const char *a, const char *b)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<link rel=\"icon\" href=\"data:,\">\n<title>corecap compare: ",
 	      out);
-	hesc(out, run[0]);
+	hesc(out, a);
 	fputs(" against ", out);
-	hesc(out, run[1]);
+	hesc(out, b);
 	fputs("</title>\n<style>\n"
 	      "body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}\n"
 	      "p,pre,h1,h2,.verdict{max-width:1240px}\n"
@@ -317,8 +327,15 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 	      "#e0a000}\n.note{color:#8a4b00}\n"
 	      ".flame{width:100%;overflow:hidden}.flame svg{display:block;max-width:100%;"
 	      "height:auto}\n"
-	      "</style>\n</head>\n<body>\n<h1>corecap compare</h1>\n<table>\n<tr><td>A</td><td>",
+	      "</style>\n</head>\n<body>\n<h1>corecap compare</h1>\n",
 	      out);
+}
+
+void corecap_compare_html_body(const struct compare_diff *d, const char *const run[2],
+			       const struct report *const r[2], int h, const char *headline_id,
+			       FILE *out)
+{
+	fputs("<table>\n<tr><td>A</td><td>", out);
 	hesc(out, run[0]);
 	fputs(" (", out);
 	hesc(out, d->daemon[0]);
@@ -332,7 +349,9 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 		hesc(out, d->warnings[i]);
 		fputs("</p>\n", out);
 	}
-	fputs("<p class=\"verdict\" id=\"headline\">", out);
+	fputs("<p class=\"verdict\" id=\"", out);
+	hesc(out, headline_id);
+	fputs("\">", out);
 	hesc(out, d->headline);
 	fputs("</p>\n", out);
 	for (int s = 0; s < 2; s++) {
@@ -347,7 +366,7 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 		hesc(out, d->diag_change);
 		fputs("</p>\n", out);
 	}
-	fputs("<h2>Configuration</h2>\n", out);
+	fprintf(out, "<h%d>Configuration</h%d>\n", h, h);
 	if (!d->n_config && !d->config_same[0])
 		fputs("<p>No command line recorded in both runs.</p>\n", out);
 	if (d->config_same[0]) {
@@ -368,7 +387,7 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 		}
 		fputs("</table>\n", out);
 	}
-	html_tables(d, out);
+	html_tables(d, h, out);
 	if (d->n_idle_pools) {
 		fputs("<p>Idle in both runs (left out):", out);
 		for (size_t i = 0; i < d->n_idle_pools; i++) {
@@ -381,28 +400,46 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 		"<p>B / A only where both are at least %d units of the last decimal; rows zero in "
 		"both left out.</p>\n",
 		COMPARE_RATIO_FLOOR_UNITS);
-	if (fl) {
-		struct flame_svg_opts o = fl->opts;
+}
 
-		fputs("<h2>", out);
-		hesc(out, fl->heading);
-		fputs("</h2>\n", out);
-		if (fl->note) {
-			fputs("<p>", out);
-			hesc(out, fl->note);
-			fputs("</p>\n", out);
-		}
-		o.embedded = true;
-		o.fit = true;
-		if (fl->folded) {
-			fputs("<div class=\"flame\">\n", out);
-			if (corecap_flame_svg_render(fl->folded, &o, out))
-				return -EIO;
-			fputs("</div>\n", out);
-		}
+int corecap_compare_html_flame(const struct compare_html_flame *fl, FILE *out)
+{
+	struct flame_svg_opts o = fl->opts;
+
+	fputs("<h2>", out);
+	hesc(out, fl->heading);
+	fputs("</h2>\n", out);
+	if (fl->note) {
+		fputs("<p>", out);
+		hesc(out, fl->note);
+		fputs("</p>\n", out);
 	}
+	o.embedded = true;
+	o.fit = true;
+	if (fl->folded) {
+		fputs("<div class=\"flame\">\n", out);
+		if (corecap_flame_svg_render(fl->folded, &o, out))
+			return -EIO;
+		fputs("</div>\n", out);
+	}
+	return 0;
+}
+
+int corecap_compare_html_end(FILE *out)
+{
 	fprintf(out, "<p style=\"color:#888;font-size:.8em\">corecap %s</p>\n", CORECAP_VERSION);
 	corecap_html_sort_script(out);
 	fputs("</body>\n</html>\n", out);
 	return fflush(out) || ferror(out) ? -EIO : 0;
+}
+
+int corecap_compare_render_html(const struct compare_diff *d, const char *const run[2],
+				const struct report *const r[2],
+				const struct compare_html_flame *fl, FILE *out)
+{
+	corecap_compare_html_begin(out, run[0], run[1]);
+	corecap_compare_html_body(d, run, r, 2, "headline", out);
+	if (fl && corecap_compare_html_flame(fl, out))
+		return -EIO;
+	return corecap_compare_html_end(out);
 }

@@ -42,4 +42,20 @@ int corecap_compare_render_html(const struct compare_diff *d, const char *const 
 				const struct report *const r[2],
 				const struct compare_html_flame *fl, FILE *out);
 
+/*
+ * The page's parts, for a page of several comparisons (a run of several
+ * hosts, hosts_compare.h): its head and title (begin), one comparison's
+ * sections (body: its headings of level h, the headline's element id
+ * headline_id), a differential flame graph, its end (0 or -EIO). A row of
+ * figures as the tables show it, and a table's head row.
+ */
+void corecap_compare_html_begin(FILE *out, const char *a, const char *b);
+void corecap_compare_html_body(const struct compare_diff *d, const char *const run[2],
+			       const struct report *const r[2], int h, const char *headline_id,
+			       FILE *out);
+int corecap_compare_html_flame(const struct compare_html_flame *fl, FILE *out);
+int corecap_compare_html_end(FILE *out);
+void corecap_compare_html_row(const struct compare_row *rw, FILE *out);
+void corecap_compare_html_table_head(FILE *out);
+
 #endif

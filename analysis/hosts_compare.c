@@ -13,6 +13,7 @@
 #include "compare_render.h"
 #include "pass/hosts_build.h"
 #include "read/hosts_run.h"
+#include "render/html_escape.h"
 #include "render/render_common.h"
 
 /* "b, c" (at most len - 1 bytes; "..." when cut): the hosts of a run. */
@@ -237,8 +238,10 @@ static void hosts_text(const struct hosts_compare *c, FILE *out)
 	}
 }
 
-/* Host i of A against host j of B: compare's own text or JSON object. */
-static int host_compare(const struct hosts_compare *c, int i, int j, FILE *out, json_object **obj)
+/* Host i of A against host j of B: compare's own text, JSON object (obj) or HTML sections (html).
+ */
+static int host_compare(const struct hosts_compare *c, int i, int j, FILE *out, json_object **obj,
+			bool html)
 {
 	const struct report *r[2] = {c->v[0]->s[i].r, c->v[1]->s[j].r};
 	const char *name = c->v[0]->s[i].h->name;
@@ -253,7 +256,21 @@ static int host_compare(const struct hosts_compare *c, int i, int j, FILE *out, 
 		corecap_error("cannot compare host '%s': %s", name, strerror(-ret));
 	else if (obj)
 		ret = (*obj = corecap_compare_json(&d, names, r)) ? 0 : -ENOMEM;
-	else {
+	else if (html) {
+		char id[160];
+
+		fputs("<h2 id=\"host-", out);
+		corecap_html_escape(out, name, 0);
+		fputs("\">host ", out);
+		corecap_html_escape(out, name, 0);
+		fputs(": corecap compare ", out);
+		corecap_html_escape(out, names[0], 0);
+		fputc(' ', out);
+		corecap_html_escape(out, names[1], 0);
+		fputs("</h2>\n", out);
+		snprintf(id, sizeof(id), "headline-%s", name);
+		corecap_compare_html_body(&d, names, r, 3, id, out);
+	} else {
 		fprintf(out, "\n======== host %s: corecap compare %s %s ========\n\n", name,
 			names[0], names[1]);
 		ret = corecap_compare_render_text(&d, names, r, out);
@@ -275,7 +292,7 @@ static int render_text(const struct hosts_compare *c, FILE *out)
 		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
 
 		if (j >= 0 && !why_not(c, (int)i, j, why, sizeof(why)))
-			ret = host_compare(c, (int)i, j, out, NULL);
+			ret = host_compare(c, (int)i, j, out, NULL, false);
 	}
 	if (!ret && ferror(out))
 		ret = -EIO;
@@ -353,7 +370,7 @@ static int render_json(const struct hosts_compare *c, FILE *out)
 			continue;
 		no = why_not(c, (int)i, j, why, sizeof(why));
 		if (!no)
-			ret = host_compare(c, (int)i, j, out, &cmp);
+			ret = host_compare(c, (int)i, j, out, &cmp, false);
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "not_compared", no ? json_object_new_string(no) : NULL);
@@ -373,8 +390,98 @@ static int render_json(const struct hosts_compare *c, FILE *out)
 	return ret;
 }
 
+/* A text row of the system's table: its label, A and B, nothing else. */
+static void html_text_row(const char *label, const char *a, const char *b, FILE *out)
+{
+	fputs("<tr><td>", out);
+	corecap_html_escape(out, label, 0);
+	fputs("</td><td>", out);
+	corecap_html_escape(out, a, 0);
+	fputs("</td><td>", out);
+	corecap_html_escape(out, b, 0);
+	fputs("</td><td data-v=\"-1e300\"></td><td data-v=\"-1e300\"></td></tr>\n", out);
+}
+
+/* The hosts' line of the text, as a paragraph: compared, not compared (why), in one run only. */
+static void hosts_html(const struct hosts_compare *c, FILE *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return;
+	hosts_text(c, m);
+	fclose(m);
+	fputs("<h2>Hosts</h2>\n<pre>", out);
+	corecap_html_escape(out, text && text[0] == '\n' ? text + 1 : text ? text : "", 0);
+	fputs("</pre>\n", out);
+	free(text);
+}
+
+/*
+ * The page: the system's answer (each run's limit, what changed, the
+ * system's figures), the hosts, then each host's comparison with the
+ * sections compare --html RUN_A:NAME RUN_B:NAME shows, and fl, the
+ * differential flame graph of the whole runs (NULL: none).
+ */
+static int render_html(const struct hosts_compare *c, const struct compare_html_flame *fl,
+		       FILE *out)
+{
+	char change[512], why[600];
+	int ret = 0;
+
+	corecap_compare_html_begin(out, c->run[0], c->run[1]);
+	fputs("<p>two runs of several hosts</p>\n<table>\n", out);
+	for (int s = 0; s < 2; s++) {
+		const struct hosts_report *v = c->v[s];
+
+		fprintf(out, "<tr><td>%c</td><td>", 'A' + s);
+		corecap_html_escape(out, c->run[s], 0);
+		fprintf(out, " (%zu host%s:", v->n, v->n == 1 ? "" : "s");
+		for (size_t i = 0; i < v->n; i++) {
+			fputc(' ', out);
+			corecap_html_escape(out, v->s[i].h->name, 0);
+			if (i + 1 < v->n)
+				fputc(',', out);
+		}
+		fputs(")</td></tr>\n", out);
+	}
+	fputs("</table>\n", out);
+	change_text(c, change, sizeof(change));
+	fputs("<p class=\"verdict\" id=\"headline\">", out);
+	corecap_html_escape(out, change, 0);
+	fputs("</p>\n", out);
+	for (int s = 0; s < 2; s++) {
+		fprintf(out, "<p>SYSTEM %c: ", 'A' + s);
+		corecap_html_escape(out, c->v[s]->verdict, 0);
+		fputs("</p>\n", out);
+	}
+	fputs("<h2>System</h2>\n", out);
+	corecap_compare_html_table_head(out);
+	html_text_row("limiting host", cap_host(c->v[0]) ? cap_host(c->v[0]) : "none",
+		      cap_host(c->v[1]) ? cap_host(c->v[1]) : "none", out);
+	html_text_row("its limit",
+		      cap_of(c->v[0]) ? corecap_diag_kind_name(cap_of(c->v[0])->kind) : "-",
+		      cap_of(c->v[1]) ? corecap_diag_kind_name(cap_of(c->v[1])->kind) : "-", out);
+	for (size_t k = 0; k < sizeof(c->row) / sizeof(c->row[0]); k++)
+		corecap_compare_html_row(&c->row[k], out);
+	fputs("</table>\n", out);
+	hosts_html(c, out);
+	for (size_t i = 0; i < c->v[0]->n && !ret; i++) {
+		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
+
+		if (j >= 0 && !why_not(c, (int)i, j, why, sizeof(why)))
+			ret = host_compare(c, (int)i, j, out, NULL, true);
+	}
+	if (!ret && fl)
+		ret = corecap_compare_html_flame(fl, out);
+	return ret ? ret : corecap_compare_html_end(out);
+}
+
 int corecap_hosts_compare(const char *const run[2], const char *symfs, const struct report_opts *ro,
-			  bool json, FILE *out)
+			  enum hosts_compare_format format, const struct compare_html_flame *fl,
+			  FILE *out)
 {
 	struct hosts_compare c = {.run = run};
 	int ret = 0;
@@ -386,7 +493,9 @@ int corecap_hosts_compare(const char *const run[2], const char *symfs, const str
 	}
 	if (!ret) {
 		system_rows(&c);
-		ret = json ? render_json(&c, out) : render_text(&c, out);
+		ret = format == HOSTS_COMPARE_JSON   ? render_json(&c, out)
+		      : format == HOSTS_COMPARE_HTML ? render_html(&c, fl, out)
+						     : render_text(&c, out);
 		if (!ret && fflush(out))
 			ret = -EIO;
 		if (ret)

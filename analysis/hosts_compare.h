@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "compare_render.h"
 #include "pass/report_build.h"
 
 /*
@@ -23,11 +24,15 @@
  * one host's run: RUN:NAME).
  */
 int corecap_hosts_compare_kinds(const char *const run[2]);
+enum hosts_compare_format { HOSTS_COMPARE_TEXT, HOSTS_COMPARE_JSON, HOSTS_COMPARE_HTML };
 /*
  * Compares two runs of several hosts, each host's report built with ro,
- * as text or JSON to out: 0, or a negative errno (said).
+ * as text, JSON or an HTML page to out (the page ends with fl, the whole
+ * runs' differential flame graph; NULL: none): 0, or a negative errno
+ * (said).
  */
 int corecap_hosts_compare(const char *const run[2], const char *symfs, const struct report_opts *ro,
-			  bool json, FILE *out);
+			  enum hosts_compare_format format, const struct compare_html_flame *fl,
+			  FILE *out);
 
 #endif

@@ -61,13 +61,7 @@ int corecap_hosts_flame_kind(struct hosts_flame *h, enum flame_kind *kind, bool 
 		if (given)
 			break;
 	}
-	if (!h->used) {
-		corecap_error("no host of '%s' has %s stacks", h->m.dir,
-			      given ? corecap_flame_kind_name(*kind)
-				    : "any (cpu, wall, lock or op)");
-		return -ENOENT;
-	}
-	return 0;
+	return h->used ? 0 : -ENOENT;
 }
 
 int corecap_hosts_flame_build(struct hosts_flame *h, struct flame_stacks *fs, int column)

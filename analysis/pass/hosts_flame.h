@@ -41,7 +41,7 @@ int corecap_hosts_flame_open(struct hosts_flame *h, const char *run, const char 
 /*
  * Chooses the kind: *kind when given, else the first kind (cpu, wall,
  * lock, op) some host has; marks the hosts that have it. 0, or -ENOENT
- * when no host has it (said, naming the run).
+ * when no host has it (not said: the caller says it, an error or not).
  */
 int corecap_hosts_flame_kind(struct hosts_flame *h, enum flame_kind *kind, bool given);
 /*

@@ -443,9 +443,35 @@ expect_true "compare --folded --kind op run twin: per op by the hosts' summed op
 for h in b c; do
 	expect_true "compare --svg run twin: a frame for host $h" grep -q "<title>$h (" cmp.svg
 done
-expect_exit_naming "compare --html of two runs of several hosts" 2 \
-	"--html compares one host's runs: RUN_A:NAME RUN_B:NAME" \
-	"$CORECAP" compare --html cmp.html run twin
+# compare --html of two runs of several hosts: the system's table, then
+# each host's rows exactly as compare --html run:NAME twin:NAME shows
+# them, then the whole runs' differential flame graph.
+"$CORECAP" compare --html cmp.html --kind op run twin 2>cmph.err ||
+	{ echo "FAIL: corecap compare --html run twin:"; cat cmph.err; exit 1; }
+for h in b c; do
+	"$CORECAP" compare --html "cmph.$h.html" --kind op "run:$h" "twin:$h" 2>/dev/null
+	sed -n "/^<h2 id=\"host-$h\">/,/^<h2 /p" cmp.html | grep '^<tr>' >"cmph.$h.rows" || true
+	sed -n '/^<h1>/,/^<h2>Differential/p' "cmph.$h.html" | grep '^<tr>' >"cmph.$h.alone" || true
+	expect_calc "compare --html run twin: host $h's section has rows ($(wc -l <"cmph.$h.rows"))" \
+		"$(wc -l <"cmph.$h.rows") >= 10"
+	expect_true "and they are compare --html run:$h twin:$h's, row for row" cmp -s "cmph.$h.rows" "cmph.$h.alone"
+done
+expect_eq "compare --html run twin: the system's headroom and ops/s rows are JSON's" "ok" \
+	"$(python3 - cmp.html cmp2.json <<'PY'
+import html, json, re, sys
+page = open(sys.argv[1]).read()
+fig = json.load(open(sys.argv[2]))["system"]["figures"]
+sysrows = page.split("<h2>System</h2>")[1].split("</table>")[0]
+cells = {html.unescape(m[0]): m[1:] for m in re.findall(r"<tr><td>([^<]*)</td><td[^>]*>([^<]*)</td><td[^>]*>([^<]*)</td>", sysrows)}
+bad = [k for k, label in (("headroom", "headroom (the least host's)"), ("ops_per_s", "ops/s (the hosts' summed)"))
+       if abs(float(cells[label][0]) - fig[k]["a"]) > 0.01 * max(1, abs(fig[k]["a"])) or
+          abs(float(cells[label][1]) - fig[k]["b"]) > 0.01 * max(1, abs(fig[k]["b"]))]
+print("ok" if not bad else "differ: %s %s" % (bad, cells))
+PY
+)"
+for h in b c; do
+	expect_true "compare --html run twin: the flame graph has a frame for host $h" grep -q "<title>$h (" cmp.html
+done
 echo "the compares took $(calc "$EPOCHREALTIME - $start") s"
 
 # A host that cannot be reached: named with the cause, the other kept, the run partial.
