@@ -289,8 +289,45 @@ static int lttng_fail(int code, const char *what, const char *session)
 	return -EIO;
 }
 
+/*
+ * Creates the session: streamed to relayd_url when given and it answers,
+ * else written to trace_dir. 0 or -EIO (the cause said).
+ */
+static int create(struct corecap_lttng_session *s, const char *trace_dir, const char *relayd_url)
+{
+	struct lttng_session_descriptor *desc;
+	enum lttng_error_code code;
+
+	if (relayd_url) {
+		desc = lttng_session_descriptor_network_create(s->name, relayd_url, NULL);
+		code = desc ? lttng_create_session_ext(desc) : LTTNG_ERR_INVALID;
+		lttng_session_descriptor_destroy(desc);
+		if (code == LTTNG_OK) {
+			s->streamed = true;
+			return 0;
+		}
+		/* The host's log carries this line to the recording host (docs/hosts.md). */
+		corecap_warn("cannot stream the trace to lttng-relayd at '%s': %s; writing it "
+			     "into the run instead",
+			     relayd_url, lttng_strerror(-(int)code));
+	}
+	desc = lttng_session_descriptor_local_create(s->name, trace_dir);
+	if (!desc) {
+		corecap_cause("cannot describe LTTng session '%s'", s->name);
+		return -ENOMEM;
+	}
+	code = lttng_create_session_ext(desc);
+	lttng_session_descriptor_destroy(desc);
+	if (code != LTTNG_OK) {
+		corecap_cause("cannot create LTTng session '%s': %s", s->name,
+			      lttng_strerror(-(int)code));
+		return -EIO;
+	}
+	return 0;
+}
+
 static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
-		 const char *const *extra, size_t n_extra)
+		 const char *relayd_url, const char *const *extra, size_t n_extra)
 {
 	struct lttng_domain domain = {.type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID};
 	struct lttng_process_attr_tracker_handle *tracker = NULL;
@@ -305,27 +342,15 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 	static const enum lttng_event_context_type contexts[] = {
 		LTTNG_EVENT_CONTEXT_VTID,
 	};
-	struct lttng_session_descriptor *desc;
 	struct lttng_channel *chan = NULL;
 	pid_t vpid = namespace_pid(pid);
 	enum lttng_error_code code;
-	int ret = 0;
+	int ret;
 	int r;
 
-	desc = lttng_session_descriptor_local_create(s->name, trace_dir);
-	if (!desc) {
-		corecap_cause("cannot describe LTTng session '%s'", s->name);
-		ret = -ENOMEM;
+	ret = create(s, trace_dir, relayd_url);
+	if (ret < 0)
 		goto out;
-	}
-	code = lttng_create_session_ext(desc);
-	lttng_session_descriptor_destroy(desc);
-	if (code != LTTNG_OK) {
-		corecap_cause("cannot create LTTng session '%s': %s", s->name,
-			      lttng_strerror(-(int)code));
-		ret = -EIO;
-		goto out;
-	}
 	s->created = true;
 	s->handle = lttng_create_handle(s->name, &domain);
 	if (!s->handle) {
@@ -409,6 +434,13 @@ out:
 int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
 			       const char *const *extra_events, size_t n_extra)
 {
+	return corecap_lttng_session_init_url(s, pid, trace_dir, NULL, extra_events, n_extra);
+}
+
+int corecap_lttng_session_init_url(struct corecap_lttng_session *s, pid_t pid,
+				   const char *trace_dir, const char *relayd_url,
+				   const char *const *extra_events, size_t n_extra)
+{
 	struct corecap_proc_stat self;
 	char stamp[32];
 	time_t now = time(NULL);
@@ -429,7 +461,7 @@ int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const
 			goto out;
 	}
 	corecap_lttng_reap_orphans();
-	ret = setup(s, pid, trace_dir, extra_events, n_extra);
+	ret = setup(s, pid, trace_dir, relayd_url, extra_events, n_extra);
 	if (ret < 0)
 		corecap_lttng_session_release(s);
 out:
