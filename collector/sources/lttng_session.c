@@ -289,10 +289,7 @@ static int lttng_fail(int code, const char *what, const char *session)
 	return -EIO;
 }
 
-/*
- * Creates the session: streamed to relayd_url when given and it answers,
- * else written to trace_dir. 0 or -EIO (the cause said).
- */
+/* Creates the session: streamed to relayd_url when given, else written to trace_dir. */
 static int create(struct corecap_lttng_session *s, const char *trace_dir, const char *relayd_url)
 {
 	struct lttng_session_descriptor *desc;
@@ -302,14 +299,13 @@ static int create(struct corecap_lttng_session *s, const char *trace_dir, const 
 		desc = lttng_session_descriptor_network_create(s->name, relayd_url, NULL);
 		code = desc ? lttng_create_session_ext(desc) : LTTNG_ERR_INVALID;
 		lttng_session_descriptor_destroy(desc);
-		if (code == LTTNG_OK) {
-			s->streamed = true;
-			return 0;
+		if (code != LTTNG_OK) {
+			corecap_cause("cannot create LTTng session '%s': %s", s->name,
+				      lttng_strerror(-(int)code));
+			return -EIO;
 		}
-		/* The host's log carries this line to the recording host (docs/hosts.md). */
-		corecap_warn("cannot stream the trace to lttng-relayd at '%s': %s; writing it "
-			     "into the run instead",
-			     relayd_url, lttng_strerror(-(int)code));
+		s->streamed = true;
+		return 0;
 	}
 	desc = lttng_session_descriptor_local_create(s->name, trace_dir);
 	if (!desc) {
@@ -462,6 +458,23 @@ int corecap_lttng_session_init_url(struct corecap_lttng_session *s, pid_t pid,
 	}
 	corecap_lttng_reap_orphans();
 	ret = setup(s, pid, trace_dir, relayd_url, extra_events, n_extra);
+	if (ret < 0 && relayd_url) {
+		char why[1024];
+
+		/*
+		 * The session daemon reaches the relayd only when the channel is
+		 * made: any step may be the one that fails. Then the trace is
+		 * written here, as without a relayd (the host's log carries this
+		 * line to the recording host, docs/hosts.md).
+		 */
+		corecap_cause_take(why, sizeof(why));
+		corecap_lttng_session_release(s);
+		s->streamed = false;
+		corecap_warn("cannot stream the trace to lttng-relayd at '%s': %s; writing it "
+			     "into the run instead",
+			     relayd_url, *why ? why : "no cause given");
+		ret = setup(s, pid, trace_dir, NULL, extra_events, n_extra);
+	}
 	if (ret < 0)
 		corecap_lttng_session_release(s);
 out:

@@ -177,6 +177,64 @@ expect_eq "port taken: the run complete, the traces via stream, with the reason"
 expect_true "port taken: host b's run reportable" "$CORECAP" report trun/hosts/b
 expect_eq "port taken: no relayd of ours left" "" "$(pgrep -x lttng-relayd -a | grep -F "$WORK/trun/" || true)"
 
+# bg_record RUN SIG: a record of both hosts (-d 4), sent SIG once its window started.
+bg_record() {
+	local run=$1 sig=$2 rp i rc=0
+	"$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o "$run" \
+		--record-opt --no-kernel -d 4 >"$run.out" 2>"$run.err" &
+	rp=$!
+	for i in $(seq 1 300); do
+		grep -q "window started" "$run.err" && break
+		sleep 0.05
+	done
+	sleep 0.5
+	kill "-$sig" "$rp"
+	wait "$rp" || rc=$?
+	echo "$rc"
+}
+# SIGTERM mid-window: the hosts' runs and traces still come, then the relayd ends.
+rc=$(bg_record krun TERM)
+cat krun.err
+expect_eq "SIGTERM: exit status 143" 143 "$rc"
+expect_eq "SIGTERM: the traces through the relayd" "relayd relayd" \
+	"$(json krun/manifest.json 'd["hosts"][0].get("trace_via"), d["hosts"][1].get("trace_via")' | tr -d "(),'")"
+expect_true "SIGTERM: no relayd left running" relayd_gone krun.err
+# SIGKILL: corecap gone at once; its relayd follows it (PR_SET_PDEATHSIG).
+rc=$(bg_record xrun KILL)
+expect_eq "SIGKILL: exit status 137" 137 "$rc"
+for i in $(seq 1 100); do relayd_gone xrun.err && break; sleep 0.05; done
+expect_true "SIGKILL: its relayd ended with it" relayd_gone xrun.err
+# The hosts' records end their windows when the connection closes; let them finish.
+for i in $(seq 1 200); do
+	pgrep -f -- "record -q -p $b_pid -o /tmp/corecap-host\\." >/dev/null ||
+		pgrep -f -- "record -q -p $c_pid -o /tmp/corecap-host\\." >/dev/null || break
+	sleep 0.05
+done
+
+# A host that cannot reach the relayd (here: nothing listens on its port):
+# its record says so with the cause and the trace comes in the stream.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+{
+	sleep 0.2
+	for i in $(seq 1 300); do grep -q '^ready' agent.out 2>/dev/null && break; sleep 0.05; done
+	echo go
+	sleep 1
+} | "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" b "$CORECAP" host-record --pid "$b_pid" \
+	--relayd-url "net://127.0.0.1:$port:$((port + 1))/corecap-x/b" --record-opt --no-kernel \
+	>agent.out 2>agent.err || true
+expect_true "unreachable relayd: the host's record says so, with the URL and the cause" \
+	grep -q "warning: cannot stream the trace to lttng-relayd at 'net://127.0.0.1:$port:$((port + 1))/corecap-x/b': .*; writing it into the run instead" agent.err
+grep -q "cannot stream the trace" agent.err || { echo "the host said:"; cat agent.err agent.out | head -20; }
+# The stream follows the line "done STATUS" (collector/hosts/host_agent.c).
+python3 - agent.out agent.tar <<'PY' || true
+import sys
+data = open(sys.argv[1], "rb").read()
+i = data.index(b"\ndone ")
+open(sys.argv[2], "wb").write(data[data.index(b"\n", i + 1) + 1:])
+PY
+expect_true "unreachable relayd: the trace is in the host's stream" \
+	sh -c 'tar -tf agent.tar | grep -q "^run/trace/ust/uid/0/64-bit/metadata$"'
+
 # A host that cannot be reached: the other's trace through the relayd, the relayd stopped.
 printf 'b b pid=%s\ngone gone pid=1\n' "$b_pid" >hosts.txt
 rc=0
