@@ -81,7 +81,7 @@ record() {
 	shift
 	start=$EPOCHREALTIME
 	"$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o "$run" \
-		--record-opt --no-kernel "$@" -- $bench "$load" >"$run.out" 2>"$run.err" || rc=$?
+		$kernel_opt "$@" -- $bench "$load" >"$run.out" 2>"$run.err" || rc=$?
 	end_mono=$(python3 -c 'import time; print(time.monotonic_ns())')
 	echo "$run: record took $(calc "$EPOCHREALTIME - $start") s," \
 		"window end to exit $(calc "($end_mono - $(json "$run/manifest.json" 'd["window"]["end_ns"]')) / 1e9") s" \
@@ -89,6 +89,21 @@ record() {
 	cat "$run.err"
 	return $rc
 }
+
+# RELAYD_MEASURE=N: N records through the relayd and N over the stream, in
+# turn, their times printed (RELAYD_MEASURE_KERNEL=1: with kernel events),
+# and nothing checked but their exit status.
+kernel_opt="--record-opt --no-kernel"
+if [ -n "${RELAYD_MEASURE:-}" ]; then
+	[ -n "${RELAYD_MEASURE_KERNEL:-}" ] && kernel_opt=""
+	for i in $(seq 1 "$RELAYD_MEASURE"); do
+		expect_true "measure: record $i through the relayd" record "m$i"
+		expect_true "measure: record $i over the stream" record "s$i" --no-relayd
+		echo "sizes: relayd run $(du -sk "m$i/hosts" | cut -f1) KiB, stream run $(du -sk "s$i/hosts" | cut -f1) KiB"
+	done
+	finish
+	exit
+fi
 
 # The relayd's session directories, seen while the record runs.
 watch_dirs() {
