@@ -1082,14 +1082,15 @@ int corecap_record_hosts(int argc, char **argv)
 			collect(r, h);
 		/* A record not started (Ctrl-C before the go) abandons its run. */
 		host_end(h, 30000);
-		if (h->log_fd >= 0)
-			close(h->log_fd);
 	}
 	/* Every host's record has ended its session: the relayd has all it will get. */
 	if (r->have_relayd)
 		corecap_relayd_stop(&r->relayd);
-	place_traces(r);
+	place_traces(r); /* it quotes the hosts' logs */
 	corecap_relayd_release(&r->relayd, r->rd.dirfd);
+	for (size_t i = 0; i < r->spec.n; i++)
+		if (r->hosts[i].log_fd >= 0)
+			close(r->hosts[i].log_fd);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (write_manifest(r, &partial) < 0 || corecap_run_dir_place(&r->rd) < 0)

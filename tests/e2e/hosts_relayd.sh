@@ -226,6 +226,29 @@ for i in $(seq 1 200); do
 	sleep 0.05
 done
 
+# The relayd killed before the hosts' sessions are made: each host's record
+# cannot reach it, says so, and its trace comes in the stream, the reason
+# in the manifest; the dead relayd is still reaped.
+"$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o drun \
+	--record-opt --no-kernel -d 1 >drun.out 2>drun.err &
+rp=$!
+dpid=""
+for i in $(seq 1 1000); do
+	dpid=$(sed -n 's/.*lttng-relayd (pid \([0-9]*\)).*/\1/p' drun.err | head -n 1)
+	[ -n "$dpid" ] && break
+	sleep 0.01
+done
+[ -n "$dpid" ] && kill -KILL "$dpid"
+rc=0
+wait "$rp" || rc=$?
+cat drun.err
+expect_eq "relayd killed: exit status 0 (the traces came anyway)" 0 "$rc"
+expect_eq "relayd killed: the traces via stream, each with the host's reason" "complete stream stream True" \
+	"$(json drun/manifest.json 'd["status"], d["hosts"][0].get("trace_via"), d["hosts"][1].get("trace_via"), all("cannot stream the trace to lttng-relayd at" in h.get("trace_via_reason", "") for h in d["hosts"])' | tr -d "(),'")"
+expect_true "relayd killed: the recording host says so, quoting the host" \
+	grep -q "warning: host 'c': its trace came over the stream, not through lttng-relayd (its record could not stream to lttng-relayd: .*cannot stream the trace to lttng-relayd at 'net://127.0.0.1:" drun.err
+expect_true "relayd killed: host b's run reportable" "$CORECAP" report drun/hosts/b
+
 # A host that cannot reach the relayd (here: nothing listens on its port):
 # its record says so with the cause and the trace comes in the stream.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
