@@ -183,6 +183,7 @@ static int try_start(struct corecap_relayd *d, const char *out_path, int log_fd)
 {
 	char ctrl[96], data[96], live[64];
 	off_t from = lseek(log_fd, 0, SEEK_END);
+	pid_t parent = getpid();
 	int st;
 
 	snprintf(ctrl, sizeof(ctrl), "tcp://%s:%u", d->listen, d->ctrl_port);
@@ -200,6 +201,8 @@ static int try_start(struct corecap_relayd *d, const char *out_path, int log_fd)
 
 		/* It dies with us; Ctrl-C at the terminal is ours to order, not its. */
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent) /* we died before it was set */
+			_exit(1);
 		setpgid(0, 0);
 		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(log_fd, STDOUT_FILENO) < 0 ||
 		    dup2(log_fd, STDERR_FILENO) < 0)
