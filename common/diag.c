@@ -95,6 +95,12 @@ void corecap_cause(const char *fmt, ...)
 	memcpy(causes, buf, sizeof(causes));
 }
 
+void corecap_cause_take(char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", causes);
+	causes[0] = '\0';
+}
+
 int corecap_diag_end(int status)
 {
 	if (causes[0]) {

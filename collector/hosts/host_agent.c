@@ -38,6 +38,7 @@
 
 const char corecap_host_record_usage[] =
 	"usage: corecap host-record (--pid PID | --comm NAME) [--record-opt OPT]...\n"
+	"                           [--relayd-url net://[ADDR]:CTRL:DATA/PATH]\n"
 	"\n"
 	"Internal: a host's end of 'corecap record --hosts' (docs/hosts.md), run\n"
 	"through the remote shell. Records one daemon into a private directory,\n"
@@ -48,6 +49,7 @@ static const struct corecap_opt host_record_options[] = {
 	CORECAP_OPT_HIDDEN('p', 0, "pid", required_argument),
 	CORECAP_OPT_HIDDEN('c', 0, "comm", required_argument),
 	CORECAP_OPT_HIDDEN('r', 0, "record-opt", required_argument),
+	CORECAP_OPT_HIDDEN('u', 0, "relayd-url", required_argument),
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
 
@@ -134,6 +136,43 @@ static pid_t find_comm(const char *comm)
 	return 0;
 }
 
+/*
+ * The relayd's URL for this host's record: url as the recording host gave
+ * it, "net://[ADDR]:CTRL:DATA/PATH", with an empty ADDR replaced by the
+ * address this host's ssh connection came from (SSH_CONNECTION's first
+ * word: the recording host as this host reaches it), or 127.0.0.1 without
+ * one (a remote shell other than ssh: hosts that share the recording
+ * host's LTTng session daemon, as containers and the test hosts do). 0, or
+ * -EINVAL for a URL or address of other characters.
+ */
+static int relayd_url(const char *url, char *out, size_t size)
+{
+	const char *ssh = getenv("SSH_CONNECTION"), *rest;
+	char addr[64] = "127.0.0.1";
+	size_t n;
+
+	if (strlen(url) > 200 || strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					     "0123456789.:/_-[]") != strlen(url))
+		return -EINVAL;
+	if (strncmp(url, "net://:", 7) != 0) {
+		if (strncmp(url, "net://", 6) != 0 && strncmp(url, "net6://", 7) != 0)
+			return -EINVAL;
+		snprintf(out, size, "%s", url);
+		return 0;
+	}
+	rest = url + 6; /* ":CTRL:DATA/PATH" */
+	if (ssh && (n = strcspn(ssh, " ")) > 0 && n < sizeof(addr) &&
+	    strspn(ssh, "0123456789abcdefABCDEF.:") == n) {
+		memcpy(addr, ssh, n);
+		addr[n] = '\0';
+	}
+	if (strchr(addr, ':'))
+		snprintf(out, size, "net6://[%s]%s", addr, rest);
+	else
+		snprintf(out, size, "net://%s%s", addr, rest);
+	return 0;
+}
+
 /* A line on stdin, at most 16 bytes; 1 for "go", 0 at EOF, -1 for anything else. */
 static int read_go(void)
 {
@@ -213,7 +252,8 @@ int corecap_cmd_host_record(int argc, char **argv)
 {
 	struct corecap_getopt g;
 	char tmp[] = "/tmp/corecap-host.XXXXXX", out[64], self[PATH_MAX], pidarg[16], fds[32];
-	const char *comm = NULL, *extra[CORECAP_HOST_RECORD_OPTS_MAX];
+	const char *comm = NULL, *extra[CORECAP_HOST_RECORD_OPTS_MAX], *url = NULL;
+	char url_buf[300];
 	char *args[16 + CORECAP_HOST_RECORD_OPTS_MAX];
 	size_t n_extra = 0, n = 0;
 	int go[2], said[2], c, status = 1, rstatus;
@@ -237,6 +277,12 @@ int corecap_cmd_host_record(int argc, char **argv)
 		}
 		case 'c':
 			comm = optarg;
+			break;
+		case 'u':
+			if (relayd_url(optarg, url_buf, sizeof(url_buf)) < 0)
+				return corecap_usage_error(corecap_host_record_usage,
+							   "bad --relayd-url '%s'", optarg);
+			url = url_buf;
 			break;
 		case 'r':
 			if (n_extra == CORECAP_HOST_RECORD_OPTS_MAX ||
@@ -292,6 +338,11 @@ int corecap_cmd_host_record(int argc, char **argv)
 	args[n++] = out;
 	args[n++] = "--sync-fds";
 	args[n++] = fds;
+	if (url) {
+		/* The trace goes there, not into the run (docs/hosts.md). */
+		args[n++] = "--relayd-url";
+		args[n++] = url_buf;
+	}
 	for (size_t i = 0; i < n_extra; i++)
 		args[n++] = (char *)extra[i];
 	args[n] = NULL;

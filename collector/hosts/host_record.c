@@ -26,12 +26,14 @@
 #include "line_in.h"
 #include "host_spec.h"
 #include "host_tar.h"
+#include "host_relayd.h"
 #include "util/mono_clock.h"
 #include "util/run_dir.h"
 
 const char corecap_record_hosts_usage[] =
 	"usage: corecap record --hosts FILE [--rsh CMD] [--corecap-path PATH] [-o DIR]\n"
 	"                      [-d SECONDS] [--force] [--record-opt OPT]...\n"
+	"                      [--relayd-url net://ADDR[:CTRL:DATA] | --no-relayd]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the daemons of several hosts in one window: each host of FILE\n"
@@ -39,6 +41,7 @@ const char corecap_record_hosts_usage[] =
 	"corecap record, reached as 'CMD REACH PATH ...'; the runs come back\n"
 	"into DIR/hosts/NAME/, with each host's clock against this one's\n"
 	"(offset, bound, drift) in DIR/" CORECAP_RUN_MANIFEST ". The benchmark runs here.\n"
+	"The hosts' LTTng traces come through an lttng-relayd corecap starts here.\n"
 	"\n"
 	"options:\n";
 
@@ -69,6 +72,8 @@ struct host_run {
 	char sub_status[16];
 	char sub_reason[256]; /* the sub-run's partial_reason, shown safely */
 	char reason[512];
+	const char *trace_via;	/* "relayd", "stream", or NULL: no trace came */
+	char trace_reason[600]; /* why "stream" when the relayd was asked for */
 };
 
 struct hosts_record {
@@ -84,6 +89,10 @@ struct hosts_record {
 	char **bench;
 	int bench_status;
 	uint64_t window_start_ns, window_end_ns;
+	const char *relayd_url;
+	bool no_relayd, have_relayd;
+	struct corecap_relayd relayd;
+	char relayd_error[600]; /* why there is no relayd, when one was wanted */
 };
 
 /* The options, in the help's order; getopt_long's array and string come from it. */
@@ -100,6 +109,12 @@ static const struct corecap_opt record_hosts_options[] = {
 			"replace DIR if it is a run corecap wrote"),
 	CORECAP_OPT_ARG('R', 0, "record-opt", "OPT",
 			"an option for every host's record (e.g. --no-kernel)"),
+	CORECAP_OPT_STR('U', 0, "relayd-url", "URL", struct hosts_record, relayd_url,
+			"net://ADDR[:CTRL:DATA]: the address the hosts reach\n"
+			"this one by (and the relayd's ports); default: each\n"
+			"host's ssh client address, free ports"),
+	CORECAP_OPT_SET('N', 0, "no-relayd", struct hosts_record, no_relayd,
+			"the traces come over the remote shell, as the runs"),
 	CORECAP_OPT_SET('q', 'q', "quiet", struct hosts_record, quiet, "no progress"),
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
 };
@@ -133,9 +148,9 @@ bool corecap_record_hosts_wanted(int argc, char **argv)
 bool corecap_host_record_opt_ok(const char *opt)
 {
 	static const char *const refused[] = {
-		"-p",	      "--pid",	 "-o",	       "--output",	"-d",
-		"--duration", "--force", "--sync-fds", "--ceph-osds",	"--hosts",
-		"--rsh",      "--help",	 "-h",	       "--corecap-path"};
+		"-p",	      "--pid",	 "-o",	       "--output",	 "-d",
+		"--duration", "--force", "--sync-fds", "--ceph-osds",	 "--hosts",
+		"--rsh",      "--help",	 "-h",	       "--corecap-path", "--relayd-url"};
 
 	if (opt[0] != '-' || strlen(opt) > 128)
 		return false;
@@ -479,9 +494,9 @@ static void start_clock(struct hosts_record *r, struct host_run *h)
 
 static void start_agent(struct hosts_record *r, struct host_run *h)
 {
-	const char *cmd[8 + 2 * CORECAP_HOST_RECORD_OPTS_MAX];
-	char *words[CORECAP_RSH_WORDS_MAX + 8 + 2 * CORECAP_HOST_RECORD_OPTS_MAX], *copy = NULL;
-	char pid[16];
+	const char *cmd[10 + 2 * CORECAP_HOST_RECORD_OPTS_MAX];
+	char *words[CORECAP_RSH_WORDS_MAX + 10 + 2 * CORECAP_HOST_RECORD_OPTS_MAX], *copy = NULL;
+	char pid[16], url[300];
 	size_t n = 0;
 	int ret;
 
@@ -494,6 +509,11 @@ static void start_agent(struct hosts_record *r, struct host_run *h)
 	} else {
 		cmd[n++] = "--comm";
 		cmd[n++] = h->spec->comm;
+	}
+	if (r->have_relayd) {
+		corecap_relayd_host_url(&r->relayd, h->spec->name, url, sizeof(url));
+		cmd[n++] = "--relayd-url";
+		cmd[n++] = url;
 	}
 	for (size_t i = 0; i < r->n_opts; i++) {
 		/* One word each: "--record-opt=OPT" survives a remote shell's word split. */
@@ -708,6 +728,11 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 			snprintf(log, sizeof(log), CORECAP_RUN_HOSTS_DIR "/%s.log", h->spec->name);
 			put(o, CORECAP_MK_HOSTS_LOG, json_object_new_string(log));
 		}
+		if (h->trace_via)
+			put(o, CORECAP_MK_HOSTS_TRACE_VIA, json_object_new_string(h->trace_via));
+		if (*h->trace_reason)
+			put(o, CORECAP_MK_HOSTS_TRACE_VIA_REASON,
+			    json_object_new_string(h->trace_reason));
 		if (h->have_clock) {
 			c = json_object_new_object();
 			put(c, CORECAP_MK_HOSTS_CLOCK_START, estimate_json(&h->start, false));
@@ -766,6 +791,119 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 	}
 	json_object_put(root);
 	return ret;
+}
+
+/* The last line of the host's log holding word (the host's own words: shown safely). */
+static void log_line_with(struct host_run *h, const char *word, char *out, size_t size)
+{
+	static char buf[65536];
+	off_t end = lseek(h->log_fd, 0, SEEK_END);
+	ssize_t got;
+	char *line, *save = NULL;
+
+	*out = '\0';
+	if (end <= 0)
+		return;
+	got = pread(h->log_fd, buf, sizeof(buf) - 1,
+		    end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
+	if (got <= 0)
+		return;
+	buf[got] = '\0';
+	for (char *p = buf; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
+			*p = '?';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, word))
+			snprintf(out, size, "%.400s", line);
+}
+
+/* The hosts record without a trace (--record-opt --no-trace). */
+static bool no_trace(const struct hosts_record *r)
+{
+	for (size_t i = 0; i < r->n_opts; i++)
+		if (strcmp(r->opts[i], "--no-trace") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Once every host is done and the relayd stopped: each host's trace from
+ * the relayd's output into hosts/NAME/trace, or the one its stream
+ * brought, and the manifest told which.
+ */
+static void place_traces(struct hosts_record *r)
+{
+	for (size_t i = 0; i < r->spec.n; i++) {
+		struct host_run *h = &r->hosts[i];
+		char said[450];
+		int dir, ret;
+
+		if (h->stage != HOST_DONE)
+			continue;
+		dir = openat(r->hosts_fd, h->spec->name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dir < 0)
+			continue;
+		if (faccessat(dir, CORECAP_RUN_TRACE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			h->trace_via = "stream";
+			if (r->have_relayd) {
+				log_line_with(h, "lttng-relayd", said, sizeof(said));
+				snprintf(h->trace_reason, sizeof(h->trace_reason),
+					 "its record could not stream to lttng-relayd%s%s",
+					 *said ? ": " : "", said);
+			} else if (*r->relayd_error) {
+				snprintf(h->trace_reason, sizeof(h->trace_reason), "%s",
+					 r->relayd_error);
+			}
+			if (*h->trace_reason)
+				corecap_warn("host '%s': its trace came over the stream, not "
+					     "through lttng-relayd (%s)",
+					     h->spec->name, h->trace_reason);
+		} else if (r->have_relayd) {
+			ret = corecap_relayd_take(&r->relayd, h->spec->name, dir, CORECAP_RUN_TRACE,
+						  RUN_MAX_BYTES);
+			if (ret == 0) {
+				h->trace_via = "relayd";
+			} else if (ret != -ENOENT || !no_trace(r)) {
+				/* A record with a session wrote a trace: it is missing. */
+				snprintf(h->sub_status, sizeof(h->sub_status), "partial");
+				snprintf(h->sub_reason, sizeof(h->sub_reason),
+					 "its trace through lttng-relayd is missing: %.180s",
+					 r->relayd.error);
+				corecap_error("host '%s': %s", h->spec->name, h->sub_reason);
+			}
+		}
+		close(dir);
+	}
+}
+
+/* The relayd the hosts stream their traces to; without one, they come over the stream. */
+static void start_relayd(struct hosts_record *r)
+{
+	int log_fd, ret;
+
+	ret = corecap_run_dir_create_file(&r->rd, CORECAP_RELAYD_LOG, &log_fd);
+	if (ret < 0) {
+		snprintf(r->relayd_error, sizeof(r->relayd_error),
+			 "cannot keep lttng-relayd's log: %s", strerror(-ret));
+	} else {
+		ret = corecap_relayd_start(&r->relayd, r->relayd_url, r->rd.dirfd, r->rd.abs_path,
+					   log_fd);
+		close(log_fd);
+		if (ret < 0)
+			snprintf(r->relayd_error, sizeof(r->relayd_error), "%s", r->relayd.error);
+	}
+	if (ret < 0) {
+		corecap_warn("no lttng-relayd: %s; the hosts' traces come over the remote shell",
+			     r->relayd_error);
+		return;
+	}
+	r->have_relayd = true;
+	if (!r->quiet)
+		fprintf(stderr,
+			"%s: lttng-relayd (pid %d) on %s, ports %u (control) and %u (data)\n",
+			corecap_diag_prefix(), (int)r->relayd.pid, r->relayd.listen,
+			r->relayd.ctrl_port, r->relayd.data_port);
 }
 
 /* The window: the benchmark here (its output in RUN/bench.out), or -d. */
@@ -842,6 +980,7 @@ int corecap_record_hosts(int argc, char **argv)
 		return 1;
 	}
 	r->hosts_fd = -1;
+	r->relayd.pid = r->relayd.dir_fd = -1;
 	ret = parse_args(r, argc, argv);
 	if (ret >= 0) {
 		status = ret;
@@ -866,6 +1005,8 @@ int corecap_record_hosts(int argc, char **argv)
 	sigaction(SIGTERM, &sa, &old_term);
 	/* Our writes to a remote shell that died must fail, not kill us mid-run. */
 	signal(SIGPIPE, SIG_IGN);
+	if (!r->no_relayd && !no_trace(r))
+		start_relayd(r);
 	for (size_t i = 0; i < r->spec.n; i++) {
 		struct host_run *h = &r->hosts[i];
 		char log[CORECAP_HOST_NAME_MAX + 8];
@@ -941,9 +1082,15 @@ int corecap_record_hosts(int argc, char **argv)
 			collect(r, h);
 		/* A record not started (Ctrl-C before the go) abandons its run. */
 		host_end(h, 30000);
-		if (h->log_fd >= 0)
-			close(h->log_fd);
 	}
+	/* Every host's record has ended its session: the relayd has all it will get. */
+	if (r->have_relayd)
+		corecap_relayd_stop(&r->relayd);
+	place_traces(r); /* it quotes the hosts' logs */
+	corecap_relayd_release(&r->relayd, r->rd.dirfd);
+	for (size_t i = 0; i < r->spec.n; i++)
+		if (r->hosts[i].log_fd >= 0)
+			close(r->hosts[i].log_fd);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (write_manifest(r, &partial) < 0 || corecap_run_dir_place(&r->rd) < 0)
@@ -971,6 +1118,7 @@ int corecap_record_hosts(int argc, char **argv)
 		status = 0;
 	}
 out_release:
+	corecap_relayd_release(&r->relayd, r->rd.dirfd);
 	if (r->hosts_fd >= 0)
 		close(r->hosts_fd);
 	corecap_run_dir_release(&r->rd);

@@ -582,8 +582,9 @@ static int prepare(struct record *r)
 	corecap_stop_watchdog_run_dir(&r->wd, r->rd.abs_path);
 	if (r->opts.trace) {
 		snprintf(trace_dir, sizeof(trace_dir), "%s/" CORECAP_RUN_TRACE, r->rd.abs_path);
-		ret = corecap_lttng_session_init(&r->lttng, r->target.pid, trace_dir,
-						 r->opts.events, r->opts.n_events);
+		ret = corecap_lttng_session_init_url(&r->lttng, r->target.pid, trace_dir,
+						     r->opts.relayd_url, r->opts.events,
+						     r->opts.n_events);
 		if (ret < 0) {
 			corecap_error("cannot trace PID %d with LTTng (use --no-trace to record "
 				      "without a trace)",

@@ -46,6 +46,7 @@ enum {
 	OPT_KERNEL_VIA,
 	OPT_CEPH_OSDS,
 	OPT_SYNC_FDS,
+	OPT_RELAYD_URL,
 	OPT_COLLECTOR_CPUS,
 	OPT_ONCPU_HZ,
 };
@@ -124,6 +125,8 @@ static const struct corecap_opt record_opts[] = {
 	CORECAP_OPT_FLAG('h', 'h', "help", "this text"),
 	/* How a multi-daemon record talks to its children. */
 	CORECAP_OPT_HIDDEN(OPT_SYNC_FDS, 0, "sync-fds", required_argument),
+	/* How a host of record --hosts streams its trace (collector/hosts/host_agent.c). */
+	CORECAP_OPT_HIDDEN(OPT_RELAYD_URL, 0, "relayd-url", required_argument),
 };
 
 CORECAP_OPT_TABLE(corecap_record_help, corecap_record_usage, record_opts,
@@ -232,6 +235,11 @@ static int take_option(struct corecap_record_opts *o, int c, char **argv)
 		o->sync_wfd = wfd;
 		break;
 	}
+	case OPT_RELAYD_URL:
+		if (strncmp(optarg, "net://", 6) != 0 && strncmp(optarg, "net6://", 7) != 0)
+			return fail(o, "invalid --relayd-url '%s'", optarg);
+		o->relayd_url = optarg;
+		break;
 	case 'o':
 		if (!*optarg)
 			return fail(o, "empty run directory name");

@@ -289,8 +289,41 @@ static int lttng_fail(int code, const char *what, const char *session)
 	return -EIO;
 }
 
+/* Creates the session: streamed to relayd_url when given, else written to trace_dir. */
+static int create(struct corecap_lttng_session *s, const char *trace_dir, const char *relayd_url)
+{
+	struct lttng_session_descriptor *desc;
+	enum lttng_error_code code;
+
+	if (relayd_url) {
+		desc = lttng_session_descriptor_network_create(s->name, relayd_url, NULL);
+		code = desc ? lttng_create_session_ext(desc) : LTTNG_ERR_INVALID;
+		lttng_session_descriptor_destroy(desc);
+		if (code != LTTNG_OK) {
+			corecap_cause("cannot create LTTng session '%s': %s", s->name,
+				      lttng_strerror(-(int)code));
+			return -EIO;
+		}
+		s->streamed = true;
+		return 0;
+	}
+	desc = lttng_session_descriptor_local_create(s->name, trace_dir);
+	if (!desc) {
+		corecap_cause("cannot describe LTTng session '%s'", s->name);
+		return -ENOMEM;
+	}
+	code = lttng_create_session_ext(desc);
+	lttng_session_descriptor_destroy(desc);
+	if (code != LTTNG_OK) {
+		corecap_cause("cannot create LTTng session '%s': %s", s->name,
+			      lttng_strerror(-(int)code));
+		return -EIO;
+	}
+	return 0;
+}
+
 static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
-		 const char *const *extra, size_t n_extra)
+		 const char *relayd_url, const char *const *extra, size_t n_extra)
 {
 	struct lttng_domain domain = {.type = LTTNG_DOMAIN_UST, .buf_type = LTTNG_BUFFER_PER_UID};
 	struct lttng_process_attr_tracker_handle *tracker = NULL;
@@ -305,27 +338,15 @@ static int setup(struct corecap_lttng_session *s, pid_t pid, const char *trace_d
 	static const enum lttng_event_context_type contexts[] = {
 		LTTNG_EVENT_CONTEXT_VTID,
 	};
-	struct lttng_session_descriptor *desc;
 	struct lttng_channel *chan = NULL;
 	pid_t vpid = namespace_pid(pid);
 	enum lttng_error_code code;
-	int ret = 0;
+	int ret;
 	int r;
 
-	desc = lttng_session_descriptor_local_create(s->name, trace_dir);
-	if (!desc) {
-		corecap_cause("cannot describe LTTng session '%s'", s->name);
-		ret = -ENOMEM;
+	ret = create(s, trace_dir, relayd_url);
+	if (ret < 0)
 		goto out;
-	}
-	code = lttng_create_session_ext(desc);
-	lttng_session_descriptor_destroy(desc);
-	if (code != LTTNG_OK) {
-		corecap_cause("cannot create LTTng session '%s': %s", s->name,
-			      lttng_strerror(-(int)code));
-		ret = -EIO;
-		goto out;
-	}
 	s->created = true;
 	s->handle = lttng_create_handle(s->name, &domain);
 	if (!s->handle) {
@@ -409,6 +430,13 @@ out:
 int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
 			       const char *const *extra_events, size_t n_extra)
 {
+	return corecap_lttng_session_init_url(s, pid, trace_dir, NULL, extra_events, n_extra);
+}
+
+int corecap_lttng_session_init_url(struct corecap_lttng_session *s, pid_t pid,
+				   const char *trace_dir, const char *relayd_url,
+				   const char *const *extra_events, size_t n_extra)
+{
 	struct corecap_proc_stat self;
 	char stamp[32];
 	time_t now = time(NULL);
@@ -429,7 +457,24 @@ int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const
 			goto out;
 	}
 	corecap_lttng_reap_orphans();
-	ret = setup(s, pid, trace_dir, extra_events, n_extra);
+	ret = setup(s, pid, trace_dir, relayd_url, extra_events, n_extra);
+	if (ret < 0 && relayd_url) {
+		char why[1024];
+
+		/*
+		 * The session daemon reaches the relayd only when the channel is
+		 * made: any step may be the one that fails. Then the trace is
+		 * written here, as without a relayd (the host's log carries this
+		 * line to the recording host, docs/hosts.md).
+		 */
+		corecap_cause_take(why, sizeof(why));
+		corecap_lttng_session_release(s);
+		s->streamed = false;
+		corecap_warn("cannot stream the trace to lttng-relayd at '%s': %s; writing it "
+			     "into the run instead",
+			     relayd_url, *why ? why : "no cause given");
+		ret = setup(s, pid, trace_dir, NULL, extra_events, n_extra);
+	}
 	if (ret < 0)
 		corecap_lttng_session_release(s);
 out:
@@ -454,11 +499,22 @@ int corecap_lttng_session_stop(struct corecap_lttng_session *s)
 
 	if (!s->started)
 		goto out;
-	r = lttng_stop_tracing(s->name);
+	/*
+	 * lttng_stop_tracing() waits for the data by asking every 200 ms; a
+	 * session streamed to a relayd is never done at the first ask, so
+	 * that wait was 200 ms or more of every record's end: asked every
+	 * 5 ms here instead (at most 60 s, as long as a drain may take).
+	 */
+	r = lttng_stop_tracing_no_wait(s->name);
 	if (r < 0) {
 		ret = lttng_fail(r, "stop the tracing", s->name);
 		goto out;
 	}
+	for (int i = 0; i < 12000 && (r = lttng_data_pending(s->name)) == 1; i++)
+		sleep_ms(5);
+	if (r < 0)
+		corecap_warn("cannot tell whether LTTng session '%s' has written all its data: %s",
+			     s->name, lttng_strerror(r));
 	s->started = false;
 	n = lttng_list_channels(s->handle, &chans);
 	for (int i = 0; i < n; i++) {

@@ -42,6 +42,7 @@ struct corecap_lttng_session {
 	bool counts_known;
 	bool target_registered; /* the daemon was seen registered with the session daemon */
 	bool target_has_probes; /* ... and it has corecap tracepoints */
+	bool streamed;		/* the trace goes to an lttng-relayd, not trace_dir */
 	uint64_t discarded_events;
 	uint64_t lost_packets;
 	size_t n_events;
@@ -53,6 +54,15 @@ extern const size_t corecap_lttng_n_default_events;
 
 int corecap_lttng_session_init(struct corecap_lttng_session *s, pid_t pid, const char *trace_dir,
 			       const char *const *extra_events, size_t n_extra);
+/*
+ * As corecap_lttng_session_init(), the trace streamed to the lttng-relayd
+ * at relayd_url (net://ADDR:CTRL:DATA/PATH) when it is not NULL: a
+ * relayd that cannot be reached is warned about, with the cause, and the
+ * trace written to trace_dir instead (`streamed` says which).
+ */
+int corecap_lttng_session_init_url(struct corecap_lttng_session *s, pid_t pid,
+				   const char *trace_dir, const char *relayd_url,
+				   const char *const *extra_events, size_t n_extra);
 int corecap_lttng_session_start(struct corecap_lttng_session *s);
 /* Stops (waiting for the data to be written) and reads the loss counters. */
 int corecap_lttng_session_stop(struct corecap_lttng_session *s);

@@ -76,6 +76,8 @@ for h in b c; do
 	expect_eq "host $h: complete, its sub-run hosts/$h, its daemon's PID" "complete hosts/$h $pid" \
 		"$(json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['status'], [x for x in d['hosts'] if x['name'] == '$h'][0]['dir'], 0" | tr -d "(),'" | sed "s/ 0\$/ $(json "run/hosts/$h/manifest.json" 'd["pid"]')/")"
 	expect_eq "host $h: the sub-run's own manifest says complete" complete "$(json "run/hosts/$h/manifest.json" 'd["status"]')"
+	expect_eq "host $h: its trace came through the recording host's lttng-relayd" relayd \
+		"$(json run/manifest.json "[x for x in d['hosts'] if x['name'] == '$h'][0].get('trace_via')")"
 	"$CORECAP" report --json "run/hosts/$h" >"$h.json" 2>"$h.report.err" ||
 		{ echo "FAIL: corecap report run/hosts/$h:"; cat "$h.report.err"; }
 	ops=$(json "$h.json" 'd["ops"]["count"]')

@@ -44,6 +44,8 @@ void corecap_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void corecap_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Adds a cause to the pending error, printed by the next corecap_error(). */
 void corecap_cause(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Moves the pending causes into buf (a warning's words when the caller carries on). */
+void corecap_cause_take(char *buf, size_t size);
 
 /*
  * A usage error (a missing operand, an unknown option, a bad value): the

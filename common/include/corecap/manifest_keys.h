@@ -526,7 +526,11 @@
 	/* the rate between start and end, ppm */                                                  \
 	X(HOSTS_CLOCK_DRIFT_PPM, HOSTS_CLOCK, "drift_ppm", 0)                                      \
 	/* within this, ppm */                                                                     \
-	X(HOSTS_CLOCK_DRIFT_BOUND_PPM, HOSTS_CLOCK, "drift_bound_ppm", 0)
+	X(HOSTS_CLOCK_DRIFT_BOUND_PPM, HOSTS_CLOCK, "drift_bound_ppm", 0)                          \
+	/* how its LTTng trace came: "relayd" or "stream"; absent without one */                   \
+	X(HOSTS_TRACE_VIA, HOSTS, "trace_via", 0)                                                  \
+	/* why "stream" when the relayd was asked for; absent otherwise */                         \
+	X(HOSTS_TRACE_VIA_REASON, HOSTS, "trace_via_reason", 0)
 
 #define CORECAP_MK_ENUM_(id, parent, name, flags) CORECAP_MK_##id,
 #define CORECAP_MK_DEF_(id, parent, name, flags)                                                   \

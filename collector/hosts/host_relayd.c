@@ -1,0 +1,457 @@
+/* host_relayd: the lttng-relayd of `corecap record --hosts` (host_relayd.h). */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "host_relayd.h"
+
+/* Bounds on what a relayd wrote for one host: untrusted input. */
+#define TAKE_MAX_DEPTH	 16
+#define TAKE_MAX_ENTRIES 100000
+/* The relayd's start: listening on both ports within this, or it failed. */
+#define START_TIMEOUT_MS 10000
+#define STOP_TIMEOUT_MS	 10000
+
+static int fail(struct corecap_relayd *d, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(struct corecap_relayd *d, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(d->error, sizeof(d->error), fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+/* "net://ADDR[:CTRL:DATA]", ADDR an IPv4 address: 0 or -EINVAL. */
+static int parse_url(struct corecap_relayd *d, const char *url)
+{
+	const char *a = url + 6;
+	size_t n = strcspn(a, ":");
+	struct in_addr in;
+	char rest[32];
+
+	if (strncmp(url, "net://", 6) != 0 || n == 0 || n >= sizeof(d->addr))
+		return -EINVAL;
+	memcpy(d->addr, a, n);
+	d->addr[n] = '\0';
+	if (inet_pton(AF_INET, d->addr, &in) != 1)
+		return -EINVAL;
+	snprintf(d->listen, sizeof(d->listen), "%s", d->addr);
+	if (!a[n])
+		return 0;
+	if (sscanf(a + n, ":%u:%u%31s", &d->ctrl_port, &d->data_port, rest) != 2 || !d->ctrl_port ||
+	    d->ctrl_port > 65535 || !d->data_port || d->data_port > 65535 ||
+	    d->ctrl_port == d->data_port)
+		return -EINVAL;
+	return 0;
+}
+
+/* A free TCP port on addr (bound, then closed: the relayd takes it next), or 0. */
+static unsigned free_port(const char *addr)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	unsigned port = 0;
+
+	if (fd < 0)
+		return 0;
+	if (inet_pton(AF_INET, addr, &sin.sin_addr) == 1 &&
+	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
+		port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+/*
+ * True when process pid holds a socket listening on TCP port (in this
+ * network namespace): the relayd itself, not another listener on it.
+ */
+static bool listens(pid_t pid, unsigned port)
+{
+	static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+	char path[320], line[512];
+	bool found = false;
+
+	for (size_t t = 0; t < 2 && !found; t++) {
+		FILE *f = fopen(tables[t], "re");
+
+		if (!f)
+			continue;
+		while (!found && fgets(line, sizeof(line), f)) {
+			char local[64], fd_dir[64];
+			unsigned long inode;
+			unsigned lport, state;
+			char *colon;
+			DIR *fds;
+			struct dirent *e;
+
+			if (sscanf(line, " %*d: %63s %*s %x %*s %*s %*s %*d %*d %lu", local, &state,
+				   &inode) != 3 ||
+			    state != 0x0a || !(colon = strrchr(local, ':')) ||
+			    sscanf(colon + 1, "%x", &lport) != 1 || lport != port)
+				continue;
+			snprintf(fd_dir, sizeof(fd_dir), "/proc/%d/fd", (int)pid);
+			fds = opendir(fd_dir);
+			while (fds && !found && (e = readdir(fds))) {
+				char link[64], want[48];
+				ssize_t l;
+
+				snprintf(path, sizeof(path), "%s/%s", fd_dir, e->d_name);
+				l = readlink(path, link, sizeof(link) - 1);
+				if (l <= 0)
+					continue;
+				link[l] = '\0';
+				snprintf(want, sizeof(want), "socket:[%lu]", inode);
+				found = strcmp(link, want) == 0;
+			}
+			if (fds)
+				closedir(fds);
+		}
+		fclose(f);
+	}
+	return found;
+}
+
+/* The relayd's first complaint in its log since offset, shown safely. */
+static void log_complaint(int log_fd, off_t from, char *out, size_t size)
+{
+	char buf[4096], *line, *save = NULL, path[64];
+	ssize_t got = -1;
+	int fd;
+
+	/* The log is open for writing only: read it through a descriptor of its own. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", log_fd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		got = pread(fd, buf, sizeof(buf) - 1, from);
+		close(fd);
+	}
+
+	snprintf(out, size, "it said nothing");
+	if (got <= 0)
+		return;
+	buf[got] = '\0';
+	for (char *p = buf; *p; p++)
+		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
+			*p = '?';
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strstr(line, "rror") || strstr(line, "ailed") || strstr(line, "annot")) {
+			snprintf(out, size, "it said: %.300s", line);
+			return;
+		}
+	line = strtok_r(buf, "\n", &save);
+	if (line)
+		snprintf(out, size, "it said: %.300s", line);
+}
+
+static int wait_pid(pid_t pid, int timeout_ms, int *status)
+{
+	for (int i = 0;; i++) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -errno;
+		if (i >= timeout_ms / 10)
+			return -ETIMEDOUT;
+		usleep(10000);
+	}
+}
+
+/* One try: the relayd on d's ports, listening on both; 0, -EAGAIN (it exited) or -errno. */
+static int try_start(struct corecap_relayd *d, const char *out_path, int log_fd)
+{
+	char ctrl[96], data[96], live[64];
+	off_t from = lseek(log_fd, 0, SEEK_END);
+	pid_t parent = getpid();
+	int st;
+
+	snprintf(ctrl, sizeof(ctrl), "tcp://%s:%u", d->listen, d->ctrl_port);
+	snprintf(data, sizeof(data), "tcp://%s:%u", d->listen, d->data_port);
+	/* Live viewers are not used: their port stays on loopback. */
+	snprintf(live, sizeof(live), "tcp://127.0.0.1:%u", d->live_port);
+	d->pid = fork();
+	if (d->pid < 0)
+		return fail(d, -errno, "cannot start lttng-relayd: %s", strerror(errno));
+	if (d->pid == 0) {
+		char *argv[] = {
+			"lttng-relayd", "-o", (char *)out_path, "-C", ctrl, "-D", data, "-L",
+			live,		NULL};
+		int null = open("/dev/null", O_RDONLY);
+
+		/* It dies with us; Ctrl-C at the terminal is ours to order, not its. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent) /* we died before it was set */
+			_exit(1);
+		setpgid(0, 0);
+		if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(log_fd, STDOUT_FILENO) < 0 ||
+		    dup2(log_fd, STDERR_FILENO) < 0)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		execvp(argv[0], argv);
+		fprintf(stderr, "corecap: cannot run 'lttng-relayd': %s\n", strerror(errno));
+		_exit(127);
+	}
+	for (int i = 0; i < START_TIMEOUT_MS / 10; i++) {
+		if (waitpid(d->pid, &st, WNOHANG) == d->pid) {
+			char said[400];
+
+			d->pid = -1;
+			log_complaint(log_fd, from, said, sizeof(said));
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+				return fail(d, -ENOENT, "cannot run lttng-relayd (%s)", said);
+			fail(d, -EAGAIN, "lttng-relayd on %s and %s exited at once (%s)", ctrl,
+			     data, said);
+			return -EAGAIN;
+		}
+		if (listens(d->pid, d->ctrl_port) && listens(d->pid, d->data_port))
+			return 0;
+		usleep(10000);
+	}
+	corecap_relayd_stop(d);
+	return fail(d, -ETIMEDOUT, "lttng-relayd did not listen on %s and %s within %d s", ctrl,
+		    data, START_TIMEOUT_MS / 1000);
+}
+
+int corecap_relayd_start(struct corecap_relayd *d, const char *url, int run_fd,
+			 const char *run_path, int log_fd)
+{
+	bool chosen;
+	char out_path[4200];
+	int ret = -EAGAIN;
+
+	memset(d, 0, sizeof(*d));
+	d->pid = -1;
+	d->dir_fd = -1;
+	snprintf(d->listen, sizeof(d->listen), "0.0.0.0");
+	snprintf(d->token, sizeof(d->token), "corecap-%d", (int)getpid());
+	if (url && parse_url(d, url) < 0)
+		return fail(d, -EINVAL,
+			    "bad --relayd-url '%s': expected net://ADDR[:CTRL:DATA], ADDR an IPv4 "
+			    "address",
+			    url);
+	chosen = !d->ctrl_port;
+	if (mkdirat(run_fd, CORECAP_RELAYD_DIR, 0700) < 0 ||
+	    (d->dir_fd = openat(run_fd, CORECAP_RELAYD_DIR,
+				O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return fail(d, -errno, "cannot make '%s/" CORECAP_RELAYD_DIR "': %s", run_path,
+			    strerror(errno));
+	snprintf(out_path, sizeof(out_path), "%s/" CORECAP_RELAYD_DIR, run_path);
+	/* Ports chosen free can be taken by another before the relayd binds them: again. */
+	for (int tries = 0; ret == -EAGAIN && tries < (chosen ? 3 : 1); tries++) {
+		if (chosen) {
+			d->ctrl_port = free_port(d->listen);
+			d->data_port = free_port(d->listen);
+		}
+		d->live_port = free_port("127.0.0.1");
+		if (!d->ctrl_port || !d->data_port || !d->live_port || d->ctrl_port == d->data_port)
+			return fail(d, -EADDRNOTAVAIL,
+				    "cannot find free ports on %s for lttng-relayd", d->listen);
+		ret = try_start(d, out_path, log_fd);
+	}
+	return ret;
+}
+
+void corecap_relayd_host_url(const struct corecap_relayd *d, const char *host, char *buf,
+			     size_t size)
+{
+	/* An empty address: each host puts in the one it reaches us by (host_agent.c). */
+	snprintf(buf, size, "net://%s:%u:%u/%s/%s", d->addr, d->ctrl_port, d->data_port, d->token,
+		 host);
+}
+
+int corecap_relayd_stop(struct corecap_relayd *d)
+{
+	int st;
+
+	if (d->pid <= 0)
+		return -ESRCH;
+	kill(d->pid, SIGTERM);
+	if (wait_pid(d->pid, STOP_TIMEOUT_MS, &st) == -ETIMEDOUT) {
+		kill(d->pid, SIGKILL);
+		waitpid(d->pid, &st, 0);
+	}
+	d->pid = -1;
+	return 0;
+}
+
+/* Checks a directory the relayd wrote, recursively, making it ours alone; 0 or -errno. */
+static int check_tree(struct corecap_relayd *d, int fd, const char *where, int depth,
+		      uint64_t *bytes, size_t *entries, uint64_t max_bytes)
+{
+	struct stat st;
+	struct dirent *e;
+	DIR *dir;
+	int ret = 0, dup_fd;
+
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    fchmod(fd, 0700) < 0)
+		return fail(d, -EPERM, "'%s' is not a directory of ours", where);
+	if (depth > TAKE_MAX_DEPTH)
+		return fail(d, -ELOOP, "'%s' is deeper than %d directories", where, TAKE_MAX_DEPTH);
+	dup_fd = dup(fd);
+	dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!dir) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return fail(d, -errno, "cannot list '%s': %s", where, strerror(errno));
+	}
+	while (ret == 0 && (e = readdir(dir))) {
+		char sub[600];
+		int cfd;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (++*entries > TAKE_MAX_ENTRIES) {
+			ret = fail(d, -EFBIG, "more than %d entries", TAKE_MAX_ENTRIES);
+			break;
+		}
+		snprintf(sub, sizeof(sub), "%.300s/%.255s", where, e->d_name);
+		if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+			ret = fail(d, -errno, "cannot stat '%s': %s", sub, strerror(errno));
+		} else if (S_ISDIR(st.st_mode)) {
+			cfd = openat(fd, e->d_name,
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (cfd < 0)
+				ret = fail(d, -errno, "cannot open '%s': %s", sub, strerror(errno));
+			else
+				ret = check_tree(d, cfd, sub, depth + 1, bytes, entries, max_bytes);
+			if (cfd >= 0)
+				close(cfd);
+		} else if (S_ISREG(st.st_mode)) {
+			cfd = openat(fd, e->d_name,
+				     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+			if (cfd < 0 || fstat(cfd, &st) < 0 || !S_ISREG(st.st_mode) ||
+			    st.st_nlink != 1 || st.st_uid != geteuid() || fchmod(cfd, 0600) < 0)
+				ret = fail(d, -EPERM,
+					   "'%s' is not a regular file of ours with one link", sub);
+			else if ((*bytes += (uint64_t)st.st_size) > max_bytes)
+				ret = fail(d, -EFBIG, "over %llu bytes",
+					   (unsigned long long)max_bytes);
+			if (cfd >= 0)
+				close(cfd);
+		} else {
+			ret = fail(d, -EPERM, "'%s' is neither a regular file nor a directory",
+				   sub);
+		}
+	}
+	closedir(dir);
+	return ret;
+}
+
+int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
+			const char *dest_name, uint64_t max_bytes)
+{
+	int top = -1, host_fd = -1, ret, dup_fd = dup(d->dir_fd), found = 0;
+	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	char where[400] = "";
+	uint64_t bytes = 0;
+	size_t entries = 0;
+	struct dirent *e;
+
+	if (!dir) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return fail(d, -errno, "cannot list the relayd's output: %s", strerror(errno));
+	}
+	rewinddir(dir); /* its offset is dir_fd's, shared: the last take read it to the end */
+	/* The relayd writes HOSTNAME/TOKEN/NAME: the hostname is the host's session daemon's. */
+	while ((e = readdir(dir))) {
+		int hd, td;
+
+		if (e->d_name[0] == '.')
+			continue;
+		hd = openat(d->dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		td = hd >= 0 ? openat(hd, d->token, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+			     : -1;
+		if (hd >= 0)
+			close(hd);
+		if (td < 0)
+			continue;
+		if (faccessat(td, host, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			found++;
+			if (top >= 0)
+				close(top);
+			top = td;
+			snprintf(where, sizeof(where), "%.100s/%s/%s", e->d_name, d->token, host);
+			continue;
+		}
+		close(td);
+	}
+	closedir(dir);
+	if (!found)
+		return fail(d, -ENOENT, "lttng-relayd wrote nothing for host '%s'", host);
+	if (found > 1) {
+		close(top);
+		return fail(d, -EEXIST, "lttng-relayd wrote host '%s' under %d host names", host,
+			    found);
+	}
+	host_fd = openat(top, host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (host_fd < 0)
+		ret = fail(d, -errno, "cannot open '%s': %s", where, strerror(errno));
+	else
+		ret = check_tree(d, host_fd, where, 0, &bytes, &entries, max_bytes);
+	if (ret == 0 && renameat2(top, host, dest_fd, dest_name, RENAME_NOREPLACE) < 0)
+		ret = fail(d, -errno, "cannot move '%s' into the run: %s", where, strerror(errno));
+	if (host_fd >= 0)
+		close(host_fd);
+	close(top);
+	return ret;
+}
+
+/* Removes a tree under fd/name without following links; depth-bounded. */
+static void remove_tree(int fd, const char *name, int depth)
+{
+	int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = sub >= 0 && depth < 2 * TAKE_MAX_DEPTH ? fdopendir(sub) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (sub >= 0)
+			close(sub);
+		unlinkat(fd, name, 0);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(sub, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(sub, e->d_name, depth + 1);
+		else
+			unlinkat(sub, e->d_name, 0);
+	}
+	closedir(dir);
+	unlinkat(fd, name, AT_REMOVEDIR);
+}
+
+void corecap_relayd_release(struct corecap_relayd *d, int run_fd)
+{
+	corecap_relayd_stop(d);
+	if (d->dir_fd >= 0) {
+		close(d->dir_fd);
+		d->dir_fd = -1;
+		remove_tree(run_fd, CORECAP_RELAYD_DIR, 0);
+	}
+}

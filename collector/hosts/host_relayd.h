@@ -1,0 +1,62 @@
+/*
+ * host_relayd: the lttng-relayd of `corecap record --hosts` (docs/hosts.md,
+ * "Traces through lttng-relayd").
+ *
+ * corecap_relayd_start() starts an lttng-relayd of our own (never one that
+ * runs already: its output directory would be one someone else chose),
+ * writing into a directory it makes inside the run (mode 0700), its
+ * control, data and live ports the URL's or, without them, free ones
+ * (bound first, then given to the relayd; a relayd that lost the race is
+ * started again on others). It dies with us (PR_SET_PDEATHSIG) and
+ * corecap_relayd_stop() ends it. Each host streams to
+ * net://ADDR:CTRL:DATA/TOKEN/NAME (corecap_relayd_host_url); once the
+ * relayd is stopped, corecap_relayd_take() checks what it wrote for a
+ * host (regular files and directories only, opened O_NOFOLLOW, one link
+ * each, bounded in size, count and depth; made 0600 and 0700) and renames
+ * it into the host's sub-run: the remote consumers wrote it, so it is
+ * untrusted input, as the tar stream is.
+ */
+#ifndef CORECAP_COLLECTOR_HOST_RELAYD_H
+#define CORECAP_COLLECTOR_HOST_RELAYD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define CORECAP_RELAYD_DIR "relayd.out" /* in the run while it records; removed */
+#define CORECAP_RELAYD_LOG "relayd.log" /* in the run: what the relayd said */
+
+struct corecap_relayd {
+	pid_t pid;	 /* ours, or -1 */
+	int dir_fd;	 /* CORECAP_RELAYD_DIR, or -1 */
+	char addr[64];	 /* the address hosts are told; "" when each host derives it */
+	char listen[64]; /* the address it listens on */
+	unsigned ctrl_port, data_port, live_port;
+	char token[32]; /* the first part of each host's path */
+	char error[512];
+};
+
+/*
+ * url: NULL, or net://ADDR[:CTRL:DATA] (the address the hosts reach this
+ * one by; the relayd listens on it). run_fd/run_path: the run directory;
+ * log_fd: where the relayd's output goes. 0, or -errno with d->error.
+ */
+int corecap_relayd_start(struct corecap_relayd *d, const char *url, int run_fd,
+			 const char *run_path, int log_fd);
+/* The URL a host's record streams to (host-record's --relayd-url). */
+void corecap_relayd_host_url(const struct corecap_relayd *d, const char *host, char *buf,
+			     size_t size);
+/* Ends the relayd (SIGTERM, then SIGKILL after 10 s); 0 if it was ours and ended. */
+int corecap_relayd_stop(struct corecap_relayd *d);
+/*
+ * Moves what the relayd wrote for host into dest_fd/dest_name, once it is
+ * stopped: 0, -ENOENT when it wrote nothing for the host, or -errno with
+ * d->error saying which rule was broken (what it wrote is then left).
+ */
+int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
+			const char *dest_name, uint64_t max_bytes);
+/* Removes the relayd's directory and whatever is left in it (O_NOFOLLOW walk). */
+void corecap_relayd_release(struct corecap_relayd *d, int run_fd);
+
+#endif

@@ -1,0 +1,6 @@
+# The hosts' LTTng traces through lttng-relayd (issue 46, docs/hosts.md):
+# records of hosts B and C through the relayd and over the stream, then
+# SIGTERM and SIGKILL mid-window, the relayd's port taken, the relayd
+# killed, a host that cannot reach it, a host unreachable: the traces
+# arrive, no relayd is left (35-50 s).
+corecap_e2e_test(hosts_relayd hosts_relayd.sh TIMEOUT 150 LABELS "collector;hosts")

@@ -1,0 +1,242 @@
+/*
+ * collector/hosts/host_relayd.c: what an lttng-relayd wrote for a host is
+ * untrusted input (remote consumers sent it). A tree of directories and
+ * regular files is moved whole into the destination, made 0600/0700; a
+ * symlink, a FIFO, a hard-linked file, a tree over the size bound, a
+ * symlinked path component, a host under two hostnames or a destination
+ * that exists are refused with the rule named, the destination untouched.
+ * Also the --relayd-url parser's refusals and the host's URL.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hosts/host_relayd.h"
+
+#include "check_run.h"
+
+static char scratch[64];
+static struct corecap_relayd d;
+static int dest_fd = -1;
+
+/* Runs cmd with every '@' the scratch directory. */
+static void run(const char *cmd)
+{
+	char buf[2048];
+	size_t n = 0;
+
+	for (const char *p = cmd; *p && n < sizeof(buf) - 100; p++) {
+		if (*p == '@')
+			n += (size_t)snprintf(buf + n, sizeof(buf) - n, "%s", scratch);
+		else
+			buf[n++] = *p;
+	}
+	buf[n] = '\0';
+	ck_assert_msg(system(buf) == 0, "%s", buf);
+}
+
+static void setup(void)
+{
+	char path[128];
+
+	snprintf(scratch, sizeof(scratch), "/tmp/check-host-relayd.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(scratch));
+	/* The relayd's layout: HOSTNAME/TOKEN/NAME/ust/uid/0/64-bit/... */
+	run("mkdir -p @/out/vm/corecap-1/b/ust/uid/0/64-bit/index @/dest && "
+	    "printf meta > @/out/vm/corecap-1/b/ust/uid/0/64-bit/metadata && "
+	    "head -c 4096 /dev/zero > @/out/vm/corecap-1/b/ust/uid/0/64-bit/corecap_0");
+	run("chmod -R go+rX @/out && touch "
+	    "@/out/vm/corecap-1/b/ust/uid/0/64-bit/index/corecap_0.idx");
+	memset(&d, 0, sizeof(d));
+	d.pid = -1;
+	snprintf(d.token, sizeof(d.token), "corecap-1");
+	snprintf(path, sizeof(path), "%s/out", scratch);
+	d.dir_fd = open(path, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof(path), "%s/dest", scratch);
+	dest_fd = open(path, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(d.dir_fd, 0);
+	ck_assert_int_ge(dest_fd, 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	close(d.dir_fd);
+	close(dest_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", scratch);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int mode_of(const char *rel)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", scratch, rel);
+	if (lstat(path, &st) < 0)
+		return -1;
+	return (int)(st.st_mode & 07777);
+}
+
+static bool exists(const char *rel)
+{
+	return mode_of(rel) >= 0;
+}
+
+START_TEST(test_take_whole)
+{
+	ck_assert_int_eq(corecap_relayd_take(&d, "b", dest_fd, "trace", 1 << 20), 0);
+	ck_assert_int_eq(mode_of("dest/trace"), 0700);
+	ck_assert_int_eq(mode_of("dest/trace/ust/uid/0/64-bit"), 0700);
+	ck_assert_int_eq(mode_of("dest/trace/ust/uid/0/64-bit/metadata"), 0600);
+	ck_assert_int_eq(mode_of("dest/trace/ust/uid/0/64-bit/corecap_0"), 0600);
+	ck_assert_int_eq(mode_of("dest/trace/ust/uid/0/64-bit/index/corecap_0.idx"), 0600);
+	ck_assert(!exists("out/vm/corecap-1/b"));
+	/* Taken once: nothing left for it. */
+	ck_assert_int_eq(corecap_relayd_take(&d, "b", dest_fd, "trace2", 1 << 20), -ENOENT);
+	ck_assert_str_eq(d.error, "lttng-relayd wrote nothing for host 'b'");
+}
+END_TEST
+
+/* Refused, the rule named, the destination not made. */
+static void refused(const char *rule, int err, uint64_t max)
+{
+	ck_assert_int_eq(corecap_relayd_take(&d, "b", dest_fd, "trace", max), err);
+	ck_assert_msg(strstr(d.error, rule), "'%s' does not say '%s'", d.error, rule);
+	ck_assert(!exists("dest/trace"));
+}
+
+START_TEST(test_symlink)
+{
+	run("ln -s /etc/passwd @/out/vm/corecap-1/b/ust/uid/0/64-bit/corecap_1");
+	refused("64-bit/corecap_1' is neither a regular file nor a directory", -EPERM, 1 << 20);
+}
+END_TEST
+
+START_TEST(test_fifo)
+{
+	run("mkfifo @/out/vm/corecap-1/b/ust/uid/0/64-bit/corecap_1");
+	refused("is neither a regular file nor a directory", -EPERM, 1 << 20);
+}
+END_TEST
+
+START_TEST(test_hard_link)
+{
+	run("ln @/out/vm/corecap-1/b/ust/uid/0/64-bit/metadata @/out/vm/m2");
+	refused("64-bit/metadata' is not a regular file of ours with one link", -EPERM, 1 << 20);
+}
+END_TEST
+
+START_TEST(test_size_bound)
+{
+	refused("over 4000 bytes", -EFBIG, 4000);
+}
+END_TEST
+
+START_TEST(test_symlinked_component)
+{
+	/* The token's directory a link to a tree elsewhere: not followed. */
+	run("mkdir -p @/else/b && mv @/out/vm/corecap-1 @/moved && ln -s @/else "
+	    "@/out/vm/corecap-1");
+	ck_assert_int_eq(corecap_relayd_take(&d, "b", dest_fd, "trace", 1 << 20), -ENOENT);
+	ck_assert(!exists("dest/trace"));
+	ck_assert(exists("else/b"));
+}
+END_TEST
+
+START_TEST(test_two_hostnames)
+{
+	run("mkdir -p @/out/other/corecap-1/b");
+	refused("under 2 host names", -EEXIST, 1 << 20);
+}
+END_TEST
+
+START_TEST(test_dest_exists)
+{
+	run("mkdir @/dest/trace");
+	ck_assert_int_eq(corecap_relayd_take(&d, "b", dest_fd, "trace", 1 << 20), -EEXIST);
+	ck_assert_msg(strstr(d.error, "cannot move"), "%s", d.error);
+	ck_assert(exists("out/vm/corecap-1/b/ust/uid/0/64-bit/metadata"));
+}
+END_TEST
+
+START_TEST(test_release_removes)
+{
+	int run_fd;
+	char path[128];
+
+	run("mkdir @/run && mv @/out @/run/" CORECAP_RELAYD_DIR
+	    " && ln -s /etc @/run/" CORECAP_RELAYD_DIR "/vm/etc");
+	snprintf(path, sizeof(path), "%s/run", scratch);
+	run_fd = open(path, O_RDONLY | O_DIRECTORY);
+	close(d.dir_fd);
+	d.dir_fd = openat(run_fd, CORECAP_RELAYD_DIR, O_RDONLY | O_DIRECTORY);
+	corecap_relayd_release(&d, run_fd);
+	ck_assert_int_eq(d.dir_fd, -1);
+	d.dir_fd = open("/dev/null", O_RDONLY); /* for teardown's close */
+	ck_assert(!exists("run/" CORECAP_RELAYD_DIR));
+	ck_assert(access("/etc/passwd", F_OK) == 0); /* the link removed, not followed */
+	close(run_fd);
+}
+END_TEST
+
+START_TEST(test_url)
+{
+	struct corecap_relayd r;
+	char path[128], url[300];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s", scratch);
+	fd = open(path, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_eq(corecap_relayd_start(&r, "tcp://1.2.3.4", fd, path, -1), -EINVAL);
+	ck_assert_msg(strstr(r.error, "bad --relayd-url 'tcp://1.2.3.4'"), "%s", r.error);
+	ck_assert_int_eq(corecap_relayd_start(&r, "net://host.example", fd, path, -1), -EINVAL);
+	ck_assert_int_eq(corecap_relayd_start(&r, "net://10.0.0.1:5342", fd, path, -1), -EINVAL);
+	ck_assert_int_eq(corecap_relayd_start(&r, "net://10.0.0.1:5342:5342", fd, path, -1),
+			 -EINVAL);
+	ck_assert_int_eq(corecap_relayd_start(&r, "net://10.0.0.1:5342:5343x", fd, path, -1),
+			 -EINVAL);
+	ck_assert(!exists(CORECAP_RELAYD_DIR));
+	close(fd);
+	memset(&r, 0, sizeof(r));
+	r.ctrl_port = 5342;
+	r.data_port = 5343;
+	snprintf(r.token, sizeof(r.token), "corecap-7");
+	corecap_relayd_host_url(&r, "b", url, sizeof(url));
+	ck_assert_str_eq(url, "net://:5342:5343/corecap-7/b"); /* the host puts in the address */
+	snprintf(r.addr, sizeof(r.addr), "10.0.0.1");
+	corecap_relayd_host_url(&r, "b", url, sizeof(url));
+	ck_assert_str_eq(url, "net://10.0.0.1:5342:5343/corecap-7/b");
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("host_relayd");
+	TCase *tc = tcase_create("take");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_take_whole);
+	tcase_add_test(tc, test_symlink);
+	tcase_add_test(tc, test_fifo);
+	tcase_add_test(tc, test_hard_link);
+	tcase_add_test(tc, test_size_bound);
+	tcase_add_test(tc, test_symlinked_component);
+	tcase_add_test(tc, test_two_hostnames);
+	tcase_add_test(tc, test_dest_exists);
+	tcase_add_test(tc, test_release_removes);
+	tcase_add_test(tc, test_url);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return corecap_check_run(suite());
+}
