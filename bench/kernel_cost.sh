@@ -36,9 +36,13 @@
 #              (scripts/ceph-minicluster), rados bench S write -b 1 -t T
 #              on a fresh pool per run (defaults -t 10, -s 10)
 #   -K         keep the work directory (the runs) and print its path
+#   -O BUILD   adds the configuration `old`: `rec` with another build's
+#              corecap (e.g. main's, before a change), in the same rotation
+#   -C CFGS    only these configurations (e.g. "rec old"; default: all)
 #
 # usage: bench/kernel_cost.sh [-B BUILD_DIR] [-T refosd|ceph] [-n ROUNDS]
 #                             [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE] [-K]
+#                             [-O OLD_BUILD_DIR] [-C CFGS]
 # A benchmark, not a test: it exits 0 whatever the figures (they are in
 # docs/methodology.md, "What recording costs"). Needs root for the kernel
 # events and bpf_stats.
@@ -52,11 +56,13 @@ secs=""
 conc=""
 port_base=54000
 keep=0
+old_build=""
+only=""
 usage() {
-	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-n ROUNDS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE] [-K]" >&2
+	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-n ROUNDS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE] [-K] [-O OLD_BUILD_DIR] [-C CFGS]" >&2
 	exit 2
 }
-while getopts "B:T:n:s:t:p:K" o; do
+while getopts "B:T:n:s:t:p:KO:C:" o; do
 	case $o in
 	B) build=$OPTARG ;;
 	T) case $OPTARG in refosd | ceph) target=$OPTARG ;; *) usage ;; esac ;;
@@ -65,6 +71,8 @@ while getopts "B:T:n:s:t:p:K" o; do
 	t) conc=$OPTARG ;;
 	p) port_base=$OPTARG ;;
 	K) keep=1 ;;
+	O) old_build=$OPTARG ;;
+	C) only=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -95,6 +103,18 @@ fi
 if [ -n "$stats_why" ]; then
 	echo "kernel_cost: the stats configuration is left out: $stats_why" >&2
 	cfgs="bare rec nok"
+fi
+old_corecap=""
+if [ -n "$old_build" ]; then
+	old_corecap="$old_build/cli/corecap"
+	bench_need "$old_corecap"
+	cfgs="$cfgs old"
+fi
+if [ -n "$only" ]; then
+	for c in $only; do
+		case " $cfgs " in *" $c "*) ;; *) echo "kernel_cost: no configuration '$c' here (of: $cfgs)" >&2; exit 2 ;; esac
+	done
+	cfgs=$only
 fi
 
 work=$(mktemp -d /tmp/kernel-cost-XXXXXX)
@@ -142,7 +162,7 @@ chmod 755 "$work/wrap.sh"
 
 # run CFG N: one run; appends its row (JSON) to $work/rows.
 run() {
-	local cfg=$1 n=$2 rd="$work/run-$1-$2" pool="kc$2$1" t0 t1
+	local cfg=$1 n=$2 rd="$work/run-$1-$2" pool="kc$2$1" t0 t1 cc=$corecap
 	local -a bench opts=() wrap=()
 	if [ "$target" = refosd ]; then
 		bench_refosd_start
@@ -154,6 +174,7 @@ run() {
 	fi
 	case $cfg in
 	nok) opts=(--no-kernel) ;;
+	old) cc=$old_corecap ;;
 	stats)
 		wrap=("$work/wrap.sh" "$work/bpf-$n")
 		stats_old=$(cat /proc/sys/kernel/bpf_stats_enabled)
@@ -164,7 +185,7 @@ run() {
 	if [ "$cfg" = bare ]; then
 		"${bench[@]}" >"$work/bench.out" 2>"$work/bench.err" || echo "kernel_cost: the benchmark failed: $(tail -n 1 "$work/bench.err")" >&2
 	else
-		"$corecap" record -q -p "$osd" -o "$rd" "${opts[@]}" -- "${wrap[@]}" "${bench[@]}" \
+		"$cc" record -q -p "$osd" -o "$rd" "${opts[@]}" -- "${wrap[@]}" "${bench[@]}" \
 			>"$work/rec.out" 2>"$work/rec.err" || echo "kernel_cost: record ($cfg) failed: $(tail -n 1 "$work/rec.err")" >&2
 	fi
 	t1=$(osd_ticks)
@@ -278,7 +299,7 @@ def interval(v):
     return float(lo), float(hi), conf
 bare = by.get("bare", {})
 print("median IOPS and ratio to the same round's bare run (sign-test interval of the median):")
-for cfg in ("bare", "rec", "nok", "stats"):
+for cfg in ("bare", "rec", "old", "nok", "stats"):
     rs = by.get(cfg)
     if not rs:
         continue
@@ -292,11 +313,14 @@ for cfg in ("bare", "rec", "nok", "stats"):
             lo, hi, conf = interval(ratios)
             line += "\n        ratio to bare %.3f (%.3f-%.3f, %s%%, %d pairs)" % (med(ratios), lo, hi, conf, len(ratios))
     print(line)
-for cfg in ("rec", "nok"):
+for cfg in ("rec", "old", "nok"):
     rs = by.get(cfg)
     if not rs:
         continue
     keys = ("total", "events", "stacks", "trace", "ceph", "other")
+    for n in sorted(rs):
+        print("bytes per op, %s run %d: %s" % (cfg, n, ", ".join(
+            "%s %.1f" % (k, rs[n]["bytes_op"][k]) for k in keys)))
     print("bytes per op, %s (median of the runs): %s" % (cfg, ", ".join(
         "%s %.1f" % (k, med([r["bytes_op"][k] for r in rs.values()])) for k in keys)))
 rs = by.get("rec", {})

@@ -513,7 +513,10 @@ int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir, char **er
 
 	memset(c, 0, sizeof(*c));
 	*err = NULL;
-	h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS, &ret, err);
+	/* The collector's zstd-compressed history, or an earlier one's plain file. */
+	h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS_ZST, &ret, err);
+	if (!h && !ret)
+		h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS, &ret, err);
 	b = load_json(run_dir, CORECAP_CEPH_PERF_BEGIN, &err_b, err);
 	e = load_json(run_dir, CORECAP_CEPH_PERF_END, &err_e, err);
 	if (!ret)

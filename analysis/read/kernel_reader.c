@@ -4,6 +4,7 @@
 #include "../util/heap.h"
 #include <corecap/diag.h>
 #include <corecap/kernel_v2.h>
+#include <corecap/kernel_v3.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -108,10 +109,12 @@ static int check_header(const unsigned char *buf, size_t len, uint64_t magic, co
 	if (h->magic != magic)
 		return corecap_err(err, -EINVAL, "'%s': not a corecap kernel file (bad magic)",
 				   path);
-	/* events.bin: version 1, or 2 (blocks, decoded into 1's records);
-	 * stacks.bin: 1. */
+	/* events.bin: version 1, 2 (blocks, decoded into 1's records) or 3
+	 * (zstd frames of 2's blocks); stacks.bin: 1. */
 	if (h->version != CORECAP_KERNEL_FORMAT_V1 &&
-	    (h->version != CORECAP_KERNEL_FORMAT_VERSION || magic != CORECAP_KERNEL_MAGIC_EVENTS))
+	    ((h->version != CORECAP_KERNEL_FORMAT_V2 &&
+	      h->version != CORECAP_KERNEL_FORMAT_VERSION) ||
+	     magic != CORECAP_KERNEL_MAGIC_EVENTS))
 		return corecap_err(err, -EINVAL, "'%s': unsupported kernel format version %u", path,
 				   h->version);
 	if (h->header_bytes < sizeof(*h) || h->header_bytes % 8 || h->header_bytes > len)
@@ -518,7 +521,7 @@ static int open_events(struct kernel_reader *k, const char *path, char **err)
 	return 0;
 }
 
-/* Where decode_v2 puts the records: a private file, or memory. */
+/* Where decode_blocks puts the records: a private file, or memory. */
 struct v2_sink {
 	int fd;		    /* -1: memory */
 	unsigned char *mem; /* memory: all of it; a file: what waits for write(2) */
@@ -593,44 +596,51 @@ static int v2_tmpfile(void)
 }
 
 /*
- * events.bin of version 2: its blocks decoded (corecap/kernel_v2.h) into
- * version 1's records, each checked as version 1's are (the errors name
- * the offset of its block in the file), into a private file in TMPDIR
- * (loaded from buffers: memory), which then stands for events.bin: the
- * loading pass and the cursors read version 1 alone. Memory stays flat:
- * a block at a time; the disk holds about twice events.bin meanwhile.
+ * One version-2 block (size bytes at p, whole) decoded into version 1's
+ * records, each checked as version 1's are, and put in the sink; where
+ * names it in the errors ("block at offset N", or the frame's).
  */
-static int decode_v2(struct kernel_reader *k, const char *path, char **err)
+static int put_block(struct kernel_reader *k, const unsigned char *p, size_t size, uint64_t err_off,
+		     const char *where, unsigned char *dec, struct v2_sink *o, uint64_t *unknown,
+		     const char *path, char **err)
+{
+	const char *why = "";
+	size_t dlen, why_off;
+	long n = corecap_kv2_decode_block(p, size, dec, &dlen, unknown, &why, &why_off);
+	int ret;
+
+	if (n <= 0)
+		return corecap_err(err, -EINVAL, "'%s': %s: %s at %zu", path, where,
+				   n ? why : "block cut short", why_off);
+	for (size_t d = 0; d < dlen;) {
+		const struct corecap_krec *r = (const void *)(dec + d);
+
+		if (check_rec(k, r, err_off, path, err) < 0)
+			return -EINVAL;
+		d += r->size;
+	}
+	if ((ret = sink_put(o, dec, dlen)))
+		return corecap_err(err, ret, "'%s': cannot decode it: %s", path, strerror(-ret));
+	return 0;
+}
+
+/* Version 2's blocks from the file at k->hdr.header_bytes into o. */
+static int walk_v2(struct kernel_reader *k, const char *path, unsigned char *dec, struct v2_sink *o,
+		   uint64_t *unknown, char **err)
 {
 	struct win w = {.cap = SCAN_BYTES};
-	struct v2_sink o = {.fd = -1};
-	struct corecap_kfile_header h = k->hdr;
-	unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * CORECAP_KBLOCK_MAX);
-	uint64_t off = k->hdr.header_bytes, unknown = 0;
+	uint64_t off = k->hdr.header_bytes;
 	int ret = 0;
 
-	w.buf = malloc(SCAN_BYTES);
-	if (!dec || !w.buf) {
-		ret = corecap_err(err, -ENOMEM, "'%s': out of memory", path);
-		goto out;
-	}
-	if (!k->ev_mem && (o.fd = v2_tmpfile()) < 0) {
-		ret = corecap_err(err, o.fd, "'%s': cannot create a file to decode it into: %s",
-				  path, strerror(-o.fd));
-		goto out;
-	}
+	if (!(w.buf = malloc(SCAN_BYTES)))
+		return corecap_err(err, -ENOMEM, "'%s': out of memory", path);
 	w.base = off;
-	h.header_bytes = sizeof(h);
-	if ((ret = sink_put(&o, &h, sizeof(h))))
-		goto sink;
 	while (off < k->ev_bytes) {
 		uint64_t left = k->ev_bytes - off;
 		const unsigned char *p;
-		const char *why = "";
-		size_t dlen, why_off;
+		char where[64];
 		uint16_t type;
 		uint32_t size;
-		long n;
 
 		if (left < sizeof(struct corecap_kblock))
 			break; /* a trailing fragment */
@@ -646,32 +656,164 @@ static int decode_v2(struct kernel_reader *k, const char *path, char **err)
 		if (size > left)
 			break;
 		if (type != CORECAP_KREC_BLOCK) { /* a later revision's item */
-			unknown++;
+			(*unknown)++;
 			off += size;
 			continue;
 		}
 		if ((ret = win_get(k, &w, off, size, k->ev_bytes, &p)))
 			goto io;
-		n = corecap_kv2_decode_block(p, size, dec, &dlen, &unknown, &why, &why_off);
-		if (n <= 0) {
-			ret = corecap_err(err, -EINVAL, "'%s': block at offset %llu: %s at %zu",
-					  path, (unsigned long long)off, why, why_off);
+		snprintf(where, sizeof(where), "block at offset %llu", (unsigned long long)off);
+		if ((ret = put_block(k, p, size, off, where, dec, o, unknown, path, err)))
 			goto out;
-		}
-		for (size_t d = 0; d < dlen;) {
-			const struct corecap_krec *r = (const void *)(dec + d);
-
-			if (check_rec(k, r, off, path, err) < 0) {
-				ret = -EINVAL;
-				goto out;
-			}
-			d += r->size;
-		}
-		if ((ret = sink_put(&o, dec, dlen)))
-			goto sink;
 		off += size;
 	}
 	k->trailing_bytes = k->ev_bytes - off;
+	goto out;
+io:
+	ret = corecap_err(err, ret, "cannot read '%s': %s", path,
+			  ret == -EIO ? "file shrank while read" : strerror(-ret));
+out:
+	free(w.buf);
+	return ret;
+}
+
+/*
+ * Version 3's frames from the file at k->hdr.header_bytes into o: each
+ * frame's header checked (corecap/kernel_v3.h) before its bytes are read
+ * and its content decompressed (at most CORECAP_KZFRAME_RAW_MAX), then
+ * its blocks decoded as version 2's; a trailing partial frame is left
+ * out and counted, as a trailing partial block of version 2.
+ */
+static int walk_v3(struct kernel_reader *k, const char *path, unsigned char *dec, struct v2_sink *o,
+		   uint64_t *unknown, char **err)
+{
+	uint64_t off = k->hdr.header_bytes;
+	unsigned char *z = NULL, *raw = NULL;
+	size_t z_cap = 0, raw_cap = 0;
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	int ret = 0;
+
+	if (!dc)
+		return corecap_err(err, -ENOMEM, "'%s': out of memory", path);
+	while (off < k->ev_bytes) {
+		uint64_t left = k->ev_bytes - off;
+		unsigned char head[sizeof(struct corecap_kzframe)];
+		size_t want = left < sizeof(head) ? (size_t)left : sizeof(head);
+		struct corecap_kzframe f;
+		const char *why = "";
+		ssize_t n = ev_read(k, off, head, want);
+		int c;
+
+		if (n < 0 || (size_t)n != want) {
+			ret = n < 0 ? (int)n : -EIO;
+			goto io;
+		}
+		c = corecap_kv3_frame_check(head, left, &f, &why);
+		if (c < 0) {
+			ret = corecap_err(err, -EINVAL, "'%s': frame at offset %llu: %s", path,
+					  (unsigned long long)off, why);
+			goto out;
+		}
+		if (c == 0)
+			break; /* a trailing partial frame */
+		if (f.size > z_cap) {
+			free(z);
+			if (!(z = malloc(z_cap = f.size)))
+				goto nomem;
+		}
+		if (f.raw_bytes > raw_cap) {
+			free(raw);
+			if (!(raw = malloc(raw_cap = f.raw_bytes)))
+				goto nomem;
+		}
+		if ((n = ev_read(k, off, z, f.size)) != (ssize_t)f.size) {
+			ret = n < 0 ? (int)n : -EIO;
+			goto io;
+		}
+		if (corecap_kv3_decompress(dc, z, &f, raw, &why)) {
+			ret = corecap_err(err, -EINVAL, "'%s': frame at offset %llu: %s", path,
+					  (unsigned long long)off, why);
+			goto out;
+		}
+		for (size_t b = 0; b < f.raw_bytes;) {
+			char where[96];
+			uint16_t type;
+			uint32_t size;
+
+			snprintf(where, sizeof(where), "frame at offset %llu, block at %zu",
+				 (unsigned long long)off, b);
+			if (f.raw_bytes - b < sizeof(struct corecap_kblock)) {
+				ret = corecap_err(err, -EINVAL, "'%s': %s: a block cut short", path,
+						  where);
+				goto out;
+			}
+			memcpy(&type, raw + b, sizeof(type));
+			memcpy(&size, raw + b + 4, sizeof(size));
+			if (size < sizeof(struct corecap_kblock) || size % 8 ||
+			    size > CORECAP_KBLOCK_MAX || size > f.raw_bytes - b) {
+				ret = corecap_err(err, -EINVAL, "'%s': %s: bad size %u", path,
+						  where, size);
+				goto out;
+			}
+			if (type != CORECAP_KREC_BLOCK) {
+				(*unknown)++; /* a later revision's item, as in version 2 */
+			} else if ((ret = put_block(k, raw + b, size, off, where, dec, o, unknown,
+						    path, err))) {
+				goto out;
+			}
+			b += size;
+		}
+		off += f.size;
+	}
+	k->trailing_bytes = k->ev_bytes - off;
+	goto out;
+nomem:
+	ret = corecap_err(err, -ENOMEM, "'%s': out of memory", path);
+	goto out;
+io:
+	ret = corecap_err(err, ret, "cannot read '%s': %s", path,
+			  ret == -EIO ? "file shrank while read" : strerror(-ret));
+out:
+	ZSTD_freeDCtx(dc);
+	free(z);
+	free(raw);
+	return ret;
+}
+
+/*
+ * events.bin of version 2 or 3: its blocks decoded (corecap/kernel_v2.h;
+ * version 3's decompressed first, corecap/kernel_v3.h) into version 1's
+ * records, each checked as version 1's are (the errors name the offset
+ * of its block, or frame, in the file), into a private file in TMPDIR
+ * (loaded from buffers: memory), which then stands for events.bin: the
+ * loading pass and the cursors read version 1 alone. Memory stays flat:
+ * a block (version 3: a frame, at most 8 MiB) at a time; the disk holds
+ * the decoded records meanwhile.
+ */
+static int decode_blocks(struct kernel_reader *k, const char *path, char **err)
+{
+	struct v2_sink o = {.fd = -1};
+	struct corecap_kfile_header h = k->hdr;
+	unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * CORECAP_KBLOCK_MAX);
+	uint64_t unknown = 0;
+	int ret = 0;
+
+	if (!dec) {
+		ret = corecap_err(err, -ENOMEM, "'%s': out of memory", path);
+		goto out;
+	}
+	if (!k->ev_mem && (o.fd = v2_tmpfile()) < 0) {
+		ret = corecap_err(err, o.fd, "'%s': cannot create a file to decode it into: %s",
+				  path, strerror(-o.fd));
+		goto out;
+	}
+	h.header_bytes = sizeof(h);
+	if ((ret = sink_put(&o, &h, sizeof(h))))
+		goto sink;
+	ret = k->hdr.version == CORECAP_KERNEL_FORMAT_V2 ? walk_v2(k, path, dec, &o, &unknown, err)
+							 : walk_v3(k, path, dec, &o, &unknown, err);
+	if (ret)
+		goto out;
 	k->unknown_records += unknown;
 	if (o.fd >= 0) {
 		if ((ret = kernel_write_sink(&o)))
@@ -689,15 +831,10 @@ static int decode_v2(struct kernel_reader *k, const char *path, char **err)
 	goto out;
 sink:
 	ret = corecap_err(err, ret, "'%s': cannot decode it: %s", path, strerror(-ret));
-	goto out;
-io:
-	ret = corecap_err(err, ret, "cannot read '%s': %s", path,
-			  ret == -EIO ? "file shrank while read" : strerror(-ret));
 out:
 	if (o.fd >= 0)
 		close(o.fd);
 	free(o.mem);
-	free(w.buf);
 	free(dec);
 	return ret;
 }
@@ -717,7 +854,7 @@ static int load_events(struct kernel_reader *k, const char *path, char **err)
 	if ((ret = check_header(h, (size_t)k->ev_bytes, CORECAP_KERNEL_MAGIC_EVENTS, path, &k->hdr,
 				err)))
 		return ret;
-	if (k->hdr.version == CORECAP_KERNEL_FORMAT_VERSION && (ret = decode_v2(k, path, err)))
+	if (k->hdr.version != CORECAP_KERNEL_FORMAT_V1 && (ret = decode_blocks(k, path, err)))
 		return ret;
 	return walk_events(k, path, err);
 }

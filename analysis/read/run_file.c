@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #define KIB (1ull << 10)
 #define MIB (1ull << 20)
@@ -41,6 +42,7 @@ static const struct {
 	/* The OSD's op history for the window: the collector keeps 10 000 ops
 	 * (collector/sources/ceph_asok.c), 30.6 MB of JSON on a bare ceph-osd. */
 	{CORECAP_RUN_CEPH_HISTORIC_OPS, 128 * MIB},
+	{CORECAP_RUN_CEPH_HISTORIC_OPS_ZST, 128 * MIB}, /* decompressed: the above's */
 	/* `config show`: about 2000 keys, 100 KB. */
 	{CORECAP_RUN_CEPH_CONFIG, 16 * MIB},
 	{CORECAP_RUN_STATS_BEGIN, 256 * MIB},
@@ -48,6 +50,7 @@ static const struct {
 	{"metadata", 64 * MIB}, /* a CTF trace's (read/ctf_check.h) */
 };
 #define JSON_SUFFIX	".json"
+#define ZSTD_SUFFIX	".zst" /* a JSON file stored zstd-compressed */
 #define INDEX_SUFFIX	".idx"
 #define INDEX_MAX_BYTES (1 * GIB)
 #define DEFAULT_MAX_BYTES                                                                          \
@@ -421,6 +424,68 @@ static int read_all(int fd, uint64_t max, char **buf, size_t *len)
 	return 0;
 }
 
+/*
+ * A JSON file stored zstd-compressed (NAME.json.zst, corecap/run_format.h):
+ * buf decompressed into *out (NUL-terminated), at most max bytes. 0, or
+ * -EFBIG (more than max: a bomb is refused once past it), or -EINVAL
+ * with *why (not zstd, cut short, or garbage after a frame).
+ */
+static int unzstd(const char *buf, size_t len, uint64_t max, char **out, size_t *out_len,
+		  const char **why)
+{
+	ZSTD_DCtx *dc = ZSTD_createDCtx();
+	ZSTD_inBuffer in = {buf, len, 0};
+	size_t cap = 1u << 20, got = 0, r = 1;
+	char *b = malloc(cap), *grown;
+	int ret = 0;
+
+	if (!dc || !b) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	while (in.pos < in.size || r != 0) {
+		ZSTD_outBuffer o = {b + got, cap - 1 - got, 0};
+
+		if (got + 1 == cap) {
+			if (cap > max) {
+				ret = -EFBIG;
+				goto out;
+			}
+			if (!(grown = realloc(b, cap * 2))) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			b = grown;
+			cap *= 2;
+			continue;
+		}
+		r = ZSTD_decompressStream(dc, &o, &in);
+		got += o.pos;
+		if (ZSTD_isError(r)) {
+			*why = ZSTD_getErrorName(r);
+			ret = -EINVAL;
+			goto out;
+		}
+		if (r != 0 && in.pos == in.size && o.pos < o.size) {
+			*why = "the zstd stream is cut short";
+			ret = -EINVAL;
+			goto out;
+		}
+	}
+	if (got > max) {
+		ret = -EFBIG;
+		goto out;
+	}
+	b[got] = '\0';
+	*out = b;
+	*out_len = got;
+	b = NULL;
+out:
+	ZSTD_freeDCtx(dc);
+	free(b);
+	return ret;
+}
+
 int corecap_run_file_json(const char *path, json_object **out, char **err)
 {
 	json_tokener *tok = NULL;
@@ -444,6 +509,28 @@ int corecap_run_file_json(const char *path, json_object **out, char **err)
 			    (unsigned long long)corecap_run_file_max_bytes(path));
 	if (ret)
 		return fail(err, ret, path, "cannot read: %s", strerror(-ret));
+	if (ends_with(path, ZSTD_SUFFIX)) {
+		/* Bounded as the plain file is. */
+		char plain[4096];
+		const char *why = "";
+		uint64_t max;
+		char *dec;
+
+		snprintf(plain, sizeof(plain), "%.*s", (int)(strlen(path) - strlen(ZSTD_SUFFIX)),
+			 path);
+		max = corecap_run_file_max_bytes(plain);
+		ret = unzstd(buf, len, max, &dec, &len, &why);
+		free(buf);
+		buf = NULL;
+		if (ret == -EFBIG)
+			return fail(err, ret, path,
+				    "decompresses to more than %llu bytes: not a run's JSON file",
+				    (unsigned long long)max);
+		if (ret)
+			return fail(err, ret, path, "cannot decompress: %s",
+				    ret == -EINVAL ? why : strerror(-ret));
+		buf = dec;
+	}
 	for (i = 0; i < len && strchr(" \t\r\n", buf[i]); i++)
 		;
 	if (i == len) {

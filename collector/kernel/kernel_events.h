@@ -145,6 +145,9 @@ struct corecap_kernel_events {
 	size_t out_len, out_cap;
 	unsigned char *enc; /* the same encoded (events.bin's version 2) */
 	size_t enc_cap;
+	unsigned char *zbuf; /* a frame of enc compressed (version 3) */
+	size_t zbuf_cap;
+	struct ZSTD_CCtx_s *zctx;	 /* zstd's context, kept across passes */
 	unsigned char *copy;		 /* a record that wraps around the ring's end */
 	struct kernel_stack_ref *stacks; /* one per raw stack copy */
 	size_t n_stacks, cap_stacks;

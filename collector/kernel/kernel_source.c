@@ -141,9 +141,7 @@ out_free:
 	free(k->copy);
 	free(k->tids);
 	free(k->out);
-	free(k->enc);
-	k->enc = NULL;
-	k->enc_cap = 0;
+	kernel_out_release(k);
 	k->cpus = NULL;
 	k->stats.lost_per_cpu = NULL;
 	k->copy = NULL;
@@ -344,9 +342,7 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 	free(k->copy);
 	free(k->tids);
 	free(k->out);
-	free(k->enc);
-	k->enc = NULL;
-	k->enc_cap = 0;
+	kernel_out_release(k);
 	free(k->stacks);
 	free(k->tracked);
 	k->tracked = NULL;

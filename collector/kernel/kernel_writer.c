@@ -7,6 +7,7 @@
 
 #include <corecap/kernel_format.h>
 #include <corecap/kernel_v2.h>
+#include <corecap/kernel_v3.h>
 #include "kernel_events.h"
 #include "kernel_writer.h"
 #include "util/mono_clock.h"
@@ -66,37 +67,72 @@ int kernel_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* buf grown to hold need bytes: 0, or -ENOMEM (buf as it was). */
+static int grow(unsigned char **buf, size_t *cap, size_t need)
+{
+	unsigned char *p;
+
+	if (need <= *cap)
+		return 0;
+	if (!(p = realloc(*buf, need)))
+		return -ENOMEM;
+	*buf = p;
+	*cap = need;
+	return 0;
+}
+
 /*
  * The records are built in version 1's layout, where the producers fill
- * them in and the eBPF drain sorts them, and written in version 2's
- * (corecap/kernel_v2.h): blocks of narrower records, about half the
- * bytes. Encoding whole records into whole blocks keeps one write(2) per
- * pass, so a killed collector still leaves whole blocks.
+ * them in and the eBPF drain sorts them, encoded in version 2's
+ * (corecap/kernel_v2.h: blocks of narrower records, about half the
+ * bytes) and written in version 3's (corecap/kernel_v3.h): the blocks of
+ * one pass in one zstd frame (cut at CORECAP_KZFRAME_RAW_MAX), each
+ * frame written whole with one write(2), so a killed collector still
+ * leaves whole frames.
  */
 void kernel_out_flush(struct corecap_kernel_events *k)
 {
-	size_t need, n;
+	size_t n, done = 0;
 
 	if (k->out_len == 0)
 		return;
-	need = CORECAP_KV2_ENCODE_RATIO * k->out_len + 16;
-	if (need > k->enc_cap) {
-		unsigned char *p = realloc(k->enc, need);
-
-		if (!p) {
-			k->stats.write_error = true;
-			k->out_len = 0;
-			return;
-		}
-		k->enc = p;
-		k->enc_cap = need;
+	if (k->stats.write_error ||
+	    grow(&k->enc, &k->enc_cap, CORECAP_KV2_ENCODE_RATIO * k->out_len + 16) ||
+	    (!k->zctx && !(k->zctx = ZSTD_createCCtx()))) {
+		k->stats.write_error = true;
+		k->out_len = 0;
+		return;
 	}
 	n = corecap_kv2_encode(k->out, k->out_len, k->enc);
-	if (!k->stats.write_error && kernel_write_all(k->events_fd, k->enc, n) == 0)
-		k->stats.events_bytes += n;
-	else
-		k->stats.write_error = true;
+	while (done < n && !k->stats.write_error) {
+		size_t cut = corecap_kv3_cut(k->enc + done, n - done, CORECAP_KZFRAME_RAW_MAX);
+		const char *why = "";
+		size_t z;
+
+		if (!cut || grow(&k->zbuf, &k->zbuf_cap, corecap_kv3_frame_bound(cut)) ||
+		    !(z = corecap_kv3_compress(k->zctx, CORECAP_KV3_LEVEL, k->enc + done, cut,
+					       k->zbuf, &why)) ||
+		    kernel_write_all(k->events_fd, k->zbuf, z)) {
+			k->stats.write_error = true;
+			break;
+		}
+		k->stats.events_bytes += z;
+		done += cut;
+	}
 	k->out_len = 0;
+}
+
+/* What kernel_out_flush keeps between passes, freed. */
+void kernel_out_release(struct corecap_kernel_events *k)
+{
+	free(k->enc);
+	k->enc = NULL;
+	k->enc_cap = 0;
+	free(k->zbuf);
+	k->zbuf = NULL;
+	k->zbuf_cap = 0;
+	ZSTD_freeCCtx(k->zctx);
+	k->zctx = NULL;
 }
 
 void kernel_track(struct corecap_kernel_events *k, pid_t tid, uint32_t reason)

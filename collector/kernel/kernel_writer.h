@@ -20,6 +20,7 @@ void *kernel_out_reserve(struct corecap_kernel_events *k, uint16_t type, uint16_
 			 uint32_t cpu, uint64_t time_ns);
 /* Writes the buffered records to events.bin (write_error when not whole). */
 void kernel_out_flush(struct corecap_kernel_events *k);
+void kernel_out_release(struct corecap_kernel_events *k);
 /* 0 or -errno. */
 int kernel_write_all(int fd, const void *buf, size_t len);
 /* A TRACK record of thread tid, with its name. */

@@ -4,7 +4,7 @@
  * window. At the start it raises osd_op_history_size/_duration (keeping the
  * old values), writes RUN/ceph/perf-begin.json and starts draining the
  * history (optracker_drain.h); at the end it writes
- * RUN/ceph/historic_ops.json (the drained ops, or one dump with end_dump)
+ * RUN/ceph/historic_ops.json.zst (zstd; the drained ops, or one dump with end_dump)
  * and perf-end.json, then restores the settings.
  * Every failure is a warning: the run stays usable without these files.
  *

@@ -231,7 +231,9 @@ static int by_initiated(const void *a, const void *b)
 	return strcmp(((const struct drained_op *)a)->key, ((const struct drained_op *)b)->key);
 }
 
-int optracker_drain_write(const struct optracker_drain *d, int fd, const char *duration)
+int optracker_drain_write(const struct optracker_drain *d,
+			  int (*put)(void *ctx, const void *p, size_t n), void *ctx,
+			  const char *duration)
 {
 	char head[768];
 	int ret;
@@ -247,15 +249,15 @@ int optracker_drain_write(const struct optracker_drain *d, int fd, const char *d
 		 d->n_kept, (unsigned long long)d->slices, (double)d->sliced_ns / 1e6,
 		 (double)d->window_ns / 1e6, (double)d->longest_dump_ns / 1e6, DRAIN_TARGET_OPS,
 		 DRAIN_BUDGET_OPS, d->err ? "true" : "false");
-	ret = corecap_write_all(fd, head, strlen(head));
+	ret = put(ctx, head, strlen(head));
 	for (size_t i = 0; i < d->n_kept && !ret; i++) {
 		if (i)
-			ret = corecap_write_all(fd, ",", 1);
+			ret = put(ctx, ",", 1);
 		if (!ret)
-			ret = corecap_write_all(fd, d->kept[i].json, strlen(d->kept[i].json));
+			ret = put(ctx, d->kept[i].json, strlen(d->kept[i].json));
 	}
 	if (!ret)
-		ret = corecap_write_all(fd, "]}\n", 3);
+		ret = put(ctx, "]}\n", 3);
 	return ret;
 }
 

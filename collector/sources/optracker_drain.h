@@ -67,8 +67,11 @@ int optracker_drain_start(struct optracker_drain *d, const char *asok, size_t ca
 			  const char *size);
 /* Stops the thread (ending the slice it is in). 0, or the first command's error. */
 int optracker_drain_stop(struct optracker_drain *d);
-/* The kept ops as one dump_historic_ops document, into fd. 0 or -errno. */
-int optracker_drain_write(const struct optracker_drain *d, int fd, const char *duration);
+/* The kept ops as one dump_historic_ops document, given piece by piece
+ * to put(ctx, bytes, len) (0 or -errno). 0 or put's first error. */
+int optracker_drain_write(const struct optracker_drain *d,
+			  int (*put)(void *ctx, const void *p, size_t n), void *ctx,
+			  const char *duration);
 void optracker_drain_release(struct optracker_drain *d);
 
 #endif

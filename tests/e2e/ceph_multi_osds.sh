@@ -68,7 +68,7 @@ for id in 0 1 2 3; do
 		"$(json "$m" '" ".join(str(x) for x in [[y["pid"], y["ceph_osd_id"], y["ceph_asok"], y["status"]] for y in d["daemons"] if y["ceph_osd_id"] == '"$id"'][0])')"
 	expect_eq "osd.$id's own run is of PID $p" "$p" "$(json "$run/daemons/$p/manifest.json" 'd["pid"]')"
 	expect_true "osd.$id's own run has its OpTracker history and perf dumps" \
-		test -s "$run/daemons/$p/ceph/historic_ops.json" -a -s "$run/daemons/$p/ceph/perf-end.json"
+		test -s "$run/daemons/$p/ceph/historic_ops.json.zst" -a -s "$run/daemons/$p/ceph/perf-end.json"
 	expect_true "osd.$id's perf dumps are its own: op_w grew over the window" python3 -c '
 import json, sys
 b, e = (json.load(open(sys.argv[1] + f))["osd"]["op_w"] for f in ("/perf-begin.json", "/perf-end.json"))

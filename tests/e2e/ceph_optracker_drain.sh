@@ -62,14 +62,20 @@ record "$work/end" --ceph-history end
 record "$work/drain"
 end_ms=$(history_wait "$work/end")
 drain_ms=$(history_wait "$work/drain")
-drain=$(json "$work/drain/ceph/historic_ops.json" "d['corecap_drain']")
+# The history as the collector writes it: zstd-compressed (historic_ops.json.zst).
+for r in drain end; do
+	expect_true "$r: ceph/historic_ops.json.zst is one whole zstd frame" \
+		zstd -q -t "$work/$r/ceph/historic_ops.json.zst"
+	zstd -q -d -c "$work/$r/ceph/historic_ops.json.zst" >"$work/$r.historic_ops.json"
+done
+drain=$(json "$work/drain.historic_ops.json" "d['corecap_drain']")
 echo "longest wait on OpHistory's lock: end dump $end_ms ms, drained $drain_ms ms; drain: $drain"
 expect_eq "the end dump's file has no drain" False \
-	"$(json "$work/end/ceph/historic_ops.json" "'corecap_drain' in d")"
+	"$(json "$work/end.historic_ops.json" "'corecap_drain' in d")"
 expect_calc "the drained file holds ops ($(json "$work/drain.json" "d['ceph']['optracker']['ops']"))" \
 	"$(json "$work/drain.json" "d['ceph']['optracker']['ops']") >= 200"
 expect_eq "... and says how many it kept of those drained" True \
-	"$(json "$work/drain/ceph/historic_ops.json" "d['corecap_drain']['ops_kept'] == len(d['ops']) and d['corecap_drain']['ops_seen'] >= len(d['ops'])")"
+	"$(json "$work/drain.historic_ops.json" "d['corecap_drain']['ops_kept'] == len(d['ops']) and d['corecap_drain']['ops_seen'] >= len(d['ops'])")"
 expect_eq "the report's JSON says it was drained" True \
 	"$(json "$work/drain.json" "d['ceph']['optracker']['drain'] is not None and d['ceph']['optracker']['drain']['slices'] > 1")"
 expect_true "the text says so" grep -q "ops drained from the OSD's OpTracker in" \

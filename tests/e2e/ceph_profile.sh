@@ -145,7 +145,7 @@ done
 
 # The OpTracker import (found by itself: the OSD's admin socket through /proc).
 asok="$work/shim/run/ceph-osd.0.asok"
-for f in historic_ops.json perf-begin.json perf-end.json; do
+for f in historic_ops.json.zst perf-begin.json perf-end.json; do
 	expect_true "RUN/ceph/$f written" test -s "$RUN/ceph/$f"
 done
 expect_eq "osd_op_history_size restored after the window" 20 \

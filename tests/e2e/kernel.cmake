@@ -5,7 +5,7 @@
 add_executable(kernel_workload ${CMAKE_CURRENT_SOURCE_DIR}/kernel/workload.c)
 target_link_libraries(kernel_workload PRIVATE Threads::Threads)
 add_executable(kernel_read ${CMAKE_CURRENT_SOURCE_DIR}/kernel/kread.c)
-target_link_libraries(kernel_read PRIVATE corecap-common)
+target_link_libraries(kernel_read PRIVATE corecap-common PkgConfig::ZSTD)
 corecap_e2e_test(kernel_futex kernel_futex.sh TIMEOUT 120 LABELS "kernel;collector")
 corecap_e2e_test(kernel_runnable kernel_runnable.sh TIMEOUT 120 LABELS "kernel;collector")
 corecap_e2e_test(kernel_loss kernel_loss.sh TIMEOUT 120 LABELS "kernel;collector")

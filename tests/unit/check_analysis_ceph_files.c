@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "read/ceph_files.h"
 
@@ -223,6 +224,99 @@ START_TEST(a_large_op_history_is_read_up_to_its_own_bound)
 }
 END_TEST
 
+/* RUN/ceph/historic_ops.json.zst: len bytes at text in one zstd frame,
+ * its last `cut` bytes left out, then `garbage` bytes of garbage. */
+static void put_zst(const char *text, size_t len, size_t cut, size_t garbage)
+{
+	size_t bound = ZSTD_compressBound(len), z;
+	unsigned char *buf = malloc(bound + garbage);
+	char p[160];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(buf);
+	z = ZSTD_compress(buf, bound, text, len, 3);
+	ck_assert(!ZSTD_isError(z));
+	ck_assert_uint_lt(cut, z);
+	memset(buf + z - cut, 0x5a, garbage);
+	snprintf(p, sizeof(p), "%s/historic_ops.json.zst", sub);
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, z - cut + garbage, f), z - cut + garbage);
+	ck_assert_int_eq(fclose(f), 0);
+	free(buf);
+}
+
+static char *fixture(size_t *len)
+{
+	FILE *in = fopen(CORECAP_TEST_DATA "/ceph/dump_historic_ops.json", "r");
+	char *b = malloc(1u << 20);
+
+	ck_assert_ptr_nonnull(in);
+	ck_assert_ptr_nonnull(b);
+	*len = fread(b, 1, 1u << 20, in);
+	fclose(in);
+	return b;
+}
+
+/* The collector's compressed history reads as the plain one did. */
+START_TEST(a_compressed_op_history_reads_as_the_plain_one)
+{
+	struct ceph_files a, b;
+	size_t len;
+	char *text = fixture(&len);
+
+	copy_fixture(CORECAP_TEST_DATA "/ceph/dump_historic_ops.json", "historic_ops.json");
+	ck_assert_int_eq(corecap_ceph_files_load(&a, run, &err), 0);
+	put_zst(text, len, 0, 0);
+	/* The compressed file is read first: spoil the plain one to show it. */
+	put_file("historic_ops.json", "{\"ops\": [");
+	ck_assert_int_eq(corecap_ceph_files_load(&b, run, &err), 0);
+	ck_assert(b.has_optracker);
+	ck_assert_uint_eq(b.n_ops, a.n_ops);
+	ck_assert_uint_eq(b.n_types, a.n_types);
+	ck_assert_uint_eq(b.types[0].lat_avg_ns, a.types[0].lat_avg_ns);
+	ck_assert_uint_eq(b.n_events, a.n_events);
+	corecap_ceph_files_release(&a);
+	corecap_ceph_files_release(&b);
+	free(text);
+}
+END_TEST
+
+/* The load fails, the error naming the compressed file and saying why. */
+static void expect_zst_error(const char *why)
+{
+	struct ceph_files c;
+
+	ck_assert_int_lt(corecap_ceph_files_load(&c, run, &err), 0);
+	ck_assert_ptr_nonnull(err);
+	ck_assert_msg(strstr(err, "historic_ops.json.zst") && strstr(err, why),
+		      "'%s' does not say '%s'", err, why);
+	free(err);
+	err = NULL;
+}
+
+START_TEST(a_hostile_compressed_op_history_is_refused)
+{
+	size_t len, big = 200u << 20;
+	char *text = fixture(&len), *spaces = malloc(big);
+
+	put_zst(text, len, 10, 0);
+	expect_zst_error("cut short");
+	put_zst(text, len, 0, 40);
+	expect_zst_error("cannot decompress");
+	put_file("historic_ops.json.zst", "not zstd at all");
+	expect_zst_error("cannot decompress");
+	/* A bomb: 200 MiB of spaces in a few KiB, refused at the plain
+	 * file's bound (128 MiB) without holding more. */
+	ck_assert_ptr_nonnull(spaces);
+	memset(spaces, ' ', big);
+	put_zst(spaces, big, 0, 0);
+	expect_zst_error("decompresses to more than 134217728 bytes");
+	free(spaces);
+	free(text);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ceph_files");
@@ -235,6 +329,8 @@ int main(void)
 	tcase_add_test(tc, perf_dumps_give_the_stores_disk_counters);
 	tcase_add_test(tc, a_broken_file_is_an_error);
 	tcase_add_test(tc, a_large_op_history_is_read_up_to_its_own_bound);
+	tcase_add_test(tc, a_compressed_op_history_reads_as_the_plain_one);
+	tcase_add_test(tc, a_hostile_compressed_op_history_is_refused);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

@@ -13,6 +13,7 @@
 #include "kernel_records.h"
 #include "read/kernel_reader.h"
 #include <corecap/kernel_v2.h>
+#include <corecap/kernel_v3.h>
 
 #include "check_run.h"
 
@@ -387,7 +388,7 @@ static void to_v2(const unsigned char *in, size_t len, struct kbuf *out, size_t 
 	out->len = 0;
 	h = kr_add(out, sizeof(*h));
 	memcpy(h, in, sizeof(*h));
-	h->version = CORECAP_KERNEL_FORMAT_VERSION;
+	h->version = CORECAP_KERNEL_FORMAT_V2;
 	while (off < len) {
 		size_t end = off, n;
 
@@ -473,7 +474,7 @@ START_TEST(version_2_gives_the_records_of_version_1)
 		put(CORECAP_KERNEL_EVENTS_FILE, &v2, v2.len);
 		corecap_kernel_reader_init(&k1);
 		ck_assert_int_eq(corecap_kernel_reader_load(&k1, dir, WS, WE, &err), 0);
-		ck_assert_uint_eq(k1.hdr.version, CORECAP_KERNEL_FORMAT_VERSION);
+		ck_assert_uint_eq(k1.hdr.version, CORECAP_KERNEL_FORMAT_V2);
 		ck_assert_uint_eq(k1.n_recs, 19);
 		expect_same_records(&k, &k1);
 		corecap_kernel_reader_release(&k1);
@@ -626,6 +627,335 @@ START_TEST(version_2_hostile_tid)
 }
 END_TEST
 
+/* Version 3 of events.bin (corecap/kernel_format.h, "Version 3"). */
+
+/* The version-2 file in `in` written as version 3: its blocks in frames
+ * of at most fmax bytes each (at least one block), as the collector cuts
+ * a flush. */
+static void v2_to_v3(const struct kbuf *in, struct kbuf *out, size_t fmax)
+{
+	size_t off = sizeof(struct corecap_kfile_header);
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	struct corecap_kfile_header *h;
+
+	ck_assert_ptr_nonnull(cc);
+	out->len = 0;
+	h = kr_add(out, sizeof(*h));
+	memcpy(h, in->p, sizeof(*h));
+	h->version = CORECAP_KERNEL_FORMAT_VERSION;
+	while (off < in->len) {
+		size_t cut = corecap_kv3_cut(in->p + off, in->len - off, fmax), z;
+		size_t bound = corecap_kv3_frame_bound(cut);
+		const char *why = "";
+
+		ck_assert_uint_gt(cut, 0);
+		kr_add(out, bound);
+		out->len -= bound;
+		z = corecap_kv3_compress(cc, CORECAP_KV3_LEVEL, in->p + off, cut, out->p + out->len,
+					 &why);
+		ck_assert_msg(z > 0, "%s", why);
+		out->len += z;
+		off += cut;
+	}
+	ZSTD_freeCCtx(cc);
+}
+
+static void to_v3(const unsigned char *in, size_t len, struct kbuf *out, size_t fmax)
+{
+	struct kbuf v2 = {0};
+
+	to_v2(in, len, &v2, 1u << 20);
+	v2_to_v3(&v2, out, fmax);
+	free(v2.p);
+}
+
+START_TEST(version_3_gives_the_records_of_version_1)
+{
+	static const size_t frames[] = {16, 200, CORECAP_KZFRAME_RAW_MAX};
+	struct kernel_reader k1;
+	struct kbuf v3 = {0};
+
+	fill_every_kind();
+	ck_assert_int_eq(
+		corecap_kernel_reader_load_buffers(&k, ev.p, ev.len, NULL, 0, WS, WE, &err), 0);
+	for (size_t i = 0; i < sizeof(frames) / sizeof(frames[0]); i++) {
+		to_v3(ev.p, ev.len, &v3, frames[i]);
+		put(CORECAP_KERNEL_EVENTS_FILE, &v3, v3.len);
+		corecap_kernel_reader_init(&k1);
+		ck_assert_int_eq(corecap_kernel_reader_load(&k1, dir, WS, WE, &err), 0);
+		ck_assert_uint_eq(k1.hdr.version, CORECAP_KERNEL_FORMAT_VERSION);
+		ck_assert_uint_eq(k1.n_recs, 19);
+		ck_assert_uint_eq(k1.trailing_bytes, 0);
+		expect_same_records(&k, &k1);
+		corecap_kernel_reader_release(&k1);
+		ck_assert_int_eq(corecap_kernel_reader_load_buffers(&k1, v3.p, v3.len, NULL, 0, WS,
+								    WE, &err),
+				 0);
+		expect_same_records(&k, &k1);
+		corecap_kernel_reader_release(&k1);
+	}
+	free(v3.p);
+}
+END_TEST
+
+START_TEST(the_golden_run_in_version_3_gives_the_same_records)
+{
+	const char *path = CORECAP_TEST_DATA "/analysis/golden-kernel/kernel/events.bin";
+	struct kernel_reader k1;
+	struct kbuf v1 = {0}, v3 = {0};
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	kr_add(&v1, (size_t)n);
+	ck_assert_uint_eq(fread(v1.p, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	to_v3(v1.p, v1.len, &v3, 8u << 10); /* several frames */
+	ck_assert_int_eq(corecap_kernel_reader_load_buffers(&k, v1.p, v1.len, NULL, 0, 0, 0, &err),
+			 0);
+	corecap_kernel_reader_init(&k1);
+	ck_assert_int_eq(corecap_kernel_reader_load_buffers(&k1, v3.p, v3.len, NULL, 0, 0, 0, &err),
+			 0);
+	ck_assert_uint_gt(k.n_recs, 1000);
+	expect_same_records(&k, &k1);
+	/* Compressed: at most a quarter of version 1's bytes. */
+	ck_assert_uint_lt(v3.len * 4, v1.len);
+	corecap_kernel_reader_release(&k1);
+	free(v1.p);
+	free(v3.p);
+}
+END_TEST
+
+/* Two frames of one record each (fill_two), the offset of the second. */
+static size_t two_frames(struct kbuf *v3)
+{
+	struct corecap_kzframe f;
+
+	kr_switch(&ev, 0, WS + 10, 7, 'S', 0);
+	kr_switch(&ev, 1, WS + 20, 8, 'R', 0);
+	to_v3(ev.p, ev.len, v3, 16);
+	memcpy(&f, v3->p + 64, sizeof(f));
+	ck_assert_uint_lt(64 + f.size, v3->len);
+	return 64 + f.size;
+}
+
+/* A collector killed mid-write: the last frame cut anywhere leaves the
+ * first frame's record, the rest counted as a trailing fragment. */
+START_TEST(version_3_torn_last_frame)
+{
+	struct kbuf v3 = {0};
+	size_t second = two_frames(&v3);
+	const size_t cuts[] = {1, 2, 15, 16, 17, v3.len - second - 1};
+
+	for (size_t i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		put(CORECAP_KERNEL_EVENTS_FILE, &v3, second + cuts[i]);
+		corecap_kernel_reader_init(&k);
+		ck_assert_int_eq(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
+		ck_assert_uint_eq(k.n_recs, 1);
+		ck_assert_uint_eq(k.trailing_bytes, cuts[i]);
+		corecap_kernel_reader_release(&k);
+	}
+	put(CORECAP_KERNEL_EVENTS_FILE, &v3, v3.len);
+	corecap_kernel_reader_init(&k);
+	ck_assert_int_eq(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_uint_eq(k.n_recs, 2);
+	free(v3.p);
+}
+END_TEST
+
+/* A hostile version-3 file: spoil(file, offset of the second frame) then
+ * an error naming the file, the frame's offset and the cause. */
+static void expect_v3_error(void (*spoil)(struct kbuf *v3, size_t second), const char *why)
+{
+	struct kbuf v3 = {0};
+	size_t second = two_frames(&v3);
+	char at[64];
+
+	spoil(&v3, second);
+	put(CORECAP_KERNEL_EVENTS_FILE, &v3, v3.len);
+	ck_assert_int_lt(corecap_kernel_reader_load(&k, dir, WS, WE, &err), 0);
+	ck_assert_ptr_nonnull(err);
+	snprintf(at, sizeof(at), "frame at offset %zu", second);
+	ck_assert_msg(strstr(err, "kernel/events.bin") && strstr(err, at) && strstr(err, why),
+		      "'%s' does not say '%s' at '%s'", err, why, at);
+	free(v3.p);
+}
+
+/* The second frame's header, to change and put back. */
+static struct corecap_kzframe *frame_at(struct kbuf *v3, size_t off)
+{
+	return (struct corecap_kzframe *)(void *)(v3->p + off);
+}
+
+static void spoil_garbage_after(struct kbuf *v3, size_t second)
+{
+	/* A whole frame, then garbage where the next frame's header would be. */
+	memset(v3->p + second, 0xab, v3->len - second);
+}
+
+static void spoil_flags(struct kbuf *v3, size_t second)
+{
+	frame_at(v3, second)->flags = 1;
+}
+
+static void spoil_raw_too_large(struct kbuf *v3, size_t second)
+{
+	frame_at(v3, second)->raw_bytes = CORECAP_KZFRAME_RAW_MAX + 8;
+}
+
+static void spoil_raw_unaligned(struct kbuf *v3, size_t second)
+{
+	frame_at(v3, second)->raw_bytes += 4;
+}
+
+static void spoil_zbytes(struct kbuf *v3, size_t second)
+{
+	frame_at(v3, second)->zbytes += 8; /* size no longer agrees */
+}
+
+static void spoil_raw_smaller(struct kbuf *v3, size_t second)
+{
+	frame_at(v3, second)->raw_bytes -= 8; /* the zstd frame declares more */
+}
+
+static void spoil_zstd_magic(struct kbuf *v3, size_t second)
+{
+	v3->p[second + sizeof(struct corecap_kzframe)] ^= 0xff;
+}
+
+static void spoil_padding(struct kbuf *v3, size_t second)
+{
+	struct corecap_kzframe *f = frame_at(v3, second);
+
+	if (f->size == sizeof(*f) + f->zbytes) { /* no padding: make some */
+		f->zbytes--;
+		f->size = (uint32_t)((sizeof(*f) + f->zbytes + 7) & ~7u);
+	}
+	v3->p[second + f->size - 1] = 1;
+}
+
+/* Replaces the second frame with one of content raw (len bytes), whose
+ * header says raw_bytes. */
+static void put_frame(struct kbuf *v3, size_t second, const void *raw, size_t len,
+		      uint32_t raw_bytes, bool content_size)
+{
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	size_t bound = corecap_kv3_frame_bound(len), z;
+	struct corecap_kzframe *f;
+
+	v3->len = second;
+	kr_add(v3, bound);
+	ck_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_contentSizeFlag, content_size)));
+	z = ZSTD_compress2(cc, v3->p + second + sizeof(*f), bound - sizeof(*f), raw, len);
+	ck_assert(!ZSTD_isError(z));
+	f = frame_at(v3, second);
+	*f = (struct corecap_kzframe){.type = CORECAP_KREC_ZFRAME,
+				      .raw_bytes = raw_bytes,
+				      .zbytes = (uint32_t)z,
+				      .size = (uint32_t)((sizeof(*f) + z + 7) & ~7u)};
+	memset(v3->p + second + sizeof(*f) + z, 0, f->size - sizeof(*f) - z);
+	v3->len = second + f->size;
+	ZSTD_freeCCtx(cc);
+}
+
+/* A bomb: 64 MiB of zeros in a few KiB, its header saying the most a
+ * frame may hold; the reader must refuse it without decompressing it. */
+static void spoil_bomb(struct kbuf *v3, size_t second)
+{
+	size_t big = 64u << 20;
+	unsigned char *zeros = calloc(1, big);
+
+	ck_assert_ptr_nonnull(zeros);
+	put_frame(v3, second, zeros, big, CORECAP_KZFRAME_RAW_MAX, true);
+	free(zeros);
+}
+
+/* The same without a content size in the zstd frame (streaming's). */
+static void spoil_bomb_no_size(struct kbuf *v3, size_t second)
+{
+	size_t big = 64u << 20;
+	unsigned char *zeros = calloc(1, big);
+
+	ck_assert_ptr_nonnull(zeros);
+	put_frame(v3, second, zeros, big, CORECAP_KZFRAME_RAW_MAX, false);
+	free(zeros);
+}
+
+/* Content that is not whole blocks: a block header whose size runs past it. */
+static void spoil_cut_block(struct kbuf *v3, size_t second)
+{
+	struct corecap_kblock b = {.type = CORECAP_KREC_BLOCK, .size = 64, .base_ns = WS};
+
+	put_frame(v3, second, &b, sizeof(b), sizeof(b), true);
+}
+
+START_TEST(version_3_hostile_trailing_garbage)
+{
+	expect_v3_error(spoil_garbage_after, "not a zstd frame header");
+}
+END_TEST
+
+START_TEST(version_3_hostile_flags)
+{
+	expect_v3_error(spoil_flags, "unknown frame flags");
+}
+END_TEST
+
+START_TEST(version_3_hostile_raw_size)
+{
+	expect_v3_error(spoil_raw_too_large, "bad decompressed size");
+	corecap_kernel_reader_release(&k);
+	free(err);
+	err = NULL;
+	ev.len = sizeof(struct corecap_kfile_header);
+	expect_v3_error(spoil_raw_unaligned, "bad decompressed size");
+}
+END_TEST
+
+START_TEST(version_3_hostile_compressed_size)
+{
+	expect_v3_error(spoil_zbytes, "bad compressed size");
+}
+END_TEST
+
+START_TEST(version_3_hostile_declared_size)
+{
+	expect_v3_error(spoil_raw_smaller, "declares another decompressed size");
+}
+END_TEST
+
+START_TEST(version_3_hostile_zstd_data)
+{
+	expect_v3_error(spoil_zstd_magic, "not one zstd frame of its compressed size");
+}
+END_TEST
+
+START_TEST(version_3_hostile_padding)
+{
+	expect_v3_error(spoil_padding, "bad frame padding");
+}
+END_TEST
+
+START_TEST(version_3_hostile_bomb)
+{
+	expect_v3_error(spoil_bomb, "declares another decompressed size");
+	corecap_kernel_reader_release(&k);
+	free(err);
+	err = NULL;
+	ev.len = sizeof(struct corecap_kfile_header);
+	expect_v3_error(spoil_bomb_no_size, "declares another decompressed size");
+}
+END_TEST
+
+START_TEST(version_3_hostile_blocks_inside)
+{
+	expect_v3_error(spoil_cut_block, "block at 0: bad size 64");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel_reader");
@@ -643,6 +973,9 @@ int main(void)
 	tcase_add_test(ok, version_2_gives_the_records_of_version_1);
 	tcase_add_test(ok, the_golden_run_in_version_2_gives_the_same_records);
 	tcase_add_test(ok, version_2_trailing_block_and_unknown_items);
+	tcase_add_test(ok, version_3_gives_the_records_of_version_1);
+	tcase_add_test(ok, the_golden_run_in_version_3_gives_the_same_records);
+	tcase_add_test(ok, version_3_torn_last_frame);
 	tcase_add_checked_fixture(bad, setup, teardown);
 	tcase_add_test(bad, bad_magic);
 	tcase_add_test(bad, bad_version);
@@ -660,6 +993,15 @@ int main(void)
 	tcase_add_test(bad, version_2_hostile_size_for_type);
 	tcase_add_test(bad, version_2_hostile_cpu);
 	tcase_add_test(bad, version_2_hostile_tid);
+	tcase_add_test(bad, version_3_hostile_trailing_garbage);
+	tcase_add_test(bad, version_3_hostile_flags);
+	tcase_add_test(bad, version_3_hostile_raw_size);
+	tcase_add_test(bad, version_3_hostile_compressed_size);
+	tcase_add_test(bad, version_3_hostile_declared_size);
+	tcase_add_test(bad, version_3_hostile_zstd_data);
+	tcase_add_test(bad, version_3_hostile_padding);
+	tcase_add_test(bad, version_3_hostile_bomb);
+	tcase_add_test(bad, version_3_hostile_blocks_inside);
 	suite_add_tcase(s, ok);
 	suite_add_tcase(s, bad);
 	return corecap_check_run(s);

@@ -4,7 +4,7 @@
 # whole analysis library.
 set(_an ${CMAKE_SOURCE_DIR}/analysis)
 corecap_check_test(check_gperf_profile SOURCES check_gperf_profile.c ${_an}/read/gperf_profile.c
-	${_an}/read/run_file.c ${_an}/util/grow.c LIBS PkgConfig::JSONC corecap-diag)
+	${_an}/read/run_file.c ${_an}/util/grow.c LIBS PkgConfig::JSONC PkgConfig::ZSTD corecap-diag)
 corecap_check_test(check_folded SOURCES check_folded.c ${_an}/model/folded.c ${_an}/util/u64map.c
 	${_an}/util/grow.c ${_an}/model/flame_stacks.c ${_an}/model/stack_class.c)
 corecap_check_test(check_flame_svg SOURCES check_flame_svg.c ${_an}/render/flame_svg.c

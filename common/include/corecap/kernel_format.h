@@ -106,10 +106,12 @@ static inline bool corecap_futex_cmd_is_wake(unsigned int c)
 
 #define CORECAP_KERNEL_MAGIC_EVENTS UINT64_C(0x317476656b706363) /* "ccpkevt1" read as bytes */
 #define CORECAP_KERNEL_MAGIC_STACKS UINT64_C(0x316b74736b706363) /* "ccpkstk1" read as bytes */
-/* events.bin as the collector writes it: blocks of compact records
- * (version 2, below). stacks.bin, and events.bin of earlier collectors,
- * are of version 1 (CORECAP_KERNEL_FORMAT_V1): records one after the other. */
-#define CORECAP_KERNEL_FORMAT_VERSION 2
+/* events.bin as the collector writes it: zstd frames of version 2's
+ * blocks (version 3, below). events.bin of earlier collectors is of
+ * version 2 (blocks of compact records) or 1 (CORECAP_KERNEL_FORMAT_V1:
+ * records one after the other), and so is stacks.bin. */
+#define CORECAP_KERNEL_FORMAT_VERSION 3
+#define CORECAP_KERNEL_FORMAT_V2      2
 #define CORECAP_KERNEL_FORMAT_V1      1
 
 /* Largest number of frames in one stack record. */
@@ -121,7 +123,7 @@ static inline bool corecap_futex_cmd_is_wake(unsigned int c)
 /* File header, 64 bytes, at offset 0 of events.bin and stacks.bin. */
 struct corecap_kfile_header {
 	uint64_t magic;		   /* CORECAP_KERNEL_MAGIC_EVENTS or _STACKS */
-	uint32_t version;	   /* events.bin: 2 or 1; stacks.bin: 1 */
+	uint32_t version;	   /* events.bin: 3, 2 or 1; stacks.bin: 1 */
 	uint32_t header_bytes;	   /* 64: records start here */
 	uint32_t pid;		   /* the target process (tgid) */
 	uint32_t nr_cpus;	   /* CPUs recorded (ring buffers); cpu < nr_cpus */
@@ -150,6 +152,7 @@ enum corecap_krec_type {
 	CORECAP_KREC_HOLDER = 10,     /* another process's thread that took a CPU */
 	CORECAP_KREC_STACK = 16,      /* stacks.bin: one unwound user stack */
 	CORECAP_KREC_BLOCK = 32,      /* events.bin of version 2: a block of records */
+	CORECAP_KREC_ZFRAME = 33,     /* events.bin of version 3: a zstd frame of blocks */
 };
 
 /* Common header of every record, 16 bytes. */
@@ -377,6 +380,36 @@ struct corecap_kblock {
 #define CORECAP_KBLOCK_MAX (1u << 17)
 #define CORECAP_KV2_WHOLE  0
 
+/*
+ * Version 3 of events.bin: version 2's blocks, zstd-compressed. After the
+ * file header (version 3) come frames, one after the other with no gap,
+ * each a struct corecap_kzframe then one zstd frame (RFC 8878) of
+ * `zbytes` bytes, then zero padding to `size`, a multiple of 8. The zstd
+ * frame carries its content size, which is `raw_bytes`; decompressed, it
+ * is whole version-2 blocks, one after the other with no gap (every
+ * block's records of one CPU, as in version 2), `raw_bytes` of them, at
+ * most CORECAP_KZFRAME_RAW_MAX. The collector compresses what one flush
+ * encoded (at most CORECAP_KZFRAME_RAW_MAX a frame) and writes each frame
+ * whole with one write(2): a file of a collector that was killed is
+ * readable up to its last whole frame, and a trailing partial frame is
+ * ignored (counted), as a trailing fragment in versions 1 and 2. Unlike
+ * version 2 there is no other top-level item: anything that is not a
+ * frame, a frame whose sizes disagree (with each other, with the zstd
+ * frame's own, or with the blocks inside), or a frame that does not
+ * decompress to exactly `raw_bytes`, is an error. Decompressed and
+ * decoded, a version-3 file gives the records of version 1, byte for
+ * byte, in the same order.
+ */
+struct corecap_kzframe {
+	uint16_t type;	    /* CORECAP_KREC_ZFRAME */
+	uint16_t flags;	    /* 0 */
+	uint32_t size;	    /* bytes of the frame: this header, zbytes, padding */
+	uint32_t zbytes;    /* the zstd frame's bytes */
+	uint32_t raw_bytes; /* its content's bytes: whole version-2 blocks */
+};
+/* A frame's content is at most this large (the reader's buffer). */
+#define CORECAP_KZFRAME_RAW_MAX (8u << 20)
+
 /* The layouts above, checked where the header is compiled. */
 _Static_assert(sizeof(struct corecap_kfile_header) == 64, "kfile header");
 _Static_assert(sizeof(struct corecap_krec) == 16, "krec");
@@ -392,6 +425,7 @@ _Static_assert(sizeof(struct corecap_krec_track) == 40, "track");
 _Static_assert(sizeof(struct corecap_krec_holder) == 40, "holder");
 _Static_assert(sizeof(struct corecap_krec_stack) == 40, "stack");
 _Static_assert(sizeof(struct corecap_kblock) == 16, "block");
+_Static_assert(sizeof(struct corecap_kzframe) == 16, "zframe");
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "corecap/kernel_format.h: the structs are read in place only on little-endian hosts"
 #endif

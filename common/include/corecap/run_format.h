@@ -81,10 +81,16 @@
 #define CORECAP_CEPH_PERF_BEGIN	      "perf-begin.json"
 #define CORECAP_CEPH_PERF_END	      "perf-end.json"
 #define CORECAP_CEPH_HISTORIC_OPS     "historic_ops.json"
+/* The same zstd-compressed (one zstd frame), as the collector writes it
+ * since events.bin's version 3; earlier runs have the plain file. */
+#define CORECAP_CEPH_HISTORIC_OPS_ZST "historic_ops.json.zst"
 #define CORECAP_CEPH_CONFIG	      "config.json" /* `config show` at the start */
 #define CORECAP_RUN_CEPH_PERF_BEGIN   CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_BEGIN
 #define CORECAP_RUN_CEPH_PERF_END     CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_PERF_END
 #define CORECAP_RUN_CEPH_HISTORIC_OPS CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_HISTORIC_OPS
+#define CORECAP_RUN_CEPH_HISTORIC_OPS_ZST CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_HISTORIC_OPS_ZST
+/* Written aside, then renamed to the above once whole. */
+#define CORECAP_RUN_CEPH_HISTORIC_OPS_TMP CORECAP_RUN_CEPH_HISTORIC_OPS_ZST ".tmp"
 #define CORECAP_RUN_CEPH_CONFIG	      CORECAP_RUN_CEPH_DIR "/" CORECAP_CEPH_CONFIG
 
 /* A run of several daemons: one single-daemon run per daemon, daemons/<pid>/. */
@@ -144,6 +150,8 @@ static inline const struct corecap_run_file *corecap_run_files(size_t *n)
 		{CORECAP_RUN_CEPH_PERF_BEGIN, 0},
 		{CORECAP_RUN_CEPH_PERF_END, 0},
 		{CORECAP_RUN_CEPH_HISTORIC_OPS, 0},
+		{CORECAP_RUN_CEPH_HISTORIC_OPS_ZST, 0},
+		{CORECAP_RUN_CEPH_HISTORIC_OPS_TMP, CORECAP_RUN_F_TRANSIENT},
 		{CORECAP_RUN_CEPH_CONFIG, 0},
 		/* A run of several daemons: each entry a run of its own (checked alike). */
 		{CORECAP_RUN_DAEMONS_DIR, CORECAP_RUN_F_DIR | CORECAP_RUN_F_TREE},

@@ -23,6 +23,7 @@
 
 #include <corecap/kernel_format.h>
 #include <corecap/kernel_v2.h>
+#include <corecap/kernel_v3.h>
 
 struct rec {
 	const struct corecap_krec *h;
@@ -70,7 +71,8 @@ static struct rec *walk(const unsigned char *buf, size_t len, uint64_t magic, si
 
 	if (len < sizeof(*h) || h->magic != magic ||
 	    (h->version != CORECAP_KERNEL_FORMAT_V1 &&
-	     (h->version != CORECAP_KERNEL_FORMAT_VERSION ||
+	     ((h->version != CORECAP_KERNEL_FORMAT_V2 &&
+	       h->version != CORECAP_KERNEL_FORMAT_VERSION) ||
 	      magic != CORECAP_KERNEL_MAGIC_EVENTS)) ||
 	    h->header_bytes < sizeof(*h) || h->header_bytes > len) {
 		printf("error bad file header\n");
@@ -78,6 +80,38 @@ static struct rec *walk(const unsigned char *buf, size_t len, uint64_t magic, si
 	}
 	*hdr = h;
 	if (h->version == CORECAP_KERNEL_FORMAT_VERSION && magic == CORECAP_KERNEL_MAGIC_EVENTS) {
+		/* Version 3: its frames decompressed into version 2's blocks, then as 2. */
+		unsigned char *v2 = NULL;
+		size_t v2len = h->header_bytes, v2cap = 0;
+		ZSTD_DCtx *dc = ZSTD_createDCtx();
+
+		for (off = h->header_bytes; dc && off < len;) {
+			struct corecap_kzframe f;
+			const char *why = "";
+			int c = corecap_kv3_frame_check(buf + off, len - off, &f, &why);
+
+			if (c == 0)
+				break; /* a trailing partial frame */
+			if (c > 0 && v2len + f.raw_bytes > v2cap) {
+				v2cap = 2 * (v2len + f.raw_bytes);
+				if (!(v2 = realloc(v2, v2cap)))
+					return NULL;
+			}
+			if (c < 0 || corecap_kv3_decompress(dc, buf + off, &f, v2 + v2len, &why)) {
+				printf("error frame at offset %zu: %s\n", off, why);
+				return NULL;
+			}
+			v2len += f.raw_bytes;
+			off += f.size;
+		}
+		ZSTD_freeDCtx(dc);
+		if (!v2 && !(v2 = malloc(v2len)))
+			return NULL;
+		memcpy(v2, buf, h->header_bytes);
+		buf = v2;
+		len = v2len;
+	}
+	if (h->version != CORECAP_KERNEL_FORMAT_V1 && magic == CORECAP_KERNEL_MAGIC_EVENTS) {
 		/* Version 2: its blocks decoded into version 1's records (kept: v points into
 		 * them). */
 		unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * (len + CORECAP_KBLOCK_MAX));
@@ -175,14 +209,15 @@ int main(int argc, char **argv)
 		return 1;
 	printf("header %u %u %u\n", h->version, h->pid, h->nr_cpus);
 	if (argc > 2 && !strcmp(argv[2], "--records")) {
-		/* Each record in file order (version 2: as decoded): its first i32 after the header. */
+		/* Each record in file order (version 2: as decoded): its first i32 after the
+		 * header. */
 		for (size_t i = 0; i < n; i++) {
 			int32_t tid = 0;
 
 			if (v[i].h->size >= sizeof(*v[i].h) + 4)
 				memcpy(&tid, v[i].h + 1, sizeof(tid));
-			printf("rec %u %llu %u %d\n", v[i].h->cpu, (unsigned long long)v[i].h->time_ns,
-			       v[i].h->type, tid);
+			printf("rec %u %llu %u %d\n", v[i].h->cpu,
+			       (unsigned long long)v[i].h->time_ns, v[i].h->type, tid);
 		}
 		return 0;
 	}
