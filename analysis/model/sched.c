@@ -379,9 +379,10 @@ static int on_futex(struct sched *s, uint32_t cpu, int32_t tid, uint64_t t,
 	}
 	th->cpu = cpu;
 	if (enter) {
-		/* A waking before this entry is kept (woken_running): the eBPF
-		 * producer stamps a sleeping wait's entry at its switch-out, after
-		 * the waking that ended the wait (docs/methodology.md). */
+		/* A waking before this entry is kept (woken_running) until the
+		 * switch-out: the eBPF producer stamps a sleeping wait's entry 1 ns
+		 * before its switch-out, after the waking that ended that wait
+		 * (docs/methodology.md). */
 		decide(s, th, false);
 		futex_enter(s, th, enter);
 	} else {
@@ -390,6 +391,9 @@ static int on_futex(struct sched *s, uint32_t cpu, int32_t tid, uint64_t t,
 			decide(s, th, true);
 		th->call.ended = th->call.in_call;
 		th->call.in_call = false;
+		/* A waking while it ran ended a wait that returned without
+		 * sleeping (perf's records: enter, waking, exit): it is spent. */
+		th->woken_running = false;
 	}
 	th->seen = true;
 	return 0;

@@ -24,9 +24,10 @@
  *   - a thread switched out is runnable when the switch says so ('R',
  *     or the preemption flag), or when it was woken while still on its
  *     CPU (the waking precedes the switch-out that try_to_wake_up waits
- *     for) since its last switch, a futex call's entry notwithstanding:
- *     the eBPF producer stamps a sleeping wait's entry 1 ns before its
- *     switch-out, after the waking that ended that very wait.
+ *     for) since its last switch, a futex call's entry notwithstanding
+ *     (the eBPF producer stamps a sleeping wait's entry 1 ns before its
+ *     switch-out, after the waking that ended that very wait), but not
+ *     past a futex call's exit (the wait it ended returned unslept).
  *
  * A consumer is fed the records after sched has taken them (it reads the
  * state sched left) and, through on_stretch, each stretch of one state of
