@@ -164,11 +164,15 @@ static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t old, int3
 	}
 }
 
-/* sched's thread of th, once a record named it. */
-static void link_sched(struct critical_path *cp, struct cp_thread *th)
+/* sched's thread of th, once a record named it (and th, sched's thread's). */
+static inline void link_sched(struct critical_path *cp, struct cp_thread *th)
 {
-	if (!th->st)
-		th->st = corecap_sched_find(&cp->sched, th->tid);
+	struct sched_thread *st;
+
+	if (!th->st && (st = corecap_sched_find(&cp->sched, th->tid))) {
+		th->st = st;
+		st->cp = th;
+	}
 }
 
 /*
@@ -179,12 +183,13 @@ static void link_sched(struct critical_path *cp, struct cp_thread *th)
 static void on_sched_advance(void *ctx, const struct sched_thread *st, uint64_t now)
 {
 	struct critical_path *cp = ctx;
-	struct cp_thread *th = corecap_cp_find(cp, st->tid);
+	struct cp_thread *th = st->cp;
 
-	if (!th)
-		return;
-	th->st = st;
-	corecap_cp_advance(cp, th, now);
+	/* Linked once: by the record that named it, else here. */
+	if (!th && (th = corecap_cp_find(cp, st->tid)))
+		link_sched(cp, th);
+	if (th)
+		corecap_cp_advance(cp, th, now);
 }
 
 void corecap_cp_follow_sched(struct critical_path *cp)
@@ -195,14 +200,16 @@ void corecap_cp_follow_sched(struct critical_path *cp)
 
 /* After sched took a record of th: it waits for CPU cpu when sched has it
  * runnable now (and had it so before only when again is set), else for none. */
-static void sync_wait(struct critical_path *cp, struct cp_thread *th, bool was_runnable, bool again,
-		      uint32_t cpu)
+static inline void sync_wait(struct critical_path *cp, struct cp_thread *th, bool was_runnable,
+			     bool again, uint32_t cpu)
 {
 	link_sched(cp, th);
-	if (corecap_cp_state(th) != CPS_RUNNABLE)
-		wait_unlink(cp, th);
-	else if (!was_runnable || again)
+	if (corecap_cp_state(th) != CPS_RUNNABLE) {
+		if (th->wait_cpu != UINT32_MAX)
+			wait_unlink(cp, th);
+	} else if (!was_runnable || again) {
 		set_runnable(cp, th, cpu);
+	}
 }
 
 /*

@@ -287,16 +287,20 @@ struct critical_path {
 	uint64_t events_off_cpu;
 };
 
-/* th's state by sched. */
+/* th's state by sched (read on every charge: a table, no branch per state;
+ * sched's -1, before a thread's first record, is its first entry). */
 static inline enum cp_state corecap_cp_state(const struct cp_thread *th)
 {
+	static const uint8_t of[SCHED__COUNT + 1] = {
+		[0] = CPS_UNKNOWN,
+		[SCHED_RUNNING + 1] = CPS_RUNNING,
+		[SCHED_RUNNABLE + 1] = CPS_RUNNABLE,
+		[SCHED_FUTEX + 1] = CPS_BLOCKED,
+		[SCHED_BLOCKED + 1] = CPS_BLOCKED,
+	};
 	const struct sched_thread *st = th->st;
 
-	if (!st || st->state < 0 || !st->seen)
-		return CPS_UNKNOWN;
-	return st->state == SCHED_RUNNING    ? CPS_RUNNING
-	       : st->state == SCHED_RUNNABLE ? CPS_RUNNABLE
-					     : CPS_BLOCKED;
+	return st && st->seen ? (enum cp_state)of[st->state + 1] : CPS_UNKNOWN;
 }
 
 /* Blocked in a ptrace or job-control stop ('t', 'T' at its switch-out):

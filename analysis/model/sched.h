@@ -100,6 +100,9 @@ struct sched_thread {
 	 * switch's prev_state_char (0 when inferred). */
 	uint64_t off_ns;
 	char off_state;
+	/* The critical path's thread of it (its replay's, set once), for its
+	 * on_advance hook without a lookup; NULL: none yet. */
+	void *cp;
 	struct sched_futex_call call;
 };
 
