@@ -31,6 +31,9 @@ void corecap_cp_resolve_pending(struct critical_path *cp, struct cp_thread *th, 
 /* th's pending stretch ended by the aio that ev reaps: io since its submission, queue before. */
 void corecap_cp_resolve_pending_aio(struct critical_path *cp, struct cp_thread *th,
 				    const struct model_event *ev);
+/* The critical path's replay reads sched's states: sched's on_advance
+ * charges each thread's time as its state changes (cp_replay.c). */
+void corecap_cp_follow_sched(struct critical_path *cp);
 /* Charges th's state from th->since up to t. */
 void corecap_cp_advance(struct critical_path *cp, struct cp_thread *th, uint64_t t);
 /* Op id (ext: begun by corecap_critical_path_ext_begin) begun at ts. 0 or -ENOMEM. */

@@ -118,14 +118,6 @@ static void wait_unlink(struct critical_path *cp, struct cp_thread *th)
 	th->wait_cpu = UINT32_MAX;
 }
 
-/* Sets th's state; a thread no longer runnable waits for no CPU. */
-static void set_state(struct critical_path *cp, struct cp_thread *th, enum cp_state state)
-{
-	if (state != CPS_RUNNABLE)
-		wait_unlink(cp, th);
-	th->state = state;
-}
-
 /*
  * th waits for CPU cpu (UINT32_MAX: unknown): first among that CPU's
  * waiters, whom flush_waiters charges when its holder changes (a list per
@@ -133,7 +125,6 @@ static void set_state(struct critical_path *cp, struct cp_thread *th, enum cp_st
  */
 static void set_runnable(struct critical_path *cp, struct cp_thread *th, uint32_t cpu)
 {
-	set_state(cp, th, CPS_RUNNABLE);
 	wait_unlink(cp, th);
 	th->wait_cpu = cpu;
 	if (cpu < cp->nr_cpus) {
@@ -173,57 +164,105 @@ static void set_holder(struct critical_path *cp, uint32_t cpu, int32_t old, int3
 	}
 }
 
+/* sched's thread of th, once a record named it (and th, sched's thread's). */
+static inline void link_sched(struct critical_path *cp, struct cp_thread *th)
+{
+	struct sched_thread *st;
+
+	if (!th->st && (st = corecap_sched_find(&cp->sched, th->tid))) {
+		th->st = st;
+		st->cp = th;
+	}
+}
+
+/*
+ * sched is about to take st's time in its state up to now (a change of
+ * state, the inferred ones at their past times included): its paths are
+ * charged up to there by that state first.
+ */
+static void on_sched_advance(void *ctx, const struct sched_thread *st, uint64_t now)
+{
+	struct critical_path *cp = ctx;
+	struct cp_thread *th = st->cp;
+
+	/* Linked once: by the record that named it, else here. */
+	if (!th && (th = corecap_cp_find(cp, st->tid)))
+		link_sched(cp, th);
+	if (th)
+		corecap_cp_advance(cp, th, now);
+}
+
+void corecap_cp_follow_sched(struct critical_path *cp)
+{
+	cp->sched.on_advance = on_sched_advance;
+	cp->sched.advance_ctx = cp;
+}
+
+/* After sched took a record of th: it waits for CPU cpu when sched has it
+ * runnable now (and had it so before only when again is set), else for none. */
+static inline void sync_wait(struct critical_path *cp, struct cp_thread *th, bool was_runnable,
+			     bool again, uint32_t cpu)
+{
+	link_sched(cp, th);
+	if (corecap_cp_state(th) != CPS_RUNNABLE) {
+		if (th->wait_cpu != UINT32_MAX)
+			wait_unlink(cp, th);
+	} else if (!was_runnable || again) {
+		set_runnable(cp, th, cpu);
+	}
+}
+
 /*
  * A switch, fed to sched between its two halves: before, its prev still
- * holds the CPU (its waiters are charged behind it); after, its next does.
+ * holds the CPU (its waiters are charged behind it); after, its next
+ * does. The states are sched's: its hook charges each thread's time as it
+ * changes, so the critical path sees the same transitions (the inferred
+ * ones too) as the thread states.
  */
 static int on_switch(struct critical_path *cp, const struct corecap_krec_switch *s)
 {
 	uint64_t t = s->h.time_ns;
 	uint32_t cpu = s->h.cpu;
-	struct cp_thread *th;
+	struct cp_thread *prev = NULL, *next = NULL;
 	int32_t old;
 	int ret;
 
-	if (cpu >= cp->nr_cpus)
-		return corecap_sched_consume(&cp->sched, &s->h);
-	flush_waiters(cp, cpu, t);
-	if ((s->flags & CORECAP_KSWITCH_PREV_TARGET) && s->prev_tid > 0) {
-		if (!(th = get(cp, s->prev_tid)))
-			return -ENOMEM;
-		if (th->state == CPS_RUNNABLE || th->state == CPS_BLOCKED)
-			cp->inconsistent++;
-		corecap_cp_advance(cp, th, t);
-		th->off_ns = t;
-		if (s->prev_state_char == 'R' || th->woken_running) {
-			set_runnable(cp, th, cpu);
-		} else {
-			/* Blocked again before its trace said why it was last time. */
-			if (th->pending)
-				corecap_cp_resolve_pending(cp, th, CAT_QUEUE);
-			set_state(cp, th, CPS_BLOCKED);
-			th->blocked_since = t;
-			th->stopped = s->prev_state_char == 't' || s->prev_state_char == 'T';
-			th->exited = s->prev_state_char == 'X' || s->prev_state_char == 'Z';
-			th->blocked_d = s->prev_state_char == 'D';
-			th->dev_woken = 0;
+	if ((s->flags & CORECAP_KSWITCH_PREV_TARGET) && s->prev_tid > 0 &&
+	    !(prev = get(cp, s->prev_tid)))
+		return -ENOMEM;
+	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0 &&
+	    !(next = get(cp, s->next_tid)))
+		return -ENOMEM;
+	if (prev) {
+		link_sched(cp, prev);
+		/* Switched out while runnable by the records: sched infers its
+		 * lost switch-in after the CPU's last record (model/sched.h); its
+		 * wait is charged up to there behind the CPU's holders, and it
+		 * waits no more. */
+		if (corecap_cp_state(prev) == CPS_RUNNABLE && cpu < cp->sched.n_cpus &&
+		    cp->sched.cpus[cpu].known) {
+			corecap_cp_advance(cp, prev, cp->sched.cpus[cpu].last_ns);
+			wait_unlink(cp, prev);
 		}
-		th->woken_running = false;
 	}
-	old = corecap_cp_holder(cp, cpu);
+	if (cpu < cp->nr_cpus)
+		flush_waiters(cp, cpu, t);
+	old = cpu < cp->nr_cpus ? corecap_cp_holder(cp, cpu) : CP_NOBODY;
 	if ((ret = corecap_sched_consume(&cp->sched, &s->h)))
 		return ret;
-	set_holder(cp, cpu, old, s->next_tid);
-	if ((s->flags & CORECAP_KSWITCH_NEXT_TARGET) && s->next_tid > 0) {
-		if (!(th = get(cp, s->next_tid)))
-			return -ENOMEM;
-		if (th->state == CPS_RUNNING || th->state == CPS_BLOCKED)
-			cp->inconsistent++;
-		corecap_cp_advance(cp, th, t);
-		set_state(cp, th, CPS_RUNNING);
-		th->woken_running = false;
-		th->stopped = false;
+	if (cpu < cp->nr_cpus)
+		set_holder(cp, cpu, old, s->next_tid);
+	if (prev) {
+		sync_wait(cp, prev, false, true, cpu);
+		if (corecap_cp_state(prev) != CPS_RUNNABLE) {
+			/* Blocked again before its trace said why it was last time. */
+			if (prev->pending)
+				corecap_cp_resolve_pending(cp, prev, CAT_QUEUE);
+			prev->dev_woken = 0;
+		}
 	}
+	if (next)
+		sync_wait(cp, next, false, false, cpu);
 	return 0;
 }
 
@@ -256,8 +295,9 @@ static bool device_handoff(struct critical_path *cp, struct cp_thread *th, struc
 	struct cp_node copy[CP_HANDOFF_NODES], *n;
 	size_t nc = 0;
 
-	if (!ti || ti > t || !cp->n_inflight || th->state != CPS_BLOCKED || !th->futex_kind ||
-	    th->stopped || th->pending || th->blocked_since > ti || th->since > ti)
+	if (!ti || ti > t || !cp->n_inflight || corecap_cp_state(th) != CPS_BLOCKED ||
+	    !corecap_cp_futex_kind(th) || corecap_cp_stopped(th) || th->pending ||
+	    corecap_cp_blocked_since(cp, th) > ti || th->since > ti)
 		return false;
 	corecap_cp_advance(cp, waker, t);
 	corecap_cp_flush_run(cp, waker);
@@ -290,35 +330,28 @@ static bool device_handoff(struct critical_path *cp, struct cp_thread *th, struc
 	return true;
 }
 
-static int on_waking(struct critical_path *cp, const struct corecap_krec_waking *w)
+/*
+ * th, asleep (or of unknown state: `was`) by sched before this waking, is
+ * woken at t: the walk back from it goes on on its waker, or its blocked
+ * time awaits its category; and the wait-for graph's edge.
+ */
+static int woken(struct critical_path *cp, struct cp_thread *th,
+		 const struct corecap_krec_waking *w, enum cp_state was)
 {
 	uint64_t t = w->h.time_ns;
-	struct cp_thread *th = get(cp, w->tid), *waker;
 	bool irq = (w->flags & CORECAP_KWAKING_ANY_IRQ) || w->waker_tid <= 0, handoff;
+	struct cp_thread *waker = irq ? NULL : corecap_cp_find(cp, w->waker_tid);
 	int ret;
 
-	if (!th)
-		return -ENOMEM;
-	if (th->state == CPS_RUNNING) {
-		/* Woken before its own switch-out: it never slept. */
-		th->woken_running = true;
-		return 0;
-	}
-	if (th->state == CPS_RUNNABLE)
-		return 0;
-	waker = irq ? NULL : corecap_cp_find(cp, w->waker_tid);
 	if (waker == th)
 		waker = NULL;
 	handoff = waker && device_handoff(cp, th, waker, t);
 	corecap_cp_advance(cp, th, t);
-	if (th->stopped) {
-		/* Resumed by its tracer (the sampler): no wait, no edge. */
-		th->stopped = false;
-		set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
+	/* Resumed by its tracer (the sampler): no wait, no edge. */
+	if (corecap_cp_stopped(th))
 		return 0;
-	}
 	/* A thread first seen being woken slept from before the window. */
-	if ((th->state == CPS_BLOCKED || corecap_wait_for_asleep_since_window(cp, th)) &&
+	if ((was == CPS_BLOCKED || corecap_wait_for_asleep_since_window(cp, th)) &&
 	    w->waker_tid != th->tid &&
 	    (ret = corecap_wait_for_add(cp, th,
 					waker ? waker->index
@@ -344,64 +377,95 @@ static int on_waking(struct critical_path *cp, const struct corecap_krec_waking 
 			waker->head_shared = true;
 		}
 		th->pending = false;
-	} else if (th->state == CPS_BLOCKED) {
+	} else if (was == CPS_BLOCKED) {
 		/* Nobody of the daemon: the trace may say what it waited for. */
 		th->pending = true;
-		th->pend_b = th->blocked_since;
+		th->pend_b = corecap_cp_blocked_since(cp, th);
 		th->pend_e = t;
 		/* Outside a futex: perhaps the device's completion, which a
 		 * futex wait it then ends hands on (device_handoff). */
-		th->dev_woken = th->futex_kind ? 0 : t;
+		th->dev_woken = corecap_cp_futex_kind(th) ? 0 : t;
 		/* An uninterruptible sleep that nobody of the daemon ended is
 		 * a wait in the kernel for the device (fdatasync, a direct
 		 * write), ended by its completion: io. */
-		if (th->blocked_d)
+		if (th->st->off_state == 'D')
 			corecap_cp_resolve_pending(cp, th, device_cat(th));
 	}
-	set_runnable(cp, th, w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX);
+	return 0;
+}
+
+/* A waking: the walk's step reads the woken thread's state before sched
+ * takes the waking, and its CPU wait follows sched's state after. */
+static int on_waking(struct critical_path *cp, const struct corecap_krec_waking *w)
+{
+	struct cp_thread *th = get(cp, w->tid);
+	uint32_t cpu = w->target_cpu >= 0 ? (uint32_t)w->target_cpu : UINT32_MAX;
+	enum cp_state was;
+	int ret;
+
+	if (!th)
+		return -ENOMEM;
+	link_sched(cp, th);
+	was = corecap_cp_state(th);
+	/* Running (woken before its own switch-out, which sched then leaves
+	 * runnable) or runnable: it did not sleep. */
+	if (was != CPS_RUNNING && was != CPS_RUNNABLE && (ret = woken(cp, th, w, was)))
+		return ret;
+	if ((ret = corecap_sched_consume(&cp->sched, &w->h)))
+		return ret;
+	sync_wait(cp, th, was == CPS_RUNNABLE, false, cpu);
 	return 0;
 }
 
 static int krec(struct critical_path *cp, const struct corecap_krec *r)
 {
-	struct cp_thread *th;
+	struct cp_thread *th = NULL;
 	int ret;
 
-	/* sched first (a switch: in the middle of the replay's). */
-	if (r->type == CORECAP_KREC_SWITCH)
-		return on_switch(cp, (const struct corecap_krec_switch *)r);
-	if ((ret = corecap_sched_consume(&cp->sched, r)))
-		return ret;
 	switch (r->type) {
+	case CORECAP_KREC_SWITCH:
+		return on_switch(cp, (const struct corecap_krec_switch *)r);
 	case CORECAP_KREC_WAKING:
 		return on_waking(cp, (const struct corecap_krec_waking *)r);
 	case CORECAP_KREC_FUTEX_ENTER: {
 		const struct corecap_krec_futex_enter *f = (const void *)r;
-		uint32_t owner;
-		bool mutex, known;
 
-		if (!CORECAP_FUTEX_IS_WAIT(f->op))
-			return 0;
-		if (!(th = get(cp, f->tid)))
+		/* A futex wait's thread is one of the graph's (its class, a
+		 * mutex's or not, is sched's: sched_futex_call.mutex). */
+		th = CORECAP_FUTEX_IS_WAIT(f->op) ? get(cp, f->tid) : corecap_cp_find(cp, f->tid);
+		if (!th && CORECAP_FUTEX_IS_WAIT(f->op))
 			return -ENOMEM;
-		/* As the futex table tells a mutex's wait (futex_locks.h); a
-		 * re-lock as a condition wait returns needs its call site, which
-		 * the graph has not: it stays a lock edge. */
-		owner = f->val & CORECAP_FUTEX_TID_MASK;
-		/* The owner matters only with FUTEX_WAITERS (a robust mutex's word). */
-		known = owner && (f->val & CORECAP_FUTEX_WAITERS) &&
-			corecap_cp_find(cp, (int32_t)owner) != NULL;
-		mutex = corecap_futex_wait_is_mutex(f->op, f->val, known);
-		th->futex_kind = mutex ? CPW_LOCK : CPW_COND;
-		return 0;
+		break;
 	}
-	case CORECAP_KREC_FUTEX_EXIT: {
-		const struct corecap_krec_futex_exit *f = (const void *)r;
+	case CORECAP_KREC_FUTEX_EXIT:
+		th = corecap_cp_find(cp, ((const struct corecap_krec_futex_exit *)r)->tid);
+		break;
+	case CORECAP_KREC_FORK: {
+		const struct corecap_krec_fork *f = (const void *)r;
 
-		if ((th = corecap_cp_find(cp, f->tid)))
-			th->futex_kind = 0;
+		if (!(f->flags & CORECAP_KFORK_SAME_PROCESS))
+			break;
+		if (!(th = get(cp, f->child_tid)))
+			return -ENOMEM;
+		set_comm(th, f->child_comm, sizeof(f->child_comm));
+		if ((ret = corecap_sched_consume(&cp->sched, r)))
+			return ret;
+		/* A new thread waits for its first CPU. */
+		sync_wait(cp, th, false, false, r->cpu);
+		th->since = r->time_ns;
+		if (th->since > cp->max_since)
+			cp->max_since = th->since;
 		return 0;
 	}
+	default:
+		break;
+	}
+	if ((ret = corecap_sched_consume(&cp->sched, r)))
+		return ret;
+	/* A system call's thread is on a CPU (sched infers a lost switch-in). */
+	if (th)
+		sync_wait(cp, th, false, false, r->cpu);
+	switch (r->type) {
 	case CORECAP_KREC_HOLDER:
 		return on_holder(cp, (const struct corecap_krec_holder *)r);
 	case CORECAP_KREC_TRACK: {
@@ -410,20 +474,6 @@ static int krec(struct critical_path *cp, const struct corecap_krec *r)
 		if (!(th = get(cp, k->tid)))
 			return -ENOMEM;
 		set_comm(th, k->comm, sizeof(k->comm));
-		return 0;
-	}
-	case CORECAP_KREC_FORK: {
-		const struct corecap_krec_fork *f = (const void *)r;
-
-		if (!(f->flags & CORECAP_KFORK_SAME_PROCESS))
-			return 0;
-		if (!(th = get(cp, f->child_tid)))
-			return -ENOMEM;
-		set_comm(th, f->child_comm, sizeof(f->child_comm));
-		set_runnable(cp, th, r->cpu); /* a new thread waits for its first CPU */
-		th->since = r->time_ns;
-		if (th->since > cp->max_since)
-			cp->max_since = th->since;
 		return 0;
 	}
 	default:
@@ -515,8 +565,10 @@ static int event(struct critical_path *cp, const struct model_event *ev)
 		return 0;
 	if (!(th = get(cp, ev->tid)))
 		return -ENOMEM;
-	if (th->state == CPS_BLOCKED || th->state == CPS_RUNNABLE)
-		cp->inconsistent++; /* an event of a thread not on a CPU */
+	if (!th->st)
+		link_sched(cp, th);
+	if (corecap_cp_state(th) == CPS_BLOCKED || corecap_cp_state(th) == CPS_RUNNABLE)
+		cp->events_off_cpu++; /* an event of a thread not on a CPU */
 	corecap_cp_advance(cp, th, ev->ts_ns);
 	if (th->pending && ev->kind == MEV_AIO)
 		corecap_cp_resolve_pending_aio(cp, th, ev);
@@ -530,9 +582,9 @@ static int event(struct critical_path *cp, const struct model_event *ev)
 	case MEV_LOG_ENTER:
 	case MEV_LOG_EXIT:
 		/* Its CPU's waiters were waiting behind its former category. */
-		if (th->state == CPS_RUNNING && th->n_held == 1)
+		if (corecap_cp_state(th) == CPS_RUNNING && th->n_held == 1)
 			flush_waiters(cp, th->held_cpu, ev->ts_ns);
-		else if (th->state == CPS_RUNNING && th->n_held)
+		else if (corecap_cp_state(th) == CPS_RUNNING && th->n_held)
 			for (uint32_t c = 0; c < cp->nr_cpus; c++)
 				if (corecap_cp_holder(cp, c) == th->tid)
 					flush_waiters(cp, c, ev->ts_ns);

@@ -17,6 +17,7 @@ int corecap_critical_path_init(struct critical_path *cp, int32_t pid, uint32_t n
 	corecap_u64map_init(&cp->wait_foreign_n);
 	corecap_u64map_init(&cp->holder_at);
 	corecap_sched_init(&cp->sched, 0, 0);
+	corecap_cp_follow_sched(cp);
 	if (nr_cpus && !(cp->waiters = calloc(nr_cpus, sizeof(*cp->waiters))))
 		return -ENOMEM;
 	return corecap_sched_follow_cpus(&cp->sched, nr_cpus);
@@ -580,15 +581,17 @@ void corecap_cp_resolve_pending_aio(struct critical_path *cp, struct cp_thread *
 void corecap_cp_advance(struct critical_path *cp, struct cp_thread *th, uint64_t t)
 {
 	const struct cp_thread *holder;
+	enum cp_state state;
 	uint32_t cat;
 	int32_t htid;
 	bool logger;
 
 	if (t <= th->since)
 		return;
-	if (th->state != CPS_UNKNOWN && th->state != CPS_RUNNING)
+	state = corecap_cp_state(th);
+	if (state != CPS_UNKNOWN && state != CPS_RUNNING)
 		corecap_cp_flush_run(cp, th);
-	switch (th->state) {
+	switch (state) {
 	case CPS_UNKNOWN:
 	case CPS_RUNNING:
 		cat = running_cat(th);
@@ -610,7 +613,7 @@ void corecap_cp_advance(struct critical_path *cp, struct cp_thread *th, uint64_t
 		/* Whoever held the CPU it waited for: logging if that was logging. */
 		htid = th->wait_cpu < cp->nr_cpus ? corecap_cp_holder(cp, th->wait_cpu) : CP_NOBODY;
 		holder = corecap_cp_find(cp, htid);
-		logger = holder && holder->state == CPS_RUNNING &&
+		logger = holder && corecap_cp_state(holder) == CPS_RUNNING &&
 			 running_cat(holder) == CAT_LOGGING;
 		if (logger)
 			cat = th->log_depth ? CAT_LOGGING : CP_RUNQ_LOGGING;
@@ -619,7 +622,7 @@ void corecap_cp_advance(struct critical_path *cp, struct cp_thread *th, uint64_t
 		charge(cp, th, th->since, t, cat, htid);
 		break;
 	case CPS_BLOCKED:
-		if (th->stopped)
+		if (corecap_cp_stopped(th))
 			charge(cp, th, th->since, t, running_cat(th), th->tid);
 		else
 			charge(cp, th, th->since, t, CP__COUNT, th->tid);
@@ -810,18 +813,19 @@ int32_t corecap_critical_path_pick(const struct critical_path *cp, uint64_t t, u
 	for (uint32_t c = 0; c < cp->nr_cpus; c++) {
 		const struct cp_thread *th = corecap_cp_find(cp, corecap_cp_holder(cp, c));
 
-		if (th && th->state == CPS_RUNNING && (r = rank(ctx, th->comm)) > best_rank) {
+		if (th && corecap_cp_state(th) == CPS_RUNNING &&
+		    (r = rank(ctx, th->comm)) > best_rank) {
 			best = th;
 			best_rank = r;
 		}
 	}
 	for (size_t i = 0; !best && i < cp->len; i++) {
 		const struct cp_thread *th = cp->all[i];
+		uint64_t off = th->st ? th->st->off_ns : 0; /* its last switch-out */
 
-		if (!th->off_ns || th->off_ns > t || t - th->off_ns > max_ago_ns ||
-		    (r = rank(ctx, th->comm)) <= 0)
+		if (!off || off > t || t - off > max_ago_ns || (r = rank(ctx, th->comm)) <= 0)
 			continue;
-		if (!late || r > late_rank || (r == late_rank && th->off_ns > late->off_ns)) {
+		if (!late || r > late_rank || (r == late_rank && off > late->st->off_ns)) {
 			late = th;
 			late_rank = r;
 		}

@@ -43,8 +43,9 @@
  * waker, by what it slept in (a mutex, another futex wait, anything
  * else); its knots are the pools that wait for each other only.
  *
- * Its files: model/cp_replay.c replays the threads' states from the
- * kernel's records and the trace's events (wakings, hand-offs), and
+ * Its files: model/cp_replay.c follows the threads' states as sched
+ * (model/sched.h) replays them from the kernel's records, with the
+ * trace's events (wakings, hand-offs), and
  * charges their time through model/cp_chain.h to the per-op path
  * attribution in model/critical_path.c (the chains, the walks, the ops
  * and their types); model/wait_for.c keeps the wait-for graph. This
@@ -97,6 +98,8 @@ struct cp_path {
 	struct cp_credit credit[CP_CREDITS]; /* last: copies stop at n_credit */
 };
 
+/* A thread's state as sched (model/sched.h) has it: unknown before a
+ * record said it (charged as running: the trace's events show it ran). */
 enum cp_state { CPS_UNKNOWN, CPS_RUNNING, CPS_RUNNABLE, CPS_BLOCKED };
 
 struct cp_thread {
@@ -104,15 +107,14 @@ struct cp_thread {
 	uint32_t index; /* in critical_path.all and every op's paths */
 	char comm[16];
 	bool is_log; /* named CP_LOG_THREAD */
-	enum cp_state state;
+	/* sched's thread (its state, futex call in progress and last
+	 * switch-out), NULL before a kernel record named it. */
+	const struct sched_thread *st;
 	uint64_t since;	    /* time up to which its paths are charged */
 	uint32_t wait_cpu;  /* runnable: the CPU it waits for */
-	bool woken_running; /* woken before its switch-out: it stays runnable */
 	uint32_t log_depth; /* inside annotated log calls */
 	bool pending;	    /* woken by nobody of the daemon: pend_b.. awaits its category */
 	uint64_t pend_b, pend_e;
-	uint64_t blocked_since;
-	uint8_t futex_kind; /* inside a futex wait: CPW_LOCK or CPW_COND, else 0 */
 	/* Its chain: 1 + the index of its newest node (critical_path.nodes), 0: none. */
 	uint64_t head;
 	bool head_shared; /* a woken thread's chain goes on from the head: it stays as it is */
@@ -121,11 +123,6 @@ struct cp_thread {
 	uint32_t wait_prev, wait_next;
 	uint32_t n_held;   /* the CPUs whose last switch-in was to it (corecap_cp_holder) */
 	uint32_t held_cpu; /* the last of them */
-	uint64_t off_ns;   /* its last switch-out (corecap_critical_path_pick) */
-	bool exited;	   /* switched out dead ('X', 'Z'): no sleep after it */
-	bool stopped;	   /* blocked in a ptrace or job-control stop ('t', 'T'): the
-			    * sampler's; its time is what it was doing, as running */
-	bool blocked_d;	   /* blocked uninterruptibly ('D'): in the kernel, on the device */
 	/* Its last wake was by nobody of the daemon (a device's completion, an
 	 * interrupt) from a sleep outside a futex: when (0: not so). */
 	uint64_t dev_woken;
@@ -235,10 +232,11 @@ struct critical_path {
 	size_t len, path_cap;
 	uint32_t *open_runs; /* the indices of the threads with a run open; capacity path_cap */
 	size_t n_open_runs;
-	/* The scheduler's replay (model/sched.h), fed by krec: who holds each
-	 * CPU (corecap_cp_holder); a switch is fed to it between the replay's
-	 * two halves of the switch. Other models may read it (kernel_attrib.h's
-	 * pass). */
+	/* The scheduler's replay (model/sched.h), fed by krec: each thread's
+	 * state (cp_thread.st; its on_advance hook charges a thread's time as
+	 * the state changes) and who holds each CPU (corecap_cp_holder); a
+	 * switch is fed to it between the replay's two halves of the switch.
+	 * Other models read it (kernel_attrib.h's pass). */
 	struct sched sched;
 	/* Each CPU's runnable threads waiting for it: 1 + the first's index, 0: none. */
 	uint32_t *waiters;
@@ -284,8 +282,64 @@ struct critical_path {
 	/* Conservation, per finished op. */
 	uint64_t checked, violations, max_err_ns;
 	uint64_t ops_without_path; /* ended before the kernel records said anything */
-	uint64_t inconsistent;	   /* events contradicting a thread's state */
+	/* Trace events of a thread off its CPU by sched (the records'
+	 * contradictions are sched's: corecap_critical_path_inconsistent). */
+	uint64_t events_off_cpu;
 };
+
+/* th's state by sched (read on every charge: a table, no branch per state;
+ * sched's -1, before a thread's first record, is its first entry). */
+static inline enum cp_state corecap_cp_state(const struct cp_thread *th)
+{
+	static const uint8_t of[SCHED__COUNT + 1] = {
+		[0] = CPS_UNKNOWN,
+		[SCHED_RUNNING + 1] = CPS_RUNNING,
+		[SCHED_RUNNABLE + 1] = CPS_RUNNABLE,
+		[SCHED_FUTEX + 1] = CPS_BLOCKED,
+		[SCHED_BLOCKED + 1] = CPS_BLOCKED,
+	};
+	const struct sched_thread *st = th->st;
+
+	return st && st->seen ? (enum cp_state)of[st->state + 1] : CPS_UNKNOWN;
+}
+
+/* Blocked in a ptrace or job-control stop ('t', 'T' at its switch-out):
+ * the sampler's; its time is what it was doing, as running. */
+static inline bool corecap_cp_stopped(const struct cp_thread *th)
+{
+	return corecap_cp_state(th) == CPS_BLOCKED &&
+	       (th->st->off_state == 't' || th->st->off_state == 'T');
+}
+
+/* Gone: its exit record, or switched out dead ('X', 'Z'): no sleep after it. */
+static inline bool corecap_cp_exited(const struct cp_thread *th)
+{
+	return th->st && (th->st->exited || th->st->off_state == 'X' || th->st->off_state == 'Z');
+}
+
+/* Asleep since (its last switch-out; the window's start before one). */
+static inline uint64_t corecap_cp_blocked_since(const struct critical_path *cp,
+						const struct cp_thread *th)
+{
+	return th->st && th->st->off_ns ? th->st->off_ns : cp->ws;
+}
+
+/* Inside a futex wait by sched: CPW_LOCK (a mutex's, sched_futex_call.mutex,
+ * as the futex table tells them; a re-lock as a condition wait returns
+ * needs its call site, which the graph has not: it stays a lock edge) or
+ * CPW_COND; else 0. */
+static inline uint8_t corecap_cp_futex_kind(const struct cp_thread *th)
+{
+	if (!th->st || !corecap_sched_in_futex_wait(th->st))
+		return 0;
+	return th->st->call.mutex ? CPW_LOCK : CPW_COND;
+}
+
+/* The records and events contradicting a thread's state: sched's and the trace's. */
+static inline uint64_t corecap_critical_path_inconsistent(const struct critical_path *cp)
+{
+	return cp->sched.inconsistent + cp->events_off_cpu;
+}
 
 /* Who holds CPU c < nr_cpus (its last switch-in seen: any process's thread,
  * 0 idle); CP_NOBODY unknown. sched follows every CPU below nr_cpus. */

@@ -98,6 +98,8 @@ static void account(const struct sched *s, struct sched_thread *th, uint64_t now
 	uint64_t b = th->since > th->start_ns ? th->since : th->start_ns;
 	uint64_t e = now < th->end_ns ? now : th->end_ns;
 
+	if (s->on_advance)
+		s->on_advance(s->advance_ctx, th, now);
 	if (th->state >= 0 && e > b) {
 		if (th->undecided && th->state == SCHED_BLOCKED) {
 			th->undecided_ns += e - b; /* its stretch waits for decide() */
@@ -213,6 +215,8 @@ static int observe(struct sched *s, uint32_t cpu, int32_t cur, int32_t after, ui
 		if (th && th->state == SCHED_RUNNING && th->cpu == cpu && !th->exited) {
 			set_state(s, th, c->last_ns, asleep(th));
 			th->woken_running = false;
+			th->off_ns = c->last_ns;
+			th->off_state = 0;
 			s->lost_switch_outs++;
 		}
 	}
@@ -264,6 +268,8 @@ static int on_switch(struct sched *s, const struct corecap_krec_switch *r)
 		else
 			set_state(s, th, t, asleep(th));
 		th->woken_running = false;
+		th->off_ns = t;
+		th->off_state = (char)r->prev_state_char;
 	}
 	if ((r->flags & CORECAP_KSWITCH_NEXT_TARGET) && r->next_tid) {
 		if (!(th = get(s, r->next_tid)))
@@ -272,6 +278,7 @@ static int on_switch(struct sched *s, const struct corecap_krec_switch *r)
 		if (th->state != SCHED_RUNNABLE)
 			s->inconsistent++;
 		set_state(s, th, t, SCHED_RUNNING);
+		th->woken_running = false;
 		th->cpu = r->h.cpu;
 	}
 	return 0;
@@ -328,7 +335,6 @@ static void futex_enter(struct sched *s, struct sched_thread *th,
 {
 	struct sched_futex_call *c = &th->call;
 
-	th->futex_seen = true;
 	if (c->in_call)
 		s->futex_enters_unpaired++; /* its exit was lost */
 	*c = (struct sched_futex_call){.in_call = true,
@@ -339,12 +345,12 @@ static void futex_enter(struct sched *s, struct sched_thread *th,
 				       .enter_ns = r->h.time_ns};
 	if (c->is_wait) {
 		uint32_t owner = r->val & CORECAP_FUTEX_TID_MASK;
-		/* The owner matters only with FUTEX_WAITERS (a robust mutex's word). */
-		const struct sched_thread *o = owner && (r->val & CORECAP_FUTEX_WAITERS)
-						       ? corecap_sched_find(s, (int32_t)owner)
-						       : NULL;
 
-		c->mutex = corecap_futex_wait_is_mutex(r->op, r->val, o && o->futex_seen);
+		/* The owner matters only with FUTEX_WAITERS (a robust mutex's word). */
+		c->mutex = corecap_futex_wait_is_mutex(
+			r->op, r->val,
+			(r->val & CORECAP_FUTEX_WAITERS) &&
+				corecap_sched_is_thread(s, (int32_t)owner));
 	}
 }
 
@@ -373,8 +379,11 @@ static int on_futex(struct sched *s, uint32_t cpu, int32_t tid, uint64_t t,
 	}
 	th->cpu = cpu;
 	if (enter) {
+		/* A waking before this entry is kept (woken_running) until the
+		 * switch-out: the eBPF producer stamps a sleeping wait's entry 1 ns
+		 * before its switch-out, after the waking that ended that wait
+		 * (docs/methodology.md). */
 		decide(s, th, false);
-		th->woken_running = false; /* a waking before this call was for an earlier sleep */
 		futex_enter(s, th, enter);
 	} else {
 		/* The exit of a wait whose enter came before the recording. */
@@ -382,6 +391,9 @@ static int on_futex(struct sched *s, uint32_t cpu, int32_t tid, uint64_t t,
 			decide(s, th, true);
 		th->call.ended = th->call.in_call;
 		th->call.in_call = false;
+		/* A waking while it ran ended a wait that returned without
+		 * sleeping (perf's records: enter, waking, exit): it is spent. */
+		th->woken_running = false;
 	}
 	th->seen = true;
 	return 0;
@@ -422,6 +434,7 @@ int corecap_sched_consume(struct sched *s, const struct corecap_krec *r)
 				th->start_ns = r->time_ns;
 			th->state = SCHED_RUNNABLE;
 			th->since = th->start_ns;
+			th->seen = true;
 		}
 		return 0;
 	}

@@ -20,13 +20,22 @@
  *     was not running by the records; woken, it came on after its CPU's
  *     last record before it;
  *   - other contradictions (a switch-in of a thread not runnable) are
- *     counted and the state taken from the record (resynchronized).
+ *     counted and the state taken from the record (resynchronized);
+ *   - a thread switched out is runnable when the switch says so ('R',
+ *     or the preemption flag), or when it was woken while still on its
+ *     CPU (the waking precedes the switch-out that try_to_wake_up waits
+ *     for) since its last switch, a futex call's entry notwithstanding
+ *     (the eBPF producer stamps a sleeping wait's entry 1 ns before its
+ *     switch-out, after the waking that ended that very wait), but not
+ *     past a futex call's exit (the wait it ended returned unslept).
  *
  * A consumer is fed the records after sched has taken them (it reads the
  * state sched left) and, through on_stretch, each stretch of one state of
  * a thread once it is known; one that needs a CPU's holder as it was before
- * a switch reads it before it feeds sched that switch (the critical path's
- * replay). Memory: threads + CPUs.
+ * a switch reads it before it feeds sched that switch, and one that
+ * charges a thread's time by its state as it goes (the critical path's
+ * replay) is told through on_advance before each change, the inferred
+ * ones at their past times included. Memory: threads + CPUs.
  */
 #ifndef CORECAP_SCHED_H
 #define CORECAP_SCHED_H
@@ -50,8 +59,8 @@ enum sched_state { SCHED_RUNNING, SCHED_RUNNABLE, SCHED_FUTEX, SCHED_BLOCKED, SC
 /*
  * Whether a futex wait (its op and the value it waited for) is a mutex's:
  * a PI lock, glibc's "locked with waiters", or a robust mutex's owner tid
- * with FUTEX_WAITERS when owner_is_thread (the caller knows that tid as
- * one of the process's threads).
+ * with FUTEX_WAITERS when owner_is_thread (that tid is one of the
+ * process's threads: corecap_sched_is_thread).
  */
 bool corecap_futex_wait_is_mutex(uint32_t op, uint32_t val, bool owner_is_thread);
 
@@ -60,8 +69,8 @@ struct sched_futex_call {
 	bool in_call;
 	bool is_wait; /* its class: a wait (CORECAP_FUTEX_IS_WAIT), else a wake or other */
 	bool ended;   /* the last FUTEX_EXIT of the thread closed this call */
-	bool mutex;   /* a wait for a mutex's value (corecap_futex_wait_is_mutex; the
-		       * owner known when it made a futex call of its own) */
+	bool mutex;   /* a wait for a mutex's value (corecap_futex_wait_is_mutex, the
+		       * owner one of the daemon's threads by corecap_sched_is_thread) */
 	uint32_t op, val;
 	uint64_t uaddr, enter_ns;
 	int32_t waker; /* of a wait: the first waking's waker, not an interrupt; 0: none */
@@ -76,16 +85,24 @@ struct sched_thread {
 	char comm[16];		   /* from its track, fork or exit record, if any */
 	uint64_t start_ns, end_ns; /* its span, clipped to the window */
 	int state;		   /* enum sched_state, or -1 before the first record */
+	bool seen;		   /* a record said its state (else it is the one its first
+				    * record implies, since the span's start) */
 	uint64_t since;		   /* in state since (its time is charged up to here) */
 	uint64_t ns[SCHED__COUNT]; /* its time in each state so far: the stretches given */
 	bool undecided;		   /* blocked since the start: futex or not is not yet known */
 	uint64_t undecided_ns;	   /* blocked time since the start, its stretch not yet given */
-	bool exited, seen;
+	bool exited;		   /* its exit record came */
 	/* Woken while still on its CPU: the waking can precede the switch-out
 	 * (try_to_wake_up waits for it), which then leaves it runnable. */
 	bool woken_running;
-	bool futex_seen; /* it made a futex call */
-	uint32_t cpu;	 /* running: the CPU of its last switch-in */
+	uint32_t cpu; /* running: the CPU of its last switch-in */
+	/* Its last switch-out, recorded or inferred (0: none), and the
+	 * switch's prev_state_char (0 when inferred). */
+	uint64_t off_ns;
+	char off_state;
+	/* The critical path's thread of it (its replay's, set once), for its
+	 * on_advance hook without a lookup; NULL: none yet. */
+	void *cp;
 	struct sched_futex_call call;
 };
 
@@ -130,6 +147,13 @@ struct sched {
 	void (*on_stretch)(void *ctx, const struct sched_thread *th, enum sched_state s,
 			   uint64_t from_ns, uint64_t to_ns);
 	void *stretch_ctx;
+	/* Before th's time in its state (th->state, unchanged yet) is taken
+	 * up to now, at every change of state and at its exit: a reader that
+	 * charges time by the state as the records go (the critical path)
+	 * charges it there. now may be before the record's time (an inferred
+	 * switch). */
+	void (*on_advance)(void *ctx, const struct sched_thread *th, uint64_t now);
+	void *advance_ctx;
 };
 
 void corecap_sched_init(struct sched *s, uint64_t ws, uint64_t we);
@@ -153,5 +177,15 @@ static inline bool corecap_sched_in_futex_wait(const struct sched_thread *th)
 
 /* tid's thread, or NULL when no record named it. */
 struct sched_thread *corecap_sched_find(struct sched *s, int32_t tid);
+/*
+ * Whether tid is one of the daemon's threads, for a lock word's owner:
+ * a record named it as the target's (its tracking, a fork, a switch, a
+ * waking) before now. The one rule the futex table and the critical
+ * path's wait-for graph share (sched_futex_call.mutex).
+ */
+static inline bool corecap_sched_is_thread(struct sched *s, int32_t tid)
+{
+	return tid > 0 && corecap_sched_find(s, tid) != NULL;
+}
 
 #endif

@@ -12,22 +12,21 @@
  * woken, or never scheduled): asleep since the window's start, in no futex
  * wait known. False when there is no window to start from.
  */
-bool corecap_wait_for_asleep_since_window(struct critical_path *cp, struct cp_thread *th)
+bool corecap_wait_for_asleep_since_window(const struct critical_path *cp,
+					  const struct cp_thread *th)
 {
-	if (th->state != CPS_UNKNOWN || !cp->we)
-		return false;
-	th->blocked_since = cp->ws;
-	th->futex_kind = 0;
-	return true;
+	/* Unknown to sched: no switch-out (blocked since ws) and no futex call. */
+	return corecap_cp_state(th) == CPS_UNKNOWN && cp->we;
 }
 
-/* th slept from blocked_since until `to` (a thread's index, or WAIT_TO_*)
+/* th slept from corecap_cp_blocked_since until `to` (a thread's index, or WAIT_TO_*)
  * woke it at t: an edge th -> to; for WAIT_TO_OTHER, foreign_tid is the
  * other process's waking thread. */
 int corecap_wait_for_add(struct critical_path *cp, const struct cp_thread *th, uint32_t to,
 			 uint64_t t, int32_t foreign_tid)
 {
-	uint64_t b = th->blocked_since, e = t, key, *ns, *n;
+	uint64_t b = corecap_cp_blocked_since(cp, th), e = t, key, *ns, *n;
+	uint8_t kind = corecap_cp_futex_kind(th);
 
 	if (cp->we) {
 		if (b < cp->ws)
@@ -37,7 +36,7 @@ int corecap_wait_for_add(struct critical_path *cp, const struct cp_thread *th, u
 	}
 	if (e <= b)
 		return 0;
-	key = WAIT_KEY(th->index, to, th->futex_kind);
+	key = WAIT_KEY(th->index, to, kind);
 	if (!(ns = corecap_u64map_upsert(&cp->wait_ns, key, NULL)))
 		return -ENOMEM;
 	*ns += e - b;
@@ -46,7 +45,7 @@ int corecap_wait_for_add(struct critical_path *cp, const struct cp_thread *th, u
 	(*n)++;
 	if (to != WAIT_TO_OTHER || foreign_tid <= 0)
 		return 0;
-	key = WAIT_KEY(th->index, (uint32_t)foreign_tid & WAIT_TO_MASK, th->futex_kind);
+	key = WAIT_KEY(th->index, (uint32_t)foreign_tid & WAIT_TO_MASK, kind);
 	if (!(ns = corecap_u64map_upsert(&cp->wait_foreign_ns, key, NULL)) ||
 	    !(n = corecap_u64map_upsert(&cp->wait_foreign_n, key, NULL)))
 		return -ENOMEM;
@@ -69,7 +68,8 @@ int corecap_wait_for_close_sleeps(struct critical_path *cp)
 	cp->closed = true;
 	for (size_t i = 0; i < cp->len; i++) {
 		struct cp_thread *th = cp->all[i];
-		bool asleep = th->state == CPS_BLOCKED && !th->exited && !th->stopped;
+		bool asleep = corecap_cp_state(th) == CPS_BLOCKED && !corecap_cp_exited(th) &&
+			      !corecap_cp_stopped(th);
 
 		if ((asleep || corecap_wait_for_asleep_since_window(cp, th)) &&
 		    (ret = corecap_wait_for_add(cp, th, WAIT_TO_NOT_WOKEN, cp->we, 0)))

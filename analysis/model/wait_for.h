@@ -33,8 +33,9 @@ struct cp_thread;
  * woken, or never scheduled): asleep since the window's start, in no futex
  * wait known. False when there is no window to start from.
  */
-bool corecap_wait_for_asleep_since_window(struct critical_path *cp, struct cp_thread *th);
-/* th slept from blocked_since until `to` (a thread's index, or WAIT_TO_*)
+bool corecap_wait_for_asleep_since_window(const struct critical_path *cp,
+					  const struct cp_thread *th);
+/* th slept from corecap_cp_blocked_since until `to` (a thread's index, or WAIT_TO_*)
  * woke it at t: an edge th -> to; for WAIT_TO_OTHER, foreign_tid is the
  * other process's waking thread. 0 or -ENOMEM. */
 int corecap_wait_for_add(struct critical_path *cp, const struct cp_thread *th, uint32_t to,

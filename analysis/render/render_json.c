@@ -661,7 +661,7 @@ static json_object *ops_obj(const struct report *r)
 		put(cons, "violations", ju64(cp->violations));
 		put(cons, "max_error_ns", ju64(cp->max_err_ns));
 		put(cons, "ops_without_path", ju64(cp->ops_without_path));
-		put(cons, "inconsistent", ju64(cp->inconsistent));
+		put(cons, "inconsistent", ju64(corecap_critical_path_inconsistent(cp)));
 		put(o, "critical_path_conservation", cons);
 	} else {
 		put(o, "critical_path_conservation", NULL);

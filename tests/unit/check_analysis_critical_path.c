@@ -234,18 +234,20 @@ END_TEST
 /*
  * A log call splits the wait of its thread's CPU's waiters, and a thread
  * seen on two CPUs (its switch-out from one lost) is found on the one it
- * still holds: A (op 1 from 100 on CPU 1) is preempted for B at 110; B is
- * switched in on CPU 0 too at 112, before CPU 0 goes to C at 115; B logs
- * 120..130 and sleeps at 140, when A runs again until its end at 150. A's
- * runqueue behind B: 110..120 and 130..140 B's cpu, 120..130 B's logging.
+ * still holds: B is switched in on CPU 0 at 105; A (op 1 from 100 on CPU
+ * 1) is preempted for B at 110 (B's switch-out from CPU 0 was lost: it
+ * runs on CPU 1, the CPU of its last switch-in, by sched), before CPU 0
+ * goes to C at 115; B logs 120..130 and sleeps at 140, when A runs again
+ * until its end at 150. A's runqueue behind B: 110..120 and 130..140 B's
+ * cpu, 120..130 B's logging.
  */
 START_TEST(a_log_call_splits_the_wait_for_its_cpu)
 {
 	const int32_t C = 40;
 
 	kr_switch(&b, 1, 1, 0, 'S', A);
+	kr_switch(&b, 0, 105, 0, 'S', B);
 	kr_switch(&b, 1, 110, A, 'R', B);
-	kr_switch(&b, 0, 112, 0, 'S', B);
 	kr_switch(&b, 0, 115, 0, 'S', C);
 	kr_switch(&b, 1, 140, B, 'S', A);
 	start();
@@ -258,7 +260,8 @@ START_TEST(a_log_call_splits_the_wait_for_its_cpu)
 	ck_assert_uint_eq(credit(t, B, CP_RUNQUEUE), 20);
 	ck_assert_uint_eq(credit(t, B, CAT_LOGGING), 10);
 	ck_assert_uint_eq(t->runq_logging_ns, 10);
-	ck_assert_uint_eq(cp.inconsistent, 1); /* B switched in while running */
+	/* B switched in while running (sched's count) */
+	ck_assert_uint_eq(corecap_critical_path_inconsistent(&cp), 1);
 }
 END_TEST
 
@@ -748,6 +751,29 @@ START_TEST(restarts_keep_the_figures)
 }
 END_TEST
 
+/*
+ * The critical path reads sched's states, the inferred ones too: A runs
+ * op 1 from 100 on CPU 0 and is preempted at 110 for HOG (another
+ * process), which leaves CPU 0 to the idle task at 115; A's switch-in is
+ * not in the stream, but at 130 A makes a futex call on CPU 0, so it came
+ * on after CPU 0's last record (sched's lost switch-in): cpu 100..110 and
+ * 115..150, runqueue 110..115 behind HOG, as the thread states have it.
+ */
+START_TEST(a_lost_switch_in_is_sched_s)
+{
+	kr_switch(&b, 0, 1, 0, 'S', A);
+	kr_switch(&b, 0, 110, A, 'R', HOG)->flags = CORECAP_KSWITCH_PREV_TARGET;
+	kr_switch(&b, 0, 115, HOG, 'S', 0)->flags = 0;
+	/* not in the stream: kr_switch(&b, 0, 120, 0, 'S', A) */
+	kr_futex_enter(&b, 0, 130, A, 129, 0x1000);
+	kr_futex_exit(&b, 0, 131, A, 0);
+	const struct cp_type *t = one_op(100, 150);
+	expect(t, 10 + 35, 0, 0, 0, 5);
+	ck_assert_uint_eq(credit(t, HOG, CP_RUNQUEUE), 5);
+	ck_assert_uint_eq(cp.sched.lost_switch_ins, 1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("critical_path");
@@ -774,6 +800,7 @@ int main(void)
 	tcase_add_test(tc, excluded_and_pathless_ops);
 	tcase_add_test(tc, conservation_on_random_interleavings);
 	tcase_add_test(tc, restarts_keep_the_figures);
+	tcase_add_test(tc, a_lost_switch_in_is_sched_s);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

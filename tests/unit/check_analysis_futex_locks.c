@@ -404,6 +404,22 @@ START_TEST(a_robust_mutex_is_known_by_its_owner_tid)
 }
 END_TEST
 
+/* The owner need not have made a futex call: a record naming it as one of
+ * the daemon's threads (here its switch-in) is enough (corecap_sched_is_thread);
+ * a tid no record named stays a value, not an owner. */
+START_TEST(a_robust_mutex_s_owner_is_any_thread_of_the_daemon)
+{
+	kr_switch(&b, 1, WS + 5, 0, 'S', 7); /* thread 7: never a futex call */
+	kr_futex_enter(&b, 0, WS + 10, 1, OP_WAIT, LOCK)->val = CORECAP_FUTEX_WAITERS | 7;
+	kr_futex_exit(&b, 0, WS + 20, 1, 0);
+	run();
+	ck_assert_uint_eq(mutex_at(LOCK)->contentions, 1);
+	ck_assert_uint_eq(f.q.waits_idle, 0);
+	ck_assert(corecap_sched_is_thread(f.s, 7));
+	ck_assert(!corecap_sched_is_thread(f.s, 8)); /* no record named it */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("futex_locks");
@@ -421,6 +437,7 @@ int main(void)
 	tcase_add_test(tc, a_mutex_wait_right_after_a_condition_wait_is_contention);
 	tcase_add_test(tc, a_mutex_wait_at_a_condition_s_call_site_is_a_relock);
 	tcase_add_test(tc, a_robust_mutex_is_known_by_its_owner_tid);
+	tcase_add_test(tc, a_robust_mutex_s_owner_is_any_thread_of_the_daemon);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

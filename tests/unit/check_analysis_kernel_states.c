@@ -206,6 +206,47 @@ START_TEST(a_switch_out_without_a_switch_in_ran_from_the_cpus_last_record)
 }
 END_TEST
 
+/*
+ * The eBPF producer writes a sleeping futex wait's entry 1 ns before its
+ * switch-out, so a waking that ended the wait before the thread left its
+ * CPU comes before the entry: it still leaves the thread runnable at the
+ * switch-out (its switch-in at 20 follows no other waking).
+ */
+START_TEST(a_waking_before_the_entry_of_its_wait_leaves_it_runnable)
+{
+	kr_switch(&b, 0, WS + 5, 0, 'S', 1);
+	kr_waking(&b, 1, WS + 10, 1, 2);
+	kr_futex_enter(&b, 0, WS + 11, 1, 128, 0x1000);
+	kr_switch(&b, 0, WS + 12, 1, 'S', 0);
+	kr_switch(&b, 0, WS + 20, 0, 'S', 1);
+	kr_futex_exit(&b, 0, WS + 21, 1, 0);
+	run();
+	expect(1, 7 + 80, 5 + 8, 0, 0);
+	ck_assert_uint_eq(ks.s->inconsistent, 0);
+}
+END_TEST
+
+/*
+ * perf's records: a wait's entry, a waking that ended it before it slept,
+ * its exit; the thread then sleeps elsewhere ('S' at 30, no futex call):
+ * the waking is spent at the exit, the thread blocked until its next
+ * waking at 50.
+ */
+START_TEST(a_waking_spent_by_its_wait_s_exit_leaves_no_runnable)
+{
+	kr_switch(&b, 0, WS + 5, 0, 'S', 1);
+	kr_futex_enter(&b, 0, WS + 10, 1, 128, 0x1000);
+	kr_waking(&b, 1, WS + 12, 1, 2);
+	kr_futex_exit(&b, 0, WS + 14, 1, 0);
+	kr_switch(&b, 0, WS + 30, 1, 'S', 0);
+	kr_waking(&b, 1, WS + 50, 1, 2);
+	kr_switch(&b, 0, WS + 60, 0, 'S', 1);
+	run();
+	expect(1, 25 + 40, 5 + 10, 0, 20);
+	ck_assert_uint_eq(ks.s->inconsistent, 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("kernel_states");
@@ -220,6 +261,8 @@ int main(void)
 	tcase_add_test(tc, records_outside_the_window_are_clipped);
 	tcase_add_test(tc, a_contradiction_is_counted);
 	tcase_add_test(tc, a_waking_before_the_switch_out_leaves_it_runnable);
+	tcase_add_test(tc, a_waking_before_the_entry_of_its_wait_leaves_it_runnable);
+	tcase_add_test(tc, a_waking_spent_by_its_wait_s_exit_leaves_no_runnable);
 	tcase_add_test(tc, a_lost_switch_out_is_inferred_from_its_cpu);
 	tcase_add_test(tc, a_switch_out_without_a_switch_in_ran_from_the_cpus_last_record);
 	suite_add_tcase(s, tc);
