@@ -21,6 +21,7 @@
 #include "kernel_bpf.h"
 #include "kernel_bpf_drain.h"
 #include "kernel_events.h"
+#include "kernel_offcpu.h"
 #include "kernel_perf.h"
 #include "kernel_state.h"
 #include "kernel_tids.h"
@@ -211,10 +212,13 @@ static void *reader_main(void *arg)
 									   : DRAIN_TIMEOUT_MS;
 		uint64_t t;
 
+		wait_ms = kernel_offcpu_wait_ms(k, wait_ms);
 		if (pfd)
 			poll(pfd, (nfds_t)k->nr_cpus, wait_ms);
 		else
 			usleep((useconds_t)wait_ms * 1000);
+		/* First: the round's lateness is measured from here. */
+		kernel_offcpu_poll(k);
 		window_start(k);
 		drain_all(k);
 		t = corecap_now_ns();
@@ -338,6 +342,8 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 		ret = -EIO;
 	corecap_kernel_bpf_close(k->bpf);
 	k->bpf = NULL;
+	corecap_kernel_offcpu_close(k->offcpu);
+	k->offcpu = NULL;
 	free(k->bpf_counts);
 	k->bpf_counts = NULL;
 	free(k->cpus);

@@ -87,6 +87,7 @@ struct record {
 	bool checkpoints; /* the window's checkpoint manifests are being written */
 	struct corecap_kernel_events kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
+	bool wall_kernel; /* --wallclock's stacks from the kernel source, not ptrace */
 	uint64_t start_ns, end_ns;
 	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
 	struct corecap_device_window devices; /* the daemon's disks at the window's ends */
@@ -516,6 +517,26 @@ static int write_manifest(struct record *r, bool checkpoint)
 	return ret;
 }
 
+/* --wallclock through the kernel source (kernel_offcpu.h): no thread
+ * stopped; else one line names the cause and the ptrace sampler takes it. */
+static void prepare_kernel_wall(struct record *r)
+{
+	char why[512];
+
+	if (r->opts.wall_threads)
+		corecap_warn("--wallclock-threads: the ptrace sampler takes the wall-clock stacks "
+			     "(it stops each thread in turn; the kernel's samplers take every "
+			     "thread)");
+	else if (corecap_kernel_events_set_wallclock(&r->kernel, r->opts.wall_hz, why,
+						     sizeof(why)) == 0)
+		r->wall_kernel = true;
+	else
+		corecap_warn("--wallclock: the ptrace sampler takes the wall-clock stacks (it stops "
+			     "each thread in turn): the kernel's off-CPU stack sampler is "
+			     "unavailable: %s",
+			     why);
+}
+
 /* The kernel source, when permitted; an error only when --kernel asked for it. */
 static int prepare_kernel(struct record *r)
 {
@@ -532,14 +553,20 @@ static int prepare_kernel(struct record *r)
 								    : CORECAP_KERNEL_VIA_AUTO,
 					      why, sizeof(why))) == 0) {
 		r->have_kernel = true;
-		/* The ptrace sampler's wall.samples, when asked for, instead. */
+		/* --wallclock: the kernel's samplers, on and off a CPU, where the
+		 * iterator loads (no thread stopped); else the ptrace sampler's. */
 		if (!r->opts.wall_hz)
 			corecap_kernel_events_set_oncpu(&r->kernel, r->opts.oncpu_hz);
+		else if (strcmp(r->opts.wall_via, "ptrace") != 0)
+			prepare_kernel_wall(r);
 	} else if (required) {
 		corecap_error("cannot record kernel events (--kernel): %s", why);
 		ret = ret < 0 ? ret : -EPERM;
 	} else {
 		corecap_warn("recording without kernel events: %s (--no-kernel skips them)", why);
+		if (r->opts.wall_hz)
+			corecap_warn("--wallclock: the ptrace sampler takes the wall-clock stacks "
+				     "(it stops each thread in turn): no kernel events");
 		ret = 0;
 	}
 	return ret;
@@ -615,7 +642,13 @@ static int prepare(struct record *r)
 			goto out;
 	}
 	/* Last: from here on the daemon's signals wait for our loop. */
-	if (r->opts.wall_hz) {
+	if (r->opts.wall_hz && !r->wall_kernel && !strcmp(r->opts.wall_via, "kernel")) {
+		corecap_error("cannot take the wall-clock stacks through the kernel "
+			      "(--wallclock-via kernel): see above");
+		ret = -ENOTSUP;
+		goto out;
+	}
+	if (r->opts.wall_hz && !r->wall_kernel) {
 		corecap_stop_watchdog_attached(&r->wd, true);
 		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz,
 						r->opts.wall_threads, &r->rd);
