@@ -62,6 +62,7 @@
 #include <sys/types.h>
 
 #include "kernel_holders.h"
+#include "kernel_offcpu.h"
 #include "tp_format.h"
 
 struct corecap_kernel_bpf;
@@ -143,6 +144,8 @@ struct corecap_kernel_events {
 	/* --wallclock: the off-CPU stacks' task iterator (kernel_offcpu.h), or NULL */
 	struct corecap_kernel_offcpu *offcpu;
 	bool offcpu_failed; /* a round failed (warned once) */
+	bool wall_offcpu;   /* the iterator was opened: the wall samples cover every state */
+	struct corecap_kernel_offcpu_stats offcpu_stats; /* as of its last round */
 	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */

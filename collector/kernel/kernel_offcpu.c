@@ -312,8 +312,10 @@ int corecap_kernel_events_set_wallclock(struct corecap_kernel_events *k, unsigne
 {
 	int ret = corecap_kernel_offcpu_open(&k->offcpu, k->pid, hz, why, why_size);
 
-	if (ret == 0)
+	if (ret == 0) {
 		k->oncpu_hz = hz; /* the same rate on a CPU: one rate whatever the state */
+		k->wall_offcpu = true;
+	}
 	return ret;
 }
 
@@ -353,6 +355,7 @@ void kernel_offcpu_poll(struct corecap_kernel_events *k)
 	if (now < corecap_kernel_offcpu_due(k->offcpu))
 		return;
 	ret = corecap_kernel_offcpu_round(k->offcpu, now, store_copy, k);
+	corecap_kernel_offcpu_stats(k->offcpu, &k->offcpu_stats);
 	if (ret < 0 && !k->offcpu_failed) {
 		corecap_warn("kernel events: a round of the off-CPU stack sampler failed: %s; "
 			     "the wall-clock samples miss its threads off a CPU there",

@@ -87,7 +87,8 @@ struct record {
 	bool checkpoints; /* the window's checkpoint manifests are being written */
 	struct corecap_kernel_events kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
-	bool wall_kernel; /* --wallclock's stacks from the kernel source, not ptrace */
+	/* --wallclock's stacks from the kernel source, not ptrace */
+	bool wall_kernel;
 	uint64_t start_ns, end_ns;
 	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
 	struct corecap_device_window devices; /* the daemon's disks at the window's ends */
@@ -531,10 +532,11 @@ static void prepare_kernel_wall(struct record *r)
 						     sizeof(why)) == 0)
 		r->wall_kernel = true;
 	else
-		corecap_warn("--wallclock: the ptrace sampler takes the wall-clock stacks (it stops "
-			     "each thread in turn): the kernel's off-CPU stack sampler is "
-			     "unavailable: %s",
-			     why);
+		corecap_warn(
+			"--wallclock: the ptrace sampler takes the wall-clock stacks (it stops "
+			"each thread in turn): the kernel's off-CPU stack sampler is "
+			"unavailable: %s",
+			why);
 }
 
 /* The kernel source, when permitted; an error only when --kernel asked for it. */

@@ -313,7 +313,8 @@ static int take_option(struct corecap_record_opts *o, int c, char **argv)
 		break;
 	case OPT_WALL_VIA:
 		if (strcmp(optarg, "auto") && strcmp(optarg, "kernel") && strcmp(optarg, "ptrace"))
-			return fail(o, "--wallclock-via takes auto, kernel or ptrace, not '%s'", optarg);
+			return fail(o, "--wallclock-via takes auto, kernel or ptrace, not '%s'",
+				    optarg);
 		o->wall_via = optarg;
 		break;
 	case OPT_KERNEL_VIA:
