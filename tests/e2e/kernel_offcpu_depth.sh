@@ -7,8 +7,10 @@
 # as deep and as well named (mean frames per sample at least 0.9 of
 # ptrace's; the share reaching the outermost frame, clone3 or _start,
 # within 0.05 of ptrace's or above; unresolved frames no more common),
-# every thread of the daemon is sampled (each gets at least 0.8 of the
-# samples due to it: hz x the window), and no thread was ever stopped
+# every thread of the daemon is sampled at the rate over its whole window
+# (on average 0.95-1.05 of the samples due: hz x the window; each thread
+# 0.75-1.25, the noise of 200 samples drawn in two ways), and no thread
+# was ever stopped
 # (no stop counters, every stop_ns 0, the daemon never traced).
 . "${CORECAP_SRC:?}/tests/e2e/kernel_lib.sh"
 need_kernel
@@ -18,12 +20,12 @@ REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
 launch_refosd osd "$REFOSD" --port 0
 osd=$OSD_PID port=$OSD_PORT
 
-# record_wall NAME ARGS...: a 2 s refbench window at --wallclock=50.
+# record_wall NAME ARGS...: a 2 s refbench window at --wallclock=100.
 record_wall() {
 	local name=$1 status=0
 	shift
 	"$CORECAP" record -p "$osd" -o "$WORK/$name" --no-trace --kernel "${KERNEL_VIA[@]}" \
-		--wallclock=50 "$@" -q -- "$REFBENCH" -p "$port" -t 4 -b 1 -d 2 write \
+		--wallclock=100 "$@" -q -- "$REFBENCH" -p "$port" -t 4 -b 1 -d 2 write \
 		>"$WORK/$name.out" 2>"$WORK/$name.err" || status=$?
 	expect_eq "$name: record exits 0" 0 "$status"
 	[ "$status" -eq 0 ] || cat "$WORK/$name.err"
@@ -62,9 +64,9 @@ import csv, json, sys, collections
 run = sys.argv[1]
 m = json.load(open(run + "/manifest.json"))
 hz = m["wallclock"]["hz"]; ws, we = m["window"]["start_ns"], m["window"]["end_ns"]
-first, last = {}, {}
+first, last, comm = {}, {}, {}
 for r in csv.DictReader(open(run + "/threads.tsv"), delimiter="\t"):
-    t = int(r["time_ns"]); first.setdefault(r["tid"], t); last[r["tid"]] = t
+    t = int(r["time_ns"]); first.setdefault(r["tid"], t); last[r["tid"]] = t; comm[r["tid"]] = r["comm"]
 n = collections.Counter()
 for line in open(run + "/wall.samples"):
     t, tid = line.split("\t")[:2]
@@ -73,10 +75,11 @@ for line in open(run + "/wall.samples"):
 due = hz * (we - ws) / 1e9
 for tid in first:
     if first[tid] <= ws + 2e8 and last[tid] >= we - 2e8:
-        print(tid, n[tid], "%.3f" % (n[tid] / due))
+        print(tid, n[tid], "%.3f" % (n[tid] / due), comm[tid].replace(" ", "_"))
 PY
 echo "tid samples of-due: $(tr '\n' ';' <"$WORK/cover")"
 expect_calc "threads counted ($(wc -l <"$WORK/cover"))" "$(wc -l <"$WORK/cover") >= 4"
-expect_eq "every thread got 0.8 of its due samples or more" "" "$(awk '$3 < 0.8' "$WORK/cover")"
-expect_eq "and none more than 1.2" "" "$(awk '$3 > 1.2' "$WORK/cover")"
+mean=$(awk '{ s += $3 } END { printf "%.3f", s / NR }' "$WORK/cover")
+expect_calc "the threads got $mean of their due samples on average" "$mean >= 0.95 && $mean <= 1.05"
+expect_eq "every thread got 0.75 to 1.25 of its due samples" "" "$(awk '$3 < 0.75 || $3 > 1.25' "$WORK/cover")"
 finish
