@@ -187,6 +187,10 @@ static void progress(struct record *r, uint64_t t)
 	if (r->have_wall)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu samples",
 				      (unsigned long long)r->wall.stats.samples);
+	else if (r->wall_kernel) /* the copies so far: unwound after the window */
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu samples",
+				      (unsigned long long)__atomic_load_n(
+					      &r->kernel.stats.oncpu_taken, __ATOMIC_RELAXED));
 	/*
 	 * The benchmark's last line only when its output is not shown
 	 * (stdout gone): shown, it stands above with its columns intact.

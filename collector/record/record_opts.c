@@ -15,8 +15,8 @@
 const char corecap_record_usage[] =
 	"usage: corecap record -p PID[,PID...] | --ceph-osds[=DIR]\n"
 	"                      [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
-	"                      [--wallclock-threads NAMES] [--wallclock-via auto|kernel|ptrace]\n"
-	"                      [--no-trace]\n"
+	"                      [--wallclock-threads NAMES] [--no-trace]\n"
+	"                      [--wallclock-via auto|kernel|ptrace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
 	"                      [--ceph-asok PATH | --no-ceph] [--ceph-history drain|end]\n"
 	"                      [--no-cpu-profile]\n"
