@@ -211,9 +211,10 @@ static struct json_object *wallclock_oncpu(const struct corecap_kernel_events *k
 	put(o, CORECAP_MK_WALLCLOCK_FAILED, ju64(k->stats.oncpu_failed));
 	if (!k->wall_offcpu)
 		return o;
-	/* The task iterator's rounds (kernel_offcpu.h): no thread stopped. */
-	put(o, CORECAP_MK_WALLCLOCK_ROUNDS, ju64(off->rounds));
-	put(o, CORECAP_MK_WALLCLOCK_LATE_ROUNDS, ju64(off->late));
+	/* The task iterator's rounds (kernel_offcpu.h): no thread stopped. Not
+	 * `rounds`: a sample stands for 1/hz s of its thread, not for a round. */
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ROUNDS, ju64(off->rounds));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_LATE_ROUNDS, ju64(off->late));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_TAKEN, ju64(off->written));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_RUNNABLE, ju64(off->runnable));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ON_CPU, ju64(off->on_cpu));

@@ -229,6 +229,10 @@
 	X(WALLCLOCK_LOST, WALLCLOCK, "lost", 0)                                                    \
 	/* kernel-oncpu: copies not unwound one frame */                                           \
 	X(WALLCLOCK_FAILED, WALLCLOCK, "failed", 0)                                                \
+	/* offcpu-iter: the iterator's rounds (each sample stands for 1/hz s) */                   \
+	X(WALLCLOCK_OFFCPU_ROUNDS, WALLCLOCK, "offcpu_rounds", 0)                                  \
+	/* offcpu-iter: rounds a whole period late or more */                                      \
+	X(WALLCLOCK_OFFCPU_LATE_ROUNDS, WALLCLOCK, "offcpu_late_rounds", 0)                        \
 	/* offcpu-iter: of taken, the iterator's copies (off a CPU) */                             \
 	X(WALLCLOCK_OFFCPU_TAKEN, WALLCLOCK, "offcpu_taken", 0)                                    \
 	/* offcpu-iter: of those, of threads runnable */                                           \
