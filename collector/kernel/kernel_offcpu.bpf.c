@@ -35,6 +35,12 @@ static __always_inline __u64 switches(struct task_struct *t)
 	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
 }
 
+static long stack_end(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	*(__u64 *)data = vma->vm_end;
+	return 1;
+}
+
 SEC("iter.s/task")
 int offcpu_iter(struct bpf_iter__task *ctx)
 {
@@ -44,7 +50,7 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 	struct pt_regs *regs;
 	unsigned char *buf;
 	__u32 zero = 0;
-	__u64 sw;
+	__u64 sw, end, n;
 	long err = -1;
 
 	if (!t)
@@ -98,18 +104,22 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 	r.regs[14] = BPF_CORE_READ(regs, r13);
 	r.regs[15] = BPF_CORE_READ(regs, r14);
 	r.regs[16] = BPF_CORE_READ(regs, r15);
-	/* All or nothing per size: shrink until it fits below the top of the
-	 * stack's mapping (a main thread's may lie closer than 16 KiB). */
-	if (!(err = bpf_copy_from_user_task(buf, KOFF_STACK_BYTES, (void *)r.regs[7], t, 0)))
-		r.bytes = KOFF_STACK_BYTES;
-	else if (!(err = bpf_copy_from_user_task(buf, KOFF_STACK_BYTES / 2, (void *)r.regs[7], t,
-						 0)))
-		r.bytes = KOFF_STACK_BYTES / 2;
-	else if (!(err = bpf_copy_from_user_task(buf, KOFF_STACK_BYTES / 4, (void *)r.regs[7], t,
-						 0)))
+	/* All or nothing: up to the end of the stack's mapping (a main
+	 * thread's top lies closer than 16 KiB; halving would lose up to half
+	 * of what is there), else shrinking. */
+	end = 0;
+	bpf_find_vma(t, r.regs[7], stack_end, &end, 0);
+	n = KOFF_STACK_BYTES;
+	if (end > r.regs[7] && end - r.regs[7] < n)
+		n = end - r.regs[7];
+	n &= KOFF_STACK_BYTES * 2 - 1; /* for the verifier: at most 16 KiB */
+	if (n > KOFF_STACK_BYTES)
+		n = KOFF_STACK_BYTES;
+	if (n && !bpf_copy_from_user_task(buf, n, (void *)r.regs[7], t, 0))
+		r.bytes = n;
+	else if (!bpf_copy_from_user_task(buf, KOFF_STACK_BYTES / 4, (void *)r.regs[7], t, 0))
 		r.bytes = KOFF_STACK_BYTES / 4;
-	else if (!(err = bpf_copy_from_user_task(buf, KOFF_STACK_BYTES / 16, (void *)r.regs[7], t,
-						 0)))
+	else if (!bpf_copy_from_user_task(buf, KOFF_STACK_BYTES / 16, (void *)r.regs[7], t, 0))
 		r.bytes = KOFF_STACK_BYTES / 16;
 	if (!r.bytes) {
 		counts.failed++;
@@ -124,15 +134,10 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 		counts.full++;
 		return 0;
 	}
-	/* Constant sizes, for the verifier. */
-	if (r.bytes == KOFF_STACK_BYTES)
-		err = bpf_seq_write(seq, buf, KOFF_STACK_BYTES);
-	else if (r.bytes == KOFF_STACK_BYTES / 2)
-		err = bpf_seq_write(seq, buf, KOFF_STACK_BYTES / 2);
-	else if (r.bytes == KOFF_STACK_BYTES / 4)
-		err = bpf_seq_write(seq, buf, KOFF_STACK_BYTES / 4);
-	else
-		err = bpf_seq_write(seq, buf, KOFF_STACK_BYTES / 16);
+	n = r.bytes;
+	if (n > KOFF_STACK_BYTES)
+		return 0;
+	err = bpf_seq_write(seq, buf, n);
 	if (err) {
 		counts.full++;
 		return 0;

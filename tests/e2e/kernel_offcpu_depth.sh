@@ -8,12 +8,13 @@
 # ptrace's; the share reaching the outermost frame, clone3 or _start,
 # within 0.05 of ptrace's or above; unresolved frames no more common),
 # every thread of the daemon is sampled at the rate over its whole window
-# (on average 0.95-1.05 of the samples due: hz x the window; each thread
-# 0.75-1.25, the noise of 200 samples drawn in two ways), and no thread
+# (on average 0.92-1.08 of the samples due: hz x the window; each thread
+# 0.7-1.3, the noise of 200 samples drawn in two ways), and no thread
 # was ever stopped
 # (no stop counters, every stop_ns 0, the daemon never traced).
 . "${CORECAP_SRC:?}/tests/e2e/kernel_lib.sh"
 need_kernel
+skip_if_others_busy "${WALL_OTHERS_MAX:-0.5}" "the samples per thread hold on two free CPUs"
 REFOSD="$CORECAP_BUILD/tests/refosd/refosd"
 REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
 
@@ -80,6 +81,6 @@ PY
 echo "tid samples of-due: $(tr '\n' ';' <"$WORK/cover")"
 expect_calc "threads counted ($(wc -l <"$WORK/cover"))" "$(wc -l <"$WORK/cover") >= 4"
 mean=$(awk '{ s += $3 } END { printf "%.3f", s / NR }' "$WORK/cover")
-expect_calc "the threads got $mean of their due samples on average" "$mean >= 0.95 && $mean <= 1.05"
-expect_eq "every thread got 0.75 to 1.25 of its due samples" "" "$(awk '$3 < 0.75 || $3 > 1.25' "$WORK/cover")"
+expect_calc "the threads got $mean of their due samples on average" "$mean >= 0.92 && $mean <= 1.08"
+expect_eq "every thread got 0.7 to 1.3 of its due samples" "" "$(awk '$3 < 0.7 || $3 > 1.3' "$WORK/cover")"
 finish
