@@ -87,8 +87,9 @@ struct record {
 	bool checkpoints; /* the window's checkpoint manifests are being written */
 	struct corecap_kernel_events kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
-	/* --wallclock's stacks from the kernel source, not ptrace */
+	/* --wallclock's stacks from the kernel source, not ptrace; else why not */
 	bool wall_kernel;
+	char wall_why[512];
 	uint64_t start_ns, end_ns;
 	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
 	struct corecap_device_window devices; /* the daemon's disks at the window's ends */
@@ -523,24 +524,41 @@ static int write_manifest(struct record *r, bool checkpoint)
 }
 
 /* --wallclock through the kernel source (kernel_offcpu.h): no thread
- * stopped; else one line names the cause and the ptrace sampler takes it. */
+ * stopped; else wall_why says why not. */
 static void prepare_kernel_wall(struct record *r)
 {
-	char why[512];
+	char why[400];
 
 	if (r->opts.wall_threads)
-		corecap_warn("--wallclock-threads: the ptrace sampler takes the wall-clock stacks "
-			     "(it stops each thread in turn; the kernel's samplers take every "
-			     "thread)");
+		snprintf(r->wall_why, sizeof(r->wall_why),
+			 "--wallclock-threads (the kernel's samplers take every thread)");
 	else if (corecap_kernel_events_set_wallclock(&r->kernel, r->opts.wall_hz, why,
 						     sizeof(why)) == 0)
 		r->wall_kernel = true;
 	else
-		corecap_warn(
-			"--wallclock: the ptrace sampler takes the wall-clock stacks (it stops "
-			"each thread in turn): the kernel's off-CPU stack sampler is "
-			"unavailable: %s",
-			why);
+		snprintf(r->wall_why, sizeof(r->wall_why),
+			 "the kernel's off-CPU stack sampler is unavailable: %s", why);
+}
+
+/* --wallclock's sampler when the kernel's did not load: one line names the
+ * cause and ptrace's takes the stacks, or --wallclock-via kernel fails. */
+static int wall_fallback(struct record *r)
+{
+	const char *why = r->wall_why[0] ? r->wall_why : "no kernel events (--no-kernel)";
+
+	if (!strcmp(r->opts.wall_via, "kernel")) {
+		corecap_error("cannot take the wall-clock stacks through the kernel "
+			      "(--wallclock-via kernel): %s",
+			      why);
+		return -ENOTSUP;
+	}
+	/* Asked for: --no-kernel, or --wallclock-threads (documented: ptrace's). */
+	if (!strcmp(r->opts.wall_via, "auto") && r->opts.kernel != CORECAP_RECORD_KERNEL_OFF &&
+	    !r->opts.wall_threads)
+		corecap_warn("--wallclock: the ptrace sampler takes the wall-clock stacks (it "
+			     "stops each thread in turn): %s",
+			     why);
+	return 0;
 }
 
 /* The kernel source, when permitted; an error only when --kernel asked for it. */
@@ -570,9 +588,7 @@ static int prepare_kernel(struct record *r)
 		ret = ret < 0 ? ret : -EPERM;
 	} else {
 		corecap_warn("recording without kernel events: %s (--no-kernel skips them)", why);
-		if (r->opts.wall_hz)
-			corecap_warn("--wallclock: the ptrace sampler takes the wall-clock stacks "
-				     "(it stops each thread in turn): no kernel events");
+		snprintf(r->wall_why, sizeof(r->wall_why), "no kernel events");
 		ret = 0;
 	}
 	return ret;
@@ -648,12 +664,8 @@ static int prepare(struct record *r)
 			goto out;
 	}
 	/* Last: from here on the daemon's signals wait for our loop. */
-	if (r->opts.wall_hz && !r->wall_kernel && !strcmp(r->opts.wall_via, "kernel")) {
-		corecap_error("cannot take the wall-clock stacks through the kernel "
-			      "(--wallclock-via kernel): see above");
-		ret = -ENOTSUP;
+	if (r->opts.wall_hz && !r->wall_kernel && (ret = wall_fallback(r)) < 0)
 		goto out;
-	}
 	if (r->opts.wall_hz && !r->wall_kernel) {
 		corecap_stop_watchdog_attached(&r->wd, true);
 		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz,
