@@ -10,8 +10,8 @@
 # every thread of the daemon is sampled at the rate over its whole window
 # (on average 0.92-1.08 of the samples due: hz x the window; each thread
 # 0.7-1.3, the noise of 200 samples drawn in two ways), and no thread
-# was ever stopped
-# (no stop counters, every stop_ns 0, the daemon never traced).
+# was ever stopped (no stop counters, every stop_ns 0, the daemon never
+# traced). --wallclock-via kernel without kernel events is refused.
 . "${CORECAP_SRC:?}/tests/e2e/kernel_lib.sh"
 need_kernel
 skip_if_others_busy "${WALL_OTHERS_MAX:-0.5}" "the samples per thread hold on two free CPUs"
@@ -41,7 +41,16 @@ depth() {
 		END { printf "%d %.2f %.3f %.4f\n", s, fr / s, o / s, u / fr }' "$WORK/$1.folded"
 }
 
+# --wallclock-via kernel without kernel events: refused, naming the cause.
+status=0
+"$CORECAP" record -p "$osd" -o "$WORK/nok" --no-trace --no-kernel --wallclock --wallclock-via kernel \
+	-d 1 -q >/dev/null 2>"$WORK/nok.err" || status=$?
+expect_eq "--wallclock-via kernel --no-kernel exits 1" 1 "$status"
+expect_true "... naming the cause" grep -qF "cannot take the wall-clock stacks through the kernel (--wallclock-via kernel): no kernel events (--no-kernel)" "$WORK/nok.err"
+expect_true "... and leaves no run" test ! -e "$WORK/nok"
+
 record_wall kernel
+expect_eq "kernel: record warns of nothing" "" "$(cat "$WORK/kernel.err")"
 expect_eq "kernel: the manifest names the kernel's samplers" kernel-oncpu+offcpu-iter \
 	"$(json "$WORK/kernel/manifest.json" 'd["wallclock"]["sampler"]')"
 expect_eq "kernel: no stop counters" 0 \
