@@ -272,6 +272,12 @@ int corecap_kernel_events_start(struct corecap_kernel_events *k)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_ENABLE, 0);
 	if (k->oncpu_hz)
 		kernel_start_oncpu(k);
+	if (k->offcpu && !k->oncpu_hz) {
+		/* Off-CPU stacks alone would draw the time on a CPU as none. */
+		corecap_kernel_offcpu_close(k->offcpu);
+		k->offcpu = NULL;
+		k->wall_offcpu = false;
+	}
 	kernel_out_flush(k);
 	k->next_rescan_ns = corecap_now_ns() + RESCAN_NS;
 	k->next_adjust_ns = corecap_now_ns() + ADJUST_NS;
