@@ -143,8 +143,9 @@ struct corecap_kernel_events {
 	unsigned oncpu_hz;	       /* cpu-clock samples per CPU second; 0: none */
 	/* --wallclock: the off-CPU stacks' task iterator (kernel_offcpu.h), or NULL */
 	struct corecap_kernel_offcpu *offcpu;
-	bool offcpu_failed; /* a round failed (warned once) */
-	bool wall_offcpu;   /* the iterator was opened: the wall samples cover every state */
+	bool offcpu_failed;	/* a round failed (warned once) */
+	bool wall_offcpu;	/* the iterator was opened: the wall samples cover every state */
+	uint64_t offcpu_unkept; /* its samples not kept (no room, a lost last copy) */
 	struct corecap_kernel_offcpu_stats offcpu_stats; /* as of its last round */
 	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;

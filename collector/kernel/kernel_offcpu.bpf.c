@@ -30,6 +30,20 @@ struct {
 	__type(value, unsigned char[KOFF_STACK_BYTES]);
 } copy_buf SEC(".maps");
 
+/* Per thread: its switch count and run time when its last copy was
+ * written. Unchanged, it has not run since: its registers and stack are
+ * the same, and a short record (KOFF_SAME) stands for the copy. */
+struct last_copy {
+	__u64 switches, runtime;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct last_copy);
+} last SEC(".maps");
+
 static __always_inline __u64 switches(struct task_struct *t)
 {
 	return BPF_CORE_READ(t, nvcsw) + BPF_CORE_READ(t, nivcsw);
@@ -50,7 +64,8 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 	struct pt_regs *regs;
 	unsigned char *buf;
 	__u32 zero = 0;
-	__u64 sw, end, n;
+	struct last_copy *lc;
+	__u64 sw, end, n, runtime;
 	long err = -1;
 
 	if (!t)
@@ -86,6 +101,19 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 	r.state = BPF_CORE_READ(t, __state);
 	r.time_ns = bpf_ktime_get_ns();
 	sw = switches(t);
+	runtime = BPF_CORE_READ(t, se.sum_exec_runtime);
+	lc = bpf_task_storage_get(&last, t, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (lc && lc->switches == sw && lc->runtime == runtime && sw) {
+		r.flags = KOFF_SAME;
+		if (bpf_seq_write(seq, &r, sizeof(r))) {
+			counts.full++;
+			return 0;
+		}
+		counts.written++;
+		counts.same++;
+		counts.runnable += r.state == 0;
+		return 0;
+	}
 	regs = (struct pt_regs *)bpf_task_pt_regs(t);
 	r.regs[0] = BPF_CORE_READ(regs, ax);
 	r.regs[1] = BPF_CORE_READ(regs, bx);
@@ -141,6 +169,10 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 	if (err) {
 		counts.full++;
 		return 0;
+	}
+	if (lc) {
+		lc->switches = sw;
+		lc->runtime = runtime;
 	}
 	counts.written++;
 	counts.runnable += r.state == 0;

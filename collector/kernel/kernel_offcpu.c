@@ -27,6 +27,7 @@
 /* A read's buffer: the iterator's seq_file holds 8 pages, so one read
  * returns at most that. */
 #define READ_BYTES (64u * 1024u)
+#define LAST_SLOTS 8192u /* threads whose last copy is remembered (a power of two) */
 /* The most periods a late round stands for: a second at 100 Hz. */
 #define MAX_WEIGHT 100u
 
@@ -38,6 +39,12 @@ struct corecap_kernel_offcpu {
 	unsigned char *buf; /* READ_BYTES, plus a record cut at a read's end */
 	size_t held;	    /* bytes of buf not yet handed over */
 	uint32_t weight;    /* the current round's: periods it stands for */
+	/* tid -> the index of its last copy in the kernel source's stack
+	 * refs (open addressing, tid 0: empty), for the KOFF_SAME records. */
+	struct {
+		int32_t tid;
+		size_t ref;
+	} last[LAST_SLOTS];
 	struct corecap_kernel_offcpu_stats st;
 };
 
@@ -137,12 +144,13 @@ static int hand_over(struct corecap_kernel_offcpu *o, corecap_kernel_offcpu_fn f
 		struct koff_rec r;
 
 		memcpy(&r, o->buf + at, sizeof(r));
-		if (r.magic != KOFF_MAGIC || r.bytes > KOFF_STACK_BYTES)
+		if (r.magic != KOFF_MAGIC || r.bytes > KOFF_STACK_BYTES ||
+		    ((r.flags & KOFF_SAME) && r.bytes))
 			return -EPROTO;
 		if (o->held - at < sizeof(r) + r.bytes)
 			break;
 		fn(ctx, r.tid, r.time_ns, r.state, (const uint64_t *)r.regs,
-		   o->buf + at + sizeof(r), r.bytes, o->weight);
+		   (r.flags & KOFF_SAME) ? NULL : o->buf + at + sizeof(r), r.bytes, o->weight);
 		at += sizeof(r) + r.bytes;
 	}
 	memmove(o->buf, o->buf + at, o->held - at);
@@ -233,6 +241,24 @@ void corecap_kernel_offcpu_stats(const struct corecap_kernel_offcpu *o,
 	s->failed = c->failed;
 	s->moved = c->moved;
 	s->displaced = c->displaced;
+	s->same = c->same;
+}
+
+size_t *corecap_kernel_offcpu_last(struct corecap_kernel_offcpu *o, int32_t tid, bool add)
+{
+	uint32_t h = ((uint32_t)tid * 2654435761u) & (LAST_SLOTS - 1);
+
+	for (uint32_t i = 0; i < LAST_SLOTS; i++, h = (h + 1) & (LAST_SLOTS - 1)) {
+		if (o->last[h].tid == tid)
+			return &o->last[h].ref;
+		if (o->last[h].tid == 0) {
+			if (!add)
+				return NULL;
+			o->last[h].tid = tid;
+			return &o->last[h].ref;
+		}
+	}
+	return NULL;
 }
 
 void corecap_kernel_offcpu_close(struct corecap_kernel_offcpu *o)
@@ -292,6 +318,14 @@ unsigned corecap_kernel_offcpu_hz(const struct corecap_kernel_offcpu *o)
 	return 0;
 }
 
+size_t *corecap_kernel_offcpu_last(struct corecap_kernel_offcpu *o, int32_t tid, bool add)
+{
+	(void)o;
+	(void)tid;
+	(void)add;
+	return NULL;
+}
+
 void corecap_kernel_offcpu_close(struct corecap_kernel_offcpu *o)
 {
 	(void)o;
@@ -332,16 +366,39 @@ int kernel_offcpu_wait_ms(const struct corecap_kernel_events *k, int wait_ms)
 							  : wait_ms;
 }
 
+/* A copy into stacks.raw once, and a ref per period it stands for; a
+ * thread that has not run since its last copy (stack NULL) gets refs to
+ * that copy, nothing written. */
 static void store_copy(void *ctx, int32_t tid, uint64_t time_ns, uint32_t state,
 		       const uint64_t *regs, const unsigned char *stack, uint32_t bytes,
 		       uint32_t weight)
 {
 	struct corecap_kernel_events *k = ctx;
+	uint64_t t = time_ns + (uint64_t)k->clock_offset_ns;
+	size_t *last = corecap_kernel_offcpu_last(k->offcpu, tid, stack != NULL);
+	size_t ref;
 
 	(void)state; /* counted by the iterator; wall.samples has no column for it */
+	if (stack) {
+		if (!kernel_store_stack(k, STACK_CPU, tid, 0, t, regs, stack, bytes, bytes)) {
+			if (last)
+				*last = SIZE_MAX;
+			k->offcpu_unkept += weight;
+			return;
+		}
+		ref = k->n_stacks - 1;
+		if (last)
+			*last = ref;
+		weight--;
+	} else if (!last || *last == SIZE_MAX) {
+		k->offcpu_unkept += weight; /* its last copy was not kept */
+		return;
+	} else {
+		ref = *last;
+	}
 	for (uint32_t i = 0; i < weight; i++)
-		kernel_store_stack(k, STACK_CPU, tid, 0, time_ns + (uint64_t)k->clock_offset_ns,
-				   regs, stack, bytes, bytes);
+		if (!kernel_repeat_stack(k, ref, t))
+			k->offcpu_unkept++;
 }
 
 void kernel_offcpu_poll(struct corecap_kernel_events *k)

@@ -39,13 +39,16 @@ struct corecap_kernel_offcpu_stats {
 	uint64_t failed;	  /* stacks the kernel could not read */
 	uint64_t moved;		  /* threads that ran while copied: dropped */
 	uint64_t displaced;	  /* runnable behind the round itself on its CPU: left out */
+	uint64_t same;		  /* of written: not run since its last copy (no copy made) */
 	uint64_t round_ns_sum, round_ns_max; /* the collector's time per round (CLOCK_MONOTONIC) */
 	uint64_t cpu_ns;		     /* its thread CPU time in rounds */
 };
 
 /* One thread's copy: regs in kernel_unwind.h's order, bytes of stack from
- * regs[7] (sp); state 0 runnable, else blocked (the task's __state);
- * weight the periods of the rate it stands for (1 but in a late round). */
+ * regs[7] (sp), or stack NULL: the thread has not run since its last
+ * copy, which stands; state 0 runnable, else blocked (the task's
+ * __state); weight the periods of the rate it stands for (1 but in a
+ * late round). */
 typedef void (*corecap_kernel_offcpu_fn)(void *ctx, int32_t tid, uint64_t time_ns, uint32_t state,
 					 const uint64_t *regs, const unsigned char *stack,
 					 uint32_t bytes, uint32_t weight);
@@ -63,6 +66,9 @@ int corecap_kernel_offcpu_round(struct corecap_kernel_offcpu *o, uint64_t now,
 void corecap_kernel_offcpu_stats(const struct corecap_kernel_offcpu *o,
 				 struct corecap_kernel_offcpu_stats *s);
 unsigned corecap_kernel_offcpu_hz(const struct corecap_kernel_offcpu *o);
+/* The slot of tid's last copy (an index into the kernel source's stack
+ * refs, SIZE_MAX: not kept), added when add; NULL when not there or full. */
+size_t *corecap_kernel_offcpu_last(struct corecap_kernel_offcpu *o, int32_t tid, bool add);
 void corecap_kernel_offcpu_close(struct corecap_kernel_offcpu *o);
 
 /* The kernel source's side (kernel_source.c's reader thread, which owns

@@ -12,6 +12,7 @@
 #define KOFF_NREGS	 17    /* AX BX CX DX SI DI BP SP IP R8-R15: kernel_unwind.h's order */
 #define KOFF_STACK_BYTES 16384 /* CORECAP_KERNEL_STACK_USER_BYTES, as the on-CPU copies */
 #define KOFF_MAGIC	 0x6f666663u /* "offc": the reader's check of its framing */
+#define KOFF_SAME	 1u	     /* flags: the thread has not run since its last copy */
 
 /* state: the thread's __state (0: runnable, waiting for a CPU; else
  * blocked: TASK_INTERRUPTIBLE 1, TASK_UNINTERRUPTIBLE 2, ...). */
@@ -20,7 +21,9 @@ struct koff_rec {
 	__s32 tid;
 	__u64 time_ns; /* bpf_ktime_get_ns(): CLOCK_MONOTONIC */
 	__u32 state;
-	__u32 bytes; /* of stack that follow (0: unreadable: no copy follows) */
+	__u32 bytes; /* of stack that follow */
+	__u32 flags; /* KOFF_SAME: no copy follows, the thread's last one stands */
+	__u32 pad;
 	__u64 regs[KOFF_NREGS];
 };
 
@@ -34,12 +37,13 @@ struct koff_counts {
 	__u64 moved;	 /* threads that ran while their stack was copied: dropped */
 	__u64 full;	 /* bpf_seq_write without room (re-shown at the next read) */
 	__u64 displaced; /* runnable behind the round on its CPU: left out */
+	__u64 same;	 /* of written, short records: not run since the last copy */
 };
 
 #define KOFF_AT_(type, field, at) _Static_assert(__builtin_offsetof(type, field) == (at), #field)
 KOFF_AT_(struct koff_rec, time_ns, 8);
-KOFF_AT_(struct koff_rec, regs, 24);
-_Static_assert(sizeof(struct koff_rec) == 24 + 8 * KOFF_NREGS, "koff_rec");
+KOFF_AT_(struct koff_rec, regs, 32);
+_Static_assert(sizeof(struct koff_rec) == 32 + 8 * KOFF_NREGS, "koff_rec");
 #undef KOFF_AT_
 
 #endif

@@ -220,6 +220,8 @@ static struct json_object *wallclock_oncpu(const struct corecap_kernel_events *k
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ON_CPU, ju64(off->on_cpu));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_FAILED, ju64(off->failed));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_MOVED, ju64(off->moved));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_SAME, ju64(off->same));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_UNKEPT, ju64(k->offcpu_unkept));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_DISPLACED, ju64(off->displaced));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_DROPPED_PERIODS, ju64(off->dropped_periods));
 	put(o, CORECAP_MK_WALLCLOCK_ROUND_NS_MEAN,

@@ -243,6 +243,10 @@
 	X(WALLCLOCK_OFFCPU_FAILED, WALLCLOCK, "offcpu_failed", 0)                                  \
 	/* offcpu-iter: copies dropped, their thread ran meanwhile */                              \
 	X(WALLCLOCK_OFFCPU_MOVED, WALLCLOCK, "offcpu_moved", 0)                                    \
+	/* offcpu-iter: of offcpu_taken, threads not run since their last copy */                  \
+	X(WALLCLOCK_OFFCPU_SAME, WALLCLOCK, "offcpu_same", 0)                                      \
+	/* offcpu-iter: samples not kept (no room, their copy lost) */                             \
+	X(WALLCLOCK_OFFCPU_UNKEPT, WALLCLOCK, "offcpu_unkept", 0)                                  \
 	/* offcpu-iter: runnable behind the round on its CPU: left to cpu-clock */                 \
 	X(WALLCLOCK_OFFCPU_DISPLACED, WALLCLOCK, "offcpu_displaced", 0)                            \
 	/* offcpu-iter: periods a round over 1 s late did not stand for */                         \
