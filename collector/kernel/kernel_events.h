@@ -62,9 +62,11 @@
 #include <sys/types.h>
 
 #include "kernel_holders.h"
+#include "kernel_offcpu.h"
 #include "tp_format.h"
 
 struct corecap_kernel_bpf;
+struct corecap_kernel_offcpu;
 struct corecap_run_dir;
 struct kbpf_counts;
 struct kernel_cpu;
@@ -139,6 +141,12 @@ struct corecap_kernel_events {
 	size_t n_tracked;
 	struct kernel_holders holders; /* other processes' threads that took a CPU */
 	unsigned oncpu_hz;	       /* cpu-clock samples per CPU second; 0: none */
+	/* --wallclock: the off-CPU stacks' task iterator (kernel_offcpu.h), or NULL */
+	struct corecap_kernel_offcpu *offcpu;
+	bool offcpu_failed;	/* a round failed (warned once) */
+	bool wall_offcpu;	/* the iterator was opened: the wall samples cover every state */
+	uint64_t offcpu_unkept; /* its samples not kept (no room, a lost last copy) */
+	struct corecap_kernel_offcpu_stats offcpu_stats; /* as of its last round */
 	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */
@@ -179,6 +187,14 @@ const char *corecap_kernel_events_producer(const struct corecap_kernel_events *k
  * the window they are unwound into RUN/wall.samples (0: none). A sampler
  * that cannot start is warned about once and leaves hz 0. */
 void corecap_kernel_events_set_oncpu(struct corecap_kernel_events *k, unsigned hz);
+/* record --wallclock through the kernel (before corecap_kernel_events_start):
+ * the cpu-clock samples at hz per CPU second for the threads on a CPU, and
+ * hz rounds a second of a sleepable task iterator (kernel_offcpu.h) for
+ * the others, runnable or blocked, all unwound into RUN/wall.samples: no
+ * thread is stopped. 0, or -errno with the reason in why (nothing
+ * changed: the caller falls back to the ptrace sampler). */
+int corecap_kernel_events_set_wallclock(struct corecap_kernel_events *k, unsigned hz, char *why,
+					size_t why_size);
 /* Enables the events and starts the reader thread. */
 int corecap_kernel_events_start(struct corecap_kernel_events *k);
 /* A WINDOW record (CORECAP_KWINDOW_START / _END) at time_ns; while the

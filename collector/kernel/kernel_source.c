@@ -21,6 +21,7 @@
 #include "kernel_bpf.h"
 #include "kernel_bpf_drain.h"
 #include "kernel_events.h"
+#include "kernel_offcpu.h"
 #include "kernel_perf.h"
 #include "kernel_state.h"
 #include "kernel_tids.h"
@@ -209,10 +210,13 @@ static void *reader_main(void *arg)
 									   : DRAIN_TIMEOUT_MS;
 		uint64_t t;
 
+		wait_ms = kernel_offcpu_wait_ms(k, wait_ms);
 		if (pfd)
 			poll(pfd, (nfds_t)k->nr_cpus, wait_ms);
 		else
 			usleep((useconds_t)wait_ms * 1000);
+		/* First: the round's lateness is measured from here. */
+		kernel_offcpu_poll(k);
 		window_start(k);
 		drain_all(k);
 		t = corecap_now_ns();
@@ -266,6 +270,12 @@ int corecap_kernel_events_start(struct corecap_kernel_events *k)
 			ioctl(k->cpus[c].fd[ev], PERF_EVENT_IOC_ENABLE, 0);
 	if (k->oncpu_hz)
 		kernel_start_oncpu(k);
+	if (k->offcpu && !k->oncpu_hz) {
+		/* Off-CPU stacks alone would draw the time on a CPU as none. */
+		corecap_kernel_offcpu_close(k->offcpu);
+		k->offcpu = NULL;
+		k->wall_offcpu = false;
+	}
 	kernel_out_flush(k);
 	k->next_rescan_ns = corecap_now_ns() + RESCAN_NS;
 	k->next_adjust_ns = corecap_now_ns() + ADJUST_NS;
@@ -336,6 +346,8 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 		ret = -EIO;
 	corecap_kernel_bpf_close(k->bpf);
 	k->bpf = NULL;
+	corecap_kernel_offcpu_close(k->offcpu);
+	k->offcpu = NULL;
 	free(k->bpf_counts);
 	k->bpf_counts = NULL;
 	free(k->cpus);

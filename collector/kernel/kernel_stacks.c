@@ -117,6 +117,33 @@ bool kernel_store_stack(struct corecap_kernel_events *k, int kind, int32_t tid, 
 	return true;
 }
 
+/*
+ * One more sample of the copy k->stacks[idx] (a cpu-clock or off-CPU
+ * copy), at time_ns: a thread that has not run since, whose registers and
+ * stack are the same, or a copy that stands for several periods. Nothing
+ * is written to stacks.raw: the new ref points at the same bytes. False
+ * when it was not kept.
+ */
+bool kernel_repeat_stack(struct corecap_kernel_events *k, size_t idx, uint64_t time_ns)
+{
+	if (idx >= k->n_stacks || !k->stacks[idx].oncpu)
+		return false;
+	if (k->n_stacks == k->cap_stacks) {
+		size_t cap = 2 * k->cap_stacks;
+		struct kernel_stack_ref *p = realloc(k->stacks, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		k->stacks = p;
+		k->cap_stacks = cap;
+	}
+	k->stacks[k->n_stacks] = k->stacks[idx];
+	k->stacks[k->n_stacks].event_time_ns = time_ns;
+	k->n_stacks++;
+	k->stats.oncpu_taken++;
+	return true;
+}
+
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
 	unsigned char *p = buf;
@@ -186,7 +213,8 @@ static int unwind_oncpu(struct corecap_kernel_events *k, struct corecap_kernel_u
 			k->stats.oncpu_failed++;
 			continue;
 		}
-		fprintf(f, "%" PRIu64 "\t%d\t0\t", rs.time_ns, (int)rs.tid);
+		/* The ref's time: a repeat (kernel_repeat_stack) shares the copy. */
+		fprintf(f, "%" PRIu64 "\t%d\t0\t", ref->event_time_ns, (int)rs.tid);
 		for (size_t i = 0; i < n; i++)
 			fprintf(f, "%s%" PRIx64, i ? " " : "", frames[i]);
 		fputc('\n', f);

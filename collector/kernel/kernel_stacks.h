@@ -26,4 +26,8 @@ bool kernel_store_stack(struct corecap_kernel_events *k, int kind, int32_t tid, 
 			uint64_t time_ns, const uint64_t regs[CORECAP_KUNWIND_NREGS],
 			const unsigned char *stack, uint64_t stack_size, uint64_t dyn_size);
 
+/* One more sample of the on-CPU or off-CPU copy k->stacks[idx] at
+ * time_ns, pointing at the same bytes. False when not kept. */
+bool kernel_repeat_stack(struct corecap_kernel_events *k, size_t idx, uint64_t time_ns);
+
 #endif

@@ -87,6 +87,9 @@ struct record {
 	bool checkpoints; /* the window's checkpoint manifests are being written */
 	struct corecap_kernel_events kernel;
 	bool have_target, have_rd, have_maps, have_threads, have_wall, have_lttng, have_bench;
+	/* --wallclock's stacks from the kernel source, not ptrace; else why not */
+	bool wall_kernel;
+	char wall_why[512];
 	uint64_t start_ns, end_ns;
 	double busy0_s, busy1_s; /* the machine's busy CPU at the window's ends; < 0 unknown */
 	struct corecap_device_window devices; /* the daemon's disks at the window's ends */
@@ -185,6 +188,10 @@ static void progress(struct record *r, uint64_t t)
 	if (r->have_wall)
 		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu samples",
 				      (unsigned long long)r->wall.stats.samples);
+	else if (r->wall_kernel) /* the copies so far: unwound after the window */
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " | wall %llu samples",
+				      (unsigned long long)__atomic_load_n(
+					      &r->kernel.stats.oncpu_taken, __ATOMIC_RELAXED));
 	/*
 	 * The benchmark's last line only when its output is not shown
 	 * (stdout gone): shown, it stands above with its columns intact.
@@ -516,6 +523,44 @@ static int write_manifest(struct record *r, bool checkpoint)
 	return ret;
 }
 
+/* --wallclock through the kernel source (kernel_offcpu.h): no thread
+ * stopped; else wall_why says why not. */
+static void prepare_kernel_wall(struct record *r)
+{
+	char why[400];
+
+	if (r->opts.wall_threads)
+		snprintf(r->wall_why, sizeof(r->wall_why),
+			 "--wallclock-threads (the kernel's samplers take every thread)");
+	else if (corecap_kernel_events_set_wallclock(&r->kernel, r->opts.wall_hz, why,
+						     sizeof(why)) == 0)
+		r->wall_kernel = true;
+	else
+		snprintf(r->wall_why, sizeof(r->wall_why),
+			 "the kernel's off-CPU stack sampler is unavailable: %s", why);
+}
+
+/* --wallclock's sampler when the kernel's did not load: one line names the
+ * cause and ptrace's takes the stacks, or --wallclock-via kernel fails. */
+static int wall_fallback(struct record *r)
+{
+	const char *why = r->wall_why[0] ? r->wall_why : "no kernel events (--no-kernel)";
+
+	if (!strcmp(r->opts.wall_via, "kernel")) {
+		corecap_error("cannot take the wall-clock stacks through the kernel "
+			      "(--wallclock-via kernel): %s",
+			      why);
+		return -ENOTSUP;
+	}
+	/* Asked for: --no-kernel, or --wallclock-threads (documented: ptrace's). */
+	if (!strcmp(r->opts.wall_via, "auto") && r->opts.kernel != CORECAP_RECORD_KERNEL_OFF &&
+	    !r->opts.wall_threads)
+		corecap_warn("--wallclock: the ptrace sampler takes the wall-clock stacks (it "
+			     "stops each thread in turn): %s",
+			     why);
+	return 0;
+}
+
 /* The kernel source, when permitted; an error only when --kernel asked for it. */
 static int prepare_kernel(struct record *r)
 {
@@ -532,14 +577,18 @@ static int prepare_kernel(struct record *r)
 								    : CORECAP_KERNEL_VIA_AUTO,
 					      why, sizeof(why))) == 0) {
 		r->have_kernel = true;
-		/* The ptrace sampler's wall.samples, when asked for, instead. */
+		/* --wallclock: the kernel's samplers, on and off a CPU, where the
+		 * iterator loads (no thread stopped); else the ptrace sampler's. */
 		if (!r->opts.wall_hz)
 			corecap_kernel_events_set_oncpu(&r->kernel, r->opts.oncpu_hz);
+		else if (strcmp(r->opts.wall_via, "ptrace") != 0)
+			prepare_kernel_wall(r);
 	} else if (required) {
 		corecap_error("cannot record kernel events (--kernel): %s", why);
 		ret = ret < 0 ? ret : -EPERM;
 	} else {
 		corecap_warn("recording without kernel events: %s (--no-kernel skips them)", why);
+		snprintf(r->wall_why, sizeof(r->wall_why), "no kernel events");
 		ret = 0;
 	}
 	return ret;
@@ -616,7 +665,9 @@ static int prepare(struct record *r)
 			goto out;
 	}
 	/* Last: from here on the daemon's signals wait for our loop. */
-	if (r->opts.wall_hz) {
+	if (r->opts.wall_hz && !r->wall_kernel && (ret = wall_fallback(r)) < 0)
+		goto out;
+	if (r->opts.wall_hz && !r->wall_kernel) {
 		corecap_stop_watchdog_attached(&r->wd, true);
 		ret = corecap_wall_sampler_init(&r->wall, r->target.pid, r->opts.wall_hz,
 						r->opts.wall_threads, &r->rd);

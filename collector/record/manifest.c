@@ -119,8 +119,9 @@ static struct json_object *sources(const struct corecap_manifest *m)
 	put(s, CORECAP_MK_SOURCES_MAPS, json_object_new_boolean(m->maps != NULL));
 	put(s, CORECAP_MK_SOURCES_BUILDIDS, json_object_new_boolean(m->maps != NULL));
 	put(s, CORECAP_MK_SOURCES_WALL,
-	    json_object_new_boolean(m->wall != NULL ||
-				    (m->kernel && m->kernel->stats.oncpu_written > 0)));
+	    json_object_new_boolean(
+		    m->wall != NULL ||
+		    (m->kernel && (m->kernel->stats.oncpu_written > 0 || m->kernel->wall_offcpu))));
 	put(s, CORECAP_MK_SOURCES_CPU_PROF,
 	    json_object_new_boolean(m->cpu_prof && m->cpu_prof->bytes > 0));
 	put(s, CORECAP_MK_SOURCES_BENCH, json_object_new_boolean(m->bench != NULL));
@@ -197,15 +198,36 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
  * what was taken, lost in the kernel, not unwound, written. */
 static struct json_object *wallclock_oncpu(const struct corecap_kernel_events *k)
 {
+	const struct corecap_kernel_offcpu_stats *off = &k->offcpu_stats;
 	struct json_object *o = json_object_new_object();
 
 	put(o, CORECAP_MK_WALLCLOCK_HZ, ju64(k->oncpu_hz));
 	put(o, CORECAP_MK_WALLCLOCK_SAMPLER,
-	    json_object_new_string(CORECAP_WALL_SAMPLER_KERNEL_ONCPU));
+	    json_object_new_string(k->wall_offcpu ? CORECAP_WALL_SAMPLER_KERNEL_OFFCPU
+						  : CORECAP_WALL_SAMPLER_KERNEL_ONCPU));
 	put(o, CORECAP_MK_WALLCLOCK_SAMPLES, ju64(k->stats.oncpu_written));
 	put(o, CORECAP_MK_WALLCLOCK_TAKEN, ju64(k->stats.oncpu_taken));
 	put(o, CORECAP_MK_WALLCLOCK_LOST, ju64(k->stats.oncpu_lost));
 	put(o, CORECAP_MK_WALLCLOCK_FAILED, ju64(k->stats.oncpu_failed));
+	if (!k->wall_offcpu)
+		return o;
+	/* The task iterator's rounds (kernel_offcpu.h): no thread stopped. Not
+	 * `rounds`: a sample stands for 1/hz s of its thread, not for a round. */
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ROUNDS, ju64(off->rounds));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_LATE_ROUNDS, ju64(off->late));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_TAKEN, ju64(off->written));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_RUNNABLE, ju64(off->runnable));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ON_CPU, ju64(off->on_cpu));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_FAILED, ju64(off->failed));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_MOVED, ju64(off->moved));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_SAME, ju64(off->same));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_UNKEPT, ju64(k->offcpu_unkept));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_DISPLACED, ju64(off->displaced));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_DROPPED_PERIODS, ju64(off->dropped_periods));
+	put(o, CORECAP_MK_WALLCLOCK_ROUND_NS_MEAN,
+	    ju64(off->rounds ? off->round_ns_sum / off->rounds : 0));
+	put(o, CORECAP_MK_WALLCLOCK_ROUND_NS_MAX, ju64(off->round_ns_max));
+	put(o, CORECAP_MK_WALLCLOCK_ROUND_CPU_NS, ju64(off->cpu_ns));
 	return o;
 }
 
@@ -518,7 +540,7 @@ static struct json_object *build(const struct corecap_manifest *m)
 	}
 	if (m->wall)
 		put(root, CORECAP_MK_WALLCLOCK, wallclock(m->wall));
-	else if (m->kernel && m->kernel->stats.oncpu_written > 0)
+	else if (m->kernel && (m->kernel->stats.oncpu_written > 0 || m->kernel->wall_offcpu))
 		put(root, CORECAP_MK_WALLCLOCK, wallclock_oncpu(m->kernel));
 	if (m->kernel)
 		put(root, CORECAP_MK_KERNEL_EVENTS, kernel_events(m->kernel));

@@ -236,6 +236,8 @@ static void child_argv(const struct multi *m, const struct daemon *d, char **a, 
 		add_arg(a, &n, "--no-kernel");
 	add_arg(a, &n, "--kernel-via");
 	add_arg(a, &n, o->kernel_via);
+	add_arg(a, &n, "--wallclock-via");
+	add_arg(a, &n, o->wall_via);
 	a[n] = NULL;
 }
 

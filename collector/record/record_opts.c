@@ -16,6 +16,7 @@ const char corecap_record_usage[] =
 	"usage: corecap record -p PID[,PID...] | --ceph-osds[=DIR]\n"
 	"                      [-o RUN] [-d SECONDS] [--wallclock[=HZ]]\n"
 	"                      [--wallclock-threads NAMES] [--no-trace]\n"
+	"                      [--wallclock-via auto|kernel|ptrace]\n"
 	"                      [--event NAME]... [--threads-hz HZ] [-q] [--force]\n"
 	"                      [--ceph-asok PATH | --no-ceph] [--ceph-history drain|end]\n"
 	"                      [--no-cpu-profile]\n"
@@ -49,6 +50,7 @@ enum {
 	OPT_RELAYD_URL,
 	OPT_COLLECTOR_CPUS,
 	OPT_ONCPU_HZ,
+	OPT_WALL_VIA,
 };
 
 /* The options, in the help's order; getopt_long's array and string come from it. */
@@ -76,10 +78,17 @@ static const struct corecap_opt record_opts[] = {
 	CORECAP_OPT_ARG('d', 'd', "duration", "SEC",
 			"window length in seconds (a benchmark is interrupted then)"),
 	CORECAP_OPT_OPTARG(OPT_WALLCLOCK, 0, "wallclock", "HZ",
-			   "sample every thread's stack with ptrace (default 50 Hz)"),
+			   "sample every thread's stack HZ times a second, on a CPU\n"
+			   "or off it (default 50 Hz): by the kernel with kernel\n"
+			   "events (no thread stopped), else with ptrace"),
 	CORECAP_OPT_ARG(OPT_WALL_THREADS, 0, "wallclock-threads", "NAMES",
 			"sample only threads whose name matches one of these\n"
-			"comma-separated globs (implies --wallclock)"),
+			"comma-separated globs (implies --wallclock; ptrace)"),
+	CORECAP_OPT_ARG(OPT_WALL_VIA, 0, "wallclock-via", "auto|kernel|ptrace",
+			"--wallclock's sampler: the kernel's (cpu-clock samples and\n"
+			"a BPF task iterator's rounds: kernel), ptrace's (each\n"
+			"thread stopped in turn: ptrace), or the kernel's where\n"
+			"it loads, else ptrace's (auto, the default)"),
 	CORECAP_OPT_FLAG(OPT_NO_TRACE, 0, "no-trace",
 			 "no LTTng session (no " CORECAP_RUN_TRACE "/ in the run)"),
 	CORECAP_OPT_ARG(OPT_EVENT, 0, "event", "NAME",
@@ -310,6 +319,12 @@ static int take_option(struct corecap_record_opts *o, int c, char **argv)
 		o->kernel =
 			c == OPT_KERNEL ? CORECAP_RECORD_KERNEL_REQUIRE : CORECAP_RECORD_KERNEL_OFF;
 		break;
+	case OPT_WALL_VIA:
+		if (strcmp(optarg, "auto") && strcmp(optarg, "kernel") && strcmp(optarg, "ptrace"))
+			return fail(o, "--wallclock-via takes auto, kernel or ptrace, not '%s'",
+				    optarg);
+		o->wall_via = optarg;
+		break;
 	case OPT_KERNEL_VIA:
 		if (strcmp(optarg, "auto") && strcmp(optarg, "perf") && strcmp(optarg, "bpf"))
 			return fail(o, "--kernel-via takes perf, bpf or auto, not '%s'", optarg);
@@ -371,6 +386,7 @@ int corecap_record_opts_parse(struct corecap_record_opts *o, int argc, char **ar
 	memset(o, 0, sizeof(*o));
 	o->sync_rfd = o->sync_wfd = -1;
 	o->kernel_via = "auto";
+	o->wall_via = "auto";
 	o->trace = true;
 	o->threads_hz = CORECAP_RECORD_THREADS_HZ_DEFAULT;
 	o->oncpu_hz = CORECAP_RECORD_ONCPU_HZ_DEFAULT;

@@ -65,6 +65,7 @@ struct corecap_record_opts {
 	bool no_cpu_profile;   /* --no-cpu-profile */
 	enum corecap_record_kernel kernel; /* --kernel / --no-kernel */
 	const char *kernel_via;		   /* --kernel-via: "auto" (default), "bpf" or "perf" */
+	const char *wall_via; /* --wallclock-via: "auto" (default), "kernel" or "ptrace" */
 	const char *collector_cpus;	   /* --collector-cpus LIST, or NULL: where it may */
 	cpu_set_t collector_set;	   /* its CPUs, when collector_cpus */
 	cpu_set_t bench_set; /* record's CPUs before it kept itself on those: the benchmark's */

@@ -41,7 +41,7 @@ fi
 
 # A daemon that exits mid-window: partial run, reason, exit 1.
 start_daemon dying --no-shim
-"$CORECAP" record -p "$OSD_PID" -o "$WORK/r2" --wallclock -d 20 >"$WORK/out" 2>"$WORK/err" &
+"$CORECAP" record -p "$OSD_PID" -o "$WORK/r2" --wallclock --wallclock-via ptrace -d 20 >"$WORK/out" 2>"$WORK/err" &
 rec=$!
 wait_window "$WORK/err"
 sleep 1
@@ -56,7 +56,7 @@ expect_true "... babeltrace2 still reads the trace" babeltrace2 -c sink.utils.du
 
 # Ctrl-C ends the window: "interrupted", exit 130, the run is written.
 start_daemon osd
-"$CORECAP" record -p "$OSD_PID" -o "$WORK/r3" --wallclock=200 -d 30 -- \
+"$CORECAP" record -p "$OSD_PID" -o "$WORK/r3" --wallclock=200 --wallclock-via ptrace -d 30 -- \
 	"$REFBENCH" -p "$OSD_PORT" -t 4 -b 1 -d 30 write >"$WORK/out" 2>"$WORK/err" &
 rec=$!
 wait_window "$WORK/err"
@@ -69,7 +69,7 @@ expect_eq "... the run is partial" partial "$(json "$WORK/r3/manifest.json" 'd["
 expect_true "... the benchmark was stopped too and printed its summary" grep -q '^Total writes made:' "$WORK/r3/bench.out"
 expect_eq "... the daemon is not left stopped" "" "$(stopped_threads "$OSD_PID")"
 
-"$CORECAP" record -p "$OSD_PID" -o "$WORK/r4" --wallclock >"$WORK/out" 2>"$WORK/err" &
+"$CORECAP" record -p "$OSD_PID" -o "$WORK/r4" --wallclock --wallclock-via ptrace >"$WORK/out" 2>"$WORK/err" &
 rec=$!
 wait_window "$WORK/err"
 sleep 1

@@ -8,7 +8,7 @@ need_sessiond
 
 start_daemon osd --cpuprofile
 RUN="$WORK/run"
-"$CORECAP" record -p "$OSD_PID" -o "$RUN" --wallclock -- \
+"$CORECAP" record -p "$OSD_PID" -o "$RUN" --wallclock --wallclock-via ptrace -- \
 	"$REFBENCH" -p "$OSD_PORT" -t 8 -b 1 -d 2 write >"$WORK/rec.out" 2>"$WORK/rec.err"
 rc=$?
 expect_eq "record exits" 0 "$rc"

@@ -22,7 +22,7 @@ for i in $(seq 1 20); do
 	# Two of the kills hit a tracing collector: its watchdog destroys its LTTng
 	# session, or, killed too, the next recording does.
 	[ "$i" -eq 7 ] || [ "$i" -eq 14 ] && trace=
-	"$CORECAP" record $trace -p "$OSD_PID" -o "$WORK/k$i" --wallclock=200 -d 30 \
+	"$CORECAP" record $trace -p "$OSD_PID" -o "$WORK/k$i" --wallclock=200 --wallclock-via ptrace -d 30 \
 		>/dev/null 2>"$WORK/k$i.err" &
 	rec=$!
 	# Kill it at a random moment 0-390 ms into its sampling.

@@ -119,7 +119,7 @@ check() {
 
 record "$work/t1" 1
 check "$work/t1" "closed_loop"
-record "$work/t16" 16 --wallclock
+record "$work/t16" 16 --wallclock --wallclock-via ptrace
 "$CORECAP" flame --kind wall "$work/t16" >"$work/t16.wall" 2>"$work/t16.wall.err"
 expect_eq "t16: the wall flame graph has no LTTng-UST thread nor the profiler's frames" "" \
 	"$(grep -E -e '^ceph-osd-ust;|liblttng|libcorecap|libprofiler|libunwind' "$work/t16.wall" | head -3 || true)"

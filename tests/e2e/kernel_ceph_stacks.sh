@@ -17,7 +17,7 @@ ceph_start c "$(ceph_free_base 54000)"
 osd=$(sed -n 's/^osd.0 pid: //p' "$work/c.start")
 eval "$("$mc" env "$work/c")"
 status=0
-"$CORECAP" record -p "$osd" -o "$WORK/run" --no-trace --kernel --wallclock -q -- \
+"$CORECAP" record -p "$osd" -o "$WORK/run" --no-trace --kernel --wallclock --wallclock-via ptrace -q -- \
 	rados -p bench bench 4 write -b 1 -t 10 --no-cleanup >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
 expect_eq "record exits" 0 "$status"
 "$KREAD" "$WORK/run" >"$WORK/k.txt"

@@ -10,7 +10,8 @@
 # pointers), must split within 10% of those shares (mixed: 0.675-0.825
 # in the logger, the rest in crunch_numbers); the manifest names
 # the sampler; no sample stopped a thread and the process never stopped.
-# Then --oncpu-hz 0 records no wall-clock samples, and --wallclock the
+# Then --oncpu-hz 0 records no wall-clock samples, --wallclock the
+# kernel's samplers' (kernel-oncpu+offcpu-iter), and --wallclock-via ptrace the
 # ptrace sampler's instead.
 . "${CORECAP_SRC:?}/tests/e2e/kernel_lib.sh"
 need_kernel
@@ -81,7 +82,10 @@ record_spin off --kernel --oncpu-hz 0
 expect_true "--oncpu-hz 0: no wall.samples" test ! -e "$WORK/off/wall.samples"
 expect_eq "--oncpu-hz 0: no wallclock in the manifest" None \
 	"$(json "$WORK/off/manifest.json" 'd.get("wallclock")')"
-record_spin ptrace --kernel --wallclock=50
-expect_eq "--wallclock: the ptrace sampler's samples" ptrace \
+record_spin kwall --kernel --wallclock=50
+expect_eq "--wallclock: the kernel's samplers, on and off a CPU" kernel-oncpu+offcpu-iter \
+	"$(json "$WORK/kwall/manifest.json" 'd["wallclock"]["sampler"]')"
+record_spin ptrace --kernel --wallclock=50 --wallclock-via ptrace
+expect_eq "--wallclock-via ptrace: the ptrace sampler's samples" ptrace \
 	"$(json "$WORK/ptrace/manifest.json" 'd["wallclock"]["sampler"]')"
 finish

@@ -13,7 +13,7 @@ REFBENCH="$CORECAP_BUILD/tests/refosd/refbench"
 launch_refosd osd "$REFOSD" --port 0 --big-lock
 osd=$OSD_PID port=$OSD_PORT
 status=0
-"$CORECAP" record -p "$osd" -o "$WORK/run" --no-trace --kernel "${KERNEL_VIA[@]}" --wallclock -q -- \
+"$CORECAP" record -p "$osd" -o "$WORK/run" --no-trace --kernel "${KERNEL_VIA[@]}" --wallclock --wallclock-via ptrace -q -- \
 	"$REFBENCH" -p "$port" -t 4 -b 1 -d 2 write >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
 expect_eq "record exits" 0 "$status"
 expect_producer "$WORK/run"

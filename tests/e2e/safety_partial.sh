@@ -14,7 +14,7 @@ status() { "$@" >"$WORK/out" 2>"$WORK/err"; echo $?; }
 
 # SIGKILL in the middle of a traced, sampled window with a benchmark.
 run="$WORK/killed"
-"$CORECAP" record -p "$OSD_PID" -o "$run" --wallclock=200 -d 30 -- \
+"$CORECAP" record -p "$OSD_PID" -o "$run" --wallclock=200 --wallclock-via ptrace -d 30 -- \
 	"$REFBENCH" -p "$OSD_PORT" -t 4 -b 1 -d 30 write >/dev/null 2>"$run.err" &
 rec=$!
 wait_window "$run.err"
@@ -65,7 +65,7 @@ rc=0
 expect_eq "a torn threads.tsv: export exits 0" 0 "$rc"
 
 # Killed right at the start: either nothing was created, or report says partial.
-"$CORECAP" record -p "$OSD_PID" -o "$WORK/early" --wallclock -d 10 >/dev/null 2>&1 &
+"$CORECAP" record -p "$OSD_PID" -o "$WORK/early" --wallclock --wallclock-via ptrace -d 10 >/dev/null 2>&1 &
 rec=$!
 sleep 0.0$((RANDOM % 10))
 kill -KILL "$rec"

@@ -26,7 +26,7 @@ held_threads() {
 for sig in HUP TERM INT; do
 	case $sig in HUP) want=129 ;; TERM) want=143 ;; INT) want=130 ;; esac
 	run="$WORK/sig$sig"
-	"$CORECAP" record -p "$OSD_PID" -o "$run" --wallclock=200 -d 30 -- \
+	"$CORECAP" record -p "$OSD_PID" -o "$run" --wallclock=200 --wallclock-via ptrace -d 30 -- \
 		"$REFBENCH" -p "$OSD_PORT" -t 4 -b 1 -d 30 write >"$WORK/out" 2>"$run.err" &
 	rec=$!
 	wait_window "$run.err"
@@ -48,7 +48,7 @@ done
 
 # SIGSTOP while attached; a signal to the daemon then waits for the collector.
 run="$WORK/stop"
-"$CORECAP" record -p "$OSD_PID" -o "$run" --no-trace --wallclock=200 -d 4 >"$WORK/out" 2>"$run.err" &
+"$CORECAP" record -p "$OSD_PID" -o "$run" --no-trace --wallclock=200 --wallclock-via ptrace -d 4 >"$WORK/out" 2>"$run.err" &
 rec=$!
 wait_window "$run.err"
 sleep 0.5

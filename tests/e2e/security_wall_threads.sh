@@ -44,7 +44,7 @@ track "$watcher"
 sleep 0.5
 t0=$(date +%s.%N)
 rc=0
-timeout 120 "$CORECAP" record -p "$OSD_PID" -o "$run" --wallclock -d 2 >"$WORK/rec.out" 2>"$WORK/rec.err" || rc=$?
+timeout 120 "$CORECAP" record -p "$OSD_PID" -o "$run" --wallclock --wallclock-via ptrace -d 2 >"$WORK/rec.out" 2>"$WORK/rec.err" || rc=$?
 t1=$(date +%s.%N)
 expect_eq "record exits 0" 0 "$rc"
 [ "$rc" -eq 0 ] || sed 's/^/    /' "$WORK/rec.err"

@@ -10,6 +10,15 @@
 # thread's within 0.05 of its run share by the kernel's own account
 # (schedstat, threads.tsv).
 #
+# Then `record --wallclock=100` with kernel events (manifest sampler
+# kernel-oncpu+offcpu-iter): the cpu-clock samples carry each thread on a
+# CPU and a task iterator's rounds at the same rate carry it runnable or
+# blocked, so each thread's samples / hz / window is 1 and each phase's
+# share within 0.05 of its known share of the window, the blocked and
+# runnable ones included (wall_share_ptrace.sh's answers), with no thread
+# of wallshare ever stopped: no ptrace sampler (no stop counters in the
+# manifest, every stop_ns 0, wallshare never traced).
+#
 # The collector is kept off the spinners' CPU (--collector-cpus); when
 # something else still took that CPU (the spinners' run shares, by
 # schedstat, under 0.9 together) the run is reported skipped with the
@@ -64,4 +73,53 @@ while read -r t _ _ _ _ _ _ _ run_share _; do
 	expect_calc "$t's on-CPU share $got within 0.05 of its run share by schedstat ($run_share)" \
 		"$got >= $run_share - 0.05 && $got <= $run_share + 0.05"
 done <"$WORK/shares"
+
+run="$WORK/kw"
+status=0
+timeout 60 "$CORECAP" record -p "$WS_PID" -o "$run" --kernel "${KERNEL_VIA[@]}" --no-trace \
+	--wallclock=100 --collector-cpus "$OTHER_CPU" -d 4 -q >"$WORK/recw.out" 2>"$WORK/recw.err" || status=$?
+expect_eq "record --kernel --wallclock exits 0" 0 "$status"
+[ "$status" -eq 0 ] || cat "$WORK/recw.err"
+expect_unharmed
+expect_eq "record --kernel --wallclock warns of nothing" "" "$(cat "$WORK/recw.err")"
+expect_eq "the manifest names the kernel's samplers, on and off a CPU" kernel-oncpu+offcpu-iter \
+	"$(json "$run/manifest.json" 'd["wallclock"]["sampler"]')"
+echo "manifest: $(json "$run/manifest.json" "' '.join('%s=%s' % kv for kv in d['wallclock'].items())")"
+expect_eq "no stop counters in the manifest (no ptrace sampler)" 0 \
+	"$(json "$run/manifest.json" 'sum(1 for x in d["wallclock"] if "stop" in x)')"
+expect_eq "every wall sample's stop_ns is 0" 0 "$(awk -F'\t' '$3 != 0' "$run/wall.samples" | wc -l)"
+hz=$(json "$run/manifest.json" 'd["wallclock"]["hz"]')
+window=$(json "$run/manifest.json" 'd["window"]["duration_s"]')
+expect_eq "the rate is --wallclock's" 100 "$hz"
+status=0
+"$CORECAP" flame "$run" --kind wall >"$WORK/wallw.folded" 2>"$WORK/flamew.err" || status=$?
+expect_eq "flame --kind wall exits 0" 0 "$status"
+cat "$WORK/flamew.err"
+wall_shares "$run" "$WORK/wallw.folded" >"$WORK/sharesw"
+echo "thread samples spin sleep futex-timed futex-woken main-wait other run-share runnable-share:"
+cat "$WORK/sharesw"
+duty_wait=$(awk '$1 == "ws-duty" { print $10 }' "$WORK/sharesw")
+[ "$(calc "${duty_wait:-1} <= 0.05")" = 1 ] ||
+	skip "ws-duty waited for its CPU $duty_wait of the window (over 0.05): its phases' known shares moved"
+# share THREAD COLUMN: that column's samples / hz / window.
+share() {
+	awk -v t="$1" -v c="$2" -v hz="$hz" -v w="$window" '$1 == t { printf "%.3f", $c / hz / w }' "$WORK/sharesw"
+}
+checkw() {
+	local got
+	got=$(share "$1" "$2")
+	expect_calc "$1's $3 share ${got:-none} within 0.05 of $4" "${got:-9} >= $4 - 0.05 && ${got:-9} <= $4 + 0.05"
+}
+for t in ws-spin-a ws-spin-b ws-duty ws-waiter wallshare; do
+	checkw "$t" 2 "whole-window (on a CPU, runnable and blocked)" 1
+	checkw "$t" 8 "no-phase" 0
+done
+checkw ws-spin-a 3 "spin_until (on a CPU or runnable)" 1
+checkw ws-spin-b 3 "spin_until (on a CPU or runnable)" 1
+checkw ws-duty 3 "spin_until" 0.25
+checkw ws-duty 4 "sleep_until (blocked)" 0.25
+checkw ws-duty 5 "futex_wait_until (blocked)" 0.5
+checkw ws-waiter 6 "futex_wait_woken (blocked)" 1
+checkw wallshare 7 "main_wait (blocked)" 1
+expect_eq "flame does not call the coverage uneven" 0 "$(grep -c 'covered its threads unevenly' "$WORK/flamew.err")"
 finish

@@ -453,6 +453,16 @@ START_TEST(the_kernel_oncpu_sampler_reads_back)
 	ck_assert_uint_eq(r.wall_oncpu_lost, 60);
 	ck_assert_uint_eq(r.wall_oncpu_failed, 40);
 	corecap_manifest_release(&r);
+	/* --wallclock through the kernel: every state sampled, not on-CPU only. */
+	s->kernel.wall_offcpu = true;
+	s->kernel.offcpu_stats.rounds = 77;
+	write_manifest(&m, "offcpu", dir, sizeof(dir), false);
+	read_back(dir, &r);
+	ck_assert_str_eq(r.wall_sampler, CORECAP_WALL_SAMPLER_KERNEL_OFFCPU);
+	ck_assert(!r.wall_oncpu_only);
+	/* No `rounds`: the OpTracker categories take a sample for 1/hz s. */
+	ck_assert_uint_eq(r.wall_rounds, 0);
+	corecap_manifest_release(&r);
 	free(s);
 }
 END_TEST
@@ -543,6 +553,9 @@ START_TEST(every_key_of_the_list_is_written)
 		m.wall = NULL;
 		s->kernel.stats.oncpu_written = 1;
 		write_manifest(&m, "all-oncpu", dir, sizeof(dir), false);
+		s->kernel.wall_offcpu = true; /* --wallclock through the kernel */
+		write_manifest(&m, "all-offcpu", dir, sizeof(dir), false);
+		s->kernel.wall_offcpu = false;
 
 		m.target = NULL;
 		m.daemons = &d;

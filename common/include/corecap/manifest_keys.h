@@ -221,7 +221,7 @@
 	X(WALLCLOCK, ROOT, "wallclock", CORECAP_MK_F_OBJ)                                          \
 	/* samples per second (per thread; kernel-oncpu: per CPU second) */                        \
 	X(WALLCLOCK_HZ, WALLCLOCK, "hz", 0)                                                        \
-	/* "ptrace" or "kernel-oncpu" (run_format.h) */                                            \
+	/* "ptrace", "kernel-oncpu" or "kernel-oncpu+offcpu-iter" (run_format.h) */                \
 	X(WALLCLOCK_SAMPLER, WALLCLOCK, "sampler", 0)                                              \
 	/* kernel-oncpu: stack copies kept */                                                      \
 	X(WALLCLOCK_TAKEN, WALLCLOCK, "taken", 0)                                                  \
@@ -229,6 +229,34 @@
 	X(WALLCLOCK_LOST, WALLCLOCK, "lost", 0)                                                    \
 	/* kernel-oncpu: copies not unwound one frame */                                           \
 	X(WALLCLOCK_FAILED, WALLCLOCK, "failed", 0)                                                \
+	/* offcpu-iter: the iterator's rounds (each sample stands for 1/hz s) */                   \
+	X(WALLCLOCK_OFFCPU_ROUNDS, WALLCLOCK, "offcpu_rounds", 0)                                  \
+	/* offcpu-iter: rounds a whole period late or more */                                      \
+	X(WALLCLOCK_OFFCPU_LATE_ROUNDS, WALLCLOCK, "offcpu_late_rounds", 0)                        \
+	/* offcpu-iter: of taken, the iterator's copies (off a CPU) */                             \
+	X(WALLCLOCK_OFFCPU_TAKEN, WALLCLOCK, "offcpu_taken", 0)                                    \
+	/* offcpu-iter: of those, of threads runnable */                                           \
+	X(WALLCLOCK_OFFCPU_RUNNABLE, WALLCLOCK, "offcpu_runnable", 0)                              \
+	/* offcpu-iter: visits that found the thread on a CPU */                                   \
+	X(WALLCLOCK_OFFCPU_ON_CPU, WALLCLOCK, "offcpu_on_cpu", 0)                                  \
+	/* offcpu-iter: stacks the kernel could not read */                                        \
+	X(WALLCLOCK_OFFCPU_FAILED, WALLCLOCK, "offcpu_failed", 0)                                  \
+	/* offcpu-iter: copies dropped, their thread ran meanwhile */                              \
+	X(WALLCLOCK_OFFCPU_MOVED, WALLCLOCK, "offcpu_moved", 0)                                    \
+	/* offcpu-iter: of offcpu_taken, threads not run since their last copy */                  \
+	X(WALLCLOCK_OFFCPU_SAME, WALLCLOCK, "offcpu_same", 0)                                      \
+	/* offcpu-iter: samples not kept (no room, their copy lost) */                             \
+	X(WALLCLOCK_OFFCPU_UNKEPT, WALLCLOCK, "offcpu_unkept", 0)                                  \
+	/* offcpu-iter: runnable behind the round on its CPU: left to cpu-clock */                 \
+	X(WALLCLOCK_OFFCPU_DISPLACED, WALLCLOCK, "offcpu_displaced", 0)                            \
+	/* offcpu-iter: periods a round over 1 s late did not stand for */                         \
+	X(WALLCLOCK_OFFCPU_DROPPED_PERIODS, WALLCLOCK, "offcpu_dropped_periods", 0)                \
+	/* offcpu-iter: ns per round (the collector's clock) */                                    \
+	X(WALLCLOCK_ROUND_NS_MEAN, WALLCLOCK, "round_ns_mean", 0)                                  \
+	/* offcpu-iter: the longest round, ns */                                                   \
+	X(WALLCLOCK_ROUND_NS_MAX, WALLCLOCK, "round_ns_max", 0)                                    \
+	/* offcpu-iter: the collector's CPU in rounds, ns, all rounds */                           \
+	X(WALLCLOCK_ROUND_CPU_NS, WALLCLOCK, "round_cpu_ns", 0)                                    \
 	/* the --wallclock-threads globs; null: every thread */                                    \
 	X(WALLCLOCK_THREADS, WALLCLOCK, "threads", 0)                                              \
 	/* rounds over the window */                                                               \

@@ -67,6 +67,11 @@
  * stopped (kernel events without --wallclock). */
 #define CORECAP_WALL_SAMPLER_PTRACE	  "ptrace"
 #define CORECAP_WALL_SAMPLER_KERNEL_ONCPU "kernel-oncpu"
+/* kernel-oncpu+offcpu-iter (record --wallclock with kernel events): the
+ * cpu-clock samples for the threads on a CPU and a task iterator's rounds
+ * at the same rate for the others, runnable or blocked: every state
+ * sampled, no thread stopped. */
+#define CORECAP_WALL_SAMPLER_KERNEL_OFFCPU "kernel-oncpu+offcpu-iter"
 #define CORECAP_RUN_CPU_PROF	 "cpu.prof"
 #define CORECAP_RUN_BENCH_OUT	 "bench.out"
 
