@@ -100,13 +100,21 @@ static inline void *probe_hold_5ms(void *p)
 	pthread_mutex_lock(a->m);
 	sem_post(&a->taken);
 	usleep(5000);
+	/* Held until the other thread blocks on it (glibc marks a mutex with
+	 * a waiter 2), not merely 5 ms: on a loaded machine the other thread
+	 * could reach its lock after 5 ms and take it free (a lock never
+	 * contended, so never hot: unit.check_wrap_cond failed so in a CI
+	 * run). At most 5 s more. */
+	for (int i = 0; i < 5000 && __atomic_load_n(&a->m->__data.__lock, __ATOMIC_ACQUIRE) != 2;
+	     i++)
+		usleep(1000);
 	pthread_mutex_unlock(a->m);
 	return NULL;
 }
 
 /*
- * Makes m hot: contends it once (another thread holds it for 5 ms while
- * this one blocks on it), so that the shim measures its holds from then
+ * Makes m hot: contends it once (another thread holds it for at least
+ * 5 ms, until this one blocks on it), so that the shim measures its holds from then
  * on. Returns its entry in this process's stats, or NULL.
  */
 static inline const struct corecap_stats_lock *probe_make_hot(pthread_mutex_t *m)
