@@ -110,8 +110,18 @@ checkw() {
 	got=$(share "$1" "$2")
 	expect_calc "$1's $3 share ${got:-none} within 0.05 of $4" "${got:-9} >= $4 - 0.05 && ${got:-9} <= $4 + 0.05"
 }
-for t in ws-spin-a ws-spin-b ws-duty ws-waiter wallshare; do
+for t in ws-spin-a ws-spin-b ws-waiter wallshare; do
 	checkw "$t" 2 "whole-window (on a CPU, runnable and blocked)" 1
+done
+# ws-duty shares the collector's CPU: a round held up while it spins runs
+# when it leaves the CPU, and then counts it off the CPU for a period the
+# cpu-clock samples already counted it on (1.03-1.08 of the window here on
+# a quiet machine, 2026-12-06; docs/methodology.md). Its phases hold within
+# 0.05; its whole window is bounded by that bias, under 0.10, and said.
+got=$(share ws-duty 2)
+expect_calc "ws-duty's whole-window share ${got:-none} within [0.95, 1.10] (the collector's CPU: over by at most 0.10)" \
+	"${got:-9} >= 0.95 && ${got:-9} <= 1.10"
+for t in ws-spin-a ws-spin-b ws-duty ws-waiter wallshare; do
 	checkw "$t" 8 "no-phase" 0
 done
 checkw ws-spin-a 3 "spin_until (on a CPU or runnable)" 1
