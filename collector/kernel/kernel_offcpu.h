@@ -71,13 +71,4 @@ unsigned corecap_kernel_offcpu_hz(const struct corecap_kernel_offcpu *o);
 size_t *corecap_kernel_offcpu_last(struct corecap_kernel_offcpu *o, int32_t tid, bool add);
 void corecap_kernel_offcpu_close(struct corecap_kernel_offcpu *o);
 
-/* The kernel source's side (kernel_source.c's reader thread, which owns
- * the stack copies): the wait until the next round, at most wait_ms; the
- * round when it is due, its copies stored as the cpu-clock samples' are
- * (kernel_store_stack), so that they are unwound into wall.samples with
- * them. */
-struct corecap_kernel_events;
-int kernel_offcpu_wait_ms(const struct corecap_kernel_events *k, int wait_ms);
-void kernel_offcpu_poll(struct corecap_kernel_events *k);
-
 #endif

@@ -21,7 +21,7 @@
 #include "kernel_bpf.h"
 #include "kernel_bpf_drain.h"
 #include "kernel_events.h"
-#include "kernel_offcpu.h"
+#include "kernel_offcpu_rounds.h"
 #include "kernel_perf.h"
 #include "kernel_state.h"
 #include "kernel_tids.h"
