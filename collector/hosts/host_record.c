@@ -167,22 +167,30 @@ bool corecap_host_record_opt_ok(const char *opt)
 	return true;
 }
 
+/* The last size - 1 bytes of the host's log into buf, ended by a NUL: their count, <= 0 none. */
+static ssize_t log_tail(const struct host_run *h, char *buf, size_t size)
+{
+	off_t end = lseek(h->log_fd, 0, SEEK_END);
+	ssize_t got;
+
+	if (end <= 0)
+		return 0;
+	got = pread(h->log_fd, buf, size - 1, end > (off_t)size - 1 ? end - (off_t)size + 1 : 0);
+	if (got > 0)
+		buf[got] = '\0';
+	return got;
+}
+
 /* The last line of the host's log (its remote's stderr), shown safely. */
 static void last_log_line(struct host_run *h, char *out, size_t size)
 {
 	char buf[1024];
-	off_t end = lseek(h->log_fd, 0, SEEK_END);
-	ssize_t got;
+	ssize_t got = log_tail(h, buf, sizeof(buf));
 	char *line, *p;
 
 	*out = '\0';
-	if (end <= 0)
-		return;
-	got = pread(h->log_fd, buf, sizeof(buf) - 1,
-		    end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
 	if (got <= 0)
 		return;
-	buf[got] = '\0';
 	while (got > 0 && (buf[got - 1] == '\n' || buf[got - 1] == '\r'))
 		buf[--got] = '\0';
 	line = strrchr(buf, '\n');
@@ -797,18 +805,11 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 static void log_line_with(struct host_run *h, const char *word, char *out, size_t size)
 {
 	static char buf[65536];
-	off_t end = lseek(h->log_fd, 0, SEEK_END);
-	ssize_t got;
 	char *line, *save = NULL;
 
 	*out = '\0';
-	if (end <= 0)
+	if (log_tail(h, buf, sizeof(buf)) <= 0)
 		return;
-	got = pread(h->log_fd, buf, sizeof(buf) - 1,
-		    end > (off_t)sizeof(buf) - 1 ? end - (off_t)sizeof(buf) + 1 : 0);
-	if (got <= 0)
-		return;
-	buf[got] = '\0';
 	for (char *p = buf; *p; p++)
 		if (((unsigned char)*p < 0x20 && *p != '\n') || *p == 0x7f)
 			*p = '?';
