@@ -126,6 +126,25 @@ hosts_rsh() {
 	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$@"
 }
 
+# hosts_start_refosd NAME ADDR: refosd under `corecap run` in host NAME
+# (launch_refosd: OSD_PID, OSD_PORT), and a forwarder in it from ADDR,
+# the host's address, to refosd's port, tracked; exits when it cannot.
+hosts_start_refosd() {
+	local h=$1 addr=$2 i
+	launch_refosd "osd-$h" "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
+		"$CORECAP" run -- "$REFOSD" --port 0
+	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
+		python3 "$CORECAP_SRC/tests/e2e/hosts_forward.py" "$addr" "$OSD_PORT" >"fwd-$h.out" 2>&1 &
+	track $!
+	for i in $(seq 1 100); do
+		grep -q forwarding "fwd-$h.out" && return 0
+		sleep 0.05
+	done
+	echo "FAIL: the forwarder in host $h did not start:"
+	cat "fwd-$h.out"
+	exit 1
+}
+
 # hosts_teardown: the holders go, and with them the namespaces (a process
 # a test started inside a host is the test's to kill: track it).
 hosts_teardown() {

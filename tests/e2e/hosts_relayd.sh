@@ -27,24 +27,9 @@ hosts_add c -12.25
 c_addr=$HOST_ADDR
 cd "$WORK"
 
-start_in() {
-	local h=$1 addr=$2 i
-	launch_refosd "osd-$h" "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
-		"$CORECAP" run -- "$REFOSD" --port 0
-	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
-		python3 "$CORECAP_SRC/tests/e2e/hosts_forward.py" "$addr" "$OSD_PORT" >"fwd-$h.out" 2>&1 &
-	track $!
-	for i in $(seq 1 100); do
-		grep -q forwarding "fwd-$h.out" && return 0
-		sleep 0.05
-	done
-	echo "FAIL: the forwarder in host $h did not start:"
-	cat "fwd-$h.out"
-	exit 1
-}
-start_in b "$b_addr"
+hosts_start_refosd b "$b_addr"
 b_pid=$OSD_PID b_port=$OSD_PORT
-start_in c "$c_addr"
+hosts_start_refosd c "$c_addr"
 c_pid=$OSD_PID c_port=$OSD_PORT
 printf 'b b pid=%s\nc c comm=refosd\n' "$b_pid" >hosts.txt
 bench="$CORECAP_SRC/tests/e2e/hosts_rsh $HOSTS_DIR a sh -c"
