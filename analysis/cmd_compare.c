@@ -388,9 +388,8 @@ struct hosts_stacks {
  * (hosts_flame.h), A in column 0, B in column 1; hosts are matched by
  * name through their frames. Per op when every host drawn has its op
  * count (the op and lock kinds build each host's report), the system's
- * ops being the hosts' sum. 0, -ENOENT when a run has no host with the
- * kind's stacks (*which: that run; not said), or another negative errno
- * (said).
+ * ops being the hosts' sum. 0, or a negative errno: said, unless a run
+ * has no host with the kind's stacks (*which: that run, else -1).
  */
 static int hosts_stacks_build(struct hosts_stacks *hs, const struct compare_opts *o, int *which)
 {
@@ -401,14 +400,16 @@ static int hosts_stacks_build(struct hosts_stacks *hs, const struct compare_opts
 	int ret = 0;
 
 	memset(hs, 0, sizeof(*hs));
+	*which = -1;
 	job_opts(&tmpl, o);
 	for (int s = 0; s < 2 && !ret; s++) {
 		ret = corecap_hosts_flame_open(&hs->h[s], o->run[s], o->symfs, &tmpl);
 		hs->opened[s] = true;
 		hs->h[s].label = s ? "B" : "A";
-		if (!ret)
-			ret = corecap_hosts_flame_kind(&hs->h[s], &kind, true);
-		*which = s;
+		if (!ret && corecap_hosts_flame_kind(&hs->h[s], &kind, true) == -ENOENT) {
+			*which = s; /* the only error of the kind: no host has it */
+			ret = -ENOENT;
+		}
 	}
 	if (!ret) {
 		ret = corecap_flame_stacks_init(&hs->fs, kind, NULL, NULL);
@@ -447,9 +448,9 @@ static void hosts_stacks_release(struct hosts_stacks *hs)
 static int compare_folded_hosts(const struct compare_opts *o)
 {
 	struct hosts_stacks hs;
-	int which = 0, ret = hosts_stacks_build(&hs, o, &which);
+	int which, ret = hosts_stacks_build(&hs, o, &which);
 
-	if (ret == -ENOENT)
+	if (which >= 0)
 		corecap_error("no host of %s '%s' has %s stacks", which ? "B" : "A", o->run[which],
 			      corecap_flame_kind_name(o->kind));
 	if (!ret)
@@ -470,9 +471,9 @@ static int compare_html_hosts(const struct compare_opts *o, const struct report_
 	struct compare_html_flame fl;
 	struct out_file out;
 	char heading[160], note[512];
-	int which = 0, ret = hosts_stacks_build(&hs, o, &which);
+	int which, ret = hosts_stacks_build(&hs, o, &which);
 
-	if (ret == -ENOENT) {
+	if (which >= 0) {
 		snprintf(heading, sizeof(heading), "Differential flame graph: %s stacks",
 			 corecap_flame_kind_name(o->kind));
 		snprintf(note, sizeof(note),

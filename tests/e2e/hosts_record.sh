@@ -458,6 +458,8 @@ PY
 for h in b c; do
 	expect_true "compare --html run twin: the flame graph has a frame for host $h" grep -q "<title>$h (" cmp.html
 done
+expect_exit_naming "compare --folded of runs none of whose hosts has the kind's stacks" 1 \
+	"no host of A 'run' has cpu stacks" "$CORECAP" compare --folded --kind cpu run twin
 echo "the compares took $(calc "$EPOCHREALTIME - $start") s"
 
 # A host that cannot be reached: named with the cause, the other kept, the run partial.
