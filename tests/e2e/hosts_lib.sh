@@ -126,22 +126,23 @@ hosts_rsh() {
 	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$@"
 }
 
-# hosts_start_refosd NAME ADDR: refosd under `corecap run` in host NAME
-# (launch_refosd: OSD_PID, OSD_PORT), and a forwarder in it from ADDR,
-# the host's address, to refosd's port, tracked; exits when it cannot.
+# hosts_start_refosd NAME ADDR [TAG]: refosd under `corecap run` in host
+# NAME (launch_refosd: OSD_PID, OSD_PORT), and a forwarder in it from
+# ADDR, the host's address, to refosd's port, tracked; exits when it
+# cannot. TAG tells a host's second daemon's files from its first's.
 hosts_start_refosd() {
-	local h=$1 addr=$2 i
-	launch_refosd "osd-$h" "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
+	local h=$1 addr=$2 tag=${3:-} i
+	launch_refosd "osd-$h$tag" "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
 		"$CORECAP" run -- "$REFOSD" --port 0
 	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
-		python3 "$CORECAP_SRC/tests/e2e/hosts_forward.py" "$addr" "$OSD_PORT" >"fwd-$h.out" 2>&1 &
+		python3 "$CORECAP_SRC/tests/e2e/hosts_forward.py" "$addr" "$OSD_PORT" >"fwd-$h$tag.out" 2>&1 &
 	track $!
 	for i in $(seq 1 100); do
-		grep -q forwarding "fwd-$h.out" && return 0
+		grep -q forwarding "fwd-$h$tag.out" && return 0
 		sleep 0.05
 	done
 	echo "FAIL: the forwarder in host $h did not start:"
-	cat "fwd-$h.out"
+	cat "fwd-$h$tag.out"
 	exit 1
 }
 
