@@ -62,3 +62,100 @@ expect_eq "host b: its traces came through the relayd" relayd \
 	"$(json run/manifest.json "d['hosts'][0].get('trace_via')")"
 expect_eq "host c: one daemon's run, as before" "2 $c_pid relayd" \
 	"$(json run/hosts/c/manifest.json 'd["version"], d["pid"]' | tr -d "(),'") $(json run/manifest.json "d['hosts'][1].get('trace_via')")"
+
+# RUN:HOST:PID names one daemon of one host to every command: its report
+# is the one of its directory, the name aside.
+strip() { python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+for k in ("run_dir", "run"):
+    d.pop(k, None)
+print(json.dumps(d, sort_keys=True))' "$1"; }
+for p in $b1_pid $b2_pid; do
+	"$CORECAP" report --json "run:b:$p" >"named-$p.json" 2>"named-$p.err" ||
+		{ echo "FAIL: report run:b:$p:"; cat "named-$p.err"; }
+	"$CORECAP" report --json "run/hosts/b/daemons/$p" >"dir-$p.json"
+	strip "dir-$p.json" >a.s
+	strip "named-$p.json" >b.s
+	expect_true "report --json run:b:$p is the daemon's own report" cmp -s a.s b.s
+	"$CORECAP" report "run:b:$p" | tail -n +2 >"named-$p.txt"
+	"$CORECAP" report "run/hosts/b/daemons/$p" | tail -n +2 >"dir-$p.txt"
+	expect_true "report run:b:$p (text) is the daemon's own report" cmp -s "dir-$p.txt" "named-$p.txt"
+	ops=$(json "named-$p.json" 'd["ops"]["count"]')
+	expect_calc "host b, PID $p: the benchmark's ops ($ops)" "$ops > 20"
+	expect_true "html run:b:$p" "$CORECAP" html -o "page-$p.html" "run:b:$p"
+	expect_true "flame run:b:$p" sh -c "'$CORECAP' flame --kind op 'run:b:$p' >flame-$p.txt 2>/dev/null"
+	expect_true "export --chrome run:b:$p" "$CORECAP" export --chrome -o "chrome-$p.json" "run:b:$p"
+done
+rc=0
+"$CORECAP" compare "run:b:$b1_pid" "run:b:$b2_pid" >cmp.txt 2>cmp.err || rc=$?
+expect_eq "compare run:b:P1 run:b:P2" 0 "$rc"
+[ "$rc" = 0 ] || cat cmp.err
+# RUN:HOST of a host of several daemons: that host's several-daemon report.
+"$CORECAP" report --json run:b >b.json
+"$CORECAP" report --json run/hosts/b >b-dir.json
+expect_eq "report run:b: the host's several-daemon report" "corecap-report-multi $b1_pid $b2_pid" \
+	"$(json b.json "d['format'] + ' ' + ' '.join(str(x['pid']) for x in sorted(d['daemons'], key=lambda x: x['pid']))")"
+strip b-dir.json >a.s
+strip b.json >b.s
+expect_true "report --json run:b is run/hosts/b's" cmp -s a.s b.s
+# A host of one daemon takes its PID too, as a run of one daemon does.
+"$CORECAP" report --json "run:c:$c_pid" >c-named.json
+"$CORECAP" report --json run:c >c.json
+strip c.json >a.s
+strip c-named.json >b.s
+expect_true "report run:c:PID is run:c's report" cmp -s a.s b.s
+
+# Refused, the cause named: a PID the host does not have, a host the run
+# does not have, and anything but digits after a host.
+refused() {
+	local what=$1 arg=$2 says=$3 rc=0
+	"$CORECAP" report "$arg" >refused.out 2>refused.err || rc=$?
+	expect_eq "$what: refused" 1 "$rc"
+	expect_true "$what: says '$says'" grep -qF -- "$says" refused.err
+	[ "$rc" = 1 ] && grep -qF -- "$says" refused.err || cat refused.err
+}
+refused "an unknown PID of host b" "run:b:999999" "'run:b' has no daemon of PID 999999"
+refused "another PID than host c's" "run:c:999999" "'run:c' is a run of one daemon, PID $c_pid, not 999999"
+refused "an unknown host" "run:zz:$b1_pid" "'run' has no host 'zz'"
+for bad in "+$b1_pid" "0$b1_pid" " $b1_pid" "../../etc" "$b1_pid$b1_pid$b1_pid$b1_pid" "-1"; do
+	refused "PID '$bad'" "run:b:$bad" "takes a PID (decimal digits, at most 10)"
+done
+refused "html of an unknown PID" "run:b:999999" "has no daemon of PID 999999"
+
+# The system: the least headroom over every daemon of every host.
+"$CORECAP" report --json run >whole.json
+"$CORECAP" report run >whole.txt
+sed -n '1,/^========/p' whole.txt
+least=$(python3 -c '
+import json, sys
+best = None
+for f in sys.argv[1:]:
+    host, pid, path = f.split(":")
+    d = json.load(open(path))["diagnosis"]
+    h = d.get("headroom")
+    if h is not None and (best is None or h < best[0]):
+        best = (h, host, pid)
+print("%.3f %s %s" % best if best else "none")' "b:$b1_pid:named-$b1_pid.json" "b:$b2_pid:named-$b2_pid.json" "c:$c_pid:c.json")
+echo "least headroom over the daemons: $least"
+expect_eq "the system's headroom, host and PID: the least over every daemon" "$least" \
+	"$(json whole.json "'%.3f %s %s' % (d['system']['headroom'], d['system']['host'], d['system']['pid'])")"
+expect_eq "JSON: host b lists its two daemons, c its one" "b $b1_pid $b2_pid c $c_pid" \
+	"$(json whole.json "' '.join(h['name'] + ' ' + ' '.join(str(x['pid']) for x in sorted(h['daemons'], key=lambda x: x['pid'])) for h in d['hosts'])")"
+expect_eq "JSON: host b's report is its several-daemon report" corecap-report-multi \
+	"$(json whole.json "d['hosts'][0]['report']['format']")"
+for p in $b1_pid $b2_pid; do
+	expect_true "text: a line for host b's PID $p" grep -qE "^ +b +refosd \(pid $p\) +complete" whole.txt
+done
+expect_true "text: a line for host c's daemon" grep -qE "^ +c +refosd \(pid $c_pid\) +complete" whole.txt
+sys_line=$(grep '^SYSTEM' whole.txt)
+expect_eq "text: the SYSTEM line is the JSON's verdict" "SYSTEM     $(json whole.json "d['system']['verdict']")" "$sys_line"
+"$CORECAP" html -o whole.html run
+expect_true "html: the system's part as the text prints it" grep -qF -- "$(printf '%s' "$sys_line" | sed "s/'/\&#39;/g")" whole.html
+expect_true "html: a section for host b" grep -q 'id="cc-host-b"' whole.html
+# The host's daemons were left as they were: running and serving.
+serves() { "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" a "$REFBENCH" -H "$b_addr" -p "$1" \
+	--no-progress -t 1 -d 1 write >"serves-$1.out" 2>&1; }
+expect_true "host b's first daemon still serves" serves "$b1_port"
+expect_true "host b's second daemon still serves" serves "$b2_port"
+finish
