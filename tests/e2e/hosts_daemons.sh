@@ -153,6 +153,27 @@ expect_eq "text: the SYSTEM line is the JSON's verdict" "SYSTEM     $(json whole
 "$CORECAP" html -o whole.html run
 expect_true "html: the system's part as the text prints it" grep -qF -- "$(printf '%s' "$sys_line" | sed "s/'/\&#39;/g")" whole.html
 expect_true "html: a section for host b" grep -q 'id="cc-host-b"' whole.html
+# The whole run's flame graph and time line: a root frame and a process
+# per daemon of host b ("b:PID"), as each daemon's own.
+"$CORECAP" flame --kind op run >whole.folded 2>whole.flame.err ||
+	{ echo "FAIL: flame run:"; cat whole.flame.err; }
+expect_eq "flame run: a root frame per daemon of b, one for c" "b:$b1_pid b:$b2_pid c" \
+	"$(cut -d';' -f1 whole.folded | sort -u | tr '\n' ' ' | sed 's/ $//')"
+"$CORECAP" flame --kind op "run:b:$b1_pid" | sort >own.folded
+grep "^b:$b1_pid;" whole.folded | sed "s/^b:$b1_pid;//" | sort >part.folded
+expect_true "flame run: b:PID's lines are flame run:b:PID's" cmp -s own.folded part.folded
+"$CORECAP" export --chrome -o whole.trace.json run 2>export.err || { echo "FAIL: export run:"; cat export.err; }
+expect_eq "export --chrome run: a process per daemon, b's two and c's" \
+	"b:$b1_pid b:$b2_pid c:$c_pid" \
+	"$(json whole.trace.json "' '.join(h['name'] + ':' + str(h['pid']) for h in d['otherData']['hosts'])")"
+expect_eq "export --chrome run: b's processes named HOST: comm (pid N)" \
+	"b: refosd (pid $b1_pid)|b: refosd (pid $b2_pid)" \
+	"$(json whole.trace.json "'|'.join(h['process'] for h in d['otherData']['hosts'] if h['name'] == 'b')")"
+"$CORECAP" compare run run >self.txt 2>self.err || { echo "FAIL: compare run run:"; cat self.err; }
+expect_true "compare run run: host b compared daemon by daemon, said" \
+	grep -qF "b: not compared: a host of several daemons in A and B: compare them one by one, \`corecap compare A:b:PID B:b:PID\`" self.txt
+expect_true "compare run run: host c compared" grep -q "^======== host c: corecap compare run:c run:c" self.txt
+
 # The host's daemons were left as they were: running and serving.
 serves() { "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" a "$REFBENCH" -H "$b_addr" -p "$1" \
 	--no-progress -t 1 -d 1 write >"serves-$1.out" 2>&1; }
