@@ -174,6 +174,27 @@ expect_true "compare run run: host b compared daemon by daemon, said" \
 	grep -qF "b: not compared: a host of several daemons in A and B: compare them one by one, \`corecap compare A:b:PID B:b:PID\`" self.txt
 expect_true "compare run run: host c compared" grep -q "^======== host c: corecap compare run:c run:c" self.txt
 
+# ceph-osds per host: host C's record looks for its OSDs as record
+# --ceph-osds does, there; a directory without one fails that host with
+# the cause, host B's two daemons are still recorded, the run partial.
+mkdir no-osds
+cat >hosts2.txt <<HOSTS
+b b pid=$b1_pid,$b2_pid
+c c ceph-osds=$WORK/no-osds
+HOSTS
+rc=0
+"$CORECAP" record --hosts hosts2.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run2 \
+	--record-opt=--no-kernel -d 1 >record2.out 2>record2.err || rc=$?
+expect_eq "a host without OSDs: record exits 1" 1 "$rc"
+expect_eq "run2: partial, host b complete, host c failed" "partial complete failed" \
+	"$(json run2/manifest.json "d['status'], d['hosts'][0]['status'], d['hosts'][1]['status']" | tr -d "(),'")"
+expect_eq "run2: host c's entry keeps its OSD directory" "$WORK/no-osds" \
+	"$(json run2/manifest.json "d['hosts'][1]['ceph_osds']")"
+expect_true "host c's log says why, as record --ceph-osds says it" \
+	grep -qF -- "--ceph-osds: no running ceph-osd listens on an admin socket in '$WORK/no-osds'" run2/hosts/c.log
+expect_eq "run2: host b's run of its two daemons" "3 2" \
+	"$(json run2/hosts/b/manifest.json "d['version'], len(d['daemons'])" | tr -d "(),'")"
+
 # The host's daemons were left as they were: running and serving.
 serves() { "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" a "$REFBENCH" -H "$b_addr" -p "$1" \
 	--no-progress -t 1 -d 1 write >"serves-$1.out" 2>&1; }
