@@ -560,7 +560,7 @@ static int export_multi(const struct export_opts *o, FILE *out)
  */
 struct host_part {
 	const struct hosts_host *h;
-	char *dir;	/* its run: the host's, or one daemon's of a host of several (malloc'd) */
+	char *dir; /* its run: the host's, or one daemon's of a host of several (malloc'd) */
 	char label[CORECAP_HOSTS_NAME_MAX + 16]; /* NAME, or NAME:PID */
 	struct run run;
 	bool opened, used;

@@ -83,7 +83,8 @@ static int build_multi(struct hosts_build *hb, size_t i, const char *symfs,
 				best = (int)k;
 			continue;
 		}
-		if (best < 0 || !m->s[best].r->diagnosis || !(m->s[best].r->diagnosis->headroom > 0) ||
+		if (best < 0 || !m->s[best].r->diagnosis ||
+		    !(m->s[best].r->diagnosis->headroom > 0) ||
 		    d->headroom < m->s[best].r->diagnosis->headroom)
 			best = (int)k;
 	}
@@ -137,9 +138,10 @@ int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *sym
 			ret = build_multi(hb, i, symfs, o);
 			if (ret) {
 				s->r = NULL;
-				s->why_not = ret == -ENODATA
-						     ? "none of its daemons' runs could be analysed"
-						     : "its run cannot be read (the error is above)";
+				s->why_not =
+					ret == -ENODATA
+						? "none of its daemons' runs could be analysed"
+						: "its run cannot be read (the error is above)";
 				continue;
 			}
 			v->n_analysed++;

@@ -24,8 +24,8 @@ struct multi_daemon {
 };
 
 struct multi_run {
-	const char *dir;  /* the run's directory (RUN:HOST's: owned_dir) */
-	char *owned_dir;  /* RUN/hosts/HOST when opened as RUN:HOST, or NULL */
+	const char *dir; /* the run's directory (RUN:HOST's: owned_dir) */
+	char *owned_dir; /* RUN/hosts/HOST when opened as RUN:HOST, or NULL */
 	struct run_manifest manifest;
 	struct multi_daemon *daemons;
 	size_t n_daemons;

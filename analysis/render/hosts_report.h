@@ -41,7 +41,7 @@ struct hosts_section {
 	const struct multi_report *multi; /* a host of several daemons, or NULL */
 	int pid;			  /* r's daemon's, with multi; 0 otherwise */
 	size_t n_daemons_no_headroom;	  /* with multi: its analysed daemons without one */
-	const char *dir;		  /* r's run (the page's chart): the host's or r's daemon's */
+	const char *dir; /* r's run (the page's chart): the host's or r's daemon's */
 	struct run *run;
 };
 

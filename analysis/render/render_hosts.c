@@ -99,8 +99,10 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 		const struct diagnosis *d = m->s[m->cap].r->diagnosis;
 
 		fprintf(out,
-			"  headroom   %.2fx  (the least of the hosts' daemons': with the load split "
-			"across them as in this run, the system grows this much before host %s binds)\n",
+			"  headroom   %.2fx  (the least of the hosts' daemons': with the load "
+			"split "
+			"across them as in this run, the system grows this much before host %s "
+			"binds)\n",
 			d->headroom, m->s[m->cap].h->name);
 		if (m->next >= 0)
 			fprintf(out, "  then       host %s at %.2fx\n", m->s[m->next].h->name,
@@ -111,8 +113,8 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 			m->n_no_headroom, m->n_no_headroom == 1 ? "" : "s",
 			m->n_no_headroom == 1 ? "its" : "their");
 	for (size_t i = 0; i < m->n; i++)
-		if (m->s[i].r && m->s[i].n_daemons_no_headroom &&
-		    m->s[i].r->diagnosis && m->s[i].r->diagnosis->headroom > 0)
+		if (m->s[i].r && m->s[i].n_daemons_no_headroom && m->s[i].r->diagnosis &&
+		    m->s[i].r->diagnosis->headroom > 0)
 			fprintf(out,
 				"  unknown    host %s: %zu of its daemons without a headroom, not "
 				"counted in its least (see their diagnosis)\n",
@@ -133,7 +135,8 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 					 ms->d->pid);
 				host_row(out, s->h->name, label, ms->d->status, ms->r, clock);
 				if (!ms->r)
-					fprintf(out, "             not analysed: %s\n", ms->why_not);
+					fprintf(out, "             not analysed: %s\n",
+						ms->why_not);
 			}
 		} else {
 			daemon_label(s, label, sizeof(label));
@@ -264,7 +267,8 @@ static json_object *clock_obj(const struct hosts_clock *c)
 	return o;
 }
 
-/* The PID of a section's daemon (a host of several's: the one with the least headroom); 0 unknown. */
+/* The PID of a section's daemon (a host of several's: the one with the least headroom); 0 unknown.
+ */
 static int section_pid(const struct hosts_section *s)
 {
 	if (s->multi)
@@ -303,15 +307,15 @@ static json_object *daemons_arr(const struct hosts_section *s)
 		const struct run_manifest *mf = s->r ? s->r->manifest : NULL;
 
 		snprintf(comm, sizeof(comm), "%s", mf && mf->comm ? mf->comm : s->h->comm);
-		json_object_array_add(a, daemon_obj(section_pid(s), comm, s->h->status, s->r,
-						    s->why_not));
+		json_object_array_add(
+			a, daemon_obj(section_pid(s), comm, s->h->status, s->r, s->why_not));
 		return a;
 	}
 	for (size_t k = 0; k < s->multi->n; k++) {
 		const struct multi_section *ms = &s->multi->s[k];
 
-		json_object_array_add(a, daemon_obj(ms->d->pid, ms->d->comm, ms->d->status, ms->r,
-						    ms->why_not));
+		json_object_array_add(
+			a, daemon_obj(ms->d->pid, ms->d->comm, ms->d->status, ms->r, ms->why_not));
 	}
 	return a;
 }
@@ -323,9 +327,10 @@ json_object *corecap_render_hosts_system_json(const struct hosts_report *m)
 
 	json_object_object_add(o, "verdict", json_object_new_string(m->verdict));
 	json_object_object_add(o, "host", d ? json_object_new_string(m->s[m->cap].h->name) : NULL);
-	json_object_object_add(o, "pid", d && section_pid(&m->s[m->cap]) > 0
-						 ? json_object_new_int(section_pid(&m->s[m->cap]))
-						 : NULL);
+	json_object_object_add(o, "pid",
+			       d && section_pid(&m->s[m->cap]) > 0
+				       ? json_object_new_int(section_pid(&m->s[m->cap]))
+				       : NULL);
 	json_object_object_add(o, "kind",
 			       d ? json_object_new_string(corecap_diag_kind_name(d->kind)) : NULL);
 	json_object_object_add(o, "name", d && d->name[0] ? json_object_new_string(d->name) : NULL);
@@ -381,11 +386,11 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 				       m->s[i].r && section_pid(&m->s[i]) > 0
 					       ? json_object_new_int(section_pid(&m->s[i]))
 					       : NULL);
-		json_object_object_add(o, "report",
-				       m->s[i].multi ? corecap_render_multi_json_object(m->s[i].multi,
-											&ret)
-				       : m->s[i].r   ? corecap_render_json_object(m->s[i].r, &ret)
-						     : NULL);
+		json_object_object_add(
+			o, "report",
+			m->s[i].multi ? corecap_render_multi_json_object(m->s[i].multi, &ret)
+			: m->s[i].r   ? corecap_render_json_object(m->s[i].r, &ret)
+				      : NULL);
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "hosts", a);

@@ -318,9 +318,8 @@ json_object *corecap_render_multi_json_object(const struct multi_report *m, int 
 							 : NULL);
 		json_object_object_add(o, "not_analysed",
 				       m->s[i].r ? NULL : json_object_new_string(m->s[i].why_not));
-		json_object_object_add(o, "report",
-				       m->s[i].r ? corecap_render_json_object(m->s[i].r, ret)
-						 : NULL);
+		json_object_object_add(
+			o, "report", m->s[i].r ? corecap_render_json_object(m->s[i].r, ret) : NULL);
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "daemons", a);

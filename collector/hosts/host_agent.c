@@ -178,35 +178,6 @@ static int relayd_url(const char *url, char *out, size_t size)
 	return 0;
 }
 
-/*
- * Adds --pid's value (N or N,N,...: decimal, 1 to 4194304, at most
- * CORECAP_HOST_PIDS_MAX in all, none twice) to the PIDs in pids[]; 0 or -EINVAL.
- */
-static int add_pids(const char *arg, pid_t *pids, size_t *n)
-{
-	const char *p = arg;
-
-	do {
-		char *end;
-		long v;
-
-		if (*p < '1' || *p > '9')
-			return -EINVAL;
-		errno = 0;
-		v = strtol(p, &end, 10);
-		if (errno || v > 4194304 || (*end && *end != ',') || *n == CORECAP_HOST_PIDS_MAX)
-			return -EINVAL;
-		for (size_t i = 0; i < *n; i++)
-			if (pids[i] == (pid_t)v)
-				return -EINVAL;
-		pids[(*n)++] = (pid_t)v;
-		p = *end ? end + 1 : end;
-		if (*end && !*p)
-			return -EINVAL;
-	} while (*p);
-	return 0;
-}
-
 /* A line on stdin, at most 16 bytes; 1 for "go", 0 at EOF, -1 for anything else. */
 static int read_go(void)
 {
@@ -302,7 +273,8 @@ int corecap_cmd_host_record(int argc, char **argv)
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
 		case 'p':
-			if (add_pids(optarg, daemons.pids, &daemons.n_pids) < 0)
+			/* N or N,N,...; repeated, they add up (host_spec.h's rules). */
+			if (corecap_host_pids_parse(&daemons, optarg) < 0)
 				return corecap_usage_error(corecap_host_record_usage,
 							   "bad --pid '%s'", optarg);
 			break;

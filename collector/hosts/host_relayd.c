@@ -418,8 +418,8 @@ static int take(struct corecap_relayd *d, const char *host, const char *sub, int
 				   strerror(errno));
 	} else if (fstat(host_fd, &st) < 0 || st.st_uid != geteuid() || fchmod(host_fd, 0700) < 0) {
 		ret = fail(d, -EPERM, "'%s' is not a directory of ours", where);
-	} else if ((sub_fd = openat(host_fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-							   O_CLOEXEC)) < 0) {
+	} else if ((sub_fd = openat(host_fd, sub,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		ret = fail(d, errno == ENOENT ? -ENOENT : -errno,
 			   "lttng-relayd wrote nothing for '%s/%s': %s", where, sub,
 			   strerror(errno));

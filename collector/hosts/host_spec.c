@@ -72,33 +72,37 @@ static int fail(struct corecap_host_spec *spec, unsigned line, const char *why, 
 	return -EINVAL;
 }
 
+int corecap_host_pids_parse(struct corecap_host *h, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long v;
+
+		if (*p < '1' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v <= 0 || v > 4194304 || (*end && *end != ','))
+			return -EINVAL;
+		if (h->n_pids == CORECAP_HOST_PIDS_MAX)
+			return -E2BIG;
+		for (size_t i = 0; i < h->n_pids; i++)
+			if (h->pids[i] == (pid_t)v)
+				return -EEXIST;
+		h->pids[h->n_pids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return -EINVAL;
+	}
+	return h->n_pids ? 0 : -EINVAL;
+}
+
 static int parse_daemons(struct corecap_host *h, const char *s)
 {
-	if (strncmp(s, "pid=", 4) == 0) {
-		const char *p = s + 4;
-
-		while (*p) {
-			char *end;
-			long v;
-
-			if (*p < '1' || *p > '9')
-				return -EINVAL;
-			errno = 0;
-			v = strtol(p, &end, 10);
-			if (errno || v <= 0 || v > 4194304 || (*end && *end != ','))
-				return -EINVAL;
-			if (h->n_pids == CORECAP_HOST_PIDS_MAX)
-				return -E2BIG;
-			for (size_t i = 0; i < h->n_pids; i++)
-				if (h->pids[i] == (pid_t)v)
-					return -EEXIST;
-			h->pids[h->n_pids++] = (pid_t)v;
-			p = *end ? end + 1 : end;
-			if (*end && !*p)
-				return -EINVAL;
-		}
-		return h->n_pids ? 0 : -EINVAL;
-	}
+	if (strncmp(s, "pid=", 4) == 0)
+		return corecap_host_pids_parse(h, s + 4);
 	if (strncmp(s, "comm=", 5) == 0) {
 		size_t n = strlen(s + 5);
 
@@ -176,7 +180,8 @@ int corecap_host_spec_parse(struct corecap_host_spec *spec, const char *text)
 				    f[2]);
 		if (ret < 0)
 			return fail(spec, lineno,
-				    "expected pid=N[,N...], comm=NAME or ceph-osds[=DIR], got", f[2]);
+				    "expected pid=N[,N...], comm=NAME or ceph-osds[=DIR], got",
+				    f[2]);
 		snprintf(h->name, sizeof(h->name), "%s", f[0]);
 		snprintf(h->reach, sizeof(h->reach), "%s", f[1]);
 		spec->n++;

@@ -43,7 +43,7 @@ struct corecap_host {
 	char reach[CORECAP_HOST_REACH_MAX + 1];
 	pid_t pids[CORECAP_HOST_PIDS_MAX];
 	size_t n_pids;
-	char comm[16]; /* or the process name ("" with pids) */
+	char comm[16];	/* or the process name ("" with pids) */
 	bool ceph_osds; /* or the OSDs of ceph_osds_dir ("": record's default) */
 	char ceph_osds_dir[CORECAP_HOST_OSD_DIR_MAX + 1];
 };
@@ -64,6 +64,12 @@ int corecap_host_name_ok(const char *s);
 int corecap_host_reach_ok(const char *s);
 /* True when s is a valid ceph-osds=DIR (above). */
 int corecap_host_osd_dir_ok(const char *s);
+/*
+ * Adds the PIDs of list ("N[,N...]": decimal, 1 to 4194304) to h's: 0,
+ * -EINVAL for another spelling or an empty list, -E2BIG past
+ * CORECAP_HOST_PIDS_MAX, -EEXIST for a PID named twice.
+ */
+int corecap_host_pids_parse(struct corecap_host *h, const char *list);
 /* The host's daemons as host-record's --pid takes them: "N,N,..." into buf; 0 or -ENOSPC. */
 int corecap_host_pids_arg(const struct corecap_host *h, char *buf, size_t size);
 

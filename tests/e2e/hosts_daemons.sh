@@ -15,12 +15,7 @@ set -euo pipefail
 need_refosd
 need_sessiond
 e2e_cleanup_hook() { hosts_teardown; }
-need_hosts
-hosts_add a 0
-hosts_add b 37.5
-b_addr=$HOST_ADDR
-hosts_add c -12.25
-c_addr=$HOST_ADDR
+hosts_abc
 cd "$WORK"
 
 hosts_start_refosd b "$b_addr" 1

@@ -13,6 +13,7 @@
 # Usage, after lib.sh and e2e_workdir (or analysis_lib.sh):
 #   need_hosts                  # exits 77, saying why, when the kernel cannot
 #   hosts_add NAME OFFSET_S     # e.g. hosts_add b 37.5; sets HOST_ADDR
+#   hosts_abc                   # need_hosts, then a (0), b (+37.5 s), c (-12.25 s)
 #   hosts_rsh NAME CMD...       # runs CMD in host NAME
 #   HOSTS_RSH                   # the --rsh command: "hosts_rsh DIR"
 #
@@ -120,6 +121,18 @@ hosts_add() {
 	}
 	echo "$HOST_ADDR" >"$HOSTS_DIR/$name.addr"
 	echo "$off" >"$HOSTS_DIR/$name.offset"
+}
+
+# hosts_abc: the tests' three hosts, after need_hosts: a (the client,
+# offset 0), b (+37.5 s) and c (-12.25 s); b's and c's addresses in
+# b_addr and c_addr.
+hosts_abc() {
+	need_hosts
+	hosts_add a 0
+	hosts_add b 37.5
+	b_addr=$HOST_ADDR
+	hosts_add c -12.25
+	c_addr=$HOST_ADDR
 }
 
 hosts_rsh() {
