@@ -94,6 +94,14 @@ expect_eq "report run:b: the host's several-daemon report" "corecap-report-multi
 strip b-dir.json >a.s
 strip b.json >b.s
 expect_true "report --json run:b is run/hosts/b's" cmp -s a.s b.s
+expect_true "html run:b: the host's page of several daemons" "$CORECAP" html -o b.html run:b
+for p in $b1_pid $b2_pid; do
+	expect_eq "html run:b: PID $p's section and its page's name" 2 \
+		"$(grep -c "id=\"cc-daemon-$p\"\|corecap html run:b:$p</code>" b.html)"
+done
+"$CORECAP" export --chrome -o b.trace.json run:b 2>b.export.err || { echo "FAIL: export run:b:"; cat b.export.err; }
+expect_eq "export --chrome run:b: both daemons' processes" 2 \
+	"$(json b.trace.json "len(set(e['pid'] for e in d['traceEvents'] if e.get('name') == 'process_name' and e['args']['name'].startswith('refosd')))")"
 # A host of one daemon takes its PID too, as a run of one daemon does.
 "$CORECAP" report --json "run:c:$c_pid" >c-named.json
 "$CORECAP" report --json run:c >c.json
