@@ -45,6 +45,8 @@ expect_eq "the run: complete, hosts b and c" "complete b c" \
 	"$(json run/manifest.json 'd["status"], " ".join(h["name"] for h in d["hosts"])' | tr -d "(),'")"
 expect_eq "host b's entry lists its daemons' PIDs" "$b1_pid $b2_pid" \
 	"$(json run/manifest.json "' '.join(str(p) for p in d['hosts'][0]['pids'])")"
+hosts_manifest_keys run/manifest.json paths
+expect_true "and it has hosts[].pids" grep -qx 'hosts\[\].pids' paths
 expect_eq "host b's run is one of several daemons (version 3), complete" "3 complete" \
 	"$(json run/hosts/b/manifest.json 'd["version"], d["status"]' | tr -d "(),'")"
 expect_eq "its daemons: both refosds" "$b1_pid $b2_pid" \
@@ -191,6 +193,8 @@ rc=0
 expect_eq "a host without OSDs: record exits 1" 1 "$rc"
 expect_eq "run2: partial, host b complete, host c failed" "partial complete failed" \
 	"$(json run2/manifest.json "d['status'], d['hosts'][0]['status'], d['hosts'][1]['status']" | tr -d "(),'")"
+hosts_manifest_keys run2/manifest.json paths2
+expect_true "and it has hosts[].ceph_osds" grep -qx 'hosts\[\].ceph_osds' paths2
 expect_eq "run2: host c's entry keeps its OSD directory" "$WORK/no-osds" \
 	"$(json run2/manifest.json "d['hosts'][1]['ceph_osds']")"
 expect_true "host c's log says why, as record --ceph-osds says it" \

@@ -135,6 +135,30 @@ hosts_abc() {
 	c_addr=$HOST_ADDR
 }
 
+# hosts_manifest_keys MANIFEST PATHS: every key path of MANIFEST (a.b,
+# a[].c) into the file PATHS, and the check that each is one of
+# corecap/manifest_keys.h's list (the build's manifest_keys tool).
+hosts_manifest_keys() {
+	local rc=0
+	python3 -c '
+import json, sys
+out = set()
+def walk(v, p):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            q = p + "." + k if p else k
+            out.add(q)
+            walk(x, q)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x, p + "[]")
+walk(json.load(open(sys.argv[1])), "")
+print("\n".join(sorted(out)))' "$1" >"$2"
+	"$CORECAP_BUILD/tests/e2e/manifest_keys" check <"$2" >"$2.check" || rc=$?
+	expect_eq "every key of '$1' is in manifest_keys.h" 0 "$rc"
+	cat "$2.check"
+}
+
 hosts_rsh() {
 	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$@"
 }
