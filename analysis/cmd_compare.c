@@ -173,6 +173,22 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 	return 0;
 }
 
+/* Whether arg up to one of its colons names a file (RUN of RUN:PID, RUN:NAME, RUN:NAME:PID). */
+static bool prefix_exists(const char *arg)
+{
+	for (const char *colon = strrchr(arg, ':'); colon && colon != arg;
+	     colon = memrchr(arg, ':', (size_t)(colon - arg))) {
+		char *dir = strndup(arg, (size_t)(colon - arg));
+		struct stat st;
+		bool found = dir && stat(dir, &st) == 0;
+
+		free(dir);
+		if (found)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Both runs exist before either is read: a run missing is said in one
  * line at once, not after the other's report (RUN:PID names RUN).
@@ -180,22 +196,14 @@ static int parse_args(struct compare_opts *o, int argc, char **argv)
 static int runs_exist(const struct compare_opts *o)
 {
 	for (int s = 0; s < 2; s++) {
-		const char *colon = strrchr(o->run[s], ':');
 		struct stat st;
-		char *dir;
 		int err;
 
 		if (stat(o->run[s], &st) == 0)
 			continue;
 		err = errno;
-		if (colon && colon != o->run[s] &&
-		    (dir = strndup(o->run[s], (size_t)(colon - o->run[s])))) {
-			bool found = stat(dir, &st) == 0;
-
-			free(dir);
-			if (found)
-				continue;
-		}
+		if (prefix_exists(o->run[s]))
+			continue;
 		corecap_error("cannot open run directory '%s': %s", o->run[s], strerror(err));
 		return -err;
 	}

@@ -560,6 +560,8 @@ static int export_multi(const struct export_opts *o, FILE *out)
  */
 struct host_part {
 	const struct hosts_host *h;
+	char *dir; /* its run: the host's, or one daemon's of a host of several (malloc'd) */
+	char label[CORECAP_HOSTS_NAME_MAX + 16]; /* NAME, or NAME:PID */
 	struct run run;
 	bool opened, used;
 	struct hosts_align a;
@@ -577,7 +579,7 @@ static bool host_part_open(const struct export_opts *o, struct host_part *p, int
 	char *err = NULL;
 
 	*ret = 0;
-	if (!h->dir) {
+	if (!p->dir) {
 		corecap_warn("host '%s' is left out: it sent no run (%s%s%s)", h->name, h->status,
 			     h->partial_reason ? ": " : "",
 			     h->partial_reason ? h->partial_reason : "");
@@ -588,15 +590,15 @@ static bool host_part_open(const struct export_opts *o, struct host_part *p, int
 		corecap_warn("host '%s' is left out: its clock was not measured, so its events "
 			     "have no place on the recording host's time line (corecap export "
 			     "--chrome %s:%s exports them alone)",
-			     h->name, o->run, h->name);
+			     p->label, o->run, p->label);
 		return false;
 	}
-	*ret = corecap_run_open(&p->run, h->dir, &ro, &err);
+	*ret = corecap_run_open(&p->run, p->dir, &ro, &err);
 	p->opened = true;
 	if (!*ret)
 		*ret = corecap_run_load_manifest(&p->run, &err);
 	if (*ret) {
-		corecap_error("host '%s': %s", h->name, err ? err : strerror(-*ret));
+		corecap_error("host '%s': %s", p->label, err ? err : strerror(-*ret));
 		free(err);
 		return false;
 	}
@@ -605,7 +607,7 @@ static bool host_part_open(const struct export_opts *o, struct host_part *p, int
 		corecap_warn("host '%s' is left out: its run has no recording window to place on "
 			     "the time line (a partial run: corecap export --chrome %s:%s exports "
 			     "it alone)",
-			     h->name, o->run, h->name);
+			     p->label, o->run, p->label);
 		return false;
 	}
 	p->w0 = p->run.manifest.window_start_ns;
@@ -630,7 +632,7 @@ static int host_part_export(const struct export_opts *o, struct host_part *p, in
 {
 	struct export_opts sub = *o;
 
-	sub.run = p->h->dir;
+	sub.run = p->dir;
 	sub.process_name = p->name;
 	sub.run_start_ns = hs;
 	sub.run_end_ns = he;
@@ -640,6 +642,56 @@ static int host_part_export(const struct export_opts *o, struct host_part *p, in
 	sub.rate = 1 / (1 + p->a.drift);
 	sub.shown_pid = p->shown_pid;
 	return export_spliced(&sub, &p->run, written, out);
+}
+
+/*
+ * The parts of a run of several hosts: a part per host, or per daemon of a
+ * host of several daemons (each its own process on the time line); *n
+ * parts in *out (malloc'd, each part's dir too). 0, or a negative errno.
+ */
+static int host_parts(struct hosts_run *m, struct host_part **out, size_t *n)
+{
+	struct host_part *p = calloc(m->n_hosts, sizeof(*p)), *grown;
+	size_t cap = m->n_hosts;
+	int ret = p ? 0 : -ENOMEM;
+
+	*n = 0;
+	for (size_t i = 0; i < m->n_hosts && !ret; i++) {
+		const struct hosts_host *h = &m->hosts[i];
+		struct multi_run mr;
+		char *err = NULL;
+
+		if (!h->dir || !corecap_multi_run_is(h->dir)) {
+			p[*n] = (struct host_part){.h = h, .dir = h->dir ? strdup(h->dir) : NULL};
+			snprintf(p[*n].label, sizeof(p[*n].label), "%s", h->name);
+			ret = h->dir && !p[*n].dir ? -ENOMEM : 0;
+			++*n;
+			continue;
+		}
+		ret = corecap_multi_run_open(&mr, h->dir, &err);
+		if (ret)
+			corecap_error("host '%s': %s", h->name, err ? err : strerror(-ret));
+		for (size_t k = 0; !ret && k < mr.n_daemons; k++) {
+			if (*n + m->n_hosts >= cap) {
+				cap = 2 * cap + mr.n_daemons;
+				grown = realloc(p, cap * sizeof(*p));
+				if (!grown) {
+					ret = -ENOMEM;
+					break;
+				}
+				p = grown;
+			}
+			p[*n] = (struct host_part){.h = h, .dir = strdup(mr.daemons[k].dir)};
+			snprintf(p[*n].label, sizeof(p[*n].label), "%s:%d", h->name,
+				 mr.daemons[k].pid);
+			ret = p[*n].dir ? 0 : -ENOMEM;
+			++*n;
+		}
+		free(err);
+		corecap_multi_run_close(&mr);
+	}
+	*out = p;
+	return ret;
 }
 
 /*
@@ -658,7 +710,7 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 	struct host_part *p = NULL;
 	struct hosts_run m;
 	char *err = NULL;
-	size_t written = 0, used = 0;
+	size_t written = 0, used = 0, n_parts = 0;
 	int64_t origin = INT64_MAX, last = INT64_MIN, s, e;
 	uint64_t bytes = 0, uncertainty = 0;
 	int ret = corecap_hosts_run_open(&m, o->run, &err);
@@ -669,17 +721,14 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 		goto out;
 	}
 	top = &m.manifest;
-	p = calloc(m.n_hosts, sizeof(*p));
-	if (!p) {
-		ret = -ENOMEM;
+	ret = host_parts(&m, &p, &n_parts);
+	if (ret)
 		goto out;
-	}
 	if (top->has_window && top->window_end_ns > top->window_start_ns) {
 		origin = (int64_t)top->window_start_ns;
 		last = (int64_t)top->window_end_ns;
 	}
-	for (size_t i = 0; i < m.n_hosts; i++) {
-		p[i].h = &m.hosts[i];
+	for (size_t i = 0; i < n_parts; i++) {
 		if (!host_part_open(o, &p[i], &ret)) {
 			if (ret)
 				goto out;
@@ -713,16 +762,16 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 		ret = -EINVAL;
 		goto out;
 	}
-	for (size_t i = 0; i < m.n_hosts; i++)
+	for (size_t i = 0; i < n_parts; i++)
 		if (p[i].used)
 			bytes += expected_bytes(
-				p[i].h->dir,
+				p[i].dir,
 				window_share(&p[i].run.manifest,
 					     (uint64_t)corecap_hosts_align_to_host(&p[i].a, s),
 					     (uint64_t)corecap_hosts_align_to_host(&p[i].a, e)));
 	warn_size(o, bytes);
 	fputs(splice_head, out);
-	for (size_t i = 0; i < m.n_hosts && !ret; i++) {
+	for (size_t i = 0; i < n_parts && !ret; i++) {
 		int64_t hs, he;
 		uint64_t b;
 
@@ -740,7 +789,7 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 		}
 		if (hs >= he) {
 			corecap_note("host '%s': its window has no part in the span exported",
-				     p[i].h->name);
+				     p[i].label);
 			p[i].used = false;
 			continue;
 		}
@@ -772,7 +821,7 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 			((double)top->window_start_ns - (double)s) / 1e3,
 			((double)top->window_end_ns - (double)s) / 1e3);
 	fputs(",\"hosts\":[", out);
-	for (size_t i = 0, n = 0; i < m.n_hosts; i++) {
+	for (size_t i = 0, n = 0; i < n_parts; i++) {
 		const struct hosts_align *a = &p[i].a;
 
 		if (!p[i].used)
@@ -800,9 +849,11 @@ static int export_hosts(const struct export_opts *o, FILE *out)
 	if (!ret && ferror(out))
 		ret = -EIO;
 out:
-	for (size_t i = 0; p && i < m.n_hosts; i++)
+	for (size_t i = 0; p && i < n_parts; i++) {
 		if (p[i].opened)
 			corecap_run_close(&p[i].run);
+		free(p[i].dir);
+	}
 	free(p);
 	corecap_hosts_run_close(&m);
 	return ret;

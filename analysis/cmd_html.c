@@ -435,7 +435,8 @@ static int html_hosts(const struct html_opts *o)
 	if (!ret && !(sec = calloc(m->n ? m->n : 1, sizeof(*sec))))
 		ret = -ENOMEM;
 	for (size_t i = 0; !ret && i < m->n; i++) {
-		sec[i] = (struct page_section){m->s[i].h->dir, &hb.runs[i], m->s[i].r, ""};
+		/* A host of several daemons: the chart of its daemon with the least headroom. */
+		sec[i] = (struct page_section){m->s[i].dir, m->s[i].run, m->s[i].r, ""};
 		snprintf(sec[i].name, sizeof(sec[i].name), "host '%s'", m->s[i].h->name);
 	}
 	if (!ret)

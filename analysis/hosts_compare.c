@@ -161,6 +161,17 @@ static const char *why_not(const struct hosts_compare *c, int i, int j, char *bu
 {
 	const struct hosts_section *a = &c->v[0]->s[i], *b = &c->v[1]->s[j];
 
+	if (a->multi || b->multi) {
+		/* One daemon's report against another's would hide the host's others. */
+		snprintf(buf, len,
+			 "a host of several daemons in %s: compare them one by one, "
+			 "`corecap compare A:%s:PID B:%s:PID`",
+			 a->multi && b->multi ? "A and B"
+			 : a->multi	      ? "A"
+					      : "B",
+			 a->h->name, b->h->name);
+		return buf;
+	}
 	if (a->r && b->r)
 		return NULL;
 	if (!a->r && !b->r)

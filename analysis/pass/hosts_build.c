@@ -15,8 +15,17 @@ static void verdict(struct hosts_report *v)
 
 		if (!v->s[i].r)
 			continue;
-		if (d && d->iops > 0)
+		if (v->s[i].multi) {
+			/* Each of its daemons' ops, not only its binding one's. */
+			for (size_t k = 0; k < v->s[i].multi->n; k++) {
+				const struct report *r = v->s[i].multi->s[k].r;
+
+				if (r && r->diagnosis && r->diagnosis->iops > 0)
+					v->ops_per_s += r->diagnosis->iops;
+			}
+		} else if (d && d->iops > 0) {
 			v->ops_per_s += d->iops;
+		}
 		if (!d || !(d->headroom > 0)) {
 			v->n_no_headroom++;
 			continue;
@@ -35,8 +44,57 @@ static void verdict(struct hosts_report *v)
 				 : "no host's run could be analysed");
 		return;
 	}
-	snprintf(v->verdict, sizeof(v->verdict), "host %s's daemon binds first: %s",
-		 v->s[v->cap].h->name, v->s[v->cap].r->diagnosis->headline);
+	if (v->s[v->cap].multi)
+		snprintf(v->verdict, sizeof(v->verdict),
+			 "host %s's daemon PID %d binds first (the least headroom of its %zu): %s",
+			 v->s[v->cap].h->name, v->s[v->cap].pid, v->s[v->cap].multi->n,
+			 v->s[v->cap].r->diagnosis->headline);
+	else
+		snprintf(v->verdict, sizeof(v->verdict), "host %s's daemon binds first: %s",
+			 v->s[v->cap].h->name, v->s[v->cap].r->diagnosis->headline);
+}
+
+/*
+ * A host of several daemons: built as their run, and the host's report
+ * is its daemon's with the least headroom (the first analysed one when
+ * none has a headroom); 0, or the build's error.
+ */
+static int build_multi(struct hosts_build *hb, size_t i, const char *symfs,
+		       const struct report_opts *o)
+{
+	struct hosts_section *s = &hb->s[i];
+	const struct multi_report *m;
+	int ret = corecap_multi_build(&hb->mb[i], s->h->dir, symfs, o, &m);
+	int best = -1;
+
+	hb->mb_built[i] = true; /* released whether built or not (multi_build.h) */
+	if (ret)
+		return ret;
+	s->multi = m;
+	for (size_t k = 0; k < m->n; k++) {
+		const struct report *r = m->s[k].r;
+		const struct diagnosis *d = r ? r->diagnosis : NULL;
+
+		if (!r)
+			continue;
+		if (!d || !(d->headroom > 0)) {
+			s->n_daemons_no_headroom++;
+			if (best < 0)
+				best = (int)k;
+			continue;
+		}
+		if (best < 0 || !m->s[best].r->diagnosis ||
+		    !(m->s[best].r->diagnosis->headroom > 0) ||
+		    d->headroom < m->s[best].r->diagnosis->headroom)
+			best = (int)k;
+	}
+	if (best < 0)
+		return -ENODATA;
+	s->r = m->s[best].r;
+	s->pid = m->s[best].d->pid;
+	s->dir = m->s[best].d->dir;
+	s->run = &hb->mb[i].runs[best];
+	return 0;
 }
 
 int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *symfs,
@@ -59,7 +117,9 @@ int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *sym
 	hb->b = calloc(n, sizeof(*hb->b));
 	hb->r = calloc(n, sizeof(*hb->r));
 	hb->s = calloc(n, sizeof(*hb->s));
-	if (!hb->runs || !hb->b || !hb->r || !hb->s)
+	hb->mb = calloc(n, sizeof(*hb->mb));
+	hb->mb_built = calloc(n, sizeof(*hb->mb_built));
+	if (!hb->runs || !hb->b || !hb->r || !hb->s || !hb->mb || !hb->mb_built)
 		return -ENOMEM;
 	*v = (struct hosts_report){.run_dir = dir, .run = &hb->run, .s = hb->s, .n = n};
 	if (hb->run.manifest.has_window)
@@ -74,6 +134,19 @@ int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *sym
 			s->why_not = "it sent no run";
 			continue;
 		}
+		if (corecap_multi_run_is(s->h->dir)) {
+			ret = build_multi(hb, i, symfs, o);
+			if (ret) {
+				s->r = NULL;
+				s->why_not =
+					ret == -ENODATA
+						? "none of its daemons' runs could be analysed"
+						: "its run cannot be read (the error is above)";
+				continue;
+			}
+			v->n_analysed++;
+			continue;
+		}
 		ret = corecap_report_build_dir(&hb->b[i], &hb->runs[i], s->h->dir, symfs, o,
 					       &hb->r[i]);
 		if (ret) {
@@ -83,6 +156,8 @@ int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *sym
 			continue;
 		}
 		s->r = &hb->r[i];
+		s->dir = s->h->dir;
+		s->run = &hb->runs[i];
 		v->n_analysed++;
 	}
 	verdict(v);
@@ -95,7 +170,11 @@ void corecap_hosts_build_release(struct hosts_build *hb)
 	for (size_t i = 0; hb->b && i < hb->run.n_hosts; i++) {
 		corecap_report_build_release(&hb->b[i]);
 		corecap_run_close(&hb->runs[i]);
+		if (hb->mb_built && hb->mb_built[i])
+			corecap_multi_build_release(&hb->mb[i]);
 	}
+	free(hb->mb);
+	free(hb->mb_built);
 	free(hb->b);
 	free(hb->runs);
 	free(hb->r);

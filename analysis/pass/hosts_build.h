@@ -1,12 +1,14 @@
 /*
  * hosts_build: a run of several hosts (read/hosts_run.h) into the struct
  * hosts_report its renderers read (render/hosts_report.h): each host's
- * run built as any run (pass/report_build.h), then the system's verdict:
- * the host whose daemon binds first.
+ * run built as any run (pass/report_build.h; a host of several daemons'
+ * as a run of several daemons, pass/multi_build.h), then the system's
+ * verdict: the host whose daemon binds first.
  */
 #ifndef CORECAP_HOSTS_BUILD_H
 #define CORECAP_HOSTS_BUILD_H
 
+#include "pass/multi_build.h"
 #include "pass/report_build.h"
 #include "read/hosts_run.h"
 #include "render/hosts_report.h"
@@ -17,6 +19,8 @@ struct hosts_build {
 	struct report_build *b;
 	struct report *r;
 	struct hosts_section *s;
+	struct multi_build *mb; /* a host of several daemons' (mb_built[i]) */
+	bool *mb_built;
 	struct hosts_report view;
 };
 

@@ -5,6 +5,9 @@
  * RUN:NAME`) with "NAME;" before each. `corecap flame RUN` draws them;
  * `corecap compare --folded|--svg` puts two such runs in two columns.
  *
+ * A host of several daemons gives a root frame per daemon, "NAME:PID",
+ * its lines those of `corecap flame RUN:NAME:PID`.
+ *
  * A host that sent no run, or whose run lacks the kind's stacks, is left
  * out and said (a warning for the first, a note for the second).
  */
@@ -18,12 +21,20 @@
 #include "pass/flame_job.h"
 #include "read/hosts_run.h"
 
+/* A root frame of the graph: a host's run, or one daemon's of a host of several. */
+struct hosts_flame_unit {
+	char root[CORECAP_HOSTS_NAME_MAX + 16]; /* NAME, or NAME:PID */
+	char *dir;				/* its run, malloc'd */
+};
+
 struct hosts_flame {
 	struct hosts_run m;
-	struct flame_job *j; /* per host: initialised for the hosts with a run */
-	bool *has;	     /* per host: its run has the stacks of the kind chosen */
-	size_t n_init;	     /* hosts [0, n_init) with a run have their job */
-	size_t used;	     /* hosts with the kind's stacks */
+	struct hosts_flame_unit *u; /* the hosts with a run, a host of several daemons' each */
+	size_t n_units;
+	struct flame_job *j; /* per unit */
+	bool *has;	     /* per unit: its run has the stacks of the kind chosen */
+	size_t n_init;	     /* units [0, n_init) have their job */
+	size_t used;	     /* units with the kind's stacks */
 	const char *label;   /* before the notes of a build ("A" in a comparison); NULL: none */
 	/* After corecap_hosts_flame_build: what the hosts' jobs drew. */
 	uint64_t profiler_samples;

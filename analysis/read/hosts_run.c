@@ -21,8 +21,7 @@ static int64_t to_i64(double v)
 	return v >= 9.2e18 ? INT64_MAX : v <= -9.2e18 ? INT64_MIN : (int64_t)llround(v);
 }
 
-/* The longest host name record --hosts accepts (collector/hosts/host_spec.h). */
-#define HOSTS_NAME_MAX 32
+#define HOSTS_NAME_MAX CORECAP_HOSTS_NAME_MAX
 
 static char *manifest_path(const char *dir)
 {

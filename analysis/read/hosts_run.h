@@ -15,6 +15,9 @@
 
 #include "manifest.h"
 
+/* The longest host name (collector/hosts/host_spec.h's). */
+#define CORECAP_HOSTS_NAME_MAX 32
+
 /* One estimate of a host's clock against the recording host's. */
 struct hosts_clock {
 	bool valid;

@@ -1,4 +1,5 @@
 #include "multi_run.h"
+#include "hosts_run.h"
 #include "run_file.h"
 
 #include <errno.h>
@@ -21,7 +22,8 @@ static char *manifest_path(const char *dir)
 	return p;
 }
 
-bool corecap_multi_run_is(const char *dir)
+/* Whether dir's own manifest says version 3. */
+static bool version_is_multi(const char *dir)
 {
 	char *path = manifest_path(dir);
 	json_object *root = NULL, *v;
@@ -47,18 +49,43 @@ bool corecap_multi_run_is(const char *dir)
 	return yes;
 }
 
+/* RUN:HOST of a run of several hosts: RUN/hosts/HOST, malloc'd; NULL otherwise (nothing said). */
+static char *host_run(const char *dir)
+{
+	char *err = NULL, *sub = corecap_hosts_run_resolve(dir, &err);
+
+	free(err);
+	return sub;
+}
+
+bool corecap_multi_run_is(const char *dir)
+{
+	char *sub;
+	bool yes = version_is_multi(dir);
+
+	if (!yes && (sub = host_run(dir))) {
+		yes = version_is_multi(sub);
+		free(sub);
+	}
+	return yes;
+}
+
 int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err)
 {
-	char *path = manifest_path(dir);
+	/* RUN:HOST: a host of several daemons' run (its directory, owned). */
+	char *sub = version_is_multi(dir) ? NULL : host_run(dir);
+	char *path = manifest_path(sub ? sub : dir);
 	int ret;
 
 	if (!path) {
 		*m = (struct multi_run){.dir = dir};
 		*err = NULL;
 		corecap_manifest_init(&m->manifest);
+		free(sub);
 		return -ENOMEM;
 	}
-	ret = corecap_multi_run_open_manifest(m, dir, path, err);
+	ret = corecap_multi_run_open_manifest(m, sub ? sub : dir, path, err);
+	m->owned_dir = sub;
 	free(path);
 	return ret;
 }
@@ -123,6 +150,7 @@ void corecap_multi_run_close(struct multi_run *m)
 		free(m->daemons[i].dir);
 	free(m->daemons);
 	corecap_manifest_release(&m->manifest);
+	free(m->owned_dir);
 	*m = (struct multi_run){0};
 }
 
@@ -139,7 +167,7 @@ const struct multi_daemon *corecap_multi_run_daemon(const struct multi_run *m, i
  * the run's manifest says), so that one spelling works on every run; an
  * error when it names another process; NULL when RUN is no run.
  */
-static char *one_daemon(const char *run, long pid, char **err)
+static char *one_daemon(const char *run, const char *name, long pid, char **err)
 {
 	char *path = manifest_path(run), *why = NULL, *out = NULL;
 	json_object *root = NULL, *v = NULL;
@@ -155,7 +183,7 @@ static char *one_daemon(const char *run, long pid, char **err)
 			corecap_err(err, -ENOENT,
 				    "'%s' is a run of one daemon, PID %d, not %ld: name it as "
 				    "'%s' (or '%s:%d')",
-				    run, json_object_get_int(v), pid, run, run,
+				    name, json_object_get_int(v), pid, name, name,
 				    json_object_get_int(v));
 		json_object_put(root);
 	}
@@ -164,30 +192,58 @@ static char *one_daemon(const char *run, long pid, char **err)
 	return out;
 }
 
+/* A PID as RUN:PID spells it: decimal digits only, no leading zero, at most 10, <= INT_MAX. */
+static long strict_pid(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+	long long v;
+
+	if (!n || n > 10 || s[n] || s[0] == '0')
+		return 0;
+	v = strtoll(s, NULL, 10);
+	return v <= INT_MAX ? (long)v : 0;
+}
+
 char *corecap_multi_run_resolve(const char *arg, char **err)
 {
 	const char *colon = strrchr(arg, ':');
 	struct multi_run m;
 	struct stat st;
-	char *run, *end, *out = NULL;
+	char *run, *host = NULL, *out = NULL;
+	const char *base;
 	long pid;
 
 	*err = NULL;
 	if (!colon || colon == arg || stat(arg, &st) == 0)
 		return NULL;
-	errno = 0;
-	pid = strtol(colon + 1, &end, 10);
-	if (errno || end == colon + 1 || *end || pid <= 0 || pid > INT_MAX)
-		return NULL;
+	pid = strict_pid(colon + 1);
 	run = strndup(arg, (size_t)(colon - arg));
 	if (!run)
 		return NULL;
-	if (!corecap_multi_run_is(run)) {
-		out = one_daemon(run, pid, err);
+	/* RUN:HOST:PID: the daemon of a host's run; a host RUN does not have is said. */
+	host = corecap_hosts_run_resolve(run, err);
+	if (*err || (!pid && host)) {
+		if (!*err)
+			corecap_err(err, -EINVAL,
+				    "'%s': after host '%s', ':PID' takes a PID (decimal digits, at "
+				    "most 10), not '%.40s'",
+				    arg, strrchr(run, ':') + 1, colon + 1);
+		free(host);
+		free(run);
+		return NULL;
+	}
+	if (!pid) {
+		free(run);
+		return NULL;
+	}
+	base = host ? host : run;
+	if (!version_is_multi(base)) {
+		out = one_daemon(base, run, pid, err);
+		free(host);
 		free(run);
 		return out;
 	}
-	if (corecap_multi_run_open(&m, run, err) == 0) {
+	if (corecap_multi_run_open(&m, base, err) == 0) {
 		const struct multi_daemon *d = corecap_multi_run_daemon(&m, (int)pid);
 
 		if (d)
@@ -199,6 +255,7 @@ char *corecap_multi_run_resolve(const char *arg, char **err)
 				    run, pid, run);
 	}
 	corecap_multi_run_close(&m);
+	free(host);
 	free(run);
 	return out;
 }

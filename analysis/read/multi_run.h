@@ -24,13 +24,18 @@ struct multi_daemon {
 };
 
 struct multi_run {
-	const char *dir;
+	const char *dir; /* the run's directory (RUN:HOST's: owned_dir) */
+	char *owned_dir; /* RUN/hosts/HOST when opened as RUN:HOST, or NULL */
 	struct run_manifest manifest;
 	struct multi_daemon *daemons;
 	size_t n_daemons;
 };
 
-/* Whether dir's manifest says it is a run of several daemons (no error said). */
+/*
+ * Whether dir's manifest says it is a run of several daemons (no error
+ * said); dir may be RUN:HOST, a host of a run of several hosts whose run
+ * is one of several daemons (read/hosts_run.h).
+ */
 bool corecap_multi_run_is(const char *dir);
 /* 0, or a negative errno with *err (malloc'd). corecap_multi_run_close() in both cases. */
 int corecap_multi_run_open(struct multi_run *m, const char *dir, char **err);
@@ -43,8 +48,11 @@ const struct multi_daemon *corecap_multi_run_daemon(const struct multi_run *m, i
 /*
  * "RUN:PID", when RUN is a run of several daemons and PID one of them, and
  * no file is named so: RUN/daemons/PID, malloc'd; on a run of one daemon
- * whose PID it is, RUN. NULL otherwise (arg is then a path as it is), with
- * *err set when arg looked like RUN:PID but names no daemon of RUN.
+ * whose PID it is, RUN. "RUN:HOST:PID" the same of host HOST's run of a run
+ * of several hosts. PID: decimal digits only, no leading zero, at most 10.
+ * NULL otherwise (arg is then a path as it is), with *err set when arg
+ * looked like RUN:PID but names no daemon of RUN, names a host RUN does
+ * not have, or puts other than a PID after a host.
  */
 char *corecap_multi_run_resolve(const char *arg, char **err);
 

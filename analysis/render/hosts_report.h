@@ -9,8 +9,11 @@
  * the system's throughput can grow until the first host's daemon binds,
  * so the system's headroom is the least of the hosts' headrooms
  * (each host's diagnosis, model/diagnosis.h) and its limit is that
- * host's. A host without a headroom (its diagnosis could not tell one)
- * is named as such, never counted as unbounded in silence.
+ * host's. A host of several daemons binds when its first daemon does:
+ * its headroom is the least of its daemons', so the system's is the least
+ * over every daemon of every host. A host without a headroom (no
+ * diagnosis of its daemons could tell one) is named as such, never
+ * counted as unbounded in silence.
  */
 #ifndef CORECAP_HOSTS_REPORT_H
 #define CORECAP_HOSTS_REPORT_H
@@ -22,10 +25,24 @@
 #include "../read/hosts_run.h"
 #include "report.h"
 
+struct multi_report;
+
+/*
+ * A host's part. A host of several daemons (its run is one of several
+ * daemons, read/multi_run.h): multi is their view, and r the report of
+ * the daemon with the least headroom (the host binds when it does), pid
+ * its PID; a daemon without a headroom does not hide the others', it is
+ * counted in n_daemons_no_headroom.
+ */
 struct hosts_section {
 	const struct hosts_host *h;
 	const struct report *r; /* NULL: not analysed (why_not) */
 	const char *why_not;
+	const struct multi_report *multi; /* a host of several daemons, or NULL */
+	int pid;			  /* r's daemon's, with multi; 0 otherwise */
+	size_t n_daemons_no_headroom;	  /* with multi: its analysed daemons without one */
+	const char *dir; /* r's run (the page's chart): the host's or r's daemon's */
+	struct run *run;
 };
 
 struct hosts_report {

@@ -62,6 +62,9 @@ struct multi_report {
 /* Both return 0, or a negative errno (-EIO when writing failed). */
 int corecap_render_multi_text(const struct multi_report *m, FILE *out);
 int corecap_render_multi_json(const struct multi_report *m, FILE *out);
+/* The JSON's object (a run of several hosts nests a host of several daemons'); *ret as above. */
+struct json_object;
+struct json_object *corecap_render_multi_json_object(const struct multi_report *m, int *ret);
 struct html_report;
 
 /*

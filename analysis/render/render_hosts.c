@@ -1,9 +1,11 @@
 /*
  * The rendering of a run of several hosts (render/hosts_report.h): the
  * system's verdict and a line per host (its daemon, throughput, headroom
- * and clock against the recording host's) first, then each host's own
- * report exactly as `corecap report RUN/hosts/NAME` prints it, in that
- * host's clock. JSON: the same, with each host's report object nested. The
+ * and clock against the recording host's; a host of several daemons a
+ * line per daemon) first, then each host's own report exactly as `corecap
+ * report RUN/hosts/NAME` prints it (a host of several daemons': their
+ * report), in that host's clock. JSON: the same, with each host's report
+ * object nested. The
  * page: the same, each host's section led by the single page's CPU chart
  * (gap marks) and top table (html_report.h, html_views.h).
  */
@@ -18,6 +20,7 @@
 
 #include "html_escape.h"
 #include "html_report.h"
+#include "multi_report.h"
 #include "render_common.h"
 
 static void daemon_label(const struct hosts_section *s, char *buf, size_t len)
@@ -30,6 +33,20 @@ static void daemon_label(const struct hosts_section *s, char *buf, size_t len)
 		snprintf(buf, len, "%s (pid %d)", comm, pid);
 	else
 		snprintf(buf, len, "%s", comm);
+}
+
+/* The section's title: its daemon, or a host of several's daemons and the one that binds. */
+static void section_label(const struct hosts_section *s, char *buf, size_t len)
+{
+	char one[96];
+
+	daemon_label(s, one, sizeof(one));
+	if (s->multi && s->r)
+		snprintf(buf, len, "%zu daemons; the least headroom: %s", s->multi->n, one);
+	else if (s->multi)
+		snprintf(buf, len, "%zu daemons", s->multi->n);
+	else
+		snprintf(buf, len, "%s", one);
 }
 
 static void clock_text(const struct hosts_host *h, char *buf, size_t len)
@@ -45,6 +62,21 @@ static void clock_text(const struct hosts_host *h, char *buf, size_t len)
 	if (h->has_drift && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, ", drift %.2f +- %.2f ppm", h->drift_ppm,
 			 h->drift_bound_ppm);
+}
+
+/* A line of the hosts' table: one daemon's. */
+static void host_row(FILE *out, const char *host, const char *label, const char *status,
+		     const struct report *r, const char *clock)
+{
+	const struct diagnosis *d = r ? r->diagnosis : NULL;
+	char iops[16] = "-", head[16] = "-";
+
+	if (d && d->iops > 0)
+		snprintf(iops, sizeof(iops), "%.0f", d->iops);
+	if (d && d->headroom > 0)
+		snprintf(head, sizeof(head), "%.2fx", d->headroom);
+	fprintf(out, "           %-12s %-24s %-9s %9s %9s  %-12s %s\n", host, label, status, iops,
+		head, d ? corecap_diag_kind_name(d->kind) : "not analysed", clock);
 }
 
 static void summary_text(const struct hosts_report *m, FILE *out)
@@ -67,8 +99,10 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 		const struct diagnosis *d = m->s[m->cap].r->diagnosis;
 
 		fprintf(out,
-			"  headroom   %.2fx  (the least of the hosts': with the load split across "
-			"them as in this run, the system grows this much before host %s binds)\n",
+			"  headroom   %.2fx  (the least of the hosts' daemons': with the load "
+			"split "
+			"across them as in this run, the system grows this much before host %s "
+			"binds)\n",
 			d->headroom, m->s[m->cap].h->name);
 		if (m->next >= 0)
 			fprintf(out, "  then       host %s at %.2fx\n", m->s[m->next].h->name,
@@ -78,22 +112,36 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 		fprintf(out, "  unknown    %zu host%s without a headroom (see %s diagnosis)\n",
 			m->n_no_headroom, m->n_no_headroom == 1 ? "" : "s",
 			m->n_no_headroom == 1 ? "its" : "their");
+	for (size_t i = 0; i < m->n; i++)
+		if (m->s[i].r && m->s[i].n_daemons_no_headroom && m->s[i].r->diagnosis &&
+		    m->s[i].r->diagnosis->headroom > 0)
+			fprintf(out,
+				"  unknown    host %s: %zu of its daemons without a headroom, not "
+				"counted in its least (see their diagnosis)\n",
+				m->s[i].h->name, m->s[i].n_daemons_no_headroom);
 	fprintf(out, "\nhosts      %-12s %-24s %-9s %9s %9s  %-12s %s\n", "name", "daemon",
 		"status", "ops/s", "headroom", "limit", "clock (offset from the recording host's)");
 	for (size_t i = 0; i < m->n; i++) {
 		const struct hosts_section *s = &m->s[i];
-		const struct diagnosis *d = s->r ? s->r->diagnosis : NULL;
-		char label[96], clock[96], iops[16] = "-", head[16] = "-";
+		char label[96], clock[96];
 
-		daemon_label(s, label, sizeof(label));
 		clock_text(s->h, clock, sizeof(clock));
-		if (d && d->iops > 0)
-			snprintf(iops, sizeof(iops), "%.0f", d->iops);
-		if (d && d->headroom > 0)
-			snprintf(head, sizeof(head), "%.2fx", d->headroom);
-		fprintf(out, "           %-12s %-24s %-9s %9s %9s  %-12s %s\n", s->h->name, label,
-			s->h->status, iops, head,
-			d ? corecap_diag_kind_name(d->kind) : "not analysed", clock);
+		if (s->multi) {
+			/* A line per daemon, the host's name and clock on each. */
+			for (size_t k = 0; k < s->multi->n; k++) {
+				const struct multi_section *ms = &s->multi->s[k];
+
+				snprintf(label, sizeof(label), "%s (pid %d)", ms->d->comm,
+					 ms->d->pid);
+				host_row(out, s->h->name, label, ms->d->status, ms->r, clock);
+				if (!ms->r)
+					fprintf(out, "             not analysed: %s\n",
+						ms->why_not);
+			}
+		} else {
+			daemon_label(s, label, sizeof(label));
+			host_row(out, s->h->name, label, s->h->status, s->r, clock);
+		}
 		if (!s->r)
 			fprintf(out, "             not analysed: %s\n", s->why_not);
 		else if (s->h->partial_reason)
@@ -103,21 +151,29 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 		     "latency is not yet split into the client, the network and the daemon\n\n");
 }
 
+/* A host's own report: its daemon's, or a host of several's, as report RUN:NAME prints it. */
+static int host_text(const struct hosts_section *s, FILE *out)
+{
+	if (s->multi)
+		return corecap_render_multi_text(s->multi, out);
+	if (s->r)
+		return corecap_render_text(s->r, out);
+	fprintf(out, "not analysed: %s\n\n", s->why_not);
+	return 0;
+}
+
 int corecap_render_hosts_text(const struct hosts_report *m, FILE *out)
 {
 	int ret = 0;
 
 	summary_text(m, out);
 	for (size_t i = 0; i < m->n && !ret; i++) {
-		char label[96];
+		char label[160];
 
-		daemon_label(&m->s[i], label, sizeof(label));
+		section_label(&m->s[i], label, sizeof(label));
 		fprintf(out, "======== host %zu of %zu: %s, %s ========\n\n", i + 1, m->n,
 			m->s[i].h->name, label);
-		if (m->s[i].r)
-			ret = corecap_render_text(m->s[i].r, out);
-		else
-			fprintf(out, "not analysed: %s\n\n", m->s[i].why_not);
+		ret = host_text(&m->s[i], out);
 	}
 	if (!ret && ferror(out))
 		ret = -EIO;
@@ -137,7 +193,7 @@ static int escaped(FILE *out, const struct hosts_report *m, int i)
 	if (i < 0)
 		summary_text(m, mem);
 	else
-		ret = corecap_render_text(m->s[i].r, mem);
+		ret = host_text(&m->s[i], mem);
 	if (fclose(mem) && !ret)
 		ret = -EIO;
 	if (!ret)
@@ -164,9 +220,9 @@ int corecap_render_hosts_html(const struct hosts_report *m, const struct html_re
 	fputs("</pre>\n", out);
 	for (size_t i = 0; i < m->n && !ret; i++) {
 		const struct html_report *pg = pages && pages[i].report ? &pages[i] : NULL;
-		char label[96], sfx[48];
+		char label[160], sfx[48];
 
-		daemon_label(&m->s[i], label, sizeof(label));
+		section_label(&m->s[i], label, sizeof(label));
 		/* The single page's chart (its gap marks) and top table, ids of this host
 		 * (a host's name is letters, digits, '_', '-' and '.': read/hosts_run.h). */
 		snprintf(sfx, sizeof(sfx), "-%s", m->s[i].h->name);
@@ -187,7 +243,7 @@ int corecap_render_hosts_html(const struct hosts_report *m, const struct html_re
 		fputs(":", out);
 		corecap_html_escape(out, m->s[i].h->name, 0);
 		fputs("</code></p>\n<pre>", out);
-		if (m->s[i].r)
+		if (m->s[i].r || m->s[i].multi)
 			ret = escaped(out, m, (int)i);
 		else
 			corecap_html_escape(out, m->s[i].why_not, 0);
@@ -211,6 +267,59 @@ static json_object *clock_obj(const struct hosts_clock *c)
 	return o;
 }
 
+/* The PID of a section's daemon (a host of several's: the one with the least headroom); 0 unknown.
+ */
+static int section_pid(const struct hosts_section *s)
+{
+	if (s->multi)
+		return s->pid;
+	return s->r && s->r->manifest && s->r->manifest->pid > 0 ? s->r->manifest->pid : s->h->pid;
+}
+
+/* A daemon of a host, as the hosts' table gives it. */
+static json_object *daemon_obj(int pid, const char *comm, const char *status,
+			       const struct report *r, const char *why_not)
+{
+	const struct diagnosis *d = r ? r->diagnosis : NULL;
+	json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "pid", pid > 0 ? json_object_new_int(pid) : NULL);
+	json_object_object_add(o, "comm", json_object_new_string(comm));
+	json_object_object_add(o, "status", json_object_new_string(status));
+	json_object_object_add(o, "ops_per_s",
+			       d && d->iops > 0 ? corecap_render_json_num(d->iops, 1) : NULL);
+	json_object_object_add(o, "headroom",
+			       d && d->headroom > 0 ? corecap_render_json_num(d->headroom, 3)
+						    : NULL);
+	json_object_object_add(o, "kind",
+			       d ? json_object_new_string(corecap_diag_kind_name(d->kind)) : NULL);
+	json_object_object_add(o, "not_analysed", r ? NULL : json_object_new_string(why_not));
+	return o;
+}
+
+/* The host's daemons: one, or a host of several's, each with its figures. */
+static json_object *daemons_arr(const struct hosts_section *s)
+{
+	json_object *a = json_object_new_array();
+	char comm[64];
+
+	if (!s->multi) {
+		const struct run_manifest *mf = s->r ? s->r->manifest : NULL;
+
+		snprintf(comm, sizeof(comm), "%s", mf && mf->comm ? mf->comm : s->h->comm);
+		json_object_array_add(
+			a, daemon_obj(section_pid(s), comm, s->h->status, s->r, s->why_not));
+		return a;
+	}
+	for (size_t k = 0; k < s->multi->n; k++) {
+		const struct multi_section *ms = &s->multi->s[k];
+
+		json_object_array_add(
+			a, daemon_obj(ms->d->pid, ms->d->comm, ms->d->status, ms->r, ms->why_not));
+	}
+	return a;
+}
+
 json_object *corecap_render_hosts_system_json(const struct hosts_report *m)
 {
 	json_object *o = json_object_new_object();
@@ -218,6 +327,10 @@ json_object *corecap_render_hosts_system_json(const struct hosts_report *m)
 
 	json_object_object_add(o, "verdict", json_object_new_string(m->verdict));
 	json_object_object_add(o, "host", d ? json_object_new_string(m->s[m->cap].h->name) : NULL);
+	json_object_object_add(o, "pid",
+			       d && section_pid(&m->s[m->cap]) > 0
+				       ? json_object_new_int(section_pid(&m->s[m->cap]))
+				       : NULL);
 	json_object_object_add(o, "kind",
 			       d ? json_object_new_string(corecap_diag_kind_name(d->kind)) : NULL);
 	json_object_object_add(o, "name", d && d->name[0] ? json_object_new_string(d->name) : NULL);
@@ -268,9 +381,16 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 		json_object_object_add(o, "clock", c);
 		json_object_object_add(o, "not_analysed",
 				       m->s[i].r ? NULL : json_object_new_string(m->s[i].why_not));
-		json_object_object_add(o, "report",
-				       m->s[i].r ? corecap_render_json_object(m->s[i].r, &ret)
-						 : NULL);
+		json_object_object_add(o, "daemons", daemons_arr(&m->s[i]));
+		json_object_object_add(o, "pid",
+				       m->s[i].r && section_pid(&m->s[i]) > 0
+					       ? json_object_new_int(section_pid(&m->s[i]))
+					       : NULL);
+		json_object_object_add(
+			o, "report",
+			m->s[i].multi ? corecap_render_multi_json_object(m->s[i].multi, &ret)
+			: m->s[i].r   ? corecap_render_json_object(m->s[i].r, &ret)
+				      : NULL);
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "hosts", a);

@@ -295,15 +295,14 @@ static json_object *merged_obj(const struct multi_report *m)
 	return o;
 }
 
-int corecap_render_multi_json(const struct multi_report *m, FILE *out)
+json_object *corecap_render_multi_json_object(const struct multi_report *m, int *ret)
 {
 	json_object *root = corecap_render_json_runs_head("corecap-report-multi", m->run_dir,
 							  &m->run->manifest, m->window_s);
 	json_object *a = json_object_new_array();
-	int ret = 0;
 
 	json_object_object_add(root, "merged", merged_obj(m));
-	for (size_t i = 0; i < m->n && !ret; i++) {
+	for (size_t i = 0; i < m->n && !*ret; i++) {
 		const struct multi_daemon *d = m->s[i].d;
 		json_object *o = json_object_new_object();
 
@@ -319,11 +318,18 @@ int corecap_render_multi_json(const struct multi_report *m, FILE *out)
 							 : NULL);
 		json_object_object_add(o, "not_analysed",
 				       m->s[i].r ? NULL : json_object_new_string(m->s[i].why_not));
-		json_object_object_add(o, "report",
-				       m->s[i].r ? corecap_render_json_object(m->s[i].r, &ret)
-						 : NULL);
+		json_object_object_add(
+			o, "report", m->s[i].r ? corecap_render_json_object(m->s[i].r, ret) : NULL);
 		json_object_array_add(a, o);
 	}
 	json_object_object_add(root, "daemons", a);
+	return root;
+}
+
+int corecap_render_multi_json(const struct multi_report *m, FILE *out)
+{
+	int ret = 0;
+	json_object *root = corecap_render_multi_json_object(m, &ret);
+
 	return corecap_render_json_out(root, ret, out);
 }

@@ -1,8 +1,10 @@
 /*
  * `corecap host-record` (internal): a host's end of `corecap record
  * --hosts` (host_record.h, docs/hosts.md), started through the remote
- * shell. It records one daemon of this host with this program's own
- * `record -p PID -o TMP/run --sync-fds R,W` in a private directory it
+ * shell. It records the daemons of this host with this program's own
+ * `record -p PID[,PID...] -o TMP/run --sync-fds R,W` (or `--ceph-osds`:
+ * then, as with several PIDs, a run of several daemons,
+ * record_multi.h) in a private directory it
  * makes (mkdtemp, mode 0700), relays the record's ready/started to the
  * recording host and the go and the window's end (EOF on stdin) to the
  * record, then sends the run back as a ustar stream on stdout and removes
@@ -35,19 +37,22 @@
 #include <corecap/opt_table.h>
 
 #include "host_record.h"
+#include "host_spec.h"
 
 const char corecap_host_record_usage[] =
-	"usage: corecap host-record (--pid PID | --comm NAME) [--record-opt OPT]...\n"
+	"usage: corecap host-record (--pid PID[,PID...] | --comm NAME | --ceph-osds[=DIR])\n"
+	"                           [--record-opt OPT]...\n"
 	"                           [--relayd-url net://[ADDR]:CTRL:DATA/PATH]\n"
 	"\n"
 	"Internal: a host's end of 'corecap record --hosts' (docs/hosts.md), run\n"
-	"through the remote shell. Records one daemon into a private directory,\n"
+	"through the remote shell. Records its daemons into a private directory,\n"
 	"driven by lines on stdin, and sends the run back as a ustar stream.\n";
 
 /* The options (internal: none in the help); getopt_long's array and string come from it. */
 static const struct corecap_opt host_record_options[] = {
 	CORECAP_OPT_HIDDEN('p', 0, "pid", required_argument),
 	CORECAP_OPT_HIDDEN('c', 0, "comm", required_argument),
+	CORECAP_OPT_HIDDEN('O', 0, "ceph-osds", optional_argument),
 	CORECAP_OPT_HIDDEN('r', 0, "record-opt", required_argument),
 	CORECAP_OPT_HIDDEN('u', 0, "relayd-url", required_argument),
 	CORECAP_OPT_HIDDEN('h', 'h', "help", no_argument),
@@ -251,8 +256,10 @@ static int run(char *const argv[])
 int corecap_cmd_host_record(int argc, char **argv)
 {
 	struct corecap_getopt g;
-	char tmp[] = "/tmp/corecap-host.XXXXXX", out[64], self[PATH_MAX], pidarg[16], fds[32];
+	char tmp[] = "/tmp/corecap-host.XXXXXX", out[64], self[PATH_MAX], fds[32];
+	char pidarg[CORECAP_HOST_PIDS_MAX * 8 + 1], osds[CORECAP_HOST_OSD_DIR_MAX + 16];
 	const char *comm = NULL, *extra[CORECAP_HOST_RECORD_OPTS_MAX], *url = NULL;
+	struct corecap_host daemons = {0};
 	char url_buf[300];
 	char *args[16 + CORECAP_HOST_RECORD_OPTS_MAX];
 	size_t n_extra = 0, n = 0;
@@ -265,18 +272,22 @@ int corecap_cmd_host_record(int argc, char **argv)
 	opterr = 0; /* our own message, one line, then the usage */
 	while ((c = corecap_opts_next(&g, argc, argv)) != -1) {
 		switch (c) {
-		case 'p': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-
-			if (*end || v <= 0 || v > INT_MAX)
+		case 'p':
+			/* N or N,N,...; repeated, they add up (host_spec.h's rules). */
+			if (corecap_host_pids_parse(&daemons, optarg) < 0)
 				return corecap_usage_error(corecap_host_record_usage,
 							   "bad --pid '%s'", optarg);
-			pid = (pid_t)v;
 			break;
-		}
 		case 'c':
 			comm = optarg;
+			break;
+		case 'O':
+			if (optarg && !corecap_host_osd_dir_ok(optarg))
+				return corecap_usage_error(corecap_host_record_usage,
+							   "bad --ceph-osds '%s'", optarg);
+			daemons.ceph_osds = true;
+			snprintf(daemons.ceph_osds_dir, sizeof(daemons.ceph_osds_dir), "%s",
+				 optarg ? optarg : "");
 			break;
 		case 'u':
 			if (relayd_url(optarg, url_buf, sizeof(url_buf)) < 0)
@@ -300,15 +311,18 @@ int corecap_cmd_host_record(int argc, char **argv)
 						   argv[optind - 1]);
 		}
 	}
-	if (optind != argc || !pid == !comm)
-		return corecap_usage_error(corecap_host_record_usage, "expected --pid or --comm");
+	if (optind != argc || (daemons.n_pids > 0) + !!comm + daemons.ceph_osds != 1)
+		return corecap_usage_error(corecap_host_record_usage,
+					   "expected one of --pid, --comm and --ceph-osds");
 	/* The stream is our stdout: a recording host that went away is an error, not a signal. */
 	signal(SIGPIPE, SIG_IGN);
 	if (say(CORECAP_HOST_HELLO "\n") < 0)
 		return 1;
-	if (comm)
-		pid = find_comm(comm);
-	if (!pid) {
+	if (comm && (pid = find_comm(comm)) > 0)
+		daemons.pids[daemons.n_pids++] = pid;
+	if (daemons.n_pids)
+		pid = daemons.pids[0];
+	if (!pid && !daemons.ceph_osds) {
 		say("failed %d\n", 1);
 		return 1;
 	}
@@ -327,19 +341,27 @@ int corecap_cmd_host_record(int argc, char **argv)
 		goto out_rmdir;
 	}
 	snprintf(out, sizeof(out), "%s/" CORECAP_HOST_RUN_TOP, tmp);
-	snprintf(pidarg, sizeof(pidarg), "%d", (int)pid);
+	corecap_host_pids_arg(&daemons, pidarg, sizeof(pidarg));
+	snprintf(osds, sizeof(osds), "--ceph-osds%s%s", *daemons.ceph_osds_dir ? "=" : "",
+		 daemons.ceph_osds_dir);
 	snprintf(fds, sizeof(fds), "%d,%d", go[0], said[1]);
 	args[n++] = self;
 	args[n++] = "record";
 	args[n++] = "-q";
-	args[n++] = "-p";
-	args[n++] = pidarg;
+	if (daemons.ceph_osds) {
+		args[n++] = osds;
+	} else {
+		/* Several: a record of several daemons, the host's run one of them. */
+		args[n++] = "-p";
+		args[n++] = pidarg;
+	}
 	args[n++] = "-o";
 	args[n++] = out;
 	args[n++] = "--sync-fds";
 	args[n++] = fds;
 	if (url) {
-		/* The trace goes there, not into the run (docs/hosts.md). */
+		/* The trace goes there, not into the run (docs/hosts.md); several daemons'
+		 * each to URL/PID (record_multi.c). */
 		args[n++] = "--relayd-url";
 		args[n++] = url_buf;
 	}

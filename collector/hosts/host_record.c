@@ -1,4 +1,5 @@
 /* host_record: `corecap record --hosts FILE` (host_record.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -37,7 +38,8 @@ const char corecap_record_hosts_usage[] =
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the daemons of several hosts in one window: each host of FILE\n"
-	"(lines 'NAME REACH pid=PID' or 'NAME REACH comm=NAME') runs its own\n"
+	"(lines 'NAME REACH pid=PID[,PID...]', 'NAME REACH comm=NAME' or\n"
+	"'NAME REACH ceph-osds[=DIR]') runs its own\n"
 	"corecap record, reached as 'CMD REACH PATH ...'; the runs come back\n"
 	"into DIR/hosts/NAME/, with each host's clock against this one's\n"
 	"(offset, bound, drift) in DIR/" CORECAP_RUN_MANIFEST ". The benchmark runs here.\n"
@@ -504,16 +506,20 @@ static void start_agent(struct hosts_record *r, struct host_run *h)
 {
 	const char *cmd[10 + 2 * CORECAP_HOST_RECORD_OPTS_MAX];
 	char *words[CORECAP_RSH_WORDS_MAX + 10 + 2 * CORECAP_HOST_RECORD_OPTS_MAX], *copy = NULL;
-	char pid[16], url[300];
+	char pid[CORECAP_HOST_PIDS_MAX * 8 + 1], url[300], osds[CORECAP_HOST_OSD_DIR_MAX + 16];
 	size_t n = 0;
 	int ret;
 
 	cmd[n++] = r->path;
 	cmd[n++] = "host-record";
 	if (h->spec->n_pids) {
-		snprintf(pid, sizeof(pid), "%d", (int)h->spec->pids[0]);
+		corecap_host_pids_arg(h->spec, pid, sizeof(pid));
 		cmd[n++] = "--pid";
 		cmd[n++] = pid;
+	} else if (h->spec->ceph_osds) {
+		snprintf(osds, sizeof(osds), "--ceph-osds%s%s", *h->spec->ceph_osds_dir ? "=" : "",
+			 h->spec->ceph_osds_dir);
+		cmd[n++] = osds;
 	} else {
 		cmd[n++] = "--comm";
 		cmd[n++] = h->spec->comm;
@@ -700,9 +706,18 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 
 		put(o, CORECAP_MK_HOSTS_NAME, json_object_new_string(h->spec->name));
 		put(o, CORECAP_MK_HOSTS_REACH, json_object_new_string(h->spec->reach));
-		if (h->spec->n_pids)
+		if (h->spec->n_pids == 1) {
 			put(o, CORECAP_MK_HOSTS_PID, json_object_new_int(h->spec->pids[0]));
-		else
+		} else if (h->spec->n_pids) {
+			json_object *pids = json_object_new_array();
+
+			for (size_t k = 0; k < h->spec->n_pids; k++)
+				json_object_array_add(pids, json_object_new_int(h->spec->pids[k]));
+			put(o, CORECAP_MK_HOSTS_PIDS, pids);
+		} else if (h->spec->ceph_osds) {
+			put(o, CORECAP_MK_HOSTS_CEPH_OSDS,
+			    json_object_new_string(h->spec->ceph_osds_dir));
+		} else
 			put(o, CORECAP_MK_HOSTS_COMM, json_object_new_string(h->spec->comm));
 		put(o, CORECAP_MK_HOSTS_STATUS, json_object_new_string(host_status(h)));
 		if (strcmp(host_status(h), "complete") != 0) {
@@ -827,17 +842,93 @@ static bool no_trace(const struct hosts_record *r)
 	return false;
 }
 
+/* A daemon's directory name in a run of several daemons: its PID, digits only (0 if not). */
+static int daemon_pid(const char *name)
+{
+	size_t n = strspn(name, "0123456789");
+	long v;
+
+	if (!n || n > 7 || name[n] || name[0] == '0')
+		return 0;
+	v = strtol(name, NULL, 10);
+	return v <= 4194304 ? (int)v : 0;
+}
+
+/*
+ * A host of several daemons (its run has daemons/): each daemon's trace
+ * from the relayd's output under the host's PID into
+ * hosts/NAME/daemons/PID/trace (each daemon's record streamed to URL/PID),
+ * or the one its stream brought. Counts what came which way.
+ */
+static void place_daemon_traces(struct hosts_record *r, struct host_run *h, int daemons_fd,
+				size_t *via_relayd, size_t *via_stream)
+{
+	DIR *dir = fdopendir(daemons_fd);
+	struct dirent *e;
+
+	if (!dir) {
+		close(daemons_fd);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		int pid = daemon_pid(e->d_name), dd, ret;
+
+		if (!pid)
+			continue;
+		dd = openat(dirfd(dir), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (dd < 0)
+			continue;
+		if (faccessat(dd, CORECAP_RUN_TRACE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			++*via_stream;
+		} else if (r->have_relayd) {
+			ret = corecap_relayd_take_daemon(&r->relayd, h->spec->name, pid, dd,
+							 CORECAP_RUN_TRACE, RUN_MAX_BYTES);
+			if (ret == 0) {
+				++*via_relayd;
+			} else if (ret != -ENOENT || !no_trace(r)) {
+				snprintf(h->sub_status, sizeof(h->sub_status), "partial");
+				snprintf(h->sub_reason, sizeof(h->sub_reason),
+					 "the trace of its PID %d through lttng-relayd is missing: "
+					 "%.160s",
+					 pid, r->relayd.error);
+				corecap_error("host '%s': %s", h->spec->name, h->sub_reason);
+			}
+		}
+		close(dd);
+	}
+	closedir(dir);
+}
+
+/* Why a host's trace came over the stream although a relayd was wanted; warned. */
+static void stream_reason(struct hosts_record *r, struct host_run *h)
+{
+	char said[450];
+
+	if (r->have_relayd) {
+		log_line_with(h, "lttng-relayd", said, sizeof(said));
+		snprintf(h->trace_reason, sizeof(h->trace_reason),
+			 "its record could not stream to lttng-relayd%s%s", *said ? ": " : "",
+			 said);
+	} else if (*r->relayd_error) {
+		snprintf(h->trace_reason, sizeof(h->trace_reason), "%s", r->relayd_error);
+	}
+	if (*h->trace_reason)
+		corecap_warn("host '%s': its trace came over the stream, not "
+			     "through lttng-relayd (%s)",
+			     h->spec->name, h->trace_reason);
+}
+
 /*
  * Once every host is done and the relayd stopped: each host's trace from
- * the relayd's output into hosts/NAME/trace, or the one its stream
+ * the relayd's output into hosts/NAME/trace (a host of several daemons:
+ * each daemon's into hosts/NAME/daemons/PID/trace), or the one its stream
  * brought, and the manifest told which.
  */
 static void place_traces(struct hosts_record *r)
 {
 	for (size_t i = 0; i < r->spec.n; i++) {
 		struct host_run *h = &r->hosts[i];
-		char said[450];
-		int dir, ret;
+		int dir, daemons, ret;
 
 		if (h->stage != HOST_DONE)
 			continue;
@@ -845,21 +936,22 @@ static void place_traces(struct hosts_record *r)
 			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (dir < 0)
 			continue;
-		if (faccessat(dir, CORECAP_RUN_TRACE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-			h->trace_via = "stream";
-			if (r->have_relayd) {
-				log_line_with(h, "lttng-relayd", said, sizeof(said));
-				snprintf(h->trace_reason, sizeof(h->trace_reason),
-					 "its record could not stream to lttng-relayd%s%s",
-					 *said ? ": " : "", said);
-			} else if (*r->relayd_error) {
-				snprintf(h->trace_reason, sizeof(h->trace_reason), "%s",
-					 r->relayd_error);
+		daemons = openat(dir, CORECAP_RUN_DAEMONS_DIR,
+				 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (daemons >= 0) {
+			size_t via_relayd = 0, via_stream = 0;
+
+			place_daemon_traces(r, h, daemons, &via_relayd, &via_stream);
+			/* "stream" when any came so: the relayd was not the whole way. */
+			if (via_stream) {
+				h->trace_via = "stream";
+				stream_reason(r, h);
+			} else if (via_relayd) {
+				h->trace_via = "relayd";
 			}
-			if (*h->trace_reason)
-				corecap_warn("host '%s': its trace came over the stream, not "
-					     "through lttng-relayd (%s)",
-					     h->spec->name, h->trace_reason);
+		} else if (faccessat(dir, CORECAP_RUN_TRACE, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			h->trace_via = "stream";
+			stream_reason(r, h);
 		} else if (r->have_relayd) {
 			ret = corecap_relayd_take(&r->relayd, h->spec->name, dir, CORECAP_RUN_TRACE,
 						  RUN_MAX_BYTES);

@@ -359,10 +359,12 @@ static int check_tree(struct corecap_relayd *d, int fd, const char *where, int d
 	return ret;
 }
 
-int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
-			const char *dest_name, uint64_t max_bytes)
+/* host's directory (sub NULL) or its entry sub, checked, into dest_fd/dest_name. */
+static int take(struct corecap_relayd *d, const char *host, const char *sub, int dest_fd,
+		const char *dest_name, uint64_t max_bytes)
 {
-	int top = -1, host_fd = -1, ret, dup_fd = dup(d->dir_fd), found = 0;
+	int top = -1, host_fd = -1, sub_fd = -1, ret, dup_fd = dup(d->dir_fd), found = 0;
+	struct stat st;
 	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 	char where[400] = "";
 	uint64_t bytes = 0;
@@ -407,16 +409,48 @@ int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
 			    found);
 	}
 	host_fd = openat(top, host, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (host_fd < 0)
+	if (host_fd < 0) {
 		ret = fail(d, -errno, "cannot open '%s': %s", where, strerror(errno));
-	else
+	} else if (!sub) {
 		ret = check_tree(d, host_fd, where, 0, &bytes, &entries, max_bytes);
-	if (ret == 0 && renameat2(top, host, dest_fd, dest_name, RENAME_NOREPLACE) < 0)
-		ret = fail(d, -errno, "cannot move '%s' into the run: %s", where, strerror(errno));
+		if (ret == 0 && renameat2(top, host, dest_fd, dest_name, RENAME_NOREPLACE) < 0)
+			ret = fail(d, -errno, "cannot move '%s' into the run: %s", where,
+				   strerror(errno));
+	} else if (fstat(host_fd, &st) < 0 || st.st_uid != geteuid() || fchmod(host_fd, 0700) < 0) {
+		ret = fail(d, -EPERM, "'%s' is not a directory of ours", where);
+	} else if ((sub_fd = openat(host_fd, sub,
+				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		ret = fail(d, errno == ENOENT ? -ENOENT : -errno,
+			   "lttng-relayd wrote nothing for '%s/%s': %s", where, sub,
+			   strerror(errno));
+	} else {
+		snprintf(where + strlen(where), sizeof(where) - strlen(where), "/%s", sub);
+		ret = check_tree(d, sub_fd, where, 1, &bytes, &entries, max_bytes);
+		if (ret == 0 && renameat2(host_fd, sub, dest_fd, dest_name, RENAME_NOREPLACE) < 0)
+			ret = fail(d, -errno, "cannot move '%s' into the run: %s", where,
+				   strerror(errno));
+	}
+	if (sub_fd >= 0)
+		close(sub_fd);
 	if (host_fd >= 0)
 		close(host_fd);
 	close(top);
 	return ret;
+}
+
+int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
+			const char *dest_name, uint64_t max_bytes)
+{
+	return take(d, host, NULL, dest_fd, dest_name, max_bytes);
+}
+
+int corecap_relayd_take_daemon(struct corecap_relayd *d, const char *host, int pid, int dest_fd,
+			       const char *dest_name, uint64_t max_bytes)
+{
+	char sub[16];
+
+	snprintf(sub, sizeof(sub), "%d", pid);
+	return take(d, host, sub, dest_fd, dest_name, max_bytes);
 }
 
 /* Removes a tree under fd/name without following links; depth-bounded. */

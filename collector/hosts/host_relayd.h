@@ -56,6 +56,13 @@ int corecap_relayd_stop(struct corecap_relayd *d);
  */
 int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
 			const char *dest_name, uint64_t max_bytes);
+/*
+ * As corecap_relayd_take(), for one daemon of a host with several: what
+ * the relayd wrote under the host's PID (each daemon's record streams to
+ * the host's URL/PID, collector/record/record_multi.h).
+ */
+int corecap_relayd_take_daemon(struct corecap_relayd *d, const char *host, int pid, int dest_fd,
+			       const char *dest_name, uint64_t max_bytes);
 /* Removes the relayd's directory and whatever is left in it (O_NOFOLLOW walk). */
 void corecap_relayd_release(struct corecap_relayd *d, int run_fd);
 

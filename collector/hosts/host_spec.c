@@ -35,6 +35,36 @@ int corecap_host_reach_ok(const char *s)
 	return 1;
 }
 
+int corecap_host_osd_dir_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > CORECAP_HOST_OSD_DIR_MAX || s[0] != '/' || strstr(s, ".."))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '/' || s[i] == '_' || s[i] == '-' ||
+		      s[i] == '.'))
+			return 0;
+	return 1;
+}
+
+int corecap_host_pids_arg(const struct corecap_host *h, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	if (size)
+		buf[0] = '\0';
+	for (size_t i = 0; i < h->n_pids; i++) {
+		int n = snprintf(buf + len, size - len, "%s%d", i ? "," : "", (int)h->pids[i]);
+
+		if (n < 0 || (size_t)n >= size - len)
+			return -ENOSPC;
+		len += (size_t)n;
+	}
+	return 0;
+}
+
 static int fail(struct corecap_host_spec *spec, unsigned line, const char *why, const char *what)
 {
 	snprintf(spec->error, sizeof(spec->error), "line %u: %s%s%.64s%s", line, why,
@@ -42,30 +72,37 @@ static int fail(struct corecap_host_spec *spec, unsigned line, const char *why, 
 	return -EINVAL;
 }
 
+int corecap_host_pids_parse(struct corecap_host *h, const char *list)
+{
+	const char *p = list;
+
+	while (*p) {
+		char *end;
+		long v;
+
+		if (*p < '1' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v <= 0 || v > 4194304 || (*end && *end != ','))
+			return -EINVAL;
+		if (h->n_pids == CORECAP_HOST_PIDS_MAX)
+			return -E2BIG;
+		for (size_t i = 0; i < h->n_pids; i++)
+			if (h->pids[i] == (pid_t)v)
+				return -EEXIST;
+		h->pids[h->n_pids++] = (pid_t)v;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return -EINVAL;
+	}
+	return h->n_pids ? 0 : -EINVAL;
+}
+
 static int parse_daemons(struct corecap_host *h, const char *s)
 {
-	if (strncmp(s, "pid=", 4) == 0) {
-		const char *p = s + 4;
-
-		while (*p) {
-			char *end;
-			long v;
-
-			if (*p < '1' || *p > '9')
-				return -EINVAL;
-			errno = 0;
-			v = strtol(p, &end, 10);
-			if (errno || v <= 0 || v > 4194304 || (*end && *end != ','))
-				return -EINVAL;
-			if (h->n_pids == CORECAP_HOST_PIDS_MAX)
-				return -E2BIG;
-			h->pids[h->n_pids++] = (pid_t)v;
-			p = *end ? end + 1 : end;
-			if (*end && !*p)
-				return -EINVAL;
-		}
-		return h->n_pids ? 0 : -EINVAL;
-	}
+	if (strncmp(s, "pid=", 4) == 0)
+		return corecap_host_pids_parse(h, s + 4);
 	if (strncmp(s, "comm=", 5) == 0) {
 		size_t n = strlen(s + 5);
 
@@ -76,6 +113,13 @@ static int parse_daemons(struct corecap_host *h, const char *s)
 			if (s[5 + i] <= 0x20 || s[5 + i] >= 0x7f || s[5 + i] == '/')
 				return -EINVAL;
 		memcpy(h->comm, s + 5, n + 1);
+		return 0;
+	}
+	if (strcmp(s, "ceph-osds") == 0 || strncmp(s, "ceph-osds=", 10) == 0) {
+		if (s[9] && !corecap_host_osd_dir_ok(s + 10))
+			return -ENOTDIR;
+		h->ceph_osds = true;
+		snprintf(h->ceph_osds_dir, sizeof(h->ceph_osds_dir), "%s", s[9] ? s + 10 : "");
 		return 0;
 	}
 	return -EINVAL;
@@ -126,9 +170,18 @@ int corecap_host_spec_parse(struct corecap_host_spec *spec, const char *text)
 		memset(h, 0, sizeof(*h));
 		ret = parse_daemons(h, f[2]);
 		if (ret == -E2BIG)
-			return fail(spec, lineno, "one daemon per host in this version, got", f[2]);
+			return fail(spec, lineno, "more than 16 daemons on one host:", f[2]);
+		if (ret == -EEXIST)
+			return fail(spec, lineno, "a PID named twice:", f[2]);
+		if (ret == -ENOTDIR)
+			return fail(spec, lineno,
+				    "ceph-osds=DIR: an absolute path of letters, digits, '/', '_', "
+				    "'-', '.', no '..', at most 200 bytes, got",
+				    f[2]);
 		if (ret < 0)
-			return fail(spec, lineno, "expected pid=N or comm=NAME, got", f[2]);
+			return fail(spec, lineno,
+				    "expected pid=N[,N...], comm=NAME or ceph-osds[=DIR], got",
+				    f[2]);
 		snprintf(h->name, sizeof(h->name), "%s", f[0]);
 		snprintf(h->reach, sizeof(h->reach), "%s", f[1]);
 		spec->n++;

@@ -889,7 +889,7 @@ int corecap_cmd_record(int argc, char **argv)
 		goto out_free;
 	/* A session whose collector and watchdog were both killed still writes: end it. */
 	corecap_lttng_reap_orphans();
-	if (r->opts.sync_rfd >= 0) {
+	if (r->opts.sync_rfd >= 0 && r->opts.n_pids <= 1 && !r->opts.ceph_osds) {
 		/* A multi-daemon record's child: its messages name its daemon. */
 		static char command[48];
 

@@ -186,7 +186,8 @@ static void add_arg(char **a, size_t *n, const char *s)
 
 /* The child's command line: this program's `record` of one daemon, the options passed on. */
 static void child_argv(const struct multi *m, const struct daemon *d, char **a, char *pid,
-		       char *out, char *fds, char *hz, char *wall, char *asok_opt, int rfd, int wfd)
+		       char *out, char *fds, char *hz, char *wall, char *asok_opt, char *url,
+		       int rfd, int wfd)
 {
 	const struct corecap_record_opts *o = m->o;
 	size_t n = 0;
@@ -216,6 +217,12 @@ static void child_argv(const struct multi *m, const struct daemon *d, char **a, 
 	}
 	if (!o->trace)
 		add_arg(a, &n, "--no-trace");
+	if (o->relayd_url) {
+		/* A host of record --hosts: each daemon's trace under its own path, URL/PID. */
+		snprintf(url, PATH_MAX, "%s/%d", o->relayd_url, (int)d->target.pid);
+		add_arg(a, &n, "--relayd-url");
+		add_arg(a, &n, url);
+	}
 	for (size_t i = 0; i < o->n_events; i++) {
 		add_arg(a, &n, "--event");
 		add_arg(a, &n, o->events[i]);
@@ -244,7 +251,8 @@ static void child_argv(const struct multi *m, const struct daemon *d, char **a, 
 static int start_child(struct multi *m, struct daemon *d)
 {
 	char pid[16], out[PATH_MAX], fds[32], hz[16], wall[32], asok[PATH_MAX], self[PATH_MAX];
-	char *args[32 + 2 * CORECAP_RECORD_MAX_EVENTS];
+	char url[PATH_MAX];
+	char *args[34 + 2 * CORECAP_RECORD_MAX_EVENTS];
 	int go[2], said[2];
 	ssize_t len;
 
@@ -264,7 +272,7 @@ static int start_child(struct multi *m, struct daemon *d)
 		close(go[1]);
 		return -1;
 	}
-	child_argv(m, d, args, pid, out, fds, hz, wall, asok, go[0], said[1]);
+	child_argv(m, d, args, pid, out, fds, hz, wall, asok, url, go[0], said[1]);
 	d->child = fork();
 	if (d->child < 0) {
 		corecap_error("cannot start the collector of PID %d: %s", (int)d->target.pid,
@@ -383,6 +391,33 @@ out:
 	return ok;
 }
 
+/*
+ * Driven by a host-record (--sync-fds, collector/hosts/host_agent.c), as a
+ * single daemon's record is: once every child is ready, says so and waits
+ * for the go. 0 on the go; -1 when the driver gave up or a signal came.
+ */
+static int driver_go(struct multi *m)
+{
+	const struct corecap_record_opts *o = m->o;
+	char c = 0;
+
+	if (o->sync_rfd < 0)
+		return 0;
+	if (corecap_record_multi_say(o->sync_wfd, CORECAP_MULTI_READY) < 0)
+		return -1;
+	while (!corecap_record_got_signal) {
+		struct pollfd pfd[2] = {{.fd = corecap_record_wake_fd(), .events = POLLIN},
+					{.fd = o->sync_rfd, .events = POLLIN}};
+
+		if (poll(pfd, 2, 1000) > 0 && (pfd[0].revents & POLLIN))
+			corecap_record_signals_drain();
+		reap(m);
+		if (pfd[1].revents)
+			return read(o->sync_rfd, &c, 1) == 1 && c == CORECAP_MULTI_GO ? 0 : -1;
+	}
+	return -1;
+}
+
 /* Ends every child's window, at once: each sees its pipe closed. */
 static void end_windows(struct multi *m)
 {
@@ -433,13 +468,14 @@ static void run_window(struct multi *m)
 	const struct corecap_record_opts *o = m->o;
 	uint64_t end_at =
 		o->duration_s > 0 ? m->start_ns + (uint64_t)(o->duration_s * 1e9) : UINT64_MAX;
-	struct pollfd *pfd = calloc(m->n + 2, sizeof(*pfd));
+	struct pollfd *pfd = calloc(m->n + 3, sizeof(*pfd));
 
 	if (!pfd)
 		return;
 	for (;;) {
 		uint64_t t = corecap_now_ns();
 		size_t live = 0;
+		bool told_end;
 		int timeout = end_at == UINT64_MAX ? 1000
 			      : end_at > t	   ? (int)((end_at - t + 999999) / 1000000)
 						   : 0;
@@ -449,9 +485,12 @@ static void run_window(struct multi *m)
 					 .events = POLLIN};
 		for (size_t i = 0; i < m->n; i++)
 			pfd[i + 2] = (struct pollfd){.fd = m->d[i].said_fd, .events = POLLIN};
-		if (poll(pfd, m->n + 2, timeout > 1000 ? 1000 : timeout) > 0 &&
+		/* Driven by a host-record (--sync-fds): its pipe's end ends the window. */
+		pfd[m->n + 2] = (struct pollfd){.fd = o->sync_rfd, .events = POLLIN};
+		if (poll(pfd, m->n + 3, timeout > 1000 ? 1000 : timeout) > 0 &&
 		    (pfd[0].revents & POLLIN))
 			corecap_record_signals_drain();
+		told_end = o->sync_rfd >= 0 && pfd[m->n + 2].revents;
 		reap(m);
 		if (m->have_bench && pfd[1].revents)
 			corecap_bench_runner_pump(&m->bench);
@@ -480,7 +519,7 @@ static void run_window(struct multi *m)
 			m->interrupted = true;
 			break;
 		}
-		if (!live || (m->have_bench && m->bench.exited) || t >= end_at)
+		if (!live || (m->have_bench && m->bench.exited) || t >= end_at || told_end)
 			break;
 	}
 	free(pfd);
@@ -693,7 +732,7 @@ static int record(struct multi *m)
 			abandon(m);
 			return 1;
 		}
-	if (!wait_all(m, false)) {
+	if (!wait_all(m, false) || driver_go(m) < 0) {
 		abandon(m);
 		return corecap_record_got_signal ? 128 + corecap_record_got_signal : 1;
 	}
@@ -703,6 +742,8 @@ static int record(struct multi *m)
 		abandon(m);
 		return corecap_record_got_signal ? 128 + corecap_record_got_signal : 1;
 	}
+	if (o->sync_wfd >= 0)
+		corecap_record_multi_say(o->sync_wfd, CORECAP_MULTI_STARTED);
 	run_window(m);
 	if (m->interrupted) {
 		corecap_error("interrupted");
@@ -747,6 +788,11 @@ int corecap_record_multi(const struct corecap_record_opts *o, int argc, char **a
 
 	if (corecap_record_signals_install() < 0)
 		return 1;
+	/* A host-record's pipes are ours: the children and the benchmark get their own. */
+	if (o->sync_rfd >= 0)
+		fcntl(o->sync_rfd, F_SETFD, FD_CLOEXEC);
+	if (o->sync_wfd >= 0)
+		fcntl(o->sync_wfd, F_SETFD, FD_CLOEXEC);
 	status = record(&m);
 	if (m.have_bench)
 		corecap_bench_runner_release(&m.bench);

@@ -20,6 +20,14 @@
  * ends its child only: the others' data is kept and the run is partial,
  * naming the PID. A parent killed outright closes the pipes by dying, so
  * the children still end their windows and write their runs.
+ *
+ * A host of `record --hosts` with several daemons runs this record under
+ * its host-record (collector/hosts/host_agent.c), which drives it as it
+ * drives one daemon's record (--sync-fds R,W): once every child is ready
+ * the parent says CORECAP_MULTI_READY on W and waits for CORECAP_MULTI_GO
+ * on R, says CORECAP_MULTI_STARTED once its window started, and ends the
+ * window when R is closed. With --relayd-url URL each child streams its
+ * trace to URL/PID.
  */
 #ifndef CORECAP_COLLECTOR_RECORD_MULTI_H
 #define CORECAP_COLLECTOR_RECORD_MULTI_H

@@ -46,7 +46,7 @@ struct corecap_record_opts {
 	size_t n_pids;
 	bool ceph_osds;		   /* --ceph-osds[=DIR]: every OSD with an admin socket */
 	const char *ceph_osds_dir; /* its DIR, or NULL: the Ceph configuration's */
-	int sync_rfd, sync_wfd;	   /* --sync-fds R,W (a multi-daemon record's child); -1 */
+	int sync_rfd, sync_wfd;	   /* --sync-fds R,W (a multi-daemon child's, a host's); -1 */
 	const char *relayd_url;	   /* --relayd-url (a host of record --hosts), or NULL */
 	const char *output;	   /* NULL: ./corecap-<comm>-<pid>-<YYYYmmdd-HHMMSS> */
 	double duration_s;

@@ -13,6 +13,7 @@
 # Usage, after lib.sh and e2e_workdir (or analysis_lib.sh):
 #   need_hosts                  # exits 77, saying why, when the kernel cannot
 #   hosts_add NAME OFFSET_S     # e.g. hosts_add b 37.5; sets HOST_ADDR
+#   hosts_abc                   # need_hosts, then a (0), b (+37.5 s), c (-12.25 s)
 #   hosts_rsh NAME CMD...       # runs CMD in host NAME
 #   HOSTS_RSH                   # the --rsh command: "hosts_rsh DIR"
 #
@@ -122,26 +123,63 @@ hosts_add() {
 	echo "$off" >"$HOSTS_DIR/$name.offset"
 }
 
+# hosts_abc: the tests' three hosts, after need_hosts: a (the client,
+# offset 0), b (+37.5 s) and c (-12.25 s); b's and c's addresses in
+# b_addr and c_addr.
+hosts_abc() {
+	need_hosts
+	hosts_add a 0
+	hosts_add b 37.5
+	b_addr=$HOST_ADDR
+	hosts_add c -12.25
+	c_addr=$HOST_ADDR
+}
+
+# hosts_manifest_keys MANIFEST PATHS: every key path of MANIFEST (a.b,
+# a[].c) into the file PATHS, and the check that each is one of
+# corecap/manifest_keys.h's list (the build's manifest_keys tool).
+hosts_manifest_keys() {
+	local rc=0
+	python3 -c '
+import json, sys
+out = set()
+def walk(v, p):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            q = p + "." + k if p else k
+            out.add(q)
+            walk(x, q)
+    elif isinstance(v, list):
+        for x in v:
+            walk(x, p + "[]")
+walk(json.load(open(sys.argv[1])), "")
+print("\n".join(sorted(out)))' "$1" >"$2"
+	"$CORECAP_BUILD/tests/e2e/manifest_keys" check <"$2" >"$2.check" || rc=$?
+	expect_eq "every key of '$1' is in manifest_keys.h" 0 "$rc"
+	cat "$2.check"
+}
+
 hosts_rsh() {
 	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$@"
 }
 
-# hosts_start_refosd NAME ADDR: refosd under `corecap run` in host NAME
-# (launch_refosd: OSD_PID, OSD_PORT), and a forwarder in it from ADDR,
-# the host's address, to refosd's port, tracked; exits when it cannot.
+# hosts_start_refosd NAME ADDR [TAG]: refosd under `corecap run` in host
+# NAME (launch_refosd: OSD_PID, OSD_PORT), and a forwarder in it from
+# ADDR, the host's address, to refosd's port, tracked; exits when it
+# cannot. TAG tells a host's second daemon's files from its first's.
 hosts_start_refosd() {
-	local h=$1 addr=$2 i
-	launch_refosd "osd-$h" "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
+	local h=$1 addr=$2 tag=${3:-} i
+	launch_refosd "osd-$h$tag" "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
 		"$CORECAP" run -- "$REFOSD" --port 0
 	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" "$h" \
-		python3 "$CORECAP_SRC/tests/e2e/hosts_forward.py" "$addr" "$OSD_PORT" >"fwd-$h.out" 2>&1 &
+		python3 "$CORECAP_SRC/tests/e2e/hosts_forward.py" "$addr" "$OSD_PORT" >"fwd-$h$tag.out" 2>&1 &
 	track $!
 	for i in $(seq 1 100); do
-		grep -q forwarding "fwd-$h.out" && return 0
+		grep -q forwarding "fwd-$h$tag.out" && return 0
 		sleep 0.05
 	done
 	echo "FAIL: the forwarder in host $h did not start:"
-	cat "fwd-$h.out"
+	cat "fwd-$h$tag.out"
 	exit 1
 }
 

@@ -18,12 +18,7 @@ set -euo pipefail
 need_refosd
 need_sessiond
 e2e_cleanup_hook() { hosts_teardown; }
-need_hosts
-hosts_add a 0
-hosts_add b 37.5
-b_addr=$HOST_ADDR
-hosts_add c -12.25
-c_addr=$HOST_ADDR
+hosts_abc
 cd "$WORK"
 
 hosts_start_refosd b "$b_addr"
@@ -91,24 +86,7 @@ for h in b c; do
 		"$err_end <= 50000 && $err_end >= -50000 && $err_end <= $bound_end && $err_end >= -$bound_end"
 done
 # Every key of the hosts' manifest is one of corecap/manifest_keys.h's list.
-python3 -c '
-import json, sys
-out = set()
-def walk(v, p):
-    if isinstance(v, dict):
-        for k, x in v.items():
-            q = p + "." + k if p else k
-            out.add(q)
-            walk(x, q)
-    elif isinstance(v, list):
-        for x in v:
-            walk(x, p + "[]")
-walk(json.load(open(sys.argv[1])), "")
-print("\n".join(sorted(out)))' run/manifest.json >paths
-rc=0
-"$CORECAP_BUILD/tests/e2e/manifest_keys" check <paths >paths.check || rc=$?
-expect_eq "every key of the hosts' manifest is in manifest_keys.h" 0 "$rc"
-cat paths.check
+hosts_manifest_keys run/manifest.json paths
 expect_true "and it has hosts[].clock.end.bound_ns" grep -qx 'hosts\[\].clock.end.bound_ns' paths
 # The whole run's report: the system's verdict (the host with the least
 # headroom), a line per host, then each host's own report as it is alone.

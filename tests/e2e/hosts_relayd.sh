@@ -19,12 +19,7 @@ need_sessiond
 command -v lttng-relayd >/dev/null || skip "lttng-relayd is not installed (package lttng-tools)"
 command -v babeltrace2 >/dev/null || skip "babeltrace2 is not installed"
 e2e_cleanup_hook() { hosts_teardown; }
-need_hosts
-hosts_add a 0
-hosts_add b 37.5
-b_addr=$HOST_ADDR
-hosts_add c -12.25
-c_addr=$HOST_ADDR
+hosts_abc
 cd "$WORK"
 
 hosts_start_refosd b "$b_addr"

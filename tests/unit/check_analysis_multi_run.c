@@ -1,6 +1,7 @@
 /*
  * analysis/read/multi_run.c: a run of several daemons' manifest (version
- * 3), its daemons, and RUN:PID, which names one of them.
+ * 3), its daemons, and RUN:PID, which names one of them; RUN:HOST and
+ * RUN:HOST:PID of a run of several hosts whose host has several daemons.
  */
 #include <check.h>
 #include <errno.h>
@@ -141,6 +142,86 @@ START_TEST(daemons_without_a_pid_are_refused)
 }
 END_TEST
 
+/* Writes text as dir's file rel (its directories made). */
+static void write_at(const char *rel, const char *text)
+{
+	char path[256], cmd[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	snprintf(cmd, sizeof(cmd), "mkdir -p \"$(dirname '%s')\"", path);
+	ck_assert_int_eq(system(cmd), 0);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A run of several hosts: b has two daemons (10, 20), c one (30). */
+static void write_hosts_run(void)
+{
+	write_at("manifest.json",
+		 "{\"format\": \"corecap-run\", \"version\": 4, \"status\": \"complete\","
+		 " \"hosts\": [{\"name\": \"b\", \"pids\": [10, 20], \"status\": \"complete\","
+		 " \"dir\": \"hosts/b\"}, {\"name\": \"c\", \"pid\": 30, \"status\": "
+		 "\"complete\", \"dir\": \"hosts/c\"}]}");
+	write_at("hosts/b/manifest.json", two);
+	write_at("hosts/c/manifest.json",
+		 "{\"format\": \"corecap-run\", \"version\": 2, \"pid\": 30}");
+}
+
+/* Resolves arg: the path it names under dir (NULL: none), or the error holding why. */
+static void resolves(const char *arg_tail, const char *path_tail, const char *why)
+{
+	char arg[160], want[200], *err = NULL, *got;
+
+	snprintf(arg, sizeof(arg), "%s%s", dir, arg_tail);
+	got = corecap_multi_run_resolve(arg, &err);
+	if (path_tail) {
+		snprintf(want, sizeof(want), "%s%s", dir, path_tail);
+		ck_assert_msg(got && strcmp(got, want) == 0, "'%s': '%s', not '%s'", arg,
+			      got ? got : "(null)", want);
+		ck_assert_ptr_null(err);
+	} else {
+		ck_assert_msg(!got, "'%s' resolved to '%s'", arg, got);
+		ck_assert_msg(err && strstr(err, why), "'%s': '%s' does not say '%s'", arg,
+			      err ? err : "(null)", why);
+	}
+	free(got);
+	free(err);
+}
+
+START_TEST(run_colon_host_colon_pid_names_a_hosts_daemon)
+{
+	struct multi_run m;
+	char arg[128], want[160], *err = NULL;
+
+	write_hosts_run();
+	/* RUN:HOST of a host of several daemons is their run. */
+	snprintf(arg, sizeof(arg), "%s:b", dir);
+	ck_assert(corecap_multi_run_is(arg));
+	ck_assert_int_eq(corecap_multi_run_open(&m, arg, &err), 0);
+	ck_assert_int_eq(m.n_daemons, 2);
+	snprintf(want, sizeof(want), "%s/hosts/b/daemons/20", dir);
+	ck_assert_str_eq(m.daemons[1].dir, want);
+	corecap_multi_run_close(&m);
+	snprintf(arg, sizeof(arg), "%s:c", dir);
+	ck_assert(!corecap_multi_run_is(arg));
+	resolves(":b:20", "/hosts/b/daemons/20", NULL);
+	resolves(":b:10", "/hosts/b/daemons/10", NULL);
+	/* A host of one daemon: its PID names its run. */
+	resolves(":c:30", "/hosts/c", NULL);
+	resolves(":c:31", NULL, ":c' is a run of one daemon, PID 30, not 31");
+	resolves(":b:30", NULL, ":b' has no daemon of PID 30");
+	resolves(":z:20", NULL, "has no host 'z'");
+	/* After a host, a PID and nothing else: digits, no sign, blank or leading zero. */
+	static const char *const bad[] = {":b:+20", ":b:020",  ":b: 20", ":b:20 ",
+					  ":b:-1",  ":b:0x14", ":b:..",	 ":b:99999999999"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		resolves(bad[i], NULL, "takes a PID (decimal digits, at most 10)");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("analysis_multi_run");
@@ -151,6 +232,7 @@ int main(void)
 	tcase_add_test(tc, run_colon_pid_names_one_daemon);
 	tcase_add_test(tc, a_single_daemon_run_is_not_one);
 	tcase_add_test(tc, daemons_without_a_pid_are_refused);
+	tcase_add_test(tc, run_colon_host_colon_pid_names_a_hosts_daemon);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

@@ -104,6 +104,32 @@ START_TEST(test_take_whole)
 }
 END_TEST
 
+/* A host of several daemons: each streamed to NAME/PID, each taken into its own run. */
+START_TEST(test_take_daemons)
+{
+	run("mkdir -p @/out/vm/corecap-1/c/41/ust @/out/vm/corecap-1/c/42/ust @/dest/d41 "
+	    "@/dest/d42 && printf meta > @/out/vm/corecap-1/c/41/ust/metadata && "
+	    "ln -s /etc/passwd @/out/vm/corecap-1/c/42/ust/metadata");
+	{
+		int d41 = openat(dest_fd, "d41", O_RDONLY | O_DIRECTORY);
+		int d42 = openat(dest_fd, "d42", O_RDONLY | O_DIRECTORY);
+
+		ck_assert_int_eq(corecap_relayd_take_daemon(&d, "c", 41, d41, "trace", 1 << 20), 0);
+		ck_assert_int_eq(mode_of("dest/d41/trace/ust/metadata"), 0600);
+		ck_assert(!exists("out/vm/corecap-1/c/41"));
+		/* The other daemon's tree breaks a rule: refused, named, not moved. */
+		ck_assert_int_eq(corecap_relayd_take_daemon(&d, "c", 42, d42, "trace", 1 << 20),
+				 -EPERM);
+		ck_assert_msg(strstr(d.error, "corecap-1/c/42/ust/metadata"), "%s", d.error);
+		ck_assert(!exists("dest/d42/trace"));
+		ck_assert_int_eq(corecap_relayd_take_daemon(&d, "c", 43, d42, "trace", 1 << 20),
+				 -ENOENT);
+		close(d41);
+		close(d42);
+	}
+}
+END_TEST
+
 /* Refused, the rule named, the destination not made. */
 static void refused(const char *rule, int err, uint64_t max)
 {
@@ -223,6 +249,7 @@ static Suite *suite(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_take_whole);
+	tcase_add_test(tc, test_take_daemons);
 	tcase_add_test(tc, test_symlink);
 	tcase_add_test(tc, test_fifo);
 	tcase_add_test(tc, test_hard_link);

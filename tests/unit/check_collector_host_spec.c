@@ -33,6 +33,25 @@ START_TEST(hosts_files_parse_and_bad_ones_name_their_line)
 	ck_assert_int_eq(spec.hosts[0].pids[0], 1234);
 	ck_assert_str_eq(spec.hosts[1].reach, "root@osd-c");
 	ck_assert_str_eq(spec.hosts[1].comm, "ceph-osd");
+	/* Several daemons on a host: its PIDs, or its Ceph OSDs found there. */
+	ck_assert_int_eq(corecap_host_spec_parse(&spec, "b x pid=12,34,5\n"
+							"c y ceph-osds\n"
+							"d z ceph-osds=/var/run/ceph-1.x\n"),
+			 0);
+	ck_assert_uint_eq(spec.hosts[0].n_pids, 3);
+	ck_assert_int_eq(spec.hosts[0].pids[2], 5);
+	{
+		char buf[32];
+
+		ck_assert_int_eq(corecap_host_pids_arg(&spec.hosts[0], buf, sizeof(buf)), 0);
+		ck_assert_str_eq(buf, "12,34,5");
+		ck_assert_int_eq(corecap_host_pids_arg(&spec.hosts[0], buf, 6), -ENOSPC);
+	}
+	ck_assert(spec.hosts[1].ceph_osds);
+	ck_assert_str_eq(spec.hosts[1].ceph_osds_dir, "");
+	ck_assert_uint_eq(spec.hosts[1].n_pids, 0);
+	ck_assert(spec.hosts[2].ceph_osds);
+	ck_assert_str_eq(spec.hosts[2].ceph_osds_dir, "/var/run/ceph-1.x");
 	static const struct {
 		const char *text, *why;
 	} bad[] = {
@@ -45,8 +64,14 @@ START_TEST(hosts_files_parse_and_bad_ones_name_their_line)
 		{"b x pid=0\n", "expected pid=N"},
 		{"b x pid=1x\n", "expected pid=N"},
 		{"b x pid=1,\n", "expected pid=N"},
-		{"b x pid=1,2\n", "one daemon per host"},
-		{"b x comm=a/b\n", "expected pid=N or comm=NAME"},
+		{"b x pid=1,2,1\n", "a PID named twice"},
+		{"b x pid=1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17\n", "more than 16 daemons"},
+		{"b x comm=a/b\n", "expected pid=N[,N...], comm=NAME or ceph-osds[=DIR]"},
+		{"b x ceph-osds=rel/dir\n", "ceph-osds=DIR: an absolute path"},
+		{"b x ceph-osds=/a/../b\n", "ceph-osds=DIR"},
+		{"b x ceph-osds=/a;rm\n", "ceph-osds=DIR"},
+		{"b x ceph-osds=\n", "ceph-osds=DIR"},
+		{"b x ceph-osdsX\n", "expected pid=N"},
 		{"b x comm=0123456789abcdef\n", "expected pid=N"},
 		{"b x pid=1 extra\n", "more than NAME REACH DAEMONS"},
 	};

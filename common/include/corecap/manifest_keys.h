@@ -515,6 +515,10 @@
 	X(HOSTS_PID, HOSTS, "pid", 0)                                                              \
 	/* the daemon's name there (or pid) */                                                     \
 	X(HOSTS_COMM, HOSTS, "comm", 0)                                                            \
+	/* several daemons there: their PIDs (its run is one of several daemons) */                \
+	X(HOSTS_PIDS, HOSTS, "pids", 0)                                                            \
+	/* its OSDs, found there as record --ceph-osds=DIR does ("": the default) */               \
+	X(HOSTS_CEPH_OSDS, HOSTS, "ceph_osds", 0)                                                  \
 	/* "complete", "partial", or "failed": no run came back */                                 \
 	X(HOSTS_STATUS, HOSTS, "status", 0)                                                        \
 	/* why; null when complete */                                                              \
