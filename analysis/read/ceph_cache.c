@@ -3,7 +3,6 @@
 
 #include <endian.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -246,19 +245,6 @@ static bool r_fits(struct rcur *r, uint64_t n, size_t rec)
 	return !r->bad;
 }
 
-static int add_warning(struct ceph_files *c, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int add_warning(struct ceph_files *c, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = corecap_lines_vadd(&c->warnings, &c->n_warnings, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 /* What decode allocated (ceph_files' release frees the same and more, but
  * ceph_files reads this module). */
 static void drop(struct ceph_files *c)
@@ -300,7 +286,7 @@ static int decode(struct ceph_files *c, struct rcur *r, const char **why)
 		char s[MAX_WARN_B + 1];
 
 		r_str(r, s, MAX_WARN_B);
-		if (!r->bad && add_warning(c, "%s", s))
+		if (!r->bad && corecap_lines_add(&c->warnings, &c->n_warnings, "%s", s))
 			return -ENOMEM;
 	}
 	n = r_u32(r);

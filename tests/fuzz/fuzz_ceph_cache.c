@@ -18,6 +18,8 @@
 #include "read/ceph_files.h"
 #include "read/run_cache.h"
 
+#include "fuzz_util.h"
+
 static size_t touch(const struct ceph_files *c)
 {
 	size_t sum = 0;
@@ -54,14 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	len = size - 1;
-	b = malloc(len ? len : 1);
-	memcpy(b, data + 1, len);
-	if ((data[0] & 1) && len >= 16) {
-		uint64_t h = htole64(corecap_run_cache_hash(b, len - 16));
-
-		memcpy(b + len - 16, &h, 8);
-	}
+	b = fuzz_hashed_copy(data, size, &len, corecap_run_cache_hash);
 	if (corecap_ceph_cache_decode(&c, b, len, NULL, &why) == 0) {
 		size_t sum = touch(&c);
 
