@@ -803,19 +803,6 @@ static void zero_fill(struct compare_diff *d, const char *section, const char *k
 			}
 }
 
-static int line_add(char ***v, size_t *n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int line_add(char ***v, size_t *n, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	va_start(ap, fmt);
-	ret = corecap_lines_vadd(v, n, fmt, ap);
-	va_end(ap);
-	return ret;
-}
-
 /* Rounds to zero at its decimals. */
 static bool is_zero(double v, int decimals)
 {
@@ -875,7 +862,7 @@ static int idle_pools(struct compare_diff *d)
 		for (size_t k = 0; k < d->n; k++)
 			if (strcmp(d->v[k].section, sec) == 0)
 				d->v[k].hidden = true;
-		ret = line_add(&d->idle_pools, &d->n_idle_pools, "%s", sec + 5);
+		ret = corecap_lines_add(&d->idle_pools, &d->n_idle_pools, "%s", sec + 5);
 	}
 	return ret;
 }

@@ -14,3 +14,8 @@ add_dependencies(corecap_report_bench corecap corecap_tracegen)
 add_executable(critical_path_cpus ${CMAKE_CURRENT_SOURCE_DIR}/critical_path_cpus.c)
 target_link_libraries(critical_path_cpus PRIVATE corecap-analysis corecap-common m)
 target_include_directories(critical_path_cpus PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
+
+# The floor under a cold report of a binary with compressed debug sections:
+# the CPU of inflating them alone (bench/report_symbols.sh prints it).
+add_executable(inflate_floor ${CMAKE_CURRENT_SOURCE_DIR}/inflate_floor.c)
+target_link_libraries(inflate_floor PRIVATE ZLIB::ZLIB)

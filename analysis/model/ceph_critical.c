@@ -23,17 +23,17 @@ static bool msgr_event(const char *name)
 	return false;
 }
 
-static int mark_cmp(const void *a, const void *b)
+static int mark_cmp(const struct cc_mark *x, const struct cc_mark *y)
 {
-	const struct cc_mark *x = a, *y = b;
-
 	if (x->t_ns != y->t_ns)
 		return x->t_ns < y->t_ns ? -1 : 1;
 	if (x->end != y->end)
 		return x->end ? -1 : 1; /* a phase ends where the next begins */
 	if (x->span != y->span)
 		return x->span < y->span ? -1 : 1;
-	return (int)x->phase - (int)y->phase;
+	if (x->phase != y->phase)
+		return (int)x->phase - (int)y->phase;
+	return (x->seq > y->seq) - (x->seq < y->seq); /* a span's marks in the order made */
 }
 
 /* The name of the phase event k of sp opens, or NULL (its last event). */
@@ -79,17 +79,93 @@ static size_t span_marks(const struct ceph_files *c, uint32_t i, int64_t off, st
 					  .msgr = nx < reply && next && msgr_event(next),
 					  .ev = k};
 	}
+	for (size_t k = 0; k < n; k++)
+		m[k].seq = (uint32_t)k;
 	return n;
+}
+
+/* Whether span sp is an op of the window. */
+static bool in_window(const struct ceph_critical *cc, const struct ceph_op_span *sp)
+{
+	int64_t a = (int64_t)sp->arrival_ns - cc->off;
+	int64_t r = (int64_t)sp->reply_ns - cc->off;
+
+	return sp->type < cc->ceph->n_types && a >= (int64_t)cc->cp->ws &&
+	       !(cc->cp->we && r > (int64_t)cc->cp->we);
+}
+
+/* next_span moved to the first span of the window from where it is. */
+static void skip_out(struct ceph_critical *cc)
+{
+	while (cc->next_span < cc->ceph->n_spans && !in_window(cc, &cc->ceph->spans[cc->next_span]))
+		cc->next_span++;
+}
+
+/* The marks' heap, its least mark first. */
+static void heap_down(struct cc_mark *h, size_t n, size_t i)
+{
+	struct cc_mark m = h[i];
+
+	for (size_t k; (k = 2 * i + 1) < n; i = k) {
+		if (k + 1 < n && mark_cmp(&h[k + 1], &h[k]) < 0)
+			k++;
+		if (mark_cmp(&h[k], &m) >= 0)
+			break;
+		h[i] = h[k];
+	}
+	h[i] = m;
+}
+
+static void heap_up(struct cc_mark *h, size_t i)
+{
+	struct cc_mark m = h[i];
+
+	for (size_t p; i > 0 && mark_cmp(&m, &h[p = (i - 1) / 2]) < 0; i = p)
+		h[i] = h[p];
+	h[i] = m;
+}
+
+/* The next span of the window's marks into the heap. 0 or -ENOMEM. */
+static int open_span(struct ceph_critical *cc)
+{
+	const struct ceph_op_span *sp = &cc->ceph->spans[cc->next_span];
+	size_t need = cc->n_marks + 2 + 2 * (size_t)sp->n_ev, n;
+
+	if (need > cc->cap_marks) {
+		size_t cap = cc->cap_marks ? cc->cap_marks : 256;
+		struct cc_mark *m;
+
+		while (cap < need)
+			cap *= 2;
+		if (!(m = realloc(cc->marks, cap * sizeof(*m))))
+			return -ENOMEM;
+		cc->marks = m;
+		cc->cap_marks = cap;
+	}
+	n = span_marks(cc->ceph, (uint32_t)cc->next_span, cc->off, cc->marks + cc->n_marks);
+	for (size_t k = 0; k < n; k++)
+		heap_up(cc->marks, cc->n_marks++);
+	cc->next_span++;
+	skip_out(cc);
+	return 0;
+}
+
+/* The time of the next span's arrival, UINT64_MAX when none is left. */
+static uint64_t next_arrival(const struct ceph_critical *cc)
+{
+	return cc->next_span < cc->ceph->n_spans
+		       ? (uint64_t)((int64_t)cc->ceph->spans[cc->next_span].arrival_ns - cc->off)
+		       : UINT64_MAX;
 }
 
 int corecap_ceph_critical_init(struct ceph_critical *cc, const struct ceph_files *c,
 			       struct critical_path *cp, int64_t realtime_offset_ns,
 			       const char *op_pools)
 {
-	size_t cap = 0, slots = 0;
+	size_t slots = 0;
 	int ret;
 
-	*cc = (struct ceph_critical){.ceph = c, .cp = cp};
+	*cc = (struct ceph_critical){.ceph = c, .cp = cp, .off = realtime_offset_ns};
 	if ((ret = corecap_lines_split(&cc->pools, &cc->n_pools, op_pools)))
 		return ret;
 	cc->slot0 = calloc(c->n_types + 1, sizeof(*cc->slot0));
@@ -99,26 +175,13 @@ int corecap_ceph_critical_init(struct ceph_critical *cc, const struct ceph_files
 		cc->slot0[t] = (uint32_t)slots;
 		slots += 1 + c->types[t].n_phases;
 	}
-	for (size_t i = 0; i < c->n_spans; i++)
-		cap += 2 + 2 * (size_t)c->spans[i].n_ev;
-	cc->marks = malloc((cap + 1) * sizeof(*cc->marks));
-	if (!cc->marks)
-		goto nomem;
 	for (size_t i = 0; i < c->n_spans; i++) {
-		const struct ceph_op_span *sp = &c->spans[i];
-		int64_t a = (int64_t)sp->arrival_ns - realtime_offset_ns;
-		int64_t r = (int64_t)sp->reply_ns - realtime_offset_ns;
-
-		if (sp->type >= c->n_types || a < (int64_t)cp->ws ||
-		    (cp->we && r > (int64_t)cp->we)) {
+		if (in_window(cc, &c->spans[i]))
+			cc->ops++;
+		else
 			cc->ops_out++;
-			continue;
-		}
-		cc->ops++;
-		cc->n_marks +=
-			span_marks(c, (uint32_t)i, realtime_offset_ns, cc->marks + cc->n_marks);
 	}
-	qsort(cc->marks, cc->n_marks, sizeof(*cc->marks), mark_cmp);
+	skip_out(cc);
 	return 0;
 nomem:
 	corecap_ceph_critical_release(cc);
@@ -183,19 +246,41 @@ static int feed_mark(struct ceph_critical *cc, const struct cc_mark *m)
 
 uint64_t corecap_ceph_critical_next_ns(const struct ceph_critical *cc)
 {
-	return cc->next < cc->n_marks ? cc->marks[cc->next].t_ns : UINT64_MAX;
+	uint64_t a = next_arrival(cc), h = cc->n_marks ? cc->marks[0].t_ns : UINT64_MAX;
+
+	return a < h ? a : h;
+}
+
+bool corecap_ceph_critical_done(const struct ceph_critical *cc)
+{
+	return !cc->n_marks && cc->next_span >= cc->ceph->n_spans;
 }
 
 int corecap_ceph_critical_take(struct ceph_critical *cc)
 {
-	return feed_mark(cc, &cc->marks[cc->next++]);
+	struct cc_mark m;
+	int ret;
+
+	/* A span's marks come at or after its arrival; a mark at the same
+	 * time as an arrival goes first (an end, or an earlier span's). */
+	while (cc->next_span < cc->ceph->n_spans &&
+	       (!cc->n_marks || next_arrival(cc) < cc->marks[0].t_ns))
+		if ((ret = open_span(cc)))
+			return ret;
+	if (!cc->n_marks)
+		return 0;
+	m = cc->marks[0];
+	cc->marks[0] = cc->marks[--cc->n_marks];
+	heap_down(cc->marks, cc->n_marks, 0);
+	cc->taken++;
+	return feed_mark(cc, &m);
 }
 
 int corecap_ceph_critical_feed(struct ceph_critical *cc, uint64_t t)
 {
 	int ret;
 
-	while (corecap_ceph_critical_next_ns(cc) <= t && cc->next < cc->n_marks)
+	while (!corecap_ceph_critical_done(cc) && corecap_ceph_critical_next_ns(cc) <= t)
 		if ((ret = corecap_ceph_critical_take(cc)))
 			return ret;
 	return 0;

@@ -21,6 +21,7 @@
 #ifndef CORECAP_CEPH_CRITICAL_H
 #define CORECAP_CEPH_CRITICAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,15 +42,23 @@ struct cc_mark {
 	uint8_t end;	/* 1: an end, else a begin */
 	uint8_t msgr;	/* an end the messenger stamped */
 	uint32_t ev;	/* the event the phase opens: its index in the span */
+	uint32_t seq;	/* its place among its span's marks */
 };
 
 struct ceph_critical {
 	const struct ceph_files *ceph;
 	struct critical_path *cp;
-	struct cc_mark *marks; /* by time, ends before begins */
-	size_t n_marks, next;
-	uint32_t *slot0; /* per type: its whole op's slot; its phases' follow */
-	char **pools;	 /* the op path's pool patterns */
+	/* The marks of the spans opened and not yet taken, a heap by time
+	 * (ends before begins, then by span, phase and the order made): a span
+	 * is opened when its arrival comes, so the heap holds the ops in
+	 * flight, not the history. */
+	struct cc_mark *marks;
+	size_t n_marks, cap_marks;
+	size_t next_span; /* the next span of the window to open */
+	size_t taken;	  /* marks taken */
+	int64_t off;	  /* realtime_offset_ns */
+	uint32_t *slot0;  /* per type: its whole op's slot; its phases' follow */
+	char **pools;	  /* the op path's pool patterns */
 	size_t n_pools;
 	uint64_t ops;	       /* ops of the window */
 	uint64_t ops_out;      /* ops of the history outside the window */
@@ -74,6 +83,8 @@ int corecap_ceph_critical_feed(struct ceph_critical *cc, uint64_t t);
  * records up to its time first. */
 uint64_t corecap_ceph_critical_next_ns(const struct ceph_critical *cc);
 int corecap_ceph_critical_take(struct ceph_critical *cc);
+/* Whether every mark was taken. */
+bool corecap_ceph_critical_done(const struct ceph_critical *cc);
 int corecap_ceph_critical_finish(struct ceph_critical *cc);
 /* A thread's wall-clock samples of one stack class (ceph_attrib's count). */
 #define CORECAP_CC_SAMPLE_KEY(tid, cat) (((uint64_t)(uint32_t)(tid) << 3) | (uint64_t)(cat))

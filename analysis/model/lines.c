@@ -21,6 +21,17 @@ int corecap_lines_vadd(char ***v, size_t *n, const char *fmt, va_list ap)
 	return 0;
 }
 
+int corecap_lines_add(char ***v, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = corecap_lines_vadd(v, n, fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
 void corecap_lines_release(char ***v, size_t *n)
 {
 	for (size_t i = 0; i < *n; i++)

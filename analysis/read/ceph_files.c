@@ -12,7 +12,9 @@
 #include <json-c/json.h>
 
 #include "../model/lines.h"
+#include "ceph_cache.h"
 #include "ceph_files.h"
+#include "run_cache.h"
 #include "run_file.h"
 #include <corecap/run_format.h>
 
@@ -506,24 +508,70 @@ static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 	return 0;
 }
 
+/*
+ * The OpTracker part of c from the history file name (0 and nothing set
+ * when absent): from the run cache when it holds this file's contents
+ * (read/ceph_cache.h), else parsed, and then kept there. As load_json.
+ */
+static int load_history(struct ceph_files *c, const char *run_dir, const char *name, bool *found,
+			char **err)
+{
+	char path[4096], key[CEPH_CACHE_KEY_MAX], *raw = NULL, *why = NULL;
+	json_object *h = NULL;
+	int dirfd = -1, ret;
+	size_t len;
+
+	*found = false;
+	snprintf(path, sizeof(path), "%s/" CORECAP_RUN_CEPH_DIR "/%s", run_dir, name);
+	ret = corecap_run_file_bytes(path, &raw, &len, &why);
+	if (ret == -ENOENT)
+		return 0;
+	*found = true;
+	if (!ret && corecap_run_cache_enabled() && (dirfd = corecap_run_cache_dir()) >= 0) {
+		corecap_ceph_cache_key(name, raw, len, key, sizeof(key));
+		if (corecap_ceph_cache_load(dirfd, key, c) == 0)
+			goto out;
+	}
+	if (!ret)
+		ret = corecap_run_file_json_bytes(path, raw, len, &h, &why);
+	if (ret) {
+		corecap_err(err, ret, "cannot read %s", why ? why : strerror(-ret));
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = load_optracker(c, h);
+	if (!ret && dirfd >= 0)
+		corecap_ceph_cache_store(dirfd, key, c);
+out:
+	json_object_put(h);
+	free(raw);
+	free(why);
+	return ret;
+}
+
 int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir, char **err)
 {
-	json_object *h, *b, *e;
+	json_object *b, *e;
+	bool found;
 	int ret, err_b, err_e;
 
 	memset(c, 0, sizeof(*c));
 	*err = NULL;
 	/* The collector's zstd-compressed history, or an earlier one's plain file. */
-	h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS_ZST, &ret, err);
-	if (!h && !ret)
-		h = load_json(run_dir, CORECAP_CEPH_HISTORIC_OPS, &ret, err);
+	ret = load_history(c, run_dir, CORECAP_CEPH_HISTORIC_OPS_ZST, &found, err);
+	if (!found)
+		ret = load_history(c, run_dir, CORECAP_CEPH_HISTORIC_OPS, &found, err);
 	b = load_json(run_dir, CORECAP_CEPH_PERF_BEGIN, &err_b, err);
 	e = load_json(run_dir, CORECAP_CEPH_PERF_END, &err_e, err);
 	if (!ret)
 		ret = err_b ? err_b : err_e;
-	if (!ret && (ret = corecap_ceph_files_parse(c, h, b, e)))
-		corecap_err(err, ret, "cannot read '%s/" CORECAP_RUN_CEPH_DIR "'", run_dir);
-	json_object_put(h);
+	if (!ret && b && e)
+		ret = load_perf(c, b, e);
+	if (ret < 0) {
+		if (!*err)
+			corecap_err(err, ret, "cannot read '%s/" CORECAP_RUN_CEPH_DIR "'", run_dir);
+		corecap_ceph_files_release(c);
+	}
 	json_object_put(b);
 	json_object_put(e);
 	return ret;

@@ -33,10 +33,12 @@
 
 /* 0 also when RUN/ceph/ is absent (nothing is set); a negative errno and
  * *err (corecap/diag.h's error value, the caller frees it) when a file
- * exists but cannot be read. */
+ * exists but cannot be read. The OpTracker part comes from the run cache
+ * when it holds the history's contents (read/ceph_cache.h), else from the
+ * history parsed, then kept there. */
 int corecap_ceph_files_load(struct ceph_files *c, const char *run_dir, char **err);
-/* The same from parsed files (each may be NULL: absent); c is zeroed first
- * by the caller. For corecap_ceph_files_load and the fuzz harness. */
+/* The same from parsed files (each may be NULL: absent), without the run
+ * cache; c is zeroed first by the caller. For the fuzz harness. */
 int corecap_ceph_files_parse(struct ceph_files *c, json_object *historic, json_object *perf_begin,
 			     json_object *perf_end);
 void corecap_ceph_files_release(struct ceph_files *c);

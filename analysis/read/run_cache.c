@@ -624,54 +624,65 @@ static void warn_refused(void)
 		     refused_why);
 }
 
-int corecap_run_cache_load(int dirfd, const char *key, struct run_cache_view *v, void **map,
-			   size_t *map_len)
+void corecap_run_cache_refused(const char *name, const char *why)
 {
-	char name[64];
+	refused_why = why;
+	snprintf(refused_name, sizeof(refused_name), "%s", name);
+	pthread_once(&refused_once, warn_refused);
+}
+
+int corecap_run_cache_map(int dirfd, const char *name, size_t min_len, void **map, size_t *map_len)
+{
 	struct stat st;
-	const char *why = NULL;
 	void *m;
-	int fd, ret;
+	int fd;
 
 	*map = NULL;
 	*map_len = 0;
-	corecap_run_cache_file_name(key, name, sizeof(name));
 	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -ENOENT;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
 		close(fd);
-		why = "not a file of yours";
-		ret = -EINVAL;
-		goto refused;
+		corecap_run_cache_refused(name, "not a file of yours");
+		return -EINVAL;
 	}
-	if (st.st_size < HEAD_LEN + RUN_CACHE_FOOTER || (uint64_t)st.st_size > max_bytes()) {
+	if ((uint64_t)st.st_size < min_len || (uint64_t)st.st_size > max_bytes()) {
 		close(fd);
-		why = "its size";
-		ret = -EINVAL;
-		goto refused;
+		corecap_run_cache_refused(name, "its size");
+		return -EINVAL;
 	}
 	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
 	close(fd);
 	if (m == MAP_FAILED)
 		return -ENOENT;
-	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL);
-	ret = check(m, (size_t)st.st_size, key, v, &why, true);
-	if (ret) {
-		munmap(m, (size_t)st.st_size);
-		if (ret != -EINVAL)
-			return ret;
-		goto refused;
-	}
 	*map = m;
 	*map_len = (size_t)st.st_size;
 	return 0;
-refused:
-	refused_why = why;
-	snprintf(refused_name, sizeof(refused_name), "%s", name);
-	pthread_once(&refused_once, warn_refused);
-	return -EINVAL;
+}
+
+int corecap_run_cache_load(int dirfd, const char *key, struct run_cache_view *v, void **map,
+			   size_t *map_len)
+{
+	char name[64];
+	const char *why = NULL;
+	int ret;
+
+	corecap_run_cache_file_name(key, name, sizeof(name));
+	ret = corecap_run_cache_map(dirfd, name, HEAD_LEN + RUN_CACHE_FOOTER, map, map_len);
+	if (ret)
+		return ret;
+	madvise(*map, *map_len, MADV_SEQUENTIAL);
+	ret = check(*map, *map_len, key, v, &why, true);
+	if (ret) {
+		corecap_run_cache_unload(*map, *map_len);
+		*map = NULL;
+		*map_len = 0;
+		if (ret == -EINVAL)
+			corecap_run_cache_refused(name, why);
+	}
+	return ret;
 }
 
 void corecap_run_cache_unload(void *map, size_t map_len)
@@ -836,12 +847,29 @@ static uint64_t intern_str(struct run_cache_writer *w, const char *s)
 	return s ? intern(w, s, strlen(s) + 1) : 0;
 }
 
+/* A temporary of our own beside name in dirfd, its name in tmp: O_EXCL and
+ * O_NOFOLLOW, so that nobody else's file (or link) is written. Its fd, or -1. */
+static int open_temp(int dirfd, const char *name, char *tmp, size_t size)
+{
+	struct timespec ts;
+	int fd = -1;
+
+	for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		snprintf(tmp, size, ".%s.%ld.%ld.tmp", name, (long)getpid(),
+			 (long)(ts.tv_nsec + attempt));
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST)
+			break;
+	}
+	return fd;
+}
+
 struct run_cache_writer *corecap_run_cache_writer_open(int dirfd, const char *key)
 {
 	struct run_cache_writer *w = calloc(1, sizeof(*w));
 	unsigned char head[HEAD_LEN];
 	uint32_t v = htole32(CORECAP_RUN_CACHE_VERSION), klen = htole32((uint32_t)strlen(key));
-	struct timespec ts;
 
 	if (!w || strlen(key) > RUN_CACHE_KEY_MAX || !(w->buf = malloc(WBUF))) {
 		free(w);
@@ -852,16 +880,7 @@ struct run_cache_writer *corecap_run_cache_writer_open(int dirfd, const char *ke
 	w->cap = max_bytes();
 	corecap_u64map_init(&w->seen);
 	corecap_run_cache_file_name(key, w->name, sizeof(w->name));
-	/* A name of our own beside it: O_EXCL, so that nobody else's file (or link) is written. */
-	for (int attempt = 0; attempt < 8 && w->fd < 0; attempt++) {
-		clock_gettime(CLOCK_REALTIME, &ts);
-		snprintf(w->tmp, sizeof(w->tmp), ".%s.%ld.%ld.tmp", w->name, (long)getpid(),
-			 (long)(ts.tv_nsec + attempt));
-		w->fd = openat(dirfd, w->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			       0600);
-		if (w->fd < 0 && errno != EEXIST)
-			break;
-	}
+	w->fd = open_temp(dirfd, w->name, w->tmp, sizeof(w->tmp));
 	if (w->fd < 0) {
 		w->tmp[0] = 0;
 		corecap_run_cache_writer_free(w);
@@ -959,7 +978,8 @@ static void put64(unsigned char *p, uint64_t v)
 	memcpy(p, &v, 8);
 }
 
-/* Removes the oldest files until the directory holds at most cap - need bytes. */
+/* Removes the oldest files (decoded traces, .ev, and OpTracker histories,
+ * .oph) until the directory holds at most cap - need bytes. */
 static void prune(int dirfd, uint64_t cap, uint64_t need, const char *keep)
 {
 	struct ent {
@@ -983,8 +1003,9 @@ static void prune(int dirfd, uint64_t cap, uint64_t need, const char *keep)
 		struct stat st;
 		size_t l = strlen(de->d_name);
 
-		if (l < 4 || l >= 64 || strcmp(de->d_name + l - 3, ".ev") || de->d_name[0] == '.' ||
-		    !strcmp(de->d_name, keep) ||
+		if (l < 5 || l >= 64 ||
+		    (strcmp(de->d_name + l - 3, ".ev") && strcmp(de->d_name + l - 4, ".oph")) ||
+		    de->d_name[0] == '.' || !strcmp(de->d_name, keep) ||
 		    fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (n == ncap) {
@@ -1068,6 +1089,44 @@ int corecap_run_cache_commit(struct run_cache_writer *w, const struct run_cache_
 		fprintf(stderr, "corecap: run cache: wrote %s (%llu events, %llu bytes)\n", w->name,
 			(unsigned long long)w->events, (unsigned long long)w->written + 16);
 	return 0;
+}
+
+int corecap_run_cache_put_file(int dirfd, const char *name, const void *buf, size_t len)
+{
+	char tmp[128], tmp_path[192];
+	size_t done = 0;
+	bool registered;
+	int fd, ret = 0;
+
+	if ((uint64_t)len > max_bytes())
+		return -EFBIG;
+	fd = open_temp(dirfd, name, tmp, sizeof(tmp));
+	if (fd < 0)
+		return -EIO;
+	snprintf(tmp_path, sizeof(tmp_path), "/proc/self/fd/%d/%s", dirfd, tmp);
+	registered = corecap_exit_unlink_add(tmp_path);
+	while (done < len && !ret) {
+		ssize_t n = write(fd, (const char *)buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			ret = n < 0 ? -errno : -EIO;
+		else
+			done += (size_t)n;
+	}
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret)
+		prune(dirfd, max_bytes(), len, name);
+	/* rename replaces the file whole: a reader sees the old one or this one. */
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
+		ret = -errno;
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	if (registered)
+		corecap_exit_unlink_remove(tmp_path);
+	return ret;
 }
 
 void corecap_run_cache_writer_free(struct run_cache_writer *w)

@@ -113,6 +113,22 @@ int corecap_run_cache_check(const unsigned char *buf, size_t len, const char *ke
 int corecap_run_cache_replay(const struct run_cache_view *v, run_cache_consume_fn consume,
 			     run_cache_wants_fn wants, void *ctx, uint64_t *stack);
 
+/*
+ * The files of the directory for other kinds of entries (read/ceph_cache.h):
+ * corecap_run_cache_map maps dirfd's file name, read-only, when it is a
+ * regular file of the user's that nobody else may write to, of min_len
+ * bytes or more and within the size cap: 0, -ENOENT, or -EINVAL (warned
+ * once: refused); corecap_run_cache_put_file writes buf as name, aside
+ * (an O_EXCL|O_NOFOLLOW temporary, removed also when the process ends
+ * abruptly) then renamed into place, after the oldest files went to keep
+ * the directory under the cap: 0 or -errno. corecap_run_cache_refused
+ * gives the one warning of a refused file.
+ */
+int corecap_run_cache_map(int dirfd, const char *name, size_t min_len, void **map,
+			  size_t *map_len);
+int corecap_run_cache_put_file(int dirfd, const char *name, const void *buf, size_t len);
+void corecap_run_cache_refused(const char *name, const char *why);
+
 /* Maps dirfd's file for key when valid: 0 (*v, *map, *map_len set), -ENOENT, or -EINVAL
  * (warned once: refused). */
 int corecap_run_cache_load(int dirfd, const char *key, struct run_cache_view *v, void **map,

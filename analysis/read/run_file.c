@@ -486,42 +486,66 @@ out:
 	return ret;
 }
 
-int corecap_run_file_json(const char *path, json_object **out, char **err)
+int corecap_run_file_bytes(const char *path, char **buf, size_t *len, char **err)
 {
-	json_tokener *tok = NULL;
-	json_object *o = NULL;
-	enum json_tokener_error jerr;
-	char *buf = NULL;
-	size_t len = 0, end, i;
 	int fd, ret;
 
-	*out = NULL;
+	*buf = NULL;
+	*len = 0;
 	*err = NULL;
 	fd = corecap_run_file_open(path);
 	if (fd == -ENOENT)
 		return -ENOENT;
 	if (fd < 0)
 		return fail(err, fd, path, "cannot open: %s", corecap_run_file_strerror(-fd));
-	ret = read_all(fd, corecap_run_file_max_bytes(path), &buf, &len);
+	ret = read_all(fd, corecap_run_file_max_bytes(path), buf, len);
 	close(fd);
 	if (ret == -EFBIG)
 		return fail(err, ret, path, "larger than %llu bytes: not a run's JSON file",
 			    (unsigned long long)corecap_run_file_max_bytes(path));
 	if (ret)
 		return fail(err, ret, path, "cannot read: %s", strerror(-ret));
+	return 0;
+}
+
+int corecap_run_file_json(const char *path, json_object **out, char **err)
+{
+	char *buf;
+	size_t len;
+	int ret;
+
+	*out = NULL;
+	ret = corecap_run_file_bytes(path, &buf, &len, err);
+	if (ret)
+		return ret;
+	ret = corecap_run_file_json_bytes(path, buf, len, out, err);
+	free(buf);
+	return ret;
+}
+
+int corecap_run_file_json_bytes(const char *path, const char *raw, size_t len, json_object **out,
+				char **err)
+{
+	json_tokener *tok = NULL;
+	json_object *o = NULL;
+	enum json_tokener_error jerr;
+	const char *buf = raw;
+	char *dec = NULL;
+	size_t end, i;
+	int ret = 0;
+
+	*out = NULL;
+	*err = NULL;
 	if (ends_with(path, ZSTD_SUFFIX)) {
 		/* Bounded as the plain file is. */
 		char plain[4096];
 		const char *why = "";
 		uint64_t max;
-		char *dec;
 
 		snprintf(plain, sizeof(plain), "%.*s", (int)(strlen(path) - strlen(ZSTD_SUFFIX)),
 			 path);
 		max = corecap_run_file_max_bytes(plain);
-		ret = unzstd(buf, len, max, &dec, &len, &why);
-		free(buf);
-		buf = NULL;
+		ret = unzstd(raw, len, max, &dec, &len, &why);
 		if (ret == -EFBIG)
 			return fail(err, ret, path,
 				    "decompresses to more than %llu bytes: not a run's JSON file",
@@ -579,6 +603,6 @@ out:
 	json_object_put(o);
 	if (tok)
 		json_tokener_free(tok);
-	free(buf);
+	free(dec);
 	return ret;
 }

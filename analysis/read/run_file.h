@@ -73,6 +73,12 @@ const char *corecap_run_file_strerror(int err);
  * *err (malloc'd: "'PATH': why", e.g. "empty file", "truncated: ...").
  */
 int corecap_run_file_json(const char *path, json_object **out, char **err);
+/* The two halves of it: the file's bytes as they are (*buf malloc'd and
+ * NUL-terminated; -ENOENT without *err when absent), and those bytes
+ * parsed as path's (decompressed first when it ends in .zst). */
+int corecap_run_file_bytes(const char *path, char **buf, size_t *len, char **err);
+int corecap_run_file_json_bytes(const char *path, const char *raw, size_t len, json_object **out,
+				char **err);
 
 /*
  * A run's text file read line by line through a fixed buffer: a line

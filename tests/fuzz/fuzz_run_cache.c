@@ -15,6 +15,8 @@
 
 #include "read/run_cache.h"
 
+#include "fuzz_util.h"
+
 struct seen {
 	uint64_t events, sum;
 	int alternate;
@@ -60,14 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	len = size - 1;
-	b = malloc(len ? len : 1);
-	memcpy(b, data + 1, len);
-	if ((data[0] & 1) && len >= 16) {
-		uint64_t h = htole64(corecap_run_cache_hash(b, len - 16));
-
-		memcpy(b + len - 16, &h, 8);
-	}
+	b = fuzz_hashed_copy(data, size, &len, corecap_run_cache_hash);
 	s.alternate = data[0] & 2;
 	if (corecap_run_cache_check(b, len, NULL, &v, &why) == 0) {
 		if (corecap_run_cache_replay(&v, consume, wants, &s, stack) != 0 ||

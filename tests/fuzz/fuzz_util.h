@@ -9,6 +9,7 @@
 #ifndef CORECAP_FUZZ_UTIL_H
 #define CORECAP_FUZZ_UTIL_H
 
+#include <endian.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,6 +73,30 @@ static inline void fuzz_split(const uint8_t *data, size_t size, const char *sep,
 		}
 	*a = *b = data;
 	*na = *nb = size;
+}
+
+/*
+ * The harnesses of a cache file guarded by a hash in the 8 bytes before
+ * its last 8 (the run cache's, the OpTracker history's): data[1..size)
+ * copied (malloc'd, *len bytes), its hash made right by hash when data[0]'s
+ * bit 0 is set, so that what the hash guards is fuzzed too.
+ */
+static inline uint8_t *fuzz_hashed_copy(const uint8_t *data, size_t size, size_t *len,
+					uint64_t (*hash)(const unsigned char *, size_t))
+{
+	uint8_t *b;
+
+	*len = size - 1;
+	b = malloc(*len ? *len : 1);
+	if (!b)
+		abort();
+	memcpy(b, data + 1, *len);
+	if ((data[0] & 1) && *len >= 16) {
+		uint64_t h = htole64(hash(b, *len - 16));
+
+		memcpy(b + *len - 16, &h, 8);
+	}
+	return b;
 }
 
 #endif

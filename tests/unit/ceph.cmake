@@ -17,3 +17,12 @@ foreach(_m stack_class ceph_sampled)
 	target_include_directories(check_analysis_${_m} PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
 	set_tests_properties(unit.check_analysis_${_m} PROPERTIES LABELS "unit;analysis;ceph")
 endforeach()
+
+# The OpTracker history kept in the run cache's directory (analysis/read/ceph_cache.c).
+corecap_check_test(check_analysis_ceph_cache
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_analysis_ceph_cache.c
+	LIBS corecap-analysis corecap-common m)
+target_include_directories(check_analysis_ceph_cache PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
+target_compile_definitions(check_analysis_ceph_cache PRIVATE
+	CORECAP_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+set_tests_properties(unit.check_analysis_ceph_cache PROPERTIES LABELS "unit;analysis;ceph")

@@ -3,7 +3,9 @@
  * built by hand (docs/methodology.md's worked example): its span in the
  * daemon's wall clock, the scheduler records on the monotonic one; the
  * op's and its phases' paths computed by hand, the thread each ends on,
- * the logging share of a thread's samples, and a stop by the sampler.
+ * the logging share of a thread's samples, and a stop by the sampler; a
+ * long history's marks are taken in time order while only the ops in
+ * flight are held.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -212,6 +214,52 @@ START_TEST(a_stop_by_the_sampler_is_the_threads_time)
 }
 END_TEST
 
+/* 5000 ops one after the other, each 7 events (three at one time: ties),
+ * two in flight at a time: every mark is taken, in time order, and the
+ * marks held never pass the first allocation (the ops in flight), not the
+ * 60,000 of the history. */
+START_TEST(a_long_history_holds_the_ops_in_flight)
+{
+	enum { N = 5000 };
+	static struct ceph_op_span sp[N];
+	static struct ceph_op_event ev[N * 7];
+	static const uint64_t t[] = {0, 100, 100, 100, 300, 900, 950};
+	uint64_t last = 0, taken = 0;
+
+	for (uint32_t i = 0; i < N; i++) {
+		for (uint32_t k = 0; k < 7; k++)
+			ev[i * 7 + k] = (struct ceph_op_event){OFF + 1000 + i * 500ull + t[k],
+							       k < 6 ? k : CEPH_NO_PHASE};
+		sp[i] = (struct ceph_op_span){OFF + 1000 + i * 500ull,
+					      OFF + 1000 + i * 500ull + 900, 0, i * 7, 7};
+	}
+	files.spans = sp;
+	files.n_spans = N;
+	files.events = ev;
+	files.n_events = N * 7;
+	types[0].count = N;
+	files.n_ops = N;
+	corecap_critical_path_set_records(&cp, recs, kr_index(&b, 0, recs, 256));
+	ck_assert_int_eq(corecap_ceph_critical_init(&cc, &files, &cp, OFF, "tp_osd_tp"), 0);
+	ck_assert_uint_eq(cc.ops, N);
+	while (!corecap_ceph_critical_done(&cc)) {
+		uint64_t next = corecap_ceph_critical_next_ns(&cc);
+
+		ck_assert_uint_ge(next, last);
+		last = next;
+		ck_assert_int_eq(corecap_ceph_critical_take(&cc), 0);
+		taken++;
+		ck_assert_uint_le(cc.cap_marks, 256);
+	}
+	/* Per op: its begin and end, and phases 0, 3 and 4 begun and ended
+	 * (1 and 2 are empty, their events at one time; 5 begins at the
+	 * reply). */
+	ck_assert_uint_eq(taken, N * (2 + 2 * 3));
+	ck_assert_uint_eq(cc.taken, taken);
+	ck_assert_uint_eq(corecap_ceph_critical_next_ns(&cc), UINT64_MAX);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ceph_critical");
@@ -222,6 +270,7 @@ int main(void)
 	tcase_add_test(tc, logging_share_of_the_samples_splits_the_cpu);
 	tcase_add_test(tc, ends_without_a_thread_and_ops_outside_the_window);
 	tcase_add_test(tc, a_stop_by_the_sampler_is_the_threads_time);
+	tcase_add_test(tc, a_long_history_holds_the_ops_in_flight);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

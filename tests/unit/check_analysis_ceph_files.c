@@ -322,6 +322,9 @@ int main(void)
 	Suite *s = suite_create("ceph_files");
 	TCase *tc = tcase_create("load");
 
+	/* The parse itself: no history from (or into) the run cache (check_analysis_ceph_cache). */
+	setenv("CORECAP_RUNCACHE", "0", 1);
+
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, a_run_without_ceph_files_has_nothing);
 	tcase_add_test(tc, historic_ops_give_type_latency_and_phases_from_event_times);
