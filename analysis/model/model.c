@@ -531,6 +531,13 @@ int corecap_model_consume(struct model *m, const struct model_event *ev)
 	case MEV_OP_EXIT:
 		on_op_exit(m, th, ev);
 		break;
+	case MEV_OP_CLIENT: {
+		struct model_op *op = corecap_op_table_find(&m->ops, ev->op.id);
+
+		if (op && op->begun)
+			corecap_op_table_set_client(op, ev->op.bytes);
+		break;
+	}
 	case MEV_LOG_ENTER:
 		on_log_enter(th, ev->ts_ns);
 		break;
