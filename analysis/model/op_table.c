@@ -173,7 +173,11 @@ static int keep_client(struct op_table *t, const struct model_op *op, uint64_t e
 		t->client_cap = cap;
 	}
 	t->client[t->n_client++] = (struct op_client_rec){
-		.client_op = op->client_op, .begin_ns = op->begin_ns, .end_ns = end_ns};
+		.client_op = op->client_op,
+		.begin_ns = op->begin_ns,
+		.end_ns = end_ns,
+		.reply_ns =
+			op->reply_ns >= op->begin_ns && op->reply_ns <= end_ns ? op->reply_ns : 0};
 	return 0;
 }
 

@@ -58,6 +58,9 @@ struct model_op {
 	uint32_t n_detail;
 	bool has_client;    /* a corecap_op:client event named it */
 	uint64_t client_op; /* the client's id of the op */
+	uint64_t reply_ns;  /* its reply's start: corecap_op:reply, else its last net send's; 0 none
+			     */
+	bool reply_marked;  /* reply_ns is corecap_op:reply's */
 	struct model_op *free_next;
 };
 
@@ -69,6 +72,7 @@ struct model_op {
 struct op_client_rec {
 	uint64_t client_op;
 	uint64_t begin_ns, end_ns;
+	uint64_t reply_ns; /* when its reply left (model_op.reply_ns); 0 unknown */
 };
 
 #define OP_CLIENT_MAX (1u << 21)

@@ -152,6 +152,7 @@ static const struct handler handlers[] = {
 	{"corecap_op:end_exit", MEV_OP_END, {"op_id", "result"}, {0}, fill_op_end},
 	{"corecap_op:enter", MEV_OP_ENTER, {"op_id"}, {0}, fill_op_id},
 	{"corecap_op:exit", MEV_OP_EXIT, {"op_id"}, {0}, fill_op_id},
+	{"corecap_op:reply", MEV_OP_REPLY, {"op_id"}, {0}, fill_op_id},
 	{"corecap_op:client", MEV_OP_CLIENT, {"op_id", "client_op"}, {0}, fill_op_client},
 	{"corecap_op:log_enter", MEV_LOG_ENTER, {NULL}, {0}, fill_none},
 	{"corecap_op:log_exit", MEV_LOG_EXIT, {NULL}, {0}, fill_none},

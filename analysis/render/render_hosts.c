@@ -79,6 +79,77 @@ static void host_row(FILE *out, const char *host, const char *label, const char 
 		head, d ? corecap_diag_kind_name(d->kind) : "not analysed", clock);
 }
 
+/* One host's split: its medians, its means, what broke the bound. */
+static void split_rows(const struct hosts_section *s, FILE *out)
+{
+	const struct client_split_host *sp = &s->split;
+
+	fprintf(out, "  %-10s %-7s %7zu", s->h->name, "median", sp->matched);
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		fprintf(out, " %12.1f", sp->median_us[p]);
+	fprintf(out, " %9.1f %12.1f\n", (double)sp->bound_ns / 1e3, sp->after_reply_median_us);
+	fprintf(out, "  %-10s %-7s %7s", "", "mean", "");
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		fprintf(out, " %12.1f", sp->mean_us[p]);
+	fprintf(out, " %9s %12.1f\n", "", sp->after_reply_mean_us);
+	if (sp->replies_seen < sp->matched)
+		fprintf(out,
+			"  %-10s %zu of its ops without their reply's send seen: their daemon part "
+			"ends at the op's end\n",
+			"", sp->matched - sp->replies_seen);
+	fprintf(out,
+		"  %-10s beyond the bound: %" PRIu64 " network_out < 0, %" PRIu64
+		" network_back < 0, %" PRIu64 " client < daemon, %" PRIu64
+		" network_back off the aligned reply by more (drift, at most %.1f us)\n",
+		"", sp->net_out_negative, sp->net_back_negative, sp->client_below_daemon,
+		sp->drift_over_bound, (double)sp->max_drift_err_ns / 1e3);
+	if (s->client_unmatched)
+		fprintf(out, "  %-10s %zu of its %zu client-named ops are not in client-ops.tsv\n",
+			"", s->client_unmatched, s->client_named);
+}
+
+/* The clients' latency split (model/client_split.h), when the run has client-ops.tsv. */
+static void clients_text(const struct hosts_report *m, FILE *out)
+{
+	const struct hosts_client_ops *c = &m->client;
+
+	if (!c->present) {
+		fprintf(out,
+			"\nCLIENTS    no client-ops.tsv: the benchmark recorded no op "
+			"(refbench does, through CORECAP_CLIENT_OPS); no client latency split\n");
+		return;
+	}
+	fprintf(out,
+		"\nCLIENTS    %zu ops the benchmark recorded (client-ops.tsv), %zu matched with "
+		"their daemon's op by id\n",
+		c->n, c->matched);
+	if (c->bad || c->over_cap || c->duplicates || c->daemon_over_cap)
+		fprintf(out,
+			"  left out   %" PRIu64 " lines not read, %" PRIu64
+			" ops over the bound, %zu ids twice, %" PRIu64
+			" daemon ops over the model's bound\n",
+			c->bad, c->over_cap, c->duplicates, c->daemon_over_cap);
+	fprintf(out,
+		"  split      client = client_own + network_out + daemon + network_back, per op "
+		"(us): the daemon from its op's start to its reply's send, in its own clock;\n"
+		"             the rest on the recording host's, each within the host's clock bound "
+		"(us); the means sum to the client's mean exactly, the medians need not;\n"
+		"             after_reply: the daemon's op after its reply left (its report's "
+		"latency counts it, the client does not wait for it)\n");
+	fprintf(out, "  %-10s %-7s %7s", "host", "", "ops");
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		fprintf(out, " %12s", corecap_split_part_name((enum split_part)p));
+	fprintf(out, " %9s %12s\n", "bound", "after_reply");
+	for (size_t i = 0; i < m->n; i++) {
+		const struct hosts_section *s = &m->s[i];
+
+		if (s->has_split)
+			split_rows(s, out);
+		else if (s->r)
+			fprintf(out, "  %-10s not split: %s\n", s->h->name, s->why_split_not);
+	}
+}
+
 static void summary_text(const struct hosts_report *m, FILE *out)
 {
 	const struct run_manifest *mf = &m->run->manifest;
@@ -147,8 +218,9 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 		else if (s->h->partial_reason)
 			fprintf(out, "             %s\n", s->h->partial_reason);
 	}
-	fprintf(out, "           each host's report below is in its own clock; an op's client "
-		     "latency is not yet split into the client, the network and the daemon\n\n");
+	fprintf(out, "           each host's report below is in its own clock\n");
+	clients_text(m, out);
+	fputc('\n', out);
 }
 
 /* A host's own report: its daemon's, or a host of several's, as report RUN:NAME prints it. */
@@ -351,6 +423,90 @@ json_object *corecap_render_hosts_system_json(const struct hosts_report *m)
 	return o;
 }
 
+static json_object *parts_obj(const double *us)
+{
+	json_object *o = json_object_new_object();
+
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		json_object_object_add(o, corecap_split_part_name((enum split_part)p),
+				       corecap_render_json_num(us[p], 3));
+	return o;
+}
+
+/* "client_split": the clients' latency split, null without client-ops.tsv. */
+static json_object *client_split_json(const struct hosts_report *m)
+{
+	const struct hosts_client_ops *c = &m->client;
+	json_object *o, *a;
+
+	if (!c->present)
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	json_object_object_add(o, "client_ops", json_object_new_int64((int64_t)c->n));
+	json_object_object_add(o, "matched", json_object_new_int64((int64_t)c->matched));
+	json_object_object_add(o, "lines_not_read", json_object_new_int64((int64_t)c->bad));
+	json_object_object_add(o, "over_bound", json_object_new_int64((int64_t)c->over_cap));
+	json_object_object_add(o, "duplicate_ids", json_object_new_int64((int64_t)c->duplicates));
+	json_object_object_add(o, "daemon_ops_over_bound",
+			       json_object_new_int64((int64_t)c->daemon_over_cap));
+	for (size_t i = 0; i < m->n; i++) {
+		const struct hosts_section *s = &m->s[i];
+		const struct client_split_host *sp = &s->split;
+		json_object *h, *v;
+
+		if (!s->r)
+			continue;
+		h = json_object_new_object();
+		json_object_object_add(h, "host", json_object_new_string(s->h->name));
+		json_object_object_add(h, "client_named",
+				       json_object_new_int64((int64_t)s->client_named));
+		json_object_object_add(h, "unmatched",
+				       json_object_new_int64((int64_t)s->client_unmatched));
+		json_object_object_add(
+			h, "not_split",
+			s->has_split ? NULL
+				     : json_object_new_string(s->why_split_not ? s->why_split_not
+									       : "?"));
+		if (s->has_split) {
+			json_object_object_add(h, "ops",
+					       json_object_new_int64((int64_t)sp->matched));
+			json_object_object_add(h, "bound_ns",
+					       json_object_new_int64((int64_t)sp->bound_ns));
+			json_object_object_add(h, "replies_seen",
+					       json_object_new_int64((int64_t)sp->replies_seen));
+			json_object_object_add(
+				h, "after_reply_median_us",
+				corecap_render_json_num(sp->after_reply_median_us, 3));
+			json_object_object_add(h, "after_reply_mean_us",
+					       corecap_render_json_num(sp->after_reply_mean_us, 3));
+			json_object_object_add(h, "median_us", parts_obj(sp->median_us));
+			json_object_object_add(h, "mean_us", parts_obj(sp->mean_us));
+			v = json_object_new_object();
+			json_object_object_add(
+				v, "network_out_negative",
+				json_object_new_int64((int64_t)sp->net_out_negative));
+			json_object_object_add(
+				v, "network_back_negative",
+				json_object_new_int64((int64_t)sp->net_back_negative));
+			json_object_object_add(
+				v, "client_below_daemon",
+				json_object_new_int64((int64_t)sp->client_below_daemon));
+			json_object_object_add(
+				v, "drift_over_bound",
+				json_object_new_int64((int64_t)sp->drift_over_bound));
+			json_object_object_add(h, "beyond_bound", v);
+			json_object_object_add(h, "max_drift_err_ns",
+					       json_object_new_int64(sp->max_drift_err_ns));
+			json_object_object_add(h, "max_sum_err_ns",
+					       json_object_new_int64(sp->max_sum_err_ns));
+		}
+		json_object_array_add(a, h);
+	}
+	json_object_object_add(o, "hosts", a);
+	return o;
+}
+
 int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 {
 	/* A window not known is 0 here, as in the several-daemon view. */
@@ -360,6 +516,7 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 	int ret = 0;
 
 	json_object_object_add(root, "system", corecap_render_hosts_system_json(m));
+	json_object_object_add(root, "client_split", client_split_json(m));
 	for (size_t i = 0; i < m->n && !ret; i++) {
 		const struct hosts_host *h = m->s[i].h;
 		json_object *o = json_object_new_object(), *c = json_object_new_object();

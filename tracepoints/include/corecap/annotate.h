@@ -10,7 +10,8 @@
  *     corecap_op_exit() around each thread's part of it, corecap_op_phase()
  *     when it is handed on (queued, dequeued, committed), corecap_op_end()
  *     when its reply is sent; corecap_op_client() after the begin when the
- *     request carries the client's own id of the op; corecap_log_enter() / corecap_log_exit()
+ *     request carries the client's own id of the op, and then
+ *     corecap_op_reply() just before its reply is sent; corecap_log_enter() / corecap_log_exit()
  *     around the code that builds and submits log entries.
  *
  * Guarantees: the program does not link LTTng. The probes live in
@@ -46,6 +47,7 @@
 #define corecap_op_phase_enter(op_id, name)	   ((void)0)
 #define corecap_op_end_exit(op_id, result)	   ((void)0)
 #define corecap_op_client(op_id, client_op)	   ((void)0)
+#define corecap_op_reply(op_id)			   ((void)0)
 #define corecap_log_enter()			   ((void)0)
 #define corecap_log_exit()			   ((void)0)
 
@@ -130,7 +132,9 @@ static void __attribute__((constructor)) corecap_annotate_find_shim(void)
 /* The op's identity at its client (after begin): docs/events.md, corecap_op:client. */
 #define corecap_op_client(op_id, client_op)                                                        \
 	lttng_ust_tracepoint(corecap_op, client, (uint64_t)(op_id), (uint64_t)(client_op))
-#define corecap_log_enter() lttng_ust_tracepoint(corecap_op, log_enter)
+/* The op's reply leaves now: docs/events.md, corecap_op:reply. */
+#define corecap_op_reply(op_id) lttng_ust_tracepoint(corecap_op, reply, (uint64_t)(op_id))
+#define corecap_log_enter()	lttng_ust_tracepoint(corecap_op, log_enter)
 #define corecap_log_exit()  lttng_ust_tracepoint(corecap_op, log_exit)
 
 #endif /* CORECAP_NO_ANNOTATE */

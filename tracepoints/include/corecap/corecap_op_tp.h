@@ -75,6 +75,9 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_only, corecap_op, enter,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_only, corecap_op, exit,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id))
+/* The op's reply leaves now (just before its send): its client waits no longer on the daemon. */
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_only, corecap_op, reply,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id))
 
 /*
  * The op's identity at its client, carried on the wire (for refosd, its
