@@ -495,6 +495,7 @@ START_TEST(ops_a_client_named_keep_its_id_and_their_times)
 		.kind = MEV_OP_CLIENT, .ts_ns = 1000, .tid = 10, .op = {.id = 1, .bytes = 77}});
 	BEGIN(1100, 11, 2, "write"); /* an older client's: no id */
 	END(1500, 11, 2);
+	feed((struct model_event){.kind = MEV_OP_REPLY, .ts_ns = 3500, .tid = 10, .op = {.id = 1}});
 	END(4000, 10, 1);
 	/* A client event for an op not begun is ignored. */
 	feed((struct model_event){
@@ -504,6 +505,7 @@ START_TEST(ops_a_client_named_keep_its_id_and_their_times)
 	ck_assert_uint_eq(m.ops.client[0].client_op, 77);
 	ck_assert_uint_eq(m.ops.client[0].begin_ns, 1000);
 	ck_assert_uint_eq(m.ops.client[0].end_ns, 4000);
+	ck_assert_uint_eq(m.ops.client[0].reply_ns, 3500);
 }
 END_TEST
 
