@@ -433,6 +433,12 @@ static json_object *parts_obj(const double *us)
 	return o;
 }
 
+/* A count or a time in ns, as a JSON integer. */
+static void put_count(json_object *o, const char *key, int64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64(v));
+}
+
 /* "client_split": the clients' latency split, null without client-ops.tsv. */
 static json_object *client_split_json(const struct hosts_report *m)
 {
@@ -443,13 +449,12 @@ static json_object *client_split_json(const struct hosts_report *m)
 		return NULL;
 	o = json_object_new_object();
 	a = json_object_new_array();
-	json_object_object_add(o, "client_ops", json_object_new_int64((int64_t)c->n));
-	json_object_object_add(o, "matched", json_object_new_int64((int64_t)c->matched));
-	json_object_object_add(o, "lines_not_read", json_object_new_int64((int64_t)c->bad));
-	json_object_object_add(o, "over_bound", json_object_new_int64((int64_t)c->over_cap));
-	json_object_object_add(o, "duplicate_ids", json_object_new_int64((int64_t)c->duplicates));
-	json_object_object_add(o, "daemon_ops_over_bound",
-			       json_object_new_int64((int64_t)c->daemon_over_cap));
+	put_count(o, "client_ops", c->n);
+	put_count(o, "matched", c->matched);
+	put_count(o, "lines_not_read", c->bad);
+	put_count(o, "over_bound", c->over_cap);
+	put_count(o, "duplicate_ids", c->duplicates);
+	put_count(o, "daemon_ops_over_bound", c->daemon_over_cap);
 	for (size_t i = 0; i < m->n; i++) {
 		const struct hosts_section *s = &m->s[i];
 		const struct client_split_host *sp = &s->split;
@@ -459,22 +464,17 @@ static json_object *client_split_json(const struct hosts_report *m)
 			continue;
 		h = json_object_new_object();
 		json_object_object_add(h, "host", json_object_new_string(s->h->name));
-		json_object_object_add(h, "client_named",
-				       json_object_new_int64((int64_t)s->client_named));
-		json_object_object_add(h, "unmatched",
-				       json_object_new_int64((int64_t)s->client_unmatched));
+		put_count(h, "client_named", s->client_named);
+		put_count(h, "unmatched", s->client_unmatched);
 		json_object_object_add(
 			h, "not_split",
 			s->has_split ? NULL
 				     : json_object_new_string(s->why_split_not ? s->why_split_not
 									       : "?"));
 		if (s->has_split) {
-			json_object_object_add(h, "ops",
-					       json_object_new_int64((int64_t)sp->matched));
-			json_object_object_add(h, "bound_ns",
-					       json_object_new_int64((int64_t)sp->bound_ns));
-			json_object_object_add(h, "replies_seen",
-					       json_object_new_int64((int64_t)sp->replies_seen));
+			put_count(h, "ops", sp->matched);
+			put_count(h, "bound_ns", sp->bound_ns);
+			put_count(h, "replies_seen", sp->replies_seen);
 			json_object_object_add(
 				h, "after_reply_median_us",
 				corecap_render_json_num(sp->after_reply_median_us, 3));
@@ -483,23 +483,13 @@ static json_object *client_split_json(const struct hosts_report *m)
 			json_object_object_add(h, "median_us", parts_obj(sp->median_us));
 			json_object_object_add(h, "mean_us", parts_obj(sp->mean_us));
 			v = json_object_new_object();
-			json_object_object_add(
-				v, "network_out_negative",
-				json_object_new_int64((int64_t)sp->net_out_negative));
-			json_object_object_add(
-				v, "network_back_negative",
-				json_object_new_int64((int64_t)sp->net_back_negative));
-			json_object_object_add(
-				v, "client_below_daemon",
-				json_object_new_int64((int64_t)sp->client_below_daemon));
-			json_object_object_add(
-				v, "drift_over_bound",
-				json_object_new_int64((int64_t)sp->drift_over_bound));
+			put_count(v, "network_out_negative", sp->net_out_negative);
+			put_count(v, "network_back_negative", sp->net_back_negative);
+			put_count(v, "client_below_daemon", sp->client_below_daemon);
+			put_count(v, "drift_over_bound", sp->drift_over_bound);
 			json_object_object_add(h, "beyond_bound", v);
-			json_object_object_add(h, "max_drift_err_ns",
-					       json_object_new_int64(sp->max_drift_err_ns));
-			json_object_object_add(h, "max_sum_err_ns",
-					       json_object_new_int64(sp->max_sum_err_ns));
+			put_count(h, "max_drift_err_ns", sp->max_drift_err_ns);
+			put_count(h, "max_sum_err_ns", sp->max_sum_err_ns);
 		}
 		json_object_array_add(a, h);
 	}

@@ -19,10 +19,7 @@ e2e_cleanup_hook() { hosts_teardown; }
 hosts_abc
 cd "$WORK"
 
-hosts_start_refosd b "$b_addr"
-b_port=$OSD_PORT b_pid=$OSD_PID
-hosts_start_refosd c "$c_addr"
-c_port=$OSD_PORT c_pid=$OSD_PID
+hosts_bc_refosd
 cat >hosts.txt <<HOSTS
 b b pid=$b_pid
 c c pid=$c_pid
