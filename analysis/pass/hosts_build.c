@@ -102,24 +102,23 @@ static int build_multi(struct hosts_build *hb, size_t i, const char *symfs,
 	return 0;
 }
 
-/* Splits host i's client-named ops (a host of one daemon) against the client's. */
-static int split_host(struct hosts_build *hb, size_t i, const struct client_ops *c,
-		      const struct u64map *by_id)
+/* Splits one daemon's client-named ops (its model's t) against the client's into row. */
+static int split_daemon(struct hosts_build *hb, const struct op_table *t,
+			struct hosts_split_row *row, const struct client_ops *c,
+			const struct u64map *by_id)
 {
-	struct hosts_section *s = &hb->s[i];
-	const struct op_table *t = &hb->b[i].model.ops;
 	struct client_split_acc acc;
 	struct hosts_align a;
 	int ret = 0;
 
-	s->client_named = t->n_client;
+	row->client_named = t->n_client;
 	hb->view.client.daemon_over_cap += t->client_over_cap;
-	corecap_hosts_align_init(&a, s->h);
+	corecap_hosts_align_init(&a, row->h);
 	if (!a.valid) {
-		s->why_split_not = "its clock was not measured";
+		row->why_split_not = "its clock was not measured";
 		return 0;
 	}
-	corecap_client_split_acc_init(&acc, &s->split);
+	corecap_client_split_acc_init(&acc, &row->split);
 	for (size_t k = 0; k < t->n_client && !ret; k++) {
 		const struct op_client_rec *d = &t->client[k];
 		const uint64_t *v = corecap_u64map_find(by_id, d->client_op);
@@ -128,7 +127,7 @@ static int split_host(struct hosts_build *hb, size_t i, const struct client_ops 
 		uint64_t be, ee, p;
 
 		if (!v) {
-			s->client_unmatched++;
+			row->client_unmatched++;
 			continue;
 		}
 		op = &c->ops[*v - 1];
@@ -149,11 +148,34 @@ static int split_host(struct hosts_build *hb, size_t i, const struct client_ops 
 	}
 	corecap_client_split_acc_finish(&acc);
 	corecap_client_split_acc_release(&acc);
-	s->has_split = ret == 0 && s->split.matched > 0;
-	if (!s->has_split)
-		s->why_split_not = t->n_client ? "none of its ops is in client-ops.tsv"
-					       : "its daemon named no op by its client's id";
-	hb->view.client.matched += s->split.matched;
+	row->has_split = ret == 0 && row->split.matched > 0;
+	if (!row->has_split)
+		row->why_split_not = t->n_client ? "none of its ops is in client-ops.tsv"
+						 : "its daemon named no op by its client's id";
+	hb->view.client.matched += row->split.matched;
+	return ret;
+}
+
+/* A row for each analysed daemon of host i: its one, or each of a host of several's. */
+static int split_host(struct hosts_build *hb, size_t i, const struct client_ops *c,
+		      const struct u64map *by_id)
+{
+	struct hosts_client_ops *hc = &hb->view.client;
+	const struct hosts_section *s = &hb->s[i];
+	size_t n = s->multi ? s->multi->n : 1;
+	int ret = 0;
+
+	for (size_t k = 0; k < n && !ret; k++) {
+		const struct report_build *b = s->multi ? &hb->mb[i].b[k] : &hb->b[i];
+		struct hosts_split_row *row = &hc->rows[hc->n_rows];
+
+		if (s->multi && !s->multi->s[k].r)
+			continue;
+		*row = (struct hosts_split_row){.h = s->h,
+						.pid = s->multi ? s->multi->s[k].d->pid : 0};
+		hc->n_rows++;
+		ret = split_daemon(hb, &b->model.ops, row, c, by_id);
+	}
 	return ret;
 }
 
@@ -168,6 +190,7 @@ static int split_clients(struct hosts_build *hb, const char *dir)
 	struct client_ops c;
 	struct u64map by_id;
 	char *path = NULL, *err = NULL;
+	size_t n_rows = 0;
 	int ret;
 
 	if (asprintf(&path, "%s/%s", dir, CORECAP_RUN_CLIENT_OPS) < 0)
@@ -200,15 +223,16 @@ static int split_clients(struct hosts_build *hb, const char *dir)
 		else
 			hc->duplicates++;
 	}
-	for (size_t i = 0; i < hb->run.n_hosts && !ret; i++) {
-		if (!hb->s[i].r)
-			continue;
-		if (hb->s[i].multi) {
-			hb->s[i].why_split_not = "a host of several daemons is not split yet";
-			continue;
-		}
-		ret = split_host(hb, i, &c, &by_id);
+	for (size_t i = 0; i < hb->run.n_hosts; i++)
+		n_rows += hb->s[i].r ? (hb->s[i].multi ? hb->s[i].multi->n : 1) : 0;
+	hc->rows = calloc(n_rows ? n_rows : 1, sizeof(*hc->rows));
+	if (!hc->rows) {
+		ret = -ENOMEM;
+		goto out;
 	}
+	for (size_t i = 0; i < hb->run.n_hosts && !ret; i++)
+		if (hb->s[i].r)
+			ret = split_host(hb, i, &c, &by_id);
 out:
 	if (ret)
 		corecap_error("cannot split the clients' latency: %s", strerror(-ret));
@@ -296,6 +320,7 @@ void corecap_hosts_build_release(struct hosts_build *hb)
 		if (hb->mb_built && hb->mb_built[i])
 			corecap_multi_build_release(&hb->mb[i]);
 	}
+	free(hb->view.client.rows);
 	free(hb->mb);
 	free(hb->mb_built);
 	free(hb->b);

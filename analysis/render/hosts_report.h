@@ -44,8 +44,16 @@ struct hosts_section {
 	size_t n_daemons_no_headroom;	  /* with multi: its analysed daemons without one */
 	const char *dir; /* r's run (the page's chart): the host's or r's daemon's */
 	struct run *run;
-	/* Its daemon's ops that the client named (a host of one daemon): split
-	 * against client-ops.tsv when has_split; why_split_not otherwise. */
+};
+
+/*
+ * One analysed daemon's ops that the client named, split against
+ * client-ops.tsv (model/client_split.h) when has_split; why_split_not
+ * otherwise.
+ */
+struct hosts_split_row {
+	const struct hosts_host *h;
+	int pid; /* a daemon of a host of several; 0: the host's one daemon */
 	bool has_split;
 	const char *why_split_not;
 	size_t client_named;	 /* its ops that carry a client's id */
@@ -56,11 +64,13 @@ struct hosts_section {
 /* The benchmark's record of its ops (client-ops.tsv), when the run has one. */
 struct hosts_client_ops {
 	bool present;
-	size_t n;		  /* the ops it holds (kept) */
-	uint64_t bad, over_cap;	  /* lines not read, ops over the reader's bound */
-	size_t duplicates;	  /* ids it holds twice (the first kept) */
-	size_t matched;		  /* matched with a daemon's op, over every host */
-	uint64_t daemon_over_cap; /* client-named ops a daemon's model did not keep */
+	size_t n;		      /* the ops it holds (kept) */
+	uint64_t bad, over_cap;	      /* lines not read, ops over the reader's bound */
+	size_t duplicates;	      /* ids it holds twice (the first kept) */
+	size_t matched;		      /* matched with a daemon's op, over every host */
+	uint64_t daemon_over_cap;     /* client-named ops a daemon's model did not keep */
+	struct hosts_split_row *rows; /* one per analysed daemon, in the hosts' order */
+	size_t n_rows;
 };
 
 struct hosts_report {

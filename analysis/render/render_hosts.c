@@ -79,12 +79,23 @@ static void host_row(FILE *out, const char *host, const char *label, const char 
 		head, d ? corecap_diag_kind_name(d->kind) : "not analysed", clock);
 }
 
-/* One host's split: its medians, its means, what broke the bound. */
-static void split_rows(const struct hosts_section *s, FILE *out)
+/* A split row's name: the host's, with its daemon's PID on a host of several. */
+static void row_name(const struct hosts_split_row *row, char *buf, size_t len)
 {
-	const struct client_split_host *sp = &s->split;
+	if (row->pid)
+		snprintf(buf, len, "%s:%d", row->h->name, row->pid);
+	else
+		snprintf(buf, len, "%s", row->h->name);
+}
 
-	fprintf(out, "  %-10s %-7s %7zu", s->h->name, "median", sp->matched);
+/* One daemon's split: its medians, its means, what broke the bound. */
+static void split_rows(const struct hosts_split_row *row, FILE *out)
+{
+	const struct client_split_host *sp = &row->split;
+	char name[64];
+
+	row_name(row, name, sizeof(name));
+	fprintf(out, "  %-10s %-7s %7zu", name, "median", sp->matched);
 	for (int p = 0; p < SPLIT__COUNT; p++)
 		fprintf(out, " %12.1f", sp->median_us[p]);
 	fprintf(out, " %9.1f %12.1f\n", (double)sp->bound_ns / 1e3, sp->after_reply_median_us);
@@ -103,9 +114,9 @@ static void split_rows(const struct hosts_section *s, FILE *out)
 		" network_back off the aligned reply by more (drift, at most %.1f us)\n",
 		"", sp->net_out_negative, sp->net_back_negative, sp->client_below_daemon,
 		sp->drift_over_bound, (double)sp->max_drift_err_ns / 1e3);
-	if (s->client_unmatched)
+	if (row->client_unmatched)
 		fprintf(out, "  %-10s %zu of its %zu client-named ops are not in client-ops.tsv\n",
-			"", s->client_unmatched, s->client_named);
+			"", row->client_unmatched, row->client_named);
 }
 
 /* The clients' latency split (model/client_split.h), when the run has client-ops.tsv. */
@@ -140,13 +151,15 @@ static void clients_text(const struct hosts_report *m, FILE *out)
 	for (int p = 0; p < SPLIT__COUNT; p++)
 		fprintf(out, " %12s", corecap_split_part_name((enum split_part)p));
 	fprintf(out, " %9s %12s\n", "bound", "after_reply");
-	for (size_t i = 0; i < m->n; i++) {
-		const struct hosts_section *s = &m->s[i];
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct hosts_split_row *row = &c->rows[i];
+		char name[64];
 
-		if (s->has_split)
-			split_rows(s, out);
-		else if (s->r)
-			fprintf(out, "  %-10s not split: %s\n", s->h->name, s->why_split_not);
+		row_name(row, name, sizeof(name));
+		if (row->has_split)
+			split_rows(row, out);
+		else
+			fprintf(out, "  %-10s not split: %s\n", name, row->why_split_not);
 	}
 }
 
@@ -455,15 +468,14 @@ static json_object *client_split_json(const struct hosts_report *m)
 	put_count(o, "over_bound", c->over_cap);
 	put_count(o, "duplicate_ids", c->duplicates);
 	put_count(o, "daemon_ops_over_bound", c->daemon_over_cap);
-	for (size_t i = 0; i < m->n; i++) {
-		const struct hosts_section *s = &m->s[i];
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct hosts_split_row *s = &c->rows[i];
 		const struct client_split_host *sp = &s->split;
 		json_object *h, *v;
 
-		if (!s->r)
-			continue;
 		h = json_object_new_object();
 		json_object_object_add(h, "host", json_object_new_string(s->h->name));
+		json_object_object_add(h, "pid", s->pid ? json_object_new_int(s->pid) : NULL);
 		put_count(h, "client_named", s->client_named);
 		put_count(h, "unmatched", s->client_unmatched);
 		json_object_object_add(
