@@ -31,6 +31,8 @@ enum model_event_kind {
 	MEV_THREAD_EXIT,    /* thread: tid */
 	MEV_DISCARDED,	    /* loss: events or packets lost in [begin_ns, end_ns] */
 	MEV_AIO,	    /* io: call, class, fd, bytes; dur_ns = submission to this reap */
+	MEV_OP_CLIENT,	    /* op: id, bytes = the client's id of the op */
+	MEV_OP_REPLY,	    /* op: id */
 	MEV__COUNT
 };
 

@@ -410,6 +410,11 @@ static void on_io(struct model *m, struct model_thread *th, const struct model_e
 	unsigned cls = ev->io.io_class < CORECAP_IO_CLASSES ? ev->io.io_class : CORECAP_IO_OTHER;
 
 	th->ios[cls]++;
+	/* The op's reply, for the clients' split (client_split.h): its last send's start. */
+	if (cls == CORECAP_IO_NET && th->ctx && th->ctx->has_client && !th->ctx->reply_marked &&
+	    (ev->io.call == CORECAP_IO_CALL_WRITE || ev->io.call == CORECAP_IO_CALL_SEND) &&
+	    ev->io.dur_ns < ev->ts_ns)
+		th->ctx->reply_ns = ev->ts_ns - ev->io.dur_ns;
 	if (cls == CORECAP_IO_LOG)
 		on_wait(m, th, ev->ts_ns, ev->io.dur_ns, CAT_LOGGING,
 			OP_DETAIL_KEY(CAT_LOGGING, LOG_IO), &th->logging_ns);
@@ -531,6 +536,22 @@ int corecap_model_consume(struct model *m, const struct model_event *ev)
 	case MEV_OP_EXIT:
 		on_op_exit(m, th, ev);
 		break;
+	case MEV_OP_CLIENT: {
+		struct model_op *op = corecap_op_table_find(&m->ops, ev->op.id);
+
+		if (op && op->begun)
+			corecap_op_table_set_client(op, ev->op.bytes);
+		break;
+	}
+	case MEV_OP_REPLY: {
+		struct model_op *op = corecap_op_table_find(&m->ops, ev->op.id);
+
+		if (op && op->begun) {
+			op->reply_ns = ev->ts_ns;
+			op->reply_marked = true;
+		}
+		break;
+	}
 	case MEV_LOG_ENTER:
 		on_log_enter(th, ev->ts_ns);
 		break;

@@ -43,6 +43,7 @@ void corecap_op_table_release(struct op_table *t)
 	for (size_t i = 0; i < t->n_phases; i++)
 		free(t->phases[i]);
 	free(t->phases);
+	free(t->client);
 	corecap_u64map_release(&t->inflight);
 	*t = (struct op_table){0};
 }
@@ -149,6 +150,37 @@ void corecap_op_table_charge(struct model_op *op, enum op_cat cat, uint64_t deta
 	op->detail[i].ns += ns;
 }
 
+void corecap_op_table_set_client(struct model_op *op, uint64_t client_op)
+{
+	op->has_client = true;
+	op->client_op = client_op;
+}
+
+/* Keeps a client-named op's times (excluded or not: they are right either way). */
+static int keep_client(struct op_table *t, const struct model_op *op, uint64_t end_ns)
+{
+	if (t->n_client == OP_CLIENT_MAX) {
+		t->client_over_cap++;
+		return 0;
+	}
+	if (t->n_client == t->client_cap) {
+		size_t cap = t->client_cap ? 2 * t->client_cap : 1024;
+		struct op_client_rec *c = realloc(t->client, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t->client = c;
+		t->client_cap = cap;
+	}
+	t->client[t->n_client++] = (struct op_client_rec){
+		.client_op = op->client_op,
+		.begin_ns = op->begin_ns,
+		.end_ns = end_ns,
+		.reply_ns =
+			op->reply_ns >= op->begin_ns && op->reply_ns <= end_ns ? op->reply_ns : 0};
+	return 0;
+}
+
 int corecap_op_table_finish(struct op_table *t, struct model_op *op, uint64_t end_ns, bool exclude)
 {
 	uint64_t latency = end_ns > op->begin_ns ? end_ns - op->begin_ns : 0, sum = 0, err,
@@ -173,6 +205,8 @@ int corecap_op_table_finish(struct op_table *t, struct model_op *op, uint64_t en
 			fprintf(t->dump, "\t%" PRIu64, op->cat_ns[c]);
 		fprintf(t->dump, "\t%d\n", exclude ? 1 : 0);
 	}
+	if (op->has_client && op->begun && (ret = keep_client(t, op, end_ns)))
+		goto out_free;
 	if (exclude || op->type >= t->n_types)
 		goto out_free;
 	type = &t->types[op->type];

@@ -56,8 +56,26 @@ struct model_op {
 		uint64_t key, ns;
 	} detail[OP_DETAIL_MAX];
 	uint32_t n_detail;
+	bool has_client;    /* a corecap_op:client event named it */
+	uint64_t client_op; /* the client's id of the op */
+	uint64_t reply_ns;  /* its reply's start: corecap_op:reply, else its last net send's; 0 none
+			     */
+	bool reply_marked;  /* reply_ns is corecap_op:reply's */
 	struct model_op *free_next;
 };
+
+/*
+ * A finished op the client named (corecap_op:client): its times in the
+ * daemon's clock, for matching with the client's record of it
+ * (pass/client_split.h). Kept for the first OP_CLIENT_MAX such ops.
+ */
+struct op_client_rec {
+	uint64_t client_op;
+	uint64_t begin_ns, end_ns;
+	uint64_t reply_ns; /* when its reply left (model_op.reply_ns); 0 unknown */
+};
+
+#define OP_CLIENT_MAX (1u << 21)
 
 struct op_type {
 	char *name;
@@ -78,6 +96,10 @@ struct op_table {
 	/* Conservation, checked on every finished op. */
 	uint64_t checked, violations, max_err_ns;
 	uint64_t finished;
+	/* The finished ops a client named, and those over OP_CLIENT_MAX. */
+	struct op_client_rec *client;
+	size_t n_client, client_cap;
+	uint64_t client_over_cap;
 };
 
 int corecap_op_table_init(struct op_table *t, FILE *dump);
@@ -98,6 +120,8 @@ void corecap_op_table_charge(struct model_op *op, enum op_cat cat, uint64_t deta
  * op to its type unless `exclude`, and frees it.
  */
 int corecap_op_table_finish(struct op_table *t, struct model_op *op, uint64_t end_ns, bool exclude);
+/* Names op by its client's id (corecap_op:client). */
+void corecap_op_table_set_client(struct model_op *op, uint64_t client_op);
 const char *corecap_op_cat_name(enum op_cat cat);
 const char *corecap_log_source_name(enum log_source src);
 

@@ -5,6 +5,11 @@
 #include <string.h>
 
 #include <corecap/diag.h>
+#include <corecap/run_format.h>
+
+#include "model/client_split.h"
+#include "read/client_ops.h"
+#include "util/u64map.h"
 
 /* The system's verdict: the least headroom of the hosts' diagnoses (render/hosts_report.h). */
 static void verdict(struct hosts_report *v)
@@ -97,6 +102,145 @@ static int build_multi(struct hosts_build *hb, size_t i, const char *symfs,
 	return 0;
 }
 
+/* Splits one daemon's client-named ops (its model's t) against the client's into row. */
+static int split_daemon(struct hosts_build *hb, const struct op_table *t,
+			struct hosts_split_row *row, const struct client_ops *c,
+			const struct u64map *by_id)
+{
+	struct client_split_acc acc;
+	struct hosts_align a;
+	int ret = 0;
+
+	row->client_named = t->n_client;
+	hb->view.client.daemon_over_cap += t->client_over_cap;
+	corecap_hosts_align_init(&a, row->h);
+	if (!a.valid) {
+		row->why_split_not = "its clock was not measured";
+		return 0;
+	}
+	corecap_client_split_acc_init(&acc, &row->split);
+	for (size_t k = 0; k < t->n_client && !ret; k++) {
+		const struct op_client_rec *d = &t->client[k];
+		const uint64_t *v = corecap_u64map_find(by_id, d->client_op);
+		const struct client_op *op;
+		struct split_times st;
+		uint64_t be, ee, p;
+
+		if (!v) {
+			row->client_unmatched++;
+			continue;
+		}
+		op = &c->ops[*v - 1];
+		p = d->reply_ns ? d->reply_ns : d->end_ns;
+		st = (struct split_times){.issue_ns = op->issue_ns,
+					  .send_ns = op->send_ns,
+					  .recv_ns = op->recv_ns,
+					  .begin_rec_ns =
+						  corecap_hosts_align_to_rec(&a, d->begin_ns),
+					  .reply_rec_ns = corecap_hosts_align_to_rec(&a, p),
+					  .daemon_ns = p - d->begin_ns,
+					  .after_reply_ns = d->end_ns - p,
+					  .reply_seen = d->reply_ns != 0};
+		be = corecap_hosts_align_bound(&a, st.begin_rec_ns);
+		ee = corecap_hosts_align_bound(&a, st.reply_rec_ns);
+		st.bound_ns = (int64_t)(be > ee ? be : ee);
+		ret = corecap_client_split_acc_add(&acc, &st);
+	}
+	corecap_client_split_acc_finish(&acc);
+	corecap_client_split_acc_release(&acc);
+	row->has_split = ret == 0 && row->split.matched > 0;
+	if (!row->has_split)
+		row->why_split_not = t->n_client ? "none of its ops is in client-ops.tsv"
+						 : "its daemon named no op by its client's id";
+	hb->view.client.matched += row->split.matched;
+	return ret;
+}
+
+/* A row for each analysed daemon of host i: its one, or each of a host of several's. */
+static int split_host(struct hosts_build *hb, size_t i, const struct client_ops *c,
+		      const struct u64map *by_id)
+{
+	struct hosts_client_ops *hc = &hb->view.client;
+	const struct hosts_section *s = &hb->s[i];
+	size_t n = s->multi ? s->multi->n : 1;
+	int ret = 0;
+
+	for (size_t k = 0; k < n && !ret; k++) {
+		const struct report_build *b = s->multi ? &hb->mb[i].b[k] : &hb->b[i];
+		struct hosts_split_row *row = &hc->rows[hc->n_rows];
+
+		if (s->multi && !s->multi->s[k].r)
+			continue;
+		*row = (struct hosts_split_row){.h = s->h,
+						.pid = s->multi ? s->multi->s[k].d->pid : 0};
+		hc->n_rows++;
+		ret = split_daemon(hb, &b->model.ops, row, c, by_id);
+	}
+	return ret;
+}
+
+/*
+ * The clients' latency split (model/client_split.h) when the run has
+ * client-ops.tsv: each host of one daemon's ops matched by id. 0, or a
+ * negative errno (printed) when the file cannot be read.
+ */
+static int split_clients(struct hosts_build *hb, const char *dir)
+{
+	struct hosts_client_ops *hc = &hb->view.client;
+	struct client_ops c;
+	struct u64map by_id;
+	char *path = NULL, *err = NULL;
+	size_t n_rows = 0;
+	int ret;
+
+	if (asprintf(&path, "%s/%s", dir, CORECAP_RUN_CLIENT_OPS) < 0)
+		return -ENOMEM;
+	ret = corecap_client_ops_read(&c, path, &err);
+	free(path);
+	if (ret == -ENOENT) {
+		corecap_client_ops_release(&c);
+		return 0;
+	}
+	if (ret) {
+		corecap_error("%s", err ? err : strerror(-ret));
+		free(err);
+		corecap_client_ops_release(&c);
+		return ret;
+	}
+	*hc = (struct hosts_client_ops){
+		.present = true, .n = c.n, .bad = c.bad, .over_cap = c.over_cap};
+	corecap_u64map_init(&by_id);
+	for (size_t k = 0; k < c.n; k++) {
+		bool inserted = false;
+		uint64_t *v = corecap_u64map_upsert(&by_id, c.ops[k].op_id, &inserted);
+
+		if (!v) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		if (inserted)
+			*v = k + 1;
+		else
+			hc->duplicates++;
+	}
+	for (size_t i = 0; i < hb->run.n_hosts; i++)
+		n_rows += hb->s[i].r ? (hb->s[i].multi ? hb->s[i].multi->n : 1) : 0;
+	hc->rows = calloc(n_rows ? n_rows : 1, sizeof(*hc->rows));
+	if (!hc->rows) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < hb->run.n_hosts && !ret; i++)
+		if (hb->s[i].r)
+			ret = split_host(hb, i, &c, &by_id);
+out:
+	if (ret)
+		corecap_error("cannot split the clients' latency: %s", strerror(-ret));
+	corecap_u64map_release(&by_id);
+	corecap_client_ops_release(&c);
+	return ret;
+}
+
 int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *symfs,
 			const struct report_opts *o, const struct hosts_report **out)
 {
@@ -161,6 +305,9 @@ int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *sym
 		v->n_analysed++;
 	}
 	verdict(v);
+	ret = split_clients(hb, dir);
+	if (ret)
+		return ret;
 	*out = v;
 	return 0;
 }
@@ -173,6 +320,7 @@ void corecap_hosts_build_release(struct hosts_build *hb)
 		if (hb->mb_built && hb->mb_built[i])
 			corecap_multi_build_release(&hb->mb[i]);
 	}
+	free(hb->view.client.rows);
 	free(hb->mb);
 	free(hb->mb_built);
 	free(hb->b);

@@ -74,6 +74,14 @@ static void fill_op_id(struct model_event *ev, const uint64_t *v, const char *co
 	ev->op.id = v[0];
 }
 
+static void fill_op_client(struct model_event *ev, const uint64_t *v, const char *const *s,
+			   uint32_t d)
+{
+	(void)s, (void)d;
+	ev->op.id = v[0];
+	ev->op.bytes = v[1];
+}
+
 static void fill_none(struct model_event *ev, const uint64_t *v, const char *const *s, uint32_t d)
 {
 	(void)ev, (void)v, (void)s, (void)d;
@@ -144,6 +152,8 @@ static const struct handler handlers[] = {
 	{"corecap_op:end_exit", MEV_OP_END, {"op_id", "result"}, {0}, fill_op_end},
 	{"corecap_op:enter", MEV_OP_ENTER, {"op_id"}, {0}, fill_op_id},
 	{"corecap_op:exit", MEV_OP_EXIT, {"op_id"}, {0}, fill_op_id},
+	{"corecap_op:reply", MEV_OP_REPLY, {"op_id"}, {0}, fill_op_id},
+	{"corecap_op:client", MEV_OP_CLIENT, {"op_id", "client_op"}, {0}, fill_op_client},
 	{"corecap_op:log_enter", MEV_LOG_ENTER, {NULL}, {0}, fill_none},
 	{"corecap_op:log_exit", MEV_LOG_EXIT, {NULL}, {0}, fill_none},
 	/* `acquired` is absent from traces older than the field: they only had acquisitions. */

@@ -364,7 +364,7 @@ static const char *blob_str(const struct blobs *bs, uint64_t ref, struct cur *c)
 static bool is_op(int k)
 {
 	return k == MEV_OP_BEGIN || k == MEV_OP_PHASE || k == MEV_OP_END || k == MEV_OP_ENTER ||
-	       k == MEV_OP_EXIT;
+	       k == MEV_OP_EXIT || k == MEV_OP_CLIENT || k == MEV_OP_REPLY;
 }
 
 static bool is_lock(int k)

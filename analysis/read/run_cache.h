@@ -61,7 +61,8 @@
 
 #include "../model/event.h"
 
-#define CORECAP_RUN_CACHE_VERSION 1
+/* 2: corecap_op:client and :reply events (MEV_OP_CLIENT, MEV_OP_REPLY) are kept. */
+#define CORECAP_RUN_CACHE_VERSION 2
 #define RUN_CACHE_FOOTER	  96
 #define RUN_CACHE_KEY_MAX	  (4u << 20)
 #define RUN_CACHE_BLOBS_MAX	  (1u << 22)

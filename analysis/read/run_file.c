@@ -48,6 +48,8 @@ static const struct {
 	{CORECAP_RUN_STATS_BEGIN, 256 * MIB},
 	{CORECAP_RUN_STATS_END, 256 * MIB},
 	{"metadata", 64 * MIB}, /* a CTF trace's (read/ctf_check.h) */
+	/* A benchmark's ops (read/client_ops.h): lines under 128 bytes, 4M of them. */
+	{CORECAP_RUN_CLIENT_OPS, 512 * MIB},
 };
 #define JSON_SUFFIX	".json"
 #define ZSTD_SUFFIX	".zst" /* a JSON file stored zstd-compressed */

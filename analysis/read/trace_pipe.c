@@ -30,6 +30,8 @@ static const char **string_of(struct model_event *ev)
 	case MEV_OP_END:
 	case MEV_OP_ENTER:
 	case MEV_OP_EXIT:
+	case MEV_OP_CLIENT:
+	case MEV_OP_REPLY:
 		return &ev->op.str;
 	case MEV_THREAD_NAME:
 	case MEV_THREAD_START:

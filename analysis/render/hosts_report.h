@@ -22,6 +22,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../model/client_split.h"
 #include "../read/hosts_run.h"
 #include "report.h"
 
@@ -45,6 +46,33 @@ struct hosts_section {
 	struct run *run;
 };
 
+/*
+ * One analysed daemon's ops that the client named, split against
+ * client-ops.tsv (model/client_split.h) when has_split; why_split_not
+ * otherwise.
+ */
+struct hosts_split_row {
+	const struct hosts_host *h;
+	int pid; /* a daemon of a host of several; 0: the host's one daemon */
+	bool has_split;
+	const char *why_split_not;
+	size_t client_named;	 /* its ops that carry a client's id */
+	size_t client_unmatched; /* those not in client-ops.tsv */
+	struct client_split_host split;
+};
+
+/* The benchmark's record of its ops (client-ops.tsv), when the run has one. */
+struct hosts_client_ops {
+	bool present;
+	size_t n;		      /* the ops it holds (kept) */
+	uint64_t bad, over_cap;	      /* lines not read, ops over the reader's bound */
+	size_t duplicates;	      /* ids it holds twice (the first kept) */
+	size_t matched;		      /* matched with a daemon's op, over every host */
+	uint64_t daemon_over_cap;     /* client-named ops a daemon's model did not keep */
+	struct hosts_split_row *rows; /* one per analysed daemon, in the hosts' order */
+	size_t n_rows;
+};
+
 struct hosts_report {
 	const char *run_dir;
 	const struct hosts_run *run;
@@ -55,6 +83,7 @@ struct hosts_report {
 	int cap;	      /* the section whose daemon binds first; -1 none known */
 	int next;	      /* the one after it; -1 none */
 	size_t n_no_headroom; /* analysed hosts whose headroom is unknown */
+	struct hosts_client_ops client;
 	char verdict[1024];
 };
 

@@ -79,6 +79,90 @@ static void host_row(FILE *out, const char *host, const char *label, const char 
 		head, d ? corecap_diag_kind_name(d->kind) : "not analysed", clock);
 }
 
+/* A split row's name: the host's, with its daemon's PID on a host of several. */
+static void row_name(const struct hosts_split_row *row, char *buf, size_t len)
+{
+	if (row->pid)
+		snprintf(buf, len, "%s:%d", row->h->name, row->pid);
+	else
+		snprintf(buf, len, "%s", row->h->name);
+}
+
+/* One daemon's split: its medians, its means, what broke the bound. */
+static void split_rows(const struct hosts_split_row *row, FILE *out)
+{
+	const struct client_split_host *sp = &row->split;
+	char name[64];
+
+	row_name(row, name, sizeof(name));
+	fprintf(out, "  %-10s %-7s %7zu", name, "median", sp->matched);
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		fprintf(out, " %12.1f", sp->median_us[p]);
+	fprintf(out, " %9.1f %12.1f\n", (double)sp->bound_ns / 1e3, sp->after_reply_median_us);
+	fprintf(out, "  %-10s %-7s %7s", "", "mean", "");
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		fprintf(out, " %12.1f", sp->mean_us[p]);
+	fprintf(out, " %9s %12.1f\n", "", sp->after_reply_mean_us);
+	if (sp->replies_seen < sp->matched)
+		fprintf(out,
+			"  %-10s %zu of its ops without their reply's send seen: their daemon part "
+			"ends at the op's end\n",
+			"", sp->matched - sp->replies_seen);
+	fprintf(out,
+		"  %-10s beyond the bound: %" PRIu64 " network_out < 0, %" PRIu64
+		" network_back < 0, %" PRIu64 " client < daemon, %" PRIu64
+		" network_back off the aligned reply by more (drift, at most %.1f us)\n",
+		"", sp->net_out_negative, sp->net_back_negative, sp->client_below_daemon,
+		sp->drift_over_bound, (double)sp->max_drift_err_ns / 1e3);
+	if (row->client_unmatched)
+		fprintf(out, "  %-10s %zu of its %zu client-named ops are not in client-ops.tsv\n",
+			"", row->client_unmatched, row->client_named);
+}
+
+/* The clients' latency split (model/client_split.h), when the run has client-ops.tsv. */
+static void clients_text(const struct hosts_report *m, FILE *out)
+{
+	const struct hosts_client_ops *c = &m->client;
+
+	if (!c->present) {
+		fprintf(out,
+			"\nCLIENTS    no client-ops.tsv: the benchmark recorded no op "
+			"(refbench does, through CORECAP_CLIENT_OPS); no client latency split\n");
+		return;
+	}
+	fprintf(out,
+		"\nCLIENTS    %zu ops the benchmark recorded (client-ops.tsv), %zu matched with "
+		"their daemon's op by id\n",
+		c->n, c->matched);
+	if (c->bad || c->over_cap || c->duplicates || c->daemon_over_cap)
+		fprintf(out,
+			"  left out   %" PRIu64 " lines not read, %" PRIu64
+			" ops over the bound, %zu ids twice, %" PRIu64
+			" daemon ops over the model's bound\n",
+			c->bad, c->over_cap, c->duplicates, c->daemon_over_cap);
+	fprintf(out,
+		"  split      client = client_own + network_out + daemon + network_back, per op "
+		"(us): the daemon from its op's start to its reply's send, in its own clock;\n"
+		"             the rest on the recording host's, each within the host's clock bound "
+		"(us); the means sum to the client's mean exactly, the medians need not;\n"
+		"             after_reply: the daemon's op after its reply left (its report's "
+		"latency counts it, the client does not wait for it)\n");
+	fprintf(out, "  %-10s %-7s %7s", "host", "", "ops");
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		fprintf(out, " %12s", corecap_split_part_name((enum split_part)p));
+	fprintf(out, " %9s %12s\n", "bound", "after_reply");
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct hosts_split_row *row = &c->rows[i];
+		char name[64];
+
+		row_name(row, name, sizeof(name));
+		if (row->has_split)
+			split_rows(row, out);
+		else
+			fprintf(out, "  %-10s not split: %s\n", name, row->why_split_not);
+	}
+}
+
 static void summary_text(const struct hosts_report *m, FILE *out)
 {
 	const struct run_manifest *mf = &m->run->manifest;
@@ -147,8 +231,9 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 		else if (s->h->partial_reason)
 			fprintf(out, "             %s\n", s->h->partial_reason);
 	}
-	fprintf(out, "           each host's report below is in its own clock; an op's client "
-		     "latency is not yet split into the client, the network and the daemon\n\n");
+	fprintf(out, "           each host's report below is in its own clock\n");
+	clients_text(m, out);
+	fputc('\n', out);
 }
 
 /* A host's own report: its daemon's, or a host of several's, as report RUN:NAME prints it. */
@@ -351,6 +436,79 @@ json_object *corecap_render_hosts_system_json(const struct hosts_report *m)
 	return o;
 }
 
+static json_object *parts_obj(const double *us)
+{
+	json_object *o = json_object_new_object();
+
+	for (int p = 0; p < SPLIT__COUNT; p++)
+		json_object_object_add(o, corecap_split_part_name((enum split_part)p),
+				       corecap_render_json_num(us[p], 3));
+	return o;
+}
+
+/* A count or a time in ns, as a JSON integer. */
+static void put_count(json_object *o, const char *key, int64_t v)
+{
+	json_object_object_add(o, key, json_object_new_int64(v));
+}
+
+/* "client_split": the clients' latency split, null without client-ops.tsv. */
+static json_object *client_split_json(const struct hosts_report *m)
+{
+	const struct hosts_client_ops *c = &m->client;
+	json_object *o, *a;
+
+	if (!c->present)
+		return NULL;
+	o = json_object_new_object();
+	a = json_object_new_array();
+	put_count(o, "client_ops", c->n);
+	put_count(o, "matched", c->matched);
+	put_count(o, "lines_not_read", c->bad);
+	put_count(o, "over_bound", c->over_cap);
+	put_count(o, "duplicate_ids", c->duplicates);
+	put_count(o, "daemon_ops_over_bound", c->daemon_over_cap);
+	for (size_t i = 0; i < c->n_rows; i++) {
+		const struct hosts_split_row *s = &c->rows[i];
+		const struct client_split_host *sp = &s->split;
+		json_object *h, *v;
+
+		h = json_object_new_object();
+		json_object_object_add(h, "host", json_object_new_string(s->h->name));
+		json_object_object_add(h, "pid", s->pid ? json_object_new_int(s->pid) : NULL);
+		put_count(h, "client_named", s->client_named);
+		put_count(h, "unmatched", s->client_unmatched);
+		json_object_object_add(
+			h, "not_split",
+			s->has_split ? NULL
+				     : json_object_new_string(s->why_split_not ? s->why_split_not
+									       : "?"));
+		if (s->has_split) {
+			put_count(h, "ops", sp->matched);
+			put_count(h, "bound_ns", sp->bound_ns);
+			put_count(h, "replies_seen", sp->replies_seen);
+			json_object_object_add(
+				h, "after_reply_median_us",
+				corecap_render_json_num(sp->after_reply_median_us, 3));
+			json_object_object_add(h, "after_reply_mean_us",
+					       corecap_render_json_num(sp->after_reply_mean_us, 3));
+			json_object_object_add(h, "median_us", parts_obj(sp->median_us));
+			json_object_object_add(h, "mean_us", parts_obj(sp->mean_us));
+			v = json_object_new_object();
+			put_count(v, "network_out_negative", sp->net_out_negative);
+			put_count(v, "network_back_negative", sp->net_back_negative);
+			put_count(v, "client_below_daemon", sp->client_below_daemon);
+			put_count(v, "drift_over_bound", sp->drift_over_bound);
+			json_object_object_add(h, "beyond_bound", v);
+			put_count(h, "max_drift_err_ns", sp->max_drift_err_ns);
+			put_count(h, "max_sum_err_ns", sp->max_sum_err_ns);
+		}
+		json_object_array_add(a, h);
+	}
+	json_object_object_add(o, "hosts", a);
+	return o;
+}
+
 int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 {
 	/* A window not known is 0 here, as in the several-daemon view. */
@@ -360,6 +518,7 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 	int ret = 0;
 
 	json_object_object_add(root, "system", corecap_render_hosts_system_json(m));
+	json_object_object_add(root, "client_split", client_split_json(m));
 	for (size_t i = 0; i < m->n && !ret; i++) {
 		const struct hosts_host *h = m->s[i].h;
 		json_object *o = json_object_new_object(), *c = json_object_new_object();

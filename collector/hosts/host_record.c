@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -999,6 +1000,35 @@ static void start_relayd(struct hosts_record *r)
 			r->relayd.ctrl_port, r->relayd.data_port);
 }
 
+/*
+ * RUN/client-ops.tsv, empty, for the benchmark to append its ops to (a
+ * client that knows CORECAP_CLIENT_OPS, as refbench does): its absolute
+ * path in buf. 0, or a negative errno (said).
+ */
+static int client_ops_create(struct hosts_record *r, char *buf, size_t size)
+{
+	int fd, ret;
+
+	if ((size_t)snprintf(buf, size, "%s/%s", r->rd.abs_path, CORECAP_RUN_CLIENT_OPS) >= size) {
+		corecap_error("run directory path too long: '%s'", r->rd.abs_path);
+		return -ENAMETOOLONG;
+	}
+	ret = corecap_run_dir_create_file(&r->rd, CORECAP_RUN_CLIENT_OPS, &fd);
+	if (ret == 0)
+		close(fd);
+	return ret;
+}
+
+/* A benchmark that wrote no op there leaves no file. */
+static void client_ops_drop_empty(struct hosts_record *r)
+{
+	struct stat st;
+
+	if (fstatat(r->rd.dirfd, CORECAP_RUN_CLIENT_OPS, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISREG(st.st_mode) && st.st_size == 0)
+		unlinkat(r->rd.dirfd, CORECAP_RUN_CLIENT_OPS, 0);
+}
+
 /* The window: the benchmark here (its output in RUN/bench.out), or -d. */
 static void run_window(struct hosts_record *r)
 {
@@ -1006,14 +1036,17 @@ static void run_window(struct hosts_record *r)
 		r->duration_s > 0 ? corecap_now_ns() + (uint64_t)(r->duration_s * 1e9) : UINT64_MAX;
 	pid_t bench = -1;
 	int out = -1, st;
+	char client_ops[PATH_MAX];
 
 	if (r->bench) {
-		if (corecap_run_dir_create_file(&r->rd, CORECAP_RUN_BENCH_OUT, &out) < 0) {
+		if (corecap_run_dir_create_file(&r->rd, CORECAP_RUN_BENCH_OUT, &out) < 0 ||
+		    client_ops_create(r, client_ops, sizeof(client_ops)) < 0) {
 			r->bench_status = 127;
 			return;
 		}
 		bench = fork();
 		if (bench == 0) {
+			setenv(CORECAP_CLIENT_OPS_ENV, client_ops, 1);
 			dup2(out, STDOUT_FILENO);
 			dup2(out, STDERR_FILENO);
 			signal(SIGPIPE, SIG_DFL);
@@ -1048,6 +1081,8 @@ static void run_window(struct hosts_record *r)
 		kill(bench, SIGTERM);
 		r->bench_status = reap(bench, 5000);
 	}
+	if (r->bench)
+		client_ops_drop_empty(r);
 }
 
 static void default_output(char *buf, size_t size)

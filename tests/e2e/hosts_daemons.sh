@@ -8,7 +8,8 @@
 # report (the same as RUN/hosts/b/daemons/PID's), RUN:b the host's
 # several-daemon report, an unknown PID and a hostile PID refused with the
 # cause; and the system's headroom is the least over every daemon of
-# every host, in text, JSON and html.
+# every host, in text, JSON and html; each daemon's ops' client latency
+# split on a row of its own.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/hosts_lib.sh"
@@ -153,6 +154,14 @@ for p in $b1_pid $b2_pid; do
 	expect_true "text: a line for host b's PID $p" grep -qE "^ +b +refosd \(pid $p\) +complete" whole.txt
 done
 expect_true "text: a line for host c's daemon" grep -qE "^ +c +refosd \(pid $c_pid\) +complete" whole.txt
+# The clients' latency split: a row per daemon, B's named by PID, each
+# daemon's ops matched (refbench writes RUN/client-ops.tsv), none beyond
+# the bound.
+expect_eq "JSON: a client split row per daemon" "b:$b1_pid b:$b2_pid c" \
+	"$(json whole.json "' '.join(h['host'] + (':' + str(h['pid']) if h['pid'] else '') for h in sorted(d['client_split']['hosts'], key=lambda h: (h['host'], h['pid'] or 0)))")"
+expect_eq "JSON: every daemon's ops split, none beyond the bound" "0 0" \
+	"$(json whole.json "sum(1 for h in d['client_split']['hosts'] if not h.get('ops')), sum(sum(h['beyond_bound'].values()) for h in d['client_split']['hosts'] if h.get('ops'))" | tr -d "(),")"
+expect_true "text: host b's PID $b1_pid has its split row" grep -qE "^  b:$b1_pid +median +[0-9]+ " whole.txt
 sys_line=$(grep '^SYSTEM' whole.txt)
 expect_eq "text: the SYSTEM line is the JSON's verdict" "SYSTEM     $(json whole.json "d['system']['verdict']")" "$sys_line"
 "$CORECAP" html -o whole.html run

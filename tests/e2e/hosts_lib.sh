@@ -183,6 +183,15 @@ hosts_start_refosd() {
 	exit 1
 }
 
+# hosts_bc_refosd: after hosts_abc, refosd in B and in C
+# (hosts_start_refosd): their PIDs and ports in b_pid, b_port, c_pid, c_port.
+hosts_bc_refosd() {
+	hosts_start_refosd b "$b_addr"
+	b_pid=$OSD_PID b_port=$OSD_PORT
+	hosts_start_refosd c "$c_addr"
+	c_pid=$OSD_PID c_port=$OSD_PORT
+}
+
 # hosts_teardown: the holders go, and with them the namespaces (a process
 # a test started inside a host is the test's to kill: track it).
 hosts_teardown() {

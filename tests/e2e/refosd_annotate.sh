@@ -1,7 +1,9 @@
 # refosd's corecap_op annotations, in a real LTTng session: every op has
 # begin and end, and each thread's part comes in the documented order
 # (docs/refosd.md): messenger begin, enter, phase queued, exit; worker phase
-# dequeued, enter, phase committed, exit; finisher enter, end, exit (the
+# dequeued, enter, phase committed, exit; finisher enter, end, exit, with
+# client after the begin and reply before the end for a client that sends
+# its op ids, as refbench does (the
 # back-to-back pairs as one begin_enter, phase_enter, end_exit event); the
 # phases follow one another; log_enter/log_exit pairs balance per thread
 # and every op-path log burst is bracketed.
@@ -68,9 +70,11 @@ function add(id, r, ev) {
 }
 END {
 	for (id in ids) {
-		if (seq[id, "M"] != " begin enter phase:queued exit") bad_m++
+		# refbench sends each op id (PROTO_FLAG_OP_ID): refosd names it after the
+		# begin (client) and marks its reply before the send (reply).
+		if (seq[id, "M"] != " begin enter client phase:queued exit") bad_m++
 		if (seq[id, "W"] != " phase:dequeued enter phase:committed exit") bad_w++
-		if (seq[id, "F"] != " enter end exit") bad_f++
+		if (seq[id, "F"] != " enter reply end exit") bad_f++
 		if (seq[id, "?"] != "") bad_role++
 		if (!(pos[id, "begin"] < pos[id, "phase:queued"] && pos[id, "phase:queued"] < pos[id, "phase:dequeued"] &&
 		      pos[id, "phase:dequeued"] < pos[id, "phase:committed"] && pos[id, "phase:committed"] < pos[id, "end"]))
@@ -87,9 +91,9 @@ get() { sed -n "s/.* $1 \([0-9]*\).*/\1/p" "$WORK/check.txt"; }
 expect_true "ops were traced ($ops)" test "$ops" -gt 100
 expect_eq "begin events, one per op" "$ops" "$(get begins)"
 expect_eq "end events, one per op" "$ops" "$(get ends)"
-expect_eq "ops whose messenger part is not: begin enter phase:queued exit" 0 "$(get bad_m)"
+expect_eq "ops whose messenger part is not: begin enter client phase:queued exit" 0 "$(get bad_m)"
 expect_eq "ops whose worker part is not: phase:dequeued enter phase:committed exit" 0 "$(get bad_w)"
-expect_eq "ops whose finisher part is not: enter end exit" 0 "$(get bad_f)"
+expect_eq "ops whose finisher part is not: enter reply end exit" 0 "$(get bad_f)"
 expect_eq "op events from threads other than messenger, worker, finisher" 0 "$(get bad_role)"
 expect_eq "ops whose begin, phases and end are out of order" 0 "$(get bad_order)"
 expect_eq "unbalanced or nested log_enter/log_exit" 0 "$(get bad_log)"

@@ -2,7 +2,7 @@
 # consistent, seq and rand read the objects back (refbench checks their
 # contents), the threads carry Ceph's names, the dir store keeps one file
 # per object, and SIGTERM stops the daemon cleanly (exit 0, log flushed,
-# pidfile removed).
+# pidfile removed); --op-log writes one line per op, and its error.
 . "$CORECAP_SRC/tests/e2e/refosd_lib.sh"
 
 start_refosd osd --pidfile "$WORK/osd.pid" --log-file "$WORK/osd.log"
@@ -81,6 +81,23 @@ expect_eq "object file size" 4096 "$(stat -c %s "$WORK/store/$(ls "$WORK/store" 
 rc=0
 "$BIN/refbench" -p "$OSD_PORT" -t 4 -d 1 --no-progress seq >"$WORK/dirseq.out" 2>&1 || rc=$?
 expect_eq "dir-store seq exit status" 0 "$rc"
+# --op-log: one line per op (in completion order), its id PID << 32 |
+# sequence, each once, its times in order.
+rc=0
+"$BIN/refbench" -p "$OSD_PORT" -t 2 -d 1 --no-progress --op-log "$WORK/ops.tsv" seq >"$WORK/oplog.out" 2>&1 &
+bp=$!
+wait "$bp" || rc=$?
+expect_eq "seq --op-log exit status" 0 "$rc"
+expect_eq "--op-log: one line per op read" "$(summary_value "$WORK/oplog.out" "Total reads made")" \
+	"$(grep -vc '^#' "$WORK/ops.tsv")"
+expect_eq "--op-log: ids of its PID, each once, times in order, types read" "0 0 0 read" \
+	"$(awk -v pid="$bp" '!/^#/ { if (int($1 / 4294967296) != pid) badid++; if (seen[$1]++) badseq++
+		if (!($3 <= $4 && $4 <= $5)) badt++; types[$2] = 1 }
+		END { for (t in types) ty = ty t; print badid + 0, badseq + 0, badt + 0, ty }' "$WORK/ops.tsv")"
+rc=0
+"$BIN/refbench" -p "$OSD_PORT" -t 1 -d 1 --no-progress --op-log "$WORK/nodir/ops.tsv" seq >"$WORK/oplog2.out" 2>&1 || rc=$?
+expect_eq "--op-log into a missing directory: exit status 1" 1 "$rc"
+expect_true "and it says so" grep -q "cannot open '$WORK/nodir/ops.tsv'" "$WORK/oplog2.out"
 stop_refosd "$OSD_PID"
 expect_eq "dir-store refosd exit status" 0 "$STOP_STATUS"
 

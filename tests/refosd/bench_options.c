@@ -11,11 +11,13 @@
 enum {
 	OPT_NO_PROGRESS = 256,
 	OPT_HELP,
+	OPT_OP_LOG,
 };
 
 static const struct option long_options[] = {
 	{"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
 	{"help", no_argument, NULL, OPT_HELP},
+	{"op-log", required_argument, NULL, OPT_OP_LOG},
 	{NULL, 0, NULL, 0},
 };
 
@@ -33,13 +35,15 @@ void bench_options_init(struct bench_options *o)
 void bench_options_usage(FILE *f)
 {
 	fputs("usage: refbench [-H HOST] -p PORT [-t CONCURRENCY] [-b BYTES] [-d SECONDS]\n"
-	      "                [--no-progress] write|seq|rand\n"
+	      "                [--no-progress] [--op-log FILE] write|seq|rand\n"
 	      "  -H HOST         daemon address (default 127.0.0.1)\n"
 	      "  -p PORT         daemon port (required)\n"
 	      "  -t CONCURRENCY  ops in flight, one connection each, 1-1024 (default 16)\n"
 	      "  -b BYTES        write size, K/M suffixes allowed, 1-64M (default 4M)\n"
 	      "  -d SECONDS      run time, 1-86400 (default 10)\n"
 	      "  --no-progress   no per-second table, only the summary\n"
+	      "  --op-log FILE   append each op's id and times to FILE (default: the file\n"
+	      "                  CORECAP_CLIENT_OPS names, which corecap record --hosts sets)\n"
 	      "  write leaves its objects and a metadata object; seq and rand read them back\n",
 	      f);
 }
@@ -97,6 +101,9 @@ int bench_options_parse(struct bench_options *o, int argc, char **argv, char *er
 			break;
 		case 'd':
 			r = opt_uint("-d", optarg, 1, 86400, false, &o->seconds, err, errlen);
+			break;
+		case OPT_OP_LOG:
+			o->op_log = optarg;
 			break;
 		case OPT_NO_PROGRESS:
 			o->progress = false;

@@ -26,6 +26,7 @@ struct bench_options {
 	unsigned bytes;	      /* -b: write size (default 4 MiB, like rados bench) */
 	unsigned seconds;     /* -d: run time (default 10) */
 	bool progress;	      /* the per-second table (on unless --no-progress) */
+	const char *op_log;   /* --op-log: each op's times (op_log.h); NULL: none */
 	enum bench_mode mode;
 	bool help;
 };

@@ -118,6 +118,8 @@ static void finisher_finish(struct finisher *f, struct op *op)
 	}
 	burn_cpu_us(f->cpu_us);
 	if (!conn_is_dead(c)) {
+		if (op->flags & PROTO_FLAG_OP_ID)
+			corecap_op_reply(id);
 		r = finisher_send_reply(op);
 		if (r < 0)
 			conn_kill(c); /* its messenger worker sees the hang-up and closes it */

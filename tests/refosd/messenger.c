@@ -207,6 +207,8 @@ static int messenger_dispatch(struct messenger_worker *w, struct conn *c,
 	struct op *op;
 
 	corecap_op_begin_enter(id, proto_op_name(req->op), req->data_len);
+	if (req->flags & PROTO_FLAG_OP_ID)
+		corecap_op_client(id, req->tag);
 	op = op_new(req, c, id, pg);
 	if (!op) {
 		corecap_op_end_exit(id, -ENOMEM);

@@ -16,6 +16,7 @@ struct op *op_new(const struct proto_request *req, struct conn *conn, uint64_t i
 	op->id = id;
 	op->tag = req->tag;
 	op->type = req->op;
+	op->flags = req->flags;
 	op->pg = pg;
 	op->conn = conn;
 	conn_get(conn);

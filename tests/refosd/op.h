@@ -19,6 +19,7 @@ struct op {
 	uint64_t id;	 /* corecap op_id, unique in the process */
 	uint64_t tag;	 /* the client's, echoed in the reply */
 	uint8_t type;	 /* PROTO_OP_* */
+	uint8_t flags;	 /* the request's PROTO_FLAG_* */
 	uint32_t pg;
 	struct conn *conn;
 	struct timespec recv_stamp; /* CLOCK_MONOTONIC at decode */

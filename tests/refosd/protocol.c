@@ -59,6 +59,7 @@ int proto_decode_request(const uint8_t *buf, size_t len, struct proto_request *r
 	if (len < PROTO_REQUEST_HDR)
 		return -EAGAIN;
 	req->op = buf[4];
+	req->flags = buf[5];
 	req->name_len = get_u16(buf + 6);
 	req->tag = get_u64(buf + 8);
 	req->data_len = get_u32(buf + 16);
@@ -110,7 +111,7 @@ void proto_encode_request_header(uint8_t hdr[PROTO_REQUEST_HDR], const struct pr
 {
 	put_u32(hdr, PROTO_REQUEST_MAGIC);
 	hdr[4] = req->op;
-	hdr[5] = 0;
+	hdr[5] = req->flags;
 	put_u16(hdr + 6, req->name_len);
 	put_u64(hdr + 8, req->tag);
 	put_u32(hdr + 16, req->data_len);

@@ -20,6 +20,15 @@
 #define PROTO_MAX_NAME	    1024
 #define PROTO_MAX_DATA	    (64u << 20) /* larger lengths are "absurd": the frame is refused */
 
+/*
+ * Request flags (byte 5). PROTO_FLAG_OP_ID: the tag is the client's op id,
+ * the client's id in the high 32 bits and its op's sequence number in the
+ * low 32, and the daemon records it with its op (corecap_op_client). A
+ * request without it (an older client) is served the same; a daemon that
+ * does not know a flag ignores it, so a newer client works with it too.
+ */
+#define PROTO_FLAG_OP_ID 0x01u
+
 enum proto_op {
 	PROTO_OP_WRITE = 1,
 	PROTO_OP_READ = 2,
@@ -28,7 +37,8 @@ enum proto_op {
 /* A decoded request; name and data point into the decoded buffer. */
 struct proto_request {
 	uint8_t op;
-	uint64_t tag; /* chosen by the client, echoed in the reply */
+	uint8_t flags; /* PROTO_FLAG_* */
+	uint64_t tag;  /* chosen by the client, echoed in the reply */
 	uint16_t name_len;
 	uint32_t data_len;
 	const char *name; /* not NUL-terminated */

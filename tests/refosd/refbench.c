@@ -25,6 +25,7 @@
 
 #include "bench_options.h"
 #include "bench_stats.h"
+#include "op_log.h"
 #include "protocol.h"
 
 #define METADATA_OBJECT	 "benchmark_last_metadata"
@@ -37,7 +38,8 @@ struct slot {
 	bool busy;
 	uint64_t tag;
 	uint64_t objnum;
-	uint64_t sent_ns;
+	uint64_t sent_ns; /* issued: the op's latency starts */
+	uint64_t wire_ns; /* its request handed to the socket */
 	uint8_t *rbuf;
 	size_t rlen, rcap;
 };
@@ -53,11 +55,14 @@ struct bench {
 	uint32_t object_size;
 	uint64_t num_objects; /* reads: objects the write left */
 	uint64_t next_obj;
-	uint64_t next_tag;
+	uint64_t client_id; /* the high 32 bits of every tag: the PID */
+	uint32_t next_seq;
 	uint64_t started, finished, errors;
 	uint64_t last_lat_ns;
 	uint64_t rand_state;
 	struct bench_stats stats;
+	struct op_log op_log;
+	bool op_log_from_env; /* its file is CORECAP_CLIENT_OPS's, not --op-log's */
 };
 
 static volatile sig_atomic_t bench_interrupted;
@@ -151,9 +156,11 @@ static int send_all(struct bench *b, int fd, struct iovec *iov, int n)
 static int send_request(struct bench *b, struct slot *s, uint8_t op, const char *name,
 			const void *data, uint32_t len)
 {
+	/* The tag is the op's id (client id, sequence), which refosd records. */
 	struct proto_request req = {
 		.op = op,
-		.tag = ++b->next_tag,
+		.flags = PROTO_FLAG_OP_ID,
+		.tag = b->client_id << 32 | ++b->next_seq,
 		.name_len = (uint16_t)strlen(name),
 		.data_len = len,
 	};
@@ -167,6 +174,7 @@ static int send_request(struct bench *b, struct slot *s, uint8_t op, const char 
 	proto_encode_request_header(hdr, &req);
 	s->tag = req.tag;
 	s->rlen = 0;
+	s->wire_ns = now_ns();
 	return send_all(b, s->fd, iov, len ? 3 : 2);
 }
 
@@ -279,6 +287,7 @@ static void complete(struct bench *b, struct slot *s, const struct proto_reply *
 	b->finished++;
 	b->last_lat_ns = now - s->sent_ns;
 	bench_stats_add_latency(&b->stats, b->last_lat_ns);
+	op_log_add(&b->op_log, s->tag, what, s->sent_ns, s->wire_ns, now);
 	if (rep->status == 0 &&
 	    (b->opts.mode == BENCH_WRITE || object_check(b, s->objnum, rep->data, rep->data_len)))
 		return;
@@ -461,6 +470,20 @@ static int setup(struct bench *b)
 	unsigned t = b->opts.concurrency;
 
 	snprintf(b->addr, sizeof(b->addr), "%s:%u", b->opts.host, b->opts.port);
+	b->client_id = (uint32_t)getpid();
+	if (b->opts.op_log) {
+		int r = op_log_open(&b->op_log, b->opts.op_log);
+
+		/* Asked for (--op-log): an error. Offered (CORECAP_CLIENT_OPS): a warning. */
+		if (r < 0) {
+			fprintf(stderr, "refbench: cannot open '%s': %s%s\n", b->opts.op_log,
+				strerror(-r),
+				b->op_log_from_env ? " (from CORECAP_CLIENT_OPS: ops not logged)"
+						   : "");
+			if (!b->op_log_from_env)
+				return r;
+		}
+	}
 	if (gethostname(host, sizeof(host)) < 0)
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
@@ -520,9 +543,25 @@ static void teardown(struct bench *b)
 	bench_stats_release(&b->stats);
 }
 
+/* Closes the op log, saying what it left out; 0 or its write error. */
+static int close_op_log(struct bench *b)
+{
+	int r;
+
+	if (b->op_log.over_cap)
+		fprintf(stderr,
+			"refbench: '%s' holds the first %" PRIu64 " ops, not the %" PRIu64
+			" after them\n",
+			b->op_log.path, b->op_log.written, b->op_log.over_cap);
+	r = op_log_close(&b->op_log);
+	if (r < 0)
+		fprintf(stderr, "refbench: cannot write '%s': %s\n", b->op_log.path, strerror(-r));
+	return r;
+}
+
 int main(int argc, char **argv)
 {
-	static struct bench b = {.epfd = -1};
+	static struct bench b = {.epfd = -1, .op_log.fd = -1};
 	struct sigaction sa = {.sa_handler = on_sigint};
 	double elapsed = 0;
 	char err[256];
@@ -537,6 +576,10 @@ int main(int argc, char **argv)
 	if (b.opts.help) {
 		bench_options_usage(stdout);
 		return 0;
+	}
+	if (!b.opts.op_log && getenv("CORECAP_CLIENT_OPS") && *getenv("CORECAP_CLIENT_OPS")) {
+		b.opts.op_log = getenv("CORECAP_CLIENT_OPS");
+		b.op_log_from_env = true;
 	}
 	signal(SIGPIPE, SIG_IGN);
 	sigaction(SIGINT, &sa, NULL);
@@ -578,6 +621,8 @@ int main(int argc, char **argv)
 	}
 	status = 0;
 out:
+	if (close_op_log(&b) < 0)
+		status = 1;
 	teardown(&b);
 	return status;
 }

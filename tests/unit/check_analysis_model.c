@@ -1,7 +1,7 @@
 /*
- * analysis/model/model.c: the attribution rule (docs/methodology.md, "Per-op attribution") on hand-made event
- * sequences with exact answers, and conservation (every op's categories
- * sum to its latency) on random ones.
+ * analysis/model/model.c: the attribution rule (docs/methodology.md, "Per-op attribution") on
+ * hand-made event sequences with exact answers, and conservation (every op's categories sum to its
+ * latency) on random ones.
  */
 #include <check.h>
 #include <stdlib.h>
@@ -488,6 +488,27 @@ END_TEST
  * thread), each thread wants its procname by the mirror exactly when it
  * does by the model.
  */
+START_TEST(ops_a_client_named_keep_its_id_and_their_times)
+{
+	BEGIN(1000, 10, 1, "write");
+	feed((struct model_event){
+		.kind = MEV_OP_CLIENT, .ts_ns = 1000, .tid = 10, .op = {.id = 1, .bytes = 77}});
+	BEGIN(1100, 11, 2, "write"); /* an older client's: no id */
+	END(1500, 11, 2);
+	feed((struct model_event){.kind = MEV_OP_REPLY, .ts_ns = 3500, .tid = 10, .op = {.id = 1}});
+	END(4000, 10, 1);
+	/* A client event for an op not begun is ignored. */
+	feed((struct model_event){
+		.kind = MEV_OP_CLIENT, .ts_ns = 4100, .tid = 10, .op = {.id = 9, .bytes = 78}});
+	ck_assert_int_eq(corecap_model_finish(&m), 0);
+	ck_assert_uint_eq(m.ops.n_client, 1);
+	ck_assert_uint_eq(m.ops.client[0].client_op, 77);
+	ck_assert_uint_eq(m.ops.client[0].begin_ns, 1000);
+	ck_assert_uint_eq(m.ops.client[0].end_ns, 4000);
+	ck_assert_uint_eq(m.ops.client[0].reply_ns, 3500);
+}
+END_TEST
+
 START_TEST(a_readers_mirror_of_name_events_answers_as_the_model)
 {
 	struct model_config cfg = {.pid = 5, .site_is_logging = test_is_logging};
@@ -565,7 +586,8 @@ START_TEST(logging_in_a_window_sums_the_spans_kept_in_it)
 		corecap_thread_log_span(&th, b, e);
 		t = e + (uint64_t)(random() % 30);
 		for (int w = 0; w < 20; w++) {
-			uint64_t wb = (uint64_t)(random() % (t + 20)), we = wb + (uint64_t)(random() % 300);
+			uint64_t wb = (uint64_t)(random() % (t + 20)),
+				 we = wb + (uint64_t)(random() % 300);
 			uint64_t want = 0;
 
 			for (uint32_t i = 0; i < th.n_log_spans; i++) {
@@ -657,6 +679,7 @@ static Suite *model_suite(void)
 	tcase_add_test(tc, events_of_other_processes_are_counted_not_used);
 	tcase_add_test(tc, thread_names_prefer_name_events_and_pools_strip_digits);
 	tcase_add_test(tc, a_readers_mirror_of_name_events_answers_as_the_model);
+	tcase_add_test(tc, ops_a_client_named_keep_its_id_and_their_times);
 	tcase_add_test(tc, logging_in_a_window_sums_the_spans_kept_in_it);
 	tcase_add_loop_test(tc, random_sequences_conserve_every_op, 0, 8);
 	suite_add_tcase(s, tc);

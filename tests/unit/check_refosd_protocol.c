@@ -69,6 +69,30 @@ START_TEST(header_is_little_endian_with_magic_first)
 }
 END_TEST
 
+START_TEST(op_id_flag_is_byte_5_and_round_trips)
+{
+	uint8_t buf[64];
+	struct proto_request req = {.op = PROTO_OP_READ,
+				    .flags = PROTO_FLAG_OP_ID,
+				    .tag = (uint64_t)4242 << 32 | 7,
+				    .name_len = 1},
+			     out;
+	size_t frame = 0;
+
+	proto_encode_request_header(buf, &req);
+	buf[PROTO_REQUEST_HDR] = 'x';
+	ck_assert_uint_eq(buf[5], PROTO_FLAG_OP_ID);
+	ck_assert_int_eq(proto_decode_request(buf, PROTO_REQUEST_HDR + 1, &out, &frame), 0);
+	ck_assert_uint_eq(out.flags, PROTO_FLAG_OP_ID);
+	ck_assert_uint_eq(out.tag, (uint64_t)4242 << 32 | 7);
+	/* An older client's request (flags 0) decodes the same, without the flag. */
+	buf[5] = 0;
+	ck_assert_int_eq(proto_decode_request(buf, PROTO_REQUEST_HDR + 1, &out, &frame), 0);
+	ck_assert_uint_eq(out.flags, 0);
+	ck_assert_uint_eq(out.tag, (uint64_t)4242 << 32 | 7);
+}
+END_TEST
+
 START_TEST(reply_round_trips_with_negative_status)
 {
 	uint8_t buf[64];
@@ -225,6 +249,7 @@ int main(void)
 	tcase_add_test(tc, write_request_round_trips);
 	tcase_add_test(tc, read_request_round_trips);
 	tcase_add_test(tc, header_is_little_endian_with_magic_first);
+	tcase_add_test(tc, op_id_flag_is_byte_5_and_round_trips);
 	tcase_add_test(tc, reply_round_trips_with_negative_status);
 	tcase_add_test(tc, every_truncation_asks_for_more);
 	tcase_add_test(tc, truncated_reply_asks_for_more);

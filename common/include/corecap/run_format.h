@@ -74,6 +74,10 @@
 #define CORECAP_WALL_SAMPLER_KERNEL_OFFCPU "kernel-oncpu+offcpu-iter"
 #define CORECAP_RUN_CPU_PROF	 "cpu.prof"
 #define CORECAP_RUN_BENCH_OUT	 "bench.out"
+/* A run of several hosts: the benchmark's own record of its ops (refbench
+ * writes it where CORECAP_CLIENT_OPS points), docs/run-directory.md. */
+#define CORECAP_RUN_CLIENT_OPS	 "client-ops.tsv"
+#define CORECAP_CLIENT_OPS_ENV	 "CORECAP_CLIENT_OPS"
 
 #define CORECAP_KERNEL_DIR	   "kernel"
 #define CORECAP_KERNEL_EVENTS_FILE "kernel/events.bin"
@@ -147,6 +151,7 @@ static inline const struct corecap_run_file *corecap_run_files(size_t *n)
 		{CORECAP_RUN_WALL, 0},
 		{CORECAP_RUN_CPU_PROF, 0},
 		{CORECAP_RUN_BENCH_OUT, 0},
+		{CORECAP_RUN_CLIENT_OPS, 0},
 		{CORECAP_KERNEL_DIR, CORECAP_RUN_F_DIR},
 		{CORECAP_KERNEL_EVENTS_FILE, 0},
 		{CORECAP_KERNEL_STACKS_FILE, 0},

@@ -9,7 +9,9 @@
  *   - Call corecap_op_begin() when an op is decoded, corecap_op_enter() /
  *     corecap_op_exit() around each thread's part of it, corecap_op_phase()
  *     when it is handed on (queued, dequeued, committed), corecap_op_end()
- *     when its reply is sent; corecap_log_enter() / corecap_log_exit()
+ *     when its reply is sent; corecap_op_client() after the begin when the
+ *     request carries the client's own id of the op, and then
+ *     corecap_op_reply() just before its reply is sent; corecap_log_enter() / corecap_log_exit()
  *     around the code that builds and submits log entries.
  *
  * Guarantees: the program does not link LTTng. The probes live in
@@ -44,6 +46,8 @@
 #define corecap_op_begin_enter(op_id, type, bytes) ((void)0)
 #define corecap_op_phase_enter(op_id, name)	   ((void)0)
 #define corecap_op_end_exit(op_id, result)	   ((void)0)
+#define corecap_op_client(op_id, client_op)	   ((void)0)
+#define corecap_op_reply(op_id)			   ((void)0)
 #define corecap_log_enter()			   ((void)0)
 #define corecap_log_exit()			   ((void)0)
 
@@ -125,7 +129,12 @@ static void __attribute__((constructor)) corecap_annotate_find_shim(void)
 		corecap_annotate_count_end();                                                      \
 		lttng_ust_tracepoint(corecap_op, end_exit, (uint64_t)(op_id), (int64_t)(result));  \
 	} while (0)
-#define corecap_log_enter() lttng_ust_tracepoint(corecap_op, log_enter)
+/* The op's identity at its client (after begin): docs/events.md, corecap_op:client. */
+#define corecap_op_client(op_id, client_op)                                                        \
+	lttng_ust_tracepoint(corecap_op, client, (uint64_t)(op_id), (uint64_t)(client_op))
+/* The op's reply leaves now: docs/events.md, corecap_op:reply. */
+#define corecap_op_reply(op_id) lttng_ust_tracepoint(corecap_op, reply, (uint64_t)(op_id))
+#define corecap_log_enter()	lttng_ust_tracepoint(corecap_op, log_enter)
 #define corecap_log_exit()  lttng_ust_tracepoint(corecap_op, log_exit)
 
 #endif /* CORECAP_NO_ANNOTATE */

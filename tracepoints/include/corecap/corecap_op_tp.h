@@ -75,6 +75,22 @@ LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_only, corecap_op, enter,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id))
 LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_only, corecap_op, exit,
 	LTTNG_UST_TP_ARGS(uint64_t, op_id))
+/* The op's reply leaves now (just before its send): its client waits no longer on the daemon. */
+LTTNG_UST_TRACEPOINT_EVENT_INSTANCE(corecap_op, op_only, corecap_op, reply,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id))
+
+/*
+ * The op's identity at its client, carried on the wire (for refosd, its
+ * request's tag under PROTO_FLAG_OP_ID): emitted after begin, it lets the
+ * analysis match the daemon's op with the client's record of it.
+ */
+LTTNG_UST_TRACEPOINT_EVENT(corecap_op, client,
+	LTTNG_UST_TP_ARGS(uint64_t, op_id, uint64_t, client_op),
+	LTTNG_UST_TP_FIELDS(
+		lttng_ust_field_integer(uint64_t, op_id, op_id)
+		lttng_ust_field_integer(uint64_t, client_op, client_op)
+	)
+)
 
 LTTNG_UST_TRACEPOINT_EVENT_CLASS(corecap_op, no_args,
 	LTTNG_UST_TP_ARGS(void),
