@@ -3,7 +3,7 @@
 # (docs/refosd.md): messenger begin, enter, phase queued, exit; worker phase
 # dequeued, enter, phase committed, exit; finisher enter, end, exit, with
 # client after the begin and reply before the end for a client that sends
-# its op ids, as refbench does (the
+# its op ids, as refbench does when it logs its ops (--op-log; the
 # back-to-back pairs as one begin_enter, phase_enter, end_exit event); the
 # phases follow one another; log_enter/log_exit pairs balance per thread
 # and every op-path log burst is bracketed.
@@ -29,7 +29,7 @@ lttng -q start "$session"
 LD_PRELOAD="$tp" start_refosd osd --debug 20 --big-lock --op-cpu-us 300
 lttng -q track -u -s "$session" --vpid="$OSD_PID"
 rc=0
-"$BIN/refbench" -p "$OSD_PORT" -t 4 -b 1 -d 1 --no-progress write >"$WORK/bench.out" 2>&1 || rc=$?
+"$BIN/refbench" -p "$OSD_PORT" -t 4 -b 1 -d 1 --no-progress --op-log "$WORK/ops.tsv" write >"$WORK/bench.out" 2>&1 || rc=$?
 stop_refosd "$OSD_PID"
 lttng -q stop "$session"
 expect_eq "refbench exit status" 0 "$rc"
