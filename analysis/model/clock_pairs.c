@@ -31,8 +31,8 @@ int corecap_clock_pairs_add(struct clock_pairs_acc *acc, uint64_t send_ns, uint6
 }
 
 /* The tightest interval of pairs [from, to) de-trended by drift to at; their mean time. */
-static void tightest(const struct clock_pair *v, size_t from, size_t to, double drift,
-		     uint64_t at, double *lo, double *hi, double *t_mean)
+static void tightest(const struct clock_pair *v, size_t from, size_t to, double drift, uint64_t at,
+		     double *lo, double *hi, double *t_mean)
 {
 	double sum = 0;
 

@@ -35,15 +35,15 @@ struct clock_ping {
 };
 
 struct clock_refined {
-	bool valid;	      /* pairs gave an interval (and no contradiction) */
-	bool contradiction;   /* the pairs' interval is disjoint from the ping's */
-	bool drift_fitted;    /* both halves had pairs, apart in time */
-	size_t pairs;	      /* pairs used */
-	int64_t offset_ns;    /* at at_ns: the intersection's middle */
-	uint64_t bound_ns;    /* its half width */
-	uint64_t at_ns;	      /* the ping's at_ns, or the first pair's time */
-	double drift;	      /* per ns */
-	double drift_bound;   /* per ns: the halves' half widths over their distance */
+	bool valid;			  /* pairs gave an interval (and no contradiction) */
+	bool contradiction;		  /* the pairs' interval is disjoint from the ping's */
+	bool drift_fitted;		  /* both halves had pairs, apart in time */
+	size_t pairs;			  /* pairs used */
+	int64_t offset_ns;		  /* at at_ns: the intersection's middle */
+	uint64_t bound_ns;		  /* its half width */
+	uint64_t at_ns;			  /* the ping's at_ns, or the first pair's time */
+	double drift;			  /* per ns */
+	double drift_bound;		  /* per ns: the halves' half widths over their distance */
 	int64_t pairs_lo_ns, pairs_hi_ns; /* the pairs' own interval at at_ns */
 	uint64_t from_ns, to_ns;	  /* the pairs' first and last times */
 };

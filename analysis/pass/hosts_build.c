@@ -215,12 +215,13 @@ static int refine_clock(struct hosts_build *hb, size_t i, const struct client_op
 		corecap_clock_pairs_refine(&acc, &ping, &s->refined);
 	corecap_clock_pairs_release(&acc);
 	if (!ret && s->refined.contradiction)
-		corecap_warn("host %s: its ops' send/receive pairs put its clock's offset in "
-			     "[%+.6f, %+.6f] s, disjoint from the ping exchange's %+.6f s +- %.1f us "
-			     "(or from each other): the ping's is kept",
-			     s->h->name, (double)s->refined.pairs_lo_ns / 1e9,
-			     (double)s->refined.pairs_hi_ns / 1e9, (double)a->offset_ns / 1e9,
-			     (double)a->bound_ns / 1e3);
+		corecap_warn(
+			"host %s: its ops' send/receive pairs put its clock's offset in "
+			"[%+.6f, %+.6f] s, disjoint from the ping exchange's %+.6f s +- %.1f us "
+			"(or from each other): the ping's is kept",
+			s->h->name, (double)s->refined.pairs_lo_ns / 1e9,
+			(double)s->refined.pairs_hi_ns / 1e9, (double)a->offset_ns / 1e9,
+			(double)a->bound_ns / 1e3);
 	if (ret || !s->refined.valid)
 		return ret;
 	r = (struct hosts_align){.valid = true,

@@ -64,7 +64,8 @@ static void clock_text(const struct hosts_host *h, char *buf, size_t len)
 			 h->drift_bound_ppm);
 }
 
-/* A host's clock refined from its ops' send/receive pairs (model/clock_pairs.h), when it has any. */
+/* A host's clock refined from its ops' send/receive pairs (model/clock_pairs.h), when it has any.
+ */
 static void refined_text(const struct hosts_section *s, FILE *out)
 {
 	const struct clock_refined *r = &s->refined;
@@ -400,10 +401,9 @@ static json_object *refined_obj(const struct hosts_section *s)
 	json_object_object_add(o, "drift_ppm",
 			       r->valid && r->drift_fitted ? json_object_new_double(r->drift * 1e6)
 							   : NULL);
-	json_object_object_add(o, "drift_bound_ppm",
-			       r->valid && r->drift_fitted
-				       ? json_object_new_double(r->drift_bound * 1e6)
-				       : NULL);
+	json_object_object_add(
+		o, "drift_bound_ppm",
+		r->valid && r->drift_fitted ? json_object_new_double(r->drift_bound * 1e6) : NULL);
 	json_object_object_add(o, "used_by_split", json_object_new_boolean(s->split_uses_refined));
 	return o;
 }

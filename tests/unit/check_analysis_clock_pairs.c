@@ -12,9 +12,9 @@
 
 #include "check_run.h"
 
-#define T0 1000000000ll	      /* the recording clock's start, ns */
-#define THETA0 37500000000ll  /* the host's offset at T0 */
-#define DRIFT 20e-6	      /* 20 ppm */
+#define T0     1000000000ll  /* the recording clock's start, ns */
+#define THETA0 37500000000ll /* the host's offset at T0 */
+#define DRIFT  20e-6	     /* 20 ppm */
 
 /* The host's clock at the recording clock's x. */
 static uint64_t host_at(int64_t x)
