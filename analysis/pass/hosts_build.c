@@ -8,6 +8,7 @@
 #include <corecap/run_format.h>
 
 #include "model/client_split.h"
+#include "model/clock_pairs.h"
 #include "read/client_ops.h"
 #include "util/u64map.h"
 
@@ -105,15 +106,14 @@ static int build_multi(struct hosts_build *hb, size_t i, const char *symfs,
 /* Splits one daemon's client-named ops (its model's t) against the client's into row. */
 static int split_daemon(struct hosts_build *hb, const struct op_table *t,
 			struct hosts_split_row *row, const struct client_ops *c,
-			const struct u64map *by_id)
+			const struct u64map *by_id, const struct hosts_align *al)
 {
 	struct client_split_acc acc;
-	struct hosts_align a;
+	struct hosts_align a = *al;
 	int ret = 0;
 
 	row->client_named = t->n_client;
 	hb->view.client.daemon_over_cap += t->client_over_cap;
-	corecap_hosts_align_init(&a, row->h);
 	if (!a.valid) {
 		row->why_split_not = "its clock was not measured";
 		return 0;
@@ -156,15 +156,105 @@ static int split_daemon(struct hosts_build *hb, const struct op_table *t,
 	return ret;
 }
 
+/* The analysed daemons' op tables of host i: its one's, or each of a host of several's. */
+static const struct op_table *host_ops(const struct hosts_build *hb, size_t i, size_t k)
+{
+	const struct hosts_section *s = &hb->s[i];
+
+	if (!s->multi)
+		return &hb->b[i].model.ops;
+	return s->multi->s[k].r ? &hb->mb[i].b[k].model.ops : NULL;
+}
+
+/* The largest of an align's bounds at from and to. */
+static uint64_t bound_over(const struct hosts_align *a, uint64_t from, uint64_t to)
+{
+	uint64_t x = corecap_hosts_align_bound(a, (int64_t)from),
+		 y = corecap_hosts_align_bound(a, (int64_t)to);
+
+	return x > y ? x : y;
+}
+
+/*
+ * Host i's clock refined from its daemons' ops matched with the client's
+ * whose reply was seen (model/clock_pairs.h), into its section; *a, the
+ * ping's align, becomes the refined one when that is tighter over the
+ * pairs' span (its bound then grows with the drift's from at_ns, both
+ * ways: the pairs' span carries no bound of its own). 0 or -ENOMEM.
+ */
+static int refine_clock(struct hosts_build *hb, size_t i, const struct client_ops *c,
+			const struct u64map *by_id, struct hosts_align *a)
+{
+	struct hosts_section *s = &hb->s[i];
+	size_t n = s->multi ? s->multi->n : 1;
+	struct clock_ping ping = {.valid = a->valid,
+				  .has_drift = a->has_drift,
+				  .offset_ns = a->offset_ns,
+				  .at_ns = a->at_ns,
+				  .bound_ns = a->bound_ns,
+				  .drift = a->drift};
+	struct clock_pairs_acc acc;
+	struct hosts_align r;
+	int ret = 0;
+
+	corecap_clock_pairs_init(&acc);
+	for (size_t k = 0; k < n && !ret; k++) {
+		const struct op_table *t = host_ops(hb, i, k);
+
+		for (size_t j = 0; t && j < t->n_client && !ret; j++) {
+			const struct op_client_rec *d = &t->client[j];
+			const uint64_t *v = corecap_u64map_find(by_id, d->client_op);
+			const struct client_op *op = v ? &c->ops[*v - 1] : NULL;
+
+			if (op && d->reply_ns) /* an op's end may follow the client's receive */
+				ret = corecap_clock_pairs_add(&acc, op->send_ns, op->recv_ns,
+							      d->begin_ns, d->reply_ns);
+		}
+	}
+	if (!ret)
+		corecap_clock_pairs_refine(&acc, &ping, &s->refined);
+	corecap_clock_pairs_release(&acc);
+	if (!ret && s->refined.contradiction)
+		corecap_warn(
+			"host %s: its ops' send/receive pairs put its clock's offset in "
+			"[%+.6f, %+.6f] s, disjoint from the ping exchange's %+.6f s +- %.1f us "
+			"(or from each other): the ping's is kept",
+			s->h->name, (double)s->refined.pairs_lo_ns / 1e9,
+			(double)s->refined.pairs_hi_ns / 1e9, (double)a->offset_ns / 1e9,
+			(double)a->bound_ns / 1e3);
+	if (ret || !s->refined.valid)
+		return ret;
+	r = (struct hosts_align){.valid = true,
+				 .has_drift = true,
+				 .offset_ns = s->refined.offset_ns,
+				 .at_ns = s->refined.at_ns,
+				 .drift = s->refined.drift,
+				 .drift_bound = s->refined.drift_fitted ? s->refined.drift_bound
+									: a->drift_bound,
+				 .bound_ns = s->refined.bound_ns,
+				 .from_ns = s->refined.at_ns,
+				 .to_ns = s->refined.at_ns};
+	s->refined_bound_max_ns = bound_over(&r, s->refined.from_ns, s->refined.to_ns);
+	if (!a->valid ||
+	    s->refined_bound_max_ns < bound_over(a, s->refined.from_ns, s->refined.to_ns)) {
+		*a = r;
+		s->split_uses_refined = true;
+	}
+	return 0;
+}
+
 /* A row for each analysed daemon of host i: its one, or each of a host of several's. */
 static int split_host(struct hosts_build *hb, size_t i, const struct client_ops *c,
 		      const struct u64map *by_id)
 {
 	struct hosts_client_ops *hc = &hb->view.client;
-	const struct hosts_section *s = &hb->s[i];
+	struct hosts_section *s = &hb->s[i];
 	size_t n = s->multi ? s->multi->n : 1;
-	int ret = 0;
+	struct hosts_align a;
+	int ret;
 
+	corecap_hosts_align_init(&a, s->h);
+	ret = refine_clock(hb, i, c, by_id, &a);
 	for (size_t k = 0; k < n && !ret; k++) {
 		const struct report_build *b = s->multi ? &hb->mb[i].b[k] : &hb->b[i];
 		struct hosts_split_row *row = &hc->rows[hc->n_rows];
@@ -174,7 +264,7 @@ static int split_host(struct hosts_build *hb, size_t i, const struct client_ops 
 		*row = (struct hosts_split_row){.h = s->h,
 						.pid = s->multi ? s->multi->s[k].d->pid : 0};
 		hc->n_rows++;
-		ret = split_daemon(hb, &b->model.ops, row, c, by_id);
+		ret = split_daemon(hb, &b->model.ops, row, c, by_id, &a);
 	}
 	return ret;
 }

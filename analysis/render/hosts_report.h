@@ -23,6 +23,7 @@
 #include <stdio.h>
 
 #include "../model/client_split.h"
+#include "../model/clock_pairs.h"
 #include "../read/hosts_run.h"
 #include "report.h"
 
@@ -44,6 +45,14 @@ struct hosts_section {
 	size_t n_daemons_no_headroom;	  /* with multi: its analysed daemons without one */
 	const char *dir; /* r's run (the page's chart): the host's or r's daemon's */
 	struct run *run;
+	/*
+	 * Its clock refined from its daemons' ops matched with the client's
+	 * (model/clock_pairs.h; refined.pairs 0: none), and whether the split
+	 * aligned its ops by it (tighter than the ping's over the pairs' span).
+	 */
+	struct clock_refined refined;
+	bool split_uses_refined;
+	uint64_t refined_bound_max_ns; /* the refined bound's largest over the pairs' span */
 };
 
 /*

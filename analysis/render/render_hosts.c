@@ -64,6 +64,30 @@ static void clock_text(const struct hosts_host *h, char *buf, size_t len)
 			 h->drift_bound_ppm);
 }
 
+/* A host's clock refined from its ops' send/receive pairs (model/clock_pairs.h), when it has any.
+ */
+static void refined_text(const struct hosts_section *s, FILE *out)
+{
+	const struct clock_refined *r = &s->refined;
+
+	if (!r->pairs)
+		return;
+	if (r->contradiction) {
+		fprintf(out,
+			"             clock from %zu op pairs: [%+.6f, %+.6f] s, CONTRADICTS the "
+			"ping's (disjoint beyond the bound): not used\n",
+			r->pairs, (double)r->pairs_lo_ns / 1e9, (double)r->pairs_hi_ns / 1e9);
+		return;
+	}
+	fprintf(out, "             clock from %zu op pairs: %+.6f s +- %.1f us", r->pairs,
+		(double)r->offset_ns / 1e9, (double)r->bound_ns / 1e3);
+	if (r->drift_fitted)
+		fprintf(out, ", drift %.2f +- %.2f ppm", r->drift * 1e6, r->drift_bound * 1e6);
+	fprintf(out, " (%s)\n",
+		s->split_uses_refined ? "tighter: the client split's clock"
+				      : "not tighter: the split keeps the ping's");
+}
+
 /* A line of the hosts' table: one daemon's. */
 static void host_row(FILE *out, const char *host, const char *label, const char *status,
 		     const struct report *r, const char *clock)
@@ -226,6 +250,7 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 			daemon_label(s, label, sizeof(label));
 			host_row(out, s->h->name, label, s->h->status, s->r, clock);
 		}
+		refined_text(s, out);
 		if (!s->r)
 			fprintf(out, "             not analysed: %s\n", s->why_not);
 		else if (s->h->partial_reason)
@@ -349,6 +374,37 @@ static json_object *clock_obj(const struct hosts_clock *c)
 	o = json_object_new_object();
 	json_object_object_add(o, "offset_ns", json_object_new_int64(c->offset_ns));
 	json_object_object_add(o, "bound_ns", json_object_new_int64((int64_t)c->bound_ns));
+	return o;
+}
+
+/* "refined": the clock from the host's op pairs (model/clock_pairs.h); null without pairs. */
+static json_object *refined_obj(const struct hosts_section *s)
+{
+	const struct clock_refined *r = &s->refined;
+	json_object *o;
+
+	if (!r->pairs)
+		return NULL;
+	o = json_object_new_object();
+	json_object_object_add(o, "pairs", json_object_new_int64((int64_t)r->pairs));
+	json_object_object_add(o, "contradiction", json_object_new_boolean(r->contradiction));
+	json_object_object_add(o, "pairs_low_ns", json_object_new_int64(r->pairs_lo_ns));
+	json_object_object_add(o, "pairs_high_ns", json_object_new_int64(r->pairs_hi_ns));
+	json_object_object_add(o, "at_ns", json_object_new_int64((int64_t)r->at_ns));
+	json_object_object_add(o, "offset_ns",
+			       r->valid ? json_object_new_int64(r->offset_ns) : NULL);
+	json_object_object_add(o, "bound_ns",
+			       r->valid ? json_object_new_int64((int64_t)r->bound_ns) : NULL);
+	json_object_object_add(o, "bound_max_ns",
+			       r->valid ? json_object_new_int64((int64_t)s->refined_bound_max_ns)
+					: NULL);
+	json_object_object_add(o, "drift_ppm",
+			       r->valid && r->drift_fitted ? json_object_new_double(r->drift * 1e6)
+							   : NULL);
+	json_object_object_add(
+		o, "drift_bound_ppm",
+		r->valid && r->drift_fitted ? json_object_new_double(r->drift_bound * 1e6) : NULL);
+	json_object_object_add(o, "used_by_split", json_object_new_boolean(s->split_uses_refined));
 	return o;
 }
 
@@ -537,6 +593,7 @@ int corecap_render_hosts_json(const struct hosts_report *m, FILE *out)
 		json_object_object_add(c, "drift_bound_ppm",
 				       h->has_drift ? json_object_new_double(h->drift_bound_ppm)
 						    : NULL);
+		json_object_object_add(c, "refined", refined_obj(&m->s[i]));
 		json_object_object_add(o, "clock", c);
 		json_object_object_add(o, "not_analysed",
 				       m->s[i].r ? NULL : json_object_new_string(m->s[i].why_not));

@@ -67,6 +67,34 @@ for h in b c; do
 	expect_true "text: host $h has its median and mean rows" \
 		grep -qE "^  $h +median +$ops " whole.txt
 done
+# Each host's clock refined from its ops' send/receive pairs
+# (model/clock_pairs.h): the pairs' own interval holds the namespace's
+# true offset, its middle and the refined offset within 50 us of it, its
+# bound no wider than the ping's (plus 20 us: the drift's share), no
+# contradiction; when the split uses it, the split's bound is its.
+for h in b:37500000000 c:-12250000000; do
+	name=${h%%:*} true_ns=${h#*:}
+	hr() { json whole.json "[x for x in d['hosts'] if x['name'] == '$name'][0]['clock']$1"; }
+	ping_bound=$(json whole.json "max(c['bound_ns'] for h in d['hosts'] if h['name'] == '$name' for c in (h['clock']['start'], h['clock']['end']) if c)")
+	echo "host $name: ping $(hr "['start']['offset_ns']") +- $ping_bound ns; refined $(hr "['refined']")"
+	expect_eq "host $name: its pairs agree with the ping" False "$(hr "['refined']['contradiction']")"
+	lo=$(hr "['refined']['pairs_low_ns']") hi=$(hr "['refined']['pairs_high_ns']")
+	expect_calc "host $name: the pairs' own interval [$lo, $hi] holds the true offset" \
+		"$lo <= $true_ns && $true_ns <= $hi"
+	expect_calc "host $name: the pairs' own middle within 50 us of the true offset" \
+		"($lo + $hi) / 2 - $true_ns <= 50000 && $true_ns - ($lo + $hi) / 2 <= 50000"
+	off=$(hr "['refined']['offset_ns']") rb=$(hr "['refined']['bound_ns']")
+	expect_calc "host $name: the refined offset within 50 us of the true one ($off vs $true_ns)" \
+		"$off - $true_ns <= 50000 && $true_ns - $off <= 50000"
+	expect_calc "host $name: the refined bound ($rb ns) no wider than the ping's ($ping_bound) + 20 us" \
+		"$rb <= $ping_bound + 20000"
+	if [ "$(hr "['refined']['used_by_split']")" = True ]; then
+		sb=$(json whole.json "[x for x in d['client_split']['hosts'] if x['host'] == '$name'][0]['bound_ns']")
+		expect_calc "host $name: the split's bound is the refined one's ($sb <= $(hr "['refined']['bound_max_ns']"))" \
+			"$sb <= $(hr "['refined']['bound_max_ns']")"
+	fi
+done
+expect_true "text: the hosts' lines give the refined clock" grep -q "clock from [0-9]* op pairs" whole.txt
 # The client's side is refbench's own: the matched ops' mean client
 # latency is the log's (the log's ops over both hosts, the split's
 # weighted by its ops), within 2% (the few unmatched ones aside).
