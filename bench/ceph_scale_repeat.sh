@@ -18,8 +18,8 @@
 # moves: the 1-core point varied by 53% over three repetitions.
 #
 # usage: bench/ceph_scale_repeat.sh [-B BUILD_DIR] [-r REPETITIONS] [-d SECONDS] [-p PORT_BASE]
-#                                   [-c CORES] [-w SECONDS] [-n] [-q CORES] [-k]
-# -c the points (default 1,1.5,2; repeat some for the median of each core
+#                                   [-C CORES] [-w SECONDS] [-n] [-q CORES] [-k]
+# -C the points (default 1,1.5,2; repeat some for the median of each core
 # count: 1,1.5,2,2,1.5,1); -w also runs the benchmark for SECONDS after the
 # pool is made, unrecorded (a warm-up in the prepare command); -n no
 # prepare (the pool kept from point to point, as before); -q waits (2 min
@@ -43,7 +43,7 @@ quiet=""
 bench_option() {
 	case $1 in
 	p) port_base=$OPTARG ;;
-	c) cores=$OPTARG ;;
+	C) cores=$OPTARG ;;
 	w) warmup=$OPTARG ;;
 	n) prepare=0 ;;
 	q) quiet=$OPTARG ;;
@@ -51,7 +51,7 @@ bench_option() {
 	*) return 1 ;;
 	esac
 }
-bench_options "B:r:d:p:c:w:nq:k" "[-B BUILD_DIR] [-r REPETITIONS] [-d SECONDS] [-p PORT_BASE] [-c CORES] [-w SECONDS] [-n] [-q CORES] [-k]" "$@"
+bench_options "B:r:d:p:C:w:nq:k" "[-B BUILD_DIR] [-r REPETITIONS] [-d SECONDS] [-p PORT_BASE] [-C CORES] [-w SECONDS] [-n] [-q CORES] [-k]" "$@"
 bench_need "$corecap"
 for t in ceph ceph-osd rados python3; do
 	command -v "$t" >/dev/null || { echo "$prog: '$t' is not installed (scripts/install-deps-ceph)" >&2; exit 1; }
