@@ -469,19 +469,16 @@ static int run_prepare(struct scale_cmd *s, double v, const char *name, const ch
 		       double *took_s)
 {
 	char *argv[] = {"/bin/sh", "-c", (char *)s->prepare, NULL};
-	struct timespec t0, t1;
+	struct timespec t0, t1, signalled;
 	struct corecap_bench_runner b;
-	unsigned since_signal_ms = 0;
 	bool forwarded = false;
 	char cores[32];
 	int ret;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = corecap_bench_runner_init_file(&b, &s->rd, log, "the prepare command", false);
-	if (ret) {
-		corecap_error("cannot create %s/%s: %s", s->rd.path, log, strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return ret; /* said by the run directory */
 	/* A signal to stop reaches the whole command (its sleep, its ceph CLI). */
 	b.own_group = true;
 	if (s->client_arg)
@@ -501,9 +498,13 @@ static int run_prepare(struct scale_cmd *s, double v, const char *name, const ch
 
 		if (stop_signal && !forwarded) {
 			corecap_bench_runner_signal(&b, SIGINT);
+			clock_gettime(CLOCK_MONOTONIC, &signalled);
 			forwarded = true;
-		} else if (forwarded && (since_signal_ms += PASS_MS) >= 2000) {
-			corecap_bench_runner_signal(&b, SIGKILL);
+		} else if (forwarded) {
+			/* Two seconds to stop on SIGINT, then SIGKILL to its group. */
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (t1.tv_sec - signalled.tv_sec >= 2)
+				corecap_bench_runner_signal(&b, SIGKILL);
 		}
 		if (poll(&pfd, 1, PASS_MS) > 0)
 			corecap_bench_runner_pump(&b);
