@@ -188,7 +188,8 @@ static void fill(struct scale_view *v, json_object *doc, const char *dir)
 		snprintf(v->pt[n].run, sizeof(v->pt[n].run), "%s", str_of(p, "run"));
 		snprintf(v->pt[n].status, sizeof(v->pt[n].status), "%s", str_of(p, "status"));
 		v->pt[n].resets = (int)num_of(p, "affinity_resets");
-		v->pt[n].prepare_exit = has_num(p, "prepare_exit") ? (int)num_of(p, "prepare_exit") : -1;
+		v->pt[n].prepare_exit =
+			has_num(p, "prepare_exit") ? (int)num_of(p, "prepare_exit") : -1;
 		v->pt[n].prepare_s = has_num(p, "prepare_s") ? num_of(p, "prepare_s") : -1;
 		if (json_object_object_get_ex(p, "affinity_reset_tids", &tids) &&
 		    json_object_is_type(tids, json_type_array))

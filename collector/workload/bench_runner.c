@@ -194,8 +194,7 @@ void corecap_bench_runner_finish(struct corecap_bench_runner *b, unsigned grace_
 
 	for (unsigned waited = 0; b->pid > 0 && !reap(b, WNOHANG); waited += 10) {
 		if (waited >= grace_ms) {
-			corecap_warn("%s (PID %d) did not stop; killing it", b->what,
-				     (int)b->pid);
+			corecap_warn("%s (PID %d) did not stop; killing it", b->what, (int)b->pid);
 			kill(b->own_group ? -b->pid : b->pid, SIGKILL);
 			b->signalled = true;
 			reap(b, 0);
