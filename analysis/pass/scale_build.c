@@ -34,6 +34,14 @@ static double num_of(json_object *o, const char *key)
 	return json_object_get_double(v);
 }
 
+static bool has_num(json_object *o, const char *key)
+{
+	json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) &&
+	       (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double));
+}
+
 /* DIR/scale.json, never through a link, at most SCALE_JSON_MAX bytes; quiet: say nothing. */
 static json_object *read_doc(const char *dir, bool quiet)
 {
@@ -89,7 +97,13 @@ static void measure(struct scale_view *v, size_t i, const char *dir)
 		char status[sizeof(v->pt[i].status)];
 
 		memcpy(status, v->pt[i].status, sizeof(status));
-		snprintf(v->pt[i].why_not, sizeof(v->pt[i].why_not), "its record %s", status);
+		if (strcmp(status, "prepare_failed") == 0)
+			snprintf(v->pt[i].why_not, sizeof(v->pt[i].why_not),
+				 "its prepare command failed (exit %d): not recorded",
+				 v->pt[i].prepare_exit);
+		else
+			snprintf(v->pt[i].why_not, sizeof(v->pt[i].why_not), "its record %s",
+				 status);
 		return;
 	}
 	if (!name[0] || strchr(name, '/') || strcmp(name, "..") == 0 || strcmp(name, ".") == 0) {
@@ -157,6 +171,7 @@ static void fill(struct scale_view *v, json_object *doc, const char *dir)
 			snprintf(v->benchmark + at, sizeof(v->benchmark) - at, "%s%s", i ? " " : "",
 				 json_object_get_string(json_object_array_get_idx(bench, i)));
 		}
+	snprintf(v->prepare, sizeof(v->prepare), "%s", str_of(doc, "prepare"));
 	v->largest = v->smallest = -1;
 	if (!json_object_object_get_ex(doc, "points", &pts) ||
 	    !json_object_is_type(pts, json_type_array))
@@ -173,6 +188,9 @@ static void fill(struct scale_view *v, json_object *doc, const char *dir)
 		snprintf(v->pt[n].run, sizeof(v->pt[n].run), "%s", str_of(p, "run"));
 		snprintf(v->pt[n].status, sizeof(v->pt[n].status), "%s", str_of(p, "status"));
 		v->pt[n].resets = (int)num_of(p, "affinity_resets");
+		v->pt[n].prepare_exit =
+			has_num(p, "prepare_exit") ? (int)num_of(p, "prepare_exit") : -1;
+		v->pt[n].prepare_s = has_num(p, "prepare_s") ? num_of(p, "prepare_s") : -1;
 		if (json_object_object_get_ex(p, "affinity_reset_tids", &tids) &&
 		    json_object_is_type(tids, json_type_array))
 			for (size_t t = 0; t < json_object_array_length(tids) && t < 8; t++)

@@ -95,6 +95,9 @@ int scale_render_text(const struct scale_view *v, FILE *out)
 		v->n == 1 ? "" : "s", v->dir);
 	if (v->benchmark[0])
 		fprintf(out, "benchmark: %s\n", v->benchmark);
+	if (v->prepare[0])
+		fprintf(out, "prepare: %s (before each point's window, the daemon on its CPUs)\n",
+			v->prepare);
 	if (v->n)
 		fprintf(out,
 			"client: the benchmark (and each point's recorder) ran on CPUs %s (%s)%s\n",
@@ -300,6 +303,8 @@ int scale_render_json(const struct scale_view *v, FILE *out)
 	json_object_object_add(o, "client_cpus_set",
 			       v->client_set[0] ? json_object_new_string(v->client_set) : NULL);
 	json_object_object_add(o, "benchmark", json_object_new_string(v->benchmark));
+	json_object_object_add(o, "prepare",
+			       v->prepare[0] ? json_object_new_string(v->prepare) : NULL);
 	for (size_t i = 0; i < v->n; i++) {
 		json_object *p = json_object_new_object(), *tids = json_object_new_array(), *dg;
 		bool m = v->pt[i].measured;
@@ -310,6 +315,12 @@ int scale_render_json(const struct scale_view *v, FILE *out)
 				       num_or_null(v->pt[i].quota_cpus, v->pt[i].quota_cpus > 0));
 		json_object_object_add(p, "run", json_object_new_string(v->pt[i].run));
 		json_object_object_add(p, "status", json_object_new_string(v->pt[i].status));
+		json_object_object_add(p, "prepare_exit",
+				       v->pt[i].prepare_exit >= 0
+					       ? json_object_new_int(v->pt[i].prepare_exit)
+					       : NULL);
+		json_object_object_add(p, "prepare_s",
+				       num_or_null(v->pt[i].prepare_s, v->pt[i].prepare_s >= 0));
 		json_object_object_add(p, "client_cpus",
 				       json_object_new_string(v->pt[i].client_cpus));
 		json_object_object_add(p, "client_shares_cpus",

@@ -26,11 +26,14 @@ struct scale_view {
 	char daemon_cpus[256];
 	char client_set[256]; /* --client-cpus, or "" */
 	char benchmark[1024]; /* its command line, or "" */
+	char prepare[1024];   /* --prepare's command, or "" */
 	size_t n;
 	struct {
 		double cores, quota_cpus; /* quota 0: none */
 		char cpus[256], client_cpus[256], run[128];
-		char status[16];   /* ok, interrupted, failed (the record's) */
+		char status[16];   /* ok, interrupted, failed (the record's), prepare_failed */
+		int prepare_exit;  /* --prepare's exit status; -1: none ran */
+		double prepare_s;  /* how long it ran; < 0: none ran */
 		int client_shared; /* CPUs the client shared with the daemon */
 		int resets;	   /* threads that reset their affinity */
 		int reset_tids[8];

@@ -8,13 +8,16 @@
  * Each point is `corecap record -p PID -o DIR/cores-N [-d SEC] -- BENCH`,
  * run as a child of this same executable (/proc/self/exe) in its own
  * process group, while scale_confine.h holds the daemon on the point's
- * CPUs; the child gets SIGTERM if corecap dies (PR_SET_PDEATHSIG).
+ * CPUs; the child gets SIGTERM if corecap dies (PR_SET_PDEATHSIG). With
+ * --prepare, the command runs before each record, the daemon already held
+ * to the point's CPUs: outside the point's window.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +34,7 @@
 #include "util/cpu_list.h"
 #include "util/proc_stat.h"
 #include "util/run_dir.h"
+#include "workload/bench_runner.h"
 #include "scale_confine.h"
 
 #define SCALE_MAX_POINTS 32
@@ -39,6 +43,7 @@
 const char corecap_scale_usage[] =
 	"usage: corecap scale -p PID [--cores LIST] [-d SECONDS] [-o DIR]\n"
 	"                     [--client-cpus LIST] [--record-opt OPT]...\n"
+	"                     [--prepare CMD]\n"
 	"                     [--json | --html]\n"
 	"                     [-- BENCHMARK ARGS...]\n"
 	"       corecap scale --report DIR [--json | --html]\n"
@@ -52,7 +57,7 @@ const char corecap_scale_usage[] =
 	"point, on error, on a signal, and by a guard process if corecap is killed.\n"
 	"\n";
 
-enum { OPT_CORES = 256, OPT_CLIENT, OPT_JSON, OPT_HTML, OPT_REPORT, OPT_RECORD };
+enum { OPT_CORES = 256, OPT_CLIENT, OPT_JSON, OPT_HTML, OPT_REPORT, OPT_RECORD, OPT_PREPARE };
 
 #define SCALE_RECORD_OPTS 16
 
@@ -71,6 +76,7 @@ struct scale_cmd {
 	int n_bench;
 	char *record_opts[SCALE_RECORD_OPTS];
 	int n_record_opts;
+	const char *prepare; /* --prepare's shell command, or NULL */
 	/* The running scale. */
 	struct scale_confine conf;
 	struct corecap_run_dir rd;
@@ -102,6 +108,13 @@ static const struct corecap_opt scale_options[] = {
 			"pass OPT to each point's corecap record (repeatable;\n"
 			"--record-opt=--no-kernel records lighter: what the\n"
 			"recorder takes of the daemon's CPUs is in the points)"),
+	CORECAP_OPT_ARG(OPT_PREPARE, 0, "prepare", "CMD",
+			"run CMD (sh -c, as the benchmark is run) before each\n"
+			"point's record, the daemon already on the point's\n"
+			"CPUs: outside the window (a fresh pool, say); its\n"
+			"output in DIR/cores-N.prepare.log; CORECAP_SCALE_CORES\n"
+			"and CORECAP_SCALE_POINT tell it the point; its failure\n"
+			"stops the scale"),
 	CORECAP_OPT_FLAG(OPT_JSON, 0, "json",
 			 "print the result as JSON (format corecap-scale,\n"
 			 "docs/report-json.md)"),
@@ -258,6 +271,12 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 			s->record_opts[s->n_record_opts++] = optarg;
 			break;
 		}
+		case OPT_PREPARE:
+			if (!optarg[0] || strspn(optarg, " \t\n") == strlen(optarg))
+				return corecap_usage_error(corecap_scale_usage,
+							   "--prepare: the command is empty");
+			s->prepare = optarg;
+			break;
 		case 'h':
 			corecap_cmd_help(stdout, &corecap_scale_help);
 			return 1; /* caller: exit 0 */
@@ -273,10 +292,11 @@ static int parse_args(struct scale_cmd *s, int argc, char **argv)
 	s->n_bench = argc - optind;
 	if (s->report) {
 		if (s->pid || s->n_bench || s->cores_arg || s->out || s->duration ||
-		    s->client_arg || s->n_record_opts)
+		    s->client_arg || s->n_record_opts || s->prepare)
 			return corecap_usage_error(corecap_scale_usage,
 						   "--report DIR prints a finished scale: no -p, "
-						   "--cores, -d, -o, --client-cpus or benchmark");
+						   "--cores, -d, -o, --client-cpus, --prepare or "
+						   "benchmark");
 		return 0;
 	}
 	if (!s->pid)
@@ -437,63 +457,147 @@ static pid_t spawn_record(struct scale_cmd *s, const char *run, int logfd)
 	return pid;
 }
 
-/* One point: confine, record, restore. 0, 1 (the point failed) or -errno. */
+/*
+ * The point's --prepare command, `sh -c CMD`, started as record starts the
+ * benchmark (bench_runner.h: our user and environment, default signals, the
+ * client's CPUs when set) with CORECAP_SCALE_CORES and CORECAP_SCALE_POINT
+ * added, its output into DIR/LOG. The daemon is held to the point's CPUs
+ * meanwhile (threads born during it too); no record runs yet. Its exit
+ * status as a shell shows it (128 + signal), or -errno if it could not start.
+ */
+static int run_prepare(struct scale_cmd *s, double v, const char *name, const char *log,
+		       double *took_s)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)s->prepare, NULL};
+	struct timespec t0, t1, signalled;
+	struct corecap_bench_runner b;
+	bool forwarded = false;
+	char cores[32];
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = corecap_bench_runner_init_file(&b, &s->rd, log, "the prepare command", false);
+	if (ret)
+		return ret; /* said by the run directory */
+	/* A signal to stop reaches the whole command (its sleep, its ceph CLI). */
+	b.own_group = true;
+	if (s->client_arg)
+		corecap_bench_runner_set_cpus(&b, &s->client);
+	snprintf(cores, sizeof(cores), "%g", v);
+	setenv("CORECAP_SCALE_CORES", cores, 1);
+	setenv("CORECAP_SCALE_POINT", name, 1);
+	ret = corecap_bench_runner_start(&b, argv);
+	unsetenv("CORECAP_SCALE_CORES");
+	unsetenv("CORECAP_SCALE_POINT");
+	if (ret)
+		goto out_release;
+	while (!b.exited) {
+		struct pollfd pfd = {.fd = b.out_fd, .events = POLLIN};
+		int status;
+		pid_t w;
+
+		if (stop_signal && !forwarded) {
+			corecap_bench_runner_signal(&b, SIGINT);
+			clock_gettime(CLOCK_MONOTONIC, &signalled);
+			forwarded = true;
+		} else if (forwarded) {
+			/* Two seconds to stop on SIGINT, then SIGKILL to its group. */
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (t1.tv_sec - signalled.tv_sec >= 2)
+				corecap_bench_runner_signal(&b, SIGKILL);
+		}
+		if (poll(&pfd, 1, PASS_MS) > 0)
+			corecap_bench_runner_pump(&b);
+		do
+			w = waitpid(b.pid, &status, WNOHANG);
+		while (w < 0 && errno == EINTR);
+		if (w == b.pid)
+			corecap_bench_runner_exited(&b, status);
+		else if (w < 0)
+			break; /* not ours to reap any more: release kills what is left */
+		scale_confine_pass(&s->conf);
+	}
+	corecap_bench_runner_finish(&b, 1000);
+	ret = b.exited ? corecap_bench_runner_exit_code(&b) : -ECHILD;
+out_release:
+	corecap_bench_runner_release(&b);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	*took_s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return ret;
+}
+
+/*
+ * One point: confine, prepare, record, restore. 0, 1 (the point or its
+ * prepare command failed, or a signal stopped it) or -errno.
+ */
 static int run_point(struct scale_cmd *s, int i)
 {
 	struct timespec tick = {.tv_nsec = PASS_MS * 1000000l};
-	char name[64], run[4200], log[80], line[512];
-	double v = s->points[i], quota = v != floor(v) ? v : 0;
-	bool forwarded = false, gone = false;
+	char name[64], run[4200], log[80], prep_log[96], line[512];
+	double v = s->points[i], quota = v != floor(v) ? v : 0, prep_s = 0;
+	bool forwarded = false, gone = false, recorded = false;
 	json_object *jp, *jr;
-	int status = 0, fd, ret;
+	int status = 0, fd, ret, prep = 0;
 	cpu_set_t cpus, client;
 	pid_t child;
 
 	point_name(s, i, name, sizeof(name));
 	snprintf(run, sizeof(run), "%s/%s", s->rd.path, name);
 	snprintf(log, sizeof(log), "%s.log", name);
+	snprintf(prep_log, sizeof(prep_log), "%s.prepare.log", name);
 	point_cpus(s, v, &cpus);
 	if (s->client_arg)
 		client = s->client;
 	else if (sched_getaffinity(0, sizeof(client), &client) != 0)
 		CPU_ZERO(&client);
-	ret = corecap_run_dir_create_file(&s->rd, log, &fd);
-	if (ret)
-		return ret;
 	fprintf(stderr, "corecap scale: %g core%s (CPUs ", v, v == 1 ? "" : "s");
 	{
 		char b[256];
 
 		corecap_cpu_list_format(&cpus, b, sizeof(b));
-		fprintf(stderr, "%s%s): recording into %s\n", b, quota ? ", CPU quota" : "", run);
+		fprintf(stderr, "%s%s): %s%s\n", b, quota ? ", CPU quota" : "",
+			s->prepare ? "preparing, then recording into " : "recording into ", run);
 	}
 	ret = scale_confine_begin(&s->conf, &cpus, quota);
-	if (ret) {
-		close(fd);
+	if (ret)
 		return ret;
+	if (s->prepare) {
+		prep = run_prepare(s, v, name, prep_log, &prep_s);
+		if (prep < 0) {
+			scale_confine_end(&s->conf);
+			return prep;
+		}
 	}
-	child = spawn_record(s, run, fd);
-	close(fd);
-	if (child < 0) {
-		scale_confine_end(&s->conf);
-		return child;
-	}
-	for (;;) {
-		pid_t w = waitpid(child, &status, WNOHANG);
+	if (prep == 0 && !stop_signal) {
+		ret = corecap_run_dir_create_file(&s->rd, log, &fd);
+		if (ret) {
+			scale_confine_end(&s->conf);
+			return ret;
+		}
+		child = spawn_record(s, run, fd);
+		close(fd);
+		if (child < 0) {
+			scale_confine_end(&s->conf);
+			return child;
+		}
+		recorded = true;
+		for (;;) {
+			pid_t w = waitpid(child, &status, WNOHANG);
 
-		if (w == child)
-			break;
-		if (w < 0 && errno != EINTR) {
-			status = 1 << 8;
-			break;
+			if (w == child)
+				break;
+			if (w < 0 && errno != EINTR) {
+				status = 1 << 8;
+				break;
+			}
+			if (stop_signal && !forwarded) {
+				kill(child, SIGINT);
+				forwarded = true;
+			}
+			if (!gone && scale_confine_pass(&s->conf) == -ESRCH)
+				gone = true;
+			nanosleep(&tick, NULL);
 		}
-		if (stop_signal && !forwarded) {
-			kill(child, SIGINT);
-			forwarded = true;
-		}
-		if (!gone && scale_confine_pass(&s->conf) == -ESRCH)
-			gone = true;
-		nanosleep(&tick, NULL);
 	}
 	scale_confine_end(&s->conf);
 
@@ -501,8 +605,12 @@ static int run_point(struct scale_cmd *s, int i)
 	json_object_object_add(jp, "cores", json_object_new_double(v));
 	json_object_object_add(jp, "cpus", cpus_json(&cpus));
 	json_object_object_add(jp, "quota_cpus", quota ? json_object_new_double(quota) : NULL);
-	json_object_object_add(jp, "run", json_object_new_string(name));
-	json_object_object_add(jp, "log", json_object_new_string(log));
+	json_object_object_add(jp, "run", recorded ? json_object_new_string(name) : NULL);
+	json_object_object_add(jp, "log", recorded ? json_object_new_string(log) : NULL);
+	json_object_object_add(jp, "prepare_log",
+			       s->prepare ? json_object_new_string(prep_log) : NULL);
+	json_object_object_add(jp, "prepare_exit", s->prepare ? json_object_new_int(prep) : NULL);
+	json_object_object_add(jp, "prepare_s", s->prepare ? json_object_new_double(prep_s) : NULL);
 	json_object_object_add(jp, "client_cpus", cpus_json(&client));
 	CPU_AND(&client, &client, &cpus);
 	json_object_object_add(jp, "client_shares_cpus", json_object_new_int(CPU_COUNT(&client)));
@@ -514,11 +622,14 @@ static int run_point(struct scale_cmd *s, int i)
 		json_object_array_add(jr, json_object_new_int(s->conf.reset_tids[k]));
 	json_object_object_add(jp, "affinity_reset_tids", jr);
 	ret = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	json_object_object_add(jp, "record_exit", json_object_new_int(ret));
+	json_object_object_add(jp, "record_exit", recorded ? json_object_new_int(ret) : NULL);
+	if (!recorded)
+		ret = stop_signal ? 130 : -1;
 	json_object_object_add(jp, "status",
 			       json_object_new_string(ret == 0	   ? "ok"
 						      : ret == 130 ? "interrupted"
-								   : "failed"));
+						      : recorded   ? "failed"
+								   : "prepare_failed"));
 	json_object_array_add(s->jpoints, jp);
 	if (write_doc(s))
 		return -EIO;
@@ -530,6 +641,13 @@ static int run_point(struct scale_cmd *s, int i)
 		return 0;
 	if (ret == 130 && stop_signal)
 		return 1; /* interrupted: said by the caller */
+	if (!recorded) {
+		last_line(s->rd.dirfd, prep_log, line, sizeof(line));
+		corecap_error("the prepare command of the point at %g cores failed: '%s' exited %d "
+			      "(%s/%s%s%s); the scale stops",
+			      v, s->prepare, prep, s->rd.path, prep_log, line[0] ? ": " : "", line);
+		return 1;
+	}
 	last_line(s->rd.dirfd, log, line, sizeof(line));
 	corecap_error("the point at %g cores failed: corecap record exited %d (%s/%s%s%s)", v, ret,
 		      s->rd.path, log, line[0] ? ": " : "", line);
@@ -594,6 +712,8 @@ static void doc_start(struct scale_cmd *s)
 	for (int i = 0; i < s->n_record_opts; i++)
 		json_object_array_add(jb, json_object_new_string(s->record_opts[i]));
 	json_object_object_add(s->doc, "record_opts", jb);
+	json_object_object_add(s->doc, "prepare",
+			       s->prepare ? json_object_new_string(s->prepare) : NULL);
 	s->jpoints = json_object_new_array();
 	json_object_object_add(s->doc, "points", s->jpoints);
 }

@@ -13,12 +13,20 @@
 #include "util/run_dir.h"
 #include <corecap/run_format.h>
 
-int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd, bool echo)
+int corecap_bench_runner_init_file(struct corecap_bench_runner *b, struct corecap_run_dir *rd,
+				   const char *name, const char *what, bool echo)
 {
 	memset(b, 0, sizeof(*b));
 	b->out_fd = -1;
 	b->echo = echo;
-	return corecap_run_dir_create_file(rd, CORECAP_RUN_BENCH_OUT, &b->file_fd);
+	b->what = what;
+	b->out_name = name;
+	return corecap_run_dir_create_file(rd, name, &b->file_fd);
+}
+
+int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd, bool echo)
+{
+	return corecap_bench_runner_init_file(b, rd, CORECAP_RUN_BENCH_OUT, "the benchmark", echo);
 }
 
 void corecap_bench_runner_set_cpus(struct corecap_bench_runner *b, const cpu_set_t *cpus)
@@ -37,19 +45,19 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 
 	if (pipe2(fds, O_CLOEXEC) < 0) {
 		ret = -errno;
-		corecap_error("cannot start the benchmark: %s", strerror(errno));
+		corecap_error("cannot start %s: %s", b->what, strerror(errno));
 		goto out;
 	}
 	/* The child's exec error comes back here; a successful exec closes it. */
 	if (pipe2(errfds, O_CLOEXEC) < 0) {
 		ret = -errno;
-		corecap_error("cannot start the benchmark: %s", strerror(errno));
+		corecap_error("cannot start %s: %s", b->what, strerror(errno));
 		goto out_close_pipe;
 	}
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
-		corecap_error("cannot start the benchmark '%s': %s", argv[0], strerror(errno));
+		corecap_error("cannot start %s '%s': %s", b->what, argv[0], strerror(errno));
 		goto out_close_errpipe;
 	}
 	if (pid == 0) {
@@ -59,6 +67,8 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 
 		for (int sig = 1; sig < NSIG; sig++)
 			sigaction(sig, &dfl, NULL);
+		if (b->own_group)
+			setpgid(0, 0);
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		dup2(fds[1], STDOUT_FILENO);
@@ -68,12 +78,15 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 			sched_setaffinity(0, sizeof(b->cpus), &b->cpus);
 		execvp(argv[0], argv);
 		e = errno;
-		fprintf(stderr, "%s: cannot run the benchmark '%s': %s\n", corecap_diag_prefix(),
+		fprintf(stderr, "%s: cannot run %s '%s': %s\n", corecap_diag_prefix(), b->what,
 			argv[0], strerror(e));
 		if (write(errfds[1], &e, sizeof(e)) < 0)
 			_exit(127);
 		_exit(127);
 	}
+	/* Also here: a signal to the group may come before the child's own setpgid. */
+	if (b->own_group)
+		setpgid(pid, pid);
 	close(fds[1]);
 	close(errfds[1]);
 	do
@@ -85,7 +98,7 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv)
 	b->pid = pid;
 	if (n == sizeof(child_errno)) {
 		b->start_errno = child_errno;
-		corecap_error("cannot run the benchmark '%s': %s", argv[0], strerror(child_errno));
+		corecap_error("cannot run %s '%s': %s", b->what, argv[0], strerror(child_errno));
 	}
 	goto out;
 
@@ -137,8 +150,7 @@ void corecap_bench_runner_pump(struct corecap_bench_runner *b)
 
 			if (r < 0) {
 				b->write_errno = -r;
-				corecap_error("cannot write " CORECAP_RUN_BENCH_OUT ": %s",
-					      strerror(-r));
+				corecap_error("cannot write %s: %s", b->out_name, strerror(-r));
 			}
 		}
 		if (b->echo && corecap_write_all(STDOUT_FILENO, buf, (size_t)n) < 0)
@@ -157,7 +169,7 @@ void corecap_bench_runner_exited(struct corecap_bench_runner *b, int status)
 
 void corecap_bench_runner_signal(struct corecap_bench_runner *b, int sig)
 {
-	if (b->pid > 0 && !b->exited && kill(b->pid, sig) == 0)
+	if (b->pid > 0 && !b->exited && kill(b->own_group ? -b->pid : b->pid, sig) == 0)
 		b->signalled = true;
 }
 
@@ -182,9 +194,8 @@ void corecap_bench_runner_finish(struct corecap_bench_runner *b, unsigned grace_
 
 	for (unsigned waited = 0; b->pid > 0 && !reap(b, WNOHANG); waited += 10) {
 		if (waited >= grace_ms) {
-			corecap_warn("the benchmark (PID %d) did not stop; killing it",
-				     (int)b->pid);
-			kill(b->pid, SIGKILL);
+			corecap_warn("%s (PID %d) did not stop; killing it", b->what, (int)b->pid);
+			kill(b->own_group ? -b->pid : b->pid, SIGKILL);
 			b->signalled = true;
 			reap(b, 0);
 			break;
@@ -210,7 +221,7 @@ int corecap_bench_runner_release(struct corecap_bench_runner *b)
 	int ret = 0;
 
 	if (b->pid > 0) {
-		kill(b->pid, SIGKILL);
+		kill(b->own_group ? -b->pid : b->pid, SIGKILL);
 		b->signalled = true;
 		reap(b, 0);
 	}

@@ -9,7 +9,9 @@
  * corecap_bench_runner_exited(); corecap_bench_runner_release() never
  * leaves the child running (SIGINT, then SIGKILL after a grace period).
  * With corecap_bench_runner_set_cpus(), the child runs on those CPUs (the
- * ones record was started on, when it keeps itself on others).
+ * ones record was started on, when it keeps itself on others). The same
+ * runner starts `corecap scale --prepare`'s command (its output into a file
+ * of the scale directory, its messages naming it as what).
  */
 #ifndef CORECAP_COLLECTOR_BENCH_RUNNER_H
 #define CORECAP_COLLECTOR_BENCH_RUNNER_H
@@ -37,10 +39,17 @@ struct corecap_bench_runner {
 	bool signalled;	 /* we sent it a signal (-d elapsed, interrupted, killed) */
 	bool has_cpus;	 /* the child's affinity is set to cpus before exec */
 	cpu_set_t cpus;
+	const char *what;     /* for messages: "the benchmark" */
+	const char *out_name; /* its output file's name: "bench.out" */
+	bool own_group;	      /* the child leads a process group; signals go to the group */
 };
 
+/* Its output into RUN/bench.out. */
 int corecap_bench_runner_init(struct corecap_bench_runner *b, struct corecap_run_dir *rd,
 			      bool echo);
+/* Its output into the new file name of rd, what naming it in messages. */
+int corecap_bench_runner_init_file(struct corecap_bench_runner *b, struct corecap_run_dir *rd,
+				   const char *name, const char *what, bool echo);
 /* The CPUs the benchmark runs on, whatever record's own are. */
 void corecap_bench_runner_set_cpus(struct corecap_bench_runner *b, const cpu_set_t *cpus);
 /*
@@ -51,7 +60,7 @@ int corecap_bench_runner_start(struct corecap_bench_runner *b, char **argv);
 /* Copies what is available on out_fd (non-blocking). */
 void corecap_bench_runner_pump(struct corecap_bench_runner *b);
 void corecap_bench_runner_exited(struct corecap_bench_runner *b, int status);
-/* Sends sig to a running child. */
+/* Sends sig to a running child (its group, with own_group). */
 void corecap_bench_runner_signal(struct corecap_bench_runner *b, int sig);
 /* Waits up to grace_ms for the child (after SIGINT), then kills it; drains output. */
 void corecap_bench_runner_finish(struct corecap_bench_runner *b, unsigned grace_ms);

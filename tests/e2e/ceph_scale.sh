@@ -2,10 +2,12 @@
 # The scale known answer on a real Ceph OSD (issue #45): one bare
 # ceph-osd (memstore, no shim) measured by `corecap scale --cores
 # 1,1.5,2` while `rados bench write -b 1 -t 16` runs (the 1.5-core point
-# through a CPU quota: the OSD is moved into a cgroup of its own and back).
+# through a CPU quota: the OSD is moved into a cgroup of its own and back),
+# each point from an empty pool (`--prepare`: the pool deleted and made
+# again, scripts/ceph-minicluster rmpool and mkpool).
 # Asserted:
-#  - three points measured; the OSD's threads' affinity and cgroup as
-#    before, and the OSD alive;
+#  - three points measured, each after its prepare command (exit 0); the
+#    OSD's threads' affinity and cgroup as before, and the OSD alive;
 #  - the report of the 1-core point takes the scale fit, and its 2-core
 #    projection is nearer the 2-core measurement than one run's constant
 #    demand (which was 1.7-2.0x in the issue, 2.8-3.0x here);
@@ -36,7 +38,8 @@ s="$work/sc"
 rc=0
 (
 	eval "$("$mc" env "$work/osd")"
-	"$CORECAP" scale -p "$pid" --cores 1,1.5,2 -o "$s" --json --record-opt=--no-kernel -- \
+	"$CORECAP" scale -p "$pid" --cores 1,1.5,2 -o "$s" --json --record-opt=--no-kernel \
+		--prepare "'$mc' rmpool '$work/osd' bench && '$mc' mkpool '$work/osd' bench" -- \
 		rados -p bench bench 4 write -b 1 -t 16 --no-cleanup
 ) >"$s.json" 2>"$s.err" || rc=$?
 expect_eq "corecap scale exits (at $SECONDS s)" 0 "$rc"
@@ -48,6 +51,8 @@ expect_eq "... and its cgroup" "$cg_before" \
 expect_alive "$pid"
 expect_eq "three points measured" "True True True" \
 	"$(json "$s.json" "' '.join(str(p['measured']) for p in d['points'])")"
+expect_eq "... each after a fresh pool (prepare_exit)" "0 0 0" \
+	"$(json "$s.json" "' '.join(str(p['prepare_exit']) for p in d['points'])")"
 skip_if_points_busy "$s" "${SCALE_POINT_OTHERS_MAX:-0.35}"
 
 x1=$(iops_at "$s" 1)

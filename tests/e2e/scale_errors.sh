@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `corecap scale`'s errors (issue #45): a bad --cores list, a PID that does
 # not exist, more cores than the daemon may use, a fractional point where
-# no cpu.max can be written, a missing benchmark, --report on what is not
+# no cpu.max can be written, a missing benchmark, an empty --prepare, --report on what is not
 # a scale directory, another user (nobody) who may not set the daemon's
 # threads' affinity: one line naming the cause (and the usage line for a
 # usage error), exit 2 for usage and 1 otherwise, and nothing created. The
@@ -42,6 +42,8 @@ expect_refused too-many 1 "--cores: $(($(nproc) + 1)) is more than the $(nproc) 
 expect_refused client 2 "invalid --client-cpus" -p "$OSD_PID" --client-cpus 1-0 -o out -- true
 expect_refused report 1 "cannot open 'empty/scale.json': No such file or directory \\(not a scale directory\\)" --report empty
 expect_refused report-and-pid 2 "--report DIR prints a finished scale" --report empty -p "$OSD_PID"
+expect_refused report-and-prepare 2 "--report DIR prints a finished scale" --report empty --prepare true
+expect_refused empty-prepare 2 "--prepare: the command is empty" -p "$OSD_PID" --prepare "" -o out -- true
 # A fractional point needs the daemon's cgroup's cpu.max: refused here when
 # the daemon is in the root cgroup, on cgroup v1, or shares corecap's cgroup.
 rc=0

@@ -13,3 +13,5 @@ corecap_e2e_test(scale_quota scale_quota.sh TIMEOUT 90 LABELS "analysis;scale")
 set_tests_properties(e2e.scale_quota PROPERTIES RUN_SERIAL TRUE)
 corecap_e2e_test(ceph_scale ceph_scale.sh TIMEOUT 300 LABELS "analysis;scale;ceph;measured")
 set_tests_properties(e2e.ceph_scale PROPERTIES RUN_SERIAL TRUE)
+# --prepare: run before each point, outside its window; a failure stops cleanly.
+corecap_e2e_test(scale_prepare scale_prepare.sh TIMEOUT 90 LABELS "analysis;scale")
