@@ -215,6 +215,7 @@ static struct json_object *wallclock_oncpu(const struct corecap_kernel_events *k
 	 * `rounds`: a sample stands for 1/hz s of its thread, not for a round. */
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ROUNDS, ju64(off->rounds));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_LATE_ROUNDS, ju64(off->late));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_FIFO_ROUNDS, ju64(k->offcpu_fifo_rounds));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_TAKEN, ju64(off->written));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_RUNNABLE, ju64(off->runnable));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ON_CPU, ju64(off->on_cpu));
