@@ -62,6 +62,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kernel_coverage.h"
 #include "kernel_holders.h"
 #include "kernel_offcpu.h"
 #include "tp_format.h"
@@ -154,6 +155,12 @@ struct corecap_kernel_events {
 	int offcpu_policy;
 	struct sched_param offcpu_param;
 	uint64_t offcpu_fifo_rounds; /* rounds run at SCHED_FIFO */
+	/* Per thread, the samples due and taken (kernel_coverage.h), and
+	 * their summary after the window, when known. */
+	struct kernel_coverage coverage;
+	struct corecap_wall_coverage wall_coverage;
+	bool wall_coverage_known;
+	uint64_t window_ns[2]; /* the window's start and end, once told (0: not yet) */
 	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */

@@ -89,7 +89,8 @@ int kernel_offcpu_wait_ms(struct corecap_kernel_events *k, int wait_ms)
 
 /* A copy into stacks.raw once, and a ref per period it stands for; a
  * thread that has not run since its last copy (stack NULL) gets refs to
- * that copy, nothing written. */
+ * that copy, nothing written. Every thread the round found is a visit
+ * for kernel_coverage.h, with a sample or not (weight 0). */
 static void store_copy(void *ctx, int32_t tid, uint64_t time_ns, uint32_t state,
 		       const uint64_t *regs, const unsigned char *stack, uint32_t bytes,
 		       uint32_t weight)
@@ -100,6 +101,9 @@ static void store_copy(void *ctx, int32_t tid, uint64_t time_ns, uint32_t state,
 	size_t ref;
 
 	(void)state; /* counted by the iterator; wall.samples has no column for it */
+	kernel_coverage_visit(&k->coverage, tid, t);
+	if (!weight)
+		return; /* visited, no sample of ours: on a CPU, or its copy failed */
 	if (stack) {
 		if (!kernel_store_stack(k, STACK_CPU, tid, 0, t, regs, stack, bytes, bytes)) {
 			if (last)
