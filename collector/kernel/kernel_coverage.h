@@ -22,9 +22,9 @@
 #include "util/wall_coverage.h"
 
 struct kernel_coverage_thread {
-	int32_t tid;		   /* 0: an empty slot */
+	int32_t tid;		    /* 0: an empty slot */
 	uint64_t first_ns, last_ns; /* its first and last visit (the run's clock) */
-	uint64_t taken;		   /* its samples in the window */
+	uint64_t taken;		    /* its samples in the window */
 };
 
 struct kernel_coverage {

@@ -8,7 +8,8 @@
  * and a copy of the top of its user stack (bpf_copy_from_user_task, which
  * may fault pages in: hence sleepable), to unwind after the window as the
  * on-CPU copies are. A thread on a CPU is skipped: the cpu-clock samples
- * carry it (a short record says it was visited). Nothing of the target is stopped, signalled or written.
+ * carry it (a short record says it was visited). Nothing of the target
+ * is stopped, signalled or written.
  */
 #include "vmlinux.h"
 

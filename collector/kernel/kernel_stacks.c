@@ -225,9 +225,9 @@ static int unwind_oncpu(struct corecap_kernel_events *k, struct corecap_kernel_u
 			kernel_coverage_taken(&k->coverage, rs.tid);
 	}
 	if (k->wall_offcpu)
-		k->wall_coverage_known = kernel_coverage_sum(&k->coverage, k->oncpu_hz,
-							     k->window_ns[0], k->window_ns[1],
-							     &k->wall_coverage);
+		k->wall_coverage_known =
+			kernel_coverage_sum(&k->coverage, k->oncpu_hz, k->window_ns[0],
+					    k->window_ns[1], &k->wall_coverage);
 	if (f)
 		ret = corecap_run_file_close(f, CORECAP_RUN_WALL, &werr);
 	free(order);
