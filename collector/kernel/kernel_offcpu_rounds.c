@@ -39,11 +39,11 @@ int corecap_kernel_events_set_wallclock(struct corecap_kernel_events *k, unsigne
  * find that thread just off it: counted off the CPU for a period the
  * cpu-clock samples also counted it on (tests/wallshare's thread on the
  * collector's CPU got 1.07-1.12 of its window: docs/architecture.md,
- * "When a round runs"). At SCHED_FIFO the
- * reader preempts it at the due time instead, and a thread it preempts
- * is left to the cpu-clock samples (the iterator's displaced count). The
- * reader is raised only to wait for a due round and lowered after it (or
- * when something else woke it first): its other work keeps its policy.
+ * "When a round runs"). At SCHED_FIFO the reader preempts it at the due
+ * time instead, and a thread it preempts is left to the cpu-clock
+ * samples (the iterator's displaced count). The reader is raised only to
+ * wait for a due round and lowered after it (or when something else woke
+ * it first): its other work keeps its policy.
  */
 static void raise_for_round(struct corecap_kernel_events *k)
 {
