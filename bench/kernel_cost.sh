@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # kernel_cost: what `corecap record` costs a daemon at its defaults, and
 # how much of it is the kernel events, and how large the run it leaves is
-# (issue 43, items 4 and 7). Four configurations, each a fresh daemon (or,
+# (issue 43, items 4 and 7). Five configurations, each a fresh daemon (or,
 # on Ceph, a fresh pool of one cluster) under the same benchmark:
 #   bare   the benchmark alone, nothing recorded;
 #   rec    `corecap record` with its defaults (kernel events, the trace,
 #          Ceph's OpTracker history on a ceph-osd);
+#   wall   `corecap record --wallclock` (its default rate), otherwise the
+#          defaults: with kernel events, the kernel's samplers (cpu-clock
+#          samples and the off-CPU task iterator's rounds), no thread
+#          stopped; the sampler the run used is printed;
 #   nok    `corecap record --no-kernel`, otherwise the defaults;
 #   stats  `rec` again with kernel.bpf_stats_enabled=1 for that run alone
 #          (restored after it): each eBPF program's calls and kernel time
@@ -90,7 +94,7 @@ mc="$src/scripts/ceph-minicluster"
 prog=kernel_cost
 . "$src/bench/bench_lib.sh"
 bench_need "$corecap" "$refosd" "$refbench"
-cfgs="bare rec nok stats"
+cfgs="bare rec wall nok stats"
 stats_why=""
 if [ "$(id -u)" != 0 ]; then
 	echo "kernel_cost: not root: the recorded runs may have no kernel events" >&2
@@ -102,7 +106,7 @@ elif [ ! -w /proc/sys/kernel/bpf_stats_enabled ]; then
 fi
 if [ -n "$stats_why" ]; then
 	echo "kernel_cost: the stats configuration is left out: $stats_why" >&2
-	cfgs="bare rec nok"
+	cfgs="bare rec wall nok"
 fi
 old_corecap=""
 if [ -n "$old_build" ]; then
@@ -174,6 +178,7 @@ run() {
 	fi
 	case $cfg in
 	nok) opts=(--no-kernel) ;;
+	wall) opts=(--wallclock) ;;
 	old) cc=$old_corecap ;;
 	stats)
 		wrap=("$work/wrap.sh" "$work/bpf-$n")
@@ -230,6 +235,8 @@ else:
     ops = max(row["ops"], 1)
     row["bytes_op"] = {k: v / ops for k, v in parts.items()}
     row["bytes_op"]["total"] = sum(parts.values()) / ops
+    if d.get("wallclock"):
+        row["sampler"] = d["wallclock"].get("sampler")
     k = d.get("kernel_events")
     if k:
         row["records_op"] = {kind: v / ops for kind, v in k["records"].items()}
@@ -299,7 +306,7 @@ def interval(v):
     return float(lo), float(hi), conf
 bare = by.get("bare", {})
 print("median IOPS and ratio to the same round's bare run (sign-test interval of the median):")
-for cfg in ("bare", "rec", "old", "nok", "stats"):
+for cfg in ("bare", "rec", "wall", "old", "nok", "stats"):
     rs = by.get(cfg)
     if not rs:
         continue
@@ -312,8 +319,11 @@ for cfg in ("bare", "rec", "old", "nok", "stats"):
         if ratios:
             lo, hi, conf = interval(ratios)
             line += "\n        ratio to bare %.3f (%.3f-%.3f, %s%%, %d pairs)" % (med(ratios), lo, hi, conf, len(ratios))
+        samplers = sorted({r["sampler"] for r in rs.values() if r.get("sampler")})
+        if cfg == "wall":
+            line += "\n        wall-clock sampler: %s" % (", ".join(samplers) or "none")
     print(line)
-for cfg in ("rec", "old", "nok"):
+for cfg in ("rec", "wall", "old", "nok"):
     rs = by.get(cfg)
     if not rs:
         continue

@@ -56,11 +56,13 @@
 #define CORECAP_COLLECTOR_KERNEL_EVENTS_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "kernel_coverage.h"
 #include "kernel_holders.h"
 #include "kernel_offcpu.h"
 #include "tp_format.h"
@@ -147,6 +149,18 @@ struct corecap_kernel_events {
 	bool wall_offcpu;	/* the iterator was opened: the wall samples cover every state */
 	uint64_t offcpu_unkept; /* its samples not kept (no room, a lost last copy) */
 	struct corecap_kernel_offcpu_stats offcpu_stats; /* as of its last round */
+	/* The reader waits for a due round at SCHED_FIFO (kernel_offcpu_rounds.h):
+	 * raised now; the policy it had before; refused once (warned). */
+	bool offcpu_raised, offcpu_fifo_refused;
+	int offcpu_policy;
+	struct sched_param offcpu_param;
+	uint64_t offcpu_fifo_rounds; /* rounds run at SCHED_FIFO */
+	/* Per thread, the samples due and taken (kernel_coverage.h), and
+	 * their summary after the window, when known. */
+	struct kernel_coverage coverage;
+	struct corecap_wall_coverage wall_coverage;
+	bool wall_coverage_known;
+	uint64_t window_ns[2]; /* the window's start and end, once told (0: not yet) */
 	bool follow_failed;
 	uint64_t next_rescan_ns, next_adjust_ns;
 	unsigned char *out; /* records waiting for the next write(2) */

@@ -8,7 +8,8 @@
  * and a copy of the top of its user stack (bpf_copy_from_user_task, which
  * may fault pages in: hence sleepable), to unwind after the window as the
  * on-CPU copies are. A thread on a CPU is skipped: the cpu-clock samples
- * carry it. Nothing of the target is stopped, signalled or written.
+ * carry it (a short record says it was visited). Nothing of the target
+ * is stopped, signalled or written.
  */
 #include "vmlinux.h"
 
@@ -55,6 +56,21 @@ static long stack_end(struct task_struct *task, struct vm_area_struct *vma, void
 	return 1;
 }
 
+/* A thread visited without a sample of the iterator's (on a CPU, left to
+ * the cpu-clock samples, or its copy failed or dropped): a short record,
+ * so that the collector knows which threads each round found, and how
+ * many samples are due to each (kernel_coverage.h). */
+static __always_inline void visit(struct seq_file *seq, struct koff_rec *r, struct task_struct *t)
+{
+	r->tid = BPF_CORE_READ(t, pid);
+	r->state = BPF_CORE_READ(t, __state);
+	r->time_ns = bpf_ktime_get_ns();
+	r->bytes = 0;
+	r->flags = KOFF_VISIT;
+	if (bpf_seq_write(seq, r, sizeof(*r)))
+		counts.full++;
+}
+
 SEC("iter.s/task")
 int offcpu_iter(struct bpf_iter__task *ctx)
 {
@@ -76,6 +92,7 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 	counts.threads++;
 	if (BPF_CORE_READ(t, on_cpu)) {
 		counts.on_cpu++;
+		visit(seq, &r, t);
 		return 0;
 	}
 	/* Runnable on this CPU since the collector took it (queued at or
@@ -91,6 +108,7 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 
 		if (queued && queued >= BPF_CORE_READ(me, sched_info.last_arrival)) {
 			counts.displaced++;
+			visit(seq, &r, t);
 			return 0;
 		}
 	}
@@ -151,11 +169,13 @@ int offcpu_iter(struct bpf_iter__task *ctx)
 		r.bytes = KOFF_STACK_BYTES / 16;
 	if (!r.bytes) {
 		counts.failed++;
+		visit(seq, &r, t);
 		return 0;
 	}
 	/* It ran meanwhile: its registers and stack may disagree. */
 	if (BPF_CORE_READ(t, on_cpu) || switches(t) != sw) {
 		counts.moved++;
+		visit(seq, &r, t);
 		return 0;
 	}
 	if (bpf_seq_write(seq, &r, sizeof(r))) {

@@ -145,12 +145,13 @@ static int hand_over(struct corecap_kernel_offcpu *o, corecap_kernel_offcpu_fn f
 
 		memcpy(&r, o->buf + at, sizeof(r));
 		if (r.magic != KOFF_MAGIC || r.bytes > KOFF_STACK_BYTES ||
-		    ((r.flags & KOFF_SAME) && r.bytes))
+		    ((r.flags & (KOFF_SAME | KOFF_VISIT)) && r.bytes))
 			return -EPROTO;
 		if (o->held - at < sizeof(r) + r.bytes)
 			break;
 		fn(ctx, r.tid, r.time_ns, r.state, (const uint64_t *)r.regs,
-		   (r.flags & KOFF_SAME) ? NULL : o->buf + at + sizeof(r), r.bytes, o->weight);
+		   (r.flags & (KOFF_SAME | KOFF_VISIT)) ? NULL : o->buf + at + sizeof(r), r.bytes,
+		   (r.flags & KOFF_VISIT) ? 0 : o->weight);
 		at += sizeof(r) + r.bytes;
 	}
 	memmove(o->buf, o->buf + at, o->held - at);

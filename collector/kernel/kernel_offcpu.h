@@ -48,7 +48,9 @@ struct corecap_kernel_offcpu_stats {
  * regs[7] (sp), or stack NULL: the thread has not run since its last
  * copy, which stands; state 0 runnable, else blocked (the task's
  * __state); weight the periods of the rate it stands for (1 but in a
- * late round). */
+ * late round). Weight 0 (stack NULL): the round visited the thread and
+ * took no sample of it (on a CPU, left to the cpu-clock samples, or its
+ * copy failed or was dropped). */
 typedef void (*corecap_kernel_offcpu_fn)(void *ctx, int32_t tid, uint64_t time_ns, uint32_t state,
 					 const uint64_t *regs, const unsigned char *stack,
 					 uint32_t bytes, uint32_t weight);

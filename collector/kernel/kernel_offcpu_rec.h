@@ -2,7 +2,8 @@
  * kernel_offcpu_rec.h: what kernel_offcpu.bpf.c's task iterator writes
  * to its seq_file per thread of the target not on a CPU, read by
  * kernel_offcpu.c: a struct koff_rec, then `bytes` bytes of the thread's
- * user stack from its saved stack pointer. Compiled by both sides (the
+ * user stack from its saved stack pointer; per thread visited without a
+ * sample (on a CPU, its copy failed), a koff_rec alone (KOFF_VISIT). Compiled by both sides (the
  * program with clang's BPF target, the collector with the host's): the
  * includer brings the __u32 family (vmlinux.h or <linux/types.h>).
  */
@@ -13,6 +14,7 @@
 #define KOFF_STACK_BYTES 16384 /* CORECAP_KERNEL_STACK_USER_BYTES, as the on-CPU copies */
 #define KOFF_MAGIC	 0x6f666663u /* "offc": the reader's check of its framing */
 #define KOFF_SAME	 1u	     /* flags: the thread has not run since its last copy */
+#define KOFF_VISIT	 2u	     /* flags: visited, no sample of the iterator's (no copy) */
 
 /* state: the thread's __state (0: runnable, waiting for a CPU; else
  * blocked: TASK_INTERRUPTIBLE 1, TASK_UNINTERRUPTIBLE 2, ...). */

@@ -289,6 +289,8 @@ void corecap_kernel_events_window(struct corecap_kernel_events *k, uint32_t what
 {
 	struct corecap_krec_window *w;
 
+	if (what == CORECAP_KWINDOW_START || what == CORECAP_KWINDOW_END)
+		k->window_ns[what == CORECAP_KWINDOW_END] = time_ns; /* for kernel_coverage_sum */
 	if (k->events_fd < 0)
 		return;
 	if (k->reader_running) {
@@ -359,6 +361,7 @@ int corecap_kernel_events_release(struct corecap_kernel_events *k)
 	free(k->tracked);
 	k->tracked = NULL;
 	kernel_holders_release(&k->holders);
+	kernel_coverage_release(&k->coverage);
 	free(k->stats.lost_per_cpu);
 	k->stats.lost_per_cpu = NULL;
 	k->cpus = NULL;

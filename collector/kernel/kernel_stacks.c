@@ -178,7 +178,9 @@ static int cmp_ref_time(const void *a, const void *b)
  * reads them as the ptrace sampler's (the flame graph, the wall folded
  * output, the critical path's logging share), each a thread on a CPU.
  * stop_ns is 0: no thread was stopped. A copy that cannot be read or
- * unwound even one frame is counted (oncpu_failed), not written.
+ * unwound even one frame is counted (oncpu_failed), not written. With the
+ * off-CPU rounds, each thread's samples in the window against those due
+ * to it (kernel_coverage.h).
  */
 static int unwind_oncpu(struct corecap_kernel_events *k, struct corecap_kernel_unwind *u, int raw,
 			unsigned char *stack, uint64_t *frames)
@@ -219,7 +221,13 @@ static int unwind_oncpu(struct corecap_kernel_events *k, struct corecap_kernel_u
 			fprintf(f, "%s%" PRIx64, i ? " " : "", frames[i]);
 		fputc('\n', f);
 		k->stats.oncpu_written++;
+		if (ref->event_time_ns >= k->window_ns[0] && ref->event_time_ns <= k->window_ns[1])
+			kernel_coverage_taken(&k->coverage, rs.tid);
 	}
+	if (k->wall_offcpu)
+		k->wall_coverage_known =
+			kernel_coverage_sum(&k->coverage, k->oncpu_hz, k->window_ns[0],
+					    k->window_ns[1], &k->wall_coverage);
 	if (f)
 		ret = corecap_run_file_close(f, CORECAP_RUN_WALL, &werr);
 	free(order);

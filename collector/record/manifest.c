@@ -154,6 +154,17 @@ static struct json_object *lttng(const struct corecap_lttng_session *l)
 	return o;
 }
 
+/* Either sampler's coverage per thread (util/wall_coverage.h). */
+static void coverage(struct json_object *o, const struct corecap_wall_coverage *c)
+{
+	put(o, CORECAP_MK_WALLCLOCK_THREADS_COUNTED, ju64(c->threads_counted));
+	put(o, CORECAP_MK_WALLCLOCK_THREADS_STARVED, ju64(c->threads_starved));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_SAMPLES_MIN, ju64(c->thread_samples_min));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_SAMPLES_MAX, ju64(c->thread_samples_max));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_COVERAGE_MIN_PM, ju64(c->thread_coverage_min_pm));
+	put(o, CORECAP_MK_WALLCLOCK_THREAD_COVERAGE_MAX_PM, ju64(c->thread_coverage_max_pm));
+}
+
 static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 {
 	struct json_object *o = json_object_new_object();
@@ -176,12 +187,7 @@ static struct json_object *wallclock(const struct corecap_wall_sampler *w)
 	put(o, CORECAP_MK_WALLCLOCK_SIGNALS_PASSED, ju64(w->stats.signals));
 	put(o, CORECAP_MK_WALLCLOCK_LONG_STOPS, ju64(w->stats.long_stops));
 	put(o, CORECAP_MK_WALLCLOCK_MAX_THREADS, ju64(w->stats.max_threads));
-	put(o, CORECAP_MK_WALLCLOCK_THREADS_COUNTED, ju64(w->stats.threads_counted));
-	put(o, CORECAP_MK_WALLCLOCK_THREADS_STARVED, ju64(w->stats.threads_starved));
-	put(o, CORECAP_MK_WALLCLOCK_THREAD_SAMPLES_MIN, ju64(w->stats.thread_samples_min));
-	put(o, CORECAP_MK_WALLCLOCK_THREAD_SAMPLES_MAX, ju64(w->stats.thread_samples_max));
-	put(o, CORECAP_MK_WALLCLOCK_THREAD_COVERAGE_MIN_PM, ju64(w->stats.thread_coverage_min_pm));
-	put(o, CORECAP_MK_WALLCLOCK_THREAD_COVERAGE_MAX_PM, ju64(w->stats.thread_coverage_max_pm));
+	coverage(o, &w->stats.coverage);
 	put(o, CORECAP_MK_WALLCLOCK_THREAD_STOP_NS_MAX, ju64(w->stats.thread_stop_ns_max));
 	put(o, CORECAP_MK_WALLCLOCK_HOLD_NS_MAX, ju64(w->stats.hold_ns_max));
 	put(o, CORECAP_MK_WALLCLOCK_STOP_BUDGET_NS, ju64(CORECAP_WALL_STOP_BUDGET_NS));
@@ -215,6 +221,7 @@ static struct json_object *wallclock_oncpu(const struct corecap_kernel_events *k
 	 * `rounds`: a sample stands for 1/hz s of its thread, not for a round. */
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ROUNDS, ju64(off->rounds));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_LATE_ROUNDS, ju64(off->late));
+	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_FIFO_ROUNDS, ju64(k->offcpu_fifo_rounds));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_TAKEN, ju64(off->written));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_RUNNABLE, ju64(off->runnable));
 	put(o, CORECAP_MK_WALLCLOCK_OFFCPU_ON_CPU, ju64(off->on_cpu));
@@ -228,6 +235,8 @@ static struct json_object *wallclock_oncpu(const struct corecap_kernel_events *k
 	    ju64(off->rounds ? off->round_ns_sum / off->rounds : 0));
 	put(o, CORECAP_MK_WALLCLOCK_ROUND_NS_MAX, ju64(off->round_ns_max));
 	put(o, CORECAP_MK_WALLCLOCK_ROUND_CPU_NS, ju64(off->cpu_ns));
+	if (k->wall_coverage_known)
+		coverage(o, &k->wall_coverage);
 	return o;
 }
 

@@ -194,23 +194,10 @@ static void not_slow(struct corecap_wall_sampler *ws, struct corecap_wall_thread
 static void account_thread(struct corecap_wall_sampler *ws, const struct corecap_wall_thread *th)
 {
 	struct corecap_wall_stats *st = &ws->stats;
-	uint64_t pm;
 
 	if (th->stop_total_ns > st->thread_stop_ns_max)
 		st->thread_stop_ns_max = th->stop_total_ns;
-	if (th->due < CORECAP_WALL_STARVED_MIN_DUE)
-		return;
-	pm = th->taken * 1000 / th->due;
-	if (!st->threads_counted || th->taken < st->thread_samples_min)
-		st->thread_samples_min = th->taken;
-	if (th->taken > st->thread_samples_max)
-		st->thread_samples_max = th->taken;
-	if (!st->threads_counted || pm < st->thread_coverage_min_pm)
-		st->thread_coverage_min_pm = pm;
-	if (pm > st->thread_coverage_max_pm)
-		st->thread_coverage_max_pm = pm;
-	st->threads_counted++;
-	st->threads_starved += th->taken == 0;
+	corecap_wall_coverage_add(&st->coverage, th->due, th->taken);
 }
 
 /* Marks the thread gone; the slot is reclaimed at the next tick (indices stay put mid-round). */
@@ -787,7 +774,7 @@ static void warn_behind(const struct corecap_wall_sampler *ws)
 {
 	const struct corecap_wall_stats *st = &ws->stats;
 
-	if (!st->due || (st->samples * 10 >= st->due * 9 && !st->threads_starved))
+	if (!st->due || (st->samples * 10 >= st->due * 9 && !st->coverage.threads_starved))
 		return;
 	/* "wall N samples": the words the progress line counts them in. */
 	corecap_warn(
@@ -800,7 +787,7 @@ static void warn_behind(const struct corecap_wall_sampler *ws)
 		(unsigned long long)st->skipped, (unsigned long long)st->late_rounds,
 		(unsigned long long)st->lost_rounds, (unsigned long long)st->abandoned,
 		(unsigned long long)(CORECAP_WALL_STOP_BUDGET_NS / 1000000),
-		(unsigned long long)st->rationed, (unsigned long long)st->threads_starved);
+		(unsigned long long)st->rationed, (unsigned long long)st->coverage.threads_starved);
 }
 
 int corecap_wall_sampler_detach(struct corecap_wall_sampler *ws, unsigned timeout_ms)

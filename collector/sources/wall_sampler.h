@@ -45,6 +45,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "util/wall_coverage.h"
 #include "vdso_unwind.h"
 
 struct corecap_run_dir;
@@ -81,8 +82,6 @@ struct corecap_wall_thread;
  * on a daemon of fewer threads (corecap_wall_slots()).
  */
 #define CORECAP_WALL_MAX_IN_FLIGHT 4u
-/* A thread due this many samples or more that got none is counted starved. */
-#define CORECAP_WALL_STARVED_MIN_DUE 5u
 #define CORECAP_WALL_LONG_STOP_NS    100000000ull /* 100 ms: a sample held far too long */
 
 /*
@@ -143,17 +142,8 @@ struct corecap_wall_stats {
 	uint64_t signals;	/* signal-delivery-stops passed on to the daemon */
 	uint64_t long_stops; /* samples that held their thread CORECAP_WALL_LONG_STOP_NS or more */
 	size_t max_threads;
-	/* Per thread, over the threads due CORECAP_WALL_STARVED_MIN_DUE samples or more: */
-	uint64_t threads_counted; /* how many */
-	uint64_t threads_starved; /* of them, those that got no sample */
-	uint64_t thread_samples_min;
-	uint64_t thread_samples_max;
-	/*
-	 * Each thread's samples taken per mille of those due to it: the
-	 * lowest and the highest. Apart, the wall flame graph draws the
-	 * first thread narrower than the second for the same time.
-	 */
-	uint64_t thread_coverage_min_pm, thread_coverage_max_pm;
+	/* Per thread, over the threads due CORECAP_WALL_STARVED_MIN_DUE samples or more. */
+	struct corecap_wall_coverage coverage;
 	uint64_t thread_stop_ns_max; /* the most time one thread spent in our stops */
 	/* The longest from a stop's report to its PTRACE_CONT: the part of a
 	 * stop the sampler decides (stop_ns_* count from the interrupt, and

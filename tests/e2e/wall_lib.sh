@@ -43,6 +43,51 @@ expect_unharmed() {
 	expect_eq "wallshare is detached" 0 "$(awk '/^TracerPid:/ { print $2 }' "/proc/$WS_PID/status" 2>/dev/null)"
 }
 
+# expect_coverage_warning RUN FLAME_ERR: the uneven-coverage warning on a
+# run whose threads were covered evenly, and its bound on copies of the
+# run: `flame` (its standard error in FLAME_ERR), `report`, its JSON and
+# its HTML do not call the run's coverage uneven; on copies whose manifest
+# says the coverage was uneven by 20% (the lowest coverage 80% of the
+# highest) they do not either, and by more they do, in each of them.
+expect_coverage_warning() {
+	local run=$1 uneven="the wall-clock sampler covered its threads unevenly"
+	expect_eq "flame does not call the coverage uneven" 0 "$(grep -c "$uneven" "$2")"
+	"$CORECAP" report "$run" >"$WORK/report.txt" 2>/dev/null
+	"$CORECAP" report --json "$run" >"$WORK/report.json" 2>/dev/null
+	"$CORECAP" html "$run" -o "$WORK/report.html" 2>/dev/null
+	expect_eq "nor do the report, its JSON and its HTML" 0 \
+		"$(cat "$WORK/report.txt" "$WORK/report.json" "$WORK/report.html" | grep -c "$uneven")"
+	_coverage_copy "$run" at20 720 900
+	expect_eq "uneven by 20% (72.0% and 90.0%): no warning anywhere" 0 \
+		"$(cat "$WORK/at20.txt" "$WORK/at20.json" "$WORK/at20.html" "$WORK/at20.flame.err" | grep -c "$uneven")"
+	_coverage_copy "$run" over20 719 900
+	expect_true "uneven by more (71.9% and 90.0%): the report says so" \
+		grep -qF "$uneven: one got 71.9% of the samples due to it, another 90.0%" "$WORK/over20.txt"
+	expect_eq "... its JSON quality.warnings" 1 "$(json "$WORK/over20.json" \
+		"sum(1 for x in d['quality']['warnings'] if x.startswith('$uneven: one got 71.9%'))")"
+	expect_true "... its HTML" grep -qF "$uneven: one got 71.9%" "$WORK/over20.html"
+	expect_true "... and flame" grep -qF "$uneven: one got 71.9%" "$WORK/over20.flame.err"
+	rm -rf "$WORK/at20" "$WORK/over20" # forged: not runs for e2e_check_runs
+}
+
+# _coverage_copy RUN NAME MIN_PM MAX_PM: a copy of RUN as $WORK/NAME whose
+# manifest says its threads' coverage ranged from MIN_PM to MAX_PM per
+# mille, and its report (text, JSON, HTML) and flame's standard error.
+_coverage_copy() {
+	cp -a "$1" "$WORK/$2"
+	python3 - "$WORK/$2/manifest.json" "$3" "$4" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["wallclock"]["thread_coverage_min_pm"] = int(sys.argv[2])
+m["wallclock"]["thread_coverage_max_pm"] = int(sys.argv[3])
+json.dump(m, open(sys.argv[1], "w"))
+PY
+	"$CORECAP" report "$WORK/$2" >"$WORK/$2.txt" 2>/dev/null
+	"$CORECAP" report --json "$WORK/$2" >"$WORK/$2.json" 2>/dev/null
+	"$CORECAP" html "$WORK/$2" -o "$WORK/$2.html" 2>/dev/null
+	"$CORECAP" flame "$WORK/$2" --kind wall >/dev/null 2>"$WORK/$2.flame.err"
+}
+
 # wall_shares RUN FOLDED: one line per thread (the folded stacks' root
 # frame): its name, its samples, and for each phase (spin_until,
 # sleep_until, futex_wait_until, futex_wait_woken, main_wait, other: the

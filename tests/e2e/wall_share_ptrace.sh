@@ -49,44 +49,7 @@ duty_wait=$(awk '$1 == "ws-duty" { print $10 }' "$WORK/shares")
 [ "$(calc "${duty_wait:-1} <= 0.05")" = 1 ] ||
 	skip "ws-duty waited for its CPU $duty_wait of the window (over 0.05): its phases' known shares moved"
 
-expect_eq "flame does not call the coverage uneven" 0 "$(grep -c 'covered its threads unevenly' "$WORK/flame.err")"
-
-uneven="the wall-clock sampler covered its threads unevenly"
-"$CORECAP" report "$run" >"$WORK/report.txt" 2>/dev/null
-"$CORECAP" report --json "$run" >"$WORK/report.json" 2>/dev/null
-"$CORECAP" html "$run" -o "$WORK/report.html" 2>/dev/null
-expect_eq "nor do the report, its JSON and its HTML" 0 \
-	"$(cat "$WORK/report.txt" "$WORK/report.json" "$WORK/report.html" | grep -c "$uneven")"
-
-# The warning's bound, on copies of the run: uneven by 20% (the lowest
-# coverage 80% of the highest) is not warned of; by more, it is, in the
-# report, its JSON quality.warnings, its HTML and flame.
-# coverage_copy NAME MIN_PM MAX_PM
-coverage_copy() {
-	cp -a "$run" "$WORK/$1"
-	python3 - "$WORK/$1/manifest.json" "$2" "$3" <<'PY'
-import json, sys
-m = json.load(open(sys.argv[1]))
-m["wallclock"]["thread_coverage_min_pm"] = int(sys.argv[2])
-m["wallclock"]["thread_coverage_max_pm"] = int(sys.argv[3])
-json.dump(m, open(sys.argv[1], "w"))
-PY
-	"$CORECAP" report "$WORK/$1" >"$WORK/$1.txt" 2>/dev/null
-	"$CORECAP" report --json "$WORK/$1" >"$WORK/$1.json" 2>/dev/null
-	"$CORECAP" html "$WORK/$1" -o "$WORK/$1.html" 2>/dev/null
-	"$CORECAP" flame "$WORK/$1" --kind wall >/dev/null 2>"$WORK/$1.flame.err"
-}
-coverage_copy at20 720 900
-expect_eq "uneven by 20% (72.0% and 90.0%): no warning anywhere" 0 \
-	"$(cat "$WORK/at20.txt" "$WORK/at20.json" "$WORK/at20.html" "$WORK/at20.flame.err" | grep -c "$uneven")"
-coverage_copy over20 719 900
-expect_true "uneven by more (71.9% and 90.0%): the report says so" \
-	grep -qF "$uneven: one got 71.9% of the samples due to it, another 90.0%" "$WORK/over20.txt"
-expect_eq "... its JSON quality.warnings" 1 "$(json "$WORK/over20.json" \
-	"sum(1 for x in d['quality']['warnings'] if x.startswith('$uneven: one got 71.9%'))")"
-expect_true "... its HTML" grep -qF "$uneven: one got 71.9%" "$WORK/over20.html"
-expect_true "... and flame" grep -qF "$uneven: one got 71.9%" "$WORK/over20.flame.err"
-rm -rf "$WORK/at20" "$WORK/over20" # forged: not runs for e2e_check_runs
+expect_coverage_warning "$run" "$WORK/flame.err"
 
 # check THREAD PHASE_COLUMN KNOWN
 mean=$(awk '{ s += $2; n++ } END { print n == 5 ? s / n : 0 }' "$WORK/shares")

@@ -204,12 +204,12 @@ static void fill(struct sources *s, struct corecap_manifest *m)
 						    .signals = 8,
 						    .long_stops = 9,
 						    .max_threads = 18,
-						    .threads_counted = 17,
-						    .threads_starved = 1,
-						    .thread_samples_min = 200,
-						    .thread_samples_max = 250,
-						    .thread_coverage_min_pm = 800,
-						    .thread_coverage_max_pm = 1000,
+						    .coverage = {.threads_counted = 17,
+								 .threads_starved = 1,
+								 .thread_samples_min = 200,
+								 .thread_samples_max = 250,
+								 .thread_coverage_min_pm = 800,
+								 .thread_coverage_max_pm = 1000},
 						    .thread_stop_ns_max = 30000000,
 						    .hold_ns_max = 2000000,
 						    .stop_ns_median = 60000,
@@ -462,6 +462,25 @@ START_TEST(the_kernel_oncpu_sampler_reads_back)
 	ck_assert(!r.wall_oncpu_only);
 	/* No `rounds`: the OpTracker categories take a sample for 1/hz s. */
 	ck_assert_uint_eq(r.wall_rounds, 0);
+	/* No coverage per thread unless it was counted (unknown, not zero). */
+	ck_assert(!r.has_wall_coverage);
+	corecap_manifest_release(&r);
+	/* Counted: the same keys as the ptrace sampler's, for the same warning. */
+	s->kernel.wall_coverage_known = true;
+	s->kernel.wall_coverage = (struct corecap_wall_coverage){.threads_counted = 5,
+								 .threads_starved = 0,
+								 .thread_samples_min = 310,
+								 .thread_samples_max = 402,
+								 .thread_coverage_min_pm = 770,
+								 .thread_coverage_max_pm = 1002};
+	write_manifest(&m, "offcpu-coverage", dir, sizeof(dir), false);
+	read_back(dir, &r);
+	ck_assert(r.has_wall_coverage);
+	ck_assert_uint_eq(r.wall_coverage_min_pm, 770);
+	ck_assert_uint_eq(r.wall_coverage_max_pm, 1002);
+	ck_assert(r.has_wall_starved);
+	ck_assert_uint_eq(r.wall_threads_counted, 5);
+	ck_assert(!r.has_wall_due); /* the report's fell-behind warning reads the ptrace sampler's */
 	corecap_manifest_release(&r);
 	free(s);
 }

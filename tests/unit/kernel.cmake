@@ -5,3 +5,10 @@ corecap_check_test(check_collector_tp_format
 	LIBS corecap-collector)
 target_include_directories(check_collector_tp_format PRIVATE ${PROJECT_SOURCE_DIR}/collector)
 set_tests_properties(unit.check_collector_tp_format PROPERTIES LABELS "unit;collector;kernel")
+
+# The kernel wall-clock sampler's coverage per thread (collector/kernel/kernel_coverage.c).
+corecap_check_test(check_collector_kernel_coverage
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_kernel_coverage.c
+	LIBS corecap-collector)
+target_include_directories(check_collector_kernel_coverage PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+set_tests_properties(unit.check_collector_kernel_coverage PROPERTIES LABELS "unit;collector;kernel")

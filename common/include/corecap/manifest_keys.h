@@ -233,6 +233,8 @@
 	X(WALLCLOCK_OFFCPU_ROUNDS, WALLCLOCK, "offcpu_rounds", 0)                                  \
 	/* offcpu-iter: rounds a whole period late or more */                                      \
 	X(WALLCLOCK_OFFCPU_LATE_ROUNDS, WALLCLOCK, "offcpu_late_rounds", 0)                        \
+	/* offcpu-iter: rounds that waited at SCHED_FIFO (began at their due time) */              \
+	X(WALLCLOCK_OFFCPU_FIFO_ROUNDS, WALLCLOCK, "offcpu_fifo_rounds", 0)                        \
 	/* offcpu-iter: of taken, the iterator's copies (off a CPU) */                             \
 	X(WALLCLOCK_OFFCPU_TAKEN, WALLCLOCK, "offcpu_taken", 0)                                    \
 	/* offcpu-iter: of those, of threads runnable */                                           \
