@@ -150,7 +150,7 @@ static int split_daemon(struct hosts_build *hb, const struct op_table *t,
 	corecap_client_split_acc_release(&acc);
 	row->has_split = ret == 0 && row->split.matched > 0;
 	if (!row->has_split)
-		row->why_split_not = t->n_client ? "none of its ops is in client-ops.tsv"
+		row->why_split_not = t->n_client ? "none of its ops is in " CORECAP_RUN_CLIENT_OPS
 						 : "its daemon named no op by its client's id";
 	hb->view.client.matched += row->split.matched;
 	return ret;

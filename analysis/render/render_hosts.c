@@ -18,6 +18,8 @@
 
 #include <json-c/json.h>
 
+#include <corecap/run_format.h>
+
 #include "html_escape.h"
 #include "html_report.h"
 #include "multi_report.h"
@@ -139,7 +141,9 @@ static void split_rows(const struct hosts_split_row *row, FILE *out)
 		"", sp->net_out_negative, sp->net_back_negative, sp->client_below_daemon,
 		sp->drift_over_bound, (double)sp->max_drift_err_ns / 1e3);
 	if (row->client_unmatched)
-		fprintf(out, "  %-10s %zu of its %zu client-named ops are not in client-ops.tsv\n",
+		fprintf(out,
+			"  %-10s %zu of its %zu client-named ops are not in " CORECAP_RUN_CLIENT_OPS
+			"\n",
 			"", row->client_unmatched, row->client_named);
 }
 
@@ -150,12 +154,13 @@ static void clients_text(const struct hosts_report *m, FILE *out)
 
 	if (!c->present) {
 		fprintf(out,
-			"\nCLIENTS    no client-ops.tsv: the benchmark recorded no op "
+			"\nCLIENTS    no " CORECAP_RUN_CLIENT_OPS ": the benchmark recorded no op "
 			"(refbench does, through CORECAP_CLIENT_OPS); no client latency split\n");
 		return;
 	}
 	fprintf(out,
-		"\nCLIENTS    %zu ops the benchmark recorded (client-ops.tsv), %zu matched with "
+		"\nCLIENTS    %zu ops the benchmark recorded (" CORECAP_RUN_CLIENT_OPS
+		"), %zu matched with "
 		"their daemon's op by id\n",
 		c->n, c->matched);
 	if (c->bad || c->over_cap || c->duplicates || c->daemon_over_cap)
