@@ -524,7 +524,9 @@ static int cmp_index(const void *a, const void *b)
  * those listed since the last call, not every thread. */
 static void flush_runs(struct critical_path *cp)
 {
-	qsort(cp->open_runs, cp->n_open_runs, sizeof(*cp->open_runs), cmp_index);
+	/* With none listed yet open_runs may be NULL, which qsort may not take. */
+	if (cp->n_open_runs > 1)
+		qsort(cp->open_runs, cp->n_open_runs, sizeof(*cp->open_runs), cmp_index);
 	for (size_t i = 0; i < cp->n_open_runs; i++) {
 		struct cp_thread *th = cp->all[cp->open_runs[i]];
 
