@@ -256,15 +256,15 @@ static int split_host(struct hosts_build *hb, size_t i, const struct client_ops 
 	corecap_hosts_align_init(&a, s->h);
 	ret = refine_clock(hb, i, c, by_id, &a);
 	for (size_t k = 0; k < n && !ret; k++) {
-		const struct report_build *b = s->multi ? &hb->mb[i].b[k] : &hb->b[i];
+		const struct op_table *t = host_ops(hb, i, k);
 		struct hosts_split_row *row = &hc->rows[hc->n_rows];
 
-		if (s->multi && !s->multi->s[k].r)
+		if (!t)
 			continue;
 		*row = (struct hosts_split_row){.h = s->h,
 						.pid = s->multi ? s->multi->s[k].d->pid : 0};
 		hc->n_rows++;
-		ret = split_daemon(hb, &b->model.ops, row, c, by_id, &a);
+		ret = split_daemon(hb, t, row, c, by_id, &a);
 	}
 	return ret;
 }
