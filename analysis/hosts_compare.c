@@ -174,35 +174,38 @@ static char *host_arg(const char *run, const char *name)
 	return asprintf(&out, "%s:%s", run, name) < 0 ? NULL : out;
 }
 
+/* Why a comparison is not made, when a side has no report (why[s] says why), or NULL. */
+static const char *not_analysed(const struct report *const r[2], const char *const why[2],
+				char *buf, size_t len)
+{
+	if (r[0] && r[1])
+		return NULL;
+	if (!r[0] && !r[1])
+		snprintf(buf, len, "not analysed in A (%s) nor in B (%s)", why[0], why[1]);
+	else
+		snprintf(buf, len, "not analysed in %s: %s", r[0] ? "B" : "A",
+			 r[0] ? why[1] : why[0]);
+	return buf;
+}
+
 /* Why host i of A and j of B are not compared whole (one side not analysed), or NULL. */
 static const char *why_not(const struct hosts_compare *c, int i, int j, char *buf, size_t len)
 {
 	const struct hosts_section *a = &c->v[0]->s[i], *b = &c->v[1]->s[j];
+	const struct report *const r[2] = {a->r, b->r};
+	const char *const why[2] = {a->why_not, b->why_not};
 
-	if (c->hd[i].by_daemon || (a->r && b->r))
-		return NULL;
-	if (!a->r && !b->r)
-		snprintf(buf, len, "not analysed in A (%s) nor in B (%s)", a->why_not, b->why_not);
-	else
-		snprintf(buf, len, "not analysed in %s: %s", a->r ? "B" : "A",
-			 a->r ? b->why_not : a->why_not);
-	return buf;
+	return c->hd[i].by_daemon ? NULL : not_analysed(r, why, buf, len);
 }
 
 /* Why pair k of host i's daemons is not compared (a side not analysed), or NULL. */
 static const char *pair_why_not(const struct host_daemons *hd, size_t k, char *buf, size_t len)
 {
 	const struct daemon_pair *pr = &hd->pairing.pairs[k];
-	const char *why[2] = {hd->why[0][pr->a], hd->why[1][pr->b]};
+	const struct report *const r[2] = {hd->r[0][pr->a], hd->r[1][pr->b]};
+	const char *const why[2] = {hd->why[0][pr->a], hd->why[1][pr->b]};
 
-	if (hd->r[0][pr->a] && hd->r[1][pr->b])
-		return NULL;
-	if (!hd->r[0][pr->a] && !hd->r[1][pr->b])
-		snprintf(buf, len, "not analysed in A (%s) nor in B (%s)", why[0], why[1]);
-	else
-		snprintf(buf, len, "not analysed in %s: %s", hd->r[0][pr->a] ? "B" : "A",
-			 hd->r[0][pr->a] ? why[1] : why[0]);
-	return buf;
+	return not_analysed(r, why, buf, len);
 }
 
 /*
