@@ -825,8 +825,8 @@ int corecap_hosts_compare(const char *const run[2], const char *symfs, const str
 		ret = corecap_hosts_build(&c.hb[s], run[s], symfs, ro, &c.v[s]);
 		c.built[s] = true;
 	}
-	if (!ret)
-		ret = pair_daemons(&c);
+	if (!ret && (ret = pair_daemons(&c)))
+		corecap_error("cannot pair the hosts' daemons: %s", strerror(-ret));
 	if (!ret) {
 		system_rows(&c);
 		ret = format == HOSTS_COMPARE_JSON   ? render_json(&c, out)
