@@ -206,8 +206,12 @@ if [ -e /proc/net/if_inet6 ] && python3 -c 'import socket; socket.socket(socket.
 	expect_eq "net6://[::1]: the run complete, each host's trace via relayd" "complete relayd relayd" \
 		"$(json v6run/manifest.json 'd["status"], d["hosts"][0].get("trace_via"), d["hosts"][1].get("trace_via")' | tr -d "(),'")"
 	expect_eq "net6://[::1]: its connections came from ::1" "::1" "$(cat v6run.peers)"
+	# Its ops as the report counts them are the trace's op end events, and
+	# some (how many the load made varies with the machine's: not checked).
 	"$CORECAP" report --json v6run/hosts/b >v6b.json 2>/dev/null || true
-	expect_calc "net6://[::1]: host b's trace has the benchmark's ops" "$(json v6b.json 'd["ops"]["count"]') > 50"
+	ops=$(json v6b.json 'd["ops"]["count"]')
+	expect_calc "net6://[::1]: host b's trace has the benchmark's ops ($ops)" "$ops > 0"
+	expect_eq "net6://[::1]: its op end events (babeltrace2) are the ops the report counts" "$ops" "$(op_ends v6run/hosts/b/trace)"
 	expect_true "net6://[::1]: no relayd left running" relayd_gone v6run.err
 	# Without --relayd-url, hosts whose ssh connection came over IPv6 (the
 	# first word of SSH_CONNECTION, given to their remote shell here): each
