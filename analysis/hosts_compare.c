@@ -11,9 +11,11 @@
 
 #include "compare_diff.h"
 #include "compare_render.h"
+#include "daemon_pairing.h"
 #include "pass/hosts_build.h"
 #include "read/hosts_run.h"
 #include "render/html_escape.h"
+#include "render/multi_report.h"
 #include "render/render_common.h"
 
 /* "b, c" (at most len - 1 bytes; "..." when cut): the hosts of a run. */
@@ -58,6 +60,21 @@ int corecap_hosts_compare_kinds(const char *const run[2])
 	return -EINVAL;
 }
 
+/*
+ * A host of both runs that either run holds several daemons of: each
+ * run's daemons (a host of one daemon: that one), their reports (NULL:
+ * not analysed, why) and how they pair (daemon_pairing.h).
+ */
+struct host_daemons {
+	bool by_daemon; /* false: the host is compared whole, or not at all */
+	bool multi[2];	/* named RUN:HOST:PID (a host of several daemons) or RUN:HOST */
+	size_t n[2];
+	struct daemon_ident *id[2];
+	const struct report **r[2];
+	const char **why[2];
+	struct daemon_pairing pairing;
+};
+
 /* Both runs built, and what the system's comparison needs. */
 struct hosts_compare {
 	const char *const *run;
@@ -65,6 +82,7 @@ struct hosts_compare {
 	const struct hosts_report *v[2];
 	bool built[2];
 	struct compare_row row[3]; /* headroom, ops/s, hosts without a headroom */
+	struct host_daemons *hd;   /* per host of A */
 };
 
 static const struct diagnosis *cap_of(const struct hosts_report *v)
@@ -156,30 +174,135 @@ static char *host_arg(const char *run, const char *name)
 	return asprintf(&out, "%s:%s", run, name) < 0 ? NULL : out;
 }
 
-/* Why host i of A and j of B are not compared (one side not analysed), or NULL. */
+/* Why a comparison is not made, when a side has no report (why[s] says why), or NULL. */
+static const char *not_analysed(const struct report *const r[2], const char *const why[2],
+				char *buf, size_t len)
+{
+	if (r[0] && r[1])
+		return NULL;
+	if (!r[0] && !r[1])
+		snprintf(buf, len, "not analysed in A (%s) nor in B (%s)", why[0], why[1]);
+	else
+		snprintf(buf, len, "not analysed in %s: %s", r[0] ? "B" : "A",
+			 r[0] ? why[1] : why[0]);
+	return buf;
+}
+
+/* Why host i of A and j of B are not compared whole (one side not analysed), or NULL. */
 static const char *why_not(const struct hosts_compare *c, int i, int j, char *buf, size_t len)
 {
 	const struct hosts_section *a = &c->v[0]->s[i], *b = &c->v[1]->s[j];
+	const struct report *const r[2] = {a->r, b->r};
+	const char *const why[2] = {a->why_not, b->why_not};
 
-	if (a->multi || b->multi) {
-		/* One daemon's report against another's would hide the host's others. */
-		snprintf(buf, len,
-			 "a host of several daemons in %s: compare them one by one, "
-			 "`corecap compare A:%s:PID B:%s:PID`",
-			 a->multi && b->multi ? "A and B"
-			 : a->multi	      ? "A"
-					      : "B",
-			 a->h->name, b->h->name);
-		return buf;
+	return c->hd[i].by_daemon ? NULL : not_analysed(r, why, buf, len);
+}
+
+/* Why pair k of host i's daemons is not compared (a side not analysed), or NULL. */
+static const char *pair_why_not(const struct host_daemons *hd, size_t k, char *buf, size_t len)
+{
+	const struct daemon_pair *pr = &hd->pairing.pairs[k];
+	const struct report *const r[2] = {hd->r[0][pr->a], hd->r[1][pr->b]};
+	const char *const why[2] = {hd->why[0][pr->a], hd->why[1][pr->b]};
+
+	return not_analysed(r, why, buf, len);
+}
+
+/*
+ * Run s's side of a host's daemons: its run of several daemons' daemons,
+ * or its one daemon, as the host's entry names it. 0; -ENODATA when the
+ * host's run could not be read at all (it is then said not analysed,
+ * whole); -ENOMEM.
+ */
+static int side_daemons(struct host_daemons *hd, int s, const struct hosts_section *h)
+{
+	size_t n = h->multi ? h->multi->n : 1;
+
+	if (!h->multi && !h->r)
+		return -ENODATA;
+	hd->multi[s] = h->multi != NULL;
+	hd->id[s] = calloc(n, sizeof(*hd->id[s]));
+	hd->r[s] = calloc(n, sizeof(*hd->r[s]));
+	hd->why[s] = calloc(n, sizeof(*hd->why[s]));
+	if (!hd->id[s] || !hd->r[s] || !hd->why[s])
+		return -ENOMEM;
+	hd->n[s] = n;
+	for (size_t k = 0; k < n; k++) {
+		const struct multi_section *m = h->multi ? &h->multi->s[k] : NULL;
+
+		hd->id[s][k] = m ? (struct daemon_ident){m->d->pid, m->d->comm, m->d->ceph_osd_id}
+				 : (struct daemon_ident){h->h->pid, h->h->comm, -1};
+		hd->r[s][k] = m ? m->r : h->r;
+		hd->why[s][k] = m ? m->why_not : h->why_not;
 	}
-	if (a->r && b->r)
-		return NULL;
-	if (!a->r && !b->r)
-		snprintf(buf, len, "not analysed in A (%s) nor in B (%s)", a->why_not, b->why_not);
+	return 0;
+}
+
+static void host_daemons_release(struct host_daemons *hd)
+{
+	for (int s = 0; s < 2; s++) {
+		free(hd->id[s]);
+		free(hd->r[s]);
+		free(hd->why[s]);
+	}
+	corecap_daemon_pairing_release(&hd->pairing);
+}
+
+/*
+ * Each host of both runs that either holds several daemons of: its
+ * daemons paired (daemon_pairing.h), to be compared pair by pair. 0, or
+ * -ENOMEM.
+ */
+static int pair_daemons(struct hosts_compare *c)
+{
+	int ret = 0;
+
+	c->hd = calloc(c->v[0]->n + 1, sizeof(*c->hd));
+	if (!c->hd)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->v[0]->n && !ret; i++) {
+		struct host_daemons *hd = &c->hd[i];
+		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
+		const struct hosts_section *h[2] = {&c->v[0]->s[i], j >= 0 ? &c->v[1]->s[j] : NULL};
+
+		if (j < 0 || (!h[0]->multi && !h[1]->multi))
+			continue;
+		ret = side_daemons(hd, 0, h[0]);
+		if (!ret)
+			ret = side_daemons(hd, 1, h[1]);
+		if (ret == -ENODATA) {
+			host_daemons_release(hd);
+			*hd = (struct host_daemons){0};
+			ret = 0;
+			continue;
+		}
+		if (ret)
+			break;
+		ret = corecap_daemon_pairing_build(&hd->pairing, hd->id[0], hd->n[0], hd->id[1],
+						   hd->n[1]);
+		hd->by_daemon = ret == 0;
+	}
+	return ret;
+}
+
+/* "run:HOST:PID" of a host of several daemons' daemon, "run:HOST" of a host of one; malloc'd. */
+static char *daemon_arg(const char *run, const char *host, bool multi, int pid)
+{
+	char *out;
+
+	if (!multi)
+		return host_arg(run, host);
+	return asprintf(&out, "%s:%s:%d", run, host, pid) < 0 ? NULL : out;
+}
+
+/* A daemon in one run only, for the text: "PID 103 (refosd)", "PID 103 (ceph-osd, osd.2)". */
+static void daemon_label(const struct daemon_ident *id, char *buf, size_t len)
+{
+	if (id->ceph_osd_id >= 0)
+		snprintf(buf, len, "PID %d (%s, osd.%d)", id->pid, id->comm ? id->comm : "?",
+			 id->ceph_osd_id);
 	else
-		snprintf(buf, len, "not analysed in %s: %s", a->r ? "B" : "A",
-			 a->r ? b->why_not : a->why_not);
-	return buf;
+		snprintf(buf, len, "PID %d (%s)", id->pid, id->comm ? id->comm : "?");
 }
 
 static void system_text(const struct hosts_compare *c, FILE *out)
@@ -211,7 +334,74 @@ static void system_text(const struct hosts_compare *c, FILE *out)
 		corecap_compare_render_row(&c->row[k], "unknown", out);
 }
 
-/* The hosts: compared below, not compared (why), in one run only. */
+/* Whether host i of A is compared below: whole, or at least one pair of its daemons. */
+static bool compared_below(const struct hosts_compare *c, size_t i)
+{
+	const struct host_daemons *hd = &c->hd[i];
+	int j = host_index(c->v[1], c->v[0]->s[i].h->name);
+	char why[600];
+
+	if (j < 0)
+		return false;
+	if (!hd->by_daemon)
+		return !why_not(c, (int)i, j, why, sizeof(why));
+	for (size_t k = 0; k < hd->pairing.n_pairs; k++)
+		if (!pair_why_not(hd, k, why, sizeof(why)))
+			return true;
+	return false;
+}
+
+/* Pair k of host i's daemons: each side's name, as `corecap compare` is given it (malloc'd). */
+static int pair_args(const struct hosts_compare *c, size_t i, size_t k, char *arg[2])
+{
+	const struct host_daemons *hd = &c->hd[i];
+	const struct daemon_pair *pr = &hd->pairing.pairs[k];
+	const char *name = c->v[0]->s[i].h->name;
+
+	arg[0] = daemon_arg(c->run[0], name, hd->multi[0], hd->id[0][pr->a].pid);
+	arg[1] = daemon_arg(c->run[1], name, hd->multi[1], hd->id[1][pr->b].pid);
+	return arg[0] && arg[1] ? 0 : -ENOMEM;
+}
+
+/* Host i's daemons, paired: each pair (how, or why not compared), then each run's left. */
+static void daemons_text(const struct hosts_compare *c, size_t i, FILE *out)
+{
+	const struct host_daemons *hd = &c->hd[i];
+	const char *name = c->v[0]->s[i].h->name;
+	char why[600], note[256], label[160];
+
+	fprintf(out,
+		"           %s: daemon by daemon, each as `corecap compare A:%s:PID B:%s:PID` "
+		"prints it:\n",
+		name, name, name);
+	for (size_t k = 0; k < hd->pairing.n_pairs; k++) {
+		const struct daemon_pair *pr = &hd->pairing.pairs[k];
+		char *arg[2];
+
+		if (pair_args(c, i, k, arg) == 0) {
+			corecap_daemon_pair_note(pr, &hd->id[0][pr->a], &hd->id[1][pr->b], note,
+						 sizeof(note));
+			fprintf(out, "             %s with %s: %s", arg[0], arg[1], note);
+			if (pair_why_not(hd, k, why, sizeof(why)))
+				fprintf(out, "; not compared: %s", why);
+			fputc('\n', out);
+		}
+		free(arg[0]);
+		free(arg[1]);
+	}
+	for (int s = 0; s < 2; s++) {
+		if (!hd->pairing.n_only[s])
+			continue;
+		fprintf(out, "             only in %c:", 'A' + s);
+		for (size_t k = 0; k < hd->pairing.n_only[s]; k++) {
+			daemon_label(&hd->id[s][hd->pairing.only[s][k]], label, sizeof(label));
+			fprintf(out, "%s %s", k ? "," : "", label);
+		}
+		fprintf(out, " (not compared)\n");
+	}
+}
+
+/* The hosts: compared below, not compared (why), daemon by daemon, in one run only. */
 static void hosts_text(const struct hosts_compare *c, FILE *out)
 {
 	char why[600];
@@ -219,17 +409,17 @@ static void hosts_text(const struct hosts_compare *c, FILE *out)
 
 	fprintf(out, "\nhosts      compared below, each as `corecap compare A:NAME B:NAME` "
 		     "prints it:");
-	for (size_t i = 0; i < c->v[0]->n; i++) {
-		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
-
-		if (j >= 0 && !why_not(c, (int)i, j, why, sizeof(why)))
-			fprintf(out, "%s %s", shown++ ? "," : "", c->v[0]->s[i].h->name);
-	}
+	for (size_t i = 0; i < c->v[0]->n; i++)
+		if (compared_below(c, i))
+			fprintf(out, "%s %s%s", shown++ ? "," : "", c->v[0]->s[i].h->name,
+				c->hd[i].by_daemon ? " (daemon by daemon)" : "");
 	fprintf(out, "%s\n", shown ? "" : " none");
 	for (size_t i = 0; i < c->v[0]->n; i++) {
 		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
 
-		if (j >= 0 && why_not(c, (int)i, j, why, sizeof(why)))
+		if (j >= 0 && c->hd[i].by_daemon)
+			daemons_text(c, i, out);
+		else if (j >= 0 && why_not(c, (int)i, j, why, sizeof(why)))
 			fprintf(out, "           %s: not compared: %s\n", c->v[0]->s[i].h->name,
 				why);
 	}
@@ -249,62 +439,126 @@ static void hosts_text(const struct hosts_compare *c, FILE *out)
 	}
 }
 
-/* Host i of A against host j of B: compare's own text, JSON object (obj) or HTML sections (html).
+/*
+ * One comparison beneath host: r[0] against r[1], named names[] (what
+ * `corecap compare` is given); note: how two daemons were paired, or NULL
+ * for a host compared whole; anchor: what tells its HTML ids apart. As
+ * compare's own text, JSON object (obj) or HTML sections (html).
  */
-static int host_compare(const struct hosts_compare *c, int i, int j, FILE *out, json_object **obj,
-			bool html)
+static int compare_one(const char *host, const struct report *const r[2],
+		       const char *const names[2], const char *note, const char *anchor, FILE *out,
+		       json_object **obj, bool html)
 {
-	const struct report *r[2] = {c->v[0]->s[i].r, c->v[1]->s[j].r};
-	const char *name = c->v[0]->s[i].h->name;
-	char *arg[2] = {host_arg(c->run[0], name), host_arg(c->run[1], name)};
-	const char *const names[2] = {arg[0], arg[1]};
 	struct compare_diff d = {0};
-	int ret = arg[0] && arg[1] ? 0 : -ENOMEM;
+	int ret = corecap_compare_diff_build(&d, r[0], r[1]);
 
-	if (!ret)
-		ret = corecap_compare_diff_build(&d, r[0], r[1]);
 	if (ret)
-		corecap_error("cannot compare host '%s': %s", name, strerror(-ret));
+		corecap_error("cannot compare '%s' with '%s': %s", names[0], names[1],
+			      strerror(-ret));
 	else if (obj)
 		ret = (*obj = corecap_compare_json(&d, names, r)) ? 0 : -ENOMEM;
 	else if (html) {
-		char id[160];
+		char id[256];
 
 		fputs("<h2 id=\"host-", out);
-		corecap_html_escape(out, name, 0);
+		corecap_html_escape(out, anchor, 0);
 		fputs("\">host ", out);
-		corecap_html_escape(out, name, 0);
+		corecap_html_escape(out, host, 0);
 		fputs(": corecap compare ", out);
 		corecap_html_escape(out, names[0], 0);
 		fputc(' ', out);
 		corecap_html_escape(out, names[1], 0);
 		fputs("</h2>\n", out);
-		snprintf(id, sizeof(id), "headline-%s", name);
+		if (note) {
+			fputs("<p class=\"paired\">paired: ", out);
+			corecap_html_escape(out, note, 0);
+			fputs("</p>\n", out);
+		}
+		snprintf(id, sizeof(id), "headline-%s", anchor);
 		corecap_compare_html_body(&d, names, r, 3, id, out);
 	} else {
-		fprintf(out, "\n======== host %s: corecap compare %s %s ========\n\n", name,
-			names[0], names[1]);
+		fprintf(out, "\n======== host %s: corecap compare %s %s ========\n", host, names[0],
+			names[1]);
+		if (note)
+			fprintf(out, "paired     %s\n", note);
+		fputc('\n', out);
 		ret = corecap_compare_render_text(&d, names, r, out);
 	}
 	corecap_compare_diff_release(&d);
+	return ret;
+}
+
+/* Host i of A against host j of B, whole: compare_one's. */
+static int host_compare(const struct hosts_compare *c, int i, int j, FILE *out, json_object **obj,
+			bool html)
+{
+	const struct report *const r[2] = {c->v[0]->s[i].r, c->v[1]->s[j].r};
+	const char *name = c->v[0]->s[i].h->name;
+	char *arg[2] = {host_arg(c->run[0], name), host_arg(c->run[1], name)};
+	const char *const names[2] = {arg[0], arg[1]};
+	int ret = arg[0] && arg[1] ? compare_one(name, r, names, NULL, name, out, obj, html)
+				   : -ENOMEM;
+
 	free(arg[0]);
 	free(arg[1]);
 	return ret;
 }
 
-static int render_text(const struct hosts_compare *c, FILE *out)
+/* Pair k of host i's daemons: compare_one's, with how they were paired. */
+static int pair_compare(const struct hosts_compare *c, size_t i, size_t k, FILE *out,
+			json_object **obj, bool html)
+{
+	const struct host_daemons *hd = &c->hd[i];
+	const struct daemon_pair *pr = &hd->pairing.pairs[k];
+	const struct report *const r[2] = {hd->r[0][pr->a], hd->r[1][pr->b]};
+	const char *name = c->v[0]->s[i].h->name;
+	char *arg[2], note[256], anchor[160];
+	int ret = pair_args(c, i, k, arg);
+
+	if (!ret) {
+		const char *const names[2] = {arg[0], arg[1]};
+
+		corecap_daemon_pair_note(pr, &hd->id[0][pr->a], &hd->id[1][pr->b], note,
+					 sizeof(note));
+		snprintf(anchor, sizeof(anchor), "%s-%d-%d", name, hd->id[0][pr->a].pid,
+			 hd->id[1][pr->b].pid);
+		ret = compare_one(name, r, names, note, anchor, out, obj, html);
+	}
+	free(arg[0]);
+	free(arg[1]);
+	return ret;
+}
+
+/* Every comparison beneath the hosts' line, in A's order: a host whole, or its daemons' pairs. */
+static int compare_all(const struct hosts_compare *c, FILE *out, bool html)
 {
 	char why[600];
 	int ret = 0;
 
-	system_text(c, out);
-	hosts_text(c, out);
 	for (size_t i = 0; i < c->v[0]->n && !ret; i++) {
 		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
 
-		if (j >= 0 && !why_not(c, (int)i, j, why, sizeof(why)))
-			ret = host_compare(c, (int)i, j, out, NULL, false);
+		if (j < 0)
+			continue;
+		if (!c->hd[i].by_daemon) {
+			if (!why_not(c, (int)i, j, why, sizeof(why)))
+				ret = host_compare(c, (int)i, j, out, NULL, html);
+			continue;
+		}
+		for (size_t k = 0; k < c->hd[i].pairing.n_pairs && !ret; k++)
+			if (!pair_why_not(&c->hd[i], k, why, sizeof(why)))
+				ret = pair_compare(c, i, k, out, NULL, html);
 	}
+	return ret;
+}
+
+static int render_text(const struct hosts_compare *c, FILE *out)
+{
+	int ret;
+
+	system_text(c, out);
+	hosts_text(c, out);
+	ret = compare_all(c, out, false);
 	if (!ret && ferror(out))
 		ret = -EIO;
 	return ret;
@@ -338,6 +592,78 @@ static json_object *names_json(const struct hosts_compare *c, int s)
 		if (host_index(c->v[1 - s], c->v[s]->s[i].h->name) < 0)
 			json_object_array_add(a, json_object_new_string(c->v[s]->s[i].h->name));
 	return a;
+}
+
+/* A daemon as the JSON names it: {name, pid, comm, ceph_osd_id}, null for what its run lacks. */
+static json_object *daemon_json(const struct hosts_compare *c, size_t i, int s, size_t k)
+{
+	const struct host_daemons *hd = &c->hd[i];
+	const struct daemon_ident *id = &hd->id[s][k];
+	char *arg = daemon_arg(c->run[s], c->v[0]->s[i].h->name, hd->multi[s], id->pid);
+	json_object *o = json_object_new_object();
+
+	if (!arg || !o) {
+		free(arg);
+		json_object_put(o);
+		return NULL;
+	}
+	json_object_object_add(o, "name", json_object_new_string(arg));
+	json_object_object_add(o, "pid", id->pid > 0 ? json_object_new_int(id->pid) : NULL);
+	json_object_object_add(
+		o, "comm",
+		id->comm && strcmp(id->comm, "?") != 0 ? json_object_new_string(id->comm) : NULL);
+	json_object_object_add(o, "ceph_osd_id",
+			       id->ceph_osd_id >= 0 ? json_object_new_int(id->ceph_osd_id) : NULL);
+	free(arg);
+	return o;
+}
+
+/*
+ * Host i's daemon keys into o: daemons[] (each pair: a, b, paired_by,
+ * note, not_compared, compare), only_a_daemons[], only_b_daemons[]; all
+ * three null for a host compared whole. 0, or a negative errno.
+ */
+static int daemons_json(const struct hosts_compare *c, size_t i, json_object *o)
+{
+	const struct host_daemons *hd = &c->hd[i];
+	json_object *pairs, *only;
+	char why[600], note[256];
+	int ret = 0;
+
+	if (!hd->by_daemon) {
+		json_object_object_add(o, "daemons", NULL);
+		json_object_object_add(o, "only_a_daemons", NULL);
+		json_object_object_add(o, "only_b_daemons", NULL);
+		return 0;
+	}
+	pairs = json_object_new_array();
+	json_object_object_add(o, "daemons", pairs);
+	for (size_t k = 0; k < hd->pairing.n_pairs && !ret; k++) {
+		const struct daemon_pair *pr = &hd->pairing.pairs[k];
+		const char *no = pair_why_not(hd, k, why, sizeof(why));
+		json_object *p = json_object_new_object(), *cmp = NULL;
+
+		if (!no)
+			ret = pair_compare(c, i, k, NULL, &cmp, false);
+		corecap_daemon_pair_note(pr, &hd->id[0][pr->a], &hd->id[1][pr->b], note,
+					 sizeof(note));
+		json_object_object_add(p, "a", daemon_json(c, i, 0, pr->a));
+		json_object_object_add(p, "b", daemon_json(c, i, 1, pr->b));
+		json_object_object_add(
+			p, "paired_by",
+			json_object_new_string(corecap_daemon_paired_by_key(pr->by)));
+		json_object_object_add(p, "note", json_object_new_string(note));
+		json_object_object_add(p, "not_compared", no ? json_object_new_string(no) : NULL);
+		json_object_object_add(p, "compare", cmp);
+		json_object_array_add(pairs, p);
+	}
+	for (int s = 0; s < 2; s++) {
+		only = json_object_new_array();
+		for (size_t k = 0; k < hd->pairing.n_only[s]; k++)
+			json_object_array_add(only, daemon_json(c, i, s, hd->pairing.only[s][k]));
+		json_object_object_add(o, s ? "only_b_daemons" : "only_a_daemons", only);
+	}
+	return ret;
 }
 
 static int render_json(const struct hosts_compare *c, FILE *out)
@@ -380,12 +706,14 @@ static int render_json(const struct hosts_compare *c, FILE *out)
 		if (j < 0)
 			continue;
 		no = why_not(c, (int)i, j, why, sizeof(why));
-		if (!no)
+		if (!no && !c->hd[i].by_daemon)
 			ret = host_compare(c, (int)i, j, out, &cmp, false);
 		o = json_object_new_object();
 		json_object_object_add(o, "name", json_object_new_string(name));
 		json_object_object_add(o, "not_compared", no ? json_object_new_string(no) : NULL);
 		json_object_object_add(o, "compare", cmp);
+		if (!ret)
+			ret = daemons_json(c, i, o);
 		json_object_array_add(hosts, o);
 	}
 	json_object_object_add(root, "hosts", hosts);
@@ -439,7 +767,7 @@ static void hosts_html(const struct hosts_compare *c, FILE *out)
 static int render_html(const struct hosts_compare *c, const struct compare_html_flame *fl,
 		       FILE *out)
 {
-	char change[512], why[600];
+	char change[512];
 	int ret = 0;
 
 	corecap_compare_html_begin(out, c->run[0], c->run[1]);
@@ -479,12 +807,7 @@ static int render_html(const struct hosts_compare *c, const struct compare_html_
 		corecap_compare_html_row(&c->row[k], out);
 	fputs("</table>\n", out);
 	hosts_html(c, out);
-	for (size_t i = 0; i < c->v[0]->n && !ret; i++) {
-		int j = host_index(c->v[1], c->v[0]->s[i].h->name);
-
-		if (j >= 0 && !why_not(c, (int)i, j, why, sizeof(why)))
-			ret = host_compare(c, (int)i, j, out, NULL, true);
-	}
+	ret = compare_all(c, out, true);
 	if (!ret && fl)
 		ret = corecap_compare_html_flame(fl, out);
 	return ret ? ret : corecap_compare_html_end(out);
@@ -502,6 +825,8 @@ int corecap_hosts_compare(const char *const run[2], const char *symfs, const str
 		ret = corecap_hosts_build(&c.hb[s], run[s], symfs, ro, &c.v[s]);
 		c.built[s] = true;
 	}
+	if (!ret && (ret = pair_daemons(&c)))
+		corecap_error("cannot pair the hosts' daemons: %s", strerror(-ret));
 	if (!ret) {
 		system_rows(&c);
 		ret = format == HOSTS_COMPARE_JSON   ? render_json(&c, out)
@@ -512,6 +837,9 @@ int corecap_hosts_compare(const char *const run[2], const char *symfs, const str
 		if (ret)
 			corecap_error("cannot write the comparison: %s", strerror(-ret));
 	}
+	for (size_t i = 0; c.hd && i < c.v[0]->n; i++)
+		host_daemons_release(&c.hd[i]);
+	free(c.hd);
 	for (int s = 0; s < 2; s++)
 		if (c.built[s])
 			corecap_hosts_build_release(&c.hb[s]);

@@ -37,6 +37,7 @@
 #include <corecap/opt_table.h>
 
 #include "host_record.h"
+#include "host_relayd.h"
 #include "host_spec.h"
 
 const char corecap_host_record_usage[] =
@@ -138,43 +139,6 @@ static pid_t find_comm(const char *comm)
 		corecap_error(
 			"%d processes named '%s' in this host's network namespace: give its PID", n,
 			comm);
-	return 0;
-}
-
-/*
- * The relayd's URL for this host's record: url as the recording host gave
- * it, "net://[ADDR]:CTRL:DATA/PATH", with an empty ADDR replaced by the
- * address this host's ssh connection came from (SSH_CONNECTION's first
- * word: the recording host as this host reaches it), or 127.0.0.1 without
- * one (a remote shell other than ssh: hosts that share the recording
- * host's LTTng session daemon, as containers and the test hosts do). 0, or
- * -EINVAL for a URL or address of other characters.
- */
-static int relayd_url(const char *url, char *out, size_t size)
-{
-	const char *ssh = getenv("SSH_CONNECTION"), *rest;
-	char addr[64] = "127.0.0.1";
-	size_t n;
-
-	if (strlen(url) > 200 || strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					     "0123456789.:/_-[]") != strlen(url))
-		return -EINVAL;
-	if (strncmp(url, "net://:", 7) != 0) {
-		if (strncmp(url, "net://", 6) != 0 && strncmp(url, "net6://", 7) != 0)
-			return -EINVAL;
-		snprintf(out, size, "%s", url);
-		return 0;
-	}
-	rest = url + 6; /* ":CTRL:DATA/PATH" */
-	if (ssh && (n = strcspn(ssh, " ")) > 0 && n < sizeof(addr) &&
-	    strspn(ssh, "0123456789abcdefABCDEF.:") == n) {
-		memcpy(addr, ssh, n);
-		addr[n] = '\0';
-	}
-	if (strchr(addr, ':'))
-		snprintf(out, size, "net6://[%s]%s", addr, rest);
-	else
-		snprintf(out, size, "net://%s%s", addr, rest);
 	return 0;
 }
 
@@ -290,7 +254,8 @@ int corecap_cmd_host_record(int argc, char **argv)
 				 optarg ? optarg : "");
 			break;
 		case 'u':
-			if (relayd_url(optarg, url_buf, sizeof(url_buf)) < 0)
+			if (corecap_relayd_url_complete(optarg, getenv("SSH_CONNECTION"), url_buf,
+							sizeof(url_buf)) < 0)
 				return corecap_usage_error(corecap_host_record_usage,
 							   "bad --relayd-url '%s'", optarg);
 			url = url_buf;

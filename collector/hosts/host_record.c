@@ -35,7 +35,8 @@
 const char corecap_record_hosts_usage[] =
 	"usage: corecap record --hosts FILE [--rsh CMD] [--corecap-path PATH] [-o DIR]\n"
 	"                      [-d SECONDS] [--force] [--record-opt OPT]...\n"
-	"                      [--relayd-url net://ADDR[:CTRL:DATA] | --no-relayd]\n"
+	"                      [--relayd-url net://IPV4[:CTRL:DATA] | net6://[IPV6][:CTRL:DATA]\n"
+	"                       | --no-relayd]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the daemons of several hosts in one window: each host of FILE\n"
@@ -113,9 +114,10 @@ static const struct corecap_opt record_hosts_options[] = {
 	CORECAP_OPT_ARG('R', 0, "record-opt", "OPT",
 			"an option for every host's record (e.g. --no-kernel)"),
 	CORECAP_OPT_STR('U', 0, "relayd-url", "URL", struct hosts_record, relayd_url,
-			"net://ADDR[:CTRL:DATA]: the address the hosts reach\n"
-			"this one by (and the relayd's ports); default: each\n"
-			"host's ssh client address, free ports"),
+			"net://IPV4[:CTRL:DATA] or net6://[IPV6][:CTRL:DATA]:\n"
+			"the address the hosts reach this one by (and the\n"
+			"relayd's ports); default: each host's ssh client\n"
+			"address, free ports"),
 	CORECAP_OPT_SET('N', 0, "no-relayd", struct hosts_record, no_relayd,
 			"the traces come over the remote shell, as the runs"),
 	CORECAP_OPT_SET('q', 'q', "quiet", struct hosts_record, quiet, "no progress"),

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -39,46 +40,102 @@ static int fail(struct corecap_relayd *d, int err, const char *fmt, ...)
 	return err;
 }
 
-/* "net://ADDR[:CTRL:DATA]", ADDR an IPv4 address: 0 or -EINVAL. */
+/* Whether addr is an IPv6 address (lttng's URLs then say net6/tcp6 and bracket it). */
+static bool is_ipv6(const char *addr)
+{
+	return strchr(addr, ':') != NULL;
+}
+
+/*
+ * "net://IPV4[:CTRL:DATA]" or "net6://[IPV6][:CTRL:DATA]", as lttng-create
+ * spells them: 0 or -EINVAL.
+ */
 static int parse_url(struct corecap_relayd *d, const char *url)
 {
-	const char *a = url + 6;
-	size_t n = strcspn(a, ":");
-	struct in_addr in;
+	bool v6 = strncmp(url, "net6://[", 8) == 0;
+	const char *a = url + (v6 ? 8 : 6);
+	size_t n = strcspn(a, v6 ? "]" : ":");
+	unsigned char in[sizeof(struct in6_addr)];
 	char rest[32];
 
-	if (strncmp(url, "net://", 6) != 0 || n == 0 || n >= sizeof(d->addr))
+	if ((!v6 && strncmp(url, "net://", 6) != 0) || n == 0 || n >= sizeof(d->addr) ||
+	    (v6 && a[n] != ']'))
 		return -EINVAL;
 	memcpy(d->addr, a, n);
 	d->addr[n] = '\0';
-	if (inet_pton(AF_INET, d->addr, &in) != 1)
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, d->addr, in) != 1)
 		return -EINVAL;
 	snprintf(d->listen, sizeof(d->listen), "%s", d->addr);
-	if (!a[n])
+	a += n + v6; /* past the address, and its bracket */
+	if (!*a)
 		return 0;
-	if (sscanf(a + n, ":%u:%u%31s", &d->ctrl_port, &d->data_port, rest) != 2 || !d->ctrl_port ||
+	if (sscanf(a, ":%u:%u%31s", &d->ctrl_port, &d->data_port, rest) != 2 || !d->ctrl_port ||
 	    d->ctrl_port > 65535 || !d->data_port || d->data_port > 65535 ||
 	    d->ctrl_port == d->data_port)
 		return -EINVAL;
 	return 0;
 }
 
+/* addr and port as a socket address of its family; its length, or 0 for a bad address. */
+static socklen_t sock_addr(const char *addr, unsigned port, struct sockaddr_storage *ss)
+{
+	memset(ss, 0, sizeof(*ss));
+	if (is_ipv6(addr)) {
+		struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons((uint16_t)port);
+		return inet_pton(AF_INET6, addr, &sin6->sin6_addr) == 1 ? sizeof(*sin6) : 0;
+	}
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, addr, &sin->sin_addr) == 1 ? sizeof(*sin) : 0;
+}
+
 /* A free TCP port on addr (bound, then closed: the relayd takes it next), or 0. */
 static unsigned free_port(const char *addr)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_storage ss;
+	socklen_t len = sock_addr(addr, 0, &ss);
+	int fd = len ? socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0) : -1;
 	unsigned port = 0;
 
 	if (fd < 0)
 		return 0;
-	if (inet_pton(AF_INET, addr, &sin.sin_addr) == 1 &&
-	    bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&sin, &len) == 0)
-		port = ntohs(sin.sin_port);
+	if (bind(fd, (struct sockaddr *)&ss, len) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&ss, &len) == 0)
+		port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						      : ((struct sockaddr_in *)&ss)->sin_port);
 	close(fd);
 	return port;
+}
+
+/*
+ * Where the relayd listens without --relayd-url: every address of both
+ * families ("::", which takes IPv4 too when net.ipv6.bindv6only is 0 and
+ * the kernel has IPv6), so that a host whose ssh connection came over
+ * IPv6 reaches it as one over IPv4 does; else every IPv4 address.
+ */
+static const char *listen_any(void)
+{
+	char v = 0;
+	int fd = open("/proc/sys/net/ipv6/bindv6only", O_RDONLY | O_CLOEXEC);
+	bool dual = fd >= 0 && read(fd, &v, 1) == 1 && v == '0';
+
+	if (fd >= 0)
+		close(fd);
+	if (dual) {
+		struct sockaddr_storage ss;
+		socklen_t len = sock_addr("::", 0, &ss);
+		int s = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+		dual = s >= 0 && bind(s, (struct sockaddr *)&ss, len) == 0;
+		if (s >= 0)
+			close(s);
+	}
+	return dual ? "::" : "0.0.0.0";
 }
 
 /*
@@ -186,8 +243,8 @@ static int try_start(struct corecap_relayd *d, const char *out_path, int log_fd)
 	pid_t parent = getpid();
 	int st;
 
-	snprintf(ctrl, sizeof(ctrl), "tcp://%s:%u", d->listen, d->ctrl_port);
-	snprintf(data, sizeof(data), "tcp://%s:%u", d->listen, d->data_port);
+	corecap_relayd_listen_url(d->listen, d->ctrl_port, ctrl, sizeof(ctrl));
+	corecap_relayd_listen_url(d->listen, d->data_port, data, sizeof(data));
 	/* Live viewers are not used: their port stays on loopback. */
 	snprintf(live, sizeof(live), "tcp://127.0.0.1:%u", d->live_port);
 	d->pid = fork();
@@ -243,12 +300,12 @@ int corecap_relayd_start(struct corecap_relayd *d, const char *url, int run_fd,
 	memset(d, 0, sizeof(*d));
 	d->pid = -1;
 	d->dir_fd = -1;
-	snprintf(d->listen, sizeof(d->listen), "0.0.0.0");
+	snprintf(d->listen, sizeof(d->listen), "%s", listen_any());
 	snprintf(d->token, sizeof(d->token), "corecap-%d", (int)getpid());
 	if (url && parse_url(d, url) < 0)
 		return fail(d, -EINVAL,
-			    "bad --relayd-url '%s': expected net://ADDR[:CTRL:DATA], ADDR an IPv4 "
-			    "address",
+			    "bad --relayd-url '%s': expected net://IPV4[:CTRL:DATA] or "
+			    "net6://[IPV6][:CTRL:DATA]",
 			    url);
 	chosen = !d->ctrl_port;
 	if (mkdirat(run_fd, CORECAP_RELAYD_DIR, 0700) < 0 ||
@@ -275,9 +332,57 @@ int corecap_relayd_start(struct corecap_relayd *d, const char *url, int run_fd,
 void corecap_relayd_host_url(const struct corecap_relayd *d, const char *host, char *buf,
 			     size_t size)
 {
-	/* An empty address: each host puts in the one it reaches us by (host_agent.c). */
-	snprintf(buf, size, "net://%s:%u:%u/%s/%s", d->addr, d->ctrl_port, d->data_port, d->token,
-		 host);
+	/* An empty address: each host puts in the one it reaches us by
+	 * (corecap_relayd_url_complete). */
+	if (is_ipv6(d->addr))
+		snprintf(buf, size, "net6://[%s]:%u:%u/%s/%s", d->addr, d->ctrl_port, d->data_port,
+			 d->token, host);
+	else
+		snprintf(buf, size, "net://%s:%u:%u/%s/%s", d->addr, d->ctrl_port, d->data_port,
+			 d->token, host);
+}
+
+void corecap_relayd_listen_url(const char *addr, unsigned port, char *buf, size_t size)
+{
+	if (is_ipv6(addr))
+		snprintf(buf, size, "tcp6://[%s]:%u", addr, port);
+	else
+		snprintf(buf, size, "tcp://%s:%u", addr, port);
+}
+
+int corecap_relayd_url_complete(const char *url, const char *ssh_connection, char *out, size_t size)
+{
+	char addr[INET6_ADDRSTRLEN] = "127.0.0.1";
+	unsigned char in[sizeof(struct in6_addr)];
+	const char *rest;
+	size_t n;
+
+	if (strlen(url) > 200 || strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					     "0123456789.:/_-[]") != strlen(url))
+		return -EINVAL;
+	if (strncmp(url, "net://:", 7) != 0) {
+		if (strncmp(url, "net://", 6) != 0 && strncmp(url, "net6://[", 8) != 0)
+			return -EINVAL;
+		snprintf(out, size, "%s", url);
+		return 0;
+	}
+	rest = url + 6; /* ":CTRL:DATA/PATH" */
+	n = ssh_connection ? strcspn(ssh_connection, " ") : 0;
+	if (n > 0 && n < sizeof(addr)) {
+		memcpy(addr, ssh_connection, n);
+		addr[n] = '\0';
+		/* An IPv4 client of an sshd listening on "::" shows as ::ffff:A.B.C.D. */
+		if (strncasecmp(addr, "::ffff:", 7) == 0 && inet_pton(AF_INET, addr + 7, in) == 1)
+			memmove(addr, addr + 7, strlen(addr + 7) + 1);
+		/* Anything but a plain address (a zone index, a name): loopback, as without ssh. */
+		if (inet_pton(is_ipv6(addr) ? AF_INET6 : AF_INET, addr, in) != 1)
+			snprintf(addr, sizeof(addr), "127.0.0.1");
+	}
+	if (is_ipv6(addr))
+		snprintf(out, size, "net6://[%s]%s", addr, rest);
+	else
+		snprintf(out, size, "net://%s%s", addr, rest);
+	return 0;
 }
 
 int corecap_relayd_stop(struct corecap_relayd *d)

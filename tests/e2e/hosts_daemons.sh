@@ -9,7 +9,9 @@
 # several-daemon report, an unknown PID and a hostile PID refused with the
 # cause; and the system's headroom is the least over every daemon of
 # every host, in text, JSON and html; each daemon's ops' client latency
-# split on a row of its own.
+# split on a row of its own. Last, compare of two such runs: a second
+# record of host b's daemons, two of them started since, compared with
+# the first daemon by daemon (paired by PID, in order, one in one run only).
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/hosts_lib.sh"
@@ -183,10 +185,110 @@ expect_eq "export --chrome run: a process per daemon, b's two and c's" \
 expect_eq "export --chrome run: b's processes named HOST: comm (pid N)" \
 	"b: refosd (pid $b1_pid)|b: refosd (pid $b2_pid)" \
 	"$(json whole.trace.json "'|'.join(h['process'] for h in d['otherData']['hosts'] if h['name'] == 'b')")"
+# compare RUN_A RUN_B pairs a host's daemons (analysis/daemon_pairing.h)
+# and compares each pair beneath its host. The run against itself: host
+# b's two daemons each with itself, by PID. Against run3, a second record
+# of host b's daemons P3, P2, P4 (P3 and P4 started since): P2 with P2 by
+# PID, P1 with P3 in order (the first refosd each run has left), P4 in run3
+# only; host c compared whole as before. Each pair's section is byte for
+# byte `compare run:b:X run3:b:Y`, its JSON that command's, and the text,
+# JSON and HTML name the same pairs.
 "$CORECAP" compare run run >self.txt 2>self.err || { echo "FAIL: compare run run:"; cat self.err; }
-expect_true "compare run run: host b compared daemon by daemon, said" \
-	grep -qF "b: not compared: a host of several daemons in A and B: compare them one by one, \`corecap compare A:b:PID B:b:PID\`" self.txt
+sed -n '/^hosts /,/^========/p' self.txt
+for p in $b1_pid $b2_pid; do
+	expect_true "compare run run: host b's PID $p paired with itself, by PID" \
+		grep -qxF "             run:b:$p with run:b:$p: the same PID, $p" self.txt
+	expect_true "compare run run: its section" grep -qxF "======== host b: corecap compare run:b:$p run:b:$p ========" self.txt
+done
+expect_true "compare run run: b compared daemon by daemon, c whole" \
+	grep -qxF 'hosts      compared below, each as `corecap compare A:NAME B:NAME` prints it: b (daemon by daemon), c' self.txt
 expect_true "compare run run: host c compared" grep -q "^======== host c: corecap compare run:c run:c" self.txt
+
+hosts_start_refosd b "$b_addr" 3
+b3_pid=$OSD_PID b3_port=$OSD_PORT
+hosts_start_refosd b "$b_addr" 4
+b4_pid=$OSD_PID b4_port=$OSD_PORT
+cat >hosts3.txt <<HOSTS
+b b pid=$b3_pid,$b2_pid,$b4_pid
+c c pid=$c_pid
+HOSTS
+rb="$REFBENCH --no-progress -d 2 write"
+rc=0
+"$CORECAP" record --hosts hosts3.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run3 \
+	--record-opt=--no-kernel -- $bench \
+	"$rb -H $b_addr -p $b3_port -t 2 & $rb -H $b_addr -p $b2_port -t 2 & $rb -H $b_addr -p $b4_port -t 1 & $rb -H $c_addr -p $c_port -t 2; wait" \
+	>record3.out 2>record3.err || rc=$?
+expect_eq "record --hosts run3 exit status" 0 "$rc"
+[ "$rc" = 0 ] || cat record3.err
+expect_eq "run3: host b's daemons in the order given" "$b3_pid $b2_pid $b4_pid" \
+	"$(json run3/hosts/b/manifest.json "' '.join(str(x['pid']) for x in d['daemons'])")"
+"$CORECAP" compare run run3 >cmp3.txt 2>cmp3.err || { echo "FAIL: compare run run3:"; cat cmp3.err; }
+"$CORECAP" compare --json run run3 >cmp3.json 2>cmp3.json.err || { echo "FAIL: compare --json run run3:"; cat cmp3.json.err; }
+"$CORECAP" compare --html cmp3.html run run3 2>cmp3.html.err || { echo "FAIL: compare --html run run3:"; cat cmp3.html.err; }
+sed -n '/^hosts /,/^========/p' cmp3.txt
+expect_eq "JSON: host b's pairs, in run's order, and how" \
+	"$b1_pid-$b3_pid:order $b2_pid-$b2_pid:pid" \
+	"$(json cmp3.json "' '.join('%s-%s:%s' % (x['a']['pid'], x['b']['pid'], x['paired_by']) for x in d['hosts'][0]['daemons'])")"
+expect_eq "JSON: P4 in run3 only, none in run only" "[] $b4_pid run3:b:$b4_pid refosd" \
+	"$(json cmp3.json "d['hosts'][0]['only_a_daemons'], ' '.join('%s %s %s' % (x['pid'], x['name'], x['comm']) for x in d['hosts'][0]['only_b_daemons'])" | tr -d "(),'")"
+expect_eq "JSON: host b compared by daemon (its own compare null), host c whole (daemons null)" \
+	"b True False c False True" \
+	"$(json cmp3.json "' '.join('%s %s %s' % (h['name'], h['compare'] is None, h['daemons'] is None) for h in d['hosts'])")"
+expect_true "text: P1 with P3, the note says in order" grep -qxF \
+	"             run:b:$b1_pid with run3:b:$b3_pid: PIDs differ ($b1_pid and $b3_pid): A's 1st refosd left with B's 1st, in the order each run recorded them" cmp3.txt
+expect_true "text: P2 with P2, the same PID" grep -qxF "             run:b:$b2_pid with run3:b:$b2_pid: the same PID, $b2_pid" cmp3.txt
+expect_true "text: P4 in run3 only" grep -qxF "             only in B: PID $b4_pid (refosd) (not compared)" cmp3.txt
+for pair in "$b1_pid $b3_pid" "$b2_pid $b2_pid"; do
+	set -- $pair
+	"$CORECAP" compare "run:b:$1" "run3:b:$2" >"cmp3.$1-$2.txt" 2>/dev/null
+	"$CORECAP" compare --json "run:b:$1" "run3:b:$2" >"cmp3.$1-$2.json" 2>/dev/null
+done
+"$CORECAP" compare run:c run3:c >cmp3.c.txt 2>/dev/null
+# Each section of the text against its pair's own compare and the JSON's
+# pair: the same pairs in the same order, the same notes, the same bodies.
+python3 - cmp3.txt cmp3.json >cmp3.check <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+whole = json.load(open(sys.argv[2]))
+sections = []
+for p in text.split("\n======== host ")[1:]:
+    head, _, body = p.partition(" ========\n")
+    note = None
+    if body.startswith("paired     "):
+        note, _, body = body.partition("\n")
+        note = note[len("paired     "):]
+    body = body[1:]
+    host, _, cmd = head.partition(": corecap compare ")
+    a, b = cmd.split(" ")
+    if ":" in a[len("run:"):]:
+        alone = open("cmp3.%s-%s.txt" % (a.split(":")[2], b.split(":")[2])).read()
+    else:
+        alone = open("cmp3.%s.txt" % host).read()
+    sections.append((host, a, b, note))
+    print("text", a, b, "same" if body == alone else "differs")
+want = []
+for h in whole["hosts"]:
+    if h["daemons"] is None:
+        want.append((h["name"], "run:" + h["name"], "run3:" + h["name"], None))
+        continue
+    for x in h["daemons"]:
+        want.append((h["name"], x["a"]["name"], x["b"]["name"], x["note"]))
+        alone = json.load(open("cmp3.%s-%s.json" % (x["a"]["pid"], x["b"]["pid"])))
+        print("json", x["a"]["name"], x["b"]["name"], "same" if x["compare"] == alone else "differs")
+print("pairs", "agree" if sections == want else "differ: text %s json %s" % (sections, want))
+PY
+cat cmp3.check
+expect_eq "compare run run3: each section is its pair's compare (text), each pair's JSON its compare --json, text and JSON the same pairs" \
+	"text run:b:$b1_pid run3:b:$b3_pid same|text run:b:$b2_pid run3:b:$b2_pid same|text run:c run3:c same|json run:b:$b1_pid run3:b:$b3_pid same|json run:b:$b2_pid run3:b:$b2_pid same|pairs agree" \
+	"$(paste -sd'|' cmp3.check)"
+for pair in "$b1_pid-$b3_pid" "$b2_pid-$b2_pid"; do
+	expect_true "html: a section for host b's pair $pair, with how it was paired" \
+		grep -q "<h2 id=\"host-b-$pair\">" cmp3.html
+done
+expect_eq "html: the pairs' notes, as the JSON's" "$(json cmp3.json "'|'.join(x['note'] for x in d['hosts'][0]['daemons'])" | sed "s/'/\&#39;/g")" \
+	"$(sed -n 's|^<p class="paired">paired: \(.*\)</p>$|\1|p' cmp3.html | paste -sd'|')"
+expect_true "html: the hosts' part names P4 in run3 only" grep -qF "only in B: PID $b4_pid (refosd) (not compared)" cmp3.html
+expect_true "html: host c whole" grep -q '<h2 id="host-c">' cmp3.html
 
 # ceph-osds per host: host C's record looks for its OSDs as record
 # --ceph-osds does, there; a directory without one fails that host with
@@ -216,4 +318,5 @@ serves() { "$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" a "$REFBENCH" -H "$b_
 	--no-progress -t 1 -d 1 write >"serves-$1.out" 2>&1; }
 expect_true "host b's first daemon still serves" serves "$b1_port"
 expect_true "host b's second daemon still serves" serves "$b2_port"
+expect_true "host b's third daemon still serves" serves "$b3_port"
 finish

@@ -85,6 +85,36 @@ if [ -n "${RELAYD_MEASURE:-}" ]; then
 	exit
 fi
 
+# relayd_peers RUN_ERR OUT: the addresses the relayd's control port
+# accepted connections from while a record runs (/proc/net/tcp6: an IPv4
+# client of a listener on "::" shows as ::ffff:A.B.C.D), into OUT, once
+# the relayd the record named has exited (30 s at most). The test hosts
+# share this machine's session daemon, so the relayd's connections are
+# this machine's, on its loopback: the namespaces' bridge never carries them.
+relayd_peers() {
+	python3 - "$1" "$2" <<'PY'
+import ipaddress, os, re, struct, sys, time
+err, out = sys.argv[1], sys.argv[2]
+pid = port = None
+seen, end = set(), time.time() + 30
+while time.time() < end:
+    m = re.search(r"lttng-relayd \(pid (\d+)\) on \S+, ports (\d+) \(control\)", open(err).read())
+    if m:
+        pid, port = int(m.group(1)), int(m.group(2))
+        for line in open("/proc/net/tcp6").read().splitlines()[1:]:
+            f = line.split()
+            lport, raddr = int(f[1].split(":")[1], 16), f[2].split(":")[0]
+            if lport == port and f[3] == "01":
+                b = b"".join(struct.pack("<I", int(raddr[i:i + 8], 16)) for i in range(0, 32, 8))
+                a = ipaddress.IPv6Address(b)
+                seen.add("::ffff:%s" % a.ipv4_mapped if a.ipv4_mapped else str(a))
+        if not os.path.exists("/proc/%d" % pid):
+            break
+    time.sleep(0.02)
+open(out, "w").write(" ".join(sorted(seen)) + "\n")
+PY
+}
+
 # The relayd's session directories, seen while the record runs.
 watch_dirs() {
 	local i
@@ -97,14 +127,23 @@ watch_dirs() {
 watch_dirs run &
 watcher=$!
 track $watcher
+: >run.err
+relayd_peers run.err run.peers &
+peers=$!
+track $peers
 rc=0
 record run || rc=$?
 kill $watcher 2>/dev/null || true
+wait $peers || true
 expect_eq "record through the relayd: exit status" 0 "$rc"
 expect_eq "the run complete, each host's trace via relayd" "complete relayd relayd" \
 	"$(json run/manifest.json 'd["status"], d["hosts"][0].get("trace_via"), d["hosts"][1].get("trace_via")' | tr -d "(),'")"
 expect_eq "the relayd's session directories existed: one per host" "b c" "$(sort -u seen.txt | tr '\n' ' ' | sed 's/ $//')"
-expect_true "the record named its relayd" grep -q "lttng-relayd (pid [0-9]*) on 0.0.0.0" run.err
+# Without --relayd-url it listens on every address of both families where
+# it can ("::" takes IPv4 too while net.ipv6.bindv6only is 0), else IPv4's.
+any=0.0.0.0
+[ "$(cat /proc/sys/net/ipv6/bindv6only 2>/dev/null)" = 0 ] && [ -e /proc/net/if_inet6 ] && any=::
+expect_true "the record named its relayd, on $any" grep -q "lttng-relayd (pid [0-9]*) on $any, ports" run.err
 expect_true "no relayd left running" relayd_gone run.err
 expect_eq "its output directory is gone from the run" "" "$(ls -d run/relayd.out 2>/dev/null || true)"
 for h in b c; do
@@ -150,6 +189,53 @@ for h in b c; do
 	expect_eq "host $h: the same op types" "$(json "s$h.json" 'sorted(d["ops"]["by_type"])')" \
 		"$(json "$h.json" 'sorted(d["ops"]["by_type"])')"
 done
+
+# Over IPv6 (relayd_peers above).
+if [ -e /proc/net/if_inet6 ] && python3 -c 'import socket; socket.socket(socket.AF_INET6).bind(("::1", 0))' 2>/dev/null; then
+	# --relayd-url net6://[::1]: the relayd on tcp6://[::1] alone, each
+	# host told net6://[::1]:CTRL:DATA/..., as lttng-create spells it.
+	: >v6run.err
+	relayd_peers v6run.err v6run.peers &
+	watcher=$!
+	track $watcher
+	rc=0
+	record v6run --relayd-url 'net6://[::1]' || rc=$?
+	wait $watcher || true
+	expect_eq "net6://[::1]: exit status" 0 "$rc"
+	expect_true "net6://[::1]: the relayd on ::1" grep -q "lttng-relayd (pid [0-9]*) on ::1, ports" v6run.err
+	expect_eq "net6://[::1]: the run complete, each host's trace via relayd" "complete relayd relayd" \
+		"$(json v6run/manifest.json 'd["status"], d["hosts"][0].get("trace_via"), d["hosts"][1].get("trace_via")' | tr -d "(),'")"
+	expect_eq "net6://[::1]: its connections came from ::1" "::1" "$(cat v6run.peers)"
+	# Its ops as the report counts them are the trace's op end events, and
+	# some (how many the load made varies with the machine's: not checked).
+	"$CORECAP" report --json v6run/hosts/b >v6b.json 2>/dev/null || true
+	ops=$(json v6b.json 'd["ops"]["count"]')
+	expect_calc "net6://[::1]: host b's trace has the benchmark's ops ($ops)" "$ops > 0"
+	expect_eq "net6://[::1]: its op end events (babeltrace2) are the ops the report counts" "$ops" "$(op_ends v6run/hosts/b/trace)"
+	expect_true "net6://[::1]: no relayd left running" relayd_gone v6run.err
+	# Without --relayd-url, hosts whose ssh connection came over IPv6 (the
+	# first word of SSH_CONNECTION, given to their remote shell here): each
+	# streams to net6://[::1]:..., and the relayd, on "::", takes them.
+	if [ "$any" = :: ]; then
+		: >sshv6.err
+		relayd_peers sshv6.err sshv6.peers &
+		watcher=$!
+		track $watcher
+		rc=0
+		HOSTS_RSH="env SSH_CONNECTION=::1 $HOSTS_RSH" record sshv6 || rc=$?
+		wait $watcher || true
+		expect_eq "ssh over IPv6: exit status" 0 "$rc"
+		expect_eq "ssh over IPv6: each host's trace via relayd" "complete relayd relayd" \
+			"$(json sshv6/manifest.json 'd["status"], d["hosts"][0].get("trace_via"), d["hosts"][1].get("trace_via")' | tr -d "(),'")"
+		expect_eq "ssh over IPv6: the relayd's connections came from ::1, not ::ffff:127.0.0.1" "::1" "$(cat sshv6.peers)"
+		# The same hosts without SSH_CONNECTION reach it over IPv4 (the run above).
+		expect_eq "the first run's connections: IPv4 on the dual-stack listener" "::ffff:127.0.0.1" "$(cat run.peers)"
+	else
+		echo "skipped: ssh over IPv6 without --relayd-url (the relayd listens on 0.0.0.0 here: net.ipv6.bindv6only is not 0)"
+	fi
+else
+	echo "skipped: the relayd over IPv6 (no IPv6 loopback here)"
+fi
 
 # The relayd's port taken by another listener: said, the traces over the stream.
 python3 -c '

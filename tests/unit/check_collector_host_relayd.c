@@ -239,6 +239,95 @@ START_TEST(test_url)
 	snprintf(r.addr, sizeof(r.addr), "10.0.0.1");
 	corecap_relayd_host_url(&r, "b", url, sizeof(url));
 	ck_assert_str_eq(url, "net://10.0.0.1:5342:5343/corecap-7/b");
+	/* An IPv6 address: net6, bracketed, as lttng-create wants it. */
+	snprintf(r.addr, sizeof(r.addr), "fd00::2");
+	corecap_relayd_host_url(&r, "b", url, sizeof(url));
+	ck_assert_str_eq(url, "net6://[fd00::2]:5342:5343/corecap-7/b");
+	corecap_relayd_listen_url("fd00::2", 5342, url, sizeof(url));
+	ck_assert_str_eq(url, "tcp6://[fd00::2]:5342");
+	corecap_relayd_listen_url("::", 5343, url, sizeof(url));
+	ck_assert_str_eq(url, "tcp6://[::]:5343");
+	corecap_relayd_listen_url("0.0.0.0", 5343, url, sizeof(url));
+	ck_assert_str_eq(url, "tcp://0.0.0.0:5343");
+}
+END_TEST
+
+/* --relayd-url's IPv6 form: net6://[IPV6][:CTRL:DATA], anything else refused. */
+START_TEST(test_url_ipv6_refused)
+{
+	static const char *const bad[] = {
+		"net6://::1",		   /* not bracketed */
+		"net6://[::1",		   /* not closed */
+		"net6://[10.0.0.1]",	   /* not IPv6 */
+		"net://[::1]",		   /* IPv6 under net:// */
+		"net://::1",		   /* the same, bare */
+		"net6://[fd00::zz]",	   /* not an address */
+		"net6://[::1]:5342",	   /* one port */
+		"net6://[::1]:5342:5342",  /* the same port twice */
+		"net6://[::1]5342:5343",   /* no colon after the bracket */
+		"net6://[::1]:5342:70000", /* out of range */
+		"net6://[fe80::1%eth0]",   /* a zone: lttng's URLs have none */
+		"net6://[]",		   /* empty */
+	};
+	struct corecap_relayd r;
+	int fd = open(scratch, O_RDONLY | O_DIRECTORY);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(corecap_relayd_start(&r, bad[i], fd, scratch, -1) == -EINVAL, "%s",
+			      bad[i]);
+		ck_assert_msg(strstr(r.error, "expected net://IPV4[:CTRL:DATA] or "
+					      "net6://[IPV6][:CTRL:DATA]"),
+			      "%s", r.error);
+	}
+	ck_assert(!exists(CORECAP_RELAYD_DIR));
+	close(fd);
+}
+END_TEST
+
+/* On the host: the URL completed from its ssh connection's address, IPv4 or IPv6. */
+START_TEST(test_url_complete)
+{
+	static const char *const empty = "net://:5342:5343/corecap-7/b";
+	static const struct {
+		const char *url, *ssh, *want; /* want NULL: refused */
+	} cases[] = {
+		{empty, "10.246.0.1 51234 10.246.0.3 22", "net://10.246.0.1:5342:5343/corecap-7/b"},
+		{empty, "fd00::1 51234 fd00::3 22", "net6://[fd00::1]:5342:5343/corecap-7/b"},
+		{empty, "::1 51234 ::1 22", "net6://[::1]:5342:5343/corecap-7/b"},
+		/* An IPv4 client of an sshd on "::": its IPv4 address. */
+		{empty, "::ffff:10.246.0.1 5 ::ffff:10.246.0.3 22",
+		 "net://10.246.0.1:5342:5343/corecap-7/b"},
+		{empty, "::FFFF:10.246.0.1 5 x 22", "net://10.246.0.1:5342:5343/corecap-7/b"},
+		/* No ssh, or no plain address in it: loopback (a shared session daemon). */
+		{empty, NULL, "net://127.0.0.1:5342:5343/corecap-7/b"},
+		{empty, "", "net://127.0.0.1:5342:5343/corecap-7/b"},
+		{empty, "fe80::1%eth0 5 fe80::2%eth0 22", "net://127.0.0.1:5342:5343/corecap-7/b"},
+		{empty, "host.example 5 x 22", "net://127.0.0.1:5342:5343/corecap-7/b"},
+		{empty, "1.2.3.4.5 5 x 22", "net://127.0.0.1:5342:5343/corecap-7/b"},
+		/* A URL with its address is kept as the recording host said it. */
+		{"net6://[fd00::2]:5342:5343/corecap-7/b", "10.0.0.1 5 x 22",
+		 "net6://[fd00::2]:5342:5343/corecap-7/b"},
+		{"net://10.0.0.2:5342:5343/corecap-7/b", "fd00::1 5 x 22",
+		 "net://10.0.0.2:5342:5343/corecap-7/b"},
+		/* Other schemes and characters refused. */
+		{"tcp://10.0.0.2:5342/x", NULL, NULL},
+		{"net6://fd00::2:5342:5343/x", NULL, NULL},
+		{"net://:5342:5343/x;rm", NULL, NULL},
+		{"net://:5342:5343/x y", NULL, NULL},
+	};
+	char out[300];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int ret = corecap_relayd_url_complete(cases[i].url, cases[i].ssh, out, sizeof(out));
+
+		if (!cases[i].want) {
+			ck_assert_msg(ret == -EINVAL, "%s: %d", cases[i].url, ret);
+			continue;
+		}
+		ck_assert_msg(ret == 0, "%s / %s: %d", cases[i].url, cases[i].ssh, ret);
+		ck_assert_msg(strcmp(out, cases[i].want) == 0, "%s / %s: %s", cases[i].url,
+			      cases[i].ssh, out);
+	}
 }
 END_TEST
 
@@ -259,6 +348,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_dest_exists);
 	tcase_add_test(tc, test_release_removes);
 	tcase_add_test(tc, test_url);
+	tcase_add_test(tc, test_url_ipv6_refused);
+	tcase_add_test(tc, test_url_complete);
 	suite_add_tcase(s, tc);
 	return s;
 }
