@@ -1142,9 +1142,15 @@ static int stream_next(const struct kernel_reader *k, struct kernel_cpu_stream *
 		    (ret = win_get(k, &w, off, r->size, span->end, &p)))
 			break;
 		r = (const void *)p;
-		/* Checked again: the file may have changed since it was loaded. */
-		ret = check_rec(k, r, off, k->ev_path ? k->ev_path : CORECAP_KERNEL_EVENTS_FILE,
-				&why);
+		/* Checked again: the file may have changed since it was loaded;
+		 * records decoded from version 2 or 3 were checked as they were
+		 * decoded, into a file no other process can name (or memory), so
+		 * only their types are told apart again. */
+		if (k->hdr.version != CORECAP_KERNEL_FORMAT_V1)
+			ret = r->type < KERNEL_REC_TYPES && min_size[r->type] ? 0 : 1;
+		else
+			ret = check_rec(k, r, off,
+					k->ev_path ? k->ev_path : CORECAP_KERNEL_EVENTS_FILE, &why);
 		if (why)
 			free(why);
 		if (ret < 0)
