@@ -15,6 +15,12 @@ add_executable(critical_path_cpus ${CMAKE_CURRENT_SOURCE_DIR}/critical_path_cpus
 target_link_libraries(critical_path_cpus PRIVATE corecap-analysis corecap-common m)
 target_include_directories(critical_path_cpus PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
 
+# The kernel reader alone on a run: load and every record through a
+# cursor (bench/kernel_reader_cpu.c), to compare two builds' readers.
+add_executable(kernel_reader_cpu ${CMAKE_CURRENT_SOURCE_DIR}/kernel_reader_cpu.c)
+target_link_libraries(kernel_reader_cpu PRIVATE corecap-analysis corecap-common)
+target_include_directories(kernel_reader_cpu PRIVATE ${PROJECT_SOURCE_DIR}/analysis)
+
 # The floor under a cold report of a binary with compressed debug sections:
 # the CPU of inflating them alone (bench/report_symbols.sh prints it).
 # With libdeflate (optional, Debian's libdeflate-dev) it also times that

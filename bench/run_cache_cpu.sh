@@ -14,7 +14,8 @@
 # target names: cold/dummy (the first command on a run, which writes the
 # cache: the target is 1.3) and warm/dummy (every later one). With -O, an
 # older corecap's first command ("old", its own emptied cache) runs in
-# the same rounds too, and the ratio cold/old says what a change did.
+# the same rounds too (its own cache directory), and the ratio cold/old
+# says what a change did.
 #
 # usage: bench/run_cache_cpu.sh [-B BUILD_DIR] [-r ROUNDS] [-d SECONDS] [-c CPU] [-O OLD_CORECAP] [-n] [RUN_DIR...]
 # A benchmark, not a test: it exits 0 unless it cannot measure at all.
@@ -65,10 +66,11 @@ ratio_line() {
 }
 
 # old_first DIR: "cpu_s maxrss_kb" of the old corecap's first command on
-# DIR (its own cache emptied), or "0 0" without -O.
+# DIR (its own run cache emptied, its symbol cache kept, as the new
+# one's), or "0 0" without -O.
 old_first() {
 	[ -n "$old" ] || { echo "0 0"; return; }
-	rm -rf "$work/xdg-old/corecap"
+	rm -rf "$work/xdg-old/corecap/runs"
 	XDG_CACHE_HOME="$work/xdg-old" measure "$old" report --json "$1"
 }
 
