@@ -413,22 +413,77 @@ static int cmp_side(const void *a, const void *b)
 	return before(y->r, y->off, x->r, x->off);
 }
 
+/* Where the loading pass is: the CPU of the span last added to, and the
+ * spans of every CPU in all. */
+struct index_pos {
+	uint32_t cur;
+	size_t n_spans;
+};
+
+/* The loading pass's start: no spans yet (the index's per-CPU lists made). */
+static int index_start(struct kernel_reader *k, struct index_pos *ip)
+{
+	*ip = (struct index_pos){.cur = UINT32_MAX};
+	k->spans = calloc(k->hdr.nr_cpus, sizeof(*k->spans));
+	return k->spans ? 0 : -ENOMEM;
+}
+
 /*
- * The loading pass: every record checked, counted, and either indexed in
+ * The loading pass's work on one record r at off, checked (known: of a
+ * known type, else skipped and counted): counted, and either indexed in
  * its CPU's spans or (a mark, or earlier than its CPU's previous record)
  * copied aside. A CPU's stream is then in time order by construction.
+ */
+static int index_rec(struct kernel_reader *k, const struct corecap_krec *r, uint64_t off,
+		     bool known, struct index_pos *ip, const char *path, char **err)
+{
+	int ret;
+
+	if (!known) {
+		k->unknown_records++;
+		return 0;
+	}
+	if (side_type(r->type) || r->time_ns < k->spans[r->cpu].last_ns) {
+		if ((ret = add_side(k, r, off)))
+			return corecap_err(err, ret, "'%s': %s", path,
+					   ret == -E2BIG ? "too many records out of time order"
+							 : "out of memory");
+	} else {
+		k->spans[r->cpu].last_ns = r->time_ns;
+		if ((ret = add_to_span(k, r->cpu, ip->cur == r->cpu, off, off + r->size,
+				       &ip->n_spans)))
+			return corecap_err(err, ret, "'%s': out of memory", path);
+		ip->cur = r->cpu;
+	}
+	k->n_recs++;
+	k->counts[r->type]++;
+	if (r->type == CORECAP_KREC_LOST)
+		k->lost += ((const struct corecap_krec_lost *)(const void *)r)->lost;
+	return 0;
+}
+
+/* The loading pass's end: the records end at end, the side copies sorted. */
+static void index_end(struct kernel_reader *k, uint64_t end)
+{
+	k->ev_end = end;
+	if (k->n_side > 1)
+		qsort(k->side, k->n_side, sizeof(*k->side), cmp_side);
+}
+
+/*
+ * The loading pass over a version-1 events.bin: every record checked and
+ * indexed (index_rec). Versions 2 and 3 are indexed as they are decoded
+ * (put_block), in the same pass.
  */
 static int walk_events(struct kernel_reader *k, const char *path, char **err)
 {
 	struct win w = {.cap = SCAN_BYTES};
 	uint64_t off = k->hdr.header_bytes;
-	uint32_t cur = UINT32_MAX; /* the CPU of the span last added to */
-	size_t n_spans = 0;
+	struct index_pos ip;
 	int ret = 0;
 
-	k->spans = calloc(k->hdr.nr_cpus, sizeof(*k->spans));
 	w.buf = malloc(SCAN_BYTES);
-	if (!k->spans || !w.buf) {
+	if (index_start(k, &ip) || !w.buf) {
 		ret = corecap_err(err, -ENOMEM, "'%s': out of memory", path);
 		goto out;
 	}
@@ -437,7 +492,6 @@ static int walk_events(struct kernel_reader *k, const char *path, char **err)
 		const struct corecap_krec *r;
 		const unsigned char *p;
 		uint64_t left = k->ev_bytes - off;
-		bool known;
 
 		if (left < sizeof(*r))
 			goto trailing;
@@ -451,36 +505,8 @@ static int walk_events(struct kernel_reader *k, const char *path, char **err)
 			goto io;
 		r = (const void *)p;
 		ret = check_rec(k, r, off, path, err);
-		if (ret < 0)
+		if (ret < 0 || (ret = index_rec(k, r, off, ret == 0, &ip, path, err)))
 			goto out;
-		known = ret == 0;
-		if (!known) {
-			k->unknown_records++;
-		} else if (side_type(r->type) || r->time_ns < k->spans[r->cpu].last_ns) {
-			if ((ret = add_side(k, r, off))) {
-				ret = corecap_err(err, ret, "'%s': %s", path,
-						  ret == -E2BIG
-							  ? "too many records out of time order"
-							  : "out of memory");
-				goto out;
-			}
-		} else {
-			k->spans[r->cpu].last_ns = r->time_ns;
-			if ((ret = add_to_span(k, r->cpu, cur == r->cpu, off, off + r->size,
-					       &n_spans))) {
-				ret = corecap_err(err, ret, "'%s': out of memory", path);
-				goto out;
-			}
-			cur = r->cpu;
-		}
-		if (known) {
-			k->n_recs++;
-			k->counts[r->type]++;
-			if (r->type == CORECAP_KREC_LOST)
-				k->lost +=
-					((const struct corecap_krec_lost *)(const void *)r)->lost;
-		}
-		ret = 0;
 		off += r->size;
 	}
 	goto done;
@@ -488,9 +514,7 @@ trailing:
 	/* A collector killed mid-write: the fragment is ignored. */
 	k->trailing_bytes = k->ev_bytes - off;
 done:
-	k->ev_end = off;
-	if (k->n_side > 1)
-		qsort(k->side, k->n_side, sizeof(*k->side), cmp_side);
+	index_end(k, off);
 	goto out;
 io:
 	ret = corecap_err(err, ret, "cannot read '%s': %s", path,
@@ -595,38 +619,48 @@ static int v2_tmpfile(void)
 	return fd;
 }
 
+/* What decode_blocks carries from block to block: the sink, the decoding
+ * buffer, the loading pass's place, the unknown items counted. */
+struct v2_decode {
+	struct v2_sink o;
+	unsigned char *dec;
+	struct index_pos ip;
+	uint64_t unknown;
+};
+
 /*
  * One version-2 block (size bytes at p, whole) decoded into version 1's
- * records, each checked as version 1's are, and put in the sink; where
- * names it in the errors ("block at offset N", or the frame's).
+ * records, each checked as version 1's are, indexed where it lands in the
+ * sink (the loading pass: index_rec), and put in the sink; where names it
+ * in the errors ("block at offset N", or the frame's).
  */
 static int put_block(struct kernel_reader *k, const unsigned char *p, size_t size, uint64_t err_off,
-		     const char *where, unsigned char *dec, struct v2_sink *o, uint64_t *unknown,
-		     const char *path, char **err)
+		     const char *where, struct v2_decode *v, const char *path, char **err)
 {
 	const char *why = "";
 	size_t dlen, why_off;
-	long n = corecap_kv2_decode_block(p, size, dec, &dlen, unknown, &why, &why_off);
+	long n = corecap_kv2_decode_block(p, size, v->dec, &dlen, &v->unknown, &why, &why_off);
 	int ret;
 
 	if (n <= 0)
 		return corecap_err(err, -EINVAL, "'%s': %s: %s at %zu", path, where,
 				   n ? why : "block cut short", why_off);
 	for (size_t d = 0; d < dlen;) {
-		const struct corecap_krec *r = (const void *)(dec + d);
+		const struct corecap_krec *r = (const void *)(v->dec + d);
 
-		if (check_rec(k, r, err_off, path, err) < 0)
+		if ((ret = check_rec(k, r, err_off, path, err)) < 0)
 			return -EINVAL;
+		if ((ret = index_rec(k, r, v->o.bytes + d, ret == 0, &v->ip, path, err)))
+			return ret;
 		d += r->size;
 	}
-	if ((ret = sink_put(o, dec, dlen)))
+	if ((ret = sink_put(&v->o, v->dec, dlen)))
 		return corecap_err(err, ret, "'%s': cannot decode it: %s", path, strerror(-ret));
 	return 0;
 }
 
 /* Version 2's blocks from the file at k->hdr.header_bytes into o. */
-static int walk_v2(struct kernel_reader *k, const char *path, unsigned char *dec, struct v2_sink *o,
-		   uint64_t *unknown, char **err)
+static int walk_v2(struct kernel_reader *k, const char *path, struct v2_decode *v, char **err)
 {
 	struct win w = {.cap = SCAN_BYTES};
 	uint64_t off = k->hdr.header_bytes;
@@ -656,14 +690,14 @@ static int walk_v2(struct kernel_reader *k, const char *path, unsigned char *dec
 		if (size > left)
 			break;
 		if (type != CORECAP_KREC_BLOCK) { /* a later revision's item */
-			(*unknown)++;
+			v->unknown++;
 			off += size;
 			continue;
 		}
 		if ((ret = win_get(k, &w, off, size, k->ev_bytes, &p)))
 			goto io;
 		snprintf(where, sizeof(where), "block at offset %llu", (unsigned long long)off);
-		if ((ret = put_block(k, p, size, off, where, dec, o, unknown, path, err)))
+		if ((ret = put_block(k, p, size, off, where, v, path, err)))
 			goto out;
 		off += size;
 	}
@@ -684,8 +718,7 @@ out:
  * its blocks decoded as version 2's; a trailing partial frame is left
  * out and counted, as a trailing partial block of version 2.
  */
-static int walk_v3(struct kernel_reader *k, const char *path, unsigned char *dec, struct v2_sink *o,
-		   uint64_t *unknown, char **err)
+static int walk_v3(struct kernel_reader *k, const char *path, struct v2_decode *v, char **err)
 {
 	uint64_t off = k->hdr.header_bytes;
 	unsigned char *z = NULL, *raw = NULL;
@@ -756,9 +789,8 @@ static int walk_v3(struct kernel_reader *k, const char *path, unsigned char *dec
 				goto out;
 			}
 			if (type != CORECAP_KREC_BLOCK) {
-				(*unknown)++; /* a later revision's item, as in version 2 */
-			} else if ((ret = put_block(k, raw + b, size, off, where, dec, o, unknown,
-						    path, err))) {
+				v->unknown++; /* a later revision's item, as in version 2 */
+			} else if ((ret = put_block(k, raw + b, size, off, where, v, path, err))) {
 				goto out;
 			}
 			b += size;
@@ -784,58 +816,58 @@ out:
  * events.bin of version 2 or 3: its blocks decoded (corecap/kernel_v2.h;
  * version 3's decompressed first, corecap/kernel_v3.h) into version 1's
  * records, each checked as version 1's are (the errors name the offset
- * of its block, or frame, in the file), into a private file in TMPDIR
- * (loaded from buffers: memory), which then stands for events.bin: the
- * loading pass and the cursors read version 1 alone. Memory stays flat:
- * a block (version 3: a frame, at most 8 MiB) at a time; the disk holds
- * the decoded records meanwhile.
+ * of its block, or frame, in the file) and indexed as it is decoded (the
+ * loading pass, in the same walk), into a private file in TMPDIR (loaded
+ * from buffers: memory), which then stands for events.bin: the cursors
+ * read version 1 alone. Memory stays flat: a block (version 3: a frame, at
+ * most 8 MiB) at a time; the disk holds the decoded records meanwhile.
  */
 static int decode_blocks(struct kernel_reader *k, const char *path, char **err)
 {
-	struct v2_sink o = {.fd = -1};
+	struct v2_decode v = {.o = {.fd = -1}};
 	struct corecap_kfile_header h = k->hdr;
-	unsigned char *dec = malloc(CORECAP_KV2_DECODE_RATIO * CORECAP_KBLOCK_MAX);
-	uint64_t unknown = 0;
 	int ret = 0;
 
-	if (!dec) {
+	v.dec = malloc(CORECAP_KV2_DECODE_RATIO * CORECAP_KBLOCK_MAX);
+	if (!v.dec || index_start(k, &v.ip)) {
 		ret = corecap_err(err, -ENOMEM, "'%s': out of memory", path);
 		goto out;
 	}
-	if (!k->ev_mem && (o.fd = v2_tmpfile()) < 0) {
-		ret = corecap_err(err, o.fd, "'%s': cannot create a file to decode it into: %s",
-				  path, strerror(-o.fd));
+	if (!k->ev_mem && (v.o.fd = v2_tmpfile()) < 0) {
+		ret = corecap_err(err, v.o.fd, "'%s': cannot create a file to decode it into: %s",
+				  path, strerror(-v.o.fd));
 		goto out;
 	}
 	h.header_bytes = sizeof(h);
-	if ((ret = sink_put(&o, &h, sizeof(h))))
+	if ((ret = sink_put(&v.o, &h, sizeof(h))))
 		goto sink;
-	ret = k->hdr.version == CORECAP_KERNEL_FORMAT_V2 ? walk_v2(k, path, dec, &o, &unknown, err)
-							 : walk_v3(k, path, dec, &o, &unknown, err);
+	ret = k->hdr.version == CORECAP_KERNEL_FORMAT_V2 ? walk_v2(k, path, &v, err)
+							 : walk_v3(k, path, &v, err);
 	if (ret)
 		goto out;
-	k->unknown_records += unknown;
-	if (o.fd >= 0) {
-		if ((ret = kernel_write_sink(&o)))
+	k->unknown_records += v.unknown;
+	if (v.o.fd >= 0) {
+		if ((ret = kernel_write_sink(&v.o)))
 			goto sink;
 		close(k->ev_fd);
-		k->ev_fd = o.fd;
-		o.fd = -1;
+		k->ev_fd = v.o.fd;
+		v.o.fd = -1;
 	} else {
 		free(k->ev_mem);
-		k->ev_mem = o.mem;
-		o.mem = NULL;
+		k->ev_mem = v.o.mem;
+		v.o.mem = NULL;
 	}
-	k->ev_bytes = o.bytes;
+	k->ev_bytes = v.o.bytes;
 	k->hdr.header_bytes = sizeof(h);
+	index_end(k, k->ev_bytes);
 	goto out;
 sink:
 	ret = corecap_err(err, ret, "'%s': cannot decode it: %s", path, strerror(-ret));
 out:
-	if (o.fd >= 0)
-		close(o.fd);
-	free(o.mem);
-	free(dec);
+	if (v.o.fd >= 0)
+		close(v.o.fd);
+	free(v.o.mem);
+	free(v.dec);
 	return ret;
 }
 
@@ -854,8 +886,8 @@ static int load_events(struct kernel_reader *k, const char *path, char **err)
 	if ((ret = check_header(h, (size_t)k->ev_bytes, CORECAP_KERNEL_MAGIC_EVENTS, path, &k->hdr,
 				err)))
 		return ret;
-	if (k->hdr.version != CORECAP_KERNEL_FORMAT_V1 && (ret = decode_blocks(k, path, err)))
-		return ret;
+	if (k->hdr.version != CORECAP_KERNEL_FORMAT_V1)
+		return decode_blocks(k, path, err);
 	return walk_events(k, path, err);
 }
 
@@ -1110,9 +1142,15 @@ static int stream_next(const struct kernel_reader *k, struct kernel_cpu_stream *
 		    (ret = win_get(k, &w, off, r->size, span->end, &p)))
 			break;
 		r = (const void *)p;
-		/* Checked again: the file may have changed since it was loaded. */
-		ret = check_rec(k, r, off, k->ev_path ? k->ev_path : CORECAP_KERNEL_EVENTS_FILE,
-				&why);
+		/* Checked again: the file may have changed since it was loaded;
+		 * records decoded from version 2 or 3 were checked as they were
+		 * decoded, into a file no other process can name (or memory), so
+		 * only their types are told apart again. */
+		if (k->hdr.version != CORECAP_KERNEL_FORMAT_V1)
+			ret = r->type < KERNEL_REC_TYPES && min_size[r->type] ? 0 : 1;
+		else
+			ret = check_rec(k, r, off,
+					k->ev_path ? k->ev_path : CORECAP_KERNEL_EVENTS_FILE, &why);
 		if (why)
 			free(why);
 		if (ret < 0)

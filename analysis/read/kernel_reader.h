@@ -38,10 +38,13 @@
  * events.bin of version 2 (blocks of narrower records, kernel_format.h)
  * is first decoded, a block at a time, into version 1's records in a
  * private unlinked file in $TMPDIR (loaded from buffers: memory), each
- * record checked there as above, the errors naming its block's offset;
- * the rest reads that file as version 1, so both versions give the same
- * records with the same guarantees. The disk holds about twice
- * events.bin's size while the reader is loaded.
+ * record checked there as above, the errors naming its block's offset,
+ * and indexed as it is written (the same walk: no second read of the
+ * file); the cursors read that file as version 1, so both versions give
+ * the same records with the same guarantees. Since nothing else can
+ * write that file, the cursors check again only a version-1 events.bin's
+ * records. The disk holds about twice events.bin's size while the reader
+ * is loaded.
  *
  * stacks.bin is the one part read whole: its stacks are looked up by key
  * (futex wait call sites), in no order the file has. It is small: the

@@ -693,6 +693,8 @@ void corecap_run_cache_unload(void *map, size_t map_len)
 
 /* ---- writing ---- */
 
+#define COMM_SLOTS 256 /* comm_of's slots: a power of 2 */
+
 struct run_cache_writer {
 	int dirfd, fd;
 	char name[64], tmp[128];
@@ -708,6 +710,12 @@ struct run_cache_writer {
 	unsigned char **blob;
 	size_t *blob_len;
 	size_t n_blobs, cap_blobs, blob_bytes;
+	/* The process name each thread's events last gave, by tid (direct
+	 * mapped): its blob number + 1 (0: none), checked against the bytes. */
+	struct {
+		int32_t tid;
+		uint64_t ref;
+	} comm_of[COMM_SLOTS];
 	bool failed, committed;
 };
 
@@ -847,6 +855,26 @@ static uint64_t intern_str(struct run_cache_writer *w, const char *s)
 	return s ? intern(w, s, strlen(s) + 1) : 0;
 }
 
+/*
+ * intern_str of thread tid's process name s: a thread's events mostly
+ * give the name its last one gave, found by tid and compared with that
+ * blob's bytes before the string is hashed and looked up.
+ */
+static uint64_t intern_comm(struct run_cache_writer *w, int32_t tid, const char *s)
+{
+	uint32_t at = (uint32_t)tid & (COMM_SLOTS - 1);
+	uint64_t ref = w->comm_of[at].ref;
+	size_t n = strlen(s) + 1;
+
+	if (ref && w->comm_of[at].tid == tid && w->blob_len[ref - 1] == n &&
+	    !memcmp(w->blob[ref - 1], s, n))
+		return ref;
+	ref = intern(w, s, n);
+	w->comm_of[at].tid = tid;
+	w->comm_of[at].ref = ref;
+	return ref;
+}
+
 /* A temporary of our own beside name in dirfd, its name in tmp: O_EXCL and
  * O_NOFOLLOW, so that nobody else's file (or link) is written. Its fd, or -1. */
 static int open_temp(int dirfd, const char *name, char *tmp, size_t size)
@@ -909,7 +937,7 @@ void corecap_run_cache_put(struct run_cache_writer *w, const struct model_event 
 		return;
 	/* Blobs first: they precede the events that use them. */
 	if (has_comm && !then)
-		comm_ref = intern_str(w, comm ? comm : "");
+		comm_ref = intern_comm(w, ev->tid, comm ? comm : "");
 	if (is_op(k))
 		str_ref = intern_str(w, ev->op.str);
 	else if (is_thread(k))

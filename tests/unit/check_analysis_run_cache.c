@@ -282,6 +282,61 @@ START_TEST(every_kind_round_trips_and_wants_comm_is_asked_as_the_reader_asks)
 }
 END_TEST
 
+/* Odd tids' procnames only, and a tid on every slot of the writer's
+ * per-thread names: a name the thread changed, one it went back to, one
+ * its slot's other thread gave in between, the same bytes from another
+ * buffer; the replay gives each event's own. */
+START_TEST(a_thread_renamed_keeps_each_events_name)
+{
+	int dirfd = scratch();
+	struct run_cache_writer *w = corecap_run_cache_writer_open(dirfd, KEY);
+	struct run_cache_tail t = {0};
+	struct run_cache_view v;
+	struct lines expect, got;
+	uint64_t stack[64];
+	char other[8];
+	void *map;
+	size_t map_len;
+	static const struct {
+		int32_t tid;
+		const char *comm;
+	} seq[] = {{7, "a"},	{7, "a"},     {7, "b"},	 {263, "c"}, {7, "b"},	{263, "c"},
+		   {7, "a"},	{263, "a"},   {7, "ab"}, {7, ""},    {7, "a"},	{519, "b"},
+		   {7, "a"},	{-1, "idle"}, {255, "a"}, {-1, "x"}, {7, NULL}, {7, "a"}};
+	int n = (int)(sizeof(seq) / sizeof(seq[0]));
+
+	ck_assert_ptr_nonnull(w);
+	lines_open(&expect);
+	for (int i = 0; i < n; i++) {
+		struct model_event e = {.kind = MEV_LOG_ENTER, .ts_ns = 10u + (unsigned)i,
+					.tid = seq[i].tid, .pid = 5};
+		const char *c = seq[i].comm;
+
+		if (c && i == 12) { /* the same bytes at another address */
+			strcpy(other, c);
+			c = other;
+		}
+		corecap_run_cache_put(w, &e, c, true, false);
+		e.comm = (seq[i].tid & 1) ? (c ? c : "") : NULL;
+		expect.asked++;
+		keep(&expect, &e);
+	}
+	lines_close(&expect);
+	ck_assert_int_eq(corecap_run_cache_commit(w, &t), 0);
+	corecap_run_cache_writer_free(w);
+	ck_assert_int_eq(corecap_run_cache_load(dirfd, KEY, &v, &map, &map_len), 0);
+	lines_open(&got);
+	ck_assert_int_eq(corecap_run_cache_replay(&v, keep, odd_comm, &got, stack), 0);
+	lines_close(&got);
+	ck_assert_str_eq(got.buf, expect.buf);
+	ck_assert_uint_eq(got.asked, expect.asked);
+	corecap_run_cache_unload(map, map_len);
+	free(expect.buf);
+	free(got.buf);
+	scratch_done(dirfd);
+}
+END_TEST
+
 /* The file's bytes of sample(). */
 static unsigned char *sample_file(size_t *len)
 {
@@ -499,6 +554,7 @@ int main(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, every_kind_round_trips_and_wants_comm_is_asked_as_the_reader_asks);
+	tcase_add_test(tc, a_thread_renamed_keeps_each_events_name);
 	tcase_add_test(tc, a_file_cut_short_crafted_or_of_another_version_is_refused);
 	tcase_add_test(tc, the_golden_trace_replays_as_the_library_reads_it);
 	tcase_add_test(tc, a_changed_trace_file_changes_the_key);
