@@ -41,10 +41,11 @@ endif()
 
 # Runs CTest test `test` with the shim in LD_PRELOAD; more VAR=VALUE after.
 function(corecap_preload_shim_env test)
-	set_tests_properties(${test} PROPERTIES LABELS "unit;preload" ENVIRONMENT
-		"LD_PRELOAD=${_shim_preload};CORECAP_DUMP=off;${ARGN}")
+	set_tests_properties(${test} PROPERTIES LABELS "unit;preload")
+	set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT
+		"LD_PRELOAD=${_shim_preload}" "CORECAP_DUMP=off" ${ARGN})
 	if("address" IN_LIST CORECAP_SANITIZE)
-		set_tests_properties(${test} PROPERTIES ENVIRONMENT_MODIFICATION
+		set_property(TEST ${test} APPEND PROPERTY ENVIRONMENT_MODIFICATION
 			"ASAN_OPTIONS=string_append::verify_asan_link_order=0")
 	endif()
 endfunction()
