@@ -83,6 +83,37 @@ static unsigned free_port(const char *addr)
 	return port;
 }
 
+/* True when a descriptor of process pid links to a name match() takes (readlink of /proc/PID/fd/N).
+ */
+static bool any_fd(pid_t pid, bool (*match)(const char *link, const void *ctx), const void *ctx)
+{
+	char fd_dir[32], path[64], link[CORECAP_RELAYD_OUTPUT_MAX + 512];
+	bool found = false;
+	struct dirent *e;
+	DIR *fds;
+
+	snprintf(fd_dir, sizeof(fd_dir), "/proc/%d/fd", (int)pid);
+	fds = opendir(fd_dir);
+	while (fds && !found && (e = readdir(fds))) {
+		ssize_t l;
+
+		snprintf(path, sizeof(path), "%s/%.20s", fd_dir, e->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		found = match(link, ctx);
+	}
+	if (fds)
+		closedir(fds);
+	return found;
+}
+
+static bool is_link(const char *link, const void *want)
+{
+	return strcmp(link, want) == 0;
+}
+
 /*
  * True when process pid holds a socket listening on TCP port (in this
  * network namespace): the relayd itself, not another listener on it.
@@ -90,7 +121,7 @@ static unsigned free_port(const char *addr)
 static bool listens(pid_t pid, unsigned port)
 {
 	static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
-	char path[320], line[512];
+	char line[512];
 	bool found = false;
 
 	for (size_t t = 0; t < 2 && !found; t++) {
@@ -99,34 +130,18 @@ static bool listens(pid_t pid, unsigned port)
 		if (!f)
 			continue;
 		while (!found && fgets(line, sizeof(line), f)) {
-			char local[64], fd_dir[64];
+			char local[64], want[48];
 			unsigned long inode;
 			unsigned lport, state;
 			char *colon;
-			DIR *fds;
-			struct dirent *e;
 
 			if (sscanf(line, " %*d: %63s %*s %x %*s %*s %*s %*d %*d %lu", local, &state,
 				   &inode) != 3 ||
 			    state != 0x0a || !(colon = strrchr(local, ':')) ||
 			    sscanf(colon + 1, "%x", &lport) != 1 || lport != port)
 				continue;
-			snprintf(fd_dir, sizeof(fd_dir), "/proc/%d/fd", (int)pid);
-			fds = opendir(fd_dir);
-			while (fds && !found && (e = readdir(fds))) {
-				char link[64], want[48];
-				ssize_t l;
-
-				snprintf(path, sizeof(path), "%s/%s", fd_dir, e->d_name);
-				l = readlink(path, link, sizeof(link) - 1);
-				if (l <= 0)
-					continue;
-				link[l] = '\0';
-				snprintf(want, sizeof(want), "socket:[%lu]", inode);
-				found = strcmp(link, want) == 0;
-			}
-			if (fds)
-				closedir(fds);
+			snprintf(want, sizeof(want), "socket:[%lu]", inode);
+			found = any_fd(pid, is_link, want);
 		}
 		fclose(f);
 	}
@@ -284,36 +299,23 @@ void corecap_relayd_host_url(const struct corecap_relayd *d, const char *host, c
 		 host);
 }
 
+/* OUTPUT/HOSTNAME/TOKEN/...: a file of our session (the hostname is one part, then ours). */
+static bool is_ours(const char *link, const void *relayd)
+{
+	const struct corecap_relayd *d = relayd;
+	size_t out_len = strlen(d->output), tok_len = strlen(d->token);
+	const char *rest;
+
+	if (strncmp(link, d->output, out_len) != 0 || link[out_len] != '/')
+		return false;
+	rest = strchr(link + out_len + 1, '/');
+	return rest && strncmp(rest + 1, d->token, tok_len) == 0 && rest[1 + tok_len] == '/';
+}
+
 /* True while the reused relayd holds a file under OUTPUT/<any>/TOKEN/. */
 static bool holds_ours(const struct corecap_relayd *d)
 {
-	char fd_dir[32], path[64], link[CORECAP_RELAYD_OUTPUT_MAX + 512], mid[64];
-	size_t out_len = strlen(d->output);
-	bool found = false;
-	struct dirent *e;
-	DIR *fds;
-
-	snprintf(fd_dir, sizeof(fd_dir), "/proc/%d/fd", (int)d->pid);
-	snprintf(mid, sizeof(mid), "/%s/", d->token);
-	fds = opendir(fd_dir);
-	while (fds && !found && (e = readdir(fds))) {
-		ssize_t l;
-
-		snprintf(path, sizeof(path), "%s/%.20s", fd_dir, e->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l <= 0)
-			continue;
-		link[l] = '\0';
-		/* OUTPUT/HOSTNAME/TOKEN/...: the hostname is one part, then ours. */
-		if (strncmp(link, d->output, out_len) == 0 && link[out_len] == '/') {
-			const char *rest = strchr(link + out_len + 1, '/');
-
-			found = rest && strncmp(rest, mid, strlen(mid)) == 0;
-		}
-	}
-	if (fds)
-		closedir(fds);
-	return found;
+	return any_fd(d->pid, is_ours, d);
 }
 
 int corecap_relayd_stop(struct corecap_relayd *d)
