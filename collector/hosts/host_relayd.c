@@ -818,13 +818,19 @@ static void remember_before(struct corecap_relayd *d)
 	d->n_before = 0;
 	d->before_all = dir != NULL;
 	while (dir && (e = readdir(dir))) {
+		struct stat st;
+
 		if (e->d_name[0] == '.')
 			continue;
 		if (d->n_before == CORECAP_RELAYD_BEFORE_MAX) {
 			d->before_all = false;
 			break;
 		}
-		d->before[d->n_before++] = e->d_ino;
+		/* fstat's inode, as release_reused() takes (readdir's can differ: overlayfs) */
+		if (fstatat(d->dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			d->before[d->n_before++] = st.st_ino;
+		else
+			d->before_all = false;
 	}
 	if (dir)
 		closedir(dir);
@@ -886,6 +892,8 @@ static int try_reuse(struct corecap_relayd *d, pid_t pid, int pfd)
 	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
 		close(d->dir_fd);
 		d->dir_fd = -1;
+		if (d->made_output)
+			rmdir(c.output);
 		return fail(d, -EIO, "no random bytes for our session's path");
 	}
 	snprintf(d->token, sizeof(d->token), "corecap-%d-%02x%02x%02x%02x%02x%02x%02x%02x",
