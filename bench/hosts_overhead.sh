@@ -56,7 +56,8 @@
 set -uo pipefail
 
 src=$(cd "$(dirname "$0")/.." && pwd)
-build=${CORECAP_BUILD:-$src/build}
+prog=hosts_overhead
+. "$src/bench/bench_lib.sh"
 rounds=6
 secs=5
 conc=8
@@ -64,13 +65,8 @@ pin=1
 keep=0
 cfgs="single hosts nolog"
 rec_opts=()
-usage() {
-	echo "usage: $0 [-B BUILD_DIR] [-n ROUNDS] [-s SECONDS] [-t T] [-R OPT]... [-C CFGS] [-P] [-K]" >&2
-	exit 2
-}
-while getopts "B:n:s:t:R:C:PK" o; do
-	case $o in
-	B) build=$OPTARG ;;
+bench_option() {
+	case $1 in
 	n) rounds=$OPTARG ;;
 	s) secs=$OPTARG ;;
 	t) conc=$OPTARG ;;
@@ -78,21 +74,22 @@ while getopts "B:n:s:t:R:C:PK" o; do
 	C) cfgs=$OPTARG ;;
 	P) pin=0 ;;
 	K) keep=1 ;;
-	*) usage ;;
+	*) return 1 ;;
 	esac
-done
+}
+usage="[-B BUILD_DIR] [-n ROUNDS] [-s SECONDS] [-t T] [-R OPT]... [-C CFGS] [-P] [-K]"
+bench_options "B:n:s:t:R:C:PK" "$usage" "$@"
 for v in "$rounds" "$secs" "$conc"; do
-	case $v in '' | *[!0-9]* | 0) echo "hosts_overhead: '$v' is not a positive number" >&2; usage ;; esac
+	case $v in '' | *[!0-9]* | 0) echo "hosts_overhead: '$v' is not a positive number; usage: $0 $usage" >&2; exit 2 ;; esac
 done
 for c in $cfgs; do
 	case $c in single | hosts | nolog) ;; *) echo "hosts_overhead: no configuration '$c' (of: single hosts nolog)" >&2; exit 2 ;; esac
 done
-prog=hosts_overhead
+# Absolute: the hosts' commands run from elsewhere.
 build=$(cd "$build" && pwd) || exit 1
 corecap="$build/cli/corecap"
 refosd="$build/tests/refosd/refosd"
 refbench="$build/tests/refosd/refbench"
-. "$src/bench/bench_lib.sh"
 bench_need "$corecap" "$refosd" "$refbench" /usr/bin/time
 # The test hosts and their refosds: the e2e tests' own functions (lib.sh's
 # skip, track and launch_refosd; hosts_lib.sh's namespaces and forwarders).
@@ -322,12 +319,7 @@ for c in "${all[@]}"; do
 done
 : >rows
 echo "  cfg     n      IOPS  B IOPS  C IOPS  coll. s  coll. cores  relayd s  in the window (cores): corecap relayd lttng  others' cores"
-for r in $(seq 1 "$rounds"); do
-	k=$(((r - 1) % ${#all[@]}))
-	for c in "${all[@]:k}" "${all[@]:0:k}"; do
-		run "$c" "$r"
-	done
-done
+bench_rounds "$rounds" "${all[@]}"
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 python3 - rows "$src/bench" <<'PY'
 import sys

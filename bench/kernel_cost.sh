@@ -285,12 +285,7 @@ run bare 0 >/dev/null # the warm-up
 : >"$work/rows"
 echo "  cfg    n      IOPS  daemon us/op  collector cores  bytes/op"
 read -r -a all <<<"$cfgs"
-for r in $(seq 1 "$rounds"); do
-	k=$(((r - 1) % ${#all[@]}))
-	for c in "${all[@]:k}" "${all[@]:0:k}"; do
-		run "$c" "$r"
-	done
-done
+bench_rounds "$rounds" "${all[@]}"
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 python3 - "$work/rows" "$src/bench" <<'PY'
 import sys
