@@ -187,5 +187,20 @@ bench_build_bpf() {
 		{ echo "it cannot attach here: $(tail -n 1 "$d/probe.out")"; return; }
 }
 
+# bench_rounds ROUNDS CFG...: the script's `run CFG ROUND` for rounds 1 to
+# ROUNDS, each round's configurations in rotated order (round r starts
+# with the r-th), so that none always runs first or after the same other.
+bench_rounds() {
+	local rounds=$1 r k c
+	shift
+	local -a all=("$@")
+	for r in $(seq 1 "$rounds"); do
+		k=$(((r - 1) % ${#all[@]}))
+		for c in "${all[@]:k}" "${all[@]:0:k}"; do
+			run "$c" "$r"
+		done
+	done
+}
+
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }

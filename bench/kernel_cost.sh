@@ -285,25 +285,13 @@ run bare 0 >/dev/null # the warm-up
 : >"$work/rows"
 echo "  cfg    n      IOPS  daemon us/op  collector cores  bytes/op"
 read -r -a all <<<"$cfgs"
-for r in $(seq 1 "$rounds"); do
-	k=$(((r - 1) % ${#all[@]}))
-	for c in "${all[@]:k}" "${all[@]:0:k}"; do
-		run "$c" "$r"
-	done
-done
+bench_rounds "$rounds" "${all[@]}"
 echo "load $(cut -d' ' -f1-3 /proc/loadavg) at the end"
-python3 - "$work/rows" "$src/bench/bench_lib.sh" <<'PY'
-import json, statistics, subprocess, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
-by = {}
-for r in rows:
-    by.setdefault(r["cfg"], {})[r["n"]] = r
-med = lambda v: statistics.median(v) if v else float("nan")
-def interval(v):
-    out = subprocess.run(["bash", "-c", '. "$1"; bench_interval', "-", sys.argv[2]],
-                         input="".join("%.6f\n" % x for x in v), capture_output=True, text=True, check=True)
-    lo, hi, conf = out.stdout.split()
-    return float(lo), float(hi), conf
+python3 - "$work/rows" "$src/bench" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[2])
+from bench_rows import interval, load, med
+by, _ = load(sys.argv[1])
 bare = by.get("bare", {})
 print("median IOPS and ratio to the same round's bare run (sign-test interval of the median):")
 for cfg in ("bare", "rec", "wall", "old", "nok", "stats"):

@@ -192,6 +192,17 @@ static void clients_text(const struct hosts_report *m, FILE *out)
 	}
 }
 
+/* A host of several daemons: the name of the one that caps it (s->pid); else NULL. */
+static const char *multi_comm(const struct hosts_section *s)
+{
+	if (!s->multi)
+		return NULL;
+	for (size_t k = 0; k < s->multi->n; k++)
+		if (s->multi->s[k].d->pid == s->pid)
+			return s->multi->s[k].d->comm;
+	return NULL;
+}
+
 static void summary_text(const struct hosts_report *m, FILE *out)
 {
 	const struct run_manifest *mf = &m->run->manifest;
@@ -217,9 +228,18 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 			"across them as in this run, the system grows this much before host %s "
 			"binds)\n",
 			d->headroom, m->s[m->cap].h->name);
-		if (m->next >= 0)
-			fprintf(out, "  then       host %s at %.2fx\n", m->s[m->next].h->name,
-				m->s[m->next].r->diagnosis->headroom);
+		if (m->next >= 0) {
+			const struct hosts_section *n = &m->s[m->next];
+			const char *comm = multi_comm(n);
+
+			/* A host of several daemons: the one that caps it, by PID and name. */
+			if (comm)
+				fprintf(out, "  then       host %s:%d (%s) at %.2fx\n", n->h->name,
+					n->pid, comm, n->r->diagnosis->headroom);
+			else
+				fprintf(out, "  then       host %s at %.2fx\n", n->h->name,
+					n->r->diagnosis->headroom);
+		}
 	}
 	if (m->n_no_headroom)
 		fprintf(out, "  unknown    %zu host%s without a headroom (see %s diagnosis)\n",
@@ -483,6 +503,10 @@ json_object *corecap_render_hosts_system_json(const struct hosts_report *m)
 	json_object_object_add(o, "headroom", d ? corecap_render_json_num(d->headroom, 3) : NULL);
 	json_object_object_add(o, "next_host",
 			       m->next >= 0 ? json_object_new_string(m->s[m->next].h->name) : NULL);
+	json_object_object_add(o, "next_pid",
+			       m->next >= 0 && m->s[m->next].multi
+				       ? json_object_new_int(m->s[m->next].pid)
+				       : NULL);
 	json_object_object_add(
 		o, "next_headroom",
 		m->next >= 0 ? corecap_render_json_num(m->s[m->next].r->diagnosis->headroom, 3)

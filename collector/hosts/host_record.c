@@ -45,7 +45,8 @@ const char corecap_record_hosts_usage[] =
 	"corecap record, reached as 'CMD REACH PATH ...'; the runs come back\n"
 	"into DIR/hosts/NAME/, with each host's clock against this one's\n"
 	"(offset, bound, drift) in DIR/" CORECAP_RUN_MANIFEST ". The benchmark runs here.\n"
-	"The hosts' LTTng traces come through an lttng-relayd corecap starts here.\n"
+	"The hosts' LTTng traces come through the lttng-relayd that runs here (one\n"
+	"of corecap's user, read plainly), or one corecap starts.\n"
 	"\n"
 	"options:\n";
 
@@ -96,6 +97,8 @@ struct hosts_record {
 	const char *relayd_url;
 	bool no_relayd, have_relayd;
 	struct corecap_relayd relayd;
+	bool relayd_used, relayd_reused; /* for the manifest, once it is released */
+	int relayd_pid;
 	char relayd_error[600]; /* why there is no relayd, when one was wanted */
 };
 
@@ -798,6 +801,25 @@ static int write_manifest(struct hosts_record *r, bool *partial)
 		put(root, CORECAP_MK_BENCHMARK, b);
 	}
 	put(root, CORECAP_MK_HOSTS, hosts);
+	if (r->relayd_used) {
+		json_object *o = json_object_new_object();
+
+		put(o, CORECAP_MK_RELAYD_HOW,
+		    json_object_new_string(r->relayd_reused ? "reused" : "started"));
+		put(o, CORECAP_MK_RELAYD_PID, json_object_new_int(r->relayd_pid));
+		put(o, CORECAP_MK_RELAYD_CONTROL_PORT,
+		    json_object_new_int((int)r->relayd.ctrl_port));
+		put(o, CORECAP_MK_RELAYD_DATA_PORT, json_object_new_int((int)r->relayd.data_port));
+		if (r->relayd_reused)
+			put(o, CORECAP_MK_RELAYD_OUTPUT, json_object_new_string(r->relayd.output));
+		if (r->relayd.cpu_user_s >= 0) {
+			put(o, CORECAP_MK_RELAYD_CPU_USER_S,
+			    json_object_new_double(r->relayd.cpu_user_s));
+			put(o, CORECAP_MK_RELAYD_CPU_SYS_S,
+			    json_object_new_double(r->relayd.cpu_sys_s));
+		}
+		put(root, CORECAP_MK_RELAYD, o);
+	}
 	text = json_object_to_json_string_ext(root,
 					      JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 	ret = corecap_run_dir_create_file(&r->rd, CORECAP_RUN_MANIFEST_TMP, &fd);
@@ -973,11 +995,30 @@ static void place_traces(struct hosts_record *r)
 	}
 }
 
-/* The relayd the hosts stream their traces to; without one, they come over the stream. */
+/*
+ * The relayd the hosts stream their traces to: one that runs here already
+ * when it can be trusted (host_relayd.h), else ours; without one, the
+ * traces come over the stream. --relayd-url names ours.
+ */
 static void start_relayd(struct hosts_record *r)
 {
 	int log_fd, ret;
 
+	if (!r->relayd_url) {
+		ret = corecap_relayd_reuse(&r->relayd);
+		if (ret == 0) {
+			r->have_relayd = true;
+			if (!r->quiet)
+				fprintf(stderr,
+					"%s: reusing lttng-relayd (pid %d), ports %u (control) and "
+					"%u (data), output '%s'\n",
+					corecap_diag_prefix(), (int)r->relayd.pid,
+					r->relayd.ctrl_port, r->relayd.data_port, r->relayd.output);
+			return;
+		}
+		if (ret != -ENOENT)
+			corecap_warn("not reusing %s; starting one of ours", r->relayd.error);
+	}
 	ret = corecap_run_dir_create_file(&r->rd, CORECAP_RELAYD_LOG, &log_fd);
 	if (ret < 0) {
 		snprintf(r->relayd_error, sizeof(r->relayd_error),
@@ -1214,9 +1255,14 @@ int corecap_record_hosts(int argc, char **argv)
 		host_end(h, 30000);
 	}
 	/* Every host's record has ended its session: the relayd has all it will get. */
-	if (r->have_relayd)
-		corecap_relayd_stop(&r->relayd);
+	if (r->have_relayd) {
+		r->relayd_pid = (int)r->relayd.pid;
+		if (corecap_relayd_stop(&r->relayd) == -ETIMEDOUT)
+			corecap_warn("%s: taking what it wrote so far", r->relayd.error);
+	}
 	place_traces(r); /* it quotes the hosts' logs */
+	r->relayd_used = r->have_relayd;
+	r->relayd_reused = r->relayd.reused;
 	corecap_relayd_release(&r->relayd, r->rd.dirfd);
 	for (size_t i = 0; i < r->spec.n; i++)
 		if (r->hosts[i].log_fd >= 0)

@@ -12,6 +12,8 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -112,6 +114,37 @@ static unsigned free_port(const char *addr)
 	return port;
 }
 
+/* True when a descriptor of process pid links to a name match() takes (readlink of /proc/PID/fd/N).
+ */
+static bool any_fd(pid_t pid, bool (*match)(const char *link, const void *ctx), const void *ctx)
+{
+	char fd_dir[32], path[64], link[CORECAP_RELAYD_OUTPUT_MAX + 512];
+	bool found = false;
+	struct dirent *e;
+	DIR *fds;
+
+	snprintf(fd_dir, sizeof(fd_dir), "/proc/%d/fd", (int)pid);
+	fds = opendir(fd_dir);
+	while (fds && !found && (e = readdir(fds))) {
+		ssize_t l;
+
+		snprintf(path, sizeof(path), "%s/%.20s", fd_dir, e->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l <= 0)
+			continue;
+		link[l] = '\0';
+		found = match(link, ctx);
+	}
+	if (fds)
+		closedir(fds);
+	return found;
+}
+
+static bool is_link(const char *link, const void *want)
+{
+	return strcmp(link, want) == 0;
+}
+
 /*
  * Where the relayd listens without --relayd-url: every address of both
  * families ("::", which takes IPv4 too when net.ipv6.bindv6only is 0 and
@@ -145,7 +178,7 @@ static const char *listen_any(void)
 static bool listens(pid_t pid, unsigned port)
 {
 	static const char *const tables[] = {"/proc/net/tcp", "/proc/net/tcp6"};
-	char path[320], line[512];
+	char line[512];
 	bool found = false;
 
 	for (size_t t = 0; t < 2 && !found; t++) {
@@ -154,34 +187,18 @@ static bool listens(pid_t pid, unsigned port)
 		if (!f)
 			continue;
 		while (!found && fgets(line, sizeof(line), f)) {
-			char local[64], fd_dir[64];
+			char local[64], want[48];
 			unsigned long inode;
 			unsigned lport, state;
 			char *colon;
-			DIR *fds;
-			struct dirent *e;
 
 			if (sscanf(line, " %*d: %63s %*s %x %*s %*s %*s %*d %*d %lu", local, &state,
 				   &inode) != 3 ||
 			    state != 0x0a || !(colon = strrchr(local, ':')) ||
 			    sscanf(colon + 1, "%x", &lport) != 1 || lport != port)
 				continue;
-			snprintf(fd_dir, sizeof(fd_dir), "/proc/%d/fd", (int)pid);
-			fds = opendir(fd_dir);
-			while (fds && !found && (e = readdir(fds))) {
-				char link[64], want[48];
-				ssize_t l;
-
-				snprintf(path, sizeof(path), "%s/%s", fd_dir, e->d_name);
-				l = readlink(path, link, sizeof(link) - 1);
-				if (l <= 0)
-					continue;
-				link[l] = '\0';
-				snprintf(want, sizeof(want), "socket:[%lu]", inode);
-				found = strcmp(link, want) == 0;
-			}
-			if (fds)
-				closedir(fds);
+			snprintf(want, sizeof(want), "socket:[%lu]", inode);
+			found = any_fd(pid, is_link, want);
 		}
 		fclose(f);
 	}
@@ -220,10 +237,10 @@ static void log_complaint(int log_fd, off_t from, char *out, size_t size)
 		snprintf(out, size, "it said: %.300s", line);
 }
 
-static int wait_pid(pid_t pid, int timeout_ms, int *status)
+static int wait_pid(pid_t pid, int timeout_ms, int *status, struct rusage *ru)
 {
 	for (int i = 0;; i++) {
-		pid_t w = waitpid(pid, status, WNOHANG);
+		pid_t w = wait4(pid, status, WNOHANG, ru);
 
 		if (w == pid)
 			return 0;
@@ -300,6 +317,8 @@ int corecap_relayd_start(struct corecap_relayd *d, const char *url, int run_fd,
 	memset(d, 0, sizeof(*d));
 	d->pid = -1;
 	d->dir_fd = -1;
+	d->owner = geteuid();
+	d->cpu_user_s = d->cpu_sys_s = -1;
 	snprintf(d->listen, sizeof(d->listen), "%s", listen_any());
 	snprintf(d->token, sizeof(d->token), "corecap-%d", (int)getpid());
 	if (url && parse_url(d, url) < 0)
@@ -385,33 +404,109 @@ int corecap_relayd_url_complete(const char *url, const char *ssh_connection, cha
 	return 0;
 }
 
+/* OUTPUT/HOSTNAME/TOKEN/...: a file of our session (the hostname is one part, then ours). */
+static bool is_ours(const char *link, const void *relayd)
+{
+	const struct corecap_relayd *d = relayd;
+	size_t out_len = strlen(d->output), tok_len = strlen(d->token);
+	const char *rest;
+
+	if (strncmp(link, d->output, out_len) != 0 || link[out_len] != '/')
+		return false;
+	rest = strchr(link + out_len + 1, '/');
+	return rest && strncmp(rest + 1, d->token, tok_len) == 0 && rest[1 + tok_len] == '/';
+}
+
+/* True while the reused relayd holds a file under OUTPUT/<any>/TOKEN/. */
+static bool holds_ours(const struct corecap_relayd *d)
+{
+	return any_fd(d->pid, is_ours, d);
+}
+
 int corecap_relayd_stop(struct corecap_relayd *d)
 {
-	int st;
+	struct rusage ru;
+	int st, ret = 0;
 
 	if (d->pid <= 0)
 		return -ESRCH;
-	kill(d->pid, SIGTERM);
-	if (wait_pid(d->pid, STOP_TIMEOUT_MS, &st) == -ETIMEDOUT) {
-		kill(d->pid, SIGKILL);
-		waitpid(d->pid, &st, 0);
+	if (d->reused) {
+		/* Every host's session is destroyed: the relayd closes our files soon after. */
+		for (int i = 0; holds_ours(d); i++) {
+			if (i >= STOP_TIMEOUT_MS / 10) {
+				ret = fail(d, -ETIMEDOUT,
+					   "lttng-relayd (pid %d) still holds our files after %d s",
+					   (int)d->pid, STOP_TIMEOUT_MS / 1000);
+				break;
+			}
+			usleep(10000);
+		}
+		return ret;
 	}
+	memset(&ru, 0, sizeof(ru));
+	kill(d->pid, SIGTERM);
+	if (wait_pid(d->pid, STOP_TIMEOUT_MS, &st, &ru) == -ETIMEDOUT) {
+		kill(d->pid, SIGKILL);
+		wait4(d->pid, &st, 0, &ru);
+	}
+	d->cpu_user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6;
+	d->cpu_sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	d->pid = -1;
 	return 0;
 }
 
-/* Checks a directory the relayd wrote, recursively, making it ours alone; 0 or -errno. */
+/* Bounds and totals of one take. */
+struct take_walk {
+	uint64_t bytes, max_bytes;
+	size_t entries;
+};
+
+/* Copies a regular file's bytes (at most size, then EOF) from in to out; 0 or -errno. */
+static int copy_bytes(int in, int out, off_t size)
+{
+	char buf[65536];
+	off_t done = 0;
+
+	while (done < size) {
+		size_t want =
+			size - done < (off_t)sizeof(buf) ? (size_t)(size - done) : sizeof(buf);
+		ssize_t got = read(in, buf, want);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? -errno : 0; /* shorter than it was: what there is */
+		for (ssize_t w = 0; w < got;) {
+			ssize_t put = write(out, buf + w, (size_t)(got - w));
+
+			if (put < 0 && errno != EINTR)
+				return -errno;
+			w += put > 0 ? put : 0;
+		}
+		done += got;
+	}
+	return 0;
+}
+
+/*
+ * Checks a directory the relayd wrote, recursively: directories and
+ * regular files of one link, owned by its user, within the bounds. Our
+ * relayd's tree is made ours alone (0700, 0600) to be renamed; a reused
+ * relayd's is left as it is and copied into dest (-1: none), each
+ * directory made 0700 and each file created O_EXCL|O_NOFOLLOW 0600
+ * there. 0 or -errno.
+ */
 static int check_tree(struct corecap_relayd *d, int fd, const char *where, int depth,
-		      uint64_t *bytes, size_t *entries, uint64_t max_bytes)
+		      struct take_walk *t, int dest)
 {
 	struct stat st;
 	struct dirent *e;
 	DIR *dir;
 	int ret = 0, dup_fd;
 
-	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    fchmod(fd, 0700) < 0)
-		return fail(d, -EPERM, "'%s' is not a directory of ours", where);
+	if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != d->owner ||
+	    (!d->reused && fchmod(fd, 0700) < 0))
+		return fail(d, -EPERM, "'%s' is not a directory of the relayd's user", where);
 	if (depth > TAKE_MAX_DEPTH)
 		return fail(d, -ELOOP, "'%s' is deeper than %d directories", where, TAKE_MAX_DEPTH);
 	dup_fd = dup(fd);
@@ -423,11 +518,11 @@ static int check_tree(struct corecap_relayd *d, int fd, const char *where, int d
 	}
 	while (ret == 0 && (e = readdir(dir))) {
 		char sub[600];
-		int cfd;
+		int cfd, out;
 
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (++*entries > TAKE_MAX_ENTRIES) {
+		if (++t->entries > TAKE_MAX_ENTRIES) {
 			ret = fail(d, -EFBIG, "more than %d entries", TAKE_MAX_ENTRIES);
 			break;
 		}
@@ -437,22 +532,45 @@ static int check_tree(struct corecap_relayd *d, int fd, const char *where, int d
 		} else if (S_ISDIR(st.st_mode)) {
 			cfd = openat(fd, e->d_name,
 				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			out = -1;
 			if (cfd < 0)
 				ret = fail(d, -errno, "cannot open '%s': %s", sub, strerror(errno));
+			else if (dest >= 0 && (mkdirat(dest, e->d_name, 0700) < 0 ||
+					       (out = openat(dest, e->d_name,
+							     O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+								     O_CLOEXEC)) < 0))
+				ret = fail(d, -errno, "cannot make the copy of '%s': %s", sub,
+					   strerror(errno));
 			else
-				ret = check_tree(d, cfd, sub, depth + 1, bytes, entries, max_bytes);
+				ret = check_tree(d, cfd, sub, depth + 1, t, dest >= 0 ? out : -1);
+			if (out >= 0)
+				close(out);
 			if (cfd >= 0)
 				close(cfd);
 		} else if (S_ISREG(st.st_mode)) {
 			cfd = openat(fd, e->d_name,
 				     O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 			if (cfd < 0 || fstat(cfd, &st) < 0 || !S_ISREG(st.st_mode) ||
-			    st.st_nlink != 1 || st.st_uid != geteuid() || fchmod(cfd, 0600) < 0)
+			    st.st_nlink != 1 || st.st_uid != d->owner ||
+			    (!d->reused && fchmod(cfd, 0600) < 0))
 				ret = fail(d, -EPERM,
-					   "'%s' is not a regular file of ours with one link", sub);
-			else if ((*bytes += (uint64_t)st.st_size) > max_bytes)
+					   "'%s' is not a regular file of the relayd's user with "
+					   "one link",
+					   sub);
+			else if ((t->bytes += (uint64_t)st.st_size) > t->max_bytes)
 				ret = fail(d, -EFBIG, "over %llu bytes",
-					   (unsigned long long)max_bytes);
+					   (unsigned long long)t->max_bytes);
+			else if (dest >= 0) {
+				out = openat(dest, e->d_name,
+					     O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+					     0600);
+				if (out < 0 || (ret = copy_bytes(cfd, out, st.st_size)) < 0)
+					ret = fail(d, out < 0 ? -errno : ret,
+						   "cannot copy '%s': %s", sub,
+						   strerror(out < 0 ? errno : -ret));
+				if (out >= 0)
+					close(out);
+			}
 			if (cfd >= 0)
 				close(cfd);
 		} else {
@@ -464,6 +582,70 @@ static int check_tree(struct corecap_relayd *d, int fd, const char *where, int d
 	return ret;
 }
 
+/* Removes a tree under fd/name without following links; depth-bounded. */
+static void remove_tree(int fd, const char *name, int depth)
+{
+	int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *dir = sub >= 0 && depth < 2 * TAKE_MAX_DEPTH ? fdopendir(sub) : NULL;
+	struct dirent *e;
+
+	if (!dir) {
+		if (sub >= 0)
+			close(sub);
+		unlinkat(fd, name, 0);
+		return;
+	}
+	while ((e = readdir(dir))) {
+		struct stat st;
+
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if (fstatat(sub, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+			remove_tree(sub, e->d_name, depth + 1);
+		else
+			unlinkat(sub, e->d_name, 0);
+	}
+	closedir(dir);
+	unlinkat(fd, name, AT_REMOVEDIR);
+}
+
+/*
+ * The checked tree at from_fd/from_name (fd: it, open) into dest_fd/
+ * dest_name: renamed (our relayd's), or copied into a directory made
+ * there, then removed from the reused relayd's output (a copy that
+ * failed is removed instead). 0 or -errno.
+ */
+static int take_tree(struct corecap_relayd *d, int from_fd, const char *from_name, int fd,
+		     const char *where, int depth, int dest_fd, const char *dest_name,
+		     uint64_t max_bytes)
+{
+	struct take_walk t = {.max_bytes = max_bytes};
+	int out, ret;
+
+	if (!d->reused) {
+		ret = check_tree(d, fd, where, depth, &t, -1);
+		if (ret == 0 &&
+		    renameat2(from_fd, from_name, dest_fd, dest_name, RENAME_NOREPLACE) < 0)
+			ret = fail(d, -errno, "cannot move '%s' into the run: %s", where,
+				   strerror(errno));
+		return ret;
+	}
+	if (mkdirat(dest_fd, dest_name, 0700) < 0)
+		return fail(d, -errno, "cannot make '%s' in the run: %s", dest_name,
+			    strerror(errno));
+	out = openat(dest_fd, dest_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	ret = out < 0 ? fail(d, -errno, "cannot open '%s' in the run: %s", dest_name,
+			     strerror(errno))
+		      : check_tree(d, fd, where, depth, &t, out);
+	if (out >= 0)
+		close(out);
+	if (ret < 0)
+		remove_tree(dest_fd, dest_name, 0);
+	else
+		remove_tree(from_fd, from_name, 0);
+	return ret;
+}
+
 /* host's directory (sub NULL) or its entry sub, checked, into dest_fd/dest_name. */
 static int take(struct corecap_relayd *d, const char *host, const char *sub, int dest_fd,
 		const char *dest_name, uint64_t max_bytes)
@@ -472,8 +654,6 @@ static int take(struct corecap_relayd *d, const char *host, const char *sub, int
 	struct stat st;
 	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 	char where[400] = "";
-	uint64_t bytes = 0;
-	size_t entries = 0;
 	struct dirent *e;
 
 	if (!dir) {
@@ -517,12 +697,10 @@ static int take(struct corecap_relayd *d, const char *host, const char *sub, int
 	if (host_fd < 0) {
 		ret = fail(d, -errno, "cannot open '%s': %s", where, strerror(errno));
 	} else if (!sub) {
-		ret = check_tree(d, host_fd, where, 0, &bytes, &entries, max_bytes);
-		if (ret == 0 && renameat2(top, host, dest_fd, dest_name, RENAME_NOREPLACE) < 0)
-			ret = fail(d, -errno, "cannot move '%s' into the run: %s", where,
-				   strerror(errno));
-	} else if (fstat(host_fd, &st) < 0 || st.st_uid != geteuid() || fchmod(host_fd, 0700) < 0) {
-		ret = fail(d, -EPERM, "'%s' is not a directory of ours", where);
+		ret = take_tree(d, top, host, host_fd, where, 0, dest_fd, dest_name, max_bytes);
+	} else if (fstat(host_fd, &st) < 0 || st.st_uid != d->owner ||
+		   (!d->reused && fchmod(host_fd, 0700) < 0)) {
+		ret = fail(d, -EPERM, "'%s' is not a directory of the relayd's user", where);
 	} else if ((sub_fd = openat(host_fd, sub,
 				    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
 		ret = fail(d, errno == ENOENT ? -ENOENT : -errno,
@@ -530,10 +708,7 @@ static int take(struct corecap_relayd *d, const char *host, const char *sub, int
 			   strerror(errno));
 	} else {
 		snprintf(where + strlen(where), sizeof(where) - strlen(where), "/%s", sub);
-		ret = check_tree(d, sub_fd, where, 1, &bytes, &entries, max_bytes);
-		if (ret == 0 && renameat2(host_fd, sub, dest_fd, dest_name, RENAME_NOREPLACE) < 0)
-			ret = fail(d, -errno, "cannot move '%s' into the run: %s", where,
-				   strerror(errno));
+		ret = take_tree(d, host_fd, sub, sub_fd, where, 1, dest_fd, dest_name, max_bytes);
 	}
 	if (sub_fd >= 0)
 		close(sub_fd);
@@ -558,39 +733,332 @@ int corecap_relayd_take_daemon(struct corecap_relayd *d, const char *host, int p
 	return take(d, host, sub, dest_fd, dest_name, max_bytes);
 }
 
-/* Removes a tree under fd/name without following links; depth-bounded. */
-static void remove_tree(int fd, const char *name, int depth)
+/* Is ino one of the output's directories before our session? */
+static bool was_there(const struct corecap_relayd *d, ino_t ino)
 {
-	int sub = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	DIR *dir = sub >= 0 && depth < 2 * TAKE_MAX_DEPTH ? fdopendir(sub) : NULL;
+	for (size_t i = 0; i < d->n_before; i++)
+		if (d->before[i] == ino)
+			return true;
+	return !d->before_all; /* not all remembered: any might have been */
+}
+
+/* What our session made in a reused relayd's output: TOKEN under each hostname, new hostnames. */
+static void release_reused(struct corecap_relayd *d)
+{
+	int dup_fd = dup(d->dir_fd);
+	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
 	struct dirent *e;
 
 	if (!dir) {
-		if (sub >= 0)
-			close(sub);
-		unlinkat(fd, name, 0);
+		if (dup_fd >= 0)
+			close(dup_fd);
 		return;
 	}
+	rewinddir(dir);
 	while ((e = readdir(dir))) {
 		struct stat st;
+		int hd;
 
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+		if (e->d_name[0] == '.')
 			continue;
-		if (fstatat(sub, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-			remove_tree(sub, e->d_name, depth + 1);
-		else
-			unlinkat(sub, e->d_name, 0);
+		hd = openat(d->dir_fd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (hd < 0)
+			continue;
+		if (fstat(hd, &st) == 0 && st.st_uid == d->owner &&
+		    faccessat(hd, d->token, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+			remove_tree(hd, d->token, 0);
+			/* A hostname directory our session made goes if nothing else is in it. */
+			if (!was_there(d, st.st_ino))
+				unlinkat(d->dir_fd, e->d_name, AT_REMOVEDIR);
+		}
+		close(hd);
 	}
 	closedir(dir);
-	unlinkat(fd, name, AT_REMOVEDIR);
 }
 
 void corecap_relayd_release(struct corecap_relayd *d, int run_fd)
 {
+	if (d->reused) {
+		if (d->dir_fd >= 0) {
+			corecap_relayd_stop(d); /* it holds none of our files */
+			release_reused(d);
+			close(d->dir_fd);
+			d->dir_fd = -1;
+			/* An output directory we made goes only if empty. */
+			if (d->made_output)
+				rmdir(d->output);
+		}
+		d->pid = -1;
+		d->reused = false;
+		return;
+	}
 	corecap_relayd_stop(d);
 	if (d->dir_fd >= 0) {
 		close(d->dir_fd);
 		d->dir_fd = -1;
 		remove_tree(run_fd, CORECAP_RELAYD_DIR, 0);
 	}
+}
+
+/*
+ * Reads at most max bytes of /proc/PID/name through pfd (the process's
+ * /proc directory, opened once) into buf: the count read, or -errno;
+ * -EFBIG when there is more.
+ */
+static ssize_t read_proc(int pfd, const char *name, char *buf, size_t max)
+{
+	int fd = openat(pfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	size_t n = 0;
+	ssize_t got = 1;
+
+	if (fd < 0)
+		return -errno;
+	while (n <= max && got > 0) {
+		got = read(fd, buf + n, max + 1 - n);
+		if (got < 0 && errno == EINTR)
+			got = 1;
+		else if (got > 0)
+			n += (size_t)got;
+	}
+	close(fd);
+	if (got < 0)
+		return -errno;
+	return n > max ? -EFBIG : (ssize_t)n;
+}
+
+/* True when pfd's namespace ns is this process's. */
+static bool same_ns(int pfd, const char *ns)
+{
+	char path[32], mine[64], theirs[64];
+	ssize_t a, b;
+
+	snprintf(path, sizeof(path), "/proc/self/ns/%s", ns);
+	a = readlink(path, mine, sizeof(mine) - 1);
+	snprintf(path, sizeof(path), "ns/%s", ns);
+	b = readlinkat(pfd, path, theirs, sizeof(theirs) - 1);
+	return a > 0 && b == a && memcmp(mine, theirs, (size_t)a) == 0;
+}
+
+/* A directory's group that may write it: root's, or ours (lttng-relayd makes its directories 0770).
+ */
+static bool own_group(const struct stat *st)
+{
+	return st->st_gid == 0 || st->st_gid == getegid();
+}
+
+/*
+ * Opens path (absolute, plain: relayd_cmdline.c checked it) from / one
+ * part at a time, O_NOFOLLOW, each directory owned by root or owner and
+ * writable by no other user (but a sticky one, above the last part, as
+ * /tmp) nor by a group but root's or ours, the last one owner's; the last part may be missing, then
+ * made (mode 0700, *made set) when we are owner. The directory's descriptor, or -errno with
+ * d->error.
+ */
+static int open_trusted(struct corecap_relayd *d, const char *path, uid_t owner, bool *made)
+{
+	char part[CORECAP_RELAYD_OUTPUT_MAX];
+	const char *p = path + 1;
+	int fd = open("/", O_RDONLY | O_DIRECTORY | O_CLOEXEC), next;
+	struct stat st;
+
+	*made = false;
+	while (fd >= 0) {
+		size_t n = strcspn(p, "/");
+		bool last = p[n] == '\0';
+
+		/*
+		 * A sticky directory others may write (/tmp) is a safe step:
+		 * they cannot rename or remove the next part, which must be
+		 * root's or the owner's.
+		 */
+		if (fstat(fd, &st) < 0 || (st.st_uid != 0 && st.st_uid != owner) ||
+		    ((st.st_mode & S_IWOTH) && !(n && (st.st_mode & S_ISVTX))) ||
+		    ((st.st_mode & S_IWGRP) && !own_group(&st))) {
+			close(fd);
+			return fail(d, -EPERM,
+				    "its output '%s' is under a directory another user may write "
+				    "or owns",
+				    path);
+		}
+		if (!n)
+			return fd;
+		memcpy(part, p, n);
+		part[n] = '\0';
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0 && errno == ENOENT && last && owner == geteuid() &&
+		    mkdirat(fd, part, 0700) == 0) {
+			*made = true;
+			next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (next < 0) {
+			int err = errno;
+
+			close(fd);
+			return fail(d, -err, "cannot open its output '%s': %s", path,
+				    strerror(err));
+		}
+		close(fd);
+		fd = next;
+		if (last) {
+			if (fstat(fd, &st) < 0 || st.st_uid != owner || (st.st_mode & S_IWOTH) ||
+			    ((st.st_mode & S_IWGRP) && !own_group(&st))) {
+				close(fd);
+				return fail(d, -EPERM, "its output '%s' is not its user's alone",
+					    path);
+			}
+			return fd;
+		}
+		p += n + 1;
+	}
+	return fail(d, -errno, "cannot open '/': %s", strerror(errno));
+}
+
+/* The output's directories now, to tell later which our session made. */
+static void remember_before(struct corecap_relayd *d)
+{
+	int dup_fd = dup(d->dir_fd);
+	DIR *dir = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	struct dirent *e;
+
+	d->n_before = 0;
+	d->before_all = dir != NULL;
+	while (dir && (e = readdir(dir))) {
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (d->n_before == CORECAP_RELAYD_BEFORE_MAX) {
+			d->before_all = false;
+			break;
+		}
+		/* fstat's inode, as release_reused() takes (readdir's can differ: overlayfs) */
+		if (fstatat(d->dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			d->before[d->n_before++] = st.st_ino;
+		else
+			d->before_all = false;
+	}
+	if (dir)
+		closedir(dir);
+	else if (dup_fd >= 0)
+		close(dup_fd);
+}
+
+/* The relayd of /proc/PID (pfd) reused if every rule holds; 0 or -errno with d->error. */
+static int try_reuse(struct corecap_relayd *d, pid_t pid, int pfd)
+{
+	static char buf[CORECAP_RELAYD_ENVIRON_MAX + 1];
+	struct corecap_relayd_cmdline c;
+	char conf[CORECAP_RELAYD_OUTPUT_MAX + 32];
+	const char *base;
+	unsigned char rnd[8];
+	struct stat st;
+	ssize_t n;
+	int ret;
+
+	/* The /proc entry's owner is the process's user. */
+	if (fstat(pfd, &st) < 0)
+		return fail(d, -errno, "cannot stat it: %s", strerror(errno));
+	if (st.st_uid != geteuid())
+		return fail(d, -EPERM, "it runs as user %u, corecap as %u: not trusted",
+			    (unsigned)st.st_uid, (unsigned)geteuid());
+	if (!same_ns(pfd, "mnt") || !same_ns(pfd, "net"))
+		return fail(d, -EPERM, "it runs in another mount or network namespace");
+	n = read_proc(pfd, "cmdline", buf, CORECAP_RELAYD_CMDLINE_MAX);
+	if (n < 0)
+		return fail(d, (int)n, "cannot read its command line: %s", strerror((int)-n));
+	if ((ret = corecap_relayd_cmdline_parse(&c, buf, (size_t)n)) < 0)
+		return fail(d, ret, "%s", c.error);
+	n = read_proc(pfd, "environ", buf, CORECAP_RELAYD_ENVIRON_MAX);
+	if (n < 0)
+		return fail(d, (int)n, "cannot read its environment: %s", strerror((int)-n));
+	if ((ret = corecap_relayd_cmdline_env(&c, buf, (size_t)n)) < 0)
+		return fail(d, ret, "%s", c.error);
+	/* Another record's relayd writes into its run: it is stopped when that record ends. */
+	base = strrchr(c.output, '/');
+	if (strcmp(base + 1, CORECAP_RELAYD_DIR) == 0)
+		return fail(d, -EBUSY, "it is another corecap record's (its output is '%s')",
+			    c.output);
+	/* A configuration file could have set anything (lttng-relayd(8), "Daemon configuration").
+	 */
+	snprintf(conf, sizeof(conf), "%s/.lttng/lttng.conf", c.home);
+	if (access("/etc/lttng/lttng.conf", F_OK) == 0 || (*c.home && access(conf, F_OK) == 0))
+		return fail(d, -EPERM,
+			    "a configuration file (/etc/lttng/lttng.conf or %s) may "
+			    "have set its ports or output",
+			    conf);
+	if (strcmp(c.ctrl_addr, c.data_addr) != 0)
+		return fail(d, -EINVAL, "its control and data ports listen on different addresses");
+	if (!listens(pid, c.ctrl_port) || !listens(pid, c.data_port))
+		return fail(d, -ENOTCONN, "it does not listen on ports %u and %u", c.ctrl_port,
+			    c.data_port);
+	d->dir_fd = open_trusted(d, c.output, st.st_uid, &d->made_output);
+	if (d->dir_fd < 0)
+		return d->dir_fd;
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd)) {
+		close(d->dir_fd);
+		d->dir_fd = -1;
+		if (d->made_output)
+			rmdir(c.output);
+		return fail(d, -EIO, "no random bytes for our session's path");
+	}
+	snprintf(d->token, sizeof(d->token), "corecap-%d-%02x%02x%02x%02x%02x%02x%02x%02x",
+		 (int)getpid(), rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5], rnd[6], rnd[7]);
+	snprintf(d->output, sizeof(d->output), "%s", c.output);
+	remember_before(d);
+	d->pid = pid;
+	d->owner = st.st_uid;
+	d->reused = true;
+	d->ctrl_port = c.ctrl_port;
+	d->data_port = c.data_port;
+	d->live_port = c.live_port;
+	snprintf(d->listen, sizeof(d->listen), "%s", c.ctrl_addr);
+	/* Listening on every address: each host streams to the one it reaches us by. */
+	if (strcmp(c.ctrl_addr, "0.0.0.0") != 0)
+		snprintf(d->addr, sizeof(d->addr), "%s", c.ctrl_addr);
+	return 0;
+}
+
+int corecap_relayd_reuse(struct corecap_relayd *d)
+{
+	char first[sizeof(d->error)] = "";
+	DIR *proc = opendir("/proc");
+	struct dirent *e;
+	int ret = -ENOENT, first_ret = -ENOENT;
+
+	memset(d, 0, sizeof(*d));
+	d->pid = -1;
+	d->dir_fd = -1;
+	d->cpu_user_s = d->cpu_sys_s = -1;
+	if (!proc)
+		return fail(d, -errno, "cannot list /proc: %s", strerror(errno));
+	while (ret != 0 && (e = readdir(proc))) {
+		char comm[32];
+		ssize_t n;
+		int pfd;
+		long pid;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    strspn(e->d_name, "0123456789") != strlen(e->d_name) || strlen(e->d_name) > 9)
+			continue;
+		pid = strtol(e->d_name, NULL, 10);
+		pfd = openat(dirfd(proc), e->d_name,
+			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (pfd < 0)
+			continue;
+		n = read_proc(pfd, "comm", comm, sizeof(comm) - 1);
+		if (n == 13 && memcmp(comm, "lttng-relayd\n", 13) == 0) {
+			ret = try_reuse(d, (pid_t)pid, pfd);
+			if (ret < 0 && !*first) {
+				snprintf(first, sizeof(first), "lttng-relayd (pid %ld): %.400s",
+					 pid, d->error);
+				first_ret = ret;
+			}
+		}
+		close(pfd);
+	}
+	closedir(proc);
+	if (ret == 0)
+		return 0;
+	snprintf(d->error, sizeof(d->error), "%s", first);
+	return first_ret;
 }

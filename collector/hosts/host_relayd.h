@@ -2,8 +2,22 @@
  * host_relayd: the lttng-relayd of `corecap record --hosts` (docs/hosts.md,
  * "Traces through lttng-relayd").
  *
- * corecap_relayd_start() starts an lttng-relayd of our own (never one that
- * runs already: its output directory would be one someone else chose),
+ * corecap_relayd_reuse() takes an lttng-relayd that runs already on this
+ * host when it can be trusted and read plainly: a process whose /proc
+ * entry is owned by corecap's user, in corecap's mount and network
+ * namespaces, whose command line and environment say its ports and its
+ * output directory (relayd_cmdline.h), no configuration file beside it,
+ * holding listening sockets on both ports, its output directory reached
+ * from / through directories owned by root or its user that no one else
+ * may write. It is left running: corecap_relayd_stop() only waits until
+ * it holds no file of our session, the takes copy what it wrote for each
+ * host into the run (the same checks, the relayd's user its owner) and
+ * remove it, and corecap_relayd_release() removes only what our session
+ * made there (our token's directories; a hostname directory that was not
+ * there before, when empty). Each host's path then carries a random
+ * part, so no other session's directory is ever ours.
+ *
+ * corecap_relayd_start() starts an lttng-relayd of our own,
  * writing into a directory it makes inside the run (mode 0700), its
  * control, data and live ports the URL's or, without them, free ones
  * (bound first, then given to the relayd; a relayd that lost the race is
@@ -26,16 +40,29 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "relayd_cmdline.h"
+
 #define CORECAP_RELAYD_DIR "relayd.out" /* in the run while it records; removed */
 #define CORECAP_RELAYD_LOG "relayd.log" /* in the run: what the relayd said */
 
+/* Top-level entries of a reused relayd's output remembered, to tell which our session made. */
+#define CORECAP_RELAYD_BEFORE_MAX 256
+
 struct corecap_relayd {
-	pid_t pid;	 /* ours, or -1 */
-	int dir_fd;	 /* CORECAP_RELAYD_DIR, or -1 */
+	pid_t pid;   /* ours or the reused one's, or -1 */
+	bool reused; /* it ran already: left running, its output shared */
+	uid_t owner; /* the user its files belong to */
+	int dir_fd;  /* its output: CORECAP_RELAYD_DIR, or the reused one's; or -1 */
+	char output[CORECAP_RELAYD_OUTPUT_MAX];	 /* reused: its output directory */
+	bool made_output;			 /* reused: we made that directory (it had none) */
+	ino_t before[CORECAP_RELAYD_BEFORE_MAX]; /* reused: its output's directories then */
+	size_t n_before;			 /* their count; over the bound, none removed */
+	bool before_all;			 /* every one of them is in before[] */
+	double cpu_user_s, cpu_sys_s;		 /* ours, once ended (wait4); else -1 */
 	char addr[64];	 /* the address hosts are told, unbracketed; "" when each host derives it */
 	char listen[64]; /* the address it listens on: addr, "::" or "0.0.0.0" */
 	unsigned ctrl_port, data_port, live_port;
-	char token[32]; /* the first part of each host's path */
+	char token[48]; /* the first part of each host's path */
 	char error[512];
 };
 
@@ -68,12 +95,24 @@ void corecap_relayd_listen_url(const char *addr, unsigned port, char *buf, size_
  */
 int corecap_relayd_url_complete(const char *url, const char *ssh_connection, char *out,
 				size_t size);
-/* Ends the relayd (SIGTERM, then SIGKILL after 10 s); 0 if it was ours and ended. */
+/*
+ * A running relayd to reuse (above): 0; -ENOENT when none runs; else
+ * -errno with d->error naming the first one found and why it is not
+ * used (its PID, its user, the rule).
+ */
+int corecap_relayd_reuse(struct corecap_relayd *d);
+/*
+ * Ends the relayd (SIGTERM, then SIGKILL after 10 s), its CPU time kept;
+ * 0 if it was ours and ended. A reused one is left running: waits (10 s
+ * at most) until it holds no file under our session's directories; 0,
+ * or -ETIMEDOUT.
+ */
 int corecap_relayd_stop(struct corecap_relayd *d);
 /*
  * Moves what the relayd wrote for host into dest_fd/dest_name, once it is
- * stopped: 0, -ENOENT when it wrote nothing for the host, or -errno with
- * d->error saying which rule was broken (what it wrote is then left).
+ * stopped (a reused relayd's: copied, then removed from its output): 0, -ENOENT when it wrote
+ * nothing for the host, or -errno with d->error saying which rule was broken (what it wrote is then
+ * left).
  */
 int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
 			const char *dest_name, uint64_t max_bytes);
@@ -84,7 +123,10 @@ int corecap_relayd_take(struct corecap_relayd *d, const char *host, int dest_fd,
  */
 int corecap_relayd_take_daemon(struct corecap_relayd *d, const char *host, int pid, int dest_fd,
 			       const char *dest_name, uint64_t max_bytes);
-/* Removes the relayd's directory and whatever is left in it (O_NOFOLLOW walk). */
+/*
+ * Removes the relayd's directory and whatever is left in it (O_NOFOLLOW
+ * walk); for a reused relayd, only what our session made in its output.
+ */
 void corecap_relayd_release(struct corecap_relayd *d, int run_fd);
 
 #endif

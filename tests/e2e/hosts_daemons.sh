@@ -8,10 +8,11 @@
 # report (the same as RUN/hosts/b/daemons/PID's), RUN:b the host's
 # several-daemon report, an unknown PID and a hostile PID refused with the
 # cause; and the system's headroom is the least over every daemon of
-# every host, in text, JSON and html; each daemon's ops' client latency
-# split on a row of its own. Last, compare of two such runs: a second
-# record of host b's daemons, two of them started since, compared with
-# the first daemon by daemon (paired by PID, in order, one in one run only).
+# every host, in text, JSON and html, the next host named by its daemon
+# when it has several; each daemon's ops' client latency split on a row
+# of its own. Last, compare of two such runs: a second record of host b's
+# daemons, two of them started since, compared with the first daemon by
+# daemon (paired by PID, in order, one in one run only).
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/hosts_lib.sh"
@@ -39,7 +40,7 @@ rc=0
 # Without kernel events: the test is of the names and the system's rule, and stays short.
 "$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run \
 	--record-opt=--no-kernel -- $bench \
-	"$rb -H $b_addr -p $b1_port -t 4 & $rb -H $b_addr -p $b2_port -t 1 & $rb -H $c_addr -p $c_port -t 2; wait" \
+	"$rb -H $b_addr -p $b1_port -t 2 & $rb -H $b_addr -p $b2_port -t 1 & $rb -H $c_addr -p $c_port -t 8; wait" \
 	>record.out 2>record.err || rc=$?
 echo "record took $(calc "$EPOCHREALTIME - $start") s"
 cat record.err
@@ -148,6 +149,42 @@ print("%.3f %s %s" % best if best else "none")' "b:$b1_pid:named-$b1_pid.json" "
 echo "least headroom over the daemons: $least"
 expect_eq "the system's headroom, host and PID: the least over every daemon" "$least" \
 	"$(json whole.json "'%.3f %s %s' % (d['system']['headroom'], d['system']['host'], d['system']['pid'])")"
+# The next host: the other one, at its least; host b's by its daemon
+# (b:PID and its name), c's by its name alone.
+next=$(python3 -c '
+import json, sys
+least = sys.argv[1].split()[1]
+by = {}
+for f in sys.argv[2:]:
+    host, pid, path = f.split(":")
+    h = json.load(open(path))["diagnosis"].get("headroom")
+    if h is not None and host != least and (host not in by or h < by[host][0]):
+        by[host] = (h, pid)
+if by:
+    host = min(by, key=lambda k: by[k][0])
+    h, pid = by[host]
+    print("%s %s %.2f" % (host, pid if host == "b" else "-", h))
+else:
+    print("none")' "$least" "b:$b1_pid:named-$b1_pid.json" "b:$b2_pid:named-$b2_pid.json" "c:$c_pid:c.json")
+echo "the next host by the daemons' reports: $next"
+if [ "$next" != none ]; then
+	read -r next_host next_pid next_h <<<"$next"
+	expect_eq "JSON: the next host and its capping daemon's PID (null for a host of one)" \
+		"$next_host $([ "$next_pid" = - ] && echo None || echo "$next_pid")" \
+		"$(json whole.json "'%s %s' % (d['system']['next_host'], d['system']['next_pid'])")"
+	if [ "$next_host" = b ]; then
+		want="  then       host b:$next_pid (refosd) at"
+	else
+		want="  then       host $next_host at"
+	fi
+	then_line=$(grep -m 1 '^  then       host ' whole.txt || true)
+	expect_eq "text: the then line names it" "$want" "${then_line% *}"
+	# Its figure: the daemon's headroom (rounded twice here: the JSON's 3 digits, then 2).
+	then_h=${then_line##* }
+	then_h=${then_h%x}
+	expect_calc "text: at its headroom (${then_h}x against ${next_h}x)" \
+		"$then_h - $next_h <= 0.011 && $next_h - $then_h <= 0.011"
+fi
 expect_eq "JSON: host b lists its two daemons, c its one" "b $b1_pid $b2_pid c $c_pid" \
 	"$(json whole.json "' '.join(h['name'] + ' ' + ' '.join(str(x['pid']) for x in sorted(h['daemons'], key=lambda x: x['pid'])) for h in d['hosts'])")"
 expect_eq "JSON: host b's report is its several-daemon report" corecap-report-multi \

@@ -5,6 +5,11 @@
  * symlink, a FIFO, a hard-linked file, a tree over the size bound, a
  * symlinked path component, a host under two hostnames or a destination
  * that exists are refused with the rule named, the destination untouched.
+ * From a relayd that ran already (reused): the tree is copied, not moved
+ * (the relayd's files keep their modes until removed), a copy that breaks
+ * a rule is removed and the relayd's tree left; the release removes our
+ * token's directories and a hostname directory our session made, nothing
+ * else of the relayd's output.
  * Also the --relayd-url parser's refusals and the host's URL.
  */
 #include <check.h>
@@ -54,6 +59,7 @@ static void setup(void)
 	    "@/out/vm/corecap-1/b/ust/uid/0/64-bit/index/corecap_0.idx");
 	memset(&d, 0, sizeof(d));
 	d.pid = -1;
+	d.owner = geteuid();
 	snprintf(d.token, sizeof(d.token), "corecap-1");
 	snprintf(path, sizeof(path), "%s/out", scratch);
 	d.dir_fd = open(path, O_RDONLY | O_DIRECTORY);
@@ -155,7 +161,8 @@ END_TEST
 START_TEST(test_hard_link)
 {
 	run("ln @/out/vm/corecap-1/b/ust/uid/0/64-bit/metadata @/out/vm/m2");
-	refused("64-bit/metadata' is not a regular file of ours with one link", -EPERM, 1 << 20);
+	refused("64-bit/metadata' is not a regular file of the relayd's user with one link", -EPERM,
+		1 << 20);
 }
 END_TEST
 
@@ -209,6 +216,65 @@ START_TEST(test_release_removes)
 	ck_assert(!exists("run/" CORECAP_RELAYD_DIR));
 	ck_assert(access("/etc/passwd", F_OK) == 0); /* the link removed, not followed */
 	close(run_fd);
+}
+END_TEST
+
+START_TEST(test_reused_copy)
+{
+	struct stat st;
+	char path[256];
+
+	d.reused = true;
+	ck_assert_int_eq(corecap_relayd_take(&d, "b", dest_fd, "trace", 1 << 20), 0);
+	ck_assert_int_eq(mode_of("dest/trace"), 0700);
+	ck_assert_int_eq(mode_of("dest/trace/ust/uid/0/64-bit"), 0700);
+	ck_assert_int_eq(mode_of("dest/trace/ust/uid/0/64-bit/metadata"), 0600);
+	ck_assert_int_eq(mode_of("dest/trace/ust/uid/0/64-bit/index/corecap_0.idx"), 0600);
+	snprintf(path, sizeof(path), "%s/dest/trace/ust/uid/0/64-bit/corecap_0", scratch);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, 4096);
+	ck_assert_int_eq(st.st_nlink, 1);
+	/* Copied, then removed from the relayd's output; our token's directory stays till release.
+	 */
+	ck_assert(!exists("out/vm/corecap-1/b"));
+	ck_assert(exists("out/vm/corecap-1"));
+}
+END_TEST
+
+START_TEST(test_reused_refused)
+{
+	d.reused = true;
+	run("ln -s /etc/passwd @/out/vm/corecap-1/b/ust/uid/0/64-bit/corecap_1");
+	refused("64-bit/corecap_1' is neither a regular file nor a directory", -EPERM, 1 << 20);
+	/* The relayd's files as they were: not made ours. */
+	ck_assert_int_eq(mode_of("out/vm/corecap-1/b/ust/uid/0/64-bit/metadata") & 0044, 0044);
+	ck_assert(exists("out/vm/corecap-1/b/ust/uid/0/64-bit/corecap_0"));
+}
+END_TEST
+
+START_TEST(test_reused_release)
+{
+	struct stat st;
+	char path[128];
+
+	/* vm/ was there before our session; new/ was not; others/ has no token of ours. */
+	snprintf(path, sizeof(path), "%s/out/vm", scratch);
+	ck_assert_int_eq(stat(path, &st), 0);
+	d.before[0] = st.st_ino;
+	d.n_before = 1;
+	d.before_all = true;
+	d.reused = true;
+	run("mkdir -p @/out/vm/corecap-2/b @/out/new/corecap-1/c/ust @/out/others/corecap-1x "
+	    "&& ln -s /etc @/out/new/corecap-1/c/etc");
+	corecap_relayd_release(&d, -1);
+	ck_assert_int_eq(d.dir_fd, -1);
+	d.dir_fd = open("/dev/null", O_RDONLY); /* for teardown's close */
+	ck_assert(!exists("out/vm/corecap-1"));
+	ck_assert(exists("out/vm"));
+	ck_assert(exists("out/vm/corecap-2/b"));
+	ck_assert(!exists("out/new"));
+	ck_assert(exists("out/others/corecap-1x"));
+	ck_assert(access("/etc/passwd", F_OK) == 0);
 }
 END_TEST
 
@@ -347,6 +413,9 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_two_hostnames);
 	tcase_add_test(tc, test_dest_exists);
 	tcase_add_test(tc, test_release_removes);
+	tcase_add_test(tc, test_reused_copy);
+	tcase_add_test(tc, test_reused_refused);
+	tcase_add_test(tc, test_reused_release);
 	tcase_add_test(tc, test_url);
 	tcase_add_test(tc, test_url_ipv6_refused);
 	tcase_add_test(tc, test_url_complete);

@@ -564,7 +564,23 @@
 	/* how its LTTng trace came: "relayd" or "stream"; absent without one */                   \
 	X(HOSTS_TRACE_VIA, HOSTS, "trace_via", 0)                                                  \
 	/* why "stream" when the relayd was asked for; absent otherwise */                         \
-	X(HOSTS_TRACE_VIA_REASON, HOSTS, "trace_via_reason", 0)
+	X(HOSTS_TRACE_VIA_REASON, HOSTS, "trace_via_reason", 0)                                    \
+	/* the recording host's lttng-relayd the hosts streamed to; absent without one */          \
+	X(RELAYD, ROOT, "relayd", CORECAP_MK_F_OBJ)                                                \
+	/* "started" (by this record, and stopped) or "reused" (it ran already; left running) */   \
+	X(RELAYD_HOW, RELAYD, "how", 0)                                                            \
+	/* its PID */                                                                              \
+	X(RELAYD_PID, RELAYD, "pid", 0)                                                            \
+	/* its control port */                                                                     \
+	X(RELAYD_CONTROL_PORT, RELAYD, "control_port", 0)                                          \
+	/* its data port */                                                                        \
+	X(RELAYD_DATA_PORT, RELAYD, "data_port", 0)                                                \
+	/* "reused": its output directory, the traces copied out of it */                          \
+	X(RELAYD_OUTPUT, RELAYD, "output", 0)                                                      \
+	/* "started": its user CPU time, s, once it ended */                                       \
+	X(RELAYD_CPU_USER_S, RELAYD, "cpu_user_s", 0)                                              \
+	/* "started": its system CPU time, s, once it ended */                                     \
+	X(RELAYD_CPU_SYS_S, RELAYD, "cpu_sys_s", 0)
 
 #define CORECAP_MK_ENUM_(id, parent, name, flags) CORECAP_MK_##id,
 #define CORECAP_MK_DEF_(id, parent, name, flags)                                                   \
