@@ -128,7 +128,8 @@ struct projection {
 	bool valid; /* false: no ops or no CPU figures (why_not says) */
 	const char *why_not;
 	double iops_measured;
-	const char *iops_source; /* "trace" (finished ops) or "benchmark" */
+	/* "trace" (finished ops), "benchmark", or "perf counters" (a Ceph OSD's own) */
+	const char *iops_source;
 	int cores_here;		 /* the daemon's CPUs (its affinity), else the machine's */
 	int machine_cpus;	 /* the machine's */
 	double wake_s;		 /* the hand-off charged per lock acquisition; 0: unknown */
@@ -173,6 +174,11 @@ struct projection_inputs {
 	int cores_available;	    /* the daemon's CPUs; 0: unknown */
 	int machine_cpus;	    /* the machine's; 0: as cores_available */
 	double bench_iops;	    /* the benchmark's own figure; 0: none */
+	/* A Ceph OSD's ops in the window by its perf counters, client ops and
+	 * replica sub-ops (op + subop): its throughput where neither the trace
+	 * nor a benchmark gives one (a host of a run across hosts, whose
+	 * benchmark ran on another); 0: none. */
+	double osd_ops;
 	double machine_busy_cpu_s;  /* < 0: unknown */
 	double machine_steal_cpu_s; /* of it, the hypervisor's steal; < 0: unknown */
 	double bench_cpu_s;	    /* < 0: unknown */

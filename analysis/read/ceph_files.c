@@ -484,7 +484,9 @@ static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 		struct ceph_perf_counter *p, pc = {0};
 		json_object *vb;
 
-		if (strncmp(key, "op", 2) != 0 || !json_object_object_get_ex(ob, key, &vb))
+		/* The client ops' counters (op*) and the replica writes' (subop*). */
+		if ((strncmp(key, "op", 2) != 0 && strncmp(key, "subop", 5) != 0) ||
+		    !json_object_object_get_ex(ob, key, &vb))
 			continue;
 		if (!perf_delta(vb, ve, &pc)) {
 			skipped++;

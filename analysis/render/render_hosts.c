@@ -206,7 +206,12 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 	if (mf->bench_command)
 		corecap_render_bench_line(mf, out);
 	if (m->ops_per_s > 0)
-		fprintf(out, "traced     %.0f ops/s, the hosts' daemons' summed\n", m->ops_per_s);
+		/* Each daemon's as its diagnosis measures it: its trace's ops, its
+		 * benchmark's figure, or (an OSD) its perf counters. */
+		fprintf(out,
+			"throughput %.0f ops/s, the hosts' daemons' summed, each as its diagnosis "
+			"measures it\n",
+			m->ops_per_s);
 	fprintf(out, "\nSYSTEM     %s\n", m->verdict);
 	if (m->cap >= 0) {
 		const struct diagnosis *d = m->s[m->cap].r->diagnosis;

@@ -136,10 +136,12 @@ START_TEST(perf_dumps_give_window_deltas_and_means)
 	const struct ceph_perf_counter *w, *lat;
 
 	put_file("perf-begin.json", "{\"osd\": {\"op_w\": 100, \"op_w_latency\": "
-				    "{\"avgcount\": 100, \"sum\": 1.0, \"avgtime\": 0.01}}, "
+				    "{\"avgcount\": 100, \"sum\": 1.0, \"avgtime\": 0.01}, "
+				    "\"subop_w\": 7, \"map_messages\": 3}, "
 				    "\"mempool\": {\"op_w\": 5}}");
 	put_file("perf-end.json", "{\"osd\": {\"op_w\": 110, \"op_w_latency\": "
-				  "{\"avgcount\": 110, \"sum\": 1.002, \"avgtime\": 0.0091}}}");
+				  "{\"avgcount\": 110, \"sum\": 1.002, \"avgtime\": 0.0091}, "
+				  "\"subop_w\": 57, \"map_messages\": 4}}");
 	ck_assert_int_eq(corecap_ceph_files_load(&c, run, &err), 0);
 	ck_assert(c.has_perf && !c.has_optracker);
 	w = corecap_ceph_files_perf(&c, "op_w");
@@ -151,6 +153,11 @@ START_TEST(perf_dumps_give_window_deltas_and_means)
 	ck_assert(lat->is_avg);
 	ck_assert_double_eq_tol(lat->count_delta, 10, 1e-9);
 	ck_assert_double_eq_tol(lat->sum_s_delta / lat->count_delta, 0.0002, 1e-12);
+	/* The replica writes' counters too (a primary's writes are its replicas' sub-ops); no other. */
+	ck_assert_ptr_nonnull(corecap_ceph_files_perf(&c, "subop_w"));
+	ck_assert_double_eq_tol(corecap_ceph_files_perf(&c, "subop_w")->count_delta, 50, 1e-9);
+	ck_assert_ptr_null(corecap_ceph_files_perf(&c, "map_messages"));
+	ck_assert_int_eq((int)c.n_perf, 3);
 	corecap_ceph_files_release(&c);
 }
 END_TEST
