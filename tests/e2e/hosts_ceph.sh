@@ -13,7 +13,10 @@
 # writes are osd.1's sub-ops and the other way round); the whole run's
 # report one system diagnosis and each host's report beneath it, its text
 # and JSON naming the same cap; html, flame and export --chrome take
-# RUN:HOST. Nothing is left behind: no daemon, namespace or LTTng session.
+# RUN:HOST. A second record keeps every op of a 1 s benchmark: each
+# host's clock refined from its OSD's replication with the other's holds
+# the namespace's true offset. Nothing is left behind: no daemon,
+# namespace or LTTng session.
 set -euo pipefail
 . "$CORECAP_SRC/tests/e2e/analysis_lib.sh"
 . "$CORECAP_SRC/tests/e2e/hosts_lib.sh"
@@ -173,6 +176,42 @@ done
 "$CORECAP" html -o whole.html run
 expect_true "html run: the system's part as the text prints it" \
 	grep -qF -- "$(grep '^SYSTEM' whole.txt | sed "s/'/\&#39;/g")" whole.html
+
+# The clocks refined from the replication (docs/hosts.md): each write a
+# primary sent to the other host's OSD, both ends in their OpTracker
+# histories (the same request id), bounds the replica's host's clock
+# through the primary's. The drains above sample each OSD in slices of
+# their own phase (both ends of an op are in both only when the phases
+# meet: 0 to 300 pairs in 7 runs), so a second record keeps every op: a
+# 1 s benchmark's, under 10000 per OSD, dumped once at the window's end.
+rc=0
+"$CORECAP" record --hosts hosts.txt --rsh "$HOSTS_RSH" --corecap-path "$CORECAP" -o run2 \
+	--record-opt=--no-kernel --record-opt=--ceph-history=end -- \
+	"$CORECAP_SRC/tests/e2e/hosts_rsh" "$HOSTS_DIR" a \
+	rados -c "$cl/ceph.conf" -k "$cl/ceph.client.admin.keyring" -p bench \
+	bench 1 write -b 4096 -t 8 --no-cleanup >record2.out 2>record2.err || rc=$?
+expect_eq "a second record --hosts, the history dumped at the end: exit status" 0 "$rc"
+[ "$rc" -eq 0 ] || cat record2.err
+"$CORECAP" report --json run2 >whole2.json 2>whole2.err || { echo "FAIL: report --json run2:"; cat whole2.err; }
+"$CORECAP" report run2 >whole2.txt 2>>whole2.err || true
+for h in b c; do
+	true_ns=$(calc "$(cat "$HOSTS_DIR/$h.offset") * 1e9")
+	ref() { json whole2.json "[x for x in d['hosts'] if x['name'] == '$h'][0]['clock']['refined']$1"; }
+	if [ "$(ref "")" = None ]; then
+		expect_true "host $h: its clock refined from replication pairs" false
+		continue
+	fi
+	echo "host $h: refined from $(ref "['pairs']") $(ref "['from']") pairs: [$(ref "['pairs_low_ns']"), $(ref "['pairs_high_ns']")] ns, then $(ref "['offset_ns']") +- $(ref "['bound_ns']") ns; true $true_ns"
+	expect_eq "host $h: refined from its OSD's replication with the other host's, no contradiction" \
+		"osd_replication False" "$(ref "['from']") $(ref "['contradiction']")"
+	expect_calc "host $h: from many pairs ($(ref "['pairs']"))" "$(ref "['pairs']") >= 50"
+	expect_calc "host $h: the pairs' own interval holds the namespace's true offset" \
+		"$(ref "['pairs_low_ns']") <= $true_ns && $true_ns <= $(ref "['pairs_high_ns']")"
+	expect_calc "host $h: the refined offset within its bound of the true offset" \
+		"$(ref "['offset_ns']") - $true_ns <= $(ref "['bound_ns']") && $true_ns - $(ref "['offset_ns']") <= $(ref "['bound_ns']")"
+done
+expect_eq "text: both hosts' clocks from their replication pairs" 2 \
+	"$(grep -cE "^ +clock from [0-9]+ replication pairs: [+-]" whole2.txt)"
 
 # Cleanup, here, checked: the cluster stopped, the hosts gone, no
 # session or relayd of this test left, nothing mounted from it.
