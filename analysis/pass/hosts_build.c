@@ -10,6 +10,7 @@
 #include "model/client_split.h"
 #include "model/clock_pairs.h"
 #include "read/client_ops.h"
+#include "util/grow.h"
 #include "util/u64map.h"
 
 /* The system's verdict: the least headroom of the hosts' diagnoses (render/hosts_report.h). */
@@ -182,8 +183,8 @@ static uint64_t bound_over(const struct hosts_align *a, uint64_t from, uint64_t 
  * keep_drift, the ping's drift is kept (model/clock_pairs.h).
  */
 static void refined_into(struct hosts_section *s, const struct clock_pairs_acc *acc,
-			const struct hosts_align *a, struct hosts_align *r, const char *what,
-			bool keep_drift)
+			 const struct hosts_align *a, struct hosts_align *r, const char *what,
+			 bool keep_drift)
 {
 	struct clock_ping ping = {.valid = a->valid,
 				  .has_drift = a->has_drift,
@@ -195,24 +196,25 @@ static void refined_into(struct hosts_section *s, const struct clock_pairs_acc *
 
 	corecap_clock_pairs_refine(acc, &ping, &s->refined);
 	if (s->refined.contradiction)
-		corecap_warn("host %s: its %s put its clock's offset in [%+.6f, %+.6f] s, disjoint "
-			     "from the ping exchange's %+.6f s +- %.1f us (or from each other): the "
-			     "ping's is kept",
-			     s->h->name, what, (double)s->refined.pairs_lo_ns / 1e9,
-			     (double)s->refined.pairs_hi_ns / 1e9, (double)a->offset_ns / 1e9,
-			     (double)a->bound_ns / 1e3);
+		corecap_warn(
+			"host %s: its %s put its clock's offset in [%+.6f, %+.6f] s, disjoint "
+			"from the ping exchange's %+.6f s +- %.1f us (or from each other): the "
+			"ping's is kept",
+			s->h->name, what, (double)s->refined.pairs_lo_ns / 1e9,
+			(double)s->refined.pairs_hi_ns / 1e9, (double)a->offset_ns / 1e9,
+			(double)a->bound_ns / 1e3);
 	if (!s->refined.valid)
 		return;
 	*r = (struct hosts_align){.valid = true,
-				 .has_drift = true,
-				 .offset_ns = s->refined.offset_ns,
-				 .at_ns = s->refined.at_ns,
-				 .drift = s->refined.drift,
-				 .drift_bound = s->refined.drift_fitted ? s->refined.drift_bound
-									: a->drift_bound,
-				 .bound_ns = s->refined.bound_ns,
-				 .from_ns = s->refined.at_ns,
-				 .to_ns = s->refined.at_ns};
+				  .has_drift = true,
+				  .offset_ns = s->refined.offset_ns,
+				  .at_ns = s->refined.at_ns,
+				  .drift = s->refined.drift,
+				  .drift_bound = s->refined.drift_fitted ? s->refined.drift_bound
+									 : a->drift_bound,
+				  .bound_ns = s->refined.bound_ns,
+				  .from_ns = s->refined.at_ns,
+				  .to_ns = s->refined.at_ns};
 	s->refined_bound_max_ns = bound_over(r, s->refined.from_ns, s->refined.to_ns);
 }
 
@@ -308,8 +310,8 @@ static int each_osd_op(struct hosts_build *hb,
 struct osd_pairing {
 	struct osd_write *w;
 	size_t n, cap;
-	struct u64map by_reqid; /* reqid -> index + 1; UINT64_MAX: seen twice */
-	struct hosts_align *align; /* each host's ping's */
+	struct u64map by_reqid;	     /* reqid -> index + 1; UINT64_MAX: seen twice */
+	struct hosts_align *align;   /* each host's ping's */
 	struct clock_pairs_acc *acc; /* each host's pairs */
 };
 
@@ -341,15 +343,8 @@ static int add_write(struct hosts_build *hb, size_t i, const struct ceph_files *
 		*v = UINT64_MAX; /* a request seen twice (a resend): neither is used */
 		return 0;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 1024;
-		struct osd_write *grown = realloc(p->w, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		p->w = grown;
-		p->cap = cap;
-	}
+	if (corecap_grow((void **)&p->w, &p->cap, p->n + 1, sizeof(*p->w)))
+		return -ENOMEM;
 	p->w[p->n] = (struct osd_write){
 		.host = i,
 		.sent_ns = corecap_hosts_align_to_rec(a, sent - (uint64_t)mono_off),
@@ -385,9 +380,9 @@ static int add_replica(struct hosts_build *hb, size_t i, const struct ceph_files
 		return 0;
 	begin = (int64_t)(sp->arrival_ns - (uint64_t)mono_off);
 	reply = (int64_t)(sent - (uint64_t)mono_off);
-	return corecap_clock_pairs_add_bounds(&p->acc[i], reply - w->acked_ns - (int64_t)w->bound_ns,
-					      begin - w->sent_ns + (int64_t)w->bound_ns,
-					      (uint64_t)w->sent_ns);
+	return corecap_clock_pairs_add_bounds(
+		&p->acc[i], reply - w->acked_ns - (int64_t)w->bound_ns,
+		begin - w->sent_ns + (int64_t)w->bound_ns, (uint64_t)w->sent_ns);
 }
 
 /*

@@ -239,8 +239,9 @@ static int add_span(struct span_acc *sp, uint64_t arrival_ns, uint64_t reply_ns,
 		sp->v = nv;
 		sp->cap = cap;
 	}
-	sp->v[sp->n++] = (struct ceph_op_span){arrival_ns, reply_ns, (uint32_t)type, (uint32_t)ev0,
-					       (uint32_t)(sp->n_ev - ev0), reqid};
+	sp->v[sp->n++] = (struct ceph_op_span){
+		arrival_ns, reply_ns, (uint32_t)type, (uint32_t)ev0, (uint32_t)(sp->n_ev - ev0),
+		reqid};
 	return 0;
 }
 

@@ -402,7 +402,8 @@ static json_object *refined_obj(const struct hosts_section *s)
 	o = json_object_new_object();
 	json_object_object_add(o, "pairs", json_object_new_int64((int64_t)r->pairs));
 	json_object_object_add(
-		o, "from", json_object_new_string(s->refined_from_osds ? "osd_replication" : "client_ops"));
+		o, "from",
+		json_object_new_string(s->refined_from_osds ? "osd_replication" : "client_ops"));
 	json_object_object_add(o, "contradiction", json_object_new_boolean(r->contradiction));
 	json_object_object_add(o, "pairs_low_ns", json_object_new_int64(r->pairs_lo_ns));
 	json_object_object_add(o, "pairs_high_ns", json_object_new_int64(r->pairs_hi_ns));

@@ -230,8 +230,8 @@ START_TEST(a_long_history_holds_the_ops_in_flight)
 		for (uint32_t k = 0; k < 7; k++)
 			ev[i * 7 + k] = (struct ceph_op_event){OFF + 1000 + i * 500ull + t[k],
 							       k < 6 ? k : CEPH_NO_PHASE};
-		sp[i] = (struct ceph_op_span){OFF + 1000 + i * 500ull,
-					      OFF + 1000 + i * 500ull + 900, 0, i * 7, 7, 0};
+		sp[i] = (struct ceph_op_span){
+			OFF + 1000 + i * 500ull, OFF + 1000 + i * 500ull + 900, 0, i * 7, 7, 0};
 	}
 	files.spans = sp;
 	files.n_spans = N;

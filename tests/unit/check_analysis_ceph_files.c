@@ -184,7 +184,8 @@ START_TEST(perf_dumps_give_window_deltas_and_means)
 	ck_assert(lat->is_avg);
 	ck_assert_double_eq_tol(lat->count_delta, 10, 1e-9);
 	ck_assert_double_eq_tol(lat->sum_s_delta / lat->count_delta, 0.0002, 1e-12);
-	/* The replica writes' counters too (a primary's writes are its replicas' sub-ops); no other. */
+	/* The replica writes' counters too (a primary's writes are its replicas' sub-ops); no
+	 * other. */
 	ck_assert_ptr_nonnull(corecap_ceph_files_perf(&c, "subop_w"));
 	ck_assert_double_eq_tol(corecap_ceph_files_perf(&c, "subop_w")->count_delta, 50, 1e-9);
 	ck_assert_ptr_null(corecap_ceph_files_perf(&c, "map_messages"));

@@ -196,8 +196,9 @@ END_TEST
 START_TEST(categories_and_queue_add_up_to_the_mean_latency)
 {
 	/* Writes of 1000 and 3000 ns (mean 2000); reads of 4000 never sampled. */
-	struct ceph_op_span spans[] = {
-		{0, 1000, WRITE, 0, 0, 0}, {10000, 13000, WRITE, 0, 0, 0}, {20000, 24000, READ, 0, 0, 0}};
+	struct ceph_op_span spans[] = {{0, 1000, WRITE, 0, 0, 0},
+				       {10000, 13000, WRITE, 0, 0, 0},
+				       {20000, 24000, READ, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 	const struct ceph_sampled_type *w, *r, *d;

@@ -367,8 +367,9 @@ START_TEST(nothing_saturated_with_the_cores_first_names_them_alone)
 		 (struct diagnosis_inputs){
 			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
 	ck_assert_int_eq(d.kind, DIAG_NONE);
-	ck_assert_msg(strstr(d.headline, "the first to saturate, cores, are used 25% of the window"),
-		      "%s", d.headline);
+	ck_assert_msg(
+		strstr(d.headline, "the first to saturate, cores, are used 25% of the window"),
+		"%s", d.headline);
 }
 END_TEST
 
