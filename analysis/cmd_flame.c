@@ -37,7 +37,7 @@ const char corecap_flame_usage[] =
 	"the flame graph itself as one SVG document, with search and click to zoom.\n"
 	"A run of several hosts (record --hosts): each host's stacks under a root frame\n"
 	"of its name, its lines those of 'corecap flame RUN:HOST'. A run of several\n"
-	"daemons: name one as RUN:PID.\n"
+	"daemons: name one as RUN:PID (one that found a single daemon is that daemon's).\n"
 	"\n";
 
 struct flame_opts {
@@ -288,12 +288,36 @@ out:
 	return ret ? 1 : 0;
 }
 
+/*
+ * The directory of the one daemon of run (a run of several daemons that
+ * holds one, with its run written), malloc'd, said on stderr; NULL when it
+ * has several or none.
+ */
+static char *only_daemon(const char *run)
+{
+	struct multi_run m;
+	char *err = NULL, *dir = NULL;
+
+	if (corecap_multi_run_open(&m, run, &err) == 0 && m.n_daemons == 1 &&
+	    strcmp(m.daemons[0].status, "missing") != 0) {
+		dir = strdup(m.daemons[0].dir);
+		if (dir)
+			corecap_note("'%s' is a run of several daemons with one, PID %d: its "
+				     "flame graph",
+				     run, m.daemons[0].pid);
+	}
+	corecap_multi_run_close(&m);
+	free(err);
+	return dir;
+}
+
 int corecap_cmd_flame(int argc, char **argv)
 {
 	struct flame_opts o;
 	struct flame_job j;
 	struct flame_stacks fs;
 	bool none = false;
+	char *one_daemon = NULL;
 	int ret;
 
 	ret = parse_args(&o, argc, argv);
@@ -303,10 +327,16 @@ int corecap_cmd_flame(int argc, char **argv)
 	if (corecap_out_file_check(o.output))
 		return 1;
 	if (corecap_multi_run_is(o.run)) {
-		corecap_error("'%s' is a run of several daemons: a flame graph is one daemon's, "
-			      "name it as RUN:PID",
-			      o.run);
-		return 1;
+		/* A run of several daemons that found one (--ceph-osds, a host's
+		 * ceph-osds): its flame graph is that daemon's. */
+		one_daemon = only_daemon(o.run);
+		if (!one_daemon) {
+			corecap_error("'%s' is a run of several daemons: a flame graph is one "
+				      "daemon's, name it as RUN:PID",
+				      o.run);
+			return 1;
+		}
+		o.run = one_daemon;
 	}
 	if (corecap_hosts_run_is(o.run))
 		return flame_hosts(&o);
@@ -348,5 +378,6 @@ int corecap_cmd_flame(int argc, char **argv)
 	}
 	corecap_flame_stacks_release(&fs);
 	corecap_flame_job_release(&j);
+	free(one_daemon);
 	return ret ? 1 : 0;
 }

@@ -15,6 +15,13 @@ int corecap_clock_pairs_add(struct clock_pairs_acc *acc, uint64_t send_ns, uint6
 {
 	if (recv_ns < send_ns || reply_ns < begin_ns)
 		return 0; /* not an op's times: no bound */
+	return corecap_clock_pairs_add_bounds(acc, (int64_t)(reply_ns - recv_ns),
+					      (int64_t)(begin_ns - send_ns), send_ns);
+}
+
+int corecap_clock_pairs_add_bounds(struct clock_pairs_acc *acc, int64_t lo_ns, int64_t hi_ns,
+				   uint64_t t_ns)
+{
 	if (acc->n == acc->cap) {
 		size_t cap = acc->cap ? 2 * acc->cap : 1024;
 		struct clock_pair *grown = realloc(acc->v, cap * sizeof(*grown));
@@ -24,9 +31,7 @@ int corecap_clock_pairs_add(struct clock_pairs_acc *acc, uint64_t send_ns, uint6
 		acc->v = grown;
 		acc->cap = cap;
 	}
-	acc->v[acc->n++] = (struct clock_pair){.lo_ns = (int64_t)(reply_ns - recv_ns),
-					       .hi_ns = (int64_t)(begin_ns - send_ns),
-					       .t_ns = send_ns};
+	acc->v[acc->n++] = (struct clock_pair){.lo_ns = lo_ns, .hi_ns = hi_ns, .t_ns = t_ns};
 	return 0;
 }
 
@@ -110,7 +115,7 @@ void corecap_clock_pairs_refine(const struct clock_pairs_acc *acc, const struct 
 	 * half's bounds must hold (the line is the clocks'), and the true
 	 * drift is within the slopes from one half's interval to the other's.
 	 */
-	if (k >= 2 && v[n - 1].t_ns > v[0].t_ns) {
+	if (!ping->keep_drift && k >= 2 && v[n - 1].t_ns > v[0].t_ns) {
 		double d = drift;
 
 		for (int p = 0; p < FIT_PASSES; p++)

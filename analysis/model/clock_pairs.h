@@ -32,6 +32,9 @@ struct clock_ping {
 	int64_t offset_ns; /* at at_ns */
 	uint64_t at_ns, bound_ns;
 	double drift; /* per ns of the recording clock */
+	/* The pairs fit no drift of their own: the ping's (or 0) is kept.
+	 * For wide pairs (tens of us), whose middles' line is noise. */
+	bool keep_drift;
 };
 
 struct clock_refined {
@@ -57,6 +60,13 @@ void corecap_clock_pairs_init(struct clock_pairs_acc *acc);
 /* One op's times (S, R recording clock; B, P the host's); 0 or -ENOMEM. */
 int corecap_clock_pairs_add(struct clock_pairs_acc *acc, uint64_t send_ns, uint64_t recv_ns,
 			    uint64_t begin_ns, uint64_t reply_ns);
+/*
+ * One pair's bounds given whole: lo <= theta <= hi at t (recording clock).
+ * For ops between two other hosts: the bounds on this host's clock minus
+ * the peer's, shifted by the peer's ping offset and widened by its bound.
+ */
+int corecap_clock_pairs_add_bounds(struct clock_pairs_acc *acc, int64_t lo_ns, int64_t hi_ns,
+				   uint64_t t_ns);
 /* The refinement against ping (may be invalid: then the pairs' own). */
 void corecap_clock_pairs_refine(const struct clock_pairs_acc *acc, const struct clock_ping *ping,
 				struct clock_refined *out);

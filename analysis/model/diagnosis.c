@@ -548,10 +548,11 @@ static int none_words(struct diagnosis *d, const struct diagnosis_inputs *in, co
 					      : in->projection->why_not);
 	else
 		ret = sentence(&d->headline,
-			       "nothing measured is saturated: the first to saturate, %s %s, %s "
+			       "nothing measured is saturated: the first to saturate, %s%s%s, %s "
 			       "%.0f%% of the window (it would bind at %.0f ops/s, %.2fx); the "
 			       "offered load sets the throughput",
-			       corecap_diag_kind_name(b->kind), b->name,
+			       corecap_diag_kind_name(b->kind), b->name && b->name[0] ? " " : "",
+			       b->name ? b->name : "",
 			       b->kind == DIAG_LOCK	? "is held (with its hand-offs)"
 			       : b->kind == DIAG_CORES	? "are used"
 			       : b->kind == DIAG_DEVICE ? "is used"

@@ -283,10 +283,13 @@ void corecap_projection_compute(struct projection *p, const struct projection_in
 	if (!in->model->ops.finished && in->bench_iops > 0) {
 		p->iops_source = "benchmark";
 		p->iops_measured = in->bench_iops;
+	} else if (!in->model->ops.finished && in->osd_ops > 0) {
+		p->iops_source = "perf counters";
+		p->iops_measured = in->osd_ops / w_s;
 	}
 	if (p->iops_measured <= 0) {
-		p->why_not =
-			"no throughput: neither finished ops in the trace nor a benchmark figure";
+		p->why_not = "no throughput: neither finished ops in the trace, a benchmark figure "
+			     "nor an OSD's perf counters";
 		return;
 	}
 	ops = p->iops_measured * w_s;

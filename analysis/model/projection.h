@@ -128,10 +128,11 @@ struct projection {
 	bool valid; /* false: no ops or no CPU figures (why_not says) */
 	const char *why_not;
 	double iops_measured;
-	const char *iops_source; /* "trace" (finished ops) or "benchmark" */
-	int cores_here;		 /* the daemon's CPUs (its affinity), else the machine's */
-	int machine_cpus;	 /* the machine's */
-	double wake_s;		 /* the hand-off charged per lock acquisition; 0: unknown */
+	/* "trace" (finished ops), "benchmark", or "perf counters" (a Ceph OSD's own) */
+	const char *iops_source;
+	int cores_here;	  /* the daemon's CPUs (its affinity), else the machine's */
+	int machine_cpus; /* the machine's */
+	double wake_s;	  /* the hand-off charged per lock acquisition; 0: unknown */
 	double daemon_cores, bench_cores, other_cores; /* < 0: unknown */
 	double stolen_cores;  /* the hypervisor's steal, in cores; < 0: unknown */
 	bool cores_bind_here; /* the cores term is the smallest at cores_here */
@@ -170,9 +171,14 @@ struct projection {
 struct projection_inputs {
 	const struct model *model;
 	const struct pool_table *pools;
-	int cores_available;	    /* the daemon's CPUs; 0: unknown */
-	int machine_cpus;	    /* the machine's; 0: as cores_available */
-	double bench_iops;	    /* the benchmark's own figure; 0: none */
+	int cores_available; /* the daemon's CPUs; 0: unknown */
+	int machine_cpus;    /* the machine's; 0: as cores_available */
+	double bench_iops;   /* the benchmark's own figure; 0: none */
+	/* A Ceph OSD's ops in the window by its perf counters, client ops and
+	 * replica sub-ops (op + subop): its throughput where neither the trace
+	 * nor a benchmark gives one (a host of a run across hosts, whose
+	 * benchmark ran on another); 0: none. */
+	double osd_ops;
 	double machine_busy_cpu_s;  /* < 0: unknown */
 	double machine_steal_cpu_s; /* of it, the hypervisor's steal; < 0: unknown */
 	double bench_cpu_s;	    /* < 0: unknown */

@@ -10,6 +10,7 @@
 #include "model/client_split.h"
 #include "model/clock_pairs.h"
 #include "read/client_ops.h"
+#include "util/grow.h"
 #include "util/u64map.h"
 
 /* The system's verdict: the least headroom of the hosts' diagnoses (render/hosts_report.h). */
@@ -176,6 +177,48 @@ static uint64_t bound_over(const struct hosts_align *a, uint64_t from, uint64_t 
 }
 
 /*
+ * The refinement of s's clock from the pairs in acc against its ping's
+ * align a (model/clock_pairs.h), into s->refined, the refined align into
+ * *r when valid, a contradiction said, naming the pairs as what; with
+ * keep_drift, the ping's drift is kept (model/clock_pairs.h).
+ */
+static void refined_into(struct hosts_section *s, const struct clock_pairs_acc *acc,
+			 const struct hosts_align *a, struct hosts_align *r, const char *what,
+			 bool keep_drift)
+{
+	struct clock_ping ping = {.valid = a->valid,
+				  .has_drift = a->has_drift,
+				  .offset_ns = a->offset_ns,
+				  .at_ns = a->at_ns,
+				  .bound_ns = a->bound_ns,
+				  .drift = a->drift,
+				  .keep_drift = keep_drift};
+
+	corecap_clock_pairs_refine(acc, &ping, &s->refined);
+	if (s->refined.contradiction)
+		corecap_warn(
+			"host %s: its %s put its clock's offset in [%+.6f, %+.6f] s, disjoint "
+			"from the ping exchange's %+.6f s +- %.1f us (or from each other): the "
+			"ping's is kept",
+			s->h->name, what, (double)s->refined.pairs_lo_ns / 1e9,
+			(double)s->refined.pairs_hi_ns / 1e9, (double)a->offset_ns / 1e9,
+			(double)a->bound_ns / 1e3);
+	if (!s->refined.valid)
+		return;
+	*r = (struct hosts_align){.valid = true,
+				  .has_drift = true,
+				  .offset_ns = s->refined.offset_ns,
+				  .at_ns = s->refined.at_ns,
+				  .drift = s->refined.drift,
+				  .drift_bound = s->refined.drift_fitted ? s->refined.drift_bound
+									 : a->drift_bound,
+				  .bound_ns = s->refined.bound_ns,
+				  .from_ns = s->refined.at_ns,
+				  .to_ns = s->refined.at_ns};
+	s->refined_bound_max_ns = bound_over(r, s->refined.from_ns, s->refined.to_ns);
+}
+
+/*
  * Host i's clock refined from its daemons' ops matched with the client's
  * whose reply was seen (model/clock_pairs.h), into its section; *a, the
  * ping's align, becomes the refined one when that is tighter over the
@@ -187,12 +230,6 @@ static int refine_clock(struct hosts_build *hb, size_t i, const struct client_op
 {
 	struct hosts_section *s = &hb->s[i];
 	size_t n = s->multi ? s->multi->n : 1;
-	struct clock_ping ping = {.valid = a->valid,
-				  .has_drift = a->has_drift,
-				  .offset_ns = a->offset_ns,
-				  .at_ns = a->at_ns,
-				  .bound_ns = a->bound_ns,
-				  .drift = a->drift};
 	struct clock_pairs_acc acc;
 	struct hosts_align r;
 	int ret = 0;
@@ -212,35 +249,193 @@ static int refine_clock(struct hosts_build *hb, size_t i, const struct client_op
 		}
 	}
 	if (!ret)
-		corecap_clock_pairs_refine(&acc, &ping, &s->refined);
+		refined_into(s, &acc, a, &r, "ops' send/receive pairs", false);
 	corecap_clock_pairs_release(&acc);
-	if (!ret && s->refined.contradiction)
-		corecap_warn(
-			"host %s: its ops' send/receive pairs put its clock's offset in "
-			"[%+.6f, %+.6f] s, disjoint from the ping exchange's %+.6f s +- %.1f us "
-			"(or from each other): the ping's is kept",
-			s->h->name, (double)s->refined.pairs_lo_ns / 1e9,
-			(double)s->refined.pairs_hi_ns / 1e9, (double)a->offset_ns / 1e9,
-			(double)a->bound_ns / 1e3);
 	if (ret || !s->refined.valid)
 		return ret;
-	r = (struct hosts_align){.valid = true,
-				 .has_drift = true,
-				 .offset_ns = s->refined.offset_ns,
-				 .at_ns = s->refined.at_ns,
-				 .drift = s->refined.drift,
-				 .drift_bound = s->refined.drift_fitted ? s->refined.drift_bound
-									: a->drift_bound,
-				 .bound_ns = s->refined.bound_ns,
-				 .from_ns = s->refined.at_ns,
-				 .to_ns = s->refined.at_ns};
-	s->refined_bound_max_ns = bound_over(&r, s->refined.from_ns, s->refined.to_ns);
 	if (!a->valid ||
 	    s->refined_bound_max_ns < bound_over(a, s->refined.from_ns, s->refined.to_ns)) {
 		*a = r;
 		s->split_uses_refined = true;
 	}
 	return 0;
+}
+
+/* The report of daemon k of host i (its one: k 0), or NULL: not analysed. */
+static const struct report *host_report(const struct hosts_build *hb, size_t i, size_t k)
+{
+	const struct hosts_section *s = &hb->s[i];
+
+	return s->multi ? s->multi->s[k].r : s->r;
+}
+
+/* A primary's replicated write: before its sub-op was sent, and after the reply came, on the
+ * recording clock. */
+struct osd_write {
+	size_t host;
+	int64_t sent_ns, acked_ns;
+	uint64_t bound_ns; /* the primary's host's alignment bound there */
+};
+
+/*
+ * Each OpTracker op of the OSDs of the hosts of several hosts' run, calling
+ * fn(hb, i, r, sp, mono_off, arg) with host i's daemon report r, the span
+ * sp and its CLOCK_REALTIME - CLOCK_MONOTONIC (the daemon's manifest); only
+ * spans with a request id, of daemons whose manifest has that offset.
+ */
+static int each_osd_op(struct hosts_build *hb,
+		       int (*fn)(struct hosts_build *hb, size_t i, const struct ceph_files *c,
+				 const struct ceph_op_span *sp, int64_t mono_off, void *arg),
+		       void *arg)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < hb->run.n_hosts && !ret; i++) {
+		size_t n = hb->s[i].multi ? hb->s[i].multi->n : 1;
+
+		for (size_t k = 0; k < n && !ret; k++) {
+			const struct report *r = host_report(hb, i, k);
+
+			if (!r || !r->ceph || !r->manifest || !r->manifest->has_realtime_offset)
+				continue;
+			for (size_t j = 0; j < r->ceph->n_spans && !ret; j++)
+				if (r->ceph->spans[j].reqid)
+					ret = fn(hb, i, r->ceph, &r->ceph->spans[j],
+						 r->manifest->realtime_offset_ns, arg);
+		}
+	}
+	return ret;
+}
+
+struct osd_pairing {
+	struct osd_write *w;
+	size_t n, cap;
+	struct u64map by_reqid;	     /* reqid -> index + 1; UINT64_MAX: seen twice */
+	struct hosts_align *align;   /* each host's ping's */
+	struct clock_pairs_acc *acc; /* each host's pairs */
+};
+
+/* A primary's write that waited for a sub-op: kept by its request id. */
+static int add_write(struct hosts_build *hb, size_t i, const struct ceph_files *c,
+		     const struct ceph_op_span *sp, int64_t mono_off, void *arg)
+{
+	struct osd_pairing *p = arg;
+	const struct hosts_align *a = &p->align[i];
+	/*
+	 * The sub-op goes after the op has "started" and before "waiting for
+	 * subops from N", which Ceph marks once it has sent them (a replica's
+	 * arrival came up to 100 us before that mark here); the reply came
+	 * before "sub_op_commit_rec".
+	 */
+	uint64_t sent = corecap_ceph_files_event_ns(c, sp, "waiting for subops from")
+				? corecap_ceph_files_event_ns(c, sp, "started")
+				: 0,
+		 acked = corecap_ceph_files_event_ns(c, sp, "sub_op_commit_rec");
+	bool inserted = false;
+	uint64_t *v;
+
+	(void)hb;
+	if (!a->valid || !sent || !acked || acked < sent)
+		return 0;
+	if (!(v = corecap_u64map_upsert(&p->by_reqid, sp->reqid, &inserted)))
+		return -ENOMEM;
+	if (!inserted) {
+		*v = UINT64_MAX; /* a request seen twice (a resend): neither is used */
+		return 0;
+	}
+	if (corecap_grow((void **)&p->w, &p->cap, p->n + 1, sizeof(*p->w)))
+		return -ENOMEM;
+	p->w[p->n] = (struct osd_write){
+		.host = i,
+		.sent_ns = corecap_hosts_align_to_rec(a, sent - (uint64_t)mono_off),
+		.acked_ns = corecap_hosts_align_to_rec(a, acked - (uint64_t)mono_off)};
+	p->w[p->n].bound_ns = corecap_hosts_align_bound(a, p->w[p->n].sent_ns);
+	*v = ++p->n;
+	return 0;
+}
+
+/*
+ * A replica's op of a write whose primary is on another host: its arrival
+ * after the sub-op was sent, its commit_sent before the primary had the
+ * reply, both on its host's clock; the primary's times on the recording
+ * clock carry the primary's host's bound, which widens the pair's.
+ */
+static int add_replica(struct hosts_build *hb, size_t i, const struct ceph_files *c,
+		       const struct ceph_op_span *sp, int64_t mono_off, void *arg)
+{
+	struct osd_pairing *p = arg;
+	const uint64_t *v = corecap_u64map_find(&p->by_reqid, sp->reqid);
+	const struct osd_write *w;
+	uint64_t sent;
+	int64_t begin, reply;
+
+	(void)hb;
+	if (!v || *v == UINT64_MAX || sp->type >= c->n_types ||
+	    !strstr(c->types[sp->type].name, "repop") || strstr(c->types[sp->type].name, "reply"))
+		return 0;
+	w = &p->w[*v - 1];
+	/* Its commit_sent, marked before the reply goes; not "done", which may come much later. */
+	sent = corecap_ceph_files_event_ns(c, sp, "commit_sent");
+	if (w->host == i || !p->align[i].valid || !sent)
+		return 0;
+	begin = (int64_t)(sp->arrival_ns - (uint64_t)mono_off);
+	reply = (int64_t)(sent - (uint64_t)mono_off);
+	return corecap_clock_pairs_add_bounds(
+		&p->acc[i], reply - w->acked_ns - (int64_t)w->bound_ns,
+		begin - w->sent_ns + (int64_t)w->bound_ns, (uint64_t)w->sent_ns);
+}
+
+/*
+ * The hosts' clocks refined from their OSDs' replication between hosts
+ * (docs/hosts.md): each write a primary replicated to an OSD of another
+ * host, both ends in their OpTracker histories (the same request id),
+ * bounds the replica's host's clock against the primary's, and through
+ * the primary's ping, against the recording host's. Only for hosts whose
+ * clock no client op refined. The OpTracker's stamps are CLOCK_REALTIME,
+ * which a time namespace does not move: each daemon's are taken to its
+ * host's CLOCK_MONOTONIC by its own manifest's offset between the two.
+ */
+static int refine_from_osds(struct hosts_build *hb)
+{
+	size_t n = hb->run.n_hosts;
+	struct osd_pairing p = {0};
+	int ret = -ENOMEM;
+
+	corecap_u64map_init(&p.by_reqid);
+	p.align = calloc(n ? n : 1, sizeof(*p.align));
+	p.acc = calloc(n ? n : 1, sizeof(*p.acc));
+	if (!p.align || !p.acc)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		corecap_hosts_align_init(&p.align[i], hb->s[i].h);
+		corecap_clock_pairs_init(&p.acc[i]);
+	}
+	ret = each_osd_op(hb, add_write, &p);
+	if (!ret && p.n)
+		ret = each_osd_op(hb, add_replica, &p);
+	for (size_t i = 0; !ret && i < n; i++) {
+		struct hosts_align r;
+
+		if (p.acc[i].n && !hb->s[i].refined.pairs) {
+			/*
+			 * The ping's drift kept: these pairs are 100-300 us wide
+			 * (an OSD's op between the marks), and their middles'
+			 * line fitted 3 to 50 ppm of noise, which over the window
+			 * moved their bounds past the true offset.
+			 */
+			refined_into(&hb->s[i], &p.acc[i], &p.align[i], &r,
+				     "OSDs' replication pairs with another host", true);
+			hb->s[i].refined_from_osds = true;
+		}
+	}
+out:
+	for (size_t i = 0; p.acc && i < n; i++)
+		corecap_clock_pairs_release(&p.acc[i]);
+	free(p.acc);
+	free(p.align);
+	free(p.w);
+	corecap_u64map_release(&p.by_reqid);
+	return ret;
 }
 
 /* A row for each analysed daemon of host i: its one, or each of a host of several's. */
@@ -396,6 +591,8 @@ int corecap_hosts_build(struct hosts_build *hb, const char *dir, const char *sym
 	}
 	verdict(v);
 	ret = split_clients(hb, dir);
+	if (!ret)
+		ret = refine_from_osds(hb);
 	if (ret)
 		return ret;
 	*out = v;

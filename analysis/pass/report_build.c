@@ -749,6 +749,17 @@ static int run_warnings(struct report_build *j)
 	return ret;
 }
 
+/* A Ceph OSD's client ops and replica sub-ops in the window, by its perf counters; 0: none. */
+static double osd_ops(const struct ceph_files *c)
+{
+	const struct ceph_perf_counter *op = corecap_ceph_files_perf(c, "op"),
+				       *sub = corecap_ceph_files_perf(c, "subop");
+	double n = (op && !op->is_avg ? op->count_delta : 0) +
+		   (sub && !sub->is_avg ? sub->count_delta : 0);
+
+	return n > 0 ? n : 0;
+}
+
 /* The ops' critical paths summed over their types (the trace's ops, else
  * the OpTracker's), for the projection's closed loop and its disks. */
 static void path_totals(const struct report_build *j, struct projection_inputs *in)
@@ -1002,6 +1013,7 @@ int corecap_report_build(struct report_build *j, struct run *run, const struct r
 				       ? j->run->manifest.bench.lat_avg_s
 				       : 0,
 	};
+	pin.osd_ops = osd_ops(&j->ceph);
 	path_totals(j, &pin);
 	if (j->o.scale_fit && j->o.scale_fit->valid) {
 		pin.fit = j->o.scale_fit;

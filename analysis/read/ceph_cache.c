@@ -151,6 +151,7 @@ int corecap_ceph_cache_encode(const struct ceph_files *c, const char *key, unsig
 		w_u32(&w, c->spans[i].type);
 		w_u32(&w, c->spans[i].ev0);
 		w_u32(&w, c->spans[i].n_ev);
+		w_u64(&w, c->spans[i].reqid);
 	}
 	w_u64(&w, c->n_events);
 	for (size_t i = 0; i < c->n_events; i++) {
@@ -329,7 +330,7 @@ static int decode(struct ceph_files *c, struct rcur *r, const char **why)
 		return -EINVAL;
 	}
 	n_spans = r_u64(r);
-	if (!r_fits(r, n_spans, 28)) {
+	if (!r_fits(r, n_spans, 36)) {
 		*why = "lengths out of bounds";
 		return -EINVAL;
 	}
@@ -341,6 +342,7 @@ static int decode(struct ceph_files *c, struct rcur *r, const char **why)
 		c->spans[i].type = r_u32(r);
 		c->spans[i].ev0 = r_u32(r);
 		c->spans[i].n_ev = r_u32(r);
+		c->spans[i].reqid = r_u64(r);
 	}
 	c->n_spans = n_spans;
 	n_events = r_u64(r);

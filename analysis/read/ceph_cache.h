@@ -23,7 +23,7 @@
  *   u32 types, each: u32 name length, name, u64 count, lat_avg_ns,
  *   lat_p50_ns, lat_p99_ns, reply_avg_ns, span_ns, reply_sum_ns,
  *   u32 phases, each: u32 name length, name, u64 total_ns
- *   u64 spans, each: u64 arrival_ns, reply_ns, u32 type, ev0, n_ev
+ *   u64 spans, each: u64 arrival_ns, reply_ns, u32 type, ev0, n_ev, u64 reqid
  *   u64 events, each: u64 t_ns, u32 phase
  *   u64 hash of every byte before it  magic "CCOPHEND"
  *
@@ -43,7 +43,7 @@
 
 #include "../util/ceph_ops.h"
 
-#define CORECAP_CEPH_CACHE_VERSION 1
+#define CORECAP_CEPH_CACHE_VERSION 2 /* 2: each span's reqid */
 #define CEPH_CACHE_KEY_MAX	   512
 
 /* The key of a history file named name (its last path element) holding

@@ -112,6 +112,49 @@ static uint64_t parse_time_ns(const char *s)
 	return (uint64_t)secs * 1000000000ull + us * 1000ull;
 }
 
+/*
+ * The request id of a description, hashed (FNV-1a, never 0): the first
+ * word in its parentheses when it has the shape NAME.N.N:N, as
+ * "osd_op(client.4181.0:123 ..." and "osd_repop(client.4181.0:123 ..."
+ * have; 0 otherwise.
+ */
+uint64_t corecap_ceph_reqid_of(const char *desc)
+{
+	const char *p = strchr(desc, '('), *colon, *dot;
+	size_t n;
+	uint64_t h = 1469598103934665603ull;
+
+	if (!p)
+		return 0;
+	p++;
+	n = strcspn(p, " )");
+	colon = memchr(p, ':', n);
+	dot = memchr(p, '.', n);
+	if (!n || n > 64 || !colon || !dot || dot > colon || colon + 1 == p + n ||
+	    strspn(colon + 1, "0123456789") != (size_t)(p + n - colon - 1))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+uint64_t corecap_ceph_files_event_ns(const struct ceph_files *c, const struct ceph_op_span *sp,
+				     const char *prefix)
+{
+	size_t len = strlen(prefix);
+
+	if (sp->type >= c->n_types)
+		return 0;
+	for (uint32_t k = 0; k < sp->n_ev; k++) {
+		const struct ceph_op_event *e = &c->events[sp->ev0 + k];
+
+		if (e->phase != CEPH_NO_PHASE &&
+		    strncmp(c->types[sp->type].phases[e->phase].name, prefix, len) == 0)
+			return e->t_ns;
+	}
+	return 0;
+}
+
 /* The op type of a description (see the header). */
 static void op_type(const char *desc, char *out, size_t len)
 {
@@ -185,7 +228,7 @@ static int add_event(struct span_acc *sp, uint64_t t_ns)
 }
 
 static int add_span(struct span_acc *sp, uint64_t arrival_ns, uint64_t reply_ns, size_t type,
-		    size_t ev0)
+		    size_t ev0, uint64_t reqid)
 {
 	if (sp->n == sp->cap) {
 		size_t cap = sp->cap ? 2 * sp->cap : 256;
@@ -196,8 +239,9 @@ static int add_span(struct span_acc *sp, uint64_t arrival_ns, uint64_t reply_ns,
 		sp->v = nv;
 		sp->cap = cap;
 	}
-	sp->v[sp->n++] = (struct ceph_op_span){arrival_ns, reply_ns, (uint32_t)type, (uint32_t)ev0,
-					       (uint32_t)(sp->n_ev - ev0)};
+	sp->v[sp->n++] = (struct ceph_op_span){
+		arrival_ns, reply_ns, (uint32_t)type, (uint32_t)ev0, (uint32_t)(sp->n_ev - ev0),
+		reqid};
 	return 0;
 }
 
@@ -301,7 +345,8 @@ static int add_op(struct ceph_files *c, struct type_acc **accs, size_t *n, struc
 	if (reply_ns && first_ns != UINT64_MAX && reply_ns > first_ns) {
 		a->t.reply_sum_ns += reply_ns - first_ns;
 		if (!ret)
-			ret = add_span(sp, first_ns, reply_ns, (size_t)(a - *accs), ev0);
+			ret = add_span(sp, first_ns, reply_ns, (size_t)(a - *accs), ev0,
+				       corecap_ceph_reqid_of(json_object_get_string(v)));
 	} else {
 		sp->n_ev = ev0; /* no span: its events go */
 	}
@@ -484,7 +529,9 @@ static int load_perf(struct ceph_files *c, json_object *b, json_object *e)
 		struct ceph_perf_counter *p, pc = {0};
 		json_object *vb;
 
-		if (strncmp(key, "op", 2) != 0 || !json_object_object_get_ex(ob, key, &vb))
+		/* The client ops' counters (op*) and the replica writes' (subop*). */
+		if ((strncmp(key, "op", 2) != 0 && strncmp(key, "subop", 5) != 0) ||
+		    !json_object_object_get_ex(ob, key, &vb))
 			continue;
 		if (!perf_delta(vb, ve, &pc)) {
 			skipped++;

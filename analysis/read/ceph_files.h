@@ -44,6 +44,13 @@ int corecap_ceph_files_parse(struct ceph_files *c, json_object *historic, json_o
 void corecap_ceph_files_release(struct ceph_files *c);
 const struct ceph_perf_counter *corecap_ceph_files_perf(const struct ceph_files *c,
 							const char *name);
+/* The request id of an op's description, hashed (ceph_op_span.reqid); 0: none. */
+uint64_t corecap_ceph_reqid_of(const char *desc);
+/* The time of sp's first event whose name starts with prefix (its
+ * daemon's CLOCK_REALTIME ns), or 0; its last event, which opens no
+ * phase, has no name here. */
+uint64_t corecap_ceph_files_event_ns(const struct ceph_files *c, const struct ceph_op_span *sp,
+				     const char *prefix);
 /*
  * Whether the OpTracker ops are every op of the window the history could
  * hold: one dump, under its size (past it Ceph keeps the slowest); or

@@ -52,6 +52,7 @@ struct hosts_section {
 	 */
 	struct clock_refined refined;
 	bool split_uses_refined;
+	bool refined_from_osds;	       /* refined from its OSDs' replication with another host's */
 	uint64_t refined_bound_max_ns; /* the refined bound's largest over the pairs' span */
 };
 

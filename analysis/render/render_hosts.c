@@ -74,20 +74,24 @@ static void refined_text(const struct hosts_section *s, FILE *out)
 
 	if (!r->pairs)
 		return;
+	const char *what = s->refined_from_osds ? "replication pairs" : "op pairs";
+
 	if (r->contradiction) {
 		fprintf(out,
-			"             clock from %zu op pairs: [%+.6f, %+.6f] s, CONTRADICTS the "
+			"             clock from %zu %s: [%+.6f, %+.6f] s, CONTRADICTS the "
 			"ping's (disjoint beyond the bound): not used\n",
-			r->pairs, (double)r->pairs_lo_ns / 1e9, (double)r->pairs_hi_ns / 1e9);
+			r->pairs, what, (double)r->pairs_lo_ns / 1e9, (double)r->pairs_hi_ns / 1e9);
 		return;
 	}
-	fprintf(out, "             clock from %zu op pairs: %+.6f s +- %.1f us", r->pairs,
+	fprintf(out, "             clock from %zu %s: %+.6f s +- %.1f us", r->pairs, what,
 		(double)r->offset_ns / 1e9, (double)r->bound_ns / 1e3);
 	if (r->drift_fitted)
 		fprintf(out, ", drift %.2f +- %.2f ppm", r->drift * 1e6, r->drift_bound * 1e6);
 	fprintf(out, " (%s)\n",
-		s->split_uses_refined ? "tighter: the client split's clock"
-				      : "not tighter: the split keeps the ping's");
+		s->refined_from_osds	? "its OSDs' writes replicated with another host's: a "
+					  "check on the ping's, which is kept"
+		: s->split_uses_refined ? "tighter: the client split's clock"
+					: "not tighter: the split keeps the ping's");
 }
 
 /* A line of the hosts' table: one daemon's. */
@@ -217,7 +221,12 @@ static void summary_text(const struct hosts_report *m, FILE *out)
 	if (mf->bench_command)
 		corecap_render_bench_line(mf, out);
 	if (m->ops_per_s > 0)
-		fprintf(out, "traced     %.0f ops/s, the hosts' daemons' summed\n", m->ops_per_s);
+		/* Each daemon's as its diagnosis measures it: its trace's ops, its
+		 * benchmark's figure, or (an OSD) its perf counters. */
+		fprintf(out,
+			"throughput %.0f ops/s, the hosts' daemons' summed, each as its diagnosis "
+			"measures it\n",
+			m->ops_per_s);
 	fprintf(out, "\nSYSTEM     %s\n", m->verdict);
 	if (m->cap >= 0) {
 		const struct diagnosis *d = m->s[m->cap].r->diagnosis;
@@ -412,6 +421,9 @@ static json_object *refined_obj(const struct hosts_section *s)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "pairs", json_object_new_int64((int64_t)r->pairs));
+	json_object_object_add(
+		o, "from",
+		json_object_new_string(s->refined_from_osds ? "osd_replication" : "client_ops"));
 	json_object_object_add(o, "contradiction", json_object_new_boolean(r->contradiction));
 	json_object_object_add(o, "pairs_low_ns", json_object_new_int64(r->pairs_lo_ns));
 	json_object_object_add(o, "pairs_high_ns", json_object_new_int64(r->pairs_hi_ns));

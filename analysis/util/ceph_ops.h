@@ -39,6 +39,10 @@ struct ceph_op_span {
 	uint64_t arrival_ns, reply_ns;
 	uint32_t type;
 	uint32_t ev0, n_ev; /* its events: ceph_files.events[ev0 .. ev0 + n_ev) */
+	/* Its request id (the first word in its description's parentheses,
+	 * "client.4181.0:123": a client op and its replicas' osd_repop share
+	 * it) hashed, never 0; 0: none. */
+	uint64_t reqid;
 };
 
 /* An op's event: its time (as the span's) and the phase it opens, an index

@@ -39,7 +39,7 @@ static void setup(void)
 		(struct ceph_op_type){.name = "write", .count = 1, .phases = phases, .n_phases = 6};
 	for (uint32_t k = 0; k < 7; k++)
 		events[k] = (struct ceph_op_event){t[k] + OFF, k < 6 ? k : CEPH_NO_PHASE};
-	spans[0] = (struct ceph_op_span){100 + OFF, 400 + OFF, 0, 0, 7};
+	spans[0] = (struct ceph_op_span){100 + OFF, 400 + OFF, 0, 0, 7, 0};
 	files = (struct ceph_files){.has_optracker = true,
 				    .n_ops = 1,
 				    .types = types,
@@ -230,8 +230,8 @@ START_TEST(a_long_history_holds_the_ops_in_flight)
 		for (uint32_t k = 0; k < 7; k++)
 			ev[i * 7 + k] = (struct ceph_op_event){OFF + 1000 + i * 500ull + t[k],
 							       k < 6 ? k : CEPH_NO_PHASE};
-		sp[i] = (struct ceph_op_span){OFF + 1000 + i * 500ull,
-					      OFF + 1000 + i * 500ull + 900, 0, i * 7, 7};
+		sp[i] = (struct ceph_op_span){
+			OFF + 1000 + i * 500ull, OFF + 1000 + i * 500ull + 900, 0, i * 7, 7, 0};
 	}
 	files.spans = sp;
 	files.n_spans = N;

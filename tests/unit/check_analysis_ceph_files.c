@@ -126,7 +126,38 @@ START_TEST(historic_ops_give_type_latency_and_phases_from_event_times)
 	}
 	/* header_read (the arrival) 1 us before initiated; commit_sent 125 us later */
 	ck_assert_uint_eq(c.spans[1].reply_ns - c.spans[1].arrival_ns, 105000);
+	/* Each its own request id; an event found by its name's start, the last none. */
+	ck_assert(c.spans[0].reqid && c.spans[1].reqid && c.spans[2].reqid);
+	ck_assert(c.spans[0].reqid != c.spans[1].reqid && c.spans[1].reqid != c.spans[2].reqid &&
+		  c.spans[0].reqid != c.spans[2].reqid);
+	ck_assert_uint_eq(corecap_ceph_files_event_ns(&c, &c.spans[1], "commit_sent"),
+			  c.spans[1].reply_ns);
+	ck_assert_uint_eq(corecap_ceph_files_event_ns(&c, &c.spans[1], "queued_for"),
+			  c.events[c.spans[1].ev0 + 5].t_ns);
+	ck_assert_uint_eq(corecap_ceph_files_event_ns(&c, &c.spans[1], "done"), 0);
+	ck_assert_uint_eq(corecap_ceph_files_event_ns(&c, &c.spans[1], "waiting for subops"), 0);
 	corecap_ceph_files_release(&c);
+}
+END_TEST
+
+/* A client op and its replica's osd_repop share their request id; other shapes have none. */
+START_TEST(a_request_id_is_the_descriptions_first_word_of_that_shape)
+{
+	uint64_t op = corecap_ceph_reqid_of("osd_op(client.4181.0:123 1.7 1:e2b1::: [write 0~4096] "
+					    "snapc 0=[] ondisk+write e12)"),
+		 rep = corecap_ceph_reqid_of("osd_repop(client.4181.0:123 1.7 e12/10 1:e2b1:::obj "
+					     "v 12'5, mlcod=12'4)");
+
+	ck_assert(op != 0);
+	ck_assert_uint_eq(op, rep);
+	ck_assert(op != corecap_ceph_reqid_of("osd_op(client.4181.0:124 1.7 [write 0~4096])"));
+	ck_assert(op != corecap_ceph_reqid_of("osd_op(client.4182.0:123 1.7 [write 0~4096])"));
+	ck_assert_uint_eq(corecap_ceph_reqid_of("osd_repop_reply(e12/10 1.7 ondisk)"), 0);
+	ck_assert_uint_eq(corecap_ceph_reqid_of("osd_op(client.4181.0:12x 1.7)"), 0);
+	ck_assert_uint_eq(corecap_ceph_reqid_of("osd_op(client.4181.0: 1.7)"), 0);
+	ck_assert_uint_eq(corecap_ceph_reqid_of("osd_op client.4181.0:123"), 0);
+	ck_assert_uint_eq(corecap_ceph_reqid_of("osd_op()"), 0);
+	ck_assert_uint_eq(corecap_ceph_reqid_of(""), 0);
 }
 END_TEST
 
@@ -136,10 +167,12 @@ START_TEST(perf_dumps_give_window_deltas_and_means)
 	const struct ceph_perf_counter *w, *lat;
 
 	put_file("perf-begin.json", "{\"osd\": {\"op_w\": 100, \"op_w_latency\": "
-				    "{\"avgcount\": 100, \"sum\": 1.0, \"avgtime\": 0.01}}, "
+				    "{\"avgcount\": 100, \"sum\": 1.0, \"avgtime\": 0.01}, "
+				    "\"subop_w\": 7, \"map_messages\": 3}, "
 				    "\"mempool\": {\"op_w\": 5}}");
 	put_file("perf-end.json", "{\"osd\": {\"op_w\": 110, \"op_w_latency\": "
-				  "{\"avgcount\": 110, \"sum\": 1.002, \"avgtime\": 0.0091}}}");
+				  "{\"avgcount\": 110, \"sum\": 1.002, \"avgtime\": 0.0091}, "
+				  "\"subop_w\": 57, \"map_messages\": 4}}");
 	ck_assert_int_eq(corecap_ceph_files_load(&c, run, &err), 0);
 	ck_assert(c.has_perf && !c.has_optracker);
 	w = corecap_ceph_files_perf(&c, "op_w");
@@ -151,6 +184,12 @@ START_TEST(perf_dumps_give_window_deltas_and_means)
 	ck_assert(lat->is_avg);
 	ck_assert_double_eq_tol(lat->count_delta, 10, 1e-9);
 	ck_assert_double_eq_tol(lat->sum_s_delta / lat->count_delta, 0.0002, 1e-12);
+	/* The replica writes' counters too (a primary's writes are its replicas' sub-ops); no
+	 * other. */
+	ck_assert_ptr_nonnull(corecap_ceph_files_perf(&c, "subop_w"));
+	ck_assert_double_eq_tol(corecap_ceph_files_perf(&c, "subop_w")->count_delta, 50, 1e-9);
+	ck_assert_ptr_null(corecap_ceph_files_perf(&c, "map_messages"));
+	ck_assert_int_eq((int)c.n_perf, 3);
 	corecap_ceph_files_release(&c);
 }
 END_TEST
@@ -329,6 +368,7 @@ int main(void)
 	tcase_add_test(tc, a_run_without_ceph_files_has_nothing);
 	tcase_add_test(tc, historic_ops_give_type_latency_and_phases_from_event_times);
 	tcase_add_test(tc, perf_dumps_give_window_deltas_and_means);
+	tcase_add_test(tc, a_request_id_is_the_descriptions_first_word_of_that_shape);
 	tcase_add_test(tc, perf_dumps_give_the_stores_disk_counters);
 	tcase_add_test(tc, a_broken_file_is_an_error);
 	tcase_add_test(tc, a_large_op_history_is_read_up_to_its_own_bound);

@@ -42,7 +42,7 @@ static void assert_conserved(const struct ceph_sampled_type *ty)
 
 START_TEST(one_op_in_flight_gets_the_whole_period)
 {
-	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -59,7 +59,7 @@ END_TEST
 
 START_TEST(an_op_is_in_flight_from_its_arrival_to_its_reply_inclusive)
 {
-	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -78,7 +78,7 @@ END_TEST
 
 START_TEST(two_overlapping_ops_share_the_period_equally)
 {
-	struct ceph_op_span spans[] = {{1000, 3000, WRITE, 0, 0}, {2000, 4000, READ, 0, 0}};
+	struct ceph_op_span spans[] = {{1000, 3000, WRITE, 0, 0, 0}, {2000, 4000, READ, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -100,7 +100,7 @@ END_TEST
 
 START_TEST(two_ops_of_one_type_give_it_the_period_once)
 {
-	struct ceph_op_span spans[] = {{1000, 3000, WRITE, 0, 0}, {2000, 4000, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{1000, 3000, WRITE, 0, 0, 0}, {2000, 4000, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -116,10 +116,10 @@ START_TEST(a_long_op_is_found_behind_later_short_ones)
 {
 	/* By arrival: the long op first, then short ones that replied before
 	 * the sample; only the long one is in flight at 9000. */
-	struct ceph_op_span spans[] = {{0, 10000, READ, 0, 0},
-				       {2000, 2100, WRITE, 0, 0},
-				       {5000, 5100, WRITE, 0, 0},
-				       {8000, 8100, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{0, 10000, READ, 0, 0, 0},
+				       {2000, 2100, WRITE, 0, 0, 0},
+				       {5000, 5100, WRITE, 0, 0, 0},
+				       {8000, 8100, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -135,7 +135,7 @@ END_TEST
 
 START_TEST(a_sample_outside_every_op_credits_nothing)
 {
-	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0}, {5000, 6000, READ, 0, 0}};
+	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0, 0}, {5000, 6000, READ, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -156,7 +156,7 @@ END_TEST
 
 START_TEST(idle_samples_are_counted_and_credit_nothing)
 {
-	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{1000, 2000, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -177,7 +177,7 @@ START_TEST(a_sample_lands_at_its_time_plus_the_realtime_offset)
 	/* Spans in the daemon's CLOCK_REALTIME, samples in CLOCK_MONOTONIC. */
 	const uint64_t epoch_ns = 1700000000000000000ull;
 	const int64_t offset_ns = (int64_t)epoch_ns - 3000000;
-	struct ceph_op_span spans[] = {{epoch_ns + 1000, epoch_ns + 2000, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{epoch_ns + 1000, epoch_ns + 2000, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 
@@ -196,8 +196,9 @@ END_TEST
 START_TEST(categories_and_queue_add_up_to_the_mean_latency)
 {
 	/* Writes of 1000 and 3000 ns (mean 2000); reads of 4000 never sampled. */
-	struct ceph_op_span spans[] = {
-		{0, 1000, WRITE, 0, 0}, {10000, 13000, WRITE, 0, 0}, {20000, 24000, READ, 0, 0}};
+	struct ceph_op_span spans[] = {{0, 1000, WRITE, 0, 0, 0},
+				       {10000, 13000, WRITE, 0, 0, 0},
+				       {20000, 24000, READ, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 	const struct ceph_sampled_type *w, *r, *d;
@@ -241,7 +242,7 @@ END_TEST
 START_TEST(samples_beyond_the_latency_are_scaled_down_to_it)
 {
 	/* 1600 ns of thread time in a 1000 ns op: threads worked in parallel. */
-	struct ceph_op_span spans[] = {{0, 1000, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{0, 1000, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 	const struct ceph_sampled_type *w;
@@ -268,7 +269,7 @@ END_TEST
  * down, the queue taking what rounding left. */
 static void assert_thirds_round_down(uint64_t lat_ns, uint64_t third_ns)
 {
-	struct ceph_op_span spans[] = {{0, lat_ns, WRITE, 0, 0}};
+	struct ceph_op_span spans[] = {{0, lat_ns, WRITE, 0, 0, 0}};
 	struct ceph_files c = files(spans, LEN(spans));
 	struct ceph_sampled s;
 	const struct ceph_sampled_type *w;
@@ -309,7 +310,7 @@ START_TEST(a_sample_is_credited_to_the_phase_the_op_was_in)
 	struct ceph_op_type one[] = {
 		{.name = "write", .count = 1, .phases = phases, .n_phases = 2}};
 	struct ceph_op_event events[] = {{1000, 0}, {1500, 1}, {2000, CEPH_NO_PHASE}};
-	struct ceph_op_span spans[] = {{1000, 2000, 0, 0, 3}};
+	struct ceph_op_span spans[] = {{1000, 2000, 0, 0, 3, 0}};
 	struct ceph_files c = {.has_optracker = true,
 			       .types = one,
 			       .n_types = 1,

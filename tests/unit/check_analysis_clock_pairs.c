@@ -121,6 +121,52 @@ START_TEST(pairs_contradicting_each_other_are_flagged)
 }
 END_TEST
 
+/*
+ * Pairs given as bounds (ops between two other hosts, shifted by the
+ * peer's offset): the same as the op pairs they stand for, and a pair
+ * widened by the peer's bound stays around the truth.
+ */
+START_TEST(pairs_given_as_bounds_are_the_op_pairs_they_stand_for)
+{
+	struct clock_pairs_acc a, b;
+	struct clock_ping ping = {0};
+	struct clock_refined ra, rb;
+
+	corecap_clock_pairs_init(&a);
+	corecap_clock_pairs_init(&b);
+	fill(&a, 500);
+	for (size_t k = 0; k < a.n; k++)
+		ck_assert_int_eq(corecap_clock_pairs_add_bounds(&b, a.v[k].lo_ns - 3000,
+								a.v[k].hi_ns + 3000, a.v[k].t_ns),
+				 0);
+	corecap_clock_pairs_refine(&a, &ping, &ra);
+	corecap_clock_pairs_refine(&b, &ping, &rb);
+	ck_assert(ra.valid && rb.valid && !rb.contradiction);
+	ck_assert_uint_eq(rb.pairs, 500);
+	ck_assert_msg(llabs(rb.offset_ns - THETA0) <= (long long)rb.bound_ns + 10,
+		      "offset %lld, bound %llu", (long long)rb.offset_ns,
+		      (unsigned long long)rb.bound_ns);
+	ck_assert_int_le(rb.pairs_lo_ns, ra.pairs_lo_ns);
+	ck_assert_int_ge(rb.pairs_hi_ns, ra.pairs_hi_ns);
+	/* Asked to keep the ping's drift (the true one here), the pairs fit none. */
+	ping = (struct clock_ping){.valid = true,
+				   .has_drift = true,
+				   .offset_ns = THETA0,
+				   .at_ns = T0,
+				   .bound_ns = 50000,
+				   .drift = DRIFT,
+				   .keep_drift = true};
+	corecap_clock_pairs_refine(&b, &ping, &rb);
+	ck_assert(rb.valid && !rb.drift_fitted);
+	ck_assert(rb.drift == DRIFT);
+	ck_assert_msg(llabs(rb.offset_ns - THETA0) <= (long long)rb.bound_ns + 10,
+		      "offset %lld, bound %llu", (long long)rb.offset_ns,
+		      (unsigned long long)rb.bound_ns);
+	corecap_clock_pairs_release(&a);
+	corecap_clock_pairs_release(&b);
+}
+END_TEST
+
 START_TEST(no_pairs_give_no_refinement)
 {
 	struct clock_pairs_acc acc;
@@ -148,6 +194,7 @@ int main(void)
 	tcase_add_test(tc, a_ping_disjoint_from_the_pairs_is_flagged_not_used);
 	tcase_add_test(tc, pairs_contradicting_each_other_are_flagged);
 	tcase_add_test(tc, no_pairs_give_no_refinement);
+	tcase_add_test(tc, pairs_given_as_bounds_are_the_op_pairs_they_stand_for);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }

@@ -348,6 +348,32 @@ START_TEST(one_op_in_flight_is_the_closed_loop)
 END_TEST
 
 /*
+ * Ten threads at 5% each: 0.5 ms of CPU per op at 1000 ops/s, so the
+ * cores (2 / 0.5 ms = 4000 ops/s) saturate first, 25% used, before any
+ * thread (20000): "cores" has no name, and the headline none.
+ */
+START_TEST(nothing_saturated_with_the_cores_first_names_them_alone)
+{
+	for (int i = 0; i < 10; i++) {
+		char name[8];
+
+		snprintf(name, sizeof(name), "t%d", i);
+		model_window_thread(&m, 2 + i, name, 0.05, 0.0);
+	}
+	diagnose((struct projection_inputs){.bench_iops = 1000,
+					    .bench_lat_s = 0.016,
+					    .machine_busy_cpu_s = 0.7,
+					    .bench_cpu_s = 0.1},
+		 (struct diagnosis_inputs){
+			 .cpus_allowed = 2, .profiler_cpu_s = 0, .has_bench = true});
+	ck_assert_int_eq(d.kind, DIAG_NONE);
+	ck_assert_msg(
+		strstr(d.headline, "the first to saturate, cores, are used 25% of the window"),
+		"%s", d.headline);
+}
+END_TEST
+
+/*
  * 16 ops in flight, the busiest thread at 30% (3333 ops/s), the cores
  * at 2 / 0.3 ms = 6667 and not full: nothing is saturated; the headroom
  * is the busiest's 3.33, the projection's figure at 2 cores.
@@ -520,6 +546,7 @@ int main(void)
 	tcase_add_test(tc, a_cpu_quota_the_daemon_did_not_reach_does_not_bind);
 	tcase_add_test(tc, one_op_in_flight_is_the_closed_loop);
 	tcase_add_test(tc, nothing_saturated_says_so_and_names_the_busiest);
+	tcase_add_test(tc, nothing_saturated_with_the_cores_first_names_them_alone);
 	tcase_add_test(tc, missing_sources_are_listed_and_nothing_is_guessed);
 	tcase_add_test(tc, a_cgroup_io_limit_that_is_full_binds);
 	tcase_add_test(tc, a_busy_disk_binds_only_when_it_serves_one_io_at_a_time);

@@ -279,6 +279,37 @@ START_TEST(no_projection_without_cpu_figures_or_throughput)
 }
 END_TEST
 
+/*
+ * A Ceph OSD of a host whose benchmark ran on another: no trace ops, no
+ * benchmark figure, 3000 client ops and sub-ops by its perf counters over
+ * the window (W, 1 s): 3000 ops/s, and its 0.3 s of CPU 100 us per op. A
+ * benchmark figure, where there is one, comes first.
+ */
+START_TEST(an_osds_perf_counters_give_the_throughput_without_trace_or_benchmark)
+{
+	model_window_thread(&m, 1, "alpha", 0.3, 0);
+	compute_in((struct projection_inputs){.cores_available = 2,
+					      .osd_ops = 3000,
+					      .machine_busy_cpu_s = -1,
+					      .bench_cpu_s = -1,
+					      .wake_ns = -1});
+	ck_assert(p.valid);
+	ck_assert_str_eq(p.iops_source, "perf counters");
+	near(p.iops_measured, 3000 / (W / 1e9));
+	near(p.cpu_s_per_op, 0.3 / 3000);
+	corecap_projection_compute(&p, &(struct projection_inputs){.model = &m,
+								   .pools = &pools,
+								   .cores_available = 2,
+								   .bench_iops = 1000,
+								   .osd_ops = 3000,
+								   .machine_busy_cpu_s = -1,
+								   .bench_cpu_s = -1,
+								   .wake_ns = -1});
+	ck_assert_str_eq(p.iops_source, "benchmark");
+	near(p.iops_measured, 1000);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("projection");
@@ -288,6 +319,7 @@ int main(void)
 	tcase_add_test(tc, the_smallest_saturation_throughput_binds_at_each_core_count);
 	tcase_add_test(tc, cores_bind_on_a_small_machine_and_their_relief_is_the_next_bound);
 	tcase_add_test(tc, no_projection_without_cpu_figures_or_throughput);
+	tcase_add_test(tc, an_osds_perf_counters_give_the_throughput_without_trace_or_benchmark);
 	tcase_add_test(tc, a_saturated_lock_pays_a_wake_up_per_hand_off_only_if_held_longer);
 	tcase_add_test(tc, a_pinned_daemon_that_fills_its_cpus_is_bound_by_the_cores);
 	tcase_add_test(tc, steal_is_the_hypervisors_not_other_processes);
