@@ -41,7 +41,10 @@
 #              on a fresh pool per run (defaults -t 10, -s 10)
 #   -K         keep the work directory (the runs) and print its path
 #   -O BUILD   adds the configuration `old`: `rec` with another build's
-#              corecap (e.g. main's, before a change), in the same rotation
+#              corecap (e.g. main's, before a change), in the same rotation,
+#              and, with `stats`, `ostats`: `stats` with that corecap (the
+#              per-op cost of its programs against this build's, from
+#              alternating runs of one machine)
 #   -C CFGS    only these configurations (e.g. "rec old"; default: all)
 #
 # usage: bench/kernel_cost.sh [-B BUILD_DIR] [-T refosd|ceph] [-n ROUNDS]
@@ -113,6 +116,7 @@ if [ -n "$old_build" ]; then
 	old_corecap="$old_build/cli/corecap"
 	bench_need "$old_corecap"
 	cfgs="$cfgs old"
+	[ -z "$stats_why" ] && cfgs="$cfgs ostats"
 fi
 if [ -n "$only" ]; then
 	for c in $only; do
@@ -180,8 +184,9 @@ run() {
 	nok) opts=(--no-kernel) ;;
 	wall) opts=(--wallclock) ;;
 	old) cc=$old_corecap ;;
-	stats)
-		wrap=("$work/wrap.sh" "$work/bpf-$n")
+	stats | ostats)
+		[ "$cfg" = ostats ] && cc=$old_corecap
+		wrap=("$work/wrap.sh" "$work/bpf-$cfg-$n")
 		stats_old=$(cat /proc/sys/kernel/bpf_stats_enabled)
 		echo 1 >/proc/sys/kernel/bpf_stats_enabled
 		;;
@@ -194,11 +199,11 @@ run() {
 			>"$work/rec.out" 2>"$work/rec.err" || echo "kernel_cost: record ($cfg) failed: $(tail -n 1 "$work/rec.err")" >&2
 	fi
 	t1=$(osd_ticks)
-	if [ "$cfg" = stats ]; then
+	if [ "$cfg" = stats ] || [ "$cfg" = ostats ]; then
 		echo "$stats_old" >/proc/sys/kernel/bpf_stats_enabled
 		stats_old=""
 	fi
-	python3 - "$cfg" "$n" "$rd" "$work/bench.out" "$((t1 - t0))" "$(getconf CLK_TCK)" "$work/bpf-$n" >>"$work/rows" <<'PY'
+	python3 - "$cfg" "$n" "$rd" "$work/bench.out" "$((t1 - t0))" "$(getconf CLK_TCK)" "$work/bpf-$cfg-$n" >>"$work/rows" <<'PY'
 import json, os, re, sys
 cfg, n, rd, bout, ticks, hz, bpf = sys.argv[1:8]
 row = {"cfg": cfg, "n": int(n), "load": open("/proc/loadavg").read().split()[0]}
@@ -241,7 +246,7 @@ else:
     if k:
         row["records_op"] = {kind: v / ops for kind, v in k["records"].items()}
         row["lost"] = k["lost"]["total"]
-    if cfg == "stats" and os.path.exists(bpf + ".after"):
+    if cfg in ("stats", "ostats") and os.path.exists(bpf + ".after"):
         mine = {int(x) for x in open(bpf + ".ids").read().split()}
         def progs(path):
             try:
@@ -294,7 +299,7 @@ from bench_rows import interval, load, med
 by, _ = load(sys.argv[1])
 bare = by.get("bare", {})
 print("median IOPS and ratio to the same round's bare run (sign-test interval of the median):")
-for cfg in ("bare", "rec", "wall", "old", "nok", "stats"):
+for cfg in ("bare", "rec", "wall", "old", "nok", "stats", "ostats"):
     rs = by.get(cfg)
     if not rs:
         continue
@@ -321,17 +326,20 @@ for cfg in ("rec", "wall", "old", "nok"):
             "%s %.1f" % (k, rs[n]["bytes_op"][k]) for k in keys)))
     print("bytes per op, %s (median of the runs): %s" % (cfg, ", ".join(
         "%s %.1f" % (k, med([r["bytes_op"][k] for r in rs.values()])) for k in keys)))
-rs = by.get("rec", {})
-kinds = sorted({k for r in rs.values() for k in r.get("records_op", {})})
-if kinds:
-    tot = med([sum(r["records_op"].values()) for r in rs.values() if "records_op" in r])
-    print("kernel records per op, rec (median): %.2f in all: %s; lost %d" % (tot, ", ".join(
-        "%s %.2f" % (k, med([r["records_op"].get(k, 0) for r in rs.values() if "records_op" in r])) for k in kinds),
-        sum(r.get("lost", 0) for r in rs.values())))
-ss = [r for r in by.get("stats", {}).values() if "bpf" in r]
-if ss:
+for cfg in ("rec", "old"):
+    rs = by.get(cfg, {})
+    kinds = sorted({k for r in rs.values() for k in r.get("records_op", {})})
+    if kinds:
+        tot = med([sum(r["records_op"].values()) for r in rs.values() if "records_op" in r])
+        print("kernel records per op, %s (median): %.2f in all: %s; lost %d" % (cfg, tot, ", ".join(
+            "%s %.2f" % (k, med([r["records_op"].get(k, 0) for r in rs.values() if "records_op" in r])) for k in kinds),
+            sum(r.get("lost", 0) for r in rs.values())))
+for cfg in ("stats", "ostats"):
+    ss = [r for r in by.get(cfg, {}).values() if "bpf" in r]
+    if not ss:
+        continue
     names = sorted({k for r in ss for k in r["bpf"]})
-    print("eBPF programs (bpf_stats, median of %d runs): calls/op, ns/call, ns/op" % len(ss))
+    print("eBPF programs, %s (bpf_stats, median of %d runs): calls/op, ns/call, ns/op" % (cfg, len(ss)))
     tot = []
     for r in ss:
         tot.append(sum(v["ns_op"] for v in r["bpf"].values()))
@@ -339,7 +347,8 @@ if ss:
         v = [r["bpf"][nm] for r in ss if nm in r["bpf"]]
         print("  %-14s %7.2f %8.0f %8.0f" % (nm, med([x["calls_op"] for x in v]), med([x["ns_call"] for x in v]),
                                             med([x["ns_op"] for x in v])))
-    print("  all programs: %.0f ns of kernel time per op (%.1f%% of the stats runs' daemon CPU per op)" % (
-        med(tot), 100 * med([t / (r["daemon_us_op"] * 1e3) for t, r in zip(tot, ss)])))
+    print("  all programs: %.0f ns of kernel time per op (%.1f%% of the %s runs' daemon CPU per op); per run: %s" % (
+        med(tot), 100 * med([t / (r["daemon_us_op"] * 1e3) for t, r in zip(tot, ss)]), cfg,
+        " ".join("%.0f" % t for t in tot)))
 PY
 exit 0
