@@ -6,7 +6,9 @@
  *   lost <total>                          window <start_ns> <end_ns>
  *   wait <tid> <count> <sum_ns>           futex waits on UADDR (if given), paired
  *   waits_total <count> <sum_ns> <waiters>
- *   woken_by <tid> <waker_tid>            per wait on UADDR, the waker of the waiter
+ *   woken_by <tid> <waker_tid> <irq>      per wait on UADDR, the waker of the waiter (irq 1:
+ *                                         the waking came from an interrupt)
+ *   irq_wakings <tid> <count>             wakings of tid from an interrupt, outside waits on UADDR
  *   thread <tid> <running_ns> <runnable_ns> <r_outs> <s_outs>   from switches
  *   stacks <count> <matched> <ok> <truncated> <no_cfi> <failed> <max_depth> <median_depth>
  *   stack <tid> <kind> <status> <hex frames...>   each stack
@@ -39,6 +41,8 @@ struct tstate {
 	bool enter_wait;
 	uint64_t wait_count, wait_ns;
 	int32_t last_waker;
+	bool last_irq;
+	uint64_t irq_wakings;
 };
 
 static unsigned char *slurp(const char *path, size_t *len)
@@ -270,8 +274,12 @@ int main(int argc, char **argv)
 			const struct corecap_krec_waking *w = (const void *)r;
 			struct tstate *t = thread_of(&ts, &n_ts, w->tid);
 
-			if (t->enter_ns)
+			if (t->enter_ns) {
 				t->last_waker = w->waker_tid;
+				t->last_irq = (w->flags & CORECAP_KWAKING_ANY_IRQ) != 0;
+			} else if (w->flags & CORECAP_KWAKING_ANY_IRQ) {
+				t->irq_wakings++;
+			}
 			break;
 		}
 		case CORECAP_KREC_FUTEX_ENTER: {
@@ -282,6 +290,7 @@ int main(int argc, char **argv)
 					      ? r->time_ns
 					      : 0;
 			t->last_waker = 0;
+			t->last_irq = false;
 			break;
 		}
 		case CORECAP_KREC_FUTEX_EXIT: {
@@ -292,7 +301,8 @@ int main(int argc, char **argv)
 				t->wait_count++;
 				t->wait_ns += r->time_ns - t->enter_ns;
 				if (t->last_waker)
-					printf("woken_by %d %d\n", (int)t->tid, (int)t->last_waker);
+					printf("woken_by %d %d %d\n", (int)t->tid, (int)t->last_waker,
+					       (int)t->last_irq);
 			}
 			t->enter_ns = 0;
 			break;
@@ -313,6 +323,9 @@ int main(int argc, char **argv)
 			total_waits += t->wait_count;
 			total_wait_ns += t->wait_ns;
 		}
+		if (t->irq_wakings)
+			printf("irq_wakings %d %llu\n", (int)t->tid,
+			       (unsigned long long)t->irq_wakings);
 		if (t->r_outs + t->s_outs)
 			printf("thread %d %llu %llu %llu %llu\n", (int)t->tid,
 			       (unsigned long long)t->running_ns,
