@@ -89,6 +89,25 @@ static void *keys_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The kernel events of o's process cannot be read (why): said once, with
+ * the shim's absence first when that is why stat turned to them.
+ */
+static void kernel_unreadable(const struct stat_kernel_opts *o, const char *why)
+{
+	if (o->no_shim) {
+		corecap_error("process %d (%s) runs without the shim (no segment "
+			      "'" CORECAP_STATS_LINK_FMT "' among its descriptors), and its "
+			      "kernel events cannot be read: %s",
+			      (int)o->pid, o->comm, (int)o->pid, why);
+		corecap_note("start the daemon under 'corecap run' for the shim's view, or run "
+			     "stat where kernel events are allowed");
+	} else {
+		corecap_error("cannot read the kernel events of PID %d (%s): %s", (int)o->pid,
+			      o->comm, why);
+	}
+}
+
 int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig_atomic_t *stop)
 {
 	const struct corecap_stat_kernel_source *src = kernel_source;
@@ -111,19 +130,7 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 	}
 	ret = src->open(&ctx, o->pid, why, sizeof(why));
 	if (ret) {
-		if (o->no_shim) {
-			corecap_error("process %d (%s) runs without the shim (no segment "
-				      "'" CORECAP_STATS_LINK_FMT
-				      "' among its descriptors), and its "
-				      "kernel events cannot be read: %s",
-				      (int)o->pid, o->comm, (int)o->pid, why);
-			corecap_note(
-				"start the daemon under 'corecap run' for the shim's view, or run "
-				"stat where kernel events are allowed");
-		} else {
-			corecap_error("cannot read the kernel events of PID %d (%s): %s",
-				      (int)o->pid, o->comm, why);
-		}
+		kernel_unreadable(o, why);
 		return 1;
 	}
 	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)o->pid);
@@ -161,6 +168,10 @@ int corecap_stat_kernel_run(const struct stat_kernel_opts *o, const volatile sig
 		if (ret) {
 			if (process_gone(o->pid)) {
 				corecap_note("process %d exited", (int)o->pid);
+			} else if (!first_ns) {
+				/* Opened (perf allowed) but never read (tracefs root's alone, say). */
+				kernel_unreadable(o, why);
+				status = 1;
 			} else {
 				corecap_error("kernel events of PID %d: %s", (int)o->pid, why);
 				status = 1;
