@@ -25,6 +25,7 @@ const char corecap_record_usage[] =
 	"                      [-- BENCHMARK ARGS...]\n"
 	"       corecap record --hosts FILE [--rsh CMD] [--corecap-path PATH]\n"
 	"                      [--record-opt OPT]... [-o RUN] [-d SECONDS] [--force]\n"
+	"                      [--relayd-url URL | --no-relayd]\n"
 	"                      [-- BENCHMARK ARGS...]\n"
 	"\n"
 	"Records the running process PID for a window: the benchmark's run, or -d\n"
@@ -73,6 +74,13 @@ static const struct corecap_opt record_opts[] = {
 			"with --hosts: corecap on the hosts (default corecap)"),
 	CORECAP_OPT_DOC("record-opt", required_argument, "OPT",
 			"with --hosts: an option for every host's record"),
+	CORECAP_OPT_DOC("relayd-url", required_argument, "URL",
+			"with --hosts: start an lttng-relayd of ours on URL,\n"
+			"net://IPV4[:CTRL:DATA] or net6://[IPV6][:CTRL:DATA], the\n"
+			"address the hosts reach this one by (default: reuse one\n"
+			"running as this user, else start one on every address)"),
+	CORECAP_OPT_DOC("no-relayd", no_argument, NULL,
+			"with --hosts: the hosts' traces come over the remote shell"),
 	CORECAP_OPT_ARG('o', 'o', "output", "RUN",
 			"run directory (default ./corecap-COMM-PID-YYYYmmdd-HHMMSS)"),
 	CORECAP_OPT_ARG('d', 'd', "duration", "SEC",
