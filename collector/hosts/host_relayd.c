@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "host_relayd.h"
+#include "util/proc_stat.h"
 
 /* Bounds on what a relayd wrote for one host: untrusted input. */
 #define TAKE_MAX_DEPTH	 16
@@ -114,30 +115,12 @@ static unsigned free_port(const char *addr)
 	return port;
 }
 
-/* True when a descriptor of process pid links to a name match() takes (readlink of /proc/PID/fd/N).
- */
+/* True when a descriptor of process pid links to a name match() takes (util/proc_stat.h). */
 static bool any_fd(pid_t pid, bool (*match)(const char *link, const void *ctx), const void *ctx)
 {
-	char fd_dir[32], path[64], link[CORECAP_RELAYD_OUTPUT_MAX + 512];
-	bool found = false;
-	struct dirent *e;
-	DIR *fds;
+	char link[CORECAP_RELAYD_OUTPUT_MAX + 512];
 
-	snprintf(fd_dir, sizeof(fd_dir), "/proc/%d/fd", (int)pid);
-	fds = opendir(fd_dir);
-	while (fds && !found && (e = readdir(fds))) {
-		ssize_t l;
-
-		snprintf(path, sizeof(path), "%s/%.20s", fd_dir, e->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l <= 0)
-			continue;
-		link[l] = '\0';
-		found = match(link, ctx);
-	}
-	if (fds)
-		closedir(fds);
-	return found;
+	return corecap_proc_fd_find(pid, match, ctx, link, sizeof(link));
 }
 
 static bool is_link(const char *link, const void *want)
