@@ -56,6 +56,33 @@ struct {
 	__type(value, struct kbpf_counts);
 } counts SEC(".maps");
 
+/* The waking each thread of the target's was last woken by, held until it
+ * is switched in (struct kbpf_woken; on_waking, on_switch): a slot per
+ * thread id modulo KBPF_WOKEN_SLOTS, claimed by the waking (owner from
+ * 0 to the thread's id) and freed by the switch-in. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KBPF_WOKEN_SLOTS);
+	__type(key, __u32);
+	__type(value, struct kbpf_woken);
+} woken SEC(".maps");
+
+static __always_inline struct kbpf_woken *woken_slot(__s32 tid)
+{
+	__u32 i = (__u32)tid & (KBPF_WOKEN_SLOTS - 1);
+
+	return bpf_map_lookup_elem(&woken, &i);
+}
+
+/* A slot read and freed by its thread's switch-in: the next waking of a
+ * thread of that slot may claim it. */
+static __always_inline void woken_free(struct kbpf_woken *w)
+{
+	asm volatile("" ::: "memory");
+	w->time_ns = 0;
+	*(volatile __u64 *)&w->owner = 0;
+}
+
 #define THREAD_SIZE 16384 /* x86_64's kernel stacks (without KASAN) */
 #define PF_KTHREAD  0x00200000
 
@@ -232,6 +259,8 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 {
 	bool mine_prev = prev->tgid == (int)target_tgid;
 	bool mine_next = next->tgid == (int)target_tgid;
+	struct kbpf_switch_woken *wr = NULL;
+	struct kbpf_woken *held = NULL;
 	struct pt_regs *regs;
 	struct kbpf_rec *r;
 	bool fenter, fexit;
@@ -243,15 +272,34 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 	fenter = mine_prev && !preempt && prev_state != TASK_RUNNING && in_futex(regs, true);
 	fexit = mine_next && in_futex((struct pt_regs *)bpf_task_pt_regs(next), true);
-	if (!(r = reserve(KBPF_SWITCH, 1 + fenter + fexit)))
+	/* The waking that made next runnable, if its hook held it. */
+	if (mine_next && (held = woken_slot(next->pid)) &&
+	    (held->owner != (__u64)next->pid || !held->time_ns))
+		held = NULL;
+	if (held) {
+		wr = bpf_ringbuf_reserve(&ring, sizeof(*wr), 0);
+		if (!wr) {
+			count_lost(2 + fenter + fexit + 2 * !!(held->flags & KBPF_WITH_ENTER));
+			woken_free(held);
+			return 0;
+		}
+		__builtin_memset(&wr->h, 0, sizeof(wr->h));
+		__builtin_memcpy(&wr->woken, held, sizeof(wr->woken));
+		woken_free(held);
+		r = &wr->h;
+		r->time_ns = bpf_ktime_get_ns();
+		r->kind = KBPF_SWITCH;
+		r->cpu = bpf_get_smp_processor_id();
+	} else if (!(r = reserve(KBPF_SWITCH, 1 + fenter + fexit))) {
 		return 0;
+	}
 	r->tid = prev->pid;
 	r->sw.next_tid = next->pid;
 	r->sw.prev_state = prev_state;
 	r->sw.prev_exit_state = prev->exit_state;
 	r->flags = (mine_prev ? KBPF_PREV_TARGET : 0) | (mine_next ? KBPF_NEXT_TARGET : 0) |
 		   (preempt ? KBPF_PREEMPT : 0) | (fenter ? KBPF_WITH_ENTER : 0) |
-		   (fexit ? KBPF_WITH_EXIT : 0);
+		   (fexit ? KBPF_WITH_EXIT : 0) | (held ? KBPF_WITH_WOKEN : 0);
 	if (fenter)
 		futex_args(&r->sw.futex, regs);
 	t = r->time_ns;
@@ -325,6 +373,7 @@ int BPF_PROG(on_waking, struct task_struct *p)
 	struct task_struct *cur;
 	struct pt_regs *regs = NULL;
 	struct kbpf_rec *r;
+	struct kbpf_woken *h = NULL;
 	bool irq, wake = false;
 
 	if (p->tgid != (int)target_tgid)
@@ -334,6 +383,29 @@ int BPF_PROG(on_waking, struct task_struct *p)
 		cur = bpf_get_current_task_btf();
 		regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 		wake = in_futex(regs, false);
+	}
+	/* Off every CPU (p->on_cpu 0: not running, not being switched
+	 * out), p is switched in after this waking and before any other,
+	 * whether it left its run queue or stayed on it, its dequeue delayed
+	 * (EEVDF): held for that switch-in's record. On a CPU (woken before
+	 * its switch-out, which then does not happen, or during it), or with
+	 * its slot taken by another thread's waking: a record of its own, as
+	 * before. A thread preempted in a sleeping state is on no CPU and is
+	 * switched in again, but maybe before its waking's time is written
+	 * here: that switch-in passes the slot by, a later one (or the
+	 * collector, after the window) writes the waking, at its own time. */
+	if (!p->on_cpu && (h = woken_slot(p->pid)) &&
+	    __sync_val_compare_and_swap(&h->owner, 0, (__u64)p->pid) == 0) {
+		h->waker_tid = (__s32)bpf_get_current_pid_tgid();
+		h->cpu = bpf_get_smp_processor_id();
+		h->target_cpu = p->thread_info.cpu;
+		h->flags = (irq ? KBPF_IRQ : 0) | (wake ? KBPF_WITH_ENTER | KBPF_WITH_EXIT : 0);
+		if (wake)
+			futex_args(&h->futex, regs);
+		/* Last: the switch-in takes a held waking by its time. */
+		asm volatile("" ::: "memory");
+		*(volatile __u64 *)&h->time_ns = bpf_ktime_get_ns();
+		return 0;
 	}
 	if (!(r = reserve(KBPF_WAKING, 1 + 2 * wake)))
 		return 0;

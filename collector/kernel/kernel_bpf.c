@@ -239,6 +239,24 @@ int corecap_kernel_bpf_counts(struct corecap_kernel_bpf *b, struct kbpf_counts *
 	return 0;
 }
 
+int corecap_kernel_bpf_held_wakings(struct corecap_kernel_bpf *b, corecap_kernel_bpf_woken_fn fn,
+				    void *ctx)
+{
+	static const struct kbpf_woken none;
+	struct kbpf_woken w;
+	int n = 0;
+
+	for (uint32_t i = 0; i < KBPF_WOKEN_SLOTS; i++) {
+		if (bpf_map__lookup_elem(b->skel->maps.woken, &i, sizeof(i), &w, sizeof(w), 0) < 0 ||
+		    !w.time_ns || !w.owner)
+			continue;
+		fn(ctx, &w, (int32_t)w.owner);
+		bpf_map__update_elem(b->skel->maps.woken, &i, sizeof(i), &none, sizeof(none), 0);
+		n++;
+	}
+	return n;
+}
+
 void corecap_kernel_bpf_close(struct corecap_kernel_bpf *b)
 {
 	if (!b)
@@ -295,6 +313,13 @@ void corecap_kernel_bpf_set_stacks(struct corecap_kernel_bpf *b, uint32_t futex_
 				   uint32_t switch_limit)
 {
 	(void)b, (void)futex_period, (void)switch_period, (void)futex_limit, (void)switch_limit;
+}
+
+int corecap_kernel_bpf_held_wakings(struct corecap_kernel_bpf *b, corecap_kernel_bpf_woken_fn fn,
+				    void *ctx)
+{
+	(void)b, (void)fn, (void)ctx;
+	return 0;
 }
 
 int corecap_kernel_bpf_counts(struct corecap_kernel_bpf *b, struct kbpf_counts *per_cpu, int n)

@@ -56,6 +56,13 @@ int corecap_kernel_bpf_drain(struct corecap_kernel_bpf *b, corecap_kernel_bpf_fn
 void corecap_kernel_bpf_set_stacks(struct corecap_kernel_bpf *b, uint32_t futex_period,
 				   uint32_t switch_period, uint32_t futex_limit,
 				   uint32_t switch_limit);
+/* Hands fn each waking still held for its thread's switch-in (the
+ * programs detached first: those whose thread had not run again), with
+ * the thread's id, and frees its slot; the number handed. */
+typedef void (*corecap_kernel_bpf_woken_fn)(void *ctx, const struct kbpf_woken *w,
+					    int32_t woken_tid);
+int corecap_kernel_bpf_held_wakings(struct corecap_kernel_bpf *b, corecap_kernel_bpf_woken_fn fn,
+				    void *ctx);
 /* The programs' counters of CPU 0..n-1 into per_cpu; 0 or -errno. */
 int corecap_kernel_bpf_counts(struct corecap_kernel_bpf *b, struct kbpf_counts *per_cpu, int n);
 void corecap_kernel_bpf_close(struct corecap_kernel_bpf *b);

@@ -164,7 +164,57 @@ static void switch_fill(struct corecap_kernel_events *k, const struct kbpf_rec *
 		kernel_holders_meet(&k->holders, r->sw.next_tid);
 }
 
-static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec *r)
+static void on_bpf_waking(struct corecap_kernel_events *k, const struct kbpf_rec *r)
+{
+	struct corecap_krec_waking *w;
+
+	if (r->flags & KBPF_WITH_ENTER)
+		bpf_futex_enter(k, r, r->tid, &r->waking.futex);
+	if ((w = bpf_out(k, r, CORECAP_KREC_WAKING, sizeof(*w), CORECAP_KTP_WAKING))) {
+		w->tid = r->waking.woken_tid;
+		w->waker_tid = r->tid;
+		w->target_cpu = (int32_t)r->waking.target_cpu;
+		w->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
+	}
+	if (r->flags & KBPF_WITH_EXIT)
+		bpf_futex_exit(k, r, r->tid);
+}
+
+/*
+ * A held waking (struct kbpf_woken) of thread woken_tid, written as its
+ * own ring record would have been: at its time, on the waker's CPU, so
+ * the run holds the same records as when each waking had a ring record.
+ */
+static void woken_as_waking(void *ctx, const struct kbpf_woken *wo, int32_t woken_tid)
+{
+	struct corecap_kernel_events *k = ctx;
+	struct kbpf_rec w = {
+		.time_ns = wo->time_ns,
+		.kind = KBPF_WAKING,
+		.cpu = wo->cpu,
+		.tid = wo->waker_tid,
+		.flags = wo->flags,
+		.waking = {.woken_tid = woken_tid, .target_cpu = wo->target_cpu},
+	};
+
+	if (wo->cpu >= (uint32_t)k->nr_cpus)
+		return;
+	w.waking.futex = wo->futex;
+	on_bpf_waking(k, &w);
+}
+
+/* The waking a switch-in carries (KBPF_WITH_WOKEN). It lands in this
+ * drain's batch, sorted with it; one that happened before the previous
+ * drain (its thread waited that long to run) lands after records of its
+ * CPU that are later, and the reader sorts it in. */
+static void on_bpf_woken(struct corecap_kernel_events *k, const struct kbpf_rec *r, size_t size)
+{
+	if (size >= sizeof(struct kbpf_switch_woken))
+		woken_as_waking(k, &((const struct kbpf_switch_woken *)(const void *)r)->woken,
+				r->sw.next_tid);
+}
+
+static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec *r, size_t size)
 {
 	struct corecap_krec_switch *o;
 
@@ -175,6 +225,8 @@ static void on_bpf_switch(struct corecap_kernel_events *k, const struct kbpf_rec
 		switch_fill(k, r, o);
 	if (r->flags & KBPF_WITH_EXIT)
 		bpf_futex_exit(k, r, r->sw.next_tid);
+	if (r->flags & KBPF_WITH_WOKEN)
+		on_bpf_woken(k, r, size);
 }
 
 static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *r)
@@ -197,7 +249,6 @@ static void on_bpf_fork(struct corecap_kernel_events *k, const struct kbpf_rec *
 static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 {
 	struct corecap_kernel_events *k = ctx;
-	struct corecap_krec_waking *w;
 	struct corecap_krec_exit *x;
 
 	k->bpf_drained += size;
@@ -205,19 +256,10 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 		return;
 	switch (r->kind) {
 	case KBPF_SWITCH:
-		on_bpf_switch(k, r);
+		on_bpf_switch(k, r, size);
 		break;
 	case KBPF_WAKING:
-		if (r->flags & KBPF_WITH_ENTER)
-			bpf_futex_enter(k, r, r->tid, &r->waking.futex);
-		if ((w = bpf_out(k, r, CORECAP_KREC_WAKING, sizeof(*w), CORECAP_KTP_WAKING))) {
-			w->tid = r->waking.woken_tid;
-			w->waker_tid = r->tid;
-			w->target_cpu = (int32_t)r->waking.target_cpu;
-			w->flags = (r->flags & KBPF_IRQ) ? CORECAP_KWAKING_IRQ : 0;
-		}
-		if (r->flags & KBPF_WITH_EXIT)
-			bpf_futex_exit(k, r, r->tid);
+		on_bpf_waking(k, r);
 		break;
 	case KBPF_FORK:
 		on_bpf_fork(k, r);
@@ -353,6 +395,16 @@ void kernel_drain_bpf(struct corecap_kernel_events *k)
 	if (k->bpf_counts_read)
 		bpf_losses(k, k->bpf_counts);
 	sort_out(k, from);
+}
+
+/* After the programs' detach and the last drain: the wakings still held
+ * for a switch-in that did not come (their thread was still runnable). */
+void kernel_drain_bpf_held(struct corecap_kernel_events *k)
+{
+	size_t from = k->out_len;
+
+	if (corecap_kernel_bpf_held_wakings(k->bpf, woken_as_waking, k) > 0)
+		sort_out(k, from);
 }
 
 /* Stack periods under eBPF: kernel_perf_adjust_periods' rule, with one period for all

@@ -18,6 +18,9 @@ int kernel_open_bpf(struct corecap_kernel_events *k, enum corecap_kernel_via via
 		    size_t why_size);
 /* One drain pass of the ring into the output buffer. */
 void kernel_drain_bpf(struct corecap_kernel_events *k);
+/* The wakings the programs still hold, into the output buffer: once,
+ * after their detach and the last drain. */
+void kernel_drain_bpf_held(struct corecap_kernel_events *k);
 /* The programs' stack periods and burst bounds (interval_ns 0: the initial ones). */
 void kernel_adjust_bpf(struct corecap_kernel_events *k, uint64_t interval_ns);
 

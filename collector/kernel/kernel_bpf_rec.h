@@ -39,6 +39,12 @@ enum kbpf_kind {
  * instead of up to three: each reservation takes the ring's lock
  * (bench/kernel_cost.sh measured it). */
 #define KBPF_WITH_EXIT 0x200u
+/* A switch record, with the target's thread switched in, that carries the
+ * waking which made it runnable (struct kbpf_switch_woken): the waking
+ * hook kept it in the thread's slot (the array `woken`) instead of
+ * writing a record of its own, and the drain writes it at its own time
+ * and CPU. */
+#define KBPF_WITH_WOKEN 0x400u
 
 /*
  * One event, 80 bytes: a common head (the thread at the tracepoint, the
@@ -109,6 +115,31 @@ struct kbpf_rec {
 	};
 };
 
+/*
+ * A waking held for its wakee (a slot of the array `woken`, chosen by
+ * the wakee's id modulo KBPF_WOKEN_SLOTS) until the wakee's next
+ * switch-in carries it: everything the waking's own ring record carried
+ * but the woken thread, which is the owner (the switch's next). time_ns
+ * 0: no waking held (or one being written).
+ */
+#define KBPF_WOKEN_SLOTS 4096 /* a power of two */
+
+struct kbpf_woken {
+	__u64 time_ns;
+	__u64 owner; /* the woken thread's id, the slot's owner; 0: free */
+	__s32 waker_tid;
+	__u32 cpu;		       /* the waker's CPU */
+	__u32 target_cpu;	       /* the CPU the wakee was to run on */
+	__u32 flags;		       /* KBPF_IRQ, KBPF_WITH_ENTER, KBPF_WITH_EXIT */
+	struct kbpf_futex_enter futex; /* with KBPF_WITH_ENTER: the waker's futex wake */
+};
+
+/* A switch record with KBPF_WITH_WOKEN: the switch, then its next's waking. */
+struct kbpf_switch_woken {
+	struct kbpf_rec h;
+	struct kbpf_woken woken;
+};
+
 #define KBPF_NREGS	  17	/* AX BX CX DX SI DI BP SP IP R8-R15: kernel_unwind.h's order */
 #define KBPF_STACK_BYTES  16384 /* CORECAP_KERNEL_STACK_USER_BYTES */
 #define KBPF_STACK_FUTEX  1	/* copy.kind of a stack: at a futex wait's enter */
@@ -136,6 +167,8 @@ KBPF_AT_(struct kbpf_rec, waking.futex.uaddr, 40);
 KBPF_AT_(struct kbpf_rec, fork.child_comm, 32);
 KBPF_AT_(struct kbpf_rec, copy.bytes, 32);
 _Static_assert(sizeof(struct kbpf_futex_enter) == 40, "kbpf_futex_enter");
+_Static_assert(sizeof(struct kbpf_woken) == 72, "kbpf_woken");
+KBPF_AT_(struct kbpf_switch_woken, woken.futex.val3, 80 + 64);
 KBPF_AT_(struct kbpf_stack, regs, 80);
 KBPF_AT_(struct kbpf_stack, stack, 80 + 8 * KBPF_NREGS);
 #undef KBPF_AT_

@@ -236,6 +236,8 @@ static void *reader_main(void *arg)
 	}
 	window_start(k);
 	drain_all(k);
+	if (k->bpf)
+		kernel_drain_bpf_held(k);
 	kernel_name_holders(k, true);
 	kernel_out_flush(k);
 	free(pfd);

@@ -8,12 +8,7 @@
 need_kernel
 
 start_workload m "$WORKLOAD" mutex 4 1000 2
-status=0
-"$CORECAP" record -p "$WL_PID" -o "$WORK/run" --no-trace --kernel "${KERNEL_VIA[@]}" -q -- \
-	sh -c "$(workload_bench m)" >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
-expect_eq "record exits" 0 "$status"
-[ "$status" = 0 ] || cat "$WORK/rec.err"
-expect_producer "$WORK/run"
+record_workload m
 expect_eq "sources.kernel" True "$(json "$WORK/run/manifest.json" 'd["sources"]["kernel"]')"
 expect_eq "no record lost" 0 "$(json "$WORK/run/manifest.json" 'd["kernel_events"]["lost"]["total"]')"
 "$KREAD" "$WORK/run" "$WL_MUTEX" >"$WORK/k.txt"

@@ -49,6 +49,18 @@ workload_bench() {
 	echo "kill -USR1 $WL_PID; for i in \$(seq 1 600); do grep -q '^done\$' '$WORK/$1.out' && exit 0; sleep 0.05; done; exit 1"
 }
 
+# record_workload NAME: records workload NAME (started by start_workload)
+# into $WORK/run with kernel events through the producer the test names,
+# for as long as it runs; checks that record exits 0 and which producer.
+record_workload() {
+	local status=0
+	"$CORECAP" record -p "$WL_PID" -o "$WORK/run" --no-trace --kernel "${KERNEL_VIA[@]}" -q -- \
+		sh -c "$(workload_bench "$1")" >"$WORK/rec.out" 2>"$WORK/rec.err" || status=$?
+	expect_eq "record exits" 0 "$status"
+	[ "$status" = 0 ] || cat "$WORK/rec.err"
+	expect_producer "$WORK/run"
+}
+
 # compare_stacks KREAD_OUT WALL_SAMPLES: of the kernel stacks whose thread
 # the ptrace sampler also saw at the same instruction, prints how many,
 # how many have the very frames of one of those samples, how many are

@@ -9,6 +9,9 @@
  *   woken_by <tid> <waker_tid> <irq>      per wait on UADDR, the waker of the waiter (irq 1:
  *                                         the waking came from an interrupt)
  *   irq_wakings <tid> <count>             wakings of tid from an interrupt, outside waits on UADDR
+ *   wakings <tid> <waker_tid> <count>     wakings of tid by a thread (not an interrupt), per
+ *                                         waker (the first 4; "wakings <tid> other <count>"
+ *                                         for the rest)
  *   thread <tid> <running_ns> <runnable_ns> <r_outs> <s_outs>   from switches
  *   stacks <count> <matched> <ok> <truncated> <no_cfi> <failed> <max_depth> <median_depth>
  *   stack <tid> <kind> <status> <hex frames...>   each stack
@@ -43,7 +46,23 @@ struct tstate {
 	int32_t last_waker;
 	bool last_irq;
 	uint64_t irq_wakings;
+	int32_t waker[4];
+	uint64_t by_waker[4], by_other;
 };
+
+/* A waking of t by thread waker counted. */
+static void count_waker(struct tstate *t, int32_t waker)
+{
+	for (int i = 0; i < 4; i++) {
+		if (!t->by_waker[i])
+			t->waker[i] = waker;
+		if (t->waker[i] == waker) {
+			t->by_waker[i]++;
+			return;
+		}
+	}
+	t->by_other++;
+}
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
@@ -280,6 +299,8 @@ int main(int argc, char **argv)
 			} else if (w->flags & CORECAP_KWAKING_ANY_IRQ) {
 				t->irq_wakings++;
 			}
+			if (!(w->flags & CORECAP_KWAKING_ANY_IRQ))
+				count_waker(t, w->waker_tid);
 			break;
 		}
 		case CORECAP_KREC_FUTEX_ENTER: {
@@ -323,6 +344,12 @@ int main(int argc, char **argv)
 			total_waits += t->wait_count;
 			total_wait_ns += t->wait_ns;
 		}
+		for (int j = 0; j < 4 && t->by_waker[j]; j++)
+			printf("wakings %d %d %llu\n", (int)t->tid, (int)t->waker[j],
+			       (unsigned long long)t->by_waker[j]);
+		if (t->by_other)
+			printf("wakings %d other %llu\n", (int)t->tid,
+			       (unsigned long long)t->by_other);
 		if (t->irq_wakings)
 			printf("irq_wakings %d %llu\n", (int)t->tid,
 			       (unsigned long long)t->irq_wakings);

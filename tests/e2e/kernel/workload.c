@@ -4,6 +4,12 @@
  *   kernel_workload mutex N HOLD_US SECONDS
  *	N threads take one mutex in turn, hold it HOLD_US (sleeping), for
  *	SECONDS; each thread times its own pthread_mutex_lock calls.
+ *   kernel_workload pingpong SECONDS
+ *	two threads hand a turn to each other through one futex word for
+ *	SECONDS: each waits (FUTEX_WAIT) until the word is its own, sets it
+ *	to the other's and wakes it (FUTEX_WAKE); prints "pair TID
+ *	PARTNER_TID woken W" per thread, W its waits that slept and were
+ *	woken (returned 0): each is one waking by its partner.
  *   kernel_workload spin SECONDS
  *	two threads spin for SECONDS (run it under taskset on one CPU), then
  *	block for good (they stay, for the recording's last /proc sample).
@@ -13,6 +19,7 @@
  * thread, "total_wait_ns W" and "done", and stays until it is killed, so
  * that a recording's window ends by its benchmark, not by the exit.
  */
+#include <linux/futex.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -20,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -84,6 +92,32 @@ static void *spin_worker(void *arg)
 	return NULL;
 }
 
+static int turn_word; /* pingpong: whose turn, 0 or 1 */
+static struct worker *pair;
+
+static void *pingpong_worker(void *arg)
+{
+	struct worker *w = arg;
+	int me = (int)(w - pair);
+	bool stop = false;
+
+	w->tid = gettid();
+	while (!stop) {
+		int t;
+
+		while ((t = __atomic_load_n(&turn_word, __ATOMIC_ACQUIRE)) != me) {
+			if (t == 2) /* the other has stopped */
+				return NULL;
+			if (syscall(SYS_futex, &turn_word, FUTEX_WAIT_PRIVATE, t, NULL, NULL, 0) == 0)
+				w->locks++;
+		}
+		stop = now_ns() >= end_ns;
+		__atomic_store_n(&turn_word, stop ? 2 : !me, __ATOMIC_RELEASE);
+		syscall(SYS_futex, &turn_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+	}
+	return NULL;
+}
+
 static void on_usr1(int sig)
 {
 	(void)sig;
@@ -93,21 +127,23 @@ static void on_usr1(int sig)
 int main(int argc, char **argv)
 {
 	bool spin = argc == 3 && strcmp(argv[1], "spin") == 0;
+	bool pingpong = argc == 3 && strcmp(argv[1], "pingpong") == 0;
 	unsigned n = 2;
 	double secs;
 	struct worker *w;
 	uint64_t total = 0;
 	sigset_t none;
 
-	if (!spin && !(argc == 5 && strcmp(argv[1], "mutex") == 0)) {
-		fprintf(stderr, "usage: kernel_workload mutex N HOLD_US SECONDS | spin SECONDS\n");
+	if (!spin && !pingpong && !(argc == 5 && strcmp(argv[1], "mutex") == 0)) {
+		fprintf(stderr, "usage: kernel_workload mutex N HOLD_US SECONDS | pingpong SECONDS | "
+				"spin SECONDS\n");
 		return 2;
 	}
-	if (!spin) {
+	if (!spin && !pingpong) {
 		n = (unsigned)atoi(argv[2]);
 		hold_us = (unsigned)atoi(argv[3]);
 	}
-	secs = atof(argv[spin ? 2 : 4]);
+	secs = atof(argv[spin || pingpong ? 2 : 4]);
 	if (n < 1 || n > 64 || secs <= 0)
 		return 2;
 	w = calloc(n, sizeof(*w));
@@ -118,6 +154,20 @@ int main(int argc, char **argv)
 	while (!go)
 		sigsuspend(&none);
 	end_ns = now_ns() + (uint64_t)(secs * 1e9);
+	if (pingpong) {
+		pair = w;
+		for (unsigned i = 0; i < 2; i++)
+			pthread_create(&w[i].th, NULL, pingpong_worker, &w[i]);
+		for (unsigned i = 0; i < 2; i++)
+			pthread_join(w[i].th, NULL);
+		for (unsigned i = 0; i < 2; i++)
+			printf("pair %d %d woken %llu\n", (int)w[i].tid, (int)w[!i].tid,
+			       (unsigned long long)w[i].locks);
+		printf("done\n");
+		fflush(stdout);
+		for (;;)
+			pause();
+	}
 	for (unsigned i = 0; i < n; i++)
 		pthread_create(&w[i].th, NULL, spin ? spin_worker : mutex_worker, &w[i]);
 	if (spin) {
