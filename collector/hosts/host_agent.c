@@ -17,7 +17,6 @@
  * before the go). A recording host that dies closes stdin by dying, so
  * the record still ends its window and the daemon is left running.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -39,6 +38,7 @@
 #include "host_record.h"
 #include "host_relayd.h"
 #include "host_spec.h"
+#include "util/proc_stat.h"
 
 const char corecap_host_record_usage[] =
 	"usage: corecap host-record (--pid PID[,PID...] | --comm NAME | --ceph-osds[=DIR])\n"
@@ -76,6 +76,33 @@ static int say(const char *fmt, ...)
 	return write(STDOUT_FILENO, line, (size_t)n) == n ? 0 : -1;
 }
 
+/* find_comm's walk over /proc: the processes named comm in own_net. */
+struct comm_walk {
+	const char *comm;
+	char own_net[64];
+	pid_t found;
+	int n;
+};
+
+static bool comm_one(pid_t pid, int dirfd, void *ctx)
+{
+	struct comm_walk *w = ctx;
+	char net[64];
+	ssize_t len;
+
+	if (!corecap_proc_comm_is(dirfd, w->comm))
+		return false;
+	len = readlinkat(dirfd, "ns/net", net, sizeof(net) - 1);
+	if (len <= 0)
+		return false;
+	net[len] = '\0';
+	if (strcmp(net, w->own_net) == 0) {
+		w->found = pid;
+		w->n++;
+	}
+	return false;
+}
+
 /*
  * The one process named comm (its /proc/PID/comm) in this host's network
  * namespace (the remote shell's): hosts that share a kernel (containers,
@@ -84,60 +111,22 @@ static int say(const char *fmt, ...)
  */
 static pid_t find_comm(const char *comm)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	char own_net[64] = "";
-	pid_t found = 0;
-	int n = 0;
-	ssize_t l = readlink("/proc/self/ns/net", own_net, sizeof(own_net) - 1);
+	struct comm_walk w = {.comm = comm};
+	ssize_t l = readlink("/proc/self/ns/net", w.own_net, sizeof(w.own_net) - 1);
+	int ret;
 
-	own_net[l > 0 ? l : 0] = '\0';
-
-	if (!d) {
-		corecap_error("cannot list '/proc': %s", strerror(errno));
+	w.own_net[l > 0 ? l : 0] = '\0';
+	if ((ret = corecap_proc_each(comm_one, &w)) < 0) {
+		corecap_error("cannot list '/proc': %s", strerror(-ret));
 		return 0;
 	}
-	while ((e = readdir(d))) {
-		char path[64], buf[32];
-		ssize_t len;
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-		int fd;
-
-		if (*end || pid <= 0 || pid == getpid())
-			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		len = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (len <= 0)
-			continue;
-		buf[len] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
-		if (strcmp(buf, comm) == 0) {
-			char net[64];
-
-			snprintf(path, sizeof(path), "/proc/%ld/ns/net", pid);
-			len = readlink(path, net, sizeof(net) - 1);
-			if (len <= 0)
-				continue;
-			net[len] = '\0';
-			if (strcmp(net, own_net) != 0)
-				continue;
-			found = (pid_t)pid;
-			n++;
-		}
-	}
-	closedir(d);
-	if (n == 1)
-		return found;
-	if (n == 0)
+	if (w.n == 1)
+		return w.found;
+	if (w.n == 0)
 		corecap_error("no process named '%s' in this host's network namespace", comm);
 	else
 		corecap_error(
-			"%d processes named '%s' in this host's network namespace: give its PID", n,
+			"%d processes named '%s' in this host's network namespace: give its PID", w.n,
 			comm);
 	return 0;
 }

@@ -1001,47 +1001,45 @@ static int try_reuse(struct corecap_relayd *d, pid_t pid, int pfd)
 	return 0;
 }
 
+/* The walk over /proc of corecap_relayd_reuse: the first lttng-relayd it
+ * can reuse, or the first one's error. */
+struct reuse_walk {
+	struct corecap_relayd *d;
+	char first[sizeof(((struct corecap_relayd *)0)->error)];
+	int first_ret;
+	bool reused;
+};
+
+static bool reuse_one(pid_t pid, int pfd, void *ctx)
+{
+	struct reuse_walk *w = ctx;
+	int ret;
+
+	if (!corecap_proc_comm_is(pfd, "lttng-relayd"))
+		return false;
+	ret = try_reuse(w->d, pid, pfd);
+	if (ret < 0 && !*w->first) {
+		snprintf(w->first, sizeof(w->first), "lttng-relayd (pid %d): %.400s", (int)pid,
+			 w->d->error);
+		w->first_ret = ret;
+	}
+	w->reused = ret == 0;
+	return w->reused;
+}
+
 int corecap_relayd_reuse(struct corecap_relayd *d)
 {
-	char first[sizeof(d->error)] = "";
-	DIR *proc = opendir("/proc");
-	struct dirent *e;
-	int ret = -ENOENT, first_ret = -ENOENT;
+	struct reuse_walk w = {.d = d, .first_ret = -ENOENT};
+	int ret;
 
 	memset(d, 0, sizeof(*d));
 	d->pid = -1;
 	d->dir_fd = -1;
 	d->cpu_user_s = d->cpu_sys_s = -1;
-	if (!proc)
-		return fail(d, -errno, "cannot list /proc: %s", strerror(errno));
-	while (ret != 0 && (e = readdir(proc))) {
-		char comm[32];
-		ssize_t n;
-		int pfd;
-		long pid;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
-		    strspn(e->d_name, "0123456789") != strlen(e->d_name) || strlen(e->d_name) > 9)
-			continue;
-		pid = strtol(e->d_name, NULL, 10);
-		pfd = openat(dirfd(proc), e->d_name,
-			     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (pfd < 0)
-			continue;
-		n = read_proc(pfd, "comm", comm, sizeof(comm) - 1);
-		if (n == 13 && memcmp(comm, "lttng-relayd\n", 13) == 0) {
-			ret = try_reuse(d, (pid_t)pid, pfd);
-			if (ret < 0 && !*first) {
-				snprintf(first, sizeof(first), "lttng-relayd (pid %ld): %.400s",
-					 pid, d->error);
-				first_ret = ret;
-			}
-		}
-		close(pfd);
-	}
-	closedir(proc);
-	if (ret == 0)
+	if ((ret = corecap_proc_each(reuse_one, &w)) < 0)
+		return fail(d, ret, "cannot list /proc: %s", strerror(-ret));
+	if (w.reused)
 		return 0;
-	snprintf(d->error, sizeof(d->error), "%s", first);
-	return first_ret;
+	snprintf(d->error, sizeof(d->error), "%s", w.first);
+	return w.first_ret;
 }

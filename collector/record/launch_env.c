@@ -14,6 +14,7 @@
 
 #include <corecap/diag.h>
 #include "launch_env.h"
+#include "util/proc_stat.h"
 
 #ifndef CORECAP_INSTALL_LIBDIR
 #define CORECAP_INSTALL_LIBDIR "/usr/local/lib"
@@ -197,16 +198,15 @@ static void remove_profile_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* Whether PID's environment holds `entry` (NAME=VALUE) whole. */
-static bool environ_has(pid_t pid, const char *entry, char *buf, size_t size)
+/* Whether the environment of the process of /proc directory dirfd holds
+ * `entry` (NAME=VALUE) whole. */
+static bool environ_has(int dirfd, const char *entry, char *buf, size_t size)
 {
-	char path[64];
 	size_t len = 0, elen = strlen(entry);
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dirfd, "environ", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return false;
 	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
@@ -218,31 +218,37 @@ static bool environ_has(pid_t pid, const char *entry, char *buf, size_t size)
 	return false;
 }
 
+/* next_user's walk over /proc. */
+struct user_walk {
+	const char *entry;
+	char *buf;
+	size_t size;
+	int pidfd;
+};
+
+static bool user_one(pid_t pid, int dirfd, void *ctx)
+{
+	struct user_walk *w = ctx;
+
+	if (!environ_has(dirfd, w->entry, w->buf, w->size))
+		return false;
+	w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	/* The PID may have been reused between the look and the open: the
+	 * process of dirfd, if it is gone, has no environment to read. */
+	if (w->pidfd >= 0 && !environ_has(dirfd, w->entry, w->buf, w->size)) {
+		close(w->pidfd);
+		w->pidfd = -1;
+	}
+	return w->pidfd >= 0;
+}
+
 /* A pidfd of a process other than us whose environment holds entry, or -1. */
 static int next_user(const char *entry, char *buf, size_t size)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	int pidfd = -1;
+	struct user_walk w = {.entry = entry, .buf = buf, .size = size, .pidfd = -1};
 
-	if (!d)
-		return -1;
-	while (pidfd < 0 && (e = readdir(d))) {
-		char *end;
-		long pid = strtol(e->d_name, &end, 10);
-
-		if (*end || pid <= 0 || pid == getpid() ||
-		    !environ_has((pid_t)pid, entry, buf, size))
-			continue;
-		pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
-		/* The PID may have been reused between the look and the open. */
-		if (pidfd >= 0 && !environ_has((pid_t)pid, entry, buf, size)) {
-			close(pidfd);
-			pidfd = -1;
-		}
-	}
-	closedir(d);
-	return pidfd;
+	corecap_proc_each(user_one, &w);
+	return w.pidfd;
 }
 
 /*

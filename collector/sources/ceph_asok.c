@@ -1,5 +1,4 @@
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -160,28 +159,28 @@ static int osd_id_of(const char *name)
 	return strcmp(end, ".asok") == 0 && id <= 1000000 ? (int)id : -1;
 }
 
+/* osd_owning's walk over /proc. */
+struct owner_walk {
+	unsigned long ino;
+	pid_t found;
+};
+
+static bool owner_one(pid_t pid, int dirfd, void *ctx)
+{
+	struct owner_walk *w = ctx;
+
+	if (corecap_proc_comm_is(dirfd, "ceph-osd") && has_socket_inode(pid, w->ino))
+		w->found = pid;
+	return w->found != 0;
+}
+
 /* The ceph-osd that has socket inode ino open, or 0. */
 static pid_t osd_owning(unsigned long ino)
 {
-	struct dirent *de;
-	pid_t found = 0;
-	DIR *d = opendir("/proc");
+	struct owner_walk w = {.ino = ino};
 
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d))) {
-		char path[64], comm[16];
-		pid_t pid = (pid_t)atoi(de->d_name);
-
-		if (pid <= 0)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-		if (corecap_read_comm(path, comm) && strcmp(comm, "ceph-osd") == 0 &&
-		    has_socket_inode(pid, ino))
-			found = pid;
-	}
-	closedir(d);
-	return found;
+	corecap_proc_each(owner_one, &w);
+	return w.found;
 }
 
 static int cmp_osd(const void *a, const void *b)

@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,6 +141,46 @@ bool corecap_proc_fd_find(pid_t pid, bool (*match)(const char *target, const voi
 	}
 	closedir(d);
 	return found;
+}
+
+int corecap_proc_each(bool (*fn)(pid_t pid, int dirfd, void *ctx), void *ctx)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool done = false;
+
+	if (!d)
+		return -errno;
+	while (!done && (e = readdir(d))) {
+		char *end;
+		long pid;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		errno = 0;
+		pid = strtol(e->d_name, &end, 10);
+		if (*end || errno || pid > INT32_MAX || pid == (long)getpid())
+			continue;
+		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		done = fn((pid_t)pid, fd, ctx);
+		close(fd);
+	}
+	closedir(d);
+	return 0;
+}
+
+bool corecap_proc_comm_is(int dirfd, const char *comm)
+{
+	char buf[64];
+	ssize_t n = corecap_read_small_file(dirfd, "comm", buf, sizeof(buf));
+
+	if (n <= 0)
+		return false;
+	buf[strcspn(buf, "\n")] = '\0';
+	return strcmp(buf, comm) == 0;
 }
 
 int corecap_machine_busy_s(double *busy_s, double *steal_s)

@@ -46,5 +46,16 @@ bool corecap_read_comm(const char *path, char comm[16]);
  */
 bool corecap_proc_fd_find(pid_t pid, bool (*match)(const char *target, const void *ctx),
 			  const void *ctx, char *link, size_t size);
+/*
+ * Calls fn for each process /proc lists but the caller, with its pid and a
+ * descriptor of its /proc directory (O_DIRECTORY | O_NOFOLLOW, closed when
+ * fn returns; it keeps naming that process, not a later one given the
+ * pid), until fn returns true. 0 when the walk ended, -errno when /proc
+ * cannot be listed.
+ */
+int corecap_proc_each(bool (*fn)(pid_t pid, int dirfd, void *ctx), void *ctx);
+/* Whether the process of /proc directory dirfd is named comm (its comm
+ * file, the newline dropped). */
+bool corecap_proc_comm_is(int dirfd, const char *comm);
 
 #endif

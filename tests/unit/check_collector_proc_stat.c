@@ -4,7 +4,10 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/proc_stat.h"
@@ -68,6 +71,90 @@ START_TEST(our_own_stat_file)
 }
 END_TEST
 
+/* The walk's findings: the processes named name, and the visits. */
+struct walk_seen {
+	const char *name;
+	pid_t found[4];
+	int n_found, visits, stop_after;
+	bool saw_self;
+};
+
+static bool note_named(pid_t pid, int dirfd, void *ctx)
+{
+	struct walk_seen *w = ctx;
+
+	w->visits++;
+	if (pid == getpid())
+		w->saw_self = true;
+	if (corecap_proc_comm_is(dirfd, w->name) && w->n_found < 4)
+		w->found[w->n_found++] = pid;
+	return w->stop_after && w->visits >= w->stop_after;
+}
+
+/* A child named name, stopped until killed. */
+static pid_t named_child(const char *name)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		prctl(PR_SET_NAME, name);
+		if (write(p[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	ck_assert_int_eq(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+START_TEST(the_walk_finds_a_process_by_name_and_not_the_caller)
+{
+	pid_t child = named_child("ck-walk-named");
+	struct walk_seen w = {.name = "ck-walk-named"};
+	int status;
+
+	prctl(PR_SET_NAME, "ck-walk-named");
+	ck_assert_int_eq(corecap_proc_each(note_named, &w), 0);
+	prctl(PR_SET_NAME, "ck");
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	ck_assert(!w.saw_self);
+	ck_assert_int_eq(w.n_found, 1);
+	ck_assert_int_eq(w.found[0], child);
+	ck_assert_int_gt(w.visits, 1);
+}
+END_TEST
+
+START_TEST(the_walk_stops_when_told)
+{
+	struct walk_seen w = {.name = "", .stop_after = 2};
+
+	ck_assert_int_eq(corecap_proc_each(note_named, &w), 0);
+	ck_assert_int_eq(w.visits, 2);
+}
+END_TEST
+
+START_TEST(a_name_is_matched_whole)
+{
+	int fd = open("/proc/self", O_RDONLY | O_DIRECTORY);
+
+	ck_assert_int_ge(fd, 0);
+	prctl(PR_SET_NAME, "ck-whole");
+	ck_assert(corecap_proc_comm_is(fd, "ck-whole"));
+	ck_assert(!corecap_proc_comm_is(fd, "ck-whol"));
+	ck_assert(!corecap_proc_comm_is(fd, "ck-whole2"));
+	ck_assert(!corecap_proc_comm_is(fd, ""));
+	close(fd);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("collector/proc_stat");
@@ -77,6 +164,9 @@ int main(void)
 	tcase_add_test(tc, a_name_with_blanks_and_parentheses);
 	tcase_add_test(tc, garbage_is_refused);
 	tcase_add_test(tc, our_own_stat_file);
+	tcase_add_test(tc, the_walk_finds_a_process_by_name_and_not_the_caller);
+	tcase_add_test(tc, the_walk_stops_when_told);
+	tcase_add_test(tc, a_name_is_matched_whole);
 	suite_add_tcase(s, tc);
 	return corecap_check_run(s);
 }
