@@ -187,6 +187,33 @@ bench_build_bpf() {
 		{ echo "it cannot attach here: $(tail -n 1 "$d/probe.out")"; return; }
 }
 
+# bench_bpf_wrapper FILE: writes FILE, a wrapper to run a recorded
+# benchmark under (`corecap record ... -- FILE OUT CMD...`), for runs with
+# kernel.bpf_stats_enabled: the ids of the programs its parent, the
+# collector, holds in OUT.ids (a BPF fd's fdinfo names its prog_id: other
+# recorders may run here), bpftool's view of every program before and
+# after CMD in OUT.before and OUT.after, and the CLOCK_MONOTONIC ns just
+# after the first view and just before the second in OUT.span (the
+# programs' counting is in between). bench_rows.py's bpf_programs reads
+# them.
+bench_bpf_wrapper() {
+	cat >"$1" <<'EOF'
+#!/bin/sh
+out=$1
+shift
+mono() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_MONOTONIC))'; }
+cat /proc/"$PPID"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u >"$out.ids"
+bpftool -j prog show >"$out.before" 2>/dev/null
+mono >"$out.span"
+"$@"
+rc=$?
+mono >>"$out.span"
+bpftool -j prog show >"$out.after" 2>/dev/null
+exit $rc
+EOF
+	chmod 755 "$1"
+}
+
 # bench_rounds ROUNDS CFG...: the script's `run CFG ROUND` for rounds 1 to
 # ROUNDS, each round's configurations in rotated order (round r starts
 # with the r-th), so that none always runs first or after the same other.

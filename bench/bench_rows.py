@@ -1,7 +1,9 @@
 """The summaries of the bench/ scripts that keep one JSON row per run
-(kernel_cost.sh, hosts_overhead.sh): their rows by configuration and
-round, medians, and the sign test's interval of a median (bench_lib.sh's
-bench_interval, so that every script states its intervals alike)."""
+(kernel_cost.sh, hosts_overhead.sh, kernel_prog_cost.sh): their rows by
+configuration and round, medians, the sign test's interval of a median
+(bench_lib.sh's bench_interval, so that every script states its
+intervals alike), and the eBPF programs' counts of a bpf_stats run
+(bench_lib.sh's bench_bpf_wrapper)."""
 import json
 import os
 import statistics
@@ -34,3 +36,35 @@ def interval(v):
                          check=True)
     lo, hi, conf = out.stdout.split()
     return float(lo), float(hi), conf
+
+
+def bpf_programs(prefix):
+    """{name: [calls, kernel ns]} of the collector's programs between the
+    two views bench_bpf_wrapper left at prefix ({} without them)."""
+    if not os.path.exists(prefix + ".after"):
+        return {}
+    mine = {int(x) for x in open(prefix + ".ids").read().split()}
+
+    def progs(path):
+        try:
+            views = json.load(open(path))
+        except (OSError, ValueError):
+            return {}
+        return {p["id"]: p for p in views if p.get("id") in mine}
+    a, b = progs(prefix + ".before"), progs(prefix + ".after")
+    st = {}
+    for i, p in b.items():
+        q = a.get(i, {})
+        e = st.setdefault(p.get("name", str(i)), [0, 0])
+        e[0] += p.get("run_cnt", 0) - q.get("run_cnt", 0)
+        e[1] += p.get("run_time_ns", 0) - q.get("run_time_ns", 0)
+    return st
+
+
+def bpf_span_ns(prefix):
+    """The CLOCK_MONOTONIC (start, end) between those views, or None."""
+    try:
+        v = [int(x) for x in open(prefix + ".span").read().split()]
+    except (OSError, ValueError):
+        return None
+    return (v[0], v[1]) if len(v) == 2 else None

@@ -10,9 +10,13 @@
  *             switch;
  *   pingpong  two threads pinned to one CPU hand a token back and forth
  *             through a futex: per iteration (one round trip) two
- *             switches, two wakings and four futex calls.
+ *             switches, two wakings and four futex calls;
+ *   pingpong2 the same with the threads pinned to CPUs 0 and 1: each
+ *             hand-over wakes a thread on the other CPU, so the
+ *             scheduler's hooks run on both CPUs in turn (and each sleep
+ *             and waking switches to and from the idle task).
  *
- * usage: futex_loop wake|pingpong SECONDS
+ * usage: futex_loop wake|pingpong|pingpong2 SECONDS
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -42,9 +46,21 @@ static uint64_t now_ns(clockid_t c)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+static void pin(int cpu)
+{
+	cpu_set_t cpus;
+
+	CPU_ZERO(&cpus);
+	CPU_SET(cpu, &cpus);
+	if (sched_setaffinity(0, sizeof(cpus), &cpus) < 0)
+		perror("futex_loop: sched_setaffinity");
+}
+
+/* arg: the CPU to move to, or NULL to stay on main's. */
 static void *partner(void *arg)
 {
-	(void)arg;
+	if (arg)
+		pin(*(const int *)arg);
 	for (;;) {
 		while (atomic_load(&turn) != 1)
 			futex(&turn, FUTEX_WAIT_PRIVATE, 0);
@@ -56,25 +72,26 @@ static void *partner(void *arg)
 
 int main(int argc, char **argv)
 {
+	static const int second_cpu = 1;
 	_Atomic int word = 0;
-	bool pingpong;
+	bool pingpong, two_cpus;
 	double secs;
 	uint64_t end, next, n = 0;
-	cpu_set_t cpus;
 	pthread_t t;
 
-	if (argc != 3 || (strcmp(argv[1], "wake") && strcmp(argv[1], "pingpong")) ||
+	if (argc != 3 ||
+	    (strcmp(argv[1], "wake") && strcmp(argv[1], "pingpong") &&
+	     strcmp(argv[1], "pingpong2")) ||
 	    (secs = atof(argv[2])) <= 0) {
-		fprintf(stderr, "usage: futex_loop wake|pingpong SECONDS\n");
+		fprintf(stderr, "usage: futex_loop wake|pingpong|pingpong2 SECONDS\n");
 		return 2;
 	}
-	pingpong = !strcmp(argv[1], "pingpong");
-	/* One CPU: the ping-pong then switches on every hand-over. */
-	CPU_ZERO(&cpus);
-	CPU_SET(0, &cpus);
-	if (sched_setaffinity(0, sizeof(cpus), &cpus) < 0)
-		perror("futex_loop: sched_setaffinity");
-	if (pingpong && pthread_create(&t, NULL, partner, NULL)) {
+	two_cpus = !strcmp(argv[1], "pingpong2");
+	pingpong = two_cpus || !strcmp(argv[1], "pingpong");
+	/* One CPU: the ping-pong then switches on every hand-over. With
+	 * two, the partner moves itself to CPU 1 (it inherits CPU 0). */
+	pin(0);
+	if (pingpong && pthread_create(&t, NULL, partner, two_cpus ? (void *)&second_cpu : NULL)) {
 		fprintf(stderr, "futex_loop: cannot start a thread\n");
 		return 1;
 	}

@@ -150,23 +150,9 @@ fi
 # The daemon's utime + stime (fields 14, 15) in clock ticks.
 osd_ticks() { sed 's/.*) //' "/proc/$osd/stat" | awk '{ print $12 + $13 }'; }
 
-# The wrapper around the benchmark in the stats runs: bpftool's view of the
-# programs before and after it, and the ids of those its parent, the
-# collector, holds (to pick them out of every program loaded here: other
-# recorders may run).
-cat >"$work/wrap.sh" <<'EOF'
-#!/bin/sh
-out=$1
-shift
-# the programs the collector holds (a BPF fd's fdinfo names its prog_id)
-cat /proc/"$PPID"/fdinfo/* 2>/dev/null | sed -n 's/^prog_id:[[:space:]]*//p' | sort -u >"$out.ids"
-bpftool -j prog show >"$out.before" 2>/dev/null
-"$@"
-rc=$?
-bpftool -j prog show >"$out.after" 2>/dev/null
-exit $rc
-EOF
-chmod 755 "$work/wrap.sh"
+# The wrapper around the benchmark in the stats runs (bench_lib.sh): the
+# programs' counts before and after it, of the collector's programs.
+bench_bpf_wrapper "$work/wrap.sh"
 
 # run CFG N: one run; appends its row (JSON) to $work/rows.
 run() {
@@ -203,9 +189,11 @@ run() {
 		echo "$stats_old" >/proc/sys/kernel/bpf_stats_enabled
 		stats_old=""
 	fi
-	python3 - "$cfg" "$n" "$rd" "$work/bench.out" "$((t1 - t0))" "$(getconf CLK_TCK)" "$work/bpf-$cfg-$n" >>"$work/rows" <<'PY'
+	python3 - "$cfg" "$n" "$rd" "$work/bench.out" "$((t1 - t0))" "$(getconf CLK_TCK)" "$work/bpf-$cfg-$n" "$src/bench" >>"$work/rows" <<'PY'
 import json, os, re, sys
 cfg, n, rd, bout, ticks, hz, bpf = sys.argv[1:8]
+sys.path.insert(0, sys.argv[8])
+from bench_rows import bpf_programs
 row = {"cfg": cfg, "n": int(n), "load": open("/proc/loadavg").read().split()[0]}
 cpu_s = int(ticks) / int(hz)
 if cfg == "bare":
@@ -246,25 +234,8 @@ else:
     if k:
         row["records_op"] = {kind: v / ops for kind, v in k["records"].items()}
         row["lost"] = k["lost"]["total"]
-    if cfg in ("stats", "ostats") and os.path.exists(bpf + ".after"):
-        mine = {int(x) for x in open(bpf + ".ids").read().split()}
-        def progs(path):
-            try:
-                l = json.load(open(path))
-            except (OSError, ValueError):
-                return {}
-            return {p["id"]: p for p in l
-                    if p.get("id") in mine}
-        a, b = progs(bpf + ".before"), progs(bpf + ".after")
-        st = {}
-        for i, p in b.items():
-            q = a.get(i, {})
-            cnt = p.get("run_cnt", 0) - q.get("run_cnt", 0)
-            ns = p.get("run_time_ns", 0) - q.get("run_time_ns", 0)
-            name = p.get("name", str(i))
-            e = st.setdefault(name, [0, 0])
-            e[0] += cnt
-            e[1] += ns
+    st = bpf_programs(bpf) if cfg in ("stats", "ostats") else {}
+    if st:
         row["bpf"] = {name: {"calls_op": v[0] / ops, "ns_call": v[1] / v[0] if v[0] else 0,
                              "ns_op": v[1] / ops} for name, v in st.items()}
 row["daemon_us_op"] = cpu_s * 1e6 / max(row["ops"], 1)
@@ -350,5 +321,8 @@ for cfg in ("stats", "ostats"):
     print("  all programs: %.0f ns of kernel time per op (%.1f%% of the %s runs' daemon CPU per op); per run: %s" % (
         med(tot), 100 * med([t / (r["daemon_us_op"] * 1e3) for t, r in zip(tot, ss)]), cfg,
         " ".join("%.0f" % t for t in tot)))
+    for nm in names:
+        print("  %-14s ns per call, per run: %s" % (nm, " ".join(
+            "%.0f" % r["bpf"][nm]["ns_call"] if nm in r["bpf"] else "-" for r in ss)))
 PY
 exit 0
