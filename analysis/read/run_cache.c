@@ -694,6 +694,7 @@ void corecap_run_cache_unload(void *map, size_t map_len)
 /* ---- writing ---- */
 
 #define COMM_SLOTS 256 /* comm_of's slots: a power of 2 */
+#define STR_SLOTS  64  /* str_of's slots: a power of 2 */
 
 struct run_cache_writer {
 	int dirfd, fd;
@@ -716,6 +717,10 @@ struct run_cache_writer {
 		int32_t tid;
 		uint64_t ref;
 	} comm_of[COMM_SLOTS];
+	/* The strings met (op types, phase and thread names), by their length
+	 * and first bytes (direct mapped): blob number + 1 (0: none), checked
+	 * against the bytes. */
+	uint64_t str_of[STR_SLOTS];
 	bool failed, committed;
 };
 
@@ -850,9 +855,28 @@ static uint64_t intern(struct run_cache_writer *w, const void *p, size_t n)
 	return w->n_blobs;
 }
 
+/*
+ * intern of string s (NULL: 0). The same few strings (an op's type, its
+ * phases' names) come with nearly every op: the one its slot last gave is
+ * compared byte for byte before s is hashed and looked up.
+ */
 static uint64_t intern_str(struct run_cache_writer *w, const char *s)
 {
-	return s ? intern(w, s, strlen(s) + 1) : 0;
+	uint64_t head = 0, ref;
+	uint32_t at;
+	size_t n;
+
+	if (!s)
+		return 0;
+	n = strlen(s) + 1;
+	memcpy(&head, s, n < sizeof(head) ? n : sizeof(head));
+	at = (uint32_t)(((head ^ n) * 0x9E3779B97F4A7C15ull) >> 32) & (STR_SLOTS - 1);
+	ref = w->str_of[at];
+	if (ref && w->blob_len[ref - 1] == n && !memcmp(w->blob[ref - 1], s, n))
+		return ref;
+	ref = intern(w, s, n);
+	w->str_of[at] = ref;
+	return ref;
 }
 
 /*
