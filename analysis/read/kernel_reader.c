@@ -553,13 +553,16 @@ struct v2_sink {
 	uint64_t bytes; /* written in all */
 };
 
-/* A file sink's buffered bytes written out: 0 or -errno. */
-static int kernel_write_sink(struct v2_sink *o)
+/* A decoded block at least this large goes to a file sink without a copy. */
+#define SINK_DIRECT_BYTES (64u << 10)
+
+/* len bytes of p to fd: 0 or -errno. */
+static int write_all(int fd, const unsigned char *p, size_t len)
 {
 	size_t done = 0;
 
-	while (done < o->len) {
-		ssize_t n = write(o->fd, o->mem + done, o->len - done);
+	while (done < len) {
+		ssize_t n = write(fd, p + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -567,17 +570,33 @@ static int kernel_write_sink(struct v2_sink *o)
 			return n < 0 ? -errno : -EIO;
 		done += (size_t)n;
 	}
-	o->len = 0;
 	return 0;
+}
+
+/* A file sink's buffered bytes written out: 0 or -errno. */
+static int kernel_write_sink(struct v2_sink *o)
+{
+	int ret = write_all(o->fd, o->mem, o->len);
+
+	if (!ret)
+		o->len = 0;
+	return ret;
 }
 
 static int sink_put(struct v2_sink *o, const void *p, size_t n)
 {
-	if (o->fd >= 0 && o->len + n > o->cap) {
-		int ret = kernel_write_sink(o);
+	int ret;
 
-		if (ret)
+	if (o->fd >= 0 && (o->len + n > o->cap || n >= SINK_DIRECT_BYTES) &&
+	    (ret = kernel_write_sink(o)))
+		return ret;
+	/* A large block (the decoding buffer's) is written from where it is:
+	 * copying it into the buffer first cost a pass over every record. */
+	if (o->fd >= 0 && n >= SINK_DIRECT_BYTES) {
+		if ((ret = write_all(o->fd, p, n)))
 			return ret;
+		o->bytes += n;
+		return 0;
 	}
 	if (o->len + n > o->cap) {
 		size_t cap = o->cap ? o->cap : SCAN_BYTES;
