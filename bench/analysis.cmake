@@ -35,3 +35,10 @@ if(LIBDEFLATE_FOUND)
 endif()
 add_executable(dwarf_prefix ${CMAKE_CURRENT_SOURCE_DIR}/dwarf_prefix.c)
 target_link_libraries(dwarf_prefix PRIVATE PkgConfig::LIBDW)
+
+# babeltrace2's read of a run's trace with and without its muxer
+# (bench/trace_read_floor.c; trace_read_floor.sh times both beside the
+# CLI's dummy read): the part of issue 48's floor a reader merging the
+# streams itself could leave out.
+add_executable(trace_read_floor ${CMAKE_CURRENT_SOURCE_DIR}/trace_read_floor.c)
+target_link_libraries(trace_read_floor PRIVATE PkgConfig::BABELTRACE2)
