@@ -9,6 +9,7 @@
 #include "kernel_bpf.h"
 #include "kernel_bpf_drain.h"
 #include "kernel_events.h"
+#include "kernel_out_sort.h"
 #include "kernel_stacks.h"
 #include "kernel_state.h"
 #include "kernel_tids.h"
@@ -297,62 +298,11 @@ static void on_bpf(void *ctx, const struct kbpf_rec *r, size_t size)
 	}
 }
 
-struct rec_pos {
-	uint32_t cpu;
-	uint16_t size;
-	uint64_t time_ns;
-	size_t off;
-};
-
-static int cmp_pos(const void *a, const void *b)
-{
-	const struct rec_pos *x = a, *y = b;
-
-	if (x->cpu != y->cpu)
-		return x->cpu < y->cpu ? -1 : 1;
-	if (x->time_ns != y->time_ns)
-		return x->time_ns < y->time_ns ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off; /* stable */
-}
-
-/*
- * The records from out[from] on, sorted by CPU, then time: the one ring
- * holds every CPU's records in the order they were reserved, and
- * events.bin keeps each CPU's records in time order and together, as a
- * drain of the perf rings writes them. Left as they are when memory runs
- * short (the reader then sorts; only its spans grow).
- */
+/* The records from out[from] on, each CPU's together and in time order
+ * (kernel_out_sort.h). */
 static void sort_out(struct corecap_kernel_events *k, size_t from)
 {
-	size_t n = 0, len = k->out_len - from;
-	struct rec_pos *v;
-	unsigned char *tmp;
-
-	for (size_t off = from; off < k->out_len;
-	     off += ((struct corecap_krec *)(k->out + off))->size)
-		n++;
-	if (n < 2)
-		return;
-	v = malloc(n * sizeof(*v));
-	tmp = malloc(len);
-	if (v && tmp) {
-		size_t i = 0, at = 0;
-
-		for (size_t off = from; off < k->out_len; i++) {
-			const struct corecap_krec *h = (const void *)(k->out + off);
-
-			v[i] = (struct rec_pos){h->cpu, h->size, h->time_ns, off};
-			off += h->size;
-		}
-		qsort(v, n, sizeof(*v), cmp_pos);
-		for (i = 0; i < n; i++) {
-			memcpy(tmp + at, k->out + v[i].off, v[i].size);
-			at += v[i].size;
-		}
-		memcpy(k->out + from, tmp, len);
-	}
-	free(v);
-	free(tmp);
+	corecap_kernel_out_sort(k->out + from, k->out_len - from, k->nr_cpus);
 }
 
 /* The programs' lost records since the last look, as LOST records. */

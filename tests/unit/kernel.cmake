@@ -12,3 +12,10 @@ corecap_check_test(check_collector_kernel_coverage
 	LIBS corecap-collector)
 target_include_directories(check_collector_kernel_coverage PRIVATE ${PROJECT_SOURCE_DIR}/collector)
 set_tests_properties(unit.check_collector_kernel_coverage PROPERTIES LABELS "unit;collector;kernel")
+
+# The order of a drain's records in events.bin (collector/kernel/kernel_out_sort.c).
+corecap_check_test(check_collector_kernel_out_sort
+	SOURCES ${CMAKE_CURRENT_SOURCE_DIR}/check_collector_kernel_out_sort.c
+	LIBS corecap-collector)
+target_include_directories(check_collector_kernel_out_sort PRIVATE ${PROJECT_SOURCE_DIR}/collector)
+set_tests_properties(unit.check_collector_kernel_out_sort PROPERTIES LABELS "unit;collector;kernel")
