@@ -231,3 +231,12 @@ bench_rounds() {
 
 # bench_median: the median of the numbers on stdin, one a line.
 bench_median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# bench_ratio_line WHAT FILE: the median of FILE's ratios (one a line) and
+# its sign-test interval, as a line "ratio WHAT (CPU): ...".
+bench_ratio_line() {
+	local iv
+	iv=$(bench_interval <"$2")
+	printf 'ratio %s (CPU): median %s, interval [%s, %s] (%s%% confidence, sign test)\n' \
+		"$1" "$(bench_median <"$2")" $iv
+}

@@ -58,13 +58,6 @@ record_run() {
 # measure CMD...: "cpu_s maxrss_kb" of the command (user + system).
 measure() { bench_measure "$@" | awk '{ printf "%.3f %d\n", $1 + $2, $3 }'; }
 
-ratio_line() {
-	local iv
-	iv=$(bench_interval <"$2")
-	printf 'ratio %s (CPU): median %s, interval [%s, %s] (%s%% confidence, sign test)\n' \
-		"$1" "$(bench_median <"$2")" $iv
-}
-
 # old_first DIR: "cpu_s maxrss_kb" of the old corecap's first command on
 # DIR (its own run cache emptied, its symbol cache kept, as the new
 # one's), or "0 0" without -O.
@@ -119,14 +112,14 @@ bench_run() {
 		"$(cut -d' ' -f2 "$work/off" | bench_median)" "$(cut -d' ' -f2 "$work/cold" | bench_median)" \
 		"$(cut -d' ' -f2 "$work/warm" | bench_median)"
 	echo "cache file: $(du -k "$work"/xdg/corecap/runs/*.ev | cut -f1) kB"
-	ratio_line warm/cold "$work/wc"
-	ratio_line warm/off "$work/wo"
-	ratio_line "cold/dummy (the first command; target 1.3)" "$work/cb"
-	ratio_line warm/dummy "$work/wb"
+	bench_ratio_line warm/cold "$work/wc"
+	bench_ratio_line warm/off "$work/wo"
+	bench_ratio_line "cold/dummy (the first command; target 1.3)" "$work/cb"
+	bench_ratio_line warm/dummy "$work/wb"
 	if [ -n "$old" ]; then
 		printf 'median CPU of the old first command: %.2f s, peak RSS %d kB\n' \
 			"$(cut -d' ' -f1 "$work/old" | bench_median)" "$(cut -d' ' -f2 "$work/old" | bench_median)"
-		ratio_line cold/old "$work/co"
+		bench_ratio_line cold/old "$work/co"
 	fi
 }
 

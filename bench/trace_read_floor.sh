@@ -27,13 +27,6 @@ bench_work /tmp/corecap-trace-read-floor.XXXXXX
 
 measure() { bench_measure "$@" | awk '{ printf "%.3f\n", $1 + $2 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f\n", (b > 0 ? a / b : 0) }'; }
-ratio_line() {
-	local iv
-	iv=$(bench_interval <"$2")
-	printf 'ratio %s (CPU): median %s, interval [%s, %s] (%s%% confidence, sign test)\n' \
-		"$1" "$(bench_median <"$2")" $iv
-}
-
 bench_run() {
 	local dir=$1 r b m n f
 	[ -d "$dir/trace" ] || { echo "$prog: '$dir' has no trace directory" >&2; exit 1; }
@@ -58,8 +51,8 @@ bench_run() {
 	done
 	printf 'median CPU: babeltrace2 dummy %.2f s, mux %.2f s, nomux %.2f s\n' \
 		"$(bench_median <"$work/bt")" "$(bench_median <"$work/mux")" "$(bench_median <"$work/nomux")"
-	ratio_line "mux/dummy (the same graph: about 1)" "$work/mb"
-	ratio_line "nomux/dummy (the read without the muxer)" "$work/nb"
+	bench_ratio_line "mux/dummy (the same graph: about 1)" "$work/mb"
+	bench_ratio_line "nomux/dummy (the read without the muxer)" "$work/nb"
 }
 
 bench_main "$@"
