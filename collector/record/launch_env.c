@@ -202,16 +202,9 @@ static void remove_profile_dir(const char *dir)
  * `entry` (NAME=VALUE) whole. */
 static bool environ_has(int dirfd, const char *entry, char *buf, size_t size)
 {
-	size_t len = 0, elen = strlen(entry);
-	ssize_t n;
-	int fd;
+	ssize_t got = corecap_read_small_file(dirfd, "environ", buf, size);
+	size_t len = got > 0 ? (size_t)got : 0, elen = strlen(entry);
 
-	fd = openat(dirfd, "environ", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	while (len < size - 1 && (n = read(fd, buf + len, size - 1 - len)) > 0)
-		len += (size_t)n;
-	close(fd);
 	for (size_t i = 0; i < len; i += strnlen(buf + i, len - i) + 1)
 		if (len - i > elen && memcmp(buf + i, entry, elen) == 0 && buf[i + elen] == '\0')
 			return true;

@@ -37,17 +37,23 @@ out_close_fd:
 	return ret;
 }
 
-bool corecap_read_comm(const char *path, char comm[16])
+/* corecap_read_comm of path relative to dirfd. */
+static bool read_comm_at(int dirfd, const char *path, char comm[16])
 {
 	char buf[64];
 	size_t n;
 
 	memset(comm, 0, 16);
-	if (corecap_read_small_file(AT_FDCWD, path, buf, sizeof(buf)) < 0)
+	if (corecap_read_small_file(dirfd, path, buf, sizeof(buf)) < 0)
 		return false;
 	n = strcspn(buf, "\n");
 	memcpy(comm, buf, n < 15 ? n : 15);
 	return true;
+}
+
+bool corecap_read_comm(const char *path, char comm[16])
+{
+	return read_comm_at(AT_FDCWD, path, comm);
 }
 
 int corecap_proc_stat_parse(const char *text, struct corecap_proc_stat *st)
@@ -174,13 +180,9 @@ int corecap_proc_each(bool (*fn)(pid_t pid, int dirfd, void *ctx), void *ctx)
 
 bool corecap_proc_comm_is(int dirfd, const char *comm)
 {
-	char buf[64];
-	ssize_t n = corecap_read_small_file(dirfd, "comm", buf, sizeof(buf));
+	char name[16];
 
-	if (n <= 0)
-		return false;
-	buf[strcspn(buf, "\n")] = '\0';
-	return strcmp(buf, comm) == 0;
+	return read_comm_at(dirfd, "comm", name) && strcmp(name, comm) == 0;
 }
 
 int corecap_machine_busy_s(double *busy_s, double *steal_s)
