@@ -46,7 +46,8 @@ static void find_traces(const char *dir, char paths[][4096], unsigned *n, int de
 	if (depth > 8 || !(d = opendir(dir)))
 		return;
 	while ((e = readdir(d)))
-		if (e->d_name[0] != '.' && snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) < (int)sizeof(p) &&
+		if (e->d_name[0] != '.' &&
+		    snprintf(p, sizeof(p), "%s/%s", dir, e->d_name) < (int)sizeof(p) &&
 		    stat(p, &st) == 0 && S_ISDIR(st.st_mode))
 			find_traces(p, paths, n, depth + 1);
 	closedir(d);
@@ -68,7 +69,8 @@ static bool connect_out(struct floor_graph *f, const bt_port_output *out)
 			return false;
 		in = bt_component_sink_borrow_input_port_by_index_const(s, 0);
 	}
-	return in && bt_graph_connect_ports(f->graph, out, in, NULL) == BT_GRAPH_CONNECT_PORTS_STATUS_OK;
+	return in &&
+	       bt_graph_connect_ports(f->graph, out, in, NULL) == BT_GRAPH_CONNECT_PORTS_STATUS_OK;
 }
 
 static bool add_trace(struct floor_graph *f, const char *path)
@@ -107,13 +109,16 @@ int main(int argc, char **argv)
 	mux = strcmp(argv[1], "mux") == 0;
 	find_traces(argv[2], paths, &n, 0);
 	if (!n) {
-		fprintf(stderr, "trace_read_floor: no CTF trace (a directory with a metadata file) below '%s'\n",
+		fprintf(stderr,
+			"trace_read_floor: no CTF trace (a directory with a metadata file) below "
+			"'%s'\n",
 			argv[2]);
 		return 1;
 	}
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &ctf) ||
 	    bt_plugin_find("utils", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, &utils)) {
-		fprintf(stderr, "trace_read_floor: babeltrace2's ctf and utils plugins not found\n");
+		fprintf(stderr,
+			"trace_read_floor: babeltrace2's ctf and utils plugins not found\n");
 		return 1;
 	}
 	f.fs = bt_plugin_borrow_source_component_class_by_name_const(ctf, "fs");
@@ -121,14 +126,14 @@ int main(int argc, char **argv)
 	f.dummy = bt_plugin_borrow_sink_component_class_by_name_const(utils, "dummy");
 	if (!f.fs || !f.muxer || !f.dummy || !(f.graph = bt_graph_create(0)))
 		return 1;
-	if (mux && (bt_graph_add_filter_component(f.graph, f.muxer, "mux", NULL,
-						  BT_LOGGING_LEVEL_WARNING, &f.mux) ||
-		    bt_graph_add_sink_component(f.graph, f.dummy, "sink", NULL,
-						BT_LOGGING_LEVEL_WARNING, &sink) ||
-		    bt_graph_connect_ports(f.graph,
-					   bt_component_filter_borrow_output_port_by_index_const(f.mux, 0),
-					   bt_component_sink_borrow_input_port_by_index_const(sink, 0),
-					   NULL)))
+	if (mux &&
+	    (bt_graph_add_filter_component(f.graph, f.muxer, "mux", NULL, BT_LOGGING_LEVEL_WARNING,
+					   &f.mux) ||
+	     bt_graph_add_sink_component(f.graph, f.dummy, "sink", NULL, BT_LOGGING_LEVEL_WARNING,
+					 &sink) ||
+	     bt_graph_connect_ports(
+		     f.graph, bt_component_filter_borrow_output_port_by_index_const(f.mux, 0),
+		     bt_component_sink_borrow_input_port_by_index_const(sink, 0), NULL)))
 		return 1;
 	for (unsigned i = 0; i < n; i++)
 		if (!add_trace(&f, paths[i])) {

@@ -126,8 +126,8 @@ static pid_t find_comm(const char *comm)
 		corecap_error("no process named '%s' in this host's network namespace", comm);
 	else
 		corecap_error(
-			"%d processes named '%s' in this host's network namespace: give its PID", w.n,
-			comm);
+			"%d processes named '%s' in this host's network namespace: give its PID",
+			w.n, comm);
 	return 0;
 }
 

@@ -247,7 +247,8 @@ int corecap_kernel_bpf_held_wakings(struct corecap_kernel_bpf *b, corecap_kernel
 	int n = 0;
 
 	for (uint32_t i = 0; i < KBPF_WOKEN_SLOTS; i++) {
-		if (bpf_map__lookup_elem(b->skel->maps.woken, &i, sizeof(i), &w, sizeof(w), 0) < 0 ||
+		if (bpf_map__lookup_elem(b->skel->maps.woken, &i, sizeof(i), &w, sizeof(w), 0) <
+			    0 ||
 		    !w.time_ns || !w.owner)
 			continue;
 		fn(ctx, &w, (int32_t)w.owner);

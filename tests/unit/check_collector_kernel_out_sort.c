@@ -29,9 +29,9 @@ static size_t make_batch(unsigned char *buf, size_t n, int nr_cpus, enum shape s
 		h->type = CORECAP_KREC_SWITCH;
 		h->size = size;
 		h->cpu = (uint32_t)(rand_r(seed) % (unsigned)(nr_cpus + (shape == BAD_CPUS)));
-		h->time_ns = shape == RANDOM_TIMES			 ? (uint64_t)(rand_r(seed) % 100)
+		h->time_ns = shape == RANDOM_TIMES ? (uint64_t)(rand_r(seed) % 100)
 			     : shape == FEW_LATE && rand_r(seed) % 5 == 0 ? now - rand_r(seed) % 40
-									 : now;
+									  : now;
 		if (size > 16)
 			memcpy(buf + len + 16, &i, sizeof(i) < size - 16u ? sizeof(i) : size - 16u);
 		len += size;
@@ -89,8 +89,8 @@ static void check_shape(enum shape shape)
 		memcpy(b, a, len);
 		corecap_kernel_out_sort(a, len, nr_cpus);
 		reference_sort(b, len);
-		ck_assert_msg(memcmp(a, b, len) == 0, "batch %d (%zu records, %d CPUs) differs", t, n,
-			      nr_cpus);
+		ck_assert_msg(memcmp(a, b, len) == 0, "batch %d (%zu records, %d CPUs) differs", t,
+			      n, nr_cpus);
 	}
 }
 

@@ -108,7 +108,8 @@ static void *pingpong_worker(void *arg)
 		while ((t = __atomic_load_n(&turn_word, __ATOMIC_ACQUIRE)) != me) {
 			if (t == 2) /* the other has stopped */
 				return NULL;
-			if (syscall(SYS_futex, &turn_word, FUTEX_WAIT_PRIVATE, t, NULL, NULL, 0) == 0)
+			if (syscall(SYS_futex, &turn_word, FUTEX_WAIT_PRIVATE, t, NULL, NULL, 0) ==
+			    0)
 				w->locks++;
 		}
 		stop = now_ns() >= end_ns;
@@ -135,8 +136,9 @@ int main(int argc, char **argv)
 	sigset_t none;
 
 	if (!spin && !pingpong && !(argc == 5 && strcmp(argv[1], "mutex") == 0)) {
-		fprintf(stderr, "usage: kernel_workload mutex N HOLD_US SECONDS | pingpong SECONDS | "
-				"spin SECONDS\n");
+		fprintf(stderr,
+			"usage: kernel_workload mutex N HOLD_US SECONDS | pingpong SECONDS | "
+			"spin SECONDS\n");
 		return 2;
 	}
 	if (!spin && !pingpong) {
