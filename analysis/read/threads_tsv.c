@@ -9,10 +9,10 @@
 
 #include "run_file.h"
 
-enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C_VCS, C_ICS, C__COUNT };
+enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C_VCS, C_ICS, C_CS, C__COUNT };
 
 static const char *const col_names[C__COUNT] = {
-	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns", "vol_cs", "invol_cs",
+	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns", "vol_cs", "invol_cs", "cs",
 };
 
 #define MAX_CELLS 32
@@ -20,7 +20,7 @@ static const char *const col_names[C__COUNT] = {
 /* Values a row may lack (-1 or absent); the header may lack these too. */
 static bool optional(int c)
 {
-	return c == C_RUN || c == C_WAIT || c == C_VCS || c == C_ICS;
+	return c == C_RUN || c == C_WAIT || c == C_VCS || c == C_ICS || c == C_CS;
 }
 
 /* Voluntary plus involuntary switches; -1 when either is unknown or the sum
@@ -101,7 +101,7 @@ static int row(struct threads_tsv *t, const int *col_of, char **cells, int n, co
 		.cpu_ns = (uint64_t)v[C_UTIME] + (uint64_t)v[C_STIME],
 		.run_ns = v[C_RUN],
 		.wait_ns = v[C_WAIT],
-		.cs = cs_sum(v[C_VCS], v[C_ICS]),
+		.cs = v[C_CS] >= 0 ? v[C_CS] : cs_sum(v[C_VCS], v[C_ICS]),
 	};
 	*ok = true;
 	return 0;

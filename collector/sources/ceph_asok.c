@@ -291,7 +291,7 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 	if (corecap_asok_config_set(a->path, "osd_op_history_size", "0", true) == 0) {
 		char *reply;
 
-		if (corecap_asok_command(a->path, "{\"prefix\": \"dump_historic_ops\"}", &reply,
+		if (corecap_asok_command(a->path, OPTRACKER_DUMP_CMD, &reply,
 					 NULL) == 0)
 			free(reply);
 	}
@@ -424,7 +424,7 @@ static int fill_reply(void *arg, struct zst_out *z)
 /* One dump_historic_ops at the window's end into RUN/ceph/historic_ops.json.zst. */
 static int dump_history(struct corecap_ceph_asok *a, int run_dirfd)
 {
-	const char *cmd = "{\"prefix\": \"dump_historic_ops\"}";
+	const char *cmd = OPTRACKER_DUMP_CMD;
 	struct reply r;
 	char *reply;
 	int ret;

@@ -13,7 +13,6 @@
 #include "util/mono_clock.h"
 #include "util/run_dir.h"
 
-#define DUMP_CMD "{\"prefix\": \"dump_historic_ops\"}"
 #define POLL_NS	 (20 * 1000000ull) /* the stop flag is looked at this often */
 
 static uint64_t next_rand(struct optracker_drain *d)
@@ -91,7 +90,7 @@ static int end_slice(struct optracker_drain *d)
 	char *reply = NULL;
 	int ret;
 
-	ret = corecap_asok_command(d->asok, DUMP_CMD, &reply, NULL);
+	ret = corecap_asok_command(d->asok, OPTRACKER_DUMP_CMD, &reply, NULL);
 	t1 = corecap_now_ns();
 	if (!ret)
 		ret = corecap_asok_config_set(d->asok, "osd_op_history_size", "0", true);

@@ -32,6 +32,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Compact JSON: the admin socket's default is indented (json-pretty), about
+ * twice the bytes for the OSD to format under its history lock, and for
+ * the drain to read and parse. */
+#define OPTRACKER_DUMP_CMD "{\"prefix\": \"dump_historic_ops\", \"format\": \"json\"}"
+
 /* About this many ops per dump: a few ms of the OSD's formatting on this VM. */
 #define DRAIN_TARGET_OPS   50
 #define DRAIN_MIN_INTERVAL 5  /* ms: a slice's bounds */

@@ -21,10 +21,17 @@
 #include <sys/types.h>
 
 struct corecap_run_dir;
+struct proc_task_fds;
+
+/* The threads whose stat and schedstat stay open between rounds (two
+ * descriptors each); a thread past them is opened and closed each round. */
+#define CORECAP_PROC_SAMPLER_KEEP 256
 
 struct corecap_proc_sampler {
 	pid_t pid;
 	DIR *tasks; /* /proc/PID/task */
+	struct proc_task_fds *fds; /* by tid, at most CORECAP_PROC_SAMPLER_KEEP */
+	size_t n_fds;
 	FILE *out;
 	long clk_tck;
 	uint64_t rounds;

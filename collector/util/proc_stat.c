@@ -9,30 +9,35 @@
 
 #include "proc_stat.h"
 
-ssize_t corecap_read_small_file(int dirfd, const char *path, char *buf, size_t size)
+ssize_t corecap_pread_small_file(int fd, char *buf, size_t size)
 {
 	size_t len = 0;
 	ssize_t ret;
-	int fd;
 
-	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	while (len < size - 1) {
-		ret = read(fd, buf + len, size - 1 - len);
+		ret = pread(fd, buf + len, size - 1 - len, (off_t)len);
 		if (ret < 0) {
 			if (errno == EINTR)
 				continue;
-			ret = -errno;
-			goto out_close_fd;
+			return -errno;
 		}
 		if (ret == 0)
 			break;
 		len += (size_t)ret;
 	}
 	buf[len] = '\0';
-	ret = (ssize_t)len;
-out_close_fd:
+	return (ssize_t)len;
+}
+
+ssize_t corecap_read_small_file(int dirfd, const char *path, char *buf, size_t size)
+{
+	ssize_t ret;
+	int fd;
+
+	fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = corecap_pread_small_file(fd, buf, size);
 	close(fd);
 	return ret;
 }

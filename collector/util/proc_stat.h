@@ -36,6 +36,10 @@ int corecap_proc_stat_read(int dirfd, const char *path, struct corecap_proc_stat
 int corecap_machine_busy_s(double *busy_s, double *steal_s);
 /* Reads a small file fully into buf (NUL-terminated); returns its length or -errno. */
 ssize_t corecap_read_small_file(int dirfd, const char *path, char *buf, size_t size);
+/* The same from an open descriptor, from its offset 0 whatever the
+ * descriptor's own (pread): a /proc file kept open is formatted afresh at
+ * each read from 0, so one open serves every sample. */
+ssize_t corecap_pread_small_file(int fd, char *buf, size_t size);
 /* A comm file (/proc/PID/comm, /proc/PID/task/TID/comm) into comm, its
  * newline dropped, NUL-padded (at most 15 characters); false, comm all
  * NUL, when it cannot be read. */

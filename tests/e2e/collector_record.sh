@@ -67,7 +67,7 @@ expect_eq "only the daemon is traced (trace threads not the daemon's)" "" \
 
 # threads.tsv: the op and messenger threads used CPU during the window.
 T="$RUN/threads.tsv"
-expect_eq "threads.tsv header" "time_ns tid comm state utime_ns stime_ns cpu run_ns wait_ns vol_cs invol_cs" "$(head -n 1 "$T" | tr '\t' ' ')"
+expect_eq "threads.tsv header" "time_ns tid comm state utime_ns stime_ns cpu run_ns wait_ns vol_cs invol_cs cs" "$(head -n 1 "$T" | tr '\t' ' ')"
 cpu_of() { # comm prefix: CPU ns used in the window by the threads so named
 	awk -F'\t' -v p="$1" 'NR > 1 && index($3, p) == 1 {
 		c = $5 + $6; if (!($2 in first)) first[$2] = c; last[$2] = c }

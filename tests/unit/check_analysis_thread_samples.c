@@ -44,6 +44,8 @@ static void write_file(const char *text)
 
 #define HEADER                                                                                     \
 	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n"
+#define HEADER_CS                                                                                  \
+	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\tcs\n"
 
 START_TEST(first_and_last_rows_in_the_window_give_cpu_and_runq)
 {
@@ -92,6 +94,29 @@ START_TEST(context_switches_are_the_window_delta_and_may_be_unknown)
 		   "100\t7\tw\tR\t0\t0\t0\t0\t0\n");
 	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
 	ck_assert(!corecap_sampled_thread_cs(&s.threads[0], &cs));
+}
+END_TEST
+
+START_TEST(schedstat_switches_win_over_the_status_pair)
+{
+	uint64_t cs = 0;
+
+	/* cs (schedstat) known: taken, whatever vol_cs and invol_cs say;
+	 * unknown: their sum, as in runs recorded before the column. */
+	write_file(HEADER_CS "100\t7\tw\tR\t0\t0\t0\t0\t0\t-1\t-1\t40\n"
+			     "200\t7\tw\tR\t0\t0\t0\t0\t0\t-1\t-1\t47\n"
+			     "100\t8\tl\tS\t0\t0\t0\t0\t0\t10\t3\t-1\n"
+			     "200\t8\tl\tS\t0\t0\t0\t0\t0\t25\t4\t-1\n"
+			     "100\t9\tm\tS\t0\t0\t0\t0\t0\t1\t1\t5\n"
+			     "200\t9\tm\tS\t0\t0\t0\t0\t0\t100\t100\t9\n");
+	ck_assert_int_eq(corecap_thread_samples_load(&s, path, 0, 0, &err), 0);
+	ck_assert_uint_eq(s.len, 3);
+	ck_assert(corecap_sampled_thread_cs(&s.threads[0], &cs));
+	ck_assert_uint_eq(cs, 7);
+	ck_assert(corecap_sampled_thread_cs(&s.threads[1], &cs));
+	ck_assert_uint_eq(cs, 16);
+	ck_assert(corecap_sampled_thread_cs(&s.threads[2], &cs));
+	ck_assert_uint_eq(cs, 4);
 }
 END_TEST
 
@@ -152,6 +177,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, first_and_last_rows_in_the_window_give_cpu_and_runq);
 	tcase_add_test(tc, context_switches_are_the_window_delta_and_may_be_unknown);
+	tcase_add_test(tc, schedstat_switches_win_over_the_status_pair);
 	tcase_add_test(tc, a_header_without_a_needed_column_is_refused_naming_file_and_line);
 	tcase_add_test(tc, a_garbled_row_is_refused_naming_the_line);
 	tcase_add_test(tc, a_missing_file_is_enoent);
