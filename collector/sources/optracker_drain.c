@@ -32,10 +32,10 @@ static const char *initiated(const char *op)
 	return p ? p : "";
 }
 
-/* One drained op into the reservoir: the first cap kept, then each with probability cap / seen. */
-static int keep(struct optracker_drain *d, json_object *op)
+/* One drained op (len bytes of JSON at text) into the reservoir: the
+ * first cap kept, then each with probability cap / seen. */
+static int keep(struct optracker_drain *d, const char *text, size_t len)
 {
-	const char *text = json_object_to_json_string_ext(op, JSON_C_TO_STRING_PLAIN);
 	uint64_t at;
 	char *copy;
 
@@ -44,7 +44,7 @@ static int keep(struct optracker_drain *d, json_object *op)
 		at = d->n_kept;
 	else if ((at = next_rand(d) % d->seen) >= d->cap)
 		return 0;
-	copy = strdup(text);
+	copy = strndup(text, len);
 	if (!copy)
 		return -ENOMEM;
 	if (at == d->n_kept)
@@ -55,8 +55,40 @@ static int keep(struct optracker_drain *d, json_object *op)
 	return 0;
 }
 
-/* One dump: its ops into the reservoir; their count, or -errno. */
-static int dump_ops(struct optracker_drain *d, char *reply)
+static const char *skip_blanks(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/*
+ * Where the "ops" array's elements start in a dump, when the members before
+ * it are scalars alone (a dump's "size" and "duration"): the text before
+ * the key holds no backslash, no bracket and no brace but the first, and
+ * an even count of quotes, so the key is a member of the document, not
+ * text inside a string. NULL for any other layout.
+ */
+static const char *ops_start(const char *reply, const char *end)
+{
+	const char *p = skip_blanks(reply, end), *key = strstr(reply, "\"ops\":");
+	int quotes = 0;
+
+	if (p == end || *p != '{' || !key)
+		return NULL;
+	for (p++; p < key; p++) {
+		if (*p == '\\' || *p == '[' || *p == ']' || *p == '{' || *p == '}')
+			return NULL;
+		quotes += *p == '"';
+	}
+	if (quotes % 2)
+		return NULL;
+	p = skip_blanks(key + 6, end);
+	return p < end && *p == '[' ? p + 1 : NULL;
+}
+
+/* One dump through json-c's document: each op written again as text. */
+static int dump_ops_doc(struct optracker_drain *d, const char *reply)
 {
 	json_object *doc = json_tokener_parse(reply), *ops;
 	int n = 0, ret = 0;
@@ -66,10 +98,57 @@ static int dump_ops(struct optracker_drain *d, char *reply)
 		json_object_put(doc);
 		return -EPROTO;
 	}
-	for (size_t i = 0; i < json_object_array_length(ops) && !ret; i++, n++)
-		ret = keep(d, json_object_array_get_idx(ops, i));
+	for (size_t i = 0; i < json_object_array_length(ops) && !ret; i++, n++) {
+		const char *text = json_object_to_json_string_ext(json_object_array_get_idx(ops, i),
+								  JSON_C_TO_STRING_PLAIN);
+
+		ret = keep(d, text, strlen(text));
+	}
 	json_object_put(doc);
 	return ret ? ret : n;
+}
+
+/*
+ * Each op is parsed alone by json-c (so each is checked whole) and kept as
+ * the daemon wrote it: no document of the whole dump built, no op written
+ * again (the two were most of the drain's CPU). A dump of another layout
+ * goes through the document.
+ */
+int optracker_drain_take(struct optracker_drain *d, const char *reply, size_t len)
+{
+	const char *end = reply + len, *p = ops_start(reply, end);
+	int n = 0, ret;
+
+	if (!p)
+		return dump_ops_doc(d, reply);
+	p = skip_blanks(p, end);
+	if (p < end && *p == ']')
+		return 0;
+	for (;;) {
+		json_object *op;
+		size_t used;
+
+		if (end - p > INT32_MAX)
+			return -EPROTO;
+		json_tokener_reset(d->tok);
+		op = json_tokener_parse_ex(d->tok, p, (int)(end - p));
+		used = json_tokener_get_parse_end(d->tok);
+		if (!json_object_is_type(op, json_type_object)) {
+			json_object_put(op);
+			return -EPROTO;
+		}
+		json_object_put(op);
+		if ((ret = keep(d, p, used)))
+			return ret;
+		n++;
+		p = skip_blanks(p + used, end);
+		if (p < end && *p == ',')
+			p = skip_blanks(p + 1, end);
+		else if (p < end && *p == ']')
+			return n;
+		else
+			return -EPROTO;
+	}
 }
 
 /* A slice's start: the history, kept at 0 in the gap (so empty), raised again. */
@@ -88,16 +167,17 @@ static int end_slice(struct optracker_drain *d)
 {
 	uint64_t t0 = corecap_now_ns(), t1;
 	char *reply = NULL;
+	size_t len = 0;
 	int ret;
 
-	ret = corecap_asok_command(d->asok, OPTRACKER_DUMP_CMD, &reply, NULL);
+	ret = corecap_asok_command(d->asok, OPTRACKER_DUMP_CMD, &reply, &len);
 	t1 = corecap_now_ns();
 	if (!ret)
 		ret = corecap_asok_config_set(d->asok, "osd_op_history_size", "0", true);
 	if (t1 - t0 > d->longest_dump_ns)
 		d->longest_dump_ns = t1 - t0;
 	if (!ret && reply)
-		ret = dump_ops(d, reply);
+		ret = optracker_drain_take(d, reply, len);
 	free(reply);
 	if (ret > 0)
 		d->dumps++;
@@ -201,16 +281,24 @@ int optracker_drain_start(struct optracker_drain *d, const char *asok, size_t ca
 		.rng = corecap_now_ns() | 1,
 	};
 	d->kept = calloc(cap, sizeof(*d->kept));
-	if (!d->kept)
-		return -ENOMEM;
-	ret = pthread_create(&d->thread, NULL, drain_main, d);
-	if (ret) {
-		free(d->kept);
-		d->kept = NULL;
-		return -ret;
+	d->tok = json_tokener_new();
+	if (!d->kept || !d->tok) {
+		ret = ENOMEM;
+		goto out_free;
 	}
+	ret = pthread_create(&d->thread, NULL, drain_main, d);
+	if (ret)
+		goto out_free;
 	d->running = true;
 	return 0;
+
+out_free:
+	if (d->tok)
+		json_tokener_free(d->tok);
+	d->tok = NULL;
+	free(d->kept);
+	d->kept = NULL;
+	return -ret;
 }
 
 int optracker_drain_stop(struct optracker_drain *d)
@@ -272,4 +360,7 @@ void optracker_drain_release(struct optracker_drain *d)
 	free(d->kept);
 	d->kept = NULL;
 	d->n_kept = 0;
+	if (d->tok)
+		json_tokener_free(d->tok);
+	d->tok = NULL;
 }

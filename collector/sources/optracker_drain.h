@@ -64,6 +64,7 @@ struct optracker_drain {
 	uint64_t slices, sliced_ns; /* slices taken, and their time */
 	uint64_t window_start_ns, window_ns;
 	uint64_t rng;
+	struct json_tokener *tok; /* the thread's: one op parsed at a time */
 	int err; /* a command failed: draining stopped (0: none) */
 };
 
@@ -78,5 +79,10 @@ int optracker_drain_write(const struct optracker_drain *d,
 			  int (*put)(void *ctx, const void *p, size_t n), void *ctx,
 			  const char *duration);
 void optracker_drain_release(struct optracker_drain *d);
+/* One dump's reply (len bytes, NUL-terminated) into the reservoir, each op
+ * as the dump wrote it; the ops' count, or -EPROTO (not a dump, or an op
+ * not a whole JSON object) or -ENOMEM. The drain thread's; public for the
+ * tests (kept, cap and tok set, as optracker_drain_start sets them). */
+int optracker_drain_take(struct optracker_drain *d, const char *reply, size_t len);
 
 #endif
