@@ -51,7 +51,7 @@ expect_eq "a daemon that exits mid-window" 1 "$?"
 expect_true "... is named" grep -q "PID $OSD_PID (refosd) exited [0-9.]* s into the window; the run is partial" "$WORK/err"
 expect_eq "... the manifest says partial" partial "$(json "$WORK/r2/manifest.json" 'd["status"]')"
 expect_true "... with the reason" grep -q '"partial_reason": "daemon exited at +[0-9.]* s"' "$WORK/r2/manifest.json"
-expect_true "... threads.tsv is readable" awk -F'\t' 'NR > 1 && NF == 11 { n++ } END { exit !(n > 0) }' "$WORK/r2/threads.tsv"
+expect_true "... threads.tsv is readable" awk -F'\t' 'NR > 1 && NF == 12 { n++ } END { exit !(n > 0) }' "$WORK/r2/threads.tsv"
 expect_true "... babeltrace2 still reads the trace" babeltrace2 -c sink.utils.dummy "$WORK/r2/trace"
 
 # Ctrl-C ends the window: "interrupted", exit 130, the run is written.
