@@ -12,7 +12,8 @@
 enum col { C_TIME, C_TID, C_COMM, C_UTIME, C_STIME, C_RUN, C_WAIT, C_VCS, C_ICS, C_CS, C__COUNT };
 
 static const char *const col_names[C__COUNT] = {
-	"time_ns", "tid", "comm", "utime_ns", "stime_ns", "run_ns", "wait_ns", "vol_cs", "invol_cs", "cs",
+	"time_ns", "tid",     "comm",	"utime_ns", "stime_ns",
+	"run_ns",  "wait_ns", "vol_cs", "invol_cs", "cs",
 };
 
 #define MAX_CELLS 32

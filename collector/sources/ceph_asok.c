@@ -291,8 +291,7 @@ int corecap_ceph_asok_begin(struct corecap_ceph_asok *a, int run_dirfd)
 	if (corecap_asok_config_set(a->path, "osd_op_history_size", "0", true) == 0) {
 		char *reply;
 
-		if (corecap_asok_command(a->path, OPTRACKER_DUMP_CMD, &reply,
-					 NULL) == 0)
+		if (corecap_asok_command(a->path, OPTRACKER_DUMP_CMD, &reply, NULL) == 0)
 			free(reply);
 	}
 	a->raised =

@@ -13,7 +13,7 @@
 #include "util/mono_clock.h"
 #include "util/run_dir.h"
 
-#define POLL_NS	 (20 * 1000000ull) /* the stop flag is looked at this often */
+#define POLL_NS (20 * 1000000ull) /* the stop flag is looked at this often */
 
 static uint64_t next_rand(struct optracker_drain *d)
 {

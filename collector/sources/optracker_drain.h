@@ -65,7 +65,7 @@ struct optracker_drain {
 	uint64_t window_start_ns, window_ns;
 	uint64_t rng;
 	struct json_tokener *tok; /* the thread's: one op parsed at a time */
-	int err; /* a command failed: draining stopped (0: none) */
+	int err;		  /* a command failed: draining stopped (0: none) */
 };
 
 /* Starts the drain thread; the asok outlives it. 0 or -errno (nothing started). */

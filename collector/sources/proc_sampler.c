@@ -18,12 +18,12 @@
 struct proc_task_fds {
 	int32_t tid;
 	int stat_fd;
-	int sched_fd; /* -1: no schedstat */
+	int sched_fd;	/* -1: no schedstat */
 	uint64_t round; /* the last round that read it */
 };
 
-const char corecap_threads_tsv_header[] =
-	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\tcs\n";
+const char corecap_threads_tsv_header[] = "time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\t"
+					  "run_ns\twait_ns\tvol_cs\tinvol_cs\tcs\n";
 
 void corecap_proc_sampler_flush(struct corecap_proc_sampler *s)
 {

@@ -29,7 +29,7 @@ struct proc_task_fds;
 
 struct corecap_proc_sampler {
 	pid_t pid;
-	DIR *tasks; /* /proc/PID/task */
+	DIR *tasks;		   /* /proc/PID/task */
 	struct proc_task_fds *fds; /* by tid, at most CORECAP_PROC_SAMPLER_KEEP */
 	size_t n_fds;
 	FILE *out;

@@ -45,7 +45,8 @@ static void write_file(const char *text)
 #define HEADER                                                                                     \
 	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\n"
 #define HEADER_CS                                                                                  \
-	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\trun_ns\twait_ns\tvol_cs\tinvol_cs\tcs\n"
+	"time_ns\ttid\tcomm\tstate\tutime_ns\tstime_ns\tcpu\t"                                     \
+	"run_ns\twait_ns\tvol_cs\tinvol_cs\tcs\n"
 
 START_TEST(first_and_last_rows_in_the_window_give_cpu_and_runq)
 {

@@ -45,8 +45,13 @@ static bool kept_is(size_t i, const char *text)
 	return same;
 }
 
-#define OP1 "{\"description\":\"osd_op(client.4 1.0 [write 0~1] \\\"ops\\\":[x])\",\"initiated_at\":\"2026-12-07T10:00:00.000001+0000\",\"type_data\":{\"events\":[{\"event\":\"queued\"}]}}"
-#define OP2 "{\"description\":\"b\",\"initiated_at\":\"2026-12-07T10:00:00.000002+0000\",\"duration\":0.5}"
+#define OP1                                                                                        \
+	"{\"description\":\"osd_op(client.4 1.0 [write 0~1] "                                      \
+	"\\\"ops\\\":[x])\",\"initiated_at\":\"2026-12-07T10:00:00.000001+0000\",\"type_data\":{"  \
+	"\"events\":[{\"event\":\"queued\"}]}}"
+#define OP2                                                                                        \
+	"{\"description\":\"b\",\"initiated_at\":\"2026-12-07T10:00:00.000002+0000\","             \
+	"\"duration\":0.5}"
 
 START_TEST(compact_ops_are_kept_as_written)
 {
@@ -63,9 +68,10 @@ END_TEST
 
 START_TEST(an_indented_dump_gives_the_same_values)
 {
-	ck_assert_int_eq(take("{\n    \"size\": 20,\n    \"duration\": 600,\n    \"ops\": [\n        " OP1
-			      ",\n        " OP2 "\n    ]\n}\n"),
-			 2);
+	ck_assert_int_eq(
+		take("{\n    \"size\": 20,\n    \"duration\": 600,\n    \"ops\": [\n        " OP1
+		     ",\n        " OP2 "\n    ]\n}\n"),
+		2);
 	ck_assert(kept_is(0, OP1));
 	ck_assert(kept_is(1, OP2));
 }
@@ -89,10 +95,10 @@ START_TEST(replies_that_are_not_dumps_are_refused)
 		"",
 		"not json",
 		"{\"size\":20,\"ops\":{}}",
-		"{\"size\":20,\"ops\":[" OP1,		   /* cut after an op */
+		"{\"size\":20,\"ops\":[" OP1,		      /* cut after an op */
 		"{\"size\":20,\"ops\":[{\"description\":\"a", /* cut inside one */
-		"{\"size\":20,\"ops\":[" OP1 " " OP2 "]}",  /* no comma */
-		"{\"size\":20,\"ops\":[1,2]}",		   /* ops not objects */
+		"{\"size\":20,\"ops\":[" OP1 " " OP2 "]}",    /* no comma */
+		"{\"size\":20,\"ops\":[1,2]}",		      /* ops not objects */
 		"{\"size\":20,\"ops\":[" OP1 ",]}",
 		"{\"size\":20}",
 		"{\"a\":\"x\"ops\":[{}]}", /* the key inside a string of a broken document */
@@ -111,7 +117,8 @@ START_TEST(past_the_cap_a_uniform_sample_is_kept)
 	n += (size_t)snprintf(reply + n, sizeof(reply) - n, "{\"size\":20,\"ops\":[");
 	for (int i = 0; i < 40; i++)
 		n += (size_t)snprintf(reply + n, sizeof(reply) - n,
-				      "%s{\"initiated_at\":\"t%02d\",\"n\":%d}", i ? "," : "", i, i);
+				      "%s{\"initiated_at\":\"t%02d\",\"n\":%d}", i ? "," : "", i,
+				      i);
 	snprintf(reply + n, sizeof(reply) - n, "]}");
 	ck_assert_int_eq(take(reply), 40);
 	ck_assert_uint_eq(d.seen, 40);
