@@ -33,7 +33,7 @@
 #include <stdint.h>
 
 /* Compact JSON: the admin socket's default is indented (json-pretty), about
- * twice the bytes for the OSD to format under its history lock, and for
+ * 1.7 times the bytes for the OSD to format under its history lock, and for
  * the drain to read and parse. */
 #define OPTRACKER_DUMP_CMD "{\"prefix\": \"dump_historic_ops\", \"format\": \"json\"}"
 
