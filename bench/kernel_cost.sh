@@ -46,10 +46,13 @@
 #              per-op cost of its programs against this build's, from
 #              alternating runs of one machine)
 #   -C CFGS    only these configurations (e.g. "rec old"; default: all)
+#   -X OPTS    adds the configuration `xopt`: `rec` with these record
+#              options too (e.g. "--oncpu-hz 0": what one part of the
+#              defaults costs, in the same rotation)
 #
 # usage: bench/kernel_cost.sh [-B BUILD_DIR] [-T refosd|ceph] [-n ROUNDS]
 #                             [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE] [-K]
-#                             [-O OLD_BUILD_DIR] [-C CFGS]
+#                             [-O OLD_BUILD_DIR] [-C CFGS] [-X OPTS]
 # A benchmark, not a test: it exits 0 whatever the figures (they are in
 # docs/methodology.md, "What recording costs"). Needs root for the kernel
 # events and bpf_stats.
@@ -65,11 +68,12 @@ port_base=54000
 keep=0
 old_build=""
 only=""
+xopts=""
 usage() {
-	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-n ROUNDS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE] [-K] [-O OLD_BUILD_DIR] [-C CFGS]" >&2
+	echo "usage: $0 [-B BUILD_DIR] [-T refosd|ceph] [-n ROUNDS] [-s SECONDS] [-t CONCURRENCY] [-p PORT_BASE] [-K] [-O OLD_BUILD_DIR] [-C CFGS] [-X OPTS]" >&2
 	exit 2
 }
-while getopts "B:T:n:s:t:p:KO:C:" o; do
+while getopts "B:T:n:s:t:p:KO:C:X:" o; do
 	case $o in
 	B) build=$OPTARG ;;
 	T) case $OPTARG in refosd | ceph) target=$OPTARG ;; *) usage ;; esac ;;
@@ -80,6 +84,7 @@ while getopts "B:T:n:s:t:p:KO:C:" o; do
 	K) keep=1 ;;
 	O) old_build=$OPTARG ;;
 	C) only=$OPTARG ;;
+	X) xopts=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -118,6 +123,7 @@ if [ -n "$old_build" ]; then
 	cfgs="$cfgs old"
 	[ -z "$stats_why" ] && cfgs="$cfgs ostats"
 fi
+[ -n "$xopts" ] && cfgs="$cfgs xopt"
 if [ -n "$only" ]; then
 	for c in $only; do
 		case " $cfgs " in *" $c "*) ;; *) echo "kernel_cost: no configuration '$c' here (of: $cfgs)" >&2; exit 2 ;; esac
@@ -169,6 +175,7 @@ run() {
 	case $cfg in
 	nok) opts=(--no-kernel) ;;
 	wall) opts=(--wallclock) ;;
+	xopt) read -r -a opts <<<"$xopts" ;;
 	old) cc=$old_corecap ;;
 	stats | ostats)
 		[ "$cfg" = ostats ] && cc=$old_corecap
@@ -256,6 +263,7 @@ if [ "$target" = refosd ]; then
 else
 	what="a bare ceph-osd (memstore), rados bench $secs write -b 1 -t $conc, a fresh pool per run"
 fi
+[ -n "$xopts" ] && what="$what; xopt: record $xopts"
 echo "kernel_cost: $what; $rounds rounds of ($cfgs) in rotated order; $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg) at the start"
 run bare 0 >/dev/null # the warm-up
 : >"$work/rows"
@@ -270,7 +278,7 @@ from bench_rows import interval, load, med
 by, _ = load(sys.argv[1])
 bare = by.get("bare", {})
 print("median IOPS and ratio to the same round's bare run (sign-test interval of the median):")
-for cfg in ("bare", "rec", "wall", "old", "nok", "stats", "ostats"):
+for cfg in ("bare", "rec", "wall", "old", "xopt", "nok", "stats", "ostats"):
     rs = by.get(cfg)
     if not rs:
         continue
@@ -287,7 +295,7 @@ for cfg in ("bare", "rec", "wall", "old", "nok", "stats", "ostats"):
         if cfg == "wall":
             line += "\n        wall-clock sampler: %s" % (", ".join(samplers) or "none")
     print(line)
-for cfg in ("rec", "wall", "old", "nok"):
+for cfg in ("rec", "wall", "old", "xopt", "nok"):
     rs = by.get(cfg)
     if not rs:
         continue
@@ -297,7 +305,7 @@ for cfg in ("rec", "wall", "old", "nok"):
             "%s %.1f" % (k, rs[n]["bytes_op"][k]) for k in keys)))
     print("bytes per op, %s (median of the runs): %s" % (cfg, ", ".join(
         "%s %.1f" % (k, med([r["bytes_op"][k] for r in rs.values()])) for k in keys)))
-for cfg in ("rec", "old"):
+for cfg in ("rec", "old", "xopt"):
     rs = by.get(cfg, {})
     kinds = sorted({k for r in rs.values() for k in r.get("records_op", {})})
     if kinds:
