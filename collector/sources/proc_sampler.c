@@ -170,18 +170,23 @@ static void task_fds_sweep(struct corecap_proc_sampler *s)
  * that fails names a thread that exited: when its TID is listed again it
  * is a later thread given the number, so the files are opened again once.
  */
+static bool read_stat(int fd, struct corecap_proc_stat *st)
+{
+	char buf[1024];
+
+	return corecap_pread_small_file(fd, buf, sizeof(buf)) >= 0 &&
+	       corecap_proc_stat_parse(buf, st) == 0;
+}
+
 static bool read_task(const struct corecap_proc_sampler *s, int taskfd, const char *name,
 		      struct proc_task_fds *f, bool kept, struct corecap_proc_stat *st,
 		      long long *run_ns, long long *wait_ns, long *cs)
 {
 	char buf[1024];
 
-	if (corecap_pread_small_file(f->stat_fd, buf, sizeof(buf)) < 0 ||
-	    corecap_proc_stat_parse(buf, st) < 0) {
+	if (!read_stat(f->stat_fd, st)) {
 		task_fds_close(f);
-		if (!kept || !task_fds_open(s, taskfd, name, f) ||
-		    corecap_pread_small_file(f->stat_fd, buf, sizeof(buf)) < 0 ||
-		    corecap_proc_stat_parse(buf, st) < 0)
+		if (!kept || !task_fds_open(s, taskfd, name, f) || !read_stat(f->stat_fd, st))
 			return false;
 	}
 	if (f->sched_fd >= 0 && corecap_pread_small_file(f->sched_fd, buf, sizeof(buf)) > 0 &&
